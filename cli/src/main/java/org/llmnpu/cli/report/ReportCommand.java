@@ -1,0 +1,8 @@
+package org.llmnpu.cli.report;
+
+import picocli.CommandLine.Command;
+
+/** {@code npu report ...}: PPA and energy reports from real synthesis. */
+@Command(name = "report", description = "PPA and energy reports from synthesis.", mixinStandardHelpOptions = true)
+public final class ReportCommand {
+}

@@ -1,0 +1,8 @@
+package org.llmnpu.cli.sw;
+
+import picocli.CommandLine.Command;
+
+/** {@code npu sw ...}: the software stack (model runs, KV-cache and fusion studies). */
+@Command(name = "sw", description = "Run the LLM software stack.", mixinStandardHelpOptions = true)
+public final class SwCommand {
+}

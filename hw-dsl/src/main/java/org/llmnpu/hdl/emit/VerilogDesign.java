@@ -1,0 +1,74 @@
+package org.llmnpu.hdl.emit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Verilog of one elaborated design: one file per module (deduplicated), the top
+ * module's name, and the memories it contains (for SRAM-macro area models).
+ *
+ * @param top      name of the top module
+ * @param files    file name to Verilog text, leaves first, top last
+ * @param memories every memory array in the design, one entry per module definition
+ */
+public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories) {
+
+  /** A memory array of a module: {@code depth} words of {@code width} bits. */
+  public record MemoryInfo(String module, String name, int width, int depth, int readPorts, int writePorts) {
+    public long bits() {
+      return (long) width * depth;
+    }
+  }
+
+  public VerilogDesign {
+    files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
+    memories = List.copyOf(memories);
+  }
+
+  /** The filelist {@code <top>.f}: one file name per line, leaves first. */
+  public String filelist() {
+    return String.join("\n", files.keySet()) + "\n";
+  }
+
+  /**
+   * Writes every file and {@code <top>.f} into {@code dir}, each atomically (temp file then
+   * rename), so a reader never sees half a file.
+   */
+  public void writeTo(Path dir) {
+    try {
+      Files.createDirectories(dir);
+      for (var e : files.entrySet()) {
+        writeAtomically(dir.resolve(e.getKey()), e.getValue());
+      }
+      writeAtomically(dir.resolve(top + ".f"), filelist());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write Verilog to " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Writes text to a file through a temporary sibling and an atomic rename. */
+  public static void writeAtomically(Path file, String text) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    Files.createDirectories(parent);
+    Path tmp = Files.createTempFile(parent, "." + file.getFileName(), ".tmp");
+    try {
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      try {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+}
