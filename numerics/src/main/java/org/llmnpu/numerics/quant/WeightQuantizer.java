@@ -1,0 +1,74 @@
+package org.llmnpu.numerics.quant;
+
+/**
+ * Round-to-nearest weight quantization of a matrix [out][in] under a {@link QuantScheme}.
+ * Rounding is half-to-even ({@link Math#rint}); codes saturate to the scheme's code range.
+ * A clip ratio {@code c} in (0, 1] shrinks each group's range before the scale is computed
+ * (the calibrated variant, see {@link ClipCalibrator}); values beyond it saturate.
+ */
+public final class WeightQuantizer {
+
+    private WeightQuantizer() {
+    }
+
+    public static QuantizedMatrix quantize(float[][] weights, QuantScheme scheme) {
+        float[] ones = new float[weights.length];
+        java.util.Arrays.fill(ones, 1f);
+        return quantize(weights, scheme, ones);
+    }
+
+    /** Quantizes with one clip ratio per row, applied to every group of that row. */
+    public static QuantizedMatrix quantize(float[][] weights, QuantScheme scheme, float[] clipPerRow) {
+        int rows = weights.length;
+        int cols = weights[0].length;
+        int group = scheme.effectiveGroup(cols);
+        if (cols % group != 0) {
+            throw new IllegalArgumentException("groupSize " + group + " must divide the input dimension " + cols);
+        }
+        int groupsPerRow = cols / group;
+        byte[] codes = new byte[rows * cols];
+        float[] scales = new float[rows * groupsPerRow];
+        int[] zeros = new int[rows * groupsPerRow];
+        for (int r = 0; r < rows; r++) {
+            float clip = clipPerRow[r];
+            if (!(clip > 0f && clip <= 1f)) {
+                throw new IllegalArgumentException("clip ratio must be in (0, 1], got " + clip + " for row " + r);
+            }
+            for (int g = 0; g < groupsPerRow; g++) {
+                int gi = r * groupsPerRow + g;
+                quantizeGroup(weights[r], g * group, group, scheme, clip, codes, r * cols, scales, zeros, gi);
+            }
+        }
+        return new QuantizedMatrix(rows, cols, scheme, codes, scales, zeros);
+    }
+
+    /** Quantizes one group of {@code len} elements of {@code row} starting at {@code from}. */
+    static void quantizeGroup(float[] row, int from, int len, QuantScheme scheme, float clip,
+                              byte[] codes, int codeBase, float[] scales, int[] zeros, int gi) {
+        float min = Float.POSITIVE_INFINITY;
+        float max = Float.NEGATIVE_INFINITY;
+        for (int i = from; i < from + len; i++) {
+            min = Math.min(min, row[i]);
+            max = Math.max(max, row[i]);
+        }
+        float scale;
+        int zero;
+        if (scheme.symmetric()) {
+            float absMax = Math.max(Math.abs(min), Math.abs(max)) * clip;
+            scale = absMax / scheme.maxCode();
+            zero = 0;
+        } else {
+            float lo = Math.min(0f, min) * clip;
+            float hi = Math.max(0f, max) * clip;
+            scale = (hi - lo) / scheme.maxCode();
+            zero = scale == 0f ? 0 : (int) Math.max(0, Math.min(scheme.maxCode(), Math.rint(-lo / scale)));
+        }
+        scales[gi] = scale;
+        zeros[gi] = zero;
+        for (int i = from; i < from + len; i++) {
+            int q = scale == 0f ? zero : (int) Math.rint(row[i] / scale) + zero;
+            q = Math.max(scheme.minCode(), Math.min(scheme.maxCode(), q));
+            codes[codeBase + i] = (byte) q;
+        }
+    }
+}
