@@ -1,0 +1,218 @@
+package org.llmnpu.reports.ppa;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Static timing and power of a gate netlist with OpenSTA ({@code sta}): reads the liberty of
+ * the cells and of the SRAM black boxes, creates the clock on the clock port (or a virtual
+ * clock when there is none), constrains all other inputs and outputs with zero delay to that
+ * clock, reports the worst setup path and {@code report_power}. Power uses a stated switching
+ * activity on every data input ({@code set_power_activity -input}), optionally overridden per
+ * port, which OpenSTA propagates through the logic to every net.
+ * Results are cached by content hash.
+ */
+public final class OpenSta {
+  private static final long TIMEOUT_SECONDS = 3600;
+  private static final Pattern INPUT_DECL = Pattern.compile("(?m)^\\s*input\\s+(?:\\[\\d+:\\d+\\]\\s+)?(\\S+)\\s*;");
+  private static final Pattern PATH_LINE = Pattern.compile(
+      "^\\s*(-?[0-9.]+)\\s+(-?[0-9.]+)\\s+[\\^v]\\s+(\\S+)\\s+\\(([^)]*)\\)\\s*$");
+  private static final Pattern INSTANCE = Pattern.compile(
+      "(?s)\\n\\s*(\\w+)\\s+(\\\\\\S+ |[\\w$.\\[\\]]+)\\s*\\((.*?)\\n\\s*\\);");
+  private static final Pattern Q_PIN = Pattern.compile("\\.Q\\(([^)]*)\\)");
+
+  private final Path liberty;
+  private final ContentCache cache;
+
+  public OpenSta(Path liberty, ContentCache cache) {
+    this.liberty = liberty;
+    this.cache = cache;
+  }
+
+  /** Input ports of the top module of a Yosys netlist, in declaration order. */
+  static Set<String> inputPorts(String netlist) {
+    Set<String> out = new LinkedHashSet<>();
+    Matcher m = INPUT_DECL.matcher(netlist);
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    return out;
+  }
+
+  String script(String top, boolean hasMacros, String clockPort, PpaOptions o) {
+    StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
+    if (hasMacros) {
+      s.append("read_liberty sram.lib\n");
+    }
+    s.append("read_verilog netlist.v\nlink_design ").append(top).append('\n');
+    String period = Double.toString(o.clockNs());
+    if (clockPort.isEmpty()) {
+      s.append("create_clock -name clk -period ").append(period).append('\n');
+      s.append("set_input_delay 0 -clock clk [all_inputs]\n");
+    } else {
+      s.append("create_clock -name clk -period ").append(period).append(" [get_ports {").append(clockPort)
+          .append("}]\n");
+      s.append("set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports {").append(clockPort)
+          .append("}]]\n");
+    }
+    s.append("set_output_delay 0 -clock clk [all_outputs]\n");
+    s.append("puts \"==== timing\"\n");
+    s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
+    s.append("set_power_activity -input -activity ").append(o.activity()).append('\n');
+    for (var e : o.portActivities().entrySet()) {
+      s.append("set_power_activity -input_ports [get_ports {").append(e.getKey()).append("}] -activity ")
+          .append(e.getValue()).append('\n');
+    }
+    s.append("puts \"==== power\"\nreport_power -digits 6\n");
+    return s.toString();
+  }
+
+  /** Runs timing and power on a synthesized design. */
+  public StaResult run(String top, SynthesisResult synth, PpaOptions o) {
+    Set<String> inputs = inputPorts(synth.netlist());
+    for (String port : o.portActivities().keySet()) {
+      if (!inputs.contains(port)) {
+        throw new IllegalArgumentException(String.format("port activity: '%s' is not an input port of %s; "
+            + "input ports: %s", port, top, String.join(", ", inputs)));
+      }
+    }
+    String clockPort = inputs.contains(o.clockPort()) ? o.clockPort() : "";
+    boolean hasMacros = !synth.macros().isEmpty();
+    String script = script(top, hasMacros, clockPort, o);
+    String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
+    String lib = YosysSynthesis.read(liberty);
+    String key = ContentCache.key(List.of("sta", ToolVersions.sta(), script, lib, sramLib, synth.netlist()));
+    String out = cache.get(key).map(m -> m.get("sta.out")).orElseGet(() -> {
+      String fresh = runSta(script, lib, sramLib, synth.netlist());
+      cache.put(key, Map.of("sta.out", fresh));
+      return fresh;
+    });
+    return new StaResult(parseTiming(out, o.clockNs(), clockPort, synth.netlist()), parsePower(out, o));
+  }
+
+  /** Timing and power of one run. */
+  public record StaResult(TimingResult timing, PowerResult power) {
+  }
+
+  private String runSta(String script, String lib, String sramLib, String netlist) {
+    Path work = null;
+    try {
+      work = Files.createTempDirectory("llmnpu-sta-");
+      Files.writeString(work.resolve("lib.lib"), lib, StandardCharsets.UTF_8);
+      Files.writeString(work.resolve("sram.lib"), sramLib, StandardCharsets.UTF_8);
+      Files.writeString(work.resolve("netlist.v"), netlist, StandardCharsets.UTF_8);
+      Files.writeString(work.resolve("run.tcl"), script, StandardCharsets.UTF_8);
+      String out = ToolRunner.run(List.of("sta", "-no_init", "-no_splash", "-exit", "run.tcl"), work, TIMEOUT_SECONDS);
+      ContentCache.deleteTree(work);
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare the OpenSTA run in " + work + ": " + e.getMessage(), e);
+    }
+  }
+
+  static TimingResult parseTiming(String out, double clockNs, String clockPort, String netlist) {
+    String report = section(out, "==== timing", "==== power");
+    if (report.contains("No paths found")) {
+      throw new ToolFailure("sta", "OpenSTA found no timing path (is the design purely constant?)", List.of());
+    }
+    String start = field(report, "Startpoint: ");
+    String end = field(report, "Endpoint: ");
+    String startInst = start.split(" ")[0];
+    String endInst = end.split(" ")[0];
+    Set<String> gates = new LinkedHashSet<>();
+    double arrival = Double.NaN;
+    for (String line : report.split("\n")) {
+      if (line.contains("data arrival time")) {
+        arrival = Double.parseDouble(line.strip().split("\\s+")[0]);
+        break;
+      }
+      Matcher m = PATH_LINE.matcher(line);
+      if (m.matches() && m.group(3).contains("/")) {
+        String inst = m.group(3).substring(0, m.group(3).lastIndexOf('/'));
+        if (!inst.equals(startInst) && !inst.equals(endInst)) {
+          gates.add(inst);
+        }
+      }
+    }
+    Matcher slack = Pattern.compile("(?m)^\\s*(-?[0-9.]+)\\s+slack \\((MET|VIOLATED)\\)").matcher(report);
+    if (!slack.find() || Double.isNaN(arrival)) {
+      throw new ToolFailure("sta", "cannot read the critical path from OpenSTA's report", List.of(report.strip()));
+    }
+    double slackNs = Double.parseDouble(slack.group(1));
+    double critical = clockNs - slackNs;
+    Map<String, String> qNets = registerOutputs(netlist);
+    return new TimingResult(clockNs, clockPort, describe(start, startInst, qNets), describe(end, endInst, qNets),
+        gates.size(), arrival, slackNs, critical, 1000.0 / critical);
+  }
+
+  private static String describe(String reportField, String inst, Map<String, String> qNets) {
+    String kind = reportField.substring(inst.length()).strip();
+    String q = qNets.get(inst);
+    if (q != null) {
+      return "register " + q + " (" + inst + ")";
+    }
+    if (kind.contains("input port") || kind.contains("output port")) {
+      return (kind.contains("input") ? "input " : "output ") + inst;
+    }
+    return inst + " " + kind;
+  }
+
+  /** Flip-flop instance name to the net on its Q pin (the register's name in the RTL). */
+  static Map<String, String> registerOutputs(String netlist) {
+    Map<String, String> out = new TreeMap<>();
+    Matcher m = INSTANCE.matcher(netlist);
+    while (m.find()) {
+      Matcher q = Q_PIN.matcher(m.group(3));
+      if (m.group(1).startsWith("DFF") && q.find()) {
+        out.put(m.group(2).strip(), q.group(1).strip());
+      }
+    }
+    return out;
+  }
+
+  static PowerResult parsePower(String out, PpaOptions o) {
+    String report = section(out, "==== power", null);
+    for (String line : report.split("\n")) {
+      String[] f = line.strip().split("\\s+");
+      if (f.length >= 5 && f[0].equals("Total")) {
+        return new PowerResult(o.activity(), new TreeMap<>(o.portActivities()), watt(f[1]), watt(f[2]),
+            watt(f[3]), watt(f[4]));
+      }
+    }
+    throw new ToolFailure("sta", "cannot read the power report from OpenSTA", List.of(report.strip()));
+  }
+
+  private static double watt(String w) {
+    return Double.parseDouble(w) * 1e3;
+  }
+
+  private static String section(String out, String from, String to) {
+    int a = out.indexOf(from);
+    int b = to == null ? -1 : out.indexOf(to);
+    if (a < 0) {
+      throw new ToolFailure("sta", "OpenSTA output lacks the section '" + from + "'", List.of());
+    }
+    return b > a ? out.substring(a, b) : out.substring(a);
+  }
+
+  private static String field(String report, String label) {
+    for (String line : report.split("\n")) {
+      if (line.startsWith(label)) {
+        return line.substring(label.length()).strip();
+      }
+    }
+    throw new ToolFailure("sta", "OpenSTA's timing report has no '" + label.strip() + "' line", List.of());
+  }
+
+}

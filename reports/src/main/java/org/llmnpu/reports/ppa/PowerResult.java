@@ -1,0 +1,24 @@
+package org.llmnpu.reports.ppa;
+
+import java.util.SortedMap;
+
+/**
+ * Standard-cell power from OpenSTA's {@code report_power} at the constrained clock, with a
+ * stated switching activity (this OpenSTA has no VCD/SAIF reader): the activity is set on every
+ * data input port and OpenSTA propagates it through the logic. SRAM macros are excluded.
+ *
+ * @param activity       switching activity of the data inputs: toggles per clock cycle
+ * @param portActivities activities set for particular input ports, sorted by port
+ * @param internalMw     internal (short-circuit and cell-internal) power, mW
+ * @param switchingMw    net switching power, mW
+ * @param leakageMw      leakage power, mW
+ * @param totalMw        sum, mW
+ */
+public record PowerResult(double activity, SortedMap<String, Double> portActivities, double internalMw,
+                          double switchingMw, double leakageMw, double totalMw) {
+
+  /** Energy per clock cycle, pJ: total power times the period. */
+  public double energyPerCyclePj(double clockNs) {
+    return totalMw * clockNs;
+  }
+}

@@ -1,0 +1,27 @@
+package org.llmnpu.reports.ppa;
+
+import java.util.Map;
+import org.llmnpu.hdl.emit.VerilogDesign;
+
+/**
+ * The PPA flow for one design: Yosys synthesis to the standard-cell library (SRAM macros kept
+ * as black boxes), then OpenSTA timing and power on the gate netlist. Both tool runs are
+ * cached by content hash, so repeating a run with the same Verilog and options is instant and
+ * gives identical numbers.
+ */
+public final class PpaFlow {
+  private PpaFlow() {
+  }
+
+  /** PPA of a design given as Verilog (no generator parameters). */
+  public static PpaResult run(VerilogDesign design, PpaOptions options) {
+    return run(design, Map.of(), options);
+  }
+
+  /** PPA of a design generated with the given parameters (recorded in the result). */
+  public static PpaResult run(VerilogDesign design, Map<String, String> params, PpaOptions options) {
+    SynthesisResult synth = new YosysSynthesis(options.liberty(), options.cache()).run(design);
+    OpenSta.StaResult sta = new OpenSta(options.liberty(), options.cache()).run(design.top(), synth, options);
+    return new PpaResult(design.top(), params, synth, sta.timing(), sta.power());
+  }
+}

@@ -1,0 +1,65 @@
+package org.llmnpu.reports.ppa;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Settings of one PPA run, validated on construction with messages that name the option and
+ * the allowed values.
+ *
+ * @param clockNs        clock period to constrain, ns (&gt; 0)
+ * @param activity       switching activity of every data input for power, toggles per cycle (0..1)
+ * @param portActivities activities of particular input ports (0..1), overriding the global one
+ * @param clockPort      name of the clock input; without such a port a virtual clock is used
+ * @param liberty        standard-cell library (default: OSU 0.18 µm from Debian qflow-tech-osu018)
+ * @param cache          where tool results are cached
+ */
+public record PpaOptions(double clockNs, double activity, SortedMap<String, Double> portActivities,
+                         String clockPort, Path liberty, ContentCache cache) {
+
+  /** The OSU 0.18 µm library installed by Debian's {@code qflow-tech-osu018}. */
+  public static final Path OSU018 = Path.of("/usr/share/qflow/tech/osu018/osu018_stdcells.lib");
+  public static final double DEFAULT_CLOCK_NS = 5.0;
+  public static final double DEFAULT_ACTIVITY = 0.1;
+
+  public PpaOptions {
+    if (!(clockNs > 0) || Double.isInfinite(clockNs)) {
+      throw new IllegalArgumentException("--clock-ns: the clock period must be a positive number of ns, got "
+          + clockNs);
+    }
+    checkActivity("activity", activity);
+    portActivities.forEach((port, a) -> checkActivity("activity of port '" + port + "'", a));
+    portActivities = Collections.unmodifiableSortedMap(new TreeMap<>(portActivities));
+    if (!Files.isReadable(liberty)) {
+      throw new IllegalArgumentException("liberty: cannot read the cell library " + liberty
+          + "; install it with apt-get install qflow-tech-osu018 (scripts/setup-tools.sh)");
+    }
+  }
+
+  /** Defaults: 5 ns clock on port {@code clk}, activity 0.1, OSU018, the standard cache. */
+  public static PpaOptions defaults() {
+    return new PpaOptions(DEFAULT_CLOCK_NS, DEFAULT_ACTIVITY, new TreeMap<>(), "clk", OSU018, ContentCache.standard());
+  }
+
+  public PpaOptions withClockNs(double ns) {
+    return new PpaOptions(ns, activity, portActivities, clockPort, liberty, cache);
+  }
+
+  public PpaOptions withActivity(double a, Map<String, Double> ports) {
+    return new PpaOptions(clockNs, a, new TreeMap<>(ports), clockPort, liberty, cache);
+  }
+
+  public PpaOptions withCache(ContentCache c) {
+    return new PpaOptions(clockNs, activity, portActivities, clockPort, liberty, c);
+  }
+
+  private static void checkActivity(String what, double a) {
+    if (!(a >= 0 && a <= 1)) {
+      throw new IllegalArgumentException(what + ": switching activity must be in 0..1 toggles per cycle, got " + a);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package org.llmnpu.reports;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.reports.ppa.ContentCache;
+import org.llmnpu.reports.ppa.PpaOptions;
+
+/** Hand-written Verilog designs from the test resources, as {@link VerilogDesign}s. */
+public final class TestDesigns {
+  private TestDesigns() {
+  }
+
+  public static String text(String resource) {
+    try (InputStream in = TestDesigns.class.getResourceAsStream("/designs/" + resource)) {
+      if (in == null) {
+        throw new IllegalArgumentException("no test design " + resource);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** 16 x 8-bit FIFO whose storage array is an SRAM macro. */
+  public static VerilogDesign fifo() {
+    return new VerilogDesign("fifo", Map.of("fifo.v", text("fifo.v")),
+        List.of(new VerilogDesign.MemoryInfo("fifo", "storage", 8, 16, 1, 1)));
+  }
+
+  /** 8-bit signed MAC with a 32-bit accumulator. */
+  public static VerilogDesign mac8() {
+    return new VerilogDesign("mac8", Map.of("mac8.v", text("mac8.v")), List.of());
+  }
+
+  /** Counter of the given width. */
+  public static VerilogDesign counter(int width) {
+    return new VerilogDesign("counter", Map.of("counter.v", text("counter.v").replace("WIDTH", Integer.toString(width))),
+        List.of());
+  }
+
+  /** Register file with an asynchronous read port, its array listed as a memory. */
+  public static VerilogDesign regfile() {
+    return new VerilogDesign("regfile", Map.of("regfile.v", text("regfile.v")),
+        List.of(new VerilogDesign.MemoryInfo("regfile", "regs", 16, 8, 1, 1)));
+  }
+
+  /** A file Yosys cannot parse. */
+  public static VerilogDesign broken() {
+    return new VerilogDesign("broken", Map.of("broken.v", text("broken.v")), List.of());
+  }
+
+  /** Default options with a cache shared by the tests of this module (under target/). */
+  public static PpaOptions options() {
+    return PpaOptions.defaults().withCache(new ContentCache(Path.of("target", "ppa-test-cache")));
+  }
+}
