@@ -9,12 +9,14 @@ import java.util.SortedMap;
  * @param chipAreaUm2  standard-cell area from {@code stat -liberty}, µm², SRAM macros excluded
  * @param cellCount    standard cells (macros excluded)
  * @param cellsByType  standard-cell type to count, sorted by name
+ * @param areaByTypeUm2 standard-cell type to the area of all its instances, µm²
  * @param macros       memories kept as SRAM macro black boxes
  * @param notes        remarks for the reader (e.g. a listed memory Yosys turned into flip-flops)
  * @param netlist      gate-level Verilog ({@code write_verilog -noattr})
  * @param yosysLog     Yosys's log of the run
  */
 public record SynthesisResult(double chipAreaUm2, int cellCount, SortedMap<String, Integer> cellsByType,
+                              SortedMap<String, Double> areaByTypeUm2,
                               List<SramMacro> macros, List<String> notes, String netlist, String yosysLog) {
   public SynthesisResult {
     macros = List.copyOf(macros);

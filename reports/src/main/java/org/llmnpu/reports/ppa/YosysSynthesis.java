@@ -86,7 +86,7 @@ public final class YosysSynthesis {
       cache.put(key, fresh);
       return fresh;
     });
-    return parse(design, out.get("yosys.log"), out.get("macros.il"), out.get("netlist.v"));
+    return parse(design, out.get("yosys.log"), out.get("macros.il"), out.get("netlist.v"), LibertyAreas.parse(lib));
   }
 
   private Map<String, String> runYosys(VerilogDesign design, String script, String lib) {
@@ -111,7 +111,8 @@ public final class YosysSynthesis {
     }
   }
 
-  static SynthesisResult parse(VerilogDesign design, String log, String macroDump, String netlist) {
+  static SynthesisResult parse(VerilogDesign design, String log, String macroDump, String netlist,
+                               Map<String, Double> cellAreas) {
     Matcher area = CHIP_AREA.matcher(log);
     double chipArea = Double.NaN;
     while (area.find()) {
@@ -146,7 +147,9 @@ public final class YosysSynthesis {
       }
     }
     int cellCount = cells.values().stream().mapToInt(Integer::intValue).sum();
-    return new SynthesisResult(chipArea, cellCount, cells, macros, notes, netlist, log);
+    TreeMap<String, Double> areaByType = new TreeMap<>();
+    cells.forEach((type, n) -> areaByType.put(type, n * cellAreas.getOrDefault(type, 0.0)));
+    return new SynthesisResult(chipArea, cellCount, cells, areaByType, macros, notes, netlist, log);
   }
 
   /** Shapes of the retyped memory cells from Yosys's {@code dump} output. */

@@ -1,0 +1,43 @@
+package org.llmnpu.reports.ppa;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the PPA flow once per value of one parameter, the other parameters fixed, so area, Fmax
+ * and power can be plotted against that parameter. Without a swept parameter it runs once.
+ */
+public final class PpaSweep {
+  private PpaSweep() {
+  }
+
+  /**
+   * @param base       parameters common to every point
+   * @param sweptParam the parameter to vary, or {@code null} for a single point
+   * @param values     its values in plot order (ignored without a swept parameter)
+   */
+  public static List<PpaResult> run(DesignSource source, Map<String, String> base, String sweptParam,
+                                    List<String> values, PpaOptions options) {
+    List<Map<String, String>> points = new ArrayList<>();
+    if (sweptParam == null) {
+      points.add(base);
+    } else {
+      if (values.isEmpty()) {
+        throw new IllegalArgumentException("--sweep " + sweptParam + ": give at least one value, e.g. "
+            + sweptParam + "=4,8,16");
+      }
+      for (String v : values) {
+        Map<String, String> p = new LinkedHashMap<>(base);
+        p.put(sweptParam, v);
+        points.add(p);
+      }
+    }
+    List<PpaResult> out = new ArrayList<>();
+    for (Map<String, String> p : points) {
+      out.add(PpaFlow.run(source.design(p), p, options));
+    }
+    return out;
+  }
+}
