@@ -1,0 +1,57 @@
+package org.llmnpu.hdl;
+
+import org.llmnpu.hdl.ir.Expr;
+import org.llmnpu.hdl.ir.Signal;
+import org.llmnpu.hdl.ir.Signal.Role;
+import org.llmnpu.hdl.ir.Stmt;
+
+/**
+ * The rules of {@code target.set(value)}: same kind; a narrower value is extended (zero or
+ * sign by its kind); a wider one is an error (resize explicitly). The statement goes to the
+ * module that drives the target: its owner, or for an input port the owner's parent.
+ */
+final class Assignments {
+  private Assignments() {
+  }
+
+  static void assign(HwValue target, HwValue value) {
+    SourceLocation loc = SourceLocation.here();
+    Signal t = target.signal();
+    Expr v = value.expr();
+    if (t.kind != v.kind) {
+      throw new ElaborationException(loc, String.format(
+          "type mismatch: cannot assign %s to %s `%s`; cast explicitly (asUInt/asSInt/asBits)",
+          describe(v), t.kind.display() + "(" + t.width + ")", t.displayName()));
+    }
+    if (v.width > t.width) {
+      throw new ElaborationException(loc, String.format(
+          "width mismatch: cannot assign %d-bit %s to %d-bit `%s` without an explicit .resize(%d)",
+          v.width, describe(v), t.width, t.displayName(), t.width));
+    }
+    Module driver = driverOf(t, loc);
+    driver.currentBlock().add(new Stmt.Assign(t, Ops.extend(v, t.width), loc));
+  }
+
+  private static Module driverOf(Signal t, SourceLocation loc) {
+    if (t.role == Role.INPUT) {
+      if (t.owner.parent == null) {
+        throw new ElaborationException(loc, String.format(
+            "input port `%s` of %s can only be driven by the module that instances it "
+                + "(call instance(...) before connecting it)", t.displayName(), t.owner.moduleName()));
+      }
+      return t.owner.parent;
+    }
+    if (t.owner.parent != null) {
+      throw new ElaborationException(loc, String.format(
+          "multiple drivers: %s `%s` of instance %s is driven inside %s (created at %s); "
+              + "it cannot also be driven from outside", t.role.name().toLowerCase(), t.displayName(),
+          t.owner.moduleName(), t.owner.moduleName(), t.location));
+    }
+    return t.owner;
+  }
+
+  private static String describe(Expr e) {
+    String name = e instanceof Signal s ? " `" + s.displayName() + "`" : "";
+    return e.kind.display() + "(" + e.width + ")" + name;
+  }
+}

@@ -1,0 +1,28 @@
+package org.llmnpu.hdl;
+
+import java.util.List;
+import org.llmnpu.hdl.ir.MemoryNode;
+import org.llmnpu.hdl.ir.Signal;
+import org.llmnpu.hdl.ir.Stmt;
+
+/**
+ * Read-only view of an elaborated module for the emitter and the checks.
+ *
+ * @param module       the module
+ * @param ports        ports in declaration order
+ * @param signals      every signal (ports included) in creation order
+ * @param memories     memory arrays
+ * @param children     submodule instances in creation order
+ * @param body         top-level statements
+ * @param parent       the instancing module, or null for the top
+ * @param instanceName explicit instance name, or null
+ * @param createdAt    where the module object was created
+ */
+public record ModuleIr(Module module, List<Signal> ports, List<Signal> signals, List<MemoryNode> memories,
+                       List<Module> children, List<Stmt> body, Module parent, String instanceName,
+                       SourceLocation createdAt) {
+  /** Sets the Verilog instance name chosen by the namer. */
+  public void setInstanceName(String name) {
+    module.instanceName = name;
+  }
+}

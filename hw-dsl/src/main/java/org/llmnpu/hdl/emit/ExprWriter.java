@@ -1,0 +1,209 @@
+package org.llmnpu.hdl.emit;
+
+import java.math.BigInteger;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.function.Function;
+import org.llmnpu.hdl.Kind;
+import org.llmnpu.hdl.ir.Expr;
+import org.llmnpu.hdl.ir.Literal;
+import org.llmnpu.hdl.ir.MemRead;
+import org.llmnpu.hdl.ir.Op;
+import org.llmnpu.hdl.ir.Signal;
+
+/**
+ * Writes expressions as Verilog whose self-determined width equals the IR width at every
+ * node, so Verilog's context-dependent widths never change a result and lint sees no
+ * width mismatch. Nodes used twice, products below the top of an expression, and bases of
+ * slices and sign extensions become named wires ({@code _<target>_<op>}).
+ */
+final class ExprWriter {
+  private final Namer namer;
+  private final Function<Signal, String> names;
+  private final Map<Expr, Integer> uses = new IdentityHashMap<>();
+  private final Map<Expr, String> temps = new IdentityHashMap<>();
+  private final StringBuilder decls = new StringBuilder();
+  private String context = "t";
+  private org.llmnpu.hdl.SourceLocation where;
+
+  ExprWriter(Namer namer, Function<Signal, String> names) {
+    this.namer = namer;
+    this.names = names;
+  }
+
+  /** Counts references so shared nodes are written once; call for every root before writing. */
+  void count(Expr e) {
+    int n = uses.merge(e, 1, Integer::sum);
+    if (n > 1) {
+      return;
+    }
+    if (e instanceof Op op) {
+      op.args.forEach(this::count);
+    } else if (e instanceof MemRead r) {
+      count(r.address);
+    }
+  }
+
+  /** Names temporaries after the signal being written. */
+  void context(String targetName, org.llmnpu.hdl.SourceLocation location) {
+    context = targetName;
+    where = location;
+  }
+
+  /** Declarations of the temporaries made so far. */
+  String declarations() {
+    return decls.toString();
+  }
+
+  /** The expression as the whole right-hand side of an assignment of exactly its width. */
+  String top(Expr e) {
+    return strip(text(e, true));
+  }
+
+  /** The expression as an operand (self-determined width equals its IR width). */
+  String operand(Expr e) {
+    return text(e, false);
+  }
+
+  private String text(Expr e, boolean top) {
+    if (e instanceof Signal s) {
+      return names.apply(s);
+    }
+    if (e instanceof Literal l) {
+      return literal(l);
+    }
+    String t = temps.get(e);
+    if (t != null) {
+      return t;
+    }
+    boolean shared = uses.getOrDefault(e, 0) > 1;
+    if (e instanceof MemRead r) {
+      String s = r.memory.name + "[" + strip(operand(r.address)) + "]";
+      return shared ? declare(e, s, "rd") : s;
+    }
+    Op op = (Op) e;
+    boolean product = op.code == Op.Code.MUL && !top;
+    if (shared && !trivial(op) || product) {
+      return materialize(op);
+    }
+    return render(op, top);
+  }
+
+  private static boolean trivial(Op op) {
+    return op.code == Op.Code.SLICE && op.args.get(0) instanceof Signal
+        || (op.code == Op.Code.AS_UINT || op.code == Op.Code.AS_BITS) && op.args.get(0) instanceof Signal
+        && op.args.get(0).kind != Kind.SINT;
+  }
+
+  private String materialize(Expr e) {
+    String t = temps.get(e);
+    if (t != null) {
+      return t;
+    }
+    String body = e instanceof Op op ? strip(render(op, true)) : strip(text(e, true));
+    return declare(e, body, e instanceof Op op ? op.code.name().toLowerCase() : "rd");
+  }
+
+  private String declare(Expr e, String body, String what) {
+    String name = namer.unique("_" + context + "_" + what);
+    temps.put(e, name);
+    decls.append("  wire ").append(Verilog.range(e)).append(name).append(" = ").append(body).append(";")
+        .append(where == null ? "" : "  // " + where).append('\n');
+    return name;
+  }
+
+  /** A name for {@code e}: the signal itself or a temporary. */
+  String named(Expr e) {
+    if (e instanceof Signal s) {
+      return names.apply(s);
+    }
+    return materialize(e);
+  }
+
+  private String render(Op op, boolean top) {
+    var a = op.args;
+    return switch (op.code) {
+      case ADD -> bin(a, "+");
+      case SUB -> bin(a, "-");
+      case MUL -> bin(a, "*");
+      case AND -> bin(a, "&");
+      case OR -> bin(a, "|");
+      case XOR -> bin(a, "^");
+      case EQ -> bin(a, "==");
+      case NE -> bin(a, "!=");
+      case LT -> bin(a, "<");
+      case LE -> bin(a, "<=");
+      case GT -> bin(a, ">");
+      case GE -> bin(a, ">=");
+      case NOT -> "(~" + operand(a.get(0)) + ")";
+      case NEG -> "(-" + operand(a.get(0)) + ")";
+      case AND_R -> "(&" + operand(a.get(0)) + ")";
+      case OR_R -> "(|" + operand(a.get(0)) + ")";
+      case XOR_R -> "(^" + operand(a.get(0)) + ")";
+      case SHL_DYN -> "(" + operand(a.get(0)) + " << " + operand(a.get(1)) + ")";
+      case SHR_DYN -> "(" + operand(a.get(0)) + (op.kind == Kind.SINT ? " >>> " : " >> ") + operand(a.get(1)) + ")";
+      case MUX -> "(" + operand(a.get(0)) + " ? " + operand(a.get(1)) + " : " + operand(a.get(2)) + ")";
+      case CAT -> "{" + String.join(", ", a.stream().map(this::operand).toList()) + "}";
+      case SLICE -> slice(op);
+      case EXTEND -> extend(op);
+      case AS_SINT -> "$signed(" + strip(operand(a.get(0))) + ")";
+      case AS_UINT, AS_BITS -> a.get(0).kind == Kind.SINT ? "$unsigned(" + strip(operand(a.get(0))) + ")"
+          : text(a.get(0), top);
+    };
+  }
+
+  private String bin(java.util.List<Expr> a, String op) {
+    return "(" + operand(a.get(0)) + " " + op + " " + operand(a.get(1)) + ")";
+  }
+
+  private String slice(Op op) {
+    Expr base = op.args.get(0);
+    int lo = op.param;
+    int hi = lo + op.width - 1;
+    if (base instanceof Literal l) {
+      BigInteger bits = l.bits.shiftRight(lo).and(BigInteger.ONE.shiftLeft(op.width).subtract(BigInteger.ONE));
+      return literal(new Literal(op.width, op.kind, bits));
+    }
+    String name = named(base);
+    String s = base.width == 1 ? name : hi == lo ? name + "[" + lo + "]" : name + "[" + hi + ":" + lo + "]";
+    return op.kind == Kind.SINT ? "$signed(" + s + ")" : s;
+  }
+
+  private String extend(Op op) {
+    Expr base = op.args.get(0);
+    int k = op.width - base.width;
+    if (base.kind != Kind.SINT) {
+      return "{" + k + "'d0, " + operand(base) + "}";
+    }
+    String name = named(base);
+    String msb = base.width == 1 ? name : name + "[" + (base.width - 1) + "]";
+    String rep = k == 1 ? msb : "{" + k + "{" + msb + "}}";
+    return "$signed({" + rep + ", " + name + "})";
+  }
+
+  /** A sized literal: {@code 8'd5}, {@code 8'shF6}, {@code 1'b1}. */
+  static String literal(Literal l) {
+    if (l.kind == Kind.BOOL || l.width == 1 && l.kind != Kind.SINT) {
+      return "1'b" + l.bits;
+    }
+    if (l.kind == Kind.SINT) {
+      return l.width + "'sh" + l.bits.toString(16).toUpperCase();
+    }
+    return l.bits.bitLength() <= 16 ? l.width + "'d" + l.bits : l.width + "'h" + l.bits.toString(16).toUpperCase();
+  }
+
+  private static String strip(String s) {
+    if (s.startsWith("(") && s.endsWith(")")) {
+      int depth = 0;
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth == 0 && i < s.length() - 1) {
+          return s;
+        }
+      }
+      return s.substring(1, s.length() - 1);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,114 @@
+package org.llmnpu.hdl.emit;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.llmnpu.hdl.Data;
+import org.llmnpu.hdl.ElaborationException;
+import org.llmnpu.hdl.HwValue;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.ModuleIr;
+import org.llmnpu.hdl.ir.MemoryNode;
+import org.llmnpu.hdl.ir.Signal;
+
+/**
+ * Chooses Verilog names inside one module. Priority: an explicit name (prefixed by its
+ * sections), then the Java field holding the value (aggregate leaves append their path,
+ * e.g. {@code push_valid}), then a stable name from the role and source line
+ * ({@code _wire_L42}). Names are made unique with {@code _1}, {@code _2}, ... in creation order.
+ */
+final class Namer {
+  private final Set<String> used = new HashSet<>();
+
+  /** Names signals, memories and instances of {@code ir}. */
+  void nameModule(ModuleIr ir) {
+    nameFromFields(ir.module());
+    for (Signal s : ir.ports()) {
+      String n = s.nameHint != null ? s.nameHint : "_port_L" + s.location.line();
+      if (!used.add(Verilog.legal(n))) {
+        throw new ElaborationException(s.location, "two ports named `" + n + "` in " + ir.module().moduleName());
+      }
+      s.name = Verilog.legal(n);
+    }
+    for (Signal s : ir.signals()) {
+      if (!s.isPort()) {
+        String base = s.nameHint != null ? s.nameHint
+            : "_" + s.role.name().toLowerCase() + "_L" + s.location.line() + s.aggregatePath;
+        s.name = unique(base);
+      }
+    }
+    for (MemoryNode m : ir.memories()) {
+      m.name = unique(m.nameHint != null ? m.nameHint : "_mem_L" + m.location.line());
+    }
+    for (Module child : ir.children()) {
+      ModuleIr c = child.ir();
+      String base = c.instanceName() != null ? c.instanceName() : lowerFirst(child.moduleName());
+      c.setInstanceName(unique(base));
+    }
+  }
+
+  /** A fresh name based on {@code base}. */
+  String unique(String base) {
+    String legal = Verilog.legal(base);
+    String n = legal;
+    for (int i = 1; !used.add(n); i++) {
+      n = legal + "_" + i;
+    }
+    return n;
+  }
+
+  private void nameFromFields(Module m) {
+    List<Class<?>> chain = new ArrayList<>();
+    for (Class<?> c = m.getClass(); c != Module.class && c != null; c = c.getSuperclass()) {
+      chain.add(0, c);
+    }
+    for (Class<?> c : chain) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers()) || f.getType().isPrimitive()) {
+          continue;
+        }
+        Object v;
+        try {
+          f.setAccessible(true);
+          v = f.get(m);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          continue;
+        }
+        nameValue(m, f.getName(), v);
+      }
+    }
+  }
+
+  private void nameValue(Module owner, String name, Object v) {
+    if (v instanceof Data d) {
+      for (HwValue leaf : d.leaves()) {
+        if (leaf.isBound() && leaf.expr() instanceof Signal s && s.owner == owner && s.nameHint == null) {
+          s.nameHint = name + s.aggregatePath;
+        }
+      }
+    } else if (v instanceof Module child && child.ir().parent() == owner && child.ir().instanceName() == null) {
+      child.ir().setInstanceName(name);
+    } else if (v instanceof Mem<?> mem) {
+      MemoryNode node = mem.node();
+      if (node.owner == owner && node.nameHint == null) {
+        node.nameHint = name;
+      }
+    } else if (v instanceof List<?> list) {
+      for (int i = 0; i < list.size(); i++) {
+        nameValue(owner, name + "_" + i, list.get(i));
+      }
+    } else if (v instanceof Object[] array) {
+      for (int i = 0; i < array.length; i++) {
+        nameValue(owner, name + "_" + i, array[i]);
+      }
+    }
+  }
+
+  private static String lowerFirst(String s) {
+    return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
+  }
+}
