@@ -44,7 +44,7 @@ public record ParamSpec(String name, Kind kind, String defaultValue, long min, l
   /** The allowed values as one would write them in an error message. */
   public String allowed() {
     return switch (kind) {
-      case INT -> choices.isEmpty() ? min + ".." + max : "one of " + String.join(", ", choices);
+      case INT -> choices.isEmpty() ? min + ".." + max : "a power of two in " + min + ".." + max;
       case BOOL -> "true or false";
       case CHOICE -> "one of " + String.join(", ", choices);
     };

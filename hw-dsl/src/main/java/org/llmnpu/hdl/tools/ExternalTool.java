@@ -1,0 +1,81 @@
+package org.llmnpu.hdl.tools;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** Finds and runs the external tools (Verilator, Yosys, OpenSTA) with a timeout. */
+public final class ExternalTool {
+  private ExternalTool() {
+  }
+
+  /** The result of a finished run: exit status and the combined standard output and error. */
+  public record Result(int exitCode, String output) {
+    public boolean ok() {
+      return exitCode == 0;
+    }
+  }
+
+  /** The executable {@code name} on the PATH, if any. */
+  public static Optional<Path> find(String name) {
+    String path = System.getenv().getOrDefault("PATH", "");
+    for (String dir : path.split(File.pathSeparator)) {
+      Path p = Path.of(dir, name);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** How to get a missing tool, for messages. */
+  public static String installHint(String name) {
+    return "'" + name + "' is not on the PATH; install it with scripts/setup-tools.sh (as root) "
+        + "or: apt-get install " + debianPackage(name);
+  }
+
+  private static String debianPackage(String name) {
+    return switch (name) {
+      case "sta" -> "opensta";
+      case "g++" -> "g++";
+      default -> name;
+    };
+  }
+
+  /**
+   * Runs {@code command} in {@code dir}; a run longer than {@code timeout} is killed and
+   * reported as an exception naming the command.
+   */
+  public static Result run(List<String> command, Path dir, Duration timeout) {
+    if (find(command.get(0)).isEmpty() && !command.get(0).contains("/")) {
+      throw new IllegalStateException(installHint(command.get(0)));
+    }
+    try {
+      Path log = Files.createTempFile("llmnpu-tool", ".log");
+      try {
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+            .redirectOutput(log.toFile()).start();
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+          p.destroyForcibly();
+          throw new IllegalStateException(command.get(0) + " did not finish within " + timeout.toSeconds()
+              + " s: " + String.join(" ", command));
+        }
+        return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+      } finally {
+        Files.deleteIfExists(log);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + command.get(0) + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while running " + command.get(0), e);
+    }
+  }
+}
