@@ -21,12 +21,12 @@ final class Assignments {
     if (t.kind != v.kind) {
       throw new ElaborationException(loc, String.format(
           "type mismatch: cannot assign %s to %s `%s`; cast explicitly (asUInt/asSInt/asBits)",
-          describe(v), t.kind.display() + "(" + t.width + ")", t.displayName()));
+          describe(v), t.kind.display() + "(" + t.width + ")", nameFor(t)));
     }
     if (v.width > t.width) {
       throw new ElaborationException(loc, String.format(
           "width mismatch: cannot assign %d-bit %s to %d-bit `%s` without an explicit .resize(%d)",
-          v.width, describe(v), t.width, t.displayName(), t.width));
+          v.width, describe(v), t.width, nameFor(t), t.width));
     }
     Module driver = driverOf(t, loc);
     driver.currentBlock().add(new Stmt.Assign(t, Ops.extend(v, t.width), loc));
@@ -44,14 +44,24 @@ final class Assignments {
     if (t.owner.parent != null) {
       throw new ElaborationException(loc, String.format(
           "multiple drivers: %s `%s` of instance %s is driven inside %s (created at %s); "
-              + "it cannot also be driven from outside", t.role.name().toLowerCase(), t.displayName(),
+              + "it cannot also be driven from outside", t.role.name().toLowerCase(), nameFor(t),
           t.owner.moduleName(), t.owner.moduleName(), t.location));
     }
     return t.owner;
   }
 
+  private static String nameFor(Signal s) {
+    if (s.name == null && s.nameHint == null) {
+      String field = s.owner.fieldNameOf(s);
+      if (field != null) {
+        return field;
+      }
+    }
+    return s.displayName();
+  }
+
   private static String describe(Expr e) {
-    String name = e instanceof Signal s ? " `" + s.displayName() + "`" : "";
+    String name = e instanceof Signal s ? " `" + nameFor(s) + "`" : "";
     return e.kind.display() + "(" + e.width + ")" + name;
   }
 }

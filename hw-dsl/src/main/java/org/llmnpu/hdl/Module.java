@@ -27,7 +27,7 @@ public abstract class Module {
   private final Deque<String> scopes = new ArrayDeque<>();
   private final Deque<ClockDomain> domains = new ArrayDeque<>();
   final ClockDomain mainDomain;
-  final SourceLocation createdAt = SourceLocation.here();
+  final SourceLocation createdAt = SourceLocation.ofModuleCreation(getClass());
   Module parent;
   String instanceName;
 
@@ -337,6 +337,27 @@ public abstract class Module {
     StringBuilder sb = new StringBuilder();
     scopes.descendingIterator().forEachRemaining(s -> sb.append(s).append('_'));
     return sb.append(name).toString();
+  }
+
+  /** The Java field of this module holding {@code s} (for messages before naming), or null. */
+  String fieldNameOf(org.llmnpu.hdl.ir.Signal s) {
+    for (Class<?> c = getClass(); c != Module.class; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        try {
+          f.setAccessible(true);
+          if (f.get(this) instanceof Data d) {
+            for (HwValue v : d.leaves()) {
+              if (v.isBound() && v.expr() == s) {
+                return f.getName() + s.aggregatePath;
+              }
+            }
+          }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          // not readable: no name from this field
+        }
+      }
+    }
+    return null;
   }
 
   /** The elaborated contents of this module, for the emitter and checks. */

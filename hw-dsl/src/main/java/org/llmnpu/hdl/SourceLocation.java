@@ -10,27 +10,50 @@ import java.util.Set;
 public record SourceLocation(String file, int line) {
   private static final Set<String> HDL_PACKAGES = Set.of(
       "org.llmnpu.hdl", "org.llmnpu.hdl.ir", "org.llmnpu.hdl.emit", "org.llmnpu.hdl.lib");
-  private static final StackWalker WALKER = StackWalker.getInstance();
+  private static final StackWalker WALKER =
+      StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
+  private static final java.security.CodeSource HDL_CODE = SourceLocation.class.getProtectionDomain().getCodeSource();
+  /** Whether a class is part of the HDL itself (same jar, core packages), cached per class. */
+  private static final ClassValue<Boolean> IS_HDL = new ClassValue<>() {
+    @Override
+    protected Boolean computeValue(Class<?> type) {
+      String name = type.getName();
+      int dot = name.lastIndexOf('.');
+      String pkg = dot < 0 ? "" : name.substring(0, dot);
+      return HDL_PACKAGES.contains(pkg) && java.util.Objects.equals(type.getProtectionDomain().getCodeSource(), HDL_CODE);
+    }
+  };
 
   public static final SourceLocation UNKNOWN = new SourceLocation("unknown", 0);
 
   /** The location of the caller of the HDL, skipping HDL and JDK frames. */
   public static SourceLocation here() {
     return WALKER.walk(frames -> frames
-        .filter(f -> !isLibraryFrame(f.getClassName()))
+        .filter(f -> !isLibraryFrame(f))
         .findFirst()
         .map(f -> new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
             f.getLineNumber()))
         .orElse(UNKNOWN));
   }
 
-  private static boolean isLibraryFrame(String className) {
+  /** The location of the code that created a module: skips the constructors of Module subclasses. */
+  public static SourceLocation ofModuleCreation(Class<?> created) {
+    return WALKER.walk(frames -> frames
+        .filter(f -> !isLibraryFrame(f))
+        .filter(f -> !(f.getMethodName().equals("<init>") && f.getDeclaringClass().isAssignableFrom(created)))
+        .findFirst()
+        .map(f -> new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
+            f.getLineNumber()))
+        .orElse(UNKNOWN));
+  }
+
+  private static boolean isLibraryFrame(StackWalker.StackFrame f) {
+    String className = f.getClassName();
     if (className.startsWith("java.") || className.startsWith("jdk.") || className.startsWith("sun.")) {
       return true;
     }
-    int dot = className.lastIndexOf('.');
-    String pkg = dot < 0 ? "" : className.substring(0, dot);
-    return HDL_PACKAGES.contains(pkg);
+    return IS_HDL.get(f.getDeclaringClass());
   }
 
   @Override
