@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * Runs the PPA flow once per value of one parameter, the other parameters fixed, so area, Fmax
@@ -20,6 +21,12 @@ public final class PpaSweep {
    */
   public static List<PpaResult> run(DesignSource source, Map<String, String> base, String sweptParam,
                                     List<String> values, PpaOptions options) {
+    return run(source, base, sweptParam, values, options, (result, millis) -> { });
+  }
+
+  /** As {@link #run(DesignSource, Map, String, List, PpaOptions)}, reporting each point and its run time (ms). */
+  public static List<PpaResult> run(DesignSource source, Map<String, String> base, String sweptParam,
+                                    List<String> values, PpaOptions options, BiConsumer<PpaResult, Long> progress) {
     List<Map<String, String>> points = new ArrayList<>();
     if (sweptParam == null) {
       points.add(base);
@@ -36,7 +43,10 @@ public final class PpaSweep {
     }
     List<PpaResult> out = new ArrayList<>();
     for (Map<String, String> p : points) {
-      out.add(PpaFlow.run(source.design(p), p, options));
+      long t0 = System.nanoTime();
+      PpaResult r = PpaFlow.run(source.design(p), p, options);
+      progress.accept(r, (System.nanoTime() - t0) / 1_000_000);
+      out.add(r);
     }
     return out;
   }

@@ -67,6 +67,8 @@ public final class YosysSynthesis {
     s.append("abc -liberty lib.lib\n");
     s.append("opt_clean\n");
     s.append("stat -liberty lib.lib\n");
+    // OpenSTA's Verilog reader rejects concatenations on the left of an assign: split nets to bits
+    s.append("splitnets\nopt_clean -purge\n");
     s.append("write_verilog -noattr -noexpr netlist.v\n");
     return s.toString();
   }

@@ -1,0 +1,115 @@
+package org.llmnpu.cli.report;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.reports.html.PpaReport;
+import org.llmnpu.reports.html.ReportWriter;
+import org.llmnpu.reports.ppa.BlockDesigns;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.reports.ppa.PpaSweep;
+import org.llmnpu.reports.ppa.ToolFailure;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code npu report ppa <block> [-p name=value]... [--clock-ns 5] [--sweep name=v1,v2,...] -o <dir>}:
+ * synthesizes the block (Yosys, OSU 0.18 µm), times and powers it (OpenSTA), scales to 45 and
+ * 7 nm, and writes {@code index.html}, {@code ppa.json} and {@code ppa.csv} into the directory.
+ * Every input is checked before any tool runs; bad input prints one line naming the parameter
+ * and its allowed values and exits with 2; a tool failure prints the tool's errors and exits
+ * with 1. The report directory appears only when the whole report is written.
+ */
+@Command(name = "ppa", mixinStandardHelpOptions = true,
+    description = "Area, timing and power of a block from Yosys + OpenSTA, as HTML (with plots), JSON and CSV.")
+public final class PpaCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "<block>", description = "block name (see 'npu blocks')")
+  String block;
+
+  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "block parameter")
+  Map<String, String> params = new LinkedHashMap<>();
+
+  @Option(names = "--clock-ns", paramLabel = "ns", defaultValue = "5",
+      description = "clock period in ns, > 0 (default: ${DEFAULT-VALUE})")
+  String clockNs;
+
+  @Option(names = "--sweep", paramLabel = "name=v1,v2,...", description = "vary one parameter; plots PPA against it")
+  String sweep;
+
+  @Option(names = "--activity", paramLabel = "toggles", defaultValue = "0.1",
+      description = "switching activity of data inputs for power, 0..1 toggles/cycle (default: ${DEFAULT-VALUE})")
+  String activity;
+
+  @Option(names = "--port-activity", paramLabel = "port=toggles", description = "activity of one input port")
+  Map<String, String> portActivities = new LinkedHashMap<>();
+
+  @Option(names = {"-o", "--output"}, paramLabel = "<dir>", required = true, description = "report directory")
+  Path output;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      BlockGenerator gen = BlockRegistry.find(block);
+      Map<String, Double> ports = new LinkedHashMap<>();
+      portActivities.forEach((port, a) -> ports.put(port, number("--port-activity " + port, a)));
+      PpaOptions options = PpaOptions.defaults().withClockNs(number("--clock-ns", clockNs))
+          .withActivity(number("--activity", activity), ports);
+      SweepSpec s = SweepSpec.parse(sweep);
+      Map<String, String> base = Params.resolve(gen, params).asMap();
+      if (s != null) {
+        for (String v : s.values()) {
+          Map<String, String> point = new LinkedHashMap<>(params);
+          point.put(s.param(), v);
+          Params.resolve(gen, point);
+        }
+      }
+      List<PpaResult> results = PpaSweep.run(BlockDesigns.of(gen), base, s == null ? null : s.param(),
+          s == null ? List.of() : s.values(), options, (r, ms) -> {
+            out.println(summary(r, ms));
+            out.flush();
+          });
+      ReportWriter.write(PpaReport.of(block, s == null ? null : s.param(), results, options), output);
+      out.println("wrote " + output.resolve("index.html") + ", ppa.json, ppa.csv");
+      return 0;
+    } catch (ToolFailure e) {
+      err.println("npu report ppa: " + e.getMessage());
+      return 1;
+    } catch (IllegalArgumentException e) {
+      err.println("npu report ppa: " + e.getMessage());
+      return 2;
+    }
+  }
+
+  private static double number(String option, String text) {
+    try {
+      return Double.parseDouble(text.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + ": expected a number, got '" + text + "'");
+    }
+  }
+
+  private static String summary(PpaResult r, long millis) {
+    StringBuilder p = new StringBuilder();
+    r.params().forEach((k, v) -> p.append(' ').append(k).append('=').append(v));
+    return String.format(Locale.ROOT, "%s%s: std-cell area %.0f um^2, SRAM %.0f um^2 (model), Fmax %.1f MHz, "
+            + "power %.3f mW at %.3g ns [%.1f s]", r.design(), p, r.synthesis().chipAreaUm2(),
+        r.sramAreaUm2(org.llmnpu.reports.ppa.NodeScaling.Node.N180), r.timing().fmaxMhz(), r.power().totalMw(),
+        r.timing().clockNs(), millis / 1000.0);
+  }
+}

@@ -1,0 +1,106 @@
+package org.llmnpu.cli.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class PpaCommandTest {
+  @TempDir
+  Path tmp;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    System.setProperty("llmnpu.ppa.cache", tmp.resolve("cache").toString());
+    return new CommandLine(new ReportCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        .execute(args);
+  }
+
+  private void assertRejected(int code, String... mustContain) {
+    assertEquals(2, code, err.toString());
+    String message = err.toString().strip();
+    assertEquals(1, message.lines().count(), "one line: " + message);
+    for (String s : mustContain) {
+      assertTrue(message.contains(s), message + " should contain " + s);
+    }
+    assertFalse(Files.exists(tmp.resolve("out")), "no report is written for bad input");
+  }
+
+  @Test
+  void unknownBlockIsRejectedListingTheBlocks() {
+    assertRejected(run("ppa", "no_such_block", "-o", tmp.resolve("out").toString()), "unknown block 'no_such_block'",
+        "fifo");
+  }
+
+  @Test
+  void badParameterValueNamesTheParameterAndAllowedValues() {
+    assertRejected(run("ppa", "fifo", "-p", "depth=3", "-o", tmp.resolve("out").toString()), "'depth'", "allowed");
+  }
+
+  @Test
+  void badSweepValueIsRejectedBeforeAnyToolRuns() {
+    assertRejected(run("ppa", "fifo", "--sweep", "depth=16,17", "-o", tmp.resolve("out").toString()), "'depth'",
+        "17");
+    assertFalse(Files.exists(tmp.resolve("cache")), "no tool ran");
+  }
+
+  @Test
+  void nonPositiveClockIsRejectedNamingTheOption() {
+    assertRejected(run("ppa", "fifo", "--clock-ns", "-1", "-o", tmp.resolve("out").toString()), "--clock-ns",
+        "positive");
+  }
+
+  @Test
+  void nonNumericClockIsRejectedNamingTheOption() {
+    assertRejected(run("ppa", "fifo", "--clock-ns", "fast", "-o", tmp.resolve("out").toString()), "--clock-ns",
+        "number");
+  }
+
+  @Test
+  void sweepOfFifoDepthWritesAReportWhoseAreaGrowsWithDepth() throws Exception {
+    requireTools();
+    int code = run("ppa", "fifo", "-p", "width=8", "--sweep", "depth=4,16,64", "--clock-ns", "4",
+        "-o", tmp.resolve("out").toString());
+    assertEquals(0, code, err.toString());
+    for (String f : new String[] {"index.html", "ppa.json", "ppa.csv"}) {
+      assertTrue(Files.size(tmp.resolve("out").resolve(f)) > 0, f);
+    }
+    JsonNode points = new ObjectMapper().readTree(tmp.resolve("out/ppa.json").toFile()).get("points");
+    assertEquals(3, points.size());
+    double previousTotal = 0;
+    for (JsonNode p : points) {
+      double total = p.get("nodes").get(0).get("totalAreaUm2").asDouble();
+      assertTrue(total > previousTotal, "total area grows with depth");
+      assertTrue(p.get("timing").get("fmaxMhz").asDouble() > 0);
+      previousTotal = total;
+    }
+    assertTrue(out.toString().contains("depth=64"), out.toString());
+  }
+
+  static void requireTools() {
+    for (String exe : new String[] {"yosys", "sta"}) {
+      boolean found = false;
+      for (String dir : System.getenv("PATH").split(File.pathSeparator)) {
+        found |= Files.isExecutable(Path.of(dir, exe));
+      }
+      if (!found && "true".equalsIgnoreCase(System.getenv("CI"))) {
+        fail("CI=true and " + exe + " is missing: run scripts/setup-tools.sh");
+      }
+      Assumptions.assumeTrue(found, "skipped: " + exe + " missing; run scripts/setup-tools.sh");
+    }
+  }
+}
