@@ -3,6 +3,7 @@ package org.llmnpu.cli.sw;
 import picocli.CommandLine.Command;
 
 /** {@code npu sw ...}: the software stack (model runs, KV-cache and fusion studies). */
-@Command(name = "sw", description = "Run the LLM software stack.", mixinStandardHelpOptions = true)
+@Command(name = "sw", description = "Run the LLM software stack.", mixinStandardHelpOptions = true,
+        subcommands = {SwRunCommand.class})
 public final class SwCommand {
 }

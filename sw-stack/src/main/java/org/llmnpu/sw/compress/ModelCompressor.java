@@ -62,6 +62,15 @@ public final class ModelCompressor {
         float[][] pruned = spec.sparsity().map(p -> NmPruner.prune(w, p)).orElse(w);
         long rows = w.length;
         long cols = w[0].length;
+        if (spec.mx().isPresent()) {
+            float[][] q = MxWeights.quantizeDequantize(pruned, spec.mx().get());
+            long bytes = MxWeights.storageBytes((int) rows, (int) cols, spec.mx().get());
+            if (spec.sparsity().isPresent()) {
+                NmPattern p = spec.sparsity().get();
+                bytes = bytes - (rows * cols * spec.mx().get().bits() + 7) / 8 + sparseBytes(rows, cols, p, spec.mx().get().bits());
+            }
+            return new MatrixResult(q, bytes);
+        }
         if (spec.quant().isEmpty()) {
             long bytes = spec.sparsity().map(p -> sparseBytes(rows, cols, p, 16)).orElse(4 * rows * cols);
             return new MatrixResult(pruned, bytes);

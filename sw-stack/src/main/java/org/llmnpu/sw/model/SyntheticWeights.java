@@ -30,7 +30,7 @@ public final class SyntheticWeights {
     /** Consistent magnitude of the outlier channels in every embedding (ordinary channels have RMS ≈ 1.2). */
     private static final double OUTLIER_OFFSET = 8.0;
     /** Share of a normalized hidden state along the common direction (embedding construction). */
-    private static final double COMMON_SHARE = 0.75;
+    private static final double COMMON_SHARE = 0.65;
     private static final double LOCAL_LOGIT_MIN = 4.0;
     private static final double LOCAL_LOGIT_MAX = 10.0;
     private static final double SINK_LOGIT_MIN = 4.0;

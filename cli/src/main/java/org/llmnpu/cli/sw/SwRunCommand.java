@@ -1,0 +1,107 @@
+package org.llmnpu.cli.sw;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.llmnpu.sw.compress.CompressionSpec;
+import org.llmnpu.sw.run.RunOptions;
+import org.llmnpu.sw.run.RunReport;
+import org.llmnpu.sw.run.SwRun;
+import org.llmnpu.sw.runtime.StaticShape;
+import org.llmnpu.sw.sample.SamplerConfig;
+import org.llmnpu.sw.spec.DraftSpec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code npu sw run}: generates tokens with the Java executor of the software stack and reports speed
+ * and accuracy against the FP32 model (logits SNR, KL divergence, top-1 agreement), plus acceptance
+ * figures when speculative decoding is on.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run a LLaMA-style model with compression, static shapes or speculative decoding.")
+public final class SwRunCommand implements Callable<Integer> {
+
+    @Option(names = "--model", defaultValue = "tiny", description = "Synthetic model: tiny or medium (default ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--weights", description = "llama2.c .bin checkpoint to load instead of synthetic weights.")
+    Path weights;
+
+    @Option(names = "--prompt-len", defaultValue = "32", description = "Prompt tokens (default ${DEFAULT-VALUE}).")
+    int promptLen;
+
+    @Option(names = "--max-new", defaultValue = "64", description = "Tokens to generate (default ${DEFAULT-VALUE}).")
+    int maxNew;
+
+    @Option(names = "--quant", defaultValue = "fp32",
+            description = "Weights: fp32, int8, int4-g32, int4-g32-asym, mxfp8, mxfp6, mxfp4, mxint8 (default ${DEFAULT-VALUE}).")
+    String quant;
+
+    @Option(names = "--sparsity", description = "N:M pruning along K: 2:4 or 4:8.")
+    String sparsity;
+
+    @Option(names = "--no-calibration", description = "Plain min-max INT quantization instead of clip calibration.")
+    boolean noCalibration;
+
+    @Option(names = "--static", description = "Static-shape runtime, e.g. slp=64,slr=128.")
+    String staticShape;
+
+    @Option(names = "--speculative", description = "Speculative decoding, e.g. draft=int4,gamma=4 (draft: int8, int4-g32, "
+            + "int4+2:4, skipN, file:path.bin).")
+    String speculative;
+
+    @Option(names = "--temperature", defaultValue = "0", description = "0 = greedy (default ${DEFAULT-VALUE}).")
+    float temperature;
+
+    @Option(names = "--top-k", defaultValue = "0", description = "0 = off (default ${DEFAULT-VALUE}).")
+    int topK;
+
+    @Option(names = "--top-p", defaultValue = "1", description = "1 = off (default ${DEFAULT-VALUE}).")
+    float topP;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of weights, prompt and sampling (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Print JSON instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        RunOptions options;
+        try {
+            String spec = sparsity == null ? quant : quant + "+" + sparsity;
+            CompressionSpec compression = BadParameter.parse("--quant/--sparsity", () -> CompressionSpec.parse(spec, !noCalibration));
+            Optional<StaticShape> shape = staticShape == null ? Optional.empty()
+                    : Optional.of(BadParameter.parse("--static", () -> StaticShape.parse(staticShape)));
+            Optional<DraftSpec> draft = speculative == null ? Optional.empty()
+                    : Optional.of(BadParameter.parse("--speculative", () -> DraftSpec.parse(speculative)));
+            SamplerConfig sampler = BadParameter.parse("--temperature/--top-k/--top-p",
+                    () -> new SamplerConfig(temperature, topK, topP, seed));
+            if (weights == null) {
+                BadParameter.parse("--model", () -> org.llmnpu.sw.model.ModelConfig.named(model));
+            }
+            options = BadParameter.parse("--prompt-len/--max-new", () -> new RunOptions(model, Optional.ofNullable(weights),
+                    promptLen, maxNew, compression, shape, draft, sampler));
+        } catch (BadParameter e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        RunReport report;
+        try {
+            report = SwRun.run(options);
+        } catch (IllegalArgumentException e) {
+            System.err.println("sw run: " + e.getMessage());
+            return 2;
+        }
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                    .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false).writeValueAsString(report));
+        } else {
+            System.out.print(report.toText());
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,76 @@
+package org.llmnpu.sw.kv;
+
+import java.util.Arrays;
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.model.DenseKvCache;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.RecordingKvStore;
+import org.llmnpu.sw.model.Transformer;
+
+/**
+ * Measures KV-cache settings on one model: a context is prefilled once with the FP32 cache (queries
+ * recorded for eviction); each setting then builds its cache from that prefill (evicting, then
+ * quantizing as a stream, as a runtime would) and decodes the same continuation tokens teacher-forced.
+ * The reference decodes with the full FP32 cache.
+ */
+public final class KvStudy {
+
+    private final Transformer model;
+    private final int[] continuation;
+    private final RecordingKvStore prefill;
+    private final float[][] reference;
+    private final long fullFp16Bytes;
+
+    public KvStudy(Transformer model, int[] context, int[] continuation) {
+        if (context.length < 2 || continuation.length < 1) {
+            throw new IllegalArgumentException("need a context of >= 2 tokens and >= 1 continuation token");
+        }
+        this.model = model;
+        this.continuation = continuation.clone();
+        ModelConfig c = model.config();
+        this.prefill = new RecordingKvStore(c, context.length);
+        model.forwardAll(context, prefill);
+        DenseKvCache full = model.newCache(context.length + continuation.length);
+        model.forwardAll(context, full);
+        this.reference = model.forwardAll(continuation, full);
+        this.fullFp16Bytes = 2L * 2 * c.layers() * c.kvDim() * context.length;
+    }
+
+    public KvStudyResult measure(KvSetting setting) {
+        ModelConfig c = model.config();
+        int[][][] kept = setting.eviction().isPresent()
+                ? SnapKvEviction.select(prefill, setting.eviction().get())
+                : CompressedKvStore.keepAll(c, prefill.length());
+        CompressedKvStore store = CompressedKvStore.fromPrefill(prefill.cache(), kept, setting.quant());
+        long bytes = store.bytesPerDecodeStep();
+        double rows = 0;
+        for (int l = 0; l < c.layers(); l++) {
+            for (int h = 0; h < c.kvHeads(); h++) {
+                rows += store.rows(l, h);
+            }
+        }
+        rows /= c.layers() * c.kvHeads();
+        long t0 = System.nanoTime();
+        float[][] logits = new float[continuation.length][];
+        for (int i = 0; i < continuation.length; i++) {
+            logits[i] = model.forward(continuation[i], store.length(), store);
+        }
+        double ms = (System.nanoTime() - t0) / 1e6 / continuation.length;
+        LogitComparison cmp = LogitComparison.compare(reference, logits);
+        return new KvStudyResult(setting.toString(), cmp.klDivergence(), cmp.top1Agreement(), cmp.snrDb(), bytes,
+                bytes / (double) fullFp16Bytes, rows, ms);
+    }
+
+    /** Kept positions for a setting (for inspection and tests). */
+    public int[][][] keptPositions(EvictionConfig e) {
+        return SnapKvEviction.select(prefill, e);
+    }
+
+    public int contextLength() {
+        return prefill.length();
+    }
+
+    public float[][] referenceLogits() {
+        return Arrays.copyOf(reference, reference.length);
+    }
+}

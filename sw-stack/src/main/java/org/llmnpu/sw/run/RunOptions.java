@@ -1,0 +1,37 @@
+package org.llmnpu.sw.run;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import org.llmnpu.sw.compress.CompressionSpec;
+import org.llmnpu.sw.runtime.StaticShape;
+import org.llmnpu.sw.sample.SamplerConfig;
+import org.llmnpu.sw.spec.DraftSpec;
+
+/**
+ * What {@code npu sw run} executes: a model (a named synthetic config or a llama2.c checkpoint), a
+ * synthetic prompt of {@code promptLen} tokens, {@code maxNew} generated tokens, the weight compression
+ * of the run's model, and optionally the static-shape runtime or speculative decoding.
+ */
+public record RunOptions(String model, Optional<Path> weights, int promptLen, int maxNew, CompressionSpec compression,
+                         Optional<StaticShape> staticShape, Optional<DraftSpec> speculative, SamplerConfig sampler) {
+
+    public RunOptions {
+        if (promptLen < 1) {
+            throw new IllegalArgumentException("prompt-len must be >= 1, got " + promptLen);
+        }
+        if (maxNew < 1) {
+            throw new IllegalArgumentException("max-new must be >= 1, got " + maxNew);
+        }
+        if (staticShape.isPresent() && speculative.isPresent()) {
+            throw new IllegalArgumentException("static and speculative cannot be combined: speculative verification "
+                    + "runs on the dynamic-shape verifier");
+        }
+        if (staticShape.isPresent() && promptLen > staticShape.get().slp()) {
+            throw new IllegalArgumentException("prompt-len " + promptLen + " exceeds static slp = " + staticShape.get().slp());
+        }
+        if (staticShape.isPresent() && maxNew - 1 > staticShape.get().slr()) {
+            throw new IllegalArgumentException("max-new " + maxNew + " needs " + (maxNew - 1)
+                    + " decode steps but static slr = " + staticShape.get().slr());
+        }
+    }
+}

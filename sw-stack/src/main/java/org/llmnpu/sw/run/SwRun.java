@@ -1,0 +1,109 @@
+package org.llmnpu.sw.run;
+
+import java.io.IOException;
+import java.util.Arrays;
+import org.llmnpu.sw.compress.CompressedModel;
+import org.llmnpu.sw.compress.ModelCompressor;
+import org.llmnpu.sw.eval.AccuracyEvaluation;
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.io.Llama2cCheckpoint;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.SyntheticPrompts;
+import org.llmnpu.sw.model.SyntheticWeights;
+import org.llmnpu.sw.model.Transformer;
+import org.llmnpu.sw.runtime.Generation;
+import org.llmnpu.sw.runtime.Generators;
+import org.llmnpu.sw.runtime.StaticShapeRuntime;
+import org.llmnpu.sw.sample.Sampler;
+import org.llmnpu.sw.spec.DraftFactory;
+import org.llmnpu.sw.spec.SpeculativeDecoder;
+import org.llmnpu.sw.spec.SpeculativeResult;
+
+/**
+ * Executes one {@code npu sw run}: loads or generates the model (synthetic weights use the sampler
+ * seed), compresses it, generates with the chosen runtime, then measures accuracy against FP32.
+ * Calibration uses a separate synthetic sequence, never the evaluated one.
+ */
+public final class SwRun {
+
+    private SwRun() {
+    }
+
+    public static ModelWeights loadModel(RunOptions o) throws IOException {
+        if (o.weights().isPresent()) {
+            return Llama2cCheckpoint.read(o.weights().get());
+        }
+        return SyntheticWeights.generate(ModelConfig.named(o.model()), o.sampler().seed());
+    }
+
+    public static RunReport run(RunOptions o) throws IOException {
+        ModelWeights fp32 = loadModel(o);
+        ModelConfig c = fp32.config();
+        if (o.promptLen() + o.maxNew() > c.maxSeqLen()) {
+            throw new IllegalArgumentException("prompt-len + max-new = " + (o.promptLen() + o.maxNew())
+                    + " exceeds the model's maximum sequence length " + c.maxSeqLen());
+        }
+        int[] prompt = SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed());
+        int[] calibration = SyntheticPrompts.prompt(c, Math.min(64, c.maxSeqLen()), o.sampler().seed() + 1);
+        CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibration);
+        Transformer model = new Transformer(compressed.effectiveWeights());
+        Sampler sampler = new Sampler(o.sampler());
+        int[] tokens;
+        double seconds;
+        double staticDiff = Double.NaN;
+        SpeculativeResult spec = null;
+        DraftFactory.Draft draft = null;
+        String mode;
+        if (o.speculative().isPresent()) {
+            draft = DraftFactory.build(o.speculative().get(), fp32, calibration);
+            spec = new SpeculativeDecoder(model, draft.model(), o.speculative().get().gamma(), o.sampler())
+                    .generate(prompt, o.maxNew());
+            tokens = spec.tokens();
+            seconds = spec.seconds();
+            mode = "speculative decoding, " + o.speculative().get() + " (" + draft.description() + ")";
+        } else if (o.staticShape().isPresent()) {
+            StaticShapeRuntime runtime = new StaticShapeRuntime(compressed.effectiveWeights(), o.staticShape().get());
+            Generation g = Generators.staticShape(runtime, prompt, o.maxNew(), sampler);
+            tokens = g.tokens();
+            seconds = g.seconds();
+            staticDiff = maxDiffAgainstDynamic(model, prompt, g);
+            mode = "static shape slp=" + o.staticShape().get().slp() + ", slr=" + o.staticShape().get().slr();
+        } else {
+            Generation g = Generators.dynamic(model, prompt, o.maxNew(), sampler);
+            tokens = g.tokens();
+            seconds = g.seconds();
+            mode = "dynamic shape";
+        }
+        int[] sequence = concat(prompt, tokens);
+        LogitComparison acc = AccuracyEvaluation.evaluate(new Transformer(fp32), model, sequence, Math.min(1, sequence.length - 1));
+        double alpha = spec == null ? Double.NaN : spec.acceptanceRate();
+        double costRatio = draft == null ? Double.NaN : draft.costRatio();
+        return new RunReport(o.weights().map(Object::toString).orElse(o.model()), compressed.spec().toString(), mode,
+                o.promptLen(), tokens.length, tokens.length / seconds, compressed.sizeRatio(), acc.snrDb(),
+                acc.klDivergence(), acc.top1Agreement(), staticDiff, alpha,
+                spec == null ? Double.NaN : spec.acceptedPerPass(), spec == null ? Double.NaN : spec.tokensPerPass(),
+                costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
+                tokens);
+    }
+
+    /** Largest |logit| difference between the static run and the dynamic model on the same tokens. */
+    private static double maxDiffAgainstDynamic(Transformer model, int[] prompt, Generation g) {
+        int[] sequence = concat(prompt, Arrays.copyOf(g.tokens(), g.tokens().length - 1));
+        float[][] dynamic = model.forwardAll(sequence, model.newCache(sequence.length));
+        double max = 0;
+        for (int i = 0; i < g.logits().length; i++) {
+            float[] d = dynamic[prompt.length - 1 + i];
+            for (int v = 0; v < d.length; v++) {
+                max = Math.max(max, Math.abs(d[v] - g.logits()[i][v]));
+            }
+        }
+        return max;
+    }
+
+    static int[] concat(int[] a, int[] b) {
+        int[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
