@@ -61,10 +61,71 @@ final class Ops {
       throw new ElaborationException(SourceLocation.here(), String.format(
           "slice [%d:%d] out of range of a %d-bit value (bits %d..0)", high, low, e.width, e.width - 1));
     }
-    if (low == 0 && high == e.width - 1 && kind == e.kind) {
-      return e;
+    if (low == 0 && high == e.width - 1) {
+      return cast(e, kind);
     }
-    return new Op(Code.SLICE, high - low + 1, kind, List.of(e), low);
+    int w = high - low + 1;
+    if (e instanceof Literal l) {
+      return new Literal(w, kind, l.bits.shiftRight(low).and(BigInteger.ONE.shiftLeft(w).subtract(BigInteger.ONE)));
+    }
+    if (e instanceof Op op) {
+      Expr pushed = sliceThrough(op, high, low, kind);
+      if (pushed != null) {
+        return pushed;
+      }
+    }
+    return new Op(Code.SLICE, w, kind, List.of(e), low);
+  }
+
+  /**
+   * Slices an operator's result by slicing its operands where that gives the same bits, so
+   * no partially used temporary is needed: casts and slices compose, an extension's low
+   * bits are its operand's, and the low n bits of add/sub/mul/bitwise/mux/shift-left
+   * depend only on the low n bits of their operands.
+   */
+  private static Expr sliceThrough(Op op, int high, int low, Kind kind) {
+    Expr a0 = op.args.get(0);
+    switch (op.code) {
+      case AS_UINT, AS_SINT, AS_BITS:
+        return slice(a0, high, low, kind);
+      case SLICE:
+        return slice(a0, high + op.param, low + op.param, kind);
+      case EXTEND:
+        return high < a0.width ? slice(a0, high, low, kind) : null;
+      case CAT: {
+        int top = op.width;
+        for (Expr part : op.args) {
+          int partLow = top - part.width;
+          if (low >= partLow && high < top) {
+            return slice(part, high - partLow, low - partLow, kind);
+          }
+          top = partLow;
+        }
+        return null;
+      }
+      case ADD, SUB, MUL, AND, OR, XOR, NOT, NEG, SHL_DYN: {
+        if (low != 0) {
+          return null;
+        }
+        int n = high + 1;
+        List<Expr> args = new java.util.ArrayList<>();
+        for (int i = 0; i < op.args.size(); i++) {
+          Expr a = op.args.get(i);
+          args.add(op.code == Code.SHL_DYN && i == 1 ? a : resize(a, n));
+        }
+        return cast(new Op(op.code, n, op.kind, args), kind);
+      }
+      case MUX: {
+        if (low != 0) {
+          return null;
+        }
+        int n = high + 1;
+        return cast(new Op(Code.MUX, n, op.kind, List.of(a0, resize(op.args.get(1), n),
+            resize(op.args.get(2), n))), kind);
+      }
+      default:
+        return null;
+    }
   }
 
   static Expr resize(Expr e, int width) {

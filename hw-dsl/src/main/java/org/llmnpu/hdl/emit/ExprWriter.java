@@ -82,7 +82,8 @@ final class ExprWriter {
       return shared ? declare(e, s, "rd") : s;
     }
     Op op = (Op) e;
-    boolean product = op.code == Op.Code.MUL && !top;
+    boolean product = op.code == Op.Code.MUL && !top
+        && op.width > Math.max(op.args.get(0).width, op.args.get(1).width);
     if (shared && !trivial(op) || product) {
       return materialize(op);
     }
