@@ -46,7 +46,11 @@ public final class Verilog {
     }
     Verilog v = new Verilog();
     String name = v.visit(top);
-    return new VerilogDesign(name, v.files, v.memories);
+    List<VerilogDesign.PortInfo> ports = new ArrayList<>();
+    for (Signal p : top.ir().ports()) {
+      ports.add(new VerilogDesign.PortInfo(p.name, p.width, p.role == Signal.Role.INPUT, p.kind.signed()));
+    }
+    return new VerilogDesign(name, v.files, v.memories, ports);
   }
 
   private String visit(Module m) {

@@ -19,8 +19,18 @@ import java.util.Map;
  * @param top      name of the top module
  * @param files    file name to Verilog text, leaves first, top last
  * @param memories every memory array in the design, one entry per module definition
+ * @param ports    the top module's ports in declaration order
  */
-public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories) {
+public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports) {
+
+  /** A port of the top module. */
+  public record PortInfo(String name, int width, boolean input, boolean signed) {
+  }
+
+  /** A design whose top-level ports are not described (hand-written Verilog). */
+  public VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories) {
+    this(top, files, memories, List.of());
+  }
 
   /** A memory array of a module: {@code depth} words of {@code width} bits. */
   public record MemoryInfo(String module, String name, int width, int depth, int readPorts, int writePorts) {
@@ -32,6 +42,7 @@ public record VerilogDesign(String top, Map<String, String> files, List<MemoryIn
   public VerilogDesign {
     files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
     memories = List.copyOf(memories);
+    ports = List.copyOf(ports);
   }
 
   /** The filelist {@code <top>.f}: one file name per line, leaves first. */

@@ -1,0 +1,254 @@
+package org.llmnpu.verilator;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.llmnpu.hdl.emit.VerilogDesign.PortInfo;
+import org.llmnpu.hdl.sim.SimulationException;
+import org.llmnpu.hdl.sim.Simulator;
+
+/**
+ * {@link Simulator} over the line protocol (verilator-harness/PROTOCOL.md). Commands are
+ * buffered and sent when an answer is needed, so pokes and steps cost no round trip;
+ * every command also goes to the replay file. No wait is unbounded: an answer that does
+ * not come within the timeout, or a model that exits, becomes a {@link SimulationException}
+ * with the process's exit status and the tail of its standard error.
+ */
+final class ProtocolSimulator implements Simulator {
+  private static final String EOF = "\u0000eof";
+  private final String top;
+  private final Map<String, Integer> ids = new LinkedHashMap<>();
+  private final Map<String, PortInfo> ports = new LinkedHashMap<>();
+  private final ModelConnection model;
+  private final BufferedWriter out;
+  private final Writer replay;
+  private final BlockingQueue<String> answers = new ArrayBlockingQueue<>(1024);
+  private final Duration timeout;
+  private final Path replayFile;
+  private final Path waveFile;
+  private long cycles;
+  private boolean closed;
+
+  ProtocolSimulator(String top, List<PortInfo> portList, ModelConnection model, Path runDir, Path waveFile,
+                    Duration timeout) {
+    this.top = top;
+    for (int i = 0; i < portList.size(); i++) {
+      ids.put(portList.get(i).name(), i);
+      ports.put(portList.get(i).name(), portList.get(i));
+    }
+    this.model = model;
+    this.timeout = timeout;
+    this.waveFile = waveFile;
+    this.replayFile = runDir.resolve("replay.txt");
+    this.out = new BufferedWriter(new OutputStreamWriter(model.commands(), StandardCharsets.US_ASCII), 1 << 16);
+    try {
+      this.replay = Files.newBufferedWriter(replayFile, StandardCharsets.US_ASCII);
+      replay.write("# replay of a simulation of " + top + ": run the model with  ./sim < replay.txt\n");
+    } catch (IOException e) {
+      throw new SimulationException("cannot write " + replayFile, e);
+    }
+    Thread reader = new Thread(this::readAnswers, "model-answers-" + top);
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  private void readAnswers() {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(model.answers(), StandardCharsets.US_ASCII))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        answers.put(line);
+      }
+    } catch (IOException | InterruptedException e) {
+      // the model ended; the waiting side reports it
+    }
+    answers.offer(EOF);
+  }
+
+  private void send(String command) {
+    if (closed) {
+      throw new SimulationException("simulation of " + top + " is closed");
+    }
+    try {
+      out.write(command);
+      out.write('\n');
+      replay.write(command);
+      replay.write('\n');
+    } catch (IOException e) {
+      throw failure("cannot send '" + command + "'", e);
+    }
+  }
+
+  private String ask(String command) {
+    send(command);
+    try {
+      out.flush();
+      replay.flush();
+      String line = answers.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (line == null) {
+        model.close();
+        throw failure("no answer to '" + command + "' within " + timeout.toSeconds() + " s (model killed)", null);
+      }
+      if (line.equals(EOF)) {
+        answers.offer(EOF);
+        throw failure("the model exited while answering '" + command + "'", null);
+      }
+      return line;
+    } catch (IOException e) {
+      throw failure("the model stopped reading commands ('" + command + "')", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failure("interrupted while waiting for the model", e);
+    }
+  }
+
+  private SimulationException failure(String what, Throwable cause) {
+    return new SimulationException("simulation of " + top + " at cycle " + cycles + ": " + what + "\n"
+        + model.diagnostics() + "\nreplay: " + replayFile, cause);
+  }
+
+  private int id(String port) {
+    Integer id = ids.get(port);
+    if (id == null) {
+      throw new IllegalArgumentException("no port '" + port + "' on " + top + "; ports: " + String.join(", ", ids.keySet()));
+    }
+    return id;
+  }
+
+  private static String hex(BigInteger value, int width) {
+    BigInteger mask = BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
+    return value.and(mask).toString(16);
+  }
+
+  @Override
+  public void poke(String port, BigInteger value) {
+    PortInfo p = ports.get(port);
+    int id = id(port);
+    if (!p.input()) {
+      throw new IllegalArgumentException("port '" + port + "' of " + top + " is an output; only inputs can be poked");
+    }
+    send("p " + id + " " + hex(value, p.width()));
+  }
+
+  @Override
+  public BigInteger peek(String port) {
+    int id = id(port);
+    String answer = ask("g " + id);
+    try {
+      return new BigInteger(answer, 16);
+    } catch (NumberFormatException e) {
+      throw failure("unexpected answer '" + answer + "' to a peek of " + port, e);
+    }
+  }
+
+  @Override
+  public BigInteger peekSigned(String port) {
+    BigInteger v = peek(port);
+    int w = ports.get(port).width();
+    return v.testBit(w - 1) ? v.subtract(BigInteger.ONE.shiftLeft(w)) : v;
+  }
+
+  @Override
+  public void step(int n) {
+    if (n < 0) {
+      throw new IllegalArgumentException("cycles must be >= 0, got " + n);
+    }
+    if (n > 0) {
+      send("s " + n);
+      cycles += n;
+    }
+  }
+
+  @Override
+  public void reset(int n) {
+    if (ports.containsKey("reset")) {
+      poke("reset", 1);
+      step(n);
+      poke("reset", 0);
+    } else if (ports.containsKey("reset_n")) {
+      poke("reset_n", 0);
+      step(n);
+      poke("reset_n", 1);
+    } else {
+      throw new IllegalArgumentException(top + " has no reset or reset_n port");
+    }
+  }
+
+  @Override
+  public long runUntil(String port, BigInteger value, long maxCycles) {
+    PortInfo p = ports.get(port);
+    int id = id(port);
+    String answer = ask("u " + id + " " + hex(value, p.width()) + " " + maxCycles);
+    String[] parts = answer.split(" ");
+    long n = Long.parseLong(parts[1]);
+    cycles += n;
+    if (!parts[0].equals("ok")) {
+      throw new SimulationException(String.format("%s: port '%s' did not become 0x%s within %d cycles "
+          + "(ran %d cycles, now at cycle %d); replay: %s", top, port, value.toString(16), maxCycles, n, cycles,
+          replayFile));
+    }
+    return n;
+  }
+
+  @Override
+  public long cycle() {
+    return cycles;
+  }
+
+  /** The cycle count as the model itself reports it. */
+  long modelCycle() {
+    return Long.parseLong(ask("c"));
+  }
+
+  @Override
+  public void waves(boolean on) {
+    if (waveFile == null) {
+      throw new IllegalStateException("this model was built without waveforms; set SimOptions waves to VCD or FST");
+    }
+    send("w " + (on ? 1 : 0));
+  }
+
+  @Override
+  public Path waveFile() {
+    return waveFile;
+  }
+
+  @Override
+  public Path replayFile() {
+    return replayFile;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    try {
+      String bye = ask("q");
+      if (!bye.startsWith("bye")) {
+        throw failure("unexpected answer '" + bye + "' to quit", null);
+      }
+    } finally {
+      closed = true;
+      try {
+        replay.close();
+      } catch (IOException e) {
+        // the replay file is advisory
+      }
+      model.close();
+    }
+  }
+}
