@@ -175,10 +175,16 @@ public final class OpenSta {
     while (m.find()) {
       Matcher q = Q_PIN.matcher(m.group(3));
       if (m.group(1).startsWith("DFF") && q.find()) {
-        out.put(m.group(2).strip(), q.group(1).strip());
+        out.put(unescape(m.group(2)), unescape(q.group(1)));
       }
     }
     return out;
+  }
+
+  /** A Verilog name without the escaped-identifier backslash and its terminating space. */
+  static String unescape(String name) {
+    String n = name.strip();
+    return (n.startsWith("\\") ? n.substring(1) : n).replace(" [", "[");
   }
 
   static PowerResult parsePower(String out, PpaOptions o) {
