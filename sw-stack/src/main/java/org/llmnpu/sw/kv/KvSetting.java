@@ -16,7 +16,7 @@ public record KvSetting(Optional<KvQuantConfig> quant, Optional<EvictionConfig> 
     @Override
     public String toString() {
         if (quant.isEmpty() && eviction.isEmpty()) {
-            return "full FP16";
+            return "full cache";
         }
         return quant.map(KvQuantConfig::toString).orElse("FP16") + eviction.map(e -> " + " + e).orElse("");
     }

@@ -15,7 +15,10 @@ import java.util.Random;
  *       {@code q_m·k_n} is largest at {@code m = n} and decays with distance;</li>
  *   <li>attention sink: the BOS embedding carries a direction {@code s}; keys map {@code s}, and queries
  *       map {@code u}, into the lowest-frequency RoPE pair, so every query scores BOS highly;</li>
- *   <li>head diversity: the strengths of both structures vary per head.</li>
+ *   <li>head diversity: the strengths of both structures vary per head;</li>
+ *   <li>keys carry channel structure, values do not: {@code Wv} ignores the common direction and the
+ *       outlier channels, so values have no per-channel offsets — KIVI's observation on trained models
+ *       (key cache: fixed outlier channels; value cache: no channel pattern).</li>
  * </ul>
  * The LM head is orthogonal to {@code u} and {@code s}, so no token wins merely by those directions.
  * Same seed, same weights.
@@ -40,12 +43,17 @@ public final class SyntheticWeights {
     private final Random rnd;
     private final float[] common;
     private final float[] sink;
+    private final int[] outlierChannels;
 
     private SyntheticWeights(ModelConfig c, long seed) {
         this.c = c;
         this.rnd = new Random(seed);
         this.common = unitVector(null);
         this.sink = unitVector(common);
+        this.outlierChannels = new int[Math.max(1, c.dim() / 64)];
+        for (int i = 0; i < outlierChannels.length; i++) {
+            outlierChannels[i] = rnd.nextInt(c.dim());
+        }
     }
 
     public static ModelWeights generate(ModelConfig config, long seed) {
@@ -70,11 +78,6 @@ public final class SyntheticWeights {
     private float[][] embeddings() {
         int dim = c.dim();
         double rootDim = Math.sqrt(dim);
-        int outliers = Math.max(1, dim / 64);
-        int[] outlierChannels = new int[outliers];
-        for (int i = 0; i < outliers; i++) {
-            outlierChannels[i] = rnd.nextInt(dim);
-        }
         float[][] e = new float[c.vocabSize()][dim];
         for (int t = 0; t < e.length; t++) {
             for (int i = 0; i < dim; i++) {
@@ -121,6 +124,12 @@ public final class SyntheticWeights {
             }
         }
         float[][] wv = heavyMatrix(c.kvDim(), dim, 1.0 / rootDim);
+        for (float[] row : wv) {
+            projectOut(row, common);
+            for (int ch : outlierChannels) {
+                row[ch] = 0f;
+            }
+        }
         float[][] wo = heavyMatrix(dim, dim, RESIDUAL_SCALE / rootDim);
         float[][] w1 = heavyMatrix(c.hiddenDim(), dim, 1.0 / rootDim);
         float[][] w3 = heavyMatrix(c.hiddenDim(), dim, 1.0 / rootDim);

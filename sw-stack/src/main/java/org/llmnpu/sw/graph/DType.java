@@ -1,0 +1,20 @@
+package org.llmnpu.sw.graph;
+
+/** Element types of graph tensors and their storage size in bits. */
+public enum DType {
+    INT4(4), INT8(8), FP16(16), INT32(32), FP32(32);
+
+    private final int bits;
+
+    DType(int bits) {
+        this.bits = bits;
+    }
+
+    public int bits() {
+        return bits;
+    }
+
+    public long bytes(long elements) {
+        return (elements * bits + 7) / 8;
+    }
+}

@@ -1,0 +1,28 @@
+package org.llmnpu.sw.graph;
+
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * What one static graph processes: {@code tokens} new tokens (the prefill length, or 1 for decode)
+ * attending over {@code kvLength} cached positions (new tokens included), with weights stored as
+ * {@code weightType} and the KV cache as {@code kvType}.
+ */
+public record GraphShape(ModelConfig model, int tokens, int kvLength, DType weightType, DType kvType) {
+
+    public GraphShape {
+        if (tokens < 1) {
+            throw new IllegalArgumentException("tokens must be >= 1, got " + tokens);
+        }
+        if (kvLength < tokens) {
+            throw new IllegalArgumentException("kvLength must be >= tokens " + tokens + ", got " + kvLength);
+        }
+    }
+
+    public static GraphShape prefill(ModelConfig c, int length, DType weights) {
+        return new GraphShape(c, length, length, weights, DType.FP16);
+    }
+
+    public static GraphShape decode(ModelConfig c, int context, DType weights) {
+        return new GraphShape(c, 1, context, weights, DType.FP16);
+    }
+}
