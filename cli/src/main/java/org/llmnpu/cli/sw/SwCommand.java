@@ -4,6 +4,6 @@ import picocli.CommandLine.Command;
 
 /** {@code npu sw ...}: the software stack (model runs, KV-cache and fusion studies). */
 @Command(name = "sw", description = "Run the LLM software stack.", mixinStandardHelpOptions = true,
-        subcommands = {SwRunCommand.class, SwKvCommand.class})
+        subcommands = {SwRunCommand.class, SwKvCommand.class, SwPassesCommand.class})
 public final class SwCommand {
 }

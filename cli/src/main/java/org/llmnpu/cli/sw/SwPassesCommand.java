@@ -1,0 +1,91 @@
+package org.llmnpu.cli.sw;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.llmnpu.sw.graph.DType;
+import org.llmnpu.sw.graph.GraphShape;
+import org.llmnpu.sw.graph.PassReport;
+import org.llmnpu.sw.graph.TilingConfig;
+import org.llmnpu.sw.model.ModelConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code npu sw passes}: builds the prefill and decode graphs of a model, runs horizontal, vertical and
+ * attention fusion, tiles the result for the SRAM, and prints kernels, intermediate bytes and total
+ * off-chip traffic (also per token) after each pass.
+ */
+@Command(name = "passes", mixinStandardHelpOptions = true,
+        description = "Fusion and tiling passes: dispatches and off-chip traffic before and after each pass.")
+public final class SwPassesCommand implements Callable<Integer> {
+
+    @Option(names = "--model", defaultValue = "tiny", description = "tiny or medium (default ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--sram-kib", defaultValue = "512", description = "On-chip SRAM in KiB (default ${DEFAULT-VALUE}).")
+    int sramKib;
+
+    @Option(names = "--array", defaultValue = "32x32", description = "MAC array rows x columns (default ${DEFAULT-VALUE}).")
+    String array;
+
+    @Option(names = "--prefill", defaultValue = "256", description = "Prefill length SLP (default ${DEFAULT-VALUE}).")
+    int prefill;
+
+    @Option(names = "--context", defaultValue = "2048", description = "KV length seen by the decode graph (default ${DEFAULT-VALUE}).")
+    int context;
+
+    @Option(names = "--weight-type", defaultValue = "int4", description = "Stored weights: int4, int8 or fp16 (default ${DEFAULT-VALUE}).")
+    String weightType;
+
+    @Option(names = "--json", description = "Print JSON instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PassReport.Report report;
+        try {
+            ModelConfig c = BadParameter.parse("--model", () -> ModelConfig.named(model));
+            DType w = BadParameter.parse("--weight-type", () -> switch (weightType.toLowerCase(Locale.ROOT)) {
+                case "int4" -> DType.INT4;
+                case "int8" -> DType.INT8;
+                case "fp16" -> DType.FP16;
+                default -> throw new IllegalArgumentException("must be int4, int8 or fp16, got '" + weightType + "'");
+            });
+            if (sramKib < 1) {
+                throw new BadParameter("--sram-kib: must be >= 1 KiB, got " + sramKib);
+            }
+            String[] rc = array.toLowerCase(Locale.ROOT).split("x");
+            TilingConfig tiling = BadParameter.parse("--array", () -> {
+                if (rc.length != 2) {
+                    throw new IllegalArgumentException("array must look like 32x32, got '" + array + "'");
+                }
+                try {
+                    return TilingConfig.ofKib(sramKib, Integer.parseInt(rc[0]), Integer.parseInt(rc[1]));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("array must look like 32x32, got '" + array + "'");
+                }
+            });
+            GraphShape pre = BadParameter.parse("--prefill", () -> GraphShape.prefill(c, prefill, w));
+            GraphShape dec = BadParameter.parse("--context", () -> GraphShape.decode(c, context, w));
+            report = BadParameter.parse("--sram-kib", () -> PassReport.run(pre, dec, tiling));
+        } catch (BadParameter e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+            return 0;
+        }
+        System.out.printf("%-16s %-34s %8s %18s %16s %18s %16s%n", "phase", "stage", "kernels", "intermediate (B)",
+                "total (B)", "intermediate/token", "total/token");
+        for (PassReport.Row r : report.rows()) {
+            System.out.printf("%-16s %-34s %8d %18d %16d %18.0f %16.0f%n", r.phase(), r.stage(), r.kernels(),
+                    r.intermediateBytes(), r.totalBytes(), r.intermediateBytesPerToken(), r.totalBytesPerToken());
+        }
+        System.out.println("prefill tiles: " + String.join("; ", report.prefillTiles()));
+        System.out.println("decode tiles:  " + String.join("; ", report.decodeTiles()));
+        return 0;
+    }
+}
