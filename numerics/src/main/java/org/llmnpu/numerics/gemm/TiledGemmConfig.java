@@ -46,10 +46,10 @@ public record TiledGemmConfig(int rows, int cols, int mTile, int accWidth, int i
         return (k + (long) kPerTile() - 1) / kPerTile();
     }
 
-    /** Number of groups of K tiles folded before each write-back, {@code ceil(kTiles / icAccumDepth)}. */
+    /** Number of groups of K tiles folded before each write-back, {@code ceil(kTiles / icAccumDepth)}, at least 1. */
     public long kGroups(int k) {
         long tiles = kTiles(k);
         long depth = Math.min(icAccumDepth, Math.max(tiles, 1));
-        return (tiles + depth - 1) / depth;
+        return Math.max(1, (tiles + depth - 1) / depth);
     }
 }

@@ -46,6 +46,24 @@ public record MxBlock(MxElementType type, int scaleCode, int[] elements) {
         return elements.clone();
     }
 
+    /** Value equality: same type, scale code and element codes. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MxBlock b && b.type == type && b.scaleCode == scaleCode
+                && java.util.Arrays.equals(b.elements, elements);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * type.hashCode() + scaleCode) + java.util.Arrays.hashCode(elements);
+    }
+
+    @Override
+    public String toString() {
+        return "MxBlock[" + type + ", scale=0x" + Integer.toHexString(scaleCode) + ", elements="
+                + java.util.Arrays.toString(elements) + "]";
+    }
+
     /** Number of elements. */
     public int size() {
         return elements.length;

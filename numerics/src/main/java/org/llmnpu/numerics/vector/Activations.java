@@ -16,16 +16,18 @@ import org.llmnpu.numerics.fp16.Fp16;
  *   <li>{@code swiglu(g, u) = silu(g) · u}.</li>
  * </ul>
  * Error bounds vs the double-precision functions on the same FP16 inputs (ULP of the reference):
- * SiLU ≤ {@value #SILU_ULP_BOUND}, GeLU (vs its tanh form) ≤ {@value #GELU_ULP_BOUND} over every
- * finite FP16 input, SwiGLU ≤ {@value #SWIGLU_ULP_BOUND} on random pairs. The large GeLU bound comes
- * from the negative tail (x ≈ −4), where the output is x·e^(2z) and the rounding of the FP16
- * argument 2z (|2z| ≈ 11, ULP 2^-7) is amplified; ULP errors are measured with the subnormal ULP
- * floor, so outputs that underflow are within a few subnormal ULPs.
+ * SiLU ≤ {@value #SILU_ULP_BOUND} and GeLU (vs its tanh form) ≤ {@value #GELU_ULP_BOUND}, both held
+ * exhaustively over every FP16 input (measured 3.3 and 14.9). SwiGLU ≤ {@value #SWIGLU_ULP_BOUND}
+ * whenever silu(g) is a normal FP16 value (SiLU's 4 ULP are at most 2^-8 relative, 8 units of
+ * 2^-11, plus 1 for the product); when silu(g) is subnormal (g &lt; −12.3) its absolute error of a
+ * few 2^-24 is multiplied by |u|. The large GeLU bound comes from the negative tail (x ≈ −4), where
+ * the output is x·e^(2z) and the rounding of the FP16 argument 2z (|2z| ≈ 11, ULP 2^-7) is
+ * amplified.
  */
 public final class Activations {
     public static final double SILU_ULP_BOUND = 4.0;
     public static final double GELU_ULP_BOUND = 16.0;
-    public static final double SWIGLU_ULP_BOUND = 5.0;
+    public static final double SWIGLU_ULP_BOUND = 9.0;
 
     /** FP16(2·√(2/π)). */
     public static final short GELU_C2 = Fp16.fromDouble(2 * Math.sqrt(2 / Math.PI));

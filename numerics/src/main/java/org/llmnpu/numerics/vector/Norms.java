@@ -23,18 +23,21 @@ import org.llmnpu.numerics.fp16.Fp16;
  * {@code var + eps}; {@code y_i = Fp16.add(Fp16.mul(Fp16.mul(scaled(d_i), rm), γ_i), β_i)}.
  *
  * <p>Error bound vs the double-precision norm of the same FP16 inputs, γ, β and eps:
- * ≤ {@value #RMS_ULP_BOUND} ULP (RMSNorm) per output; LayerNorm ≤ {@value #LAYER_ULP_BOUND} ULP
- * measured at {@code max(|ref_i|, max_j |ref_j| / 16)} — outputs near zero inherit the absolute
- * error of the FP32 mean, which no ULP-of-the-output bound can hold when |μ| ≫ σ. Held over lengths
- * 1 to 1024, σ from 10^-3 to 100 with means 0 and 3σ, and near-zero variance (constant vectors with
- * ±1 ULP noise at 1.0 and at 200, eps 10^-5), for 1, 8 and 16 lanes. LayerNorm is measured with
- * β = 0; β is then one correctly rounded FP16 addition.
+ * RMSNorm ≤ {@value #RMS_ULP_BOUND} ULP per output. Derivation in units of 2^-11 relative: rsqrt
+ * ≤ 1 ULP (2 units), FP16 rounding of the scaled statistic (halved by the square root) 0.25, two
+ * FP16 products 1 each, FP32 statistics &lt; 0.1: 4.35. LayerNorm ≤ {@value #LAYER_ULP_BOUND} ULP
+ * measured at {@code max(|ref_i|, max_j |ref_j| / 16)} — outputs near zero carry the absolute error
+ * of the FP32 mean, which no ULP-of-the-output bound can hold when |μ| ≫ σ; the extra rounding of
+ * {@code d_i} to FP16 adds 1 unit. Measured maxima are about 2 ULP (RMSNorm) and 2.7 ULP
+ * (LayerNorm) over lengths 1 to 1024, σ from 10^-3 to 100 with means 0 and 3σ, and near-zero
+ * variance (constant vectors with ±1 ULP noise at 1.0 and at 200, eps 10^-5), for 1, 8 and 16 lanes.
+ * LayerNorm is measured with β = 0; β is then one correctly rounded FP16 addition.
  */
 public final class Norms {
     /** RMSNorm error bound in FP16 ULPs. */
-    public static final double RMS_ULP_BOUND = 2.5;
+    public static final double RMS_ULP_BOUND = 4.5;
     /** LayerNorm error bound in FP16 ULPs at max(|ref|, row max / 16), with β = 0. */
-    public static final double LAYER_ULP_BOUND = 3.0;
+    public static final double LAYER_ULP_BOUND = 5.5;
 
     private Norms() {
     }

@@ -13,14 +13,18 @@ import org.llmnpu.numerics.fp16.Fp16;
  * Any NaN input gives all-NaN outputs (via exp(NaN)); a +∞ input gives NaN (∞ − ∞).
  *
  * <p>Error bound vs the double-precision softmax of the same FP16 inputs: ≤ {@value #ULP_BOUND}
- * FP16 ULP per output (ULP at the reference's binade, subnormal ULP 2^-24 below 2^-14), held over
- * lengths 1..1024, 1..16 lanes, logit spreads up to 100, very large (±6·10^4) and very negative
- * logits. The dominant term is the rounding of {@code x_i − m} before exp: an absolute error of
- * half an ULP of the difference turns into a relative error of the output.
+ * FP16 ULP per output (ULP at the reference's binade; subnormal ULP 2^-24 below 2^-14).
+ * Derivation, in units of 2^-11 relative (an output ULP is at least that): a normal output needs
+ * {@code x_i − m > −9.8}, so the FP16 rounding of {@code x_i − m} is at most 2^-8 absolute, i.e. 8
+ * units after exp; exp ≤ 1.2 ULP and reciprocal ≤ 1.1 ULP of at most 2^-10 relative each, 4.6 units;
+ * rounding the FP32 sum to FP16 0.5; the final product 1; FP32 summation &lt; 0.1 — about 14 in
+ * total. Measured maxima are 8–9.5 ULP (tests: lengths 1 to 1024, 1 to 16 lanes, spreads up to 100,
+ * logits around ±6·10^4, a one-hot row, near-constant rows). The dominant term is the rounding of
+ * {@code x_i − m} before exp.
  */
 public final class Softmax {
     /** Error bound in FP16 ULPs, held by the tests. */
-    public static final double ULP_BOUND = 9.0;
+    public static final double ULP_BOUND = 14.0;
 
     private Softmax() {
     }

@@ -77,6 +77,7 @@ class TiledGemmTest {
         assertEquals(7L * 10 * 10, TiledGemm.psumWritebacks(TiledGemmConfig.defaults(1), 10, 64, 10));
         assertEquals(2L * 10 * 10, TiledGemm.psumWritebacks(TiledGemmConfig.defaults(3), 10, 64, 10));
         assertEquals(0L, TiledGemm.psumWritebacks(TiledGemmConfig.defaults(TiledGemmConfig.ALL_K_TILES), 10, 64, 10));
+        assertEquals(0L, TiledGemm.psumWritebacks(TiledGemmConfig.defaults(1), 10, 0, 10), "K = 0 has one empty group");
         // 2:4 halves the K tiles: 4 tiles -> 3 write-backs per output at depth 1.
         assertEquals(3L * 100, TiledGemm.psumWritebacks(new TiledGemmConfig(8, 8, 16, 32, 1, Sparsity.S2_4), 10, 64, 10));
     }

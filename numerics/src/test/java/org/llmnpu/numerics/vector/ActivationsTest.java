@@ -27,15 +27,21 @@ class ActivationsTest {
     }
 
     @Test
-    void swigluIsWithinItsBoundOnRandomPairs() {
+    void swigluIsWithinItsBoundWhereSiluIsNormalAndAbsolutelySmallElsewhere() {
         Random rnd = new Random(71);
-        short[] g = KernelSweep.gaussian(rnd, 20000, 0, 4);
+        short[] g = KernelSweep.gaussian(rnd, 20000, 0, 6);
         short[] u = KernelSweep.gaussian(rnd, 20000, 0, 2);
         short[] y = Activations.swiglu(g, u);
         double worst = 0;
         for (int i = 0; i < y.length; i++) {
-            double ref = silu(Fp16.toDouble(g[i])) * Fp16.toDouble(u[i]);
-            worst = Math.max(worst, Fp16.ulpError(y[i], ref));
+            double s = silu(Fp16.toDouble(g[i]));
+            double ref = s * Fp16.toDouble(u[i]);
+            if (Math.abs(s) >= 0x1p-14) {
+                worst = Math.max(worst, Fp16.ulpError(y[i], ref));
+            } else {
+                double ulps = Math.abs(Fp16.toDouble(y[i]) - ref) / (0x1p-24 * Math.max(1, Math.abs(Fp16.toDouble(u[i]))));
+                assertTrue(ulps <= 8, "subnormal silu(g) error " + ulps + " * |u| * 2^-24");
+            }
         }
         assertTrue(worst <= Activations.SWIGLU_ULP_BOUND, "swiglu max error " + worst + " ULP");
     }
