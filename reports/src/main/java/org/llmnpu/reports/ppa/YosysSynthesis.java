@@ -23,7 +23,8 @@ import org.llmnpu.hdl.emit.VerilogDesign;
  * each such memory's {@code $mem_v2} cell is retyped to a black-box cell
  * {@code LLMNPU_SRAM_<module>_<name>} ({@code chtype}), its shape is dumped, its parameters are
  * dropped, and fine synthesis, {@code dfflibmap}, {@code abc}, {@code opt_clean} and
- * {@code stat -liberty} run on the flattened design. Black boxes have no liberty area, so the
+ * {@code stat -liberty} run on the flattened design, and {@code write_verilog -simple-lhs}
+ * writes a netlist OpenSTA can read. Black boxes have no liberty area, so the
  * chip area counts standard cells only. Memories that are not listed are synthesized to
  * flip-flops as usual. Results are cached by content hash.
  */
@@ -67,9 +68,8 @@ public final class YosysSynthesis {
     s.append("abc -liberty lib.lib\n");
     s.append("opt_clean\n");
     s.append("stat -liberty lib.lib\n");
-    // OpenSTA's Verilog reader rejects concatenations on the left of an assign: split nets to bits
-    s.append("splitnets\nopt_clean -purge\n");
-    s.append("write_verilog -noattr -noexpr netlist.v\n");
+    // OpenSTA's Verilog reader rejects concatenations on the left of an assign
+    s.append("write_verilog -noattr -noexpr -simple-lhs netlist.v\n");
     return s.toString();
   }
 

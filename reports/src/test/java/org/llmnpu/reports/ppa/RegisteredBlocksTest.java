@@ -7,20 +7,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.ParamSpec;
+import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.reports.RequiredTools;
 import org.llmnpu.reports.TestDesigns;
 import org.llmnpu.reports.html.PpaReport;
 import org.llmnpu.reports.html.ReportWriter;
 
-/** The flow runs on every registered block at its default parameters and its numbers reach the JSON. */
+/**
+ * The flow runs on every registered block and its numbers reach the JSON. Blocks run in a small
+ * configuration (integer parameters at most 4, or their minimum) so the suite stays fast as
+ * blocks are added; {@code ./npu report ppa} covers the defaults.
+ */
 class RegisteredBlocksTest {
   @TempDir
   Path tmp;
@@ -32,7 +40,7 @@ class RegisteredBlocksTest {
     return blocks.stream().map(gen -> DynamicTest.dynamicTest(gen.name(), () -> {
       RequiredTools.require("yosys", "sta");
       PpaOptions o = TestDesigns.options();
-      PpaResult r = PpaSweep.run(BlockDesigns.of(gen), Map.of(), null, List.of(), o).get(0);
+      PpaResult r = PpaSweep.run(BlockDesigns.of(gen), smallConfiguration(gen), null, List.of(), o).get(0);
       assertTrue(r.synthesis().chipAreaUm2() > 0, "area");
       assertTrue(r.timing().criticalDelayNs() > 0 && r.timing().fmaxMhz() > 0, "critical path " + r.timing());
       assertFalse(r.timing().startpoint().isBlank() || r.timing().endpoint().isBlank());
@@ -44,5 +52,36 @@ class RegisteredBlocksTest {
       assertEquals(r.timing().fmaxMhz(), p.get("timing").get("fmaxMhz").asDouble());
       assertEquals(r.power().totalMw(), p.get("power").get("totalMw").asDouble());
     }));
+  }
+
+  @Test
+  void largerMacArrayHasMoreAreaAndPower() {
+    RequiredTools.require("yosys", "sta");
+    List<PpaResult> sweep = PpaSweep.run(BlockDesigns.of(BlockRegistry.find("pe-array")), Map.of("cols", "2"),
+        "rows", List.of("1", "2", "4"), TestDesigns.options());
+    for (int i = 1; i < sweep.size(); i++) {
+      assertTrue(sweep.get(i).synthesis().chipAreaUm2() > 1.5 * sweep.get(i - 1).synthesis().chipAreaUm2(),
+          "area grows with rows");
+      assertTrue(sweep.get(i).power().totalMw() > sweep.get(i - 1).power().totalMw(), "power grows with rows");
+    }
+  }
+
+  /** Integer parameters at min(default, max(minimum, 4)) (an allowed choice), others at their default. */
+  static Map<String, String> smallConfiguration(BlockGenerator gen) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (ParamSpec spec : gen.params()) {
+      if (spec.kind() != ParamSpec.Kind.INT) {
+        continue;
+      }
+      long want = Math.min(Long.parseLong(spec.defaultValue()), Math.max(spec.min(), 4));
+      long value = want;
+      if (!spec.choices().isEmpty()) {
+        value = spec.choices().stream().mapToLong(Long::parseLong).filter(c -> c <= want).max()
+            .orElse(Long.parseLong(spec.choices().get(0)));
+      }
+      out.put(spec.name(), Long.toString(value));
+    }
+    Params.resolve(gen, out);
+    return out;
   }
 }
