@@ -39,9 +39,16 @@ public final class TiledGemm {
         return (config.kGroups(k) - 1) * (long) m * n;
     }
 
-    /** Runs the tiled GEMM of INT8 {@code x} (M×K) and {@code w} (K×N, zero-filled if pruned). */
+    /**
+     * Runs the tiled GEMM of INT8 {@code x} (M×K) and {@code w} (K×N). With {@link Sparsity#S2_4},
+     * {@code w} is the zero-filled dense form of 2:4-pruned weights: every group of 4 consecutive K
+     * rows starting at a multiple of 4 must hold at most 2 non-zeros per column (checked).
+     */
     public static Result run(TiledGemmConfig config, byte[][] x, byte[][] w) {
         int k = IntGemm.checkShapes(x, w);
+        if (config.sparsity() == Sparsity.S2_4) {
+            check24(w);
+        }
         int m = x.length;
         int n = k == 0 ? 0 : w[0].length;
         int kPerTile = config.kPerTile();
@@ -86,6 +93,23 @@ public final class TiledGemm {
             }
         }
         return new Result(y, overflow, writebacks, readbacks, outputs);
+    }
+
+    /** Throws if some column has more than 2 non-zeros in a group of 4 K rows. */
+    static void check24(byte[][] w) {
+        int n = w.length == 0 ? 0 : w[0].length;
+        for (int g = 0; g < w.length; g += 4) {
+            for (int j = 0; j < n; j++) {
+                int nonZeros = 0;
+                for (int kk = g; kk < Math.min(w.length, g + 4); kk++) {
+                    nonZeros += w[kk][j] != 0 ? 1 : 0;
+                }
+                if (nonZeros > 2) {
+                    throw new IllegalArgumentException("w is not 2:4 sparse: column " + j + " has " + nonZeros
+                            + " non-zeros in K rows " + g + ".." + Math.min(w.length - 1, g + 3));
+                }
+            }
+        }
     }
 
     /** Exact column sum of one K tile for one output: {@code Σ_{k0 ≤ k < k1} x[k]·w[k][col]}. */

@@ -20,6 +20,25 @@ class TiledGemmTest {
         return a;
     }
 
+    /** Zeroes the two smallest-magnitude weights of every group of 4 K rows per column. */
+    static byte[][] prune24(byte[][] w) {
+        byte[][] p = new byte[w.length][];
+        for (int k = 0; k < w.length; k++) {
+            p[k] = w[k].clone();
+        }
+        for (int g = 0; g + 4 <= w.length; g += 4) {
+            for (int j = 0; j < w[0].length; j++) {
+                final int col = j;
+                final int base = g;
+                Integer[] idx = {0, 1, 2, 3};
+                java.util.Arrays.sort(idx, java.util.Comparator.comparingInt(i -> Math.abs(w[base + i][col])));
+                p[g + idx[0]][j] = 0;
+                p[g + idx[1]][j] = 0;
+            }
+        }
+        return p;
+    }
+
     static byte[][] filled(int r, int c, int v) {
         byte[][] a = new byte[r][c];
         for (byte[] row : a) {
@@ -42,7 +61,7 @@ class TiledGemmTest {
         int[][] shapes = {{1, 1, 1}, {5, 13, 7}, {17, 64, 9}, {33, 1024, 20}, {16, 100, 16}};
         for (int[] s : shapes) {
             byte[][] x = random(rnd, s[0], s[1]);
-            byte[][] w = random(rnd, s[1], s[2]);
+            byte[][] w = prune24(random(rnd, s[1], s[2]));
             int[][] exact = toInt(IntGemm.exact(x, w));
             assertArrayEquals(exact, IntGemm.gemm(x, w, 32).y());
             for (int depth : new int[] {1, 2, 3, TiledGemmConfig.ALL_K_TILES}) {
@@ -61,7 +80,7 @@ class TiledGemmTest {
         Random rnd = new Random(2);
         for (int k : new int[] {1, 8, 9, 64, 130}) {
             byte[][] x = random(rnd, 19, k);
-            byte[][] w = random(rnd, k, 11);
+            byte[][] w = prune24(random(rnd, k, 11));
             for (int depth : new int[] {1, 2, 5, TiledGemmConfig.ALL_K_TILES}) {
                 for (Sparsity sp : Sparsity.values()) {
                     var cfg = new TiledGemmConfig(8, 4, 6, 32, depth, sp);
@@ -142,6 +161,15 @@ class TiledGemmTest {
         assertFalse(acc.overflow());
         assertEquals(Integer.MAX_VALUE, SaturatingAccumulator.saturatingAdd(Integer.MAX_VALUE, 1, 32));
         assertTrue(SaturatingAccumulator.overflows(Integer.MIN_VALUE, -1, 32));
+    }
+
+    @Test
+    void sparse24ModeRejectsWeightsThatAreNot24Sparse() {
+        byte[][] w = {{1}, {2}, {3}, {0}};
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> TiledGemm.run(new TiledGemmConfig(2, 1, 1, 32, 1, Sparsity.S2_4), new byte[][] {{1, 1, 1, 1}}, w));
+        assertTrue(e.getMessage().contains("column 0 has 3 non-zeros in K rows 0..3"));
+        assertEquals(6, TiledGemm.run(new TiledGemmConfig(2, 1, 1, 32, 1, Sparsity.NONE), new byte[][] {{1, 1, 1, 1}}, w).y()[0][0]);
     }
 
     @Test
