@@ -5,7 +5,7 @@ import org.apache.commons.math3.special.Erf;
 
 /**
  * The activation functions the toolkit ships PPU tables for, each with its double-precision
- * reference and the INT8 quantization of its input and output (TFLite-like conventions).
+ * reference (StrictMath / Commons Math, identical on every JVM, so fitted tables are reproducible) and the INT8 quantization of its input and output (TFLite-like conventions).
  *
  * <table>
  *   <caption>shipped functions</caption>
@@ -18,11 +18,11 @@ import org.apache.commons.math3.special.Erf;
  * </table>
  */
 public enum PpuFunction {
-    GELU(x -> 0.5 * x * (1 + Erf.erf(x / Math.sqrt(2))), new QuantSpec(1.0 / 16, 0), new QuantSpec(1.0 / 32, -120)),
-    SILU(x -> x / (1 + Math.exp(-x)), new QuantSpec(1.0 / 16, 0), new QuantSpec(1.0 / 32, -119)),
-    SIGMOID(x -> 1 / (1 + Math.exp(-x)), new QuantSpec(1.0 / 16, 0), new QuantSpec(1.0 / 256, -128)),
-    TANH(Math::tanh, new QuantSpec(1.0 / 32, 0), new QuantSpec(1.0 / 128, 0)),
-    EXP(Math::exp, new QuantSpec(1.0 / 16, 127), new QuantSpec(1.0 / 255, -128));
+    GELU(x -> 0.5 * x * (1 + Erf.erf(x / StrictMath.sqrt(2))), new QuantSpec(1.0 / 16, 0), new QuantSpec(1.0 / 32, -120)),
+    SILU(x -> x / (1 + StrictMath.exp(-x)), new QuantSpec(1.0 / 16, 0), new QuantSpec(1.0 / 32, -119)),
+    SIGMOID(x -> 1 / (1 + StrictMath.exp(-x)), new QuantSpec(1.0 / 16, 0), new QuantSpec(1.0 / 256, -128)),
+    TANH(StrictMath::tanh, new QuantSpec(1.0 / 32, 0), new QuantSpec(1.0 / 128, 0)),
+    EXP(StrictMath::exp, new QuantSpec(1.0 / 16, 127), new QuantSpec(1.0 / 255, -128));
 
     private final DoubleUnaryOperator reference;
     private final QuantSpec input;

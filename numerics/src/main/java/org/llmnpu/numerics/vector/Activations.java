@@ -30,7 +30,7 @@ public final class Activations {
     public static final double SWIGLU_ULP_BOUND = 9.0;
 
     /** FP16(2·√(2/π)). */
-    public static final short GELU_C2 = Fp16.fromDouble(2 * Math.sqrt(2 / Math.PI));
+    public static final short GELU_C2 = Fp16.fromDouble(2 * StrictMath.sqrt(2 / Math.PI));
     /** FP16(0.044715). */
     public static final short GELU_C3 = Fp16.fromDouble(0.044715);
 

@@ -63,9 +63,9 @@ public final class ElementWise {
         }
         short[][] t = new short[2][d / 2];
         for (int i = 0; i < d / 2; i++) {
-            double angle = position * Math.pow(theta, -2.0 * i / d);
-            t[0][i] = Fp16.fromDouble(Math.cos(angle));
-            t[1][i] = Fp16.fromDouble(Math.sin(angle));
+            double angle = position * StrictMath.pow(theta, -2.0 * i / d);
+            t[0][i] = Fp16.fromDouble(StrictMath.cos(angle));
+            t[1][i] = Fp16.fromDouble(StrictMath.sin(angle));
         }
         return t;
     }

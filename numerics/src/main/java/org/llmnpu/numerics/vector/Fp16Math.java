@@ -7,11 +7,12 @@ import org.llmnpu.numerics.fp16.IntFormat;
  * exp, reciprocal and reciprocal square root of FP16 values exactly as the Vector DSP computes
  * them: every intermediate is an FP16 value produced by one correctly rounded {@link Fp16}
  * operation (no fused multiply-add, no wider datapath), so FP16 hardware reproduces each result
- * bit for bit. Seeds come from {@link SegmentedPolynomial} tables ({@link #EXP_TABLE},
+ * bit for bit. Table constants are computed with {@link StrictMath}, so they are the same on every
+ * JVM. Seeds come from {@link SegmentedPolynomial} tables ({@link #EXP_TABLE},
  * {@link #RECIPROCAL_TABLE}, {@link #RSQRT_TABLE}) whose FP16 coefficients the RTL loads.
  *
  * <p><b>exp(x)</b>: x ≥ 12 → +∞, x ≤ −18 → +0 (both correctly rounded there), NaN → NaN.
- * Otherwise {@code k = toInt(x, LOG2E)} (FP16 product, rounded half-even to an integer);
+ * Otherwise {@code k = Fp16.toInt(x, LOG2E, INT8)} (the exact product rounded half-even to an integer);
  * {@code r = (x − k·LN2_HI) − k·LN2_LO} (Cody–Waite: LN2_HI = 0.6875 has 4 significant bits, so
  * {@code k·LN2_HI} is exact); {@code p = EXP_TABLE(r)} (8 segments of width 1/8 on [−0.5, 0.5),
  * degree 2); result {@code scalb(p, k)} (exact unless subnormal or overflowing).
@@ -36,15 +37,15 @@ public final class Fp16Math {
     public static final double RSQRT_ULP_BOUND = 1.0;
 
     /** log2(e) as FP16. */
-    public static final short LOG2E = Fp16.fromDouble(1 / Math.log(2));
+    public static final short LOG2E = Fp16.fromDouble(1 / StrictMath.log(2));
     /** High part of ln 2: 0.6875 = 11/16. */
     public static final short LN2_HI = Fp16.fromDouble(0.6875);
     /** Low part of ln 2: FP16(ln 2 − 0.6875). */
-    public static final short LN2_LO = Fp16.fromDouble(Math.log(2) - 0.6875);
+    public static final short LN2_LO = Fp16.fromDouble(StrictMath.log(2) - 0.6875);
 
-    public static final SegmentedPolynomial EXP_TABLE = SegmentedPolynomial.interpolate(Math::exp, -0.5, 0.125, 8, 2);
+    public static final SegmentedPolynomial EXP_TABLE = SegmentedPolynomial.interpolate(StrictMath::exp, -0.5, 0.125, 8, 2);
     public static final SegmentedPolynomial RECIPROCAL_TABLE = SegmentedPolynomial.interpolate(m -> 1 / m, 1.0, 0.125, 8, 2);
-    public static final SegmentedPolynomial RSQRT_TABLE = SegmentedPolynomial.interpolate(m -> 1 / Math.sqrt(m), 1.0, 0.25, 12, 2);
+    public static final SegmentedPolynomial RSQRT_TABLE = SegmentedPolynomial.interpolate(m -> 1 / StrictMath.sqrt(m), 1.0, 0.25, 12, 2);
 
     private static final short TWO = Fp16.fromDouble(2);
     private static final short HALF = Fp16.fromDouble(0.5);

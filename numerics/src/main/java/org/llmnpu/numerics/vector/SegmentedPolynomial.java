@@ -63,7 +63,7 @@ public final class SegmentedPolynomial {
         double[][] vandermonde = new double[n][n];
         double[] y = new double[n];
         for (int j = 0; j < n; j++) {
-            double node = width / 2 * (1 - Math.cos(Math.PI * (2 * j + 1) / (2 * n)));
+            double node = width / 2 * (1 - StrictMath.cos(Math.PI * (2 * j + 1) / (2 * n)));
             double p = 1;
             for (int k = 0; k < n; k++) {
                 vandermonde[j][k] = p;
