@@ -50,6 +50,11 @@ public final class TestDesigns {
         List.of(new VerilogDesign.MemoryInfo("regfile", "regs", 16, 8, 1, 1)));
   }
 
+  /** A combinational adder without a clock. */
+  public static VerilogDesign adder() {
+    return new VerilogDesign("adder", Map.of("adder.v", text("adder.v")), List.of());
+  }
+
   /** A file Yosys cannot parse. */
   public static VerilogDesign broken() {
     return new VerilogDesign("broken", Map.of("broken.v", text("broken.v")), List.of());

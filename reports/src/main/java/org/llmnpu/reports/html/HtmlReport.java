@@ -72,10 +72,13 @@ final class HtmlReport {
     List<String> xs = r.points().stream().map(r::label).toList();
     String x = r.sweptParam();
     s.append("<h2>Sweep of ").append(Fmt.esc(x)).append("</h2>\n<div class=\"plots\">\n");
-    s.append(SvgPlot.lines("Area at 180 nm", x, "area (um^2)", xs, List.of(
-        new SvgPlot.Series("standard cells", r.points().stream().map(p -> p.synthesis().chipAreaUm2()).toList()),
-        new SvgPlot.Series("std cells + SRAM", r.points().stream()
-            .map(p -> p.synthesis().chipAreaUm2() + p.sramAreaUm2(NodeScaling.Node.N180)).toList()))));
+    List<SvgPlot.Series> area = new ArrayList<>(List.of(new SvgPlot.Series("standard cells",
+        r.points().stream().map(p -> p.synthesis().chipAreaUm2()).toList())));
+    if (r.points().stream().anyMatch(p -> !p.synthesis().macros().isEmpty())) {
+      area.add(new SvgPlot.Series("std cells + SRAM (model)", r.points().stream()
+          .map(p -> p.synthesis().chipAreaUm2() + p.sramAreaUm2(NodeScaling.Node.N180)).toList()));
+    }
+    s.append(SvgPlot.lines("Area at 180 nm", x, "area (um^2)", xs, area));
     s.append(SvgPlot.lines("Fmax at 180 nm", x, "Fmax (MHz)", xs, List.of(
         new SvgPlot.Series("Fmax", r.points().stream().map(p -> p.timing().fmaxMhz()).toList()))));
     s.append(SvgPlot.lines("Power at " + Fmt.sig(r.clockNs()) + " ns clock, 180 nm", x, "power (mW)", xs, List.of(

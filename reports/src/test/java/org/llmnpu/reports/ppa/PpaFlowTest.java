@@ -77,6 +77,16 @@ class PpaFlowTest {
   }
 
   @Test
+  void combinationalDesignIsTimedInputToOutputOnAVirtualClock() {
+    PpaResult r = PpaFlow.run(TestDesigns.adder(), TestDesigns.options());
+    assertEquals("", r.timing().clockPort());
+    assertTrue(r.timing().startpoint().startsWith("input "), r.timing().startpoint());
+    assertTrue(r.timing().endpoint().startsWith("output sum"), r.timing().endpoint());
+    assertTrue(r.timing().logicDepth() >= 8, "a 16-bit carry chain: " + r.timing());
+    assertEquals(0, r.synthesis().flipFlops());
+  }
+
+  @Test
   void secondRunComesFromTheCacheWithIdenticalNumbers(@TempDir Path cacheDir) {
     PpaOptions o = TestDesigns.options().withCache(new ContentCache(cacheDir));
     PpaResult first = PpaFlow.run(TestDesigns.counter(8), o);
