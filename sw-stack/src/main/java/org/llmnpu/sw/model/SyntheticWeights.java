@@ -20,7 +20,8 @@ import java.util.Random;
  *       outlier channels, so values have no per-channel offsets — KIVI's observation on trained models
  *       (key cache: fixed outlier channels; value cache: no channel pattern).</li>
  * </ul>
- * The LM head is orthogonal to {@code u} and {@code s}, so no token wins merely by those directions.
+ * The LM head is orthogonal to {@code u}, {@code s} and the outlier channels, so no token wins merely by
+ * those context-independent directions (otherwise one token would be predicted after everything).
  * Same seed, same weights.
  */
 public final class SyntheticWeights {
@@ -71,8 +72,51 @@ public final class SyntheticWeights {
         for (float[] row : head) {
             projectOut(row, common);
             projectOut(row, sink);
+            for (int ch : outlierChannels) {
+                row[ch] = 0f;
+            }
         }
-        return new ModelWeights(c, embedding, layers, gains(dim), head);
+        ModelWeights provisional = new ModelWeights(c, embedding, layers, gains(dim), head);
+        float[] bias = meanFinalHidden(provisional);
+        for (float[] row : head) {
+            projectOut(row, bias);
+        }
+        return provisional;
+    }
+
+    /**
+     * Unit direction of the mean normalized final hidden state over a short synthetic sequence: the
+     * context-independent part every position shares (e.g. the FFN's response to {@code u}). Removing it
+     * from the LM head keeps one token from being predicted everywhere.
+     */
+    private float[] meanFinalHidden(ModelWeights m) {
+        int n = Math.min(48, c.maxSeqLen());
+        Transformer t = new Transformer(m);
+        DenseKvCache kv = t.newCache(n);
+        float[] mean = new float[c.dim()];
+        Random tokens = new Random(rnd.nextLong());
+        for (int pos = 0; pos < n; pos++) {
+            float[] x = BlockKernels.embed(m, pos == 0 ? BOS : 2 + tokens.nextInt(c.vocabSize() - 2));
+            float[] attention = new float[c.dim()];
+            for (int l = 0; l < c.layers(); l++) {
+                BlockKernels.Qkv qkv = BlockKernels.attentionInputs(c, m.layers()[l], x, pos);
+                kv.write(l, pos, qkv.k(), qkv.v());
+                kv.attend(l, qkv.q(), pos, attention);
+                BlockKernels.finishBlock(c, m.layers()[l], x, attention);
+            }
+            float[] xn = Ops.rmsNorm(x, m.finalNorm(), c.normEps());
+            for (int i = 0; i < xn.length; i++) {
+                mean[i] += xn[i] / n;
+            }
+        }
+        double norm = 0;
+        for (float v : mean) {
+            norm += v * v;
+        }
+        for (int i = 0; i < mean.length; i++) {
+            mean[i] /= (float) Math.max(1e-12, Math.sqrt(norm));
+        }
+        return mean;
     }
 
     private float[][] embeddings() {
