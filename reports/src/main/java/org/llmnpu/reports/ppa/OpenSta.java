@@ -83,7 +83,7 @@ public final class OpenSta {
     Set<String> inputs = inputPorts(synth.netlist());
     for (String port : o.portActivities().keySet()) {
       if (!inputs.contains(port)) {
-        throw new IllegalArgumentException(String.format("port activity: '%s' is not an input port of %s; "
+        throw new IllegalArgumentException(String.format("--port-activity: '%s' is not an input port of %s; "
             + "input ports: %s", port, top, String.join(", ", inputs)));
       }
     }

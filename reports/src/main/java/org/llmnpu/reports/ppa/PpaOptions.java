@@ -31,8 +31,8 @@ public record PpaOptions(double clockNs, double activity, SortedMap<String, Doub
       throw new IllegalArgumentException("--clock-ns: the clock period must be a positive number of ns, got "
           + clockNs);
     }
-    checkActivity("activity", activity);
-    portActivities.forEach((port, a) -> checkActivity("activity of port '" + port + "'", a));
+    checkActivity("--activity", activity);
+    portActivities.forEach((port, a) -> checkActivity("--port-activity " + port, a));
     portActivities = Collections.unmodifiableSortedMap(new TreeMap<>(portActivities));
     if (!Files.isReadable(liberty)) {
       throw new IllegalArgumentException("liberty: cannot read the cell library " + liberty
