@@ -33,6 +33,14 @@ public final class TestDesigns {
         List.of(new VerilogDesign.MemoryInfo("fifo", "storage", 8, 16, 1, 1)));
   }
 
+  /** Two FIFO instances under a top module: one memory definition, two macro copies. */
+  public static VerilogDesign dualFifo() {
+    Map<String, String> files = new java.util.LinkedHashMap<>();
+    files.put("fifo.v", text("fifo.v"));
+    files.put("dual_fifo.v", text("dual_fifo.v"));
+    return new VerilogDesign("dual_fifo", files, List.of(new VerilogDesign.MemoryInfo("fifo", "storage", 8, 16, 1, 1)));
+  }
+
   /** 8-bit signed MAC with a 32-bit accumulator. */
   public static VerilogDesign mac8() {
     return new VerilogDesign("mac8", Map.of("mac8.v", text("mac8.v")), List.of());

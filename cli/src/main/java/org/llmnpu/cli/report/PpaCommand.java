@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code npu report ppa <block> [-p name=value]... [--clock-ns 5] [--sweep name=v1,v2,...] -o <dir>}:
+ * {@code npu report ppa <block> [-p name=value]... [--clock-ns 5] [--sweep name=v1,v2,...] [--flatten] -o <dir>}:
  * synthesizes the block (Yosys, OSU 0.18 µm), times and powers it (OpenSTA), scales to 45 and
  * 7 nm, and writes {@code index.html}, {@code ppa.json} and {@code ppa.csv} into the directory.
  * Every input is checked before any tool runs; bad input prints one line naming the parameter
@@ -54,6 +54,10 @@ public final class PpaCommand implements Callable<Integer> {
   @Option(names = "--port-activity", paramLabel = "port=toggles", description = "activity of one input port")
   Map<String, String> portActivities = new LinkedHashMap<>();
 
+  @Option(names = "--flatten", description = "flatten before synthesis: optimizes across module boundaries, "
+      + "but synthesizes every array element separately (slow for large arrays)")
+  boolean flatten;
+
   @Option(names = {"-o", "--output"}, paramLabel = "<dir>", required = true, description = "report directory")
   Path output;
 
@@ -69,7 +73,7 @@ public final class PpaCommand implements Callable<Integer> {
       Map<String, Double> ports = new LinkedHashMap<>();
       portActivities.forEach((port, a) -> ports.put(port, number("--port-activity " + port, a)));
       PpaOptions options = PpaOptions.defaults().withClockNs(number("--clock-ns", clockNs))
-          .withActivity(number("--activity", activity), ports);
+          .withActivity(number("--activity", activity), ports).withFlatten(flatten);
       SweepSpec s = SweepSpec.parse(sweep);
       Map<String, String> base = Params.resolve(gen, params).asMap();
       if (s != null) {

@@ -36,7 +36,8 @@ final class HtmlReport {
         .append(Fmt.sig(r.activity())).append(" toggles/cycle</b>");
     r.portActivities().forEach((port, a) -> s.append(", port ").append(Fmt.esc(port)).append(": ")
         .append(Fmt.sig(a)));
-    s.append("; library ").append(Fmt.esc(r.library())).append(" (OSU 0.18 &micro;m, 1.8 V); ")
+    s.append("; ").append(r.flattened() ? "flattened synthesis" : "hierarchical synthesis (each distinct module once)")
+        .append("; library ").append(Fmt.esc(r.library())).append(" (OSU 0.18 &micro;m, 1.8 V); ")
         .append(Fmt.esc(r.yosysVersion())).append("; ").append(Fmt.esc(r.staVersion())).append(".</p>\n");
     summary(s, r);
     if (r.points().size() > 1) {
@@ -197,7 +198,9 @@ final class HtmlReport {
     s.append("<h2>Method and sources</h2>\n<ul>\n")
         .append("<li>Synthesis: Yosys <code>synth</code>, <code>dfflibmap</code>, <code>abc</code> and "
             + "<code>stat -liberty</code> against the OSU 0.18 &micro;m standard cells (Debian qflow-tech-osu018). "
-            + "Area is cell area only (no placement, routing or clock tree).</li>\n")
+            + "Area is cell area only (no placement, routing or clock tree). Unless flattened, each distinct module "
+            + "is synthesized once and counted per instance, so logic is not optimized across module "
+            + "boundaries.</li>\n")
         .append("<li>Memories the generator lists are SRAM macros: Yosys keeps them as black boxes, so they are "
             + "not in the standard-cell area; their area and energy come from a model: ")
         .append(Fmt.esc(SramModel.SOURCES)).append(". Timing paths end and start at the macro pins (zero setup, "

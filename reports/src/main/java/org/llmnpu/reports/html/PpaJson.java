@@ -30,6 +30,7 @@ final class PpaJson {
     settings.put("clockNs", r.clockNs());
     settings.put("inputActivity", r.activity());
     r.portActivities().forEach(settings.putObject("portActivities")::put);
+    settings.put("synthesis", r.flattened() ? "flattened" : "hierarchical (each distinct module once)");
     settings.put("library", r.library());
     settings.put("yosys", r.yosysVersion());
     settings.put("sta", r.staVersion());

@@ -14,10 +14,11 @@ import org.llmnpu.reports.ppa.ToolVersions;
  *
  * @param block      block (or top module) name
  * @param sweptParam the parameter varied across points, or {@code null} for a single point
+ * @param flattened  whether synthesis flattened the design (else each module synthesized once)
  */
 public record PpaReport(String block, String sweptParam, List<PpaResult> points, double clockNs, double activity,
-                        SortedMap<String, Double> portActivities, String library, String yosysVersion,
-                        String staVersion) {
+                        SortedMap<String, Double> portActivities, boolean flattened, String library,
+                        String yosysVersion, String staVersion) {
   public PpaReport {
     points = List.copyOf(points);
     portActivities = new TreeMap<>(portActivities);
@@ -29,7 +30,7 @@ public record PpaReport(String block, String sweptParam, List<PpaResult> points,
   /** A report of points measured with {@code options}, stating the installed tool versions. */
   public static PpaReport of(String block, String sweptParam, List<PpaResult> points, PpaOptions options) {
     return new PpaReport(block, sweptParam, points, options.clockNs(), options.activity(), options.portActivities(),
-        options.liberty().getFileName().toString(), ToolVersions.yosys(), "OpenSTA " + ToolVersions.sta());
+        options.flatten(), options.liberty().getFileName().toString(), ToolVersions.yosys(), "OpenSTA " + ToolVersions.sta());
   }
 
   /** The x label of a point: the swept parameter's value, or the block name. */

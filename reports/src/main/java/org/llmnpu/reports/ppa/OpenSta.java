@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +24,8 @@ import java.util.regex.Pattern;
  */
 public final class OpenSta {
   private static final long TIMEOUT_SECONDS = 3600;
-  private static final Pattern INPUT_DECL = Pattern.compile("(?m)^\\s*input\\s+(?:\\[\\d+:\\d+\\]\\s+)?(\\S+)\\s*;");
   private static final Pattern PATH_LINE = Pattern.compile(
       "^\\s*(-?[0-9.]+)\\s+(-?[0-9.]+)\\s+[\\^v]\\s+(\\S+)\\s+\\(([^)]*)\\)\\s*$");
-  private static final Pattern INSTANCE = Pattern.compile(
-      "(?s)\\n\\s*(\\w+)\\s+(\\\\\\S+ |[\\w$.\\[\\]]+)\\s*\\((.*?)\\n\\s*\\);");
-  private static final Pattern Q_PIN = Pattern.compile("\\.Q\\(([^)]*)\\)");
 
   private final Path liberty;
   private final ContentCache cache;
@@ -38,16 +33,6 @@ public final class OpenSta {
   public OpenSta(Path liberty, ContentCache cache) {
     this.liberty = liberty;
     this.cache = cache;
-  }
-
-  /** Input ports of the top module of a Yosys netlist, in declaration order. */
-  static Set<String> inputPorts(String netlist) {
-    Set<String> out = new LinkedHashSet<>();
-    Matcher m = INPUT_DECL.matcher(netlist);
-    while (m.find()) {
-      out.add(m.group(1));
-    }
-    return out;
   }
 
   String script(String top, boolean hasMacros, String clockPort, PpaOptions o) {
@@ -80,7 +65,8 @@ public final class OpenSta {
 
   /** Runs timing and power on a synthesized design. */
   public StaResult run(String top, SynthesisResult synth, PpaOptions o) {
-    Set<String> inputs = inputPorts(synth.netlist());
+    GateNetlist netlist = new GateNetlist(top, synth.netlist());
+    Set<String> inputs = netlist.inputPorts();
     for (String port : o.portActivities().keySet()) {
       if (!inputs.contains(port)) {
         throw new IllegalArgumentException(String.format("--port-activity: '%s' is not an input port of %s; "
@@ -98,7 +84,7 @@ public final class OpenSta {
       cache.put(key, Map.of("sta.out", fresh));
       return fresh;
     });
-    return new StaResult(parseTiming(out, o.clockNs(), clockPort, synth.netlist()), parsePower(out, o));
+    return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), parsePower(out, o));
   }
 
   /** Timing and power of one run. */
@@ -121,7 +107,7 @@ public final class OpenSta {
     }
   }
 
-  static TimingResult parseTiming(String out, double clockNs, String clockPort, String netlist) {
+  static TimingResult parseTiming(String out, double clockNs, String clockPort, GateNetlist netlist) {
     String report = section(out, "==== timing", "==== power");
     if (report.contains("No paths found")) {
       throw new ToolFailure("sta", "OpenSTA found no timing path (is the design purely constant?)", List.of());
@@ -151,40 +137,20 @@ public final class OpenSta {
     }
     double slackNs = Double.parseDouble(slack.group(1));
     double critical = clockNs - slackNs;
-    Map<String, String> qNets = registerOutputs(netlist);
-    return new TimingResult(clockNs, clockPort, describe(start, startInst, qNets), describe(end, endInst, qNets),
+    return new TimingResult(clockNs, clockPort, describe(start, startInst, netlist), describe(end, endInst, netlist),
         gates.size(), arrival, slackNs, critical, 1000.0 / critical);
   }
 
-  private static String describe(String reportField, String inst, Map<String, String> qNets) {
+  private static String describe(String reportField, String inst, GateNetlist netlist) {
     String kind = reportField.substring(inst.length()).strip();
-    String q = qNets.get(inst);
-    if (q != null) {
-      return "register " + q + " (" + inst + ")";
+    String register = netlist.registerAt(inst);
+    if (register != null) {
+      return "register " + register + " (" + inst + ")";
     }
     if (kind.contains("input port") || kind.contains("output port")) {
       return (kind.contains("input") ? "input " : "output ") + inst;
     }
     return inst + " " + kind;
-  }
-
-  /** Flip-flop instance name to the net on its Q pin (the register's name in the RTL). */
-  static Map<String, String> registerOutputs(String netlist) {
-    Map<String, String> out = new TreeMap<>();
-    Matcher m = INSTANCE.matcher(netlist);
-    while (m.find()) {
-      Matcher q = Q_PIN.matcher(m.group(3));
-      if (m.group(1).startsWith("DFF") && q.find()) {
-        out.put(unescape(m.group(2)), unescape(q.group(1)));
-      }
-    }
-    return out;
-  }
-
-  /** A Verilog name without the escaped-identifier backslash and its terminating space. */
-  static String unescape(String name) {
-    String n = name.strip();
-    return (n.startsWith("\\") ? n.substring(1) : n).replace(" [", "[");
   }
 
   static PowerResult parsePower(String out, PpaOptions o) {

@@ -15,11 +15,13 @@ import java.util.TreeMap;
  * @param activity       switching activity of every data input for power, toggles per cycle (0..1)
  * @param portActivities activities of particular input ports (0..1), overriding the global one
  * @param clockPort      name of the clock input; without such a port a virtual clock is used
+ * @param flatten        synthesize the flattened design (optimizes across module boundaries, slow for
+ *                       arrays) instead of each distinct module once, keeping the generator's hierarchy
  * @param liberty        standard-cell library (default: OSU 0.18 µm from Debian qflow-tech-osu018)
  * @param cache          where tool results are cached
  */
 public record PpaOptions(double clockNs, double activity, SortedMap<String, Double> portActivities,
-                         String clockPort, Path liberty, ContentCache cache) {
+                         String clockPort, boolean flatten, Path liberty, ContentCache cache) {
 
   /** The OSU 0.18 µm library installed by Debian's {@code qflow-tech-osu018}. */
   public static final Path OSU018 = Path.of("/usr/share/qflow/tech/osu018/osu018_stdcells.lib");
@@ -40,21 +42,26 @@ public record PpaOptions(double clockNs, double activity, SortedMap<String, Doub
     }
   }
 
-  /** Defaults: 5 ns clock on port {@code clk}, activity 0.1, OSU018, the standard cache. */
+  /** Defaults: 5 ns clock on port {@code clk}, activity 0.1, hierarchical, OSU018, the standard cache. */
   public static PpaOptions defaults() {
-    return new PpaOptions(DEFAULT_CLOCK_NS, DEFAULT_ACTIVITY, new TreeMap<>(), "clk", OSU018, ContentCache.standard());
+    return new PpaOptions(DEFAULT_CLOCK_NS, DEFAULT_ACTIVITY, new TreeMap<>(), "clk", false, OSU018,
+        ContentCache.standard());
   }
 
   public PpaOptions withClockNs(double ns) {
-    return new PpaOptions(ns, activity, portActivities, clockPort, liberty, cache);
+    return new PpaOptions(ns, activity, portActivities, clockPort, flatten, liberty, cache);
   }
 
   public PpaOptions withActivity(double a, Map<String, Double> ports) {
-    return new PpaOptions(clockNs, a, new TreeMap<>(ports), clockPort, liberty, cache);
+    return new PpaOptions(clockNs, a, new TreeMap<>(ports), clockPort, flatten, liberty, cache);
   }
 
   public PpaOptions withCache(ContentCache c) {
-    return new PpaOptions(clockNs, activity, portActivities, clockPort, liberty, c);
+    return new PpaOptions(clockNs, activity, portActivities, clockPort, flatten, liberty, c);
+  }
+
+  public PpaOptions withFlatten(boolean f) {
+    return new PpaOptions(clockNs, activity, portActivities, clockPort, f, liberty, cache);
   }
 
   private static void checkActivity(String what, double a) {

@@ -23,8 +23,13 @@ import org.llmnpu.hdl.emit.VerilogDesign;
  * each such memory's {@code $mem_v2} cell is retyped to a black-box cell
  * {@code LLMNPU_SRAM_<module>_<name>} ({@code chtype}), its shape is dumped, its parameters are
  * dropped, and fine synthesis, {@code dfflibmap}, {@code abc}, {@code opt_clean} and
- * {@code stat -liberty} run on the flattened design, and {@code write_verilog -simple-lhs}
- * writes a netlist OpenSTA can read. Black boxes have no liberty area, so the
+ * {@code stat -liberty -top} run, and {@code write_verilog -simple-lhs} writes a netlist OpenSTA
+ * can read.
+ *
+ * <p>By default the hierarchy is kept: each distinct module (the emitter deduplicates them) is
+ * synthesized once and {@code stat -top} multiplies by the instance counts, so a 16 × 16 array
+ * of identical PEs costs one PE; optimization across module boundaries is lost (a few percent of
+ * area). With {@code flatten} the design is flattened first. Black boxes have no liberty area, so the
  * chip area counts standard cells only. Memories that are not listed are synthesized to
  * flip-flops as usual. Results are cached by content hash.
  */
@@ -41,10 +46,12 @@ public final class YosysSynthesis {
 
   private final Path liberty;
   private final ContentCache cache;
+  private final boolean flatten;
 
-  public YosysSynthesis(Path liberty, ContentCache cache) {
+  public YosysSynthesis(Path liberty, ContentCache cache, boolean flatten) {
     this.liberty = liberty;
     this.cache = cache;
+    this.flatten = flatten;
   }
 
   /** The Yosys script for a design whose files are in the working directory. */
@@ -62,12 +69,14 @@ public final class YosysSynthesis {
     s.append("setparam");
     MEM_PARAMS.forEach(p -> s.append(" -unset ").append(p));
     s.append(" t:LLMNPU_SRAM_*\n");
-    s.append("flatten\n");
+    if (flatten) {
+      s.append("flatten\n");
+    }
     s.append("synth -top ").append(design.top()).append(" -run fine:check\n");
     s.append("dfflibmap -liberty lib.lib\n");
     s.append("abc -liberty lib.lib\n");
     s.append("opt_clean\n");
-    s.append("stat -liberty lib.lib\n");
+    s.append("stat -liberty lib.lib -top ").append(design.top()).append('\n');
     // OpenSTA's Verilog reader rejects concatenations on the left of an assign
     s.append("write_verilog -noattr -noexpr -simple-lhs netlist.v\n");
     return s.toString();

@@ -1,26 +1,34 @@
 package org.llmnpu.reports.ppa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Reading names out of Yosys netlists (escaped identifiers, buses). */
+/** Reading names out of Yosys gate netlists (escaped identifiers, buses, hierarchy). */
 class OpenStaParsingTest {
-  private static final String NETLIST = "module top(clk, a, y);\n  input clk;\n  wire clk;\n"
-      + "  input [7:0] a;\n  output y;\n"
+  private static final String NETLIST = "module pe(clk, x, q);\n  input clk;\n  input [3:0] x;\n  output q;\n"
+      + "  DFFPOSX1 _5_ (\n    .CLK(clk),\n    .D(x[0]),\n    .Q(\\acc_q [2] )\n  );\nendmodule\n"
+      + "module top(clk, a, y);\n  input clk;\n  wire clk;\n  input [7:0] a;\n  output y;\n"
       + "  DFFPOSX1 _12_ (\n    .CLK(clk),\n    .D(_03_),\n    .Q(\\pe_0_1.psum [31] )\n  );\n"
       + "  DFFPOSX1 _13_ (\n    .CLK(clk),\n    .D(_04_),\n    .Q(count[2])\n  );\n"
-      + "  NAND2X1 _14_ (\n    .A(a[0]),\n    .B(a[1]),\n    .Y(y)\n  );\nendmodule\n";
+      + "  NAND2X1 _14_ (\n    .A(a[0]),\n    .B(a[1]),\n    .Y(y)\n  );\n"
+      + "  pe u_pe (\n    .clk(clk),\n    .x(a[3:0]),\n    .q(y)\n  );\nendmodule\n";
 
   @Test
-  void registersAreNamedByTheNetOnTheirQPin() {
-    assertEquals(Map.of("_12_", "pe_0_1.psum[31]", "_13_", "count[2]"), OpenSta.registerOutputs(NETLIST));
+  void registersAreNamedByTheNetOnTheirQPinThroughTheHierarchy() {
+    GateNetlist n = new GateNetlist("top", NETLIST);
+    assertEquals("pe_0_1.psum[31]", n.registerAt("_12_"));
+    assertEquals("count[2]", n.registerAt("_13_"));
+    assertEquals("u_pe/acc_q[2]", n.registerAt("u_pe/_5_"));
+    assertNull(n.registerAt("_14_"), "a NAND is not a register");
+    assertNull(n.registerAt("u_pe/_99_"));
   }
 
   @Test
-  void inputPortsIncludeBusesWithoutTheirRange() {
-    assertEquals(Set.of("clk", "a"), OpenSta.inputPorts(NETLIST));
+  void inputPortsAreTheTopModulesOnlyWithoutBusRanges() {
+    assertEquals(Set.of("clk", "a"), new GateNetlist("top", NETLIST).inputPorts());
+    assertEquals(Set.of("clk", "x"), new GateNetlist("pe", NETLIST).inputPorts());
   }
 }

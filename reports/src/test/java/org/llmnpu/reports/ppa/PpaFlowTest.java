@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,21 @@ class PpaFlowTest {
     assertTrue(s.chipAreaUm2() > 0);
     assertTrue(r.sramAreaUm2(NodeScaling.Node.N180) > 128 * 5.59);
     assertTrue(s.notes().isEmpty(), s.notes().toString());
+  }
+
+  @Test
+  void hierarchicalAndFlatSynthesisAgreeOnMacroCopiesAndRoughlyOnArea() {
+    PpaResult hier = PpaFlow.run(TestDesigns.dualFifo(), TestDesigns.options());
+    PpaResult flat = PpaFlow.run(TestDesigns.dualFifo(), TestDesigns.options().withFlatten(true));
+    for (PpaResult r : List.of(hier, flat)) {
+      assertEquals(1, r.synthesis().macros().size());
+      assertEquals(2, r.synthesis().macros().get(0).instances(), "one memory definition, two copies");
+      assertEquals(20, r.synthesis().flipFlops(), "two pairs of 5-bit pointers");
+    }
+    double ratio = hier.synthesis().chipAreaUm2() / flat.synthesis().chipAreaUm2();
+    assertTrue(ratio > 0.9 && ratio < 1.2, "hierarchical/flat area " + ratio);
+    assertTrue(hier.timing().startpoint().contains("u_lo/") || hier.timing().startpoint().contains("u_hi/"),
+        hier.timing().startpoint());
   }
 
   @Test

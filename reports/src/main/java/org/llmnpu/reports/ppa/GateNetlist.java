@@ -1,0 +1,84 @@
+package org.llmnpu.reports.ppa;
+
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The parts of a Yosys gate netlist ({@code write_verilog -noattr}) that reports need: the top
+ * module's input ports, and for a flip-flop instance path from OpenSTA (e.g.
+ * {@code pe_1_2/_123_}) the register it implements, named by the net on its Q pin
+ * ({@code pe_1_2/psum_q[31]}), through any depth of hierarchy.
+ */
+final class GateNetlist {
+  private static final Pattern MODULE = Pattern.compile("(?s)\\bmodule\\s+(\\\\\\S+ |[\\w$]+)\\s*\\((.*?)\\bendmodule\\b");
+  private static final Pattern INPUT_DECL = Pattern.compile("(?m)^\\s*input\\s+(?:\\[\\d+:\\d+\\]\\s+)?(\\S+)\\s*;");
+  private static final Pattern INSTANCE = Pattern.compile(
+      "\\n\\s*([\\w$]+|\\\\\\S+ )\\s+(\\\\\\S+ |[\\w$.\\[\\]]+)\\s*\\(([^;]*?)\\n\\s*\\);");
+  private static final Pattern Q_PIN = Pattern.compile("\\.Q\\(([^)]*)\\)");
+
+  /** One cell or module instance: its type and, for flip-flops, the net on Q. */
+  private record Instance(String type, String qNet) {
+  }
+
+  private final String top;
+  private final Map<String, String> bodies = new HashMap<>();
+  private final Map<String, Map<String, Instance>> instances = new HashMap<>();
+
+  GateNetlist(String top, String netlist) {
+    this.top = top;
+    Matcher m = MODULE.matcher(netlist);
+    while (m.find()) {
+      String name = unescape(m.group(1));
+      bodies.put(name, m.group(2));
+      Map<String, Instance> insts = new HashMap<>();
+      Matcher i = INSTANCE.matcher(m.group(2));
+      while (i.find()) {
+        Matcher q = Q_PIN.matcher(i.group(3));
+        insts.put(unescape(i.group(2)), new Instance(unescape(i.group(1)), q.find() ? unescape(q.group(1)) : null));
+      }
+      instances.put(name, insts);
+    }
+  }
+
+  /** Input ports of the top module, in declaration order. */
+  Set<String> inputPorts() {
+    Set<String> out = new LinkedHashSet<>();
+    Matcher m = INPUT_DECL.matcher(bodies.getOrDefault(top, ""));
+    while (m.find()) {
+      out.add(unescape(m.group(1)));
+    }
+    return out;
+  }
+
+  /**
+   * The register a flip-flop instance path implements ({@code a/b/count[3]}), or null when the
+   * path is not a flip-flop with a named Q net.
+   */
+  String registerAt(String instancePath) {
+    String module = top;
+    String[] parts = instancePath.split("/");
+    String prefix = "";
+    for (int k = 0; k < parts.length; k++) {
+      Instance inst = instances.getOrDefault(module, Map.of()).get(parts[k]);
+      if (inst == null) {
+        return null;
+      }
+      if (k == parts.length - 1) {
+        return inst.type().startsWith("DFF") && inst.qNet() != null ? prefix + inst.qNet() : null;
+      }
+      prefix += parts[k] + "/";
+      module = inst.type();
+    }
+    return null;
+  }
+
+  /** A Verilog name without the escaped-identifier backslash, its terminating space, or a space before a bit index. */
+  static String unescape(String name) {
+    String n = name.strip();
+    return (n.startsWith("\\") ? n.substring(1) : n).replace(" [", "[");
+  }
+}
