@@ -115,7 +115,8 @@ final class HtmlReport {
             + "<th>energy per cycle (pJ)</th></tr>\n<tr><td>").append(Fmt.sig(pw.internalMw())).append("</td><td>")
         .append(Fmt.sig(pw.switchingMw())).append("</td><td>").append(Fmt.sig(pw.leakageMw())).append("</td><td>")
         .append(Fmt.sig(pw.totalMw())).append("</td><td>").append(Fmt.sig(pw.energyPerCyclePj(t.clockNs())))
-        .append("</td></tr>\n</table>\n");
+        .append("</td></tr>\n</table>\n<p><small>Activity ").append(Fmt.sig(pw.activity()))
+        .append(" toggles/cycle set on ").append(Fmt.esc(pw.activityModel())).append(".</small></p>\n");
     cells(s, p);
     macros(s, p);
     nodes(s, p);

@@ -23,7 +23,7 @@ final class PpaCsv {
     header.addAll(params);
     header.addAll(List.of("node_nm", "vdd_V", "measured", "logic_area_um2", "sram_area_um2", "total_area_um2",
         "std_cells", "flip_flops", "sram_bits", "critical_delay_ns", "fmax_MHz", "slack_ns", "logic_depth",
-        "clock_ns", "activity", "internal_mW", "switching_mW", "leakage_mW", "total_power_mW",
+        "clock_ns", "activity", "activity_on", "internal_mW", "switching_mW", "leakage_mW", "total_power_mW",
         "energy_per_cycle_pJ", "power_at_fmax_mW"));
     StringBuilder s = new StringBuilder(String.join(",", header)).append('\n');
     for (PpaResult p : r.points()) {
@@ -37,10 +37,12 @@ final class PpaCsv {
             Long.toString(bits), Fmt.sig(n.criticalDelayNs()), Fmt.sig(n.fmaxMhz())));
         if (n.measured()) {
           row.addAll(List.of(Fmt.sig(p.timing().slackNs()), Integer.toString(p.timing().logicDepth()),
-              Fmt.sig(p.timing().clockNs()), Fmt.sig(p.power().activity()), Fmt.sig(p.power().internalMw()),
+              Fmt.sig(p.timing().clockNs()), Fmt.sig(p.power().activity()),
+              p.power().activityModel().equals(org.llmnpu.reports.ppa.PowerResult.INPUTS) ? "inputs" : "all nets",
+              Fmt.sig(p.power().internalMw()),
               Fmt.sig(p.power().switchingMw()), Fmt.sig(p.power().leakageMw()), Fmt.sig(p.power().totalMw())));
         } else {
-          row.addAll(List.of("", "", "", "", "", "", "", ""));
+          row.addAll(List.of("", "", "", "", "", "", "", "", ""));
         }
         row.addAll(List.of(Fmt.sig(n.logicEnergyPerCyclePj()), Fmt.sig(n.logicPowerAtFmaxMw())));
         s.append(String.join(",", row)).append('\n');

@@ -69,7 +69,8 @@ final class PpaJson {
     t.put("criticalDelayNs", p.timing().criticalDelayNs());
     t.put("fmaxMhz", p.timing().fmaxMhz());
     ObjectNode pw = o.putObject("power");
-    pw.put("inputActivity", p.power().activity());
+    pw.put("activity", p.power().activity());
+    pw.put("activitySetOn", p.power().activityModel());
     pw.put("internalMw", p.power().internalMw());
     pw.put("switchingMw", p.power().switchingMw());
     pw.put("leakageMw", p.power().leakageMw());

@@ -35,7 +35,7 @@ public final class OpenSta {
     this.cache = cache;
   }
 
-  String script(String top, boolean hasMacros, String clockPort, PpaOptions o) {
+  String script(String top, boolean hasMacros, String clockPort, PpaOptions o, boolean globalActivity) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
@@ -54,6 +54,10 @@ public final class OpenSta {
     s.append("set_output_delay 0 -clock clk [all_outputs]\n");
     s.append("puts \"==== timing\"\n");
     s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
+    if (globalActivity) {
+      s.append("set_power_activity -global -activity ").append(o.activity()).append('\n');
+      return s.append("puts \"==== power\"\nreport_power -digits 6\n").toString();
+    }
     s.append("set_power_activity -input -activity ").append(o.activity()).append('\n');
     for (var e : o.portActivities().entrySet()) {
       s.append("set_power_activity -input_ports [get_ports {").append(e.getKey()).append("}] -activity ")
@@ -75,16 +79,31 @@ public final class OpenSta {
     }
     String clockPort = inputs.contains(o.clockPort()) ? o.clockPort() : "";
     boolean hasMacros = !synth.macros().isEmpty();
-    String script = script(top, hasMacros, clockPort, o);
     String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
     String lib = YosysSynthesis.read(liberty);
-    String key = ContentCache.key(List.of("sta", ToolVersions.sta(), script, lib, sramLib, synth.netlist()));
-    String out = cache.get(key).map(m -> m.get("sta.out")).orElseGet(() -> {
-      String fresh = runSta(script, lib, sramLib, synth.netlist());
+    String out;
+    boolean global = false;
+    try {
+      out = cachedRun(script(top, hasMacros, clockPort, o, false), lib, sramLib, synth.netlist());
+    } catch (ToolFailure e) {
+      if (!e.crashed()) {
+        throw e;
+      }
+      // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
+      // same activity on every net does not crash, and the report says which was used
+      out = cachedRun(script(top, hasMacros, clockPort, o, true), lib, sramLib, synth.netlist());
+      global = true;
+    }
+    return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), parsePower(out, o, global));
+  }
+
+  private String cachedRun(String script, String lib, String sramLib, String netlist) {
+    String key = ContentCache.key(List.of("sta", ToolVersions.sta(), script, lib, sramLib, netlist));
+    return cache.get(key).map(m -> m.get("sta.out")).orElseGet(() -> {
+      String fresh = runSta(script, lib, sramLib, netlist);
       cache.put(key, Map.of("sta.out", fresh));
       return fresh;
     });
-    return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), parsePower(out, o));
   }
 
   /** Timing and power of one run. */
@@ -99,7 +118,15 @@ public final class OpenSta {
       Files.writeString(work.resolve("sram.lib"), sramLib, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("netlist.v"), netlist, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("run.tcl"), script, StandardCharsets.UTF_8);
-      String out = ToolRunner.run(List.of("sta", "-no_init", "-no_splash", "-exit", "run.tcl"), work, TIMEOUT_SECONDS);
+      String out;
+      try {
+        out = ToolRunner.run(List.of("sta", "-no_init", "-no_splash", "-exit", "run.tcl"), work, TIMEOUT_SECONDS);
+      } catch (ToolFailure e) {
+        if (e.crashed()) {
+          ContentCache.deleteTree(work); // the caller retries; nothing to inspect
+        }
+        throw e;
+      }
       ContentCache.deleteTree(work);
       return out;
     } catch (IOException e) {
@@ -153,13 +180,14 @@ public final class OpenSta {
     return inst + " " + kind;
   }
 
-  static PowerResult parsePower(String out, PpaOptions o) {
+  static PowerResult parsePower(String out, PpaOptions o, boolean global) {
     String report = section(out, "==== power", null);
     for (String line : report.split("\n")) {
       String[] f = line.strip().split("\\s+");
       if (f.length >= 5 && f[0].equals("Total")) {
-        return new PowerResult(o.activity(), new TreeMap<>(o.portActivities()), watt(f[1]), watt(f[2]),
-            watt(f[3]), watt(f[4]));
+        return new PowerResult(o.activity(), global ? PowerResult.GLOBAL : PowerResult.INPUTS,
+            global ? new TreeMap<>() : new TreeMap<>(o.portActivities()), watt(f[1]), watt(f[2]), watt(f[3]),
+            watt(f[4]));
       }
     }
     throw new ToolFailure("sta", "cannot read the power report from OpenSTA", List.of(report.strip()));

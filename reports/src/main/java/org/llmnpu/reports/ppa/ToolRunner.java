@@ -46,7 +46,7 @@ public final class ToolRunner {
       List<String> errors = errorLines(out);
       if (process.exitValue() != 0 || !errors.isEmpty()) {
         throw new ToolFailure(tool, tool + " failed (exit code " + process.exitValue() + ") in " + workDir + ":",
-            errors.isEmpty() ? tail(out) : errors);
+            errors.isEmpty() ? tail(out) : errors, process.exitValue());
       }
       return out;
     } catch (IOException e) {

@@ -66,6 +66,15 @@ class RegisteredBlocksTest {
     }
   }
 
+  @Test
+  void macArray8x8HasPowerEvenThoughOpenStaCrashesPropagatingItsInputActivity() {
+    RequiredTools.require("yosys", "sta");
+    PpaResult r = PpaSweep.run(BlockDesigns.of(BlockRegistry.find("pe-array")), Map.of("rows", "8", "cols", "8"),
+        null, List.of(), TestDesigns.options()).get(0);
+    assertTrue(r.power().totalMw() > 100, "64 MACs at 200 MHz: " + r.power());
+    assertEquals(0, r.synthesis().flipFlops() % 64, "identical PEs: flip-flops a multiple of 64");
+  }
+
   /** Integer parameters at min(default, max(minimum, 4)) (an allowed choice), others at their default. */
   static Map<String, String> smallConfiguration(BlockGenerator gen) {
     Map<String, String> out = new LinkedHashMap<>();
