@@ -33,6 +33,19 @@ class SpeculativeDecodingTest {
     }
 
     @Test
+    void aSeparateCheckpointCanDraft(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        java.nio.file.Path file = dir.resolve("draft.bin");
+        org.llmnpu.sw.io.Llama2cCheckpoint.write(SyntheticWeights.generate(
+                new org.llmnpu.sw.model.ModelConfig(16, 32, 1, 2, 1, 64, 512), 3), file);
+        DraftSpec spec = DraftSpec.parse("draft=file:" + file + ",gamma=2");
+        DraftFactory.Draft d = DraftFactory.build(spec, target, prompt);
+        assertTrue(d.costRatio() < 0.2, "a 16-wide single-layer draft is much cheaper: " + d.costRatio());
+        int[] expected = Generators.dynamic(new Transformer(target), prompt, 12, new Sampler(SamplerConfig.greedy())).tokens();
+        assertArrayEquals(expected, new SpeculativeDecoder(new Transformer(target), d.model(), 2, SamplerConfig.greedy())
+                .generate(prompt, 12).tokens());
+    }
+
+    @Test
     void aPerfectDraftIsAlwaysAccepted() {
         SpeculativeResult r = new SpeculativeDecoder(new Transformer(target), new Transformer(target), 4,
                 SamplerConfig.temperature(1f, 3)).generate(prompt, 20);
