@@ -30,7 +30,13 @@ public final class SwRunCommand implements Callable<Integer> {
     @Option(names = "--weights", description = "llama2.c .bin checkpoint to load instead of synthetic weights.")
     Path weights;
 
-    @Option(names = "--prompt-len", defaultValue = "32", description = "Prompt tokens (default ${DEFAULT-VALUE}).")
+    @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin, to give --prompt as text and see the output as text.")
+    Path tokenizer;
+
+    @Option(names = "--prompt", description = "Prompt text (needs --tokenizer); otherwise a synthetic prompt of --prompt-len tokens.")
+    String prompt;
+
+    @Option(names = "--prompt-len", defaultValue = "32", description = "Synthetic prompt tokens (default ${DEFAULT-VALUE}).")
     int promptLen;
 
     @Option(names = "--max-new", defaultValue = "64", description = "Tokens to generate (default ${DEFAULT-VALUE}).")
@@ -83,8 +89,11 @@ public final class SwRunCommand implements Callable<Integer> {
             if (weights == null) {
                 BadParameter.parse("--model", () -> org.llmnpu.sw.model.ModelConfig.named(model));
             }
+            if (prompt != null && tokenizer == null) {
+                throw new BadParameter("--prompt: needs --tokenizer (a llama2.c tokenizer.bin)");
+            }
             options = BadParameter.parse("--prompt-len/--max-new", () -> new RunOptions(model, Optional.ofNullable(weights),
-                    promptLen, maxNew, compression, shape, draft, sampler));
+                    Optional.ofNullable(tokenizer), Optional.ofNullable(prompt), promptLen, maxNew, compression, shape, draft, sampler));
         } catch (BadParameter e) {
             System.err.println(e.getMessage());
             return 2;
@@ -95,6 +104,9 @@ public final class SwRunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             System.err.println("sw run: " + e.getMessage());
             return 2;
+        } catch (java.io.IOException e) {
+            System.err.println("sw run: " + e.getMessage());
+            return 1;
         }
         if (json) {
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)

@@ -38,6 +38,33 @@ class SwCommandTest {
     }
 
     @Test
+    void aCheckpointWithATokenizerRunsFromTextAndPrintsText(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        var config = new org.llmnpu.sw.model.ModelConfig(32, 64, 1, 2, 1, 264, 128);
+        java.nio.file.Path weights = dir.resolve("model.bin");
+        org.llmnpu.sw.io.Llama2cCheckpoint.write(org.llmnpu.sw.model.SyntheticWeights.generate(config, 1), weights);
+        String[] vocab = new String[264];
+        vocab[0] = "<unk>";
+        vocab[1] = "<s>";
+        vocab[2] = "</s>";
+        for (int b = 0; b < 256; b++) {
+            vocab[3 + b] = String.format("<0x%02X>", b);
+        }
+        String[] words = {"a", "b", "ab", " ", "the"};
+        System.arraycopy(words, 0, vocab, 259, words.length);
+        java.nio.file.Path tok = dir.resolve("tokenizer.bin");
+        new org.llmnpu.sw.io.Llama2cTokenizer(vocab, new float[264]).write(tok);
+        Outcome o = run("run", "--weights", weights.toString(), "--tokenizer", tok.toString(), "--prompt", "ab a",
+                "--max-new", "5", "--quant", "int8");
+        assertEquals(0, o.code(), o.err());
+        assertTrue(o.out().contains("prompt 4 tokens") && o.out().contains("output: "), o.out());
+        java.nio.file.Files.write(weights, java.util.Arrays.copyOf(java.nio.file.Files.readAllBytes(weights), 100));
+        Outcome broken = run("run", "--weights", weights.toString());
+        assertEquals(1, broken.code());
+        assertTrue(broken.err().contains("model.bin") && broken.err().contains("found 100"), broken.err());
+    }
+
+    @Test
     void speculativeRunReportsAcceptanceAsJson() {
         Outcome o = run("run", "--prompt-len", "8", "--max-new", "6", "--speculative", "draft=int4-g32,gamma=3", "--json");
         assertEquals(0, o.code(), o.err());
@@ -61,6 +88,7 @@ class SwCommandTest {
             {"run", "--sparsity", "3:4"},
             {"run", "--static", "slp=4,slr=4", "--prompt-len", "8"},
             {"run", "--model", "huge"},
+            {"run", "--prompt", "hello"},
             {"kv", "--kv", "hybrid4,g24,r48"},
             {"kv", "--evict", "snapkv,w32,budget16"},
             {"passes", "--sram-kib", "0"},

@@ -10,12 +10,18 @@ import org.llmnpu.sw.spec.DraftSpec;
 /**
  * What {@code npu sw run} executes: a model (a named synthetic config or a llama2.c checkpoint), a
  * synthetic prompt of {@code promptLen} tokens, {@code maxNew} generated tokens, the weight compression
- * of the run's model, and optionally the static-shape runtime or speculative decoding.
+ * of the run's model, and optionally the static-shape runtime or speculative decoding. With a
+ * llama2.c {@code tokenizer} and a {@code promptText}, the prompt is the encoded text (BOS first)
+ * instead of synthetic tokens, and the report carries the decoded output.
  */
-public record RunOptions(String model, Optional<Path> weights, int promptLen, int maxNew, CompressionSpec compression,
+public record RunOptions(String model, Optional<Path> weights, Optional<Path> tokenizer, Optional<String> promptText,
+                         int promptLen, int maxNew, CompressionSpec compression,
                          Optional<StaticShape> staticShape, Optional<DraftSpec> speculative, SamplerConfig sampler) {
 
     public RunOptions {
+        if (promptText.isPresent() && tokenizer.isEmpty()) {
+            throw new IllegalArgumentException("a text prompt needs a tokenizer (llama2.c tokenizer.bin)");
+        }
         if (promptLen < 1) {
             throw new IllegalArgumentException("prompt-len must be >= 1, got " + promptLen);
         }
@@ -26,7 +32,7 @@ public record RunOptions(String model, Optional<Path> weights, int promptLen, in
             throw new IllegalArgumentException("static and speculative cannot be combined: speculative verification "
                     + "runs on the dynamic-shape verifier");
         }
-        if (staticShape.isPresent() && promptLen > staticShape.get().slp()) {
+        if (staticShape.isPresent() && promptText.isEmpty() && promptLen > staticShape.get().slp()) {
             throw new IllegalArgumentException("prompt-len " + promptLen + " exceeds static slp = " + staticShape.get().slp());
         }
         if (staticShape.isPresent() && maxNew - 1 > staticShape.get().slr()) {

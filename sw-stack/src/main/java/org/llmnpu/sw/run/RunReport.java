@@ -9,7 +9,7 @@ public record RunReport(String model, String compression, String mode, int promp
                         double tokensPerSecond, double weightSizeRatio, double snrDb, double klDivergence,
                         double top1Agreement, double staticMaxAbsLogitDiff, double acceptanceRate,
                         double acceptedPerPass, double tokensPerPass, double draftCostRatio,
-                        double expectedSpeedup, int[] tokens) {
+                        double expectedSpeedup, int[] tokens, String text) {
 
     public String toText() {
         StringBuilder s = new StringBuilder();
@@ -26,6 +26,9 @@ public record RunReport(String model, String compression, String mode, int promp
             s.append(String.format("speculative: acceptance rate %.3f, accepted drafts per target pass %.2f, "
                             + "tokens per target pass %.2f, draft cost ratio c %.3f, expected speedup %.2fx%n",
                     acceptanceRate, acceptedPerPass, tokensPerPass, draftCostRatio, expectedSpeedup));
+        }
+        if (text != null) {
+            s.append("output: ").append(text).append(System.lineSeparator());
         }
         return s.toString();
     }

@@ -7,6 +7,7 @@ import org.llmnpu.sw.compress.ModelCompressor;
 import org.llmnpu.sw.eval.AccuracyEvaluation;
 import org.llmnpu.sw.eval.LogitComparison;
 import org.llmnpu.sw.io.Llama2cCheckpoint;
+import org.llmnpu.sw.io.Llama2cTokenizer;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.SyntheticPrompts;
@@ -40,11 +41,17 @@ public final class SwRun {
     public static RunReport run(RunOptions o) throws IOException {
         ModelWeights fp32 = loadModel(o);
         ModelConfig c = fp32.config();
-        if (o.promptLen() + o.maxNew() > c.maxSeqLen()) {
-            throw new IllegalArgumentException("prompt-len + max-new = " + (o.promptLen() + o.maxNew())
+        Llama2cTokenizer tokenizer = o.tokenizer().isPresent() ? Llama2cTokenizer.read(o.tokenizer().get(), c.vocabSize()) : null;
+        int[] prompt = o.promptText().isPresent()
+                ? tokenizer.encode(o.promptText().get(), true).stream().mapToInt(Integer::intValue).toArray()
+                : SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed());
+        if (o.staticShape().isPresent() && prompt.length > o.staticShape().get().slp()) {
+            throw new IllegalArgumentException("the prompt has " + prompt.length + " tokens but static slp = " + o.staticShape().get().slp());
+        }
+        if (prompt.length + o.maxNew() > c.maxSeqLen()) {
+            throw new IllegalArgumentException("prompt (" + prompt.length + " tokens) + max-new = " + (prompt.length + o.maxNew())
                     + " exceeds the model's maximum sequence length " + c.maxSeqLen());
         }
-        int[] prompt = SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed());
         int[] calibration = SyntheticPrompts.prompt(c, Math.min(64, c.maxSeqLen()), o.sampler().seed() + 1);
         CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibration);
         Transformer model = new Transformer(compressed.effectiveWeights());
@@ -80,11 +87,19 @@ public final class SwRun {
         double alpha = spec == null ? Double.NaN : spec.acceptanceRate();
         double costRatio = draft == null ? Double.NaN : draft.costRatio();
         return new RunReport(o.weights().map(Object::toString).orElse(o.model()), compressed.spec().toString(), mode,
-                o.promptLen(), tokens.length, tokens.length / seconds, compressed.sizeRatio(), acc.snrDb(),
+                prompt.length, tokens.length, tokens.length / seconds, compressed.sizeRatio(), acc.snrDb(),
                 acc.klDivergence(), acc.top1Agreement(), staticDiff, alpha,
                 spec == null ? Double.NaN : spec.acceptedPerPass(), spec == null ? Double.NaN : spec.tokensPerPass(),
                 costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
-                tokens);
+                tokens, tokenizer == null ? null : decode(tokenizer, tokens));
+    }
+
+    private static String decode(Llama2cTokenizer tokenizer, int[] tokens) {
+        StringBuilder s = new StringBuilder();
+        for (int t : tokens) {
+            s.append(tokenizer.decode(t));
+        }
+        return s.toString();
     }
 
     /** Largest |logit| difference between the static run and the dynamic model on the same tokens. */
