@@ -47,7 +47,7 @@ fi
 if [ "$docker" = 1 ] && ! docker info >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     say "starting dockerd"
-    nohup dockerd >/tmp/dockerd.log 2>&1 &
+    setsid nohup dockerd >/tmp/dockerd.log 2>&1 < /dev/null &
     for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
     docker info >/dev/null 2>&1 || { echo "setup-tools: dockerd did not start, see /tmp/dockerd.log" >&2; exit 1; }
   else

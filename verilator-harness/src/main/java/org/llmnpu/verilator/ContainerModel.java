@@ -49,6 +49,9 @@ final class ContainerModel implements ModelConnection {
 
   /** True when a Docker engine answers and has the image. */
   static boolean available(String image) {
+    if (!ryukDisabled()) {
+      return false;
+    }
     try {
       if (!DockerClientFactory.instance().isDockerAvailable()) {
         return false;
@@ -60,7 +63,19 @@ final class ContainerModel implements ModelConnection {
     }
   }
 
+  /**
+   * Testcontainers reads this only from the environment; with Ryuk enabled it would try to
+   * pull Ryuk's image, which hangs without a registry.
+   */
+  static boolean ryukDisabled() {
+    return "true".equalsIgnoreCase(System.getenv("TESTCONTAINERS_RYUK_DISABLED"));
+  }
+
   static ContainerModel start(BuildInputs in, SimOptions options, Path runDir, Path waveFile) {
+    if (!ryukDisabled()) {
+      throw new SimulationException("container simulation needs TESTCONTAINERS_RYUK_DISABLED=true in the "
+          + "environment (Ryuk's image cannot be pulled here; the toolkit removes its containers itself)");
+    }
     if (!available(options.image())) {
       throw new SimulationException("container simulation needs a Docker engine with the image " + options.image()
           + ": run scripts/build-verilator-image.sh as root (it installs docker.io, starts dockerd and builds it)");
