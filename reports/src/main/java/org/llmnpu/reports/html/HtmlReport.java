@@ -32,8 +32,8 @@ final class HtmlReport {
         .append(Fmt.esc(r.title())).append("</title>\n<style>").append(CSS).append("</style>\n</head>\n<body>\n");
     s.append("<h1>").append(Fmt.esc(r.title())).append("</h1>\n");
     s.append("<p>Clock period <b>").append(Fmt.sig(r.clockNs())).append(" ns</b> (")
-        .append(Fmt.sig(1000 / r.clockNs())).append(" MHz); switching activity of data inputs <b>")
-        .append(Fmt.sig(r.activity())).append(" toggles/cycle</b>");
+        .append(Fmt.sig(1000 / r.clockNs())).append(" MHz); switching activity <b>")
+        .append(Fmt.sig(r.activity())).append(" toggles/cycle</b> on the data inputs (see each power table)");
     r.portActivities().forEach((port, a) -> s.append(", port ").append(Fmt.esc(port)).append(": ")
         .append(Fmt.sig(a)));
     s.append("; ").append(r.flattened() ? "flattened synthesis" : "hierarchical synthesis (each distinct module once)")
