@@ -203,7 +203,18 @@ final class ContainerModel implements ModelConnection {
     if (!container.isRunning()) {
       return "container " + container.getContainerId() + " is no longer running";
     }
-    String code = exec(container, "cat /work/run/exit.code 2>/dev/null").getStdout().strip();
+    String code = "";
+    for (int i = 0; i < 40 && code.isEmpty(); i++) {
+      code = exec(container, "cat /work/run/exit.code 2>/dev/null").getStdout().strip();
+      if (code.isEmpty()) {
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
     String tail = exec(container, "tail -n 20 /work/run/stderr.log 2>/dev/null").getStdout();
     return "model process in container: " + (code.isEmpty() ? "still running" : "exit status " + code)
         + "; stderr tail:\n" + tail;

@@ -174,7 +174,10 @@ final class HarnessSource {
 
       int main(int argc, char** argv) {
         FILE* in = stdin;
-        FILE* out = stdout;
+        // Answers go to a copy of the original standard output; the design's own output
+        // ($display, $stop messages) is sent to standard error so it cannot corrupt them.
+        FILE* out = fdopen(dup(1), "w");
+        dup2(2, 1);
         const char* waves = nullptr;
         for (int i = 1; i < argc; i++) {
           if (!strcmp(argv[i], "--listen") && i + 1 < argc) {

@@ -62,7 +62,7 @@ public final class Simulators {
   private static Path runDir(SimOptions options, String top) {
     try {
       Files.createDirectories(options.workDir());
-      return Files.createTempDirectory(options.workDir(), top + "-");
+      return Files.createTempDirectory(options.workDir(), top + "-").toAbsolutePath();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a run directory in " + options.workDir(), e);
     }
