@@ -92,15 +92,6 @@ final class QuantizedTensorStream {
         return rows.get(i);
     }
 
-    void truncate(int n) {
-        while (rows.size() > n) {
-            rows.remove(rows.size() - 1);
-        }
-        if (quantizedRows > n) {
-            throw new IllegalStateException("cannot roll back into quantized KV rows");
-        }
-    }
-
     /** Bytes a decode step reads: quantized codes and metadata, FP16 residual (FP16 for all when exact). */
     long bytes() {
         long residualRows = rows.size() - quantizedRows;
