@@ -52,13 +52,17 @@ public final class ClipCalibrator {
 
     /** Sum over samples of the squared difference between the exact and the quantized row output. */
     public static double outputError(float[] row, QuantizedMatrix q, int r, float[][] activations) {
+        float[] deq = new float[row.length];
+        for (int c = 0; c < row.length; c++) {
+            deq[c] = q.dequantize(r, c);
+        }
         double err = 0;
         for (float[] x : activations) {
             double exact = 0;
             double approx = 0;
             for (int c = 0; c < row.length; c++) {
                 exact += (double) x[c] * row[c];
-                approx += (double) x[c] * q.dequantize(r, c);
+                approx += (double) x[c] * deq[c];
             }
             err += (exact - approx) * (exact - approx);
         }
