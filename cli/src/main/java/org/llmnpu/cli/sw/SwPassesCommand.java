@@ -14,8 +14,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code npu sw passes}: builds the prefill and decode graphs of a model, runs horizontal, vertical and
- * attention fusion, tiles the result for the SRAM, and prints kernels, intermediate bytes and total
- * off-chip traffic (also per token) after each pass.
+ * attention fusion, tiles the result for the SRAM, and prints kernels, intermediate bytes, total
+ * off-chip traffic (also per token) and an estimated time ({@code LatencyModel}) after each pass.
  */
 @Command(name = "passes", mixinStandardHelpOptions = true,
         description = "Fusion and tiling passes: dispatches and off-chip traffic before and after each pass.")
@@ -38,6 +38,15 @@ public final class SwPassesCommand implements Callable<Integer> {
 
     @Option(names = "--weight-type", defaultValue = "int4", description = "Stored weights: int4, int8 or fp16 (default ${DEFAULT-VALUE}).")
     String weightType;
+
+    @Option(names = "--bandwidth-gbs", defaultValue = "25.6", description = "Off-chip bandwidth in GB/s for the time estimate (default ${DEFAULT-VALUE}).")
+    double bandwidth;
+
+    @Option(names = "--clock-ghz", defaultValue = "1.0", description = "NPU clock in GHz for the time estimate (default ${DEFAULT-VALUE}).")
+    double clock;
+
+    @Option(names = "--dispatch-us", defaultValue = "10", description = "Overhead per kernel dispatch in µs (default ${DEFAULT-VALUE}).")
+    double dispatch;
 
     @Option(names = "--json", description = "Print JSON instead of text.")
     boolean json;
@@ -69,7 +78,18 @@ public final class SwPassesCommand implements Callable<Integer> {
             });
             GraphShape pre = BadParameter.parse("--prefill", () -> GraphShape.prefill(c, prefill, w));
             GraphShape dec = BadParameter.parse("--context", () -> GraphShape.decode(c, context, w));
-            report = BadParameter.parse("--sram-kib", () -> PassReport.run(pre, dec, tiling));
+            if (!(bandwidth > 0)) {
+                throw new BadParameter("--bandwidth-gbs: must be > 0 GB/s, got " + bandwidth);
+            }
+            if (!(clock > 0)) {
+                throw new BadParameter("--clock-ghz: must be > 0 GHz, got " + clock);
+            }
+            if (!(dispatch >= 0)) {
+                throw new BadParameter("--dispatch-us: must be >= 0 µs, got " + dispatch);
+            }
+            var latency = BadParameter.parse("--bandwidth-gbs/--clock-ghz/--dispatch-us",
+                    () -> new org.llmnpu.sw.graph.LatencyModel(bandwidth, tiling.arrayRows(), tiling.arrayCols(), tiling.arrayCols(), clock, dispatch));
+            report = BadParameter.parse("--sram-kib", () -> PassReport.run(pre, dec, tiling, latency));
         } catch (BadParameter e) {
             System.err.println(e.getMessage());
             return 2;
@@ -78,11 +98,11 @@ public final class SwPassesCommand implements Callable<Integer> {
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
             return 0;
         }
-        System.out.printf("%-16s %-34s %8s %18s %16s %18s %16s%n", "phase", "stage", "kernels", "intermediate (B)",
-                "total (B)", "intermediate/token", "total/token");
+        System.out.printf("%-16s %-34s %8s %18s %16s %18s %16s %10s%n", "phase", "stage", "kernels", "intermediate (B)",
+                "total (B)", "intermediate/token", "total/token", "est. ms");
         for (PassReport.Row r : report.rows()) {
-            System.out.printf("%-16s %-34s %8d %18d %16d %18.0f %16.0f%n", r.phase(), r.stage(), r.kernels(),
-                    r.intermediateBytes(), r.totalBytes(), r.intermediateBytesPerToken(), r.totalBytesPerToken());
+            System.out.printf("%-16s %-34s %8d %18d %16d %18.0f %16.0f %10.3f%n", r.phase(), r.stage(), r.kernels(),
+                    r.intermediateBytes(), r.totalBytes(), r.intermediateBytesPerToken(), r.totalBytesPerToken(), r.estimatedMillis());
         }
         System.out.println("prefill tiles: " + String.join("; ", report.prefillTiles()));
         System.out.println("decode tiles:  " + String.join("; ", report.decodeTiles()));

@@ -78,7 +78,7 @@ class SwCommandTest {
         assertTrue(kv.out().contains("bytes/token"), kv.out());
         Outcome passes = run("passes", "--sram-kib", "256", "--prefill", "32", "--context", "64");
         assertEquals(0, passes.code(), passes.err());
-        assertTrue(passes.out().contains("+ attention"), passes.out());
+        assertTrue(passes.out().contains("+ attention") && passes.out().contains("est. ms"), passes.out());
     }
 
     @Test
@@ -93,6 +93,7 @@ class SwCommandTest {
             {"kv", "--evict", "snapkv,w32,budget16"},
             {"passes", "--sram-kib", "0"},
             {"passes", "--array", "3y"},
+            {"passes", "--bandwidth-gbs", "0"},
         };
         for (String[] args : cases) {
             Outcome o = run(args);

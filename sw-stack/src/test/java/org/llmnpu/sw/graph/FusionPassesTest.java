@@ -57,6 +57,29 @@ class FusionPassesTest {
     }
 
     @Test
+    void noPassMakesTheEstimatedTimeWorseAndAttentionFusionHelpsPrefill() {
+        LatencyModel npu = LatencyModel.mobileNpu();
+        GraphShape prefill = GraphShape.prefill(ONE_LAYER, 64, DType.INT4);
+        Schedule s = Schedule.unfused(DecoderGraphBuilder.build(prefill));
+        double unfused = npu.seconds(s, prefill);
+        double horizontal = npu.seconds(s = FusionPasses.horizontal(s), prefill);
+        double vertical = npu.seconds(s = FusionPasses.vertical(s), prefill);
+        double attention = npu.seconds(FusionPasses.attention(s), prefill);
+        assertTrue(horizontal <= unfused && vertical <= horizontal && attention < vertical,
+                unfused + " " + horizontal + " " + vertical + " " + attention);
+        assertEquals(40 * 10e-6, unfused, unfused * 0.9, "dispatch overhead is a visible share of a tiny graph");
+    }
+
+    @Test
+    void aBandwidthBoundKernelTakesBytesOverBandwidth() {
+        Graph g = new Graph();
+        Tensor in = new Tensor("in", new long[] {1_000_000}, DType.INT8, true);
+        g.add("copy", OpKind.ADD, new Tensor("out", new long[] {1_000_000}, DType.INT8, true), in);
+        LatencyModel m = new LatencyModel(1.0, 32, 32, 1_000_000, 1.0, 0);
+        assertEquals(2e6 / 1e9, m.seconds(Schedule.unfused(g), GraphShape.decode(ONE_LAYER, 1, DType.INT8)), 1e-12);
+    }
+
+    @Test
     void aMergeThatWouldCreateACycleIsRefused() {
         Graph g = new Graph();
         Tensor in = new Tensor("in", new long[] {4}, DType.FP16, true);
