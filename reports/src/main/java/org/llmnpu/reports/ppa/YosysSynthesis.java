@@ -30,8 +30,9 @@ import org.llmnpu.hdl.emit.VerilogDesign;
  * synthesized once and {@code stat -top} multiplies by the instance counts, so a 16 × 16 array
  * of identical PEs costs one PE; optimization across module boundaries is lost (a few percent of
  * area). With {@code flatten} the design is flattened before fine synthesis. Either way the
- * mapped netlist handed to OpenSTA is flat (OpenSTA 2.0.17 crashes in {@code report_power}
- * on hierarchical netlists when input activities are propagated). Black boxes have no liberty area, so the
+ * mapped netlist handed to OpenSTA is flat and has no undriven nets ({@code setundef -undriven
+ * -zero}): OpenSTA 2.0.17 crashes in {@code report_power} on hierarchical netlists and on
+ * undriven nets when it propagates input activities. Black boxes have no liberty area, so the
  * chip area counts standard cells only. Memories that are not listed are synthesized to
  * flip-flops as usual. Results are cached by content hash.
  */
@@ -79,9 +80,11 @@ public final class YosysSynthesis {
     s.append("abc -liberty lib.lib\n");
     s.append("opt_clean\n");
     s.append("stat -liberty lib.lib -top ").append(design.top()).append('\n');
-    // OpenSTA 2.0.17 crashes propagating input activities through a hierarchical netlist, so the
+    // OpenSTA 2.0.17 crashes propagating input activities through hierarchical netlists, so the
     // mapped netlist is flattened (no re-optimization) before it is written
     s.append("flatten\n");
+    // undriven nets (left by flattening the mapped hierarchy) crash OpenSTA's activity propagation
+    s.append("setundef -undriven -zero\n");
     // OpenSTA's Verilog reader rejects concatenations on the left of an assign
     s.append("write_verilog -noattr -noexpr -simple-lhs netlist.v\n");
     return s.toString();
