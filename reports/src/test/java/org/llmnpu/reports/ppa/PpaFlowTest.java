@@ -114,11 +114,15 @@ class PpaFlowTest {
   }
 
   @Test
-  void yosysErrorIsShownToTheUser() {
+  void yosysErrorIsShownToTheUser() throws java.io.IOException {
     ToolFailure e = assertThrows(ToolFailure.class, () -> PpaFlow.run(TestDesigns.broken(), TestDesigns.options()));
     assertEquals("yosys", e.tool());
     assertTrue(e.toolErrors().stream().anyMatch(l -> l.contains("ERROR") && l.contains("broken.v:3")),
         e.getMessage());
+    java.util.regex.Matcher dir = java.util.regex.Pattern.compile("in (\\S+llmnpu-yosys-\\d+):").matcher(e.getMessage());
+    assertTrue(dir.find(), "the message names the kept work directory: " + e.getMessage());
+    assertTrue(java.nio.file.Files.exists(Path.of(dir.group(1), "synth.ys")), "the script is kept for inspection");
+    ContentCache.deleteTree(Path.of(dir.group(1)));
   }
 
   @Test
