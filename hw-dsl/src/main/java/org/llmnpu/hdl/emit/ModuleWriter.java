@@ -241,17 +241,25 @@ final class ModuleWriter {
       }
       sb.append(' ').append(c.instanceName()).append(" (  // ").append(c.createdAt()).append('\n');
       List<String> conns = new ArrayList<>();
+      List<String> notes = new ArrayList<>();
       for (Signal p : c.ports()) {
         String value;
+        String note = "";
         if (p.role == Role.INPUT && isInlinedChildInput(p)) {
-          exprs.context(childPortNames.get(p), assigns.get(p).get(0).location());
-          value = exprs.operand(assigns.get(p).get(0).value());
+          Stmt.Assign a = assigns.get(p).get(0);
+          exprs.context(childPortNames.get(p), a.location());
+          value = exprs.operand(a.value());
+          note = "  // " + a.location();
         } else {
           value = childPortNames.get(p);
         }
         conns.add("    ." + p.name + "(" + value + ")");
+        notes.add(note);
       }
-      sb.append(String.join(",\n", conns)).append("\n  );\n");
+      for (int i = 0; i < conns.size(); i++) {
+        sb.append(conns.get(i)).append(i + 1 < conns.size() ? "," : "").append(notes.get(i)).append('\n');
+      }
+      sb.append("  );\n");
     }
     return sb.toString();
   }

@@ -66,7 +66,8 @@ final class RegisterWriter {
     if (reset) {
       sb.append("    if (").append(low ? "!" : "").append(d.resetSignal().name).append(") begin\n");
       for (Signal r : regs) {
-        sb.append("      ").append(r.name).append(" <= ").append(ExprWriter.literal(r.resetValue)).append(";\n");
+        sb.append("      ").append(r.name).append(" <= ").append(ExprWriter.literal(r.resetValue)).append(";  // ")
+            .append(r.location).append('\n');
       }
       sb.append("    end");
       if (!hasUpdates) {
