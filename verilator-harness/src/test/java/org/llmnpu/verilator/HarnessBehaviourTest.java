@@ -110,6 +110,20 @@ class HarnessBehaviourTest {
   }
 
   @Test
+  void fstWavesAreWritten() throws Exception {
+    SimOptions o = SimModes.options(SimOptions.Mode.LOCAL).withWaves(SimOptions.Waves.FST);
+    Path fst;
+    try (Simulator s = Simulators.start(counter(), o)) {
+      s.reset(1);
+      s.poke("enable", 1);
+      s.step(50);
+      fst = s.waveFile();
+    }
+    byte[] bytes = Files.readAllBytes(fst);
+    assertTrue(fst.toString().endsWith(".fst") && bytes.length > 100, "FST file of " + bytes.length + " bytes");
+  }
+
+  @Test
   void replayFileReproducesTheRunWithoutJava() throws Exception {
     SimOptions o = SimModes.options(SimOptions.Mode.LOCAL);
     List<String> seen = new ArrayList<>();
