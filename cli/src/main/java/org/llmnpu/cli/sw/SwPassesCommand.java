@@ -39,6 +39,9 @@ public final class SwPassesCommand implements Callable<Integer> {
     @Option(names = "--weight-type", defaultValue = "int4", description = "Stored weights: int4, int8 or fp16 (default ${DEFAULT-VALUE}).")
     String weightType;
 
+    @Option(names = "--sparsity", description = "N:M weights (2:4 or 4:8): compressed storage and zero-skipping.")
+    String sparsity;
+
     @Option(names = "--bandwidth-gbs", defaultValue = "25.6", description = "Off-chip bandwidth in GB/s for the time estimate (default ${DEFAULT-VALUE}).")
     double bandwidth;
 
@@ -76,8 +79,12 @@ public final class SwPassesCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("array must look like 32x32, got '" + array + "'");
                 }
             });
-            GraphShape pre = BadParameter.parse("--prefill", () -> GraphShape.prefill(c, prefill, w));
-            GraphShape dec = BadParameter.parse("--context", () -> GraphShape.decode(c, context, w));
+            GraphShape pre0 = BadParameter.parse("--prefill", () -> GraphShape.prefill(c, prefill, w));
+            GraphShape dec0 = BadParameter.parse("--context", () -> GraphShape.decode(c, context, w));
+            var pattern = sparsity == null ? null
+                    : BadParameter.parse("--sparsity", () -> org.llmnpu.numerics.sparse.NmPattern.parse(sparsity));
+            GraphShape pre = pattern == null ? pre0 : pre0.withSparsity(pattern);
+            GraphShape dec = pattern == null ? dec0 : dec0.withSparsity(pattern);
             if (!(bandwidth > 0)) {
                 throw new BadParameter("--bandwidth-gbs: must be > 0 GB/s, got " + bandwidth);
             }

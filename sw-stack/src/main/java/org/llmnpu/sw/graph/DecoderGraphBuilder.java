@@ -74,10 +74,21 @@ public final class DecoderGraphBuilder {
         return g.add(p + "ffn_residual", OpKind.ADD, tensor(p + "x_out", DType.FP16, t, c.dim()), x1, down);
     }
 
-    /** DEQUANT(weight) → GEMM(input, weight) in INT32 → REQUANT to {@code out}. */
+    /**
+     * DEQUANT(weight) → GEMM(input, weight) in INT32 → REQUANT to {@code out}. An N:M weight is stored as
+     * its kept values and their indices; the dequant (Load unit) expands it to zero-filled INT8.
+     */
     private Tensor projection(String name, Tensor input, long outFeatures, long inFeatures, Tensor out) {
-        Tensor stored = resident(name, s.weightType(), outFeatures, inFeatures);
-        Tensor w8 = g.add(name + ".dequant", OpKind.DEQUANT, tensor(name + ".int8", DType.INT8, outFeatures, inFeatures), stored);
+        Tensor w8 = tensor(name + ".int8", DType.INT8, outFeatures, inFeatures);
+        if (s.sparsity().isPresent()) {
+            var p = s.sparsity().get();
+            long kept = inFeatures / p.m() * p.n();
+            Tensor values = resident(name, s.weightType(), outFeatures, kept);
+            Tensor indices = resident(name + ".indices", p.indexBits() == 2 ? DType.INT2 : DType.INT3, outFeatures, kept);
+            g.add(name + ".dequant", OpKind.DEQUANT, w8, values, indices);
+        } else {
+            g.add(name + ".dequant", OpKind.DEQUANT, w8, resident(name, s.weightType(), outFeatures, inFeatures));
+        }
         Tensor acc = g.add(name + ".gemm", OpKind.GEMM, tensor(name + ".acc", DType.INT32, s.tokens(), outFeatures), input, w8);
         return g.add(name + ".requant", OpKind.REQUANT, out, acc);
     }

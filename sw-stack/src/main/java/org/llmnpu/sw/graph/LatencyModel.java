@@ -8,8 +8,10 @@ import java.util.Map;
  * A first-order latency estimate of a schedule on an NPU: each kernel costs a fixed dispatch overhead
  * plus the larger of its off-chip transfer time ({@code bytes / bandwidth}) and its compute time; inside
  * a kernel the units (Load, MAC array, PPM, Vector DSP) work as a pipeline, so compute time is the
- * busiest unit's. MAC-array ops take {@code MACs / (rows · cols)} cycles, elementwise and reduction ops
- * {@code elements / lanes} cycles, host ops nothing. Transfers use the ideal per-kernel traffic of
+ * busiest unit's. MAC-array ops take {@code MACs / (rows · cols)} cycles, the Load unit expands
+ * {@code rows · cols} weights per cycle (it feeds the array at its rate), PPM and Vector DSP ops take
+ * {@code elements / lanes} cycles, host ops nothing; with N:M weights the array skips the zeros
+ * (weight GEMMs take N/M of the MACs). Transfers use the ideal per-kernel traffic of
  * {@link Schedule}. Enough to turn traffic and dispatch counts into a time trend, not a cycle model.
  */
 public record LatencyModel(double bandwidthGBs, int arrayRows, int arrayCols, int vectorLanes, double clockGHz,
@@ -52,6 +54,7 @@ public record LatencyModel(double bandwidthGBs, int arrayRows, int arrayCols, in
         return switch (op.kind().unit()) {
             case HOST -> 0;
             case MAC_ARRAY -> macs(op, shape) / ((double) arrayRows * arrayCols);
+            case LOAD -> op.output().elements() / ((double) arrayRows * arrayCols);
             default -> op.output().elements() / (double) vectorLanes;
         };
     }
@@ -62,7 +65,7 @@ public record LatencyModel(double bandwidthGBs, int arrayRows, int arrayCols, in
             case QK_MATMUL, PV_MATMUL -> (double) c.heads() * shape.tokens() * shape.kvLength() * c.headDim();
             default -> {
                 long[] mkn = op.gemmShape();
-                yield (double) mkn[0] * mkn[1] * mkn[2];
+                yield (double) mkn[0] * mkn[1] * mkn[2] * shape.weightDensity();
             }
         };
     }

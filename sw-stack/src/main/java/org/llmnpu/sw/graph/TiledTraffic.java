@@ -67,10 +67,18 @@ public final class TiledTraffic {
         return new Result(new TrafficSummary(ideal.kernels(), ideal.intermediateBytes(), ideal.totalBytes() + Math.round(extra)), list);
     }
 
-    private static int weightBits(Graph g, List<Op> kernel, Op gemm) {
+    /** Stored bits per dense weight element: what the dequant reads (values and N:M indices) when fused. */
+    private static double weightBits(Graph g, List<Op> kernel, Op gemm) {
         Tensor w = gemm.inputs().get(1);
         Op p = g.producer(w);
-        return p != null && kernel.contains(p) ? p.inputs().get(0).dtype().bits() : w.dtype().bits();
+        if (p == null || !kernel.contains(p)) {
+            return w.dtype().bits();
+        }
+        double bytes = 0;
+        for (Tensor stored : p.inputs()) {
+            bytes += stored.bytes();
+        }
+        return 8 * bytes / w.elements();
     }
 
     private static int outputBits(Graph g, List<Op> kernel, Op gemm) {

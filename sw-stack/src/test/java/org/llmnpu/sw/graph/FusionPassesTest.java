@@ -80,6 +80,31 @@ class FusionPassesTest {
     }
 
     @Test
+    void twoFourWeightsStoreHalfTheValuesPlusTwoBitIndicesAndHalveTheMacTime() {
+        GraphShape dense = new GraphShape(ONE_LAYER, 64, 64, DType.INT8, DType.FP16);
+        GraphShape sparse = dense.withSparsity(org.llmnpu.numerics.sparse.NmPattern.TWO_FOUR);
+        long denseWeights = weightBytes(Schedule.unfused(DecoderGraphBuilder.build(dense)));
+        long sparseWeights = weightBytes(Schedule.unfused(DecoderGraphBuilder.build(sparse)));
+        assertEquals(denseWeights / 2 + denseWeights / 2 / 4, sparseWeights, "INT8 values of half the weights + 2 bits each");
+        LatencyModel computeBound = new LatencyModel(1e6, 4, 4, 1_000_000, 1.0, 0);
+        double d = computeBound.seconds(Schedule.unfused(DecoderGraphBuilder.build(dense)), dense);
+        double s = computeBound.seconds(Schedule.unfused(DecoderGraphBuilder.build(sparse)), sparse);
+        assertTrue(s < 0.75 * d, "zero-skipping: " + s + " vs " + d);
+    }
+
+    private static long weightBytes(Schedule s) {
+        long b = 0;
+        for (Op op : s.graph().ops()) {
+            if (op.kind() == OpKind.DEQUANT) {
+                for (Tensor t : op.inputs()) {
+                    b += t.bytes();
+                }
+            }
+        }
+        return b;
+    }
+
+    @Test
     void aMergeThatWouldCreateACycleIsRefused() {
         Graph g = new Graph();
         Tensor in = new Tensor("in", new long[] {4}, DType.FP16, true);
