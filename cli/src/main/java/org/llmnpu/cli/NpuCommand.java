@@ -1,5 +1,6 @@
 package org.llmnpu.cli;
 
+import org.llmnpu.cli.cosim.CosimCommand;
 import org.llmnpu.cli.report.ReportCommand;
 import org.llmnpu.cli.sw.SwCommand;
 import picocli.CommandLine;
@@ -8,8 +9,8 @@ import picocli.CommandLine.Command;
 /** The {@code npu} command: entry point of the toolkit. */
 @Command(name = "npu", mixinStandardHelpOptions = true, version = "llmnpu 0.1.0",
     description = "LLM-NPU co-design toolkit: generate Verilog, co-simulate, report PPA.",
-    subcommands = {BlocksCommand.class, GenerateCommand.class, DemoCommand.class, SwCommand.class,
-        ReportCommand.class})
+    subcommands = {BlocksCommand.class, GenerateCommand.class, DemoCommand.class, CosimCommand.class,
+        SwCommand.class, ReportCommand.class})
 public final class NpuCommand implements Runnable {
   /** Exit status for bad parameters or configuration. */
   public static final int USAGE_ERROR = 2;

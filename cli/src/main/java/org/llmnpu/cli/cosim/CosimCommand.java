@@ -1,0 +1,9 @@
+package org.llmnpu.cli.cosim;
+
+import picocli.CommandLine.Command;
+
+/** {@code npu cosim ...}: run NPU blocks in Verilator against the golden models. */
+@Command(name = "cosim", description = "Run NPU blocks in Verilator against the golden models.",
+    mixinStandardHelpOptions = true)
+public final class CosimCommand {
+}
