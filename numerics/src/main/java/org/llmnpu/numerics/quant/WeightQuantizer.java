@@ -2,7 +2,8 @@ package org.llmnpu.numerics.quant;
 
 /**
  * Round-to-nearest weight quantization of a matrix [out][in] under a {@link QuantScheme}.
- * Rounding is half-to-even ({@link Math#rint}); codes saturate to the scheme's code range.
+ * Scales are stored in FP16 (rounded with {@link Fp16Rounding}) and codes are computed from the
+ * stored scale; rounding is half-to-even ({@link Math#rint}); codes saturate to the scheme's range.
  * A clip ratio {@code c} in (0, 1] shrinks each group's range before the scale is computed
  * (the calibrated variant, see {@link ClipCalibrator}); values beyond it saturate.
  */
@@ -55,12 +56,12 @@ public final class WeightQuantizer {
         int zero;
         if (scheme.symmetric()) {
             float absMax = Math.max(Math.abs(min), Math.abs(max)) * clip;
-            scale = absMax / scheme.maxCode();
+            scale = Fp16Rounding.round(absMax / scheme.maxCode());
             zero = 0;
         } else {
             float lo = Math.min(0f, min) * clip;
             float hi = Math.max(0f, max) * clip;
-            scale = (hi - lo) / scheme.maxCode();
+            scale = Fp16Rounding.round((hi - lo) / scheme.maxCode());
             zero = scale == 0f ? 0 : (int) Math.max(0, Math.min(scheme.maxCode(), Math.rint(-lo / scale)));
         }
         scales[gi] = scale;

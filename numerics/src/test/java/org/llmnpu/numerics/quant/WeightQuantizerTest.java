@@ -78,6 +78,14 @@ class WeightQuantizerTest {
     }
 
     @Test
+    void scalesAreFp16Values() {
+        QuantizedMatrix q = WeightQuantizer.quantize(randomMatrix(4, 64, 6), QuantScheme.perGroup(4, false, 16));
+        for (float s : q.scales()) {
+            assertEquals(Fp16Rounding.round(s), s);
+        }
+    }
+
+    @Test
     void storageCountsPackedCodesAndFp16Scales() {
         QuantizedMatrix q = WeightQuantizer.quantize(randomMatrix(4, 64, 5), QuantScheme.perGroup(4, true, 32));
         assertEquals((4 * 64 * 4 + 8 * 16) / 8, q.storageBytes());
