@@ -10,6 +10,9 @@ import org.llmnpu.hdl.sim.Simulator;
 
 /** Starts simulations of emitted designs with a local Verilator or in a container. */
 public final class Simulators {
+  /** How long run directories are kept. */
+  static final java.time.Duration KEEP_RUNS = java.time.Duration.ofDays(1);
+
   private Simulators() {
   }
 
@@ -59,12 +62,29 @@ public final class Simulators {
     };
   }
 
+  /**
+   * A fresh directory for one run's replay file, waveforms and standard error. Run
+   * directories older than {@link #KEEP_RUNS} are removed so the work directory does not grow
+   * without bound.
+   */
   private static Path runDir(SimOptions options, String top) {
     try {
       Files.createDirectories(options.workDir());
+      pruneOldRuns(options.workDir());
       return Files.createTempDirectory(options.workDir(), top + "-").toAbsolutePath();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a run directory in " + options.workDir(), e);
+    }
+  }
+
+  private static void pruneOldRuns(Path workDir) throws IOException {
+    long cutoff = System.currentTimeMillis() - KEEP_RUNS.toMillis();
+    try (var dirs = Files.list(workDir)) {
+      for (Path d : dirs.toList()) {
+        if (Files.isDirectory(d) && Files.getLastModifiedTime(d).toMillis() < cutoff) {
+          Sources.deleteTree(d);
+        }
+      }
     }
   }
 }
