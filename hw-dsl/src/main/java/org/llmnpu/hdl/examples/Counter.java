@@ -9,9 +9,8 @@ import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
-import org.llmnpu.hdl.gen.Params;
 
 /**
  * Modulo counter: counts 0, 1, ..., {@code limit - 1}, 0, ... in cycles where
@@ -51,25 +50,11 @@ public final class Counter extends Module {
   }
 
   /** Registers {@code counter}. */
-  public static final class Generator implements BlockGenerator {
-    @Override
-    public String name() {
-      return "counter";
-    }
-
-    @Override
-    public String description() {
-      return "modulo counter with enable and wrap pulse";
-    }
-
-    @Override
-    public List<ParamSpec> params() {
-      return List.of(ParamSpec.integer("limit", 10, 2, 1L << 32, "count modulo this value"));
-    }
-
-    @Override
-    public Module build(Params p) {
-      return new Counter(new Config(Long.parseLong(p.get("limit"))));
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("counter", "modulo counter with enable and wrap pulse",
+          List.of(ParamSpec.integer("limit", 10, 2, 1L << 32, "count modulo this value")),
+          p -> new Counter(new Config(Long.parseLong(p.get("limit")))));
     }
   }
 }

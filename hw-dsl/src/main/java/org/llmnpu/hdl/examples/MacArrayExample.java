@@ -9,9 +9,8 @@ import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.Vec;
-import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
-import org.llmnpu.hdl.gen.Params;
 
 /**
  * A {@code rows x cols} grid of {@link MacPe}: activations enter at the left of each row
@@ -63,27 +62,13 @@ public final class MacArrayExample extends Module {
   }
 
   /** Registers {@code pe-array}. */
-  public static final class Generator implements BlockGenerator {
-    @Override
-    public String name() {
-      return "pe-array";
-    }
-
-    @Override
-    public String description() {
-      return "example grid of 8x8->32-bit weight-stationary MAC PEs";
-    }
-
-    @Override
-    public List<ParamSpec> params() {
-      return List.of(
-          ParamSpec.integer("rows", 8, 1, 128, "PE rows"),
-          ParamSpec.integer("cols", 8, 1, 128, "PE columns"));
-    }
-
-    @Override
-    public Module build(Params p) {
-      return new MacArrayExample(new Config(p.getInt("rows"), p.getInt("cols")));
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("pe-array", "example grid of 8x8->32-bit weight-stationary MAC PEs",
+          List.of(
+            ParamSpec.integer("rows", 8, 1, 128, "PE rows"),
+            ParamSpec.integer("cols", 8, 1, 128, "PE columns")),
+          p -> new MacArrayExample(new Config(p.getInt("rows"), p.getInt("cols"))));
     }
   }
 }

@@ -7,9 +7,8 @@ import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.SInt;
-import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
-import org.llmnpu.hdl.gen.Params;
 
 /**
  * Signed multiplier {@code product = a * b} (exact, {@code aWidth + bWidth} bits) with
@@ -66,28 +65,14 @@ public final class PipelinedMultiplier extends Module {
   }
 
   /** Registers {@code multiplier}. */
-  public static final class Generator implements BlockGenerator {
-    @Override
-    public String name() {
-      return "multiplier";
-    }
-
-    @Override
-    public String description() {
-      return "pipelined signed multiplier";
-    }
-
-    @Override
-    public List<ParamSpec> params() {
-      return List.of(
-          ParamSpec.integer("aWidth", 8, 2, 64, "bits of operand a (signed)"),
-          ParamSpec.integer("bWidth", 8, 2, 64, "bits of operand b (signed)"),
-          ParamSpec.integer("stages", 2, 1, 8, "latency in cycles"));
-    }
-
-    @Override
-    public Module build(Params p) {
-      return new PipelinedMultiplier(new Config(p.getInt("aWidth"), p.getInt("bWidth"), p.getInt("stages")));
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("multiplier", "pipelined signed multiplier",
+          List.of(
+            ParamSpec.integer("aWidth", 8, 2, 64, "bits of operand a (signed)"),
+            ParamSpec.integer("bWidth", 8, 2, 64, "bits of operand b (signed)"),
+            ParamSpec.integer("stages", 2, 1, 8, "latency in cycles")),
+          p -> new PipelinedMultiplier(new Config(p.getInt("aWidth"), p.getInt("bWidth"), p.getInt("stages"))));
     }
   }
 }

@@ -12,9 +12,8 @@ import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
-import org.llmnpu.hdl.gen.Params;
 
 /**
  * Register file on a memory: one write port with a byte mask ({@code width/8} lanes) and
@@ -70,28 +69,14 @@ public final class RegisterFile extends Module {
   }
 
   /** Registers {@code regfile}. */
-  public static final class Generator implements BlockGenerator {
-    @Override
-    public String name() {
-      return "regfile";
-    }
-
-    @Override
-    public String description() {
-      return "register file: masked write port, synchronous read ports";
-    }
-
-    @Override
-    public List<ParamSpec> params() {
-      return List.of(
-          ParamSpec.integer("width", 32, 8, 512, "bits per word (multiple of 8)"),
-          ParamSpec.integer("depth", 32, 2, 4096, "words"),
-          ParamSpec.integer("readPorts", 2, 1, 4, "synchronous read ports"));
-    }
-
-    @Override
-    public Module build(Params p) {
-      return new RegisterFile(new Config(p.getInt("width"), p.getInt("depth"), p.getInt("readPorts")));
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("regfile", "register file: masked write port, synchronous read ports",
+          List.of(
+            ParamSpec.integer("width", 32, 8, 512, "bits per word (multiple of 8)"),
+            ParamSpec.integer("depth", 32, 2, 4096, "words"),
+            ParamSpec.integer("readPorts", 2, 1, 4, "synchronous read ports")),
+          p -> new RegisterFile(new Config(p.getInt("width"), p.getInt("depth"), p.getInt("readPorts"))));
     }
   }
 }

@@ -14,9 +14,8 @@ import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
-import org.llmnpu.hdl.gen.Params;
 
 /**
  * Round-robin arbiter over {@code ports} requesters. Combinational grant: the first
@@ -75,25 +74,11 @@ public final class RoundRobinArbiter extends Module {
   }
 
   /** Registers {@code arbiter}. */
-  public static final class Generator implements BlockGenerator {
-    @Override
-    public String name() {
-      return "arbiter";
-    }
-
-    @Override
-    public String description() {
-      return "round-robin arbiter with one-hot and binary grant";
-    }
-
-    @Override
-    public List<ParamSpec> params() {
-      return List.of(ParamSpec.integer("ports", 4, 2, 64, "number of requesters"));
-    }
-
-    @Override
-    public Module build(Params p) {
-      return new RoundRobinArbiter(new Config(p.getInt("ports")));
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("arbiter", "round-robin arbiter with one-hot and binary grant",
+          List.of(ParamSpec.integer("ports", 4, 2, 64, "number of requesters")),
+          p -> new RoundRobinArbiter(new Config(p.getInt("ports"))));
     }
   }
 }

@@ -9,9 +9,8 @@ import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
-import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.hdl.lib.Stream;
 
 /**
@@ -71,27 +70,13 @@ public final class SyncFifo extends Module {
   }
 
   /** Registers {@code fifo}. */
-  public static final class Generator implements BlockGenerator {
-    @Override
-    public String name() {
-      return "fifo";
-    }
-
-    @Override
-    public String description() {
-      return "synchronous FIFO (first word falls through) with valid/ready streams";
-    }
-
-    @Override
-    public List<ParamSpec> params() {
-      return List.of(
-          ParamSpec.integer("width", 8, 1, 1024, "bits per word"),
-          ParamSpec.powerOfTwo("depth", 16, 2, 65536, "words of storage"));
-    }
-
-    @Override
-    public Module build(Params p) {
-      return new SyncFifo(new Config(p.getInt("width"), p.getInt("depth")));
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("fifo", "synchronous FIFO (first word falls through) with valid/ready streams",
+          List.of(
+            ParamSpec.integer("width", 8, 1, 1024, "bits per word"),
+            ParamSpec.powerOfTwo("depth", 16, 2, 65536, "words of storage")),
+          p -> new SyncFifo(new Config(p.getInt("width"), p.getInt("depth"))));
     }
   }
 }
