@@ -165,9 +165,25 @@ final class ExprWriter {
       BigInteger bits = l.bits.shiftRight(lo).and(BigInteger.ONE.shiftLeft(op.width).subtract(BigInteger.ONE));
       return literal(new Literal(op.width, op.kind, bits));
     }
-    String name = named(base);
+    String name = base instanceof Signal ? named(base) : slicedTemporary(base);
     String s = base.width == 1 ? name : hi == lo ? name + "[" + lo + "]" : name + "[" + hi + ":" + lo + "]";
     return op.kind == Kind.SINT ? "$signed(" + s + ")" : s;
+  }
+
+  /**
+   * The temporary a slice reads part of. It exists only because Verilog cannot slice an
+   * expression, and the bits the slice drops (the low half of a product, the top bit of a
+   * rounding shift) are dropped by the design's intent, so it is exempt from UNUSEDSIGNAL.
+   */
+  private String slicedTemporary(Expr base) {
+    if (temps.containsKey(base)) {
+      return temps.get(base);
+    }
+    String body = base instanceof Op op ? strip(render(op, true)) : strip(text(base, true));
+    decls.append("  /* verilator lint_off UNUSEDSIGNAL */\n");
+    String name = declare(base, body, base instanceof Op op ? op.code.name().toLowerCase() : "rd");
+    decls.append("  /* verilator lint_on UNUSEDSIGNAL */\n");
+    return name;
   }
 
   private String extend(Op op) {
