@@ -1,0 +1,77 @@
+package org.llmnpu.rtl.mx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.hdl.tools.DesignChecks;
+import org.llmnpu.hdl.tools.ExternalTool;
+import org.llmnpu.numerics.fp.Rounding;
+import org.llmnpu.numerics.mx.MxElementType;
+import org.llmnpu.verilator.SimOptions;
+import org.llmnpu.verilator.Simulators;
+
+/**
+ * Test helpers: local Verilator only. In CI ({@code CI=true}) a missing tool fails the test,
+ * elsewhere the test is skipped with the install hint.
+ */
+final class MxSim {
+  private MxSim() {
+  }
+
+  static void require(String tool) {
+    boolean present = ExternalTool.find(tool).isPresent();
+    if (!present && "true".equals(System.getenv("CI"))) {
+      fail("CI needs " + tool + ": " + ExternalTool.installHint(tool));
+    }
+    assumeTrue(present, () -> "skipped: " + ExternalTool.installHint(tool));
+  }
+
+  /** A local Verilator model of the module. */
+  static Simulator start(Module top) {
+    require("verilator");
+    SimOptions base = SimOptions.fromEnvironment();
+    SimOptions local = new SimOptions(SimOptions.Mode.LOCAL, base.waves(), base.timeout(), base.cacheDir(),
+        base.image(), Path.of("target", "sim-runs"));
+    return Simulators.start(Verilog.emit(top), local);
+  }
+
+  /** verilator -Wall clean and a Yosys synthesis with cells. */
+  static void assertLintCleanAndSynthesizes(Module top) {
+    require("verilator");
+    require("yosys");
+    VerilogDesign d = Verilog.emit(top);
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("mx-lint");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    d.writeTo(dir);
+    assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings of " + d.top());
+    assertTrue(DesignChecks.synthesize(d, dir) > 0, "yosys produced no cells for " + d.top());
+  }
+
+  /** The golden element type of an RTL format. */
+  static MxElementType golden(MxFormat f) {
+    return MxElementType.valueOf(f.name());
+  }
+
+  static Rounding golden(RoundMode r) {
+    return Rounding.valueOf(r.name());
+  }
+
+  /** Scales that cover both ends of E8M0, the middle, and the NaN scale. */
+  static final int[] SCALES = {0, 1, 2, 3, 5, 8, 10, 12, 14, 16, 18, 20, 22, 24, 100, 110, 112, 113, 120, 126, 127,
+      128, 130, 135, 140, 141, 142, 143, 144, 150, 200, 240, 250, 251, 252, 253, 254, 255};
+}
