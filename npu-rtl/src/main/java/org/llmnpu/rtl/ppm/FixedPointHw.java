@@ -1,0 +1,62 @@
+package org.llmnpu.rtl.ppm;
+
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sintLit;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * Combinational fixed-point operators of the gemmlowp convention, as hardware expressions.
+ * Each equals its counterpart in {@code org.llmnpu.numerics.requant.FixedPoint} bit for bit.
+ */
+final class FixedPointHw {
+  private FixedPointHw() {
+  }
+
+  /** {@code a + b} clamped to {@code bits} signed bits. */
+  static SInt saturatingAdd(SInt a, SInt b, int bits) {
+    return a.addExpand(b).saturate(bits);
+  }
+
+  /** {@code x · 2^amount} clamped to the range of x's width. */
+  static SInt saturatingLeftShift(SInt x, UInt amount) {
+    int w = x.width();
+    int maxShift = (1 << amount.width()) - 1;
+    return x.resize(w + maxShift).shiftLeft(amount).saturate(w);
+  }
+
+  /**
+   * {@code x / 2^amount} rounded to nearest, ties away from zero (gemmlowp RoundingDivideByPOT),
+   * at x's width. Computed as {@code (x + 2^(amount−1) − [x < 0 and amount > 0]) >> amount}
+   * on one extra bit, which equals gemmlowp's {@code (x >> e) + (remainder > threshold)}.
+   */
+  static SInt roundingShiftRight(SInt x, UInt amount) {
+    int w = x.width() + 1;
+    if (amount.width() >= w) {
+      throw new IllegalArgumentException("shift amount of " + amount.width() + " bits too wide for a "
+          + x.width() + "-bit value");
+    }
+    SInt half = uintLit(1, w).shiftLeft(amount).shiftRight(1).resize(w).asSInt();
+    SInt towardZero = mux(x.isNegative().and(amount.ne(0)), sintLit(1, w), sintLit(0, w));
+    return x.resize(w).add(half).sub(towardZero).shiftRight(amount).resize(x.width());
+  }
+
+  /**
+   * gemmlowp's doubling high multiply for a non-negative multiplier, {@code (x · m + 2^30) >> 31},
+   * from {@code productAbove30 = (x · m) >> 30}: adding 2^30 touches only bits 30 and up, so the
+   * result is {@code (productAbove30 + 1) >> 1}. The value fits in 32 bits.
+   */
+  static SInt doublingHighPart(SInt productAbove30) {
+    return productAbove30.add(1).shiftRight(1).resize(32);
+  }
+
+  /** {@code x} clamped to {@code [low, high]} at the bounds' width. */
+  static SInt clamp(SInt x, SInt low, SInt high) {
+    int w = Math.max(x.width(), low.width());
+    SInt wide = x.resize(w);
+    SInt raised = mux(wide.lt(low.resize(w)), low.resize(w), wide);
+    return mux(raised.gt(high.resize(w)), high.resize(w), raised).resize(high.width());
+  }
+}

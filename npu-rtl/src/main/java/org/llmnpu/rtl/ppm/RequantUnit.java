@@ -1,0 +1,72 @@
+package org.llmnpu.rtl.ppm;
+
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sint;
+import static org.llmnpu.hdl.Hw.sintLit;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * One lane of the requantizer, {@code q = clamp(MBQM(sat32(acc + bias), multiplier, shift) + zeroPoint)},
+ * in {@link PpmConfig#REQUANT_STAGES} = 4 register stages (equal to
+ * {@code org.llmnpu.numerics.requant.Requantizer.requantize}):
+ * <ol>
+ *   <li>{@code biased = saturatingLeftShift(sat32(acc + bias), max(shift, 0))};</li>
+ *   <li>{@code productAbove30 = (biased · multiplier) >> 30} (the exact product's bits 62..30; the
+ *       lower bits cannot change the rounded high part);</li>
+ *   <li>{@code high = (product + 2^30) >> 31 = (productAbove30 + 1) >> 1} — SaturatingRoundingDoublingHighMul, which cannot
+ *       saturate because the multiplier is non-negative;</li>
+ *   <li>{@code q = clamp(roundingDivideByPOT(high, max(−shift, 0)) + zeroPoint, low, highBound)}
+ *       on 33 bits; low is the format minimum (NONE, PPU) or the zero point (RELU, RELU6), the
+ *       upper bound the format maximum or {@code sixCode} (RELU6).</li>
+ * </ol>
+ * The channel inputs ({@code bias} … {@code sixCode}) are read by the stage that uses them, so they
+ * must be stable while an element of this lane is in flight.
+ */
+public final class RequantUnit extends Module {
+  public final SInt acc = in(sint(32));
+  public final SInt bias = in(sint(32));
+  public final UInt multiplier = in(uint(PpmConfig.MULTIPLIER_BITS));
+  public final SInt shift = in(sint(PpmConfig.CHANNEL_SHIFT_BITS));
+  public final SInt zeroPoint;
+  /** RELU6 upper bound; present only with activation RELU6. */
+  public final SInt sixCode;
+  public final SInt q;
+  private final int outBits;
+  private final PpmConfig.Activation activation;
+
+  public RequantUnit(int outBits, PpmConfig.Activation activation) {
+    this.outBits = outBits;
+    this.activation = activation;
+    zeroPoint = in(sint(outBits));
+    sixCode = activation == PpmConfig.Activation.RELU6 ? in(sint(outBits)) : null;
+    q = out(sint(outBits));
+
+    UInt shiftAmount = shift.asUInt().lsbs(PpmConfig.SHIFT_BITS);
+    UInt leftShift = mux(shift.gt(0), shiftAmount, uintLit(0, PpmConfig.SHIFT_BITS));
+    UInt rightShift = mux(shift.lt(0), shift.neg().asUInt().lsbs(PpmConfig.SHIFT_BITS),
+        uintLit(0, PpmConfig.SHIFT_BITS));
+
+    SInt biasSum = wire("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
+    SInt biased = regNext("biased", FixedPointHw.saturatingLeftShift(biasSum, leftShift));
+    SInt productAbove30 = regNext("productAbove30", biased.mul(multiplier.toSInt()).resize(63).shiftRight(30));
+    SInt high = regNext("high", FixedPointHw.doublingHighPart(productAbove30));
+    SInt rounded = wire("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
+    SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
+    long formatMin = -(1L << (outBits - 1));
+    long formatMax = (1L << (outBits - 1)) - 1;
+    boolean clampsAtZero = activation == PpmConfig.Activation.RELU || activation == PpmConfig.Activation.RELU6;
+    SInt low = clampsAtZero ? zeroPoint : sintLit(formatMin, outBits);
+    SInt upper = activation == PpmConfig.Activation.RELU6 ? sixCode : sintLit(formatMax, outBits);
+    q.set(regNext("clamped", FixedPointHw.clamp(withZero, low, upper)));
+  }
+
+  @Override
+  public String moduleName() {
+    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase();
+  }
+}
