@@ -1,0 +1,243 @@
+package org.llmnpu.rtl.mac;
+
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sint;
+import static org.llmnpu.hdl.Hw.sintLit;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * GEMM engine: a {@link MacArray}, its activation/weight buffers, per-column result memories and
+ * the sequencer that streams a whole tiled {@code Y[M×N] = X[M×K] · W[K×N]} (INT8 in, signed
+ * {@code accWidth}-bit out), bit for bit equal to {@code org.llmnpu.numerics.gemm.TiledGemm} with
+ * the same {@code rows, cols, mTile, accWidth, icAccumDepth, sparsity}.
+ *
+ * <p><b>Buffers</b> (written through ports before {@code start}; layout in {@link GemmEngineDriver}):
+ * {@code xBuffer} word {@code (m, kTile)} = the {@code kPerTile} activations of row m in that K tile,
+ * lane l at bits {@code 8l..8l+7}; {@code wBuffer} word {@code (nTile, kTile, row)} = the weight
+ * entries of one PE row for the N tile, column c at bits {@code e·c..} ({@code e} = 8, or 10 with
+ * 2:4: value then 2-bit index); per column {@code c} a memory {@code psum_c} holds partial sums and
+ * final results at {@code (m, nTile)}, read through {@code yAddress}/{@code yData} (column 0 in the
+ * least significant bits). Weight rows past K are loaded as zero, outputs past N are not written,
+ * so buffer contents beyond the shape do not matter.
+ *
+ * <p><b>Sequencing.</b> Passes (N tile, M chunk of {@code mTile}, K tile) in {@link PassIterator}
+ * order. A loader writes pass j's weights into the shadow registers one PE row per cycle starting
+ * at cycle {@code P_j}; a streamer presents its {@code Mc_j} activation rows from cycle
+ * {@code S_j}. Partial sums of a group's last K tile go to {@code psum_c} (write-back) and are read
+ * back by the first K tile of the next group in the same cycle the beat reaches the column, so
+ * extended IC accumulation changes memory traffic, not cycles.
+ *
+ * <p><b>Cycle formula</b> (cycle 0 = the first cycle after {@code start}; {@code cycles} = cycles
+ * until {@code done} is high = the {@code cycles} output), with {@code gap = max(cols − 1, 1)}:
+ * <pre>
+ *   P_0 = 0,  S_0 = 1
+ *   P_{j+1} = max(P_j + rows,  S_j + gap)        weight bus busy; shadow free once every column swapped
+ *   S_{j+1} = max(S_j + Mc_j,  P_{j+1} + 1)      stream busy; row 0 of the next tile loaded
+ *   cycles  = S_{J−1} + Mc_{J−1} − 1 + rows + cols   last beat, fill (rows) and drain (cols)
+ * </pre>
+ * When every chunk has {@code Mc ≥ max(rows, cols)} the preload is hidden completely (double
+ * buffering) and {@code cycles = nTiles · kTiles · M + rows + cols}, with {@code kTiles =
+ * ceil(K / kPerTile)} halved by 2:4 ({@code kPerTile = 2·rows}). One pass alone:
+ * {@code Mc + rows + cols}. {@link GemmCycleModel} evaluates it.
+ *
+ * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
+ * {@code done} rises when the last result is written and stays high until the next start.
+ */
+public final class GemmEngine extends Module {
+  public final Bool start = in(bool());
+  public final UInt m;
+  public final UInt k;
+  public final UInt n;
+  public final Bool xWrite = in(bool());
+  public final UInt xAddress;
+  public final UInt xData;
+  public final Bool wWrite = in(bool());
+  public final UInt wAddress;
+  public final UInt wData;
+  public final UInt yAddress;
+  public final Bits yData;
+  public final Bool busy = out(bool());
+  public final Bool done = out(bool());
+  public final Bool overflow = out(bool());
+  public final UInt psumWritebacks = out(uint(32));
+  public final UInt psumReadbacks = out(uint(32));
+  public final UInt cycles = out(uint(32));
+  private final GemmEngineConfig config;
+
+  /** The parameters this engine was built with. */
+  public GemmEngineConfig config() {
+    return config;
+  }
+
+  public GemmEngine(GemmEngineConfig c) {
+    config = c;
+    MacArrayConfig a = c.array();
+    int rows = a.rows();
+    int cols = a.cols();
+    boolean sparse = a.sparsity() == WeightSparsity.S2_4;
+    int entry = a.weightEntryBits();
+    int gap = Math.max(cols - 1, 1);
+    m = in(uint(bitsToHold(c.maxM())));
+    k = in(uint(bitsToHold(c.maxK())));
+    n = in(uint(bitsToHold(c.maxN())));
+    xAddress = in(uint(c.mBits() + c.kTileBits()));
+    xData = in(uint(8 * a.kPerTile()));
+    wAddress = in(uint(c.nTileBits() + c.kTileBits() + c.rowBits()));
+    wData = in(uint(entry * cols));
+    yAddress = in(uint(c.mBits() + c.nTileBits()));
+    yData = out(bits(a.accWidth() * cols));
+
+    Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
+    Mem<UInt> wBuffer = mem("wBuffer", uint(entry * cols), 1 << wAddress.width());
+    when(xWrite, () -> xBuffer.write(xAddress, xData));
+    when(wWrite, () -> wBuffer.write(wAddress, wData));
+
+    Bool running = regInit("running", bool(), 0);
+    Bool doneQ = regInit("doneQ", bool(), 0);
+    Bool launch = wire("launch", start.and(running.not()));
+    MacArray array = instance("array", new MacArray(a, c.mBits() + c.nTileBits()));
+    PassIterator loadPass = instance("loadPass", new PassIterator(c));
+    PassIterator streamPass = instance("streamPass", new PassIterator(c));
+    for (PassIterator it : List.of(loadPass, streamPass)) {
+      it.restart.set(launch);
+      it.m.set(m);
+      it.k.set(k);
+      it.n.set(n);
+    }
+    Bool pending = regInit("pending", bool(), 0);
+    Bool loaderStarts = wire("loaderStarts", bool());
+    Bool streamStarts = wire("streamStarts", bool());
+
+    // Loader: one PE row of the next pass's weights per cycle into the shadow registers.
+    section("loader", () -> {
+      Bool loading = regInit("busy", bool(), 0);
+      UInt row = regInit("row", uint(c.rowBits()), 0);
+      Bool finished = regInit("finished", bool(), 0);
+      UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), 0);
+      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap)));
+      Bool active = wire("active", loaderStarts.or(loading));
+      UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
+      UInt kw = loadPass.kRemain;
+      UInt validRows = wire("validRows", sparse
+          ? kw.addExpand(uintLit(3, kw.width())).shiftRight(2).shiftLeft(1) : kw);
+      Bool rowInK = wire("rowInK", rowNow.resize(Math.max(rowNow.width(), validRows.width()))
+          .lt(validRows.resize(Math.max(rowNow.width(), validRows.width()))));
+      UInt word = wire("word", wBuffer.readAsync(cat(loadPass.nTile, loadPass.kTile, rowNow).asUInt()));
+      for (int col = 0; col < cols; col++) {
+        SInt value = word.slice(entry * col + 7, entry * col).asSInt();
+        array.weightEntry.get(col).set(mux(rowInK, value, sintLit(0, 8)));
+        if (sparse) {
+          array.weightIndex.get(col).set(word.slice(entry * col + 9, entry * col + 8));
+        }
+      }
+      array.weightLoad.set(active);
+      array.weightRow.set(rowNow);
+      Bool lastRow = wire("lastRow", rowNow.eq(rows - 1));
+      loadPass.advance.set(active.and(lastRow));
+      when(launch, () -> {
+        loading.set(boolLit(false));
+        finished.set(boolLit(false));
+        streamAge.set(uintLit(gap, streamAge.width()));
+      }).otherwise(() -> {
+        when(active, () -> {
+          loading.set(lastRow.not());
+          row.set(rowNow.add(1));
+          when(lastRow.and(loadPass.lastPass), () -> finished.set(boolLit(true)));
+        });
+        when(streamStarts, () -> streamAge.set(uintLit(1, streamAge.width())))
+            .elseWhen(streamAge.lt(gap), () -> streamAge.set(streamAge.add(1)));
+      });
+    });
+    // Streamer: one activation row (beat) per cycle, with the tag that tells the periphery what to do.
+    section("streamer", () -> {
+      Bool streaming = regInit("busy", bool(), 0);
+      UInt beat = regInit("beat", uint(bitsToHold(a.mTile() - 1)), 0);
+      Bool finished = regInit("finished", bool(), 0);
+      streamStarts.set(running.and(streaming.not()).and(finished.not()).and(pending));
+      Bool active = wire("active", streamStarts.or(streaming));
+      UInt beatNow = wire("beatNow", mux(streamStarts, uintLit(0, beat.width()), beat));
+      int rowWidth = Math.max(c.mBits(), beatNow.width());
+      UInt mRow = wire("mRow", streamPass.mBase.resize(rowWidth).add(beatNow.resize(rowWidth)).resize(c.mBits()));
+      UInt word = wire("word", xBuffer.readAsync(cat(mRow, streamPass.kTile).asUInt()));
+      for (int lane = 0; lane < a.kPerTile(); lane++) {
+        array.acts.get(lane).set(word.slice(8 * lane + 7, 8 * lane).asSInt());
+      }
+      Bool lastBeat = wire("lastBeat", beatNow.resize(streamPass.mCount.width()).eq(streamPass.mCount.sub(1)));
+      array.tileStart.set(streamStarts);
+      array.tag.valid.set(active);
+      array.tag.bankIndex.set(beatNow);
+      array.tag.firstInGroup.set(streamPass.firstInGroup);
+      array.tag.readback.set(streamPass.readback);
+      array.tag.lastInGroup.set(streamPass.lastInGroup);
+      array.tag.finalGroup.set(streamPass.finalGroup);
+      array.tag.psumAddress.set(cat(mRow, streamPass.nTile).asUInt());
+      array.colCount.set(streamPass.colCount);
+      array.clear.set(launch);
+      streamPass.advance.set(active.and(lastBeat));
+      when(launch, () -> {
+        streaming.set(boolLit(false));
+        finished.set(boolLit(false));
+      }).otherwise(() -> when(active, () -> {
+        streaming.set(lastBeat.not());
+        beat.set(beatNow.add(1));
+        when(lastBeat.and(streamPass.lastPass), () -> finished.set(boolLit(true)));
+      }));
+      when(launch, () -> pending.set(boolLit(false)))
+          .elseWhen(loaderStarts, () -> pending.set(boolLit(true)))
+          .elseWhen(streamStarts, () -> pending.set(boolLit(false)));
+
+      // Drain: the last beat reaches the last column rows + cols − 1 cycles after it was presented.
+      UInt drain = regInit("drain", uint(bitsToHold(rows + cols)), 0);
+      when(launch, () -> drain.set(uintLit(0, drain.width())))
+          .elseWhen(finished.and(running), () -> drain.set(drain.add(1)));
+      Bool drained = wire("drained", finished.and(drain.eq(rows + cols - 2)));
+      when(launch, () -> {
+        running.set(boolLit(true));
+        doneQ.set(boolLit(false));
+      }).elseWhen(running.and(drained), () -> {
+        running.set(boolLit(false));
+        doneQ.set(boolLit(true));
+      });
+    });
+
+    List<SInt> yLanes = new ArrayList<>();
+    for (int col = 0; col < cols; col++) {
+      Mem<SInt> psum = mem("psum_" + col, sint(a.accWidth()), 1 << yAddress.width());
+      int cc = col;
+      when(array.writeValid.get(col), () -> psum.write(array.writeAddress.get(cc), array.writeData.get(cc)));
+      array.readbackData.get(col).set(psum.readAsync(array.readbackAddress.get(col)));
+      yLanes.add(psum.readAsync(yAddress));
+    }
+    yData.set(catLsbFirst(yLanes));
+
+    UInt cycleCount = regInit("cycleCount", uint(32), 0);
+    when(launch, () -> cycleCount.set(uintLit(0, 32))).elseWhen(running, () -> cycleCount.set(cycleCount.add(1)));
+    busy.set(running);
+    done.set(doneQ);
+    overflow.set(array.overflow);
+    psumWritebacks.set(array.psumWritebacks);
+    psumReadbacks.set(array.psumReadbacks);
+    cycles.set(cycleCount);
+  }
+
+  @Override
+  public String moduleName() {
+    return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN();
+  }
+}

@@ -1,0 +1,169 @@
+package org.llmnpu.rtl.mac;
+
+import java.math.BigInteger;
+import org.llmnpu.hdl.sim.Simulator;
+
+/**
+ * Drives a simulated {@link GemmEngine}: writes X and W into its buffers in the engine's layout,
+ * starts it, waits for {@code done} and reads Y and the counters back. Pokes are batched; only
+ * the wait and the reads are round trips. One driver runs any number of GEMMs on one model.
+ */
+public final class GemmEngineDriver {
+  /** One GEMM's outputs: Y, the sticky overflow flag, the counters and the cycles to done. */
+  public record Result(int[][] y, boolean overflow, long psumWritebacks, long psumReadbacks, long cycles) {
+  }
+
+  private final Simulator sim;
+  private final GemmEngineConfig config;
+
+  public GemmEngineDriver(Simulator sim, GemmEngineConfig config) {
+    this.sim = sim;
+    this.config = config;
+  }
+
+  /** Dense GEMM {@code x} (M×K) · {@code w} (K×N); requires a dense engine. */
+  public Result runDense(byte[][] x, byte[][] w) {
+    requireSparsity(WeightSparsity.NONE);
+    int k = w.length;
+    int n = w[0].length;
+    checkShape(x, k, n);
+    MacArrayConfig a = config.array();
+    loadActivations(x, k);
+    for (int nt = 0; nt * a.cols() < n; nt++) {
+      for (int kt = 0; kt * a.rows() < k; kt++) {
+        for (int r = 0; r < a.rows(); r++) {
+          BigInteger word = BigInteger.ZERO;
+          int kk = kt * a.rows() + r;
+          for (int c = 0; c < a.cols(); c++) {
+            int nn = nt * a.cols() + c;
+            long v = kk < k && nn < n ? w[kk][nn] & 0xFF : 0;
+            word = word.or(BigInteger.valueOf(v).shiftLeft(8 * c));
+          }
+          writeWeightWord(nt, kt, r, word);
+        }
+      }
+    }
+    return start(x.length, k, n);
+  }
+
+  /**
+   * 2:4 GEMM with weights in the compressed layout of {@code org.llmnpu.numerics.sparse
+   * .NmCompressedMatrix} for Wᵀ (N rows × K' = K rounded up to 4): {@code values[(n·groups + g)·2
+   * + j]} and {@code indices[n][g·2 + j]} (position 0..3 in group g). Requires a 2:4 engine.
+   */
+  public Result runSparse(byte[][] x, int k, int n, byte[] values, int[][] indices) {
+    requireSparsity(WeightSparsity.S2_4);
+    checkShape(x, k, n);
+    MacArrayConfig a = config.array();
+    int groups = (k + 3) / 4;
+    if (values.length != n * groups * 2 || indices.length != n) {
+      throw new IllegalArgumentException("compressed weights must hold " + n + " rows of " + groups
+          + " groups of 2 entries, got " + values.length + " values and " + indices.length + " index rows");
+    }
+    loadActivations(x, k);
+    int groupsPerTile = a.rows() / 2;
+    for (int nt = 0; nt * a.cols() < n; nt++) {
+      for (int kt = 0; kt * a.kPerTile() < k; kt++) {
+        for (int r = 0; r < a.rows(); r++) {
+          BigInteger word = BigInteger.ZERO;
+          int g = kt * groupsPerTile + r / 2;
+          for (int c = 0; c < a.cols(); c++) {
+            int nn = nt * a.cols() + c;
+            long entry = 0;
+            if (g < groups && nn < n) {
+              int at = g * 2 + r % 2;
+              entry = (values[nn * groups * 2 + at] & 0xFF) | ((long) indices[nn][at] << 8);
+            }
+            word = word.or(BigInteger.valueOf(entry).shiftLeft(10 * c));
+          }
+          writeWeightWord(nt, kt, r, word);
+        }
+      }
+    }
+    return start(x.length, k, n);
+  }
+
+  private void requireSparsity(WeightSparsity s) {
+    if (config.array().sparsity() != s) {
+      throw new IllegalArgumentException("this engine is built for sparsity " + config.array().sparsity().cliName()
+          + ", not " + s.cliName());
+    }
+  }
+
+  private void checkShape(byte[][] x, int k, int n) {
+    int m = x.length;
+    check("M", m, config.maxM());
+    check("K", k, config.maxK());
+    check("N", n, config.maxN());
+    for (byte[] row : x) {
+      if (row.length != k) {
+        throw new IllegalArgumentException("every X row must hold K = " + k + " activations, got " + row.length);
+      }
+    }
+  }
+
+  private static void check(String what, int value, int max) {
+    if (value < 1 || value > max) {
+      throw new IllegalArgumentException(what + " must be in 1.." + max + " (the engine's buffers), got " + value);
+    }
+  }
+
+  private void loadActivations(byte[][] x, int k) {
+    int kPerTile = config.array().kPerTile();
+    sim.poke("xWrite", 1);
+    for (int mm = 0; mm < x.length; mm++) {
+      for (int kt = 0; kt * kPerTile < k; kt++) {
+        BigInteger word = BigInteger.ZERO;
+        for (int lane = 0; lane < kPerTile; lane++) {
+          int kk = kt * kPerTile + lane;
+          if (kk < k) {
+            word = word.or(BigInteger.valueOf(x[mm][kk] & 0xFF).shiftLeft(8 * lane));
+          }
+        }
+        sim.poke("xAddress", ((long) mm << config.kTileBits()) | kt);
+        sim.poke("xData", word);
+        sim.step();
+      }
+    }
+    sim.poke("xWrite", 0);
+  }
+
+  private void writeWeightWord(int nt, int kt, int row, BigInteger word) {
+    long address = (((long) nt << config.kTileBits()) | kt) << config.rowBits() | row;
+    sim.poke("wWrite", 1);
+    sim.poke("wAddress", address);
+    sim.poke("wData", word);
+    sim.step();
+    sim.poke("wWrite", 0);
+  }
+
+  private Result start(int m, int k, int n) {
+    sim.poke("m", m);
+    sim.poke("k", k);
+    sim.poke("n", n);
+    sim.poke("start", 1);
+    sim.step();
+    sim.poke("start", 0);
+    long bound = 4L * GemmCycleModel.cycles(config.array(), m, k, n) + 100;
+    long waited = sim.runUntil("done", 1, bound);
+    long cycles = sim.peekLong("cycles");
+    if (cycles != waited) {
+      throw new IllegalStateException("cycle counter " + cycles + " disagrees with the " + waited + " cycles waited");
+    }
+    int accWidth = config.array().accWidth();
+    int cols = config.array().cols();
+    int[][] y = new int[m][n];
+    for (int nt = 0; nt * cols < n; nt++) {
+      for (int mm = 0; mm < m; mm++) {
+        sim.poke("yAddress", ((long) mm << config.nTileBits()) | nt);
+        BigInteger row = sim.peek("yData");
+        for (int c = 0; c < cols && nt * cols + c < n; c++) {
+          long bits = row.shiftRight(accWidth * c).longValue() & ((1L << accWidth) - 1);
+          y[mm][nt * cols + c] = (int) (bits << (64 - accWidth) >> (64 - accWidth));
+        }
+      }
+    }
+    return new Result(y, sim.peekLong("overflow") == 1, sim.peekLong("psumWritebacks"),
+        sim.peekLong("psumReadbacks"), cycles);
+  }
+}

@@ -1,0 +1,78 @@
+package org.llmnpu.rtl.mac;
+
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sint;
+import static org.llmnpu.hdl.Hw.uint;
+
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.Vec;
+
+/**
+ * Weight-stationary PE with a double-buffered weight.
+ *
+ * <p>{@code psumOut <= psumIn + act · weight} (exact INT8×INT8 product, {@code psumWidth}-bit sum
+ * that cannot overflow for the array's column height); {@code actsOut <= actsIn},
+ * {@code swapOut <= swapIn}: activations and the swap token move one PE to the right per cycle.
+ *
+ * <p>Double buffering: {@code loadShadow} writes {@code weightIn} into the shadow register while
+ * the active weight keeps computing. The first activation of a new tile carries {@code swapIn}:
+ * in that cycle the PE multiplies by the shadow weight and copies it into the active register,
+ * so the swap sweeps the array with the activation wavefront and no cycle is lost.
+ *
+ * <p>2:4 ({@code actsIn} has 4 lanes): the PE holds a value and its 2-bit position in the group
+ * and multiplies the activation it selects. Latency 1 cycle on every path.
+ */
+public final class WsPe extends Module {
+  public final Vec<SInt> actsIn;
+  public final Bool swapIn = in(bool());
+  public final SInt weightIn = in(sint(8));
+  public final UInt indexIn;
+  public final Bool loadShadow = in(bool());
+  public final SInt psumIn;
+  public final Vec<SInt> actsOut;
+  public final Bool swapOut = out(bool());
+  public final SInt psumOut;
+  private final boolean sparse;
+  private final int psumWidth;
+
+  public WsPe(boolean sparse, int psumWidth) {
+    this.sparse = sparse;
+    this.psumWidth = psumWidth;
+    int lanes = sparse ? 4 : 1;
+    actsIn = in(Vec.of(lanes, () -> sint(8)));
+    indexIn = sparse ? in(uint(2)) : null;
+    psumIn = in(sint(psumWidth));
+    actsOut = out(Vec.of(lanes, () -> sint(8)));
+    psumOut = out(sint(psumWidth));
+
+    SInt shadow = reg("shadow", sint(8));
+    SInt active = reg("active", sint(8));
+    when(loadShadow, () -> shadow.set(weightIn));
+    when(swapIn, () -> active.set(shadow));
+    SInt weight = wire("weight", mux(swapIn, shadow, active));
+    SInt act;
+    if (sparse) {
+      UInt shadowIndex = reg("shadowIndex", uint(2));
+      UInt activeIndex = reg("activeIndex", uint(2));
+      when(loadShadow, () -> shadowIndex.set(indexIn));
+      when(swapIn, () -> activeIndex.set(shadowIndex));
+      act = wire("act", actsIn.read(mux(swapIn, shadowIndex, activeIndex)));
+    } else {
+      act = actsIn.get(0);
+    }
+    for (int i = 0; i < lanes; i++) {
+      actsOut.get(i).set(regNext("act_q" + i, actsIn.get(i)));
+    }
+    swapOut.set(regNext("swap_q", swapIn));
+    psumOut.set(regNext("psum_q", psumIn.add(act.mul(weight).resize(psumWidth))));
+  }
+
+  @Override
+  public String moduleName() {
+    return "WsPe_" + (sparse ? "s24" : "dense") + "_p" + psumWidth;
+  }
+}
