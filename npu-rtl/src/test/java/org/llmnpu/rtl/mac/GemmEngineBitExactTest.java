@@ -57,4 +57,26 @@ class GemmEngineBitExactTest {
       }
     }
   }
+
+  @Test
+  void allMinusOneTwentyEightIsExactInThirtyTwoBits() {
+    MacArrayConfig a = new MacArrayConfig(4, 4, 32, 8, MacArrayConfig.ALL_K_TILES, WeightSparsity.NONE);
+    GemmEngineConfig c = new GemmEngineConfig(a, 32, 64, 16);
+    try (Simulator s = MacSim.start(c)) {
+      GemmEngineDriver d = new GemmEngineDriver(s, c);
+      byte[][] x = filled(11, 64, (byte) -128);
+      byte[][] w = filled(64, 6, (byte) -128);
+      GemmEngineDriver.Result r = d.runDense(x, w);
+      assertMatchesGolden(a, x, w, r, "all -128");
+      assertEquals(64 * 16384, r.y()[10][5]);
+    }
+  }
+
+  static byte[][] filled(int rows, int cols, byte v) {
+    byte[][] a = new byte[rows][cols];
+    for (byte[] row : a) {
+      java.util.Arrays.fill(row, v);
+    }
+    return a;
+  }
 }

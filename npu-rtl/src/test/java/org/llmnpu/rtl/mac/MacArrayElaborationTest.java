@@ -1,0 +1,26 @@
+package org.llmnpu.rtl.mac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+
+/** The array elaborates and emits from 8×8 to 64×64, dense and 2:4, with one PE definition each. */
+class MacArrayElaborationTest {
+
+  @ParameterizedTest(name = "{0}x{0} {1}")
+  @CsvSource({"8, none", "16, none", "32, none", "64, none", "64, s2_4"})
+  void arrayElaboratesWithOneDeduplicatedPe(int size, String sparsity) {
+    MacArrayConfig a = new MacArrayConfig(size, size, 32, 16, 0, WeightSparsity.parse(sparsity));
+    VerilogDesign d = Verilog.emit(new MacArray(a, 16));
+    long peModules = d.files().keySet().stream().filter(f -> f.startsWith("WsPe_")).count();
+    assertEquals(1, peModules, "one PE module for all " + size * size + " positions");
+    String top = d.files().get(d.top() + ".v");
+    int instances = top.split("WsPe_", -1).length - 1;
+    assertEquals(size * size, instances, "PE instances in the top module");
+    assertTrue(d.files().keySet().stream().anyMatch(f -> f.startsWith("PeripheryAcc_")), "periphery accumulators");
+  }
+}
