@@ -1,0 +1,106 @@
+package org.llmnpu.cli.cosim;
+
+import java.util.Arrays;
+import java.util.Random;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.numerics.gemm.Sparsity;
+import org.llmnpu.numerics.gemm.TiledGemm;
+import org.llmnpu.numerics.gemm.TiledGemmConfig;
+import org.llmnpu.numerics.sparse.NmCompressedMatrix;
+import org.llmnpu.numerics.sparse.NmPattern;
+import org.llmnpu.rtl.mac.GemmCycleModel;
+import org.llmnpu.rtl.mac.GemmEngine;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+import org.llmnpu.rtl.mac.GemmEngineDriver;
+import org.llmnpu.rtl.mac.MacArrayConfig;
+import org.llmnpu.rtl.mac.WeightSparsity;
+import org.llmnpu.verilator.SimOptions;
+import org.llmnpu.verilator.Simulators;
+
+/**
+ * One co-simulated GEMM: random INT8 X and W from a seed (W pruned 2:4 along K with
+ * {@code s2_4}: two random survivors per group), the {@link GemmEngine} in Verilator, and the
+ * golden {@link TiledGemm} with the same parameters.
+ */
+final class GemmCosimRun {
+  /** What the command prints. */
+  record Outcome(boolean bitExact, long rtlCycles, long modelCycles, double utilization,
+                 long psumWritebacks, long psumReadbacks, long modelWritebacks, boolean overflow) {
+  }
+
+  private GemmCosimRun() {
+  }
+
+  static Outcome run(MacArrayConfig a, int m, int k, int n, long seed) {
+    Random rnd = new Random(seed);
+    byte[][] x = randomMatrix(rnd, m, k);
+    byte[][] w = randomMatrix(rnd, k, n);
+    if (a.sparsity() == WeightSparsity.S2_4) {
+      prune24(rnd, w);
+    }
+    // Capacities rounded up to powers of two, so nearby shapes share one cached model.
+    GemmEngineConfig c = new GemmEngineConfig(a, ceilPow2(m), ceilPow2(k), ceilPow2(n));
+    GemmEngineDriver.Result r;
+    try (Simulator sim = Simulators.start(Verilog.emit(new GemmEngine(c)), SimOptions.fromEnvironment())) {
+      sim.reset(2);
+      GemmEngineDriver d = new GemmEngineDriver(sim, c);
+      r = a.sparsity() == WeightSparsity.S2_4 ? runCompressed(d, x, w) : d.runDense(x, w);
+    }
+    TiledGemm.Result g = TiledGemm.run(golden(a), x, w);
+    boolean exact = Arrays.deepEquals(g.y(), r.y()) && g.overflow() == r.overflow()
+        && g.psumWritebacks() == r.psumWritebacks() && g.psumReadbacks() == r.psumReadbacks();
+    return new Outcome(exact, r.cycles(), GemmCycleModel.cycles(a, m, k, n),
+        GemmCycleModel.utilization(a, m, k, n, r.cycles()), r.psumWritebacks(), r.psumReadbacks(),
+        GemmCycleModel.psumWritebacks(a, m, k, n), r.overflow());
+  }
+
+  static TiledGemmConfig golden(MacArrayConfig a) {
+    int depth = a.foldsAllKTiles() ? TiledGemmConfig.ALL_K_TILES : a.icAccumDepth();
+    Sparsity s = a.sparsity() == WeightSparsity.S2_4 ? Sparsity.S2_4 : Sparsity.NONE;
+    return new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(), depth, s);
+  }
+
+  private static GemmEngineDriver.Result runCompressed(GemmEngineDriver d, byte[][] x, byte[][] w) {
+    int k = w.length;
+    int n = w[0].length;
+    byte[][] wt = new byte[n][(k + 3) / 4 * 4];
+    for (int kk = 0; kk < k; kk++) {
+      for (int col = 0; col < n; col++) {
+        wt[col][kk] = w[kk][col];
+      }
+    }
+    NmCompressedMatrix cm = NmCompressedMatrix.compress(wt, NmPattern.TWO_FOUR);
+    int[][] indices = new int[n][];
+    for (int col = 0; col < n; col++) {
+      indices[col] = cm.rowIndices(col);
+    }
+    return d.runSparse(x, k, n, cm.values(), indices);
+  }
+
+  private static byte[][] randomMatrix(Random rnd, int rows, int cols) {
+    byte[][] a = new byte[rows][cols];
+    for (byte[] row : a) {
+      rnd.nextBytes(row);
+    }
+    return a;
+  }
+
+  private static void prune24(Random rnd, byte[][] w) {
+    for (int col = 0; col < w[0].length; col++) {
+      for (int g = 0; g < w.length; g += 4) {
+        int keepA = rnd.nextInt(4);
+        int keepB = (keepA + 1 + rnd.nextInt(3)) % 4;
+        for (int i = 0; i < 4 && g + i < w.length; i++) {
+          if (i != keepA && i != keepB) {
+            w[g + i][col] = 0;
+          }
+        }
+      }
+    }
+  }
+
+  static int ceilPow2(int v) {
+    return Integer.highestOneBit(Math.max(1, v - 1)) << (v > 1 ? 1 : 0);
+  }
+}
