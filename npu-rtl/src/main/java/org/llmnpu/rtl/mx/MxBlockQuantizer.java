@@ -1,0 +1,91 @@
+package org.llmnpu.rtl.mx;
+
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.uint;
+
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.Vec;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
+import org.llmnpu.hdl.gen.ParamSpec;
+
+/**
+ * MX block quantizer: {@code blockSize} FP32 (or FP16) values → one MX block (E8M0
+ * {@code scale} + element {@code codes}), bit-exact with {@code MxQuantizer.quantize} /
+ * {@code quantizeFp16} of the golden model.
+ *
+ * <p>Numerics (OCP MX v1.0 §6.3): shared exponent {@code E = floor(log2(max|v_i|)) − emax}
+ * clamped to [−127, 127] ({@link SharedExponent}); each element {@code v_i · 2^-E} rounded once
+ * ({@code rounding}: RNE default or ties-away), subnormals kept, saturated to ±max normal
+ * ({@link MxEncoder}, one per element, one shared Verilog module). All-zero block: scale 0x00
+ * and signed-zero codes. Any NaN/∞ input: scale 0xFF and every code 0.
+ *
+ * <p>Latency 1 cycle: the scale and all codes are computed in one combinational pass (max tree
+ * of depth log2(blockSize), leading-zero count, element rounders in parallel) and registered;
+ * {@code outValid} follows {@code inValid}. Throughput one block per cycle: B blocks take B + 1
+ * cycles.
+ */
+public final class MxBlockQuantizer extends Module {
+  /** Element format, input layout (FP32/FP16), element rounding and block size (1..64; OCP: 32). */
+  public record Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize) {
+    public Config {
+      new MxEncoder.Config(format, input, rounding);
+      if (rounding == RoundMode.TOWARD_ZERO) {
+        throw new IllegalArgumentException("rounding must be nearest_even or nearest_away, got toward_zero");
+      }
+      if (blockSize < 1 || blockSize > 64) {
+        throw new IllegalArgumentException("blockSize must be in 1..64, got " + blockSize);
+      }
+    }
+  }
+
+  public final Vec<UInt> values;
+  public final Bool inValid = in(bool());
+  public final UInt scale = out(uint(8));
+  public final Vec<UInt> codes;
+  public final Bool outValid = out(bool());
+  private final Config config;
+
+  public MxBlockQuantizer(Config c) {
+    config = c;
+    values = in(Vec.of(c.blockSize(), () -> uint(c.input().totalBits())));
+    codes = out(Vec.of(c.blockSize(), () -> uint(c.format().bits())));
+    SharedExponent shared = instance("sharedExponent", new SharedExponent(c.input(), c.format(), c.blockSize()));
+    for (int i = 0; i < c.blockSize(); i++) {
+      shared.magnitudes.get(i).set(values.get(i).lsbs(c.input().totalBits() - 1));
+    }
+    for (int i = 0; i < c.blockSize(); i++) {
+      MxEncoder encoder = instance("encoder_" + i, new MxEncoder(new MxEncoder.Config(c.format(), c.input(), c.rounding())));
+      encoder.value.set(values.get(i));
+      encoder.scale.set(shared.scale);
+      codes.get(i).set(regNext("code_q" + i, encoder.code));
+    }
+    scale.set(regNext("scale_q", shared.scale));
+    Bool valid = regInit("valid_q", bool(), 0);
+    valid.set(inValid);
+    outValid.set(valid);
+  }
+
+  @Override
+  public String moduleName() {
+    return "MxQuantizer_" + config.format().cliName() + "_" + MxDecoder.outputName(config.input()) + "_"
+        + config.rounding().cliName() + "_n" + config.blockSize();
+  }
+
+  /** Registers {@code mx-quantizer}. */
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("mx-quantizer", "FP32/FP16 block -> MX block (shared exponent + RNE elements), latency 1 cycle",
+          List.of(
+              ParamSpec.choice("format", "fp8_e4m3", MxFormat.cliNames(), "MX element type"),
+              ParamSpec.choice("input", "fp32", List.of("fp32", "fp16"), "input float format"),
+              ParamSpec.choice("rounding", "nearest_even", List.of("nearest_even", "nearest_away"),
+                  "element rounding"),
+              ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)")),
+          p -> new MxBlockQuantizer(new Config(MxFormat.fromCliName(p.get("format")),
+              MxDecoder.outputLayout(p.get("input")), RoundMode.fromCliName(p.get("rounding")), p.getInt("blockSize"))));
+    }
+  }
+}

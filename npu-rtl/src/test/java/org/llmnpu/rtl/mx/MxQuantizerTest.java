@@ -1,0 +1,64 @@
+package org.llmnpu.rtl.mx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.numerics.fp.FloatFormat;
+import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.numerics.mx.MxBlock;
+import org.llmnpu.numerics.mx.MxElementType;
+import org.llmnpu.numerics.mx.MxQuantizer;
+
+/** The quantizer equals MxQuantizer.quantize on random and adversarial FP32/FP16 blocks, one cycle after input. */
+class MxQuantizerTest {
+
+  @ParameterizedTest
+  @EnumSource(MxFormat.class)
+  void fp32BlocksQuantizeAsTheGoldenWithRne(MxFormat format) {
+    MxSim.assertLintCleanAndSynthesizes(new MxBlockQuantizer(new MxBlockQuantizer.Config(format, FpLayout.FP32,
+        RoundMode.NEAREST_EVEN, 32)));
+    check(format, FpLayout.FP32, RoundMode.NEAREST_EVEN);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MxFormat.class, names = {"FP4_E2M1", "FP8_E4M3"})
+  void fp16BlocksQuantizeAsTheGolden(MxFormat format) {
+    check(format, FpLayout.FP16, RoundMode.NEAREST_EVEN);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MxFormat.class, names = {"FP6_E3M2"})
+  void tiesAwayOptionQuantizesAsTheGolden(MxFormat format) {
+    check(format, FpLayout.FP32, RoundMode.NEAREST_AWAY);
+  }
+
+  private static void check(MxFormat format, FpLayout input, RoundMode rounding) {
+    MxElementType type = MxSim.golden(format);
+    boolean fp16 = FpLayout.FP16.equals(input);
+    FloatFormat in = fp16 ? FloatFormat.FP16 : FloatFormat.FP32;
+    List<long[]> blocks = MxTestBlocks.valueBlocks(in, type, 150, 41 + format.ordinal());
+    try (Simulator sim = MxSim.start(new MxBlockQuantizer(new MxBlockQuantizer.Config(format, input, rounding, 32)))) {
+      sim.reset(1);
+      for (long[] bits : blocks) {
+        double[] values = new double[32];
+        for (int i = 0; i < 32; i++) {
+          values[i] = fp16 ? Fp16.toDouble((short) bits[i]) : Float.intBitsToFloat((int) bits[i]);
+          sim.poke("values_" + i, bits[i]);
+        }
+        sim.poke("inValid", 1);
+        sim.step();
+        MxBlock expected = MxQuantizer.quantize(type, values, MxSim.golden(rounding));
+        assertEquals(1, sim.peekLong("outValid"));
+        assertEquals(expected.scaleCode(), sim.peekLong("scale"), () -> "scale of " + java.util.Arrays.toString(values));
+        for (int i = 0; i < 32; i++) {
+          int index = i;
+          assertEquals(expected.element(i), sim.peekLong("codes_" + i),
+              () -> expected + " element " + index + " from " + values[index]);
+        }
+      }
+    }
+  }
+}
