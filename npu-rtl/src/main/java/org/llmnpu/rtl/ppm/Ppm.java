@@ -35,8 +35,10 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p><b>Latency</b> ({@link PpmConfig#latency()}): an element presented with {@code inValid} at
  * a rising edge appears on {@code outData} with {@code outValid} exactly
  * {@code L = 4} cycles later without the PPU, {@code L = 4 + degree + 3} with it (9 for the
- * default degree 2). Throughput: {@code cols} elements per cycle; a block of M rows takes
- * {@code M + L} cycles from the first {@code inValid} to the last {@code outValid}.
+ * default degree 2). Throughput: {@code cols} elements per cycle with no bubbles; the last of M
+ * back-to-back rows leaves {@code M − 1 + L} cycles after the first entered. Loading costs one
+ * cycle per lane on the channel port ({@code cols} cycles per N tile) and one cycle per entry on
+ * the C-LUT port ({@link PpmConfig#lutEntries()} = 66 for the default table).
  *
  * <p><b>Ports</b> (present for every configuration unless noted):
  * <ul>
