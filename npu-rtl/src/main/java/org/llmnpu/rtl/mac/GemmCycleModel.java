@@ -72,4 +72,14 @@ public final class GemmCycleModel {
     double macs = (double) m * n * k / (a.kPerTile() / (double) a.rows());
     return macs / ((double) a.rows() * a.cols() * cycles);
   }
+
+  /**
+   * Cycles of {@link GemmPpmEngine} from start to done: the GEMM, one cycle to hand over, then per
+   * N tile {@code cols} cycles of lane configuration, {@code M} rows streamed and {@code latency}
+   * cycles of PPM drain: {@code cycles + 1 + nTiles · (cols + M + latency)}.
+   */
+  public static long ppmCycles(MacArrayConfig a, int m, int k, int n, int latency) {
+    long nTiles = (n + (long) a.cols() - 1) / a.cols();
+    return cycles(a, m, k, n) + 1 + nTiles * (a.cols() + m + latency);
+  }
 }

@@ -144,7 +144,7 @@ public final class GemmEngineDriver {
     sim.poke("start", 1);
     sim.step();
     sim.poke("start", 0);
-    long bound = 4L * GemmCycleModel.cycles(config.array(), m, k, n) + 100;
+    long bound = 8L * GemmCycleModel.cycles(config.array(), m, k, n) + 1000;
     long waited = sim.runUntil("done", 1, bound);
     long cycles = sim.peekLong("cycles");
     if (cycles != waited) {

@@ -6,6 +6,7 @@ import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.rtl.ppm.PpmConfig;
 
 /** Registers {@code gemm-engine}: {@link GemmEngine}, the array with buffers and sequencing. */
 public final class GemmEngineGenerator implements BlockGenerator {
@@ -25,12 +26,19 @@ public final class GemmEngineGenerator implements BlockGenerator {
     all.add(ParamSpec.integer("maxM", 64, 1, 65536, "largest M the activation buffer holds"));
     all.add(ParamSpec.integer("maxK", 64, 1, 65536, "largest K the buffers hold"));
     all.add(ParamSpec.integer("maxN", 64, 1, 65536, "largest N the weight buffer and result memories hold"));
+    all.add(ParamSpec.choice("ppm", "off", List.of("off", "none", "relu", "relu6", "ppu"),
+        "post-processing of the INT32 results: off, or the PPM (bias + requant to INT8) with this activation"));
     return all;
   }
 
   @Override
   public Module build(Params p) {
-    return new GemmEngine(new GemmEngineConfig(MacArrayGenerator.arrayConfig(p), p.getInt("maxM"),
-        p.getInt("maxK"), p.getInt("maxN")));
+    GemmEngineConfig c = new GemmEngineConfig(MacArrayGenerator.arrayConfig(p), p.getInt("maxM"),
+        p.getInt("maxK"), p.getInt("maxN"));
+    if (p.get("ppm").equals("off")) {
+      return new GemmEngine(c);
+    }
+    PpmConfig.Activation act = PpmConfig.Activation.valueOf(p.get("ppm").toUpperCase(java.util.Locale.ROOT));
+    return new GemmPpmEngine(c, PpmConfig.of(c.array().cols(), 8, act));
   }
 }

@@ -46,4 +46,16 @@ class MacLintAndSynthesisTest {
     assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");
     assertTrue(DesignChecks.synthesize(d, dir) > 0, "yosys produced no cells");
   }
+
+  /** With the PPM (its multipliers make synthesis slow; the PPM's own tests synthesize it): lint only. */
+  @ParameterizedTest(name = "ppm {0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "relu6", "ppu"})
+  void engineWithPpmIsLintClean(String activation) {
+    MacSim.requireTool("verilator");
+    BlockGenerator g = BlockRegistry.find("gemm-engine");
+    VerilogDesign d = Verilog.emit(g.build(Params.resolve(g, Map.of("rows", "2", "cols", "3", "mTile", "4",
+        "maxM", "8", "maxK", "8", "maxN", "5", "ppm", activation))));
+    d.writeTo(dir);
+    assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");
+  }
 }
