@@ -45,11 +45,12 @@ final class FixedPointHw {
 
   /**
    * gemmlowp's doubling high multiply for a non-negative multiplier, {@code (x · m + 2^30) >> 31},
-   * from {@code productAbove30 = (x · m) >> 30}: adding 2^30 touches only bits 30 and up, so the
-   * result is {@code (productAbove30 + 1) >> 1}. The value fits in 32 bits.
+   * from the partial products {@code high = x · m[30:16]} and {@code low = x · m[15:0]} of the
+   * exact product {@code high · 2^16 + low}. The value fits in 32 bits.
    */
-  static SInt doublingHighPart(SInt productAbove30) {
-    return productAbove30.add(1).shiftRight(1).resize(32);
+  static SInt doublingHighPart(SInt high, SInt low) {
+    SInt sum = high.resize(48).shiftLeft(16).add(low.resize(64)).add(1L << 30);
+    return sum.shiftRight(31).resize(32);
   }
 
   /** {@code x} clamped to {@code [low, high]} at the bounds' width. */

@@ -34,7 +34,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p><b>Latency</b> ({@link PpmConfig#latency()}): an element presented with {@code inValid} at
  * a rising edge appears on {@code outData} with {@code outValid} exactly
- * {@code L = 4} cycles later without the PPU, {@code L = 4 + degree + 3} with it (9 for the
+ * {@code L = 5} cycles later without the PPU, {@code L = 5 + 2·degree + 3} with it (12 for the
  * default degree 2). Throughput: {@code cols} elements per cycle with no bubbles; the last of M
  * back-to-back rows leaves {@code M − 1 + L} cycles after the first entered. Loading costs one
  * cycle per lane on the channel port ({@code cols} cycles per N tile) and one cycle per entry on
@@ -62,7 +62,8 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * </ul>
  * Channel and table registers are read by the pipeline stages, so write them only while no
  * element is in flight (at least {@code L} cycles after the last {@code inValid}); an engine
- * reloading lanes between N tiles spends {@code cols} cycles on the channel port.
+ * reloading lanes between N tiles spends {@code cols} cycles on the channel port. A fracBits
+ * write reaches the Horner shifts one cycle later, before any element entering after it needs them.
  */
 public final class Ppm extends Module {
   public final Bool inValid = in(bool());
@@ -132,6 +133,7 @@ public final class Ppm extends Module {
     private final List<SInt> boundaries = new ArrayList<>();
     private final List<SInt> coefficients = new ArrayList<>();
     private final List<UInt> fracBits = new ArrayList<>();
+    private final List<UInt> hornerShift = new ArrayList<>();
 
     PpuTableRegisters() {
       PpmConfig c = config;
@@ -147,6 +149,10 @@ public final class Ppm extends Module {
         fracBits.add(configRegister("lut_fracBits" + k, lutData.asUInt().lsbs(PpmConfig.SHIFT_BITS),
             written(c.lutAddressOfFracBits(k))));
       }
+      // Shift of each Horner step, registered so the subtraction is off the datapath.
+      for (int k = 0; k < c.degree(); k++) {
+        hornerShift.add(regNext("lut_hornerShift" + k, fracBits.get(k + 1).sub(fracBits.get(k))));
+      }
     }
 
     private Bool written(int address) {
@@ -161,7 +167,7 @@ public final class Ppm extends Module {
         ppu.coefficients.get(i).set(coefficients.get(i));
       }
       for (int k = 0; k < config.degree(); k++) {
-        ppu.hornerShift.get(k).set(fracBits.get(k + 1).sub(fracBits.get(k)));
+        ppu.hornerShift.get(k).set(hornerShift.get(k));
       }
       ppu.outputShift.set(fracBits.get(0));
     }

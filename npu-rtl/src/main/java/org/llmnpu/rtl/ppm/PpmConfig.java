@@ -29,8 +29,8 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     PPU
   }
 
-  /** Cycles of the requantizer: bias add + left shift, multiply, doubling high part, rounding shift + clamp. */
-  public static final int REQUANT_STAGES = 4;
+  /** Cycles of the requantizer: bias add, left shift, partial products, doubling high part, rounding shift + clamp. */
+  public static final int REQUANT_STAGES = 5;
 
   /** Width of a shift amount in the datapath: 0..31. */
   public static final int SHIFT_BITS = 5;
@@ -82,16 +82,16 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
 
   /**
    * Cycles from an element's {@code inValid} to its {@code outValid}:
-   * {@code 4} without the PPU, {@code 4 + degree + 3} with it (segment search, coefficient
-   * select, one cycle per Horner step, output rounding).
+   * {@code 5} without the PPU, {@code 5 + 2·degree + 3} with it (segment search, coefficient
+   * select, two cycles per Horner step, output rounding): 12 for the default degree 2.
    */
   public int latency() {
     return REQUANT_STAGES + (hasPpu() ? ppuStages() : 0);
   }
 
-  /** Cycles of the PPU: segment search, offset and coefficient select, {@code degree} Horner steps, output rounding. */
+  /** Cycles of the PPU: segment search, offset and coefficient select, two per Horner step (product; shift and add), output rounding. */
   public int ppuStages() {
-    return degree + 3;
+    return 2 * degree + 3;
   }
 
   /** Width of {@code cfgLane}. */

@@ -17,14 +17,14 @@ import org.llmnpu.hdl.Vec;
 /**
  * One lane of the programmable piecewise-polynomial unit, equal to
  * {@code org.llmnpu.numerics.ppu.PpuEvaluator.evaluate} on the C-LUT contents it is given,
- * in {@link PpmConfig#ppuStages()} = {@code degree + 3} register stages:
+ * in {@link PpmConfig#ppuStages()} = {@code 2·degree + 3} register stages:
  * <ol>
  *   <li><b>segment search</b>: {@code s} = number of boundaries {@code b ≤ q} (comparators and a
  *       population count);</li>
  *   <li><b>select</b>: {@code t = q − base(s)} (8 bits unsigned; base(0) = −128) and the
  *       coefficients of segment s;</li>
- *   <li><b>Horner</b>, one stage per step k = degree−1 … 0:
- *       {@code acc = sat32(sat32(rshift(acc · t, hornerShift[k])) + c[k])}, starting from
+ *   <li><b>Horner</b>, two stages per step k = degree−1 … 0 (the exact product {@code acc · t};
+ *       then {@code acc = sat32(sat32(rshift(product, hornerShift[k])) + c[k])}), starting from
  *       {@code acc = c[degree]}, where {@code hornerShift[k] = fracBits[k+1] − fracBits[k]};</li>
  *   <li><b>output</b>: {@code y = clamp(rshift(acc, outputShift), −128, 127)}, {@code outputShift = fracBits[0]}.</li>
  * </ol>
@@ -71,14 +71,13 @@ public final class PpuUnit extends Module {
     SInt acc = coeff.get(d);
     UInt t = offset;
     for (int k = d - 1; k >= 0; k--) {
-      SInt product = acc.mul(t.toSInt());
+      SInt product = regNext("horner" + k + "_product", acc.mul(t.toSInt()));
+      delay(coeff, k + 1, "_p" + k);
       SInt shifted = FixedPointHw.roundingShiftRight(product, hornerShift.get(k)).saturate(32);
       acc = regNext("horner" + k, FixedPointHw.saturatingAdd(shifted, coeff.get(k).resize(32), 32));
       if (k > 0) {
-        t = regNext("offset" + k, t);
-        for (int j = 0; j < k; j++) {
-          coeff.set(j, regNext("coeff" + j + "_h" + k, coeff.get(j)));
-        }
+        t = regNext("offset" + k, regNext("offset" + k + "_p", t));
+        delay(coeff, k, "_h" + k);
       }
     }
     SInt rounded = FixedPointHw.roundingShiftRight(acc, outputShift);
@@ -104,6 +103,13 @@ public final class PpuUnit extends Module {
       counts = next;
     }
     return counts.get(0);
+  }
+
+  /** Moves coefficients 0..count−1 one stage down the pipeline. */
+  private void delay(List<SInt> coeff, int count, String stage) {
+    for (int j = 0; j < count; j++) {
+      coeff.set(j, regNext("coeff" + j + stage, coeff.get(j)));
+    }
   }
 
   private static SInt select(List<SInt> values, UInt index) {

@@ -12,14 +12,15 @@ import org.llmnpu.hdl.UInt;
 
 /**
  * One lane of the requantizer, {@code q = clamp(MBQM(sat32(acc + bias), multiplier, shift) + zeroPoint)},
- * in {@link PpmConfig#REQUANT_STAGES} = 4 register stages (equal to
+ * in {@link PpmConfig#REQUANT_STAGES} = 5 register stages (equal to
  * {@code org.llmnpu.numerics.requant.Requantizer.requantize}):
  * <ol>
- *   <li>{@code biased = saturatingLeftShift(sat32(acc + bias), max(shift, 0))};</li>
- *   <li>{@code productAbove30 = (biased · multiplier) >> 30} (the exact product's bits 62..30; the
- *       lower bits cannot change the rounded high part);</li>
- *   <li>{@code high = (product + 2^30) >> 31 = (productAbove30 + 1) >> 1} — SaturatingRoundingDoublingHighMul, which cannot
- *       saturate because the multiplier is non-negative;</li>
+ *   <li>{@code biasSum = sat32(acc + bias)};</li>
+ *   <li>{@code biased = saturatingLeftShift(biasSum, max(shift, 0))};</li>
+ *   <li>partial products {@code biased · multiplier[15:0]} and {@code biased · multiplier[30:16]};</li>
+ *   <li>{@code high = (biased · multiplier + 2^30) >> 31} from their exact sum —
+ *       SaturatingRoundingDoublingHighMul, which cannot saturate because the multiplier is
+ *       non-negative;</li>
  *   <li>{@code q = clamp(roundingDivideByPOT(high, max(−shift, 0)) + zeroPoint, low, highBound)}
  *       on 33 bits; low is the format minimum (NONE, PPU) or the zero point (RELU, RELU6), the
  *       upper bound the format maximum or {@code sixCode} (RELU6).</li>
@@ -51,10 +52,12 @@ public final class RequantUnit extends Module {
     UInt rightShift = mux(shift.lt(0), shift.neg().asUInt().lsbs(PpmConfig.SHIFT_BITS),
         uintLit(0, PpmConfig.SHIFT_BITS));
 
-    SInt biasSum = wire("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
+    SInt biasSum = regNext("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
     SInt biased = regNext("biased", FixedPointHw.saturatingLeftShift(biasSum, leftShift));
-    SInt productAbove30 = regNext("productAbove30", biased.mul(multiplier.toSInt()).resize(63).shiftRight(30));
-    SInt high = regNext("high", FixedPointHw.doublingHighPart(productAbove30));
+    // The 32 x 31 product as two registered 32 x 16 partial products, summed in the next stage.
+    SInt productLow = regNext("productLow", biased.mul(multiplier.lsbs(16).toSInt()));
+    SInt productHigh = regNext("productHigh", biased.mul(multiplier.msbs(PpmConfig.MULTIPLIER_BITS - 16).toSInt()));
+    SInt high = regNext("high", FixedPointHw.doublingHighPart(productHigh, productLow));
     SInt rounded = wire("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
     SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
     long formatMin = -(1L << (outBits - 1));
