@@ -58,7 +58,9 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *       {@link PpmConfig#lutAddressOfBoundary}, {@link PpmConfig#lutAddressOfCoefficient} and
  *       {@link PpmConfig#lutAddressOfFracBits} (boundaries take the low 8 bits as INT8, fracBits the
  *       low 5 bits unsigned). One table serves every lane;</li>
- *   <li>{@code clk}, {@code reset} (synchronous, active high; clears the valid pipeline and all registers).</li>
+ *   <li>{@code clk}, {@code reset} (synchronous, active high; clears the valid pipeline and the
+ *       channel and C-LUT registers; datapath registers have no reset, their contents are
+ *       qualified by {@code outValid}).</li>
  * </ul>
  * Channel and table registers are read by the pipeline stages, so write them only while no
  * element is in flight (at least {@code L} cycles after the last {@code inValid}); an engine
