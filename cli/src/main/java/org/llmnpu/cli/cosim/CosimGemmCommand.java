@@ -36,7 +36,8 @@ public final class CosimGemmCommand implements Callable<Integer> {
   int accWidth;
   @Option(names = "--m-tile", defaultValue = "16", description = "Accumulator bank depth, 2..1024 (default ${DEFAULT-VALUE}).")
   int mTile;
-  @Option(names = "--activation", defaultValue = "none", description = "PPM activation after the GEMM: none (default ${DEFAULT-VALUE}).")
+  @Option(names = "--activation", description = "Run the PPM after the GEMM (bias + requantization to INT8) with this activation: "
+      + GemmPpmCosim.ALLOWED + ". Without it the engine outputs the INT32 accumulators.")
   String activation;
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the random X and W (default ${DEFAULT-VALUE}).")
   long seed;
@@ -46,14 +47,16 @@ public final class CosimGemmCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     MacArrayConfig array;
+    GemmPpmCosim ppm;
     try {
       array = validate();
+      ppm = activation == null ? null : GemmPpmCosim.parse(activation, cols);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       return 2;
     }
-    GemmCosimRun.Outcome o = GemmCosimRun.run(array, m, k, n, seed);
-    boolean cyclesMatch = o.rtlCycles() == o.modelCycles();
+    GemmCosimRun.Outcome o = GemmCosimRun.run(array, m, k, n, seed, ppm);
+    boolean cyclesMatch = o.rtlCycles() == o.modelCycles() && o.totalCycles() == o.modelTotalCycles();
     if (json) {
       ObjectNode j = new ObjectMapper().createObjectNode();
       j.put("rows", rows).put("cols", cols).put("m", m).put("k", k).put("n", n);
@@ -63,6 +66,10 @@ public final class CosimGemmCommand implements Callable<Integer> {
       j.put("cyclesMatch", cyclesMatch).put("macUtilization", o.utilization());
       j.put("psumWritebacks", o.psumWritebacks()).put("psumReadbacks", o.psumReadbacks());
       j.put("modelPsumWritebacks", o.modelWritebacks()).put("overflow", o.overflow());
+      if (ppm != null) {
+        j.put("activation", activation).put("ppmBitExact", o.ppmBitExact());
+        j.put("totalCycles", o.totalCycles()).put("modelTotalCycles", o.modelTotalCycles());
+      }
       System.out.println(new ObjectMapper().writeValueAsString(j));
     } else {
       System.out.printf(Locale.ROOT, "GEMM M=%d K=%d N=%d on a %dx%d MAC array (sparsity %s, icAccumDepth %s, accWidth %d bits, mTile %d), seed %d%n",
@@ -76,8 +83,15 @@ public final class CosimGemmCommand implements Callable<Integer> {
           o.modelWritebacks());
       System.out.printf(Locale.ROOT, "psum read-backs:        %d elements%n", o.psumReadbacks());
       System.out.printf(Locale.ROOT, "accumulator overflow:   %s%n", o.overflow() ? "yes (saturated)" : "no");
+      if (ppm != null) {
+        System.out.printf(Locale.ROOT, "PPM INT8 codes:         %s vs numerics Ppm.process (activation %s)%n",
+            o.ppmBitExact() ? "bit-exact" : "DIFFERENT", activation);
+        System.out.printf(Locale.ROOT, "cycles with the PPM:    %d cycles (formula %d)%n", o.totalCycles(),
+            o.modelTotalCycles());
+      }
     }
-    return o.bitExact() && cyclesMatch ? 0 : 1;
+    boolean ppmOk = ppm == null || o.ppmBitExact();
+    return o.bitExact() && ppmOk && cyclesMatch ? 0 : 1;
   }
 
   private MacArrayConfig validate() {
@@ -110,9 +124,8 @@ public final class CosimGemmCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--ic-accum: '" + icAccum + "' is not allowed; allowed: all or 1..65536");
       }
     }
-    if (!activation.equals("none")) {
-      throw new IllegalArgumentException("--activation: '" + activation
-          + "' is not available yet (the PPM is not in the GEMM engine); allowed: none");
+    if (activation != null && cols > 64) {
+      throw new IllegalArgumentException("--cols: the PPM has at most 64 lanes, got " + cols + " with --activation");
     }
     MacArrayConfig a = new MacArrayConfig(rows, cols, accWidth, mTile, depth, s);
     try {

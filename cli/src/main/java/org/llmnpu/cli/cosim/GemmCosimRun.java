@@ -2,6 +2,7 @@ package org.llmnpu.cli.cosim;
 
 import java.util.Arrays;
 import java.util.Random;
+import org.llmnpu.hdl.Module;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.gemm.Sparsity;
@@ -13,6 +14,8 @@ import org.llmnpu.rtl.mac.GemmCycleModel;
 import org.llmnpu.rtl.mac.GemmEngine;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.GemmEngineDriver;
+import org.llmnpu.rtl.mac.GemmPpmDriver;
+import org.llmnpu.rtl.mac.GemmPpmEngine;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
 import org.llmnpu.verilator.SimOptions;
@@ -21,18 +24,20 @@ import org.llmnpu.verilator.Simulators;
 /**
  * One co-simulated GEMM: random INT8 X and W from a seed (W pruned 2:4 along K with
  * {@code s2_4}: two random survivors per group), the {@link GemmEngine} in Verilator, and the
- * golden {@link TiledGemm} with the same parameters.
+ * golden {@link TiledGemm} with the same parameters; optionally the PPM after it ({@link GemmPpmCosim}).
  */
 final class GemmCosimRun {
   /** What the command prints. */
   record Outcome(boolean bitExact, long rtlCycles, long modelCycles, double utilization,
-                 long psumWritebacks, long psumReadbacks, long modelWritebacks, boolean overflow) {
+                 long psumWritebacks, long psumReadbacks, long modelWritebacks, boolean overflow,
+                 Boolean ppmBitExact, long totalCycles, long modelTotalCycles) {
   }
 
   private GemmCosimRun() {
   }
 
-  static Outcome run(MacArrayConfig a, int m, int k, int n, long seed) {
+  /** Runs the GEMM; with {@code ppm} (may be null) the engine includes the PPM and its codes are checked too. */
+  static Outcome run(MacArrayConfig a, int m, int k, int n, long seed, GemmPpmCosim ppm) {
     Random rnd = new Random(seed);
     byte[][] x = randomMatrix(rnd, m, k);
     byte[][] w = randomMatrix(rnd, k, n);
@@ -42,17 +47,31 @@ final class GemmCosimRun {
     // Capacities rounded up to powers of two, so nearby shapes share one cached model.
     GemmEngineConfig c = new GemmEngineConfig(a, ceilPow2(m), ceilPow2(k), ceilPow2(n));
     GemmEngineDriver.Result r;
-    try (Simulator sim = Simulators.start(Verilog.emit(new GemmEngine(c)), SimOptions.fromEnvironment())) {
+    long gemmCycles;
+    int[][] codes = null;
+    Module top = ppm == null ? new GemmEngine(c) : new GemmPpmEngine(c, ppm.config());
+    try (Simulator sim = Simulators.start(Verilog.emit(top), SimOptions.fromEnvironment())) {
       sim.reset(2);
       GemmEngineDriver d = new GemmEngineDriver(sim, c);
+      GemmPpmDriver pd = ppm == null ? null : new GemmPpmDriver(sim, c, ppm.config());
+      if (pd != null) {
+        ppm.load(pd, rnd, k, n);
+      }
       r = a.sparsity() == WeightSparsity.S2_4 ? runCompressed(d, x, w) : d.runDense(x, w);
+      gemmCycles = ppm == null ? r.cycles() : sim.peekLong("gemmCycles");
+      if (pd != null) {
+        codes = pd.readCodes(m, n);
+      }
     }
     TiledGemm.Result g = TiledGemm.run(golden(a), x, w);
     boolean exact = Arrays.deepEquals(g.y(), r.y()) && g.overflow() == r.overflow()
         && g.psumWritebacks() == r.psumWritebacks() && g.psumReadbacks() == r.psumReadbacks();
-    return new Outcome(exact, r.cycles(), GemmCycleModel.cycles(a, m, k, n),
-        GemmCycleModel.utilization(a, m, k, n, r.cycles()), r.psumWritebacks(), r.psumReadbacks(),
-        GemmCycleModel.psumWritebacks(a, m, k, n), r.overflow());
+    Boolean ppmExact = ppm == null ? null : ppm.matches(g, codes);
+    long modelTotal = ppm == null ? GemmCycleModel.cycles(a, m, k, n)
+        : GemmCycleModel.ppmCycles(a, m, k, n, ppm.config().latency());
+    return new Outcome(exact, gemmCycles, GemmCycleModel.cycles(a, m, k, n),
+        GemmCycleModel.utilization(a, m, k, n, gemmCycles), r.psumWritebacks(), r.psumReadbacks(),
+        GemmCycleModel.psumWritebacks(a, m, k, n), r.overflow(), ppmExact, r.cycles(), modelTotal);
   }
 
   static TiledGemmConfig golden(MacArrayConfig a) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.llmnpu.cli.NpuCommand;
 import org.llmnpu.hdl.tools.ExternalTool;
 
-/** {@code npu cosim gemm}: one JSON object for a small 2:4 GEMM, and one-line usage errors with exit 2. */
+/** {@code npu cosim gemm}: one JSON object for a small 2:4 GEMM with the PPM, and one-line usage errors with exit 2. */
 class CosimGemmCommandTest {
 
   @Test
@@ -23,12 +23,14 @@ class CosimGemmCommandTest {
     }
     assumeTrue(verilator, "verilator not installed");
     String out = capture(true, 0, "cosim", "gemm", "--rows", "4", "--cols", "4", "--m", "9", "--k", "20",
-        "--n", "6", "--sparsity", "s2_4", "--ic-accum", "1", "--seed", "3", "--json");
+        "--n", "6", "--sparsity", "s2_4", "--ic-accum", "1", "--seed", "3", "--activation", "relu", "--json");
     JsonNode j = new ObjectMapper().readTree(out);
     assertTrue(j.get("bitExact").asBoolean(), out);
     assertEquals(j.get("modelCycles").asLong(), j.get("rtlCycles").asLong(), out);
     assertEquals(2 * 9 * 6, j.get("psumWritebacks").asLong(), "kTiles 3 at depth 1: 2 write-backs per output");
     assertEquals(j.get("psumWritebacks").asLong(), j.get("psumReadbacks").asLong());
+    assertTrue(j.get("ppmBitExact").asBoolean(), out);
+    assertEquals(j.get("modelTotalCycles").asLong(), j.get("totalCycles").asLong(), out);
   }
 
   @Test
@@ -38,6 +40,7 @@ class CosimGemmCommandTest {
     assertOneLine(capture(false, 2, "cosim", "gemm", "--ic-accum", "0"), "--ic-accum", "all or 1..65536");
     assertOneLine(capture(false, 2, "cosim", "gemm", "--rows", "5", "--sparsity", "s2_4"), "--rows", "even");
     assertOneLine(capture(false, 2, "cosim", "gemm", "--acc-width", "40"), "--acc-width", "2..32");
+    assertOneLine(capture(false, 2, "cosim", "gemm", "--activation", "swish"), "--activation", "gelu");
   }
 
   private static void assertOneLine(String err, String parameter, String allowed) {
