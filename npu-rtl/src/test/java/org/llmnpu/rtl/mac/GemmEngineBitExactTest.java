@@ -72,6 +72,22 @@ class GemmEngineBitExactTest {
     }
   }
 
+  @Test
+  void reductionsUpToK1024AreBitExactAndCycleExact() {
+    MacArrayConfig a = new MacArrayConfig(4, 4, 32, 4, 8, WeightSparsity.NONE);
+    GemmEngineConfig c = new GemmEngineConfig(a, 8, 1024, 8);
+    Random rnd = new Random(2);
+    try (Simulator s = MacSim.start(c)) {
+      GemmEngineDriver d = new GemmEngineDriver(s, c);
+      int[][] shapes = {{8, 1024, 8}, {3, 1001, 5}, {8, 513, 7}};
+      for (int[] sh : shapes) {
+        byte[][] x = random(rnd, sh[0], sh[1]);
+        byte[][] w = random(rnd, sh[1], sh[2]);
+        assertMatchesGolden(a, x, w, d.runDense(x, w), "M,K,N = " + sh[0] + "," + sh[1] + "," + sh[2]);
+      }
+    }
+  }
+
   static byte[][] filled(int rows, int cols, byte v) {
     byte[][] a = new byte[rows][cols];
     for (byte[] row : a) {
