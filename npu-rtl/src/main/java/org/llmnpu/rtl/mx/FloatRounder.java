@@ -24,7 +24,8 @@ import org.llmnpu.hdl.UInt;
  * mantissa step the exponent ({@code code = (biasedExp − 1) · 2^m + roundedSignificand}). A
  * magnitude above the largest finite code saturates to it ({@code saturate}) or becomes ±∞
  * (IEEE layouts only). A zero magnitude, or a value that rounds to zero, gives a zero with
- * the input's sign. Latency 0 (combinational).
+ * the input's sign; {@code inexact} flags that nonzero bits were rounded off. Latency 0
+ * (combinational).
  */
 public final class FloatRounder extends Module {
   /**
@@ -52,6 +53,8 @@ public final class FloatRounder extends Module {
   public final UInt magnitude;
   public final SInt exponent;
   public final UInt code;
+  /** Some nonzero bits were rounded off (IEEE inexact, before the overflow policy). */
+  public final Bool inexact = out(bool());
   private final Config config;
 
   public FloatRounder(Config c) {
@@ -83,6 +86,7 @@ public final class FloatRounder extends Module {
     Bool half = aligned.bit(m + 2);
     Bool sticky = aligned.lsbs(m + 2).orR().or(lowSticky);
     Bool roundUp = c.rounding().roundsUp(kept.bit(0), half, sticky);
+    inexact.set(half.or(sticky));
     UInt rounded = wire("rounded", kept.addExpand(roundUp.asUInt()));
 
     int cw = xw - 1 + m;

@@ -10,18 +10,22 @@ import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.mx.MxBlock;
 import org.llmnpu.numerics.mx.MxElementType;
 
-/** The dequantizer equals MxBlock.dequantizeToFp32/Fp16 on random and adversarial blocks, one cycle after input. */
+/**
+ * The dequantizer equals MxBlock.dequantizeToFp32/Fp16, one cycle after input, on blocks of every
+ * code and random blocks at extreme and random scales. Its per-element decoder is tested
+ * exhaustively for every format in {@link MxDecoderTest}; here the formats with specials and
+ * the extremes of width.
+ */
 class MxDequantizerTest {
 
   @ParameterizedTest
-  @EnumSource(MxFormat.class)
+  @EnumSource(value = MxFormat.class, names = {"FP8_E4M3", "FP8_E5M2", "FP4_E2M1", "INT8"})
   void blocksDequantizeToTheGoldenFp32OneCycleLater(MxFormat format) {
-    MxSim.assertLintCleanAndSynthesizes(new MxDequantizer(new MxDequantizer.Config(format, FpLayout.FP32, 32)));
     check(format, FpLayout.FP32);
   }
 
   @ParameterizedTest
-  @EnumSource(value = MxFormat.class, names = {"FP8_E5M2", "INT8"})
+  @EnumSource(value = MxFormat.class, names = {"FP8_E5M2"})
   void blocksDequantizeToTheGoldenFp16(MxFormat format) {
     check(format, FpLayout.FP16);
   }

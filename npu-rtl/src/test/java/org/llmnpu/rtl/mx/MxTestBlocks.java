@@ -37,6 +37,15 @@ final class MxTestBlocks {
     blocks.add(fill(i -> i == 31 ? in.infinityCode(false) : enc(in, rnd.nextGaussian())));
     blocks.add(fill(i -> i == 0 ? in.infinityCode(true) : 0L));
     blocks.add(fill(i -> enc(in, Math.scalb(rnd.nextGaussian(), rnd.nextInt(40) - 20))));
+    // every code of the type, 31 per block next to the largest normal (which fixes the scale at
+    // 2^e), so each code must come back unchanged; then the midpoints above each code (ties)
+    for (int e : new int[] {0, -3}) {
+      for (int start = 0; start < type.codeCount(); start += SIZE - 1) {
+        int s = start;
+        blocks.add(fill(i -> enc(in, Math.scalb(i == SIZE - 1 ? type.maxNormal() : finiteCode(type, s + i), e))));
+        blocks.add(fill(i -> enc(in, Math.scalb(i == SIZE - 1 ? type.maxNormal() : midpointAbove(type, s + i), e))));
+      }
+    }
     for (int e : new int[] {-140, -130, -126, -20, -10, 0, 5, 10, 100, 126}) {
       blocks.add(fill(i -> grid(in, type, rnd, e)));
     }
@@ -66,6 +75,21 @@ final class MxTestBlocks {
       blocks.add(fillInt(i -> rnd.nextInt(n)));
     }
     return blocks;
+  }
+
+  /** Value of code c (0 for codes past the end or non-finite codes). */
+  private static double finiteCode(MxElementType type, int c) {
+    if (c >= type.codeCount() || !Double.isFinite(type.decode(c))) {
+      return 0;
+    }
+    return type.decode(c);
+  }
+
+  /** Midpoint between code c and c + 1 when both are finite and of one sign, else the value of c. */
+  private static double midpointAbove(MxElementType type, int c) {
+    double a = finiteCode(type, c);
+    double b = finiteCode(type, c + 1);
+    return Math.signum(a) * Math.signum(b) >= 0 && c + 1 < type.codeCount() ? (a + b) / 2 : a;
   }
 
   /** A value on the element grid (or a midpoint, or just off it) at block exponent e. */

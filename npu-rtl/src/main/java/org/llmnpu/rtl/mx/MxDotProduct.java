@@ -1,0 +1,135 @@
+package org.llmnpu.rtl.mx;
+
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.log2Ceil;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sintLit;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.Vec;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
+import org.llmnpu.hdl.gen.ParamSpec;
+
+/**
+ * MX block dot product: two MX blocks (element types may differ) → the FP32 bit pattern of
+ * {@code Σ a_i·b_i}, bit-exact with {@code MxDot.dot(a, b)} of the golden model.
+ *
+ * <p>Numerics: each element is its exact integer ({@code value · 2^-q}), the products are exact
+ * ({@code ibA + ibB} bits), their sum is exact in a two's-complement accumulator of
+ * {@link #accumulatorBits} = ibA + ibB + ceil(log2 blockSize) + 1 bits (E4M3·E4M3 over 32: 42
+ * bits; E5M2·E5M2: 70; FP4·FP4: 13; INT8·INT8: 22), and one final rounding to FP32 (RNE,
+ * overflow to ±∞, subnormals kept) of {@code sum · 2^(qA + qB + EA + EB)}. An exactly zero sum
+ * gives +0. Specials: a NaN scale or NaN element → NaN (0x7FC00000); ∞·0 or +∞ and −∞
+ * together → NaN; otherwise any ∞ product → that ∞ (E5M2 only).
+ *
+ * <p>Latency 1 cycle: products, a balanced adder tree of depth ceil(log2 blockSize) and the
+ * rounder form one combinational pass into the output register; {@code outValid} follows
+ * {@code inValid}. Throughput one block pair per cycle: B pairs take B + 1 cycles.
+ */
+public final class MxDotProduct extends Module {
+  /** Element formats of the two blocks and the block size (1..64; OCP: 32). */
+  public record Config(MxFormat formatA, MxFormat formatB, int blockSize) {
+    public Config {
+      if (formatA == null || formatB == null) {
+        throw new IllegalArgumentException("formatA and formatB must be one of " + MxFormat.cliNames());
+      }
+      if (blockSize < 1 || blockSize > 64) {
+        throw new IllegalArgumentException("blockSize must be in 1..64, got " + blockSize);
+      }
+    }
+
+    /** Width of the exact accumulator (see class comment). */
+    public int accumulatorBits() {
+      return formatA.integerMagnitudeBits() + formatB.integerMagnitudeBits() + log2Ceil(blockSize) + 1;
+    }
+  }
+
+  public final Vec<UInt> codesA;
+  public final UInt scaleA = in(uint(8));
+  public final Vec<UInt> codesB;
+  public final UInt scaleB = in(uint(8));
+  public final Bool inValid = in(bool());
+  public final UInt result = out(uint(32));
+  public final Bool outValid = out(bool());
+  private final Config config;
+
+  public MxDotProduct(Config c) {
+    config = c;
+    int accBits = c.accumulatorBits();
+    codesA = in(Vec.of(c.blockSize(), () -> uint(c.formatA().bits())));
+    codesB = in(Vec.of(c.blockSize(), () -> uint(c.formatB().bits())));
+
+    List<SInt> products = new ArrayList<>();
+    Bool nan = scaleA.eq(0xFF).or(scaleB.eq(0xFF));
+    Bool posInf = null;
+    Bool negInf = null;
+    for (int i = 0; i < c.blockSize(); i++) {
+      ElementUnpack a = instance("a_" + i, new ElementUnpack(c.formatA()));
+      ElementUnpack b = instance("b_" + i, new ElementUnpack(c.formatB()));
+      a.code.set(codesA.get(i));
+      b.code.set(codesB.get(i));
+      Bool negative = a.negative.xor(b.negative);
+      SInt product = a.integerMagnitude.mul(b.integerMagnitude).resize(accBits - 1).toSInt();
+      products.add(mux(negative, product.neg(), product));
+      Bool aZero = a.integerMagnitude.orR().not().and(a.infinite.not());
+      Bool bZero = b.integerMagnitude.orR().not().and(b.infinite.not());
+      Bool infinite = a.infinite.or(b.infinite);
+      nan = nan.or(a.nan).or(b.nan).or(a.infinite.and(bZero)).or(b.infinite.and(aZero));
+      Bool pos = infinite.and(negative.not());
+      Bool neg = infinite.and(negative);
+      posInf = posInf == null ? pos : posInf.or(pos);
+      negInf = negInf == null ? neg : negInf.or(neg);
+    }
+    SInt sum = wire("sum", adderTree(products));
+    Bool sumNegative = sum.isNegative();
+    UInt magnitude = mux(sumNegative, sum.neg(), sum).asUInt();
+    SInt exponent = scaleA.resize(10).toSInt().add(scaleB.resize(10).toSInt())
+        .add(sintLit(c.formatA().quantumExponent() + c.formatB().quantumExponent() - 254L, 11));
+    FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
+        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
+    rounder.negative.set(sumNegative);
+    rounder.magnitude.set(magnitude);
+    rounder.exponent.set(exponent);
+
+    Bool isNaN = wire("isNaN", nan.or(posInf.and(negInf)));
+    UInt value = mux(isNaN, uintLit(FpLayout.FP32.canonicalNaN(), 32),
+        mux(posInf, uintLit(0x7F80_0000L, 32), mux(negInf, uintLit(0xFF80_0000L, 32), rounder.code)));
+    result.set(regNext("result_q", value));
+    Bool valid = regInit("valid_q", bool(), 0);
+    valid.set(inValid);
+    outValid.set(valid);
+  }
+
+  private static SInt adderTree(List<SInt> terms) {
+    if (terms.size() == 1) {
+      return terms.get(0);
+    }
+    int half = terms.size() / 2;
+    return adderTree(terms.subList(0, half)).add(adderTree(terms.subList(half, terms.size())));
+  }
+
+  @Override
+  public String moduleName() {
+    return "MxDot_" + config.formatA().cliName() + "_" + config.formatB().cliName() + "_n" + config.blockSize();
+  }
+
+  /** Registers {@code mx-dot}. */
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("mx-dot", "two MX blocks -> FP32 dot product (exact products and sum, one RNE rounding), latency 1",
+          List.of(
+              ParamSpec.choice("formatA", "fp8_e4m3", MxFormat.cliNames(), "element type of block A"),
+              ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),
+              ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)")),
+          p -> new MxDotProduct(new Config(MxFormat.fromCliName(p.get("formatA")), MxFormat.fromCliName(p.get("formatB")),
+              p.getInt("blockSize"))));
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package org.llmnpu.rtl.mx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.numerics.mx.MxBlock;
+import org.llmnpu.numerics.mx.MxDot;
+import org.llmnpu.numerics.mx.MxElementType;
+
+/** The dot-product unit equals MxDot.dot on random and adversarial block pairs, one cycle after input. */
+class MxDotProductTest {
+
+  @ParameterizedTest(name = "{0} x {1}")
+  @CsvSource({"FP8_E4M3, FP8_E4M3", "FP8_E5M2, FP8_E5M2", "FP6_E3M2, FP6_E2M3", "FP4_E2M1, FP4_E2M1",
+      "INT8, INT8", "FP8_E4M3, INT8"})
+  void blockPairsGiveTheGoldenFp32(MxFormat formatA, MxFormat formatB) {
+    MxElementType ta = MxSim.golden(formatA);
+    MxElementType tb = MxSim.golden(formatB);
+    List<int[]> as = MxTestBlocks.codeBlocks(ta, 150, 3 + formatA.ordinal());
+    List<int[]> bs = MxTestBlocks.codeBlocks(tb, 150, 9 + formatB.ordinal());
+    Random rnd = new Random(formatA.ordinal() * 10L + formatB.ordinal());
+    int[][] scalePairs = {{127, 127}, {0, 0}, {254, 254}, {255, 127}, {127, 255}, {1, 254}, {200, 180}, {60, 40}};
+    try (Simulator sim = MxSim.start(new MxDotProduct(new MxDotProduct.Config(formatA, formatB, 32)))) {
+      sim.reset(1);
+      int n = Math.max(as.size(), bs.size());
+      for (int k = 0; k < n + 3; k++) {
+        int[] ca = k < n ? as.get(k % as.size()) : adversarial(ta, rnd, k - n);
+        int[] cb = k < n ? bs.get(rnd.nextInt(bs.size())) : adversarial(tb, rnd, k - n);
+        int sa = k < scalePairs.length ? scalePairs[k][0] : 100 + rnd.nextInt(55);
+        int sb = k < scalePairs.length ? scalePairs[k][1] : 100 + rnd.nextInt(55);
+        MxBlock a = new MxBlock(ta, sa, ca);
+        MxBlock b = new MxBlock(tb, sb, cb);
+        for (int i = 0; i < 32; i++) {
+          sim.poke("codesA_" + i, ca[i]);
+          sim.poke("codesB_" + i, cb[i]);
+        }
+        sim.poke("scaleA", sa);
+        sim.poke("scaleB", sb);
+        sim.poke("inValid", 1);
+        sim.step();
+        long expected = Float.floatToRawIntBits(MxDot.dot(a, b)) & 0xFFFFFFFFL;
+        assertEquals(1, sim.peekLong("outValid"));
+        assertEquals(expected, sim.peekLong("result"), () -> a + " . " + b);
+      }
+    }
+  }
+
+  @Test
+  void accumulatorWidthsMatchTheGolden() {
+    for (MxFormat a : MxFormat.values()) {
+      for (MxFormat b : MxFormat.values()) {
+        assertEquals(MxDot.accumulatorBits(MxSim.golden(a), MxSim.golden(b), 32),
+            new MxDotProduct.Config(a, b, 32).accumulatorBits(), a + " x " + b);
+      }
+    }
+  }
+
+  /** Max codes of one sign (largest sum), alternating signs (cancellation to zero), one max and the rest tiny. */
+  private static int[] adversarial(MxElementType t, Random rnd, int kind) {
+    int max = maxCode(t, false);
+    int[] c = new int[32];
+    for (int i = 0; i < 32; i++) {
+      c[i] = switch (kind) {
+        case 0 -> max;
+        case 1 -> i % 2 == 0 ? max : maxCode(t, true);
+        default -> i == 0 ? max : 1;
+      };
+    }
+    return c;
+  }
+
+  private static int maxCode(MxElementType t, boolean negative) {
+    if (t == MxElementType.INT8) {
+      return negative ? 0x81 : 0x7F;
+    }
+    return t.format().maxFiniteCode(negative);
+  }
+}
