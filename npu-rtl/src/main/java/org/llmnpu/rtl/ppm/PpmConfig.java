@@ -82,16 +82,16 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
 
   /**
    * Cycles from an element's {@code inValid} to its {@code outValid}:
-   * {@code 5} without the PPU, {@code 5 + 2·degree + 3} with it (segment search, coefficient
-   * select, two cycles per Horner step, output rounding): 12 for the default degree 2.
+   * {@code 5} without the PPU, {@code 5 + 3·degree + 3} with it (segment search, coefficient
+   * select, three cycles per Horner step, output rounding): 14 for the default degree 2.
    */
   public int latency() {
     return REQUANT_STAGES + (hasPpu() ? ppuStages() : 0);
   }
 
-  /** Cycles of the PPU: segment search, offset and coefficient select, two per Horner step (product; shift and add), output rounding. */
+  /** Cycles of the PPU: segment search, offset and coefficient select, three per Horner step (product, shift, add), output rounding. */
   public int ppuStages() {
-    return 2 * degree + 3;
+    return 3 * degree + 3;
   }
 
   /** Width of {@code cfgLane}. */

@@ -17,14 +17,15 @@ import org.llmnpu.hdl.Vec;
 /**
  * One lane of the programmable piecewise-polynomial unit, equal to
  * {@code org.llmnpu.numerics.ppu.PpuEvaluator.evaluate} on the C-LUT contents it is given,
- * in {@link PpmConfig#ppuStages()} = {@code 2·degree + 3} register stages:
+ * in {@link PpmConfig#ppuStages()} = {@code 3·degree + 3} register stages:
  * <ol>
  *   <li><b>segment search</b>: {@code s} = number of boundaries {@code b ≤ q} (comparators and a
  *       population count);</li>
  *   <li><b>select</b>: {@code t = q − base(s)} (8 bits unsigned; base(0) = −128) and the
  *       coefficients of segment s;</li>
- *   <li><b>Horner</b>, two stages per step k = degree−1 … 0 (the exact product {@code acc · t};
- *       then {@code acc = sat32(sat32(rshift(product, hornerShift[k])) + c[k])}), starting from
+ *   <li><b>Horner</b>, three stages per step k = degree−1 … 0 (one carry chain each: the exact
+ *       product {@code acc · t}; {@code shifted = sat32(rshift(product, hornerShift[k]))};
+ *       {@code acc = sat32(shifted + c[k])}), starting from
  *       {@code acc = c[degree]}, where {@code hornerShift[k] = fracBits[k+1] − fracBits[k]};</li>
  *   <li><b>output</b>: {@code y = clamp(rshift(acc, outputShift), −128, 127)}, {@code outputShift = fracBits[0]}.</li>
  * </ol>
@@ -73,10 +74,12 @@ public final class PpuUnit extends Module {
     for (int k = d - 1; k >= 0; k--) {
       SInt product = regNext("horner" + k + "_product", acc.mul(t.toSInt()));
       delay(coeff, k + 1, "_p" + k);
-      SInt shifted = FixedPointHw.roundingShiftRight(product, hornerShift.get(k)).saturate(32);
+      SInt shifted = regNext("horner" + k + "_shifted",
+          FixedPointHw.roundingShiftRight(product, hornerShift.get(k)).saturate(32));
+      delay(coeff, k + 1, "_s" + k);
       acc = regNext("horner" + k, FixedPointHw.saturatingAdd(shifted, coeff.get(k).resize(32), 32));
       if (k > 0) {
-        t = regNext("offset" + k, regNext("offset" + k + "_p", t));
+        t = regNext("offset" + k, regNext("offset" + k + "_s", regNext("offset" + k + "_p", t)));
         delay(coeff, k, "_h" + k);
       }
     }
