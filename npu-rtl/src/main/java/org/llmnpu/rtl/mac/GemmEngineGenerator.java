@@ -23,9 +23,9 @@ public final class GemmEngineGenerator implements BlockGenerator {
   @Override
   public List<ParamSpec> params() {
     List<ParamSpec> all = new ArrayList<>(MacArrayGenerator.arrayParams());
-    all.add(ParamSpec.integer("maxM", 64, 1, 65536, "largest M the activation buffer holds"));
-    all.add(ParamSpec.integer("maxK", 64, 1, 65536, "largest K the buffers hold"));
-    all.add(ParamSpec.integer("maxN", 64, 1, 65536, "largest N the weight buffer and result memories hold"));
+    all.add(ParamSpec.integer("maxM", 16, 1, 65536, "largest M the activation buffer holds"));
+    all.add(ParamSpec.integer("maxK", 32, 1, 65536, "largest K the buffers hold"));
+    all.add(ParamSpec.integer("maxN", 16, 1, 65536, "largest N the weight buffer and result memories hold"));
     all.add(ParamSpec.choice("ppm", "off", List.of("off", "none", "relu", "relu6", "ppu"),
         "post-processing of the INT32 results: off, or the PPM (bias + requant to INT8) with this activation"));
     return all;

@@ -26,6 +26,7 @@ class MacLintAndSynthesisTest {
   static Stream<Arguments> designs() {
     return Stream.of(
         Arguments.of("mac-array", Map.of()),
+        Arguments.of("gemm-engine", Map.of()),
         Arguments.of("mac-array", Map.of("rows", "4", "cols", "3", "sparsity", "s2_4", "accWidth", "12")),
         Arguments.of("mac-array", Map.of("rows", "1", "cols", "1", "mTile", "2")),
         Arguments.of("gemm-engine", Map.of("rows", "4", "cols", "4", "maxM", "16", "maxK", "16", "maxN", "8")),
