@@ -24,8 +24,8 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p>Latency 1 cycle: the scale and all codes are computed in one combinational pass (max tree
  * of depth log2(blockSize), leading-zero count, element rounders in parallel) and registered;
- * {@code outValid} follows {@code inValid}. Throughput one block per cycle: B blocks take B + 1
- * cycles.
+ * {@code outValid} follows {@code inValid}. Throughput one block per cycle: a stream of B blocks, one per
+ * cycle, takes B cycles (the last result is valid after the B-th clock edge).
  */
 public final class MxBlockQuantizer extends Module {
   /** Element format, input layout (FP32/FP16), element rounding and block size (1..64; OCP: 32). */

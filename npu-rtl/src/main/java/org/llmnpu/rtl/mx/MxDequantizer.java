@@ -19,7 +19,8 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * makes every output the canonical NaN.
  *
  * <p>Latency 1 cycle ({@code values} and {@code outValid} registered; {@code outValid} follows
- * {@code inValid}); throughput one block per cycle: a stream of B blocks takes B + 1 cycles.
+ * {@code inValid}); throughput one block per cycle: a stream of B blocks takes B cycles (the last result is valid
+ * after the B-th clock edge).
  */
 public final class MxDequantizer extends Module {
   /** Element format, output layout (FP32/FP16) and block size (1..64; OCP: 32). */

@@ -24,14 +24,15 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p>Numerics: each element is its exact integer ({@code value · 2^-q}), the products are exact
  * ({@code ibA + ibB} bits), their sum is exact in a two's-complement accumulator of
  * {@link #accumulatorBits} = ibA + ibB + ceil(log2 blockSize) + 1 bits (E4M3·E4M3 over 32: 42
- * bits; E5M2·E5M2: 70; FP4·FP4: 13; INT8·INT8: 22), and one final rounding to FP32 (RNE,
+ * bits; E5M2·E5M2: 70; FP4·FP4: 14; INT8·INT8: 22), and one final rounding to FP32 (RNE,
  * overflow to ±∞, subnormals kept) of {@code sum · 2^(qA + qB + EA + EB)}. An exactly zero sum
  * gives +0. Specials: a NaN scale or NaN element → NaN (0x7FC00000); ∞·0 or +∞ and −∞
  * together → NaN; otherwise any ∞ product → that ∞ (E5M2 only).
  *
  * <p>Latency 1 cycle: products, a balanced adder tree of depth ceil(log2 blockSize) and the
  * rounder form one combinational pass into the output register; {@code outValid} follows
- * {@code inValid}. Throughput one block pair per cycle: B pairs take B + 1 cycles.
+ * {@code inValid}. Throughput one block pair per cycle: B pairs take B cycles (the last result is valid after
+ * the B-th clock edge).
  */
 public final class MxDotProduct extends Module {
   /** Element formats of the two blocks and the block size (1..64; OCP: 32). */

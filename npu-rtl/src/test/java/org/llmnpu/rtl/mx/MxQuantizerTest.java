@@ -44,6 +44,7 @@ class MxQuantizerTest {
     List<long[]> blocks = MxTestBlocks.valueBlocks(in, type, 150, 41 + format.ordinal());
     try (Simulator sim = MxSim.start(new MxBlockQuantizer(new MxBlockQuantizer.Config(format, input, rounding, 32)))) {
       sim.reset(1);
+      long start = sim.cycle();
       for (long[] bits : blocks) {
         double[] values = new double[32];
         for (int i = 0; i < 32; i++) {
@@ -61,6 +62,8 @@ class MxQuantizerTest {
               () -> expected + " element " + index + " from " + values[index]);
         }
       }
+      // cycle formula: B blocks streamed one per cycle take B cycles, each result one cycle after its input
+      assertEquals(blocks.size(), sim.cycle() - start);
     }
   }
 }
