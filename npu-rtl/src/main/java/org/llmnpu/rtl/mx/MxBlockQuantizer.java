@@ -22,15 +22,23 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * ({@link MxEncoder}, one per element, one shared Verilog module). All-zero block: scale 0x00
  * and signed-zero codes. Any NaN/∞ input: scale 0xFF and every code 0.
  *
- * <p>Latency 1 cycle: the scale and all codes are computed in one combinational pass (max tree
- * of depth log2(blockSize), leading-zero count, element rounders in parallel) and registered;
- * {@code outValid} follows {@code inValid}. Throughput one block per cycle: a stream of B blocks, one per
- * cycle, takes B cycles (the last result is valid after the B-th clock edge).
+ * <p>Latency {@code stages} cycles. With 1 stage the scale and all codes are computed in one
+ * combinational pass (max tree of depth log2(blockSize), leading-zero count, element rounders in
+ * parallel) and registered; with 2 stages the shared exponent and the inputs are registered
+ * first, which splits that path roughly in half. {@code outValid} follows {@code inValid}
+ * {@code stages} cycles later. Throughput one block per cycle: a stream of B blocks, one per
+ * cycle, takes B + stages − 1 cycles (block k's result is valid after clock edge k + stages).
  */
 public final class MxBlockQuantizer extends Module {
-  /** Element format, input layout (FP32/FP16), element rounding and block size (1..64; OCP: 32). */
-  public record Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize) {
+  /**
+   * Element format, input layout (FP32/FP16), element rounding, block size (1..64; OCP: 32) and
+   * pipeline stages (1 or 2).
+   */
+  public record Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize, int stages) {
     public Config {
+      if (stages < 1 || stages > 2) {
+        throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+      }
       new MxEncoder.Config(format, input, rounding);
       if (rounding == RoundMode.TOWARD_ZERO) {
         throw new IllegalArgumentException("rounding must be nearest_even or nearest_away, got toward_zero");
@@ -38,6 +46,11 @@ public final class MxBlockQuantizer extends Module {
       if (blockSize < 1 || blockSize > 64) {
         throw new IllegalArgumentException("blockSize must be in 1..64, got " + blockSize);
       }
+    }
+
+    /** One pipeline stage. */
+    public Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize) {
+      this(format, input, rounding, blockSize, 1);
     }
   }
 
@@ -56,22 +69,31 @@ public final class MxBlockQuantizer extends Module {
     for (int i = 0; i < c.blockSize(); i++) {
       shared.magnitudes.get(i).set(values.get(i).lsbs(c.input().totalBits() - 1));
     }
+    // with two stages the shared exponent and the values are registered before the encoders
+    boolean split = c.stages() == 2;
+    UInt blockScale = split ? regNext("scale_s1", shared.scale) : shared.scale;
+    Bool validIn = inValid;
+    if (split) {
+      Bool valid1 = regInit("valid_s1", bool(), 0);
+      valid1.set(inValid);
+      validIn = valid1;
+    }
     for (int i = 0; i < c.blockSize(); i++) {
       MxEncoder encoder = instance("encoder_" + i, new MxEncoder(new MxEncoder.Config(c.format(), c.input(), c.rounding())));
-      encoder.value.set(values.get(i));
-      encoder.scale.set(shared.scale);
+      encoder.value.set(split ? regNext("value_s1_" + i, values.get(i)) : values.get(i));
+      encoder.scale.set(blockScale);
       codes.get(i).set(regNext("code_q" + i, encoder.code));
     }
-    scale.set(regNext("scale_q", shared.scale));
+    scale.set(regNext("scale_q", blockScale));
     Bool valid = regInit("valid_q", bool(), 0);
-    valid.set(inValid);
+    valid.set(validIn);
     outValid.set(valid);
   }
 
   @Override
   public String moduleName() {
     return "MxQuantizer_" + config.format().cliName() + "_" + MxDecoder.outputName(config.input()) + "_"
-        + config.rounding().cliName() + "_n" + config.blockSize();
+        + config.rounding().cliName() + "_n" + config.blockSize() + (config.stages() == 2 ? "_s2" : "");
   }
 
   /** Registers {@code mx-quantizer}. */
@@ -83,9 +105,11 @@ public final class MxBlockQuantizer extends Module {
               ParamSpec.choice("input", "fp32", List.of("fp32", "fp16"), "input float format"),
               ParamSpec.choice("rounding", "nearest_even", List.of("nearest_even", "nearest_away"),
                   "element rounding"),
-              ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)")),
+              ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
+              ParamSpec.integer("stages", 1, 1, 2, "pipeline stages: 1, or 2 with a register after the shared exponent")),
           p -> new MxBlockQuantizer(new Config(MxFormat.fromCliName(p.get("format")),
-              MxDecoder.outputLayout(p.get("input")), RoundMode.fromCliName(p.get("rounding")), p.getInt("blockSize"))));
+              MxDecoder.outputLayout(p.get("input")), RoundMode.fromCliName(p.get("rounding")), p.getInt("blockSize"),
+              p.getInt("stages"))));
     }
   }
 }

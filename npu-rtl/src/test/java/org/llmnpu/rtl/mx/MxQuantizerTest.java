@@ -37,6 +37,42 @@ class MxQuantizerTest {
     check(format, FpLayout.FP32, RoundMode.NEAREST_AWAY);
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MxFormat.class, names = {"FP8_E5M2", "INT8"})
+  void twoStagePipelineStreamsOneBlockPerCycleWithLatencyTwo(MxFormat format) {
+    MxElementType type = MxSim.golden(format);
+    List<long[]> blocks = MxTestBlocks.valueBlocks(FloatFormat.FP32, type, 40, 77 + format.ordinal());
+    try (Simulator sim = MxSim.start(new MxBlockQuantizer(new MxBlockQuantizer.Config(format, FpLayout.FP32,
+        RoundMode.NEAREST_EVEN, 32, 2)))) {
+      sim.reset(1);
+      long start = sim.cycle();
+      for (int k = 0; k <= blocks.size(); k++) {
+        boolean feeding = k < blocks.size();
+        for (int i = 0; i < 32 && feeding; i++) {
+          sim.poke("values_" + i, blocks.get(k)[i]);
+        }
+        sim.poke("inValid", feeding ? 1 : 0);
+        sim.step();
+        if (k == 0) {
+          assertEquals(0, sim.peekLong("outValid"), "nothing valid one cycle after the first block");
+          continue;
+        }
+        double[] values = new double[32];
+        for (int i = 0; i < 32; i++) {
+          values[i] = Float.intBitsToFloat((int) blocks.get(k - 1)[i]);
+        }
+        MxBlock expected = MxQuantizer.quantize(type, values);
+        assertEquals(1, sim.peekLong("outValid"));
+        assertEquals(expected.scaleCode(), sim.peekLong("scale"));
+        for (int i = 0; i < 32; i++) {
+          assertEquals(expected.element(i), sim.peekLong("codes_" + i), expected::toString);
+        }
+      }
+      // cycle formula: B blocks take B + stages − 1 = B + 1 cycles
+      assertEquals(blocks.size() + 1, sim.cycle() - start);
+    }
+  }
+
   private static void check(MxFormat format, FpLayout input, RoundMode rounding) {
     MxElementType type = MxSim.golden(format);
     boolean fp16 = FpLayout.FP16.equals(input);
