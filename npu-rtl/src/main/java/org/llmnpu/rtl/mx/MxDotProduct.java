@@ -29,21 +29,30 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * gives +0. Specials: a NaN scale or NaN element → NaN (0x7FC00000); ∞·0 or +∞ and −∞
  * together → NaN; otherwise any ∞ product → that ∞ (E5M2 only).
  *
- * <p>Latency 1 cycle: products, a balanced adder tree of depth ceil(log2 blockSize) and the
- * rounder form one combinational pass into the output register; {@code outValid} follows
- * {@code inValid}. Throughput one block pair per cycle: B pairs take B cycles (the last result is valid after
- * the B-th clock edge).
+ * <p>Latency {@code stages} cycles: with 1 stage the products, a balanced adder tree of depth
+ * ceil(log2 blockSize) and the rounder form one combinational pass into the output register;
+ * with 2 stages the exact sum, the exponent and the special flags are registered before the
+ * rounder. {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
+ * take B + stages − 1 cycles (pair k's result is valid after clock edge k + stages).
  */
 public final class MxDotProduct extends Module {
-  /** Element formats of the two blocks and the block size (1..64; OCP: 32). */
-  public record Config(MxFormat formatA, MxFormat formatB, int blockSize) {
+  /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1 or 2). */
+  public record Config(MxFormat formatA, MxFormat formatB, int blockSize, int stages) {
     public Config {
+      if (stages < 1 || stages > 2) {
+        throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+      }
       if (formatA == null || formatB == null) {
         throw new IllegalArgumentException("formatA and formatB must be one of " + MxFormat.cliNames());
       }
       if (blockSize < 1 || blockSize > 64) {
         throw new IllegalArgumentException("blockSize must be in 1..64, got " + blockSize);
       }
+    }
+
+    /** One pipeline stage. */
+    public Config(MxFormat formatA, MxFormat formatB, int blockSize) {
+      this(formatA, formatB, blockSize, 1);
     }
 
     /** Width of the exact accumulator (see class comment). */
@@ -88,11 +97,21 @@ public final class MxDotProduct extends Module {
       posInf = posInf == null ? pos : posInf.or(pos);
       negInf = negInf == null ? neg : negInf.or(neg);
     }
+    boolean split = c.stages() == 2;
     SInt sum = wire("sum", adderTree(products));
+    if (split) {
+      sum = regNext("sum_s1", sum);
+      nan = regNext("nan_s1", nan);
+      posInf = regNext("posInf_s1", posInf);
+      negInf = regNext("negInf_s1", negInf);
+    }
     Bool sumNegative = sum.isNegative();
     UInt magnitude = mux(sumNegative, sum.neg(), sum).asUInt();
     SInt exponent = scaleA.resize(10).toSInt().add(scaleB.resize(10).toSInt())
         .add(sintLit(c.formatA().quantumExponent() + c.formatB().quantumExponent() - 254L, 11));
+    if (split) {
+      exponent = regNext("exponent_s1", exponent);
+    }
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
         accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
     rounder.negative.set(sumNegative);
@@ -103,8 +122,14 @@ public final class MxDotProduct extends Module {
     UInt value = mux(isNaN, uintLit(FpLayout.FP32.canonicalNaN(), 32),
         mux(posInf, uintLit(0x7F80_0000L, 32), mux(negInf, uintLit(0xFF80_0000L, 32), rounder.code)));
     result.set(regNext("result_q", value));
+    Bool validIn = inValid;
+    if (split) {
+      Bool valid1 = regInit("valid_s1", bool(), 0);
+      valid1.set(inValid);
+      validIn = valid1;
+    }
     Bool valid = regInit("valid_q", bool(), 0);
-    valid.set(inValid);
+    valid.set(validIn);
     outValid.set(valid);
   }
 
@@ -118,7 +143,8 @@ public final class MxDotProduct extends Module {
 
   @Override
   public String moduleName() {
-    return "MxDot_" + config.formatA().cliName() + "_" + config.formatB().cliName() + "_n" + config.blockSize();
+    return "MxDot_" + config.formatA().cliName() + "_" + config.formatB().cliName() + "_n" + config.blockSize()
+        + (config.stages() == 2 ? "_s2" : "");
   }
 
   /** Registers {@code mx-dot}. */
@@ -128,9 +154,10 @@ public final class MxDotProduct extends Module {
           List.of(
               ParamSpec.choice("formatA", "fp8_e4m3", MxFormat.cliNames(), "element type of block A"),
               ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),
-              ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)")),
+              ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
+              ParamSpec.integer("stages", 1, 1, 2, "pipeline stages: 1, or 2 with a register after the adder tree")),
           p -> new MxDotProduct(new Config(MxFormat.fromCliName(p.get("formatA")), MxFormat.fromCliName(p.get("formatB")),
-              p.getInt("blockSize"))));
+              p.getInt("blockSize"), p.getInt("stages"))));
     }
   }
 }

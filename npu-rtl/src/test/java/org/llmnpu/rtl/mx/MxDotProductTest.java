@@ -50,6 +50,44 @@ class MxDotProductTest {
     }
   }
 
+  @ParameterizedTest(name = "{0} x {0}, 2 stages")
+  @CsvSource({"FP8_E5M2", "FP4_E2M1"})
+  void twoStagePipelineStreamsOnePairPerCycleWithLatencyTwo(MxFormat format) {
+    MxElementType t = MxSim.golden(format);
+    List<int[]> blocks = MxTestBlocks.codeBlocks(t, 60, 21 + format.ordinal());
+    Random rnd = new Random(99);
+    try (Simulator sim = MxSim.start(new MxDotProduct(new MxDotProduct.Config(format, format, 32, 2)))) {
+      sim.reset(1);
+      long start = sim.cycle();
+      MxBlock[] previous = null;
+      for (int k = 0; k <= blocks.size(); k++) {
+        MxBlock[] pair = null;
+        if (k < blocks.size()) {
+          pair = new MxBlock[] {new MxBlock(t, k == 3 ? 255 : 100 + rnd.nextInt(50), blocks.get(k)),
+              new MxBlock(t, 100 + rnd.nextInt(50), blocks.get(rnd.nextInt(blocks.size())))};
+          for (int i = 0; i < 32; i++) {
+            sim.poke("codesA_" + i, pair[0].element(i));
+            sim.poke("codesB_" + i, pair[1].element(i));
+          }
+          sim.poke("scaleA", pair[0].scaleCode());
+          sim.poke("scaleB", pair[1].scaleCode());
+        }
+        sim.poke("inValid", pair != null ? 1 : 0);
+        sim.step();
+        if (previous != null) {
+          MxBlock[] p = previous;
+          assertEquals(1, sim.peekLong("outValid"));
+          assertEquals(Float.floatToRawIntBits(MxDot.dot(p[0], p[1])) & 0xFFFFFFFFL, sim.peekLong("result"),
+              () -> p[0] + " . " + p[1]);
+        } else {
+          assertEquals(0, sim.peekLong("outValid"));
+        }
+        previous = pair;
+      }
+      assertEquals(blocks.size() + 1, sim.cycle() - start, "B pairs take B + stages - 1 cycles");
+    }
+  }
+
   @Test
   void accumulatorWidthsMatchTheGolden() {
     for (MxFormat a : MxFormat.values()) {

@@ -37,6 +37,7 @@ class MxLintAndSynthesisTest {
     cases.add(Arguments.of("mx-prealign", Map.of("format", "fp6_e2m3", "magnitudeBits", "3", "rounding", "nearest_even"),
         false));
     cases.add(Arguments.of("mx-dot", Map.of("formatA", "fp8_e4m3", "formatB", "int8"), false));
+    cases.add(Arguments.of("mx-dot", Map.of("formatA", "fp4_e2m1", "formatB", "fp4_e2m1", "stages", "2"), false));
     return cases.stream();
   }
 
