@@ -244,7 +244,7 @@ final class ModuleWriter {
       List<String> notes = new ArrayList<>();
       for (Signal p : c.ports()) {
         String value;
-        String note = "";
+        String note = "  // " + c.createdAt();
         if (p.role == Role.INPUT && isInlinedChildInput(p)) {
           Stmt.Assign a = assigns.get(p).get(0);
           exprs.context(childPortNames.get(p), a.location());
