@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.llmnpu.cli.cosim.CosimGemmCommand;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.gen.BlockGenerator;
@@ -11,15 +12,18 @@ import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.hdl.tools.DesignChecks;
 import org.llmnpu.hdl.tools.ExternalTool;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code npu demo}: generates every registered block with its default parameters, lints it
- * with {@code verilator -Wall} and synthesizes it with Yosys, and prints one line per block.
+ * with {@code verilator -Wall} and synthesizes it with Yosys (one line per block), then
+ * co-simulates a 2:4-sparse GEMM with GeLU on the generated GEMM engine in Verilator and
+ * checks it against the golden model.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Generate every block, lint it with Verilator and synthesize it with Yosys.")
+    description = "Generate every block, lint it (Verilator) and synthesize it (Yosys), then co-simulate a GEMM.")
 public final class DemoCommand implements Callable<Integer> {
   @Option(names = {"-o", "--out"}, description = "output directory (default: ${DEFAULT-VALUE})")
   Path out = Path.of("out", "demo");
@@ -33,8 +37,11 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
     int failures = 0;
-    System.out.printf("%-12s %-32s %6s %14s %10s%n", "block", "top module", "files", "lint warnings", "cells");
-    for (BlockGenerator g : BlockRegistry.all()) {
+    List<BlockGenerator> blocks = BlockRegistry.all();
+    int nameWidth = blocks.stream().mapToInt(g -> g.name().length()).max().orElse(5) + 1;
+    String row = "%-" + nameWidth + "s %-44s %5s %13s %9s   %s%n";
+    System.out.printf(row, "block", "top module", "files", "lint warnings", "cells", "emit time");
+    for (BlockGenerator g : blocks) {
       Path dir = out.resolve(g.name());
       long start = System.nanoTime();
       VerilogDesign d = Verilog.emit(g.build(Params.resolve(g, Map.of())));
@@ -43,11 +50,15 @@ public final class DemoCommand implements Callable<Integer> {
       List<String> lint = DesignChecks.lint(d, dir);
       long cells = DesignChecks.synthesize(d, dir);
       failures += lint.isEmpty() ? 0 : 1;
-      System.out.printf("%-12s %-32s %6d %14d %10d   (emitted in %.1f ms)%n", g.name(), d.top(), d.files().size(),
-          lint.size(), cells, emitMs);
+      System.out.printf(row, g.name(), d.top(), d.files().size(), lint.size(), cells, String.format("%.1f ms", emitMs));
       lint.forEach(l -> System.out.println("    " + l));
     }
     System.out.println("Verilog, filelists and Yosys statistics are in " + out);
-    return failures == 0 ? 0 : 1;
+    System.out.println();
+    System.out.println("Co-simulation: ./npu cosim gemm --rows 8 --cols 8 --m 24 --k 96 --n 16 --sparsity s2_4 "
+        + "--activation gelu");
+    int cosim = new CommandLine(new CosimGemmCommand()).execute("--rows", "8", "--cols", "8", "--m", "24", "--k", "96",
+        "--n", "16", "--sparsity", "s2_4", "--activation", "gelu");
+    return failures == 0 && cosim == 0 ? 0 : 1;
   }
 }
