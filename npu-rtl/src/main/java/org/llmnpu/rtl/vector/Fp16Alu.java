@@ -1,0 +1,177 @@
+package org.llmnpu.rtl.vector;
+
+import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sintLit;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.Vec;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
+import org.llmnpu.hdl.gen.ParamSpec;
+import org.llmnpu.rtl.mx.FloatRounder;
+import org.llmnpu.rtl.mx.FpLayout;
+import org.llmnpu.rtl.mx.RoundMode;
+
+/**
+ * SIMD FP16 (IEEE binary16) ALU of the vector DSP: {@code lanes} lanes, each with operands
+ * {@code a_i}, {@code b_i} and result {@code result_i}; one {@code op} (3 bits) for all lanes:
+ * {@link #ADD} 0, {@link #SUB} 1, {@link #MUL} 2, {@link #MIN} 3, {@link #MAX} 4, {@link #LT} 5,
+ * {@link #EQ} 6 (7 is reserved and gives 0). Every result is bit-exact with
+ * {@code org.llmnpu.numerics.fp16.Fp16} ({@code add}, {@code sub}, {@code mul}, {@code min},
+ * {@code max}; {@code lt}/{@code eq} as 0x0001 for true and 0x0000 for false).
+ *
+ * <p>Numerics. ADD/SUB: each finite operand is an integer multiple of 2^-24 below 2^16, so both
+ * significands are shifted to that common quantum ({@code sig << (max(field, 1) − 1)}, 41 bits)
+ * and added or subtracted exactly in 42 bits (sign-magnitude: the larger minus the smaller);
+ * MUL: the exact 22-bit product of the 11-bit significands with exponent
+ * {@code effA + effB − 50}. One shared {@link FloatRounder} per lane rounds the exact value once
+ * (RNE, gradual underflow, overflow to ±∞). An exactly zero sum of opposite-signed operands is
+ * +0; equal signs keep the sign (−0 + −0 = −0); products carry the XOR of the signs. Specials:
+ * any NaN operand, ∞ − ∞ and ∞ · 0 give the canonical NaN 0x7E00; otherwise an ∞ operand gives
+ * that ∞ (with the product's sign for MUL). MIN/MAX are IEEE 754-2019 minimumNumber /
+ * maximumNumber: a NaN operand is ignored (two NaNs give 0x7E00), −0 &lt; +0, and the selected
+ * operand is passed unchanged. LT/EQ are IEEE comparisons: false with a NaN, +0 == −0.
+ *
+ * <p>Latency {@code latency} cycles: 0 is purely combinational; 1 registers every
+ * {@code result_i} (result of the operands applied before clock edge k visible after edge k).
+ * Throughput one vector per cycle.
+ */
+public final class Fp16Alu extends Module {
+  public static final int ADD = 0;
+  public static final int SUB = 1;
+  public static final int MUL = 2;
+  public static final int MIN = 3;
+  public static final int MAX = 4;
+  public static final int LT = 5;
+  public static final int EQ = 6;
+
+  private static final int CANONICAL_NAN = 0x7E00;
+  /** Width of an operand aligned to the 2^-24 quantum (11-bit significand shifted by up to 30). */
+  private static final int ALIGNED_BITS = 41;
+  private static final int EXACT_BITS = ALIGNED_BITS + 1;
+  private static final int EXPONENT_BITS = 8;
+
+  /** Lanes (1..32) and output latency (0 or 1). */
+  public record Config(int lanes, int latency) {
+    public Config {
+      if (lanes < 1 || lanes > 32) {
+        throw new IllegalArgumentException("lanes must be in 1..32, got " + lanes);
+      }
+      if (latency < 0 || latency > 1) {
+        throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
+      }
+    }
+  }
+
+  public final UInt op = in(uint(3));
+  public final Vec<UInt> a;
+  public final Vec<UInt> b;
+  public final Vec<UInt> result;
+  private final Config config;
+
+  public Fp16Alu(Config c) {
+    config = c;
+    a = in(Vec.of(c.lanes(), () -> uint(16)));
+    b = in(Vec.of(c.lanes(), () -> uint(16)));
+    result = out(Vec.of(c.lanes(), () -> uint(16)));
+    for (int i = 0; i < c.lanes(); i++) {
+      UInt r = wire("lane_" + i, lane(i, a.get(i), b.get(i)));
+      result.get(i).set(c.latency() == 1 ? regNext("result_q_" + i, r) : r);
+    }
+  }
+
+  /** Fields and classes of one FP16 operand. */
+  private record Operand(UInt bits, Bool negative, UInt significand, UInt effectiveField, Bool nan, Bool infinite,
+      Bool zero, UInt orderKey) {
+    static Operand of(UInt x) {
+      UInt field = x.slice(14, 10);
+      UInt fraction = x.lsbs(10);
+      Bool normal = field.orR();
+      Bool special = field.andR();
+      Bool negative = x.bit(15);
+      // monotone in the value for non-NaN codes, with −0 just below +0
+      UInt key = mux(negative, x.not(), x.or(uintLit(0x8000, 16)));
+      return new Operand(x, negative, cat(normal, fraction).asUInt(), mux(normal, field, uintLit(1, 5)),
+          special.and(fraction.orR()), special.and(fraction.orR().not()), x.lsbs(15).orR().not(), key);
+    }
+
+    /** The magnitude in units of 2^-24 (exact for finite operands). */
+    UInt aligned() {
+      return significand.resize(ALIGNED_BITS).shiftLeft(effectiveField.sub(1));
+    }
+  }
+
+  private UInt lane(int i, UInt x, UInt y) {
+    Operand p = Operand.of(x);
+    Operand q = Operand.of(y);
+    Bool isSub = op.eq(SUB);
+    Bool isMul = op.eq(MUL);
+
+    // exact sum or difference at the 2^-24 quantum
+    Bool qNegative = q.negative().xor(isSub);
+    UInt alignedP = wire("alignedA_" + i, p.aligned());
+    UInt alignedQ = wire("alignedB_" + i, q.aligned());
+    Bool sameSign = p.negative().eq(qNegative);
+    Bool pLarger = alignedP.gt(alignedQ);
+    Bool qLarger = alignedQ.gt(alignedP);
+    UInt difference = mux(pLarger, alignedP.sub(alignedQ), alignedQ.sub(alignedP)).resize(EXACT_BITS);
+    UInt sumMagnitude = mux(sameSign, alignedP.addExpand(alignedQ), difference);
+    Bool sumNegative = mux(sameSign, p.negative(), mux(pLarger, p.negative(), qLarger.and(qNegative)));
+
+    // exact product: sigA · sigB · 2^(effA + effB − 50)
+    Bool productNegative = p.negative().xor(q.negative());
+    UInt product = p.significand().mul(q.significand()).resize(EXACT_BITS);
+    SInt productExponent = p.effectiveField().resize(EXPONENT_BITS - 1).toSInt()
+        .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-50, EXPONENT_BITS));
+
+    FloatRounder rounder = instance("rounder_" + i, new FloatRounder(new FloatRounder.Config(EXACT_BITS,
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
+    rounder.negative.set(mux(isMul, productNegative, sumNegative));
+    rounder.magnitude.set(mux(isMul, product, sumMagnitude));
+    rounder.exponent.set(mux(isMul, productExponent, sintLit(-24, EXPONENT_BITS)));
+
+    Bool anyNan = p.nan().or(q.nan());
+    Bool anyInfinite = p.infinite().or(q.infinite());
+    Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSign.not()));
+    Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
+    Bool infiniteNegative = mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative));
+    UInt nan = uintLit(CANONICAL_NAN, 16);
+    UInt infinity = cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt();
+    UInt arithmetic = mux(mux(isMul, productNan, sumNan), nan, mux(anyInfinite, infinity, rounder.code));
+
+    // minimumNumber / maximumNumber and IEEE comparisons
+    Bool pAtLeast = p.orderKey().ge(q.orderKey());
+    Bool pAtMost = p.orderKey().le(q.orderKey());
+    UInt larger = mux(p.nan(), mux(q.nan(), nan, y), mux(q.nan(), x, mux(pAtLeast, x, y)));
+    UInt smaller = mux(p.nan(), mux(q.nan(), nan, y), mux(q.nan(), x, mux(pAtMost, x, y)));
+    Bool bothZero = p.zero().and(q.zero());
+    Bool less = anyNan.not().and(p.orderKey().lt(q.orderKey())).and(bothZero.not());
+    Bool equal = anyNan.not().and(x.eq(y).or(bothZero));
+
+    UInt flag = mux(op.eq(LT), less, mux(op.eq(EQ), equal, boolLit(false))).asUInt().resize(16);
+    return mux(op.lt(MIN), arithmetic, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag)));
+  }
+
+  @Override
+  public String moduleName() {
+    return "Fp16Alu_l" + config.lanes() + "_d" + config.latency();
+  }
+
+  /** Registers {@code fp16-alu}. */
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("fp16-alu", "SIMD FP16 add/sub/mul/min/max/lt/eq, bit-exact with Fp16 (RNE, subnormals, canonical NaN)",
+          List.of(
+              ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes"),
+              ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered results")),
+          p -> new Fp16Alu(new Config(p.getInt("lanes"), p.getInt("latency"))));
+    }
+  }
+}
