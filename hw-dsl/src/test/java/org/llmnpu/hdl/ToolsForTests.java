@@ -6,18 +6,30 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import org.llmnpu.hdl.tools.ExternalTool;
 
 /**
- * Tests that need a real tool call {@link #require}: in CI ({@code CI=true}) a missing tool
- * fails the test; on a developer machine the test is skipped with the install command.
+ * The one place that decides what a test does when a real tool is missing: in CI
+ * ({@code CI=true}) the test fails; on a developer machine it is skipped with the install
+ * command. Shared with other modules' tests through hw-dsl's test jar.
  */
 public final class ToolsForTests {
   private ToolsForTests() {
   }
 
-  public static void require(String tool) {
-    boolean present = ExternalTool.find(tool).isPresent();
-    if (!present && "true".equals(System.getenv("CI"))) {
-      fail("CI needs " + tool + ": " + ExternalTool.installHint(tool));
+  /** Requires every executable on the PATH. */
+  public static void require(String... tools) {
+    for (String tool : tools) {
+      boolean present = ExternalTool.find(tool).isPresent();
+      if (!present && "true".equals(System.getenv("CI"))) {
+        fail("CI needs " + tool + ": " + ExternalTool.installHint(tool));
+      }
+      assumeTrue(present, () -> "skipped: " + ExternalTool.installHint(tool));
     }
-    assumeTrue(present, () -> "skipped: " + ExternalTool.installHint(tool));
+  }
+
+  /** The same policy for a condition that is not an executable (a container image, a file). */
+  public static void requireReady(boolean ready, String what, String how) {
+    if (!ready && "true".equals(System.getenv("CI"))) {
+      fail("CI needs " + what + ": " + how);
+    }
+    assumeTrue(ready, () -> "skipped, no " + what + ": " + how);
   }
 }

@@ -1,30 +1,37 @@
 package org.llmnpu.verilator;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.nio.file.Path;
+import org.llmnpu.hdl.ToolsForTests;
 
 /**
- * The two toolchains for parameterized tests. In CI ({@code CI=true}) a toolchain that is
- * not ready fails the test; elsewhere the test is skipped with the command that prepares it.
+ * Simulation options for tests, in either toolchain, with runs under {@code target/sim-runs}.
+ * A toolchain that is not ready fails the test in CI and skips it elsewhere
+ * ({@link ToolsForTests}). Shared with other modules' tests through this module's test jar.
  */
-final class SimModes {
+public final class SimModes {
   private SimModes() {
   }
 
-  static SimOptions options(SimOptions.Mode mode) {
+  /** Options for a local Verilator (verilator, g++, make on the PATH). */
+  public static SimOptions local() {
+    return options(SimOptions.Mode.LOCAL);
+  }
+
+  /** A local Verilator model of {@code top}. */
+  public static org.llmnpu.hdl.sim.Simulator startLocal(org.llmnpu.hdl.Module top) {
+    return Simulators.start(org.llmnpu.hdl.emit.Verilog.emit(top), local());
+  }
+
+  public static SimOptions options(SimOptions.Mode mode) {
     SimOptions base = SimOptions.fromEnvironment();
     base = new SimOptions(mode, base.waves(), base.timeout(), base.cacheDir(), base.image(),
         Path.of("target", "sim-runs"));
-    boolean ready = mode == SimOptions.Mode.LOCAL ? LocalToolchain.available() : ContainerModel.available(base.image());
-    String how = mode == SimOptions.Mode.LOCAL
-        ? "run scripts/setup-tools.sh as root to install verilator, g++ and make"
-        : "run scripts/build-verilator-image.sh as root to start Docker and build " + base.image();
-    if (!ready && "true".equals(System.getenv("CI"))) {
-      fail("CI needs the " + mode + " toolchain: " + how);
+    if (mode == SimOptions.Mode.LOCAL) {
+      ToolsForTests.require("verilator", "g++", "make");
+    } else {
+      ToolsForTests.requireReady(ContainerModel.available(base.image()), "container image " + base.image(),
+          "run scripts/build-verilator-image.sh as root to start Docker and build it");
     }
-    assumeTrue(ready, () -> "skipped " + mode + " simulation: " + how);
     return base;
   }
 }

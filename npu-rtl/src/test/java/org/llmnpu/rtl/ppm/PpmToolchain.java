@@ -1,10 +1,8 @@
 package org.llmnpu.rtl.ppm;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.llmnpu.hdl.ToolsForTests;
+import org.llmnpu.verilator.SimModes;
 
-import java.nio.file.Path;
-import org.llmnpu.hdl.tools.ExternalTool;
 import org.llmnpu.verilator.SimOptions;
 
 /**
@@ -16,20 +14,11 @@ final class PpmToolchain {
   }
 
   static void require(String tool) {
-    boolean present = ExternalTool.find(tool).isPresent();
-    if (!present && "true".equals(System.getenv("CI"))) {
-      fail("CI needs " + tool + ": " + ExternalTool.installHint(tool));
-    }
-    assumeTrue(present, () -> "skipped: " + ExternalTool.installHint(tool));
+    ToolsForTests.require(tool);
   }
 
   /** Options for a local Verilator model (verilator, g++ and make on the PATH). */
   static SimOptions localSimulation() {
-    require("verilator");
-    require("g++");
-    require("make");
-    SimOptions base = SimOptions.fromEnvironment();
-    return new SimOptions(SimOptions.Mode.LOCAL, base.waves(), base.timeout(), base.cacheDir(), base.image(),
-        Path.of("target", "sim-runs"));
+    return SimModes.local();
   }
 }
