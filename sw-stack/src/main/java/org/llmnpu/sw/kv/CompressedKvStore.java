@@ -18,6 +18,8 @@ public final class CompressedKvStore implements KvStore {
     private final QuantizedTensorStream[][] keys;
     private final QuantizedTensorStream[][] values;
     private int length;
+    /** Positions below this came from prefill (possibly evicted) and cannot be rolled back. */
+    private int prefillLength;
 
     public CompressedKvStore(ModelConfig config, Optional<KvQuantConfig> quant) {
         this.config = config;
@@ -52,6 +54,7 @@ public final class CompressedKvStore implements KvStore {
             }
         }
         store.length = prefill.length();
+        store.prefillLength = prefill.length();
         return store;
     }
 
@@ -101,9 +104,34 @@ public final class CompressedKvStore implements KvStore {
         return length;
     }
 
+    /**
+     * Speculative rollback: forgets the newest {@code length - newLength} decoded tokens in every head,
+     * exactly (rows they pushed out of the FP16 window are restored). Possible for tokens decoded after
+     * prefill, up to the last {@value QuantizedTensorStream#UNDO_DEPTH} of them.
+     */
     @Override
     public void truncate(int newLength) {
-        throw new UnsupportedOperationException("a compressed KV cache does not support speculative rollback");
+        if (newLength < prefillLength || newLength > length) {
+            throw new IllegalArgumentException("truncate to " + newLength + " tokens: allowed " + prefillLength + ".."
+                    + length + " (prefill positions cannot be rolled back)");
+        }
+        int drop = length - newLength;
+        for (int l = 0; l < config.layers(); l++) {
+            for (int h = 0; h < config.kvHeads(); h++) {
+                int undoable = Math.min(keys[l][h].undoableAppends(), values[l][h].undoableAppends());
+                if (drop > undoable) {
+                    throw new IllegalArgumentException("truncate by " + drop + " tokens: at most " + undoable
+                            + " of the newest tokens can be rolled back");
+                }
+            }
+        }
+        for (int l = 0; l < config.layers(); l++) {
+            for (int h = 0; h < config.kvHeads(); h++) {
+                keys[l][h].dropNewest(drop);
+                values[l][h].dropNewest(drop);
+            }
+        }
+        length = newLength;
     }
 
     /** Bytes one decode step reads to attend over the whole cache (all layers, keys and values). */

@@ -26,6 +26,14 @@ final class QuantizedTensorStream {
     private final List<float[]> rows = new ArrayList<>();
     private int quantizedRows;
     private long quantizedBits;
+    /** How many recent appends can be undone (speculative rollback). */
+    static final int UNDO_DEPTH = 64;
+    /** Per recent append: the exact rows it quantized, so a rollback restores them. */
+    private final java.util.ArrayDeque<Undo> undo = new java.util.ArrayDeque<>();
+
+    /** What one append changed: rows {@code from..} replaced by their quantized values, bits added. */
+    private record Undo(int from, float[][] exactRows, long bits) {
+    }
 
     QuantizedTensorStream(int width, int bits, int groupSize, int residual, boolean perChannel) {
         this.width = width;
@@ -50,10 +58,21 @@ final class QuantizedTensorStream {
         }
         rows.add(r);
         int window = rows.size() - quantizedRows;
-        if (perChannel && window == residual) {
-            quantizeBlock(quantizedRows, residual);
-        } else if (!perChannel && window > residual) {
-            quantizeToken(quantizedRows);
+        int from = quantizedRows;
+        long bitsBefore = quantizedBits;
+        int count = perChannel && window == residual ? residual : !perChannel && window > residual ? 1 : 0;
+        float[][] exact = new float[count][];
+        for (int i = 0; i < count; i++) {
+            exact[i] = rows.get(from + i).clone();
+        }
+        if (perChannel && count > 0) {
+            quantizeBlock(from, residual);
+        } else if (count > 0) {
+            quantizeToken(from);
+        }
+        undo.addLast(new Undo(from, exact, quantizedBits - bitsBefore));
+        if (undo.size() > UNDO_DEPTH) {
+            undo.removeFirst();
         }
     }
 
@@ -86,6 +105,34 @@ final class QuantizedTensorStream {
 
     int size() {
         return rows.size();
+    }
+
+    /** How many of the newest appends {@link #dropNewest} can undo. */
+    int undoableAppends() {
+        return bits == 0 ? rows.size() : undo.size();
+    }
+
+    /**
+     * Undoes the newest {@code count} appends exactly: the rows they added are removed and the
+     * rows their arrival pushed out of the FP16 window get their exact values back, as if those
+     * tokens had never been appended.
+     */
+    void dropNewest(int count) {
+        if (count > undoableAppends()) {
+            throw new IllegalArgumentException("cannot undo " + count + " appends: at most " + undoableAppends()
+                    + " (the last " + UNDO_DEPTH + " appends are remembered)");
+        }
+        for (int i = 0; i < count; i++) {
+            if (bits != 0) {
+                Undo u = undo.removeLast();
+                for (int r = 0; r < u.exactRows().length; r++) {
+                    rows.set(u.from() + r, u.exactRows()[r]);
+                }
+                quantizedRows = u.from();
+                quantizedBits -= u.bits();
+            }
+            rows.remove(rows.size() - 1);
+        }
     }
 
     float[] row(int i) {
