@@ -17,12 +17,12 @@ import org.llmnpu.hdl.UInt;
  * The input is padded below with a constant 1 (then 0s) to a power of two, so an all-zero input
  * of width w counts w.
  */
-final class LeadingZeros {
+public final class LeadingZeros {
   private LeadingZeros() {
   }
 
   /** Number of leading zeros of {@code value}, 0..w, in {@code bitsToHold(w)} bits. */
-  static UInt count(UInt value) {
+  public static UInt count(UInt value) {
     int w = value.width();
     int padded = Integer.highestOneBit(w) == w ? 2 * w : 2 * Integer.highestOneBit(w);
     List<Bool> msbFirst = new ArrayList<>();
