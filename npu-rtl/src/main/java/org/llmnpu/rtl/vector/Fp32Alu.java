@@ -1,0 +1,137 @@
+package org.llmnpu.rtl.vector;
+
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sintLit;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
+import org.llmnpu.rtl.mx.FloatRounder;
+import org.llmnpu.rtl.mx.FpLayout;
+import org.llmnpu.rtl.mx.RoundMode;
+
+/**
+ * One FP32 (IEEE binary32) lane of the vector DSP: {@code result = a op b} for {@code op}
+ * {@link #ADD} 0, {@link #SUB} 1, {@link #MUL} 2 (3 is reserved and gives 0). Every result is
+ * bit-exact with Java {@code float} arithmetic ({@code a + b}, {@code a - b}, {@code a * b}),
+ * except that every NaN result is the canonical quiet NaN 0x7FC00000.
+ *
+ * <p>Numerics. A finite operand is {@code sig · 2^(eff − 150)} with the 24-bit significand
+ * {@code sig} (hidden bit set for normals) and {@code eff = max(field, 1)}. MUL: the exact 48-bit
+ * product of the significands with exponent {@code effA + effB − 300}. ADD/SUB (sign-magnitude):
+ * the operands are ordered so that |big| ≥ |small|; the big significand is placed in a 27-bit
+ * window (3 bits below its LSB), the small one is shifted right by {@code effBig − effSmall}
+ * into the same window and the OR of every bit shifted out is jammed into the window's LSB
+ * (guard/round/sticky); the 28-bit sum or difference is then rounded. This is correctly rounded:
+ * the jammed value agrees with the exact one in every bit above the window LSB and in whether
+ * anything nonzero lies at or below it, and the rounding point is always at least two bits above
+ * the window LSB (a difference with a shift of 2 or more keeps its leading bit at most one place
+ * lower; with a shift of 0 or 1 nothing is shifted out and the difference is exact). One shared
+ * {@link FloatRounder} rounds the exact or jammed value once (RNE, gradual underflow, overflow to
+ * ±∞). An exactly zero sum of opposite-signed operands is +0; equal signs keep the sign
+ * (−0 + −0 = −0); products carry the XOR of the signs. Specials: any NaN operand, ∞ − ∞ and
+ * ∞ · 0 give 0x7FC00000; otherwise an ∞ operand gives that ∞ (with the product's sign for MUL).
+ *
+ * <p>Latency 0: purely combinational (a register stage, if any, belongs to the instantiating
+ * datapath).
+ */
+public final class Fp32Alu extends Module {
+  public static final int ADD = 0;
+  public static final int SUB = 1;
+  public static final int MUL = 2;
+
+  private static final long CANONICAL_NAN = 0x7FC00000L;
+  /** Rounder input: the 48-bit product (the 28-bit sum fits in it). */
+  private static final int MAGNITUDE_BITS = 48;
+  /** Significand (24 bits) plus guard, round and sticky positions. */
+  private static final int WINDOW_BITS = 27;
+  private static final int EXPONENT_BITS = 10;
+
+  public final UInt op = in(uint(2));
+  public final UInt a = in(uint(32));
+  public final UInt b = in(uint(32));
+  public final UInt result = out(uint(32));
+
+  public Fp32Alu() {
+    Operand p = Operand.of(a);
+    Operand q = Operand.of(b);
+    Bool isSub = op.eq(SUB);
+    Bool isMul = op.eq(MUL);
+
+    // order the addends by magnitude (the 31 low bits order finite magnitudes)
+    Bool qNegative = q.negative().xor(isSub);
+    Bool swap = wire("swap", b.lsbs(31).gt(a.lsbs(31)));
+    UInt bigSig = mux(swap, q.significand(), p.significand());
+    UInt smallSig = mux(swap, p.significand(), q.significand());
+    UInt bigEff = mux(swap, q.effectiveField(), p.effectiveField());
+    UInt smallEff = mux(swap, p.effectiveField(), q.effectiveField());
+    Bool bigNegative = mux(swap, qNegative, p.negative());
+    Bool sameSign = p.negative().eq(qNegative);
+
+    // align the small significand into the window; shifts of 31 and more leave only sticky bits
+    UInt distance = wire("distance", bigEff.sub(smallEff));
+    UInt shift = mux(distance.gt(31), uintLit(31, 5), distance.resize(5));
+    UInt shifted = wire("shifted", smallSig.shiftLeft(3 + WINDOW_BITS).shiftRight(shift));
+    Bool sticky = shifted.lsbs(WINDOW_BITS).orR();
+    UInt alignedSmall = wire("alignedSmall", shifted.msbs(WINDOW_BITS).or(sticky.asUInt().resize(WINDOW_BITS)));
+    UInt alignedBig = bigSig.shiftLeft(3);
+    UInt sum = wire("sum", mux(sameSign, alignedBig.addExpand(alignedSmall),
+        alignedBig.sub(alignedSmall).resize(WINDOW_BITS + 1)));
+    // x + (−x) is +0 under RNE; equal signs keep the sign of the operands
+    Bool sumNegative = bigNegative.and(sameSign.or(sum.orR()));
+    SInt sumExponent = bigEff.resize(EXPONENT_BITS - 1).toSInt().add(sintLit(-153, EXPONENT_BITS));
+
+    // exact product: sigA · sigB · 2^(effA + effB − 300)
+    Bool productNegative = p.negative().xor(q.negative());
+    UInt product = wire("product", p.significand().mul(q.significand()));
+    SInt productExponent = p.effectiveField().resize(EXPONENT_BITS - 1).toSInt()
+        .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-300, EXPONENT_BITS));
+
+    FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
+        EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
+    rounder.negative.set(mux(isMul, productNegative, sumNegative));
+    rounder.magnitude.set(mux(isMul, product, sum.resize(MAGNITUDE_BITS)));
+    rounder.exponent.set(mux(isMul, productExponent, sumExponent));
+
+    Bool anyNan = p.nan().or(q.nan());
+    Bool anyInfinite = p.infinite().or(q.infinite());
+    Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSign.not()));
+    Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
+    Bool infiniteNegative = mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative));
+    UInt nan = uintLit(CANONICAL_NAN, 32);
+    UInt infinity = cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt();
+    UInt arithmetic = mux(mux(isMul, productNan, sumNan), nan, mux(anyInfinite, infinity, rounder.code));
+    result.set(mux(op.eq(3), uintLit(0, 32), arithmetic));
+  }
+
+  /** Fields and classes of one FP32 operand. */
+  private record Operand(Bool negative, UInt significand, UInt effectiveField, Bool nan, Bool infinite, Bool zero) {
+    static Operand of(UInt x) {
+      UInt field = x.slice(30, 23);
+      UInt fraction = x.lsbs(23);
+      Bool normal = field.orR();
+      Bool special = field.andR();
+      return new Operand(x.bit(31), cat(normal, fraction).asUInt(), mux(normal, field, uintLit(1, 8)),
+          special.and(fraction.orR()), special.and(fraction.orR().not()), x.lsbs(31).orR().not());
+    }
+  }
+
+  @Override
+  public String moduleName() {
+    return "Fp32Alu";
+  }
+
+  /** Registers {@code fp32-alu}. */
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("fp32-alu", "FP32 add/sub/mul, bit-exact with Java float (RNE, subnormals, canonical NaN)", List.of(),
+          p -> new Fp32Alu());
+    }
+  }
+}
