@@ -1,0 +1,78 @@
+package org.llmnpu.rtl.dsp;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Builds a {@link DspProgram}: one method call per instruction, {@link #loop} for a loop body. */
+public final class DspAssembler {
+  private final List<DspInstruction> code = new ArrayList<>();
+  private boolean inLoop;
+
+  /** Appends one instruction. */
+  public DspAssembler emit(DspOp op, int rd, int ra, int rb, int rc, boolean masked, int aux, int imm) {
+    code.add(new DspInstruction(op, rd, ra, rb, rc, masked, aux, imm));
+    return this;
+  }
+
+  /** {@code rd = op(ra, rb)}. */
+  public DspAssembler op(DspOp op, int rd, int ra, int rb) {
+    return emit(op, rd, ra, rb, 0, false, 0, 0);
+  }
+
+  /** {@code rd = op(ra, rb)} in the lanes whose element is below the length only. */
+  public DspAssembler masked(DspOp op, int rd, int ra, int rb) {
+    return emit(op, rd, ra, rb, 0, true, 0, 0);
+  }
+
+  /** {@code rd = op(ra, rb)} with a sub-operation. */
+  public DspAssembler aux(DspOp op, int aux, int rd, int ra, int rb) {
+    return emit(op, rd, ra, rb, 0, false, aux, 0);
+  }
+
+  /** {@code rd = imm}. */
+  public DspAssembler li(int rd, int imm) {
+    return emit(DspOp.LI, rd, 0, 0, 0, false, 0, imm);
+  }
+
+  /** {@code rd = buffer[row + idx]}. */
+  public DspAssembler load(int rd, int row) {
+    return emit(DspOp.LD, rd, 0, 0, 0, false, 0, row);
+  }
+
+  /** {@code buffer[row + idx] = ra}, lanes below the length only. */
+  public DspAssembler store(int row, int ra) {
+    return emit(DspOp.ST, 0, ra, 0, 0, true, 0, row);
+  }
+
+  /** A loop of {@code count} iterations over the instructions {@code body} emits (no nesting). */
+  public DspAssembler loop(int count, Runnable body) {
+    if (inLoop) {
+      throw new IllegalStateException("loops do not nest");
+    }
+    if (count < 1 || count > 0xFFFF) {
+      throw new IllegalArgumentException("loop count must be in 1..65535, got " + count);
+    }
+    int at = code.size();
+    code.add(null);
+    inLoop = true;
+    body.run();
+    inLoop = false;
+    int length = code.size() - at - 1;
+    if (length < 1 || length > 0xFFFF) {
+      throw new IllegalArgumentException("loop body must have 1..65535 instructions, got " + length);
+    }
+    code.set(at, new DspInstruction(DspOp.LOOP, 0, 0, 0, 0, false, 0, (length << 16) | count));
+    return this;
+  }
+
+  /** Instructions so far. */
+  public int size() {
+    return code.size();
+  }
+
+  /** Appends HALT and returns the program. */
+  public DspProgram finish(String name) {
+    emit(DspOp.HALT, 0, 0, 0, 0, false, 0, 0);
+    return new DspProgram(name, code);
+  }
+}

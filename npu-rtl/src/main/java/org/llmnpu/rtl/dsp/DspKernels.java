@@ -1,0 +1,322 @@
+package org.llmnpu.rtl.dsp;
+
+import static org.llmnpu.rtl.dsp.DspOp.ABS;
+import static org.llmnpu.rtl.dsp.DspOp.ADD16;
+import static org.llmnpu.rtl.dsp.DspOp.ADD32;
+import static org.llmnpu.rtl.dsp.DspOp.BCAST;
+import static org.llmnpu.rtl.dsp.DspOp.EXPO;
+import static org.llmnpu.rtl.dsp.DspOp.FIX;
+import static org.llmnpu.rtl.dsp.DspOp.FROMINT;
+import static org.llmnpu.rtl.dsp.DspOp.IADD;
+import static org.llmnpu.rtl.dsp.DspOp.IHALF;
+import static org.llmnpu.rtl.dsp.DspOp.ISUB;
+import static org.llmnpu.rtl.dsp.DspOp.LSHIFT;
+import static org.llmnpu.rtl.dsp.DspOp.MAX16;
+import static org.llmnpu.rtl.dsp.DspOp.MUL16;
+import static org.llmnpu.rtl.dsp.DspOp.MUL32;
+import static org.llmnpu.rtl.dsp.DspOp.NARROW;
+import static org.llmnpu.rtl.dsp.DspOp.NEGABS;
+import static org.llmnpu.rtl.dsp.DspOp.SCALB16;
+import static org.llmnpu.rtl.dsp.DspOp.SELNEG;
+import static org.llmnpu.rtl.dsp.DspOp.SUB16;
+import static org.llmnpu.rtl.dsp.DspOp.SUB32;
+import static org.llmnpu.rtl.dsp.DspOp.TCOEF;
+import static org.llmnpu.rtl.dsp.DspOp.TOINT;
+import static org.llmnpu.rtl.dsp.DspOp.TSEG;
+import static org.llmnpu.rtl.dsp.DspOp.TSTART;
+import static org.llmnpu.rtl.dsp.DspOp.WIDEN;
+
+/**
+ * Compiles each {@link DspKernel} to a DSP program whose results equal the numerics golden
+ * kernels ({@code org.llmnpu.numerics.vector}: {@code Softmax}, {@code Norms},
+ * {@code Activations}, {@code ElementWise}, {@code Fp16Math}, {@code Reduction}) bit for bit:
+ * every golden step is one instruction, in the golden order.
+ *
+ * <p>Structure: a prologue loads the constants (10 {@code LI}) and the length ({@code SETLEN});
+ * a pass over the vector is a {@code LOOP} over its rows; a reduction accumulates per lane with
+ * masked instructions (lane l folds elements ≡ l mod lanes, in order) and then runs the
+ * {@code log2(lanes)} tree steps ({@code LSHIFT} + op) and a {@code BCAST} — the order of
+ * {@code Reduction}. exp, reciprocal and rsqrt are range reduction, a degree-2 table polynomial
+ * (10 instructions), a Newton step and a {@code FIX} of the special cases: 17, 19 and 23
+ * instructions. Cycle counts: {@link DspCycleFormula}.
+ */
+public final class DspKernels {
+  // constants
+  static final int ZERO = 0;
+  static final int LOG2E = 1;
+  static final int LN2_HI = 2;
+  static final int LN2_LO = 3;
+  static final int ONE = 4;
+  static final int TWO = 5;
+  static final int HALF = 6;
+  static final int THREE_HALVES = 7;
+  static final int GELU_C2 = 8;
+  static final int GELU_C3 = 9;
+  static final int INV_N = 10;
+  static final int EPS = 11;
+  static final int NEG_INF = 12;
+  // scalars (broadcast per-kernel values)
+  static final int S1 = 13;
+  static final int S2 = 14;
+  static final int S3 = 15;
+  static final int S4 = 16;
+  static final int S5 = 17;
+  static final int S6 = 18;
+  // per-element values and temporaries
+  static final int X = 19;
+  static final int V = 20;
+  static final int W = 21;
+  static final int Y = 22;
+  private static final int[] TEMPS = {23, 24, 25, 26, 27, 28, 29, 30, 31};
+  /** Instructions in the prologue (constants and SETLEN). */
+  public static final int PROLOGUE = 13;
+
+  private static final int EXP_SLOT = 0;
+  private static final int RECIPROCAL_SLOT = 1;
+  private static final int RSQRT_SLOT = 2;
+  private static final int INT8 = 0;
+  private static final int FP16_EXPONENT = 0;
+  private static final int FP32_EXPONENT = 1;
+
+  private final DspAssembler a = new DspAssembler();
+  private final DspLayout layout;
+  private final DspMath math;
+
+  private DspKernels(DspLayout layout, DspMath math) {
+    this.layout = layout;
+    this.math = math;
+  }
+
+  /**
+   * The program of {@code kernel} for vector length {@code len} on {@code lanes} lanes.
+   *
+   * @param eps the norms' epsilon (FP32, finite, &gt; 0); ignored by the other kernels
+   */
+  public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math) {
+    if (lanes < 1 || Integer.bitCount(lanes) != 1) {
+      throw new IllegalArgumentException("lanes must be a power of two, got " + lanes);
+    }
+    if (kernel.usesEps() && !(eps > 0 && Float.isFinite(eps))) {
+      throw new IllegalArgumentException("eps must be finite and > 0, got " + eps);
+    }
+    DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math);
+    k.prologue(kernel == DspKernel.ROPE ? len / 2 : len, eps);
+    switch (kernel) {
+      case SOFTMAX -> k.softmax();
+      case RMSNORM -> k.rmsNorm();
+      case LAYERNORM -> k.layerNorm();
+      case SILU -> k.elementWise(x -> k.timesSigmoid(Y, x, x));
+      case GELU -> k.elementWise(k::gelu);
+      case SWIGLU -> k.swiglu();
+      case RESIDUAL -> k.residual();
+      case ROPE -> k.rope();
+      case EXP -> k.elementWise(x -> k.exp(Y, x));
+      case RECIPROCAL -> k.elementWise(x -> k.reciprocal(Y, x, TEMPS));
+      case RSQRT -> k.elementWise(x -> k.rsqrt(Y, x, TEMPS));
+      case MAX -> k.maxReduction();
+      case SUM -> k.sumReduction();
+      default -> throw new IllegalStateException(kernel.toString());
+    }
+    return k.a.finish(kernel.cliName() + " len " + len + " lanes " + lanes);
+  }
+
+  private void prologue(int elements, float eps) {
+    a.li(ZERO, 0).li(LOG2E, math.log2e()).li(LN2_HI, math.ln2Hi()).li(LN2_LO, math.ln2Lo())
+        .li(ONE, 0x3C00).li(TWO, 0x4000).li(HALF, 0x3800).li(THREE_HALVES, 0x3E00)
+        .li(GELU_C2, math.geluC2()).li(GELU_C3, math.geluC3())
+        .li(INV_N, Float.floatToRawIntBits((float) (1.0 / elements))).li(EPS, Float.floatToRawIntBits(eps))
+        .emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, elements);
+  }
+
+  private int rows() {
+    return layout.inputRows();
+  }
+
+  private int in(int i) {
+    return layout.inputBase(i);
+  }
+
+  private int out(int i) {
+    return layout.outputBase(i);
+  }
+
+  private void elementWise(java.util.function.IntConsumer f) {
+    a.loop(rows(), () -> {
+      a.load(X, in(0));
+      f.accept(X);
+      a.store(out(0), Y);
+    });
+  }
+
+  /** Reduction tree over the lanes into lane 0, then broadcast. */
+  private void tree(DspOp op, int acc) {
+    for (int width = layout.lanes(); width > 1; width /= 2) {
+      a.emit(LSHIFT, S6, acc, 0, 0, false, 0, width / 2);
+      a.op(op, acc, acc, S6);
+    }
+    a.op(BCAST, acc, acc, 0);
+  }
+
+  private void softmax() {
+    a.li(S1, 0xFC00);
+    a.loop(rows(), () -> a.load(X, in(0)).masked(MAX16, S1, S1, X));
+    tree(MAX16, S1);
+    a.li(S2, 0);
+    a.loop(rows(), () -> {
+      a.load(X, in(0)).op(SUB16, X, X, S1);
+      exp(Y, X);
+      a.store(out(0), Y).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W);
+    });
+    tree(ADD32, S2);
+    a.op(NARROW, S2, S2, ZERO);
+    reciprocal(S3, S2, TEMPS);
+    a.loop(rows(), () -> a.load(X, out(0)).op(MUL16, Y, X, S3).store(out(0), Y));
+  }
+
+  /** S4 = −j and S5 = rsqrt(fp16(v · 2^−2j)) of the FP32 statistic v in {@code stat} (Norms' scaled rsqrt). */
+  private void scaledRsqrt(int stat) {
+    a.aux(EXPO, FP32_EXPONENT, S4, stat, 0).op(IHALF, S4, S4, 0).op(ISUB, S4, ZERO, S4)
+        .op(IADD, S6, S4, S4).op(NARROW, S6, stat, S6);
+    rsqrt(S5, S6, TEMPS);
+  }
+
+  private void rmsNorm() {
+    a.li(S1, 0);
+    a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(MUL32, W, W, W).masked(ADD32, S1, S1, W));
+    tree(ADD32, S1);
+    a.op(MUL32, S1, S1, INV_N).op(ADD32, S1, S1, EPS);
+    scaledRsqrt(S1);
+    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).op(SCALB16, Y, X, S4).op(MUL16, Y, Y, S5)
+        .op(MUL16, Y, Y, V).store(out(0), Y));
+  }
+
+  private void layerNorm() {
+    a.li(S1, 0);
+    a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).masked(ADD32, S1, S1, W));
+    tree(ADD32, S1);
+    a.op(MUL32, S1, S1, INV_N).li(S2, 0);
+    a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(SUB32, W, W, S1).op(MUL32, W, W, W)
+        .masked(ADD32, S2, S2, W));
+    tree(ADD32, S2);
+    a.op(MUL32, S2, S2, INV_N).op(ADD32, S2, S2, EPS);
+    scaledRsqrt(S2);
+    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).load(W, in(2)).op(WIDEN, Y, X, 0).op(SUB32, Y, Y, S1)
+        .op(NARROW, Y, Y, S4).op(MUL16, Y, Y, S5).op(MUL16, Y, Y, V).op(ADD16, Y, Y, W).store(out(0), Y));
+  }
+
+  private void gelu(int x) {
+    a.op(MUL16, V, x, x).op(MUL16, V, V, x).op(MUL16, V, GELU_C3, V).op(ADD16, V, x, V).op(MUL16, V, GELU_C2, V);
+    timesSigmoid(Y, x, V);
+  }
+
+  private void swiglu() {
+    a.loop(rows(), () -> {
+      a.load(X, in(0)).load(V, in(1));
+      timesSigmoid(W, X, X);
+      a.op(MUL16, Y, W, V).store(out(0), Y);
+    });
+  }
+
+  private void residual() {
+    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).op(ADD16, Y, X, V).store(out(0), Y));
+  }
+
+  private void rope() {
+    int c = TEMPS[0];
+    int s = TEMPS[1];
+    int p = TEMPS[2];
+    int q = TEMPS[3];
+    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).load(c, in(2)).load(s, in(3))
+        .op(WIDEN, X, X, 0).op(WIDEN, V, V, 0).op(WIDEN, c, c, 0).op(WIDEN, s, s, 0)
+        .op(MUL32, p, X, c).op(MUL32, q, V, s).op(SUB32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(0), Y)
+        .op(MUL32, p, V, c).op(MUL32, q, X, s).op(ADD32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(1), Y));
+  }
+
+  private void maxReduction() {
+    a.li(S1, 0xFC00);
+    a.loop(rows(), () -> a.load(X, in(0)).masked(MAX16, S1, S1, X));
+    tree(MAX16, S1);
+    a.store(out(0), S1);
+  }
+
+  private void sumReduction() {
+    a.li(S1, 0);
+    a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).masked(ADD32, S1, S1, W));
+    tree(ADD32, S1);
+    a.op(NARROW, S1, S1, ZERO).store(out(0), S1);
+  }
+
+  /** acc = table polynomial of v (v kept): 10 instructions for degree 2. */
+  private void poly(int slot, int v, int u, int seg, int acc, int coef) {
+    int d = math.table(slot).degree();
+    a.aux(TSEG, slot, seg, v, 0).aux(TSTART, slot, acc, seg, 0).op(SUB16, u, v, acc)
+        .aux(TCOEF, slot | (d << 2), acc, seg, 0);
+    for (int k = d - 1; k >= 0; k--) {
+      a.op(MUL16, acc, acc, u).aux(TCOEF, slot | (k << 2), coef, seg, 0).op(ADD16, acc, acc, coef);
+    }
+  }
+
+  /** t[5] = EXP_TABLE(r) and t[0] = k of {@code Fp16Math.expParts(x)}, before its special cases. */
+  private void expCore(int x, int[] t) {
+    int k = t[0];
+    int r = t[1];
+    int b = t[2];
+    a.aux(TOINT, INT8, k, x, LOG2E).op(FROMINT, r, k, LN2_HI).op(SUB16, r, x, r).op(FROMINT, b, k, LN2_LO)
+        .op(SUB16, r, r, b);
+    poly(EXP_SLOT, r, t[3], t[4], t[5], t[6]);
+  }
+
+  /** dst = Fp16Math.exp(x): 17 instructions. */
+  private void exp(int dst, int x) {
+    expCore(x, TEMPS);
+    a.op(SCALB16, TEMPS[5], TEMPS[5], TEMPS[0]).aux(FIX, DspFix.EXP.code(), dst, x, TEMPS[5]);
+  }
+
+  /** dst = Fp16Math.reciprocal(x) with temporaries t[0..5]: 19 instructions. */
+  private void reciprocal(int dst, int x, int[] t) {
+    int e = t[0];
+    int m = t[1];
+    int seg = t[3];
+    int acc = t[4];
+    a.op(ABS, m, x, 0).aux(EXPO, FP16_EXPONENT, e, m, 0).op(ISUB, e, ZERO, e).op(SCALB16, m, m, e);
+    poly(RECIPROCAL_SLOT, m, t[2], seg, acc, t[5]);
+    a.op(MUL16, seg, m, acc).op(SUB16, seg, TWO, seg).op(MUL16, acc, acc, seg).op(SCALB16, acc, acc, e)
+        .aux(FIX, DspFix.RECIPROCAL.code(), dst, x, acc);
+  }
+
+  /** dst = Fp16Math.rsqrt(x) with temporaries t[0..5]: 23 instructions. */
+  private void rsqrt(int dst, int x, int[] t) {
+    int e = t[0];
+    int m = t[1];
+    int u = t[2];
+    int seg = t[3];
+    int acc = t[4];
+    a.aux(EXPO, FP16_EXPONENT, e, x, 0).op(IHALF, e, e, 0).op(IADD, u, e, e).op(ISUB, u, ZERO, u)
+        .op(SCALB16, m, x, u).op(ISUB, e, ZERO, e);
+    poly(RSQRT_SLOT, m, u, seg, acc, t[5]);
+    a.op(MUL16, seg, m, acc).op(MUL16, seg, seg, acc).op(MUL16, seg, HALF, seg).op(SUB16, seg, THREE_HALVES, seg)
+        .op(MUL16, acc, acc, seg).op(SCALB16, acc, acc, e).aux(FIX, DspFix.RSQRT.code(), dst, x, acc);
+  }
+
+  /**
+   * dst = Activations.timesSigmoid(x, v): both branches are computed in every lane and the sign
+   * of v selects (the two branches share 1/(1 + e^−|v|), which is the same value in both: where
+   * they differ, e^−|v| &lt; 2^−25 vanishes in 1 + e^−|v|). 44 instructions.
+   */
+  private void timesSigmoid(int dst, int x, int v) {
+    int na = TEMPS[7];
+    int p = TEMPS[8];
+    int k = TEMPS[0];
+    int q = TEMPS[6];
+    a.op(NEGABS, na, v, 0);
+    expCore(na, TEMPS);
+    a.aux(FIX, DspFix.EXP_PARTS.code(), p, na, TEMPS[5]);
+    a.op(SCALB16, q, p, k).aux(FIX, DspFix.EXP.code(), q, na, q).op(ADD16, q, ONE, q);
+    int[] rt = {TEMPS[1], TEMPS[2], TEMPS[3], TEMPS[4], TEMPS[5], TEMPS[7]};
+    reciprocal(q, q, rt);
+    int negative = TEMPS[1];
+    int positive = TEMPS[2];
+    a.op(MUL16, negative, x, p).op(MUL16, negative, negative, q).op(SCALB16, negative, negative, k)
+        .op(MUL16, positive, x, q).emit(SELNEG, dst, negative, positive, v, false, 0, 0);
+  }
+}

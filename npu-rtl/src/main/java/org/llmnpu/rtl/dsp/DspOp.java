@@ -1,0 +1,99 @@
+package org.llmnpu.rtl.dsp;
+
+/**
+ * The Vector DSP instruction set. Every instruction issues in one cycle and applies to all
+ * lanes at once; lane {@code l} holds 32 registers of 32 bits ({@code r0..r31}). FP16 values
+ * live in the low 16 bits of a register (an FP16 result clears the high half); FP32 values and
+ * two's-complement integers use all 32 bits. "Row" {@code i} of the local buffer holds
+ * elements {@code i·lanes .. i·lanes + lanes − 1}, element {@code i·lanes + l} in lane l.
+ *
+ * <p>{@code idx} is the iteration of the enclosing {@link #LOOP} (0 outside loops). An
+ * instruction with the mask bit writes only lanes whose element {@code idx·lanes + l} is below
+ * the length set by {@link #SETLEN}: that is how reductions and stores handle a ragged last row.
+ * Golden arithmetic is {@code org.llmnpu.numerics.fp16.Fp16} and Java {@code float}; every NaN
+ * result is canonical (0x7E00 in FP16, 0x7FC00000 in FP32).
+ */
+public enum DspOp {
+  /** No operation. */
+  NOP(0),
+  /** Stop; the DSP raises {@code done}. */
+  HALT(1),
+  /** Repeat the next {@code imm[31:16]} instructions {@code imm[15:0]} times with idx = 0, 1, …; no nesting, no overhead per iteration. */
+  LOOP(2),
+  /** Set the element count used by masked instructions to {@code imm}. */
+  SETLEN(3),
+  /** {@code rd = imm} in every lane. */
+  LI(4),
+  /** {@code rd = buffer[row imm + idx]} (FP16, zero-extended). */
+  LD(5),
+  /** {@code buffer[row imm + idx] = ra[15:0]}. */
+  ST(6),
+  /** FP16 {@code rd = ra + rb}. */
+  ADD16(7),
+  /** FP16 {@code rd = ra − rb}. */
+  SUB16(8),
+  /** FP16 {@code rd = ra · rb}. */
+  MUL16(9),
+  /** FP16 minimumNumber. */
+  MIN16(10),
+  /** FP16 maximumNumber (a NaN operand is ignored). */
+  MAX16(11),
+  /** FP32 {@code rd = ra + rb}. */
+  ADD32(12),
+  /** FP32 {@code rd = ra − rb}. */
+  SUB32(13),
+  /** FP32 {@code rd = ra · rb}. */
+  MUL32(14),
+  /** FP16 ra → FP32, exact. */
+  WIDEN(15),
+  /** FP32 ra · 2^rb (rb a signed integer) rounded once to FP16. */
+  NARROW(16),
+  /** FP16 ra · 2^rb rounded once to FP16. */
+  SCALB16(17),
+  /** {@code saturate(rint(ra · rb))} of FP16 ra and FP16 scale rb to the integer format aux (0 INT8, 1 INT16, 2 INT32). */
+  TOINT(18),
+  /** Signed int32 ra times FP16 scale rb, rounded once to FP16. */
+  FROMINT(19),
+  /** Integer {@code rd = ra + rb} (32-bit, wrapping). */
+  IADD(20),
+  /** Integer {@code rd = ra − rb}. */
+  ISUB(21),
+  /** Integer {@code rd = floor(ra / 2)} (arithmetic shift right). */
+  IHALF(22),
+  /** floor(log2 |ra|) as an integer: aux 0 for FP16, aux 1 for FP32 (subnormals exact; 0 for ±0, ±∞, NaN). */
+  EXPO(23),
+  /** Segment of FP16 ra in table aux: the last segment whose start ≤ ra (0 if none). */
+  TSEG(24),
+  /** Start (FP16) of segment ra of table aux. */
+  TSTART(25),
+  /** Coefficient k = aux[3:2] of segment ra of table aux[1:0]. */
+  TCOEF(26),
+  /** Special-case override of a function of FP16 x = ra with computed value rb; aux selects the {@link DspFix}. */
+  FIX(27),
+  /** {@code rd = rc[15] ? ra : rb} (select on an FP16 sign bit). */
+  SELNEG(28),
+  /** FP16 {@code rd = −|ra|} (sets the sign bit). */
+  NEGABS(29),
+  /** FP16 {@code rd = |ra|} (clears the sign bit). */
+  ABS(30),
+  /** {@code rd = ra} of lane {@code l + imm}, or 0 if that lane does not exist (the reduction tree step). */
+  LSHIFT(31),
+  /** {@code rd = ra} of lane 0 in every lane. */
+  BCAST(32);
+
+  private final int code;
+
+  DspOp(int code) {
+    this.code = code;
+  }
+
+  /** The 6-bit opcode. */
+  public int code() {
+    return code;
+  }
+
+  /** Whether the instruction writes {@code rd}. */
+  public boolean writesRegister() {
+    return code >= LI.code && code != ST.code;
+  }
+}

@@ -1,0 +1,98 @@
+package org.llmnpu.rtl.dsp;
+
+import java.util.Random;
+import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.numerics.vector.Activations;
+import org.llmnpu.numerics.vector.ElementWise;
+import org.llmnpu.numerics.vector.Fp16Math;
+import org.llmnpu.numerics.vector.Norms;
+import org.llmnpu.numerics.vector.Reduction;
+import org.llmnpu.numerics.vector.Softmax;
+import org.llmnpu.numerics.vector.VectorConfig;
+
+/** The numerics golden kernel for each {@link DspKernel}, and test inputs for them. */
+final class DspGolden {
+  private DspGolden() {
+  }
+
+  /** Outputs of the golden kernel on the operands {@code in} (as DspKernel lists them). */
+  static short[][] expected(DspKernel kernel, short[][] in, float eps, int lanes) {
+    VectorConfig c = new VectorConfig(lanes);
+    return switch (kernel) {
+      case SOFTMAX -> new short[][] {Softmax.softmax(in[0], c)};
+      case RMSNORM -> new short[][] {Norms.rmsNorm(in[0], in[1], eps, c)};
+      case LAYERNORM -> new short[][] {Norms.layerNorm(in[0], in[1], in[2], eps, c)};
+      case SILU -> new short[][] {Activations.silu(in[0])};
+      case GELU -> new short[][] {Activations.gelu(in[0])};
+      case SWIGLU -> new short[][] {Activations.swiglu(in[0], in[1])};
+      case RESIDUAL -> new short[][] {ElementWise.residualAdd(in[0], in[1])};
+      case ROPE -> rope(in);
+      case EXP -> new short[][] {map(in[0], Fp16Math::exp)};
+      case RECIPROCAL -> new short[][] {map(in[0], Fp16Math::reciprocal)};
+      case RSQRT -> new short[][] {map(in[0], Fp16Math::rsqrt)};
+      case MAX -> new short[][] {{Reduction.max(in[0], c)}};
+      case SUM -> new short[][] {{Fp16.fromFloat(Reduction.sum(in[0], c))}};
+    };
+  }
+
+  private static short[][] rope(short[][] in) {
+    int half = in[0].length;
+    short[] x = new short[2 * half];
+    System.arraycopy(in[0], 0, x, 0, half);
+    System.arraycopy(in[1], 0, x, half, half);
+    short[] y = ElementWise.rope(x, in[2], in[3]);
+    short[] lo = new short[half];
+    short[] hi = new short[half];
+    System.arraycopy(y, 0, lo, 0, half);
+    System.arraycopy(y, half, hi, 0, half);
+    return new short[][] {lo, hi};
+  }
+
+  private static short[] map(short[] x, java.util.function.UnaryOperator<Short> f) {
+    short[] y = new short[x.length];
+    for (int i = 0; i < x.length; i++) {
+      y[i] = f.apply(x[i]);
+    }
+    return y;
+  }
+
+  /**
+   * Inputs for a kernel: normal values with the given spread, a few corner cases mixed in
+   * (style 1: very large logits for SoftMax, ±0, ±∞ and NaN for the element-wise functions;
+   * style 2: a near-constant vector, near-zero variance for the norms).
+   */
+  static short[][] inputs(DspKernel kernel, int len, int style, long seed) {
+    Random rnd = new Random(seed);
+    int n = kernel.inputLength(len);
+    short[][] in = new short[kernel.inputs().size()][n];
+    for (int op = 0; op < in.length; op++) {
+      for (int i = 0; i < n; i++) {
+        double spread = switch (kernel) {
+          case SOFTMAX -> style == 1 ? 30000 : 8;
+          case EXP -> 12;
+          case RMSNORM, LAYERNORM -> op == 0 ? (style == 2 ? 0 : 3) : 1.5;
+          default -> 6;
+        };
+        double v = rnd.nextGaussian() * spread;
+        if (style == 2) {
+          v += (op == 0 ? 200 : 0) + (rnd.nextInt(3) - 1) * 0.125;
+        }
+        if (kernel == DspKernel.ROPE && op >= 2) {
+          double angle = rnd.nextDouble() * 2 * Math.PI;
+          v = op == 2 ? Math.cos(angle) : Math.sin(angle);
+        }
+        in[op][i] = Fp16.fromDouble(v);
+      }
+    }
+    boolean elementWise = kernel == DspKernel.SILU || kernel == DspKernel.GELU || kernel == DspKernel.EXP
+        || kernel == DspKernel.RECIPROCAL || kernel == DspKernel.RSQRT || kernel == DspKernel.SWIGLU;
+    if (style == 1 && elementWise) {
+      short[] specials = {0, (short) 0x8000, 0x7C00, (short) 0xFC00, 0x7E00, (short) 0xFE00, 0x0001, (short) 0x8001,
+          0x7BFF, (short) 0xFBFF, 0x4A00, (short) 0xCC80, (short) 0xD100, 0x03FF};
+      for (int i = 0; i < Math.min(n, specials.length); i++) {
+        in[0][i * (n / Math.min(n, specials.length))] = specials[i];
+      }
+    }
+    return in;
+  }
+}

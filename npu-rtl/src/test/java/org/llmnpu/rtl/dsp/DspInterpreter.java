@@ -1,0 +1,171 @@
+package org.llmnpu.rtl.dsp;
+
+import java.util.List;
+import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.numerics.fp16.IntFormat;
+import org.llmnpu.numerics.vector.Fp16Math;
+
+/**
+ * The DSP instruction set in plain Java on the numerics golden arithmetic ({@link Fp16}, Java
+ * {@code float}): the reference the RTL is compared with instruction by instruction, and a fast
+ * check that a compiled kernel equals the golden kernel before any Verilog runs.
+ */
+final class DspInterpreter {
+  private static final int CANONICAL_NAN32 = 0x7FC00000;
+  private final int lanes;
+  private final int[][] buffer;
+  private final DspMath math;
+  private final int[][] regs;
+  long cycles;
+
+  DspInterpreter(int lanes, int rows, DspMath math) {
+    this.lanes = lanes;
+    this.buffer = new int[rows][lanes];
+    this.math = math;
+    this.regs = new int[lanes][DspInstruction.REGISTERS];
+  }
+
+  void write(int element, short value) {
+    buffer[element / lanes][element % lanes] = value & 0xFFFF;
+  }
+
+  short read(int element) {
+    return (short) buffer[element / lanes][element % lanes];
+  }
+
+  void run(DspProgram program) {
+    List<DspInstruction> code = program.instructions();
+    int pc = 0;
+    int len = 0;
+    int loopStart = -1;
+    int loopEnd = -1;
+    int loopCount = 0;
+    int idx = 0;
+    cycles = 0;
+    while (true) {
+      DspInstruction in = code.get(pc);
+      cycles++;
+      if (in.op() == DspOp.HALT) {
+        return;
+      }
+      if (in.op() == DspOp.LOOP) {
+        loopStart = pc + 1;
+        loopEnd = pc + (in.imm() >>> 16);
+        loopCount = in.imm() & 0xFFFF;
+        idx = 0;
+        pc++;
+        continue;
+      }
+      if (in.op() == DspOp.SETLEN) {
+        len = in.imm();
+      } else {
+        execute(in, idx, len);
+      }
+      if (loopEnd == pc) {
+        if (idx + 1 < loopCount) {
+          idx++;
+          pc = loopStart;
+          continue;
+        }
+        loopEnd = -1;
+        idx = 0;
+      }
+      pc++;
+    }
+  }
+
+  private void execute(DspInstruction in, int idx, int len) {
+    int[] result = new int[lanes];
+    for (int l = 0; l < lanes; l++) {
+      int ra = regs[l][in.ra()];
+      int rb = regs[l][in.rb()];
+      int rc = regs[l][in.rc()];
+      result[l] = switch (in.op()) {
+        case LI -> in.imm();
+        case LD -> buffer[in.imm() + idx][l];
+        case ST -> 0;
+        case ADD16 -> h(Fp16.add((short) ra, (short) rb));
+        case SUB16 -> h(Fp16.sub((short) ra, (short) rb));
+        case MUL16 -> h(Fp16.mul((short) ra, (short) rb));
+        case MIN16 -> h(Fp16.min((short) ra, (short) rb));
+        case MAX16 -> h(Fp16.max((short) ra, (short) rb));
+        case ADD32 -> f(Float.intBitsToFloat(ra) + Float.intBitsToFloat(rb));
+        case SUB32 -> f(Float.intBitsToFloat(ra) - Float.intBitsToFloat(rb));
+        case MUL32 -> f(Float.intBitsToFloat(ra) * Float.intBitsToFloat(rb));
+        case WIDEN -> f(Fp16.toFloat((short) ra));
+        case NARROW -> h(Fp16.fromDouble(Math.scalb((double) Float.intBitsToFloat(ra), rb)));
+        case SCALB16 -> h(Fp16.scalb((short) ra, rb));
+        case TOINT -> Fp16.toInt((short) ra, (short) rb, IntFormat.values()[Math.min(in.aux(), 2)]);
+        case FROMINT -> h(Fp16.fromInt(ra, (short) rb));
+        case IADD -> ra + rb;
+        case ISUB -> ra - rb;
+        case IHALF -> ra >> 1;
+        case EXPO -> exponent(ra, in.aux());
+        case TSEG -> segment(math.table(in.aux() & 3), (short) ra);
+        case TSTART -> math.table(in.aux() & 3).starts()[ra];
+        case TCOEF -> math.table(in.aux() & 3).coefficients()[ra][in.aux() >> 2];
+        case FIX -> fix(DspFix.values()[in.aux()], (short) ra, (short) rb);
+        case SELNEG -> (rc & 0x8000) != 0 ? ra : rb;
+        case NEGABS -> (ra & 0xFFFF) | 0x8000;
+        case ABS -> ra & 0x7FFF;
+        case LSHIFT -> l + in.imm() < lanes ? regs[l + in.imm()][in.ra()] : 0;
+        case BCAST -> regs[0][in.ra()];
+        default -> throw new IllegalStateException("unexpected " + in);
+      };
+    }
+    for (int l = 0; l < lanes; l++) {
+      boolean valid = !in.masked() || (long) idx * lanes + l < len;
+      if (!valid) {
+        continue;
+      }
+      if (in.op() == DspOp.ST) {
+        buffer[in.imm() + idx][l] = regs[l][in.ra()] & 0xFFFF;
+      } else if (in.op().writesRegister()) {
+        regs[l][in.rd()] = result[l];
+      }
+    }
+  }
+
+  private static int h(short v) {
+    return v & 0xFFFF;
+  }
+
+  private static int f(float v) {
+    return Float.isNaN(v) ? CANONICAL_NAN32 : Float.floatToRawIntBits(v);
+  }
+
+  private static int exponent(int v, int aux) {
+    if (aux == 0) {
+      int bits = v & 0x7FFF;
+      return bits == 0 || bits >= 0x7C00 ? 0 : Fp16Math.exponentOf((short) bits);
+    }
+    float x = Math.abs(Float.intBitsToFloat(v));
+    if (x == 0 || !Float.isFinite(x)) {
+      return 0;
+    }
+    return Math.getExponent((double) x);
+  }
+
+  private static int segment(DspTable table, short v) {
+    int s = 0;
+    for (int i = 1; i < table.segments(); i++) {
+      if (Fp16.le((short) table.starts()[i], v)) {
+        s = i;
+      }
+    }
+    return s;
+  }
+
+  private static int fix(DspFix kind, short x, short y) {
+    boolean nan = Fp16.isNaN(x);
+    boolean negative = Fp16.signBit(x);
+    return switch (kind) {
+      case EXP, EXP_PARTS -> nan ? 0x7E00 : Fp16.le((short) 0x4A00, x) ? 0x7C00
+          : Fp16.le(x, (short) (kind == DspFix.EXP ? 0xCC80 : 0xD100)) ? 0 : h(y);
+      case RECIPROCAL -> nan ? 0x7E00 : Fp16.isZero(x) ? (negative ? 0xFC00 : 0x7C00)
+          : Fp16.isInfinite(x) ? (negative ? 0x8000 : 0) : h(y) ^ (negative ? 0x8000 : 0);
+      case RSQRT -> nan ? 0x7E00 : Fp16.isZero(x) ? (negative ? 0xFC00 : 0x7C00) : negative ? 0x7E00
+          : Fp16.isInfinite(x) ? 0 : h(y);
+    };
+  }
+}
