@@ -35,7 +35,7 @@ class Fp16ConvertTest {
   private static final short ONE = 0x3C00;
   private static final short TENTH = Fp16.fromDouble(0.1);
   private static final short THIRD = Fp16.fromDouble(1.0 / 3);
-  private static final short SCALES_1024 = 0x6400;
+  private static final short SCALE_1024 = 0x6400;
   private static final short TWO_TO_MINUS_10 = 0x1400;
   /** FP16 scales of every class: ±0, ±min subnormal, subnormal, min normal, ±1, max, ±∞, NaNs. */
   private static final int[] SPECIAL_SCALES = {0x0000, 0x8000, 0x0001, 0x8001, 0x0155, 0x0400, 0x3C00, 0xBC00,
@@ -124,7 +124,7 @@ class Fp16ConvertTest {
   @Test
   void toIntMatchesForEveryCodeEveryFormatAndFiveScales() {
     int n = 0;
-    short[] scales = {ONE, TENTH, THIRD, SCALES_1024, TWO_TO_MINUS_10};
+    short[] scales = {ONE, TENTH, THIRD, SCALE_1024, TWO_TO_MINUS_10};
     for (int format = 0; format < 4; format++) {
       for (short scale : scales) {
         if (format == 3 && scale != ONE) {
