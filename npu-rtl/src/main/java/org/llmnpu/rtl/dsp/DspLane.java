@@ -1,0 +1,198 @@
+package org.llmnpu.rtl.dsp;
+
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.Vec;
+import org.llmnpu.rtl.mx.LeadingZeros;
+import org.llmnpu.rtl.vector.Fp16Alu;
+import org.llmnpu.rtl.vector.Fp16Convert;
+import org.llmnpu.rtl.vector.Fp32Alu;
+
+/**
+ * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
+ * buffer ({@code rows} FP16 words), and the execution units — {@link Fp16Alu} (add, sub, mul,
+ * min, max), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
+ * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
+ * Every instruction completes in the cycle it issues: sources are read combinationally, the
+ * result is written at the clock edge when {@code execute} is high (and, for a masked
+ * instruction, {@code elementValid}).
+ */
+final class DspLane extends Module {
+  final Bool execute = in(bool());
+  final UInt op = in(uint(6));
+  final UInt rd = in(uint(5));
+  final UInt ra = in(uint(5));
+  final UInt rb = in(uint(5));
+  final UInt rc = in(uint(5));
+  final Bool masked = in(bool());
+  final UInt aux = in(uint(2));
+  final UInt imm = in(uint(32));
+  final Bool elementValid = in(bool());
+  final UInt row;
+  final UInt shiftIn = in(uint(32));
+  final UInt broadcastIn = in(uint(32));
+  final Vec<UInt> starts = in(Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
+  final Vec<UInt> coefficients = in(Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
+  final Bool hostWrite = in(bool());
+  final UInt hostRow;
+  final UInt hostData = in(uint(16));
+  final UInt hostRead = out(uint(16));
+  final UInt sourceA = out(uint(32));
+  private final int rows;
+
+  DspLane(int rows, int rowBits) {
+    this.rows = rows;
+    row = in(uint(rowBits));
+    hostRow = in(uint(rowBits));
+
+    Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
+    registers.init(new long[DspInstruction.REGISTERS]);
+    UInt a = wire("a", registers.readAsync(ra));
+    UInt b = wire("b", registers.readAsync(rb));
+    UInt c = registers.readAsync(rc);
+    sourceA.set(a);
+
+    Mem<UInt> buffer = mem("buffer", uint(16), rows);
+    buffer.init(new long[rows]);
+    hostRead.set(buffer.readAsync(hostRow));
+    UInt loaded = wire("loaded", buffer.readAsync(row));
+
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0)));
+    half.op.set(op.sub(DspOp.ADD16.code()).lsbs(3));
+    half.a.get(0).set(a.lsbs(16));
+    half.b.get(0).set(b.lsbs(16));
+    Fp32Alu single = instance("fp32", new Fp32Alu());
+    single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
+    single.a.set(a);
+    single.b.set(b);
+    Fp16Convert convert = instance("convert", new Fp16Convert());
+    convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
+    convert.format.set(aux);
+    convert.a.set(a);
+    convert.b.set(b);
+
+    UInt result = wire("result", uint(32));
+    UInt h16 = half.result.get(0).resize(32);
+    UInt exponent = mux(aux.bit(0), exponent32(a), exponent16(a));
+    UInt segment = segment(a.lsbs(16)).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    switchOn(op, s -> {
+      s.is(DspOp.LI.code(), () -> result.set(imm));
+      s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
+      s.is(new long[] {DspOp.ADD16.code(), DspOp.SUB16.code(), DspOp.MUL16.code(), DspOp.MIN16.code(),
+          DspOp.MAX16.code()}, () -> result.set(h16));
+      s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
+      s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
+          DspOp.FROMINT.code()}, () -> result.set(convert.result));
+      s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
+      s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
+      s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
+      s.is(DspOp.EXPO.code(), () -> result.set(exponent));
+      s.is(DspOp.TSEG.code(), () -> result.set(segment));
+      s.is(DspOp.TSTART.code(), () -> result.set(starts.read(a.lsbs(4)).resize(32)));
+      s.is(DspOp.TCOEF.code(), () -> result.set(coefficients.read(a.lsbs(4)).resize(32)));
+      s.is(DspOp.FIX.code(), () -> result.set(fixed));
+      s.is(DspOp.SELNEG.code(), () -> result.set(mux(c.bit(15), a, b)));
+      s.is(DspOp.NEGABS.code(), () -> result.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
+      s.is(DspOp.ABS.code(), () -> result.set(a.lsbs(15).resize(32)));
+      s.is(DspOp.LSHIFT.code(), () -> result.set(shiftIn));
+      s.is(DspOp.BCAST.code(), () -> result.set(broadcastIn));
+      s.otherwise(() -> result.set(uintLit(0, 32)));
+    });
+
+    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.BCAST.code())).and(op.ne(DspOp.ST.code()));
+    Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
+    when(enabled.and(writes), () -> registers.write(rd, result));
+
+    Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
+    UInt writeRow = wire("writeRow", mux(store, row, hostRow));
+    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
+    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** IEEE order key of an FP16 code: monotone in the value for non-NaN codes, −0 just below +0. */
+  private static UInt orderKey(UInt x) {
+    return mux(x.bit(15), x.not(), x.or(uintLit(0x8000, 16)));
+  }
+
+  private static Bool isNaN(UInt x) {
+    return x.slice(14, 10).andR().and(x.lsbs(10).orR());
+  }
+
+  /** IEEE x ≤ y of FP16 codes (false with a NaN, +0 == −0). */
+  private static Bool lessOrEqual(UInt x, UInt y) {
+    Bool bothZero = x.lsbs(15).orR().not().and(y.lsbs(15).orR().not());
+    return isNaN(x).not().and(isNaN(y).not()).and(orderKey(x).le(orderKey(y)).or(bothZero));
+  }
+
+  /** The last segment whose start ≤ v (0 if none). */
+  private UInt segment(UInt v) {
+    UInt s = uintLit(0, 4);
+    for (int i = 1; i < DspTable.MAX_SEGMENTS; i++) {
+      s = mux(lessOrEqual(starts.get(i), v), uintLit(i, 4), s);
+    }
+    return wire("segment", s);
+  }
+
+  /** floor(log2 |x|) of an FP16 code, 0 for ±0, ±∞, NaN. */
+  private UInt exponent16(UInt x) {
+    UInt field = x.slice(14, 10);
+    UInt fraction = x.lsbs(10);
+    UInt normal = field.resize(32).sub(uintLit(15, 32));
+    UInt subnormal = uintLit(-15L & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
+    Bool isNormal = field.orR().and(field.andR().not());
+    Bool isSubnormal = field.orR().not().and(fraction.orR());
+    return wire("exponent16", mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
+  }
+
+  /** floor(log2 |x|) of an FP32 code, 0 for ±0, ±∞, NaN. */
+  private UInt exponent32(UInt x) {
+    UInt field = x.slice(30, 23);
+    UInt fraction = x.lsbs(23);
+    UInt normal = field.resize(32).sub(uintLit(127, 32));
+    UInt subnormal = uintLit(-127L & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
+    Bool isNormal = field.orR().and(field.andR().not());
+    Bool isSubnormal = field.orR().not().and(fraction.orR());
+    return wire("exponent32", mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
+  }
+
+  /** {@link DspFix} of the computed value y for argument x; the kind is aux[1:0]. */
+  private UInt fix(UInt x, UInt y) {
+    Bool nan = isNaN(x);
+    Bool negative = x.bit(15);
+    UInt magnitude = x.lsbs(15);
+    Bool zero = magnitude.orR().not();
+    Bool infinite = magnitude.eq(0x7C00);
+    Bool atLeast12 = negative.not().and(magnitude.ge(0x4A00)).and(nan.not());
+    Bool atMostMinus18 = negative.and(magnitude.ge(0x4C80)).and(nan.not());
+    Bool atMostMinus40 = negative.and(magnitude.ge(0x5100)).and(nan.not());
+    UInt canonicalNaN = uintLit(0x7E00, 16);
+    UInt plusInfinity = uintLit(0x7C00, 16);
+    UInt plusZero = uintLit(0, 16);
+    UInt signedInfinity = cat(negative, uintLit(0x7C00, 15)).asUInt();
+    UInt signedZero = cat(negative, uintLit(0, 15)).asUInt();
+    UInt exp = mux(nan, canonicalNaN, mux(atLeast12, plusInfinity, mux(atMostMinus18, plusZero, y)));
+    UInt expParts = mux(nan, canonicalNaN, mux(atLeast12, plusInfinity, mux(atMostMinus40, plusZero, y)));
+    UInt reciprocal = mux(nan, canonicalNaN, mux(zero, signedInfinity, mux(infinite, signedZero,
+        y.xor(cat(negative, uintLit(0, 15)).asUInt()))));
+    UInt rsqrt = mux(nan, canonicalNaN, mux(zero, signedInfinity, mux(negative, canonicalNaN,
+        mux(infinite, plusZero, y))));
+    UInt kind = aux;
+    return wire("fixed", mux(kind.eq(DspFix.EXP.code()), exp, mux(kind.eq(DspFix.EXP_PARTS.code()), expParts,
+        mux(kind.eq(DspFix.RECIPROCAL.code()), reciprocal, rsqrt))));
+  }
+
+  @Override
+  public String moduleName() {
+    return "DspLane_r" + rows;
+  }
+}

@@ -1,0 +1,246 @@
+package org.llmnpu.rtl.dsp;
+
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.log2Ceil;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.Vec;
+import org.llmnpu.hdl.gen.DeclaredGenerator;
+import org.llmnpu.hdl.gen.ParamSpec;
+
+/**
+ * The Vector DSP: {@code lanes} SIMD lanes of FP16/FP32 ({@link DspLane}) executing a program of
+ * {@link DspOp} instructions from a program memory, on a local buffer of {@code rows} rows of
+ * {@code lanes} FP16 elements, with up to four run-time-loaded polynomial tables
+ * ({@link DspTable}; slot 0 exp, 1 reciprocal, 2 rsqrt, 3 free). {@link DspKernels} compiles
+ * SoftMax, RMSNorm, LayerNorm, SiLU, GeLU, SwiGLU, residual add, RoPE, exp, reciprocal, rsqrt and
+ * the max/sum reductions to programs whose results equal the numerics golden kernels bit for bit.
+ *
+ * <p><b>Numerics.</b> FP16 add/sub/mul and FP32 add/sub/mul are correctly rounded (RNE,
+ * subnormals, canonical NaN); conversions round once; exp/reciprocal/rsqrt are the
+ * {@code Fp16Math} sequences (range reduction, table polynomial, Newton step), every step one
+ * correctly rounded FP16 operation.
+ *
+ * <p><b>Host interface.</b> {@code prog_we/prog_addr/prog_data} write 64-bit instruction words;
+ * {@code table_we/table_addr/table_data} write a table entry (address {@code slot·128 +
+ * segment·8 + field}, field 0 the start, 1..4 coefficients c0..c3; starts reset to NaN, i.e.
+ * unused); {@code buf_we/buf_addr/buf_wdata} write the buffer element {@code buf_addr} (row
+ * {@code buf_addr / lanes}, lane {@code buf_addr mod lanes}) and {@code buf_rdata} reads it
+ * combinationally. A write by the running program wins over a host write to the same lane.
+ *
+ * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0; one
+ * instruction issues and completes per cycle (loops have no per-iteration overhead);
+ * {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high until the next
+ * start, and {@code cycles} holds the instructions issued (= {@link DspProgram#cycles()} =
+ * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
+ */
+public final class VectorDsp extends Module {
+  /**
+   * @param lanes SIMD lanes, a power of two in 1..32
+   * @param rows buffer rows (elements per lane), a power of two in 16..65536
+   * @param programDepth instruction words, a power of two in 16..4096
+   */
+  public record Config(int lanes, int rows, int programDepth) {
+    public Config {
+      check("lanes", lanes, 1, 32);
+      check("rows", rows, 16, 65536);
+      check("programDepth", programDepth, 16, 4096);
+    }
+
+    private static void check(String name, int v, int lo, int hi) {
+      if (v < lo || v > hi || Integer.bitCount(v) != 1) {
+        throw new IllegalArgumentException(name + " must be a power of two in " + lo + ".." + hi + ", got " + v);
+      }
+    }
+  }
+
+  public final Bool start = in(bool());
+  public final Bool busy = out(bool());
+  public final Bool done = out(bool());
+  public final UInt cycles = out(uint(32));
+  public final Bool progWe = in("prog_we", bool());
+  public final UInt progAddr;
+  public final UInt progData = in("prog_data", uint(64));
+  public final Bool tableWe = in("table_we", bool());
+  public final UInt tableAddr = in("table_addr", uint(9));
+  public final UInt tableData = in("table_data", uint(16));
+  public final Bool bufWe = in("buf_we", bool());
+  public final UInt bufAddr;
+  public final UInt bufWdata = in("buf_wdata", uint(16));
+  public final UInt bufRdata = out("buf_rdata", uint(16));
+  private final Config config;
+
+  public VectorDsp(Config c) {
+    config = c;
+    int pcBits = log2Ceil(c.programDepth());
+    int rowBits = log2Ceil(c.rows());
+    int laneBits = log2Ceil(c.lanes());
+    progAddr = in("prog_addr", uint(pcBits));
+    bufAddr = in("buf_addr", uint(rowBits + laneBits));
+
+    Mem<UInt> program = mem("program", uint(64), c.programDepth());
+    program.init(new long[c.programDepth()]);
+    when(progWe, () -> program.write(progAddr, progData));
+
+    // control
+    Bool running = regInit("running", bool(), 0);
+    Bool doneQ = regInit("doneQ", bool(), 0);
+    UInt pc = regInit("pc", uint(pcBits), 0);
+    Bool looping = regInit("looping", bool(), 0);
+    UInt loopStart = regInit("loopStart", uint(pcBits), 0);
+    UInt loopEnd = regInit("loopEnd", uint(pcBits), 0);
+    UInt loopCount = regInit("loopCount", uint(16), 0);
+    UInt idx = regInit("idx", uint(16), 0);
+    UInt len = regInit("len", uint(32), 0);
+    UInt cycleCount = regInit("cycleCount", uint(32), 0);
+    busy.set(running);
+    done.set(doneQ);
+    cycles.set(cycleCount);
+
+    UInt word = program.readAsync(pc);
+    UInt op = wire("op", word.slice(63, 58));
+    UInt imm = wire("imm", word.lsbs(32));
+    Bool isHalt = op.eq(DspOp.HALT.code());
+    Bool isLoop = op.eq(DspOp.LOOP.code());
+    Bool atLoopEnd = wire("atLoopEnd", looping.and(pc.eq(loopEnd)));
+    Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
+    UInt next = pc.add(uintLit(1, pcBits));
+
+    when(running.not(), () -> when(start, () -> {
+      running.set(boolLit(true));
+      doneQ.set(boolLit(false));
+      pc.set(uintLit(0, pcBits));
+      looping.set(boolLit(false));
+      idx.set(uintLit(0, 16));
+      cycleCount.set(uintLit(0, 32));
+    })).otherwise(() -> {
+      cycleCount.set(cycleCount.add(uintLit(1, 32)));
+      when(isHalt, () -> {
+        running.set(boolLit(false));
+        doneQ.set(boolLit(true));
+      }).elseWhen(isLoop, () -> {
+        looping.set(boolLit(true));
+        loopStart.set(next);
+        loopEnd.set(pc.add(imm.slice(31, 16).resize(pcBits)));
+        loopCount.set(imm.lsbs(16));
+        idx.set(uintLit(0, 16));
+        pc.set(next);
+      }).elseWhen(atLoopEnd.and(again), () -> {
+        idx.set(idx.add(uintLit(1, 16)));
+        pc.set(loopStart);
+      }).elseWhen(atLoopEnd, () -> {
+        looping.set(boolLit(false));
+        idx.set(uintLit(0, 16));
+        pc.set(next);
+      }).otherwise(() -> pc.set(next));
+      when(op.eq(DspOp.SETLEN.code()), () -> len.set(imm));
+    });
+
+    // tables: 4 slots × 16 segments × (start, c0..c3)
+    List<List<List<UInt>>> tables = new ArrayList<>();
+    for (int slot = 0; slot < 4; slot++) {
+      List<List<UInt>> segments = new ArrayList<>();
+      for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
+        List<UInt> fields = new ArrayList<>();
+        for (int f = 0; f <= DspTable.MAX_COEFFICIENTS; f++) {
+          UInt r = regInit("table_" + slot + "_" + s + "_" + f, uint(16), f == 0 ? 0x7E00 : 0);
+          int address = slot * 128 + s * 8 + f;
+          when(tableWe.and(tableAddr.eq(address)), () -> r.set(tableData));
+          fields.add(r);
+        }
+        segments.add(fields);
+      }
+      tables.add(segments);
+    }
+    UInt aux = wire("aux", word.slice(36, 33));
+    Vec<UInt> starts = wire("starts", Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
+    Vec<UInt> coefficients = wire("coefficients", Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
+    for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
+      UInt startSel = uintLit(0, 16);
+      UInt coefSel = uintLit(0, 16);
+      for (int slot = 3; slot >= 0; slot--) {
+        List<UInt> fields = tables.get(slot).get(s);
+        startSel = mux(aux.lsbs(2).eq(slot), fields.get(0), startSel);
+        for (int k = 0; k < DspTable.MAX_COEFFICIENTS; k++) {
+          coefSel = mux(aux.lsbs(2).eq(slot).and(aux.slice(3, 2).eq(k)), fields.get(1 + k), coefSel);
+        }
+      }
+      starts.get(s).set(startSel);
+      coefficients.get(s).set(coefSel);
+    }
+
+    // lanes
+    UInt row = wire("row", imm.lsbs(rowBits).add(idx.resize(rowBits)));
+    UInt hostRow = bufAddr.msbs(rowBits);
+    List<DspLane> lanes = new ArrayList<>();
+    for (int l = 0; l < c.lanes(); l++) {
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits));
+      lane.execute.set(running);
+      lane.op.set(op);
+      lane.rd.set(word.slice(57, 53));
+      lane.ra.set(word.slice(52, 48));
+      lane.rb.set(word.slice(47, 43));
+      lane.rc.set(word.slice(42, 38));
+      lane.masked.set(word.bit(37));
+      lane.aux.set(aux.lsbs(2));
+      lane.imm.set(imm);
+      UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
+      lane.elementValid.set(element.lt(len));
+      lane.row.set(row);
+      for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
+        lane.starts.get(s).set(starts.get(s));
+        lane.coefficients.get(s).set(coefficients.get(s));
+      }
+      lane.hostWrite.set(laneBits == 0 ? bufWe : bufWe.and(bufAddr.lsbs(laneBits).eq(l)));
+      lane.hostRow.set(hostRow);
+      lane.hostData.set(bufWdata);
+      lanes.add(lane);
+    }
+    for (int l = 0; l < c.lanes(); l++) {
+      UInt shifted = uintLit(0, 32);
+      for (int s = 1; l + s < c.lanes(); s *= 2) {
+        shifted = mux(imm.eq(s), lanes.get(l + s).sourceA, shifted);
+      }
+      lanes.get(l).shiftIn.set(shifted);
+      lanes.get(l).broadcastIn.set(lanes.get(0).sourceA);
+    }
+    UInt read = uintLit(0, 16);
+    for (int l = 0; l < c.lanes(); l++) {
+      read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
+    }
+    bufRdata.set(read);
+  }
+
+  /** The configuration. */
+  public Config config() {
+    return config;
+  }
+
+  @Override
+  public String moduleName() {
+    return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth();
+  }
+
+  /** Registers {@code vector-dsp}. */
+  public static final class Generator extends DeclaredGenerator {
+    public Generator() {
+      super("vector-dsp", "programmable FP16/FP32 SIMD DSP: softmax, norms, activations, RoPE, exp/recip/rsqrt, "
+          + "reductions; bit-exact with the numerics kernels",
+          List.of(
+              ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes (power of two)"),
+              ParamSpec.integer("rows", 512, 16, 65536, "buffer rows of lanes FP16 elements (power of two)"),
+              ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)")),
+          p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"))));
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package org.llmnpu.rtl.dsp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.hdl.ToolsForTests;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * The {@code vector-dsp} RTL runs every compiled kernel bit for bit equal to the numerics golden
+ * kernel, on ragged and exact lengths and corner-case inputs (very large logits, near-zero
+ * variance, ±0, ±∞, NaN), at 1, 8 and 16 lanes; every run's cycle counter equals
+ * {@link DspCycleFormula}; exp, reciprocal, rsqrt, SiLU and GeLU match on all 65,536 FP16 inputs.
+ */
+class VectorDspTest {
+  static final float EPS = DspProgramTest.EPS;
+
+  static Simulator start(VectorDsp.Config config) {
+    ToolsForTests.require("verilator");
+    return SimModes.startLocal(new VectorDsp(config));
+  }
+
+  static void check(VectorDspDriver driver, DspKernel kernel, int len, int lanes, short[][] in) {
+    VectorDspDriver.Run run = driver.run(kernel, len, EPS, DspMath.DEFAULT, in);
+    short[][] want = DspGolden.expected(kernel, in, EPS, lanes);
+    for (int op = 0; op < want.length; op++) {
+      assertArrayEquals(want[op], run.outputs()[op], kernel.cliName() + " len " + len + " lanes " + lanes);
+    }
+    assertEquals(DspCycleFormula.cycles(kernel, len, lanes), run.cycles(), kernel.cliName() + " cycles at len " + len);
+  }
+
+  @Test
+  void everyKernelAtEightLanesEqualsTheGoldenAndTheCycleFormula() {
+    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256);
+    try (Simulator sim = start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      for (DspKernel kernel : DspKernel.values()) {
+        for (int len : new int[] {1, 13, 64, 200}) {
+          int l = kernel == DspKernel.ROPE ? 2 * len : len;
+          for (int style = 0; style < 3; style++) {
+            check(driver, kernel, l, 8, DspGolden.inputs(kernel, l, style, 7L * len + style));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void oneAndSixteenLanesReduceInTheirOwnOrder() {
+    for (int lanes : new int[] {1, 16}) {
+      VectorDsp.Config config = new VectorDsp.Config(lanes, 256, 256);
+      try (Simulator sim = start(config)) {
+        VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+        for (DspKernel kernel : new DspKernel[] {DspKernel.SOFTMAX, DspKernel.RMSNORM, DspKernel.LAYERNORM,
+            DspKernel.SUM, DspKernel.MAX, DspKernel.ROPE}) {
+          for (int len : new int[] {6, 50}) {
+            for (int style = 0; style < 3; style++) {
+              check(driver, kernel, len, lanes, DspGolden.inputs(kernel, len, style, 5L * len + style + lanes));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void functionsMatchOnEveryFp16Input() {
+    VectorDsp.Config config = new VectorDsp.Config(16, 512, 256);
+    int chunk = 4096;
+    try (Simulator sim = start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      for (DspKernel kernel : new DspKernel[] {DspKernel.EXP, DspKernel.RECIPROCAL, DspKernel.RSQRT, DspKernel.SILU,
+          DspKernel.GELU}) {
+        for (int base = 0; base < 65536; base += chunk) {
+          short[] x = new short[chunk];
+          for (int i = 0; i < chunk; i++) {
+            x[i] = (short) (base + i);
+          }
+          check(driver, kernel, chunk, 16, new short[][] {x});
+        }
+      }
+    }
+  }
+
+  @Test
+  void aKernelThatDoesNotFitIsRefusedWithTheLimit() {
+    VectorDsp.Config config = new VectorDsp.Config(1, 16, 64);
+    try (Simulator sim = start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> driver.run(DspKernel.RESIDUAL, 16, EPS, DspMath.DEFAULT, new short[2][16]));
+      assertEquals("residual at len 16 needs 48 buffer rows; the DSP has rows = 16", e.getMessage());
+    }
+  }
+}
