@@ -31,30 +31,11 @@ class NormsTest {
     }
 
     static double[] rmsReference(double[] x, double[] g, double eps) {
-        double ss = 0;
-        for (double v : x) {
-            ss += v * v;
-        }
-        double r = 1 / Math.sqrt(ss / x.length + eps);
-        double[] y = new double[x.length];
-        for (int i = 0; i < y.length; i++) {
-            y[i] = x[i] * r * g[i];
-        }
-        return y;
+        return KernelReference.rmsNorm(x, g, eps);
     }
 
     static double[] layerReference(double[] x, double[] g, double eps) {
-        double mean = Arrays.stream(x).sum() / x.length;
-        double var = 0;
-        for (double v : x) {
-            var += (v - mean) * (v - mean);
-        }
-        double r = 1 / Math.sqrt(var / x.length + eps);
-        double[] y = new double[x.length];
-        for (int i = 0; i < y.length; i++) {
-            y[i] = (x[i] - mean) * r * g[i];
-        }
-        return y;
+        return KernelReference.layerNorm(x, g, new double[x.length], eps);
     }
 
     @Test
@@ -63,9 +44,9 @@ class NormsTest {
         double worst = 0;
         for (short[] x : sweep()) {
             short[] g = KernelSweep.gaussian(rnd, x.length, 1, 0.2);
-            double[] ref = rmsReference(KernelSweep.toDouble(x), KernelSweep.toDouble(g), EPS);
+            double[] ref = rmsReference(KernelReference.toDouble(x), KernelReference.toDouble(g), EPS);
             for (int lanes : new int[] {1, 8, 16}) {
-                worst = Math.max(worst, KernelSweep.maxUlp(Norms.rmsNorm(x, g, EPS, new VectorConfig(lanes)), ref));
+                worst = Math.max(worst, KernelReference.maxUlp(Norms.rmsNorm(x, g, EPS, new VectorConfig(lanes)), ref));
             }
         }
         assertTrue(worst <= Norms.RMS_ULP_BOUND, "rmsnorm max error " + worst + " ULP");
@@ -78,10 +59,10 @@ class NormsTest {
         short[] zeroBeta = new short[1024];
         for (short[] x : sweep()) {
             short[] g = KernelSweep.gaussian(rnd, x.length, 1, 0.2);
-            double[] ref = layerReference(KernelSweep.toDouble(x), KernelSweep.toDouble(g), EPS);
+            double[] ref = layerReference(KernelReference.toDouble(x), KernelReference.toDouble(g), EPS);
             for (int lanes : new int[] {1, 8, 16}) {
                 short[] y = Norms.layerNorm(x, g, Arrays.copyOf(zeroBeta, x.length), EPS, new VectorConfig(lanes));
-                worst = Math.max(worst, KernelSweep.maxUlpWithRowFloor(y, ref));
+                worst = Math.max(worst, KernelReference.maxUlpWithRowFloor(y, ref));
             }
         }
         assertTrue(worst <= Norms.LAYER_ULP_BOUND, "layernorm max error " + worst + " ULP");
