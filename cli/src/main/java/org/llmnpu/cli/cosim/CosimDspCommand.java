@@ -1,0 +1,91 @@
+package org.llmnpu.cli.cosim;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.llmnpu.rtl.dsp.DspCycleFormula;
+import org.llmnpu.rtl.dsp.DspKernel;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code npu cosim dsp --kernel K --len N [--lanes L]}: compiles kernel K for the Vector DSP, runs
+ * it on the {@code vector-dsp} RTL in Verilator, and prints bit-exactness against the numerics
+ * golden kernel, the max error in FP16 ULPs against double precision (with the stated bound),
+ * and the cycles counted by the RTL against {@link DspCycleFormula}.
+ */
+@Command(name = "dsp", mixinStandardHelpOptions = true,
+    description = "One Vector DSP kernel on the RTL vs the golden kernel: bit-exactness, ULP error vs double, cycles vs formula.")
+public final class CosimDspCommand implements Callable<Integer> {
+  @Option(names = "--kernel", required = true, description = "Kernel: softmax, rmsnorm, layernorm, silu, gelu, swiglu, "
+      + "residual, rope, exp, reciprocal, rsqrt, max or sum.")
+  String kernel;
+  @Option(names = "--len", defaultValue = "128", description = "Vector length (head dimension for rope, even), 1..65536 (default ${DEFAULT-VALUE}).")
+  int len;
+  @Option(names = "--lanes", defaultValue = "8", description = "SIMD lanes: 1, 2, 4, 8, 16 or 32 (default ${DEFAULT-VALUE}).")
+  int lanes;
+  @Option(names = "--eps", defaultValue = "1e-5", description = "Epsilon of rmsnorm/layernorm, > 0 (default ${DEFAULT-VALUE}).")
+  float eps;
+  @Option(names = "--seed", defaultValue = "1", description = "Seed of the random inputs (default ${DEFAULT-VALUE}).")
+  long seed;
+  @Option(names = "--json", description = "Print one JSON object instead of text.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    DspKernel k;
+    try {
+      k = DspKernel.byName(kernel);
+      if (len < 1 || len > 65536) {
+        throw new IllegalArgumentException("--len: " + len + " is not allowed; allowed: 1..65536");
+      }
+      if (lanes < 1 || lanes > 32 || Integer.bitCount(lanes) != 1) {
+        throw new IllegalArgumentException("--lanes: " + lanes + " is not allowed; allowed: 1, 2, 4, 8, 16, 32");
+      }
+      if (!(eps > 0) || Float.isInfinite(eps)) {
+        throw new IllegalArgumentException("--eps: " + eps + " is not allowed; allowed: finite and > 0");
+      }
+      k.checkLength(len);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage().replace("kernel must be", "--kernel must be").replace("len must be", "--len must be"));
+      return 2;
+    }
+    long t0 = System.nanoTime();
+    DspCosimRun.Outcome o = DspCosimRun.run(k, len, lanes, eps, seed);
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    boolean exact = o.mismatches() == 0;
+    boolean cyclesMatch = o.rtlCycles() == o.formulaCycles();
+    int[] abc = DspCycleFormula.coefficients(k);
+    String formula = String.format(Locale.ROOT, "%d + %d*log2(%d) + %d*%d rows", abc[0], abc[1], lanes, abc[2],
+        (int) ((o.formulaCycles() - abc[0] - abc[1] * Integer.numberOfTrailingZeros(lanes)) / Math.max(1, abc[2])));
+    if (json) {
+      ObjectMapper om = new ObjectMapper();
+      ObjectNode j = om.createObjectNode();
+      j.put("kernel", k.cliName()).put("len", len).put("lanes", lanes).put("seed", seed);
+      if (k.usesEps()) {
+        j.put("eps", eps);
+      }
+      j.put("outputs", o.outputs()).put("mismatches", o.mismatches()).put("bitExact", exact)
+          .put("maxUlpErrorVsDouble", o.maxUlp());
+      if (!Double.isNaN(o.bound())) {
+        j.put("ulpBound", o.bound());
+      }
+      j.put("rtlCycles", o.rtlCycles()).put("formulaCycles", o.formulaCycles()).put("cycleFormula", formula)
+          .put("instructions", o.instructions()).put("bufferRows", o.rows()).put("seconds", seconds);
+      System.out.println(om.writeValueAsString(j));
+    } else {
+      System.out.printf(Locale.ROOT, "vector-dsp %s, len %d, %d lanes, seed %d: RTL (Verilator) vs org.llmnpu.numerics.vector%n",
+          k.cliName(), len, lanes, seed);
+      System.out.printf(Locale.ROOT, "  bit-exact with the golden kernel: %s (%d outputs)%n",
+          exact ? "yes" : "NO (" + o.mismatches() + " mismatches)", o.outputs());
+      System.out.printf(Locale.ROOT, "  max error vs double precision: %.3g ULP%s%n", o.maxUlp(),
+          Double.isNaN(o.bound()) ? "" : String.format(Locale.ROOT, " (stated bound %.3g ULP)", o.bound()));
+      System.out.printf(Locale.ROOT, "  cycles: %d on the RTL, %d by the formula %s%s%n", o.rtlCycles(), o.formulaCycles(),
+          formula, cyclesMatch ? "" : "  MISMATCH");
+      System.out.printf(Locale.ROOT, "  program: %d instructions; buffer: %d rows of %d FP16 (%.1f s)%n", o.instructions(),
+          o.rows(), lanes, seconds);
+    }
+    return exact && cyclesMatch ? 0 : 1;
+  }
+}

@@ -1,0 +1,73 @@
+package org.llmnpu.cli.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.cli.NpuCommand;
+import org.llmnpu.hdl.tools.ExternalTool;
+
+/**
+ * {@code npu cosim dsp}: kernels on the RTL are bit-exact, within their stated ULP bound of double
+ * precision, and take the formula's cycles; bad options exit 2 with one line naming the option
+ * and the allowed values.
+ */
+class CosimDspCommandTest {
+
+  @ParameterizedTest(name = "{0} len {1} lanes {2}")
+  @CsvSource({"softmax, 128, 8", "layernorm, 100, 16", "rope, 64, 4", "gelu, 40, 8"})
+  void kernelIsBitExactWithinItsBoundAndTakesTheFormulaCycles(String kernel, String len, String lanes) throws Exception {
+    boolean verilator = ExternalTool.find("verilator").isPresent();
+    if (!verilator && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI needs verilator");
+    }
+    assumeTrue(verilator, "verilator not installed");
+    String out = capture(true, 0, "cosim", "dsp", "--kernel", kernel, "--len", len, "--lanes", lanes, "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertTrue(j.get("bitExact").asBoolean(), out);
+    assertEquals(j.get("formulaCycles").asLong(), j.get("rtlCycles").asLong(), out);
+    assertTrue(j.get("maxUlpErrorVsDouble").asDouble() <= j.get("ulpBound").asDouble(), out);
+    assertTrue(j.get("maxUlpErrorVsDouble").asDouble() > 0, "a real comparison: " + out);
+  }
+
+  @Test
+  void badKernelExitsWithTwoAndOneLineNamingTheOptionAndTheAllowedValues() {
+    String err = capture(false, 2, "cosim", "dsp", "--kernel", "softmaxx");
+    assertTrue(err.contains("--kernel") && err.contains("softmax, rmsnorm, layernorm"), err);
+    assertEquals(1, err.strip().lines().count(), err);
+  }
+
+  @Test
+  void badLanesAndOddRopeLengthExitWithTwo() {
+    assertTrue(capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--lanes", "6").contains("--lanes"));
+    assertTrue(capture(false, 2, "cosim", "dsp", "--kernel", "rope", "--len", "7").contains("--len"));
+  }
+
+  private static String capture(boolean stdout, int expectedExit, String... args) {
+    PrintStream old = stdout ? System.out : System.err;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    PrintStream ps = new PrintStream(buf, true);
+    if (stdout) {
+      System.setOut(ps);
+    } else {
+      System.setErr(ps);
+    }
+    try {
+      assertEquals(expectedExit, NpuCommand.execute(args));
+    } finally {
+      if (stdout) {
+        System.setOut(old);
+      } else {
+        System.setErr(old);
+      }
+    }
+    return buf.toString();
+  }
+}
