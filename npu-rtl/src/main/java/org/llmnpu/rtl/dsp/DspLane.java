@@ -20,7 +20,7 @@ import org.llmnpu.rtl.vector.Fp32Alu;
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
  * buffer ({@code rows} FP16 words), and the execution units — {@link Fp16Alu} (add, sub, mul,
- * min, max), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
+ * min, max, lt, eq), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
  * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
  * Every instruction completes in the cycle it issues: sources are read combinationally, the
  * result is written at the clock edge when {@code execute} is high (and, for a masked
@@ -67,7 +67,8 @@ final class DspLane extends Module {
     UInt loaded = wire("loaded", buffer.readAsync(row));
 
     Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0)));
-    half.op.set(op.sub(DspOp.ADD16.code()).lsbs(3));
+    half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
+        mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
     Fp32Alu single = instance("fp32", new Fp32Alu());
@@ -89,7 +90,7 @@ final class DspLane extends Module {
       s.is(DspOp.LI.code(), () -> result.set(imm));
       s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
       s.is(new long[] {DspOp.ADD16.code(), DspOp.SUB16.code(), DspOp.MUL16.code(), DspOp.MIN16.code(),
-          DspOp.MAX16.code()}, () -> result.set(h16));
+          DspOp.MAX16.code(), DspOp.LT16.code(), DspOp.EQ16.code()}, () -> result.set(h16));
       s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
       s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
           DspOp.FROMINT.code()}, () -> result.set(convert.result));
@@ -109,7 +110,7 @@ final class DspLane extends Module {
       s.otherwise(() -> result.set(uintLit(0, 32)));
     });
 
-    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.BCAST.code())).and(op.ne(DspOp.ST.code()));
+    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.EQ16.code())).and(op.ne(DspOp.ST.code()));
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     when(enabled.and(writes), () -> registers.write(rd, result));
 

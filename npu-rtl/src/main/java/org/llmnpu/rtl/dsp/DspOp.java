@@ -9,7 +9,7 @@ package org.llmnpu.rtl.dsp;
  *
  * <p>{@code idx} is the iteration of the enclosing {@link #LOOP} (0 outside loops). An
  * instruction with the mask bit writes only lanes whose element {@code idx·lanes + l} is below
- * the length set by {@link #SETLEN}: that is how reductions and stores handle a ragged last row.
+ * the length set by {@link #SETLEN} (0 at start): that is how reductions and stores handle a ragged last row.
  * Golden arithmetic is {@code org.llmnpu.numerics.fp16.Fp16} and Java {@code float}; every NaN
  * result is canonical (0x7E00 in FP16, 0x7FC00000 in FP32).
  */
@@ -76,10 +76,14 @@ public enum DspOp {
   NEGABS(29),
   /** FP16 {@code rd = |ra|} (clears the sign bit). */
   ABS(30),
-  /** {@code rd = ra} of lane {@code l + imm}, or 0 if that lane does not exist (the reduction tree step). */
+  /** {@code rd = ra} of lane {@code l + imm} (imm a power of two), or 0 if that lane does not exist or imm is not a power of two (the reduction tree step). */
   LSHIFT(31),
   /** {@code rd = ra} of lane 0 in every lane. */
-  BCAST(32);
+  BCAST(32),
+  /** FP16 {@code rd = ra < rb ? 1 : 0} (IEEE: false with a NaN). */
+  LT16(33),
+  /** FP16 {@code rd = ra == rb ? 1 : 0} (IEEE: false with a NaN, +0 == −0). */
+  EQ16(34);
 
   private final int code;
 
@@ -94,6 +98,6 @@ public enum DspOp {
 
   /** Whether the instruction writes {@code rd}. */
   public boolean writesRegister() {
-    return code >= LI.code && code != ST.code;
+    return code >= LI.code && code <= EQ16.code && code != ST.code;
   }
 }

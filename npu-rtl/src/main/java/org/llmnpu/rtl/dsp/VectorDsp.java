@@ -122,6 +122,7 @@ public final class VectorDsp extends Module {
       pc.set(uintLit(0, pcBits));
       looping.set(boolLit(false));
       idx.set(uintLit(0, 16));
+      len.set(uintLit(0, 32));
       cycleCount.set(uintLit(0, 32));
     })).otherwise(() -> {
       cycleCount.set(cycleCount.add(uintLit(1, 32)));

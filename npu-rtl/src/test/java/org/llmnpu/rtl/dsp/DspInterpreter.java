@@ -89,26 +89,29 @@ final class DspInterpreter {
         case MUL16 -> h(Fp16.mul((short) ra, (short) rb));
         case MIN16 -> h(Fp16.min((short) ra, (short) rb));
         case MAX16 -> h(Fp16.max((short) ra, (short) rb));
+        case LT16 -> Fp16.lt((short) ra, (short) rb) ? 1 : 0;
+        case EQ16 -> Fp16.eq((short) ra, (short) rb) ? 1 : 0;
         case ADD32 -> f(Float.intBitsToFloat(ra) + Float.intBitsToFloat(rb));
         case SUB32 -> f(Float.intBitsToFloat(ra) - Float.intBitsToFloat(rb));
         case MUL32 -> f(Float.intBitsToFloat(ra) * Float.intBitsToFloat(rb));
         case WIDEN -> f(Fp16.toFloat((short) ra));
         case NARROW -> h(Fp16.fromDouble(Math.scalb((double) Float.intBitsToFloat(ra), rb)));
         case SCALB16 -> h(Fp16.scalb((short) ra, rb));
-        case TOINT -> Fp16.toInt((short) ra, (short) rb, IntFormat.values()[Math.min(in.aux(), 2)]);
+        case TOINT -> Fp16.toInt((short) ra, (short) rb, IntFormat.values()[Math.min(in.aux() & 3, 2)]);
         case FROMINT -> h(Fp16.fromInt(ra, (short) rb));
         case IADD -> ra + rb;
         case ISUB -> ra - rb;
         case IHALF -> ra >> 1;
-        case EXPO -> exponent(ra, in.aux());
-        case TSEG -> segment(math.table(in.aux() & 3), (short) ra);
-        case TSTART -> math.table(in.aux() & 3).starts()[ra];
-        case TCOEF -> math.table(in.aux() & 3).coefficients()[ra][in.aux() >> 2];
-        case FIX -> fix(DspFix.values()[in.aux()], (short) ra, (short) rb);
+        case EXPO -> exponent(ra, in.aux() & 1);
+        case TSEG -> segment(table(in.aux() & 3), (short) ra);
+        case TSTART -> start(table(in.aux() & 3), ra & 15);
+        case TCOEF -> coefficient(table(in.aux() & 3), ra & 15, in.aux() >> 2);
+        case FIX -> fix(DspFix.values()[in.aux() & 3], (short) ra, (short) rb);
         case SELNEG -> (rc & 0x8000) != 0 ? ra : rb;
         case NEGABS -> (ra & 0xFFFF) | 0x8000;
         case ABS -> ra & 0x7FFF;
-        case LSHIFT -> l + in.imm() < lanes ? regs[l + in.imm()][in.ra()] : 0;
+        case LSHIFT -> in.imm() > 0 && Integer.bitCount(in.imm()) == 1 && l + in.imm() < lanes
+            ? regs[l + in.imm()][in.ra()] : 0;
         case BCAST -> regs[0][in.ra()];
         default -> throw new IllegalStateException("unexpected " + in);
       };
@@ -146,7 +149,23 @@ final class DspInterpreter {
     return Math.getExponent((double) x);
   }
 
+  /** The table in slot 0..2, or null for the unused slot 3 (all starts NaN, coefficients 0). */
+  private DspTable table(int slot) {
+    return slot == 3 ? null : math.table(slot);
+  }
+
+  private static int start(DspTable table, int segment) {
+    return table == null || segment >= table.segments() ? 0x7E00 : table.starts()[segment];
+  }
+
+  private static int coefficient(DspTable table, int segment, int k) {
+    return table == null || segment >= table.segments() || k > table.degree() ? 0 : table.coefficients()[segment][k];
+  }
+
   private static int segment(DspTable table, short v) {
+    if (table == null) {
+      return 0;
+    }
     int s = 0;
     for (int i = 1; i < table.segments(); i++) {
       if (Fp16.le((short) table.starts()[i], v)) {
