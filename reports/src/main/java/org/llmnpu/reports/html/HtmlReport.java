@@ -207,6 +207,7 @@ final class HtmlReport {
         .append(Fmt.esc(SramModel.SOURCES)).append(". Timing paths end and start at the macro pins (zero setup, "
             + "zero clock-to-output); the macro's own access time is not included.</li>\n")
         .append("<li>Timing and power: OpenSTA with ideal clocks, zero input/output delay relative to the clock, "
+            + "the reset port excluded from timing (it is buffered at layout), "
             + "no wire load. Power is from the stated switching activity on the data inputs, propagated through "
             + "the logic by OpenSTA (no simulation trace); SRAM power is not in it.</li>\n")
         .append("<li>Scaling to 45 nm (1.0 V) and 7 nm (0.7 V) from 180 nm (1.8 V): ")

@@ -35,7 +35,13 @@ public final class OpenSta {
     this.cache = cache;
   }
 
-  String script(String top, boolean hasMacros, String clockPort, PpaOptions o, boolean globalActivity) {
+  /**
+   * The OpenSTA script. A reset port ({@code resetPort}, empty if none) is excluded from timing:
+   * before layout its net drives every flip-flop unbuffered, which says nothing about the
+   * design (layout gives it a buffer tree and it is synchronized off the critical cycle).
+   */
+  String script(String top, boolean hasMacros, String clockPort, String resetPort, PpaOptions o,
+      boolean globalActivity) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
@@ -52,6 +58,9 @@ public final class OpenSta {
           .append("}]]\n");
     }
     s.append("set_output_delay 0 -clock clk [all_outputs]\n");
+    if (!resetPort.isEmpty()) {
+      s.append("set_false_path -from [get_ports {").append(resetPort).append("}]\n");
+    }
     s.append("puts \"==== timing\"\n");
     s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
     if (globalActivity) {
@@ -78,20 +87,21 @@ public final class OpenSta {
       }
     }
     String clockPort = inputs.contains(o.clockPort()) ? o.clockPort() : "";
+    String resetPort = inputs.contains("reset") ? "reset" : inputs.contains("reset_n") ? "reset_n" : "";
     boolean hasMacros = !synth.macros().isEmpty();
     String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
     String lib = YosysSynthesis.read(liberty);
     String out;
     boolean global = false;
     try {
-      out = cachedRun(script(top, hasMacros, clockPort, o, false), lib, sramLib, synth.netlist());
+      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, false), lib, sramLib, synth.netlist());
     } catch (ToolFailure e) {
       if (!e.crashed()) {
         throw e;
       }
       // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
       // same activity on every net does not crash, and the report says which was used
-      out = cachedRun(script(top, hasMacros, clockPort, o, true), lib, sramLib, synth.netlist());
+      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, true), lib, sramLib, synth.netlist());
       global = true;
     }
     return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), parsePower(out, o, global));
