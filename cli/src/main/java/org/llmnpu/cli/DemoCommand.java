@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.llmnpu.cli.cosim.CosimDspCommand;
 import org.llmnpu.cli.cosim.CosimGemmCommand;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
@@ -19,11 +20,11 @@ import picocli.CommandLine.Option;
 /**
  * {@code npu demo}: generates every registered block with its default parameters, lints it
  * with {@code verilator -Wall} and synthesizes it with Yosys (one line per block), then
- * co-simulates a 2:4-sparse GEMM with GeLU on the generated GEMM engine in Verilator and
- * checks it against the golden model.
+ * co-simulates a 2:4-sparse GEMM with GeLU on the generated GEMM engine and a SoftMax of 1,024
+ * logits on the 16-lane Vector DSP in Verilator, and checks both against the golden models.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Generate every block, lint it (Verilator) and synthesize it (Yosys), then co-simulate a GEMM.")
+    description = "Generate every block, lint it (Verilator) and synthesize it (Yosys), then co-simulate a GEMM and a SoftMax.")
 public final class DemoCommand implements Callable<Integer> {
   @Option(names = {"-o", "--out"}, description = "output directory (default: ${DEFAULT-VALUE})")
   Path out = Path.of("out", "demo");
@@ -59,6 +60,9 @@ public final class DemoCommand implements Callable<Integer> {
         + "--activation gelu");
     int cosim = new CommandLine(new CosimGemmCommand()).execute("--rows", "8", "--cols", "8", "--m", "24", "--k", "96",
         "--n", "16", "--sparsity", "s2_4", "--activation", "gelu");
-    return failures == 0 && cosim == 0 ? 0 : 1;
+    System.out.println();
+    System.out.println("Co-simulation: ./npu cosim dsp --kernel softmax --len 1024 --lanes 16");
+    int dsp = new CommandLine(new CosimDspCommand()).execute("--kernel", "softmax", "--len", "1024", "--lanes", "16");
+    return failures == 0 && cosim == 0 && dsp == 0 ? 0 : 1;
   }
 }

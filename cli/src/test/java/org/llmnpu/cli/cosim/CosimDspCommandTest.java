@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.cli.NpuCommand;
+import org.llmnpu.cli.CliRun;
 import org.llmnpu.hdl.tools.ExternalTool;
 
 /**
@@ -29,7 +27,7 @@ class CosimDspCommandTest {
       throw new AssertionError("CI needs verilator");
     }
     assumeTrue(verilator, "verilator not installed");
-    String out = capture(true, 0, "cosim", "dsp", "--kernel", kernel, "--len", len, "--lanes", lanes, "--json");
+    String out = CliRun.capture(true, 0, "cosim", "dsp", "--kernel", kernel, "--len", len, "--lanes", lanes, "--json");
     JsonNode j = new ObjectMapper().readTree(out);
     assertTrue(j.get("bitExact").asBoolean(), out);
     assertEquals(j.get("formulaCycles").asLong(), j.get("rtlCycles").asLong(), out);
@@ -39,35 +37,14 @@ class CosimDspCommandTest {
 
   @Test
   void badKernelExitsWithTwoAndOneLineNamingTheOptionAndTheAllowedValues() {
-    String err = capture(false, 2, "cosim", "dsp", "--kernel", "softmaxx");
+    String err = CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmaxx");
     assertTrue(err.contains("--kernel") && err.contains("softmax, rmsnorm, layernorm"), err);
     assertEquals(1, err.strip().lines().count(), err);
   }
 
   @Test
   void badLanesAndOddRopeLengthExitWithTwo() {
-    assertTrue(capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--lanes", "6").contains("--lanes"));
-    assertTrue(capture(false, 2, "cosim", "dsp", "--kernel", "rope", "--len", "7").contains("--len"));
-  }
-
-  private static String capture(boolean stdout, int expectedExit, String... args) {
-    PrintStream old = stdout ? System.out : System.err;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream ps = new PrintStream(buf, true);
-    if (stdout) {
-      System.setOut(ps);
-    } else {
-      System.setErr(ps);
-    }
-    try {
-      assertEquals(expectedExit, NpuCommand.execute(args));
-    } finally {
-      if (stdout) {
-        System.setOut(old);
-      } else {
-        System.setErr(old);
-      }
-    }
-    return buf.toString();
+    assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--lanes", "6").contains("--lanes"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "rope", "--len", "7").contains("--len"));
   }
 }

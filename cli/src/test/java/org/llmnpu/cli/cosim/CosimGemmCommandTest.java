@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.cli.NpuCommand;
+import org.llmnpu.cli.CliRun;
 import org.llmnpu.hdl.tools.ExternalTool;
 
 /** {@code npu cosim gemm}: one JSON object for a small 2:4 GEMM with the PPM, and one-line usage errors with exit 2. */
@@ -22,7 +20,7 @@ class CosimGemmCommandTest {
       throw new AssertionError("CI needs verilator");
     }
     assumeTrue(verilator, "verilator not installed");
-    String out = capture(true, 0, "cosim", "gemm", "--rows", "4", "--cols", "4", "--m", "9", "--k", "20",
+    String out = CliRun.capture(true, 0, "cosim", "gemm", "--rows", "4", "--cols", "4", "--m", "9", "--k", "20",
         "--n", "6", "--sparsity", "s2_4", "--ic-accum", "1", "--seed", "3", "--activation", "relu", "--json");
     JsonNode j = new ObjectMapper().readTree(out);
     assertTrue(j.get("bitExact").asBoolean(), out);
@@ -35,37 +33,16 @@ class CosimGemmCommandTest {
 
   @Test
   void badParametersExitWithTwoAndOneLineNamingThem() {
-    assertOneLine(capture(false, 2, "cosim", "gemm", "--rows", "0"), "--rows", "1..128");
-    assertOneLine(capture(false, 2, "cosim", "gemm", "--sparsity", "s4_8"), "--sparsity", "none, s2_4");
-    assertOneLine(capture(false, 2, "cosim", "gemm", "--ic-accum", "0"), "--ic-accum", "all or 1..65536");
-    assertOneLine(capture(false, 2, "cosim", "gemm", "--rows", "5", "--sparsity", "s2_4"), "--rows", "even");
-    assertOneLine(capture(false, 2, "cosim", "gemm", "--acc-width", "40"), "--acc-width", "2..32");
-    assertOneLine(capture(false, 2, "cosim", "gemm", "--activation", "swish"), "--activation", "gelu");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--rows", "0"), "--rows", "1..128");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--sparsity", "s4_8"), "--sparsity", "none, s2_4");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--ic-accum", "0"), "--ic-accum", "all or 1..65536");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--rows", "5", "--sparsity", "s2_4"), "--rows", "even");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--acc-width", "40"), "--acc-width", "2..32");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--activation", "swish"), "--activation", "gelu");
   }
 
   private static void assertOneLine(String err, String parameter, String allowed) {
     assertTrue(err.contains(parameter) && err.contains(allowed), err);
     assertEquals(1, err.strip().lines().count(), err);
-  }
-
-  private static String capture(boolean stdout, int expectedExit, String... args) {
-    PrintStream old = stdout ? System.out : System.err;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream ps = new PrintStream(buf, true);
-    if (stdout) {
-      System.setOut(ps);
-    } else {
-      System.setErr(ps);
-    }
-    try {
-      assertEquals(expectedExit, NpuCommand.execute(args));
-    } finally {
-      if (stdout) {
-        System.setOut(old);
-      } else {
-        System.setErr(old);
-      }
-    }
-    return buf.toString();
   }
 }

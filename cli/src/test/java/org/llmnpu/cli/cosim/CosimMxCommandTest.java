@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.cli.NpuCommand;
+import org.llmnpu.cli.CliRun;
 import org.llmnpu.hdl.tools.ExternalTool;
 
 /** {@code npu cosim mx}: every unit bit-exact for FP4 in one JSON object; a bad format exits 2 with one line. */
@@ -22,7 +20,7 @@ class CosimMxCommandTest {
       throw new AssertionError("CI needs verilator");
     }
     assumeTrue(verilator, "verilator not installed");
-    String out = capture(true, 0, "cosim", "mx", "--format", "fp4_e2m1", "--blocks", "8", "--json");
+    String out = CliRun.capture(true, 0, "cosim", "mx", "--format", "fp4_e2m1", "--blocks", "8", "--json");
     JsonNode j = new ObjectMapper().readTree(out);
     assertTrue(j.get("bitExact").asBoolean(), out);
     assertEquals(6, j.get("units").size(), out);
@@ -32,29 +30,8 @@ class CosimMxCommandTest {
 
   @Test
   void badFormatExitsWithTwoAndOneLineNamingTheParameterAndTheAllowedValues() {
-    String err = capture(false, 2, "cosim", "mx", "--format", "fp5");
+    String err = CliRun.capture(false, 2, "cosim", "mx", "--format", "fp5");
     assertTrue(err.contains("--format") && err.contains("fp8_e4m3, fp8_e5m2, fp6_e3m2, fp6_e2m3, fp4_e2m1, int8"), err);
     assertEquals(1, err.strip().lines().count(), err);
-  }
-
-  private static String capture(boolean stdout, int expectedExit, String... args) {
-    PrintStream old = stdout ? System.out : System.err;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream ps = new PrintStream(buf, true);
-    if (stdout) {
-      System.setOut(ps);
-    } else {
-      System.setErr(ps);
-    }
-    try {
-      assertEquals(expectedExit, NpuCommand.execute(args));
-    } finally {
-      if (stdout) {
-        System.setOut(old);
-      } else {
-        System.setErr(old);
-      }
-    }
-    return buf.toString();
   }
 }

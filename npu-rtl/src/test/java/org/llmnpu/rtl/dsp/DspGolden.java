@@ -2,13 +2,8 @@ package org.llmnpu.rtl.dsp;
 
 import java.util.Random;
 import org.llmnpu.numerics.fp16.Fp16;
-import org.llmnpu.numerics.vector.Activations;
-import org.llmnpu.numerics.vector.ElementWise;
-import org.llmnpu.numerics.vector.Fp16Math;
-import org.llmnpu.numerics.vector.Norms;
-import org.llmnpu.numerics.vector.Reduction;
-import org.llmnpu.numerics.vector.Softmax;
 import org.llmnpu.numerics.vector.VectorConfig;
+import org.llmnpu.numerics.vector.VectorKernel;
 
 /** The numerics golden kernel for each {@link DspKernel}, and test inputs for them. */
 final class DspGolden {
@@ -17,43 +12,7 @@ final class DspGolden {
 
   /** Outputs of the golden kernel on the operands {@code in} (as DspKernel lists them). */
   static short[][] expected(DspKernel kernel, short[][] in, float eps, int lanes) {
-    VectorConfig c = new VectorConfig(lanes);
-    return switch (kernel) {
-      case SOFTMAX -> new short[][] {Softmax.softmax(in[0], c)};
-      case RMSNORM -> new short[][] {Norms.rmsNorm(in[0], in[1], eps, c)};
-      case LAYERNORM -> new short[][] {Norms.layerNorm(in[0], in[1], in[2], eps, c)};
-      case SILU -> new short[][] {Activations.silu(in[0])};
-      case GELU -> new short[][] {Activations.gelu(in[0])};
-      case SWIGLU -> new short[][] {Activations.swiglu(in[0], in[1])};
-      case RESIDUAL -> new short[][] {ElementWise.residualAdd(in[0], in[1])};
-      case ROPE -> rope(in);
-      case EXP -> new short[][] {map(in[0], Fp16Math::exp)};
-      case RECIPROCAL -> new short[][] {map(in[0], Fp16Math::reciprocal)};
-      case RSQRT -> new short[][] {map(in[0], Fp16Math::rsqrt)};
-      case MAX -> new short[][] {{Reduction.max(in[0], c)}};
-      case SUM -> new short[][] {{Fp16.fromFloat(Reduction.sum(in[0], c))}};
-    };
-  }
-
-  private static short[][] rope(short[][] in) {
-    int half = in[0].length;
-    short[] x = new short[2 * half];
-    System.arraycopy(in[0], 0, x, 0, half);
-    System.arraycopy(in[1], 0, x, half, half);
-    short[] y = ElementWise.rope(x, in[2], in[3]);
-    short[] lo = new short[half];
-    short[] hi = new short[half];
-    System.arraycopy(y, 0, lo, 0, half);
-    System.arraycopy(y, half, hi, 0, half);
-    return new short[][] {lo, hi};
-  }
-
-  private static short[] map(short[] x, java.util.function.UnaryOperator<Short> f) {
-    short[] y = new short[x.length];
-    for (int i = 0; i < x.length; i++) {
-      y[i] = f.apply(x[i]);
-    }
-    return y;
+    return VectorKernel.byName(kernel.cliName()).golden(in, eps, new VectorConfig(lanes));
   }
 
   /**

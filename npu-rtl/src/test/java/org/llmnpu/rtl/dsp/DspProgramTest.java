@@ -97,6 +97,14 @@ class DspProgramTest {
   }
 
   @Test
+  void everyDspKernelHasItsGoldenKernelInNumerics() {
+    for (DspKernel kernel : DspKernel.values()) {
+      assertEquals(kernel.cliName(), org.llmnpu.numerics.vector.VectorKernel.byName(kernel.cliName()).cliName());
+    }
+    assertEquals(DspKernel.values().length, org.llmnpu.numerics.vector.VectorKernel.values().length);
+  }
+
+  @Test
   void badArgumentsNameTheParameter() {
     assertThrows(IllegalArgumentException.class, () -> DspKernels.compile(DspKernel.ROPE, 7, 8, EPS, DspMath.DEFAULT));
     assertThrows(IllegalArgumentException.class, () -> DspKernels.compile(DspKernel.SOFTMAX, 0, 8, EPS, DspMath.DEFAULT));
