@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.llmnpu.rtl.dsp.DspCycleFormula;
 import org.llmnpu.rtl.dsp.DspKernel;
+import org.llmnpu.rtl.dsp.DspLayout;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -47,6 +48,12 @@ public final class CosimDspCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--eps: " + eps + " is not allowed; allowed: finite and > 0");
       }
       k.checkLength(len);
+      DspLayout layout = new DspLayout(k, len, lanes);
+      if (layout.totalRows() > 65536 || layout.inputRows() > 65535) {
+        throw new IllegalArgumentException("--len: " + k.cliName() + " at len " + len + " on " + lanes + " lanes needs "
+            + layout.totalRows() + " buffer rows (at most 65536) and " + layout.inputRows()
+            + " loop iterations (at most 65535); use a smaller --len or more --lanes");
+      }
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("kernel must be", "--kernel must be").replace("len must be", "--len must be"));
       return 2;

@@ -46,5 +46,7 @@ class CosimDspCommandTest {
   void badLanesAndOddRopeLengthExitWithTwo() {
     assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--lanes", "6").contains("--lanes"));
     assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "rope", "--len", "7").contains("--len"));
+    String tooLong = CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "layernorm", "--len", "65536", "--lanes", "1");
+    assertTrue(tooLong.contains("--len") && tooLong.contains("262144 buffer rows (at most 65536)"), tooLong);
   }
 }
