@@ -22,8 +22,19 @@ public final class CosimDspCommand implements Callable<Integer> {
   @Option(names = "--kernel", required = true, description = "Kernel: softmax, rmsnorm, layernorm, silu, gelu, swiglu, "
       + "residual, rope, exp, reciprocal, rsqrt, max or sum.")
   String kernel;
-  @Option(names = "--len", defaultValue = "128", description = "Vector length (head dimension for rope, even), 1..65536 (default ${DEFAULT-VALUE}).")
-  int len;
+  @Option(names = "--len", description = "Vector length (head dimension for rope, even), 1..65536 (default 128; "
+      + "with --inputs model the model decides it).")
+  Integer lenOption;
+  @Option(names = "--inputs", defaultValue = "random", description = "random (seeded, LLM-like distributions) or model "
+      + "(activations recorded from a forward pass of the software stack's model) (default ${DEFAULT-VALUE}).")
+  String inputs;
+  @Option(names = "--model", defaultValue = "tiny", description = "With --inputs model: tiny or medium (default ${DEFAULT-VALUE}).")
+  String modelName;
+  @Option(names = "--prompt-len", defaultValue = "128", description = "With --inputs model: prompt tokens, 1..4096; the "
+      + "softmax length (default ${DEFAULT-VALUE}).")
+  int promptLen;
+  @Option(names = "--layer", defaultValue = "1", description = "With --inputs model: the decoder layer recorded (default ${DEFAULT-VALUE}).")
+  int layer;
   @Option(names = "--lanes", defaultValue = "8", description = "SIMD lanes: 1, 2, 4, 8, 16 or 32 (default ${DEFAULT-VALUE}).")
   int lanes;
   @Option(names = "--eps", defaultValue = "1e-5", description = "Epsilon of rmsnorm/layernorm, > 0 (default ${DEFAULT-VALUE}).")
@@ -36,8 +47,29 @@ public final class CosimDspCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     DspKernel k;
+    DspModelInputs model = null;
+    int len = lenOption == null ? 128 : lenOption;
     try {
       k = DspKernel.byName(kernel);
+      if (!inputs.equals("random") && !inputs.equals("model")) {
+        throw new IllegalArgumentException("--inputs: '" + inputs + "' is not allowed; allowed: random, model");
+      }
+      if (inputs.equals("model")) {
+        if (lenOption != null) {
+          throw new IllegalArgumentException("--len: not allowed with --inputs model (the model decides the length)");
+        }
+        if (promptLen < 1 || promptLen > 4096) {
+          throw new IllegalArgumentException("--prompt-len: " + promptLen + " is not allowed; allowed: 1..4096");
+        }
+        try {
+          model = DspModelInputs.of(k, modelName, promptLen, layer, seed);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(e.getMessage().replace("model must be", "--model must be")
+              .replace("layer must be", "--layer must be"));
+        }
+        len = model.len();
+        eps = model.eps();
+      }
       if (len < 1 || len > 65536) {
         throw new IllegalArgumentException("--len: " + len + " is not allowed; allowed: 1..65536");
       }
@@ -59,7 +91,8 @@ public final class CosimDspCommand implements Callable<Integer> {
       return 2;
     }
     long t0 = System.nanoTime();
-    DspCosimRun.Outcome o = DspCosimRun.run(k, len, lanes, eps, seed);
+    DspCosimRun.Outcome o = model == null ? DspCosimRun.run(k, len, lanes, eps, seed)
+        : DspCosimRun.run(k, len, lanes, eps, model.operands(), model.software());
     double seconds = (System.nanoTime() - t0) / 1e9;
     boolean exact = o.mismatches() == 0;
     boolean cyclesMatch = o.rtlCycles() == o.formulaCycles();
@@ -69,7 +102,10 @@ public final class CosimDspCommand implements Callable<Integer> {
     if (json) {
       ObjectMapper om = new ObjectMapper();
       ObjectNode j = om.createObjectNode();
-      j.put("kernel", k.cliName()).put("len", len).put("lanes", lanes).put("seed", seed);
+      j.put("kernel", k.cliName()).put("len", len).put("lanes", lanes).put("seed", seed).put("inputs", inputs);
+      if (model != null) {
+        j.put("recorded", model.description());
+      }
       if (k.usesEps()) {
         j.put("eps", eps);
       }
@@ -78,16 +114,25 @@ public final class CosimDspCommand implements Callable<Integer> {
       if (!Double.isNaN(o.bound())) {
         j.put("ulpBound", o.bound());
       }
+      if (!Double.isNaN(o.maxUlpVsSoftware())) {
+        j.put("maxUlpErrorVsSoftwareFp32", o.maxUlpVsSoftware());
+      }
       j.put("rtlCycles", o.rtlCycles()).put("formulaCycles", o.formulaCycles()).put("cycleFormula", formula)
           .put("instructions", o.instructions()).put("bufferRows", o.rows()).put("seconds", seconds);
       System.out.println(om.writeValueAsString(j));
     } else {
       System.out.printf(Locale.ROOT, "vector-dsp %s, len %d, %d lanes, seed %d: RTL (Verilator) vs org.llmnpu.numerics.vector%n",
           k.cliName(), len, lanes, seed);
+      if (model != null) {
+        System.out.printf(Locale.ROOT, "  inputs: %s%n", model.description());
+      }
       System.out.printf(Locale.ROOT, "  bit-exact with the golden kernel: %s (%d outputs)%n",
           exact ? "yes" : "NO (" + o.mismatches() + " mismatches)", o.outputs());
       System.out.printf(Locale.ROOT, "  max error vs double precision: %.3g ULP%s%n", o.maxUlp(),
           Double.isNaN(o.bound()) ? "" : String.format(Locale.ROOT, " (stated bound %.3g ULP)", o.bound()));
+      if (!Double.isNaN(o.maxUlpVsSoftware())) {
+        System.out.printf(Locale.ROOT, "  max error vs the software stack's FP32 result: %.3g FP16 ULP%n", o.maxUlpVsSoftware());
+      }
       System.out.printf(Locale.ROOT, "  cycles: %d on the RTL, %d by the formula %s%s%n", o.rtlCycles(), o.formulaCycles(),
           formula, cyclesMatch ? "" : "  MISMATCH");
       System.out.printf(Locale.ROOT, "  program: %d instructions; buffer: %d rows of %d FP16 (%.1f s)%n", o.instructions(),

@@ -24,14 +24,19 @@ import org.llmnpu.verilator.Simulators;
 final class DspCosimRun {
   /** What the command prints; {@code bound} is the kernel's stated ULP bound (NaN where none is stated). */
   record Outcome(int outputs, int mismatches, double maxUlp, double bound, long rtlCycles, long formulaCycles,
-      int instructions, int rows) {
+      int instructions, int rows, double maxUlpVsSoftware) {
   }
 
   private DspCosimRun() {
   }
 
+  /** Random inputs from {@code seed}. */
   static Outcome run(DspKernel kernel, int len, int lanes, float eps, long seed) {
-    short[][] in = inputs(kernel, len, new Random(seed));
+    return run(kernel, len, lanes, eps, inputs(kernel, len, new Random(seed)), null);
+  }
+
+  /** The given FP16 operands; with {@code software} (may be null), also the error against those FP32 outputs. */
+  static Outcome run(DspKernel kernel, int len, int lanes, float eps, short[][] in, float[][] software) {
     DspLayout layout = new DspLayout(kernel, len, lanes);
     int rows = Math.max(16, Integer.highestOneBit(Math.max(1, layout.totalRows() - 1)) * 2);
     VectorDsp.Config config = new VectorDsp.Config(lanes, rows, 256);
@@ -52,8 +57,10 @@ final class DspCosimRun {
       }
     }
     double maxUlp = golden.maxUlpError(in, run.outputs(), eps);
+    double versusSoftware = software == null ? Double.NaN
+        : DspModelInputs.maxUlpVersusSoftware(run.outputs(), software);
     return new Outcome(outputs, mismatches, maxUlp, golden.ulpBound(), run.cycles(),
-        DspCycleFormula.cycles(kernel, len, lanes), run.instructions(), rows);
+        DspCycleFormula.cycles(kernel, len, lanes), run.instructions(), rows, versusSoftware);
   }
 
   static short[][] inputs(DspKernel kernel, int len, Random rnd) {

@@ -36,6 +36,33 @@ class CosimDspCommandTest {
   }
 
   @Test
+  void modelActivationsDriveTheDspAndAreComparedWithTheSoftwareStack() throws Exception {
+    boolean verilator = ExternalTool.find("verilator").isPresent();
+    if (!verilator && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI needs verilator");
+    }
+    assumeTrue(verilator, "verilator not installed");
+    String out = CliRun.capture(true, 0, "cosim", "dsp", "--kernel", "softmax", "--inputs", "model", "--prompt-len", "40",
+        "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertTrue(j.get("bitExact").asBoolean(), out);
+    assertEquals(40, j.get("len").asInt(), "softmax over the 40 positions: " + out);
+    assertTrue(j.get("recorded").asText().contains("attention scores of head 0"), out);
+    double versusSoftware = j.get("maxUlpErrorVsSoftwareFp32").asDouble();
+    assertTrue(versusSoftware > 0 && versusSoftware < 32, out);
+  }
+
+  @Test
+  void modelInputsRefuseALengthAndKernelsWithoutAModelStep() {
+    assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--inputs", "model", "--len", "64")
+        .contains("--len"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "exp", "--inputs", "model").contains("--inputs model"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--inputs", "trace").contains("random, model"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--inputs", "model", "--layer", "9")
+        .contains("--layer"));
+  }
+
+  @Test
   void badKernelExitsWithTwoAndOneLineNamingTheOptionAndTheAllowedValues() {
     String err = CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmaxx");
     assertTrue(err.contains("--kernel") && err.contains("softmax, rmsnorm, layernorm"), err);
