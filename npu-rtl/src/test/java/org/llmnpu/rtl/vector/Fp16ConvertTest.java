@@ -1,18 +1,13 @@
 package org.llmnpu.rtl.vector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.llmnpu.hdl.Hw.catLsbFirst;
-import static org.llmnpu.hdl.Hw.uint;
 
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.hdl.Module;
-import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.fp16.IntFormat;
@@ -29,7 +24,7 @@ import org.llmnpu.numerics.fp16.IntFormat;
  * vectors costs one round trip.
  */
 class Fp16ConvertTest {
-  static final int LANES = 32;
+  static final int LANES = LaneBank.LANES;
   private static final int[] K_SCALB = {0, -1, 1, -20, 20, -40};
   private static final int[] K_NARROW = {0, -5, 7, -200, 200, Integer.MIN_VALUE, Integer.MAX_VALUE};
   private static final short ONE = 0x3C00;
@@ -43,36 +38,10 @@ class Fp16ConvertTest {
 
   private static Simulator sim;
 
-  /** {@value #LANES} converters sharing {@code op} and {@code format}; lane i uses bits 32i+31..32i. */
-  static final class Bank extends Module {
-    public final UInt op = in(uint(3));
-    public final UInt format = in(uint(2));
-    public final UInt a = in(uint(32 * LANES));
-    public final UInt b = in(uint(32 * LANES));
-    public final UInt result = out(uint(32 * LANES));
-
-    Bank() {
-      List<UInt> results = new ArrayList<>();
-      for (int i = 0; i < LANES; i++) {
-        Fp16Convert unit = instance("convert_" + i, new Fp16Convert());
-        unit.op.set(op);
-        unit.format.set(format);
-        unit.a.set(a.slice(32 * i + 31, 32 * i));
-        unit.b.set(b.slice(32 * i + 31, 32 * i));
-        results.add(unit.result);
-      }
-      result.set(catLsbFirst(results).asUInt());
-    }
-
-    @Override
-    public String moduleName() {
-      return "Fp16ConvertBank" + LANES;
-    }
-  }
-
   @BeforeAll
   static void start() {
-    sim = VectorSim.start(new Bank());
+    sim = VectorSim.start(new LaneBank("Fp16Convert", 3, 2, Fp16Convert::new,
+        u -> new LaneBank.Ports(u.op, u.format, u.a, u.b, u.result)));
   }
 
   @AfterAll
@@ -255,43 +224,11 @@ class Fp16ConvertTest {
       assertEquals(pairs.size(), run(op, 2, pairs));
     }
   }
-
   /** Applies the pairs {@value #LANES} at a time; returns how many were compared. */
   private static int run(int op, int format, List<int[]> pairs) {
     sim.poke("op", op);
     sim.poke("format", format);
-    int compared = 0;
-    for (int start = 0; start < pairs.size(); start += LANES) {
-      List<int[]> batch = pairs.subList(start, Math.min(pairs.size(), start + LANES));
-      sim.poke("a", pack(batch, 0));
-      sim.poke("b", pack(batch, 1));
-      BigInteger got = sim.peek("result");
-      for (int l = 0; l < batch.size(); l++) {
-        int a = batch.get(l)[0];
-        int b = batch.get(l)[1];
-        int expected = golden(op, format, a, b);
-        int actual = got.shiftRight(32 * l).intValue();
-        if (expected != actual) {
-          assertEquals(String.format("0x%08x", expected), String.format("0x%08x", actual),
-              String.format("op %d format %d a 0x%08x b 0x%08x", op, format, a, b));
-        }
-        compared++;
-      }
-    }
-    return compared;
-  }
-
-  /** Packs element {@code which} of each pair, lane 0 in the least significant bits. */
-  private static BigInteger pack(List<int[]> batch, int which) {
-    byte[] bytes = new byte[4 * LANES + 1];
-    for (int l = 0; l < batch.size(); l++) {
-      int v = batch.get(l)[which];
-      int at = bytes.length - 1 - 4 * l;
-      bytes[at] = (byte) v;
-      bytes[at - 1] = (byte) (v >>> 8);
-      bytes[at - 2] = (byte) (v >>> 16);
-      bytes[at - 3] = (byte) (v >>> 24);
-    }
-    return new BigInteger(bytes);
+    return LaneBank.run(sim, pairs, (a, b) -> golden(op, format, a, b),
+        (a, b) -> String.format("op %d format %d a 0x%08x b 0x%08x", op, format, a, b));
   }
 }

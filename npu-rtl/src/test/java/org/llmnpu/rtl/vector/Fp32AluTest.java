@@ -1,8 +1,6 @@
 package org.llmnpu.rtl.vector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.llmnpu.hdl.Hw.catLsbFirst;
-import static org.llmnpu.hdl.Hw.uint;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -11,8 +9,6 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.hdl.Module;
-import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.sim.Simulator;
 
 /**
@@ -24,7 +20,7 @@ import org.llmnpu.hdl.sim.Simulator;
  * serves the whole class, so each batch of {@value #LANES} vectors costs one round trip.
  */
 class Fp32AluTest {
-  static final int LANES = 32;
+  static final int LANES = LaneBank.LANES;
   private static final int[] OPS = {Fp32Alu.ADD, Fp32Alu.SUB, Fp32Alu.MUL};
   private static final int RANDOM_PAIRS = 120_000;
 
@@ -37,34 +33,10 @@ class Fp32AluTest {
 
   private static Simulator sim;
 
-  /** {@value #LANES} ALUs sharing {@code op}; lane i's operands and result are bits 32i+31..32i. */
-  static final class Bank extends Module {
-    public final UInt op = in(uint(2));
-    public final UInt a = in(uint(32 * LANES));
-    public final UInt b = in(uint(32 * LANES));
-    public final UInt result = out(uint(32 * LANES));
-
-    Bank() {
-      List<UInt> results = new ArrayList<>();
-      for (int i = 0; i < LANES; i++) {
-        Fp32Alu alu = instance("alu_" + i, new Fp32Alu());
-        alu.op.set(op);
-        alu.a.set(a.slice(32 * i + 31, 32 * i));
-        alu.b.set(b.slice(32 * i + 31, 32 * i));
-        results.add(alu.result);
-      }
-      result.set(catLsbFirst(results).asUInt());
-    }
-
-    @Override
-    public String moduleName() {
-      return "Fp32AluBank" + LANES;
-    }
-  }
-
   @BeforeAll
   static void start() {
-    sim = VectorSim.start(new Bank());
+    sim = VectorSim.start(new LaneBank("Fp32Alu", 2, 0, Fp32Alu::new,
+        u -> new LaneBank.Ports(u.op, null, u.a, u.b, u.result)));
   }
 
   @AfterAll
@@ -108,11 +80,9 @@ class Fp32AluTest {
     sim.poke("op", 3);
     for (int start = 0; start < pairs.size(); start += LANES) {
       List<int[]> batch = pairs.subList(start, Math.min(pairs.size(), start + LANES));
-      sim.poke("a", pack(batch, 0));
-      sim.poke("b", pack(batch, 1));
-      BigInteger got = sim.peek("result");
+      BigInteger got = LaneBank.apply(sim, batch);
       for (int l = 0; l < batch.size(); l++) {
-        assertEquals(0, lane(got, l), "reserved op, a " + Integer.toHexString(batch.get(l)[0]));
+        assertEquals(0, LaneBank.lane(got, l), "reserved op, a " + Integer.toHexString(batch.get(l)[0]));
       }
     }
   }
@@ -173,47 +143,10 @@ class Fp32AluTest {
     }
     return new int[] {a, b};
   }
-
   /** Applies the pairs {@value #LANES} at a time; returns how many were compared. */
   static int run(Simulator sim, int op, List<int[]> pairs) {
     sim.poke("op", op);
-    int compared = 0;
-    for (int start = 0; start < pairs.size(); start += LANES) {
-      List<int[]> batch = pairs.subList(start, Math.min(pairs.size(), start + LANES));
-      sim.poke("a", pack(batch, 0));
-      sim.poke("b", pack(batch, 1));
-      BigInteger got = sim.peek("result");
-      for (int l = 0; l < batch.size(); l++) {
-        int a = batch.get(l)[0];
-        int b = batch.get(l)[1];
-        int expected = golden(op, a, b);
-        int actual = lane(got, l);
-        if (expected != actual) {
-          assertEquals(String.format("0x%08x", expected), String.format("0x%08x", actual),
-              String.format("op %d a 0x%08x (%s) b 0x%08x (%s)", op, a, Float.intBitsToFloat(a), b,
-                  Float.intBitsToFloat(b)));
-        }
-        compared++;
-      }
-    }
-    return compared;
-  }
-
-  /** Packs element {@code which} of each pair, lane 0 in the least significant bits. */
-  static BigInteger pack(List<int[]> batch, int which) {
-    byte[] bytes = new byte[4 * LANES + 1];
-    for (int l = 0; l < batch.size(); l++) {
-      int v = batch.get(l)[which];
-      int at = bytes.length - 1 - 4 * l;
-      bytes[at] = (byte) v;
-      bytes[at - 1] = (byte) (v >>> 8);
-      bytes[at - 2] = (byte) (v >>> 16);
-      bytes[at - 3] = (byte) (v >>> 24);
-    }
-    return new BigInteger(bytes);
-  }
-
-  static int lane(BigInteger packed, int l) {
-    return packed.shiftRight(32 * l).intValue();
+    return LaneBank.run(sim, pairs, (a, b) -> golden(op, a, b), (a, b) -> String.format("op %d a 0x%08x (%s) b 0x%08x (%s)",
+        op, a, Float.intBitsToFloat(a), b, Float.intBitsToFloat(b)));
   }
 }
