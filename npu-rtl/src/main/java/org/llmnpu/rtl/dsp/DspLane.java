@@ -83,7 +83,7 @@ final class DspLane extends Module {
 
     UInt result = wire("result", uint(32));
     UInt h16 = half.result.get(0).resize(32);
-    UInt exponent = mux(aux.bit(0), exponent32(a), exponent16(a));
+    UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
     UInt segment = segment(a.lsbs(16)).resize(32);
     UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
     switchOn(op, s -> {
@@ -144,26 +144,20 @@ final class DspLane extends Module {
     return wire("segment", s);
   }
 
-  /** floor(log2 |x|) of an FP16 code, 0 for ±0, ±∞, NaN. */
-  private UInt exponent16(UInt x) {
-    UInt field = x.slice(14, 10);
-    UInt fraction = x.lsbs(10);
-    UInt normal = field.resize(32).sub(uintLit(15, 32));
-    UInt subnormal = uintLit(-15L & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
+  /**
+   * floor(log2 |x|) of an IEEE code with the given field widths (FP16: 5/10, FP32: 8/23), as a
+   * 32-bit integer: field − bias for normals, −bias − leadingZeros(fraction) for subnormals, 0 for
+   * ±0, ±∞, NaN.
+   */
+  private UInt exponentOf(UInt x, int exponentBits, int mantissaBits, String name) {
+    int bias = (1 << (exponentBits - 1)) - 1;
+    UInt field = x.slice(exponentBits + mantissaBits - 1, mantissaBits);
+    UInt fraction = x.lsbs(mantissaBits);
+    UInt normal = field.resize(32).sub(uintLit(bias, 32));
+    UInt subnormal = uintLit(-bias & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
     Bool isNormal = field.orR().and(field.andR().not());
     Bool isSubnormal = field.orR().not().and(fraction.orR());
-    return wire("exponent16", mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
-  }
-
-  /** floor(log2 |x|) of an FP32 code, 0 for ±0, ±∞, NaN. */
-  private UInt exponent32(UInt x) {
-    UInt field = x.slice(30, 23);
-    UInt fraction = x.lsbs(23);
-    UInt normal = field.resize(32).sub(uintLit(127, 32));
-    UInt subnormal = uintLit(-127L & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
-    Bool isNormal = field.orR().and(field.andR().not());
-    Bool isSubnormal = field.orR().not().and(fraction.orR());
-    return wire("exponent32", mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
+    return wire(name, mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
   }
 
   /** {@link DspFix} of the computed value y for argument x; the kind is aux[1:0]. */
