@@ -40,17 +40,21 @@ final class DspLane extends Module {
   final UInt row;
   final UInt shiftIn = in(uint(32));
   final UInt broadcastIn = in(uint(32));
-  final Vec<UInt> starts = in(Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
-  final Vec<UInt> coefficients = in(Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
+  final Vec<UInt> starts;
+  final Vec<UInt> coefficients;
   final Bool hostWrite = in(bool());
   final UInt hostRow;
   final UInt hostData = in(uint(16));
   final UInt hostRead = out(uint(16));
   final UInt sourceA = out(uint(32));
   private final int rows;
+  private final int segments;
 
-  DspLane(int rows, int rowBits) {
+  DspLane(int rows, int rowBits, int segments) {
     this.rows = rows;
+    this.segments = segments;
+    starts = in(Vec.of(segments, () -> uint(16)));
+    coefficients = in(Vec.of(segments, () -> uint(16)));
     row = in(uint(rowBits));
     hostRow = in(uint(rowBits));
 
@@ -86,6 +90,10 @@ final class DspLane extends Module {
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
     UInt segment = segment(a.lsbs(16)).resize(32);
     UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    // segments past the table capacity read as unused (start NaN, coefficient 0)
+    Bool inTable = a.lsbs(4).lt(segments);
+    UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
+    UInt coefficient = mux(inTable, coefficients.read(a.lsbs(4)), uintLit(0, 16)).resize(32);
     switchOn(op, s -> {
       s.is(DspOp.LI.code(), () -> result.set(imm));
       s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
@@ -99,8 +107,8 @@ final class DspLane extends Module {
       s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
       s.is(DspOp.EXPO.code(), () -> result.set(exponent));
       s.is(DspOp.TSEG.code(), () -> result.set(segment));
-      s.is(DspOp.TSTART.code(), () -> result.set(starts.read(a.lsbs(4)).resize(32)));
-      s.is(DspOp.TCOEF.code(), () -> result.set(coefficients.read(a.lsbs(4)).resize(32)));
+      s.is(DspOp.TSTART.code(), () -> result.set(start));
+      s.is(DspOp.TCOEF.code(), () -> result.set(coefficient));
       s.is(DspOp.FIX.code(), () -> result.set(fixed));
       s.is(DspOp.SELNEG.code(), () -> result.set(mux(c.bit(15), a, b)));
       s.is(DspOp.NEGABS.code(), () -> result.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
@@ -138,7 +146,7 @@ final class DspLane extends Module {
   /** The last segment whose start ≤ v (0 if none). */
   private UInt segment(UInt v) {
     UInt s = uintLit(0, 4);
-    for (int i = 1; i < DspTable.MAX_SEGMENTS; i++) {
+    for (int i = 1; i < segments; i++) {
       s = mux(lessOrEqual(starts.get(i), v), uintLit(i, 4), s);
     }
     return wire("segment", s);
@@ -188,6 +196,6 @@ final class DspLane extends Module {
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows;
+    return "DspLane_r" + rows + "_t" + segments;
   }
 }

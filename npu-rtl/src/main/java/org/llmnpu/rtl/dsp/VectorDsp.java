@@ -21,8 +21,9 @@ import org.llmnpu.hdl.gen.ParamSpec;
 /**
  * The Vector DSP: {@code lanes} SIMD lanes of FP16/FP32 ({@link DspLane}) executing a program of
  * {@link DspOp} instructions from a program memory, on a local buffer of {@code rows} rows of
- * {@code lanes} FP16 elements, with up to four run-time-loaded polynomial tables
- * ({@link DspTable}; slot 0 exp, 1 reciprocal, 2 rsqrt, 3 free). {@link DspKernels} compiles
+ * {@code lanes} FP16 elements, with three run-time-loaded polynomial tables of
+ * {@code tableSegments} segments and degree {@code tableDegree} ({@link DspTable}; slot 0 exp,
+ * 1 reciprocal, 2 rsqrt; slot 3 reads as empty). {@link DspKernels} compiles
  * SoftMax, RMSNorm, LayerNorm, SiLU, GeLU, SwiGLU, residual add, RoPE, exp, reciprocal, rsqrt and
  * the max/sum reductions to programs whose results equal the numerics golden kernels bit for bit.
  *
@@ -33,8 +34,8 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p><b>Host interface.</b> {@code prog_we/prog_addr/prog_data} write 64-bit instruction words;
  * {@code table_we/table_addr/table_data} write a table entry (address {@code slot·128 +
- * segment·8 + field}, field 0 the start, 1..4 coefficients c0..c3; starts reset to NaN, i.e.
- * unused); {@code buf_we/buf_addr/buf_wdata} write the buffer element {@code buf_addr} (row
+ * segment·8 + field}, field 0 the start, 1.. the coefficients c0, c1, …; starts reset to NaN,
+ * i.e. unused; writes beyond the capacity are ignored); {@code buf_we/buf_addr/buf_wdata} write the buffer element {@code buf_addr} (row
  * {@code buf_addr / lanes}, lane {@code buf_addr mod lanes}) and {@code buf_rdata} reads it
  * combinationally. A write by the running program wins over a host write to the same lane.
  *
@@ -45,16 +46,32 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
  */
 public final class VectorDsp extends Module {
+  /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
+  public static final int TABLE_SLOTS = 3;
   /**
    * @param lanes SIMD lanes, a power of two in 1..32
    * @param rows buffer rows (elements per lane), a power of two in 16..65536
    * @param programDepth instruction words, a power of two in 16..4096
+   * @param tableSegments segments per polynomial table, 1..16 [12: the rsqrt table needs 12]
+   * @param tableDegree polynomial degree the tables hold, 0..3 [2]
    */
-  public record Config(int lanes, int rows, int programDepth) {
+  public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree) {
     public Config {
       check("lanes", lanes, 1, 32);
       check("rows", rows, 16, 65536);
       check("programDepth", programDepth, 16, 4096);
+      if (tableSegments < 1 || tableSegments > DspTable.MAX_SEGMENTS) {
+        throw new IllegalArgumentException("tableSegments must be in 1.." + DspTable.MAX_SEGMENTS + ", got " + tableSegments);
+      }
+      if (tableDegree < 0 || tableDegree >= DspTable.MAX_COEFFICIENTS) {
+        throw new IllegalArgumentException("tableDegree must be in 0.." + (DspTable.MAX_COEFFICIENTS - 1) + ", got "
+            + tableDegree);
+      }
+    }
+
+    /** Tables of 12 segments of degree 2, the size of the numerics tables. */
+    public Config(int lanes, int rows, int programDepth) {
+      this(lanes, rows, programDepth, 12, 2);
     }
 
     private static void check(String name, int v, int lo, int hi) {
@@ -147,33 +164,32 @@ public final class VectorDsp extends Module {
       when(op.eq(DspOp.SETLEN.code()), () -> len.set(imm));
     });
 
-    // tables: 4 slots × 16 segments × (start, c0..c3)
-    List<List<List<UInt>>> tables = new ArrayList<>();
-    for (int slot = 0; slot < 4; slot++) {
-      List<List<UInt>> segments = new ArrayList<>();
-      for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
-        List<UInt> fields = new ArrayList<>();
-        for (int f = 0; f <= DspTable.MAX_COEFFICIENTS; f++) {
+    // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers; slot 3 and
+    // everything beyond the capacity read as an unused segment (start NaN, coefficient 0)
+    int segments = c.tableSegments();
+    UInt unusedStart = uintLit(0x7E00, 16);
+    UInt zero16 = uintLit(0, 16);
+    UInt[][][] tables = new UInt[TABLE_SLOTS][segments][c.tableDegree() + 2];
+    for (int slot = 0; slot < TABLE_SLOTS; slot++) {
+      for (int s = 0; s < segments; s++) {
+        for (int f = 0; f <= c.tableDegree() + 1; f++) {
           UInt r = regInit("table_" + slot + "_" + s + "_" + f, uint(16), f == 0 ? 0x7E00 : 0);
           int address = slot * 128 + s * 8 + f;
           when(tableWe.and(tableAddr.eq(address)), () -> r.set(tableData));
-          fields.add(r);
+          tables[slot][s][f] = r;
         }
-        segments.add(fields);
       }
-      tables.add(segments);
     }
     UInt aux = wire("aux", word.slice(36, 33));
-    Vec<UInt> starts = wire("starts", Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
-    Vec<UInt> coefficients = wire("coefficients", Vec.of(DspTable.MAX_SEGMENTS, () -> uint(16)));
-    for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
-      UInt startSel = uintLit(0, 16);
-      UInt coefSel = uintLit(0, 16);
-      for (int slot = 3; slot >= 0; slot--) {
-        List<UInt> fields = tables.get(slot).get(s);
-        startSel = mux(aux.lsbs(2).eq(slot), fields.get(0), startSel);
-        for (int k = 0; k < DspTable.MAX_COEFFICIENTS; k++) {
-          coefSel = mux(aux.lsbs(2).eq(slot).and(aux.slice(3, 2).eq(k)), fields.get(1 + k), coefSel);
+    Vec<UInt> starts = wire("starts", Vec.of(segments, () -> uint(16)));
+    Vec<UInt> coefficients = wire("coefficients", Vec.of(segments, () -> uint(16)));
+    for (int s = 0; s < segments; s++) {
+      UInt startSel = unusedStart;
+      UInt coefSel = zero16;
+      for (int slot = TABLE_SLOTS - 1; slot >= 0; slot--) {
+        startSel = mux(aux.lsbs(2).eq(slot), tables[slot][s][0], startSel);
+        for (int k = 0; k <= c.tableDegree(); k++) {
+          coefSel = mux(aux.lsbs(2).eq(slot).and(aux.slice(3, 2).eq(k)), tables[slot][s][1 + k], coefSel);
         }
       }
       starts.get(s).set(startSel);
@@ -185,7 +201,7 @@ public final class VectorDsp extends Module {
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments));
       lane.execute.set(running);
       lane.op.set(op);
       lane.rd.set(word.slice(57, 53));
@@ -198,7 +214,7 @@ public final class VectorDsp extends Module {
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
       lane.elementValid.set(element.lt(len));
       lane.row.set(row);
-      for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
+      for (int s = 0; s < segments; s++) {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));
       }
@@ -229,7 +245,8 @@ public final class VectorDsp extends Module {
 
   @Override
   public String moduleName() {
-    return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth();
+    return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
+        + config.tableSegments() + "d" + config.tableDegree();
   }
 
   /** Registers {@code vector-dsp}. */
@@ -240,8 +257,11 @@ public final class VectorDsp extends Module {
           List.of(
               ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes (power of two)"),
               ParamSpec.integer("rows", 512, 16, 65536, "buffer rows of lanes FP16 elements (power of two)"),
-              ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)")),
-          p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"))));
+              ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
+              ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
+              ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables")),
+          p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),
+              p.getInt("tableSegments"), p.getInt("tableDegree"))));
     }
   }
 }

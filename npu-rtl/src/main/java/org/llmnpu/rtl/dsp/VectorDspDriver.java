@@ -26,12 +26,17 @@ public final class VectorDspDriver {
     }
   }
 
-  /** Writes table {@code slot}; unused segments get the start NaN. */
+  /** Writes table {@code slot} (0..2); the DSP's other segments get the start NaN (unused). */
   public void loadTable(int slot, DspTable table) {
-    for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
+    if (table.segments() > config.tableSegments() || table.degree() > config.tableDegree()) {
+      throw new IllegalArgumentException("table " + slot + " has " + table.segments() + " segments of degree "
+          + table.degree() + "; the DSP holds tableSegments = " + config.tableSegments() + " of tableDegree = "
+          + config.tableDegree());
+    }
+    for (int s = 0; s < config.tableSegments(); s++) {
       boolean used = s < table.segments();
       writeTable(slot, s, 0, used ? table.starts()[s] : 0x7E00);
-      for (int k = 0; k < DspTable.MAX_COEFFICIENTS; k++) {
+      for (int k = 0; k <= config.tableDegree(); k++) {
         writeTable(slot, s, 1 + k, used && k <= table.degree() ? table.coefficients()[s][k] : 0);
       }
     }

@@ -18,4 +18,12 @@ class VectorDspLintTest {
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", rows,
         "programDepth", "64"))), synthesize);
   }
+
+  @ParameterizedTest(name = "tableSegments={0} tableDegree={1}")
+  @CsvSource({"16, 3", "1, 0", "8, 1"})
+  void everyTableCapacityIsLintClean(String segments, String degree) {
+    BlockGenerator g = BlockRegistry.find("vector-dsp");
+    DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", "2", "rows", "16", "programDepth", "16",
+        "tableSegments", segments, "tableDegree", degree))), false);
+  }
 }

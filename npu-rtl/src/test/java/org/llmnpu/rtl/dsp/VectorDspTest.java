@@ -86,6 +86,17 @@ class VectorDspTest {
   }
 
   @Test
+  void aTableLargerThanTheDspHoldsIsRefusedWithTheLimit() {
+    VectorDsp.Config config = new VectorDsp.Config(1, 16, 64, 8, 2);
+    try (Simulator sim = start(config)) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> new VectorDspDriver(sim, config, DspMath.DEFAULT));
+      assertEquals("table 2 has 12 segments of degree 2; the DSP holds tableSegments = 8 of tableDegree = 2",
+          e.getMessage());
+    }
+  }
+
+  @Test
   void aKernelThatDoesNotFitIsRefusedWithTheLimit() {
     VectorDsp.Config config = new VectorDsp.Config(1, 16, 64);
     try (Simulator sim = start(config)) {
