@@ -20,7 +20,8 @@ public final class PpaFlow {
 
   /** PPA of a design generated with the given parameters (recorded in the result). */
   public static PpaResult run(VerilogDesign design, Map<String, String> params, PpaOptions options) {
-    SynthesisResult synth = new YosysSynthesis(options.liberty(), options.cache(), options.flatten()).run(design);
+    SynthesisResult synth = new YosysSynthesis(options.liberty(), options.cache(), options.flatten(),
+        Math.round(options.clockNs() * 1000)).run(design);
     OpenSta.StaResult sta = new OpenSta(options.liberty(), options.cache()).run(design.top(), synth, options);
     return new PpaResult(design.top(), params, synth, sta.timing(), sta.power());
   }

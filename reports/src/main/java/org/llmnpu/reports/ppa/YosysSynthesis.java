@@ -22,7 +22,9 @@ import org.llmnpu.hdl.emit.VerilogDesign;
  * after coarse synthesis ({@code synth -run begin:fine}, which ends with {@code memory -nomap}),
  * each such memory's {@code $mem_v2} cell is retyped to a black-box cell
  * {@code LLMNPU_SRAM_<module>_<name>} ({@code chtype}), its shape is dumped, its parameters are
- * dropped, and fine synthesis, {@code dfflibmap}, {@code abc}, {@code opt_clean} and
+ * dropped, and fine synthesis, {@code dfflibmap}, {@code abc -D <clock period> -constr} (delay-driven
+ * mapping, then ABC's {@code buffer; upsize; dnsize}: high-fanout nets are buffered and gates
+ * sized for the period, inputs driven by a BUFX2, outputs loaded with 10 fF), {@code opt_clean} and
  * {@code stat -liberty -top} run, and {@code write_verilog -simple-lhs} writes a netlist OpenSTA
  * can read.
  *
@@ -50,11 +52,22 @@ public final class YosysSynthesis {
   private final Path liberty;
   private final ContentCache cache;
   private final boolean flatten;
+  private final long targetDelayPs;
+  /**
+   * ABC's timing constraints: inputs driven by a BUFX2, outputs loaded with 10 fF. With them ABC
+   * runs {@code buffer; upsize; dnsize} after mapping.
+   */
+  static final String ABC_CONSTRAINTS = "set_driving_cell BUFX2\nset_load 0.01\n";
 
-  public YosysSynthesis(Path liberty, ContentCache cache, boolean flatten) {
+  /**
+   * @param targetDelayPs the clock period ABC maps for ({@code abc -D}): delay-oriented mapping
+   *     with buffering of high-fanout nets and gate sizing, as a timing-driven synthesis does
+   */
+  public YosysSynthesis(Path liberty, ContentCache cache, boolean flatten, long targetDelayPs) {
     this.liberty = liberty;
     this.cache = cache;
     this.flatten = flatten;
+    this.targetDelayPs = targetDelayPs;
   }
 
   /** The Yosys script for a design whose files are in the working directory. */
@@ -77,7 +90,7 @@ public final class YosysSynthesis {
     }
     s.append("synth -top ").append(design.top()).append(" -run fine:check\n");
     s.append("dfflibmap -liberty lib.lib\n");
-    s.append("abc -liberty lib.lib\n");
+    s.append("abc -D ").append(targetDelayPs).append(" -constr abc.constr -liberty lib.lib\n");
     s.append("opt_clean\n");
     s.append("stat -liberty lib.lib -top ").append(design.top()).append('\n');
     // OpenSTA 2.0.17 crashes propagating input activities through hierarchical netlists, so the
@@ -94,7 +107,7 @@ public final class YosysSynthesis {
   public SynthesisResult run(VerilogDesign design) {
     String script = script(design);
     String lib = read(liberty);
-    List<String> keyParts = new ArrayList<>(List.of("yosys", ToolVersions.yosys(), script, lib));
+    List<String> keyParts = new ArrayList<>(List.of("yosys", ToolVersions.yosys(), script, ABC_CONSTRAINTS, lib));
     design.files().forEach((name, text) -> {
       keyParts.add(name);
       keyParts.add(text);
@@ -116,6 +129,7 @@ public final class YosysSynthesis {
         Files.writeString(work.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
       }
       Files.writeString(work.resolve("lib.lib"), lib, StandardCharsets.UTF_8);
+      Files.writeString(work.resolve("abc.constr"), ABC_CONSTRAINTS, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("synth.ys"), script, StandardCharsets.UTF_8);
       String log = ToolRunner.run(List.of("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"), work, TIMEOUT_SECONDS);
       Map<String, String> files = new LinkedHashMap<>();
