@@ -70,6 +70,15 @@ public abstract class Module {
     return port(null, type, false);
   }
 
+  /**
+   * As {@link #slave(Data)}, named {@code name}; the empty name gives a bundle's leaves their
+   * field names alone ({@code m}, not {@code load_m}), so two modules can share one bundle of
+   * ports without renaming them.
+   */
+  protected final <T extends Data> T slave(String name, T type) {
+    return port(name, type, false);
+  }
+
   private <T extends Data> T port(String name, T type, boolean output) {
     for (Leaves.Leaf leaf : Leaves.of(type)) {
       Role role = (output ^ leaf.flipped()) ? Role.OUTPUT : Role.INPUT;
@@ -161,7 +170,11 @@ public abstract class Module {
 
   private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue) {
     HwValue v = leaf.value();
-    String hint = name == null ? null : scopedName(name) + leaf.path();
+    if (name != null && name.isEmpty() && leaf.path().isEmpty()) {
+      throw new ElaborationException(SourceLocation.here(), "the empty port name is only for bundles (their fields name the ports)");
+    }
+    String hint = name == null ? null : name.isEmpty() ? scopedName(leaf.path().substring(1))
+        : scopedName(name) + leaf.path();
     Signal s = new Signal(role, v.width(), v.kind(), this, SourceLocation.here(), hint, domain, resetValue);
     s.aggregatePath = leaf.path();
     v.bind(s);

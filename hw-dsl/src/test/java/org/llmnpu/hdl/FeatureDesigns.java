@@ -136,4 +136,23 @@ final class FeatureDesigns {
       rdata.set(m.readSync(addr, re));
     }
   }
+
+  /** A child whose ports are a bundle named by its fields alone, passed through by the parent. */
+  static final class SharedPortsChild extends Module {
+    final Req req = slave("", new Req());
+
+    SharedPortsChild() {
+      req.ack.set(req.addr.orR().and(req.data.lt(0)));
+    }
+  }
+
+  /** The same bundle of ports on the parent, bulk-connected to the child: port names addr, data, ack. */
+  static final class SharedPortsParent extends Module {
+    final Req req = slave("", new Req());
+
+    SharedPortsParent() {
+      SharedPortsChild child = instance("child", new SharedPortsChild());
+      child.req.connectFrom(req);
+    }
+  }
 }

@@ -26,7 +26,8 @@ class LanguageFeaturesTest {
         Arguments.of("async active-low reset with enable", (Supplier<Module>) FeatureDesigns.AsyncDomain::new),
         Arguments.of("stream bulk connect", (Supplier<Module>) FeatureDesigns.StreamChain::new),
         Arguments.of("black box", (Supplier<Module>) FeatureDesigns.UsesBlackBox::new),
-        Arguments.of("masked memory", (Supplier<Module>) FeatureDesigns.MaskedMemory::new));
+        Arguments.of("masked memory", (Supplier<Module>) FeatureDesigns.MaskedMemory::new),
+        Arguments.of("bundle of ports shared by parent and child", (Supplier<Module>) FeatureDesigns.SharedPortsParent::new));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -47,6 +48,14 @@ class LanguageFeaturesTest {
       assertTrue(v.contains(n), n + " missing in\n" + v);
     }
     assertTrue(v.contains("case (opcode)"), v);
+  }
+
+  @Test
+  void anUnnamedBundlePortNamesItsLeavesByFieldAlone() {
+    VerilogDesign d = Verilog.emit(new FeatureDesigns.SharedPortsParent());
+    assertEquals(List.of("addr", "data", "ack"), d.ports().stream().map(VerilogDesign.PortInfo::name)
+        .filter(n -> !n.equals("clk") && !n.equals("reset")).toList());
+    assertTrue(d.files().get("SharedPortsParent.v").contains(".addr(addr)"), d.files().get("SharedPortsParent.v"));
   }
 
   @Test

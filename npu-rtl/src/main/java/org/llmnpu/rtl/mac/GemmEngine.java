@@ -61,15 +61,8 @@ import org.llmnpu.hdl.UInt;
  */
 public final class GemmEngine extends Module {
   public final Bool start = in(bool());
-  public final UInt m;
-  public final UInt k;
-  public final UInt n;
-  public final Bool xWrite = in(bool());
-  public final UInt xAddress;
-  public final UInt xData;
-  public final Bool wWrite = in(bool());
-  public final UInt wAddress;
-  public final UInt wData;
+  /** Shape and buffer write ports (ports {@code m, k, n, xWrite, xAddress, xData, wWrite, wAddress, wData}). */
+  public final GemmLoadPorts load;
   public final UInt yAddress;
   public final Bits yData;
   public final Bool busy = out(bool());
@@ -93,20 +86,19 @@ public final class GemmEngine extends Module {
     boolean sparse = a.sparsity() == WeightSparsity.S2_4;
     int entry = a.weightEntryBits();
     int gap = Math.max(cols - 1, 1);
-    m = in(uint(bitsToHold(c.maxM())));
-    k = in(uint(bitsToHold(c.maxK())));
-    n = in(uint(bitsToHold(c.maxN())));
-    xAddress = in(uint(c.mBits() + c.kTileBits()));
-    xData = in(uint(8 * a.kPerTile()));
-    wAddress = in(uint(c.nTileBits() + c.kTileBits() + c.rowBits()));
-    wData = in(uint(entry * cols));
+    load = slave("", new GemmLoadPorts(c));
+    UInt m = load.m;
+    UInt k = load.k;
+    UInt n = load.n;
+    UInt xAddress = load.xAddress;
+    UInt wAddress = load.wAddress;
     yAddress = in(uint(c.mBits() + c.nTileBits()));
     yData = out(bits(a.accWidth() * cols));
 
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
     Mem<UInt> wBuffer = mem("wBuffer", uint(entry * cols), 1 << wAddress.width());
-    when(xWrite, () -> xBuffer.write(xAddress, xData));
-    when(wWrite, () -> wBuffer.write(wAddress, wData));
+    when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
+    when(load.wWrite, () -> wBuffer.write(wAddress, load.wData));
 
     Bool running = regInit("running", bool(), 0);
     Bool doneQ = regInit("doneQ", bool(), 0);

@@ -42,15 +42,8 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  */
 public final class GemmPpmEngine extends Module {
   public final Bool start = in(bool());
-  public final UInt m;
-  public final UInt k;
-  public final UInt n;
-  public final Bool xWrite = in(bool());
-  public final UInt xAddress;
-  public final UInt xData;
-  public final Bool wWrite = in(bool());
-  public final UInt wAddress;
-  public final UInt wData;
+  /** Shape and buffer write ports, passed to the GEMM engine (the same ports as {@link GemmEngine#load}). */
+  public final GemmLoadPorts load;
   public final UInt yAddress;
   public final Bits yData;
   public final Bool chWrite = in(bool());
@@ -84,13 +77,10 @@ public final class GemmPpmEngine extends Module {
     boolean relu6 = p.activation() == PpmConfig.Activation.RELU6;
     int latency = p.latency();
     GemmEngine gemm = instance("gemm", new GemmEngine(c));
-    m = in(uint(gemm.m.width()));
-    k = in(uint(gemm.k.width()));
-    n = in(uint(gemm.n.width()));
-    xAddress = in(uint(gemm.xAddress.width()));
-    xData = in(uint(gemm.xData.width()));
-    wAddress = in(uint(gemm.wAddress.width()));
-    wData = in(uint(gemm.wData.width()));
+    load = slave("", new GemmLoadPorts(c));
+    gemm.load.connectFrom(load);
+    UInt m = load.m;
+    UInt n = load.n;
     yAddress = in(uint(gemm.yAddress.width()));
     yData = out(bits(gemm.yData.width()));
     int channelBits = bitsToHold(c.maxN() - 1);
@@ -103,15 +93,6 @@ public final class GemmPpmEngine extends Module {
     qAddress = in(uint(gemm.yAddress.width()));
     qData = out(bits(p.outBits() * cols));
 
-    gemm.m.set(m);
-    gemm.k.set(k);
-    gemm.n.set(n);
-    gemm.xWrite.set(xWrite);
-    gemm.xAddress.set(xAddress);
-    gemm.xData.set(xData);
-    gemm.wWrite.set(wWrite);
-    gemm.wAddress.set(wAddress);
-    gemm.wData.set(wData);
     Ppm ppm = instance("ppm", new Ppm(p));
     if (p.hasPpu()) {
       ppm.lutWrite.set(lutWrite);
