@@ -4,14 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.llmnpu.hdl.sim.SimulationException;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.AbstractWaitStrategy;
@@ -47,20 +45,26 @@ final class ContainerModel implements ModelConnection {
     this.waveFile = waveFile;
   }
 
-  /** True when a Docker engine answers and has the image. */
+  /**
+   * True when a Docker engine answers and has the image (asked directly, within
+   * {@link DockerEngine#DEADLINE}; see {@link #requireReady}).
+   */
   static boolean available(String image) {
+    return ryukDisabled() && DockerEngine.fromEnvironment().hasImage(image);
+  }
+
+  /**
+   * Fails within seconds with the true cause (Ryuk not disabled, no engine, no image) unless
+   * a container model can start; then settles Testcontainers' host address so that no helper
+   * container is started ({@link TestcontainersHost}).
+   */
+  static void requireReady(String image) {
     if (!ryukDisabled()) {
-      return false;
+      throw new SimulationException("container simulation needs TESTCONTAINERS_RYUK_DISABLED=true in the "
+          + "environment (Ryuk's image cannot be pulled here; the toolkit removes its containers itself)");
     }
-    try {
-      if (!DockerClientFactory.instance().isDockerAvailable()) {
-        return false;
-      }
-      DockerClientFactory.instance().client().inspectImageCmd(image).exec();
-      return true;
-    } catch (RuntimeException e) {
-      return false;
-    }
+    DockerEngine.fromEnvironment().requireImage(image);
+    TestcontainersHost.settle();
   }
 
   /**
@@ -72,14 +76,7 @@ final class ContainerModel implements ModelConnection {
   }
 
   static ContainerModel start(BuildInputs in, SimOptions options, Path runDir, Path waveFile) {
-    if (!ryukDisabled()) {
-      throw new SimulationException("container simulation needs TESTCONTAINERS_RYUK_DISABLED=true in the "
-          + "environment (Ryuk's image cannot be pulled here; the toolkit removes its containers itself)");
-    }
-    if (!available(options.image())) {
-      throw new SimulationException("container simulation needs a Docker engine with the image " + options.image()
-          + ": run scripts/build-verilator-image.sh as root (it installs docker.io, starts dockerd and builds it)");
-    }
+    requireReady(options.image());
     GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(options.image()))
         .withCommand("sleep", "infinity")
         .withExposedPorts(PORT)
@@ -102,8 +99,7 @@ final class ContainerModel implements ModelConnection {
       exec(c, "cd /work/run && (./sim --listen " + PORT + waves + " 2>stderr.log; echo $? > exit.code) "
           + ">/dev/null 2>&1 &");
       awaitListening(c, options);
-      Socket s = new Socket();
-      s.connect(new InetSocketAddress(c.getHost(), c.getMappedPort(PORT)), 10_000);
+      Socket s = ModelAddress.connect(c, PORT);
       s.setTcpNoDelay(true);
       return new ContainerModel(c, s, runDir, waveFile);
     } catch (IOException e) {
@@ -115,38 +111,20 @@ final class ContainerModel implements ModelConnection {
     }
   }
 
-  private static Path buildOrReuse(GenericContainer<?> c, BuildInputs in, Path cacheDir, String toolchain)
-      throws IOException {
-    Path dir = cacheDir.resolve("container-" + in.key(toolchain));
-    Path exe = dir.resolve("sim");
-    if (Files.isExecutable(exe)) {
-      return exe;
-    }
-    Path src = Files.createTempDirectory("llmnpu-src");
-    try {
-      Sources.write(in, src);
+  private static Path buildOrReuse(GenericContainer<?> c, BuildInputs in, Path cacheDir, String toolchain) {
+    return ModelCache.obtain(cacheDir, "container-" + in.key(toolchain), staging -> {
+      Sources.write(in, staging);
       for (var e : in.files().keySet()) {
-        c.copyFileToContainer(MountableFile.forHostPath(src.resolve(e)), "/work/build/" + e);
+        c.copyFileToContainer(MountableFile.forHostPath(staging.resolve(e)), "/work/build/" + e);
       }
-      c.copyFileToContainer(MountableFile.forHostPath(src.resolve("harness.cpp")), "/work/build/harness.cpp");
-    } finally {
-      Sources.deleteTree(src);
-    }
-    ExecResult r = exec(c, "cd /work/build && " + String.join(" ", in.command()) + " 2>&1");
-    if (r.getExitCode() != 0) {
-      throw new SimulationException("Verilator (in " + c.getDockerImageName() + ") could not build " + in.top()
-          + ":\n" + CompileErrors.explain(r.getStdout(), in.files()));
-    }
-    Files.createDirectories(cacheDir);
-    Path tmp = Files.createTempDirectory(cacheDir, ".done-");
-    c.copyFileFromContainer("/work/build/obj/sim", tmp.resolve("sim").toString());
-    tmp.resolve("sim").toFile().setExecutable(true);
-    try {
-      Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException raced) {
-      Sources.deleteTree(tmp);
-    }
-    return exe;
+      c.copyFileToContainer(MountableFile.forHostPath(staging.resolve("harness.cpp")), "/work/build/harness.cpp");
+      ExecResult r = exec(c, "cd /work/build && " + String.join(" ", in.command()) + " 2>&1");
+      if (r.getExitCode() != 0) {
+        throw new SimulationException("Verilator (in " + c.getDockerImageName() + ") could not build " + in.top()
+            + ":\n" + CompileErrors.explain(r.getStdout(), in.files()));
+      }
+      c.copyFileFromContainer("/work/build/obj/sim", staging.resolve(ModelCache.EXECUTABLE).toString());
+    });
   }
 
   private static void awaitListening(GenericContainer<?> c, SimOptions options) {

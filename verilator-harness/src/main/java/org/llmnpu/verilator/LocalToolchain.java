@@ -1,10 +1,7 @@
 package org.llmnpu.verilator;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import org.llmnpu.hdl.sim.SimulationException;
@@ -34,38 +31,20 @@ final class LocalToolchain {
     return version;
   }
 
-  /** The executable of the model, from the cache or freshly built. */
+  /** The executable of the model, from the cache (verified) or freshly built. */
   static Path build(BuildInputs in, Path cacheDir) {
-    Path dir = cacheDir.resolve(in.key(version()));
-    Path exe = dir.resolve("sim");
-    if (Files.isExecutable(exe)) {
-      return exe;
-    }
-    try {
-      Files.createDirectories(cacheDir);
-      Path tmp = Files.createTempDirectory(cacheDir, ".build-");
-      try {
-        Sources.write(in, tmp);
-        ExternalTool.Result r = ExternalTool.run(in.command(), tmp, Duration.ofMinutes(20));
-        if (!r.ok() || !Files.isExecutable(tmp.resolve("obj/sim"))) {
-          throw new SimulationException("Verilator could not build " + in.top() + ":\n"
-              + CompileErrors.explain(r.output(), in.files()));
-        }
-        Path done = Files.createTempDirectory(cacheDir, ".done-");
-        Files.move(tmp.resolve("obj/sim"), done.resolve("sim"));
-        Sources.write(in, done);
-        try {
-          Files.move(done, dir, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException raced) {
-          Sources.deleteTree(done);
-        }
-      } finally {
-        Sources.deleteTree(tmp);
+    return ModelCache.obtain(cacheDir, in.key(version()), staging -> {
+      Path work = staging.resolve("build");
+      Files.createDirectories(work);
+      Sources.write(in, work);
+      ExternalTool.Result r = ExternalTool.run(in.command(), work, Duration.ofMinutes(20));
+      if (!r.ok() || !Files.isExecutable(work.resolve("obj/sim"))) {
+        throw new SimulationException("Verilator could not build " + in.top() + ":\n"
+            + CompileErrors.explain(r.output(), in.files()));
       }
-      return exe;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot build model of " + in.top() + " in " + cacheDir, e);
-    }
+      Files.move(work.resolve("obj/sim"), staging.resolve(ModelCache.EXECUTABLE));
+      Sources.deleteTree(work);
+      Sources.write(in, staging);
+    });
   }
-
 }
