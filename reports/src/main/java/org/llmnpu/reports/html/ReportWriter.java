@@ -1,20 +1,14 @@
 package org.llmnpu.reports.html;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.llmnpu.reports.ppa.ContentCache;
+import org.llmnpu.reports.OutputDirectory;
 
 /**
  * Writes a report's {@code index.html}, {@code ppa.json} and {@code ppa.csv} into a directory
- * all at once: the files go into a temporary sibling directory which is then renamed to the
- * target, so a failure never leaves a half-written report (an existing report is replaced only
- * after the new one is complete).
+ * through {@link OutputDirectory}: each file atomically, nothing the toolkit did not write is
+ * deleted, and a directory holding other files is refused unless forced.
  */
 public final class ReportWriter {
   private ReportWriter() {
@@ -29,39 +23,21 @@ public final class ReportWriter {
     return out;
   }
 
-  /** Writes the report into {@code dir}, replacing what was there. */
+  /** Writes the report into {@code dir} (new, empty, or an earlier report's directory). */
   public static void write(PpaReport report, Path dir) {
+    write(report, dir.toString(), false);
+  }
+
+  /**
+   * Writes the report into {@code dir}; with {@code force} also into a directory holding
+   * other files (which are kept).
+   *
+   * @throws OutputDirectory.Refused if the directory may not be written
+   */
+  public static void write(PpaReport report, String dir, boolean force) {
     Map<String, String> files = files(report);
-    Path target = dir.toAbsolutePath().normalize();
-    Path parent = target.getParent();
-    Path tmp = null;
-    Path old = null;
-    try {
-      Files.createDirectories(parent);
-      tmp = Files.createTempDirectory(parent, "." + target.getFileName() + ".tmp-");
-      for (var f : files.entrySet()) {
-        Files.writeString(tmp.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
-      }
-      if (Files.exists(target)) {
-        old = Files.createTempDirectory(parent, "." + target.getFileName() + ".old-");
-        Files.delete(old);
-        Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
-      }
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-      tmp = null;
-      if (old != null) {
-        ContentCache.deleteTree(old);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the report to " + target + ": " + e.getMessage(), e);
-    } finally {
-      try {
-        if (tmp != null) {
-          ContentCache.deleteTree(tmp);
-        }
-      } catch (IOException ignored) {
-        // the temporary directory is hidden and harmless; the original error matters more
-      }
-    }
+    OutputDirectory out = OutputDirectory.open("ppa-report", "-o", dir, force);
+    files.forEach(out::write);
+    out.finish();
   }
 }

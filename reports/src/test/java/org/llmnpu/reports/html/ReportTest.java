@@ -84,15 +84,21 @@ class ReportTest {
   }
 
   @Test
-  void rewritingAReportReplacesItAndLeavesNoTemporaryDirectories(@TempDir Path tmp) throws IOException {
+  void rewritingAReportReplacesItsFilesKeepsOthersAndLeavesNoTemporaries(@TempDir Path tmp) throws IOException {
     PpaReport r = counterSweep(TestDesigns.options());
     Path out = tmp.resolve("report");
     ReportWriter.write(r, out);
-    Files.writeString(out.resolve("stale.txt"), "old");
+    Files.writeString(out.resolve("notes.txt"), "the user's");
+    Files.writeString(out.resolve("ppa.csv"), "stale");
     ReportWriter.write(r, out);
-    assertFalse(Files.exists(out.resolve("stale.txt")));
+    assertEquals("the user's", Files.readString(out.resolve("notes.txt")));
+    assertFalse(Files.readString(out.resolve("ppa.csv")).equals("stale"));
     try (var list = Files.list(tmp)) {
       assertEquals(List.of(out), list.toList());
+    }
+    try (var list = Files.list(out)) {
+      assertEquals(List.of(".llmnpu-files", "index.html", "notes.txt", "ppa.csv", "ppa.json"),
+          list.map(p -> p.getFileName().toString()).sorted().toList());
     }
   }
 }
