@@ -2,7 +2,6 @@ package org.llmnpu.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.ParamException;
 import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.reports.OutputDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -27,30 +27,47 @@ public final class GenerateCommand implements Callable<Integer> {
   @Option(names = {"-p", "--param"}, description = "parameter as name=value (repeatable)")
   List<String> params = List.of();
 
-  @Option(names = {"-o", "--out"}, required = true, description = "output directory")
-  Path out;
+  @Option(names = {"-o", "--out"}, required = true, description = "output directory (new, empty, or written "
+      + "by the toolkit before)")
+  String out;
+
+  @Option(names = "--force", description = "also write into a directory holding other files (they are kept; only "
+      + "the toolkit's own files are replaced)")
+  boolean force;
 
   @Override
   public Integer call() throws Exception {
     BlockGenerator gen = BlockRegistry.find(block);
     Params resolved = Params.resolve(gen, parse(block, params));
+    OutputDirectory.check("-o", out, force);
     VerilogDesign design = Verilog.emit(gen.build(resolved));
-    design.writeTo(out);
-    VerilogDesign.writeAtomically(out.resolve("params.json"), paramsJson(gen, resolved));
+    OutputDirectory dir = OutputDirectory.open("verilog", "-o", out, force);
+    design.files().forEach(dir::write);
+    dir.write(design.top() + ".f", design.filelist());
+    dir.write("params.json", paramsJson(gen, resolved));
+    dir.finish();
     System.out.printf("%s: wrote %d Verilog file(s), %s.f and params.json to %s%n", design.top(),
         design.files().size(), design.top(), out);
     return 0;
   }
 
-  /** Parses {@code name=value} options; a malformed one is a {@link ParamException}. */
-  static Map<String, String> parse(String block, List<String> options) {
+  /**
+   * Parses {@code name=value} options; a malformed or repeated one is a {@link ParamException}.
+   */
+  public static Map<String, String> parse(String block, List<String> options) {
     Map<String, String> map = new LinkedHashMap<>();
     for (String o : options) {
       int eq = o.indexOf('=');
       if (eq <= 0) {
         throw new ParamException(block + ": parameter '" + o + "' must be written name=value");
       }
-      map.put(o.substring(0, eq).trim(), o.substring(eq + 1).trim());
+      String name = o.substring(0, eq).trim();
+      String value = o.substring(eq + 1).trim();
+      String before = map.put(name, value);
+      if (before != null) {
+        throw new ParamException(block + ": parameter '" + name + "' is given twice (" + before + " and " + value
+            + "); give it once");
+      }
     }
     return map;
   }

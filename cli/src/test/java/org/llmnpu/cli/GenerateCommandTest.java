@@ -49,6 +49,44 @@ class GenerateCommandTest {
     assertTrue(err.contains("width must be a multiple of 8"), err);
   }
 
+  @Test
+  void outputDirectoryRulesKeepTheUsersFiles() throws Exception {
+    Path file = Files.writeString(dir.resolve("notes.txt"), "mine");
+    assertTrue(runCapturingErr(2, "generate", "fifo", "-o", "").contains("-o"));
+    assertTrue(runCapturingErr(2, "generate", "fifo", "-o", file.toString()).contains("is a file"));
+    assertEquals("mine", Files.readString(file));
+    Path project = Files.createDirectories(dir.resolve("project"));
+    Files.writeString(project.resolve("README"), "keep");
+    String err = runCapturingErr(2, "generate", "fifo", "-o", project.toString());
+    assertTrue(err.contains("--force"), err);
+    assertEquals(1, project.toFile().list().length, "nothing written without --force");
+    assertEquals(0, NpuCommand.execute("generate", "fifo", "-o", project.toString(), "--force"));
+    assertEquals("keep", Files.readString(project.resolve("README")));
+    assertTrue(Files.exists(project.resolve("params.json")));
+    // a second generation into the same directory replaces its own files, keeps the user's
+    assertEquals(0, NpuCommand.execute("generate", "fifo", "-p", "depth=4", "-o", project.toString()));
+    assertEquals("keep", Files.readString(project.resolve("README")));
+    assertFalse(Files.exists(project.resolve("SyncFifo_w8_d16.v")), "stale Verilog of an earlier run is ours to remove");
+    assertTrue(Files.exists(project.resolve("SyncFifo_w8_d4.v")));
+  }
+
+  @Test
+  void repeatedParameterIsRefused() {
+    String err = runCapturingErr(2, "generate", "fifo", "-p", "width=4", "-p", "width=16", "-o",
+        dir.resolve("x").toString());
+    assertTrue(err.contains("'width' is given twice"), err);
+    assertFalse(Files.exists(dir.resolve("x")));
+  }
+
+  @Test
+  void generatedFilesHonourTheUmask() throws Exception {
+    Path probe = Files.writeString(dir.resolve("probe"), "x");
+    Path out = dir.resolve("g");
+    assertEquals(0, NpuCommand.execute("generate", "fifo", "-o", out.toString()));
+    assertEquals(Files.getPosixFilePermissions(probe), Files.getPosixFilePermissions(out.resolve("params.json")));
+    assertEquals(Files.getPosixFilePermissions(probe), Files.getPosixFilePermissions(out.resolve("SyncFifo_w8_d16.v")));
+  }
+
   private static String runCapturingErr(int expectedExit, String... args) {
     PrintStream old = System.err;
     ByteArrayOutputStream buf = new ByteArrayOutputStream();

@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.cli.GenerateCommand;
 import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.PpaReport;
 import org.llmnpu.reports.html.ReportWriter;
 import org.llmnpu.reports.ppa.BlockDesigns;
@@ -37,11 +39,11 @@ public final class PpaCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "<block>", description = "block name (see 'npu blocks')")
   String block;
 
-  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "block parameter")
-  Map<String, String> params = new LinkedHashMap<>();
+  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "block parameter (once each)")
+  List<String> paramOptions = List.of();
 
   @Option(names = "--clock-ns", paramLabel = "ns", defaultValue = "5",
-      description = "clock period in ns, > 0 (default: ${DEFAULT-VALUE})")
+      description = "clock period in ns, a decimal number in 0.1..1000 (default: ${DEFAULT-VALUE})")
   String clockNs;
 
   @Option(names = "--sweep", paramLabel = "name=v1,v2,...", description = "vary one parameter; plots PPA against it")
@@ -58,8 +60,13 @@ public final class PpaCommand implements Callable<Integer> {
       + "but synthesizes every array element separately (slow for large arrays)")
   boolean flatten;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "<dir>", required = true, description = "report directory")
-  Path output;
+  @Option(names = {"-o", "--output"}, paramLabel = "<dir>", required = true,
+      description = "report directory (new, empty, or an earlier report's)")
+  String output;
+
+  @Option(names = "--force", description = "also write into a directory holding other files (they are kept; only "
+      + "the report's own files are replaced)")
+  boolean force;
 
   @Spec
   CommandSpec spec;
@@ -70,10 +77,12 @@ public final class PpaCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try {
       BlockGenerator gen = BlockRegistry.find(block);
+      Map<String, String> params = GenerateCommand.parse(block, paramOptions);
       Map<String, Double> ports = new LinkedHashMap<>();
-      portActivities.forEach((port, a) -> ports.put(port, number("--port-activity " + port, a)));
-      PpaOptions options = PpaOptions.defaults().withClockNs(number("--clock-ns", clockNs))
-          .withActivity(number("--activity", activity), ports).withFlatten(flatten);
+      portActivities.forEach((port, a) -> ports.put(port, DecimalOption.parse("--port-activity " + port, a, 0, 1)));
+      PpaOptions options = PpaOptions.defaults().withClockNs(DecimalOption.parse("--clock-ns", clockNs, PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS))
+          .withActivity(DecimalOption.parse("--activity", activity, 0, 1), ports).withFlatten(flatten);
+      OutputDirectory.check("-o", output, force);
       SweepSpec s = SweepSpec.parse(sweep);
       Map<String, String> base = Params.resolve(gen, params).asMap();
       if (s != null) {
@@ -88,8 +97,8 @@ public final class PpaCommand implements Callable<Integer> {
             out.println(summary(r, ms));
             out.flush();
           });
-      ReportWriter.write(PpaReport.of(block, s == null ? null : s.param(), results, options), output);
-      out.println("wrote " + output.resolve("index.html") + ", ppa.json, ppa.csv");
+      ReportWriter.write(PpaReport.of(block, s == null ? null : s.param(), results, options), output, force);
+      out.println("wrote " + Path.of(output).resolve("index.html") + ", ppa.json, ppa.csv");
       return 0;
     } catch (ToolFailure e) {
       err.println("npu report ppa: " + e.getMessage());
@@ -97,14 +106,6 @@ public final class PpaCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       err.println("npu report ppa: " + e.getMessage());
       return 2;
-    }
-  }
-
-  private static double number(String option, String text) {
-    try {
-      return Double.parseDouble(text.strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option + ": expected a number, got '" + text + "'");
     }
   }
 

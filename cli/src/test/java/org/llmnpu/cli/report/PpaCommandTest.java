@@ -61,7 +61,41 @@ class PpaCommandTest {
   @Test
   void nonPositiveClockIsRejectedNamingTheOption() {
     assertRejected(run("ppa", "fifo", "--clock-ns", "-1", "-o", tmp.resolve("out").toString()), "--clock-ns",
-        "positive");
+        "decimal number in 0.1..1000");
+  }
+
+  @Test
+  void clockOutsideTheRangeOrNotPlainDecimalIsRejectedBeforeAnyToolRuns() {
+    for (String bad : new String[] {"1e9", "1e-6", "0x1p3", "5d", "5000", "0.01", "NaN", "Infinity", "0"}) {
+      out.getBuffer().setLength(0);
+      err.getBuffer().setLength(0);
+      assertRejected(run("ppa", "fifo", "--clock-ns", bad, "-o", tmp.resolve("out").toString()), "--clock-ns",
+          "allowed: a decimal number in 0.1..1000");
+    }
+    assertFalse(Files.exists(tmp.resolve("cache")), "no tool ran");
+  }
+
+  @Test
+  void repeatedParameterIsRejected() {
+    assertRejected(run("ppa", "fifo", "-p", "width=4", "-p", "width=16", "-o", tmp.resolve("out").toString()),
+        "'width' is given twice");
+  }
+
+  @Test
+  void outputThatWouldLoseFilesIsRefusedBeforeAnyToolRunsAndNothingIsTouched() throws Exception {
+    Path file = Files.writeString(tmp.resolve("notes.txt"), "mine");
+    Path dir = Files.createDirectories(tmp.resolve("project"));
+    Files.writeString(dir.resolve("Main.java"), "class Main {}");
+    String[][] cases = {{""}, {"  "}, {file.toString()}, {dir.toString()}, {"."}};
+    for (String[] c : cases) {
+      err.getBuffer().setLength(0);
+      int code = run("ppa", "fifo", "-o", c[0]);
+      assertEquals(2, code, err.toString());
+      assertTrue(err.toString().contains("-o"), err.toString());
+    }
+    assertEquals("mine", Files.readString(file));
+    assertEquals("class Main {}", Files.readString(dir.resolve("Main.java")));
+    assertFalse(Files.exists(tmp.resolve("cache")), "no tool ran");
   }
 
   @Test

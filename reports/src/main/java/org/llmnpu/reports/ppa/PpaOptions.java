@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * Settings of one PPA run, validated on construction with messages that name the option and
  * the allowed values.
  *
- * @param clockNs        clock period to constrain, ns (&gt; 0)
+ * @param clockNs        clock period to constrain, ns (0.1..1000)
  * @param activity       switching activity of every data input for power, toggles per cycle (0..1)
  * @param portActivities activities of particular input ports (0..1), overriding the global one
  * @param clockPort      name of the clock input; without such a port a virtual clock is used
@@ -26,12 +26,16 @@ public record PpaOptions(double clockNs, double activity, SortedMap<String, Doub
   /** The OSU 0.18 µm library installed by Debian's {@code qflow-tech-osu018}. */
   public static final Path OSU018 = Path.of("/usr/share/qflow/tech/osu018/osu018_stdcells.lib");
   public static final double DEFAULT_CLOCK_NS = 5.0;
+  /** Shortest clock period accepted, ns (10 GHz; ABC works in whole picoseconds). */
+  public static final double MIN_CLOCK_NS = 0.1;
+  /** Longest clock period accepted, ns (1 MHz). */
+  public static final double MAX_CLOCK_NS = 1000;
   public static final double DEFAULT_ACTIVITY = 0.1;
 
   public PpaOptions {
-    if (!(clockNs > 0) || Double.isInfinite(clockNs)) {
-      throw new IllegalArgumentException("--clock-ns: the clock period must be a positive number of ns, got "
-          + clockNs);
+    if (!(clockNs >= MIN_CLOCK_NS && clockNs <= MAX_CLOCK_NS)) {
+      throw new IllegalArgumentException("--clock-ns: the clock period must be in " + MIN_CLOCK_NS + ".."
+          + (long) MAX_CLOCK_NS + " ns (what ABC's timing-driven mapping accepts), got " + clockNs);
     }
     checkActivity("--activity", activity);
     portActivities.forEach((port, a) -> checkActivity("--port-activity " + port, a));
