@@ -58,18 +58,27 @@ public final class ExternalTool {
       throw new IllegalStateException(installHint(command.get(0)));
     }
     try {
-      Path log = Files.createTempFile("llmnpu-tool", ".log");
+      Path logDir = ProcessCleanup.tempDirectory("llmnpu-tool-");
+      Path log = logDir.resolve("output.log");
       try {
         Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
             .redirectOutput(log.toFile()).start();
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-          p.destroyForcibly();
-          throw new IllegalStateException(command.get(0) + " did not finish within " + timeout.toSeconds()
-              + " s: " + String.join(" ", command));
+        ProcessCleanup.track(p);
+        try {
+          if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            ProcessCleanup.killTree(p);
+            throw new IllegalStateException(command.get(0) + " did not finish within " + timeout.toSeconds()
+                + " s: " + String.join(" ", command));
+          }
+          return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+          ProcessCleanup.killTree(p);
+          throw e;
+        } finally {
+          ProcessCleanup.forget(p);
         }
-        return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
       } finally {
-        Files.deleteIfExists(log);
+        ProcessCleanup.delete(logDir);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + command.get(0) + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package org.llmnpu.reports.ppa;
 
+import org.llmnpu.hdl.tools.ProcessCleanup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -123,7 +124,7 @@ public final class OpenSta {
   private String runSta(String script, String lib, String sramLib, String netlist) {
     Path work = null;
     try {
-      work = Files.createTempDirectory("llmnpu-sta-");
+      work = ProcessCleanup.tempDirectory("llmnpu-sta-");
       Files.writeString(work.resolve("lib.lib"), lib, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("sram.lib"), sramLib, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("netlist.v"), netlist, StandardCharsets.UTF_8);
@@ -133,14 +134,16 @@ public final class OpenSta {
         out = ToolRunner.run(List.of("sta", "-no_init", "-no_splash", "-exit", "run.tcl"), work, TIMEOUT_SECONDS);
       } catch (ToolFailure e) {
         if (e.crashed()) {
-          ContentCache.deleteTree(work); // the caller retries; nothing to inspect
+          ProcessCleanup.delete(work); // the caller retries; nothing to inspect
         }
         throw e;
       }
-      ContentCache.deleteTree(work);
+      ProcessCleanup.delete(work);
       return out;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the OpenSTA run in " + work + ": " + e.getMessage(), e);
+    } finally {
+      ProcessCleanup.keep(work); // deleted above on success; a failed run's files stay for inspection
     }
   }
 

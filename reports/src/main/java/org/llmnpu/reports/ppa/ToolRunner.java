@@ -1,5 +1,6 @@
 package org.llmnpu.reports.ppa;
 
+import org.llmnpu.hdl.tools.ProcessCleanup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,13 +34,14 @@ public final class ToolRunner {
     try {
       process = new ProcessBuilder(command).directory(workDir.toFile())
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      ProcessCleanup.track(process);
     } catch (IOException e) {
       throw new ToolFailure(tool, "cannot start '" + tool + "' (" + e.getMessage()
           + "); install it with scripts/setup-tools.sh or apt-get install " + debianPackage(tool), List.of());
     }
     try {
       if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
+        ProcessCleanup.killTree(process);
         throw new ToolFailure(tool, tool + " did not finish within " + timeoutSeconds + " s", List.of());
       }
       String out = Files.readString(log, StandardCharsets.UTF_8);
@@ -52,9 +54,11 @@ public final class ToolRunner {
     } catch (IOException e) {
       throw new ToolFailure(tool, "cannot read the output of " + tool + ": " + e.getMessage(), List.of());
     } catch (InterruptedException e) {
-      process.destroyForcibly();
+      ProcessCleanup.killTree(process);
       Thread.currentThread().interrupt();
       throw new ToolFailure(tool, tool + " was interrupted", List.of());
+    } finally {
+      ProcessCleanup.forget(process);
     }
   }
 

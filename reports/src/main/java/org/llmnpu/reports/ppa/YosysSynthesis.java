@@ -1,5 +1,6 @@
 package org.llmnpu.reports.ppa;
 
+import org.llmnpu.hdl.tools.ProcessCleanup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -124,7 +125,7 @@ public final class YosysSynthesis {
   private Map<String, String> runYosys(VerilogDesign design, String script, String lib) {
     Path work = null;
     try {
-      work = Files.createTempDirectory("llmnpu-yosys-");
+      work = ProcessCleanup.tempDirectory("llmnpu-yosys-");
       for (var f : design.files().entrySet()) {
         Files.writeString(work.resolve(f.getKey()), f.getValue(), StandardCharsets.UTF_8);
       }
@@ -137,10 +138,12 @@ public final class YosysSynthesis {
       Path macros = work.resolve("macros.il");
       files.put("macros.il", Files.exists(macros) ? read(macros) : "");
       files.put("netlist.v", read(work.resolve("netlist.v")));
-      ContentCache.deleteTree(work);
+      ProcessCleanup.delete(work);
       return files;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the Yosys run in " + work + ": " + e.getMessage(), e);
+    } finally {
+      ProcessCleanup.keep(work); // deleted above on success; a failed run's files stay for inspection
     }
   }
 
