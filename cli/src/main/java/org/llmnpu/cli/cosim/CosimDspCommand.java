@@ -119,7 +119,7 @@ public final class CosimDspCommand implements Callable<Integer> {
       }
       j.put("rtlCycles", o.rtlCycles()).put("formulaCycles", o.formulaCycles()).put("cycleFormula", formula)
           .put("instructions", o.instructions()).put("bufferRows", o.rows()).put("seconds", seconds);
-      System.out.println(om.writeValueAsString(j));
+      System.out.println(org.llmnpu.reports.JsonOutput.compact(j));
     } else {
       System.out.printf(Locale.ROOT, "vector-dsp %s, len %d, %d lanes, seed %d: RTL (Verilator) vs org.llmnpu.numerics.vector%n",
           k.cliName(), len, lanes, seed);

@@ -70,7 +70,7 @@ public final class CosimGemmCommand implements Callable<Integer> {
         j.put("activation", activation).put("ppmBitExact", o.ppmBitExact());
         j.put("totalCycles", o.totalCycles()).put("modelTotalCycles", o.modelTotalCycles());
       }
-      System.out.println(new ObjectMapper().writeValueAsString(j));
+      System.out.println(org.llmnpu.reports.JsonOutput.compact(j));
     } else {
       System.out.printf(Locale.ROOT, "GEMM M=%d K=%d N=%d on a %dx%d MAC array (sparsity %s, icAccumDepth %s, accWidth %d bits, mTile %d), seed %d%n",
           m, k, n, rows, cols, array.sparsity().cliName(), icAccumText(array), accWidth, mTile, seed);

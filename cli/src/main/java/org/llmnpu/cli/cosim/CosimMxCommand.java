@@ -56,7 +56,7 @@ public final class CosimMxCommand implements Callable<Integer> {
             .put("cycles", r.cycles()).put("cycleFormula", r.cycleFormula());
       }
       j.put("seconds", seconds);
-      System.out.println(om.writeValueAsString(j));
+      System.out.println(org.llmnpu.reports.JsonOutput.compact(j));
     } else {
       System.out.printf(Locale.ROOT, "MX %s units on the RTL (Verilator) vs org.llmnpu.numerics.mx, %d random blocks, seed %d%n",
           f.cliName(), blocks, seed);

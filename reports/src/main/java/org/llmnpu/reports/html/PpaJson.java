@@ -1,10 +1,10 @@
 package org.llmnpu.reports.html;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.llmnpu.reports.JsonOutput;
 import org.llmnpu.reports.ppa.NodeFigures;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PpaResult;
@@ -40,11 +40,7 @@ final class PpaJson {
     for (PpaResult p : r.points()) {
       points.add(point(p));
     }
-    try {
-      return JSON.writeValueAsString(root) + "\n";
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot serialize the PPA report", e);
-    }
+    return JsonOutput.indented(root) + "\n";
   }
 
   private static ObjectNode point(PpaResult p) {

@@ -1,6 +1,5 @@
 package org.llmnpu.reports.ppa;
 
-import org.llmnpu.hdl.tools.ProcessCleanup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.llmnpu.hdl.tools.ProcessCleanup;
 
 /**
  * Static timing and power of a gate netlist with OpenSTA ({@code sta}): reads the liberty of

@@ -1,6 +1,5 @@
 package org.llmnpu.reports.ppa;
 
-import org.llmnpu.hdl.tools.ProcessCleanup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.llmnpu.hdl.tools.ProcessCleanup;
 
 /**
  * Runs an external EDA tool in a working directory and returns its combined output. A

@@ -1,6 +1,5 @@
 package org.llmnpu.reports.ppa;
 
-import org.llmnpu.hdl.tools.ProcessCleanup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.llmnpu.hdl.tools.ProcessCleanup;
 import org.llmnpu.hdl.emit.VerilogDesign;
 
 /**
