@@ -1,7 +1,9 @@
 package org.llmnpu.reports.ppa;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -18,6 +20,8 @@ final class GateNetlist {
   private static final Pattern INPUT_DECL = Pattern.compile("(?m)^\\s*input\\s+(?:\\[\\d+:\\d+\\]\\s+)?(\\S+)\\s*;");
   private static final Pattern INSTANCE = Pattern.compile(
       "\\n\\s*([\\w$]+|\\\\\\S+ )\\s+(\\\\\\S+ |[\\w$.\\[\\]]+)\\s*\\(([^;]*?)\\n\\s*\\);");
+  private static final Pattern INPUT_BITS =
+      Pattern.compile("(?m)^\\s*input\\s+(?:\\[(\\d+):(\\d+)\\]\\s+)?(\\S+)\\s*;");
   private static final Pattern Q_PIN = Pattern.compile("\\.Q\\(([^)]*)\\)");
 
   /** One cell or module instance: its type and, for flip-flops, the net on Q. */
@@ -74,6 +78,50 @@ final class GateNetlist {
       module = inst.type();
     }
     return null;
+  }
+
+  /**
+   * Every flip-flop of the design by instance path ({@code pe_1_2/_123_}), with the register
+   * bit it implements ({@code pe_1_2/psum_q[31]}, null when its Q net has no name), walking
+   * the hierarchy from the top module.
+   */
+  Map<String, String> flipFlops() {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    walk(top, "", out, 0);
+    return out;
+  }
+
+  private void walk(String module, String prefix, Map<String, String> out, int depth) {
+    if (depth > 64) {
+      return;
+    }
+    for (var e : new java.util.TreeMap<>(instances.getOrDefault(module, Map.of())).entrySet()) {
+      Instance inst = e.getValue();
+      if (inst.type().startsWith("DFF")) {
+        out.put(prefix + e.getKey(), inst.qNet() == null ? null : prefix + inst.qNet());
+      } else if (instances.containsKey(inst.type())) {
+        walk(inst.type(), prefix + e.getKey() + "/", out, depth + 1);
+      }
+    }
+  }
+
+  /** The input port bits of the top module: {@code a[0]}..{@code a[7]} for a vector, {@code en} for a bit. */
+  List<String> inputBits() {
+    List<String> out = new ArrayList<>();
+    Matcher m = INPUT_BITS.matcher(bodies.getOrDefault(top, ""));
+    while (m.find()) {
+      String name = unescape(m.group(3));
+      if (m.group(1) == null) {
+        out.add(name);
+        continue;
+      }
+      int hi = Integer.parseInt(m.group(1));
+      int lo = Integer.parseInt(m.group(2));
+      for (int i = Math.min(hi, lo); i <= Math.max(hi, lo); i++) {
+        out.add(name + "[" + i + "]");
+      }
+    }
+    return out;
   }
 
   /** A Verilog name without the escaped-identifier backslash, its terminating space, or a space before a bit index. */

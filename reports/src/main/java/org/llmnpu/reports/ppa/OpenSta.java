@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.llmnpu.hdl.tools.ProcessCleanup;
+import org.llmnpu.reports.activity.SimulatedActivity;
 
 /**
  * Static timing and power of a gate netlist with OpenSTA ({@code sta}): reads the liberty of
@@ -43,6 +44,12 @@ public final class OpenSta {
    */
   String script(String top, boolean hasMacros, String clockPort, String resetPort, PpaOptions o,
       boolean globalActivity) {
+    return script(top, hasMacros, clockPort, resetPort, o, globalActivity, null);
+  }
+
+  /** The script; {@code activityTcl}, when given, sets the activity instead of the options. */
+  String script(String top, boolean hasMacros, String clockPort, String resetPort, PpaOptions o,
+      boolean globalActivity, String activityTcl) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
@@ -64,6 +71,9 @@ public final class OpenSta {
     }
     s.append("puts \"==== timing\"\n");
     s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
+    if (activityTcl != null && !globalActivity) {
+      return s.append(activityTcl).append("puts \"==== power\"\nreport_power -digits 6\n").toString();
+    }
     if (globalActivity) {
       s.append("set_power_activity -global -activity ").append(o.activity()).append('\n');
       return s.append("puts \"==== power\"\nreport_power -digits 6\n").toString();
@@ -79,6 +89,18 @@ public final class OpenSta {
 
   /** Runs timing and power on a synthesized design. */
   public StaResult run(String top, SynthesisResult synth, PpaOptions o) {
+    return run(top, synth, o, null);
+  }
+
+  /**
+   * Runs timing and power with the switching activity of a simulated run of the same design
+   * ({@link ActivityAnnotation}); {@code run} null means the options' stated activity.
+   */
+  public StaResult run(String top, SynthesisResult synth, PpaOptions o, SimulatedActivity run) {
+    if (run != null && !run.top().equals(top)) {
+      throw new IllegalArgumentException("--activity-vcd: the run simulated module " + run.top()
+          + ", but the report is of " + top + " (generate both with the same parameters)");
+    }
     GateNetlist netlist = new GateNetlist(top, synth.netlist());
     Set<String> inputs = netlist.inputPorts();
     for (String port : o.portActivities().keySet()) {
@@ -92,10 +114,13 @@ public final class OpenSta {
     boolean hasMacros = !synth.macros().isEmpty();
     String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
     String lib = YosysSynthesis.read(liberty);
+    ActivityAnnotation annotation = run == null ? null : ActivityAnnotation.of(netlist, run, clockPort);
+    String activityTcl = annotation == null ? null : annotation.tcl();
     String out;
     boolean global = false;
     try {
-      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, false), lib, sramLib, synth.netlist());
+      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, false, activityTcl), lib, sramLib,
+          synth.netlist());
     } catch (ToolFailure e) {
       if (!e.crashed()) {
         throw e;
@@ -105,7 +130,12 @@ public final class OpenSta {
       out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, true), lib, sramLib, synth.netlist());
       global = true;
     }
-    return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), parsePower(out, o, global));
+    PowerResult power = parsePower(out, o, global);
+    if (annotation != null && !global) {
+      power = new PowerResult(annotation.meanInputActivity(), annotation.describe(), new TreeMap<>(),
+          power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
+    }
+    return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), power);
   }
 
   private String cachedRun(String script, String lib, String sramLib, String netlist) {

@@ -2,6 +2,7 @@ package org.llmnpu.reports.ppa;
 
 import java.util.Map;
 import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.reports.activity.SimulatedActivity;
 
 /**
  * The PPA flow for one design: Yosys synthesis to the standard-cell library (SRAM macros kept
@@ -20,9 +21,19 @@ public final class PpaFlow {
 
   /** PPA of a design generated with the given parameters (recorded in the result). */
   public static PpaResult run(VerilogDesign design, Map<String, String> params, PpaOptions options) {
+    return run(design, params, options, null);
+  }
+
+  /**
+   * PPA with the switching activity of a simulated run of this design (its VCD read by
+   * {@link SimulatedActivity#read}); null means the options' stated activity.
+   */
+  public static PpaResult run(VerilogDesign design, Map<String, String> params, PpaOptions options,
+      SimulatedActivity activity) {
     SynthesisResult synth = new YosysSynthesis(options.liberty(), options.cache(), options.flatten(),
         Math.round(options.clockNs() * 1000)).run(design);
-    OpenSta.StaResult sta = new OpenSta(options.liberty(), options.cache()).run(design.top(), synth, options);
+    OpenSta.StaResult sta = new OpenSta(options.liberty(), options.cache()).run(design.top(), synth, options,
+        activity);
     return new PpaResult(design.top(), params, synth, sta.timing(), sta.power());
   }
 }

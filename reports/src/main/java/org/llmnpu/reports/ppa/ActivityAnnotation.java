@@ -1,0 +1,99 @@
+package org.llmnpu.reports.ppa;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.llmnpu.reports.activity.SimulatedActivity;
+
+/**
+ * The switching activity of a simulated run, put on a gate netlist for OpenSTA's power
+ * analysis: every input port bit and every flip-flop output (Q pin) whose register bit the
+ * run dumped gets its own activity (toggles per cycle) and duty (fraction of time at 1);
+ * OpenSTA propagates them through the combinational logic between. Registers are matched by
+ * the net name on their Q pin, which Yosys keeps from the RTL ({@code pe_1_2/psum_q[31]} ↔
+ * the VCD's {@code pe_1_2.psum_q[31]}). Input bits the run did not dump take the mean input
+ * activity of the run.
+ *
+ * @param tcl                 the {@code set_power_activity} commands
+ * @param flipFlops           flip-flops in the netlist
+ * @param annotatedFlipFlops  of which the run gave the activity
+ * @param inputBits           input port bits (without the clock)
+ * @param annotatedInputs     of which the run gave the activity
+ * @param meanInputActivity   mean toggles per cycle over the annotated input bits
+ * @param meanRegisterActivity mean toggles per cycle over the annotated flip-flops
+ * @param cycles              clock cycles of the run
+ */
+public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlops, int inputBits,
+                                 int annotatedInputs, double meanInputActivity, double meanRegisterActivity,
+                                 long cycles) {
+
+  /** A one-line description for reports. */
+  public String describe() {
+    return String.format(Locale.ROOT, "simulated: %d cycles; %d of %d flip-flops and %d of %d input bits annotated "
+            + "(mean %.4f and %.4f toggles/cycle), propagated through the logic by OpenSTA", cycles,
+        annotatedFlipFlops, flipFlops, annotatedInputs, inputBits, meanRegisterActivity, meanInputActivity);
+  }
+
+  static ActivityAnnotation of(GateNetlist netlist, SimulatedActivity run, String clockPort) {
+    Map<String, List<String>> portGroups = new TreeMap<>();
+    Map<String, List<String>> pinGroups = new TreeMap<>();
+    List<String> inputs = new ArrayList<>(netlist.inputBits());
+    inputs.remove(clockPort);
+    int annotatedInputs = 0;
+    double inputSum = 0;
+    for (String bit : inputs) {
+      double a = run.activity(bit);
+      if (a >= 0) {
+        annotatedInputs++;
+        inputSum += a;
+        portGroups.computeIfAbsent(key(a, run.duty(bit)), k -> new ArrayList<>()).add(bit);
+      }
+    }
+    Map<String, String> ffs = netlist.flipFlops();
+    int annotatedFfs = 0;
+    double regSum = 0;
+    for (var e : ffs.entrySet()) {
+      if (e.getValue() == null) {
+        continue;
+      }
+      String bit = e.getValue().replace('/', '.');
+      double a = run.activity(bit);
+      if (a >= 0) {
+        annotatedFfs++;
+        regSum += a;
+        pinGroups.computeIfAbsent(key(a, run.duty(bit)), k -> new ArrayList<>()).add(e.getKey() + "/Q");
+      }
+    }
+    double meanIn = annotatedInputs == 0 ? 0 : inputSum / annotatedInputs;
+    StringBuilder tcl = new StringBuilder();
+    tcl.append("set_power_activity -input -activity ").append(fmt(Math.min(1, meanIn))).append('\n');
+    portGroups.forEach((k, bits) -> chunks(bits).forEach(c -> tcl.append("foreach p [get_ports {")
+        .append(String.join(" ", c)).append("}] { sta::set_power_input_port_activity $p ").append(k).append(" }\n")));
+    // set_power_activity -pins is broken in this OpenSTA (it calls an undefined get_pins_error and
+    // only sets input pins); its primitive sets any pin
+    pinGroups.forEach((k, pins) -> chunks(pins).forEach(c -> tcl.append("foreach p [get_pins {")
+        .append(String.join(" ", c)).append("}] { sta::set_power_pin_activity $p ").append(k).append(" }\n")));
+    return new ActivityAnnotation(tcl.toString(), ffs.size(), annotatedFfs, inputs.size(), annotatedInputs, meanIn,
+        annotatedFfs == 0 ? 0 : regSum / annotatedFfs, run.cycles());
+  }
+
+  /** The options for one (activity, duty) pair; activity capped at 2 (a bit toggling twice a cycle). */
+  private static String key(double activity, double duty) {
+    double d = duty < 0 ? 0.5 : Math.max(0, Math.min(1, duty));
+    return fmt(Math.min(2, activity)) + " " + fmt(d);
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.4f", v);
+  }
+
+  private static List<List<String>> chunks(List<String> names) {
+    List<List<String>> out = new ArrayList<>();
+    for (int i = 0; i < names.size(); i += 200) {
+      out.add(names.subList(i, Math.min(names.size(), i + 200)));
+    }
+    return out;
+  }
+}
