@@ -41,6 +41,9 @@ public final class CosimDspCommand implements Callable<Integer> {
   float eps;
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the random inputs (default ${DEFAULT-VALUE}).")
   long seed;
+  @Option(names = "--vcd", paramLabel = "FILE", description = "Keep the run's waves (VCD) in FILE, for "
+      + "'npu report ppa vector-dsp ... --activity-vcd FILE' (power from this run's switching activity).")
+  java.nio.file.Path vcd;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
 
@@ -86,6 +89,7 @@ public final class CosimDspCommand implements Callable<Integer> {
             + layout.totalRows() + " buffer rows (at most 65536) and " + layout.inputRows()
             + " loop iterations (at most 65535); use a smaller --len or more --lanes");
       }
+      WaveCapture.request(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("kernel must be", "--kernel must be").replace("len must be", "--len must be"));
       return 2;
@@ -94,6 +98,9 @@ public final class CosimDspCommand implements Callable<Integer> {
     DspCosimRun.Outcome o = model == null ? DspCosimRun.run(k, len, lanes, eps, seed)
         : DspCosimRun.run(k, len, lanes, eps, model.operands(), model.software());
     double seconds = (System.nanoTime() - t0) / 1e9;
+    java.nio.file.Path waves = WaveCapture.keep();
+    String reportCommand = waves == null ? null : String.format(Locale.ROOT,
+        "./npu report ppa vector-dsp -p lanes=%d -p rows=%d --activity-vcd %s -o <dir>", lanes, o.rows(), waves);
     boolean exact = o.mismatches() == 0;
     boolean cyclesMatch = o.rtlCycles() == o.formulaCycles();
     int[] abc = DspCycleFormula.coefficients(k);
@@ -119,6 +126,9 @@ public final class CosimDspCommand implements Callable<Integer> {
       }
       j.put("rtlCycles", o.rtlCycles()).put("formulaCycles", o.formulaCycles()).put("cycleFormula", formula)
           .put("instructions", o.instructions()).put("bufferRows", o.rows()).put("seconds", seconds);
+      if (waves != null) {
+        j.put("vcd", waves.toString()).put("powerCommand", reportCommand);
+      }
       System.out.println(org.llmnpu.reports.JsonOutput.compact(j));
     } else {
       System.out.printf(Locale.ROOT, "vector-dsp %s, len %d, %d lanes, seed %d: RTL (Verilator) vs org.llmnpu.numerics.vector%n",
@@ -137,6 +147,9 @@ public final class CosimDspCommand implements Callable<Integer> {
           formula, cyclesMatch ? "" : "  MISMATCH");
       System.out.printf(Locale.ROOT, "  program: %d instructions; buffer: %d rows of %d FP16 (%.1f s)%n", o.instructions(),
           o.rows(), lanes, seconds);
+      if (waves != null) {
+        System.out.printf(Locale.ROOT, "  waves (VCD): %s; power of this run: %s%n", waves, reportCommand);
+      }
     }
     return exact && cyclesMatch ? 0 : 1;
   }

@@ -43,6 +43,9 @@ public final class CosimGemmCommand implements Callable<Integer> {
   long seed;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
+  @Option(names = "--vcd", paramLabel = "FILE", description = "Keep the run's waves (VCD) in FILE, for "
+      + "'npu report ppa gemm-engine ... --activity-vcd FILE' (power from this run's switching activity).")
+  java.nio.file.Path vcd;
 
   @Override
   public Integer call() throws Exception {
@@ -51,11 +54,19 @@ public final class CosimGemmCommand implements Callable<Integer> {
     try {
       array = validate();
       ppm = activation == null ? null : GemmPpmCosim.parse(activation, cols);
+      WaveCapture.request(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       return 2;
     }
     GemmCosimRun.Outcome o = GemmCosimRun.run(array, m, k, n, seed, ppm);
+    java.nio.file.Path waves = WaveCapture.keep();
+    String reportCommand = waves == null ? null : String.format(Locale.ROOT,
+        "./npu report ppa gemm-engine -p rows=%d -p cols=%d -p accWidth=%d -p mTile=%d -p icAccumDepth=%d "
+            + "-p sparsity=%s -p maxM=%d -p maxK=%d -p maxN=%d%s --activity-vcd %s -o <dir>", rows, cols, accWidth,
+        mTile, array.foldsAllKTiles() ? 0 : array.icAccumDepth(), array.sparsity().cliName(),
+        GemmCosimRun.ceilPow2(m), GemmCosimRun.ceilPow2(k), GemmCosimRun.ceilPow2(n),
+        ppm == null ? "" : " -p ppm=<as run>", waves);
     boolean cyclesMatch = o.rtlCycles() == o.modelCycles() && o.totalCycles() == o.modelTotalCycles();
     if (json) {
       ObjectNode j = new ObjectMapper().createObjectNode();
@@ -69,6 +80,9 @@ public final class CosimGemmCommand implements Callable<Integer> {
       if (ppm != null) {
         j.put("activation", activation).put("ppmBitExact", o.ppmBitExact());
         j.put("totalCycles", o.totalCycles()).put("modelTotalCycles", o.modelTotalCycles());
+      }
+      if (waves != null) {
+        j.put("vcd", waves.toString()).put("powerCommand", reportCommand);
       }
       System.out.println(org.llmnpu.reports.JsonOutput.compact(j));
     } else {
@@ -88,6 +102,9 @@ public final class CosimGemmCommand implements Callable<Integer> {
             o.ppmBitExact() ? "bit-exact" : "DIFFERENT", activation);
         System.out.printf(Locale.ROOT, "cycles with the PPM:    %d cycles (formula %d)%n", o.totalCycles(),
             o.modelTotalCycles());
+      }
+      if (waves != null) {
+        System.out.printf(Locale.ROOT, "waves (VCD):            %s; power of this run: %s%n", waves, reportCommand);
       }
     }
     boolean ppmOk = ppm == null || o.ppmBitExact();

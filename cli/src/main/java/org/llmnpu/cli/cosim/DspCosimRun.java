@@ -13,7 +13,6 @@ import org.llmnpu.rtl.dsp.DspLayout;
 import org.llmnpu.rtl.dsp.DspMath;
 import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.dsp.VectorDspDriver;
-import org.llmnpu.verilator.SimOptions;
 import org.llmnpu.verilator.Simulators;
 
 /**
@@ -41,7 +40,8 @@ final class DspCosimRun {
     int rows = Math.max(16, Integer.highestOneBit(Math.max(1, layout.totalRows() - 1)) * 2);
     VectorDsp.Config config = new VectorDsp.Config(lanes, rows, 256);
     VectorDspDriver.Run run;
-    try (Simulator sim = Simulators.start(Verilog.emit(new VectorDsp(config)), SimOptions.fromEnvironment())) {
+    try (Simulator sim = Simulators.start(Verilog.emit(new VectorDsp(config)), WaveCapture.options())) {
+      WaveCapture.note(sim);
       run = new VectorDspDriver(sim, config, DspMath.DEFAULT).run(kernel, len, eps, DspMath.DEFAULT, in);
     }
     VectorKernel golden = VectorKernel.byName(kernel.cliName());

@@ -18,7 +18,6 @@ import org.llmnpu.rtl.mac.GemmPpmDriver;
 import org.llmnpu.rtl.mac.GemmPpmEngine;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
-import org.llmnpu.verilator.SimOptions;
 import org.llmnpu.verilator.Simulators;
 
 /**
@@ -50,7 +49,8 @@ final class GemmCosimRun {
     long gemmCycles;
     int[][] codes = null;
     Module top = ppm == null ? new GemmEngine(c) : new GemmPpmEngine(c, ppm.config());
-    try (Simulator sim = Simulators.start(Verilog.emit(top), SimOptions.fromEnvironment())) {
+    try (Simulator sim = Simulators.start(Verilog.emit(top), WaveCapture.options())) {
+      WaveCapture.note(sim);
       sim.reset(2);
       GemmEngineDriver d = new GemmEngineDriver(sim, c);
       GemmPpmDriver pd = ppm == null ? null : new GemmPpmDriver(sim, c, ppm.config());

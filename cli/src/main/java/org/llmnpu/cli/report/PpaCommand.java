@@ -1,6 +1,7 @@
 package org.llmnpu.cli.report;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,8 @@ import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.PpaReport;
 import org.llmnpu.reports.html.ReportWriter;
 import org.llmnpu.reports.ppa.BlockDesigns;
+import org.llmnpu.reports.activity.SimulatedActivity;
+import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
 import org.llmnpu.reports.ppa.PpaSweep;
@@ -56,6 +59,10 @@ public final class PpaCommand implements Callable<Integer> {
   @Option(names = "--port-activity", paramLabel = "port=toggles", description = "activity of one input port")
   Map<String, String> portActivities = new LinkedHashMap<>();
 
+  @Option(names = "--activity-vcd", paramLabel = "FILE", description = "switching activity from a simulated run of "
+      + "this block with the same parameters (the VCD of 'npu cosim ... --vcd FILE'), instead of --activity")
+  Path activityVcd;
+
   @Option(names = "--flatten", description = "flatten before synthesis: optimizes across module boundaries, "
       + "but synthesizes every array element separately (slow for large arrays)")
   boolean flatten;
@@ -84,6 +91,16 @@ public final class PpaCommand implements Callable<Integer> {
           .withActivity(DecimalOption.parse("--activity", activity, 0, 1), ports).withFlatten(flatten);
       OutputDirectory.check("-o", output, force);
       SweepSpec s = SweepSpec.parse(sweep);
+      SimulatedActivity simulated = null;
+      if (activityVcd != null) {
+        if (s != null) {
+          throw new IllegalArgumentException("--activity-vcd: a run is of one design; not allowed with --sweep");
+        }
+        if (!Files.isRegularFile(activityVcd)) {
+          throw new IllegalArgumentException("--activity-vcd " + activityVcd + ": no such file");
+        }
+        simulated = SimulatedActivity.read(activityVcd, options.clockPort());
+      }
       Map<String, String> base = Params.resolve(gen, params).asMap();
       if (s != null) {
         for (String v : s.values()) {
@@ -92,11 +109,20 @@ public final class PpaCommand implements Callable<Integer> {
           Params.resolve(gen, point);
         }
       }
-      List<PpaResult> results = PpaSweep.run(BlockDesigns.of(gen), base, s == null ? null : s.param(),
-          s == null ? List.of() : s.values(), options, (r, ms) -> {
-            out.println(summary(r, ms));
-            out.flush();
-          });
+      List<PpaResult> results;
+      if (simulated != null) {
+        long t0 = System.nanoTime();
+        PpaResult r = PpaFlow.run(BlockDesigns.of(gen).design(base), base, options, simulated);
+        out.println(summary(r, (System.nanoTime() - t0) / 1_000_000));
+        out.println("activity: " + r.power().activityModel());
+        results = List.of(r);
+      } else {
+        results = PpaSweep.run(BlockDesigns.of(gen), base, s == null ? null : s.param(),
+            s == null ? List.of() : s.values(), options, (r, ms) -> {
+              out.println(summary(r, ms));
+              out.flush();
+            });
+      }
       ReportWriter.write(PpaReport.of(block, s == null ? null : s.param(), results, options), output, force);
       out.println("wrote " + Path.of(output).resolve("index.html") + ", ppa.json, ppa.csv");
       return 0;

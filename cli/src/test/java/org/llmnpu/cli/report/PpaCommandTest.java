@@ -76,6 +76,18 @@ class PpaCommandTest {
   }
 
   @Test
+  void activityVcdErrorsAreUsageErrorsBeforeAnyToolRuns() throws Exception {
+    assertRejected(run("ppa", "fifo", "--activity-vcd", tmp.resolve("none.vcd").toString(), "-o",
+        tmp.resolve("out").toString()), "--activity-vcd", "no such file");
+    err.getBuffer().setLength(0);
+    Path vcd = Files.writeString(tmp.resolve("run.vcd"), "$scope module TOP $end $var wire 1 ! clk $end $upscope $end "
+        + "$enddefinitions $end\n#0\n0!\n#1\n1!\n");
+    assertRejected(run("ppa", "fifo", "--sweep", "depth=4,8", "--activity-vcd", vcd.toString(), "-o",
+        tmp.resolve("out").toString()), "--activity-vcd", "--sweep");
+    assertFalse(Files.exists(tmp.resolve("cache")), "no tool ran");
+  }
+
+  @Test
   void repeatedParameterIsRejected() {
     assertRejected(run("ppa", "fifo", "-p", "width=4", "-p", "width=16", "-o", tmp.resolve("out").toString()),
         "'width' is given twice");

@@ -1,0 +1,64 @@
+package org.llmnpu.cli.cosim;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * {@code --vcd FILE} of the cosim commands: the run is simulated with VCD waves, and the file
+ * is kept at {@code FILE}, for {@code npu report ppa <block> --activity-vcd FILE} (power from
+ * the switching activity of this run). One capture per command run.
+ */
+final class WaveCapture {
+  private static Path target;
+  private static Path written;
+
+  private WaveCapture() {
+  }
+
+  /** Asks for the next run's waves to be kept at {@code vcd} (null: no waves). */
+  static void request(Path vcd) {
+    if (vcd != null && (vcd.toString().isBlank() || Files.isDirectory(vcd))) {
+      throw new IllegalArgumentException("--vcd " + vcd + ": name a file to write (not a directory)");
+    }
+    target = vcd;
+    written = null;
+  }
+
+  /** Simulation options from the environment, with VCD waves when a file was requested. */
+  static SimOptions options() {
+    SimOptions base = SimOptions.fromEnvironment();
+    return target == null ? base : base.withWaves(SimOptions.Waves.VCD);
+  }
+
+  /** Notes the run's wave file; call inside the simulator's try block. */
+  static void note(Simulator sim) {
+    if (target != null) {
+      written = sim.waveFile();
+    }
+  }
+
+  /** Copies the waves to the requested file (after the simulator closed); returns it, or null. */
+  static Path keep() {
+    if (target == null || written == null) {
+      return null;
+    }
+    try {
+      Path abs = target.toAbsolutePath();
+      Files.createDirectories(abs.getParent());
+      Path tmp = abs.resolveSibling("." + abs.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+      Files.copy(written, tmp, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      return target;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the waves to " + target + ": " + e.getMessage(), e);
+    } finally {
+      target = null;
+      written = null;
+    }
+  }
+}
