@@ -105,6 +105,27 @@ final class GateNetlist {
     }
   }
 
+  /** Instance path prefixes ({@code ""} for the top, {@code "a/b/"}) of every copy of {@code module}. */
+  List<String> prefixesOf(String module) {
+    List<String> out = new ArrayList<>();
+    collect(top, "", module, out, 0);
+    return out;
+  }
+
+  private void collect(String at, String prefix, String module, List<String> out, int depth) {
+    if (at.equals(module)) {
+      out.add(prefix);
+    }
+    if (depth > 64) {
+      return;
+    }
+    for (var e : new java.util.TreeMap<>(instances.getOrDefault(at, Map.of())).entrySet()) {
+      if (instances.containsKey(e.getValue().type())) {
+        collect(e.getValue().type(), prefix + e.getKey() + "/", module, out, depth + 1);
+      }
+    }
+  }
+
   /** The input port bits of the top module: {@code a[0]}..{@code a[7]} for a vector, {@code en} for a bit. */
   List<String> inputBits() {
     List<String> out = new ArrayList<>();

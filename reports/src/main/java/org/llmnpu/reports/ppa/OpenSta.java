@@ -78,11 +78,7 @@ public final class OpenSta {
       s.append("set_power_activity -global -activity ").append(o.activity()).append('\n');
       return s.append("puts \"==== power\"\nreport_power -digits 6\n").toString();
     }
-    s.append("set_power_activity -input -activity ").append(o.activity()).append('\n');
-    for (var e : o.portActivities().entrySet()) {
-      s.append("set_power_activity -input_ports [get_ports {").append(e.getKey()).append("}] -activity ")
-          .append(e.getValue()).append('\n');
-    }
+    s.append(statedActivity(o));
     s.append("puts \"==== power\"\nreport_power -digits 6\n");
     return s.toString();
   }
@@ -118,6 +114,7 @@ public final class OpenSta {
     String activityTcl = annotation == null ? null : annotation.tcl();
     String out;
     boolean global = false;
+    boolean cut = false;
     try {
       out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, false, activityTcl), lib, sramLib,
           synth.netlist());
@@ -125,17 +122,73 @@ public final class OpenSta {
       if (!e.crashed()) {
         throw e;
       }
-      // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
-      // same activity on every net does not crash, and the report says which was used
-      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, true), lib, sramLib, synth.netlist());
-      global = true;
+      out = hasMacros ? withMacroOutputsCut(top, clockPort, resetPort, o, activityTcl, netlist, synth, run,
+          annotation, lib, sramLib) : null;
+      cut = out != null;
+      if (out == null) {
+        // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
+        // same activity on every net does not crash, and the report says which was used
+        out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, true), lib, sramLib, synth.netlist());
+        global = true;
+      }
     }
     PowerResult power = parsePower(out, o, global);
+    String cutNote = cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity" : "";
     if (annotation != null && !global) {
-      power = new PowerResult(annotation.meanInputActivity(), annotation.describe(), new TreeMap<>(),
+      power = new PowerResult(annotation.meanInputActivity(), annotation.describe() + cutNote, new TreeMap<>(),
+          power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
+    } else if (cut) {
+      power = new PowerResult(power.activity(), power.activityModel() + cutNote, power.portActivities(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
     }
     return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), power);
+  }
+
+  /**
+   * Timing of the netlist as it is, and power of the netlist with the SRAM macros' read data
+   * cut ({@link MacroOutputs}), the pins that data drove getting its activity; null if OpenSTA
+   * crashes even so. The output is the timing run's timing section and the power run's power.
+   */
+  private String withMacroOutputsCut(String top, String clockPort, String resetPort, PpaOptions o,
+      String activityTcl, GateNetlist netlist, SynthesisResult synth, SimulatedActivity run,
+      ActivityAnnotation annotation, String lib, String sramLib) {
+    String full = script(top, true, clockPort, resetPort, o, false, "");
+    String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
+    double fallback = annotation == null ? o.activity() : annotation.meanRegisterActivity();
+    StringBuilder loads = new StringBuilder(activityTcl != null ? activityTcl : statedActivity(o));
+    for (var e : MacroOutputs.drivenBits(synth.netlist()).entrySet()) {
+      for (String prefix : netlist.prefixesOf(e.getKey())) {
+        for (String bit : e.getValue()) {
+          String net = prefix + bit;
+          double a = run == null ? -1 : run.activity(net.replace('/', '.'));
+          double d = run == null ? -1 : run.duty(net.replace('/', '.'));
+          loads.append(String.format(java.util.Locale.ROOT, "foreach p [get_pins -of_objects [get_nets {%s}]] "
+              + "{ if {[get_property $p direction] == \"input\"} { sta::set_power_pin_activity $p %.4f %.4f } }%n",
+              net, a < 0 ? fallback : Math.min(2, a), d < 0 ? 0.5 : d));
+        }
+      }
+    }
+    try {
+      String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
+      String power = cachedRun(script(top, true, clockPort, resetPort, o, false, loads.toString()), lib, sramLib,
+          MacroOutputs.disconnected(synth.netlist()));
+      return timing + power.substring(power.indexOf("==== power"));
+    } catch (ToolFailure e) {
+      if (e.crashed()) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /** The stated activity: every data input, and the per-port values. */
+  private static String statedActivity(PpaOptions o) {
+    StringBuilder s = new StringBuilder("set_power_activity -input -activity ").append(o.activity()).append('\n');
+    for (var e : o.portActivities().entrySet()) {
+      s.append("set_power_activity -input_ports [get_ports {").append(e.getKey()).append("}] -activity ")
+          .append(e.getValue()).append('\n');
+    }
+    return s.toString();
   }
 
   private String cachedRun(String script, String lib, String sramLib, String netlist) {

@@ -1,0 +1,32 @@
+package org.llmnpu.reports.energy;
+
+/**
+ * What the energy model charges for, in the style of Accelergy's action tables: each action
+ * has an energy per occurrence (pJ) and the co-simulation counts occurrences. Idle cycles
+ * (clock tree and leakage of a block that is on but does nothing) are charged per cycle.
+ */
+public enum EnergyAction {
+  MAC("mac-array", "MAC, dense array", "per multiply-accumulate executed"),
+  MAC_2_4("mac-array", "MAC, 2:4 array", "per multiply-accumulate executed (each stands for 2 dense-equivalent MACs)"),
+  MAC_IDLE("mac-array", "GEMM engine idle", "per cycle on but not computing (clock, leakage)"),
+  PSUM_WRITEBACK("mac-array", "psum write-back", "per accumulator element written back to the psum memory"),
+  PPM_ELEMENT("ppm", "PPM element", "per output element: bias, requantization, activation"),
+  DSP_FP16("vector-dsp", "DSP FP16 arithmetic", "per lane per instruction (ADD16, SUB16, MUL16, MIN16, MAX16)"),
+  DSP_FP32("vector-dsp", "DSP FP32 arithmetic", "per lane per instruction (ADD32, SUB32, MUL32)"),
+  DSP_CONVERT("vector-dsp", "DSP conversion", "per lane per instruction (WIDEN, NARROW, TOINT, FROMINT, SCALB16)"),
+  DSP_MEMORY("vector-dsp", "DSP buffer access", "per lane per instruction (LD, ST)"),
+  DSP_IDLE("vector-dsp", "Vector DSP idle", "per cycle on but not running (clock, leakage)"),
+  SRAM_READ_BIT("sram", "on-chip SRAM read", "per bit read (per macro geometry from the SRAM model)"),
+  SRAM_WRITE_BIT("sram", "on-chip SRAM write", "per bit written (per macro geometry from the SRAM model)"),
+  DRAM_BYTE("dram", "external memory", "per byte moved to or from external memory");
+
+  public final String block;
+  public final String title;
+  public final String unit;
+
+  EnergyAction(String block, String title, String unit) {
+    this.block = block;
+    this.title = title;
+    this.unit = unit;
+  }
+}
