@@ -6,6 +6,9 @@ package org.llmnpu.numerics.quant;
  * stored scale; rounding is half-to-even ({@link Math#rint}); codes saturate to the scheme's range.
  * A clip ratio {@code c} in (0, 1] shrinks each group's range before the scale is computed
  * (the calibrated variant, see {@link ClipCalibrator}); values beyond it saturate.
+ * A group size that does not divide the row gives a last group padded with zeros
+ * (see {@link QuantizedMatrix}): its scale comes from the real elements, exactly as if the padding
+ * zeros were present.
  */
 public final class WeightQuantizer {
 
@@ -23,10 +26,7 @@ public final class WeightQuantizer {
         int rows = weights.length;
         int cols = weights[0].length;
         int group = scheme.effectiveGroup(cols);
-        if (cols % group != 0) {
-            throw new IllegalArgumentException("groupSize " + group + " must divide the input dimension " + cols);
-        }
-        int groupsPerRow = cols / group;
+        int groupsPerRow = (cols + group - 1) / group;
         byte[] codes = new byte[rows * cols];
         float[] scales = new float[rows * groupsPerRow];
         int[] zeros = new int[rows * groupsPerRow];
@@ -37,7 +37,8 @@ public final class WeightQuantizer {
             }
             for (int g = 0; g < groupsPerRow; g++) {
                 int gi = r * groupsPerRow + g;
-                quantizeGroup(weights[r], g * group, group, scheme, clip, codes, r * cols, scales, zeros, gi);
+                int from = g * group;
+                quantizeGroup(weights[r], from, Math.min(group, cols - from), scheme, clip, codes, r * cols, scales, zeros, gi);
             }
         }
         return new QuantizedMatrix(rows, cols, scheme, codes, scales, zeros);

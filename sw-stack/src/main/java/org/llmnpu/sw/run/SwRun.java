@@ -32,10 +32,7 @@ public final class SwRun {
     }
 
     public static ModelWeights loadModel(RunOptions o) throws IOException {
-        if (o.weights().isPresent()) {
-            return Llama2cCheckpoint.read(o.weights().get());
-        }
-        return SyntheticWeights.generate(ModelConfig.named(o.model()), o.sampler().seed());
+        return org.llmnpu.sw.io.ModelCatalog.load(o.model(), o.weights(), o.sampler().seed());
     }
 
     public static RunReport run(RunOptions o) throws IOException {
