@@ -44,33 +44,47 @@ public final class WeightQuantizer {
         return new QuantizedMatrix(rows, cols, scheme, codes, scales, zeros);
     }
 
-    /** Quantizes one group of {@code len} elements of {@code row} starting at {@code from}. */
-    static void quantizeGroup(float[] row, int from, int len, QuantScheme scheme, float clip,
-                              byte[] codes, int codeBase, float[] scales, int[] zeros, int gi) {
+    /** Scale (FP16-rounded) and integer zero point of one group. */
+    public record GroupParams(float scale, int zero) {
+    }
+
+    /**
+     * The scale and zero point of the {@code len} elements of {@code row} from {@code from}: symmetric
+     * {@code scale = fp16(clip · max|w| / maxCode)}, zero 0; asymmetric over {@code [min(0, min), max(0, max)]}
+     * scaled by {@code clip}, {@code scale = fp16(range / maxCode)}, {@code zero = clamp(rint(-lo / scale))}.
+     */
+    public static GroupParams params(float[] row, int from, int len, QuantScheme scheme, float clip) {
         float min = Float.POSITIVE_INFINITY;
         float max = Float.NEGATIVE_INFINITY;
         for (int i = from; i < from + len; i++) {
             min = Math.min(min, row[i]);
             max = Math.max(max, row[i]);
         }
-        float scale;
-        int zero;
         if (scheme.symmetric()) {
             float absMax = Math.max(Math.abs(min), Math.abs(max)) * clip;
-            scale = Fp16Rounding.round(absMax / scheme.maxCode());
-            zero = 0;
-        } else {
-            float lo = Math.min(0f, min) * clip;
-            float hi = Math.max(0f, max) * clip;
-            scale = Fp16Rounding.round((hi - lo) / scheme.maxCode());
-            zero = scale == 0f ? 0 : (int) Math.max(0, Math.min(scheme.maxCode(), Math.rint(-lo / scale)));
+            return new GroupParams(Fp16Rounding.round(absMax / scheme.maxCode()), 0);
         }
-        scales[gi] = scale;
-        zeros[gi] = zero;
+        float lo = Math.min(0f, min) * clip;
+        float hi = Math.max(0f, max) * clip;
+        float scale = Fp16Rounding.round((hi - lo) / scheme.maxCode());
+        int zero = scale == 0f ? 0 : (int) Math.max(0, Math.min(scheme.maxCode(), Math.rint(-lo / scale)));
+        return new GroupParams(scale, zero);
+    }
+
+    /** The saturated code of {@code x}: {@code clamp(rint(x / scale) + zero)} (the zero point for scale 0). */
+    public static int code(float x, GroupParams p, QuantScheme scheme) {
+        int q = p.scale() == 0f ? p.zero() : (int) Math.rint(x / p.scale()) + p.zero();
+        return Math.max(scheme.minCode(), Math.min(scheme.maxCode(), q));
+    }
+
+    /** Quantizes one group of {@code len} elements of {@code row} starting at {@code from}. */
+    static void quantizeGroup(float[] row, int from, int len, QuantScheme scheme, float clip,
+                              byte[] codes, int codeBase, float[] scales, int[] zeros, int gi) {
+        GroupParams p = params(row, from, len, scheme, clip);
+        scales[gi] = p.scale();
+        zeros[gi] = p.zero();
         for (int i = from; i < from + len; i++) {
-            int q = scale == 0f ? zero : (int) Math.rint(row[i] / scale) + zero;
-            q = Math.max(scheme.minCode(), Math.min(scheme.maxCode(), q));
-            codes[codeBase + i] = (byte) q;
+            codes[codeBase + i] = (byte) code(row[i], p, scheme);
         }
     }
 }
