@@ -6,12 +6,12 @@ import org.llmnpu.sw.compress.CompressedModel;
 import org.llmnpu.sw.compress.ModelCompressor;
 import org.llmnpu.sw.eval.AccuracyEvaluation;
 import org.llmnpu.sw.eval.LogitComparison;
-import org.llmnpu.sw.io.Llama2cCheckpoint;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.io.ModelFileException;
 import org.llmnpu.sw.io.Llama2cTokenizer;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.SyntheticPrompts;
-import org.llmnpu.sw.model.SyntheticWeights;
 import org.llmnpu.sw.model.Transformer;
 import org.llmnpu.sw.runtime.Generation;
 import org.llmnpu.sw.runtime.Generators;
@@ -24,7 +24,8 @@ import org.llmnpu.sw.spec.SpeculativeResult;
 /**
  * Executes one {@code npu sw run}: loads or generates the model (synthetic weights use the sampler
  * seed), compresses it, generates with the chosen runtime, then measures accuracy against FP32.
- * Calibration uses a separate synthetic sequence, never the evaluated one.
+ * Calibration (clip, GPTQ, Wanda, SparseGPT, compressed drafts) uses 8 sequences of 128 tokens
+ * sampled from the FP32 model ({@link SampledSequences}, seeded by the run's seed), never the prompt.
  */
 public final class SwRun {
 
@@ -49,8 +50,12 @@ public final class SwRun {
             throw new IllegalArgumentException("prompt (" + prompt.length + " tokens) + max-new = " + (prompt.length + o.maxNew())
                     + " exceeds the model's maximum sequence length " + c.maxSeqLen());
         }
-        int[] calibration = SyntheticPrompts.prompt(c, Math.min(64, c.maxSeqLen()), o.sampler().seed() + 1);
-        CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibration);
+        int[][] calibrationSet = o.compression().needsCalibration() || o.speculative().isPresent()
+                ? SampledSequences.sample(new Transformer(fp32), EvalOptions.CALIBRATION_SEQUENCES,
+                        Math.min(EvalOptions.CALIBRATION_LENGTH, c.maxSeqLen()), SampledSequences.CALIBRATION_SEED + o.sampler().seed())
+                : new int[][] {{SampledSequences.BOS}};
+        int[] calibration = calibrationSet[0];
+        CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibrationSet);
         Transformer model = new Transformer(compressed.effectiveWeights());
         Sampler sampler = new Sampler(o.sampler());
         int[] tokens;
@@ -80,6 +85,9 @@ public final class SwRun {
             mode = "dynamic shape";
         }
         int[] sequence = concat(prompt, tokens);
+        String source = o.weights().map(Object::toString).orElse(o.model());
+        checkFinite(new Transformer(fp32), sequence, source + " (FP32)");
+        checkFinite(model, sequence, source + " (" + compressed.spec() + ")");
         LogitComparison acc = AccuracyEvaluation.evaluate(new Transformer(fp32), model, sequence, Math.min(1, sequence.length - 1));
         double alpha = spec == null ? Double.NaN : spec.acceptanceRate();
         double costRatio = draft == null ? Double.NaN : draft.costRatio();
@@ -89,6 +97,19 @@ public final class SwRun {
                 spec == null ? Double.NaN : spec.acceptedPerPass(), spec == null ? Double.NaN : spec.tokensPerPass(),
                 costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
                 tokens, tokenizer == null ? null : decode(tokenizer, tokens));
+    }
+
+    /** Non-finite logits (finite weights that overflow float32) are an error naming the model, never a result. */
+    private static void checkFinite(Transformer model, int[] sequence, String name) throws ModelFileException {
+        float[][] logits = model.forwardAll(sequence, model.newCache(sequence.length));
+        for (int p = 0; p < logits.length; p++) {
+            for (float v : logits[p]) {
+                if (!Float.isFinite(v)) {
+                    throw new ModelFileException(name + ": the logits are not finite (" + v + ") at position " + p
+                            + "; the weights overflow float32 arithmetic");
+                }
+            }
+        }
     }
 
     private static String decode(Llama2cTokenizer tokenizer, int[] tokens) {
