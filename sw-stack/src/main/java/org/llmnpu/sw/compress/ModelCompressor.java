@@ -62,6 +62,20 @@ public final class ModelCompressor {
         return new CompressedModel(spec, model.withLayers(out), bytes, fp32);
     }
 
+    /** The clip grid search sees at most this many calibration inputs (evenly strided); its cost is linear in them. */
+    static final int CLIP_SAMPLES = 256;
+
+    private static float[][] strided(float[][] samples, int max) {
+        if (samples.length <= max) {
+            return samples;
+        }
+        float[][] out = new float[max][];
+        for (int i = 0; i < max; i++) {
+            out[i] = samples[(int) ((long) i * samples.length / max)];
+        }
+        return out;
+    }
+
     private record MatrixResult(float[][] weights, long bytes) {
     }
 
@@ -104,7 +118,8 @@ public final class ModelCompressor {
         if (q == null) {
             q = switch (spec.quantMethod()) {
                 case MINMAX -> WeightQuantizer.quantize(pruned, scheme);
-                case CLIP -> samples == null ? WeightQuantizer.quantize(pruned, scheme) : ClipCalibrator.calibrate(pruned, samples, scheme);
+                case CLIP -> samples == null ? WeightQuantizer.quantize(pruned, scheme)
+                        : ClipCalibrator.calibrate(pruned, strided(samples, CLIP_SAMPLES), scheme);
                 case GPTQ -> ObsCompressor.run(pruned, hessian, Optional.empty(), pattern.isPresent(), spec.quant()).quantized().get();
             };
         }

@@ -24,10 +24,14 @@ import org.llmnpu.sw.spec.SpeculativeResult;
 /**
  * Executes one {@code npu sw run}: loads or generates the model (synthetic weights use the sampler
  * seed), compresses it, generates with the chosen runtime, then measures accuracy against FP32.
- * Calibration (clip, GPTQ, Wanda, SparseGPT, compressed drafts) uses 8 sequences of 128 tokens
+ * Calibration (clip, GPTQ, Wanda, SparseGPT, compressed drafts) uses 4 sequences of 64 tokens
  * sampled from the FP32 model ({@link SampledSequences}, seeded by the run's seed), never the prompt.
  */
 public final class SwRun {
+
+    /** Calibration set of a run (smaller than {@code sw eval}'s, which measures the methods). */
+    public static final int CALIBRATION_SEQUENCES = 4;
+    public static final int CALIBRATION_LENGTH = 64;
 
     private SwRun() {
     }
@@ -51,8 +55,8 @@ public final class SwRun {
                     + " exceeds the model's maximum sequence length " + c.maxSeqLen());
         }
         int[][] calibrationSet = o.compression().needsCalibration() || o.speculative().isPresent()
-                ? SampledSequences.sample(new Transformer(fp32), EvalOptions.CALIBRATION_SEQUENCES,
-                        Math.min(EvalOptions.CALIBRATION_LENGTH, c.maxSeqLen()), SampledSequences.CALIBRATION_SEED + o.sampler().seed())
+                ? SampledSequences.sample(new Transformer(fp32), CALIBRATION_SEQUENCES,
+                        Math.min(CALIBRATION_LENGTH, c.maxSeqLen()), SampledSequences.CALIBRATION_SEED + o.sampler().seed())
                 : new int[][] {{SampledSequences.BOS}};
         int[] calibration = calibrationSet[0];
         CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibrationSet);
