@@ -123,6 +123,14 @@ class SwCommandTest {
         java.util.Arrays.fill(pieces, "x");
         pieces[7] = "<0xZZ>";
         new org.llmnpu.sw.io.Llama2cTokenizer(pieces, new float[512]).write(tok);
+        var config = new org.llmnpu.sw.model.ModelConfig(32, 64, 1, 2, 1, 264, 128);
+        var w = org.llmnpu.sw.model.SyntheticWeights.generate(config, 1);
+        java.util.Arrays.fill(w.finalNorm(), 3e38f); // finite weights whose logits overflow float32
+        java.nio.file.Path huge = dir.resolve("huge.bin");
+        org.llmnpu.sw.io.Llama2cCheckpoint.write(w, huge);
+        Outcome overflow = run("run", "--weights", huge.toString(), "--prompt-len", "3", "--max-new", "2");
+        assertEquals(2, overflow.code(), overflow.err());
+        assertTrue(overflow.err().contains("huge.bin (FP32): the logits are not finite"), overflow.err());
         String[][] cases = {
             {"run", "--weights", dir.resolve("missing.bin").toString()},
             {"run", "--weights", dir.toString()},
