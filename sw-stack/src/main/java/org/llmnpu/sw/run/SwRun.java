@@ -43,10 +43,14 @@ public final class SwRun {
     public static RunReport run(RunOptions o) throws IOException {
         ModelWeights fp32 = loadModel(o);
         ModelConfig c = fp32.config();
+        String source = o.weights().map(Object::toString).orElse(o.model());
+        checkFinite(new Transformer(fp32), new int[] {SampledSequences.BOS}, source + " (FP32)");
         Llama2cTokenizer tokenizer = o.tokenizer().isPresent() ? Llama2cTokenizer.read(o.tokenizer().get(), c.vocabSize()) : null;
         int[] prompt = o.promptText().isPresent()
                 ? tokenizer.encode(o.promptText().get(), true).stream().mapToInt(Integer::intValue).toArray()
-                : SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed());
+                : o.weights().isEmpty() && ModelConfig.isSynthetic(o.model())
+                        ? SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed())
+                        : sampledPrompt(fp32, o.promptLen(), o.sampler().seed());
         if (o.staticShape().isPresent() && prompt.length > o.staticShape().get().slp()) {
             throw new IllegalArgumentException("the prompt has " + prompt.length + " tokens but static slp = " + o.staticShape().get().slp());
         }
@@ -89,7 +93,6 @@ public final class SwRun {
             mode = "dynamic shape";
         }
         int[] sequence = concat(prompt, tokens);
-        String source = o.weights().map(Object::toString).orElse(o.model());
         checkFinite(new Transformer(fp32), sequence, source + " (FP32)");
         checkFinite(model, sequence, source + " (" + compressed.spec() + ")");
         LogitComparison acc = AccuracyEvaluation.evaluate(new Transformer(fp32), model, sequence, Math.min(1, sequence.length - 1));
@@ -102,6 +105,22 @@ public final class SwRun {
                 costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
                 tokens, tokenizer == null ? null : decode(tokenizer, tokens));
     }
+
+    /**
+     * A prompt for a real model without a tokenizer: BOS and {@code length − 1} tokens sampled from the
+     * model itself (temperature 1, seeded apart from the calibration and evaluation sets), i.e. text it
+     * would write, rather than uniformly random ids.
+     */
+    static int[] sampledPrompt(ModelWeights fp32, int length, long seed) {
+        if (length == 1) {
+            return new int[] {SampledSequences.BOS};
+        }
+        return SampledSequences.sample(new Transformer(fp32), 1, Math.min(length, fp32.config().maxSeqLen()),
+                PROMPT_SEED + seed)[0];
+    }
+
+    /** First seed of prompts sampled for real models. */
+    static final long PROMPT_SEED = 5_000_000;
 
     /** Non-finite logits (finite weights that overflow float32) are an error naming the model, never a result. */
     private static void checkFinite(Transformer model, int[] sequence, String name) throws ModelFileException {
