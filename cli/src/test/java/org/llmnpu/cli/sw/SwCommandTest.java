@@ -89,6 +89,15 @@ class SwCommandTest {
         assertTrue(o.out().contains("model stories260K, weights int4-g32@gptq+4:8@sparsegpt"), o.out());
         Outcome wanda = run("run", "--model", "stories260K", "--max-new", "4", "--sparsity", "2:4", "--prune", "wanda");
         assertEquals(0, wanda.code(), wanda.err());
+        Outcome staticShape = run("run", "--prompt-len", "20", "--max-new", "6", "--quant", "mxfp4", "--static", "slp=24,slr=8");
+        assertEquals(0, staticShape.code(), staticShape.err());
+        assertTrue(staticShape.out().contains("max |logit difference| 0"), staticShape.out());
+        Outcome spec = run("run", "--prompt-len", "8", "--max-new", "8", "--speculative", "draft=int4-g32+4:8,gamma=3");
+        assertEquals(0, spec.code(), spec.err());
+        Outcome kv = run("kv", "--context", "100", "--decode", "4", "--kv", "pertoken4,g3,r6", "--evict", "snapkv,w8,budget40,tail-heavy");
+        assertEquals(0, kv.code(), kv.err());
+        Outcome passes = run("passes", "--model", "stories260K", "--prefill", "100", "--context", "300");
+        assertEquals(0, passes.code(), passes.err());
     }
 
     @Test
