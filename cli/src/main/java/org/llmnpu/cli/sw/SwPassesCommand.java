@@ -78,6 +78,10 @@ public final class SwPassesCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("array must look like 32x32, got '" + array + "'");
                 }
             });
+            if (context > c.maxSeqLen() || prefill > c.maxSeqLen()) {
+                throw new BadParameter("--prefill/--context: " + Math.max(prefill, context) + " tokens exceed the maximum sequence length "
+                        + c.maxSeqLen() + " of " + model);
+            }
             GraphShape pre0 = BadParameter.parse("--prefill", () -> GraphShape.prefill(c, prefill, w));
             GraphShape dec0 = BadParameter.parse("--context", () -> GraphShape.decode(c, context, w));
             var pattern = sparsity == null ? null

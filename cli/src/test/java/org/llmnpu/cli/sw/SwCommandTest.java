@@ -171,6 +171,7 @@ class SwCommandTest {
             {"eval", "--compressions", "int4-g32@gptq+2:4@nope"},
             {"kv", "--evict", "snapkv,w32,budget16"},
             {"passes", "--sram-kib", "0"},
+            {"passes", "--model", "stories260K", "--context", "2048"},
             {"passes", "--array", "3y"},
             {"passes", "--bandwidth-gbs", "0"},
         };
