@@ -80,7 +80,7 @@ public final class SwEvalCommand implements Callable<Integer> {
             System.err.println("sw eval: " + e.getMessage());
             return 2;
         } catch (IllegalArgumentException e) {
-            System.err.println("sw eval: " + e.getMessage());
+            System.err.println("--calibration/--held-out: " + e.getMessage());
             return 2;
         } catch (IllegalStateException e) {
             System.err.println("sw eval: " + e.getMessage());

@@ -168,6 +168,7 @@ class SwCommandTest {
             {"run", "--prune", "obs", "--sparsity", "2:4"},
             {"run", "--quant-method", "awq"},
             {"eval", "--held-out", "16"},
+            {"eval", "--held-out", "2x600", "--compressions", "fp32"},
             {"eval", "--compressions", "int4-g32@gptq+2:4@nope"},
             {"kv", "--evict", "snapkv,w32,budget16"},
             {"passes", "--sram-kib", "0"},

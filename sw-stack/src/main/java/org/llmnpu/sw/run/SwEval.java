@@ -29,10 +29,15 @@ public final class SwEval {
 
     public static List<EvalRow> run(ModelWeights fp32, EvalOptions o) {
         Transformer reference = new Transformer(fp32);
-        int[][] calibration = SampledSequences.sample(reference, o.calibrationSequences(),
-                Math.min(o.calibrationLength(), fp32.config().maxSeqLen()), SampledSequences.CALIBRATION_SEED + o.seed() * 10_000);
-        int[][] heldOut = SampledSequences.sample(reference, o.evalSequences(),
-                Math.min(o.evalLength(), fp32.config().maxSeqLen()), SampledSequences.EVALUATION_SEED + o.seed() * 10_000);
+        int max = fp32.config().maxSeqLen();
+        if (o.calibrationLength() > max || o.evalLength() > max) {
+            throw new IllegalArgumentException("sequences of " + Math.max(o.calibrationLength(), o.evalLength())
+                    + " tokens exceed the model's maximum sequence length " + max);
+        }
+        int[][] calibration = SampledSequences.sample(reference, o.calibrationSequences(), o.calibrationLength(),
+                SampledSequences.CALIBRATION_SEED + o.seed() * 10_000);
+        int[][] heldOut = SampledSequences.sample(reference, o.evalSequences(), o.evalLength(),
+                SampledSequences.EVALUATION_SEED + o.seed() * 10_000);
         if (!SampledSequences.disjoint(calibration, heldOut)) {
             throw new IllegalStateException("a held-out sequence equals a calibration sequence; choose another seed");
         }
