@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
 public final class SwEvalCommand implements Callable<Integer> {
 
     /** The comparison of the sw-stack README. */
-    static final String DEFAULT_COMPRESSIONS = "fp32,int8,int8@gptq,int4-g32,int4-g32@clip,int4-g32@gptq,mxint8,mxfp8,mxfp6,mxfp4,"
+    static final String DEFAULT_COMPRESSIONS = "fp32,int8,int8@gptq,int4-g32,int4-g32@clip,int4-g32@gptq,int4-g32@awq,mxint8,mxfp8,mxfp6,mxfp4,"
             + "2:4,2:4@wanda,2:4@sparsegpt,4:8,4:8@wanda,4:8@sparsegpt,int4-g32+2:4,int4-g32@gptq+2:4@wanda,"
             + "int4-g32@gptq+2:4@sparsegpt,int4-g32+4:8,int4-g32@gptq+4:8@wanda,int4-g32@gptq+4:8@sparsegpt";
 
@@ -36,7 +36,7 @@ public final class SwEvalCommand implements Callable<Integer> {
     Path weights;
 
     @Option(names = "--compressions", defaultValue = DEFAULT_COMPRESSIONS, split = ",",
-            description = "Comma-separated compressions, each like int4-g32@gptq+2:4@sparsegpt (methods: minmax, clip, gptq; "
+            description = "Comma-separated compressions, each like int4-g32@gptq+2:4@sparsegpt (methods: minmax, clip, gptq, awq; "
                     + "magnitude, wanda, sparsegpt; default: the README table).")
     List<String> compressions;
 

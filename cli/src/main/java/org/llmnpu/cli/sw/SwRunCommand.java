@@ -52,8 +52,8 @@ public final class SwRunCommand implements Callable<Integer> {
     String sparsity;
 
     @Option(names = "--quant-method", defaultValue = "clip",
-            description = "How INT scales are chosen: minmax, clip (calibrated clip ratio) or gptq (activation-aware, "
-                    + "error-compensating) (default ${DEFAULT-VALUE}).")
+            description = "How INT scales are chosen: minmax, clip (calibrated clip ratio), gptq (activation-aware, "
+                    + "error-compensating) or awq (activation-aware channel scaling) (default ${DEFAULT-VALUE}).")
     String quantMethod;
 
     @Option(names = "--no-calibration", description = "Same as --quant-method minmax.")

@@ -49,9 +49,24 @@ public final class ModelCompressor {
             float[][][] inputs = calibrate ? recordLayerInputs(model.withLayers(out), calibration, l) : null;
             float[][][] mats = w.projections();
             float[][][] compressed = new float[mats.length][][];
+            CompressionSpec matrixSpec = spec;
+            if (spec.quantMethod() == QuantMethod.AWQ && spec.quant().isPresent()) {
+                // prune as asked, fold the AWQ scales, then quantize min-max (pruned zeros stay zeros)
+                CompressionSpec pruneOnly = new CompressionSpec(Optional.empty(), Optional.empty(), spec.sparsity(),
+                        QuantMethod.MINMAX, spec.pruneMethod());
+                float[][][] pruned = new float[mats.length][][];
+                for (int m = 0; m < mats.length; m++) {
+                    pruned[m] = compressMatrix(mats[m], pruneOnly, inputs[inputOf(m)]).weights;
+                }
+                w = AwqScaler.scale(model.config(), new LayerWeights(w.attnNorm(), pruned[0], pruned[1], pruned[2], pruned[3],
+                        w.ffnNorm(), pruned[4], pruned[5], pruned[6]), inputs, spec.quant().get());
+                mats = w.projections();
+                matrixSpec = new CompressionSpec(spec.quant(), Optional.empty(), spec.sparsity(), QuantMethod.MINMAX,
+                        PruneMethod.MAGNITUDE);
+            }
             for (int m = 0; m < mats.length; m++) {
                 float[][] samples = inputs == null ? null : inputs[inputOf(m)];
-                MatrixResult r = compressMatrix(mats[m], spec, samples);
+                MatrixResult r = compressMatrix(mats[m], matrixSpec, samples);
                 compressed[m] = r.weights;
                 bytes += r.bytes;
                 fp32 += 4L * mats[m].length * mats[m][0].length;
@@ -121,6 +136,7 @@ public final class ModelCompressor {
                 case CLIP -> samples == null ? WeightQuantizer.quantize(pruned, scheme)
                         : ClipCalibrator.calibrate(pruned, strided(samples, CLIP_SAMPLES), scheme);
                 case GPTQ -> ObsCompressor.run(pruned, hessian, Optional.empty(), pattern.isPresent(), spec.quant()).quantized().get();
+                case AWQ -> throw new IllegalStateException("AWQ scales a whole block; see compress()");
             };
         }
         long bytes = q.storageBytes();

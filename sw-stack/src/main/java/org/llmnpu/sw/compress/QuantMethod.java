@@ -14,14 +14,15 @@ import java.util.Locale;
  * </ul>
  */
 public enum QuantMethod {
-    MINMAX, CLIP, GPTQ;
+    MINMAX, CLIP, GPTQ, AWQ;
 
     public static QuantMethod parse(String text) {
         return switch (text.trim().toLowerCase(Locale.ROOT)) {
             case "minmax" -> MINMAX;
             case "clip" -> CLIP;
             case "gptq" -> GPTQ;
-            default -> throw new IllegalArgumentException("quantization method must be minmax, clip or gptq, got '" + text + "'");
+            case "awq" -> AWQ;
+            default -> throw new IllegalArgumentException("quantization method must be minmax, clip, gptq or awq, got '" + text + "'");
         };
     }
 

@@ -16,7 +16,7 @@ public final class RealModelFigures {
     /** The compressions of the table, in order. */
     public static final List<String> SPECS = List.of(
             "fp32", "int8", "int8@gptq",
-            "int4-g32", "int4-g32@clip", "int4-g32@gptq",
+            "int4-g32", "int4-g32@clip", "int4-g32@gptq", "int4-g32@awq",
             "mxint8", "mxfp8", "mxfp6", "mxfp4",
             "2:4", "2:4@wanda", "2:4@sparsegpt",
             "4:8", "4:8@wanda", "4:8@sparsegpt",

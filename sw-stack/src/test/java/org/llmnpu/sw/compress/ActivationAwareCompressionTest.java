@@ -112,6 +112,32 @@ class ActivationAwareCompressionTest {
     }
 
     @Test
+    void awqFoldsItsScalesWithoutChangingTheFunctionAndNeverLosesToMinMaxOnItsInputs() throws Exception {
+        var model = org.llmnpu.sw.io.ModelCatalog.load("stories260K", 0);
+        var c = model.config();
+        int[][] calib = {{1, 300, 17, 45, 99, 5, 310, 12, 400, 7, 8, 9}, {1, 44, 55, 66, 77, 88}};
+        QuantScheme s = QuantScheme.parse("int4-g32");
+        org.llmnpu.sw.model.LayerWeights[] folded = model.layers().clone();
+        for (int l = 0; l < c.layers(); l++) {
+            float[][][] in = ModelCompressor.recordLayerInputs(model, calib, l);
+            folded[l] = AwqScaler.scale(c, model.layers()[l], in, s);
+            // the chosen scales never do worse than alpha = 0 (min-max) on the recorded inputs
+            double[] sq = AwqScaler.search(java.util.List.<float[][]>of(model.layers()[l].w2()), in[3], s, null);
+            assertEquals(172, sq.length);
+        }
+        var a = new org.llmnpu.sw.model.Transformer(model);
+        var b = new org.llmnpu.sw.model.Transformer(model.withLayers(folded));
+        int[] tokens = {1, 300, 17, 45, 99, 5};
+        float[][] la = a.forwardAll(tokens, a.newCache(tokens.length));
+        float[][] lb = b.forwardAll(tokens, b.newCache(tokens.length));
+        for (int p = 0; p < tokens.length; p++) {
+            for (int v = 0; v < la[p].length; v++) {
+                assertEquals(la[p][v], lb[p][v], 2e-3 * (1 + Math.abs(la[p][v])), "folded FP32 model, position " + p);
+            }
+        }
+    }
+
+    @Test
     void specsCarryTheirMethods() {
         CompressionSpec s = CompressionSpec.parse("int4-g32@gptq+2:4@sparsegpt", false);
         assertEquals(QuantMethod.GPTQ, s.quantMethod());
@@ -121,6 +147,7 @@ class ActivationAwareCompressionTest {
         assertEquals("4:8@wanda", CompressionSpec.parse("4:8", QuantMethod.CLIP, PruneMethod.WANDA).toString());
         var e = assertThrows(IllegalArgumentException.class, () -> CompressionSpec.parse("2:4@obs", false));
         assertTrue(e.getMessage().contains("magnitude, wanda or sparsegpt"));
+        assertEquals(QuantMethod.AWQ, CompressionSpec.parse("int4-g32@awq", false).quantMethod());
         assertThrows(IllegalArgumentException.class, () -> CompressionSpec.parse("mxfp4@gptq", false));
     }
 }

@@ -31,7 +31,7 @@ class RealModelCompressionTest {
     @BeforeAll
     static void evaluate() throws IOException {
         model = ModelCatalog.load("stories260K", 0);
-        List<CompressionSpec> specs = List.of("fp32", "int4-g32", "int4-g32@gptq", "4:8", "4:8@wanda", "4:8@sparsegpt",
+        List<CompressionSpec> specs = List.of("fp32", "int4-g32", "int4-g32@gptq", "int4-g32@awq", "4:8", "4:8@wanda", "4:8@sparsegpt",
                 "mxfp4+2:4", "int8-asym+2:4@sparsegpt").stream().map(s -> CompressionSpec.parse(s, false)).toList();
         rows = SwEval.run(model, new EvalOptions("stories260K", Optional.empty(), specs, 4, 64, 4, 65, 0));
     }
@@ -42,7 +42,7 @@ class RealModelCompressionTest {
 
     @Test
     void noPassRefusesTheRaggedShapeAndPatternsHold() {
-        assertEquals(8, rows.size());
+        assertEquals(9, rows.size());
         CompressedModel m = ModelCompressor.compress(model, CompressionSpec.parse("int4-g32+4:8", false), new int[] {1, 5, 9});
         assertTrue(NmPruner.satisfies(m.effectiveWeights().layers()[0].w2(), NmPattern.FOUR_EIGHT));
         assertEquals(172, m.effectiveWeights().layers()[0].w2()[0].length);
@@ -61,6 +61,7 @@ class RealModelCompressionTest {
     @Test
     void activationAwareMethodsBeatTheirBaselinesOnTheRealModel() {
         assertTrue(row("int4-g32@gptq").klDivergence() < row("int4-g32").klDivergence());
+        assertTrue(row("int4-g32@awq").klDivergence() < row("int4-g32").klDivergence());
         assertTrue(row("4:8@sparsegpt").klDivergence() < row("4:8").klDivergence());
         assertTrue(row("4:8@sparsegpt").perplexity() < row("4:8").perplexity());
         assertTrue(row("4:8@wanda").klDivergence() < row("4:8").klDivergence());
