@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Prints every figure table of the sw-stack README. Not part of the default test run; run with
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.SwFiguresBench'
- * -Dsurefire.failIfNoSpecifiedTests=false} (about 13 minutes on 2 cores; the stories260K tables about 2½).
+ * -Dsurefire.failIfNoSpecifiedTests=false} (about 13 minutes on 2 cores; the stories260K tables about 4).
  */
 class SwFiguresBench {
 
@@ -16,8 +16,8 @@ class SwFiguresBench {
 
     @Test
     void realModelKvCache() throws Exception {
-        RealKvFigures.main(new String[] {"448", "8"});
-        RealKvFigures.main(new String[] {"192", "8"});
+        RealKvFigures.main(new String[] {"448", "16"});
+        RealKvFigures.main(new String[] {"192", "16"});
     }
 
     @Test
