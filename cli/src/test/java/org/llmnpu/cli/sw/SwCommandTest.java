@@ -166,7 +166,7 @@ class SwCommandTest {
             {"run", "--prompt", "hello"},
             {"kv", "--kv", "hybrid4,g32,r48"},
             {"run", "--prune", "obs", "--sparsity", "2:4"},
-            {"run", "--quant-method", "awq"},
+            {"run", "--quant-method", "obq"},
             {"eval", "--held-out", "16"},
             {"eval", "--held-out", "2x600", "--compressions", "fp32"},
             {"eval", "--compressions", "int4-g32@gptq+2:4@nope"},
