@@ -74,7 +74,7 @@ class ModelFileReliabilityTest {
 
     @Test
     void checkpointBeyond2GiBIsMappedPerTensorNotAsOneBuffer() throws IOException {
-        // a 1.1B-class shape (3.76 GB scale): previously "capacity < 0" from a single int-sized buffer
+        // a 1.1B-class shape, 4.14 GB: like the 3.76 GB file of issue 12, beyond one int-sized buffer ("capacity < 0" before)
         Llama2cHeader h = new Llama2cHeader(new ModelConfig(2048, 5632, 22, 32, 4, 32000, 2048), true);
         assertTrue(h.fileBytes() > (1L << 31), "beyond a 2 GiB buffer");
         Path f = sparse("tinyllama.bin", h);
