@@ -83,6 +83,24 @@ class ModelFileReliabilityTest {
     }
 
     @Test
+    void tensorsBeyondFourGiBAreMappedAndReadBack() throws IOException {
+        // 1,024-wide, one layer, vocabulary 2, but 2^20 positions: 4 GiB of legacy RoPE tables (skipped, never
+        // read) put the separate classifier beyond 4 GiB; the weights themselves are 17 MB
+        Llama2cHeader h = new Llama2cHeader(new ModelConfig(1024, 4, 1, 1, 1, 2, 1 << 20), false);
+        Path f = sparse("far.bin", h);
+        long classifier = h.fileBytes() - 2L * 1024 * 4;
+        assertTrue(classifier > (4L << 30));
+        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+            raf.seek(classifier + 4 * 1030);
+            raf.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putFloat(0.625f).array());
+        }
+        var w = Llama2cCheckpoint.read(f, 1L << 30);
+        assertEquals(0.625f, w.lmHead()[1][6]);
+        assertEquals(0f, w.lmHead()[1][5]);
+        assertNotSame(w.tokenEmbedding(), w.lmHead());
+    }
+
+    @Test
     void nonFiniteWeightNamesTheTensorAndTheFile() throws IOException {
         Path f = dir.resolve("nan.bin");
         Llama2cCheckpoint.write(TestModels.micro(3), f);
