@@ -1,12 +1,11 @@
 package org.llmnpu.cli.sw;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.llmnpu.sw.io.Llama2cCheckpoint;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.io.ModelFileException;
 import org.llmnpu.sw.kv.EvictionConfig;
 import org.llmnpu.sw.kv.KvQuantConfig;
 import org.llmnpu.sw.kv.KvSetting;
@@ -14,9 +13,6 @@ import org.llmnpu.sw.kv.KvStudy;
 import org.llmnpu.sw.kv.KvStudyResult;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
-import org.llmnpu.sw.model.SyntheticPrompts;
-import org.llmnpu.sw.model.SyntheticWeights;
-import org.llmnpu.sw.model.Transformer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,13 +25,15 @@ import picocli.CommandLine.Option;
         description = "KV-cache quantization and eviction: accuracy and bytes read per decode token.")
 public final class SwKvCommand implements Callable<Integer> {
 
-    @Option(names = "--model", defaultValue = "tiny", description = "Synthetic model: tiny or medium (default ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (real, shipped), or a synthetic "
+            + "model: tiny or medium (default ${DEFAULT-VALUE}).")
     String model;
 
     @Option(names = "--weights", description = "llama2.c .bin checkpoint instead of synthetic weights.")
     Path weights;
 
-    @Option(names = "--context", defaultValue = "2048", description = "Prefill tokens (default ${DEFAULT-VALUE}).")
+    @Option(names = "--context", defaultValue = "448", description = "Prefill tokens (default ${DEFAULT-VALUE}; "
+            + "context + decode must fit the model's maximum sequence length, 512 for stories260K).")
     int context;
 
     @Option(names = "--decode", defaultValue = "32", description = "Teacher-forced decode tokens measured (default ${DEFAULT-VALUE}).")
@@ -73,7 +71,13 @@ public final class SwKvCommand implements Callable<Integer> {
             System.err.println(e.getMessage());
             return 2;
         }
-        ModelWeights w = weights != null ? Llama2cCheckpoint.read(weights) : SyntheticWeights.generate(config, seed);
+        ModelWeights w;
+        try {
+            w = ModelCatalog.load(model, Optional.ofNullable(weights), seed);
+        } catch (ModelFileException e) {
+            System.err.println("sw kv: " + e.getMessage());
+            return 2;
+        }
         ModelConfig c = w.config();
         if (context + decode > c.maxSeqLen()) {
             System.err.println("--context: context + decode = " + (context + decode) + " exceeds the model's maximum sequence length "
@@ -86,13 +90,12 @@ public final class SwKvCommand implements Callable<Integer> {
             System.err.println("--kv: " + e.getMessage());
             return 2;
         }
-        KvStudy study = new KvStudy(new Transformer(w), SyntheticPrompts.prompt(c, context, seed + 10),
-                SyntheticPrompts.prompt(c, decode, seed + 11));
+        KvStudy study = KvStudy.forModel(w, weights == null && ModelConfig.isSynthetic(model), context, decode, seed);
         List<KvStudyResult> rows = setting.quant().isEmpty() && setting.eviction().isEmpty()
                 ? List.of(study.measure(KvSetting.full()))
                 : List.of(study.measure(KvSetting.full()), study.measure(setting));
         if (json) {
-            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
+            System.out.println(SwJson.write(rows));
         } else {
             System.out.printf("context %d tokens, %d teacher-forced decode tokens, compared with the full FP32 cache%n", context, decode);
             for (KvStudyResult r : rows) {

@@ -1,7 +1,5 @@
 package org.llmnpu.cli.sw;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.llmnpu.sw.graph.DType;
@@ -21,7 +19,8 @@ import picocli.CommandLine.Option;
         description = "Fusion and tiling passes: dispatches and off-chip traffic before and after each pass.")
 public final class SwPassesCommand implements Callable<Integer> {
 
-    @Option(names = "--model", defaultValue = "tiny", description = "tiny or medium (default ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "tiny", description = "stories260K (the shipped real model's shape), tiny or "
+            + "medium (default ${DEFAULT-VALUE}).")
     String model;
 
     @Option(names = "--sram-kib", defaultValue = "512", description = "On-chip SRAM in KiB (default ${DEFAULT-VALUE}).")
@@ -79,6 +78,10 @@ public final class SwPassesCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("array must look like 32x32, got '" + array + "'");
                 }
             });
+            if (context > c.maxSeqLen() || prefill > c.maxSeqLen()) {
+                throw new BadParameter("--prefill/--context: " + Math.max(prefill, context) + " tokens exceed the maximum sequence length "
+                        + c.maxSeqLen() + " of " + model);
+            }
             GraphShape pre0 = BadParameter.parse("--prefill", () -> GraphShape.prefill(c, prefill, w));
             GraphShape dec0 = BadParameter.parse("--context", () -> GraphShape.decode(c, context, w));
             var pattern = sparsity == null ? null
@@ -102,7 +105,7 @@ public final class SwPassesCommand implements Callable<Integer> {
             return 2;
         }
         if (json) {
-            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+            System.out.println(SwJson.write(report));
             return 0;
         }
         System.out.printf("%-16s %-34s %8s %18s %16s %18s %16s %10s%n", "phase", "stage", "kernels", "intermediate (B)",

@@ -1,11 +1,12 @@
 package org.llmnpu.cli.sw;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.llmnpu.sw.compress.CompressionSpec;
+import org.llmnpu.sw.compress.PruneMethod;
+import org.llmnpu.sw.compress.QuantMethod;
+import org.llmnpu.sw.io.ModelFileException;
 import org.llmnpu.sw.run.RunOptions;
 import org.llmnpu.sw.run.RunReport;
 import org.llmnpu.sw.run.SwRun;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Option;
         description = "Run a LLaMA-style model with compression, static shapes or speculative decoding.")
 public final class SwRunCommand implements Callable<Integer> {
 
-    @Option(names = "--model", defaultValue = "tiny", description = "Synthetic model: tiny or medium (default ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (the real trained checkpoint shipped "
+            + "with the toolkit, MIT licence), or a synthetic model: tiny or medium (default ${DEFAULT-VALUE}).")
     String model;
 
     @Option(names = "--weights", description = "llama2.c .bin checkpoint to load instead of synthetic weights.")
@@ -49,8 +51,17 @@ public final class SwRunCommand implements Callable<Integer> {
     @Option(names = "--sparsity", description = "N:M pruning along K: 2:4 or 4:8.")
     String sparsity;
 
-    @Option(names = "--no-calibration", description = "Plain min-max INT quantization instead of clip calibration.")
+    @Option(names = "--quant-method", defaultValue = "clip",
+            description = "How INT scales are chosen: minmax, clip (calibrated clip ratio), gptq (activation-aware, "
+                    + "error-compensating) or awq (activation-aware channel scaling) (default ${DEFAULT-VALUE}).")
+    String quantMethod;
+
+    @Option(names = "--no-calibration", description = "Same as --quant-method minmax.")
     boolean noCalibration;
+
+    @Option(names = "--prune", defaultValue = "magnitude",
+            description = "How --sparsity chooses the kept weights: magnitude, wanda or sparsegpt (default ${DEFAULT-VALUE}).")
+    String prune;
 
     @Option(names = "--static", description = "Static-shape runtime, e.g. slp=64,slr=128.")
     String staticShape;
@@ -79,7 +90,9 @@ public final class SwRunCommand implements Callable<Integer> {
         RunOptions options;
         try {
             String spec = sparsity == null ? quant : quant + "+" + sparsity;
-            CompressionSpec compression = BadParameter.parse("--quant/--sparsity", () -> CompressionSpec.parse(spec, !noCalibration));
+            QuantMethod qm = noCalibration ? QuantMethod.MINMAX : BadParameter.parse("--quant-method", () -> QuantMethod.parse(quantMethod));
+            PruneMethod pm = BadParameter.parse("--prune", () -> PruneMethod.parse(prune));
+            CompressionSpec compression = BadParameter.parse("--quant/--sparsity", () -> CompressionSpec.parse(spec, qm, pm));
             Optional<StaticShape> shape = staticShape == null ? Optional.empty()
                     : Optional.of(BadParameter.parse("--static", () -> StaticShape.parse(staticShape)));
             Optional<DraftSpec> draft = speculative == null ? Optional.empty()
@@ -104,13 +117,15 @@ public final class SwRunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             System.err.println("sw run: " + e.getMessage());
             return 2;
+        } catch (ModelFileException e) {
+            System.err.println("sw run: " + e.getMessage());
+            return 2;
         } catch (java.io.IOException e) {
             System.err.println("sw run: " + e.getMessage());
             return 1;
         }
         if (json) {
-            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                    .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false).writeValueAsString(report));
+            System.out.println(SwJson.write(report));
         } else {
             System.out.print(report.toText());
         }

@@ -6,22 +6,27 @@ package org.llmnpu.numerics.quant;
  * Element {@code (r, c)} dequantizes to {@code (codes[r][c] - zeroPoint(g)) * scale(g)} with
  * {@code g = r * groupsPerRow + c / group}. Codes are held in bytes: signed for symmetric
  * schemes, unsigned ({@code 0..255}) for asymmetric ones.
+ *
+ * <p>Ragged rows: when the group does not divide {@code cols} (e.g. a hidden width of 172 in groups of
+ * 32), {@code groupsPerRow = ceil(cols / group)} and the last group of each row is padded with zeros up
+ * to the group size. Padding zeros change neither a symmetric scale (max |w|) nor an asymmetric range
+ * (which always includes 0), are not stored, and take no code bits; the last group still has its own
+ * scale (and zero point).
  */
 public record QuantizedMatrix(int rows, int cols, QuantScheme scheme, byte[] codes, float[] scales, int[] zeroPoints) {
 
     public QuantizedMatrix {
         int group = scheme.effectiveGroup(cols);
-        if (cols % group != 0) {
-            throw new IllegalArgumentException("groupSize " + group + " must divide the row length " + cols);
-        }
-        int groups = rows * (cols / group);
+        int groups = rows * ((cols + group - 1) / group);
         if (codes.length != rows * cols || scales.length != groups || zeroPoints.length != groups) {
             throw new IllegalArgumentException("inconsistent array sizes for a " + rows + "x" + cols + " " + scheme + " matrix");
         }
     }
 
+    /** Groups per row, the last one padded with zeros when the group does not divide the row. */
     public int groupsPerRow() {
-        return cols / scheme.effectiveGroup(cols);
+        int group = scheme.effectiveGroup(cols);
+        return (cols + group - 1) / group;
     }
 
     public int code(int row, int col) {

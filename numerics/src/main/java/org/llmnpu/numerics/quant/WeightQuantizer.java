@@ -6,6 +6,9 @@ package org.llmnpu.numerics.quant;
  * stored scale; rounding is half-to-even ({@link Math#rint}); codes saturate to the scheme's range.
  * A clip ratio {@code c} in (0, 1] shrinks each group's range before the scale is computed
  * (the calibrated variant, see {@link ClipCalibrator}); values beyond it saturate.
+ * A group size that does not divide the row gives a last group padded with zeros
+ * (see {@link QuantizedMatrix}): its scale comes from the real elements, exactly as if the padding
+ * zeros were present.
  */
 public final class WeightQuantizer {
 
@@ -23,10 +26,7 @@ public final class WeightQuantizer {
         int rows = weights.length;
         int cols = weights[0].length;
         int group = scheme.effectiveGroup(cols);
-        if (cols % group != 0) {
-            throw new IllegalArgumentException("groupSize " + group + " must divide the input dimension " + cols);
-        }
-        int groupsPerRow = cols / group;
+        int groupsPerRow = (cols + group - 1) / group;
         byte[] codes = new byte[rows * cols];
         float[] scales = new float[rows * groupsPerRow];
         int[] zeros = new int[rows * groupsPerRow];
@@ -37,39 +37,54 @@ public final class WeightQuantizer {
             }
             for (int g = 0; g < groupsPerRow; g++) {
                 int gi = r * groupsPerRow + g;
-                quantizeGroup(weights[r], g * group, group, scheme, clip, codes, r * cols, scales, zeros, gi);
+                int from = g * group;
+                quantizeGroup(weights[r], from, Math.min(group, cols - from), scheme, clip, codes, r * cols, scales, zeros, gi);
             }
         }
         return new QuantizedMatrix(rows, cols, scheme, codes, scales, zeros);
     }
 
-    /** Quantizes one group of {@code len} elements of {@code row} starting at {@code from}. */
-    static void quantizeGroup(float[] row, int from, int len, QuantScheme scheme, float clip,
-                              byte[] codes, int codeBase, float[] scales, int[] zeros, int gi) {
+    /** Scale (FP16-rounded) and integer zero point of one group. */
+    public record GroupParams(float scale, int zero) {
+    }
+
+    /**
+     * The scale and zero point of the {@code len} elements of {@code row} from {@code from}: symmetric
+     * {@code scale = fp16(clip · max|w| / maxCode)}, zero 0; asymmetric over {@code [min(0, min), max(0, max)]}
+     * scaled by {@code clip}, {@code scale = fp16(range / maxCode)}, {@code zero = clamp(rint(-lo / scale))}.
+     */
+    public static GroupParams params(float[] row, int from, int len, QuantScheme scheme, float clip) {
         float min = Float.POSITIVE_INFINITY;
         float max = Float.NEGATIVE_INFINITY;
         for (int i = from; i < from + len; i++) {
             min = Math.min(min, row[i]);
             max = Math.max(max, row[i]);
         }
-        float scale;
-        int zero;
         if (scheme.symmetric()) {
             float absMax = Math.max(Math.abs(min), Math.abs(max)) * clip;
-            scale = Fp16Rounding.round(absMax / scheme.maxCode());
-            zero = 0;
-        } else {
-            float lo = Math.min(0f, min) * clip;
-            float hi = Math.max(0f, max) * clip;
-            scale = Fp16Rounding.round((hi - lo) / scheme.maxCode());
-            zero = scale == 0f ? 0 : (int) Math.max(0, Math.min(scheme.maxCode(), Math.rint(-lo / scale)));
+            return new GroupParams(Fp16Rounding.round(absMax / scheme.maxCode()), 0);
         }
-        scales[gi] = scale;
-        zeros[gi] = zero;
+        float lo = Math.min(0f, min) * clip;
+        float hi = Math.max(0f, max) * clip;
+        float scale = Fp16Rounding.round((hi - lo) / scheme.maxCode());
+        int zero = scale == 0f ? 0 : (int) Math.max(0, Math.min(scheme.maxCode(), Math.rint(-lo / scale)));
+        return new GroupParams(scale, zero);
+    }
+
+    /** The saturated code of {@code x}: {@code clamp(rint(x / scale) + zero)} (the zero point for scale 0). */
+    public static int code(float x, GroupParams p, QuantScheme scheme) {
+        int q = p.scale() == 0f ? p.zero() : (int) Math.rint(x / p.scale()) + p.zero();
+        return Math.max(scheme.minCode(), Math.min(scheme.maxCode(), q));
+    }
+
+    /** Quantizes one group of {@code len} elements of {@code row} starting at {@code from}. */
+    static void quantizeGroup(float[] row, int from, int len, QuantScheme scheme, float clip,
+                              byte[] codes, int codeBase, float[] scales, int[] zeros, int gi) {
+        GroupParams p = params(row, from, len, scheme, clip);
+        scales[gi] = p.scale();
+        zeros[gi] = p.zero();
         for (int i = from; i < from + len; i++) {
-            int q = scale == 0f ? zero : (int) Math.rint(row[i] / scale) + zero;
-            q = Math.max(scheme.minCode(), Math.min(scheme.maxCode(), q));
-            codes[codeBase + i] = (byte) q;
+            codes[codeBase + i] = (byte) code(row[i], p, scheme);
         }
     }
 }

@@ -10,12 +10,16 @@ package org.llmnpu.numerics.sparse;
  * significant bits); for 2:4 one group's two indices fill a nibble, for 4:8 two groups fill 3 bytes.
  * A group with fewer than N non-zeros stores explicit zeros at its lowest unused positions, so every
  * group has exactly N entries and the array's schedule is static.
+ *
+ * <p>Ragged K: when M does not divide K the row is treated as padded with zeros to
+ * {@code groupsPerRow · M} ({@code groupsPerRow = ceil(K / M)}); the last group stores N entries like
+ * every other, positions in the padding hold explicit zeros, and {@link #toZeroFilledDense} returns
+ * the K real columns only.
  */
 public record NmCompressedMatrix(int rows, int k, NmPattern pattern, byte[] values, byte[] packedIndices) {
 
     public NmCompressedMatrix {
-        NmPruner.checkK(k, pattern);
-        int groups = rows * (k / pattern.m());
+        int groups = rows * NmPruner.groupsPerRow(k, pattern);
         if (values.length != groups * pattern.n()) {
             throw new IllegalArgumentException("values must hold " + groups * pattern.n() + " entries, got " + values.length);
         }
@@ -27,7 +31,7 @@ public record NmCompressedMatrix(int rows, int k, NmPattern pattern, byte[] valu
 
     /** Bytes of packed indices per row. */
     public static int rowIndexBytes(int k, NmPattern pattern) {
-        int bits = (k / pattern.m()) * pattern.n() * pattern.indexBits();
+        int bits = NmPruner.groupsPerRow(k, pattern) * pattern.n() * pattern.indexBits();
         return (bits + 7) / 8;
     }
 
@@ -35,10 +39,9 @@ public record NmCompressedMatrix(int rows, int k, NmPattern pattern, byte[] valu
     public static NmCompressedMatrix compress(byte[][] dense, NmPattern pattern) {
         int rows = dense.length;
         int k = dense[0].length;
-        NmPruner.checkK(k, pattern);
         int n = pattern.n();
         int m = pattern.m();
-        int groupsPerRow = k / m;
+        int groupsPerRow = NmPruner.groupsPerRow(k, pattern);
         byte[] values = new byte[rows * groupsPerRow * n];
         int rowBytes = rowIndexBytes(k, pattern);
         byte[] packed = new byte[rows * rowBytes];
@@ -47,7 +50,8 @@ public record NmCompressedMatrix(int rows, int k, NmPattern pattern, byte[] valu
             for (int g = 0; g < groupsPerRow; g++) {
                 int[] positions = groupPositions(dense[r], g * m, pattern, r, g);
                 for (int j = 0; j < n; j++) {
-                    values[(r * groupsPerRow + g) * n + j] = dense[r][g * m + positions[j]];
+                    int col = g * m + positions[j];
+                    values[(r * groupsPerRow + g) * n + j] = col < k ? dense[r][col] : 0;
                     rowIndices[g * n + j] = positions[j];
                 }
             }
@@ -63,7 +67,7 @@ public record NmCompressedMatrix(int rows, int k, NmPattern pattern, byte[] valu
         boolean[] used = new boolean[m];
         int count = 0;
         for (int i = 0; i < m; i++) {
-            if (row[from + i] != 0) {
+            if (from + i < row.length && row[from + i] != 0) {
                 used[i] = true;
                 count++;
             }
@@ -92,20 +96,23 @@ public record NmCompressedMatrix(int rows, int k, NmPattern pattern, byte[] valu
     public int[] rowIndices(int row) {
         int rowBytes = rowIndexBytes(k, pattern);
         byte[] slice = java.util.Arrays.copyOfRange(packedIndices, row * rowBytes, (row + 1) * rowBytes);
-        return IndexPacking.unpack(slice, pattern.indexBits(), (k / pattern.m()) * pattern.n());
+        return IndexPacking.unpack(slice, pattern.indexBits(), NmPruner.groupsPerRow(k, pattern) * pattern.n());
     }
 
     /** The zero-filled dense matrix: every stored value at its position, zeros elsewhere. */
     public byte[][] toZeroFilledDense() {
         int n = pattern.n();
         int m = pattern.m();
-        int groupsPerRow = k / m;
+        int groupsPerRow = NmPruner.groupsPerRow(k, pattern);
         byte[][] dense = new byte[rows][k];
         for (int r = 0; r < rows; r++) {
             int[] idx = rowIndices(r);
             for (int g = 0; g < groupsPerRow; g++) {
                 for (int j = 0; j < n; j++) {
-                    dense[r][g * m + idx[g * n + j]] = values[(r * groupsPerRow + g) * n + j];
+                    int col = g * m + idx[g * n + j];
+                    if (col < k) {
+                        dense[r][col] = values[(r * groupsPerRow + g) * n + j];
+                    }
                 }
             }
         }

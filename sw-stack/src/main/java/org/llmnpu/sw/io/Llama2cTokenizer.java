@@ -23,8 +23,14 @@ public final class Llama2cTokenizer {
     private final float[] scores;
     private final Map<String, Integer> ids = new HashMap<>();
     private final int maxTokenLength;
+    /** The file it was read from (or "in-memory tokenizer"), named in every error. */
+    private final String source;
 
     public Llama2cTokenizer(String[] vocab, float[] scores) {
+        this(vocab, scores, "in-memory tokenizer");
+    }
+
+    private Llama2cTokenizer(String[] vocab, float[] scores, String source) {
         if (vocab.length != scores.length) {
             throw new IllegalArgumentException("vocab and scores must have the same length");
         }
@@ -36,9 +42,16 @@ public final class Llama2cTokenizer {
             max = Math.max(max, vocab[i].getBytes(StandardCharsets.UTF_8).length);
         }
         this.maxTokenLength = max;
+        this.source = source;
     }
 
+    /**
+     * Reads {@code vocabSize} pieces. Errors are one-line {@link ModelFileException}s naming the file: missing
+     * file or a directory, a truncated file, a negative or oversized piece length, a byte piece
+     * {@code <0x..>} whose two characters are not hexadecimal.
+     */
     public static Llama2cTokenizer read(Path file, int vocabSize) throws IOException {
+        ModelFileException.checkRegularFile(file, "a llama2.c tokenizer.bin");
         byte[] all = Files.readAllBytes(file);
         ByteBuffer b = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
         String[] vocab = new String[vocabSize];
@@ -49,16 +62,31 @@ public final class Llama2cTokenizer {
                 scores[i] = b.getFloat();
                 int len = b.getInt();
                 if (len < 0 || len > b.remaining()) {
-                    throw new IOException(file + ": token " + i + " claims " + len + " bytes but " + b.remaining() + " remain");
+                    throw new ModelFileException(file + ": token " + i + " claims " + len + " bytes but " + b.remaining() + " remain");
                 }
                 byte[] s = new byte[len];
                 b.get(s);
                 vocab[i] = new String(s, StandardCharsets.UTF_8);
+                if (isBytePiece(vocab[i]) && byteValue(vocab[i]) < 0) {
+                    throw new ModelFileException(file + ": token " + i + " is the byte piece '" + vocab[i]
+                            + "' but its two characters after <0x are not hexadecimal");
+                }
             }
         } catch (java.nio.BufferUnderflowException e) {
-            throw new IOException(file + ": truncated tokenizer, " + all.length + " bytes hold fewer than " + vocabSize + " tokens", e);
+            throw new ModelFileException(file + ": truncated tokenizer, " + all.length + " bytes hold fewer than " + vocabSize + " tokens", e);
         }
-        return new Llama2cTokenizer(vocab, scores);
+        return new Llama2cTokenizer(vocab, scores, file.toString());
+    }
+
+    private static boolean isBytePiece(String piece) {
+        return piece.length() == 6 && piece.startsWith("<0x") && piece.endsWith(">");
+    }
+
+    /** The byte of a {@code <0xNN>} piece, or -1 if NN is not two hexadecimal digits. */
+    private static int byteValue(String piece) {
+        int hi = Character.digit(piece.charAt(3), 16);
+        int lo = Character.digit(piece.charAt(4), 16);
+        return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
     }
 
     public void write(Path file) throws IOException {
@@ -88,7 +116,13 @@ public final class Llama2cTokenizer {
                 tokens.add(id);
             } else {
                 for (byte by : ch.getBytes(StandardCharsets.UTF_8)) {
-                    tokens.add((by & 0xFF) + 3);
+                    int byteId = (by & 0xFF) + 3;
+                    if (byteId >= vocab.length) {
+                        throw new IllegalArgumentException(source + ": cannot encode '" + ch + "': no piece for it and its byte 0x"
+                                + String.format("%02X", by & 0xFF) + " would be id " + byteId + ", beyond the " + vocab.length
+                                + " pieces of the vocabulary");
+                    }
+                    tokens.add(byteId);
                 }
             }
         });
@@ -118,9 +152,13 @@ public final class Llama2cTokenizer {
 
     /** The text of a token; byte tokens {@code <0xNN>} decode to their byte as a Latin-1 char. */
     public String decode(int token) {
+        if (token < 0 || token >= vocab.length) {
+            throw new IllegalArgumentException(source + ": token id " + token + " is beyond the vocabulary (ids 0.."
+                    + (vocab.length - 1) + ")");
+        }
         String piece = vocab[token];
-        if (piece.length() == 6 && piece.startsWith("<0x") && piece.endsWith(">")) {
-            return String.valueOf((char) Integer.parseInt(piece.substring(3, 5), 16));
+        if (isBytePiece(piece) && byteValue(piece) >= 0) {
+            return String.valueOf((char) byteValue(piece));
         }
         return piece;
     }

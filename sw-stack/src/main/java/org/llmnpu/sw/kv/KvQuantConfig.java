@@ -24,10 +24,13 @@ public record KvQuantConfig(KvGrouping grouping, int bits, int groupSize, int re
         }
     }
 
-    /** Checks the per-token groups against the head dimension. */
+    /**
+     * Per-token groups run along the head dimension; a group size that does not divide it (or exceeds
+     * it) leaves a shorter last group, so every head dimension is accepted.
+     */
     public void checkHeadDim(int headDim) {
-        if (headDim % groupSize != 0) {
-            throw new IllegalArgumentException("KV group size " + groupSize + " must divide the head dimension " + headDim);
+        if (headDim < 1) {
+            throw new IllegalArgumentException("head dimension must be >= 1, got " + headDim);
         }
     }
 

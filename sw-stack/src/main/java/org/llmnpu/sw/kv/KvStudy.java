@@ -37,6 +37,24 @@ public final class KvStudy {
         this.fullFp16Bytes = 2L * 2 * c.layers() * c.kvDim() * context.length;
     }
 
+    /**
+     * A study on {@code weights}: synthetic models read synthetic token ids (context seeded {@code seed + 10},
+     * continuation {@code seed + 11}); a real model reads one sequence of {@code context + decode} tokens
+     * sampled from itself at temperature 1 (BOS first, seed {@code EVALUATION_SEED + seed}), so context and
+     * continuation are text it would write.
+     */
+    public static KvStudy forModel(org.llmnpu.sw.model.ModelWeights weights, boolean synthetic, int context, int decode, long seed) {
+        Transformer t = new Transformer(weights);
+        ModelConfig c = weights.config();
+        if (synthetic) {
+            return new KvStudy(t, org.llmnpu.sw.model.SyntheticPrompts.prompt(c, context, seed + 10),
+                    org.llmnpu.sw.model.SyntheticPrompts.prompt(c, decode, seed + 11));
+        }
+        int[] seq = org.llmnpu.sw.eval.SampledSequences.sample(t, 1, context + decode,
+                org.llmnpu.sw.eval.SampledSequences.EVALUATION_SEED + seed)[0];
+        return new KvStudy(t, Arrays.copyOf(seq, context), Arrays.copyOfRange(seq, context, seq.length));
+    }
+
     public KvStudyResult measure(KvSetting setting) {
         ModelConfig c = model.config();
         int[][][] kept = setting.eviction().isPresent()

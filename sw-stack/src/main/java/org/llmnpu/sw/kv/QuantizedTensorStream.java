@@ -14,7 +14,9 @@ import org.llmnpu.numerics.quant.MinMaxGroupQuantizer;
  *
  * <p>Per-channel mode: when the window holds {@code residual} tokens they are quantized at once, each
  * channel in groups of {@code groupSize} consecutive tokens. Per-token mode: when the window exceeds
- * {@code residual} tokens the oldest is quantized, in groups of {@code groupSize} consecutive channels.
+ * {@code residual} tokens the oldest is quantized, in groups of {@code groupSize} consecutive channels;
+ * a group larger than the head (e.g. g32 on stories260K's 8-wide heads) or not dividing it leaves a
+ * shorter last group with its own scale and minimum.
  */
 final class QuantizedTensorStream {
 
@@ -96,7 +98,7 @@ final class QuantizedTensorStream {
     private void quantizeToken(int index) {
         float[] row = rows.get(index);
         for (int g = 0; g < width; g += groupSize) {
-            MinMaxGroupQuantizer.Group q = MinMaxGroupQuantizer.quantize(row, g, 1, groupSize, bits);
+            MinMaxGroupQuantizer.Group q = MinMaxGroupQuantizer.quantize(row, g, 1, Math.min(groupSize, width - g), bits);
             MinMaxGroupQuantizer.dequantize(q, row, g, 1);
             quantizedBits += q.storageBits();
         }

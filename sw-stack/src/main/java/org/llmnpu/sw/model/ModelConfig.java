@@ -35,13 +35,31 @@ public record ModelConfig(int dim, int hiddenDim, int layers, int heads, int kvH
         return new ModelConfig(256, 704, 6, 4, 2, 1024, 4096);
     }
 
-    /** {@code tiny} or {@code medium}. */
+    /**
+     * The shape of stories260K, the real trained checkpoint shipped with the toolkit: dim 64, hidden 172
+     * (a multiple of neither 8 nor 32), 5 layers, 8 heads over 4 KV heads, vocabulary 512, 512 tokens.
+     */
+    public static ModelConfig stories260K() {
+        return new ModelConfig(64, 172, 5, 8, 4, 512, 512);
+    }
+
+    /** Model names {@link #named} knows: the shipped real model first, then the synthetic ones. */
+    public static final java.util.List<String> NAMES = java.util.List.of("stories260K", "tiny", "medium");
+
+    /** {@code stories260K} (real, shipped), {@code tiny} or {@code medium} (synthetic). */
     public static ModelConfig named(String name) {
         return switch (name) {
+            case "stories260K" -> stories260K();
             case "tiny" -> tiny();
             case "medium" -> medium();
-            default -> throw new IllegalArgumentException("model must be tiny or medium (or give --weights), got '" + name + "'");
+            default -> throw new IllegalArgumentException("model must be one of " + String.join(", ", NAMES)
+                    + " (or give --weights), got '" + name + "'");
         };
+    }
+
+    /** True for the models generated from a seed (not trained). */
+    public static boolean isSynthetic(String name) {
+        return name.equals("tiny") || name.equals("medium");
     }
 
     public int headDim() {

@@ -6,12 +6,12 @@ import org.llmnpu.sw.compress.CompressedModel;
 import org.llmnpu.sw.compress.ModelCompressor;
 import org.llmnpu.sw.eval.AccuracyEvaluation;
 import org.llmnpu.sw.eval.LogitComparison;
-import org.llmnpu.sw.io.Llama2cCheckpoint;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.io.ModelFileException;
 import org.llmnpu.sw.io.Llama2cTokenizer;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.SyntheticPrompts;
-import org.llmnpu.sw.model.SyntheticWeights;
 import org.llmnpu.sw.model.Transformer;
 import org.llmnpu.sw.runtime.Generation;
 import org.llmnpu.sw.runtime.Generators;
@@ -24,27 +24,33 @@ import org.llmnpu.sw.spec.SpeculativeResult;
 /**
  * Executes one {@code npu sw run}: loads or generates the model (synthetic weights use the sampler
  * seed), compresses it, generates with the chosen runtime, then measures accuracy against FP32.
- * Calibration uses a separate synthetic sequence, never the evaluated one.
+ * Calibration (clip, GPTQ, Wanda, SparseGPT, compressed drafts) uses 4 sequences of 64 tokens
+ * sampled from the FP32 model ({@link SampledSequences}, seeded by the run's seed), never the prompt.
  */
 public final class SwRun {
+
+    /** Calibration set of a run (smaller than {@code sw eval}'s, which measures the methods). */
+    public static final int CALIBRATION_SEQUENCES = 4;
+    public static final int CALIBRATION_LENGTH = 64;
 
     private SwRun() {
     }
 
     public static ModelWeights loadModel(RunOptions o) throws IOException {
-        if (o.weights().isPresent()) {
-            return Llama2cCheckpoint.read(o.weights().get());
-        }
-        return SyntheticWeights.generate(ModelConfig.named(o.model()), o.sampler().seed());
+        return org.llmnpu.sw.io.ModelCatalog.load(o.model(), o.weights(), o.sampler().seed());
     }
 
     public static RunReport run(RunOptions o) throws IOException {
         ModelWeights fp32 = loadModel(o);
         ModelConfig c = fp32.config();
+        String source = o.weights().map(Object::toString).orElse(o.model());
+        checkFinite(new Transformer(fp32), new int[] {SampledSequences.BOS}, source + " (FP32)");
         Llama2cTokenizer tokenizer = o.tokenizer().isPresent() ? Llama2cTokenizer.read(o.tokenizer().get(), c.vocabSize()) : null;
         int[] prompt = o.promptText().isPresent()
                 ? tokenizer.encode(o.promptText().get(), true).stream().mapToInt(Integer::intValue).toArray()
-                : SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed());
+                : o.weights().isEmpty() && ModelConfig.isSynthetic(o.model())
+                        ? SyntheticPrompts.prompt(c, o.promptLen(), o.sampler().seed())
+                        : sampledPrompt(fp32, o.promptLen(), o.sampler().seed());
         if (o.staticShape().isPresent() && prompt.length > o.staticShape().get().slp()) {
             throw new IllegalArgumentException("the prompt has " + prompt.length + " tokens but static slp = " + o.staticShape().get().slp());
         }
@@ -52,8 +58,12 @@ public final class SwRun {
             throw new IllegalArgumentException("prompt (" + prompt.length + " tokens) + max-new = " + (prompt.length + o.maxNew())
                     + " exceeds the model's maximum sequence length " + c.maxSeqLen());
         }
-        int[] calibration = SyntheticPrompts.prompt(c, Math.min(64, c.maxSeqLen()), o.sampler().seed() + 1);
-        CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibration);
+        int[][] calibrationSet = o.compression().needsCalibration() || o.speculative().isPresent()
+                ? SampledSequences.sample(new Transformer(fp32), CALIBRATION_SEQUENCES,
+                        Math.min(CALIBRATION_LENGTH, c.maxSeqLen()), SampledSequences.CALIBRATION_SEED + o.sampler().seed())
+                : new int[][] {{SampledSequences.BOS}};
+        int[] calibration = calibrationSet[0];
+        CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibrationSet);
         Transformer model = new Transformer(compressed.effectiveWeights());
         Sampler sampler = new Sampler(o.sampler());
         int[] tokens;
@@ -83,6 +93,8 @@ public final class SwRun {
             mode = "dynamic shape";
         }
         int[] sequence = concat(prompt, tokens);
+        checkFinite(new Transformer(fp32), sequence, source + " (FP32)");
+        checkFinite(model, sequence, source + " (" + compressed.spec() + ")");
         LogitComparison acc = AccuracyEvaluation.evaluate(new Transformer(fp32), model, sequence, Math.min(1, sequence.length - 1));
         double alpha = spec == null ? Double.NaN : spec.acceptanceRate();
         double costRatio = draft == null ? Double.NaN : draft.costRatio();
@@ -92,6 +104,35 @@ public final class SwRun {
                 spec == null ? Double.NaN : spec.acceptedPerPass(), spec == null ? Double.NaN : spec.tokensPerPass(),
                 costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
                 tokens, tokenizer == null ? null : decode(tokenizer, tokens));
+    }
+
+    /**
+     * A prompt for a real model without a tokenizer: BOS and {@code length − 1} tokens sampled from the
+     * model itself (temperature 1, seeded apart from the calibration and evaluation sets), i.e. text it
+     * would write, rather than uniformly random ids.
+     */
+    static int[] sampledPrompt(ModelWeights fp32, int length, long seed) {
+        if (length == 1) {
+            return new int[] {SampledSequences.BOS};
+        }
+        return SampledSequences.sample(new Transformer(fp32), 1, Math.min(length, fp32.config().maxSeqLen()),
+                PROMPT_SEED + seed)[0];
+    }
+
+    /** First seed of prompts sampled for real models. */
+    static final long PROMPT_SEED = 5_000_000;
+
+    /** Non-finite logits (finite weights that overflow float32) are an error naming the model, never a result. */
+    private static void checkFinite(Transformer model, int[] sequence, String name) throws ModelFileException {
+        float[][] logits = model.forwardAll(sequence, model.newCache(sequence.length));
+        for (int p = 0; p < logits.length; p++) {
+            for (float v : logits[p]) {
+                if (!Float.isFinite(v)) {
+                    throw new ModelFileException(name + ": the logits are not finite (" + v + ") at position " + p
+                            + "; the weights overflow float32 arithmetic");
+                }
+            }
+        }
     }
 
     private static String decode(Llama2cTokenizer tokenizer, int[] tokens) {

@@ -5,9 +5,20 @@ import org.junit.jupiter.api.Test;
 /**
  * Prints every figure table of the sw-stack README. Not part of the default test run; run with
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.SwFiguresBench'
- * -Dsurefire.failIfNoSpecifiedTests=false} (about 10 minutes on 2 cores).
+ * -Dsurefire.failIfNoSpecifiedTests=false} (about 13 minutes on 2 cores; the stories260K tables about 4).
  */
 class SwFiguresBench {
+
+    @Test
+    void realModelWeightCompression() throws Exception {
+        RealModelFigures.main(new String[0]);
+    }
+
+    @Test
+    void realModelKvCache() throws Exception {
+        RealKvFigures.main(new String[] {"448", "16"});
+        RealKvFigures.main(new String[] {"192", "16"});
+    }
 
     @Test
     void compressionAndSpeculativeDecoding() throws Exception {

@@ -52,6 +52,23 @@ class TilingTest {
     }
 
     @Test
+    void raggedRealModelShapesTileWithCeilingCounts() {
+        // stories260K: hidden 172, head dim 8; a 100-token prefill and a 300-token context divide no tile
+        var c = org.llmnpu.sw.model.ModelConfig.stories260K();
+        TilingConfig cfg = TilingConfig.ofKib(64, 32, 32);
+        GemmTiling.Tile t = GemmTiling.search(100, 172, 64, 1, 0.5, 2, cfg);
+        assertTrue(t.tm() >= 1 && t.tk() >= 1 && t.tn() >= 1);
+        double lower = 100 * 172 + 172 * 64 * 0.5 + 100 * 64 * 2;
+        assertTrue(t.trafficBytes() >= lower - 1e-9);
+        PassReport.Report r = PassReport.run(GraphShape.prefill(c, 100, DType.INT4), GraphShape.decode(c, 300, DType.INT4), cfg,
+                org.llmnpu.sw.graph.LatencyModel.mobileNpu());
+        assertFalse(r.rows().isEmpty());
+        for (PassReport.Row row : r.rows()) {
+            assertTrue(row.totalBytes() > 0 && row.estimatedMillis() > 0, row.toString());
+        }
+    }
+
+    @Test
     void impossibleSramIsReported() {
         var e = assertThrows(IllegalArgumentException.class, () -> GemmTiling.search(64, 64, 64, 1, 1, 2, new TilingConfig(1024, 64, 64)));
         assertTrue(e.getMessage().contains("SRAM"));
