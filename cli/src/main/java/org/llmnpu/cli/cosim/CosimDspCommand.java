@@ -28,7 +28,7 @@ public final class CosimDspCommand implements Callable<Integer> {
   @Option(names = "--inputs", defaultValue = "random", description = "random (seeded, LLM-like distributions) or model "
       + "(activations recorded from a forward pass of the software stack's model) (default ${DEFAULT-VALUE}).")
   String inputs;
-  @Option(names = "--model", defaultValue = "tiny", description = "With --inputs model: tiny or medium (default ${DEFAULT-VALUE}).")
+  @Option(names = "--model", defaultValue = "stories260K", description = "With --inputs model: stories260K (the trained model shipped), or the synthetic tiny or medium (default ${DEFAULT-VALUE}).")
   String modelName;
   @Option(names = "--prompt-len", defaultValue = "128", description = "With --inputs model: prompt tokens, 1..4096; the "
       + "softmax length (default ${DEFAULT-VALUE}).")

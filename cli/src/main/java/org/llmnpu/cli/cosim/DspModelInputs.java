@@ -7,7 +7,6 @@ import org.llmnpu.sw.model.LayerActivations;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.Ops;
 import org.llmnpu.sw.model.SyntheticPrompts;
-import org.llmnpu.sw.model.SyntheticWeights;
 import org.llmnpu.sw.model.Transformer;
 
 /**
@@ -27,10 +26,17 @@ import org.llmnpu.sw.model.Transformer;
 record DspModelInputs(short[][] operands, float[][] software, int len, float eps, String description) {
 
   static DspModelInputs of(DspKernel kernel, String modelName, int promptLen, int layer, long seed) {
-    ModelConfig c = ModelConfig.named(modelName);
-    Transformer model = new Transformer(SyntheticWeights.generate(c, seed));
+    org.llmnpu.sw.model.ModelWeights weights;
+    try {
+      weights = org.llmnpu.sw.io.ModelCatalog.load(modelName, seed);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot load the model " + modelName + ": " + e.getMessage(), e);
+    }
+    ModelConfig c = weights.config();
+    Transformer model = new Transformer(weights);
     LayerActivations a = LayerActivations.capture(model, SyntheticPrompts.prompt(c, promptLen, seed + 1), layer);
-    String where = String.format("%s model (seed %d), layer %d, token %d of a %d-token prompt", modelName, seed, layer,
+    String where = String.format("%s model%s, layer %d, token %d of a %d-token prompt", modelName,
+        ModelConfig.isSynthetic(modelName) ? " (synthetic weights, seed " + seed + ")" : " (trained weights)", layer,
         a.pos(), promptLen);
     float eps = c.normEps();
     return switch (kernel) {
