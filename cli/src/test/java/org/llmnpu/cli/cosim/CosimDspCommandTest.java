@@ -48,6 +48,7 @@ class CosimDspCommandTest {
     assertTrue(j.get("bitExact").asBoolean(), out);
     assertEquals(40, j.get("len").asInt(), "softmax over the 40 positions: " + out);
     assertTrue(j.get("recorded").asText().contains("attention scores of head 0"), out);
+    assertTrue(j.get("recorded").asText().contains("stories260K model (trained weights)"), "the default is the real model: " + out);
     double versusSoftware = j.get("maxUlpErrorVsSoftwareFp32").asDouble();
     assertTrue(versusSoftware > 0 && versusSoftware < 32, out);
   }
