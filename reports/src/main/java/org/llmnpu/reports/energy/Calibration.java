@@ -131,7 +131,8 @@ public final class Calibration {
           "executed MACs (half the dense-equivalent)", sd.top()));
     } else if (rows > 2 || cols > 2) {
       // Debian's OpenSTA crashes on some 2:4 netlists; take the 2:4/dense ratio of a 2x2 array
-      Calibration small = new Calibration(ppa, sim, log).gemm(2, 2, 4, 8, 4, seed);
+      Calibration small = new Calibration(ppa, sim, line -> log.accept("  [2x2, for the 2:4/dense ratio]" + line))
+          .gemm(2, 2, 4, 8, 4, seed);
       double ratio = small.entries.get(EnergyAction.MAC_2_4).pj180() / small.entries.get(EnergyAction.MAC).pj180();
       double densePj = entries.get(EnergyAction.MAC).pj180();
       put(EnergyAction.MAC_2_4, densePj * ratio, String.format(Locale.ROOT, "scaled: OpenSTA crashed on %s, so the "

@@ -14,12 +14,13 @@ import org.llmnpu.reports.ppa.NodeScaling;
  *   psum write-back = psumWritebacks · E(PSUM_WRITEBACK)
  *   scratchpad     = (spadReads + spadWrites) · E_sram(line bits, bank words)
  *   external memory = (dmaLoadBytes + dmaStoreBytes) · E(DRAM_BYTE)
- *   idle           = (cycles − arrayCycles) · E(MAC_IDLE)     (the array clocked but not computing)
+ *   clock, leakage = cycles · E(MAC_IDLE)                     (every cycle: the action energies are above idle)
  * </pre>
  *
  * Counter names are the NPU's JSON keys ({@code macs}, {@code psumWritebacks}, {@code spadReads},
- * {@code spadWrites}, {@code dmaLoadBytes}, {@code dmaStoreBytes}, {@code cycles},
- * {@code arrayCycles}); a missing counter counts zero.
+ * {@code spadWrites}, {@code dmaLoadBytes}, {@code dmaStoreBytes}, {@code cycles}); a missing
+ * counter counts zero. The table's action energies are above idle (see {@link Calibration}), so
+ * the idle energy is charged for every cycle of the run.
  *
  * @param node         the process node of the figures
  * @param byUnitPj     energy per unit, pJ, in the order above
@@ -47,8 +48,7 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
     u.put("scratchpad SRAM", (get(counters, "spadReads") + get(counters, "spadWrites")) * line);
     u.put("external memory", (get(counters, "dmaLoadBytes") + get(counters, "dmaStoreBytes"))
         * t.pj(EnergyAction.DRAM_BYTE, node));
-    double idleCycles = Math.max(0, get(counters, "cycles") - get(counters, "arrayCycles"));
-    u.put("idle (clock, leakage)", idleCycles * t.pj(EnergyAction.MAC_IDLE, node));
+    u.put("clock, leakage", get(counters, "cycles") * t.pj(EnergyAction.MAC_IDLE, node));
     double total = u.values().stream().mapToDouble(Double::doubleValue).sum();
     return new EnergyEstimate(node, u, total, 2 * macs, get(counters, "cycles") * shape.clockNs() * 1e-9);
   }

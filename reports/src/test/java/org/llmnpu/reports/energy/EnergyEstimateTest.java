@@ -30,8 +30,8 @@ class EnergyEstimateTest {
     assertEquals(50, e.byUnitPj().get("psum write-back"), 1e-9);
     assertEquals(10 * sram, e.byUnitPj().get("scratchpad SRAM"), 1e-9);
     assertEquals(5000, e.byUnitPj().get("external memory"), 1e-9);
-    assertEquals(400, e.byUnitPj().get("idle (clock, leakage)"), 1e-9);
-    assertEquals(7450 + 10 * sram, e.totalPj(), 1e-9);
+    assertEquals(1000, e.byUnitPj().get("clock, leakage"), 1e-9, "every cycle, computing or not");
+    assertEquals(8050 + 10 * sram, e.totalPj(), 1e-9);
     assertEquals(100 * 5e-9, e.seconds(), 1e-18);
     assertEquals(2000 / (e.totalPj() * 1e-12) / 1e12, e.topsPerWatt(), 1e-12);
     // 2:4 executes half the MACs at the 2:4 energy
