@@ -12,7 +12,7 @@ public final class ClockDomain {
   /** Which reset level is active. */
   public enum Polarity { HIGH, LOW }
 
-  final Module owner;
+  final HwModule owner;
   final String prefix;
   final ResetKind resetKind;
   final Polarity polarity;
@@ -21,7 +21,7 @@ public final class ClockDomain {
   Bool reset;
   Bool enable;
 
-  ClockDomain(Module owner, String prefix, ResetKind resetKind, Polarity polarity, boolean withEnable) {
+  ClockDomain(HwModule owner, String prefix, ResetKind resetKind, Polarity polarity, boolean withEnable) {
     this.owner = owner;
     this.prefix = prefix;
     this.resetKind = resetKind;

@@ -37,7 +37,7 @@ public record SourceLocation(String file, int line) {
         .orElse(UNKNOWN));
   }
 
-  /** The location of the code that created a module: skips the constructors of Module subclasses. */
+  /** The location of the code that created a module: skips the constructors of HwModule subclasses. */
   public static SourceLocation ofModuleCreation(Class<?> created) {
     return WALKER.walk(frames -> frames
         .filter(f -> !isLibraryFrame(f))

@@ -19,7 +19,7 @@ class SlicedTemporariesTest {
   Path dir;
 
   /** A Q-format multiply keeping bits [23:8] of the product and a right shift resized to its operand. */
-  static final class HighBits extends Module {
+  static final class HighBits extends HwModule {
     final SInt a = in(sint(12));
     final SInt b = in(sint(12));
     final UInt amount = in(uint(3));

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.llmnpu.hdl.ElaborationException;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.ModuleIr;
 import org.llmnpu.hdl.SourceLocation;
 import org.llmnpu.hdl.ir.Expr;
@@ -29,15 +29,15 @@ import org.llmnpu.hdl.ir.Stmt;
  */
 final class Checks {
   private final ModuleIr ir;
-  private final Module module;
-  private final Map<Module, Map<Signal, Set<Signal>>> childPaths;
+  private final HwModule module;
+  private final Map<HwModule, Map<Signal, Set<Signal>>> childPaths;
   private final ExprWalk walk = new ExprWalk();
   private final Map<Signal, Set<Signal>> deps = new LinkedHashMap<>();
   private final Map<Signal, SourceLocation> firstAssign = new IdentityHashMap<>();
   private final Set<Signal> read = new HashSet<>();
   private final Set<Expr> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
 
-  Checks(ModuleIr ir, Map<Module, Map<Signal, Set<Signal>>> childPaths) {
+  Checks(ModuleIr ir, Map<HwModule, Map<Signal, Set<Signal>>> childPaths) {
     this.ir = ir;
     this.module = ir.module();
     this.childPaths = childPaths;
@@ -149,7 +149,7 @@ final class Checks {
         default -> { }
       }
     }
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       for (Signal p : child.ir().ports()) {
         if (p.role == Role.INPUT && !firstAssign.containsKey(p)) {
           throw new ElaborationException(child.ir().createdAt(), String.format(
@@ -172,7 +172,7 @@ final class Checks {
 
   private Map<Signal, Set<Signal>> checkLoops() {
     Map<Signal, Set<Signal>> graph = new LinkedHashMap<>(deps);
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       Map<Signal, Set<Signal>> paths = childPaths.getOrDefault(child, Map.of());
       paths.forEach((out, ins) -> graph.put(out, ins));
     }
