@@ -217,7 +217,7 @@ public abstract class HwModule {
       theirs.clock.set(mine.clock());
     }
     if (theirs.reset != null) {
-      theirs.reset.set(mine.resetActive());
+      theirs.reset.set(theirs.polarity == mine.polarity ? mine.reset() : mine.reset().not());
     }
     return child;
   }
@@ -312,7 +312,32 @@ public abstract class HwModule {
     return d;
   }
 
-  /** The default domain of this module: ports {@code clk} and {@code reset} (sync, active high). */
+  /**
+   * A clock domain whose ports have exactly the given names, e.g. to match an existing
+   * interface: {@code clockDomain("aclk", "aresetn", ResetKind.ASYNC, Polarity.LOW)}.
+   */
+  protected final ClockDomain clockDomain(String clockName, String resetName, ClockDomain.ResetKind kind,
+                                          ClockDomain.Polarity polarity) {
+    ClockDomain d = new ClockDomain(this, "", kind, polarity, false);
+    d.configure(clockName, resetName, null, kind, polarity);
+    d.clock();
+    d.reset();
+    return d;
+  }
+
+  /**
+   * Names this module's default domain's ports and sets its reset kind and polarity, e.g.
+   * {@code defaultDomain("clk", "rst_n", ResetKind.SYNC, Polarity.LOW)}; call it before the
+   * first register or memory. Instances of the module connect to their parent's domain with
+   * the reset inverted when the polarities differ.
+   */
+  protected final ClockDomain defaultDomain(String clockName, String resetName, ClockDomain.ResetKind kind,
+                                            ClockDomain.Polarity polarity) {
+    mainDomain.configure(clockName, resetName, null, kind, polarity);
+    return mainDomain;
+  }
+
+  /** The default domain of this module: ports {@code clk} and {@code reset} (sync, active high) unless renamed. */
   protected final ClockDomain defaultDomain() {
     return mainDomain;
   }

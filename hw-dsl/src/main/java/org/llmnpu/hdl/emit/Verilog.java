@@ -125,7 +125,8 @@ public final class Verilog {
 
   /** A legal, non-keyword Verilog identifier. */
   static String legal(String name) {
-    String n = name.replaceAll("[^A-Za-z0-9_]", "_");
+    String n = name.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '_')) ? name
+        : name.replaceAll("[^A-Za-z0-9_]", "_");
     if (n.isEmpty() || Character.isDigit(n.charAt(0))) {
       n = "_" + n;
     }
