@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 import org.llmnpu.hdl.bench.HandWrittenArray.PeForm;
 import org.llmnpu.hdl.emit.Verilog;
@@ -39,7 +38,8 @@ public final class VerilatorSpeedBenchmark {
   private VerilatorSpeedBenchmark() {
   }
 
-  private record Variant(String label, VerilogDesign design) {
+  /** One form of the design; {@code area}: also synthesized with {@code --area}. */
+  private record Variant(String label, VerilogDesign design, boolean area) {
   }
 
   public static void main(String[] args) throws IOException {
@@ -68,6 +68,9 @@ public final class VerilatorSpeedBenchmark {
       System.out.printf("%-52s %14s %8s%n", "form", "area [um^2]", "ratio");
       double base = 0;
       for (Variant v : arrayVariants(a, small)) {
+        if (!v.area()) {
+          continue;
+        }
         double um2 = YosysArea.of(v.design(), work.resolve("area").resolve(slug(v.label())));
         base = base == 0 ? um2 : base;
         System.out.printf("%-52s %14.0f %8.3f%n", v.label(), um2, um2 / base);
@@ -79,7 +82,7 @@ public final class VerilatorSpeedBenchmark {
       VerilogDesign now = Verilog.emit(g.build(Params.resolve(g, Map.of())));
       VerilogDesign before = fromDirectory(now.top(), Path.of(kv[1]));
       System.out.printf("%n%s (%s), %d cycles per run, %d rounds%n", kv[0], now.top(), cycles, rounds);
-      compare(List.of(new Variant("earlier build (" + kv[1] + ")", before), new Variant("this build", now)),
+      compare(List.of(new Variant("earlier build (" + kv[1] + ")", before, false), new Variant("this build", now, false)),
           now.ports(), work.resolve(kv[0]), cycles, rounds);
     }
   }
@@ -87,22 +90,57 @@ public final class VerilatorSpeedBenchmark {
   private static List<Variant> arrayVariants(int n, VerilogDesign emitted) {
     String top = emitted.top();
     return List.of(
-        new Variant("hand-written: signed ports, p + a*w", HandWrittenArray.of(n, PeForm.SIGNED, top)),
-        new Variant("hand-written: unsigned, sign extension written out", HandWrittenArray.of(n, PeForm.EXPLICIT_16, top)),
-        new Variant("hw-dsl before: a * w on signed wires", legacy(top)),
-        new Variant("hw-dsl now", emitted),
-        new Variant("hw-dsl now, product without $signed", transform(emitted, UNSIGNED_PRODUCT, "$1")),
-        new Variant("hw-dsl now, no `signed` declarations", transform(emitted, SIGNED_DECLARATION, " [")));
+        new Variant("hand-written: signed ports, p + a*w", HandWrittenArray.of(n, PeForm.SIGNED, top), true),
+        new Variant("hand-written: unsigned, sign extension written out",
+            HandWrittenArray.of(n, PeForm.EXPLICIT_16, top), true),
+        new Variant("hw-dsl before: 16-bit a*w on signed wires", legacy(top), true),
+        new Variant("hw-dsl now", emitted, true),
+        new Variant("emission variant: 16-bit $signed product, extension",
+            peProduct(emitted, "wire signed [15:0] _psum_q_mul = $signed(actIn) * $signed(weight);",
+                "psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul}"), false),
+        new Variant("emission variant: 16-bit unsigned product, extension",
+            peProduct(emitted, "wire [15:0] _psum_q_mul = {{8{actIn[7]}}, actIn} * {{8{weight[7]}}, weight};",
+                "psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul}"), true),
+        new Variant("emission variant: 32-bit $signed product inline", peProduct(emitted, "",
+            "psumIn + $signed({{24{actIn[7]}}, actIn}) * $signed({{24{weight[7]}}, weight})"), false),
+        new Variant("emission variant: no `signed` declarations", transform(emitted, " signed \\[", " ["), false));
   }
 
-  /** {@code $signed({{8{a[7]}}, a})} as a product operand. */
-  private static final Pattern UNSIGNED_PRODUCT = Pattern.compile("\\$signed\\((\\{\\{\\d+\\{[^}]*\\}\\}, [^)}]*\\})\\)");
-  private static final Pattern SIGNED_DECLARATION = Pattern.compile(" signed \\[");
+  /**
+   * The emitted array with the PE's product declaration replaced by {@code declaration} (none
+   * when empty) and the accumulator's next value by {@code next}: other forms the emitter
+   * could write for the same multiply-accumulate.
+   */
+  private static VerilogDesign peProduct(VerilogDesign d, String declaration, String next) {
+    String pe = d.files().get("MacPe.v");
+    String[] lines = pe.split("\n", -1);
+    StringBuilder out = new StringBuilder();
+    int replaced = 0;
+    for (String line : lines) {
+      if (line.contains(" _psum_q_mul = ")) {
+        replaced++;
+        if (!declaration.isEmpty()) {
+          out.append("  ").append(declaration).append('\n');
+        }
+      } else if (line.contains("psum_q <= ")) {
+        replaced++;
+        out.append("    psum_q <= ").append(next).append(";\n");
+      } else {
+        out.append(line).append('\n');
+      }
+    }
+    if (replaced != 2) {
+      throw new IllegalStateException("MacPe.v no longer has the product and accumulator lines:\n" + pe);
+    }
+    Map<String, String> files = new LinkedHashMap<>(d.files());
+    files.put("MacPe.v", out.substring(0, out.length() - 1));
+    return new VerilogDesign(d.top(), files, d.memories(), d.ports());
+  }
 
-  /** The emitted design with every match of {@code p} replaced ({@code $1}: its group), a variant of the emission. */
-  private static VerilogDesign transform(VerilogDesign d, Pattern p, String replacement) {
+  /** The emitted design with every match of {@code regex} replaced (a variant of the emission). */
+  private static VerilogDesign transform(VerilogDesign d, String regex, String replacement) {
     Map<String, String> files = new LinkedHashMap<>();
-    d.files().forEach((k, v) -> files.put(k, p.matcher(v).replaceAll(replacement)));
+    d.files().forEach((k, v) -> files.put(k, v.replaceAll(regex, replacement)));
     return new VerilogDesign(d.top(), files, d.memories(), d.ports());
   }
 
