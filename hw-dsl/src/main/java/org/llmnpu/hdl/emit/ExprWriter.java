@@ -187,11 +187,29 @@ final class ExprWriter {
     return "(" + signedOperand(a.get(0)) + " " + op + " " + signedOperand(a.get(1)) + ")";
   }
 
+  /**
+   * An operand of a signed compare or product: a signal or temporary as it is (SInt ones are
+   * declared {@code signed}), a constant as a signed literal, anything else through {@code $signed}.
+   */
   private String signedOperand(Expr e) {
-    if (e instanceof Literal l) {
-      return l.width + "'sh" + l.bits.toString(16).toUpperCase();
+    if (e instanceof Signal s && s.kind == Kind.SINT) {
+      return names.apply(s);
     }
-    return "$signed(" + strip(operand(e)) + ")";
+    Literal constant = e instanceof Literal l ? l
+        : e instanceof Op op && op.code == Op.Code.EXTEND && op.args.get(0) instanceof Literal l
+            ? signExtendedLiteral(l, op.width) : null;
+    if (constant != null) {
+      return constant.width + "'sh" + constant.bits.toString(16).toUpperCase();
+    }
+    String text = strip(operand(e));
+    boolean signedTemporary = e.kind == Kind.SINT && text.equals(temps.get(e));
+    return signedTemporary ? text : "$signed(" + text + ")";
+  }
+
+  private static Literal signExtendedLiteral(Literal l, int width) {
+    BigInteger v = l.kind == Kind.SINT && l.bits.testBit(l.width - 1)
+        ? l.bits.or(BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE.shiftLeft(l.width))) : l.bits;
+    return new Literal(width, Kind.UINT, v);
   }
 
   /** {@code e} sign-extended to {@code width} bits as a plain vector: {@code {{8{a[7]}}, a}}. */
@@ -201,9 +219,7 @@ final class ExprWriter {
       return operand(e);
     }
     if (e instanceof Literal l) {
-      BigInteger v = l.bits.testBit(l.width - 1)
-          ? l.bits.or(BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE.shiftLeft(l.width))) : l.bits;
-      return literal(new Literal(width, Kind.UINT, v));
+      return literal(signExtendedLiteral(l, width));
     }
     String name;
     String msb;
