@@ -32,7 +32,8 @@ import org.llmnpu.hdl.gen.Params;
  *
  * <p>Run after {@code mvn -q -pl hw-dsl -am test-compile} (add npu-rtl's classes to the class
  * path for its blocks): {@code java -cp <classes> org.llmnpu.hdl.bench.VerilatorSpeedBenchmark
- * [--cycles N] [--rounds R] [--area] [block=dir ...]}.
+ * [--cycles N] [--rounds R] [--area] [--blocks-only] [block=dir ...]}; {@code --blocks-only} skips
+ * the PE array.
  */
 public final class VerilatorSpeedBenchmark {
   private VerilatorSpeedBenchmark() {
@@ -46,21 +47,25 @@ public final class VerilatorSpeedBenchmark {
     long cycles = 200_000;
     int rounds = 5;
     boolean area = false;
+    boolean array = true;
     List<String> blocks = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--cycles" -> cycles = Long.parseLong(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--area" -> area = true;
+        case "--blocks-only" -> array = false;
         default -> blocks.add(args[i]);
       }
     }
     Path work = Files.createTempDirectory("llmnpu-speed");
     System.out.println("work directory " + work + "; Verilator " + String.join(" ", SpeedRig.VERILATOR_OPTIONS));
-    int n = 16;
-    VerilogDesign emitted = Verilog.emit(new MacArrayExample(new MacArrayExample.Config(n, n)));
-    System.out.printf("%n%dx%d INT8 PE array, %d cycles per run, %d rounds%n", n, n, cycles, rounds);
-    compare(arrayVariants(n, emitted), emitted.ports(), work.resolve("array"), cycles, rounds);
+    if (array) {
+      int n = 16;
+      VerilogDesign emitted = Verilog.emit(new MacArrayExample(new MacArrayExample.Config(n, n)));
+      System.out.printf("%n%dx%d INT8 PE array, %d cycles per run, %d rounds%n", n, n, cycles, rounds);
+      compare(arrayVariants(n, emitted), emitted.ports(), work.resolve("array"), cycles, rounds);
+    }
     if (area) {
       int a = 8;
       VerilogDesign small = Verilog.emit(new MacArrayExample(new MacArrayExample.Config(a, a)));
