@@ -10,7 +10,7 @@ import org.llmnpu.hdl.examples.MacArrayExample;
  * Elaboration + emission time of N x N arrays of 8x8->32-bit MAC PEs, to show the emitter
  * is linear in design size (each doubling of N should take 4x the time): the example array
  * with named instances and the same array written with unnamed instances. Each time is the
- * best of 5 after warm-up. Run after {@code mvn -q -pl hw-dsl test-compile}:
+ * best of 7 after a warm-up at the same size. Run after {@code mvn -q -pl hw-dsl test-compile}:
  * {@code java -cp hw-dsl/target/classes:hw-dsl/target/test-classes:<jackson jars> org.llmnpu.hdl.bench.EmitBenchmark}.
  */
 public final class EmitBenchmark {
@@ -31,9 +31,10 @@ public final class EmitBenchmark {
         "x previous", "Verilog bytes");
     double previous = 0;
     for (int n : sizes) {
+      Verilog.emit(design.apply(n));  // warm-up at this size
       long best = Long.MAX_VALUE;
       long bytes = 0;
-      for (int rep = 0; rep < 5; rep++) {
+      for (int rep = 0; rep < 7; rep++) {
         long t0 = System.nanoTime();
         VerilogDesign d = Verilog.emit(design.apply(n));
         best = Math.min(best, System.nanoTime() - t0);
