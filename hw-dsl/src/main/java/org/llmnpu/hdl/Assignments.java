@@ -28,11 +28,11 @@ final class Assignments {
           "width mismatch: cannot assign %d-bit %s to %d-bit `%s` without an explicit .resize(%d)",
           v.width, describe(v), t.width, nameFor(t), t.width));
     }
-    Module driver = driverOf(t, loc);
+    HwModule driver = driverOf(t, loc);
     driver.currentBlock().add(new Stmt.Assign(t, Ops.extend(v, t.width), loc));
   }
 
-  private static Module driverOf(Signal t, SourceLocation loc) {
+  private static HwModule driverOf(Signal t, SourceLocation loc) {
     if (t.role == Role.INPUT) {
       if (t.owner.parent == null) {
         throw new ElaborationException(loc, String.format(

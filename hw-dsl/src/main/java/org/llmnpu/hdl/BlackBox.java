@@ -9,7 +9,7 @@ import java.util.Map;
  * design's files. For loop checks its outputs are taken as not depending combinationally
  * on its inputs.
  */
-public abstract class BlackBox extends Module {
+public abstract class BlackBox extends HwModule {
   /** Parameter name to value (Integer, Long, String or Boolean), in order. */
   public abstract Map<String, Object> parameters();
 

@@ -21,6 +21,11 @@ public final class Bool extends HwValue {
     return new Bool(null);
   }
 
+  /** {@code this := value} for a Java boolean ({@code valid.set(false)}). */
+  public void set(boolean value) {
+    set(value ? 1 : 0);
+  }
+
   public Bool and(Bool other) {
     return new Bool(new Op(Code.AND, 1, Kind.BOOL, List.of(expr(), other.expr())));
   }

@@ -12,16 +12,20 @@ public final class ClockDomain {
   /** Which reset level is active. */
   public enum Polarity { HIGH, LOW }
 
-  final Module owner;
+  final HwModule owner;
   final String prefix;
-  final ResetKind resetKind;
-  final Polarity polarity;
+  ResetKind resetKind;
+  Polarity polarity;
   final boolean withEnable;
+  /** Port names chosen by the user (null: derived from the prefix). */
+  String clockName;
+  String resetName;
+  String enableName;
   Bool clock;
   Bool reset;
   Bool enable;
 
-  ClockDomain(Module owner, String prefix, ResetKind resetKind, Polarity polarity, boolean withEnable) {
+  ClockDomain(HwModule owner, String prefix, ResetKind resetKind, Polarity polarity, boolean withEnable) {
     this.owner = owner;
     this.prefix = prefix;
     this.resetKind = resetKind;
@@ -40,7 +44,7 @@ public final class ClockDomain {
   /** The clock input (created on first use for a module's default domain). */
   public Bool clock() {
     if (clock == null) {
-      clock = owner.makeDomainPort(prefix.isEmpty() ? "clk" : prefix + "_clk");
+      clock = owner.makeDomainPort(clockName != null ? clockName : prefix.isEmpty() ? "clk" : prefix + "_clk");
     }
     return clock;
   }
@@ -49,7 +53,7 @@ public final class ClockDomain {
   public Bool reset() {
     if (reset == null) {
       String base = prefix.isEmpty() ? "reset" : prefix + "_reset";
-      reset = owner.makeDomainPort(polarity == Polarity.LOW ? base + "_n" : base);
+      reset = owner.makeDomainPort(resetName != null ? resetName : polarity == Polarity.LOW ? base + "_n" : base);
     }
     return reset;
   }
@@ -57,7 +61,7 @@ public final class ClockDomain {
   /** The clock enable input, or null when the domain has none. */
   public Bool enable() {
     if (withEnable && enable == null) {
-      enable = owner.makeDomainPort(prefix.isEmpty() ? "clk_en" : prefix + "_clk_en");
+      enable = owner.makeDomainPort(enableName != null ? enableName : prefix.isEmpty() ? "clk_en" : prefix + "_clk_en");
     }
     return enable;
   }
@@ -80,6 +84,24 @@ public final class ClockDomain {
   /** Signal node of the clock enable, or null. */
   public org.llmnpu.hdl.ir.Signal enableSignal() {
     return withEnable ? enable().signal() : null;
+  }
+
+  /**
+   * Gives the ports these names and sets the reset's kind and polarity; only before the
+   * ports exist (before the domain's first register or memory).
+   */
+  void configure(String clockName, String resetName, String enableName, ResetKind kind, Polarity polarity) {
+    if (clock != null || reset != null || enable != null) {
+      Bool first = clock != null ? clock : reset != null ? reset : enable;
+      throw new ElaborationException(SourceLocation.here(), "the ports of this clock domain already exist (`"
+          + first.signal().displayName() + "`, made at " + first.signal().location
+          + " for the first register or memory); name them before creating registers");
+    }
+    this.clockName = java.util.Objects.requireNonNull(clockName, "clockName");
+    this.resetName = java.util.Objects.requireNonNull(resetName, "resetName");
+    this.enableName = enableName;
+    this.resetKind = java.util.Objects.requireNonNull(kind, "kind");
+    this.polarity = java.util.Objects.requireNonNull(polarity, "polarity");
   }
 
   /** True when reset is asserted, whatever the polarity. */

@@ -62,6 +62,14 @@ public abstract class HwValue extends Data {
     Assignments.assign(this, value);
   }
 
+  /**
+   * {@code this := value} for a Java integer ({@code w.set(0)}): a constant of this signal's
+   * kind and width; an elaboration error if it does not fit (e.g. -1 into a UInt, 256 into 8 bits).
+   */
+  public final void set(long value) {
+    Assignments.assign(this, Ops.wrap(Ops.literal(kind(), width(), java.math.BigInteger.valueOf(value))));
+  }
+
   @Override
   public final List<HwValue> leaves() {
     return List.of(this);

@@ -16,11 +16,11 @@ import org.llmnpu.hdl.ir.Stmt;
  * the word one cycle later. Emitted as a Verilog array so Verilator and Yosys infer memories.
  */
 public final class Mem<T extends HwValue> {
-  private final Module owner;
+  private final HwModule owner;
   private final MemoryNode node;
   private final T type;
 
-  Mem(Module owner, MemoryNode node, T type) {
+  Mem(HwModule owner, MemoryNode node, T type) {
     this.owner = owner;
     this.node = node;
     this.type = type;

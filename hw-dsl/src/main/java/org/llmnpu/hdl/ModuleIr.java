@@ -18,8 +18,8 @@ import org.llmnpu.hdl.ir.Stmt;
  * @param instanceName explicit instance name, or null
  * @param createdAt    where the module object was created
  */
-public record ModuleIr(Module module, List<Signal> ports, List<Signal> signals, List<MemoryNode> memories,
-                       List<Module> children, List<Stmt> body, Module parent, String instanceName,
+public record ModuleIr(HwModule module, List<Signal> ports, List<Signal> signals, List<MemoryNode> memories,
+                       List<HwModule> children, List<Stmt> body, HwModule parent, String instanceName,
                        SourceLocation createdAt) {
   /** Sets the Verilog instance name chosen by the namer. */
   public void setInstanceName(String name) {

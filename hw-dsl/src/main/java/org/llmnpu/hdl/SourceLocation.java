@@ -7,7 +7,7 @@ import java.util.Set;
  * outside the HDL's own packages. Emitted Verilog carries it as a {@code // File.java:line}
  * comment and every elaboration error names it.
  */
-public record SourceLocation(String file, int line) {
+public record SourceLocation(String file, int line, Class<?> type) {
   private static final Set<String> HDL_PACKAGES = Set.of(
       "org.llmnpu.hdl", "org.llmnpu.hdl.ir", "org.llmnpu.hdl.emit", "org.llmnpu.hdl.lib");
   private static final StackWalker WALKER =
@@ -27,24 +27,29 @@ public record SourceLocation(String file, int line) {
 
   public static final SourceLocation UNKNOWN = new SourceLocation("unknown", 0);
 
+  /** A location without the class it is in (its source cannot be looked up). */
+  public SourceLocation(String file, int line) {
+    this(file, line, null);
+  }
+
   /** The location of the caller of the HDL, skipping HDL and JDK frames. */
   public static SourceLocation here() {
     return WALKER.walk(frames -> frames
         .filter(f -> !isLibraryFrame(f))
         .findFirst()
         .map(f -> new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
-            f.getLineNumber()))
+            f.getLineNumber(), f.getDeclaringClass()))
         .orElse(UNKNOWN));
   }
 
-  /** The location of the code that created a module: skips the constructors of Module subclasses. */
+  /** The location of the code that created a module: skips the constructors of HwModule subclasses. */
   public static SourceLocation ofModuleCreation(Class<?> created) {
     return WALKER.walk(frames -> frames
         .filter(f -> !isLibraryFrame(f))
         .filter(f -> !(f.getMethodName().equals("<init>") && f.getDeclaringClass().isAssignableFrom(created)))
         .findFirst()
         .map(f -> new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
-            f.getLineNumber()))
+            f.getLineNumber(), f.getDeclaringClass()))
         .orElse(UNKNOWN));
   }
 
@@ -54,6 +59,11 @@ public record SourceLocation(String file, int line) {
       return true;
     }
     return IS_HDL.get(f.getDeclaringClass());
+  }
+
+  /** The text of this line in the user's .java file, trimmed, when the source can be found. */
+  public java.util.Optional<String> sourceLine() {
+    return SourceLines.line(this);
   }
 
   @Override

@@ -21,7 +21,7 @@ public final class DesignAssertions {
    * {@code verilator --lint-only -Wall} has no finding on the emitted design; with
    * {@code synthesize}, Yosys also maps it to cells. Files go under {@code target/}.
    */
-  public static VerilogDesign assertLintClean(Module top, boolean synthesize) {
+  public static VerilogDesign assertLintClean(HwModule top, boolean synthesize) {
     ToolsForTests.require("verilator");
     VerilogDesign d = Verilog.emit(top);
     Path dir;

@@ -11,7 +11,7 @@ import org.llmnpu.hdl.emit.Verilog;
 /** Each design error names the user's Java file:line and the signals involved. */
 class ElaborationErrorsTest {
 
-  static final class WidthMismatch extends Module {
+  static final class WidthMismatch extends HwModule {
     final UInt a = in(uint(9));
     final UInt y = out(uint(8));
 
@@ -20,7 +20,7 @@ class ElaborationErrorsTest {
     }
   }
 
-  static final class CombLoop extends Module {
+  static final class CombLoop extends HwModule {
     final UInt x = in(uint(4));
     final UInt y = out(uint(4));
 
@@ -33,7 +33,7 @@ class ElaborationErrorsTest {
     }
   }
 
-  static final class Latch extends Module {
+  static final class Latch extends HwModule {
     final Bool en = in(bool());
     final UInt d = in(uint(4));
     final UInt y = out(uint(4));
@@ -43,7 +43,7 @@ class ElaborationErrorsTest {
     }
   }
 
-  static final class Child extends Module {
+  static final class Child extends HwModule {
     final UInt in = in(uint(4));
     final UInt out = out(uint(4));
 
@@ -52,7 +52,7 @@ class ElaborationErrorsTest {
     }
   }
 
-  static final class DrivesChildOutput extends Module {
+  static final class DrivesChildOutput extends HwModule {
     final UInt y = out(uint(4));
 
     DrivesChildOutput() {
@@ -63,7 +63,7 @@ class ElaborationErrorsTest {
     }
   }
 
-  static final class UndrivenChildInput extends Module {
+  static final class UndrivenChildInput extends HwModule {
     final UInt y = out(uint(4));
 
     UndrivenChildInput() {
@@ -72,14 +72,14 @@ class ElaborationErrorsTest {
     }
   }
 
-  static final class UndrivenOutput extends Module {
+  static final class UndrivenOutput extends HwModule {
     final UInt y = out(uint(4)); // line 76
 
     UndrivenOutput() {
     }
   }
 
-  static final class LoopThroughChild extends Module {
+  static final class LoopThroughChild extends HwModule {
     final UInt y = out(uint(4));
 
     LoopThroughChild() {

@@ -42,6 +42,38 @@ class EmitterTest {
     assertTrue(v.contains("// SyncFifo.java:"), "statements carry their Java source line");
   }
 
+  /** The form Verilator runs fastest (bench.VerilatorSpeedBenchmark): an unsigned product of sign-extended operands. */
+  @Test
+  void aSignedProductIsAnUnsignedProductOfSignExtendedOperands() {
+    String pe = Verilog.emit(new MacArrayExample(new MacArrayExample.Config(1, 1))).files().get("MacPe.v");
+    assertTrue(pe.contains("wire signed [15:0] _psum_q_mul = {{8{actIn[7]}}, actIn} * {{8{weight[7]}}, weight};"), pe);
+    assertTrue(pe.contains("psum_q <= psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul};"), pe);
+    assertTrue(!pe.contains("$signed"), pe);
+  }
+
+  /** Signed compares and shifts of values that are not signed signals say {@code $signed}; nothing else does. */
+  static final class SignedOperations extends HwModule {
+    final Bits word = in(Hw.bits(16));
+    final UInt amount = in(Hw.uint(3));
+    final Bool negative = out(Hw.bool());
+    final SInt scaled = out(Hw.sint(9));
+
+    SignedOperations() {
+      SInt low = word.bits(7, 0).asSInt();
+      negative.set(low.lt(0));
+      scaled.set(low.resize(10).shiftRight(amount).resize(9));
+    }
+  }
+
+  @Test
+  void signednessIsWrittenOnlyWhereItChangesTheResult() {
+    String v = Verilog.emit(new SignedOperations()).files().get("SignedOperations.v");
+    assertTrue(v.contains("wire signed [7:0] _negative_as_sint = word[7:0];"), v);
+    assertTrue(v.contains("assign negative = _negative_as_sint < 8'sh0;"), v);
+    assertTrue(v.contains("$signed({{2{_negative_as_sint[7]}}, _negative_as_sint}) >>> amount"), v);
+    assertEquals(1, v.split("\\$signed").length - 1, v);
+  }
+
   @Test
   void memoriesAreListedForAreaModels() {
     VerilogDesign d = Verilog.emit(new SyncFifo(new SyncFifo.Config(8, 16)));

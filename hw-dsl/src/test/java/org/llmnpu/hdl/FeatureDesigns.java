@@ -22,7 +22,7 @@ final class FeatureDesigns {
   }
 
   /** Sections, switch, Vec, bundles, saturating arithmetic, a register file read. */
-  static final class Sections extends Module {
+  static final class Sections extends HwModule {
     final Bool tick = in(bool());
     final UInt opcode = in(uint(2));
     final SInt a = in(sint(12));
@@ -56,7 +56,7 @@ final class FeatureDesigns {
   }
 
   /** Asynchronous active-low reset with clock enable, in a second domain. */
-  static final class AsyncDomain extends Module {
+  static final class AsyncDomain extends HwModule {
     final UInt d = in(uint(8));
     final UInt q = out(uint(8));
     final UInt qMain = out(uint(8));
@@ -73,7 +73,7 @@ final class FeatureDesigns {
   }
 
   /** Stream passthrough through a FIFO instance, using bulk connect. */
-  static final class StreamChain extends Module {
+  static final class StreamChain extends HwModule {
     final Stream<UInt> in = slave(Stream.of(uint(8)));
     final Stream<UInt> out = master(Stream.of(uint(8)));
 
@@ -109,7 +109,7 @@ final class FeatureDesigns {
   }
 
   /** Instances a black box. */
-  static final class UsesBlackBox extends Module {
+  static final class UsesBlackBox extends HwModule {
     final UInt a = in(uint(8));
     final UInt s = out(uint(8));
 
@@ -122,7 +122,7 @@ final class FeatureDesigns {
   }
 
   /** Masked memory writes, synchronous read with enable, initial contents. */
-  static final class MaskedMemory extends Module {
+  static final class MaskedMemory extends HwModule {
     final Bool we = in(bool());
     final Bool re = in(bool());
     final UInt addr = in(uint(3));
@@ -138,7 +138,7 @@ final class FeatureDesigns {
   }
 
   /** A child whose ports are a bundle named by its fields alone, passed through by the parent. */
-  static final class SharedPortsChild extends Module {
+  static final class SharedPortsChild extends HwModule {
     final Req req = slave("", new Req());
 
     SharedPortsChild() {
@@ -147,7 +147,7 @@ final class FeatureDesigns {
   }
 
   /** The same bundle of ports on the parent, bulk-connected to the child: port names addr, data, ack. */
-  static final class SharedPortsParent extends Module {
+  static final class SharedPortsParent extends HwModule {
     final Req req = slave("", new Req());
 
     SharedPortsParent() {

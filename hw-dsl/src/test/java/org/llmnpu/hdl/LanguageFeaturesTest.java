@@ -22,17 +22,17 @@ class LanguageFeaturesTest {
 
   static Stream<Arguments> designs() {
     return Stream.of(
-        Arguments.of("sections, switch, Vec, bundle", (Supplier<Module>) FeatureDesigns.Sections::new),
-        Arguments.of("async active-low reset with enable", (Supplier<Module>) FeatureDesigns.AsyncDomain::new),
-        Arguments.of("stream bulk connect", (Supplier<Module>) FeatureDesigns.StreamChain::new),
-        Arguments.of("black box", (Supplier<Module>) FeatureDesigns.UsesBlackBox::new),
-        Arguments.of("masked memory", (Supplier<Module>) FeatureDesigns.MaskedMemory::new),
-        Arguments.of("bundle of ports shared by parent and child", (Supplier<Module>) FeatureDesigns.SharedPortsParent::new));
+        Arguments.of("sections, switch, Vec, bundle", (Supplier<HwModule>) FeatureDesigns.Sections::new),
+        Arguments.of("async active-low reset with enable", (Supplier<HwModule>) FeatureDesigns.AsyncDomain::new),
+        Arguments.of("stream bulk connect", (Supplier<HwModule>) FeatureDesigns.StreamChain::new),
+        Arguments.of("black box", (Supplier<HwModule>) FeatureDesigns.UsesBlackBox::new),
+        Arguments.of("masked memory", (Supplier<HwModule>) FeatureDesigns.MaskedMemory::new),
+        Arguments.of("bundle of ports shared by parent and child", (Supplier<HwModule>) FeatureDesigns.SharedPortsParent::new));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("designs")
-  void featureDesignIsLintCleanAndSynthesizes(String name, Supplier<Module> design) {
+  void featureDesignIsLintCleanAndSynthesizes(String name, Supplier<HwModule> design) {
     ToolsForTests.require("verilator");
     ToolsForTests.require("yosys");
     VerilogDesign d = Verilog.emit(design.get());

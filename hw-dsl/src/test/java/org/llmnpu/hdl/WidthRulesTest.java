@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** The width table of hw-dsl/README.md, operator by operator. */
 class WidthRulesTest {
-  static final class Probe extends Module {
+  static final class Probe extends HwModule {
     final UInt a = in(uint(8));
     final UInt b = in(uint(5));
     final SInt s = in(sint(8));
@@ -67,7 +67,7 @@ class WidthRulesTest {
     Probe p = new Probe();
     assertThrows(ElaborationException.class, () -> mux(p.a.eq(0), p.a.asBits(), (HwValue) p.b).width());
     assertEquals(8, mux(p.a.eq(0), p.a, p.b).width());
-    assertThrows(ElaborationException.class, () -> new Module() {
+    assertThrows(ElaborationException.class, () -> new HwModule() {
       final UInt y = out(uint(8));
       {
         y.set(p.s);

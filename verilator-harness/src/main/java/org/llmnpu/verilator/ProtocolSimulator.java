@@ -172,19 +172,31 @@ final class ProtocolSimulator implements Simulator {
     }
   }
 
+  /** Reset port names the simulator knows, active high then active low. */
+  private static final java.util.List<String> RESETS_HIGH = java.util.List.of("reset", "rst");
+  private static final java.util.List<String> RESETS_LOW = java.util.List.of("reset_n", "rst_n", "resetn", "aresetn",
+      "areset_n");
+
   @Override
   public void reset(int n) {
-    if (ports.containsKey("reset")) {
-      poke("reset", 1);
-      step(n);
-      poke("reset", 0);
-    } else if (ports.containsKey("reset_n")) {
-      poke("reset_n", 0);
-      step(n);
-      poke("reset_n", 1);
-    } else {
-      throw new IllegalArgumentException(top + " has no reset or reset_n port");
+    for (String name : RESETS_HIGH) {
+      if (ports.containsKey(name)) {
+        poke(name, 1);
+        step(n);
+        poke(name, 0);
+        return;
+      }
     }
+    for (String name : RESETS_LOW) {
+      if (ports.containsKey(name)) {
+        poke(name, 0);
+        step(n);
+        poke(name, 1);
+        return;
+      }
+    }
+    throw new IllegalArgumentException(top + " has no reset port (one of " + RESETS_HIGH + ", active high, or "
+        + RESETS_LOW + ", active low); poke its reset port directly");
   }
 
   @Override

@@ -5,7 +5,7 @@ import static org.llmnpu.hdl.Hw.bool;
 import java.util.Map;
 import org.llmnpu.hdl.BlackBox;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 
 /** Designs that make the model crash or fail to compile. */
 final class HarnessDesigns {
@@ -38,7 +38,7 @@ final class HarnessDesigns {
   }
 
   /** Crashes the model on demand. */
-  static final class Crashes extends Module {
+  static final class Crashes extends HwModule {
     final Bool go = in(bool());
     final Bool alive = out(bool());
 
@@ -72,7 +72,7 @@ final class HarnessDesigns {
   }
 
   /** Instances {@link Broken}: Verilator rejects the connection of {@code y}. */
-  static final class UsesBroken extends Module {
+  static final class UsesBroken extends HwModule {
     final Bool a = in(bool());
     final Bool y = out(bool());
 

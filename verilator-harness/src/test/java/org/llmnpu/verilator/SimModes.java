@@ -18,7 +18,7 @@ public final class SimModes {
   }
 
   /** A local Verilator model of {@code top}. */
-  public static org.llmnpu.hdl.sim.Simulator startLocal(org.llmnpu.hdl.Module top) {
+  public static org.llmnpu.hdl.sim.Simulator startLocal(org.llmnpu.hdl.HwModule top) {
     return Simulators.start(org.llmnpu.hdl.emit.Verilog.emit(top), local());
   }
 

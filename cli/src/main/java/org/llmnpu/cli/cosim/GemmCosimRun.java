@@ -2,7 +2,7 @@ package org.llmnpu.cli.cosim;
 
 import java.util.Arrays;
 import java.util.Random;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.gemm.Sparsity;
@@ -48,7 +48,7 @@ final class GemmCosimRun {
     GemmEngineDriver.Result r;
     long gemmCycles;
     int[][] codes = null;
-    Module top = ppm == null ? new GemmEngine(c) : new GemmPpmEngine(c, ppm.config());
+    HwModule top = ppm == null ? new GemmEngine(c) : new GemmPpmEngine(c, ppm.config());
     try (Simulator sim = Simulators.start(Verilog.emit(top), WaveCapture.options())) {
       WaveCapture.note(sim);
       sim.reset(2);

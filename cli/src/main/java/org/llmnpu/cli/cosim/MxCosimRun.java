@@ -3,7 +3,7 @@ package org.llmnpu.cli.cosim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.fp.Rounding;
@@ -65,7 +65,7 @@ final class MxCosimRun {
     return out;
   }
 
-  private static Simulator start(Module m) {
+  private static Simulator start(HwModule m) {
     return org.llmnpu.verilator.Simulators.start(Verilog.emit(m));
   }
 

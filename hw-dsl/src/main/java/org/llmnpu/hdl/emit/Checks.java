@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.llmnpu.hdl.ElaborationException;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.ModuleIr;
+import org.llmnpu.hdl.SourceLines;
 import org.llmnpu.hdl.SourceLocation;
 import org.llmnpu.hdl.ir.Expr;
 import org.llmnpu.hdl.ir.MemRead;
@@ -29,18 +30,20 @@ import org.llmnpu.hdl.ir.Stmt;
  */
 final class Checks {
   private final ModuleIr ir;
-  private final Module module;
-  private final Map<Module, Map<Signal, Set<Signal>>> childPaths;
+  private final HwModule module;
+  private final Map<HwModule, Map<Signal, Set<Signal>>> childPaths;
   private final ExprWalk walk = new ExprWalk();
   private final Map<Signal, Set<Signal>> deps = new LinkedHashMap<>();
   private final Map<Signal, SourceLocation> firstAssign = new IdentityHashMap<>();
   private final Set<Signal> read = new HashSet<>();
   private final Set<Expr> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<HwModule> children = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
 
-  Checks(ModuleIr ir, Map<Module, Map<Signal, Set<Signal>>> childPaths) {
+  Checks(ModuleIr ir, Map<HwModule, Map<Signal, Set<Signal>>> childPaths) {
     this.ir = ir;
     this.module = ir.module();
     this.childPaths = childPaths;
+    this.children.addAll(ir.children());
   }
 
   /** Signals read anywhere in the module (after {@link #run()}). */
@@ -121,7 +124,7 @@ final class Checks {
 
   private void visible(Signal s, SourceLocation loc) {
     boolean own = s.owner == module;
-    boolean childPort = s.isPort() && s.owner != module && ir.children().contains(s.owner);
+    boolean childPort = s.isPort() && s.owner != module && children.contains(s.owner);
     if (!own && !childPort) {
       throw new ElaborationException(loc, String.format(
           "signal `%s` of %s (declared at %s) is not visible in %s: only its own signals and the ports "
@@ -149,7 +152,7 @@ final class Checks {
         default -> { }
       }
     }
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       for (Signal p : child.ir().ports()) {
         if (p.role == Role.INPUT && !firstAssign.containsKey(p)) {
           throw new ElaborationException(child.ir().createdAt(), String.format(
@@ -161,18 +164,34 @@ final class Checks {
   }
 
   private void checkLatches() {
+    Set<Signal> covered = Coverage.assignedOnEveryPath(ir.body());
     for (Signal t : deps.keySet()) {
-      if (!Coverage.assignedOnEveryPath(ir.body(), t)) {
-        throw new ElaborationException(firstAssign.get(t), String.format(
+      if (!covered.contains(t)) {
+        SourceLocation at = firstAssign.get(t);
+        String declared = t.nameHint == null && !t.location.equals(at) ? SourceLines.quote(t.location) : "";
+        throw new ElaborationException(at, String.format(
             "latch: combinational `%s` in %s is not assigned on every path; assign a default before the "
-                + "when/switch or add otherwise", t.name, module.moduleName()));
+                + "when/switch or add otherwise%s%s", userName(t), module.moduleName(), SourceLines.quote(at), declared),
+            false);
       }
     }
   }
 
+  /**
+   * The name the user gave a signal: its explicit or field name, else the variable its
+   * declaring line assigns ({@code UInt sum = wire(uint(8))} gives {@code sum}), else the
+   * generated Verilog name.
+   */
+  static String userName(Signal s) {
+    if (s.nameHint != null) {
+      return s.displayName();
+    }
+    return SourceLines.assignedVariable(s.location).orElse(s.displayName());
+  }
+
   private Map<Signal, Set<Signal>> checkLoops() {
     Map<Signal, Set<Signal>> graph = new LinkedHashMap<>(deps);
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       Map<Signal, Set<Signal>> paths = childPaths.getOrDefault(child, Map.of());
       paths.forEach((out, ins) -> graph.put(out, ins));
     }
@@ -237,17 +256,20 @@ final class Checks {
       StringBuilder sb = new StringBuilder("combinational loop: ");
       List<Signal> ordered = new ArrayList<>(loop);
       java.util.Collections.reverse(ordered);
+      StringBuilder quotes = new StringBuilder();
       for (Signal s : ordered) {
-        sb.append('`').append(label(s)).append("` (").append(where.getOrDefault(s, s.location)).append(") -> ");
+        SourceLocation at = where.getOrDefault(s, s.location);
+        sb.append('`').append(label(s)).append("` (").append(at).append(") -> ");
+        quotes.append(SourceLines.quote(at));
       }
       sb.append('`').append(label(ordered.get(0))).append('`');
       Signal first = ordered.get(0);
-      throw new ElaborationException(where.getOrDefault(first, first.location), sb.toString());
+      throw new ElaborationException(where.getOrDefault(first, first.location), sb.append(quotes).toString(), false);
     }
 
     private static String label(Signal s) {
       return s.owner.ir().parent() != null && s.isPort() && s.name != null
-          ? s.owner.ir().instanceName() + "." + s.name : s.displayName();
+          ? s.owner.ir().instanceName() + "." + s.name : userName(s);
     }
   }
 }

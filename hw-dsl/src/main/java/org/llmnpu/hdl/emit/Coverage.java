@@ -1,45 +1,46 @@
 package org.llmnpu.hdl.emit;
 
 import java.math.BigInteger;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import org.llmnpu.hdl.ir.Literal;
 import org.llmnpu.hdl.ir.Signal;
 import org.llmnpu.hdl.ir.Stmt;
 
-/** Whether a block assigns a signal on every path (no latch). */
+/**
+ * The signals a block assigns on every path (the others would become latches), found in one
+ * pass over the statement tree so the check stays linear in the size of the module.
+ */
 final class Coverage {
   private Coverage() {
   }
 
-  static boolean assignedOnEveryPath(List<Stmt> block, Signal target) {
+  /** Every signal that each path through {@code block} assigns. */
+  static Set<Signal> assignedOnEveryPath(List<Stmt> block) {
+    Set<Signal> covered = identitySet();
     for (Stmt st : block) {
-      boolean covered;
       if (st instanceof Stmt.Assign a) {
-        covered = a.target() == target;
+        covered.add(a.target());
       } else if (st instanceof Stmt.When w) {
-        covered = assignedOnEveryPath(w.thenBody(), target) && assignedOnEveryPath(w.elseBody(), target);
+        covered.addAll(intersect(assignedOnEveryPath(w.thenBody()), assignedOnEveryPath(w.elseBody())));
       } else if (st instanceof Stmt.Switch s) {
-        covered = switchCovers(s, target);
-      } else {
-        covered = false;
-      }
-      if (covered) {
-        return true;
+        covered.addAll(switchCovers(s));
       }
     }
-    return false;
+    return covered;
   }
 
-  private static boolean switchCovers(Stmt.Switch s, Signal target) {
+  private static Set<Signal> switchCovers(Stmt.Switch s) {
+    Set<Signal> all = null;
     for (Stmt.Case c : s.cases()) {
-      if (!assignedOnEveryPath(c.body(), target)) {
-        return false;
-      }
+      all = all == null ? assignedOnEveryPath(c.body()) : intersect(all, assignedOnEveryPath(c.body()));
     }
     if (s.defaultBody() != null) {
-      return assignedOnEveryPath(s.defaultBody(), target);
+      Set<Signal> d = assignedOnEveryPath(s.defaultBody());
+      return all == null ? d : intersect(all, d);
     }
     Set<BigInteger> values = new HashSet<>();
     for (Stmt.Case c : s.cases()) {
@@ -47,6 +48,23 @@ final class Coverage {
         values.add(l.bits);
       }
     }
-    return s.subject().width < 31 && values.size() == (1 << s.subject().width);
+    boolean complete = s.subject().width < 31 && values.size() == (1 << s.subject().width);
+    return complete && all != null ? all : Set.of();
+  }
+
+  private static Set<Signal> intersect(Set<Signal> a, Set<Signal> b) {
+    Set<Signal> small = a.size() <= b.size() ? a : b;
+    Set<Signal> large = small == a ? b : a;
+    Set<Signal> out = identitySet();
+    for (Signal s : small) {
+      if (large.contains(s)) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  private static Set<Signal> identitySet() {
+    return Collections.newSetFromMap(new IdentityHashMap<>());
   }
 }

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import org.llmnpu.hdl.BlackBox;
 import org.llmnpu.hdl.ClockDomain;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.ModuleIr;
 import org.llmnpu.hdl.ir.Expr;
 import org.llmnpu.hdl.ir.MemoryNode;
@@ -26,16 +26,16 @@ import org.llmnpu.hdl.ir.Stmt;
 final class ModuleWriter {
   static final String NAME = "__MODULE__";
   private final ModuleIr ir;
-  private final Module module;
+  private final HwModule module;
   private final Namer namer;
-  private final Map<Module, String> childNames;
+  private final Map<HwModule, String> childNames;
   private final Map<Signal, String> childPortNames = new IdentityHashMap<>();
   private final Map<Signal, List<Stmt.Assign>> assigns = new LinkedHashMap<>();
   private final Set<Signal> nested = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
   private final Set<Signal> readSignals;
   private final ExprWriter exprs;
 
-  ModuleWriter(ModuleIr ir, Namer namer, Map<Module, String> childNames, Set<Signal> readSignals) {
+  ModuleWriter(ModuleIr ir, Namer namer, Map<HwModule, String> childNames, Set<Signal> readSignals) {
     this.ir = ir;
     this.module = ir.module();
     this.namer = namer;
@@ -50,7 +50,7 @@ final class ModuleWriter {
 
   String write() {
     scan(ir.body(), false);
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       for (Signal p : child.ir().ports()) {
         childPortNames.put(p, namer.unique(child.ir().instanceName() + "_" + p.name));
       }
@@ -151,7 +151,7 @@ final class ModuleWriter {
       sb.append("  ").append(kw).append(Verilog.range(s)).append(s.name).append(";  // ").append(s.location)
           .append('\n');
     }
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       for (Signal p : child.ir().ports()) {
         if (p.role == Role.INPUT && isInlinedChildInput(p)) {
           continue;
@@ -230,7 +230,7 @@ final class ModuleWriter {
 
   private String instances() {
     StringBuilder sb = new StringBuilder();
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       ModuleIr c = child.ir();
       sb.append("  ").append(childNames.get(child));
       if (child instanceof BlackBox bb && !bb.parameters().isEmpty()) {

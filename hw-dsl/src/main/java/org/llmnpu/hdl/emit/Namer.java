@@ -10,7 +10,7 @@ import org.llmnpu.hdl.Data;
 import org.llmnpu.hdl.ElaborationException;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.ModuleIr;
 import org.llmnpu.hdl.ir.MemoryNode;
 import org.llmnpu.hdl.ir.Signal;
@@ -44,7 +44,7 @@ final class Namer {
     for (MemoryNode m : ir.memories()) {
       m.name = unique(m.nameHint != null ? m.nameHint : "_mem_L" + m.location.line());
     }
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       ModuleIr c = child.ir();
       String base = c.instanceName() != null ? c.instanceName() : lowerFirst(child.moduleName());
       c.setInstanceName(unique(base));
@@ -61,9 +61,9 @@ final class Namer {
     return n;
   }
 
-  private void nameFromFields(Module m) {
+  private void nameFromFields(HwModule m) {
     List<Class<?>> chain = new ArrayList<>();
-    for (Class<?> c = m.getClass(); c != Module.class && c != null; c = c.getSuperclass()) {
+    for (Class<?> c = m.getClass(); c != HwModule.class && c != null; c = c.getSuperclass()) {
       chain.add(0, c);
     }
     for (Class<?> c : chain) {
@@ -83,14 +83,14 @@ final class Namer {
     }
   }
 
-  private void nameValue(Module owner, String name, Object v) {
+  private void nameValue(HwModule owner, String name, Object v) {
     if (v instanceof Data d) {
       for (HwValue leaf : d.leaves()) {
         if (leaf.isBound() && leaf.expr() instanceof Signal s && s.owner == owner && s.nameHint == null) {
           s.nameHint = name + s.aggregatePath;
         }
       }
-    } else if (v instanceof Module child && child.ir().parent() == owner && child.ir().instanceName() == null) {
+    } else if (v instanceof HwModule child && child.ir().parent() == owner && child.ir().instanceName() == null) {
       child.ir().setInstanceName(name);
     } else if (v instanceof Mem<?> mem) {
       MemoryNode node = mem.node();

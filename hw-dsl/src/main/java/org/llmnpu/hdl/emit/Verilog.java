@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import org.llmnpu.hdl.BlackBox;
 import org.llmnpu.hdl.ElaborationException;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.ModuleIr;
 import org.llmnpu.hdl.ir.Expr;
 import org.llmnpu.hdl.ir.MemoryNode;
@@ -50,8 +50,8 @@ public final class Verilog {
       "uwire", "var", "vectored", "virtual", "void", "wait", "wait_order", "wand", "weak", "weak0", "weak1", "while",
       "wildcard", "wire", "with", "within", "wor", "xnor", "xor");
 
-  private final Map<Module, Map<Signal, Set<Signal>>> combPaths = new IdentityHashMap<>();
-  private final Map<Module, String> verilogNames = new IdentityHashMap<>();
+  private final Map<HwModule, Map<Signal, Set<Signal>>> combPaths = new IdentityHashMap<>();
+  private final Map<HwModule, String> verilogNames = new IdentityHashMap<>();
   private final Map<String, String> nameByText = new HashMap<>();
   private final Map<String, Integer> baseUse = new HashMap<>();
   private final Map<String, String> files = new LinkedHashMap<>();
@@ -61,7 +61,7 @@ public final class Verilog {
   }
 
   /** Checks and emits the design rooted at {@code top}. */
-  public static VerilogDesign emit(Module top) {
+  public static VerilogDesign emit(HwModule top) {
     if (top.ir().parent() != null) {
       throw new ElaborationException(top.ir().createdAt(), "emit the top module, not an instance");
     }
@@ -74,9 +74,9 @@ public final class Verilog {
     return new VerilogDesign(name, v.files, v.memories, ports);
   }
 
-  private String visit(Module m) {
+  private String visit(HwModule m) {
     ModuleIr ir = m.ir();
-    for (Module child : ir.children()) {
+    for (HwModule child : ir.children()) {
       verilogNames.put(child, visit(child));
     }
     if (m instanceof BlackBox bb) {
@@ -125,7 +125,8 @@ public final class Verilog {
 
   /** A legal, non-keyword Verilog identifier. */
   static String legal(String name) {
-    String n = name.replaceAll("[^A-Za-z0-9_]", "_");
+    String n = name.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '_')) ? name
+        : name.replaceAll("[^A-Za-z0-9_]", "_");
     if (n.isEmpty() || Character.isDigit(n.charAt(0))) {
       n = "_" + n;
     }

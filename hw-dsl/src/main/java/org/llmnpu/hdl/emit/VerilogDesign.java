@@ -7,6 +7,8 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +24,7 @@ import java.util.Map;
  * @param ports    the top module's ports in declaration order
  */
 public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports) {
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   /** A port of the top module. */
   public record PortInfo(String name, int width, boolean input, boolean signed) {
@@ -66,13 +69,18 @@ public record VerilogDesign(String top, Map<String, String> files, List<MemoryIn
     }
   }
 
-  /** Writes text to a file through a temporary sibling and an atomic rename. */
+  /**
+   * Writes text to a file through a temporary sibling and an atomic rename. The file gets the
+   * mode any new file gets under the process's umask (0644 under umask 022), like a plain
+   * {@code Files.write}, so containers and artifact collectors running as other users can read it.
+   */
   public static void writeAtomically(Path file, String text) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     Files.createDirectories(parent);
-    Path tmp = Files.createTempFile(parent, "." + file.getFileName(), ".tmp");
+    Path tmp = parent.resolve("." + file.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".tmp");
     try {
-      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      // Not Files.createTempFile: it makes the file 0600 whatever the umask.
+      Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       try {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {

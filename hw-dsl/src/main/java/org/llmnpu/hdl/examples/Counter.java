@@ -7,7 +7,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
@@ -17,7 +17,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code enable} is high; {@code wrap} is high in the cycle the count returns to 0.
  * Reset (synchronous, active high) clears it. Latency: {@code value} is registered.
  */
-public final class Counter extends Module {
+public final class Counter extends HwModule {
   /** {@code limit} in 2..2^32. */
   public record Config(long limit) {
     public Config {

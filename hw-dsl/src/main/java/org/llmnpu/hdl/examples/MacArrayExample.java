@@ -6,7 +6,7 @@ import static org.llmnpu.hdl.Hw.sintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -19,7 +19,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * (deduplicated). The systolic timing (skew) is the driver's job; this is the structural
  * example used to measure elaboration and emission speed.
  */
-public final class MacArrayExample extends Module {
+public final class MacArrayExample extends HwModule {
   /** {@code rows} and {@code cols} in 1..128. */
   public record Config(int rows, int cols) {
     public Config {

@@ -4,7 +4,7 @@ import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.sint;
 
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 
 /**
@@ -13,7 +13,7 @@ import org.llmnpu.hdl.SInt;
  * register loads {@code weightIn} when {@code load} is high and is passed down as
  * {@code weightOut}. Latency 1 cycle on every path.
  */
-public final class MacPe extends Module {
+public final class MacPe extends HwModule {
   public final SInt actIn = in(sint(8));
   public final SInt weightIn = in(sint(8));
   public final Bool load = in(bool());

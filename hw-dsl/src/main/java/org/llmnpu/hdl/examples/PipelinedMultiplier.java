@@ -5,7 +5,7 @@ import static org.llmnpu.hdl.Hw.sint;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
@@ -17,7 +17,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * Latency: {@code stages} cycles from {@code inValid} to {@code outValid}; throughput one
  * product per cycle.
  */
-public final class PipelinedMultiplier extends Module {
+public final class PipelinedMultiplier extends HwModule {
   /** Widths in 2..64, {@code stages} in 1..8. */
   public record Config(int aWidth, int bWidth, int stages) {
     public Config {

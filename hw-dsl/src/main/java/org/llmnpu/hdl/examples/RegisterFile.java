@@ -10,7 +10,7 @@ import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
@@ -21,7 +21,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * presented in the previous cycle (latency 1); a read of the address being written returns
  * the old word. Contents start at zero.
  */
-public final class RegisterFile extends Module {
+public final class RegisterFile extends HwModule {
   /** {@code width} a multiple of 8 in 8..512, {@code depth} in 2..4096, {@code readPorts} in 1..4. */
   public record Config(int width, int depth, int readPorts) {
     public Config {

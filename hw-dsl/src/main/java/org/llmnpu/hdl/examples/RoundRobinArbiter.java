@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
@@ -24,7 +24,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * where {@code valid} and {@code accept} are high, so every requester is served within
  * {@code ports} grants.
  */
-public final class RoundRobinArbiter extends Module {
+public final class RoundRobinArbiter extends HwModule {
   /** {@code ports} in 2..64. */
   public record Config(int ports) {
     public Config {

@@ -7,7 +7,7 @@ import static org.llmnpu.hdl.Hw.uint;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
@@ -19,7 +19,7 @@ import org.llmnpu.hdl.lib.Stream;
  * at {@code pop} one cycle after the push (push-to-pop latency 1). Full and empty come
  * from read/write pointers one bit wider than the address. {@code count} is the occupancy.
  */
-public final class SyncFifo extends Module {
+public final class SyncFifo extends HwModule {
   /** {@code width} in 1..1024, {@code depth} a power of two in 2..65536. */
   public record Config(int width, int depth) {
     public Config {

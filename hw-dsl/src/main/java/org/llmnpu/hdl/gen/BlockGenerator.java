@@ -1,7 +1,7 @@
 package org.llmnpu.hdl.gen;
 
 import java.util.List;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 
 /**
  * A named, parameterized hardware generator that the CLI and reports can list and run.
@@ -20,5 +20,5 @@ public interface BlockGenerator {
   List<ParamSpec> params();
 
   /** Builds the top module for validated parameters. */
-  Module build(Params params);
+  HwModule build(Params params);
 }

@@ -2,7 +2,7 @@ package org.llmnpu.hdl.gen;
 
 import java.util.List;
 import java.util.function.Function;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 
 /**
  * A {@link BlockGenerator} declared in one constructor call, for registration classes:
@@ -12,10 +12,10 @@ public abstract class DeclaredGenerator implements BlockGenerator {
   private final String name;
   private final String description;
   private final List<ParamSpec> params;
-  private final Function<Params, Module> factory;
+  private final Function<Params, HwModule> factory;
 
   protected DeclaredGenerator(String name, String description, List<ParamSpec> params,
-                              Function<Params, Module> factory) {
+                              Function<Params, HwModule> factory) {
     this.name = name;
     this.description = description;
     this.params = List.copyOf(params);
@@ -38,7 +38,7 @@ public abstract class DeclaredGenerator implements BlockGenerator {
   }
 
   @Override
-  public final Module build(Params p) {
+  public final HwModule build(Params p) {
     return factory.apply(p);
   }
 }

@@ -4,12 +4,12 @@ import java.math.BigInteger;
 import java.util.List;
 import org.llmnpu.hdl.ClockDomain;
 import org.llmnpu.hdl.Kind;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SourceLocation;
 
 /** A memory array of {@code depth} words of {@code width} bits. */
 public final class MemoryNode {
-  public final Module owner;
+  public final HwModule owner;
   public final int width;
   public final int depth;
   public final Kind kind;
@@ -22,7 +22,7 @@ public final class MemoryNode {
   public int readPorts;
   public int writePorts;
 
-  public MemoryNode(Module owner, int width, int depth, Kind kind, ClockDomain domain,
+  public MemoryNode(HwModule owner, int width, int depth, Kind kind, ClockDomain domain,
                     SourceLocation location, String nameHint) {
     this.owner = owner;
     this.width = width;

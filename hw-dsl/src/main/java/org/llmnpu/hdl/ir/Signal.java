@@ -2,7 +2,7 @@ package org.llmnpu.hdl.ir;
 
 import org.llmnpu.hdl.ClockDomain;
 import org.llmnpu.hdl.Kind;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SourceLocation;
 
 /** A named piece of hardware storage or wiring: a port, a wire or a register. */
@@ -11,7 +11,7 @@ public final class Signal extends Expr {
   public enum Role { INPUT, OUTPUT, WIRE, REG }
 
   public final Role role;
-  public final Module owner;
+  public final HwModule owner;
   public final SourceLocation location;
   /** Explicit name given by the user, already prefixed by the enclosing sections; may be null. */
   public String nameHint;
@@ -24,7 +24,7 @@ public final class Signal extends Expr {
   /** Reset value of a register with reset, else null. */
   public final Literal resetValue;
 
-  public Signal(Role role, int width, Kind kind, Module owner, SourceLocation location,
+  public Signal(Role role, int width, Kind kind, HwModule owner, SourceLocation location,
                 String nameHint, ClockDomain domain, Literal resetValue) {
     super(width, kind);
     this.role = role;

@@ -38,8 +38,9 @@ public interface Simulator extends AutoCloseable {
   }
 
   /**
-   * Holds {@code reset} (or {@code reset_n}, active low) active for {@code cycles} cycles
-   * and releases it.
+   * Holds the design's reset active for {@code cycles} cycles and releases it: the port
+   * {@code reset} or {@code rst} (active high), or {@code reset_n}, {@code rst_n},
+   * {@code resetn}, {@code aresetn}, {@code areset_n} (active low).
    */
   void reset(int cycles);
 

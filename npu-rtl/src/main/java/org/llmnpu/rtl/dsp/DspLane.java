@@ -9,7 +9,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.rtl.mx.LeadingZeros;
@@ -26,7 +26,7 @@ import org.llmnpu.rtl.vector.Fp32Alu;
  * result is written at the clock edge when {@code execute} is high (and, for a masked
  * instruction, {@code elementValid}).
  */
-final class DspLane extends Module {
+final class DspLane extends HwModule {
   final Bool execute = in(bool());
   final UInt op = in(uint(6));
   final UInt rd = in(uint(5));

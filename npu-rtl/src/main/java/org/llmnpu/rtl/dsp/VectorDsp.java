@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -45,7 +45,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * start, and {@code cycles} holds the instructions issued (= {@link DspProgram#cycles()} =
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
  */
-public final class VectorDsp extends Module {
+public final class VectorDsp extends HwModule {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
   public static final int TABLE_SLOTS = 3;
   /**

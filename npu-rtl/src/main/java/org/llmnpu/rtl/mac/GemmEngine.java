@@ -17,7 +17,7 @@ import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -59,7 +59,7 @@ import org.llmnpu.hdl.UInt;
  * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
  * {@code done} rises when the last result is written and stays high until the next start.
  */
-public final class GemmEngine extends Module {
+public final class GemmEngine extends HwModule {
   public final Bool start = in(bool());
   /** Shape and buffer write ports (ports {@code m, k, n, xWrite, xAddress, xData, wWrite, wAddress, wData}). */
   public final GemmLoadPorts load;

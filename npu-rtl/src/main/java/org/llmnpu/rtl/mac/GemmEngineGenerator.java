@@ -2,7 +2,7 @@ package org.llmnpu.rtl.mac;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.hdl.gen.Params;
@@ -32,7 +32,7 @@ public final class GemmEngineGenerator implements BlockGenerator {
   }
 
   @Override
-  public Module build(Params p) {
+  public HwModule build(Params p) {
     GemmEngineConfig c = new GemmEngineConfig(MacArrayGenerator.arrayConfig(p), p.getInt("maxM"),
         p.getInt("maxK"), p.getInt("maxN"));
     if (p.get("ppm").equals("off")) {

@@ -16,7 +16,7 @@ import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.rtl.ppm.Ppm;
@@ -40,7 +40,7 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  * <b>Cycles</b> from start to {@code done}: {@code gemmCycles + 1 + nTiles·(cols + M + L)} (the
  * PPM pass does not overlap the GEMM; {@code gemmCycles} = {@link GemmCycleModel#cycles}).
  */
-public final class GemmPpmEngine extends Module {
+public final class GemmPpmEngine extends HwModule {
   public final Bool start = in(bool());
   /** Shape and buffer write ports, passed to the GEMM engine (the same ports as {@link GemmEngine#load}). */
   public final GemmLoadPorts load;

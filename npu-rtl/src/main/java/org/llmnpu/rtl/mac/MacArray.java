@@ -11,7 +11,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -56,7 +56,7 @@ import org.llmnpu.hdl.Vec;
  * written to / read back from the psum memory (not final results); {@code clear} zeroes them and
  * the sticky {@code overflow} flag.
  */
-public final class MacArray extends Module {
+public final class MacArray extends HwModule {
   public final Vec<SInt> acts;
   public final Bool tileStart = in(bool());
   public final BeatTag tag;

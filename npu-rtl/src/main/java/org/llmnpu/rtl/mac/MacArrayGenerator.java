@@ -1,7 +1,7 @@
 package org.llmnpu.rtl.mac;
 
 import java.util.List;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.hdl.gen.Params;
@@ -43,7 +43,7 @@ public final class MacArrayGenerator implements BlockGenerator {
   }
 
   @Override
-  public Module build(Params p) {
+  public HwModule build(Params p) {
     MacArrayConfig a = arrayConfig(p);
     return new MacArray(a, 16);
   }

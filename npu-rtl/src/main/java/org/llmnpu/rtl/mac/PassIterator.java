@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 
 /**
@@ -23,7 +23,7 @@ import org.llmnpu.hdl.UInt;
  * {@code readback = t ≥ D}, {@code finalGroup = (t div D + 1)·D ≥ kTiles}; depth "all" is
  * {@code D = ∞}.
  */
-public final class PassIterator extends Module {
+public final class PassIterator extends HwModule {
   public final Bool restart = in(bool());
   public final Bool advance = in(bool());
   public final UInt m;

@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uint;
 
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -27,7 +27,7 @@ import org.llmnpu.hdl.UInt;
  * {@code finalGroup}. Outputs of a disabled column (ragged N) are neither written nor counted.
  * Read-modify-write in one cycle, so back-to-back beats never conflict.
  */
-public final class PeripheryAccumulator extends Module {
+public final class PeripheryAccumulator extends HwModule {
   public final SInt psum;
   public final BeatTag tag;
   public final Bool enabled = in(bool());

@@ -6,7 +6,7 @@ import static org.llmnpu.hdl.Hw.sint;
 import static org.llmnpu.hdl.Hw.uint;
 
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -26,7 +26,7 @@ import org.llmnpu.hdl.Vec;
  * <p>2:4 ({@code actsIn} has 4 lanes): the PE holds a value and its 2-bit position in the group
  * and multiplies the activation it selects. Latency 1 cycle on every path.
  */
-public final class WsPe extends Module {
+public final class WsPe extends HwModule {
   public final Vec<SInt> actsIn;
   public final Bool swapIn = in(bool());
   public final SInt weightIn = in(sint(8));

@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 
 /**
@@ -19,7 +19,7 @@ import org.llmnpu.hdl.UInt;
  * INT8: {@code significand = |code|} (128 for code 0x80), shift 0. {@code nan} and
  * {@code infinite} flag the FP8 special codes (E4M3 S.1111.111; E5M2 IEEE). Combinational.
  */
-public final class ElementUnpack extends Module {
+public final class ElementUnpack extends HwModule {
   public final UInt code;
   public final Bool negative = out(bool());
   public final UInt significand;

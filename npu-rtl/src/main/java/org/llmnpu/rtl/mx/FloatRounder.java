@@ -11,7 +11,7 @@ import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -27,7 +27,7 @@ import org.llmnpu.hdl.UInt;
  * the input's sign; {@code inexact} flags that nonzero bits were rounded off. Latency 0
  * (combinational).
  */
-public final class FloatRounder extends Module {
+public final class FloatRounder extends HwModule {
   /**
    * @param magnitudeWidth bits of the unsigned magnitude, 1..128
    * @param exponentWidth bits of the signed exponent, 2..16

@@ -5,7 +5,7 @@ import static org.llmnpu.hdl.Hw.uint;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -29,7 +29,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code stages} cycles later. Throughput one block per cycle: a stream of B blocks, one per
  * cycle, takes B + stages − 1 cycles (block k's result is valid after clock edge k + stages).
  */
-public final class MxBlockQuantizer extends Module {
+public final class MxBlockQuantizer extends HwModule {
   /**
    * Element format, input layout (FP32/FP16), element rounding, block size (1..64; OCP: 32) and
    * pipeline stages (1 or 2).

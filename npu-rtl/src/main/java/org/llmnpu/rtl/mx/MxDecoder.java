@@ -7,7 +7,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -27,7 +27,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p>Latency 0: combinational (an {@link ElementUnpack} and a {@link FloatRounder}).
  */
-public final class MxDecoder extends Module {
+public final class MxDecoder extends HwModule {
   /** Element format and output layout ({@link FpLayout#FP32} or {@link FpLayout#FP16}). */
   public record Config(MxFormat format, FpLayout output) {
     public Config {

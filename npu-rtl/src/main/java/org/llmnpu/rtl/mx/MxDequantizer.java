@@ -5,7 +5,7 @@ import static org.llmnpu.hdl.Hw.uint;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -22,7 +22,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code inValid}); throughput one block per cycle: a stream of B blocks takes B cycles (the last result is valid
  * after the B-th clock edge).
  */
-public final class MxDequantizer extends Module {
+public final class MxDequantizer extends HwModule {
   /** Element format, output layout (FP32/FP16) and block size (1..64; OCP: 32). */
   public record Config(MxFormat format, FpLayout output, int blockSize) {
     public Config {

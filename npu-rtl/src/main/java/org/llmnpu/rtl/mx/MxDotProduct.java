@@ -10,7 +10,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -35,7 +35,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * rounder. {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
  * take B + stages − 1 cycles (pair k's result is valid after clock edge k + stages).
  */
-public final class MxDotProduct extends Module {
+public final class MxDotProduct extends HwModule {
   /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1 or 2). */
   public record Config(MxFormat formatA, MxFormat formatB, int blockSize, int stages) {
     public Config {

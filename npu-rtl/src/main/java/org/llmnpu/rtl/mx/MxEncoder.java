@@ -9,7 +9,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -32,7 +32,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p>Latency 0 (combinational): unpack, one {@link FloatRounder}, INT8 clamp.
  */
-public final class MxEncoder extends Module {
+public final class MxEncoder extends HwModule {
   /** Element format, input layout (FP32 or FP16) and rounding. */
   public record Config(MxFormat format, FpLayout input, RoundMode rounding) {
     public Config {

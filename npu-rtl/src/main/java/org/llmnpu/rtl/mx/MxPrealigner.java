@@ -10,7 +10,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -36,7 +36,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p>A NaN scale or a NaN/∞ element: {@code nan = 1}, ints and exponent 0. Latency 1 cycle
  * (registered outputs; {@code outValid} follows {@code inValid}); one block per cycle.
  */
-public final class MxPrealigner extends Module {
+public final class MxPrealigner extends HwModule {
   /** Format, magnitude bits (0 = exact, else 1..30), rounding of dropped bits, block size 1..64. */
   public record Config(MxFormat format, int magnitudeBits, RoundMode rounding, int blockSize) {
     public Config {

@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -23,7 +23,7 @@ import org.llmnpu.hdl.Vec;
  * floor(log2) is {@code field − bias} for a normal maximum and {@code −lzc(fraction) − bias} for
  * a subnormal one. Combinational.
  */
-public final class SharedExponent extends Module {
+public final class SharedExponent extends HwModule {
   /** Each value without its sign bit. */
   public final Vec<UInt> magnitudes;
   public final UInt scale = out(uint(8));

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwValue;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -67,7 +67,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * reloading lanes between N tiles spends {@code cols} cycles on the channel port. A fracBits
  * write reaches the Horner shifts one cycle later, before any element entering after it needs them.
  */
-public final class Ppm extends Module {
+public final class Ppm extends HwModule {
   public final Bool inValid = in(bool());
   public final Vec<SInt> inAcc;
   public final Bool outValid = out(bool());

@@ -9,7 +9,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -32,7 +32,7 @@ import org.llmnpu.hdl.Vec;
  * {@code rshift} rounds to nearest, ties away from zero, on the exact value. The table inputs are
  * read combinationally, so they must be stable while an element of this lane is in flight.
  */
-public final class PpuUnit extends Module {
+public final class PpuUnit extends HwModule {
   public final SInt q = in(sint(8));
   /** segments − 1 boundaries (INT8 codes); null for a single segment. */
   public final Vec<SInt> boundaries;

@@ -6,7 +6,7 @@ import static org.llmnpu.hdl.Hw.sintLit;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -28,7 +28,7 @@ import org.llmnpu.hdl.UInt;
  * The channel inputs ({@code bias} … {@code sixCode}) are read by the stage that uses them, so they
  * must be stable while an element of this lane is in flight.
  */
-public final class RequantUnit extends Module {
+public final class RequantUnit extends HwModule {
   public final SInt acc = in(sint(32));
   public final SInt bias = in(sint(32));
   public final UInt multiplier = in(uint(PpmConfig.MULTIPLIER_BITS));

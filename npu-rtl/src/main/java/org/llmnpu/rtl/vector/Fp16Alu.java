@@ -9,7 +9,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -43,7 +43,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * {@code result_i} (result of the operands applied before clock edge k visible after edge k).
  * Throughput one vector per cycle.
  */
-public final class Fp16Alu extends Module {
+public final class Fp16Alu extends HwModule {
   public static final int ADD = 0;
   public static final int SUB = 1;
   public static final int MUL = 2;

@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -57,7 +57,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  *
  * <p>Latency 0: purely combinational.
  */
-public final class Fp16Convert extends Module {
+public final class Fp16Convert extends HwModule {
   public static final int WIDEN = 0;
   public static final int NARROW = 1;
   public static final int SCALB16 = 2;

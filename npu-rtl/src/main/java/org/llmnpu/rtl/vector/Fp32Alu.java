@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -41,7 +41,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * <p>Latency 0: purely combinational (a register stage, if any, belongs to the instantiating
  * datapath).
  */
-public final class Fp32Alu extends Module {
+public final class Fp32Alu extends HwModule {
   public static final int ADD = 0;
   public static final int SUB = 1;
   public static final int MUL = 2;

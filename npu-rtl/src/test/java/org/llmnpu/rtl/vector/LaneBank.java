@@ -11,7 +11,7 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntBinaryOperator;
 import java.util.function.Supplier;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.sim.Simulator;
 
@@ -21,7 +21,7 @@ import org.llmnpu.hdl.sim.Simulator;
  * 32i+31..32i of {@code a}, {@code b}, {@code result}. One round trip then checks {@value #LANES}
  * vectors, which is what makes the exhaustive tests fast.
  */
-final class LaneBank extends Module {
+final class LaneBank extends HwModule {
   static final int LANES = 32;
 
   /** One unit's ports; {@code format} is null for a unit without one. */
@@ -35,7 +35,7 @@ final class LaneBank extends Module {
   final UInt result = out(uint(32 * LANES));
   private final String name;
 
-  <M extends Module> LaneBank(String name, int opBits, int formatBits, Supplier<M> unit, Function<M, Ports> ports) {
+  <M extends HwModule> LaneBank(String name, int opBits, int formatBits, Supplier<M> unit, Function<M, Ports> ports) {
     this.name = name;
     op = in("op", uint(opBits));
     format = formatBits == 0 ? null : in("format", uint(formatBits));

@@ -4,7 +4,7 @@ import org.llmnpu.hdl.DesignAssertions;
 import org.llmnpu.hdl.ToolsForTests;
 import org.llmnpu.verilator.SimModes;
 
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.sim.Simulator;
 
 /**
@@ -20,12 +20,12 @@ final class VectorSim {
   }
 
   /** A local Verilator model of the module. */
-  static Simulator start(Module top) {
+  static Simulator start(HwModule top) {
     return SimModes.startLocal(top);
   }
 
   /** verilator -Wall clean; with {@code synthesize}, also a Yosys synthesis with cells. */
-  static void assertLintClean(Module top, boolean synthesize) {
+  static void assertLintClean(HwModule top, boolean synthesize) {
     DesignAssertions.assertLintClean(top, synthesize);
   }
 }

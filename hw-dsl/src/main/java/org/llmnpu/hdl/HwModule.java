@@ -1,0 +1,406 @@
+package org.llmnpu.hdl;
+
+import java.math.BigInteger;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Consumer;
+import org.llmnpu.hdl.ir.Literal;
+import org.llmnpu.hdl.ir.MemoryNode;
+import org.llmnpu.hdl.ir.Signal;
+import org.llmnpu.hdl.ir.Signal.Role;
+import org.llmnpu.hdl.ir.Stmt;
+
+/**
+ * Base class of hardware modules (named so that {@code import org.llmnpu.hdl.*} does not clash
+ * with {@code java.lang.Module}). A subclass declares its ports as fields (their Java field
+ * names become the Verilog names) and describes its logic in its constructor with the
+ * methods below. See hw-dsl/README.md for the guide.
+ */
+public abstract class HwModule {
+  final List<Signal> signals = new ArrayList<>();
+  final List<Signal> ports = new ArrayList<>();
+  final List<MemoryNode> memories = new ArrayList<>();
+  final List<HwModule> children = new ArrayList<>();
+  final List<Stmt> body = new ArrayList<>();
+  private final Deque<List<Stmt>> blocks = new ArrayDeque<>();
+  private final Deque<String> scopes = new ArrayDeque<>();
+  private final Deque<ClockDomain> domains = new ArrayDeque<>();
+  final ClockDomain mainDomain;
+  final SourceLocation createdAt = SourceLocation.ofModuleCreation(getClass());
+  HwModule parent;
+  String instanceName;
+
+  protected HwModule() {
+    blocks.push(body);
+    mainDomain = new ClockDomain(this, "", ClockDomain.ResetKind.SYNC, ClockDomain.Polarity.HIGH, false);
+    domains.push(mainDomain);
+  }
+
+  /** Verilog module name; override to encode parameters (e.g. {@code Fifo_w8_d16}). */
+  public String moduleName() {
+    return getClass().getSimpleName();
+  }
+
+  // ---- ports, wires, registers ------------------------------------------------------
+
+  protected final <T extends Data> T in(T type) {
+    return port(null, type, false);
+  }
+
+  protected final <T extends Data> T in(String name, T type) {
+    return port(name, type, false);
+  }
+
+  protected final <T extends Data> T out(T type) {
+    return port(null, type, true);
+  }
+
+  protected final <T extends Data> T out(String name, T type) {
+    return port(name, type, true);
+  }
+
+  /** A port whose forward elements are outputs (the producer side of a stream). */
+  protected final <T extends Data> T master(T type) {
+    return port(null, type, true);
+  }
+
+  /** A port whose forward elements are inputs (the consumer side of a stream). */
+  protected final <T extends Data> T slave(T type) {
+    return port(null, type, false);
+  }
+
+  /**
+   * As {@link #slave(Data)}, named {@code name}; the empty name gives a bundle's leaves their
+   * field names alone ({@code m}, not {@code load_m}), so two modules can share one bundle of
+   * ports without renaming them.
+   */
+  protected final <T extends Data> T slave(String name, T type) {
+    return port(name, type, false);
+  }
+
+  private <T extends Data> T port(String name, T type, boolean output) {
+    for (Leaves.Leaf leaf : Leaves.of(type)) {
+      Role role = (output ^ leaf.flipped()) ? Role.OUTPUT : Role.INPUT;
+      Signal s = bindLeaf(leaf, role, name, null, null);
+      ports.add(s);
+    }
+    return type;
+  }
+
+  Bool makeDomainPort(String name) {
+    Bool b = new Bool(null);
+    Signal s = new Signal(Role.INPUT, 1, Kind.BOOL, this, SourceLocation.here(), name, null, null);
+    b.bind(s);
+    signals.add(s);
+    ports.add(s);
+    return b;
+  }
+
+  /** A combinational signal of the given type. */
+  protected final <T extends Data> T wire(T type) {
+    return wire(null, type);
+  }
+
+  /**
+   * A named combinational signal. Given a type ({@code uint(8)}) it declares it; given
+   * hardware (an expression) it declares a wire of that type driven by it.
+   */
+  @SuppressWarnings("unchecked")
+  protected final <T extends Data> T wire(String name, T typeOrValue) {
+    if (typeOrValue instanceof HwValue v && v.isBound()) {
+      T w = (T) v.copyType();
+      declare(name, w, Role.WIRE, null);
+      ((HwValue) w).set(v);
+      return w;
+    }
+    return declare(name, typeOrValue, Role.WIRE, null);
+  }
+
+  /** A register without reset. */
+  protected final <T extends Data> T reg(T type) {
+    return declare(null, type, Role.REG, null);
+  }
+
+  protected final <T extends Data> T reg(String name, T type) {
+    return declare(name, type, Role.REG, null);
+  }
+
+  /** A register that takes {@code init} on reset. */
+  protected final <T extends HwValue> T regInit(T type, long init) {
+    return regInit(null, type, init);
+  }
+
+  protected final <T extends HwValue> T regInit(String name, T type, long init) {
+    currentDomain().reset();
+    return declare(name, type, Role.REG, Ops.literal(type.kind(), type.width(), BigInteger.valueOf(init)));
+  }
+
+  /** A register that samples {@code value} every cycle (one cycle of delay). */
+  @SuppressWarnings("unchecked")
+  protected final <T extends HwValue> T regNext(T value) {
+    return regNext(null, value);
+  }
+
+  @SuppressWarnings("unchecked")
+  protected final <T extends HwValue> T regNext(String name, T value) {
+    T r = declare(name, (T) value.copyType(), Role.REG, null);
+    r.set(value);
+    return r;
+  }
+
+  /** A register that samples {@code value} in cycles where {@code enable} is true. */
+  @SuppressWarnings("unchecked")
+  protected final <T extends HwValue> T regEnable(String name, T value, Bool enable) {
+    T r = declare(name, (T) value.copyType(), Role.REG, null);
+    when(enable, () -> r.set(value));
+    return r;
+  }
+
+  private <T extends Data> T declare(String name, T type, Role role, Literal resetValue) {
+    ClockDomain domain = role == Role.REG ? currentDomain() : null;
+    if (domain != null) {
+      domain.clock();
+    }
+    for (Leaves.Leaf leaf : Leaves.of(type)) {
+      bindLeaf(leaf, role, name, domain, resetValue);
+    }
+    return type;
+  }
+
+  private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue) {
+    HwValue v = leaf.value();
+    if (name != null && name.isEmpty() && leaf.path().isEmpty()) {
+      throw new ElaborationException(SourceLocation.here(), "the empty port name is only for bundles (their fields name the ports)");
+    }
+    String hint = name == null ? null : name.isEmpty() ? scopedName(leaf.path().substring(1))
+        : scopedName(name) + leaf.path();
+    Signal s = new Signal(role, v.width(), v.kind(), this, SourceLocation.here(), hint, domain, resetValue);
+    s.aggregatePath = leaf.path();
+    v.bind(s);
+    signals.add(s);
+    return s;
+  }
+
+  /** A memory of {@code depth} words of the given type, clocked by the current domain. */
+  protected final <T extends HwValue> Mem<T> mem(String name, T type, int depth) {
+    if (depth < 1) {
+      throw new ElaborationException(SourceLocation.here(), "memory depth must be >= 1, got " + depth);
+    }
+    ClockDomain domain = currentDomain();
+    domain.clock();
+    MemoryNode node = new MemoryNode(this, type.width(), depth, type.kind(), domain, SourceLocation.here(),
+        name == null ? null : scopedName(name));
+    memories.add(node);
+    return new Mem<>(this, node, type);
+  }
+
+  // ---- hierarchy -----------------------------------------------------------------------
+
+  /** Makes {@code child} a submodule of this one; its clock and reset follow the current domain. */
+  protected final <M extends HwModule> M instance(M child) {
+    return instance(null, child);
+  }
+
+  protected final <M extends HwModule> M instance(String name, M child) {
+    if (child.parent != null) {
+      throw new ElaborationException(SourceLocation.here(), "module " + child.moduleName()
+          + " is already an instance inside " + child.parent.moduleName());
+    }
+    child.parent = this;
+    child.instanceName = name == null ? null : scopedName(name);
+    children.add(child);
+    ClockDomain mine = currentDomain();
+    ClockDomain theirs = child.mainDomain;
+    if (theirs.clock != null) {
+      theirs.clock.set(mine.clock());
+    }
+    if (theirs.reset != null) {
+      theirs.reset.set(theirs.polarity == mine.polarity ? mine.reset() : mine.reset().not());
+    }
+    return child;
+  }
+
+  // ---- control -------------------------------------------------------------------------
+
+  /** {@code if (cond) body}; chain {@code .elseWhen(...)} and {@code .otherwise(...)}. */
+  protected final When when(Bool cond, Runnable then) {
+    Stmt.When w = new Stmt.When(cond.expr(), SourceLocation.here());
+    currentBlock().add(w);
+    runIn(w.thenBody(), then);
+    return new When(w);
+  }
+
+  /** The chain returned by {@link #when}. */
+  public final class When {
+    private Stmt.When last;
+
+    When(Stmt.When last) {
+      this.last = last;
+    }
+
+    public When elseWhen(Bool cond, Runnable then) {
+      Stmt.When w = new Stmt.When(cond.expr(), SourceLocation.here());
+      last.elseBody().add(w);
+      runIn(w.thenBody(), then);
+      last = w;
+      return this;
+    }
+
+    public void otherwise(Runnable body) {
+      runIn(last.elseBody(), body);
+    }
+  }
+
+  /** A case statement: {@code switchOn(state, s -> { s.is(0, () -> ...); s.otherwise(...); })}. */
+  protected final void switchOn(HwValue subject, Consumer<Switch> arms) {
+    Switch s = new Switch(subject);
+    arms.accept(s);
+    currentBlock().add(new Stmt.Switch(subject.expr(), s.cases, s.defaultBody, SourceLocation.here()));
+  }
+
+  /** Builder of the arms of a {@link #switchOn}. */
+  public final class Switch {
+    private final HwValue subject;
+    final List<Stmt.Case> cases = new ArrayList<>();
+    List<Stmt> defaultBody;
+
+    Switch(HwValue subject) {
+      this.subject = subject;
+    }
+
+    /** Arm taken when the subject equals any of {@code values}. */
+    public Switch is(long value, Runnable body) {
+      return is(new long[] {value}, body);
+    }
+
+    public Switch is(long[] values, Runnable body) {
+      List<Literal> lits = new ArrayList<>();
+      for (long v : values) {
+        lits.add(Ops.literal(subject.kind(), subject.width(), BigInteger.valueOf(v)));
+      }
+      List<Stmt> arm = new ArrayList<>();
+      runIn(arm, body);
+      cases.add(new Stmt.Case(lits, arm));
+      return this;
+    }
+
+    public void otherwise(Runnable body) {
+      defaultBody = new ArrayList<>();
+      runIn(defaultBody, body);
+    }
+  }
+
+  /** A named section: explicit names given inside are prefixed with {@code name_}. */
+  protected final void section(String name, Runnable body) {
+    scopes.push(name);
+    try {
+      body.run();
+    } finally {
+      scopes.pop();
+    }
+  }
+
+  /** Creates a clock domain with its own ports {@code <prefix>_clk}, reset and enable. */
+  protected final ClockDomain clockDomain(String prefix, ClockDomain.ResetKind kind,
+                                          ClockDomain.Polarity polarity, boolean withEnable) {
+    ClockDomain d = new ClockDomain(this, prefix, kind, polarity, withEnable);
+    d.clock();
+    d.reset();
+    d.enable();
+    return d;
+  }
+
+  /**
+   * A clock domain whose ports have exactly the given names, e.g. to match an existing
+   * interface: {@code clockDomain("aclk", "aresetn", ResetKind.ASYNC, Polarity.LOW)}.
+   */
+  protected final ClockDomain clockDomain(String clockName, String resetName, ClockDomain.ResetKind kind,
+                                          ClockDomain.Polarity polarity) {
+    ClockDomain d = new ClockDomain(this, "", kind, polarity, false);
+    d.configure(clockName, resetName, null, kind, polarity);
+    d.clock();
+    d.reset();
+    return d;
+  }
+
+  /**
+   * Names this module's default domain's ports and sets its reset kind and polarity, e.g.
+   * {@code defaultDomain("clk", "rst_n", ResetKind.SYNC, Polarity.LOW)}; call it before the
+   * first register or memory. Instances of the module connect to their parent's domain with
+   * the reset inverted when the polarities differ.
+   */
+  protected final ClockDomain defaultDomain(String clockName, String resetName, ClockDomain.ResetKind kind,
+                                            ClockDomain.Polarity polarity) {
+    mainDomain.configure(clockName, resetName, null, kind, polarity);
+    return mainDomain;
+  }
+
+  /** The default domain of this module: ports {@code clk} and {@code reset} (sync, active high) unless renamed. */
+  protected final ClockDomain defaultDomain() {
+    return mainDomain;
+  }
+
+  /** Registers and memories created in {@code body} belong to {@code domain}. */
+  protected final void withDomain(ClockDomain domain, Runnable body) {
+    if (domain.owner != this) {
+      throw new ElaborationException(SourceLocation.here(), "clock domain belongs to another module");
+    }
+    domains.push(domain);
+    try {
+      body.run();
+    } finally {
+      domains.pop();
+    }
+  }
+
+  ClockDomain currentDomain() {
+    return domains.peek();
+  }
+
+  List<Stmt> currentBlock() {
+    return blocks.peek();
+  }
+
+  void runIn(List<Stmt> block, Runnable body) {
+    blocks.push(block);
+    try {
+      body.run();
+    } finally {
+      blocks.pop();
+    }
+  }
+
+  String scopedName(String name) {
+    StringBuilder sb = new StringBuilder();
+    scopes.descendingIterator().forEachRemaining(s -> sb.append(s).append('_'));
+    return sb.append(name).toString();
+  }
+
+  /** The Java field of this module holding {@code s} (for messages before naming), or null. */
+  String fieldNameOf(org.llmnpu.hdl.ir.Signal s) {
+    for (Class<?> c = getClass(); c != HwModule.class; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        try {
+          f.setAccessible(true);
+          if (f.get(this) instanceof Data d) {
+            for (HwValue v : d.leaves()) {
+              if (v.isBound() && v.expr() == s) {
+                return f.getName() + s.aggregatePath;
+              }
+            }
+          }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          // not readable: no name from this field
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The elaborated contents of this module, for the emitter and checks. */
+  public final ModuleIr ir() {
+    return new ModuleIr(this, ports, signals, memories, children, body, parent, instanceName, createdAt);
+  }
+}
