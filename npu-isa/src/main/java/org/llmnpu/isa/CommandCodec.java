@@ -62,10 +62,10 @@ public final class CommandCodec {
     return value;
   }
 
-  /** The command these words hold, or empty when the opcode is undefined. */
+  /** The command these words hold, or empty when the opcode is undefined or a reserved bit of word 0 is set. */
   public static Optional<Command> decode(int[] w) {
     Optional<Opcode> op = Opcode.fromCode(w[0] & 0xFF);
-    if (op.isEmpty()) {
+    if (op.isEmpty() || (w[0] & ~0xFF) != 0) {
       return Optional.empty();
     }
     return Optional.of(switch (op.get()) {

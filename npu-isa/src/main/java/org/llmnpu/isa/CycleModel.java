@@ -12,7 +12,8 @@ package org.llmnpu.isa;
  * fetch  (b = beatsPerCommand)  decode cycle = t_{b−1} + lat + 1; the command starts one cycle later
  * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
  * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
- * gemm   M·kTiles (X lines) + K·nTiles (W rows) + 1 (start) + engine + 2 + M·Σ_nt ceil(4·N_nt / line) (drain)
+ * gemm   M·kTiles (X lines) + K·nTiles (W rows) + (engine + 2) (start cycle, run until done seen)
+ *        + M·ceil(4·N / line) (drain)
  *        where engine = the GEMM engine's cycle recurrence (see {@link #engineCycles})
  * fence, halt  0 cycles after decode (execution is in order: the fence has nothing to wait for)
  * </pre>
@@ -83,7 +84,7 @@ public final class CycleModel {
       long cols = Math.min(p.rows(), n - nt * p.rows());
       drainLines += (4 * cols + line - 1) / line;
     }
-    long total = m * kTiles + k * nTiles + 1 + engine + 2 + m * drainLines;
+    long total = m * kTiles + k * nTiles + engine + 2 + m * drainLines;
     gemmCycles += total;
     arrayCycles += engine + 2;
     now += total;
