@@ -1,0 +1,103 @@
+package org.llmnpu.cosim.bench;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.Program;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.ExternalMemory;
+import org.llmnpu.verilator.SimModes;
+import org.llmnpu.verilator.Simulators;
+
+/**
+ * Benchmarks (not tests; {@code mvn -pl cosim -am test -Dbench -Dtest=NpuBenchmark
+ * -Dsurefire.failIfNoSpecifiedTests=false}): free-running simulation speed of a 512×512×512 GEMM
+ * with its DMA on the default NPU against a raw {@code s n} loop and a per-cycle round trip, and
+ * the MAC utilization of a streamed GEMM at several memory bandwidths.
+ */
+class NpuBenchmark {
+
+  /** 512×512×512 as 32 GEMMs of 64×512×128 with their loads and stores (X tile reloaded each time). */
+  static Program gemm512() {
+    Program.Builder b = Program.builder();
+    long xExt = 0x100000;
+    long wExt = 0x200000;
+    long yExt = 0x400000;
+    for (int mt = 0; mt < 8; mt++) {
+      for (int nt = 0; nt < 4; nt++) {
+        b.load(xExt + mt * 64L * 512, 512, 0, 512, 512, 64);
+        b.load(wExt + nt * 128L, 512, 0x8000, 128, 128, 512);
+        b.gemm(64, 512, 128, 0, 512, 0x8000, 128, 0x18000, 512);
+        b.store(yExt + mt * 64L * 2048 + nt * 512L, 2048, 0x18000, 512, 512, 64);
+      }
+    }
+    return b.halt().build();
+  }
+
+  @Test
+  void simulationSpeedAndStreamingUtilization() {
+    NpuConfig c = NpuConfig.defaults();
+    byte[] image = new byte[(int) c.machine().extMemBytes()];
+    new Random(1).nextBytes(image);
+    Program prog = gemm512();
+    System.arraycopy(prog.bytes(), 0, image, 0, prog.bytes().length);
+    long cycles;
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+      cycles = o.rtlCycles();
+      System.out.printf("512x512x512 GEMM with DMA: bit-exact %s, RTL %,d cycles, model %,d; free-running %.2f s = "
+          + "%.0f k cycles/s; MAC utilization %.1f %%%n", o.bitExact(), cycles, o.modelCycles(), o.rtl().wallSeconds(),
+          cycles / o.rtl().wallSeconds() / 1e3, 100.0 * o.rtl().counters().get(Counter.MACS) / (256.0 * cycles));
+    }
+    try (Simulator sim = Simulators.start(Verilog.emit(new Npu(c)), SimModes.local())) {
+      ExternalMemory mem = ExternalMemory.of(sim);
+      mem.configure(c.machine().extMemBytes(), c.memLatency(), c.machine().beatInterval());
+      mem.load(0, java.util.Arrays.copyOf(image, 0x800000));
+      sim.reset(2);
+      sim.poke("programAddress", 0);
+      sim.poke("start", 1);
+      sim.step(1);
+      sim.poke("start", 0);
+      long t0 = System.nanoTime();
+      sim.step((int) cycles - 1);
+      long fin = sim.peekLong("finished");
+      double raw = (System.nanoTime() - t0) / 1e9;
+      System.out.printf("raw 's n' loop over the same program: %.2f s = %.0f k cycles/s (finished=%d)%n", raw,
+          cycles / raw / 1e3, fin);
+      sim.reset(2);
+      sim.poke("start", 1);
+      sim.step(1);
+      sim.poke("start", 0);
+      int n = 20_000;
+      t0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        sim.step(1);
+        sim.peekLong("finished");
+      }
+      double perCycle = (System.nanoTime() - t0) / 1e9;
+      System.out.printf("round trip per cycle (step + peek): %.0f k cycles/s%n", n / perCycle / 1e3);
+    }
+    for (int bpc : new int[] {4, 8, 16}) {
+      NpuConfig cb = c.withMemory(c.memLatency(), bpc);
+      Program one = Program.builder()
+          .load(0x100000, 512, 0, 512, 512, 64)
+          .load(0x200000, 512, 0x8000, 128, 128, 512)
+          .gemm(64, 512, 128, 0, 512, 0x8000, 128, 0x18000, 512)
+          .store(0x400000, 2048, 0x18000, 512, 512, 64).halt().build();
+      System.arraycopy(one.bytes(), 0, image, 0, one.bytes().length);
+      try (NpuRtl rtl = NpuRtl.start(cb, SimModes.local())) {
+        ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+        long cyc = o.rtlCycles();
+        System.out.printf("64x512x128 GEMM streamed at %d B/cycle (latency %d): %,d cycles (model %,d), DMA %,d, "
+            + "GEMM unit %,d, array %,d; MAC utilization %.1f %%%n", bpc, cb.memLatency(), cyc, o.modelCycles(),
+            o.rtl().counters().get(Counter.DMA_CYCLES), o.rtl().counters().get(Counter.GEMM_CYCLES),
+            o.rtl().counters().get(Counter.ARRAY_CYCLES), 100.0 * o.rtl().counters().get(Counter.MACS) / (256.0 * cyc));
+      }
+    }
+  }
+}
