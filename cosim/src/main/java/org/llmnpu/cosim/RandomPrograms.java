@@ -20,11 +20,21 @@ public final class RandomPrograms {
   }
 
   public static Case generate(MachineParams p, Random r, int gemms) {
+    return generate(p, r, gemms, r.nextBoolean());
+  }
+
+  /**
+   * With {@code overlapped}, the operands of each GEMM are loaded right after the previous GEMM
+   * (while its array runs) and each result is stored one GEMM later; results live in the upper
+   * half of the scratchpad, operands in the lower half, so no LOAD writes a result still draining.
+   */
+  public static Case generate(MachineParams p, Random r, int gemms, boolean overlapped) {
     byte[] image = new byte[(int) p.extMemBytes()];
     r.nextBytes(image);
     int line = p.lineBytes();
     Program.Builder b = Program.builder();
     long ext = 1 << 16;
+    Command.Store deferred = null;
     for (int g = 0; g < gemms; g++) {
       int m = 1 + r.nextInt(Math.min(p.maxM(), 3 * p.rows()));
       int k = 1 + r.nextInt(Math.min(p.maxK(), 5 * p.rows()));
@@ -34,8 +44,8 @@ public final class RandomPrograms {
       long yStride = roundUp(4L * n, line) + line * r.nextInt(2);
       long x = 0;
       long w = x + m * xStride;
-      long y = w + k * wStride;
-      if (y + m * yStride > p.spadBytes()) {
+      long y = overlapped ? p.spadBytes() / 2 : w + k * wStride;
+      if (y + m * yStride > p.spadBytes() || (overlapped && w + k * wStride > p.spadBytes() / 2)) {
         g--;
         continue;
       }
@@ -55,7 +65,15 @@ public final class RandomPrograms {
         b.fence();
       }
       b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
-      b.store(extY, extYStride, y, yStride, 4L * n, m);
+      Command.Store store = new Command.Store(extY, extYStride, y, yStride, 4L * n, m);
+      if (overlapped) {
+        if (deferred != null) {
+          b.add(deferred);
+        }
+        deferred = store;
+      } else {
+        b.add(store);
+      }
       if (r.nextInt(3) == 0) {
         // Copy some loaded operand bytes back out, with a ragged row length and overlapping rows
         // (the scratchpad's contents are undefined until written, so only written bytes are read).
@@ -63,6 +81,9 @@ public final class RandomPrograms {
         b.store(ext, line, x, xStride, rowBytes, Math.min(m, 3));
         ext += 3L * line + roundUp(rowBytes, line) + line;
       }
+    }
+    if (deferred != null) {
+      b.add(deferred);
     }
     b.halt();
     Program prog = b.build();

@@ -12,10 +12,13 @@ package org.llmnpu.isa;
  * fetch  (b = beatsPerCommand)  decode cycle = t_{b−1} + lat + 1; the command starts one cycle later
  * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
  * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
- * gemm   M·kTiles (X lines) + K·nTiles (W rows) + (engine + 2) (start cycle, run until done seen)
- *        + M·ceil(4·N / line) (drain)
- *        where engine = the GEMM engine's cycle recurrence (see {@link #engineCycles})
- * fence, halt  0 cycles after decode (execution is in order: the fence has nothing to wait for)
+ * gemm   controller: M·kTiles (X lines) + K·nTiles (W rows) + 1 (start), then the next fetch;
+ *        back-end: the array runs {@code engine} cycles (see {@link #engineCycles}), done is seen at
+ *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
+ *        cycle (≥ done) in which the controller is not in a LOAD
+ * dispatch  a decoded LOAD waits while a drain starts or runs; any other command waits until the
+ *        back-end is idle (drain start + drain lines + 1)
+ * fence, halt  wait for the back-end, then 0 cycles
  * </pre>
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
  */
@@ -28,6 +31,11 @@ public final class CycleModel {
   private long gemmCycles;
   private long arrayCycles;
   private long stallCycles;
+  // The GEMM back-end (array run and drain), which overlaps with the commands that follow.
+  private boolean backPending;
+  private long backStart;
+  private long drainCandidate;
+  private long drainLines;
 
   public CycleModel(MachineParams p) {
     this.p = p;
@@ -58,6 +66,38 @@ public final class CycleModel {
   public void fetchFault() {
     fetchCycles += 1;
     now += 1;
+    finishBackEnd();
+  }
+
+  /** The decoded command failed its checks: the error is raised one cycle after decode. */
+  public void decodeFault() {
+    finishBackEnd();
+  }
+
+  /**
+   * Waits until the decoded command may start: a LOAD while no drain starts or writes the
+   * scratchpad, any other command once the GEMM back-end is idle. Afterwards {@code now} is the
+   * command's first cycle.
+   */
+  public void dispatch(boolean isLoad) {
+    long decode = now - 1;
+    long ready = decode;
+    if (backPending && (!isLoad || drainCandidate <= decode)) {
+      long idleFrom = finishBackEnd();
+      ready = Math.max(decode, idleFrom);
+    }
+    now = ready + 1;
+  }
+
+  /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
+  private long finishBackEnd() {
+    if (!backPending) {
+      return now;
+    }
+    long drainStart = drainCandidate;
+    gemmCycles += (drainStart - backStart) + drainLines;
+    backPending = false;
+    return drainStart + drainLines + 1;
   }
 
   public void load(long beats) {
@@ -65,6 +105,10 @@ public final class CycleModel {
     long last = issue(beats);
     now = last + p.memLatency() + 1;
     dmaCycles += now - start;
+    // The drain cannot start while the controller is in the LOAD state.
+    if (backPending && drainCandidate >= start && drainCandidate < now) {
+      drainCandidate = now;
+    }
   }
 
   public void store(long beats) {
@@ -74,20 +118,24 @@ public final class CycleModel {
     dmaCycles += now - start;
   }
 
+  /**
+   * A GEMM (the back-end is idle when it starts): the controller copies the operands and starts the
+   * array, then goes on; the array runs {@code engine} cycles and its results drain when the
+   * controller is not in a LOAD.
+   */
   public void gemm(int m, int k, int n) {
     int line = p.lineBytes();
     long kTiles = (k + (long) p.rows() - 1) / p.rows();
     long nTiles = (n + (long) p.rows() - 1) / p.rows();
     long engine = engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
-    long drainLines = 0;
-    for (long nt = 0; nt < nTiles; nt++) {
-      long cols = Math.min(p.rows(), n - nt * p.rows());
-      drainLines += (4 * cols + line - 1) / line;
-    }
-    long total = m * kTiles + k * nTiles + engine + 2 + m * drainLines;
-    gemmCycles += total;
-    arrayCycles += engine + 2;
-    now += total;
+    long copy = m * kTiles + k * nTiles;
+    backStart = now + copy;
+    drainCandidate = backStart + 1 + engine;
+    drainLines = m * ((4L * n + line - 1) / line);
+    backPending = true;
+    gemmCycles += copy + 1;
+    arrayCycles += engine + 1;
+    now = backStart + 1;
   }
 
   /** Counter values of the cycle counters (the others are left at zero). */

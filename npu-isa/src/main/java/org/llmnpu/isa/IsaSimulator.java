@@ -76,13 +76,16 @@ public final class IsaSimulator {
       int[] words = CommandCodec.wordsAt(mem, pc);
       Optional<Command> decoded = CommandCodec.decode(words);
       if (decoded.isEmpty()) {
+        cycles.decodeFault();
         return finish(ErrorCause.UNDEFINED_OPCODE, index);
       }
       Command c = decoded.get();
       ErrorCause fault = check(c);
       if (fault != ErrorCause.NONE) {
+        cycles.decodeFault();
         return finish(fault, index);
       }
+      cycles.dispatch(c instanceof Command.Load);
       if (c instanceof Command.Halt) {
         return finish(ErrorCause.NONE, 0);
       } else if (c instanceof Command.Load l) {

@@ -78,7 +78,10 @@ public final class Npu extends Module {
   public final UInt mem_resp_data;
   private final NpuConfig config;
 
-  enum State { IDLE, FETCH, DECODE, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, GEMM_RUN, GEMM_DRAIN, DONE, ERROR }
+  enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR }
+
+  /** The GEMM back-end: the array runs and its results drain while the controller goes on. */
+  enum Back { IDLE, RUN, DRAIN }
 
   public NpuConfig config() {
     return config;
@@ -159,6 +162,12 @@ public final class Npu extends Module {
     UInt gemmN = reg0("gemmN", uint(bitsToHold(gc.maxN())));
     UInt yAddr = reg0("gemmY", uint(ADDR));
     UInt yStride = reg0("gemmYStride", uint(ADDR));
+    UInt back = reg0("back_state", uint(2));
+    Walker drain = section2("drainWalk", () -> new Walker(this, ADDR, countBits, false));
+    UInt drainRows = reg0("drain_rows", uint(16));
+    UInt drainBeats = reg0("drain_beats", uint(16));
+    UInt drainRem = reg0("drain_remainder", uint(lineShift + 1));
+    drain.shape(yStride, lineConst, drainRows, drainBeats);
     ext.shape(extStride, lineConst, rowsReg, beatsReg);
     sp.shape(spadStride, spadStep, rowsReg, beatsReg);
 
@@ -195,9 +204,9 @@ public final class Npu extends Module {
     engine.load.wAddress.set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits));
     engine.load.wData.set(spadReadData);
     // Drain: line q of a result row holds outputs q·rows/4 .. of N tile q/4.
-    UInt quarter = wire("drain_quarter", ext.beat.lsbs(2));
-    UInt drainTile = nTileBits == 0 ? ext.beat : wire("drain_tile", ext.beat.slice(nTileBits + 1, 2));
-    engine.yAddress.set(join(ext.row, gc.mBits(), drainTile, nTileBits));
+    UInt quarter = wire("drain_quarter", drain.beat.lsbs(2));
+    UInt drainTile = nTileBits == 0 ? drain.beat : wire("drain_tile", drain.beat.slice(nTileBits + 1, 2));
+    engine.yAddress.set(join(drain.row, gc.mBits(), drainTile, nTileBits));
     int per = line / 4;
     int acc = c.accWidth();
     List<UInt> quarters = new ArrayList<>();
@@ -216,12 +225,18 @@ public final class Npu extends Module {
     Bits ones = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
     UInt shortBy = wire("mask_shortBy", uintLit(line, lineShift + 1).sub(remReg));
     Bits rowEndMask = wire("mask_rowEnd", mux(remReg.eq(0), ones, ones.shiftRight(shortBy)));
+    UInt drainShortBy = wire("mask_drainShortBy", uintLit(line, lineShift + 1).sub(drainRem));
+    Bits drainEndMask = wire("mask_drainEnd", mux(drainRem.eq(0), ones, ones.shiftRight(drainShortBy)));
 
     // ---------------------------------------------------------------- datapath per state
     Bool inLoad = wire("inLoad", state.eq(st(State.LOAD)));
     Bool inStore = wire("inStore", state.eq(st(State.STORE)));
     Bool inFetch = wire("inFetch", state.eq(st(State.FETCH)));
-    Bool inDrain = wire("inDrain", state.eq(st(State.GEMM_DRAIN)));
+    Bool inDrain = wire("inDrain", back.eq(bk(Back.DRAIN)));
+    Bool backIdle = wire("back_idle", back.eq(bk(Back.IDLE)));
+    Bool drainStarts = wire("back_drainStarts", back.eq(bk(Back.RUN)).and(engine.done).and(state.ne(st(State.LOAD))));
+    // A LOAD writes the scratchpad on its responses, as the drain does: they never overlap.
+    Bool loadMayStart = wire("loadMayStart", inDrain.or(drainStarts).not());
     mem_req_valid.set(inFetch.and(issued.lt(beatsPerCommand)).and(fetchFault.not())
         .or(inLoad.and(ext.finished.not())).or(inStore.and(ext.finished.not())));
     mem_req_write.set(inStore);
@@ -231,9 +246,9 @@ public final class Npu extends Module {
     spadReadLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
     Bool loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
     spadWrite.set(loadWrite.or(inDrain));
-    spadWriteLine.set(mux(inDrain, ext.address, sp.address).slice(lineShift + lineAddrBits - 1, lineShift));
+    spadWriteLine.set(mux(inDrain, drain.address, sp.address).slice(lineShift + lineAddrBits - 1, lineShift));
     spadWriteData.set(mux(inDrain, drainData, mem_resp_data));
-    spadWriteMask.set(mux(mux(inDrain, ext.lastInRow(), sp.lastInRow()), rowEndMask, ones));
+    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(sp.lastInRow(), rowEndMask, ones)));
 
     // ---------------------------------------------------------------- counters
     NpuCounters counters = new NpuCounters(this);
@@ -247,13 +262,15 @@ public final class Npu extends Module {
     counters.count(Counter.EXT_WRITE_BEATS, fire.and(mem_req_write));
     UInt macs = reg0("gemm_macs", uint(48));
     counters.add(Counter.MACS, state.eq(st(State.GEMM_START)), macs);
-    counters.add(Counter.PSUM_WRITEBACKS, state.eq(st(State.GEMM_RUN)).and(engine.done), engine.psumWritebacks);
+    counters.add(Counter.PSUM_WRITEBACKS, drainStarts, engine.psumWritebacks);
     counters.count(Counter.SPAD_READS, inStore.and(fire).or(state.eq(st(State.GEMM_X))).or(state.eq(st(State.GEMM_W))));
     counters.count(Counter.SPAD_WRITES, spadWrite);
     counters.count(Counter.FETCH_CYCLES, inFetch.or(state.eq(st(State.DECODE))));
     counters.count(Counter.DMA_CYCLES, inLoad.or(inStore));
-    counters.count(Counter.GEMM_CYCLES, state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_DRAIN))));
-    counters.count(Counter.ARRAY_CYCLES, state.eq(st(State.GEMM_START)).or(state.eq(st(State.GEMM_RUN))));
+    counters.count(Counter.GEMM_CYCLES, state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START)))
+        .or(backIdle.not()));
+    counters.count(Counter.ARRAY_CYCLES, state.eq(st(State.GEMM_START))
+        .or(back.eq(bk(Back.RUN)).and(engine.done.not())));
     counters.count(Counter.MEM_STALL_CYCLES, mem_req_valid.and(mem_req_ready.not()));
     counters.clearOn(state.eq(st(State.IDLE)).and(start));
     counterValue.set(counters.select(counterSelect));
@@ -270,6 +287,40 @@ public final class Npu extends Module {
       cause.set(uintLit(e.code(), 3));
       state.set(st(State.ERROR));
     };
+    // A command starts when its queue may go: a LOAD when no drain writes the scratchpad, every
+    // other command when the GEMM back-end is idle (in-order results; the engine's buffers are free).
+    Bool isHalt = wire("decode_isHalt", opcode.eq(Opcode.HALT.code()));
+    Bool isFence = wire("decode_isFence", opcode.eq(Opcode.FENCE.code()));
+    Bool mayGo = wire("mayGo", mux(isLoad, loadMayStart, backIdle));
+    Runnable dispatch = () -> when(mayGo.not(), () -> state.set(st(State.WAIT)))
+        .elseWhen(isHalt, () -> state.set(st(State.DONE)))
+        .elseWhen(isFence, nextCommand)
+        .elseWhen(dec.isDma, () -> {
+          ext.begin(w.get(1));
+          sp.begin(w.get(3));
+          extStride.set(w.get(2));
+          spadStride.set(w.get(4));
+          spadStep.set(lineConst);
+          rowsReg.set(w.get(6).lsbs(16));
+          beatsReg.set(dec.dmaBeats);
+          remReg.set(w.get(5).lsbs(lineShift).resize(lineShift + 1));
+          state.set(mux(isLoad, st(State.LOAD), st(State.STORE)));
+        })
+        .otherwise(() -> {
+          gemmM.set(dec.m.resize(gemmM.width()));
+          gemmK.set(dec.k.resize(gemmK.width()));
+          gemmN.set(dec.n.resize(gemmN.width()));
+          macs.set(dec.macs);
+          yAddr.set(w.get(5));
+          yStride.set(w.get(7));
+          // X: M rows of kTiles lines.
+          sp.begin(w.get(3));
+          spadStride.set(dec.xStride);
+          spadStep.set(lineConst);
+          rowsReg.set(dec.m);
+          beatsReg.set(dec.kTiles);
+          state.set(st(State.GEMM_X));
+        });
     switchOn(state, s -> s
         .is(State.IDLE.ordinal(), () -> when(start, () -> {
           pc.set(programAddress);
@@ -293,40 +344,13 @@ public final class Npu extends Module {
                 });
               });
         })
-        .is(State.DECODE.ordinal(), () -> {
+        .is(State.DECODE.ordinal(), () ->
           when(dec.undefined, () -> fail.accept(ErrorCause.UNDEFINED_OPCODE))
               .elseWhen(dec.badShape, () -> fail.accept(ErrorCause.BAD_SHAPE))
               .elseWhen(dec.badSpad, () -> fail.accept(ErrorCause.SPAD_ADDRESS))
               .elseWhen(dec.badExt, () -> fail.accept(ErrorCause.EXT_ADDRESS))
-              .elseWhen(opcode.eq(Opcode.HALT.code()), () -> state.set(st(State.DONE)))
-              .elseWhen(opcode.eq(Opcode.FENCE.code()), nextCommand)
-              .elseWhen(dec.isDma, () -> {
-                ext.begin(w.get(1));
-                sp.begin(w.get(3));
-                extStride.set(w.get(2));
-                spadStride.set(w.get(4));
-                spadStep.set(lineConst);
-                rowsReg.set(w.get(6).lsbs(16));
-                beatsReg.set(dec.dmaBeats);
-                remReg.set(w.get(5).lsbs(lineShift).resize(lineShift + 1));
-                state.set(mux(isLoad, st(State.LOAD), st(State.STORE)));
-              })
-              .otherwise(() -> {
-                gemmM.set(dec.m.resize(gemmM.width()));
-                gemmK.set(dec.k.resize(gemmK.width()));
-                gemmN.set(dec.n.resize(gemmN.width()));
-                macs.set(dec.macs);
-                yAddr.set(w.get(5));
-                yStride.set(w.get(7));
-                // X: M rows of kTiles lines.
-                sp.begin(w.get(3));
-                spadStride.set(dec.xStride);
-                spadStep.set(lineConst);
-                rowsReg.set(dec.m);
-                beatsReg.set(dec.kTiles);
-                state.set(st(State.GEMM_X));
-              });
-        })
+              .otherwise(dispatch))
+        .is(State.WAIT.ordinal(), dispatch)
         .is(State.LOAD.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
           when(fire, ext::advance);
           when(loadWrite, () -> {
@@ -356,24 +380,28 @@ public final class Npu extends Module {
           sp.advance();
           when(sp.last(), () -> state.set(st(State.GEMM_START)));
         })
-        .is(State.GEMM_START.ordinal(), () -> state.set(st(State.GEMM_RUN)))
-        .is(State.GEMM_RUN.ordinal(), () -> when(engine.done, () -> {
-          ext.begin(yAddr);
-          extStride.set(yStride);
-          rowsReg.set(gemmM.resize(16));
-          beatsReg.set(dec.drainLines(gemmN.resize(16)));
-          remReg.set(gemmN.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
-          state.set(st(State.GEMM_DRAIN));
-        }))
-        .is(State.GEMM_DRAIN.ordinal(), () -> {
-          ext.advance();
-          when(ext.last(), nextCommand);
-        })
+        .is(State.GEMM_START.ordinal(), nextCommand)
         .is(State.DONE.ordinal(), () -> when(start, () -> state.set(st(State.IDLE))))
         .is(State.ERROR.ordinal(), () -> when(start, () -> state.set(st(State.IDLE))))
         .otherwise(() -> { }));
 
-    finished.set(state.eq(st(State.DONE)).or(state.eq(st(State.ERROR))));
+    switchOn(back, s -> s
+        .is(Back.IDLE.ordinal(), () -> when(state.eq(st(State.GEMM_START)), () -> back.set(bk(Back.RUN))))
+        .is(Back.RUN.ordinal(), () -> when(drainStarts, () -> {
+          drain.begin(yAddr);
+          drainRows.set(gemmM.resize(16));
+          drainBeats.set(dec.drainLines(gemmN.resize(16)));
+          drainRem.set(gemmN.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
+          back.set(bk(Back.DRAIN));
+        }))
+        .is(Back.DRAIN.ordinal(), () -> {
+          drain.advance();
+          when(drain.last(), () -> back.set(bk(Back.IDLE)));
+        })
+        .otherwise(() -> { }));
+
+    // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final.
+    finished.set(state.eq(st(State.DONE)).or(state.eq(st(State.ERROR)).and(backIdle)));
     done.set(state.eq(st(State.DONE)));
     errorCause.set(cause);
     errorCommand.set(index);
@@ -388,6 +416,10 @@ public final class Npu extends Module {
       return hi.resize(hiBits);
     }
     return cat(hi.resize(hiBits), lo.resize(loBits)).asUInt();
+  }
+
+  private static UInt bk(Back b) {
+    return uintLit(b.ordinal(), 2);
   }
 
   private static UInt st(State s) {
