@@ -22,21 +22,37 @@ import org.llmnpu.verilator.Simulators;
  */
 class NpuBenchmark {
 
-  /** 512×512×512 as 32 GEMMs of 64×512×128 with their loads and stores (X tile reloaded each time). */
-  static Program gemm512() {
+  /**
+   * An M×512×N GEMM (M, N multiples of 64 and 128) as GEMMs of 64×512×128 with their loads and
+   * stores, overlapped: the next tile's operands load while the array runs the current one.
+   */
+  static Program tiled(int mTiles, int nTiles) {
     Program.Builder b = Program.builder();
     long xExt = 0x100000;
     long wExt = 0x200000;
     long yExt = 0x400000;
-    for (int mt = 0; mt < 8; mt++) {
-      for (int nt = 0; nt < 4; nt++) {
+    int tiles = mTiles * nTiles;
+    for (int t = 0; t <= tiles; t++) {
+      if (t < tiles) {
+        int mt = t / nTiles;
+        int nt = t % nTiles;
         b.load(xExt + mt * 64L * 512, 512, 0, 512, 512, 64);
-        b.load(wExt + nt * 128L, 512, 0x8000, 128, 128, 512);
+        b.load(wExt + nt * 128L, 128L * nTiles, 0x8000, 128, 128, 512);
+      }
+      if (t > 0) {
+        int mt = (t - 1) / nTiles;
+        int nt = (t - 1) % nTiles;
+        b.store(yExt + mt * 64L * 512 * nTiles + nt * 512L, 512L * nTiles, 0x18000, 512, 512, 64);
+      }
+      if (t < tiles) {
         b.gemm(64, 512, 128, 0, 512, 0x8000, 128, 0x18000, 512);
-        b.store(yExt + mt * 64L * 2048 + nt * 512L, 2048, 0x18000, 512, 512, 64);
       }
     }
     return b.halt().build();
+  }
+
+  static Program gemm512() {
+    return tiled(8, 4);
   }
 
   @Test
@@ -84,16 +100,12 @@ class NpuBenchmark {
     }
     for (int bpc : new int[] {4, 8, 16}) {
       NpuConfig cb = c.withMemory(c.memLatency(), bpc);
-      Program one = Program.builder()
-          .load(0x100000, 512, 0, 512, 512, 64)
-          .load(0x200000, 512, 0x8000, 128, 128, 512)
-          .gemm(64, 512, 128, 0, 512, 0x8000, 128, 0x18000, 512)
-          .store(0x400000, 2048, 0x18000, 512, 512, 64).halt().build();
+      Program one = tiled(1, 4);
       System.arraycopy(one.bytes(), 0, image, 0, one.bytes().length);
       try (NpuRtl rtl = NpuRtl.start(cb, SimModes.local())) {
         ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
         long cyc = o.rtlCycles();
-        System.out.printf("64x512x128 GEMM streamed at %d B/cycle (latency %d): %,d cycles (model %,d), DMA %,d, "
+        System.out.printf("64x512x512 GEMM (4 tiles, overlapped) streamed at %d B/cycle (latency %d): %,d cycles (model %,d), DMA %,d, "
             + "GEMM unit %,d, array %,d; MAC utilization %.1f %%%n", bpc, cb.memLatency(), cyc, o.modelCycles(),
             o.rtl().counters().get(Counter.DMA_CYCLES), o.rtl().counters().get(Counter.GEMM_CYCLES),
             o.rtl().counters().get(Counter.ARRAY_CYCLES), 100.0 * o.rtl().counters().get(Counter.MACS) / (256.0 * cyc));
