@@ -45,9 +45,12 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
   }
 
-  /** The default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle. */
+  /**
+   * The issue's default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle;
+   * GEMM tiles up to 64×512×128 (engine buffers 32 + 64 KiB, results 32 KiB; larger GEMMs are tiled by the program).
+   */
   public static NpuConfig defaults() {
-    return new NpuConfig(16, 256, 4, 16, 16, 32, 0, 256, 1024, 1024, 32, 16, 4096);
+    return new NpuConfig(16, 256, 4, 16, 16, 32, 0, 64, 512, 128, 32, 16, 4096);
   }
 
   /** A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory. */
