@@ -77,7 +77,8 @@ public final class CosimProgramCommand implements Callable<Integer> {
       }
       System.arraycopy(code, 0, image, (int) program.origin(), code.length);
     } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
+      System.err.println(e.getMessage().replace("memLatency must", "--latency must")
+          .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
       return 2;
     }
     ProgramCosim.Outcome o;
