@@ -25,8 +25,9 @@ public final class RandomPrograms {
 
   /**
    * With {@code overlapped}, the operands of each GEMM are loaded right after the previous GEMM
-   * (while its array runs) and each result is stored one GEMM later; results live in the upper
-   * half of the scratchpad, operands in the lower half, so no LOAD writes a result still draining.
+   * (while its array runs) and each result is stored one GEMM later (while the next GEMM runs);
+   * results alternate between the two upper quarters of the scratchpad, operands live in the lower
+   * half, so no LOAD writes a result still draining.
    */
   public static Case generate(MachineParams p, Random r, int gemms, boolean overlapped) {
     byte[] image = new byte[(int) p.extMemBytes()];
@@ -44,8 +45,12 @@ public final class RandomPrograms {
       long yStride = roundUp(4L * n, line) + line * r.nextInt(2);
       long x = 0;
       long w = x + m * xStride;
-      long y = overlapped ? p.spadBytes() / 2 : w + k * wStride;
-      if (y + m * yStride > p.spadBytes() || (overlapped && w + k * wStride > p.spadBytes() / 2)) {
+      // Overlapped: results alternate between two quarters of the scratchpad, so the store of one
+      // GEMM's results runs while the next GEMM computes into the other quarter.
+      long quarter = p.spadBytes() / 4;
+      long y = overlapped ? 2 * quarter + (g % 2) * quarter : w + k * wStride;
+      long yLimit = overlapped ? y + quarter : p.spadBytes();
+      if (y + m * yStride > yLimit || (overlapped && w + k * wStride > 2 * quarter)) {
         g--;
         continue;
       }

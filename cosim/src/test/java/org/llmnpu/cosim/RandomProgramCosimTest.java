@@ -13,7 +13,7 @@ import org.llmnpu.verilator.SimModes;
 
 /**
  * Random DMA → GEMM → DMA programs on the generated NPU, in order and overlapped (the next GEMM's
- * operands load while the array runs; each result is stored one GEMM later): the memory image after the run is bit-exact
+ * operands load while the array runs; each result is stored while the next GEMM runs): the memory image after the run is bit-exact
  * with the golden ISA simulator, and every counter — the golden work counts and the cycle counters
  * of the cycle model, total cycles included — is equal, under several memory timings.
  */
@@ -55,10 +55,23 @@ class RandomProgramCosimTest {
       b.gemm(30, 61, 13, 0, 64, 1920, 16, 2048 + 1024, 64);
       b.store(0x50000, 64, 2048, 64, 56, 30).store(0x60000, 64, 3072, 64, 52, 30).halt();
     }
+    // A store of the first result while the second GEMM computes (results in different places).
+    org.llmnpu.isa.Program.Builder storeOverlap = org.llmnpu.isa.Program.builder();
+    org.llmnpu.isa.Program.Builder storeAfter = org.llmnpu.isa.Program.builder();
+    for (org.llmnpu.isa.Program.Builder b : java.util.List.of(storeOverlap, storeAfter)) {
+      b.load(0x10000, 64, 0, 64, 64, 16).load(0x20000, 16, 1024, 16, 14, 64);
+      b.gemm(16, 64, 14, 0, 64, 1024, 16, 2048, 56);
+      b.load(0x30000, 64, 0, 64, 61, 16).load(0x40000, 16, 1024, 16, 13, 61);
+      b.gemm(16, 61, 13, 0, 64, 1024, 16, 3072, 52);
+      if (b == storeAfter) {
+        b.fence();
+      }
+      b.store(0x50000, 64, 2048, 56, 56, 16).store(0x60000, 64, 3072, 52, 52, 16).halt();
+    }
     try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
-      long[] cycles = new long[2];
+      long[] cycles = new long[4];
       int i = 0;
-      for (org.llmnpu.isa.Program.Builder b : java.util.List.of(overlapped, serial)) {
+      for (org.llmnpu.isa.Program.Builder b : java.util.List.of(overlapped, serial, storeOverlap, storeAfter)) {
         byte[] img = RandomPrograms.place(image.clone(), b.build(), 0);
         ProgramCosim.Outcome o = ProgramCosim.run(rtl, img, 0);
         assertTrue(o.bitExact(), "first difference at " + o.firstDifference());
@@ -66,6 +79,7 @@ class RandomProgramCosimTest {
         cycles[i++] = o.rtlCycles();
       }
       assertTrue(cycles[0] + 500 < cycles[1], "overlapped " + cycles[0] + " cycles vs serialized " + cycles[1]);
+      assertTrue(cycles[2] + 200 < cycles[3], "store overlapped " + cycles[2] + " cycles vs after " + cycles[3]);
     }
   }
 

@@ -16,8 +16,9 @@ package org.llmnpu.isa;
  *        back-end: the array runs {@code engine} cycles (see {@link #engineCycles}), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
  *        cycle (≥ done) in which the controller is not in a LOAD
- * dispatch  a decoded LOAD waits while a drain starts or runs; any other command waits until the
- *        back-end is idle (drain start + drain lines + 1)
+ * dispatch  a decoded LOAD waits while a drain starts or runs; a STORE that reads none of the
+ *        running GEMM's result bytes goes at once; any other command waits until the back-end is
+ *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
  * </pre>
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
@@ -80,9 +81,17 @@ public final class CycleModel {
    * command's first cycle.
    */
   public void dispatch(boolean isLoad) {
+    dispatch(isLoad, false);
+  }
+
+  /**
+   * As {@link #dispatch(boolean)}; {@code independentStore}: a STORE that reads none of the running
+   * GEMM's result bytes, which goes without waiting.
+   */
+  public void dispatch(boolean isLoad, boolean independentStore) {
     long decode = now - 1;
     long ready = decode;
-    if (backPending && (!isLoad || drainCandidate <= decode)) {
+    if (backPending && !independentStore && (!isLoad || drainCandidate <= decode)) {
       long idleFrom = finishBackEnd();
       ready = Math.max(decode, idleFrom);
     }
@@ -123,6 +132,21 @@ public final class CycleModel {
    * array, then goes on; the array runs {@code engine} cycles and its results drain when the
    * controller is not in a LOAD.
    */
+  /** Scratchpad bytes [start, end) of the results of the GEMM the back-end runs, if any. */
+  public boolean resultsOverlap(long start, long end) {
+    return backPending && start < resultEnd && resultStart < end;
+  }
+
+  private long resultStart;
+  private long resultEnd;
+
+  /** A GEMM whose results occupy scratchpad bytes [yStart, yEnd); see {@link #gemm(int, int, int)}. */
+  public void gemm(int m, int k, int n, long yStart, long yEnd) {
+    gemm(m, k, n);
+    resultStart = yStart;
+    resultEnd = yEnd;
+  }
+
   public void gemm(int m, int k, int n) {
     int line = p.lineBytes();
     long kTiles = (k + (long) p.rows() - 1) / p.rows();

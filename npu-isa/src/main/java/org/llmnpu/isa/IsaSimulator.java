@@ -85,7 +85,9 @@ public final class IsaSimulator {
         cycles.decodeFault();
         return finish(fault, index);
       }
-      cycles.dispatch(c instanceof Command.Load);
+      boolean independentStore = c instanceof Command.Store st
+          && !cycles.resultsOverlap(st.spad(), st.spad() + (st.rows() - 1) * st.spadStride() + st.rowBytes());
+      cycles.dispatch(c instanceof Command.Load, independentStore);
       if (c instanceof Command.Halt) {
         return finish(ErrorCause.NONE, 0);
       } else if (c instanceof Command.Load l) {
@@ -201,6 +203,6 @@ public final class IsaSimulator {
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
     counters[Counter.SPAD_READS.ordinal()] += m * kTiles + k * nTiles;
     counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
-    cycles.gemm(m, k, n);
+    cycles.gemm(m, k, n, g.y(), g.y() + (m - 1) * g.yStride() + 4L * n);
   }
 }

@@ -291,7 +291,12 @@ public final class Npu extends Module {
     // other command when the GEMM back-end is idle (in-order results; the engine's buffers are free).
     Bool isHalt = wire("decode_isHalt", opcode.eq(Opcode.HALT.code()));
     Bool isFence = wire("decode_isFence", opcode.eq(Opcode.FENCE.code()));
-    Bool mayGo = wire("mayGo", mux(isLoad, loadMayStart, backIdle));
+    // A STORE also goes while the back-end runs if it reads none of the running GEMM's result bytes.
+    UInt resultLo = reg0("back_resultStart", uint(52));
+    UInt resultHi = reg0("back_resultEnd", uint(52));
+    Bool storeClear = wire("storeClear", w.get(3).resize(52).ge(resultHi).or(dec.dmaSpadEnd.le(resultLo)));
+    Bool isStore = wire("decode_isStore", opcode.eq(Opcode.STORE.code()));
+    Bool mayGo = wire("mayGo", mux(isLoad, loadMayStart, mux(isStore, backIdle.or(storeClear), backIdle)));
     Runnable dispatch = () -> when(mayGo.not(), () -> state.set(st(State.WAIT)))
         .elseWhen(isHalt, () -> state.set(st(State.DONE)))
         .elseWhen(isFence, nextCommand)
@@ -313,6 +318,8 @@ public final class Npu extends Module {
           macs.set(dec.macs);
           yAddr.set(w.get(5));
           yStride.set(w.get(7));
+          resultLo.set(w.get(5).resize(52));
+          resultHi.set(dec.resultEnd);
           // X: M rows of kTiles lines.
           sp.begin(w.get(3));
           spadStride.set(dec.xStride);

@@ -30,6 +30,10 @@ final class NpuDecode {
   final UInt kTiles;
   final UInt nTiles;
   final UInt macs;
+  /** End (exclusive) of the scratchpad bytes a DMA touches, 52 bits. */
+  final UInt dmaSpadEnd;
+  /** End (exclusive) of a GEMM's result bytes, 52 bits. */
+  final UInt resultEnd;
   private final Npu npu;
   private final int lineShift;
   private final int line;
@@ -51,8 +55,8 @@ final class NpuDecode {
     UInt rowBytes = w.get(5);
     Bool dmaShape = rows.eq(0).or(rows.slice(31, 16).ne(0)).or(rowBytes.eq(0)).or(rowBytes.slice(31, 16).ne(0));
     UInt rowsLess1 = npu.wireOf("decode_rowsLess1", rows.lsbs(16).sub(1));
-    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4)))
-        .or(end(w.get(3), rowsLess1, w.get(4), rowBytes.lsbs(16)).gt(uintLit(p.spadBytes(), WIDE)));
+    dmaSpadEnd = npu.wireOf("decode_dmaSpadEnd", end(w.get(3), rowsLess1, w.get(4), rowBytes.lsbs(16)));
+    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(dmaSpadEnd.gt(uintLit(p.spadBytes(), WIDE)));
     Bool dmaExt = misaligned(w.get(1)).or(misaligned(w.get(2)))
         .or(end(w.get(1), rowsLess1, w.get(2), rowBytes.lsbs(16)).gt(uintLit(p.extMemBytes(), WIDE)));
     dmaBeats = npu.wireOf("decode_dmaBeats", rowBytes.lsbs(16).resize(17).add(line - 1).shiftRight(lineShift)
@@ -77,12 +81,20 @@ final class NpuDecode {
         .or(misaligned(wStride)).or(misaligned(w.get(7)))
         .or(end(w.get(3), mLess1, xStride, kBytes).gt(spadLimit))
         .or(end(w.get(4), kLess1, wStride, nBytes).gt(spadLimit))
-        .or(end(w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
+        .or(resultEndOf(npu, w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
+    resultEnd = resultEndValue;
     macs = npu.wireOf("decode_macs", m.mul(k).mul(n).resize(48));
 
     badShape = npu.wireOf("decode_badShape", isDma.and(dmaShape).or(isGemm.and(gemmShape)));
     badSpad = npu.wireOf("decode_badSpad", isDma.and(dmaSpad).or(isGemm.and(gemmSpad)));
     badExt = npu.wireOf("decode_badExt", isDma.and(dmaExt));
+  }
+
+  private UInt resultEndValue;
+
+  private UInt resultEndOf(Npu npu, UInt base, UInt count, UInt stride, UInt tail) {
+    resultEndValue = npu.wireOf("decode_resultEnd", end(base, count, stride, tail));
+    return resultEndValue;
   }
 
   private Bool misaligned(UInt v) {
