@@ -24,7 +24,8 @@ class NpuBenchmark {
 
   /**
    * An M×512×N GEMM (M, N multiples of 64 and 128) as GEMMs of 64×512×128 with their loads and
-   * stores, overlapped: the next tile's operands load while the array runs the current one.
+   * stores, overlapped: the next tile's operands load and the previous tile's results (in the other
+   * of two result buffers) store while the array runs the current one.
    */
   static Program tiled(int mTiles, int nTiles) {
     Program.Builder b = Program.builder();
@@ -38,14 +39,13 @@ class NpuBenchmark {
         int nt = t % nTiles;
         b.load(xExt + mt * 64L * 512, 512, 0, 512, 512, 64);
         b.load(wExt + nt * 128L, 128L * nTiles, 0x8000, 128, 128, 512);
+        b.gemm(64, 512, 128, 0, 512, 0x8000, 128, 0x18000 + (t % 2) * 0x8000L, 512);
       }
       if (t > 0) {
         int mt = (t - 1) / nTiles;
         int nt = (t - 1) % nTiles;
-        b.store(yExt + mt * 64L * 512 * nTiles + nt * 512L, 512L * nTiles, 0x18000, 512, 512, 64);
-      }
-      if (t < tiles) {
-        b.gemm(64, 512, 128, 0, 512, 0x8000, 128, 0x18000, 512);
+        b.store(yExt + mt * 64L * 512 * nTiles + nt * 512L, 512L * nTiles, 0x18000 + ((t - 1) % 2) * 0x8000L, 512,
+            512, 64);
       }
     }
     return b.halt().build();
