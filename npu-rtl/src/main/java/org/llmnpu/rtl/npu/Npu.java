@@ -42,14 +42,21 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * write strobe, in-order read responses that are always accepted); the harness's C++ memory
  * model serves it in simulation.
  *
- * <p><b>Execution</b> is in order, one command at a time: FETCH (beats of the 32-byte command),
- * DECODE (one cycle: opcode, shape, scratchpad and memory range checks, in that order), then the
- * command: LOAD issues one read per beat as the memory accepts it and writes each response to the
+ * <p><b>Controller</b>: FETCH (beats of the 32-byte command), DECODE (one cycle: opcode, shape,
+ * scratchpad and memory range checks, in that order), then the command once it may go (else
+ * WAIT): LOAD issues one read per beat as the memory accepts it and writes each response to the
  * scratchpad (byte mask on a row's last beat); STORE reads the scratchpad and issues masked
- * writes; GEMM copies X lines into the engine's X buffer ({@code M·kTiles} cycles), W rows into
- * its W buffer ({@code K·nTiles} cycles), starts the engine, and drains each result row as
- * {@code ceil(4N / rows)} lines of little-endian INT32. FENCE has nothing to wait for in this
- * in-order machine; HALT raises done. Cycle formulas: {@code org.llmnpu.isa.CycleModel}.
+ * writes; GEMM copies X lines into the engine's X buffer ({@code M·kTiles} cycles) and W rows into
+ * its W buffer ({@code K·nTiles} cycles), starts the engine and fetches the next command.
+ *
+ * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
+ * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
+ * first cycle the controller is not in a LOAD (they share the scratchpad's write port). Dispatch
+ * rules: a LOAD waits while a drain starts or runs; a STORE that reads none of the running GEMM's
+ * result bytes (the range is kept in a scoreboard) goes at once; GEMM, other STOREs, FENCE and
+ * HALT wait until the back-end is idle. So loads of the next tile and stores of the previous one
+ * overlap the array, and the results equal in-order execution (a program must not LOAD into a
+ * running GEMM's result bytes). Cycle formulas: {@code org.llmnpu.isa.CycleModel}.
  *
  * <p><b>Watchdog.</b> Every wait for the memory (a request not accepted, a read not answered)
  * counts cycles without progress; at {@code watchdogCycles} the NPU halts with
@@ -107,33 +114,14 @@ public final class Npu extends Module {
 
     // ---------------------------------------------------------------- scratchpad
     int spadLines = p.spadBytes() / line;
-    int bankBits = Integer.numberOfTrailingZeros(p.spadBanks());
     int lineAddrBits = Integer.numberOfTrailingZeros(spadLines);
-    UInt spadReadLine = wire("spad_readLine", uint(lineAddrBits));
-    Bool spadWrite = wire("spad_write", bool());
-    UInt spadWriteLine = wire("spad_writeLine", uint(lineAddrBits));
-    UInt spadWriteData = wire("spad_writeData", uint(lineBits));
-    Bits spadWriteMask = wire("spad_writeMask", bits(line));
-    List<UInt> bankRead = new ArrayList<>();
-    for (int b = 0; b < p.spadBanks(); b++) {
-      Mem<UInt> bank = mem("spad_bank" + b, uint(lineBits), spadLines / p.spadBanks());
-      int bb = b;
-      Bool selected = bankBits == 0 ? spadWrite
-          : spadWrite.and(spadWriteLine.lsbs(bankBits).eq(bb));
-      UInt row = bankBits == 0 ? spadWriteLine : spadWriteLine.slice(lineAddrBits - 1, bankBits);
-      UInt readRow = bankBits == 0 ? spadReadLine : spadReadLine.slice(lineAddrBits - 1, bankBits);
-      when(selected, () -> bank.write(row, spadWriteData, spadWriteMask));
-      bankRead.add(bank.readAsync(readRow));
-    }
-    UInt spadReadData = wire("spad_readData", bankRead.get(0));
-    if (bankBits > 0) {
-      UInt sel = spadReadLine.lsbs(bankBits);
-      UInt acc = bankRead.get(0);
-      for (int b = 1; b < p.spadBanks(); b++) {
-        acc = mux(sel.eq(b), bankRead.get(b), acc);
-      }
-      spadReadData.set(acc);
-    }
+    NpuScratchpad spad = new NpuScratchpad(this, p);
+    UInt spadReadLine = spad.readLine;
+    Bool spadWrite = spad.write;
+    UInt spadWriteLine = spad.writeLine;
+    UInt spadWriteData = spad.writeData;
+    Bits spadWriteMask = spad.writeMask;
+    UInt spadReadData = spad.readData;
 
     // ---------------------------------------------------------------- command fields
     List<UInt> w = new ArrayList<>();
@@ -441,6 +429,10 @@ public final class Npu extends Module {
 
   <T extends HwValue> T wireOf(String name, T value) {
     return wire(name, value);
+  }
+
+  <T extends HwValue> Mem<T> memOf(String name, T type, int depth) {
+    return mem(name, type, depth);
   }
 
   void whenElse(Bool cond, Runnable then, Runnable otherwise) {
