@@ -29,6 +29,14 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(names = {"-o", "--out"}, description = "output directory (default: ${DEFAULT-VALUE})")
   Path out = Path.of("out", "demo");
 
+  /**
+   * The whole NPU at its defaults holds 256 KiB of scratchpad and 128 KiB of engine buffers, which this
+   * check synthesizes as flip-flops; the demo builds a small one ({@code ./npu report ppa npu} black-boxes
+   * the memories of the default one).
+   */
+  private static final Map<String, Map<String, String>> DEMO_PARAMS = Map.of("npu", Map.of("rows", "4",
+      "spadKiB", "1", "spadBanks", "2", "extMemMiB", "1", "maxM", "8", "maxK", "8", "maxN", "8", "mTile", "4"));
+
   @Override
   public Integer call() {
     for (String tool : List.of("verilator", "yosys")) {
@@ -45,7 +53,7 @@ public final class DemoCommand implements Callable<Integer> {
     for (BlockGenerator g : blocks) {
       Path dir = out.resolve(g.name());
       long start = System.nanoTime();
-      VerilogDesign d = Verilog.emit(g.build(Params.resolve(g, Map.of())));
+      VerilogDesign d = Verilog.emit(g.build(Params.resolve(g, DEMO_PARAMS.getOrDefault(g.name(), Map.of()))));
       double emitMs = (System.nanoTime() - start) / 1e6;
       d.writeTo(dir);
       List<String> lint = DesignChecks.lint(d, dir);

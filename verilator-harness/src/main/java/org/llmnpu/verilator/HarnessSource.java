@@ -38,7 +38,8 @@ final class HarnessSource {
         clocks.append("  top->").append(p.name()).append(" = level;\n");
       }
     }
-    return TEMPLATE.replace("@TOP@", top).replace("@POKES@", pokes).replace("@PEEKS@", peeks)
+    return TEMPLATE.replace("@MEMORY@", MemoryPortSource.generate(ports))
+        .replace("@NONZERO@", MemoryPortSource.nonZero(ports)).replace("@TOP@", top).replace("@POKES@", pokes).replace("@PEEKS@", peeks)
         .replace("@CLOCKS@", clocks);
   }
 
@@ -64,7 +65,9 @@ final class HarnessSource {
       #include <cstdio>
       #include <cstdlib>
       #include <cstring>
+      #include <deque>
       #include <string>
+      #include <vector>
 
       static VerilatedContext* ctx;
       static V@TOP@* top;
@@ -76,6 +79,8 @@ final class HarnessSource {
       static bool tracing = false;
       #endif
 
+      @MEMORY@
+      @NONZERO@
       static uint64_t parse64(const char* hex) { return strtoull(hex, nullptr, 16); }
 
       template <std::size_t N>
@@ -148,12 +153,14 @@ final class HarnessSource {
           setClocks(0);
           top->eval();
           dump();
+          memSample();
           setClocks(1);
           top->eval();
           dump();
+          memUpdate(cycles);
           cycles++;
         }
-        dirty = false;
+        if (!MEM_BEAT) dirty = false;
       }
 
       static int listenOn(int port) {
@@ -202,6 +209,7 @@ final class HarnessSource {
       #else
         if (waves) { fprintf(stderr, "harness: model built without waveforms\\n"); exit(3); }
       #endif
+        memInit();
         setClocks(1);
         top->eval();
         char* line = nullptr;
@@ -228,6 +236,50 @@ final class HarnessSource {
             unsigned long long n = 0;
             while (peekPort(id) != hex && n < max) { step(1); n++; }
             fprintf(out, "%s %llu\\n", peekPort(id) == hex ? "ok" : "timeout", n);
+            fflush(out);
+          } else if (op == 'r') {
+            int id; unsigned long long max;
+            if (sscanf(line + 1, "%d %llu", &id, &max) != 2) goto bad;
+            unsigned long long n = 0;
+            if (dirty) { top->eval(); dirty = false; }
+            while (!nonZero(id) && n < max) {
+              step(1);
+              n++;
+            }
+            fprintf(out, "%s %llu\\n", nonZero(id) ? "ok" : "timeout", n);
+            fflush(out);
+          } else if (op == 'M') {
+            unsigned long long size, lat, interval;
+            if (sscanf(line + 1, "%llu %llu %llu", &size, &lat, &interval) != 3 || lat < 1 || interval < 1) goto bad;
+            if (!MEM_BEAT) { fprintf(out, "error the design has no memory port\\n"); fflush(out); continue; }
+            memBytes.assign(size, 0);
+            memLatency = lat; memInterval = interval; memFaults = 0; memReads = 0; memWrites = 0;
+            fprintf(out, "ok %d\\n", MEM_BEAT);
+            fflush(out);
+          } else if (op == 'L') {
+            unsigned long long addr; int used = 0;
+            if (sscanf(line + 1, "%llx %n", &addr, &used) != 1) goto bad;
+            const char* h = line + 1 + used;
+            size_t len = strcspn(h, "\\r\\n");
+            if (len % 2 || addr + len / 2 > memBytes.size()) goto bad;
+            for (size_t i = 0; i < len / 2; i++) {
+              char b[3] = {h[2 * i], h[2 * i + 1], 0};
+              memBytes[addr + i] = (uint8_t)strtoul(b, nullptr, 16);
+            }
+          } else if (op == 'D') {
+            unsigned long long addr, len;
+            if (sscanf(line + 1, "%llx %llu", &addr, &len) != 2 || addr + len > memBytes.size()) goto bad;
+            std::string s(2 * len, '0');
+            static const char* digits = "0123456789abcdef";
+            for (unsigned long long i = 0; i < len; i++) {
+              s[2 * i] = digits[memBytes[addr + i] >> 4];
+              s[2 * i + 1] = digits[memBytes[addr + i] & 15];
+            }
+            fprintf(out, "%s\\n", s.c_str());
+            fflush(out);
+          } else if (op == 'E') {
+            fprintf(out, "%llu %llx %llu %llu\\n", (unsigned long long)memFaults, (unsigned long long)memFirstFault,
+                    (unsigned long long)memReads, (unsigned long long)memWrites);
             fflush(out);
           } else if (op == 'c') {
             fprintf(out, "%llu\\n", (unsigned long long)cycles);

@@ -220,6 +220,96 @@ final class ProtocolSimulator implements Simulator {
     return cycles;
   }
 
+  private static final int LOAD_CHUNK = 1 << 15;
+
+  /** The C++ memory model of this model (designs with a memory port, see MemoryPortSource). */
+  ExternalMemory externalMemory() {
+    if (MemoryPortSource.prefix(new java.util.ArrayList<>(ports.values())).isEmpty()) {
+      throw new IllegalArgumentException(top + " has no memory port (P_req_valid ... P_resp_data)");
+    }
+    return new ExternalMemory() {
+      private int beat;
+
+      @Override
+      public void configure(long bytes, int latency, int beatInterval) {
+        if (bytes < 1 || latency < 1 || beatInterval < 1) {
+          throw new IllegalArgumentException("memory bytes, latency and beat interval must be >= 1, got " + bytes
+              + ", " + latency + ", " + beatInterval);
+        }
+        String answer = ask("M " + bytes + " " + latency + " " + beatInterval);
+        if (!answer.startsWith("ok ")) {
+          throw failure("memory configuration refused: " + answer, null);
+        }
+        beat = Integer.parseInt(answer.substring(3).trim());
+      }
+
+      @Override
+      public int beatBytes() {
+        return beat;
+      }
+
+      @Override
+      public void load(long address, byte[] data) {
+        StringBuilder b = new StringBuilder(2 * LOAD_CHUNK + 32);
+        for (int off = 0; off < data.length; off += LOAD_CHUNK) {
+          int n = Math.min(LOAD_CHUNK, data.length - off);
+          b.setLength(0);
+          b.append("L ").append(Long.toHexString(address + off)).append(' ');
+          for (int i = 0; i < n; i++) {
+            b.append(Character.forDigit((data[off + i] >> 4) & 15, 16)).append(Character.forDigit(data[off + i] & 15, 16));
+          }
+          sendBulk(b.toString());
+        }
+      }
+
+      @Override
+      public byte[] dump(long address, int length) {
+        byte[] out = new byte[length];
+        for (int off = 0; off < length; off += LOAD_CHUNK) {
+          int n = Math.min(LOAD_CHUNK, length - off);
+          String hex = ask("D " + Long.toHexString(address + off) + " " + n);
+          if (hex.length() != 2 * n) {
+            throw failure("memory dump of " + n + " bytes at 0x" + Long.toHexString(address + off) + " returned "
+                + hex.length() / 2 + " bytes", null);
+          }
+          for (int i = 0; i < n; i++) {
+            out[off + i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+          }
+        }
+        return out;
+      }
+
+      @Override
+      public long runUntilNonZero(String port, long maxCycles) {
+        String answer = ask("r " + id(port) + " " + maxCycles);
+        String[] parts = answer.split(" ");
+        long n = Long.parseLong(parts[1]);
+        cycles += n;
+        if (!parts[0].equals("ok")) {
+          throw new SimulationException(String.format("%s: port '%s' stayed 0 for %d cycles (now at cycle %d); "
+              + "replay: %s", top, port, n, cycles, replayFile));
+        }
+        return n;
+      }
+
+      @Override
+      public long faults() {
+        return Long.parseLong(ask("E").split(" ")[0]);
+      }
+
+      @Override
+      public long[] beats() {
+        String[] parts = ask("E").split(" ");
+        return new long[] {Long.parseLong(parts[2]), Long.parseLong(parts[3])};
+      }
+    };
+  }
+
+  /** Sends a bulk-load line (it goes to the replay file like every command). */
+  private void sendBulk(String command) {
+    send(command);
+  }
+
   /** The cycle count as the model itself reports it. */
   long modelCycle() {
     return Long.parseLong(ask("c"));

@@ -1,0 +1,129 @@
+package org.llmnpu.cli.cosim;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.isa.Assembler;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code npu cosim program FILE.npu}: assembles the program, runs it on the generated NPU in
+ * Verilator (free-running, the memory model in C++) and on the golden ISA simulator, and prints
+ * bit-exactness of the memory image (first differing address), the status, RTL cycles next to the
+ * cycle model and every counter.
+ */
+@Command(name = "program", mixinStandardHelpOptions = true,
+    description = "An NPU program (.npu) on the generated NPU vs the golden ISA simulator: bit-exact memory, "
+        + "status, cycles vs the cycle model, counters.")
+public final class CosimProgramCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "FILE.npu", description = "The program (npu-isa/README.md).")
+  Path file;
+  @Option(names = "--memory", description = "Binary image loaded at address 0 (the rest is zero); without it the "
+      + "memory holds seeded random bytes.")
+  Path memory;
+  @Option(names = "--config", description = "NPU configuration (.json, .yaml); default: the default NPU.")
+  Path configFile;
+  @Option(names = "--latency", description = "External-memory latency in cycles, 1..1000000 (default: the config's).")
+  Integer latency;
+  @Option(names = "--bytes-per-cycle", description = "External-memory bandwidth, 1..1024 (default: the config's).")
+  Integer bytesPerCycle;
+  @Option(names = "--seed", defaultValue = "1", description = "Seed of the random memory (default ${DEFAULT-VALUE}).")
+  long seed;
+  @Option(names = "--json", description = "Print one JSON object instead of text.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    NpuConfig config;
+    Assembler.Assembled program;
+    byte[] image;
+    try {
+      config = configFile == null ? NpuConfig.defaults() : NpuConfig.load(configFile);
+      if (latency != null || bytesPerCycle != null) {
+        config = config.withMemory(latency == null ? config.memLatency() : latency,
+            bytesPerCycle == null ? config.memBytesPerCycle() : bytesPerCycle);
+      }
+      if (!Files.isReadable(file)) {
+        throw new IllegalArgumentException("FILE.npu: cannot read " + file);
+      }
+      program = Assembler.assemble(Files.readString(file), file.toString());
+      long size = config.machine().extMemBytes();
+      image = new byte[(int) size];
+      if (memory != null) {
+        byte[] given = Files.readAllBytes(memory);
+        if (given.length > size) {
+          throw new IllegalArgumentException("--memory: " + memory + " has " + given.length + " bytes; the NPU's "
+              + "memory has " + size + " (extMemMiB)");
+        }
+        System.arraycopy(given, 0, image, 0, given.length);
+      } else {
+        new Random(seed).nextBytes(image);
+      }
+      byte[] code = program.program().bytes();
+      if (program.origin() + code.length > size) {
+        throw new IllegalArgumentException(".org: the program at " + program.origin() + " does not fit in " + size
+            + " bytes of memory");
+      }
+      System.arraycopy(code, 0, image, (int) program.origin(), code.length);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage().replace("memLatency must", "--latency must")
+          .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
+      return 2;
+    }
+    ProgramCosim.Outcome o;
+    try (NpuRtl rtl = NpuRtl.start(config, SimOptions.fromEnvironment())) {
+      o = ProgramCosim.run(rtl, image, program.origin());
+    }
+    if (json) {
+      ObjectMapper m = new ObjectMapper();
+      ObjectNode root = m.createObjectNode();
+      root.put("program", file.toString());
+      root.put("bitExact", o.bitExact());
+      if (!o.bitExact()) {
+        root.put("firstDifference", o.firstDifference());
+      }
+      root.put("status", o.rtl().error().name());
+      root.put("errorCommand", o.rtl().errorCommand());
+      root.put("goldenStatus", o.golden().error().name());
+      root.put("rtlCycles", o.rtlCycles());
+      root.put("modelCycles", o.modelCycles());
+      ObjectNode counters = root.putObject("counters");
+      for (Counter c : Counter.values()) {
+        ObjectNode n = counters.putObject(c.key());
+        n.put("rtl", o.rtl().counters().get(c));
+        n.put(c.golden() ? "golden" : "model", o.golden().counter(c));
+      }
+      System.out.println(m.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      System.out.printf("npu %s: %s (%d commands) on the RTL (Verilator) vs the golden ISA simulator%n",
+          config.rows() + "x" + config.rows(), file, program.program().size());
+      System.out.printf("  bit-exact memory image: %s%n", o.bitExact() ? "yes (" + image.length + " bytes)"
+          : "NO, first difference at 0x" + Long.toHexString(o.firstDifference()));
+      System.out.printf("  status: %s%s (golden: %s)%n", o.rtl().error() == ErrorCause.NONE ? "done" : o.rtl().error(),
+          o.rtl().error() == ErrorCause.NONE ? "" : " at command " + o.rtl().errorCommand() + ": "
+              + o.rtl().error().meaning(), o.golden().error() == ErrorCause.NONE ? "done" : o.golden().error());
+      System.out.printf("  cycles: RTL %,d, cycle model %,d (%s)%n", o.rtlCycles(), o.modelCycles(),
+          o.rtlCycles() == o.modelCycles() ? "equal" : String.format("%+.2f %%",
+              100.0 * (o.modelCycles() - o.rtlCycles()) / Math.max(1, o.rtlCycles())));
+      System.out.printf("  %-18s %14s %14s%n", "counter", "RTL", "golden/model");
+      for (Counter c : Counter.values()) {
+        System.out.printf("  %-18s %,14d %,14d%s%n", c.key(), o.rtl().counters().get(c), o.golden().counter(c),
+            o.rtl().counters().get(c).longValue() == o.golden().counter(c) ? "" : "  differs");
+      }
+      System.out.printf("  simulation: %.3f s for %,d cycles (%.2f M cycles/s)%n", o.rtl().wallSeconds(),
+          o.rtlCycles(), o.rtlCycles() / Math.max(1e-9, o.rtl().wallSeconds()) / 1e6);
+    }
+    return o.passes() ? 0 : 1;
+  }
+}

@@ -1,0 +1,107 @@
+package org.llmnpu.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.Program;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * Every malformed program halts the NPU with its error status (cause and command index) — the
+ * golden simulator's — instead of hanging; what ran before the fault is bit-exact, and so are the
+ * counters and cycles up to the halt.
+ */
+class MalformedProgramTest {
+  private static NpuRtl rtl;
+
+  @BeforeAll
+  static void start() {
+    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (rtl != null) {
+      rtl.close();
+    }
+  }
+
+  static Stream<Arguments> cases() {
+    long mem = NpuConfig.small().machine().extMemBytes();
+    return Stream.of(
+        Arguments.of("undefined opcode", ErrorCause.UNDEFINED_OPCODE, 1,
+            (Consumer<Program.Builder>) b -> b.load(0x10000, 4, 0, 4, 4, 1).raw(0x55, 0, 0, 0, 0, 0, 0, 0).halt()),
+        Arguments.of("reserved bits of word 0", ErrorCause.UNDEFINED_OPCODE, 0,
+            (Consumer<Program.Builder>) b -> b.raw(0x100 | 0x0F, 0, 0, 0, 0, 0, 0, 0)),
+        Arguments.of("load past the end of memory", ErrorCause.EXT_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.load(mem - 8, 4, 0, 4, 12, 1).halt()),
+        Arguments.of("store rows past the end of memory", ErrorCause.EXT_ADDRESS, 2,
+            (Consumer<Program.Builder>) b -> b.fence().fence().store(mem - 64, 64, 0, 4, 4, 2).halt()),
+        Arguments.of("misaligned memory address", ErrorCause.EXT_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.load(0x10002, 4, 0, 4, 4, 1).halt()),
+        Arguments.of("scratchpad overflow", ErrorCause.SPAD_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.load(0x10000, 4, 4000, 4, 100, 1).halt()),
+        Arguments.of("misaligned scratchpad stride", ErrorCause.SPAD_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.load(0x10000, 4, 0, 6, 4, 2).halt()),
+        Arguments.of("zero rows", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.load(0x10000, 4, 0, 4, 4, 0).halt()),
+        Arguments.of("row longer than 65535 bytes", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.load(0x10000, 4, 0, 4, 70000, 1).halt()),
+        Arguments.of("gemm with M = 0", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.gemm(0, 4, 4, 0, 4, 64, 4, 128, 16).halt()),
+        Arguments.of("gemm N beyond the engine", ErrorCause.BAD_SHAPE, 1,
+            (Consumer<Program.Builder>) b -> b.fence().gemm(2, 4, 65, 0, 4, 64, 4, 128, 16).halt()),
+        Arguments.of("gemm result outside the scratchpad", ErrorCause.SPAD_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.gemm(4, 4, 4, 0, 4, 64, 4, 4000, 32).halt()),
+        Arguments.of("program without halt runs off the end of memory", ErrorCause.EXT_ADDRESS, 2,
+            (Consumer<Program.Builder>) b -> b.fence().fence()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void malformedProgramHaltsWithItsError(String what, ErrorCause cause, int index, Consumer<Program.Builder> body) {
+    Program.Builder b = Program.builder();
+    body.accept(b);
+    Program prog = b.build();
+    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    new Random(3).nextBytes(image);
+    // "Runs off the end": place the program in the last two command slots.
+    long at = what.startsWith("program without halt") ? image.length - 2L * 32 : 0;
+    RandomPrograms.place(image, prog, at);
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, at);
+    assertEquals(cause, o.golden().error(), what + ": golden cause");
+    assertEquals(index, o.golden().errorCommand(), what + ": golden command");
+    assertEquals(cause, o.rtl().error(), what + ": RTL cause");
+    assertEquals(index, o.rtl().errorCommand(), what + ": RTL command");
+    assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+  }
+
+  @Test
+  void memoryThatNeverAnswersTripsTheWatchdog() {
+    NpuConfig slow = NpuConfig.small().withMemory(1000, 4);
+    try (NpuRtl model = NpuRtl.start(slow, SimModes.local())) {
+      byte[] image = new byte[(int) slow.machine().extMemBytes()];
+      RandomPrograms.place(image, Program.builder().halt().build(), 0);
+      NpuRtl.Run run = model.run(image, 0, 100_000);
+      assertEquals(ErrorCause.WATCHDOG, run.error());
+      assertEquals(0, run.errorCommand());
+      // The fetch issues its beats, then waits; the watchdog expires watchdogCycles later.
+      long bound = slow.machine().beatsPerCommand() + slow.watchdogCycles() + 1;
+      assertTrue(run.counters().get(org.llmnpu.isa.Counter.CYCLES) <= bound,
+          "halted within the watchdog limit: " + run.counters());
+    }
+  }
+}

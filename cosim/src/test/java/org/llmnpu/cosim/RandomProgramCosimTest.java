@@ -1,0 +1,91 @@
+package org.llmnpu.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * Random DMA → GEMM → DMA programs on the generated NPU, in order and overlapped (the next GEMM's
+ * operands load while the array runs; each result is stored while the next GEMM runs): the memory image after the run is bit-exact
+ * with the golden ISA simulator, and every counter — the golden work counts and the cycle counters
+ * of the cycle model, total cycles included — is equal, under several memory timings.
+ */
+class RandomProgramCosimTest {
+
+  @ParameterizedTest(name = "latency {0}, {1} B/cycle")
+  @CsvSource({"3, 4", "1, 4", "9, 1", "5, 2"})
+  void randomProgramsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
+    NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
+    Random r = new Random(latency * 100 + bytesPerCycle);
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (int i = 0; i < 6; i++) {
+        RandomPrograms.Case t = RandomPrograms.generate(c.machine(), r, 1 + r.nextInt(3), i % 2 == 1);
+        ProgramCosim.Outcome o = ProgramCosim.run(rtl, t.image(), t.programAddress());
+        String what = "program " + i + ":\n" + org.llmnpu.isa.Disassembler.disassemble(t.program());
+        assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+        assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
+        assertEquals(Map.of(), mismatches(o), what);
+        assertTrue(o.rtl().counters().get(Counter.MACS) > 0, what);
+      }
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void loadsOverlapTheArrayAndTheModelStaysExact() {
+    NpuConfig c = NpuConfig.small();
+    byte[] image = new byte[(int) c.machine().extMemBytes()];
+    new Random(9).nextBytes(image);
+    // Y in the upper half of the scratchpad, operands in the lower half.
+    org.llmnpu.isa.Program.Builder overlapped = org.llmnpu.isa.Program.builder();
+    org.llmnpu.isa.Program.Builder serial = org.llmnpu.isa.Program.builder();
+    for (org.llmnpu.isa.Program.Builder b : java.util.List.of(overlapped, serial)) {
+      b.load(0x10000, 64, 0, 64, 64, 30).load(0x20000, 16, 1920, 16, 14, 64);
+      b.gemm(30, 64, 14, 0, 64, 1920, 16, 2048, 64);
+      if (b == serial) {
+        b.fence();
+      }
+      b.load(0x30000, 64, 0, 64, 61, 30).load(0x40000, 16, 1920, 16, 13, 61);
+      b.gemm(30, 61, 13, 0, 64, 1920, 16, 2048 + 1024, 64);
+      b.store(0x50000, 64, 2048, 64, 56, 30).store(0x60000, 64, 3072, 64, 52, 30).halt();
+    }
+    // A store of the first result while the second GEMM computes (results in different places).
+    org.llmnpu.isa.Program.Builder storeOverlap = org.llmnpu.isa.Program.builder();
+    org.llmnpu.isa.Program.Builder storeAfter = org.llmnpu.isa.Program.builder();
+    for (org.llmnpu.isa.Program.Builder b : java.util.List.of(storeOverlap, storeAfter)) {
+      b.load(0x10000, 64, 0, 64, 64, 16).load(0x20000, 16, 1024, 16, 14, 64);
+      b.gemm(16, 64, 14, 0, 64, 1024, 16, 2048, 56);
+      b.load(0x30000, 64, 0, 64, 61, 16).load(0x40000, 16, 1024, 16, 13, 61);
+      b.gemm(16, 61, 13, 0, 64, 1024, 16, 3072, 52);
+      if (b == storeAfter) {
+        b.fence();
+      }
+      b.store(0x50000, 64, 2048, 56, 56, 16).store(0x60000, 64, 3072, 52, 52, 16).halt();
+    }
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      long[] cycles = new long[4];
+      int i = 0;
+      for (org.llmnpu.isa.Program.Builder b : java.util.List.of(overlapped, serial, storeOverlap, storeAfter)) {
+        byte[] img = RandomPrograms.place(image.clone(), b.build(), 0);
+        ProgramCosim.Outcome o = ProgramCosim.run(rtl, img, 0);
+        assertTrue(o.bitExact(), "first difference at " + o.firstDifference());
+        assertEquals(Map.of(), mismatches(o));
+        cycles[i++] = o.rtlCycles();
+      }
+      assertTrue(cycles[0] + 500 < cycles[1], "overlapped " + cycles[0] + " cycles vs serialized " + cycles[1]);
+      assertTrue(cycles[2] + 200 < cycles[3], "store overlapped " + cycles[2] + " cycles vs after " + cycles[3]);
+    }
+  }
+
+  static Map<String, String> mismatches(ProgramCosim.Outcome o) {
+    Map<String, String> m = new java.util.TreeMap<>();
+    o.counterMismatches().forEach((k, v) -> m.put(k.key(), "rtl " + v[0] + ", golden/model " + v[1]));
+    return m;
+  }
+}

@@ -1,0 +1,215 @@
+package org.llmnpu.isa;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Assembles {@code .npu} text: one command a line, {@code #} or {@code ;} starts a comment.
+ *
+ * <pre>
+ * .org 0x4000                 # where the program is placed in external memory (default 0)
+ * .equ X 0x1000               # a named constant (also: X = 0x1000)
+ * start:                      # a label: the byte address of the next command
+ * load  ext=X extStride=64 spad=0 spadStride=64 rowBytes=40 rows=8
+ * gemm  m=8 k=40 n=24 x=0 xStride=64 w=0x800 wStride=32 y=0x2000 yStride=96
+ * store ext=0x8000 extStride=96 spad=0x2000 spadStride=96 rowBytes=96 rows=8
+ * fence
+ * halt
+ * .raw 0x55 0 0 0 0 0 0 0     # eight raw words (e.g. an undefined opcode)
+ * </pre>
+ * Operand values are decimal or {@code 0x} hex numbers, constants and labels, combined with
+ * {@code +}, {@code -} and {@code *} (products bind first). Every operand of a command is required,
+ * in any order; an unknown or missing operand is an error naming the command's operands.
+ */
+public final class Assembler {
+  /** An assembled program and where it goes in memory. */
+  public record Assembled(Program program, long origin, Map<String, Long> symbols) {
+  }
+
+  static final Map<Opcode, List<String>> OPERANDS = new LinkedHashMap<>();
+
+  static {
+    List<String> dma = List.of("ext", "extStride", "spad", "spadStride", "rowBytes", "rows");
+    OPERANDS.put(Opcode.LOAD, dma);
+    OPERANDS.put(Opcode.STORE, dma);
+    OPERANDS.put(Opcode.GEMM, List.of("m", "k", "n", "x", "xStride", "w", "wStride", "y", "yStride"));
+    OPERANDS.put(Opcode.FENCE, List.of());
+    OPERANDS.put(Opcode.HALT, List.of());
+  }
+
+  private Assembler() {
+  }
+
+  public static Assembled assemble(String text, String sourceName) {
+    String[] lines = text.split("\r?\n", -1);
+    Map<String, Long> symbols = new HashMap<>();
+    // Pass 1: labels and constants (constants may use earlier constants only).
+    int index = 0;
+    long origin = 0;
+    for (int i = 0; i < lines.length; i++) {
+      String line = strip(lines[i]);
+      if (line.isEmpty()) {
+        continue;
+      }
+      int lineNo = i + 1;
+      if (line.endsWith(":")) {
+        define(symbols, line.substring(0, line.length() - 1).trim(), index * (long) Command.BYTES, sourceName, lineNo);
+      } else if (line.startsWith(".org")) {
+        origin = eval(line.substring(4).trim(), symbols, sourceName, lineNo);
+        if (origin % Command.BYTES != 0) {
+          throw new AssemblyException(sourceName, lineNo, ".org must be a multiple of " + Command.BYTES + ", got " + origin);
+        }
+      } else if (line.startsWith(".equ") || line.matches("[A-Za-z_]\\w*\\s*=.*")) {
+        String body = line.startsWith(".equ") ? line.substring(4).trim() : line.replaceFirst("=", " ");
+        String[] parts = body.trim().split("\\s+", 2);
+        if (parts.length != 2) {
+          throw new AssemblyException(sourceName, lineNo, "a constant needs a name and a value: .equ NAME VALUE");
+        }
+        define(symbols, parts[0], eval(parts[1], symbols, sourceName, lineNo), sourceName, lineNo);
+      } else {
+        index++;
+      }
+    }
+    // Labels are program-relative in pass 1; make them absolute.
+    for (int i = 0; i < lines.length; i++) {
+      String line = strip(lines[i]);
+      if (line.endsWith(":")) {
+        String name = line.substring(0, line.length() - 1).trim();
+        symbols.put(name, symbols.get(name) + origin);
+      }
+    }
+    Program.Builder b = Program.builder();
+    for (int i = 0; i < lines.length; i++) {
+      String line = strip(lines[i]);
+      if (line.isEmpty() || line.endsWith(":") || line.startsWith(".org") || line.startsWith(".equ")
+          || line.matches("[A-Za-z_]\\w*\\s*=.*")) {
+        continue;
+      }
+      command(b, line, symbols, sourceName, i + 1);
+    }
+    return new Assembled(b.build(), origin, Map.copyOf(symbols));
+  }
+
+  private static void command(Program.Builder b, String line, Map<String, Long> symbols, String src, int lineNo) {
+    String[] tokens = line.split("\\s+");
+    String mnemonic = tokens[0].toLowerCase(Locale.ROOT);
+    if (mnemonic.equals(".raw")) {
+      if (tokens.length != 1 + CommandCodec.WORDS) {
+        throw new AssemblyException(src, lineNo, ".raw needs " + CommandCodec.WORDS + " words, got " + (tokens.length - 1));
+      }
+      int[] w = new int[CommandCodec.WORDS];
+      for (int k = 0; k < w.length; k++) {
+        w[k] = (int) eval(tokens[k + 1], symbols, src, lineNo);
+      }
+      b.raw(w);
+      return;
+    }
+    Opcode op = Opcode.fromMnemonic(mnemonic).orElseThrow(() -> new AssemblyException(src, lineNo,
+        "unknown command '" + tokens[0] + "'; commands: load, store, gemm, fence, halt, .raw"));
+    List<String> names = OPERANDS.get(op);
+    Map<String, Long> values = new HashMap<>();
+    for (int k = 1; k < tokens.length; k++) {
+      int eq = tokens[k].indexOf('=');
+      String name = eq < 0 ? tokens[k] : tokens[k].substring(0, eq);
+      if (eq < 0 || !names.contains(name)) {
+        throw new AssemblyException(src, lineNo, "'" + tokens[k] + "' is not an operand of " + op.mnemonic()
+            + "; operands: " + (names.isEmpty() ? "none" : String.join("=, ", names) + "="));
+      }
+      if (values.put(name, eval(tokens[k].substring(eq + 1), symbols, src, lineNo)) != null) {
+        throw new AssemblyException(src, lineNo, "operand " + name + " given twice");
+      }
+    }
+    List<String> missing = new ArrayList<>();
+    long[] v = new long[names.size()];
+    for (int k = 0; k < names.size(); k++) {
+      Long value = values.get(names.get(k));
+      if (value == null) {
+        missing.add(names.get(k));
+      } else {
+        v[k] = value;
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new AssemblyException(src, lineNo, op.mnemonic() + " is missing " + String.join(", ", missing));
+    }
+    try {
+      switch (op) {
+        case LOAD -> b.load(v[0], v[1], v[2], v[3], v[4], v[5]);
+        case STORE -> b.store(v[0], v[1], v[2], v[3], v[4], v[5]);
+        case GEMM -> b.gemm(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        case FENCE -> b.fence();
+        case HALT -> b.halt();
+        default -> throw new IllegalStateException(op.name());
+      }
+    } catch (IllegalArgumentException e) {
+      throw new AssemblyException(src, lineNo, e.getMessage());
+    }
+  }
+
+  private static void define(Map<String, Long> symbols, String name, long value, String src, int lineNo) {
+    if (!name.matches("[A-Za-z_]\\w*")) {
+      throw new AssemblyException(src, lineNo, "'" + name + "' is not a name (letters, digits, _)");
+    }
+    if (symbols.put(name, value) != null) {
+      throw new AssemblyException(src, lineNo, "'" + name + "' is defined twice");
+    }
+  }
+
+  private static String strip(String line) {
+    int hash = line.indexOf('#');
+    int semi = line.indexOf(';');
+    int cut = hash < 0 ? semi : semi < 0 ? hash : Math.min(hash, semi);
+    return (cut < 0 ? line : line.substring(0, cut)).trim();
+  }
+
+  /** Sum of products of numbers and names. */
+  static long eval(String expr, Map<String, Long> symbols, String src, int lineNo) {
+    String e = expr.replace(" ", "");
+    if (e.isEmpty()) {
+      throw new AssemblyException(src, lineNo, "missing value");
+    }
+    long sum = 0;
+    int sign = 1;
+    int start = 0;
+    for (int i = 0; i <= e.length(); i++) {
+      if (i == e.length() || ((e.charAt(i) == '+' || e.charAt(i) == '-') && i > start)) {
+        sum += sign * product(e.substring(start, i), symbols, src, lineNo);
+        if (i < e.length()) {
+          sign = e.charAt(i) == '+' ? 1 : -1;
+        }
+        start = i + 1;
+      }
+    }
+    return sum;
+  }
+
+  private static long product(String term, Map<String, Long> symbols, String src, int lineNo) {
+    long p = 1;
+    for (String f : term.split("\\*")) {
+      p *= atom(f, symbols, src, lineNo);
+    }
+    return p;
+  }
+
+  private static long atom(String a, Map<String, Long> symbols, String src, int lineNo) {
+    try {
+      if (a.startsWith("0x") || a.startsWith("0X")) {
+        return Long.parseLong(a.substring(2).replace("_", ""), 16);
+      }
+      if (!a.isEmpty() && Character.isDigit(a.charAt(0))) {
+        return Long.parseLong(a.replace("_", ""));
+      }
+    } catch (NumberFormatException ex) {
+      throw new AssemblyException(src, lineNo, "'" + a + "' is not a number");
+    }
+    Long v = symbols.get(a);
+    if (v == null) {
+      throw new AssemblyException(src, lineNo, "'" + a + "' is not defined (constants must be defined before use)");
+    }
+    return v;
+  }
+}

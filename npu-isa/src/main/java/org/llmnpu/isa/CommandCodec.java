@@ -1,0 +1,94 @@
+package org.llmnpu.isa;
+
+import java.util.Optional;
+
+/**
+ * Binary encoding of {@link Command}s: eight little-endian 32-bit words per command.
+ *
+ * <pre>
+ * word  LOAD / STORE            GEMM
+ *  0    opcode[7:0]             opcode[7:0]
+ *  1    ext (bytes)             M[15:0] | K[31:16]
+ *  2    extStride (bytes)       N[15:0]
+ *  3    spad (bytes)            x (scratchpad bytes)
+ *  4    spadStride (bytes)      w
+ *  5    rowBytes                y
+ *  6    rows                    xStride[15:0] | wStride[31:16]
+ *  7    0                       yStride
+ * </pre>
+ * Unused bits are zero. Encoding checks only that each value fits its field (naming the field);
+ * whether addresses are aligned and inside memory is checked when the command executes, where a
+ * violation halts the NPU with an {@link ErrorCause}.
+ */
+public final class CommandCodec {
+  public static final int WORDS = Command.BYTES / 4;
+
+  private CommandCodec() {
+  }
+
+  public static int[] encode(Command c) {
+    int[] w = new int[WORDS];
+    w[0] = c.opcode().code();
+    if (c instanceof Command.Load l) {
+      dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load");
+    } else if (c instanceof Command.Store s) {
+      dma(w, s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows(), "store");
+    } else if (c instanceof Command.Gemm g) {
+      w[1] = (int) (field(g.m(), 16, "gemm m") | field(g.k(), 16, "gemm k") << 16);
+      w[2] = (int) field(g.n(), 16, "gemm n");
+      w[3] = (int) field(g.x(), 32, "gemm x");
+      w[4] = (int) field(g.w(), 32, "gemm w");
+      w[5] = (int) field(g.y(), 32, "gemm y");
+      w[6] = (int) (field(g.xStride(), 16, "gemm xStride") | field(g.wStride(), 16, "gemm wStride") << 16);
+      w[7] = (int) field(g.yStride(), 32, "gemm yStride");
+    }
+    return w;
+  }
+
+  private static void dma(int[] w, long ext, long extStride, long spad, long spadStride, long rowBytes, long rows,
+                          String op) {
+    w[1] = (int) field(ext, 32, op + " ext");
+    w[2] = (int) field(extStride, 32, op + " extStride");
+    w[3] = (int) field(spad, 32, op + " spad");
+    w[4] = (int) field(spadStride, 32, op + " spadStride");
+    w[5] = (int) field(rowBytes, 32, op + " rowBytes");
+    w[6] = (int) field(rows, 32, op + " rows");
+  }
+
+  private static long field(long value, int bits, String name) {
+    if (value < 0 || value >= (1L << bits)) {
+      throw new IllegalArgumentException(name + " must be in 0.." + ((1L << bits) - 1) + ", got " + value);
+    }
+    return value;
+  }
+
+  /** The command these words hold, or empty when the opcode is undefined or a reserved bit of word 0 is set. */
+  public static Optional<Command> decode(int[] w) {
+    Optional<Opcode> op = Opcode.fromCode(w[0] & 0xFF);
+    if (op.isEmpty() || (w[0] & ~0xFF) != 0) {
+      return Optional.empty();
+    }
+    return Optional.of(switch (op.get()) {
+      case LOAD -> new Command.Load(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
+      case STORE -> new Command.Store(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
+      case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
+          w[6] >>> 16, u(w[5]), u(w[7]));
+      case FENCE -> new Command.Fence();
+      case HALT -> new Command.Halt();
+    });
+  }
+
+  static long u(int word) {
+    return word & 0xFFFFFFFFL;
+  }
+
+  /** Reads command {@code index} of a program at byte {@code base} of a little-endian memory image. */
+  public static int[] wordsAt(byte[] memory, long address) {
+    int[] w = new int[WORDS];
+    for (int i = 0; i < WORDS; i++) {
+      int a = (int) address + 4 * i;
+      w[i] = (memory[a] & 0xFF) | (memory[a + 1] & 0xFF) << 8 | (memory[a + 2] & 0xFF) << 16 | (memory[a + 3] & 0xFF) << 24;
+    }
+    return w;
+  }
+}

@@ -1,0 +1,205 @@
+package org.llmnpu.isa;
+
+/**
+ * Analytical cycle model of the NPU, command by command. It keeps two numbers of state: the
+ * current cycle {@code now} (cycle 0 = the first cycle after {@code start}) and the first cycle
+ * {@code memFree} at which the external memory accepts another beat. With {@code I =}
+ * {@link MachineParams#beatInterval()} and {@code lat =} {@link MachineParams#memLatency()}, a phase
+ * that issues {@code n} beats from cycle {@code e} issues beat i at {@code t_i = max(e, memFree) + i·I}
+ * and leaves {@code memFree = t_{n−1} + I}; read data of beat i arrives in cycle {@code t_i + lat}.
+ *
+ * <pre>
+ * fetch  (b = beatsPerCommand)  decode cycle = t_{b−1} + lat + 1; the command starts one cycle later
+ * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
+ * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
+ * gemm   controller: M·kTiles (X lines) + K·nTiles (W rows) + 1 (start), then the next fetch;
+ *        back-end: the array runs {@code engine} cycles (see {@link #engineCycles}), done is seen at
+ *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
+ *        cycle (≥ done) in which the controller is not in a LOAD
+ * dispatch  a decoded LOAD waits while a drain starts or runs; a STORE that reads none of the
+ *        running GEMM's result bytes goes at once; any other command waits until the back-end is
+ *        idle (drain start + drain lines + 1)
+ * fence, halt  wait for the back-end, then 0 cycles
+ * </pre>
+ * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
+ */
+public final class CycleModel {
+  private final MachineParams p;
+  private long now;
+  private long memFree;
+  private long fetchCycles;
+  private long dmaCycles;
+  private long gemmCycles;
+  private long arrayCycles;
+  private long stallCycles;
+  // The GEMM back-end (array run and drain), which overlaps with the commands that follow.
+  private boolean backPending;
+  private long backStart;
+  private long drainCandidate;
+  private long drainLines;
+
+  public CycleModel(MachineParams p) {
+    this.p = p;
+  }
+
+  public long now() {
+    return now;
+  }
+
+  /** Issues n beats from the current cycle; returns the cycle of the last issue. */
+  private long issue(long n) {
+    long first = Math.max(now, memFree);
+    stallCycles += (first - now) + (n - 1) * (long) (p.beatInterval() - 1);
+    long last = first + (n - 1) * (long) p.beatInterval();
+    memFree = last + p.beatInterval();
+    return last;
+  }
+
+  /** Fetch and decode of one command; afterwards {@code now} is the command's first execution cycle. */
+  public void fetchAndDecode() {
+    long start = now;
+    long last = issue(p.beatsPerCommand());
+    now = last + p.memLatency() + 2;
+    fetchCycles += now - start;
+  }
+
+  /** A fetch that fails its address check in its first cycle. */
+  public void fetchFault() {
+    fetchCycles += 1;
+    now += 1;
+    finishBackEnd();
+  }
+
+  /** The decoded command failed its checks: the error is raised one cycle after decode. */
+  public void decodeFault() {
+    finishBackEnd();
+  }
+
+  /**
+   * Waits until the decoded command may start: a LOAD while no drain starts or writes the
+   * scratchpad, any other command once the GEMM back-end is idle. Afterwards {@code now} is the
+   * command's first cycle.
+   */
+  public void dispatch(boolean isLoad) {
+    dispatch(isLoad, false);
+  }
+
+  /**
+   * As {@link #dispatch(boolean)}; {@code independentStore}: a STORE that reads none of the running
+   * GEMM's result bytes, which goes without waiting.
+   */
+  public void dispatch(boolean isLoad, boolean independentStore) {
+    long decode = now - 1;
+    long ready = decode;
+    if (backPending && !independentStore && (!isLoad || drainCandidate <= decode)) {
+      long idleFrom = finishBackEnd();
+      ready = Math.max(decode, idleFrom);
+    }
+    now = ready + 1;
+  }
+
+  /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
+  private long finishBackEnd() {
+    if (!backPending) {
+      return now;
+    }
+    long drainStart = drainCandidate;
+    gemmCycles += (drainStart - backStart) + drainLines;
+    backPending = false;
+    return drainStart + drainLines + 1;
+  }
+
+  public void load(long beats) {
+    long start = now;
+    long last = issue(beats);
+    now = last + p.memLatency() + 1;
+    dmaCycles += now - start;
+    // The drain cannot start while the controller is in the LOAD state.
+    if (backPending && drainCandidate >= start && drainCandidate < now) {
+      drainCandidate = now;
+    }
+  }
+
+  public void store(long beats) {
+    long start = now;
+    long last = issue(beats);
+    now = last + 1;
+    dmaCycles += now - start;
+  }
+
+  /**
+   * A GEMM (the back-end is idle when it starts): the controller copies the operands and starts the
+   * array, then goes on; the array runs {@code engine} cycles and its results drain when the
+   * controller is not in a LOAD.
+   */
+  /** Scratchpad bytes [start, end) of the results of the GEMM the back-end runs, if any. */
+  public boolean resultsOverlap(long start, long end) {
+    return backPending && start < resultEnd && resultStart < end;
+  }
+
+  private long resultStart;
+  private long resultEnd;
+
+  /** A GEMM whose results occupy scratchpad bytes [yStart, yEnd); see {@link #gemm(int, int, int)}. */
+  public void gemm(int m, int k, int n, long yStart, long yEnd) {
+    gemm(m, k, n);
+    resultStart = yStart;
+    resultEnd = yEnd;
+  }
+
+  public void gemm(int m, int k, int n) {
+    int line = p.lineBytes();
+    long kTiles = (k + (long) p.rows() - 1) / p.rows();
+    long nTiles = (n + (long) p.rows() - 1) / p.rows();
+    long engine = engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
+    long copy = m * kTiles + k * nTiles;
+    backStart = now + copy;
+    drainCandidate = backStart + 1 + engine;
+    drainLines = m * ((4L * n + line - 1) / line);
+    backPending = true;
+    gemmCycles += copy + 1;
+    arrayCycles += engine + 1;
+    now = backStart + 1;
+  }
+
+  /** Counter values of the cycle counters (the others are left at zero). */
+  public void fill(long[] counters) {
+    counters[Counter.CYCLES.ordinal()] = now;
+    counters[Counter.FETCH_CYCLES.ordinal()] = fetchCycles;
+    counters[Counter.DMA_CYCLES.ordinal()] = dmaCycles;
+    counters[Counter.GEMM_CYCLES.ordinal()] = gemmCycles;
+    counters[Counter.ARRAY_CYCLES.ordinal()] = arrayCycles;
+    counters[Counter.MEM_STALL_CYCLES.ordinal()] = stallCycles;
+  }
+
+  /**
+   * Cycles of the dense GEMM engine from the first cycle after its start until done: over the
+   * passes (N tile, M chunk of mTile, K tile) {@code P_0 = 0, S_0 = 1, P_{j+1} = max(P_j + rows, S_j + gap)},
+   * {@code S_{j+1} = max(S_j + Mc_j, P_{j+1} + 1)}, {@code gap = max(cols − 1, 1)}; then
+   * {@code S_last + Mc_last − 1 + rows + cols}.
+   */
+  public static long engineCycles(int rows, int cols, int mTile, int m, int k, int n) {
+    long gap = Math.max(cols - 1, 1);
+    long nTiles = (n + (long) cols - 1) / cols;
+    long kTiles = (k + (long) rows - 1) / rows;
+    long load = 0;
+    long stream = 1;
+    long lastChunk = 0;
+    boolean first = true;
+    for (long nt = 0; nt < nTiles; nt++) {
+      for (long m0 = 0; m0 < m; m0 += mTile) {
+        long chunk = Math.min(mTile, m - m0);
+        for (long kt = 0; kt < kTiles; kt++) {
+          if (!first) {
+            long nextLoad = Math.max(load + rows, stream + gap);
+            stream = Math.max(stream + lastChunk, nextLoad + 1);
+            load = nextLoad;
+          }
+          first = false;
+          lastChunk = chunk;
+        }
+      }
+    }
+    return stream + lastChunk - 1 + rows + cols;
+  }
+}

@@ -1,0 +1,49 @@
+package org.llmnpu.isa;
+
+import java.util.List;
+import java.util.Optional;
+
+/** Turns a {@link Program} back into {@code .npu} text that {@link Assembler} reads to the same words. */
+public final class Disassembler {
+  private Disassembler() {
+  }
+
+  public static String disassemble(Program program) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < program.size(); i++) {
+      b.append(line(program.words(i))).append('\n');
+    }
+    return b.toString();
+  }
+
+  /** One command as text; words that are not a valid encoding come out as {@code .raw}. */
+  public static String line(int[] words) {
+    Optional<Command> c = CommandCodec.decode(words);
+    if (c.isEmpty() || !java.util.Arrays.equals(CommandCodec.encode(c.get()), words)) {
+      StringBuilder b = new StringBuilder(".raw");
+      for (int w : words) {
+        b.append(" 0x").append(Integer.toHexString(w));
+      }
+      return b.toString();
+    }
+    Command cmd = c.get();
+    List<String> names = Assembler.OPERANDS.get(cmd.opcode());
+    long[] v = values(cmd);
+    StringBuilder b = new StringBuilder(cmd.opcode().mnemonic());
+    for (int i = 0; i < names.size(); i++) {
+      b.append(' ').append(names.get(i)).append('=').append(v[i] >= 256 ? "0x" + Long.toHexString(v[i]) : v[i]);
+    }
+    return b.toString();
+  }
+
+  private static long[] values(Command c) {
+    if (c instanceof Command.Load l) {
+      return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows()};
+    } else if (c instanceof Command.Store s) {
+      return new long[] {s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows()};
+    } else if (c instanceof Command.Gemm g) {
+      return new long[] {g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride()};
+    }
+    return new long[0];
+  }
+}

@@ -1,0 +1,208 @@
+package org.llmnpu.isa;
+
+import java.util.Optional;
+import org.llmnpu.numerics.gemm.Sparsity;
+import org.llmnpu.numerics.gemm.TiledGemm;
+import org.llmnpu.numerics.gemm.TiledGemmConfig;
+
+/**
+ * The golden ISA simulator: executes a program that sits in an external-memory image, command by
+ * command, with the {@code numerics} golden models (GEMM: {@link TiledGemm} with the machine's
+ * array, accumulator width and IC-accumulation depth). It is the reference the RTL must equal bit
+ * for bit: the final memory image, the error status and the {@link Counter#golden() golden}
+ * counters; its {@link CycleModel} predicts the cycle counters.
+ *
+ * <p>Checks per command, in this order (the first failing one halts with its cause and the
+ * command's index): opcode defined; shape (DMA: 1 ≤ rows, rowBytes ≤ 65535; GEMM: 1 ≤ M, K, N ≤
+ * maxM, maxK, maxN); scratchpad range and line alignment; external-memory range and alignment.
+ * Fetching a command past the end of memory halts with {@link ErrorCause#EXT_ADDRESS}.
+ */
+public final class IsaSimulator {
+  /**
+   * The outcome of a run.
+   *
+   * @param memory       the external-memory image afterwards
+   * @param scratchpad   the scratchpad afterwards
+   * @param error        {@link ErrorCause#NONE} when the program reached halt
+   * @param errorCommand index of the command that failed (0 when none did)
+   * @param counters     values indexed by {@link Counter#ordinal()}
+   */
+  public record Result(byte[] memory, byte[] scratchpad, ErrorCause error, int errorCommand, long[] counters) {
+    public long counter(Counter c) {
+      return counters[c.ordinal()];
+    }
+  }
+
+  private static final long MAX_COMMANDS = 1L << 24;
+  private final MachineParams p;
+  private final byte[] mem;
+  private final byte[] spad;
+  private final long[] counters = new long[Counter.values().length];
+  private final CycleModel cycles;
+
+  private IsaSimulator(MachineParams p, byte[] memory) {
+    this.p = p;
+    this.mem = memory;
+    this.spad = new byte[p.spadBytes()];
+    this.cycles = new CycleModel(p);
+  }
+
+  /**
+   * Runs the program at {@code programAddress} (a multiple of 32) of a copy of {@code memory}
+   * ({@code extMemBytes} long) until halt or an error.
+   */
+  public static Result run(MachineParams p, byte[] memory, long programAddress) {
+    if (memory.length != p.extMemBytes()) {
+      throw new IllegalArgumentException("memory image has " + memory.length + " bytes, extMemBytes is " + p.extMemBytes());
+    }
+    IsaSimulator sim = new IsaSimulator(p, memory.clone());
+    return sim.execute(programAddress);
+  }
+
+  private Result execute(long programAddress) {
+    long pc = programAddress;
+    for (int index = 0; index < MAX_COMMANDS; index++, pc += Command.BYTES) {
+      if (pc % Command.BYTES != 0 || pc + Command.BYTES > p.extMemBytes()) {
+        cycles.fetchFault();
+        return finish(ErrorCause.EXT_ADDRESS, index);
+      }
+      if (p.memLatency() > p.watchdogCycles()) {
+        cycles.fetchFault();
+        return finish(ErrorCause.WATCHDOG, index);
+      }
+      counters[Counter.EXT_READ_BEATS.ordinal()] += p.beatsPerCommand();
+      cycles.fetchAndDecode();
+      counters[Counter.COMMANDS.ordinal()]++;
+      int[] words = CommandCodec.wordsAt(mem, pc);
+      Optional<Command> decoded = CommandCodec.decode(words);
+      if (decoded.isEmpty()) {
+        cycles.decodeFault();
+        return finish(ErrorCause.UNDEFINED_OPCODE, index);
+      }
+      Command c = decoded.get();
+      ErrorCause fault = check(c);
+      if (fault != ErrorCause.NONE) {
+        cycles.decodeFault();
+        return finish(fault, index);
+      }
+      boolean independentStore = c instanceof Command.Store st
+          && !cycles.resultsOverlap(st.spad(), st.spad() + (st.rows() - 1) * st.spadStride() + st.rowBytes());
+      cycles.dispatch(c instanceof Command.Load, independentStore);
+      if (c instanceof Command.Halt) {
+        return finish(ErrorCause.NONE, 0);
+      } else if (c instanceof Command.Load l) {
+        load(l);
+      } else if (c instanceof Command.Store s) {
+        store(s);
+      } else if (c instanceof Command.Gemm g) {
+        gemm(g);
+      }
+    }
+    throw new IllegalStateException("program ran " + MAX_COMMANDS + " commands without halting");
+  }
+
+  private Result finish(ErrorCause error, int index) {
+    cycles.fill(counters);
+    return new Result(mem, spad, error, index, counters.clone());
+  }
+
+  /** The checks of the class comment for one decoded command. */
+  ErrorCause check(Command c) {
+    long line = p.lineBytes();
+    if (c instanceof Command.Load l) {
+      return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+    } else if (c instanceof Command.Store s) {
+      return checkDma(s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
+    } else if (c instanceof Command.Gemm g) {
+      if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      long kTiles = (g.k() + line - 1) / line;
+      long nTiles = (g.n() + line - 1) / line;
+      boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
+      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
+          && g.w() + (g.k() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
+          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+      return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
+    }
+    return ErrorCause.NONE;
+  }
+
+  private ErrorCause checkDma(long ext, long extStride, long spadAddr, long spadStride, long rowBytes, long rows) {
+    long line = p.lineBytes();
+    if (rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowBytes < 1 || rowBytes > MachineParams.MAX_DMA_ROWS) {
+      return ErrorCause.BAD_SHAPE;
+    }
+    if ((spadAddr | spadStride) % line != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
+      return ErrorCause.SPAD_ADDRESS;
+    }
+    if ((ext | extStride) % line != 0 || ext + (rows - 1) * extStride + rowBytes > p.extMemBytes()) {
+      return ErrorCause.EXT_ADDRESS;
+    }
+    return ErrorCause.NONE;
+  }
+
+  private long beats(long rowBytes, long rows) {
+    return rows * ((rowBytes + p.lineBytes() - 1) / p.lineBytes());
+  }
+
+  private void load(Command.Load l) {
+    for (long r = 0; r < l.rows(); r++) {
+      System.arraycopy(mem, (int) (l.ext() + r * l.extStride()), spad, (int) (l.spad() + r * l.spadStride()),
+          (int) l.rowBytes());
+    }
+    long beats = beats(l.rowBytes(), l.rows());
+    counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
+    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
+    counters[Counter.SPAD_WRITES.ordinal()] += beats;
+    cycles.load(beats);
+  }
+
+  private void store(Command.Store s) {
+    for (long r = 0; r < s.rows(); r++) {
+      System.arraycopy(spad, (int) (s.spad() + r * s.spadStride()), mem, (int) (s.ext() + r * s.extStride()),
+          (int) s.rowBytes());
+    }
+    long beats = beats(s.rowBytes(), s.rows());
+    counters[Counter.DMA_STORE_BYTES.ordinal()] += s.rows() * s.rowBytes();
+    counters[Counter.EXT_WRITE_BEATS.ordinal()] += beats;
+    counters[Counter.SPAD_READS.ordinal()] += beats;
+    cycles.store(beats);
+  }
+
+  private void gemm(Command.Gemm g) {
+    int m = (int) g.m();
+    int k = (int) g.k();
+    int n = (int) g.n();
+    byte[][] x = new byte[m][k];
+    byte[][] w = new byte[k][n];
+    for (int i = 0; i < m; i++) {
+      System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, k);
+    }
+    for (int i = 0; i < k; i++) {
+      System.arraycopy(spad, (int) (g.w() + i * g.wStride()), w[i], 0, n);
+    }
+    int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
+    TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.NONE);
+    TiledGemm.Result r = TiledGemm.run(config, x, w);
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        int a = (int) (g.y() + i * g.yStride() + 4L * j);
+        int v = r.y()[i][j];
+        spad[a] = (byte) v;
+        spad[a + 1] = (byte) (v >>> 8);
+        spad[a + 2] = (byte) (v >>> 16);
+        spad[a + 3] = (byte) (v >>> 24);
+      }
+    }
+    int line = p.lineBytes();
+    long kTiles = (k + line - 1) / line;
+    long nTiles = (n + line - 1) / line;
+    long drainLines = (4L * n + line - 1) / line;
+    counters[Counter.MACS.ordinal()] += (long) m * k * n;
+    counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
+    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + k * nTiles;
+    counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
+    cycles.gemm(m, k, n, g.y(), g.y() + (m - 1) * g.yStride() + 4L * n);
+  }
+}

@@ -1,0 +1,75 @@
+package org.llmnpu.isa;
+
+/**
+ * What a program may assume about the NPU that runs it: the parameters the golden ISA simulator
+ * and the cycle model need. {@code npu-rtl}'s {@code NpuConfig} derives one from its own
+ * parameters; a software stack that targets an NPU holds one.
+ *
+ * @param rows           MAC array rows (K per tile); the array is square, so also its columns
+ * @param lineBytes      bytes per external-memory beat and per scratchpad line (= {@code rows}); every
+ *                       DMA address and stride and every GEMM operand address and stride is a multiple of it
+ * @param spadBytes      scratchpad capacity in bytes, a multiple of {@code lineBytes · spadBanks}
+ * @param spadBanks      scratchpad banks (lines interleaved: bank = line mod banks)
+ * @param extMemBytes    external-memory size in bytes (addresses are 32 bits)
+ * @param mTile          periphery accumulator depth (M rows per chunk)
+ * @param accWidth       accumulator width in bits, 2..32 (results are sign-extended to INT32)
+ * @param icAccumDepth   K tiles folded before a partial-sum write-back; 0 = all
+ * @param maxM           largest GEMM M the engine buffers hold
+ * @param maxK           largest GEMM K
+ * @param maxN           largest GEMM N
+ * @param memLatency     external-memory read latency in cycles, request to data, &ge; 1
+ * @param memBytesPerCycle external-memory bandwidth; the memory accepts one {@code lineBytes} beat every
+ *                       {@code ceil(lineBytes / memBytesPerCycle)} cycles
+ * @param watchdogCycles cycles a memory wait may last before the NPU halts with {@link ErrorCause#WATCHDOG}
+ */
+public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                            int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                            int memBytesPerCycle, int watchdogCycles) {
+
+  /** Largest rows and row bytes of one DMA command, and largest GEMM dimension. */
+  public static final int MAX_DMA_ROWS = 65535;
+
+  public MachineParams {
+    require(rows >= 4 && rows <= 64 && Integer.bitCount(rows) == 1, "rows must be a power of two in 4..64, got " + rows);
+    require(lineBytes == rows, "lineBytes must equal rows (" + rows + "), got " + lineBytes);
+    require(spadBanks >= 1 && spadBanks <= 16 && Integer.bitCount(spadBanks) == 1,
+        "spadBanks must be a power of two in 1..16, got " + spadBanks);
+    require(spadBytes > 0 && spadBytes % (lineBytes * spadBanks) == 0 && Integer.bitCount(spadBytes) == 1,
+        "spadBytes must be a power of two and a multiple of lineBytes·spadBanks (" + lineBytes * spadBanks + "), got "
+            + spadBytes);
+    require(extMemBytes >= 1024 && extMemBytes <= (1L << 32) && extMemBytes % lineBytes == 0,
+        "extMemBytes must be in 1024..2^32 and a multiple of lineBytes, got " + extMemBytes);
+    require(mTile >= 1 && mTile <= 4096, "mTile must be in 1..4096, got " + mTile);
+    require(accWidth >= 2 && accWidth <= 32, "accWidth must be in 2..32, got " + accWidth);
+    require(icAccumDepth >= 0, "icAccumDepth must be >= 0 (0 = all K tiles), got " + icAccumDepth);
+    require(maxM >= 1 && maxM <= 65535, "maxM must be in 1..65535, got " + maxM);
+    require(maxK >= 1 && maxK <= 65535, "maxK must be in 1..65535, got " + maxK);
+    require(maxN >= 1 && maxN <= 65535, "maxN must be in 1..65535, got " + maxN);
+    require(memLatency >= 1 && memLatency <= 1_000_000, "memLatency must be in 1..1000000 cycles, got " + memLatency);
+    require(memBytesPerCycle >= 1 && memBytesPerCycle <= 1024,
+        "memBytesPerCycle must be in 1..1024, got " + memBytesPerCycle);
+    require(watchdogCycles >= 2 && watchdogCycles <= (1 << 24), "watchdogCycles must be in 2..2^24, got " + watchdogCycles);
+  }
+
+  static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /** Cycles between two accepted memory beats: {@code ceil(lineBytes / memBytesPerCycle)}. */
+  public int beatInterval() {
+    return (lineBytes + memBytesPerCycle - 1) / memBytesPerCycle;
+  }
+
+  /** Beats that make up one command: {@code max(1, 32 / lineBytes)}. */
+  public int beatsPerCommand() {
+    return Math.max(1, Command.BYTES / lineBytes);
+  }
+
+  /** The same machine with another memory timing. */
+  public MachineParams withMemory(int latency, int bytesPerCycle) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, latency, bytesPerCycle, watchdogCycles);
+  }
+}

@@ -1,0 +1,63 @@
+package org.llmnpu.isa;
+
+import java.util.Optional;
+
+/**
+ * The NPU's command opcodes (bits 7:0 of word 0 of a command). Code 0 is deliberately
+ * undefined, so a program that runs off its end into zeroed memory halts with
+ * {@link ErrorCause#UNDEFINED_OPCODE} instead of doing something.
+ */
+public enum Opcode {
+  /** 2-D strided DMA from external memory into the scratchpad. */
+  LOAD(0x01, Queue.LOAD),
+  /** 2-D strided DMA from the scratchpad to external memory. */
+  STORE(0x02, Queue.STORE),
+  /** INT8 GEMM {@code Y[M×N] = X[M×K] · W[K×N]} on the MAC array, operands and INT32 results in the scratchpad. */
+  GEMM(0x03, Queue.EXECUTE),
+  /** Waits until every earlier command has finished (all queues drained). */
+  FENCE(0x0E, Queue.NONE),
+  /** Ends the program: the NPU raises {@code done}. */
+  HALT(0x0F, Queue.NONE);
+
+  /** The decoupled queue that executes a command. */
+  public enum Queue { LOAD, EXECUTE, STORE, NONE }
+
+  private final int code;
+  private final Queue queue;
+
+  Opcode(int code, Queue queue) {
+    this.code = code;
+    this.queue = queue;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  public Queue queue() {
+    return queue;
+  }
+
+  /** The mnemonic in {@code .npu} text: the lower-case name. */
+  public String mnemonic() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  public static Optional<Opcode> fromCode(int code) {
+    for (Opcode o : values()) {
+      if (o.code == code) {
+        return Optional.of(o);
+      }
+    }
+    return Optional.empty();
+  }
+
+  public static Optional<Opcode> fromMnemonic(String text) {
+    for (Opcode o : values()) {
+      if (o.mnemonic().equals(text)) {
+        return Optional.of(o);
+      }
+    }
+    return Optional.empty();
+  }
+}

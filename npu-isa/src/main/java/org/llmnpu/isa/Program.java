@@ -1,0 +1,99 @@
+package org.llmnpu.isa;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A command stream: each entry is the eight words of one command (a word array, so that a test
+ * can also hold an undefined opcode). {@link #bytes()} is the image placed in external memory.
+ */
+public final class Program {
+  private final List<int[]> commands;
+
+  public Program(List<int[]> commands) {
+    List<int[]> copy = new ArrayList<>();
+    for (int[] c : commands) {
+      if (c.length != CommandCodec.WORDS) {
+        throw new IllegalArgumentException("a command has " + CommandCodec.WORDS + " words, got " + c.length);
+      }
+      copy.add(c.clone());
+    }
+    this.commands = Collections.unmodifiableList(copy);
+  }
+
+  /** A builder of programs from typed commands. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public int size() {
+    return commands.size();
+  }
+
+  public int[] words(int index) {
+    return commands.get(index).clone();
+  }
+
+  /** Little-endian binary image, {@code 32 · size()} bytes. */
+  public byte[] bytes() {
+    byte[] b = new byte[commands.size() * Command.BYTES];
+    for (int c = 0; c < commands.size(); c++) {
+      int[] w = commands.get(c);
+      for (int i = 0; i < w.length; i++) {
+        for (int k = 0; k < 4; k++) {
+          b[c * Command.BYTES + 4 * i + k] = (byte) (w[i] >>> (8 * k));
+        }
+      }
+    }
+    return b;
+  }
+
+  /** Builds a program command by command. */
+  public static final class Builder {
+    private final List<int[]> commands = new ArrayList<>();
+
+    public Builder add(Command c) {
+      commands.add(CommandCodec.encode(c));
+      return this;
+    }
+
+    /** Adds eight raw words (e.g. an undefined opcode, for tests of the error path). */
+    public Builder raw(int... words) {
+      if (words.length != CommandCodec.WORDS) {
+        throw new IllegalArgumentException("raw command needs " + CommandCodec.WORDS + " words, got " + words.length);
+      }
+      commands.add(words.clone());
+      return this;
+    }
+
+    public Builder load(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) {
+      return add(new Command.Load(ext, extStride, spad, spadStride, rowBytes, rows));
+    }
+
+    public Builder store(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) {
+      return add(new Command.Store(ext, extStride, spad, spadStride, rowBytes, rows));
+    }
+
+    public Builder gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride) {
+      return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride));
+    }
+
+    public Builder fence() {
+      return add(new Command.Fence());
+    }
+
+    public Builder halt() {
+      return add(new Command.Halt());
+    }
+
+    /** Number of commands so far (the index of the next one). */
+    public int size() {
+      return commands.size();
+    }
+
+    public Program build() {
+      return new Program(commands);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package org.llmnpu.isa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.numerics.gemm.IntGemm;
+
+class IsaSimulatorTest {
+  static final MachineParams P = new MachineParams(4, 4, 4096, 2, 1 << 20, 8, 32, 0, 64, 128, 64, 3, 4, 256);
+
+  @Test
+  void stridedDmaAndGemmComputeTheDenseProduct() {
+    byte[] mem = new byte[1 << 20];
+    new Random(2).nextBytes(mem);
+    int m = 5;
+    int k = 7;
+    int n = 6;
+    Program prog = Program.builder()
+        .load(0x1000, 16, 0, 8, k, m)
+        .load(0x2000, 8, 64, 8, n, k)
+        .gemm(m, k, n, 0, 8, 64, 8, 256, 32)
+        .store(0x3000, 32, 256, 32, 4 * n, m)
+        .halt().build();
+    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
+    IsaSimulator.Result r = IsaSimulator.run(P, mem, 0);
+    assertEquals(ErrorCause.NONE, r.error());
+    byte[][] x = new byte[m][k];
+    byte[][] w = new byte[k][n];
+    for (int i = 0; i < m; i++) {
+      System.arraycopy(mem, 0x1000 + 16 * i, x[i], 0, k);
+    }
+    for (int i = 0; i < k; i++) {
+      System.arraycopy(mem, 0x2000 + 8 * i, w[i], 0, n);
+    }
+    int[][] y = IntGemm.gemm(x, w, 32).y();
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        int a = 0x3000 + 32 * i + 4 * j;
+        int v = (r.memory()[a] & 0xFF) | (r.memory()[a + 1] & 0xFF) << 8 | (r.memory()[a + 2] & 0xFF) << 16
+            | r.memory()[a + 3] << 24;
+        assertEquals(y[i][j], v, "y[" + i + "][" + j + "]");
+      }
+    }
+    assertEquals((long) m * k * n, r.counter(Counter.MACS));
+    assertEquals(m * k + k * n, r.counter(Counter.DMA_LOAD_BYTES));
+    assertEquals(5, r.counter(Counter.COMMANDS));
+  }
+
+  @Test
+  void cycleModelOfALoadInIsolation() {
+    // Fetch: 8 beats (32-byte command, 4-byte line) at one per cycle, data 3 cycles later, decode, then
+    // 2 rows × 3 beats; the next fetch one cycle after the last datum.
+    byte[] mem = new byte[1 << 20];
+    Program prog = Program.builder().load(0x1000, 16, 0, 16, 10, 2).halt().build();
+    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
+    IsaSimulator.Result r = IsaSimulator.run(P, mem, 0);
+    long fetch = 7 + 3 + 2;       // last beat at 7, datum at 10, decode at 11, start at 12
+    long load = 5 + 3 + 1;        // 6 beats: last issued at +5, datum at +8, next fetch at +9
+    assertEquals(fetch + load + fetch, r.counter(Counter.CYCLES));
+    assertEquals(load, r.counter(Counter.DMA_CYCLES));
+  }
+}

@@ -1,0 +1,110 @@
+package org.llmnpu.rtl.npu;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+import org.llmnpu.rtl.mac.MacArrayConfig;
+import org.llmnpu.rtl.mac.WeightSparsity;
+
+/**
+ * Parameters of the {@link Npu}, validated on construction (each message names the parameter and
+ * its allowed values); loadable from JSON or YAML with {@link #load}.
+ *
+ * @param rows             MAC array rows = columns, a power of two in 4..64; also the bytes of a
+ *                         scratchpad line and of an external-memory beat
+ * @param spadKiB          scratchpad capacity in KiB (power of two)
+ * @param spadBanks        scratchpad banks, power of two in 1..16 (lines interleaved across banks)
+ * @param extMemMiB        external-memory size in MiB, 1..4096 (addresses are 32 bits)
+ * @param mTile            periphery accumulator depth (M rows per chunk)
+ * @param accWidth         accumulator width in bits, 2..32
+ * @param icAccumDepth     K tiles folded before a partial-sum write-back, 0 = all
+ * @param maxM             largest GEMM M (engine X buffer and result memories)
+ * @param maxK             largest GEMM K (engine X and W buffers)
+ * @param maxN             largest GEMM N (engine W buffer and result memories)
+ * @param memLatency       external-memory read latency in cycles (of the simulation model)
+ * @param memBytesPerCycle external-memory bandwidth in bytes per cycle (of the simulation model)
+ * @param watchdogCycles   cycles any memory wait may last before the NPU halts with a watchdog error
+ */
+public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
+                        int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
+                        int watchdogCycles) {
+
+  public NpuConfig {
+    if (spadKiB < 1 || spadKiB > 65536 || Integer.bitCount(spadKiB) != 1) {
+      throw new IllegalArgumentException("spadKiB must be a power of two in 1..65536, got " + spadKiB);
+    }
+    if (extMemMiB < 1 || extMemMiB > 4096) {
+      throw new IllegalArgumentException("extMemMiB must be in 1..4096, got " + extMemMiB);
+    }
+    machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles);
+    gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+  }
+
+  /**
+   * The issue's default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle;
+   * GEMM tiles up to 64×512×128 (engine buffers 32 + 64 KiB, results 32 KiB; larger GEMMs are tiled by the program).
+   */
+  public static NpuConfig defaults() {
+    return new NpuConfig(16, 256, 4, 16, 16, 32, 0, 64, 512, 128, 32, 16, 4096);
+  }
+
+  /** A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory. */
+  public static NpuConfig small() {
+    return new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256);
+  }
+
+  private static MachineParams machine(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
+                                       int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                                       int memBytesPerCycle, int watchdogCycles) {
+    return new MachineParams(rows, rows, spadKiB * 1024, spadBanks, extMemMiB * (1L << 20), mTile, accWidth,
+        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles);
+  }
+
+  private static GemmEngineConfig gemm(int rows, int accWidth, int mTile, int icAccumDepth, int maxM, int maxK,
+                                       int maxN) {
+    return new GemmEngineConfig(new MacArrayConfig(rows, rows, accWidth, mTile, icAccumDepth, WeightSparsity.NONE),
+        maxM, maxK, maxN);
+  }
+
+  /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
+  public MachineParams machine() {
+    return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles);
+  }
+
+  /** The GEMM engine inside. */
+  public GemmEngineConfig gemm() {
+    return gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+  }
+
+  /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
+  public NpuConfig withMemory(int latency, int bytesPerCycle) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        latency, bytesPerCycle, watchdogCycles);
+  }
+
+  /** Reads a configuration from a {@code .json}, {@code .yaml} or {@code .yml} file; absent fields take the defaults. */
+  public static NpuConfig load(Path file) {
+    String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+    ObjectMapper mapper = name.endsWith(".yaml") || name.endsWith(".yml") ? new ObjectMapper(new YAMLFactory())
+        : new ObjectMapper();
+    mapper.configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+    try {
+      NpuConfig d = defaults();
+      var tree = mapper.readTree(file.toFile());
+      var merged = mapper.valueToTree(d);
+      ((com.fasterxml.jackson.databind.node.ObjectNode) merged).setAll(
+          (com.fasterxml.jackson.databind.node.ObjectNode) tree);
+      return mapper.treeToValue(merged, NpuConfig.class);
+    } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) {
+      throw new IllegalArgumentException(file + ": " + e.getCause().getMessage(), e);
+    } catch (IOException | ClassCastException e) {
+      throw new IllegalArgumentException(file + ": not a valid NPU configuration: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package org.llmnpu.rtl.npu;
+
+import java.util.List;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.ParamSpec;
+import org.llmnpu.hdl.gen.Params;
+
+/** Registers {@code npu}: the {@link Npu} system (command fetch, DMA, scratchpad, GEMM engine, counters). */
+public final class NpuGenerator implements BlockGenerator {
+  @Override
+  public String name() {
+    return "npu";
+  }
+
+  @Override
+  public String description() {
+    return "the NPU system: fetches npu-isa commands from external memory; DMA, banked scratchpad, GEMM engine, "
+        + "counters, error halts";
+  }
+
+  @Override
+  public List<ParamSpec> params() {
+    NpuConfig d = NpuConfig.defaults();
+    return List.of(
+        ParamSpec.integer("rows", d.rows(), 4, 64, "MAC array rows = columns (power of two); bytes per line and beat"),
+        ParamSpec.integer("spadKiB", d.spadKiB(), 1, 65536, "scratchpad KiB (power of two)"),
+        ParamSpec.integer("spadBanks", d.spadBanks(), 1, 16, "scratchpad banks (power of two)"),
+        ParamSpec.integer("extMemMiB", d.extMemMiB(), 1, 4096, "external-memory MiB"),
+        ParamSpec.integer("mTile", d.mTile(), 2, 1024, "periphery accumulator depth"),
+        ParamSpec.integer("accWidth", d.accWidth(), 2, 32, "accumulator bits"),
+        ParamSpec.integer("icAccumDepth", d.icAccumDepth(), 0, 65535, "K tiles folded per write-back, 0 = all"),
+        ParamSpec.integer("maxM", d.maxM(), 1, 65535, "largest GEMM M"),
+        ParamSpec.integer("maxK", d.maxK(), 1, 65535, "largest GEMM K"),
+        ParamSpec.integer("maxN", d.maxN(), 1, 65535, "largest GEMM N"),
+        ParamSpec.integer("watchdogCycles", d.watchdogCycles(), 2, 1 << 24, "cycles a memory wait may last"));
+  }
+
+  @Override
+  public Module build(Params p) {
+    NpuConfig d = NpuConfig.defaults();
+    return new Npu(new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
+        p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
+        p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles")));
+  }
+}

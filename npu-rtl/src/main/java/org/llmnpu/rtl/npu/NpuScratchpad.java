@@ -1,0 +1,59 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.isa.MachineParams;
+
+/**
+ * The {@link Npu}'s scratchpad: {@code spadBanks} memories of {@code rows}-byte lines, line
+ * {@code l} in bank {@code l mod banks}; one write port with a byte mask and one asynchronous
+ * read port, addressed by line. Each bank is one memory in the Verilog, so the PPA flow
+ * black-boxes it as an SRAM macro.
+ */
+final class NpuScratchpad {
+  final UInt readLine;
+  final Bool write;
+  final UInt writeLine;
+  final UInt writeData;
+  final Bits writeMask;
+  final UInt readData;
+
+  NpuScratchpad(Npu npu, MachineParams p) {
+    int line = p.lineBytes();
+    int lineBits = 8 * line;
+    int spadLines = p.spadBytes() / line;
+    int bankBits = Integer.numberOfTrailingZeros(p.spadBanks());
+    int lineAddrBits = Integer.numberOfTrailingZeros(spadLines);
+    readLine = npu.wireOf("spad_readLine", uint(lineAddrBits));
+    write = npu.wireOf("spad_write", bool());
+    writeLine = npu.wireOf("spad_writeLine", uint(lineAddrBits));
+    writeData = npu.wireOf("spad_writeData", uint(lineBits));
+    writeMask = npu.wireOf("spad_writeMask", bits(line));
+    List<UInt> bankRead = new ArrayList<>();
+    for (int b = 0; b < p.spadBanks(); b++) {
+      Mem<UInt> bank = npu.memOf("spad_bank" + b, uint(lineBits), spadLines / p.spadBanks());
+      Bool selected = bankBits == 0 ? write : write.and(writeLine.lsbs(bankBits).eq(b));
+      UInt row = bankBits == 0 ? writeLine : writeLine.slice(lineAddrBits - 1, bankBits);
+      UInt readRow = bankBits == 0 ? readLine : readLine.slice(lineAddrBits - 1, bankBits);
+      npu.whenDo(selected, () -> bank.write(row, writeData, writeMask));
+      bankRead.add(bank.readAsync(readRow));
+    }
+    UInt data = bankRead.get(0);
+    if (bankBits > 0) {
+      UInt sel = readLine.lsbs(bankBits);
+      for (int b = 1; b < p.spadBanks(); b++) {
+        data = mux(sel.eq(b), bankRead.get(b), data);
+      }
+    }
+    readData = npu.wireOf("spad_readData", data);
+  }
+}

@@ -1,0 +1,44 @@
+package org.llmnpu.rtl.npu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NpuConfigTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void yamlAndJsonOverrideTheDefaults() throws Exception {
+    Path yaml = dir.resolve("npu.yaml");
+    Files.writeString(yaml, "rows: 8\nspadKiB: 64\nmemLatency: 10\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(8, c.rows());
+    assertEquals(64, c.spadKiB());
+    assertEquals(10, c.memLatency());
+    assertEquals(NpuConfig.defaults().spadBanks(), c.spadBanks());
+    Path json = dir.resolve("npu.json");
+    Files.writeString(json, "{\"maxM\": 32, \"memBytesPerCycle\": 8}");
+    assertEquals(32, NpuConfig.load(json).maxM());
+    assertEquals(2, NpuConfig.load(json).machine().beatInterval());
+  }
+
+  @Test
+  void badValuesNameTheParameter() throws Exception {
+    Path yaml = dir.resolve("bad.yaml");
+    Files.writeString(yaml, "rows: 12\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("rows must be a power of two in 4..64, got 12"), e.getMessage());
+    Files.writeString(yaml, "spadKB: 12\n");
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("spadKB"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> new NpuConfig(16, 3, 4, 16, 16, 32, 0, 64, 512, 128, 32,
+        16, 4096));
+    assertTrue(e.getMessage().startsWith("spadKiB must be a power of two"), e.getMessage());
+  }
+}
