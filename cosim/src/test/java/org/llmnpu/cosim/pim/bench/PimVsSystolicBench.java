@@ -65,8 +65,6 @@ public final class PimVsSystolicBench {
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16"), true);
     CellFigures pimSerial = ppa("pim-macro INT8 bit-serial (k=1)", "pim-macro",
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16"), false);
-    CellFigures pimParallel = ppa("pim-macro INT8 bit-parallel (k=8)", "pim-macro",
-        Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16", "bitsPerCycle", "8"), false);
     CellFigures pimPre = ppa("pim-macro FP8 E4M3 pre-alignment (8 bits)", "pim-macro",
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16", "precision", "fp8_e4m3", "alignment", "pre"), false);
     CellFigures pimPost = ppa("pim-macro FP8 E4M3 post-alignment", "pim-macro",
@@ -74,7 +72,7 @@ public final class PimVsSystolicBench {
     System.out.printf(Locale.ROOT, "%n## Synthesized %d×%d instances (osu018, %.0f ns clock, activity 0.1), per cell%n%n", PPA_SIZE, PPA_SIZE, CLOCK_NS);
     System.out.println("| design | area / cell (µm², 180 nm) | of which std cells | of which modelled SRAM/bitcells | energy / cycle / cell (pJ, 180 nm) | Fmax (MHz) |");
     System.out.println("|---|---|---|---|---|---|");
-    for (CellFigures f : List.of(sys, pimSerial, pimParallel, pimPre, pimPost)) {
+    for (CellFigures f : List.of(sys, pimSerial, pimPre, pimPost)) {
       System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.2f | %.0f |%n", f.name, f.areaUm2, f.stdAreaUm2,
           f.sramAreaUm2, f.energyPerCyclePj, f.fmaxMhz);
     }
