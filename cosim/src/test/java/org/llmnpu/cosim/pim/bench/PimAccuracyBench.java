@@ -32,7 +32,8 @@ import org.llmnpu.sw.model.Ops;
 public final class PimAccuracyBench {
   @org.junit.jupiter.api.Test
   void figures() throws Exception {
-    main(new String[] {System.getProperty("pim.checkpoint", "/work/shared/models/stories260K.bin")});
+    main(new String[] {System.getProperty("pim.checkpoint", "/work/shared/models/stories260K.bin"),
+        System.getProperty("pim.steps", "64")});
   }
 
   public static void main(String[] args) throws Exception {
@@ -78,6 +79,65 @@ public final class PimAccuracyBench {
     }
     List<float[]> int8 = run(w, tokens, steps, PimAccuracyBench::int8Matvec, false);
     report("INT8 (per-row weights, per-vector inputs; exact INT macro)", Double.NaN, refLogits, int8);
+    rtlOnRealData(w);
+  }
+
+  /**
+   * The RTL itself on real operands: layer 0's gate projection (64 → 172, ragged N) for the
+   * activations of the first tokens, FP8 E4M3 codes, on a 16×16 macro in Verilator, PRE and POST.
+   */
+  static void rtlOnRealData(ModelWeights w) {
+    ModelConfig c = w.config();
+    int tokensUsed = 4;
+    float[][] xs = new float[tokensUsed][];
+    DenseKvCache kv = new DenseKvCache(c, tokensUsed);
+    org.llmnpu.sw.model.Transformer t = new org.llmnpu.sw.model.Transformer(w);
+    int[] prompt = new int[tokensUsed];
+    prompt[0] = 1;
+    for (int p = 0; p + 1 < tokensUsed; p++) {
+      prompt[p + 1] = Ops.argmax(t.forward(prompt[p], p, kv));
+    }
+    for (int p = 0; p < tokensUsed; p++) {
+      org.llmnpu.sw.model.LayerActivations a = org.llmnpu.sw.model.LayerActivations.capture(t,
+          java.util.Arrays.copyOf(prompt, p + 1), 0);
+      xs[p] = Ops.rmsNorm(a.residualMid(), w.layers()[0].ffnNorm(), c.normEps());
+    }
+    float[][] gate = w.layers()[0].w1();
+    FloatFormat f = FloatFormat.FP8_E4M3;
+    long[][] xq = new long[tokensUsed][c.dim()];
+    for (int p = 0; p < tokensUsed; p++) {
+      double s = pow2Scale(xs[p], f);
+      for (int i = 0; i < c.dim(); i++) {
+        xq[p][i] = f.encode(xs[p][i] / s, org.llmnpu.numerics.fp.Rounding.NEAREST_EVEN, org.llmnpu.numerics.fp.Overflow.SATURATE);
+      }
+    }
+    long[][] wq = new long[c.dim()][gate.length];
+    for (int o = 0; o < gate.length; o++) {
+      double s = pow2Scale(gate[o], f);
+      for (int i = 0; i < c.dim(); i++) {
+        wq[i][o] = f.encode(gate[o][i] / s, org.llmnpu.numerics.fp.Rounding.NEAREST_EVEN, org.llmnpu.numerics.fp.Overflow.SATURATE);
+      }
+    }
+    System.out.printf(Locale.ROOT, "%nRTL on real operands: layer 0 w1 (K=%d, N=%d), M=%d tokens, FP8 E4M3, 16x16 macro, Verilator%n",
+        c.dim(), gate.length, tokensUsed);
+    for (org.llmnpu.pim.PimMacroConfig.Alignment a : new org.llmnpu.pim.PimMacroConfig.Alignment[] {
+        org.llmnpu.pim.PimMacroConfig.Alignment.PRE, org.llmnpu.pim.PimMacroConfig.Alignment.POST}) {
+      org.llmnpu.pim.PimMacroConfig mc = new org.llmnpu.pim.PimMacroConfig(16, 16, org.llmnpu.pim.PimPrecision.FP8_E4M3, a,
+          8, 1, 8, 32, 16, 0);
+      long t0 = System.nanoTime();
+      org.llmnpu.cosim.pim.PimCosim.Outcome o = org.llmnpu.cosim.pim.PimCosim.run(mc, xq, wq,
+          org.llmnpu.verilator.SimOptions.fromEnvironment());
+      System.out.printf(Locale.ROOT, "  %s: bit-exact %s, RTL cycles %d (formula %d), SNR vs FP64 of the FP8 operands %.1f dB (%.1f s)%n",
+          a, o.bitExact() ? "yes" : "NO", o.rtlCycles(), o.modelCycles(), o.snrDb(), (System.nanoTime() - t0) / 1e9);
+    }
+  }
+
+  private static double pow2Scale(float[] v, FloatFormat f) {
+    double max = 0;
+    for (float x : v) {
+      max = Math.max(max, Math.abs(x));
+    }
+    return max == 0 ? 1 : Math.scalb(1.0, (int) Math.ceil(Math.log(max / f.maxFinite()) / Math.log(2)));
   }
 
   private static void report(String name, double alignSnr, List<float[]> ref, List<float[]> got) {

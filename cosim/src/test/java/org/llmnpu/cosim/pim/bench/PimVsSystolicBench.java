@@ -70,11 +70,14 @@ public final class PimVsSystolicBench {
     CellFigures pimPost = ppa("pim-macro FP8 E4M3 post-alignment", "pim-macro",
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16", "precision", "fp8_e4m3", "alignment", "post"), false);
     System.out.printf(Locale.ROOT, "%n## Synthesized %d×%d instances (osu018, %.0f ns clock, activity 0.1), per cell%n%n", PPA_SIZE, PPA_SIZE, CLOCK_NS);
-    System.out.println("| design | area / cell (µm², 180 nm) | of which std cells | of which modelled SRAM/bitcells | energy / cycle / cell (pJ, 180 nm) | Fmax (MHz) |");
-    System.out.println("|---|---|---|---|---|---|");
-    for (CellFigures f : List.of(sys, pimSerial, pimPre, pimPost)) {
-      System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.2f | %.0f |%n", f.name, f.areaUm2, f.stdAreaUm2,
-          f.sramAreaUm2, f.energyPerCyclePj, f.fmaxMhz);
+    System.out.println("| design | area / cell (µm², 180 nm) | of which std cells | of which modelled SRAM/bitcells | energy / cycle / cell (pJ, 180 nm) | cycles per MVM | energy / MAC (pJ, 180 nm) | Fmax (MHz) |");
+    System.out.println("|---|---|---|---|---|---|---|---|");
+    int[] mvmCycles = {1, 8, 9, 4};
+    List<CellFigures> all = List.of(sys, pimSerial, pimPre, pimPost);
+    for (int i = 0; i < all.size(); i++) {
+      CellFigures f = all.get(i);
+      System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.2f | %d | %.1f | %.0f |%n", f.name, f.areaUm2, f.stdAreaUm2,
+          f.sramAreaUm2, f.energyPerCyclePj, mvmCycles[i], f.energyPerCyclePj * mvmCycles[i], f.fmaxMhz);
     }
 
     MacArrayConfig array = new MacArrayConfig(SIZE, SIZE, 32, 16, MacArrayConfig.ALL_K_TILES, WeightSparsity.NONE);
@@ -85,11 +88,16 @@ public final class PimVsSystolicBench {
     System.out.printf(Locale.ROOT, "%n## Cycles and energy, %d×%d each (equal MAC count); equal area = %d bit-serial macros per array%n%n",
         SIZE, SIZE, macrosAtEqualArea);
     System.out.printf(Locale.ROOT, "Weight movement: %.1f pJ per byte read from a 256 KiB weight SRAM (SramModel, 180 nm); "
-        + "energy = cells × energy/cycle/cell × cycles + weight bytes moved × that. "
+        + "energy = cells × energy/cycle/cell × cycles + weight bytes moved × that (every cycle costs the measured "
+        + "power at activity 0.1, busy or idle: this OpenSTA build reads no VCD). Times at each design's Fmax. "
         + "PiM 'resident' = the weights already sit in the bitcells (no weight-write cycles or traffic per GEMM).%n%n", weightBytePj);
-    System.out.println("| shape | M×K×N | systolic cycles | PiM k=1 cycles (reload) | PiM k=8 cycles (reload) | PiM k=1 resident cycles | PiM k=1 ×" + macrosAtEqualArea
-        + " macros (equal area, reload) | weight bytes moved (systolic = PiM reload) | psum write-backs (icAccumDepth 1, both) | energy systolic (nJ) | energy PiM k=1 reload (nJ) | energy PiM k=1 resident (nJ) | systolic / PiM resident energy |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    StringBuilder cyclesTable = new StringBuilder();
+    StringBuilder energyTable = new StringBuilder();
+    cyclesTable.append("| shape | M×K×N | systolic cycles | PiM k=1 cycles (reload) | PiM k=8 cycles (reload) | PiM k=1 cycles (resident) | PiM k=1 ×")
+        .append(macrosAtEqualArea).append(" macros (equal area, reload) | systolic time (µs) | PiM k=1 reload time (µs) | PiM k=1 resident time (µs) | systolic / PiM time, reload | systolic / PiM time, resident |\n")
+        .append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    energyTable.append("| shape | weight bytes moved per GEMM (systolic = PiM reload; resident 0) | psum write-backs, icAccumDepth 1 (both engines) | energy systolic (nJ) | energy PiM k=1 reload (nJ) | energy PiM k=1 resident (nJ) | systolic / PiM energy, reload | systolic / PiM energy, resident |\n")
+        .append("|---|---|---|---|---|---|---|---|\n");
     for (Shape s : SHAPES) {
       long sysCycles = GemmCycleModel.cycles(array, s.m, s.k, s.n);
       long pimCycles = PimCycleModel.gemmCycles(serial, s.m, s.k, s.n);
@@ -107,14 +115,20 @@ public final class PimVsSystolicBench {
       if (psum != psumPim) {
         throw new IllegalStateException("psum traffic formulas disagree for " + s);
       }
+      double tSys = sysCycles / sys.fmaxMhz;
+      double tPim = pimCycles / pimSerial.fmaxMhz;
+      double tRes = resident / pimSerial.fmaxMhz;
+      cyclesTable.append(String.format(Locale.ROOT, "| %s | %d×%d×%d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f× | %.2f× |%n",
+          s.name, s.m, s.k, s.n, sysCycles, pimCycles, parCycles, resident, equalArea, tSys, tPim, tRes, tSys / tPim, tSys / tRes));
       double cells = (double) SIZE * SIZE;
       double eSys = cells * sys.energyPerCyclePj * sysCycles + weightBytes * weightBytePj;
       double ePim = cells * pimSerial.energyPerCyclePj * pimCycles + weightBytes * weightBytePj;
       double eRes = cells * pimSerial.energyPerCyclePj * resident;
-      System.out.printf(Locale.ROOT, "| %s | %d×%d×%d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %.1f | %.2f× |%n",
-          s.name, s.m, s.k, s.n, sysCycles, pimCycles, parCycles, resident, equalArea, weightBytes, psum,
-          eSys / 1000, ePim / 1000, eRes / 1000, eSys / eRes);
+      energyTable.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f | %.1f | %.2f× | %.2f× |%n",
+          s.name, weightBytes, psum, eSys / 1000, ePim / 1000, eRes / 1000, eSys / ePim, eSys / eRes));
     }
+    System.out.println(cyclesTable);
+    System.out.println(energyTable);
     System.out.printf(Locale.ROOT, "%nEnergies at 180 nm; ×%.4f at 45 nm and ×%.5f at 7 nm (Stillmaker & Baas 2017) leave the ratios unchanged.%n",
         NodeScaling.energy(NodeScaling.Node.N180, 1.8, NodeScaling.Node.N45),
         NodeScaling.energy(NodeScaling.Node.N180, 1.8, NodeScaling.Node.N7));
