@@ -61,7 +61,7 @@ public final class CosimPimCommand implements Callable<Integer> {
       range("--n", n, 1, 65536);
       c = pm.config(rows, cols, fp8, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth());
     } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage().startsWith("--") ? e.getMessage() : "pim: " + e.getMessage());
+      System.err.println(optionMessage(e.getMessage()));
       return 2;
     }
     PimCosim.Outcome o = PimCosim.random(c, m, k, n, seed, SimOptions.fromEnvironment());
@@ -95,6 +95,20 @@ public final class CosimPimCommand implements Callable<Integer> {
       }
     }
     return o.bitExact() && o.cyclesMatch() ? 0 : 1;
+  }
+
+  private static final String[][] OPTION_OF_FIELD = {
+      {"rows", "--rows"}, {"cols", "--cols"}, {"inBits", "--in-bits"}, {"bitsPerCycle", "--bits-per-cycle"},
+      {"alignBits", "--align-bits"}, {"accWidth", "--acc-width"}, {"mTile", "--m-tile"}, {"icAccumDepth", "--ic-accum"}};
+
+  /** A config message names the record field; the user typed the option: name that instead. */
+  static String optionMessage(String message) {
+    for (String[] f : OPTION_OF_FIELD) {
+      if (message.startsWith(f[0] + " ")) {
+        return f[1] + ": " + message.substring(f[0].length() + 1);
+      }
+    }
+    return message;
   }
 
   private int icAccumDepth() {
