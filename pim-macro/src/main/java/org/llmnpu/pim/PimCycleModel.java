@@ -15,8 +15,14 @@ package org.llmnpu.pim;
  * The first vector of a tile is accepted in the tile's last write cycle, vectors then stream back
  * to back (one per C cycles), the next tile's writes start right after the last vector's last
  * chunk (they overlap its periphery cycle), and the +1 is the last vector's periphery cycle, in
- * which the last result leaves. Weights are not double-buffered: the array cannot compute while
- * it is written, which is why decode GEMVs (M = 1) are dominated by the W term.
+ * which the last result leaves. With one weight bank the array cannot compute while it is written,
+ * which is why decode GEMVs (M = 1) are dominated by the W term.
+ *
+ * <p>With two banks ({@code weightBanks = 2}) tile j+1 is written into the shadow bank from the
+ * cycle after tile j's first vector swapped the banks, so with {@code mc_j} the vectors of tile j:
+ * <pre>
+ *   cycles  = W + Σ_{j &lt; T−1} max(W, mc_j · C) + mc_{T−1} · C + 1      (T tiles in order)
+ * </pre>
  *
  * <p>Psum traffic (elements of {@code accWidth} bits): row groups are folded {@code icAccumDepth}
  * at a time, so {@code psumWritebacks = psumReadbacks = (kGroups − 1) · M · N}, plus {@code M · N}
@@ -35,7 +41,24 @@ public final class PimCycleModel {
     long nTiles = ceilDiv(n, c.cols());
     long kTiles = ceilDiv(k, c.rows());
     long mChunks = ceilDiv(m, c.mTile());
-    return nTiles * kTiles * (mChunks * c.tileWriteCycles() + (long) m * c.cyclesPerMvm()) + 1;
+    long w = c.tileWriteCycles();
+    long cpm = c.cyclesPerMvm();
+    if (!c.doubleBuffered()) {
+      return nTiles * kTiles * (mChunks * w + (long) m * cpm) + 1;
+    }
+    long total = w + 1;
+    long tiles = nTiles * mChunks * kTiles;
+    long done = 0;
+    for (long nt = 0; nt < nTiles; nt++) {
+      for (long m0 = 0; m0 < m; m0 += c.mTile()) {
+        long mc = Math.min(c.mTile(), m - m0);
+        for (long kt = 0; kt < kTiles; kt++) {
+          done++;
+          total += done < tiles ? Math.max(w, mc * cpm) : mc * cpm;
+        }
+      }
+    }
+    return total;
   }
 
   /** Row groups folded per psum write-back for a K (all of them when icAccumDepth is 0). */

@@ -30,7 +30,10 @@ import org.llmnpu.hdl.UInt;
  * <ul>
  *   <li>weights: {@code wrEn}, {@code wrRow}, {@code wrData} ({@code cols × cellBits}) write one
  *       bitcell row per cycle; PRE also {@code expWrEn}, {@code expData} ({@code cols × e}) for the
- *       columns' group exponents. Writes are taken only when {@code wrReady} (not computing).</li>
+ *       columns' group exponents. With one bank, writes are taken only when {@code wrReady} (not
+ *       computing). With {@code weightBanks = 2} writes always go to the bank that is not
+ *       computing ({@code wrReady} stays high), and an input vector with {@code inSwap} makes the
+ *       freshly written bank the active one for itself and the vectors after it.</li>
  *   <li>inputs: {@code inValid}/{@code inReady}, {@code inData} ({@code rows × inputBits}: INT
  *       two's complement or FP8 codes) with the tag {@code inBank} (psum bank entry), {@code inFirst}
  *       (first row group of a fold: the base is {@code psumIn}), {@code inLast} (last row group of
@@ -67,6 +70,7 @@ public final class PimMacro extends Module {
   public final UInt inBank;
   public final Bool inFirst = in(bool());
   public final Bool inLast = in(bool());
+  public final Bool inSwap;
   public final Bits psumIn;
   public final Bool outValid = out(bool());
   public final Bool outFirst = out(bool());
@@ -87,6 +91,8 @@ public final class PimMacro extends Module {
     int chunkCount = c.cyclesPerMvm();
     int serialWidth = chunkCount * k;
     int bankBits = Math.max(1, log2Ceil(c.mTile()));
+    boolean db = c.doubleBuffered();
+    inSwap = db ? in(bool()) : null;
     wrRow = in(uint(Math.max(1, log2Ceil(rows))));
     wrData = in(bits(cols * c.cellBits()));
     expWrEn = pre ? in(bool()) : null;
@@ -101,7 +107,11 @@ public final class PimMacro extends Module {
     Bool lastChunk = wire("lastChunk", busy.and(count.eq(chunkCount - 1)));
     Bool accept = wire("accept", inValid.and(busy.not().or(lastChunk)));
     inReady.set(busy.not().or(lastChunk));
-    wrReady.set(busy.not());
+    wrReady.set(db ? lit(true) : busy.not());
+    Bool activeBank = db ? regInit("activeBank", bool(), 0) : null;
+    if (db) {
+      when(accept.and(inSwap), () -> activeBank.set(activeBank.not()));
+    }
     when(accept, () -> {
       busy.set(lit(true));
       count.set(uintLit(0, count.width()));
@@ -111,7 +121,14 @@ public final class PimMacro extends Module {
     }).elseWhen(busy, () -> count.set(count.add(1)));
 
     Mem<Bits> bitcells = mem("bitcells", bits(cols * c.cellBits()), rows);
-    when(wrEn.and(busy.not()), () -> bitcells.write(wrRow.resize(bitcells.addressWidth()), wrData));
+    Mem<Bits> shadow = db ? mem("bitcellsShadow", bits(cols * c.cellBits()), rows) : null;
+    if (db) {
+      // the bank not computing takes the writes: bank 0 is "bitcells", bank 1 "bitcellsShadow"
+      when(wrEn.and(activeBank), () -> bitcells.write(wrRow.resize(bitcells.addressWidth()), wrData));
+      when(wrEn.and(activeBank.not()), () -> shadow.write(wrRow.resize(shadow.addressWidth()), wrData));
+    } else {
+      when(wrEn.and(busy.not()), () -> bitcells.write(wrRow.resize(bitcells.addressWidth()), wrData));
+    }
 
     InputRows input = new InputRows(serialWidth, e, accept);
     List<HwValue> chunkList = new ArrayList<>();
@@ -145,17 +162,30 @@ public final class PimMacro extends Module {
 
     List<UInt> colExp = new ArrayList<>();
     if (pre) {
+      // the bank of the vector in its periphery cycle: the one active during its last chunk
+      Bool periphBankSel = db ? regNext("periphBankSel", activeBank) : null;
       for (int j = 0; j < cols; j++) {
-        UInt ce = reg("colExp_" + j, uint(e));
         int jj = j;
-        when(expWrEn.and(busy.not()), () -> ce.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
-        colExp.add(ce);
+        UInt ce = reg("colExp_" + j, uint(e));
+        if (!db) {
+          when(expWrEn.and(busy.not()), () -> ce.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
+          colExp.add(ce);
+          continue;
+        }
+        UInt cs = reg("colExpShadow_" + j, uint(e));
+        when(expWrEn.and(activeBank), () -> ce.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
+        when(expWrEn.and(activeBank.not()), () -> cs.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
+        colExp.add(wire("colExpUsed_" + j, mux(periphBankSel, cs, ce)));
       }
     }
 
     List<Bits> rowWords = new ArrayList<>();
     for (int r = 0; r < rows; r++) {
-      rowWords.add(wire("row_" + r, bitcells.readAsync(uintLit(r, bitcells.addressWidth()))));
+      Bits word = bitcells.readAsync(uintLit(r, bitcells.addressWidth()));
+      if (db) {
+        word = mux(activeBank, shadow.readAsync(uintLit(r, shadow.addressWidth())), word);
+      }
+      rowWords.add(wire("row_" + r, word));
     }
     List<HwValue> results = new ArrayList<>();
     Bool anyOverflow = lit(false);

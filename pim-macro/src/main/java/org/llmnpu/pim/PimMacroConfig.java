@@ -18,9 +18,12 @@ import static org.llmnpu.hdl.Hw.log2Ceil;
  * @param mTile psum entries per column in the periphery bank (input vectors folded per weight tile), 2..1024
  * @param icAccumDepth row groups folded in the periphery before a psum write-back (0 = all); used by
  *                     the command sequence ({@link PimMacroDriver}, {@link PimCycleModel}), not the datapath
+ * @param weightBanks 1, or 2 = double-buffered bitcells: the next weight tile is written into the
+ *                    shadow bank while the active one computes, and the first vector of a tile swaps them
  */
 public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignment alignment, int inBits,
-                             int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth) {
+                             int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth,
+                             int weightBanks) {
 
   /** Where FP exponents are aligned; {@link #NONE} for INT modes. */
   public enum Alignment { NONE, PRE, POST }
@@ -59,6 +62,23 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
     if (precision.isFp()) {
       accWidth = fpAccWidth(precision, alignment, alignBits, rows);
     }
+    require(weightBanks == 1 || weightBanks == 2, "weightBanks must be 1 or 2, got " + weightBanks);
+  }
+
+  /** A single-bank macro (weights written between tiles, no double buffering). */
+  public PimMacroConfig(int rows, int cols, PimPrecision precision, Alignment alignment, int inBits,
+                        int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth) {
+    this(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth, 1);
+  }
+
+  /** This configuration with {@code banks} weight banks. */
+  public PimMacroConfig withWeightBanks(int banks) {
+    return new PimMacroConfig(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile,
+        icAccumDepth, banks);
+  }
+
+  public boolean doubleBuffered() {
+    return weightBanks == 2;
   }
 
   /** INT8 weights, INT8 inputs bit-serial, 64×64, 32-bit psums, mTile 16, all groups folded. */
@@ -125,6 +145,7 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
         ? precision.cliName() + "_" + alignment.name().toLowerCase(java.util.Locale.ROOT)
           + (alignment == Alignment.PRE ? alignBits : "")
         : precision.cliName() + "_i" + inBits;
-    return rows + "x" + cols + "_" + mode + "_k" + bitsPerCycle + "_a" + accWidth + "_m" + mTile;
+    return rows + "x" + cols + "_" + mode + "_k" + bitsPerCycle + "_a" + accWidth + "_m" + mTile
+        + (weightBanks == 2 ? "_db" : "");
   }
 }

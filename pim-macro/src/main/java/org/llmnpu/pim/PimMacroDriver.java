@@ -16,7 +16,9 @@ import org.llmnpu.hdl.sim.Simulator;
  * writes its psums back (or delivers the final results). Ragged K pads inputs and weights with 0
  * (INT 0, FP +0); ragged N leaves columns unused; ragged M makes a short last chunk.
  *
- * <p>The driver waits for {@code wrReady}/{@code inReady} and follows {@code outValid}, so the cycle
+ * <p>With two weight banks the next tile is written while the current one computes (its first
+ * vector carries {@code inSwap}). The driver waits for {@code wrReady}/{@code inReady} and
+ * follows {@code outValid}, so the cycle
  * count it reports is the RTL's own: from the first write cycle to the cycle the last result
  * leaves, inclusive.
  */
@@ -36,10 +38,15 @@ public final class PimMacroDriver {
     this.c = config;
   }
 
-  private record Op(boolean write, boolean exp, int row, BigInteger data, Vec vec) {
+  private record Op(boolean exp, int row, BigInteger data) {
   }
 
-  private record Vec(int m, int n0, int nc, int bank, boolean first, boolean last, boolean fin, boolean readback) {
+  private record Vec(int m, int n0, int nc, int bank, boolean first, boolean last, boolean fin, boolean readback,
+                     BigInteger data) {
+  }
+
+  /** One weight tile: its write commands, then the input vectors that use it. */
+  private record Tile(List<Op> writes, List<Vec> vectors) {
   }
 
   /**
@@ -57,18 +64,19 @@ public final class PimMacroDriver {
     long[] writebacks = {0};
     long[] readbacks = {0};
     long start = sim.cycle();
-    List<Op> ops = new ArrayList<>();
+    List<Tile> tiles = new ArrayList<>();
     for (int n0 = 0; n0 < n; n0 += cols) {
       int nc = Math.min(cols, n - n0);
       for (int m0 = 0; m0 < m; m0 += c.mTile()) {
         int mc = Math.min(c.mTile(), m - m0);
         for (int t = 0; t < kTiles; t++) {
+          List<Op> writes = new ArrayList<>();
           for (int r = 0; r < rows; r++) {
             BigInteger word = BigInteger.ZERO;
             for (int j = nc - 1; j >= 0; j--) {
               word = word.shiftLeft(c.cellBits()).or(bits(w.cell(t, r, n0 + j), c.cellBits()));
             }
-            ops.add(new Op(true, false, r, word, null));
+            writes.add(new Op(false, r, word));
           }
           if (c.alignment() == PimMacroConfig.Alignment.PRE) {
             int e = c.precision().exponentBits;
@@ -76,33 +84,47 @@ public final class PimMacroDriver {
             for (int j = cols - 1; j >= 0; j--) {
               word = word.shiftLeft(e).or(BigInteger.valueOf(j < nc ? w.columnExponent(t, n0 + j) : 1));
             }
-            ops.add(new Op(true, true, 0, word, null));
+            writes.add(new Op(true, 0, word));
           }
           boolean first = t % perFold == 0;
           boolean last = (t + 1) % perFold == 0 || t == kTiles - 1;
+          List<Vec> vectors = new ArrayList<>();
           for (int i = 0; i < mc; i++) {
-            ops.add(new Op(false, false, 0, inputWord(x[m0 + i], t),
-                new Vec(m0 + i, n0, nc, i, first, last, t == kTiles - 1, first && t > 0)));
+            vectors.add(new Vec(m0 + i, n0, nc, i, first, last, t == kTiles - 1, first && t > 0,
+                inputWord(x[m0 + i], t)));
           }
+          tiles.add(new Tile(writes, vectors));
         }
       }
     }
-    long lastOut = execute(ops, y, psums, writebacks, readbacks);
+    long lastOut = execute(tiles, y, psums, writebacks, readbacks);
     boolean overflow = sim.peekLong("overflow") != 0;
     boolean special = sim.peekLong("special") != 0;
     return new Run(y, lastOut - start + 1, writebacks[0], readbacks[0], overflow, special);
   }
 
-  private long execute(List<Op> ops, BigInteger[][] y, BigInteger[][] psums, long[] writebacks, long[] readbacks) {
+  /**
+   * Issues at most one weight write and one input vector per cycle. One bank: a tile's writes
+   * start when the previous tile's vectors are all issued and the array is idle ({@code wrReady}).
+   * Two banks: they start once the previous tile's first vector has swapped the banks. A tile's
+   * vectors start when its last write is issued (the same cycle is fine) and {@code inReady}.
+   */
+  private long execute(List<Tile> tiles, BigInteger[][] y, BigInteger[][] psums, long[] writebacks,
+                       long[] readbacks) {
     ArrayDeque<Vec> inFlight = new ArrayDeque<>();
-    int next = 0;
+    int wTile = 0;
+    int wIdx = 0;
+    int vTile = 0;
+    int vIdx = 0;
     long lastOut = sim.cycle();
-    long limit = sim.cycle() + 64L * ops.size() * (c.cyclesPerMvm() + 2) + 100;
+    long ops = tiles.stream().mapToLong(t -> t.writes.size() + t.vectors.size()).sum();
+    long limit = sim.cycle() + 4L * ops * (c.cyclesPerMvm() + 2) + 100;
     boolean pre = c.alignment() == PimMacroConfig.Alignment.PRE;
-    while (next < ops.size() || !inFlight.isEmpty()) {
+    boolean db = c.doubleBuffered();
+    while (vTile < tiles.size() || !inFlight.isEmpty()) {
       if (sim.cycle() > limit) {
-        throw new SimulationException("pim-macro driver: no progress after " + limit + " cycles ("
-            + next + " of " + ops.size() + " commands issued, " + inFlight.size() + " in flight)");
+        throw new SimulationException("pim-macro driver: no progress after " + limit + " cycles (tile "
+            + vTile + " of " + tiles.size() + ", " + inFlight.size() + " vectors in flight)");
       }
       if (sim.peekLong("outValid") != 0) {
         Vec v = inFlight.poll();
@@ -131,8 +153,10 @@ public final class PimMacroDriver {
       if (pre) {
         sim.poke("expWrEn", 0);
       }
-      if (next < ops.size() && ops.get(next).write && sim.peekLong("wrReady") != 0) {
-        Op op = ops.get(next++);
+      boolean previousSwapped = wTile == 0 || vTile > wTile - 1 || (vTile == wTile - 1 && vIdx > 0);
+      boolean writeTurn = db ? wTile <= vTile + 1 && previousSwapped : wTile == vTile;
+      if (wTile < tiles.size() && writeTurn && sim.peekLong("wrReady") != 0) {
+        Op op = tiles.get(wTile).writes.get(wIdx++);
         if (op.exp) {
           sim.poke("expWrEn", 1);
           sim.poke("expData", op.data);
@@ -141,24 +165,34 @@ public final class PimMacroDriver {
           sim.poke("wrRow", op.row);
           sim.poke("wrData", op.data);
         }
-        if (next < ops.size() && !ops.get(next).write) {
-          issue(ops.get(next++), inFlight);
+        if (wIdx == tiles.get(wTile).writes.size()) {
+          wTile++;
+          wIdx = 0;
         }
-      } else if (next < ops.size() && !ops.get(next).write && sim.peekLong("inReady") != 0) {
-        issue(ops.get(next++), inFlight);
+      }
+      if (vTile < tiles.size() && wTile > vTile && sim.peekLong("inReady") != 0) {
+        issue(tiles.get(vTile).vectors.get(vIdx), inFlight, db && vIdx == 0);
+        vIdx++;
+        if (vIdx == tiles.get(vTile).vectors.size()) {
+          vTile++;
+          vIdx = 0;
+        }
       }
       sim.step(1);
     }
     return lastOut;
   }
 
-  private void issue(Op op, ArrayDeque<Vec> inFlight) {
+  private void issue(Vec v, ArrayDeque<Vec> inFlight, boolean swap) {
     sim.poke("inValid", 1);
-    sim.poke("inData", op.data);
-    sim.poke("inBank", op.vec.bank);
-    sim.poke("inFirst", op.vec.first ? 1 : 0);
-    sim.poke("inLast", op.vec.last ? 1 : 0);
-    inFlight.add(op.vec);
+    sim.poke("inData", v.data);
+    sim.poke("inBank", v.bank);
+    sim.poke("inFirst", v.first ? 1 : 0);
+    sim.poke("inLast", v.last ? 1 : 0);
+    if (c.doubleBuffered()) {
+      sim.poke("inSwap", swap ? 1 : 0);
+    }
+    inFlight.add(v);
   }
 
   private BigInteger readbackWord(BigInteger[] row, int n0, int nc, long[] readbacks) {

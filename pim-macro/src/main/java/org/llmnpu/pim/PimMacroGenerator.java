@@ -24,7 +24,8 @@ public final class PimMacroGenerator extends DeclaredGenerator {
             ParamSpec.integer("alignBits", 8, 1, 16, "PRE: magnitude bits kept per aligned element (mantissa+1..16)"),
             ParamSpec.integer("accWidth", 32, 2, 32, "INT psum bits (saturating); FP psums are exact-width"),
             ParamSpec.integer("mTile", 16, 2, 1024, "psum bank entries per column (input vectors per weight tile)"),
-            ParamSpec.integer("icAccumDepth", 0, 0, 65536, "row groups folded before a psum write-back; 0 = all")),
+            ParamSpec.integer("icAccumDepth", 0, 0, 65536, "row groups folded before a psum write-back; 0 = all"),
+            ParamSpec.integer("weightBanks", 1, 1, 2, "bitcell banks: 2 = write the next tile while computing")),
         p -> new PimMacro(config(p)));
   }
 
@@ -37,7 +38,7 @@ public final class PimMacroGenerator extends DeclaredGenerator {
     try {
       return new PimMacroConfig(p.getInt("rows"), p.getInt("cols"), precision, alignment, p.getInt("inBits"),
           p.getInt("bitsPerCycle"), p.getInt("alignBits"), p.getInt("accWidth"), p.getInt("mTile"),
-          p.getInt("icAccumDepth"));
+          p.getInt("icAccumDepth"), p.getInt("weightBanks"));
     } catch (IllegalArgumentException e) {
       throw new ParamException("pim-macro: " + e.getMessage());
     }

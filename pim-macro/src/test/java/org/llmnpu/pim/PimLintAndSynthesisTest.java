@@ -33,7 +33,10 @@ class PimLintAndSynthesisTest {
             "bitsPerCycle", "2")),
         Arguments.of(Map.of("rows", "6", "cols", "3", "precision", "fp8_e5m2", "alignment", "pre", "alignBits", "3")),
         Arguments.of(Map.of("rows", "6", "cols", "3", "precision", "fp8_e4m3", "alignment", "post")),
-        Arguments.of(Map.of("rows", "7", "cols", "2", "precision", "fp8_e5m2", "alignment", "post", "bitsPerCycle", "3")));
+        Arguments.of(Map.of("rows", "7", "cols", "2", "precision", "fp8_e5m2", "alignment", "post", "bitsPerCycle", "3")),
+        Arguments.of(Map.of("rows", "6", "cols", "3", "precision", "fp8_e4m3", "alignment", "pre", "alignBits", "6",
+            "bitsPerCycle", "7", "weightBanks", "2")),
+        Arguments.of(Map.of("rows", "4", "cols", "3", "precision", "int4", "weightBanks", "2")));
   }
 
   @ParameterizedTest(name = "lint {0}")

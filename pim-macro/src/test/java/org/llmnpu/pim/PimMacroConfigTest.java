@@ -35,6 +35,24 @@ class PimMacroConfigTest {
   }
 
   @Test
+  void doubleBufferedFormulaOverlapsEachTilesWritesWithThePreviousTilesVectors() {
+    PimMacroConfig c = new PimMacroConfig(4, 3, PimPrecision.INT8, NONE, 8, 2, 0, 32, 2, 1, 2);
+    // 27 tiles: mc = 2, 2, 1 per (N tile, row group) cycle of chunks; C = 4, W = 4
+    long expected = 4 + 1;
+    int tiles = 0;
+    for (int nt = 0; nt < 3; nt++) {
+      for (int mc : new int[] {2, 2, 1}) {
+        for (int kt = 0; kt < 3; kt++) {
+          tiles++;
+          expected += tiles < 27 ? Math.max(4, mc * 4) : mc * 4;
+        }
+      }
+    }
+    assertEquals(expected, PimCycleModel.gemmCycles(c, 5, 9, 7));
+    assertTrue(PimCycleModel.gemmCycles(c, 5, 9, 7) < PimCycleModel.gemmCycles(c.withWeightBanks(1), 5, 9, 7));
+  }
+
+  @Test
   void impossibleCombinationsNameTheParameter() {
     BlockGenerator g = BlockRegistry.find("pim-macro");
     ParamException e = assertThrows(ParamException.class, () -> g.build(Params.resolve(g,

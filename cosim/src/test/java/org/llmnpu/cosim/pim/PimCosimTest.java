@@ -45,7 +45,12 @@ class PimCosimTest {
         Arguments.of("fp8 e4m3 pre 6 bits, 2 bits/cycle", fp(PimPrecision.FP8_E4M3, PRE, 2, 6, 0), 4, 9, 5),
         Arguments.of("fp8 e4m3 post bit-serial, depth 1", fp(PimPrecision.FP8_E4M3, POST, 1, 0, 1), 4, 9, 5),
         Arguments.of("fp8 e5m2 pre 3 bits (= no extra bits)", fp(PimPrecision.FP8_E5M2, PRE, 3, 3, 0), 4, 9, 5),
-        Arguments.of("fp8 e5m2 post, 2 bits/cycle", fp(PimPrecision.FP8_E5M2, POST, 2, 0, 2), 4, 9, 5));
+        Arguments.of("fp8 e5m2 post, 2 bits/cycle", fp(PimPrecision.FP8_E5M2, POST, 2, 0, 2), 4, 9, 5),
+        Arguments.of("int8 double-buffered bitcells, 2 bits/cycle, depth 2",
+            new PimMacroConfig(5, 3, PimPrecision.INT8, NONE, 8, 2, 0, 32, 4, 2, 2), 6, 13, 7),
+        Arguments.of("fp8 e4m3 pre double-buffered, one cycle per MVM",
+            fp(PimPrecision.FP8_E4M3, PRE, 7, 6, 0).withWeightBanks(2), 4, 9, 5),
+        Arguments.of("fp8 e5m2 post double-buffered", fp(PimPrecision.FP8_E5M2, POST, 1, 0, 1).withWeightBanks(2), 4, 9, 5));
   }
 
   @ParameterizedTest(name = "{0}: M={2} K={3} N={4}")
@@ -81,7 +86,8 @@ class PimCosimTest {
     long[][] w = {{0x7E, 0x01, 0x38}, {0x01, 0x7E, 0xB8}, {0x80, 0x00, 0x08}, {0x7E, 0xFE, 0x01},
         {0x08, 0x88, 0x7E}, {0x38, 0x38, 0x38}};
     for (PimMacroConfig.Alignment a : new PimMacroConfig.Alignment[] {PRE, POST}) {
-      PimMacroConfig c = fp(PimPrecision.FP8_E4M3, a, 1, 4, 0);
+      // the configurations of the random runs, so the models are built once
+      PimMacroConfig c = a == PRE ? fp(PimPrecision.FP8_E4M3, PRE, 2, 6, 0) : fp(PimPrecision.FP8_E4M3, POST, 1, 0, 0);
       PimCosim.Outcome o = PimCosim.run(c, x, w, SimModes.local());
       assertTrue(o.bitExact(), a + ": " + o);
       assertEquals(o.modelCycles(), o.rtlCycles());
@@ -99,12 +105,12 @@ class PimCosimTest {
     long[][] x = {{0x7C, 0x7B, 0x01, 0x3C}, {0x7E, 0x00, 0x7B, 0xFB}};
     long[][] w = {{0x3C, 0x7B}, {0x01, 0x7B}, {0x7B, 0x01}, {0xBC, 0x3C}};
     for (PimMacroConfig.Alignment a : new PimMacroConfig.Alignment[] {PRE, POST}) {
-      PimMacroConfig c = fp(PimPrecision.FP8_E5M2, a, 3, 8, 0);
+      PimMacroConfig c = a == PRE ? fp(PimPrecision.FP8_E5M2, PRE, 3, 3, 0) : fp(PimPrecision.FP8_E5M2, POST, 2, 0, 0);
       PimCosim.Outcome o = PimCosim.run(c, x, w, SimModes.local());
       assertTrue(o.special(), a + ": special flag");
       assertTrue(o.bitExact(), a + ": " + o);
     }
-    PimMacroConfig post = fp(PimPrecision.FP8_E5M2, POST, 3, 0, 0);
+    PimMacroConfig post = fp(PimPrecision.FP8_E5M2, POST, 2, 0, 0);
     long[][] finite = {{0x3C, 0x7B}};
     long[][] nanWeight = {{0x7F}, {0x3C}};
     PimCosim.Outcome o = PimCosim.run(post, finite, nanWeight, SimModes.local());
