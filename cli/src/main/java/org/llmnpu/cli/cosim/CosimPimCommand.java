@@ -45,6 +45,8 @@ public final class CosimPimCommand implements Callable<Integer> {
   int mTile;
   @Option(names = "--ic-accum", defaultValue = "all", description = "Row groups folded before a psum write-back: all or 1..65536 (default ${DEFAULT-VALUE}).")
   String icAccum;
+  @Option(names = "--weight-banks", defaultValue = "1", description = "Bitcell banks: 1, or 2 = double-buffered (default ${DEFAULT-VALUE}).")
+  int weightBanks;
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the random X and W (default ${DEFAULT-VALUE}).")
   long seed;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
@@ -59,7 +61,7 @@ public final class CosimPimCommand implements Callable<Integer> {
       range("--m", m, 1, 65536);
       range("--k", k, 1, 65536);
       range("--n", n, 1, 65536);
-      c = pm.config(rows, cols, fp8, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth());
+      c = pm.config(rows, cols, fp8, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth()).withWeightBanks(weightBanks);
     } catch (IllegalArgumentException e) {
       System.err.println(optionMessage(e.getMessage()));
       return 2;
@@ -99,7 +101,8 @@ public final class CosimPimCommand implements Callable<Integer> {
 
   private static final String[][] OPTION_OF_FIELD = {
       {"rows", "--rows"}, {"cols", "--cols"}, {"inBits", "--in-bits"}, {"bitsPerCycle", "--bits-per-cycle"},
-      {"alignBits", "--align-bits"}, {"accWidth", "--acc-width"}, {"mTile", "--m-tile"}, {"icAccumDepth", "--ic-accum"}};
+      {"alignBits", "--align-bits"}, {"accWidth", "--acc-width"}, {"mTile", "--m-tile"}, {"icAccumDepth", "--ic-accum"},
+      {"weightBanks", "--weight-banks"}};
 
   /** A config message names the record field; the user typed the option: name that instead. */
   static String optionMessage(String message) {

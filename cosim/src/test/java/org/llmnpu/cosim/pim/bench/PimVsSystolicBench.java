@@ -65,6 +65,8 @@ public final class PimVsSystolicBench {
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16"), true);
     CellFigures pimSerial = ppa("pim-macro INT8 bit-serial (k=1)", "pim-macro",
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16"), false);
+    CellFigures pimDouble = ppa("pim-macro INT8 bit-serial, double-buffered bitcells", "pim-macro",
+        Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16", "weightBanks", "2"), false);
     CellFigures pimPre = ppa("pim-macro FP8 E4M3 pre-alignment (8 bits)", "pim-macro",
         Map.of("rows", "" + PPA_SIZE, "cols", "" + PPA_SIZE, "mTile", "16", "precision", "fp8_e4m3", "alignment", "pre"), false);
     CellFigures pimPost = ppa("pim-macro FP8 E4M3 post-alignment", "pim-macro",
@@ -72,8 +74,8 @@ public final class PimVsSystolicBench {
     System.out.printf(Locale.ROOT, "%n## Synthesized %d×%d instances (osu018, %.0f ns clock, activity 0.1), per cell%n%n", PPA_SIZE, PPA_SIZE, CLOCK_NS);
     System.out.println("| design | area / cell (µm², 180 nm) | of which std cells | of which modelled SRAM/bitcells | energy / cycle / cell (pJ, 180 nm) | cycles per MVM | energy / MAC (pJ, 180 nm) | Fmax (MHz) |");
     System.out.println("|---|---|---|---|---|---|---|---|");
-    int[] mvmCycles = {1, 8, 9, 4};
-    List<CellFigures> all = List.of(sys, pimSerial, pimPre, pimPost);
+    int[] mvmCycles = {1, 8, 8, 9, 4};
+    List<CellFigures> all = List.of(sys, pimSerial, pimDouble, pimPre, pimPost);
     for (int i = 0; i < all.size(); i++) {
       CellFigures f = all.get(i);
       System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.2f | %d | %.1f | %.0f |%n", f.name, f.areaUm2, f.stdAreaUm2,
@@ -83,6 +85,7 @@ public final class PimVsSystolicBench {
     MacArrayConfig array = new MacArrayConfig(SIZE, SIZE, 32, 16, MacArrayConfig.ALL_K_TILES, WeightSparsity.NONE);
     PimMacroConfig serial = new PimMacroConfig(SIZE, SIZE, PimPrecision.INT8, PimMacroConfig.Alignment.NONE, 8, 1, 0, 32, 16, 0);
     PimMacroConfig parallel = new PimMacroConfig(SIZE, SIZE, PimPrecision.INT8, PimMacroConfig.Alignment.NONE, 8, 8, 0, 32, 16, 0);
+    PimMacroConfig doubled = serial.withWeightBanks(2);
     int macrosAtEqualArea = (int) Math.max(1, Math.floor(sys.areaUm2 / pimSerial.areaUm2));
     double weightBytePj = weightBufferPjPerByte();
     System.out.printf(Locale.ROOT, "%n## Cycles and energy, %d×%d each (equal MAC count); equal area = %d bit-serial macros per array%n%n",
@@ -93,15 +96,16 @@ public final class PimVsSystolicBench {
         + "PiM 'resident' = the weights already sit in the bitcells (no weight-write cycles or traffic per GEMM).%n%n", weightBytePj);
     StringBuilder cyclesTable = new StringBuilder();
     StringBuilder energyTable = new StringBuilder();
-    cyclesTable.append("| shape | M×K×N | systolic cycles | PiM k=1 cycles (reload) | PiM k=8 cycles (reload) | PiM k=1 cycles (resident) | PiM k=1 ×")
-        .append(macrosAtEqualArea).append(" macros (equal area, reload) | systolic time (µs) | PiM k=1 reload time (µs) | PiM k=1 resident time (µs) | systolic / PiM time, reload | systolic / PiM time, resident |\n")
-        .append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    energyTable.append("| shape | weight bytes moved per GEMM (systolic = PiM reload; resident 0) | psum write-backs, icAccumDepth 1 (both engines) | energy systolic (nJ) | energy PiM k=1 reload (nJ) | energy PiM k=1 resident (nJ) | systolic / PiM energy, reload | systolic / PiM energy, resident |\n")
-        .append("|---|---|---|---|---|---|---|---|\n");
+    cyclesTable.append("| shape | M×K×N | systolic cycles | PiM k=1 cycles (reload) | PiM k=8 cycles (reload) | PiM k=1 double-buffered cycles (reload) | PiM k=1 cycles (resident) | PiM k=1 ×")
+        .append(macrosAtEqualArea).append(" macros (equal area, reload) | systolic time (µs) | PiM k=1 reload time (µs) | PiM k=1 double-buffered time (µs) | PiM k=1 resident time (µs) | systolic / PiM time, reload | systolic / PiM time, double-buffered | systolic / PiM time, resident |\n")
+        .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    energyTable.append("| shape | weight bytes moved per GEMM (systolic = PiM reload; resident 0) | psum write-backs, icAccumDepth 1 (both engines) | energy systolic (nJ) | energy PiM k=1 reload (nJ) | energy PiM k=1 double-buffered (nJ) | energy PiM k=1 resident (nJ) | systolic / PiM energy, reload | systolic / PiM energy, double-buffered | systolic / PiM energy, resident |\n")
+        .append("|---|---|---|---|---|---|---|---|---|---|\n");
     for (Shape s : SHAPES) {
       long sysCycles = GemmCycleModel.cycles(array, s.m, s.k, s.n);
       long pimCycles = PimCycleModel.gemmCycles(serial, s.m, s.k, s.n);
       long parCycles = PimCycleModel.gemmCycles(parallel, s.m, s.k, s.n);
+      long dbCycles = PimCycleModel.gemmCycles(doubled, s.m, s.k, s.n);
       long kTiles = PimCycleModel.ceilDiv(s.k, SIZE);
       long nTiles = PimCycleModel.ceilDiv(s.n, SIZE);
       long mChunks = PimCycleModel.ceilDiv(s.m, 16);
@@ -118,14 +122,17 @@ public final class PimVsSystolicBench {
       double tSys = sysCycles / sys.fmaxMhz;
       double tPim = pimCycles / pimSerial.fmaxMhz;
       double tRes = resident / pimSerial.fmaxMhz;
-      cyclesTable.append(String.format(Locale.ROOT, "| %s | %d×%d×%d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f× | %.2f× |%n",
-          s.name, s.m, s.k, s.n, sysCycles, pimCycles, parCycles, resident, equalArea, tSys, tPim, tRes, tSys / tPim, tSys / tRes));
+      double tDb = dbCycles / pimDouble.fmaxMhz;
+      cyclesTable.append(String.format(Locale.ROOT, "| %s | %d×%d×%d | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f× | %.2f× | %.2f× |%n",
+          s.name, s.m, s.k, s.n, sysCycles, pimCycles, parCycles, dbCycles, resident, equalArea, tSys, tPim, tDb, tRes,
+          tSys / tPim, tSys / tDb, tSys / tRes));
       double cells = (double) SIZE * SIZE;
       double eSys = cells * sys.energyPerCyclePj * sysCycles + weightBytes * weightBytePj;
       double ePim = cells * pimSerial.energyPerCyclePj * pimCycles + weightBytes * weightBytePj;
       double eRes = cells * pimSerial.energyPerCyclePj * resident;
-      energyTable.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f | %.1f | %.2f× | %.2f× |%n",
-          s.name, weightBytes, psum, eSys / 1000, ePim / 1000, eRes / 1000, eSys / ePim, eSys / eRes));
+      double eDb = cells * pimDouble.energyPerCyclePj * dbCycles + weightBytes * weightBytePj;
+      energyTable.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f× | %.2f× | %.2f× |%n",
+          s.name, weightBytes, psum, eSys / 1000, ePim / 1000, eDb / 1000, eRes / 1000, eSys / ePim, eSys / eDb, eSys / eRes));
     }
     System.out.println(cyclesTable);
     System.out.println(energyTable);
