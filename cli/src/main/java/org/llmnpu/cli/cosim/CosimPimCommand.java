@@ -70,7 +70,7 @@ public final class CosimPimCommand implements Callable<Integer> {
     if (json) {
       ObjectNode j = new ObjectMapper().createObjectNode();
       j.put("mode", pm.cliName()).put("config", c.tag()).put("rows", rows).put("cols", cols);
-      j.put("m", m).put("k", k).put("n", n).put("icAccumDepth", icAccum).put("seed", seed);
+      j.put("m", m).put("k", k).put("n", n).put("icAccumDepth", icAccum).put("weightBanks", weightBanks).put("seed", seed);
       j.put("bitExact", o.bitExact()).put("mismatches", o.mismatches());
       j.put("rtlCycles", o.rtlCycles()).put("modelCycles", o.modelCycles()).put("cyclesMatch", o.cyclesMatch());
       j.put("cyclesPerMvm", c.cyclesPerMvm()).put("macUtilization", o.utilization());

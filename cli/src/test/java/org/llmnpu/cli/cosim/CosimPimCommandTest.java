@@ -37,6 +37,7 @@ class CosimPimCommandTest {
     assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--mode", "fp8-post", "--fp8", "e3m4"), "--fp8", "e4m3, e5m2");
     assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--bits-per-cycle", "9"), "--bits-per-cycle", "1..8");
     assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--ic-accum", "0"), "--ic-accum", "all or 1..65536");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--weight-banks", "3"), "--weight-banks", "1 or 2");
   }
 
   private static void assertOneLine(String err, String parameter, String allowed) {
