@@ -22,10 +22,7 @@ public final class PimIntGemm {
                                        byte[][] x, byte[][] w) {
         checkRange("x", x, inBits);
         checkRange("w", w, weightBits);
-        TiledGemmConfig c = new TiledGemmConfig(Math.min(rows, 256), 1, 1, accWidth, icAccumDepth, Sparsity.NONE);
-        if (rows > 256) {
-            throw new IllegalArgumentException("rows must be in [1, 256], got " + rows);
-        }
+        TiledGemmConfig c = new TiledGemmConfig(rows, 1, 1, accWidth, icAccumDepth, Sparsity.NONE);
         return TiledGemm.run(c, x, w);
     }
 
