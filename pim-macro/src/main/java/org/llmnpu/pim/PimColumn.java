@@ -1,0 +1,168 @@
+package org.llmnpu.pim;
+
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.log2Ceil;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sint;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * One column of the PiM macro: the compute logic under the bitcells of one output channel, its
+ * adder tree, shift-and-add accumulator and the periphery-latched psum bank.
+ *
+ * <p><b>Per compute cycle</b> every row's cell forms a partial product of its stored weight and the
+ * input chunk of {@code k} bits on its row line, and the adder tree sums them exactly:
+ * <ul>
+ *   <li>INT / PRE: {@code weight (signed) × chunk}, the chunk signed on the first (most significant)
+ *       cycle and unsigned after it;</li>
+ *   <li>POST: {@code ±(chunk × significand_w) << (eb_x + eb_w − 2)} — each product is aligned by its
+ *       own exponent sum before the tree (a shifter per cell: the extra hardware of post-alignment);
+ *       a special weight code counts as zero and raises {@code weightSpecial}.</li>
+ * </ul>
+ * {@code mvm <= firstChunk ? tree : (mvm << k) + tree}, so after the last chunk {@code mvm} is the
+ * exact integer matrix-vector product of the column.
+ *
+ * <p><b>Periphery cycle</b> ({@code periphValid}, the cycle after the last chunk): the contribution
+ * ({@code mvm}, or for PRE {@code mvm << groupShift}) is added to the base — {@code psumIn} on the
+ * first row group of a fold (the read-back, or 0), else the bank entry {@code periphBank} — and
+ * clamped to the signed {@code accWidth}-bit range ({@code overflowEvent} when the clamp changed
+ * it). The sum goes back into the bank unless the row group is the fold's last, when it leaves on
+ * {@code result}. Read-modify-write in one cycle.
+ */
+public final class PimColumn extends Module {
+  public final Bits chunks;
+  public final Bits weights;
+  public final Bits rowSigns;
+  public final Bits rowExponents;
+  public final Bool computing = in(bool());
+  public final Bool firstChunk = in(bool());
+  public final Bool periphValid = in(bool());
+  public final Bool periphFirst = in(bool());
+  public final Bool periphLast = in(bool());
+  public final UInt periphBank;
+  public final UInt groupShift;
+  public final SInt psumIn;
+  public final SInt result;
+  public final Bool overflowEvent = out(bool());
+  public final Bool weightSpecial;
+  private final PimMacroConfig c;
+
+  public PimColumn(PimMacroConfig c) {
+    this.c = c;
+    int k = c.bitsPerCycle();
+    int rows = c.rows();
+    boolean post = c.alignment() == PimMacroConfig.Alignment.POST;
+    boolean pre = c.alignment() == PimMacroConfig.Alignment.PRE;
+    int chunkBits = post ? k : k + 1;
+    int e = c.precision().exponentBits;
+    chunks = in(bits(rows * chunkBits));
+    weights = in(bits(rows * c.cellBits()));
+    rowSigns = post ? in(bits(rows)) : null;
+    rowExponents = post ? in(bits(rows * e)) : null;
+    periphBank = in(uint(Math.max(1, log2Ceil(c.mTile()))));
+    groupShift = pre ? in(uint(e + 1)) : null;
+    psumIn = in(sint(c.accWidth()));
+    result = out(sint(c.accWidth()));
+    weightSpecial = post ? out(bool()) : null;
+
+    List<SInt> products = new ArrayList<>();
+    List<Bool> specials = new ArrayList<>();
+    for (int r = 0; r < rows; r++) {
+      Bits w = weights.bits((r + 1) * c.cellBits() - 1, r * c.cellBits());
+      Bits chunk = chunks.bits((r + 1) * chunkBits - 1, r * chunkBits);
+      if (post) {
+        products.add(postProduct(r, w, chunk, specials));
+      } else {
+        products.add(wire("product_" + r, w.asSInt().mul(chunk.asSInt())));
+      }
+    }
+    SInt tree = adderTree(products);
+    int mvmWidth = mvmWidth();
+    SInt mvm = reg("mvm", sint(mvmWidth));
+    SInt shifted = wire("mvmShifted", mvm.shiftLeft(k).resize(mvmWidth));
+    when(computing, () -> mvm.set(mux(firstChunk, tree.resize(mvmWidth), shifted.add(tree.resize(mvmWidth)))));
+    if (post) {
+      Bool any = specials.get(0);
+      for (int r = 1; r < rows; r++) {
+        any = any.or(specials.get(r));
+      }
+      weightSpecial.set(computing.and(any));
+    }
+
+    int acc = c.accWidth();
+    int wide = Math.max(acc, mvmWidth + (pre ? c.shiftMax() : 0)) + 1;
+    Mem<SInt> bank = mem("psumBank", sint(acc), c.mTile());
+    SInt contribution = wire("contribution", pre ? mvm.resize(wide).shiftLeft(groupShift) : mvm.resize(wide));
+    SInt base = wire("base", mux(periphFirst, psumIn, bank.readAsync(periphBank.resize(bank.addressWidth()))));
+    SInt exact = wire("exact", base.resize(wide).add(contribution));
+    SInt sum = wire("sum", exact.saturate(acc));
+    when(periphValid.and(periphLast.not()), () -> bank.write(periphBank.resize(bank.addressWidth()), sum));
+    result.set(sum);
+    overflowEvent.set(periphValid.and(exact.overflows(acc)));
+  }
+
+  /** Width of the shift-and-add register: holds every partial and final MVM value exactly. */
+  int mvmWidth() {
+    int serial = c.cyclesPerMvm() * c.bitsPerCycle();
+    if (c.alignment() == PimMacroConfig.Alignment.POST) {
+      return serial + c.precision().mantissaBits + 1 + c.shiftMax() + log2Ceil(c.rows()) + 2;
+    }
+    return serial + c.cellBits() + log2Ceil(c.rows()) + 1;
+  }
+
+  private SInt postProduct(int r, Bits code, Bits chunk, List<Bool> specials) {
+    PimPrecision p = c.precision();
+    int m = p.mantissaBits;
+    int e = p.exponentBits;
+    UInt exp = code.bits(m + e - 1, m).asUInt();
+    Bool special = p == PimPrecision.FP8_E4M3
+        ? code.bits(6, 0).andR()
+        : exp.andR();
+    specials.add(wire("special_" + r, special));
+    Bool normal = exp.ne(0);
+    UInt significand = wire("significand_" + r,
+        mux(special, uintLit(0, m + 1), cat(normal, code.bits(m - 1, 0)).asUInt()));
+    UInt eb = mux(normal, exp, uintLit(1, e));
+    UInt ex = rowExponents.bits((r + 1) * e - 1, r * e).asUInt();
+    UInt shift = wire("shift_" + r, ex.resize(e + 1).add(eb.resize(e + 1)).sub(2));
+    int width = chunk.width() + m + 1 + c.shiftMax();
+    UInt aligned = wire("aligned_" + r, chunk.asUInt().mul(significand).resize(width).shiftLeft(shift));
+    SInt signed = aligned.toSInt();
+    Bool negative = rowSigns.bit(r).xor(code.bit(m + e));
+    return wire("product_" + r, mux(negative, signed.neg(), signed));
+  }
+
+  private SInt adderTree(List<SInt> leaves) {
+    List<SInt> level = leaves;
+    int depth = 0;
+    while (level.size() > 1) {
+      List<SInt> next = new ArrayList<>();
+      for (int i = 0; i + 1 < level.size(); i += 2) {
+        next.add(wire("tree_" + depth + "_" + i / 2, level.get(i).addExpand(level.get(i + 1))));
+      }
+      if (level.size() % 2 == 1) {
+        next.add(level.get(level.size() - 1));
+      }
+      level = next;
+      depth++;
+    }
+    return wire("tree", level.get(0));
+  }
+
+  @Override
+  public String moduleName() {
+    return "PimColumn_" + c.tag();
+  }
+}

@@ -1,0 +1,316 @@
+package org.llmnpu.pim;
+
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
+import static org.llmnpu.hdl.Hw.log2Ceil;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.sint;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwValue;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * A digital SRAM compute-in-memory macro: {@code rows × cols} weights stay in bitcells, input
+ * vectors stream in bit-serially (or {@code k} bits per cycle), each column sums its cells' partial
+ * products in an adder tree, a shift-and-add accumulator rebuilds the full-precision product, and
+ * periphery-latched psum banks fold row groups (K tiles) locally.
+ *
+ * <p><b>Interface</b> (a GEMM-like command: load a weight tile row-wise, stream input vectors, read
+ * psums; buses are packed, element 0 in the least significant bits):
+ * <ul>
+ *   <li>weights: {@code wrEn}, {@code wrRow}, {@code wrData} ({@code cols × cellBits}) write one
+ *       bitcell row per cycle; PRE also {@code expWrEn}, {@code expData} ({@code cols × e}) for the
+ *       columns' group exponents. With one bank, writes are taken only when {@code wrReady} (not
+ *       computing). With {@code weightBanks = 2} writes always go to the bank that is not
+ *       computing ({@code wrReady} stays high), and an input vector with {@code inSwap} makes the
+ *       freshly written bank the active one for itself and the vectors after it.</li>
+ *   <li>inputs: {@code inValid}/{@code inReady}, {@code inData} ({@code rows × inputBits}: INT
+ *       two's complement or FP8 codes) with the tag {@code inBank} (psum bank entry), {@code inFirst}
+ *       (first row group of a fold: the base is {@code psumIn}), {@code inLast} (last row group of
+ *       a fold: the psum leaves instead of being latched).</li>
+ *   <li>results: in the periphery cycle of each vector {@code outValid} is high; {@code outFirst}
+ *       asks for {@code psumIn} (the read-back, or 0) in that same cycle; with {@code outLast},
+ *       {@code outData} ({@code cols × accWidth}) holds the psums. {@code overflow} (saturation)
+ *       and {@code special} (an FP NaN/Inf code seen) are sticky until reset.</li>
+ * </ul>
+ *
+ * <p><b>Numerics</b>: INT exact products and tree, one saturating addition per row group into the
+ * {@code accWidth}-bit psum (golden: {@code numerics.pim.PimIntGemm}); FP8 PRE aligns each input
+ * vector to its largest exponent in the input periphery (truncating the shifted-out bits; weights
+ * arrive pre-aligned per column with their exponents) and shifts each column's integer sum by
+ * {@code ebX + ebW − 2} in the periphery; FP8 POST aligns every product in its cell and is exact
+ * (golden: {@code numerics.pim.PimFpGemm}). NaN/Inf codes count as zero and set {@code special}.
+ *
+ * <p><b>Timing</b>: an accepted vector occupies the array for {@code C = ceil(serialBits / k)}
+ * cycles ({@code inReady} is high again in its last one, so vectors stream back to back); its
+ * periphery cycle is the next one, overlapping the next vector. A weight tile takes
+ * {@code rows (+1 for PRE)} write cycles, which may overlap only the last vector's periphery cycle.
+ * See {@link PimCycleModel} for the GEMM formula.
+ */
+public final class PimMacro extends Module {
+  public final Bool wrEn = in(bool());
+  public final Bool wrReady = out(bool());
+  public final UInt wrRow;
+  public final Bits wrData;
+  public final Bool expWrEn;
+  public final Bits expData;
+  public final Bool inValid = in(bool());
+  public final Bool inReady = out(bool());
+  public final Bits inData;
+  public final UInt inBank;
+  public final Bool inFirst = in(bool());
+  public final Bool inLast = in(bool());
+  public final Bool inSwap;
+  public final Bits psumIn;
+  public final Bool outValid = out(bool());
+  public final Bool outFirst = out(bool());
+  public final Bool outLast = out(bool());
+  public final Bits outData;
+  public final Bool overflow = out(bool());
+  public final Bool special = out(bool());
+  private final PimMacroConfig c;
+
+  public PimMacro(PimMacroConfig c) {
+    this.c = c;
+    int rows = c.rows();
+    int cols = c.cols();
+    boolean pre = c.alignment() == PimMacroConfig.Alignment.PRE;
+    boolean post = c.alignment() == PimMacroConfig.Alignment.POST;
+    int e = c.precision().exponentBits;
+    int k = c.bitsPerCycle();
+    int chunkCount = c.cyclesPerMvm();
+    int serialWidth = chunkCount * k;
+    int bankBits = Math.max(1, log2Ceil(c.mTile()));
+    boolean db = c.doubleBuffered();
+    inSwap = db ? in(bool()) : null;
+    wrRow = in(uint(Math.max(1, log2Ceil(rows))));
+    wrData = in(bits(cols * c.cellBits()));
+    expWrEn = pre ? in(bool()) : null;
+    expData = pre ? in(bits(cols * e)) : null;
+    inData = in(bits(rows * c.inputBits()));
+    inBank = in(uint(bankBits));
+    psumIn = in(bits(cols * c.accWidth()));
+    outData = out(bits(cols * c.accWidth()));
+
+    Bool busy = regInit("busy", bool(), 0);
+    UInt count = regInit("count", uint(Math.max(1, log2Ceil(chunkCount))), 0);
+    Bool lastChunk = wire("lastChunk", busy.and(count.eq(chunkCount - 1)));
+    Bool accept = wire("accept", inValid.and(busy.not().or(lastChunk)));
+    inReady.set(busy.not().or(lastChunk));
+    wrReady.set(db ? lit(true) : busy.not());
+    Bool activeBank = db ? regInit("activeBank", bool(), 0) : null;
+    if (db) {
+      when(accept.and(inSwap), () -> activeBank.set(activeBank.not()));
+    }
+    when(accept, () -> {
+      busy.set(lit(true));
+      count.set(uintLit(0, count.width()));
+    }).elseWhen(lastChunk, () -> {
+      busy.set(lit(false));
+      count.set(uintLit(0, count.width()));
+    }).elseWhen(busy, () -> count.set(count.add(1)));
+
+    Mem<Bits> bitcells = mem("bitcells", bits(cols * c.cellBits()), rows);
+    Mem<Bits> shadow = db ? mem("bitcellsShadow", bits(cols * c.cellBits()), rows) : null;
+    if (db) {
+      // the bank not computing takes the writes: bank 0 is "bitcells", bank 1 "bitcellsShadow"
+      when(wrEn.and(activeBank), () -> bitcells.write(wrRow.resize(bitcells.addressWidth()), wrData));
+      when(wrEn.and(activeBank.not()), () -> shadow.write(wrRow.resize(shadow.addressWidth()), wrData));
+    } else {
+      when(wrEn.and(busy.not()), () -> bitcells.write(wrRow.resize(bitcells.addressWidth()), wrData));
+    }
+
+    InputRows input = new InputRows(serialWidth, e, accept);
+    List<HwValue> chunkList = new ArrayList<>();
+    Bool top = wire("topChunk", count.eq(0));
+    for (int r = 0; r < rows; r++) {
+      Bits sr = input.shift.get(r);
+      Bits load = input.load.get(r);
+      Bits chunk = sr.bits(serialWidth - 1, serialWidth - k);
+      chunkList.add(post ? chunk : wire("chunk_" + r, mux(top, chunk.asSInt().resize(k + 1), chunk.asUInt().toSInt())));
+      when(accept, () -> sr.set(load)).elseWhen(busy, () -> sr.set(sr.shiftLeft(k).lsbs(serialWidth)));
+    }
+    Bits chunkBus = wire("chunkBus", catLsbFirst(chunkList));
+
+    UInt tagBank = reg("tagBank", uint(bankBits));
+    Bool tagFirst = reg("tagFirst", bool());
+    Bool tagLast = reg("tagLast", bool());
+    when(accept, () -> {
+      tagBank.set(inBank);
+      tagFirst.set(inFirst);
+      tagLast.set(inLast);
+    });
+    Bool periphValid = regInit("periphValid", bool(), 0);
+    periphValid.set(lastChunk);
+    UInt periphBank = regNext("periphBank", tagBank);
+    Bool periphFirst = regNext("periphFirst", tagFirst);
+    Bool periphLast = regNext("periphLast", tagLast);
+    UInt periphEbX = pre ? regNext("periphEbX", input.ebX) : null;
+    outValid.set(periphValid);
+    outFirst.set(periphValid.and(periphFirst));
+    outLast.set(periphValid.and(periphLast));
+
+    List<UInt> colExp = new ArrayList<>();
+    if (pre) {
+      // the bank of the vector in its periphery cycle: the one active during its last chunk
+      Bool periphBankSel = db ? regNext("periphBankSel", activeBank) : null;
+      for (int j = 0; j < cols; j++) {
+        int jj = j;
+        UInt ce = reg("colExp_" + j, uint(e));
+        if (!db) {
+          when(expWrEn.and(busy.not()), () -> ce.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
+          colExp.add(ce);
+          continue;
+        }
+        UInt cs = reg("colExpShadow_" + j, uint(e));
+        when(expWrEn.and(activeBank), () -> ce.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
+        when(expWrEn.and(activeBank.not()), () -> cs.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
+        colExp.add(wire("colExpUsed_" + j, mux(periphBankSel, cs, ce)));
+      }
+    }
+
+    List<Bits> rowWords = new ArrayList<>();
+    for (int r = 0; r < rows; r++) {
+      Bits word = bitcells.readAsync(uintLit(r, bitcells.addressWidth()));
+      if (db) {
+        word = mux(activeBank, shadow.readAsync(uintLit(r, shadow.addressWidth())), word);
+      }
+      rowWords.add(wire("row_" + r, word));
+    }
+    List<HwValue> results = new ArrayList<>();
+    Bool anyOverflow = lit(false);
+    Bool anySpecial = input.special;
+    for (int j = 0; j < cols; j++) {
+      PimColumn col = instance("column_" + j, new PimColumn(c));
+      List<HwValue> cells = new ArrayList<>();
+      for (int r = 0; r < rows; r++) {
+        cells.add(rowWords.get(r).bits((j + 1) * c.cellBits() - 1, j * c.cellBits()));
+      }
+      col.weights.set(catLsbFirst(cells));
+      col.chunks.set(chunkBus);
+      if (post) {
+        col.rowSigns.set(input.signBus);
+        col.rowExponents.set(input.expBus);
+        anySpecial = anySpecial.or(col.weightSpecial);
+      }
+      col.computing.set(busy);
+      col.firstChunk.set(top);
+      col.periphValid.set(periphValid);
+      col.periphFirst.set(periphFirst);
+      col.periphLast.set(periphLast);
+      col.periphBank.set(periphBank);
+      if (pre) {
+        col.groupShift.set(periphEbX.resize(e + 1).add(colExp.get(j).resize(e + 1)).sub(2));
+      }
+      col.psumIn.set(psumIn.bits((j + 1) * c.accWidth() - 1, j * c.accWidth()).asSInt());
+      results.add(col.result);
+      anyOverflow = anyOverflow.or(col.overflowEvent);
+    }
+    outData.set(catLsbFirst(results));
+    Bool overflowFlag = regInit("overflowFlag", bool(), 0);
+    Bool specialFlag = regInit("specialFlag", bool(), 0);
+    Bool overflowNow = wire("overflowNow", anyOverflow);
+    Bool specialNow = wire("specialNow", anySpecial);
+    when(overflowNow, () -> overflowFlag.set(lit(true)));
+    when(specialNow, () -> specialFlag.set(lit(true)));
+    overflow.set(overflowFlag);
+    special.set(specialFlag);
+  }
+
+  private static Bool lit(boolean v) {
+    return org.llmnpu.hdl.Hw.boolLit(v);
+  }
+
+  /**
+   * The input periphery: per row the value each accepted vector loads into the row's shift
+   * register (INT sign-extended; PRE aligned to the vector's largest exponent; POST the
+   * significand), the row signs and exponents POST latches, and the special-code detector.
+   */
+  private final class InputRows {
+    final List<Bits> shift = new ArrayList<>();
+    final List<Bits> load = new ArrayList<>();
+    Bits signBus;
+    Bits expBus;
+    UInt ebX;
+    Bool special = lit(false);
+
+    InputRows(int serialWidth, int e, Bool accept) {
+      int rows = c.rows();
+      int w = c.inputBits();
+      int m = c.precision().mantissaBits;
+      List<UInt> eb = new ArrayList<>();
+      List<UInt> sig = new ArrayList<>();
+      List<Bool> neg = new ArrayList<>();
+      for (int r = 0; r < rows; r++) {
+        Bits raw = inData.bits((r + 1) * w - 1, r * w);
+        if (!c.precision().isFp()) {
+          load.add(wire("load_" + r, raw.asSInt().resize(serialWidth).asBits()));
+          continue;
+        }
+        UInt exp = raw.bits(m + e - 1, m).asUInt();
+        Bool isSpecial = wire("inSpecial_" + r,
+            c.precision() == PimPrecision.FP8_E4M3 ? raw.bits(6, 0).andR() : exp.andR());
+        special = special.or(isSpecial);
+        Bool normal = exp.ne(0);
+        eb.add(wire("inEb_" + r, mux(isSpecial.or(normal.not()), uintLit(1, e), exp)));
+        sig.add(wire("inSig_" + r, mux(isSpecial, uintLit(0, m + 1), cat(normal, raw.bits(m - 1, 0)).asUInt())));
+        neg.add(raw.bit(7));
+      }
+      special = accept.and(special);
+      if (c.alignment() == PimMacroConfig.Alignment.PRE) {
+        UInt max = eb.get(0);
+        for (int r = 1; r < rows; r++) {
+          max = max.max(eb.get(r));
+        }
+        UInt ebMax = wire("inEbMax", max);
+        int a = c.alignBits();
+        for (int r = 0; r < rows; r++) {
+          UInt mag = wire("alignedMag_" + r,
+              sig.get(r).shiftLeft(a - 1 - m).shiftRight(ebMax.sub(eb.get(r))));
+          org.llmnpu.hdl.SInt s = mag.toSInt();
+          load.add(wire("load_" + r, mux(neg.get(r), s.neg(), s).resize(serialWidth).asBits()));
+        }
+        ebX = reg("ebX", uint(e));
+        UInt held = ebX;
+        when(accept, () -> held.set(ebMax));
+      } else if (c.alignment() == PimMacroConfig.Alignment.POST) {
+        List<HwValue> signs = new ArrayList<>();
+        List<HwValue> exps = new ArrayList<>();
+        for (int r = 0; r < rows; r++) {
+          load.add(wire("load_" + r, sig.get(r).resize(serialWidth).asBits()));
+          Bool sg = reg("rowSign_" + r, bool());
+          UInt ex = reg("rowExp_" + r, uint(e));
+          Bool n = neg.get(r);
+          UInt v = eb.get(r);
+          when(accept, () -> {
+            sg.set(n);
+            ex.set(v);
+          });
+          signs.add(sg);
+          exps.add(ex);
+        }
+        signBus = wire("rowSignBus", catLsbFirst(signs));
+        expBus = wire("rowExpBus", catLsbFirst(exps));
+      }
+      for (int r = 0; r < rows; r++) {
+        Bits sr = reg("inShift_" + r, bits(serialWidth));
+        shift.add(sr);
+      }
+    }
+  }
+
+  @Override
+  public String moduleName() {
+    return "PimMacro_" + c.tag();
+  }
+}
