@@ -15,12 +15,13 @@ import org.llmnpu.hdl.Vec;
 import org.llmnpu.rtl.mx.LeadingZeros;
 import org.llmnpu.rtl.vector.Fp16Alu;
 import org.llmnpu.rtl.vector.Fp16Convert;
+import org.llmnpu.rtl.vector.Fp16Fma;
 import org.llmnpu.rtl.vector.Fp32Alu;
 
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
  * buffer ({@code rows} FP16 words), and the execution units — {@link Fp16Alu} (add, sub, mul,
- * min, max, lt, eq), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
+ * min, max, lt, eq), {@link Fp16Fma} (fused multiply-add), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
  * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
  * Every instruction completes in the cycle it issues: sources are read combinationally, the
  * result is written at the clock edge when {@code execute} is high (and, for a masked
@@ -75,6 +76,10 @@ final class DspLane extends Module {
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0)));
+    fused.a.set(a.lsbs(16));
+    fused.b.set(b.lsbs(16));
+    fused.c.set(c.lsbs(16));
     Fp32Alu single = instance("fp32", new Fp32Alu());
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -102,6 +107,7 @@ final class DspLane extends Module {
       s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
       s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
           DspOp.FROMINT.code()}, () -> result.set(convert.result));
+      s.is(DspOp.FMA16.code(), () -> result.set(fused.result.resize(32)));
       s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
       s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
       s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
@@ -118,7 +124,7 @@ final class DspLane extends Module {
       s.otherwise(() -> result.set(uintLit(0, 32)));
     });
 
-    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.EQ16.code())).and(op.ne(DspOp.ST.code()));
+    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     when(enabled.and(writes), () -> registers.write(rd, result));
 

@@ -11,7 +11,7 @@ import org.llmnpu.numerics.fp16.Fp16;
  *       mux; the naive 1/(1 + e^−v) would overflow for v &lt; −11.1 and return 0);</li>
  *   <li>{@code silu(x) = timesSigmoid(x, x)}, see {@link #timesSigmoid};</li>
  *   <li>{@code gelu(x)}: the tanh form 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))), computed as
- *       {@code timesSigmoid(x, C2 · (x + C3 · ((x·x)·x)))} with FP16 constants C2 = 2√(2/π),
+ *       {@code timesSigmoid(x, C2 · fma(C3, (x·x)·x, x))} (the inner sum one fused multiply-add) with FP16 constants C2 = 2√(2/π),
  *       C3 = 0.044715 (using 0.5(1 + tanh z) = sigmoid(2z));</li>
  *   <li>{@code swiglu(g, u) = silu(g) · u}.</li>
  * </ul>
@@ -70,7 +70,7 @@ public final class Activations {
     /** GeLU (tanh form) of one FP16 value. */
     public static short gelu(short x) {
         short cube = Fp16.mul(Fp16.mul(x, x), x);
-        short inner = Fp16.add(x, Fp16.mul(GELU_C3, cube));
+        short inner = Fp16.fma(GELU_C3, cube, x);
         short twoZ = Fp16.mul(GELU_C2, inner);
         return timesSigmoid(x, twoZ);
     }
