@@ -37,31 +37,18 @@ public final class OpenSta {
   }
 
   /**
-   * The OpenSTA script. A reset port ({@code resetPort}, empty if none) is excluded from timing:
-   * before layout its net drives every flip-flop unbuffered, which says nothing about the
-   * design (layout gives it a buffer tree and it is synchronized off the critical cycle).
+   * The OpenSTA script: the liberty files, the netlist, the block's {@link TimingConstraints} (the
+   * same SDC text {@code npu generate} writes: clock, zero I/O delays, reset false path), the
+   * worst setup path and power.
    */
-  String script(String top, boolean hasMacros, String clockPort, String resetPort, PpaOptions o,
+  String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
       boolean globalActivity) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
     }
     s.append("read_verilog netlist.v\nlink_design ").append(top).append('\n');
-    String period = Double.toString(o.clockNs());
-    if (clockPort.isEmpty()) {
-      s.append("create_clock -name clk -period ").append(period).append('\n');
-      s.append("set_input_delay 0 -clock clk [all_inputs]\n");
-    } else {
-      s.append("create_clock -name clk -period ").append(period).append(" [get_ports {").append(clockPort)
-          .append("}]\n");
-      s.append("set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports {").append(clockPort)
-          .append("}]]\n");
-    }
-    s.append("set_output_delay 0 -clock clk [all_outputs]\n");
-    if (!resetPort.isEmpty()) {
-      s.append("set_false_path -from [get_ports {").append(resetPort).append("}]\n");
-    }
+    s.append(constraints.sdc(top));
     s.append("puts \"==== timing\"\n");
     s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
     if (globalActivity) {
@@ -87,22 +74,22 @@ public final class OpenSta {
             + "input ports: %s", port, top, String.join(", ", inputs)));
       }
     }
-    String clockPort = inputs.contains(o.clockPort()) ? o.clockPort() : "";
-    String resetPort = inputs.contains("reset") ? "reset" : inputs.contains("reset_n") ? "reset_n" : "";
+    TimingConstraints constraints = TimingConstraints.of(netlist.ports(), o.clockNs(), o.clockPort());
+    String clockPort = constraints.clockPort();
     boolean hasMacros = !synth.macros().isEmpty();
     String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
     String lib = YosysSynthesis.read(liberty);
     String out;
     boolean global = false;
     try {
-      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, false), lib, sramLib, synth.netlist());
+      out = cachedRun(script(top, hasMacros, constraints, o, false), lib, sramLib, synth.netlist());
     } catch (ToolFailure e) {
       if (!e.crashed()) {
         throw e;
       }
       // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
       // same activity on every net does not crash, and the report says which was used
-      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, true), lib, sramLib, synth.netlist());
+      out = cachedRun(script(top, hasMacros, constraints, o, true), lib, sramLib, synth.netlist());
       global = true;
     }
     return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), parsePower(out, o, global));
