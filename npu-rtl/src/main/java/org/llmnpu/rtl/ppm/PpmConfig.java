@@ -29,8 +29,8 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     PPU
   }
 
-  /** Cycles of the requantizer: bias add, left shift, partial products, doubling high part, rounding shift + clamp. */
-  public static final int REQUANT_STAGES = 5;
+  /** Cycles of the requantizer: bias add, left shift, partial products, doubling high part, rounding shift, zero point + clamp. */
+  public static final int REQUANT_STAGES = 6;
 
   /** Width of a shift amount in the datapath: 0..31. */
   public static final int SHIFT_BITS = 5;
@@ -82,8 +82,9 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
 
   /**
    * Cycles from an element's {@code inValid} to its {@code outValid}:
-   * {@code 5} without the PPU, {@code 5 + 3·degree + 3} with it (segment search, coefficient
-   * select, three cycles per Horner step, output rounding): 14 for the default degree 2.
+   * {@code 6} without the PPU ({@link #REQUANT_STAGES}), {@code 6 + 3·degree + 3} with it (segment
+   * search, coefficient select, three cycles per Horner step, output rounding): 15 for the default
+   * degree 2.
    */
   public int latency() {
     return REQUANT_STAGES + (hasPpu() ? ppuStages() : 0);

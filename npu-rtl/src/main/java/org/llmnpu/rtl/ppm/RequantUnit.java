@@ -12,7 +12,7 @@ import org.llmnpu.hdl.UInt;
 
 /**
  * One lane of the requantizer, {@code q = clamp(MBQM(sat32(acc + bias), multiplier, shift) + zeroPoint)},
- * in {@link PpmConfig#REQUANT_STAGES} = 5 register stages (equal to
+ * in {@link PpmConfig#REQUANT_STAGES} = 6 register stages (equal to
  * {@code org.llmnpu.numerics.requant.Requantizer.requantize}):
  * <ol>
  *   <li>{@code biasSum = sat32(acc + bias)};</li>
@@ -21,12 +21,17 @@ import org.llmnpu.hdl.UInt;
  *   <li>{@code high = (biased · multiplier + 2^30) >> 31} from their exact sum —
  *       SaturatingRoundingDoublingHighMul, which cannot saturate because the multiplier is
  *       non-negative;</li>
- *   <li>{@code q = clamp(roundingDivideByPOT(high, max(−shift, 0)) + zeroPoint, low, highBound)}
+ *   <li>{@code rounded = roundingDivideByPOT(high, max(−shift, 0))};</li>
+ *   <li>{@code q = clamp(rounded + zeroPoint, low, highBound)}
  *       on 33 bits; low is the format minimum (NONE, PPU) or the zero point (RELU, RELU6), the
  *       upper bound the format maximum or {@code sixCode} (RELU6).</li>
  * </ol>
- * The channel inputs ({@code bias} … {@code sixCode}) are read by the stage that uses them, so they
- * must be stable while an element of this lane is in flight.
+ * The stages are balanced for the NPU's target clock ({@code org.llmnpu.rtl.TargetClock}): the
+ * left and right shift amounts are derived from {@code shift} in registers of their own (one
+ * cycle after a channel write, like the PPU's Horner shifts), so no stage decodes the shift, and
+ * the rounding shift and the zero-point clamp are separate stages. The channel inputs
+ * ({@code bias} … {@code sixCode}) are read by the stage that uses them, so they must be stable
+ * while an element of this lane is in flight.
  */
 public final class RequantUnit extends Module {
   public final SInt acc = in(sint(32));
@@ -48,9 +53,9 @@ public final class RequantUnit extends Module {
     q = out(sint(outBits));
 
     UInt shiftAmount = shift.asUInt().lsbs(PpmConfig.SHIFT_BITS);
-    UInt leftShift = mux(shift.gt(0), shiftAmount, uintLit(0, PpmConfig.SHIFT_BITS));
-    UInt rightShift = mux(shift.lt(0), shift.neg().asUInt().lsbs(PpmConfig.SHIFT_BITS),
-        uintLit(0, PpmConfig.SHIFT_BITS));
+    UInt leftShift = regNext("leftShiftAmount", mux(shift.gt(0), shiftAmount, uintLit(0, PpmConfig.SHIFT_BITS)));
+    UInt rightShift = regNext("rightShiftAmount", mux(shift.lt(0), shift.neg().asUInt().lsbs(PpmConfig.SHIFT_BITS),
+        uintLit(0, PpmConfig.SHIFT_BITS)));
 
     SInt biasSum = regNext("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
     SInt biased = regNext("biased", FixedPointHw.saturatingLeftShift(biasSum, leftShift));
@@ -58,7 +63,7 @@ public final class RequantUnit extends Module {
     SInt productLow = regNext("productLow", biased.mul(multiplier.lsbs(16).toSInt()));
     SInt productHigh = regNext("productHigh", biased.mul(multiplier.msbs(PpmConfig.MULTIPLIER_BITS - 16).toSInt()));
     SInt high = regNext("high", FixedPointHw.doublingHighPart(productHigh, productLow));
-    SInt rounded = wire("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
+    SInt rounded = regNext("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
     SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
     long formatMin = -(1L << (outBits - 1));
     long formatMax = (1L << (outBits - 1)) - 1;

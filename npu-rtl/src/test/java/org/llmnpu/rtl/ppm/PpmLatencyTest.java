@@ -24,7 +24,7 @@ class PpmLatencyTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void cyclesFromValidInToValidOutEqualTheFormula(PpmConfig config) {
-    int expected = 5 + (config.hasPpu() ? 3 * config.degree() + 3 : 0);
+    int expected = 6 + (config.hasPpu() ? 3 * config.degree() + 3 : 0);
     assertEquals(expected, config.latency(), "documented formula");
     try (PpmBench bench = new PpmBench(config)) {
       Simulator sim = bench.simulator();
