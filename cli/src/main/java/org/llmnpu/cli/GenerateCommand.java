@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code npu generate <block> [-p name=value]... [--clock-ns 5.6] -o <dir>}: Verilog (one file per
+ * {@code npu generate <block> [-p name=value]... [--clock-ns 5.75] -o <dir>}: Verilog (one file per
  * module), the filelist {@code <top>.f}, {@code params.json}, the timing constraints
  * {@code <top>.sdc} ({@link TimingConstraints}: clock at the target period, zero I/O delays, reset
  * false path — what our own OpenSTA runs use) and a FuseSoC core {@code <top>.core}.

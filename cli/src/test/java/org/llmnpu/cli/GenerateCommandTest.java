@@ -30,7 +30,7 @@ class GenerateCommandTest {
     Path out = dir.resolve("fifo");
     assertEquals(0, NpuCommand.execute("generate", "fifo", "-p", "width=8", "-p", "depth=16", "-o", out.toString()));
     String sdc = Files.readString(out.resolve("SyncFifo_w8_d16.sdc"));
-    assertTrue(sdc.contains("create_clock -name clk -period 5.6 [get_ports {clk}]\n"), sdc);
+    assertTrue(sdc.contains("create_clock -name clk -period 5.75 [get_ports {clk}]\n"), sdc);
     assertTrue(sdc.contains("set_false_path -from [get_ports {reset}]\n"), sdc);
     assertTrue(sdc.contains("set_input_delay 0 -clock clk [get_ports {push_valid push_payload[*] pop_ready reset}]\n"),
         sdc);

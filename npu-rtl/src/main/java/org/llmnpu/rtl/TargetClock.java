@@ -5,16 +5,17 @@ package org.llmnpu.rtl;
  * parameters, so an NPU assembled from them runs at the MAC array's clock rather than at its
  * slowest neighbour's.
  *
- * <p>The default is the Fmax of the default 8×8 MAC array at 180 nm (osu018, Yosys
- * timing-driven mapping + OpenSTA, the {@code reports} PPA flow): 177 MHz, a critical delay of
- * about 5.6 ns. {@code npu generate} writes it into the block's SDC unless {@code --clock-ns}
+ * <p>The default is the Fmax of the default 8×8 {@code mac-array} (PEs and periphery
+ * accumulators) at 180 nm (osu018, Yosys timing-driven mapping + OpenSTA, the {@code reports} PPA
+ * flow): 174.0 MHz, a critical delay of 5.747 ns, so the period is 5.75 ns (the bare PE grid,
+ * {@code pe-array}, reaches 177 MHz). {@code npu generate} writes it into the block's SDC unless {@code --clock-ns}
  * says otherwise.
  */
 public final class TargetClock {
-  /** Target period at 180 nm in ns (≈ 178.6 MHz). */
-  public static final double PERIOD_NS = 5.6;
+  /** Target period at 180 nm in ns (≈ 173.9 MHz). */
+  public static final double PERIOD_NS = 5.75;
   /** {@link #PERIOD_NS} as text, for command-line defaults. */
-  public static final String PERIOD_NS_TEXT = "5.6";
+  public static final String PERIOD_NS_TEXT = "5.75";
 
   private TargetClock() {
   }
