@@ -12,12 +12,13 @@ import org.llmnpu.hdl.UInt;
 
 /**
  * One lane of the requantizer, {@code q = clamp(MBQM(sat32(acc + bias), multiplier, shift) + zeroPoint)},
- * in {@link PpmConfig#REQUANT_STAGES} = 6 register stages (equal to
+ * in {@link PpmConfig#REQUANT_STAGES} = 7 register stages (equal to
  * {@code org.llmnpu.numerics.requant.Requantizer.requantize}):
  * <ol>
  *   <li>{@code biasSum = sat32(acc + bias)};</li>
  *   <li>{@code biased = saturatingLeftShift(biasSum, max(shift, 0))};</li>
- *   <li>partial products {@code biased · multiplier[15:0]} and {@code biased · multiplier[30:16]};</li>
+ *   <li>partial products {@code biased · multiplier[8k+7:8k]}, k = 0..3;</li>
+ *   <li>their pairwise sums {@code biased · multiplier[15:0]} and {@code biased · multiplier[30:16]};</li>
  *   <li>{@code high = (biased · multiplier + 2^30) >> 31} from their exact sum —
  *       SaturatingRoundingDoublingHighMul, which cannot saturate because the multiplier is
  *       non-negative;</li>
@@ -59,9 +60,14 @@ public final class RequantUnit extends Module {
 
     SInt biasSum = regNext("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
     SInt biased = regNext("biased", FixedPointHw.saturatingLeftShift(biasSum, leftShift));
-    // The 32 x 31 product as two registered 32 x 16 partial products, summed in the next stage.
-    SInt productLow = regNext("productLow", biased.mul(multiplier.lsbs(16).toSInt()));
-    SInt productHigh = regNext("productHigh", biased.mul(multiplier.msbs(PpmConfig.MULTIPLIER_BITS - 16).toSInt()));
+    // The 32 x 31 product as four registered 32 x 8 partial products, summed pairwise into the
+    // 32 x 16 halves in the next stage and into the doubling high part in the one after.
+    SInt product0 = regNext("product0", biased.mul(multiplier.slice(7, 0).toSInt()));
+    SInt product1 = regNext("product1", biased.mul(multiplier.slice(15, 8).toSInt()));
+    SInt product2 = regNext("product2", biased.mul(multiplier.slice(23, 16).toSInt()));
+    SInt product3 = regNext("product3", biased.mul(multiplier.slice(PpmConfig.MULTIPLIER_BITS - 1, 24).toSInt()));
+    SInt productLow = regNext("productLow", product1.resize(50).shiftLeft(8).add(product0.resize(50)));
+    SInt productHigh = regNext("productHigh", product3.resize(50).shiftLeft(8).add(product2.resize(50)));
     SInt high = regNext("high", FixedPointHw.doublingHighPart(productHigh, productLow));
     SInt rounded = regNext("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
     SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
