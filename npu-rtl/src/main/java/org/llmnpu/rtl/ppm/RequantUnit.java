@@ -66,8 +66,11 @@ public final class RequantUnit extends Module {
     SInt product1 = regNext("product1", biased.mul(multiplier.slice(15, 8).toSInt()));
     SInt product2 = regNext("product2", biased.mul(multiplier.slice(23, 16).toSInt()));
     SInt product3 = regNext("product3", biased.mul(multiplier.slice(PpmConfig.MULTIPLIER_BITS - 1, 24).toSInt()));
-    SInt productLow = regNext("productLow", product1.resize(50).shiftLeft(8).add(product0.resize(50)));
-    SInt productHigh = regNext("productHigh", product3.resize(50).shiftLeft(8).add(product2.resize(50)));
+    // |biased| < 2^31 and both halves of the multiplier are below 2^16: each sum fits in 48 bits
+    SInt productLow = regNext("productLow", product1.resize(48).shiftLeft(8).resize(48).add(product0.resize(48))
+        .resize(48));
+    SInt productHigh = regNext("productHigh", product3.resize(48).shiftLeft(8).resize(48).add(product2.resize(48))
+        .resize(48));
     SInt high = regNext("high", FixedPointHw.doublingHighPart(productHigh, productLow));
     SInt rounded = regNext("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
     SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
