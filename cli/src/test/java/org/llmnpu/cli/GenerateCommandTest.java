@@ -26,6 +26,37 @@ class GenerateCommandTest {
   }
 
   @Test
+  void generateWritesTheTimingConstraintsAndAFuseSocCore() throws Exception {
+    Path out = dir.resolve("fifo");
+    assertEquals(0, NpuCommand.execute("generate", "fifo", "-p", "width=8", "-p", "depth=16", "-o", out.toString()));
+    String sdc = Files.readString(out.resolve("SyncFifo_w8_d16.sdc"));
+    assertTrue(sdc.contains("create_clock -name clk -period 5.75 [get_ports {clk}]\n"), sdc);
+    assertTrue(sdc.contains("set_false_path -from [get_ports {reset}]\n"), sdc);
+    assertTrue(sdc.contains("set_input_delay 0 -clock clk [get_ports {push_valid push_payload[*] pop_ready reset}]\n"),
+        sdc);
+    assertTrue(sdc.contains("set_output_delay 0 -clock clk [get_ports {push_ready pop_valid pop_payload[*] count[*]}]\n"),
+        sdc);
+    assertFalse(sdc.contains("{clk "), "the clock has no input delay: " + sdc);
+
+    var yaml = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    var core = yaml.readTree(out.resolve("SyncFifo_w8_d16.core").toFile());
+    assertTrue(Files.readString(out.resolve("SyncFifo_w8_d16.core")).startsWith("CAPI=2:\n"));
+    assertEquals("llmnpu:blocks:SyncFifo_w8_d16:0", core.get("name").asText());
+    assertEquals("SyncFifo_w8_d16.v", core.at("/filesets/rtl/files/0").asText());
+    assertEquals("SDC", core.at("/filesets/constraints/file_type").asText());
+    assertEquals("SyncFifo_w8_d16.sdc", core.at("/filesets/constraints/files/0").asText());
+    assertEquals("SyncFifo_w8_d16", core.at("/targets/lint/toplevel").asText());
+    assertEquals("verilator", core.at("/targets/lint/default_tool").asText());
+
+    Path slow = dir.resolve("slow");
+    assertEquals(0, NpuCommand.execute("generate", "fifo", "--clock-ns", "10", "-o", slow.toString()));
+    assertTrue(Files.readString(slow.resolve("SyncFifo_w8_d16.sdc")).contains("-period 10 [get_ports {clk}]"));
+    String err = runCapturingErr(2, "generate", "fifo", "--clock-ns", "0", "-o", dir.resolve("z").toString());
+    assertTrue(err.contains("--clock-ns"), err);
+    assertFalse(Files.exists(dir.resolve("z")));
+  }
+
+  @Test
   void outOfRangeValueExitsWithTwoNamingTheParameterAndWritesNothing() {
     Path out = dir.resolve("bad");
     String err = runCapturingErr(2, "generate", "fifo", "-p", "depth=15", "-o", out.toString());

@@ -29,6 +29,11 @@ public final class DspAssembler {
     return emit(op, rd, ra, rb, 0, false, aux, 0);
   }
 
+  /** FP16 {@code rd = ra · rb + rc}, rounded once. */
+  public DspAssembler fma(int rd, int ra, int rb, int rc) {
+    return emit(DspOp.FMA16, rd, ra, rb, rc, false, 0, 0);
+  }
+
   /** {@code rd = imm}. */
   public DspAssembler li(int rd, int imm) {
     return emit(DspOp.LI, rd, 0, 0, 0, false, 0, imm);

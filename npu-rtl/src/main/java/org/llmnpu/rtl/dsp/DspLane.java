@@ -15,16 +15,23 @@ import org.llmnpu.hdl.Vec;
 import org.llmnpu.rtl.mx.LeadingZeros;
 import org.llmnpu.rtl.vector.Fp16Alu;
 import org.llmnpu.rtl.vector.Fp16Convert;
+import org.llmnpu.rtl.vector.Fp16Fma;
 import org.llmnpu.rtl.vector.Fp32Alu;
 
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
  * buffer ({@code rows} FP16 words), and the execution units — {@link Fp16Alu} (add, sub, mul,
- * min, max, lt, eq), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
+ * min, max, lt, eq), {@link Fp16Fma} (fused multiply-add), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
  * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
- * Every instruction completes in the cycle it issues: sources are read combinationally, the
- * result is written at the clock edge when {@code execute} is high (and, for a masked
- * instruction, {@code elementValid}).
+ *
+ * <p><b>Two stages.</b> Read: in the cycle an instruction issues, its sources {@code ra, rb, rc}
+ * are read from the register file, or forwarded from the result of the instruction in the execute
+ * stage when that one writes the same register in this lane, and registered. Execute (next
+ * cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already the execute
+ * stage's): the units compute from the registered operands, and the result is written at the
+ * clock edge when {@code execute} is high (and, for a masked instruction, {@code elementValid}).
+ * With the forwarding path every instruction sees the result of the one before it, so programs
+ * run exactly as on a single-cycle machine, one cycle later per result.
  */
 final class DspLane extends HwModule {
   final Bool execute = in(bool());
@@ -60,9 +67,14 @@ final class DspLane extends HwModule {
 
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
-    UInt a = wire("a", registers.readAsync(ra));
-    UInt b = wire("b", registers.readAsync(rb));
-    UInt c = registers.readAsync(rc);
+    UInt result = wire("result", uint(32));
+    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
+    Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
+    Bool writeBack = wire("writeBack", enabled.and(writes));
+    UInt a = regNext("a", mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra)));
+    UInt b = regNext("b", mux(writeBack.and(rd.eq(rb)), result, registers.readAsync(rb)));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign)
+    UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(16));
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
@@ -75,6 +87,10 @@ final class DspLane extends HwModule {
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0)));
+    fused.a.set(a.lsbs(16));
+    fused.b.set(b.lsbs(16));
+    fused.c.set(c);
     Fp32Alu single = instance("fp32", new Fp32Alu());
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -85,7 +101,6 @@ final class DspLane extends HwModule {
     convert.a.set(a);
     convert.b.set(b);
 
-    UInt result = wire("result", uint(32));
     UInt h16 = half.result.get(0).resize(32);
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
     UInt segment = segment(a.lsbs(16)).resize(32);
@@ -102,6 +117,7 @@ final class DspLane extends HwModule {
       s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
       s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
           DspOp.FROMINT.code()}, () -> result.set(convert.result));
+      s.is(DspOp.FMA16.code(), () -> result.set(fused.result.resize(32)));
       s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
       s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
       s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
@@ -118,9 +134,7 @@ final class DspLane extends HwModule {
       s.otherwise(() -> result.set(uintLit(0, 32)));
     });
 
-    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.EQ16.code())).and(op.ne(DspOp.ST.code()));
-    Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
-    when(enabled.and(writes), () -> registers.write(rd, result));
+    when(writeBack, () -> registers.write(rd, result));
 
     Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
     UInt writeRow = wire("writeRow", mux(store, row, hostRow));

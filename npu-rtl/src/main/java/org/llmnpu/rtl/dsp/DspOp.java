@@ -83,7 +83,9 @@ public enum DspOp {
   /** FP16 {@code rd = ra < rb ? 1 : 0} (IEEE: false with a NaN). */
   LT16(33),
   /** FP16 {@code rd = ra == rb ? 1 : 0} (IEEE: false with a NaN, +0 == −0). */
-  EQ16(34);
+  EQ16(34),
+  /** FP16 fused multiply-add {@code rd = ra · rb + rc}, rounded once ({@code numerics.fp.Fma.fp16}). */
+  FMA16(35);
 
   private final int code;
 
@@ -98,6 +100,6 @@ public enum DspOp {
 
   /** Whether the instruction writes {@code rd}. */
   public boolean writesRegister() {
-    return code >= LI.code && code <= EQ16.code && code != ST.code;
+    return code >= LI.code && code <= FMA16.code && code != ST.code;
   }
 }

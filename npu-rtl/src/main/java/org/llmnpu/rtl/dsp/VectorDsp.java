@@ -40,7 +40,11 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * combinationally. A write by the running program wins over a host write to the same lane.
  *
  * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0; one
- * instruction issues and completes per cycle (loops have no per-iteration overhead);
+ * instruction issues per cycle (loops have no per-iteration overhead) into a two-stage pipeline:
+ * fetch, decode and register read (with forwarding from the execute stage), then execute and
+ * write-back ({@link DspLane}). Forwarding makes every result available to the next instruction,
+ * so there are no stalls and the cycle count is that of one instruction per cycle; the last
+ * instruction before {@code HALT} completes at the clock edge that raises {@code done};
  * {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high until the next
  * start, and {@code cycles} holds the instructions issued (= {@link DspProgram#cycles()} =
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
@@ -180,7 +184,14 @@ public final class VectorDsp extends HwModule {
         }
       }
     }
-    UInt aux = wire("aux", word.slice(36, 33));
+    // execute stage: the fields of the instruction issued in the previous cycle
+    Bool exValid = regInit("exValid", bool(), 0);
+    exValid.set(running);
+    UInt exOp = regNext("exOp", op);
+    UInt exRd = regNext("exRd", word.slice(57, 53));
+    Bool exMasked = regNext("exMasked", word.bit(37));
+    UInt exImm = regNext("exImm", imm);
+    UInt aux = wire("aux", regNext("exAux", word.slice(36, 33)));
     Vec<UInt> starts = wire("starts", Vec.of(segments, () -> uint(16)));
     Vec<UInt> coefficients = wire("coefficients", Vec.of(segments, () -> uint(16)));
     for (int s = 0; s < segments; s++) {
@@ -197,22 +208,22 @@ public final class VectorDsp extends HwModule {
     }
 
     // lanes
-    UInt row = wire("row", imm.lsbs(rowBits).add(idx.resize(rowBits)));
+    UInt row = wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
       DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments));
-      lane.execute.set(running);
-      lane.op.set(op);
-      lane.rd.set(word.slice(57, 53));
+      lane.execute.set(exValid);
+      lane.op.set(exOp);
+      lane.rd.set(exRd);
       lane.ra.set(word.slice(52, 48));
       lane.rb.set(word.slice(47, 43));
       lane.rc.set(word.slice(42, 38));
-      lane.masked.set(word.bit(37));
+      lane.masked.set(exMasked);
       lane.aux.set(aux.lsbs(2));
-      lane.imm.set(imm);
+      lane.imm.set(exImm);
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
-      lane.elementValid.set(element.lt(len));
+      lane.elementValid.set(regNext("exElementValid_" + l, element.lt(len)));
       lane.row.set(row);
       for (int s = 0; s < segments; s++) {
         lane.starts.get(s).set(starts.get(s));
@@ -226,7 +237,7 @@ public final class VectorDsp extends HwModule {
     for (int l = 0; l < c.lanes(); l++) {
       UInt shifted = uintLit(0, 32);
       for (int s = 1; l + s < c.lanes(); s *= 2) {
-        shifted = mux(imm.eq(s), lanes.get(l + s).sourceA, shifted);
+        shifted = mux(exImm.eq(s), lanes.get(l + s).sourceA, shifted);
       }
       lanes.get(l).shiftIn.set(shifted);
       lanes.get(l).broadcastIn.set(lanes.get(0).sourceA);

@@ -34,7 +34,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p><b>Latency</b> ({@link PpmConfig#latency()}): an element presented with {@code inValid} at
  * a rising edge appears on {@code outData} with {@code outValid} exactly
- * {@code L = 5} cycles later without the PPU, {@code L = 5 + 3·degree + 3} with it (14 for the
+ * {@code L = 7} cycles later without the PPU, {@code L = 7 + 3·degree + 4} with it (17 for the
  * default degree 2). Throughput: {@code cols} elements per cycle with no bubbles; the last of M
  * back-to-back rows leaves {@code M − 1 + L} cycles after the first entered. Loading costs one
  * cycle per lane on the channel port ({@code cols} cycles per N tile) and one cycle per entry on

@@ -29,8 +29,8 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     PPU
   }
 
-  /** Cycles of the requantizer: bias add, left shift, partial products, doubling high part, rounding shift + clamp. */
-  public static final int REQUANT_STAGES = 5;
+  /** Cycles of the requantizer: bias add, left shift, 32×8 partial products, their 32×16 sums, doubling high part, rounding shift, zero point + clamp. */
+  public static final int REQUANT_STAGES = 7;
 
   /** Width of a shift amount in the datapath: 0..31. */
   public static final int SHIFT_BITS = 5;
@@ -82,16 +82,17 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
 
   /**
    * Cycles from an element's {@code inValid} to its {@code outValid}:
-   * {@code 5} without the PPU, {@code 5 + 3·degree + 3} with it (segment search, coefficient
-   * select, three cycles per Horner step, output rounding): 14 for the default degree 2.
+   * {@code 7} without the PPU ({@link #REQUANT_STAGES}), {@code 7 + 3·degree + 4} with it (segment
+   * search, coefficient select, three cycles per Horner step, output rounding shift, clamp): 17 for
+   * the default degree 2.
    */
   public int latency() {
     return REQUANT_STAGES + (hasPpu() ? ppuStages() : 0);
   }
 
-  /** Cycles of the PPU: segment search, offset and coefficient select, three per Horner step (product, shift, add), output rounding. */
+  /** Cycles of the PPU: segment search, offset and coefficient select, three per Horner step (product, shift, add), output rounding shift, clamp. */
   public int ppuStages() {
-    return 3 * degree + 3;
+    return 3 * degree + 4;
   }
 
   /** Width of {@code cfgLane}. */

@@ -17,7 +17,7 @@ import org.llmnpu.hdl.Vec;
 /**
  * One lane of the programmable piecewise-polynomial unit, equal to
  * {@code org.llmnpu.numerics.ppu.PpuEvaluator.evaluate} on the C-LUT contents it is given,
- * in {@link PpmConfig#ppuStages()} = {@code 3·degree + 3} register stages:
+ * in {@link PpmConfig#ppuStages()} = {@code 3·degree + 4} register stages:
  * <ol>
  *   <li><b>segment search</b>: {@code s} = number of boundaries {@code b ≤ q} (comparators and a
  *       population count);</li>
@@ -27,7 +27,9 @@ import org.llmnpu.hdl.Vec;
  *       product {@code acc · t}; {@code shifted = sat32(rshift(product, hornerShift[k]))};
  *       {@code acc = sat32(shifted + c[k])}), starting from
  *       {@code acc = c[degree]}, where {@code hornerShift[k] = fracBits[k+1] − fracBits[k]};</li>
- *   <li><b>output</b>: {@code y = clamp(rshift(acc, outputShift), −128, 127)}, {@code outputShift = fracBits[0]}.</li>
+ *   <li><b>output</b>, two stages (the rounding shift, then the clamp, so that neither exceeds the
+ *       NPU's target clock): {@code y = clamp(rshift(acc, outputShift), −128, 127)},
+ *       {@code outputShift = fracBits[0]}.</li>
  * </ol>
  * {@code rshift} rounds to nearest, ties away from zero, on the exact value. The table inputs are
  * read combinationally, so they must be stable while an element of this lane is in flight.
@@ -83,7 +85,7 @@ public final class PpuUnit extends HwModule {
         delay(coeff, k, "_h" + k);
       }
     }
-    SInt rounded = FixedPointHw.roundingShiftRight(acc, outputShift);
+    SInt rounded = regNext("outputRounded", FixedPointHw.roundingShiftRight(acc, outputShift));
     y.set(regNext("output", FixedPointHw.clamp(rounded, sintLit(-128, 8), sintLit(127, 8))));
   }
 

@@ -91,6 +91,7 @@ final class DspInterpreter {
         case MAX16 -> h(Fp16.max((short) ra, (short) rb));
         case LT16 -> Fp16.lt((short) ra, (short) rb) ? 1 : 0;
         case EQ16 -> Fp16.eq((short) ra, (short) rb) ? 1 : 0;
+        case FMA16 -> h(Fp16.fma((short) ra, (short) rb, (short) rc));
         case ADD32 -> f(Float.intBitsToFloat(ra) + Float.intBitsToFloat(rb));
         case SUB32 -> f(Float.intBitsToFloat(ra) - Float.intBitsToFloat(rb));
         case MUL32 -> f(Float.intBitsToFloat(ra) * Float.intBitsToFloat(rb));

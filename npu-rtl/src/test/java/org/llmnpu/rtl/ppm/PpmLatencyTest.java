@@ -9,7 +9,7 @@ import org.llmnpu.hdl.sim.Simulator;
 
 /**
  * Verilator: a single element takes exactly {@link PpmConfig#latency()} cycles from
- * {@code inValid} to {@code outValid} (5 without the PPU, 5 + 3·degree + 3 with it), and a block of
+ * {@code inValid} to {@code outValid} (7 without the PPU, 7 + 3·degree + 4 with it), and a block of
  * M back-to-back rows leaves in M consecutive cycles.
  */
 class PpmLatencyTest {
@@ -24,7 +24,7 @@ class PpmLatencyTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void cyclesFromValidInToValidOutEqualTheFormula(PpmConfig config) {
-    int expected = 5 + (config.hasPpu() ? 3 * config.degree() + 3 : 0);
+    int expected = 7 + (config.hasPpu() ? 3 * config.degree() + 4 : 0);
     assertEquals(expected, config.latency(), "documented formula");
     try (PpmBench bench = new PpmBench(config)) {
       Simulator sim = bench.simulator();

@@ -102,6 +102,14 @@ public final class Fp16 {
         return fromDouble(toDouble(a) * toDouble(b));
     }
 
+    /**
+     * Fused multiply-add {@code a·b + c} rounded once (RNE), IEEE 754 fusedMultiplyAdd; the
+     * Vector DSP's {@code FMA16}. Specials and signed zeros as in {@link org.llmnpu.numerics.fp.Fma}.
+     */
+    public static short fma(short a, short b, short c) {
+        return org.llmnpu.numerics.fp.Fma.fp16(a, b, c);
+    }
+
     /** a / b, correctly rounded (x/±0 = ±infinity for x ≠ 0, 0/0 = NaN). */
     public static short div(short a, short b) {
         return fromDouble(toDouble(a) / toDouble(b));

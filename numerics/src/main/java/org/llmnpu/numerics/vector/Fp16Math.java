@@ -6,8 +6,8 @@ import org.llmnpu.numerics.fp16.IntFormat;
 /**
  * exp, reciprocal and reciprocal square root of FP16 values exactly as the Vector DSP computes
  * them: every intermediate is an FP16 value produced by one correctly rounded {@link Fp16}
- * operation (no fused multiply-add, no wider datapath), so FP16 hardware reproduces each result
- * bit for bit. Table constants are computed with {@link StrictMath}, so they are the same on every
+ * operation or one fused multiply-add ({@link Fp16#fma}, rounded once; no wider datapath), so FP16
+ * hardware reproduces each result bit for bit. Table constants are computed with {@link StrictMath}, so they are the same on every
  * JVM. Seeds come from {@link SegmentedPolynomial} tables ({@link #EXP_TABLE},
  * {@link #RECIPROCAL_TABLE}, {@link #RSQRT_TABLE}) whose FP16 coefficients the RTL loads.
  *
@@ -24,7 +24,7 @@ import org.llmnpu.numerics.fp16.IntFormat;
  * Bound: ≤ {@value #RECIPROCAL_ULP_BOUND} ULP over all inputs.
  *
  * <p><b>rsqrt(x)</b>: x = m·2^(2j) with m in [1, 4); {@code y0 = RSQRT_TABLE(m)} (12 quadratic
- * segments of width 1/4); one Newton step {@code y1 = y0 · (1.5 − (0.5 · ((m·y0)·y0)))}; result
+ * segments of width 1/4); one Newton step {@code y1 = y0 · fma(−0.5, (m·y0)·y0, 1.5)}; result
  * {@code scalb(y1, −j)}. +0 → +∞, −0 → −∞, +∞ → +0, x &lt; 0 or NaN → NaN.
  * Bound: ≤ {@value #RSQRT_ULP_BOUND} ULP over all inputs.
  */
@@ -48,7 +48,7 @@ public final class Fp16Math {
     public static final SegmentedPolynomial RSQRT_TABLE = SegmentedPolynomial.interpolate(m -> 1 / StrictMath.sqrt(m), 1.0, 0.25, 12, 2);
 
     private static final short TWO = Fp16.fromDouble(2);
-    private static final short HALF = Fp16.fromDouble(0.5);
+    private static final short MINUS_HALF = Fp16.fromDouble(-0.5);
     private static final short THREE_HALVES = Fp16.fromDouble(1.5);
     private static final short TWELVE = Fp16.fromDouble(12);
     private static final short MINUS_EIGHTEEN = Fp16.fromDouble(-18);
@@ -135,8 +135,8 @@ public final class Fp16Math {
         int j = Math.floorDiv(exponentOf(x), 2);
         short m = Fp16.scalb(x, -2 * j);
         short y0 = RSQRT_TABLE.evaluate(m);
-        short g = Fp16.mul(HALF, Fp16.mul(Fp16.mul(m, y0), y0));
-        short y1 = Fp16.mul(y0, Fp16.sub(THREE_HALVES, g));
+        short g = Fp16.mul(Fp16.mul(m, y0), y0);
+        short y1 = Fp16.mul(y0, Fp16.fma(MINUS_HALF, g, THREE_HALVES));
         return Fp16.scalb(y1, -j);
     }
 

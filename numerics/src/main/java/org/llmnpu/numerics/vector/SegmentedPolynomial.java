@@ -13,8 +13,8 @@ import org.llmnpu.numerics.fp16.Fp16;
  *
  * <p><b>Evaluation</b> of an FP16 {@code v}: segment {@code s} = the last segment whose start is
  * ≤ v (segment 0 below the first start); {@code u = Fp16.sub(v, start[s])}; Horner
- * {@code acc = c[s][d]}, then {@code acc = Fp16.add(Fp16.mul(acc, u), c[s][k])} for k = d−1 … 0;
- * every operation rounds to nearest even (no fused multiply-add). Segment starts are FP16 values
+ * {@code acc = c[s][d]}, then {@code acc = Fp16.fma(acc, u, c[s][k])} for k = d−1 … 0: each
+ * Horner step is one fused multiply-add rounded once to nearest even (the DSP's {@code FMA16}). Segment starts are FP16 values
  * chosen so the hardware finds the segment from exponent/mantissa bits.
  *
  * <p><b>Fitting</b> ({@link #interpolate}): on each segment [a, a+w) the polynomial in u = v − a
@@ -118,7 +118,7 @@ public final class SegmentedPolynomial {
         short[] c = coefficients[s];
         short acc = c[c.length - 1];
         for (int k = c.length - 2; k >= 0; k--) {
-            acc = Fp16.add(Fp16.mul(acc, u), c[k]);
+            acc = Fp16.fma(acc, u, c[k]);
         }
         return acc;
     }

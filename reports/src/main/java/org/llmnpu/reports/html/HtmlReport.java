@@ -179,15 +179,19 @@ final class HtmlReport {
         + "<tr><th>node</th><th>Vdd (V)</th><th class=\"l\">source</th><th>std-cell area (&micro;m&sup2;)</th>"
         + "<th>SRAM area (&micro;m&sup2;)</th><th>total area (&micro;m&sup2;)</th><th>critical path (ns)</th>"
         + "<th>Fmax (MHz)</th><th>std-cell energy/cycle (pJ)</th><th>std-cell power at Fmax (mW)</th></tr>\n");
+    int depth = p.timing().logicDepth();
     for (NodeFigures n : p.nodes()) {
       s.append("<tr><td>").append(n.nm()).append(" nm</td><td>").append(Fmt.fixed(n.vdd(), 1))
-          .append("</td><td class=\"l\">").append(n.measured() ? "measured" : "scaled").append("</td><td>")
+          .append("</td><td class=\"l\">").append(n.measured() ? "measured" : "scaled estimate").append("</td><td>")
           .append(Fmt.sig(n.logicAreaUm2())).append("</td><td>").append(Fmt.sig(n.sramAreaUm2())).append("</td><td>")
           .append(Fmt.sig(n.totalAreaUm2())).append("</td><td>").append(Fmt.sig(n.criticalDelayNs()))
           .append("</td><td>").append(Fmt.sig(n.fmaxMhz())).append("</td><td>").append(Fmt.sig(n.logicEnergyPerCyclePj()))
           .append("</td><td>").append(Fmt.sig(n.logicPowerAtFmaxMw())).append("</td></tr>\n");
     }
-    s.append("</table>\n");
+    s.append("</table>\n<p>The scaled rows are estimates, not measurements: they scale the 180 nm cell delays of the "
+        + "same ").append(depth).append("-cell critical path and ignore wires, which dominate at 7 nm, so a scaled "
+        + "Fmax is an upper bound for this pipeline depth. A block with fewer cells per stage (more pipeline "
+        + "stages) is what runs faster at any node.</p>\n");
   }
 
   private static void row(StringBuilder s, String k, String v) {

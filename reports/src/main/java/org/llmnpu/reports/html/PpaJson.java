@@ -98,6 +98,8 @@ final class PpaJson {
       no.put("totalAreaUm2", n.totalAreaUm2());
       no.put("criticalDelayNs", n.criticalDelayNs());
       no.put("fmaxMhz", n.fmaxMhz());
+      // a scaled Fmax scales cell delays only (no wires): an estimate for this critical path's depth
+      no.put("fmaxKind", n.measured() ? "measured" : "scaled estimate");
       no.put("logicEnergyPerCyclePj", n.logicEnergyPerCyclePj());
       no.put("logicPowerAtFmaxMw", n.logicPowerAtFmaxMw());
     }

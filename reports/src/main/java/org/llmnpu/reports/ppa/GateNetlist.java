@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
 final class GateNetlist {
   private static final Pattern MODULE = Pattern.compile("(?s)\\bmodule\\s+(\\\\\\S+ |[\\w$]+)\\s*\\((.*?)\\bendmodule\\b");
   private static final Pattern INPUT_DECL = Pattern.compile("(?m)^\\s*input\\s+(?:\\[\\d+:\\d+\\]\\s+)?(\\S+)\\s*;");
+  private static final Pattern PORT_DECL = Pattern.compile(
+      "(?m)^\\s*(input|output)\\s+(?:\\[(\\d+):(\\d+)\\]\\s+)?(\\S+)\\s*;");
   private static final Pattern INSTANCE = Pattern.compile(
       "\\n\\s*([\\w$]+|\\\\\\S+ )\\s+(\\\\\\S+ |[\\w$.\\[\\]]+)\\s*\\(([^;]*?)\\n\\s*\\);");
   private static final Pattern INPUT_BITS =
@@ -54,6 +56,17 @@ final class GateNetlist {
     Matcher m = INPUT_DECL.matcher(bodies.getOrDefault(top, ""));
     while (m.find()) {
       out.add(unescape(m.group(1)));
+    }
+    return out;
+  }
+
+  /** Ports of the top module (name, width, direction), in declaration order. */
+  java.util.List<TimingConstraints.Port> ports() {
+    java.util.List<TimingConstraints.Port> out = new java.util.ArrayList<>();
+    Matcher m = PORT_DECL.matcher(bodies.getOrDefault(top, ""));
+    while (m.find()) {
+      int width = m.group(2) == null ? 1 : Math.abs(Integer.parseInt(m.group(2)) - Integer.parseInt(m.group(3))) + 1;
+      out.add(new TimingConstraints.Port(unescape(m.group(4)), width, m.group(1).equals("input")));
     }
     return out;
   }

@@ -38,37 +38,24 @@ public final class OpenSta {
   }
 
   /**
-   * The OpenSTA script. A reset port ({@code resetPort}, empty if none) is excluded from timing:
-   * before layout its net drives every flip-flop unbuffered, which says nothing about the
-   * design (layout gives it a buffer tree and it is synchronized off the critical cycle).
+   * The OpenSTA script: the liberty files, the netlist, the block's {@link TimingConstraints} (the
+   * same SDC text {@code npu generate} writes: clock, zero I/O delays, reset false path), the
+   * worst setup path and power.
    */
-  String script(String top, boolean hasMacros, String clockPort, String resetPort, PpaOptions o,
+  String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
       boolean globalActivity) {
-    return script(top, hasMacros, clockPort, resetPort, o, globalActivity, null);
+    return script(top, hasMacros, constraints, o, globalActivity, null);
   }
 
   /** The script; {@code activityTcl}, when given, sets the activity instead of the options. */
-  String script(String top, boolean hasMacros, String clockPort, String resetPort, PpaOptions o,
+  String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
       boolean globalActivity, String activityTcl) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
     }
     s.append("read_verilog netlist.v\nlink_design ").append(top).append('\n');
-    String period = Double.toString(o.clockNs());
-    if (clockPort.isEmpty()) {
-      s.append("create_clock -name clk -period ").append(period).append('\n');
-      s.append("set_input_delay 0 -clock clk [all_inputs]\n");
-    } else {
-      s.append("create_clock -name clk -period ").append(period).append(" [get_ports {").append(clockPort)
-          .append("}]\n");
-      s.append("set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports {").append(clockPort)
-          .append("}]]\n");
-    }
-    s.append("set_output_delay 0 -clock clk [all_outputs]\n");
-    if (!resetPort.isEmpty()) {
-      s.append("set_false_path -from [get_ports {").append(resetPort).append("}]\n");
-    }
+    s.append(constraints.sdc(top));
     s.append("puts \"==== timing\"\n");
     s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
     if (activityTcl != null && !globalActivity) {
@@ -105,8 +92,8 @@ public final class OpenSta {
             + "input ports: %s", port, top, String.join(", ", inputs)));
       }
     }
-    String clockPort = inputs.contains(o.clockPort()) ? o.clockPort() : "";
-    String resetPort = inputs.contains("reset") ? "reset" : inputs.contains("reset_n") ? "reset_n" : "";
+    TimingConstraints constraints = TimingConstraints.of(netlist.ports(), o.clockNs(), o.clockPort());
+    String clockPort = constraints.clockPort();
     boolean hasMacros = !synth.macros().isEmpty();
     String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
     String lib = YosysSynthesis.read(liberty);
@@ -116,19 +103,19 @@ public final class OpenSta {
     boolean global = false;
     boolean cut = false;
     try {
-      out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, false, activityTcl), lib, sramLib,
+      out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl), lib, sramLib,
           synth.netlist());
     } catch (ToolFailure e) {
       if (!e.crashed()) {
         throw e;
       }
-      out = hasMacros ? withMacroOutputsCut(top, clockPort, resetPort, o, activityTcl, netlist, synth, run,
+      out = hasMacros ? withMacroOutputsCut(top, constraints, o, activityTcl, netlist, synth, run,
           annotation, lib, sramLib) : null;
       cut = out != null;
       if (out == null) {
         // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
         // same activity on every net does not crash, and the report says which was used
-        out = cachedRun(script(top, hasMacros, clockPort, resetPort, o, true), lib, sramLib, synth.netlist());
+        out = cachedRun(script(top, hasMacros, constraints, o, true), lib, sramLib, synth.netlist());
         global = true;
       }
     }
@@ -149,10 +136,10 @@ public final class OpenSta {
    * cut ({@link MacroOutputs}), the pins that data drove getting its activity; null if OpenSTA
    * crashes even so. The output is the timing run's timing section and the power run's power.
    */
-  private String withMacroOutputsCut(String top, String clockPort, String resetPort, PpaOptions o,
+  private String withMacroOutputsCut(String top, TimingConstraints constraints, PpaOptions o,
       String activityTcl, GateNetlist netlist, SynthesisResult synth, SimulatedActivity run,
       ActivityAnnotation annotation, String lib, String sramLib) {
-    String full = script(top, true, clockPort, resetPort, o, false, "");
+    String full = script(top, true, constraints, o, false, "");
     String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
     double fallback = annotation == null ? o.activity() : annotation.meanRegisterActivity();
     StringBuilder loads = new StringBuilder(activityTcl != null ? activityTcl : statedActivity(o));
@@ -170,7 +157,7 @@ public final class OpenSta {
     }
     try {
       String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
-      String power = cachedRun(script(top, true, clockPort, resetPort, o, false, loads.toString()), lib, sramLib,
+      String power = cachedRun(script(top, true, constraints, o, false, loads.toString()), lib, sramLib,
           MacroOutputs.disconnected(synth.netlist()));
       return timing + power.substring(power.indexOf("==== power"));
     } catch (ToolFailure e) {
