@@ -14,7 +14,7 @@ import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -41,7 +41,7 @@ import org.llmnpu.hdl.UInt;
  * it). The sum goes back into the bank unless the row group is the fold's last, when it leaves on
  * {@code result}. Read-modify-write in one cycle.
  */
-public final class PimColumn extends Module {
+public final class PimColumn extends HwModule {
   public final Bits chunks;
   public final Bits weights;
   public final Bits rowSigns;

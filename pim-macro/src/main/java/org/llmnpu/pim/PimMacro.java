@@ -16,7 +16,7 @@ import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 
 /**
@@ -57,7 +57,7 @@ import org.llmnpu.hdl.UInt;
  * {@code rows (+1 for PRE)} write cycles, which may overlap only the last vector's periphery cycle.
  * See {@link PimCycleModel} for the GEMM formula.
  */
-public final class PimMacro extends Module {
+public final class PimMacro extends HwModule {
   public final Bool wrEn = in(bool());
   public final Bool wrReady = out(bool());
   public final UInt wrRow;

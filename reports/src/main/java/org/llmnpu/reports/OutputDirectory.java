@@ -1,20 +1,16 @@
 package org.llmnpu.reports;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.llmnpu.hdl.emit.VerilogDesign;
 
 /**
  * A directory the toolkit writes its output into (a report, generated Verilog) without ever
@@ -35,7 +31,6 @@ import java.util.Set;
 public final class OutputDirectory {
   /** The list of files the toolkit wrote into a directory, first line the kind of output. */
   public static final String MARKER = ".llmnpu-files";
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   /** A directory that may not be written; the message names the option and what to do. */
   public static final class Refused extends IllegalArgumentException {
@@ -114,7 +109,7 @@ public final class OutputDirectory {
       throw new IllegalArgumentException("output file name '" + name + "' must be a plain file name");
     }
     try {
-      writeAtomically(dir.resolve(name), text.getBytes(StandardCharsets.UTF_8));
+      writeAtomically(dir.resolve(name), text);
       written.add(name);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + dir.resolve(name) + ": " + e.getMessage(), e);
@@ -140,32 +135,18 @@ public final class OutputDirectory {
       List<String> lines = new ArrayList<>();
       lines.add(kind);
       lines.addAll(listed);
-      writeAtomically(dir.resolve(MARKER), (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+      writeAtomically(dir.resolve(MARKER), String.join("\n", lines) + "\n");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot finish the output in " + dir + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * Writes a file through a temporary sibling created with the umask's permissions, then
-   * renames it over the target.
+   * Writes text to a file through a temporary sibling created with the umask's permissions,
+   * then renames it over the target ({@link VerilogDesign#writeAtomically}).
    */
-  public static void writeAtomically(Path file, byte[] bytes) throws IOException {
-    Path parent = file.toAbsolutePath().getParent();
-    Files.createDirectories(parent);
-    Path tmp = parent.resolve("." + file.getFileName() + ".tmp-" + Long.toUnsignedString(RANDOM.nextLong(), 36));
-    try {
-      try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        out.write(bytes);
-      }
-      try {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+  public static void writeAtomically(Path file, String text) throws IOException {
+    VerilogDesign.writeAtomically(file, text);
   }
 
   private static boolean ownName(String name) {

@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 
 /**
@@ -16,7 +16,7 @@ import org.llmnpu.hdl.UInt;
  * {@code src} to {@code dst}, one beat at a time (read, wait for the data, write it with every
  * strobe set except, on the last beat, the top byte). {@code done} is a register.
  */
-final class MemoryCopier extends Module {
+final class MemoryCopier extends HwModule {
   final Bool start = in(bool());
   final UInt src = in(uint(32));
   final UInt dst = in(uint(32));

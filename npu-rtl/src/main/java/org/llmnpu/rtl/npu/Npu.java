@@ -17,7 +17,7 @@ import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -62,7 +62,7 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * counts cycles without progress; at {@code watchdogCycles} the NPU halts with
  * {@link ErrorCause#WATCHDOG}.
  */
-public final class Npu extends Module {
+public final class Npu extends HwModule {
   private static final int ADDR = 32;
   private static final int WIDE = 52;
   private static final int COUNTER_BITS = 48;

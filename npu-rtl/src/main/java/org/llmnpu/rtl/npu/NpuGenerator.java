@@ -1,7 +1,7 @@
 package org.llmnpu.rtl.npu;
 
 import java.util.List;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.hdl.gen.Params;
@@ -37,7 +37,7 @@ public final class NpuGenerator implements BlockGenerator {
   }
 
   @Override
-  public Module build(Params p) {
+  public HwModule build(Params p) {
     NpuConfig d = NpuConfig.defaults();
     return new Npu(new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),

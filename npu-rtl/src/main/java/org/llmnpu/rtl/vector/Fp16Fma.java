@@ -8,7 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.Module;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
@@ -33,7 +33,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * <p>Latency {@code latency} cycles: 0 combinational, 1 registers the result. Throughput one per
  * cycle.
  */
-public final class Fp16Fma extends Module {
+public final class Fp16Fma extends HwModule {
   private static final int CANONICAL_NAN = 0x7E00;
   private static final int ALIGNED_BITS = 80;
   private static final int EXPONENT_BITS = 8;

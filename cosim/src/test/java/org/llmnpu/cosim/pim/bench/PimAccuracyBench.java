@@ -26,23 +26,23 @@ import org.llmnpu.sw.model.Ops;
  *
  * <p>Run: {@code mvn -q -pl cosim -am test -Dbench -Dtest=PimAccuracyBench -Dsurefire.failIfNoSpecifiedTests=false}
  * (the {@code @Test} only launches {@link #main}; system property {@code pim.checkpoint} overrides
- * the checkpoint path, default {@code /work/shared/models/stories260K.bin}). Main arguments: the
+ * the checkpoint path; default: the stories260K shipped in sw-stack). Main arguments: the
  * checkpoint path and the number of steps.
  */
 public final class PimAccuracyBench {
   @org.junit.jupiter.api.Test
   void figures() throws Exception {
-    main(new String[] {System.getProperty("pim.checkpoint", "/work/shared/models/stories260K.bin"),
-        System.getProperty("pim.steps", "64")});
+    main(new String[] {System.getProperty("pim.checkpoint", ""), System.getProperty("pim.steps", "64")});
   }
 
   public static void main(String[] args) throws Exception {
-    Path file = Path.of(args.length > 0 ? args[0] : "/work/shared/models/stories260K.bin");
+    String path = args.length > 0 ? args[0] : "";
     int steps = args.length > 1 ? Integer.parseInt(args[1]) : 32;
-    if (!Files.exists(file)) {
+    Path file = Path.of(path.isEmpty() ? "stories260K (bundled)" : path);
+    if (!path.isEmpty() && !Files.exists(file)) {
       throw new IllegalArgumentException("checkpoint not found: " + file);
     }
-    ModelWeights w = Llama2cCheckpoint.read(file);
+    ModelWeights w = path.isEmpty() ? org.llmnpu.sw.io.ModelCatalog.load("stories260K", 0) : Llama2cCheckpoint.read(file);
     ModelConfig c = w.config();
     System.out.printf(Locale.ROOT, "model %s: dim %d, hidden %d, layers %d, vocab %d; %d greedy steps from BOS%n",
         file.getFileName(), c.dim(), c.hiddenDim(), c.layers(), c.vocabSize(), steps);
