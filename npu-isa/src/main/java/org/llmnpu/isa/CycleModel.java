@@ -179,9 +179,16 @@ public final class CycleModel {
    * {@code S_last + Mc_last − 1 + rows + cols}.
    */
   public static long engineCycles(int rows, int cols, int mTile, int m, int k, int n) {
+    return engineCyclesOverKTiles(rows, cols, mTile, m, (k + (long) rows - 1) / rows, n);
+  }
+
+  /**
+   * The same recurrence for {@code kTiles} weight tiles along K (a 2:4 array folds
+   * {@code 2·rows} of K into one tile); the GEMM engine's own cycle model uses it too.
+   */
+  public static long engineCyclesOverKTiles(int rows, int cols, int mTile, int m, long kTiles, int n) {
     long gap = Math.max(cols - 1, 1);
     long nTiles = (n + (long) cols - 1) / cols;
-    long kTiles = (k + (long) rows - 1) / rows;
     long load = 0;
     long stream = 1;
     long lastChunk = 0;

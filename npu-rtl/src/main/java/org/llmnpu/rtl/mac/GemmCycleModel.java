@@ -20,30 +20,7 @@ public final class GemmCycleModel {
    * then {@code S_last + Mc_last − 1 + rows + cols}.
    */
   public static long cycles(MacArrayConfig a, int m, int k, int n) {
-    int rows = a.rows();
-    int cols = a.cols();
-    long gap = Math.max(cols - 1, 1);
-    long nTiles = (n + (long) cols - 1) / cols;
-    long kTiles = kTiles(a, k);
-    long load = 0;
-    long stream = 1;
-    long lastChunk = 0;
-    boolean first = true;
-    for (long nt = 0; nt < nTiles; nt++) {
-      for (long m0 = 0; m0 < m; m0 += a.mTile()) {
-        long chunk = Math.min(a.mTile(), m - m0);
-        for (long kt = 0; kt < kTiles; kt++) {
-          if (!first) {
-            long nextLoad = Math.max(load + rows, stream + gap);
-            stream = Math.max(stream + lastChunk, nextLoad + 1);
-            load = nextLoad;
-          }
-          first = false;
-          lastChunk = chunk;
-        }
-      }
-    }
-    return stream + lastChunk - 1 + rows + cols;
+    return org.llmnpu.isa.CycleModel.engineCyclesOverKTiles(a.rows(), a.cols(), a.mTile(), m, kTiles(a, k), n);
   }
 
   /**
