@@ -59,6 +59,7 @@ public final class Calibration {
   private final Consumer<String> log;
   private final Map<EnergyAction, EnergyTable.Entry> entries = new EnumMap<>(EnergyAction.class);
   private final Map<String, Double> powers = new LinkedHashMap<>();
+  private final Map<EnergyAction, String> notMeasured = new EnumMap<>(EnergyAction.class);
 
   public Calibration(PpaOptions ppa, SimOptions sim, Consumer<String> log) {
     this.ppa = ppa;
@@ -76,7 +77,7 @@ public final class Calibration {
         + "EnergyTable.sramAccessPj(width, depth, node) for a given geometry";
     m.put(EnergyAction.SRAM_READ_BIT, new EnergyTable.Entry(EnergyAction.SRAM_READ_BIT, bit, sram));
     m.put(EnergyAction.SRAM_WRITE_BIT, new EnergyTable.Entry(EnergyAction.SRAM_WRITE_BIT, bit, sram));
-    return new EnergyTable(m);
+    return new EnergyTable(m, notMeasured);
   }
 
   /** Power (mW) of each calibration run, by name, in run order. */
@@ -148,8 +149,26 @@ public final class Calibration {
     return this;
   }
 
-  /** Calibrates the DSP instruction classes and DSP_IDLE on a {@code lanes}-lane DSP. */
+  /**
+   * Calibrates the DSP instruction classes and DSP_IDLE on a {@code lanes}-lane DSP; if OpenSTA
+   * cannot propagate the runs' activity on this DSP, the DSP actions are listed as not measured,
+   * with the reason, instead of being filled with figures that are not from the runs.
+   */
   public Calibration dsp(int lanes, int rows, long seed) {
+    try {
+      measureDsp(lanes, rows, seed);
+    } catch (IllegalStateException e) {
+      for (EnergyAction a : new EnergyAction[] {EnergyAction.DSP_IDLE, EnergyAction.DSP_MEMORY,
+          EnergyAction.DSP_CONVERT, EnergyAction.DSP_FP16, EnergyAction.DSP_FP32}) {
+        entries.remove(a);
+        notMeasured.put(a, e.getMessage());
+      }
+      log.accept("  DSP actions not measured: " + e.getMessage());
+    }
+    return this;
+  }
+
+  private void measureDsp(int lanes, int rows, long seed) {
     VectorDsp.Config config = new VectorDsp.Config(lanes, rows, 64);
     VerilogDesign d = Verilog.emit(new VectorDsp(config));
     Measured idle = idle(d, "Vector DSP idle");
@@ -184,7 +203,6 @@ public final class Calibration {
     });
     put(EnergyAction.DSP_FP32, (fp32 - 2 * ops * memPer - 2 * ops * convPer) / (4 * ops), dspBasis(d,
         "2 LD + 2 WIDEN + ADD32, MUL32, SUB32, MUL32 per iteration, loads and conversions subtracted", iters, lanes));
-    return this;
   }
 
   private String dspBasis(VerilogDesign d, String what, int iters, int lanes) {

@@ -17,9 +17,10 @@ import org.llmnpu.reports.ppa.SramModel;
  * a given macro geometry from {@link SramModel} ({@link #sramAccessPj}); external memory per
  * byte from {@link #DRAM_PJ_PER_BYTE}.
  *
- * @param entries the measured or modelled actions with their basis
+ * @param entries     the measured or modelled actions with their basis
+ * @param notMeasured actions the calibration could not measure, with the reason
  */
-public record EnergyTable(Map<EnergyAction, Entry> entries) {
+public record EnergyTable(Map<EnergyAction, Entry> entries, Map<EnergyAction, String> notMeasured) {
   /**
    * External memory energy per byte, pJ: M. Horowitz, "Computing's energy problem (and what we
    * can do about it)", ISSCC 2014, gives 1.3–2.6 nJ per 64-bit DRAM access; the low end,
@@ -37,13 +38,22 @@ public record EnergyTable(Map<EnergyAction, Entry> entries) {
 
   public EnergyTable {
     entries = Collections.unmodifiableMap(new EnumMap<>(entries));
+    notMeasured = Collections.unmodifiableMap(notMeasured.isEmpty() ? new EnumMap<>(EnergyAction.class)
+        : new EnumMap<>(notMeasured));
+  }
+
+  /** A table with every listed action measured or modelled. */
+  public EnergyTable(Map<EnergyAction, Entry> entries) {
+    this(entries, Map.of());
   }
 
   /** Energy of one {@code action} at {@code node}, pJ (DRAM is not node-scaled). */
   public double pj(EnergyAction action, NodeScaling.Node node) {
     Entry e = entries.get(action);
     if (e == null) {
-      throw new IllegalArgumentException("the energy table has no entry for " + action + "; it has " + entries.keySet());
+      String why = notMeasured.get(action);
+      throw new IllegalArgumentException("the energy table has no entry for " + action
+          + (why != null ? " (not measured: " + why + ")" : "; it has " + entries.keySet()));
     }
     return action == EnergyAction.DRAM_BYTE ? e.pj180() : e.pj180() * scale(node);
   }
@@ -57,7 +67,7 @@ public record EnergyTable(Map<EnergyAction, Entry> entries) {
   public EnergyTable withDramPjPerByte(double pj, String source) {
     Map<EnergyAction, Entry> m = new EnumMap<>(entries);
     m.put(EnergyAction.DRAM_BYTE, new Entry(EnergyAction.DRAM_BYTE, pj, source));
-    return new EnergyTable(m);
+    return new EnergyTable(m, notMeasured);
   }
 
   /** Energy of one access (read or write of a word) of an SRAM of {@code width}×{@code depth}, pJ. */
@@ -81,6 +91,8 @@ public record EnergyTable(Map<EnergyAction, Entry> entries) {
         r.put("pj" + n.nm + "nm", pj(e.action(), n));
       }
     }
+    ArrayNode missing = root.putArray("notMeasured");
+    notMeasured.forEach((a, why) -> missing.addObject().put("action", a.name()).put("reason", why));
     return JsonOutput.indented(root) + "\n";
   }
 
@@ -104,6 +116,7 @@ public record EnergyTable(Map<EnergyAction, Entry> entries) {
           pj(e.action(), NodeScaling.Node.N180), pj(e.action(), NodeScaling.Node.N45),
           pj(e.action(), NodeScaling.Node.N7), e.action().unit));
     }
+    notMeasured.forEach((a, why) -> s.append(String.format(Locale.ROOT, "%-16s not measured: %s%n", a.name(), why)));
     return s.toString();
   }
 }

@@ -106,7 +106,7 @@ public final class OpenSta {
       out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl), lib, sramLib,
           synth.netlist());
     } catch (ToolFailure e) {
-      if (!e.crashed()) {
+      if (!powerFailed(e)) {
         throw e;
       }
       out = hasMacros ? withMacroOutputsCut(top, constraints, o, activityTcl, netlist, synth, run,
@@ -161,11 +161,19 @@ public final class OpenSta {
           MacroOutputs.disconnected(synth.netlist()));
       return timing + power.substring(power.indexOf("==== power"));
     } catch (ToolFailure e) {
-      if (e.crashed()) {
+      if (powerFailed(e)) {
         return null;
       }
       throw e;
     }
+  }
+
+  /**
+   * OpenSTA 2.0.17 failing in its power analysis: a segfault while propagating activity, or a
+   * NaN in {@code report_power}'s arithmetic ("can't use non-numeric floating-point value").
+   */
+  static boolean powerFailed(ToolFailure e) {
+    return e.crashed() || e.getMessage().contains("non-numeric floating-point value");
   }
 
   /** The stated activity: every data input, and the per-port values. */
@@ -203,7 +211,7 @@ public final class OpenSta {
       try {
         out = ToolRunner.run(List.of("sta", "-no_init", "-no_splash", "-exit", "run.tcl"), work, TIMEOUT_SECONDS);
       } catch (ToolFailure e) {
-        if (e.crashed()) {
+        if (powerFailed(e)) {
           ProcessCleanup.delete(work); // the caller retries; nothing to inspect
         }
         throw e;

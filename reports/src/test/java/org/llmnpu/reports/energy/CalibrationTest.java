@@ -28,6 +28,12 @@ class CalibrationTest {
       if (a == EnergyAction.PPM_ELEMENT) {
         continue;
       }
+      if (t.notMeasured().containsKey(a)) {
+        // Debian's OpenSTA segfaults propagating activity on some netlists: then the table says so
+        assertTrue(a.block.equals("vector-dsp") && t.notMeasured().get(a).contains("OpenSTA"), a + ": "
+            + t.notMeasured().get(a));
+        continue;
+      }
       double pj = t.pj(a, NodeScaling.Node.N180);
       assertTrue(pj > 0 && pj < 1e5, a + " = " + pj + " pJ");
       if (a != EnergyAction.DRAM_BYTE) {
@@ -42,6 +48,7 @@ class CalibrationTest {
     om.configure(JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS, false);
     JsonNode j = om.readTree(t.json());
     assertEquals(t.entries().size(), j.get("actions").size());
+    assertEquals(t.notMeasured().size(), j.get("notMeasured").size());
     System.out.print(t.text());
   }
 }
