@@ -17,12 +17,17 @@ import java.util.Map;
  * load  ext=X extStride=64 spad=0 spadStride=64 rowBytes=40 rows=8
  * gemm  m=8 k=40 n=24 x=0 xStride=64 w=0x800 wStride=32 y=0x2000 yStride=96
  * store ext=0x8000 extStride=96 spad=0x2000 spadStride=96 rowBytes=96 rows=8
+ * dsptab ext=TABLES
+ * dspin  spad=0x2000 spadStride=16 rowElems=1 rows=24 dst=0 format=2 shift=-7
+ * dsprun prog=SOFTMAX words=40
+ * dspout spad=0x3000 spadStride=32 rowElems=24 rows=1 src=2 format=1
+ * snapshot ext=0x9000
  * fence
  * halt
  * .raw 0x55 0 0 0 0 0 0 0     # eight raw words (e.g. an undefined opcode)
  * </pre>
  * Operand values are decimal or {@code 0x} hex numbers, constants and labels, combined with
- * {@code +}, {@code -} and {@code *} (products bind first). Every operand of a command is required,
+ * {@code +}, {@code -} and {@code *} (products bind first); a value may start with {@code -}. Every operand of a command is required,
  * in any order; an unknown or missing operand is an error naming the command's operands.
  */
 public final class Assembler {
@@ -37,6 +42,12 @@ public final class Assembler {
     OPERANDS.put(Opcode.LOAD, dma);
     OPERANDS.put(Opcode.STORE, dma);
     OPERANDS.put(Opcode.GEMM, List.of("m", "k", "n", "x", "xStride", "w", "wStride", "y", "yStride"));
+    OPERANDS.put(Opcode.LOAD4, dma);
+    OPERANDS.put(Opcode.DSPTAB, List.of("ext"));
+    OPERANDS.put(Opcode.DSPIN, List.of("spad", "spadStride", "rowElems", "rows", "dst", "format", "shift"));
+    OPERANDS.put(Opcode.DSPOUT, List.of("spad", "spadStride", "rowElems", "rows", "src", "format"));
+    OPERANDS.put(Opcode.DSPRUN, List.of("prog", "words"));
+    OPERANDS.put(Opcode.SNAPSHOT, List.of("ext"));
     OPERANDS.put(Opcode.FENCE, List.of());
     OPERANDS.put(Opcode.HALT, List.of());
   }
@@ -109,7 +120,8 @@ public final class Assembler {
       return;
     }
     Opcode op = Opcode.fromMnemonic(mnemonic).orElseThrow(() -> new AssemblyException(src, lineNo,
-        "unknown command '" + tokens[0] + "'; commands: load, store, gemm, fence, halt, .raw"));
+        "unknown command '" + tokens[0] + "'; commands: " + String.join(", ", OPERANDS.keySet().stream()
+            .map(Opcode::mnemonic).toList()) + ", .raw"));
     List<String> names = OPERANDS.get(op);
     Map<String, Long> values = new HashMap<>();
     for (int k = 1; k < tokens.length; k++) {
@@ -141,6 +153,12 @@ public final class Assembler {
         case LOAD -> b.load(v[0], v[1], v[2], v[3], v[4], v[5]);
         case STORE -> b.store(v[0], v[1], v[2], v[3], v[4], v[5]);
         case GEMM -> b.gemm(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        case LOAD4 -> b.add(new Command.Load4(v[0], v[1], v[2], v[3], v[4], v[5]));
+        case DSPTAB -> b.add(new Command.DspTab(v[0]));
+        case DSPIN -> b.add(new Command.DspIn(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
+        case DSPOUT -> b.add(new Command.DspOut(v[0], v[1], v[2], v[3], v[4], v[5]));
+        case DSPRUN -> b.add(new Command.DspRun(v[0], v[1]));
+        case SNAPSHOT -> b.add(new Command.Snapshot(v[0]));
         case FENCE -> b.fence();
         case HALT -> b.halt();
         default -> throw new IllegalStateException(op.name());
@@ -173,8 +191,8 @@ public final class Assembler {
       throw new AssemblyException(src, lineNo, "missing value");
     }
     long sum = 0;
-    int sign = 1;
-    int start = 0;
+    int sign = e.startsWith("-") ? -1 : 1;
+    int start = e.startsWith("-") ? 1 : 0;
     for (int i = 0; i <= e.length(); i++) {
       if (i == e.length() || ((e.charAt(i) == '+' || e.charAt(i) == '-') && i > start)) {
         sum += sign * product(e.substring(start, i), symbols, src, lineNo);

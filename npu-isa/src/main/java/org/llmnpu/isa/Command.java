@@ -5,7 +5,8 @@ package org.llmnpu.isa;
  * bits 7:0 hold the opcode, the other bits of word 0 are reserved (zero). The operand words of
  * each command are listed in {@code npu-isa/README.md} and in {@link CommandCodec}.
  */
-public sealed interface Command permits Command.Load, Command.Store, Command.Gemm, Command.Fence, Command.Halt {
+public sealed interface Command permits Command.Load, Command.Store, Command.Gemm, Command.Fence, Command.Halt,
+    Command.Load4, Command.DspTab, Command.DspIn, Command.DspOut, Command.DspRun, Command.Snapshot {
   /** Bytes per command in memory. */
   int BYTES = 32;
 
@@ -57,6 +58,96 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.HALT;
+    }
+  }
+
+  /**
+   * DMA external memory → scratchpad with INT4 unpacking: {@code rows} rows of {@code rowBytes} source
+   * bytes; each source byte holds two signed INT4 values, the low nibble first, which land as two
+   * sign-extended INT8 bytes, so row r fills {@code 2·rowBytes} bytes from {@code spad + r·spadStride}.
+   * Alignment rules as for {@link Load}.
+   */
+  record Load4(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.LOAD4;
+    }
+  }
+
+  /**
+   * Loads the Vector DSP's polynomial tables from the {@link #DSP_TABLE_BYTES}-byte image at {@code ext}
+   * (line-aligned): FP16 little-endian entry {@code (slot·128 + segment·8 + field)}, slot 0 exp,
+   * 1 reciprocal, 2 rsqrt, segment 0..15, field 0 the segment's start and 1 + k coefficient k. The
+   * DSP keeps the entries of its {@code tableSegments} segments and {@code tableDegree + 1}
+   * coefficients and ignores the rest. Until the first {@code dsptab} the tables are undefined.
+   */
+  record DspTab(long ext) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.DSPTAB;
+    }
+  }
+
+  /** Bytes of the DSP table image of {@link DspTab}. */
+  int DSP_TABLE_BYTES = 3 * 128 * 2;
+
+  /**
+   * Scratchpad → DSP buffer: {@code rows} rows of {@code rowElems} elements, row r at
+   * {@code spad + r·spadStride} (line-aligned). Element e of row r becomes FP16 element
+   * {@code dst·lanes + r·rowElems + e} of the DSP buffer (buffer row {@code dst}, rows packed one
+   * after the other, so a matrix becomes a flat vector). {@code format}: {@link #FMT_FP16} (2 bytes,
+   * copied), {@link #FMT_INT8} (1 byte, exact), {@link #FMT_INT32} (4 bytes little-endian: the FP16
+   * nearest to {@code v·2^shift}, ties to even, overflow to ±∞, as {@code Fp16.fromInt(v, 2^shift)}).
+   * {@code shift} is in −24..15 (only used with INT32).
+   */
+  record DspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift)
+      implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.DSPIN;
+    }
+  }
+
+  /** Element formats of {@link DspIn} and {@link DspOut}. */
+  int FMT_FP16 = 0;
+  int FMT_INT8 = 1;
+  int FMT_INT32 = 2;
+
+  /**
+   * DSP buffer → scratchpad, the reverse of {@link DspIn}: element {@code src·lanes + r·rowElems + e}
+   * goes to row r, element e, at {@code spad + r·spadStride}. {@code format}: {@link #FMT_FP16} (the
+   * 2-byte element) or {@link #FMT_INT8} (the element's low byte, as a DSP {@code TOINT} to INT8
+   * leaves it). Bytes of the scratchpad rows beyond {@code rowElems} elements are left unchanged.
+   */
+  record DspOut(long spad, long spadStride, long rowElems, long rows, long src, long format) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.DSPOUT;
+    }
+  }
+
+  /**
+   * Loads {@code words} 64-bit DSP instruction words (little-endian) from external memory at
+   * {@code prog} (line-aligned) into DSP program memory addresses 0..words−1 (the rest keep their
+   * contents) and runs the DSP from address 0 until it executes {@code HALT}. The DSP's registers
+   * and buffer persist between runs.
+   */
+  record DspRun(long prog, long words) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.DSPRUN;
+    }
+  }
+
+  /**
+   * Waits for every earlier command, then writes every {@link Counter} (in {@code Counter} order, 64
+   * bits little-endian each) to external memory at {@code ext} (line-aligned): the values as of the
+   * snapshot's first execution cycle, its own fetch and decode counted, its own writes not.
+   */
+  record Snapshot(long ext) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.SNAPSHOT;
     }
   }
 }

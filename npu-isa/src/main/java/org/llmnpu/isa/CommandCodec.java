@@ -15,6 +15,14 @@ import java.util.Optional;
  *  5    rowBytes                y
  *  6    rows                    xStride[15:0] | wStride[31:16]
  *  7    0                       yStride
+ *
+ * word  LOAD4       DSPTAB   DSPIN                          DSPOUT                 DSPRUN   SNAPSHOT
+ *  1    as LOAD     ext      spad                           spad                   prog     ext
+ *  2                         spadStride                     spadStride             words
+ *  3                         rowElems[15:0] | rows[31:16]   rowElems | rows
+ *  4                         dst (DSP buffer row)           src (DSP buffer row)
+ *  5                         format[7:0] | shift[15:8]      format[7:0]
+ *                            (shift: signed 8 bits)
  * </pre>
  * Unused bits are zero. Encoding checks only that each value fits its field (naming the field);
  * whether addresses are aligned and inside memory is checked when the command executes, where a
@@ -33,6 +41,30 @@ public final class CommandCodec {
       dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load");
     } else if (c instanceof Command.Store s) {
       dma(w, s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows(), "store");
+    } else if (c instanceof Command.Load4 l) {
+      dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load4");
+    } else if (c instanceof Command.DspTab t) {
+      w[1] = (int) field(t.ext(), 32, "dsptab ext");
+    } else if (c instanceof Command.DspIn d) {
+      w[1] = (int) field(d.spad(), 32, "dspin spad");
+      w[2] = (int) field(d.spadStride(), 32, "dspin spadStride");
+      w[3] = (int) (field(d.rowElems(), 16, "dspin rowElems") | field(d.rows(), 16, "dspin rows") << 16);
+      w[4] = (int) field(d.dst(), 32, "dspin dst");
+      if (d.shift() < -128 || d.shift() > 127) {
+        throw new IllegalArgumentException("dspin shift must be in -128..127 (the NPU accepts -24..15), got " + d.shift());
+      }
+      w[5] = (int) (field(d.format(), 8, "dspin format") | (d.shift() & 0xFF) << 8);
+    } else if (c instanceof Command.DspOut d) {
+      w[1] = (int) field(d.spad(), 32, "dspout spad");
+      w[2] = (int) field(d.spadStride(), 32, "dspout spadStride");
+      w[3] = (int) (field(d.rowElems(), 16, "dspout rowElems") | field(d.rows(), 16, "dspout rows") << 16);
+      w[4] = (int) field(d.src(), 32, "dspout src");
+      w[5] = (int) field(d.format(), 8, "dspout format");
+    } else if (c instanceof Command.DspRun r) {
+      w[1] = (int) field(r.prog(), 32, "dsprun prog");
+      w[2] = (int) field(r.words(), 32, "dsprun words");
+    } else if (c instanceof Command.Snapshot sn) {
+      w[1] = (int) field(sn.ext(), 32, "snapshot ext");
     } else if (c instanceof Command.Gemm g) {
       w[1] = (int) (field(g.m(), 16, "gemm m") | field(g.k(), 16, "gemm k") << 16);
       w[2] = (int) field(g.n(), 16, "gemm n");
@@ -73,6 +105,13 @@ public final class CommandCodec {
       case STORE -> new Command.Store(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
           w[6] >>> 16, u(w[5]), u(w[7]));
+      case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
+      case DSPTAB -> new Command.DspTab(u(w[1]));
+      case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
+          (byte) (w[5] >>> 8));
+      case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
+      case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]));
+      case SNAPSHOT -> new Command.Snapshot(u(w[1]));
       case FENCE -> new Command.Fence();
       case HALT -> new Command.Halt();
     });

@@ -20,7 +20,10 @@ public enum Counter {
   DMA_CYCLES("cycles the DMA engine is busy (loads and stores)", false),
   GEMM_CYCLES("cycles the GEMM unit is busy (operand load, array, drain)", false),
   ARRAY_CYCLES("cycles the MAC array runs (start to done)", false),
-  MEM_STALL_CYCLES("cycles a memory request waited for the memory to accept it", false);
+  MEM_STALL_CYCLES("cycles a memory request waited for the memory to accept it", false),
+  DSP_INSTRUCTIONS("Vector DSP instructions issued (loop bodies once per iteration, HALT included)", true),
+  DSP_ELEMENTS("FP16 elements moved between the scratchpad and the Vector DSP buffer (both ways)", true),
+  DSP_CYCLES("cycles the Vector DSP unit is busy (table and program loads, copies, runs)", false);
 
   private final String meaning;
   private final boolean golden;

@@ -20,6 +20,12 @@ package org.llmnpu.isa;
  *        running GEMM's result bytes goes at once; any other command waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
+ * load4  (n source beats, w = rows · ceil(2·rowBytes / line) line writes)  next fetch at
+ *        max(t_{n−1} + lat + 1, start + w)  [provisional: the RTL sets the exact form]
+ * dsptab (n = 768 / line beats)  as a load
+ * dsprun (n = ceil(8·words / line))  program beats as a load, then the run's instructions + 1
+ * dspin, dspout  rows · rowElems + 1 (one element a cycle)  [provisional]
+ * snapshot  waits for the back-end, then writes its beats as a store
  * </pre>
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
  */
@@ -32,6 +38,7 @@ public final class CycleModel {
   private long gemmCycles;
   private long arrayCycles;
   private long stallCycles;
+  private long dspCycles;
   // The GEMM back-end (array run and drain), which overlaps with the commands that follow.
   private boolean backPending;
   private long backStart;
@@ -120,6 +127,40 @@ public final class CycleModel {
     }
   }
 
+  /** A {@link Command.Load4}: {@code beats} source beats, {@code lineWrites} scratchpad line writes. */
+  public void load4(long beats, long lineWrites) {
+    long start = now;
+    long last = issue(beats);
+    now = Math.max(last + p.memLatency() + 1, start + lineWrites);
+    dmaCycles += now - start;
+    if (backPending && drainCandidate >= start && drainCandidate < now) {
+      drainCandidate = now;
+    }
+  }
+
+  /** A {@link Command.DspTab}: reads {@code beats} beats of tables. */
+  public void dspTable(long beats) {
+    long start = now;
+    long last = issue(beats);
+    now = last + p.memLatency() + 1;
+    dspCycles += now - start;
+  }
+
+  /** A {@link Command.DspRun}: {@code beats} program beats, then {@code runCycles} DSP cycles. */
+  public void dspRun(long beats, long runCycles) {
+    long start = now;
+    long last = issue(beats);
+    now = last + p.memLatency() + 1 + runCycles + 1;
+    dspCycles += now - start;
+  }
+
+  /** A {@link Command.DspIn} or {@link Command.DspOut} of {@code rows · rowElems} elements. */
+  public void dspCopy(long rows, long rowElems) {
+    long cost = rows * rowElems + 1;
+    now += cost;
+    dspCycles += cost;
+  }
+
   public void store(long beats) {
     long start = now;
     long last = issue(beats);
@@ -170,6 +211,7 @@ public final class CycleModel {
     counters[Counter.GEMM_CYCLES.ordinal()] = gemmCycles;
     counters[Counter.ARRAY_CYCLES.ordinal()] = arrayCycles;
     counters[Counter.MEM_STALL_CYCLES.ordinal()] = stallCycles;
+    counters[Counter.DSP_CYCLES.ordinal()] = dspCycles;
   }
 
   /**

@@ -41,6 +41,18 @@ public final class Disassembler {
       return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows()};
     } else if (c instanceof Command.Store s) {
       return new long[] {s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows()};
+    } else if (c instanceof Command.Load4 l) {
+      return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows()};
+    } else if (c instanceof Command.DspTab t) {
+      return new long[] {t.ext()};
+    } else if (c instanceof Command.DspIn d) {
+      return new long[] {d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift()};
+    } else if (c instanceof Command.DspOut d) {
+      return new long[] {d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format()};
+    } else if (c instanceof Command.DspRun r) {
+      return new long[] {r.prog(), r.words()};
+    } else if (c instanceof Command.Snapshot sn) {
+      return new long[] {sn.ext()};
     } else if (c instanceof Command.Gemm g) {
       return new long[] {g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride()};
     }

@@ -10,7 +10,8 @@ public enum ErrorCause {
   EXT_ADDRESS(2, "external-memory address outside memory or not aligned to the line"),
   SPAD_ADDRESS(3, "scratchpad address outside the scratchpad or not aligned to the line"),
   BAD_SHAPE(4, "impossible shape (zero, or larger than the engine's capacity)"),
-  WATCHDOG(5, "watchdog: the external memory did not answer within the limit");
+  WATCHDOG(5, "watchdog: the external memory did not answer within the limit, or a DSP program ran past its limit"),
+  DSP_ADDRESS(6, "Vector DSP buffer range outside the buffer, or a program longer than the program memory");
 
   private final int code;
   private final String meaning;

@@ -39,12 +39,22 @@ public final class IsaSimulator {
   private final byte[] spad;
   private final long[] counters = new long[Counter.values().length];
   private final CycleModel cycles;
+  private final DspUnit dsp;
 
   private IsaSimulator(MachineParams p, byte[] memory) {
     this.p = p;
     this.mem = memory;
     this.spad = new byte[p.spadBytes()];
     this.cycles = new CycleModel(p);
+    this.dsp = new DspUnit(p.dsp());
+  }
+
+  /**
+   * The {@link Command.DspTab} image of {@code math}'s tables (e.g. {@code DspMath.DEFAULT}, the
+   * tables the compiled kernels assume).
+   */
+  public static byte[] dspTableImage(org.llmnpu.isa.dsp.DspMath math) {
+    return DspUnit.tableImage(math);
   }
 
   /**
@@ -87,11 +97,41 @@ public final class IsaSimulator {
       }
       boolean independentStore = c instanceof Command.Store st
           && !cycles.resultsOverlap(st.spad(), st.spad() + (st.rows() - 1) * st.spadStride() + st.rowBytes());
-      cycles.dispatch(c instanceof Command.Load, independentStore);
+      cycles.dispatch(c instanceof Command.Load || c instanceof Command.Load4, independentStore);
       if (c instanceof Command.Halt) {
         return finish(ErrorCause.NONE, 0);
       } else if (c instanceof Command.Load l) {
         load(l);
+      } else if (c instanceof Command.Load4 l) {
+        load4(l);
+      } else if (c instanceof Command.DspTab t) {
+        dsp.loadTables(mem, (int) t.ext());
+        long beats = Command.DSP_TABLE_BYTES / p.lineBytes();
+        counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
+        cycles.dspTable(beats);
+      } else if (c instanceof Command.DspIn d) {
+        dsp.copyIn(spad, d);
+        counters[Counter.SPAD_READS.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
+        counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
+        cycles.dspCopy(d.rows(), d.rowElems());
+      } else if (c instanceof Command.DspOut d) {
+        dsp.copyOut(spad, d);
+        counters[Counter.SPAD_WRITES.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
+        counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
+        cycles.dspCopy(d.rows(), d.rowElems());
+      } else if (c instanceof Command.DspRun r) {
+        long beats = (8 * r.words() + p.lineBytes() - 1) / p.lineBytes();
+        counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
+        long run = dsp.run(mem, (int) r.prog(), (int) r.words());
+        if (run < 0) {
+          counters[Counter.DSP_INSTRUCTIONS.ordinal()] += p.dsp().maxRunCycles();
+          cycles.dspRun(beats, p.dsp().maxRunCycles());
+          return finish(ErrorCause.WATCHDOG, index);
+        }
+        counters[Counter.DSP_INSTRUCTIONS.ordinal()] += run;
+        cycles.dspRun(beats, run);
+      } else if (c instanceof Command.Snapshot sn) {
+        snapshot(sn);
       } else if (c instanceof Command.Store s) {
         store(s);
       } else if (c instanceof Command.Gemm g) {
@@ -111,6 +151,33 @@ public final class IsaSimulator {
     long line = p.lineBytes();
     if (c instanceof Command.Load l) {
       return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+    } else if (c instanceof Command.Load4 l) {
+      // The scratchpad rows are twice as long as the source rows.
+      ErrorCause shape = checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+      if (shape == ErrorCause.NONE || shape == ErrorCause.EXT_ADDRESS) {
+        if (l.spad() + (l.rows() - 1) * l.spadStride() + 2 * l.rowBytes() > p.spadBytes()) {
+          return ErrorCause.SPAD_ADDRESS;
+        }
+      }
+      return shape;
+    } else if (c instanceof Command.DspTab t) {
+      return extRange(t.ext(), Command.DSP_TABLE_BYTES);
+    } else if (c instanceof Command.DspIn d) {
+      boolean shape = d.format() <= Command.FMT_INT32 && d.shift() >= -24 && d.shift() <= 15;
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), shape);
+    } else if (c instanceof Command.DspOut d) {
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format(),
+          d.format() <= Command.FMT_INT8);
+    } else if (c instanceof Command.DspRun r) {
+      if (r.words() < 1) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      if (r.words() > p.dsp().programDepth()) {
+        return ErrorCause.DSP_ADDRESS;
+      }
+      return extRange(r.prog(), 8 * r.words());
+    } else if (c instanceof Command.Snapshot sn) {
+      return extRange(sn.ext(), 8L * Counter.values().length);
     } else if (c instanceof Command.Store s) {
       return checkDma(s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
     } else if (c instanceof Command.Gemm g) {
@@ -124,6 +191,26 @@ public final class IsaSimulator {
           && g.w() + (g.k() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
           && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
+    }
+    return ErrorCause.NONE;
+  }
+
+  private ErrorCause extRange(long ext, long bytes) {
+    return ext % p.lineBytes() == 0 && ext + bytes <= p.extMemBytes() ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
+  }
+
+  /** Shape (1..65535 rows and elements, a defined format), scratchpad range, DSP buffer range, in that order. */
+  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow, long format,
+                                  boolean shapeOk) {
+    if (!shapeOk || rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowElems < 1 || rowElems > MachineParams.MAX_DMA_ROWS) {
+      return ErrorCause.BAD_SHAPE;
+    }
+    long rowBytes = rowElems * DspUnit.elementBytes(format);
+    if ((spadAddr | spadStride) % p.lineBytes() != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
+      return ErrorCause.SPAD_ADDRESS;
+    }
+    if (dspRow * p.dsp().lanes() + rows * rowElems > p.dsp().elements()) {
+      return ErrorCause.DSP_ADDRESS;
     }
     return ErrorCause.NONE;
   }
@@ -156,6 +243,37 @@ public final class IsaSimulator {
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     counters[Counter.SPAD_WRITES.ordinal()] += beats;
     cycles.load(beats);
+  }
+
+  private void load4(Command.Load4 l) {
+    for (long r = 0; r < l.rows(); r++) {
+      int from = (int) (l.ext() + r * l.extStride());
+      int to = (int) (l.spad() + r * l.spadStride());
+      for (int b = 0; b < l.rowBytes(); b++) {
+        byte v = mem[from + b];
+        spad[to + 2 * b] = (byte) ((v << 28) >> 28);
+        spad[to + 2 * b + 1] = (byte) (v >> 4);
+      }
+    }
+    long beats = beats(l.rowBytes(), l.rows());
+    counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
+    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
+    counters[Counter.SPAD_WRITES.ordinal()] += beats(2 * l.rowBytes(), l.rows());
+    cycles.load4(beats, beats(2 * l.rowBytes(), l.rows()));
+  }
+
+  /** Counter values as of the snapshot's first cycle, written 64 bits little-endian each. */
+  private void snapshot(Command.Snapshot sn) {
+    long[] now = counters.clone();
+    cycles.fill(now);
+    for (int i = 0; i < now.length; i++) {
+      for (int b = 0; b < 8; b++) {
+        mem[(int) sn.ext() + 8 * i + b] = (byte) (now[i] >>> (8 * b));
+      }
+    }
+    long beats = (8L * now.length + p.lineBytes() - 1) / p.lineBytes();
+    counters[Counter.EXT_WRITE_BEATS.ordinal()] += beats;
+    cycles.store(beats);
   }
 
   private void store(Command.Store s) {

@@ -21,10 +21,50 @@ package org.llmnpu.isa;
  * @param memBytesPerCycle external-memory bandwidth; the memory accepts one {@code lineBytes} beat every
  *                       {@code ceil(lineBytes / memBytesPerCycle)} cycles
  * @param watchdogCycles cycles a memory wait may last before the NPU halts with {@link ErrorCause#WATCHDOG}
+ * @param dsp            the Vector DSP's lanes, buffer, program memory and tables
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                            int memBytesPerCycle, int watchdogCycles) {
+                            int memBytesPerCycle, int watchdogCycles, DspParams dsp) {
+
+  /**
+   * The Vector DSP of the NPU.
+   *
+   * @param lanes          SIMD lanes, a power of two in 1..64 (a buffer row holds {@code lanes} FP16 elements)
+   * @param rows           buffer rows, a power of two in 16..65536 (DSP addresses wrap at {@code rows})
+   * @param programDepth   program memory words, a power of two in 16..4096 (the program counter wraps)
+   * @param tableSegments  polynomial table segments held per table, 1..16
+   * @param tableDegree    polynomial degree, 0..3
+   * @param maxRunCycles   cycles a DSP run may take before the NPU halts with {@link ErrorCause#WATCHDOG}
+   */
+  public record DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles) {
+    /** 16 lanes, 512 rows (16 KiB), 256 program words, 12 segments of degree 2, runs of at most 2^24 cycles. */
+    public static final DspParams DEFAULT = new DspParams(16, 512, 256, 12, 2, 1L << 24);
+
+    public DspParams {
+      require(lanes >= 1 && lanes <= 64 && Integer.bitCount(lanes) == 1, "dsp lanes must be a power of two in 1..64, got " + lanes);
+      require(rows >= 16 && rows <= 65536 && Integer.bitCount(rows) == 1,
+          "dsp rows must be a power of two in 16..65536, got " + rows);
+      require(programDepth >= 16 && programDepth <= 4096 && Integer.bitCount(programDepth) == 1,
+          "dsp programDepth must be a power of two in 16..4096, got " + programDepth);
+      require(tableSegments >= 1 && tableSegments <= 16, "dsp tableSegments must be in 1..16, got " + tableSegments);
+      require(tableDegree >= 0 && tableDegree <= 3, "dsp tableDegree must be in 0..3, got " + tableDegree);
+      require(maxRunCycles >= 16 && maxRunCycles <= (1L << 32), "dsp maxRunCycles must be in 16..2^32, got " + maxRunCycles);
+    }
+
+    /** Buffer capacity in FP16 elements. */
+    public int elements() {
+      return lanes * rows;
+    }
+  }
+
+  /** A machine with the {@link DspParams#DEFAULT default DSP}. */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, DspParams.DEFAULT);
+  }
 
   /** Largest rows and row bytes of one DMA command, and largest GEMM dimension. */
   public static final int MAX_DMA_ROWS = 65535;
@@ -49,6 +89,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     require(memBytesPerCycle >= 1 && memBytesPerCycle <= 1024,
         "memBytesPerCycle must be in 1..1024, got " + memBytesPerCycle);
     require(watchdogCycles >= 2 && watchdogCycles <= (1 << 24), "watchdogCycles must be in 2..2^24, got " + watchdogCycles);
+    require(dsp != null, "dsp must be given");
   }
 
   static void require(boolean ok, String message) {
@@ -70,6 +111,6 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with another memory timing. */
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, latency, bytesPerCycle, watchdogCycles);
+        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp);
   }
 }

@@ -14,6 +14,18 @@ public enum Opcode {
   STORE(0x02, Queue.STORE),
   /** INT8 GEMM {@code Y[M×N] = X[M×K] · W[K×N]} on the MAC array, operands and INT32 results in the scratchpad. */
   GEMM(0x03, Queue.EXECUTE),
+  /** Loads the Vector DSP's three polynomial tables (exp, reciprocal, rsqrt) from external memory. */
+  DSPTAB(0x04, Queue.EXECUTE),
+  /** Copies scratchpad rows into the Vector DSP's buffer, converting INT8/INT32/FP16 to FP16 on the way. */
+  DSPIN(0x05, Queue.EXECUTE),
+  /** Copies Vector DSP buffer elements into scratchpad rows as FP16 or INT8 codes. */
+  DSPOUT(0x06, Queue.EXECUTE),
+  /** Loads a Vector DSP program from external memory and runs it until its HALT. */
+  DSPRUN(0x07, Queue.EXECUTE),
+  /** Writes every performance counter (64 bits each, in {@link Counter} order) to external memory. */
+  SNAPSHOT(0x08, Queue.NONE),
+  /** 2-D strided DMA like {@link #LOAD} that unpacks two signed INT4 per source byte into INT8. */
+  LOAD4(0x09, Queue.LOAD),
   /** Waits until every earlier command has finished (all queues drained). */
   FENCE(0x0E, Queue.NONE),
   /** Ends the program: the NPU raises {@code done}. */

@@ -79,6 +79,30 @@ public final class Program {
       return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride));
     }
 
+    public Builder load4(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) {
+      return add(new Command.Load4(ext, extStride, spad, spadStride, rowBytes, rows));
+    }
+
+    public Builder dspTab(long ext) {
+      return add(new Command.DspTab(ext));
+    }
+
+    public Builder dspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift) {
+      return add(new Command.DspIn(spad, spadStride, rowElems, rows, dst, format, shift));
+    }
+
+    public Builder dspOut(long spad, long spadStride, long rowElems, long rows, long src, long format) {
+      return add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format));
+    }
+
+    public Builder dspRun(long prog, long words) {
+      return add(new Command.DspRun(prog, words));
+    }
+
+    public Builder snapshot(long ext) {
+      return add(new Command.Snapshot(ext));
+    }
+
     public Builder fence() {
       return add(new Command.Fence());
     }

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.llmnpu.rtl.dsp.DspCycleFormula;
-import org.llmnpu.rtl.dsp.DspKernel;
-import org.llmnpu.rtl.dsp.DspLayout;
+import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspLayout;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

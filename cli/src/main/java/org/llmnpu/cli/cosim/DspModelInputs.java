@@ -2,7 +2,7 @@ package org.llmnpu.cli.cosim;
 
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.vector.ElementWise;
-import org.llmnpu.rtl.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.sw.model.LayerActivations;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.Ops;

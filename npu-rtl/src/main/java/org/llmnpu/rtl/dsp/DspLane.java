@@ -1,5 +1,8 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspFix;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;

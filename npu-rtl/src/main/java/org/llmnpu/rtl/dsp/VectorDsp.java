@@ -1,5 +1,10 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspTable;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspCycleFormula;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;

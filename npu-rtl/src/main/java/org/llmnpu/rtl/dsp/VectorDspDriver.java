@@ -1,5 +1,11 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspTable;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspLayout;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.hdl.sim.Simulator;
 
 /**

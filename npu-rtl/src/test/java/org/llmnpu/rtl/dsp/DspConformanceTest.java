@@ -1,5 +1,11 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspInterpreter;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspAssembler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;

@@ -1,5 +1,6 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspKernel;
 import java.util.Random;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.vector.VectorConfig;

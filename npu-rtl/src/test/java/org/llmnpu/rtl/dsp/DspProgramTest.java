@@ -1,5 +1,13 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspInterpreter;
+import org.llmnpu.isa.dsp.DspTable;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspLayout;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspCycleFormula;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,8 +36,8 @@ class DspProgramTest {
       }
     }
     dsp.run(program);
-    assertEquals(program.cycles(), dsp.cycles, "static cycle count of " + program.name());
-    assertEquals(DspCycleFormula.cycles(kernel, len, lanes), dsp.cycles, "cycle formula of " + program.name());
+    assertEquals(program.cycles(), dsp.cycles(), "static cycle count of " + program.name());
+    assertEquals(DspCycleFormula.cycles(kernel, len, lanes), dsp.cycles(), "cycle formula of " + program.name());
     short[][] out = new short[kernel.outputs().size()][kernel.outputLength(len)];
     for (int op = 0; op < out.length; op++) {
       for (int i = 0; i < out[op].length; i++) {

@@ -1,5 +1,8 @@
 package org.llmnpu.rtl.dsp;
 
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspCycleFormula;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * Cycles from {@code start} to {@code done} of each compiled kernel on the {@code vector-dsp}:

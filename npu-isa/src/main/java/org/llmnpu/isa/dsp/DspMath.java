@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * Constants and tables of the DSP's function evaluation, as FP16 codes: the values of

@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * Special cases that {@link DspOp#FIX} applies to a computed function value {@code y} of the

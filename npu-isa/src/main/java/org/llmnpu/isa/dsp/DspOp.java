@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * The Vector DSP instruction set. Every instruction issues in one cycle and applies to all
@@ -96,6 +96,16 @@ public enum DspOp {
   /** The 6-bit opcode. */
   public int code() {
     return code;
+  }
+
+  /** The operation with this 6-bit code, or empty when the code is not defined. */
+  public static java.util.Optional<DspOp> fromCode(int code) {
+    for (DspOp op : values()) {
+      if (op.code == code) {
+        return java.util.Optional.of(op);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** Whether the instruction writes {@code rd}. */

@@ -1,30 +1,30 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
-import static org.llmnpu.rtl.dsp.DspOp.ABS;
-import static org.llmnpu.rtl.dsp.DspOp.ADD16;
-import static org.llmnpu.rtl.dsp.DspOp.ADD32;
-import static org.llmnpu.rtl.dsp.DspOp.BCAST;
-import static org.llmnpu.rtl.dsp.DspOp.EXPO;
-import static org.llmnpu.rtl.dsp.DspOp.FIX;
-import static org.llmnpu.rtl.dsp.DspOp.FROMINT;
-import static org.llmnpu.rtl.dsp.DspOp.IADD;
-import static org.llmnpu.rtl.dsp.DspOp.IHALF;
-import static org.llmnpu.rtl.dsp.DspOp.ISUB;
-import static org.llmnpu.rtl.dsp.DspOp.LSHIFT;
-import static org.llmnpu.rtl.dsp.DspOp.MAX16;
-import static org.llmnpu.rtl.dsp.DspOp.MUL16;
-import static org.llmnpu.rtl.dsp.DspOp.MUL32;
-import static org.llmnpu.rtl.dsp.DspOp.NARROW;
-import static org.llmnpu.rtl.dsp.DspOp.NEGABS;
-import static org.llmnpu.rtl.dsp.DspOp.SCALB16;
-import static org.llmnpu.rtl.dsp.DspOp.SELNEG;
-import static org.llmnpu.rtl.dsp.DspOp.SUB16;
-import static org.llmnpu.rtl.dsp.DspOp.SUB32;
-import static org.llmnpu.rtl.dsp.DspOp.TCOEF;
-import static org.llmnpu.rtl.dsp.DspOp.TOINT;
-import static org.llmnpu.rtl.dsp.DspOp.TSEG;
-import static org.llmnpu.rtl.dsp.DspOp.TSTART;
-import static org.llmnpu.rtl.dsp.DspOp.WIDEN;
+import static org.llmnpu.isa.dsp.DspOp.ABS;
+import static org.llmnpu.isa.dsp.DspOp.ADD16;
+import static org.llmnpu.isa.dsp.DspOp.ADD32;
+import static org.llmnpu.isa.dsp.DspOp.BCAST;
+import static org.llmnpu.isa.dsp.DspOp.EXPO;
+import static org.llmnpu.isa.dsp.DspOp.FIX;
+import static org.llmnpu.isa.dsp.DspOp.FROMINT;
+import static org.llmnpu.isa.dsp.DspOp.IADD;
+import static org.llmnpu.isa.dsp.DspOp.IHALF;
+import static org.llmnpu.isa.dsp.DspOp.ISUB;
+import static org.llmnpu.isa.dsp.DspOp.LSHIFT;
+import static org.llmnpu.isa.dsp.DspOp.MAX16;
+import static org.llmnpu.isa.dsp.DspOp.MUL16;
+import static org.llmnpu.isa.dsp.DspOp.MUL32;
+import static org.llmnpu.isa.dsp.DspOp.NARROW;
+import static org.llmnpu.isa.dsp.DspOp.NEGABS;
+import static org.llmnpu.isa.dsp.DspOp.SCALB16;
+import static org.llmnpu.isa.dsp.DspOp.SELNEG;
+import static org.llmnpu.isa.dsp.DspOp.SUB16;
+import static org.llmnpu.isa.dsp.DspOp.SUB32;
+import static org.llmnpu.isa.dsp.DspOp.TCOEF;
+import static org.llmnpu.isa.dsp.DspOp.TOINT;
+import static org.llmnpu.isa.dsp.DspOp.TSEG;
+import static org.llmnpu.isa.dsp.DspOp.TSTART;
+import static org.llmnpu.isa.dsp.DspOp.WIDEN;
 
 /**
  * Compiles each {@link DspKernel} to a DSP program whose results equal the numerics golden

@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 import java.util.ArrayList;
 import java.util.List;

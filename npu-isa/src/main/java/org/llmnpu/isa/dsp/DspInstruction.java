@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * One Vector DSP instruction and its 64-bit encoding:
@@ -38,6 +38,17 @@ public record DspInstruction(DspOp op, int rd, int ra, int rb, int rc, boolean m
   public long encode() {
     return ((long) op.code() << 58) | ((long) rd << 53) | ((long) ra << 48) | ((long) rb << 43) | ((long) rc << 38)
         | ((masked ? 1L : 0L) << 37) | ((long) aux << 33) | (imm & 0xFFFFFFFFL);
+  }
+
+  /**
+   * The instruction a 64-bit word holds. A word whose opcode is not defined decodes as {@link DspOp#NOP}
+   * (the DSP executes it as one).
+   */
+  public static DspInstruction decode(long word) {
+    int code = (int) (word >>> 58);
+    DspOp op = DspOp.fromCode(code).orElse(DspOp.NOP);
+    return new DspInstruction(op, (int) (word >>> 53) & 31, (int) (word >>> 48) & 31, (int) (word >>> 43) & 31,
+        (int) (word >>> 38) & 31, ((word >>> 37) & 1) != 0, (int) (word >>> 33) & 15, (int) word);
   }
 
   @Override

@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 import java.util.List;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -10,31 +10,57 @@ import org.llmnpu.numerics.vector.Fp16Math;
  * {@code float}): the reference the RTL is compared with instruction by instruction, and a fast
  * check that a compiled kernel equals the golden kernel before any Verilog runs.
  */
-final class DspInterpreter {
+public final class DspInterpreter {
   private static final int CANONICAL_NAN32 = 0x7FC00000;
   private final int lanes;
   private final int[][] buffer;
-  private final DspMath math;
+  private DspMath math;
   private final int[][] regs;
-  long cycles;
+  private long cycles;
 
-  DspInterpreter(int lanes, int rows, DspMath math) {
+  public DspInterpreter(int lanes, int rows, DspMath math) {
     this.lanes = lanes;
     this.buffer = new int[rows][lanes];
     this.math = math;
     this.regs = new int[lanes][DspInstruction.REGISTERS];
   }
 
-  void write(int element, short value) {
+  /** Replaces the polynomial tables (a {@code dsptab}). */
+  public void tables(DspMath tables) {
+    this.math = tables;
+  }
+
+  public int lanes() {
+    return lanes;
+  }
+
+  public int rows() {
+    return buffer.length;
+  }
+
+  /** Cycles of the last run. */
+  public long cycles() {
+    return cycles;
+  }
+
+  public void write(int element, short value) {
     buffer[element / lanes][element % lanes] = value & 0xFFFF;
   }
 
-  short read(int element) {
+  public short read(int element) {
     return (short) buffer[element / lanes][element % lanes];
   }
 
-  void run(DspProgram program) {
-    List<DspInstruction> code = program.instructions();
+  public void run(DspProgram program) {
+    run(program.instructions(), Long.MAX_VALUE);
+  }
+
+  /**
+   * Runs {@code code} (the program memory) from address 0 until {@code HALT}; the program counter
+   * wraps at the end of {@code code}. Returns false when the program had not halted after
+   * {@code maxCycles} cycles ({@link #cycles()} then equals {@code maxCycles}).
+   */
+  public boolean run(List<DspInstruction> code, long maxCycles) {
     int pc = 0;
     int len = 0;
     int loopStart = -1;
@@ -43,17 +69,20 @@ final class DspInterpreter {
     int idx = 0;
     cycles = 0;
     while (true) {
+      if (cycles >= maxCycles) {
+        return false;
+      }
       DspInstruction in = code.get(pc);
       cycles++;
       if (in.op() == DspOp.HALT) {
-        return;
+        return true;
       }
       if (in.op() == DspOp.LOOP) {
-        loopStart = pc + 1;
-        loopEnd = pc + (in.imm() >>> 16);
+        loopStart = (pc + 1) % code.size();
+        loopEnd = (pc + (in.imm() >>> 16)) % code.size();
         loopCount = in.imm() & 0xFFFF;
         idx = 0;
-        pc++;
+        pc = (pc + 1) % code.size();
         continue;
       }
       if (in.op() == DspOp.SETLEN) {
@@ -70,7 +99,7 @@ final class DspInterpreter {
         loopEnd = -1;
         idx = 0;
       }
-      pc++;
+      pc = (pc + 1) % code.size();
     }
   }
 
@@ -82,7 +111,7 @@ final class DspInterpreter {
       int rc = regs[l][in.rc()];
       result[l] = switch (in.op()) {
         case LI -> in.imm();
-        case LD -> buffer[in.imm() + idx][l];
+        case LD -> buffer[Math.floorMod(in.imm() + idx, buffer.length)][l];
         case ST -> 0;
         case ADD16 -> h(Fp16.add((short) ra, (short) rb));
         case SUB16 -> h(Fp16.sub((short) ra, (short) rb));
@@ -123,7 +152,7 @@ final class DspInterpreter {
         continue;
       }
       if (in.op() == DspOp.ST) {
-        buffer[in.imm() + idx][l] = regs[l][in.ra()] & 0xFFFF;
+        buffer[Math.floorMod(in.imm() + idx, buffer.length)][l] = regs[l][in.ra()] & 0xFFFF;
       } else if (in.op().writesRegister()) {
         regs[l][in.rd()] = result[l];
       }

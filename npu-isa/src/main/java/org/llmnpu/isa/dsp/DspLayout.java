@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * Where a kernel's operands live in the local buffer (see {@link DspKernel}): operand {@code i}

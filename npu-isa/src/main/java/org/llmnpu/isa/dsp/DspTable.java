@@ -1,4 +1,4 @@
-package org.llmnpu.rtl.dsp;
+package org.llmnpu.isa.dsp;
 
 /**
  * A segmented-polynomial table the DSP loads at run time ({@link DspOp#TSEG}, {@link DspOp#TSTART},
