@@ -44,6 +44,11 @@ public final class NpuRtl implements AutoCloseable {
     return config;
   }
 
+  /** The wave file the model writes when started with waves (see {@link SimOptions#withWaves}), or null. */
+  public java.nio.file.Path waveFile() {
+    return sim.waveFile();
+  }
+
   /**
    * Runs the program at {@code programAddress} of {@code image} ({@code extMemBytes} long) until
    * {@code finished}, at most {@code maxCycles}.

@@ -12,7 +12,6 @@ import org.llmnpu.isa.Assembler;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.SimOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -42,6 +41,9 @@ public final class CosimProgramCommand implements Callable<Integer> {
   long seed;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
+  @Option(names = "--vcd", paramLabel = "FILE", description = "Keep the run's waves (VCD) at FILE, for "
+      + "'npu report ppa npu --activity-vcd FILE' (power from this program's switching activity).")
+  Path vcd;
 
   @Override
   public Integer call() throws Exception {
@@ -76,15 +78,18 @@ public final class CosimProgramCommand implements Callable<Integer> {
             + " bytes of memory");
       }
       System.arraycopy(code, 0, image, (int) program.origin(), code.length);
+      WaveCapture.request(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("memLatency must", "--latency must")
           .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
       return 2;
     }
     ProgramCosim.Outcome o;
-    try (NpuRtl rtl = NpuRtl.start(config, SimOptions.fromEnvironment())) {
+    try (NpuRtl rtl = NpuRtl.start(config, WaveCapture.options())) {
       o = ProgramCosim.run(rtl, image, program.origin());
+      WaveCapture.noteFile(rtl.waveFile());
     }
+    Path waves = WaveCapture.keep();
     if (json) {
       ObjectMapper m = new ObjectMapper();
       ObjectNode root = m.createObjectNode();
@@ -98,6 +103,9 @@ public final class CosimProgramCommand implements Callable<Integer> {
       root.put("goldenStatus", o.golden().error().name());
       root.put("rtlCycles", o.rtlCycles());
       root.put("modelCycles", o.modelCycles());
+      if (waves != null) {
+        root.put("vcd", waves.toString());
+      }
       ObjectNode counters = root.putObject("counters");
       for (Counter c : Counter.values()) {
         ObjectNode n = counters.putObject(c.key());
@@ -116,6 +124,9 @@ public final class CosimProgramCommand implements Callable<Integer> {
       System.out.printf("  cycles: RTL %,d, cycle model %,d (%s)%n", o.rtlCycles(), o.modelCycles(),
           o.rtlCycles() == o.modelCycles() ? "equal" : String.format("%+.2f %%",
               100.0 * (o.modelCycles() - o.rtlCycles()) / Math.max(1, o.rtlCycles())));
+      if (waves != null) {
+        System.out.printf("  waves: %s (for npu report ppa npu --activity-vcd)%n", waves);
+      }
       System.out.printf("  %-18s %14s %14s%n", "counter", "RTL", "golden/model");
       for (Counter c : Counter.values()) {
         System.out.printf("  %-18s %,14d %,14d%s%n", c.key(), o.rtl().counters().get(c), o.golden().counter(c),

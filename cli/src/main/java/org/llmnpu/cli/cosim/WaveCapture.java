@@ -42,6 +42,13 @@ final class WaveCapture {
     }
   }
 
+  /** Notes the run's wave file when the simulator is wrapped (e.g. {@code NpuRtl}). */
+  static void noteFile(Path file) {
+    if (target != null) {
+      written = file;
+    }
+  }
+
   /** Copies the waves to the requested file (after the simulator closed); returns it, or null. */
   static Path keep() {
     if (target == null || written == null) {

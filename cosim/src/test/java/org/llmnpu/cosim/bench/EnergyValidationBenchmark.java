@@ -1,0 +1,116 @@
+package org.llmnpu.cosim.bench;
+
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.Program;
+import org.llmnpu.reports.activity.SimulatedActivity;
+import org.llmnpu.reports.energy.Calibration;
+import org.llmnpu.reports.energy.EnergyEstimate;
+import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.ppa.BlockDesigns;
+import org.llmnpu.reports.ppa.NodeScaling;
+import org.llmnpu.reports.ppa.PpaFlow;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * Validation of the energy model (a benchmark, not a test; {@code mvn -q -pl cosim -am test -Dbench
+ * -Dtest=EnergyValidationBenchmark -Dsurefire.failIfNoSpecifiedTests=false}): a GEMM program runs on
+ * a small NPU (8×8 array, the size the table is calibrated on) in Verilator with waves; OpenSTA gives
+ * the standard-cell power of the whole synthesized NPU with that run's switching activity; the energy
+ * table (calibrated on the GEMM engine alone) times the run's counters predicts the same energy. Both
+ * exclude the SRAM macros (OpenSTA has no power for them) and external memory.
+ */
+class EnergyValidationBenchmark {
+  static final double CLOCK_NS = 10;
+
+  /** The NPU configuration with these fields (the others at their defaults), through a JSON file. */
+  static NpuConfig configOf(Map<String, String> fields) {
+    try {
+      java.nio.file.Path f = java.nio.file.Files.createTempFile("npu-config", ".json");
+      StringBuilder json = new StringBuilder("{");
+      fields.forEach((k, v) -> json.append(json.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
+      java.nio.file.Files.writeString(f, json.append('}'));
+      NpuConfig c = NpuConfig.load(f);
+      java.nio.file.Files.delete(f);
+      return c;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void tableTimesCountersAgainstWholeNpuPower() {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("rows", "8");
+    p.put("spadKiB", "16");
+    p.put("spadBanks", "2");
+    p.put("extMemMiB", "1");
+    p.put("mTile", "16");
+    p.put("maxM", "32");
+    p.put("maxK", "64");
+    p.put("maxN", "32");
+    BlockGenerator gen = BlockRegistry.find("npu");
+    Map<String, String> params = Params.resolve(gen, p).asMap();
+    NpuConfig config = configOf(p);
+    byte[] image = new byte[(int) config.machine().extMemBytes()];
+    new Random(3).nextBytes(image);
+    Program.Builder b = Program.builder();
+    for (int t = 0; t < 6; t++) {
+      b.load(0x10000 + t * 0x1000L, 64, 0, 64, 64, 32);
+      b.load(0x20000 + t * 0x1000L, 32, 0x800, 32, 32, 64);
+      b.gemm(32, 64, 32, 0, 64, 0x800, 32, 0x1000, 128);
+      b.store(0x40000 + t * 0x1000L, 128, 0x1000, 128, 128, 32);
+    }
+    byte[] code = b.halt().build().bytes();
+    System.arraycopy(code, 0, image, 0, code.length);
+
+    SimOptions sim = SimOptions.fromEnvironment().withWaves(SimOptions.Waves.VCD);
+    ProgramCosim.Outcome o;
+    SimulatedActivity activity;
+    try (NpuRtl rtl = NpuRtl.start(config, sim)) {
+      o = ProgramCosim.run(rtl, image, 0);
+      activity = SimulatedActivity.read(rtl.waveFile(), PpaOptions.defaults().clockPort());
+    }
+    if (!o.passes()) {
+      throw new AssertionError("the program is not bit-exact on the RTL");
+    }
+    PpaOptions ppa = PpaOptions.defaults().withClockNs(CLOCK_NS);
+    PpaResult simulated = PpaFlow.run(BlockDesigns.of(gen).design(params), params, ppa, activity);
+    PpaResult assumed = PpaFlow.run(BlockDesigns.of(gen).design(params), params, ppa);
+    long cycles = o.rtlCycles();
+    double opensta = simulated.power().totalMw() * CLOCK_NS * activity.cycles();
+
+    EnergyTable table = new Calibration(ppa, SimOptions.fromEnvironment(), System.out::println)
+        .gemm(8, 8, 32, 32, 16, 1).table();
+    Map<String, Long> counters = new LinkedHashMap<>();
+    Map<Counter, Long> rtlCounters = new EnumMap<>(o.rtl().counters());
+    rtlCounters.forEach((c, v) -> counters.put(c.key(), v));
+    counters.put("cycles", activity.cycles());
+    EnergyEstimate e = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
+        new EnergyEstimate.Shape(64, 1024, false, CLOCK_NS));
+    double model = e.byUnitPj().get("MAC array") + e.byUnitPj().get("psum write-back")
+        + e.byUnitPj().get("clock, leakage");
+    System.out.printf(Locale.ROOT, "program: %d cycles (RTL = model: %s), %d dumped cycles, %d MACs%n", cycles,
+        o.rtlCycles() == o.modelCycles(), activity.cycles(), o.rtl().counters().get(Counter.MACS));
+    System.out.printf(Locale.ROOT, "OpenSTA, whole NPU, simulated activity: %.2f mW (%s) -> %.1f nJ%n",
+        simulated.power().totalMw(), simulated.power().activityModel(), opensta / 1000);
+    System.out.printf(Locale.ROOT, "OpenSTA, whole NPU, default activity %.2f: %.2f mW%n", assumed.power().activity(),
+        assumed.power().totalMw());
+    System.out.printf(Locale.ROOT, "table x counters (MAC + psum + idle, standard cells): %.1f nJ %s%n", model / 1000,
+        e.byUnitPj());
+    System.out.printf(Locale.ROOT, "error of the table: %+.1f %%%n", 100 * (model - opensta) / opensta);
+  }
+}
