@@ -41,7 +41,7 @@ import org.llmnpu.hdl.UInt;
  *   <li>results: in the periphery cycle of each vector {@code outValid} is high; {@code outFirst}
  *       asks for {@code psumIn} (the read-back, or 0) in that same cycle; with {@code outLast},
  *       {@code outData} ({@code cols × accWidth}) holds the psums. {@code overflow} (saturation)
- *       and {@code special} (an FP NaN/Inf code seen) are sticky until reset.</li>
+ *       and {@code special} (an FP NaN/Inf code seen) are sticky until reset or {@code clearFlags}.</li>
  * </ul>
  *
  * <p><b>Numerics</b>: INT exact products and tree, one saturating addition per row group into the
@@ -79,6 +79,8 @@ public final class PimMacro extends HwModule {
   public final Bits outData;
   public final Bool overflow = out(bool());
   public final Bool special = out(bool());
+  /** Clears the sticky {@code overflow} and {@code special} flags (e.g. at the start of a GEMM). */
+  public final Bool clearFlags = in(bool());
   private final PimMacroConfig c;
 
   public PimMacro(PimMacroConfig c) {
@@ -224,8 +226,8 @@ public final class PimMacro extends HwModule {
     Bool specialFlag = regInit("specialFlag", bool(), 0);
     Bool overflowNow = wire("overflowNow", anyOverflow);
     Bool specialNow = wire("specialNow", anySpecial);
-    when(overflowNow, () -> overflowFlag.set(lit(true)));
-    when(specialNow, () -> specialFlag.set(lit(true)));
+    when(clearFlags, () -> overflowFlag.set(lit(false))).elseWhen(overflowNow, () -> overflowFlag.set(lit(true)));
+    when(clearFlags, () -> specialFlag.set(lit(false))).elseWhen(specialNow, () -> specialFlag.set(lit(true)));
     overflow.set(overflowFlag);
     special.set(specialFlag);
   }
