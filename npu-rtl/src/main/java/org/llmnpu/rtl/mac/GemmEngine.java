@@ -1,6 +1,5 @@
 package org.llmnpu.rtl.mac;
 
-import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
@@ -14,10 +13,8 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 

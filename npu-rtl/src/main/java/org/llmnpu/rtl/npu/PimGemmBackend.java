@@ -5,7 +5,6 @@ import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.catLsbFirst;
-import static org.llmnpu.hdl.Hw.log2Ceil;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.sint;
 import static org.llmnpu.hdl.Hw.uint;
