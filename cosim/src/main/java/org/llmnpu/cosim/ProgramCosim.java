@@ -56,7 +56,7 @@ public final class ProgramCosim {
   /** Runs the program at {@code programAddress} of {@code image} on both and compares. */
   public static Outcome run(NpuRtl rtl, byte[] image, long programAddress) {
     MachineParams p = rtl.config().machine();
-    IsaSimulator.Result golden = IsaSimulator.run(p, image, programAddress);
+    IsaSimulator.Result golden = IsaSimulator.run(p, rtl.config().engineTiming(), image, programAddress);
     long limit = Math.max(1_000_000L, 4 * golden.counter(Counter.CYCLES) + 10_000);
     NpuRtl.Run run = rtl.run(image, programAddress, limit);
     long diff = firstDifference(run.memory(), golden.memory());

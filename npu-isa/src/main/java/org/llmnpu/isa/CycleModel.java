@@ -13,7 +13,8 @@ package org.llmnpu.isa;
  * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
  * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
  * gemm   controller: M·kTiles (X lines) + K·nTiles (W rows) + 1 (start), then the next fetch;
- *        back-end: the array runs {@code engine} cycles (see {@link #engineCycles}), done is seen at
+ *        back-end: the array runs {@code engine} cycles (see {@link EngineTiming#engineCycles}: the
+ *        systolic {@link #engineCycles} or the PiM engine's), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
  *        cycle (≥ done) in which the controller is not in a LOAD
  * dispatch  a decoded LOAD waits while a drain starts or runs; a STORE that reads none of the
@@ -45,8 +46,16 @@ public final class CycleModel {
   private long drainCandidate;
   private long drainLines;
 
+  private final EngineTiming engine;
+
   public CycleModel(MachineParams p) {
+    this(p, EngineTiming.SYSTOLIC);
+  }
+
+  /** The model of an NPU whose GEMM commands run on {@code engine}. */
+  public CycleModel(MachineParams p, EngineTiming engine) {
     this.p = p;
+    this.engine = engine;
   }
 
   public long now() {
@@ -192,7 +201,7 @@ public final class CycleModel {
     int line = p.lineBytes();
     long kTiles = (k + (long) p.rows() - 1) / p.rows();
     long nTiles = (n + (long) p.rows() - 1) / p.rows();
-    long engine = engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
+    long engine = this.engine.engineCycles(p, m, k, n);
     long copy = m * kTiles + k * nTiles;
     backStart = now + copy;
     drainCandidate = backStart + 1 + engine;

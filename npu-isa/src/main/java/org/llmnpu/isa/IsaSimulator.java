@@ -41,11 +41,11 @@ public final class IsaSimulator {
   private final CycleModel cycles;
   private final DspUnit dsp;
 
-  private IsaSimulator(MachineParams p, byte[] memory) {
+  private IsaSimulator(MachineParams p, EngineTiming engine, byte[] memory) {
     this.p = p;
     this.mem = memory;
     this.spad = new byte[p.spadBytes()];
-    this.cycles = new CycleModel(p);
+    this.cycles = new CycleModel(p, engine);
     this.dsp = new DspUnit(p.dsp());
   }
 
@@ -62,10 +62,18 @@ public final class IsaSimulator {
    * ({@code extMemBytes} long) until halt or an error.
    */
   public static Result run(MachineParams p, byte[] memory, long programAddress) {
+    return run(p, EngineTiming.SYSTOLIC, memory, programAddress);
+  }
+
+  /**
+   * As {@link #run(MachineParams, byte[], long)} on an NPU whose GEMMs run on {@code engine}: the
+   * same results (every engine computes {@code TiledGemm}), that engine's cycle counters.
+   */
+  public static Result run(MachineParams p, EngineTiming engine, byte[] memory, long programAddress) {
     if (memory.length != p.extMemBytes()) {
       throw new IllegalArgumentException("memory image has " + memory.length + " bytes, extMemBytes is " + p.extMemBytes());
     }
-    IsaSimulator sim = new IsaSimulator(p, memory.clone());
+    IsaSimulator sim = new IsaSimulator(p, engine, memory.clone());
     return sim.execute(programAddress);
   }
 

@@ -70,9 +70,9 @@ public final class PimColumn extends HwModule {
     chunks = in(bits(rows * chunkBits));
     weights = in(bits(rows * c.cellBits()));
     rowSigns = post ? in(bits(rows)) : null;
-    rowExponents = post ? in(bits(rows * e)) : null;
+    rowExponents = post ? in(bits(rows * c.inputExponentBits())) : null;
     periphBank = in(uint(Math.max(1, log2Ceil(c.mTile()))));
-    groupShift = pre ? in(uint(e + 1)) : null;
+    groupShift = pre ? in(uint(c.shiftBits())) : null;
     psumIn = in(sint(c.accWidth()));
     result = out(sint(c.accWidth()));
     weightSpecial = post ? out(bool()) : null;
@@ -135,8 +135,10 @@ public final class PimColumn extends HwModule {
     UInt significand = wire("significand_" + r,
         mux(special, uintLit(0, m + 1), cat(normal, code.bits(m - 1, 0)).asUInt()));
     UInt eb = mux(normal, exp, uintLit(1, e));
-    UInt ex = rowExponents.bits((r + 1) * e - 1, r * e).asUInt();
-    UInt shift = wire("shift_" + r, ex.resize(e + 1).add(eb.resize(e + 1)).sub(2));
+    int xe = c.inputExponentBits();
+    int sb = c.shiftBits();
+    UInt ex = rowExponents.bits((r + 1) * xe - 1, r * xe).asUInt();
+    UInt shift = wire("shift_" + r, ex.resize(sb).add(eb.resize(sb)).sub(2));
     int width = chunk.width() + m + 1 + c.shiftMax();
     UInt aligned = wire("aligned_" + r, chunk.asUInt().mul(significand).resize(width).shiftLeft(shift));
     SInt signed = aligned.toSInt();

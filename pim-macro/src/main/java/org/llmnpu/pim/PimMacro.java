@@ -41,7 +41,7 @@ import org.llmnpu.hdl.UInt;
  *   <li>results: in the periphery cycle of each vector {@code outValid} is high; {@code outFirst}
  *       asks for {@code psumIn} (the read-back, or 0) in that same cycle; with {@code outLast},
  *       {@code outData} ({@code cols × accWidth}) holds the psums. {@code overflow} (saturation)
- *       and {@code special} (an FP NaN/Inf code seen) are sticky until reset.</li>
+ *       and {@code special} (an FP NaN/Inf code seen) are sticky until reset or {@code clearFlags}.</li>
  * </ul>
  *
  * <p><b>Numerics</b>: INT exact products and tree, one saturating addition per row group into the
@@ -67,6 +67,7 @@ public final class PimMacro extends HwModule {
   public final Bool inValid = in(bool());
   public final Bool inReady = out(bool());
   public final Bits inData;
+  public final Bits inScale;
   public final UInt inBank;
   public final Bool inFirst = in(bool());
   public final Bool inLast = in(bool());
@@ -78,6 +79,8 @@ public final class PimMacro extends HwModule {
   public final Bits outData;
   public final Bool overflow = out(bool());
   public final Bool special = out(bool());
+  /** Clears the sticky {@code overflow} and {@code special} flags (e.g. at the start of a GEMM). */
+  public final Bool clearFlags = in(bool());
   private final PimMacroConfig c;
 
   public PimMacro(PimMacroConfig c) {
@@ -98,6 +101,7 @@ public final class PimMacro extends HwModule {
     expWrEn = pre ? in(bool()) : null;
     expData = pre ? in(bits(cols * e)) : null;
     inData = in(bits(rows * c.inputBits()));
+    inScale = c.scaleBlocks() > 0 ? in(bits(8 * c.scaleBlocks())) : null;
     inBank = in(uint(bankBits));
     psumIn = in(bits(cols * c.accWidth()));
     outData = out(bits(cols * c.accWidth()));
@@ -210,7 +214,8 @@ public final class PimMacro extends HwModule {
       col.periphLast.set(periphLast);
       col.periphBank.set(periphBank);
       if (pre) {
-        col.groupShift.set(periphEbX.resize(e + 1).add(colExp.get(j).resize(e + 1)).sub(2));
+        int sb = c.shiftBits();
+        col.groupShift.set(periphEbX.resize(sb).add(colExp.get(j).resize(sb)).sub(2));
       }
       col.psumIn.set(psumIn.bits((j + 1) * c.accWidth() - 1, j * c.accWidth()).asSInt());
       results.add(col.result);
@@ -221,8 +226,8 @@ public final class PimMacro extends HwModule {
     Bool specialFlag = regInit("specialFlag", bool(), 0);
     Bool overflowNow = wire("overflowNow", anyOverflow);
     Bool specialNow = wire("specialNow", anySpecial);
-    when(overflowNow, () -> overflowFlag.set(lit(true)));
-    when(specialNow, () -> specialFlag.set(lit(true)));
+    when(clearFlags, () -> overflowFlag.set(lit(false))).elseWhen(overflowNow, () -> overflowFlag.set(lit(true)));
+    when(clearFlags, () -> specialFlag.set(lit(false))).elseWhen(specialNow, () -> specialFlag.set(lit(true)));
     overflow.set(overflowFlag);
     special.set(specialFlag);
   }
@@ -247,7 +252,8 @@ public final class PimMacro extends HwModule {
     InputRows(int serialWidth, int e, Bool accept) {
       int rows = c.rows();
       int w = c.inputBits();
-      int m = c.precision().mantissaBits;
+      int m = c.inputMantissaBits();
+      int xe = c.inputExponentBits();
       List<UInt> eb = new ArrayList<>();
       List<UInt> sig = new ArrayList<>();
       List<Bool> neg = new ArrayList<>();
@@ -257,14 +263,7 @@ public final class PimMacro extends HwModule {
           load.add(wire("load_" + r, raw.asSInt().resize(serialWidth).asBits()));
           continue;
         }
-        UInt exp = raw.bits(m + e - 1, m).asUInt();
-        Bool isSpecial = wire("inSpecial_" + r,
-            c.precision() == PimPrecision.FP8_E4M3 ? raw.bits(6, 0).andR() : exp.andR());
-        special = special.or(isSpecial);
-        Bool normal = exp.ne(0);
-        eb.add(wire("inEb_" + r, mux(isSpecial.or(normal.not()), uintLit(1, e), exp)));
-        sig.add(wire("inSig_" + r, mux(isSpecial, uintLit(0, m + 1), cat(normal, raw.bits(m - 1, 0)).asUInt())));
-        neg.add(raw.bit(7));
+        decode(r, raw, m, xe, eb, sig, neg);
       }
       special = accept.and(special);
       if (c.alignment() == PimMacroConfig.Alignment.PRE) {
@@ -280,7 +279,7 @@ public final class PimMacro extends HwModule {
           org.llmnpu.hdl.SInt s = mag.toSInt();
           load.add(wire("load_" + r, mux(neg.get(r), s.neg(), s).resize(serialWidth).asBits()));
         }
-        ebX = reg("ebX", uint(e));
+        ebX = reg("ebX", uint(c.inputExponentBits()));
         UInt held = ebX;
         when(accept, () -> held.set(ebMax));
       } else if (c.alignment() == PimMacroConfig.Alignment.POST) {
@@ -289,7 +288,7 @@ public final class PimMacro extends HwModule {
         for (int r = 0; r < rows; r++) {
           load.add(wire("load_" + r, sig.get(r).resize(serialWidth).asBits()));
           Bool sg = reg("rowSign_" + r, bool());
-          UInt ex = reg("rowExp_" + r, uint(e));
+          UInt ex = reg("rowExp_" + r, uint(c.inputExponentBits()));
           Bool n = neg.get(r);
           UInt v = eb.get(r);
           when(accept, () -> {
@@ -306,6 +305,47 @@ public final class PimMacro extends HwModule {
         Bits sr = reg("inShift_" + r, bits(serialWidth));
         shift.add(sr);
       }
+    }
+
+    /**
+     * Slices input element {@code r} into (eb, significand, sign) and flags NaN/Inf codes and NaN
+     * scales; an MX block's E8M0 scale is added to the element's biased exponent.
+     */
+    private void decode(int r, Bits raw, int m, int ex, List<UInt> eb, List<UInt> sig, List<Bool> neg) {
+      PimInput in = c.input();
+      UInt scale = null;
+      Bool nanScale = lit(false);
+      if (in.blockScaled()) {
+        int b = Math.min(r / 32, c.scaleBlocks() - 1);
+        scale = wire("inScale_" + r, inScale.bits(8 * b + 7, 8 * b).asUInt());
+        nanScale = wire("inNanScale_" + r, scale.andR());
+      }
+      if (in == PimInput.MXINT8) {
+        Bool negative = raw.bit(7);
+        org.llmnpu.hdl.SInt v = raw.asSInt().resize(9);
+        UInt mag = wire("inMag_" + r, mux(negative, v.neg(), v).asUInt().resize(8));
+        special = special.or(nanScale);
+        eb.add(wire("inEb_" + r, mux(nanScale, uintLit(1, ex), scale.resize(ex).add(1))));
+        sig.add(wire("inSig_" + r, mux(nanScale, uintLit(0, 8), mag)));
+        neg.add(negative);
+        return;
+      }
+      int e = in == PimInput.BF16 ? 8 : c.precision().exponentBits;
+      UInt exp = raw.bits(m + e - 1, m).asUInt();
+      Bool elemSpecial = in != PimInput.BF16 && c.precision() == PimPrecision.FP8_E4M3
+          ? raw.bits(6, 0).andR() : exp.andR();
+      Bool isSpecial = wire("inSpecial_" + r, elemSpecial.or(nanScale));
+      special = special.or(isSpecial);
+      Bool normal = exp.ne(0);
+      UInt ebElem = mux(normal, exp, uintLit(1, e)).resize(ex);
+      UInt ebScaled = in.blockScaled() ? ebElem.add(scale.resize(ex)) : ebElem;
+      eb.add(wire("inEb_" + r, mux(isSpecial, uintLit(1, ex), ebScaled)));
+      sig.add(wire("inSig_" + r, mux(isSpecial, uintLit(0, m + 1), cat(normal, raw.bits(m - 1, 0)).asUInt())));
+      neg.add(raw.bit(w(in) - 1));
+    }
+
+    private int w(PimInput in) {
+      return in.codeBits();
     }
   }
 

@@ -20,10 +20,13 @@ import static org.llmnpu.hdl.Hw.log2Ceil;
  *                     the command sequence ({@link PimMacroDriver}, {@link PimCycleModel}), not the datapath
  * @param weightBanks 1, or 2 = double-buffered bitcells: the next weight tile is written into the
  *                    shadow bank while the active one computes, and the first vector of a tile swaps them
+ * @param input FP modes: the input element type ({@link PimInput}: FP8, BF16, MXFP8, MXINT8); MX
+ *              needs {@code rows} a multiple of 32 or a divisor of 32 (row groups hold whole blocks
+ *              or lie in one); INT modes: ignored (FP8)
  */
 public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignment alignment, int inBits,
                              int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth,
-                             int weightBanks) {
+                             int weightBanks, PimInput input) {
 
   /** Where FP exponents are aligned; {@link #NONE} for INT modes. */
   public enum Alignment { NONE, PRE, POST }
@@ -41,26 +44,34 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
       require(alignment == Alignment.PRE || alignment == Alignment.POST,
           "alignment must be pre or post for " + precision.cliName() + ", got " + alignment);
       inBits = 8;
+      require(input != null, "input must be one of " + PimInput.cliNames());
+      int minAlign = Math.max(precision.mantissaBits, input.mantissaBits(precision)) + 1;
       if (alignment == Alignment.PRE) {
-        require(alignBits >= precision.mantissaBits + 1 && alignBits <= 16, "alignBits must be in "
-            + (precision.mantissaBits + 1) + "..16 for " + precision.cliName() + ", got " + alignBits);
+        require(alignBits >= minAlign && alignBits <= 16, "alignBits must be in "
+            + minAlign + "..16 for " + precision.cliName() + " weights and " + input.cliName() + " inputs, got "
+            + alignBits);
       } else {
         alignBits = precision.mantissaBits + 1;
       }
     } else {
       alignment = Alignment.NONE;
+      input = PimInput.FP8;
       require(inBits >= 1 && inBits <= 8, "inBits must be in 1..8, got " + inBits);
       require(accWidth >= 2 && accWidth <= 32, "accWidth must be in 2..32, got " + accWidth);
       alignBits = 0;
     }
-    int serial = serialBits(precision, alignment, inBits, alignBits);
+    if (input.blockScaled()) {
+      require(rows % 32 == 0 || 32 % rows == 0, "rows must be a multiple of 32 or divide 32 for "
+          + input.cliName() + " inputs (MX blocks of 32), got " + rows);
+    }
+    int serial = serialBits(precision, alignment, inBits, alignBits, input);
     require(bitsPerCycle >= 1 && bitsPerCycle <= serial,
         "bitsPerCycle must be in 1.." + serial + " (the serial input width), got " + bitsPerCycle);
     require(mTile >= 2 && mTile <= 1024, "mTile must be in 2..1024, got " + mTile);
     require(icAccumDepth >= 0 && icAccumDepth <= 65536,
         "icAccumDepth must be in 0..65536 (0 = all row groups), got " + icAccumDepth);
     if (precision.isFp()) {
-      accWidth = fpAccWidth(precision, alignment, alignBits, rows);
+      accWidth = fpAccWidth(precision, alignment, alignBits, rows, input);
     }
     require(weightBanks == 1 || weightBanks == 2, "weightBanks must be 1 or 2, got " + weightBanks);
   }
@@ -71,10 +82,23 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
     this(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth, 1);
   }
 
+  /** FP8 inputs of the weights' format (INT modes: no input type). */
+  public PimMacroConfig(int rows, int cols, PimPrecision precision, Alignment alignment, int inBits,
+                        int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth, int weightBanks) {
+    this(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth,
+        weightBanks, PimInput.FP8);
+  }
+
+  /** This configuration with FP inputs of type {@code in}. */
+  public PimMacroConfig withInput(PimInput in) {
+    return new PimMacroConfig(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile,
+        icAccumDepth, weightBanks, in);
+  }
+
   /** This configuration with {@code banks} weight banks. */
   public PimMacroConfig withWeightBanks(int banks) {
     return new PimMacroConfig(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile,
-        icAccumDepth, banks);
+        icAccumDepth, banks, input);
   }
 
   public boolean doubleBuffered() {
@@ -92,21 +116,44 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
     }
   }
 
-  private static int serialBits(PimPrecision p, Alignment a, int inBits, int alignBits) {
+  private static int serialBits(PimPrecision p, Alignment a, int inBits, int alignBits, PimInput in) {
     if (!p.isFp()) {
       return inBits;
     }
-    return a == Alignment.PRE ? alignBits + 1 : p.mantissaBits + 1;
+    return a == Alignment.PRE ? alignBits + 1 : in.mantissaBits(p) + 1;
   }
 
-  private static int fpAccWidth(PimPrecision p, Alignment a, int alignBits, int rows) {
-    int operand = a == Alignment.PRE ? alignBits : p.mantissaBits + 1;
-    return 2 * operand + log2Ceil(rows) + 2 * p.maxBiasedExponent - 2 + FP_HEADROOM_BITS + 1;
+  private static int fpAccWidth(PimPrecision p, Alignment a, int alignBits, int rows, PimInput in) {
+    int operands = a == Alignment.PRE ? 2 * alignBits : p.mantissaBits + 1 + in.mantissaBits(p) + 1;
+    return operands + log2Ceil(rows) + in.maxBiasedExponent(p) + p.maxBiasedExponent - 2 + FP_HEADROOM_BITS + 1;
   }
 
-  /** Input bits streamed per MVM: inBits (INT), alignBits + 1 (PRE, signed), mantissa + 1 (POST, unsigned). */
+  /**
+   * Input bits streamed per MVM: inBits (INT), alignBits + 1 (PRE, signed), input mantissa + 1
+   * (POST, unsigned significand).
+   */
   public int serialBits() {
-    return serialBits(precision, alignment, inBits, alignBits);
+    return serialBits(precision, alignment, inBits, alignBits, input);
+  }
+
+  /** Input significand bits minus one (FP modes). */
+  public int inputMantissaBits() {
+    return input.mantissaBits(precision);
+  }
+
+  /** Bits of the input biased-exponent field (MX: the scale folded in). */
+  public int inputExponentBits() {
+    return log2Ceil(input.maxBiasedExponent(precision) + 1);
+  }
+
+  /** Bits of an exponent-sum shift amount ({@code ebX + ebW}, before the −2). */
+  public int shiftBits() {
+    return log2Ceil(input.maxBiasedExponent(precision) + precision.maxBiasedExponent + 1);
+  }
+
+  /** E8M0 scales per input vector on {@code inScale} (MX: one per 32 rows, at least one; else 0). */
+  public int scaleBlocks() {
+    return input.blockScaled() ? Math.max(1, rows / 32) : 0;
   }
 
   /** Cycles the array spends on one input vector: {@code ceil(serialBits / bitsPerCycle)}. */
@@ -119,14 +166,14 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
     return alignment == Alignment.PRE ? alignBits + 1 : precision.codeBits;
   }
 
-  /** Bits of one input element on the input bus: inBits (INT) or 8 (FP8 codes). */
+  /** Bits of one input element on the input bus: inBits (INT), 16 (BF16) or 8 (FP8 and MX elements). */
   public int inputBits() {
-    return precision.isFp() ? 8 : inBits;
+    return precision.isFp() ? input.codeBits() : inBits;
   }
 
   /** Largest exponent shift of a product (POST) or a group sum (PRE). */
   public int shiftMax() {
-    return 2 * precision.maxBiasedExponent - 2;
+    return input.maxBiasedExponent(precision) + precision.maxBiasedExponent - 2;
   }
 
   /** Cycles to write one weight tile: one per row, plus the column-exponent word for PRE. */
@@ -143,7 +190,7 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
   public String tag() {
     String mode = precision.isFp()
         ? precision.cliName() + "_" + alignment.name().toLowerCase(java.util.Locale.ROOT)
-          + (alignment == Alignment.PRE ? alignBits : "")
+          + (alignment == Alignment.PRE ? alignBits : "") + (input == PimInput.FP8 ? "" : "_" + input.cliName())
         : precision.cliName() + "_i" + inBits;
     return rows + "x" + cols + "_" + mode + "_k" + bitsPerCycle + "_a" + accWidth + "_m" + mTile
         + (weightBanks == 2 ? "_db" : "");

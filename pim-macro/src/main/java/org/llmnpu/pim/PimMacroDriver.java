@@ -42,7 +42,7 @@ public final class PimMacroDriver {
   }
 
   private record Vec(int m, int n0, int nc, int bank, boolean first, boolean last, boolean fin, boolean readback,
-                     BigInteger data) {
+                     BigInteger data, BigInteger scales) {
   }
 
   /** One weight tile: its write commands, then the input vectors that use it. */
@@ -54,6 +54,18 @@ public final class PimMacroDriver {
    * {@link PimWeightTiles}). The macro must be freshly reset (sticky flags clear).
    */
   public Run gemm(long[][] x, PimWeightTiles w, int k, int n) {
+    return gemm(x, null, w, k, n);
+  }
+
+  /**
+   * As {@link #gemm(long[][], PimWeightTiles, int, int)} with MX inputs: {@code xScales} (M ×
+   * ceil(K/32) E8M0 codes) go on {@code inScale} with each vector (blocks of a row group past K get
+   * scale 0, i.e. the smallest exponent, so they cannot win the pre-alignment maximum).
+   */
+  public Run gemm(long[][] x, int[][] xScales, PimWeightTiles w, int k, int n) {
+    if (c.scaleBlocks() > 0 && xScales == null) {
+      throw new IllegalArgumentException(c.input().cliName() + " inputs need their E8M0 scales");
+    }
     int m = x.length;
     int rows = c.rows();
     int cols = c.cols();
@@ -91,7 +103,7 @@ public final class PimMacroDriver {
           List<Vec> vectors = new ArrayList<>();
           for (int i = 0; i < mc; i++) {
             vectors.add(new Vec(m0 + i, n0, nc, i, first, last, t == kTiles - 1, first && t > 0,
-                inputWord(x[m0 + i], t)));
+                inputWord(x[m0 + i], t), xScales == null ? null : scaleWord(xScales[m0 + i], t, k)));
           }
           tiles.add(new Tile(writes, vectors));
         }
@@ -186,6 +198,9 @@ public final class PimMacroDriver {
   private void issue(Vec v, ArrayDeque<Vec> inFlight, boolean swap) {
     sim.poke("inValid", 1);
     sim.poke("inData", v.data);
+    if (v.scales != null) {
+      sim.poke("inScale", v.scales);
+    }
     sim.poke("inBank", v.bank);
     sim.poke("inFirst", v.first ? 1 : 0);
     sim.poke("inLast", v.last ? 1 : 0);
@@ -210,6 +225,15 @@ public final class PimMacroDriver {
       int kk = tile * c.rows() + r;
       long v = kk < xRow.length ? xRow[kk] : 0;
       word = word.shiftLeft(c.inputBits()).or(bits(v, c.inputBits()));
+    }
+    return word;
+  }
+
+  private BigInteger scaleWord(int[] scales, int tile, int k) {
+    BigInteger word = BigInteger.ZERO;
+    for (int b = c.scaleBlocks() - 1; b >= 0; b--) {
+      int kk = tile * c.rows() + 32 * b;
+      word = word.shiftLeft(8).or(BigInteger.valueOf(kk < k ? scales[kk / 32] : 0));
     }
     return word;
   }

@@ -13,7 +13,7 @@ import org.llmnpu.hdl.gen.Params;
 public final class PimMacroGenerator extends DeclaredGenerator {
   public PimMacroGenerator() {
     super("pim-macro",
-        "digital SRAM compute-in-memory macro: INT8/INT4 or FP8 (pre/post-alignment), bit-serial inputs, periphery-latched psums",
+        "digital SRAM compute-in-memory macro: INT8/INT4 or FP8 weights with FP8/BF16/MX inputs (pre/post-alignment), bit-serial inputs, periphery-latched psums",
         List.of(
             ParamSpec.integer("rows", 64, 1, 256, "weight rows = K per row group"),
             ParamSpec.integer("cols", 64, 1, 256, "columns = N per pass (adder tree + psum bank each)"),
@@ -25,7 +25,9 @@ public final class PimMacroGenerator extends DeclaredGenerator {
             ParamSpec.integer("accWidth", 32, 2, 32, "INT psum bits (saturating); FP psums are exact-width"),
             ParamSpec.integer("mTile", 16, 2, 1024, "psum bank entries per column (input vectors per weight tile)"),
             ParamSpec.integer("icAccumDepth", 0, 0, 65536, "row groups folded before a psum write-back; 0 = all"),
-            ParamSpec.integer("weightBanks", 1, 1, 2, "bitcell banks: 2 = write the next tile while computing")),
+            ParamSpec.integer("weightBanks", 1, 1, 2, "bitcell banks: 2 = write the next tile while computing"),
+            ParamSpec.choice("input", "fp8", PimInput.cliNames(),
+                "FP input elements: fp8 (weights' format), bf16, mxfp8 or mxint8 (E8M0 scale per 32)")),
         p -> new PimMacro(config(p)));
   }
 
@@ -38,7 +40,7 @@ public final class PimMacroGenerator extends DeclaredGenerator {
     try {
       return new PimMacroConfig(p.getInt("rows"), p.getInt("cols"), precision, alignment, p.getInt("inBits"),
           p.getInt("bitsPerCycle"), p.getInt("alignBits"), p.getInt("accWidth"), p.getInt("mTile"),
-          p.getInt("icAccumDepth"), p.getInt("weightBanks"));
+          p.getInt("icAccumDepth"), p.getInt("weightBanks"), PimInput.parse(p.get("input")));
     } catch (IllegalArgumentException e) {
       throw new ParamException("pim-macro: " + e.getMessage());
     }

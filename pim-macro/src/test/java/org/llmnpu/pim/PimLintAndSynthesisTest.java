@@ -36,7 +36,12 @@ class PimLintAndSynthesisTest {
         Arguments.of(Map.of("rows", "7", "cols", "2", "precision", "fp8_e5m2", "alignment", "post", "bitsPerCycle", "3")),
         Arguments.of(Map.of("rows", "6", "cols", "3", "precision", "fp8_e4m3", "alignment", "pre", "alignBits", "6",
             "bitsPerCycle", "7", "weightBanks", "2")),
-        Arguments.of(Map.of("rows", "4", "cols", "3", "precision", "int4", "weightBanks", "2")));
+        Arguments.of(Map.of("rows", "4", "cols", "3", "precision", "int4", "weightBanks", "2")),
+        Arguments.of(Map.of("rows", "5", "cols", "2", "precision", "fp8_e4m3", "alignment", "pre", "alignBits", "9",
+            "input", "bf16", "bitsPerCycle", "3")),
+        Arguments.of(Map.of("rows", "3", "cols", "2", "precision", "fp8_e4m3", "alignment", "post", "input", "bf16")),
+        Arguments.of(Map.of("rows", "64", "cols", "1", "precision", "fp8_e5m2", "alignment", "pre", "input", "mxfp8")),
+        Arguments.of(Map.of("rows", "4", "cols", "2", "precision", "fp8_e4m3", "alignment", "post", "input", "mxint8")));
   }
 
   @ParameterizedTest(name = "lint {0}")

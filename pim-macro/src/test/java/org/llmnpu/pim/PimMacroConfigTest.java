@@ -61,6 +61,26 @@ class PimMacroConfigTest {
     ParamException k = assertThrows(ParamException.class, () -> g.build(Params.resolve(g,
         Map.of("precision", "int8", "inBits", "4", "bitsPerCycle", "5"))));
     assertTrue(k.getMessage().contains("bitsPerCycle"), k.getMessage());
+    ParamException mx = assertThrows(ParamException.class, () -> g.build(Params.resolve(g,
+        Map.of("precision", "fp8_e4m3", "input", "mxint8", "rows", "48"))));
+    assertTrue(mx.getMessage().contains("rows") && mx.getMessage().contains("32"), mx.getMessage());
+    ParamException bf = assertThrows(ParamException.class, () -> g.build(Params.resolve(g,
+        Map.of("precision", "fp8_e4m3", "input", "bf16", "alignBits", "6"))));
+    assertTrue(bf.getMessage().contains("alignBits") && bf.getMessage().contains("8..16"), bf.getMessage());
+  }
+
+  @Test
+  void bf16AndMxInputsWidenTheExponentNotTheCycles() {
+    PimMacroConfig bf = new PimMacroConfig(64, 4, PimPrecision.FP8_E4M3, PimMacroConfig.Alignment.POST, 8, 1, 0, 32,
+        16, 0, 1, PimInput.BF16);
+    assertEquals(8, bf.cyclesPerMvm(), "post: the 8-bit BF16 significand, bit-serial");
+    assertEquals(254 + 15 - 2, bf.shiftMax());
+    // exact accumulator: 4 + 8 significand bits, 6 for 64 rows, the shift range, 8 headroom, sign
+    assertEquals(4 + 8 + 6 + 267 + 9, bf.accWidth());
+    PimMacroConfig mx = bf.withInput(PimInput.MXFP8);
+    assertEquals(4, mx.cyclesPerMvm(), "MXFP8 streams the element significand only");
+    assertEquals(2, mx.scaleBlocks(), "64 rows = two MX blocks");
+    assertEquals(9, mx.inputExponentBits(), "E4M3 exponent + E8M0 scale");
   }
 
   @Test

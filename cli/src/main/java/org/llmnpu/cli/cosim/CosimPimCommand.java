@@ -47,6 +47,8 @@ public final class CosimPimCommand implements Callable<Integer> {
   String icAccum;
   @Option(names = "--weight-banks", defaultValue = "1", description = "Bitcell banks: 1, or 2 = double-buffered (default ${DEFAULT-VALUE}).")
   int weightBanks;
+  @Option(names = "--input", defaultValue = "fp8", description = "fp8 modes: input elements fp8, bf16, mxfp8 or mxint8 (default ${DEFAULT-VALUE}).")
+  String input;
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the random X and W (default ${DEFAULT-VALUE}).")
   long seed;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
@@ -62,6 +64,9 @@ public final class CosimPimCommand implements Callable<Integer> {
       range("--k", k, 1, 65536);
       range("--n", n, 1, 65536);
       c = pm.config(rows, cols, fp8, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth()).withWeightBanks(weightBanks);
+      if (pm.isFp()) {
+        c = c.withInput(org.llmnpu.pim.PimInput.parse(input));
+      }
     } catch (IllegalArgumentException e) {
       System.err.println(optionMessage(e.getMessage()));
       return 2;
@@ -102,7 +107,7 @@ public final class CosimPimCommand implements Callable<Integer> {
   private static final String[][] OPTION_OF_FIELD = {
       {"rows", "--rows"}, {"cols", "--cols"}, {"inBits", "--in-bits"}, {"bitsPerCycle", "--bits-per-cycle"},
       {"alignBits", "--align-bits"}, {"accWidth", "--acc-width"}, {"mTile", "--m-tile"}, {"icAccumDepth", "--ic-accum"},
-      {"weightBanks", "--weight-banks"}};
+      {"weightBanks", "--weight-banks"}, {"input", "--input"}};
 
   /** A config message names the record field; the user typed the option: name that instead. */
   static String optionMessage(String message) {

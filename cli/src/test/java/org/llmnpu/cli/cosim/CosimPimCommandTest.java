@@ -38,6 +38,10 @@ class CosimPimCommandTest {
     assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--bits-per-cycle", "9"), "--bits-per-cycle", "1..8");
     assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--ic-accum", "0"), "--ic-accum", "all or 1..65536");
     assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--weight-banks", "3"), "--weight-banks", "1 or 2");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--mode", "fp8-post", "--input", "fp16"), "--input",
+        "fp8, bf16, mxfp8, mxint8");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "pim", "--mode", "fp8-pre", "--input", "mxint8", "--rows", "48"),
+        "--rows", "multiple of 32");
   }
 
   private static void assertOneLine(String err, String parameter, String allowed) {

@@ -5,6 +5,7 @@ import java.util.Random;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.fp.FloatFormat;
+import org.llmnpu.numerics.pim.PimInputFormat;
 import org.llmnpu.pim.PimCycleModel;
 import org.llmnpu.pim.PimMacro;
 import org.llmnpu.pim.PimMacroConfig;
@@ -37,7 +38,23 @@ public final class PimCosim {
   /** Random operands from a seed (see {@link #randomOperands}), then {@link #run}. */
   public static Outcome random(PimMacroConfig c, int m, int k, int n, long seed, SimOptions options) {
     Random r = new Random(seed);
-    return run(c, randomOperands(c, m, k, r, false), randomOperands(c, k, n, r, true), options);
+    long[][] x = randomOperands(c, m, k, r, false);
+    long[][] w = randomOperands(c, k, n, r, true);
+    return run(c, x, randomScales(c, m, k, r), w, options);
+  }
+
+  /** Random E8M0 scales (MX inputs: every code but NaN, M × ceil(K/32)), else null. */
+  public static int[][] randomScales(PimMacroConfig c, int m, int k, Random r) {
+    if (!c.input().blockScaled()) {
+      return null;
+    }
+    int[][] s = new int[m][(k + 31) / 32];
+    for (int[] row : s) {
+      for (int b = 0; b < row.length; b++) {
+        row[b] = r.nextInt(255);
+      }
+    }
+    return s;
   }
 
   /**
@@ -48,12 +65,22 @@ public final class PimCosim {
   public static long[][] randomOperands(PimMacroConfig c, int a, int b, Random r, boolean weights) {
     long[][] v = new long[a][b];
     FloatFormat f = c.precision().isFp() ? PimMode.format(c) : null;
+    PimInputFormat in = c.precision().isFp() && !weights ? PimGolden.inputFormat(c) : null;
     for (int i = 0; i < a; i++) {
       for (int j = 0; j < b; j++) {
-        v[i][j] = f == null ? randomInt(r, weights ? c.precision().codeBits : c.inBits()) : randomFinite(f, r);
+        v[i][j] = f == null ? randomInt(r, weights ? c.precision().codeBits : c.inBits())
+            : in != null ? randomFiniteInput(in, r) : randomFinite(f, r);
       }
     }
     return v;
+  }
+
+  private static long randomFiniteInput(PimInputFormat in, Random r) {
+    int code;
+    do {
+      code = r.nextInt(1 << in.codeBits());
+    } while (in.fields(code, 127).special());
+    return code;
   }
 
   private static long randomInt(Random r, int bits) {
@@ -70,14 +97,19 @@ public final class PimCosim {
 
   /** Runs {@code x} (M×K) times {@code w} (K×N) on a fresh model of the macro. */
   public static Outcome run(PimMacroConfig c, long[][] x, long[][] w, SimOptions options) {
+    return run(c, x, null, w, options);
+  }
+
+  /** As {@link #run(PimMacroConfig, long[][], long[][], SimOptions)} with the E8M0 scales of MX inputs. */
+  public static Outcome run(PimMacroConfig c, long[][] x, int[][] xScales, long[][] w, SimOptions options) {
     int m = x.length;
     int k = w.length;
     int n = k == 0 ? 0 : w[0].length;
-    PimGolden.Expected golden = PimGolden.run(c, x, w);
+    PimGolden.Expected golden = PimGolden.run(c, x, xScales, w);
     PimMacroDriver.Run rtl;
     try (Simulator sim = Simulators.start(Verilog.emit(new PimMacro(c)), options)) {
       sim.reset(2);
-      rtl = new PimMacroDriver(sim, c).gemm(x, PimGolden.tiles(c, w), k, n);
+      rtl = new PimMacroDriver(sim, c).gemm(x, xScales, PimGolden.tiles(c, w), k, n);
     }
     boolean rtlSpecial = rtl.special() || (c.alignment() == PimMacroConfig.Alignment.PRE && PimGolden.weightSpecial(c, w));
     long mismatches = 0;
@@ -94,7 +126,7 @@ public final class PimCosim {
     double snr = Double.NaN;
     double rel = Double.NaN;
     if (c.precision().isFp() && !golden.special()) {
-      double[][] ref = PimGolden.reference(c, x, w);
+      double[][] ref = PimGolden.reference(c, x, xScales, w);
       double sig = 0;
       double err = 0;
       double maxRef = 0;

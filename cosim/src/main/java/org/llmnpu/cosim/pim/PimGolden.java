@@ -6,6 +6,7 @@ import org.llmnpu.numerics.gemm.TiledGemm;
 import org.llmnpu.numerics.gemm.TiledGemmConfig;
 import org.llmnpu.numerics.pim.PimFpConfig;
 import org.llmnpu.numerics.pim.PimFpGemm;
+import org.llmnpu.numerics.pim.PimInputFormat;
 import org.llmnpu.numerics.pim.PimIntGemm;
 import org.llmnpu.numerics.pim.PimPrealign;
 import org.llmnpu.pim.PimMacroConfig;
@@ -31,11 +32,27 @@ public final class PimGolden {
   /** The numerics FP config equal to the macro's FP mode. */
   public static PimFpConfig fpConfig(PimMacroConfig c) {
     int depth = c.foldsAllRowGroups() ? Integer.MAX_VALUE : c.icAccumDepth();
-    return new PimFpConfig(PimMode.format(c), PimMode.alignment(c), c.alignBits(), c.rows(), depth);
+    return new PimFpConfig(PimMode.format(c), inputFormat(c), PimMode.alignment(c), c.alignBits(), c.rows(), depth);
+  }
+
+  /** The numerics input format of an FP macro config. */
+  public static PimInputFormat inputFormat(PimMacroConfig c) {
+    FloatFormat f = PimMode.format(c);
+    return switch (c.input()) {
+      case FP8 -> PimInputFormat.fp8(f);
+      case BF16 -> PimInputFormat.BF16;
+      case MXFP8 -> PimInputFormat.mxfp8(f);
+      case MXINT8 -> PimInputFormat.MXINT8;
+    };
   }
 
   /** Runs the golden model of the macro's mode on {@code x} (M×K) and {@code w} (K×N). */
   public static Expected run(PimMacroConfig c, long[][] x, long[][] w) {
+    return run(c, x, null, w);
+  }
+
+  /** As {@link #run(PimMacroConfig, long[][], long[][])} with the E8M0 scales of MX inputs. */
+  public static Expected run(PimMacroConfig c, long[][] x, int[][] xScales, long[][] w) {
     int m = x.length;
     int n = w.length == 0 ? 0 : w[0].length;
     if (!c.precision().isFp()) {
@@ -57,7 +74,7 @@ public final class PimGolden {
       throw new IllegalStateException("accumulator width of the RTL (" + c.accWidth()
           + ") differs from the golden model's (" + fc.accWidth() + ")");
     }
-    PimFpGemm.Result r = PimFpGemm.run(fc, toInts(x), toInts(w));
+    PimFpGemm.Result r = PimFpGemm.run(fc, toInts(x), xScales, toInts(w));
     double[][] v = new double[m][n];
     for (int i = 0; i < m; i++) {
       for (int j = 0; j < n; j++) {
@@ -69,8 +86,13 @@ public final class PimGolden {
 
   /** FP64 reference of the decoded FP8 codes (FP modes) or the exact INT product (as doubles). */
   public static double[][] reference(PimMacroConfig c, long[][] x, long[][] w) {
+    return reference(c, x, null, w);
+  }
+
+  /** FP64 reference with the E8M0 scales of MX inputs. */
+  public static double[][] reference(PimMacroConfig c, long[][] x, int[][] xScales, long[][] w) {
     if (c.precision().isFp()) {
-      return PimFpGemm.reference(PimMode.format(c), toInts(x), toInts(w));
+      return PimFpGemm.reference(inputFormat(c), PimMode.format(c), toInts(x), xScales, toInts(w));
     }
     int m = x.length;
     int k = w.length;

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.llmnpu.hdl.ToolsForTests;
+import org.llmnpu.pim.PimInput;
 import org.llmnpu.pim.PimMacroConfig;
 import org.llmnpu.pim.PimPrecision;
 import org.llmnpu.verilator.SimModes;
@@ -50,7 +51,23 @@ class PimCosimTest {
             new PimMacroConfig(5, 3, PimPrecision.INT8, NONE, 8, 2, 0, 32, 4, 2, 2), 6, 13, 7),
         Arguments.of("fp8 e4m3 pre double-buffered, one cycle per MVM",
             fp(PimPrecision.FP8_E4M3, PRE, 7, 6, 0).withWeightBanks(2), 4, 9, 5),
-        Arguments.of("fp8 e5m2 post double-buffered", fp(PimPrecision.FP8_E5M2, POST, 1, 0, 1).withWeightBanks(2), 4, 9, 5));
+        Arguments.of("fp8 e5m2 post double-buffered", fp(PimPrecision.FP8_E5M2, POST, 1, 0, 1).withWeightBanks(2), 4, 9, 5),
+        Arguments.of("bf16 inputs, e4m3 weights, pre 10 bits, 4 bits/cycle", bf16(PRE), 3, 9, 4),
+        Arguments.of("bf16 inputs, e4m3 weights, post, 2 bits/cycle", bf16(POST), 3, 9, 4),
+        Arguments.of("mxfp8 e4m3 inputs (4 rows in a block), pre 8 bits, depth 1",
+            fp(PimPrecision.FP8_E4M3, PRE, 3, 8, 1).withInput(PimInput.MXFP8), 3, 70, 4),
+        Arguments.of("mxfp8 e5m2 inputs, post", fp(PimPrecision.FP8_E5M2, POST, 1, 0, 0).withInput(PimInput.MXFP8), 3, 70, 4),
+        Arguments.of("mxint8 inputs, e4m3 weights, post, 4 bits/cycle",
+            fp(PimPrecision.FP8_E4M3, POST, 4, 0, 2).withInput(PimInput.MXINT8), 3, 70, 4),
+        Arguments.of("mxint8 inputs, 64 rows (2 blocks per row group, a block past K), pre 9 bits", MX64, 2, 150, 3));
+  }
+
+  static final PimMacroConfig MX64 = new PimMacroConfig(64, 3, PimPrecision.FP8_E4M3, PRE, 8, 5, 9, 32, 2, 0, 1,
+      PimInput.MXINT8);
+
+  static PimMacroConfig bf16(PimMacroConfig.Alignment a) {
+    return a == PRE ? fp(PimPrecision.FP8_E4M3, PRE, 4, 10, 0).withInput(PimInput.BF16)
+        : fp(PimPrecision.FP8_E4M3, POST, 2, 0, 1).withInput(PimInput.BF16);
   }
 
   @ParameterizedTest(name = "{0}: M={2} K={3} N={4}")
@@ -117,5 +134,58 @@ class PimCosimTest {
     assertTrue(o.special() && o.bitExact(), "a NaN weight in the bitcells raises the flag: " + o);
     PimCosim.Outcome clean = PimCosim.run(post, finite, new long[][] {{0x3C}, {0x3C}}, SimModes.local());
     assertFalse(clean.special());
+  }
+
+  @Test
+  void bf16CornerCodesAreBitExactAndSpecialsRaiseTheFlag() {
+    // max finite ±3.39e38 (0x7F7F/0xFF7F), smallest subnormal 2^-133 (0x0001), ±0, the smallest
+    // normal (0x0080), 1.0 (0x3F80); weights: E4M3 max 448, smallest subnormal, ±1
+    long[][] x = {{0x7F7F, 0x0001, 0x0000, 0x8000, 0x0080, 0x3F80}, {0xFF7F, 0x3F80, 0x0001, 0x0080, 0x8000, 0x7F7F}};
+    long[][] w = {{0x7E, 0x01, 0x38}, {0x01, 0x7E, 0xB8}, {0x80, 0x00, 0x08}, {0x7E, 0xFE, 0x01},
+        {0x08, 0x88, 0x7E}, {0x38, 0x38, 0x38}};
+    for (PimMacroConfig.Alignment a : new PimMacroConfig.Alignment[] {PRE, POST}) {
+      PimMacroConfig c = bf16(a);
+      PimCosim.Outcome o = PimCosim.run(c, x, w, SimModes.local());
+      assertTrue(o.bitExact(), a + ": " + o);
+      assertEquals(o.modelCycles(), o.rtlCycles());
+      assertFalse(o.special());
+      if (a == POST) {
+        // exact: the only difference left is the FP64 reference's own rounding of 3.4e38 + 2^-133 terms
+        assertTrue(o.snrDb() > 300, "post-alignment is exact over the whole BF16 range: " + o.snrDb() + " dB");
+      }
+      long[][] inf = {{0x7F80, 0x3F80, 0, 0, 0, 0}, {0x7FC1, 0, 0, 0, 0, 0xFF80}};
+      PimCosim.Outcome s = PimCosim.run(c, inf, w, SimModes.local());
+      assertTrue(s.special() && s.bitExact(), a + " BF16 Inf/NaN: " + s);
+    }
+  }
+
+  @Test
+  void mxScaleExtremesAndTheNanScaleAreBitExact() {
+    // 33 elements = two blocks: block 0 at the largest scale (2^127) with max/min elements, block 1
+    // at the smallest (2^-127): pre-alignment drops all of block 1, post keeps it exactly.
+    long[][] x = new long[2][33];
+    for (int i = 0; i < 33; i++) {
+      x[0][i] = i % 3 == 0 ? 0x7E : i % 3 == 1 ? 0x01 : 0x80;
+      x[1][i] = i % 2 == 0 ? 0xFE : 0x38;
+    }
+    long[][] w = new long[33][2];
+    for (int i = 0; i < 33; i++) {
+      w[i] = new long[] {0x7E, i % 2 == 0 ? 0x01 : 0xB8};
+    }
+    int[][] scales = {{254, 0}, {0, 254}};
+    for (PimMacroConfig.Alignment a : new PimMacroConfig.Alignment[] {PRE, POST}) {
+      PimMacroConfig c = a == PRE ? fp(PimPrecision.FP8_E4M3, PRE, 3, 8, 1).withInput(PimInput.MXFP8)
+          : fp(PimPrecision.FP8_E5M2, POST, 1, 0, 0).withInput(PimInput.MXFP8);
+      long[][] xc = a == PRE ? x : new long[][] {{0x7B, 0x01, 0x80}, {0xFB, 0x3C, 0x00}};
+      long[][] wc = a == PRE ? w : new long[][] {{0x7B, 0x01}, {0x01, 0xBC}, {0x3C, 0x3C}};
+      int[][] sc = a == PRE ? scales : new int[][] {{254}, {0}};
+      PimCosim.Outcome o = PimCosim.run(c, xc, sc, wc, SimModes.local());
+      assertTrue(o.bitExact(), a + ": " + o);
+      assertEquals(o.modelCycles(), o.rtlCycles());
+      assertFalse(o.special());
+      int[][] nan = a == PRE ? new int[][] {{254, 255}, {0, 254}} : new int[][] {{255}, {0}};
+      PimCosim.Outcome s = PimCosim.run(c, xc, nan, wc, SimModes.local());
+      assertTrue(s.special() && s.bitExact(), a + " NaN scale: " + s);
+    }
   }
 }

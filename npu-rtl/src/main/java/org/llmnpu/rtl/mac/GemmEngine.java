@@ -1,6 +1,5 @@
 package org.llmnpu.rtl.mac;
 
-import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
@@ -14,10 +13,8 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -59,41 +56,21 @@ import org.llmnpu.hdl.UInt;
  * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
  * {@code done} rises when the last result is written and stays high until the next start.
  */
-public final class GemmEngine extends HwModule {
-  public final Bool start = in(bool());
-  /** Shape and buffer write ports (ports {@code m, k, n, xWrite, xAddress, xData, wWrite, wAddress, wData}). */
-  public final GemmLoadPorts load;
-  public final UInt yAddress;
-  public final Bits yData;
-  public final Bool busy = out(bool());
-  public final Bool done = out(bool());
-  public final Bool overflow = out(bool());
-  public final UInt psumWritebacks = out(uint(32));
-  public final UInt psumReadbacks = out(uint(32));
-  public final UInt cycles = out(uint(32));
-  private final GemmEngineConfig config;
-
-  /** The parameters this engine was built with. */
-  public GemmEngineConfig config() {
-    return config;
-  }
+public final class GemmEngine extends GemmBackend {
 
   public GemmEngine(GemmEngineConfig c) {
-    config = c;
+    super(c);
     MacArrayConfig a = c.array();
     int rows = a.rows();
     int cols = a.cols();
     boolean sparse = a.sparsity() == WeightSparsity.S2_4;
     int entry = a.weightEntryBits();
     int gap = Math.max(cols - 1, 1);
-    load = slave("", new GemmLoadPorts(c));
     UInt m = load.m;
     UInt k = load.k;
     UInt n = load.n;
     UInt xAddress = load.xAddress;
     UInt wAddress = load.wAddress;
-    yAddress = in(uint(c.mBits() + c.nTileBits()));
-    yData = out(bits(a.accWidth() * cols));
 
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
     Mem<UInt> wBuffer = mem("wBuffer", uint(entry * cols), 1 << wAddress.width());
@@ -230,6 +207,7 @@ public final class GemmEngine extends HwModule {
 
   @Override
   public String moduleName() {
+    GemmEngineConfig config = config();
     return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN();
   }
 }

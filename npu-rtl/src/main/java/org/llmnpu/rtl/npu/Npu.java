@@ -23,6 +23,7 @@ import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Opcode;
+import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.mac.GemmEngine;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 
@@ -177,7 +178,7 @@ public final class Npu extends HwModule {
         .otherwise(() -> watchdog.set(watchdog.add(1)));
 
     // ---------------------------------------------------------------- GEMM engine
-    GemmEngine engine = instance("gemm", new GemmEngine(gc));
+    GemmBackend engine = instance("gemm", c.gemmEngine());
     engine.load.m.set(gemmM);
     engine.load.k.set(gemmK);
     engine.load.n.set(gemmN);
@@ -452,6 +453,6 @@ public final class Npu extends HwModule {
   @Override
   public String moduleName() {
     return "Npu_r" + config.rows() + "_s" + config.spadKiB() + "k_b" + config.spadBanks() + "_M" + config.maxM()
-        + "_K" + config.maxK() + "_N" + config.maxN();
+        + "_K" + config.maxK() + "_N" + config.maxN() + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'));
   }
 }

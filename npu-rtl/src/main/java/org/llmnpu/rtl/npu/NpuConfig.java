@@ -28,12 +28,32 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * @param memLatency       external-memory read latency in cycles (of the simulation model)
  * @param memBytesPerCycle external-memory bandwidth in bytes per cycle (of the simulation model)
  * @param watchdogCycles   cycles any memory wait may last before the NPU halts with a watchdog error
+ * @param engine           the GEMM engine: {@code systolic} (the MAC array, default) or {@code pim}
+ *                         (a {@code rows × rows} INT8 compute-in-memory macro, bit-serial;
+ *                         {@code pim-k2}, {@code pim-k4}, {@code pim-k8} apply 2, 4 or 8 input bits
+ *                         per cycle); same results, different cycles ({@link PimGemmBackend})
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
-                        int watchdogCycles) {
+                        int watchdogCycles, String engine) {
+
+  /** Allowed values of {@code engine}. */
+  public static final java.util.List<String> ENGINES = java.util.List.of("systolic", "pim", "pim-k2", "pim-k4", "pim-k8");
+
+  /** The systolic engine. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, "systolic");
+  }
 
   public NpuConfig {
+    if (engine == null) {
+      engine = "systolic";
+    }
+    if (!ENGINES.contains(engine)) {
+      throw new IllegalArgumentException("engine must be one of " + String.join(", ", ENGINES) + ", got '" + engine + "'");
+    }
     if (spadKiB < 1 || spadKiB > 65536 || Integer.bitCount(spadKiB) != 1) {
       throw new IllegalArgumentException("spadKiB must be a power of two in 1..65536, got " + spadKiB);
     }
@@ -85,7 +105,27 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        latency, bytesPerCycle, watchdogCycles);
+        latency, bytesPerCycle, watchdogCycles, engine);
+  }
+
+  /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
+  public NpuConfig withEngine(String e) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, e);
+  }
+
+  /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */
+  public org.llmnpu.isa.EngineTiming engineTiming() {
+    if (engine.equals("systolic")) {
+      return org.llmnpu.isa.EngineTiming.SYSTOLIC;
+    }
+    return org.llmnpu.isa.EngineTiming.pim(engine.equals("pim") ? 1 : Integer.parseInt(engine.substring(5)));
+  }
+
+  /** The GEMM engine this NPU instantiates: the systolic {@link GemmEngine} or the {@link PimGemmBackend}. */
+  org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
+    org.llmnpu.isa.EngineTiming t = engineTiming();
+    return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle()) : new org.llmnpu.rtl.mac.GemmEngine(gemm());
   }
 
   /** Reads a configuration from a {@code .json}, {@code .yaml} or {@code .yml} file; absent fields take the defaults. */

@@ -33,7 +33,8 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.integer("maxM", d.maxM(), 1, 65535, "largest GEMM M"),
         ParamSpec.integer("maxK", d.maxK(), 1, 65535, "largest GEMM K"),
         ParamSpec.integer("maxN", d.maxN(), 1, 65535, "largest GEMM N"),
-        ParamSpec.integer("watchdogCycles", d.watchdogCycles(), 2, 1 << 24, "cycles a memory wait may last"));
+        ParamSpec.integer("watchdogCycles", d.watchdogCycles(), 2, 1 << 24, "cycles a memory wait may last"),
+        ParamSpec.choice("engine", d.engine(), NpuConfig.ENGINES, "GEMM engine: systolic array or PiM macro (bit-serial, or k bits/cycle)"));
   }
 
   @Override
@@ -41,6 +42,6 @@ public final class NpuGenerator implements BlockGenerator {
     NpuConfig d = NpuConfig.defaults();
     return new Npu(new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
-        p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles")));
+        p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.get("engine")));
   }
 }

@@ -40,5 +40,21 @@ class NpuConfigTest {
     e = assertThrows(IllegalArgumentException.class, () -> new NpuConfig(16, 3, 4, 16, 16, 32, 0, 64, 512, 128, 32,
         16, 4096));
     assertTrue(e.getMessage().startsWith("spadKiB must be a power of two"), e.getMessage());
+    Files.writeString(yaml, "engine: cim\n");
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("engine must be one of systolic, pim, pim-k2, pim-k4, pim-k8, got 'cim'"),
+        e.getMessage());
+  }
+
+  @Test
+  void engineSelectsTheGemmEngineAndItsTiming() throws Exception {
+    Path yaml = dir.resolve("pim.yaml");
+    Files.writeString(yaml, "engine: pim-k4\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(org.llmnpu.isa.EngineTiming.pim(4), c.engineTiming());
+    assertTrue(c.gemmEngine() instanceof PimGemmBackend);
+    assertEquals("systolic", NpuConfig.defaults().engine());
+    assertTrue(NpuConfig.defaults().gemmEngine() instanceof org.llmnpu.rtl.mac.GemmEngine);
+    assertEquals(org.llmnpu.isa.EngineTiming.SYSTOLIC, NpuConfig.small().engineTiming());
   }
 }

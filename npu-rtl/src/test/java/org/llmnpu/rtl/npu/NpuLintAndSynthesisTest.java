@@ -29,6 +29,16 @@ class NpuLintAndSynthesisTest {
   }
 
   @Test
+  void npuWithThePimEngineIsLintCleanAndSynthesizes() {
+    ToolsForTests.require("verilator", "yosys");
+    NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64, "pim-k2");
+    VerilogDesign d = Verilog.emit(new Npu(tiny));
+    d.writeTo(dir);
+    assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");
+    assertTrue(DesignChecks.synthesize(d, dir) > 0, "yosys produced no cells");
+  }
+
+  @Test
   void defaultNpuIsLintClean() {
     ToolsForTests.require("verilator");
     VerilogDesign d = Verilog.emit(new Npu(NpuConfig.defaults()));

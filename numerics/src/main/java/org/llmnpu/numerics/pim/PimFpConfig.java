@@ -11,14 +11,17 @@ import org.llmnpu.numerics.fp.FloatFormat;
  * 16,384 on a 64-row macro) cannot overflow; beyond that the periphery saturates once per row group
  * and raises the sticky overflow flag, as in INT mode.
  *
- * @param format element format of inputs and weights: FP8 E4M3 or E5M2 (OCP)
+ * @param format weight element format: FP8 E4M3 or E5M2 (OCP)
+ * @param input input element type ({@link PimInputFormat}): FP8 (by default the weights' format),
+ *              BF16, MXFP8 or MXINT8 blocks
  * @param alignment {@link PimAlignment#PRE} or {@link PimAlignment#POST}
- * @param alignBits PRE: magnitude bits kept per aligned element, {@code mantissaBits + 1 .. 16};
+ * @param alignBits PRE: magnitude bits kept per aligned element (inputs and weights),
+ *                  {@code max(mantissaBits) + 1 .. 16};
  *                  ignored (and reported as the significand width) for POST
  * @param rows K per row group (the macro's rows), 1..1024
  * @param icAccumDepth row groups folded in the periphery before a psum write-back, &ge; 1
  */
-public record PimFpConfig(FloatFormat format, PimAlignment alignment, int alignBits, int rows, int icAccumDepth) {
+public record PimFpConfig(FloatFormat format, PimInputFormat input, PimAlignment alignment, int alignBits, int rows, int icAccumDepth) {
 
     /** Headroom of the accumulator above one row group's largest contribution. */
     public static final int HEADROOM_BITS = 8;
@@ -30,13 +33,16 @@ public record PimFpConfig(FloatFormat format, PimAlignment alignment, int alignB
         if (alignment == null) {
             throw new IllegalArgumentException("alignment must be PRE or POST, got null");
         }
-        int sig = format.mantissaBits() + 1;
+        if (input == null) {
+            input = PimInputFormat.fp8(format);
+        }
+        int sig = Math.max(format.mantissaBits(), input.mantissaBits()) + 1;
         if (alignment == PimAlignment.PRE && (alignBits < sig || alignBits > 16)) {
             throw new IllegalArgumentException("alignBits must be in [" + sig + ", 16] for " + format.name()
-                + ", got " + alignBits);
+                + " weights and " + input.name() + " inputs, got " + alignBits);
         }
         if (alignment == PimAlignment.POST) {
-            alignBits = sig;
+            alignBits = format.mantissaBits() + 1;
         }
         if (rows < 1 || rows > 1024) {
             throw new IllegalArgumentException("rows must be in [1, 1024], got " + rows);
@@ -46,15 +52,24 @@ public record PimFpConfig(FloatFormat format, PimAlignment alignment, int alignB
         }
     }
 
-    /** Largest exponent shift of a product or a group sum: {@code 2·maxBiasedExponent − 2}. */
+    /** FP8 inputs of the weights' own format. */
+    public PimFpConfig(FloatFormat format, PimAlignment alignment, int alignBits, int rows, int icAccumDepth) {
+        this(format, null, alignment, alignBits, rows, icAccumDepth);
+    }
+
+    /**
+     * Largest exponent shift of a product or a group sum:
+     * {@code maxBiasedExponent(input) + maxBiasedExponent(weight) − 2}.
+     */
     public int shiftMax() {
-        return 2 * PimFpFields.maxBiasedExponent(format) - 2;
+        return input.maxBiasedExponent() + PimFpFields.maxBiasedExponent(format) - 2;
     }
 
     /** Bits of the largest magnitude one row group adds to the accumulator. */
     public int groupBits() {
-        int operand = alignment == PimAlignment.PRE ? alignBits : format.mantissaBits() + 1;
-        return 2 * operand + ceilLog2(rows) + shiftMax();
+        int operands = alignment == PimAlignment.PRE ? 2 * alignBits
+            : format.mantissaBits() + 1 + input.mantissaBits() + 1;
+        return operands + ceilLog2(rows) + shiftMax();
     }
 
     /** Signed accumulator width: {@code groupBits + HEADROOM_BITS + 1}. */
@@ -63,14 +78,14 @@ public record PimFpConfig(FloatFormat format, PimAlignment alignment, int alignB
     }
 
     /**
-     * Exponent of the accumulator's unit: POST {@code 2 − 2·bias − 2·m} (the smallest product
-     * quantum), PRE {@code 4 − 2·bias − 2·alignBits}.
+     * Exponent of the accumulator's unit: POST {@code 2 − biasX − biasW − mX − mW} (the smallest
+     * product quantum), PRE {@code 4 − biasX − biasW − 2·alignBits}.
      */
     public int accExponent() {
-        int bias = format.bias();
+        int bias = format.bias() + input.bias();
         return alignment == PimAlignment.PRE
-            ? 4 - 2 * bias - 2 * alignBits
-            : 2 - 2 * bias - 2 * format.mantissaBits();
+            ? 4 - bias - 2 * alignBits
+            : 2 - bias - format.mantissaBits() - input.mantissaBits();
     }
 
     static int ceilLog2(int n) {

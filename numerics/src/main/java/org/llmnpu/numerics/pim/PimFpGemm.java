@@ -4,7 +4,9 @@ import java.math.BigInteger;
 import org.llmnpu.numerics.fp.FloatFormat;
 
 /**
- * Golden model of the PiM macro's FP GEMM {@code Y[M×N] = X[M×K] · W[K×N]} on FP8 codes, bit exact
+ * Golden model of the PiM macro's FP GEMM {@code Y[M×N] = X[M×K] · W[K×N]} on FP8 weight codes and
+ * FP8, BF16 or MX-block inputs ({@link PimInputFormat}; an MX scale is folded into its elements'
+ * biased exponents, so every formula below holds with {@code eb_x} the scaled exponent), bit exact
  * with the RTL: the same bits dropped (pre-alignment), the same accumulator, the same saturation.
  *
  * <p><b>Row groups.</b> K is cut into {@code ceil(K / rows)} row groups (the last one ragged, padded
@@ -42,8 +44,18 @@ public final class PimFpGemm {
         }
     }
 
-    /** Runs the GEMM on codes {@code x} (M×K) and {@code w} (K×N) of {@code config.format()}. */
+    /** Runs the GEMM on input codes {@code x} (M×K, not block-scaled) and weight codes {@code w} (K×N). */
     public static Result run(PimFpConfig config, int[][] x, int[][] w) {
+        return run(config, x, null, w);
+    }
+
+    /**
+     * Runs the GEMM on input codes {@code x} (M×K) of {@code config.input()}, with, for MX inputs,
+     * the E8M0 scales {@code xScales} (M×ceil(K/32): block b of row i covers K elements
+     * {@code 32b .. 32b+31}), and weight codes {@code w} (K×N) of {@code config.format()}.
+     */
+    public static Result run(PimFpConfig config, int[][] x, int[][] xScales, int[][] w) {
+        checkScales(config.input(), x, xScales);
         int m = x.length;
         int k = m == 0 ? 0 : x[0].length;
         if (w.length != k) {
@@ -69,9 +81,7 @@ public final class PimFpGemm {
             Group g = new Group(config, w, k0, k1, n);
             special |= g.weightSpecial;
             for (int i = 0; i < m; i++) {
-                int[] xs = new int[k1 - k0];
-                System.arraycopy(x[i], k0, xs, 0, xs.length);
-                GroupInput in = new GroupInput(config, xs);
+                GroupInput in = new GroupInput(config, x[i], xScales == null ? null : xScales[i], k0, k1);
                 special |= in.special;
                 for (int j = 0; j < n; j++) {
                     BigInteger sum = acc[i][j].add(g.contribution(in, j));
@@ -86,6 +96,41 @@ public final class PimFpGemm {
         long groups = (tiles + (long) config.icAccumDepth() - 1) / config.icAccumDepth();
         long traffic = (groups - 1) * (long) m * n;
         return new Result(acc, config.accExponent(), overflow, special, traffic, traffic);
+    }
+
+    private static void checkScales(PimInputFormat f, int[][] x, int[][] xScales) {
+        if (!f.blockScaled()) {
+            return;
+        }
+        if (xScales == null || xScales.length != x.length) {
+            throw new IllegalArgumentException(f.name() + " inputs need one row of E8M0 scales per input row");
+        }
+        for (int i = 0; i < x.length; i++) {
+            if (xScales[i].length != f.scalesPerRow(x[i].length)) {
+                throw new IllegalArgumentException(f.name() + " input row " + i + " has " + x[i].length
+                    + " elements and needs " + f.scalesPerRow(x[i].length) + " scales, got " + xScales[i].length);
+            }
+        }
+    }
+
+    /** Exact double-precision reference of decoded input codes (scaled, for MX) times weight codes. */
+    public static double[][] reference(PimInputFormat input, FloatFormat format, int[][] x, int[][] xScales,
+                                       int[][] w) {
+        int m = x.length;
+        int k = m == 0 ? 0 : x[0].length;
+        int n = k == 0 ? 0 : w[0].length;
+        double[][] y = new double[m][n];
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int kk = 0; kk < k; kk++) {
+                    int scale = input.blockScaled() ? xScales[i][kk / PimInputFormat.BLOCK] : 0;
+                    s += input.value(x[i][kk], scale) * format.decode(w[kk][j]);
+                }
+                y[i][j] = s;
+            }
+        }
+        return y;
     }
 
     /** Exact double-precision reference {@code Σ_k x·w} of decoded codes (for error figures). */
@@ -112,15 +157,17 @@ public final class PimFpGemm {
         final PimPrealign.Aligned aligned;
         final boolean special;
 
-        GroupInput(PimFpConfig c, int[] codes) {
-            fields = new PimFpFields[codes.length];
+        GroupInput(PimFpConfig c, int[] row, int[] scales, int k0, int k1) {
+            PimInputFormat f = c.input();
+            fields = new PimFpFields[k1 - k0];
             boolean s = false;
-            for (int i = 0; i < codes.length; i++) {
-                fields[i] = PimFpFields.of(c.format(), codes[i]);
+            for (int i = 0; i < fields.length; i++) {
+                int kk = k0 + i;
+                fields[i] = f.fields(row[kk], f.blockScaled() ? scales[kk / PimInputFormat.BLOCK] : 0);
                 s |= fields[i].special();
             }
             special = s;
-            aligned = c.alignment() == PimAlignment.PRE ? PimPrealign.align(c.format(), codes, c.alignBits()) : null;
+            aligned = c.alignment() == PimAlignment.PRE ? PimPrealign.align(fields, f.mantissaBits(), c.alignBits()) : null;
         }
     }
 

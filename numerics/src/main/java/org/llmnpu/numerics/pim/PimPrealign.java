@@ -29,20 +29,29 @@ public final class PimPrealign {
 
     /** Aligns {@code codes} of {@code format} to {@code alignBits} magnitude bits (see class comment). */
     public static Aligned align(FloatFormat format, int[] codes, int alignBits) {
-        int m = format.mantissaBits();
+        PimFpFields[] f = new PimFpFields[codes.length];
+        for (int i = 0; i < codes.length; i++) {
+            f[i] = PimFpFields.of(format, codes[i]);
+        }
+        return align(f, format.mantissaBits(), alignBits);
+    }
+
+    /**
+     * Aligns already sliced elements with {@code m} mantissa bits (BF16, MX blocks with their scale
+     * folded into {@code biasedExponent}: see {@link PimInputFormat#fields}).
+     */
+    public static Aligned align(PimFpFields[] f, int m, int alignBits) {
         if (alignBits < m + 1 || alignBits > 30) {
             throw new IllegalArgumentException("alignBits must be in [" + (m + 1) + ", 30], got " + alignBits);
         }
-        PimFpFields[] f = new PimFpFields[codes.length];
         int ebmax = 1;
         boolean special = false;
-        for (int i = 0; i < codes.length; i++) {
-            f[i] = PimFpFields.of(format, codes[i]);
-            ebmax = Math.max(ebmax, f[i].biasedExponent());
-            special |= f[i].special();
+        for (PimFpFields x : f) {
+            ebmax = Math.max(ebmax, x.biasedExponent());
+            special |= x.special();
         }
-        int[] ints = new int[codes.length];
-        for (int i = 0; i < codes.length; i++) {
+        int[] ints = new int[f.length];
+        for (int i = 0; i < f.length; i++) {
             int d = ebmax - f[i].biasedExponent();
             long mag = d >= alignBits ? 0 : ((long) f[i].significand() << (alignBits - 1 - m)) >>> d;
             ints[i] = (int) (f[i].negative() ? -mag : mag);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import org.llmnpu.numerics.fp.FloatFormat;
 import org.llmnpu.numerics.pim.PimAlignment;
+import org.llmnpu.numerics.pim.PimInputFormat;
 import org.llmnpu.sw.io.Llama2cCheckpoint;
 import org.llmnpu.sw.model.BlockKernels;
 import org.llmnpu.sw.model.DenseKvCache;
@@ -77,9 +78,28 @@ public final class PimAccuracyBench {
       List<float[]> logits = run(w, tokens, steps, (mat, x) -> mv.apply(mat, x), false);
       report(m.name, mv.alignmentSnrDb(), refLogits, logits);
     }
+    record InMode(String name, PimInputFormat in, PimAlignment a, int bits) {
+    }
+    FloatFormat e4m3 = FloatFormat.FP8_E4M3;
+    List<InMode> inModes = List.of(
+        new InMode("BF16 inputs × E4M3 weights, post-alignment (exact)", PimInputFormat.BF16, PimAlignment.POST, 0),
+        new InMode("BF16 inputs × E4M3 weights, pre-alignment, 8 bits", PimInputFormat.BF16, PimAlignment.PRE, 8),
+        new InMode("BF16 inputs × E4M3 weights, pre-alignment, 12 bits", PimInputFormat.BF16, PimAlignment.PRE, 12),
+        new InMode("MXFP8 E4M3 inputs × E4M3 weights, post-alignment (exact)", PimInputFormat.mxfp8(e4m3), PimAlignment.POST, 0),
+        new InMode("MXFP8 E4M3 inputs × E4M3 weights, pre-alignment, 8 bits", PimInputFormat.mxfp8(e4m3), PimAlignment.PRE, 8),
+        new InMode("MXINT8 inputs × E4M3 weights, post-alignment (exact)", PimInputFormat.MXINT8, PimAlignment.POST, 0),
+        new InMode("MXINT8 inputs × E4M3 weights, pre-alignment, 8 bits", PimInputFormat.MXINT8, PimAlignment.PRE, 8),
+        new InMode("MXINT8 inputs × E4M3 weights, pre-alignment, 10 bits", PimInputFormat.MXINT8, PimAlignment.PRE, 10));
+    for (InMode m : inModes) {
+      PimMatvec mv = new PimMatvec(e4m3, m.in, m.a, m.bits, 64);
+      List<float[]> logits = run(w, tokens, steps, (mat, x) -> mv.apply(mat, x), false);
+      report(m.name, mv.alignmentSnrDb(), refLogits, logits);
+    }
     List<float[]> int8 = run(w, tokens, steps, PimAccuracyBench::int8Matvec, false);
     report("INT8 (per-row weights, per-vector inputs; exact INT macro)", Double.NaN, refLogits, int8);
-    rtlOnRealData(w);
+    if (!Boolean.getBoolean("pim.skipRtl")) {
+      rtlOnRealData(w);
+    }
   }
 
   /**

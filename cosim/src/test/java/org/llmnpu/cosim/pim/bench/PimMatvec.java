@@ -8,6 +8,10 @@ import org.llmnpu.numerics.fp.Rounding;
 import org.llmnpu.numerics.pim.PimAlignment;
 import org.llmnpu.numerics.pim.PimFpConfig;
 import org.llmnpu.numerics.pim.PimFpGemm;
+import org.llmnpu.numerics.pim.PimInputFormat;
+import org.llmnpu.numerics.mx.MxBlock;
+import org.llmnpu.numerics.mx.MxElementType;
+import org.llmnpu.numerics.mx.MxQuantizer;
 
 /**
  * {@code y = W·x} ({@code W} [out][in], llama2.c layout) as the PiM macro's FP mode computes it:
@@ -24,8 +28,17 @@ final class PimMatvec {
   double alignError;
 
   PimMatvec(FloatFormat format, PimAlignment alignment, int alignBits, int rows) {
+    this(format, null, alignment, alignBits, rows);
+  }
+
+  /**
+   * With inputs of {@code input}: FP8 (per-vector power-of-two scale), BF16 (x rounded to
+   * bfloat16, no scale) or MX (x quantized per 32-block by {@link MxQuantizer}, OCP shared
+   * exponent, round to nearest even; the E8M0 scales go to the macro with the elements).
+   */
+  PimMatvec(FloatFormat format, PimInputFormat input, PimAlignment alignment, int alignBits, int rows) {
     this.format = format;
-    this.config = new PimFpConfig(format, alignment, alignBits, rows, Integer.MAX_VALUE);
+    this.config = new PimFpConfig(format, input, alignment, alignBits, rows, Integer.MAX_VALUE);
   }
 
   private record Quantized(int[][] codesKn, double[] scale) {
@@ -33,13 +46,30 @@ final class PimMatvec {
 
   float[] apply(float[][] w, float[] x) {
     Quantized q = weights.computeIfAbsent(w, this::quantizeWeights);
-    double xs = scaleFor(x);
+    PimInputFormat in = config.input();
+    double xs = in.element() == format && !in.blockScaled() ? scaleFor(x) : 1;
     int[][] xc = new int[1][x.length];
-    for (int i = 0; i < x.length; i++) {
-      xc[0][i] = format.encode(x[i] / xs, Rounding.NEAREST_EVEN, Overflow.SATURATE);
+    int[][] scales = in.blockScaled() ? new int[1][in.scalesPerRow(x.length)] : null;
+    if (in.blockScaled()) {
+      MxElementType type = in.element() == null ? MxElementType.INT8
+          : in.element().equals(FloatFormat.FP8_E5M2) ? MxElementType.FP8_E5M2 : MxElementType.FP8_E4M3;
+      for (int b = 0; b < scales[0].length; b++) {
+        int from = b * PimInputFormat.BLOCK;
+        float[] block = java.util.Arrays.copyOfRange(x, from, Math.min(x.length, from + PimInputFormat.BLOCK));
+        MxBlock mx = MxQuantizer.quantize(type, block, Rounding.NEAREST_EVEN);
+        scales[0][b] = mx.scaleCode();
+        for (int i = 0; i < block.length; i++) {
+          xc[0][from + i] = mx.element(i) & 0xFF;
+        }
+      }
+    } else {
+      FloatFormat f = in.element();
+      for (int i = 0; i < x.length; i++) {
+        xc[0][i] = f.encode(x[i] / xs, Rounding.NEAREST_EVEN, Overflow.SATURATE);
+      }
     }
-    PimFpGemm.Result r = PimFpGemm.run(config, xc, q.codesKn);
-    double[][] ref = PimFpGemm.reference(format, xc, q.codesKn);
+    PimFpGemm.Result r = PimFpGemm.run(config, xc, scales, q.codesKn);
+    double[][] ref = PimFpGemm.reference(in, format, xc, scales, q.codesKn);
     float[] y = new float[w.length];
     for (int j = 0; j < y.length; j++) {
       double v = r.value(0, j);
