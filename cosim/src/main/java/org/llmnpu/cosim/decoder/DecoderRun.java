@@ -16,6 +16,7 @@ import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.DenseKvCache;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.Ops;
@@ -36,7 +37,7 @@ public final class DecoderRun {
   public enum Engine { GOLDEN, RTL }
 
   /** Weight formats the lowering supports. */
-  public static final List<String> QUANTS = List.of("int8");
+  public static final List<String> QUANTS = WeightFormats.NAMES;
 
   /**
    * What to run.
@@ -57,7 +58,7 @@ public final class DecoderRun {
         throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
       }
       if (!QUANTS.contains(quant)) {
-        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (the others are not lowered yet), got '"
+        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (int4/2:4/MX are not lowered yet), got '"
             + quant + "'");
       }
     }
@@ -125,7 +126,7 @@ public final class DecoderRun {
       throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
           + " tokens, got " + context);
     }
-    LoweredModel model = new LoweredModel(w, machine, context, o.promptLen());
+    LoweredModel model = new LoweredModel(WeightFormats.prepare(w, o.quant()), machine, context, o.promptLen());
     List<Step> steps = new ArrayList<>();
     NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
     try {

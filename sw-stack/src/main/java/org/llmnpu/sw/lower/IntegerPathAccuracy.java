@@ -18,11 +18,21 @@ public final class IntegerPathAccuracy {
 
   /** {@code count} sequences of {@code length} tokens, seed {@code seed}, on {@code machine}. */
   public static LogitComparison evaluate(ModelWeights weights, MachineParams machine, int count, int length, long seed) {
+    return evaluate(weights, weights, machine, count, length, seed);
+  }
+
+  /**
+   * As {@link #evaluate(ModelWeights, MachineParams, int, int, long)} with the NPU running
+   * {@code lowered} (e.g. GPTQ- or AWQ-adjusted weights, quantized per channel on the way) against
+   * the FP32 model {@code weights}.
+   */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, MachineParams machine, int count,
+                                         int length, long seed) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
-    LoweredModel model = new LoweredModel(weights, machine, length, length);
+    LoweredModel model = new LoweredModel(lowered, machine, length, length);
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
       NpuDecoder decoder = new NpuDecoder(model, Math.min(16, machine.maxM()), NpuEngine.GOLDEN);

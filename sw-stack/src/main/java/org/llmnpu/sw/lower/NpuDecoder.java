@@ -78,6 +78,25 @@ public final class NpuDecoder {
     return feed(new int[] {token}, false, "decode");
   }
 
+  /**
+   * Feeds {@code tokens} at the next positions and returns every token's logits (a speculative
+   * verification pass: one program for all of them).
+   */
+  public Step verify(int[] tokens) {
+    return feed(tokens, true, "verify");
+  }
+
+  /**
+   * Forgets the slots from {@code length} on (rejected speculative tokens): attention only ever
+   * reads the slots below the current length, so the stale rows are overwritten later, never copied.
+   */
+  public void rewind(int newLength) {
+    if (newLength < 0 || newLength > length) {
+      throw new IllegalArgumentException("rewind to " + newLength + " outside 0.." + length);
+    }
+    length = newLength;
+  }
+
   /** The program of the next step without running it (and the image it needs, via {@link #image()}). */
   public Program program(int[] tokens, boolean allLogits) {
     Program program = lowering.step(tokens, length, allLogits);

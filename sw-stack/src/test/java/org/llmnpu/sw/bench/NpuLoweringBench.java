@@ -22,9 +22,12 @@ class NpuLoweringBench {
   @Test
   void accuracyOfTheIntegerPath() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    LogitComparison c = IntegerPathAccuracy.evaluate(w, NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
-    System.out.printf("integer path int8 (8 x 64 tokens, teacher-forced): top-1 %.4f, KL %.5f nats, SNR %.1f dB, %d positions%n",
-        c.top1Agreement(), c.klDivergence(), c.snrDb(), c.positions());
+    for (String format : org.llmnpu.sw.lower.WeightFormats.NAMES) {
+      ModelWeights lowered = org.llmnpu.sw.lower.WeightFormats.prepare(w, format);
+      LogitComparison c = IntegerPathAccuracy.evaluate(w, lowered, NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
+      System.out.printf("| %s | %.4f | %.5f | %.1f | %d |%n", format, c.top1Agreement(), c.klDivergence(), c.snrDb(),
+          c.positions());
+    }
   }
 
   @Test
@@ -48,5 +51,10 @@ class NpuLoweringBench {
             16 + s, st.lowerSeconds(), st.runSeconds(), st.commands(), st.counter(Counter.CYCLES));
       }
     }
+  }
+
+  @Test
+  void whichQuantizationSiteCostsAccuracy() throws Exception {
+    W8A8Probe.main(new String[0]);
   }
 }

@@ -1,0 +1,36 @@
+package org.llmnpu.sw.lower;
+
+import java.util.List;
+import org.llmnpu.sw.compress.CompressionSpec;
+import org.llmnpu.sw.compress.ModelCompressor;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Transformer;
+
+/**
+ * The weight formats the lowering takes: {@code int8} (round to nearest, symmetric per output
+ * channel, what {@link LoweredModel} stores) and {@code int8@gptq}, {@code int8@awq},
+ * {@code int8@clip}: the same INT8 per-channel storage of weights first adjusted by
+ * {@code sw-stack}'s compressor (GPTQ's error compensation, AWQ's input-channel scaling folded into
+ * the norms and Wv, a calibrated clip ratio), calibrated on 4 × 64 tokens sampled from the FP32
+ * model (seed {@link SampledSequences#CALIBRATION_SEED}).
+ */
+public final class WeightFormats {
+  /** The formats, by name. */
+  public static final List<String> NAMES = List.of("int8", "int8@gptq", "int8@awq", "int8@clip");
+
+  private WeightFormats() {
+  }
+
+  /** The weights to lower for {@code format}. */
+  public static ModelWeights prepare(ModelWeights fp32, String format) {
+    if (!NAMES.contains(format)) {
+      throw new IllegalArgumentException("quant must be one of " + NAMES + ", got '" + format + "'");
+    }
+    if (format.equals("int8")) {
+      return fp32;
+    }
+    int[][] calibration = SampledSequences.sample(new Transformer(fp32), 4, 64, SampledSequences.CALIBRATION_SEED);
+    return ModelCompressor.compress(fp32, CompressionSpec.parse(format, false), calibration).effectiveWeights();
+  }
+}
