@@ -39,6 +39,9 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   @Option(names = "--clock-mhz", defaultValue = "99.5", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
       + "the default NPU's Fmax at 180 nm, ./npu report ppa npu).")
   double clockMhz;
+  @Option(names = "--speculative", description = "Speculative decoding on the golden simulator besides the plain run: "
+      + "draft=layersN,gamma=G (the first N layers as the draft, G proposals per target pass).")
+  String speculative;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
 
@@ -54,7 +57,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       if (!(clockMhz > 0 && clockMhz < 1e6)) {
         throw new IllegalArgumentException("--clock-mhz must be in (0, 1e6), got " + clockMhz);
       }
-      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed);
+      int[] spec = speculative == null ? new int[] {0, 0} : parseSpeculative(speculative);
+      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1]);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
       return 2;
@@ -67,6 +71,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       return 2;
     }
     boolean rtl = options.engine() == DecoderRun.Engine.RTL;
+    DecoderRun.Speculative sp = r.speculative().orElse(null);
     long preModel = r.total("prefill", Counter.CYCLES);
     long decModel = r.total("decode", Counter.CYCLES);
     int decodeSteps = r.steps().size() - 1;
@@ -104,6 +109,15 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       root.put("tpotMs", tpotMs);
       root.put("top1Agreement", r.accuracy().top1Agreement());
       root.put("klDivergence", r.accuracy().klDivergence());
+      if (sp != null) {
+        ObjectNode s = root.putObject("speculative");
+        ArrayNode st = s.putArray("tokens");
+        Arrays.stream(sp.tokens()).forEach(st::add);
+        s.put("equalsTargetOnly", sp.equalsTargetOnly());
+        s.put("tokensPerPass", sp.tokensPerPass());
+        s.put("cyclesPerToken", sp.cyclesPerToken());
+        s.put("targetOnlyCyclesPerToken", sp.targetOnlyCyclesPerToken());
+      }
       ObjectNode counters = root.putObject("counters");
       for (String phase : new String[] {"prefill", "decode"}) {
         ObjectNode ph = counters.putObject(phase);
@@ -145,11 +159,41 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       }
       System.out.printf("  at %.1f MHz: TTFT %.3f ms (prefill), TPOT %.3f ms (mean decode step)%n", clockMhz, ttftMs,
           tpotMs);
+      if (sp != null) {
+        System.out.printf("  speculative (%d-layer draft, gamma %d): tokens %s (%s target-only), %.2f tokens per target "
+            + "pass, %,.0f cycles per token vs %,.0f target-only%n", options.draftLayers(), options.gamma(),
+            Arrays.toString(sp.tokens()), sp.equalsTargetOnly() ? "equal to" : "DIFFERENT from", sp.tokensPerPass(),
+            sp.cyclesPerToken(), sp.targetOnlyCyclesPerToken());
+      }
       System.out.printf("  %-18s %16s %16s%n", "counter", "prefill", "decode (all)");
       for (Counter c : Counter.values()) {
         System.out.printf("  %-18s %,16d %,16d%n", c.key(), r.total("prefill", c), r.total("decode", c));
       }
     }
-    return !rtl || r.bitExact() ? 0 : 1;
+    return (!rtl || r.bitExact()) && (sp == null || sp.equalsTargetOnly()) ? 0 : 1;
+  }
+
+  /** {@code draft=layersN,gamma=G} → {N, G}. */
+  static int[] parseSpeculative(String text) {
+    int layers = -1;
+    int gamma = 4;
+    for (String part : text.split(",")) {
+      String[] kv = part.trim().split("=", 2);
+      try {
+        if (kv.length == 2 && kv[0].equals("draft") && kv[1].startsWith("layers")) {
+          layers = Integer.parseInt(kv[1].substring("layers".length()));
+        } else if (kv.length == 2 && kv[0].equals("gamma")) {
+          gamma = Integer.parseInt(kv[1]);
+        } else {
+          throw new NumberFormatException();
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--speculative must be draft=layersN[,gamma=G], got '" + text + "'");
+      }
+    }
+    if (layers < 1) {
+      throw new IllegalArgumentException("--speculative must name the draft: draft=layersN[,gamma=G], got '" + text + "'");
+    }
+    return new int[] {layers, gamma};
   }
 }

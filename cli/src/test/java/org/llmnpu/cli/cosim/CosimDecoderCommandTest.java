@@ -32,7 +32,17 @@ class CosimDecoderCommandTest {
   }
 
   @Test
+  void speculativeDecodingEqualsTargetOnly() throws Exception {
+    String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "4", "--max-new", "5", "--speculative",
+        "draft=layers4,gamma=2", "--json");
+    JsonNode s = new ObjectMapper().readTree(out).get("speculative");
+    assertTrue(s.get("equalsTargetOnly").asBoolean(), out);
+    assertTrue(s.get("tokensPerPass").asDouble() >= 1, out);
+  }
+
+  @Test
   void badParametersExitWith2AndNameTheParameter() {
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--speculative", "gamma=2").contains("--speculative"));
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--engine", "fpga").contains("--engine"));
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--quant", "int3").contains("--quant"));
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "0").contains("--prompt-len"));

@@ -16,6 +16,7 @@ import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.sw.lower.NpuSpeculativeDecoder;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.DenseKvCache;
 import org.llmnpu.sw.model.ModelWeights;
@@ -48,9 +49,20 @@ public final class DecoderRun {
    * @param quant     the weight format
    * @param engine    golden only, or RTL vs golden
    * @param seed      prompt seed
+   * @param draftLayers speculative decoding with the first {@code draftLayers} layers as the draft (0 = off)
+   * @param gamma     tokens the draft proposes per target pass
    */
-  public record Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed) {
+  public record Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed,
+                        int draftLayers, int gamma) {
+    public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed) {
+      this(model, promptLen, maxNew, quant, engine, seed, 0, 0);
+    }
+
     public Options {
+      if (draftLayers < 0 || (draftLayers > 0 && (gamma < 1 || gamma > 16))) {
+        throw new IllegalArgumentException("speculative needs draft layers >= 1 and gamma in 1..16, got draft layers "
+            + draftLayers + ", gamma " + gamma);
+      }
       if (promptLen < 1 || promptLen > 64) {
         throw new IllegalArgumentException("prompt-len must be in 1..64, got " + promptLen);
       }
@@ -84,9 +96,22 @@ public final class DecoderRun {
     }
   }
 
+  /**
+   * Speculative decoding against target-only decoding.
+   *
+   * @param tokens                 the speculative run's tokens
+   * @param equalsTargetOnly       they equal the target-only greedy tokens of this run
+   * @param tokensPerPass          generated tokens per target pass
+   * @param cyclesPerToken         draft + verification model cycles per generated token (after the first)
+   * @param targetOnlyCyclesPerToken decode model cycles per token without a draft
+   */
+  public record Speculative(int[] tokens, boolean equalsTargetOnly, double tokensPerPass, double cyclesPerToken,
+                            double targetOnlyCyclesPerToken) {
+  }
+
   /** The outcome. */
   public record Result(Options options, MachineParams machine, int[] prompt, int[] tokens, int[] fp32Tokens,
-                       List<Step> steps, LogitComparison accuracy) {
+                       List<Step> steps, LogitComparison accuracy, Optional<Speculative> speculative) {
     public boolean bitExact() {
       return steps.stream().allMatch(Step::bitExact);
     }
@@ -154,7 +179,21 @@ public final class DecoderRun {
       }
       int[] fp32Tokens = greedy(fp32, prompt, o.maxNew());
       LogitComparison acc = LogitComparison.compare(ref.toArray(new float[0][]), got.toArray(new float[0][]));
-      return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc);
+      Optional<Speculative> spec = Optional.empty();
+      if (o.draftLayers() > 0) {
+        ModelWeights lowered = WeightFormats.prepare(w, o.quant());
+        LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
+            Math.max(o.promptLen(), o.gamma() + 1));
+        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1));
+        int block = Math.min(16, machine.maxM());
+        NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
+            new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());
+        long decodeCycles = steps.stream().filter(x -> x.phase().equals("decode")).mapToLong(x -> x.counter(Counter.CYCLES))
+            .sum();
+        spec = Optional.of(new Speculative(s.tokens(), java.util.Arrays.equals(s.tokens(), tokens), s.tokensPerPass(),
+            s.cyclesPerToken(), decodeCycles / (double) Math.max(1, o.maxNew() - 1)));
+      }
+      return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
     } finally {
       if (rtl != null) {
         rtl.close();
