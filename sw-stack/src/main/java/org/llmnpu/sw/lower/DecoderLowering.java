@@ -432,7 +432,11 @@ public final class DecoderLowering {
   /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */
   private void attention(int t, int s) {
     int qRows = r.rows(nq);
-    run(r.scatter(rQQ + t * 2 * qRows, c.heads(), half, rQS));
+    int qq = rQQ + t * 2 * qRows;
+    boolean aligned = half % lanes == 0;
+    if (!aligned) {
+      run(r.scatter(qq, c.heads(), half, rQS));
+    }
     int sigmaS = LoweredModel.shift(c.kvDim());
     int sigmaP = LoweredModel.shift(m.maxContext());
     short scoreScale = half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
@@ -440,8 +444,10 @@ public final class DecoderLowering {
     for (int h = 0; h < c.heads(); h++) {
       int g = h / c.groupSize();
       long wq = sWQ + (long) h * wqBytes;
-      b.dspOut(wq + (long) half * g * line, line, 1, half, rQS + h, Command.FMT_INT8);
-      b.dspOut(wq + (long) (nk + half * g) * line, line, 1, half, rQS + c.heads() + h, Command.FMT_INT8);
+      int evens = aligned ? qq + h * half / lanes : rQS + h;
+      int odds = aligned ? qq + (nq + h * half) / lanes : rQS + c.heads() + h;
+      b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
+      b.dspOut(wq + (long) (nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
       for (int m0 = 0; m0 < s; m0 += p.maxM()) {
         int mm = Math.min(p.maxM(), s - m0);
         b.gemm(mm, c.kvDim(), 1, sKC + (long) m0 * m.kvBytes, m.kvBytes, wq, line, sYS + (long) m0 * line, line);

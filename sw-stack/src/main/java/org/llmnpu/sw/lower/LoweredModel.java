@@ -102,6 +102,10 @@ public final class LoweredModel {
       throw new IllegalArgumentException("heads·headDim/2 (" + c.heads() * half + ") and kvHeads·headDim/2 ("
           + c.kvHeads() * half + ") must be multiples of the DSP lanes " + lanes);
     }
+    if (half % lanes != 0 && lanes % half != 0) {
+      throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
+          + " or be a multiple of them");
+    }
     qkvN = c.dim() + 2 * c.kvDim();
     oK = c.heads() * roundUp(c.headDim(), lanes);
     h3Offset = roundUp(c.hiddenDim(), Math.max(1, line / 4));

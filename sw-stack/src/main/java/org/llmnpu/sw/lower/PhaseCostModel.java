@@ -66,10 +66,11 @@ public final class PhaseCostModel {
   private long commands;
 
   /**
-   * @param streamWeights load weights in N tiles of maxN columns (true for shapes whose matrices do
-   *                      not fit the scratchpad); false mirrors the lowering's single staging load
+   * @param extrapolate false: exactly the lowering's command sequence; true: with the two changes
+   *                    for larger shapes (weights streamed in maxN-column tiles, heads contiguous in
+   *                    the K cache when the head dimension is a multiple of the line)
    */
-  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean streamWeights) {
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate) {
     this.c = c;
     this.p = p;
     this.line = p.lineBytes();
@@ -79,8 +80,8 @@ public final class PhaseCostModel {
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;
     this.hdRows = r.rows(c.headDim());
-    this.wide = c.headDim() % line == 0 && half % lanes == 0;
-    this.stream = streamWeights;
+    this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
+    this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
     this.qkvN = c.dim() + 2 * c.kvDim();
     this.h3Offset = LoweredModel.roundUp(c.hiddenDim(), Math.max(1, line / 4));
@@ -234,7 +235,7 @@ public final class PhaseCostModel {
   }
 
   private void attention(int s) {
-    if (!wide) {
+    if (half % lanes != 0) {
       run(r.scatter(0, c.heads(), half, 0));
     }
     int k = wide ? c.headDim() : c.kvDim();

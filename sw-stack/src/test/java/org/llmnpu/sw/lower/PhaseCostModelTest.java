@@ -31,4 +31,22 @@ class PhaseCostModelTest {
         scaled.cycles(), 100.0 * (scaled.cycles() - d.cycles()) / d.cycles());
     assertEquals(d.cycles(), scaled.cycles(), d.cycles() * 0.01);
   }
+
+  /** A synthetic model (head dim 32, hidden 352) on three memory timings and a 4-lane, 8×8 NPU. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"16, 32, 16, 16", "16, 4, 2, 16", "16, 100, 16, 16", "8, 16, 8, 4"})
+  void matchesTheGoldenOnOtherShapesAndMachines(int rows, int latency, int bytesPerCycle, int lanes) {
+    ModelWeights w = org.llmnpu.sw.model.SyntheticWeights.generate(org.llmnpu.sw.model.ModelConfig.tiny(), 5);
+    org.llmnpu.isa.MachineParams m = new org.llmnpu.isa.MachineParams(rows, rows, 256 * 1024, 4, 16L << 20, 16, 32, 0,
+        64, 512, 128, latency, bytesPerCycle, 1 << 20, new org.llmnpu.isa.MachineParams.DspParams(lanes, 2048, 256,
+        12, 2, 1L << 24));
+    LoweredModel model = new LoweredModel(w, m, 12, 8);
+    NpuDecoder npu = new NpuDecoder(model, 3, NpuEngine.GOLDEN);
+    NpuDecoder.Step pre = npu.prefill(new int[] {1, 5, 9, 200, 7}, false);
+    NpuDecoder.Step dec = npu.decode(42);
+    PhaseCostModel cost = new PhaseCostModel(w.config(), m, 12, 3, false);
+    assertEquals(pre.counter(Counter.CYCLES), cost.step(5, 0, 4).cycles());
+    assertEquals(dec.counter(Counter.CYCLES), cost.step(1, 5, 4).cycles());
+    assertEquals(dec.counter(Counter.EXT_READ_BEATS) * rows, cost.step(1, 5, 4).readBytes());
+  }
 }
