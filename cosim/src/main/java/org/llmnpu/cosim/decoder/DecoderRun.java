@@ -70,7 +70,7 @@ public final class DecoderRun {
         throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
       }
       if (!QUANTS.contains(quant)) {
-        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (int4/2:4/MX are not lowered yet), got '"
+        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (int4-g32, 2:4 and MX are not lowered yet), got '"
             + quant + "'");
       }
     }
@@ -151,7 +151,8 @@ public final class DecoderRun {
       throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
           + " tokens, got " + context);
     }
-    LoweredModel model = new LoweredModel(WeightFormats.prepare(w, o.quant()), machine, context, o.promptLen());
+    LoweredModel model = new LoweredModel(WeightFormats.prepare(w, o.quant()), machine, context, o.promptLen(),
+        WeightFormats.bits(o.quant()));
     List<Step> steps = new ArrayList<>();
     NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
     try {
@@ -182,9 +183,10 @@ public final class DecoderRun {
       Optional<Speculative> spec = Optional.empty();
       if (o.draftLayers() > 0) {
         ModelWeights lowered = WeightFormats.prepare(w, o.quant());
+        int bits = WeightFormats.bits(o.quant());
         LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
-            Math.max(o.promptLen(), o.gamma() + 1));
-        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1));
+            Math.max(o.promptLen(), o.gamma() + 1), bits);
+        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits);
         int block = Math.min(16, machine.maxM());
         NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
             new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());

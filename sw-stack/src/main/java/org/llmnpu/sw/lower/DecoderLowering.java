@@ -141,9 +141,9 @@ public final class DecoderLowering {
     sXS = spad((long) blockMax * xsStride);
     xoStride = LoweredModel.roundUp(m.oK, line);
     sXO = spad((long) blockMax * xoStride);
-    long wt = Math.max(Math.max((long) c.dim() * LoweredModel.roundUp(m.qkvN, line),
-        (long) m.oK * LoweredModel.roundUp(c.dim(), line)), Math.max((long) c.dim() * LoweredModel.roundUp(m.w13N, line),
-        Math.max((long) c.hiddenDim() * LoweredModel.roundUp(c.dim(), line),
+    long wt = Math.max(Math.max((long) c.dim() * m.spadStride(m.qkvN),
+        (long) m.oK * m.spadStride(c.dim())), Math.max((long) c.dim() * m.spadStride(m.w13N),
+        Math.max((long) c.hiddenDim() * m.spadStride(c.dim()),
             (long) c.dim() * LoweredModel.roundUp(c.vocabSize(), line))));
     sWT = spad(wt);
     yStride = LoweredModel.roundUp(4L * Math.max(Math.max(m.qkvN, m.w13N), c.vocabSize()), line);
@@ -379,7 +379,7 @@ public final class DecoderLowering {
     for (int i = 0; i < count; i++) {
       normQuantize(which[i], rG1, rDX + which[i], sXS + (long) i * xsStride);
     }
-    weight(m.lmHead, c.dim(), c.vocabSize());
+    headWeight(m.lmHead, c.dim(), c.vocabSize());
     gemmTiled(count, c.dim(), c.vocabSize(), sXS, xsStride);
     for (int i = 0; i < count; i++) {
       int t = which[i];
@@ -411,14 +411,27 @@ public final class DecoderLowering {
     b.dspOut(sXR + (long) t * xrStride, line, c.dim(), 1, rX2, Command.FMT_FP16);
   }
 
+  private int wStride;
+
+  /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit). */
   private void weight(long ext, int k, int n) {
-    int stride = LoweredModel.roundUp(n, line);
-    b.load(ext, stride, sWT, stride, stride, k);
+    wStride = m.spadStride(n);
+    int es = m.extStride(n);
+    if (m.bits == 4) {
+      b.load4(ext, es, sWT, wStride, es, k);
+    } else {
+      b.load(ext, es, sWT, wStride, es, k);
+    }
+  }
+
+  /** Stages the LM head (INT8). */
+  private void headWeight(long ext, int k, int n) {
+    wStride = LoweredModel.roundUp(n, line);
+    b.load(ext, wStride, sWT, wStride, wStride, k);
   }
 
   /** Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN. */
   private void gemmTiled(int mRows, int k, int n, long x, int xStride) {
-    int wStride = LoweredModel.roundUp(n, line);
     int tile = p.maxN() / line * line;
     if (tile < 1) {
       tile = p.maxN();

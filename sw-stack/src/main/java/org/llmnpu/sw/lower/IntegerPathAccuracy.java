@@ -28,11 +28,17 @@ public final class IntegerPathAccuracy {
    */
   public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, MachineParams machine, int count,
                                          int length, long seed) {
+    return evaluate(weights, lowered, 8, machine, count, length, seed);
+  }
+
+  /** As above with block weights of {@code bits} 8 or 4. */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, MachineParams machine,
+                                         int count, int length, long seed) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
-    LoweredModel model = new LoweredModel(lowered, machine, length, length);
+    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits);
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
       NpuDecoder decoder = new NpuDecoder(model, Math.min(16, machine.maxM()), NpuEngine.GOLDEN);

@@ -82,13 +82,27 @@ public final class LoweredModel {
   final int layerVectorElems;
   final int vLm;
   private final byte[] image;
+  final int bits;
 
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
    * {@code maxContext} slots and logits for up to {@code maxStepTokens} tokens per step.
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens) {
+    this(weights, machine, maxContext, maxStepTokens, 8);
+  }
+
+  /**
+   * As above with {@code weightBits} 8 (INT8 per channel) or 4: INT4 per output channel
+   * ({@code s_n = max_k |W_kn| / 7}, codes −7..7), two codes a byte (low nibble first), loaded
+   * with {@code load4}, which widens them to INT8 in the scratchpad; the LM head stays INT8.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits) {
     this.c = weights.config();
+    if (weightBits != 8 && weightBits != 4) {
+      throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
+    }
+    this.bits = weightBits;
     this.machine = machine;
     this.maxContext = maxContext;
     this.maxStepTokens = maxStepTokens;
@@ -141,10 +155,10 @@ public final class LoweredModel {
     w2 = new long[c.layers()];
     for (int l = 0; l < c.layers(); l++) {
       layerVectors[l] = alloc("layers[" + l + "] norms and scales", 2L * layerVectorElems);
-      wQkv[l] = alloc("layers[" + l + "].wqkv", (long) c.dim() * roundUp(qkvN, line));
-      wO[l] = alloc("layers[" + l + "].wo", (long) oK * roundUp(c.dim(), line));
-      w13[l] = alloc("layers[" + l + "].w13", (long) c.dim() * roundUp(w13N, line));
-      w2[l] = alloc("layers[" + l + "].w2", (long) c.hiddenDim() * roundUp(c.dim(), line));
+      wQkv[l] = alloc("layers[" + l + "].wqkv", (long) c.dim() * extStride(qkvN));
+      wO[l] = alloc("layers[" + l + "].wo", (long) oK * extStride(c.dim()));
+      w13[l] = alloc("layers[" + l + "].w13", (long) c.dim() * extStride(w13N));
+      w2[l] = alloc("layers[" + l + "].w2", (long) c.hiddenDim() * extStride(c.dim()));
     }
     finalVectors = alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
     lmHead = alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
@@ -176,6 +190,16 @@ public final class LoweredModel {
 
   private static int pad8(int n) {
     return roundUp(n, 8);
+  }
+
+  /** Scratchpad row stride of a block weight with N columns (INT8 after {@code load4}). */
+  int spadStride(int n) {
+    return roundUp(n, bits == 4 ? 2 * line : line);
+  }
+
+  /** Memory row stride of a block weight with N columns (half the scratchpad's for INT4). */
+  int extStride(int n) {
+    return bits == 4 ? spadStride(n) / 2 : spadStride(n);
   }
 
   /** The σ of a GEMM over K: INT32 results times 2^σ are below 2^15 for any INT8 operands. */
@@ -231,8 +255,8 @@ public final class LoweredModel {
   public long weightBytes() {
     long n = 0;
     for (int l = 0; l < c.layers(); l++) {
-      n += 2L * layerVectorElems + (long) c.dim() * roundUp(qkvN, line) + (long) oK * roundUp(c.dim(), line)
-          + (long) c.dim() * roundUp(w13N, line) + (long) c.hiddenDim() * roundUp(c.dim(), line);
+      n += 2L * layerVectorElems + (long) c.dim() * extStride(qkvN) + (long) oK * extStride(c.dim())
+          + (long) c.dim() * extStride(w13N) + (long) c.hiddenDim() * extStride(c.dim());
     }
     return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
   }
@@ -283,7 +307,7 @@ public final class LoweredModel {
       putMatrix(w2[l], layerVectors[l] + 2L * vW2, lw.w2(), c.hiddenDim(), shift(c.hiddenDim()), null);
     }
     putVector(finalVectors, w.finalNorm());
-    putMatrix(lmHead, finalVectors + 2L * vLm, w.lmHead(), c.dim(), shift(c.dim()), null);
+    putMatrix(lmHead, finalVectors + 2L * vLm, w.lmHead(), c.dim(), shift(c.dim()), null, 8);
   }
 
   /** The llama2.c output row of fused-QKV column {@code col}. */
@@ -310,8 +334,13 @@ public final class LoweredModel {
    * where a second scale vector starts, its element offset} (for W1|W3).
    */
   private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split) {
+    putMatrix(at, scales, rows, k, sigma, split, bits);
+  }
+
+  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b) {
     int n = rows.length;
-    int stride = roundUp(n, line);
+    int qmax = b == 4 ? 7 : 127;
+    int stride = b == 4 ? extStride(n) : roundUp(n, line);
     for (int col = 0; col < n; col++) {
       float[] r = rows[col];
       double max = 0;
@@ -320,10 +349,15 @@ public final class LoweredModel {
           max = Math.max(max, Math.abs(r[i]));
         }
       }
-      double s = max > 0 ? max / 127 : 1;
+      double s = max > 0 ? max / qmax : 1;
       for (int i = 0; i < k; i++) {
-        long q = r == null ? 0 : Math.max(-127, Math.min(127, Math.round(Math.rint(r[i] / s))));
-        image[(int) (at + (long) i * stride + col)] = (byte) q;
+        long q = r == null ? 0 : Math.max(-qmax, Math.min(qmax, Math.round(Math.rint(r[i] / s))));
+        if (b == 4) {
+          int a = (int) (at + (long) i * stride + col / 2);
+          image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | (q & 0x0F) : (image[a] & 0x0F) | (q & 0x0F) << 4);
+        } else {
+          image[(int) (at + (long) i * stride + col)] = (byte) q;
+        }
       }
       if (r == null) {
         continue;

@@ -59,6 +59,7 @@ public final class PhaseCostModel {
   private final int maxContext;
   private final int blockMax;
   private final int layerVectorElems;
+  private final int bits;
   private CycleModel cm;
   private long readBeats;
   private long writeBeats;
@@ -71,7 +72,14 @@ public final class PhaseCostModel {
    *                    the K cache when the head dimension is a multiple of the line)
    */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate) {
+    this(c, p, maxContext, blockMax, extrapolate, 8);
+  }
+
+  /** As above for block weights of {@code weightBits} 8 or 4 (INT4 loaded with {@code load4}). */
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                        int weightBits) {
     this.c = c;
+    this.bits = weightBits;
     this.p = p;
     this.line = p.lineBytes();
     this.lanes = p.dsp().lanes();
@@ -225,7 +233,7 @@ public final class PhaseCostModel {
     for (int i = 0; i < count; i++) {
       normQuantize();
     }
-    gemms(count, c.dim(), c.vocabSize());
+    gemms(count, c.dim(), c.vocabSize(), 8);
     for (int i = 0; i < count; i++) {
       dspCopy(1, c.vocabSize());
       run(r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
@@ -275,17 +283,32 @@ public final class PhaseCostModel {
   }
 
   private void gemms(int m, int k, int n) {
-    int stride = LoweredModel.roundUp(n, line);
+    gemms(m, k, n, bits);
+  }
+
+  private void gemms(int m, int k, int n, int b) {
     int tile = Math.max(line, p.maxN() / line * line);
     if (!stream) {
-      load(k, stride);
+      weightLoad(k, n, b);
     }
     for (int n0 = 0; n0 < n; n0 += tile) {
       int nn = Math.min(tile, n - n0);
       if (stream) {
-        load(k, LoweredModel.roundUp(nn, line));
+        weightLoad(k, nn, b);
       }
       gemm(m, k, nn);
+    }
+  }
+
+  private void weightLoad(int k, int n, int b) {
+    if (b == 4) {
+      int spad = LoweredModel.roundUp(n, 2 * line);
+      command(true);
+      long beats = (long) k * ((spad / 2 + line - 1) / line);
+      readBeats += beats;
+      cm.load4(beats, (long) k * ((spad + line - 1) / line));
+    } else {
+      load(k, LoweredModel.roundUp(n, line));
     }
   }
 

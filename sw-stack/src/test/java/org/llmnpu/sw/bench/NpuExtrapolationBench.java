@@ -63,16 +63,18 @@ class NpuExtrapolationBench {
     System.out.println("| model | TTFT (256-token prompt) | TPOT (at 256) | tokens/s | DRAM bytes/token (decode) | "
         + "effective bandwidth | decode cycles: gemm / dma / dsp busy |");
     System.out.println("|---|---:|---:|---:|---:|---:|---|");
-    for (int i = 0; i < models.length; i++) {
+    for (int q = 0; q < models.length * 2; q++) {
+      int i = q / 2;
+      int bits = q % 2 == 0 ? 8 : 4;
       long t0 = System.nanoTime();
-      PhaseCostModel cost = new PhaseCostModel(models[i], npu, prompt + 1, 64, true);
+      PhaseCostModel cost = new PhaseCostModel(models[i], npu, prompt + 1, 64, true, bits);
       PhaseCostModel.Cost pre = cost.step(prompt, 0, 1);
       PhaseCostModel.Cost dec = cost.step(1, prompt, 1);
       double ttft = pre.cycles() / (ghz * 1e9);
       double tpot = dec.cycles() / (ghz * 1e9);
       long bytes = dec.readBytes() + dec.writeBytes();
       System.out.printf("| %s | %.2f s | %.1f ms | %.1f | %.2f GB | %.1f GB/s | %.2f / %.2f / %.2f |   (%.1f s to model)%n",
-          names[i], ttft, tpot * 1e3, 1 / tpot, bytes / 1e9, bytes / tpot / 1e9,
+          names[i] + " int" + bits, ttft, tpot * 1e3, 1 / tpot, bytes / 1e9, bytes / tpot / 1e9,
           dec.gemmCycles() / (double) dec.cycles(), dec.dmaCycles() / (double) dec.cycles(),
           dec.dspCycles() / (double) dec.cycles(), (System.nanoTime() - t0) / 1e9);
     }

@@ -24,7 +24,8 @@ class NpuLoweringBench {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     for (String format : org.llmnpu.sw.lower.WeightFormats.NAMES) {
       ModelWeights lowered = org.llmnpu.sw.lower.WeightFormats.prepare(w, format);
-      LogitComparison c = IntegerPathAccuracy.evaluate(w, lowered, NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
+      LogitComparison c = IntegerPathAccuracy.evaluate(w, lowered, org.llmnpu.sw.lower.WeightFormats.bits(format),
+          NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
       System.out.printf("| %s | %.4f | %.5f | %.1f | %d |%n", format, c.top1Agreement(), c.klDivergence(), c.snrDb(),
           c.positions());
     }

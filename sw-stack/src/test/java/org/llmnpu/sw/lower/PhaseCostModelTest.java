@@ -49,4 +49,23 @@ class PhaseCostModelTest {
     assertEquals(dec.counter(Counter.CYCLES), cost.step(1, 5, 4).cycles());
     assertEquals(dec.counter(Counter.EXT_READ_BEATS) * rows, cost.step(1, 5, 4).readBytes());
   }
+
+  @Test
+  void int4WeightsGoThroughLoad4AndTheCostModelFollows() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    LoweredModel model = new LoweredModel(w, NpuTargets.defaultNpu(), 12, 8, 4);
+    LoweredModel int8 = new LoweredModel(w, NpuTargets.defaultNpu(), 12, 8);
+    NpuDecoder npu = new NpuDecoder(model, 8, NpuEngine.GOLDEN);
+    NpuDecoder.Step pre = npu.prefill(new int[] {1, 403, 407}, false);
+    NpuDecoder.Step dec = npu.decode(261);
+    PhaseCostModel cost = new PhaseCostModel(w.config(), model.machine(), 12, 8, false, 4);
+    assertEquals(pre.counter(Counter.CYCLES), cost.step(3, 0, 5).cycles());
+    assertEquals(dec.counter(Counter.CYCLES), cost.step(1, 3, 5).cycles());
+    NpuDecoder npu8 = new NpuDecoder(int8, 8, NpuEngine.GOLDEN);
+    npu8.prefill(new int[] {1, 403, 407}, false);
+    NpuDecoder.Step dec8 = npu8.decode(261);
+    org.junit.jupiter.api.Assertions.assertTrue(model.weightBytes() < 0.7 * int8.weightBytes());
+    long saved = dec8.counter(Counter.DMA_LOAD_BYTES) - dec.counter(Counter.DMA_LOAD_BYTES);
+    assertEquals(int8.weightBytes() - model.weightBytes(), saved, "a decode step loads every weight once");
+  }
 }
