@@ -21,7 +21,11 @@ import org.llmnpu.sw.model.ModelWeights;
 class NpuExtrapolationBench {
   /** 64×64 array, 8 MiB scratchpad, 64 B/cycle memory (64 GB/s at 1 GHz), latency 100, maxN 256, 64-lane DSP. */
   static MachineParams bigNpu() {
-    return new MachineParams(64, 64, 8 << 20, 16, 1L << 32, 64, 32, 0, 64, 16384, 256, 100, 64, 1 << 20,
+    return bigNpu(64);
+  }
+
+  static MachineParams bigNpu(int bytesPerCycle) {
+    return new MachineParams(64, 64, 8 << 20, 16, 1L << 32, 64, 32, 0, 64, 16384, 256, 100, bytesPerCycle, 1 << 20,
         new MachineParams.DspParams(64, 16384, 256, 12, 2, 1L << 32));
   }
 
@@ -52,7 +56,13 @@ class NpuExtrapolationBench {
 
   @Test
   void realModelShapes() {
-    MachineParams npu = bigNpu();
+    realModelShapes(64);
+    realModelShapes(16);
+  }
+
+  private void realModelShapes(int bytesPerCycle) {
+    MachineParams npu = bigNpu(bytesPerCycle);
+    System.out.println("memory " + bytesPerCycle + " bytes/cycle (" + bytesPerCycle + " GB/s at 1 GHz):");
     double ghz = 1.0;
     int prompt = 256;
     ModelConfig[] models = {

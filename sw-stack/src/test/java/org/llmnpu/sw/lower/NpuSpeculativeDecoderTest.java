@@ -16,7 +16,7 @@ class NpuSpeculativeDecoderTest {
   void equalsTargetOnlyGreedyDecoding() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     int[] prompt = {1, 403, 407, 261};
-    int maxNew = 10;
+    int maxNew = 7;
     LoweredModel target = new LoweredModel(w, NpuTargets.defaultNpu(), 20, 8);
     NpuDecoder alone = new NpuDecoder(target, 8, NpuEngine.GOLDEN);
     int[] greedy = new int[maxNew];
