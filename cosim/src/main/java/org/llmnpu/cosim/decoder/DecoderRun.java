@@ -13,6 +13,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.eval.LogitComparison;
 import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.DecoderLowering;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
@@ -157,7 +158,7 @@ public final class DecoderRun {
     NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
     try {
       Recorder recorder = new Recorder(rtl, model, steps);
-      NpuDecoder npu = new NpuDecoder(model, Math.min(16, machine.maxM()), recorder);
+      NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
       DenseKvCache kv = fp32.newCache(context);
       float[][] refPrompt = fp32.forwardAll(prompt, kv);
       List<float[]> ref = new ArrayList<>();
@@ -187,7 +188,7 @@ public final class DecoderRun {
         LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
             Math.max(o.promptLen(), o.gamma() + 1), bits);
         LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits);
-        int block = Math.min(16, machine.maxM());
+        int block = DecoderLowering.largestBlock(target, 16);
         NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
             new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());
         long decodeCycles = steps.stream().filter(x -> x.phase().equals("decode")).mapToLong(x -> x.counter(Counter.CYCLES))

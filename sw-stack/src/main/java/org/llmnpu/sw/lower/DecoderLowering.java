@@ -211,6 +211,23 @@ public final class DecoderLowering {
     }
   }
 
+  /**
+   * The largest block (tokens per GEMM, at most {@code upTo} and maxM) whose buffers fit the
+   * scratchpad and the DSP; the lowering's own error when not even one token fits.
+   */
+  public static int largestBlock(LoweredModel model, int upTo) {
+    for (int block = Math.min(upTo, model.machine().maxM()); block > 1; block--) {
+      try {
+        new DecoderLowering(model, block, p -> 0);
+        return block;
+      } catch (IllegalArgumentException e) {
+        // try a smaller block
+      }
+    }
+    new DecoderLowering(model, 1, p -> 0);
+    return 1;
+  }
+
   private int spad(long bytes) {
     int at = spadNext;
     spadNext = LoweredModel.roundUp(at + bytes, line);

@@ -41,7 +41,7 @@ public final class IntegerPathAccuracy {
     LoweredModel model = new LoweredModel(lowered, machine, length, length, bits);
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
-      NpuDecoder decoder = new NpuDecoder(model, Math.min(16, machine.maxM()), NpuEngine.GOLDEN);
+      NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN);
       float[][] got = decoder.prefill(sequences[s], true).logits();
       for (int i = 0; i < length; i++) {
         reference[s * length + i] = ref[i];
