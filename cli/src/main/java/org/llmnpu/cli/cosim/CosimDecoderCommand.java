@@ -29,7 +29,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   @Option(names = "--max-new", defaultValue = "8", description = "Tokens to generate, greedy (default ${DEFAULT-VALUE}).")
   int maxNew;
   @Option(names = "--quant", defaultValue = "int8", description = "Weight format: int8, int8@gptq, int8@awq, int8@clip (INT8 per channel; the @ forms adjust the weights "
-      + "first with the compressor), int4 (per channel, loaded with load4); default ${DEFAULT-VALUE}.")
+      + "first with the compressor), int8+smooth, int8@gptq+smooth (SmoothQuant first), int4 (per channel, loaded "
+      + "with load4); default ${DEFAULT-VALUE}.")
   String quant;
   @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
       + "golden, step by step; default ${DEFAULT-VALUE}).")
