@@ -1,0 +1,200 @@
+package org.llmnpu.cli.cosim;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.llmnpu.cosim.decoder.DecoderRun;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.verilator.SimOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code npu cosim decoder}: the whole decoder lowered to NPU programs (prefill + decode steps),
+ * on the golden ISA simulator or on the RTL against it; prints tokens, bit-exactness, cycles per
+ * phase (RTL next to the cycle model), TTFT/TPOT at a clock, the counters and the integer path's
+ * accuracy against FP32. Parsing and printing only: the run is {@link DecoderRun}.
+ */
+@Command(name = "decoder", mixinStandardHelpOptions = true,
+    description = "A LLaMA decoder (prefill + decode) lowered to NPU programs, on the golden ISA simulator or the RTL.")
+public final class CosimDecoderCommand implements Callable<Integer> {
+  @Option(names = "--model", defaultValue = "stories260K", description = "Model (default ${DEFAULT-VALUE}).")
+  String model;
+  @Option(names = "--prompt-len", defaultValue = "16", description = "Prompt tokens, 1..64: BOS then tokens sampled "
+      + "from the FP32 model (default ${DEFAULT-VALUE}).")
+  int promptLen;
+  @Option(names = "--max-new", defaultValue = "8", description = "Tokens to generate, greedy (default ${DEFAULT-VALUE}).")
+  int maxNew;
+  @Option(names = "--quant", defaultValue = "int8", description = "Weight format: int8, int8@gptq, int8@awq, int8@clip (INT8 per channel; the @ forms adjust the weights "
+      + "first with the compressor), int8+smooth, int8@gptq+smooth (SmoothQuant first), int4 (per channel, loaded "
+      + "with load4); default ${DEFAULT-VALUE}.")
+  String quant;
+  @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
+      + "golden, step by step; default ${DEFAULT-VALUE}).")
+  String engine;
+  @Option(names = "--seed", defaultValue = "1", description = "Prompt seed (default ${DEFAULT-VALUE}).")
+  long seed;
+  @Option(names = "--clock-mhz", defaultValue = "99.5", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
+      + "the default NPU's Fmax at 180 nm, ./npu report ppa npu).")
+  double clockMhz;
+  @Option(names = "--speculative", description = "Speculative decoding on the golden simulator besides the plain run: "
+      + "draft=layersN,gamma=G (the first N layers as the draft, G proposals per target pass).")
+  String speculative;
+  @Option(names = "--json", description = "Print one JSON object instead of text.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    DecoderRun.Options options;
+    try {
+      DecoderRun.Engine e = switch (engine.toLowerCase(Locale.ROOT)) {
+        case "golden" -> DecoderRun.Engine.GOLDEN;
+        case "rtl" -> DecoderRun.Engine.RTL;
+        default -> throw new IllegalArgumentException("--engine must be golden or rtl, got '" + engine + "'");
+      };
+      if (!(clockMhz > 0 && clockMhz < 1e6)) {
+        throw new IllegalArgumentException("--clock-mhz must be in (0, 1e6), got " + clockMhz);
+      }
+      int[] spec = speculative == null ? new int[] {0, 0} : parseSpeculative(speculative);
+      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1]);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
+      return 2;
+    }
+    DecoderRun.Result r;
+    try {
+      r = DecoderRun.run(options, SimOptions.fromEnvironment());
+    } catch (IllegalArgumentException | java.io.IOException e) {
+      System.err.println(e.getMessage());
+      return 2;
+    }
+    boolean rtl = options.engine() == DecoderRun.Engine.RTL;
+    DecoderRun.Speculative sp = r.speculative().orElse(null);
+    long preModel = r.total("prefill", Counter.CYCLES);
+    long decModel = r.total("decode", Counter.CYCLES);
+    int decodeSteps = r.steps().size() - 1;
+    double cyclesPerUs = clockMhz;
+    double ttftMs = preModel / cyclesPerUs / 1000;
+    double tpotMs = decodeSteps == 0 ? 0 : decModel / (double) decodeSteps / cyclesPerUs / 1000;
+    if (json) {
+      ObjectMapper m = new ObjectMapper();
+      ObjectNode root = m.createObjectNode();
+      root.put("model", model);
+      root.put("quant", quant);
+      root.put("engine", engine.toLowerCase(Locale.ROOT));
+      ArrayNode p = root.putArray("prompt");
+      Arrays.stream(r.prompt()).forEach(p::add);
+      ArrayNode t = root.putArray("tokens");
+      Arrays.stream(r.tokens()).forEach(t::add);
+      ArrayNode f = root.putArray("fp32Tokens");
+      Arrays.stream(r.fp32Tokens()).forEach(f::add);
+      if (rtl) {
+        root.put("bitExact", r.bitExact());
+        r.firstDifference().ifPresent(d -> root.put("firstDifference", d));
+        ObjectNode rc = root.putObject("rtlCycles");
+        rc.put("prefill", r.rtlCycles("prefill"));
+        rc.put("decode", r.rtlCycles("decode"));
+      } else {
+        root.putNull("bitExact");
+        root.putNull("rtlCycles");
+      }
+      ObjectNode mc = root.putObject("modelCycles");
+      mc.put("prefill", preModel);
+      mc.put("decode", decModel);
+      mc.put("decodeSteps", decodeSteps);
+      root.put("clockMhz", clockMhz);
+      root.put("ttftMs", ttftMs);
+      root.put("tpotMs", tpotMs);
+      root.put("top1Agreement", r.accuracy().top1Agreement());
+      root.put("klDivergence", r.accuracy().klDivergence());
+      if (sp != null) {
+        ObjectNode s = root.putObject("speculative");
+        ArrayNode st = s.putArray("tokens");
+        Arrays.stream(sp.tokens()).forEach(st::add);
+        s.put("equalsTargetOnly", sp.equalsTargetOnly());
+        s.put("tokensPerPass", sp.tokensPerPass());
+        s.put("cyclesPerToken", sp.cyclesPerToken());
+        s.put("targetOnlyCyclesPerToken", sp.targetOnlyCyclesPerToken());
+      }
+      ObjectNode counters = root.putObject("counters");
+      for (String phase : new String[] {"prefill", "decode"}) {
+        ObjectNode ph = counters.putObject(phase);
+        for (Counter c : Counter.values()) {
+          ph.put(c.key(), r.total(phase, c));
+        }
+      }
+      ArrayNode steps = root.putArray("steps");
+      for (DecoderRun.Step s : r.steps()) {
+        ObjectNode n = steps.addObject();
+        n.put("phase", s.phase());
+        n.put("tokens", s.tokens());
+        n.put("commands", s.commands());
+        n.put("modelCycles", s.counter(Counter.CYCLES));
+        if (rtl) {
+          n.put("rtlCycles", s.rtlCycles());
+          n.put("bitExact", s.bitExact());
+          n.put("rtlSeconds", s.rtlSeconds());
+        }
+        n.put("goldenSeconds", s.goldenSeconds());
+      }
+      System.out.println(m.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      System.out.printf("%s, %s weights, prompt %d tokens, %d new, on the %s%n", model, quant, r.prompt().length,
+          r.tokens().length, rtl ? "RTL (Verilator) vs the golden ISA simulator" : "golden ISA simulator");
+      System.out.printf("  prompt: %s%n  tokens: %s%n  fp32 greedy: %s%n", Arrays.toString(r.prompt()),
+          Arrays.toString(r.tokens()), Arrays.toString(r.fp32Tokens()));
+      if (rtl) {
+        System.out.printf("  bit-exact (memory, status, counters, every step): %s%n",
+            r.bitExact() ? "yes" : "NO, " + r.firstDifference().orElse(""));
+      }
+      System.out.printf("  integer path vs FP32 on the generated positions: top-1 %.3f, KL %.4f nats%n",
+          r.accuracy().top1Agreement(), r.accuracy().klDivergence());
+      System.out.printf("  %-8s %6s %9s %14s %14s %10s%n", "step", "tokens", "commands", "model cycles",
+          rtl ? "RTL cycles" : "", "golden s");
+      for (DecoderRun.Step s : r.steps()) {
+        System.out.printf("  %-8s %6d %9d %,14d %14s %10.3f%n", s.phase(), s.tokens(), s.commands(),
+            s.counter(Counter.CYCLES), rtl ? String.format("%,d", s.rtlCycles()) : "", s.goldenSeconds());
+      }
+      System.out.printf("  at %.1f MHz: TTFT %.3f ms (prefill), TPOT %.3f ms (mean decode step)%n", clockMhz, ttftMs,
+          tpotMs);
+      if (sp != null) {
+        System.out.printf("  speculative (%d-layer draft, gamma %d): tokens %s (%s target-only), %.2f tokens per target "
+            + "pass, %,.0f cycles per token vs %,.0f target-only%n", options.draftLayers(), options.gamma(),
+            Arrays.toString(sp.tokens()), sp.equalsTargetOnly() ? "equal to" : "DIFFERENT from", sp.tokensPerPass(),
+            sp.cyclesPerToken(), sp.targetOnlyCyclesPerToken());
+      }
+      System.out.printf("  %-18s %16s %16s%n", "counter", "prefill", "decode (all)");
+      for (Counter c : Counter.values()) {
+        System.out.printf("  %-18s %,16d %,16d%n", c.key(), r.total("prefill", c), r.total("decode", c));
+      }
+    }
+    return (!rtl || r.bitExact()) && (sp == null || sp.equalsTargetOnly()) ? 0 : 1;
+  }
+
+  /** {@code draft=layersN,gamma=G} → {N, G}. */
+  static int[] parseSpeculative(String text) {
+    int layers = -1;
+    int gamma = 4;
+    for (String part : text.split(",")) {
+      String[] kv = part.trim().split("=", 2);
+      try {
+        if (kv.length == 2 && kv[0].equals("draft") && kv[1].startsWith("layers")) {
+          layers = Integer.parseInt(kv[1].substring("layers".length()));
+        } else if (kv.length == 2 && kv[0].equals("gamma")) {
+          gamma = Integer.parseInt(kv[1]);
+        } else {
+          throw new NumberFormatException();
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--speculative must be draft=layersN[,gamma=G], got '" + text + "'");
+      }
+    }
+    if (layers < 1) {
+      throw new IllegalArgumentException("--speculative must name the draft: draft=layersN[,gamma=G], got '" + text + "'");
+    }
+    return new int[] {layers, gamma};
+  }
+}

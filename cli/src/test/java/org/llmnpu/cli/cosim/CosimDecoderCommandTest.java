@@ -1,0 +1,51 @@
+package org.llmnpu.cli.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.cli.CliRun;
+
+/** {@code npu cosim decoder} on the golden ISA simulator: JSON fields, text, bad parameters. */
+class CosimDecoderCommandTest {
+  @Test
+  void jsonHasTokensCyclesCountersAndAccuracy() throws Exception {
+    String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "4", "--max-new", "3", "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertEquals(3, j.get("tokens").size(), out);
+    assertEquals(4, j.get("prompt").size(), out);
+    assertTrue(j.get("bitExact").isNull(), "no RTL: " + out);
+    assertTrue(j.get("modelCycles").get("prefill").asLong() > 0, out);
+    assertEquals(2, j.get("modelCycles").get("decodeSteps").asInt(), out);
+    assertTrue(j.get("counters").get("decode").get("macs").asLong() > 0, out);
+    double top1 = j.get("top1Agreement").asDouble();
+    assertTrue(top1 >= 0 && top1 <= 1, out);
+    assertTrue(j.get("ttftMs").asDouble() > 0, out);
+  }
+
+  @Test
+  void textNamesThePhases() {
+    String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2");
+    assertTrue(out.contains("prefill") && out.contains("decode") && out.contains("TTFT"), out);
+  }
+
+  @Test
+  void speculativeDecodingEqualsTargetOnly() throws Exception {
+    String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "4", "--max-new", "5", "--speculative",
+        "draft=layers4,gamma=2", "--json");
+    JsonNode s = new ObjectMapper().readTree(out).get("speculative");
+    assertTrue(s.get("equalsTargetOnly").asBoolean(), out);
+    assertTrue(s.get("tokensPerPass").asDouble() >= 1, out);
+  }
+
+  @Test
+  void badParametersExitWith2AndNameTheParameter() {
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--speculative", "gamma=2").contains("--speculative"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--engine", "fpga").contains("--engine"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--quant", "int3").contains("--quant"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "0").contains("--prompt-len"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--model", "nosuch").toLowerCase().contains("model"));
+  }
+}

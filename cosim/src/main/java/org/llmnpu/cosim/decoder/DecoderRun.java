@@ -1,0 +1,287 @@
+package org.llmnpu.cosim.decoder;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.DecoderLowering;
+import org.llmnpu.sw.lower.LoweredModel;
+import org.llmnpu.sw.lower.NpuDecoder;
+import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.sw.lower.NpuSpeculativeDecoder;
+import org.llmnpu.sw.lower.WeightFormats;
+import org.llmnpu.sw.model.DenseKvCache;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Ops;
+import org.llmnpu.sw.model.Transformer;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * Generates tokens with the whole decoder lowered to NPU programs (one prefill program, one
+ * program per decode step; {@code sw-stack}'s {@link NpuDecoder}) on the golden ISA simulator
+ * and, when asked, on the generated RTL in Verilator: every step runs on both from the same
+ * memory image and the images after it are compared byte for byte (the first differing byte is
+ * named by its tensor: a weight, a KV-cache slot, the logits, the command stream). The greedy
+ * tokens come from the golden run. Accuracy: the NPU's logits of every generated position
+ * against the FP32 reference fed the same tokens (top-1 agreement, KL).
+ */
+public final class DecoderRun {
+  /** Where the programs run. */
+  public enum Engine { GOLDEN, RTL }
+
+  /** Weight formats the lowering supports. */
+  public static final List<String> QUANTS = WeightFormats.NAMES;
+
+  /**
+   * What to run.
+   *
+   * @param model     a model name of {@code ModelCatalog} (stories260K by default)
+   * @param promptLen prompt tokens (BOS then tokens sampled from the FP32 model with {@code seed})
+   * @param maxNew    tokens to generate (greedy)
+   * @param quant     the weight format
+   * @param engine    golden only, or RTL vs golden
+   * @param seed      prompt seed
+   * @param draftLayers speculative decoding with the first {@code draftLayers} layers as the draft (0 = off)
+   * @param gamma     tokens the draft proposes per target pass
+   */
+  public record Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed,
+                        int draftLayers, int gamma) {
+    public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed) {
+      this(model, promptLen, maxNew, quant, engine, seed, 0, 0);
+    }
+
+    public Options {
+      if (draftLayers < 0 || (draftLayers > 0 && (gamma < 1 || gamma > 16))) {
+        throw new IllegalArgumentException("speculative needs draft layers >= 1 and gamma in 1..16, got draft layers "
+            + draftLayers + ", gamma " + gamma);
+      }
+      if (promptLen < 1 || promptLen > 64) {
+        throw new IllegalArgumentException("prompt-len must be in 1..64, got " + promptLen);
+      }
+      if (maxNew < 1 || maxNew > 448) {
+        throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
+      }
+      if (!QUANTS.contains(quant)) {
+        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (int4-g32, 2:4 and MX are not lowered yet), got '"
+            + quant + "'");
+      }
+    }
+  }
+
+  /**
+   * One step (program).
+   *
+   * @param phase         prefill or decode
+   * @param tokens        tokens fed
+   * @param commands      commands in the program
+   * @param counters      golden counters (the cycle counters from the cycle model)
+   * @param rtlCycles     the RTL's cycle count, or -1 without the RTL
+   * @param bitExact      memory, status and counters equal on the RTL (true without the RTL)
+   * @param difference    what differs, empty when nothing
+   * @param goldenSeconds wall time of the golden run
+   * @param rtlSeconds    wall time of the RTL run (0 without)
+   */
+  public record Step(String phase, int tokens, int commands, long[] counters, long rtlCycles, boolean bitExact,
+                     String difference, double goldenSeconds, double rtlSeconds) {
+    public long counter(Counter c) {
+      return counters[c.ordinal()];
+    }
+  }
+
+  /**
+   * Speculative decoding against target-only decoding.
+   *
+   * @param tokens                 the speculative run's tokens
+   * @param equalsTargetOnly       they equal the target-only greedy tokens of this run
+   * @param tokensPerPass          generated tokens per target pass
+   * @param cyclesPerToken         draft + verification model cycles per generated token (after the first)
+   * @param targetOnlyCyclesPerToken decode model cycles per token without a draft
+   */
+  public record Speculative(int[] tokens, boolean equalsTargetOnly, double tokensPerPass, double cyclesPerToken,
+                            double targetOnlyCyclesPerToken) {
+  }
+
+  /** The outcome. */
+  public record Result(Options options, MachineParams machine, int[] prompt, int[] tokens, int[] fp32Tokens,
+                       List<Step> steps, LogitComparison accuracy, Optional<Speculative> speculative) {
+    public boolean bitExact() {
+      return steps.stream().allMatch(Step::bitExact);
+    }
+
+    /** The first difference, if any step differs. */
+    public Optional<String> firstDifference() {
+      return steps.stream().filter(s -> !s.bitExact()).map(s -> s.phase() + " at " + s.tokens() + " tokens: "
+          + s.difference()).findFirst();
+    }
+
+    /** Sum of a counter over the steps of a phase ("prefill", "decode" or null for all). */
+    public long total(String phase, Counter c) {
+      return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(s -> s.counter(c)).sum();
+    }
+
+    public long rtlCycles(String phase) {
+      return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(Step::rtlCycles).sum();
+    }
+  }
+
+  private DecoderRun() {
+  }
+
+  /** Runs on the default NPU ({@code NpuConfig.defaults()}). */
+  public static Result run(Options o, SimOptions sim) throws IOException {
+    return run(o, NpuConfig.defaults(), sim);
+  }
+
+  public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
+    ModelWeights w = ModelCatalog.load(o.model(), Optional.empty(), 1);
+    MachineParams machine = config.machine();
+    Transformer fp32 = new Transformer(w);
+    int[] prompt = o.promptLen() == 1 ? new int[] {SampledSequences.BOS}
+        : SampledSequences.sample(fp32, 1, o.promptLen(), o.seed())[0];
+    int context = o.promptLen() + o.maxNew();
+    if (context > w.config().maxSeqLen()) {
+      throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
+          + " tokens, got " + context);
+    }
+    LoweredModel model = new LoweredModel(WeightFormats.prepare(w, o.quant()), machine, context, o.promptLen(),
+        WeightFormats.bits(o.quant()));
+    List<Step> steps = new ArrayList<>();
+    NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
+    try {
+      Recorder recorder = new Recorder(rtl, model, steps);
+      NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
+      DenseKvCache kv = fp32.newCache(context);
+      float[][] refPrompt = fp32.forwardAll(prompt, kv);
+      List<float[]> ref = new ArrayList<>();
+      List<float[]> got = new ArrayList<>();
+      int[] tokens = new int[o.maxNew()];
+      NpuDecoder.Step step = npu.prefill(prompt, false);
+      recorder.tag(step);
+      float[] logits = step.logits()[0];
+      float[] refLogits = refPrompt[prompt.length - 1];
+      for (int i = 0; i < o.maxNew(); i++) {
+        got.add(logits);
+        ref.add(refLogits);
+        tokens[i] = Ops.argmax(logits);
+        if (i + 1 < o.maxNew()) {
+          step = npu.decode(tokens[i]);
+          recorder.tag(step);
+          logits = step.logits()[0];
+          refLogits = fp32.forward(tokens[i], kv.length(), kv);
+        }
+      }
+      int[] fp32Tokens = greedy(fp32, prompt, o.maxNew());
+      LogitComparison acc = LogitComparison.compare(ref.toArray(new float[0][]), got.toArray(new float[0][]));
+      Optional<Speculative> spec = Optional.empty();
+      if (o.draftLayers() > 0) {
+        ModelWeights lowered = WeightFormats.prepare(w, o.quant());
+        int bits = WeightFormats.bits(o.quant());
+        LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
+            Math.max(o.promptLen(), o.gamma() + 1), bits);
+        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits);
+        int block = DecoderLowering.largestBlock(target, 16);
+        NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
+            new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());
+        long decodeCycles = steps.stream().filter(x -> x.phase().equals("decode")).mapToLong(x -> x.counter(Counter.CYCLES))
+            .sum();
+        spec = Optional.of(new Speculative(s.tokens(), java.util.Arrays.equals(s.tokens(), tokens), s.tokensPerPass(),
+            s.cyclesPerToken(), decodeCycles / (double) Math.max(1, o.maxNew() - 1)));
+      }
+      return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
+    } finally {
+      if (rtl != null) {
+        rtl.close();
+      }
+    }
+  }
+
+  private static int[] greedy(Transformer fp32, int[] prompt, int n) {
+    DenseKvCache kv = fp32.newCache(prompt.length + n);
+    float[][] l = fp32.forwardAll(prompt, kv);
+    float[] logits = l[prompt.length - 1];
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = Ops.argmax(logits);
+      if (i + 1 < n) {
+        logits = fp32.forward(out[i], kv.length(), kv);
+      }
+    }
+    return out;
+  }
+
+  /** The engine of the session: golden, and the RTL beside it when there is one. */
+  private static final class Recorder implements NpuEngine {
+    private final NpuRtl rtl;
+    private final LoweredModel model;
+    private final List<Step> steps;
+    private Step pending;
+
+    Recorder(NpuRtl rtl, LoweredModel model, List<Step> steps) {
+      this.rtl = rtl;
+      this.model = model;
+      this.steps = steps;
+    }
+
+    @Override
+    public Run run(MachineParams machine, byte[] image, long programAddress, String label) {
+      long t0 = System.nanoTime();
+      IsaSimulator.Result g = IsaSimulator.run(machine, image, programAddress);
+      double goldenSeconds = (System.nanoTime() - t0) / 1e9;
+      long rtlCycles = -1;
+      boolean exact = true;
+      String difference = "";
+      double rtlSeconds = 0;
+      if (rtl != null) {
+        long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
+        NpuRtl.Run r = rtl.run(image, programAddress, limit);
+        rtlSeconds = r.wallSeconds();
+        rtlCycles = r.counters().get(Counter.CYCLES);
+        List<String> diffs = new ArrayList<>();
+        if (r.error() != g.error() || (g.error() != ErrorCause.NONE && r.errorCommand() != g.errorCommand())) {
+          diffs.add("status RTL " + r.error() + (r.error() == ErrorCause.NONE ? "" : " at command " + r.errorCommand())
+              + ", golden " + g.error());
+        }
+        long at = firstDifference(r.memory(), g.memory());
+        if (at >= 0) {
+          diffs.add("memory from 0x" + Long.toHexString(at) + " (" + model.describe(at) + ")");
+        }
+        for (Counter c : Counter.values()) {
+          long rv = r.counters().get(c);
+          if (rv != g.counter(c)) {
+            diffs.add(c.key() + " RTL " + rv + " vs " + (c.golden() ? "golden " : "model ") + g.counter(c));
+            break;
+          }
+        }
+        exact = diffs.isEmpty();
+        difference = String.join("; ", diffs);
+      }
+      pending = new Step(label, 0, 0, g.counters(), rtlCycles, exact, difference, goldenSeconds, rtlSeconds);
+      return new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
+    }
+
+    /** Completes the step just run with the session's view of it. */
+    void tag(NpuDecoder.Step s) {
+      steps.add(new Step(s.phase(), s.tokens(), s.commands(), pending.counters(), pending.rtlCycles(),
+          pending.bitExact(), pending.difference(), pending.goldenSeconds(), pending.rtlSeconds()));
+    }
+
+    private static long firstDifference(byte[] a, byte[] b) {
+      int n = Math.min(a.length, b.length);
+      for (int i = 0; i < n; i++) {
+        if (a[i] != b[i]) {
+          return i;
+        }
+      }
+      return a.length == b.length ? -1 : n;
+    }
+  }
+}

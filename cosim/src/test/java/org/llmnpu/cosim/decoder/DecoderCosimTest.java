@@ -1,0 +1,26 @@
+package org.llmnpu.cosim.decoder;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * stories260K on the generated default NPU in Verilator against the golden ISA simulator: a
+ * 4-token prefill program and one full decode step (all five layers and the LM head), memory
+ * images, status and every counter equal.
+ */
+class DecoderCosimTest {
+  @Test
+  void prefillAndOneDecodeStepAreBitExactOnTheRtl() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3),
+        SimModes.local());
+    assertEquals(2, r.steps().size());
+    for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package org.llmnpu.cosim.decoder;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.sw.lower.NpuTargets;
+import org.llmnpu.verilator.SimOptions;
+
+/** The decoder on the golden ISA simulator (no RTL). */
+class DecoderRunTest {
+  @Test
+  void theSoftwareStacksTargetIsTheDefaultNpu() {
+    assertEquals(NpuConfig.defaults().machine(), NpuTargets.defaultNpu());
+  }
+
+  @Test
+  void generatesTheFp32TokensOnTheGoldenSimulator() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 8, 4, "int8", DecoderRun.Engine.GOLDEN, 7),
+        SimOptions.fromEnvironment());
+    assertEquals(8, r.prompt().length);
+    assertEquals(4, r.tokens().length);
+    assertEquals(4, r.steps().size());
+    assertEquals("prefill", r.steps().get(0).phase());
+    assertTrue(r.bitExact());
+    assertTrue(r.accuracy().top1Agreement() >= 0.5, "top-1 " + r.accuracy().top1Agreement());
+    assertTrue(r.accuracy().klDivergence() < 0.5, "KL " + r.accuracy().klDivergence());
+    assertEquals(4, r.fp32Tokens().length);
+    assertTrue(r.total("decode", Counter.CYCLES) > 0);
+    assertEquals(r.total(null, Counter.MACS), r.total("prefill", Counter.MACS) + r.total("decode", Counter.MACS));
+  }
+
+  @Test
+  void badOptionsNameTheParameter() {
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> new DecoderRun.Options("stories260K", 0, 4, "int8", DecoderRun.Engine.GOLDEN, 1)).getMessage()
+        .startsWith("prompt-len"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> new DecoderRun.Options("stories260K", 4, 4, "fp4", DecoderRun.Engine.GOLDEN, 1)).getMessage()
+        .startsWith("quant"));
+  }
+}

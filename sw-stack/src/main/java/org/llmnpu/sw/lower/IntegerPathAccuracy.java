@@ -1,0 +1,53 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Transformer;
+
+/**
+ * Accuracy of the NPU's integer path against the FP32 reference: sequences sampled from the FP32
+ * model (BOS first, seeded, temperature 1), fed teacher-forced as one prefill program each (every
+ * position's logits), compared position by position ({@link LogitComparison}: top-1 agreement,
+ * {@code KL(p_FP32 ‖ p_NPU)} in nats, SNR). The NPU runs on the golden ISA simulator.
+ */
+public final class IntegerPathAccuracy {
+  private IntegerPathAccuracy() {
+  }
+
+  /** {@code count} sequences of {@code length} tokens, seed {@code seed}, on {@code machine}. */
+  public static LogitComparison evaluate(ModelWeights weights, MachineParams machine, int count, int length, long seed) {
+    return evaluate(weights, weights, machine, count, length, seed);
+  }
+
+  /**
+   * As {@link #evaluate(ModelWeights, MachineParams, int, int, long)} with the NPU running
+   * {@code lowered} (e.g. GPTQ- or AWQ-adjusted weights, quantized per channel on the way) against
+   * the FP32 model {@code weights}.
+   */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, MachineParams machine, int count,
+                                         int length, long seed) {
+    return evaluate(weights, lowered, 8, machine, count, length, seed);
+  }
+
+  /** As above with block weights of {@code bits} 8 or 4. */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, MachineParams machine,
+                                         int count, int length, long seed) {
+    Transformer fp32 = new Transformer(weights);
+    int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
+    float[][] reference = new float[count * length][];
+    float[][] npu = new float[count * length][];
+    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits);
+    for (int s = 0; s < count; s++) {
+      float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
+      NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN);
+      float[][] got = decoder.prefill(sequences[s], true).logits();
+      for (int i = 0; i < length; i++) {
+        reference[s * length + i] = ref[i];
+        npu[s * length + i] = got[i];
+      }
+    }
+    return LogitComparison.compare(reference, npu);
+  }
+}

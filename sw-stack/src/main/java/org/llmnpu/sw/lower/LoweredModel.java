@@ -1,0 +1,386 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.sw.model.LayerWeights;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * A decoder's weights laid out in the NPU's external memory, and where everything else lives
+ * there: the command stream at address 0, the DSP tables and programs, FP16 embedding rows and
+ * RoPE tables, INT8 weights with their FP16 per-output-channel scales, the KV cache and the
+ * logits.
+ *
+ * <p><b>Weights.</b> Each GEMM weight is stored as W[K×N] = the llama2.c matrix transposed, rows
+ * line-padded, INT8 symmetric per output channel ({@code s_n = max_k |W_kn| / 127}, round half
+ * even, clamp ±127). Its scale is stored as FP16 {@code s_n · 2^-σ} where σ is the GEMM's
+ * {@link #shift(int) dspin shift}, so that dequantization on the DSP is two FP16 products. Q/K/V
+ * are one GEMM (horizontal fusion) with columns {@code [q evens | q odds | k evens | k odds | v]}:
+ * the even and odd members of each RoPE pair are split so that RoPE is the DSP's half-split
+ * {@code rope} kernel over all heads at once (the permutation is the same for q and k, so
+ * q·k is unchanged). W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
+ * Wo's input rows are padded per head to a whole DSP row (zero rows), the layout of the attention
+ * output on the DSP. The LM head is the classifier, transposed, in INT8.
+ *
+ * <p><b>KV cache.</b> {@code [layer][slot]} rows of {@code kvBytes} = line-padded kvDim INT8 codes
+ * (k: evens then odds per head, as above; v: natural order) followed by one line whose first two
+ * bytes are the FP16 dequantization scale of that token's k (or v) vector. A step appends one row
+ * per token per layer with one DMA store; nothing is ever copied.
+ */
+public final class LoweredModel {
+  /** Bytes reserved for the command stream at address 0. */
+  public static final long PROGRAM_BYTES = 2L << 20;
+
+  private final ModelConfig c;
+  private final MachineParams machine;
+  private final int maxContext;
+  private final int line;
+  private final Map<Long, String> regions = new TreeMap<>();
+  private long next = PROGRAM_BYTES;
+  final long tables;
+  final long zeros;
+  final long embedding;
+  final int embeddingStride;
+  final long rope;
+  final int ropeStride;
+  final long[] layerVectors;
+  final long[] wQkv;
+  final long[] wO;
+  final long[] w13;
+  final long[] w2;
+  final long finalVectors;
+  final long lmHead;
+  final long kCache;
+  final long vCache;
+  final int kvBytes;
+  final long logits;
+  final int logitsStride;
+  final int maxStepTokens;
+  final long dspPool;
+  final long dspPoolEnd;
+  // shapes
+  final int half;
+  final int qkvN;
+  final int oK;
+  final int h3Offset;
+  final int w13N;
+  /** FP16 vector offsets (elements) inside a layer's vector block. */
+  final int vG1;
+  final int vG2;
+  final int vQkv;
+  final int vO;
+  final int vW1;
+  final int vW3;
+  final int vW2;
+  final int layerVectorElems;
+  final int vLm;
+  private final byte[] image;
+  final int bits;
+
+  /**
+   * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
+   * {@code maxContext} slots and logits for up to {@code maxStepTokens} tokens per step.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens) {
+    this(weights, machine, maxContext, maxStepTokens, 8);
+  }
+
+  /**
+   * As above with {@code weightBits} 8 (INT8 per channel) or 4: INT4 per output channel
+   * ({@code s_n = max_k |W_kn| / 7}, codes −7..7), two codes a byte (low nibble first), loaded
+   * with {@code load4}, which widens them to INT8 in the scratchpad; the LM head stays INT8.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits) {
+    this.c = weights.config();
+    if (weightBits != 8 && weightBits != 4) {
+      throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
+    }
+    this.bits = weightBits;
+    this.machine = machine;
+    this.maxContext = maxContext;
+    this.maxStepTokens = maxStepTokens;
+    this.line = machine.lineBytes();
+    int lanes = machine.dsp().lanes();
+    if (maxContext < 1 || maxContext > c.maxSeqLen()) {
+      throw new IllegalArgumentException("maxContext must be in 1.." + c.maxSeqLen() + ", got " + maxContext);
+    }
+    half = c.headDim() / 2;
+    if ((c.heads() * half) % lanes != 0 || (c.kvHeads() * half) % lanes != 0) {
+      throw new IllegalArgumentException("heads·headDim/2 (" + c.heads() * half + ") and kvHeads·headDim/2 ("
+          + c.kvHeads() * half + ") must be multiples of the DSP lanes " + lanes);
+    }
+    if (half % lanes != 0 && lanes % half != 0) {
+      throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
+          + " or be a multiple of them");
+    }
+    qkvN = c.dim() + 2 * c.kvDim();
+    oK = c.heads() * roundUp(c.headDim(), lanes);
+    h3Offset = roundUp(c.hiddenDim(), Math.max(1, line / 4));
+    w13N = h3Offset + c.hiddenDim();
+    int v = 0;
+    vG1 = v;
+    v += pad8(c.dim());
+    vG2 = v;
+    v += pad8(c.dim());
+    vQkv = v;
+    v += pad8(qkvN);
+    vO = v;
+    v += pad8(c.dim());
+    vW1 = v;
+    v += pad8(c.hiddenDim());
+    vW3 = v;
+    v += pad8(c.hiddenDim());
+    vW2 = v;
+    v += pad8(c.dim());
+    layerVectorElems = v;
+    vLm = pad8(c.dim());
+
+    tables = alloc("dsp tables", 768);
+    zeros = alloc("zeros", 4096);
+    embeddingStride = roundUp(2 * c.dim(), line);
+    embedding = alloc("embedding", (long) c.vocabSize() * embeddingStride);
+    ropeStride = roundUp(4 * c.heads() * half, line);
+    rope = alloc("rope table", (long) maxContext * ropeStride);
+    layerVectors = new long[c.layers()];
+    wQkv = new long[c.layers()];
+    wO = new long[c.layers()];
+    w13 = new long[c.layers()];
+    w2 = new long[c.layers()];
+    for (int l = 0; l < c.layers(); l++) {
+      layerVectors[l] = alloc("layers[" + l + "] norms and scales", 2L * layerVectorElems);
+      wQkv[l] = alloc("layers[" + l + "].wqkv", (long) c.dim() * extStride(qkvN));
+      wO[l] = alloc("layers[" + l + "].wo", (long) oK * extStride(c.dim()));
+      w13[l] = alloc("layers[" + l + "].w13", (long) c.dim() * extStride(w13N));
+      w2[l] = alloc("layers[" + l + "].w2", (long) c.hiddenDim() * extStride(c.dim()));
+    }
+    finalVectors = alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
+    lmHead = alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
+    kvBytes = roundUp(c.kvDim(), line) + line;
+    kCache = alloc("k cache", (long) c.layers() * maxContext * kvBytes);
+    vCache = alloc("v cache", (long) c.layers() * maxContext * kvBytes);
+    logitsStride = roundUp(2 * c.vocabSize(), line);
+    logits = alloc("logits", (long) maxStepTokens * logitsStride);
+    dspPool = alloc("dsp programs", 0);
+    dspPoolEnd = machine.extMemBytes();
+    if (dspPool + (64L << 10) > dspPoolEnd) {
+      throw new IllegalArgumentException("the model needs " + dspPool + " bytes of external memory but the NPU has "
+          + machine.extMemBytes());
+    }
+    image = new byte[(int) machine.extMemBytes()];
+    write(weights);
+  }
+
+  private long alloc(String name, long bytes) {
+    long at = next;
+    regions.put(at, name);
+    next = at + roundUp(bytes, 32);
+    return at;
+  }
+
+  static int roundUp(long n, int to) {
+    return (int) ((n + to - 1) / to * to);
+  }
+
+  private static int pad8(int n) {
+    return roundUp(n, 8);
+  }
+
+  /** Scratchpad row stride of a block weight with N columns (INT8 after {@code load4}). */
+  int spadStride(int n) {
+    return roundUp(n, bits == 4 ? 2 * line : line);
+  }
+
+  /** Memory row stride of a block weight with N columns (half the scratchpad's for INT4). */
+  int extStride(int n) {
+    return bits == 4 ? spadStride(n) / 2 : spadStride(n);
+  }
+
+  /** The σ of a GEMM over K: INT32 results times 2^σ are below 2^15 for any INT8 operands. */
+  static int shift(int k) {
+    long worst = 127L * 127L * k;
+    int bits = 64 - Long.numberOfLeadingZeros(worst - 1);
+    return 15 - bits;
+  }
+
+  public ModelConfig config() {
+    return c;
+  }
+
+  public MachineParams machine() {
+    return machine;
+  }
+
+  public int maxContext() {
+    return maxContext;
+  }
+
+  /** A fresh copy of the memory image (weights, tables, empty cache). */
+  public byte[] image() {
+    return image.clone();
+  }
+
+  /** The region an external-memory address falls in (e.g. "layers[2].w13", "k cache layer 1 slot 5"). */
+  public String describe(long address) {
+    if (address < PROGRAM_BYTES) {
+      return "command stream";
+    }
+    if (address >= kCache && address < kCache + (long) c.layers() * maxContext * kvBytes) {
+      long slot = (address - kCache) / kvBytes;
+      return "k cache layer " + slot / maxContext + " slot " + slot % maxContext;
+    }
+    if (address >= vCache && address < vCache + (long) c.layers() * maxContext * kvBytes) {
+      long slot = (address - vCache) / kvBytes;
+      return "v cache layer " + slot / maxContext + " slot " + slot % maxContext;
+    }
+    if (address >= logits && address < logits + (long) maxStepTokens * logitsStride) {
+      return "logits of token " + (address - logits) / logitsStride;
+    }
+    String name = "unused";
+    for (Map.Entry<Long, String> e : regions.entrySet()) {
+      if (e.getKey() <= address) {
+        name = e.getValue();
+      }
+    }
+    return name;
+  }
+
+  /** DRAM bytes of the INT8 weights and FP16 scales/norms one token's step reads (all layers + head). */
+  public long weightBytes() {
+    long n = 0;
+    for (int l = 0; l < c.layers(); l++) {
+      n += 2L * layerVectorElems + (long) c.dim() * extStride(qkvN) + (long) oK * extStride(c.dim())
+          + (long) c.dim() * extStride(w13N) + (long) c.hiddenDim() * extStride(c.dim());
+    }
+    return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
+  }
+
+  private void write(ModelWeights w) {
+    byte[] t = IsaSimulator.dspTableImage(DspMath.DEFAULT);
+    System.arraycopy(t, 0, image, (int) tables, t.length);
+    for (int tok = 0; tok < c.vocabSize(); tok++) {
+      for (int i = 0; i < c.dim(); i++) {
+        putHalf(embedding + (long) tok * embeddingStride + 2L * i, w.tokenEmbedding()[tok][i]);
+      }
+    }
+    int nq = c.heads() * half;
+    for (int pos = 0; pos < maxContext; pos++) {
+      for (int h = 0; h < c.heads(); h++) {
+        for (int j = 0; j < half; j++) {
+          double freq = 1.0 / Math.pow(c.ropeTheta(), (2 * j) / (double) c.headDim());
+          double angle = pos * freq;
+          long row = rope + (long) pos * ropeStride;
+          putHalf(row + 2L * (h * half + j), (float) Math.cos(angle));
+          putHalf(row + 2L * (nq + h * half + j), (float) Math.sin(angle));
+        }
+      }
+    }
+    for (int l = 0; l < c.layers(); l++) {
+      LayerWeights lw = w.layers()[l];
+      putVector(layerVectors[l] + 2L * vG1, lw.attnNorm());
+      putVector(layerVectors[l] + 2L * vG2, lw.ffnNorm());
+      float[][] qkv = new float[qkvN][];
+      for (int col = 0; col < qkvN; col++) {
+        qkv[col] = qkvRow(lw, col);
+      }
+      putMatrix(wQkv[l], layerVectors[l] + 2L * vQkv, qkv, c.dim(), shift(c.dim()), null);
+      float[][] wo = new float[c.dim()][];
+      for (int n = 0; n < c.dim(); n++) {
+        wo[n] = new float[oK];
+        int padded = oK / c.heads();
+        for (int h = 0; h < c.heads(); h++) {
+          System.arraycopy(lw.wo()[n], h * c.headDim(), wo[n], h * padded, c.headDim());
+        }
+      }
+      putMatrix(wO[l], layerVectors[l] + 2L * vO, wo, oK, shift(oK), null);
+      float[][] w13rows = new float[w13N][];
+      for (int n = 0; n < w13N; n++) {
+        w13rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= h3Offset ? lw.w3()[n - h3Offset] : null;
+      }
+      putMatrix(w13[l], layerVectors[l] + 2L * vW1, w13rows, c.dim(), shift(c.dim()), new int[] {h3Offset, vW3 - vW1});
+      putMatrix(w2[l], layerVectors[l] + 2L * vW2, lw.w2(), c.hiddenDim(), shift(c.hiddenDim()), null);
+    }
+    putVector(finalVectors, w.finalNorm());
+    putMatrix(lmHead, finalVectors + 2L * vLm, w.lmHead(), c.dim(), shift(c.dim()), null, 8);
+  }
+
+  /** The llama2.c output row of fused-QKV column {@code col}. */
+  private float[] qkvRow(LayerWeights lw, int col) {
+    int nq = c.heads() * half;
+    int nk = c.kvHeads() * half;
+    if (col < 2 * nq) {
+      int part = col / nq;
+      int i = col % nq;
+      return lw.wq()[(i / half) * c.headDim() + 2 * (i % half) + part];
+    }
+    col -= 2 * nq;
+    if (col < 2 * nk) {
+      int part = col / nk;
+      int i = col % nk;
+      return lw.wk()[(i / half) * c.headDim() + 2 * (i % half) + part];
+    }
+    return lw.wv()[col - 2 * nk];
+  }
+
+  /**
+   * Writes W[K×N] (column n = llama2.c row {@code rows[n]}, null = a zero column) in INT8 per
+   * channel at {@code at} and its scales (times 2^-σ) at {@code scales}; {@code split} = {column
+   * where a second scale vector starts, its element offset} (for W1|W3).
+   */
+  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split) {
+    putMatrix(at, scales, rows, k, sigma, split, bits);
+  }
+
+  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b) {
+    int n = rows.length;
+    int qmax = b == 4 ? 7 : 127;
+    int stride = b == 4 ? extStride(n) : roundUp(n, line);
+    for (int col = 0; col < n; col++) {
+      float[] r = rows[col];
+      double max = 0;
+      if (r != null) {
+        for (int i = 0; i < k; i++) {
+          max = Math.max(max, Math.abs(r[i]));
+        }
+      }
+      double s = max > 0 ? max / qmax : 1;
+      for (int i = 0; i < k; i++) {
+        long q = r == null ? 0 : Math.max(-qmax, Math.min(qmax, Math.round(Math.rint(r[i] / s))));
+        if (b == 4) {
+          int a = (int) (at + (long) i * stride + col / 2);
+          image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | (q & 0x0F) : (image[a] & 0x0F) | (q & 0x0F) << 4);
+        } else {
+          image[(int) (at + (long) i * stride + col)] = (byte) q;
+        }
+      }
+      if (r == null) {
+        continue;
+      }
+      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
+      putHalf(scaleAt, (float) Math.scalb(s, -sigma));
+    }
+  }
+
+  private void putVector(long at, float[] v) {
+    for (int i = 0; i < v.length; i++) {
+      putHalf(at + 2L * i, v[i]);
+    }
+  }
+
+  private void putHalf(long at, float v) {
+    short h = Fp16.fromFloat(v);
+    image[(int) at] = (byte) h;
+    image[(int) at + 1] = (byte) (h >>> 8);
+  }
+
+  /** Named regions by start address (for reports). */
+  public List<String> regionNames() {
+    return new ArrayList<>(regions.values());
+  }
+}

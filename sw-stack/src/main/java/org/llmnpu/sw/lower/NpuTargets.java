@@ -1,0 +1,21 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.MachineParams;
+
+/**
+ * Machines the lowering targets, built from the same numbers as {@code npu-rtl}'s configurations
+ * (the software stack does not depend on the RTL).
+ */
+public final class NpuTargets {
+  private NpuTargets() {
+  }
+
+  /**
+   * The default NPU ({@code NpuConfig.defaults()}): 16×16 array, 256 KiB scratchpad in 4 banks,
+   * 16 MiB memory, mTile 16, 32-bit accumulators, maxM/K/N 64/512/128, memory latency 32 cycles
+   * and 16 bytes per cycle, watchdog 4096, the default Vector DSP.
+   */
+  public static MachineParams defaultNpu() {
+    return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 512, 128, 32, 16, 4096);
+  }
+}

@@ -1,0 +1,179 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.sw.model.LayerWeights;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Ops;
+
+/**
+ * SmoothQuant-style migration of activation outliers into the weights, for the integer path
+ * (INT8 activations with one dynamic scale per token): every GEMM input channel j is divided by
+ * {@code s_j = max|X_j|^α / max|W_j|^(1−α)} (calibrated absmax of the activation channel over
+ * the calibration tokens, absmax of the weights it meets) and the weights' input channel j is
+ * multiplied by it, so the FP32 function is unchanged. The divisions are folded where they cost
+ * nothing: into the RMSNorm gains (inputs of Q/K/V and of W1|W3), into the rows of W3 (the SwiGLU
+ * output, input of W2), into the rows of Wv (the attention output, input of Wo; one factor per KV
+ * head channel, shared by the query heads of its group).
+ */
+public final class SmoothQuant {
+  private SmoothQuant() {
+  }
+
+  /** The smoothed weights of {@code w} calibrated on {@code calibration} token sequences. */
+  public static ModelWeights apply(ModelWeights w, int[][] calibration, double alpha) {
+    ModelConfig c = w.config();
+    int layers = c.layers();
+    float[][] aQkv = new float[layers][c.dim()];
+    float[][] aW13 = new float[layers][c.dim()];
+    float[][] aW2 = new float[layers][c.hiddenDim()];
+    float[][] aWo = new float[layers][c.dim()];
+    for (int[] seq : calibration) {
+      record(w, seq, aQkv, aW13, aW2, aWo);
+    }
+    LayerWeights[] out = new LayerWeights[layers];
+    int hd = c.headDim();
+    for (int l = 0; l < layers; l++) {
+      LayerWeights lw = w.layers()[l];
+      float[] g1 = lw.attnNorm().clone();
+      float[][] wq = copy(lw.wq());
+      float[][] wk = copy(lw.wk());
+      float[][] wv = copy(lw.wv());
+      float[][] wo = copy(lw.wo());
+      float[] g2 = lw.ffnNorm().clone();
+      float[][] w1 = copy(lw.w1());
+      float[][] w2 = copy(lw.w2());
+      float[][] w3 = copy(lw.w3());
+      for (int j = 0; j < c.dim(); j++) {
+        double s = factor(aQkv[l][j], colMax(j, wq, wk, wv), alpha);
+        g1[j] /= (float) s;
+        scaleCol(j, s, wq, wk, wv);
+        double t = factor(aW13[l][j], colMax(j, w1, w3), alpha);
+        g2[j] /= (float) t;
+        scaleCol(j, t, w1, w3);
+      }
+      for (int j = 0; j < c.hiddenDim(); j++) {
+        double s = factor(aW2[l][j], colMax(j, w2), alpha);
+        for (int k = 0; k < c.dim(); k++) {
+          w3[j][k] /= (float) s;
+        }
+        scaleCol(j, s, w2);
+      }
+      for (int g = 0; g < c.kvHeads(); g++) {
+        for (int i = 0; i < hd; i++) {
+          double a = 0;
+          double m = 0;
+          for (int h = g * c.groupSize(); h < (g + 1) * c.groupSize(); h++) {
+            a = Math.max(a, aWo[l][h * hd + i]);
+            m = Math.max(m, colMax(h * hd + i, wo));
+          }
+          double s = factor(a, m, alpha);
+          for (int k = 0; k < c.dim(); k++) {
+            wv[g * hd + i][k] /= (float) s;
+          }
+          for (int h = g * c.groupSize(); h < (g + 1) * c.groupSize(); h++) {
+            scaleCol(h * hd + i, s, wo);
+          }
+        }
+      }
+      out[l] = new LayerWeights(g1, wq, wk, wv, wo, g2, w1, w2, w3);
+    }
+    return w.withLayers(out);
+  }
+
+  private static double factor(double activation, double weight, double alpha) {
+    if (activation <= 0 || weight <= 0) {
+      return 1;
+    }
+    double s = Math.pow(activation, alpha) / Math.pow(weight, 1 - alpha);
+    return Math.max(1e-2, Math.min(1e2, s));
+  }
+
+  private static float[][] copy(float[][] m) {
+    float[][] o = new float[m.length][];
+    for (int i = 0; i < m.length; i++) {
+      o[i] = m[i].clone();
+    }
+    return o;
+  }
+
+  private static double colMax(int j, float[][]... ms) {
+    double m = 0;
+    for (float[][] w : ms) {
+      for (float[] row : w) {
+        m = Math.max(m, Math.abs(row[j]));
+      }
+    }
+    return m;
+  }
+
+  private static void scaleCol(int j, double s, float[][]... ms) {
+    for (float[][] w : ms) {
+      for (float[] row : w) {
+        row[j] *= (float) s;
+      }
+    }
+  }
+
+  /** The FP32 forward pass of {@code seq}, recording the per-channel absmax of the four GEMM inputs. */
+  private static void record(ModelWeights w, int[] seq, float[][] aQkv, float[][] aW13, float[][] aW2, float[][] aWo) {
+    ModelConfig c = w.config();
+    int hd = c.headDim();
+    float[][][] kc = new float[c.layers()][seq.length][];
+    float[][][] vc = new float[c.layers()][seq.length][];
+    for (int pos = 0; pos < seq.length; pos++) {
+      float[] x = w.tokenEmbedding()[seq[pos]].clone();
+      for (int l = 0; l < c.layers(); l++) {
+        LayerWeights lw = w.layers()[l];
+        float[] xn = Ops.rmsNorm(x, lw.attnNorm(), c.normEps());
+        max(aQkv[l], xn);
+        float[] q = Ops.matvec(lw.wq(), xn);
+        float[] k = Ops.matvec(lw.wk(), xn);
+        vc[l][pos] = Ops.matvec(lw.wv(), xn);
+        Ops.rope(q, pos, hd, c.ropeTheta());
+        Ops.rope(k, pos, hd, c.ropeTheta());
+        kc[l][pos] = k;
+        float[] att = new float[c.dim()];
+        for (int h = 0; h < c.heads(); h++) {
+          int g = h / c.groupSize();
+          float[] sc = new float[pos + 1];
+          for (int j = 0; j <= pos; j++) {
+            double s = 0;
+            for (int i = 0; i < hd; i++) {
+              s += q[h * hd + i] * kc[l][j][g * hd + i];
+            }
+            sc[j] = (float) (s / Math.sqrt(hd));
+          }
+          Ops.softmax(sc, pos + 1);
+          for (int j = 0; j <= pos; j++) {
+            for (int i = 0; i < hd; i++) {
+              att[h * hd + i] += sc[j] * vc[l][j][g * hd + i];
+            }
+          }
+        }
+        max(aWo[l], att);
+        float[] proj = Ops.matvec(lw.wo(), att);
+        for (int i = 0; i < x.length; i++) {
+          x[i] += proj[i];
+        }
+        float[] xb = Ops.rmsNorm(x, lw.ffnNorm(), c.normEps());
+        max(aW13[l], xb);
+        float[] gate = Ops.matvec(lw.w1(), xb);
+        float[] up = Ops.matvec(lw.w3(), xb);
+        for (int i = 0; i < gate.length; i++) {
+          gate[i] = Ops.silu(gate[i]) * up[i];
+        }
+        max(aW2[l], gate);
+        float[] down = Ops.matvec(lw.w2(), gate);
+        for (int i = 0; i < x.length; i++) {
+          x[i] += down[i];
+        }
+      }
+    }
+  }
+
+  private static void max(float[] acc, float[] v) {
+    for (int i = 0; i < v.length; i++) {
+      acc[i] = Math.max(acc[i], Math.abs(v[i]));
+    }
+  }
+}

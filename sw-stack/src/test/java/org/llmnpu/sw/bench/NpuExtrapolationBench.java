@@ -1,0 +1,92 @@
+package org.llmnpu.sw.bench;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.LoweredModel;
+import org.llmnpu.sw.lower.NpuDecoder;
+import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.sw.lower.NpuTargets;
+import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * Cycle model per phase of the lowered stories260K (golden counters), and the extrapolation of the
+ * same command sequence ({@link PhaseCostModel}) to LLaMA-2-7B, LLaMA-3-8B and Qwen2.5-1.5B shapes on
+ * a larger NPU. Run with {@code mvn -pl sw-stack -am test -Pbench -Dbench
+ * -Dtest='org.llmnpu.sw.bench.NpuExtrapolationBench' -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+class NpuExtrapolationBench {
+  /** 64×64 array, 8 MiB scratchpad, 64 B/cycle memory (64 GB/s at 1 GHz), latency 100, maxN 256, 64-lane DSP. */
+  static MachineParams bigNpu() {
+    return bigNpu(64);
+  }
+
+  static MachineParams bigNpu(int bytesPerCycle) {
+    return new MachineParams(64, 64, 8 << 20, 16, 1L << 32, 64, 32, 0, 64, 16384, 256, 100, bytesPerCycle, 1 << 20,
+        new MachineParams.DspParams(64, 16384, 256, 12, 2, 1L << 32));
+  }
+
+  @Test
+  void stories260KPerPhase() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    LoweredModel model = new LoweredModel(w, NpuTargets.defaultNpu(), 64, 16);
+    NpuDecoder d = new NpuDecoder(model, 16, NpuEngine.GOLDEN);
+    int[] prompt = new int[16];
+    prompt[0] = 1;
+    for (int i = 1; i < 16; i++) {
+      prompt[i] = 256 + 7 * i;
+    }
+    NpuDecoder.Step pre = d.prefill(prompt, false);
+    NpuDecoder.Step dec = d.decode(300);
+    double mhz = 99.5;
+    System.out.println("| phase | cycles | fetch | dma | gemm | array | mem stall | dsp | commands | DRAM read B | DRAM write B | ms at 99.5 MHz |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (NpuDecoder.Step s : new NpuDecoder.Step[] {pre, dec}) {
+      System.out.printf("| %s (%d tok) | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %.3f |%n",
+          s.phase(), s.tokens(), s.counter(Counter.CYCLES), s.counter(Counter.FETCH_CYCLES),
+          s.counter(Counter.DMA_CYCLES), s.counter(Counter.GEMM_CYCLES), s.counter(Counter.ARRAY_CYCLES),
+          s.counter(Counter.MEM_STALL_CYCLES), s.counter(Counter.DSP_CYCLES), s.counter(Counter.COMMANDS),
+          s.counter(Counter.EXT_READ_BEATS) * 16, s.counter(Counter.EXT_WRITE_BEATS) * 16,
+          s.counter(Counter.CYCLES) / mhz / 1000);
+    }
+  }
+
+  @Test
+  void realModelShapes() {
+    realModelShapes(64);
+    realModelShapes(16);
+  }
+
+  private void realModelShapes(int bytesPerCycle) {
+    MachineParams npu = bigNpu(bytesPerCycle);
+    System.out.println("memory " + bytesPerCycle + " bytes/cycle (" + bytesPerCycle + " GB/s at 1 GHz):");
+    double ghz = 1.0;
+    int prompt = 256;
+    ModelConfig[] models = {
+        new ModelConfig(4096, 11008, 32, 32, 32, 32000, 4096, 10000f, 1e-5f),
+        new ModelConfig(4096, 14336, 32, 32, 8, 128256, 8192, 500000f, 1e-5f),
+        new ModelConfig(1536, 8960, 28, 12, 2, 151936, 32768, 1000000f, 1e-6f)};
+    String[] names = {"LLaMA-2-7B", "LLaMA-3-8B", "Qwen2.5-1.5B"};
+    System.out.println("| model | TTFT (256-token prompt) | TPOT (at 256) | tokens/s | DRAM bytes/token (decode) | "
+        + "effective bandwidth | decode cycles: gemm / dma / dsp busy |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---|");
+    for (int q = 0; q < models.length * 2; q++) {
+      int i = q / 2;
+      int bits = q % 2 == 0 ? 8 : 4;
+      long t0 = System.nanoTime();
+      PhaseCostModel cost = new PhaseCostModel(models[i], npu, prompt + 1, 64, true, bits);
+      PhaseCostModel.Cost pre = cost.step(prompt, 0, 1);
+      PhaseCostModel.Cost dec = cost.step(1, prompt, 1);
+      double ttft = pre.cycles() / (ghz * 1e9);
+      double tpot = dec.cycles() / (ghz * 1e9);
+      long bytes = dec.readBytes() + dec.writeBytes();
+      System.out.printf("| %s | %.2f s | %.1f ms | %.1f | %.2f GB | %.1f GB/s | %.2f / %.2f / %.2f |   (%.1f s to model)%n",
+          names[i] + " int" + bits, ttft, tpot * 1e3, 1 / tpot, bytes / 1e9, bytes / tpot / 1e9,
+          dec.gemmCycles() / (double) dec.cycles(), dec.dmaCycles() / (double) dec.cycles(),
+          dec.dspCycles() / (double) dec.cycles(), (System.nanoTime() - t0) / 1e9);
+    }
+  }
+}

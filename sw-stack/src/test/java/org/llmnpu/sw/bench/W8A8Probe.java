@@ -1,0 +1,143 @@
+package org.llmnpu.sw.bench;
+
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.LayerWeights;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Ops;
+import org.llmnpu.sw.model.Transformer;
+
+/** FP32 emulation of the NPU integer path with each quantization site switchable: which site costs the KL. */
+public final class W8A8Probe {
+  static boolean[] on = new boolean[10];
+
+  static float[] fq(float[] x, int site) {
+    if (!on[site]) {
+      return x.clone();
+    }
+    double m = 0;
+    for (float v : x) {
+      m = Math.max(m, Math.abs(v));
+    }
+    double s = Math.max(m, 1.0 / 256) / 127;
+    float[] y = new float[x.length];
+    for (int i = 0; i < x.length; i++) {
+      y[i] = (float) (Math.max(-127, Math.min(127, Math.rint(x[i] / s))) * s);
+    }
+    return y;
+  }
+
+  static float[][] fqw(float[][] w) {
+    if (!on[9]) {
+      return w;
+    }
+    float[][] o = new float[w.length][];
+    for (int i = 0; i < w.length; i++) {
+      double m = 0;
+      for (float v : w[i]) {
+        m = Math.max(m, Math.abs(v));
+      }
+      double s = m > 0 ? m / 127 : 1;
+      o[i] = new float[w[i].length];
+      for (int k = 0; k < w[i].length; k++) {
+        o[i][k] = (float) (Math.rint(w[i][k] / s) * s);
+      }
+    }
+    return o;
+  }
+
+  static float[][] run(ModelWeights w, int[] seq) {
+    ModelConfig c = w.config();
+    int hd = c.headDim();
+    float[][][] kc = new float[c.layers()][seq.length][];
+    float[][][] vc = new float[c.layers()][seq.length][];
+    LayerWeights[] L = new LayerWeights[c.layers()];
+    for (int l = 0; l < c.layers(); l++) {
+      L[l] = w.layers()[l].mapProjections(W8A8Probe::fqw);
+    }
+    float[][] lm = fqw(w.lmHead());
+    float[][] out = new float[seq.length][];
+    for (int pos = 0; pos < seq.length; pos++) {
+      float[] x = w.tokenEmbedding()[seq[pos]].clone();
+      for (int l = 0; l < c.layers(); l++) {
+        LayerWeights lw = L[l];
+        float[] xn = fq(Ops.rmsNorm(x, lw.attnNorm(), c.normEps()), 0);
+        float[] q = Ops.matvec(lw.wq(), xn);
+        float[] k = Ops.matvec(lw.wk(), xn);
+        float[] v = Ops.matvec(lw.wv(), xn);
+        Ops.rope(q, pos, hd, c.ropeTheta());
+        Ops.rope(k, pos, hd, c.ropeTheta());
+        q = fq(q, 1);
+        kc[l][pos] = fq(k, 2);
+        vc[l][pos] = fq(v, 3);
+        float[] att = new float[c.dim()];
+        for (int h = 0; h < c.heads(); h++) {
+          int g = h / c.groupSize();
+          float[] sc = new float[pos + 1];
+          for (int j = 0; j <= pos; j++) {
+            double s = 0;
+            for (int i = 0; i < hd; i++) {
+              s += q[h * hd + i] * kc[l][j][g * hd + i];
+            }
+            sc[j] = (float) (s / Math.sqrt(hd));
+          }
+          Ops.softmax(sc, pos + 1);
+          float[] p = fq(sc, 4);
+          for (int j = 0; j <= pos; j++) {
+            for (int i = 0; i < hd; i++) {
+              att[h * hd + i] += p[j] * vc[l][j][g * hd + i];
+            }
+          }
+        }
+        float[] proj = Ops.matvec(lw.wo(), fq(att, 5));
+        for (int i = 0; i < x.length; i++) {
+          x[i] += proj[i];
+        }
+        float[] xb = fq(Ops.rmsNorm(x, lw.ffnNorm(), c.normEps()), 6);
+        float[] gate = Ops.matvec(lw.w1(), xb);
+        float[] up = Ops.matvec(lw.w3(), xb);
+        for (int i = 0; i < gate.length; i++) {
+          gate[i] = Ops.silu(gate[i]) * up[i];
+        }
+        float[] down = Ops.matvec(lw.w2(), fq(gate, 7));
+        for (int i = 0; i < x.length; i++) {
+          x[i] += down[i];
+        }
+      }
+      out[pos] = Ops.matvec(lm, fq(Ops.rmsNorm(x, w.finalNorm(), c.normEps()), 8));
+    }
+    return out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    Transformer fp32 = new Transformer(w);
+    int[][] seqs = SampledSequences.sample(fp32, 8, 64, 2_000_000L);
+    String[] names = {"xn→qkv", "q", "k", "v", "p", "attn→wo", "xn→w13", "h→w2", "xn→lm", "weights"};
+    for (int site = -2; site < 10; site++) {
+      java.util.Arrays.fill(on, site == -1);
+      if (site >= 0) {
+        on[site] = true;
+      }
+      float[][] ref = new float[8 * 64][];
+      float[][] got = new float[8 * 64][];
+      java.util.Arrays.fill(on, site == -1 ? true : false);
+      if (site >= 0) {
+        on[site] = true;
+      }
+      for (int s = 0; s < 8; s++) {
+        float[][] r = fp32.forwardAll(seqs[s], fp32.newCache(64));
+        float[][] g = run(w, seqs[s]);
+        for (int i = 0; i < 64; i++) {
+          ref[s * 64 + i] = r[i];
+          got[s * 64 + i] = g[i];
+        }
+      }
+      LogitComparison cmp = LogitComparison.compare(ref, got);
+      System.out.printf("%-10s top-1 %.4f KL %.5f%n", site == -2 ? "none" : site == -1 ? "all" : names[site],
+          cmp.top1Agreement(), cmp.klDivergence());
+    }
+  }
+}

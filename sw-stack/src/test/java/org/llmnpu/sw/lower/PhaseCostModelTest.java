@@ -1,0 +1,71 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.ModelWeights;
+
+/** The shape-only cost model reproduces the golden simulator's counters of the lowered programs. */
+class PhaseCostModelTest {
+  @Test
+  void matchesTheGoldenCyclesOfPrefillAndDecode() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    LoweredModel model = new LoweredModel(w, NpuTargets.defaultNpu(), 24, 16);
+    NpuDecoder npu = new NpuDecoder(model, 4, NpuEngine.GOLDEN);
+    int[] prompt = {1, 403, 407, 261, 378, 300};
+    NpuDecoder.Step pre = npu.prefill(prompt, false);
+    NpuDecoder.Step dec = npu.decode(301);
+    PhaseCostModel cost = new PhaseCostModel(w.config(), model.machine(), 24, 4, false);
+    PhaseCostModel.Cost p = cost.step(prompt.length, 0, w.config().layers());
+    PhaseCostModel.Cost d = cost.step(1, prompt.length, w.config().layers());
+    assertEquals(pre.counter(Counter.COMMANDS), p.commands());
+    assertEquals(pre.counter(Counter.MACS), p.macs());
+    assertEquals(pre.counter(Counter.EXT_READ_BEATS) * 16, p.readBytes());
+    assertEquals(pre.counter(Counter.CYCLES), p.cycles());
+    assertEquals(dec.counter(Counter.CYCLES), d.cycles());
+    assertEquals(dec.counter(Counter.EXT_WRITE_BEATS) * 16, d.writeBytes());
+    PhaseCostModel.Cost scaled = cost.step(1, prompt.length, 1);
+    System.out.printf("decode: golden %d cycles, one layer costed and scaled %d (%+.3f %%)%n", d.cycles(),
+        scaled.cycles(), 100.0 * (scaled.cycles() - d.cycles()) / d.cycles());
+    assertEquals(d.cycles(), scaled.cycles(), d.cycles() * 0.01);
+  }
+
+  /** A synthetic model (head dim 32, hidden 352) on three memory timings and a 4-lane, 8×8 NPU. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"16, 32, 16, 16", "16, 4, 2, 16", "16, 100, 16, 16", "8, 16, 8, 4"})
+  void matchesTheGoldenOnOtherShapesAndMachines(int rows, int latency, int bytesPerCycle, int lanes) {
+    ModelWeights w = org.llmnpu.sw.model.SyntheticWeights.generate(org.llmnpu.sw.model.ModelConfig.tiny(), 5);
+    org.llmnpu.isa.MachineParams m = new org.llmnpu.isa.MachineParams(rows, rows, 256 * 1024, 4, 16L << 20, 16, 32, 0,
+        64, 512, 128, latency, bytesPerCycle, 1 << 20, new org.llmnpu.isa.MachineParams.DspParams(lanes, 2048, 256,
+        12, 2, 1L << 24));
+    LoweredModel model = new LoweredModel(w, m, 12, 8);
+    NpuDecoder npu = new NpuDecoder(model, 3, NpuEngine.GOLDEN);
+    NpuDecoder.Step pre = npu.prefill(new int[] {1, 5, 9, 200, 7}, false);
+    NpuDecoder.Step dec = npu.decode(42);
+    PhaseCostModel cost = new PhaseCostModel(w.config(), m, 12, 3, false);
+    assertEquals(pre.counter(Counter.CYCLES), cost.step(5, 0, 4).cycles());
+    assertEquals(dec.counter(Counter.CYCLES), cost.step(1, 5, 4).cycles());
+    assertEquals(dec.counter(Counter.EXT_READ_BEATS) * rows, cost.step(1, 5, 4).readBytes());
+  }
+
+  @Test
+  void int4WeightsGoThroughLoad4AndTheCostModelFollows() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    LoweredModel model = new LoweredModel(w, NpuTargets.defaultNpu(), 12, 8, 4);
+    LoweredModel int8 = new LoweredModel(w, NpuTargets.defaultNpu(), 12, 8);
+    NpuDecoder npu = new NpuDecoder(model, 8, NpuEngine.GOLDEN);
+    NpuDecoder.Step pre = npu.prefill(new int[] {1, 403, 407}, false);
+    NpuDecoder.Step dec = npu.decode(261);
+    PhaseCostModel cost = new PhaseCostModel(w.config(), model.machine(), 12, 8, false, 4);
+    assertEquals(pre.counter(Counter.CYCLES), cost.step(3, 0, 5).cycles());
+    assertEquals(dec.counter(Counter.CYCLES), cost.step(1, 3, 5).cycles());
+    NpuDecoder npu8 = new NpuDecoder(int8, 8, NpuEngine.GOLDEN);
+    npu8.prefill(new int[] {1, 403, 407}, false);
+    NpuDecoder.Step dec8 = npu8.decode(261);
+    org.junit.jupiter.api.Assertions.assertTrue(model.weightBytes() < 0.7 * int8.weightBytes());
+    long saved = dec8.counter(Counter.DMA_LOAD_BYTES) - dec.counter(Counter.DMA_LOAD_BYTES);
+    assertEquals(int8.weightBytes() - model.weightBytes(), saved, "a decode step loads every weight once");
+  }
+}
