@@ -121,7 +121,7 @@ final class NpuHtml {
         + "<div class=\"plots\">\n");
     List<NpuSvg.Point> pts = new ArrayList<>();
     for (NpuReport.CyclePoint c : r.cycles()) {
-      pts.add(new NpuSvg.Point(c.program(), c.modelCycles(), c.rtlCycles(), c.bitExact() && c.countersEqual()
+      pts.add(new NpuSvg.Point(c.program(), c.modelCycles(), c.rtlCycles(), c.bitExact()
           && c.modelCycles() == c.rtlCycles()));
     }
     s.append(NpuSvg.scatter("Model vs RTL cycles (" + r.cycles().size() + " programs)", "model cycles", "RTL cycles",
@@ -134,7 +134,8 @@ final class NpuHtml {
           .append(Fmt.grouped(c.rtlCycles())).append("</td><td>")
           .append(Fmt.fixed(c.modelCycles() == 0 ? 0 : (double) c.rtlCycles() / c.modelCycles(), 4))
           .append("</td><td>").append(c.bitExact() ? "yes" : "<b class=\"note\">no</b>").append("</td><td>")
-          .append(c.countersEqual() ? "yes" : "<b class=\"note\">no</b>").append("</td></tr>\n");
+          .append(c.countersEqual() ? "yes" : "<span class=\"note\">differ: "
+              + Fmt.esc(String.join(", ", c.differingCounters())) + "</span>").append("</td></tr>\n");
     }
     s.append("</table>\n");
   }

@@ -45,7 +45,8 @@ final class NpuJson {
     ArrayNode runs = cv.putArray("runs");
     r.cycles().forEach(c -> runs.addObject().put("program", c.program()).put("kind", c.kind())
         .put("modelCycles", c.modelCycles()).put("rtlCycles", c.rtlCycles()).put("bitExact", c.bitExact())
-        .put("countersEqual", c.countersEqual()));
+        .put("countersEqual", c.countersEqual()).set("differingCounters", JsonOutput.object().arrayNode()
+        .addAll(c.differingCounters().stream().map(com.fasterxml.jackson.databind.node.TextNode::valueOf).toList())));
     ObjectNode ept = root.putObject("energyPerTokenJ");
     r.phases().forEach(p -> ept.put(p.phase(), p.energyPerTokenJ(NodeScaling.Node.N180)));
     root.put("energyPerTokenNode", "180 nm");

@@ -52,10 +52,10 @@ public final class NpuReportWriter {
   }
 
   private static String cycles(NpuReport r) {
-    StringBuilder s = new StringBuilder("program,kind,model_cycles,rtl_cycles,bit_exact,counters_equal\n");
+    StringBuilder s = new StringBuilder("program,kind,model_cycles,rtl_cycles,bit_exact,differing_counters\n");
     r.cycles().forEach(c -> s.append(Fmt.csv(c.program())).append(',').append(Fmt.csv(c.kind())).append(',')
         .append(c.modelCycles()).append(',').append(c.rtlCycles()).append(',').append(c.bitExact()).append(',')
-        .append(c.countersEqual()).append('\n'));
+        .append(Fmt.csv(String.join(" ", c.differingCounters()))).append('\n'));
     return s.toString();
   }
 

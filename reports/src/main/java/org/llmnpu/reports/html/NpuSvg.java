@@ -42,7 +42,7 @@ final class NpuSvg {
 
   /** A pie chart of positive values with a legend (label, value, share). */
   static String pie(String title, List<Slice> slices, String unit) {
-    int w = 620;
+    int w = 720;
     int h = Math.max(300, 60 + 22 * slices.size());
     StringBuilder s = open(w, h, title);
     double total = slices.stream().mapToDouble(x -> Math.max(0, x.value())).sum();
@@ -78,8 +78,8 @@ final class NpuSvg {
 
   /** Horizontal bars from zero. */
   static String bars(String title, List<Slice> bars, String unit) {
-    int w = 620;
-    int left = 210;
+    int w = 720;
+    int left = 300;
     int h = 60 + 26 * bars.size();
     StringBuilder s = open(w, h, title);
     double max = bars.stream().mapToDouble(Slice::value).max().orElse(1);
@@ -246,8 +246,8 @@ final class NpuSvg {
         .append(f(ly(peak, yr, top, ph))).append(' ').append(f(xEnd)).append(',').append(f(ly(peak, yr, top, ph)))
         .append("\"><title>roof: peak ").append(Fmt.sig(peak)).append(" ops/s, ").append(Fmt.sig(bandwidth))
         .append(" B/s</title></polyline>\n");
-    s.append("<text x=\"").append(f(xRidge + 6)).append("\" y=\"").append(f(ly(peak, yr, top, ph) - 6))
-        .append("\" font-size=\"11\">peak ").append(Fmt.sig(peak / 1e9)).append(" GOPS, ridge ")
+    s.append("<text x=\"").append(left + pw - 4).append("\" y=\"").append(f(ly(peak, yr, top, ph) - 6))
+        .append("\" text-anchor=\"end\" font-size=\"11\">peak ").append(Fmt.sig(peak / 1e9)).append(" GOPS, ridge ")
         .append(Fmt.sig(ridge)).append(" ops/B</text>\n");
     for (Point p : points) {
       if (p.x() <= 0 || p.y() <= 0) {

@@ -71,10 +71,17 @@ public record NpuReport(String title, Map<String, String> config, double clockNs
    * @param modelCycles  cycles of the analytical cycle model (golden ISA simulator)
    * @param rtlCycles    cycles the RTL counted in Verilator
    * @param bitExact     memory image after the run equal to the golden one
-   * @param countersEqual every counter equal to the golden/model value
+   * @param differingCounters the counters whose RTL value differs from the golden/model value
    */
   public record CyclePoint(String program, String kind, long modelCycles, long rtlCycles, boolean bitExact,
-                           boolean countersEqual) {
+                           List<String> differingCounters) {
+    public CyclePoint {
+      differingCounters = List.copyOf(differingCounters);
+    }
+
+    public boolean countersEqual() {
+      return differingCounters.isEmpty();
+    }
   }
 
   /**
