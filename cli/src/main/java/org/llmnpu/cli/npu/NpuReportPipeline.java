@@ -150,22 +150,9 @@ public final class NpuReportPipeline {
       }
       tableSource = "read from " + o.energyTable();
     } else {
-      int r = c.rows();
-      try {
-        table = calibrate(r);
-        tableSource = String.format(Locale.ROOT, "calibrated now on a %dx%d GEMM engine at %s ns (Verilator activity, "
-            + "OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(o.ppa().clockNs()), r, r);
-      } catch (IllegalStateException e) {
-        if (r == FALLBACK_ROWS) {
-          throw new IllegalStateException(e.getMessage() + "; give a table with --energy-table", e);
-        }
-        log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
-            + " engine instead");
-        table = scaledIdle(calibrate(FALLBACK_ROWS), units.get(0).ppa(), e.getMessage());
-        tableSource = String.format(Locale.ROOT, "calibrated now on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
-            + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
-            FALLBACK_ROWS, Fmt.num(o.ppa().clockNs()), r, r);
-      }
+      String[] cached = calibratedTable(c.rows(), units.get(0).ppa());
+      table = EnergyTable.fromJson(cached[0], "cached energy calibration");
+      tableSource = cached[1];
     }
     double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
@@ -216,6 +203,58 @@ public final class NpuReportPipeline {
         trends, notes);
     step("gathered");
     return new Result(report, phases, pass);
+  }
+
+  /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 1";
+
+  /**
+   * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
+   * as {table JSON, source}: the calibration is deterministic (seeded workloads, RTL, tools), so
+   * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
+   * versions, the library, the clock and the seed, and a warm run skips the simulations.
+   */
+  private String[] calibratedTable(int r, PpaResult engine) {
+    List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, org.llmnpu.reports.ppa.ToolVersions.yosys(),
+        org.llmnpu.reports.ppa.ToolVersions.sta(), o.ppa().liberty().toString(), Double.toString(o.ppa().clockNs()),
+        Long.toString(o.seed()), Integer.toString(r), engine.design()));
+    for (int size : new int[] {r, FALLBACK_ROWS, 2}) {
+      for (org.llmnpu.rtl.mac.WeightSparsity sp : org.llmnpu.rtl.mac.WeightSparsity.values()) {
+        if (sp != org.llmnpu.rtl.mac.WeightSparsity.NONE && sp != org.llmnpu.rtl.mac.WeightSparsity.S2_4) {
+          continue;
+        }
+        int m = size == 2 ? 4 : 4 * size;
+        org.llmnpu.rtl.mac.GemmEngineConfig cfg = new org.llmnpu.rtl.mac.GemmEngineConfig(
+            new org.llmnpu.rtl.mac.MacArrayConfig(size, size, 32, Math.max(2, Math.min(1024, m)), 0, sp), m,
+            size == 2 ? 8 : 4 * size, size == 2 ? 4 : 2 * size);
+        parts.add(new java.util.TreeMap<>(Verilog.emit(new org.llmnpu.rtl.mac.GemmEngine(cfg)).files()).toString());
+      }
+    }
+    String key = org.llmnpu.reports.ppa.ContentCache.key(parts);
+    var hit = o.ppa().cache().get(key);
+    if (hit.isPresent() && hit.get().containsKey("energy.json") && hit.get().containsKey("source.txt")) {
+      log.accept("  energy table: cached calibration (" + hit.get().get("source.txt").strip() + ")");
+      return new String[] {hit.get().get("energy.json"), hit.get().get("source.txt").strip()};
+    }
+    EnergyTable table;
+    String source;
+    try {
+      table = calibrate(r);
+      source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine at %s ns (Verilator activity, "
+          + "OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(o.ppa().clockNs()), r, r);
+    } catch (IllegalStateException e) {
+      if (r == FALLBACK_ROWS) {
+        throw new IllegalStateException(e.getMessage() + "; give a table with --energy-table", e);
+      }
+      log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
+          + " engine instead");
+      table = scaledIdle(calibrate(FALLBACK_ROWS), engine, e.getMessage());
+      source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
+          + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
+          FALLBACK_ROWS, Fmt.num(o.ppa().clockNs()), r, r);
+    }
+    o.ppa().cache().put(key, Map.of("energy.json", table.json(), "source.txt", source + "\n"));
+    return new String[] {table.json(), source};
   }
 
   /** Array size the energy calibration falls back to when OpenSTA cannot propagate a larger engine's activity. */
