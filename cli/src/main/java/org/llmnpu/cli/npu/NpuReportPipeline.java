@@ -333,7 +333,7 @@ public final class NpuReportPipeline {
     gemm.put("maxM", "" + c.maxM());
     gemm.put("maxK", "" + c.maxK());
     gemm.put("maxN", "" + c.maxN());
-    out.add(unit("GEMM engine (MAC array, buffers, psum memories)", "gemm-engine", gemm, true));
+    out.add(unit("GEMM engine", "gemm-engine", gemm, true));
     if (o.quick()) {
       return out;
     }
