@@ -45,7 +45,7 @@ final class SeedTrends {
   }
 
   private static String pct(double v) {
-    return String.format(Locale.ROOT, "%+.0f %%", 100 * v);
+    return String.format(Locale.ROOT, "%+.1f %%", 100 * v);
   }
 
   private static String x(double v) {
