@@ -96,6 +96,48 @@ public record EnergyTable(Map<EnergyAction, Entry> entries, Map<EnergyAction, St
     return JsonOutput.indented(root) + "\n";
   }
 
+  /**
+   * Reads a table that {@link #json()} wrote ({@code energy.json} of {@code npu report energy}):
+   * each action's 180 nm figure and basis, and the actions not measured with their reasons.
+   *
+   * @throws IllegalArgumentException naming {@code what} when the text is not such a table
+   */
+  public static EnergyTable fromJson(String text, String what) {
+    try {
+      com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+      com.fasterxml.jackson.databind.JsonNode actions = root == null ? null : root.get("actions");
+      if (actions == null || !actions.isArray() || actions.isEmpty()) {
+        throw new IllegalArgumentException(what + ": not an energy table (no \"actions\" array); write one with "
+            + "npu report energy -o DIR (DIR/energy.json)");
+      }
+      Map<EnergyAction, Entry> m = new EnumMap<>(EnergyAction.class);
+      for (com.fasterxml.jackson.databind.JsonNode a : actions) {
+        EnergyAction action = action(a.path("action").asText(), what);
+        com.fasterxml.jackson.databind.JsonNode pj = a.get("pj180nm");
+        if (pj == null || !pj.isNumber()) {
+          throw new IllegalArgumentException(what + ": action " + action + " has no numeric pj180nm");
+        }
+        m.put(action, new Entry(action, pj.doubleValue(), a.path("basis").asText("")));
+      }
+      Map<EnergyAction, String> missing = new EnumMap<>(EnergyAction.class);
+      for (com.fasterxml.jackson.databind.JsonNode a : root.path("notMeasured")) {
+        missing.put(action(a.path("action").asText(), what), a.path("reason").asText(""));
+      }
+      return new EnergyTable(m, missing);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException(what + ": not valid JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static EnergyAction action(String name, String what) {
+    try {
+      return EnergyAction.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(what + ": unknown energy action '" + name + "'; allowed: "
+          + java.util.Arrays.toString(EnergyAction.values()), e);
+    }
+  }
+
   /** The table as CSV: action, block, unit, pJ at 180/45/7 nm, basis. */
   public String csv() {
     StringBuilder s = new StringBuilder("action,block,unit,pj_180nm,pj_45nm,pj_7nm,basis\n");

@@ -38,16 +38,28 @@ final class GateNetlist {
     this.top = top;
     Matcher m = MODULE.matcher(netlist);
     while (m.find()) {
-      String name = unescape(m.group(1));
-      bodies.put(name, m.group(2));
-      Map<String, Instance> insts = new HashMap<>();
-      Matcher i = INSTANCE.matcher(m.group(2));
-      while (i.find()) {
-        Matcher q = Q_PIN.matcher(i.group(3));
-        insts.put(unescape(i.group(2)), new Instance(unescape(i.group(1)), q.find() ? unescape(q.group(1)) : null));
-      }
-      instances.put(name, insts);
+      bodies.put(unescape(m.group(1)), m.group(2));
     }
+  }
+
+  /**
+   * The instances of every module, parsed on first use: the ports (all a cached timing run
+   * needs) come from the top module alone, while parsing every instance of a large netlist
+   * takes a minute.
+   */
+  private Map<String, Map<String, Instance>> instances() {
+    if (instances.isEmpty() && !bodies.isEmpty()) {
+      for (Map.Entry<String, String> b : bodies.entrySet()) {
+        Map<String, Instance> insts = new HashMap<>();
+        Matcher i = INSTANCE.matcher(b.getValue());
+        while (i.find()) {
+          Matcher q = Q_PIN.matcher(i.group(3));
+          insts.put(unescape(i.group(2)), new Instance(unescape(i.group(1)), q.find() ? unescape(q.group(1)) : null));
+        }
+        instances.put(b.getKey(), insts);
+      }
+    }
+    return instances;
   }
 
   /** Input ports of the top module, in declaration order. */
@@ -80,7 +92,7 @@ final class GateNetlist {
     String[] parts = instancePath.split("/");
     String prefix = "";
     for (int k = 0; k < parts.length; k++) {
-      Instance inst = instances.getOrDefault(module, Map.of()).get(parts[k]);
+      Instance inst = instances().getOrDefault(module, Map.of()).get(parts[k]);
       if (inst == null) {
         return null;
       }
@@ -108,11 +120,11 @@ final class GateNetlist {
     if (depth > 64) {
       return;
     }
-    for (var e : new java.util.TreeMap<>(instances.getOrDefault(module, Map.of())).entrySet()) {
+    for (var e : new java.util.TreeMap<>(instances().getOrDefault(module, Map.of())).entrySet()) {
       Instance inst = e.getValue();
       if (inst.type().startsWith("DFF")) {
         out.put(prefix + e.getKey(), inst.qNet() == null ? null : prefix + inst.qNet());
-      } else if (instances.containsKey(inst.type())) {
+      } else if (instances().containsKey(inst.type())) {
         walk(inst.type(), prefix + e.getKey() + "/", out, depth + 1);
       }
     }
@@ -132,8 +144,8 @@ final class GateNetlist {
     if (depth > 64) {
       return;
     }
-    for (var e : new java.util.TreeMap<>(instances.getOrDefault(at, Map.of())).entrySet()) {
-      if (instances.containsKey(e.getValue().type())) {
+    for (var e : new java.util.TreeMap<>(instances().getOrDefault(at, Map.of())).entrySet()) {
+      if (instances().containsKey(e.getValue().type())) {
         collect(e.getValue().type(), prefix + e.getKey() + "/", module, out, depth + 1);
       }
     }

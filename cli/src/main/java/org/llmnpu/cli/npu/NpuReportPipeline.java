@@ -1,0 +1,403 @@
+package org.llmnpu.cli.npu;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.cosim.RandomPrograms;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.reports.energy.Calibration;
+import org.llmnpu.reports.energy.EnergyEstimate;
+import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.ppa.BlockDesigns;
+import org.llmnpu.reports.ppa.NodeScaling;
+import org.llmnpu.reports.ppa.PpaFlow;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * The whole-NPU report, gathered: PPA of the NPU top and of its units synthesized one by one
+ * (Yosys + OpenSTA, cached), co-simulation of random programs and of the decoder's phases on the
+ * RTL against the golden ISA simulator, energy from the phases' counters times the energy
+ * table, the roofline, and the seed trends. It lives in {@code cli} because it needs both the
+ * co-simulation ({@code cosim}) and the reports; {@code reports} only renders the result.
+ */
+public final class NpuReportPipeline {
+  /**
+   * What to gather.
+   *
+   * @param config         the NPU
+   * @param ppa            PPA options (clock, cache)
+   * @param quick          the NPU top and its GEMM engine only: the PPM and the Vector DSP (not in
+   *                       the npu top yet) are left out
+   * @param promptTokens   prefill length of the decoder phases
+   * @param randomPrograms random DMA/GEMM programs co-simulated for the cycle-model validation
+   * @param energyTable    a table written by {@code npu report energy}, or null to calibrate the
+   *                       GEMM engine at the NPU's array size
+   * @param seed           seed of programs, data and calibration
+   */
+  public record Options(NpuConfig config, PpaOptions ppa, boolean quick, int promptTokens, int randomPrograms,
+                        Path energyTable, long seed) {
+  }
+
+  /** The report and what the phases did (the demo prints them). */
+  public record Result(NpuReport report, List<DecoderPhases.PhaseRun> phases, boolean allPassed) {
+  }
+
+  private final Options o;
+  private final Consumer<String> log;
+  private final SimOptions sim = SimOptions.fromEnvironment();
+  private long t0;
+
+  public NpuReportPipeline(Options options, Consumer<String> log) {
+    this.o = options;
+    this.log = log;
+  }
+
+  private void step(String what) {
+    log.accept(String.format(Locale.ROOT, "[%6.1f s] %s", (System.nanoTime() - t0) / 1e9, what));
+  }
+
+  /** The NPU's generator parameters, as {@code npu generate npu -p} takes them. */
+  public static Map<String, String> generatorParams(NpuConfig c) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("rows", "" + c.rows());
+    m.put("spadKiB", "" + c.spadKiB());
+    m.put("spadBanks", "" + c.spadBanks());
+    m.put("extMemMiB", "" + c.extMemMiB());
+    m.put("mTile", "" + c.mTile());
+    m.put("accWidth", "" + c.accWidth());
+    m.put("icAccumDepth", "" + c.icAccumDepth());
+    m.put("maxM", "" + c.maxM());
+    m.put("maxK", "" + c.maxK());
+    m.put("maxN", "" + c.maxN());
+    m.put("watchdogCycles", "" + c.watchdogCycles());
+    return m;
+  }
+
+  public Result run() {
+    t0 = System.nanoTime();
+    NpuConfig c = o.config();
+    MachineParams mp = c.machine();
+    ModelConfig model = ModelConfig.stories260K();
+    List<String> notes = new ArrayList<>();
+    Map<String, String> cfg = new LinkedHashMap<>(generatorParams(c));
+    cfg.put("memLatency (simulation)", c.memLatency() + " cycles");
+    cfg.put("memBytesPerCycle (simulation)", c.memBytesPerCycle() + " B/cycle");
+    cfg.put("model", "stories260K (dim " + model.dim() + ", hidden " + model.hiddenDim() + ", " + model.layers()
+        + " layers, " + model.heads() + " heads / " + model.kvHeads() + " KV heads, vocab " + model.vocabSize() + ")");
+    cfg.put("prompt tokens", "" + o.promptTokens());
+
+    step("PPA of the NPU top (Yosys + OpenSTA, cached)");
+    PpaResult npu = PpaFlow.run(Verilog.emit(new Npu(c)), generatorParams(c), o.ppa());
+    log.accept(String.format(Locale.ROOT, "         %s: %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz",
+        npu.design(), npu.synthesis().chipAreaUm2() / 1e6, npu.sramAreaUm2(NodeScaling.Node.N180) / 1e6,
+        npu.timing().fmaxMhz()));
+    List<NpuReport.Unit> units = units(c);
+    List<NpuReport.AreaSlice> split = areaSplit(npu, units, notes);
+
+    step("co-simulation on the RTL (Verilator) against the golden ISA simulator");
+    List<NpuReport.CyclePoint> points = new ArrayList<>();
+    List<DecoderPhases.PhaseRun> phases;
+    boolean pass = true;
+    try (NpuRtl rtl = NpuRtl.start(c, sim)) {
+      for (int i = 0; i < o.randomPrograms(); i++) {
+        RandomPrograms.Case rc = RandomPrograms.generate(mp, new Random(o.seed() * 1000 + i), 3, i % 2 == 1);
+        ProgramCosim.Outcome out = ProgramCosim.run(rtl, rc.image(), rc.programAddress());
+        pass &= passes(out);
+        points.add(point("random " + (i + 1) + (i % 2 == 1 ? " (overlapped)" : " (in order)"), "random DMA/GEMM", out));
+        log.accept(String.format(Locale.ROOT, "  random program %d: %d commands, %s, RTL %,d cycles, model %,d", i + 1,
+            rc.program().size(), passes(out) ? "bit-exact, cycles equal" : "FAILS", out.rtlCycles(), out.modelCycles()));
+      }
+      phases = DecoderPhases.run(rtl, "stories260K", model, o.promptTokens(), o.seed(), log);
+    }
+    for (DecoderPhases.PhaseRun p : phases) {
+      pass &= passes(p.outcome());
+      points.add(point(p.phase() + (p.proxy() ? " (GEMM proxy)" : ""), "decoder phase", p.outcome()));
+    }
+
+    String counterNote = counterNote(points);
+    if (counterNote != null) {
+      notes.add(counterNote);
+      log.accept("  note: " + counterNote);
+    }
+
+    step("energy: counters x energy table");
+    EnergyTable table;
+    String tableSource;
+    if (o.energyTable() != null) {
+      try {
+        table = EnergyTable.fromJson(Files.readString(o.energyTable()), "--energy-table " + o.energyTable());
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("--energy-table: cannot read " + o.energyTable() + ": " + e.getMessage(), e);
+      }
+      tableSource = "read from " + o.energyTable();
+    } else {
+      String[] cached = calibratedTable(c.rows(), units.get(0).ppa());
+      table = EnergyTable.fromJson(cached[0], "cached energy calibration");
+      tableSource = cached[1];
+    }
+    double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
+    EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
+        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs);
+    List<NpuReport.PhaseEnergy> energies = new ArrayList<>();
+    for (DecoderPhases.PhaseRun p : phases) {
+      Map<NodeScaling.Node, EnergyEstimate> est = new EnumMap<>(NodeScaling.Node.class);
+      for (NodeScaling.Node n : NodeScaling.Node.values()) {
+        est.put(n, EnergyEstimate.of(table, n, p.counters(), shape));
+      }
+      NpuReport.PhaseEnergy pe = new NpuReport.PhaseEnergy(p.phase(), p.tokens(), p.source(), p.proxy(), p.counters(),
+          est);
+      energies.add(pe);
+      log.accept(String.format(Locale.ROOT, "  %-7s %.4g uJ/token at 180 nm, %.4g nJ/token at 7 nm, %.3g TOPS/W (180 nm)",
+          p.phase(), pe.energyPerTokenJ(NodeScaling.Node.N180) * 1e6, pe.energyPerTokenJ(NodeScaling.Node.N7) * 1e9,
+          est.get(NodeScaling.Node.N180).topsPerWatt()));
+    }
+    if (phases.stream().anyMatch(DecoderPhases.PhaseRun::proxy)) {
+      notes.add("Energy per token is a GEMM-only proxy: the decoder's GEMMs with their DMA ran on the RTL; norms, "
+          + "SoftMax, RoPE and activations (Vector DSP, PPM) are not counted until the decoder is lowered to NPU "
+          + "programs (DecoderPhases.run is where its counters plug in).");
+    }
+    notes.add(String.format(Locale.ROOT, "Energy: idle (clock, leakage) charged per cycle at a %s ns cycle (the NPU's "
+        + "critical path or the constraint, whichever is longer); scratchpad accesses per %d-bit line of a %d-word bank "
+        + "from the SRAM model; external memory per byte (%s).", Fmt.num(runClockNs), 8 * mp.lineBytes(),
+        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), EnergyTable.DRAM_SOURCE));
+
+    step("roofline: the decoder's GEMMs one by one through the cycle model");
+    List<NpuReport.RoofPoint> roof = new ArrayList<>();
+    for (DecoderPhases.PhaseRun p : phases) {
+      int tokens = p.tokens();
+      int ctx = p.phase().equals("prefill") ? o.promptTokens() : o.promptTokens() + 1;
+      for (DecoderGemms.Gemm g : DecoderGemms.distinct(DecoderGemms.phase(model, tokens, ctx))) {
+        IsaSimulator.Result r = golden(mp, List.of(g), false);
+        roof.add(new NpuReport.RoofPoint(p.phase() + " " + g.kind() + " " + g.m() + "x" + g.k() + "x" + g.n(),
+            p.phase(), g.macs(), r.counter(Counter.DMA_LOAD_BYTES) + r.counter(Counter.DMA_STORE_BYTES),
+            r.counter(Counter.CYCLES)));
+      }
+    }
+    NpuReport.Roofline roofline = new NpuReport.Roofline(npu.timing().fmaxMhz(), c.rows() * c.rows(),
+        Math.min(c.memBytesPerCycle(), mp.lineBytes()), roof);
+
+    step("seed trends");
+    List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden)
+        .rows();
+    NpuReport report = new NpuReport("NPU report: npu " + c.rows() + "x" + c.rows() + ", " + c.spadKiB()
+        + " KiB scratchpad", cfg, o.ppa().clockNs(), npu, units, split, points, table, tableSource, energies, roofline,
+        trends, notes);
+    step("gathered");
+    return new Result(report, phases, pass);
+  }
+
+  /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 1";
+
+  /**
+   * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
+   * as {table JSON, source}: the calibration is deterministic (seeded workloads, RTL, tools), so
+   * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
+   * versions, the library, the clock and the seed, and a warm run skips the simulations.
+   */
+  private String[] calibratedTable(int r, PpaResult engine) {
+    List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, org.llmnpu.reports.ppa.ToolVersions.yosys(),
+        org.llmnpu.reports.ppa.ToolVersions.sta(), o.ppa().liberty().toString(), Double.toString(o.ppa().clockNs()),
+        Long.toString(o.seed()), Integer.toString(r), engine.design()));
+    for (int size : new int[] {r, FALLBACK_ROWS, 2}) {
+      for (org.llmnpu.rtl.mac.WeightSparsity sp : org.llmnpu.rtl.mac.WeightSparsity.values()) {
+        if (sp != org.llmnpu.rtl.mac.WeightSparsity.NONE && sp != org.llmnpu.rtl.mac.WeightSparsity.S2_4) {
+          continue;
+        }
+        int m = size == 2 ? 4 : 4 * size;
+        org.llmnpu.rtl.mac.GemmEngineConfig cfg = new org.llmnpu.rtl.mac.GemmEngineConfig(
+            new org.llmnpu.rtl.mac.MacArrayConfig(size, size, 32, Math.max(2, Math.min(1024, m)), 0, sp), m,
+            size == 2 ? 8 : 4 * size, size == 2 ? 4 : 2 * size);
+        parts.add(new java.util.TreeMap<>(Verilog.emit(new org.llmnpu.rtl.mac.GemmEngine(cfg)).files()).toString());
+      }
+    }
+    String key = org.llmnpu.reports.ppa.ContentCache.key(parts);
+    var hit = o.ppa().cache().get(key);
+    if (hit.isPresent() && hit.get().containsKey("energy.json") && hit.get().containsKey("source.txt")) {
+      log.accept("  energy table: cached calibration (" + hit.get().get("source.txt").strip() + ")");
+      return new String[] {hit.get().get("energy.json"), hit.get().get("source.txt").strip()};
+    }
+    EnergyTable table;
+    String source;
+    try {
+      table = calibrate(r);
+      source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine at %s ns (Verilator activity, "
+          + "OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(o.ppa().clockNs()), r, r);
+    } catch (IllegalStateException e) {
+      if (r == FALLBACK_ROWS) {
+        throw new IllegalStateException(e.getMessage() + "; give a table with --energy-table", e);
+      }
+      log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
+          + " engine instead");
+      table = scaledIdle(calibrate(FALLBACK_ROWS), engine, e.getMessage());
+      source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
+          + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
+          FALLBACK_ROWS, Fmt.num(o.ppa().clockNs()), r, r);
+    }
+    o.ppa().cache().put(key, Map.of("energy.json", table.json(), "source.txt", source + "\n"));
+    return new String[] {table.json(), source};
+  }
+
+  /** Array size the energy calibration falls back to when OpenSTA cannot propagate a larger engine's activity. */
+  static final int FALLBACK_ROWS = 8;
+
+  private EnergyTable calibrate(int r) {
+    return new Calibration(o.ppa(), sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
+        o.seed()).table();
+  }
+
+  /**
+   * The table of a smaller engine with its idle energy per cycle scaled to the NPU's engine by the
+   * ratio of flip-flops (an idle engine's power is its clocked flip-flops; assumption stated in the
+   * entry's basis). The per-action energies (MAC, 2:4 MAC, write-back) are per occurrence and kept.
+   */
+  private EnergyTable scaledIdle(EnergyTable small, PpaResult engine, String why) {
+    int r = FALLBACK_ROWS;
+    org.llmnpu.rtl.mac.GemmEngineConfig cfg = new org.llmnpu.rtl.mac.GemmEngineConfig(
+        new org.llmnpu.rtl.mac.MacArrayConfig(r, r, 32, Math.max(2, Math.min(1024, 4 * r)), 0,
+            org.llmnpu.rtl.mac.WeightSparsity.NONE), 4 * r, 4 * r, 2 * r);
+    PpaResult calibrated = PpaFlow.run(Verilog.emit(new org.llmnpu.rtl.mac.GemmEngine(cfg)), o.ppa());
+    double ratio = (double) engine.synthesis().flipFlops() / calibrated.synthesis().flipFlops();
+    Map<org.llmnpu.reports.energy.EnergyAction, EnergyTable.Entry> m = new EnumMap<>(small.entries());
+    EnergyTable.Entry idle = m.get(org.llmnpu.reports.energy.EnergyAction.MAC_IDLE);
+    m.put(idle.action(), new EnergyTable.Entry(idle.action(), idle.pj180() * ratio, String.format(Locale.ROOT,
+        "scaled: %s times the flip-flop ratio %.3f of the NPU's engine %s (%d) to %s (%d), because %s",
+        Fmt.num(idle.pj180()) + " pJ of " + calibrated.design(), ratio, engine.design(),
+        engine.synthesis().flipFlops(), calibrated.design(), calibrated.synthesis().flipFlops(), why)));
+    log.accept(String.format(Locale.ROOT, "  MAC_IDLE scaled by flip-flops x%.3f: %.4g pJ at 180 nm", ratio,
+        idle.pj180() * ratio));
+    return new EnergyTable(m, small.notMeasured());
+  }
+
+  IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {
+    GemmProgram.Built b = GemmProgram.build(mp, gemms, int4, o.seed());
+    IsaSimulator.Result r = IsaSimulator.run(mp, b.image(), 0);
+    if (r.error() != org.llmnpu.isa.ErrorCause.NONE) {
+      throw new IllegalStateException("the GEMM program halted with " + r.error() + " at command " + r.errorCommand()
+          + ": a defect of GemmProgram");
+    }
+    return r;
+  }
+
+  private static NpuReport.CyclePoint point(String name, String kind, ProgramCosim.Outcome out) {
+    return new NpuReport.CyclePoint(name, kind, out.modelCycles(), out.rtlCycles(), out.bitExact() && out.statusMatches(),
+        out.counterMismatches().keySet().stream().map(Counter::key).toList());
+  }
+
+  /** Bit-exact memory, equal status and equal total cycles (counters are listed, see {@link #counterNote}). */
+  static boolean passes(ProgramCosim.Outcome out) {
+    return out.bitExact() && out.statusMatches() && out.rtlCycles() == out.modelCycles();
+  }
+
+  /** A note on counters that differ between the RTL and the golden model, or null. */
+  static String counterNote(List<NpuReport.CyclePoint> points) {
+    java.util.Set<String> differ = new java.util.TreeSet<>();
+    points.forEach(p -> differ.addAll(p.differingCounters()));
+    if (differ.isEmpty()) {
+      return null;
+    }
+    boolean dspOnly = differ.stream().allMatch(k -> k.startsWith("dsp"));
+    return "Counters that differ between the RTL and the golden model: " + String.join(", ", differ)
+        + (dspOnly ? " (the npu top does not implement the Vector DSP counters yet; these programs use no DSP "
+        + "command, so the golden values are 0)" : "") + ". Memory images, status and total cycles are compared "
+        + "separately.";
+  }
+
+  private List<NpuReport.Unit> units(NpuConfig c) {
+    List<NpuReport.Unit> out = new ArrayList<>();
+    Map<String, String> gemm = new LinkedHashMap<>();
+    gemm.put("rows", "" + c.rows());
+    gemm.put("cols", "" + c.rows());
+    gemm.put("accWidth", "" + c.accWidth());
+    gemm.put("mTile", "" + c.mTile());
+    gemm.put("icAccumDepth", "" + c.icAccumDepth());
+    gemm.put("maxM", "" + c.maxM());
+    gemm.put("maxK", "" + c.maxK());
+    gemm.put("maxN", "" + c.maxN());
+    out.add(unit("GEMM engine", "gemm-engine", gemm, true));
+    if (o.quick()) {
+      return out;
+    }
+    Map<String, String> ppm = new LinkedHashMap<>();
+    ppm.put("cols", "" + Math.min(64, c.rows()));
+    out.add(unit("PPM (bias, requant, PPU)", "ppm", ppm, false));
+    MachineParams.DspParams d = MachineParams.DspParams.DEFAULT;
+    Map<String, String> dsp = new LinkedHashMap<>();
+    dsp.put("lanes", "" + d.lanes());
+    dsp.put("rows", "" + d.rows());
+    dsp.put("programDepth", "" + d.programDepth());
+    out.add(unit("Vector DSP", "vector-dsp", dsp, false));
+    return out;
+  }
+
+  private NpuReport.Unit unit(String name, String block, Map<String, String> params, boolean inTop) {
+    step("PPA of " + name + ": " + block + " " + params);
+    PpaResult r = PpaFlow.run(BlockDesigns.of(BlockRegistry.find(block)).design(params), params, o.ppa());
+    log.accept(String.format(Locale.ROOT, "         %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz (%s -> %s)",
+        r.synthesis().chipAreaUm2() / 1e6, r.sramAreaUm2(NodeScaling.Node.N180) / 1e6, r.timing().fmaxMhz(),
+        r.timing().startpoint(), r.timing().endpoint()));
+    return new NpuReport.Unit(name, block, params, inTop, r);
+  }
+
+  private static List<NpuReport.AreaSlice> areaSplit(PpaResult npu, List<NpuReport.Unit> units, List<String> notes) {
+    PpaResult engine = units.get(0).ppa();
+    double engStd = engine.synthesis().chipAreaUm2();
+    double engSram = engine.sramAreaUm2(NodeScaling.Node.N180);
+    double rest = npu.synthesis().chipAreaUm2() - engStd;
+    double spad = npu.sramAreaUm2(NodeScaling.Node.N180) - engSram;
+    List<NpuReport.AreaSlice> out = new ArrayList<>();
+    out.add(new NpuReport.AreaSlice("GEMM engine logic", engStd, "gemm-engine synthesized on its own with the NPU's "
+        + "engine parameters (standard cells)"));
+    out.add(new NpuReport.AreaSlice("GEMM engine buffers (SRAM)", engSram, "the engine's X/W buffers and psum "
+        + "memories as SRAM macros (SRAM model)"));
+    out.add(new NpuReport.AreaSlice("scratchpad (SRAM)", Math.max(0, spad), "the NPU top's SRAM macros minus the "
+        + "engine's (SRAM model)"));
+    out.add(new NpuReport.AreaSlice("controller, DMA, counters", Math.max(0, rest), "the NPU top's standard cells "
+        + "minus the engine synthesized alone (logic optimized across the boundary shifts a little between them)"));
+    if (rest < 0) {
+      notes.add("The engine synthesized alone is larger than the whole NPU's standard cells: the split shows 0 for "
+          + "the controller.");
+    }
+    for (NpuReport.Unit u : units.subList(1, units.size())) {
+      out.add(new NpuReport.AreaSlice(u.name() + " (not yet in the npu top)", u.ppa().synthesis().chipAreaUm2()
+          + u.ppa().sramAreaUm2(NodeScaling.Node.N180), u.block() + " synthesized on its own: standard cells plus "
+          + "its SRAM macros (SRAM model)"));
+    }
+    if (units.size() == 1) {
+      notes.add("Quick report: the PPM and the Vector DSP (not in the npu top yet) are left out of the PPA.");
+    }
+    notes.add("Area split: each unit is synthesized on its own (the NPU top is synthesized as a whole, so its "
+        + "controller share is the top minus the engine); the PPM and the Vector DSP are not part of the npu top yet "
+        + "and are shown at the size the NPU would use.");
+    return out;
+  }
+
+  /** Number formatting for messages. */
+  static final class Fmt {
+    private Fmt() {
+    }
+
+    static String num(double v) {
+      return java.math.BigDecimal.valueOf(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package org.llmnpu.cli.report;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.llmnpu.cli.GenerateCommand;
+import org.llmnpu.cli.npu.NpuReportPipeline;
+import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.reports.OutputDirectory;
+import org.llmnpu.reports.html.NpuReportWriter;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.ToolFailure;
+import org.llmnpu.rtl.TargetClock;
+import org.llmnpu.rtl.npu.NpuConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code npu report npu [-p name=value]... [--config npu.yaml] [--quick] -o DIR}: the whole-NPU
+ * report — configuration, PPA per unit, cycle model against the RTL, energy per token with its
+ * breakdown, roofline, seed trends — as {@code index.html} (self-contained), {@code npu-report.json}
+ * and CSVs. Bad parameters: one line naming the parameter, exit 2, nothing written.
+ */
+@Command(name = "npu", mixinStandardHelpOptions = true,
+    description = "The whole-NPU report: PPA per unit, cycle model vs RTL, energy per token, roofline, seed trends "
+        + "(HTML, JSON, CSV).")
+public final class NpuReportCommand implements Callable<Integer> {
+  /** The NPU {@code --quick} uses when no configuration is given: 4×4 array, 8 KiB scratchpad. */
+  public static final NpuConfig QUICK = new NpuConfig(4, 8, 2, 4, 8, 32, 0, 32, 128, 64, 8, 4, 256);
+
+  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "NPU parameter (see 'npu blocks'), "
+      + "over the configuration")
+  List<String> paramOptions = List.of();
+  @Option(names = "--config", paramLabel = "FILE", description = "NPU configuration (.json, .yaml); default: the "
+      + "default NPU (with --quick: a 4x4 NPU with an 8 KiB scratchpad)")
+  Path configFile;
+  @Option(names = "--quick", description = "the NPU top and its GEMM engine only (no PPM, Vector DSP), 2 random programs, "
+      + "8 prompt tokens, and the small NPU unless --config or -p say otherwise")
+  boolean quick;
+  @Option(names = "--clock-ns", defaultValue = TargetClock.PERIOD_NS_TEXT, paramLabel = "ns",
+      description = "clock constraint for synthesis and timing, 0.1..1000 (default: the NPU's target, ${DEFAULT-VALUE})")
+  String clockNs;
+  @Option(names = "--prompt", paramLabel = "tokens", description = "prefill length, 1..256 (default 64; 8 with --quick)")
+  Integer prompt;
+  @Option(names = "--programs", paramLabel = "n", description = "random programs co-simulated, 0..50 (default 4; 2 "
+      + "with --quick)")
+  Integer programs;
+  @Option(names = "--energy-table", paramLabel = "FILE", description = "energy.json of 'npu report energy' instead of "
+      + "calibrating the GEMM engine at the NPU's array size")
+  Path energyTable;
+  @Option(names = "--seed", defaultValue = "1", description = "seed of programs, data and calibration (default 1)")
+  long seed;
+  @Option(names = {"-o", "--output"}, required = true, paramLabel = "<dir>", description = "report directory")
+  String output;
+  @Option(names = "--force", description = "also write into a directory holding other files (they are kept)")
+  boolean force;
+  @Spec
+  CommandSpec spec;
+
+  /** The NPU the options describe (checked: names the parameter and the allowed values). */
+  public static NpuConfig config(Path configFile, List<String> paramOptions, boolean quick) {
+    NpuConfig base = configFile != null ? NpuConfig.load(configFile)
+        : quick && paramOptions.isEmpty() ? QUICK : NpuConfig.defaults();
+    Map<String, String> params = new LinkedHashMap<>(NpuReportPipeline.generatorParams(base));
+    params.putAll(GenerateCommand.parse("npu", paramOptions));
+    Params p = Params.resolve(BlockRegistry.find("npu"), params);
+    return new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
+        p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
+        p.getInt("maxN"), base.memLatency(), base.memBytesPerCycle(), p.getInt("watchdogCycles"));
+  }
+
+  /** The pipeline's options from the command line. */
+  public static NpuReportPipeline.Options options(NpuConfig c, boolean quick, String clockNs, Integer prompt,
+                                                  Integer programs, Path energyTable, long seed) {
+    int tokens = prompt != null ? prompt : quick ? 8 : 64;
+    if (tokens < 1 || tokens > 256) {
+      throw new IllegalArgumentException("--prompt: " + tokens + " is not allowed; allowed: 1..256 tokens");
+    }
+    int n = programs != null ? programs : quick ? 2 : 4;
+    if (n < 0 || n > 50) {
+      throw new IllegalArgumentException("--programs: " + n + " is not allowed; allowed: 0..50");
+    }
+    if (energyTable != null && !Files.isRegularFile(energyTable)) {
+      throw new IllegalArgumentException("--energy-table " + energyTable + ": no such file (write one with npu report "
+          + "energy -o DIR)");
+    }
+    PpaOptions ppa = PpaOptions.defaults().withClockNs(DecimalOption.parse("--clock-ns", clockNs,
+        PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS));
+    return new NpuReportPipeline.Options(c, ppa, quick, tokens, n, energyTable, seed);
+  }
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      NpuConfig c = config(configFile, paramOptions, quick);
+      NpuReportPipeline.Options o = options(c, quick, clockNs, prompt, programs, energyTable, seed);
+      OutputDirectory.check("-o", output, force);
+      long t0 = System.nanoTime();
+      NpuReportPipeline.Result r = new NpuReportPipeline(o, line -> {
+        out.println(line);
+        out.flush();
+      }).run();
+      OutputDirectory dir = OutputDirectory.open("npu-report", "-o", output, force);
+      NpuReportWriter.write(r.report(), dir);
+      out.printf(Locale.ROOT, "wrote %s, npu-report.json and CSVs (%.1f s)%n", dir.path().resolve("index.html"),
+          (System.nanoTime() - t0) / 1e9);
+      if (!r.allPassed()) {
+        err.println("npu report npu: a co-simulated program did not match the golden model (see the cycle table)");
+        return 1;
+      }
+      return 0;
+    } catch (ToolFailure e) {
+      err.println("npu report npu: " + e.getMessage());
+      return 1;
+    } catch (IllegalArgumentException e) {
+      err.println("npu report npu: " + e.getMessage());
+      return 2;
+    }
+  }
+}
