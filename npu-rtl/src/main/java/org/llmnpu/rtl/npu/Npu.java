@@ -69,7 +69,7 @@ public final class Npu extends HwModule {
 
   public final Bool start = in(bool());
   public final UInt programAddress = in(uint(ADDR));
-  public final UInt counterSelect = in(uint(4));
+  public final UInt counterSelect = in(uint(5));
   public final Bool finished = out(bool());
   public final Bool done = out(bool());
   public final UInt errorCause = out(uint(3));
@@ -85,7 +85,8 @@ public final class Npu extends HwModule {
   public final UInt mem_resp_data;
   private final NpuConfig config;
 
-  enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR }
+  enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT }
 
   /** The GEMM back-end: the array runs and its results drain while the controller goes on. */
   enum Back { IDLE, RUN, DRAIN }
@@ -104,7 +105,7 @@ public final class Npu extends HwModule {
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(lineBits));
 
-    UInt state = reg0("state", uint(4));
+    UInt state = reg0("state", uint(5));
     UInt pc = reg0("pc", uint(ADDR));
     UInt index = reg0("commandIndex", uint(32));
     UInt cause = reg0("cause", uint(3));
@@ -129,13 +130,14 @@ public final class Npu extends HwModule {
       w.add(wire("word" + i, cmd.slice(32 * i + 31, 32 * i)));
     }
     UInt opcode = wire("opcode", w.get(0).lsbs(8));
-    NpuDecode dec = new NpuDecode(this, p, w);
+    NpuDecode dec = new NpuDecode(this, p, w, NpuSnapshot.BYTES);
 
     // ---------------------------------------------------------------- walkers
     int countBits = 16;
     Walker ext = section2("ext", () -> new Walker(this, ADDR, countBits));
     Walker sp = section2("spadWalk", () -> new Walker(this, ADDR, countBits, false));
     Bool isLoad = wire("isLoad", opcode.eq(Opcode.LOAD.code()));
+    Bool isLoad4 = dec.isLoad4;
     UInt lineConst = uintLit(line, ADDR);
     // DMA: ext walks the memory side, sp the scratchpad side (same shape).
     UInt rowsReg = reg0("dmaRows", uint(16));
@@ -171,7 +173,8 @@ public final class Npu extends HwModule {
     UInt watchdog = reg0("watchdog", uint(bitsToHold(p.watchdogCycles())));
     Bool progress = wire("watchdog_progress", fire.or(mem_resp_valid).or(state.ne(regNext("watchdog_state", state))));
     Bool waiting = wire("watchdog_waiting", state.eq(st(State.FETCH)).or(state.eq(st(State.LOAD)))
-        .or(state.eq(st(State.STORE))));
+        .or(state.eq(st(State.STORE))).or(state.eq(st(State.LOAD4))).or(state.eq(st(State.DSP_TAB)))
+        .or(state.eq(st(State.DSP_PROG))).or(state.eq(st(State.SNAPSHOT))));
     Bool bark = wire("watchdog_expired", watchdog.eq(p.watchdogCycles()));
     when(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)))
         .otherwise(() -> watchdog.set(watchdog.add(1)));
@@ -220,23 +223,83 @@ public final class Npu extends HwModule {
     Bool inLoad = wire("inLoad", state.eq(st(State.LOAD)));
     Bool inStore = wire("inStore", state.eq(st(State.STORE)));
     Bool inFetch = wire("inFetch", state.eq(st(State.FETCH)));
+    Bool inLoad4 = wire("inLoad4", state.eq(st(State.LOAD4)));
+    Bool inLoad4End = wire("inLoad4End", state.eq(st(State.LOAD4_END)));
+    Bool inDspTab = wire("inDspTab", state.eq(st(State.DSP_TAB)));
+    Bool inDspProg = wire("inDspProg", state.eq(st(State.DSP_PROG)));
+    Bool inDspRun = wire("inDspRun", state.eq(st(State.DSP_RUN)));
+    Bool inDspIn = wire("inDspIn", state.eq(st(State.DSP_IN)));
+    Bool inDspOut = wire("inDspOut", state.eq(st(State.DSP_OUT)));
+    Bool inSnap = wire("inSnapshot", state.eq(st(State.SNAPSHOT)));
     Bool inDrain = wire("inDrain", back.eq(bk(Back.DRAIN)));
     Bool backIdle = wire("back_idle", back.eq(bk(Back.IDLE)));
-    Bool drainStarts = wire("back_drainStarts", back.eq(bk(Back.RUN)).and(engine.done).and(state.ne(st(State.LOAD))));
+    Bool drainStarts = wire("back_drainStarts", back.eq(bk(Back.RUN)).and(engine.done).and(inLoad.not())
+        .and(inLoad4.not()).and(inLoad4End.not()));
+
+    // ---------------------------------------------------------------- Vector DSP
+    UInt dspFormat = reg0("dsp_format", uint(2));
+    UInt dspScale = reg0("dsp_scale", uint(16));
+    UInt dspElement = reg0("dsp_bufferElement", uint(32));
+    NpuDsp dsp = section2("dspPath", () -> new NpuDsp(this, p, c.dsp(), sp.address, spadReadData, dspFormat, dspScale,
+        dspElement, inDspIn, mem_resp_data, inDspTab.and(mem_resp_valid), sp.beat));
+    dsp.progBeat.set(inDspProg.and(mem_resp_valid));
+    dsp.progBeatIndex.set(sp.beat);
+    UInt dspWords = reg0("dsp_words", uint(dsp.words.width()));
+    dsp.words.set(dspWords);
+    long maxRun = p.dsp().maxRunCycles();
+    UInt runCount = reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
+    Bool runExpired = wire("dsp_runExpired", runCount.eq(maxRun));
+    Bool dspHalted = wire("dsp_halted", dsp.dsp.done);
+    dsp.dsp.start.set(inDspProg.and(mem_resp_valid).and(sp.last()));
+    dsp.dsp.stop.set(inDspRun.and(runExpired).and(dspHalted.not()));
+    whenElse(inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
+
+    // ---------------------------------------------------------------- load4: two INT4 per source byte
+    Bool justFired = regInit("load4_justFired", bool(), 0);
+    justFired.set(fire);
+    Bool load4Beat = wire("load4_beat", inLoad4.and(mem_resp_valid));
+    UInt load4Bytes = wire("load4_beatBytes", mux(sp.lastInRow().and(remReg.ne(0)), remReg.resize(lineShift + 2),
+        uintLit(line, lineShift + 2)).shiftLeft(1).resize(lineShift + 2));
+    Bool load4Second = wire("load4_needsSecond", load4Bytes.gt(line));
+    UInt load4FirstShort = wire("load4_firstShortBy", mux(load4Second, uintLit(0, lineShift + 2),
+        uintLit(line, lineShift + 2).sub(load4Bytes)));
+    UInt load4SecondShort = wire("load4_secondShortBy", uintLit(2 * line, lineShift + 2).sub(load4Bytes));
+    Bits onesMask = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
+    Bool pendB = regInit("load4_pending", bool(), 0);
+    UInt pendLine = reg0("load4_pendingLine", uint(lineAddrBits));
+    UInt pendData = reg0("load4_pendingData", uint(lineBits));
+    Bits pendMask = regInit("load4_pendingMask", bits(line), 0);
+    pendB.set(load4Beat.and(load4Second));
+    UInt unpackLow = wire("load4_low", unpack(mem_resp_data, 0, line));
+    whenDo(load4Beat, () -> {
+      pendLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift).add(1));
+      pendData.set(unpack(mem_resp_data, line / 2, line));
+      pendMask.set(onesMask.shiftRight(load4SecondShort.resize(lineShift + 1)));
+    });
+
+    // ---------------------------------------------------------------- snapshot
+    NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
     // A LOAD writes the scratchpad on its responses, as the drain does: they never overlap.
     Bool loadMayStart = wire("loadMayStart", inDrain.or(drainStarts).not());
+    Bool streams = wire("dma_streams", inLoad.or(inStore).or(inDspTab).or(inDspProg).or(inSnap)
+        .or(inLoad4.and(justFired.not())));
     mem_req_valid.set(inFetch.and(issued.lt(beatsPerCommand)).and(fetchFault.not())
-        .or(inLoad.and(ext.finished.not())).or(inStore.and(ext.finished.not())));
-    mem_req_write.set(inStore);
+        .or(streams.and(ext.finished.not())));
+    mem_req_write.set(inStore.or(inSnap));
     mem_req_addr.set(mux(inFetch, pc.add(issued.resize(ADDR).shiftLeft(lineShift).resize(ADDR)), ext.address));
-    mem_req_wdata.set(spadReadData);
+    mem_req_wdata.set(mux(inSnap, snapshot.line(this, sp.beat), spadReadData));
     mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
     spadReadLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
     Bool loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
-    spadWrite.set(loadWrite.or(inDrain));
-    spadWriteLine.set(mux(inDrain, drain.address, sp.address).slice(lineShift + lineAddrBits - 1, lineShift));
-    spadWriteData.set(mux(inDrain, drainData, mem_resp_data));
-    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(sp.lastInRow(), rowEndMask, ones)));
+    spadWrite.set(loadWrite.or(inDrain).or(load4Beat).or(pendB).or(inDspOut));
+    UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
+    spadWriteLine.set(mux(inDrain, drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
+        mux(pendB, pendLine, spLine)));
+    spadWriteData.set(mux(inDrain, drainData, mux(pendB, pendData, mux(inLoad4, unpackLow,
+        mux(inDspOut, dsp.outData, mem_resp_data)))));
+    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(pendB, pendMask,
+        mux(inLoad4, onesMask.shiftRight(load4FirstShort.resize(lineShift + 1)),
+        mux(inDspOut, dsp.outMask, mux(sp.lastInRow(), rowEndMask, ones))))));
 
     // ---------------------------------------------------------------- counters
     NpuCounters counters = new NpuCounters(this);
@@ -244,22 +307,27 @@ public final class Npu extends HwModule {
     counters.count(Counter.COMMANDS, state.eq(st(State.DECODE)));
     UInt beatBytes = wire("beatBytes", mux(sp.lastInRow().and(remReg.ne(0)), remReg.resize(lineShift + 1),
         uintLit(line, lineShift + 1)));
-    counters.add(Counter.DMA_LOAD_BYTES, loadWrite, beatBytes);
+    counters.add(Counter.DMA_LOAD_BYTES, loadWrite.or(load4Beat), beatBytes);
     counters.add(Counter.DMA_STORE_BYTES, inStore.and(fire), beatBytes);
     counters.count(Counter.EXT_READ_BEATS, fire.and(mem_req_write.not()));
     counters.count(Counter.EXT_WRITE_BEATS, fire.and(mem_req_write));
     UInt macs = reg0("gemm_macs", uint(48));
     counters.add(Counter.MACS, state.eq(st(State.GEMM_START)), macs);
     counters.add(Counter.PSUM_WRITEBACKS, drainStarts, engine.psumWritebacks);
-    counters.count(Counter.SPAD_READS, inStore.and(fire).or(state.eq(st(State.GEMM_X))).or(state.eq(st(State.GEMM_W))));
-    counters.count(Counter.SPAD_WRITES, spadWrite);
+    counters.count(Counter.SPAD_READS, inStore.and(fire).or(state.eq(st(State.GEMM_X))).or(state.eq(st(State.GEMM_W)))
+        .or(inDspIn.and(dsp.lineStart)));
+    // dspout writes a line element by element: one line write when it starts a line
+    counters.count(Counter.SPAD_WRITES, spadWrite.and(inDspOut.and(dsp.lineStart.not()).not()));
     counters.count(Counter.FETCH_CYCLES, inFetch.or(state.eq(st(State.DECODE))));
-    counters.count(Counter.DMA_CYCLES, inLoad.or(inStore));
+    counters.count(Counter.DMA_CYCLES, inLoad.or(inStore).or(inLoad4).or(inLoad4End).or(inSnap));
     counters.count(Counter.GEMM_CYCLES, state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START)))
         .or(backIdle.not()));
     counters.count(Counter.ARRAY_CYCLES, state.eq(st(State.GEMM_START))
         .or(back.eq(bk(Back.RUN)).and(engine.done.not())));
     counters.count(Counter.MEM_STALL_CYCLES, mem_req_valid.and(mem_req_ready.not()));
+    counters.count(Counter.DSP_INSTRUCTIONS, inDspRun.and(dsp.dsp.busy).and(runExpired.not()));
+    counters.count(Counter.DSP_ELEMENTS, inDspIn.or(inDspOut));
+    counters.count(Counter.DSP_CYCLES, inDspTab.or(inDspProg).or(inDspRun).or(inDspIn).or(inDspOut));
     counters.clearOn(state.eq(st(State.IDLE)).and(start));
     counterValue.set(counters.select(counterSelect));
 
@@ -284,7 +352,18 @@ public final class Npu extends HwModule {
     UInt resultHi = reg0("back_resultEnd", uint(52));
     Bool storeClear = wire("storeClear", w.get(3).resize(52).ge(resultHi).or(dec.dmaSpadEnd.le(resultLo)));
     Bool isStore = wire("decode_isStore", opcode.eq(Opcode.STORE.code()));
-    Bool mayGo = wire("mayGo", mux(isLoad, loadMayStart, mux(isStore, backIdle.or(storeClear), backIdle)));
+    Bool mayGo = wire("mayGo", mux(isLoad.or(isLoad4), loadMayStart, mux(isStore, backIdle.or(storeClear), backIdle)));
+    // A command that streams `beats` lines from or to one memory address (sp counts the beats).
+    java.util.function.BiConsumer<UInt, State> stream = (beats, next) -> {
+      ext.begin(w.get(1));
+      sp.begin(w.get(1).sub(w.get(1)));
+      extStride.set(lineConst);
+      spadStride.set(lineConst);
+      spadStep.set(lineConst);
+      rowsReg.set(uintLit(1, 16));
+      beatsReg.set(beats);
+      state.set(st(next));
+    };
     Runnable dispatch = () -> when(mayGo.not(), () -> state.set(st(State.WAIT)))
         .elseWhen(isHalt, () -> state.set(st(State.DONE)))
         .elseWhen(isFence, nextCommand)
@@ -293,11 +372,32 @@ public final class Npu extends HwModule {
           sp.begin(w.get(3));
           extStride.set(w.get(2));
           spadStride.set(w.get(4));
-          spadStep.set(lineConst);
+          spadStep.set(mux(isLoad4, uintLit(2 * line, ADDR), lineConst));
           rowsReg.set(w.get(6).lsbs(16));
           beatsReg.set(dec.dmaBeats);
           remReg.set(w.get(5).lsbs(lineShift).resize(lineShift + 1));
-          state.set(mux(isLoad, st(State.LOAD), st(State.STORE)));
+          state.set(mux(isLoad, st(State.LOAD), mux(isLoad4, st(State.LOAD4), st(State.STORE))));
+        })
+        .elseWhen(dec.isDspTab, () -> stream.accept(uintLit(768 / line, 16), State.DSP_TAB))
+        .elseWhen(dec.isDspRun, () -> {
+          stream.accept(dec.programBeats, State.DSP_PROG);
+          dspWords.set(w.get(2).resize(dspWords.width()));
+        })
+        .elseWhen(dec.isSnapshot, () -> {
+          stream.accept(uintLit(NpuSnapshot.beats(line), 16), State.SNAPSHOT);
+          remReg.set(uintLit(NpuSnapshot.BYTES % line, lineShift + 1));
+          snapshot.capture(counters.nextValues());
+        })
+        .elseWhen(dec.isDspIn.or(dec.isDspOut), () -> {
+          sp.begin(w.get(1));
+          spadStride.set(w.get(2));
+          spadStep.set(dec.elementBytes.resize(ADDR));
+          rowsReg.set(dec.copyRows);
+          beatsReg.set(dec.copyElems);
+          dspFormat.set(w.get(5).lsbs(2));
+          dspScale.set(dec.scale);
+          dspElement.set(dec.bufferStart);
+          state.set(mux(dec.isDspIn, st(State.DSP_IN), st(State.DSP_OUT)));
         })
         .otherwise(() -> {
           gemmM.set(dec.m.resize(gemmM.width()));
@@ -343,6 +443,7 @@ public final class Npu extends HwModule {
           when(dec.undefined, () -> fail.accept(ErrorCause.UNDEFINED_OPCODE))
               .elseWhen(dec.badShape, () -> fail.accept(ErrorCause.BAD_SHAPE))
               .elseWhen(dec.badSpad, () -> fail.accept(ErrorCause.SPAD_ADDRESS))
+              .elseWhen(dec.badDsp, () -> fail.accept(ErrorCause.DSP_ADDRESS))
               .elseWhen(dec.badExt, () -> fail.accept(ErrorCause.EXT_ADDRESS))
               .otherwise(dispatch))
         .is(State.WAIT.ordinal(), dispatch)
@@ -376,6 +477,46 @@ public final class Npu extends HwModule {
           when(sp.last(), () -> state.set(st(State.GEMM_START)));
         })
         .is(State.GEMM_START.ordinal(), nextCommand)
+        .is(State.LOAD4.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
+          when(fire, ext::advance);
+          when(load4Beat, () -> {
+            sp.advance();
+            when(sp.last(), () -> state.set(st(State.LOAD4_END)));
+          });
+        }))
+        .is(State.LOAD4_END.ordinal(), nextCommand)
+        .is(State.DSP_TAB.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
+          when(fire, ext::advance);
+          when(mem_resp_valid, () -> {
+            sp.advance();
+            when(sp.last(), nextCommand);
+          });
+        }))
+        .is(State.DSP_PROG.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
+          when(fire, ext::advance);
+          when(mem_resp_valid, () -> {
+            sp.advance();
+            when(sp.last(), () -> state.set(st(State.DSP_RUN)));
+          });
+        }))
+        .is(State.DSP_RUN.ordinal(), () -> when(dspHalted, nextCommand)
+            .elseWhen(runExpired, () -> fail.accept(ErrorCause.WATCHDOG)))
+        .is(State.DSP_IN.ordinal(), () -> {
+          sp.advance();
+          dspElement.set(dspElement.add(1));
+          when(sp.last(), nextCommand);
+        })
+        .is(State.DSP_OUT.ordinal(), () -> {
+          sp.advance();
+          dspElement.set(dspElement.add(1));
+          when(sp.last(), nextCommand);
+        })
+        .is(State.SNAPSHOT.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() ->
+            when(fire, () -> {
+              ext.advance();
+              sp.advance();
+              when(ext.last(), nextCommand);
+            })))
         .is(State.DONE.ordinal(), () -> when(start, () -> state.set(st(State.IDLE))))
         .is(State.ERROR.ordinal(), () -> when(start, () -> state.set(st(State.IDLE))))
         .otherwise(() -> { }));
@@ -418,7 +559,17 @@ public final class Npu extends HwModule {
   }
 
   private static UInt st(State s) {
-    return uintLit(s.ordinal(), 4);
+    return uintLit(s.ordinal(), 5);
+  }
+
+  /** INT8 bytes of the signed INT4 nibbles (low nibble first) of bytes {@code from .. from + line/2 − 1}. */
+  private static UInt unpack(UInt data, int from, int line) {
+    List<HwValue> out = new ArrayList<>();
+    for (int i = from; i < from + line / 2; i++) {
+      out.add(data.slice(8 * i + 3, 8 * i).asSInt().resize(8));
+      out.add(data.slice(8 * i + 7, 8 * i + 4).asSInt().resize(8));
+    }
+    return catLsbFirst(out).asUInt();
   }
 
   // Package-private access to the builder verbs for the helpers (Walker, NpuDecode, NpuCounters).
@@ -429,6 +580,10 @@ public final class Npu extends HwModule {
 
   <T extends HwValue> T wireOf(String name, T value) {
     return wire(name, value);
+  }
+
+  <M extends HwModule> M instanceOf(String name, M child) {
+    return instance(name, child);
   }
 
   <T extends HwValue> Mem<T> memOf(String name, T type, int depth) {

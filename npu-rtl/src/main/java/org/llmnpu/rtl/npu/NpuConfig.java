@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
@@ -28,10 +29,19 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * @param memLatency       external-memory read latency in cycles (of the simulation model)
  * @param memBytesPerCycle external-memory bandwidth in bytes per cycle (of the simulation model)
  * @param watchdogCycles   cycles any memory wait may last before the NPU halts with a watchdog error
+ * @param dspLanes         Vector DSP lanes, a power of two in 1..32 [16]
+ * @param dspRows          Vector DSP buffer rows of {@code dspLanes} FP16 elements, a power of two in 16..65536 [512]
+ * @param dspProgramDepth  Vector DSP program words, a power of two in 16..4096 [256]
+ * @param dspMaxRunCycles  cycles one {@code dsprun} may take before the NPU halts with a watchdog error,
+ *                         16..2^32 [2^24]
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
-                        int watchdogCycles) {
+                        int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles) {
+
+  /** Table segments and degree of the DSP: the size of the numerics tables (exp, reciprocal, rsqrt). */
+  public static final int DSP_TABLE_SEGMENTS = 12;
+  public static final int DSP_TABLE_DEGREE = 2;
 
   public NpuConfig {
     if (spadKiB < 1 || spadKiB > 65536 || Integer.bitCount(spadKiB) != 1) {
@@ -41,28 +51,58 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
       throw new IllegalArgumentException("extMemMiB must be in 1..4096, got " + extMemMiB);
     }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles);
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+    if (dspLanes > 32) {
+      throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
+    }
+  }
+
+  /** An NPU with the default Vector DSP (16 lanes, 512 rows, 256 program words, runs of at most 2^24 cycles). */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, 16, 512, 256, 1L << 24);
+  }
+
+  private static MachineParams.DspParams dspParams(int lanes, int rows, int programDepth, long maxRunCycles) {
+    try {
+      return new MachineParams.DspParams(lanes, rows, programDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
+          maxRunCycles);
+    } catch (IllegalArgumentException e) {
+      // name the NpuConfig parameter
+      throw new IllegalArgumentException(e.getMessage().replace("dsp lanes", "dspLanes").replace("dsp rows", "dspRows")
+          .replace("dsp programDepth", "dspProgramDepth").replace("dsp maxRunCycles", "dspMaxRunCycles"), e);
+    }
+  }
+
+  /** The Vector DSP inside. */
+  public VectorDsp.Config dsp() {
+    return new VectorDsp.Config(dspLanes, dspRows, dspProgramDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE);
   }
 
   /**
-   * The issue's default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle;
+   * The issue's default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle,
+   * a 16-lane DSP of 512 rows and 256 program words;
    * GEMM tiles up to 64×512×128 (engine buffers 32 + 64 KiB, results 32 KiB; larger GEMMs are tiled by the program).
    */
   public static NpuConfig defaults() {
     return new NpuConfig(16, 256, 4, 16, 16, 32, 0, 64, 512, 128, 32, 16, 4096);
   }
 
-  /** A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory. */
+  /**
+   * A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of
+   * 128 rows and 256 program words whose runs may take 2^16 cycles.
+   */
   public static NpuConfig small() {
-    return new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256);
+    return new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 4, 128, 256, 1L << 16);
   }
 
   private static MachineParams machine(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                                        int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                                       int memBytesPerCycle, int watchdogCycles) {
+                                       int memBytesPerCycle, int watchdogCycles, MachineParams.DspParams dsp) {
     return new MachineParams(rows, rows, spadKiB * 1024, spadBanks, extMemMiB * (1L << 20), mTile, accWidth,
-        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles);
+        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp);
   }
 
   private static GemmEngineConfig gemm(int rows, int accWidth, int mTile, int icAccumDepth, int maxM, int maxK,
@@ -74,7 +114,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles);
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
   }
 
   /** The GEMM engine inside. */
@@ -85,7 +125,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        latency, bytesPerCycle, watchdogCycles);
+        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles);
   }
 
   /** Reads a configuration from a {@code .json}, {@code .yaml} or {@code .yml} file; absent fields take the defaults. */
