@@ -120,7 +120,7 @@ public final class DspChains {
         b.dspOut(out8, out8Stride, outElems, outRows, layout.outputBase(0), Command.FMT_INT8);
         b.store(extOut8, out8Stride, out8, out8Stride, outElems, outRows);
       }
-      kernelAt += 8L * program.size() + line;
+      kernelAt = roundUp(kernelAt + 8L * program.size() + line, line);
       if (kernelAt + 8L * p.dsp().programDepth() > QUANTIZE) {
         kernelAt = KERNEL;
       }

@@ -47,6 +47,7 @@ class RandomProgramCosimTest {
         RandomPrograms.Case t = DspChains.generate(c.machine(), r, 1 + r.nextInt(2), i % 2 == 1);
         ProgramCosim.Outcome o = ProgramCosim.run(rtl, t.image(), t.programAddress());
         String what = "program " + i + ":\n" + org.llmnpu.isa.Disassembler.disassemble(t.program());
+        assertEquals(org.llmnpu.isa.ErrorCause.NONE, o.golden().error(), what);
         assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
         assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
         assertEquals(Map.of(), mismatches(o), what);

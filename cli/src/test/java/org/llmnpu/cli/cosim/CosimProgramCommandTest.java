@@ -28,7 +28,9 @@ class CosimProgramCommandTest {
   private Path smallConfig() throws Exception {
     Path c = dir.resolve("small.yaml");
     Files.writeString(c, "rows: 4\nspadKiB: 4\nspadBanks: 2\nextMemMiB: 1\nmTile: 8\nmaxM: 64\nmaxK: 128\n"
-        + "maxN: 64\nmemLatency: 3\nmemBytesPerCycle: 4\nwatchdogCycles: 256\n");
+        + "maxN: 64\nmemLatency: 3\nmemBytesPerCycle: 4\nwatchdogCycles: 256\n"
+        // NpuConfig.small(): the model the cosim tests build
+        + "dspLanes: 4\ndspRows: 128\ndspProgramDepth: 256\ndspMaxRunCycles: 65536\n");
     return c;
   }
 
