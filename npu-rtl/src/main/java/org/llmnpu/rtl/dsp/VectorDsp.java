@@ -232,13 +232,15 @@ public final class VectorDsp extends HwModule {
     UInt unusedStart = uintLit(0x7E00, 16);
     UInt zero16 = uintLit(0, 16);
     UInt[][][] tables = new UInt[TABLE_SLOTS][segments][c.tableDegree() + 2];
+    // (entries beyond the capacity in a wide write are dropped: slices of the gated data)
+    UInt tableWord = tableEntries == 1 ? tableData : mux(tableWe, tableData, uintLit(0, 16 * tableEntries));
     for (int slot = 0; slot < TABLE_SLOTS; slot++) {
       for (int s = 0; s < segments; s++) {
         for (int f = 0; f <= c.tableDegree() + 1; f++) {
           UInt r = regInit("table_" + slot + "_" + s + "_" + f, uint(16), f == 0 ? 0x7E00 : 0);
           int address = slot * 128 + s * 8 + f;
           int j = address % tableEntries;
-          UInt entry = tableData.slice(16 * j + 15, 16 * j);
+          UInt entry = tableWord.slice(16 * j + 15, 16 * j);
           when(tableWe.and(tableAddr.eq(address / tableEntries)), () -> r.set(entry));
           tables[slot][s][f] = r;
         }

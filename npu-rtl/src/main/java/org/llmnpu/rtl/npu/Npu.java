@@ -240,12 +240,11 @@ public final class Npu extends HwModule {
     UInt dspFormat = reg0("dsp_format", uint(2));
     UInt dspScale = reg0("dsp_scale", uint(16));
     UInt dspElement = reg0("dsp_bufferElement", uint(32));
+    // dsprun's word count masks the words of the last beat (lines of 16 bytes or more hold several words)
+    UInt dspWords = line >= 16 ? reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
     NpuDsp dsp = section2("dspPath", () -> new NpuDsp(this, p, c.dsp(), sp.address, spadReadData, dspFormat, dspScale,
-        dspElement, inDspIn, mem_resp_data, inDspTab.and(mem_resp_valid), sp.beat));
-    dsp.progBeat.set(inDspProg.and(mem_resp_valid));
-    dsp.progBeatIndex.set(sp.beat);
-    UInt dspWords = reg0("dsp_words", uint(dsp.words.width()));
-    dsp.words.set(dspWords);
+        dspElement, inDspIn, mem_resp_data, inDspTab.and(mem_resp_valid), inDspProg.and(mem_resp_valid), sp.beat,
+        dspWords));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
     Bool runExpired = wire("dsp_runExpired", runCount.eq(maxRun));
@@ -262,8 +261,9 @@ public final class Npu extends HwModule {
         uintLit(line, lineShift + 2)).shiftLeft(1).resize(lineShift + 2));
     Bool load4Second = wire("load4_needsSecond", load4Bytes.gt(line));
     UInt load4FirstShort = wire("load4_firstShortBy", mux(load4Second, uintLit(0, lineShift + 2),
-        uintLit(line, lineShift + 2).sub(load4Bytes)));
-    UInt load4SecondShort = wire("load4_secondShortBy", uintLit(2 * line, lineShift + 2).sub(load4Bytes));
+        uintLit(line, lineShift + 2).sub(load4Bytes)).resize(lineShift + 1));
+    UInt load4SecondShort = wire("load4_secondShortBy", uintLit(2 * line, lineShift + 2).sub(load4Bytes)
+        .resize(lineShift + 1));
     Bits onesMask = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
     Bool pendB = regInit("load4_pending", bool(), 0);
     UInt pendLine = reg0("load4_pendingLine", uint(lineAddrBits));
@@ -274,7 +274,7 @@ public final class Npu extends HwModule {
     whenDo(load4Beat, () -> {
       pendLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift).add(1));
       pendData.set(unpack(mem_resp_data, line / 2, line));
-      pendMask.set(onesMask.shiftRight(load4SecondShort.resize(lineShift + 1)));
+      pendMask.set(onesMask.shiftRight(load4SecondShort));
     });
 
     // ---------------------------------------------------------------- snapshot
@@ -298,7 +298,7 @@ public final class Npu extends HwModule {
     spadWriteData.set(mux(inDrain, drainData, mux(pendB, pendData, mux(inLoad4, unpackLow,
         mux(inDspOut, dsp.outData, mem_resp_data)))));
     spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(pendB, pendMask,
-        mux(inLoad4, onesMask.shiftRight(load4FirstShort.resize(lineShift + 1)),
+        mux(inLoad4, onesMask.shiftRight(load4FirstShort),
         mux(inDspOut, dsp.outMask, mux(sp.lastInRow(), rowEndMask, ones))))));
 
     // ---------------------------------------------------------------- counters
@@ -381,7 +381,9 @@ public final class Npu extends HwModule {
         .elseWhen(dec.isDspTab, () -> stream.accept(uintLit(768 / line, 16), State.DSP_TAB))
         .elseWhen(dec.isDspRun, () -> {
           stream.accept(dec.programBeats, State.DSP_PROG);
-          dspWords.set(w.get(2).resize(dspWords.width()));
+          if (dspWords != null) {
+            dspWords.set(w.get(2).resize(dspWords.width()));
+          }
         })
         .elseWhen(dec.isSnapshot, () -> {
           stream.accept(uintLit(NpuSnapshot.beats(line), 16), State.SNAPSHOT);

@@ -127,7 +127,7 @@ final class NpuDecode {
     UInt copyRowBytes = copyElems.resize(19).shiftLeft(2).resize(19);
     copyRowBytes = mux(format.eq(2), copyRowBytes, mux(format.eq(1), copyElems.resize(19),
         copyElems.resize(19).shiftLeft(1).resize(19)));
-    UInt copyRowsLess1 = copyRows.sub(1);
+    UInt copyRowsLess1 = npu.wireOf("decode_copyRowsLess1", copyRows.sub(1));
     Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2)))
         .or(end(w.get(1), copyRowsLess1, w.get(2), copyRowBytes).gt(uintLit(p.spadBytes(), WIDE)));
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());

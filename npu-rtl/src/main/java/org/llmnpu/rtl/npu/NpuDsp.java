@@ -1,7 +1,6 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsLit;
-import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -41,10 +40,6 @@ final class NpuDsp {
   final Bits outMask;
   /** The element's byte offset in its line is 0 (a new scratchpad line). */
   final Bool lineStart;
-  /** Program port inputs the controller drives. */
-  final Bool progBeat;
-  final UInt progBeatIndex;
-  final UInt words;
 
   /**
    * @param elementAddress scratchpad byte address of the current element (the walk's address)
@@ -55,10 +50,13 @@ final class NpuDsp {
    * @param copyIn         a {@code dspin} element moves this cycle
    * @param memData        the memory's read data
    * @param tableBeat      a {@code dsptab} beat arrives
+   * @param progBeat       a {@code dsprun} program beat arrives
    * @param beatIndex      index of the beat within the command
+   * @param words          the {@code dsprun}'s word count (used with lines of 16 bytes or more, else null)
    */
   NpuDsp(Npu npu, MachineParams p, VectorDsp.Config config, UInt elementAddress, UInt spadRead, UInt format,
-         UInt scale, UInt bufferElement, Bool copyIn, UInt memData, Bool tableBeat, UInt beatIndex) {
+         UInt scale, UInt bufferElement, Bool copyIn, UInt memData, Bool tableBeat, Bool progBeat, UInt beatIndex,
+         UInt words) {
     int line = p.lineBytes();
     int lineBits = 8 * line;
     int lineShift = Integer.numberOfTrailingZeros(line);
@@ -76,7 +74,10 @@ final class NpuDsp {
     convert.format.set(uintLit(0, 2));
     convert.a.set(mux(format.eq(1), element.lsbs(8).asSInt().resize(32).asUInt(), element));
     convert.b.set(scale.resize(32));
-    inValue = npu.wireOf("dsp_inValue", mux(format.eq(0), element.lsbs(16), convert.result.lsbs(16)));
+    // FROM_INT gives an FP16 code zero-extended to 32 bits: OR-ing in the (zero) upper half changes nothing
+    // and reads every bit of the unit's result.
+    UInt converted = convert.result.lsbs(16).or(convert.result.msbs(16));
+    inValue = npu.wireOf("dsp_inValue", mux(format.eq(0), element.lsbs(16), converted));
     dsp.bufWe.set(copyIn);
     dsp.bufAddr.set(bufferElement.resize(elementBits));
     dsp.bufWdata.set(inValue);
@@ -94,11 +95,9 @@ final class NpuDsp {
     dsp.tableData.set(memData);
 
     // dsprun: program words
-    progBeat = npu.wireOf("dsp_progBeat", bool());
-    progBeatIndex = npu.wireOf("dsp_progBeatIndex", uint(16));
-    int depthBits = Integer.numberOfTrailingZeros(config.programDepth());
-    words = npu.wireOf("dsp_words", uint(depthBits + 1));
+    UInt progBeatIndex = beatIndex;
     if (line >= 8) {
+      // (16-byte lines and wider: the words of a beat past the program's end are not written)
       dsp.progWe.set(progBeat);
       dsp.progAddr.set(progBeatIndex.resize(dsp.progAddr.width()));
       dsp.progData.set(memData.lsbs(64 * progWords));
@@ -108,6 +107,7 @@ final class NpuDsp {
         java.util.List<org.llmnpu.hdl.HwValue> enables = new java.util.ArrayList<>();
         for (int j = 0; j < progWords; j++) {
           enables.add(first.add(j).lt(words.resize(16 + wordBits)));
+
         }
         dsp.progMask.set(org.llmnpu.hdl.Hw.catLsbFirst(enables).asUInt());
       }
