@@ -55,6 +55,20 @@ class CosimProgramCommandTest {
   }
 
   @Test
+  void shippedDspExampleIsBitExactWithExactCycles() throws Exception {
+    requireVerilator();
+    Path example = Path.of(System.getProperty("llmnpu.repoRoot", ".."), "npu-isa", "examples", "attention-softmax.npu");
+    String out = CliRun.capture(true, 0, "cosim", "program", example.toString(), "--config", smallConfig().toString(),
+        "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertTrue(j.get("bitExact").asBoolean(), out);
+    assertEquals("NONE", j.get("status").asText(), out);
+    assertEquals(j.get("modelCycles").asLong(), j.get("rtlCycles").asLong(), out);
+    assertTrue(j.get("counters").get("dspInstructions").get("rtl").asLong() > 64, out);
+    assertEquals(2 * 64, j.get("counters").get("dspElements").get("rtl").asLong(), out);
+  }
+
+  @Test
   void badProgramReportsItsErrorStatus() throws Exception {
     requireVerilator();
     Path prog = dir.resolve("bad.npu");
