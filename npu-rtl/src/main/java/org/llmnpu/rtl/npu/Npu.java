@@ -47,7 +47,13 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * WAIT): LOAD issues one read per beat as the memory accepts it and writes each response to the
  * scratchpad (byte mask on a row's last beat); STORE reads the scratchpad and issues masked
  * writes; GEMM copies X lines into the engine's X buffer ({@code M·kTiles} cycles) and W rows into
- * its W buffer ({@code K·nTiles} cycles), starts the engine and fetches the next command.
+ * its W buffer ({@code K·nTiles} cycles), starts the engine and fetches the next command. LOAD4
+ * unpacks each beat's signed INT4 nibbles into two INT8 lines (beats at most every other cycle).
+ * The Vector DSP commands ({@link NpuDsp}): DSP_TAB and DSP_PROG stream tables and program words
+ * into the DSP's line-wide ports as the beats arrive, DSP_RUN waits for its {@code done} (or stops
+ * it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN / DSP_OUT move one element a cycle between the
+ * scratchpad and the DSP buffer (INT8/INT32 → FP16 by {@code Fp16Convert}); SNAPSHOT stores the
+ * counters latched in its first cycle ({@link NpuSnapshot}).
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
@@ -256,26 +262,9 @@ public final class Npu extends HwModule {
     // ---------------------------------------------------------------- load4: two INT4 per source byte
     Bool justFired = regInit("load4_justFired", bool(), 0);
     justFired.set(fire);
-    Bool load4Beat = wire("load4_beat", inLoad4.and(mem_resp_valid));
-    UInt load4Bytes = wire("load4_beatBytes", mux(sp.lastInRow().and(remReg.ne(0)), remReg.resize(lineShift + 2),
-        uintLit(line, lineShift + 2)).shiftLeft(1).resize(lineShift + 2));
-    Bool load4Second = wire("load4_needsSecond", load4Bytes.gt(line));
-    UInt load4FirstShort = wire("load4_firstShortBy", mux(load4Second, uintLit(0, lineShift + 2),
-        uintLit(line, lineShift + 2).sub(load4Bytes)).resize(lineShift + 1));
-    UInt load4SecondShort = wire("load4_secondShortBy", uintLit(2 * line, lineShift + 2).sub(load4Bytes)
-        .resize(lineShift + 1));
-    Bits onesMask = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
-    Bool pendB = regInit("load4_pending", bool(), 0);
-    UInt pendLine = reg0("load4_pendingLine", uint(lineAddrBits));
-    UInt pendData = reg0("load4_pendingData", uint(lineBits));
-    Bits pendMask = regInit("load4_pendingMask", bits(line), 0);
-    pendB.set(load4Beat.and(load4Second));
-    UInt unpackLow = wire("load4_low", unpack(mem_resp_data, 0, line));
-    whenDo(load4Beat, () -> {
-      pendLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift).add(1));
-      pendData.set(unpack(mem_resp_data, line / 2, line));
-      pendMask.set(onesMask.shiftRight(load4SecondShort));
-    });
+    NpuLoad4 load4 = new NpuLoad4(this, p, inLoad4.and(mem_resp_valid), mem_resp_data, sp.lastInRow(), remReg,
+        sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
+    Bool load4Beat = load4.beat;
 
     // ---------------------------------------------------------------- snapshot
     NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
@@ -291,14 +280,14 @@ public final class Npu extends HwModule {
     mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
     spadReadLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
     Bool loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
-    spadWrite.set(loadWrite.or(inDrain).or(load4Beat).or(pendB).or(inDspOut));
+    spadWrite.set(loadWrite.or(inDrain).or(load4Beat).or(load4.pending).or(inDspOut));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
     spadWriteLine.set(mux(inDrain, drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
-        mux(pendB, pendLine, spLine)));
-    spadWriteData.set(mux(inDrain, drainData, mux(pendB, pendData, mux(inLoad4, unpackLow,
+        mux(load4.pending, load4.pendingLine, spLine)));
+    spadWriteData.set(mux(inDrain, drainData, mux(load4.pending, load4.pendingData, mux(inLoad4, load4.firstData,
         mux(inDspOut, dsp.outData, mem_resp_data)))));
-    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(pendB, pendMask,
-        mux(inLoad4, onesMask.shiftRight(load4FirstShort),
+    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(load4.pending, load4.pendingMask,
+        mux(inLoad4, load4.firstMask,
         mux(inDspOut, dsp.outMask, mux(sp.lastInRow(), rowEndMask, ones))))));
 
     // ---------------------------------------------------------------- counters
@@ -562,16 +551,6 @@ public final class Npu extends HwModule {
 
   private static UInt st(State s) {
     return uintLit(s.ordinal(), 5);
-  }
-
-  /** INT8 bytes of the signed INT4 nibbles (low nibble first) of bytes {@code from .. from + line/2 − 1}. */
-  private static UInt unpack(UInt data, int from, int line) {
-    List<HwValue> out = new ArrayList<>();
-    for (int i = from; i < from + line / 2; i++) {
-      out.add(data.slice(8 * i + 3, 8 * i).asSInt().resize(8));
-      out.add(data.slice(8 * i + 7, 8 * i + 4).asSInt().resize(8));
-    }
-    return catLsbFirst(out).asUInt();
   }
 
   // Package-private access to the builder verbs for the helpers (Walker, NpuDecode, NpuCounters).
