@@ -13,7 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.verilator.SimModes;
@@ -119,6 +123,28 @@ class MalformedProgramTest {
     assertEquals(index, o.rtl().errorCommand(), what + ": RTL command");
     assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+  }
+
+  @Test
+  void dspProgramThatNeverHaltsStopsAtTheRunLimit() {
+    MachineParams mp = rtl.config().machine();
+    int depth = mp.dsp().programDepth();
+    // A loop from the last words across the end of the program memory; no HALT anywhere: the run stops
+    // after dspMaxRunCycles (2^16 on the small NPU) instructions with WATCHDOG, not a hang.
+    long[] code = new long[depth];
+    code[depth - 3] = new DspInstruction(DspOp.LOOP, 0, 0, 0, 0, false, 0, (6 << 16) | 5).encode();
+    code[1] = new DspInstruction(DspOp.ST, 0, 3, 0, 0, false, 0, 9).encode();
+    Program p = Program.builder().fence().dspRun(0x9000, depth).halt().build();
+    byte[] image = new byte[(int) mp.extMemBytes()];
+    new Random(12).nextBytes(image);
+    DspCornerCasesTest.writeWords(image, 0x9000, code);
+    RandomPrograms.place(image, p, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    assertTrue(o.bitExact(), "first difference at 0x" + Long.toHexString(o.firstDifference()));
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));
+    assertEquals(ErrorCause.WATCHDOG, o.rtl().error());
+    assertEquals(1, o.rtl().errorCommand());
+    assertEquals(mp.dsp().maxRunCycles(), o.rtl().counters().get(Counter.DSP_INSTRUCTIONS));
   }
 
   @Test

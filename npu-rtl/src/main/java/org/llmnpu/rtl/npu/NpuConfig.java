@@ -50,12 +50,12 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     if (extMemMiB < 1 || extMemMiB > 4096) {
       throw new IllegalArgumentException("extMemMiB must be in 1..4096, got " + extMemMiB);
     }
+    if (dspLanes < 1 || dspLanes > 32 || Integer.bitCount(dspLanes) != 1) {
+      throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
+    }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
-    if (dspLanes > 32) {
-      throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
-    }
   }
 
   /** An NPU with the default Vector DSP (16 lanes, 512 rows, 256 program words, runs of at most 2^24 cycles). */
