@@ -587,7 +587,11 @@ public final class Npu extends HwModule {
 
   @Override
   public String moduleName() {
+    NpuConfig d = NpuConfig.defaults();
+    String dsp = config.dspLanes() == d.dspLanes() && config.dspRows() == d.dspRows()
+        && config.dspProgramDepth() == d.dspProgramDepth() ? ""
+        : "_d" + config.dspLanes() + "x" + config.dspRows() + "p" + config.dspProgramDepth();
     return "Npu_r" + config.rows() + "_s" + config.spadKiB() + "k_b" + config.spadBanks() + "_M" + config.maxM()
-        + "_K" + config.maxK() + "_N" + config.maxN();
+        + "_K" + config.maxK() + "_N" + config.maxN() + dsp;
   }
 }
