@@ -53,8 +53,10 @@ public final class DemoCommand implements Callable<Integer> {
    * check synthesizes as flip-flops; the demo builds a small one ({@code ./npu report ppa npu} black-boxes
    * the memories of the default one).
    */
-  private static final Map<String, Map<String, String>> DEMO_PARAMS = Map.of("npu", Map.of("rows", "4",
-      "spadKiB", "1", "spadBanks", "2", "extMemMiB", "1", "maxM", "8", "maxK", "8", "maxN", "8", "mTile", "4"));
+  private static final Map<String, Map<String, String>> DEMO_PARAMS = Map.of("npu", Map.ofEntries(
+      Map.entry("rows", "4"), Map.entry("spadKiB", "1"), Map.entry("spadBanks", "2"), Map.entry("extMemMiB", "1"),
+      Map.entry("maxM", "8"), Map.entry("maxK", "8"), Map.entry("maxN", "8"), Map.entry("mTile", "4"),
+      Map.entry("dspLanes", "1"), Map.entry("dspRows", "16"), Map.entry("dspProgramDepth", "16")));
 
   @Override
   public Integer call() {

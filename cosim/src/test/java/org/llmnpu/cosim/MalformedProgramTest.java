@@ -13,7 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.verilator.SimModes;
@@ -66,7 +70,39 @@ class MalformedProgramTest {
         Arguments.of("gemm result outside the scratchpad", ErrorCause.SPAD_ADDRESS, 0,
             (Consumer<Program.Builder>) b -> b.gemm(4, 4, 4, 0, 4, 64, 4, 4000, 32).halt()),
         Arguments.of("program without halt runs off the end of memory", ErrorCause.EXT_ADDRESS, 2,
-            (Consumer<Program.Builder>) b -> b.fence().fence()));
+            (Consumer<Program.Builder>) b -> b.fence().fence()),
+        Arguments.of("dspin beyond the DSP buffer", ErrorCause.DSP_ADDRESS, 1,
+            (Consumer<Program.Builder>) b -> b.load(0x10000, 4, 0, 4, 4, 1).dspIn(0, 4, 5, 1, 127, 1, 0).halt()),
+        Arguments.of("dspout beyond the DSP buffer", ErrorCause.DSP_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.dspOut(0, 64, 32, 17, 0, 0).halt()),
+        Arguments.of("dspin format 3", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.dspIn(0, 4, 4, 1, 0, 3, 0).halt()),
+        Arguments.of("dspin shift 16", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.dspIn(0, 4, 1, 1, 0, 2, 16).halt()),
+        Arguments.of("dspin shift -25", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.dspIn(0, 4, 1, 1, 0, 2, -25).halt()),
+        Arguments.of("dspout INT32", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.dspOut(0, 4, 1, 1, 0, 2).halt()),
+        Arguments.of("dspin zero rows", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.dspIn(0, 4, 1, 0, 0, 0, 0).halt()),
+        Arguments.of("dspin scratchpad overflow (INT32 rows)", ErrorCause.SPAD_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.dspIn(4000, 4, 25, 1, 0, 2, 0).halt()),
+        Arguments.of("dspout misaligned scratchpad stride", ErrorCause.SPAD_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.dspOut(0, 6, 1, 2, 0, 1).halt()),
+        Arguments.of("dsprun of 0 words", ErrorCause.BAD_SHAPE, 0,
+            (Consumer<Program.Builder>) b -> b.dspRun(0x8000, 0).halt()),
+        Arguments.of("dsprun longer than the program memory", ErrorCause.DSP_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.dspRun(0x8000, 257).halt()),
+        Arguments.of("dsprun program past the end of memory", ErrorCause.EXT_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.dspRun(mem - 64, 9).halt()),
+        Arguments.of("dsptab misaligned", ErrorCause.EXT_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.dspTab(0x8002).halt()),
+        Arguments.of("snapshot past the end of memory", ErrorCause.EXT_ADDRESS, 1,
+            (Consumer<Program.Builder>) b -> b.fence().snapshot(mem - 128).halt()),
+        Arguments.of("load4 whose unpacked rows overflow the scratchpad", ErrorCause.SPAD_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.load4(0x10000, 64, 0, 64, 40, 64).halt()),
+        Arguments.of("load4 past the end of memory", ErrorCause.EXT_ADDRESS, 0,
+            (Consumer<Program.Builder>) b -> b.load4(mem - 8, 4, 0, 8, 12, 1).halt()));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -87,6 +123,28 @@ class MalformedProgramTest {
     assertEquals(index, o.rtl().errorCommand(), what + ": RTL command");
     assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+  }
+
+  @Test
+  void dspProgramThatNeverHaltsStopsAtTheRunLimit() {
+    MachineParams mp = rtl.config().machine();
+    int depth = mp.dsp().programDepth();
+    // A loop from the last words across the end of the program memory; no HALT anywhere: the run stops
+    // after dspMaxRunCycles (2^16 on the small NPU) instructions with WATCHDOG, not a hang.
+    long[] code = new long[depth];
+    code[depth - 3] = new DspInstruction(DspOp.LOOP, 0, 0, 0, 0, false, 0, (6 << 16) | 5).encode();
+    code[1] = new DspInstruction(DspOp.ST, 0, 3, 0, 0, false, 0, 9).encode();
+    Program p = Program.builder().fence().dspRun(0x9000, depth).halt().build();
+    byte[] image = new byte[(int) mp.extMemBytes()];
+    new Random(12).nextBytes(image);
+    DspCornerCasesTest.writeWords(image, 0x9000, code);
+    RandomPrograms.place(image, p, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    assertTrue(o.bitExact(), "first difference at 0x" + Long.toHexString(o.firstDifference()));
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));
+    assertEquals(ErrorCause.WATCHDOG, o.rtl().error());
+    assertEquals(1, o.rtl().errorCommand());
+    assertEquals(mp.dsp().maxRunCycles(), o.rtl().counters().get(Counter.DSP_INSTRUCTIONS));
   }
 
   @Test

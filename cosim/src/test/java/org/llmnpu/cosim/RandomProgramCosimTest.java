@@ -37,6 +37,25 @@ class RandomProgramCosimTest {
     }
   }
 
+  @ParameterizedTest(name = "DSP chains, latency {0}, {1} B/cycle")
+  @CsvSource({"3, 4", "1, 4", "9, 1", "5, 2"})
+  void gemmToDspChainsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
+    NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
+    Random r = new Random(latency * 1000 + bytesPerCycle);
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (int i = 0; i < 4; i++) {
+        RandomPrograms.Case t = DspChains.generate(c.machine(), r, 1 + r.nextInt(2), i % 2 == 1);
+        ProgramCosim.Outcome o = ProgramCosim.run(rtl, t.image(), t.programAddress());
+        String what = "program " + i + ":\n" + org.llmnpu.isa.Disassembler.disassemble(t.program());
+        assertEquals(org.llmnpu.isa.ErrorCause.NONE, o.golden().error(), what);
+        assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
+        assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+        assertEquals(Map.of(), mismatches(o), what);
+        assertTrue(o.rtl().counters().get(Counter.DSP_INSTRUCTIONS) > 0, what);
+      }
+    }
+  }
+
   @org.junit.jupiter.api.Test
   void loadsOverlapTheArrayAndTheModelStaysExact() {
     NpuConfig c = NpuConfig.small();

@@ -31,8 +31,31 @@ import java.util.Map;
  * in any order; an unknown or missing operand is an error naming the command's operands.
  */
 public final class Assembler {
-  /** An assembled program and where it goes in memory. */
-  public record Assembled(Program program, long origin, Map<String, Long> symbols) {
+  /**
+   * An assembled program, where it goes in memory, and the data the {@link DataDirectives} place
+   * ({@code .dsptables}, {@code .dspkernel}).
+   */
+  public record Assembled(Program program, long origin, Map<String, Long> symbols, List<Segment> data) {
+    /** Copies the program and the data segments into a memory image. */
+    public void place(byte[] image) {
+      for (Segment d : data) {
+        if (d.address() < 0 || d.address() + d.bytes().length > image.length) {
+          throw new IllegalArgumentException("data at " + d.address() + " (" + d.bytes().length
+              + " bytes) does not fit in " + image.length + " bytes of memory");
+        }
+        System.arraycopy(d.bytes(), 0, image, (int) d.address(), d.bytes().length);
+      }
+      byte[] code = program.bytes();
+      if (origin + code.length > image.length) {
+        throw new IllegalArgumentException(".org: the program at " + origin + " does not fit in " + image.length
+            + " bytes of memory");
+      }
+      System.arraycopy(code, 0, image, (int) origin, code.length);
+    }
+  }
+
+  /** Bytes placed at an address; {@code dspLanes} > 0: a DSP program compiled for that many lanes. */
+  public record Segment(long address, byte[] bytes, int dspLanes) {
   }
 
   static final Map<Opcode, List<String>> OPERANDS = new LinkedHashMap<>();
@@ -55,9 +78,16 @@ public final class Assembler {
   private Assembler() {
   }
 
+  /** Assembles for the default NPU ({@code DSP_LANES} = 16). */
   public static Assembled assemble(String text, String sourceName) {
+    return assemble(text, sourceName, MachineParams.DspParams.DEFAULT.lanes());
+  }
+
+  /** Assembles with the symbol {@code DSP_LANES} = {@code dspLanes} (for {@code .dspkernel}). */
+  public static Assembled assemble(String text, String sourceName, int dspLanes) {
     String[] lines = text.split("\r?\n", -1);
     Map<String, Long> symbols = new HashMap<>();
+    symbols.put("DSP_LANES", (long) dspLanes);
     // Pass 1: labels and constants (constants may use earlier constants only).
     int index = 0;
     long origin = 0;
@@ -74,6 +104,8 @@ public final class Assembler {
         if (origin % Command.BYTES != 0) {
           throw new AssemblyException(sourceName, lineNo, ".org must be a multiple of " + Command.BYTES + ", got " + origin);
         }
+      } else if (DataDirectives.matches(line)) {
+        DataDirectives.define(line, symbols, sourceName, lineNo);
       } else if (line.startsWith(".equ") || line.matches("[A-Za-z_]\\w*\\s*=.*")) {
         String body = line.startsWith(".equ") ? line.substring(4).trim() : line.replaceFirst("=", " ");
         String[] parts = body.trim().split("\\s+", 2);
@@ -94,15 +126,20 @@ public final class Assembler {
       }
     }
     Program.Builder b = Program.builder();
+    List<Segment> data = new java.util.ArrayList<>();
     for (int i = 0; i < lines.length; i++) {
       String line = strip(lines[i]);
+      if (DataDirectives.matches(line)) {
+        data.add(DataDirectives.segment(line, symbols, sourceName, i + 1));
+        continue;
+      }
       if (line.isEmpty() || line.endsWith(":") || line.startsWith(".org") || line.startsWith(".equ")
           || line.matches("[A-Za-z_]\\w*\\s*=.*")) {
         continue;
       }
       command(b, line, symbols, sourceName, i + 1);
     }
-    return new Assembled(b.build(), origin, Map.copyOf(symbols));
+    return new Assembled(b.build(), origin, Map.copyOf(symbols), List.copyOf(data));
   }
 
   private static void command(Program.Builder b, String line, Map<String, Long> symbols, String src, int lineNo) {

@@ -21,11 +21,12 @@ package org.llmnpu.isa;
  *        running GEMM's result bytes goes at once; any other command waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
- * load4  (n source beats, w = rows · ceil(2·rowBytes / line) line writes)  next fetch at
- *        max(t_{n−1} + lat + 1, start + w)  [provisional: the RTL sets the exact form]
+ load4  (n source beats)  beats at least 2 cycles apart: t_i = max(e, memFree) + i·max(I, 2);
+ *        next fetch at t_{n−1} + lat + 2 (each beat writes two scratchpad lines, the second one cycle later)
  * dsptab (n = 768 / line beats)  as a load
- * dsprun (n = ceil(8·words / line))  program beats as a load, then the run's instructions + 1
- * dspin, dspout  rows · rowElems + 1 (one element a cycle)  [provisional]
+ * dsprun (n = ceil(8·words / line))  program beats as a load, the run starts with the last word:
+ *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included)
+ * dspin, dspout  rows · rowElems (one element a cycle)
  * snapshot  waits for the back-end, then writes its beats as a store
  * </pre>
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
@@ -64,9 +65,18 @@ public final class CycleModel {
 
   /** Issues n beats from the current cycle; returns the cycle of the last issue. */
   private long issue(long n) {
+    return issue(n, 1);
+  }
+
+  /**
+   * Issues n beats from the current cycle, requesting a beat at the earliest {@code gap} cycles after
+   * the previous one was accepted; returns the cycle of the last issue.
+   */
+  private long issue(long n, int gap) {
     long first = Math.max(now, memFree);
-    stallCycles += (first - now) + (n - 1) * (long) (p.beatInterval() - 1);
-    long last = first + (n - 1) * (long) p.beatInterval();
+    long interval = Math.max(gap, p.beatInterval());
+    stallCycles += (first - now) + (n - 1) * (interval - gap);
+    long last = first + (n - 1) * interval;
     memFree = last + p.beatInterval();
     return last;
   }
@@ -136,11 +146,14 @@ public final class CycleModel {
     }
   }
 
-  /** A {@link Command.Load4}: {@code beats} source beats, {@code lineWrites} scratchpad line writes. */
-  public void load4(long beats, long lineWrites) {
+  /**
+   * A {@link Command.Load4}: {@code beats} source beats, each written as up to two scratchpad lines
+   * (the second in the cycle after the beat arrives), so beats are requested at most every other cycle.
+   */
+  public void load4(long beats) {
     long start = now;
-    long last = issue(beats);
-    now = Math.max(last + p.memLatency() + 1, start + lineWrites);
+    long last = issue(beats, 2);
+    now = last + p.memLatency() + 2;
     dmaCycles += now - start;
     if (backPending && drainCandidate >= start && drainCandidate < now) {
       drainCandidate = now;
@@ -163,9 +176,9 @@ public final class CycleModel {
     dspCycles += now - start;
   }
 
-  /** A {@link Command.DspIn} or {@link Command.DspOut} of {@code rows · rowElems} elements. */
+  /** A {@link Command.DspIn} or {@link Command.DspOut} of {@code rows · rowElems} elements, one a cycle. */
   public void dspCopy(long rows, long rowElems) {
-    long cost = rows * rowElems + 1;
+    long cost = rows * rowElems;
     now += cost;
     dspCycles += cost;
   }

@@ -24,6 +24,14 @@ final class DspUnit {
     this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT);
     this.program = new DspInstruction[p.programDepth()];
     Arrays.fill(program, DspInstruction.decode(0));
+    // After reset the tables are empty (every start NaN, every coefficient 0), as the hardware's registers.
+    byte[] empty = new byte[Command.DSP_TABLE_BYTES];
+    for (int slot = 0; slot < 3; slot++) {
+      for (int s = 0; s < DspTable.MAX_SEGMENTS; s++) {
+        putHalf(empty, 2 * (slot * 128 + s * 8), 0x7E00);
+      }
+    }
+    loadTables(empty, 0);
   }
 
   /** Loads the tables from the {@link Command#DSP_TABLE_BYTES}-byte image at {@code at} of {@code mem}. */

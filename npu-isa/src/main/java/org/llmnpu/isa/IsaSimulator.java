@@ -267,7 +267,7 @@ public final class IsaSimulator {
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     counters[Counter.SPAD_WRITES.ordinal()] += beats(2 * l.rowBytes(), l.rows());
-    cycles.load4(beats, beats(2 * l.rowBytes(), l.rows()));
+    cycles.load4(beats);
   }
 
   /** Counter values as of the snapshot's first cycle, written 64 bits little-endian each. */

@@ -94,6 +94,59 @@ class DspCommandTest {
   }
 
   @Test
+  void tablesAreEmptyUntilDsptabAndUndefinedOpcodesAreNops() {
+    // TSTART of segment 2 of the exp table, before and after a dsptab; an undefined opcode (0x3F)
+    // whose rd field names the register holding the result writes nothing.
+    long tstart = new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.TSTART, 1, 2, 0, 0, false, 0, 0)
+        .encode();
+    long[] words = {
+        new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.LI, 2, 0, 0, 0, false, 0, 2).encode(),
+        tstart,
+        0x3FL << 58 | 1L << 53,
+        new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.ST, 0, 1, 0, 0, false, 0, 0).encode(),
+        new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.HALT, 0, 0, 0, 0, false, 0, 0).encode()};
+    byte[] mem = new byte[1 << 20];
+    putLongs(mem, 0x20000, words);
+    System.arraycopy(IsaSimulator.dspTableImage(DspMath.DEFAULT), 0, mem, 0x30000, Command.DSP_TABLE_BYTES);
+    Program prog = Program.builder()
+        .dspRun(0x20000, words.length).dspOut(0, 16, 1, 1, 0, Command.FMT_FP16).store(0x40000, 16, 0, 16, 2, 1)
+        .dspTab(0x30000)
+        .dspRun(0x20000, words.length).dspOut(0, 16, 1, 1, 0, Command.FMT_FP16).store(0x40010, 16, 0, 16, 2, 1)
+        .halt().build();
+    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
+    IsaSimulator.Result r = IsaSimulator.run(P, mem, 0);
+    assertEquals(ErrorCause.NONE, r.error());
+    assertEquals(0x7E00, (r.memory()[0x40000] & 0xFF) | (r.memory()[0x40001] & 0xFF) << 8, "empty table: NaN");
+    assertEquals(DspMath.DEFAULT.table(0).starts()[2],
+        (r.memory()[0x40010] & 0xFF) | (r.memory()[0x40011] & 0xFF) << 8, "after dsptab: the exp table's start");
+    assertEquals(2L * words.length, r.counter(Counter.DSP_INSTRUCTIONS));
+  }
+
+  @Test
+  void dspCommandCyclesFollowTheFormulas() {
+    // dspin/dspout: one element a cycle; dsprun: program beats as a load, then run + 1.
+    byte[] mem = new byte[1 << 20];
+    long[] halt = {new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.HALT, 0, 0, 0, 0, false, 0, 0)
+        .encode()};
+    putLongs(mem, 0x20000, halt);
+    Program copy = Program.builder().dspIn(0, 64, 7, 3, 0, Command.FMT_INT8, 0).halt().build();
+    Program run = Program.builder().dspRun(0x20000, 1).halt().build();
+    Program none = Program.builder().fence().halt().build();
+    long base = cyclesOf(none, mem);
+    assertEquals(21, cyclesOf(copy, mem) - base, "3 rows of 7 elements");
+    // one beat (8 bytes in a 16-byte line), latency 8: issue, data at +8, run 1 instruction, done seen 1 later
+    assertEquals(1 + 8 + 1 + 1, cyclesOf(run, mem) - base);
+  }
+
+  private static long cyclesOf(Program prog, byte[] image) {
+    byte[] mem = image.clone();
+    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
+    IsaSimulator.Result r = IsaSimulator.run(P, mem, 0);
+    assertEquals(ErrorCause.NONE, r.error());
+    return r.counter(Counter.CYCLES);
+  }
+
+  @Test
   void newCommandsRoundTripThroughText() {
     String text = """
         dsptab ext=0x30000

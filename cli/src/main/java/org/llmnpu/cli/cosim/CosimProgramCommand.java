@@ -59,7 +59,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
       if (!Files.isReadable(file)) {
         throw new IllegalArgumentException("FILE.npu: cannot read " + file);
       }
-      program = Assembler.assemble(Files.readString(file), file.toString());
+      program = Assembler.assemble(Files.readString(file), file.toString(), config.dspLanes());
       long size = config.machine().extMemBytes();
       image = new byte[(int) size];
       if (memory != null) {
@@ -72,12 +72,13 @@ public final class CosimProgramCommand implements Callable<Integer> {
       } else {
         new Random(seed).nextBytes(image);
       }
-      byte[] code = program.program().bytes();
-      if (program.origin() + code.length > size) {
-        throw new IllegalArgumentException(".org: the program at " + program.origin() + " does not fit in " + size
-            + " bytes of memory");
+      for (Assembler.Segment d : program.data()) {
+        if (d.dspLanes() > 0 && d.dspLanes() != config.dspLanes()) {
+          throw new IllegalArgumentException(file + ": a .dspkernel is compiled for " + d.dspLanes()
+              + " lanes, but the NPU's DSP has dspLanes = " + config.dspLanes());
+        }
       }
-      System.arraycopy(code, 0, image, (int) program.origin(), code.length);
+      program.place(image);
       WaveCapture.request(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("memLatency must", "--latency must")

@@ -28,7 +28,9 @@ class CosimProgramCommandTest {
   private Path smallConfig() throws Exception {
     Path c = dir.resolve("small.yaml");
     Files.writeString(c, "rows: 4\nspadKiB: 4\nspadBanks: 2\nextMemMiB: 1\nmTile: 8\nmaxM: 64\nmaxK: 128\n"
-        + "maxN: 64\nmemLatency: 3\nmemBytesPerCycle: 4\nwatchdogCycles: 256\n");
+        + "maxN: 64\nmemLatency: 3\nmemBytesPerCycle: 4\nwatchdogCycles: 256\n"
+        // NpuConfig.small(): the model the cosim tests build
+        + "dspLanes: 4\ndspRows: 128\ndspProgramDepth: 256\ndspMaxRunCycles: 65536\n");
     return c;
   }
 
@@ -50,6 +52,20 @@ class CosimProgramCommandTest {
     assertEquals(j.get("modelCycles").asLong(), j.get("rtlCycles").asLong(), out);
     assertEquals(6 * 11 * 5, j.get("counters").get("macs").get("rtl").asLong(), out);
     assertEquals("NONE", j.get("status").asText());
+  }
+
+  @Test
+  void shippedDspExampleIsBitExactWithExactCycles() throws Exception {
+    requireVerilator();
+    Path example = Path.of(System.getProperty("llmnpu.repoRoot", ".."), "npu-isa", "examples", "attention-softmax.npu");
+    String out = CliRun.capture(true, 0, "cosim", "program", example.toString(), "--config", smallConfig().toString(),
+        "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertTrue(j.get("bitExact").asBoolean(), out);
+    assertEquals("NONE", j.get("status").asText(), out);
+    assertEquals(j.get("modelCycles").asLong(), j.get("rtlCycles").asLong(), out);
+    assertTrue(j.get("counters").get("dspInstructions").get("rtl").asLong() > 64, out);
+    assertEquals(2 * 64, j.get("counters").get("dspElements").get("rtl").asLong(), out);
   }
 
   @Test

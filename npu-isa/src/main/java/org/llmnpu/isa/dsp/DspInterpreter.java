@@ -87,7 +87,7 @@ public final class DspInterpreter {
       }
       if (in.op() == DspOp.SETLEN) {
         len = in.imm();
-      } else {
+      } else if (in.op() != DspOp.NOP) {
         execute(in, idx, len);
       }
       if (loopEnd == pc) {
@@ -147,7 +147,7 @@ public final class DspInterpreter {
       };
     }
     for (int l = 0; l < lanes; l++) {
-      boolean valid = !in.masked() || (long) idx * lanes + l < len;
+      boolean valid = !in.masked() || (long) idx * lanes + l < Integer.toUnsignedLong(len);
       if (!valid) {
         continue;
       }

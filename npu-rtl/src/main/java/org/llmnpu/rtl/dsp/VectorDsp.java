@@ -53,6 +53,15 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high until the next
  * start, and {@code cycles} holds the instructions issued (= {@link DspProgram#cycles()} =
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
+ * {@code stop} ends a run at the next clock edge without raising {@code done} (the NPU's run
+ * limit); registers and buffer keep their contents.
+ *
+ * <p><b>Wide host ports</b> ({@link #VectorDsp(Config, int, int)}, for a bus of several words): with
+ * {@code progWords} = W, a program write stores W consecutive words (row {@code prog_addr} of W
+ * words, word j at {@code prog_addr·W + j}, from bits {@code 64j..}; {@code prog_mask} bit j enables
+ * word j); with {@code tableEntries} = E, a table write stores the E entries at addresses
+ * {@code table_addr·E + j} from bits {@code 16j..} of {@code table_data}. W = E = 1 is the
+ * one-word interface above.
  */
 public final class VectorDsp extends HwModule {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
@@ -94,29 +103,74 @@ public final class VectorDsp extends HwModule {
   public final Bool busy = out(bool());
   public final Bool done = out(bool());
   public final UInt cycles = out(uint(32));
+  public final Bool stop = in("stop", bool());
   public final Bool progWe = in("prog_we", bool());
   public final UInt progAddr;
-  public final UInt progData = in("prog_data", uint(64));
+  public final UInt progData;
+  public final UInt progMask;
   public final Bool tableWe = in("table_we", bool());
-  public final UInt tableAddr = in("table_addr", uint(9));
-  public final UInt tableData = in("table_data", uint(16));
+  public final UInt tableAddr;
+  public final UInt tableData;
   public final Bool bufWe = in("buf_we", bool());
   public final UInt bufAddr;
   public final UInt bufWdata = in("buf_wdata", uint(16));
   public final UInt bufRdata = out("buf_rdata", uint(16));
   private final Config config;
+  private final int progWords;
+  private final int tableEntries;
 
+  /** The DSP with one-word program and table ports. */
   public VectorDsp(Config c) {
+    this(c, 1, 1);
+  }
+
+  /**
+   * The DSP with host ports of {@code progWords} program words and {@code tableEntries} table
+   * entries per write (powers of two, at most {@code programDepth} and 128).
+   */
+  public VectorDsp(Config c, int progWords, int tableEntries) {
+    if (progWords < 1 || progWords > c.programDepth() || Integer.bitCount(progWords) != 1) {
+      throw new IllegalArgumentException("progWords must be a power of two in 1.." + c.programDepth() + ", got "
+          + progWords);
+    }
+    if (tableEntries < 1 || tableEntries > 128 || Integer.bitCount(tableEntries) != 1) {
+      throw new IllegalArgumentException("tableEntries must be a power of two in 1..128, got " + tableEntries);
+    }
     config = c;
+    this.progWords = progWords;
+    this.tableEntries = tableEntries;
     int pcBits = log2Ceil(c.programDepth());
     int rowBits = log2Ceil(c.rows());
     int laneBits = log2Ceil(c.lanes());
-    progAddr = in("prog_addr", uint(pcBits));
+    int wordBits = log2Ceil(progWords);
+    progAddr = in("prog_addr", uint(Math.max(1, pcBits - wordBits)));
+    progData = in("prog_data", uint(64 * progWords));
+    progMask = progWords == 1 ? null : in("prog_mask", uint(progWords));
+    int entryBits = log2Ceil(tableEntries);
+    tableAddr = in("table_addr", uint(9 - entryBits));
+    tableData = in("table_data", uint(16 * tableEntries));
     bufAddr = in("buf_addr", uint(rowBits + laneBits));
 
-    Mem<UInt> program = mem("program", uint(64), c.programDepth());
-    program.init(new long[c.programDepth()]);
-    when(progWe, () -> program.write(progAddr, progData));
+    UInt pcWire = wire("pcNext", uint(pcBits));
+    UInt word;
+    if (progWords == 1) {
+      Mem<UInt> program = mem("program", uint(64), c.programDepth());
+      program.init(new long[c.programDepth()]);
+      when(progWe, () -> program.write(progAddr, progData));
+      word = program.readAsync(pcWire);
+    } else {
+      // W memories of programDepth / W words: word i in memory i mod W, row i / W
+      UInt read = uintLit(0, 64);
+      for (int j = 0; j < progWords; j++) {
+        Mem<UInt> column = mem("program" + j, uint(64), c.programDepth() / progWords);
+        column.init(new long[c.programDepth() / progWords]);
+        UInt data = progData.slice(64 * j + 63, 64 * j);
+        when(progWe.and(progMask.bit(j)), () -> column.write(progAddr, data));
+        UInt row = pcWire.slice(pcBits - 1, wordBits);
+        read = mux(pcWire.lsbs(wordBits).eq(j), column.readAsync(row), read);
+      }
+      word = read;
+    }
 
     // control
     Bool running = regInit("running", bool(), 0);
@@ -132,8 +186,7 @@ public final class VectorDsp extends HwModule {
     busy.set(running);
     done.set(doneQ);
     cycles.set(cycleCount);
-
-    UInt word = program.readAsync(pc);
+    pcWire.set(pc);
     UInt op = wire("op", word.slice(63, 58));
     UInt imm = wire("imm", word.lsbs(32));
     Bool isHalt = op.eq(DspOp.HALT.code());
@@ -152,7 +205,7 @@ public final class VectorDsp extends HwModule {
       cycleCount.set(uintLit(0, 32));
     })).otherwise(() -> {
       cycleCount.set(cycleCount.add(uintLit(1, 32)));
-      when(isHalt, () -> {
+      when(stop, () -> running.set(boolLit(false))).elseWhen(isHalt, () -> {
         running.set(boolLit(false));
         doneQ.set(boolLit(true));
       }).elseWhen(isLoop, () -> {
@@ -179,19 +232,23 @@ public final class VectorDsp extends HwModule {
     UInt unusedStart = uintLit(0x7E00, 16);
     UInt zero16 = uintLit(0, 16);
     UInt[][][] tables = new UInt[TABLE_SLOTS][segments][c.tableDegree() + 2];
+    // (entries beyond the capacity in a wide write are dropped: slices of the gated data)
+    UInt tableWord = tableEntries == 1 ? tableData : mux(tableWe, tableData, uintLit(0, 16 * tableEntries));
     for (int slot = 0; slot < TABLE_SLOTS; slot++) {
       for (int s = 0; s < segments; s++) {
         for (int f = 0; f <= c.tableDegree() + 1; f++) {
           UInt r = regInit("table_" + slot + "_" + s + "_" + f, uint(16), f == 0 ? 0x7E00 : 0);
           int address = slot * 128 + s * 8 + f;
-          when(tableWe.and(tableAddr.eq(address)), () -> r.set(tableData));
+          int j = address % tableEntries;
+          UInt entry = tableWord.slice(16 * j + 15, 16 * j);
+          when(tableWe.and(tableAddr.eq(address / tableEntries)), () -> r.set(entry));
           tables[slot][s][f] = r;
         }
       }
     }
     // execute stage: the fields of the instruction issued in the previous cycle
     Bool exValid = regInit("exValid", bool(), 0);
-    exValid.set(running);
+    exValid.set(running.and(stop.not()));
     UInt exOp = regNext("exOp", op);
     UInt exRd = regNext("exRd", word.slice(57, 53));
     Bool exMasked = regNext("exMasked", word.bit(37));
@@ -261,8 +318,9 @@ public final class VectorDsp extends HwModule {
 
   @Override
   public String moduleName() {
+    String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
-        + config.tableSegments() + "d" + config.tableDegree();
+        + config.tableSegments() + "d" + config.tableDegree() + wide;
   }
 
   /** Registers {@code vector-dsp}. */

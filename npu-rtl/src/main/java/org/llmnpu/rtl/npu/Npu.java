@@ -48,7 +48,13 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * WAIT): LOAD issues one read per beat as the memory accepts it and writes each response to the
  * scratchpad (byte mask on a row's last beat); STORE reads the scratchpad and issues masked
  * writes; GEMM copies X lines into the engine's X buffer ({@code M·kTiles} cycles) and W rows into
- * its W buffer ({@code K·nTiles} cycles), starts the engine and fetches the next command.
+ * its W buffer ({@code K·nTiles} cycles), starts the engine and fetches the next command. LOAD4
+ * unpacks each beat's signed INT4 nibbles into two INT8 lines (beats at most every other cycle).
+ * The Vector DSP commands ({@link NpuDsp}): DSP_TAB and DSP_PROG stream tables and program words
+ * into the DSP's line-wide ports as the beats arrive, DSP_RUN waits for its {@code done} (or stops
+ * it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN / DSP_OUT move one element a cycle between the
+ * scratchpad and the DSP buffer (INT8/INT32 → FP16 by {@code Fp16Convert}); SNAPSHOT stores the
+ * counters latched in its first cycle ({@link NpuSnapshot}).
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
@@ -70,7 +76,7 @@ public final class Npu extends HwModule {
 
   public final Bool start = in(bool());
   public final UInt programAddress = in(uint(ADDR));
-  public final UInt counterSelect = in(uint(4));
+  public final UInt counterSelect = in(uint(5));
   public final Bool finished = out(bool());
   public final Bool done = out(bool());
   public final UInt errorCause = out(uint(3));
@@ -86,7 +92,8 @@ public final class Npu extends HwModule {
   public final UInt mem_resp_data;
   private final NpuConfig config;
 
-  enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR }
+  enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT }
 
   /** The GEMM back-end: the array runs and its results drain while the controller goes on. */
   enum Back { IDLE, RUN, DRAIN }
@@ -105,7 +112,7 @@ public final class Npu extends HwModule {
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(lineBits));
 
-    UInt state = reg0("state", uint(4));
+    UInt state = reg0("state", uint(5));
     UInt pc = reg0("pc", uint(ADDR));
     UInt index = reg0("commandIndex", uint(32));
     UInt cause = reg0("cause", uint(3));
@@ -130,13 +137,14 @@ public final class Npu extends HwModule {
       w.add(wire("word" + i, cmd.slice(32 * i + 31, 32 * i)));
     }
     UInt opcode = wire("opcode", w.get(0).lsbs(8));
-    NpuDecode dec = new NpuDecode(this, p, w);
+    NpuDecode dec = new NpuDecode(this, p, w, NpuSnapshot.BYTES);
 
     // ---------------------------------------------------------------- walkers
     int countBits = 16;
     Walker ext = section2("ext", () -> new Walker(this, ADDR, countBits));
     Walker sp = section2("spadWalk", () -> new Walker(this, ADDR, countBits, false));
     Bool isLoad = wire("isLoad", opcode.eq(Opcode.LOAD.code()));
+    Bool isLoad4 = dec.isLoad4;
     UInt lineConst = uintLit(line, ADDR);
     // DMA: ext walks the memory side, sp the scratchpad side (same shape).
     UInt rowsReg = reg0("dmaRows", uint(16));
@@ -172,7 +180,8 @@ public final class Npu extends HwModule {
     UInt watchdog = reg0("watchdog", uint(bitsToHold(p.watchdogCycles())));
     Bool progress = wire("watchdog_progress", fire.or(mem_resp_valid).or(state.ne(regNext("watchdog_state", state))));
     Bool waiting = wire("watchdog_waiting", state.eq(st(State.FETCH)).or(state.eq(st(State.LOAD)))
-        .or(state.eq(st(State.STORE))));
+        .or(state.eq(st(State.STORE))).or(state.eq(st(State.LOAD4))).or(state.eq(st(State.DSP_TAB)))
+        .or(state.eq(st(State.DSP_PROG))).or(state.eq(st(State.SNAPSHOT))));
     Bool bark = wire("watchdog_expired", watchdog.eq(p.watchdogCycles()));
     when(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)))
         .otherwise(() -> watchdog.set(watchdog.add(1)));
@@ -221,23 +230,66 @@ public final class Npu extends HwModule {
     Bool inLoad = wire("inLoad", state.eq(st(State.LOAD)));
     Bool inStore = wire("inStore", state.eq(st(State.STORE)));
     Bool inFetch = wire("inFetch", state.eq(st(State.FETCH)));
+    Bool inLoad4 = wire("inLoad4", state.eq(st(State.LOAD4)));
+    Bool inLoad4End = wire("inLoad4End", state.eq(st(State.LOAD4_END)));
+    Bool inDspTab = wire("inDspTab", state.eq(st(State.DSP_TAB)));
+    Bool inDspProg = wire("inDspProg", state.eq(st(State.DSP_PROG)));
+    Bool inDspRun = wire("inDspRun", state.eq(st(State.DSP_RUN)));
+    Bool inDspIn = wire("inDspIn", state.eq(st(State.DSP_IN)));
+    Bool inDspOut = wire("inDspOut", state.eq(st(State.DSP_OUT)));
+    Bool inSnap = wire("inSnapshot", state.eq(st(State.SNAPSHOT)));
     Bool inDrain = wire("inDrain", back.eq(bk(Back.DRAIN)));
     Bool backIdle = wire("back_idle", back.eq(bk(Back.IDLE)));
-    Bool drainStarts = wire("back_drainStarts", back.eq(bk(Back.RUN)).and(engine.done).and(state.ne(st(State.LOAD))));
+    Bool drainStarts = wire("back_drainStarts", back.eq(bk(Back.RUN)).and(engine.done).and(inLoad.not())
+        .and(inLoad4.not()).and(inLoad4End.not()));
+
+    // ---------------------------------------------------------------- Vector DSP
+    UInt dspFormat = reg0("dsp_format", uint(2));
+    UInt dspScale = reg0("dsp_scale", uint(16));
+    UInt dspElement = reg0("dsp_bufferElement", uint(32));
+    // dsprun's word count masks the words of the last beat (lines of 16 bytes or more hold several words)
+    UInt dspWords = line >= 16 ? reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
+    NpuDsp dsp = section2("dspPath", () -> new NpuDsp(this, p, c.dsp(), sp.address, spadReadData, dspFormat, dspScale,
+        dspElement, inDspIn, mem_resp_data, inDspTab.and(mem_resp_valid), inDspProg.and(mem_resp_valid), sp.beat,
+        dspWords));
+    long maxRun = p.dsp().maxRunCycles();
+    UInt runCount = reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
+    Bool runExpired = wire("dsp_runExpired", runCount.eq(maxRun));
+    Bool dspHalted = wire("dsp_halted", dsp.dsp.done);
+    dsp.dsp.start.set(inDspProg.and(mem_resp_valid).and(sp.last()));
+    dsp.dsp.stop.set(inDspRun.and(runExpired).and(dspHalted.not()));
+    whenElse(inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
+
+    // ---------------------------------------------------------------- load4: two INT4 per source byte
+    Bool justFired = regInit("load4_justFired", bool(), 0);
+    justFired.set(fire);
+    NpuLoad4 load4 = new NpuLoad4(this, p, inLoad4.and(mem_resp_valid), mem_resp_data, sp.lastInRow(), remReg,
+        sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
+    Bool load4Beat = load4.beat;
+
+    // ---------------------------------------------------------------- snapshot
+    NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
     // A LOAD writes the scratchpad on its responses, as the drain does: they never overlap.
     Bool loadMayStart = wire("loadMayStart", inDrain.or(drainStarts).not());
+    Bool streams = wire("dma_streams", inLoad.or(inStore).or(inDspTab).or(inDspProg).or(inSnap)
+        .or(inLoad4.and(justFired.not())));
     mem_req_valid.set(inFetch.and(issued.lt(beatsPerCommand)).and(fetchFault.not())
-        .or(inLoad.and(ext.finished.not())).or(inStore.and(ext.finished.not())));
-    mem_req_write.set(inStore);
+        .or(streams.and(ext.finished.not())));
+    mem_req_write.set(inStore.or(inSnap));
     mem_req_addr.set(mux(inFetch, pc.add(issued.resize(ADDR).shiftLeft(lineShift).resize(ADDR)), ext.address));
-    mem_req_wdata.set(spadReadData);
+    mem_req_wdata.set(mux(inSnap, snapshot.line(this, sp.beat), spadReadData));
     mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
     spadReadLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
     Bool loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
-    spadWrite.set(loadWrite.or(inDrain));
-    spadWriteLine.set(mux(inDrain, drain.address, sp.address).slice(lineShift + lineAddrBits - 1, lineShift));
-    spadWriteData.set(mux(inDrain, drainData, mem_resp_data));
-    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(sp.lastInRow(), rowEndMask, ones)));
+    spadWrite.set(loadWrite.or(inDrain).or(load4Beat).or(load4.pending).or(inDspOut));
+    UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
+    spadWriteLine.set(mux(inDrain, drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
+        mux(load4.pending, load4.pendingLine, spLine)));
+    spadWriteData.set(mux(inDrain, drainData, mux(load4.pending, load4.pendingData, mux(inLoad4, load4.firstData,
+        mux(inDspOut, dsp.outData, mem_resp_data)))));
+    spadWriteMask.set(mux(inDrain, mux(drain.lastInRow(), drainEndMask, ones), mux(load4.pending, load4.pendingMask,
+        mux(inLoad4, load4.firstMask,
+        mux(inDspOut, dsp.outMask, mux(sp.lastInRow(), rowEndMask, ones))))));
 
     // ---------------------------------------------------------------- counters
     NpuCounters counters = new NpuCounters(this);
@@ -245,22 +297,27 @@ public final class Npu extends HwModule {
     counters.count(Counter.COMMANDS, state.eq(st(State.DECODE)));
     UInt beatBytes = wire("beatBytes", mux(sp.lastInRow().and(remReg.ne(0)), remReg.resize(lineShift + 1),
         uintLit(line, lineShift + 1)));
-    counters.add(Counter.DMA_LOAD_BYTES, loadWrite, beatBytes);
+    counters.add(Counter.DMA_LOAD_BYTES, loadWrite.or(load4Beat), beatBytes);
     counters.add(Counter.DMA_STORE_BYTES, inStore.and(fire), beatBytes);
     counters.count(Counter.EXT_READ_BEATS, fire.and(mem_req_write.not()));
     counters.count(Counter.EXT_WRITE_BEATS, fire.and(mem_req_write));
     UInt macs = reg0("gemm_macs", uint(48));
     counters.add(Counter.MACS, state.eq(st(State.GEMM_START)), macs);
     counters.add(Counter.PSUM_WRITEBACKS, drainStarts, engine.psumWritebacks);
-    counters.count(Counter.SPAD_READS, inStore.and(fire).or(state.eq(st(State.GEMM_X))).or(state.eq(st(State.GEMM_W))));
-    counters.count(Counter.SPAD_WRITES, spadWrite);
+    counters.count(Counter.SPAD_READS, inStore.and(fire).or(state.eq(st(State.GEMM_X))).or(state.eq(st(State.GEMM_W)))
+        .or(inDspIn.and(dsp.lineStart)));
+    // dspout writes a line element by element: one line write when it starts a line
+    counters.count(Counter.SPAD_WRITES, spadWrite.and(inDspOut.and(dsp.lineStart.not()).not()));
     counters.count(Counter.FETCH_CYCLES, inFetch.or(state.eq(st(State.DECODE))));
-    counters.count(Counter.DMA_CYCLES, inLoad.or(inStore));
+    counters.count(Counter.DMA_CYCLES, inLoad.or(inStore).or(inLoad4).or(inLoad4End).or(inSnap));
     counters.count(Counter.GEMM_CYCLES, state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START)))
         .or(backIdle.not()));
     counters.count(Counter.ARRAY_CYCLES, state.eq(st(State.GEMM_START))
         .or(back.eq(bk(Back.RUN)).and(engine.done.not())));
     counters.count(Counter.MEM_STALL_CYCLES, mem_req_valid.and(mem_req_ready.not()));
+    counters.count(Counter.DSP_INSTRUCTIONS, inDspRun.and(dsp.dsp.busy).and(runExpired.not()));
+    counters.count(Counter.DSP_ELEMENTS, inDspIn.or(inDspOut));
+    counters.count(Counter.DSP_CYCLES, inDspTab.or(inDspProg).or(inDspRun).or(inDspIn).or(inDspOut));
     counters.clearOn(state.eq(st(State.IDLE)).and(start));
     counterValue.set(counters.select(counterSelect));
 
@@ -285,7 +342,18 @@ public final class Npu extends HwModule {
     UInt resultHi = reg0("back_resultEnd", uint(52));
     Bool storeClear = wire("storeClear", w.get(3).resize(52).ge(resultHi).or(dec.dmaSpadEnd.le(resultLo)));
     Bool isStore = wire("decode_isStore", opcode.eq(Opcode.STORE.code()));
-    Bool mayGo = wire("mayGo", mux(isLoad, loadMayStart, mux(isStore, backIdle.or(storeClear), backIdle)));
+    Bool mayGo = wire("mayGo", mux(isLoad.or(isLoad4), loadMayStart, mux(isStore, backIdle.or(storeClear), backIdle)));
+    // A command that streams `beats` lines from or to one memory address (sp counts the beats).
+    java.util.function.BiConsumer<UInt, State> stream = (beats, next) -> {
+      ext.begin(w.get(1));
+      sp.begin(w.get(1).sub(w.get(1)));
+      extStride.set(lineConst);
+      spadStride.set(lineConst);
+      spadStep.set(lineConst);
+      rowsReg.set(uintLit(1, 16));
+      beatsReg.set(beats);
+      state.set(st(next));
+    };
     Runnable dispatch = () -> when(mayGo.not(), () -> state.set(st(State.WAIT)))
         .elseWhen(isHalt, () -> state.set(st(State.DONE)))
         .elseWhen(isFence, nextCommand)
@@ -294,11 +362,34 @@ public final class Npu extends HwModule {
           sp.begin(w.get(3));
           extStride.set(w.get(2));
           spadStride.set(w.get(4));
-          spadStep.set(lineConst);
+          spadStep.set(mux(isLoad4, uintLit(2 * line, ADDR), lineConst));
           rowsReg.set(w.get(6).lsbs(16));
           beatsReg.set(dec.dmaBeats);
           remReg.set(w.get(5).lsbs(lineShift).resize(lineShift + 1));
-          state.set(mux(isLoad, st(State.LOAD), st(State.STORE)));
+          state.set(mux(isLoad, st(State.LOAD), mux(isLoad4, st(State.LOAD4), st(State.STORE))));
+        })
+        .elseWhen(dec.isDspTab, () -> stream.accept(uintLit(768 / line, 16), State.DSP_TAB))
+        .elseWhen(dec.isDspRun, () -> {
+          stream.accept(dec.programBeats, State.DSP_PROG);
+          if (dspWords != null) {
+            dspWords.set(w.get(2).resize(dspWords.width()));
+          }
+        })
+        .elseWhen(dec.isSnapshot, () -> {
+          stream.accept(uintLit(NpuSnapshot.beats(line), 16), State.SNAPSHOT);
+          remReg.set(uintLit(NpuSnapshot.BYTES % line, lineShift + 1));
+          snapshot.capture(counters.nextValues());
+        })
+        .elseWhen(dec.isDspIn.or(dec.isDspOut), () -> {
+          sp.begin(w.get(1));
+          spadStride.set(w.get(2));
+          spadStep.set(dec.elementBytes.resize(ADDR));
+          rowsReg.set(dec.copyRows);
+          beatsReg.set(dec.copyElems);
+          dspFormat.set(w.get(5).lsbs(2));
+          dspScale.set(dec.scale);
+          dspElement.set(dec.bufferStart);
+          state.set(mux(dec.isDspIn, st(State.DSP_IN), st(State.DSP_OUT)));
         })
         .otherwise(() -> {
           gemmM.set(dec.m.resize(gemmM.width()));
@@ -344,6 +435,7 @@ public final class Npu extends HwModule {
           when(dec.undefined, () -> fail.accept(ErrorCause.UNDEFINED_OPCODE))
               .elseWhen(dec.badShape, () -> fail.accept(ErrorCause.BAD_SHAPE))
               .elseWhen(dec.badSpad, () -> fail.accept(ErrorCause.SPAD_ADDRESS))
+              .elseWhen(dec.badDsp, () -> fail.accept(ErrorCause.DSP_ADDRESS))
               .elseWhen(dec.badExt, () -> fail.accept(ErrorCause.EXT_ADDRESS))
               .otherwise(dispatch))
         .is(State.WAIT.ordinal(), dispatch)
@@ -377,6 +469,46 @@ public final class Npu extends HwModule {
           when(sp.last(), () -> state.set(st(State.GEMM_START)));
         })
         .is(State.GEMM_START.ordinal(), nextCommand)
+        .is(State.LOAD4.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
+          when(fire, ext::advance);
+          when(load4Beat, () -> {
+            sp.advance();
+            when(sp.last(), () -> state.set(st(State.LOAD4_END)));
+          });
+        }))
+        .is(State.LOAD4_END.ordinal(), nextCommand)
+        .is(State.DSP_TAB.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
+          when(fire, ext::advance);
+          when(mem_resp_valid, () -> {
+            sp.advance();
+            when(sp.last(), nextCommand);
+          });
+        }))
+        .is(State.DSP_PROG.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() -> {
+          when(fire, ext::advance);
+          when(mem_resp_valid, () -> {
+            sp.advance();
+            when(sp.last(), () -> state.set(st(State.DSP_RUN)));
+          });
+        }))
+        .is(State.DSP_RUN.ordinal(), () -> when(dspHalted, nextCommand)
+            .elseWhen(runExpired, () -> fail.accept(ErrorCause.WATCHDOG)))
+        .is(State.DSP_IN.ordinal(), () -> {
+          sp.advance();
+          dspElement.set(dspElement.add(1));
+          when(sp.last(), nextCommand);
+        })
+        .is(State.DSP_OUT.ordinal(), () -> {
+          sp.advance();
+          dspElement.set(dspElement.add(1));
+          when(sp.last(), nextCommand);
+        })
+        .is(State.SNAPSHOT.ordinal(), () -> when(bark, () -> fail.accept(ErrorCause.WATCHDOG)).otherwise(() ->
+            when(fire, () -> {
+              ext.advance();
+              sp.advance();
+              when(ext.last(), nextCommand);
+            })))
         .is(State.DONE.ordinal(), () -> when(start, () -> state.set(st(State.IDLE))))
         .is(State.ERROR.ordinal(), () -> when(start, () -> state.set(st(State.IDLE))))
         .otherwise(() -> { }));
@@ -419,7 +551,7 @@ public final class Npu extends HwModule {
   }
 
   private static UInt st(State s) {
-    return uintLit(s.ordinal(), 4);
+    return uintLit(s.ordinal(), 5);
   }
 
   // Package-private access to the builder verbs for the helpers (Walker, NpuDecode, NpuCounters).
@@ -430,6 +562,10 @@ public final class Npu extends HwModule {
 
   <T extends HwValue> T wireOf(String name, T value) {
     return wire(name, value);
+  }
+
+  <M extends HwModule> M instanceOf(String name, M child) {
+    return instance(name, child);
   }
 
   <T extends HwValue> Mem<T> memOf(String name, T type, int depth) {
@@ -452,7 +588,12 @@ public final class Npu extends HwModule {
 
   @Override
   public String moduleName() {
+    NpuConfig d = NpuConfig.defaults();
+    String dsp = config.dspLanes() == d.dspLanes() && config.dspRows() == d.dspRows()
+        && config.dspProgramDepth() == d.dspProgramDepth() ? ""
+        : "_d" + config.dspLanes() + "x" + config.dspRows() + "p" + config.dspProgramDepth();
     return "Npu_r" + config.rows() + "_s" + config.spadKiB() + "k_b" + config.spadBanks() + "_M" + config.maxM()
-        + "_K" + config.maxK() + "_N" + config.maxN() + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'));
+        + "_K" + config.maxK() + "_N" + config.maxN() + dsp
+        + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'));
   }
 }

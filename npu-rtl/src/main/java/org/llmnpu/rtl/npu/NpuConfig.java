@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
@@ -28,6 +29,11 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * @param memLatency       external-memory read latency in cycles (of the simulation model)
  * @param memBytesPerCycle external-memory bandwidth in bytes per cycle (of the simulation model)
  * @param watchdogCycles   cycles any memory wait may last before the NPU halts with a watchdog error
+ * @param dspLanes         Vector DSP lanes, a power of two in 1..32 [16]
+ * @param dspRows          Vector DSP buffer rows of {@code dspLanes} FP16 elements, a power of two in 16..65536 [512]
+ * @param dspProgramDepth  Vector DSP program words, a power of two in 16..4096 [256]
+ * @param dspMaxRunCycles  cycles one {@code dsprun} may take before the NPU halts with a watchdog error,
+ *                         16..2^32 [2^24]
  * @param engine           the GEMM engine: {@code systolic} (the MAC array, default) or {@code pim}
  *                         (a {@code rows × rows} INT8 compute-in-memory macro, bit-serial;
  *                         {@code pim-k2}, {@code pim-k4}, {@code pim-k8} apply 2, 4 or 8 input bits
@@ -35,17 +41,15 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
-                        int watchdogCycles, String engine) {
+                        int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
+                        String engine) {
 
   /** Allowed values of {@code engine}. */
   public static final java.util.List<String> ENGINES = java.util.List.of("systolic", "pim", "pim-k2", "pim-k4", "pim-k8");
 
-  /** The systolic engine. */
-  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
-                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles) {
-    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, "systolic");
-  }
+  /** Table segments and degree of the DSP: the size of the numerics tables (exp, reciprocal, rsqrt). */
+  public static final int DSP_TABLE_SEGMENTS = 12;
+  public static final int DSP_TABLE_DEGREE = 2;
 
   public NpuConfig {
     if (engine == null) {
@@ -60,29 +64,67 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     if (extMemMiB < 1 || extMemMiB > 4096) {
       throw new IllegalArgumentException("extMemMiB must be in 1..4096, got " + extMemMiB);
     }
+    if (dspLanes < 1 || dspLanes > 32 || Integer.bitCount(dspLanes) != 1) {
+      throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
+    }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles);
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
   }
 
+  /** An NPU with the default Vector DSP (16 lanes, 512 rows, 256 program words, runs of at most 2^24 cycles). */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, 16, 512, 256, 1L << 24, "systolic");
+  }
+
+  /** An NPU with the systolic GEMM engine. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, "systolic");
+  }
+
+  private static MachineParams.DspParams dspParams(int lanes, int rows, int programDepth, long maxRunCycles) {
+    try {
+      return new MachineParams.DspParams(lanes, rows, programDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
+          maxRunCycles);
+    } catch (IllegalArgumentException e) {
+      // name the NpuConfig parameter
+      throw new IllegalArgumentException(e.getMessage().replace("dsp lanes", "dspLanes").replace("dsp rows", "dspRows")
+          .replace("dsp programDepth", "dspProgramDepth").replace("dsp maxRunCycles", "dspMaxRunCycles"), e);
+    }
+  }
+
+  /** The Vector DSP inside. */
+  public VectorDsp.Config dsp() {
+    return new VectorDsp.Config(dspLanes, dspRows, dspProgramDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE);
+  }
+
   /**
-   * The issue's default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle;
+   * The issue's default: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle,
+   * a 16-lane DSP of 512 rows and 256 program words;
    * GEMM tiles up to 64×512×128 (engine buffers 32 + 64 KiB, results 32 KiB; larger GEMMs are tiled by the program).
    */
   public static NpuConfig defaults() {
     return new NpuConfig(16, 256, 4, 16, 16, 32, 0, 64, 512, 128, 32, 16, 4096);
   }
 
-  /** A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory. */
+  /**
+   * A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of
+   * 128 rows and 256 program words whose runs may take 2^16 cycles.
+   */
   public static NpuConfig small() {
-    return new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256);
+    return new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 4, 128, 256, 1L << 16);
   }
 
   private static MachineParams machine(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                                        int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                                       int memBytesPerCycle, int watchdogCycles) {
+                                       int memBytesPerCycle, int watchdogCycles, MachineParams.DspParams dsp) {
     return new MachineParams(rows, rows, spadKiB * 1024, spadBanks, extMemMiB * (1L << 20), mTile, accWidth,
-        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles);
+        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp);
   }
 
   private static GemmEngineConfig gemm(int rows, int accWidth, int mTile, int icAccumDepth, int maxM, int maxK,
@@ -94,7 +136,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles);
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
   }
 
   /** The GEMM engine inside. */
@@ -105,13 +147,13 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        latency, bytesPerCycle, watchdogCycles, engine);
+        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, e);
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

@@ -38,6 +38,13 @@ final class NpuCounters {
     amounts.get(c).add(amount);
   }
 
+  /** The value each counter takes at the next edge (without the clear), in {@link Counter} order. */
+  List<UInt> nextValues() {
+    return nexts;
+  }
+
+  private final List<UInt> nexts = new ArrayList<>();
+
   /** Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. */
   void clearOn(Bool clear) {
     for (Counter c : Counter.values()) {
@@ -48,7 +55,8 @@ final class NpuCounters {
         UInt a = amounts.get(c).get(i).resize(BITS);
         next = next.add(mux(cond.get(i), a, uintLit(0, BITS)));
       }
-      UInt sum = next;
+      UInt sum = npu.wireOf("counter_" + c.key() + "_next", next);
+      nexts.add(sum);
       npu.whenElse(clear, () -> r.set(uintLit(0, BITS)), () -> r.set(sum));
     }
   }

@@ -1,5 +1,6 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
@@ -18,6 +19,21 @@ final class NpuDecode {
   private static final int WIDE = 52;
   final Bool undefined;
   final Bool isDma;
+  final Bool isLoad4;
+  final Bool isDspTab;
+  final Bool isDspIn;
+  final Bool isDspOut;
+  final Bool isDspRun;
+  final Bool isSnapshot;
+  final Bool badDsp;
+  /** DSP copies: rows, elements per row, bytes per element (1, 2, 4), first buffer element, INT8 or INT32 scale (FP16). */
+  final UInt copyRows;
+  final UInt copyElems;
+  final UInt elementBytes;
+  final UInt bufferStart;
+  final UInt scale;
+  /** Beats of a {@code dsprun}'s program. */
+  final UInt programBeats;
   final Bool badShape;
   final Bool badSpad;
   final Bool badExt;
@@ -38,7 +54,7 @@ final class NpuDecode {
   private final int lineShift;
   private final int line;
 
-  NpuDecode(Npu npu, MachineParams p, List<UInt> w) {
+  NpuDecode(Npu npu, MachineParams p, List<UInt> w, int snapshotBytes) {
     this.npu = npu;
     line = p.lineBytes();
     lineShift = Integer.numberOfTrailingZeros(line);
@@ -46,9 +62,16 @@ final class NpuDecode {
     Bool isLoad = op.eq(Opcode.LOAD.code());
     Bool isStore = op.eq(Opcode.STORE.code());
     Bool isGemm = op.eq(Opcode.GEMM.code());
-    isDma = npu.wireOf("decode_isDma", isLoad.or(isStore));
+    isLoad4 = npu.wireOf("decode_isLoad4", op.eq(Opcode.LOAD4.code()));
+    isDspTab = npu.wireOf("decode_isDspTab", op.eq(Opcode.DSPTAB.code()));
+    isDspIn = npu.wireOf("decode_isDspIn", op.eq(Opcode.DSPIN.code()));
+    isDspOut = npu.wireOf("decode_isDspOut", op.eq(Opcode.DSPOUT.code()));
+    isDspRun = npu.wireOf("decode_isDspRun", op.eq(Opcode.DSPRUN.code()));
+    isSnapshot = npu.wireOf("decode_isSnapshot", op.eq(Opcode.SNAPSHOT.code()));
+    isDma = npu.wireOf("decode_isDma", isLoad.or(isStore).or(isLoad4));
     undefined = npu.wireOf("decode_undefined", isDma.or(isGemm).or(op.eq(Opcode.FENCE.code()))
-        .or(op.eq(Opcode.HALT.code())).not().or(w.get(0).slice(31, 8).ne(0)));
+        .or(op.eq(Opcode.HALT.code())).or(isDspTab).or(isDspIn).or(isDspOut).or(isDspRun).or(isSnapshot).not()
+        .or(w.get(0).slice(31, 8).ne(0)));
 
     // DMA fields: ext, extStride, spad, spadStride, rowBytes, rows.
     UInt rows = w.get(6);
@@ -56,7 +79,11 @@ final class NpuDecode {
     Bool dmaShape = rows.eq(0).or(rows.slice(31, 16).ne(0)).or(rowBytes.eq(0)).or(rowBytes.slice(31, 16).ne(0));
     UInt rowsLess1 = npu.wireOf("decode_rowsLess1", rows.lsbs(16).sub(1));
     dmaSpadEnd = npu.wireOf("decode_dmaSpadEnd", end(w.get(3), rowsLess1, w.get(4), rowBytes.lsbs(16)));
-    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(dmaSpadEnd.gt(uintLit(p.spadBytes(), WIDE)));
+    // load4: the scratchpad rows are twice the source rows
+    UInt load4SpadEnd = npu.wireOf("decode_load4SpadEnd", end(w.get(3), rowsLess1, w.get(4),
+        rowBytes.lsbs(16).resize(17).shiftLeft(1).resize(17)));
+    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(dmaSpadEnd.gt(uintLit(p.spadBytes(), WIDE)))
+        .or(isLoad4.and(load4SpadEnd.gt(uintLit(p.spadBytes(), WIDE))));
     Bool dmaExt = misaligned(w.get(1)).or(misaligned(w.get(2)))
         .or(end(w.get(1), rowsLess1, w.get(2), rowBytes.lsbs(16)).gt(uintLit(p.extMemBytes(), WIDE)));
     dmaBeats = npu.wireOf("decode_dmaBeats", rowBytes.lsbs(16).resize(17).add(line - 1).shiftRight(lineShift)
@@ -85,9 +112,52 @@ final class NpuDecode {
     resultEnd = resultEndValue;
     macs = npu.wireOf("decode_macs", m.mul(k).mul(n).resize(48));
 
-    badShape = npu.wireOf("decode_badShape", isDma.and(dmaShape).or(isGemm.and(gemmShape)));
-    badSpad = npu.wireOf("decode_badSpad", isDma.and(dmaSpad).or(isGemm.and(gemmSpad)));
-    badExt = npu.wireOf("decode_badExt", isDma.and(dmaExt));
+    // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
+    Bool isCopy = isDspIn.or(isDspOut);
+    copyElems = npu.wireOf("decode_copyElems", w.get(3).lsbs(16));
+    copyRows = npu.wireOf("decode_copyRows", w.get(3).slice(31, 16));
+    UInt format = w.get(5).lsbs(8);
+    UInt shift = w.get(5).slice(15, 8);
+    // shift is a signed byte; −24..15 is 0xE8..0xFF or 0x00..0x0F
+    Bool shiftOk = shift.le(15).or(shift.ge(0xE8));
+    Bool formatOk = mux(isDspIn, format.le(2).and(shiftOk), format.le(1));
+    Bool copyShape = formatOk.not().or(copyRows.eq(0)).or(copyElems.eq(0));
+    elementBytes = npu.wireOf("decode_elementBytes", mux(format.eq(2), uintLit(4, 3),
+        mux(format.eq(1), uintLit(1, 3), uintLit(2, 3))));
+    UInt copyRowBytes = copyElems.resize(19).shiftLeft(2).resize(19);
+    copyRowBytes = mux(format.eq(2), copyRowBytes, mux(format.eq(1), copyElems.resize(19),
+        copyElems.resize(19).shiftLeft(1).resize(19)));
+    UInt copyRowsLess1 = npu.wireOf("decode_copyRowsLess1", copyRows.sub(1));
+    Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2)))
+        .or(end(w.get(1), copyRowsLess1, w.get(2), copyRowBytes).gt(uintLit(p.spadBytes(), WIDE)));
+    int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
+    UInt firstElement = w.get(4).resize(WIDE).shiftLeft(laneShift).resize(WIDE);
+    bufferStart = npu.wireOf("decode_bufferStart", firstElement.resize(32));
+    Bool copyDsp = firstElement.add(copyRows.mul(copyElems).resize(WIDE)).gt(uintLit(p.dsp().elements(), WIDE));
+    // 2^shift as FP16: normal for shift ≥ −14, else the subnormal 2^(shift + 24)
+    UInt exponentField = shift.add(15).lsbs(5).resize(16).shiftLeft(10).resize(16);
+    UInt subnormal = uintLit(1, 16).shiftLeft(shift.add(24).lsbs(4)).resize(16);
+    Bool normalScale = shift.le(15).or(shift.ge(0xF2));
+    scale = npu.wireOf("decode_scale", mux(format.eq(2), mux(normalScale, exponentField, subnormal),
+        uintLit(0x3C00, 16)));
+
+    // dsptab ext; dsprun prog, words; snapshot ext
+    UInt extLimit = uintLit(p.extMemBytes(), WIDE);
+    Bool tabExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(uintLit(768, WIDE)).gt(extLimit));
+    UInt words = w.get(2);
+    Bool runExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(words.resize(WIDE).shiftLeft(3).resize(WIDE))
+        .gt(extLimit));
+    Bool snapExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(uintLit(snapshotBytes, WIDE)).gt(extLimit));
+    int depthBits = Integer.numberOfTrailingZeros(p.dsp().programDepth());
+    programBeats = npu.wireOf("decode_programBeats", words.lsbs(depthBits + 1).resize(depthBits + 4).shiftLeft(3)
+        .resize(depthBits + 4).add(line - 1).shiftRight(lineShift).resize(16));
+
+    badShape = npu.wireOf("decode_badShape", isDma.and(dmaShape).or(isGemm.and(gemmShape))
+        .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))));
+    badSpad = npu.wireOf("decode_badSpad", isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)));
+    badDsp = npu.wireOf("decode_badDsp", isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth()))));
+    badExt = npu.wireOf("decode_badExt", isDma.and(dmaExt).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt))
+        .or(isSnapshot.and(snapExt)));
   }
 
   private UInt resultEndValue;

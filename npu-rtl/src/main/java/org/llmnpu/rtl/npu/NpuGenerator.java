@@ -16,7 +16,7 @@ public final class NpuGenerator implements BlockGenerator {
   @Override
   public String description() {
     return "the NPU system: fetches npu-isa commands from external memory; DMA, banked scratchpad, GEMM engine, "
-        + "counters, error halts";
+        + "Vector DSP, counters, error halts";
   }
 
   @Override
@@ -34,6 +34,11 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.integer("maxK", d.maxK(), 1, 65535, "largest GEMM K"),
         ParamSpec.integer("maxN", d.maxN(), 1, 65535, "largest GEMM N"),
         ParamSpec.integer("watchdogCycles", d.watchdogCycles(), 2, 1 << 24, "cycles a memory wait may last"),
+        ParamSpec.integer("dspLanes", d.dspLanes(), 1, 32, "Vector DSP lanes (power of two)"),
+        ParamSpec.integer("dspRows", d.dspRows(), 16, 65536, "Vector DSP buffer rows (power of two)"),
+        ParamSpec.integer("dspProgramDepth", d.dspProgramDepth(), 16, 4096, "Vector DSP program words (power of two)"),
+        ParamSpec.integer("dspMaxRunCycles", (int) d.dspMaxRunCycles(), 16, 1 << 30,
+            "cycles a DSP run may take before a watchdog error"),
         ParamSpec.choice("engine", d.engine(), NpuConfig.ENGINES, "GEMM engine: systolic array or PiM macro (bit-serial, or k bits/cycle)"));
   }
 
@@ -42,6 +47,7 @@ public final class NpuGenerator implements BlockGenerator {
     NpuConfig d = NpuConfig.defaults();
     return new Npu(new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
-        p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.get("engine")));
+        p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
+        p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine")));
   }
 }

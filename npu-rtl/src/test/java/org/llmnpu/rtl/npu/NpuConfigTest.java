@@ -40,6 +40,15 @@ class NpuConfigTest {
     e = assertThrows(IllegalArgumentException.class, () -> new NpuConfig(16, 3, 4, 16, 16, 32, 0, 64, 512, 128, 32,
         16, 4096));
     assertTrue(e.getMessage().startsWith("spadKiB must be a power of two"), e.getMessage());
+    Files.writeString(yaml, "dspLanes: 12\n");
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("dspLanes must be a power of two in 1..32, got 12"), e.getMessage());
+    Files.writeString(yaml, "dspLanes: 64\n");
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("dspLanes must be a power of two in 1..32, got 64"), e.getMessage());
+    Files.writeString(yaml, "dspProgramDepth: 8\n");
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("dspProgramDepth must be a power of two in 16..4096, got 8"), e.getMessage());
     Files.writeString(yaml, "engine: cim\n");
     e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
     assertTrue(e.getMessage().contains("engine must be one of systolic, pim, pim-k2, pim-k4, pim-k8, got 'cim'"),
@@ -56,5 +65,15 @@ class NpuConfigTest {
     assertEquals("systolic", NpuConfig.defaults().engine());
     assertTrue(NpuConfig.defaults().gemmEngine() instanceof org.llmnpu.rtl.mac.GemmEngine);
     assertEquals(org.llmnpu.isa.EngineTiming.SYSTOLIC, NpuConfig.small().engineTiming());
+  }
+
+  @Test
+  void dspParametersReachTheMachineAndTheDsp() throws Exception {
+    Path yaml = dir.resolve("dsp.yaml");
+    Files.writeString(yaml, "dspLanes: 8\ndspRows: 256\ndspProgramDepth: 128\ndspMaxRunCycles: 1000\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(new org.llmnpu.isa.MachineParams.DspParams(8, 256, 128, 12, 2, 1000), c.machine().dsp());
+    assertEquals(new org.llmnpu.rtl.dsp.VectorDsp.Config(8, 256, 128, 12, 2), c.dsp());
+    assertEquals(org.llmnpu.isa.MachineParams.DspParams.DEFAULT, NpuConfig.defaults().machine().dsp());
   }
 }

@@ -21,7 +21,7 @@ class NpuLintAndSynthesisTest {
   void smallNpuIsLintCleanAndSynthesizes() {
     ToolsForTests.require("verilator", "yosys");
     // Yosys maps memories to flip-flops here (the PPA flow black-boxes them), so keep them tiny.
-    NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64);
+    NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64, 1, 16, 16, 64);
     VerilogDesign d = Verilog.emit(new Npu(tiny));
     d.writeTo(dir);
     assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");
@@ -31,7 +31,7 @@ class NpuLintAndSynthesisTest {
   @Test
   void npuWithThePimEngineIsLintCleanAndSynthesizes() {
     ToolsForTests.require("verilator", "yosys");
-    NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64, "pim-k2");
+    NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64, 1, 16, 16, 64, "pim-k2");
     VerilogDesign d = Verilog.emit(new Npu(tiny));
     d.writeTo(dir);
     assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");

@@ -306,7 +306,7 @@ public final class PhaseCostModel {
       command(true);
       long beats = (long) k * ((spad / 2 + line - 1) / line);
       readBeats += beats;
-      cm.load4(beats, (long) k * ((spad + line - 1) / line));
+      cm.load4(beats);
     } else {
       load(k, LoweredModel.roundUp(n, line));
     }

@@ -40,7 +40,7 @@ public final class NpuEngineBench {
   }
 
   static NpuConfig config(String engine) {
-    return new NpuConfig(16, 128, 2, 2, 16, 32, 0, 16, 256, 256, 32, 16, 4096, engine);
+    return new NpuConfig(16, 128, 2, 2, 16, 32, 0, 16, 256, 256, 32, 16, 4096, 16, 512, 256, 1L << 24, engine);
   }
 
   record Shape(String name, int m, int k, int n) {

@@ -1,0 +1,174 @@
+package org.llmnpu.cosim;
+
+import java.util.List;
+import java.util.Random;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.Program;
+import org.llmnpu.isa.dsp.DspAssembler;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspLayout;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * Random NPU programs that run a layer's tail on the Vector DSP: DMA loads (weights INT8, or INT4
+ * unpacked by {@code load4}) → GEMM → {@code dspin} of the INT32 results (scaled by 2^shift) → a
+ * compiled {@link DspKernels} program (softmax, rmsnorm with an FP16 γ, silu, gelu, exp, or a
+ * residual add of an INT4 → INT8 operand) → {@code dspout} FP16, optionally a quantizing DSP program
+ * and {@code dspout} INT8 → DMA stores, with a counter {@code snapshot} at the end. Overlapped: the
+ * DSP side operands load while the array runs; in order: a fence after each GEMM.
+ */
+public final class DspChains {
+  /** Where the DSP table image and the DSP programs sit in memory. */
+  static final long TABLES = 0x8000;
+  static final long KERNEL = 0x9000;
+  static final long QUANTIZE = 0xA000;
+  static final long DATA = 0x10000;
+  private static final List<DspKernel> KERNELS = List.of(DspKernel.SOFTMAX, DspKernel.RMSNORM, DspKernel.SILU,
+      DspKernel.RESIDUAL, DspKernel.GELU, DspKernel.EXP);
+
+  private DspChains() {
+  }
+
+  /** One chain per stage (1..stages), each with its own kernel, in an image with the program at 0. */
+  public static RandomPrograms.Case generate(MachineParams p, Random r, int stages, boolean overlapped) {
+    byte[] image = new byte[(int) p.extMemBytes()];
+    r.nextBytes(image);
+    System.arraycopy(IsaSimulator.dspTableImage(DspMath.DEFAULT), 0, image, (int) TABLES, Command.DSP_TABLE_BYTES);
+    int line = p.lineBytes();
+    int lanes = p.dsp().lanes();
+    Program.Builder b = Program.builder();
+    b.dspTab(TABLES);
+    long ext = DATA;
+    long kernelAt = KERNEL;
+    for (int s = 0; s < stages; s++) {
+      DspKernel kernel = KERNELS.get(r.nextInt(KERNELS.size()));
+      int m = 1 + r.nextInt(Math.min(p.maxM(), 5));
+      int k = 1 + r.nextInt(Math.min(p.maxK(), 3 * p.rows()));
+      int n = 1 + r.nextInt(Math.min(p.maxN(), 3 * p.rows()));
+      int len = m * n;
+      DspLayout layout = new DspLayout(kernel, len, lanes);
+      DspProgram program = DspKernels.compile(kernel, len, lanes, 1e-5f, DspMath.DEFAULT);
+      if (layout.totalRows() > p.dsp().rows() || program.size() > p.dsp().programDepth()) {
+        s--;
+        continue;
+      }
+      boolean int4 = r.nextBoolean();
+      long xStride = roundUp(k, line);
+      long wStride = roundUp(int4 ? 2L * ((n + 1) / 2) : n, line);
+      long yStride = roundUp(4L * n, line) + line * r.nextInt(2);
+      long x = 0;
+      long w = x + m * xStride;
+      long y = roundUp(w + k * wStride, line);
+      long side = roundUp(y + m * yStride, line);             // the DSP side operand (γ or residual)
+      long out = roundUp(side + 2L * len, line);              // the FP16 outputs, then the INT8 ones
+      long outStride = roundUp(2L * n, line);
+      long out8 = out + m * outStride;
+      long out8Stride = roundUp(n, line);
+      if (out8 + m * out8Stride > p.spadBytes()) {
+        s--;
+        continue;
+      }
+      // Memory: X, W (packed INT4 when int4), the side operand, then room for the results.
+      long extX = ext;
+      long extW = roundUp(extX + m * xStride, line);
+      long extWStride = roundUp(int4 ? (n + 1) / 2 : n, line);
+      long extSide = roundUp(extW + k * extWStride, line);
+      long extOut = roundUp(extSide + 2L * len, line);
+      long extOut8 = roundUp(extOut + m * outStride, line);
+      ext = roundUp(extOut8 + m * out8Stride, line) + line;
+      if (ext > p.extMemBytes()) {
+        break;
+      }
+      writeDspProgram(image, kernelAt, program);
+      b.load(extX, xStride, x, xStride, k, m);
+      if (int4) {
+        b.load4(extW, extWStride, w, wStride, (n + 1) / 2, k);
+      } else {
+        b.load(extW, extWStride, w, wStride, n, k);
+      }
+      b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
+      if (!overlapped) {
+        b.fence();
+      }
+      // The side operand streams in while the array runs (overlapped) and goes into the buffer.
+      if (kernel == DspKernel.RMSNORM) {
+        fillHalves(image, extSide, len, r, 0x3800, 0x0800);
+        b.load(extSide, roundUp(2L * len, line), side, roundUp(2L * len, line), 2L * len, 1);
+        b.dspIn(side, line, len, 1, layout.inputBase(1), Command.FMT_FP16, 0);
+      } else if (kernel == DspKernel.RESIDUAL) {
+        int packed = (len + 1) / 2;
+        b.load4(extSide, roundUp(packed, line), side, roundUp(2L * packed, line), packed, 1);
+        b.dspIn(side, line, len, 1, layout.inputBase(1), Command.FMT_INT8, 0);
+      }
+      int shift = -6 - r.nextInt(12);
+      b.dspIn(y, yStride, n, m, layout.inputBase(0), Command.FMT_INT32, shift);
+      b.dspRun(kernelAt, program.size());
+      int outLen = kernel.outputLength(len);
+      int outRows = outLen == len ? m : 1;
+      int outElems = outLen == len ? n : outLen;
+      b.dspOut(out, outStride, outElems, outRows, layout.outputBase(0), Command.FMT_FP16);
+      b.store(extOut, outStride, out, outStride, 2L * outElems, outRows);
+      if (r.nextBoolean()) {
+        DspProgram quantize = quantize(outLen, layout.outputRows(), layout.outputBase(0), 0x4800 + r.nextInt(0x400));
+        writeDspProgram(image, QUANTIZE, quantize);
+        b.dspRun(QUANTIZE, quantize.size());
+        b.dspOut(out8, out8Stride, outElems, outRows, layout.outputBase(0), Command.FMT_INT8);
+        b.store(extOut8, out8Stride, out8, out8Stride, outElems, outRows);
+      }
+      kernelAt = roundUp(kernelAt + 8L * program.size() + line, line);
+      if (kernelAt + 8L * p.dsp().programDepth() > QUANTIZE) {
+        kernelAt = KERNEL;
+      }
+    }
+    if (r.nextBoolean()) {
+      b.snapshot(roundUp(ext, 64));
+    }
+    b.halt();
+    Program prog = b.build();
+    System.arraycopy(prog.bytes(), 0, image, 0, prog.bytes().length);
+    return new RandomPrograms.Case(image, prog, 0);
+  }
+
+  /**
+   * A DSP program that quantizes {@code len} FP16 elements in {@code rows} buffer rows from {@code base} in
+   * place to INT8 codes: {@code TOINT(x · scale)} (FP16 scale code), masked to the length.
+   */
+  public static DspProgram quantize(int len, int rows, int base, int scale) {
+    DspAssembler a = new DspAssembler();
+    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
+    a.li(1, scale);
+    a.loop(rows, () -> {
+      a.load(0, base);
+      a.aux(DspOp.TOINT, 0, 2, 0, 1);
+      a.store(base, 2);
+    });
+    return a.finish("quantize");
+  }
+
+  /** Writes a DSP program's words (little-endian 64-bit) at {@code at}. */
+  public static void writeDspProgram(byte[] image, long at, DspProgram program) {
+    long[] words = program.words();
+    for (int i = 0; i < words.length; i++) {
+      for (int j = 0; j < 8; j++) {
+        image[(int) at + 8 * i + j] = (byte) (words[i] >>> (8 * j));
+      }
+    }
+  }
+
+  private static void fillHalves(byte[] image, long at, int count, Random r, int base, int spread) {
+    for (int i = 0; i < count; i++) {
+      int v = base + r.nextInt(spread);
+      image[(int) at + 2 * i] = (byte) v;
+      image[(int) at + 2 * i + 1] = (byte) (v >>> 8);
+    }
+  }
+
+  private static long roundUp(long v, long to) {
+    return (v + to - 1) / to * to;
+  }
+}
