@@ -110,8 +110,8 @@ public final class DemoCommand implements Callable<Integer> {
     progress(t0, "done");
     for (DecoderPhases.PhaseRun p : r.phases()) {
       System.out.printf(Locale.ROOT, "  %-7s %s; RTL %,d cycles = model %s; %.4g uJ/token at 180 nm%n", p.phase(),
-          p.outcome().bitExact() ? "bit-exact" : "NOT bit-exact", p.outcome().rtlCycles(),
-          p.outcome().rtlCycles() == p.outcome().modelCycles() ? "yes" : "NO (" + p.outcome().modelCycles() + ")",
+          p.bitExact() ? "bit-exact" : "NOT bit-exact", p.rtlCycles(),
+          p.rtlCycles() == p.modelCycles() ? "yes" : "NO (" + p.modelCycles() + ")",
           r.report().phases().stream().filter(e -> e.phase().equals(p.phase())).findFirst().orElseThrow()
               .energyPerTokenJ(NodeScaling.Node.N180) * 1e6);
     }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.cosim.decoder.DecoderRun;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.sw.model.ModelConfig;
 
@@ -14,11 +15,12 @@ import org.llmnpu.sw.model.ModelConfig;
  * The prefill and decode phases of the decoder on the NPU's RTL, with the counters each phase
  * produced: the one place where the report and the demo get per-phase counters.
  *
- * <p>Today the decoder is not lowered to NPU programs, so each phase is a <b>GEMM-only proxy</b>:
- * an {@code npu-isa} program of the model's GEMMs for that phase ({@link DecoderGemms}, tiled by
- * {@link GemmProgram}) co-simulated on the RTL against the golden ISA simulator. When the decoder
- * lowering ({@code cosim decoder}, counters per phase) is available, {@link #run} returns its
- * counters instead, with {@code proxy = false}; nothing else changes.
+ * <p>The phases are the whole decoder lowered to NPU programs by the software stack
+ * ({@code cosim decoder}: every layer and the LM head, GEMMs on the array, norms, RoPE, SoftMax and
+ * SiLU·gate on the Vector DSP, INT8 weights) co-simulated on the RTL against the golden ISA
+ * simulator. When the NPU cannot hold the lowered model (e.g. a DSP buffer too small for it), each
+ * phase falls back to a <b>GEMM-only proxy</b>: an {@code npu-isa} program of the model's GEMMs
+ * ({@link DecoderGemms}, tiled by {@link GemmProgram}), labelled {@code proxy = true}.
  */
 public final class DecoderPhases {
   /**
@@ -28,11 +30,17 @@ public final class DecoderPhases {
    * @param tokens   tokens the counters cover
    * @param source   what ran
    * @param proxy    true for the GEMM-only proxy
-   * @param counters the RTL's counters by {@link Counter#key()}
-   * @param outcome  the co-simulation (bit-exactness, model vs RTL cycles)
+   * @param counters    the RTL's counters by {@link Counter#key()} (equal to the golden ones when bit-exact)
+   * @param bitExact    memory, status and every counter equal to the golden ISA simulator's
+   * @param rtlCycles   RTL cycles of the phase
+   * @param modelCycles cycle-model cycles of the phase
+   * @param differing   counters that differ (keys), empty when none
    */
   public record PhaseRun(String phase, int tokens, String source, boolean proxy, Map<String, Long> counters,
-                         ProgramCosim.Outcome outcome) {
+                         boolean bitExact, long rtlCycles, long modelCycles, List<String> differing) {
+    public PhaseRun {
+      differing = List.copyOf(differing);
+    }
   }
 
   private DecoderPhases() {
@@ -44,6 +52,45 @@ public final class DecoderPhases {
    */
   public static List<PhaseRun> run(NpuRtl rtl, String modelName, ModelConfig model, int promptTokens, long seed,
                                    Consumer<String> log) {
+    DecoderRun.Result r;
+    long t0 = System.nanoTime();
+    try {
+      r = DecoderRun.run(new DecoderRun.Options(modelName, promptTokens, 2, "int8", DecoderRun.Engine.RTL, seed), rtl);
+    } catch (IllegalArgumentException e) {
+      log.accept("  the lowered decoder does not fit this NPU (" + e.getMessage() + "): GEMM-only proxy instead");
+      return proxies(rtl, modelName, model, promptTokens, seed, log);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    List<PhaseRun> out = new ArrayList<>();
+    for (String phase : List.of("prefill", "decode")) {
+      List<DecoderRun.Step> steps = r.steps().stream().filter(s -> s.phase().equals(phase)).toList();
+      Map<String, Long> counters = new LinkedHashMap<>();
+      for (Counter c : Counter.values()) {
+        counters.put(c.key(), r.total(phase, c));
+      }
+      boolean exact = steps.stream().allMatch(DecoderRun.Step::bitExact);
+      int tokens = phase.equals("prefill") ? promptTokens : steps.size();
+      int commands = steps.stream().mapToInt(DecoderRun.Step::commands).sum();
+      String source = String.format(java.util.Locale.ROOT, "%s %s lowered to NPU programs (INT8 weights, %d commands), "
+          + "RTL in Verilator", modelName, phase.equals("prefill") ? promptTokens + "-token prefill" : "decode step at "
+          + "context " + (promptTokens + 1), commands);
+      PhaseRun p = new PhaseRun(phase, tokens, source, false, counters, exact, r.rtlCycles(phase),
+          r.total(phase, Counter.CYCLES), exact ? List.of() : steps.stream().filter(s -> !s.bitExact())
+              .map(DecoderRun.Step::difference).toList());
+      log.accept(String.format(java.util.Locale.ROOT, "  %-7s %s: %s, RTL %,d cycles, model %,d (%s)", phase, source,
+          exact ? "bit-exact" : "NOT bit-exact", p.rtlCycles(), p.modelCycles(),
+          p.rtlCycles() == p.modelCycles() ? "equal" : "differ"));
+      out.add(p);
+    }
+    log.accept(String.format(java.util.Locale.ROOT, "  decoder on the RTL in %.1f s; tokens %s (FP32: %s)",
+        (System.nanoTime() - t0) / 1e9, java.util.Arrays.toString(r.tokens()), java.util.Arrays.toString(r.fp32Tokens())));
+    return out;
+  }
+
+  /** The GEMM-only proxy of both phases. */
+  static List<PhaseRun> proxies(NpuRtl rtl, String modelName, ModelConfig model, int promptTokens, long seed,
+                                Consumer<String> log) {
     List<PhaseRun> out = new ArrayList<>();
     out.add(proxy(rtl, "prefill", promptTokens, DecoderGemms.phase(model, promptTokens, promptTokens), modelName,
         seed, log));
@@ -66,6 +113,7 @@ public final class DecoderPhases {
     for (Counter c : Counter.values()) {
       counters.put(c.key(), o.rtl().counters().get(c));
     }
-    return new PhaseRun(phase, tokens, source, true, counters, o);
+    return new PhaseRun(phase, tokens, source, true, counters, o.bitExact() && o.statusMatches(), o.rtlCycles(),
+        o.modelCycles(), o.counterMismatches().keySet().stream().map(Counter::key).toList());
   }
 }

@@ -129,8 +129,9 @@ public final class NpuReportPipeline {
       phases = DecoderPhases.run(rtl, "stories260K", model, o.promptTokens(), o.seed(), log);
     }
     for (DecoderPhases.PhaseRun p : phases) {
-      pass &= passes(p.outcome());
-      points.add(point(p.phase() + (p.proxy() ? " (GEMM proxy)" : ""), "decoder phase", p.outcome()));
+      pass &= p.bitExact() && p.rtlCycles() == p.modelCycles();
+      points.add(new NpuReport.CyclePoint(p.phase() + (p.proxy() ? " (GEMM proxy)" : " (lowered decoder)"),
+          "decoder phase", p.modelCycles(), p.rtlCycles(), p.bitExact(), p.differing()));
     }
 
     String counterNote = counterNote(points);
@@ -156,7 +157,7 @@ public final class NpuReportPipeline {
     }
     double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
-        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs);
+        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes());
     List<NpuReport.PhaseEnergy> energies = new ArrayList<>();
     for (DecoderPhases.PhaseRun p : phases) {
       Map<NodeScaling.Node, EnergyEstimate> est = new EnumMap<>(NodeScaling.Node.class);
@@ -206,7 +207,7 @@ public final class NpuReportPipeline {
   }
 
   /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 1";
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 2 (GEMM engine, 2-lane Vector DSP)";
 
   /**
    * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
@@ -257,12 +258,18 @@ public final class NpuReportPipeline {
     return new String[] {table.json(), source};
   }
 
+  /**
+   * Lanes of the Vector DSP whose instruction classes are calibrated (energies are per lane-instruction;
+   * a small DSP keeps the synthesis short).
+   */
+  static final int DSP_CALIBRATION_LANES = 2;
+
   /** Array size the energy calibration falls back to when OpenSTA cannot propagate a larger engine's activity. */
   static final int FALLBACK_ROWS = 8;
 
   private EnergyTable calibrate(int r) {
     return new Calibration(o.ppa(), sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
-        o.seed()).table();
+        o.seed()).dsp(DSP_CALIBRATION_LANES, 64, o.seed()).table();
   }
 
   /**

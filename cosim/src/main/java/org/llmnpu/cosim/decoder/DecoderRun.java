@@ -142,6 +142,22 @@ public final class DecoderRun {
   }
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
+    NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
+    try {
+      return run(o, config, rtl);
+    } finally {
+      if (rtl != null) {
+        rtl.close();
+      }
+    }
+  }
+
+  /** Runs on the RTL model {@code rtl} (left open) against the golden; {@code o.engine()} is ignored. */
+  public static Result run(Options o, NpuRtl rtl) throws IOException {
+    return run(o, rtl.config(), rtl);
+  }
+
+  private static Result run(Options o, NpuConfig config, NpuRtl rtl) throws IOException {
     ModelWeights w = ModelCatalog.load(o.model(), Optional.empty(), 1);
     MachineParams machine = config.machine();
     Transformer fp32 = new Transformer(w);
@@ -155,8 +171,7 @@ public final class DecoderRun {
     LoweredModel model = new LoweredModel(WeightFormats.prepare(w, o.quant()), machine, context, o.promptLen(),
         WeightFormats.bits(o.quant()));
     List<Step> steps = new ArrayList<>();
-    NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
-    try {
+    {
       Recorder recorder = new Recorder(rtl, model, steps);
       NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
       DenseKvCache kv = fp32.newCache(context);
@@ -197,10 +212,6 @@ public final class DecoderRun {
             s.cyclesPerToken(), decodeCycles / (double) Math.max(1, o.maxNew() - 1)));
       }
       return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
-    } finally {
-      if (rtl != null) {
-        rtl.close();
-      }
     }
   }
 

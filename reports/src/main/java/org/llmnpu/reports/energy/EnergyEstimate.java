@@ -14,6 +14,8 @@ import org.llmnpu.reports.ppa.NodeScaling;
  *   psum write-back = psumWritebacks · E(PSUM_WRITEBACK)
  *   scratchpad     = (spadReads + spadWrites) · E_sram(line bits, bank words)
  *   external memory = (dmaLoadBytes + dmaStoreBytes) · E(DRAM_BYTE)
+ *   Vector DSP     = dspInstructions · dspLanes · mean E(DSP_FP16, DSP_FP32, DSP_CONVERT, DSP_MEMORY)
+ *                    (only when the table measured those; a program's mix of classes is not counted)
  *   clock, leakage = cycles · E(MAC_IDLE)                     (every cycle: the action energies are above idle)
  * </pre>
  *
@@ -31,8 +33,15 @@ import org.llmnpu.reports.ppa.NodeScaling;
 public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj, double totalPj, double denseOps,
                              double seconds) {
   /** The NPU's shape as far as energy needs it. */
-  public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs) {
+  public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes) {
+    /** A shape without a Vector DSP term. */
+    public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs) {
+      this(spadLineBits, spadBankWords, sparse24, clockNs, 0);
+    }
   }
+
+  private static final java.util.List<EnergyAction> DSP_CLASSES = java.util.List.of(EnergyAction.DSP_FP16,
+      EnergyAction.DSP_FP32, EnergyAction.DSP_CONVERT, EnergyAction.DSP_MEMORY);
 
   public EnergyEstimate {
     byUnitPj = Collections.unmodifiableMap(new LinkedHashMap<>(byUnitPj));
@@ -48,6 +57,12 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
     u.put("scratchpad SRAM", (get(counters, "spadReads") + get(counters, "spadWrites")) * line);
     u.put("external memory", (get(counters, "dmaLoadBytes") + get(counters, "dmaStoreBytes"))
         * t.pj(EnergyAction.DRAM_BYTE, node));
+    double dspInstructions = get(counters, "dspInstructions");
+    if (dspInstructions > 0 && shape.dspLanes() > 0
+        && DSP_CLASSES.stream().allMatch(a -> t.entries().containsKey(a))) {
+      double mean = DSP_CLASSES.stream().mapToDouble(a -> t.pj(a, node)).average().orElse(0);
+      u.put("Vector DSP", dspInstructions * shape.dspLanes() * mean);
+    }
     u.put("clock, leakage", get(counters, "cycles") * t.pj(EnergyAction.MAC_IDLE, node));
     double total = u.values().stream().mapToDouble(Double::doubleValue).sum();
     return new EnergyEstimate(node, u, total, 2 * macs, get(counters, "cycles") * shape.clockNs() * 1e-9);
