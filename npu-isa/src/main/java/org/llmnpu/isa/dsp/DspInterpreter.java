@@ -57,7 +57,7 @@ public final class DspInterpreter {
 
   /**
    * Runs {@code code} (the program memory) from address 0 until {@code HALT}; the program counter
-   * wraps at the end of {@code code}. Returns false when the program had not halted after
+   * wraps at the end of {@code code}. Cycles count issues and interlock stalls ({@link DspPipeline}). Returns false when the program had not halted after
    * {@code maxCycles} cycles ({@link #cycles()} then equals {@code maxCycles}).
    */
   public boolean run(List<DspInstruction> code, long maxCycles) {
@@ -68,12 +68,19 @@ public final class DspInterpreter {
     int loopCount = 0;
     int idx = 0;
     cycles = 0;
+    DspInstruction previous = null;
     while (true) {
       if (cycles >= maxCycles) {
         return false;
       }
       DspInstruction in = code.get(pc);
+      cycles += DspPipeline.stallCycles(previous, in);
+      if (cycles >= maxCycles) {
+        cycles = maxCycles;
+        return false;
+      }
       cycles++;
+      previous = in;
       if (in.op() == DspOp.HALT) {
         return true;
       }

@@ -28,22 +28,43 @@ public record DspProgram(String name, List<DspInstruction> instructions) {
 
   /**
    * Cycles from start to done: one per instruction issued (every instruction outside a loop once,
-   * including {@code LOOP} and {@code HALT}; a loop body {@code count} times).
+   * including {@code LOOP} and {@code HALT}; a loop body {@code max(count, 1)} times) plus one per
+   * interlock stall ({@link DspPipeline}: an instruction that reads the register its dynamic
+   * predecessor writes waits one cycle; across the loop's back edge the predecessor of the body's
+   * first instruction is its last).
    */
   public long cycles() {
     long cycles = 0;
     int pc = 0;
+    DspInstruction previous = null;
     while (pc < instructions.size()) {
       DspInstruction in = instructions.get(pc);
-      cycles++;
+      cycles += 1 + DspPipeline.stallCycles(previous, in);
+      previous = in;
       if (in.op() == DspOp.LOOP) {
-        int count = in.imm() & 0xFFFF;
+        long count = Math.max(1, in.imm() & 0xFFFF);
         int body = in.imm() >>> 16;
-        cycles += (long) count * body;
+        List<DspInstruction> b = instructions.subList(pc + 1, Math.min(instructions.size(), pc + 1 + body));
+        if (!b.isEmpty()) {
+          DspInstruction last = b.get(b.size() - 1);
+          cycles += count * b.size() + bodyStalls(b, in) + (count - 1) * bodyStalls(b, last);
+          previous = last;
+        }
         pc += body;
       }
       pc++;
     }
     return cycles;
+  }
+
+  /** Stall cycles of one pass through {@code body} entered after {@code before}. */
+  private static long bodyStalls(List<DspInstruction> body, DspInstruction before) {
+    long stalls = 0;
+    DspInstruction previous = before;
+    for (DspInstruction in : body) {
+      stalls += DspPipeline.stallCycles(previous, in);
+      previous = in;
+    }
+    return stalls;
   }
 }

@@ -27,14 +27,16 @@ import org.llmnpu.rtl.vector.Fp32Alu;
  * min, max, lt, eq), {@link Fp16Fma} (fused multiply-add), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
  * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
  *
- * <p><b>Two stages.</b> Read: in the cycle an instruction issues, its sources {@code ra, rb, rc}
- * are read from the register file, or forwarded from the result of the instruction in the execute
- * stage when that one writes the same register in this lane, and registered. Execute (next
- * cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already the execute
- * stage's): the units compute from the registered operands, and the result is written at the
- * clock edge when {@code execute} is high (and, for a masked instruction, {@code elementValid}).
- * With the forwarding path every instruction sees the result of the one before it, so programs
- * run exactly as on a single-cycle machine, one cycle later per result.
+ * <p><b>Stages.</b> Issue: the sources {@code ra, rb, rc} are read from the register file, or
+ * forwarded when a younger instruction writes the same register in this lane: from execute 1 for
+ * the ops that complete there, else from the result in execute 2; then registered. Execute 1 (next cycle; {@code op, rd, aux, imm, row, masked, elementValid,
+ * execute} are already this stage's): the FP units compute the exact, unrounded value from the
+ * registered operands and register it (their {@code split} register); the integer, exponent,
+ * table, special-case, select, cross-lane and load operations complete and register their result;
+ * a store writes the buffer. Execute 2: the FP units round, the result is selected and written at
+ * the clock edge when the instruction was enabled (and, masked, {@code elementValid}). The
+ * {@link VectorDsp} holds an instruction at issue for one cycle when it reads the register that the
+ * instruction in execute 1 writes ({@code org.llmnpu.isa.dsp.DspPipeline}).
  */
 final class DspLane extends HwModule {
   final Bool execute = in(bool());
@@ -70,14 +72,21 @@ final class DspLane extends HwModule {
 
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
+    // execute 2: the instruction's write-back (result below)
     UInt result = wire("result", uint(32));
     Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
-    Bool writeBack = wire("writeBack", enabled.and(writes));
-    UInt a = regNext("a", mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra)));
-    UInt b = regNext("b", mux(writeBack.and(rd.eq(rb)), result, registers.readAsync(rb)));
+    Bool writeBack = regInit("writeBack2", bool(), 0);
+    writeBack.set(enabled.and(writes));
+    UInt rd2 = regNext("rd2", rd);
+    // issue: register read with forwarding from execute 1 (ops that complete there) and execute 2;
+    // an FP result in execute 1 is never needed here (the DSP holds the instruction a cycle)
+    UInt simple = wire("simple", uint(32));
+    Bool early = wire("early", enabled.and(writes).and(lateOp(op).not()));
+    UInt a = regNext("a", forward(ra, early, rd, simple, writeBack, rd2, result, registers));
+    UInt b = regNext("b", forward(rb, early, rd, simple, writeBack, rd2, result, registers));
     // rc is read as FP16 only (FMA16 addend, SELNEG sign)
-    UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(16));
+    UInt c = regNext("c", forward(rc, early, rd, simple, writeBack, rd2, result, registers).lsbs(16));
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
@@ -85,26 +94,27 @@ final class DspLane extends HwModule {
     hostRead.set(buffer.readAsync(hostRow));
     UInt loaded = wire("loaded", buffer.readAsync(row));
 
-    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0)));
+    // execute 1 → 2: the FP units with their split register
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, true)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
-    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0)));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, true)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(c);
-    Fp32Alu single = instance("fp32", new Fp32Alu());
+    Fp32Alu single = instance("fp32", new Fp32Alu(true));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
     single.b.set(b);
-    Fp16Convert convert = instance("convert", new Fp16Convert());
+    Fp16Convert convert = instance("convert", new Fp16Convert(true));
     convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
     convert.format.set(aux);
     convert.a.set(a);
     convert.b.set(b);
 
-    UInt h16 = half.result.get(0).resize(32);
+    // execute 1: every other operation, registered for execute 2
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
     UInt segment = segment(a.lsbs(16)).resize(32);
     UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
@@ -113,36 +123,61 @@ final class DspLane extends HwModule {
     UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
     UInt coefficient = mux(inTable, coefficients.read(a.lsbs(4)), uintLit(0, 16)).resize(32);
     switchOn(op, s -> {
-      s.is(DspOp.LI.code(), () -> result.set(imm));
-      s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
-      s.is(new long[] {DspOp.ADD16.code(), DspOp.SUB16.code(), DspOp.MUL16.code(), DspOp.MIN16.code(),
-          DspOp.MAX16.code(), DspOp.LT16.code(), DspOp.EQ16.code()}, () -> result.set(h16));
-      s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
-      s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
-          DspOp.FROMINT.code()}, () -> result.set(convert.result));
-      s.is(DspOp.FMA16.code(), () -> result.set(fused.result.resize(32)));
-      s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
-      s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
-      s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
-      s.is(DspOp.EXPO.code(), () -> result.set(exponent));
-      s.is(DspOp.TSEG.code(), () -> result.set(segment));
-      s.is(DspOp.TSTART.code(), () -> result.set(start));
-      s.is(DspOp.TCOEF.code(), () -> result.set(coefficient));
-      s.is(DspOp.FIX.code(), () -> result.set(fixed));
-      s.is(DspOp.SELNEG.code(), () -> result.set(mux(c.bit(15), a, b)));
-      s.is(DspOp.NEGABS.code(), () -> result.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
-      s.is(DspOp.ABS.code(), () -> result.set(a.lsbs(15).resize(32)));
-      s.is(DspOp.LSHIFT.code(), () -> result.set(shiftIn));
-      s.is(DspOp.BCAST.code(), () -> result.set(broadcastIn));
-      s.otherwise(() -> result.set(uintLit(0, 32)));
+      s.is(DspOp.LI.code(), () -> simple.set(imm));
+      s.is(DspOp.LD.code(), () -> simple.set(loaded.resize(32)));
+      s.is(DspOp.IADD.code(), () -> simple.set(a.add(b)));
+      s.is(DspOp.ISUB.code(), () -> simple.set(a.sub(b)));
+      s.is(DspOp.IHALF.code(), () -> simple.set(cat(a.bit(31), a.msbs(31)).asUInt()));
+      s.is(DspOp.EXPO.code(), () -> simple.set(exponent));
+      s.is(DspOp.TSEG.code(), () -> simple.set(segment));
+      s.is(DspOp.TSTART.code(), () -> simple.set(start));
+      s.is(DspOp.TCOEF.code(), () -> simple.set(coefficient));
+      s.is(DspOp.FIX.code(), () -> simple.set(fixed));
+      s.is(DspOp.SELNEG.code(), () -> simple.set(mux(c.bit(15), a, b)));
+      s.is(DspOp.NEGABS.code(), () -> simple.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
+      s.is(DspOp.ABS.code(), () -> simple.set(a.lsbs(15).resize(32)));
+      s.is(DspOp.LSHIFT.code(), () -> simple.set(shiftIn));
+      s.is(DspOp.BCAST.code(), () -> simple.set(broadcastIn));
+      s.otherwise(() -> simple.set(uintLit(0, 32)));
     });
+    UInt simple2 = regNext("simple2", simple);
+    // which unit's rounded result execute 2 takes (one-hot, decided in execute 1)
+    Bool fromHalf = regNext("fromHalf2", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+        .or(op.eq(DspOp.EQ16.code())));
+    Bool fromSingle = regNext("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = regNext("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = regNext("fromFused2", op.eq(DspOp.FMA16.code()));
 
-    when(writeBack, () -> registers.write(rd, result));
+    // execute 2: select and write back
+    result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
+        mux(fromConvert, convert.result, mux(fromFused, fused.result.resize(32), simple2)))));
+    when(writeBack, () -> registers.write(rd2, result));
 
     Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
     UInt writeRow = wire("writeRow", mux(store, row, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** Register {@code r} as the issuing instruction must see it: youngest write first. */
+  private static UInt forward(UInt r, Bool early, UInt rd1, UInt simple, Bool late, UInt rd2, UInt result,
+      Mem<UInt> registers) {
+    return mux(early.and(rd1.eq(r)), simple, mux(late.and(rd2.eq(r)), result, registers.readAsync(r)));
+  }
+
+  /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
+  private static Bool lateOp(UInt op) {
+    Bool any = boolLit(false);
+    for (DspOp o : DspOp.values()) {
+      if (o.roundsLate()) {
+        any = any.or(op.eq(o.code()));
+      }
+    }
+    return any;
+  }
+
+  private static Bool inRange(UInt op, DspOp first, DspOp last) {
+    return op.ge(first.code()).and(op.le(last.code()));
   }
 
   /** IEEE order key of an FP16 code: monotone in the value for non-NaN codes, −0 just below +0. */

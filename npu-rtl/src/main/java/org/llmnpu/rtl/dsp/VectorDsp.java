@@ -44,15 +44,17 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code buf_addr / lanes}, lane {@code buf_addr mod lanes}) and {@code buf_rdata} reads it
  * combinationally. A write by the running program wins over a host write to the same lane.
  *
- * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0; one
- * instruction issues per cycle (loops have no per-iteration overhead) into a two-stage pipeline:
- * fetch, decode and register read (with forwarding from the execute stage), then execute and
- * write-back ({@link DspLane}). Forwarding makes every result available to the next instruction,
- * so there are no stalls and the cycle count is that of one instruction per cycle; the last
- * instruction before {@code HALT} completes at the clock edge that raises {@code done};
- * {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high until the next
- * start, and {@code cycles} holds the instructions issued (= {@link DspProgram#cycles()} =
- * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
+ * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0. One
+ * instruction issues per cycle (loops have no per-iteration overhead) into a pipeline of issue
+ * (fetch, decode, register read with forwarding), execute 1 (FP units up to the exact value;
+ * integer, table, select, load and store operations) and execute 2 (rounding, write-back)
+ * ({@link DspLane}). Results are forwarded from execute 1 (ops that complete there) and execute 2,
+ * so an instruction waits only when it reads an FP result of the instruction just before it: then
+ * it is held one cycle and a bubble enters execute 1 ({@code org.llmnpu.isa.dsp.DspPipeline}). {@code HALT} ends the run:
+ * {@code busy} falls, {@code done} rises and stays high until the next start (every store has
+ * reached the buffer by then), and {@code cycles} holds the cycles from start to done, issues
+ * plus stalls (= {@link DspProgram#cycles()} = {@link DspCycleFormula} for a compiled kernel).
+ * Latency from start to done: cycles + 1.
  */
 public final class VectorDsp extends HwModule {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
@@ -139,6 +141,16 @@ public final class VectorDsp extends HwModule {
     Bool isHalt = op.eq(DspOp.HALT.code());
     Bool isLoop = op.eq(DspOp.LOOP.code());
     Bool atLoopEnd = wire("atLoopEnd", looping.and(pc.eq(loopEnd)));
+    // interlock (DspPipeline): hold the issuing instruction one cycle when it reads the register
+    // that an FP op in execute 1 writes (its rounded result exists only in execute 2)
+    Bool exValid = regInit("exValid", bool(), 0);
+    UInt exOp = wire("exOp", uint(6));
+    UInt exRd = wire("exRd", uint(5));
+    Bool exWrites = exValid.and(opIn(exOp, op2 -> op2.writesRegister() && op2.roundsLate()));
+    Bool hazard = wire("hazard", running.and(exWrites).and(
+        opIn(op, DspOp::readsA).and(word.slice(52, 48).eq(exRd))
+            .or(opIn(op, DspOp::readsB).and(word.slice(47, 43).eq(exRd)))
+            .or(opIn(op, DspOp::readsC).and(word.slice(42, 38).eq(exRd)))));
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
@@ -152,7 +164,7 @@ public final class VectorDsp extends HwModule {
       cycleCount.set(uintLit(0, 32));
     })).otherwise(() -> {
       cycleCount.set(cycleCount.add(uintLit(1, 32)));
-      when(isHalt, () -> {
+      when(hazard, () -> { }).elseWhen(isHalt, () -> {
         running.set(boolLit(false));
         doneQ.set(boolLit(true));
       }).elseWhen(isLoop, () -> {
@@ -170,7 +182,7 @@ public final class VectorDsp extends HwModule {
         idx.set(uintLit(0, 16));
         pc.set(next);
       }).otherwise(() -> pc.set(next));
-      when(op.eq(DspOp.SETLEN.code()), () -> len.set(imm));
+      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm));
     });
 
     // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers; slot 3 and
@@ -189,11 +201,10 @@ public final class VectorDsp extends HwModule {
         }
       }
     }
-    // execute stage: the fields of the instruction issued in the previous cycle
-    Bool exValid = regInit("exValid", bool(), 0);
-    exValid.set(running);
-    UInt exOp = regNext("exOp", op);
-    UInt exRd = regNext("exRd", word.slice(57, 53));
+    // execute stage 1: the fields of the instruction issued in the previous cycle (a bubble after a stall)
+    exValid.set(running.and(hazard.not()));
+    exOp.set(regNext("exOpQ", op));
+    exRd.set(regNext("exRdQ", word.slice(57, 53)));
     Bool exMasked = regNext("exMasked", word.bit(37));
     UInt exImm = regNext("exImm", imm);
     UInt aux = wire("aux", regNext("exAux", word.slice(36, 33)));
@@ -252,6 +263,17 @@ public final class VectorDsp extends HwModule {
       read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
     }
     bufRdata.set(read);
+  }
+
+  /** Whether the 6-bit {@code code} is one of the ops {@code which} selects. */
+  private static Bool opIn(UInt code, java.util.function.Predicate<DspOp> which) {
+    Bool any = boolLit(false);
+    for (DspOp o : DspOp.values()) {
+      if (which.test(o)) {
+        any = any.or(code.eq(o.code()));
+      }
+    }
+    return any;
   }
 
   /** The configuration. */

@@ -55,7 +55,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * its sign (NARROW, SCALB16, WIDEN; any k); TO_INT saturates ∞ products and gives 0 for ∞ · 0;
  * FROM_INT gives NaN for an ∞ scale with q = 0 and ±∞ for an ∞ scale with q ≠ 0.
  *
- * <p>Latency 0: purely combinational.
+ * <p>Latency 0: purely combinational; 1 with {@code split} (a register before the FP16 rounder).
  */
 public final class Fp16Convert extends HwModule {
   public static final int WIDEN = 0;
@@ -84,7 +84,19 @@ public final class Fp16Convert extends HwModule {
   public final UInt b = in(uint(32));
   public final UInt result = out(uint(32));
 
+  private final boolean split;
+
+  /** Combinational (latency 0). */
   public Fp16Convert() {
+    this(false);
+  }
+
+  /**
+   * With {@code split}, a pipeline register between the exact value and the FP16 rounder (WIDEN
+   * and TO_INT finish before it): latency 1.
+   */
+  public Fp16Convert(boolean split) {
+    this.split = split;
     Half x = Half.of(a.lsbs(16));
     Half s = Half.of(b.lsbs(16));
     Bool isNarrow = op.eq(NARROW);
@@ -115,17 +127,20 @@ public final class Fp16Convert extends HwModule {
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
         EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(mux(isNarrow, a.bit(31), mux(isScalb, x.negative(), intNegative)));
-    rounder.magnitude.set(mux(isNarrow, significand32.resize(MAGNITUDE_BITS),
-        mux(isScalb, x.significand().resize(MAGNITUDE_BITS), intProduct)));
-    rounder.exponent.set(mux(isNarrow, narrowExponent, mux(isScalb, scalbExponent, intExponent)));
+    rounder.negative.set(stage("negative", mux(isNarrow, a.bit(31), mux(isScalb, x.negative(), intNegative))));
+    rounder.magnitude.set(stage("magnitude", mux(isNarrow, significand32.resize(MAGNITUDE_BITS),
+        mux(isScalb, x.significand().resize(MAGNITUDE_BITS), intProduct))));
+    rounder.exponent.set(stage("exponent", mux(isNarrow, narrowExponent, mux(isScalb, scalbExponent, intExponent))));
 
+    // the special cases of the rounded results, decided before the split register
     UInt nan16 = uintLit(FP16_NAN, 16);
-    UInt narrow = mux(nan32, nan16, mux(infinite32, cat(a.bit(31), uintLit(0x7C00, 15)).asUInt(), rounder.code));
-    UInt scalb = mux(x.nan(), nan16, mux(x.infinite(), x.infinity(), rounder.code));
     Bool qZero = qMagnitude.orR().not();
-    UInt fromInt = mux(s.nan().or(s.infinite().and(qZero)), nan16,
-        mux(s.infinite(), cat(intNegative, uintLit(0x7C00, 15)).asUInt(), rounder.code));
+    Bool specialNan = mux(isNarrow, nan32, mux(isScalb, x.nan(), s.nan().or(s.infinite().and(qZero))));
+    Bool specialInfinite = mux(isNarrow, infinite32, mux(isScalb, x.infinite(), s.infinite()));
+    UInt infinity = mux(isNarrow, cat(a.bit(31), uintLit(0x7C00, 15)).asUInt(),
+        mux(isScalb, x.infinity(), cat(intNegative, uintLit(0x7C00, 15)).asUInt()));
+    UInt rounded = mux(stage("specialNan", specialNan), nan16,
+        mux(stage("specialInfinite", specialInfinite), stage("infinity", infinity), rounder.code));
 
     // WIDEN: the FP16 value rounded (exactly) into FP32
     FloatRounder widener = instance("widener", new FloatRounder(new FloatRounder.Config(11, 7, FpLayout.FP32,
@@ -138,9 +153,15 @@ public final class Fp16Convert extends HwModule {
 
     UInt toInt = wire("toInt", toInteger(x, s));
 
-    UInt fp16Result = mux(isNarrow, narrow, mux(isScalb, scalb, fromInt)).resize(32);
-    result.set(mux(op.eq(WIDEN), widen, mux(op.eq(TO_INT), toInt,
-        mux(op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT)), fp16Result, uintLit(0, 32)))));
+    // WIDEN and TO_INT are complete before the split register
+    UInt early = stage("early", mux(op.eq(WIDEN), widen, mux(op.eq(TO_INT), toInt, uintLit(0, 32))));
+    Bool isRounded = stage("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT)));
+    result.set(mux(isRounded, rounded.resize(32), early));
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext("split_" + name, v) : v;
   }
 
   /** {@code Fp16.toInt(x, invScale, format)} as a 32-bit two's-complement code. */
@@ -193,7 +214,7 @@ public final class Fp16Convert extends HwModule {
 
   @Override
   public String moduleName() {
-    return "Fp16Convert";
+    return split ? "Fp16Convert_split" : "Fp16Convert";
   }
 
   /** Registers {@code fp16-convert}. */
