@@ -17,12 +17,19 @@ public final class DspInterpreter {
   private DspMath math;
   private final int[][] regs;
   private long cycles;
+  private DspPipeline pipeline = DspPipeline.DEFAULT;
 
   public DspInterpreter(int lanes, int rows, DspMath math) {
     this.lanes = lanes;
     this.buffer = new int[rows][lanes];
     this.math = math;
     this.regs = new int[lanes][DspInstruction.REGISTERS];
+  }
+
+  /** Counts cycles for a DSP with {@code pipeline} (default {@link DspPipeline#DEFAULT}). */
+  public DspInterpreter pipeline(DspPipeline p) {
+    this.pipeline = p;
+    return this;
   }
 
   /** Replaces the polynomial tables (a {@code dsptab}). */
@@ -74,7 +81,7 @@ public final class DspInterpreter {
         return false;
       }
       DspInstruction in = code.get(pc);
-      cycles += DspPipeline.stallCycles(previous, in);
+      cycles += pipeline.stallCycles(previous, in);
       if (cycles >= maxCycles) {
         cycles = maxCycles;
         return false;

@@ -28,15 +28,15 @@ import org.llmnpu.rtl.vector.Fp32Alu;
  * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
  *
  * <p><b>Stages.</b> Issue: the sources {@code ra, rb, rc} are read from the register file, or
- * forwarded when a younger instruction writes the same register in this lane: from execute 1 for
- * the ops that complete there, else from the result in execute 2; then registered. Execute 1 (next cycle; {@code op, rd, aux, imm, row, masked, elementValid,
- * execute} are already this stage's): the FP units compute the exact, unrounded value from the
- * registered operands and register it (their {@code split} register); the integer, exponent,
- * table, special-case, select, cross-lane and load operations complete and register their result;
- * a store writes the buffer. Execute 2: the FP units round, the result is selected and written at
- * the clock edge when the instruction was enabled (and, masked, {@code elementValid}). The
- * {@link VectorDsp} holds an instruction at issue for one cycle when it reads the register that the
- * instruction in execute 1 writes ({@code org.llmnpu.isa.dsp.DspPipeline}).
+ * forwarded when a younger instruction writes the same register in this lane (from execute 1 for
+ * the ops that complete there, else from the result of the last execute stage), and registered.
+ * Execute 1 (next cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already
+ * this stage's): the units compute from the registered operands; a store writes the buffer. With
+ * one execute stage ({@code split} false) every result is selected and written at the end of this
+ * cycle. With {@code split} the FP units register their exact, unrounded value and every other op
+ * registers its result; execute 2 rounds, selects and writes back, and the {@link VectorDsp} holds
+ * an instruction at issue for one cycle when it reads an FP result that is still in execute 1
+ * ({@code org.llmnpu.isa.dsp.DspPipeline}).
  */
 final class DspLane extends HwModule {
   final Bool execute = in(bool());
@@ -61,10 +61,12 @@ final class DspLane extends HwModule {
   final UInt sourceA = out(uint(32));
   private final int rows;
   private final int segments;
+  private final boolean split;
 
-  DspLane(int rows, int rowBits, int segments) {
+  DspLane(int rows, int rowBits, int segments, boolean split) {
     this.rows = rows;
     this.segments = segments;
+    this.split = split;
     starts = in(Vec.of(segments, () -> uint(16)));
     coefficients = in(Vec.of(segments, () -> uint(16)));
     row = in(uint(rowBits));
@@ -76,9 +78,13 @@ final class DspLane extends HwModule {
     UInt result = wire("result", uint(32));
     Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
-    Bool writeBack = regInit("writeBack2", bool(), 0);
-    writeBack.set(enabled.and(writes));
-    UInt rd2 = regNext("rd2", rd);
+    Bool writeBack = enabled.and(writes);
+    if (split) {
+      Bool writeBack2 = regInit("writeBack2", bool(), 0);
+      writeBack2.set(writeBack);
+      writeBack = writeBack2;
+    }
+    UInt rd2 = stage("rd2", rd);
     // issue: register read with forwarding from execute 1 (ops that complete there) and execute 2;
     // an FP result in execute 1 is never needed here (the DSP holds the instruction a cycle)
     UInt simple = wire("simple", uint(32));
@@ -95,20 +101,20 @@ final class DspLane extends HwModule {
     UInt loaded = wire("loaded", buffer.readAsync(row));
 
     // execute 1 → 2: the FP units with their split register
-    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, true)));
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, split)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
-    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, true)));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, split)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(c);
-    Fp32Alu single = instance("fp32", new Fp32Alu(true));
+    Fp32Alu single = instance("fp32", new Fp32Alu(split));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
     single.b.set(b);
-    Fp16Convert convert = instance("convert", new Fp16Convert(true));
+    Fp16Convert convert = instance("convert", new Fp16Convert(split));
     convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
     convert.format.set(aux);
     convert.a.set(a);
@@ -140,13 +146,13 @@ final class DspLane extends HwModule {
       s.is(DspOp.BCAST.code(), () -> simple.set(broadcastIn));
       s.otherwise(() -> simple.set(uintLit(0, 32)));
     });
-    UInt simple2 = regNext("simple2", simple);
+    UInt simple2 = stage("simple2", simple);
     // which unit's rounded result execute 2 takes (one-hot, decided in execute 1)
-    Bool fromHalf = regNext("fromHalf2", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+    Bool fromHalf = stage("fromHalf2", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
         .or(op.eq(DspOp.EQ16.code())));
-    Bool fromSingle = regNext("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
-    Bool fromConvert = regNext("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
-    Bool fromFused = regNext("fromFused2", op.eq(DspOp.FMA16.code()));
+    Bool fromSingle = stage("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = stage("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = stage("fromFused2", op.eq(DspOp.FMA16.code()));
 
     // execute 2: select and write back
     result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
@@ -157,6 +163,11 @@ final class DspLane extends HwModule {
     UInt writeRow = wire("writeRow", mux(store, row, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** {@code v} in execute 2 (one cycle later), or unchanged with one execute stage. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext(name, v) : v;
   }
 
   /** Register {@code r} as the issuing instruction must see it: youngest write first. */
@@ -248,6 +259,6 @@ final class DspLane extends HwModule {
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows + "_t" + segments;
+    return "DspLane_r" + rows + "_t" + segments + (split ? "_x2" : "");
   }
 }

@@ -5,6 +5,7 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspPipeline;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -44,17 +45,17 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code buf_addr / lanes}, lane {@code buf_addr mod lanes}) and {@code buf_rdata} reads it
  * combinationally. A write by the running program wins over a host write to the same lane.
  *
- * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0. One
+ * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0; one
  * instruction issues per cycle (loops have no per-iteration overhead) into a pipeline of issue
- * (fetch, decode, register read with forwarding), execute 1 (FP units up to the exact value;
- * integer, table, select, load and store operations) and execute 2 (rounding, write-back)
- * ({@link DspLane}). Results are forwarded from execute 1 (ops that complete there) and execute 2,
- * so an instruction waits only when it reads an FP result of the instruction just before it: then
- * it is held one cycle and a bubble enters execute 1 ({@code org.llmnpu.isa.dsp.DspPipeline}). {@code HALT} ends the run:
- * {@code busy} falls, {@code done} rises and stays high until the next start (every store has
- * reached the buffer by then), and {@code cycles} holds the cycles from start to done, issues
- * plus stalls (= {@link DspProgram#cycles()} = {@link DspCycleFormula} for a compiled kernel).
- * Latency from start to done: cycles + 1.
+ * (fetch, decode, register read with forwarding) and {@code executeStages} execute stages
+ * ({@link DspLane}, {@link DspPipeline}). With one execute stage (default) every result is
+ * forwarded to the next instruction and nothing stalls. With two, the FP units round in execute 2;
+ * results are forwarded from execute 1 (ops that complete there) and execute 2, and an instruction
+ * that reads an FP result of the instruction just before it is held one cycle (a bubble enters
+ * execute 1). {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high
+ * until the next start (every store has reached the buffer by then), and {@code cycles} holds the
+ * cycles from start to done, issues plus stalls (= {@link DspProgram#cycles(DspPipeline)} =
+ * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
  */
 public final class VectorDsp extends HwModule {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
@@ -65,9 +66,20 @@ public final class VectorDsp extends HwModule {
    * @param programDepth instruction words, a power of two in 16..4096
    * @param tableSegments segments per polynomial table, 1..16 [12: the rsqrt table needs 12]
    * @param tableDegree polynomial degree the tables hold, 0..3 [2]
+   * @param executeStages 1 [default]: one execute stage, no stalls; 2: the FP units round in a second
+   *                      execute stage, with a one-cycle interlock ({@link DspPipeline})
    */
-  public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree) {
+  public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree,
+                       int executeStages) {
+    /** One execute stage. */
+    public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, 1);
+    }
+
     public Config {
+      if (executeStages < 1 || executeStages > 2) {
+        throw new IllegalArgumentException("executeStages must be 1 or 2, got " + executeStages);
+      }
       check("lanes", lanes, 1, 32);
       check("rows", rows, 16, 65536);
       check("programDepth", programDepth, 16, 4096);
@@ -83,6 +95,11 @@ public final class VectorDsp extends HwModule {
     /** Tables of 12 segments of degree 2, the size of the numerics tables. */
     public Config(int lanes, int rows, int programDepth) {
       this(lanes, rows, programDepth, 12, 2);
+    }
+
+    /** The pipeline organisation the cycle counts follow. */
+    public DspPipeline pipeline() {
+      return DspPipeline.ofExecuteStages(executeStages);
     }
 
     private static void check(String name, int v, int lo, int hi) {
@@ -147,10 +164,11 @@ public final class VectorDsp extends HwModule {
     UInt exOp = wire("exOp", uint(6));
     UInt exRd = wire("exRd", uint(5));
     Bool exWrites = exValid.and(opIn(exOp, op2 -> op2.writesRegister() && op2.roundsLate()));
-    Bool hazard = wire("hazard", running.and(exWrites).and(
+    boolean split = c.executeStages() == 2;
+    Bool hazard = wire("hazard", split ? running.and(exWrites).and(
         opIn(op, DspOp::readsA).and(word.slice(52, 48).eq(exRd))
             .or(opIn(op, DspOp::readsB).and(word.slice(47, 43).eq(exRd)))
-            .or(opIn(op, DspOp::readsC).and(word.slice(42, 38).eq(exRd)))));
+            .or(opIn(op, DspOp::readsC).and(word.slice(42, 38).eq(exRd)))) : boolLit(false));
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
@@ -228,7 +246,7 @@ public final class VectorDsp extends HwModule {
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, split));
       lane.execute.set(exValid);
       lane.op.set(exOp);
       lane.rd.set(exRd);
@@ -284,7 +302,7 @@ public final class VectorDsp extends HwModule {
   @Override
   public String moduleName() {
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
-        + config.tableSegments() + "d" + config.tableDegree();
+        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() == 2 ? "_x2" : "");
   }
 
   /** Registers {@code vector-dsp}. */
@@ -297,9 +315,11 @@ public final class VectorDsp extends HwModule {
               ParamSpec.integer("rows", 512, 16, 65536, "buffer rows of lanes FP16 elements (power of two)"),
               ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
               ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
-              ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables")),
+              ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
+              ParamSpec.integer("executeStages", 1, 1, 2,
+                  "1: one execute stage, no stalls; 2: FP rounding in a second stage, 1-cycle interlock")),
           p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),
-              p.getInt("tableSegments"), p.getInt("tableDegree"))));
+              p.getInt("tableSegments"), p.getInt("tableDegree"), p.getInt("executeStages"))));
     }
   }
 }

@@ -25,19 +25,20 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p>Latency {@code stages} cycles. With 1 stage the scale and all codes are computed in one
  * combinational pass (max tree of depth log2(blockSize), leading-zero count, element rounders in
  * parallel) and registered; with 2 stages the shared exponent and the inputs are registered
- * first, which splits that path roughly in half. {@code outValid} follows {@code inValid}
+ * first, which splits that path roughly in half; with 3 the max tree inside {@link SharedExponent}
+ * is also registered halfway (the inputs wait two cycles). {@code outValid} follows {@code inValid}
  * {@code stages} cycles later. Throughput one block per cycle: a stream of B blocks, one per
  * cycle, takes B + stages − 1 cycles (block k's result is valid after clock edge k + stages).
  */
 public final class MxBlockQuantizer extends HwModule {
   /**
    * Element format, input layout (FP32/FP16), element rounding, block size (1..64; OCP: 32) and
-   * pipeline stages (1 or 2).
+   * pipeline stages (1..3).
    */
   public record Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize, int stages) {
     public Config {
-      if (stages < 1 || stages > 2) {
-        throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+      if (stages < 1 || stages > 3) {
+        throw new IllegalArgumentException("stages must be in 1..3, got " + stages);
       }
       new MxEncoder.Config(format, input, rounding);
       if (rounding == RoundMode.TOWARD_ZERO) {
@@ -65,22 +66,28 @@ public final class MxBlockQuantizer extends HwModule {
     config = c;
     values = in(Vec.of(c.blockSize(), () -> uint(c.input().totalBits())));
     codes = out(Vec.of(c.blockSize(), () -> uint(c.format().bits())));
-    SharedExponent shared = instance("sharedExponent", new SharedExponent(c.input(), c.format(), c.blockSize()));
+    SharedExponent shared = instance("sharedExponent",
+        new SharedExponent(c.input(), c.format(), c.blockSize(), c.stages() == 3));
     for (int i = 0; i < c.blockSize(); i++) {
       shared.magnitudes.get(i).set(values.get(i).lsbs(c.input().totalBits() - 1));
     }
-    // with two stages the shared exponent and the values are registered before the encoders
-    boolean split = c.stages() == 2;
+    // with two stages the shared exponent and the values are registered before the encoders; with
+    // three the max tree is also split halfway (inside SharedExponent) and the values wait one more cycle
+    boolean split = c.stages() >= 2;
     UInt blockScale = split ? regNext("scale_s1", shared.scale) : shared.scale;
     Bool validIn = inValid;
-    if (split) {
-      Bool valid1 = regInit("valid_s1", bool(), 0);
-      valid1.set(inValid);
-      validIn = valid1;
+    for (int d = 0; d < c.stages() - 1; d++) {
+      Bool v = regInit("valid_s" + (d + 1), bool(), 0);
+      v.set(validIn);
+      validIn = v;
     }
     for (int i = 0; i < c.blockSize(); i++) {
       MxEncoder encoder = instance("encoder_" + i, new MxEncoder(new MxEncoder.Config(c.format(), c.input(), c.rounding())));
-      encoder.value.set(split ? regNext("value_s1_" + i, values.get(i)) : values.get(i));
+      UInt value = values.get(i);
+      for (int d = 0; d < c.stages() - 1; d++) {
+        value = regNext("value_s" + (d + 1) + "_" + i, value);
+      }
+      encoder.value.set(value);
       encoder.scale.set(blockScale);
       codes.get(i).set(regNext("code_q" + i, encoder.code));
     }
@@ -93,7 +100,7 @@ public final class MxBlockQuantizer extends HwModule {
   @Override
   public String moduleName() {
     return "MxQuantizer_" + config.format().cliName() + "_" + MxDecoder.outputName(config.input()) + "_"
-        + config.rounding().cliName() + "_n" + config.blockSize() + (config.stages() == 2 ? "_s2" : "");
+        + config.rounding().cliName() + "_n" + config.blockSize() + (config.stages() > 1 ? "_s" + config.stages() : "");
   }
 
   /** Registers {@code mx-quantizer}. */
@@ -106,7 +113,8 @@ public final class MxBlockQuantizer extends HwModule {
               ParamSpec.choice("rounding", "nearest_even", List.of("nearest_even", "nearest_away"),
                   "element rounding"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", 1, 1, 2, "pipeline stages: 1, or 2 with a register after the shared exponent")),
+              ParamSpec.integer("stages", 1, 1, 3, "pipeline stages: 1; 2 registers the shared exponent; "
+                  + "3 also splits its max tree")),
           p -> new MxBlockQuantizer(new Config(MxFormat.fromCliName(p.get("format")),
               MxDecoder.outputLayout(p.get("input")), RoundMode.fromCliName(p.get("rounding")), p.getInt("blockSize"),
               p.getInt("stages"))));

@@ -93,7 +93,8 @@ public final class Fp16Convert extends HwModule {
 
   /**
    * With {@code split}, a pipeline register between the exact value and the FP16 rounder (WIDEN
-   * and TO_INT finish before it): latency 1.
+   * finishes before it; TO_INT registers its shifted product and rounds, clamps and negates after
+   * it): latency 1.
    */
   public Fp16Convert(boolean split) {
     this.split = split;
@@ -153,10 +154,11 @@ public final class Fp16Convert extends HwModule {
 
     UInt toInt = wire("toInt", toInteger(x, s));
 
-    // WIDEN and TO_INT are complete before the split register
-    UInt early = stage("early", mux(op.eq(WIDEN), widen, mux(op.eq(TO_INT), toInt, uintLit(0, 32))));
+    // WIDEN is complete before the split register; TO_INT rounds and clamps after it
+    UInt widened = stage("widened", mux(op.eq(WIDEN), widen, uintLit(0, 32)));
+    Bool isToInt = stage("isToInt", op.eq(TO_INT));
     Bool isRounded = stage("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT)));
-    result.set(mux(isRounded, rounded.resize(32), early));
+    result.set(mux(isRounded, rounded.resize(32), mux(isToInt, toInt, widened)));
   }
 
   /** {@code v}, or {@code v} one cycle later with the split register. */
@@ -164,33 +166,39 @@ public final class Fp16Convert extends HwModule {
     return split ? regNext("split_" + name, v) : v;
   }
 
-  /** {@code Fp16.toInt(x, invScale, format)} as a 32-bit two's-complement code. */
+  /**
+   * {@code Fp16.toInt(x, invScale, format)} as a 32-bit two's-complement code. With the split
+   * register the exact product's shifts are registered and the rounding, clamp and negation follow.
+   */
   private UInt toInteger(Half x, Half s) {
     UInt product = wire("scaledProduct", x.significand().mul(s.significand()));
     SInt exponent = wire("scaledExponent", x.effectiveField().resize(6).toSInt()
         .add(s.effectiveField().resize(6).toSInt()).add(sintLit(-50, 7)));
-    Bool negative = x.negative().xor(s.negative());
+    Bool negative = stage("toIntNegative", x.negative().xor(s.negative()));
 
     // e >= 0: exact integer below 2^32
-    UInt left = product.resize(33).shiftLeft(exponent.resize(4).asUInt());
+    UInt left = stage("toIntLeft", product.resize(33).shiftLeft(exponent.resize(4).asUInt()));
     // e < 0: shift right, round half to even
     SInt distance = sintLit(0, 7).sub(exponent);
     UInt rightShift = mux(distance.gt(MAX_RIGHT_SHIFT), uintLit(MAX_RIGHT_SHIFT, 5), distance.resize(5).asUInt());
-    UInt shifted = wire("scaledShifted", product.shiftLeft(MAX_RIGHT_SHIFT).shiftRight(rightShift));
+    UInt shifted = wire("scaledShifted", stage("toIntShifted",
+        product.shiftLeft(MAX_RIGHT_SHIFT).shiftRight(rightShift)));
+    Bool rightOfPoint = stage("toIntRight", exponent.isNegative());
     UInt integer = shifted.msbs(22);
     Bool half = shifted.bit(MAX_RIGHT_SHIFT - 1);
     Bool sticky = shifted.lsbs(MAX_RIGHT_SHIFT - 1).orR();
     Bool roundUp = half.and(sticky.or(integer.bit(0)));
     UInt right = integer.addExpand(roundUp.asUInt());
-    UInt magnitude = wire("scaledMagnitude", mux(exponent.isNegative(), right.resize(33), left));
+    UInt magnitude = wire("scaledMagnitude", mux(rightOfPoint, right.resize(33), left));
 
     // clamp to the format: 2^(n−1) − 1 above zero, 2^(n−1) below
-    UInt positiveLimit = mux(format.eq(INT8), uintLit(127, 33),
-        mux(format.eq(INT16), uintLit(32767, 33), uintLit(0x7FFFFFFFL, 33)));
+    UInt fmt = stage("toIntFormat", format);
+    UInt positiveLimit = mux(fmt.eq(INT8), uintLit(127, 33),
+        mux(fmt.eq(INT16), uintLit(32767, 33), uintLit(0x7FFFFFFFL, 33)));
     UInt limit = positiveLimit.add(negative.asUInt().resize(33));
-    Bool infiniteProduct = x.infinite().and(s.zero().not()).or(s.infinite().and(x.zero().not()));
+    Bool infiniteProduct = stage("toIntInfinite", x.infinite().and(s.zero().not()).or(s.infinite().and(x.zero().not())));
     UInt clamped = mux(infiniteProduct.or(magnitude.gt(limit)), limit, magnitude);
-    Bool nanProduct = x.nan().or(s.nan()).or(x.infinite().and(s.zero())).or(s.infinite().and(x.zero()));
+    Bool nanProduct = stage("toIntNan", x.nan().or(s.nan()).or(x.infinite().and(s.zero())).or(s.infinite().and(x.zero())));
     UInt signed = mux(negative, uintLit(0, 33).sub(clamped), clamped).resize(32);
     return mux(nanProduct, uintLit(0, 32), signed);
   }
