@@ -72,6 +72,94 @@ final class DspLane extends HwModule {
     row = in(uint(rowBits));
     hostRow = in(uint(rowBits));
 
+    if (split) {
+      twoStageExecute();
+    } else {
+      oneStageExecute();
+    }
+  }
+
+  /** One execute stage: every result computed, selected and written in the cycle after issue. */
+  private void oneStageExecute() {
+    Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
+    registers.init(new long[DspInstruction.REGISTERS]);
+    UInt result = wire("result", uint(32));
+    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
+    Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
+    Bool writeBack = wire("writeBack", enabled.and(writes));
+    UInt a = regNext("a", mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra)));
+    UInt b = regNext("b", mux(writeBack.and(rd.eq(rb)), result, registers.readAsync(rb)));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign)
+    UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(16));
+    sourceA.set(a);
+
+    Mem<UInt> buffer = mem("buffer", uint(16), rows);
+    buffer.init(new long[rows]);
+    hostRead.set(buffer.readAsync(hostRow));
+    UInt loaded = wire("loaded", buffer.readAsync(row));
+
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0)));
+    half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
+        mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
+    half.a.get(0).set(a.lsbs(16));
+    half.b.get(0).set(b.lsbs(16));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0)));
+    fused.a.set(a.lsbs(16));
+    fused.b.set(b.lsbs(16));
+    fused.c.set(c);
+    Fp32Alu single = instance("fp32", new Fp32Alu());
+    single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
+    single.a.set(a);
+    single.b.set(b);
+    Fp16Convert convert = instance("convert", new Fp16Convert());
+    convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
+    convert.format.set(aux);
+    convert.a.set(a);
+    convert.b.set(b);
+
+    UInt h16 = half.result.get(0).resize(32);
+    UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
+    UInt segment = segment(a.lsbs(16)).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    // segments past the table capacity read as unused (start NaN, coefficient 0)
+    Bool inTable = a.lsbs(4).lt(segments);
+    UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
+    UInt coefficient = mux(inTable, coefficients.read(a.lsbs(4)), uintLit(0, 16)).resize(32);
+    switchOn(op, s -> {
+      s.is(DspOp.LI.code(), () -> result.set(imm));
+      s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
+      s.is(new long[] {DspOp.ADD16.code(), DspOp.SUB16.code(), DspOp.MUL16.code(), DspOp.MIN16.code(),
+          DspOp.MAX16.code(), DspOp.LT16.code(), DspOp.EQ16.code()}, () -> result.set(h16));
+      s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
+      s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
+          DspOp.FROMINT.code()}, () -> result.set(convert.result));
+      s.is(DspOp.FMA16.code(), () -> result.set(fused.result.resize(32)));
+      s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
+      s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
+      s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
+      s.is(DspOp.EXPO.code(), () -> result.set(exponent));
+      s.is(DspOp.TSEG.code(), () -> result.set(segment));
+      s.is(DspOp.TSTART.code(), () -> result.set(start));
+      s.is(DspOp.TCOEF.code(), () -> result.set(coefficient));
+      s.is(DspOp.FIX.code(), () -> result.set(fixed));
+      s.is(DspOp.SELNEG.code(), () -> result.set(mux(c.bit(15), a, b)));
+      s.is(DspOp.NEGABS.code(), () -> result.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
+      s.is(DspOp.ABS.code(), () -> result.set(a.lsbs(15).resize(32)));
+      s.is(DspOp.LSHIFT.code(), () -> result.set(shiftIn));
+      s.is(DspOp.BCAST.code(), () -> result.set(broadcastIn));
+      s.otherwise(() -> result.set(uintLit(0, 32)));
+    });
+
+    when(writeBack, () -> registers.write(rd, result));
+
+    Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
+    UInt writeRow = wire("writeRow", mux(store, row, hostRow));
+    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
+    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** Two execute stages: FP rounding and write-back in execute 2, forwarding from both. */
+  private void twoStageExecute() {
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
     // execute 2: the instruction's write-back (result below)

@@ -50,9 +50,20 @@ public final class MxEncoder extends HwModule {
   public final UInt code;
   public final Bool invalid = out(bool());
   private final Config config;
+  private final boolean split;
 
+  /** Combinational. */
   public MxEncoder(Config c) {
+    this(c, false);
+  }
+
+  /**
+   * With {@code split}, a pipeline register before the rounder (sign, significand, the exponent
+   * after the scale, the invalid flag): latency 1, {@code invalid} one cycle later too.
+   */
+  public MxEncoder(Config c, boolean split) {
     config = c;
+    this.split = split;
     FpLayout in = c.input();
     int m = in.mantissaBits();
     value = in(uint(in.totalBits()));
@@ -62,7 +73,8 @@ public final class MxEncoder extends HwModule {
     UInt exponentField = value.slice(in.totalBits() - 2, m);
     Bool normal = exponentField.orR();
     UInt significand = cat(normal, value.lsbs(m)).asUInt();
-    invalid.set(exponentField.andR().or(scale.eq(0xFF)));
+    Bool isInvalid = stage("invalid", exponentField.andR().or(scale.eq(0xFF)));
+    invalid.set(isInvalid);
 
     // value · 2^-E = significand · 2^(max(field, 1) − bias − m − scale + 127)
     int xw = 11;
@@ -73,9 +85,9 @@ public final class MxEncoder extends HwModule {
     FpLayout target = f.layout() == null ? MxFormat.INT8_AS_FLOAT : f.layout();
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
         m + 1, xw, target, c.rounding(), true)));
-    rounder.negative.set(negative);
-    rounder.magnitude.set(significand);
-    rounder.exponent.set(exponent);
+    rounder.negative.set(stage("negative", negative));
+    rounder.magnitude.set(stage("significand", significand));
+    rounder.exponent.set(stage("exponent", exponent));
 
     UInt encoded;
     if (f.layout() == null) {
@@ -88,13 +100,18 @@ public final class MxEncoder extends HwModule {
     } else {
       encoded = rounder.code;
     }
-    code.set(mux(invalid, uintLit(0, f.bits()), encoded));
+    code.set(mux(isInvalid, uintLit(0, f.bits()), encoded));
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext("split_" + name, v) : v;
   }
 
   @Override
   public String moduleName() {
     return "MxEncoder_" + config.format().cliName() + "_" + MxDecoder.outputName(config.input()) + "_"
-        + config.rounding().cliName();
+        + config.rounding().cliName() + (split ? "_split" : "");
   }
 
   /** Registers {@code mx-encode}. */
