@@ -27,19 +27,20 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * parallel) and registered; with 2 stages the shared exponent and the inputs are registered
  * first, which splits that path roughly in half; with 3 the max tree inside {@link SharedExponent}
  * is also registered halfway (the inputs wait two cycles); with 4 each element encoder also registers
- * its scaled exponent before its rounder. {@code outValid} follows {@code inValid}
+ * inside its rounder, after the normalization; with 5 the maximum is also registered before its log2 and
+ * clamp. {@code outValid} follows {@code inValid}
  * {@code stages} cycles later. Throughput one block per cycle: a stream of B blocks, one per
  * cycle, takes B + stages − 1 cycles (block k's result is valid after clock edge k + stages).
  */
 public final class MxBlockQuantizer extends HwModule {
   /**
    * Element format, input layout (FP32/FP16), element rounding, block size (1..64; OCP: 32) and
-   * pipeline stages (1..4).
+   * pipeline stages (1..5).
    */
   public record Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize, int stages) {
     public Config {
-      if (stages < 1 || stages > 4) {
-        throw new IllegalArgumentException("stages must be in 1..4, got " + stages);
+      if (stages < 1 || stages > 5) {
+        throw new IllegalArgumentException("stages must be in 1..5, got " + stages);
       }
       new MxEncoder.Config(format, input, rounding);
       if (rounding == RoundMode.TOWARD_ZERO) {
@@ -68,7 +69,7 @@ public final class MxBlockQuantizer extends HwModule {
     values = in(Vec.of(c.blockSize(), () -> uint(c.input().totalBits())));
     codes = out(Vec.of(c.blockSize(), () -> uint(c.format().bits())));
     SharedExponent shared = instance("sharedExponent",
-        new SharedExponent(c.input(), c.format(), c.blockSize(), c.stages() >= 3));
+        new SharedExponent(c.input(), c.format(), c.blockSize(), c.stages() >= 5 ? 2 : c.stages() >= 3 ? 1 : 0));
     for (int i = 0; i < c.blockSize(); i++) {
       shared.magnitudes.get(i).set(values.get(i).lsbs(c.input().totalBits() - 1));
     }
@@ -76,7 +77,8 @@ public final class MxBlockQuantizer extends HwModule {
     // three the max tree is also split halfway (inside SharedExponent) and the values wait one more cycle
     boolean split = c.stages() >= 2;
     UInt blockScale = split ? regNext("scale_s1", shared.scale) : shared.scale;
-    int beforeEncoders = Math.min(c.stages(), 3) - 1;
+    // registers before the encoders: the shared exponent's own (0..2) and scale_s1
+    int beforeEncoders = c.stages() - 1 - (c.stages() >= 4 ? 1 : 0);
     Bool validIn = inValid;
     for (int d = 0; d < c.stages() - 1; d++) {
       Bool v = regInit("valid_s" + (d + 1), bool(), 0);
@@ -85,7 +87,7 @@ public final class MxBlockQuantizer extends HwModule {
     }
     for (int i = 0; i < c.blockSize(); i++) {
       MxEncoder encoder = instance("encoder_" + i, new MxEncoder(new MxEncoder.Config(c.format(), c.input(),
-          c.rounding()), c.stages() == 4));
+          c.rounding()), c.stages() >= 4));
       UInt value = values.get(i);
       for (int d = 0; d < beforeEncoders; d++) {
         value = regNext("value_s" + (d + 1) + "_" + i, value);
@@ -94,7 +96,7 @@ public final class MxBlockQuantizer extends HwModule {
       encoder.scale.set(blockScale);
       codes.get(i).set(regNext("code_q" + i, encoder.code));
     }
-    scale.set(regNext("scale_q", c.stages() == 4 ? regNext("scale_s3", blockScale) : blockScale));
+    scale.set(regNext("scale_q", c.stages() >= 4 ? regNext("scale_s3", blockScale) : blockScale));
     Bool valid = regInit("valid_q", bool(), 0);
     valid.set(validIn);
     outValid.set(valid);
@@ -116,8 +118,9 @@ public final class MxBlockQuantizer extends HwModule {
               ParamSpec.choice("rounding", "nearest_even", List.of("nearest_even", "nearest_away"),
                   "element rounding"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", 1, 1, 4, "pipeline stages: 1; 2 registers the shared exponent; "
-                  + "3 also splits its max tree; 4 also registers each encoder before its rounder")),
+              ParamSpec.integer("stages", 1, 1, 5, "pipeline stages: 1; 2 registers the shared exponent; "
+                  + "3 also splits its max tree; 4 also splits each encoder's rounder; "
+                  + "5 also registers the maximum")),
           p -> new MxBlockQuantizer(new Config(MxFormat.fromCliName(p.get("format")),
               MxDecoder.outputLayout(p.get("input")), RoundMode.fromCliName(p.get("rounding")), p.getInt("blockSize"),
               p.getInt("stages"))));

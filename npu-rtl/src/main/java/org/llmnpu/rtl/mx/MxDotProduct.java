@@ -32,13 +32,14 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p>Latency {@code stages} cycles: with 1 stage the products, a balanced adder tree of depth
  * ceil(log2 blockSize) and the rounder form one combinational pass into the output register;
  * with 2 stages the exact sum, the exponent and the special flags are registered before the
- * rounder; 3 also registers the signed products (and the flags) before the adder tree; 4 also
- * registers the partial sums halfway down the tree (after ceil(depth / 2) levels). {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
+ * rounder; 3 also splits the rounder after its normalization ({@link FloatRounder} {@code split});
+ * 4 also registers the signed products before the adder tree; 5 also registers the partial sums
+ * halfway down the tree (after ceil(depth / 2) levels). {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
  * take B + stages − 1 cycles (pair k's result is valid after clock edge k + stages).
  */
 public final class MxDotProduct extends HwModule {
-  /** The deepest pipeline: products | first half of the tree | second half | rounder. */
-  public static final int MAX_STAGES = 4;
+  /** The deepest pipeline: products | first half of the tree | second half | normalize | round. */
+  public static final int MAX_STAGES = 5;
   /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1..4). */
   public record Config(MxFormat formatA, MxFormat formatB, int blockSize, int stages) {
     public Config {
@@ -102,12 +103,14 @@ public final class MxDotProduct extends HwModule {
     }
     // the flags travel with the data through every register stage
     int extra = c.stages() - 1;
-    if (c.stages() >= 3) {
+    boolean splitRounder = c.stages() >= 3;
+    int beforeRounder = extra - (splitRounder ? 1 : 0);
+    if (c.stages() >= 4) {
       for (int i = 0; i < products.size(); i++) {
         products.set(i, regNext("product_s" + i, products.get(i)));
       }
     }
-    if (c.stages() >= 4) {
+    if (c.stages() >= 5) {
       products = halfTree(products, (log2Ceil(products.size()) + 1) / 2);
     }
     SInt sum = wire("sum", adderTree(products));
@@ -124,11 +127,11 @@ public final class MxDotProduct extends HwModule {
     UInt magnitude = mux(sumNegative, sum.neg(), sum).asUInt();
     SInt exponent = scaleA.resize(10).toSInt().add(scaleB.resize(10).toSInt())
         .add(sintLit(c.formatA().quantumExponent() + c.formatB().quantumExponent() - 254L, 11));
-    for (int d = 0; d < extra; d++) {
+    for (int d = 0; d < beforeRounder; d++) {
       exponent = regNext("exponent_d" + d, exponent);
     }
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
-        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
+        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), splitRounder));
     rounder.negative.set(sumNegative);
     rounder.magnitude.set(magnitude);
     rounder.exponent.set(exponent);
@@ -191,7 +194,7 @@ public final class MxDotProduct extends HwModule {
               ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
               ParamSpec.integer("stages", 1, 1, MAX_STAGES, "pipeline stages: 1; 2 registers the exact sum; "
-                  + "3 also the products; 4 also halfway down the adder tree")),
+                  + "3 also splits the rounder; 4 also the products; 5 also halfway down the adder tree")),
           p -> new MxDotProduct(new Config(MxFormat.fromCliName(p.get("formatA")), MxFormat.fromCliName(p.get("formatB")),
               p.getInt("blockSize"), p.getInt("stages"))));
     }

@@ -58,8 +58,9 @@ public final class MxEncoder extends HwModule {
   }
 
   /**
-   * With {@code split}, a pipeline register before the rounder (sign, significand, the exponent
-   * after the scale, the invalid flag): latency 1, {@code invalid} one cycle later too.
+   * With {@code split}, a pipeline register inside the rounder after its normalization
+   * ({@link FloatRounder} {@code split}) and on the invalid flag: latency 1, {@code invalid} one
+   * cycle later too.
    */
   public MxEncoder(Config c, boolean split) {
     config = c;
@@ -84,10 +85,10 @@ public final class MxEncoder extends HwModule {
     MxFormat f = c.format();
     FpLayout target = f.layout() == null ? MxFormat.INT8_AS_FLOAT : f.layout();
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
-        m + 1, xw, target, c.rounding(), true)));
-    rounder.negative.set(stage("negative", negative));
-    rounder.magnitude.set(stage("significand", significand));
-    rounder.exponent.set(stage("exponent", exponent));
+        m + 1, xw, target, c.rounding(), true), split));
+    rounder.negative.set(negative);
+    rounder.magnitude.set(significand);
+    rounder.exponent.set(exponent);
 
     UInt encoded;
     if (f.layout() == null) {

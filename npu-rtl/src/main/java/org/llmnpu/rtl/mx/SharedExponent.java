@@ -35,6 +35,7 @@ public final class SharedExponent extends HwModule {
   private final MxFormat format;
   private final int size;
   private final boolean split;
+  private final int registers;
 
   /** Combinational. */
   public SharedExponent(FpLayout input, MxFormat format, int size) {
@@ -43,7 +44,16 @@ public final class SharedExponent extends HwModule {
 
   /** With {@code split}, a register halfway down the max tree (latency 1). */
   public SharedExponent(FpLayout input, MxFormat format, int size, boolean split) {
-    this.split = split;
+    this(input, format, size, split ? 1 : 0);
+  }
+
+  /**
+   * With {@code registers} 1, a register halfway down the max tree; with 2 also one after the
+   * tree (the maximum and the non-finite flag), before the log2 and clamp. Latency {@code registers}.
+   */
+  public SharedExponent(FpLayout input, MxFormat format, int size, int registers) {
+    this.registers = registers;
+    this.split = registers >= 1;
     this.input = input;
     this.format = format;
     this.size = size;
@@ -61,6 +71,10 @@ public final class SharedExponent extends HwModule {
       anyNonFinite = regNext("anyNonFinite_s", anyNonFinite);
     }
     UInt amax = wire("amax", maxTree(leaves));
+    if (registers >= 2) {
+      amax = regNext("amax_s", amax);
+      anyNonFinite = regNext("anyNonFinite_s2", anyNonFinite);
+    }
     UInt field = amax.msbs(input.exponentBits());
     int xw = 11;
     SInt normalLog2 = field.resize(xw - 1).toSInt().sub(sintLit(input.bias(), xw));
@@ -105,6 +119,6 @@ public final class SharedExponent extends HwModule {
   @Override
   public String moduleName() {
     return "MxSharedExponent_" + format.cliName() + "_" + MxDecoder.outputName(input) + "_n" + size
-        + (split ? "_split" : "");
+        + (registers > 0 ? "_r" + registers : "");
   }
 }
