@@ -28,7 +28,7 @@ public final class CosimGemmCommand implements Callable<Integer> {
   int k;
   @Option(names = "--n", defaultValue = "64", description = "N, output channels, 1..65536 (default ${DEFAULT-VALUE}).")
   int n;
-  @Option(names = "--sparsity", defaultValue = "none", description = "none or s2_4 (default ${DEFAULT-VALUE}).")
+  @Option(names = "--sparsity", defaultValue = "none", description = "none, s2_4 or s4_8 (N:M weights along K; default ${DEFAULT-VALUE}).")
   String sparsity;
   @Option(names = "--ic-accum", defaultValue = "all", description = "K tiles folded before a psum write-back: all or 1..65536 (default ${DEFAULT-VALUE}).")
   String icAccum;
@@ -123,10 +123,12 @@ public final class CosimGemmCommand implements Callable<Integer> {
     try {
       s = WeightSparsity.parse(sparsity);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--sparsity: '" + sparsity + "' is not allowed; allowed: none, s2_4");
+      throw new IllegalArgumentException("--sparsity: '" + sparsity + "' is not allowed; allowed: "
+          + WeightSparsity.allowedNames());
     }
-    if (s == WeightSparsity.S2_4 && rows % 2 != 0) {
-      throw new IllegalArgumentException("--rows: must be even with --sparsity s2_4 (two PE rows per group of 4 K), got " + rows);
+    if (rows % s.kept() != 0) {
+      throw new IllegalArgumentException("--rows: must be a multiple of " + s.kept() + " with --sparsity " + s.cliName()
+          + " (" + s.kept() + " PE rows per group of " + s.group() + " K), got " + rows);
     }
     int depth;
     if (icAccum.equals("all")) {

@@ -5,11 +5,9 @@ import java.util.Random;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
-import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
 import org.llmnpu.numerics.gemm.TiledGemmConfig;
 import org.llmnpu.numerics.sparse.NmCompressedMatrix;
-import org.llmnpu.numerics.sparse.NmPattern;
 import org.llmnpu.rtl.mac.GemmCycleModel;
 import org.llmnpu.rtl.mac.GemmEngine;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
@@ -21,8 +19,8 @@ import org.llmnpu.rtl.mac.WeightSparsity;
 import org.llmnpu.verilator.Simulators;
 
 /**
- * One co-simulated GEMM: random INT8 X and W from a seed (W pruned 2:4 along K with
- * {@code s2_4}: two random survivors per group), the {@link GemmEngine} in Verilator, and the
+ * One co-simulated GEMM: random INT8 X and W from a seed (W pruned N:M along K with
+ * {@code s2_4} / {@code s4_8}: N random survivors per group of M), the {@link GemmEngine} in Verilator, and the
  * golden {@link TiledGemm} with the same parameters; optionally the PPM after it ({@link GemmPpmCosim}).
  */
 final class GemmCosimRun {
@@ -40,8 +38,8 @@ final class GemmCosimRun {
     Random rnd = new Random(seed);
     byte[][] x = randomMatrix(rnd, m, k);
     byte[][] w = randomMatrix(rnd, k, n);
-    if (a.sparsity() == WeightSparsity.S2_4) {
-      prune24(rnd, w);
+    if (a.sparsity().sparse()) {
+      prune(rnd, w, a.sparsity());
     }
     // Capacities rounded up to powers of two, so nearby shapes share one cached model.
     GemmEngineConfig c = new GemmEngineConfig(a, ceilPow2(m), ceilPow2(k), ceilPow2(n));
@@ -57,7 +55,7 @@ final class GemmCosimRun {
       if (pd != null) {
         ppm.load(pd, rnd, k, n);
       }
-      r = a.sparsity() == WeightSparsity.S2_4 ? runCompressed(d, x, w) : d.runDense(x, w);
+      r = a.sparsity().sparse() ? runCompressed(d, x, w, a.sparsity()) : d.runDense(x, w);
       gemmCycles = ppm == null ? r.cycles() : sim.peekLong("gemmCycles");
       if (pd != null) {
         codes = pd.readCodes(m, n);
@@ -76,20 +74,19 @@ final class GemmCosimRun {
 
   static TiledGemmConfig golden(MacArrayConfig a) {
     int depth = a.foldsAllKTiles() ? TiledGemmConfig.ALL_K_TILES : a.icAccumDepth();
-    Sparsity s = a.sparsity() == WeightSparsity.S2_4 ? Sparsity.S2_4 : Sparsity.NONE;
-    return new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(), depth, s);
+    return new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(), depth, a.sparsity().golden());
   }
 
-  private static GemmEngineDriver.Result runCompressed(GemmEngineDriver d, byte[][] x, byte[][] w) {
+  private static GemmEngineDriver.Result runCompressed(GemmEngineDriver d, byte[][] x, byte[][] w, WeightSparsity sp) {
     int k = w.length;
     int n = w[0].length;
-    byte[][] wt = new byte[n][(k + 3) / 4 * 4];
+    byte[][] wt = new byte[n][(k + sp.group() - 1) / sp.group() * sp.group()];
     for (int kk = 0; kk < k; kk++) {
       for (int col = 0; col < n; col++) {
         wt[col][kk] = w[kk][col];
       }
     }
-    NmCompressedMatrix cm = NmCompressedMatrix.compress(wt, NmPattern.TWO_FOUR);
+    NmCompressedMatrix cm = NmCompressedMatrix.compress(wt, sp.pattern());
     int[][] indices = new int[n][];
     for (int col = 0; col < n; col++) {
       indices[col] = cm.rowIndices(col);
@@ -105,13 +102,21 @@ final class GemmCosimRun {
     return a;
   }
 
-  private static void prune24(Random rnd, byte[][] w) {
+  /** Keeps N random positions of every group of M K rows in each column (N:M of {@code sp}). */
+  private static void prune(Random rnd, byte[][] w, WeightSparsity sp) {
+    int group = sp.group();
     for (int col = 0; col < w[0].length; col++) {
-      for (int g = 0; g < w.length; g += 4) {
-        int keepA = rnd.nextInt(4);
-        int keepB = (keepA + 1 + rnd.nextInt(3)) % 4;
-        for (int i = 0; i < 4 && g + i < w.length; i++) {
-          if (i != keepA && i != keepB) {
+      for (int g = 0; g < w.length; g += group) {
+        boolean[] keep = new boolean[group];
+        for (int kept = 0; kept < sp.kept(); ) {
+          int i = rnd.nextInt(group);
+          if (!keep[i]) {
+            keep[i] = true;
+            kept++;
+          }
+        }
+        for (int i = 0; i < group && g + i < w.length; i++) {
+          if (!keep[i]) {
             w[g + i][col] = 0;
           }
         }

@@ -32,11 +32,26 @@ class CosimGemmCommandTest {
   }
 
   @Test
+  void fourEightGemmIsBitExactAndCycleExact() throws Exception {
+    boolean verilator = ExternalTool.find("verilator").isPresent();
+    if (!verilator && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI needs verilator");
+    }
+    assumeTrue(verilator, "verilator not installed");
+    String out = CliRun.capture(true, 0, "cosim", "gemm", "--rows", "4", "--cols", "4", "--m", "9", "--k", "20",
+        "--n", "6", "--sparsity", "s4_8", "--seed", "5", "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertTrue(j.get("bitExact").asBoolean(), out);
+    assertEquals(j.get("modelCycles").asLong(), j.get("rtlCycles").asLong(), out);
+  }
+
+  @Test
   void badParametersExitWithTwoAndOneLineNamingThem() {
     assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--rows", "0"), "--rows", "1..128");
-    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--sparsity", "s4_8"), "--sparsity", "none, s2_4");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--sparsity", "s8_16"), "--sparsity", "none, s2_4, s4_8");
     assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--ic-accum", "0"), "--ic-accum", "all or 1..65536");
-    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--rows", "5", "--sparsity", "s2_4"), "--rows", "even");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--rows", "5", "--sparsity", "s2_4"), "--rows", "multiple of 2");
+    assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--rows", "6", "--sparsity", "s4_8"), "--rows", "multiple of 4");
     assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--acc-width", "40"), "--acc-width", "2..32");
     assertOneLine(CliRun.capture(false, 2, "cosim", "gemm", "--activation", "swish"), "--activation", "gelu");
   }

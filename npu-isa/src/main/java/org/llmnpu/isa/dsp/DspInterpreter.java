@@ -17,12 +17,19 @@ public final class DspInterpreter {
   private DspMath math;
   private final int[][] regs;
   private long cycles;
+  private DspPipeline pipeline = DspPipeline.DEFAULT;
 
   public DspInterpreter(int lanes, int rows, DspMath math) {
     this.lanes = lanes;
     this.buffer = new int[rows][lanes];
     this.math = math;
     this.regs = new int[lanes][DspInstruction.REGISTERS];
+  }
+
+  /** Counts cycles for a DSP with {@code pipeline} (default {@link DspPipeline#DEFAULT}). */
+  public DspInterpreter pipeline(DspPipeline p) {
+    this.pipeline = p;
+    return this;
   }
 
   /** Replaces the polynomial tables (a {@code dsptab}). */
@@ -57,7 +64,7 @@ public final class DspInterpreter {
 
   /**
    * Runs {@code code} (the program memory) from address 0 until {@code HALT}; the program counter
-   * wraps at the end of {@code code}. Returns false when the program had not halted after
+   * wraps at the end of {@code code}. Cycles count issues and interlock stalls ({@link DspPipeline}). Returns false when the program had not halted after
    * {@code maxCycles} cycles ({@link #cycles()} then equals {@code maxCycles}).
    */
   public boolean run(List<DspInstruction> code, long maxCycles) {
@@ -68,12 +75,19 @@ public final class DspInterpreter {
     int loopCount = 0;
     int idx = 0;
     cycles = 0;
+    DspInstruction previous = null;
     while (true) {
       if (cycles >= maxCycles) {
         return false;
       }
       DspInstruction in = code.get(pc);
+      cycles += pipeline.stallCycles(previous, in);
+      if (cycles >= maxCycles) {
+        cycles = maxCycles;
+        return false;
+      }
       cycles++;
+      previous = in;
       if (in.op() == DspOp.HALT) {
         return true;
       }

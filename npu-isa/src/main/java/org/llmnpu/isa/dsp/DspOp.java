@@ -112,4 +112,31 @@ public enum DspOp {
   public boolean writesRegister() {
     return code >= LI.code && code <= FMA16.code && code != ST.code;
   }
+
+  /**
+   * Whether the result comes from an FP unit's rounding in execute 2 (FP16/FP32 arithmetic,
+   * compares, conversions, FMA16) rather than from execute 1 (every other register-writing op).
+   */
+  public boolean roundsLate() {
+    return code >= ADD16.code && code <= FROMINT.code || this == LT16 || this == EQ16 || this == FMA16;
+  }
+
+  /** Whether the instruction reads {@code ra}: every op from {@code ST} on (control ops, LI and LD do not). */
+  public boolean readsA() {
+    return code >= ST.code;
+  }
+
+  /** Whether the instruction reads {@code rb}. */
+  public boolean readsB() {
+    return switch (this) {
+      case ADD16, SUB16, MUL16, MIN16, MAX16, ADD32, SUB32, MUL32, NARROW, SCALB16, TOINT, FROMINT, IADD, ISUB,
+          FIX, SELNEG, LT16, EQ16, FMA16 -> true;
+      default -> false;
+    };
+  }
+
+  /** Whether the instruction reads {@code rc}. */
+  public boolean readsC() {
+    return this == FMA16 || this == SELNEG;
+  }
 }

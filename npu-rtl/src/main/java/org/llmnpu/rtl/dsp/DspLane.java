@@ -27,14 +27,16 @@ import org.llmnpu.rtl.vector.Fp32Alu;
  * min, max, lt, eq), {@link Fp16Fma} (fused multiply-add), {@link Fp32Alu} (add, sub, mul), {@link Fp16Convert} (widen, narrow, scalb, to/from
  * integer) and the integer, exponent, table, special-case and select logic of {@link DspOp}.
  *
- * <p><b>Two stages.</b> Read: in the cycle an instruction issues, its sources {@code ra, rb, rc}
- * are read from the register file, or forwarded from the result of the instruction in the execute
- * stage when that one writes the same register in this lane, and registered. Execute (next
- * cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already the execute
- * stage's): the units compute from the registered operands, and the result is written at the
- * clock edge when {@code execute} is high (and, for a masked instruction, {@code elementValid}).
- * With the forwarding path every instruction sees the result of the one before it, so programs
- * run exactly as on a single-cycle machine, one cycle later per result.
+ * <p><b>Stages.</b> Issue: the sources {@code ra, rb, rc} are read from the register file, or
+ * forwarded when a younger instruction writes the same register in this lane (from execute 1 for
+ * the ops that complete there, else from the result of the last execute stage), and registered.
+ * Execute 1 (next cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already
+ * this stage's): the units compute from the registered operands; a store writes the buffer. With
+ * one execute stage ({@code split} false) every result is selected and written at the end of this
+ * cycle. With {@code split} the FP units register their exact, unrounded value and every other op
+ * registers its result; execute 2 rounds, selects and writes back, and the {@link VectorDsp} holds
+ * an instruction at issue for one cycle when it reads an FP result that is still in execute 1
+ * ({@code org.llmnpu.isa.dsp.DspPipeline}).
  */
 final class DspLane extends HwModule {
   final Bool execute = in(bool());
@@ -59,15 +61,26 @@ final class DspLane extends HwModule {
   final UInt sourceA = out(uint(32));
   private final int rows;
   private final int segments;
+  private final boolean split;
 
-  DspLane(int rows, int rowBits, int segments) {
+  DspLane(int rows, int rowBits, int segments, boolean split) {
     this.rows = rows;
     this.segments = segments;
+    this.split = split;
     starts = in(Vec.of(segments, () -> uint(16)));
     coefficients = in(Vec.of(segments, () -> uint(16)));
     row = in(uint(rowBits));
     hostRow = in(uint(rowBits));
 
+    if (split) {
+      twoStageExecute();
+    } else {
+      oneStageExecute();
+    }
+  }
+
+  /** One execute stage: every result computed, selected and written in the cycle after issue. */
+  private void oneStageExecute() {
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
     UInt result = wire("result", uint(32));
@@ -145,6 +158,127 @@ final class DspLane extends HwModule {
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
   }
 
+  /** Two execute stages: FP rounding and write-back in execute 2, forwarding from both. */
+  private void twoStageExecute() {
+    Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
+    registers.init(new long[DspInstruction.REGISTERS]);
+    // execute 2: the instruction's write-back (result below)
+    UInt result = wire("result", uint(32));
+    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
+    Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
+    Bool writeBack = enabled.and(writes);
+    if (split) {
+      Bool writeBack2 = regInit("writeBack2", bool(), 0);
+      writeBack2.set(writeBack);
+      writeBack = writeBack2;
+    }
+    UInt rd2 = stage("rd2", rd);
+    // issue: register read with forwarding from execute 1 (ops that complete there) and execute 2;
+    // an FP result in execute 1 is never needed here (the DSP holds the instruction a cycle)
+    UInt simple = wire("simple", uint(32));
+    Bool early = wire("early", enabled.and(writes).and(lateOp(op).not()));
+    UInt a = regNext("a", forward(ra, early, rd, simple, writeBack, rd2, result, registers));
+    UInt b = regNext("b", forward(rb, early, rd, simple, writeBack, rd2, result, registers));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign)
+    UInt c = regNext("c", forward(rc, early, rd, simple, writeBack, rd2, result, registers).lsbs(16));
+    sourceA.set(a);
+
+    Mem<UInt> buffer = mem("buffer", uint(16), rows);
+    buffer.init(new long[rows]);
+    hostRead.set(buffer.readAsync(hostRow));
+    UInt loaded = wire("loaded", buffer.readAsync(row));
+
+    // execute 1 → 2: the FP units with their split register
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, split)));
+    half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
+        mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
+    half.a.get(0).set(a.lsbs(16));
+    half.b.get(0).set(b.lsbs(16));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, split)));
+    fused.a.set(a.lsbs(16));
+    fused.b.set(b.lsbs(16));
+    fused.c.set(c);
+    Fp32Alu single = instance("fp32", new Fp32Alu(split));
+    single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
+    single.a.set(a);
+    single.b.set(b);
+    Fp16Convert convert = instance("convert", new Fp16Convert(split));
+    convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
+    convert.format.set(aux);
+    convert.a.set(a);
+    convert.b.set(b);
+
+    // execute 1: every other operation, registered for execute 2
+    UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
+    UInt segment = segment(a.lsbs(16)).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    // segments past the table capacity read as unused (start NaN, coefficient 0)
+    Bool inTable = a.lsbs(4).lt(segments);
+    UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
+    UInt coefficient = mux(inTable, coefficients.read(a.lsbs(4)), uintLit(0, 16)).resize(32);
+    switchOn(op, s -> {
+      s.is(DspOp.LI.code(), () -> simple.set(imm));
+      s.is(DspOp.LD.code(), () -> simple.set(loaded.resize(32)));
+      s.is(DspOp.IADD.code(), () -> simple.set(a.add(b)));
+      s.is(DspOp.ISUB.code(), () -> simple.set(a.sub(b)));
+      s.is(DspOp.IHALF.code(), () -> simple.set(cat(a.bit(31), a.msbs(31)).asUInt()));
+      s.is(DspOp.EXPO.code(), () -> simple.set(exponent));
+      s.is(DspOp.TSEG.code(), () -> simple.set(segment));
+      s.is(DspOp.TSTART.code(), () -> simple.set(start));
+      s.is(DspOp.TCOEF.code(), () -> simple.set(coefficient));
+      s.is(DspOp.FIX.code(), () -> simple.set(fixed));
+      s.is(DspOp.SELNEG.code(), () -> simple.set(mux(c.bit(15), a, b)));
+      s.is(DspOp.NEGABS.code(), () -> simple.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
+      s.is(DspOp.ABS.code(), () -> simple.set(a.lsbs(15).resize(32)));
+      s.is(DspOp.LSHIFT.code(), () -> simple.set(shiftIn));
+      s.is(DspOp.BCAST.code(), () -> simple.set(broadcastIn));
+      s.otherwise(() -> simple.set(uintLit(0, 32)));
+    });
+    UInt simple2 = stage("simple2", simple);
+    // which unit's rounded result execute 2 takes (one-hot, decided in execute 1)
+    Bool fromHalf = stage("fromHalf2", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+        .or(op.eq(DspOp.EQ16.code())));
+    Bool fromSingle = stage("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = stage("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = stage("fromFused2", op.eq(DspOp.FMA16.code()));
+
+    // execute 2: select and write back
+    result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
+        mux(fromConvert, convert.result, mux(fromFused, fused.result.resize(32), simple2)))));
+    when(writeBack, () -> registers.write(rd2, result));
+
+    Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
+    UInt writeRow = wire("writeRow", mux(store, row, hostRow));
+    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
+    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** {@code v} in execute 2 (one cycle later), or unchanged with one execute stage. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext(name, v) : v;
+  }
+
+  /** Register {@code r} as the issuing instruction must see it: youngest write first. */
+  private static UInt forward(UInt r, Bool early, UInt rd1, UInt simple, Bool late, UInt rd2, UInt result,
+      Mem<UInt> registers) {
+    return mux(early.and(rd1.eq(r)), simple, mux(late.and(rd2.eq(r)), result, registers.readAsync(r)));
+  }
+
+  /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
+  private static Bool lateOp(UInt op) {
+    Bool any = boolLit(false);
+    for (DspOp o : DspOp.values()) {
+      if (o.roundsLate()) {
+        any = any.or(op.eq(o.code()));
+      }
+    }
+    return any;
+  }
+
+  private static Bool inRange(UInt op, DspOp first, DspOp last) {
+    return op.ge(first.code()).and(op.le(last.code()));
+  }
+
   /** IEEE order key of an FP16 code: monotone in the value for non-NaN codes, −0 just below +0. */
   private static UInt orderKey(UInt x) {
     return mux(x.bit(15), x.not(), x.or(uintLit(0x8000, 16)));
@@ -213,6 +347,6 @@ final class DspLane extends HwModule {
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows + "_t" + segments;
+    return "DspLane_r" + rows + "_t" + segments + (split ? "_x2" : "");
   }
 }

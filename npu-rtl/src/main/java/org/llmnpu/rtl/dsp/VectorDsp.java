@@ -5,6 +5,7 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspPipeline;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -45,13 +46,15 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * combinationally. A write by the running program wins over a host write to the same lane.
  *
  * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0; one
- * instruction issues per cycle (loops have no per-iteration overhead) into a two-stage pipeline:
- * fetch, decode and register read (with forwarding from the execute stage), then execute and
- * write-back ({@link DspLane}). Forwarding makes every result available to the next instruction,
- * so there are no stalls and the cycle count is that of one instruction per cycle; the last
- * instruction before {@code HALT} completes at the clock edge that raises {@code done};
- * {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high until the next
- * start, and {@code cycles} holds the instructions issued (= {@link DspProgram#cycles()} =
+ * instruction issues per cycle (loops have no per-iteration overhead) into a pipeline of issue
+ * (fetch, decode, register read with forwarding) and {@code executeStages} execute stages
+ * ({@link DspLane}, {@link DspPipeline}). With one execute stage (default) every result is
+ * forwarded to the next instruction and nothing stalls. With two, the FP units round in execute 2;
+ * results are forwarded from execute 1 (ops that complete there) and execute 2, and an instruction
+ * that reads an FP result of the instruction just before it is held one cycle (a bubble enters
+ * execute 1). {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high
+ * until the next start (every store has reached the buffer by then), and {@code cycles} holds the
+ * cycles from start to done, issues plus stalls (= {@link DspProgram#cycles(DspPipeline)} =
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
  * {@code stop} ends a run at the next clock edge without raising {@code done} (the NPU's run
  * limit); registers and buffer keep their contents.
@@ -72,9 +75,20 @@ public final class VectorDsp extends HwModule {
    * @param programDepth instruction words, a power of two in 16..4096
    * @param tableSegments segments per polynomial table, 1..16 [12: the rsqrt table needs 12]
    * @param tableDegree polynomial degree the tables hold, 0..3 [2]
+   * @param executeStages 1 [default]: one execute stage, no stalls; 2: the FP units round in a second
+   *                      execute stage, with a one-cycle interlock ({@link DspPipeline})
    */
-  public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree) {
+  public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree,
+                       int executeStages) {
+    /** One execute stage. */
+    public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, 1);
+    }
+
     public Config {
+      if (executeStages < 1 || executeStages > 2) {
+        throw new IllegalArgumentException("executeStages must be 1 or 2, got " + executeStages);
+      }
       check("lanes", lanes, 1, 32);
       check("rows", rows, 16, 65536);
       check("programDepth", programDepth, 16, 4096);
@@ -90,6 +104,11 @@ public final class VectorDsp extends HwModule {
     /** Tables of 12 segments of degree 2, the size of the numerics tables. */
     public Config(int lanes, int rows, int programDepth) {
       this(lanes, rows, programDepth, 12, 2);
+    }
+
+    /** The pipeline organisation the cycle counts follow. */
+    public DspPipeline pipeline() {
+      return DspPipeline.ofExecuteStages(executeStages);
     }
 
     private static void check(String name, int v, int lo, int hi) {
@@ -192,6 +211,17 @@ public final class VectorDsp extends HwModule {
     Bool isHalt = op.eq(DspOp.HALT.code());
     Bool isLoop = op.eq(DspOp.LOOP.code());
     Bool atLoopEnd = wire("atLoopEnd", looping.and(pc.eq(loopEnd)));
+    // interlock (DspPipeline): hold the issuing instruction one cycle when it reads the register
+    // that an FP op in execute 1 writes (its rounded result exists only in execute 2)
+    Bool exValid = regInit("exValid", bool(), 0);
+    UInt exOp = wire("exOp", uint(6));
+    UInt exRd = wire("exRd", uint(5));
+    Bool exWrites = exValid.and(opIn(exOp, op2 -> op2.writesRegister() && op2.roundsLate()));
+    boolean split = c.executeStages() == 2;
+    Bool hazard = wire("hazard", split ? running.and(exWrites).and(
+        opIn(op, DspOp::readsA).and(word.slice(52, 48).eq(exRd))
+            .or(opIn(op, DspOp::readsB).and(word.slice(47, 43).eq(exRd)))
+            .or(opIn(op, DspOp::readsC).and(word.slice(42, 38).eq(exRd)))) : boolLit(false));
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
@@ -205,7 +235,7 @@ public final class VectorDsp extends HwModule {
       cycleCount.set(uintLit(0, 32));
     })).otherwise(() -> {
       cycleCount.set(cycleCount.add(uintLit(1, 32)));
-      when(stop, () -> running.set(boolLit(false))).elseWhen(isHalt, () -> {
+      when(stop, () -> running.set(boolLit(false))).elseWhen(hazard, () -> { }).elseWhen(isHalt, () -> {
         running.set(boolLit(false));
         doneQ.set(boolLit(true));
       }).elseWhen(isLoop, () -> {
@@ -223,7 +253,7 @@ public final class VectorDsp extends HwModule {
         idx.set(uintLit(0, 16));
         pc.set(next);
       }).otherwise(() -> pc.set(next));
-      when(op.eq(DspOp.SETLEN.code()), () -> len.set(imm));
+      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm));
     });
 
     // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers; slot 3 and
@@ -246,11 +276,11 @@ public final class VectorDsp extends HwModule {
         }
       }
     }
-    // execute stage: the fields of the instruction issued in the previous cycle
-    Bool exValid = regInit("exValid", bool(), 0);
-    exValid.set(running.and(stop.not()));
-    UInt exOp = regNext("exOp", op);
-    UInt exRd = regNext("exRd", word.slice(57, 53));
+    // execute stage 1: the fields of the instruction issued in the previous cycle (a bubble after a stall
+    // or a stop)
+    exValid.set(running.and(stop.not()).and(hazard.not()));
+    exOp.set(regNext("exOpQ", op));
+    exRd.set(regNext("exRdQ", word.slice(57, 53)));
     Bool exMasked = regNext("exMasked", word.bit(37));
     UInt exImm = regNext("exImm", imm);
     UInt aux = wire("aux", regNext("exAux", word.slice(36, 33)));
@@ -274,7 +304,7 @@ public final class VectorDsp extends HwModule {
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, split));
       lane.execute.set(exValid);
       lane.op.set(exOp);
       lane.rd.set(exRd);
@@ -311,6 +341,17 @@ public final class VectorDsp extends HwModule {
     bufRdata.set(read);
   }
 
+  /** Whether the 6-bit {@code code} is one of the ops {@code which} selects. */
+  private static Bool opIn(UInt code, java.util.function.Predicate<DspOp> which) {
+    Bool any = boolLit(false);
+    for (DspOp o : DspOp.values()) {
+      if (which.test(o)) {
+        any = any.or(code.eq(o.code()));
+      }
+    }
+    return any;
+  }
+
   /** The configuration. */
   public Config config() {
     return config;
@@ -320,7 +361,7 @@ public final class VectorDsp extends HwModule {
   public String moduleName() {
     String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
-        + config.tableSegments() + "d" + config.tableDegree() + wide;
+        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() == 2 ? "_x2" : "") + wide;
   }
 
   /** Registers {@code vector-dsp}. */
@@ -333,9 +374,11 @@ public final class VectorDsp extends HwModule {
               ParamSpec.integer("rows", 512, 16, 65536, "buffer rows of lanes FP16 elements (power of two)"),
               ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
               ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
-              ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables")),
+              ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
+              ParamSpec.integer("executeStages", 1, 1, 2,
+                  "1: one execute stage, no stalls; 2: FP rounding in a second stage, 1-cycle interlock")),
           p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),
-              p.getInt("tableSegments"), p.getInt("tableDegree"))));
+              p.getInt("tableSegments"), p.getInt("tableDegree"), p.getInt("executeStages"))));
     }
   }
 }

@@ -80,7 +80,7 @@ public final class VectorDspDriver {
       }
     }
     sim.poke("buf_we", 0);
-    long cycles = execute(program.cycles());
+    long cycles = execute(program.cycles(config.pipeline()));
     short[][] out = new short[kernel.outputs().size()][kernel.outputLength(len)];
     for (int op = 0; op < out.length; op++) {
       for (int i = 0; i < out[op].length; i++) {

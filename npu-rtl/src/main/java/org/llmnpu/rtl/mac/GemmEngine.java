@@ -28,7 +28,7 @@ import org.llmnpu.hdl.UInt;
  * {@code xBuffer} word {@code (m, kTile)} = the {@code kPerTile} activations of row m in that K tile,
  * lane l at bits {@code 8l..8l+7}; {@code wBuffer} word {@code (nTile, kTile, row)} = the weight
  * entries of one PE row for the N tile, column c at bits {@code e·c..} ({@code e} = 8, or 10 with
- * 2:4: value then 2-bit index); per column {@code c} a memory {@code psum_c} holds partial sums and
+ * N:M: value then the {@code log2 M}-bit index: 10 bits with 2:4, 11 with 4:8); per column {@code c} a memory {@code psum_c} holds partial sums and
  * final results at {@code (m, nTile)}, read through {@code yAddress}/{@code yData} (column 0 in the
  * least significant bits). Weight rows past K are loaded as zero, outputs past N are not written,
  * so buffer contents beyond the shape do not matter.
@@ -50,7 +50,7 @@ import org.llmnpu.hdl.UInt;
  * </pre>
  * When every chunk has {@code Mc ≥ max(rows, cols)} the preload is hidden completely (double
  * buffering) and {@code cycles = nTiles · kTiles · M + rows + cols}, with {@code kTiles =
- * ceil(K / kPerTile)} halved by 2:4 ({@code kPerTile = 2·rows}). One pass alone:
+ * ceil(K / kPerTile)} halved by 2:4 and 4:8 ({@code kPerTile = 2·rows}). One pass alone:
  * {@code Mc + rows + cols}. {@link GemmCycleModel} evaluates it.
  *
  * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
@@ -63,7 +63,8 @@ public final class GemmEngine extends GemmBackend {
     MacArrayConfig a = c.array();
     int rows = a.rows();
     int cols = a.cols();
-    boolean sparse = a.sparsity() == WeightSparsity.S2_4;
+    WeightSparsity sp = a.sparsity();
+    boolean sparse = sp.sparse();
     int entry = a.weightEntryBits();
     int gap = Math.max(cols - 1, 1);
     UInt m = load.m;
@@ -103,8 +104,10 @@ public final class GemmEngine extends GemmBackend {
       Bool active = wire("active", loaderStarts.or(loading));
       UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
       UInt kw = loadPass.kRemain;
+      // N:M: the K tile's groups ceil(kRemain / M), N PE rows each.
       UInt validRows = wire("validRows", sparse
-          ? kw.addExpand(uintLit(3, kw.width())).shiftRight(2).shiftLeft(1) : kw);
+          ? kw.addExpand(uintLit(sp.group() - 1, kw.width())).shiftRight(sp.indexBits())
+              .shiftLeft(Integer.numberOfTrailingZeros(sp.kept())) : kw);
       Bool rowInK = wire("rowInK", rowNow.resize(Math.max(rowNow.width(), validRows.width()))
           .lt(validRows.resize(Math.max(rowNow.width(), validRows.width()))));
       UInt word = wire("word", wBuffer.readAsync(cat(loadPass.nTile, loadPass.kTile, rowNow).asUInt()));
@@ -112,7 +115,7 @@ public final class GemmEngine extends GemmBackend {
         SInt value = word.slice(entry * col + 7, entry * col).asSInt();
         array.weightEntry.get(col).set(mux(rowInK, value, sintLit(0, 8)));
         if (sparse) {
-          array.weightIndex.get(col).set(word.slice(entry * col + 9, entry * col + 8));
+          array.weightIndex.get(col).set(word.slice(entry * col + 7 + sp.indexBits(), entry * col + 8));
         }
       }
       array.weightLoad.set(active);

@@ -21,6 +21,11 @@ public final class GemmEngineDriver {
     this.config = config;
   }
 
+  /** The engine parameters this driver was built for. */
+  public GemmEngineConfig config() {
+    return config;
+  }
+
   /** Dense GEMM {@code x} (M×K) · {@code w} (K×N); requires a dense engine. */
   public Result runDense(byte[][] x, byte[][] w) {
     requireSparsity(WeightSparsity.NONE);
@@ -47,34 +52,42 @@ public final class GemmEngineDriver {
   }
 
   /**
-   * 2:4 GEMM with weights in the compressed layout of {@code org.llmnpu.numerics.sparse
-   * .NmCompressedMatrix} for Wᵀ (N rows × K' = K rounded up to 4): {@code values[(n·groups + g)·2
-   * + j]} and {@code indices[n][g·2 + j]} (position 0..3 in group g). Requires a 2:4 engine.
+   * N:M GEMM (2:4 or 4:8, the engine's mode) with weights in the compressed layout of
+   * {@code org.llmnpu.numerics.sparse.NmCompressedMatrix} for Wᵀ (N rows × K' = K rounded up to a
+   * multiple of the group size G, {@code groups = K' / G}, E kept entries per group):
+   * {@code values[(n·groups + g)·E + j]} and {@code indices[n][g·E + j]} (position 0..G−1 in
+   * group g). PE row r of K tile t holds entry {@code r mod E} of group {@code t·rows/E + r/E}.
+   * Requires a sparse engine.
    */
   public Result runSparse(byte[][] x, int k, int n, byte[] values, int[][] indices) {
-    requireSparsity(WeightSparsity.S2_4);
+    WeightSparsity s = config.array().sparsity();
+    if (!s.sparse()) {
+      throw new IllegalArgumentException("this engine is built for sparsity none, not an N:M mode");
+    }
     checkShape(x, k, n);
     MacArrayConfig a = config.array();
-    int groups = (k + 3) / 4;
-    if (values.length != n * groups * 2 || indices.length != n) {
+    int kept = s.kept();
+    int groups = (k + s.group() - 1) / s.group();
+    if (values.length != n * groups * kept || indices.length != n) {
       throw new IllegalArgumentException("compressed weights must hold " + n + " rows of " + groups
-          + " groups of 2 entries, got " + values.length + " values and " + indices.length + " index rows");
+          + " groups of " + kept + " entries, got " + values.length + " values and " + indices.length + " index rows");
     }
     loadActivations(x, k);
-    int groupsPerTile = a.rows() / 2;
+    int groupsPerTile = a.rows() / kept;
+    int entryBits = a.weightEntryBits();
     for (int nt = 0; nt * a.cols() < n; nt++) {
       for (int kt = 0; kt * a.kPerTile() < k; kt++) {
         for (int r = 0; r < a.rows(); r++) {
           BigInteger word = BigInteger.ZERO;
-          int g = kt * groupsPerTile + r / 2;
+          int g = kt * groupsPerTile + r / kept;
           for (int c = 0; c < a.cols(); c++) {
             int nn = nt * a.cols() + c;
             long entry = 0;
             if (g < groups && nn < n) {
-              int at = g * 2 + r % 2;
-              entry = (values[nn * groups * 2 + at] & 0xFF) | ((long) indices[nn][at] << 8);
+              int at = g * kept + r % kept;
+              entry = (values[nn * groups * kept + at] & 0xFF) | ((long) indices[nn][at] << 8);
             }
-            word = word.or(BigInteger.valueOf(entry).shiftLeft(10 * c));
+            word = word.or(BigInteger.valueOf(entry).shiftLeft(entryBits * c));
           }
           writeWeightWord(nt, kt, r, word);
         }

@@ -21,7 +21,7 @@ import org.llmnpu.hdl.Vec;
  * activations, and per-column periphery accumulators for extended input-channel accumulation.
  *
  * <p><b>What it computes.</b> One <em>pass</em> multiplies a weight tile ({@code rows} K ×
- * {@code cols} N; with 2:4 sparsity {@code rows} compressed entries = {@code 2·rows} logical K)
+ * {@code cols} N; with N:M sparsity {@code rows} compressed entries = {@code 2·rows} logical K)
  * by a stream of activation beats, one M row per cycle. For beat {@code i} and column {@code c}
  * the column sum {@code Σ_r act · w[r][c]} is exact ({@link MacArrayConfig#psumWidth()} bits) and
  * is folded by {@link PeripheryAccumulator} with one saturating addition into the
@@ -31,15 +31,15 @@ import org.llmnpu.hdl.Vec;
  * {@code acc = clamp(acc + tilePsum)} with a sticky {@code overflow} flag.
  *
  * <p><b>Data movement.</b> A beat's lanes ({@code acts}: lane {@code r} for PE row {@code r};
- * with 2:4, lanes {@code 4g..4g+3} are the 4 activations of group {@code g}, fed to rows
- * {@code 2g} and {@code 2g+1}) enter the skew buffer: row {@code r} receives them {@code r}
+ * with N:M, lanes {@code M·g..M·g+M−1} are the M activations of group {@code g}, fed to the N rows
+ * {@code N·g..N·g+N−1}: 4 lanes to 2 rows with 2:4, 8 lanes to 4 rows with 4:8) enter the skew buffer: row {@code r} receives them {@code r}
  * cycles later, then they move one PE right per cycle. Partial sums move one PE down per cycle.
  * So PE(r, c) works on the beat presented in cycle {@code t} during cycle {@code t + r + c}, and
  * column {@code c}'s periphery writes that beat's result at the end of cycle {@code t + rows + c}.
  * The tag travels alongside (a {@code rows}-stage delay, then one stage per column).
  *
  * <p><b>Weights.</b> {@code weightLoad} writes the entry vector {@code weightEntry}
- * ({@code weightIndex} with 2:4) into the shadow registers of PE row {@code weightRow}. A beat with
+ * ({@code weightIndex} with N:M) into the shadow registers of PE row {@code weightRow}. A beat with
  * {@code tileStart} swaps shadow into active PE by PE along the wavefront. Loading row {@code r} at
  * cycle {@code P + r} for a pass whose first beat is presented at {@code S} is correct when
  * {@code S ≥ P + 1} (the shadow is written before the swap reaches the row) and the next pass's
@@ -76,20 +76,20 @@ public final class MacArray extends HwModule {
   public final UInt psumWritebacks = out(uint(32));
   public final UInt psumReadbacks = out(uint(32));
   private final MacArrayConfig config;
-  private List<SInt> evenRowLanes;
+  private List<SInt> previousRowLanes;
 
   /** @param psumAddressBits width of the psum-memory address carried by each beat */
   public MacArray(MacArrayConfig c, int psumAddressBits) {
     config = c;
     int rows = c.rows();
     int cols = c.cols();
-    boolean sparse = c.sparsity() == WeightSparsity.S2_4;
+    boolean sparse = c.sparsity().sparse();
     BeatTag tagType = new BeatTag(bitsToHold(c.mTile() - 1), psumAddressBits);
     acts = in(Vec.of(c.kPerTile(), () -> sint(8)));
     tag = in(tagType);
     colCount = in(uint(bitsToHold(cols)));
     weightEntry = in(Vec.of(cols, () -> sint(8)));
-    weightIndex = sparse ? in(Vec.of(cols, () -> uint(2))) : null;
+    weightIndex = sparse ? in(Vec.of(cols, () -> uint(c.sparsity().indexBits()))) : null;
     weightRow = in(uint(bitsToHold(rows - 1)));
     writeValid = out(Vec.of(cols, () -> bool()));
     writeFinal = out(Vec.of(cols, () -> bool()));
@@ -101,13 +101,13 @@ public final class MacArray extends HwModule {
     WsPe[][] pe = new WsPe[rows][cols];
     for (int r = 0; r < rows; r++) {
       Bool loadRow = wire("loadRow_" + r, weightLoad.and(weightRow.eq(r)));
-      List<SInt> rowActs = skewedActs(r, sparse);
+      List<SInt> rowActs = skewedActs(r, c.sparsity());
       Bool rowSwap = tileStart;
       for (int d = 0; d < r; d++) {
         rowSwap = regNext("skew_swap_" + r + "_" + d, rowSwap);
       }
       for (int col = 0; col < cols; col++) {
-        WsPe p = instance("pe_" + r + "_" + col, new WsPe(sparse, c.psumWidth()));
+        WsPe p = instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth()));
         pe[r][col] = p;
         for (int lane = 0; lane < rowActs.size(); lane++) {
           p.actsIn.get(lane).set(col == 0 ? rowActs.get(lane) : pe[r][col - 1].actsOut.get(lane));
@@ -174,10 +174,14 @@ public final class MacArray extends HwModule {
     });
   }
 
-  /** Row {@code r}'s activation lanes, delayed {@code r} cycles (2:4: row 2g+1 extends row 2g's chain by one stage). */
-  private List<SInt> skewedActs(int r, boolean sparse) {
+  /**
+   * Row {@code r}'s activation lanes, delayed {@code r} cycles. N:M: the first row of a group
+   * ({@code r = N·g}) delays the group's M lanes {@code r} stages; each further row of the group
+   * extends the previous row's chain by one stage.
+   */
+  private List<SInt> skewedActs(int r, WeightSparsity s) {
     List<SInt> lanes = new ArrayList<>();
-    if (!sparse) {
+    if (!s.sparse()) {
       SInt v = acts.get(r);
       for (int d = 0; d < r; d++) {
         v = regNext("skew_act_" + r + "_" + d, v);
@@ -185,14 +189,16 @@ public final class MacArray extends HwModule {
       lanes.add(v);
       return lanes;
     }
-    for (int lane = 0; lane < 4; lane++) {
-      SInt v = r % 2 == 1 ? evenRowLanes.get(lane) : acts.get(4 * (r / 2) + lane);
-      for (int d = r % 2 == 1 ? r - 1 : 0; d < r; d++) {
-        v = regNext("skew_group" + (r / 2) + "_" + lane + "_" + d, v);
+    int g = r / s.kept();
+    boolean firstOfGroup = r % s.kept() == 0;
+    for (int lane = 0; lane < s.group(); lane++) {
+      SInt v = firstOfGroup ? acts.get(s.group() * g + lane) : previousRowLanes.get(lane);
+      for (int d = firstOfGroup ? 0 : r - 1; d < r; d++) {
+        v = regNext("skew_group" + g + "_" + lane + "_" + d, v);
       }
       lanes.add(v);
     }
-    evenRowLanes = lanes;
+    previousRowLanes = lanes;
     return lanes;
   }
 

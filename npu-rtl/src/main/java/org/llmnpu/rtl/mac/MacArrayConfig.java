@@ -5,12 +5,12 @@ import static org.llmnpu.hdl.Hw.log2Ceil;
 /**
  * Parameters of the weight-stationary MAC array ({@link MacArray}).
  *
- * @param rows PE rows (K per pass, before sparsity), 1..128; even with 2:4 sparsity
+ * @param rows PE rows (K per pass, before sparsity), 1..128; a multiple of N with N:M sparsity (2 for 2:4, 4 for 4:8)
  * @param cols PE columns (N per pass), 1..128
  * @param accWidth periphery accumulator width in bits, 2..32
  * @param mTile depth of each column's periphery accumulator bank (M rows per chunk), 2..1024
  * @param icAccumDepth K tiles folded locally before a psum write-back, 1..65536; 0 = all K tiles
- * @param sparsity {@link WeightSparsity#NONE} or {@link WeightSparsity#S2_4}
+ * @param sparsity {@link WeightSparsity#NONE}, {@link WeightSparsity#S2_4} or {@link WeightSparsity#S4_8}
  */
 public record MacArrayConfig(int rows, int cols, int accWidth, int mTile, int icAccumDepth, WeightSparsity sparsity) {
 
@@ -24,9 +24,10 @@ public record MacArrayConfig(int rows, int cols, int accWidth, int mTile, int ic
     require(mTile >= 2 && mTile <= 1024, "mTile must be in 2..1024, got " + mTile);
     require(icAccumDepth >= 0 && icAccumDepth <= 65536,
         "icAccumDepth must be in 0..65536 (0 = all K tiles), got " + icAccumDepth);
-    require(sparsity != null, "sparsity must be none or s2_4, got null");
-    require(sparsity != WeightSparsity.S2_4 || rows % 2 == 0,
-        "rows must be even with s2_4 sparsity (two PE rows per group of 4 K), got " + rows);
+    require(sparsity != null, "sparsity must be one of " + WeightSparsity.allowedNames() + ", got null");
+    require(rows % sparsity.kept() == 0, "rows must be a multiple of " + sparsity.kept() + " with "
+        + sparsity.cliName() + " sparsity (" + sparsity.kept() + " PE rows per group of " + sparsity.group()
+        + " K), got " + rows);
   }
 
   /** NPU-SPEC defaults: 8×8, 32-bit accumulators, mTile 16, all K tiles folded, dense. */
@@ -40,19 +41,19 @@ public record MacArrayConfig(int rows, int cols, int accWidth, int mTile, int ic
     }
   }
 
-  /** Logical K covered by one pass: {@code rows}, or {@code 2·rows} with 2:4. */
+  /** Logical K covered by one pass: {@code rows}, or {@code 2·rows} with 2:4 or 4:8. */
   public int kPerTile() {
     return sparsity.kPerTile(rows);
   }
 
-  /** Activations per PE row per beat: 1 dense, 4 (the whole group) with 2:4. */
+  /** Activations per PE row per beat: 1 dense, the whole group (4 with 2:4, 8 with 4:8) when sparse. */
   public int actsPerRow() {
-    return sparsity == WeightSparsity.S2_4 ? 4 : 1;
+    return sparsity.group();
   }
 
-  /** Bits of one PE's weight entry: the INT8 value, plus a 2-bit index with 2:4. */
+  /** Bits of one PE's weight entry: the INT8 value, plus its index (2 bits with 2:4, 3 with 4:8). */
   public int weightEntryBits() {
-    return sparsity == WeightSparsity.S2_4 ? 10 : 8;
+    return 8 + sparsity.indexBits();
   }
 
   /**

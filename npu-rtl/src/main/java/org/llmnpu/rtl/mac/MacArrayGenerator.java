@@ -14,12 +14,13 @@ public final class MacArrayGenerator implements BlockGenerator {
   /** The array parameters shared by {@code mac-array} and {@code gemm-engine}. */
   static List<ParamSpec> arrayParams() {
     return List.of(
-        ParamSpec.integer("rows", 8, 1, 128, "PE rows (K per pass; even with s2_4)"),
+        ParamSpec.integer("rows", 8, 1, 128, "PE rows (K per pass; a multiple of 2 with s2_4, of 4 with s4_8)"),
         ParamSpec.integer("cols", 8, 1, 128, "PE columns (N per pass)"),
         ParamSpec.integer("accWidth", 32, 2, 32, "periphery accumulator bits (saturating, sticky overflow)"),
         ParamSpec.integer("mTile", 16, 2, 1024, "accumulator bank depth per column (M rows per chunk)"),
         ParamSpec.integer("icAccumDepth", 0, 0, 65536, "K tiles folded locally before a psum write-back; 0 = all"),
-        ParamSpec.choice("sparsity", "none", List.of("none", "s2_4"), "weight sparsity: dense or 2:4 compressed"));
+        ParamSpec.choice("sparsity", "none", List.of("none", "s2_4", "s4_8"),
+            "weight sparsity: dense, or 2:4 / 4:8 compressed along K"));
   }
 
   static MacArrayConfig arrayConfig(Params p) {
@@ -34,7 +35,7 @@ public final class MacArrayGenerator implements BlockGenerator {
 
   @Override
   public String description() {
-    return "weight-stationary INT8 MAC array, double-buffered weights, IC-accumulating periphery, 2:4 skipping";
+    return "weight-stationary INT8 MAC array, double-buffered weights, IC-accumulating periphery, 2:4 and 4:8 skipping";
   }
 
   @Override

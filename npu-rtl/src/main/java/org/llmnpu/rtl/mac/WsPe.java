@@ -23,8 +23,9 @@ import org.llmnpu.hdl.Vec;
  * in that cycle the PE multiplies by the shadow weight and copies it into the active register,
  * so the swap sweeps the array with the activation wavefront and no cycle is lost.
  *
- * <p>2:4 ({@code actsIn} has 4 lanes): the PE holds a value and its 2-bit position in the group
- * and multiplies the activation it selects. Latency 1 cycle on every path.
+ * <p>N:M ({@code actsIn} has M lanes: 4 with 2:4, 8 with 4:8): the PE holds a value and its
+ * {@code log2 M}-bit position in the group (double-buffered like the value) and multiplies the
+ * activation it selects. Latency 1 cycle on every path.
  */
 public final class WsPe extends HwModule {
   public final Vec<SInt> actsIn;
@@ -36,15 +37,17 @@ public final class WsPe extends HwModule {
   public final Vec<SInt> actsOut;
   public final Bool swapOut = out(bool());
   public final SInt psumOut;
-  private final boolean sparse;
+  private final WeightSparsity sparsity;
   private final int psumWidth;
 
-  public WsPe(boolean sparse, int psumWidth) {
-    this.sparse = sparse;
+  public WsPe(WeightSparsity sparsity, int psumWidth) {
+    this.sparsity = sparsity;
     this.psumWidth = psumWidth;
-    int lanes = sparse ? 4 : 1;
+    boolean sparse = sparsity.sparse();
+    int lanes = sparsity.group();
+    int indexBits = sparsity.indexBits();
     actsIn = in(Vec.of(lanes, () -> sint(8)));
-    indexIn = sparse ? in(uint(2)) : null;
+    indexIn = sparse ? in(uint(indexBits)) : null;
     psumIn = in(sint(psumWidth));
     actsOut = out(Vec.of(lanes, () -> sint(8)));
     psumOut = out(sint(psumWidth));
@@ -56,8 +59,8 @@ public final class WsPe extends HwModule {
     SInt weight = wire("weight", mux(swapIn, shadow, active));
     SInt act;
     if (sparse) {
-      UInt shadowIndex = reg("shadowIndex", uint(2));
-      UInt activeIndex = reg("activeIndex", uint(2));
+      UInt shadowIndex = reg("shadowIndex", uint(indexBits));
+      UInt activeIndex = reg("activeIndex", uint(indexBits));
       when(loadShadow, () -> shadowIndex.set(indexIn));
       when(swapIn, () -> activeIndex.set(shadowIndex));
       act = wire("act", actsIn.read(mux(swapIn, shadowIndex, activeIndex)));
@@ -73,6 +76,6 @@ public final class WsPe extends HwModule {
 
   @Override
   public String moduleName() {
-    return "WsPe_" + (sparse ? "s24" : "dense") + "_p" + psumWidth;
+    return "WsPe_" + (sparsity.sparse() ? sparsity.cliName().replace("_", "") : "dense") + "_p" + psumWidth;
   }
 }

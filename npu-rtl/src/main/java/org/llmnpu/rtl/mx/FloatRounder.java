@@ -25,7 +25,8 @@ import org.llmnpu.hdl.UInt;
  * magnitude above the largest finite code saturates to it ({@code saturate}) or becomes ±∞
  * (IEEE layouts only). A zero magnitude, or a value that rounds to zero, gives a zero with
  * the input's sign; {@code inexact} flags that nonzero bits were rounded off. Latency 0
- * (combinational).
+ * (combinational), or 1 with {@code split} (a register after the normalization; {@code inexact}
+ * then also comes one cycle later).
  */
 public final class FloatRounder extends HwModule {
   /**
@@ -56,9 +57,20 @@ public final class FloatRounder extends HwModule {
   /** Some nonzero bits were rounded off (IEEE inexact, before the overflow policy). */
   public final Bool inexact = out(bool());
   private final Config config;
+  private final boolean split;
 
+  /** Combinational (latency 0). */
   public FloatRounder(Config c) {
+    this(c, false);
+  }
+
+  /**
+   * With {@code split}, a pipeline register after the normalization (the normalized top bits, the
+   * sticky bit below them, the biased exponent, the sign and the zero flag): latency 1.
+   */
+  public FloatRounder(Config c, boolean split) {
     config = c;
+    this.split = split;
     FpLayout t = c.target();
     int w = c.magnitudeWidth();
     int m = t.mantissaBits();
@@ -69,12 +81,12 @@ public final class FloatRounder extends HwModule {
     UInt leadingZeros = wire("leadingZeros", LeadingZeros.count(magnitude));
     UInt normalized = wire("normalized", magnitude.shiftLeft(leadingZeros));
     // the top m+2 bits are significand and round bit; everything below only feeds the sticky bit
-    UInt top = w >= m + 2 ? normalized.msbs(m + 2) : normalized.shiftLeft(m + 2 - w);
-    Bool lowSticky = w > m + 2 ? normalized.lsbs(w - m - 2).orR() : boolLit(false);
+    UInt top = stage("top", w >= m + 2 ? normalized.msbs(m + 2) : normalized.shiftLeft(m + 2 - w));
+    Bool lowSticky = stage("lowSticky", w > m + 2 ? normalized.lsbs(w - m - 2).orR() : boolLit(false));
 
     int xw = Math.max(c.exponentWidth(), bitsToHold(w + t.bias() + 2)) + 3;
-    SInt biasedExponent = wire("biasedExponent", exponent.resize(xw).add(sintLit(w - 1L + t.bias(), xw))
-        .sub(leadingZeros.resize(xw - 1).toSInt()));
+    SInt biasedExponent = wire("biasedExponent", stage("biasedExponent", exponent.resize(xw)
+        .add(sintLit(w - 1L + t.bias(), xw)).sub(leadingZeros.resize(xw - 1).toSInt())));
     Bool subnormal = wire("subnormal", biasedExponent.lt(1));
     SInt deficit = sintLit(1, xw).sub(biasedExponent);
     int shiftWidth = bitsToHold(m + 2);
@@ -96,8 +108,13 @@ public final class FloatRounder extends HwModule {
     int mw = t.totalBits() - 1;
     UInt onOverflow = uintLit(c.saturate() ? t.maxFiniteMagnitude() : t.infinityMagnitude(), mw);
     UInt finite = mux(overflow, onOverflow, magnitudeCode.resize(mw));
-    UInt result = mux(magnitude.orR(), finite, uintLit(0, mw));
-    code.set(cat(negative, result).asUInt());
+    UInt result = mux(stage("nonZero", magnitude.orR()), finite, uintLit(0, mw));
+    code.set(cat(stage("negative", negative), result).asUInt());
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext("split_" + name, v) : v;
   }
 
   @Override
@@ -105,6 +122,6 @@ public final class FloatRounder extends HwModule {
     FpLayout t = config.target();
     return "FloatRounder_m" + config.magnitudeWidth() + "_x" + config.exponentWidth() + "_e" + t.exponentBits()
         + "m" + t.mantissaBits() + "b" + t.bias() + "_" + t.specials().name().toLowerCase() + "_"
-        + config.rounding().cliName() + (config.saturate() ? "_sat" : "_inf");
+        + config.rounding().cliName() + (config.saturate() ? "_sat" : "_inf") + (split ? "_split" : "");
   }
 }

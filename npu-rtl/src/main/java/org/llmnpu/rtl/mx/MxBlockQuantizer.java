@@ -25,19 +25,22 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p>Latency {@code stages} cycles. With 1 stage the scale and all codes are computed in one
  * combinational pass (max tree of depth log2(blockSize), leading-zero count, element rounders in
  * parallel) and registered; with 2 stages the shared exponent and the inputs are registered
- * first, which splits that path roughly in half. {@code outValid} follows {@code inValid}
+ * first, which splits that path roughly in half; with 3 the max tree inside {@link SharedExponent}
+ * is also registered halfway (the inputs wait two cycles); with 4 each element encoder also registers
+ * inside its rounder, after the normalization; with 5 the maximum is also registered before its log2 and
+ * clamp. {@code outValid} follows {@code inValid}
  * {@code stages} cycles later. Throughput one block per cycle: a stream of B blocks, one per
  * cycle, takes B + stages − 1 cycles (block k's result is valid after clock edge k + stages).
  */
 public final class MxBlockQuantizer extends HwModule {
   /**
    * Element format, input layout (FP32/FP16), element rounding, block size (1..64; OCP: 32) and
-   * pipeline stages (1 or 2).
+   * pipeline stages (1..5).
    */
   public record Config(MxFormat format, FpLayout input, RoundMode rounding, int blockSize, int stages) {
     public Config {
-      if (stages < 1 || stages > 2) {
-        throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+      if (stages < 1 || stages > 5) {
+        throw new IllegalArgumentException("stages must be in 1..5, got " + stages);
       }
       new MxEncoder.Config(format, input, rounding);
       if (rounding == RoundMode.TOWARD_ZERO) {
@@ -65,26 +68,35 @@ public final class MxBlockQuantizer extends HwModule {
     config = c;
     values = in(Vec.of(c.blockSize(), () -> uint(c.input().totalBits())));
     codes = out(Vec.of(c.blockSize(), () -> uint(c.format().bits())));
-    SharedExponent shared = instance("sharedExponent", new SharedExponent(c.input(), c.format(), c.blockSize()));
+    SharedExponent shared = instance("sharedExponent",
+        new SharedExponent(c.input(), c.format(), c.blockSize(), c.stages() >= 5 ? 2 : c.stages() >= 3 ? 1 : 0));
     for (int i = 0; i < c.blockSize(); i++) {
       shared.magnitudes.get(i).set(values.get(i).lsbs(c.input().totalBits() - 1));
     }
-    // with two stages the shared exponent and the values are registered before the encoders
-    boolean split = c.stages() == 2;
+    // with two stages the shared exponent and the values are registered before the encoders; with
+    // three the max tree is also split halfway (inside SharedExponent) and the values wait one more cycle
+    boolean split = c.stages() >= 2;
     UInt blockScale = split ? regNext("scale_s1", shared.scale) : shared.scale;
+    // registers before the encoders: the shared exponent's own (0..2) and scale_s1
+    int beforeEncoders = c.stages() - 1 - (c.stages() >= 4 ? 1 : 0);
     Bool validIn = inValid;
-    if (split) {
-      Bool valid1 = regInit("valid_s1", bool(), 0);
-      valid1.set(inValid);
-      validIn = valid1;
+    for (int d = 0; d < c.stages() - 1; d++) {
+      Bool v = regInit("valid_s" + (d + 1), bool(), 0);
+      v.set(validIn);
+      validIn = v;
     }
     for (int i = 0; i < c.blockSize(); i++) {
-      MxEncoder encoder = instance("encoder_" + i, new MxEncoder(new MxEncoder.Config(c.format(), c.input(), c.rounding())));
-      encoder.value.set(split ? regNext("value_s1_" + i, values.get(i)) : values.get(i));
+      MxEncoder encoder = instance("encoder_" + i, new MxEncoder(new MxEncoder.Config(c.format(), c.input(),
+          c.rounding()), c.stages() >= 4));
+      UInt value = values.get(i);
+      for (int d = 0; d < beforeEncoders; d++) {
+        value = regNext("value_s" + (d + 1) + "_" + i, value);
+      }
+      encoder.value.set(value);
       encoder.scale.set(blockScale);
       codes.get(i).set(regNext("code_q" + i, encoder.code));
     }
-    scale.set(regNext("scale_q", blockScale));
+    scale.set(regNext("scale_q", c.stages() >= 4 ? regNext("scale_s3", blockScale) : blockScale));
     Bool valid = regInit("valid_q", bool(), 0);
     valid.set(validIn);
     outValid.set(valid);
@@ -93,7 +105,7 @@ public final class MxBlockQuantizer extends HwModule {
   @Override
   public String moduleName() {
     return "MxQuantizer_" + config.format().cliName() + "_" + MxDecoder.outputName(config.input()) + "_"
-        + config.rounding().cliName() + "_n" + config.blockSize() + (config.stages() == 2 ? "_s2" : "");
+        + config.rounding().cliName() + "_n" + config.blockSize() + (config.stages() > 1 ? "_s" + config.stages() : "");
   }
 
   /** Registers {@code mx-quantizer}. */
@@ -106,7 +118,9 @@ public final class MxBlockQuantizer extends HwModule {
               ParamSpec.choice("rounding", "nearest_even", List.of("nearest_even", "nearest_away"),
                   "element rounding"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", 1, 1, 2, "pipeline stages: 1, or 2 with a register after the shared exponent")),
+              ParamSpec.integer("stages", 1, 1, 5, "pipeline stages: 1; 2 registers the shared exponent; "
+                  + "3 also splits its max tree; 4 also splits each encoder's rounder; "
+                  + "5 also registers the maximum")),
           p -> new MxBlockQuantizer(new Config(MxFormat.fromCliName(p.get("format")),
               MxDecoder.outputLayout(p.get("input")), RoundMode.fromCliName(p.get("rounding")), p.getInt("blockSize"),
               p.getInt("stages"))));

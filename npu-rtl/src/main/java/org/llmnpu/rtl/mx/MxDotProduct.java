@@ -32,15 +32,19 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * <p>Latency {@code stages} cycles: with 1 stage the products, a balanced adder tree of depth
  * ceil(log2 blockSize) and the rounder form one combinational pass into the output register;
  * with 2 stages the exact sum, the exponent and the special flags are registered before the
- * rounder. {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
+ * rounder; 3 also splits the rounder after its normalization ({@link FloatRounder} {@code split});
+ * 4 also registers the signed products before the adder tree; 5 also registers the partial sums
+ * halfway down the tree (after ceil(depth / 2) levels). {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
  * take B + stages − 1 cycles (pair k's result is valid after clock edge k + stages).
  */
 public final class MxDotProduct extends HwModule {
-  /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1 or 2). */
+  /** The deepest pipeline: products | first half of the tree | second half | normalize | round. */
+  public static final int MAX_STAGES = 5;
+  /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1..4). */
   public record Config(MxFormat formatA, MxFormat formatB, int blockSize, int stages) {
     public Config {
-      if (stages < 1 || stages > 2) {
-        throw new IllegalArgumentException("stages must be 1 or 2, got " + stages);
+      if (stages < 1 || stages > MAX_STAGES) {
+        throw new IllegalArgumentException("stages must be in 1.." + MAX_STAGES + ", got " + stages);
       }
       if (formatA == null || formatB == null) {
         throw new IllegalArgumentException("formatA and formatB must be one of " + MxFormat.cliNames());
@@ -97,23 +101,37 @@ public final class MxDotProduct extends HwModule {
       posInf = posInf == null ? pos : posInf.or(pos);
       negInf = negInf == null ? neg : negInf.or(neg);
     }
-    boolean split = c.stages() == 2;
+    // the flags travel with the data through every register stage
+    int extra = c.stages() - 1;
+    boolean splitRounder = c.stages() >= 3;
+    int beforeRounder = extra - (splitRounder ? 1 : 0);
+    if (c.stages() >= 4) {
+      for (int i = 0; i < products.size(); i++) {
+        products.set(i, regNext("product_s" + i, products.get(i)));
+      }
+    }
+    if (c.stages() >= 5) {
+      products = halfTree(products, (log2Ceil(products.size()) + 1) / 2);
+    }
     SInt sum = wire("sum", adderTree(products));
+    boolean split = c.stages() >= 2;
     if (split) {
       sum = regNext("sum_s1", sum);
-      nan = regNext("nan_s1", nan);
-      posInf = regNext("posInf_s1", posInf);
-      negInf = regNext("negInf_s1", negInf);
+    }
+    for (int d = 0; d < extra; d++) {
+      nan = regNext("nan_d" + d, nan);
+      posInf = regNext("posInf_d" + d, posInf);
+      negInf = regNext("negInf_d" + d, negInf);
     }
     Bool sumNegative = sum.isNegative();
     UInt magnitude = mux(sumNegative, sum.neg(), sum).asUInt();
     SInt exponent = scaleA.resize(10).toSInt().add(scaleB.resize(10).toSInt())
         .add(sintLit(c.formatA().quantumExponent() + c.formatB().quantumExponent() - 254L, 11));
-    if (split) {
-      exponent = regNext("exponent_s1", exponent);
+    for (int d = 0; d < beforeRounder; d++) {
+      exponent = regNext("exponent_d" + d, exponent);
     }
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
-        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
+        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), splitRounder));
     rounder.negative.set(sumNegative);
     rounder.magnitude.set(magnitude);
     rounder.exponent.set(exponent);
@@ -123,14 +141,34 @@ public final class MxDotProduct extends HwModule {
         mux(posInf, uintLit(0x7F80_0000L, 32), mux(negInf, uintLit(0xFF80_0000L, 32), rounder.code)));
     result.set(regNext("result_q", value));
     Bool validIn = inValid;
-    if (split) {
-      Bool valid1 = regInit("valid_s1", bool(), 0);
-      valid1.set(inValid);
-      validIn = valid1;
+    for (int d = 0; d < extra; d++) {
+      Bool v = regInit("valid_d" + d, bool(), 0);
+      v.set(validIn);
+      validIn = v;
     }
     Bool valid = regInit("valid_q", bool(), 0);
     valid.set(validIn);
     outValid.set(valid);
+  }
+
+  /** The partial sums after {@code levels} levels of the balanced tree (pairs summed), registered. */
+  private List<SInt> halfTree(List<SInt> terms, int levels) {
+    List<SInt> level = terms;
+    for (int l = 0; l < levels && level.size() > 1; l++) {
+      List<SInt> next = new ArrayList<>();
+      for (int i = 0; i + 1 < level.size(); i += 2) {
+        next.add(level.get(i).add(level.get(i + 1)));
+      }
+      if (level.size() % 2 == 1) {
+        next.add(level.get(level.size() - 1));
+      }
+      level = next;
+    }
+    List<SInt> registered = new ArrayList<>();
+    for (int i = 0; i < level.size(); i++) {
+      registered.add(regNext("partial_s" + i, level.get(i)));
+    }
+    return registered;
   }
 
   private static SInt adderTree(List<SInt> terms) {
@@ -144,7 +182,7 @@ public final class MxDotProduct extends HwModule {
   @Override
   public String moduleName() {
     return "MxDot_" + config.formatA().cliName() + "_" + config.formatB().cliName() + "_n" + config.blockSize()
-        + (config.stages() == 2 ? "_s2" : "");
+        + (config.stages() > 1 ? "_s" + config.stages() : "");
   }
 
   /** Registers {@code mx-dot}. */
@@ -155,7 +193,8 @@ public final class MxDotProduct extends HwModule {
               ParamSpec.choice("formatA", "fp8_e4m3", MxFormat.cliNames(), "element type of block A"),
               ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", 1, 1, 2, "pipeline stages: 1, or 2 with a register after the adder tree")),
+              ParamSpec.integer("stages", 1, 1, MAX_STAGES, "pipeline stages: 1; 2 registers the exact sum; "
+                  + "3 also splits the rounder; 4 also the products; 5 also halfway down the adder tree")),
           p -> new MxDotProduct(new Config(MxFormat.fromCliName(p.get("formatA")), MxFormat.fromCliName(p.get("formatB")),
               p.getInt("blockSize"), p.getInt("stages"))));
     }

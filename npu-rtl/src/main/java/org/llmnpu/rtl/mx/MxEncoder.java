@@ -50,9 +50,21 @@ public final class MxEncoder extends HwModule {
   public final UInt code;
   public final Bool invalid = out(bool());
   private final Config config;
+  private final boolean split;
 
+  /** Combinational. */
   public MxEncoder(Config c) {
+    this(c, false);
+  }
+
+  /**
+   * With {@code split}, a pipeline register inside the rounder after its normalization
+   * ({@link FloatRounder} {@code split}) and on the invalid flag: latency 1, {@code invalid} one
+   * cycle later too.
+   */
+  public MxEncoder(Config c, boolean split) {
     config = c;
+    this.split = split;
     FpLayout in = c.input();
     int m = in.mantissaBits();
     value = in(uint(in.totalBits()));
@@ -62,7 +74,8 @@ public final class MxEncoder extends HwModule {
     UInt exponentField = value.slice(in.totalBits() - 2, m);
     Bool normal = exponentField.orR();
     UInt significand = cat(normal, value.lsbs(m)).asUInt();
-    invalid.set(exponentField.andR().or(scale.eq(0xFF)));
+    Bool isInvalid = stage("invalid", exponentField.andR().or(scale.eq(0xFF)));
+    invalid.set(isInvalid);
 
     // value · 2^-E = significand · 2^(max(field, 1) − bias − m − scale + 127)
     int xw = 11;
@@ -72,7 +85,7 @@ public final class MxEncoder extends HwModule {
     MxFormat f = c.format();
     FpLayout target = f.layout() == null ? MxFormat.INT8_AS_FLOAT : f.layout();
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
-        m + 1, xw, target, c.rounding(), true)));
+        m + 1, xw, target, c.rounding(), true), split));
     rounder.negative.set(negative);
     rounder.magnitude.set(significand);
     rounder.exponent.set(exponent);
@@ -88,13 +101,18 @@ public final class MxEncoder extends HwModule {
     } else {
       encoded = rounder.code;
     }
-    code.set(mux(invalid, uintLit(0, f.bits()), encoded));
+    code.set(mux(isInvalid, uintLit(0, f.bits()), encoded));
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext("split_" + name, v) : v;
   }
 
   @Override
   public String moduleName() {
     return "MxEncoder_" + config.format().cliName() + "_" + MxDecoder.outputName(config.input()) + "_"
-        + config.rounding().cliName();
+        + config.rounding().cliName() + (split ? "_split" : "");
   }
 
   /** Registers {@code mx-encode}. */

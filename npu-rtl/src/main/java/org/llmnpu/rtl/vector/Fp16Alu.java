@@ -39,8 +39,9 @@ import org.llmnpu.rtl.mx.RoundMode;
  * maximumNumber: a NaN operand is ignored (two NaNs give 0x7E00), −0 &lt; +0, and the selected
  * operand is passed unchanged. LT/EQ are IEEE comparisons: false with a NaN, +0 == −0.
  *
- * <p>Latency {@code latency} cycles: 0 is purely combinational; 1 registers every
- * {@code result_i} (result of the operands applied before clock edge k visible after edge k).
+ * <p>Latency {@code latency} cycles (+1 with {@code split}): 0 is purely combinational; 1 registers every
+ * {@code result_i} (result of the operands applied before clock edge k visible after edge k);
+ * {@code split} adds a register between the exact sum/product and the rounder.
  * Throughput one vector per cycle.
  */
 public final class Fp16Alu extends HwModule {
@@ -58,8 +59,17 @@ public final class Fp16Alu extends HwModule {
   private static final int EXACT_BITS = ALIGNED_BITS + 1;
   private static final int EXPONENT_BITS = 8;
 
-  /** Lanes (1..32) and output latency (0 or 1). */
-  public record Config(int lanes, int latency) {
+  /**
+   * Lanes (1..32), output latency (0 or 1), and {@code split}: a pipeline register between the
+   * exact value and its rounding (the rounder's inputs, the special-case and min/max/compare
+   * results), which adds one cycle of latency.
+   */
+  public record Config(int lanes, int latency, boolean split) {
+    /** Without the split register. */
+    public Config(int lanes, int latency) {
+      this(lanes, latency, false);
+    }
+
     public Config {
       if (lanes < 1 || lanes > 32) {
         throw new IllegalArgumentException("lanes must be in 1..32, got " + lanes);
@@ -133,18 +143,20 @@ public final class Fp16Alu extends HwModule {
 
     FloatRounder rounder = instance("rounder_" + i, new FloatRounder(new FloatRounder.Config(EXACT_BITS,
         EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(mux(isMul, productNegative, sumNegative));
-    rounder.magnitude.set(mux(isMul, product, sumMagnitude));
-    rounder.exponent.set(mux(isMul, productExponent, sintLit(-24, EXPONENT_BITS)));
+    rounder.negative.set(stage("roundNegative_" + i, mux(isMul, productNegative, sumNegative)));
+    rounder.magnitude.set(stage("roundMagnitude_" + i, mux(isMul, product, sumMagnitude)));
+    rounder.exponent.set(stage("roundExponent_" + i, mux(isMul, productExponent, sintLit(-24, EXPONENT_BITS))));
 
     Bool anyNan = p.nan().or(q.nan());
-    Bool anyInfinite = p.infinite().or(q.infinite());
+    Bool anyInfinite = stage("anyInfinite_" + i, p.infinite().or(q.infinite()));
     Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSign.not()));
     Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
-    Bool infiniteNegative = mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative));
+    Bool infiniteNegative = stage("infiniteNegative_" + i,
+        mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative)));
     UInt nan = uintLit(CANONICAL_NAN, 16);
     UInt infinity = cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt();
-    UInt arithmetic = mux(mux(isMul, productNan, sumNan), nan, mux(anyInfinite, infinity, rounder.code));
+    Bool resultNan = stage("resultNan_" + i, mux(isMul, productNan, sumNan));
+    UInt arithmetic = mux(resultNan, nan, mux(anyInfinite, infinity, rounder.code));
 
     // minimumNumber / maximumNumber and IEEE comparisons
     Bool pAtLeast = p.orderKey().ge(q.orderKey());
@@ -156,12 +168,18 @@ public final class Fp16Alu extends HwModule {
     Bool equal = anyNan.not().and(x.eq(y).or(bothZero));
 
     UInt flag = mux(op.eq(LT), less, mux(op.eq(EQ), equal, boolLit(false))).asUInt().resize(16);
-    return mux(op.lt(MIN), arithmetic, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag)));
+    UInt other = stage("other_" + i, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag)));
+    return mux(stage("isArithmetic_" + i, op.lt(MIN)), arithmetic, other);
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return config.split() ? regNext("split_" + name, v) : v;
   }
 
   @Override
   public String moduleName() {
-    return "Fp16Alu_l" + config.lanes() + "_d" + config.latency();
+    return "Fp16Alu_l" + config.lanes() + "_d" + config.latency() + (config.split() ? "_split" : "");
   }
 
   /** Registers {@code fp16-alu}. */

@@ -55,7 +55,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * its sign (NARROW, SCALB16, WIDEN; any k); TO_INT saturates ∞ products and gives 0 for ∞ · 0;
  * FROM_INT gives NaN for an ∞ scale with q = 0 and ±∞ for an ∞ scale with q ≠ 0.
  *
- * <p>Latency 0: purely combinational.
+ * <p>Latency 0: purely combinational; 1 with {@code split} (a register before the FP16 rounder).
  */
 public final class Fp16Convert extends HwModule {
   public static final int WIDEN = 0;
@@ -84,7 +84,20 @@ public final class Fp16Convert extends HwModule {
   public final UInt b = in(uint(32));
   public final UInt result = out(uint(32));
 
+  private final boolean split;
+
+  /** Combinational (latency 0). */
   public Fp16Convert() {
+    this(false);
+  }
+
+  /**
+   * With {@code split}, a pipeline register between the exact value and the FP16 rounder (WIDEN
+   * finishes before it; TO_INT registers its shifted product and rounds, clamps and negates after
+   * it): latency 1.
+   */
+  public Fp16Convert(boolean split) {
+    this.split = split;
     Half x = Half.of(a.lsbs(16));
     Half s = Half.of(b.lsbs(16));
     Bool isNarrow = op.eq(NARROW);
@@ -115,17 +128,20 @@ public final class Fp16Convert extends HwModule {
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
         EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(mux(isNarrow, a.bit(31), mux(isScalb, x.negative(), intNegative)));
-    rounder.magnitude.set(mux(isNarrow, significand32.resize(MAGNITUDE_BITS),
-        mux(isScalb, x.significand().resize(MAGNITUDE_BITS), intProduct)));
-    rounder.exponent.set(mux(isNarrow, narrowExponent, mux(isScalb, scalbExponent, intExponent)));
+    rounder.negative.set(stage("negative", mux(isNarrow, a.bit(31), mux(isScalb, x.negative(), intNegative))));
+    rounder.magnitude.set(stage("magnitude", mux(isNarrow, significand32.resize(MAGNITUDE_BITS),
+        mux(isScalb, x.significand().resize(MAGNITUDE_BITS), intProduct))));
+    rounder.exponent.set(stage("exponent", mux(isNarrow, narrowExponent, mux(isScalb, scalbExponent, intExponent))));
 
+    // the special cases of the rounded results, decided before the split register
     UInt nan16 = uintLit(FP16_NAN, 16);
-    UInt narrow = mux(nan32, nan16, mux(infinite32, cat(a.bit(31), uintLit(0x7C00, 15)).asUInt(), rounder.code));
-    UInt scalb = mux(x.nan(), nan16, mux(x.infinite(), x.infinity(), rounder.code));
     Bool qZero = qMagnitude.orR().not();
-    UInt fromInt = mux(s.nan().or(s.infinite().and(qZero)), nan16,
-        mux(s.infinite(), cat(intNegative, uintLit(0x7C00, 15)).asUInt(), rounder.code));
+    Bool specialNan = mux(isNarrow, nan32, mux(isScalb, x.nan(), s.nan().or(s.infinite().and(qZero))));
+    Bool specialInfinite = mux(isNarrow, infinite32, mux(isScalb, x.infinite(), s.infinite()));
+    UInt infinity = mux(isNarrow, cat(a.bit(31), uintLit(0x7C00, 15)).asUInt(),
+        mux(isScalb, x.infinity(), cat(intNegative, uintLit(0x7C00, 15)).asUInt()));
+    UInt rounded = mux(stage("specialNan", specialNan), nan16,
+        mux(stage("specialInfinite", specialInfinite), stage("infinity", infinity), rounder.code));
 
     // WIDEN: the FP16 value rounded (exactly) into FP32
     FloatRounder widener = instance("widener", new FloatRounder(new FloatRounder.Config(11, 7, FpLayout.FP32,
@@ -138,38 +154,51 @@ public final class Fp16Convert extends HwModule {
 
     UInt toInt = wire("toInt", toInteger(x, s));
 
-    UInt fp16Result = mux(isNarrow, narrow, mux(isScalb, scalb, fromInt)).resize(32);
-    result.set(mux(op.eq(WIDEN), widen, mux(op.eq(TO_INT), toInt,
-        mux(op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT)), fp16Result, uintLit(0, 32)))));
+    // WIDEN is complete before the split register; TO_INT rounds and clamps after it
+    UInt widened = stage("widened", mux(op.eq(WIDEN), widen, uintLit(0, 32)));
+    Bool isToInt = stage("isToInt", op.eq(TO_INT));
+    Bool isRounded = stage("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT)));
+    result.set(mux(isRounded, rounded.resize(32), mux(isToInt, toInt, widened)));
   }
 
-  /** {@code Fp16.toInt(x, invScale, format)} as a 32-bit two's-complement code. */
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext("split_" + name, v) : v;
+  }
+
+  /**
+   * {@code Fp16.toInt(x, invScale, format)} as a 32-bit two's-complement code. With the split
+   * register the exact product's shifts are registered and the rounding, clamp and negation follow.
+   */
   private UInt toInteger(Half x, Half s) {
     UInt product = wire("scaledProduct", x.significand().mul(s.significand()));
     SInt exponent = wire("scaledExponent", x.effectiveField().resize(6).toSInt()
         .add(s.effectiveField().resize(6).toSInt()).add(sintLit(-50, 7)));
-    Bool negative = x.negative().xor(s.negative());
+    Bool negative = stage("toIntNegative", x.negative().xor(s.negative()));
 
     // e >= 0: exact integer below 2^32
-    UInt left = product.resize(33).shiftLeft(exponent.resize(4).asUInt());
+    UInt left = stage("toIntLeft", product.resize(33).shiftLeft(exponent.resize(4).asUInt()));
     // e < 0: shift right, round half to even
     SInt distance = sintLit(0, 7).sub(exponent);
     UInt rightShift = mux(distance.gt(MAX_RIGHT_SHIFT), uintLit(MAX_RIGHT_SHIFT, 5), distance.resize(5).asUInt());
-    UInt shifted = wire("scaledShifted", product.shiftLeft(MAX_RIGHT_SHIFT).shiftRight(rightShift));
+    UInt shifted = wire("scaledShifted", stage("toIntShifted",
+        product.shiftLeft(MAX_RIGHT_SHIFT).shiftRight(rightShift)));
+    Bool rightOfPoint = stage("toIntRight", exponent.isNegative());
     UInt integer = shifted.msbs(22);
     Bool half = shifted.bit(MAX_RIGHT_SHIFT - 1);
     Bool sticky = shifted.lsbs(MAX_RIGHT_SHIFT - 1).orR();
     Bool roundUp = half.and(sticky.or(integer.bit(0)));
     UInt right = integer.addExpand(roundUp.asUInt());
-    UInt magnitude = wire("scaledMagnitude", mux(exponent.isNegative(), right.resize(33), left));
+    UInt magnitude = wire("scaledMagnitude", mux(rightOfPoint, right.resize(33), left));
 
     // clamp to the format: 2^(n−1) − 1 above zero, 2^(n−1) below
-    UInt positiveLimit = mux(format.eq(INT8), uintLit(127, 33),
-        mux(format.eq(INT16), uintLit(32767, 33), uintLit(0x7FFFFFFFL, 33)));
+    UInt fmt = stage("toIntFormat", format);
+    UInt positiveLimit = mux(fmt.eq(INT8), uintLit(127, 33),
+        mux(fmt.eq(INT16), uintLit(32767, 33), uintLit(0x7FFFFFFFL, 33)));
     UInt limit = positiveLimit.add(negative.asUInt().resize(33));
-    Bool infiniteProduct = x.infinite().and(s.zero().not()).or(s.infinite().and(x.zero().not()));
+    Bool infiniteProduct = stage("toIntInfinite", x.infinite().and(s.zero().not()).or(s.infinite().and(x.zero().not())));
     UInt clamped = mux(infiniteProduct.or(magnitude.gt(limit)), limit, magnitude);
-    Bool nanProduct = x.nan().or(s.nan()).or(x.infinite().and(s.zero())).or(s.infinite().and(x.zero()));
+    Bool nanProduct = stage("toIntNan", x.nan().or(s.nan()).or(x.infinite().and(s.zero())).or(s.infinite().and(x.zero())));
     UInt signed = mux(negative, uintLit(0, 33).sub(clamped), clamped).resize(32);
     return mux(nanProduct, uintLit(0, 32), signed);
   }
@@ -193,7 +222,7 @@ public final class Fp16Convert extends HwModule {
 
   @Override
   public String moduleName() {
-    return "Fp16Convert";
+    return split ? "Fp16Convert_split" : "Fp16Convert";
   }
 
   /** Registers {@code fp16-convert}. */

@@ -30,8 +30,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  * (−0 product) + (−0); cancellation gives +0. Specials: a NaN operand, ∞·0 and ∞ − ∞ give
  * 0x7E00; otherwise an infinite product or addend gives that infinity.
  *
- * <p>Latency {@code latency} cycles: 0 combinational, 1 registers the result. Throughput one per
- * cycle.
+ * <p>Latency {@code latency} cycles (+1 with {@code split}): 0 combinational, 1 registers the
+ * result; {@code split} registers the exact sum before the rounder. Throughput one per cycle.
  */
 public final class Fp16Fma extends HwModule {
   private static final int CANONICAL_NAN = 0x7E00;
@@ -40,8 +40,16 @@ public final class Fp16Fma extends HwModule {
   /** The grid of the exact sum: 2^−48. */
   private static final int GRID_EXPONENT = -48;
 
-  /** Output latency 0 or 1. */
-  public record Config(int latency) {
+  /**
+   * Output latency 0 or 1, and {@code split}: a pipeline register between the exact sum and its
+   * rounding (one more cycle of latency).
+   */
+  public record Config(int latency, boolean split) {
+    /** Without the split register. */
+    public Config(int latency) {
+      this(latency, false);
+    }
+
     public Config {
       if (latency < 0 || latency > 1) {
         throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
@@ -79,18 +87,23 @@ public final class Fp16Fma extends HwModule {
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(ALIGNED_BITS + 1,
         EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(negative);
-    rounder.magnitude.set(magnitude);
+    rounder.negative.set(stage("negative", negative));
+    rounder.magnitude.set(stage("magnitude", magnitude));
     rounder.exponent.set(sintLit(GRID_EXPONENT, EXPONENT_BITS));
 
     Bool productInfinite = p.infinite.or(q.infinite);
-    Bool nan = p.nan.or(q.nan).or(s.nan).or(p.infinite.and(q.zero)).or(q.infinite.and(p.zero))
-        .or(productInfinite.and(s.infinite).and(sameSign.not()));
+    Bool nan = stage("nan", p.nan.or(q.nan).or(s.nan).or(p.infinite.and(q.zero)).or(q.infinite.and(p.zero))
+        .or(productInfinite.and(s.infinite).and(sameSign.not())));
     Bool infiniteNegative = mux(productInfinite, productNegative, s.negative);
-    UInt infinity = cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt();
-    UInt value = wire("value", mux(nan, uintLit(CANONICAL_NAN, 16),
-        mux(productInfinite.or(s.infinite), infinity, rounder.code)));
+    UInt infinity = stage("infinity", cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt());
+    Bool infinite = stage("infinite", productInfinite.or(s.infinite));
+    UInt value = wire("value", mux(nan, uintLit(CANONICAL_NAN, 16), mux(infinite, infinity, rounder.code)));
     result.set(config.latency() == 1 ? regNext("result_q", value) : value);
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return config.split() ? regNext("split_" + name, v) : v;
   }
 
   /** Fields and classes of one FP16 operand. */
@@ -107,7 +120,7 @@ public final class Fp16Fma extends HwModule {
 
   @Override
   public String moduleName() {
-    return "Fp16Fma_d" + config.latency();
+    return "Fp16Fma_d" + config.latency() + (config.split() ? "_split" : "");
   }
 
   /** Registers {@code fp16-fma}. */

@@ -39,7 +39,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * ∞ · 0 give 0x7FC00000; otherwise an ∞ operand gives that ∞ (with the product's sign for MUL).
  *
  * <p>Latency 0: purely combinational (a register stage, if any, belongs to the instantiating
- * datapath).
+ * datapath); 1 with {@code split} (a register between the exact value and the rounder).
  */
 public final class Fp32Alu extends HwModule {
   public static final int ADD = 0;
@@ -58,7 +58,16 @@ public final class Fp32Alu extends HwModule {
   public final UInt b = in(uint(32));
   public final UInt result = out(uint(32));
 
+  private final boolean split;
+
+  /** Combinational (latency 0). */
   public Fp32Alu() {
+    this(false);
+  }
+
+  /** With {@code split}, a pipeline register between the exact value and the rounder: latency 1. */
+  public Fp32Alu(boolean split) {
+    this.split = split;
     Operand p = Operand.of(a);
     Operand q = Operand.of(b);
     Bool isSub = op.eq(SUB);
@@ -95,19 +104,26 @@ public final class Fp32Alu extends HwModule {
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
         EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(mux(isMul, productNegative, sumNegative));
-    rounder.magnitude.set(mux(isMul, product, sum.resize(MAGNITUDE_BITS)));
-    rounder.exponent.set(mux(isMul, productExponent, sumExponent));
+    rounder.negative.set(stage("negative", mux(isMul, productNegative, sumNegative)));
+    rounder.magnitude.set(stage("magnitude", mux(isMul, product, sum.resize(MAGNITUDE_BITS))));
+    rounder.exponent.set(stage("exponent", mux(isMul, productExponent, sumExponent)));
 
     Bool anyNan = p.nan().or(q.nan());
-    Bool anyInfinite = p.infinite().or(q.infinite());
+    Bool anyInfinite = stage("anyInfinite", p.infinite().or(q.infinite()));
     Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSign.not()));
     Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
-    Bool infiniteNegative = mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative));
+    Bool infiniteNegative = stage("infiniteNegative",
+        mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative)));
     UInt nan = uintLit(CANONICAL_NAN, 32);
     UInt infinity = cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt();
-    UInt arithmetic = mux(mux(isMul, productNan, sumNan), nan, mux(anyInfinite, infinity, rounder.code));
-    result.set(mux(op.eq(3), uintLit(0, 32), arithmetic));
+    Bool resultNan = stage("resultNan", mux(isMul, productNan, sumNan));
+    UInt arithmetic = mux(resultNan, nan, mux(anyInfinite, infinity, rounder.code));
+    result.set(mux(stage("reserved", op.eq(3)), uintLit(0, 32), arithmetic));
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the split register. */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return split ? regNext("split_" + name, v) : v;
   }
 
   /** Fields and classes of one FP32 operand. */
@@ -124,7 +140,7 @@ public final class Fp32Alu extends HwModule {
 
   @Override
   public String moduleName() {
-    return "Fp32Alu";
+    return split ? "Fp32Alu_split" : "Fp32Alu";
   }
 
   /** Registers {@code fp32-alu}. */

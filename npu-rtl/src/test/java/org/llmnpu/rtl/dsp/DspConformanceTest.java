@@ -2,6 +2,7 @@ package org.llmnpu.rtl.dsp;
 
 import org.llmnpu.isa.dsp.DspInterpreter;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.isa.dsp.DspInstruction;
@@ -11,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.hdl.ToolsForTests;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.verilator.SimModes;
@@ -30,40 +33,42 @@ class DspConformanceTest {
   private static final List<DspOp> OPS = List.of(DspOp.values()).stream()
       .filter(op -> op.writesRegister() && op != DspOp.LD).toList();
 
-  @Test
-  void randomProgramsOfEveryOpMatchTheInterpreter() {
+  @ParameterizedTest(name = "{0} execute stage(s), {1} programs")
+  @CsvSource({"1, 60", "2, 40"})
+  void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs) {
     ToolsForTests.require("verilator");
-    VectorDsp.Config config = new VectorDsp.Config(LANES, ROWS, 512);
-    Random rnd = new Random(0xD5B);
+    VectorDsp.Config config = new VectorDsp.Config(LANES, ROWS, 512, 12, 2, executeStages);
+    Random rnd = new Random(0xD5B + executeStages);
     try (Simulator sim = SimModes.startLocal(new VectorDsp(config))) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
-      for (int program = 0; program < 60; program++) {
+      for (int program = 0; program < programs; program++) {
         short[] data = new short[8 * LANES];
         for (int e = 0; e < data.length; e++) {
           data[e] = (short) (rnd.nextInt(4) == 0 ? SPECIALS[rnd.nextInt(SPECIALS.length)] : rnd.nextInt(0x10000));
         }
         List<DspInstruction> body = randomBody(rnd);
-        String mismatch = compare(sim, driver, data, body, body.size());
+        String mismatch = compare(sim, driver, data, body, body.size(), config.pipeline());
         if (mismatch != null) {
           int lo = 0;
           int hi = body.size();
           while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
-            if (compare(sim, driver, data, body, mid) == null) {
+            if (compare(sim, driver, data, body, mid, config.pipeline()) == null) {
               lo = mid;
             } else {
               hi = mid;
             }
           }
           throw new AssertionError("random program " + program + ": first differing instruction " + (hi - 1) + ": "
-              + body.get(hi - 1) + "\n" + compare(sim, driver, data, body, hi) + "\n" + listing(body.subList(0, hi)));
+              + body.get(hi - 1) + "\n" + compare(sim, driver, data, body, hi, config.pipeline()) + "\n" + listing(body.subList(0, hi)));
         }
       }
     }
   }
 
   /** Runs the first {@code n} body instructions on both and compares the dumped registers; null if equal. */
-  private static String compare(Simulator sim, VectorDspDriver driver, short[] data, List<DspInstruction> body, int n) {
+  private static String compare(Simulator sim, VectorDspDriver driver, short[] data, List<DspInstruction> body, int n,
+      DspPipeline pipeline) {
     DspInterpreter golden = new DspInterpreter(LANES, ROWS, DspMath.DEFAULT);
     for (int e = 0; e < data.length; e++) {
       golden.write(e, data[e]);
@@ -73,8 +78,8 @@ class DspConformanceTest {
     DspProgram p = program(data.length, body.subList(0, n));
     golden.run(p);
     driver.loadProgram(p);
-    long cycles = driver.execute(p.cycles());
-    assertEquals(p.cycles(), cycles, "cycles");
+    long cycles = driver.execute(p.cycles(pipeline));
+    assertEquals(p.cycles(pipeline), cycles, "cycles");
     for (int e = 16 * LANES; e < (16 + 2 * DUMP) * LANES; e++) {
       sim.poke("buf_addr", e);
       int row = e / LANES - 16;

@@ -8,6 +8,7 @@ import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspPipeline;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,6 +39,9 @@ class DspProgramTest {
     dsp.run(program);
     assertEquals(program.cycles(), dsp.cycles(), "static cycle count of " + program.name());
     assertEquals(DspCycleFormula.cycles(kernel, len, lanes), dsp.cycles(), "cycle formula of " + program.name());
+    // the two-stage-execute DSP: stalls counted the same way by the program, the interpreter and the formula
+    assertEquals(DspCycleFormula.cycles(kernel, len, lanes, DspPipeline.TWO_STAGE_EXECUTE),
+        program.cycles(DspPipeline.TWO_STAGE_EXECUTE), "two-stage cycle formula of " + program.name());
     short[][] out = new short[kernel.outputs().size()][kernel.outputLength(len)];
     for (int op = 0; op < out.length; op++) {
       for (int i = 0; i < out[op].length; i++) {

@@ -19,6 +19,14 @@ class VectorDspLintTest {
         "programDepth", "64"))), synthesize);
   }
 
+  @ParameterizedTest(name = "executeStages=2 lanes={0} synth={1}")
+  @CsvSource({"2, true", "8, false"})
+  void twoStageExecuteIsLintClean(String lanes, boolean synthesize) {
+    BlockGenerator g = BlockRegistry.find("vector-dsp");
+    DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",
+        "programDepth", "64", "executeStages", "2"))), synthesize);
+  }
+
   @ParameterizedTest(name = "tableSegments={0} tableDegree={1}")
   @CsvSource({"16, 3", "1, 0", "8, 1"})
   void everyTableCapacityIsLintClean(String segments, String degree) {

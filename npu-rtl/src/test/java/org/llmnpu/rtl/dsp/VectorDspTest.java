@@ -3,6 +3,7 @@ package org.llmnpu.rtl.dsp;
 import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspPipeline;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -27,12 +28,34 @@ class VectorDspTest {
   }
 
   static void check(VectorDspDriver driver, DspKernel kernel, int len, int lanes, short[][] in) {
+    check(driver, kernel, len, lanes, in, DspPipeline.DEFAULT);
+  }
+
+  static void check(VectorDspDriver driver, DspKernel kernel, int len, int lanes, short[][] in, DspPipeline pipeline) {
     VectorDspDriver.Run run = driver.run(kernel, len, EPS, DspMath.DEFAULT, in);
     short[][] want = DspGolden.expected(kernel, in, EPS, lanes);
     for (int op = 0; op < want.length; op++) {
       assertArrayEquals(want[op], run.outputs()[op], kernel.cliName() + " len " + len + " lanes " + lanes);
     }
-    assertEquals(DspCycleFormula.cycles(kernel, len, lanes), run.cycles(), kernel.cliName() + " cycles at len " + len);
+    assertEquals(DspCycleFormula.cycles(kernel, len, lanes, pipeline), run.cycles(),
+        kernel.cliName() + " cycles at len " + len + ", " + pipeline);
+  }
+
+  @Test
+  void twoStageExecuteIsBitExactAndStallsAsTheFormulaSays() {
+    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, 2);
+    try (Simulator sim = start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      for (DspKernel kernel : DspKernel.values()) {
+        for (int len : new int[] {1, 13, 64}) {
+          int l = kernel == DspKernel.ROPE ? 2 * len : len;
+          for (int style = 0; style < 3; style++) {
+            check(driver, kernel, l, 8, DspGolden.inputs(kernel, l, style, 11L * len + style),
+                DspPipeline.TWO_STAGE_EXECUTE);
+          }
+        }
+      }
+    }
   }
 
   @Test

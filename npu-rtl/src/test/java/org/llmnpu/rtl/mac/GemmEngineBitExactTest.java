@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.llmnpu.hdl.sim.Simulator;
-import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
 import org.llmnpu.numerics.gemm.TiledGemmConfig;
 
@@ -23,8 +22,7 @@ class GemmEngineBitExactTest {
 
   static TiledGemmConfig golden(MacArrayConfig a) {
     int depth = a.foldsAllKTiles() ? TiledGemmConfig.ALL_K_TILES : a.icAccumDepth();
-    Sparsity s = a.sparsity() == WeightSparsity.S2_4 ? Sparsity.S2_4 : Sparsity.NONE;
-    return new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(), depth, s);
+    return new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(), depth, a.sparsity().golden());
   }
 
   static void assertMatchesGolden(MacArrayConfig a, byte[][] x, byte[][] w, GemmEngineDriver.Result r, String what) {

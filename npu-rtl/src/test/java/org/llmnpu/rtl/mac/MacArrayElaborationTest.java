@@ -8,11 +8,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 
-/** The array elaborates and emits from 8×8 to 64×64, dense and 2:4, with one PE definition each. */
+/** The array elaborates and emits from 8×8 to 64×64 (dense, 2:4; 4:8 at 32×32), with one PE definition each. */
 class MacArrayElaborationTest {
 
   @ParameterizedTest(name = "{0}x{0} {1}")
-  @CsvSource({"8, none", "16, none", "32, none", "64, none", "64, s2_4"})
+  @CsvSource({"8, none", "16, none", "32, none", "64, none", "64, s2_4", "32, s4_8"})
   void arrayElaboratesWithOneDeduplicatedPe(int size, String sparsity) {
     MacArrayConfig a = new MacArrayConfig(size, size, 32, 16, 0, WeightSparsity.parse(sparsity));
     VerilogDesign d = Verilog.emit(new MacArray(a, 16));

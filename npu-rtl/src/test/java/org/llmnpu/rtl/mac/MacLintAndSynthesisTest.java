@@ -28,10 +28,13 @@ class MacLintAndSynthesisTest {
         Arguments.of("mac-array", Map.of()),
         Arguments.of("gemm-engine", Map.of()),
         Arguments.of("mac-array", Map.of("rows", "4", "cols", "3", "sparsity", "s2_4", "accWidth", "12")),
+        Arguments.of("mac-array", Map.of("rows", "4", "cols", "3", "sparsity", "s4_8", "accWidth", "12")),
         Arguments.of("mac-array", Map.of("rows", "1", "cols", "1", "mTile", "2")),
         Arguments.of("gemm-engine", Map.of("rows", "4", "cols", "4", "maxM", "16", "maxK", "16", "maxN", "8")),
         Arguments.of("gemm-engine", Map.of("rows", "4", "cols", "2", "icAccumDepth", "2", "maxM", "8",
             "maxK", "32", "maxN", "8", "sparsity", "s2_4", "accWidth", "16")),
+        Arguments.of("gemm-engine", Map.of("rows", "4", "cols", "2", "icAccumDepth", "1", "maxM", "8",
+            "maxK", "40", "maxN", "5", "sparsity", "s4_8", "accWidth", "16")),
         Arguments.of("gemm-engine", Map.of("rows", "3", "cols", "5", "icAccumDepth", "1", "mTile", "3",
             "maxM", "7", "maxK", "9", "maxN", "11")));
   }

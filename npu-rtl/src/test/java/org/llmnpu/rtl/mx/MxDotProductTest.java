@@ -50,17 +50,17 @@ class MxDotProductTest {
     }
   }
 
-  @ParameterizedTest(name = "{0} x {0}, 2 stages")
-  @CsvSource({"FP8_E5M2", "FP4_E2M1"})
-  void twoStagePipelineStreamsOnePairPerCycleWithLatencyTwo(MxFormat format) {
+  @ParameterizedTest(name = "{0} x {0}, {1} stages")
+  @CsvSource({"FP8_E5M2, 2", "FP4_E2M1, 3", "INT8, 4", "FP8_E4M3, 5"})
+  void pipelineStreamsOnePairPerCycleWithLatencyStages(MxFormat format, int stages) {
     MxElementType t = MxSim.golden(format);
     List<int[]> blocks = MxTestBlocks.codeBlocks(t, 60, 21 + format.ordinal());
-    Random rnd = new Random(99);
-    try (Simulator sim = MxSim.start(new MxDotProduct(new MxDotProduct.Config(format, format, 32, 2)))) {
+    Random rnd = new Random(99 + stages);
+    try (Simulator sim = MxSim.start(new MxDotProduct(new MxDotProduct.Config(format, format, 32, stages)))) {
       sim.reset(1);
       long start = sim.cycle();
-      MxBlock[] previous = null;
-      for (int k = 0; k <= blocks.size(); k++) {
+      java.util.ArrayDeque<MxBlock[]> inFlight = new java.util.ArrayDeque<>();
+      for (int k = 0; k < blocks.size() + stages - 1; k++) {
         MxBlock[] pair = null;
         if (k < blocks.size()) {
           pair = new MxBlock[] {new MxBlock(t, k == 3 ? 255 : 100 + rnd.nextInt(50), blocks.get(k)),
@@ -74,17 +74,18 @@ class MxDotProductTest {
         }
         sim.poke("inValid", pair != null ? 1 : 0);
         sim.step();
-        if (previous != null) {
-          MxBlock[] p = previous;
-          assertEquals(1, sim.peekLong("outValid"));
+        inFlight.addLast(pair == null ? new MxBlock[0] : pair);
+        // pair k's result is valid after clock edge k + stages
+        MxBlock[] p = inFlight.size() == stages ? inFlight.removeFirst() : null;
+        if (p != null && p.length == 2) {
+          assertEquals(1, sim.peekLong("outValid"), "pair " + (k - stages + 1));
           assertEquals(Float.floatToRawIntBits(MxDot.dot(p[0], p[1])) & 0xFFFFFFFFL, sim.peekLong("result"),
               () -> p[0] + " . " + p[1]);
         } else {
-          assertEquals(0, sim.peekLong("outValid"));
+          assertEquals(0, sim.peekLong("outValid"), "cycle " + k);
         }
-        previous = pair;
       }
-      assertEquals(blocks.size() + 1, sim.cycle() - start, "B pairs take B + stages - 1 cycles");
+      assertEquals(blocks.size() + stages - 1, sim.cycle() - start, "B pairs take B + stages - 1 cycles");
     }
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.fp.FloatFormat;
@@ -37,29 +38,31 @@ class MxQuantizerTest {
     check(format, FpLayout.FP32, RoundMode.NEAREST_AWAY);
   }
 
-  @ParameterizedTest
-  @EnumSource(value = MxFormat.class, names = {"FP8_E5M2", "INT8"})
-  void twoStagePipelineStreamsOneBlockPerCycleWithLatencyTwo(MxFormat format) {
+  @ParameterizedTest(name = "{0}, {1} stages")
+  @CsvSource({"FP8_E5M2, 2", "INT8, 2", "FP4_E2M1, 3", "FP8_E4M3, 4", "INT8, 5"})
+  void pipelineStreamsOneBlockPerCycleWithLatencyStages(MxFormat format, int stages) {
     MxElementType type = MxSim.golden(format);
     List<long[]> blocks = MxTestBlocks.valueBlocks(FloatFormat.FP32, type, 40, 77 + format.ordinal());
     try (Simulator sim = MxSim.start(new MxBlockQuantizer(new MxBlockQuantizer.Config(format, FpLayout.FP32,
-        RoundMode.NEAREST_EVEN, 32, 2)))) {
+        RoundMode.NEAREST_EVEN, 32, stages)))) {
       sim.reset(1);
       long start = sim.cycle();
-      for (int k = 0; k <= blocks.size(); k++) {
+      for (int k = 0; k < blocks.size() + stages - 1; k++) {
         boolean feeding = k < blocks.size();
         for (int i = 0; i < 32 && feeding; i++) {
           sim.poke("values_" + i, blocks.get(k)[i]);
         }
         sim.poke("inValid", feeding ? 1 : 0);
         sim.step();
-        if (k == 0) {
-          assertEquals(0, sim.peekLong("outValid"), "nothing valid one cycle after the first block");
+        // block j's result is valid after clock edge j + stages
+        int j = k - stages + 1;
+        if (j < 0) {
+          assertEquals(0, sim.peekLong("outValid"), "nothing valid before the first block's " + stages + " cycles");
           continue;
         }
         double[] values = new double[32];
         for (int i = 0; i < 32; i++) {
-          values[i] = Float.intBitsToFloat((int) blocks.get(k - 1)[i]);
+          values[i] = Float.intBitsToFloat((int) blocks.get(j)[i]);
         }
         MxBlock expected = MxQuantizer.quantize(type, values);
         assertEquals(1, sim.peekLong("outValid"));
@@ -68,8 +71,8 @@ class MxQuantizerTest {
           assertEquals(expected.element(i), sim.peekLong("codes_" + i), expected::toString);
         }
       }
-      // cycle formula: B blocks take B + stages − 1 = B + 1 cycles
-      assertEquals(blocks.size() + 1, sim.cycle() - start);
+      // cycle formula: B blocks take B + stages − 1 cycles
+      assertEquals(blocks.size() + stages - 1, sim.cycle() - start);
     }
   }
 

@@ -5,7 +5,7 @@ package org.llmnpu.numerics.gemm;
  * exact with the RTL, including where saturation happens and how many partial sums travel.
  *
  * <p><b>Tiling.</b> K is cut into {@code kTiles = ceil(K / kPerTile)} tiles of {@code kPerTile}
- * ({@code rows}, or {@code 2·rows} with 2:4 sparsity; the last tile is ragged). For one output
+ * ({@code rows}, or {@code 2·rows} with 2:4 or 4:8 sparsity; the last tile is ragged). For one output
  * element the K tiles are processed in order 0, 1, …; they are grouped in runs of
  * {@code icAccumDepth} consecutive tiles ({@code kGroups = ceil(kTiles / icAccumDepth)} groups).
  *
@@ -40,14 +40,15 @@ public final class TiledGemm {
     }
 
     /**
-     * Runs the tiled GEMM of INT8 {@code x} (M×K) and {@code w} (K×N). With {@link Sparsity#S2_4},
-     * {@code w} is the zero-filled dense form of 2:4-pruned weights: every group of 4 consecutive K
-     * rows starting at a multiple of 4 must hold at most 2 non-zeros per column (checked).
+     * Runs the tiled GEMM of INT8 {@code x} (M×K) and {@code w} (K×N). With an N:M sparsity
+     * ({@link Sparsity#S2_4}, {@link Sparsity#S4_8}), {@code w} is the zero-filled dense form of
+     * N:M-pruned weights: every group of M consecutive K rows starting at a multiple of M must hold
+     * at most N non-zeros per column (checked).
      */
     public static Result run(TiledGemmConfig config, byte[][] x, byte[][] w) {
         int k = IntGemm.checkShapes(x, w);
-        if (config.sparsity() == Sparsity.S2_4) {
-            check24(w);
+        if (config.sparsity() != Sparsity.NONE) {
+            checkNm(w, config.sparsity());
         }
         int m = x.length;
         int n = k == 0 ? 0 : w[0].length;
@@ -95,18 +96,19 @@ public final class TiledGemm {
         return new Result(y, overflow, writebacks, readbacks, outputs);
     }
 
-    /** Throws if some column has more than 2 non-zeros in a group of 4 K rows. */
-    static void check24(byte[][] w) {
+    /** Throws if some column has more than N non-zeros in a group of M K rows (N:M of {@code s}). */
+    static void checkNm(byte[][] w, Sparsity s) {
         int n = w.length == 0 ? 0 : w[0].length;
-        for (int g = 0; g < w.length; g += 4) {
+        int group = s.group();
+        for (int g = 0; g < w.length; g += group) {
             for (int j = 0; j < n; j++) {
                 int nonZeros = 0;
-                for (int kk = g; kk < Math.min(w.length, g + 4); kk++) {
+                for (int kk = g; kk < Math.min(w.length, g + group); kk++) {
                     nonZeros += w[kk][j] != 0 ? 1 : 0;
                 }
-                if (nonZeros > 2) {
-                    throw new IllegalArgumentException("w is not 2:4 sparse: column " + j + " has " + nonZeros
-                            + " non-zeros in K rows " + g + ".." + Math.min(w.length - 1, g + 3));
+                if (nonZeros > s.kept()) {
+                    throw new IllegalArgumentException("w is not " + s.pattern() + " sparse: column " + j + " has "
+                            + nonZeros + " non-zeros in K rows " + g + ".." + Math.min(w.length - 1, g + group - 1));
                 }
             }
         }

@@ -9,7 +9,7 @@ package org.llmnpu.numerics.gemm;
  * @param accWidth periphery accumulator width in bits, 2..32
  * @param icAccumDepth K tiles folded in the periphery accumulators before a write-back, &ge; 1;
  *                     {@link #ALL_K_TILES} (or any value &ge; the number of K tiles) folds all of them
- * @param sparsity NONE or S2_4
+ * @param sparsity NONE, S2_4 or S4_8
  */
 public record TiledGemmConfig(int rows, int cols, int mTile, int accWidth, int icAccumDepth, Sparsity sparsity) {
 
@@ -22,7 +22,7 @@ public record TiledGemmConfig(int rows, int cols, int mTile, int accWidth, int i
         require(mTile >= 1 && mTile <= 4096, "mTile must be in [1, 4096], got " + mTile);
         require(accWidth >= 2 && accWidth <= 32, "accWidth must be in [2, 32], got " + accWidth);
         require(icAccumDepth >= 1, "icAccumDepth must be >= 1 (or ALL_K_TILES), got " + icAccumDepth);
-        require(sparsity != null, "sparsity must be NONE or S2_4, got null");
+        require(sparsity != null, "sparsity must be NONE, S2_4 or S4_8, got null");
     }
 
     private static void require(boolean ok, String message) {
@@ -36,7 +36,7 @@ public record TiledGemmConfig(int rows, int cols, int mTile, int accWidth, int i
         return new TiledGemmConfig(8, 8, 16, 32, icAccumDepth, Sparsity.NONE);
     }
 
-    /** Logical K covered by one K tile: {@code rows}, or {@code 2·rows} with 2:4 sparsity. */
+    /** Logical K covered by one K tile: {@code rows}, or {@code 2·rows} with 2:4 or 4:8 sparsity. */
     public int kPerTile() {
         return sparsity.kPerTile(rows);
     }

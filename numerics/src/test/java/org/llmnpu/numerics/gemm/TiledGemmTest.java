@@ -173,6 +173,23 @@ class TiledGemmTest {
     }
 
     @Test
+    void sparse48ModeAllowsFourOfEightAndRejectsFive() {
+        byte[][] x = {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+        // 4 non-zeros in K rows 0..3: not 2:4, but 4:8; the ragged second group (rows 8..9) holds 2.
+        byte[][] w = {{1}, {2}, {3}, {4}, {0}, {0}, {0}, {0}, {5}, {6}};
+        TiledGemmConfig s48 = new TiledGemmConfig(4, 1, 1, 32, 1, Sparsity.S4_8);
+        assertEquals(21, TiledGemm.run(s48, x, w).y()[0][0]);
+        assertEquals(8, s48.kPerTile());
+        assertEquals(2, s48.kTiles(10));
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> TiledGemm.run(new TiledGemmConfig(4, 1, 1, 32, 1, Sparsity.S2_4), x, w));
+        assertTrue(e.getMessage().contains("not 2:4 sparse"), e.getMessage());
+        byte[][] five = {{1}, {0}, {1}, {0}, {1}, {0}, {1}, {1}, {0}, {0}};
+        e = assertThrows(IllegalArgumentException.class, () -> TiledGemm.run(s48, x, five));
+        assertTrue(e.getMessage().contains("not 4:8 sparse: column 0 has 5 non-zeros in K rows 0..7"), e.getMessage());
+    }
+
+    @Test
     void configRejectsBadParametersNamingThem() {
         var e = assertThrows(IllegalArgumentException.class, () -> new TiledGemmConfig(0, 8, 16, 32, 1, Sparsity.NONE));
         assertTrue(e.getMessage().startsWith("rows"));

@@ -8,11 +8,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
-import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
 import org.llmnpu.numerics.gemm.TiledGemmConfig;
 import org.llmnpu.numerics.sparse.NmCompressedMatrix;
-import org.llmnpu.numerics.sparse.NmPattern;
 import org.llmnpu.rtl.mac.GemmCycleModel;
 import org.llmnpu.rtl.mac.GemmEngine;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
@@ -45,17 +43,22 @@ class ArrayFiguresBench {
   }
 
   @Test
-  void sparse24SpeedupOnKBoundShapes() {
-    System.out.println("| array | M | K | N | dense cycles | 2:4 cycles | speedup |");
-    System.out.println("|---|---|---|---|---|---|---|");
-    int[][] shapes = {{16, 1024, 16}, {64, 1024, 16}, {16, 4096, 32}, {512, 512, 512}};
-    for (int[] s : shapes) {
-      MacArrayConfig dense = new MacArrayConfig(16, 16, 32, 16, ALL, WeightSparsity.NONE);
-      MacArrayConfig sparse = new MacArrayConfig(16, 16, 32, 16, ALL, WeightSparsity.S2_4);
-      long d = run(dense, s[0], s[1], s[2], 2).result.cycles();
-      long sp = run(sparse, s[0], s[1], s[2], 2).result.cycles();
-      System.out.printf(Locale.ROOT, "| 16x16 | %d | %d | %d | %d | %d | %.3fx |%n", s[0], s[1], s[2], d, sp,
-          (double) d / sp);
+  void sparseSpeedupOnKBoundShapes() {
+    System.out.println("| array | M | K | N | dense cycles | 2:4 cycles | 4:8 cycles | 2:4 speedup | 4:8 speedup |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
+    // One engine per array and mode (capacities cover every shape), so each model is built once.
+    int[][] shapes = {{16, 1024, 16}, {64, 1024, 16}, {172, 172, 64}, {256, 256, 256}};
+    for (int size : new int[] {8, 16}) {
+      for (int[] s : shapes) {
+        MacArrayConfig dense = new MacArrayConfig(size, size, 32, 16, ALL, WeightSparsity.NONE);
+        MacArrayConfig s24 = new MacArrayConfig(size, size, 32, 16, ALL, WeightSparsity.S2_4);
+        MacArrayConfig s48 = new MacArrayConfig(size, size, 32, 16, ALL, WeightSparsity.S4_8);
+        long d = run(new GemmEngineConfig(dense, 256, 1024, 256), s[0], s[1], s[2], 2).result.cycles();
+        long c24 = run(new GemmEngineConfig(s24, 256, 1024, 256), s[0], s[1], s[2], 2).result.cycles();
+        long c48 = run(new GemmEngineConfig(s48, 256, 1024, 256), s[0], s[1], s[2], 2).result.cycles();
+        System.out.printf(Locale.ROOT, "| %dx%d | %d | %d | %d | %d | %d | %d | %.3fx | %.3fx |%n", size, size, s[0], s[1],
+            s[2], d, c24, c48, (double) d / c24, (double) d / c48);
+      }
     }
   }
 
@@ -91,6 +94,12 @@ class ArrayFiguresBench {
 
   /** Builds (cached) the engine, runs a random GEMM and checks it against TiledGemm and the cycle model. */
   private static Run run(MacArrayConfig a, int m, int k, int n, long seed) {
+    return run(new GemmEngineConfig(a, m, k, n), m, k, n, seed);
+  }
+
+  /** The same on an engine with the given capacities. */
+  private static Run run(GemmEngineConfig c, int m, int k, int n, long seed) {
+    MacArrayConfig a = c.array();
     Random rnd = new Random(seed);
     byte[][] x = new byte[m][k];
     byte[][] w = new byte[k][n];
@@ -100,17 +109,17 @@ class ArrayFiguresBench {
     for (byte[] row : w) {
       rnd.nextBytes(row);
     }
-    boolean sparse = a.sparsity() == WeightSparsity.S2_4;
+    WeightSparsity sp = a.sparsity();
+    boolean sparse = sp.sparse();
     if (sparse) {
       for (int kk = 0; kk < k; kk++) {
         for (int j = 0; j < n; j++) {
-          if ((kk + j) % 4 >= 2) {
+          if ((kk + j) % sp.group() >= sp.kept()) {
             w[kk][j] = 0;
           }
         }
       }
     }
-    GemmEngineConfig c = new GemmEngineConfig(a, m, k, n);
     long t0 = System.nanoTime();
     GemmEngineDriver.Result r;
     try (Simulator s = Simulators.start(Verilog.emit(new GemmEngine(c)), SimOptions.fromEnvironment())) {
@@ -120,7 +129,7 @@ class ArrayFiguresBench {
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
     TiledGemm.Result g = TiledGemm.run(new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(),
-        a.foldsAllKTiles() ? TiledGemmConfig.ALL_K_TILES : a.icAccumDepth(), sparse ? Sparsity.S2_4 : Sparsity.NONE), x, w);
+        a.foldsAllKTiles() ? TiledGemmConfig.ALL_K_TILES : a.icAccumDepth(), sp.golden()), x, w);
     for (int i = 0; i < m; i++) {
       assertArrayEquals(g.y()[i], r.y()[i], "row " + i);
     }
@@ -132,13 +141,14 @@ class ArrayFiguresBench {
   private static GemmEngineDriver.Result runCompressed(GemmEngineDriver d, byte[][] x, byte[][] w) {
     int k = w.length;
     int n = w[0].length;
-    byte[][] wt = new byte[n][(k + 3) / 4 * 4];
+    WeightSparsity sp = d.config().array().sparsity();
+    byte[][] wt = new byte[n][(k + sp.group() - 1) / sp.group() * sp.group()];
     for (int kk = 0; kk < k; kk++) {
       for (int j = 0; j < n; j++) {
         wt[j][kk] = w[kk][j];
       }
     }
-    NmCompressedMatrix cm = NmCompressedMatrix.compress(wt, NmPattern.TWO_FOUR);
+    NmCompressedMatrix cm = NmCompressedMatrix.compress(wt, sp.pattern());
     int[][] indices = new int[n][];
     for (int j = 0; j < n; j++) {
       indices[j] = cm.rowIndices(j);
