@@ -43,6 +43,9 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   @Option(names = "--speculative", description = "Speculative decoding on the golden simulator besides the plain run: "
       + "draft=layersN,gamma=G (the first N layers as the draft, G proposals per target pass).")
   String speculative;
+  @Option(names = "--config", description = "NPU configuration (.json, .yaml; e.g. 'engine: pim' for the PiM GEMM "
+      + "engine); default: the default NPU.")
+  java.nio.file.Path configFile;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
 
@@ -66,7 +69,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
     }
     DecoderRun.Result r;
     try {
-      r = DecoderRun.run(options, SimOptions.fromEnvironment());
+      r = DecoderRun.run(options, configFile == null ? org.llmnpu.rtl.npu.NpuConfig.defaults()
+          : org.llmnpu.rtl.npu.NpuConfig.load(configFile), SimOptions.fromEnvironment());
     } catch (IllegalArgumentException | java.io.IOException e) {
       System.err.println(e.getMessage());
       return 2;

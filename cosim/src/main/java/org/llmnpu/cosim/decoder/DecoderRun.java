@@ -172,7 +172,7 @@ public final class DecoderRun {
         WeightFormats.bits(o.quant()));
     List<Step> steps = new ArrayList<>();
     {
-      Recorder recorder = new Recorder(rtl, model, steps);
+      Recorder recorder = new Recorder(rtl, config.engineTiming(), model, steps);
       NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
       DenseKvCache kv = fp32.newCache(context);
       float[][] refPrompt = fp32.forwardAll(prompt, kv);
@@ -232,12 +232,14 @@ public final class DecoderRun {
   /** The engine of the session: golden, and the RTL beside it when there is one. */
   private static final class Recorder implements NpuEngine {
     private final NpuRtl rtl;
+    private final org.llmnpu.isa.EngineTiming timing;
     private final LoweredModel model;
     private final List<Step> steps;
     private Step pending;
 
-    Recorder(NpuRtl rtl, LoweredModel model, List<Step> steps) {
+    Recorder(NpuRtl rtl, org.llmnpu.isa.EngineTiming timing, LoweredModel model, List<Step> steps) {
       this.rtl = rtl;
+      this.timing = timing;
       this.model = model;
       this.steps = steps;
     }
@@ -245,7 +247,7 @@ public final class DecoderRun {
     @Override
     public Run run(MachineParams machine, byte[] image, long programAddress, String label) {
       long t0 = System.nanoTime();
-      IsaSimulator.Result g = IsaSimulator.run(machine, image, programAddress);
+      IsaSimulator.Result g = IsaSimulator.run(machine, timing, image, programAddress);
       double goldenSeconds = (System.nanoTime() - t0) / 1e9;
       long rtlCycles = -1;
       boolean exact = true;
