@@ -25,11 +25,14 @@ import org.llmnpu.rtl.vector.Fp16Convert;
  *   <li>{@code dspin}: one element a cycle: the scratchpad line of the element (asynchronous read),
  *       the element at its byte offset, converted to FP16 — INT8 and INT32 by {@link Fp16Convert}'s
  *       FROM_INT ({@code Fp16.fromInt(v, 2^shift)}, rounded once; the scale is 1 for INT8), FP16
- *       copied — into buffer element {@code dst·lanes + k}.</li>
+ *       copied — into buffer element {@code dst·lanes + k}, written two cycles after the element is read
+ *       (an input register, then the converter's split register: the conversion's multiply and rounder are
+ *       off the scratchpad read path).</li>
  *   <li>{@code dspout}: one element a cycle from the buffer into its scratchpad bytes (byte-masked
  *       line write): FP16 as two bytes, INT8 as the element's low byte.</li>
  * </ul>
- * Latency: none beyond the cycles of the commands (see {@code org.llmnpu.isa.CycleModel}).
+ * Latency: {@code dspin}'s buffer writes trail its elements by two cycles, which the next command's fetch
+ * hides (memory latency &ge; 1); the commands take the cycles of {@code org.llmnpu.isa.CycleModel}.
  */
 final class NpuDsp {
   final VectorDsp dsp;
@@ -69,17 +72,37 @@ final class NpuDsp {
     lineStart = npu.wireOf("dsp_lineStart", offset.eq(0));
     UInt bitOffset = cat(offset, uintLit(0, 3)).asUInt();
     UInt element = npu.wireOf("dsp_element", spadRead.shiftRight(bitOffset).lsbs(32));
-    Fp16Convert convert = npu.instanceOf("dsp_convert", new Fp16Convert());
+    // stage 1 registers the element, Fp16Convert's split register is stage 2, and the buffer is written from
+    // it: two cycles after the element's read. Every later command is fetched first (memLatency >= 1), so no reader sees the lag.
+    UInt element1 = npu.reg0("dsp_in1_element", uint(32));
+    element1.set(element);
+    UInt format1 = npu.reg0("dsp_in1_format", uint(2));
+    format1.set(format);
+    UInt scale1 = npu.reg0("dsp_in1_scale", uint(scale.width()));
+    scale1.set(scale);
+    Bool write1 = npu.reg0("dsp_in1_write", org.llmnpu.hdl.Hw.bool());
+    write1.set(copyIn);
+    UInt address1 = npu.reg0("dsp_in1_element_index", uint(elementBits));
+    address1.set(bufferElement.resize(elementBits));
+    Fp16Convert convert = npu.instanceOf("dsp_convert", new Fp16Convert(true));
     convert.op.set(uintLit(Fp16Convert.FROM_INT, 3));
     convert.format.set(uintLit(0, 2));
-    convert.a.set(mux(format.eq(1), element.lsbs(8).asSInt().resize(32).asUInt(), element));
-    convert.b.set(scale.resize(32));
+    convert.a.set(mux(format1.eq(1), element1.lsbs(8).asSInt().resize(32).asUInt(), element1));
+    convert.b.set(scale1.resize(32));
+    UInt copy2 = npu.reg0("dsp_in2_copy", uint(16));
+    copy2.set(element1.lsbs(16));
+    Bool copied2 = npu.reg0("dsp_in2_copied", org.llmnpu.hdl.Hw.bool());
+    copied2.set(format1.eq(0));
+    Bool write2 = npu.reg0("dsp_in2_write", org.llmnpu.hdl.Hw.bool());
+    write2.set(write1);
+    UInt address2 = npu.reg0("dsp_in2_element_index", uint(elementBits));
+    address2.set(address1);
     // FROM_INT gives an FP16 code zero-extended to 32 bits: OR-ing in the (zero) upper half changes nothing
     // and reads every bit of the unit's result.
     UInt converted = convert.result.lsbs(16).or(convert.result.msbs(16));
-    inValue = npu.wireOf("dsp_inValue", mux(format.eq(0), element.lsbs(16), converted));
-    dsp.bufWe.set(copyIn);
-    dsp.bufAddr.set(bufferElement.resize(elementBits));
+    inValue = npu.wireOf("dsp_inValue", mux(copied2, copy2, converted));
+    dsp.bufWe.set(write2);
+    dsp.bufAddr.set(mux(write2, address2, bufferElement.resize(elementBits)));
     dsp.bufWdata.set(inValue);
 
     // dspout: the buffer element into its bytes of the line
