@@ -74,6 +74,9 @@ final class HarnessSource {
       static uint64_t cycles = 0;
       static uint64_t simTime = 0;
       static bool dirty = true;
+      // Where a progress line goes every PROGRESS_CYCLES cycles, so a long run is told from a hang.
+      static FILE* progress = nullptr;
+      static const uint64_t PROGRESS_MASK = 0xFFFF;
       #if VM_TRACE
       static Trace* trace = nullptr;
       static bool tracing = false;
@@ -159,6 +162,10 @@ final class HarnessSource {
           dump();
           memUpdate(cycles);
           cycles++;
+          if (progress && (cycles & PROGRESS_MASK) == 0) {
+            fprintf(progress, ". %llu\\n", (unsigned long long) cycles);
+            fflush(progress);
+          }
         }
         if (!MEM_BEAT) dirty = false;
       }
@@ -209,6 +216,7 @@ final class HarnessSource {
       #else
         if (waves) { fprintf(stderr, "harness: model built without waveforms\\n"); exit(3); }
       #endif
+        progress = out;
         memInit();
         setClocks(1);
         top->eval();

@@ -24,9 +24,11 @@ import org.llmnpu.hdl.sim.Simulator;
 /**
  * {@link Simulator} over the line protocol (verilator-harness/PROTOCOL.md). Commands are
  * buffered and sent when an answer is needed, so pokes and steps cost no round trip;
- * every command also goes to the replay file. No wait is unbounded: an answer that does
- * not come within the timeout, or a model that exits, becomes a {@link SimulationException}
- * with the process's exit status and the tail of its standard error.
+ * every command also goes to the replay file. No wait is unbounded: a model that sends
+ * neither its answer nor a progress line (one every 65,536 simulated cycles) within the
+ * timeout is killed, and that, or a model that exits, becomes a {@link SimulationException}
+ * with the process's exit status and the tail of its standard error. A long run on a busy
+ * machine is therefore never mistaken for a hang.
  */
 final class ProtocolSimulator implements Simulator {
   private static final String EOF = "\u0000eof";
@@ -42,6 +44,9 @@ final class ProtocolSimulator implements Simulator {
   private final Path waveFile;
   private long cycles;
   private boolean closed;
+  /** When the model last reported progress ({@link System#nanoTime()}), and at which cycle; -1 if never. */
+  private volatile long progressNanos = System.nanoTime();
+  private volatile long progressCycle = -1;
 
   ProtocolSimulator(String top, List<PortInfo> portList, ModelConnection model, Path runDir, Path waveFile,
                     Duration timeout) {
@@ -70,7 +75,12 @@ final class ProtocolSimulator implements Simulator {
     try (BufferedReader in = new BufferedReader(new InputStreamReader(model.answers(), StandardCharsets.US_ASCII))) {
       String line;
       while ((line = in.readLine()) != null) {
-        answers.put(line);
+        if (line.startsWith(". ")) {
+          progressCycle = Long.parseLong(line.substring(2).trim());
+          progressNanos = System.nanoTime();
+        } else {
+          answers.put(line);
+        }
       }
     } catch (IOException | InterruptedException e) {
       // the model ended; the waiting side reports it
@@ -97,10 +107,12 @@ final class ProtocolSimulator implements Simulator {
     try {
       out.flush();
       replay.flush();
-      String line = answers.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      String line = awaitAnswer();
       if (line == null) {
         model.close();
-        throw failure("no answer to '" + command + "' within " + timeout.toSeconds() + " s (model killed)", null);
+        long last = progressCycle;
+        throw failure("no answer to '" + command + "' and no progress within " + timeout.toSeconds()
+            + " s (model killed" + (last < 0 ? "" : "; its last progress report was at cycle " + last) + ")", null);
       }
       if (line.equals(EOF)) {
         answers.offer(EOF);
@@ -112,6 +124,24 @@ final class ProtocolSimulator implements Simulator {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failure("interrupted while waiting for the model", e);
+    }
+  }
+
+  /** The next answer, or null once {@code timeout} has passed since the later of now and the last progress. */
+  private String awaitAnswer() throws InterruptedException {
+    long start = System.nanoTime();
+    long limit = timeout.toNanos();
+    while (true) {
+      long last = progressNanos;
+      long since = last - start > 0 ? last : start;
+      long remaining = since + limit - System.nanoTime();
+      if (remaining <= 0) {
+        return null;
+      }
+      String line = answers.poll(Math.min(remaining, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+      if (line != null) {
+        return line;
+      }
     }
   }
 

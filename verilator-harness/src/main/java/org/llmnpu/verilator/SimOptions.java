@@ -9,7 +9,8 @@ import java.util.Locale;
  *
  * @param mode        where Verilator runs: {@code AUTO} (local if installed, else container)
  * @param waves       waveform format, or {@code NONE} (models with waves are built separately)
- * @param timeout     longest wait for any single answer of the model
+ * @param timeout     longest wait for an answer during which the model reports no progress (it reports
+ *                    every 65,536 simulated cycles; PROTOCOL.md)
  * @param cacheDir    where built models are kept
  * @param image       the container image with Verilator, g++ and make
  * @param workDir     where replay and waveform files of runs are written

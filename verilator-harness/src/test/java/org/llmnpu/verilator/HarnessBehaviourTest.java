@@ -57,12 +57,41 @@ class HarnessBehaviourTest {
   }
 
   @Test
-  void modelThatNeverAnswersIsKilledAfterTheTimeout() {
+  void modelThatStopsAnsweringIsKilledAfterTheTimeout() throws Exception {
     SimOptions o = SimModes.options(SimOptions.Mode.LOCAL).withTimeout(Duration.ofSeconds(2));
     Simulator s = Simulators.start(counter(), o);
-    s.poke("enable", 0);
+    s.poke("enable", 1);
+    s.step(3);
+    assertEquals(3, s.peekLong("value"));
+    // a hung model: the process is frozen (SIGSTOP), so neither an answer nor a progress line comes
+    ProcessHandle model = ProcessHandle.current().descendants()
+        .filter(h -> h.info().command().map(c -> c.endsWith("/sim")).orElse(false)).findFirst().orElseThrow();
+    assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(model.pid())).start().waitFor());
     var e = assertThrows(SimulationException.class, () -> s.runUntil("value", 7, 4_000_000_000_000L));
-    assertTrue(e.getMessage().contains("no answer") && e.getMessage().contains("within 2 s"), e.getMessage());
+    assertTrue(e.getMessage().contains("no answer") && e.getMessage().contains("no progress within 2 s"),
+        e.getMessage());
+  }
+
+  @Test
+  void longRunIsNotMistakenForAHang() {
+    // A run planned to take about 3 s, longer than the 1 s timeout: the model's progress lines (one every
+    // 65,536 cycles) keep the wait alive.
+    SimOptions o = SimModes.options(SimOptions.Mode.LOCAL).withTimeout(Duration.ofSeconds(1));
+    try (Simulator s = Simulators.start(counter(), o)) {
+      s.poke("enable", 0);
+      int probe = 1 << 20;
+      long t0 = System.nanoTime();
+      s.step(probe);
+      assertEquals(0, s.peekLong("value"));
+      double cyclesPerSecond = probe / ((System.nanoTime() - t0) / 1e9);
+      int n = (int) Math.min(Integer.MAX_VALUE, Math.max(probe, 3 * cyclesPerSecond));
+      long t1 = System.nanoTime();
+      s.step(n);
+      assertEquals(0, s.peekLong("value"));
+      double seconds = (System.nanoTime() - t1) / 1e9;
+      assertTrue(seconds > 1, "the run took " + seconds + " s: not longer than the timeout, so nothing was shown");
+      assertEquals(probe + (long) n, s.cycle());
+    }
   }
 
   @ParameterizedTest
