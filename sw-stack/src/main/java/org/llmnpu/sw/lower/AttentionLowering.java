@@ -25,7 +25,6 @@ final class AttentionLowering {
     var c = l.c;
     var r = l.r;
     int line = l.line;
-    int sigmaDim = LoweredModel.shift(c.dim());
     long kBase = m.kCache + (long) layer * m.maxContext() * m.kvBytes;
     long vBase = m.vCache + (long) layer * m.maxContext() * m.kvBytes;
     if (pos > 0) {
@@ -40,8 +39,8 @@ final class AttentionLowering {
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     for (int t = 0; t < n; t++) {
       int slot = pos + t;
-      b.dspIn(l.sY + (long) t * l.yStride, line, m.qkvN, 1, l.rAcc, Command.FMT_INT32, sigmaDim);
-      e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, l.rWsQkv, null, -1, l.rQkv));
+      e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
+      e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, e.channelScales(l.rWsQkv), null, -1, l.rQkv));
       b.load(m.rope + (long) slot * m.ropeStride, line, l.sVEC, line, 4L * l.nq, 1);
       b.dspIn(l.sVEC, line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
       int qRows = r.rows(l.nq);
@@ -68,7 +67,7 @@ final class AttentionLowering {
     e.weight(m.wO[layer], m.oK, c.dim());
     e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);
     for (int t = 0; t < n; t++) {
-      e.residual(t, LoweredModel.shift(m.oK), l.rDO + t, l.rWsO);
+      e.residual(t, l.rDO + t, l.rWsO);
     }
   }
 
@@ -98,11 +97,16 @@ final class AttentionLowering {
       int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
       b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
       b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
-      for (int m0 = 0; m0 < s; m0 += p.maxM()) {
-        int mm = Math.min(p.maxM(), s - m0);
-        b.gemm(mm, c.kvDim(), 1, l.sKC + (long) m0 * m.kvBytes, m.kvBytes, wq, line, l.sYS + (long) m0 * line, line);
+      KSplit ks = l.scoreSplit;
+      for (int ci = 0; ci < ks.count(); ci++) {
+        int k0 = ks.start(ci);
+        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+          int mm = Math.min(p.maxM(), s - m0);
+          b.gemm(mm, ks.length(ci), 1, l.sKC + (long) m0 * m.kvBytes + k0, m.kvBytes, wq + (long) k0 * line, line,
+              l.sYS + ci * l.ysChunkBytes + (long) m0 * line, line);
+        }
       }
-      b.dspIn(l.sYS, line, 1, s, l.rSc, Command.FMT_INT32, sigmaS);
+      e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc, sigmaS, -1);
       e.run(r.scale(l.rSc, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2));
       e.run(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2}, new int[] {l.rP}));
       e.run(r.quantize(l.rP, s, l.rDVV, l.rPQ, l.rDP));
@@ -110,8 +114,13 @@ final class AttentionLowering {
       int first = c.headDim() * g;
       int off = first / line * line;
       int col = first - off;
-      b.gemm(1, s, col + c.headDim(), l.sXP, line, l.sVC + off, m.kvBytes, l.sYO, line);
-      b.dspIn(l.sYO + 4L * col, line, c.headDim(), 1, l.rO + h * l.hdRows, Command.FMT_INT32, sigmaP);
+      KSplit pv = l.split(s);
+      for (int ci = 0; ci < pv.count(); ci++) {
+        int k0 = pv.start(ci);
+        b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
+            l.sYO + ci * l.yoChunkBytes, line);
+      }
+      e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
       e.run(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP, -1, pvScale, -1, l.rOF + h * l.hdRows));
     }
     e.run(r.quantize(l.rOF, m.oK, -1, l.rOQ, l.rDO + t));

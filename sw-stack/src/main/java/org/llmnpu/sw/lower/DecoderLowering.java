@@ -26,6 +26,16 @@ import org.llmnpu.isa.dsp.DspProgram;
  * is specialized to its step's lengths (the command stream carries them), attention covers
  * exactly the stored slots and the new ones (causal, no masked work).
  *
+ * <p><b>K tiling.</b> A GEMM whose K exceeds the engine's maxK (a weight GEMM on a small NPU, P·V
+ * over a context longer than maxK) runs as K chunks ({@link KSplit}: the largest line multiple
+ * not above maxK, the last chunk ragged), each its own {@code gemm} into its own Y region; the
+ * DSP takes each chunk's INT32 partial to FP16 with the whole GEMM's {@code dspin} shift (rounded
+ * once, as the unsplit result is), widens them to FP32, adds them there and rounds the sum once
+ * to FP16 ({@link DspRoutines#sumPartials}). Not exact: the unsplit path rounds the exact INT32
+ * sum once, the split one each partial too (relative error at most 2^-11 of each partial); the
+ * results stay as close to FP32 as without tiling (README). N beyond maxN is tiled by columns,
+ * M beyond maxM by blocks of tokens and by slots in the scores GEMV, both exact.
+ *
  * <p>The parts: {@link LoweringLayout} (buffers), {@link LoweringEmitter} (shared helpers),
  * {@link AttentionLowering}, {@link FeedForwardLowering}, {@link LmHeadLowering}.
  */

@@ -23,18 +23,17 @@ final class FeedForwardLowering {
     var c = l.c;
     var r = l.r;
     int line = l.line;
-    int sigmaDim = LoweredModel.shift(c.dim());
     for (int t = 0; t < n; t++) {
       e.normQuantize(t, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
     }
     e.weight(m.w13[layer], c.dim(), m.w13N);
     e.gemmTiled(n, c.dim(), m.w13N, l.sXS, l.xsStride);
     for (int t = 0; t < n; t++) {
-      long y = l.sY + (long) t * l.yStride;
-      b.dspIn(y, line, c.hiddenDim(), 1, l.rAcc, Command.FMT_INT32, sigmaDim);
-      b.dspIn(y + 4L * m.h3Offset, line, c.hiddenDim(), 1, l.rAcc3, Command.FMT_INT32, sigmaDim);
-      e.run(r.scale(l.rAcc, c.hiddenDim(), l.rDX + t, l.rWs1, null, -1, l.rGate));
-      e.run(r.scale(l.rAcc3, c.hiddenDim(), l.rDX + t, l.rWs3, null, -1, l.rUp));
+      long y = (long) t * l.yStride;
+      e.resultIn(y, c.hiddenDim(), l.rAcc, l.rWs1);
+      e.resultIn(y + 4L * m.h3Offset, c.hiddenDim(), l.rAcc3, l.rWs3);
+      e.run(r.scale(l.rAcc, c.hiddenDim(), l.rDX + t, e.channelScales(l.rWs1), null, -1, l.rGate));
+      e.run(r.scale(l.rAcc3, c.hiddenDim(), l.rDX + t, e.channelScales(l.rWs3), null, -1, l.rUp));
       e.run(r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {l.rGate, l.rUp}, new int[] {l.rSw}));
       e.run(r.quantize(l.rSw, c.hiddenDim(), -1, l.rXQ, l.rDH + t));
       b.dspOut(l.sXS + (long) t * l.xsStride, line, c.hiddenDim(), 1, l.rXQ, Command.FMT_INT8);
@@ -42,7 +41,7 @@ final class FeedForwardLowering {
     e.weight(m.w2[layer], c.hiddenDim(), c.dim());
     e.gemmTiled(n, c.hiddenDim(), c.dim(), l.sXS, l.xsStride);
     for (int t = 0; t < n; t++) {
-      e.residual(t, LoweredModel.shift(c.hiddenDim()), l.rDH + t, l.rWs2);
+      e.residual(t, l.rDH + t, l.rWs2);
     }
   }
 }

@@ -40,10 +40,9 @@ final class LmHeadLowering {
     }
     e.headWeight(m.lmHead, c.dim(), c.vocabSize());
     e.gemmTiled(count, c.dim(), c.vocabSize(), l.sXS, l.xsStride);
-    int sigmaDim = LoweredModel.shift(c.dim());
     for (int i = 0; i < count; i++) {
       int t = which[i];
-      b.dspIn(l.sY + (long) i * l.yStride, line, c.vocabSize(), 1, l.rSc, Command.FMT_INT32, sigmaDim);
+      e.resultIn((long) i * l.yStride, c.vocabSize(), l.rSc, -1);
       e.run(r.scale(l.rSc, c.vocabSize(), l.rDX + t, l.rSc2, null, -1, l.rP));
       b.dspOut(l.sLOG, line, c.vocabSize(), 1, l.rP, Command.FMT_FP16);
       b.store(m.logits + (long) logitRow[t] * m.logitsStride, line, l.sLOG, line, 2L * c.vocabSize(), 1);

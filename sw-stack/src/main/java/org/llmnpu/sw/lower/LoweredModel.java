@@ -83,6 +83,8 @@ public final class LoweredModel {
   final int vLm;
   private final byte[] image;
   final int bits;
+  /** Rows of K per weight-quantization group (0: one scale per output channel). */
+  final int weightGroup = 0;
 
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of

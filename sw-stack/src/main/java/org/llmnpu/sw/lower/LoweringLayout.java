@@ -86,6 +86,16 @@ final class LoweringLayout {
   final int rUp;
   final int rSw;
   final int ctxRows;
+  /** Staging rows of the K-chunk partials ({@link KSplit}); none when no GEMM is split. */
+  final int rPart;
+  /** K chunk of a GEMM whose K exceeds maxK: the largest multiple of the line not above maxK. */
+  final int kTile;
+  final KSplit scoreSplit;
+  final KSplit pvSplit;
+  /** Bytes between the Y regions of consecutive K chunks (block GEMMs, scores, P·V). */
+  final long yChunkBytes;
+  final long ysChunkBytes;
+  final long yoChunkBytes;
 
   LoweringLayout(LoweredModel model, int blockMax) {
     this.m = model;
@@ -102,10 +112,35 @@ final class LoweringLayout {
       throw new IllegalArgumentException("blockMax must be in 1.." + p.maxM() + " (maxM), got " + blockMax);
     }
     this.blockMax = blockMax;
-    int maxK = Math.max(Math.max(c.dim(), m.oK), Math.max(c.hiddenDim(), Math.max(c.kvDim(), model.maxContext())));
-    if (maxK > p.maxK()) {
-      throw new IllegalArgumentException("a GEMM of this model needs K = " + maxK + " but the NPU's maxK is " + p.maxK()
-          + " (K tiling is not implemented; lower maxContext or use a larger NPU)");
+    if (p.maxK() < line) {
+      throw new IllegalArgumentException("maxK (" + p.maxK() + ") must be at least the line (" + line
+          + " bytes): K chunks start at line-aligned operands");
+    }
+    kTile = p.maxK() / line * line;
+    scoreSplit = split(c.kvDim());
+    pvSplit = split(model.maxContext());
+    KSplit[] blockSplits = {weightSplit(c.dim()), weightSplit(m.oK), weightSplit(c.hiddenDim()), split(c.dim())};
+    int[] blockElems = {Math.max(m.qkvN, c.hiddenDim()), c.dim(), c.dim(), c.vocabSize()};
+    int chunks = 1;
+    int partRows = 0;
+    for (int i = 0; i < blockSplits.length; i++) {
+      chunks = Math.max(chunks, blockSplits[i].count());
+      if (blockSplits[i].combined()) {
+        partRows = Math.max(partRows, blockSplits[i].count() * r.rows(blockElems[i]));
+      }
+    }
+    if (scoreSplit.combined()) {
+      partRows = Math.max(partRows, scoreSplit.count() * r.rows(model.maxContext()));
+    }
+    if (pvSplit.combined()) {
+      partRows = Math.max(partRows, pvSplit.count() * hdRows);
+    }
+    for (int g = 0; g < c.kvHeads(); g++) {
+      int n = c.headDim() * g % line + c.headDim();
+      if (n > p.maxN()) {
+        throw new IllegalArgumentException("the P·V GEMM of KV head " + g + " needs N = " + n + " but the NPU's maxN is "
+            + p.maxN());
+      }
     }
     xrStride = LoweredModel.roundUp(2L * c.dim(), line);
     sXR = spad((long) blockMax * xrStride);
@@ -119,14 +154,17 @@ final class LoweringLayout {
             (long) c.dim() * LoweredModel.roundUp(c.vocabSize(), line))));
     sWT = spad(wt);
     yStride = LoweredModel.roundUp(4L * Math.max(Math.max(m.qkvN, m.w13N), c.vocabSize()), line);
-    sY = spad((long) blockMax * yStride);
+    yChunkBytes = (long) blockMax * yStride;
+    sY = spad(yChunkBytes * chunks);
     sKC = spad((long) model.maxContext() * m.kvBytes);
     sVC = spad((long) model.maxContext() * m.kvBytes);
     wqBytes = c.kvDim() * line;
     sWQ = spad((long) c.heads() * wqBytes);
-    sYS = spad((long) model.maxContext() * line);
+    ysChunkBytes = (long) model.maxContext() * line;
+    sYS = spad(ysChunkBytes * scoreSplit.count());
     sXP = spad(model.maxContext());
-    sYO = spad(4L * (c.headDim() + line));
+    yoChunkBytes = LoweredModel.roundUp(4L * (c.headDim() + line), line);
+    sYO = spad(yoChunkBytes * pvSplit.count());
     sVEC = spad(Math.max(2L * m.layerVectorElems, Math.max(2L * (m.vLm + c.vocabSize() + 8), m.ropeStride)));
     zeroBytes = c.heads() * hdRows * lanes * 2;
     sZERO = spad(zeroBytes);
@@ -177,10 +215,21 @@ final class LoweringLayout {
     rGate = dsp(r.rows(c.hiddenDim()));
     rUp = dsp(r.rows(c.hiddenDim()));
     rSw = dsp(r.rows(c.hiddenDim()));
+    rPart = dsp(partRows);
     if (dspNext > p.dsp().rows()) {
       throw new IllegalArgumentException("the lowering needs " + dspNext + " DSP buffer rows (blockMax " + blockMax
           + ", maxContext " + model.maxContext() + ") but the DSP has " + p.dsp().rows());
     }
+  }
+
+  /** The K chunks of an activation GEMM or an INT8 per-channel weight (the LM head). */
+  KSplit split(int k) {
+    return KSplit.of(k, p.maxK(), kTile);
+  }
+
+  /** The K chunks of a block weight: its quantization groups, or as {@link #split}. */
+  KSplit weightSplit(int k) {
+    return m.weightGroup > 0 ? KSplit.groups(k, m.weightGroup) : split(k);
   }
 
   private int spad(long bytes) {
