@@ -139,14 +139,21 @@ public final class DecoderLowering {
       b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.layerVectorElems, 1);
       e.vecIn(m.vG1, l.c.dim(), l.rG1);
       e.vecIn(m.vG2, l.c.dim(), l.rG2);
-      e.vecIn(m.vQkv, m.qkvN, l.rWsQkv);
-      e.vecIn(m.vO, l.c.dim(), l.rWsO);
-      e.vecIn(m.vW1, l.c.hiddenDim(), l.rWs1);
-      e.vecIn(m.vW3, l.c.hiddenDim(), l.rWs3);
-      e.vecIn(m.vW2, l.c.dim(), l.rWs2);
+      scalesIn(m.vQkv, l.c.dim(), m.qkvN, l.rWsQkv);
+      scalesIn(m.vO, m.oK, l.c.dim(), l.rWsO);
+      scalesIn(m.vW1, l.c.dim(), l.c.hiddenDim(), l.rWs1);
+      scalesIn(m.vW3, l.c.dim(), l.c.hiddenDim(), l.rWs3);
+      scalesIn(m.vW2, l.c.hiddenDim(), l.c.dim(), l.rWs2);
       attention.emit(layer, n, pos);
       feedForward.emit(layer, n);
     }
     lmHead.emit(n, want, logitRow);
+  }
+
+  /** A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block. */
+  private void scalesIn(int offset, int k, int n, int row) {
+    for (int g = 0; g < l.m.groups(k); g++) {
+      e.vecIn(offset + g * LoweredModel.groupStride(n), n, row + g * l.r.rows(n));
+    }
   }
 }

@@ -84,7 +84,7 @@ public final class LoweredModel {
   private final byte[] image;
   final int bits;
   /** Rows of K per weight-quantization group (0: one scale per output channel). */
-  final int weightGroup = 0;
+  final int weightGroup;
 
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
@@ -100,11 +100,29 @@ public final class LoweredModel {
    * with {@code load4}, which widens them to INT8 in the scratchpad; the LM head stays INT8.
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits) {
+    this(weights, machine, maxContext, maxStepTokens, weightBits, 0);
+  }
+
+  /**
+   * As above; {@code weightGroup} > 0 quantizes the block weights in groups of that many rows
+   * of K, one scale per group and output channel ({@code s_gn = max_{k in g} |W_kn| / qmax}; the
+   * last group of a ragged K is shorter), stored as FP16 {@code s_gn · 2^-σ} with σ the
+   * {@link #shift} of one group, one vector per group in the layer's vector block; each group is
+   * its own GEMM whose partial the DSP multiplies by its scales before summing
+   * ({@link KSplit}). 0 = per channel. The LM head stays INT8 per channel.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
+                      int weightGroup) {
     this.c = weights.config();
     if (weightBits != 8 && weightBits != 4) {
       throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
     }
+    if (weightGroup != 0 && (weightGroup % machine.lineBytes() != 0 || weightGroup > machine.maxK())) {
+      throw new IllegalArgumentException("weightGroup must be 0 (per channel) or a multiple of the line ("
+          + machine.lineBytes() + " bytes) not above maxK " + machine.maxK() + ", got " + weightGroup);
+    }
     this.bits = weightBits;
+    this.weightGroup = weightGroup;
     this.machine = machine;
     this.maxContext = maxContext;
     this.maxStepTokens = maxStepTokens;
@@ -132,15 +150,15 @@ public final class LoweredModel {
     vG2 = v;
     v += pad8(c.dim());
     vQkv = v;
-    v += pad8(qkvN);
+    v += groups(c.dim()) * pad8(qkvN);
     vO = v;
-    v += pad8(c.dim());
+    v += groups(oK) * pad8(c.dim());
     vW1 = v;
-    v += pad8(c.hiddenDim());
+    v += groups(c.dim()) * pad8(c.hiddenDim());
     vW3 = v;
-    v += pad8(c.hiddenDim());
+    v += groups(c.dim()) * pad8(c.hiddenDim());
     vW2 = v;
-    v += pad8(c.dim());
+    v += groups(c.hiddenDim()) * pad8(c.dim());
     layerVectorElems = v;
     vLm = pad8(c.dim());
 
@@ -177,6 +195,16 @@ public final class LoweredModel {
     }
     image = new byte[(int) machine.extMemBytes()];
     write(weights);
+  }
+
+  /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */
+  int groups(int k) {
+    return weightGroup > 0 ? (k + weightGroup - 1) / weightGroup : 1;
+  }
+
+  /** Elements from one group's scale vector of an N-wide weight to the next group's. */
+  static int groupStride(int n) {
+    return pad8(n);
   }
 
   private long alloc(String name, long bytes) {
@@ -291,7 +319,7 @@ public final class LoweredModel {
       for (int col = 0; col < qkvN; col++) {
         qkv[col] = qkvRow(lw, col);
       }
-      putMatrix(wQkv[l], layerVectors[l] + 2L * vQkv, qkv, c.dim(), shift(c.dim()), null);
+      putMatrix(wQkv[l], layerVectors[l] + 2L * vQkv, qkv, c.dim(), null, qkvN);
       float[][] wo = new float[c.dim()][];
       for (int n = 0; n < c.dim(); n++) {
         wo[n] = new float[oK];
@@ -300,16 +328,16 @@ public final class LoweredModel {
           System.arraycopy(lw.wo()[n], h * c.headDim(), wo[n], h * padded, c.headDim());
         }
       }
-      putMatrix(wO[l], layerVectors[l] + 2L * vO, wo, oK, shift(oK), null);
+      putMatrix(wO[l], layerVectors[l] + 2L * vO, wo, oK, null, c.dim());
       float[][] w13rows = new float[w13N][];
       for (int n = 0; n < w13N; n++) {
         w13rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= h3Offset ? lw.w3()[n - h3Offset] : null;
       }
-      putMatrix(w13[l], layerVectors[l] + 2L * vW1, w13rows, c.dim(), shift(c.dim()), new int[] {h3Offset, vW3 - vW1});
-      putMatrix(w2[l], layerVectors[l] + 2L * vW2, lw.w2(), c.hiddenDim(), shift(c.hiddenDim()), null);
+      putMatrix(w13[l], layerVectors[l] + 2L * vW1, w13rows, c.dim(), new int[] {h3Offset, vW3 - vW1}, c.hiddenDim());
+      putMatrix(w2[l], layerVectors[l] + 2L * vW2, lw.w2(), c.hiddenDim(), null, c.dim());
     }
     putVector(finalVectors, w.finalNorm());
-    putMatrix(lmHead, finalVectors + 2L * vLm, w.lmHead(), c.dim(), shift(c.dim()), null, 8);
+    putMatrix(lmHead, finalVectors + 2L * vLm, w.lmHead(), c.dim(), shift(c.dim()), null, 8, 0, 0);
   }
 
   /** The llama2.c output row of fused-QKV column {@code col}. */
@@ -331,15 +359,28 @@ public final class LoweredModel {
   }
 
   /**
-   * Writes W[K×N] (column n = llama2.c row {@code rows[n]}, null = a zero column) in INT8 per
-   * channel at {@code at} and its scales (times 2^-σ) at {@code scales}; {@code split} = {column
-   * where a second scale vector starts, its element offset} (for W1|W3).
+   * Writes a block weight W[K×N] (column n = llama2.c row {@code rows[n]}, null = a zero column)
+   * in the model's format at {@code at} and its scales (times 2^-σ) at {@code scales}, group g's
+   * vector {@code g · groupStride(vecLen)} elements further; {@code split} = {column where a
+   * second scale vector starts, its element offset} (for W1|W3).
    */
-  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split) {
-    putMatrix(at, scales, rows, k, sigma, split, bits);
+  private void putMatrix(long at, long scales, float[][] rows, int k, int[] split, int vecLen) {
+    int group = weightGroup > 0 ? weightGroup : k;
+    putMatrix(at, scales, rows, k, shift(group), split, bits, group, groupStride(vecLen));
   }
 
-  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b) {
+  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b, int group,
+                         int vecStride) {
+    if (group == 0) {
+      group = k;
+    }
+    for (int k0 = 0; k0 < k; k0 += group) {
+      putGroup(at, scales + 2L * (k0 / group) * vecStride, rows, k0, Math.min(k, k0 + group), sigma, split, b);
+    }
+  }
+
+  /** Rows {@code k0..k1-1} of W, quantized with one scale per column. */
+  private void putGroup(long at, long scales, float[][] rows, int k0, int k1, int sigma, int[] split, int b) {
     int n = rows.length;
     int qmax = b == 4 ? 7 : 127;
     int stride = b == 4 ? extStride(n) : roundUp(n, line);
@@ -347,12 +388,12 @@ public final class LoweredModel {
       float[] r = rows[col];
       double max = 0;
       if (r != null) {
-        for (int i = 0; i < k; i++) {
+        for (int i = k0; i < k1; i++) {
           max = Math.max(max, Math.abs(r[i]));
         }
       }
       double s = max > 0 ? max / qmax : 1;
-      for (int i = 0; i < k; i++) {
+      for (int i = k0; i < k1; i++) {
         long q = r == null ? 0 : Math.max(-qmax, Math.min(qmax, Math.round(Math.rint(r[i] / s))));
         if (b == 4) {
           int a = (int) (at + (long) i * stride + col / 2);

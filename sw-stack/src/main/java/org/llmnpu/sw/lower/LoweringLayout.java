@@ -186,11 +186,11 @@ final class LoweringLayout {
     rDH = dsp(blockMax);
     rAcc = dsp(r.rows(Math.max(m.qkvN, Math.max(c.hiddenDim(), c.dim()))));
     rAcc3 = dsp(r.rows(c.hiddenDim()));
-    rWsQkv = dsp(r.rows(m.qkvN));
-    rWsO = dsp(dimRows);
-    rWs1 = dsp(r.rows(c.hiddenDim()));
-    rWs3 = dsp(r.rows(c.hiddenDim()));
-    rWs2 = dsp(dimRows);
+    rWsQkv = dsp(m.groups(c.dim()) * r.rows(m.qkvN));
+    rWsO = dsp(m.groups(m.oK) * dimRows);
+    rWs1 = dsp(m.groups(c.dim()) * r.rows(c.hiddenDim()));
+    rWs3 = dsp(m.groups(c.dim()) * r.rows(c.hiddenDim()));
+    rWs2 = dsp(m.groups(c.hiddenDim()) * dimRows);
     rQkv = dsp(r.rows(m.qkvN));
     rCs = dsp(2 * r.rows(nq));
     rQ = dsp(2 * r.rows(nq));
