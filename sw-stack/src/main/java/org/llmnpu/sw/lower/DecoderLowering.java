@@ -17,7 +17,8 @@ import org.llmnpu.isa.dsp.DspProgram;
  * head for the attention probabilities) is quantized on the DSP with its own absmax scale
  * ({@link DspRoutines#quantize}), because a tiny model's activations vary too much from token
  * to token for one calibrated scale, and the DSP computes an absmax in a few dozen cycles.
- * Weight scales are static (per output channel, from the weights). The K and V cache hold INT8
+ * Weight scales are static (per output channel, from the weights; for {@code int4-g32} per group of
+ * 32 rows of K and output channel, each group its own GEMM whose partial the DSP scales, see K tiling). The K and V cache hold INT8
  * codes with one dynamic scale per token (of all KV heads); the V scale is folded into the
  * probabilities before they are quantized ({@code p'_j = p_j · s_v,j}), so P·V stays one integer
  * GEMM. Tokens are processed in blocks of at most {@code blockMax} (GEMM M).
