@@ -9,7 +9,7 @@ import org.llmnpu.isa.Counter;
 
 /**
  * The cycle model equals the RTL's cycles on a sweep of NPU configurations ({@link DecoderSweep#ci}:
- * memory latency and bandwidth, a 4×4 array, an engine limit maxK 48 that needs K tiling, the
+ * memory latency and bandwidth, a 4×4 array whose engine limit maxK 48 needs K tiling, the
  * int4-g32 format): stories260K, a 2-token prefill and one decode step on the RTL in Verilator,
  * memory, status and every counter bit-exact with the golden ISA simulator.
  */

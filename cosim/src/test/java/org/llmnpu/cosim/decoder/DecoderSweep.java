@@ -49,7 +49,11 @@ final class DecoderSweep {
         d.maxM(), maxK, d.maxN(), d.memLatency(), d.memBytesPerCycle(), d.watchdogCycles());
   }
 
-  /** The CI sweep: three models of RTL (default, maxK 48, 4×4 array), memory timings, int8 and int4-g32. */
+  /**
+   * The CI sweep: two models of RTL (the default NPU, shared with {@code DecoderCosimTest}; a 4×4
+   * array whose engine takes K ≤ 48, so every block GEMM, the LM head and P·V beyond 48 slots are
+   * K-tiled), memory timings, int8 and int4-g32.
+   */
   static List<Point> ci() {
     NpuConfig d = NpuConfig.defaults();
     return List.of(
@@ -57,17 +61,18 @@ final class DecoderSweep {
         new Point("16x16 systolic, lat 8, 4 B/c", d.withMemory(8, 4), "int8"),
         new Point("16x16 systolic, lat 100, 8 B/c", d.withMemory(100, 8), "int8"),
         new Point("16x16 systolic, int4-g32", d, "int4-g32"),
-        new Point("16x16 systolic, maxK 48 (K tiling)", npu(16, 48), "int8"),
-        new Point("4x4 systolic, lat 32, 16 B/c", npu(4, 512), "int8"));
+        new Point("4x4 systolic, maxK 48 (K tiling)", npu(4, 48), "int8"));
   }
 
-  /** The bench's sweep: the CI points and an 8×8 array, the PiM engine, a slow memory on the small arrays. */
+  /** The bench's sweep: the CI points and 4×4/8×8/16×16 arrays, maxK 48, the PiM engine, slow memories. */
   static List<Point> bench() {
     NpuConfig d = NpuConfig.defaults();
     List<Point> all = new java.util.ArrayList<>(ci());
+    all.add(new Point("16x16 systolic, maxK 48 (K tiling)", npu(16, 48), "int8"));
+    all.add(new Point("4x4 systolic, lat 32, 16 B/c", npu(4, 512), "int8"));
     all.add(new Point("8x8 systolic, lat 32, 16 B/c", npu(8, 512), "int8"));
     all.add(new Point("8x8 systolic, lat 64, 2 B/c", npu(8, 512).withMemory(64, 2), "int8"));
-    all.add(new Point("4x4 systolic, lat 16, 1 B/c", npu(4, 512).withMemory(16, 1), "int8"));
+    all.add(new Point("4x4 systolic, maxK 48, lat 16, 1 B/c", npu(4, 48).withMemory(16, 1), "int8"));
     all.add(new Point("16x16 pim-k4, lat 32, 16 B/c", d.withEngine("pim-k4"), "int8"));
     all.add(new Point("16x16 pim-k4, maxK 48", npu(16, 48).withEngine("pim-k4"), "int8"));
     return all;
