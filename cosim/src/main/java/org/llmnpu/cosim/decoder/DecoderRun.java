@@ -71,7 +71,7 @@ public final class DecoderRun {
         throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
       }
       if (!QUANTS.contains(quant)) {
-        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (int4-g32, 2:4 and MX are not lowered yet), got '"
+        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (2:4 and MX are not lowered yet), got '"
             + quant + "'");
       }
     }
@@ -168,8 +168,7 @@ public final class DecoderRun {
       throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
           + " tokens, got " + context);
     }
-    LoweredModel model = new LoweredModel(WeightFormats.prepare(w, o.quant()), machine, context, o.promptLen(),
-        WeightFormats.bits(o.quant()));
+    LoweredModel model = WeightFormats.lower(w, o.quant(), machine, context, o.promptLen());
     List<Step> steps = new ArrayList<>();
     {
       Recorder recorder = new Recorder(rtl, config.engineTiming(), model, steps);
@@ -200,9 +199,11 @@ public final class DecoderRun {
       if (o.draftLayers() > 0) {
         ModelWeights lowered = WeightFormats.prepare(w, o.quant());
         int bits = WeightFormats.bits(o.quant());
+        int group = WeightFormats.group(o.quant());
         LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
-            Math.max(o.promptLen(), o.gamma() + 1), bits);
-        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits);
+            Math.max(o.promptLen(), o.gamma() + 1), bits, group);
+        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits,
+            group);
         int block = DecoderLowering.largestBlock(target, 16);
         NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
             new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());

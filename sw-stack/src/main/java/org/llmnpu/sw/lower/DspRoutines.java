@@ -27,6 +27,11 @@ import org.llmnpu.numerics.fp16.Fp16;
  *   rounded to FP16 after every step.</li>
  *   <li>{@link #scatter}: moves each head's half-vector to lanes 0.. of its own row (LSHIFT by
  *   powers of two), so that a {@code dspout} can write it as a weight column.</li>
+ *   <li>{@link #sumPartials}: the K-chunk partial sums of one GEMM result (each already FP16 by
+ *   {@code dspin}), optionally each times its group's FP16 scale vector, summed in FP32 and
+ *   rounded once to FP16: {@code out = fp16(Σ_c widen(p_c) · widen(s_c))} (the products of two
+ *   FP16 values are exact in FP32). Instructions: 4 + rows·(4 + 3·(parts − 1)), with scales
+ *   4 + rows·(7 + 6·(parts − 1)).</li>
  * </ul>
  */
 final class DspRoutines {
@@ -197,5 +202,35 @@ final class DspRoutines {
       }
     }
     return a.finish("scatter " + heads + "x" + half + " @" + in + "->" + out);
+  }
+
+  /**
+   * {@code out = fp16(Σ_{c < parts} widen(in_c) · widen(scale_c))} over {@code len} elements, part c
+   * at rows {@code in + c·partRows} and its scale vector at {@code scales + c·partRows} (no
+   * products when {@code scales} is negative); FP32 accumulation (WIDEN, MUL32, ADD32), one
+   * rounding to FP16 (NARROW by 2^0); only lanes below {@code len} are written.
+   */
+  DspProgram sumPartials(int in, int parts, int partRows, int len, int scales, int out) {
+    DspAssembler a = new DspAssembler();
+    final int zero = 1;
+    final int acc = 2;
+    final int x = 3;
+    final int s = 4;
+    a.li(zero, 0);
+    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
+    a.loop(partRows, () -> {
+      for (int c = 0; c < parts; c++) {
+        int target = c == 0 ? acc : x;
+        a.load(target, in + c * partRows).op(DspOp.WIDEN, target, target, 0);
+        if (scales >= 0) {
+          a.load(s, scales + c * partRows).op(DspOp.WIDEN, s, s, 0).op(DspOp.MUL32, target, target, s);
+        }
+        if (c > 0) {
+          a.op(DspOp.ADD32, acc, acc, x);
+        }
+      }
+      a.op(DspOp.NARROW, acc, acc, zero).store(out, acc);
+    });
+    return a.finish("sum " + parts + "x" + len + " @" + in + (scales >= 0 ? "*" + scales : "") + "->" + out);
   }
 }

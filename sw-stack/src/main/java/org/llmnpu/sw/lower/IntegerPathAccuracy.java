@@ -34,11 +34,17 @@ public final class IntegerPathAccuracy {
   /** As above with block weights of {@code bits} 8 or 4. */
   public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, MachineParams machine,
                                          int count, int length, long seed) {
+    return evaluate(weights, lowered, bits, 0, machine, count, length, seed);
+  }
+
+  /** As above with block weights quantized in groups of {@code group} rows of K (0: per channel). */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, int group,
+                                         MachineParams machine, int count, int length, long seed) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
-    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits);
+    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits, group);
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
       NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN);

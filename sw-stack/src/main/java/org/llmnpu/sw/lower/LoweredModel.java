@@ -4,11 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.dsp.DspMath;
-import org.llmnpu.numerics.fp16.Fp16;
-import org.llmnpu.sw.model.LayerWeights;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 
@@ -83,6 +79,8 @@ public final class LoweredModel {
   final int vLm;
   private final byte[] image;
   final int bits;
+  /** Rows of K per weight-quantization group (0: one scale per output channel). */
+  final int weightGroup;
 
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
@@ -98,11 +96,29 @@ public final class LoweredModel {
    * with {@code load4}, which widens them to INT8 in the scratchpad; the LM head stays INT8.
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits) {
+    this(weights, machine, maxContext, maxStepTokens, weightBits, 0);
+  }
+
+  /**
+   * As above; {@code weightGroup} > 0 quantizes the block weights in groups of that many rows
+   * of K, one scale per group and output channel ({@code s_gn = max_{k in g} |W_kn| / qmax}; the
+   * last group of a ragged K is shorter), stored as FP16 {@code s_gn · 2^-σ} with σ the
+   * {@link #shift} of one group, one vector per group in the layer's vector block; each group is
+   * its own GEMM whose partial the DSP multiplies by its scales before summing
+   * ({@link KSplit}). 0 = per channel. The LM head stays INT8 per channel.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
+                      int weightGroup) {
     this.c = weights.config();
     if (weightBits != 8 && weightBits != 4) {
       throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
     }
+    if (weightGroup != 0 && (weightGroup % machine.lineBytes() != 0 || weightGroup > machine.maxK())) {
+      throw new IllegalArgumentException("weightGroup must be 0 (per channel) or a multiple of the line ("
+          + machine.lineBytes() + " bytes) not above maxK " + machine.maxK() + ", got " + weightGroup);
+    }
     this.bits = weightBits;
+    this.weightGroup = weightGroup;
     this.machine = machine;
     this.maxContext = maxContext;
     this.maxStepTokens = maxStepTokens;
@@ -130,15 +146,15 @@ public final class LoweredModel {
     vG2 = v;
     v += pad8(c.dim());
     vQkv = v;
-    v += pad8(qkvN);
+    v += groups(c.dim()) * pad8(qkvN);
     vO = v;
-    v += pad8(c.dim());
+    v += groups(oK) * pad8(c.dim());
     vW1 = v;
-    v += pad8(c.hiddenDim());
+    v += groups(c.dim()) * pad8(c.hiddenDim());
     vW3 = v;
-    v += pad8(c.hiddenDim());
+    v += groups(c.dim()) * pad8(c.hiddenDim());
     vW2 = v;
-    v += pad8(c.dim());
+    v += groups(c.hiddenDim()) * pad8(c.dim());
     layerVectorElems = v;
     vLm = pad8(c.dim());
 
@@ -174,7 +190,17 @@ public final class LoweredModel {
           + machine.extMemBytes());
     }
     image = new byte[(int) machine.extMemBytes()];
-    write(weights);
+    new WeightImage(this, image).write(weights);
+  }
+
+  /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */
+  int groups(int k) {
+    return weightGroup > 0 ? (k + weightGroup - 1) / weightGroup : 1;
+  }
+
+  /** Elements from one group's scale vector of an N-wide weight to the next group's. */
+  static int groupStride(int n) {
+    return pad8(n);
   }
 
   private long alloc(String name, long bytes) {
@@ -259,124 +285,6 @@ public final class LoweredModel {
           + (long) c.dim() * extStride(w13N) + (long) c.hiddenDim() * extStride(c.dim());
     }
     return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
-  }
-
-  private void write(ModelWeights w) {
-    byte[] t = IsaSimulator.dspTableImage(DspMath.DEFAULT);
-    System.arraycopy(t, 0, image, (int) tables, t.length);
-    for (int tok = 0; tok < c.vocabSize(); tok++) {
-      for (int i = 0; i < c.dim(); i++) {
-        putHalf(embedding + (long) tok * embeddingStride + 2L * i, w.tokenEmbedding()[tok][i]);
-      }
-    }
-    int nq = c.heads() * half;
-    for (int pos = 0; pos < maxContext; pos++) {
-      for (int h = 0; h < c.heads(); h++) {
-        for (int j = 0; j < half; j++) {
-          double freq = 1.0 / Math.pow(c.ropeTheta(), (2 * j) / (double) c.headDim());
-          double angle = pos * freq;
-          long row = rope + (long) pos * ropeStride;
-          putHalf(row + 2L * (h * half + j), (float) Math.cos(angle));
-          putHalf(row + 2L * (nq + h * half + j), (float) Math.sin(angle));
-        }
-      }
-    }
-    for (int l = 0; l < c.layers(); l++) {
-      LayerWeights lw = w.layers()[l];
-      putVector(layerVectors[l] + 2L * vG1, lw.attnNorm());
-      putVector(layerVectors[l] + 2L * vG2, lw.ffnNorm());
-      float[][] qkv = new float[qkvN][];
-      for (int col = 0; col < qkvN; col++) {
-        qkv[col] = qkvRow(lw, col);
-      }
-      putMatrix(wQkv[l], layerVectors[l] + 2L * vQkv, qkv, c.dim(), shift(c.dim()), null);
-      float[][] wo = new float[c.dim()][];
-      for (int n = 0; n < c.dim(); n++) {
-        wo[n] = new float[oK];
-        int padded = oK / c.heads();
-        for (int h = 0; h < c.heads(); h++) {
-          System.arraycopy(lw.wo()[n], h * c.headDim(), wo[n], h * padded, c.headDim());
-        }
-      }
-      putMatrix(wO[l], layerVectors[l] + 2L * vO, wo, oK, shift(oK), null);
-      float[][] w13rows = new float[w13N][];
-      for (int n = 0; n < w13N; n++) {
-        w13rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= h3Offset ? lw.w3()[n - h3Offset] : null;
-      }
-      putMatrix(w13[l], layerVectors[l] + 2L * vW1, w13rows, c.dim(), shift(c.dim()), new int[] {h3Offset, vW3 - vW1});
-      putMatrix(w2[l], layerVectors[l] + 2L * vW2, lw.w2(), c.hiddenDim(), shift(c.hiddenDim()), null);
-    }
-    putVector(finalVectors, w.finalNorm());
-    putMatrix(lmHead, finalVectors + 2L * vLm, w.lmHead(), c.dim(), shift(c.dim()), null, 8);
-  }
-
-  /** The llama2.c output row of fused-QKV column {@code col}. */
-  private float[] qkvRow(LayerWeights lw, int col) {
-    int nq = c.heads() * half;
-    int nk = c.kvHeads() * half;
-    if (col < 2 * nq) {
-      int part = col / nq;
-      int i = col % nq;
-      return lw.wq()[(i / half) * c.headDim() + 2 * (i % half) + part];
-    }
-    col -= 2 * nq;
-    if (col < 2 * nk) {
-      int part = col / nk;
-      int i = col % nk;
-      return lw.wk()[(i / half) * c.headDim() + 2 * (i % half) + part];
-    }
-    return lw.wv()[col - 2 * nk];
-  }
-
-  /**
-   * Writes W[K×N] (column n = llama2.c row {@code rows[n]}, null = a zero column) in INT8 per
-   * channel at {@code at} and its scales (times 2^-σ) at {@code scales}; {@code split} = {column
-   * where a second scale vector starts, its element offset} (for W1|W3).
-   */
-  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split) {
-    putMatrix(at, scales, rows, k, sigma, split, bits);
-  }
-
-  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b) {
-    int n = rows.length;
-    int qmax = b == 4 ? 7 : 127;
-    int stride = b == 4 ? extStride(n) : roundUp(n, line);
-    for (int col = 0; col < n; col++) {
-      float[] r = rows[col];
-      double max = 0;
-      if (r != null) {
-        for (int i = 0; i < k; i++) {
-          max = Math.max(max, Math.abs(r[i]));
-        }
-      }
-      double s = max > 0 ? max / qmax : 1;
-      for (int i = 0; i < k; i++) {
-        long q = r == null ? 0 : Math.max(-qmax, Math.min(qmax, Math.round(Math.rint(r[i] / s))));
-        if (b == 4) {
-          int a = (int) (at + (long) i * stride + col / 2);
-          image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | (q & 0x0F) : (image[a] & 0x0F) | (q & 0x0F) << 4);
-        } else {
-          image[(int) (at + (long) i * stride + col)] = (byte) q;
-        }
-      }
-      if (r == null) {
-        continue;
-      }
-      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
-      putHalf(scaleAt, (float) Math.scalb(s, -sigma));
-    }
-  }
-
-  private void putVector(long at, float[] v) {
-    for (int i = 0; i < v.length; i++) {
-      putHalf(at + 2L * i, v[i]);
-    }
-  }
-
-  private void putHalf(long at, float v) {
-    short h = Fp16.fromFloat(v);
-    image[(int) at] = (byte) h;
-    image[(int) at + 1] = (byte) (h >>> 8);
   }
 
   /** Named regions by start address (for reports). */

@@ -11,9 +11,10 @@ import org.llmnpu.sw.model.ModelConfig;
  * {@link DecoderLowering} emits (same order, same shapes, the same DSP programs compiled for the
  * shapes) fed to {@code npu-isa}'s {@link CycleModel} command by command, without data. On
  * stories260K it reproduces the golden simulator's cycle count of the lowered programs (a test
- * checks it); for shapes the lowering does not take yet (K beyond maxK, models beyond memory)
- * it extrapolates with two changes a larger NPU needs, both stated in the result:
- * weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile) instead of one
+ * checks it) when no GEMM is K-tiled and the weights are per channel (it does not replay
+ * {@link KSplit} chunks or {@code int4-g32} groups: it refuses a K beyond maxK unless
+ * extrapolating); for shapes the lowering cannot hold (models beyond memory) it extrapolates
+ * with two changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile) instead of one
  * staging load, and for head dimensions that are a multiple of the line the K cache holds each
  * head contiguous, so the scores GEMV has K = head dim (not kvDim with zero rows).
  *
@@ -98,6 +99,12 @@ public final class PhaseCostModel {
     this.maxContext = maxContext;
     this.blockMax = blockMax;
     this.layerVectorElems = 2 * pad8(c.dim()) + pad8(qkvN) + pad8(c.dim()) + 2 * pad8(c.hiddenDim()) + pad8(c.dim());
+    int k = Math.max(Math.max(c.dim(), oK), Math.max(c.hiddenDim(), Math.max(c.kvDim(), maxContext)));
+    if (!extrapolate && k > p.maxK()) {
+      throw new IllegalArgumentException("a GEMM needs K = " + k + " above maxK " + p.maxK() + ": the lowering tiles K "
+          + "(KSplit, partials summed on the DSP), which PhaseCostModel does not replay; run the program on the golden "
+          + "simulator for its cycles");
+    }
   }
 
   private static int pad8(int n) {

@@ -3,7 +3,6 @@ package org.llmnpu.sw.lower;
 import org.llmnpu.sw.model.LayerWeights;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
-import org.llmnpu.sw.model.Ops;
 
 /**
  * SmoothQuant-style migration of activation outliers into the weights, for the integer path
@@ -116,59 +115,17 @@ public final class SmoothQuant {
 
   /** The FP32 forward pass of {@code seq}, recording the per-channel absmax of the four GEMM inputs. */
   private static void record(ModelWeights w, int[] seq, float[][] aQkv, float[][] aW13, float[][] aW2, float[][] aWo) {
-    ModelConfig c = w.config();
-    int hd = c.headDim();
-    float[][][] kc = new float[c.layers()][seq.length][];
-    float[][][] vc = new float[c.layers()][seq.length][];
-    for (int pos = 0; pos < seq.length; pos++) {
-      float[] x = w.tokenEmbedding()[seq[pos]].clone();
-      for (int l = 0; l < c.layers(); l++) {
-        LayerWeights lw = w.layers()[l];
-        float[] xn = Ops.rmsNorm(x, lw.attnNorm(), c.normEps());
-        max(aQkv[l], xn);
-        float[] q = Ops.matvec(lw.wq(), xn);
-        float[] k = Ops.matvec(lw.wk(), xn);
-        vc[l][pos] = Ops.matvec(lw.wv(), xn);
-        Ops.rope(q, pos, hd, c.ropeTheta());
-        Ops.rope(k, pos, hd, c.ropeTheta());
-        kc[l][pos] = k;
-        float[] att = new float[c.dim()];
-        for (int h = 0; h < c.heads(); h++) {
-          int g = h / c.groupSize();
-          float[] sc = new float[pos + 1];
-          for (int j = 0; j <= pos; j++) {
-            double s = 0;
-            for (int i = 0; i < hd; i++) {
-              s += q[h * hd + i] * kc[l][j][g * hd + i];
-            }
-            sc[j] = (float) (s / Math.sqrt(hd));
-          }
-          Ops.softmax(sc, pos + 1);
-          for (int j = 0; j <= pos; j++) {
-            for (int i = 0; i < hd; i++) {
-              att[h * hd + i] += sc[j] * vc[l][j][g * hd + i];
-            }
-          }
-        }
-        max(aWo[l], att);
-        float[] proj = Ops.matvec(lw.wo(), att);
-        for (int i = 0; i < x.length; i++) {
-          x[i] += proj[i];
-        }
-        float[] xb = Ops.rmsNorm(x, lw.ffnNorm(), c.normEps());
-        max(aW13[l], xb);
-        float[] gate = Ops.matvec(lw.w1(), xb);
-        float[] up = Ops.matvec(lw.w3(), xb);
-        for (int i = 0; i < gate.length; i++) {
-          gate[i] = Ops.silu(gate[i]) * up[i];
-        }
-        max(aW2[l], gate);
-        float[] down = Ops.matvec(lw.w2(), gate);
-        for (int i = 0; i < x.length; i++) {
-          x[i] += down[i];
+    QuantSiteForward.run(w, w.layers(), null, seq, (site, l, x) -> {
+      switch (site) {
+        case QKV_IN -> max(aQkv[l], x);
+        case WO_IN -> max(aWo[l], x);
+        case W13_IN -> max(aW13[l], x);
+        case W2_IN -> max(aW2[l], x);
+        default -> {
         }
       }
-    }
+      return x;
+    });
   }
 
   private static void max(float[] acc, float[] v) {

@@ -15,18 +15,30 @@ import org.llmnpu.sw.model.Transformer;
  * the norms and Wv, a calibrated clip ratio), calibrated on 4 × 64 tokens sampled from the FP32
  * model (seed {@link SampledSequences#CALIBRATION_SEED}); {@code +smooth}: {@link SmoothQuant} (α = 0.5,
  * same calibration) before quantization, for the INT8 activations; {@code int4}: INT4 per output channel (round to
- * nearest, codes −7..7), two a byte in memory, widened by {@code load4} (the LM head stays INT8).
- * Group-wise INT4 (int4-g32) is not lowered: its scales change along K, which one integer GEMM
- * cannot apply.
+ * nearest, codes −7..7), two a byte in memory, widened by {@code load4} (the LM head stays INT8);
+ * {@code int4-g32}: the same INT4 storage with one scale per group of 32 rows of K and output
+ * channel (the last group of a ragged K shorter), each group its own GEMM whose INT32 partial the
+ * Vector DSP dequantizes with its scales and sums in FP32 ({@link KSplit}).
  */
 public final class WeightFormats {
   /** The formats, by name. */
   public static final List<String> NAMES = List.of("int8", "int8@gptq", "int8@awq", "int8@clip", "int8+smooth",
-      "int8@gptq+smooth", "int4");
+      "int8@gptq+smooth", "int4", "int4-g32");
 
   /** Bits of the block weights of {@code format}: 4 for {@code int4} (per channel, loaded with load4), else 8. */
   public static int bits(String format) {
     return format.startsWith("int4") ? 4 : 8;
+  }
+
+  /** Rows of K per quantization group of {@code format}'s block weights: 32 for {@code int4-g32}, else 0 (per channel). */
+  public static int group(String format) {
+    return format.equals("int4-g32") ? 32 : 0;
+  }
+
+  /** {@code fp32} prepared for {@code format} and laid out for {@code machine}. */
+  public static LoweredModel lower(ModelWeights fp32, String format, org.llmnpu.isa.MachineParams machine, int maxContext,
+                                   int maxStepTokens) {
+    return new LoweredModel(prepare(fp32, format), machine, maxContext, maxStepTokens, bits(format), group(format));
   }
 
   private WeightFormats() {
@@ -37,7 +49,7 @@ public final class WeightFormats {
     if (!NAMES.contains(format)) {
       throw new IllegalArgumentException("quant must be one of " + NAMES + ", got '" + format + "'");
     }
-    if (format.equals("int8") || format.equals("int4")) {
+    if (format.equals("int8") || format.startsWith("int4")) {
       return fp32;
     }
     int[][] calibration = SampledSequences.sample(new Transformer(fp32), 4, 64, SampledSequences.CALIBRATION_SEED);

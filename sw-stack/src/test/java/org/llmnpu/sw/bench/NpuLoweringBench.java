@@ -25,7 +25,7 @@ class NpuLoweringBench {
     for (String format : org.llmnpu.sw.lower.WeightFormats.NAMES) {
       ModelWeights lowered = org.llmnpu.sw.lower.WeightFormats.prepare(w, format);
       LogitComparison c = IntegerPathAccuracy.evaluate(w, lowered, org.llmnpu.sw.lower.WeightFormats.bits(format),
-          NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
+          org.llmnpu.sw.lower.WeightFormats.group(format), NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
       System.out.printf("| %s | %.4f | %.5f | %.1f | %d |%n", format, c.top1Agreement(), c.klDivergence(), c.snrDb(),
           c.positions());
     }

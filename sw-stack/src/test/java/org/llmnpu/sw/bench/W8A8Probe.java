@@ -3,13 +3,15 @@ package org.llmnpu.sw.bench;
 import org.llmnpu.sw.eval.LogitComparison;
 import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.QuantSiteForward;
 import org.llmnpu.sw.model.LayerWeights;
-import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
-import org.llmnpu.sw.model.Ops;
 import org.llmnpu.sw.model.Transformer;
 
-/** FP32 emulation of the NPU integer path with each quantization site switchable: which site costs the KL. */
+/**
+ * FP32 emulation of the NPU integer path with each quantization site switchable (the sites of
+ * {@link QuantSiteForward}, in its order, then the weights): which site costs the KL.
+ */
 public final class W8A8Probe {
   static boolean[] on = new boolean[10];
 
@@ -49,66 +51,11 @@ public final class W8A8Probe {
   }
 
   static float[][] run(ModelWeights w, int[] seq) {
-    ModelConfig c = w.config();
-    int hd = c.headDim();
-    float[][][] kc = new float[c.layers()][seq.length][];
-    float[][][] vc = new float[c.layers()][seq.length][];
-    LayerWeights[] L = new LayerWeights[c.layers()];
-    for (int l = 0; l < c.layers(); l++) {
-      L[l] = w.layers()[l].mapProjections(W8A8Probe::fqw);
+    LayerWeights[] layers = new LayerWeights[w.config().layers()];
+    for (int l = 0; l < layers.length; l++) {
+      layers[l] = w.layers()[l].mapProjections(W8A8Probe::fqw);
     }
-    float[][] lm = fqw(w.lmHead());
-    float[][] out = new float[seq.length][];
-    for (int pos = 0; pos < seq.length; pos++) {
-      float[] x = w.tokenEmbedding()[seq[pos]].clone();
-      for (int l = 0; l < c.layers(); l++) {
-        LayerWeights lw = L[l];
-        float[] xn = fq(Ops.rmsNorm(x, lw.attnNorm(), c.normEps()), 0);
-        float[] q = Ops.matvec(lw.wq(), xn);
-        float[] k = Ops.matvec(lw.wk(), xn);
-        float[] v = Ops.matvec(lw.wv(), xn);
-        Ops.rope(q, pos, hd, c.ropeTheta());
-        Ops.rope(k, pos, hd, c.ropeTheta());
-        q = fq(q, 1);
-        kc[l][pos] = fq(k, 2);
-        vc[l][pos] = fq(v, 3);
-        float[] att = new float[c.dim()];
-        for (int h = 0; h < c.heads(); h++) {
-          int g = h / c.groupSize();
-          float[] sc = new float[pos + 1];
-          for (int j = 0; j <= pos; j++) {
-            double s = 0;
-            for (int i = 0; i < hd; i++) {
-              s += q[h * hd + i] * kc[l][j][g * hd + i];
-            }
-            sc[j] = (float) (s / Math.sqrt(hd));
-          }
-          Ops.softmax(sc, pos + 1);
-          float[] p = fq(sc, 4);
-          for (int j = 0; j <= pos; j++) {
-            for (int i = 0; i < hd; i++) {
-              att[h * hd + i] += p[j] * vc[l][j][g * hd + i];
-            }
-          }
-        }
-        float[] proj = Ops.matvec(lw.wo(), fq(att, 5));
-        for (int i = 0; i < x.length; i++) {
-          x[i] += proj[i];
-        }
-        float[] xb = fq(Ops.rmsNorm(x, lw.ffnNorm(), c.normEps()), 6);
-        float[] gate = Ops.matvec(lw.w1(), xb);
-        float[] up = Ops.matvec(lw.w3(), xb);
-        for (int i = 0; i < gate.length; i++) {
-          gate[i] = Ops.silu(gate[i]) * up[i];
-        }
-        float[] down = Ops.matvec(lw.w2(), fq(gate, 7));
-        for (int i = 0; i < x.length; i++) {
-          x[i] += down[i];
-        }
-      }
-      out[pos] = Ops.matvec(lm, fq(Ops.rmsNorm(x, w.finalNorm(), c.normEps()), 8));
-    }
-    return out;
+    return QuantSiteForward.run(w, layers, fqw(w.lmHead()), seq, (site, l, x) -> fq(x, site.ordinal()));
   }
 
   public static void main(String[] args) throws Exception {

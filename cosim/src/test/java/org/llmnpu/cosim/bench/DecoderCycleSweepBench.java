@@ -1,0 +1,17 @@
+package org.llmnpu.cosim.bench;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.cosim.decoder.DecoderSweepTable;
+
+/**
+ * The cycle model against the RTL over NPU configurations: the table of
+ * {@code DecoderSweepTable} (configuration, model and RTL cycles of a 4-token prefill and a decode
+ * step of stories260K, error, wall time). Run with {@code mvn -B -o test -pl cosim -am -Dbench
+ * -Dtest='DecoderCycleSweepBench' -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+class DecoderCycleSweepBench {
+  @Test
+  void sweep() throws Exception {
+    DecoderSweepTable.print(4, 2);
+  }
+}

@@ -1,0 +1,129 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.dsp.DspKernel;
+
+/**
+ * The attention half of a layer for a block of tokens: RMSNorm → INT8 → fused QKV GEMM →
+ * dequantize → RoPE → K/V quantized and appended to the cache (one DMA store per layer) → per
+ * token and head the scores GEMV (K·q), SoftMax, P·V GEMM → the heads' output quantized → Wo GEMM
+ * + residual. Numerics as described in {@link DecoderLowering}.
+ */
+final class AttentionLowering {
+  private final LoweringEmitter e;
+  private final LoweringLayout l;
+
+  AttentionLowering(LoweringEmitter emitter) {
+    this.e = emitter;
+    this.l = emitter.l;
+  }
+
+  /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
+  void emit(int layer, int n, int pos) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    long kBase = m.kCache + (long) layer * m.maxContext() * m.kvBytes;
+    long vBase = m.vCache + (long) layer * m.maxContext() * m.kvBytes;
+    if (pos > 0) {
+      b.load(kBase, m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
+      b.load(vBase, m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
+    }
+    for (int t = 0; t < n; t++) {
+      e.normQuantize(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride);
+    }
+    e.weight(m.wQkv[layer], c.dim(), m.qkvN);
+    e.gemmTiled(n, c.dim(), m.qkvN, l.sXS, l.xsStride);
+    int kvPad = LoweredModel.roundUp(c.kvDim(), line);
+    for (int t = 0; t < n; t++) {
+      int slot = pos + t;
+      e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
+      e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, e.channelScales(l.rWsQkv), null, -1, l.rQkv));
+      b.load(m.rope + (long) slot * m.ropeStride, line, l.sVEC, line, 4L * l.nq, 1);
+      b.dspIn(l.sVEC, line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+      int qRows = r.rows(l.nq);
+      int kRows = r.rows(l.nk);
+      e.run(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
+          new int[] {l.rQ, l.rQ + qRows}));
+      e.run(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
+          l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
+      e.run(r.quantize(l.rQ, 2 * l.nq, -1, l.rQQ + t * 2 * qRows, l.rDQ + t));
+      e.run(r.quantize(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK));
+      e.run(r.quantize(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV));
+      b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
+      b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
+      b.dspOut(l.sVC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDV, Command.FMT_FP16);
+    }
+    b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
+    b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
+    b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
+    b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
+    for (int t = 0; t < n; t++) {
+      heads(t, pos + t + 1);
+    }
+    e.weight(m.wO[layer], m.oK, c.dim());
+    e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);
+    for (int t = 0; t < n; t++) {
+      e.residual(t, l.rDO + t, l.rWsO);
+    }
+  }
+
+  /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */
+  private void heads(int t, int s) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    var r = l.r;
+    var p = l.p;
+    int line = l.line;
+    int half = l.half;
+    int qRows = r.rows(l.nq);
+    int qq = l.rQQ + t * 2 * qRows;
+    boolean aligned = half % l.lanes == 0;
+    if (!aligned) {
+      e.run(r.scatter(qq, c.heads(), half, l.rQS));
+    }
+    int sigmaS = LoweredModel.shift(c.kvDim());
+    int sigmaP = LoweredModel.shift(m.maxContext());
+    short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
+    short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
+    for (int h = 0; h < c.heads(); h++) {
+      int g = h / c.groupSize();
+      long wq = l.sWQ + (long) h * l.wqBytes;
+      int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
+      int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
+      b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
+      b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
+      KSplit ks = l.scoreSplit;
+      for (int ci = 0; ci < ks.count(); ci++) {
+        int k0 = ks.start(ci);
+        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+          int mm = Math.min(p.maxM(), s - m0);
+          b.gemm(mm, ks.length(ci), 1, l.sKC + (long) m0 * m.kvBytes + k0, m.kvBytes, wq + (long) k0 * line, line,
+              l.sYS + ci * l.ysChunkBytes + (long) m0 * line, line);
+        }
+      }
+      e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc, sigmaS, -1);
+      e.run(r.scale(l.rSc, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2));
+      e.run(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2}, new int[] {l.rP}));
+      e.run(r.quantize(l.rP, s, l.rDVV, l.rPQ, l.rDP));
+      b.dspOut(l.sXP, line, s, 1, l.rPQ, Command.FMT_INT8);
+      int first = c.headDim() * g;
+      int off = first / line * line;
+      int col = first - off;
+      KSplit pv = l.split(s);
+      for (int ci = 0; ci < pv.count(); ci++) {
+        int k0 = pv.start(ci);
+        b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
+            l.sYO + ci * l.yoChunkBytes, line);
+      }
+      e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+      e.run(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP, -1, pvScale, -1, l.rOF + h * l.hdRows));
+    }
+    e.run(r.quantize(l.rOF, m.oK, -1, l.rOQ, l.rDO + t));
+    b.dspOut(l.sXO + (long) t * l.xoStride, line, m.oK, 1, l.rOQ, Command.FMT_INT8);
+  }
+}

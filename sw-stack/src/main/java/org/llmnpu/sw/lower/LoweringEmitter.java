@@ -1,0 +1,136 @@
+package org.llmnpu.sw.lower;
+
+import java.util.function.ToLongFunction;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.Program;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.numerics.fp16.Fp16;
+
+/**
+ * The command-emitting helpers the parts of the lowering share: DSP program runs, vector staging,
+ * RMSNorm + quantization of a token, the residual add of a GEMM result, weight staging and the
+ * tiled GEMM. Holds the program being built.
+ */
+final class LoweringEmitter {
+  final LoweringLayout l;
+  private final ToLongFunction<DspProgram> pool;
+  Program.Builder b;
+  private int wStride;
+  /** The K chunks of the staged weight's GEMM. */
+  private KSplit split;
+
+  LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool) {
+    this.l = layout;
+    this.pool = pool;
+  }
+
+  void run(DspProgram program) {
+    if (program.size() > l.p.dsp().programDepth()) {
+      throw new IllegalArgumentException("DSP program '" + program.name() + "' has " + program.size()
+          + " instructions but the DSP's program memory holds " + l.p.dsp().programDepth());
+    }
+    b.dspRun(pool.applyAsLong(program), program.size());
+  }
+
+  static short half(double v) {
+    return Fp16.fromDouble(v);
+  }
+
+  /** FP16 vector at element {@code offset} of the vector block staged in sVEC → DSP rows. */
+  void vecIn(int offset, int len, int row) {
+    b.dspIn(l.sVEC + 2L * offset, l.line, len, 1, row, Command.FMT_FP16, 0);
+  }
+
+  /** x_t → RMSNorm(gamma) → INT8 with scale to {@code scaleRow} → scratchpad row {@code xs}. */
+  void normQuantize(int t, int gamma, int scaleRow, long xs) {
+    int dim = l.c.dim();
+    b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
+    run(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {l.rX, gamma}, new int[] {l.rXN}));
+    run(l.r.quantize(l.rXN, dim, -1, l.rXQ, scaleRow));
+    b.dspOut(xs, l.line, dim, 1, l.rXQ, Command.FMT_INT8);
+  }
+
+  /** x_t += dequantize(Y_t) (a dim-wide result of the last block GEMM). */
+  void residual(int t, int scaleRow, int wsRow) {
+    int dim = l.c.dim();
+    resultIn((long) t * l.yStride, dim, l.rAcc, wsRow);
+    b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
+    run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX2));
+    b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
+  }
+
+  /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit). */
+  void weight(long ext, int k, int n) {
+    split = l.weightSplit(k);
+    wStride = l.m.spadStride(n);
+    int es = l.m.extStride(n);
+    if (l.m.bits == 4) {
+      b.load4(ext, es, l.sWT, wStride, es, k);
+    } else {
+      b.load(ext, es, l.sWT, wStride, es, k);
+    }
+  }
+
+  /** Stages the LM head (INT8). */
+  void headWeight(long ext, int k, int n) {
+    split = l.split(k);
+    wStride = LoweredModel.roundUp(n, l.line);
+    b.load(ext, wStride, l.sWT, wStride, wStride, k);
+  }
+
+  /**
+   * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's
+   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}).
+   */
+  void gemmTiled(int mRows, int k, int n, long x, int xStride) {
+    if (split.k() != k) {
+      throw new IllegalStateException("GEMM K " + k + " is not the staged weight's K " + split.k());
+    }
+    int tile = l.p.maxN() / l.line * l.line;
+    if (tile < 1) {
+      tile = l.p.maxN();
+    }
+    for (int c = 0; c < split.count(); c++) {
+      int k0 = split.start(c);
+      for (int n0 = 0; n0 < n; n0 += tile) {
+        int nn = Math.min(tile, n - n0);
+        b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride,
+            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride);
+      }
+    }
+  }
+
+  /**
+   * {@code elems} INT32 results of the last block GEMM, from byte {@code offset} of its Y region,
+   * to FP16 DSP rows from {@code dst}: K chunks summed, group-quantized weights dequantized with
+   * their group scales (at {@code wsRow}, one block of rows per group).
+   */
+  void resultIn(long offset, int elems, int dst, int wsRow) {
+    partialsIn(split, l.sY + offset, l.yChunkBytes, l.line, elems, 1, dst, split.sigma(), split.grouped() ? wsRow : -1);
+  }
+
+  /** The per-channel weight scale vector for {@link DspRoutines#scale}, or none (-1) when groups applied them. */
+  int channelScales(int wsRow) {
+    return split.grouped() ? -1 : wsRow;
+  }
+
+  /**
+   * A GEMM result ({@code rows} × {@code elems} INT32 at {@code y}, row stride {@code stride}) to
+   * FP16 DSP rows from {@code dst} with {@code dspin}'s shift {@code sigma}: one {@code dspin}, or
+   * each K chunk's partial (at {@code y + c·chunkBytes}) to the staging rows and
+   * {@link DspRoutines#sumPartials} (times the group scales at {@code scales} when not negative).
+   */
+  void partialsIn(KSplit ks, long y, long chunkBytes, int stride, int elems, int rows, int dst, int sigma, int scales) {
+    if (!ks.combined()) {
+      b.dspIn(y, stride, elems, rows, dst, Command.FMT_INT32, sigma);
+      return;
+    }
+    int len = elems * rows;
+    int partRows = l.r.rows(len);
+    for (int c = 0; c < ks.count(); c++) {
+      b.dspIn(y + c * chunkBytes, stride, elems, rows, l.rPart + c * partRows, Command.FMT_INT32, sigma);
+    }
+    run(l.r.sumPartials(l.rPart, ks.count(), partRows, len, scales, dst));
+  }
+}

@@ -1,0 +1,167 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.sw.model.LayerWeights;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * Writes a {@link LoweredModel}'s memory image: the DSP tables, FP16 embedding rows and RoPE
+ * tables, per layer the FP16 vector block (norm gains, weight scales: one vector per output
+ * channel set, or per K group) and the block weights (INT8, or INT4 two codes a byte; the
+ * llama2.c matrices transposed, fused QKV and W1|W3, Wo head-padded), the final norm and the
+ * INT8 LM head. Layout and formats as described in {@link LoweredModel}.
+ */
+final class WeightImage {
+  private final LoweredModel m;
+  private final ModelConfig c;
+  private final byte[] image;
+  private final int line;
+  private final int half;
+  private final int bits;
+  private final int weightGroup;
+
+  WeightImage(LoweredModel model, byte[] image) {
+    this.m = model;
+    this.c = model.config();
+    this.image = image;
+    this.line = model.machine().lineBytes();
+    this.half = model.half;
+    this.bits = model.bits;
+    this.weightGroup = model.weightGroup;
+  }
+
+  void write(ModelWeights w) {
+    byte[] t = IsaSimulator.dspTableImage(DspMath.DEFAULT);
+    System.arraycopy(t, 0, image, (int) m.tables, t.length);
+    for (int tok = 0; tok < c.vocabSize(); tok++) {
+      for (int i = 0; i < c.dim(); i++) {
+        putHalf(m.embedding + (long) tok * m.embeddingStride + 2L * i, w.tokenEmbedding()[tok][i]);
+      }
+    }
+    int nq = c.heads() * half;
+    for (int pos = 0; pos < m.maxContext(); pos++) {
+      for (int h = 0; h < c.heads(); h++) {
+        for (int j = 0; j < half; j++) {
+          double freq = 1.0 / Math.pow(c.ropeTheta(), (2 * j) / (double) c.headDim());
+          double angle = pos * freq;
+          long row = m.rope + (long) pos * m.ropeStride;
+          putHalf(row + 2L * (h * half + j), (float) Math.cos(angle));
+          putHalf(row + 2L * (nq + h * half + j), (float) Math.sin(angle));
+        }
+      }
+    }
+    for (int l = 0; l < c.layers(); l++) {
+      LayerWeights lw = w.layers()[l];
+      putVector(m.layerVectors[l] + 2L * m.vG1, lw.attnNorm());
+      putVector(m.layerVectors[l] + 2L * m.vG2, lw.ffnNorm());
+      float[][] qkv = new float[m.qkvN][];
+      for (int col = 0; col < m.qkvN; col++) {
+        qkv[col] = qkvRow(lw, col);
+      }
+      putMatrix(m.wQkv[l], m.layerVectors[l] + 2L * m.vQkv, qkv, c.dim(), null, m.qkvN);
+      float[][] wo = new float[c.dim()][];
+      for (int n = 0; n < c.dim(); n++) {
+        wo[n] = new float[m.oK];
+        int padded = m.oK / c.heads();
+        for (int h = 0; h < c.heads(); h++) {
+          System.arraycopy(lw.wo()[n], h * c.headDim(), wo[n], h * padded, c.headDim());
+        }
+      }
+      putMatrix(m.wO[l], m.layerVectors[l] + 2L * m.vO, wo, m.oK, null, c.dim());
+      float[][] w13rows = new float[m.w13N][];
+      for (int n = 0; n < m.w13N; n++) {
+        w13rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= m.h3Offset ? lw.w3()[n - m.h3Offset] : null;
+      }
+      putMatrix(m.w13[l], m.layerVectors[l] + 2L * m.vW1, w13rows, c.dim(), new int[] {m.h3Offset, m.vW3 - m.vW1}, c.hiddenDim());
+      putMatrix(m.w2[l], m.layerVectors[l] + 2L * m.vW2, lw.w2(), c.hiddenDim(), null, c.dim());
+    }
+    putVector(m.finalVectors, w.finalNorm());
+    putMatrix(m.lmHead, m.finalVectors + 2L * m.vLm, w.lmHead(), c.dim(), LoweredModel.shift(c.dim()), null, 8, 0, 0);
+  }
+
+  /** The llama2.c output row of fused-QKV column {@code col}. */
+  private float[] qkvRow(LayerWeights lw, int col) {
+    int nq = c.heads() * half;
+    int nk = c.kvHeads() * half;
+    if (col < 2 * nq) {
+      int part = col / nq;
+      int i = col % nq;
+      return lw.wq()[(i / half) * c.headDim() + 2 * (i % half) + part];
+    }
+    col -= 2 * nq;
+    if (col < 2 * nk) {
+      int part = col / nk;
+      int i = col % nk;
+      return lw.wk()[(i / half) * c.headDim() + 2 * (i % half) + part];
+    }
+    return lw.wv()[col - 2 * nk];
+  }
+
+  /**
+   * Writes a block weight W[K×N] (column n = llama2.c row {@code rows[n]}, null = a zero column)
+   * in the model's format at {@code at} and its scales (times 2^-σ) at {@code scales}, group g's
+   * vector {@code g · groupStride(vecLen)} elements further; {@code split} = {column where a
+   * second scale vector starts, its element offset} (for W1|W3).
+   */
+  private void putMatrix(long at, long scales, float[][] rows, int k, int[] split, int vecLen) {
+    int group = weightGroup > 0 ? weightGroup : k;
+    putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, LoweredModel.groupStride(vecLen));
+  }
+
+  private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b, int group,
+                         int vecStride) {
+    if (group == 0) {
+      group = k;
+    }
+    for (int k0 = 0; k0 < k; k0 += group) {
+      putGroup(at, scales + 2L * (k0 / group) * vecStride, rows, k0, Math.min(k, k0 + group), sigma, split, b);
+    }
+  }
+
+  /** Rows {@code k0..k1-1} of W, quantized with one scale per column. */
+  private void putGroup(long at, long scales, float[][] rows, int k0, int k1, int sigma, int[] split, int b) {
+    int n = rows.length;
+    int qmax = b == 4 ? 7 : 127;
+    int stride = b == 4 ? m.extStride(n) : LoweredModel.roundUp(n, line);
+    for (int col = 0; col < n; col++) {
+      float[] r = rows[col];
+      double max = 0;
+      if (r != null) {
+        for (int i = k0; i < k1; i++) {
+          max = Math.max(max, Math.abs(r[i]));
+        }
+      }
+      double s = max > 0 ? max / qmax : 1;
+      for (int i = k0; i < k1; i++) {
+        long q = r == null ? 0 : Math.max(-qmax, Math.min(qmax, Math.round(Math.rint(r[i] / s))));
+        if (b == 4) {
+          int a = (int) (at + (long) i * stride + col / 2);
+          image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | (q & 0x0F) : (image[a] & 0x0F) | (q & 0x0F) << 4);
+        } else {
+          image[(int) (at + (long) i * stride + col)] = (byte) q;
+        }
+      }
+      if (r == null) {
+        continue;
+      }
+      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
+      putHalf(scaleAt, (float) Math.scalb(s, -sigma));
+    }
+  }
+
+  private void putVector(long at, float[] v) {
+    for (int i = 0; i < v.length; i++) {
+      putHalf(at + 2L * i, v[i]);
+    }
+  }
+
+  private void putHalf(long at, float v) {
+    short h = Fp16.fromFloat(v);
+    image[(int) at] = (byte) h;
+    image[(int) at + 1] = (byte) (h >>> 8);
+  }
+
+}
