@@ -5,11 +5,18 @@ package org.llmnpu.rtl;
  * parameters, so an NPU assembled from them runs at the MAC array's clock rather than at its
  * slowest neighbour's.
  *
- * <p>The default is the Fmax of the default 8×8 {@code mac-array} (PEs and periphery
- * accumulators) at 180 nm (osu018, Yosys timing-driven mapping + OpenSTA, the {@code reports} PPA
- * flow): 174.0 MHz, a critical delay of 5.747 ns, so the period is 5.75 ns (the bare PE grid,
- * {@code pe-array}, reaches 177 MHz). {@code npu generate} writes it into the block's SDC unless {@code --clock-ns}
- * says otherwise.
+ * <p>5.75 ns (173.9 MHz) at 180 nm (osu018, Yosys timing-driven mapping + OpenSTA, the
+ * {@code reports} PPA flow, which counts cell delays only — no wires). It was set to the Fmax of
+ * the default 8×8 {@code mac-array} measured with the flow of that time (174.0 MHz, 5.747 ns).
+ * With today's flow (timing-driven mapping at this period, the reset as a false path) the same
+ * array reaches 192.3 MHz (critical delay 5.199 ns, slack 0.55 ns), so the target stays at
+ * 5.75 ns as the NPU clock with about 10 % margin on the array, for the wire delay that a
+ * pre-layout figure leaves out, rather than moving to 5.2 ns: the other blocks' stages are
+ * balanced to 5.75 ns (the PPM's single 32-bit ripple-carry additions — bias add, rounding shift —
+ * take about 5.3 ns in this library, so 5.2 ns would need every such addition split in two), and
+ * the 2:4 and 4:8 arrays (170 and 166 MHz) sit below it already. {@code npu generate} writes it
+ * into the block's SDC unless {@code --clock-ns} says otherwise; {@code cli}'s
+ * {@code TargetClockRegressionTest} holds every shipped block to it.
  */
 public final class TargetClock {
   /** Target period at 180 nm in ns (≈ 173.9 MHz). */

@@ -1,6 +1,5 @@
 package org.llmnpu.cli.npu;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -18,7 +17,6 @@ import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.npu.NpuReport;
@@ -36,7 +34,8 @@ import org.llmnpu.verilator.SimOptions;
  * The whole-NPU report, gathered: PPA of the NPU top and of its units synthesized one by one
  * (Yosys + OpenSTA, cached), co-simulation of random programs and of the decoder's phases on the
  * RTL against the golden ISA simulator, energy from the phases' counters times the energy
- * table, the roofline, and the seed trends. It lives in {@code cli} because it needs both the
+ * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline,
+ * and the seed trends. It lives in {@code cli} because it needs both the
  * co-simulation ({@code cosim}) and the reports; {@code reports} only renders the result.
  */
 public final class NpuReportPipeline {
@@ -141,20 +140,10 @@ public final class NpuReportPipeline {
     }
 
     step("energy: counters x energy table");
-    EnergyTable table;
-    String tableSource;
-    if (o.energyTable() != null) {
-      try {
-        table = EnergyTable.fromJson(Files.readString(o.energyTable()), "--energy-table " + o.energyTable());
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException("--energy-table: cannot read " + o.energyTable() + ": " + e.getMessage(), e);
-      }
-      tableSource = "read from " + o.energyTable();
-    } else {
-      String[] cached = calibratedTable(c.rows(), units.get(0).ppa());
-      table = EnergyTable.fromJson(cached[0], "cached energy calibration");
-      tableSource = cached[1];
-    }
+    NpuEnergyCalibration.Table energyTable = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log)
+        .table(o.energyTable(), c.rows(), units.get(0).ppa());
+    EnergyTable table = energyTable.table();
+    String tableSource = energyTable.source();
     double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes());
@@ -204,95 +193,6 @@ public final class NpuReportPipeline {
         trends, notes);
     step("gathered");
     return new Result(report, phases, pass);
-  }
-
-  /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 2 (GEMM engine, 2-lane Vector DSP)";
-
-  /**
-   * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
-   * as {table JSON, source}: the calibration is deterministic (seeded workloads, RTL, tools), so
-   * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
-   * versions, the library, the clock and the seed, and a warm run skips the simulations.
-   */
-  private String[] calibratedTable(int r, PpaResult engine) {
-    List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, org.llmnpu.reports.ppa.ToolVersions.yosys(),
-        org.llmnpu.reports.ppa.ToolVersions.sta(), o.ppa().liberty().toString(), Double.toString(o.ppa().clockNs()),
-        Long.toString(o.seed()), Integer.toString(r), engine.design()));
-    for (int size : new int[] {r, FALLBACK_ROWS, 2}) {
-      for (org.llmnpu.rtl.mac.WeightSparsity sp : org.llmnpu.rtl.mac.WeightSparsity.values()) {
-        if (sp != org.llmnpu.rtl.mac.WeightSparsity.NONE && sp != org.llmnpu.rtl.mac.WeightSparsity.S2_4) {
-          continue;
-        }
-        int m = size == 2 ? 4 : 4 * size;
-        org.llmnpu.rtl.mac.GemmEngineConfig cfg = new org.llmnpu.rtl.mac.GemmEngineConfig(
-            new org.llmnpu.rtl.mac.MacArrayConfig(size, size, 32, Math.max(2, Math.min(1024, m)), 0, sp), m,
-            size == 2 ? 8 : 4 * size, size == 2 ? 4 : 2 * size);
-        parts.add(new java.util.TreeMap<>(Verilog.emit(new org.llmnpu.rtl.mac.GemmEngine(cfg)).files()).toString());
-      }
-    }
-    String key = org.llmnpu.reports.ppa.ContentCache.key(parts);
-    var hit = o.ppa().cache().get(key);
-    if (hit.isPresent() && hit.get().containsKey("energy.json") && hit.get().containsKey("source.txt")) {
-      log.accept("  energy table: cached calibration (" + hit.get().get("source.txt").strip() + ")");
-      return new String[] {hit.get().get("energy.json"), hit.get().get("source.txt").strip()};
-    }
-    EnergyTable table;
-    String source;
-    try {
-      table = calibrate(r);
-      source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine at %s ns (Verilator activity, "
-          + "OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(o.ppa().clockNs()), r, r);
-    } catch (IllegalStateException e) {
-      if (r == FALLBACK_ROWS) {
-        throw new IllegalStateException(e.getMessage() + "; give a table with --energy-table", e);
-      }
-      log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
-          + " engine instead");
-      table = scaledIdle(calibrate(FALLBACK_ROWS), engine, e.getMessage());
-      source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
-          + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
-          FALLBACK_ROWS, Fmt.num(o.ppa().clockNs()), r, r);
-    }
-    o.ppa().cache().put(key, Map.of("energy.json", table.json(), "source.txt", source + "\n"));
-    return new String[] {table.json(), source};
-  }
-
-  /**
-   * Lanes of the Vector DSP whose instruction classes are calibrated (energies are per lane-instruction;
-   * a small DSP keeps the synthesis short).
-   */
-  static final int DSP_CALIBRATION_LANES = 2;
-
-  /** Array size the energy calibration falls back to when OpenSTA cannot propagate a larger engine's activity. */
-  static final int FALLBACK_ROWS = 8;
-
-  private EnergyTable calibrate(int r) {
-    return new Calibration(o.ppa(), sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
-        o.seed()).dsp(DSP_CALIBRATION_LANES, 64, o.seed()).table();
-  }
-
-  /**
-   * The table of a smaller engine with its idle energy per cycle scaled to the NPU's engine by the
-   * ratio of flip-flops (an idle engine's power is its clocked flip-flops; assumption stated in the
-   * entry's basis). The per-action energies (MAC, 2:4 MAC, write-back) are per occurrence and kept.
-   */
-  private EnergyTable scaledIdle(EnergyTable small, PpaResult engine, String why) {
-    int r = FALLBACK_ROWS;
-    org.llmnpu.rtl.mac.GemmEngineConfig cfg = new org.llmnpu.rtl.mac.GemmEngineConfig(
-        new org.llmnpu.rtl.mac.MacArrayConfig(r, r, 32, Math.max(2, Math.min(1024, 4 * r)), 0,
-            org.llmnpu.rtl.mac.WeightSparsity.NONE), 4 * r, 4 * r, 2 * r);
-    PpaResult calibrated = PpaFlow.run(Verilog.emit(new org.llmnpu.rtl.mac.GemmEngine(cfg)), o.ppa());
-    double ratio = (double) engine.synthesis().flipFlops() / calibrated.synthesis().flipFlops();
-    Map<org.llmnpu.reports.energy.EnergyAction, EnergyTable.Entry> m = new EnumMap<>(small.entries());
-    EnergyTable.Entry idle = m.get(org.llmnpu.reports.energy.EnergyAction.MAC_IDLE);
-    m.put(idle.action(), new EnergyTable.Entry(idle.action(), idle.pj180() * ratio, String.format(Locale.ROOT,
-        "scaled: %s times the flip-flop ratio %.3f of the NPU's engine %s (%d) to %s (%d), because %s",
-        Fmt.num(idle.pj180()) + " pJ of " + calibrated.design(), ratio, engine.design(),
-        engine.synthesis().flipFlops(), calibrated.design(), calibrated.synthesis().flipFlops(), why)));
-    log.accept(String.format(Locale.ROOT, "  MAC_IDLE scaled by flip-flops x%.3f: %.4g pJ at 180 nm", ratio,
-        idle.pj180() * ratio));
-    return new EnergyTable(m, small.notMeasured());
   }
 
   IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {

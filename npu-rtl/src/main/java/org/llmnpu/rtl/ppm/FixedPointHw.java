@@ -4,6 +4,7 @@ import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.sintLit;
 import static org.llmnpu.hdl.Hw.uintLit;
 
+import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
@@ -41,6 +42,44 @@ final class FixedPointHw {
     SInt half = uintLit(1, w).shiftLeft(amount).shiftRight(1).resize(w).asSInt();
     SInt towardZero = mux(x.isNegative().and(amount.ne(0)), sintLit(1, w), sintLit(0, w));
     return x.resize(w).add(half).sub(towardZero).shiftRight(amount).resize(x.width());
+  }
+
+  /**
+   * First half of {@link #roundingShiftRight} split over two stages: {@code floor(x / 2^(amount−1))}
+   * on {@code width(x) + 1} bits ({@code 2x} when amount is 0), whose bit 0 is the round bit and
+   * whose upper bits are {@code floor(x / 2^amount)}. A barrel shift, no carry chain.
+   */
+  static SInt floorShiftKeepingRoundBit(SInt x, UInt amount) {
+    checkShiftWidth(x, amount);
+    return x.resize(x.width() + 1).shiftLeft(1).resize(x.width() + 1).shiftRight(amount);
+  }
+
+  /** The sticky bit of {@link #floorShiftKeepingRoundBit}: any bit of x below bit {@code amount − 1} set. */
+  static Bool stickyBelowRoundBit(SInt x, UInt amount) {
+    checkShiftWidth(x, amount);
+    UInt ones = uintLit((1L << x.width()) - 1, x.width());
+    UInt belowRound = ones.shiftLeft(amount).not().shiftRight(1);
+    return x.asUInt().and(belowRound).orR();
+  }
+
+  /**
+   * Second half: {@code x / 2^amount} rounded to nearest, ties away from zero, from
+   * {@code floorWithRound} = {@link #floorShiftKeepingRoundBit} and its sticky bit, at
+   * {@code width(floorWithRound) − 1} bits. Equal to {@link #roundingShiftRight}: a
+   * non-negative x rounds up when the round bit is set, a negative x only when bits below it are
+   * set too (a tie goes toward −∞, away from zero). An incrementer.
+   */
+  static SInt roundUpFromRoundBit(SInt floorWithRound, Bool sticky) {
+    int w = floorWithRound.width() - 1;
+    Bool up = floorWithRound.bit(0).and(floorWithRound.isNegative().not().or(sticky));
+    return floorWithRound.shiftRight(1).add(mux(up, sintLit(1, w), sintLit(0, w)));
+  }
+
+  private static void checkShiftWidth(SInt x, UInt amount) {
+    if (x.width() > 62 || amount.width() > 6) {
+      throw new IllegalArgumentException("a " + x.width() + "-bit value shifted by a " + amount.width()
+          + "-bit amount: the split rounding shift takes values up to 62 bits and amounts up to 6 bits");
+    }
   }
 
   /**

@@ -34,8 +34,10 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *
  * <p><b>Latency</b> ({@link PpmConfig#latency()}): an element presented with {@code inValid} at
  * a rising edge appears on {@code outData} with {@code outValid} exactly
- * {@code L = 7} cycles later without the PPU, {@code L = 7 + 3·degree + 4} with it (17 for the
- * default degree 2). Throughput: {@code cols} elements per cycle with no bubbles; the last of M
+ * {@code L = requantStages} cycles later without the PPU and
+ * {@code L = requantStages + 2 + hornerStages·degree + outputStages} with it ({@code outputStages}
+ * = 2 for {@code hornerStages} 3, else 3): at the default stages (8 and 5, which meet the NPU's
+ * target clock at 180 nm) 8 without the PPU and 23 with the default degree-2 PPU. Throughput: {@code cols} elements per cycle with no bubbles; the last of M
  * back-to-back rows leaves {@code M − 1 + L} cycles after the first entered. Loading costs one
  * cycle per lane on the channel port ({@code cols} cycles per N tile) and one cycle per entry on
  * the C-LUT port ({@link PpmConfig#lutEntries()} = 66 for the default table).
@@ -102,7 +104,7 @@ public final class Ppm extends HwModule {
     for (int lane = 0; lane < c.cols(); lane++) {
       int j = lane;
       Bool selected = cfgWrite.and(cfgLane.eq(j));
-      RequantUnit requant = instance("requant_" + j, new RequantUnit(c.outBits(), c.activation()));
+      RequantUnit requant = instance("requant_" + j, new RequantUnit(c.outBits(), c.activation(), c.requantStages()));
       requant.acc.set(inAcc.get(j));
       requant.bias.set(configRegister("lane" + j + "_bias", cfgBias, selected));
       requant.multiplier.set(configRegister("lane" + j + "_multiplier", cfgMultiplier, selected));
@@ -198,10 +200,15 @@ public final class Ppm extends HwModule {
               ParamSpec.choice("activation", "ppu", List.of("none", "relu", "relu6", "ppu"), "activation after requantization"),
               ParamSpec.integer("segments", 16, 1, 64, "PPU segments"),
               ParamSpec.integer("degree", 2, 0, 4, "PPU polynomial degree"),
-              ParamSpec.integer("coeffBits", 16, 8, 24, "PPU coefficient width (signed)")),
+              ParamSpec.integer("coeffBits", 16, 8, 24, "PPU coefficient width (signed)"),
+              ParamSpec.choice("requantStages", Integer.toString(PpmConfig.DEFAULT_REQUANT_STAGES), List.of("6", "7", "8"),
+                  "requantizer register stages (8 meets the target clock)"),
+              ParamSpec.choice("hornerStages", Integer.toString(PpmConfig.DEFAULT_HORNER_STAGES), List.of("3", "4", "5"),
+                  "register stages per PPU Horner step (5 meets the target clock)")),
           p -> new Ppm(new PpmConfig(p.getInt("cols"), p.getInt("outBits"),
               PpmConfig.Activation.valueOf(p.get("activation").toUpperCase(Locale.ROOT)),
-              p.getInt("segments"), p.getInt("degree"), p.getInt("coeffBits"))));
+              p.getInt("segments"), p.getInt("degree"), p.getInt("coeffBits"), p.getInt("requantStages"),
+              p.getInt("hornerStages"))));
     }
   }
 }

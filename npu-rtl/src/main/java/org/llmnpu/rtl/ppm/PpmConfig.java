@@ -3,6 +3,8 @@ package org.llmnpu.rtl.ppm;
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.log2Ceil;
 
+import java.util.List;
+
 /**
  * Parameters of the {@link Ppm}: lanes, output width, activation and the PPU table shape.
  * The table shape matches {@code org.llmnpu.numerics.ppu.PpuFormat}, so any table of that
@@ -14,8 +16,17 @@ import static org.llmnpu.hdl.Hw.log2Ceil;
  * @param segments PPU segments, 1..64 [16] (ignored unless activation is PPU)
  * @param degree PPU polynomial degree, 0..4 [2] (ignored unless PPU)
  * @param coeffBits PPU signed coefficient width, 8..24 [16] (ignored unless PPU)
+ * @param requantStages register stages of the requantizer, 6, 7 or 8 [8]: the 32×31 multiply is
+ *     split into 2, 4 or 8 registered partial products of 16-, 8- or 4-bit multiplier slices,
+ *     summed pairwise one tree level per stage (see {@link RequantUnit}); 8 meets the NPU's target
+ *     clock ({@code org.llmnpu.rtl.TargetClock}) at 180 nm, fewer stages cost less area
+ * @param hornerStages register stages per PPU Horner step, 3, 4 or 5 [5] (ignored unless PPU):
+ *     3 = product, rounding shift, coefficient add; 4 also splits the rounding shift into a floor
+ *     shift and a rounding increment (and so the output shift); 5 also splits the product into two
+ *     partial products and their sum (see {@link PpuUnit}); 5 meets the target clock
  */
-public record PpmConfig(int cols, int outBits, Activation activation, int segments, int degree, int coeffBits) {
+public record PpmConfig(int cols, int outBits, Activation activation, int segments, int degree, int coeffBits,
+    int requantStages, int hornerStages) {
 
   /** What the PPM applies after requantization. */
   public enum Activation {
@@ -29,8 +40,17 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     PPU
   }
 
-  /** Cycles of the requantizer: bias add, left shift, 32×8 partial products, their 32×16 sums, doubling high part, rounding shift, zero point + clamp. */
-  public static final int REQUANT_STAGES = 7;
+  /** Allowed {@link #requantStages()}; the last is the default. */
+  public static final List<Integer> REQUANT_STAGE_CHOICES = List.of(6, 7, 8);
+
+  /** Allowed {@link #hornerStages()}; the last is the default. */
+  public static final List<Integer> HORNER_STAGE_CHOICES = List.of(3, 4, 5);
+
+  /** Default {@link #requantStages()}: the depth that meets the NPU's target clock. */
+  public static final int DEFAULT_REQUANT_STAGES = 8;
+
+  /** Default {@link #hornerStages()}: the depth that meets the NPU's target clock. */
+  public static final int DEFAULT_HORNER_STAGES = 5;
 
   /** Width of a shift amount in the datapath: 0..31. */
   public static final int SHIFT_BITS = 5;
@@ -40,6 +60,11 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
 
   /** Width of the per-channel shift register: −31..30 (positive = left). */
   public static final int CHANNEL_SHIFT_BITS = 6;
+
+  /** The configuration with the default stage depths ({@link #DEFAULT_REQUANT_STAGES}, {@link #DEFAULT_HORNER_STAGES}). */
+  public PpmConfig(int cols, int outBits, Activation activation, int segments, int degree, int coeffBits) {
+    this(cols, outBits, activation, segments, degree, coeffBits, DEFAULT_REQUANT_STAGES, DEFAULT_HORNER_STAGES);
+  }
 
   public PpmConfig {
     if (cols < 1 || cols > 64) {
@@ -64,6 +89,12 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     if (coeffBits < 8 || coeffBits > 24) {
       throw new IllegalArgumentException("coeffBits must be in 8..24, got " + coeffBits);
     }
+    if (!REQUANT_STAGE_CHOICES.contains(requantStages)) {
+      throw new IllegalArgumentException("requantStages must be one of 6, 7, 8, got " + requantStages);
+    }
+    if (!HORNER_STAGE_CHOICES.contains(hornerStages)) {
+      throw new IllegalArgumentException("hornerStages must be one of 3, 4, 5, got " + hornerStages);
+    }
     if (activation == Activation.PPU && segments == 1 && degree == 0) {
       throw new IllegalArgumentException("segments must be >= 2 when degree is 0 (one constant segment ignores its input), got "
           + segments);
@@ -80,19 +111,32 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     return activation == Activation.PPU;
   }
 
-  /**
-   * Cycles from an element's {@code inValid} to its {@code outValid}:
-   * {@code 7} without the PPU ({@link #REQUANT_STAGES}), {@code 7 + 3·degree + 4} with it (segment
-   * search, coefficient select, three cycles per Horner step, output rounding shift, clamp): 17 for
-   * the default degree 2.
-   */
-  public int latency() {
-    return REQUANT_STAGES + (hasPpu() ? ppuStages() : 0);
+  /** The same configuration with other stage depths. */
+  public PpmConfig withStages(int requantStages, int hornerStages) {
+    return new PpmConfig(cols, outBits, activation, segments, degree, coeffBits, requantStages, hornerStages);
   }
 
-  /** Cycles of the PPU: segment search, offset and coefficient select, three per Horner step (product, shift, add), output rounding shift, clamp. */
+  /**
+   * Cycles from an element's {@code inValid} to its {@code outValid}:
+   * {@code requantStages} without the PPU, {@code requantStages + ppuStages()} with it. At the
+   * default stages: 8 without the PPU, 8 + 2 + 5·2 + 3 = 23 with the default degree-2 PPU.
+   */
+  public int latency() {
+    return requantStages + (hasPpu() ? ppuStages() : 0);
+  }
+
+  /**
+   * Cycles of the PPU: segment search, offset and coefficient select, {@code hornerStages} per
+   * Horner step, then the output stages ({@link #outputStages()}):
+   * {@code 2 + hornerStages·degree + outputStages()}.
+   */
   public int ppuStages() {
-    return 3 * degree + 4;
+    return 2 + hornerStages * degree + outputStages();
+  }
+
+  /** Output stages of the PPU: rounding shift and clamp (2), or floor shift, rounding increment and clamp (3) when {@code hornerStages ≥ 4}. */
+  public int outputStages() {
+    return hornerStages >= 4 ? 3 : 2;
   }
 
   /** Width of {@code cfgLane}. */
@@ -142,9 +186,15 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
     return Math.max(1, log2Ceil(lutEntries()));
   }
 
-  /** A stable module name encoding the parameters, e.g. {@code Ppm_c8_o8_ppu_s16_d2_w16}. */
+  /**
+   * A stable module name encoding the parameters, e.g. {@code Ppm_c8_o8_ppu_s16_d2_w16} at the
+   * default stages, {@code Ppm_c8_o8_ppu_s16_d2_w16_r7_h3} otherwise.
+   */
   public String moduleName() {
     String base = "Ppm_c" + cols + "_o" + outBits + "_" + activation.name().toLowerCase();
-    return hasPpu() ? base + "_s" + segments + "_d" + degree + "_w" + coeffBits : base;
+    String name = hasPpu() ? base + "_s" + segments + "_d" + degree + "_w" + coeffBits : base;
+    boolean defaultStages = requantStages == DEFAULT_REQUANT_STAGES
+        && (!hasPpu() || hornerStages == DEFAULT_HORNER_STAGES);
+    return defaultStages ? name : name + "_r" + requantStages + (hasPpu() ? "_h" + hornerStages : "");
   }
 }

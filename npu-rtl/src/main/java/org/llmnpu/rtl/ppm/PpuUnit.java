@@ -71,22 +71,60 @@ public final class PpuUnit extends HwModule {
       coeff.add(regNext("coeff" + k, select(column, segment)));
     }
 
+    int h = c.hornerStages();
     SInt acc = coeff.get(d);
     UInt t = offset;
     for (int k = d - 1; k >= 0; k--) {
-      SInt product = regNext("horner" + k + "_product", acc.mul(t.toSInt()));
-      delay(coeff, k + 1, "_p" + k);
-      SInt shifted = regNext("horner" + k + "_shifted",
-          FixedPointHw.roundingShiftRight(product, hornerShift.get(k)).saturate(32));
+      SInt product = hornerProduct(k, acc, t, coeff);
+      SInt shifted;
+      if (h == 3) {
+        shifted = regNext("horner" + k + "_shifted",
+            FixedPointHw.roundingShiftRight(product, hornerShift.get(k)).saturate(32));
+      } else {
+        SInt floor = regNext("horner" + k + "_floor", FixedPointHw.floorShiftKeepingRoundBit(product, hornerShift.get(k)));
+        Bool sticky = regNext("horner" + k + "_sticky", FixedPointHw.stickyBelowRoundBit(product, hornerShift.get(k)));
+        delay(coeff, k + 1, "_f" + k);
+        shifted = regNext("horner" + k + "_shifted", FixedPointHw.roundUpFromRoundBit(floor, sticky).saturate(32));
+      }
       delay(coeff, k + 1, "_s" + k);
       acc = regNext("horner" + k, FixedPointHw.saturatingAdd(shifted, coeff.get(k).resize(32), 32));
       if (k > 0) {
-        t = regNext("offset" + k, regNext("offset" + k + "_s", regNext("offset" + k + "_p", t)));
+        for (int stage = 0; stage < h; stage++) {
+          t = regNext("offset" + k + "_" + stage, t);
+        }
         delay(coeff, k, "_h" + k);
       }
     }
-    SInt rounded = regNext("outputRounded", FixedPointHw.roundingShiftRight(acc, outputShift));
+    SInt rounded;
+    if (c.outputStages() == 2) {
+      rounded = regNext("outputRounded", FixedPointHw.roundingShiftRight(acc, outputShift));
+    } else {
+      SInt floor = regNext("outputFloor", FixedPointHw.floorShiftKeepingRoundBit(acc, outputShift));
+      Bool sticky = regNext("outputSticky", FixedPointHw.stickyBelowRoundBit(acc, outputShift));
+      rounded = regNext("outputRounded", FixedPointHw.roundUpFromRoundBit(floor, sticky));
+    }
     y.set(regNext("output", FixedPointHw.clamp(rounded, sintLit(-128, 8), sintLit(127, 8))));
+  }
+
+  /**
+   * The exact product {@code acc · t} of Horner step k, registered: in one stage, or (with
+   * {@code hornerStages} 5) as two registered partial products {@code acc · t[3:0]} and
+   * {@code acc · t[7:4]} summed in the next stage. Coefficients 0..k move along.
+   */
+  private SInt hornerProduct(int k, SInt acc, UInt t, List<SInt> coeff) {
+    int width = acc.width() + t.width() + 1;
+    if (config.hornerStages() < 5) {
+      SInt product = regNext("horner" + k + "_product", acc.mul(t.toSInt()));
+      delay(coeff, k + 1, "_p" + k);
+      return product;
+    }
+    SInt low = regNext("horner" + k + "_productLow", acc.mul(t.slice(3, 0).toSInt()));
+    SInt high = regNext("horner" + k + "_productHigh", acc.mul(t.slice(7, 4).toSInt()));
+    delay(coeff, k + 1, "_l" + k);
+    SInt product = regNext("horner" + k + "_product",
+        high.resize(width).shiftLeft(4).resize(width).add(low.resize(width)));
+    delay(coeff, k + 1, "_p" + k);
+    return product;
   }
 
   /** Number of boundaries at or below q: the population count of the comparator outputs. */
@@ -130,6 +168,7 @@ public final class PpuUnit extends HwModule {
 
   @Override
   public String moduleName() {
-    return "PpmPpu_s" + config.segments() + "_d" + config.degree() + "_w" + config.coeffBits();
+    return "PpmPpu_s" + config.segments() + "_d" + config.degree() + "_w" + config.coeffBits() + "_h"
+        + config.hornerStages();
   }
 }

@@ -6,19 +6,24 @@ import static org.llmnpu.hdl.Hw.sintLit;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
 /**
  * One lane of the requantizer, {@code q = clamp(MBQM(sat32(acc + bias), multiplier, shift) + zeroPoint)},
- * in {@link PpmConfig#REQUANT_STAGES} = 7 register stages (equal to
+ * in {@code stages} = {@link PpmConfig#requantStages()} register stages, 6, 7 or 8 (equal to
  * {@code org.llmnpu.numerics.requant.Requantizer.requantize}):
  * <ol>
  *   <li>{@code biasSum = sat32(acc + bias)};</li>
  *   <li>{@code biased = saturatingLeftShift(biasSum, max(shift, 0))};</li>
- *   <li>partial products {@code biased · multiplier[8k+7:8k]}, k = 0..3;</li>
- *   <li>their pairwise sums {@code biased · multiplier[15:0]} and {@code biased · multiplier[30:16]};</li>
+ *   <li>registered partial products of {@code biased} and slices of the multiplier: two 32×16
+ *       products (6 stages), four 32×8 (7 stages), or eight 16×8 products of both halves of
+ *       {@code biased} and four 8-bit slices (8 stages);</li>
+ *   <li>0, 1 or 2 stages (for 6, 7, 8) of pairwise sums, each halving the number of partial
+ *       products, down to {@code biased · multiplier[15:0]} and {@code biased · multiplier[30:16]};</li>
  *   <li>{@code high = (biased · multiplier + 2^30) >> 31} from their exact sum —
  *       SaturatingRoundingDoublingHighMul, which cannot saturate because the multiplier is
  *       non-negative;</li>
@@ -29,12 +34,16 @@ import org.llmnpu.hdl.UInt;
  * </ol>
  * The stages are balanced for the NPU's target clock ({@code org.llmnpu.rtl.TargetClock}): the
  * left and right shift amounts are derived from {@code shift} in registers of their own (one
- * cycle after a channel write, like the PPU's Horner shifts), so no stage decodes the shift, and
- * the rounding shift and the zero-point clamp are separate stages. The channel inputs
- * ({@code bias} … {@code sixCode}) are read by the stage that uses them, so they must be stable
- * while an element of this lane is in flight.
+ * cycle after a channel write, like the PPU's Horner shifts), so no stage decodes the shift; the
+ * rounding shift and the zero-point clamp are separate stages; with 8 stages no stage holds more
+ * than a 16×8 product (a 24-bit carry chain) or one addition of at most 48 bits.
+ * The channel inputs ({@code bias} … {@code sixCode}) are read by the stage that uses them, so
+ * they must be stable while an element of this lane is in flight.
  */
 public final class RequantUnit extends HwModule {
+  /** Width of the exact sums of partial products: |biased| < 2^31 times a 16-bit slice group. */
+  private static final int SUM_BITS = 48;
+
   public final SInt acc = in(sint(32));
   public final SInt bias = in(sint(32));
   public final UInt multiplier = in(uint(PpmConfig.MULTIPLIER_BITS));
@@ -45,10 +54,15 @@ public final class RequantUnit extends HwModule {
   public final SInt q;
   private final int outBits;
   private final PpmConfig.Activation activation;
+  private final int stages;
 
-  public RequantUnit(int outBits, PpmConfig.Activation activation) {
+  public RequantUnit(int outBits, PpmConfig.Activation activation, int stages) {
+    if (!PpmConfig.REQUANT_STAGE_CHOICES.contains(stages)) {
+      throw new IllegalArgumentException("requantStages must be one of 6, 7, 8, got " + stages);
+    }
     this.outBits = outBits;
     this.activation = activation;
+    this.stages = stages;
     zeroPoint = in(sint(outBits));
     sixCode = activation == PpmConfig.Activation.RELU6 ? in(sint(outBits)) : null;
     q = out(sint(outBits));
@@ -60,18 +74,8 @@ public final class RequantUnit extends HwModule {
 
     SInt biasSum = regNext("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
     SInt biased = regNext("biased", FixedPointHw.saturatingLeftShift(biasSum, leftShift));
-    // The 32 x 31 product as four registered 32 x 8 partial products, summed pairwise into the
-    // 32 x 16 halves in the next stage and into the doubling high part in the one after.
-    SInt product0 = regNext("product0", biased.mul(multiplier.slice(7, 0).toSInt()));
-    SInt product1 = regNext("product1", biased.mul(multiplier.slice(15, 8).toSInt()));
-    SInt product2 = regNext("product2", biased.mul(multiplier.slice(23, 16).toSInt()));
-    SInt product3 = regNext("product3", biased.mul(multiplier.slice(PpmConfig.MULTIPLIER_BITS - 1, 24).toSInt()));
-    // |biased| < 2^31 and both halves of the multiplier are below 2^16: each sum fits in 48 bits
-    SInt productLow = regNext("productLow", product1.resize(48).shiftLeft(8).resize(48).add(product0.resize(48))
-        .resize(48));
-    SInt productHigh = regNext("productHigh", product3.resize(48).shiftLeft(8).resize(48).add(product2.resize(48))
-        .resize(48));
-    SInt high = regNext("high", FixedPointHw.doublingHighPart(productHigh, productLow));
+    List<SInt> halves = multiplyInHalves(biased);
+    SInt high = regNext("high", FixedPointHw.doublingHighPart(halves.get(1), halves.get(0)));
     SInt rounded = regNext("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
     SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
     long formatMin = -(1L << (outBits - 1));
@@ -82,8 +86,50 @@ public final class RequantUnit extends HwModule {
     q.set(regNext("clamped", FixedPointHw.clamp(withZero, low, upper)));
   }
 
+  /**
+   * {@code biased · multiplier[15:0]} and {@code biased · multiplier[30:16]} (index 0 and 1), each
+   * exact in {@value #SUM_BITS} bits, from registered partial products summed pairwise, one
+   * registered tree level per stage: 6 stages multiply {@code biased} by 16-bit slices (two
+   * products, no tree level), 7 by 8-bit slices (four products, one level), 8 multiplies both
+   * 16-bit halves of {@code biased} by the 8-bit slices (eight 16×8 products, whose halves are
+   * joined in the first level).
+   */
+  private List<SInt> multiplyInHalves(SInt biased) {
+    int sliceBits = stages == 6 ? 16 : 8;
+    int slices = 32 / sliceBits;
+    List<SInt> level = new ArrayList<>();
+    for (int k = 0; k < slices; k++) {
+      int top = Math.min((k + 1) * sliceBits, PpmConfig.MULTIPLIER_BITS) - 1;
+      SInt slice = multiplier.slice(top, k * sliceBits).toSInt();
+      if (stages < 8) {
+        level.add(regNext("product" + k, biased.mul(slice).resize(SUM_BITS)));
+        continue;
+      }
+      SInt low = regNext("product" + k + "_low", biased.asUInt().lsbs(16).toSInt().mul(slice));
+      SInt high = regNext("product" + k + "_high", biased.msbs(16).mul(slice));
+      // low < 2^24, |high| < 2^23: the joined product overlaps them in bits 16..23 only
+      level.add(high.resize(SUM_BITS).shiftLeft(16).resize(SUM_BITS).add(low.resize(SUM_BITS)));
+    }
+    if (stages == 8) {
+      for (int k = 0; k < level.size(); k++) {
+        level.set(k, regNext("product" + k, level.get(k)));
+      }
+    }
+    int groupBits = sliceBits;
+    for (int depth = 1; level.size() > 2; depth++) {
+      List<SInt> next = new ArrayList<>();
+      for (int k = 0; k < level.size(); k += 2) {
+        SInt sum = level.get(k + 1).shiftLeft(groupBits).resize(SUM_BITS).add(level.get(k));
+        next.add(regNext("productSum" + depth + "_" + k / 2, sum));
+      }
+      level = next;
+      groupBits *= 2;
+    }
+    return level;
+  }
+
   @Override
   public String moduleName() {
-    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase();
+    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase() + "_r" + stages;
   }
 }

@@ -28,9 +28,25 @@ class PpmConfigTest {
     assertMessage("degree must be in 0..4, got 5", () -> new PpmConfig(8, 8, PpmConfig.Activation.PPU, 16, 5, 16));
     assertMessage("coeffBits must be in 8..24, got 25", () -> new PpmConfig(8, 8, PpmConfig.Activation.PPU, 16, 2, 25));
     assertMessage("segments must be >= 2 when degree is 0", () -> new PpmConfig(8, 8, PpmConfig.Activation.PPU, 1, 0, 16));
+    assertMessage("requantStages must be one of 6, 7, 8, got 5",
+        () -> PpmConfig.of(8, 8, PpmConfig.Activation.NONE).withStages(5, 5));
+    assertMessage("hornerStages must be one of 3, 4, 5, got 6",
+        () -> PpmConfig.of(8, 8, PpmConfig.Activation.PPU).withStages(8, 6));
     BlockGenerator g = BlockRegistry.find("ppm");
     ParamException e = assertThrows(ParamException.class, () -> Params.resolve(g, Map.of("activation", "gelu")));
     assertTrue(e.getMessage().contains("'activation'") && e.getMessage().contains("none, relu, relu6, ppu"), e.getMessage());
+    e = assertThrows(ParamException.class, () -> Params.resolve(g, Map.of("requantStages", "9")));
+    assertTrue(e.getMessage().contains("'requantStages'") && e.getMessage().contains("6, 7, 8"), e.getMessage());
+    e = assertThrows(ParamException.class, () -> Params.resolve(g, Map.of("hornerStages", "2")));
+    assertTrue(e.getMessage().contains("'hornerStages'") && e.getMessage().contains("3, 4, 5"), e.getMessage());
+  }
+
+  @Test
+  void defaultStagesKeepTheModuleNameAndOtherStagesAreNamed() {
+    assertEquals("Ppm_c8_o8_ppu_s16_d2_w16", PpmConfig.of(8, 8, PpmConfig.Activation.PPU).moduleName());
+    assertEquals("Ppm_c8_o8_ppu_s16_d2_w16_r7_h3",
+        PpmConfig.of(8, 8, PpmConfig.Activation.PPU).withStages(7, 3).moduleName());
+    assertEquals("Ppm_c8_o8_none_r6", PpmConfig.of(8, 8, PpmConfig.Activation.NONE).withStages(6, 3).moduleName());
   }
 
   private static void assertMessage(String expected, Runnable r) {

@@ -9,22 +9,36 @@ import org.llmnpu.hdl.sim.Simulator;
 
 /**
  * Verilator: a single element takes exactly {@link PpmConfig#latency()} cycles from
- * {@code inValid} to {@code outValid} (7 without the PPU, 7 + 3·degree + 4 with it), and a block of
- * M back-to-back rows leaves in M consecutive cycles.
+ * {@code inValid} to {@code outValid} ({@code requantStages} without the PPU,
+ * {@code requantStages + 2 + hornerStages·degree + outputStages} with it, outputStages = 2 for
+ * hornerStages 3, else 3), and a block of M back-to-back rows leaves in M consecutive cycles.
+ * The expected values are written out here, not computed by the class under test.
  */
 class PpmLatencyTest {
 
-  static Stream<PpmConfig> configurations() {
+  /** A configuration and its documented latency. */
+  record Case(PpmConfig config, int latency) {
+    @Override
+    public String toString() {
+      return config.moduleName() + " L=" + latency;
+    }
+  }
+
+  static Stream<Case> configurations() {
     return Stream.of(
-        PpmConfig.of(8, 8, PpmConfig.Activation.NONE),
-        PpmConfig.of(8, 8, PpmConfig.Activation.PPU),
-        new PpmConfig(3, 8, PpmConfig.Activation.PPU, 6, 4, 24));
+        new Case(PpmConfig.of(8, 8, PpmConfig.Activation.NONE), 8),
+        new Case(PpmConfig.of(8, 8, PpmConfig.Activation.PPU), 8 + 2 + 5 * 2 + 3),
+        new Case(new PpmConfig(3, 8, PpmConfig.Activation.PPU, 6, 4, 24), 8 + 2 + 5 * 4 + 3),
+        new Case(PpmConfig.of(2, 8, PpmConfig.Activation.RELU).withStages(6, 5), 6),
+        new Case(PpmConfig.of(2, 8, PpmConfig.Activation.PPU).withStages(7, 3), 7 + 2 + 3 * 2 + 2),
+        new Case(PpmConfig.of(2, 8, PpmConfig.Activation.PPU).withStages(6, 4), 6 + 2 + 4 * 2 + 3));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
-  void cyclesFromValidInToValidOutEqualTheFormula(PpmConfig config) {
-    int expected = 7 + (config.hasPpu() ? 3 * config.degree() + 4 : 0);
+  void cyclesFromValidInToValidOutEqualTheFormula(Case c) {
+    PpmConfig config = c.config();
+    int expected = c.latency();
     assertEquals(expected, config.latency(), "documented formula");
     try (PpmBench bench = new PpmBench(config)) {
       Simulator sim = bench.simulator();

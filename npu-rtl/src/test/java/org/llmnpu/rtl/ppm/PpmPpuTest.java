@@ -18,7 +18,9 @@ import org.llmnpu.numerics.requant.RequantParams;
 
 /**
  * Verilator: the programmable PPU equals {@code PpuEvaluator} (and the whole lane equals
- * {@code numerics.ppu.Ppm.process}) bit for bit. Tables are loaded through the C-LUT write port
+ * {@code numerics.ppu.Ppm.process}) bit for bit at every Horner depth (3, 4 and the default 5
+ * stages per step: one product or two partial products; one rounding shift or a floor shift and a
+ * rounding increment). Tables are loaded through the C-LUT write port
  * into one model per configuration, one after another, as software would at run time.
  */
 class PpmPpuTest {
@@ -26,7 +28,9 @@ class PpmPpuTest {
   static Stream<PpmConfig> configurations() {
     return Stream.of(
         PpmConfig.of(8, 8, PpmConfig.Activation.PPU),
-        new PpmConfig(3, 8, PpmConfig.Activation.PPU, 6, 4, 24));
+        new PpmConfig(3, 8, PpmConfig.Activation.PPU, 6, 4, 24),
+        PpmConfig.of(2, 8, PpmConfig.Activation.PPU).withStages(7, 3),
+        new PpmConfig(1, 8, PpmConfig.Activation.PPU, 6, 3, 24).withStages(6, 4));
   }
 
   @ParameterizedTest(name = "{0}")

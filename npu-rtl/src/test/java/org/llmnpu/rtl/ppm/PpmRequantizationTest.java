@@ -14,7 +14,8 @@ import org.llmnpu.numerics.requant.Requantizer;
 
 /**
  * Verilator: the PPM without the PPU equals {@code Requantizer.requantize} bit for bit on random
- * and corner-case channels and accumulators, for each clamp (NONE, RELU, RELU6) and output width,
+ * and corner-case channels and accumulators, for each clamp (NONE, RELU, RELU6), output width and
+ * requantizer depth (6, 7 and the default 8 stages: 16-, 8- and 4-bit multiplier slices),
  * with back-to-back and gapped {@code inValid}; {@code outValid} follows the documented latency on
  * every cycle, and channel registers are rewritten between batches without rebuilding the model.
  */
@@ -25,7 +26,9 @@ class PpmRequantizationTest {
         PpmConfig.of(8, 8, PpmConfig.Activation.NONE),
         PpmConfig.of(3, 4, PpmConfig.Activation.RELU),
         PpmConfig.of(5, 8, PpmConfig.Activation.RELU6),
-        PpmConfig.of(2, 4, PpmConfig.Activation.RELU6));
+        PpmConfig.of(2, 4, PpmConfig.Activation.RELU6),
+        PpmConfig.of(3, 8, PpmConfig.Activation.NONE).withStages(6, PpmConfig.DEFAULT_HORNER_STAGES),
+        PpmConfig.of(2, 8, PpmConfig.Activation.RELU6).withStages(7, PpmConfig.DEFAULT_HORNER_STAGES));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,0 +1,158 @@
+package org.llmnpu.cli.npu;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.llmnpu.cli.npu.NpuReportPipeline.Fmt;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.reports.energy.Calibration;
+import org.llmnpu.reports.energy.EnergyAction;
+import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.ppa.ContentCache;
+import org.llmnpu.reports.ppa.PpaFlow;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.reports.ppa.ToolVersions;
+import org.llmnpu.rtl.mac.GemmEngine;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+import org.llmnpu.rtl.mac.MacArrayConfig;
+import org.llmnpu.rtl.mac.WeightSparsity;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * The energy table of the whole-NPU report ({@link NpuReportPipeline}): read from a file written by
+ * {@code npu report energy}, or calibrated on the NPU's GEMM engine size and a 2-lane Vector DSP
+ * (Verilator activity of seeded workloads on the synthesized netlists, OpenSTA power; see
+ * {@code reports} {@link Calibration}), with a fallback to an 8×8 engine whose idle energy is
+ * scaled to the NPU's engine by flip-flops when OpenSTA cannot propagate the larger engine's
+ * activity. A calibration is deterministic, so its result is kept in the PPA cache.
+ */
+final class NpuEnergyCalibration {
+  /** The table and where it came from (shown in the report). */
+  record Table(EnergyTable table, String source) {
+  }
+
+  private final PpaOptions ppa;
+  private final SimOptions sim;
+  private final long seed;
+  private final Consumer<String> log;
+
+  NpuEnergyCalibration(PpaOptions ppa, SimOptions sim, long seed, Consumer<String> log) {
+    this.ppa = ppa;
+    this.sim = sim;
+    this.seed = seed;
+    this.log = log;
+  }
+
+  /**
+   * The table read from {@code energyTable} when it is given, else calibrated on a {@code rows × rows}
+   * engine ({@code engine} is that engine's PPA, for the flip-flop scaling of the fallback).
+   */
+  Table table(Path energyTable, int rows, PpaResult engine) {
+    if (energyTable != null) {
+      try {
+        return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),
+            "read from " + energyTable);
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("--energy-table: cannot read " + energyTable + ": " + e.getMessage(), e);
+      }
+    }
+    String[] cached = calibratedTable(rows, engine);
+    return new Table(EnergyTable.fromJson(cached[0], "cached energy calibration"), cached[1]);
+  }
+
+  /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 2 (GEMM engine, 2-lane Vector DSP)";
+
+  /**
+   * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
+   * as {table JSON, source}: the calibration is deterministic (seeded workloads, RTL, tools), so
+   * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
+   * versions, the library, the clock and the seed, and a warm run skips the simulations.
+   */
+  private String[] calibratedTable(int r, PpaResult engine) {
+    List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, ToolVersions.yosys(),
+        ToolVersions.sta(), ppa.liberty().toString(), Double.toString(ppa.clockNs()),
+        Long.toString(seed), Integer.toString(r), engine.design()));
+    for (int size : new int[] {r, FALLBACK_ROWS, 2}) {
+      for (WeightSparsity sp : WeightSparsity.values()) {
+        if (sp != WeightSparsity.NONE && sp != WeightSparsity.S2_4) {
+          continue;
+        }
+        int m = size == 2 ? 4 : 4 * size;
+        GemmEngineConfig cfg = new GemmEngineConfig(
+            new MacArrayConfig(size, size, 32, Math.max(2, Math.min(1024, m)), 0, sp), m,
+            size == 2 ? 8 : 4 * size, size == 2 ? 4 : 2 * size);
+        parts.add(new TreeMap<>(Verilog.emit(new GemmEngine(cfg)).files()).toString());
+      }
+    }
+    String key = ContentCache.key(parts);
+    var hit = ppa.cache().get(key);
+    if (hit.isPresent() && hit.get().containsKey("energy.json") && hit.get().containsKey("source.txt")) {
+      log.accept("  energy table: cached calibration (" + hit.get().get("source.txt").strip() + ")");
+      return new String[] {hit.get().get("energy.json"), hit.get().get("source.txt").strip()};
+    }
+    EnergyTable table;
+    String source;
+    try {
+      table = calibrate(r);
+      source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine at %s ns (Verilator activity, "
+          + "OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(ppa.clockNs()), r, r);
+    } catch (IllegalStateException e) {
+      if (r == FALLBACK_ROWS) {
+        throw new IllegalStateException(e.getMessage() + "; give a table with --energy-table", e);
+      }
+      log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
+          + " engine instead");
+      table = scaledIdle(calibrate(FALLBACK_ROWS), engine, e.getMessage());
+      source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
+          + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
+          FALLBACK_ROWS, Fmt.num(ppa.clockNs()), r, r);
+    }
+    ppa.cache().put(key, Map.of("energy.json", table.json(), "source.txt", source + "\n"));
+    return new String[] {table.json(), source};
+  }
+
+  /**
+   * Lanes of the Vector DSP whose instruction classes are calibrated (energies are per lane-instruction;
+   * a small DSP keeps the synthesis short).
+   */
+  static final int DSP_CALIBRATION_LANES = 2;
+
+  /** Array size the energy calibration falls back to when OpenSTA cannot propagate a larger engine's activity. */
+  static final int FALLBACK_ROWS = 8;
+
+  private EnergyTable calibrate(int r) {
+    return new Calibration(ppa, sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
+        seed).dsp(DSP_CALIBRATION_LANES, 64, seed).table();
+  }
+
+  /**
+   * The table of a smaller engine with its idle energy per cycle scaled to the NPU's engine by the
+   * ratio of flip-flops (an idle engine's power is its clocked flip-flops; assumption stated in the
+   * entry's basis). The per-action energies (MAC, 2:4 MAC, write-back) are per occurrence and kept.
+   */
+  private EnergyTable scaledIdle(EnergyTable small, PpaResult engine, String why) {
+    int r = FALLBACK_ROWS;
+    GemmEngineConfig cfg = new GemmEngineConfig(
+        new MacArrayConfig(r, r, 32, Math.max(2, Math.min(1024, 4 * r)), 0,
+            WeightSparsity.NONE), 4 * r, 4 * r, 2 * r);
+    PpaResult calibrated = PpaFlow.run(Verilog.emit(new GemmEngine(cfg)), ppa);
+    double ratio = (double) engine.synthesis().flipFlops() / calibrated.synthesis().flipFlops();
+    Map<EnergyAction, EnergyTable.Entry> m = new EnumMap<>(small.entries());
+    EnergyTable.Entry idle = m.get(EnergyAction.MAC_IDLE);
+    m.put(idle.action(), new EnergyTable.Entry(idle.action(), idle.pj180() * ratio, String.format(Locale.ROOT,
+        "scaled: %s times the flip-flop ratio %.3f of the NPU's engine %s (%d) to %s (%d), because %s",
+        Fmt.num(idle.pj180()) + " pJ of " + calibrated.design(), ratio, engine.design(),
+        engine.synthesis().flipFlops(), calibrated.design(), calibrated.synthesis().flipFlops(), why)));
+    log.accept(String.format(Locale.ROOT, "  MAC_IDLE scaled by flip-flops x%.3f: %.4g pJ at 180 nm", ratio,
+        idle.pj180() * ratio));
+    return new EnergyTable(m, small.notMeasured());
+  }
+}
