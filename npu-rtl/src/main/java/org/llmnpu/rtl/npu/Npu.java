@@ -45,7 +45,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * STORE reads the scratchpad and issues masked writes; LOAD4 unpacks each beat's signed INT4
  * nibbles into two INT8 lines ({@link NpuLoad4}, beats at most every other cycle); the streams of
  * DSP_TAB, DSP_PROG and SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X
- * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code K·nTiles} cycles), starts
+ * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code weightRowsPerCycle} rows a
+ * cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles), starts
  * the engine and fetches the next command. {@link NpuBackEnd} — the decoupled GEMM back-end and
  * its drain. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
  * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
@@ -144,7 +145,7 @@ public final class Npu extends HwModule {
     fetch = new NpuFetch(this);
     fire = wire("fire", mem_req_valid.and(mem_req_ready));
     Bool in = wire("busy", state.ne(st(State.IDLE)).and(state.ne(st(State.DONE))).and(state.ne(st(State.ERROR))));
-    spad = new NpuScratchpad(this, p);
+    spad = new NpuScratchpad(this, p, c.weightRowsPerCycle() - 1);
     dec = fetch.decode();
     dma = new NpuDma(this);
     gemm = new NpuGemm(this);
@@ -278,6 +279,7 @@ public final class Npu extends HwModule {
         : "_d" + config.dspLanes() + "x" + config.dspRows() + "p" + config.dspProgramDepth();
     return "Npu_r" + config.rows() + "_s" + config.spadKiB() + "k_b" + config.spadBanks() + "_M" + config.maxM()
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
-        + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'));
+        + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
+        + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle());
   }
 }

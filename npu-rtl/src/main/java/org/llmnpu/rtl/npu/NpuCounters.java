@@ -77,9 +77,15 @@ final class NpuCounters {
     add(Counter.MACS, n.inState(Npu.State.GEMM_START), n.gemm.macsRegister());
     add(Counter.PSUM_WRITEBACKS, n.back.drainStarts, n.gemm.engine.psumWritebacks);
     NpuDsp dsp = n.dsp.unit;
-    count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X))
-        .or(n.inState(Npu.State.GEMM_W))
-        .or(n.inDspIn.and(dsp.lineStart)));
+    if (n.config().weightRowsPerCycle() == 1) {
+      count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X))
+          .or(n.inState(Npu.State.GEMM_W))
+          .or(n.inDspIn.and(dsp.lineStart)));
+    } else {
+      // the W copy reads several lines a cycle
+      count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X)).or(n.inDspIn.and(dsp.lineStart)));
+      add(Counter.SPAD_READS, n.inState(Npu.State.GEMM_W), n.gemm.weightLinesRead());
+    }
     // dspout writes a line element by element: one line write when it starts a line
     count(Counter.SPAD_WRITES, n.spad.write.and(n.inDspOut.and(dsp.lineStart.not()).not()));
     count(Counter.FETCH_CYCLES, n.inFetch.or(n.inState(Npu.State.DECODE)));

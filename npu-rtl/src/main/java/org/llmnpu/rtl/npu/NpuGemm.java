@@ -2,9 +2,14 @@ package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
+import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
 
+import java.util.ArrayList;
 import java.util.List;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
@@ -14,7 +19,9 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
  * of its operands from the scratchpad over the DMA's scratchpad walk — GEMM_X writes X row m's
  * K-tile line t into the engine's X buffer (one line a cycle, {@code M·ceil(K/rows)} cycles),
- * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles), and
+ * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
+ * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
+ * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
  * GEMM_START starts the engine (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code gemm}).
  */
@@ -51,8 +58,30 @@ final class NpuGemm {
     engine.load.xAddress.set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
     engine.load.xData.set(npu.spad.readData);
     engine.load.wWrite.set(npu.inState(Npu.State.GEMM_W));
-    engine.load.wAddress.set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits));
-    engine.load.wData.set(npu.spad.readData);
+    int groupShift = Integer.numberOfTrailingZeros(c.weightRowsPerCycle());
+    engine.load.wAddress.set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits - groupShift));
+    if (c.weightRowsPerCycle() == 1) {
+      engine.load.wData.set(npu.spad.readData);
+      return;
+    }
+    // W rows k + i (i = 1..R-1) of the group: the walk's address plus i·wStride.
+    List<HwValue> group = new ArrayList<>();
+    group.add(npu.spad.readData);
+    UInt address = sp.address;
+    for (int i = 0; i < c.weightRowsPerCycle() - 1; i++) {
+      address = address.add(npu.dec.wStride);
+      npu.spad.extraReadLines.get(i).set(address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+      group.add(npu.spad.extraReadData.get(i));
+    }
+    engine.load.wData.set(catLsbFirst(group).asUInt());
+  }
+
+  /** Scratchpad lines the W copy reads this cycle: R, or on an N tile's last group the rows of K left. */
+  UInt weightLinesRead() {
+    int r = npu.config().weightRowsPerCycle();
+    int shift = Integer.numberOfTrailingZeros(r);
+    UInt lastGroup = npu.dec.k.sub(1).lsbs(shift).resize(shift + 1).add(1).resize(shift + 1);
+    return mux(npu.dma.sp.lastInRow(), lastGroup, uintLit(r, shift + 1));
   }
 
   /** The register of the command's MAC count (for the {@code macs} counter). */
@@ -86,12 +115,13 @@ final class NpuGemm {
     NpuDecode dec = npu.dec;
     dma.sp.advance();
     npu.whenDo(dma.sp.last(), () -> {
-      // W: nTiles "rows" (stride one line) of K lines (step wStride).
+      // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
+      int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
       dma.sp.begin(npu.fetch.words.get(4));
       dma.spadStride.set(dma.lineConst);
-      dma.spadStep.set(dec.wStride);
+      dma.spadStep.set(shift == 0 ? dec.wStride : dec.wStride.shiftLeft(shift).resize(Npu.ADDR));
       dma.rows.set(dec.nTiles);
-      dma.beats.set(dec.k);
+      dma.beats.set(shift == 0 ? dec.k : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
       npu.state.set(Npu.st(Npu.State.GEMM_W));
     });
   }
