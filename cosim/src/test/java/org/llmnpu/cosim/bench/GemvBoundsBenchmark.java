@@ -22,8 +22,9 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * latency); {@code wCopy} the controller's W copy ({@code ceil(N/rows)·ceil(K/R)} per GEMM);
  * {@code arrayCyc} the array's run. One controller does the fetches, loads and copies in turn while
  * the array overlaps the next tile's load, so cycles ≈ Σ per tile (fetches + W copy + max(load, array
- * + drain)); {@code bound} names the largest of memory ({@code memCyc}), weight path ({@code wCopy}) and
- * array ({@code arrayCyc}).
+ * + drain)); {@code mem%}, {@code copy%}, {@code array%} are their shares of the cycles (memory and copy
+ * add up on the controller, the array overlaps them), {@code vsMem} = cycles / memBound, and {@code bound}
+ * names the largest of memory ({@code memCyc}), weight path ({@code wCopy}) and array ({@code arrayCyc}).
  */
 class GemvBoundsBenchmark {
   @Test
@@ -31,8 +32,8 @@ class GemvBoundsBenchmark {
     int k = 256;
     int n = 1408;
     int tile = 128;
-    System.out.printf("%4s %8s %9s %7s %9s %9s %9s %9s %8s %-12s%n", "R", "B/cycle", "cycles", "util%", "memBound",
-        "memCyc", "wCopy", "arrayCyc", "vsMem", "bound");
+    System.out.printf("%4s %8s %9s %7s %9s %8s %9s %6s %9s %6s %9s %6s %-12s%n", "R", "B/cycle", "cycles", "util%",
+        "memBound", "vsMem", "memCyc", "mem%", "wCopy", "copy%", "arrayCyc", "array%", "bound");
     for (int rowsPerCycle : new int[] {1, 2, 4, 8}) {
       for (int bw : new int[] {16, 32, 64}) {
         NpuConfig c = new NpuConfig(32, 256, 4, 16, 16, 32, 0, 64, 512, 128, 32, bw, 4096)
@@ -63,8 +64,9 @@ class GemvBoundsBenchmark {
         long dma = r.counter(Counter.DMA_CYCLES) + r.counter(Counter.FETCH_CYCLES);
         long array = r.counter(Counter.ARRAY_CYCLES);
         String bound = dma >= wCopy && dma >= array ? "memory" : wCopy >= array ? "weight path" : "array";
-        System.out.printf("%4d %8d %9d %7.2f %9d %9d %9d %9d %8.2f %-12s%n", rowsPerCycle, bw, cycles,
-            100.0 * k * n / (cycles * 1024.0), memBound, dma, wCopy, array, (double) cycles / memBound, bound);
+        System.out.printf("%4d %8d %9d %7.2f %9d %8.2f %9d %6.1f %9d %6.1f %9d %6.1f %-12s%n", rowsPerCycle, bw,
+            cycles, 100.0 * k * n / (cycles * 1024.0), memBound, (double) cycles / memBound, dma, 100.0 * dma / cycles,
+            wCopy, 100.0 * wCopy / cycles, array, 100.0 * array / cycles, bound);
       }
     }
   }
