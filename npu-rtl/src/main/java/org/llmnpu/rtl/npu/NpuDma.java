@@ -1,6 +1,5 @@
 package org.llmnpu.rtl.npu;
 
-import static org.llmnpu.hdl.Hw.bitsLit;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -64,7 +63,7 @@ final class NpuDma {
   /** The byte masks of a line. */
   void masks() {
     int line = npu.line;
-    ones = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
+    ones = NpuScratchpad.allBytes(line);
     UInt shortBy = npu.wireOf("mask_shortBy", uintLit(line, npu.lineShift + 1).sub(remainder));
     rowEndMask = npu.wireOf("mask_rowEnd", mux(remainder.eq(0), ones, ones.shiftRight(shortBy)));
   }

@@ -68,6 +68,13 @@ final class NpuScratchpad {
     }
   }
 
+  /** A byte mask of {@code bytes} ones (a 64-bit literal of ones does not fit a signed long). */
+  static Bits allBytes(int bytes) {
+    return bytes < 64 ? org.llmnpu.hdl.Hw.bitsLit((1L << bytes) - 1, bytes)
+        : org.llmnpu.hdl.Hw.uintLit(java.math.BigInteger.ONE.shiftLeft(bytes).subtract(java.math.BigInteger.ONE), bytes)
+            .asBits();
+  }
+
   /** The read data of the bank of {@code line}. */
   private static UInt select(List<UInt> bankRead, UInt line, int bankBits) {
     UInt data = bankRead.get(0);
