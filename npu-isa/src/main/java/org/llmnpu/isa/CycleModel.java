@@ -12,7 +12,8 @@ package org.llmnpu.isa;
  * fetch  (b = beatsPerCommand)  decode cycle = t_{b−1} + lat + 1; the command starts one cycle later
  * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
  * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
- * gemm   controller: M·kTiles (X lines) + K·nTiles (W rows) + 1 (start), then the next fetch;
+ * gemm   controller: M·kTiles (X lines) + nTiles·ceil(K / R) (W rows, R = weightRowsPerCycle a
+ *        cycle) + 1 (start), then the next fetch;
  *        back-end: the array runs {@code engine} cycles (see {@link EngineTiming#engineCycles}: the
  *        systolic {@link #engineCycles} or the PiM engine's), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
@@ -215,7 +216,7 @@ public final class CycleModel {
     long kTiles = (k + (long) p.rows() - 1) / p.rows();
     long nTiles = (n + (long) p.rows() - 1) / p.rows();
     long engine = this.engine.engineCycles(p, m, k, n);
-    long copy = m * kTiles + k * nTiles;
+    long copy = m * kTiles + weightCopyCycles(p, k, n);
     backStart = now + copy;
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
@@ -223,6 +224,16 @@ public final class CycleModel {
     gemmCycles += copy + 1;
     arrayCycles += engine + 1;
     now = backStart + 1;
+  }
+
+  /**
+   * Cycles of a GEMM's W copy into the engine: {@code ceil(N / rows)} N tiles of {@code ceil(K / R)}
+   * cycles, each moving {@code R = weightRowsPerCycle} W rows (the last of a tile the rest).
+   */
+  public static long weightCopyCycles(MachineParams p, int k, int n) {
+    long nTiles = (n + (long) p.rows() - 1) / p.rows();
+    int r = p.weightRowsPerCycle();
+    return nTiles * ((k + (long) r - 1) / r);
   }
 
   /** Counter values of the cycle counters (the others are left at zero). */

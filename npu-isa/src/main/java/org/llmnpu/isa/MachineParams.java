@@ -22,10 +22,13 @@ package org.llmnpu.isa;
  *                       {@code ceil(lineBytes / memBytesPerCycle)} cycles
  * @param watchdogCycles cycles a memory wait may last before the NPU halts with {@link ErrorCause#WATCHDOG}
  * @param dsp            the Vector DSP's lanes, buffer, program memory and tables
+ * @param weightRowsPerCycle W rows a GEMM copies from the scratchpad into the engine per cycle, a power of
+ *                       two in 1..rows (the controller's W copy takes {@code ceil(N/rows)·ceil(K/weightRowsPerCycle)}
+ *                       cycles); 1 by default
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                            int memBytesPerCycle, int watchdogCycles, DspParams dsp) {
+                            int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle) {
 
   /**
    * The Vector DSP of the NPU.
@@ -56,6 +59,14 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     public int elements() {
       return lanes * rows;
     }
+  }
+
+  /** A machine that copies one W row per cycle. */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, 1);
   }
 
   /** A machine with the {@link DspParams#DEFAULT default DSP}. */
@@ -90,6 +101,8 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
         "memBytesPerCycle must be in 1..1024, got " + memBytesPerCycle);
     require(watchdogCycles >= 2 && watchdogCycles <= (1 << 24), "watchdogCycles must be in 2..2^24, got " + watchdogCycles);
     require(dsp != null, "dsp must be given");
+    require(weightRowsPerCycle >= 1 && weightRowsPerCycle <= rows && Integer.bitCount(weightRowsPerCycle) == 1,
+        "weightRowsPerCycle must be a power of two in 1.." + rows + " (rows), got " + weightRowsPerCycle);
   }
 
   static void require(boolean ok, String message) {
@@ -111,6 +124,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with another memory timing. */
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp);
+        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle);
+  }
+
+  /** The same machine with another W copy width (W rows per cycle). */
+  public MachineParams withWeightRowsPerCycle(int r) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r);
   }
 }

@@ -4,9 +4,15 @@ import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.uint;
 
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.mux;
+
+import java.util.ArrayList;
+import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
 
 /**
@@ -31,12 +37,77 @@ public abstract class GemmBackend extends HwModule {
   public final UInt psumReadbacks = out(uint(32));
   public final UInt cycles = out(uint(32));
   private final GemmEngineConfig config;
+  private final int weightRowsPerCycle;
 
   protected GemmBackend(GemmEngineConfig c) {
+    this(c, 1);
+  }
+
+  /**
+   * An engine whose W buffer takes {@code weightRowsPerCycle} PE rows per write ({@link GemmLoadPorts}), a
+   * power of two dividing {@code rows}.
+   */
+  protected GemmBackend(GemmEngineConfig c, int weightRowsPerCycle) {
+    int rows = c.array().rows();
+    if (weightRowsPerCycle < 1 || Integer.bitCount(weightRowsPerCycle) != 1 || rows % weightRowsPerCycle != 0) {
+      throw new IllegalArgumentException("weightRowsPerCycle must be a power of two dividing rows (" + rows
+          + "), got " + weightRowsPerCycle);
+    }
     config = c;
-    load = slave("", new GemmLoadPorts(c));
+    this.weightRowsPerCycle = weightRowsPerCycle;
+    load = slave("", new GemmLoadPorts(c, weightRowsPerCycle));
     yAddress = in(uint(c.mBits() + c.nTileBits()));
     yData = out(bits(c.array().accWidth() * c.array().cols()));
+  }
+
+  /** PE rows per W buffer write. */
+  public int weightRowsPerCycle() {
+    return weightRowsPerCycle;
+  }
+
+  /**
+   * The W buffer: one memory {@code wBuffer} of {@code entryBits·cols}-bit rows at {@code (nTile, kTile, row)},
+   * or with {@code R = weightRowsPerCycle > 1} R memories {@code wBuffer_i} holding the rows {@code i mod R}
+   * at {@code (nTile, kTile, row / R)}; {@link #writeWeightBuffer} writes them together from {@code wData}.
+   */
+  protected final List<Mem<UInt>> weightBuffer(int entryBits) {
+    int bits = entryBits * config.array().cols();
+    List<Mem<UInt>> banks = new ArrayList<>();
+    for (int i = 0; i < weightRowsPerCycle; i++) {
+      String name = weightRowsPerCycle == 1 ? "wBuffer" : "wBuffer_" + i;
+      banks.add(mem(name, org.llmnpu.hdl.Hw.uint(bits), 1 << load.wAddress.width()));
+    }
+    return banks;
+  }
+
+  /** The write of the {@link #weightBuffer} banks: row {@code i} of {@code wData} into bank {@code i}. */
+  protected final void writeWeightBuffer(List<Mem<UInt>> banks) {
+    if (banks.size() == 1) {
+      when(load.wWrite, () -> banks.get(0).write(load.wAddress, load.wData));
+      return;
+    }
+    int bits = load.wData.width() / banks.size();
+    when(load.wWrite, () -> {
+      for (int i = 0; i < banks.size(); i++) {
+        banks.get(i).write(load.wAddress, load.wData.slice(bits * i + bits - 1, bits * i));
+      }
+    });
+  }
+
+  /** PE row {@code row} of the W tile {@code (nTile, kTile)} from the {@link #weightBuffer} banks (asynchronous). */
+  protected final UInt readWeightRow(List<Mem<UInt>> banks, UInt nTile, UInt kTile, UInt row) {
+    if (banks.size() == 1) {
+      return banks.get(0).readAsync(cat(nTile, kTile, row).asUInt());
+    }
+    int shift = Integer.numberOfTrailingZeros(banks.size());
+    UInt address = row.width() > shift ? cat(nTile, kTile, row.slice(row.width() - 1, shift)).asUInt()
+        : cat(nTile, kTile).asUInt();
+    UInt word = banks.get(0).readAsync(address);
+    UInt bank = row.lsbs(shift);
+    for (int i = 1; i < banks.size(); i++) {
+      word = mux(bank.eq(i), banks.get(i).readAsync(address), word);
+    }
+    return word;
   }
 
   /** The parameters this engine was built with. */

@@ -59,7 +59,16 @@ import org.llmnpu.hdl.UInt;
 public final class GemmEngine extends GemmBackend {
 
   public GemmEngine(GemmEngineConfig c) {
-    super(c);
+    this(c, 1);
+  }
+
+  /**
+   * An engine whose W buffer takes {@code weightRowsPerCycle} PE rows per write (one row bank each, see
+   * {@link GemmBackend#weightBuffer}); the loader still moves one PE row a cycle into the array (the
+   * swap wavefront bounds a pass to {@code max(rows, cols)} cycles anyway), so the cycles are the same.
+   */
+  public GemmEngine(GemmEngineConfig c, int weightRowsPerCycle) {
+    super(c, weightRowsPerCycle);
     MacArrayConfig a = c.array();
     int rows = a.rows();
     int cols = a.cols();
@@ -71,12 +80,11 @@ public final class GemmEngine extends GemmBackend {
     UInt k = load.k;
     UInt n = load.n;
     UInt xAddress = load.xAddress;
-    UInt wAddress = load.wAddress;
 
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
-    Mem<UInt> wBuffer = mem("wBuffer", uint(entry * cols), 1 << wAddress.width());
+    List<Mem<UInt>> wBuffer = weightBuffer(entry);
     when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
-    when(load.wWrite, () -> wBuffer.write(wAddress, load.wData));
+    writeWeightBuffer(wBuffer);
 
     Bool running = regInit("running", bool(), 0);
     Bool doneQ = regInit("doneQ", bool(), 0);
@@ -110,7 +118,7 @@ public final class GemmEngine extends GemmBackend {
               .shiftLeft(Integer.numberOfTrailingZeros(sp.kept())) : kw);
       Bool rowInK = wire("rowInK", rowNow.resize(Math.max(rowNow.width(), validRows.width()))
           .lt(validRows.resize(Math.max(rowNow.width(), validRows.width()))));
-      UInt word = wire("word", wBuffer.readAsync(cat(loadPass.nTile, loadPass.kTile, rowNow).asUInt()));
+      UInt word = wire("word", readWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow));
       for (int col = 0; col < cols; col++) {
         SInt value = word.slice(entry * col + 7, entry * col).asSInt();
         array.weightEntry.get(col).set(mux(rowInK, value, sintLit(0, 8)));
@@ -211,6 +219,7 @@ public final class GemmEngine extends GemmBackend {
   @Override
   public String moduleName() {
     GemmEngineConfig config = config();
-    return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN();
+    return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN()
+        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle());
   }
 }

@@ -13,7 +13,9 @@ import org.llmnpu.hdl.UInt;
  * The host's side of a {@link GemmEngine} before a run: the shape {@code m, k, n} and the write
  * ports of the X and W buffers (layouts in {@link GemmEngine}). {@link GemmEngine} and
  * {@link GemmPpmEngine} declare it as an unnamed bundle of ports, so both have the ports
- * {@code m, k, n, xWrite, xAddress, xData, wWrite, wAddress, wData}.
+ * {@code m, k, n, xWrite, xAddress, xData, wWrite, wAddress, wData}. With {@code weightRowsPerCycle}
+ * {@code R > 1} a W write carries {@code R} consecutive PE rows of one K tile (row {@code i} of the
+ * group in bits {@code i·cols·e..}) and {@code wAddress} is {@code (nTile, kTile, row / R)}.
  */
 public final class GemmLoadPorts extends Bundle {
   public final UInt m;
@@ -26,21 +28,29 @@ public final class GemmLoadPorts extends Bundle {
   public final UInt wAddress;
   public final UInt wData;
   private final GemmEngineConfig config;
+  private final int weightRowsPerCycle;
 
   public GemmLoadPorts(GemmEngineConfig c) {
+    this(c, 1);
+  }
+
+  /** Ports whose W writes carry {@code weightRowsPerCycle} PE rows (a power of two dividing {@code rows}). */
+  public GemmLoadPorts(GemmEngineConfig c, int weightRowsPerCycle) {
     config = c;
+    this.weightRowsPerCycle = weightRowsPerCycle;
+    int groupShift = Integer.numberOfTrailingZeros(weightRowsPerCycle);
     MacArrayConfig a = c.array();
     m = uint(bitsToHold(c.maxM()));
     k = uint(bitsToHold(c.maxK()));
     n = uint(bitsToHold(c.maxN()));
     xAddress = uint(c.mBits() + c.kTileBits());
     xData = uint(8 * a.kPerTile());
-    wAddress = uint(c.nTileBits() + c.kTileBits() + c.rowBits());
-    wData = uint(a.weightEntryBits() * a.cols());
+    wAddress = uint(c.nTileBits() + c.kTileBits() + c.rowBits() - groupShift);
+    wData = uint(weightRowsPerCycle * a.weightEntryBits() * a.cols());
   }
 
   @Override
   public Data copyType() {
-    return new GemmLoadPorts(config);
+    return new GemmLoadPorts(config, weightRowsPerCycle);
   }
 }

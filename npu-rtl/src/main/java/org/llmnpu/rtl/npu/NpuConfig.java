@@ -38,11 +38,18 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  *                         (a {@code rows × rows} INT8 compute-in-memory macro, bit-serial;
  *                         {@code pim-k2}, {@code pim-k4}, {@code pim-k8} apply 2, 4 or 8 input bits
  *                         per cycle); same results, different cycles ({@link PimGemmBackend})
+ * @param weightRowsPerCycle W rows a GEMM copies from the scratchpad into the engine's W buffer per cycle,
+ *                         a power of two in 1..min(rows, 16) [1]: the scratchpad gets {@code weightRowsPerCycle}
+ *                         read ports and the engine's W buffer as many row banks, so the W copy takes
+ *                         {@code ceil(N/rows)·ceil(K/weightRowsPerCycle)} cycles instead of {@code K·ceil(N/rows)}
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
-                        String engine) {
+                        String engine, int weightRowsPerCycle) {
+
+  /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
+  public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
 
   /** Allowed values of {@code engine}. */
   public static final java.util.List<String> ENGINES = java.util.List.of("systolic", "pim", "pim-k2", "pim-k4", "pim-k8");
@@ -68,8 +75,24 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
       throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
     }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles), 1);
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+    java.util.List<Integer> allowed = new java.util.ArrayList<>();
+    for (int r = 1; r <= Math.min(rows, MAX_WEIGHT_ROWS_PER_CYCLE); r *= 2) {
+      allowed.add(r);
+    }
+    if (!allowed.contains(weightRowsPerCycle)) {
+      throw new IllegalArgumentException("weightRowsPerCycle must be one of " + allowed + " (powers of two up to"
+          + " min(rows, " + MAX_WEIGHT_ROWS_PER_CYCLE + "), rows = " + rows + "), got " + weightRowsPerCycle);
+    }
+  }
+
+  /** An NPU that copies one W row per cycle. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, 1);
   }
 
   /** An NPU with the default Vector DSP (16 lanes, 512 rows, 256 program words, runs of at most 2^24 cycles). */
@@ -122,9 +145,10 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
 
   private static MachineParams machine(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                                        int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                                       int memBytesPerCycle, int watchdogCycles, MachineParams.DspParams dsp) {
+                                       int memBytesPerCycle, int watchdogCycles, MachineParams.DspParams dsp,
+                                       int weightRowsPerCycle) {
     return new MachineParams(rows, rows, spadKiB * 1024, spadBanks, extMemMiB * (1L << 20), mTile, accWidth,
-        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp);
+        icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle);
   }
 
   private static GemmEngineConfig gemm(int rows, int accWidth, int mTile, int icAccumDepth, int maxM, int maxK,
@@ -136,7 +160,8 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
+        weightRowsPerCycle);
   }
 
   /** The GEMM engine inside. */
@@ -147,13 +172,21 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine);
+        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e);
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
+        weightRowsPerCycle);
+  }
+
+  /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
+  public NpuConfig withWeightRowsPerCycle(int r) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */
@@ -167,7 +200,8 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The GEMM engine this NPU instantiates: the systolic {@link GemmEngine} or the {@link PimGemmBackend}. */
   org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
     org.llmnpu.isa.EngineTiming t = engineTiming();
-    return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle()) : new org.llmnpu.rtl.mac.GemmEngine(gemm());
+    return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle(), weightRowsPerCycle)
+        : new org.llmnpu.rtl.mac.GemmEngine(gemm(), weightRowsPerCycle);
   }
 
   /** Reads a configuration from a {@code .json}, {@code .yaml} or {@code .yml} file; absent fields take the defaults. */

@@ -1,7 +1,6 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bits;
-import static org.llmnpu.hdl.Hw.bitsLit;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
@@ -55,7 +54,7 @@ final class NpuLoad4 {
         uintLit(bytes, lineShift + 2).sub(unpacked)).resize(lineShift + 1));
     UInt secondShort = npu.wireOf("load4_secondShortBy", uintLit(2 * bytes, lineShift + 2).sub(unpacked)
         .resize(lineShift + 1));
-    Bits ones = bitsLit(bytes == 64 ? -1L : (1L << bytes) - 1, bytes);
+    Bits ones = NpuScratchpad.allBytes(bytes);
     firstData = npu.wireOf("load4_low", unpack(data, 0, bytes));
     firstMask = npu.wireOf("load4_firstMask", ones.shiftRight(firstShort));
     pending = npu.reg0("load4_pending", bool());

@@ -16,8 +16,9 @@ import org.llmnpu.isa.MachineParams;
 /**
  * The {@link Npu}'s scratchpad: {@code spadBanks} memories of {@code rows}-byte lines, line
  * {@code l} in bank {@code l mod banks}; one write port with a byte mask and one asynchronous
- * read port, addressed by line. Each bank is one memory in the Verilog, so the PPA flow
- * black-boxes it as an SRAM macro.
+ * read port, addressed by line; {@code extraReadPorts} more asynchronous read ports ({@link #extraReadLines},
+ * {@link #extraReadData}: the GEMM's W copy of several rows a cycle). Each bank is one memory in the
+ * Verilog, so the PPA flow black-boxes it as an SRAM macro (with its read ports).
  */
 final class NpuScratchpad {
   final UInt readLine;
@@ -26,8 +27,10 @@ final class NpuScratchpad {
   final UInt writeData;
   final Bits writeMask;
   final UInt readData;
+  final List<UInt> extraReadLines = new ArrayList<>();
+  final List<UInt> extraReadData = new ArrayList<>();
 
-  NpuScratchpad(Npu npu, MachineParams p) {
+  NpuScratchpad(Npu npu, MachineParams p, int extraReadPorts) {
     int line = p.lineBytes();
     int lineBits = 8 * line;
     int spadLines = p.spadBytes() / line;
@@ -38,7 +41,14 @@ final class NpuScratchpad {
     writeLine = npu.wireOf("spad_writeLine", uint(lineAddrBits));
     writeData = npu.wireOf("spad_writeData", uint(lineBits));
     writeMask = npu.wireOf("spad_writeMask", bits(line));
+    for (int i = 1; i <= extraReadPorts; i++) {
+      extraReadLines.add(npu.wireOf("spad_readLine" + i, uint(lineAddrBits)));
+    }
     List<UInt> bankRead = new ArrayList<>();
+    List<List<UInt>> extraBankRead = new ArrayList<>();
+    for (int i = 0; i < extraReadPorts; i++) {
+      extraBankRead.add(new ArrayList<>());
+    }
     for (int b = 0; b < p.spadBanks(); b++) {
       Mem<UInt> bank = npu.memOf("spad_bank" + b, uint(lineBits), spadLines / p.spadBanks());
       Bool selected = bankBits == 0 ? write : write.and(writeLine.lsbs(bankBits).eq(b));
@@ -46,14 +56,34 @@ final class NpuScratchpad {
       UInt readRow = bankBits == 0 ? readLine : readLine.slice(lineAddrBits - 1, bankBits);
       npu.whenDo(selected, () -> bank.write(row, writeData, writeMask));
       bankRead.add(bank.readAsync(readRow));
+      for (int i = 0; i < extraReadPorts; i++) {
+        UInt l = extraReadLines.get(i);
+        extraBankRead.get(i).add(bank.readAsync(bankBits == 0 ? l : l.slice(lineAddrBits - 1, bankBits)));
+      }
     }
+    readData = npu.wireOf("spad_readData", select(bankRead, readLine, bankBits));
+    for (int i = 0; i < extraReadPorts; i++) {
+      extraReadData.add(npu.wireOf("spad_readData" + (i + 1), select(extraBankRead.get(i), extraReadLines.get(i),
+          bankBits)));
+    }
+  }
+
+  /** A byte mask of {@code bytes} ones (a 64-bit literal of ones does not fit a signed long). */
+  static Bits allBytes(int bytes) {
+    return bytes < 64 ? org.llmnpu.hdl.Hw.bitsLit((1L << bytes) - 1, bytes)
+        : org.llmnpu.hdl.Hw.uintLit(java.math.BigInteger.ONE.shiftLeft(bytes).subtract(java.math.BigInteger.ONE), bytes)
+            .asBits();
+  }
+
+  /** The read data of the bank of {@code line}. */
+  private static UInt select(List<UInt> bankRead, UInt line, int bankBits) {
     UInt data = bankRead.get(0);
     if (bankBits > 0) {
-      UInt sel = readLine.lsbs(bankBits);
-      for (int b = 1; b < p.spadBanks(); b++) {
+      UInt sel = line.lsbs(bankBits);
+      for (int b = 1; b < bankRead.size(); b++) {
         data = mux(sel.eq(b), bankRead.get(b), data);
       }
     }
-    readData = npu.wireOf("spad_readData", data);
+    return data;
   }
 }

@@ -63,7 +63,15 @@ public final class PimGemmBackend extends GemmBackend {
   private final PimMacroConfig macroConfig;
 
   public PimGemmBackend(GemmEngineConfig c, int bitsPerCycle) {
-    super(c);
+    this(c, bitsPerCycle, 1);
+  }
+
+  /**
+   * The engine with a W buffer of {@code weightRowsPerCycle} row banks (the NPU's W copy writes that many rows a
+   * cycle); the macro's bitcell writes stay one row a cycle, so the engine's cycles do not change.
+   */
+  public PimGemmBackend(GemmEngineConfig c, int bitsPerCycle, int weightRowsPerCycle) {
+    super(c, weightRowsPerCycle);
     MacArrayConfig a = c.array();
     if (a.sparsity() != WeightSparsity.NONE) {
       throw new IllegalArgumentException("the PiM GEMM engine holds dense weights; sparsity must be none, got "
@@ -76,11 +84,10 @@ public final class PimGemmBackend extends GemmBackend {
         0, acc, a.mTile(), a.icAccumDepth(), 1);
     int cpm = macroConfig.cyclesPerMvm();
     UInt xAddress = load.xAddress;
-    UInt wAddress = load.wAddress;
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * rows), 1 << xAddress.width());
-    Mem<UInt> wBuffer = mem("wBuffer", uint(8 * cols), 1 << wAddress.width());
+    java.util.List<Mem<UInt>> wBuffer = weightBuffer(8);
     when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
-    when(load.wWrite, () -> wBuffer.write(wAddress, load.wData));
+    writeWeightBuffer(wBuffer);
 
     PimMacro pim = instance("pim", new PimMacro(macroConfig));
     PassIterator it = instance("pass", new PassIterator(c));
@@ -109,7 +116,7 @@ public final class PimGemmBackend extends GemmBackend {
     Bool passEnds = wire("passEnds", accepted.and(lastVec));
     it.advance.set(passEnds);
 
-    UInt wWord = wire("wWord", wBuffer.readAsync(cat(it.nTile, it.kTile, row).asUInt()));
+    UInt wWord = wire("wWord", readWeightRow(wBuffer, it.nTile, it.kTile, row));
     int kw = Math.max(row.width(), it.kRemain.width());
     Bool rowInK = wire("rowInK", row.resize(kw).lt(it.kRemain.resize(kw)));
     pim.wrEn.set(write);
@@ -214,6 +221,7 @@ public final class PimGemmBackend extends GemmBackend {
   @Override
   public String moduleName() {
     GemmEngineConfig c = config();
-    return "PimGemmBackend_" + macroConfig.tag() + "_M" + c.maxM() + "_K" + c.maxK() + "_N" + c.maxN();
+    return "PimGemmBackend_" + macroConfig.tag() + "_M" + c.maxM() + "_K" + c.maxK() + "_N" + c.maxN()
+        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle());
   }
 }

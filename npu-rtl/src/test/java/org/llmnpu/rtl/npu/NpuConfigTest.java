@@ -76,4 +76,31 @@ class NpuConfigTest {
     assertEquals(new org.llmnpu.rtl.dsp.VectorDsp.Config(8, 256, 128, 12, 2), c.dsp());
     assertEquals(org.llmnpu.isa.MachineParams.DspParams.DEFAULT, NpuConfig.defaults().machine().dsp());
   }
+
+  @Test
+  void weightRowsPerCycleLoadsReachesTheMachineAndRejectsBadValues() throws Exception {
+    Path yaml = dir.resolve("w.yaml");
+    Files.writeString(yaml, "rows: 8\nweightRowsPerCycle: 4\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(4, c.weightRowsPerCycle());
+    assertEquals(4, c.machine().weightRowsPerCycle());
+    assertEquals(4, c.gemmEngine().weightRowsPerCycle());
+    assertTrue(new Npu(c).moduleName().endsWith("_w4"), new Npu(c).moduleName());
+    assertEquals(1, NpuConfig.defaults().weightRowsPerCycle());
+    assertEquals(1, NpuConfig.defaults().machine().weightRowsPerCycle());
+    assertEquals(2, NpuConfig.small().withWeightRowsPerCycle(2).withMemory(5, 2).withEngine("pim-k4")
+        .weightRowsPerCycle());
+    for (String bad : new String[] {"3", "0", "16"}) {
+      Files.writeString(yaml, "rows: 8\nweightRowsPerCycle: " + bad + "\n");
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+      assertTrue(e.getMessage().contains("weightRowsPerCycle must be one of [1, 2, 4, 8] (powers of two up to"
+          + " min(rows, 16), rows = 8), got " + bad), e.getMessage());
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> NpuConfig.small().withWeightRowsPerCycle(8));
+    assertTrue(e.getMessage().contains("weightRowsPerCycle must be one of [1, 2, 4]"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.defaults().machine().withWeightRowsPerCycle(32));
+    assertTrue(e.getMessage().contains("weightRowsPerCycle must be a power of two in 1..16 (rows), got 32"),
+        e.getMessage());
+  }
 }

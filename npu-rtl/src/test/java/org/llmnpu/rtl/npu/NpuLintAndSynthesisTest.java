@@ -45,4 +45,16 @@ class NpuLintAndSynthesisTest {
     d.writeTo(dir);
     assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");
   }
+
+  @Test
+  void npuCopyingSeveralWeightRowsPerCycleIsLintClean() {
+    ToolsForTests.require("verilator");
+    for (NpuConfig c : List.of(NpuConfig.small().withWeightRowsPerCycle(4),
+        NpuConfig.small().withEngine("pim-k4").withWeightRowsPerCycle(2))) {
+      VerilogDesign d = Verilog.emit(new Npu(c));
+      Path out = dir.resolve(d.top());
+      d.writeTo(out);
+      assertEquals(List.of(), DesignChecks.lint(d, out), c + ": verilator -Wall findings");
+    }
+  }
 }

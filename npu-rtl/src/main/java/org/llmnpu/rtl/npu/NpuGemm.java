@@ -1,0 +1,145 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.HwValue;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.rtl.mac.GemmBackend;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+
+/**
+ * The {@link Npu}'s GEMM controller: the command's shape registers, the GEMM engine
+ * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
+ * of its operands from the scratchpad over the DMA's scratchpad walk — GEMM_X writes X row m's
+ * K-tile line t into the engine's X buffer (one line a cycle, {@code M·ceil(K/rows)} cycles),
+ * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
+ * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
+ * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
+ * GEMM_START starts the engine (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
+ * {@code org.llmnpu.isa.CycleModel} ({@code gemm}).
+ */
+final class NpuGemm {
+  final UInt m;
+  final UInt k;
+  final UInt n;
+  GemmBackend engine;
+  /** The command's M·K·N, counted when it starts. */
+  UInt macs;
+  private final GemmEngineConfig gc;
+  private final Npu npu;
+
+  NpuGemm(Npu npu) {
+    this.npu = npu;
+    gc = npu.config().gemm();
+    m = npu.reg0("gemmM", uint(bitsToHold(gc.maxM())));
+    k = npu.reg0("gemmK", uint(bitsToHold(gc.maxK())));
+    n = npu.reg0("gemmN", uint(bitsToHold(gc.maxN())));
+  }
+
+  /** The engine and its operand ports, written from the scratchpad walk. */
+  void engine(NpuConfig c) {
+    Walker sp = npu.dma.sp;
+    engine = npu.instanceOf("gemm", c.gemmEngine());
+    engine.load.m.set(m);
+    engine.load.k.set(k);
+    engine.load.n.set(n);
+    engine.start.set(npu.inState(Npu.State.GEMM_START));
+    int kTileBits = gc.kTileBits();
+    int nTileBits = gc.nTileBits();
+    int rowBits = gc.rowBits();
+    engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X));
+    engine.load.xAddress.set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
+    engine.load.xData.set(npu.spad.readData);
+    engine.load.wWrite.set(npu.inState(Npu.State.GEMM_W));
+    int groupShift = Integer.numberOfTrailingZeros(c.weightRowsPerCycle());
+    engine.load.wAddress.set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits - groupShift));
+    if (c.weightRowsPerCycle() == 1) {
+      engine.load.wData.set(npu.spad.readData);
+      return;
+    }
+    // W rows k + i (i = 1..R-1) of the group: the walk's address plus i·wStride.
+    List<HwValue> group = new ArrayList<>();
+    group.add(npu.spad.readData);
+    UInt address = sp.address;
+    for (int i = 0; i < c.weightRowsPerCycle() - 1; i++) {
+      address = address.add(npu.dec.wStride);
+      npu.spad.extraReadLines.get(i).set(address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+      group.add(npu.spad.extraReadData.get(i));
+    }
+    engine.load.wData.set(catLsbFirst(group).asUInt());
+  }
+
+  /** Scratchpad lines the W copy reads this cycle: R, or on an N tile's last group the rows of K left. */
+  UInt weightLinesRead() {
+    int r = npu.config().weightRowsPerCycle();
+    int shift = Integer.numberOfTrailingZeros(r);
+    UInt lastGroup = npu.dec.k.sub(1).lsbs(shift).resize(shift + 1).add(1).resize(shift + 1);
+    return mux(npu.dma.sp.lastInRow(), lastGroup, uintLit(r, shift + 1));
+  }
+
+  /** The register of the command's MAC count (for the {@code macs} counter). */
+  UInt macsRegister() {
+    macs = npu.reg0("gemm_macs", uint(48));
+    return macs;
+  }
+
+  /** Statements of the dispatch of a {@code gemm}: shape, results to the back-end, then the X walk. */
+  void dispatch() {
+    List<UInt> w = npu.fetch.words;
+    NpuDecode dec = npu.dec;
+    NpuDma dma = npu.dma;
+    m.set(dec.m.resize(m.width()));
+    k.set(dec.k.resize(k.width()));
+    n.set(dec.n.resize(n.width()));
+    macs.set(dec.macs);
+    npu.back.take(w.get(5), w.get(7), dec.resultEnd);
+    // X: M rows of kTiles lines.
+    dma.sp.begin(w.get(3));
+    dma.spadStride.set(dec.xStride);
+    dma.spadStep.set(dma.lineConst);
+    dma.rows.set(dec.m);
+    dma.beats.set(dec.kTiles);
+    npu.state.set(Npu.st(Npu.State.GEMM_X));
+  }
+
+  /** Statements of GEMM_X: one X line a cycle, then the W walk. */
+  void xStep() {
+    NpuDma dma = npu.dma;
+    NpuDecode dec = npu.dec;
+    dma.sp.advance();
+    npu.whenDo(dma.sp.last(), () -> {
+      // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
+      int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
+      dma.sp.begin(npu.fetch.words.get(4));
+      dma.spadStride.set(dma.lineConst);
+      dma.spadStep.set(shift == 0 ? dec.wStride : dec.wStride.shiftLeft(shift).resize(Npu.ADDR));
+      dma.rows.set(dec.nTiles);
+      dma.beats.set(shift == 0 ? dec.k : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
+      npu.state.set(Npu.st(Npu.State.GEMM_W));
+    });
+  }
+
+  /** Statements of GEMM_W: one W row line a cycle, then GEMM_START. */
+  void wStep() {
+    npu.dma.sp.advance();
+    npu.whenDo(npu.dma.sp.last(), () -> npu.state.set(Npu.st(Npu.State.GEMM_START)));
+  }
+
+  /** {@code {hi[hiBits-1:0], lo[loBits-1:0]}}, either part possibly empty. */
+  static UInt join(UInt hi, int hiBits, UInt lo, int loBits) {
+    if (hiBits == 0) {
+      return lo.resize(loBits);
+    }
+    if (loBits == 0) {
+      return hi.resize(hiBits);
+    }
+    return cat(hi.resize(hiBits), lo.resize(loBits)).asUInt();
+  }
+}
