@@ -181,6 +181,20 @@ class PpmAndSparseCommandTest {
   }
 
   @Test
+  void shippedExampleRunsOnTheGolden() throws Exception {
+    java.nio.file.Path file = java.nio.file.Path.of(System.getProperty("llmnpu.repoRoot", ".."), "npu-isa", "examples",
+        "gemm-ppm-gelu.npu");
+    Assembler.Assembled a = Assembler.assemble(java.nio.file.Files.readString(file), file.toString());
+    byte[] mem = new byte[1 << 20];
+    new Random(4).nextBytes(mem);
+    a.place(mem);
+    IsaSimulator.Result res = IsaSimulator.run(machine(true, Command.DENSE), mem, a.origin());
+    assertEquals(ErrorCause.NONE, res.error());
+    assertEquals(64, res.counter(Counter.PPM_ELEMENTS));
+    assertEquals(ErrorCause.UNSUPPORTED, IsaSimulator.run(machine(false, Command.DENSE), mem, a.origin()).error());
+  }
+
+  @Test
   void textRoundTripsAndBadSparsity() {
     String text = "ppmcfg ext=0x8000 channels=4\npputab ext=0x9000\nppm src=0 srcStride=16 dst=0x100 dstStride=4 m=3 n=4\n"
         + "gemm m=1 k=8 n=4 x=0 xStride=8 w=64 wStride=4 y=128 yStride=16 sparsity=1\n"
