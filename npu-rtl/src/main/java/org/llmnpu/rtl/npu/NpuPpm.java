@@ -66,8 +66,9 @@ final class NpuPpm {
    * @param lastLine the row's last line index {@code R − 1} (2 bits)
    * @param spadRead the line read
    * @param n        the {@code ppm}'s lanes N (1..rows)
+   * @param clear    a program starts: forget the loaded table
    */
-  NpuPpm(Npu npu, MachineParams p, boolean ppu, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
+  NpuPpm(Npu npu, MachineParams p, boolean ppu, Bool clear, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
          UInt index, Bool rowIn, UInt lineOfRow, Bool rowEnds, UInt lastLine, UInt spadRead, UInt n) {
     int line = p.lineBytes();
     int lineBits = 8 * line;
@@ -128,7 +129,8 @@ final class NpuPpm {
       ppm.lutWrite.set(item.and(table));
       ppm.lutAddress.set(index.resize(config.lutAddressBits()));
       ppm.lutData.set(entry.asSInt());
-      npu.whenDo(item.and(table), () -> loaded.set(boolLit(true)));
+      npu.whenElse(clear, () -> loaded.set(boolLit(false)),
+          () -> npu.whenDo(item.and(table), () -> loaded.set(boolLit(true))));
     }
 
     // Beats at most every perBeat cycles (records on short lines: every cycle).
