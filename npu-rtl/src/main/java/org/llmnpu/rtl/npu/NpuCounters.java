@@ -61,6 +61,40 @@ final class NpuCounters {
     }
   }
 
+  /** The events of the {@link Npu}'s units; {@code busy}: the NPU runs a program. */
+  void connect(Npu n, Bool busy) {
+    Walker sp = n.dma.sp;
+    UInt remainder = n.dma.remainder;
+    int lineShift = n.lineShift;
+    count(Counter.CYCLES, busy);
+    count(Counter.COMMANDS, n.inState(Npu.State.DECODE));
+    UInt beatBytes = n.wireOf("beatBytes", mux(sp.lastInRow().and(remainder.ne(0)), remainder.resize(lineShift + 1),
+        uintLit(n.line, lineShift + 1)));
+    add(Counter.DMA_LOAD_BYTES, n.dma.loadWrite.or(n.dma.load4.beat), beatBytes);
+    add(Counter.DMA_STORE_BYTES, n.inStore.and(n.fire), beatBytes);
+    count(Counter.EXT_READ_BEATS, n.fire.and(n.mem_req_write.not()));
+    count(Counter.EXT_WRITE_BEATS, n.fire.and(n.mem_req_write));
+    add(Counter.MACS, n.inState(Npu.State.GEMM_START), n.gemm.macsRegister());
+    add(Counter.PSUM_WRITEBACKS, n.back.drainStarts, n.gemm.engine.psumWritebacks);
+    NpuDsp dsp = n.dsp.unit;
+    count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X))
+        .or(n.inState(Npu.State.GEMM_W))
+        .or(n.inDspIn.and(dsp.lineStart)));
+    // dspout writes a line element by element: one line write when it starts a line
+    count(Counter.SPAD_WRITES, n.spad.write.and(n.inDspOut.and(dsp.lineStart.not()).not()));
+    count(Counter.FETCH_CYCLES, n.inFetch.or(n.inState(Npu.State.DECODE)));
+    count(Counter.DMA_CYCLES, n.inLoad.or(n.inStore).or(n.inLoad4).or(n.inLoad4End).or(n.inSnap));
+    count(Counter.GEMM_CYCLES, n.state.ge(Npu.st(Npu.State.GEMM_X)).and(n.state.le(Npu.st(Npu.State.GEMM_START)))
+        .or(n.back.idle.not()));
+    count(Counter.ARRAY_CYCLES, n.inState(Npu.State.GEMM_START)
+        .or(n.back.state.eq(Npu.bk(Npu.Back.RUN)).and(n.gemm.engine.done.not())));
+    count(Counter.MEM_STALL_CYCLES, n.mem_req_valid.and(n.mem_req_ready.not()));
+    count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(n.dsp.runExpired.not()));
+    count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
+    count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut));
+    clearOn(n.inState(Npu.State.IDLE).and(n.start));
+  }
+
   UInt select(UInt sel) {
     UInt out = uintLit(0, 64);
     for (Counter c : Counter.values()) {

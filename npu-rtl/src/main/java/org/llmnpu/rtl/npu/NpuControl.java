@@ -1,0 +1,93 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.Opcode;
+
+/**
+ * The {@link Npu}'s controller: its state machine over the units' steps (IDLE → FETCH → DECODE →
+ * the command's states → FETCH …, DONE or ERROR). DECODE halts on the first failing check of
+ * {@link NpuDecode} (opcode, shape, scratchpad, DSP range, memory); else the command is dispatched
+ * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads
+ * none of the running GEMM's result bytes at once, every other command when the GEMM back-end is
+ * idle (in-order results; the engine's buffers are free) — and waits in WAIT until then. A state
+ * that waits for the memory halts with WATCHDOG when {@link NpuWatchdog} expires.
+ */
+final class NpuControl {
+  private final Npu npu;
+  private final Bool bark;
+
+  /** Builds the state machine (after every unit, whose steps it calls). */
+  NpuControl(Npu npu, Bool bark, NpuSnapshot snapshot, NpuCounters counters) {
+    this.npu = npu;
+    this.bark = bark;
+    NpuFetch fetch = npu.fetch;
+    NpuDecode dec = npu.dec;
+    NpuDma dma = npu.dma;
+    NpuDspCommands dsp = npu.dsp;
+    UInt state = npu.state;
+    int line = npu.line;
+    List<UInt> w = fetch.words;
+    UInt opcode = fetch.opcode;
+    Bool isHalt = npu.wireOf("decode_isHalt", opcode.eq(Opcode.HALT.code()));
+    Bool isFence = npu.wireOf("decode_isFence", opcode.eq(Opcode.FENCE.code()));
+    Bool storeClear = npu.back.scoreboard(w.get(3));
+    Bool isStore = npu.wireOf("decode_isStore", opcode.eq(Opcode.STORE.code()));
+    Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), npu.back.loadMayStart, mux(isStore,
+        npu.back.idle.or(storeClear), npu.back.idle)));
+    Runnable dispatch = () -> npu.whenOf(mayGo.not(), () -> state.set(Npu.st(Npu.State.WAIT)))
+        .elseWhen(isHalt, () -> state.set(Npu.st(Npu.State.DONE)))
+        .elseWhen(isFence, fetch::next)
+        .elseWhen(dec.isDma, dma::dispatchTransfer)
+        .elseWhen(dec.isDspTab, () -> dma.stream(uintLit(768 / line, 16), Npu.State.DSP_TAB))
+        .elseWhen(dec.isDspRun, () -> {
+          dma.stream(dec.programBeats, Npu.State.DSP_PROG);
+          dsp.takeWords();
+        })
+        .elseWhen(dec.isSnapshot, () -> {
+          dma.stream(uintLit(NpuSnapshot.beats(line), 16), Npu.State.SNAPSHOT);
+          dma.remainder.set(uintLit(NpuSnapshot.BYTES % line, npu.lineShift + 1));
+          snapshot.capture(counters.nextValues());
+        })
+        .elseWhen(dec.isDspIn.or(dec.isDspOut), dsp::dispatchCopy)
+        .otherwise(npu.gemm::dispatch);
+    npu.switchOf(state, s -> s
+        .is(Npu.State.IDLE.ordinal(), () -> npu.whenOf(npu.start, fetch::begin))
+        .is(Npu.State.FETCH.ordinal(), () -> fetch.step(bark))
+        .is(Npu.State.DECODE.ordinal(), () ->
+          npu.whenOf(dec.undefined, () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
+              .elseWhen(dec.badShape, () -> npu.fail(ErrorCause.BAD_SHAPE))
+              .elseWhen(dec.badSpad, () -> npu.fail(ErrorCause.SPAD_ADDRESS))
+              .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
+              .elseWhen(dec.badExt, () -> npu.fail(ErrorCause.EXT_ADDRESS))
+              .otherwise(dispatch))
+        .is(Npu.State.WAIT.ordinal(), dispatch)
+        .is(Npu.State.LOAD.ordinal(), () -> watchdogged(dma::loadStep))
+        .is(Npu.State.STORE.ordinal(), () -> watchdogged(dma::storeStep))
+        .is(Npu.State.GEMM_X.ordinal(), npu.gemm::xStep)
+        .is(Npu.State.GEMM_W.ordinal(), npu.gemm::wStep)
+        .is(Npu.State.GEMM_START.ordinal(), fetch::next)
+        .is(Npu.State.LOAD4.ordinal(), () -> watchdogged(dma::load4Step))
+        .is(Npu.State.LOAD4_END.ordinal(), fetch::next)
+        .is(Npu.State.DSP_TAB.ordinal(), () -> watchdogged(() -> dma.responseStep(fetch::next)))
+        .is(Npu.State.DSP_PROG.ordinal(), () -> watchdogged(
+            () -> dma.responseStep(() -> state.set(Npu.st(Npu.State.DSP_RUN)))))
+        .is(Npu.State.DSP_RUN.ordinal(), dsp::runStep)
+        .is(Npu.State.DSP_IN.ordinal(), dsp::copyStep)
+        .is(Npu.State.DSP_OUT.ordinal(), dsp::copyStep)
+        .is(Npu.State.SNAPSHOT.ordinal(), () -> watchdogged(dma::storeStep))
+        .is(Npu.State.DONE.ordinal(), () -> npu.whenOf(npu.start, () -> state.set(Npu.st(Npu.State.IDLE))))
+        .is(Npu.State.ERROR.ordinal(), () -> npu.whenOf(npu.start, () -> state.set(Npu.st(Npu.State.IDLE))))
+        .otherwise(() -> { }));
+  }
+
+  /** A memory-waiting state: a watchdog error, else {@code step}. */
+  private void watchdogged(Runnable step) {
+    npu.whenOf(bark, () -> npu.fail(ErrorCause.WATCHDOG)).otherwise(step);
+  }
+}

@@ -1,0 +1,155 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.bitsLit;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.List;
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.isa.Opcode;
+
+/**
+ * The {@link Npu}'s DMA: two address walks of the same shape — {@link #ext} over the memory,
+ * {@link #sp} over the scratchpad (also the operand walk of the GEMM and DSP copies) — and the
+ * memory port. {@code load}: one read request per beat as the memory accepts it, each response
+ * written to the scratchpad in the cycle it arrives (byte mask on a row's last beat, {@link
+ * #rowEndMask}); {@code store}: one scratchpad read and one masked write request per beat;
+ * {@code load4}: the reads of {@link NpuLoad4}, at most one every other cycle. The streams of
+ * {@code dsptab}, {@code dsprun}'s program and {@code snapshot} are one-row walks of line beats.
+ * The memory port serves the fetch first ({@link NpuFetch}), else the running stream. Cycles:
+ * {@code org.llmnpu.isa.CycleModel} ({@code load}, {@code store}, {@code load4}).
+ */
+final class NpuDma {
+  final Walker ext;
+  final Walker sp;
+  final Bool isLoad;
+  final UInt lineConst;
+  /** Walk shape: rows, beats per row, {@code rowBytes mod line}, strides and the scratchpad step. */
+  final UInt rows;
+  final UInt beats;
+  final UInt remainder;
+  final UInt extStride;
+  final UInt spadStride;
+  final UInt spadStep;
+  /** All bytes of a line; the mask of a row's last beat. */
+  Bits ones;
+  Bits rowEndMask;
+  NpuLoad4 load4;
+  /** A load response is written this cycle. */
+  Bool loadWrite;
+  private Bool justFired;
+  private final Npu npu;
+
+  NpuDma(Npu npu) {
+    this.npu = npu;
+    int countBits = 16;
+    ext = npu.section2("ext", () -> new Walker(npu, Npu.ADDR, countBits));
+    sp = npu.section2("spadWalk", () -> new Walker(npu, Npu.ADDR, countBits, false));
+    isLoad = npu.wireOf("isLoad", npu.fetch.opcode.eq(Opcode.LOAD.code()));
+    lineConst = uintLit(npu.line, Npu.ADDR);
+    rows = npu.reg0("dmaRows", uint(16));
+    beats = npu.reg0("dmaBeats", uint(16));
+    remainder = npu.reg0("dmaRemainder", uint(npu.lineShift + 1));
+    extStride = npu.reg0("extStride", uint(Npu.ADDR));
+    spadStride = npu.reg0("spadStride", uint(Npu.ADDR));
+    spadStep = npu.reg0("spadStep", uint(Npu.ADDR));
+    ext.shape(extStride, lineConst, rows, beats);
+    sp.shape(spadStride, spadStep, rows, beats);
+  }
+
+  /** The byte masks of a line. */
+  void masks() {
+    int line = npu.line;
+    ones = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
+    UInt shortBy = npu.wireOf("mask_shortBy", uintLit(line, npu.lineShift + 1).sub(remainder));
+    rowEndMask = npu.wireOf("mask_rowEnd", mux(remainder.eq(0), ones, ones.shiftRight(shortBy)));
+  }
+
+  /** The {@code load4} unpacker (two INT4 per source byte). */
+  void load4() {
+    justFired = npu.reg0("load4_justFired", bool());
+    justFired.set(npu.fire);
+    load4 = new NpuLoad4(npu, npu.p, npu.inLoad4.and(npu.mem_resp_valid), npu.mem_resp_data, sp.lastInRow(),
+        remainder, sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+  }
+
+  /** The memory port: the fetch's beats, else the running stream's (read or write). */
+  void memoryPort(NpuSnapshot snapshot) {
+    Bool streams = npu.wireOf("dma_streams", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
+        .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())));
+    npu.mem_req_valid.set(npu.fetch.requesting().or(streams.and(ext.finished.not())));
+    npu.mem_req_write.set(npu.inStore.or(npu.inSnap));
+    npu.mem_req_addr.set(mux(npu.inFetch, npu.fetch.requestAddress(), ext.address));
+    npu.mem_req_wdata.set(mux(npu.inSnap, snapshot.line(npu, sp.beat), npu.spad.readData));
+    npu.mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
+  }
+
+  /** Statements of the dispatch of a {@code load}, {@code store} or {@code load4}. */
+  void dispatchTransfer() {
+    List<UInt> w = npu.fetch.words;
+    int line = npu.line;
+    ext.begin(w.get(1));
+    sp.begin(w.get(3));
+    extStride.set(w.get(2));
+    spadStride.set(w.get(4));
+    spadStep.set(mux(npu.dec.isLoad4, uintLit(2 * line, Npu.ADDR), lineConst));
+    rows.set(w.get(6).lsbs(16));
+    beats.set(npu.dec.dmaBeats);
+    remainder.set(w.get(5).lsbs(npu.lineShift).resize(npu.lineShift + 1));
+    npu.state.set(mux(isLoad, Npu.st(Npu.State.LOAD), mux(npu.dec.isLoad4, Npu.st(Npu.State.LOAD4),
+        Npu.st(Npu.State.STORE))));
+  }
+
+  /** Statements of the dispatch of a command that streams {@code beatCount} lines from or to word 1's address. */
+  void stream(UInt beatCount, Npu.State next) {
+    List<UInt> w = npu.fetch.words;
+    ext.begin(w.get(1));
+    sp.begin(w.get(1).sub(w.get(1)));
+    extStride.set(lineConst);
+    spadStride.set(lineConst);
+    spadStep.set(lineConst);
+    rows.set(uintLit(1, 16));
+    beats.set(beatCount);
+    npu.state.set(Npu.st(next));
+  }
+
+  /** Statements of LOAD. */
+  void loadStep() {
+    npu.whenDo(npu.fire, ext::advance);
+    npu.whenDo(loadWrite, () -> {
+      sp.advance();
+      npu.whenDo(sp.last(), npu.fetch::next);
+    });
+  }
+
+  /** Statements of STORE and SNAPSHOT: a write beat per accepted request. */
+  void storeStep() {
+    npu.whenDo(npu.fire, () -> {
+      ext.advance();
+      sp.advance();
+      npu.whenDo(ext.last(), npu.fetch::next);
+    });
+  }
+
+  /** Statements of LOAD4. */
+  void load4Step() {
+    npu.whenDo(npu.fire, ext::advance);
+    npu.whenDo(load4.beat, () -> {
+      sp.advance();
+      npu.whenDo(sp.last(), () -> npu.state.set(Npu.st(Npu.State.LOAD4_END)));
+    });
+  }
+
+  /** Statements of a read stream (DSP_TAB, DSP_PROG): {@code atEnd} after the last response. */
+  void responseStep(Runnable atEnd) {
+    npu.whenDo(npu.fire, ext::advance);
+    npu.whenDo(npu.mem_resp_valid, () -> {
+      sp.advance();
+      npu.whenDo(sp.last(), atEnd);
+    });
+  }
+}

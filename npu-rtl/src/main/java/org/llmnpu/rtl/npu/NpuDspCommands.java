@@ -1,0 +1,85 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.MachineParams;
+
+/**
+ * The {@link Npu}'s Vector DSP commands around the {@link NpuDsp} datapath: {@code dsprun}'s run
+ * (started with the last program word, stopped after {@code dspMaxRunCycles} cycles: WATCHDOG)
+ * and the element copies {@code dspin} / {@code dspout} (one element a cycle over the
+ * scratchpad walk, the buffer element counting up). Cycles: {@code org.llmnpu.isa.CycleModel}
+ * ({@code dsprun}, {@code dspin}, {@code dspout}).
+ */
+final class NpuDspCommands {
+  final NpuDsp unit;
+  final UInt format;
+  final UInt scale;
+  final UInt element;
+  /** dsprun's word count masks the words of the last beat (lines of 16 bytes or more hold several words). */
+  final UInt words;
+  final Bool runExpired;
+  final Bool halted;
+  private final Npu npu;
+
+  NpuDspCommands(Npu npu, NpuConfig c) {
+    this.npu = npu;
+    MachineParams p = npu.p;
+    Walker sp = npu.dma.sp;
+    format = npu.reg0("dsp_format", uint(2));
+    scale = npu.reg0("dsp_scale", uint(16));
+    element = npu.reg0("dsp_bufferElement", uint(32));
+    words = npu.line >= 16 ? npu.reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
+    unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.spad.readData, format,
+        scale, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.mem_resp_valid),
+        npu.inDspProg.and(npu.mem_resp_valid), sp.beat, words));
+    long maxRun = p.dsp().maxRunCycles();
+    UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
+    runExpired = npu.wireOf("dsp_runExpired", runCount.eq(maxRun));
+    halted = npu.wireOf("dsp_halted", unit.dsp.done);
+    unit.dsp.start.set(npu.inDspProg.and(npu.mem_resp_valid).and(sp.last()));
+    unit.dsp.stop.set(npu.inDspRun.and(runExpired).and(halted.not()));
+    npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
+  }
+
+  /** Statements of the dispatch of a {@code dsprun} (besides its program stream): keep the word count. */
+  void takeWords() {
+    if (words != null) {
+      words.set(npu.fetch.words.get(2).resize(words.width()));
+    }
+  }
+
+  /** Statements of the dispatch of a {@code dspin} or {@code dspout}. */
+  void dispatchCopy() {
+    List<UInt> w = npu.fetch.words;
+    NpuDma dma = npu.dma;
+    NpuDecode dec = npu.dec;
+    dma.sp.begin(w.get(1));
+    dma.spadStride.set(w.get(2));
+    dma.spadStep.set(dec.elementBytes.resize(Npu.ADDR));
+    dma.rows.set(dec.copyRows);
+    dma.beats.set(dec.copyElems);
+    format.set(w.get(5).lsbs(2));
+    scale.set(dec.scale);
+    element.set(dec.bufferStart);
+    npu.state.set(mux(dec.isDspIn, Npu.st(Npu.State.DSP_IN), Npu.st(Npu.State.DSP_OUT)));
+  }
+
+  /** Statements of DSP_RUN. */
+  void runStep() {
+    npu.whenOf(halted, npu.fetch::next).elseWhen(runExpired, () -> npu.fail(ErrorCause.WATCHDOG));
+  }
+
+  /** Statements of DSP_IN and DSP_OUT. */
+  void copyStep() {
+    npu.dma.sp.advance();
+    element.set(element.add(1));
+    npu.whenDo(npu.dma.sp.last(), npu.fetch::next);
+  }
+}
