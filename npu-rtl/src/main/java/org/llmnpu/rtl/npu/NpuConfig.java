@@ -10,6 +10,7 @@ import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
+import org.llmnpu.rtl.ppm.PpmConfig;
 
 /**
  * Parameters of the {@link Npu}, validated on construction (each message names the parameter and
@@ -38,11 +39,14 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  *                         (a {@code rows × rows} INT8 compute-in-memory macro, bit-serial;
  *                         {@code pim-k2}, {@code pim-k4}, {@code pim-k8} apply 2, 4 or 8 input bits
  *                         per cycle); same results, different cycles ({@link PimGemmBackend})
+ * @param ppu              the PPM's PPU (the programmable C-LUT nonlinearity after requantization) [true];
+ *                         the PPM ({@code rows} lanes, INT8 codes) is always built, its latency is
+ *                         {@link PpmConfig#latency()} of {@link #ppm()}
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
-                        String engine) {
+                        String engine, boolean ppu) {
 
   /** Allowed values of {@code engine}. */
   public static final java.util.List<String> ENGINES = java.util.List.of("systolic", "pim", "pim-k2", "pim-k4", "pim-k8");
@@ -70,6 +74,14 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+  }
+
+  /** An NPU with the PPU. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, true);
   }
 
   /** An NPU with the default Vector DSP (16 lanes, 512 rows, 256 program words, runs of at most 2^24 cycles). */
@@ -136,7 +148,19 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles));
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles))
+        .withUnits(ppm().latency(), ppu, org.llmnpu.isa.Command.DENSE);
+  }
+
+  /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
+  public PpmConfig ppm() {
+    return new PpmConfig(rows, 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+  }
+
+  /** The same NPU with or without the PPU. */
+  public NpuConfig withPpu(boolean on) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, on);
   }
 
   /** The GEMM engine inside. */
@@ -147,13 +171,13 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine);
+        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, ppu);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e);
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e, ppu);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */
