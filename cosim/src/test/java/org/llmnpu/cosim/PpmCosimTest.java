@@ -69,6 +69,45 @@ class PpmCosimTest {
   }
 
   @Test
+  void withoutThePpuTheChainsRequantizeOnlyAndPputabIsUnsupported() {
+    NpuConfig c = NpuConfig.small().withPpu(false);
+    Random r = new Random(17);
+    try (NpuRtl sim = NpuRtl.start(c, SimModes.local())) {
+      for (int i = 0; i < 3; i++) {
+        RandomPrograms.Case t = PpmChains.generate(c.machine(), r, 1 + r.nextInt(2), i % 2 == 1);
+        ProgramCosim.Outcome o = ProgramCosim.run(sim, t.image(), t.programAddress());
+        String what = "program " + i + ":\n" + Disassembler.disassemble(t.program());
+        assertEquals(ErrorCause.NONE, o.golden().error(), what);
+        assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+        assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+      }
+      Program prog = Program.builder().fence().ppuTab(0x8000).halt().build();
+      byte[] image = new byte[(int) c.machine().extMemBytes()];
+      ProgramCosim.Outcome o = ProgramCosim.run(sim, RandomPrograms.place(image, prog, 0), 0);
+      assertEquals(ErrorCause.UNSUPPORTED, o.rtl().error());
+      assertEquals(1, o.rtl().errorCommand());
+      assertTrue(o.statusMatches());
+    }
+  }
+
+  /** 16-byte lines: one channel record a beat, eight C-LUT entries a beat (beats eight cycles apart). */
+  @Test
+  void wideLinesChainsAreBitExactWithExactCycles() {
+    NpuConfig c = DspWideLinesCosimTest.WIDE;
+    Random r = new Random(23);
+    try (NpuRtl sim = NpuRtl.start(c, SimModes.local())) {
+      for (int i = 0; i < 3; i++) {
+        RandomPrograms.Case t = PpmChains.generate(c.machine(), r, 1 + r.nextInt(2), i % 2 == 1);
+        ProgramCosim.Outcome o = ProgramCosim.run(sim, t.image(), t.programAddress());
+        String what = "program " + i + ":\n" + Disassembler.disassemble(t.program());
+        assertEquals(ErrorCause.NONE, o.golden().error(), what);
+        assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+        assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+      }
+    }
+  }
+
+  @Test
   void eachPpmCommandAloneTakesItsFormulaCycles() {
     MachineParams p = rtl.config().machine();
     int line = p.lineBytes();

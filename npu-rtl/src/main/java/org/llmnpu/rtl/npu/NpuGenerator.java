@@ -39,7 +39,9 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.integer("dspProgramDepth", d.dspProgramDepth(), 16, 4096, "Vector DSP program words (power of two)"),
         ParamSpec.integer("dspMaxRunCycles", (int) d.dspMaxRunCycles(), 16, 1 << 30,
             "cycles a DSP run may take before a watchdog error"),
-        ParamSpec.choice("engine", d.engine(), NpuConfig.ENGINES, "GEMM engine: systolic array or PiM macro (bit-serial, or k bits/cycle)"));
+        ParamSpec.choice("engine", d.engine(), NpuConfig.ENGINES, "GEMM engine: systolic array or PiM macro (bit-serial, or k bits/cycle)"),
+        ParamSpec.choice("ppu", String.valueOf(d.ppu()), List.of("true", "false"),
+            "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built"));
   }
 
   @Override
@@ -48,6 +50,7 @@ public final class NpuGenerator implements BlockGenerator {
     return new Npu(new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
         p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
-        p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine")));
+        p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
+        Boolean.parseBoolean(p.get("ppu"))));
   }
 }
