@@ -99,9 +99,9 @@ final class NpuPpm {
         .lsbs(16));
     UInt entry = npu.wireOf("ppm_entry", mux(beat, memData.lsbs(16), bufferedEntry));
     if (line >= Command.PPM_RECORD_BYTES) {
-      UInt bufferedRecord = npu.wireOf("ppm_bufferedRecord", buffer.shiftRight(cat(pos, uintLit(0, 7)).asUInt())
-          .lsbs(recordBits));
-      record = npu.wireOf("ppm_record", mux(beat, memData.lsbs(recordBits), bufferedRecord));
+      // Not named: the fields are sliced out of it, the ignored bytes 10..15 stay unused by design.
+      UInt bufferedRecord = buffer.shiftRight(cat(pos, uintLit(0, 7)).asUInt()).lsbs(recordBits);
+      record = mux(beat, memData.lsbs(recordBits), bufferedRecord);
       recordValid = beat.or(active);
     } else {
       // Gather 16 / line beats: the older ones wait in a shift register, the last completes the record.
@@ -113,7 +113,7 @@ final class NpuPpm {
         count.set(mux(completes, uintLit(0, 4), count.add(1)));
         older.set(gather == 2 ? memData : cat(memData, older.slice(recordBits - lineBits - 1, lineBits)).asUInt());
       }));
-      record = npu.wireOf("ppm_record", cat(memData, older).asUInt());
+      record = cat(memData, older).asUInt();
       recordValid = beat.and(completes);
     }
     item = npu.wireOf("ppm_item", loading.and(mux(table, beat.or(active), recordValid)));
