@@ -52,7 +52,10 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
  * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16 by
  * {@code Fp16Convert}); SNAPSHOT stores the counters latched in its first cycle
- * ({@link NpuSnapshot}). {@link NpuCounters} — the performance counters.
+ * ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
+ * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
+ * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
+ * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). {@link NpuCounters} — the performance counters.
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
