@@ -50,6 +50,27 @@ class PpmChainBenchmark {
     }
   }
 
+  /**
+   * The same chains on the default NPU (16×16, 16-lane PPM and DSP, 16-byte lines), by the golden cycle
+   * model alone (the co-simulation tests hold the RTL to it exactly; the default NPU's Verilator build is long).
+   */
+  @Test
+  void defaultNpuByTheCycleModel() {
+    MachineParams p = NpuConfig.defaults().machine();
+    System.out.printf("%-5s %4s %4s %4s %9s %9s %9s%n", "path", "M", "K", "N", "model", "unitBusy", "gemmCyc");
+    for (int[] s : new int[][] {{16, 64, 16}, {64, 128, 64}, {64, 512, 128}}) {
+      for (boolean ppm : new boolean[] {true, false}) {
+        IsaSimulator.Result r = IsaSimulator.run(p, chain(p, ppm, s[0], s[1], s[2]), 0);
+        if (r.error() != org.llmnpu.isa.ErrorCause.NONE) {
+          throw new AssertionError(r.error() + " at command " + r.errorCommand());
+        }
+        System.out.printf("%-5s %4d %4d %4d %9d %9d %9d%n", ppm ? "ppm" : "dsp", s[0], s[1], s[2],
+            r.counter(Counter.CYCLES), r.counter(ppm ? Counter.PPM_CYCLES : Counter.DSP_CYCLES),
+            r.counter(Counter.GEMM_CYCLES));
+      }
+    }
+  }
+
   /** X, W loads; gemm; then the PPM or the DSP turns Y into INT8 codes; store. Tables loaded first. */
   static byte[] chain(MachineParams p, boolean ppm, int m, int k, int n) {
     byte[] image = new byte[(int) p.extMemBytes()];
