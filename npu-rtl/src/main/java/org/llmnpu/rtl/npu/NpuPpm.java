@@ -82,12 +82,16 @@ final class NpuPpm {
     Bool recordValid;
     int recordsPerBeat = Math.max(1, line / Command.PPM_RECORD_BYTES);
     int entriesPerBeat = line / 2;
-    UInt buffer = npu.reg0("ppm_beatBuffer", uint(lineBits));
+    // The line buffer serves table entries (PPU) and several records a beat (lines of 32 bytes or more).
+    boolean buffered = ppu || line > Command.PPM_RECORD_BYTES;
+    UInt buffer = buffered ? npu.reg0("ppm_beatBuffer", uint(lineBits)) : null;
     UInt pos = npu.reg0("ppm_itemInBeat", uint(6));
     Bool active = npu.reg0("ppm_itemsPending", bool());
     UInt perBeat = mux(table, uintLit(entriesPerBeat, 6), uintLit(recordsPerBeat, 6));
     npu.whenElse(loading.not(), () -> active.set(boolLit(false)), () -> npu.whenElse(beat, () -> {
-      buffer.set(memData);
+      if (buffered) {
+        buffer.set(memData);
+      }
       pos.set(uintLit(1, 6));
       active.set(perBeat.gt(1));
     }, () -> npu.whenDo(active, () -> {
@@ -95,14 +99,14 @@ final class NpuPpm {
       npu.whenDo(pos.eq(perBeat.sub(1)), () -> active.set(boolLit(false)));
     })));
     // The buffered item at `pos` (entries: 16 bits each; records: 128 bits each).
-    UInt bufferedEntry = npu.wireOf("ppm_bufferedEntry", buffer.shiftRight(cat(pos, uintLit(0, 4)).asUInt())
-        .lsbs(16));
-    UInt entry = npu.wireOf("ppm_entry", mux(beat, memData.lsbs(16), bufferedEntry));
-    if (line >= Command.PPM_RECORD_BYTES) {
+    if (line > Command.PPM_RECORD_BYTES) {
       // Not named: the fields are sliced out of it, the ignored bytes 10..15 stay unused by design.
       UInt bufferedRecord = buffer.shiftRight(cat(pos, uintLit(0, 7)).asUInt()).lsbs(recordBits);
       record = mux(beat, memData.lsbs(recordBits), bufferedRecord);
       recordValid = beat.or(active);
+    } else if (line == Command.PPM_RECORD_BYTES) {
+      record = memData;
+      recordValid = beat;
     } else {
       // Gather 16 / line beats: the older ones wait in a shift register, the last completes the record.
       int gather = Command.PPM_RECORD_BYTES / line;
@@ -123,14 +127,20 @@ final class NpuPpm {
     ppm.cfgMultiplier.set(record.slice(62, 32));
     ppm.cfgShift.set(record.slice(69, 64).asSInt());
     ppm.cfgZeroPoint.set(record.slice(79, 72).asSInt());
-    Bool loaded = npu.reg0("ppm_tableLoaded", bool());
-    tableLoaded = loaded;
     if (ppu) {
+      // A C-LUT entry: the beat's first in the cycle it arrives, the others from the line buffer.
+      UInt bufferedEntry = npu.wireOf("ppm_bufferedEntry", buffer.shiftRight(cat(pos, uintLit(0, 4)).asUInt())
+          .lsbs(16));
+      UInt entry = npu.wireOf("ppm_entry", mux(beat, memData.lsbs(16), bufferedEntry));
+      Bool loaded = npu.reg0("ppm_tableLoaded", bool());
+      tableLoaded = loaded;
       ppm.lutWrite.set(item.and(table));
       ppm.lutAddress.set(index.resize(config.lutAddressBits()));
       ppm.lutData.set(entry.asSInt());
       npu.whenElse(clear, () -> loaded.set(boolLit(false)),
           () -> npu.whenDo(item.and(table), () -> loaded.set(boolLit(true))));
+    } else {
+      tableLoaded = boolLit(false);
     }
 
     // Beats at most every perBeat cycles (records on short lines: every cycle).
