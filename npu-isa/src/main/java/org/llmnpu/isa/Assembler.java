@@ -71,9 +71,15 @@ public final class Assembler {
     OPERANDS.put(Opcode.DSPOUT, List.of("spad", "spadStride", "rowElems", "rows", "src", "format"));
     OPERANDS.put(Opcode.DSPRUN, List.of("prog", "words"));
     OPERANDS.put(Opcode.SNAPSHOT, List.of("ext"));
+    OPERANDS.put(Opcode.PPMCFG, List.of("ext", "channels"));
+    OPERANDS.put(Opcode.PPUTAB, List.of("ext"));
+    OPERANDS.put(Opcode.PPM, List.of("src", "srcStride", "dst", "dstStride", "m", "n"));
     OPERANDS.put(Opcode.FENCE, List.of());
     OPERANDS.put(Opcode.HALT, List.of());
   }
+
+  /** Operands that may be left out, with their default (the last operands of their command). */
+  static final Map<Opcode, Map<String, Long>> OPTIONAL = Map.of(Opcode.GEMM, Map.of("sparsity", 0L));
 
   private Assembler() {
   }
@@ -159,8 +165,10 @@ public final class Assembler {
     Opcode op = Opcode.fromMnemonic(mnemonic).orElseThrow(() -> new AssemblyException(src, lineNo,
         "unknown command '" + tokens[0] + "'; commands: " + String.join(", ", OPERANDS.keySet().stream()
             .map(Opcode::mnemonic).toList()) + ", .raw"));
-    List<String> names = OPERANDS.get(op);
-    Map<String, Long> values = new HashMap<>();
+    List<String> names = new ArrayList<>(OPERANDS.get(op));
+    Map<String, Long> optional = OPTIONAL.getOrDefault(op, Map.of());
+    names.addAll(optional.keySet());
+    Map<String, Long> values = new HashMap<>(0);
     for (int k = 1; k < tokens.length; k++) {
       int eq = tokens[k].indexOf('=');
       String name = eq < 0 ? tokens[k] : tokens[k].substring(0, eq);
@@ -175,7 +183,7 @@ public final class Assembler {
     List<String> missing = new ArrayList<>();
     long[] v = new long[names.size()];
     for (int k = 0; k < names.size(); k++) {
-      Long value = values.get(names.get(k));
+      Long value = values.getOrDefault(names.get(k), optional.get(names.get(k)));
       if (value == null) {
         missing.add(names.get(k));
       } else {
@@ -189,7 +197,10 @@ public final class Assembler {
       switch (op) {
         case LOAD -> b.load(v[0], v[1], v[2], v[3], v[4], v[5]);
         case STORE -> b.store(v[0], v[1], v[2], v[3], v[4], v[5]);
-        case GEMM -> b.gemm(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        case GEMM -> b.gemm(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+        case PPMCFG -> b.ppmCfg(v[0], v[1]);
+        case PPUTAB -> b.ppuTab(v[0]);
+        case PPM -> b.ppm(v[0], v[1], v[2], v[3], v[4], v[5]);
         case LOAD4 -> b.add(new Command.Load4(v[0], v[1], v[2], v[3], v[4], v[5]));
         case DSPTAB -> b.add(new Command.DspTab(v[0]));
         case DSPIN -> b.add(new Command.DspIn(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));

@@ -6,7 +6,8 @@ package org.llmnpu.isa;
  * each command are listed in {@code npu-isa/README.md} and in {@link CommandCodec}.
  */
 public sealed interface Command permits Command.Load, Command.Store, Command.Gemm, Command.Fence, Command.Halt,
-    Command.Load4, Command.DspTab, Command.DspIn, Command.DspOut, Command.DspRun, Command.Snapshot {
+    Command.Load4, Command.DspTab, Command.DspIn, Command.DspOut, Command.DspRun, Command.Snapshot,
+    Command.PpmCfg, Command.PpuTab, Command.Ppm {
   /** Bytes per command in memory. */
   int BYTES = 32;
 
@@ -35,15 +36,44 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
   /**
    * GEMM: X is M rows of K INT8 at scratchpad byte {@code x} (row stride {@code xStride}), W is K rows
    * of N INT8 at {@code w} (stride {@code wStride}); Y (M rows of N little-endian INT32) goes to
-   * {@code y} (stride {@code yStride}).
+   * {@code y} (stride {@code yStride}). {@code sparsity} ({@link #DENSE}, {@link #S2_4}, {@link #S4_8}):
+   * with an N:M mode W is compressed: {@code S = E·ceil(K/G)} value rows (row {@code g·E + j} holds
+   * entry j of K group g for every column, N INT8) at {@code w + r·wStride}, followed by S metadata rows
+   * at {@code w + (S + r)·wStride} (N bytes: the entry's position 0..G−1 in its group, low bits), E
+   * kept of G = 2 of 4 or 4 of 8.
    */
-  record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride)
-      implements Command {
+  record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+              long sparsity) implements Command {
+    /** A dense GEMM. */
+    public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride) {
+      this(m, k, n, x, xStride, w, wStride, y, yStride, DENSE);
+    }
+
     @Override
     public Opcode opcode() {
       return Opcode.GEMM;
     }
+
+    /** Kept entries per group (1 dense, 2 for 2:4, 4 for 4:8). */
+    public int kept() {
+      return sparsity == S2_4 ? 2 : sparsity == S4_8 ? 4 : 1;
+    }
+
+    /** K elements per group (1 dense, 4, 8). */
+    public int group() {
+      return sparsity == S2_4 ? 4 : sparsity == S4_8 ? 8 : 1;
+    }
+
+    /** Rows of W in the scratchpad: K dense; value rows + metadata rows {@code 2·E·ceil(K/G)} with N:M. */
+    public long wRows() {
+      return sparsity == DENSE ? k : 2L * kept() * ((k + group() - 1) / group());
+    }
   }
+
+  /** GEMM sparsity codes (word 2 bits 18:17). */
+  int DENSE = 0;
+  int S2_4 = 1;
+  int S4_8 = 2;
 
   /** Waits for all earlier commands. */
   record Fence() implements Command {
@@ -148,6 +178,50 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.SNAPSHOT;
+    }
+  }
+
+  /** Bytes of one {@link PpmCfg} channel record. */
+  int PPM_RECORD_BYTES = 16;
+
+  /**
+   * Loads the PPM's lanes 0..channels−1 (channels 1..rows: lane j requantizes output column j of a
+   * {@link Ppm}) from {@code channels} records of {@link #PPM_RECORD_BYTES} bytes at {@code ext}
+   * (line-aligned): bytes 0..3 the INT32 bias (little-endian), 4..7 the Q0.31 multiplier (bits 30:0;
+   * 0 or 2^30..2^31−1), byte 8 the shift (signed, −31..30, positive = left), byte 9 the output zero
+   * point (INT8), bytes 10..15 ignored. The other lanes keep their values (0 after reset).
+   */
+  record PpmCfg(long ext, long channels) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.PPMCFG;
+    }
+  }
+
+  /**
+   * Loads the PPU's C-LUT from the table image at {@code ext} (line-aligned): {@code lutEntries}
+   * 16-bit little-endian signed entries in the PPM's address order (the segments−1 INT8 boundaries,
+   * the coefficients segment-major, the degree+1 fractional bits), {@code 2·lutEntries} bytes (132 for
+   * the NPU's 16-segment degree-2 table). Only on an NPU built with the PPU.
+   */
+  record PpuTab(long ext) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.PPUTAB;
+    }
+  }
+
+  /**
+   * Requantizes {@code m} rows of {@code n} (1..rows) INT32 accumulators, row i at
+   * {@code src + i·srcStride} (little-endian), to INT8 codes at {@code dst + i·dstStride}: element j is
+   * {@code numerics.ppu.Ppm.process(acc, bias_j, params_j, table)} with lane j's {@link PpmCfg}
+   * parameters (activation NONE: clamp to INT8) and, on an NPU with the PPU, the loaded {@link PpuTab}
+   * table. Bytes of the destination rows beyond n are unchanged.
+   */
+  record Ppm(long src, long srcStride, long dst, long dstStride, long m, long n) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.PPM;
     }
   }
 }

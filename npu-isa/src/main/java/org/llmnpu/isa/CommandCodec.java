@@ -9,7 +9,7 @@ import java.util.Optional;
  * word  LOAD / STORE            GEMM
  *  0    opcode[7:0]             opcode[7:0]
  *  1    ext (bytes)             M[15:0] | K[31:16]
- *  2    extStride (bytes)       N[15:0]
+ *  2    extStride (bytes)       N[15:0] | sparsity[18:17]
  *  3    spad (bytes)            x (scratchpad bytes)
  *  4    spadStride (bytes)      w
  *  5    rowBytes                y
@@ -23,6 +23,13 @@ import java.util.Optional;
  *  4                         dst (DSP buffer row)           src (DSP buffer row)
  *  5                         format[7:0] | shift[15:8]      format[7:0]
  *                            (shift: signed 8 bits)
+ *
+ * word  PPMCFG     PPUTAB   PPM
+ *  1    ext        ext      src (scratchpad bytes, INT32 rows)
+ *  2    channels            srcStride
+ *  3                        dst (scratchpad bytes, INT8 rows)
+ *  4                        dstStride
+ *  5                        M[15:0] | N[31:16]
  * </pre>
  * Unused bits are zero. Encoding checks only that each value fits its field (naming the field);
  * whether addresses are aligned and inside memory is checked when the command executes, where a
@@ -65,9 +72,23 @@ public final class CommandCodec {
       w[2] = (int) field(r.words(), 32, "dsprun words");
     } else if (c instanceof Command.Snapshot sn) {
       w[1] = (int) field(sn.ext(), 32, "snapshot ext");
+    } else if (c instanceof Command.PpmCfg pc) {
+      w[1] = (int) field(pc.ext(), 32, "ppmcfg ext");
+      w[2] = (int) field(pc.channels(), 32, "ppmcfg channels");
+    } else if (c instanceof Command.PpuTab t) {
+      w[1] = (int) field(t.ext(), 32, "pputab ext");
+    } else if (c instanceof Command.Ppm q) {
+      w[1] = (int) field(q.src(), 32, "ppm src");
+      w[2] = (int) field(q.srcStride(), 32, "ppm srcStride");
+      w[3] = (int) field(q.dst(), 32, "ppm dst");
+      w[4] = (int) field(q.dstStride(), 32, "ppm dstStride");
+      w[5] = (int) (field(q.m(), 16, "ppm m") | field(q.n(), 16, "ppm n") << 16);
     } else if (c instanceof Command.Gemm g) {
       w[1] = (int) (field(g.m(), 16, "gemm m") | field(g.k(), 16, "gemm k") << 16);
-      w[2] = (int) field(g.n(), 16, "gemm n");
+      if (g.sparsity() < 0 || g.sparsity() > 3) {
+        throw new IllegalArgumentException("gemm sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + g.sparsity());
+      }
+      w[2] = (int) (field(g.n(), 16, "gemm n") | g.sparsity() << 17);
       w[3] = (int) field(g.x(), 32, "gemm x");
       w[4] = (int) field(g.w(), 32, "gemm w");
       w[5] = (int) field(g.y(), 32, "gemm y");
@@ -104,7 +125,7 @@ public final class CommandCodec {
       case LOAD -> new Command.Load(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case STORE -> new Command.Store(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
-          w[6] >>> 16, u(w[5]), u(w[7]));
+          w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3);
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case DSPTAB -> new Command.DspTab(u(w[1]));
       case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
@@ -112,6 +133,9 @@ public final class CommandCodec {
       case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
       case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]));
       case SNAPSHOT -> new Command.Snapshot(u(w[1]));
+      case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]));
+      case PPUTAB -> new Command.PpuTab(u(w[1]));
+      case PPM -> new Command.Ppm(u(w[1]), u(w[2]), u(w[3]), u(w[4]), w[5] & 0xFFFF, w[5] >>> 16);
       case FENCE -> new Command.Fence();
       case HALT -> new Command.Halt();
     });

@@ -12,7 +12,7 @@ public enum Counter {
   DMA_STORE_BYTES("bytes moved scratchpad → external memory", true),
   EXT_READ_BEATS("external-memory read beats (command fetch and DMA loads)", true),
   EXT_WRITE_BEATS("external-memory write beats", true),
-  MACS("multiply-accumulates of the GEMMs (M·K·N, dense equivalent)", true),
+  MACS("multiply-accumulates the MAC array executes (M·K·N dense; M·N·E·ceil(K/G) for an E:G sparse GEMM)", true),
   PSUM_WRITEBACKS("partial sums written back (extended IC accumulation)", true),
   SPAD_READS("scratchpad line reads", true),
   SPAD_WRITES("scratchpad line writes", true),
@@ -23,7 +23,10 @@ public enum Counter {
   MEM_STALL_CYCLES("cycles a memory request waited for the memory to accept it", false),
   DSP_INSTRUCTIONS("Vector DSP instructions issued (loop bodies once per iteration, HALT included)", true),
   DSP_ELEMENTS("FP16 elements moved between the scratchpad and the Vector DSP buffer (both ways)", true),
-  DSP_CYCLES("cycles the Vector DSP unit is busy (table and program loads, copies, runs)", false);
+  DSP_CYCLES("cycles the Vector DSP unit is busy (table and program loads, copies, runs)", false),
+  DENSE_MACS("dense-equivalent multiply-accumulates of the GEMMs (M·K·N, sparse or not)", true),
+  PPM_ELEMENTS("INT32 elements the PPM requantized (M·N per ppm)", true),
+  PPM_CYCLES("cycles the PPM unit is busy (ppmcfg, pputab and ppm from their first cycle to their last)", false);
 
   private final String meaning;
   private final boolean golden;

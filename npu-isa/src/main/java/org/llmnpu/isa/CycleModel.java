@@ -29,6 +29,14 @@ package org.llmnpu.isa;
  *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included)
  * dspin, dspout  rows · rowElems (one element a cycle)
  * snapshot  waits for the back-end, then writes its beats as a store
+ * ppmcfg, pputab (c items of B bytes: 16-byte channel records, 2-byte table entries; n = ceil(c·B / line)
+ *        beats, P = max(1, line / B) items per beat): beats at least P cycles apart,
+ *        t_i = max(e, memFree) + i·max(I, P); each beat's items go into the PPM one a cycle from its
+ *        arrival (a record spanning several beats with its last beat): next fetch at
+ *        t_{n−1} + lat + 1 + r, r = (c − 1) mod P when line ≥ B, else 0
+ * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
+ * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
+ *        in the engine recurrence
  * </pre>
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
  */
@@ -42,6 +50,7 @@ public final class CycleModel {
   private long arrayCycles;
   private long stallCycles;
   private long dspCycles;
+  private long ppmCycles;
   // The GEMM back-end (array run and drain), which overlaps with the commands that follow.
   private boolean backPending;
   private long backStart;
@@ -184,6 +193,28 @@ public final class CycleModel {
     dspCycles += cost;
   }
 
+  /**
+   * A {@link Command.PpmCfg} or {@link Command.PpuTab}: {@code items} items of {@code itemBytes} bytes
+   * from memory into the PPM, one a cycle, beats paced to the items they carry.
+   */
+  public void ppmLoad(long items, int itemBytes) {
+    long start = now;
+    int line = p.lineBytes();
+    long beats = (items * itemBytes + line - 1) / line;
+    int perBeat = Math.max(1, line / itemBytes);
+    long last = issue(beats, perBeat);
+    long tail = line >= itemBytes ? (items - 1) % perBeat : 0;
+    now = last + p.memLatency() + 1 + tail;
+    ppmCycles += now - start;
+  }
+
+  /** A {@link Command.Ppm} of {@code m} rows of {@code linesPerRow} INT32 lines: {@code m·linesPerRow + L}. */
+  public void ppm(long m, long linesPerRow) {
+    long cost = m * linesPerRow + p.ppmLatency();
+    now += cost;
+    ppmCycles += cost;
+  }
+
   public void store(long beats) {
     long start = now;
     long last = issue(beats);
@@ -206,17 +237,31 @@ public final class CycleModel {
 
   /** A GEMM whose results occupy scratchpad bytes [yStart, yEnd); see {@link #gemm(int, int, int)}. */
   public void gemm(int m, int k, int n, long yStart, long yEnd) {
-    gemm(m, k, n);
+    gemm(m, k, n, k, false, yStart, yEnd);
+  }
+
+  /**
+   * A GEMM whose W operand has {@code wRows} scratchpad rows ({@code K} dense; values and metadata
+   * with N:M, whose passes cover {@code 2·rows} of K).
+   */
+  public void gemm(int m, int k, int n, int wRows, boolean sparse, long yStart, long yEnd) {
+    gemm(m, k, n, wRows, sparse);
     resultStart = yStart;
     resultEnd = yEnd;
   }
 
   public void gemm(int m, int k, int n) {
+    gemm(m, k, n, k, false);
+  }
+
+  private void gemm(int m, int k, int n, int wRows, boolean sparse) {
     int line = p.lineBytes();
     long kTiles = (k + (long) p.rows() - 1) / p.rows();
     long nTiles = (n + (long) p.rows() - 1) / p.rows();
-    long engine = this.engine.engineCycles(p, m, k, n);
-    long copy = m * kTiles + weightCopyCycles(p, k, n);
+    long engine = sparse
+        ? engineCyclesOverKTiles(p.rows(), p.rows(), p.mTile(), m, (k + 2L * p.rows() - 1) / (2L * p.rows()), n)
+        : this.engine.engineCycles(p, m, k, n);
+    long copy = m * kTiles + weightCopyCycles(p, wRows, n);
     backStart = now + copy;
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
@@ -228,7 +273,8 @@ public final class CycleModel {
 
   /**
    * Cycles of a GEMM's W copy into the engine: {@code ceil(N / rows)} N tiles of {@code ceil(K / R)}
-   * cycles, each moving {@code R = weightRowsPerCycle} W rows (the last of a tile the rest).
+   * cycles, each moving {@code R = weightRowsPerCycle} W rows (the last of a tile the rest); {@code k} is
+   * the W operand's scratchpad rows (K dense; values and metadata rows with N:M).
    */
   public static long weightCopyCycles(MachineParams p, int k, int n) {
     long nTiles = (n + (long) p.rows() - 1) / p.rows();
@@ -245,6 +291,7 @@ public final class CycleModel {
     counters[Counter.ARRAY_CYCLES.ordinal()] = arrayCycles;
     counters[Counter.MEM_STALL_CYCLES.ordinal()] = stallCycles;
     counters[Counter.DSP_CYCLES.ordinal()] = dspCycles;
+    counters[Counter.PPM_CYCLES.ordinal()] = ppmCycles;
   }
 
   /**

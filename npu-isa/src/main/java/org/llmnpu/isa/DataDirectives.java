@@ -19,6 +19,11 @@ import org.llmnpu.isa.dsp.DspProgram;
  *       NAME_words = its instruction words (the {@code dsprun words}), and the buffer rows of its
  *       operands in the kernel's {@code DspLayout}: NAME_in0, NAME_in1, … and NAME_out0, … (the
  *       {@code dspin dst} and {@code dspout src}).</li>
+ *   <li>{@code .pputable ADDR FUNCTION}: the {@code pputab} image of the {@code numerics} PPU table fitted
+ *       to FUNCTION (gelu, silu, sigmoid, tanh, exp; 16 segments, degree 2, 16-bit coefficients);</li>
+ *   <li>{@code .ppmchannels ADDR COUNT SCALE ZEROPOINT [BIAS]}: COUNT {@code ppmcfg} records with the
+ *       requantization scale SCALE (a real number, {@code QuantizedMultiplier.fromScale}), the output
+ *       zero point ZEROPOINT and the INT32 bias BIAS (default 0).</li>
  * </ul>
  * The symbol {@code DSP_LANES} holds the lanes of the NPU the program is assembled for (16, the
  * default NPU's, unless the caller says otherwise), so {@code .dspkernel ... DSP_LANES} fits any NPU.
@@ -29,7 +34,8 @@ final class DataDirectives {
 
   /** True if the line is one of these directives. */
   static boolean matches(String line) {
-    return line.startsWith(".dsptables") || line.startsWith(".dspkernel");
+    return line.startsWith(".dsptables") || line.startsWith(".dspkernel") || line.startsWith(".pputable")
+        || line.startsWith(".ppmchannels");
   }
 
   /** Pass 1: the symbols a directive defines. */
@@ -61,6 +67,9 @@ final class DataDirectives {
       return new Assembler.Segment(Assembler.eval(parts[1], symbols, src, lineNo),
           IsaSimulator.dspTableImage(DspMath.DEFAULT), 0);
     }
+    if (line.startsWith(".pputable") || line.startsWith(".ppmchannels")) {
+      return ppmSegment(line, symbols, src, lineNo);
+    }
     String[] t = tokens(line, src, lineNo);
     DspProgram prog = kernel(t, symbols, src, lineNo);
     long[] words = prog.words();
@@ -72,6 +81,41 @@ final class DataDirectives {
     }
     return new Assembler.Segment(Assembler.eval(t[2], symbols, src, lineNo), bytes,
         (int) Assembler.eval(t[5], symbols, src, lineNo));
+  }
+
+  private static Assembler.Segment ppmSegment(String line, Map<String, Long> symbols, String src, int lineNo) {
+    String[] t = line.trim().split("\\s+");
+    try {
+      if (t[0].equals(".pputable")) {
+        if (t.length != 3) {
+          throw new AssemblyException(src, lineNo, ".pputable needs ADDR FUNCTION, e.g. .pputable 0x9000 gelu");
+        }
+        org.llmnpu.numerics.ppu.PpuFunction f = org.llmnpu.numerics.ppu.PpuFunction.valueOf(t[2].toUpperCase(Locale.ROOT));
+        return new Assembler.Segment(Assembler.eval(t[1], symbols, src, lineNo), IsaSimulator.ppuTableImage(
+            org.llmnpu.numerics.ppu.PpuFitter.fit(f, PpmUnit.FORMAT)), 0);
+      }
+      if (t.length != 5 && t.length != 6) {
+        throw new AssemblyException(src, lineNo, ".ppmchannels needs ADDR COUNT SCALE ZEROPOINT [BIAS], e.g. "
+            + ".ppmchannels 0x8000 16 0.0012 -3");
+      }
+      int count = (int) Assembler.eval(t[2], symbols, src, lineNo);
+      var multiplier = org.llmnpu.numerics.requant.QuantizedMultiplier.fromScale(Double.parseDouble(t[3]));
+      int zeroPoint = (int) Assembler.eval(t[4], symbols, src, lineNo);
+      int bias = t.length == 6 ? (int) Assembler.eval(t[5], symbols, src, lineNo) : 0;
+      if (count < 1 || count > 64 || zeroPoint < -128 || zeroPoint > 127) {
+        throw new AssemblyException(src, lineNo, ".ppmchannels: COUNT must be in 1..64 and ZEROPOINT in -128..127, got "
+            + count + " and " + zeroPoint);
+      }
+      byte[] bytes = new byte[Command.PPM_RECORD_BYTES * count];
+      for (int j = 0; j < count; j++) {
+        System.arraycopy(PpmUnit.record(bias, multiplier, zeroPoint), 0, bytes, Command.PPM_RECORD_BYTES * j,
+            Command.PPM_RECORD_BYTES);
+      }
+      return new Assembler.Segment(Assembler.eval(t[1], symbols, src, lineNo), bytes, 0);
+    } catch (IllegalArgumentException e) {
+      throw new AssemblyException(src, lineNo, t[0] + ": " + e.getMessage()
+          + (t[0].equals(".pputable") ? " (functions: gelu, silu, sigmoid, tanh, exp)" : ""));
+    }
   }
 
   private static String[] tokens(String line, String src, int lineNo) {

@@ -33,6 +33,9 @@ public final class Disassembler {
     for (int i = 0; i < names.size(); i++) {
       b.append(' ').append(names.get(i)).append('=').append(v[i] >= 256 ? "0x" + Long.toHexString(v[i]) : v[i]);
     }
+    if (cmd instanceof Command.Gemm g && g.sparsity() != Command.DENSE) {
+      b.append(" sparsity=").append(g.sparsity());
+    }
     return b.toString();
   }
 
@@ -53,6 +56,12 @@ public final class Disassembler {
       return new long[] {r.prog(), r.words()};
     } else if (c instanceof Command.Snapshot sn) {
       return new long[] {sn.ext()};
+    } else if (c instanceof Command.PpmCfg pc) {
+      return new long[] {pc.ext(), pc.channels()};
+    } else if (c instanceof Command.PpuTab t) {
+      return new long[] {t.ext()};
+    } else if (c instanceof Command.Ppm q) {
+      return new long[] {q.src(), q.srcStride(), q.dst(), q.dstStride(), q.m(), q.n()};
     } else if (c instanceof Command.Gemm g) {
       return new long[] {g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride()};
     }

@@ -13,7 +13,8 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
  * counters; its {@link CycleModel} predicts the cycle counters.
  *
  * <p>Checks per command, in this order (the first failing one halts with its cause and the
- * command's index): opcode defined; shape (DMA: 1 ≤ rows, rowBytes ≤ 65535; GEMM: 1 ≤ M, K, N ≤
+ * command's index): opcode defined; the unit or mode it needs ({@link ErrorCause#UNSUPPORTED}: PPM, PPU
+ * and a loaded table, the GEMM's N:M sparsity); shape (DMA: 1 ≤ rows, rowBytes ≤ 65535; GEMM: 1 ≤ M, K, N ≤
  * maxM, maxK, maxN); scratchpad range and line alignment; external-memory range and alignment.
  * Fetching a command past the end of memory halts with {@link ErrorCause#EXT_ADDRESS}.
  */
@@ -40,6 +41,7 @@ public final class IsaSimulator {
   private final long[] counters = new long[Counter.values().length];
   private final CycleModel cycles;
   private final DspUnit dsp;
+  private final PpmUnit ppm;
 
   private IsaSimulator(MachineParams p, EngineTiming engine, byte[] memory) {
     this.p = p;
@@ -47,6 +49,22 @@ public final class IsaSimulator {
     this.spad = new byte[p.spadBytes()];
     this.cycles = new CycleModel(p, engine);
     this.dsp = new DspUnit(p.dsp());
+    this.ppm = new PpmUnit(p.rows());
+  }
+
+  /** A {@link Command.PpmCfg} channel record (16 bytes) of a bias, a quantized multiplier and an INT8 zero point. */
+  public static byte[] ppmRecord(int bias, org.llmnpu.numerics.requant.QuantizedMultiplier multiplier, int zeroPoint) {
+    return PpmUnit.record(bias, multiplier, zeroPoint);
+  }
+
+  /** The {@link Command.PpuTab} image (132 bytes) of a 16-segment degree-2 table with 16-bit coefficients. */
+  public static byte[] ppuTableImage(org.llmnpu.numerics.ppu.PpuTable table) {
+    return PpmUnit.tableImage(table);
+  }
+
+  /** Bytes of a {@link Command.PpuTab} image. */
+  public static int ppuTableBytes() {
+    return PpmUnit.tableBytes();
   }
 
   /**
@@ -140,6 +158,21 @@ public final class IsaSimulator {
         cycles.dspRun(beats, run);
       } else if (c instanceof Command.Snapshot sn) {
         snapshot(sn);
+      } else if (c instanceof Command.PpmCfg cfg) {
+        ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels());
+        counters[Counter.EXT_READ_BEATS.ordinal()] += beats(Command.PPM_RECORD_BYTES * cfg.channels(), 1);
+        cycles.ppmLoad(cfg.channels(), Command.PPM_RECORD_BYTES);
+      } else if (c instanceof Command.PpuTab t) {
+        ppm.loadTable(mem, (int) t.ext());
+        counters[Counter.EXT_READ_BEATS.ordinal()] += beats(PpmUnit.tableBytes(), 1);
+        cycles.ppmLoad(PpmUnit.lutEntries(), 2);
+      } else if (c instanceof Command.Ppm q) {
+        ppm.run(spad, q, p.ppu());
+        long linesPerRow = beats(4 * q.n(), 1);
+        counters[Counter.SPAD_READS.ordinal()] += q.m() * linesPerRow;
+        counters[Counter.SPAD_WRITES.ordinal()] += q.m();
+        counters[Counter.PPM_ELEMENTS.ordinal()] += q.m() * q.n();
+        cycles.ppm(q.m(), linesPerRow);
       } else if (c instanceof Command.Store s) {
         store(s);
       } else if (c instanceof Command.Gemm g) {
@@ -157,6 +190,9 @@ public final class IsaSimulator {
   /** The checks of the class comment for one decoded command. */
   ErrorCause check(Command c) {
     long line = p.lineBytes();
+    if (!supported(c)) {
+      return ErrorCause.UNSUPPORTED;
+    }
     if (c instanceof Command.Load l) {
       return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
     } else if (c instanceof Command.Load4 l) {
@@ -188,7 +224,25 @@ public final class IsaSimulator {
       return extRange(sn.ext(), 8L * Counter.values().length);
     } else if (c instanceof Command.Store s) {
       return checkDma(s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
+    } else if (c instanceof Command.PpmCfg pc) {
+      if (pc.channels() < 1 || pc.channels() > p.rows()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
+    } else if (c instanceof Command.PpuTab t) {
+      return extRange(t.ext(), PpmUnit.tableBytes());
+    } else if (c instanceof Command.Ppm q) {
+      if (q.m() < 1 || q.n() < 1 || q.n() > p.rows()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      boolean aligned = (q.src() | q.srcStride() | q.dst() | q.dstStride()) % line == 0;
+      boolean inside = q.src() + (q.m() - 1) * q.srcStride() + 4 * q.n() <= p.spadBytes()
+          && q.dst() + (q.m() - 1) * q.dstStride() + q.n() <= p.spadBytes();
+      return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
     } else if (c instanceof Command.Gemm g) {
+      if (g.sparsity() > Command.S4_8) {
+        return ErrorCause.BAD_SHAPE;
+      }
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
       }
@@ -196,11 +250,28 @@ public final class IsaSimulator {
       long nTiles = (g.n() + line - 1) / line;
       boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
       boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
-          && g.w() + (g.k() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
+          && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
           && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
     }
     return ErrorCause.NONE;
+  }
+
+  /**
+   * Whether the NPU has what the command needs: a PPM for {@code ppmcfg} and {@code ppm}, the PPU for
+   * {@code pputab} (and a loaded table for a {@code ppm} on a PPU NPU), and the GEMM's N:M mode.
+   */
+  private boolean supported(Command c) {
+    if (c instanceof Command.PpmCfg) {
+      return p.hasPpm();
+    } else if (c instanceof Command.PpuTab) {
+      return p.ppu();
+    } else if (c instanceof Command.Ppm) {
+      return p.hasPpm() && (!p.ppu() || ppm.tableLoaded());
+    } else if (c instanceof Command.Gemm g) {
+      return g.sparsity() == Command.DENSE || g.sparsity() > Command.S4_8 || g.sparsity() == p.sparsity();
+    }
+    return true;
   }
 
   private ErrorCause extRange(long ext, long bytes) {
@@ -301,15 +372,14 @@ public final class IsaSimulator {
     int k = (int) g.k();
     int n = (int) g.n();
     byte[][] x = new byte[m][k];
-    byte[][] w = new byte[k][n];
     for (int i = 0; i < m; i++) {
       System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, k);
     }
-    for (int i = 0; i < k; i++) {
-      System.arraycopy(spad, (int) (g.w() + i * g.wStride()), w[i], 0, n);
-    }
+    byte[][] w = SparseWeights.dense(spad, g);
+    Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
+        : Sparsity.NONE;
     int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
-    TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.NONE);
+    TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, mode);
     TiledGemm.Result r = TiledGemm.run(config, x, w);
     for (int i = 0; i < m; i++) {
       for (int j = 0; j < n; j++) {
@@ -325,10 +395,12 @@ public final class IsaSimulator {
     long kTiles = (k + line - 1) / line;
     long nTiles = (n + line - 1) / line;
     long drainLines = (4L * n + line - 1) / line;
-    counters[Counter.MACS.ordinal()] += (long) m * k * n;
+    long groups = (k + g.group() - 1) / g.group();
+    counters[Counter.MACS.ordinal()] += g.sparsity() == Command.DENSE ? (long) m * k * n : (long) m * n * g.kept() * groups;
+    counters[Counter.DENSE_MACS.ordinal()] += (long) m * k * n;
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
-    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + k * nTiles;
+    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + g.wRows() * nTiles;
     counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
-    cycles.gemm(m, k, n, g.y(), g.y() + (m - 1) * g.yStride() + 4L * n);
+    cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.y(), g.y() + (m - 1) * g.yStride() + 4L * n);
   }
 }

@@ -25,10 +25,36 @@ package org.llmnpu.isa;
  * @param weightRowsPerCycle W rows a GEMM copies from the scratchpad into the engine per cycle, a power of
  *                       two in 1..rows (the controller's W copy takes {@code ceil(N/rows)·ceil(K/weightRowsPerCycle)}
  *                       cycles); 1 by default
+ * @param ppmLatency     the PPM's pipeline latency in cycles ({@code npu-rtl} {@code PpmConfig.latency()}),
+ *                       0 when the NPU has no PPM (then {@code ppmcfg}, {@code pputab}, {@code ppm} are
+ *                       {@link ErrorCause#UNSUPPORTED})
+ * @param ppu            the PPM has the PPU (its table applies to every {@code ppm}; {@code pputab} legal)
+ * @param sparsity       the N:M mode the MAC array is built for: {@link Command#DENSE} (dense GEMMs only),
+ *                       {@link Command#S2_4} or {@link Command#S4_8} (that mode's GEMMs also legal)
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                            int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle) {
+                            int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
+                            int ppmLatency, boolean ppu, int sparsity) {
+
+  /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, 0, false, Command.DENSE);
+  }
+
+  /** The same machine with a PPM of {@code latency} cycles (with or without the PPU) and an array built for {@code sparsity}. */
+  public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity);
+  }
+
+  /** Whether the NPU has a PPM. */
+  public boolean hasPpm() {
+    return ppmLatency > 0;
+  }
 
   /**
    * The Vector DSP of the NPU.
@@ -103,6 +129,11 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     require(dsp != null, "dsp must be given");
     require(weightRowsPerCycle >= 1 && weightRowsPerCycle <= rows && Integer.bitCount(weightRowsPerCycle) == 1,
         "weightRowsPerCycle must be a power of two in 1.." + rows + " (rows), got " + weightRowsPerCycle);
+    require(ppmLatency >= 0 && ppmLatency <= 1024, "ppmLatency must be in 0..1024 (0 = no PPM), got " + ppmLatency);
+    require(!ppu || ppmLatency > 0, "ppu needs a PPM (ppmLatency > 0)");
+    require(sparsity >= Command.DENSE && sparsity <= Command.S4_8,
+        "sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + sparsity);
+    require(sparsity != Command.S2_4 || rows % 2 == 0, "2:4 sparsity needs an even rows");
   }
 
   static void require(boolean ok, String message) {
@@ -124,12 +155,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with another memory timing. */
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle);
+        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity);
   }
 
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r);
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity);
   }
 }

@@ -26,6 +26,12 @@ public enum Opcode {
   SNAPSHOT(0x08, Queue.NONE),
   /** 2-D strided DMA like {@link #LOAD} that unpacks two signed INT4 per source byte into INT8. */
   LOAD4(0x09, Queue.LOAD),
+  /** Loads the PPM's per-channel requantization parameters (one 16-byte record per lane) from external memory. */
+  PPMCFG(0x0A, Queue.EXECUTE),
+  /** Loads the PPU's C-LUT (boundaries, coefficients, fractional bits) from external memory. */
+  PPUTAB(0x0B, Queue.EXECUTE),
+  /** Requantizes scratchpad INT32 rows to INT8 codes on the PPM (bias, scale, shift, zero point, PPU table). */
+  PPM(0x0C, Queue.EXECUTE),
   /** Waits until every earlier command has finished (all queues drained). */
   FENCE(0x0E, Queue.NONE),
   /** Ends the program: the NPU raises {@code done}. */

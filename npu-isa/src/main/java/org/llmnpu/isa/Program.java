@@ -79,6 +79,24 @@ public final class Program {
       return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride));
     }
 
+    /** A GEMM with {@code sparsity} {@link Command#DENSE}, {@link Command#S2_4} or {@link Command#S4_8}. */
+    public Builder gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+                        long sparsity) {
+      return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride, sparsity));
+    }
+
+    public Builder ppmCfg(long ext, long channels) {
+      return add(new Command.PpmCfg(ext, channels));
+    }
+
+    public Builder ppuTab(long ext) {
+      return add(new Command.PpuTab(ext));
+    }
+
+    public Builder ppm(long src, long srcStride, long dst, long dstStride, long m, long n) {
+      return add(new Command.Ppm(src, srcStride, dst, dstStride, m, n));
+    }
+
     public Builder load4(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) {
       return add(new Command.Load4(ext, extStride, spad, spadStride, rowBytes, rows));
     }

@@ -53,7 +53,10 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
  * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16 by
  * {@code Fp16Convert}); SNAPSHOT stores the counters latched in its first cycle
- * ({@link NpuSnapshot}). {@link NpuCounters} — the performance counters.
+ * ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
+ * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
+ * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
+ * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). {@link NpuCounters} — the performance counters.
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
@@ -95,7 +98,7 @@ public final class Npu extends HwModule {
   private final NpuConfig config;
 
   enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
-    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT }
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN }
 
   /** The GEMM back-end: the array runs and its results drain while the controller goes on. */
   enum Back { IDLE, RUN, DRAIN }
@@ -114,6 +117,9 @@ public final class Npu extends HwModule {
   final NpuGemm gemm;
   final NpuBackEnd back;
   final NpuDspCommands dsp;
+  final NpuPpmCommands ppm;
+  /** A PPM item (channel record, C-LUT entry) enters the PPM: progress for the watchdog. */
+  final Bool ppmItem;
   final Bool inLoad;
   final Bool inStore;
   final Bool inFetch;
@@ -125,6 +131,9 @@ public final class Npu extends HwModule {
   final Bool inDspIn;
   final Bool inDspOut;
   final Bool inSnap;
+  final Bool inPpmLoad;
+  final Bool inPpmRun;
+  final Bool inPpmDrain;
 
   public NpuConfig config() {
     return config;
@@ -151,6 +160,7 @@ public final class Npu extends HwModule {
     gemm = new NpuGemm(this);
     back = new NpuBackEnd(this);
     fetch.beatCounters();
+    ppmItem = wire("ppm_itemEntered", bool());
     NpuWatchdog watchdog = new NpuWatchdog(this);
     gemm.engine(c);
     back.drainData(gemm.engine, c.accWidth());
@@ -168,9 +178,14 @@ public final class Npu extends HwModule {
     inDspIn = wire("inDspIn", state.eq(st(State.DSP_IN)));
     inDspOut = wire("inDspOut", state.eq(st(State.DSP_OUT)));
     inSnap = wire("inSnapshot", state.eq(st(State.SNAPSHOT)));
+    inPpmLoad = wire("inPpmLoad", state.eq(st(State.PPM_LOAD)));
+    inPpmRun = wire("inPpmRun", state.eq(st(State.PPM_RUN)));
+    inPpmDrain = wire("inPpmDrain", state.eq(st(State.PPM_DRAIN)));
     back.flags();
 
     dsp = new NpuDspCommands(this, c);
+    ppm = new NpuPpmCommands(this, c);
+    ppmItem.set(ppm.unit.item);
     dma.load4();
     NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
     back.loadRule();
@@ -197,15 +212,16 @@ public final class Npu extends HwModule {
     NpuLoad4 load4 = dma.load4;
     spad.readLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
     dma.loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
-    spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut));
+    spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut).or(ppm.write));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
     spad.writeLine.set(mux(back.inDrain, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
-        mux(load4.pending, load4.pendingLine, spLine)));
+        mux(load4.pending, load4.pendingLine, mux(ppm.write, ppm.writeLine, spLine))));
     spad.writeData.set(mux(back.inDrain, back.drainData, mux(load4.pending, load4.pendingData, mux(inLoad4,
-        load4.firstData, mux(inDspOut, dsp.unit.outData, mem_resp_data)))));
+        load4.firstData, mux(inDspOut, dsp.unit.outData, mux(ppm.write, ppm.unit.outData, mem_resp_data))))));
     spad.writeMask.set(mux(back.inDrain, mux(back.drain.lastInRow(), back.drainEndMask, dma.ones),
         mux(load4.pending, load4.pendingMask, mux(inLoad4, load4.firstMask,
-        mux(inDspOut, dsp.unit.outMask, mux(sp.lastInRow(), dma.rowEndMask, dma.ones))))));
+        mux(inDspOut, dsp.unit.outMask, mux(ppm.write, ppm.unit.outMask,
+        mux(sp.lastInRow(), dma.rowEndMask, dma.ones)))))));
   }
 
   /** Statements: halt with {@code e}. */
@@ -280,6 +296,7 @@ public final class Npu extends HwModule {
     return "Npu_r" + config.rows() + "_s" + config.spadKiB() + "k_b" + config.spadBanks() + "_M" + config.maxM()
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
-        + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle());
+        + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
+        + (config.ppu() ? "" : "_noppu");
   }
 }

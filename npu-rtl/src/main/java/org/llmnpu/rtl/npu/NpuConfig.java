@@ -10,6 +10,7 @@ import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
+import org.llmnpu.rtl.ppm.PpmConfig;
 
 /**
  * Parameters of the {@link Npu}, validated on construction (each message names the parameter and
@@ -42,11 +43,14 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  *                         a power of two in 1..min(rows, 16) [1]: the scratchpad gets {@code weightRowsPerCycle}
  *                         read ports and the engine's W buffer as many row banks, so the W copy takes
  *                         {@code ceil(N/rows)·ceil(K/weightRowsPerCycle)} cycles instead of {@code K·ceil(N/rows)}
+ * @param ppu              the PPM's PPU (the programmable C-LUT nonlinearity after requantization) [true];
+ *                         the PPM ({@code rows} lanes, INT8 codes) is always built, its latency is
+ *                         {@link PpmConfig#latency()} of {@link #ppm()}
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
-                        String engine, int weightRowsPerCycle) {
+                        String engine, int weightRowsPerCycle, boolean ppu) {
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
   public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
@@ -87,12 +91,30 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     }
   }
 
-  /** An NPU that copies one W row per cycle. */
+  /** An NPU that copies one W row per cycle, with the PPU. */
   public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
                    int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
                    int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine) {
     this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, 1);
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, 1, true);
+  }
+
+  /** An NPU with the PPU. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
+                   int weightRowsPerCycle) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, true);
+  }
+
+  /** An NPU that copies one W row per cycle. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine, boolean ppu) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, 1, ppu);
   }
 
   /** An NPU with the default Vector DSP (16 lanes, 512 rows, 256 program words, runs of at most 2^24 cycles). */
@@ -161,7 +183,19 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
-        weightRowsPerCycle);
+        weightRowsPerCycle).withUnits(ppm().latency(), ppu, org.llmnpu.isa.Command.DENSE);
+  }
+
+  /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
+  public PpmConfig ppm() {
+    return new PpmConfig(rows, 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+  }
+
+  /** The same NPU with or without the PPU. */
+  public NpuConfig withPpu(boolean on) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, on);
   }
 
   /** The GEMM engine inside. */
@@ -173,20 +207,21 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle);
+        weightRowsPerCycle, ppu);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle);
+        weightRowsPerCycle, ppu);
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r);
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
+        ppu);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

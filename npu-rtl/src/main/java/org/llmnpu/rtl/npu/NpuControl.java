@@ -12,7 +12,7 @@ import org.llmnpu.isa.Opcode;
 /**
  * The {@link Npu}'s controller: its state machine over the units' steps (IDLE → FETCH → DECODE →
  * the command's states → FETCH …, DONE or ERROR). DECODE halts on the first failing check of
- * {@link NpuDecode} (opcode, shape, scratchpad, DSP range, memory); else the command is dispatched
+ * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, shape, scratchpad, DSP range, memory); else the command is dispatched
  * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads
  * none of the running GEMM's result bytes at once, every other command when the GEMM back-end is
  * idle (in-order results; the engine's buffers are free) — and waits in WAIT until then. A state
@@ -30,6 +30,7 @@ final class NpuControl {
     NpuDecode dec = npu.dec;
     NpuDma dma = npu.dma;
     NpuDspCommands dsp = npu.dsp;
+    NpuPpmCommands ppm = npu.ppm;
     UInt state = npu.state;
     int line = npu.line;
     List<UInt> w = fetch.words;
@@ -55,16 +56,19 @@ final class NpuControl {
           snapshot.capture(counters.nextValues());
         })
         .elseWhen(dec.isDspIn.or(dec.isDspOut), dsp::dispatchCopy)
+        .elseWhen(ppm.dec.isPpmCfg.or(ppm.dec.isPpuTab), ppm::dispatchLoad)
+        .elseWhen(ppm.dec.isPpm, ppm::dispatchRun)
         .otherwise(npu.gemm::dispatch);
     npu.switchOf(state, s -> s
         .is(Npu.State.IDLE.ordinal(), () -> npu.whenOf(npu.start, fetch::begin))
         .is(Npu.State.FETCH.ordinal(), () -> fetch.step(bark))
         .is(Npu.State.DECODE.ordinal(), () ->
-          npu.whenOf(dec.undefined, () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
-              .elseWhen(dec.badShape, () -> npu.fail(ErrorCause.BAD_SHAPE))
-              .elseWhen(dec.badSpad, () -> npu.fail(ErrorCause.SPAD_ADDRESS))
+          npu.whenOf(dec.undefined.and(ppm.dec.defined.not()), () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
+              .elseWhen(ppm.dec.unsupported, () -> npu.fail(ErrorCause.UNSUPPORTED))
+              .elseWhen(dec.badShape.or(ppm.dec.badShape), () -> npu.fail(ErrorCause.BAD_SHAPE))
+              .elseWhen(dec.badSpad.or(ppm.dec.badSpad), () -> npu.fail(ErrorCause.SPAD_ADDRESS))
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
-              .elseWhen(dec.badExt, () -> npu.fail(ErrorCause.EXT_ADDRESS))
+              .elseWhen(dec.badExt.or(ppm.dec.badExt), () -> npu.fail(ErrorCause.EXT_ADDRESS))
               .otherwise(dispatch))
         .is(Npu.State.WAIT.ordinal(), dispatch)
         .is(Npu.State.LOAD.ordinal(), () -> watchdogged(dma::loadStep))
@@ -81,6 +85,9 @@ final class NpuControl {
         .is(Npu.State.DSP_IN.ordinal(), dsp::copyStep)
         .is(Npu.State.DSP_OUT.ordinal(), dsp::copyStep)
         .is(Npu.State.SNAPSHOT.ordinal(), () -> watchdogged(dma::storeStep))
+        .is(Npu.State.PPM_LOAD.ordinal(), () -> watchdogged(ppm::loadStep))
+        .is(Npu.State.PPM_RUN.ordinal(), ppm::runStep)
+        .is(Npu.State.PPM_DRAIN.ordinal(), ppm::drainStep)
         .is(Npu.State.DONE.ordinal(), () -> npu.whenOf(npu.start, () -> state.set(Npu.st(Npu.State.IDLE))))
         .is(Npu.State.ERROR.ordinal(), () -> npu.whenOf(npu.start, () -> state.set(Npu.st(Npu.State.IDLE))))
         .otherwise(() -> { }));

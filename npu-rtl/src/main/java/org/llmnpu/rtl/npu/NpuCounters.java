@@ -80,10 +80,10 @@ final class NpuCounters {
     if (n.config().weightRowsPerCycle() == 1) {
       count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X))
           .or(n.inState(Npu.State.GEMM_W))
-          .or(n.inDspIn.and(dsp.lineStart)));
+          .or(n.inDspIn.and(dsp.lineStart)).or(n.inPpmRun));
     } else {
       // the W copy reads several lines a cycle
-      count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X)).or(n.inDspIn.and(dsp.lineStart)));
+      count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X)).or(n.inDspIn.and(dsp.lineStart)).or(n.inPpmRun));
       add(Counter.SPAD_READS, n.inState(Npu.State.GEMM_W), n.gemm.weightLinesRead());
     }
     // dspout writes a line element by element: one line write when it starts a line
@@ -98,6 +98,9 @@ final class NpuCounters {
     count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(n.dsp.runExpired.not()));
     count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
     count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut));
+    add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.macs);
+    add(Counter.PPM_ELEMENTS, n.inPpmRun.and(sp.lastInRow()), n.ppm.lanes);
+    count(Counter.PPM_CYCLES, n.inPpmLoad.or(n.inPpmRun).or(n.inPpmDrain));
     clearOn(n.inState(Npu.State.IDLE).and(n.start));
   }
 

@@ -79,7 +79,7 @@ final class NpuDma {
   /** The memory port: the fetch's beats, else the running stream's (read or write). */
   void memoryPort(NpuSnapshot snapshot) {
     Bool streams = npu.wireOf("dma_streams", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
-        .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())));
+        .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())).or(npu.inPpmLoad.and(npu.ppm.unit.mayRequest)));
     npu.mem_req_valid.set(npu.fetch.requesting().or(streams.and(ext.finished.not())));
     npu.mem_req_write.set(npu.inStore.or(npu.inSnap));
     npu.mem_req_addr.set(mux(npu.inFetch, npu.fetch.requestAddress(), ext.address));

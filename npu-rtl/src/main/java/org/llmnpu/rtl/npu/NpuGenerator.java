@@ -41,7 +41,9 @@ public final class NpuGenerator implements BlockGenerator {
             "cycles a DSP run may take before a watchdog error"),
         ParamSpec.choice("engine", d.engine(), NpuConfig.ENGINES, "GEMM engine: systolic array or PiM macro (bit-serial, or k bits/cycle)"),
         ParamSpec.integer("weightRowsPerCycle", d.weightRowsPerCycle(), 1, NpuConfig.MAX_WEIGHT_ROWS_PER_CYCLE,
-            "W rows a GEMM copies into the engine per cycle (power of two <= rows; scratchpad read ports)"));
+            "W rows a GEMM copies into the engine per cycle (power of two <= rows; scratchpad read ports)"),
+        ParamSpec.choice("ppu", String.valueOf(d.ppu()), List.of("true", "false"),
+            "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built"));
   }
 
   @Override
@@ -51,6 +53,7 @@ public final class NpuGenerator implements BlockGenerator {
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
         p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
-        p.getInt("weightRowsPerCycle")));
+        p.getInt("weightRowsPerCycle"),
+        Boolean.parseBoolean(p.get("ppu"))));
   }
 }

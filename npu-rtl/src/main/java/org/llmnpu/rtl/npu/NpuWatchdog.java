@@ -9,8 +9,8 @@ import org.llmnpu.isa.MachineParams;
 
 /**
  * The {@link Npu}'s watchdog: in a state that waits for the memory (FETCH, LOAD, STORE, LOAD4,
- * DSP_TAB, DSP_PROG, SNAPSHOT), a counter of cycles without progress (no request accepted, no
- * response, no state change); {@link #expired} at {@code watchdogCycles}, and the waiting state
+ * DSP_TAB, DSP_PROG, SNAPSHOT, PPM_LOAD), a counter of cycles without progress (no request accepted, no
+ * response, no state change, no PPM item); {@link #expired} at {@code watchdogCycles}, and the waiting state
  * then halts with {@code WATCHDOG}. Golden: {@code memLatency > watchdogCycles}.
  */
 final class NpuWatchdog {
@@ -21,10 +21,10 @@ final class NpuWatchdog {
     UInt state = npu.state;
     UInt watchdog = npu.reg0("watchdog", uint(bitsToHold(p.watchdogCycles())));
     Bool progress = npu.wireOf("watchdog_progress", npu.fire.or(npu.mem_resp_valid)
-        .or(state.ne(npu.regNextOf("watchdog_state", state))));
+        .or(state.ne(npu.regNextOf("watchdog_state", state))).or(npu.ppmItem));
     Bool waiting = npu.wireOf("watchdog_waiting", npu.inState(Npu.State.FETCH).or(npu.inState(Npu.State.LOAD))
         .or(npu.inState(Npu.State.STORE)).or(npu.inState(Npu.State.LOAD4)).or(npu.inState(Npu.State.DSP_TAB))
-        .or(npu.inState(Npu.State.DSP_PROG)).or(npu.inState(Npu.State.SNAPSHOT)));
+        .or(npu.inState(Npu.State.DSP_PROG)).or(npu.inState(Npu.State.SNAPSHOT)).or(npu.inState(Npu.State.PPM_LOAD)));
     expired = npu.wireOf("watchdog_expired", watchdog.eq(p.watchdogCycles()));
     npu.whenElse(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)),
         () -> watchdog.set(watchdog.add(1)));

@@ -103,4 +103,25 @@ class NpuConfigTest {
     assertTrue(e.getMessage().contains("weightRowsPerCycle must be a power of two in 1..16 (rows), got 32"),
         e.getMessage());
   }
+
+  @Test
+  void ppuSwitchReachesTheMachineWithThePpmLatency() throws Exception {
+    NpuConfig d = NpuConfig.defaults();
+    assertTrue(d.ppu());
+    assertEquals(d.ppm().latency(), d.machine().ppmLatency());
+    assertTrue(d.machine().ppu());
+    assertEquals(org.llmnpu.rtl.ppm.PpmConfig.Activation.PPU, d.ppm().activation());
+    assertEquals(d.rows(), d.ppm().cols());
+    Path yaml = dir.resolve("noppu.yaml");
+    Files.writeString(yaml, "ppu: false\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(false, c.machine().ppu());
+    assertEquals(c.ppm().latency(), c.machine().ppmLatency());
+    assertEquals(org.llmnpu.rtl.ppm.PpmConfig.Activation.NONE, c.ppm().activation());
+    assertTrue(c.machine().ppmLatency() > 0 && c.machine().ppmLatency() < d.machine().ppmLatency());
+    assertEquals(org.llmnpu.isa.Command.DENSE, c.machine().sparsity());
+    Files.writeString(yaml, "ppu: maybe\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("ppu"), e.getMessage());
+  }
 }

@@ -1,0 +1,104 @@
+package org.llmnpu.cosim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.Program;
+import org.llmnpu.numerics.ppu.PpuFitter;
+import org.llmnpu.numerics.ppu.PpuFormat;
+import org.llmnpu.numerics.ppu.PpuFunction;
+import org.llmnpu.numerics.requant.QuantizedMultiplier;
+
+/**
+ * Random GEMM → PPM programs: DMA loads of X and W → GEMM (INT32 results) → per N tile of
+ * {@code rows} output channels a {@code ppmcfg} of random per-channel records (bias, Q0.31 multiplier
+ * and shift, zero point) and a {@code ppm} of the tile's columns into INT8 rows → DMA store of the
+ * codes; on a PPU NPU a {@code pputab} of a fitted table (GELU, SiLU, sigmoid, tanh or exp) first.
+ * Overlapped: the next GEMM's operands load while the array runs (the PPM commands wait for it);
+ * in order: a fence after each GEMM. The program sits at 0, records and tables from 0x8000, data from
+ * 64 KiB.
+ */
+public final class PpmChains {
+  static final long TABLE = 0x8000;
+  static final long RECORDS = 0x8400;
+  static final long DATA = 0x10000;
+  private static final List<byte[]> TABLES = new ArrayList<>();
+
+  private PpmChains() {
+  }
+
+  private static synchronized byte[] table(int i) {
+    if (TABLES.isEmpty()) {
+      for (PpuFunction f : PpuFunction.values()) {
+        TABLES.add(IsaSimulator.ppuTableImage(PpuFitter.fit(f, PpuFormat.DEFAULT)));
+      }
+    }
+    return TABLES.get(i % TABLES.size());
+  }
+
+  /** {@code gemms} GEMM → PPM chains in an image with the program at 0. */
+  public static RandomPrograms.Case generate(MachineParams p, Random r, int gemms, boolean overlapped) {
+    byte[] image = new byte[(int) p.extMemBytes()];
+    r.nextBytes(image);
+    int line = p.lineBytes();
+    int rows = p.rows();
+    Program.Builder b = Program.builder();
+    if (p.ppu()) {
+      byte[] t = table(r.nextInt(PpuFunction.values().length));
+      System.arraycopy(t, 0, image, (int) TABLE, t.length);
+      b.ppuTab(TABLE);
+    }
+    long records = RECORDS;
+    long ext = DATA;
+    long quarter = p.spadBytes() / 4;
+    for (int g = 0; g < gemms; g++) {
+      int m = 1 + r.nextInt(Math.min(p.maxM(), 2 * rows + 3));
+      int k = 1 + r.nextInt(Math.min(p.maxK(), 4 * rows));
+      int n = 1 + r.nextInt(Math.min(p.maxN(), 2 * rows + 1));
+      long xStride = RandomPrograms.roundUp(k, line) + line * r.nextInt(2);
+      long wStride = RandomPrograms.roundUp(n, line) + line * r.nextInt(2);
+      long yStride = RandomPrograms.roundUp(4L * n, line) + line * r.nextInt(2);
+      long qStride = RandomPrograms.roundUp(n, line) + line * r.nextInt(2);
+      // Operands in the first half, Y in the third quarter, codes in the last.
+      long x = 0;
+      long w = x + m * xStride;
+      long y = 2 * quarter;
+      long q = 3 * quarter;
+      if (w + k * wStride > 2 * quarter || m * yStride > quarter || m * qStride > quarter) {
+        g--;
+        continue;
+      }
+      long extX = ext;
+      long extW = RandomPrograms.roundUp(extX + m * xStride, line);
+      long extQ = RandomPrograms.roundUp(extW + k * wStride, line);
+      ext = RandomPrograms.roundUp(extQ + m * qStride, line) + line;
+      b.load(extX, xStride, x, xStride, k, m);
+      b.load(extW, wStride, w, wStride, n, k);
+      b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
+      if (!overlapped) {
+        b.fence();
+      }
+      // Accumulators of K random INT8 products: about sqrt(K)·74² in size; aim at codes of ±60.
+      double scale = 60.0 / (Math.sqrt(k) * 5500.0) * (0.5 + r.nextDouble());
+      for (int t = 0; t * rows < n; t++) {
+        int lanes = Math.min(rows, n - t * rows);
+        for (int j = 0; j < lanes; j++) {
+          byte[] rec = IsaSimulator.ppmRecord(r.nextInt(20001) - 10000,
+              QuantizedMultiplier.fromScale(scale * (0.7 + 0.6 * r.nextDouble())), r.nextInt(41) - 20);
+          System.arraycopy(rec, 0, image, (int) records + 16 * j, rec.length);
+        }
+        b.ppmCfg(records, lanes);
+        b.ppm(y + 4L * t * rows, yStride, q + (long) t * rows, qStride, m, lanes);
+        records = RandomPrograms.roundUp(records + 16L * lanes, line);
+      }
+      b.store(extQ, qStride, q, qStride, n, m);
+    }
+    b.halt();
+    Program prog = b.build();
+    byte[] code = prog.bytes();
+    System.arraycopy(code, 0, image, 0, code.length);
+    return new RandomPrograms.Case(image, prog, 0);
+  }
+}

@@ -1,0 +1,170 @@
+package org.llmnpu.isa;
+
+import org.llmnpu.numerics.ppu.Ppm;
+import org.llmnpu.numerics.ppu.PpuFormat;
+import org.llmnpu.numerics.ppu.PpuTable;
+import org.llmnpu.numerics.ppu.QuantSpec;
+import org.llmnpu.numerics.requant.Activation;
+import org.llmnpu.numerics.requant.OutputFormat;
+import org.llmnpu.numerics.requant.QuantizedMultiplier;
+import org.llmnpu.numerics.requant.RequantParams;
+
+/**
+ * The golden PPM state of the NPU and the semantics of {@link Command.PpmCfg}, {@link Command.PpuTab}
+ * and {@link Command.Ppm}: {@code rows} lanes of per-channel parameters (bias, Q0.31 multiplier, shift,
+ * zero point; all 0 after reset) and, with the PPU, one C-LUT of the {@link PpuFormat#DEFAULT} shape
+ * (16 segments, degree 2, 16-bit coefficients). Each element is {@code numerics}'
+ * {@link Ppm#process(int, int, RequantParams, PpuTable)} with activation NONE and INT8 output, then the
+ * table on a PPU NPU: the reference the RTL ({@code npu-rtl} {@code NpuPpm}) equals bit for bit.
+ *
+ * <p>Lane records whose multiplier or shift lie outside {@link QuantizedMultiplier}'s range, and table
+ * images that are not a valid {@link PpuTable} (boundaries not strictly increasing, fracBits
+ * decreasing), give results the ISA leaves undefined; the golden model refuses them with an
+ * {@link IllegalStateException} naming the lane or table.
+ */
+final class PpmUnit {
+  /** The C-LUT shape of the NPU's PPU. */
+  static final PpuFormat FORMAT = PpuFormat.DEFAULT;
+
+  private final int lanes;
+  private final int[] bias;
+  private final int[] multiplier;
+  private final int[] shift;
+  private final int[] zeroPoint;
+  private PpuTable table;
+
+  PpmUnit(int lanes) {
+    this.lanes = lanes;
+    bias = new int[lanes];
+    multiplier = new int[lanes];
+    shift = new int[lanes];
+    zeroPoint = new int[lanes];
+  }
+
+  /** Entries of the C-LUT: segments−1 boundaries, (segments+1)·(degree+1) coefficients and fracBits. */
+  static int lutEntries() {
+    return FORMAT.segments() - 1 + (FORMAT.segments() + 1) * (FORMAT.degree() + 1);
+  }
+
+  /** Bytes of a {@link Command.PpuTab} image: two per entry (132). */
+  static int tableBytes() {
+    return 2 * lutEntries();
+  }
+
+  boolean tableLoaded() {
+    return table != null;
+  }
+
+  /** {@link Command.PpmCfg}: lanes 0..channels−1 from the records at {@code ext}. */
+  void configure(byte[] mem, int ext, int channels) {
+    for (int j = 0; j < channels; j++) {
+      int a = ext + Command.PPM_RECORD_BYTES * j;
+      bias[j] = word(mem, a);
+      multiplier[j] = word(mem, a + 4) & 0x7FFF_FFFF;
+      shift[j] = (mem[a + 8] << 26) >> 26;
+      zeroPoint[j] = mem[a + 9];
+    }
+  }
+
+  /** {@link Command.PpuTab}: the C-LUT from the image at {@code ext}. */
+  void loadTable(byte[] mem, int ext) {
+    int s = FORMAT.segments();
+    int d = FORMAT.degree();
+    int[] boundaries = new int[s - 1];
+    int[][] coefficients = new int[s][d + 1];
+    int[] fracBits = new int[d + 1];
+    for (int i = 0; i < s - 1; i++) {
+      boundaries[i] = (byte) entry(mem, ext, i);
+    }
+    for (int seg = 0; seg < s; seg++) {
+      for (int k = 0; k <= d; k++) {
+        coefficients[seg][k] = entry(mem, ext, s - 1 + seg * (d + 1) + k);
+      }
+    }
+    for (int k = 0; k <= d; k++) {
+      fracBits[k] = entry(mem, ext, s - 1 + s * (d + 1) + k) & 0x1F;
+    }
+    try {
+      table = new PpuTable("pputab@0x" + Integer.toHexString(ext), FORMAT, boundaries, coefficients, fracBits,
+          new QuantSpec(1, 0), new QuantSpec(1, 0));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("pputab at 0x" + Integer.toHexString(ext)
+          + ": not a valid PPU table (results undefined on the NPU): " + e.getMessage(), e);
+    }
+  }
+
+  /** {@link Command.Ppm} on the scratchpad; {@code withPpu}: apply the table. */
+  void run(byte[] spad, Command.Ppm c, boolean withPpu) {
+    RequantParams[] params = new RequantParams[(int) c.n()];
+    for (int j = 0; j < c.n(); j++) {
+      try {
+        params[j] = new RequantParams(new QuantizedMultiplier(multiplier[j], shift[j]), zeroPoint[j], OutputFormat.INT8,
+            Activation.NONE, 0);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException("ppm lane " + j + ": parameters outside the requantizer's range (results "
+            + "undefined on the NPU): " + e.getMessage(), e);
+      }
+    }
+    for (long i = 0; i < c.m(); i++) {
+      int from = (int) (c.src() + i * c.srcStride());
+      int to = (int) (c.dst() + i * c.dstStride());
+      for (int j = 0; j < c.n(); j++) {
+        int acc = word(spad, from + 4 * j);
+        spad[to + j] = (byte) Ppm.process(acc, bias[j], params[j], withPpu ? table : null);
+      }
+    }
+  }
+
+  /** A {@link Command.PpmCfg} record: bias, multiplier and shift ({@link QuantizedMultiplier}), zero point. */
+  static byte[] record(int bias, QuantizedMultiplier m, int zeroPoint) {
+    byte[] r = new byte[Command.PPM_RECORD_BYTES];
+    for (int b = 0; b < 4; b++) {
+      r[b] = (byte) (bias >>> (8 * b));
+      r[4 + b] = (byte) (m.multiplier() >>> (8 * b));
+    }
+    r[8] = (byte) m.shift();
+    r[9] = (byte) zeroPoint;
+    return r;
+  }
+
+  /** The {@link Command.PpuTab} image of a table of the {@link #FORMAT} shape. */
+  static byte[] tableImage(PpuTable t) {
+    if (!t.format().equals(FORMAT)) {
+      throw new IllegalArgumentException("the NPU's PPU holds " + FORMAT + " tables, got " + t.format());
+    }
+    int s = FORMAT.segments();
+    int d = FORMAT.degree();
+    byte[] image = new byte[tableBytes()];
+    int[] b = t.boundaries();
+    for (int i = 0; i < s - 1; i++) {
+      put16(image, i, b[i]);
+    }
+    for (int seg = 0; seg < s; seg++) {
+      for (int k = 0; k <= d; k++) {
+        put16(image, s - 1 + seg * (d + 1) + k, t.coefficient(seg, k));
+      }
+    }
+    for (int k = 0; k <= d; k++) {
+      put16(image, s - 1 + s * (d + 1) + k, t.fracBits(k));
+    }
+    return image;
+  }
+
+  private static void put16(byte[] image, int index, int v) {
+    image[2 * index] = (byte) v;
+    image[2 * index + 1] = (byte) (v >>> 8);
+  }
+
+  private static int entry(byte[] mem, int ext, int index) {
+    int a = ext + 2 * index;
+    return (short) ((mem[a] & 0xFF) | (mem[a + 1] & 0xFF) << 8);
+  }
+
+  static int word(byte[] b, int a) {
+    return (b[a] & 0xFF) | (b[a + 1] & 0xFF) << 8 | (b[a + 2] & 0xFF) << 16 | (b[a + 3] & 0xFF) << 24;
+  }
+
+  int lanes() {
+    return lanes;
+  }
+}
