@@ -34,6 +34,11 @@ public final class DspAssembler {
     return emit(DspOp.FMA16, rd, ra, rb, rc, false, 0, 0);
   }
 
+  /** FP32 {@code rd = ra · rb + rc}, rounded once; {@code masked}: lanes below the length only. */
+  public DspAssembler fma32(int rd, int ra, int rb, int rc, boolean masked) {
+    return emit(DspOp.FMA32, rd, ra, rb, rc, masked, 0, 0);
+  }
+
   /** {@code rd = imm}. */
   public DspAssembler li(int rd, int imm) {
     return emit(DspOp.LI, rd, 0, 0, 0, false, 0, imm);

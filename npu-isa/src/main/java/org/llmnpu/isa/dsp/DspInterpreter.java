@@ -1,6 +1,7 @@
 package org.llmnpu.isa.dsp;
 
 import java.util.List;
+import org.llmnpu.numerics.fp.Fma;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.fp16.IntFormat;
 import org.llmnpu.numerics.vector.Fp16Math;
@@ -18,6 +19,8 @@ public final class DspInterpreter {
   private final int[][] regs;
   private long cycles;
   private DspPipeline pipeline = DspPipeline.DEFAULT;
+  private boolean fma32;
+  private static final DspInstruction NOP = new DspInstruction(DspOp.NOP, 0, 0, 0, 0, false, 0, 0);
 
   public DspInterpreter(int lanes, int rows, DspMath math) {
     this.lanes = lanes;
@@ -29,6 +32,15 @@ public final class DspInterpreter {
   /** Counts cycles for a DSP with {@code pipeline} (default {@link DspPipeline#DEFAULT}). */
   public DspInterpreter pipeline(DspPipeline p) {
     this.pipeline = p;
+    return this;
+  }
+
+  /**
+   * Models a DSP built with the FP32 FMA unit ({@code vector-dsp} parameter {@code fma32}): {@link DspOp#FMA32}
+   * executes. Without it (default) its code is undefined and runs as a {@code NOP}.
+   */
+  public DspInterpreter fma32(boolean enabled) {
+    this.fma32 = enabled;
     return this;
   }
 
@@ -81,6 +93,9 @@ public final class DspInterpreter {
         return false;
       }
       DspInstruction in = code.get(pc);
+      if (in.op() == DspOp.FMA32 && !fma32) {
+        in = NOP;
+      }
       cycles += pipeline.stallCycles(previous, in);
       if (cycles >= maxCycles) {
         cycles = maxCycles;
@@ -135,6 +150,7 @@ public final class DspInterpreter {
         case LT16 -> Fp16.lt((short) ra, (short) rb) ? 1 : 0;
         case EQ16 -> Fp16.eq((short) ra, (short) rb) ? 1 : 0;
         case FMA16 -> h(Fp16.fma((short) ra, (short) rb, (short) rc));
+        case FMA32 -> Fma.fp32Bits(ra, rb, rc);
         case ADD32 -> f(Float.intBitsToFloat(ra) + Float.intBitsToFloat(rb));
         case SUB32 -> f(Float.intBitsToFloat(ra) - Float.intBitsToFloat(rb));
         case MUL32 -> f(Float.intBitsToFloat(ra) * Float.intBitsToFloat(rb));

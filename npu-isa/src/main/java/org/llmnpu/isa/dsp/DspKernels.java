@@ -81,10 +81,25 @@ public final class DspKernels {
   private final DspAssembler a = new DspAssembler();
   private final DspLayout layout;
   private final DspMath math;
+  private final Options options;
 
-  private DspKernels(DspLayout layout, DspMath math) {
+  /**
+   * Code-generation options; {@link #DEFAULT} gives the programs the default DSP runs.
+   *
+   * @param fma32 use {@link DspOp#FMA32} (a DSP built with {@code fma32}) where it fuses a multiply and
+   *              an add without changing a result: RMSNorm's sum of squares ({@code s + x·x}: the
+   *              square of an FP16 value is exact in FP32) and RoPE's {@code x_hi·cos + x_lo·sin} (both
+   *              products exact); one instruction less per row in each
+   */
+  public record Options(boolean fma32) {
+    /** The default DSP's programs. */
+    public static final Options DEFAULT = new Options(false);
+  }
+
+  private DspKernels(DspLayout layout, DspMath math, Options options) {
     this.layout = layout;
     this.math = math;
+    this.options = options;
   }
 
   /**
@@ -93,13 +108,18 @@ public final class DspKernels {
    * @param eps the norms' epsilon (FP32, finite, &gt; 0); ignored by the other kernels
    */
   public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math) {
+    return compile(kernel, len, lanes, eps, math, Options.DEFAULT);
+  }
+
+  /** The program of {@code kernel} compiled with {@code options} (same results as the default program). */
+  public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
     if (lanes < 1 || Integer.bitCount(lanes) != 1) {
       throw new IllegalArgumentException("lanes must be a power of two, got " + lanes);
     }
     if (kernel.usesEps() && !(eps > 0 && Float.isFinite(eps))) {
       throw new IllegalArgumentException("eps must be finite and > 0, got " + eps);
     }
-    DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math);
+    DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math, options);
     k.prologue(kernel == DspKernel.ROPE ? len / 2 : len, eps);
     switch (kernel) {
       case SOFTMAX -> k.softmax();
@@ -182,7 +202,11 @@ public final class DspKernels {
 
   private void rmsNorm() {
     a.li(S1, 0);
-    a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(MUL32, W, W, W).masked(ADD32, S1, S1, W));
+    if (options.fma32()) {
+      a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).fma32(S1, W, W, S1, true));
+    } else {
+      a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(MUL32, W, W, W).masked(ADD32, S1, S1, W));
+    }
     tree(ADD32, S1);
     a.op(MUL32, S1, S1, INV_N).op(ADD32, S1, S1, EPS);
     scaledRsqrt(S1);
@@ -226,10 +250,17 @@ public final class DspKernels {
     int s = TEMPS[1];
     int p = TEMPS[2];
     int q = TEMPS[3];
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).load(c, in(2)).load(s, in(3))
-        .op(WIDEN, X, X, 0).op(WIDEN, V, V, 0).op(WIDEN, c, c, 0).op(WIDEN, s, s, 0)
-        .op(MUL32, p, X, c).op(MUL32, q, V, s).op(SUB32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(0), Y)
-        .op(MUL32, p, V, c).op(MUL32, q, X, s).op(ADD32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(1), Y));
+    a.loop(rows(), () -> {
+      a.load(X, in(0)).load(V, in(1)).load(c, in(2)).load(s, in(3))
+          .op(WIDEN, X, X, 0).op(WIDEN, V, V, 0).op(WIDEN, c, c, 0).op(WIDEN, s, s, 0)
+          .op(MUL32, p, X, c).op(MUL32, q, V, s).op(SUB32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(0), Y);
+      if (options.fma32()) {
+        a.op(MUL32, q, X, s).fma32(Y, V, c, q, false);
+      } else {
+        a.op(MUL32, p, V, c).op(MUL32, q, X, s).op(ADD32, Y, p, q);
+      }
+      a.op(NARROW, Y, Y, ZERO).store(out(1), Y);
+    });
   }
 
   private void maxReduction() {

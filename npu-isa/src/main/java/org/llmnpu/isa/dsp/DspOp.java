@@ -85,7 +85,13 @@ public enum DspOp {
   /** FP16 {@code rd = ra == rb ? 1 : 0} (IEEE: false with a NaN, +0 == −0). */
   EQ16(34),
   /** FP16 fused multiply-add {@code rd = ra · rb + rc}, rounded once ({@code numerics.fp.Fma.fp16}). */
-  FMA16(35);
+  FMA16(35),
+  /**
+   * FP32 fused multiply-add {@code rd = ra · rb + rc}, rounded once ({@code numerics.fp.Fma.fp32Bits}).
+   * Only on a DSP built with {@code fma32} (the {@code DspInterpreter}'s {@code fma32} option);
+   * elsewhere the code is undefined and executes as {@link #NOP}.
+   */
+  FMA32(36);
 
   private final int code;
 
@@ -110,15 +116,15 @@ public enum DspOp {
 
   /** Whether the instruction writes {@code rd}. */
   public boolean writesRegister() {
-    return code >= LI.code && code <= FMA16.code && code != ST.code;
+    return code >= LI.code && code <= FMA32.code && code != ST.code;
   }
 
   /**
    * Whether the result comes from an FP unit's rounding in execute 2 (FP16/FP32 arithmetic,
-   * compares, conversions, FMA16) rather than from execute 1 (every other register-writing op).
+   * compares, conversions, FMA16, FMA32) rather than from execute 1 (every other register-writing op).
    */
   public boolean roundsLate() {
-    return code >= ADD16.code && code <= FROMINT.code || this == LT16 || this == EQ16 || this == FMA16;
+    return code >= ADD16.code && code <= FROMINT.code || this == LT16 || this == EQ16 || this == FMA16 || this == FMA32;
   }
 
   /** Whether the instruction reads {@code ra}: every op from {@code ST} on (control ops, LI and LD do not). */
@@ -130,13 +136,13 @@ public enum DspOp {
   public boolean readsB() {
     return switch (this) {
       case ADD16, SUB16, MUL16, MIN16, MAX16, ADD32, SUB32, MUL32, NARROW, SCALB16, TOINT, FROMINT, IADD, ISUB,
-          FIX, SELNEG, LT16, EQ16, FMA16 -> true;
+          FIX, SELNEG, LT16, EQ16, FMA16, FMA32 -> true;
       default -> false;
     };
   }
 
   /** Whether the instruction reads {@code rc}. */
   public boolean readsC() {
-    return this == FMA16 || this == SELNEG;
+    return this == FMA16 || this == FMA32 || this == SELNEG;
   }
 }
