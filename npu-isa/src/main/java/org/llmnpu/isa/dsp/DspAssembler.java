@@ -75,6 +75,26 @@ public final class DspAssembler {
     return this;
   }
 
+  /** Runs {@code body} and returns the instructions it appended, removing them from the program. */
+  public List<DspInstruction> capture(Runnable body) {
+    int at = code.size();
+    body.run();
+    List<DspInstruction> captured = new ArrayList<>(code.subList(at, code.size()));
+    code.subList(at, code.size()).clear();
+    return captured;
+  }
+
+  /** Appends {@code instructions} as they are. */
+  public DspAssembler emitAll(List<DspInstruction> instructions) {
+    code.addAll(instructions);
+    return this;
+  }
+
+  /** {@code SETLEN n}. */
+  public DspAssembler setLength(int n) {
+    return emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, n);
+  }
+
   /** Instructions so far. */
   public int size() {
     return code.size();

@@ -20,6 +20,7 @@ public final class DspInterpreter {
   private long cycles;
   private DspPipeline pipeline = DspPipeline.DEFAULT;
   private boolean fma32;
+  private boolean permute;
   private static final DspInstruction NOP = new DspInstruction(DspOp.NOP, 0, 0, 0, 0, false, 0, 0);
 
   public DspInterpreter(int lanes, int rows, DspMath math) {
@@ -41,6 +42,16 @@ public final class DspInterpreter {
    */
   public DspInterpreter fma32(boolean enabled) {
     this.fma32 = enabled;
+    return this;
+  }
+
+  /**
+   * Models a DSP built with the buffer permutations ({@code vector-dsp} parameter {@code permute}):
+   * {@link DspOp#LDS}, {@link DspOp#STS}, {@link DspOp#ROT}, {@link DspOp#LDG}, {@link DspOp#STG} execute.
+   * Without it (default) their codes are undefined and run as {@code NOP}s.
+   */
+  public DspInterpreter permute(boolean enabled) {
+    this.permute = enabled;
     return this;
   }
 
@@ -93,7 +104,7 @@ public final class DspInterpreter {
         return false;
       }
       DspInstruction in = code.get(pc);
-      if (in.op() == DspOp.FMA32 && !fma32) {
+      if (in.op() == DspOp.FMA32 && !fma32 || in.op().permutes() && !permute) {
         in = NOP;
       }
       cycles += pipeline.stallCycles(previous, in);
@@ -141,7 +152,10 @@ public final class DspInterpreter {
       result[l] = switch (in.op()) {
         case LI -> in.imm();
         case LD -> buffer[Math.floorMod(in.imm() + idx, buffer.length)][l];
-        case ST -> 0;
+        case ST, STS, STG -> 0;
+        case LDS -> buffer[Math.floorMod(in.imm() + (Math.floorMod(l - idx, lanes) << in.aux()), buffer.length)][l];
+        case LDG -> buffer[Math.floorMod(in.imm() + idx + ra, buffer.length)][l];
+        case ROT -> regs[Math.floorMod(l + in.imm() + idx, lanes)][in.ra()];
         case ADD16 -> h(Fp16.add((short) ra, (short) rb));
         case SUB16 -> h(Fp16.sub((short) ra, (short) rb));
         case MUL16 -> h(Fp16.mul((short) ra, (short) rb));
@@ -181,8 +195,13 @@ public final class DspInterpreter {
       if (!valid) {
         continue;
       }
-      if (in.op() == DspOp.ST) {
-        buffer[Math.floorMod(in.imm() + idx, buffer.length)][l] = regs[l][in.ra()] & 0xFFFF;
+      if (in.op() == DspOp.ST || in.op() == DspOp.STS || in.op() == DspOp.STG) {
+        int row = switch (in.op()) {
+          case STS -> in.imm() + (Math.floorMod(l + idx, lanes) << in.aux());
+          case STG -> in.imm() + idx + regs[l][in.rb()];
+          default -> in.imm() + idx;
+        };
+        buffer[Math.floorMod(row, buffer.length)][l] = regs[l][in.ra()] & 0xFFFF;
       } else if (in.op().writesRegister()) {
         regs[l][in.rd()] = result[l];
       }

@@ -26,6 +26,11 @@ import static org.llmnpu.isa.dsp.DspOp.TSEG;
 import static org.llmnpu.isa.dsp.DspOp.TSTART;
 import static org.llmnpu.isa.dsp.DspOp.WIDEN;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
 /**
  * Compiles each {@link DspKernel} to a DSP program whose results equal the numerics golden
  * kernels ({@code org.llmnpu.numerics.vector}: {@code Softmax}, {@code Norms},
@@ -79,6 +84,9 @@ public final class DspKernels {
   private static final int FP32_EXPONENT = 1;
 
   private final DspAssembler a = new DspAssembler();
+  /** Registers the kernel never uses (the interleaved copies' registers), ascending. */
+  private List<Integer> free = List.of();
+  private int length;
   private final DspLayout layout;
   private final DspMath math;
   private final Options options;
@@ -90,10 +98,15 @@ public final class DspKernels {
    *              an add without changing a result: RMSNorm's sum of squares ({@code s + x·x}: the
    *              square of an FP16 value is exact in FP32) and RoPE's {@code x_hi·cos + x_lo·sin} (both
    *              products exact); one instruction less per row in each
+   * @param interleave run every row-independent pass two rows per iteration ({@link DspInterleave}):
+   *                   the instructions of two rows alternate, so a result is used two issue slots
+   *                   after it is produced and the two-stage execute's interlock never stalls them.
+   *                   SoftMax's exp pass then stores e^x first and sums it in a pass of its own (same
+   *                   order, same sum); the prologue loads only the constants the kernel reads
    */
-  public record Options(boolean fma32) {
+  public record Options(boolean fma32, boolean interleave) {
     /** The default DSP's programs. */
-    public static final Options DEFAULT = new Options(false);
+    public static final Options DEFAULT = new Options(false, false);
   }
 
   private DspKernels(DspLayout layout, DspMath math, Options options) {
@@ -120,7 +133,27 @@ public final class DspKernels {
       throw new IllegalArgumentException("eps must be finite and > 0, got " + eps);
     }
     DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math, options);
-    k.prologue(kernel == DspKernel.ROPE ? len / 2 : len, eps);
+    k.length = kernel == DspKernel.ROPE ? len / 2 : len;
+    Set<Integer> used = null;
+    if (options.interleave()) {
+      // the registers of the plain program past its prologue: the rest are free
+      DspProgram plain = compile(kernel, len, lanes, eps, math, new Options(options.fma32(), false));
+      used = new TreeSet<>();
+      for (DspInstruction in : plain.instructions().subList(PROLOGUE, plain.size())) {
+        used.add(in.rd());
+        used.add(in.ra());
+        used.add(in.rb());
+        used.add(in.rc());
+      }
+      List<Integer> free = new ArrayList<>();
+      for (int r = 0; r < DspInstruction.REGISTERS; r++) {
+        if (!used.contains(r)) {
+          free.add(r);
+        }
+      }
+      k.free = free;
+    }
+    k.prologue(k.length, eps, used);
     switch (kernel) {
       case SOFTMAX -> k.softmax();
       case RMSNORM -> k.rmsNorm();
@@ -140,12 +173,25 @@ public final class DspKernels {
     return k.a.finish(kernel.cliName() + " len " + len + " lanes " + lanes);
   }
 
-  private void prologue(int elements, float eps) {
-    a.li(ZERO, 0).li(LOG2E, math.log2e()).li(LN2_HI, math.ln2Hi()).li(LN2_LO, math.ln2Lo())
-        .li(ONE, 0x3C00).li(TWO, 0x4000).li(MINUS_HALF, 0xB800).li(THREE_HALVES, 0x3E00)
-        .li(GELU_C2, math.geluC2()).li(GELU_C3, math.geluC3())
-        .li(INV_N, Float.floatToRawIntBits((float) (1.0 / elements))).li(EPS, Float.floatToRawIntBits(eps))
-        .emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, elements);
+  /** The constants (all, or only those in {@code used}) and the length. */
+  private void prologue(int elements, float eps, Set<Integer> used) {
+    int[] values = {0, math.log2e(), math.ln2Hi(), math.ln2Lo(), 0x3C00, 0x4000, 0xB800, 0x3E00, math.geluC2(),
+        math.geluC3(), Float.floatToRawIntBits((float) (1.0 / elements)), Float.floatToRawIntBits(eps)};
+    for (int r = ZERO; r <= EPS; r++) {
+      if (used == null || used.contains(r)) {
+        a.li(r, values[r]);
+      }
+    }
+    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, elements);
+  }
+
+  /** A pass over the rows whose body handles each row on its own: interleaved with the option. */
+  private void rowPass(Runnable body) {
+    if (options.interleave()) {
+      DspInterleave.emit(a, a.capture(body), rows(), layout.lanes(), length, free);
+    } else {
+      a.loop(rows(), body);
+    }
   }
 
   private int rows() {
@@ -161,7 +207,7 @@ public final class DspKernels {
   }
 
   private void elementWise(java.util.function.IntConsumer f) {
-    a.loop(rows(), () -> {
+    rowPass(() -> {
       a.load(X, in(0));
       f.accept(X);
       a.store(out(0), Y);
@@ -182,15 +228,24 @@ public final class DspKernels {
     a.loop(rows(), () -> a.load(X, in(0)).masked(MAX16, S1, S1, X));
     tree(MAX16, S1);
     a.li(S2, 0);
-    a.loop(rows(), () -> {
-      a.load(X, in(0)).op(SUB16, X, X, S1);
-      exp(Y, X);
-      a.store(out(0), Y).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W);
-    });
+    if (options.interleave()) {
+      rowPass(() -> {
+        a.load(X, in(0)).op(SUB16, X, X, S1);
+        exp(Y, X);
+        a.store(out(0), Y);
+      });
+      a.loop(rows(), () -> a.load(Y, out(0)).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W));
+    } else {
+      a.loop(rows(), () -> {
+        a.load(X, in(0)).op(SUB16, X, X, S1);
+        exp(Y, X);
+        a.store(out(0), Y).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W);
+      });
+    }
     tree(ADD32, S2);
     a.op(NARROW, S2, S2, ZERO);
     reciprocal(S3, S2, TEMPS);
-    a.loop(rows(), () -> a.load(X, out(0)).op(MUL16, Y, X, S3).store(out(0), Y));
+    rowPass(() -> a.load(X, out(0)).op(MUL16, Y, X, S3).store(out(0), Y));
   }
 
   /** S4 = −j and S5 = rsqrt(fp16(v · 2^−2j)) of the FP32 statistic v in {@code stat} (Norms' scaled rsqrt). */
@@ -210,7 +265,7 @@ public final class DspKernels {
     tree(ADD32, S1);
     a.op(MUL32, S1, S1, INV_N).op(ADD32, S1, S1, EPS);
     scaledRsqrt(S1);
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).op(SCALB16, Y, X, S4).op(MUL16, Y, Y, S5)
+    rowPass(() -> a.load(X, in(0)).load(V, in(1)).op(SCALB16, Y, X, S4).op(MUL16, Y, Y, S5)
         .op(MUL16, Y, Y, V).store(out(0), Y));
   }
 
@@ -224,7 +279,7 @@ public final class DspKernels {
     tree(ADD32, S2);
     a.op(MUL32, S2, S2, INV_N).op(ADD32, S2, S2, EPS);
     scaledRsqrt(S2);
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).load(W, in(2)).op(WIDEN, Y, X, 0).op(SUB32, Y, Y, S1)
+    rowPass(() -> a.load(X, in(0)).load(V, in(1)).load(W, in(2)).op(WIDEN, Y, X, 0).op(SUB32, Y, Y, S1)
         .op(NARROW, Y, Y, S4).op(MUL16, Y, Y, S5).op(MUL16, Y, Y, V).op(ADD16, Y, Y, W).store(out(0), Y));
   }
 
@@ -234,7 +289,7 @@ public final class DspKernels {
   }
 
   private void swiglu() {
-    a.loop(rows(), () -> {
+    rowPass(() -> {
       a.load(X, in(0)).load(V, in(1));
       timesSigmoid(W, X, X);
       a.op(MUL16, Y, W, V).store(out(0), Y);
@@ -242,7 +297,7 @@ public final class DspKernels {
   }
 
   private void residual() {
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).op(ADD16, Y, X, V).store(out(0), Y));
+    rowPass(() -> a.load(X, in(0)).load(V, in(1)).op(ADD16, Y, X, V).store(out(0), Y));
   }
 
   private void rope() {
@@ -250,7 +305,7 @@ public final class DspKernels {
     int s = TEMPS[1];
     int p = TEMPS[2];
     int q = TEMPS[3];
-    a.loop(rows(), () -> {
+    rowPass(() -> {
       a.load(X, in(0)).load(V, in(1)).load(c, in(2)).load(s, in(3))
           .op(WIDEN, X, X, 0).op(WIDEN, V, V, 0).op(WIDEN, c, c, 0).op(WIDEN, s, s, 0)
           .op(MUL32, p, X, c).op(MUL32, q, V, s).op(SUB32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(0), Y);
