@@ -42,7 +42,7 @@ import java.util.TreeSet;
  * masked instructions (lane l folds elements ≡ l mod lanes, in order) and then runs the
  * {@code log2(lanes)} tree steps ({@code LSHIFT} + op) and a {@code BCAST} — the order of
  * {@code Reduction}. exp, reciprocal and rsqrt are range reduction, a degree-2 table polynomial
- * (10 instructions), a Newton step and a {@code FIX} of the special cases: 17, 19 and 23
+ * whose Horner steps are {@code FMA16} (8 instructions), a Newton step and a {@code FIX} of the special cases: 15, 17 and 20
  * instructions. Cycle counts: {@link DspCycleFormula}.
  */
 public final class DspKernels {
