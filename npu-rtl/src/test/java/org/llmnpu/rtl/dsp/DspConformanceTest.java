@@ -37,7 +37,10 @@ class DspConformanceTest {
     VectorDsp.Config config = new VectorDsp.Config(LANES, ROWS, 512, 12, 2, executeStages, extended, extended);
     boolean fma32 = extended;
     // without the FP32 FMA and the permutations their opcodes are undefined: NOPs on both
-    List<DspOp> ops = List.of(DspOp.values()).stream().filter(op -> op.writesRegister() && op != DspOp.LD).toList();
+    // loads of arbitrary rows are left out: the RTL's buffer keeps earlier programs' rows (the
+    // transposes and gathers of VectorDspPermuteTest cover LDS and LDG)
+    List<DspOp> ops = List.of(DspOp.values()).stream()
+        .filter(op -> op.writesRegister() && op != DspOp.LD && op != DspOp.LDS && op != DspOp.LDG).toList();
     Random rnd = new Random(0xD5B + executeStages + (fma32 ? 17 : 0));
     try (Simulator sim = SimModes.startLocal(new VectorDsp(config))) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
