@@ -318,7 +318,7 @@ public final class VectorDsp extends HwModule {
     }
 
     // lanes
-    UInt row = wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
+    UInt row = c.permute() ? null : wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
@@ -354,7 +354,7 @@ public final class VectorDsp extends HwModule {
     }
     if (c.permute()) {
       // ROT: lane l takes operand a of lane (l + imm + idx) mod lanes (a barrel rotation of the vector)
-      UInt k = regNext("exRotate", imm.add(idx.resize(32)).lsbs(Math.max(1, laneBits)));
+      UInt k = laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits));
       List<UInt> v = new ArrayList<>();
       for (DspLane lane : lanes) {
         v.add(lane.sourceA);
