@@ -34,6 +34,11 @@ public final class DspAssembler {
     return emit(DspOp.FMA16, rd, ra, rb, rc, false, 0, 0);
   }
 
+  /** FP32 {@code rd = ra · rb + rc}, rounded once; {@code masked}: lanes below the length only. */
+  public DspAssembler fma32(int rd, int ra, int rb, int rc, boolean masked) {
+    return emit(DspOp.FMA32, rd, ra, rb, rc, masked, 0, 0);
+  }
+
   /** {@code rd = imm}. */
   public DspAssembler li(int rd, int imm) {
     return emit(DspOp.LI, rd, 0, 0, 0, false, 0, imm);
@@ -68,6 +73,26 @@ public final class DspAssembler {
     }
     code.set(at, new DspInstruction(DspOp.LOOP, 0, 0, 0, 0, false, 0, (length << 16) | count));
     return this;
+  }
+
+  /** Runs {@code body} and returns the instructions it appended, removing them from the program. */
+  public List<DspInstruction> capture(Runnable body) {
+    int at = code.size();
+    body.run();
+    List<DspInstruction> captured = new ArrayList<>(code.subList(at, code.size()));
+    code.subList(at, code.size()).clear();
+    return captured;
+  }
+
+  /** Appends {@code instructions} as they are. */
+  public DspAssembler emitAll(List<DspInstruction> instructions) {
+    code.addAll(instructions);
+    return this;
+  }
+
+  /** {@code SETLEN n}. */
+  public DspAssembler setLength(int n) {
+    return emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, n);
   }
 
   /** Instructions so far. */

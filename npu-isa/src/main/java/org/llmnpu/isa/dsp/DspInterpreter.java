@@ -1,6 +1,7 @@
 package org.llmnpu.isa.dsp;
 
 import java.util.List;
+import org.llmnpu.numerics.fp.Fma;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.fp16.IntFormat;
 import org.llmnpu.numerics.vector.Fp16Math;
@@ -18,6 +19,9 @@ public final class DspInterpreter {
   private final int[][] regs;
   private long cycles;
   private DspPipeline pipeline = DspPipeline.DEFAULT;
+  private boolean fma32;
+  private boolean permute;
+  private static final DspInstruction NOP = new DspInstruction(DspOp.NOP, 0, 0, 0, 0, false, 0, 0);
 
   public DspInterpreter(int lanes, int rows, DspMath math) {
     this.lanes = lanes;
@@ -29,6 +33,25 @@ public final class DspInterpreter {
   /** Counts cycles for a DSP with {@code pipeline} (default {@link DspPipeline#DEFAULT}). */
   public DspInterpreter pipeline(DspPipeline p) {
     this.pipeline = p;
+    return this;
+  }
+
+  /**
+   * Models a DSP built with the FP32 FMA unit ({@code vector-dsp} parameter {@code fma32}): {@link DspOp#FMA32}
+   * executes. Without it (default) its code is undefined and runs as a {@code NOP}.
+   */
+  public DspInterpreter fma32(boolean enabled) {
+    this.fma32 = enabled;
+    return this;
+  }
+
+  /**
+   * Models a DSP built with the buffer permutations ({@code vector-dsp} parameter {@code permute}):
+   * {@link DspOp#LDS}, {@link DspOp#STS}, {@link DspOp#ROT}, {@link DspOp#LDG}, {@link DspOp#STG} execute.
+   * Without it (default) their codes are undefined and run as {@code NOP}s.
+   */
+  public DspInterpreter permute(boolean enabled) {
+    this.permute = enabled;
     return this;
   }
 
@@ -81,6 +104,9 @@ public final class DspInterpreter {
         return false;
       }
       DspInstruction in = code.get(pc);
+      if (in.op() == DspOp.FMA32 && !fma32 || in.op().permutes() && !permute) {
+        in = NOP;
+      }
       cycles += pipeline.stallCycles(previous, in);
       if (cycles >= maxCycles) {
         cycles = maxCycles;
@@ -126,7 +152,10 @@ public final class DspInterpreter {
       result[l] = switch (in.op()) {
         case LI -> in.imm();
         case LD -> buffer[Math.floorMod(in.imm() + idx, buffer.length)][l];
-        case ST -> 0;
+        case ST, STS, STG -> 0;
+        case LDS -> buffer[Math.floorMod(in.imm() + (Math.floorMod(l - idx, lanes) << in.aux()), buffer.length)][l];
+        case LDG -> buffer[Math.floorMod(in.imm() + idx + ra, buffer.length)][l];
+        case ROT -> regs[Math.floorMod(l + in.imm() + idx, lanes)][in.ra()];
         case ADD16 -> h(Fp16.add((short) ra, (short) rb));
         case SUB16 -> h(Fp16.sub((short) ra, (short) rb));
         case MUL16 -> h(Fp16.mul((short) ra, (short) rb));
@@ -135,6 +164,7 @@ public final class DspInterpreter {
         case LT16 -> Fp16.lt((short) ra, (short) rb) ? 1 : 0;
         case EQ16 -> Fp16.eq((short) ra, (short) rb) ? 1 : 0;
         case FMA16 -> h(Fp16.fma((short) ra, (short) rb, (short) rc));
+        case FMA32 -> Fma.fp32Bits(ra, rb, rc);
         case ADD32 -> f(Float.intBitsToFloat(ra) + Float.intBitsToFloat(rb));
         case SUB32 -> f(Float.intBitsToFloat(ra) - Float.intBitsToFloat(rb));
         case MUL32 -> f(Float.intBitsToFloat(ra) * Float.intBitsToFloat(rb));
@@ -165,8 +195,13 @@ public final class DspInterpreter {
       if (!valid) {
         continue;
       }
-      if (in.op() == DspOp.ST) {
-        buffer[Math.floorMod(in.imm() + idx, buffer.length)][l] = regs[l][in.ra()] & 0xFFFF;
+      if (in.op() == DspOp.ST || in.op() == DspOp.STS || in.op() == DspOp.STG) {
+        int row = switch (in.op()) {
+          case STS -> in.imm() + (Math.floorMod(l + idx, lanes) << in.aux());
+          case STG -> in.imm() + idx + regs[l][in.rb()];
+          default -> in.imm() + idx;
+        };
+        buffer[Math.floorMod(row, buffer.length)][l] = regs[l][in.ra()] & 0xFFFF;
       } else if (in.op().writesRegister()) {
         regs[l][in.rd()] = result[l];
       }

@@ -26,6 +26,11 @@ import static org.llmnpu.isa.dsp.DspOp.TSEG;
 import static org.llmnpu.isa.dsp.DspOp.TSTART;
 import static org.llmnpu.isa.dsp.DspOp.WIDEN;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
 /**
  * Compiles each {@link DspKernel} to a DSP program whose results equal the numerics golden
  * kernels ({@code org.llmnpu.numerics.vector}: {@code Softmax}, {@code Norms},
@@ -37,7 +42,7 @@ import static org.llmnpu.isa.dsp.DspOp.WIDEN;
  * masked instructions (lane l folds elements ≡ l mod lanes, in order) and then runs the
  * {@code log2(lanes)} tree steps ({@code LSHIFT} + op) and a {@code BCAST} — the order of
  * {@code Reduction}. exp, reciprocal and rsqrt are range reduction, a degree-2 table polynomial
- * (10 instructions), a Newton step and a {@code FIX} of the special cases: 17, 19 and 23
+ * whose Horner steps are {@code FMA16} (8 instructions), a Newton step and a {@code FIX} of the special cases: 15, 17 and 20
  * instructions. Cycle counts: {@link DspCycleFormula}.
  */
 public final class DspKernels {
@@ -79,12 +84,35 @@ public final class DspKernels {
   private static final int FP32_EXPONENT = 1;
 
   private final DspAssembler a = new DspAssembler();
+  /** Registers the kernel never uses (the interleaved copies' registers), ascending. */
+  private List<Integer> free = List.of();
+  private int length;
   private final DspLayout layout;
   private final DspMath math;
+  private final Options options;
 
-  private DspKernels(DspLayout layout, DspMath math) {
+  /**
+   * Code-generation options; {@link #DEFAULT} gives the programs the default DSP runs.
+   *
+   * @param fma32 use {@link DspOp#FMA32} (a DSP built with {@code fma32}) where it fuses a multiply and
+   *              an add without changing a result: RMSNorm's sum of squares ({@code s + x·x}: the
+   *              square of an FP16 value is exact in FP32) and RoPE's {@code x_hi·cos + x_lo·sin} (both
+   *              products exact); one instruction less per row in each
+   * @param interleave run every row-independent pass two rows per iteration ({@link DspInterleave}):
+   *                   the instructions of two rows alternate, so a result is used two issue slots
+   *                   after it is produced and the two-stage execute's interlock never stalls them.
+   *                   SoftMax's exp pass then stores e^x first and sums it in a pass of its own (same
+   *                   order, same sum); the prologue loads only the constants the kernel reads
+   */
+  public record Options(boolean fma32, boolean interleave) {
+    /** The default DSP's programs. */
+    public static final Options DEFAULT = new Options(false, false);
+  }
+
+  private DspKernels(DspLayout layout, DspMath math, Options options) {
     this.layout = layout;
     this.math = math;
+    this.options = options;
   }
 
   /**
@@ -93,14 +121,39 @@ public final class DspKernels {
    * @param eps the norms' epsilon (FP32, finite, &gt; 0); ignored by the other kernels
    */
   public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math) {
+    return compile(kernel, len, lanes, eps, math, Options.DEFAULT);
+  }
+
+  /** The program of {@code kernel} compiled with {@code options} (same results as the default program). */
+  public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
     if (lanes < 1 || Integer.bitCount(lanes) != 1) {
       throw new IllegalArgumentException("lanes must be a power of two, got " + lanes);
     }
     if (kernel.usesEps() && !(eps > 0 && Float.isFinite(eps))) {
       throw new IllegalArgumentException("eps must be finite and > 0, got " + eps);
     }
-    DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math);
-    k.prologue(kernel == DspKernel.ROPE ? len / 2 : len, eps);
+    DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math, options);
+    k.length = kernel == DspKernel.ROPE ? len / 2 : len;
+    Set<Integer> used = null;
+    if (options.interleave()) {
+      // the registers of the plain program past its prologue: the rest are free
+      DspProgram plain = compile(kernel, len, lanes, eps, math, new Options(options.fma32(), false));
+      used = new TreeSet<>();
+      for (DspInstruction in : plain.instructions().subList(PROLOGUE, plain.size())) {
+        used.add(in.rd());
+        used.add(in.ra());
+        used.add(in.rb());
+        used.add(in.rc());
+      }
+      List<Integer> free = new ArrayList<>();
+      for (int r = 0; r < DspInstruction.REGISTERS; r++) {
+        if (!used.contains(r)) {
+          free.add(r);
+        }
+      }
+      k.free = free;
+    }
+    k.prologue(k.length, eps, used);
     switch (kernel) {
       case SOFTMAX -> k.softmax();
       case RMSNORM -> k.rmsNorm();
@@ -120,12 +173,25 @@ public final class DspKernels {
     return k.a.finish(kernel.cliName() + " len " + len + " lanes " + lanes);
   }
 
-  private void prologue(int elements, float eps) {
-    a.li(ZERO, 0).li(LOG2E, math.log2e()).li(LN2_HI, math.ln2Hi()).li(LN2_LO, math.ln2Lo())
-        .li(ONE, 0x3C00).li(TWO, 0x4000).li(MINUS_HALF, 0xB800).li(THREE_HALVES, 0x3E00)
-        .li(GELU_C2, math.geluC2()).li(GELU_C3, math.geluC3())
-        .li(INV_N, Float.floatToRawIntBits((float) (1.0 / elements))).li(EPS, Float.floatToRawIntBits(eps))
-        .emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, elements);
+  /** The constants (all, or only those in {@code used}) and the length. */
+  private void prologue(int elements, float eps, Set<Integer> used) {
+    int[] values = {0, math.log2e(), math.ln2Hi(), math.ln2Lo(), 0x3C00, 0x4000, 0xB800, 0x3E00, math.geluC2(),
+        math.geluC3(), Float.floatToRawIntBits((float) (1.0 / elements)), Float.floatToRawIntBits(eps)};
+    for (int r = ZERO; r <= EPS; r++) {
+      if (used == null || used.contains(r)) {
+        a.li(r, values[r]);
+      }
+    }
+    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, elements);
+  }
+
+  /** A pass over the rows whose body handles each row on its own: interleaved with the option. */
+  private void rowPass(Runnable body) {
+    if (options.interleave()) {
+      DspInterleave.emit(a, a.capture(body), rows(), layout.lanes(), length, free);
+    } else {
+      a.loop(rows(), body);
+    }
   }
 
   private int rows() {
@@ -141,7 +207,7 @@ public final class DspKernels {
   }
 
   private void elementWise(java.util.function.IntConsumer f) {
-    a.loop(rows(), () -> {
+    rowPass(() -> {
       a.load(X, in(0));
       f.accept(X);
       a.store(out(0), Y);
@@ -162,15 +228,24 @@ public final class DspKernels {
     a.loop(rows(), () -> a.load(X, in(0)).masked(MAX16, S1, S1, X));
     tree(MAX16, S1);
     a.li(S2, 0);
-    a.loop(rows(), () -> {
-      a.load(X, in(0)).op(SUB16, X, X, S1);
-      exp(Y, X);
-      a.store(out(0), Y).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W);
-    });
+    if (options.interleave()) {
+      rowPass(() -> {
+        a.load(X, in(0)).op(SUB16, X, X, S1);
+        exp(Y, X);
+        a.store(out(0), Y);
+      });
+      a.loop(rows(), () -> a.load(Y, out(0)).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W));
+    } else {
+      a.loop(rows(), () -> {
+        a.load(X, in(0)).op(SUB16, X, X, S1);
+        exp(Y, X);
+        a.store(out(0), Y).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W);
+      });
+    }
     tree(ADD32, S2);
     a.op(NARROW, S2, S2, ZERO);
     reciprocal(S3, S2, TEMPS);
-    a.loop(rows(), () -> a.load(X, out(0)).op(MUL16, Y, X, S3).store(out(0), Y));
+    rowPass(() -> a.load(X, out(0)).op(MUL16, Y, X, S3).store(out(0), Y));
   }
 
   /** S4 = −j and S5 = rsqrt(fp16(v · 2^−2j)) of the FP32 statistic v in {@code stat} (Norms' scaled rsqrt). */
@@ -182,11 +257,15 @@ public final class DspKernels {
 
   private void rmsNorm() {
     a.li(S1, 0);
-    a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(MUL32, W, W, W).masked(ADD32, S1, S1, W));
+    if (options.fma32()) {
+      a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).fma32(S1, W, W, S1, true));
+    } else {
+      a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(MUL32, W, W, W).masked(ADD32, S1, S1, W));
+    }
     tree(ADD32, S1);
     a.op(MUL32, S1, S1, INV_N).op(ADD32, S1, S1, EPS);
     scaledRsqrt(S1);
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).op(SCALB16, Y, X, S4).op(MUL16, Y, Y, S5)
+    rowPass(() -> a.load(X, in(0)).load(V, in(1)).op(SCALB16, Y, X, S4).op(MUL16, Y, Y, S5)
         .op(MUL16, Y, Y, V).store(out(0), Y));
   }
 
@@ -200,7 +279,7 @@ public final class DspKernels {
     tree(ADD32, S2);
     a.op(MUL32, S2, S2, INV_N).op(ADD32, S2, S2, EPS);
     scaledRsqrt(S2);
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).load(W, in(2)).op(WIDEN, Y, X, 0).op(SUB32, Y, Y, S1)
+    rowPass(() -> a.load(X, in(0)).load(V, in(1)).load(W, in(2)).op(WIDEN, Y, X, 0).op(SUB32, Y, Y, S1)
         .op(NARROW, Y, Y, S4).op(MUL16, Y, Y, S5).op(MUL16, Y, Y, V).op(ADD16, Y, Y, W).store(out(0), Y));
   }
 
@@ -210,7 +289,7 @@ public final class DspKernels {
   }
 
   private void swiglu() {
-    a.loop(rows(), () -> {
+    rowPass(() -> {
       a.load(X, in(0)).load(V, in(1));
       timesSigmoid(W, X, X);
       a.op(MUL16, Y, W, V).store(out(0), Y);
@@ -218,7 +297,7 @@ public final class DspKernels {
   }
 
   private void residual() {
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).op(ADD16, Y, X, V).store(out(0), Y));
+    rowPass(() -> a.load(X, in(0)).load(V, in(1)).op(ADD16, Y, X, V).store(out(0), Y));
   }
 
   private void rope() {
@@ -226,10 +305,17 @@ public final class DspKernels {
     int s = TEMPS[1];
     int p = TEMPS[2];
     int q = TEMPS[3];
-    a.loop(rows(), () -> a.load(X, in(0)).load(V, in(1)).load(c, in(2)).load(s, in(3))
-        .op(WIDEN, X, X, 0).op(WIDEN, V, V, 0).op(WIDEN, c, c, 0).op(WIDEN, s, s, 0)
-        .op(MUL32, p, X, c).op(MUL32, q, V, s).op(SUB32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(0), Y)
-        .op(MUL32, p, V, c).op(MUL32, q, X, s).op(ADD32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(1), Y));
+    rowPass(() -> {
+      a.load(X, in(0)).load(V, in(1)).load(c, in(2)).load(s, in(3))
+          .op(WIDEN, X, X, 0).op(WIDEN, V, V, 0).op(WIDEN, c, c, 0).op(WIDEN, s, s, 0)
+          .op(MUL32, p, X, c).op(MUL32, q, V, s).op(SUB32, Y, p, q).op(NARROW, Y, Y, ZERO).store(out(0), Y);
+      if (options.fma32()) {
+        a.op(MUL32, q, X, s).fma32(Y, V, c, q, false);
+      } else {
+        a.op(MUL32, p, V, c).op(MUL32, q, X, s).op(ADD32, Y, p, q);
+      }
+      a.op(NARROW, Y, Y, ZERO).store(out(1), Y);
+    });
   }
 
   private void maxReduction() {

@@ -85,7 +85,27 @@ public enum DspOp {
   /** FP16 {@code rd = ra == rb ? 1 : 0} (IEEE: false with a NaN, +0 == −0). */
   EQ16(34),
   /** FP16 fused multiply-add {@code rd = ra · rb + rc}, rounded once ({@code numerics.fp.Fma.fp16}). */
-  FMA16(35);
+  FMA16(35),
+  /**
+   * FP32 fused multiply-add {@code rd = ra · rb + rc}, rounded once ({@code numerics.fp.Fma.fp32Bits}).
+   * Only on a DSP built with {@code fma32} (the {@code DspInterpreter}'s {@code fma32} option);
+   * elsewhere the code is undefined and executes as {@link #NOP}.
+   */
+  FMA32(36),
+  /**
+   * Skewed load (transpose, with {@link #ROT} and {@link #STS}): lane l reads row
+   * {@code imm + ((l − idx) mod lanes)·2^aux} (aux: the row stride of a block). Only on a DSP built with
+   * {@code permute}, like the next four.
+   */
+  LDS(37),
+  /** Skewed store: lane l writes {@code ra[15:0]} to row {@code imm + ((l + idx) mod lanes)·2^aux} (maskable). */
+  STS(38),
+  /** Lane rotation: {@code rd = ra} of lane {@code (l + imm + idx) mod lanes}. */
+  ROT(39),
+  /** Row gather: lane l reads row {@code imm + idx + ra} (ra an integer; the same ra in every lane gathers one row). */
+  LDG(40),
+  /** Row scatter: lane l writes {@code ra[15:0]} to row {@code imm + idx + rb} (maskable). */
+  STG(41);
 
   private final int code;
 
@@ -110,33 +130,38 @@ public enum DspOp {
 
   /** Whether the instruction writes {@code rd}. */
   public boolean writesRegister() {
-    return code >= LI.code && code <= FMA16.code && code != ST.code;
+    return code >= LI.code && code <= FMA32.code && code != ST.code || this == LDS || this == ROT || this == LDG;
   }
 
   /**
    * Whether the result comes from an FP unit's rounding in execute 2 (FP16/FP32 arithmetic,
-   * compares, conversions, FMA16) rather than from execute 1 (every other register-writing op).
+   * compares, conversions, FMA16, FMA32) rather than from execute 1 (every other register-writing op).
    */
   public boolean roundsLate() {
-    return code >= ADD16.code && code <= FROMINT.code || this == LT16 || this == EQ16 || this == FMA16;
+    return code >= ADD16.code && code <= FROMINT.code || this == LT16 || this == EQ16 || this == FMA16 || this == FMA32;
   }
 
-  /** Whether the instruction reads {@code ra}: every op from {@code ST} on (control ops, LI and LD do not). */
+  /** Whether the instruction reads {@code ra}: every op from {@code ST} to {@code FMA32} (control ops, LI and LD do not), STS, ROT, LDG, STG. */
   public boolean readsA() {
-    return code >= ST.code;
+    return code >= ST.code && code <= FMA32.code || this == STS || this == ROT || this == LDG || this == STG;
+  }
+
+  /** Whether the op is one of the buffer permutations (LDS, STS, ROT, LDG, STG: a DSP built with {@code permute}). */
+  public boolean permutes() {
+    return code >= LDS.code && code <= STG.code;
   }
 
   /** Whether the instruction reads {@code rb}. */
   public boolean readsB() {
     return switch (this) {
       case ADD16, SUB16, MUL16, MIN16, MAX16, ADD32, SUB32, MUL32, NARROW, SCALB16, TOINT, FROMINT, IADD, ISUB,
-          FIX, SELNEG, LT16, EQ16, FMA16 -> true;
+          FIX, SELNEG, LT16, EQ16, FMA16, FMA32, STG -> true;
       default -> false;
     };
   }
 
   /** Whether the instruction reads {@code rc}. */
   public boolean readsC() {
-    return this == FMA16 || this == SELNEG;
+    return this == FMA16 || this == FMA32 || this == SELNEG;
   }
 }

@@ -20,6 +20,7 @@ import org.llmnpu.rtl.vector.Fp16Alu;
 import org.llmnpu.rtl.vector.Fp16Convert;
 import org.llmnpu.rtl.vector.Fp16Fma;
 import org.llmnpu.rtl.vector.Fp32Alu;
+import org.llmnpu.rtl.vector.Fp32Fma;
 
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
@@ -62,11 +63,18 @@ final class DspLane extends HwModule {
   private final int rows;
   private final int segments;
   private final boolean split;
+  private final boolean fma32;
+  private final boolean permute;
+  /** With {@code permute}: the lane-rotated operand a (ROT). */
+  final UInt rotateIn;
 
-  DspLane(int rows, int rowBits, int segments, boolean split) {
+  DspLane(int rows, int rowBits, int segments, boolean split, boolean fma32, boolean permute) {
     this.rows = rows;
     this.segments = segments;
     this.split = split;
+    this.fma32 = fma32;
+    this.permute = permute;
+    rotateIn = permute ? in("rotateIn", uint(32)) : null;
     starts = in(Vec.of(segments, () -> uint(16)));
     coefficients = in(Vec.of(segments, () -> uint(16)));
     row = in(uint(rowBits));
@@ -84,19 +92,20 @@ final class DspLane extends HwModule {
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
     UInt result = wire("result", uint(32));
-    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
+    Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     Bool writeBack = wire("writeBack", enabled.and(writes));
     UInt a = regNext("a", mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra)));
     UInt b = regNext("b", mux(writeBack.and(rd.eq(rb)), result, registers.readAsync(rb)));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign)
-    UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(16));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
+    UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(cWidth()));
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
     buffer.init(new long[rows]);
     hostRead.set(buffer.readAsync(hostRow));
-    UInt loaded = wire("loaded", buffer.readAsync(row));
+    UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
+        : row));
 
     Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
@@ -106,7 +115,8 @@ final class DspLane extends HwModule {
     Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
-    fused.c.set(c);
+    fused.c.set(fma32 ? c.lsbs(16) : c);
+    UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
     Fp32Alu single = instance("fp32", new Fp32Alu());
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -128,12 +138,19 @@ final class DspLane extends HwModule {
     switchOn(op, s -> {
       s.is(DspOp.LI.code(), () -> result.set(imm));
       s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
+      if (permute) {
+        s.is(new long[] {DspOp.LDS.code(), DspOp.LDG.code()}, () -> result.set(loaded.resize(32)));
+        s.is(DspOp.ROT.code(), () -> result.set(rotateIn));
+      }
       s.is(new long[] {DspOp.ADD16.code(), DspOp.SUB16.code(), DspOp.MUL16.code(), DspOp.MIN16.code(),
           DspOp.MAX16.code(), DspOp.LT16.code(), DspOp.EQ16.code()}, () -> result.set(h16));
       s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
       s.is(new long[] {DspOp.WIDEN.code(), DspOp.NARROW.code(), DspOp.SCALB16.code(), DspOp.TOINT.code(),
           DspOp.FROMINT.code()}, () -> result.set(convert.result));
       s.is(DspOp.FMA16.code(), () -> result.set(fused.result.resize(32)));
+      if (fma32) {
+        s.is(DspOp.FMA32.code(), () -> result.set(fused32));
+      }
       s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
       s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
       s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
@@ -152,8 +169,9 @@ final class DspLane extends HwModule {
 
     when(writeBack, () -> registers.write(rd, result));
 
-    Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
-    UInt writeRow = wire("writeRow", mux(store, row, hostRow));
+    Bool store = wire("store", enabled.and(storeOp()));
+    UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
+    UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
   }
@@ -164,7 +182,7 @@ final class DspLane extends HwModule {
     registers.init(new long[DspInstruction.REGISTERS]);
     // execute 2: the instruction's write-back (result below)
     UInt result = wire("result", uint(32));
-    Bool writes = op.ge(DspOp.LI.code()).and(op.le(DspOp.FMA16.code())).and(op.ne(DspOp.ST.code()));
+    Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     Bool writeBack = enabled.and(writes);
     if (split) {
@@ -180,13 +198,14 @@ final class DspLane extends HwModule {
     UInt a = regNext("a", forward(ra, early, rd, simple, writeBack, rd2, result, registers));
     UInt b = regNext("b", forward(rb, early, rd, simple, writeBack, rd2, result, registers));
     // rc is read as FP16 only (FMA16 addend, SELNEG sign)
-    UInt c = regNext("c", forward(rc, early, rd, simple, writeBack, rd2, result, registers).lsbs(16));
+    UInt c = regNext("c", forward(rc, early, rd, simple, writeBack, rd2, result, registers).lsbs(cWidth()));
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
     buffer.init(new long[rows]);
     hostRead.set(buffer.readAsync(hostRow));
-    UInt loaded = wire("loaded", buffer.readAsync(row));
+    UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
+        : row));
 
     // execute 1 → 2: the FP units with their split register
     Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, split)));
@@ -197,7 +216,8 @@ final class DspLane extends HwModule {
     Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, split)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
-    fused.c.set(c);
+    fused.c.set(fma32 ? c.lsbs(16) : c);
+    UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
     Fp32Alu single = instance("fp32", new Fp32Alu(split));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -219,6 +239,10 @@ final class DspLane extends HwModule {
     switchOn(op, s -> {
       s.is(DspOp.LI.code(), () -> simple.set(imm));
       s.is(DspOp.LD.code(), () -> simple.set(loaded.resize(32)));
+      if (permute) {
+        s.is(new long[] {DspOp.LDS.code(), DspOp.LDG.code()}, () -> simple.set(loaded.resize(32)));
+        s.is(DspOp.ROT.code(), () -> simple.set(rotateIn));
+      }
       s.is(DspOp.IADD.code(), () -> simple.set(a.add(b)));
       s.is(DspOp.ISUB.code(), () -> simple.set(a.sub(b)));
       s.is(DspOp.IHALF.code(), () -> simple.set(cat(a.bit(31), a.msbs(31)).asUInt()));
@@ -241,16 +265,47 @@ final class DspLane extends HwModule {
     Bool fromSingle = stage("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
     Bool fromConvert = stage("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
     Bool fromFused = stage("fromFused2", op.eq(DspOp.FMA16.code()));
+    UInt late = mux(fromFused, fused.result.resize(32), simple2);
+    if (fma32) {
+      late = mux(stage("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+    }
 
     // execute 2: select and write back
     result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
-        mux(fromConvert, convert.result, mux(fromFused, fused.result.resize(32), simple2)))));
+        mux(fromConvert, convert.result, late))));
     when(writeBack, () -> registers.write(rd2, result));
 
-    Bool store = wire("store", enabled.and(op.eq(DspOp.ST.code())));
-    UInt writeRow = wire("writeRow", mux(store, row, hostRow));
+    Bool store = wire("store", enabled.and(storeOp()));
+    UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
+    UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** Whether {@code op} writes rd, among the ops this lane is built with ({@link DspOp#writesRegister()}). */
+  private Bool writesRegister() {
+    Bool w = op.ge(DspOp.LI.code()).and(op.le((fma32 ? DspOp.FMA32 : DspOp.FMA16).code())).and(op.ne(DspOp.ST.code()));
+    return permute ? w.or(op.eq(DspOp.LDS.code())).or(op.eq(DspOp.ROT.code())).or(op.eq(DspOp.LDG.code())) : w;
+  }
+
+  /** Whether {@code op} writes the buffer (ST; STS and STG with {@code permute}). */
+  private Bool storeOp() {
+    Bool st = op.eq(DspOp.ST.code());
+    return permute ? st.or(op.eq(DspOp.STS.code())).or(op.eq(DspOp.STG.code())) : st;
+  }
+
+  /** Bits of the registered rc operand: 16 (FP16 addend, sign), 32 with the FP32 FMA. */
+  private int cWidth() {
+    return fma32 ? 32 : 16;
+  }
+
+  /** The FP32 FMA's result for the registered operands (split like the other FP units). */
+  private UInt fp32Fma(UInt a, UInt b, UInt c) {
+    Fp32Fma unit = instance("fma32", new Fp32Fma(new Fp32Fma.Config(0, split)));
+    unit.a.set(a);
+    unit.b.set(b);
+    unit.c.set(c);
+    return unit.result;
   }
 
   /** {@code v} in execute 2 (one cycle later), or unchanged with one execute stage. */
@@ -265,10 +320,10 @@ final class DspLane extends HwModule {
   }
 
   /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
-  private static Bool lateOp(UInt op) {
+  private Bool lateOp(UInt op) {
     Bool any = boolLit(false);
     for (DspOp o : DspOp.values()) {
-      if (o.roundsLate()) {
+      if (o.roundsLate() && (o != DspOp.FMA32 || fma32)) {
         any = any.or(op.eq(o.code()));
       }
     }
@@ -347,6 +402,6 @@ final class DspLane extends HwModule {
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows + "_t" + segments + (split ? "_x2" : "");
+    return "DspLane_r" + rows + "_t" + segments + (split ? "_x2" : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "");
   }
 }

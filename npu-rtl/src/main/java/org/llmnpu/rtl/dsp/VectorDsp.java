@@ -77,9 +77,26 @@ public final class VectorDsp extends HwModule {
    * @param tableDegree polynomial degree the tables hold, 0..3 [2]
    * @param executeStages 1 [default]: one execute stage, no stalls; 2: the FP units round in a second
    *                      execute stage, with a one-cycle interlock ({@link DspPipeline})
+   * @param fma32 false [default]: no FP32 FMA (opcode {@code FMA32} is undefined, a NOP); true: every lane
+   *              has an {@code Fp32Fma} and executes {@link DspOp#FMA32} (an FP unit, rounded in the last
+   *              execute stage)
+   * @param permute false [default]: no buffer permutations (their opcodes are undefined, NOPs); true: the
+   *                skewed load/store, lane rotation and row gather/scatter ({@link DspOp#LDS}, {@link DspOp#STS},
+   *                {@link DspOp#ROT}, {@link DspOp#LDG}, {@link DspOp#STG}) for transposes and row gathers
    */
   public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree,
-                       int executeStages) {
+                       int executeStages, boolean fma32, boolean permute) {
+    /** Without the FP32 FMA and the permutations. */
+    public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, int executeStages) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, executeStages, false, false);
+    }
+
+    /** Without the permutations. */
+    public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, int executeStages,
+        boolean fma32) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, executeStages, fma32, false);
+    }
+
     /** One execute stage. */
     public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree) {
       this(lanes, rows, programDepth, tableSegments, tableDegree, 1);
@@ -216,12 +233,13 @@ public final class VectorDsp extends HwModule {
     Bool exValid = regInit("exValid", bool(), 0);
     UInt exOp = wire("exOp", uint(6));
     UInt exRd = wire("exRd", uint(5));
-    Bool exWrites = exValid.and(opIn(exOp, op2 -> op2.writesRegister() && op2.roundsLate()));
+    java.util.function.Predicate<DspOp> built = o -> (o != DspOp.FMA32 || c.fma32()) && (!o.permutes() || c.permute());
+    Bool exWrites = exValid.and(opIn(exOp, op2 -> built.test(op2) && op2.writesRegister() && op2.roundsLate()));
     boolean split = c.executeStages() == 2;
     Bool hazard = wire("hazard", split ? running.and(exWrites).and(
-        opIn(op, DspOp::readsA).and(word.slice(52, 48).eq(exRd))
-            .or(opIn(op, DspOp::readsB).and(word.slice(47, 43).eq(exRd)))
-            .or(opIn(op, DspOp::readsC).and(word.slice(42, 38).eq(exRd)))) : boolLit(false));
+        opIn(op, built.and(DspOp::readsA)).and(word.slice(52, 48).eq(exRd))
+            .or(opIn(op, built.and(DspOp::readsB)).and(word.slice(47, 43).eq(exRd)))
+            .or(opIn(op, built.and(DspOp::readsC)).and(word.slice(42, 38).eq(exRd)))) : boolLit(false));
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
@@ -300,11 +318,11 @@ public final class VectorDsp extends HwModule {
     }
 
     // lanes
-    UInt row = wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
+    UInt row = c.permute() ? null : wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, split));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, split, c.fma32(), c.permute()));
       lane.execute.set(exValid);
       lane.op.set(exOp);
       lane.rd.set(exRd);
@@ -316,7 +334,7 @@ public final class VectorDsp extends HwModule {
       lane.imm.set(exImm);
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
       lane.elementValid.set(regNext("exElementValid_" + l, element.lt(len)));
-      lane.row.set(row);
+      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, imm, idx, word.slice(36, 33), l, rowBits)) : row);
       for (int s = 0; s < segments; s++) {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));
@@ -334,11 +352,46 @@ public final class VectorDsp extends HwModule {
       lanes.get(l).shiftIn.set(shifted);
       lanes.get(l).broadcastIn.set(lanes.get(0).sourceA);
     }
+    if (c.permute()) {
+      // ROT: lane l takes operand a of lane (l + imm + idx) mod lanes (a barrel rotation of the vector)
+      UInt k = laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits));
+      List<UInt> v = new ArrayList<>();
+      for (DspLane lane : lanes) {
+        v.add(lane.sourceA);
+      }
+      for (int bit = 0; (1 << bit) < c.lanes(); bit++) {
+        List<UInt> rotated = new ArrayList<>();
+        for (int l = 0; l < c.lanes(); l++) {
+          rotated.add(mux(k.bit(bit), v.get((l + (1 << bit)) % c.lanes()), v.get(l)));
+        }
+        v = rotated;
+      }
+      for (int l = 0; l < c.lanes(); l++) {
+        lanes.get(l).rotateIn.set(v.get(l));
+      }
+    }
     UInt read = uintLit(0, 16);
     for (int l = 0; l < c.lanes(); l++) {
       read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
     }
     bufRdata.set(read);
+  }
+
+  /**
+   * Row of lane {@code l} at issue: {@code imm + idx}, skewed for LDS ({@code ((l − idx) mod lanes)·2^aux})
+   * and STS ({@code ((l + idx) mod lanes)·2^aux}).
+   */
+  private UInt permutedRow(UInt op, UInt imm, UInt idx, UInt aux, int l, int rowBits) {
+    // rows and lanes are powers of two: everything is taken mod rows (rowBits bits)
+    int lanesMask = (config.lanes() - 1) & ((1 << rowBits) - 1);
+    UInt lane = uintLit(l & ((1 << rowBits) - 1), rowBits);
+    UInt index = idx.resize(rowBits);
+    UInt mask = uintLit(lanesMask, rowBits);
+    UInt skewLoad = lane.sub(index).and(mask).shiftLeft(aux);
+    UInt skewStore = lane.add(index).and(mask).shiftLeft(aux);
+    UInt base = imm.lsbs(rowBits);
+    return mux(op.eq(DspOp.LDS.code()), base.add(skewLoad), mux(op.eq(DspOp.STS.code()), base.add(skewStore),
+        base.add(index)));
   }
 
   /** Whether the 6-bit {@code code} is one of the ops {@code which} selects. */
@@ -361,7 +414,7 @@ public final class VectorDsp extends HwModule {
   public String moduleName() {
     String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
-        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() == 2 ? "_x2" : "") + wide;
+        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() == 2 ? "_x2" : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
   }
 
   /** Registers {@code vector-dsp}. */
@@ -376,9 +429,12 @@ public final class VectorDsp extends HwModule {
               ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
               ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
               ParamSpec.integer("executeStages", 1, 1, 2,
-                  "1: one execute stage, no stalls; 2: FP rounding in a second stage, 1-cycle interlock")),
+                  "1: one execute stage, no stalls; 2: FP rounding in a second stage, 1-cycle interlock"),
+              ParamSpec.bool("fma32", false, "FP32 fused multiply-add unit per lane (instruction FMA32)"),
+              ParamSpec.bool("permute", false, "skewed load/store, lane rotation, row gather/scatter (transposes)")),
           p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),
-              p.getInt("tableSegments"), p.getInt("tableDegree"), p.getInt("executeStages"))));
+              p.getInt("tableSegments"), p.getInt("tableDegree"), p.getInt("executeStages"), p.getBool("fma32"),
+              p.getBool("permute"))));
     }
   }
 }

@@ -58,6 +58,11 @@ public final class VectorDspDriver {
 
   /** Compiles and runs {@code kernel} on the operands {@code inputs} (each of {@link DspKernel#inputLength}). */
   public Run run(DspKernel kernel, int len, float eps, DspMath math, short[][] inputs) {
+    return run(kernel, len, eps, math, inputs, DspKernels.Options.DEFAULT);
+  }
+
+  /** As {@link #run(DspKernel, int, float, DspMath, short[][])} with the program compiled with {@code options}. */
+  public Run run(DspKernel kernel, int len, float eps, DspMath math, short[][] inputs, DspKernels.Options options) {
     DspLayout layout = new DspLayout(kernel, len, config.lanes());
     if (layout.totalRows() > config.rows()) {
       throw new IllegalArgumentException(kernel.cliName() + " at len " + len + " needs " + layout.totalRows()
@@ -67,7 +72,7 @@ public final class VectorDspDriver {
       throw new IllegalArgumentException(kernel.cliName() + " takes " + kernel.inputs() + ", got " + inputs.length
           + " operands");
     }
-    DspProgram program = DspKernels.compile(kernel, len, config.lanes(), eps, math);
+    DspProgram program = DspKernels.compile(kernel, len, config.lanes(), eps, math, options);
     loadProgram(program);
     int lanes = config.lanes();
     for (int op = 0; op < inputs.length; op++) {

@@ -8,7 +8,10 @@ import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.Params;
 
-/** {@code vector-dsp}, registered under its CLI name, is {@code verilator -Wall} clean (and synthesizes in Yosys at 2 lanes). */
+/**
+ * {@code vector-dsp}, registered under its CLI name, is {@code verilator -Wall} clean (and synthesizes in Yosys at 2
+ * lanes), also with the FP32 FMA and the permutations (their synthesis: {@code ./npu report ppa}, in the README).
+ */
 class VectorDspLintTest {
 
   @ParameterizedTest(name = "lanes={0} rows={1} synth={2}")
@@ -25,6 +28,14 @@ class VectorDspLintTest {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",
         "programDepth", "64", "executeStages", "2"))), synthesize);
+  }
+
+  @ParameterizedTest(name = "fma32 and permute, executeStages={0} lanes={1}")
+  @CsvSource({"1, 1", "2, 2", "1, 8", "2, 16"})
+  void fma32AndPermuteAreLintClean(String executeStages, String lanes) {
+    BlockGenerator g = BlockRegistry.find("vector-dsp");
+    DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",
+        "programDepth", "64", "executeStages", executeStages, "fma32", "true", "permute", "true"))), false);
   }
 
   @ParameterizedTest(name = "tableSegments={0} tableDegree={1}")

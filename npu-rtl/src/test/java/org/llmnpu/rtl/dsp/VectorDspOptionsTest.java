@@ -1,0 +1,46 @@
+package org.llmnpu.rtl.dsp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspMath;
+
+/**
+ * The {@code vector-dsp} RTL built with {@code fma32} runs every kernel compiled with
+ * {@link DspKernels.Options} (FMA32 fusion, row interleaving; lengths of 1, 3, 8 and 25 rows) bit for bit equal to the numerics golden kernel, with
+ * one and two execute stages, and its cycle counter equals {@link DspCycleFormula} for those options.
+ */
+class VectorDspOptionsTest {
+  static final float EPS = DspProgramTest.EPS;
+
+  @ParameterizedTest(name = "{0} execute stage(s), fma32 {1}, interleave {2}")
+  @CsvSource({"1, true, false", "2, true, false", "1, false, true", "2, false, true", "2, true, true"})
+  void everyKernelWithTheOptionsEqualsTheGoldenAndTheFormula(int executeStages, boolean fma32, boolean interleave) {
+    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, executeStages, true);
+    DspKernels.Options options = new DspKernels.Options(fma32, interleave);
+    try (Simulator sim = VectorDspTest.start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      for (DspKernel kernel : DspKernel.values()) {
+        for (int len : new int[] {1, 24, 64, 200}) {
+          int l = kernel == DspKernel.ROPE ? 2 * len : len;
+          for (int style = 0; style < 3; style++) {
+            short[][] in = DspGolden.inputs(kernel, l, style, 13L * len + style);
+            VectorDspDriver.Run run = driver.run(kernel, l, EPS, DspMath.DEFAULT, in, options);
+            short[][] want = DspGolden.expected(kernel, in, EPS, 8);
+            for (int op = 0; op < want.length; op++) {
+              assertArrayEquals(want[op], run.outputs()[op], kernel.cliName() + " len " + l + " " + options);
+            }
+            assertEquals(DspCycleFormula.cycles(kernel, l, 8, config.pipeline(), options), run.cycles(),
+                kernel.cliName() + " cycles at len " + l + ", " + config.pipeline() + ", " + options);
+          }
+        }
+      }
+    }
+  }
+}
