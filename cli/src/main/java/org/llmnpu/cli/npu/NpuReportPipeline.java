@@ -88,6 +88,13 @@ public final class NpuReportPipeline {
     m.put("maxK", "" + c.maxK());
     m.put("maxN", "" + c.maxN());
     m.put("watchdogCycles", "" + c.watchdogCycles());
+    m.put("dspLanes", "" + c.dspLanes());
+    m.put("dspRows", "" + c.dspRows());
+    m.put("dspProgramDepth", "" + c.dspProgramDepth());
+    m.put("dspMaxRunCycles", "" + c.dspMaxRunCycles());
+    m.put("engine", c.engine());
+    m.put("weightRowsPerCycle", "" + c.weightRowsPerCycle());
+    m.put("ppu", "" + c.ppu());
     return m;
   }
 

@@ -74,7 +74,9 @@ public final class NpuReportCommand implements Callable<Integer> {
     Params p = Params.resolve(BlockRegistry.find("npu"), params);
     return new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
-        p.getInt("maxN"), base.memLatency(), base.memBytesPerCycle(), p.getInt("watchdogCycles"));
+        p.getInt("maxN"), base.memLatency(), base.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
+        p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
+        p.getInt("weightRowsPerCycle"), Boolean.parseBoolean(p.get("ppu")));
   }
 
   /** The pipeline's options from the command line. */
