@@ -1,5 +1,6 @@
 package org.llmnpu.sw.lower;
 
+import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 
 /**
@@ -7,15 +8,20 @@ import org.llmnpu.isa.MachineParams;
  * (the software stack does not depend on the RTL).
  */
 public final class NpuTargets {
+  /** {@code npu-rtl}'s default {@code PpmConfig.latency()} with the PPU. */
+  static final int DEFAULT_PPM_LATENCY = 23;
+
   private NpuTargets() {
   }
 
   /**
    * The default NPU ({@code NpuConfig.defaults()}): 16×16 array, 256 KiB scratchpad in 4 banks,
    * 16 MiB memory, mTile 16, 32-bit accumulators, maxM/K/N 64/512/128, memory latency 32 cycles
-   * and 16 bytes per cycle, watchdog 4096, the default Vector DSP.
+   * and 16 bytes per cycle, watchdog 4096, the default Vector DSP, one W row per cycle, and the PPM with
+   * its PPU (pipeline latency 23 cycles: 8 requantization stages plus the PPU's 15), dense GEMMs only.
    */
   public static MachineParams defaultNpu() {
-    return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 512, 128, 32, 16, 4096);
+    return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 512, 128, 32, 16, 4096,
+        MachineParams.DspParams.DEFAULT, 1, DEFAULT_PPM_LATENCY, true, Command.DENSE);
   }
 }
