@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
@@ -81,6 +82,8 @@ public final class LoweredModel {
   final int bits;
   /** Rows of K per weight-quantization group (0: one scale per output channel). */
   final int weightGroup;
+  /** N:M mode of the block weights' GEMMs ({@link Command#DENSE} or {@link Command#S2_4}). */
+  final int sparsity;
 
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
@@ -109,7 +112,35 @@ public final class LoweredModel {
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
                       int weightGroup) {
+    this(weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, Command.DENSE);
+  }
+
+  /**
+   * As above; {@code sparsity} {@link Command#S2_4} stores the block weights 2:4-sparse along K
+   * (INT8 per channel; the weights must already be 2:4-pruned along their K, see
+   * {@link WeightFormats}; each laid-out column is pruned again by magnitude, a no-op then, so the
+   * layout always holds): per K chunk ({@link KSplit}, chunks start at multiples of the line, so of 4)
+   * the {@link org.llmnpu.isa.SparseWeights} layout of {@code Command.Gemm}: {@code 2·ceil(len/4)}
+   * value rows then as many metadata rows (one byte per entry, its position 0..3 in the group), N
+   * bytes each, line-padded; the chunk's rows start at row {@code k0} of the matrix, so the whole
+   * weight is {@code roundUp(K, 4)} rows, loaded with one {@code load} and run by sparse GEMMs
+   * (word 2 sparsity 1). The machine's array must be built for 2:4; the LM head stays dense INT8.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
+                      int weightGroup, int sparsity) {
     this.c = weights.config();
+    if (sparsity != Command.DENSE && sparsity != Command.S2_4) {
+      throw new IllegalArgumentException("sparsity must be 0 (dense) or 1 (2:4), got " + sparsity);
+    }
+    if (sparsity == Command.S2_4 && (weightBits != 8 || weightGroup != 0)) {
+      throw new IllegalArgumentException("2:4-sparse weights are INT8 per channel: weightBits 8 and weightGroup 0, got "
+          + weightBits + " and " + weightGroup);
+    }
+    if (sparsity != Command.DENSE && machine.sparsity() != sparsity) {
+      throw new IllegalArgumentException("2:4-sparse weights need an NPU whose MAC array is built for 2:4 "
+          + "(MachineParams.sparsity 1, e.g. NpuTargets.sparse24()), got sparsity " + machine.sparsity());
+    }
+    this.sparsity = sparsity;
     if (weightBits != 8 && weightBits != 4) {
       throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
     }
@@ -171,10 +202,10 @@ public final class LoweredModel {
     w2 = new long[c.layers()];
     for (int l = 0; l < c.layers(); l++) {
       layerVectors[l] = alloc("layers[" + l + "] norms and scales", 2L * layerVectorElems);
-      wQkv[l] = alloc("layers[" + l + "].wqkv", (long) c.dim() * extStride(qkvN));
-      wO[l] = alloc("layers[" + l + "].wo", (long) oK * extStride(c.dim()));
-      w13[l] = alloc("layers[" + l + "].w13", (long) c.dim() * extStride(w13N));
-      w2[l] = alloc("layers[" + l + "].w2", (long) c.hiddenDim() * extStride(c.dim()));
+      wQkv[l] = alloc("layers[" + l + "].wqkv", matrixBytes(c.dim(), qkvN));
+      wO[l] = alloc("layers[" + l + "].wo", matrixBytes(oK, c.dim()));
+      w13[l] = alloc("layers[" + l + "].w13", matrixBytes(c.dim(), w13N));
+      w2[l] = alloc("layers[" + l + "].w2", matrixBytes(c.hiddenDim(), c.dim()));
     }
     finalVectors = alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
     lmHead = alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
@@ -216,6 +247,21 @@ public final class LoweredModel {
 
   private static int pad8(int n) {
     return roundUp(n, 8);
+  }
+
+  /** Rows of a K×N block weight in memory and in the scratchpad: K, or {@code roundUp(K, 4)} 2:4-compressed. */
+  int weightRows(int k) {
+    return sparsity == Command.S2_4 ? roundUp(k, 4) : k;
+  }
+
+  /** Memory bytes of a K×N block weight. */
+  long matrixBytes(int k, int n) {
+    return (long) weightRows(k) * extStride(n);
+  }
+
+  /** How a GEMM over K is cut into chunks on this machine ({@link KSplit#of}: the largest line multiple not above maxK). */
+  KSplit split(int k) {
+    return KSplit.of(k, machine.maxK(), machine.maxK() / line * line);
   }
 
   /** Scratchpad row stride of a block weight with N columns (INT8 after {@code load4}). */
@@ -281,8 +327,8 @@ public final class LoweredModel {
   public long weightBytes() {
     long n = 0;
     for (int l = 0; l < c.layers(); l++) {
-      n += 2L * layerVectorElems + (long) c.dim() * extStride(qkvN) + (long) oK * extStride(c.dim())
-          + (long) c.dim() * extStride(w13N) + (long) c.hiddenDim() * extStride(c.dim());
+      n += 2L * layerVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
+          + matrixBytes(c.hiddenDim(), c.dim());
     }
     return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
   }

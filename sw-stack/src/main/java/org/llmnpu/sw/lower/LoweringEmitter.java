@@ -19,6 +19,8 @@ final class LoweringEmitter {
   private int wStride;
   /** The K chunks of the staged weight's GEMM. */
   private KSplit split;
+  /** The N:M mode of the staged weight's GEMMs. */
+  private int sparsity;
 
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool) {
     this.l = layout;
@@ -63,25 +65,28 @@ final class LoweringEmitter {
   /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit). */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
+    sparsity = l.m.sparsity;
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
     if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
     } else {
-      b.load(ext, es, l.sWT, wStride, es, k);
+      b.load(ext, es, l.sWT, wStride, es, l.m.weightRows(k));
     }
   }
 
   /** Stages the LM head (INT8). */
   void headWeight(long ext, int k, int n) {
     split = l.split(k);
+    sparsity = Command.DENSE;
     wStride = LoweredModel.roundUp(n, l.line);
     b.load(ext, wStride, l.sWT, wStride, wStride, k);
   }
 
   /**
    * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's
-   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}).
+   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight,
+   * chunk c's compressed rows starting at row {@code k0} (see {@link LoweredModel}).
    */
   void gemmTiled(int mRows, int k, int n, long x, int xStride) {
     if (split.k() != k) {
@@ -96,7 +101,7 @@ final class LoweringEmitter {
       for (int n0 = 0; n0 < n; n0 += tile) {
         int nn = Math.min(tile, n - n0);
         b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride,
-            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride);
+            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride, sparsity);
       }
     }
   }
