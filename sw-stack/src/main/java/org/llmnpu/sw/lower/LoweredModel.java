@@ -24,7 +24,9 @@ import org.llmnpu.sw.model.ModelWeights;
  * {@code rope} kernel over all heads at once (the permutation is the same for q and k, so
  * q·k is unchanged). W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
  * Wo's input rows are padded per head to a whole DSP row (zero rows), the layout of the attention
- * output on the DSP. The LM head is the classifier, transposed, in INT8.
+ * output on the DSP. The LM head is the classifier, transposed, in INT8. Other block-weight formats:
+ * INT4 (two codes a byte), INT4 in groups of K rows, 2:4-sparse INT8 (compressed rows with
+ * metadata), see the constructors.
  *
  * <p><b>KV cache.</b> {@code [layer][slot]} rows of {@code kvBytes} = line-padded kvDim INT8 codes
  * (k: evens then odds per head, as above; v: natural order) followed by one line whose first two
@@ -135,6 +137,10 @@ public final class LoweredModel {
     if (sparsity == Command.S2_4 && (weightBits != 8 || weightGroup != 0)) {
       throw new IllegalArgumentException("2:4-sparse weights are INT8 per channel: weightBits 8 and weightGroup 0, got "
           + weightBits + " and " + weightGroup);
+    }
+    if (sparsity != Command.DENSE && machine.lineBytes() % 4 != 0) {
+      throw new IllegalArgumentException("2:4-sparse weights need a line (" + machine.lineBytes() + " bytes) that is a "
+          + "multiple of 4: K chunks must start at group boundaries");
     }
     if (sparsity != Command.DENSE && machine.sparsity() != sparsity) {
       throw new IllegalArgumentException("2:4-sparse weights need an NPU whose MAC array is built for 2:4 "
