@@ -141,6 +141,7 @@ public final class DecoderRun {
   }
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
+    target(o.quant(), config.machine(), o.engine() == Engine.RTL);  // refuses before building the RTL model
     NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
     try {
       return run(o, config, rtl);
@@ -229,7 +230,7 @@ public final class DecoderRun {
     }
     if (rtl) {
       throw new IllegalArgumentException("--quant " + quant + " runs 2:4-sparse GEMMs: the RTL NPU must be built with "
-          + "its MAC array in 2:4 (NpuConfig parameter sparsity = 1, e.g. --config with 'sparsity: 1'), but this NPU's "
+          + "its MAC array in 2:4 (the NpuConfig parameter sparsity set to 2:4, in the --config file), but this NPU's "
           + "array is " + (machine.sparsity() == org.llmnpu.isa.Command.DENSE ? "dense" : "4:8"));
     }
     return machine.withUnits(machine.ppmLatency(), machine.ppu(), sparsity);
