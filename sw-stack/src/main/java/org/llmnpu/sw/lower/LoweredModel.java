@@ -121,12 +121,16 @@ public final class LoweredModel {
    * As above; {@code sparsity} {@link Command#S2_4} stores the block weights 2:4-sparse along K
    * (INT8 per channel; the weights must already be 2:4-pruned along their K, see
    * {@link WeightFormats}; each laid-out column is pruned again by magnitude, a no-op then, so the
-   * layout always holds): per K chunk ({@link KSplit}, chunks start at multiples of the line, so of 4)
-   * the {@link org.llmnpu.isa.SparseWeights} layout of {@code Command.Gemm}: {@code 2·ceil(len/4)}
-   * value rows then as many metadata rows (one byte per entry, its position 0..3 in the group), N
-   * bytes each, line-padded; the chunk's rows start at row {@code k0} of the matrix, so the whole
-   * weight is {@code roundUp(K, 4)} rows, loaded with one {@code load} and run by sparse GEMMs
-   * (word 2 sparsity 1). The machine's array must be built for 2:4; the LM head stays dense INT8.
+   * layout always holds). In the scratchpad each K chunk ({@link KSplit}, chunks start at multiples
+   * of the line, so of 4) is the {@link org.llmnpu.isa.SparseWeights} layout of
+   * {@code Command.Gemm}, from row {@code k0}: {@code V = 2·ceil(len/4)} value rows (N INT8) then V
+   * metadata rows (one byte per entry: its position 0..3 in the group), so a weight takes
+   * {@code roundUp(K, 4)} rows there. In memory the metadata is packed two positions a byte (INT4
+   * codes 0..3, low nibble first) and widened by {@code load4}: first the value rows of all chunks
+   * ({@code 2·ceil(K/4)} rows of {@link #extStride} bytes, chunk c's from row {@code k0/2}), then
+   * their metadata rows ({@link #metaStride} bytes each, same row numbers): 0.75 of the dense INT8
+   * bytes. Staging a chunk is one {@code load} and one {@code load4}; its GEMMs are sparse (word 2
+   * sparsity 1). The machine's array must be built for 2:4; the LM head stays dense INT8.
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
                       int weightGroup, int sparsity) {
@@ -260,9 +264,32 @@ public final class LoweredModel {
     return sparsity == Command.S2_4 ? roundUp(k, 4) : k;
   }
 
-  /** Memory bytes of a K×N block weight. */
+  /** Memory bytes of a K×N block weight (2:4: value rows, then INT4-packed metadata rows). */
   long matrixBytes(int k, int n) {
+    if (sparsity == Command.S2_4) {
+      return sparseMetaOffset(k, n) + (long) sparseRows(k) * metaStride(n);
+    }
     return (long) weightRows(k) * extStride(n);
+  }
+
+  /** Value rows (= metadata rows) of a 2:4 block weight over K: {@code 2·ceil(K/4)}. */
+  static int sparseRows(int k) {
+    return 2 * ((k + 3) / 4);
+  }
+
+  /** Bytes from a 2:4 block weight's first value row to its first metadata row in memory. */
+  long sparseMetaOffset(int k, int n) {
+    return (long) sparseRows(k) * extStride(n);
+  }
+
+  /** Bytes of a packed metadata row of an N-wide 2:4 weight ({@code ceil(N/2)}, {@code load4}'s row). */
+  static int metaRowBytes(int n) {
+    return (n + 1) / 2;
+  }
+
+  /** Memory row stride of the packed metadata rows: {@link #metaRowBytes} line-padded. */
+  int metaStride(int n) {
+    return roundUp(metaRowBytes(n), line);
   }
 
   /** How a GEMM over K is cut into chunks on this machine ({@link KSplit#of}: the largest line multiple not above maxK). */

@@ -62,7 +62,10 @@ final class LoweringEmitter {
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
   }
 
-  /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit). */
+  /**
+   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; 2:4 per K chunk
+   * its value rows (load) and its packed metadata rows widened by load4 after them.
+   */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
     sparsity = l.m.sparsity;
@@ -70,8 +73,17 @@ final class LoweringEmitter {
     int es = l.m.extStride(n);
     if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
+    } else if (sparsity == Command.S2_4) {
+      long meta = ext + l.m.sparseMetaOffset(k, n);
+      int ms = l.m.metaStride(n);
+      for (int c = 0; c < split.count(); c++) {
+        int k0 = split.start(c);
+        int v = LoweredModel.sparseRows(split.length(c));
+        b.load(ext + (long) k0 / 2 * es, es, l.sWT + (long) k0 * wStride, wStride, es, v);
+        b.load4(meta + (long) k0 / 2 * ms, ms, l.sWT + (long) (k0 + v) * wStride, wStride, LoweredModel.metaRowBytes(n), v);
+      }
     } else {
-      b.load(ext, es, l.sWT, wStride, es, l.m.weightRows(k));
+      b.load(ext, es, l.sWT, wStride, es, k);
     }
   }
 

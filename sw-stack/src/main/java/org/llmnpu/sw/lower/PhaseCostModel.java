@@ -13,7 +13,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * reproduces the golden simulator's counters of the lowered programs exactly (tests) for every
  * weight format the lowering has: INT8 or INT4 per channel, {@code int4-g32} (a GEMM per group, the
  * scale vectors of every group, the partials' {@code dspin}s and {@code sumPartials} with scales),
- * 2:4-sparse INT8 (compressed rows, sparse GEMMs), and K chunks ({@link KSplit}) of every GEMM
+ * 2:4-sparse INT8 (per chunk a load of the value rows and a load4 of the packed metadata, sparse GEMMs), and K chunks ({@link KSplit}) of every GEMM
  * whose K exceeds maxK (block weights, LM head, scores, P·V). For shapes the lowering cannot hold
  * (models beyond memory) it extrapolates
  * with two changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile) instead of one
@@ -369,9 +369,8 @@ public final class PhaseCostModel {
   /** As {@link LoweringEmitter#weight} and {@link LoweringEmitter#gemmTiled}: chunks outside, N tiles inside. */
   private void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
     int tile = Math.max(line, p.maxN() / line * line);
-    int rows = sparse ? LoweredModel.roundUp(k, 4) : k;
     if (!stream) {
-      weightLoad(rows, n, b);
+      weightLoad(k, n, b, ks, sparse);
       for (int ci = 0; ci < ks.count(); ci++) {
         for (int n0 = 0; n0 < n; n0 += tile) {
           gemm(m, ks.length(ci), Math.min(tile, n - n0), sparse);
@@ -381,15 +380,25 @@ public final class PhaseCostModel {
     }
     for (int n0 = 0; n0 < n; n0 += tile) {
       int nn = Math.min(tile, n - n0);
-      weightLoad(rows, nn, b);
+      weightLoad(k, nn, b, ks, sparse);
       for (int ci = 0; ci < ks.count(); ci++) {
         gemm(m, ks.length(ci), nn, sparse);
       }
     }
   }
 
-  private void weightLoad(int k, int n, int b) {
-    if (b == 4) {
+  /** As {@link LoweringEmitter#weight}: 2:4 per chunk a load of its value rows and a load4 of its packed metadata. */
+  private void weightLoad(int k, int n, int b, KSplit ks, boolean sparse) {
+    if (sparse) {
+      for (int ci = 0; ci < ks.count(); ci++) {
+        int v = LoweredModel.sparseRows(ks.length(ci));
+        load(v, LoweredModel.roundUp(n, line));
+        command(true);
+        long beats = (long) v * ((LoweredModel.metaRowBytes(n) + line - 1) / line);
+        readBeats += beats;
+        cm.load4(beats);
+      }
+    } else if (b == 4) {
       int spad = LoweredModel.roundUp(n, 2 * line);
       command(true);
       long beats = (long) k * ((spad / 2 + line - 1) / line);

@@ -163,8 +163,9 @@ final class WeightImage {
   /**
    * A 2:4-sparse INT8 block weight: each column pruned 2:4 along K by magnitude
    * ({@link NmPruner}, the ragged last group keeps its two largest), quantized per channel over its
-   * kept values, then each K chunk compressed ({@link SparseWeights#compress}) to its value and
-   * metadata rows from row {@code k0}.
+   * kept values, then each K chunk compressed ({@link SparseWeights#compress}): its value rows from
+   * row {@code k0/2}, its metadata rows packed two positions a byte from row {@code k0/2} of the
+   * metadata block (layout in {@link LoweredModel}).
    */
   private void putSparse(long at, long scales, float[][] rows, int k, int[] split) {
     int n = rows.length;
@@ -186,12 +187,21 @@ final class WeightImage {
       putHalf(scaleAt, (float) Math.scalb(s, -LoweredModel.shift(k)));
     }
     int stride = m.extStride(n);
+    int metaStride = m.metaStride(n);
+    long meta = at + m.sparseMetaOffset(k, n);
     KSplit chunks = m.split(k);
     for (int c = 0; c < chunks.count(); c++) {
       int k0 = chunks.start(c);
       byte[][] packed = SparseWeights.compress(java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
-      for (int i = 0; i < packed.length; i++) {
-        System.arraycopy(packed[i], 0, image, (int) (at + (long) (k0 + i) * stride), n);
+      int v = packed.length / 2;
+      for (int i = 0; i < v; i++) {
+        System.arraycopy(packed[i], 0, image, (int) (at + (long) (k0 / 2 + i) * stride), n);
+        long row = meta + (long) (k0 / 2 + i) * metaStride;
+        for (int col = 0; col < n; col++) {
+          int a = (int) (row + col / 2);
+          int pos = packed[v + i][col] & 0x0F;
+          image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | pos : (image[a] & 0x0F) | pos << 4);
+        }
       }
     }
   }

@@ -53,6 +53,9 @@ class SparseLoweringTest {
     assertEquals(dense.counter(Counter.DENSE_MACS), whole.counter(Counter.DENSE_MACS));
     assertTrue(whole.counter(Counter.MACS) < 0.75 * dense.counter(Counter.MACS), whole.counter(Counter.MACS) + " vs "
         + dense.counter(Counter.MACS));
+    // block weights: values half the dense bytes, metadata a quarter (two positions a byte, widened by load4)
+    assertTrue(s24.weightBytes() < 0.8 * int8.weightBytes(), s24.weightBytes() + " vs " + int8.weightBytes());
+    assertTrue(whole.counter(Counter.DMA_LOAD_BYTES) < dense.counter(Counter.DMA_LOAD_BYTES) - 0.2 * int8.weightBytes());
   }
 
   @Test
@@ -77,7 +80,8 @@ class SparseLoweringTest {
     ModelWeights w = SyntheticWeights.generate(cfg, 3);
     for (MachineParams m : new MachineParams[] {sparseWithMaxK(512), sparseWithMaxK(48)}) {
       LoweredModel model = WeightFormats.lower(w, "s2_4", m, 16, 16);
-      assertEquals(172L * model.extStride(64), model.matrixBytes(170, 64));
+      // 86 value rows of 64 bytes and 86 metadata rows packed to 32 bytes: 0.75 of dense 172 × 64
+      assertEquals(86L * 64 + 86L * 32, model.matrixBytes(170, 64));
       NpuDecoder.Step s = new NpuDecoder(model, 16, NpuEngine.GOLDEN).prefill(PROMPT, true);
       Transformer ref = new Transformer(WeightFormats.prepare(w, "s2_4"));
       LogitComparison c = LogitComparison.compare(ref.forwardAll(PROMPT, ref.newCache(16)), s.logits());
