@@ -57,8 +57,13 @@ class NpuLoweringBench {
     for (int i = 1; i < 16; i++) {
       prompt[i] = 256 + 7 * i;
     }
-    for (String format : new String[] {"int8", "s2_4"}) {
+    for (int run = 0; run < 4; run++) {
+      String format = run % 2 == 0 ? "int8" : "s2_4";
       MachineParams m = format.equals("int8") ? NpuTargets.defaultNpu() : NpuTargets.sparse24();
+      if (run >= 2) {
+        m = m.withMemory(m.memLatency(), 4);
+        System.out.print("memory 4 B/cycle, ");
+      }
       LoweredModel model = org.llmnpu.sw.lower.WeightFormats.lower(w, format, m, 64, 16);
       NpuDecoder d = new NpuDecoder(model, 16, NpuEngine.GOLDEN);
       NpuDecoder.Step pre = d.prefill(prompt, false);
