@@ -13,12 +13,13 @@ import org.llmnpu.sw.model.ModelConfig;
  * reproduces the golden simulator's counters of the lowered programs exactly (tests) for every
  * weight format the lowering has: INT8 or INT4 per channel, {@code int4-g32} (a GEMM per group, the
  * scale vectors of every group, the partials' {@code dspin}s and {@code sumPartials} with scales),
- * 2:4-sparse INT8 (per chunk a load of the value rows and a load4 of the packed metadata, sparse GEMMs), and K chunks ({@link KSplit}) of every GEMM
- * whose K exceeds maxK (block weights, LM head, scores, P·V). For shapes the lowering cannot hold
- * (models beyond memory) it extrapolates
- * with two changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile) instead of one
- * staging load, and for head dimensions that are a multiple of the line the K cache holds each
- * head contiguous, so the scores GEMV has K = head dim (not kvDim with zero rows).
+ * 2:4-sparse INT8 (per chunk a load of the value rows and a load4 of the packed metadata, sparse
+ * GEMMs), and K chunks ({@link KSplit}) of every GEMM whose K exceeds maxK (block weights, LM head,
+ * scores, P·V). For shapes the lowering cannot hold (models beyond memory) it extrapolates with two
+ * changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of
+ * {@code maxN} columns (load tile, GEMM tile) instead of one staging load, and for head dimensions
+ * that are a multiple of the line the K cache holds each head contiguous, so the scores GEMV has
+ * K = head dim (not kvDim with zero rows).
  *
  * <p>Numbers: {@code cycles} (the model's), DRAM {@code readBytes}/{@code writeBytes} (beats ×
  * line, command and DSP-program fetch included), {@code macs} (executed: a 2:4 GEMM's
