@@ -3,7 +3,6 @@ package org.llmnpu.sw.lower;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspKernel;
-import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
@@ -25,7 +24,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * line, command and DSP-program fetch included), {@code macs} (executed: a 2:4 GEMM's
  * {@code M·N·2·ceil(K/4)}).
  */
-public final class PhaseCostModel {
+public final class PhaseCostModel extends CommandCosts {
   /** The cost of one step. */
   public record Cost(long cycles, long readBytes, long writeBytes, long macs, long commands, long dspCycles,
                      long gemmCycles, long dmaCycles, long arrayCycles) {
@@ -46,9 +45,7 @@ public final class PhaseCostModel {
   }
 
   private final ModelConfig c;
-  private final MachineParams p;
   private final DspRoutines r;
-  private final int line;
   private final int lanes;
   private final boolean wide;
   private final boolean stream;
@@ -68,11 +65,6 @@ public final class PhaseCostModel {
   private final int group;
   private final int sparsity;
   private final int kTile;
-  private CycleModel cm;
-  private long readBeats;
-  private long writeBeats;
-  private long macs;
-  private long commands;
 
   /**
    * @param extrapolate false: exactly the lowering's command sequence; true: with the two changes
@@ -104,13 +96,12 @@ public final class PhaseCostModel {
    */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity) {
+    super(p);
     this.c = c;
     this.bits = weightBits;
     this.group = weightGroup;
     this.sparsity = sparsity;
     this.kTile = p.maxK() / p.lineBytes() * p.lineBytes();
-    this.p = p;
-    this.line = p.lineBytes();
     this.lanes = p.dsp().lanes();
     this.r = new DspRoutines(lanes, c.normEps());
     this.half = c.headDim() / 2;
@@ -163,14 +154,9 @@ public final class PhaseCostModel {
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
    */
   public Cost step(int tokens, int pos0, int costedLayers) {
-    cm = new CycleModel(p);
-    readBeats = 0;
-    writeBeats = 0;
-    macs = 0;
-    commands = 0;
+    reset();
     command(false);
-    readBeats += 768 / line;
-    cm.dspTable(768 / line);
+    dspTable(768 / line);
     load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
     int zeroBytes = c.heads() * hdRows * lanes * 2;
     load(zeroBytes / line, line);
@@ -394,67 +380,12 @@ public final class PhaseCostModel {
       for (int ci = 0; ci < ks.count(); ci++) {
         int v = LoweredModel.sparseRows(ks.length(ci));
         load(v, LoweredModel.roundUp(n, line));
-        command(true);
-        long beats = (long) v * ((LoweredModel.metaRowBytes(n) + line - 1) / line);
-        readBeats += beats;
-        cm.load4(beats);
+        load4(v, LoweredModel.metaRowBytes(n));
       }
     } else if (b == 4) {
-      int spad = LoweredModel.roundUp(n, 2 * line);
-      command(true);
-      long beats = (long) k * ((spad / 2 + line - 1) / line);
-      readBeats += beats;
-      cm.load4(beats);
+      load4(k, LoweredModel.roundUp(n, 2 * line) / 2);
     } else {
       load(k, LoweredModel.roundUp(n, line));
-    }
-  }
-
-  private void command(boolean isLoad) {
-    commands++;
-    readBeats += p.beatsPerCommand();
-    cm.fetchAndDecode();
-    cm.dispatch(isLoad, false);
-  }
-
-  private void load(long rows, long rowBytes) {
-    command(true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    readBeats += beats;
-    cm.load(beats);
-  }
-
-  private void store(long rows, long rowBytes) {
-    commands++;
-    readBeats += p.beatsPerCommand();
-    cm.fetchAndDecode();
-    cm.dispatch(false, true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    writeBeats += beats;
-    cm.store(beats);
-  }
-
-  private void dspCopy(long rows, long elems) {
-    command(false);
-    cm.dspCopy(rows, elems);
-  }
-
-  private void run(DspProgram program) {
-    command(false);
-    long beats = (8L * program.size() + line - 1) / line;
-    readBeats += beats;
-    cm.dspRun(beats, program.cycles());
-  }
-
-  private void gemm(int m, int k, int n, boolean sparse) {
-    command(false);
-    if (sparse) {
-      int wRows = 4 * ((k + 3) / 4);
-      macs += (long) m * n * (wRows / 2);
-      cm.gemm(m, k, n, wRows, true, 0, 0);
-    } else {
-      macs += (long) m * k * n;
-      cm.gemm(m, k, n);
     }
   }
 
