@@ -40,11 +40,17 @@ public final class IntegerPathAccuracy {
   /** As above with block weights quantized in groups of {@code group} rows of K (0: per channel). */
   public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, int group,
                                          MachineParams machine, int count, int length, long seed) {
+    return evaluate(weights, lowered, bits, group, org.llmnpu.isa.Command.DENSE, machine, count, length, seed);
+  }
+
+  /** As above with block-weight GEMMs of N:M mode {@code sparsity} (2:4: {@code lowered} already pruned). */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, int group, int sparsity,
+                                         MachineParams machine, int count, int length, long seed) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
-    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits, group);
+    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits, group, sparsity);
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
       NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN);
