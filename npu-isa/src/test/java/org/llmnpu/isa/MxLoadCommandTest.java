@@ -54,7 +54,7 @@ class MxLoadCommandTest {
     assertEquals(1, MxLoad.code(MxLoad.E4M3, 0x48));        // 4 = 2^2 → 1
     assertEquals(0, MxLoad.code(MxLoad.E4M3, 0x40));        // 2 → 0.5: tie to even
     assertEquals(1, MxLoad.code(MxLoad.E4M3, 0x44));        // 3 → 0.75
-    assertEquals(2, MxLoad.code(MxLoad.E4M3, 0x54));        // 10 → 2.5: tie to even
+    assertEquals(2, MxLoad.code(MxLoad.E4M3, 0x52));        // 10 → 2.5: tie to even
     assertEquals(0, MxLoad.code(MxLoad.E4M3, 0x01));        // smallest subnormal 2^-9
     assertEquals(0, MxLoad.code(MxLoad.E4M3, 0x80));        // -0
     assertEquals(112, MxLoad.code(MxLoad.E5M2, 0x7B));      // 57344
