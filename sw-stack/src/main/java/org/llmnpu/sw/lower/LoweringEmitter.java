@@ -60,12 +60,14 @@ final class LoweringEmitter {
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
   }
 
-  /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit). */
+  /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit, MX elements decoded by loadmx). */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
-    if (l.m.bits == 4) {
+    if (l.m.mxFormat >= 0) {
+      b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
+    } else if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
     } else {
       b.load(ext, es, l.sWT, wStride, es, k);

@@ -18,27 +18,37 @@ import org.llmnpu.sw.model.Transformer;
  * nearest, codes −7..7), two a byte in memory, widened by {@code load4} (the LM head stays INT8);
  * {@code int4-g32}: the same INT4 storage with one scale per group of 32 rows of K and output
  * channel (the last group of a ragged K shorter), each group its own GEMM whose INT32 partial the
- * Vector DSP dequantizes with its scales and sums in FP32 ({@link KSplit}).
+ * Vector DSP dequantizes with its scales and sums in FP32 ({@link KSplit}); {@code mxfp8}: OCP MX
+ * blocks of 32 rows of K per output channel with FP8 E4M3 elements (one byte each, the E8M0 scale
+ * turned into an FP16 group scale), decoded to INT8 codes by {@code loadmx} on the load path (an
+ * NPU with {@code mxLoad}), then the {@code int4-g32} machinery: one GEMM per block, partials
+ * scaled and summed on the DSP.
  */
 public final class WeightFormats {
   /** The formats, by name. */
   public static final List<String> NAMES = List.of("int8", "int8@gptq", "int8@awq", "int8@clip", "int8+smooth",
-      "int8@gptq+smooth", "int4", "int4-g32");
+      "int8@gptq+smooth", "int4", "int4-g32", "mxfp8");
 
   /** Bits of the block weights of {@code format}: 4 for {@code int4} (per channel, loaded with load4), else 8. */
   public static int bits(String format) {
     return format.startsWith("int4") ? 4 : 8;
   }
 
-  /** Rows of K per quantization group of {@code format}'s block weights: 32 for {@code int4-g32}, else 0 (per channel). */
+  /** Rows of K per quantization group of {@code format}'s block weights: 32 for {@code int4-g32} and {@code mxfp8}, else 0 (per channel). */
   public static int group(String format) {
-    return format.equals("int4-g32") ? 32 : 0;
+    return format.equals("int4-g32") || mx(format) >= 0 ? 32 : 0;
+  }
+
+  /** The {@code loadmx} format of an MX weight format ({@code MxLoad.E4M3} for {@code mxfp8}), else -1. */
+  public static int mx(String format) {
+    return format.equals("mxfp8") ? org.llmnpu.isa.MxLoad.E4M3 : -1;
   }
 
   /** {@code fp32} prepared for {@code format} and laid out for {@code machine}. */
   public static LoweredModel lower(ModelWeights fp32, String format, org.llmnpu.isa.MachineParams machine, int maxContext,
                                    int maxStepTokens) {
-    return new LoweredModel(prepare(fp32, format), machine, maxContext, maxStepTokens, bits(format), group(format));
+    return new LoweredModel(prepare(fp32, format), machine, maxContext, maxStepTokens, bits(format), group(format),
+        mx(format));
   }
 
   private WeightFormats() {
@@ -49,7 +59,7 @@ public final class WeightFormats {
     if (!NAMES.contains(format)) {
       throw new IllegalArgumentException("quant must be one of " + NAMES + ", got '" + format + "'");
     }
-    if (format.equals("int8") || format.startsWith("int4")) {
+    if (format.equals("int8") || format.startsWith("int4") || mx(format) >= 0) {
       return fp32;
     }
     int[][] calibration = SampledSequences.sample(new Transformer(fp32), 4, 64, SampledSequences.CALIBRATION_SEED);

@@ -1,6 +1,12 @@
 package org.llmnpu.sw.lower;
 
 import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MxLoad;
+import org.llmnpu.numerics.fp.Rounding;
+import org.llmnpu.numerics.mx.E8M0;
+import org.llmnpu.numerics.mx.MxBlock;
+import org.llmnpu.numerics.mx.MxElementType;
+import org.llmnpu.numerics.mx.MxQuantizer;
 import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.sw.model.LayerWeights;
@@ -10,7 +16,7 @@ import org.llmnpu.sw.model.ModelWeights;
 /**
  * Writes a {@link LoweredModel}'s memory image: the DSP tables, FP16 embedding rows and RoPE
  * tables, per layer the FP16 vector block (norm gains, weight scales: one vector per output
- * channel set, or per K group) and the block weights (INT8, or INT4 two codes a byte; the
+ * channel set, or per K group) and the block weights (INT8, INT4 two codes a byte, or MX element bytes; the
  * llama2.c matrices transposed, fused QKV and W1|W3, Wo head-padded), the final norm and the
  * INT8 LM head. Layout and formats as described in {@link LoweredModel}.
  */
@@ -123,6 +129,10 @@ final class WeightImage {
 
   /** Rows {@code k0..k1-1} of W, quantized with one scale per column. */
   private void putGroup(long at, long scales, float[][] rows, int k0, int k1, int sigma, int[] split, int b) {
+    if (m.mxFormat >= 0 && b == 8 && k1 - k0 <= MxBlock.SIZE) {
+      putMxBlocks(at, scales, rows, k0, k1, sigma, split);
+      return;
+    }
     int n = rows.length;
     int qmax = b == 4 ? 7 : 127;
     int stride = b == 4 ? m.extStride(n) : LoweredModel.roundUp(n, line);
@@ -149,6 +159,36 @@ final class WeightImage {
       }
       long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
       putHalf(scaleAt, (float) Math.scalb(s, -sigma));
+    }
+  }
+
+  /**
+   * Rows {@code k0..k1-1} of W as one MX block per column: the element bytes, and the FP16 scale
+   * {@code 2^(X − 127 + codeExponent − σ)} that turns the block's {@code loadmx} codes into its values.
+   */
+  private void putMxBlocks(long at, long scales, float[][] rows, int k0, int k1, int sigma, int[] split) {
+    int n = rows.length;
+    int stride = LoweredModel.roundUp(n, line);
+    MxElementType type = MxLoad.type(m.mxFormat);
+    for (int col = 0; col < n; col++) {
+      float[] r = rows[col];
+      if (r == null) {
+        for (int i = k0; i < k1; i++) {
+          image[(int) (at + (long) i * stride + col)] = 0;
+        }
+        continue;
+      }
+      MxBlock block = MxQuantizer.quantize(type, java.util.Arrays.copyOfRange(r, k0, k1), Rounding.NEAREST_EVEN);
+      for (int i = k0; i < k1; i++) {
+        image[(int) (at + (long) i * stride + col)] = (byte) block.element(i - k0);
+      }
+      int exponent = E8M0.exponent(block.scaleCode()) + MxLoad.codeExponent(m.mxFormat) - sigma;
+      if (block.scaleIsNaN() || exponent > 15) {
+        throw new IllegalArgumentException("an MX block scale of column " + col + ", rows " + k0 + ".." + (k1 - 1)
+            + " is NaN or beyond FP16 (2^" + exponent + ")");
+      }
+      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
+      putHalf(scaleAt, (float) Math.scalb(1.0, exponent));
     }
   }
 
