@@ -71,7 +71,7 @@ public final class DecoderRun {
         throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
       }
       if (!QUANTS.contains(quant)) {
-        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (2:4 and MX are not lowered yet), got '"
+        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (2:4 is not lowered yet), got '"
             + quant + "'");
       }
     }
@@ -136,9 +136,14 @@ public final class DecoderRun {
   private DecoderRun() {
   }
 
-  /** Runs on the default NPU ({@code NpuConfig.defaults()}). */
+  /** Runs on the default NPU ({@code NpuConfig.defaults()}, with MX decoding on the load path for an MX format). */
   public static Result run(Options o, SimOptions sim) throws IOException {
-    return run(o, NpuConfig.defaults(), sim);
+    return run(o, defaultNpu(o.quant()), sim);
+  }
+
+  /** {@code NpuConfig.defaults()}, with {@code mxLoad} when {@code quant} is an MX format (it needs {@code loadmx}). */
+  public static NpuConfig defaultNpu(String quant) {
+    return NpuConfig.defaults().withMxLoad(WeightFormats.mx(quant) >= 0);
   }
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
@@ -201,9 +206,9 @@ public final class DecoderRun {
         int bits = WeightFormats.bits(o.quant());
         int group = WeightFormats.group(o.quant());
         LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
-            Math.max(o.promptLen(), o.gamma() + 1), bits, group);
+            Math.max(o.promptLen(), o.gamma() + 1), bits, group, WeightFormats.mx(o.quant()));
         LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits,
-            group);
+            group, WeightFormats.mx(o.quant()));
         int block = DecoderLowering.largestBlock(target, 16);
         NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
             new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());

@@ -16,16 +16,17 @@ import org.llmnpu.sw.model.ModelWeights;
  * Figures of the lowered stories260K on the golden ISA simulator: integer-path accuracy against
  * FP32 and the wall time of a 16-token prefill and of decode steps. Run with
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.NpuLoweringBench'
- * -Dsurefire.failIfNoSpecifiedTests=false}.
+ * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dformats=mxfp8,int8}: only those weight formats).
  */
 class NpuLoweringBench {
   @Test
   void accuracyOfTheIntegerPath() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    for (String format : org.llmnpu.sw.lower.WeightFormats.NAMES) {
-      ModelWeights lowered = org.llmnpu.sw.lower.WeightFormats.prepare(w, format);
-      LogitComparison c = IntegerPathAccuracy.evaluate(w, lowered, org.llmnpu.sw.lower.WeightFormats.bits(format),
-          org.llmnpu.sw.lower.WeightFormats.group(format), NpuTargets.defaultNpu(), 8, 64, 2_000_000L);
+    String only = System.getProperty("formats");
+    for (String format : only == null ? org.llmnpu.sw.lower.WeightFormats.NAMES : java.util.List.of(only.split(","))) {
+      // the default NPU with MX decoding on the load path (mxfp8 needs it; the other formats do not use it)
+      LogitComparison c = IntegerPathAccuracy.evaluate(w, format, NpuTargets.defaultNpu().withMxLoad(true), 8, 64,
+          2_000_000L);
       System.out.printf("| %s | %.4f | %.5f | %.1f | %d |%n", format, c.top1Agreement(), c.klDivergence(), c.snrDb(),
           c.positions());
     }
