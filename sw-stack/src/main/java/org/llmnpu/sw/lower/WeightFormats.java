@@ -22,12 +22,13 @@ import org.llmnpu.sw.model.Transformer;
  * blocks of 32 rows of K per output channel with FP8 E4M3 elements (one byte each, the E8M0 scale
  * turned into an FP16 group scale), decoded to INT8 codes by {@code loadmx} on the load path (an
  * NPU with {@code mxLoad}), then the {@code int4-g32} machinery: one GEMM per block, partials
- * scaled and summed on the DSP.
+ * scaled and summed on the DSP; {@code mxint8}: the same with MXINT8 elements (the codes are the
+ * element bytes).
  */
 public final class WeightFormats {
   /** The formats, by name. */
   public static final List<String> NAMES = List.of("int8", "int8@gptq", "int8@awq", "int8@clip", "int8+smooth",
-      "int8@gptq+smooth", "int4", "int4-g32", "mxfp8");
+      "int8@gptq+smooth", "int4", "int4-g32", "mxfp8", "mxint8");
 
   /** Bits of the block weights of {@code format}: 4 for {@code int4} (per channel, loaded with load4), else 8. */
   public static int bits(String format) {
@@ -39,9 +40,9 @@ public final class WeightFormats {
     return format.equals("int4-g32") || mx(format) >= 0 ? 32 : 0;
   }
 
-  /** The {@code loadmx} format of an MX weight format ({@code MxLoad.E4M3} for {@code mxfp8}), else -1. */
+  /** The {@code loadmx} format of an MX weight format ({@code MxLoad.E4M3} for {@code mxfp8}, {@code INT8} for {@code mxint8}), else -1. */
   public static int mx(String format) {
-    return format.equals("mxfp8") ? org.llmnpu.isa.MxLoad.E4M3 : -1;
+    return format.equals("mxfp8") ? org.llmnpu.isa.MxLoad.E4M3 : format.equals("mxint8") ? org.llmnpu.isa.MxLoad.INT8 : -1;
   }
 
   /** {@code fp32} prepared for {@code format} and laid out for {@code machine}. */

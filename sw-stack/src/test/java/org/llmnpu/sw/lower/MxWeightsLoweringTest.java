@@ -80,6 +80,14 @@ class MxWeightsLoweringTest {
   }
 
   @Test
+  void mxint8IsAboutAsAccurateAsInt8() {
+    LogitComparison mx = IntegerPathAccuracy.evaluate(weights, "mxint8", MX, 2, 32, 2_000_000L);
+    LogitComparison int8 = IntegerPathAccuracy.evaluate(weights, "int8", MX, 2, 32, 2_000_000L);
+    System.out.println("mxint8 " + mx + "\nint8 " + int8);
+    assertTrue(mx.klDivergence() < 1.5 * int8.klDivergence(), mx + " vs " + int8);
+  }
+
+  @Test
   void mxfp8NeedsAnNpuWithMxDecoding() {
     String message = assertThrows(IllegalArgumentException.class,
         () -> WeightFormats.lower(weights, "mxfp8", NpuTargets.defaultNpu(), 16, 16)).getMessage();
