@@ -30,9 +30,10 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   int maxNew;
   @Option(names = "--quant", defaultValue = "int8", description = "Weight format: int8, int8@gptq, int8@awq, int8@clip (INT8 per channel; the @ forms adjust the weights "
       + "first with the compressor), int8+smooth, int8@gptq+smooth (SmoothQuant first), int4 (per channel, loaded "
-      + "with load4), int4-g32 (INT4 with a scale per 32 rows of K, a GEMM per group summed on the DSP), mxfp8 (OCP MX E4M3 blocks of 32 rows of K, decoded by loadmx on an NPU with "
-      + "mxLoad, the default NPU then gets it; one GEMM per block); default "
-      + "${DEFAULT-VALUE}.")
+      + "with load4), int4-g32 (INT4 with a scale per 32 rows of K, a GEMM per group summed on the DSP), s2_4 (2:4-pruned "
+      + "INT8, compressed with metadata, sparse GEMMs: the NPU's array in 2:4, switched on for the golden simulator, "
+      + "required of the RTL), mxfp8 / mxint8 (OCP MX blocks of 32 rows of K, decoded by loadmx on an NPU with mxLoad, "
+      + "which the default NPU then gets; one GEMM per block); default ${DEFAULT-VALUE}.")
   String quant;
   @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
       + "golden, step by step; default ${DEFAULT-VALUE}).")

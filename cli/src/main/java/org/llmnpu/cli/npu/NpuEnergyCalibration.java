@@ -68,7 +68,7 @@ final class NpuEnergyCalibration {
   }
 
   /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 2 (GEMM engine, 2-lane Vector DSP)";
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 3 (GEMM engine, 2-lane Vector DSP; constants tied for OpenSTA)";
 
   /**
    * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),

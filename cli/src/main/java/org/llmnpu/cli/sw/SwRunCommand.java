@@ -45,7 +45,9 @@ public final class SwRunCommand implements Callable<Integer> {
     int maxNew;
 
     @Option(names = "--quant", defaultValue = "fp32",
-            description = "Weights: fp32, int8, int4-g32, int4-g32-asym, mxfp8, mxfp6, mxfp4, mxint8 (default ${DEFAULT-VALUE}).")
+            description = "Weights: fp32, int8, int4-g32, int4-g32-asym, mxfp8, mxfp6, mxfp4, mxint8, s2_4 (= int8 with 2:4 "
+                    + "pruning, the NPU lowering's sparse format; ./npu cosim decoder --quant s2_4 runs it on the NPU) "
+                    + "(default ${DEFAULT-VALUE}).")
     String quant;
 
     @Option(names = "--sparsity", description = "N:M pruning along K: 2:4 or 4:8.")

@@ -26,6 +26,14 @@ class CosimDecoderCommandTest {
   }
 
   @Test
+  void s24RunsTheSparseGemmsOnTheGoldenSimulator() throws Exception {
+    String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "s2_4",
+        "--json");
+    JsonNode c = new ObjectMapper().readTree(out).get("counters").get("decode");
+    assertTrue(c.get("macs").asLong() < 0.75 * c.get("denseMacs").asLong(), out);
+  }
+
+  @Test
   void textNamesThePhases() {
     String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2");
     assertTrue(out.contains("prefill") && out.contains("decode") && out.contains("TTFT"), out);
@@ -44,7 +52,8 @@ class CosimDecoderCommandTest {
   void badParametersExitWith2AndNameTheParameter() {
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--speculative", "gamma=2").contains("--speculative"));
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--engine", "fpga").contains("--engine"));
-    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--quant", "int3").contains("--quant"));
+    String quant = CliRun.capture(false, 2, "cosim", "decoder", "--quant", "int3");
+    assertTrue(quant.contains("--quant") && quant.contains("int4-g32, s2_4"), quant);
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "0").contains("--prompt-len"));
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--model", "nosuch").toLowerCase().contains("model"));
   }

@@ -87,6 +87,10 @@ class SwCommandTest {
                 "--prune", "sparsegpt");
         assertEquals(0, o.code(), o.err());
         assertTrue(o.out().contains("model stories260K, weights int4-g32@gptq+4:8@sparsegpt"), o.out());
+        Outcome s24 = run("run", "--prompt-len", "4", "--max-new", "3", "--quant", "s2_4", "--no-calibration");
+        assertEquals(0, s24.code(), s24.err());
+        assertTrue(s24.out().contains("weights int8+2:4"), s24.out());
+        assertTrue(run("run", "--quant", "int9").err().contains("s2_4"));
         Outcome wanda = run("run", "--model", "stories260K", "--max-new", "4", "--sparsity", "2:4", "--prune", "wanda");
         assertEquals(0, wanda.code(), wanda.err());
         Outcome staticShape = run("run", "--prompt-len", "20", "--max-new", "6", "--quant", "mxfp4", "--static", "slp=24,slr=8");

@@ -71,8 +71,7 @@ public final class DecoderRun {
         throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
       }
       if (!QUANTS.contains(quant)) {
-        throw new IllegalArgumentException("quant must be one of " + QUANTS + " (2:4 is not lowered yet), got '"
-            + quant + "'");
+        throw new IllegalArgumentException("quant must be one of " + QUANTS + ", got '" + quant + "'");
       }
     }
   }
@@ -147,6 +146,7 @@ public final class DecoderRun {
   }
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
+    target(o.quant(), config.machine(), o.engine() == Engine.RTL);  // refuses before building the RTL model
     NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
     try {
       return run(o, config, rtl);
@@ -164,7 +164,7 @@ public final class DecoderRun {
 
   private static Result run(Options o, NpuConfig config, NpuRtl rtl) throws IOException {
     ModelWeights w = ModelCatalog.load(o.model(), Optional.empty(), 1);
-    MachineParams machine = config.machine();
+    MachineParams machine = target(o.quant(), config.machine(), rtl != null);
     Transformer fp32 = new Transformer(w);
     int[] prompt = o.promptLen() == 1 ? new int[] {SampledSequences.BOS}
         : SampledSequences.sample(fp32, 1, o.promptLen(), o.seed())[0];
@@ -205,10 +205,11 @@ public final class DecoderRun {
         ModelWeights lowered = WeightFormats.prepare(w, o.quant());
         int bits = WeightFormats.bits(o.quant());
         int group = WeightFormats.group(o.quant());
+        int sparsity = WeightFormats.sparsity(o.quant());
         LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
-            Math.max(o.promptLen(), o.gamma() + 1), bits, group, WeightFormats.mx(o.quant()));
+            Math.max(o.promptLen(), o.gamma() + 1), bits, group, sparsity, WeightFormats.mx(o.quant()));
         LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits,
-            group, WeightFormats.mx(o.quant()));
+            group, sparsity, WeightFormats.mx(o.quant()));
         int block = DecoderLowering.largestBlock(target, 16);
         NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
             new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());
@@ -219,6 +220,25 @@ public final class DecoderRun {
       }
       return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
     }
+  }
+
+  /**
+   * The machine a weight format runs on: {@code machine} itself, or for {@code s2_4} the same NPU
+   * with its MAC array built for 2:4 ({@code MachineParams.sparsity} 1). On the golden simulator a
+   * dense configuration is switched to 2:4; the RTL must have been built with 2:4 (the
+   * {@code NpuConfig} {@code sparsity} parameter), else a clear error.
+   */
+  static MachineParams target(String quant, MachineParams machine, boolean rtl) {
+    int sparsity = WeightFormats.sparsity(quant);
+    if (sparsity == machine.sparsity() || sparsity == org.llmnpu.isa.Command.DENSE) {
+      return machine;
+    }
+    if (rtl) {
+      throw new IllegalArgumentException("--quant " + quant + " runs 2:4-sparse GEMMs: the RTL NPU must be built with "
+          + "its MAC array in 2:4 (the NpuConfig parameter sparsity set to 2:4, in the --config file), but this NPU's "
+          + "array is " + (machine.sparsity() == org.llmnpu.isa.Command.DENSE ? "dense" : "4:8"));
+    }
+    return machine.withUnits(machine.ppmLatency(), machine.ppu(), sparsity);
   }
 
   private static int[] greedy(Transformer fp32, int[] prompt, int n) {

@@ -34,12 +34,25 @@ class DecoderRunTest {
   }
 
   @Test
+  void s24RunsSparseGemmsOnA24ArrayAndTheRtlMustHaveOne() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "s2_4", DecoderRun.Engine.GOLDEN, 7),
+        SimOptions.fromEnvironment());
+    assertEquals(org.llmnpu.isa.Command.S2_4, r.machine().sparsity());
+    assertTrue(r.total(null, Counter.MACS) < 0.75 * r.total(null, Counter.DENSE_MACS));
+    String msg = assertThrows(IllegalArgumentException.class,
+        () -> DecoderRun.target("s2_4", NpuConfig.defaults().machine(), true)).getMessage();
+    assertTrue(msg.contains("sparsity") && msg.contains("dense"), msg);
+    assertEquals(NpuTargets.sparse24(), DecoderRun.target("s2_4", NpuConfig.defaults().machine(), false));
+    assertEquals(NpuTargets.sparse24(), DecoderRun.target("s2_4", NpuTargets.sparse24(), true));
+  }
+
+  @Test
   void badOptionsNameTheParameter() {
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> new DecoderRun.Options("stories260K", 0, 4, "int8", DecoderRun.Engine.GOLDEN, 1)).getMessage()
         .startsWith("prompt-len"));
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> new DecoderRun.Options("stories260K", 4, 4, "fp4", DecoderRun.Engine.GOLDEN, 1)).getMessage()
-        .startsWith("quant"));
+        .matches("quant must be one of .*int4-g32, s2_4.*"));
   }
 }

@@ -103,6 +103,7 @@ public final class OpenSta {
     String out;
     boolean global = false;
     boolean cut = false;
+    boolean tied = false;
     try {
       out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl), lib, sramLib,
           synth.netlist());
@@ -110,9 +111,12 @@ public final class OpenSta {
       if (!powerFailed(e)) {
         throw e;
       }
-      out = hasMacros ? withMacroOutputsCut(top, constraints, o, activityTcl, netlist, synth, run,
-          annotation, lib, sramLib) : null;
-      cut = out != null;
+      out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, synth, lib, sramLib);
+      tied = out != null;
+      if (out == null && hasMacros) {
+        out = withMacroOutputsCut(top, constraints, o, activityTcl, netlist, synth, run, annotation, lib, sramLib);
+        cut = out != null;
+      }
       if (out == null) {
         // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
         // same activity on every net does not crash, and the report says which was used
@@ -121,15 +125,41 @@ public final class OpenSta {
       }
     }
     PowerResult power = parsePower(out, o, global);
-    String cutNote = cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity" : "";
+    String cutNote = cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
+        : tied ? "; constants driven from held tie ports for OpenSTA 2.0.17" : "";
     if (annotation != null && !global) {
       power = new PowerResult(annotation.meanInputActivity(), annotation.describe() + cutNote, new TreeMap<>(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
-    } else if (cut) {
+    } else if (cut || tied) {
       power = new PowerResult(power.activity(), power.activityModel() + cutNote, power.portActivities(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
     }
     return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), power);
+  }
+
+  /**
+   * Timing of the netlist as it is, and power of the netlist with its constants driven from two
+   * held input ports ({@link ConstantTies}); null if OpenSTA crashes even so.
+   */
+  private String withConstantsTied(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
+      String activityTcl, SynthesisResult synth, String lib, String sramLib) {
+    String tiedNetlist = ConstantTies.tied(synth.netlist());
+    if (tiedNetlist.equals(synth.netlist())) {
+      return null;
+    }
+    String full = script(top, hasMacros, constraints, o, false, "");
+    String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
+    String activity = (activityTcl != null ? activityTcl : statedActivity(o)) + ConstantTies.activityTcl();
+    try {
+      String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
+      String power = cachedRun(script(top, hasMacros, constraints, o, false, activity), lib, sramLib, tiedNetlist);
+      return timing + power.substring(power.indexOf("==== power"));
+    } catch (ToolFailure e) {
+      if (powerFailed(e)) {
+        return null;
+      }
+      throw e;
+    }
   }
 
   /**
@@ -232,8 +262,8 @@ public final class OpenSta {
       try {
         out = ToolRunner.run(List.of("sta", "-no_init", "-no_splash", "-exit", "run.tcl"), work, TIMEOUT_SECONDS);
       } catch (ToolFailure e) {
-        if (powerFailed(e)) {
-          ProcessCleanup.delete(work); // the caller retries; nothing to inspect
+        if (powerFailed(e) && System.getenv("LLMNPU_KEEP_STA_CRASH") == null) {
+          ProcessCleanup.delete(work); // the caller retries; kept only when asked, to debug OpenSTA
         }
         throw e;
       }

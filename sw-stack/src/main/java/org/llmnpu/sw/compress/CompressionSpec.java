@@ -12,7 +12,8 @@ import org.llmnpu.numerics.sparse.NmPattern;
  * exactly zero) or OCP MX block quantization ({@link MxWeights}). Token embedding, norms and LM head
  * stay FP32, as deployed low-bit models usually keep them.
  *
- * <p>Text form: {@code int4-g32}, {@code 2:4}, {@code int4-g32+2:4}, {@code mxfp4}; a method is appended
+ * <p>Text form: {@code int4-g32}, {@code 2:4}, {@code int4-g32+2:4}, {@code mxfp4}, {@code s2_4} (= {@code int8+2:4},
+ * the NPU lowering's 2:4 format); a method is appended
  * with {@code @}: {@code int4-g32@gptq}, {@code 2:4@sparsegpt}, {@code int4-g32@gptq+4:8@wanda}.
  */
 public record CompressionSpec(Optional<QuantScheme> quant, Optional<MxElementType> mx, Optional<NmPattern> sparsity,
@@ -60,7 +61,14 @@ public record CompressionSpec(Optional<QuantScheme> quant, Optional<MxElementTyp
                 }
                 continue;
             }
-            if (part.contains(":")) {
+            if (part.equals("s2_4")) {
+                // the NPU lowering's 2:4 format: INT8 per channel over 2:4-pruned weights
+                q = Optional.of(QuantScheme.parse("int8"));
+                s = Optional.of(NmPattern.TWO_FOUR);
+                if (method != null) {
+                    pm = PruneMethod.parse(method);
+                }
+            } else if (part.contains(":")) {
                 s = Optional.of(NmPattern.parse(part));
                 if (method != null) {
                     pm = PruneMethod.parse(method);
@@ -71,13 +79,25 @@ public record CompressionSpec(Optional<QuantScheme> quant, Optional<MxElementTyp
                     throw new IllegalArgumentException("MX formats take no method (power-of-two block scales), got '" + raw + "'");
                 }
             } else {
-                q = Optional.of(QuantScheme.parse(part));
+                q = Optional.of(quantScheme(part));
                 if (method != null) {
                     qm = QuantMethod.parse(method);
                 }
             }
         }
         return new CompressionSpec(q, mx, s, qm, pm);
+    }
+
+    /** Allowed weight formats, for error messages. */
+    public static final String FORMATS = "fp32, an INT scheme (int8, int4-g32, int4-g32-asym, intB[-gG][-asym]), an MX format "
+            + "(mxfp8, mxfp8-e5m2, mxfp6, mxfp6-e3m2, mxfp4, mxint8), N:M pruning (2:4, 4:8) or s2_4 (= int8+2:4), joined by +";
+
+    private static QuantScheme quantScheme(String part) {
+        try {
+            return QuantScheme.parse(part);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("weights must be " + FORMATS + ", got '" + part + "'");
+        }
     }
 
     /** True if the INT scales use calibration data (clip or GPTQ). */

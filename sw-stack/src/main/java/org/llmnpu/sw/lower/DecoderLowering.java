@@ -18,7 +18,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * ({@link DspRoutines#quantize}), because a tiny model's activations vary too much from token
  * to token for one calibrated scale, and the DSP computes an absmax in a few dozen cycles.
  * Weight scales are static (per output channel, from the weights; for {@code int4-g32} per group of
- * 32 rows of K and output channel, each group its own GEMM whose partial the DSP scales, see K tiling). The K and V cache hold INT8
+ * 32 rows of K and output channel, each group its own GEMM whose partial the DSP scales, see K tiling;
+ * for {@code s2_4} per channel over 2:4-pruned weights, whose GEMMs are sparse: word 2 sparsity 1, W the
+ * compressed value and metadata rows of each K chunk). The K and V cache hold INT8
  * codes with one dynamic scale per token (of all KV heads); the V scale is folded into the
  * probabilities before they are quantized ({@code p'_j = p_j · s_v,j}), so P·V stays one integer
  * GEMM. Tokens are processed in blocks of at most {@code blockMax} (GEMM M).

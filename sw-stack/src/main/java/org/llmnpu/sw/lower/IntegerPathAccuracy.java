@@ -40,7 +40,14 @@ public final class IntegerPathAccuracy {
   /** As above with block weights quantized in groups of {@code group} rows of K (0: per channel). */
   public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, int group,
                                          MachineParams machine, int count, int length, long seed) {
-    return evaluate(weights, new LoweredModel(lowered, machine, length, length, bits, group), count, length, seed);
+    return evaluate(weights, lowered, bits, group, org.llmnpu.isa.Command.DENSE, machine, count, length, seed);
+  }
+
+  /** As above with block-weight GEMMs of N:M mode {@code sparsity} (2:4: {@code lowered} already pruned). */
+  public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, int group, int sparsity,
+                                         MachineParams machine, int count, int length, long seed) {
+    return evaluate(weights, new LoweredModel(lowered, machine, length, length, bits, group, sparsity), count, length,
+        seed);
   }
 
   /** As above for the weight format {@code format} of {@link WeightFormats} (e.g. {@code mxfp8}). */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
@@ -23,7 +24,9 @@ import org.llmnpu.sw.model.ModelWeights;
  * {@code rope} kernel over all heads at once (the permutation is the same for q and k, so
  * q·k is unchanged). W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
  * Wo's input rows are padded per head to a whole DSP row (zero rows), the layout of the attention
- * output on the DSP. The LM head is the classifier, transposed, in INT8.
+ * output on the DSP. The LM head is the classifier, transposed, in INT8. Other block-weight formats:
+ * INT4 (two codes a byte), INT4 in groups of K rows, 2:4-sparse INT8 (compressed rows with
+ * metadata), see the constructors.
  *
  * <p><b>KV cache.</b> {@code [layer][slot]} rows of {@code kvBytes} = line-padded kvDim INT8 codes
  * (k: evens then odds per head, as above; v: natural order) followed by one line whose first two
@@ -83,6 +86,8 @@ public final class LoweredModel {
   final int weightGroup;
   /** The {@code loadmx} format of MX block weights ({@code MxLoad.E4M3} for mxfp8), or -1 (integer weights). */
   final int mxFormat;
+  /** N:M mode of the block weights' GEMMs ({@link Command#DENSE} or {@link Command#S2_4}). */
+  final int sparsity;
 
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
@@ -111,7 +116,27 @@ public final class LoweredModel {
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
                       int weightGroup) {
-    this(weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, -1);
+    this(weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, Command.DENSE);
+  }
+
+  /**
+   * As above; {@code sparsity} {@link Command#S2_4} stores the block weights 2:4-sparse along K
+   * (INT8 per channel; the weights must already be 2:4-pruned along their K, see
+   * {@link WeightFormats}; each laid-out column is pruned again by magnitude, a no-op then, so the
+   * layout always holds). In the scratchpad each K chunk ({@link KSplit}, chunks start at multiples
+   * of the line, so of 4) is the {@link org.llmnpu.isa.SparseWeights} layout of
+   * {@code Command.Gemm}, from row {@code k0}: {@code V = 2·ceil(len/4)} value rows (N INT8) then V
+   * metadata rows (one byte per entry: its position 0..3 in the group), so a weight takes
+   * {@code roundUp(K, 4)} rows there. In memory the metadata is packed two positions a byte (INT4
+   * codes 0..3, low nibble first) and widened by {@code load4}: first the value rows of all chunks
+   * ({@code 2·ceil(K/4)} rows of {@link #extStride} bytes, chunk c's from row {@code k0/2}), then
+   * their metadata rows ({@link #metaStride} bytes each, same row numbers): 0.75 of the dense INT8
+   * bytes. Staging a chunk is one {@code load} and one {@code load4}; its GEMMs are sparse (word 2
+   * sparsity 1). The machine's array must be built for 2:4; the LM head stays dense INT8.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
+                      int weightGroup, int sparsity) {
+    this(weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, sparsity, -1);
   }
 
   /**
@@ -121,11 +146,14 @@ public final class LoweredModel {
    * the element bytes in W[K×N] layout, decoded by {@code loadmx} into INT8 codes on the way to the
    * scratchpad, and per block the FP16 scale {@code 2^(X − 127 + codeExponent − σ)} (X the block's
    * E8M0 scale) in place of a group scale, so the DSP dequantizes each group's INT32 partial exactly
-   * as for {@code int4-g32}. Needs a machine with {@code mxLoad}. The LM head stays INT8.
+   * as for {@code int4-g32}. Needs a machine with {@code mxLoad}. The LM head stays INT8. Dense only.
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
-                      int weightGroup, int mxFormat) {
+                      int weightGroup, int sparsity, int mxFormat) {
     this.c = weights.config();
+    if (mxFormat >= 0 && sparsity != Command.DENSE) {
+      throw new IllegalArgumentException("MX weights are dense, got sparsity " + sparsity);
+    }
     if (mxFormat >= 0) {
       org.llmnpu.isa.MxLoad.type(mxFormat);
       if (weightBits != 8 || weightGroup != org.llmnpu.numerics.mx.MxBlock.SIZE) {
@@ -138,6 +166,23 @@ public final class LoweredModel {
       }
     }
     this.mxFormat = mxFormat;
+
+    if (sparsity != Command.DENSE && sparsity != Command.S2_4) {
+      throw new IllegalArgumentException("sparsity must be 0 (dense) or 1 (2:4), got " + sparsity);
+    }
+    if (sparsity == Command.S2_4 && (weightBits != 8 || weightGroup != 0)) {
+      throw new IllegalArgumentException("2:4-sparse weights are INT8 per channel: weightBits 8 and weightGroup 0, got "
+          + weightBits + " and " + weightGroup);
+    }
+    if (sparsity != Command.DENSE && machine.lineBytes() % 4 != 0) {
+      throw new IllegalArgumentException("2:4-sparse weights need a line (" + machine.lineBytes() + " bytes) that is a "
+          + "multiple of 4: K chunks must start at group boundaries");
+    }
+    if (sparsity != Command.DENSE && machine.sparsity() != sparsity) {
+      throw new IllegalArgumentException("2:4-sparse weights need an NPU whose MAC array is built for 2:4 "
+          + "(MachineParams.sparsity 1, e.g. NpuTargets.sparse24()), got sparsity " + machine.sparsity());
+    }
+    this.sparsity = sparsity;
     if (weightBits != 8 && weightBits != 4) {
       throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
     }
@@ -199,10 +244,10 @@ public final class LoweredModel {
     w2 = new long[c.layers()];
     for (int l = 0; l < c.layers(); l++) {
       layerVectors[l] = alloc("layers[" + l + "] norms and scales", 2L * layerVectorElems);
-      wQkv[l] = alloc("layers[" + l + "].wqkv", (long) c.dim() * extStride(qkvN));
-      wO[l] = alloc("layers[" + l + "].wo", (long) oK * extStride(c.dim()));
-      w13[l] = alloc("layers[" + l + "].w13", (long) c.dim() * extStride(w13N));
-      w2[l] = alloc("layers[" + l + "].w2", (long) c.hiddenDim() * extStride(c.dim()));
+      wQkv[l] = alloc("layers[" + l + "].wqkv", matrixBytes(c.dim(), qkvN));
+      wO[l] = alloc("layers[" + l + "].wo", matrixBytes(oK, c.dim()));
+      w13[l] = alloc("layers[" + l + "].w13", matrixBytes(c.dim(), w13N));
+      w2[l] = alloc("layers[" + l + "].w2", matrixBytes(c.hiddenDim(), c.dim()));
     }
     finalVectors = alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
     lmHead = alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
@@ -244,6 +289,44 @@ public final class LoweredModel {
 
   private static int pad8(int n) {
     return roundUp(n, 8);
+  }
+
+  /** Rows of a K×N block weight in memory and in the scratchpad: K, or {@code roundUp(K, 4)} 2:4-compressed. */
+  int weightRows(int k) {
+    return sparsity == Command.S2_4 ? roundUp(k, 4) : k;
+  }
+
+  /** Memory bytes of a K×N block weight (2:4: value rows, then INT4-packed metadata rows). */
+  long matrixBytes(int k, int n) {
+    if (sparsity == Command.S2_4) {
+      return sparseMetaOffset(k, n) + (long) sparseRows(k) * metaStride(n);
+    }
+    return (long) weightRows(k) * extStride(n);
+  }
+
+  /** Value rows (= metadata rows) of a 2:4 block weight over K: {@code 2·ceil(K/4)}. */
+  static int sparseRows(int k) {
+    return 2 * ((k + 3) / 4);
+  }
+
+  /** Bytes from a 2:4 block weight's first value row to its first metadata row in memory. */
+  long sparseMetaOffset(int k, int n) {
+    return (long) sparseRows(k) * extStride(n);
+  }
+
+  /** Bytes of a packed metadata row of an N-wide 2:4 weight ({@code ceil(N/2)}, {@code load4}'s row). */
+  static int metaRowBytes(int n) {
+    return (n + 1) / 2;
+  }
+
+  /** Memory row stride of the packed metadata rows: {@link #metaRowBytes} line-padded. */
+  int metaStride(int n) {
+    return roundUp(metaRowBytes(n), line);
+  }
+
+  /** How a GEMM over K is cut into chunks on this machine ({@link KSplit#of}: the largest line multiple not above maxK). */
+  KSplit split(int k) {
+    return KSplit.of(k, machine.maxK(), machine.maxK() / line * line);
   }
 
   /** Scratchpad row stride of a block weight with N columns (INT8 after {@code load4}). */
@@ -309,8 +392,8 @@ public final class LoweredModel {
   public long weightBytes() {
     long n = 0;
     for (int l = 0; l < c.layers(); l++) {
-      n += 2L * layerVectorElems + (long) c.dim() * extStride(qkvN) + (long) oK * extStride(c.dim())
-          + (long) c.dim() * extStride(w13N) + (long) c.hiddenDim() * extStride(c.dim());
+      n += 2L * layerVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
+          + matrixBytes(c.hiddenDim(), c.dim());
     }
     return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
   }

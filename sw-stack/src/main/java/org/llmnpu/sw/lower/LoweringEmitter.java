@@ -19,6 +19,8 @@ final class LoweringEmitter {
   private int wStride;
   /** The K chunks of the staged weight's GEMM. */
   private KSplit split;
+  /** The N:M mode of the staged weight's GEMMs. */
+  private int sparsity;
 
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool) {
     this.l = layout;
@@ -60,15 +62,29 @@ final class LoweringEmitter {
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
   }
 
-  /** Stages a block weight (INT4 widened by load4 when the model's weights are 4-bit, MX elements decoded by loadmx). */
+  /**
+   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; MX elements
+   * decoded by loadmx; 2:4 per K chunk its value rows (load) and its packed metadata rows widened by
+   * load4 after them.
+   */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
+    sparsity = l.m.sparsity;
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
     if (l.m.mxFormat >= 0) {
       b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
     } else if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
+    } else if (sparsity == Command.S2_4) {
+      long meta = ext + l.m.sparseMetaOffset(k, n);
+      int ms = l.m.metaStride(n);
+      for (int c = 0; c < split.count(); c++) {
+        int k0 = split.start(c);
+        int v = LoweredModel.sparseRows(split.length(c));
+        b.load(ext + (long) k0 / 2 * es, es, l.sWT + (long) k0 * wStride, wStride, es, v);
+        b.load4(meta + (long) k0 / 2 * ms, ms, l.sWT + (long) (k0 + v) * wStride, wStride, LoweredModel.metaRowBytes(n), v);
+      }
     } else {
       b.load(ext, es, l.sWT, wStride, es, k);
     }
@@ -77,13 +93,15 @@ final class LoweringEmitter {
   /** Stages the LM head (INT8). */
   void headWeight(long ext, int k, int n) {
     split = l.split(k);
+    sparsity = Command.DENSE;
     wStride = LoweredModel.roundUp(n, l.line);
     b.load(ext, wStride, l.sWT, wStride, wStride, k);
   }
 
   /**
    * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's
-   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}).
+   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight,
+   * chunk c's compressed rows starting at row {@code k0} (see {@link LoweredModel}).
    */
   void gemmTiled(int mRows, int k, int n, long x, int xStride) {
     if (split.k() != k) {
@@ -98,7 +116,7 @@ final class LoweringEmitter {
       for (int n0 = 0; n0 < n; n0 += tile) {
         int nn = Math.min(tile, n - n0);
         b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride,
-            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride);
+            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride, sparsity);
       }
     }
   }

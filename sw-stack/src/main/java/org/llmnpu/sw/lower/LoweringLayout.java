@@ -148,9 +148,9 @@ final class LoweringLayout {
     sXS = spad((long) blockMax * xsStride);
     xoStride = LoweredModel.roundUp(m.oK, line);
     sXO = spad((long) blockMax * xoStride);
-    long wt = Math.max(Math.max((long) c.dim() * m.spadStride(m.qkvN),
-        (long) m.oK * m.spadStride(c.dim())), Math.max((long) c.dim() * m.spadStride(m.w13N),
-        Math.max((long) c.hiddenDim() * m.spadStride(c.dim()),
+    long wt = Math.max(Math.max((long) m.weightRows(c.dim()) * m.spadStride(m.qkvN),
+        (long) m.weightRows(m.oK) * m.spadStride(c.dim())), Math.max((long) m.weightRows(c.dim()) * m.spadStride(m.w13N),
+        Math.max((long) m.weightRows(c.hiddenDim()) * m.spadStride(c.dim()),
             (long) c.dim() * LoweredModel.roundUp(c.vocabSize(), line))));
     sWT = spad(wt);
     yStride = LoweredModel.roundUp(4L * Math.max(Math.max(m.qkvN, m.w13N), c.vocabSize()), line);
@@ -224,7 +224,7 @@ final class LoweringLayout {
 
   /** The K chunks of an activation GEMM or an INT8 per-channel weight (the LM head). */
   KSplit split(int k) {
-    return KSplit.of(k, p.maxK(), kTile);
+    return m.split(k);
   }
 
   /** The K chunks of a block weight: its quantization groups, or as {@link #split}. */

@@ -24,4 +24,13 @@ public final class NpuTargets {
     return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 512, 128, 32, 16, 4096,
         MachineParams.DspParams.DEFAULT, 1, DEFAULT_PPM_LATENCY, true, Command.DENSE);
   }
+
+  /**
+   * The default NPU with its MAC array built for 2:4 sparsity ({@code MachineParams.sparsity} 1, the
+   * RTL's {@code NpuConfig} {@code sparsity} parameter): dense GEMMs and 2:4 GEMMs, whose K passes
+   * cover 2·rows of K.
+   */
+  public static MachineParams sparse24() {
+    return defaultNpu().withUnits(DEFAULT_PPM_LATENCY, true, Command.S2_4);
+  }
 }

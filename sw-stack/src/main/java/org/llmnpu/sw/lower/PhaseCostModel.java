@@ -3,25 +3,28 @@ package org.llmnpu.sw.lower;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspKernel;
-import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
  * The cycles and DRAM traffic of a step from model shapes alone: the command sequence
  * {@link DecoderLowering} emits (same order, same shapes, the same DSP programs compiled for the
- * shapes) fed to {@code npu-isa}'s {@link CycleModel} command by command, without data. On
- * stories260K it reproduces the golden simulator's cycle count of the lowered programs (a test
- * checks it) when no GEMM is K-tiled and the weights are per channel (it does not replay
- * {@link KSplit} chunks or {@code int4-g32} groups: it refuses a K beyond maxK unless
- * extrapolating); for shapes the lowering cannot hold (models beyond memory) it extrapolates
- * with two changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile) instead of one
- * staging load, and for head dimensions that are a multiple of the line the K cache holds each
- * head contiguous, so the scores GEMV has K = head dim (not kvDim with zero rows).
+ * shapes) fed to {@code npu-isa}'s {@link CycleModel} command by command, without data. It
+ * reproduces the golden simulator's counters of the lowered programs exactly (tests) for every
+ * weight format the lowering has: INT8 or INT4 per channel, {@code int4-g32} (a GEMM per group, the
+ * scale vectors of every group, the partials' {@code dspin}s and {@code sumPartials} with scales),
+ * 2:4-sparse INT8 (per chunk a load of the value rows and a load4 of the packed metadata, sparse
+ * GEMMs), and K chunks ({@link KSplit}) of every GEMM whose K exceeds maxK (block weights, LM head,
+ * scores, P·V). For shapes the lowering cannot hold (models beyond memory) it extrapolates with two
+ * changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of
+ * {@code maxN} columns (load tile, GEMM tile) instead of one staging load, and for head dimensions
+ * that are a multiple of the line the K cache holds each head contiguous, so the scores GEMV has
+ * K = head dim (not kvDim with zero rows).
  *
  * <p>Numbers: {@code cycles} (the model's), DRAM {@code readBytes}/{@code writeBytes} (beats ×
- * line, command and DSP-program fetch included), {@code macs}.
+ * line, command and DSP-program fetch included), {@code macs} (executed: a 2:4 GEMM's
+ * {@code M·N·2·ceil(K/4)}).
  */
-public final class PhaseCostModel {
+public final class PhaseCostModel extends CommandCosts {
   /** The cost of one step. */
   public record Cost(long cycles, long readBytes, long writeBytes, long macs, long commands, long dspCycles,
                      long gemmCycles, long dmaCycles, long arrayCycles) {
@@ -42,9 +45,7 @@ public final class PhaseCostModel {
   }
 
   private final ModelConfig c;
-  private final MachineParams p;
   private final DspRoutines r;
-  private final int line;
   private final int lanes;
   private final boolean wide;
   private final boolean stream;
@@ -61,11 +62,9 @@ public final class PhaseCostModel {
   private final int blockMax;
   private final int layerVectorElems;
   private final int bits;
-  private CycleModel cm;
-  private long readBeats;
-  private long writeBeats;
-  private long macs;
-  private long commands;
+  private final int group;
+  private final int sparsity;
+  private final int kTile;
 
   /**
    * @param extrapolate false: exactly the lowering's command sequence; true: with the two changes
@@ -79,10 +78,30 @@ public final class PhaseCostModel {
   /** As above for block weights of {@code weightBits} 8 or 4 (INT4 loaded with {@code load4}). */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits) {
+    this(c, p, maxContext, blockMax, extrapolate, weightBits, 0, org.llmnpu.isa.Command.DENSE);
+  }
+
+  /** The lowering of weight format {@code format} ({@link WeightFormats#NAMES}). */
+  public static PhaseCostModel forFormat(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format) {
+    if (!WeightFormats.NAMES.contains(format)) {
+      throw new IllegalArgumentException("quant must be one of " + WeightFormats.NAMES + ", got '" + format + "'");
+    }
+    return new PhaseCostModel(c, p, maxContext, blockMax, false, WeightFormats.bits(format), WeightFormats.group(format),
+        WeightFormats.sparsity(format));
+  }
+
+  /**
+   * As above with block weights quantized in groups of {@code weightGroup} rows of K (0: per
+   * channel) and block GEMMs of N:M mode {@code sparsity} ({@code Command.DENSE} or {@code S2_4}).
+   */
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                        int weightBits, int weightGroup, int sparsity) {
+    super(p);
     this.c = c;
     this.bits = weightBits;
-    this.p = p;
-    this.line = p.lineBytes();
+    this.group = weightGroup;
+    this.sparsity = sparsity;
+    this.kTile = p.maxK() / p.lineBytes() * p.lineBytes();
     this.lanes = p.dsp().lanes();
     this.r = new DspRoutines(lanes, c.normEps());
     this.half = c.headDim() / 2;
@@ -98,13 +117,27 @@ public final class PhaseCostModel {
     this.kvBytes = LoweredModel.roundUp(c.kvDim(), line) + line;
     this.maxContext = maxContext;
     this.blockMax = blockMax;
-    this.layerVectorElems = 2 * pad8(c.dim()) + pad8(qkvN) + pad8(c.dim()) + 2 * pad8(c.hiddenDim()) + pad8(c.dim());
-    int k = Math.max(Math.max(c.dim(), oK), Math.max(c.hiddenDim(), Math.max(c.kvDim(), maxContext)));
-    if (!extrapolate && k > p.maxK()) {
-      throw new IllegalArgumentException("a GEMM needs K = " + k + " above maxK " + p.maxK() + ": the lowering tiles K "
-          + "(KSplit, partials summed on the DSP), which PhaseCostModel does not replay; run the program on the golden "
-          + "simulator for its cycles");
-    }
+    this.layerVectorElems = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
+        + 2 * groups(c.dim()) * pad8(c.hiddenDim()) + groups(c.hiddenDim()) * pad8(c.dim());
+  }
+
+  private int groups(int k) {
+    return group > 0 ? (k + group - 1) / group : 1;
+  }
+
+  /** As {@link LoweredModel#split}. */
+  private KSplit split(int k) {
+    return KSplit.of(k, p.maxK(), kTile);
+  }
+
+  /** As {@link LoweringLayout#weightSplit}. */
+  private KSplit weightSplit(int k) {
+    return group > 0 ? KSplit.groups(k, group) : split(k);
+  }
+
+  /** The weight-scale operand of a dequantizing {@code scale} program: none when group scales were applied. */
+  private int channelScales() {
+    return group > 0 ? -1 : 2;
   }
 
   private static int pad8(int n) {
@@ -121,14 +154,9 @@ public final class PhaseCostModel {
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
    */
   public Cost step(int tokens, int pos0, int costedLayers) {
-    cm = new CycleModel(p);
-    readBeats = 0;
-    writeBeats = 0;
-    macs = 0;
-    commands = 0;
+    reset();
     command(false);
-    readBeats += 768 / line;
-    cm.dspTable(768 / line);
+    dspTable(768 / line);
     load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
     int zeroBytes = c.heads() * hdRows * lanes * 2;
     load(zeroBytes / line, line);
@@ -169,8 +197,14 @@ public final class PhaseCostModel {
 
   private void layer(int n, int pos) {
     load(1, 2L * layerVectorElems);
-    for (int len : new int[] {c.dim(), c.dim(), qkvN, c.dim(), c.hiddenDim(), c.hiddenDim(), c.dim()}) {
-      dspCopy(1, len);
+    dspCopy(1, c.dim());
+    dspCopy(1, c.dim());
+    int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
+        {c.hiddenDim(), c.dim()}};
+    for (int[] kn : scaleVectors) {
+      for (int g = 0; g < groups(kn[0]); g++) {
+        dspCopy(1, kn[1]);
+      }
     }
     if (pos > 0) {
       load(pos, kvBytes);
@@ -183,8 +217,8 @@ public final class PhaseCostModel {
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
     for (int t = 0; t < n; t++) {
-      dspCopy(1, qkvN);
-      run(r.scale(0, qkvN, 1, 2, null, -1, 3));
+      resultIn(c.dim(), qkvN);
+      run(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
       load(1, 4L * nq);
       dspCopy(1, 2L * nq);
       run(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
@@ -212,24 +246,24 @@ public final class PhaseCostModel {
     }
     gemms(n, oK, c.dim());
     for (int t = 0; t < n; t++) {
-      residual();
+      residual(oK);
     }
     for (int t = 0; t < n; t++) {
       normQuantize();
     }
     gemms(n, c.dim(), w13N);
     for (int t = 0; t < n; t++) {
-      dspCopy(1, c.hiddenDim());
-      dspCopy(1, c.hiddenDim());
-      run(r.scale(0, c.hiddenDim(), 1, 2, null, -1, 3));
-      run(r.scale(0, c.hiddenDim(), 1, 2, null, -1, 3));
+      resultIn(c.dim(), c.hiddenDim());
+      resultIn(c.dim(), c.hiddenDim());
+      run(r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
+      run(r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
       run(r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {0, 0}, new int[] {0}));
       run(r.quantize(0, c.hiddenDim(), -1, 0, 0));
       dspCopy(1, c.hiddenDim());
     }
     gemms(n, c.hiddenDim(), c.dim());
     for (int t = 0; t < n; t++) {
-      residual();
+      residual(c.hiddenDim());
     }
   }
 
@@ -240,9 +274,9 @@ public final class PhaseCostModel {
     for (int i = 0; i < count; i++) {
       normQuantize();
     }
-    gemms(count, c.dim(), c.vocabSize(), 8);
+    gemms(count, c.dim(), c.vocabSize(), 8, split(c.dim()), false);
     for (int i = 0; i < count; i++) {
-      dspCopy(1, c.vocabSize());
+      partialsIn(split(c.dim()), 1, c.vocabSize(), -1);
       run(r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
       dspCopy(1, c.vocabSize());
       store(1, 2L * c.vocabSize());
@@ -257,18 +291,24 @@ public final class PhaseCostModel {
     for (int h = 0; h < c.heads(); h++) {
       dspCopy(half, 1);
       dspCopy(half, 1);
-      for (int m0 = 0; m0 < s; m0 += p.maxM()) {
-        gemm(Math.min(p.maxM(), s - m0), k, 1);
+      KSplit ks = split(k);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+          gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+        }
       }
-      dspCopy(s, 1);
+      partialsIn(ks, s, 1, -1);
       run(r.scale(0, s, 1, 2, (short) 0x3C00, -1, 3));
       run(r.kernel(DspKernel.SOFTMAX, s, new int[] {0}, new int[] {0}));
       run(r.quantize(0, s, 1, 0, 0));
       dspCopy(1, s);
       int first = c.headDim() * (h / c.groupSize());
       int col = first - first / line * line;
-      gemm(1, s, col + c.headDim());
-      dspCopy(1, c.headDim());
+      KSplit pv = split(s);
+      for (int ci = 0; ci < pv.count(); ci++) {
+        gemm(1, pv.length(ci), col + c.headDim(), false);
+      }
+      partialsIn(pv, 1, c.headDim(), -1);
       run(r.scale(0, hdRows * lanes, 1, -1, (short) 0x3C00, -1, 3));
     }
     run(r.quantize(0, oK, -1, 0, 0));
@@ -282,83 +322,71 @@ public final class PhaseCostModel {
     dspCopy(1, c.dim());
   }
 
-  private void residual() {
+  /** The residual after a block GEMM over {@code k}. */
+  private void residual(int k) {
+    resultIn(k, c.dim());
     dspCopy(1, c.dim());
+    run(r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
     dspCopy(1, c.dim());
-    run(r.scale(0, c.dim(), 1, 2, null, 4, 5));
-    dspCopy(1, c.dim());
+  }
+
+  /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */
+  private void resultIn(int k, int elems) {
+    KSplit ks = weightSplit(k);
+    partialsIn(ks, 1, elems, ks.grouped() ? 0 : -1);
+  }
+
+  /** {@link LoweringEmitter#partialsIn}: one {@code dspin}, or one per chunk and {@code sumPartials}. */
+  private void partialsIn(KSplit ks, int rows, int elems, int scales) {
+    if (!ks.combined()) {
+      dspCopy(rows, elems);
+      return;
+    }
+    int len = elems * rows;
+    for (int ci = 0; ci < ks.count(); ci++) {
+      dspCopy(rows, elems);
+    }
+    run(r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
   }
 
   private void gemms(int m, int k, int n) {
-    gemms(m, k, n, bits);
+    gemms(m, k, n, bits, weightSplit(k), sparsity != org.llmnpu.isa.Command.DENSE);
   }
 
-  private void gemms(int m, int k, int n, int b) {
+  /** As {@link LoweringEmitter#weight} and {@link LoweringEmitter#gemmTiled}: chunks outside, N tiles inside. */
+  private void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
     int tile = Math.max(line, p.maxN() / line * line);
     if (!stream) {
-      weightLoad(k, n, b);
+      weightLoad(k, n, b, ks, sparse);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        for (int n0 = 0; n0 < n; n0 += tile) {
+          gemm(m, ks.length(ci), Math.min(tile, n - n0), sparse);
+        }
+      }
+      return;
     }
     for (int n0 = 0; n0 < n; n0 += tile) {
       int nn = Math.min(tile, n - n0);
-      if (stream) {
-        weightLoad(k, nn, b);
+      weightLoad(k, nn, b, ks, sparse);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        gemm(m, ks.length(ci), nn, sparse);
       }
-      gemm(m, k, nn);
     }
   }
 
-  private void weightLoad(int k, int n, int b) {
-    if (b == 4) {
-      int spad = LoweredModel.roundUp(n, 2 * line);
-      command(true);
-      long beats = (long) k * ((spad / 2 + line - 1) / line);
-      readBeats += beats;
-      cm.load4(beats);
+  /** As {@link LoweringEmitter#weight}: 2:4 per chunk a load of its value rows and a load4 of its packed metadata. */
+  private void weightLoad(int k, int n, int b, KSplit ks, boolean sparse) {
+    if (sparse) {
+      for (int ci = 0; ci < ks.count(); ci++) {
+        int v = LoweredModel.sparseRows(ks.length(ci));
+        load(v, LoweredModel.roundUp(n, line));
+        load4(v, LoweredModel.metaRowBytes(n));
+      }
+    } else if (b == 4) {
+      load4(k, LoweredModel.roundUp(n, 2 * line) / 2);
     } else {
       load(k, LoweredModel.roundUp(n, line));
     }
-  }
-
-  private void command(boolean isLoad) {
-    commands++;
-    readBeats += p.beatsPerCommand();
-    cm.fetchAndDecode();
-    cm.dispatch(isLoad, false);
-  }
-
-  private void load(long rows, long rowBytes) {
-    command(true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    readBeats += beats;
-    cm.load(beats);
-  }
-
-  private void store(long rows, long rowBytes) {
-    commands++;
-    readBeats += p.beatsPerCommand();
-    cm.fetchAndDecode();
-    cm.dispatch(false, true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    writeBeats += beats;
-    cm.store(beats);
-  }
-
-  private void dspCopy(long rows, long elems) {
-    command(false);
-    cm.dspCopy(rows, elems);
-  }
-
-  private void run(DspProgram program) {
-    command(false);
-    long beats = (8L * program.size() + line - 1) / line;
-    readBeats += beats;
-    cm.dspRun(beats, program.cycles());
-  }
-
-  private void gemm(int m, int k, int n) {
-    command(false);
-    macs += (long) m * k * n;
-    cm.gemm(m, k, n);
   }
 
   static Cost difference(Cost a, Cost b) {

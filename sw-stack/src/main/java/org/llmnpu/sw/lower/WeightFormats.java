@@ -18,7 +18,11 @@ import org.llmnpu.sw.model.Transformer;
  * nearest, codes −7..7), two a byte in memory, widened by {@code load4} (the LM head stays INT8);
  * {@code int4-g32}: the same INT4 storage with one scale per group of 32 rows of K and output
  * channel (the last group of a ragged K shorter), each group its own GEMM whose INT32 partial the
- * Vector DSP dequantizes with its scales and sums in FP32 ({@link KSplit}); {@code mxfp8}: OCP MX
+ * Vector DSP dequantizes with its scales and sums in FP32 ({@link KSplit}); {@code s2_4}: every block
+ * weight pruned 2:4 along K by magnitude ({@code numerics}' {@code NmPruner}, through
+ * {@link ModelCompressor} with the spec {@code 2:4}: no calibration data), then INT8 per channel over
+ * the kept values, stored compressed with metadata and run by sparse GEMMs on an NPU whose array is
+ * built for 2:4 ({@link NpuTargets#sparse24()}; the LM head stays dense INT8); {@code mxfp8}: OCP MX
  * blocks of 32 rows of K per output channel with FP8 E4M3 elements (one byte each, the E8M0 scale
  * turned into an FP16 group scale), decoded to INT8 codes by {@code loadmx} on the load path (an
  * NPU with {@code mxLoad}), then the {@code int4-g32} machinery: one GEMM per block, partials
@@ -28,7 +32,7 @@ import org.llmnpu.sw.model.Transformer;
 public final class WeightFormats {
   /** The formats, by name. */
   public static final List<String> NAMES = List.of("int8", "int8@gptq", "int8@awq", "int8@clip", "int8+smooth",
-      "int8@gptq+smooth", "int4", "int4-g32", "mxfp8", "mxint8");
+      "int8@gptq+smooth", "int4", "int4-g32", "s2_4", "mxfp8", "mxint8");
 
   /** Bits of the block weights of {@code format}: 4 for {@code int4} (per channel, loaded with load4), else 8. */
   public static int bits(String format) {
@@ -45,11 +49,16 @@ public final class WeightFormats {
     return format.equals("mxfp8") ? org.llmnpu.isa.MxLoad.E4M3 : format.equals("mxint8") ? org.llmnpu.isa.MxLoad.INT8 : -1;
   }
 
+  /** The N:M mode of {@code format}'s block-weight GEMMs: {@link org.llmnpu.isa.Command#S2_4} for {@code s2_4}, else dense. */
+  public static int sparsity(String format) {
+    return format.equals("s2_4") ? org.llmnpu.isa.Command.S2_4 : org.llmnpu.isa.Command.DENSE;
+  }
+
   /** {@code fp32} prepared for {@code format} and laid out for {@code machine}. */
   public static LoweredModel lower(ModelWeights fp32, String format, org.llmnpu.isa.MachineParams machine, int maxContext,
                                    int maxStepTokens) {
     return new LoweredModel(prepare(fp32, format), machine, maxContext, maxStepTokens, bits(format), group(format),
-        mx(format));
+        sparsity(format), mx(format));
   }
 
   private WeightFormats() {
@@ -62,6 +71,9 @@ public final class WeightFormats {
     }
     if (format.equals("int8") || format.startsWith("int4") || mx(format) >= 0) {
       return fp32;
+    }
+    if (format.equals("s2_4")) {
+      return ModelCompressor.compress(fp32, CompressionSpec.parse("2:4", false), (int[][]) null).effectiveWeights();
     }
     int[][] calibration = SampledSequences.sample(new Transformer(fp32), 4, 64, SampledSequences.CALIBRATION_SEED);
     ModelWeights w = fp32;

@@ -1,14 +1,17 @@
 package org.llmnpu.sw.lower;
 
+import org.llmnpu.isa.Command;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MxLoad;
+import org.llmnpu.isa.SparseWeights;
+import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.numerics.fp.Rounding;
+import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.mx.E8M0;
-import org.llmnpu.numerics.mx.MxBlock;
 import org.llmnpu.numerics.mx.MxElementType;
 import org.llmnpu.numerics.mx.MxQuantizer;
-import org.llmnpu.isa.dsp.DspMath;
-import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.numerics.sparse.NmPattern;
+import org.llmnpu.numerics.sparse.NmPruner;
 import org.llmnpu.sw.model.LayerWeights;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
@@ -16,7 +19,8 @@ import org.llmnpu.sw.model.ModelWeights;
 /**
  * Writes a {@link LoweredModel}'s memory image: the DSP tables, FP16 embedding rows and RoPE
  * tables, per layer the FP16 vector block (norm gains, weight scales: one vector per output
- * channel set, or per K group) and the block weights (INT8, INT4 two codes a byte, or MX element bytes; the
+ * channel set, or per K group) and the block weights (INT8, INT4 two codes a byte, 2:4-compressed INT8, or MX
+ * element bytes; the
  * llama2.c matrices transposed, fused QKV and W1|W3, Wo head-padded), the final norm and the
  * INT8 LM head. Layout and formats as described in {@link LoweredModel}.
  */
@@ -113,26 +117,33 @@ final class WeightImage {
    * second scale vector starts, its element offset} (for W1|W3).
    */
   private void putMatrix(long at, long scales, float[][] rows, int k, int[] split, int vecLen) {
+    if (m.sparsity == Command.S2_4) {
+      putSparse(at, scales, rows, k, split);
+      return;
+    }
     int group = weightGroup > 0 ? weightGroup : k;
     putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, LoweredModel.groupStride(vecLen));
   }
 
   private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b, int group,
                          int vecStride) {
+    // MX blocks for the grouped block weights of an MX model; the LM head (group 0) stays INT8
+    boolean mx = m.mxFormat >= 0 && group > 0;
     if (group == 0) {
       group = k;
     }
     for (int k0 = 0; k0 < k; k0 += group) {
-      putGroup(at, scales + 2L * (k0 / group) * vecStride, rows, k0, Math.min(k, k0 + group), sigma, split, b);
+      long groupScales = scales + 2L * (k0 / group) * vecStride;
+      if (mx) {
+        putMxBlocks(at, groupScales, rows, k0, Math.min(k, k0 + group), sigma, split);
+      } else {
+        putGroup(at, groupScales, rows, k0, Math.min(k, k0 + group), sigma, split, b);
+      }
     }
   }
 
   /** Rows {@code k0..k1-1} of W, quantized with one scale per column. */
   private void putGroup(long at, long scales, float[][] rows, int k0, int k1, int sigma, int[] split, int b) {
-    if (m.mxFormat >= 0 && b == 8 && k1 - k0 <= MxBlock.SIZE) {
-      putMxBlocks(at, scales, rows, k0, k1, sigma, split);
-      return;
-    }
     int n = rows.length;
     int qmax = b == 4 ? 7 : 127;
     int stride = b == 4 ? m.extStride(n) : LoweredModel.roundUp(n, line);
@@ -189,6 +200,52 @@ final class WeightImage {
       }
       long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
       putHalf(scaleAt, (float) Math.scalb(1.0, exponent));
+    }
+  }
+
+  /**
+   * A 2:4-sparse INT8 block weight: each column pruned 2:4 along K by magnitude
+   * ({@link NmPruner}, the ragged last group keeps its two largest), quantized per channel over its
+   * kept values, then each K chunk compressed ({@link SparseWeights#compress}): its value rows from
+   * row {@code k0/2}, its metadata rows packed two positions a byte from row {@code k0/2} of the
+   * metadata block (layout in {@link LoweredModel}).
+   */
+  private void putSparse(long at, long scales, float[][] rows, int k, int[] split) {
+    int n = rows.length;
+    byte[][] q = new byte[k][n];
+    for (int col = 0; col < n; col++) {
+      if (rows[col] == null) {
+        continue;
+      }
+      float[] r = NmPruner.pruneRow(java.util.Arrays.copyOf(rows[col], k), NmPattern.TWO_FOUR);
+      double max = 0;
+      for (float v : r) {
+        max = Math.max(max, Math.abs(v));
+      }
+      double s = max > 0 ? max / 127 : 1;
+      for (int i = 0; i < k; i++) {
+        q[i][col] = (byte) Math.max(-127, Math.min(127, Math.round(Math.rint(r[i] / s))));
+      }
+      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
+      putHalf(scaleAt, (float) Math.scalb(s, -LoweredModel.shift(k)));
+    }
+    int stride = m.extStride(n);
+    int metaStride = m.metaStride(n);
+    long meta = at + m.sparseMetaOffset(k, n);
+    KSplit chunks = m.split(k);
+    for (int c = 0; c < chunks.count(); c++) {
+      int k0 = chunks.start(c);
+      byte[][] packed = SparseWeights.compress(java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
+      int v = packed.length / 2;
+      for (int i = 0; i < v; i++) {
+        System.arraycopy(packed[i], 0, image, (int) (at + (long) (k0 / 2 + i) * stride), n);
+        long row = meta + (long) (k0 / 2 + i) * metaStride;
+        for (int col = 0; col < n; col++) {
+          int a = (int) (row + col / 2);
+          int pos = packed[v + i][col] & 0x0F;
+          image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | pos : (image[a] & 0x0F) | pos << 4);
+        }
+      }
     }
   }
 

@@ -54,6 +54,39 @@ class NpuExtrapolationBench {
     }
   }
 
+  /** int8 against s2_4 (2:4-sparse INT8 block weights, the array built for 2:4) on the big NPU at 64 B/cycle. */
+  @Test
+  void sparseRealModelShapes() {
+    int prompt = 256;
+    ModelConfig[] models = {
+        new ModelConfig(4096, 11008, 32, 32, 32, 32000, 4096, 10000f, 1e-5f),
+        new ModelConfig(4096, 14336, 32, 32, 8, 128256, 8192, 500000f, 1e-5f),
+        new ModelConfig(1536, 8960, 28, 12, 2, 151936, 32768, 1000000f, 1e-6f)};
+    String[] names = {"LLaMA-2-7B", "LLaMA-3-8B", "Qwen2.5-1.5B"};
+    System.out.println("| model | TTFT int8 / s2_4 | TPOT int8 / s2_4 | prefill array cycles int8 / s2_4 | "
+        + "decode GEMM-unit cycles int8 / s2_4 | s2_4 prefill busy: GEMM unit / DMA / DSP | decode DRAM bytes int8 / s2_4 |");
+    System.out.println("|---|---:|---:|---:|---:|---|---:|");
+    for (int i = 0; i < models.length; i++) {
+      PhaseCostModel.Cost[] pre = new PhaseCostModel.Cost[2];
+      PhaseCostModel.Cost[] dec = new PhaseCostModel.Cost[2];
+      for (int sparse = 0; sparse < 2; sparse++) {
+        MachineParams npu = sparse == 0 ? bigNpu() : bigNpu().withUnits(0, false, org.llmnpu.isa.Command.S2_4);
+        PhaseCostModel cost = new PhaseCostModel(models[i], npu, prompt + 1, 64, true, 8, 0, sparse);
+        pre[sparse] = cost.step(prompt, 0, 1);
+        dec[sparse] = cost.step(1, prompt, 1);
+      }
+      System.out.printf("| %s | %.2f / %.2f s (%.2fx) | %.1f / %.1f ms (%.2fx) | %,d / %,d | %,d / %,d | %.2f / %.2f / %.2f "
+          + "| %.2f / %.2f GB |%n",
+          names[i],
+          pre[0].cycles() / 1e9, pre[1].cycles() / 1e9, pre[0].cycles() / (double) pre[1].cycles(),
+          dec[0].cycles() / 1e6, dec[1].cycles() / 1e6, dec[0].cycles() / (double) dec[1].cycles(),
+          pre[0].arrayCycles(), pre[1].arrayCycles(), dec[0].gemmCycles(), dec[1].gemmCycles(),
+          pre[1].gemmCycles() / (double) pre[1].cycles(), pre[1].dmaCycles() / (double) pre[1].cycles(),
+          pre[1].dspCycles() / (double) pre[1].cycles(), (dec[0].readBytes() + dec[0].writeBytes()) / 1e9,
+          (dec[1].readBytes() + dec[1].writeBytes()) / 1e9);
+    }
+  }
+
   @Test
   void realModelShapes() {
     realModelShapes(64);

@@ -68,4 +68,36 @@ class PhaseCostModelTest {
     long saved = dec8.counter(Counter.DMA_LOAD_BYTES) - dec.counter(Counter.DMA_LOAD_BYTES);
     assertEquals(int8.weightBytes() - model.weightBytes(), saved, "a decode step loads every weight once");
   }
+
+  /**
+   * K chunks (maxK 48: every block GEMM and the LM head; maxK 16: also the scores over kvDim 32 and
+   * P·V over more than 16 slots), int4-g32 groups and 2:4-sparse weights: exact.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"int8, 48, 6", "int8, 16, 18", "int4-g32, 512, 6", "int4-g32, 48, 6",
+      "s2_4, 512, 6", "s2_4, 48, 18"})
+  void isExactForKChunksGroupsAndSparseWeights(String format, int maxK, int promptLen) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    org.llmnpu.isa.MachineParams m = KTilingTest.withMaxK(maxK)
+        .withUnits(0, false, WeightFormats.sparsity(format));
+    LoweredModel model = WeightFormats.lower(w, format, m, 24, 24);
+    int block = DecoderLowering.largestBlock(model, 16);
+    NpuDecoder npu = new NpuDecoder(model, block, NpuEngine.GOLDEN);
+    int[] prompt = new int[promptLen];
+    for (int i = 0; i < promptLen; i++) {
+      prompt[i] = i == 0 ? 1 : 256 + 7 * i;
+    }
+    NpuDecoder.Step pre = npu.prefill(prompt, false);
+    NpuDecoder.Step dec = npu.decode(301);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, block, format);
+    PhaseCostModel.Cost p = cost.step(promptLen, 0, w.config().layers());
+    PhaseCostModel.Cost d = cost.step(1, promptLen, w.config().layers());
+    assertEquals(pre.counter(Counter.COMMANDS), p.commands());
+    assertEquals(pre.counter(Counter.MACS), p.macs());
+    assertEquals(pre.counter(Counter.EXT_READ_BEATS) * 16, p.readBytes());
+    assertEquals(pre.counter(Counter.CYCLES), p.cycles());
+    assertEquals(dec.counter(Counter.CYCLES), d.cycles());
+    assertEquals(dec.counter(Counter.EXT_READ_BEATS) * 16, d.readBytes());
+    assertEquals(d.cycles(), cost.step(1, promptLen, 1).cycles(), "one layer costed and scaled");
+  }
 }
