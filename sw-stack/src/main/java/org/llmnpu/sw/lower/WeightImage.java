@@ -8,6 +8,7 @@ import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.numerics.fp.Rounding;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.mx.E8M0;
+import org.llmnpu.numerics.mx.MxBlock;
 import org.llmnpu.numerics.mx.MxElementType;
 import org.llmnpu.numerics.mx.MxQuantizer;
 import org.llmnpu.numerics.sparse.NmPattern;
