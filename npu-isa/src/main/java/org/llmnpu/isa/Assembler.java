@@ -71,6 +71,7 @@ public final class Assembler {
     OPERANDS.put(Opcode.DSPOUT, List.of("spad", "spadStride", "rowElems", "rows", "src", "format"));
     OPERANDS.put(Opcode.DSPRUN, List.of("prog", "words"));
     OPERANDS.put(Opcode.SNAPSHOT, List.of("ext"));
+    OPERANDS.put(Opcode.LOADMX, List.of("ext", "extStride", "spad", "spadStride", "rowBytes", "rows", "format"));
     OPERANDS.put(Opcode.PPMCFG, List.of("ext", "channels"));
     OPERANDS.put(Opcode.PPUTAB, List.of("ext"));
     OPERANDS.put(Opcode.PPM, List.of("src", "srcStride", "dst", "dstStride", "m", "n"));
@@ -202,6 +203,7 @@ public final class Assembler {
         case PPUTAB -> b.ppuTab(v[0]);
         case PPM -> b.ppm(v[0], v[1], v[2], v[3], v[4], v[5]);
         case LOAD4 -> b.add(new Command.Load4(v[0], v[1], v[2], v[3], v[4], v[5]));
+        case LOADMX -> b.add(new Command.LoadMx(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         case DSPTAB -> b.add(new Command.DspTab(v[0]));
         case DSPIN -> b.add(new Command.DspIn(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         case DSPOUT -> b.add(new Command.DspOut(v[0], v[1], v[2], v[3], v[4], v[5]));

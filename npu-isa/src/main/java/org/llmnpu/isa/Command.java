@@ -7,7 +7,7 @@ package org.llmnpu.isa;
  */
 public sealed interface Command permits Command.Load, Command.Store, Command.Gemm, Command.Fence, Command.Halt,
     Command.Load4, Command.DspTab, Command.DspIn, Command.DspOut, Command.DspRun, Command.Snapshot,
-    Command.PpmCfg, Command.PpuTab, Command.Ppm {
+    Command.PpmCfg, Command.PpuTab, Command.Ppm, Command.LoadMx {
   /** Bytes per command in memory. */
   int BYTES = 32;
 
@@ -222,6 +222,23 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.PPM;
+    }
+  }
+
+  /**
+   * DMA external memory → scratchpad with MX element decoding: {@code rows} rows of {@code rowBytes}
+   * bytes as {@link Load}, every byte an MX element of {@code format} ({@link MxLoad#E4M3},
+   * {@link MxLoad#E5M2}, {@link MxLoad#INT8}) that lands as the INT8 code {@link MxLoad#code}: the
+   * element's value aligned to the format's top binade (7 magnitude bits), rounded to nearest even.
+   * The blocks' E8M0 scales are not read: the software applies them with the alignment
+   * ({@link MxLoad#codeExponent}) to each block's INT32 partial. Only on an NPU built with
+   * {@link MachineParams#mxLoad()}.
+   */
+  record LoadMx(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows, long format)
+      implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.LOADMX;
     }
   }
 }

@@ -24,6 +24,8 @@ import java.util.Optional;
  *  5                         format[7:0] | shift[15:8]      format[7:0]
  *                            (shift: signed 8 bits)
  *
+ * word  LOADMX: words 1..6 as LOAD, word 7 format (0 E4M3, 1 E5M2, 2 INT8)
+ *
  * word  PPMCFG     PPUTAB   PPM
  *  1    ext        ext      src (scratchpad bytes, INT32 rows)
  *  2    channels            srcStride
@@ -50,6 +52,9 @@ public final class CommandCodec {
       dma(w, s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows(), "store");
     } else if (c instanceof Command.Load4 l) {
       dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load4");
+    } else if (c instanceof Command.LoadMx l) {
+      dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "loadmx");
+      w[7] = (int) field(l.format(), 32, "loadmx format");
     } else if (c instanceof Command.DspTab t) {
       w[1] = (int) field(t.ext(), 32, "dsptab ext");
     } else if (c instanceof Command.DspIn d) {
@@ -127,6 +132,7 @@ public final class CommandCodec {
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
           w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3);
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
+      case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));
       case DSPTAB -> new Command.DspTab(u(w[1]));
       case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
           (byte) (w[5] >>> 8));

@@ -18,12 +18,13 @@ package org.llmnpu.isa;
  *        systolic {@link #engineCycles} or the PiM engine's), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
  *        cycle (≥ done) in which the controller is not in a LOAD
- * dispatch  a decoded LOAD waits while a drain starts or runs; a STORE that reads none of the
+ * dispatch  a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE that reads none of the
  *        running GEMM's result bytes goes at once; any other command waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
  load4  (n source beats)  beats at least 2 cycles apart: t_i = max(e, memFree) + i·max(I, 2);
  *        next fetch at t_{n−1} + lat + 2 (each beat writes two scratchpad lines, the second one cycle later)
+ * loadmx  as a load (the element decoding is combinational on the beat's way to the scratchpad)
  * dsptab (n = 768 / line beats)  as a load
  * dsprun (n = ceil(8·words / line))  program beats as a load, the run starts with the last word:
  *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included)

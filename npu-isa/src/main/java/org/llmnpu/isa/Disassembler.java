@@ -46,6 +46,8 @@ public final class Disassembler {
       return new long[] {s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows()};
     } else if (c instanceof Command.Load4 l) {
       return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows()};
+    } else if (c instanceof Command.LoadMx l) {
+      return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), l.format()};
     } else if (c instanceof Command.DspTab t) {
       return new long[] {t.ext()};
     } else if (c instanceof Command.DspIn d) {

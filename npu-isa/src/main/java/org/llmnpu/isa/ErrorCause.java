@@ -12,7 +12,8 @@ public enum ErrorCause {
   BAD_SHAPE(4, "impossible shape (zero, or larger than the engine's capacity)"),
   WATCHDOG(5, "watchdog: the external memory did not answer within the limit, or a DSP program ran past its limit"),
   DSP_ADDRESS(6, "Vector DSP buffer range outside the buffer, or a program longer than the program memory"),
-  UNSUPPORTED(7, "the command needs a unit or mode this NPU was built without (PPM, PPU, the GEMM's N:M sparsity), "
+  UNSUPPORTED(7, "the command needs a unit or mode this NPU was built without (PPM, PPU, the GEMM's N:M sparsity, "
+      + "MX decoding for loadmx), "
       + "or a ppm on a PPU before any pputab");
 
   private final int code;

@@ -14,7 +14,7 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
  *
  * <p>Checks per command, in this order (the first failing one halts with its cause and the
  * command's index): opcode defined; the unit or mode it needs ({@link ErrorCause#UNSUPPORTED}: PPM, PPU
- * and a loaded table, the GEMM's N:M sparsity); shape (DMA: 1 ≤ rows, rowBytes ≤ 65535; GEMM: 1 ≤ M, K, N ≤
+ * and a loaded table, the GEMM's N:M sparsity, MX decoding for {@code loadmx}); shape (DMA: 1 ≤ rows, rowBytes ≤ 65535; GEMM: 1 ≤ M, K, N ≤
  * maxM, maxK, maxN); scratchpad range and line alignment; external-memory range and alignment.
  * Fetching a command past the end of memory halts with {@link ErrorCause#EXT_ADDRESS}.
  */
@@ -123,13 +123,16 @@ public final class IsaSimulator {
       }
       boolean independentStore = c instanceof Command.Store st
           && !cycles.resultsOverlap(st.spad(), st.spad() + (st.rows() - 1) * st.spadStride() + st.rowBytes());
-      cycles.dispatch(c instanceof Command.Load || c instanceof Command.Load4, independentStore);
+      cycles.dispatch(c instanceof Command.Load || c instanceof Command.Load4 || c instanceof Command.LoadMx,
+          independentStore);
       if (c instanceof Command.Halt) {
         return finish(ErrorCause.NONE, 0);
       } else if (c instanceof Command.Load l) {
         load(l);
       } else if (c instanceof Command.Load4 l) {
         load4(l);
+      } else if (c instanceof Command.LoadMx l) {
+        loadMx(l);
       } else if (c instanceof Command.DspTab t) {
         dsp.loadTables(mem, (int) t.ext());
         long beats = Command.DSP_TABLE_BYTES / p.lineBytes();
@@ -204,6 +207,11 @@ public final class IsaSimulator {
         }
       }
       return shape;
+    } else if (c instanceof Command.LoadMx l) {
+      if (l.format() > MxLoad.LAST) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
     } else if (c instanceof Command.DspTab t) {
       return extRange(t.ext(), Command.DSP_TABLE_BYTES);
     } else if (c instanceof Command.DspIn d) {
@@ -268,6 +276,8 @@ public final class IsaSimulator {
       return p.ppu();
     } else if (c instanceof Command.Ppm) {
       return p.hasPpm() && (!p.ppu() || ppm.tableLoaded());
+    } else if (c instanceof Command.LoadMx) {
+      return p.mxLoad();
     } else if (c instanceof Command.Gemm g) {
       return g.sparsity() == Command.DENSE || g.sparsity() > Command.S4_8 || g.sparsity() == p.sparsity();
     }
@@ -316,6 +326,23 @@ public final class IsaSimulator {
     for (long r = 0; r < l.rows(); r++) {
       System.arraycopy(mem, (int) (l.ext() + r * l.extStride()), spad, (int) (l.spad() + r * l.spadStride()),
           (int) l.rowBytes());
+    }
+    long beats = beats(l.rowBytes(), l.rows());
+    counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
+    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
+    counters[Counter.SPAD_WRITES.ordinal()] += beats;
+    cycles.load(beats);
+  }
+
+  /** A {@code load} whose bytes become {@link MxLoad#code}s; counters and cycles those of a {@code load}. */
+  private void loadMx(Command.LoadMx l) {
+    byte[] table = MxLoad.table((int) l.format());
+    for (long r = 0; r < l.rows(); r++) {
+      int from = (int) (l.ext() + r * l.extStride());
+      int to = (int) (l.spad() + r * l.spadStride());
+      for (int b = 0; b < l.rowBytes(); b++) {
+        spad[to + b] = table[mem[from + b] & 0xFF];
+      }
     }
     long beats = beats(l.rowBytes(), l.rows());
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();

@@ -31,11 +31,28 @@ package org.llmnpu.isa;
  * @param ppu            the PPM has the PPU (its table applies to every {@code ppm}; {@code pputab} legal)
  * @param sparsity       the N:M mode the MAC array is built for: {@link Command#DENSE} (dense GEMMs only),
  *                       {@link Command#S2_4} or {@link Command#S4_8} (that mode's GEMMs also legal)
+ * @param mxLoad         the DMA decodes MX elements on the load path ({@link Command.LoadMx} legal, else
+ *                       {@link ErrorCause#UNSUPPORTED})
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                            int ppmLatency, boolean ppu, int sparsity) {
+                            int ppmLatency, boolean ppu, int sparsity, boolean mxLoad) {
+
+  /** A machine without MX decoding on the load path. */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
+                       int ppmLatency, boolean ppu, int sparsity) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, false);
+  }
+
+  /** The same machine with ({@code true}) or without MX decoding on the load path ({@link Command.LoadMx}). */
+  public MachineParams withMxLoad(boolean mx) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx);
+  }
 
   /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
   public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
@@ -48,7 +65,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with a PPM of {@code latency} cycles (with or without the PPU) and an array built for {@code sparsity}. */
   public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity);
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad);
   }
 
   /** Whether the NPU has a PPM. */
@@ -155,12 +172,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with another memory timing. */
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity);
+        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad);
   }
 
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity);
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad);
   }
 }

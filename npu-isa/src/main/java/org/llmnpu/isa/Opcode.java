@@ -32,6 +32,11 @@ public enum Opcode {
   PPUTAB(0x0B, Queue.EXECUTE),
   /** Requantizes scratchpad INT32 rows to INT8 codes on the PPM (bias, scale, shift, zero point, PPU table). */
   PPM(0x0C, Queue.EXECUTE),
+  /**
+   * 2-D strided DMA like {@link #LOAD} that decodes MX elements (FP8 E4M3, FP8 E5M2 or INT8) into INT8
+   * codes aligned to the format's top binade ({@link MxLoad}).
+   */
+  LOADMX(0x0D, Queue.LOAD),
   /** Waits until every earlier command has finished (all queues drained). */
   FENCE(0x0E, Queue.NONE),
   /** Ends the program: the NPU raises {@code done}. */

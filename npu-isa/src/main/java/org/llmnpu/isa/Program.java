@@ -97,6 +97,11 @@ public final class Program {
       return add(new Command.Ppm(src, srcStride, dst, dstStride, m, n));
     }
 
+    /** A {@link Command.LoadMx} of {@code format} ({@link MxLoad#E4M3}, {@link MxLoad#E5M2}, {@link MxLoad#INT8}). */
+    public Builder loadmx(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows, long format) {
+      return add(new Command.LoadMx(ext, extStride, spad, spadStride, rowBytes, rows, format));
+    }
+
     public Builder load4(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) {
       return add(new Command.Load4(ext, extStride, spad, spadStride, rowBytes, rows));
     }

@@ -32,7 +32,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       + "first with the compressor), int8+smooth, int8@gptq+smooth (SmoothQuant first), int4 (per channel, loaded "
       + "with load4), int4-g32 (INT4 with a scale per 32 rows of K, a GEMM per group summed on the DSP), s2_4 (2:4-pruned "
       + "INT8, compressed with metadata, sparse GEMMs: the NPU's array in 2:4, switched on for the golden simulator, "
-      + "required of the RTL); default ${DEFAULT-VALUE}.")
+      + "required of the RTL), mxfp8 / mxint8 (OCP MX blocks of 32 rows of K, decoded by loadmx on an NPU with mxLoad, "
+      + "which the default NPU then gets; one GEMM per block); default ${DEFAULT-VALUE}.")
   String quant;
   @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
       + "golden, step by step; default ${DEFAULT-VALUE}).")
@@ -71,7 +72,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
     }
     DecoderRun.Result r;
     try {
-      r = DecoderRun.run(options, configFile == null ? org.llmnpu.rtl.npu.NpuConfig.defaults()
+      r = DecoderRun.run(options, configFile == null ? DecoderRun.defaultNpu(quant)
           : org.llmnpu.rtl.npu.NpuConfig.load(configFile), SimOptions.fromEnvironment());
     } catch (IllegalArgumentException | java.io.IOException e) {
       System.err.println(e.getMessage());

@@ -149,17 +149,19 @@ class NpuReportCommandTest {
   @Test
   void everyGeneratorParameterReachesTheReportedNpu() throws Exception {
     org.llmnpu.rtl.npu.NpuConfig c = NpuReportCommand.config(null, java.util.List.of("rows=8", "engine=pim-k4",
-        "ppu=false", "weightRowsPerCycle=2", "dspLanes=4", "dspRows=64"), false);
+        "ppu=false", "weightRowsPerCycle=2", "dspLanes=4", "dspRows=64", "mxLoad=true"), false);
     assertEquals("pim-k4", c.engine());
+    assertTrue(c.mxLoad());
     assertFalse(c.ppu());
     assertEquals(2, c.weightRowsPerCycle());
     assertEquals(4, c.dspLanes());
     assertEquals(64, c.dspRows());
     Path yaml = tmp.resolve("npu.yaml");
-    Files.writeString(yaml, "rows: 8\nengine: pim\nppu: false\n");
+    Files.writeString(yaml, "rows: 8\nengine: pim\nppu: false\nmxLoad: true\n");
     org.llmnpu.rtl.npu.NpuConfig f = NpuReportCommand.config(yaml, java.util.List.of("maxK=64"), false);
     assertEquals("pim", f.engine());
     assertFalse(f.ppu());
+    assertTrue(f.mxLoad());
     assertEquals(64, f.maxK());
     assertEquals(f, NpuReportCommand.config(null, org.llmnpu.cli.npu.NpuReportPipeline.generatorParams(f).entrySet()
         .stream().map(e -> e.getKey() + "=" + e.getValue()).toList(), false).withMemory(f.memLatency(),

@@ -135,9 +135,14 @@ public final class DecoderRun {
   private DecoderRun() {
   }
 
-  /** Runs on the default NPU ({@code NpuConfig.defaults()}). */
+  /** Runs on the default NPU ({@code NpuConfig.defaults()}, with MX decoding on the load path for an MX format). */
   public static Result run(Options o, SimOptions sim) throws IOException {
-    return run(o, NpuConfig.defaults(), sim);
+    return run(o, defaultNpu(o.quant()), sim);
+  }
+
+  /** {@code NpuConfig.defaults()}, with {@code mxLoad} when {@code quant} is an MX format (it needs {@code loadmx}). */
+  public static NpuConfig defaultNpu(String quant) {
+    return NpuConfig.defaults().withMxLoad(WeightFormats.mx(quant) >= 0);
   }
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
@@ -202,9 +207,9 @@ public final class DecoderRun {
         int group = WeightFormats.group(o.quant());
         int sparsity = WeightFormats.sparsity(o.quant());
         LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
-            Math.max(o.promptLen(), o.gamma() + 1), bits, group, sparsity);
+            Math.max(o.promptLen(), o.gamma() + 1), bits, group, sparsity, WeightFormats.mx(o.quant()));
         LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits,
-            group, sparsity);
+            group, sparsity, WeightFormats.mx(o.quant()));
         int block = DecoderLowering.largestBlock(target, 16);
         NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
             new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());

@@ -42,7 +42,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}); then the
  * command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read per beat as the
  * memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
- * STORE reads the scratchpad and issues masked writes; LOAD4 unpacks each beat's signed INT4
+ * STORE reads the scratchpad and issues masked writes; a {@code loadmx} is a LOAD whose beats pass the MX
+ * element decoders ({@link NpuLoadMx}, with {@code NpuConfig.mxLoad}); LOAD4 unpacks each beat's signed INT4
  * nibbles into two INT8 lines ({@link NpuLoad4}, beats at most every other cycle); the streams of
  * DSP_TAB, DSP_PROG and SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X
  * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code weightRowsPerCycle} rows a
@@ -187,6 +188,9 @@ public final class Npu extends HwModule {
     ppm = new NpuPpmCommands(this, c);
     ppmItem.set(ppm.unit.item);
     dma.load4();
+    if (p.mxLoad()) {
+      dma.loadMx();
+    }
     NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
     back.loadRule();
     dma.memoryPort(snapshot);
@@ -217,7 +221,7 @@ public final class Npu extends HwModule {
     spad.writeLine.set(mux(back.inDrain, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
         mux(load4.pending, load4.pendingLine, mux(ppm.write, ppm.writeLine, spLine))));
     spad.writeData.set(mux(back.inDrain, back.drainData, mux(load4.pending, load4.pendingData, mux(inLoad4,
-        load4.firstData, mux(inDspOut, dsp.unit.outData, mux(ppm.write, ppm.unit.outData, mem_resp_data))))));
+        load4.firstData, mux(inDspOut, dsp.unit.outData, mux(ppm.write, ppm.unit.outData, dma.loadData()))))));
     spad.writeMask.set(mux(back.inDrain, mux(back.drain.lastInRow(), back.drainEndMask, dma.ones),
         mux(load4.pending, load4.pendingMask, mux(inLoad4, load4.firstMask,
         mux(inDspOut, dsp.unit.outMask, mux(ppm.write, ppm.unit.outMask,
@@ -297,6 +301,6 @@ public final class Npu extends HwModule {
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
-        + (config.ppu() ? "" : "_noppu");
+        + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "");
   }
 }

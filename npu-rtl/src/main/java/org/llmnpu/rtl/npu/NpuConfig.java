@@ -46,11 +46,14 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  * @param ppu              the PPM's PPU (the programmable C-LUT nonlinearity after requantization) [true];
  *                         the PPM ({@code rows} lanes, INT8 codes) is always built, its latency is
  *                         {@link PpmConfig#latency()} of {@link #ppm()}
+ * @param mxLoad           MX element decoding on the load path [false]: {@code loadmx} (E4M3, E5M2, INT8 elements
+ *                         → INT8 codes, {@link NpuLoadMx}, one decoder per line byte); without it {@code loadmx}
+ *                         halts with {@code UNSUPPORTED}
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
-                        String engine, int weightRowsPerCycle, boolean ppu) {
+                        String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad) {
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
   public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
@@ -89,6 +92,16 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
       throw new IllegalArgumentException("weightRowsPerCycle must be one of " + allowed + " (powers of two up to"
           + " min(rows, " + MAX_WEIGHT_ROWS_PER_CYCLE + "), rows = " + rows + "), got " + weightRowsPerCycle);
     }
+  }
+
+  /** An NPU without MX decoding on the load path. */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
+                   int weightRowsPerCycle, boolean ppu) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, false);
   }
 
   /** An NPU that copies one W row per cycle, with the PPU. */
@@ -183,7 +196,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
-        weightRowsPerCycle).withUnits(ppm().latency(), ppu, org.llmnpu.isa.Command.DENSE);
+        weightRowsPerCycle).withUnits(ppm().latency(), ppu, org.llmnpu.isa.Command.DENSE).withMxLoad(mxLoad);
   }
 
   /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
@@ -195,7 +208,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withPpu(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, on);
+        weightRowsPerCycle, on, mxLoad);
   }
 
   /** The GEMM engine inside. */
@@ -207,21 +220,28 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu);
+        weightRowsPerCycle, ppu, mxLoad);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle, ppu);
+        weightRowsPerCycle, ppu, mxLoad);
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
-        ppu);
+        ppu, mxLoad);
+  }
+
+  /** The same NPU with ({@code true}) or without MX element decoding on the load path ({@code loadmx}). */
+  public NpuConfig withMxLoad(boolean on) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, on);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

@@ -64,7 +64,7 @@ final class NpuControl {
         .is(Npu.State.FETCH.ordinal(), () -> fetch.step(bark))
         .is(Npu.State.DECODE.ordinal(), () ->
           npu.whenOf(dec.undefined.and(ppm.dec.defined.not()), () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
-              .elseWhen(ppm.dec.unsupported, () -> npu.fail(ErrorCause.UNSUPPORTED))
+              .elseWhen(ppm.dec.unsupported.or(dec.mxUnsupported), () -> npu.fail(ErrorCause.UNSUPPORTED))
               .elseWhen(dec.badShape.or(ppm.dec.badShape), () -> npu.fail(ErrorCause.BAD_SHAPE))
               .elseWhen(dec.badSpad.or(ppm.dec.badSpad), () -> npu.fail(ErrorCause.SPAD_ADDRESS))
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))

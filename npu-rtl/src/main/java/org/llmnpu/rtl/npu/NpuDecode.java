@@ -8,6 +8,7 @@ import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.MxLoad;
 import org.llmnpu.isa.Opcode;
 
 /**
@@ -20,6 +21,9 @@ final class NpuDecode {
   final Bool undefined;
   final Bool isDma;
   final Bool isLoad4;
+  final Bool isLoadMx;
+  /** A {@code loadmx} on an NPU built without MX decoding. */
+  final Bool mxUnsupported;
   final Bool isDspTab;
   final Bool isDspIn;
   final Bool isDspOut;
@@ -68,7 +72,9 @@ final class NpuDecode {
     isDspOut = npu.wireOf("decode_isDspOut", op.eq(Opcode.DSPOUT.code()));
     isDspRun = npu.wireOf("decode_isDspRun", op.eq(Opcode.DSPRUN.code()));
     isSnapshot = npu.wireOf("decode_isSnapshot", op.eq(Opcode.SNAPSHOT.code()));
-    isDma = npu.wireOf("decode_isDma", isLoad.or(isStore).or(isLoad4));
+    isLoadMx = npu.wireOf("decode_isLoadMx", op.eq(Opcode.LOADMX.code()));
+    mxUnsupported = npu.wireOf("decode_mxUnsupported", isLoadMx.and(p.mxLoad() ? isLoadMx.not() : isLoadMx));
+    isDma = npu.wireOf("decode_isDma", isLoad.or(isStore).or(isLoad4).or(isLoadMx));
     undefined = npu.wireOf("decode_undefined", isDma.or(isGemm).or(op.eq(Opcode.FENCE.code()))
         .or(op.eq(Opcode.HALT.code())).or(isDspTab).or(isDspIn).or(isDspOut).or(isDspRun).or(isSnapshot).not()
         .or(w.get(0).slice(31, 8).ne(0)));
@@ -152,7 +158,7 @@ final class NpuDecode {
     programBeats = npu.wireOf("decode_programBeats", words.lsbs(depthBits + 1).resize(depthBits + 4).shiftLeft(3)
         .resize(depthBits + 4).add(line - 1).shiftRight(lineShift).resize(16));
 
-    badShape = npu.wireOf("decode_badShape", isDma.and(dmaShape).or(isGemm.and(gemmShape))
+    badShape = npu.wireOf("decode_badShape", isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST))).or(isGemm.and(gemmShape))
         .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))));
     badSpad = npu.wireOf("decode_badSpad", isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)));
     badDsp = npu.wireOf("decode_badDsp", isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth()))));

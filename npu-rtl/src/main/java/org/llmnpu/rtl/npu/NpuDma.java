@@ -17,7 +17,8 @@ import org.llmnpu.isa.Opcode;
  * memory port. {@code load}: one read request per beat as the memory accepts it, each response
  * written to the scratchpad in the cycle it arrives (byte mask on a row's last beat, {@link
  * #rowEndMask}); {@code store}: one scratchpad read and one masked write request per beat;
- * {@code load4}: the reads of {@link NpuLoad4}, at most one every other cycle. The streams of
+ * {@code load4}: the reads of {@link NpuLoad4}, at most one every other cycle; {@code loadmx}: a
+ * {@code load} whose responses pass the element decoders of {@link NpuLoadMx}. The streams of
  * {@code dsptab}, {@code dsprun}'s program and {@code snapshot} are one-row walks of line beats.
  * The memory port serves the fetch first ({@link NpuFetch}), else the running stream. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code load}, {@code store}, {@code load4}).
@@ -38,6 +39,8 @@ final class NpuDma {
   Bits ones;
   Bits rowEndMask;
   NpuLoad4 load4;
+  /** The {@code loadmx} decoders, or null on an NPU without MX decoding. */
+  NpuLoadMx loadMx;
   /** A load response is written this cycle. */
   Bool loadWrite;
   private Bool justFired;
@@ -48,7 +51,7 @@ final class NpuDma {
     int countBits = 16;
     ext = npu.section2("ext", () -> new Walker(npu, Npu.ADDR, countBits));
     sp = npu.section2("spadWalk", () -> new Walker(npu, Npu.ADDR, countBits, false));
-    isLoad = npu.wireOf("isLoad", npu.fetch.opcode.eq(Opcode.LOAD.code()));
+    isLoad = npu.wireOf("isLoad", npu.fetch.opcode.eq(Opcode.LOAD.code()).or(npu.fetch.opcode.eq(Opcode.LOADMX.code())));
     lineConst = uintLit(npu.line, Npu.ADDR);
     rows = npu.reg0("dmaRows", uint(16));
     beats = npu.reg0("dmaBeats", uint(16));
@@ -76,6 +79,16 @@ final class NpuDma {
         remainder, sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
   }
 
+  /** The {@code loadmx} decoders (only on an NPU with MX decoding on the load path). */
+  void loadMx() {
+    loadMx = new NpuLoadMx(npu, npu.mem_resp_data, npu.line);
+  }
+
+  /** What a LOAD response writes: the read data, or its MX codes in a {@code loadmx}. */
+  UInt loadData() {
+    return loadMx == null ? npu.mem_resp_data : mux(loadMx.active, loadMx.codes, npu.mem_resp_data);
+  }
+
   /** The memory port: the fetch's beats, else the running stream's (read or write). */
   void memoryPort(NpuSnapshot snapshot) {
     Bool streams = npu.wireOf("dma_streams", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
@@ -97,6 +110,10 @@ final class NpuDma {
     spadStride.set(w.get(4));
     spadStep.set(mux(npu.dec.isLoad4, uintLit(2 * line, Npu.ADDR), lineConst));
     rows.set(w.get(6).lsbs(16));
+    if (loadMx != null) {
+      loadMx.active.set(npu.dec.isLoadMx);
+      loadMx.format.set(w.get(7).lsbs(2));
+    }
     beats.set(npu.dec.dmaBeats);
     remainder.set(w.get(5).lsbs(npu.lineShift).resize(npu.lineShift + 1));
     npu.state.set(mux(isLoad, Npu.st(Npu.State.LOAD), mux(npu.dec.isLoad4, Npu.st(Npu.State.LOAD4),

@@ -124,4 +124,20 @@ class NpuConfigTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
     assertTrue(e.getMessage().contains("ppu"), e.getMessage());
   }
+
+  @Test
+  void mxLoadReachesTheMachineAndTheModuleName() throws Exception {
+    assertEquals(false, NpuConfig.defaults().mxLoad());
+    assertEquals(false, NpuConfig.defaults().machine().mxLoad());
+    Path yaml = dir.resolve("mx.yaml");
+    Files.writeString(yaml, "mxLoad: true\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertTrue(c.mxLoad());
+    assertTrue(c.machine().mxLoad());
+    assertTrue(c.withPpu(false).withMemory(4, 8).withWeightRowsPerCycle(2).withEngine("pim").machine().mxLoad());
+    assertTrue(new Npu(NpuConfig.small().withMxLoad(true)).moduleName().endsWith("_mx"));
+    Files.writeString(yaml, "mxLoad: maybe\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("mxLoad"), e.getMessage());
+  }
 }

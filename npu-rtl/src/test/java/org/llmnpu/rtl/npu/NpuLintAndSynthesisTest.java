@@ -50,7 +50,7 @@ class NpuLintAndSynthesisTest {
   @Test
   void npuCopyingSeveralWeightRowsPerCycleIsLintClean() {
     ToolsForTests.require("verilator");
-    for (NpuConfig c : List.of(NpuConfig.small().withWeightRowsPerCycle(4),
+    for (NpuConfig c : List.of(NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.defaults().withMxLoad(true),
         NpuConfig.small().withEngine("pim-k4").withWeightRowsPerCycle(2))) {
       VerilogDesign d = Verilog.emit(new Npu(c));
       Path out = dir.resolve(d.top());

@@ -46,11 +46,21 @@ public final class IntegerPathAccuracy {
   /** As above with block-weight GEMMs of N:M mode {@code sparsity} (2:4: {@code lowered} already pruned). */
   public static LogitComparison evaluate(ModelWeights weights, ModelWeights lowered, int bits, int group, int sparsity,
                                          MachineParams machine, int count, int length, long seed) {
+    return evaluate(weights, new LoweredModel(lowered, machine, length, length, bits, group, sparsity), count, length,
+        seed);
+  }
+
+  /** As above for the weight format {@code format} of {@link WeightFormats} (e.g. {@code mxfp8}). */
+  public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
+                                         int length, long seed) {
+    return evaluate(weights, WeightFormats.lower(weights, format, machine, length, length), count, length, seed);
+  }
+
+  private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
-    LoweredModel model = new LoweredModel(lowered, machine, length, length, bits, group, sparsity);
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
       NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN);

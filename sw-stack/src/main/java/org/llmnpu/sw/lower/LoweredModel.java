@@ -84,6 +84,8 @@ public final class LoweredModel {
   final int bits;
   /** Rows of K per weight-quantization group (0: one scale per output channel). */
   final int weightGroup;
+  /** The {@code loadmx} format of MX block weights ({@code MxLoad.E4M3} for mxfp8), or -1 (integer weights). */
+  final int mxFormat;
   /** N:M mode of the block weights' GEMMs ({@link Command#DENSE} or {@link Command#S2_4}). */
   final int sparsity;
 
@@ -134,7 +136,37 @@ public final class LoweredModel {
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
                       int weightGroup, int sparsity) {
+    this(weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, sparsity, -1);
+  }
+
+  /**
+   * As above; {@code mxFormat} ≥ 0 (an {@code org.llmnpu.isa.MxLoad} format, with 8-bit weights in
+   * groups of 32) stores the block weights as OCP MX blocks of 32 rows of K per output channel (the
+   * {@code numerics} {@code MxQuantizer}, round to nearest even; the last block of a ragged K shorter):
+   * the element bytes in W[K×N] layout, decoded by {@code loadmx} into INT8 codes on the way to the
+   * scratchpad, and per block the FP16 scale {@code 2^(X − 127 + codeExponent − σ)} (X the block's
+   * E8M0 scale) in place of a group scale, so the DSP dequantizes each group's INT32 partial exactly
+   * as for {@code int4-g32}. Needs a machine with {@code mxLoad}. The LM head stays INT8. Dense only.
+   */
+  public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
+                      int weightGroup, int sparsity, int mxFormat) {
     this.c = weights.config();
+    if (mxFormat >= 0 && sparsity != Command.DENSE) {
+      throw new IllegalArgumentException("MX weights are dense, got sparsity " + sparsity);
+    }
+    if (mxFormat >= 0) {
+      org.llmnpu.isa.MxLoad.type(mxFormat);
+      if (weightBits != 8 || weightGroup != org.llmnpu.numerics.mx.MxBlock.SIZE) {
+        throw new IllegalArgumentException("MX weights need weightBits 8 and weightGroup "
+            + org.llmnpu.numerics.mx.MxBlock.SIZE + ", got " + weightBits + " and " + weightGroup);
+      }
+      if (!machine.mxLoad()) {
+        throw new IllegalArgumentException("MX weights need an NPU with MX decoding on the load path (mxLoad = true;"
+            + " npu-rtl NpuConfig.withMxLoad, -p mxLoad=true)");
+      }
+    }
+    this.mxFormat = mxFormat;
+
     if (sparsity != Command.DENSE && sparsity != Command.S2_4) {
       throw new IllegalArgumentException("sparsity must be 0 (dense) or 1 (2:4), got " + sparsity);
     }

@@ -63,15 +63,18 @@ final class LoweringEmitter {
   }
 
   /**
-   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; 2:4 per K chunk
-   * its value rows (load) and its packed metadata rows widened by load4 after them.
+   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; MX elements
+   * decoded by loadmx; 2:4 per K chunk its value rows (load) and its packed metadata rows widened by
+   * load4 after them.
    */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
     sparsity = l.m.sparsity;
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
-    if (l.m.bits == 4) {
+    if (l.m.mxFormat >= 0) {
+      b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
+    } else if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
     } else if (sparsity == Command.S2_4) {
       long meta = ext + l.m.sparseMetaOffset(k, n);

@@ -22,21 +22,31 @@ import org.llmnpu.sw.model.Transformer;
  * weight pruned 2:4 along K by magnitude ({@code numerics}' {@code NmPruner}, through
  * {@link ModelCompressor} with the spec {@code 2:4}: no calibration data), then INT8 per channel over
  * the kept values, stored compressed with metadata and run by sparse GEMMs on an NPU whose array is
- * built for 2:4 ({@link NpuTargets#sparse24()}; the LM head stays dense INT8).
+ * built for 2:4 ({@link NpuTargets#sparse24()}; the LM head stays dense INT8); {@code mxfp8}: OCP MX
+ * blocks of 32 rows of K per output channel with FP8 E4M3 elements (one byte each, the E8M0 scale
+ * turned into an FP16 group scale), decoded to INT8 codes by {@code loadmx} on the load path (an
+ * NPU with {@code mxLoad}), then the {@code int4-g32} machinery: one GEMM per block, partials
+ * scaled and summed on the DSP; {@code mxint8}: the same with MXINT8 elements (the codes are the
+ * element bytes).
  */
 public final class WeightFormats {
   /** The formats, by name. */
   public static final List<String> NAMES = List.of("int8", "int8@gptq", "int8@awq", "int8@clip", "int8+smooth",
-      "int8@gptq+smooth", "int4", "int4-g32", "s2_4");
+      "int8@gptq+smooth", "int4", "int4-g32", "s2_4", "mxfp8", "mxint8");
 
   /** Bits of the block weights of {@code format}: 4 for {@code int4} (per channel, loaded with load4), else 8. */
   public static int bits(String format) {
     return format.startsWith("int4") ? 4 : 8;
   }
 
-  /** Rows of K per quantization group of {@code format}'s block weights: 32 for {@code int4-g32}, else 0 (per channel). */
+  /** Rows of K per quantization group of {@code format}'s block weights: 32 for {@code int4-g32} and {@code mxfp8}, else 0 (per channel). */
   public static int group(String format) {
-    return format.equals("int4-g32") ? 32 : 0;
+    return format.equals("int4-g32") || mx(format) >= 0 ? 32 : 0;
+  }
+
+  /** The {@code loadmx} format of an MX weight format ({@code MxLoad.E4M3} for {@code mxfp8}, {@code INT8} for {@code mxint8}), else -1. */
+  public static int mx(String format) {
+    return format.equals("mxfp8") ? org.llmnpu.isa.MxLoad.E4M3 : format.equals("mxint8") ? org.llmnpu.isa.MxLoad.INT8 : -1;
   }
 
   /** The N:M mode of {@code format}'s block-weight GEMMs: {@link org.llmnpu.isa.Command#S2_4} for {@code s2_4}, else dense. */
@@ -48,7 +58,7 @@ public final class WeightFormats {
   public static LoweredModel lower(ModelWeights fp32, String format, org.llmnpu.isa.MachineParams machine, int maxContext,
                                    int maxStepTokens) {
     return new LoweredModel(prepare(fp32, format), machine, maxContext, maxStepTokens, bits(format), group(format),
-        sparsity(format));
+        sparsity(format), mx(format));
   }
 
   private WeightFormats() {
@@ -59,7 +69,7 @@ public final class WeightFormats {
     if (!NAMES.contains(format)) {
       throw new IllegalArgumentException("quant must be one of " + NAMES + ", got '" + format + "'");
     }
-    if (format.equals("int8") || format.startsWith("int4")) {
+    if (format.equals("int8") || format.startsWith("int4") || mx(format) >= 0) {
       return fp32;
     }
     if (format.equals("s2_4")) {

@@ -2,9 +2,15 @@ package org.llmnpu.sw.lower;
 
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MxLoad;
 import org.llmnpu.isa.SparseWeights;
 import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.numerics.fp.Rounding;
 import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.numerics.mx.E8M0;
+import org.llmnpu.numerics.mx.MxBlock;
+import org.llmnpu.numerics.mx.MxElementType;
+import org.llmnpu.numerics.mx.MxQuantizer;
 import org.llmnpu.numerics.sparse.NmPattern;
 import org.llmnpu.numerics.sparse.NmPruner;
 import org.llmnpu.sw.model.LayerWeights;
@@ -14,7 +20,8 @@ import org.llmnpu.sw.model.ModelWeights;
 /**
  * Writes a {@link LoweredModel}'s memory image: the DSP tables, FP16 embedding rows and RoPE
  * tables, per layer the FP16 vector block (norm gains, weight scales: one vector per output
- * channel set, or per K group) and the block weights (INT8, INT4 two codes a byte, or 2:4-compressed INT8; the
+ * channel set, or per K group) and the block weights (INT8, INT4 two codes a byte, 2:4-compressed INT8, or MX
+ * element bytes; the
  * llama2.c matrices transposed, fused QKV and W1|W3, Wo head-padded), the final norm and the
  * INT8 LM head. Layout and formats as described in {@link LoweredModel}.
  */
@@ -121,11 +128,18 @@ final class WeightImage {
 
   private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b, int group,
                          int vecStride) {
+    // MX blocks for the grouped block weights of an MX model; the LM head (group 0) stays INT8
+    boolean mx = m.mxFormat >= 0 && group > 0;
     if (group == 0) {
       group = k;
     }
     for (int k0 = 0; k0 < k; k0 += group) {
-      putGroup(at, scales + 2L * (k0 / group) * vecStride, rows, k0, Math.min(k, k0 + group), sigma, split, b);
+      long groupScales = scales + 2L * (k0 / group) * vecStride;
+      if (mx) {
+        putMxBlocks(at, groupScales, rows, k0, Math.min(k, k0 + group), sigma, split);
+      } else {
+        putGroup(at, groupScales, rows, k0, Math.min(k, k0 + group), sigma, split, b);
+      }
     }
   }
 
@@ -157,6 +171,36 @@ final class WeightImage {
       }
       long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
       putHalf(scaleAt, (float) Math.scalb(s, -sigma));
+    }
+  }
+
+  /**
+   * Rows {@code k0..k1-1} of W as one MX block per column: the element bytes, and the FP16 scale
+   * {@code 2^(X − 127 + codeExponent − σ)} that turns the block's {@code loadmx} codes into its values.
+   */
+  private void putMxBlocks(long at, long scales, float[][] rows, int k0, int k1, int sigma, int[] split) {
+    int n = rows.length;
+    int stride = LoweredModel.roundUp(n, line);
+    MxElementType type = MxLoad.type(m.mxFormat);
+    for (int col = 0; col < n; col++) {
+      float[] r = rows[col];
+      if (r == null) {
+        for (int i = k0; i < k1; i++) {
+          image[(int) (at + (long) i * stride + col)] = 0;
+        }
+        continue;
+      }
+      MxBlock block = MxQuantizer.quantize(type, java.util.Arrays.copyOfRange(r, k0, k1), Rounding.NEAREST_EVEN);
+      for (int i = k0; i < k1; i++) {
+        image[(int) (at + (long) i * stride + col)] = (byte) block.element(i - k0);
+      }
+      int exponent = E8M0.exponent(block.scaleCode()) + MxLoad.codeExponent(m.mxFormat) - sigma;
+      if (block.scaleIsNaN() || exponent > 15) {
+        throw new IllegalArgumentException("an MX block scale of column " + col + ", rows " + k0 + ".." + (k1 - 1)
+            + " is NaN or beyond FP16 (2^" + exponent + ")");
+      }
+      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
+      putHalf(scaleAt, (float) Math.scalb(1.0, exponent));
     }
   }
 

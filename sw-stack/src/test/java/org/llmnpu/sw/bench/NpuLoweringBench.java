@@ -16,18 +16,19 @@ import org.llmnpu.sw.model.ModelWeights;
  * Figures of the lowered stories260K on the golden ISA simulator: integer-path accuracy against
  * FP32 and the wall time of a 16-token prefill and of decode steps. Run with
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.NpuLoweringBench'
- * -Dsurefire.failIfNoSpecifiedTests=false}.
+ * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dformats=mxfp8,int8}: only those weight formats).
  */
 class NpuLoweringBench {
   @Test
   void accuracyOfTheIntegerPath() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    for (String format : org.llmnpu.sw.lower.WeightFormats.NAMES) {
-      ModelWeights lowered = org.llmnpu.sw.lower.WeightFormats.prepare(w, format);
+    String only = System.getProperty("formats");
+    for (String format : only == null ? org.llmnpu.sw.lower.WeightFormats.NAMES : java.util.List.of(only.split(","))) {
+      // s2_4 on the NPU with a 2:4 array; the others on the default NPU with MX decoding on the load path (the MX
+      // formats need it; the integer ones do not use it)
       int sparsity = org.llmnpu.sw.lower.WeightFormats.sparsity(format);
-      LogitComparison c = IntegerPathAccuracy.evaluate(w, lowered, org.llmnpu.sw.lower.WeightFormats.bits(format),
-          org.llmnpu.sw.lower.WeightFormats.group(format), sparsity,
-          sparsity == 0 ? NpuTargets.defaultNpu() : NpuTargets.sparse24(), 8, 64, 2_000_000L);
+      LogitComparison c = IntegerPathAccuracy.evaluate(w, format,
+          sparsity == 0 ? NpuTargets.defaultNpu().withMxLoad(true) : NpuTargets.sparse24(), 8, 64, 2_000_000L);
       System.out.printf("| %s | %.4f | %.5f | %.1f | %d |%n", format, c.top1Agreement(), c.klDivergence(), c.snrDb(),
           c.positions());
     }

@@ -1,0 +1,29 @@
+package org.llmnpu.cosim.decoder;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * stories260K with {@code mxfp8} weights (MX E4M3 blocks decoded by {@code loadmx}) on the default NPU
+ * with {@code mxLoad} in Verilator against the golden ISA simulator: a 2-token prefill and one full
+ * decode step (all layers and the LM head), memory images, status and every counter equal, RTL cycles
+ * equal to the cycle model.
+ */
+class DecoderMxCosimTest {
+  @Test
+  void anMxfp8DecodeStepIsBitExactOnTheRtl() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 2, 2, "mxfp8", DecoderRun.Engine.RTL, 3),
+        SimModes.local());
+    assertTrue(r.machine().mxLoad());
+    assertEquals(2, r.steps().size());
+    assertEquals("decode", r.steps().get(1).phase());
+    for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+    }
+  }
+}
