@@ -62,16 +62,18 @@ final class DspLane extends HwModule {
   final UInt sourceA = out(uint(32));
   private final int rows;
   private final int segments;
+  private final int stages;
   private final boolean split;
   private final boolean fma32;
   private final boolean permute;
   /** With {@code permute}: the lane-rotated operand a (ROT). */
   final UInt rotateIn;
 
-  DspLane(int rows, int rowBits, int segments, boolean split, boolean fma32, boolean permute) {
+  DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute) {
     this.rows = rows;
     this.segments = segments;
-    this.split = split;
+    this.stages = stages;
+    this.split = stages > 1;
     this.fma32 = fma32;
     this.permute = permute;
     rotateIn = permute ? in("rotateIn", uint(32)) : null;
@@ -81,7 +83,7 @@ final class DspLane extends HwModule {
     hostRow = in(uint(rowBits));
 
     if (split) {
-      twoStageExecute();
+      pipelinedExecute();
     } else {
       oneStageExecute();
     }
@@ -176,29 +178,54 @@ final class DspLane extends HwModule {
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
   }
 
-  /** Two execute stages: FP rounding and write-back in execute 2, forwarding from both. */
-  private void twoStageExecute() {
+  /**
+   * N = {@code stages} (2..4) execute stages: FP units pipelined over all of them, every other op
+   * complete in execute 1 and carried along; write-back in execute N; forwarding from every stage
+   * (an FP result only from execute N: the DSP's interlock holds its readers until then).
+   */
+  private void pipelinedExecute() {
+    int n = stages;
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
-    // execute 2: the instruction's write-back (result below)
+    // execute N: the instruction's write-back (result below)
     UInt result = wire("result", uint(32));
     Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
-    Bool writeBack = enabled.and(writes);
-    if (split) {
-      Bool writeBack2 = regInit("writeBack2", bool(), 0);
-      writeBack2.set(writeBack);
-      writeBack = writeBack2;
-    }
-    UInt rd2 = stage("rd2", rd);
-    // issue: register read with forwarding from execute 1 (ops that complete there) and execute 2;
-    // an FP result in execute 1 is never needed here (the DSP holds the instruction a cycle)
     UInt simple = wire("simple", uint(32));
-    Bool early = wire("early", enabled.and(writes).and(lateOp(op).not()));
-    UInt a = regNext("a", forward(ra, early, rd, simple, writeBack, rd2, result, registers));
-    UInt b = regNext("b", forward(rb, early, rd, simple, writeBack, rd2, result, registers));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign)
-    UInt c = regNext("c", forward(rc, early, rd, simple, writeBack, rd2, result, registers).lsbs(cWidth()));
+    Bool late1 = lateOp(op);
+    // the instruction in execute j (2..N): write-back enable, destination, op completed early, its value
+    Bool[] writeBack = new Bool[n + 1];
+    UInt[] rdAt = new UInt[n + 1];
+    Bool[] lateAt = new Bool[n + 1];
+    UInt[] simpleAt = new UInt[n + 1];
+    writeBack[1] = enabled.and(writes);
+    rdAt[1] = rd;
+    lateAt[1] = late1;
+    simpleAt[1] = simple;
+    for (int j = 2; j <= n; j++) {
+      Bool wb = regInit("writeBack" + j, bool(), 0);
+      wb.set(writeBack[j - 1]);
+      writeBack[j] = wb;
+      rdAt[j] = regNext("rd" + j, rdAt[j - 1]);
+      if (j < n) {
+        lateAt[j] = regNext("late" + j, lateAt[j - 1]);
+      }
+      simpleAt[j] = regNext("simple" + j, simpleAt[j - 1]);
+    }
+    // issue: register read with forwarding, youngest first: execute 1 (ops that complete there),
+    // execute 2..N−1 (the same, carried), execute N (every result)
+    java.util.function.Function<UInt, UInt> forward = r -> {
+      UInt v = registers.readAsync(r);
+      v = mux(writeBack[n].and(rdAt[n].eq(r)), result, v);
+      for (int j = n - 1; j >= 1; j--) {
+        v = mux(writeBack[j].and(lateAt[j].not()).and(rdAt[j].eq(r)), simpleAt[j], v);
+      }
+      return v;
+    };
+    UInt a = regNext("a", forward.apply(ra));
+    UInt b = regNext("b", forward.apply(rb));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
+    UInt c = regNext("c", forward.apply(rc).lsbs(cWidth()));
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
@@ -207,28 +234,56 @@ final class DspLane extends HwModule {
     UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
         : row));
 
-    // execute 1 → 2: the FP units with their split register
-    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, split)));
+    // execute 1 → N: the FP units with N − 1 internal registers
+    int internal = n - 1;
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, internal)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
-    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, split)));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, internal)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
     UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
-    Fp32Alu single = instance("fp32", new Fp32Alu(split));
+    Fp32Alu single = instance("fp32", new Fp32Alu(internal));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
     single.b.set(b);
-    Fp16Convert convert = instance("convert", new Fp16Convert(split));
+    Fp16Convert convert = instance("convert", new Fp16Convert(internal));
     convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
     convert.format.set(aux);
     convert.a.set(a);
     convert.b.set(b);
 
-    // execute 1: every other operation, registered for execute 2
+    // execute 1: every other operation, carried to execute N
+    simple.set(simpleResult(a, b, c, loaded));
+    // which unit's rounded result execute N takes (one-hot, decided in execute 1)
+    Bool fromHalf = delay("fromHalf", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+        .or(op.eq(DspOp.EQ16.code())));
+    Bool fromSingle = delay("fromSingle", inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = delay("fromConvert", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = delay("fromFused", op.eq(DspOp.FMA16.code()));
+    UInt late = mux(fromFused, fused.result.resize(32), simpleAt[n]);
+    if (fma32) {
+      late = mux(delay("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+    }
+
+    // execute N: select and write back
+    result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
+        mux(fromConvert, convert.result, late))));
+    when(writeBack[n], () -> registers.write(rdAt[n], result));
+
+    Bool store = wire("store", enabled.and(storeOp()));
+    UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
+    UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
+    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
+    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** The result of the ops that complete in execute 1 (integer, table, select, cross-lane, load); 0 for the others. */
+  private UInt simpleResult(UInt a, UInt b, UInt c, UInt loaded) {
+    UInt simple = wire("simpleResult", uint(32));
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
     UInt segment = segment(a.lsbs(16)).resize(32);
     UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
@@ -258,28 +313,16 @@ final class DspLane extends HwModule {
       s.is(DspOp.BCAST.code(), () -> simple.set(broadcastIn));
       s.otherwise(() -> simple.set(uintLit(0, 32)));
     });
-    UInt simple2 = stage("simple2", simple);
-    // which unit's rounded result execute 2 takes (one-hot, decided in execute 1)
-    Bool fromHalf = stage("fromHalf2", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
-        .or(op.eq(DspOp.EQ16.code())));
-    Bool fromSingle = stage("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
-    Bool fromConvert = stage("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
-    Bool fromFused = stage("fromFused2", op.eq(DspOp.FMA16.code()));
-    UInt late = mux(fromFused, fused.result.resize(32), simple2);
-    if (fma32) {
-      late = mux(stage("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+    return simple;
+  }
+
+  /** {@code v} delayed to execute N (N − 1 registers). */
+  private Bool delay(String name, Bool v) {
+    Bool d = v;
+    for (int j = 2; j <= stages; j++) {
+      d = regNext(name + j, d);
     }
-
-    // execute 2: select and write back
-    result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
-        mux(fromConvert, convert.result, late))));
-    when(writeBack, () -> registers.write(rd2, result));
-
-    Bool store = wire("store", enabled.and(storeOp()));
-    UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
-    UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
-    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
-    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+    return d;
   }
 
   /** Whether {@code op} writes rd, among the ops this lane is built with ({@link DspOp#writesRegister()}). */
@@ -301,22 +344,11 @@ final class DspLane extends HwModule {
 
   /** The FP32 FMA's result for the registered operands (split like the other FP units). */
   private UInt fp32Fma(UInt a, UInt b, UInt c) {
-    Fp32Fma unit = instance("fma32", new Fp32Fma(new Fp32Fma.Config(0, split)));
+    Fp32Fma unit = instance("fma32", new Fp32Fma(new Fp32Fma.Config(0, stages - 1)));
     unit.a.set(a);
     unit.b.set(b);
     unit.c.set(c);
     return unit.result;
-  }
-
-  /** {@code v} in execute 2 (one cycle later), or unchanged with one execute stage. */
-  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return split ? regNext(name, v) : v;
-  }
-
-  /** Register {@code r} as the issuing instruction must see it: youngest write first. */
-  private static UInt forward(UInt r, Bool early, UInt rd1, UInt simple, Bool late, UInt rd2, UInt result,
-      Mem<UInt> registers) {
-    return mux(early.and(rd1.eq(r)), simple, mux(late.and(rd2.eq(r)), result, registers.readAsync(r)));
   }
 
   /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
@@ -402,6 +434,6 @@ final class DspLane extends HwModule {
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows + "_t" + segments + (split ? "_x2" : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "");
+    return "DspLane_r" + rows + "_t" + segments + (split ? "_x" + stages : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "");
   }
 }

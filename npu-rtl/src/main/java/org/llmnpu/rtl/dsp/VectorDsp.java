@@ -103,8 +103,8 @@ public final class VectorDsp extends HwModule {
     }
 
     public Config {
-      if (executeStages < 1 || executeStages > 2) {
-        throw new IllegalArgumentException("executeStages must be 1 or 2, got " + executeStages);
+      if (executeStages < 1 || executeStages > 4) {
+        throw new IllegalArgumentException("executeStages must be 1, 2, 3 or 4, got " + executeStages);
       }
       check("lanes", lanes, 1, 32);
       check("rows", rows, 16, 65536);
@@ -228,18 +228,33 @@ public final class VectorDsp extends HwModule {
     Bool isHalt = op.eq(DspOp.HALT.code());
     Bool isLoop = op.eq(DspOp.LOOP.code());
     Bool atLoopEnd = wire("atLoopEnd", looping.and(pc.eq(loopEnd)));
-    // interlock (DspPipeline): hold the issuing instruction one cycle when it reads the register
-    // that an FP op in execute 1 writes (its rounded result exists only in execute 2)
+    // interlock (DspPipeline): hold the issuing instruction while an FP op in execute 1..N−1 writes a
+    // register it reads (an FP result exists only in execute N)
     Bool exValid = regInit("exValid", bool(), 0);
     UInt exOp = wire("exOp", uint(6));
     UInt exRd = wire("exRd", uint(5));
     java.util.function.Predicate<DspOp> built = o -> (o != DspOp.FMA32 || c.fma32()) && (!o.permutes() || c.permute());
     Bool exWrites = exValid.and(opIn(exOp, op2 -> built.test(op2) && op2.writesRegister() && op2.roundsLate()));
-    boolean split = c.executeStages() == 2;
-    Bool hazard = wire("hazard", split ? running.and(exWrites).and(
-        opIn(op, built.and(DspOp::readsA)).and(word.slice(52, 48).eq(exRd))
-            .or(opIn(op, built.and(DspOp::readsB)).and(word.slice(47, 43).eq(exRd)))
-            .or(opIn(op, built.and(DspOp::readsC)).and(word.slice(42, 38).eq(exRd)))) : boolLit(false));
+    int stages = c.executeStages();
+    boolean split = stages >= 2;
+    Bool anyHazard = boolLit(false);
+    Bool lateWrite = exWrites;
+    UInt lateRd = exRd;
+    Bool readsA = opIn(op, built.and(DspOp::readsA));
+    Bool readsB = opIn(op, built.and(DspOp::readsB));
+    Bool readsC = opIn(op, built.and(DspOp::readsC));
+    for (int j = 1; j < stages; j++) {
+      if (j > 1) {
+        Bool w = regInit("lateWrite" + j, bool(), 0);
+        w.set(lateWrite);
+        lateWrite = w;
+        lateRd = regNext("lateRd" + j, lateRd);
+      }
+      UInt r = lateRd;
+      anyHazard = anyHazard.or(lateWrite.and(readsA.and(word.slice(52, 48).eq(r)).or(readsB.and(word.slice(47, 43).eq(r)))
+          .or(readsC.and(word.slice(42, 38).eq(r)))));
+    }
+    Bool hazard = wire("hazard", split ? running.and(anyHazard) : boolLit(false));
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
@@ -322,7 +337,7 @@ public final class VectorDsp extends HwModule {
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, split, c.fma32(), c.permute()));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, stages, c.fma32(), c.permute()));
       lane.execute.set(exValid);
       lane.op.set(exOp);
       lane.rd.set(exRd);
@@ -414,7 +429,7 @@ public final class VectorDsp extends HwModule {
   public String moduleName() {
     String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
-        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() == 2 ? "_x2" : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
+        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() > 1 ? "_x" + config.executeStages() : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
   }
 
   /** Registers {@code vector-dsp}. */
@@ -428,8 +443,9 @@ public final class VectorDsp extends HwModule {
               ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
               ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
               ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
-              ParamSpec.integer("executeStages", 1, 1, 2,
-                  "1: one execute stage, no stalls; 2: FP rounding in a second stage, 1-cycle interlock"),
+              ParamSpec.integer("executeStages", 1, 1, 4,
+                  "1: one execute stage, no stalls; 2: FP rounding in a second stage; 3: FP decode/product, "
+                  + "sum, round; 4: also the rounder split; an interlock holds readers of FP results"),
               ParamSpec.bool("fma32", false, "FP32 fused multiply-add unit per lane (instruction FMA32)"),
               ParamSpec.bool("permute", false, "skewed load/store, lane rotation, row gather/scatter (transposes)")),
           p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),
