@@ -141,7 +141,7 @@ public final class Fp16Convert extends HwModule {
       UInt low = decode("intLow", ones.mul(s.significand().lsbs(6)));
       UInt high = decode("intHigh", ones.mul(s.significand().msbs(5)));
       UInt correction = decode("intCorrection", mux(qNegative, s.significand(), uintLit(0, 11)));
-      intProduct = wire("intProduct", low.resize(MAGNITUDE_BITS).add(high.resize(MAGNITUDE_BITS).shiftLeft(6))
+      intProduct = wire("intProduct", low.resize(MAGNITUDE_BITS).add(high.resize(MAGNITUDE_BITS).shiftLeft(6).resize(MAGNITUDE_BITS))
           .add(correction.resize(MAGNITUDE_BITS)));
       qZero = a.orR().not();
     } else {

@@ -113,7 +113,7 @@ public final class Fp32Alu extends HwModule {
     if (stages >= 2) {
       UInt low = decode("productLow", p.significand().mul(q.significand().lsbs(12)));
       UInt high = decode("productHigh", p.significand().mul(q.significand().msbs(12)));
-      product = wire("product", low.resize(MAGNITUDE_BITS).add(high.resize(MAGNITUDE_BITS).shiftLeft(12)));
+      product = wire("product", low.resize(MAGNITUDE_BITS).add(high.resize(MAGNITUDE_BITS).shiftLeft(12).resize(MAGNITUDE_BITS)));
     } else {
       product = wire("product", p.significand().mul(q.significand()));
     }
