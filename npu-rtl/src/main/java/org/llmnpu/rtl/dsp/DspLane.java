@@ -214,13 +214,16 @@ final class DspLane extends HwModule {
     }
     // issue: register read with forwarding, youngest first: execute 1 (ops that complete there),
     // execute 2..N−1 (the same, carried), execute N (every result)
+    // (execute N's result, the latest value to arrive, passes one multiplexer)
     java.util.function.Function<UInt, UInt> forward = r -> {
       UInt v = registers.readAsync(r);
-      v = mux(writeBack[n].and(rdAt[n].eq(r)), result, v);
+      Bool young = boolLit(false);
       for (int j = n - 1; j >= 1; j--) {
-        v = mux(writeBack[j].and(lateAt[j].not()).and(rdAt[j].eq(r)), simpleAt[j], v);
+        Bool hit = writeBack[j].and(lateAt[j].not()).and(rdAt[j].eq(r));
+        v = mux(hit, simpleAt[j], v);
+        young = young.or(hit);
       }
-      return v;
+      return mux(writeBack[n].and(rdAt[n].eq(r)).and(young.not()), result, v);
     };
     UInt a = regNext("a", forward.apply(ra));
     UInt b = regNext("b", forward.apply(rb));

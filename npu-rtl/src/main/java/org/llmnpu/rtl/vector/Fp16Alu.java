@@ -135,12 +135,12 @@ public final class Fp16Alu extends HwModule {
         .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-50, EXPONENT_BITS)));
     Bool sameSignNow = p.negative().eq(q.negative().xor(isSub));
     Bool anyNan = p.nan().or(q.nan());
-    Bool anyInfinite = stage("anyInfinite_" + i, product("anyInfinite_" + i, p.infinite().or(q.infinite())));
+    Bool anyInfinite = bypass("anyInfinite_" + i, product("anyInfinite_" + i, p.infinite().or(q.infinite())));
     Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSignNow.not()));
     Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
-    Bool infiniteNegative = stage("infiniteNegative_" + i, product("infiniteNegative_" + i,
+    Bool infiniteNegative = bypass("infiniteNegative_" + i, product("infiniteNegative_" + i,
         mux(isMul, p.negative().xor(q.negative()), mux(p.infinite(), p.negative(), q.negative().xor(isSub)))));
-    Bool resultNan = stage("resultNan_" + i, product("resultNan_" + i, mux(isMul, productNan, sumNan)));
+    Bool resultNan = bypass("resultNan_" + i, product("resultNan_" + i, mux(isMul, productNan, sumNan)));
 
     // exact sum or difference at the 2^-24 quantum
     Bool sameSign = pNegative.eq(qNegative);
@@ -152,7 +152,7 @@ public final class Fp16Alu extends HwModule {
     Bool productNegative = pNegative.xor(qNegative.xor(product("isSub_" + i, isSub)));
 
     FloatRounder rounder = instance("rounder_" + i, new FloatRounder(new FloatRounder.Config(EXACT_BITS,
-        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), config.stages() >= 3));
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
     rounder.negative.set(stage("roundNegative_" + i, mux(mulP, productNegative, sumNegative)));
     rounder.magnitude.set(stage("roundMagnitude_" + i, mux(mulP, product, sumMagnitude)));
     rounder.exponent.set(stage("roundExponent_" + i, mux(mulP, productExponent, sintLit(-24, EXPONENT_BITS))));
@@ -173,8 +173,14 @@ public final class Fp16Alu extends HwModule {
     Bool equal = anyNan.not().and(x.eq(y).or(bothZero));
 
     UInt flag = mux(op.eq(LT), less, mux(op.eq(EQ), equal, boolLit(false))).asUInt().resize(16);
-    UInt other = stage("other_" + i, product("other_" + i, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag))));
-    return mux(stage("isArithmetic_" + i, product("isArithmetic_" + i, op.lt(MIN))), arithmetic, other);
+    UInt other = bypass("other_" + i, product("other_" + i, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag))));
+    return mux(bypass("isArithmetic_" + i, product("isArithmetic_" + i, op.lt(MIN))), arithmetic, other);
+  }
+
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
   /** {@code v}, or {@code v} one cycle later with the exact-value register (stages >= 1). */

@@ -153,7 +153,7 @@ public final class Fp16Convert extends HwModule {
     Bool intNegative = qNegative.xor(s.negative());
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
-        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), stages >= 3));
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), stages >= 3, true));
     rounder.negative.set(stage("negative", decode("negative", mux(isNarrow, a.bit(31),
         mux(isScalb, x.negative(), intNegative)))));
     UInt floatMagnitude = decode("floatMagnitude", mux(isNarrow, significand32, x.significand().resize(24)));
@@ -168,9 +168,9 @@ public final class Fp16Convert extends HwModule {
     Bool specialInfinite = mux(isNarrow, infinite32, mux(isScalb, x.infinite(), s.infinite()));
     UInt infinity = mux(isNarrow, cat(a.bit(31), uintLit(0x7C00, 15)).asUInt(),
         mux(isScalb, infinity(x), cat(intNegative, uintLit(0x7C00, 15)).asUInt()));
-    UInt rounded = mux(stage("specialNan", decode("specialNan", specialNan)), nan16,
-        mux(stage("specialInfinite", decode("specialInfinite", specialInfinite)),
-            stage("infinity", decode("infinity", infinity)), rounder.code));
+    UInt rounded = mux(bypass("specialNan", decode("specialNan", specialNan)), nan16,
+        mux(bypass("specialInfinite", decode("specialInfinite", specialInfinite)),
+            bypass("infinity", decode("infinity", infinity)), rounder.code));
 
     // WIDEN: the FP16 value rounded (exactly) into FP32
     FloatRounder widener = instance("widener", new FloatRounder(new FloatRounder.Config(11, 7, FpLayout.FP32,
@@ -184,10 +184,16 @@ public final class Fp16Convert extends HwModule {
     UInt toInt = wire("toInt", toInteger(x, s));
 
     // WIDEN is complete before the split register; TO_INT rounds and clamps after it
-    UInt widened = stage("widened", decode("widened", mux(op.eq(WIDEN), widen, uintLit(0, 32))));
-    Bool isToInt = stage("isToInt", decode("isToInt", op.eq(TO_INT)));
-    Bool isRounded = stage("isRounded", decode("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT))));
+    UInt widened = bypass("widened", decode("widened", mux(op.eq(WIDEN), widen, uintLit(0, 32))));
+    Bool isToInt = bypass("isToInt", decode("isToInt", op.eq(TO_INT)));
+    Bool isRounded = bypass("isRounded", decode("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT))));
     result.set(mux(isRounded, rounded.resize(32), mux(isToInt, toInt, widened)));
+  }
+
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return stages >= 3 ? regNext("round_" + name, e) : e;
   }
 
   /** {@code v}, or {@code v} one cycle later with the exact-value register (stages >= 1). */
@@ -232,9 +238,19 @@ public final class Fp16Convert extends HwModule {
     UInt limit = positiveLimit.add(negative.asUInt().resize(33));
     Bool infiniteProduct = stage("toIntInfinite", decode("toIntInfinite", x.infinite().and(s.zero().not())
         .or(s.infinite().and(x.zero().not()))));
-    UInt clamped = mux(infiniteProduct.or(magnitude.gt(limit)), limit, magnitude);
     Bool nanProduct = stage("toIntNan", decode("toIntNan", x.nan().or(s.nan()).or(x.infinite().and(s.zero()))
         .or(s.infinite().and(x.zero()))));
+    if (stages >= 3) {
+      // the rounded magnitude registered; the clamp and the negation then run side by side
+      UInt m = regNext("round_toIntMagnitude", magnitude);
+      UInt l = regNext("round_toIntLimit", limit);
+      Bool n = regNext("round_toIntNegative", negative);
+      Bool overflow = regNext("round_toIntInfinite", infiniteProduct).or(m.gt(l));
+      UInt positive = mux(overflow, l, m);
+      UInt negated = mux(overflow, uintLit(0, 33).sub(l), uintLit(0, 33).sub(m));
+      return mux(regNext("round_toIntNan", nanProduct), uintLit(0, 32), mux(n, negated, positive).resize(32));
+    }
+    UInt clamped = mux(infiniteProduct.or(magnitude.gt(limit)), limit, magnitude);
     UInt signed = mux(negative, uintLit(0, 33).sub(clamped), clamped).resize(32);
     return mux(nanProduct, uintLit(0, 32), signed);
   }

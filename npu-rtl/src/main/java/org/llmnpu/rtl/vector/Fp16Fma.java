@@ -99,20 +99,26 @@ public final class Fp16Fma extends HwModule {
     Bool negative = mux(sameSign, productNegative, mux(productLarger, productNegative, addendLarger.and(addendNegative)));
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(ALIGNED_BITS + 1,
-        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), config.stages() >= 3));
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
     rounder.negative.set(stage("negative", negative));
     rounder.magnitude.set(stage("magnitude", magnitude));
     rounder.exponent.set(sintLit(GRID_EXPONENT, EXPONENT_BITS));
 
     Bool productInfinite = p.infinite().or(q.infinite());
-    Bool nan = stage("nan", product("nan", p.nan().or(q.nan()).or(s.nan()).or(p.infinite().and(q.zero()))
+    Bool nan = bypass("nan", product("nan", p.nan().or(q.nan()).or(s.nan()).or(p.infinite().and(q.zero()))
         .or(q.infinite().and(p.zero())).or(productInfinite.and(s.infinite())
         .and(p.negative().xor(q.negative()).eq(s.negative()).not()))));
     Bool infiniteNegative = mux(productInfinite, p.negative().xor(q.negative()), s.negative());
-    UInt infinity = stage("infinity", product("infinity", cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt()));
-    Bool infinite = stage("infinite", product("infinite", productInfinite.or(s.infinite())));
+    UInt infinity = bypass("infinity", product("infinity", cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt()));
+    Bool infinite = bypass("infinite", product("infinite", productInfinite.or(s.infinite())));
     UInt value = wire("value", mux(nan, uintLit(CANONICAL_NAN, 16), mux(infinite, infinity, rounder.code)));
     result.set(config.latency() == 1 ? regNext("result_q", value) : value);
+  }
+
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
   /** {@code v}, or {@code v} one cycle later with the exact-sum register (stages >= 1). */

@@ -122,22 +122,28 @@ public final class Fp32Alu extends HwModule {
     Bool mulLate = decode("isMul", isMul);
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
-        EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), stages >= 3));
+        EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), stages >= 3, true));
     rounder.negative.set(stage("negative", mux(mulLate, productNegative, sumNegative)));
     rounder.magnitude.set(stage("magnitude", mux(mulLate, product, sum.resize(MAGNITUDE_BITS))));
     rounder.exponent.set(stage("exponent", mux(mulLate, productExponent, sumExponent)));
 
     Bool anyNan = p.nan().or(q.nan());
-    Bool anyInfinite = stage("anyInfinite", decode("anyInfinite", p.infinite().or(q.infinite())));
+    Bool anyInfinite = bypass("anyInfinite", decode("anyInfinite", p.infinite().or(q.infinite())));
     Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(p.negative().eq(qNegative).not()));
     Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
-    Bool infiniteNegative = stage("infiniteNegative", decode("infiniteNegative",
+    Bool infiniteNegative = bypass("infiniteNegative", decode("infiniteNegative",
         mux(isMul, p.negative().xor(q.negative()), mux(p.infinite(), p.negative(), qNegative))));
     UInt nan = uintLit(CANONICAL_NAN, 32);
     UInt infinity = cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt();
-    Bool resultNan = stage("resultNan", decode("resultNan", mux(isMul, productNan, sumNan)));
+    Bool resultNan = bypass("resultNan", decode("resultNan", mux(isMul, productNan, sumNan)));
     UInt arithmetic = mux(resultNan, nan, mux(anyInfinite, infinity, rounder.code));
-    result.set(mux(stage("reserved", decode("reserved", op.eq(3))), uintLit(0, 32), arithmetic));
+    result.set(mux(bypass("reserved", decode("reserved", op.eq(3))), uintLit(0, 32), arithmetic));
+  }
+
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return stages >= 3 ? regNext("round_" + name, e) : e;
   }
 
   /** {@code v}, or {@code v} one cycle later with the exact-value register (stages >= 1). */

@@ -113,7 +113,7 @@ public final class Fp32Fma extends HwModule {
     Bool negative = mux(sameSign, productNegative, mux(productLarger, productNegative, addendLarger.and(s.negative())));
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(WINDOW,
-        EXPONENT_BITS + 1, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), config.stages() >= 3));
+        EXPONENT_BITS + 1, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
     rounder.negative.set(stage("negative", negative));
     rounder.magnitude.set(stage("magnitude", magnitude));
     rounder.exponent.set(stage("grid", grid));
@@ -128,10 +128,16 @@ public final class Fp32Fma extends HwModule {
     UInt passThrough = mux(productZero.and(s.zero()), zero, z);
     UInt special = mux(nan, uintLit(CANONICAL_NAN, 32), mux(productInfinite.or(s.infinite()),
         cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt(), passThrough));
-    Bool useSpecial = stage("useSpecial", nan.or(productInfinite).or(s.infinite()).or(productZero)
+    Bool useSpecial = bypass("useSpecial", nan.or(productInfinite).or(s.infinite()).or(productZero)
         .or(addendDominates));
-    UInt value = wire("value", mux(useSpecial, stage("special", special), rounder.code));
+    UInt value = wire("value", mux(useSpecial, bypass("special", special), rounder.code));
     result.set(config.latency() == 1 ? regNext("result_q", value) : value);
+  }
+
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
   /** {@code v}, or {@code v} one cycle later with the exact-sum register (stages >= 1). */
