@@ -39,7 +39,7 @@ import org.llmnpu.rtl.vector.Fp32Fma;
  * an instruction at issue for one cycle when it reads an FP result that is still in execute 1
  * ({@code org.llmnpu.isa.dsp.DspPipeline}).
  */
-final class DspLane extends HwModule {
+final class DspLane extends DspLaneUnits {
   final Bool execute = in(bool());
   final UInt op = in(uint(6));
   final UInt rd = in(uint(5));
@@ -118,7 +118,7 @@ final class DspLane extends HwModule {
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
-    UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
+    UInt fused32 = fma32 ? fp32Fma(a, b, c, stages) : null;
     Fp32Alu single = instance("fp32", new Fp32Alu());
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -131,8 +131,8 @@ final class DspLane extends HwModule {
 
     UInt h16 = half.result.get(0).resize(32);
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
-    UInt segment = segment(a.lsbs(16)).resize(32);
-    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    UInt segment = segment(a.lsbs(16), starts, segments).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16), aux).resize(32);
     // segments past the table capacity read as unused (start NaN, coefficient 0)
     Bool inTable = a.lsbs(4).lt(segments);
     UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
@@ -192,7 +192,7 @@ final class DspLane extends HwModule {
     Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     UInt simple = wire("simple", uint(32));
-    Bool late1 = lateOp(op);
+    Bool late1 = lateOp(op, fma32);
     // the instruction in execute j (2..N): write-back enable, destination, op completed early, its value
     Bool[] writeBack = new Bool[n + 1];
     UInt[] rdAt = new UInt[n + 1];
@@ -248,7 +248,7 @@ final class DspLane extends HwModule {
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
-    UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
+    UInt fused32 = fma32 ? fp32Fma(a, b, c, stages) : null;
     Fp32Alu single = instance("fp32", new Fp32Alu(internal));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -288,8 +288,8 @@ final class DspLane extends HwModule {
   private UInt simpleResult(UInt a, UInt b, UInt c, UInt loaded) {
     UInt simple = wire("simpleResult", uint(32));
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
-    UInt segment = segment(a.lsbs(16)).resize(32);
-    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    UInt segment = segment(a.lsbs(16), starts, segments).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16), aux).resize(32);
     // segments past the table capacity read as unused (start NaN, coefficient 0)
     Bool inTable = a.lsbs(4).lt(segments);
     UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
@@ -345,95 +345,6 @@ final class DspLane extends HwModule {
     return fma32 ? 32 : 16;
   }
 
-  /** The FP32 FMA's result for the registered operands (split like the other FP units). */
-  private UInt fp32Fma(UInt a, UInt b, UInt c) {
-    Fp32Fma unit = instance("fma32", new Fp32Fma(new Fp32Fma.Config(0, stages - 1)));
-    unit.a.set(a);
-    unit.b.set(b);
-    unit.c.set(c);
-    return unit.result;
-  }
-
-  /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
-  private Bool lateOp(UInt op) {
-    Bool any = boolLit(false);
-    for (DspOp o : DspOp.values()) {
-      if (o.roundsLate() && (o != DspOp.FMA32 || fma32)) {
-        any = any.or(op.eq(o.code()));
-      }
-    }
-    return any;
-  }
-
-  private static Bool inRange(UInt op, DspOp first, DspOp last) {
-    return op.ge(first.code()).and(op.le(last.code()));
-  }
-
-  /** IEEE order key of an FP16 code: monotone in the value for non-NaN codes, −0 just below +0. */
-  private static UInt orderKey(UInt x) {
-    return mux(x.bit(15), x.not(), x.or(uintLit(0x8000, 16)));
-  }
-
-  private static Bool isNaN(UInt x) {
-    return x.slice(14, 10).andR().and(x.lsbs(10).orR());
-  }
-
-  /** IEEE x ≤ y of FP16 codes (false with a NaN, +0 == −0). */
-  private static Bool lessOrEqual(UInt x, UInt y) {
-    Bool bothZero = x.lsbs(15).orR().not().and(y.lsbs(15).orR().not());
-    return isNaN(x).not().and(isNaN(y).not()).and(orderKey(x).le(orderKey(y)).or(bothZero));
-  }
-
-  /** The last segment whose start ≤ v (0 if none). */
-  private UInt segment(UInt v) {
-    UInt s = uintLit(0, 4);
-    for (int i = 1; i < segments; i++) {
-      s = mux(lessOrEqual(starts.get(i), v), uintLit(i, 4), s);
-    }
-    return wire("segment", s);
-  }
-
-  /**
-   * floor(log2 |x|) of an IEEE code with the given field widths (FP16: 5/10, FP32: 8/23), as a
-   * 32-bit integer: field − bias for normals, −bias − leadingZeros(fraction) for subnormals, 0 for
-   * ±0, ±∞, NaN.
-   */
-  private UInt exponentOf(UInt x, int exponentBits, int mantissaBits, String name) {
-    int bias = (1 << (exponentBits - 1)) - 1;
-    UInt field = x.slice(exponentBits + mantissaBits - 1, mantissaBits);
-    UInt fraction = x.lsbs(mantissaBits);
-    UInt normal = field.resize(32).sub(uintLit(bias, 32));
-    UInt subnormal = uintLit(-bias & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
-    Bool isNormal = field.orR().and(field.andR().not());
-    Bool isSubnormal = field.orR().not().and(fraction.orR());
-    return wire(name, mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
-  }
-
-  /** {@link DspFix} of the computed value y for argument x; the kind is aux[1:0]. */
-  private UInt fix(UInt x, UInt y) {
-    Bool nan = isNaN(x);
-    Bool negative = x.bit(15);
-    UInt magnitude = x.lsbs(15);
-    Bool zero = magnitude.orR().not();
-    Bool infinite = magnitude.eq(0x7C00);
-    Bool atLeast12 = negative.not().and(magnitude.ge(0x4A00)).and(nan.not());
-    Bool atMostMinus18 = negative.and(magnitude.ge(0x4C80)).and(nan.not());
-    Bool atMostMinus40 = negative.and(magnitude.ge(0x5100)).and(nan.not());
-    UInt canonicalNaN = uintLit(0x7E00, 16);
-    UInt plusInfinity = uintLit(0x7C00, 16);
-    UInt plusZero = uintLit(0, 16);
-    UInt signedInfinity = cat(negative, uintLit(0x7C00, 15)).asUInt();
-    UInt signedZero = cat(negative, uintLit(0, 15)).asUInt();
-    UInt exp = mux(nan, canonicalNaN, mux(atLeast12, plusInfinity, mux(atMostMinus18, plusZero, y)));
-    UInt expParts = mux(nan, canonicalNaN, mux(atLeast12, plusInfinity, mux(atMostMinus40, plusZero, y)));
-    UInt reciprocal = mux(nan, canonicalNaN, mux(zero, signedInfinity, mux(infinite, signedZero,
-        y.xor(cat(negative, uintLit(0, 15)).asUInt()))));
-    UInt rsqrt = mux(nan, canonicalNaN, mux(zero, signedInfinity, mux(negative, canonicalNaN,
-        mux(infinite, plusZero, y))));
-    UInt kind = aux;
-    return wire("fixed", mux(kind.eq(DspFix.EXP.code()), exp, mux(kind.eq(DspFix.EXP_PARTS.code()), expParts,
-        mux(kind.eq(DspFix.RECIPROCAL.code()), reciprocal, rsqrt))));
-  }
 
   @Override
   public String moduleName() {

@@ -66,7 +66,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code table_addr·E + j} from bits {@code 16j..} of {@code table_data}. W = E = 1 is the
  * one-word interface above.
  */
-public final class VectorDsp extends HwModule {
+public final class VectorDsp extends VectorDspPaths {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
   public static final int TABLE_SLOTS = 3;
   /**
@@ -289,26 +289,12 @@ public final class VectorDsp extends HwModule {
       when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm));
     });
 
-    // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers; slot 3 and
-    // everything beyond the capacity read as an unused segment (start NaN, coefficient 0)
+    // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers
     int segments = c.tableSegments();
     UInt unusedStart = uintLit(0x7E00, 16);
     UInt zero16 = uintLit(0, 16);
-    UInt[][][] tables = new UInt[TABLE_SLOTS][segments][c.tableDegree() + 2];
-    // (entries beyond the capacity in a wide write are dropped: slices of the gated data)
-    UInt tableWord = tableEntries == 1 ? tableData : mux(tableWe, tableData, uintLit(0, 16 * tableEntries));
-    for (int slot = 0; slot < TABLE_SLOTS; slot++) {
-      for (int s = 0; s < segments; s++) {
-        for (int f = 0; f <= c.tableDegree() + 1; f++) {
-          UInt r = regInit("table_" + slot + "_" + s + "_" + f, uint(16), f == 0 ? 0x7E00 : 0);
-          int address = slot * 128 + s * 8 + f;
-          int j = address % tableEntries;
-          UInt entry = tableWord.slice(16 * j + 15, 16 * j);
-          when(tableWe.and(tableAddr.eq(address / tableEntries)), () -> r.set(entry));
-          tables[slot][s][f] = r;
-        }
-      }
-    }
+    // (slot 3 and everything beyond the capacity read as an unused segment: start NaN, coefficient 0)
+    UInt[][][] tables = tableRegisters(tableWe, tableAddr, tableData, segments, c.tableDegree(), tableEntries);
     // execute stage 1: the fields of the instruction issued in the previous cycle (a bubble after a stall
     // or a stop)
     exValid.set(running.and(stop.not()).and(hazard.not()));
@@ -349,7 +335,7 @@ public final class VectorDsp extends HwModule {
       lane.imm.set(exImm);
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
       lane.elementValid.set(regNext("exElementValid_" + l, element.lt(len)));
-      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, imm, idx, word.slice(36, 33), l, rowBits)) : row);
+      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, imm, idx, word.slice(36, 33), l, rowBits, config.lanes())) : row);
       for (int s = 0; s < segments; s++) {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));
@@ -368,56 +354,13 @@ public final class VectorDsp extends HwModule {
       lanes.get(l).broadcastIn.set(lanes.get(0).sourceA);
     }
     if (c.permute()) {
-      // ROT: lane l takes operand a of lane (l + imm + idx) mod lanes (a barrel rotation of the vector)
-      UInt k = laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits));
-      List<UInt> v = new ArrayList<>();
-      for (DspLane lane : lanes) {
-        v.add(lane.sourceA);
-      }
-      for (int bit = 0; (1 << bit) < c.lanes(); bit++) {
-        List<UInt> rotated = new ArrayList<>();
-        for (int l = 0; l < c.lanes(); l++) {
-          rotated.add(mux(k.bit(bit), v.get((l + (1 << bit)) % c.lanes()), v.get(l)));
-        }
-        v = rotated;
-      }
-      for (int l = 0; l < c.lanes(); l++) {
-        lanes.get(l).rotateIn.set(v.get(l));
-      }
+      rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));
     }
     UInt read = uintLit(0, 16);
     for (int l = 0; l < c.lanes(); l++) {
       read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
     }
     bufRdata.set(read);
-  }
-
-  /**
-   * Row of lane {@code l} at issue: {@code imm + idx}, skewed for LDS ({@code ((l − idx) mod lanes)·2^aux})
-   * and STS ({@code ((l + idx) mod lanes)·2^aux}).
-   */
-  private UInt permutedRow(UInt op, UInt imm, UInt idx, UInt aux, int l, int rowBits) {
-    // rows and lanes are powers of two: everything is taken mod rows (rowBits bits)
-    int lanesMask = (config.lanes() - 1) & ((1 << rowBits) - 1);
-    UInt lane = uintLit(l & ((1 << rowBits) - 1), rowBits);
-    UInt index = idx.resize(rowBits);
-    UInt mask = uintLit(lanesMask, rowBits);
-    UInt skewLoad = lane.sub(index).and(mask).shiftLeft(aux);
-    UInt skewStore = lane.add(index).and(mask).shiftLeft(aux);
-    UInt base = imm.lsbs(rowBits);
-    return mux(op.eq(DspOp.LDS.code()), base.add(skewLoad), mux(op.eq(DspOp.STS.code()), base.add(skewStore),
-        base.add(index)));
-  }
-
-  /** Whether the 6-bit {@code code} is one of the ops {@code which} selects. */
-  private static Bool opIn(UInt code, java.util.function.Predicate<DspOp> which) {
-    Bool any = boolLit(false);
-    for (DspOp o : DspOp.values()) {
-      if (which.test(o)) {
-        any = any.or(code.eq(o.code()));
-      }
-    }
-    return any;
   }
 
   /** The configuration. */

@@ -57,8 +57,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  *
  * <p>Latency {@code stages} (0..3): 0 is purely combinational; 1 registers the exact value before
  * the FP16 rounder; 2 also registers the decoded operands, the scaled exponents, WIDEN's result, the
- * special cases, TO_INT's 22-bit product and FROM_INT's product as two 32×6/32×5-bit partial
- * products of q's unsigned code u (added in the next stage, where |q|·s = 2^32·s − u·s for q &lt; 0);
+ * special cases, TO_INT's 22-bit product and FROM_INT's product as three 32×4/32×4/32×3-bit partial
+ * products of q's one's complement (|q|·s = (q XOR sign)·s + sign·s, the sum in the next stage);
  * 3 also splits the FP16 rounder after its normalization and TO_INT after its rounding.
  */
 public final class Fp16Convert extends HwModule {
@@ -136,16 +136,17 @@ public final class Fp16Convert extends HwModule {
     UInt intProduct;
     Bool qZero;
     if (stages >= 2) {
-      // u·s of the unsigned code u of q from two registered partial products; |q|·s = u·s for q >= 0,
-      // 2^32·s − u·s for q < 0 (u = 2^32 − |q|)
-      UInt low = decode("intLow", a.mul(s.significand().lsbs(6)));
-      UInt high = decode("intHigh", a.mul(s.significand().msbs(5)));
-      UInt scale = decode("intScale", s.significand());
-      Bool negativeQ = decode("intNegative", qNegative);
-      UInt unsignedProduct = low.resize(MAGNITUDE_BITS).add(high.resize(MAGNITUDE_BITS).shiftLeft(6)
-          .resize(MAGNITUDE_BITS));
-      intProduct = wire("intProduct", mux(negativeQ, scale.resize(MAGNITUDE_BITS).shiftLeft(32).resize(MAGNITUDE_BITS)
-          .sub(unsignedProduct), unsignedProduct));
+      // |q|·s = (q XOR sign)·s + sign·s, from three registered partial products (s[3:0], s[7:4],
+      // s[10:8]) and the correction, added in the next stage
+      UInt ones = a.xor(mux(qNegative, uintLit(0xFFFFFFFFL, 32), uintLit(0, 32)));
+      UInt sig = s.significand();
+      UInt p0 = decode("intProduct0", ones.mul(sig.lsbs(4)));
+      UInt p1 = decode("intProduct1", ones.mul(sig.slice(7, 4)));
+      UInt p2 = decode("intProduct2", ones.mul(sig.msbs(3)));
+      UInt correction = decode("intCorrection", mux(qNegative, sig, uintLit(0, 11)));
+      intProduct = wire("intProduct", p0.resize(MAGNITUDE_BITS).add(p1.resize(MAGNITUDE_BITS).shiftLeft(4)
+          .resize(MAGNITUDE_BITS)).add(p2.resize(MAGNITUDE_BITS).shiftLeft(8).resize(MAGNITUDE_BITS))
+          .add(correction.resize(MAGNITUDE_BITS)));
       qZero = a.orR().not();
     } else {
       UInt qMagnitude = wire("qMagnitude", mux(qNegative, uintLit(0, 32).sub(a), a));
