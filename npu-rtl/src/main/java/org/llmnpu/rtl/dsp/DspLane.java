@@ -34,10 +34,12 @@ import org.llmnpu.rtl.vector.Fp32Fma;
  * Execute 1 (next cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already
  * this stage's): the units compute from the registered operands; a store writes the buffer. With
  * one execute stage ({@code split} false) every result is selected and written at the end of this
- * cycle. With {@code split} the FP units register their exact, unrounded value and every other op
- * registers its result; execute 2 rounds, selects and writes back, and the {@link VectorDsp} holds
- * an instruction at issue for one cycle when it reads an FP result that is still in execute 1
- * ({@code org.llmnpu.isa.dsp.DspPipeline}).
+ * cycle. With N = {@code stages} of 2..4 the FP units have N − 1 internal registers (exact value;
+ * with 3 also the decoded operands and products; with 4 also the rounder's split) and every other op
+ * completes in execute 1 and is carried along; execute N selects and writes back, in issue order.
+ * Sources are forwarded from every stage, youngest first (an FP result only from execute N); the
+ * {@link VectorDsp} holds an instruction at issue while an FP op in execute 1..N−1 writes a register
+ * it reads ({@code org.llmnpu.isa.dsp.DspPipeline}).
  */
 final class DspLane extends DspLaneUnits {
   final Bool execute = in(bool());

@@ -52,7 +52,10 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * forwarded to the next instruction and nothing stalls. With two, the FP units round in execute 2;
  * results are forwarded from execute 1 (ops that complete there) and execute 2, and an instruction
  * that reads an FP result of the instruction just before it is held one cycle (a bubble enters
- * execute 1). {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high
+ * execute 1). With three or four the FP units run over all N stages (decode and products | sum |
+ * normalize and round, the rounder split once more with four), every result is written back in
+ * execute N in issue order, and an instruction waits while an FP op in execute j &lt; N writes a
+ * register it reads (N − j cycles; {@link org.llmnpu.isa.dsp.DspIssueWindow}). {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high
  * until the next start (every store has reached the buffer by then), and {@code cycles} holds the
  * cycles from start to done, issues plus stalls (= {@link DspProgram#cycles(DspPipeline)} =
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
@@ -76,7 +79,8 @@ public final class VectorDsp extends VectorDspPaths {
    * @param tableSegments segments per polynomial table, 1..16 [12: the rsqrt table needs 12]
    * @param tableDegree polynomial degree the tables hold, 0..3 [2]
    * @param executeStages 1 [default]: one execute stage, no stalls; 2: the FP units round in a second
-   *                      execute stage, with a one-cycle interlock ({@link DspPipeline})
+   *                      execute stage, with a one-cycle interlock; 3 or 4: the FP units pipelined over
+   *                      3 or 4 stages, an interlock of up to 2 or 3 cycles ({@link DspPipeline})
    * @param fma32 false [default]: no FP32 FMA (opcode {@code FMA32} is undefined, a NOP); true: every lane
    *              has an {@code Fp32Fma} and executes {@link DspOp#FMA32} (an FP unit, rounded in the last
    *              execute stage)
