@@ -2,7 +2,6 @@ package org.llmnpu.rtl.dsp;
 
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspInstruction;
-import org.llmnpu.isa.dsp.DspFix;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -12,15 +11,12 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
-import org.llmnpu.rtl.mx.LeadingZeros;
 import org.llmnpu.rtl.vector.Fp16Alu;
 import org.llmnpu.rtl.vector.Fp16Convert;
 import org.llmnpu.rtl.vector.Fp16Fma;
 import org.llmnpu.rtl.vector.Fp32Alu;
-import org.llmnpu.rtl.vector.Fp32Fma;
 
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
@@ -216,16 +212,20 @@ final class DspLane extends DspLaneUnits {
     }
     // issue: register read with forwarding, youngest first: execute 1 (ops that complete there),
     // execute 2..N−1 (the same, carried), execute N (every result)
-    // (execute N's result, the latest value to arrive, passes one multiplexer)
+    // (execute 1's and execute N's values, the latest to arrive, enter one AND-OR selection)
     java.util.function.Function<UInt, UInt> forward = r -> {
       UInt v = registers.readAsync(r);
-      Bool young = boolLit(false);
-      for (int j = n - 1; j >= 1; j--) {
+      Bool older = boolLit(false);
+      for (int j = n - 1; j >= 2; j--) {
         Bool hit = writeBack[j].and(lateAt[j].not()).and(rdAt[j].eq(r));
         v = mux(hit, simpleAt[j], v);
-        young = young.or(hit);
+        older = older.or(hit);
       }
-      return mux(writeBack[n].and(rdAt[n].eq(r)).and(young.not()), result, v);
+      Bool first = writeBack[1].and(lateAt[1].not()).and(rdAt[1].eq(r));
+      Bool last = writeBack[n].and(rdAt[n].eq(r)).and(older.not()).and(first.not());
+      Bool rest = first.not().and(last.not());
+      UInt zero = uintLit(0, 32);
+      return mux(first, simpleAt[1], zero).or(mux(last, result, zero)).or(mux(rest, v, zero));
     };
     UInt a = regNext("a", forward.apply(ra));
     UInt b = regNext("b", forward.apply(rb));
