@@ -40,8 +40,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  *
  * <p>Latency {@code stages} (0..3): 0 is purely combinational (a register stage, if any, belongs to
  * the instantiating datapath); 1 registers the exact value before the rounder; 2 also registers the
- * decoded operands (ordered by magnitude, with the alignment distance) and the product as two
- * 24×12-bit partial products, added in the next stage; 3 also splits the rounder after its
+ * decoded operands (ordered by magnitude, with the alignment distance) and the product as three
+ * 24×8-bit partial products, added in the next stage; 3 also splits the rounder after its
  * normalization.
  */
 public final class Fp32Alu extends HwModule {
@@ -111,9 +111,11 @@ public final class Fp32Alu extends HwModule {
     Bool productNegative = decode("productNegative", p.negative().xor(q.negative()));
     UInt product;
     if (stages >= 2) {
-      UInt low = decode("productLow", p.significand().mul(q.significand().lsbs(12)));
-      UInt high = decode("productHigh", p.significand().mul(q.significand().msbs(12)));
-      product = wire("product", low.resize(MAGNITUDE_BITS).add(high.resize(MAGNITUDE_BITS).shiftLeft(12).resize(MAGNITUDE_BITS)));
+      UInt low = decode("productLow", p.significand().mul(q.significand().lsbs(8)));
+      UInt middle = decode("productMiddle", p.significand().mul(q.significand().slice(15, 8)));
+      UInt high = decode("productHigh", p.significand().mul(q.significand().msbs(8)));
+      product = wire("product", low.resize(MAGNITUDE_BITS).add(middle.resize(MAGNITUDE_BITS).shiftLeft(8)
+          .resize(MAGNITUDE_BITS)).add(high.resize(MAGNITUDE_BITS).shiftLeft(16).resize(MAGNITUDE_BITS)));
     } else {
       product = wire("product", p.significand().mul(q.significand()));
     }
