@@ -29,16 +29,17 @@ package org.llmnpu.isa.dsp;
  * </table>
  *
  * <p>With {@link DspKernels.Options#fma32()} (a DSP built with {@code fma32}) the per-row term {@code c}
- * drops for RMSNorm by 1 (one execute stage) or 2 (two: the fused step also removes a stall) and
- * for RoPE by 1; every other kernel is unchanged.
+ * drops for RMSNorm by 1 (one execute stage), 2 (two), 3 (three) or 4 (four) and for RoPE by 1; every
+ * other kernel is unchanged.
  *
- * <p>With {@link DspKernels.Options#interleave()} the row-independent passes handle two rows per
- * iteration ({@link DspInterleave}), so the row term depends on the parity of R:
- * {@code cycles = a + b·log2(lanes) + p·floor(R/2) + o·(R mod 2)}. The pair term {@code p} is the
- * same for both pipelines in every map kernel: the interleaving hides every stall.
+ * <p>With {@link DspKernels.Options#interleave()} the row-independent passes handle K rows per
+ * iteration ({@link DspInterleave}; K = {@link DspKernels#rowsPerIteration}), so the row term depends
+ * on R mod K: {@code cycles = a + b·log2(lanes) + p·floor(R/K) + t[R mod K]} with {@code t[0] = 0}.
+ * Coefficients {a, b, p, t[1], …, t[K−1]} for K = 2 (the pair term {@code p} is the same for one and
+ * two execute stages in every map kernel: the interleaving hides every stall):
  *
  * <table>
- *   <caption>Cycle formula of the interleaved programs (a, b, p, o)</caption>
+ *   <caption>Cycle formula of the programs interleaved by 2 rows (a, b, p, o = t[1])</caption>
  *   <tr><th>kernel</th><th>one execute stage</th><th>two execute stages</th></tr>
  *   <tr><td>softmax</td><td>37, 4, 52, 28</td><td>46, 6, 54, 37</td></tr>
  *   <tr><td>rmsnorm</td><td>40, 2, 20, 11</td><td>50, 3, 24, 16</td></tr>
@@ -54,52 +55,82 @@ package org.llmnpu.isa.dsp;
  *   <tr><td>max</td><td>7, 2, 4, 2</td><td>8, 3, 4, 2</td></tr>
  *   <tr><td>sum</td><td>8, 2, 6, 3</td><td>10, 3, 8, 4</td></tr>
  * </table>
- * With {@code fma32} as well, a per-row saving {@code δ} above (RMSNorm 1 or 2, RoPE 1) lowers
- * {@code p} by 2δ and {@code o} by δ.
+ *
+ * <p>Three and four execute stages ({@link DspPipeline#THREE_STAGE_EXECUTE},
+ * {@link DspPipeline#FOUR_STAGE_EXECUTE}): the same formulas with the coefficients of {@link #TABLES}
+ * (listed in npu-rtl/README.md), for the plain programs, the programs interleaved by 2 rows and
+ * those interleaved by N rows ({@link DspKernels.Options#forPipeline}; SoftMax, SiLU, GeLU and SwiGLU
+ * fit only 2 copies in the registers, exp, reciprocal and rsqrt 3). Every table is the static count
+ * of the compiled programs ({@link DspProgram#cycles(DspPipeline)}), which equals the RTL's counter.
  */
 public final class DspCycleFormula {
   private DspCycleFormula() {
   }
+
+  /** [pipeline][mode][kernel]: modes plain, plain + fma32, 2 rows, 2 rows + fma32, N rows, N rows + fma32 (null: none). */
+  private static final int[][][][] TABLES = {
+    { // ONE_STAGE_EXECUTE
+      {{39, 4, 25}, {45, 2, 10}, {49, 4, 18}, {15, 0, 42}, {15, 0, 46}, {15, 0, 44}, {15, 0, 4},
+          {15, 0, 18}, {15, 0, 17}, {15, 0, 19}, {15, 0, 22}, {18, 2, 2}, {19, 2, 3}}, // plain
+      {{39, 4, 25}, {45, 2, 9}, {49, 4, 18}, {15, 0, 42}, {15, 0, 46}, {15, 0, 44}, {15, 0, 4},
+          {15, 0, 17}, {15, 0, 17}, {15, 0, 19}, {15, 0, 22}, {18, 2, 2}, {19, 2, 3}}, // plainf
+      {{37, 4, 52, 28}, {40, 2, 20, 11}, {44, 4, 36, 19}, {11, 0, 84, 43}, {13, 0, 92, 47}, {11, 0, 88, 45}, {6, 0, 8, 5},
+          {6, 0, 36, 19}, {9, 0, 34, 18}, {7, 0, 38, 20}, {8, 0, 44, 23}, {7, 2, 4, 2}, {8, 2, 6, 3}}, // i2
+      {{37, 4, 52, 28}, {40, 2, 18, 10}, {44, 4, 36, 19}, {11, 0, 84, 43}, {13, 0, 92, 47}, {11, 0, 88, 45}, {6, 0, 8, 5},
+          {6, 0, 34, 18}, {9, 0, 34, 18}, {7, 0, 38, 20}, {8, 0, 44, 23}, {7, 2, 4, 2}, {8, 2, 6, 3}}, // i2f
+      null,
+      null,
+    },
+    { // TWO_STAGE_EXECUTE
+      {{48, 6, 34}, {55, 3, 15}, {60, 6, 28}, {15, 0, 58}, {15, 0, 66}, {15, 0, 61}, {15, 0, 5},
+          {15, 0, 24}, {15, 0, 23}, {15, 0, 25}, {15, 0, 28}, {19, 3, 2}, {21, 3, 4}}, // plain
+      {{48, 6, 34}, {55, 3, 13}, {60, 6, 28}, {15, 0, 58}, {15, 0, 66}, {15, 0, 61}, {15, 0, 5},
+          {15, 0, 23}, {15, 0, 23}, {15, 0, 25}, {15, 0, 28}, {19, 3, 2}, {21, 3, 4}}, // plainf
+      {{46, 6, 54, 37}, {50, 3, 24, 16}, {55, 6, 44, 29}, {11, 0, 84, 59}, {13, 0, 92, 67}, {11, 0, 88, 62}, {6, 0, 8, 6},
+          {6, 0, 36, 25}, {9, 0, 34, 24}, {7, 0, 38, 26}, {8, 0, 44, 29}, {8, 3, 4, 2}, {10, 3, 8, 4}}, // i2
+      {{46, 6, 54, 37}, {50, 3, 20, 14}, {55, 6, 44, 29}, {11, 0, 84, 59}, {13, 0, 92, 67}, {11, 0, 88, 62}, {6, 0, 8, 6},
+          {6, 0, 34, 24}, {9, 0, 34, 24}, {7, 0, 38, 26}, {8, 0, 44, 29}, {8, 3, 4, 2}, {10, 3, 8, 4}}, // i2f
+      null,
+      null,
+    },
+    { // THREE_STAGE_EXECUTE
+      {{57, 8, 45}, {67, 4, 20}, {73, 8, 38}, {15, 0, 76}, {15, 0, 88}, {15, 0, 80}, {15, 0, 6},
+          {15, 0, 31}, {15, 0, 30}, {15, 0, 32}, {15, 0, 36}, {19, 4, 3}, {23, 4, 5}}, // plain
+      {{57, 8, 45}, {67, 4, 17}, {73, 8, 38}, {15, 0, 76}, {15, 0, 88}, {15, 0, 80}, {15, 0, 6},
+          {15, 0, 30}, {15, 0, 30}, {15, 0, 32}, {15, 0, 36}, {19, 4, 3}, {23, 4, 5}}, // plainf
+      {{55, 8, 66, 48}, {62, 4, 31, 21}, {68, 8, 58, 39}, {11, 0, 100, 77}, {13, 0, 112, 89}, {11, 0, 105, 81}, {6, 0, 9, 7},
+          {6, 0, 42, 32}, {9, 0, 40, 31}, {7, 0, 44, 33}, {8, 0, 50, 37}, {8, 4, 6, 3}, {12, 4, 10, 5}}, // i2
+      {{55, 8, 66, 48}, {62, 4, 25, 18}, {68, 8, 58, 39}, {11, 0, 100, 77}, {13, 0, 112, 89}, {11, 0, 105, 81}, {6, 0, 9, 7},
+          {6, 0, 40, 31}, {9, 0, 40, 31}, {7, 0, 44, 33}, {8, 0, 50, 37}, {8, 4, 6, 3}, {12, 4, 10, 5}}, // i2f
+      {{55, 8, 66, 48}, {62, 4, 42, 21, 32}, {68, 8, 78, 39, 59}, {11, 0, 100, 77}, {13, 0, 112, 89}, {11, 0, 105, 81}, {6, 0, 12, 7, 10},
+          {6, 0, 54, 32, 43}, {9, 0, 51, 31, 41}, {7, 0, 57, 33, 45}, {8, 0, 66, 37, 51}, {8, 4, 9, 3, 6}, {12, 4, 15, 5, 10}}, // iN
+      {{55, 8, 66, 48}, {62, 4, 33, 18, 26}, {68, 8, 78, 39, 59}, {11, 0, 100, 77}, {13, 0, 112, 89}, {11, 0, 105, 81}, {6, 0, 12, 7, 10},
+          {6, 0, 51, 31, 41}, {9, 0, 51, 31, 41}, {7, 0, 57, 33, 45}, {8, 0, 66, 37, 51}, {8, 4, 9, 3, 6}, {12, 4, 15, 5, 10}}, // iNf
+    },
+    { // FOUR_STAGE_EXECUTE
+      {{67, 10, 57}, {80, 5, 25}, {87, 10, 48}, {15, 0, 96}, {15, 0, 112}, {15, 0, 101}, {15, 0, 7},
+          {15, 0, 38}, {15, 0, 38}, {15, 0, 40}, {15, 0, 45}, {19, 5, 4}, {25, 5, 6}}, // plain
+      {{67, 10, 57}, {80, 5, 21}, {87, 10, 48}, {15, 0, 96}, {15, 0, 112}, {15, 0, 101}, {15, 0, 7},
+          {15, 0, 37}, {15, 0, 38}, {15, 0, 40}, {15, 0, 45}, {19, 5, 4}, {25, 5, 6}}, // plainf
+      {{65, 10, 78, 60}, {75, 5, 38, 26}, {82, 10, 72, 49}, {11, 0, 116, 97}, {13, 0, 132, 113}, {11, 0, 122, 102}, {6, 0, 10, 8},
+          {6, 0, 48, 39}, {9, 0, 46, 39}, {7, 0, 50, 41}, {8, 0, 56, 46}, {8, 5, 8, 4}, {14, 5, 12, 6}}, // i2
+      {{65, 10, 78, 60}, {75, 5, 30, 22}, {82, 10, 72, 49}, {11, 0, 116, 97}, {13, 0, 132, 113}, {11, 0, 122, 102}, {6, 0, 10, 8},
+          {6, 0, 46, 38}, {9, 0, 46, 39}, {7, 0, 50, 41}, {8, 0, 56, 46}, {8, 5, 8, 4}, {14, 5, 12, 6}}, // i2f
+      {{65, 10, 78, 60}, {75, 5, 64, 26, 39, 52}, {82, 10, 120, 49, 73, 97}, {11, 0, 116, 97}, {13, 0, 132, 113}, {11, 0, 122, 102}, {6, 0, 16, 8, 11, 14},
+          {6, 0, 72, 39, 49, 61}, {9, 0, 57, 39, 47}, {7, 0, 63, 41, 51}, {8, 0, 72, 46, 57}, {8, 5, 16, 4, 8, 12}, {14, 5, 24, 6, 12, 18}}, // iN
+      {{65, 10, 78, 60}, {75, 5, 48, 22, 31, 40}, {82, 10, 120, 49, 73, 97}, {11, 0, 116, 97}, {13, 0, 132, 113}, {11, 0, 122, 102}, {6, 0, 16, 8, 11, 14},
+          {6, 0, 68, 38, 47, 58}, {9, 0, 57, 39, 47}, {7, 0, 63, 41, 51}, {8, 0, 72, 46, 57}, {8, 5, 16, 4, 8, 12}, {14, 5, 24, 6, 12, 18}}, // iNf
+    },
+  };
 
   /** The {a, b, c} of the class table for the default DSP. */
   public static int[] coefficients(DspKernel kernel) {
     return coefficients(kernel, DspPipeline.DEFAULT);
   }
 
-  /** The {a, b, c} of the class table for a DSP with {@code pipeline}. */
+  /** The {a, b, c} of the plain programs on a DSP with {@code pipeline}. */
   public static int[] coefficients(DspKernel kernel, DspPipeline pipeline) {
-    if (pipeline == DspPipeline.TWO_STAGE_EXECUTE) {
-      return switch (kernel) {
-        case SOFTMAX -> new int[] {48, 6, 34};
-        case RMSNORM -> new int[] {55, 3, 15};
-        case LAYERNORM -> new int[] {60, 6, 28};
-        case SILU -> new int[] {15, 0, 58};
-        case GELU -> new int[] {15, 0, 66};
-        case SWIGLU -> new int[] {15, 0, 61};
-        case RESIDUAL -> new int[] {15, 0, 5};
-        case ROPE -> new int[] {15, 0, 24};
-        case EXP -> new int[] {15, 0, 23};
-        case RECIPROCAL -> new int[] {15, 0, 25};
-        case RSQRT -> new int[] {15, 0, 28};
-        case MAX -> new int[] {19, 3, 2};
-        case SUM -> new int[] {21, 3, 4};
-      };
-    }
-    return switch (kernel) {
-      case SOFTMAX -> new int[] {39, 4, 25};
-      case RMSNORM -> new int[] {45, 2, 10};
-      case LAYERNORM -> new int[] {49, 4, 18};
-      case SILU -> new int[] {15, 0, 42};
-      case GELU -> new int[] {15, 0, 46};
-      case SWIGLU -> new int[] {15, 0, 44};
-      case RESIDUAL -> new int[] {15, 0, 4};
-      case ROPE -> new int[] {15, 0, 18};
-      case EXP -> new int[] {15, 0, 17};
-      case RECIPROCAL -> new int[] {15, 0, 19};
-      case RSQRT -> new int[] {15, 0, 22};
-      case MAX -> new int[] {18, 2, 2};
-      case SUM -> new int[] {19, 2, 3};
-    };
+    return coefficients(kernel, pipeline, DspKernels.Options.DEFAULT);
   }
 
   /** Cycles of {@code kernel} at vector length {@code len} on {@code lanes} lanes (default DSP). */
@@ -107,54 +138,27 @@ public final class DspCycleFormula {
     return cycles(kernel, len, lanes, DspPipeline.DEFAULT);
   }
 
-  /** The {a, b, c} for a DSP with {@code pipeline} running programs compiled with {@code options}. */
+  /** The {a, b, c} for a DSP with {@code pipeline} running the plain programs compiled with {@code options}. */
   public static int[] coefficients(DspKernel kernel, DspPipeline pipeline, DspKernels.Options options) {
-    int[] abc = coefficients(kernel, pipeline);
-    if (options.fma32()) {
-      if (kernel == DspKernel.RMSNORM) {
-        abc[2] -= pipeline == DspPipeline.TWO_STAGE_EXECUTE ? 2 : 1;
-      } else if (kernel == DspKernel.ROPE) {
-        abc[2] -= 1;
-      }
-    }
-    return abc;
+    return TABLES[pipeline.ordinal()][options.fma32() ? 1 : 0][kernel.ordinal()].clone();
   }
 
-  /** The {a, b, p, o} of the interleaved programs ({@link DspKernels.Options#interleave()}). */
+  /**
+   * The {a, b, p, t[1], …, t[K−1]} of the interleaved programs ({@link DspKernels.Options#interleave()}),
+   * K = length − 2: tabulated for 2 rows per iteration, and for 3 and 4 rows on three and four execute stages.
+   */
   public static int[] interleavedCoefficients(DspKernel kernel, DspPipeline pipeline, DspKernels.Options options) {
-    int[] abpo = pipeline == DspPipeline.TWO_STAGE_EXECUTE ? switch (kernel) {
-      case SOFTMAX -> new int[] {46, 6, 54, 37};
-      case RMSNORM -> new int[] {50, 3, 24, 16};
-      case LAYERNORM -> new int[] {55, 6, 44, 29};
-      case SILU -> new int[] {11, 0, 84, 59};
-      case GELU -> new int[] {13, 0, 92, 67};
-      case SWIGLU -> new int[] {11, 0, 88, 62};
-      case RESIDUAL -> new int[] {6, 0, 8, 6};
-      case ROPE -> new int[] {6, 0, 36, 25};
-      case EXP -> new int[] {9, 0, 34, 24};
-      case RECIPROCAL -> new int[] {7, 0, 38, 26};
-      case RSQRT -> new int[] {8, 0, 44, 29};
-      case MAX -> new int[] {8, 3, 4, 2};
-      case SUM -> new int[] {10, 3, 8, 4};
-    } : switch (kernel) {
-      case SOFTMAX -> new int[] {37, 4, 52, 28};
-      case RMSNORM -> new int[] {40, 2, 20, 11};
-      case LAYERNORM -> new int[] {44, 4, 36, 19};
-      case SILU -> new int[] {11, 0, 84, 43};
-      case GELU -> new int[] {13, 0, 92, 47};
-      case SWIGLU -> new int[] {11, 0, 88, 45};
-      case RESIDUAL -> new int[] {6, 0, 8, 5};
-      case ROPE -> new int[] {6, 0, 36, 19};
-      case EXP -> new int[] {9, 0, 34, 18};
-      case RECIPROCAL -> new int[] {7, 0, 38, 20};
-      case RSQRT -> new int[] {8, 0, 44, 23};
-      case MAX -> new int[] {7, 2, 4, 2};
-      case SUM -> new int[] {8, 2, 6, 3};
-    };
-    int saved = coefficients(kernel, pipeline)[2] - coefficients(kernel, pipeline, options)[2];
-    abpo[2] -= 2 * saved;
-    abpo[3] -= saved;
-    return abpo;
+    int rows = options.interleaveRows();
+    int mode;
+    if (rows == 2) {
+      mode = 2;
+    } else if (rows == pipeline.executeStages()) {
+      mode = 4;
+    } else {
+      throw new IllegalArgumentException("no cycle formula for interleaveRows " + rows + " on " + pipeline
+          + ": tabulated for 2, and for the execute stages (3 or 4)");
+    }
+    return TABLES[pipeline.ordinal()][mode + (options.fma32() ? 1 : 0)][kernel.ordinal()].clone();
   }
 
   /** Cycles of {@code kernel} at vector length {@code len} on {@code lanes} lanes with {@code pipeline}. */
@@ -164,14 +168,15 @@ public final class DspCycleFormula {
 
   /** Cycles of the program compiled with {@code options} on a DSP with {@code pipeline}. */
   public static long cycles(DspKernel kernel, int len, int lanes, DspPipeline pipeline, DspKernels.Options options) {
+    long rows = new DspLayout(kernel, len, lanes).inputRows();
     if (options.interleave()) {
-      int[] abpo = interleavedCoefficients(kernel, pipeline, options);
-      long rows = new DspLayout(kernel, len, lanes).inputRows();
-      return abpo[0] + (long) abpo[1] * Integer.numberOfTrailingZeros(lanes) + abpo[2] * (rows / 2)
-          + abpo[3] * (rows % 2);
+      int[] c = interleavedCoefficients(kernel, pipeline, options);
+      int k = c.length - 2;
+      long remainder = rows % k;
+      return c[0] + (long) c[1] * Integer.numberOfTrailingZeros(lanes) + c[2] * (rows / k)
+          + (remainder == 0 ? 0 : c[2 + (int) remainder]);
     }
     int[] abc = coefficients(kernel, pipeline, options);
-    long rows = new DspLayout(kernel, len, lanes).inputRows();
     return abc[0] + (long) abc[1] * Integer.numberOfTrailingZeros(lanes) + abc[2] * rows;
   }
 }

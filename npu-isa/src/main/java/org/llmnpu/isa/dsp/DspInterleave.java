@@ -7,59 +7,81 @@ import java.util.Map;
 
 /**
  * Row interleaving for {@link DspKernels.Options#interleave()}: a pass whose loop body handles one
- * row independently of the others (a map, no accumulation) runs two rows per iteration, the
- * body's instructions alternating with a copy of themselves that works on other registers. Every
- * instruction is then two issue slots after the one whose result it uses, which hides the
- * one-cycle interlock of the two-stage execute ({@link DspPipeline#TWO_STAGE_EXECUTE}).
+ * row independently of the others (a map, no accumulation) runs K rows per iteration
+ * ({@link DspKernels.Options#interleaveRows()}, 2..4), the body's instructions alternating with K − 1
+ * copies of themselves that work on other registers. Every instruction is then K issue slots after
+ * the one whose result it uses, which hides the interlock of a pipeline with up to K execute stages
+ * ({@link DspPipeline}).
  *
- * <p>With R rows and {@code h = floor(R/2)}: copy A handles rows {@code 0..h−1} (full rows, its
- * stores unmasked), copy B rows {@code h..2h−1} (its loads and stores' rows offset by h, masked
- * against the length {@code len − h·lanes}, so that the ragged last row is handled); an odd last
- * row runs once more as straight-line code (rows offset 2h, length {@code len − 2h·lanes}); then
- * the length is set back to {@code len}. A single row runs as that odd row (in a loop of one
- * iteration, preceded by one more {@code SETLEN}, so that every length costs the same instructions). Copy B renames every register the body writes to one of
- * the free registers (those the kernel never uses); a body that needs more than there are runs as
- * one plain loop. Results are those of the plain loop: every row sees the same instructions.
+ * <p>With R rows and {@code h = floor(R/K)}: copy j handles rows {@code j·h..(j+1)·h−1}; copies
+ * 0..K−2 hold only full rows (their masks dropped), copy K−1 is masked against the length
+ * {@code len − (K−1)·h·lanes}, so that the ragged last row is handled. The {@code r = R mod K} rows
+ * left run once more as straight-line code of r interleaved copies (rows {@code K·h..}, the last
+ * masked against {@code len − (K·h + r − 1)·lanes}); then the length is set back to {@code len}.
+ * Fewer than K rows run as those rows (in a loop of one iteration, preceded by one more
+ * {@code SETLEN}, so that every length costs the same instructions). Copy j renames every
+ * register the body writes to free registers (those the kernel never uses); when K copies need more
+ * than there are, K is lowered ({@link #copiesThatFit}), and below 2 the pass runs as one plain
+ * loop. Results are those of the plain loop: every row sees the same instructions.
  */
 final class DspInterleave {
   private DspInterleave() {
   }
 
-  /**
-   * Emits the pass of {@code body} (the instructions of one row, loads and stores at {@code idx}
-   * relative rows) over {@code rows} rows.
-   */
-  static void emit(DspAssembler a, List<DspInstruction> body, int rows, int lanes, int len, List<Integer> free) {
-    Map<Integer, Integer> rename = new LinkedHashMap<>();
+  /** The number of copies, at most {@code copies}, whose registers fit in {@code free} (1: none). */
+  static int copiesThatFit(List<DspInstruction> body, int copies, List<Integer> free) {
+    int written = written(body).size();
+    int k = copies;
+    while (k >= 2 && (k - 1) * written > free.size()) {
+      k--;
+    }
+    return Math.max(k, 1);
+  }
+
+  private static List<Integer> written(List<DspInstruction> body) {
+    List<Integer> rds = new ArrayList<>();
     for (DspInstruction in : body) {
-      if (in.op().writesRegister() && !rename.containsKey(in.rd())) {
-        rename.put(in.rd(), rename.size() < free.size() ? free.get(rename.size()) : -1);
+      if (in.op().writesRegister() && !rds.contains(in.rd())) {
+        rds.add(in.rd());
       }
     }
-    if (rename.containsValue(-1)) {
+    return rds;
+  }
+
+  /**
+   * Emits the pass of {@code body} (the instructions of one row, loads and stores at {@code idx}
+   * relative rows) over {@code rows} rows, {@code copies} rows per iteration (lowered to what fits).
+   */
+  static void emit(DspAssembler a, List<DspInstruction> body, int rows, int lanes, int len, List<Integer> free,
+      int copies) {
+    int k = copiesThatFit(body, copies, free);
+    if (k < 2) {
       a.loop(rows, () -> a.emitAll(body));
       return;
     }
-    int h = rows / 2;
-    if (h >= 1) {
-      List<DspInstruction> merged = new ArrayList<>();
-      for (DspInstruction in : body) {
-        merged.add(with(in, in.rd(), in.ra(), in.rb(), in.rc(), false, 0));
-        merged.add(with(in, map(rename, in.rd()), map(rename, in.ra()), map(rename, in.rb()), map(rename, in.rc()),
-            in.masked(), h));
+    List<Integer> written = written(body);
+    List<Map<Integer, Integer>> renames = new ArrayList<>();
+    for (int j = 0; j < k; j++) {
+      Map<Integer, Integer> rename = new LinkedHashMap<>();
+      if (j > 0) {
+        for (int i = 0; i < written.size(); i++) {
+          rename.put(written.get(i), free.get((j - 1) * written.size() + i));
+        }
       }
-      a.setLength(len - h * lanes);
-      a.loop(h, () -> a.emitAll(merged));
+      renames.add(rename);
     }
-    if (rows % 2 == 1) {
-      List<DspInstruction> tail = new ArrayList<>();
-      for (DspInstruction in : body) {
-        tail.add(with(in, in.rd(), in.ra(), in.rb(), in.rc(), in.masked(), 2 * h));
-      }
-      a.setLength(len - 2 * h * lanes);
+    int h = rows / k;
+    if (h >= 1) {
+      a.setLength(len - (k - 1) * h * lanes);
+      a.loop(h, () -> a.emitAll(merge(body, renames, k, j -> j * h)));
+    }
+    int r = rows % k;
+    if (r >= 1) {
+      List<DspInstruction> tail = merge(body, renames, r, j -> k * h + j);
+      a.setLength(len - (k * h + r - 1) * lanes);
       if (h == 0) {
-        // one row: the same instructions as the odd row of a longer vector (a loop of one iteration
-        // in place of the pairs' loop), so the cycle formula holds for every length
+        // fewer rows than copies: the same instructions as the rows left of a longer vector (a loop of one
+        // iteration in place of the main loop), so the cycle formula holds for every length
         a.setLength(len);
         a.loop(1, () -> a.emitAll(tail));
       } else {
@@ -67,6 +89,20 @@ final class DspInterleave {
       }
     }
     a.setLength(len);
+  }
+
+  /** The body's instructions, each followed by its copies 1..n−1; copy j at {@code rowOffset(j)}, only copy n−1 masked. */
+  private static List<DspInstruction> merge(List<DspInstruction> body, List<Map<Integer, Integer>> renames, int n,
+      java.util.function.IntUnaryOperator rowOffset) {
+    List<DspInstruction> merged = new ArrayList<>();
+    for (DspInstruction in : body) {
+      for (int j = 0; j < n; j++) {
+        Map<Integer, Integer> rename = renames.get(j);
+        merged.add(with(in, map(rename, in.rd()), map(rename, in.ra()), map(rename, in.rb()), map(rename, in.rc()),
+            j == n - 1 && in.masked(), rowOffset.applyAsInt(j)));
+      }
+    }
+    return merged;
   }
 
   private static int map(Map<Integer, Integer> rename, int r) {

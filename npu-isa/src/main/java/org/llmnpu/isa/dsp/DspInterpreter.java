@@ -98,7 +98,7 @@ public final class DspInterpreter {
     int loopCount = 0;
     int idx = 0;
     cycles = 0;
-    DspInstruction previous = null;
+    DspIssueWindow window = new DspIssueWindow(pipeline);
     while (true) {
       if (cycles >= maxCycles) {
         return false;
@@ -107,13 +107,13 @@ public final class DspInterpreter {
       if (in.op() == DspOp.FMA32 && !fma32 || in.op().permutes() && !permute) {
         in = NOP;
       }
-      cycles += pipeline.stallCycles(previous, in);
+      cycles += window.stallsOf(in);
       if (cycles >= maxCycles) {
         cycles = maxCycles;
         return false;
       }
       cycles++;
-      previous = in;
+      window.issue(in);
       if (in.op() == DspOp.HALT) {
         return true;
       }

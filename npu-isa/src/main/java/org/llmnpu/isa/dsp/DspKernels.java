@@ -86,6 +86,10 @@ public final class DspKernels {
   private final DspAssembler a = new DspAssembler();
   /** Registers the kernel never uses (the interleaved copies' registers), ascending. */
   private List<Integer> free = List.of();
+  /** Rows per iteration of the interleaved passes (lowered to what fits). */
+  private int copies = 2;
+  /** The fewest copies that fit over the passes emitted so far. */
+  private int fitted = Integer.MAX_VALUE;
   private int length;
   private final DspLayout layout;
   private final DspMath math;
@@ -103,10 +107,43 @@ public final class DspKernels {
    *                   after it is produced and the two-stage execute's interlock never stalls them.
    *                   SoftMax's exp pass then stores e^x first and sums it in a pass of its own (same
    *                   order, same sum); the prologue loads only the constants the kernel reads
+   * @param interleaveRows rows per iteration with {@code interleave}, 2..4 (2 unless given): K rows hide
+   *                   an interlock of up to K execute stages; a pass whose K copies' registers do not
+   *                   fit runs with fewer ({@link #rowsPerIteration}, the same for every pass of a kernel)
    */
-  public record Options(boolean fma32, boolean interleave) {
+  public record Options(boolean fma32, boolean interleave, int interleaveRows) {
     /** The default DSP's programs. */
     public static final Options DEFAULT = new Options(false, false);
+
+    /** Two rows per iteration with {@code interleave}. */
+    public Options(boolean fma32, boolean interleave) {
+      this(fma32, interleave, 2);
+    }
+
+    public Options {
+      if (interleaveRows < 2 || interleaveRows > 4) {
+        throw new IllegalArgumentException("interleaveRows must be 2, 3 or 4, got " + interleaveRows);
+      }
+    }
+
+    /** The options for a DSP with {@code pipeline}: interleaved, as many rows per iteration as execute stages (at least 2). */
+    public static Options forPipeline(DspPipeline pipeline, boolean fma32) {
+      return new Options(fma32, true, Math.max(2, pipeline.executeStages()));
+    }
+  }
+
+  /**
+   * The rows per iteration {@code kernel}'s interleaved passes run with {@code options} (at most
+   * {@link Options#interleaveRows()}, fewer when the copies' registers do not fit; 1: not interleaved).
+   */
+  public static int rowsPerIteration(DspKernel kernel, Options options) {
+    if (!options.interleave()) {
+      return 1;
+    }
+    // 64 elements on 8 lanes: the registers a kernel uses do not depend on the length (the trees use
+    // S6 at any lane count above 1, and the fit is decided with S6 reserved)
+    DspKernels k = compiling(kernel, 64, 8, 1e-5f, DspMath.DEFAULT, options);
+    return Math.min(k.fitted, options.interleaveRows());
   }
 
   private DspKernels(DspLayout layout, DspMath math, Options options) {
@@ -126,6 +163,21 @@ public final class DspKernels {
 
   /** The program of {@code kernel} compiled with {@code options} (same results as the default program). */
   public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
+    DspKernels k = compiling(kernel, len, lanes, eps, math, options);
+    return k.a.finish(kernel.cliName() + " len " + len + " lanes " + lanes);
+  }
+
+  /** The compiler after compiling: every interleaved pass with the same rows per iteration (what fits in all). */
+  private static DspKernels compiling(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
+    DspKernels k = compiling(kernel, len, lanes, eps, math, options, options.interleaveRows());
+    if (k.fitted < options.interleaveRows()) {
+      k = compiling(kernel, len, lanes, eps, math, options, k.fitted);
+    }
+    return k;
+  }
+
+  private static DspKernels compiling(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options,
+      int copies) {
     if (lanes < 1 || Integer.bitCount(lanes) != 1) {
       throw new IllegalArgumentException("lanes must be a power of two, got " + lanes);
     }
@@ -134,10 +186,12 @@ public final class DspKernels {
     }
     DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math, options);
     k.length = kernel == DspKernel.ROPE ? len / 2 : len;
+    k.copies = copies;
     Set<Integer> used = null;
     if (options.interleave()) {
-      // the registers of the plain program past its prologue: the rest are free
-      DspProgram plain = compile(kernel, len, lanes, eps, math, new Options(options.fma32(), false));
+      // the registers of the plain program past its prologue: the rest are free (at 2 lanes or more,
+      // so that the reduction trees' register counts as used at every lane count)
+      DspProgram plain = compile(kernel, len, Math.max(2, lanes), eps, math, new Options(options.fma32(), false));
       used = new TreeSet<>();
       for (DspInstruction in : plain.instructions().subList(PROLOGUE, plain.size())) {
         used.add(in.rd());
@@ -170,7 +224,7 @@ public final class DspKernels {
       case SUM -> k.sumReduction();
       default -> throw new IllegalStateException(kernel.toString());
     }
-    return k.a.finish(kernel.cliName() + " len " + len + " lanes " + lanes);
+    return k;
   }
 
   /** The constants (all, or only those in {@code used}) and the length. */
@@ -188,7 +242,9 @@ public final class DspKernels {
   /** A pass over the rows whose body handles each row on its own: interleaved with the option. */
   private void rowPass(Runnable body) {
     if (options.interleave()) {
-      DspInterleave.emit(a, a.capture(body), rows(), layout.lanes(), length, free);
+      List<DspInstruction> captured = a.capture(body);
+      fitted = Math.min(fitted, DspInterleave.copiesThatFit(captured, copies, free));
+      DspInterleave.emit(a, captured, rows(), layout.lanes(), length, free, copies);
     } else {
       a.loop(rows(), body);
     }

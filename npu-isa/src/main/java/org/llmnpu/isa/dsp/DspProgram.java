@@ -36,27 +36,23 @@ public record DspProgram(String name, List<DspInstruction> instructions) {
   }
 
   /**
-   * Cycles from start to done on a DSP with {@code pipeline}: the issues plus one per interlock
-   * stall (an instruction that uses the FP result of its dynamic predecessor waits one cycle with
-   * {@link DspPipeline#TWO_STAGE_EXECUTE}; across the loop's back edge the predecessor of the body's
-   * first instruction is its last).
+   * Cycles from start to done on a DSP with {@code pipeline}: the issues plus the interlock stalls
+   * ({@link DspIssueWindow}: an instruction that reads the FP result of one still in flight waits;
+   * across the loop's back edge the body's first instructions follow its last).
    */
   public long cycles(DspPipeline pipeline) {
     long cycles = 0;
     int pc = 0;
-    DspInstruction previous = null;
+    DspIssueWindow window = new DspIssueWindow(pipeline);
     while (pc < instructions.size()) {
       DspInstruction in = instructions.get(pc);
-      cycles += 1 + pipeline.stallCycles(previous, in);
-      previous = in;
+      cycles += 1 + window.issue(in);
       if (in.op() == DspOp.LOOP) {
         long count = Math.max(1, in.imm() & 0xFFFF);
         int body = in.imm() >>> 16;
         List<DspInstruction> b = instructions.subList(pc + 1, Math.min(instructions.size(), pc + 1 + body));
         if (!b.isEmpty()) {
-          DspInstruction last = b.get(b.size() - 1);
-          cycles += count * b.size() + bodyStalls(pipeline, b, in) + (count - 1) * bodyStalls(pipeline, b, last);
-          previous = last;
+          cycles += loopCycles(window, b, count);
         }
         pc += body;
       }
@@ -65,14 +61,31 @@ public record DspProgram(String name, List<DspInstruction> instructions) {
     return cycles;
   }
 
-  /** Stall cycles of one pass through {@code body} entered after {@code before}. */
-  private static long bodyStalls(DspPipeline pipeline, List<DspInstruction> body, DspInstruction before) {
-    long stalls = 0;
-    DspInstruction previous = before;
-    for (DspInstruction in : body) {
-      stalls += pipeline.stallCycles(previous, in);
-      previous = in;
+  /**
+   * Cycles of {@code count} passes through {@code body}; the window's state at a pass's entry
+   * repeats after a few passes, and the passes of one period are counted once and multiplied.
+   */
+  private static long loopCycles(DspIssueWindow window, List<DspInstruction> body, long count) {
+    java.util.Map<List<DspInstruction>, long[]> seen = new java.util.HashMap<>();
+    long cycles = 0;
+    long pass = 0;
+    while (pass < count) {
+      long[] earlier = seen.putIfAbsent(window.state(), new long[] {pass, cycles});
+      if (earlier != null) {
+        long period = pass - earlier[0];
+        long periods = (count - pass) / period;
+        cycles += periods * (cycles - earlier[1]);
+        pass += periods * period;
+        seen.clear();
+        if (pass >= count) {
+          break;
+        }
+      }
+      for (DspInstruction in : body) {
+        cycles += 1 + window.issue(in);
+      }
+      pass++;
     }
-    return stalls;
+    return cycles;
   }
 }

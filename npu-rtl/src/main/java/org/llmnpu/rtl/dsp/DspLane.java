@@ -2,7 +2,6 @@ package org.llmnpu.rtl.dsp;
 
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspInstruction;
-import org.llmnpu.isa.dsp.DspFix;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -12,15 +11,12 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
-import org.llmnpu.rtl.mx.LeadingZeros;
 import org.llmnpu.rtl.vector.Fp16Alu;
 import org.llmnpu.rtl.vector.Fp16Convert;
 import org.llmnpu.rtl.vector.Fp16Fma;
 import org.llmnpu.rtl.vector.Fp32Alu;
-import org.llmnpu.rtl.vector.Fp32Fma;
 
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
@@ -34,12 +30,14 @@ import org.llmnpu.rtl.vector.Fp32Fma;
  * Execute 1 (next cycle; {@code op, rd, aux, imm, row, masked, elementValid, execute} are already
  * this stage's): the units compute from the registered operands; a store writes the buffer. With
  * one execute stage ({@code split} false) every result is selected and written at the end of this
- * cycle. With {@code split} the FP units register their exact, unrounded value and every other op
- * registers its result; execute 2 rounds, selects and writes back, and the {@link VectorDsp} holds
- * an instruction at issue for one cycle when it reads an FP result that is still in execute 1
- * ({@code org.llmnpu.isa.dsp.DspPipeline}).
+ * cycle. With N = {@code stages} of 2..4 the FP units have N − 1 internal registers (exact value;
+ * with 3 also the decoded operands and products; with 4 also the rounder's split) and every other op
+ * completes in execute 1 and is carried along; execute N selects and writes back, in issue order.
+ * Sources are forwarded from every stage, youngest first (an FP result only from execute N); the
+ * {@link VectorDsp} holds an instruction at issue while an FP op in execute 1..N−1 writes a register
+ * it reads ({@code org.llmnpu.isa.dsp.DspPipeline}).
  */
-final class DspLane extends HwModule {
+final class DspLane extends DspLaneUnits {
   final Bool execute = in(bool());
   final UInt op = in(uint(6));
   final UInt rd = in(uint(5));
@@ -62,16 +60,18 @@ final class DspLane extends HwModule {
   final UInt sourceA = out(uint(32));
   private final int rows;
   private final int segments;
+  private final int stages;
   private final boolean split;
   private final boolean fma32;
   private final boolean permute;
   /** With {@code permute}: the lane-rotated operand a (ROT). */
   final UInt rotateIn;
 
-  DspLane(int rows, int rowBits, int segments, boolean split, boolean fma32, boolean permute) {
+  DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute) {
     this.rows = rows;
     this.segments = segments;
-    this.split = split;
+    this.stages = stages;
+    this.split = stages > 1;
     this.fma32 = fma32;
     this.permute = permute;
     rotateIn = permute ? in("rotateIn", uint(32)) : null;
@@ -81,7 +81,7 @@ final class DspLane extends HwModule {
     hostRow = in(uint(rowBits));
 
     if (split) {
-      twoStageExecute();
+      pipelinedExecute();
     } else {
       oneStageExecute();
     }
@@ -116,7 +116,7 @@ final class DspLane extends HwModule {
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
-    UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
+    UInt fused32 = fma32 ? fp32Fma(a, b, c, stages) : null;
     Fp32Alu single = instance("fp32", new Fp32Alu());
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -129,8 +129,8 @@ final class DspLane extends HwModule {
 
     UInt h16 = half.result.get(0).resize(32);
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
-    UInt segment = segment(a.lsbs(16)).resize(32);
-    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    UInt segment = segment(a.lsbs(16), starts, segments).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16), aux).resize(32);
     // segments past the table capacity read as unused (start NaN, coefficient 0)
     Bool inTable = a.lsbs(4).lt(segments);
     UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
@@ -176,29 +176,61 @@ final class DspLane extends HwModule {
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
   }
 
-  /** Two execute stages: FP rounding and write-back in execute 2, forwarding from both. */
-  private void twoStageExecute() {
+  /**
+   * N = {@code stages} (2..4) execute stages: FP units pipelined over all of them, every other op
+   * complete in execute 1 and carried along; write-back in execute N; forwarding from every stage
+   * (an FP result only from execute N: the DSP's interlock holds its readers until then).
+   */
+  private void pipelinedExecute() {
+    int n = stages;
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
-    // execute 2: the instruction's write-back (result below)
+    // execute N: the instruction's write-back (result below)
     UInt result = wire("result", uint(32));
     Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
-    Bool writeBack = enabled.and(writes);
-    if (split) {
-      Bool writeBack2 = regInit("writeBack2", bool(), 0);
-      writeBack2.set(writeBack);
-      writeBack = writeBack2;
-    }
-    UInt rd2 = stage("rd2", rd);
-    // issue: register read with forwarding from execute 1 (ops that complete there) and execute 2;
-    // an FP result in execute 1 is never needed here (the DSP holds the instruction a cycle)
     UInt simple = wire("simple", uint(32));
-    Bool early = wire("early", enabled.and(writes).and(lateOp(op).not()));
-    UInt a = regNext("a", forward(ra, early, rd, simple, writeBack, rd2, result, registers));
-    UInt b = regNext("b", forward(rb, early, rd, simple, writeBack, rd2, result, registers));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign)
-    UInt c = regNext("c", forward(rc, early, rd, simple, writeBack, rd2, result, registers).lsbs(cWidth()));
+    Bool late1 = lateOp(op, fma32);
+    // the instruction in execute j (2..N): write-back enable, destination, op completed early, its value
+    Bool[] writeBack = new Bool[n + 1];
+    UInt[] rdAt = new UInt[n + 1];
+    Bool[] lateAt = new Bool[n + 1];
+    UInt[] simpleAt = new UInt[n + 1];
+    writeBack[1] = enabled.and(writes);
+    rdAt[1] = rd;
+    lateAt[1] = late1;
+    simpleAt[1] = simple;
+    for (int j = 2; j <= n; j++) {
+      Bool wb = regInit("writeBack" + j, bool(), 0);
+      wb.set(writeBack[j - 1]);
+      writeBack[j] = wb;
+      rdAt[j] = regNext("rd" + j, rdAt[j - 1]);
+      if (j < n) {
+        lateAt[j] = regNext("late" + j, lateAt[j - 1]);
+      }
+      simpleAt[j] = regNext("simple" + j, simpleAt[j - 1]);
+    }
+    // issue: register read with forwarding, youngest first: execute 1 (ops that complete there),
+    // execute 2..N−1 (the same, carried), execute N (every result)
+    // (execute 1's and execute N's values, the latest to arrive, enter one AND-OR selection)
+    java.util.function.Function<UInt, UInt> forward = r -> {
+      UInt v = registers.readAsync(r);
+      Bool older = boolLit(false);
+      for (int j = n - 1; j >= 2; j--) {
+        Bool hit = writeBack[j].and(lateAt[j].not()).and(rdAt[j].eq(r));
+        v = mux(hit, simpleAt[j], v);
+        older = older.or(hit);
+      }
+      Bool first = writeBack[1].and(lateAt[1].not()).and(rdAt[1].eq(r));
+      Bool last = writeBack[n].and(rdAt[n].eq(r)).and(older.not()).and(first.not());
+      Bool rest = first.not().and(last.not());
+      UInt zero = uintLit(0, 32);
+      return mux(first, simpleAt[1], zero).or(mux(last, result, zero)).or(mux(rest, v, zero));
+    };
+    UInt a = regNext("a", forward.apply(ra));
+    UInt b = regNext("b", forward.apply(rb));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
+    UInt c = regNext("c", forward.apply(rc).lsbs(cWidth()));
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
@@ -207,31 +239,59 @@ final class DspLane extends HwModule {
     UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
         : row));
 
-    // execute 1 → 2: the FP units with their split register
-    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, split)));
+    // execute 1 → N: the FP units with N − 1 internal registers
+    int internal = n - 1;
+    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, internal)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
-    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, split)));
+    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, internal)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
-    UInt fused32 = fma32 ? fp32Fma(a, b, c) : null;
-    Fp32Alu single = instance("fp32", new Fp32Alu(split));
+    UInt fused32 = fma32 ? fp32Fma(a, b, c, stages) : null;
+    Fp32Alu single = instance("fp32", new Fp32Alu(internal));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
     single.b.set(b);
-    Fp16Convert convert = instance("convert", new Fp16Convert(split));
+    Fp16Convert convert = instance("convert", new Fp16Convert(internal));
     convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
     convert.format.set(aux);
     convert.a.set(a);
     convert.b.set(b);
 
-    // execute 1: every other operation, registered for execute 2
+    // execute 1: every other operation, carried to execute N
+    simple.set(simpleResult(a, b, c, loaded));
+    // which unit's rounded result execute N takes (one-hot, decided in execute 1)
+    Bool fromHalf = delay("fromHalf", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+        .or(op.eq(DspOp.EQ16.code())));
+    Bool fromSingle = delay("fromSingle", inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = delay("fromConvert", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = delay("fromFused", op.eq(DspOp.FMA16.code()));
+    UInt late = mux(fromFused, fused.result.resize(32), simpleAt[n]);
+    if (fma32) {
+      late = mux(delay("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+    }
+
+    // execute N: select and write back
+    result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
+        mux(fromConvert, convert.result, late))));
+    when(writeBack[n], () -> registers.write(rdAt[n], result));
+
+    Bool store = wire("store", enabled.and(storeOp()));
+    UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
+    UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
+    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
+    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /** The result of the ops that complete in execute 1 (integer, table, select, cross-lane, load); 0 for the others. */
+  private UInt simpleResult(UInt a, UInt b, UInt c, UInt loaded) {
+    UInt simple = wire("simpleResult", uint(32));
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
-    UInt segment = segment(a.lsbs(16)).resize(32);
-    UInt fixed = fix(a.lsbs(16), b.lsbs(16)).resize(32);
+    UInt segment = segment(a.lsbs(16), starts, segments).resize(32);
+    UInt fixed = fix(a.lsbs(16), b.lsbs(16), aux).resize(32);
     // segments past the table capacity read as unused (start NaN, coefficient 0)
     Bool inTable = a.lsbs(4).lt(segments);
     UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
@@ -258,28 +318,16 @@ final class DspLane extends HwModule {
       s.is(DspOp.BCAST.code(), () -> simple.set(broadcastIn));
       s.otherwise(() -> simple.set(uintLit(0, 32)));
     });
-    UInt simple2 = stage("simple2", simple);
-    // which unit's rounded result execute 2 takes (one-hot, decided in execute 1)
-    Bool fromHalf = stage("fromHalf2", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
-        .or(op.eq(DspOp.EQ16.code())));
-    Bool fromSingle = stage("fromSingle2", inRange(op, DspOp.ADD32, DspOp.MUL32));
-    Bool fromConvert = stage("fromConvert2", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
-    Bool fromFused = stage("fromFused2", op.eq(DspOp.FMA16.code()));
-    UInt late = mux(fromFused, fused.result.resize(32), simple2);
-    if (fma32) {
-      late = mux(stage("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+    return simple;
+  }
+
+  /** {@code v} delayed to execute N (N − 1 registers). */
+  private Bool delay(String name, Bool v) {
+    Bool d = v;
+    for (int j = 2; j <= stages; j++) {
+      d = regNext(name + j, d);
     }
-
-    // execute 2: select and write back
-    result.set(mux(fromHalf, half.result.get(0).resize(32), mux(fromSingle, single.result,
-        mux(fromConvert, convert.result, late))));
-    when(writeBack, () -> registers.write(rd2, result));
-
-    Bool store = wire("store", enabled.and(storeOp()));
-    UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
-    UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
-    UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
-    when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+    return d;
   }
 
   /** Whether {@code op} writes rd, among the ops this lane is built with ({@link DspOp#writesRegister()}). */
@@ -299,109 +347,9 @@ final class DspLane extends HwModule {
     return fma32 ? 32 : 16;
   }
 
-  /** The FP32 FMA's result for the registered operands (split like the other FP units). */
-  private UInt fp32Fma(UInt a, UInt b, UInt c) {
-    Fp32Fma unit = instance("fma32", new Fp32Fma(new Fp32Fma.Config(0, split)));
-    unit.a.set(a);
-    unit.b.set(b);
-    unit.c.set(c);
-    return unit.result;
-  }
-
-  /** {@code v} in execute 2 (one cycle later), or unchanged with one execute stage. */
-  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return split ? regNext(name, v) : v;
-  }
-
-  /** Register {@code r} as the issuing instruction must see it: youngest write first. */
-  private static UInt forward(UInt r, Bool early, UInt rd1, UInt simple, Bool late, UInt rd2, UInt result,
-      Mem<UInt> registers) {
-    return mux(early.and(rd1.eq(r)), simple, mux(late.and(rd2.eq(r)), result, registers.readAsync(r)));
-  }
-
-  /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
-  private Bool lateOp(UInt op) {
-    Bool any = boolLit(false);
-    for (DspOp o : DspOp.values()) {
-      if (o.roundsLate() && (o != DspOp.FMA32 || fma32)) {
-        any = any.or(op.eq(o.code()));
-      }
-    }
-    return any;
-  }
-
-  private static Bool inRange(UInt op, DspOp first, DspOp last) {
-    return op.ge(first.code()).and(op.le(last.code()));
-  }
-
-  /** IEEE order key of an FP16 code: monotone in the value for non-NaN codes, −0 just below +0. */
-  private static UInt orderKey(UInt x) {
-    return mux(x.bit(15), x.not(), x.or(uintLit(0x8000, 16)));
-  }
-
-  private static Bool isNaN(UInt x) {
-    return x.slice(14, 10).andR().and(x.lsbs(10).orR());
-  }
-
-  /** IEEE x ≤ y of FP16 codes (false with a NaN, +0 == −0). */
-  private static Bool lessOrEqual(UInt x, UInt y) {
-    Bool bothZero = x.lsbs(15).orR().not().and(y.lsbs(15).orR().not());
-    return isNaN(x).not().and(isNaN(y).not()).and(orderKey(x).le(orderKey(y)).or(bothZero));
-  }
-
-  /** The last segment whose start ≤ v (0 if none). */
-  private UInt segment(UInt v) {
-    UInt s = uintLit(0, 4);
-    for (int i = 1; i < segments; i++) {
-      s = mux(lessOrEqual(starts.get(i), v), uintLit(i, 4), s);
-    }
-    return wire("segment", s);
-  }
-
-  /**
-   * floor(log2 |x|) of an IEEE code with the given field widths (FP16: 5/10, FP32: 8/23), as a
-   * 32-bit integer: field − bias for normals, −bias − leadingZeros(fraction) for subnormals, 0 for
-   * ±0, ±∞, NaN.
-   */
-  private UInt exponentOf(UInt x, int exponentBits, int mantissaBits, String name) {
-    int bias = (1 << (exponentBits - 1)) - 1;
-    UInt field = x.slice(exponentBits + mantissaBits - 1, mantissaBits);
-    UInt fraction = x.lsbs(mantissaBits);
-    UInt normal = field.resize(32).sub(uintLit(bias, 32));
-    UInt subnormal = uintLit(-bias & 0xFFFFFFFFL, 32).sub(LeadingZeros.count(fraction).resize(32));
-    Bool isNormal = field.orR().and(field.andR().not());
-    Bool isSubnormal = field.orR().not().and(fraction.orR());
-    return wire(name, mux(isNormal, normal, mux(isSubnormal, subnormal, uintLit(0, 32))));
-  }
-
-  /** {@link DspFix} of the computed value y for argument x; the kind is aux[1:0]. */
-  private UInt fix(UInt x, UInt y) {
-    Bool nan = isNaN(x);
-    Bool negative = x.bit(15);
-    UInt magnitude = x.lsbs(15);
-    Bool zero = magnitude.orR().not();
-    Bool infinite = magnitude.eq(0x7C00);
-    Bool atLeast12 = negative.not().and(magnitude.ge(0x4A00)).and(nan.not());
-    Bool atMostMinus18 = negative.and(magnitude.ge(0x4C80)).and(nan.not());
-    Bool atMostMinus40 = negative.and(magnitude.ge(0x5100)).and(nan.not());
-    UInt canonicalNaN = uintLit(0x7E00, 16);
-    UInt plusInfinity = uintLit(0x7C00, 16);
-    UInt plusZero = uintLit(0, 16);
-    UInt signedInfinity = cat(negative, uintLit(0x7C00, 15)).asUInt();
-    UInt signedZero = cat(negative, uintLit(0, 15)).asUInt();
-    UInt exp = mux(nan, canonicalNaN, mux(atLeast12, plusInfinity, mux(atMostMinus18, plusZero, y)));
-    UInt expParts = mux(nan, canonicalNaN, mux(atLeast12, plusInfinity, mux(atMostMinus40, plusZero, y)));
-    UInt reciprocal = mux(nan, canonicalNaN, mux(zero, signedInfinity, mux(infinite, signedZero,
-        y.xor(cat(negative, uintLit(0, 15)).asUInt()))));
-    UInt rsqrt = mux(nan, canonicalNaN, mux(zero, signedInfinity, mux(negative, canonicalNaN,
-        mux(infinite, plusZero, y))));
-    UInt kind = aux;
-    return wire("fixed", mux(kind.eq(DspFix.EXP.code()), exp, mux(kind.eq(DspFix.EXP_PARTS.code()), expParts,
-        mux(kind.eq(DspFix.RECIPROCAL.code()), reciprocal, rsqrt))));
-  }
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows + "_t" + segments + (split ? "_x2" : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "");
+    return "DspLane_r" + rows + "_t" + segments + (split ? "_x" + stages : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "");
   }
 }

@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
@@ -52,7 +51,10 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * forwarded to the next instruction and nothing stalls. With two, the FP units round in execute 2;
  * results are forwarded from execute 1 (ops that complete there) and execute 2, and an instruction
  * that reads an FP result of the instruction just before it is held one cycle (a bubble enters
- * execute 1). {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high
+ * execute 1). With three or four the FP units run over all N stages (decode and products | sum |
+ * normalize and round, the rounder split once more with four), every result is written back in
+ * execute N in issue order, and an instruction waits while an FP op in execute j &lt; N writes a
+ * register it reads (N − j cycles; {@link org.llmnpu.isa.dsp.DspIssueWindow}). {@code HALT} ends the run: {@code busy} falls, {@code done} rises and stays high
  * until the next start (every store has reached the buffer by then), and {@code cycles} holds the
  * cycles from start to done, issues plus stalls (= {@link DspProgram#cycles(DspPipeline)} =
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
@@ -66,7 +68,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * {@code table_addr·E + j} from bits {@code 16j..} of {@code table_data}. W = E = 1 is the
  * one-word interface above.
  */
-public final class VectorDsp extends HwModule {
+public final class VectorDsp extends VectorDspPaths {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
   public static final int TABLE_SLOTS = 3;
   /**
@@ -76,7 +78,8 @@ public final class VectorDsp extends HwModule {
    * @param tableSegments segments per polynomial table, 1..16 [12: the rsqrt table needs 12]
    * @param tableDegree polynomial degree the tables hold, 0..3 [2]
    * @param executeStages 1 [default]: one execute stage, no stalls; 2: the FP units round in a second
-   *                      execute stage, with a one-cycle interlock ({@link DspPipeline})
+   *                      execute stage, with a one-cycle interlock; 3 or 4: the FP units pipelined over
+   *                      3 or 4 stages, an interlock of up to 2 or 3 cycles ({@link DspPipeline})
    * @param fma32 false [default]: no FP32 FMA (opcode {@code FMA32} is undefined, a NOP); true: every lane
    *              has an {@code Fp32Fma} and executes {@link DspOp#FMA32} (an FP unit, rounded in the last
    *              execute stage)
@@ -103,8 +106,8 @@ public final class VectorDsp extends HwModule {
     }
 
     public Config {
-      if (executeStages < 1 || executeStages > 2) {
-        throw new IllegalArgumentException("executeStages must be 1 or 2, got " + executeStages);
+      if (executeStages < 1 || executeStages > 4) {
+        throw new IllegalArgumentException("executeStages must be 1, 2, 3 or 4, got " + executeStages);
       }
       check("lanes", lanes, 1, 32);
       check("rows", rows, 16, 65536);
@@ -228,18 +231,33 @@ public final class VectorDsp extends HwModule {
     Bool isHalt = op.eq(DspOp.HALT.code());
     Bool isLoop = op.eq(DspOp.LOOP.code());
     Bool atLoopEnd = wire("atLoopEnd", looping.and(pc.eq(loopEnd)));
-    // interlock (DspPipeline): hold the issuing instruction one cycle when it reads the register
-    // that an FP op in execute 1 writes (its rounded result exists only in execute 2)
+    // interlock (DspPipeline): hold the issuing instruction while an FP op in execute 1..N−1 writes a
+    // register it reads (an FP result exists only in execute N)
     Bool exValid = regInit("exValid", bool(), 0);
     UInt exOp = wire("exOp", uint(6));
     UInt exRd = wire("exRd", uint(5));
     java.util.function.Predicate<DspOp> built = o -> (o != DspOp.FMA32 || c.fma32()) && (!o.permutes() || c.permute());
     Bool exWrites = exValid.and(opIn(exOp, op2 -> built.test(op2) && op2.writesRegister() && op2.roundsLate()));
-    boolean split = c.executeStages() == 2;
-    Bool hazard = wire("hazard", split ? running.and(exWrites).and(
-        opIn(op, built.and(DspOp::readsA)).and(word.slice(52, 48).eq(exRd))
-            .or(opIn(op, built.and(DspOp::readsB)).and(word.slice(47, 43).eq(exRd)))
-            .or(opIn(op, built.and(DspOp::readsC)).and(word.slice(42, 38).eq(exRd)))) : boolLit(false));
+    int stages = c.executeStages();
+    boolean split = stages >= 2;
+    Bool anyHazard = boolLit(false);
+    Bool lateWrite = exWrites;
+    UInt lateRd = exRd;
+    Bool readsA = opIn(op, built.and(DspOp::readsA));
+    Bool readsB = opIn(op, built.and(DspOp::readsB));
+    Bool readsC = opIn(op, built.and(DspOp::readsC));
+    for (int j = 1; j < stages; j++) {
+      if (j > 1) {
+        Bool w = regInit("lateWrite" + j, bool(), 0);
+        w.set(lateWrite);
+        lateWrite = w;
+        lateRd = regNext("lateRd" + j, lateRd);
+      }
+      UInt r = lateRd;
+      anyHazard = anyHazard.or(lateWrite.and(readsA.and(word.slice(52, 48).eq(r)).or(readsB.and(word.slice(47, 43).eq(r)))
+          .or(readsC.and(word.slice(42, 38).eq(r)))));
+    }
+    Bool hazard = wire("hazard", split ? running.and(anyHazard) : boolLit(false));
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
@@ -274,26 +292,12 @@ public final class VectorDsp extends HwModule {
       when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm));
     });
 
-    // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers; slot 3 and
-    // everything beyond the capacity read as an unused segment (start NaN, coefficient 0)
+    // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers
     int segments = c.tableSegments();
     UInt unusedStart = uintLit(0x7E00, 16);
     UInt zero16 = uintLit(0, 16);
-    UInt[][][] tables = new UInt[TABLE_SLOTS][segments][c.tableDegree() + 2];
-    // (entries beyond the capacity in a wide write are dropped: slices of the gated data)
-    UInt tableWord = tableEntries == 1 ? tableData : mux(tableWe, tableData, uintLit(0, 16 * tableEntries));
-    for (int slot = 0; slot < TABLE_SLOTS; slot++) {
-      for (int s = 0; s < segments; s++) {
-        for (int f = 0; f <= c.tableDegree() + 1; f++) {
-          UInt r = regInit("table_" + slot + "_" + s + "_" + f, uint(16), f == 0 ? 0x7E00 : 0);
-          int address = slot * 128 + s * 8 + f;
-          int j = address % tableEntries;
-          UInt entry = tableWord.slice(16 * j + 15, 16 * j);
-          when(tableWe.and(tableAddr.eq(address / tableEntries)), () -> r.set(entry));
-          tables[slot][s][f] = r;
-        }
-      }
-    }
+    // (slot 3 and everything beyond the capacity read as an unused segment: start NaN, coefficient 0)
+    UInt[][][] tables = tableRegisters(tableWe, tableAddr, tableData, segments, c.tableDegree(), tableEntries);
     // execute stage 1: the fields of the instruction issued in the previous cycle (a bubble after a stall
     // or a stop)
     exValid.set(running.and(stop.not()).and(hazard.not()));
@@ -322,7 +326,7 @@ public final class VectorDsp extends HwModule {
     UInt hostRow = bufAddr.msbs(rowBits);
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, split, c.fma32(), c.permute()));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, stages, c.fma32(), c.permute()));
       lane.execute.set(exValid);
       lane.op.set(exOp);
       lane.rd.set(exRd);
@@ -334,7 +338,7 @@ public final class VectorDsp extends HwModule {
       lane.imm.set(exImm);
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
       lane.elementValid.set(regNext("exElementValid_" + l, element.lt(len)));
-      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, imm, idx, word.slice(36, 33), l, rowBits)) : row);
+      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, imm, idx, word.slice(36, 33), l, rowBits, config.lanes())) : row);
       for (int s = 0; s < segments; s++) {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));
@@ -353,56 +357,13 @@ public final class VectorDsp extends HwModule {
       lanes.get(l).broadcastIn.set(lanes.get(0).sourceA);
     }
     if (c.permute()) {
-      // ROT: lane l takes operand a of lane (l + imm + idx) mod lanes (a barrel rotation of the vector)
-      UInt k = laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits));
-      List<UInt> v = new ArrayList<>();
-      for (DspLane lane : lanes) {
-        v.add(lane.sourceA);
-      }
-      for (int bit = 0; (1 << bit) < c.lanes(); bit++) {
-        List<UInt> rotated = new ArrayList<>();
-        for (int l = 0; l < c.lanes(); l++) {
-          rotated.add(mux(k.bit(bit), v.get((l + (1 << bit)) % c.lanes()), v.get(l)));
-        }
-        v = rotated;
-      }
-      for (int l = 0; l < c.lanes(); l++) {
-        lanes.get(l).rotateIn.set(v.get(l));
-      }
+      rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));
     }
     UInt read = uintLit(0, 16);
     for (int l = 0; l < c.lanes(); l++) {
       read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
     }
     bufRdata.set(read);
-  }
-
-  /**
-   * Row of lane {@code l} at issue: {@code imm + idx}, skewed for LDS ({@code ((l − idx) mod lanes)·2^aux})
-   * and STS ({@code ((l + idx) mod lanes)·2^aux}).
-   */
-  private UInt permutedRow(UInt op, UInt imm, UInt idx, UInt aux, int l, int rowBits) {
-    // rows and lanes are powers of two: everything is taken mod rows (rowBits bits)
-    int lanesMask = (config.lanes() - 1) & ((1 << rowBits) - 1);
-    UInt lane = uintLit(l & ((1 << rowBits) - 1), rowBits);
-    UInt index = idx.resize(rowBits);
-    UInt mask = uintLit(lanesMask, rowBits);
-    UInt skewLoad = lane.sub(index).and(mask).shiftLeft(aux);
-    UInt skewStore = lane.add(index).and(mask).shiftLeft(aux);
-    UInt base = imm.lsbs(rowBits);
-    return mux(op.eq(DspOp.LDS.code()), base.add(skewLoad), mux(op.eq(DspOp.STS.code()), base.add(skewStore),
-        base.add(index)));
-  }
-
-  /** Whether the 6-bit {@code code} is one of the ops {@code which} selects. */
-  private static Bool opIn(UInt code, java.util.function.Predicate<DspOp> which) {
-    Bool any = boolLit(false);
-    for (DspOp o : DspOp.values()) {
-      if (which.test(o)) {
-        any = any.or(code.eq(o.code()));
-      }
-    }
-    return any;
   }
 
   /** The configuration. */
@@ -414,7 +375,7 @@ public final class VectorDsp extends HwModule {
   public String moduleName() {
     String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
-        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() == 2 ? "_x2" : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
+        + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() > 1 ? "_x" + config.executeStages() : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
   }
 
   /** Registers {@code vector-dsp}. */
@@ -428,8 +389,9 @@ public final class VectorDsp extends HwModule {
               ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
               ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
               ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
-              ParamSpec.integer("executeStages", 1, 1, 2,
-                  "1: one execute stage, no stalls; 2: FP rounding in a second stage, 1-cycle interlock"),
+              ParamSpec.integer("executeStages", 1, 1, 4,
+                  "1: one execute stage, no stalls; 2: FP rounding in a second stage; 3: FP decode/product, "
+                  + "sum, round; 4: also the rounder split; an interlock holds readers of FP results"),
               ParamSpec.bool("fma32", false, "FP32 fused multiply-add unit per lane (instruction FMA32)"),
               ParamSpec.bool("permute", false, "skewed load/store, lane rotation, row gather/scatter (transposes)")),
           p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),

@@ -58,6 +58,7 @@ public final class FloatRounder extends HwModule {
   public final Bool inexact = out(bool());
   private final Config config;
   private final boolean split;
+  private final boolean earlyDenormal;
 
   /** Combinational (latency 0). */
   public FloatRounder(Config c) {
@@ -69,8 +70,19 @@ public final class FloatRounder extends HwModule {
    * sticky bit below them, the biased exponent, the sign and the zero flag): latency 1.
    */
   public FloatRounder(Config c, boolean split) {
+    this(c, split, false);
+  }
+
+  /**
+   * With {@code split}, and with {@code earlyDenormal} the subnormal flag and the denormalization
+   * shift also computed before the register (from the biased exponent, in parallel with the
+   * normalizing shift), which leaves less after it: the rounding, the exponent field and the
+   * overflow check.
+   */
+  public FloatRounder(Config c, boolean split, boolean earlyDenormal) {
     config = c;
     this.split = split;
+    this.earlyDenormal = split && earlyDenormal;
     FpLayout t = c.target();
     int w = c.magnitudeWidth();
     int m = t.mantissaBits();
@@ -85,13 +97,27 @@ public final class FloatRounder extends HwModule {
     Bool lowSticky = stage("lowSticky", w > m + 2 ? normalized.lsbs(w - m - 2).orR() : boolLit(false));
 
     int xw = Math.max(c.exponentWidth(), bitsToHold(w + t.bias() + 2)) + 3;
-    SInt biasedExponent = wire("biasedExponent", stage("biasedExponent", exponent.resize(xw)
-        .add(sintLit(w - 1L + t.bias(), xw)).sub(leadingZeros.resize(xw - 1).toSInt())));
-    Bool subnormal = wire("subnormal", biasedExponent.lt(1));
-    SInt deficit = sintLit(1, xw).sub(biasedExponent);
+    SInt biasedExponent;
+    Bool subnormal;
+    UInt denormShift;
     int shiftWidth = bitsToHold(m + 2);
-    UInt cappedDeficit = mux(deficit.gt(m + 2), uintLit(m + 2, shiftWidth), deficit.resize(shiftWidth).asUInt());
-    UInt denormShift = wire("denormShift", mux(subnormal, cappedDeficit, uintLit(0, shiftWidth)));
+    if (earlyDenormal) {
+      SInt early = exponent.resize(xw).add(sintLit(w - 1L + t.bias(), xw)).sub(leadingZeros.resize(xw - 1).toSInt());
+      Bool earlySubnormal = early.lt(1);
+      SInt deficit = sintLit(1, xw).sub(early);
+      UInt cappedDeficit = mux(deficit.gt(m + 2), uintLit(m + 2, shiftWidth), deficit.resize(shiftWidth).asUInt());
+      biasedExponent = wire("biasedExponent", stage("biasedExponent", early));
+      subnormal = wire("subnormal", stage("subnormal", earlySubnormal));
+      denormShift = wire("denormShift", stage("denormShift", mux(earlySubnormal, cappedDeficit,
+          uintLit(0, shiftWidth))));
+    } else {
+      biasedExponent = wire("biasedExponent", stage("biasedExponent", exponent.resize(xw)
+          .add(sintLit(w - 1L + t.bias(), xw)).sub(leadingZeros.resize(xw - 1).toSInt())));
+      subnormal = wire("subnormal", biasedExponent.lt(1));
+      SInt deficit = sintLit(1, xw).sub(biasedExponent);
+      UInt cappedDeficit = mux(deficit.gt(m + 2), uintLit(m + 2, shiftWidth), deficit.resize(shiftWidth).asUInt());
+      denormShift = wire("denormShift", mux(subnormal, cappedDeficit, uintLit(0, shiftWidth)));
+    }
 
     UInt aligned = wire("aligned", top.shiftLeft(m + 2).shiftRight(denormShift));
     UInt kept = aligned.msbs(m + 1);
@@ -122,6 +148,7 @@ public final class FloatRounder extends HwModule {
     FpLayout t = config.target();
     return "FloatRounder_m" + config.magnitudeWidth() + "_x" + config.exponentWidth() + "_e" + t.exponentBits()
         + "m" + t.mantissaBits() + "b" + t.bias() + "_" + t.specials().name().toLowerCase() + "_"
-        + config.rounding().cliName() + (config.saturate() ? "_sat" : "_inf") + (split ? "_split" : "");
+        + config.rounding().cliName() + (config.saturate() ? "_sat" : "_inf") + (split ? "_split" : "")
+        + (earlyDenormal ? "_early" : "");
   }
 }

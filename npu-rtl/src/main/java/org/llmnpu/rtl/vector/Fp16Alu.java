@@ -39,9 +39,12 @@ import org.llmnpu.rtl.mx.RoundMode;
  * maximumNumber: a NaN operand is ignored (two NaNs give 0x7E00), −0 &lt; +0, and the selected
  * operand is passed unchanged. LT/EQ are IEEE comparisons: false with a NaN, +0 == −0.
  *
- * <p>Latency {@code latency} cycles (+1 with {@code split}): 0 is purely combinational; 1 registers every
- * {@code result_i} (result of the operands applied before clock edge k visible after edge k);
- * {@code split} adds a register between the exact sum/product and the rounder.
+ * <p>Latency {@code latency} cycles plus {@code stages} internal registers (0..3): 0 is purely
+ * combinational; {@code latency} 1 registers every {@code result_i} (result of the operands applied
+ * before clock edge k visible after edge k); internal register 1 sits between the exact
+ * sum/product and the rounder, 2 also after the decode (the aligned operands, the 22-bit product,
+ * min/max/compare results and special cases registered), 3 also splits the rounder after its
+ * normalization.
  * Throughput one vector per cycle.
  */
 public final class Fp16Alu extends HwModule {
@@ -60,14 +63,18 @@ public final class Fp16Alu extends HwModule {
   private static final int EXPONENT_BITS = 8;
 
   /**
-   * Lanes (1..32), output latency (0 or 1), and {@code split}: a pipeline register between the
-   * exact value and its rounding (the rounder's inputs, the special-case and min/max/compare
-   * results), which adds one cycle of latency.
+   * Lanes (1..32), output latency (0 or 1), and {@code stages} internal pipeline registers (0..3;
+   * see the class comment), each one more cycle of latency.
    */
-  public record Config(int lanes, int latency, boolean split) {
-    /** Without the split register. */
+  public record Config(int lanes, int latency, int stages) {
+    /** Without internal registers. */
     public Config(int lanes, int latency) {
-      this(lanes, latency, false);
+      this(lanes, latency, 0);
+    }
+
+    /** With {@code split}: one internal register, between the exact value and its rounding. */
+    public Config(int lanes, int latency, boolean split) {
+      this(lanes, latency, split ? 1 : 0);
     }
 
     public Config {
@@ -76,6 +83,9 @@ public final class Fp16Alu extends HwModule {
       }
       if (latency < 0 || latency > 1) {
         throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
+      }
+      if (stages < 0 || stages > 3) {
+        throw new IllegalArgumentException("stages must be in 0..3, got " + stages);
       }
     }
   }
@@ -97,89 +107,96 @@ public final class Fp16Alu extends HwModule {
     }
   }
 
-  /** Fields and classes of one FP16 operand. */
-  private record Operand(UInt bits, Bool negative, UInt significand, UInt effectiveField, Bool nan, Bool infinite,
-      Bool zero, UInt orderKey) {
-    static Operand of(UInt x) {
-      UInt field = x.slice(14, 10);
-      UInt fraction = x.lsbs(10);
-      Bool normal = field.orR();
-      Bool special = field.andR();
-      Bool negative = x.bit(15);
-      // monotone in the value for non-NaN codes, with −0 just below +0
-      UInt key = mux(negative, x.not(), x.or(uintLit(0x8000, 16)));
-      return new Operand(x, negative, cat(normal, fraction).asUInt(), mux(normal, field, uintLit(1, 5)),
-          special.and(fraction.orR()), special.and(fraction.orR().not()), x.lsbs(15).orR().not(), key);
-    }
+  /** The magnitude of a finite FP16 operand in units of 2^-24 (exact). */
+  private static UInt aligned(FpOperand x) {
+    return x.significand().resize(ALIGNED_BITS).shiftLeft(x.effectiveField().sub(1));
+  }
 
-    /** The magnitude in units of 2^-24 (exact for finite operands). */
-    UInt aligned() {
-      return significand.resize(ALIGNED_BITS).shiftLeft(effectiveField.sub(1));
-    }
+  /** IEEE order key of an FP16 code: monotone in the value for non-NaN codes, with −0 just below +0. */
+  private static UInt orderKey(UInt x) {
+    return mux(x.bit(15), x.not(), x.or(uintLit(0x8000, 16)));
   }
 
   private UInt lane(int i, UInt x, UInt y) {
-    Operand p = Operand.of(x);
-    Operand q = Operand.of(y);
+    FpOperand p = FpOperand.fp16(x);
+    FpOperand q = FpOperand.fp16(y);
     Bool isSub = op.eq(SUB);
     Bool isMul = op.eq(MUL);
+    Bool mulP = product("isMul_" + i, isMul);
+
+    // decode stage (registered with stages >= 2): aligned operands, product, specials, min/max/compare
+    Bool pNegative = product("negativeA_" + i, p.negative());
+    Bool qNegative = product("negativeB_" + i, q.negative().xor(isSub));
+    UInt alignedP = product("alignedA_" + i, wire("alignedA_" + i, aligned(p)));
+    UInt alignedQ = product("alignedB_" + i, wire("alignedB_" + i, aligned(q)));
+    UInt product = product("product_" + i, p.significand().mul(q.significand())).resize(EXACT_BITS);
+    // exact product: sigA · sigB · 2^(effA + effB − 50)
+    SInt productExponent = product("productExponent_" + i, p.effectiveField().resize(EXPONENT_BITS - 1).toSInt()
+        .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-50, EXPONENT_BITS)));
+    Bool sameSignNow = p.negative().eq(q.negative().xor(isSub));
+    Bool anyNan = p.nan().or(q.nan());
+    Bool anyInfinite = bypass("anyInfinite_" + i, product("anyInfinite_" + i, p.infinite().or(q.infinite())));
+    Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSignNow.not()));
+    Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
+    Bool infiniteNegative = bypass("infiniteNegative_" + i, product("infiniteNegative_" + i,
+        mux(isMul, p.negative().xor(q.negative()), mux(p.infinite(), p.negative(), q.negative().xor(isSub)))));
+    Bool resultNan = bypass("resultNan_" + i, product("resultNan_" + i, mux(isMul, productNan, sumNan)));
 
     // exact sum or difference at the 2^-24 quantum
-    Bool qNegative = q.negative().xor(isSub);
-    UInt alignedP = wire("alignedA_" + i, p.aligned());
-    UInt alignedQ = wire("alignedB_" + i, q.aligned());
-    Bool sameSign = p.negative().eq(qNegative);
+    Bool sameSign = pNegative.eq(qNegative);
     Bool pLarger = alignedP.gt(alignedQ);
     Bool qLarger = alignedQ.gt(alignedP);
     UInt difference = mux(pLarger, alignedP.sub(alignedQ), alignedQ.sub(alignedP)).resize(EXACT_BITS);
     UInt sumMagnitude = mux(sameSign, alignedP.addExpand(alignedQ), difference);
-    Bool sumNegative = mux(sameSign, p.negative(), mux(pLarger, p.negative(), qLarger.and(qNegative)));
-
-    // exact product: sigA · sigB · 2^(effA + effB − 50)
-    Bool productNegative = p.negative().xor(q.negative());
-    UInt product = p.significand().mul(q.significand()).resize(EXACT_BITS);
-    SInt productExponent = p.effectiveField().resize(EXPONENT_BITS - 1).toSInt()
-        .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-50, EXPONENT_BITS));
+    Bool sumNegative = mux(sameSign, pNegative, mux(pLarger, pNegative, qLarger.and(qNegative)));
+    Bool productNegative = pNegative.xor(qNegative.xor(product("isSub_" + i, isSub)));
 
     FloatRounder rounder = instance("rounder_" + i, new FloatRounder(new FloatRounder.Config(EXACT_BITS,
-        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(stage("roundNegative_" + i, mux(isMul, productNegative, sumNegative)));
-    rounder.magnitude.set(stage("roundMagnitude_" + i, mux(isMul, product, sumMagnitude)));
-    rounder.exponent.set(stage("roundExponent_" + i, mux(isMul, productExponent, sintLit(-24, EXPONENT_BITS))));
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
+    rounder.negative.set(stage("roundNegative_" + i, mux(mulP, productNegative, sumNegative)));
+    rounder.magnitude.set(stage("roundMagnitude_" + i, mux(mulP, product, sumMagnitude)));
+    rounder.exponent.set(stage("roundExponent_" + i, mux(mulP, productExponent, sintLit(-24, EXPONENT_BITS))));
 
-    Bool anyNan = p.nan().or(q.nan());
-    Bool anyInfinite = stage("anyInfinite_" + i, p.infinite().or(q.infinite()));
-    Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSign.not()));
-    Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
-    Bool infiniteNegative = stage("infiniteNegative_" + i,
-        mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative)));
     UInt nan = uintLit(CANONICAL_NAN, 16);
     UInt infinity = cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt();
-    Bool resultNan = stage("resultNan_" + i, mux(isMul, productNan, sumNan));
     UInt arithmetic = mux(resultNan, nan, mux(anyInfinite, infinity, rounder.code));
 
     // minimumNumber / maximumNumber and IEEE comparisons
-    Bool pAtLeast = p.orderKey().ge(q.orderKey());
-    Bool pAtMost = p.orderKey().le(q.orderKey());
+    UInt keyP = orderKey(x);
+    UInt keyQ = orderKey(y);
+    Bool pAtLeast = keyP.ge(keyQ);
+    Bool pAtMost = keyP.le(keyQ);
     UInt larger = mux(p.nan(), mux(q.nan(), nan, y), mux(q.nan(), x, mux(pAtLeast, x, y)));
     UInt smaller = mux(p.nan(), mux(q.nan(), nan, y), mux(q.nan(), x, mux(pAtMost, x, y)));
     Bool bothZero = p.zero().and(q.zero());
-    Bool less = anyNan.not().and(p.orderKey().lt(q.orderKey())).and(bothZero.not());
+    Bool less = anyNan.not().and(keyP.lt(keyQ)).and(bothZero.not());
     Bool equal = anyNan.not().and(x.eq(y).or(bothZero));
 
     UInt flag = mux(op.eq(LT), less, mux(op.eq(EQ), equal, boolLit(false))).asUInt().resize(16);
-    UInt other = stage("other_" + i, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag)));
-    return mux(stage("isArithmetic_" + i, op.lt(MIN)), arithmetic, other);
+    UInt other = bypass("other_" + i, product("other_" + i, mux(op.eq(MIN), smaller, mux(op.eq(MAX), larger, flag))));
+    return mux(bypass("isArithmetic_" + i, product("isArithmetic_" + i, op.lt(MIN))), arithmetic, other);
   }
 
-  /** {@code v}, or {@code v} one cycle later with the split register. */
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return config.stages() >= 3 ? regNext("round_" + name, e) : e;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the exact-value register (stages >= 1). */
   private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return config.split() ? regNext("split_" + name, v) : v;
+    return config.stages() >= 1 ? regNext("split_" + name, v) : v;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the decode register (stages >= 2). */
+  private <T extends org.llmnpu.hdl.HwValue> T product(String name, T v) {
+    return config.stages() >= 2 ? regNext("decode_" + name, v) : v;
   }
 
   @Override
   public String moduleName() {
-    return "Fp16Alu_l" + config.lanes() + "_d" + config.latency() + (config.split() ? "_split" : "");
+    return "Fp16Alu_l" + config.lanes() + "_d" + config.latency() + (config.stages() == 1 ? "_split"
+        : config.stages() > 1 ? "_s" + config.stages() : "");
   }
 
   /** Registers {@code fp16-alu}. */

@@ -55,7 +55,11 @@ import org.llmnpu.rtl.mx.RoundMode;
  * its sign (NARROW, SCALB16, WIDEN; any k); TO_INT saturates ∞ products and gives 0 for ∞ · 0;
  * FROM_INT gives NaN for an ∞ scale with q = 0 and ±∞ for an ∞ scale with q ≠ 0.
  *
- * <p>Latency 0: purely combinational; 1 with {@code split} (a register before the FP16 rounder).
+ * <p>Latency {@code stages} (0..3): 0 is purely combinational; 1 registers the exact value before
+ * the FP16 rounder; 2 also registers the decoded operands, the scaled exponents, WIDEN's result, the
+ * special cases, TO_INT's 22-bit product and FROM_INT's product as three 32×4/32×4/32×3-bit partial
+ * products of q's one's complement (|q|·s = (q XOR sign)·s + sign·s, the sum in the next stage);
+ * 3 also splits the FP16 rounder after its normalization and TO_INT after its rounding.
  */
 public final class Fp16Convert extends HwModule {
   public static final int WIDEN = 0;
@@ -84,11 +88,11 @@ public final class Fp16Convert extends HwModule {
   public final UInt b = in(uint(32));
   public final UInt result = out(uint(32));
 
-  private final boolean split;
+  private final int stages;
 
   /** Combinational (latency 0). */
   public Fp16Convert() {
-    this(false);
+    this(0);
   }
 
   /**
@@ -97,9 +101,17 @@ public final class Fp16Convert extends HwModule {
    * it): latency 1.
    */
   public Fp16Convert(boolean split) {
-    this.split = split;
-    Half x = Half.of(a.lsbs(16));
-    Half s = Half.of(b.lsbs(16));
+    this(split ? 1 : 0);
+  }
+
+  /** With {@code stages} internal pipeline registers, 0..3 (see the class comment): latency {@code stages}. */
+  public Fp16Convert(int stages) {
+    if (stages < 0 || stages > 3) {
+      throw new IllegalArgumentException("stages must be in 0..3, got " + stages);
+    }
+    this.stages = stages;
+    FpOperand x = FpOperand.fp16(a.lsbs(16));
+    FpOperand s = FpOperand.fp16(b.lsbs(16));
     Bool isNarrow = op.eq(NARROW);
     Bool isScalb = op.eq(SCALB16);
 
@@ -121,27 +133,48 @@ public final class Fp16Convert extends HwModule {
 
     // FROM_INT: |q| · significand(b) · 2^(effB − 25)
     Bool qNegative = a.bit(31);
-    UInt qMagnitude = wire("qMagnitude", mux(qNegative, uintLit(0, 32).sub(a), a));
-    UInt intProduct = wire("intProduct", qMagnitude.mul(s.significand()));
+    UInt intProduct;
+    Bool qZero;
+    if (stages >= 2) {
+      // |q|·s = (q XOR sign)·s + sign·s, from three registered partial products (s[3:0], s[7:4],
+      // s[10:8]) and the correction, added in the next stage
+      UInt ones = a.xor(mux(qNegative, uintLit(0xFFFFFFFFL, 32), uintLit(0, 32)));
+      UInt sig = s.significand();
+      UInt p0 = decode("intProduct0", ones.mul(sig.lsbs(4)));
+      UInt p1 = decode("intProduct1", ones.mul(sig.slice(7, 4)));
+      UInt p2 = decode("intProduct2", ones.mul(sig.msbs(3)));
+      UInt correction = decode("intCorrection", mux(qNegative, sig, uintLit(0, 11)));
+      intProduct = wire("intProduct", p0.resize(MAGNITUDE_BITS).add(p1.resize(MAGNITUDE_BITS).shiftLeft(4)
+          .resize(MAGNITUDE_BITS)).add(p2.resize(MAGNITUDE_BITS).shiftLeft(8).resize(MAGNITUDE_BITS))
+          .add(correction.resize(MAGNITUDE_BITS)));
+      qZero = a.orR().not();
+    } else {
+      UInt qMagnitude = wire("qMagnitude", mux(qNegative, uintLit(0, 32).sub(a), a));
+      intProduct = wire("intProduct", qMagnitude.mul(s.significand()));
+      qZero = qMagnitude.orR().not();
+    }
     SInt intExponent = s.effectiveField().resize(EXPONENT_BITS - 1).toSInt().add(sintLit(-25, EXPONENT_BITS));
     Bool intNegative = qNegative.xor(s.negative());
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
-        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(stage("negative", mux(isNarrow, a.bit(31), mux(isScalb, x.negative(), intNegative))));
-    rounder.magnitude.set(stage("magnitude", mux(isNarrow, significand32.resize(MAGNITUDE_BITS),
-        mux(isScalb, x.significand().resize(MAGNITUDE_BITS), intProduct))));
-    rounder.exponent.set(stage("exponent", mux(isNarrow, narrowExponent, mux(isScalb, scalbExponent, intExponent))));
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), stages >= 3, true));
+    rounder.negative.set(stage("negative", decode("negative", mux(isNarrow, a.bit(31),
+        mux(isScalb, x.negative(), intNegative)))));
+    UInt floatMagnitude = decode("floatMagnitude", mux(isNarrow, significand32, x.significand().resize(24)));
+    Bool isFromInt = decode("isFromInt", isNarrow.not().and(isScalb.not()));
+    rounder.magnitude.set(stage("magnitude", mux(isFromInt, intProduct, floatMagnitude.resize(MAGNITUDE_BITS))));
+    rounder.exponent.set(stage("exponent", decode("exponent", mux(isNarrow, narrowExponent,
+        mux(isScalb, scalbExponent, intExponent)))));
 
     // the special cases of the rounded results, decided before the split register
     UInt nan16 = uintLit(FP16_NAN, 16);
-    Bool qZero = qMagnitude.orR().not();
     Bool specialNan = mux(isNarrow, nan32, mux(isScalb, x.nan(), s.nan().or(s.infinite().and(qZero))));
     Bool specialInfinite = mux(isNarrow, infinite32, mux(isScalb, x.infinite(), s.infinite()));
     UInt infinity = mux(isNarrow, cat(a.bit(31), uintLit(0x7C00, 15)).asUInt(),
-        mux(isScalb, x.infinity(), cat(intNegative, uintLit(0x7C00, 15)).asUInt()));
-    UInt rounded = mux(stage("specialNan", specialNan), nan16,
-        mux(stage("specialInfinite", specialInfinite), stage("infinity", infinity), rounder.code));
+        mux(isScalb, infinity(x), cat(intNegative, uintLit(0x7C00, 15)).asUInt()));
+    UInt rounded = mux(bypass("specialNan", decode("specialNan", specialNan)), nan16,
+        mux(bypass("specialInfinite", decode("specialInfinite", specialInfinite)),
+            bypass("infinity", decode("infinity", infinity)), rounder.code));
 
     // WIDEN: the FP16 value rounded (exactly) into FP32
     FloatRounder widener = instance("widener", new FloatRounder(new FloatRounder.Config(11, 7, FpLayout.FP32,
@@ -155,26 +188,37 @@ public final class Fp16Convert extends HwModule {
     UInt toInt = wire("toInt", toInteger(x, s));
 
     // WIDEN is complete before the split register; TO_INT rounds and clamps after it
-    UInt widened = stage("widened", mux(op.eq(WIDEN), widen, uintLit(0, 32)));
-    Bool isToInt = stage("isToInt", op.eq(TO_INT));
-    Bool isRounded = stage("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT)));
+    UInt widened = bypass("widened", decode("widened", mux(op.eq(WIDEN), widen, uintLit(0, 32))));
+    Bool isToInt = bypass("isToInt", decode("isToInt", op.eq(TO_INT)));
+    Bool isRounded = bypass("isRounded", decode("isRounded", op.eq(NARROW).or(isScalb).or(op.eq(FROM_INT))));
     result.set(mux(isRounded, rounded.resize(32), mux(isToInt, toInt, widened)));
   }
 
-  /** {@code v}, or {@code v} one cycle later with the split register. */
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return stages >= 3 ? regNext("round_" + name, e) : e;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the exact-value register (stages >= 1). */
   private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return split ? regNext("split_" + name, v) : v;
+    return stages >= 1 ? regNext("split_" + name, v) : v;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the decode register (stages >= 2). */
+  private <T extends org.llmnpu.hdl.HwValue> T decode(String name, T v) {
+    return stages >= 2 ? regNext("decode_" + name, v) : v;
   }
 
   /**
    * {@code Fp16.toInt(x, invScale, format)} as a 32-bit two's-complement code. With the split
    * register the exact product's shifts are registered and the rounding, clamp and negation follow.
    */
-  private UInt toInteger(Half x, Half s) {
-    UInt product = wire("scaledProduct", x.significand().mul(s.significand()));
-    SInt exponent = wire("scaledExponent", x.effectiveField().resize(6).toSInt()
-        .add(s.effectiveField().resize(6).toSInt()).add(sintLit(-50, 7)));
-    Bool negative = stage("toIntNegative", x.negative().xor(s.negative()));
+  private UInt toInteger(FpOperand x, FpOperand s) {
+    UInt product = decode("scaledProduct", wire("scaledProduct", x.significand().mul(s.significand())));
+    SInt exponent = decode("scaledExponent", wire("scaledExponent", x.effectiveField().resize(6).toSInt()
+        .add(s.effectiveField().resize(6).toSInt()).add(sintLit(-50, 7))));
+    Bool negative = stage("toIntNegative", decode("toIntNegative", x.negative().xor(s.negative())));
 
     // e >= 0: exact integer below 2^32
     UInt left = stage("toIntLeft", product.resize(33).shiftLeft(exponent.resize(4).asUInt()));
@@ -192,37 +236,37 @@ public final class Fp16Convert extends HwModule {
     UInt magnitude = wire("scaledMagnitude", mux(rightOfPoint, right.resize(33), left));
 
     // clamp to the format: 2^(n−1) − 1 above zero, 2^(n−1) below
-    UInt fmt = stage("toIntFormat", format);
+    UInt fmt = stage("toIntFormat", decode("toIntFormat", format));
     UInt positiveLimit = mux(fmt.eq(INT8), uintLit(127, 33),
         mux(fmt.eq(INT16), uintLit(32767, 33), uintLit(0x7FFFFFFFL, 33)));
     UInt limit = positiveLimit.add(negative.asUInt().resize(33));
-    Bool infiniteProduct = stage("toIntInfinite", x.infinite().and(s.zero().not()).or(s.infinite().and(x.zero().not())));
+    Bool infiniteProduct = stage("toIntInfinite", decode("toIntInfinite", x.infinite().and(s.zero().not())
+        .or(s.infinite().and(x.zero().not()))));
+    Bool nanProduct = stage("toIntNan", decode("toIntNan", x.nan().or(s.nan()).or(x.infinite().and(s.zero()))
+        .or(s.infinite().and(x.zero()))));
+    if (stages >= 3) {
+      // the rounded magnitude registered; the clamp and the negation then run side by side
+      UInt m = regNext("round_toIntMagnitude", magnitude);
+      UInt l = regNext("round_toIntLimit", limit);
+      Bool n = regNext("round_toIntNegative", negative);
+      Bool overflow = regNext("round_toIntInfinite", infiniteProduct).or(m.gt(l));
+      UInt positive = mux(overflow, l, m);
+      UInt negated = mux(overflow, uintLit(0, 33).sub(l), uintLit(0, 33).sub(m));
+      return mux(regNext("round_toIntNan", nanProduct), uintLit(0, 32), mux(n, negated, positive).resize(32));
+    }
     UInt clamped = mux(infiniteProduct.or(magnitude.gt(limit)), limit, magnitude);
-    Bool nanProduct = stage("toIntNan", x.nan().or(s.nan()).or(x.infinite().and(s.zero())).or(s.infinite().and(x.zero())));
     UInt signed = mux(negative, uintLit(0, 33).sub(clamped), clamped).resize(32);
     return mux(nanProduct, uintLit(0, 32), signed);
   }
 
-  /** Fields and classes of one FP16 operand. */
-  private record Half(Bool negative, UInt significand, UInt effectiveField, Bool nan, Bool infinite, Bool zero) {
-    static Half of(UInt h) {
-      UInt field = h.slice(14, 10);
-      UInt fraction = h.lsbs(10);
-      Bool normal = field.orR();
-      Bool special = field.andR();
-      return new Half(h.bit(15), cat(normal, fraction).asUInt(), mux(normal, field, uintLit(1, 5)),
-          special.and(fraction.orR()), special.and(fraction.orR().not()), h.lsbs(15).orR().not());
-    }
-
-    /** ±∞ with this operand's sign. */
-    UInt infinity() {
-      return cat(negative, uintLit(0x7C00, 15)).asUInt();
-    }
+  /** ±∞ with the sign of {@code x}. */
+  private static UInt infinity(FpOperand x) {
+    return cat(x.negative(), uintLit(0x7C00, 15)).asUInt();
   }
 
   @Override
   public String moduleName() {
-    return split ? "Fp16Convert_split" : "Fp16Convert";
+    return stages == 0 ? "Fp16Convert" : stages == 1 ? "Fp16Convert_split" : "Fp16Convert_s" + stages;
   }
 
   /** Registers {@code fp16-convert}. */

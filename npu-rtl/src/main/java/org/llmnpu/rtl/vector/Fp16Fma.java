@@ -30,8 +30,10 @@ import org.llmnpu.rtl.mx.RoundMode;
  * (−0 product) + (−0); cancellation gives +0. Specials: a NaN operand, ∞·0 and ∞ − ∞ give
  * 0x7E00; otherwise an infinite product or addend gives that infinity.
  *
- * <p>Latency {@code latency} cycles (+1 with {@code split}): 0 combinational, 1 registers the
- * result; {@code split} registers the exact sum before the rounder. Throughput one per cycle.
+ * <p>Latency {@code latency} cycles plus {@code stages} internal pipeline registers (0..3): 0
+ * combinational; 1 registers the exact sum before the rounder; 2 also registers the decoded
+ * operands and the 22-bit significand product (with their shift amounts) before the alignment; 3
+ * also splits the rounder after its normalization. Throughput one per cycle.
  */
 public final class Fp16Fma extends HwModule {
   private static final int CANONICAL_NAN = 0x7E00;
@@ -41,18 +43,26 @@ public final class Fp16Fma extends HwModule {
   private static final int GRID_EXPONENT = -48;
 
   /**
-   * Output latency 0 or 1, and {@code split}: a pipeline register between the exact sum and its
-   * rounding (one more cycle of latency).
+   * Output latency 0 or 1, and {@code stages} internal pipeline registers 0..3 (see the class
+   * comment), each one more cycle of latency.
    */
-  public record Config(int latency, boolean split) {
-    /** Without the split register. */
+  public record Config(int latency, int stages) {
+    /** Without internal registers. */
     public Config(int latency) {
-      this(latency, false);
+      this(latency, 0);
+    }
+
+    /** With {@code split}: one internal register, between the exact sum and its rounding. */
+    public Config(int latency, boolean split) {
+      this(latency, split ? 1 : 0);
     }
 
     public Config {
       if (latency < 0 || latency > 1) {
         throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
+      }
+      if (stages < 0 || stages > 3) {
+        throw new IllegalArgumentException("stages must be in 0..3, got " + stages);
       }
     }
   }
@@ -65,62 +75,66 @@ public final class Fp16Fma extends HwModule {
 
   public Fp16Fma(Config config) {
     this.config = config;
-    Operand p = Operand.of(a);
-    Operand q = Operand.of(b);
-    Operand s = Operand.of(c);
+    FpOperand p = FpOperand.fp16(a);
+    FpOperand q = FpOperand.fp16(b);
+    FpOperand s = FpOperand.fp16(c);
 
-    // exact product and addend on the 2^-48 grid
-    Bool productNegative = p.negative.xor(q.negative);
-    UInt product = wire("product", p.significand.mul(q.significand));
-    UInt productShift = p.effectiveField.resize(6).add(q.effectiveField.resize(6)).sub(uintLit(2, 6));
+    // exact product and addend on the 2^-48 grid (the product and the shifts registered with stages >= 2)
+    Bool productNegative = product("productNegative", p.negative().xor(q.negative()));
+    Bool addendNegative = product("addendNegative", s.negative());
+    UInt product = product("product", wire("product", p.significand().mul(q.significand())));
+    UInt productShift = product("productShift", p.effectiveField().resize(6).add(q.effectiveField().resize(6))
+        .sub(uintLit(2, 6)));
     UInt alignedProduct = wire("alignedProduct", product.resize(ALIGNED_BITS).shiftLeft(productShift));
-    UInt addendShift = s.effectiveField.resize(6).add(uintLit(23, 6));
-    UInt alignedAddend = wire("alignedAddend", s.significand.resize(ALIGNED_BITS).shiftLeft(addendShift));
+    UInt addendShift = product("addendShift", s.effectiveField().resize(6).add(uintLit(23, 6)));
+    UInt alignedAddend = wire("alignedAddend", product("addend", s.significand()).resize(ALIGNED_BITS)
+        .shiftLeft(addendShift));
 
-    Bool sameSign = productNegative.eq(s.negative);
+    Bool sameSign = productNegative.eq(addendNegative);
     Bool productLarger = alignedProduct.gt(alignedAddend);
     Bool addendLarger = alignedAddend.gt(alignedProduct);
     UInt difference = mux(productLarger, alignedProduct.sub(alignedAddend), alignedAddend.sub(alignedProduct))
         .resize(ALIGNED_BITS + 1);
     UInt magnitude = wire("sumMagnitude", mux(sameSign, alignedProduct.addExpand(alignedAddend), difference));
-    Bool negative = mux(sameSign, productNegative, mux(productLarger, productNegative, addendLarger.and(s.negative)));
+    Bool negative = mux(sameSign, productNegative, mux(productLarger, productNegative, addendLarger.and(addendNegative)));
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(ALIGNED_BITS + 1,
-        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false)));
+        EXPONENT_BITS, FpLayout.FP16, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
     rounder.negative.set(stage("negative", negative));
     rounder.magnitude.set(stage("magnitude", magnitude));
     rounder.exponent.set(sintLit(GRID_EXPONENT, EXPONENT_BITS));
 
-    Bool productInfinite = p.infinite.or(q.infinite);
-    Bool nan = stage("nan", p.nan.or(q.nan).or(s.nan).or(p.infinite.and(q.zero)).or(q.infinite.and(p.zero))
-        .or(productInfinite.and(s.infinite).and(sameSign.not())));
-    Bool infiniteNegative = mux(productInfinite, productNegative, s.negative);
-    UInt infinity = stage("infinity", cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt());
-    Bool infinite = stage("infinite", productInfinite.or(s.infinite));
+    Bool productInfinite = p.infinite().or(q.infinite());
+    Bool nan = bypass("nan", product("nan", p.nan().or(q.nan()).or(s.nan()).or(p.infinite().and(q.zero()))
+        .or(q.infinite().and(p.zero())).or(productInfinite.and(s.infinite())
+        .and(p.negative().xor(q.negative()).eq(s.negative()).not()))));
+    Bool infiniteNegative = mux(productInfinite, p.negative().xor(q.negative()), s.negative());
+    UInt infinity = bypass("infinity", product("infinity", cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt()));
+    Bool infinite = bypass("infinite", product("infinite", productInfinite.or(s.infinite())));
     UInt value = wire("value", mux(nan, uintLit(CANONICAL_NAN, 16), mux(infinite, infinity, rounder.code)));
     result.set(config.latency() == 1 ? regNext("result_q", value) : value);
   }
 
-  /** {@code v}, or {@code v} one cycle later with the split register. */
-  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return config.split() ? regNext("split_" + name, v) : v;
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
-  /** Fields and classes of one FP16 operand. */
-  private record Operand(Bool negative, UInt significand, UInt effectiveField, Bool nan, Bool infinite, Bool zero) {
-    static Operand of(UInt x) {
-      UInt field = x.slice(14, 10);
-      UInt fraction = x.lsbs(10);
-      Bool normal = field.orR();
-      Bool special = field.andR();
-      return new Operand(x.bit(15), cat(normal, fraction).asUInt(), mux(normal, field, uintLit(1, 5)),
-          special.and(fraction.orR()), special.and(fraction.orR().not()), x.lsbs(15).orR().not());
-    }
+  /** {@code v}, or {@code v} one cycle later with the exact-sum register (stages >= 1). */
+  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+    return config.stages() >= 1 ? regNext("split_" + name, v) : v;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the product register (stages >= 2). */
+  private <T extends org.llmnpu.hdl.HwValue> T product(String name, T v) {
+    return config.stages() >= 2 ? regNext("product_" + name, v) : v;
   }
 
   @Override
   public String moduleName() {
-    return "Fp16Fma_d" + config.latency() + (config.split() ? "_split" : "");
+    return "Fp16Fma_d" + config.latency() + (config.stages() == 1 ? "_split" : config.stages() > 1 ? "_s"
+        + config.stages() : "");
   }
 
   /** Registers {@code fp16-fma}. */

@@ -38,8 +38,11 @@ import org.llmnpu.rtl.mx.RoundMode;
  * (−0 + −0 = −0); products carry the XOR of the signs. Specials: any NaN operand, ∞ − ∞ and
  * ∞ · 0 give 0x7FC00000; otherwise an ∞ operand gives that ∞ (with the product's sign for MUL).
  *
- * <p>Latency 0: purely combinational (a register stage, if any, belongs to the instantiating
- * datapath); 1 with {@code split} (a register between the exact value and the rounder).
+ * <p>Latency {@code stages} (0..3): 0 is purely combinational (a register stage, if any, belongs to
+ * the instantiating datapath); 1 registers the exact value before the rounder; 2 also registers the
+ * decoded operands (ordered by magnitude, with the alignment distance) and the product as three
+ * 24×8-bit partial products, added in the next stage; 3 also splits the rounder after its
+ * normalization.
  */
 public final class Fp32Alu extends HwModule {
   public static final int ADD = 0;
@@ -58,34 +61,42 @@ public final class Fp32Alu extends HwModule {
   public final UInt b = in(uint(32));
   public final UInt result = out(uint(32));
 
-  private final boolean split;
+  private final int stages;
 
   /** Combinational (latency 0). */
   public Fp32Alu() {
-    this(false);
+    this(0);
   }
 
   /** With {@code split}, a pipeline register between the exact value and the rounder: latency 1. */
   public Fp32Alu(boolean split) {
-    this.split = split;
-    Operand p = Operand.of(a);
-    Operand q = Operand.of(b);
+    this(split ? 1 : 0);
+  }
+
+  /** With {@code stages} internal pipeline registers, 0..3 (see the class comment): latency {@code stages}. */
+  public Fp32Alu(int stages) {
+    if (stages < 0 || stages > 3) {
+      throw new IllegalArgumentException("stages must be in 0..3, got " + stages);
+    }
+    this.stages = stages;
+    FpOperand p = FpOperand.fp32(a);
+    FpOperand q = FpOperand.fp32(b);
     Bool isSub = op.eq(SUB);
     Bool isMul = op.eq(MUL);
 
     // order the addends by magnitude (the 31 low bits order finite magnitudes)
     Bool qNegative = q.negative().xor(isSub);
     Bool swap = wire("swap", b.lsbs(31).gt(a.lsbs(31)));
-    UInt bigSig = mux(swap, q.significand(), p.significand());
-    UInt smallSig = mux(swap, p.significand(), q.significand());
+    UInt bigSig = decode("bigSig", mux(swap, q.significand(), p.significand()));
+    UInt smallSig = decode("smallSig", mux(swap, p.significand(), q.significand()));
     UInt bigEff = mux(swap, q.effectiveField(), p.effectiveField());
     UInt smallEff = mux(swap, p.effectiveField(), q.effectiveField());
-    Bool bigNegative = mux(swap, qNegative, p.negative());
-    Bool sameSign = p.negative().eq(qNegative);
+    Bool bigNegative = decode("bigNegative", mux(swap, qNegative, p.negative()));
+    Bool sameSign = decode("sameSign", p.negative().eq(qNegative));
 
     // align the small significand into the window; shifts of 31 and more leave only sticky bits
     UInt distance = wire("distance", bigEff.sub(smallEff));
-    UInt shift = mux(distance.gt(31), uintLit(31, 5), distance.resize(5));
+    UInt shift = decode("shift", mux(distance.gt(31), uintLit(31, 5), distance.resize(5)));
     UInt shifted = wire("shifted", smallSig.shiftLeft(3 + WINDOW_BITS).shiftRight(shift));
     Bool sticky = shifted.lsbs(WINDOW_BITS).orR();
     UInt alignedSmall = wire("alignedSmall", shifted.msbs(WINDOW_BITS).or(sticky.asUInt().resize(WINDOW_BITS)));
@@ -94,53 +105,62 @@ public final class Fp32Alu extends HwModule {
         alignedBig.sub(alignedSmall).resize(WINDOW_BITS + 1)));
     // x + (−x) is +0 under RNE; equal signs keep the sign of the operands
     Bool sumNegative = bigNegative.and(sameSign.or(sum.orR()));
-    SInt sumExponent = bigEff.resize(EXPONENT_BITS - 1).toSInt().add(sintLit(-153, EXPONENT_BITS));
+    SInt sumExponent = decode("sumExponent", bigEff.resize(EXPONENT_BITS - 1).toSInt().add(sintLit(-153, EXPONENT_BITS)));
 
-    // exact product: sigA · sigB · 2^(effA + effB − 300)
-    Bool productNegative = p.negative().xor(q.negative());
-    UInt product = wire("product", p.significand().mul(q.significand()));
-    SInt productExponent = p.effectiveField().resize(EXPONENT_BITS - 1).toSInt()
-        .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-300, EXPONENT_BITS));
+    // exact product: sigA · sigB · 2^(effA + effB − 300); with stages >= 2 two registered partial products
+    Bool productNegative = decode("productNegative", p.negative().xor(q.negative()));
+    UInt product;
+    if (stages >= 2) {
+      UInt low = decode("productLow", p.significand().mul(q.significand().lsbs(8)));
+      UInt middle = decode("productMiddle", p.significand().mul(q.significand().slice(15, 8)));
+      UInt high = decode("productHigh", p.significand().mul(q.significand().msbs(8)));
+      product = wire("product", low.resize(MAGNITUDE_BITS).add(middle.resize(MAGNITUDE_BITS).shiftLeft(8)
+          .resize(MAGNITUDE_BITS)).add(high.resize(MAGNITUDE_BITS).shiftLeft(16).resize(MAGNITUDE_BITS)));
+    } else {
+      product = wire("product", p.significand().mul(q.significand()));
+    }
+    SInt productExponent = decode("productExponent", p.effectiveField().resize(EXPONENT_BITS - 1).toSInt()
+        .add(q.effectiveField().resize(EXPONENT_BITS - 1).toSInt()).add(sintLit(-300, EXPONENT_BITS)));
+    Bool mulLate = decode("isMul", isMul);
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(MAGNITUDE_BITS,
-        EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false)));
-    rounder.negative.set(stage("negative", mux(isMul, productNegative, sumNegative)));
-    rounder.magnitude.set(stage("magnitude", mux(isMul, product, sum.resize(MAGNITUDE_BITS))));
-    rounder.exponent.set(stage("exponent", mux(isMul, productExponent, sumExponent)));
+        EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), stages >= 3, true));
+    rounder.negative.set(stage("negative", mux(mulLate, productNegative, sumNegative)));
+    rounder.magnitude.set(stage("magnitude", mux(mulLate, product, sum.resize(MAGNITUDE_BITS))));
+    rounder.exponent.set(stage("exponent", mux(mulLate, productExponent, sumExponent)));
 
     Bool anyNan = p.nan().or(q.nan());
-    Bool anyInfinite = stage("anyInfinite", p.infinite().or(q.infinite()));
-    Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(sameSign.not()));
+    Bool anyInfinite = bypass("anyInfinite", decode("anyInfinite", p.infinite().or(q.infinite())));
+    Bool sumNan = anyNan.or(p.infinite().and(q.infinite()).and(p.negative().eq(qNegative).not()));
     Bool productNan = anyNan.or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()));
-    Bool infiniteNegative = stage("infiniteNegative",
-        mux(isMul, productNegative, mux(p.infinite(), p.negative(), qNegative)));
+    Bool infiniteNegative = bypass("infiniteNegative", decode("infiniteNegative",
+        mux(isMul, p.negative().xor(q.negative()), mux(p.infinite(), p.negative(), qNegative))));
     UInt nan = uintLit(CANONICAL_NAN, 32);
     UInt infinity = cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt();
-    Bool resultNan = stage("resultNan", mux(isMul, productNan, sumNan));
+    Bool resultNan = bypass("resultNan", decode("resultNan", mux(isMul, productNan, sumNan)));
     UInt arithmetic = mux(resultNan, nan, mux(anyInfinite, infinity, rounder.code));
-    result.set(mux(stage("reserved", op.eq(3)), uintLit(0, 32), arithmetic));
+    result.set(mux(bypass("reserved", decode("reserved", op.eq(3))), uintLit(0, 32), arithmetic));
   }
 
-  /** {@code v}, or {@code v} one cycle later with the split register. */
+  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
+  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
+    T e = stage(name, v);
+    return stages >= 3 ? regNext("round_" + name, e) : e;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the exact-value register (stages >= 1). */
   private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return split ? regNext("split_" + name, v) : v;
+    return stages >= 1 ? regNext("split_" + name, v) : v;
   }
 
-  /** Fields and classes of one FP32 operand. */
-  private record Operand(Bool negative, UInt significand, UInt effectiveField, Bool nan, Bool infinite, Bool zero) {
-    static Operand of(UInt x) {
-      UInt field = x.slice(30, 23);
-      UInt fraction = x.lsbs(23);
-      Bool normal = field.orR();
-      Bool special = field.andR();
-      return new Operand(x.bit(31), cat(normal, fraction).asUInt(), mux(normal, field, uintLit(1, 8)),
-          special.and(fraction.orR()), special.and(fraction.orR().not()), x.lsbs(31).orR().not());
-    }
+  /** {@code v}, or {@code v} one cycle later with the decode register (stages >= 2). */
+  private <T extends org.llmnpu.hdl.HwValue> T decode(String name, T v) {
+    return stages >= 2 ? regNext("decode_" + name, v) : v;
   }
 
   @Override
   public String moduleName() {
-    return split ? "Fp32Alu_split" : "Fp32Alu";
+    return stages == 0 ? "Fp32Alu" : stages == 1 ? "Fp32Alu_split" : "Fp32Alu_s" + stages;
   }
 
   /** Registers {@code fp32-alu}. */

@@ -31,7 +31,8 @@ class DspConformanceTest {
   private static final int[] SPECIALS = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF,
       0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x4A00, 0xCC80, 0xD100};
   @ParameterizedTest(name = "{0} execute stage(s), {1} programs, fma32 and permute {2}")
-  @CsvSource({"1, 60, false", "2, 40, false", "1, 15, true", "2, 15, true"})
+  @CsvSource({"1, 60, false", "2, 40, false", "3, 40, false", "4, 40, false", "1, 15, true", "2, 15, true",
+      "3, 15, true", "4, 15, true"})
   void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs, boolean extended) {
     ToolsForTests.require("verilator");
     VectorDsp.Config config = new VectorDsp.Config(LANES, ROWS, 512, 12, 2, executeStages, extended, extended);

@@ -54,19 +54,29 @@ class DspKernelOptionsTest {
   void everyKernelWithEveryOptionEqualsTheGolden() {
     for (DspKernels.Options options : OPTIONS) {
       for (DspPipeline pipeline : DspPipeline.values()) {
-        for (DspKernel kernel : DspKernel.values()) {
-          for (int lanes : new int[] {1, 8, 16}) {
-            for (int len : new int[] {1, 7, 8, 24, 33, 130}) {
-              int l = kernel == DspKernel.ROPE ? 2 * len : len;
-              for (int style = 0; style < 3; style++) {
-                short[][] in = DspGolden.inputs(kernel, l, style, 37L * len + style + lanes);
-                short[][] want = DspGolden.expected(kernel, in, EPS, lanes);
-                short[][] got = run(kernel, l, lanes, in, options, pipeline);
-                for (int op = 0; op < want.length; op++) {
-                  assertArrayEquals(want[op], got[op], kernel + " len " + l + " lanes " + lanes + " style " + style
-                      + " " + options + " " + pipeline);
-                }
-              }
+        check(options, pipeline);
+      }
+    }
+    // K rows per iteration on K execute stages
+    for (DspPipeline pipeline : List.of(DspPipeline.THREE_STAGE_EXECUTE, DspPipeline.FOUR_STAGE_EXECUTE)) {
+      for (boolean fma32 : new boolean[] {false, true}) {
+        check(DspKernels.Options.forPipeline(pipeline, fma32), pipeline);
+      }
+    }
+  }
+
+  private static void check(DspKernels.Options options, DspPipeline pipeline) {
+    for (DspKernel kernel : DspKernel.values()) {
+      for (int lanes : new int[] {1, 8, 16}) {
+        for (int len : new int[] {1, 7, 8, 24, 33, 130}) {
+          int l = kernel == DspKernel.ROPE ? 2 * len : len;
+          for (int style = 0; style < 3; style++) {
+            short[][] in = DspGolden.inputs(kernel, l, style, 37L * len + style + lanes);
+            short[][] want = DspGolden.expected(kernel, in, EPS, lanes);
+            short[][] got = run(kernel, l, lanes, in, options, pipeline);
+            for (int op = 0; op < want.length; op++) {
+              assertArrayEquals(want[op], got[op], kernel + " len " + l + " lanes " + lanes + " style " + style
+                  + " " + options + " " + pipeline);
             }
           }
         }

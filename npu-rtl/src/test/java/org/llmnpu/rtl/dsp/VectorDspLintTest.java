@@ -22,16 +22,16 @@ class VectorDspLintTest {
         "programDepth", "64"))), synthesize);
   }
 
-  @ParameterizedTest(name = "executeStages=2 lanes={0} synth={1}")
-  @CsvSource({"2, true", "8, false"})
-  void twoStageExecuteIsLintClean(String lanes, boolean synthesize) {
+  @ParameterizedTest(name = "executeStages={0} lanes={1} synth={2}")
+  @CsvSource({"2, 2, true", "2, 8, false", "3, 2, false", "3, 8, false", "4, 2, false", "4, 16, false"})
+  void pipelinedExecuteIsLintClean(String executeStages, String lanes, boolean synthesize) {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",
-        "programDepth", "64", "executeStages", "2"))), synthesize);
+        "programDepth", "64", "executeStages", executeStages))), synthesize);
   }
 
   @ParameterizedTest(name = "fma32 and permute, executeStages={0} lanes={1}")
-  @CsvSource({"1, 1", "2, 2", "1, 8", "2, 16"})
+  @CsvSource({"1, 1", "2, 2", "1, 8", "2, 16", "3, 2", "4, 8"})
   void fma32AndPermuteAreLintClean(String executeStages, String lanes) {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",

@@ -14,16 +14,19 @@ import org.llmnpu.isa.dsp.DspMath;
 /**
  * The {@code vector-dsp} RTL built with {@code fma32} runs every kernel compiled with
  * {@link DspKernels.Options} (FMA32 fusion, row interleaving; lengths of 1, 3, 8 and 25 rows) bit for bit equal to the numerics golden kernel, with
- * one and two execute stages, and its cycle counter equals {@link DspCycleFormula} for those options.
+ * one to four execute stages (K rows per iteration on K stages), and its cycle counter equals
+ * {@link DspCycleFormula} for those options.
  */
 class VectorDspOptionsTest {
   static final float EPS = DspProgramTest.EPS;
 
-  @ParameterizedTest(name = "{0} execute stage(s), fma32 {1}, interleave {2}")
-  @CsvSource({"1, true, false", "2, true, false", "1, false, true", "2, false, true", "2, true, true"})
-  void everyKernelWithTheOptionsEqualsTheGoldenAndTheFormula(int executeStages, boolean fma32, boolean interleave) {
+  @ParameterizedTest(name = "{0} execute stage(s), fma32 {1}, interleave {2} ({3} rows)")
+  @CsvSource({"1, true, false, 2", "2, true, false, 2", "1, false, true, 2", "2, false, true, 2", "2, true, true, 2",
+      "3, false, true, 3", "4, true, true, 4"})
+  void everyKernelWithTheOptionsEqualsTheGoldenAndTheFormula(int executeStages, boolean fma32, boolean interleave,
+      int rows) {
     VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, executeStages, true);
-    DspKernels.Options options = new DspKernels.Options(fma32, interleave);
+    DspKernels.Options options = new DspKernels.Options(fma32, interleave, rows);
     try (Simulator sim = VectorDspTest.start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
       for (DspKernel kernel : DspKernel.values()) {
@@ -42,5 +45,18 @@ class VectorDspOptionsTest {
         }
       }
     }
+  }
+
+  @org.junit.jupiter.api.Test
+  void badStageAndRowCountsAreRefusedNamingTheParameter() {
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new VectorDsp.Config(8, 512, 256, 12, 2, 5));
+    assertEquals("executeStages must be 1, 2, 3 or 4, got 5", e.getMessage());
+    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new DspKernels.Options(false, true, 5));
+    assertEquals("interleaveRows must be 2, 3 or 4, got 5", e.getMessage());
+    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> org.llmnpu.isa.dsp.DspPipeline.ofExecuteStages(0));
+    assertEquals("executeStages must be 1, 2, 3 or 4, got 0", e.getMessage());
   }
 }

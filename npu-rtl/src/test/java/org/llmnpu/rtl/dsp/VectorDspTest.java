@@ -41,17 +41,17 @@ class VectorDspTest {
         kernel.cliName() + " cycles at len " + len + ", " + pipeline);
   }
 
-  @Test
-  void twoStageExecuteIsBitExactAndStallsAsTheFormulaSays() {
-    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, 2);
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0} execute stages")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3, 4})
+  void pipelinedExecuteIsBitExactAndStallsAsTheFormulaSays(int executeStages) {
+    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, executeStages);
     try (Simulator sim = start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
       for (DspKernel kernel : DspKernel.values()) {
         for (int len : new int[] {1, 13, 64}) {
           int l = kernel == DspKernel.ROPE ? 2 * len : len;
           for (int style = 0; style < 3; style++) {
-            check(driver, kernel, l, 8, DspGolden.inputs(kernel, l, style, 11L * len + style),
-                DspPipeline.TWO_STAGE_EXECUTE);
+            check(driver, kernel, l, 8, DspGolden.inputs(kernel, l, style, 11L * len + style), config.pipeline());
           }
         }
       }
