@@ -101,12 +101,13 @@ public final class FloatRounder extends HwModule {
     Bool subnormal;
     UInt denormShift;
     int shiftWidth = bitsToHold(m + 2);
-    if (earlyDenormal) {
+    if (this.earlyDenormal) { // the field: only a split rounder computes the denormalization early
       SInt early = exponent.resize(xw).add(sintLit(w - 1L + t.bias(), xw)).sub(leadingZeros.resize(xw - 1).toSInt());
       Bool earlySubnormal = early.lt(1);
       SInt deficit = sintLit(1, xw).sub(early);
       UInt cappedDeficit = mux(deficit.gt(m + 2), uintLit(m + 2, shiftWidth), deficit.resize(shiftWidth).asUInt());
-      biasedExponent = wire("biasedExponent", stage("biasedExponent", early));
+      // only the exponent field's bits are needed after the register (subnormal is registered itself)
+      biasedExponent = wire("biasedExponent", stage("biasedExponent", early.resize(xw - 1)));
       subnormal = wire("subnormal", stage("subnormal", earlySubnormal));
       denormShift = wire("denormShift", stage("denormShift", mux(earlySubnormal, cappedDeficit,
           uintLit(0, shiftWidth))));
