@@ -95,6 +95,7 @@ public final class NpuReportPipeline {
     m.put("engine", c.engine());
     m.put("weightRowsPerCycle", "" + c.weightRowsPerCycle());
     m.put("ppu", "" + c.ppu());
+    m.put("sparsity", c.sparsity());
     return m;
   }
 

@@ -297,6 +297,7 @@ public final class Npu extends HwModule {
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
-        + (config.ppu() ? "" : "_noppu");
+        + (config.ppu() ? "" : "_noppu")
+        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'));
   }
 }

@@ -98,7 +98,7 @@ final class NpuCounters {
     count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(n.dsp.runExpired.not()));
     count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
     count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut));
-    add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.macs);
+    add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.denseMacs());
     add(Counter.PPM_ELEMENTS, n.inPpmRun.and(sp.lastInRow()), n.ppm.lanes);
     count(Counter.PPM_CYCLES, n.inPpmLoad.or(n.inPpmRun).or(n.inPpmDrain));
     clearOn(n.inState(Npu.State.IDLE).and(n.start));

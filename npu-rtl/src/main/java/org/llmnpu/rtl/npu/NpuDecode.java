@@ -46,6 +46,12 @@ final class NpuDecode {
   final UInt kTiles;
   final UInt nTiles;
   final UInt macs;
+  /** {@code M·K·N} (= {@link #macs} on a dense array). */
+  final UInt denseMacs;
+  /** A GEMM in the array's N:M mode (always false on a dense array). */
+  final Bool sparseGemm;
+  /** Scratchpad rows of the GEMM's W: K, or {@code 2·E·ceil(K/G)} value and metadata rows (16 bits). */
+  final UInt wRows;
   /** End (exclusive) of the scratchpad bytes a DMA touches, 52 bits. */
   final UInt dmaSpadEnd;
   /** End (exclusive) of a GEMM's result bytes, 52 bits. */
@@ -102,7 +108,16 @@ final class NpuDecode {
     UInt nBytes = nTiles.resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
     UInt yBytes = n.resize(18).shiftLeft(2).resize(18);
     UInt mLess1 = npu.wireOf("decode_mLess1", m.sub(1));
-    UInt kLess1 = npu.wireOf("decode_kLess1", k.sub(1));
+    int mode = p.sparsity();
+    sparseGemm = mode == org.llmnpu.isa.Command.DENSE ? org.llmnpu.hdl.Hw.boolLit(false)
+        : npu.wireOf("decode_sparseGemm", w.get(2).slice(18, 17).eq(mode));
+    // N:M: E·ceil(K/G) value rows (G = 2E = 4 or 8), as many metadata rows
+    int groupShift = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 3;
+    UInt valueRows = k.resize(17).add((1 << groupShift) - 1).shiftRight(groupShift)
+        .shiftLeft(groupShift - 1).resize(16);
+    wRows = mode == org.llmnpu.isa.Command.DENSE ? k
+        : npu.wireOf("decode_wRows", mux(sparseGemm, valueRows.shiftLeft(1).resize(16), k));
+    UInt kLess1 = npu.wireOf("decode_kLess1", wRows.sub(1));
     UInt spadLimit = uintLit(p.spadBytes(), WIDE);
     Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(misaligned(w.get(5))).or(misaligned(xStride))
         .or(misaligned(wStride)).or(misaligned(w.get(7)))
@@ -110,7 +125,9 @@ final class NpuDecode {
         .or(end(w.get(4), kLess1, wStride, nBytes).gt(spadLimit))
         .or(resultEndOf(npu, w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
     resultEnd = resultEndValue;
-    macs = npu.wireOf("decode_macs", m.mul(k).mul(n).resize(48));
+    macs = npu.wireOf("decode_macs", m.mul(mode == org.llmnpu.isa.Command.DENSE ? k : mux(sparseGemm, valueRows, k))
+        .mul(n).resize(48));
+    denseMacs = mode == org.llmnpu.isa.Command.DENSE ? macs : npu.wireOf("decode_denseMacs", m.mul(k).mul(n).resize(48));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     Bool isCopy = isDspIn.or(isDspOut);

@@ -43,7 +43,9 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.integer("weightRowsPerCycle", d.weightRowsPerCycle(), 1, NpuConfig.MAX_WEIGHT_ROWS_PER_CYCLE,
             "W rows a GEMM copies into the engine per cycle (power of two <= rows; scratchpad read ports)"),
         ParamSpec.choice("ppu", String.valueOf(d.ppu()), List.of("true", "false"),
-            "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built"));
+            "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built"),
+        ParamSpec.choice("sparsity", d.sparsity(), NpuConfig.SPARSITIES,
+            "N:M mode the MAC array is built for (dense GEMMs always run; needs engine systolic, weightRowsPerCycle 1)"));
   }
 
   @Override
@@ -54,6 +56,6 @@ public final class NpuGenerator implements BlockGenerator {
         p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"),
-        Boolean.parseBoolean(p.get("ppu"))));
+        Boolean.parseBoolean(p.get("ppu")), p.get("sparsity")));
   }
 }
