@@ -125,7 +125,8 @@ final class NpuDecode {
         .or(end(w.get(4), kLess1, wStride, nBytes).gt(spadLimit))
         .or(resultEndOf(npu, w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
     resultEnd = resultEndValue;
-    macs = npu.wireOf("decode_macs", m.mul(mode == org.llmnpu.isa.Command.DENSE ? k : mux(sparseGemm, valueRows, k))
+    macs = npu.wireOf("decode_macs", m.mul(mode == org.llmnpu.isa.Command.DENSE ? k
+        : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k)))
         .mul(n).resize(48));
     denseMacs = mode == org.llmnpu.isa.Command.DENSE ? macs : npu.wireOf("decode_denseMacs", m.mul(k).mul(n).resize(48));
 
