@@ -45,6 +45,15 @@ final class GemmCosimFixture {
    * {@link Command#S4_8}); X is loaded in whole lines (so the scratchpad holds random bytes past K), Y stored.
    */
   static Case gemm(MachineParams p, Random r, int m, int k, int n, int sparsity) {
+    return gemm(p, r, m, k, n, sparsity, false);
+  }
+
+  /**
+   * As {@link #gemm(MachineParams, Random, int, int, int, int)}; with {@code accumulate} Y is first loaded with
+   * random INT32s, the GEMM adds to it, and a STORE of X (outside Y) follows the GEMM directly, so the rule that
+   * a STORE waits for an accumulating GEMM's drain is exercised.
+   */
+  static Case gemm(MachineParams p, Random r, int m, int k, int n, int sparsity, boolean accumulate) {
     long xStride = lines(p, k);
     long wStride = lines(p, n);
     long yStride = lines(p, 4L * n);
@@ -57,13 +66,18 @@ final class GemmCosimFixture {
     if (sparsity != Command.DENSE) {
       writeCompressed(image, r, shape, (int) EXT_W, wStride);
     }
-    Program prog = Program.builder()
+    Program.Builder b = Program.builder()
         .load(EXT_X, xStride, 0, xStride, xStride, m)
-        .load(EXT_W, wStride, w, wStride, n, wRows)
-        .gemm(m, k, n, 0, xStride, w, wStride, y, yStride, sparsity)
-        .store(EXT_Y, yStride, y, yStride, 4L * n, m)
-        .halt().build();
-    Command.Gemm g = new Command.Gemm(m, k, n, 0, xStride, w, wStride, y, yStride, sparsity);
+        .load(EXT_W, wStride, w, wStride, n, wRows);
+    if (accumulate) {
+      b.load(EXT_Y - 0x10000, yStride, y, yStride, yStride, m);
+    }
+    b.gemm(m, k, n, 0, xStride, w, wStride, y, yStride, sparsity, accumulate);
+    if (accumulate) {
+      b.store(EXT_Y + 0x10000, xStride, 0, xStride, k, m);
+    }
+    Program prog = b.store(EXT_Y, yStride, y, yStride, 4L * n, m).halt().build();
+    Command.Gemm g = new Command.Gemm(m, k, n, 0, xStride, w, wStride, y, yStride, sparsity, accumulate ? 1 : 0);
     return new Case(prog, RandomPrograms.place(image, prog, 0), g);
   }
 

@@ -210,7 +210,8 @@ public final class Npu extends HwModule {
   private void scratchpadWritePort() {
     Walker sp = dma.sp;
     NpuLoad4 load4 = dma.load4;
-    spad.readLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
+    spad.readLine.set(mux(back.drainReads, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
+        sp.address.slice(lineShift + lineAddrBits - 1, lineShift)));
     dma.loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
     spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut).or(ppm.write));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);

@@ -86,6 +86,7 @@ final class NpuCounters {
       count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X)).or(n.inDspIn.and(dsp.lineStart)).or(n.inPpmRun));
       add(Counter.SPAD_READS, n.inState(Npu.State.GEMM_W), n.gemm.weightLinesRead());
     }
+    count(Counter.SPAD_READS, n.back.drainReads);
     // dspout writes a line element by element: one line write when it starts a line
     count(Counter.SPAD_WRITES, n.spad.write.and(n.inDspOut.and(dsp.lineStart.not()).not()));
     count(Counter.FETCH_CYCLES, n.inFetch.or(n.inState(Npu.State.DECODE)));

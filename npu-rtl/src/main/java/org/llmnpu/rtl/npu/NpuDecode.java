@@ -46,6 +46,8 @@ final class NpuDecode {
   final UInt kTiles;
   final UInt nTiles;
   final UInt macs;
+  /** A GEMM's accumulate-into flag (word 2 bit 16). */
+  final Bool accumulate;
   /** {@code M·K·N} (= {@link #macs} on a dense array). */
   final UInt denseMacs;
   /** A GEMM in the array's N:M mode (always false on a dense array). */
@@ -99,6 +101,7 @@ final class NpuDecode {
     m = npu.wireOf("decode_m", w.get(1).lsbs(16));
     k = npu.wireOf("decode_k", w.get(1).slice(31, 16));
     n = npu.wireOf("decode_n", w.get(2).lsbs(16));
+    accumulate = npu.wireOf("decode_accumulate", w.get(2).slice(16, 16).eq(1));
     xStride = npu.wireOf("decode_xStride", w.get(6).lsbs(16).resize(32));
     wStride = npu.wireOf("decode_wStride", w.get(6).slice(31, 16).resize(32));
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()));

@@ -124,7 +124,7 @@ final class NpuGemm {
       sparseCommand.set(dec.sparseGemm);
       denseMacs.set(dec.denseMacs);
     }
-    npu.back.take(w.get(5), w.get(7), dec.resultEnd);
+    npu.back.take(w.get(5), w.get(7), dec.resultEnd, dec.accumulate);
     // X: M rows of kTiles lines.
     dma.sp.begin(w.get(3));
     dma.spadStride.set(dec.xStride);
