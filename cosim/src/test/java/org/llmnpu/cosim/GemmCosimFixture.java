@@ -18,7 +18,7 @@ import org.llmnpu.isa.Program;
  * {@link #assertAgrees} runs it on the RTL and the golden ISA simulator and checks bit-exactness, status and
  * every counter (cycles included) against the golden counts and the cycle model.
  */
-final class GemmCosimFixture {
+public final class GemmCosimFixture {
   /** External-memory bases of X, W and Y; the program sits at 0. */
   static final long EXT_X = 0x10000;
   static final long EXT_W = 0x30000;
@@ -28,14 +28,14 @@ final class GemmCosimFixture {
   }
 
   /** One GEMM program and its memory image. */
-  record Case(Program program, byte[] image, Command.Gemm gemm) {
-    String describe() {
+  public record Case(Program program, byte[] image, Command.Gemm gemm) {
+    public String describe() {
       return Disassembler.disassemble(program);
     }
   }
 
   /** Line-aligned size of {@code bytes}. */
-  static long lines(MachineParams p, long bytes) {
+  public static long lines(MachineParams p, long bytes) {
     long line = p.lineBytes();
     return (bytes + line - 1) / line * line;
   }
@@ -44,7 +44,7 @@ final class GemmCosimFixture {
    * A lone GEMM of shape {@code m×k×n} in mode {@code sparsity} ({@link Command#DENSE}, {@link Command#S2_4},
    * {@link Command#S4_8}); X is loaded in whole lines (so the scratchpad holds random bytes past K), Y stored.
    */
-  static Case gemm(MachineParams p, Random r, int m, int k, int n, int sparsity) {
+  public static Case gemm(MachineParams p, Random r, int m, int k, int n, int sparsity) {
     return gemm(p, r, m, k, n, sparsity, false);
   }
 
@@ -53,7 +53,7 @@ final class GemmCosimFixture {
    * random INT32s, the GEMM adds to it, and a STORE of X (outside Y) follows the GEMM directly, so the rule that
    * a STORE waits for an accumulating GEMM's drain is exercised.
    */
-  static Case gemm(MachineParams p, Random r, int m, int k, int n, int sparsity, boolean accumulate) {
+  public static Case gemm(MachineParams p, Random r, int m, int k, int n, int sparsity, boolean accumulate) {
     long xStride = lines(p, k);
     long wStride = lines(p, n);
     long yStride = lines(p, 4L * n);
@@ -102,7 +102,7 @@ final class GemmCosimFixture {
   }
 
   /** Runs {@code c} and asserts bit-exactness, success and every counter (cycles too) equal to the golden's. */
-  static ProgramCosim.Outcome assertAgrees(NpuRtl rtl, Case c, String what) {
+  public static ProgramCosim.Outcome assertAgrees(NpuRtl rtl, Case c, String what) {
     ProgramCosim.Outcome o = ProgramCosim.run(rtl, c.image(), 0);
     String label = what + " on " + rtl.config() + ":\n" + c.describe();
     assertEquals(ErrorCause.NONE, o.golden().error(), label);
