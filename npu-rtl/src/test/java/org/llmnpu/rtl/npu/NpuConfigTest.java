@@ -70,7 +70,7 @@ class NpuConfigTest {
   @Test
   void sparsityBuildsTheArrayInItsModeAndIsChecked() throws Exception {
     Path yaml = dir.resolve("sparse.yaml");
-    Files.writeString(yaml, "sparsity: \"2:4\"\n");
+    Files.writeString(yaml, "sparsity: 2:4\n");
     NpuConfig c = NpuConfig.load(yaml);
     assertEquals("2:4", c.sparsity());
     assertEquals(org.llmnpu.isa.Command.S2_4, c.machine().sparsity());
