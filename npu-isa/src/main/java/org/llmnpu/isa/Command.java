@@ -40,13 +40,26 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * with an N:M mode W is compressed: {@code S = E·ceil(K/G)} value rows (row {@code g·E + j} holds
    * entry j of K group g for every column, N INT8) at {@code w + r·wStride}, followed by S metadata rows
    * at {@code w + (S + r)·wStride} (N bytes: the entry's position 0..G−1 in its group, low bits), E
-   * kept of G = 2 of 4 or 4 of 8.
+   * kept of G = 2 of 4 or 4 of 8. {@code accumulate} (0 or 1, word 2 bit 16): 1 adds the results to the INT32
+   * values already at Y, {@code Y = wrap32(Y + X·W)} (two's-complement wraparound of the sum; X·W itself is the
+   * array's result, saturated per K tile at the accumulator width as without the flag).
    */
   record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
-              long sparsity) implements Command {
+              long sparsity, long accumulate) implements Command {
     /** A dense GEMM. */
     public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride) {
       this(m, k, n, x, xStride, w, wStride, y, yStride, DENSE);
+    }
+
+    /** A GEMM that overwrites Y. */
+    public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+                long sparsity) {
+      this(m, k, n, x, xStride, w, wStride, y, yStride, sparsity, 0);
+    }
+
+    /** Whether the results are added to Y (the accumulate-into flag). */
+    public boolean accumulates() {
+      return accumulate != 0;
     }
 
     @Override

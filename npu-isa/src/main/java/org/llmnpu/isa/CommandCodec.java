@@ -9,7 +9,7 @@ import java.util.Optional;
  * word  LOAD / STORE            GEMM
  *  0    opcode[7:0]             opcode[7:0]
  *  1    ext (bytes)             M[15:0] | K[31:16]
- *  2    extStride (bytes)       N[15:0] | sparsity[18:17]
+ *  2    extStride (bytes)       N[15:0] | accumulate[16] | sparsity[18:17]
  *  3    spad (bytes)            x (scratchpad bytes)
  *  4    spadStride (bytes)      w
  *  5    rowBytes                y
@@ -93,7 +93,8 @@ public final class CommandCodec {
       if (g.sparsity() < 0 || g.sparsity() > 3) {
         throw new IllegalArgumentException("gemm sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + g.sparsity());
       }
-      w[2] = (int) (field(g.n(), 16, "gemm n") | g.sparsity() << 17);
+      w[2] = (int) (field(g.n(), 16, "gemm n") | field(g.accumulate(), 1, "gemm accumulate") << 16
+          | g.sparsity() << 17);
       w[3] = (int) field(g.x(), 32, "gemm x");
       w[4] = (int) field(g.w(), 32, "gemm w");
       w[5] = (int) field(g.y(), 32, "gemm y");
@@ -130,7 +131,7 @@ public final class CommandCodec {
       case LOAD -> new Command.Load(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case STORE -> new Command.Store(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
-          w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3);
+          w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3, (w[2] >>> 16) & 1);
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));
       case DSPTAB -> new Command.DspTab(u(w[1]));

@@ -38,6 +38,9 @@ package org.llmnpu.isa;
  * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
+ * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
+ *        the drain then holds the scratchpad's read port, so a STORE waits for the back-end as the
+ *        other commands do (its result range is the whole scratchpad)
  * </pre>
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
  */

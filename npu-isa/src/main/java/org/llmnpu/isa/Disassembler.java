@@ -36,6 +36,9 @@ public final class Disassembler {
     if (cmd instanceof Command.Gemm g && g.sparsity() != Command.DENSE) {
       b.append(" sparsity=").append(g.sparsity());
     }
+    if (cmd instanceof Command.Gemm g && g.accumulates()) {
+      b.append(" accumulate=1");
+    }
     return b.toString();
   }
 

@@ -412,6 +412,10 @@ public final class IsaSimulator {
       for (int j = 0; j < n; j++) {
         int a = (int) (g.y() + i * g.yStride() + 4L * j);
         int v = r.y()[i][j];
+        if (g.accumulates()) {
+          // Y += X·W, two's-complement wraparound
+          v += (spad[a] & 0xFF) | (spad[a + 1] & 0xFF) << 8 | (spad[a + 2] & 0xFF) << 16 | spad[a + 3] << 24;
+        }
         spad[a] = (byte) v;
         spad[a + 1] = (byte) (v >>> 8);
         spad[a + 2] = (byte) (v >>> 16);
@@ -428,6 +432,11 @@ public final class IsaSimulator {
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
     counters[Counter.SPAD_READS.ordinal()] += m * kTiles + g.wRows() * nTiles;
     counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
-    cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.y(), g.y() + (m - 1) * g.yStride() + 4L * n);
+    if (g.accumulates()) {
+      counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
+    }
+    // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
+    cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
+        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
   }
 }

@@ -85,6 +85,12 @@ public final class Program {
       return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride, sparsity));
     }
 
+    /** A GEMM with {@code sparsity} whose results are added to Y when {@code accumulate} ({@link Command.Gemm}). */
+    public Builder gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+                        long sparsity, boolean accumulate) {
+      return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride, sparsity, accumulate ? 1 : 0));
+    }
+
     public Builder ppmCfg(long ext, long channels) {
       return add(new Command.PpmCfg(ext, channels));
     }

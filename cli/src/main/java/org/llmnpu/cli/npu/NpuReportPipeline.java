@@ -96,6 +96,7 @@ public final class NpuReportPipeline {
     m.put("weightRowsPerCycle", "" + c.weightRowsPerCycle());
     m.put("ppu", "" + c.ppu());
     m.put("mxLoad", "" + c.mxLoad());
+    m.put("sparsity", c.sparsity());
     return m;
   }
 

@@ -156,6 +156,7 @@ class NpuReportCommandTest {
     assertEquals(2, c.weightRowsPerCycle());
     assertEquals(4, c.dspLanes());
     assertEquals(64, c.dspRows());
+    assertEquals("2:4", NpuReportCommand.config(null, java.util.List.of("sparsity=2:4"), false).sparsity());
     Path yaml = tmp.resolve("npu.yaml");
     Files.writeString(yaml, "rows: 8\nengine: pim\nppu: false\nmxLoad: true\n");
     org.llmnpu.rtl.npu.NpuConfig f = NpuReportCommand.config(yaml, java.util.List.of("maxK=64"), false);

@@ -140,9 +140,13 @@ public final class DecoderRun {
     return run(o, defaultNpu(o.quant()), sim);
   }
 
-  /** {@code NpuConfig.defaults()}, with {@code mxLoad} when {@code quant} is an MX format (it needs {@code loadmx}). */
+  /**
+   * {@code NpuConfig.defaults()}, with {@code mxLoad} when {@code quant} is an MX format (it needs {@code loadmx})
+   * and the MAC array built for 2:4 when {@code quant} is {@code s2_4}.
+   */
   public static NpuConfig defaultNpu(String quant) {
-    return NpuConfig.defaults().withMxLoad(WeightFormats.mx(quant) >= 0);
+    NpuConfig c = NpuConfig.defaults().withMxLoad(WeightFormats.mx(quant) >= 0);
+    return WeightFormats.sparsity(quant) == org.llmnpu.isa.Command.S2_4 ? c.withSparsity("2:4") : c;
   }
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {

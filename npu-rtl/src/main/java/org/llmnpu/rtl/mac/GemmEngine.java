@@ -57,9 +57,33 @@ import org.llmnpu.hdl.UInt;
  * {@code done} rises when the last result is written and stays high until the next start.
  */
 public final class GemmEngine extends GemmBackend {
+  /**
+   * With {@link #withDenseMode}: high for a dense GEMM on this N:M array, given as an N:M GEMM of
+   * {@code k = 2K} whose X words hold each K tile's {@code rows} activations zero-interleaved (group g's lanes
+   * {@code g·G + j} = activation {@code g·E + j} for {@code j < E}, 0 for {@code j ≥ E}) and whose PE row r holds
+   * dense W row r of the tile with index {@code r mod E}; the loader then zeroes the PE rows past
+   * {@code kRemain / 2} (dense rows left) instead of past {@code E·ceil(kRemain / G)}. Null otherwise.
+   */
+  public final Bool denseWeights;
+  /**
+   * With {@link #withDenseMode}: writes only the index field of the W entries at {@code wAddress} (a metadata
+   * row after its value row, which {@code wWrite} wrote); the W buffer is then two memories, {@code wValues}
+   * and {@code wIndex}. Null otherwise.
+   */
+  public final Bool wIndexWrite;
+  private final boolean denseMode;
 
   public GemmEngine(GemmEngineConfig c) {
     this(c, 1);
+  }
+
+  /**
+   * An N:M engine with the NPU's extra ports {@link #denseWeights} and {@link #wIndexWrite} (one W row per
+   * write): the cycles are the formula's for {@code k} (2K for a dense GEMM of K, the same K tiles as a dense
+   * array's).
+   */
+  public static GemmEngine withDenseMode(GemmEngineConfig c) {
+    return new GemmEngine(c, 1, true);
   }
 
   /**
@@ -68,8 +92,19 @@ public final class GemmEngine extends GemmBackend {
    * swap wavefront bounds a pass to {@code max(rows, cols)} cycles anyway), so the cycles are the same.
    */
   public GemmEngine(GemmEngineConfig c, int weightRowsPerCycle) {
+    this(c, weightRowsPerCycle, false);
+  }
+
+  private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode) {
     super(c, weightRowsPerCycle);
     MacArrayConfig a = c.array();
+    if (denseMode && (!a.sparsity().sparse() || weightRowsPerCycle != 1)) {
+      throw new IllegalArgumentException("the dense mode is for an N:M array with weightRowsPerCycle 1, got "
+          + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
+    }
+    this.denseMode = denseMode;
+    denseWeights = denseMode ? in("denseWeights", bool()) : null;
+    wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
     int rows = a.rows();
     int cols = a.cols();
     WeightSparsity sp = a.sparsity();
@@ -82,9 +117,14 @@ public final class GemmEngine extends GemmBackend {
     UInt xAddress = load.xAddress;
 
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
-    List<Mem<UInt>> wBuffer = weightBuffer(entry);
+    List<Mem<UInt>> wBuffer = denseMode ? null : weightBuffer(entry);
     when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
-    writeWeightBuffer(wBuffer);
+    SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits()) : null;
+    if (denseMode) {
+      split.build();
+    } else {
+      writeWeightBuffer(wBuffer);
+    }
 
     Bool running = regInit("running", bool(), 0);
     Bool doneQ = regInit("doneQ", bool(), 0);
@@ -113,12 +153,14 @@ public final class GemmEngine extends GemmBackend {
       UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
       UInt kw = loadPass.kRemain;
       // N:M: the K tile's groups ceil(kRemain / M), N PE rows each.
-      UInt validRows = wire("validRows", sparse
-          ? kw.addExpand(uintLit(sp.group() - 1, kw.width())).shiftRight(sp.indexBits())
-              .shiftLeft(Integer.numberOfTrailingZeros(sp.kept())) : kw);
+      UInt nmRows = sparse ? kw.addExpand(uintLit(sp.group() - 1, kw.width())).shiftRight(sp.indexBits())
+          .shiftLeft(Integer.numberOfTrailingZeros(sp.kept())) : kw;
+      UInt validRows = wire("validRows", denseMode
+          ? mux(denseWeights, kw.shiftRight(1).resize(nmRows.width()), nmRows) : nmRows);
       Bool rowInK = wire("rowInK", rowNow.resize(Math.max(rowNow.width(), validRows.width()))
           .lt(validRows.resize(Math.max(rowNow.width(), validRows.width()))));
-      UInt word = wire("word", readWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow));
+      UInt word = wire("word", denseMode ? split.read(cat(loadPass.nTile, loadPass.kTile, rowNow).asUInt())
+          : readWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow));
       for (int col = 0; col < cols; col++) {
         SInt value = word.slice(entry * col + 7, entry * col).asSInt();
         array.weightEntry.get(col).set(mux(rowInK, value, sintLit(0, 8)));
@@ -216,10 +258,52 @@ public final class GemmEngine extends GemmBackend {
     cycles.set(cycleCount);
   }
 
+  /** The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only. */
+  private final class SplitWeights {
+    private final int cols;
+    private final int indexBits;
+    private Mem<UInt> values;
+    private Mem<UInt> indices;
+
+    SplitWeights(int cols, int indexBits) {
+      this.cols = cols;
+      this.indexBits = indexBits;
+    }
+
+    void build() {
+      int depth = 1 << load.wAddress.width();
+      values = mem("wValues", uint(8 * cols), depth);
+      indices = mem("wIndex", uint(indexBits * cols), depth);
+      int e = 8 + indexBits;
+      List<UInt> v = new ArrayList<>();
+      List<UInt> ix = new ArrayList<>();
+      for (int c = 0; c < cols; c++) {
+        v.add(load.wData.slice(e * c + 7, e * c));
+        ix.add(load.wData.slice(e * c + e - 1, e * c + 8));
+      }
+      UInt valueWord = catLsbFirst(v).asUInt();
+      UInt indexWord = catLsbFirst(ix).asUInt();
+      when(load.wWrite, () -> values.write(load.wAddress, valueWord));
+      when(load.wWrite.or(wIndexWrite), () -> indices.write(load.wAddress, indexWord));
+    }
+
+    /** The entries ({@code value, index}) of the PE row at {@code address}, as one {@code wBuffer} word. */
+    UInt read(UInt address) {
+      UInt valueWord = values.readAsync(address);
+      UInt indexWord = indices.readAsync(address);
+      List<UInt> entries = new ArrayList<>();
+      for (int c = 0; c < cols; c++) {
+        entries.add(cat(indexWord.slice(indexBits * c + indexBits - 1, indexBits * c),
+            valueWord.slice(8 * c + 7, 8 * c)).asUInt());
+      }
+      return catLsbFirst(entries).asUInt();
+    }
+  }
+
   @Override
   public String moduleName() {
     GemmEngineConfig config = config();
     return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN()
-        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle());
+        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle()) + (denseMode ? "_dm" : "");
   }
 }

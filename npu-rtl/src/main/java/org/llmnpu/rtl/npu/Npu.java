@@ -214,7 +214,8 @@ public final class Npu extends HwModule {
   private void scratchpadWritePort() {
     Walker sp = dma.sp;
     NpuLoad4 load4 = dma.load4;
-    spad.readLine.set(sp.address.slice(lineShift + lineAddrBits - 1, lineShift));
+    spad.readLine.set(mux(back.drainReads, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
+        sp.address.slice(lineShift + lineAddrBits - 1, lineShift)));
     dma.loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
     spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut).or(ppm.write));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
@@ -301,6 +302,7 @@ public final class Npu extends HwModule {
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
-        + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "");
+        + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
+        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'));
   }
 }

@@ -21,7 +21,10 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * (line q of a row: the sign-extended INT32 outputs {@code q·line/4 ..} of N tile {@code q/4},
  * little-endian; a row's last line byte-masked), one a cycle, then IDLE. A scoreboard holds the
  * running GEMM's result byte range so a STORE outside it may go while the back-end runs. Cycles:
- * {@code org.llmnpu.isa.CycleModel} (Overlap).
+ * {@code org.llmnpu.isa.CycleModel} (Overlap). A GEMM with the accumulate-into flag drains
+ * {@code Y + result} (each 32-bit lane added with wraparound to the old line, read in the same cycle through
+ * the scratchpad's asynchronous read port, which the drain then owns): no extra cycles; its scoreboard range
+ * is the whole scratchpad, so every STORE waits for the back-end.
  */
 final class NpuBackEnd {
   final UInt yAddr;
@@ -32,6 +35,10 @@ final class NpuBackEnd {
   final UInt beats;
   final UInt remainder;
   UInt drainData;
+  /** The running GEMM adds its results to Y (accumulate-into). */
+  final Bool accumulate;
+  /** The drain reads the old Y line through the scratchpad's read port this cycle. */
+  Bool drainReads;
   Bits drainEndMask;
   Bool inDrain;
   Bool idle;
@@ -47,6 +54,7 @@ final class NpuBackEnd {
     yAddr = npu.reg0("gemmY", uint(Npu.ADDR));
     yStride = npu.reg0("gemmYStride", uint(Npu.ADDR));
     state = npu.reg0("back_state", uint(2));
+    accumulate = npu.reg0("back_accumulate", org.llmnpu.hdl.Hw.bool());
     drain = npu.section2("drainWalk", () -> new Walker(npu, Npu.ADDR, 16, false));
     rows = npu.reg0("drain_rows", uint(16));
     beats = npu.reg0("drain_beats", uint(16));
@@ -72,8 +80,16 @@ final class NpuBackEnd {
       }
       quarters.add(npu.wireOf("drain_line" + q, catLsbFirst(outs).asUInt()));
     }
-    drainData = npu.wireOf("drain_data", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
+    UInt results = npu.wireOf("drain_results", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
         mux(quarter.eq(2), quarters.get(2), quarters.get(3)))));
+    // accumulate-into: old Y (this line, read now) + results, lane by lane, wrapping at 32 bits
+    List<HwValue> sums = new ArrayList<>();
+    for (int j = 0; j < per; j++) {
+      UInt old = npu.spad.readData.slice(32 * j + 31, 32 * j).asUInt();
+      sums.add(old.add(results.slice(32 * j + 31, 32 * j).asUInt()));
+    }
+    UInt accumulated = npu.wireOf("drain_accumulated", catLsbFirst(sums).asUInt());
+    drainData = npu.wireOf("drain_data", mux(accumulate, accumulated, results));
   }
 
   /** The byte mask of a result row's last line. */
@@ -85,6 +101,7 @@ final class NpuBackEnd {
   /** The back-end's state flags. */
   void flags() {
     inDrain = npu.wireOf("inDrain", state.eq(Npu.bk(Npu.Back.DRAIN)));
+    drainReads = npu.wireOf("drainReads", inDrain.and(accumulate));
     idle = npu.wireOf("back_idle", state.eq(Npu.bk(Npu.Back.IDLE)));
     drainStarts = npu.wireOf("back_drainStarts", state.eq(Npu.bk(Npu.Back.RUN)).and(npu.gemm.engine.done)
         .and(npu.inLoad.not()).and(npu.inLoad4.not()).and(npu.inLoad4End.not()));
@@ -103,11 +120,12 @@ final class NpuBackEnd {
   }
 
   /** Statements of a GEMM's dispatch: where its results go. */
-  void take(UInt y, UInt stride, UInt resultEnd) {
+  void take(UInt y, UInt stride, UInt resultEnd, Bool accumulates) {
     yAddr.set(y);
     yStride.set(stride);
-    resultLo.set(y.resize(52));
-    resultHi.set(resultEnd);
+    accumulate.set(accumulates);
+    resultLo.set(mux(accumulates, uintLit(0, 52), y.resize(52)));
+    resultHi.set(mux(accumulates, uintLit((1L << 52) - 1, 52), resultEnd));
   }
 
   /** The back-end's state machine. */

@@ -49,11 +49,18 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  * @param mxLoad           MX element decoding on the load path [false]: {@code loadmx} (E4M3, E5M2, INT8 elements
  *                         → INT8 codes, {@link NpuLoadMx}, one decoder per line byte); without it {@code loadmx}
  *                         halts with {@code UNSUPPORTED}
+ * @param sparsity         the N:M mode the MAC array is built for: {@code dense} (default), {@code 2:4} or
+ *                         {@code 4:8} (also {@code none}, {@code s2_4}, {@code s4_8}; stored as {@code dense},
+ *                         {@code 2:4}, {@code 4:8}). A sparse array runs that mode's GEMMs (W compressed: value
+ *                         rows then metadata rows, {@code org.llmnpu.isa.Command.Gemm}) and dense GEMMs (see
+ *                         {@link NpuGemm}); other N:M modes answer UNSUPPORTED. Needs {@code engine systolic} and
+ *                         {@code weightRowsPerCycle 1}
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
-                        String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad) {
+                        String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad,
+                        String sparsity) {
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
   public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
@@ -65,12 +72,28 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public static final int DSP_TABLE_SEGMENTS = 12;
   public static final int DSP_TABLE_DEGREE = 2;
 
+  /** Allowed values of {@code sparsity}. */
+  public static final java.util.List<String> SPARSITIES = java.util.List.of("dense", "2:4", "4:8");
+
   public NpuConfig {
     if (engine == null) {
       engine = "systolic";
     }
     if (!ENGINES.contains(engine)) {
       throw new IllegalArgumentException("engine must be one of " + String.join(", ", ENGINES) + ", got '" + engine + "'");
+    }
+    sparsity = canonicalSparsity(sparsity);
+    if (!sparsity.equals("dense") && !engine.equals("systolic")) {
+      throw new IllegalArgumentException("sparsity " + sparsity + " needs engine systolic (the PiM macro holds dense"
+          + " weights); use sparsity dense with engine " + engine);
+    }
+    if (!sparsity.equals("dense") && maxK > 32768) {
+      throw new IllegalArgumentException("sparsity " + sparsity + " needs maxK in 1..32768 (the N:M engine's buffers"
+          + " hold 2·maxK), got " + maxK);
+    }
+    if (!sparsity.equals("dense") && weightRowsPerCycle != 1) {
+      throw new IllegalArgumentException("sparsity " + sparsity + " needs weightRowsPerCycle 1 (the N:M W copy moves"
+          + " one value or metadata row a cycle), got " + weightRowsPerCycle);
     }
     if (spadKiB < 1 || spadKiB > 65536 || Integer.bitCount(spadKiB) != 1) {
       throw new IllegalArgumentException("spadKiB must be a power of two in 1..65536, got " + spadKiB);
@@ -83,7 +106,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles), 1);
-    gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+    gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN, weightSparsity(sparsity));
     java.util.List<Integer> allowed = new java.util.ArrayList<>();
     for (int r = 1; r <= Math.min(rows, MAX_WEIGHT_ROWS_PER_CYCLE); r *= 2) {
       allowed.add(r);
@@ -94,14 +117,49 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     }
   }
 
-  /** An NPU without MX decoding on the load path. */
+  /** An NPU with a dense MAC array and without MX decoding on the load path. */
   public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
                    int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
                    int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
                    int weightRowsPerCycle, boolean ppu) {
     this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, false);
+        weightRowsPerCycle, ppu, false, "dense");
+  }
+
+  /** {@code dense}, {@code 2:4} or {@code 4:8} from any accepted spelling (null: dense); else a clear error. */
+  private static String canonicalSparsity(String text) {
+    if (text == null) {
+      return "dense";
+    }
+    String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+    switch (t) {
+      case "dense", "none":
+        return "dense";
+      case "2:4", "s2_4", "2_4":
+        return "2:4";
+      case "4:8", "s4_8", "4_8":
+        return "4:8";
+      default:
+        throw new IllegalArgumentException("sparsity must be one of " + String.join(", ", SPARSITIES)
+            + " (or none, s2_4, s4_8), got '" + text + "'");
+    }
+  }
+
+  /** The MAC array's N:M mode. */
+  public WeightSparsity weightSparsity() {
+    return weightSparsity(sparsity);
+  }
+
+  private static WeightSparsity weightSparsity(String sparsity) {
+    return sparsity.equals("2:4") ? WeightSparsity.S2_4 : sparsity.equals("4:8") ? WeightSparsity.S4_8
+        : WeightSparsity.NONE;
+  }
+
+  /** The ISA code of {@link #sparsity} ({@code Command.DENSE}, {@code S2_4}, {@code S4_8}). */
+  public int sparsityCode() {
+    return sparsity.equals("2:4") ? org.llmnpu.isa.Command.S2_4 : sparsity.equals("4:8")
+        ? org.llmnpu.isa.Command.S4_8 : org.llmnpu.isa.Command.DENSE;
   }
 
   /** An NPU that copies one W row per cycle, with the PPU. */
@@ -186,17 +244,21 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
         icAccumDepth, maxM, maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle);
   }
 
+  /**
+   * The engine's parameters. An N:M engine gets {@code maxK·2}: it runs a dense GEMM of K as an N:M one of
+   * {@code 2K} (see {@link NpuGemm}), and its K tiles of {@code 2·rows} then cover the dense tiles of {@code rows}.
+   */
   private static GemmEngineConfig gemm(int rows, int accWidth, int mTile, int icAccumDepth, int maxM, int maxK,
-                                       int maxN) {
-    return new GemmEngineConfig(new MacArrayConfig(rows, rows, accWidth, mTile, icAccumDepth, WeightSparsity.NONE),
-        maxM, maxK, maxN);
+                                       int maxN, WeightSparsity sp) {
+    return new GemmEngineConfig(new MacArrayConfig(rows, rows, accWidth, mTile, icAccumDepth, sp),
+        maxM, sp.sparse() ? 2 * maxK : maxK, maxN);
   }
 
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
-        weightRowsPerCycle).withUnits(ppm().latency(), ppu, org.llmnpu.isa.Command.DENSE).withMxLoad(mxLoad);
+        weightRowsPerCycle).withUnits(ppm().latency(), ppu, sparsityCode()).withMxLoad(mxLoad);
   }
 
   /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
@@ -208,40 +270,47 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withPpu(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, on, mxLoad);
+        weightRowsPerCycle, on, mxLoad, sparsity);
   }
 
   /** The GEMM engine inside. */
   public GemmEngineConfig gemm() {
-    return gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN);
+    return gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN, weightSparsity());
   }
 
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad);
+        weightRowsPerCycle, ppu, mxLoad, sparsity);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle, ppu, mxLoad);
+        weightRowsPerCycle, ppu, mxLoad, sparsity);
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
-        ppu, mxLoad);
+        ppu, mxLoad, sparsity);
   }
 
   /** The same NPU with ({@code true}) or without MX element decoding on the load path ({@code loadmx}). */
   public NpuConfig withMxLoad(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, on);
+        weightRowsPerCycle, ppu, on, sparsity);
+  }
+
+  /** The same NPU with its MAC array built for another N:M mode ({@code dense}, {@code 2:4}, {@code 4:8}). */
+  public NpuConfig withSparsity(String s) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, s);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */
@@ -256,6 +325,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
     org.llmnpu.isa.EngineTiming t = engineTiming();
     return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle(), weightRowsPerCycle)
+        : weightSparsity().sparse() ? org.llmnpu.rtl.mac.GemmEngine.withDenseMode(gemm())
         : new org.llmnpu.rtl.mac.GemmEngine(gemm(), weightRowsPerCycle);
   }
 

@@ -86,6 +86,7 @@ final class NpuCounters {
       count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X)).or(n.inDspIn.and(dsp.lineStart)).or(n.inPpmRun));
       add(Counter.SPAD_READS, n.inState(Npu.State.GEMM_W), n.gemm.weightLinesRead());
     }
+    count(Counter.SPAD_READS, n.back.drainReads);
     // dspout writes a line element by element: one line write when it starts a line
     count(Counter.SPAD_WRITES, n.spad.write.and(n.inDspOut.and(dsp.lineStart.not()).not()));
     count(Counter.FETCH_CYCLES, n.inFetch.or(n.inState(Npu.State.DECODE)));
@@ -98,7 +99,7 @@ final class NpuCounters {
     count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(n.dsp.runExpired.not()));
     count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
     count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut));
-    add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.macs);
+    add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.denseMacs());
     add(Counter.PPM_ELEMENTS, n.inPpmRun.and(sp.lastInRow()), n.ppm.lanes);
     count(Counter.PPM_CYCLES, n.inPpmLoad.or(n.inPpmRun).or(n.inPpmDrain));
     clearOn(n.inState(Npu.State.IDLE).and(n.start));

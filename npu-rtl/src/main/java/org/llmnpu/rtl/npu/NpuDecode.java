@@ -50,6 +50,14 @@ final class NpuDecode {
   final UInt kTiles;
   final UInt nTiles;
   final UInt macs;
+  /** A GEMM's accumulate-into flag (word 2 bit 16). */
+  final Bool accumulate;
+  /** {@code M·K·N} (= {@link #macs} on a dense array). */
+  final UInt denseMacs;
+  /** A GEMM in the array's N:M mode (always false on a dense array). */
+  final Bool sparseGemm;
+  /** Scratchpad rows of the GEMM's W: K, or {@code 2·E·ceil(K/G)} value and metadata rows (16 bits). */
+  final UInt wRows;
   /** End (exclusive) of the scratchpad bytes a DMA touches, 52 bits. */
   final UInt dmaSpadEnd;
   /** End (exclusive) of a GEMM's result bytes, 52 bits. */
@@ -99,6 +107,7 @@ final class NpuDecode {
     m = npu.wireOf("decode_m", w.get(1).lsbs(16));
     k = npu.wireOf("decode_k", w.get(1).slice(31, 16));
     n = npu.wireOf("decode_n", w.get(2).lsbs(16));
+    accumulate = npu.wireOf("decode_accumulate", w.get(2).slice(16, 16).eq(1));
     xStride = npu.wireOf("decode_xStride", w.get(6).lsbs(16).resize(32));
     wStride = npu.wireOf("decode_wStride", w.get(6).slice(31, 16).resize(32));
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()));
@@ -108,7 +117,16 @@ final class NpuDecode {
     UInt nBytes = nTiles.resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
     UInt yBytes = n.resize(18).shiftLeft(2).resize(18);
     UInt mLess1 = npu.wireOf("decode_mLess1", m.sub(1));
-    UInt kLess1 = npu.wireOf("decode_kLess1", k.sub(1));
+    int mode = p.sparsity();
+    sparseGemm = mode == org.llmnpu.isa.Command.DENSE ? org.llmnpu.hdl.Hw.boolLit(false)
+        : npu.wireOf("decode_sparseGemm", w.get(2).slice(18, 17).eq(mode));
+    // N:M: E·ceil(K/G) value rows (G = 2E = 4 or 8), as many metadata rows
+    int groupShift = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 3;
+    UInt valueRows = k.resize(17).add((1 << groupShift) - 1).shiftRight(groupShift)
+        .shiftLeft(groupShift - 1).resize(16);
+    wRows = mode == org.llmnpu.isa.Command.DENSE ? k
+        : npu.wireOf("decode_wRows", mux(sparseGemm, valueRows.shiftLeft(1).resize(16), k));
+    UInt kLess1 = npu.wireOf("decode_kLess1", wRows.sub(1));
     UInt spadLimit = uintLit(p.spadBytes(), WIDE);
     Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(misaligned(w.get(5))).or(misaligned(xStride))
         .or(misaligned(wStride)).or(misaligned(w.get(7)))
@@ -116,7 +134,10 @@ final class NpuDecode {
         .or(end(w.get(4), kLess1, wStride, nBytes).gt(spadLimit))
         .or(resultEndOf(npu, w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
     resultEnd = resultEndValue;
-    macs = npu.wireOf("decode_macs", m.mul(k).mul(n).resize(48));
+    macs = npu.wireOf("decode_macs", m.mul(mode == org.llmnpu.isa.Command.DENSE ? k
+        : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k)))
+        .mul(n).resize(48));
+    denseMacs = mode == org.llmnpu.isa.Command.DENSE ? macs : npu.wireOf("decode_denseMacs", m.mul(k).mul(n).resize(48));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     Bool isCopy = isDspIn.or(isDspOut);

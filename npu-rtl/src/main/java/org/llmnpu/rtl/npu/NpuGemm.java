@@ -23,7 +23,8 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
  * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
  * GEMM_START starts the engine (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
- * {@code org.llmnpu.isa.CycleModel} ({@code gemm}).
+ * {@code org.llmnpu.isa.CycleModel} ({@code gemm}). On an N:M array ({@code NpuConfig.sparsity}) the copies
+ * are {@link NpuGemmNm}'s (same cycles: one line a cycle; the W walk covers the value and metadata rows).
  */
 final class NpuGemm {
   final UInt m;
@@ -32,6 +33,8 @@ final class NpuGemm {
   GemmBackend engine;
   /** The command's M·K·N, counted when it starts. */
   UInt macs;
+  /** On an N:M array: the running GEMM is in the array's N:M mode (else dense); null on a dense array. */
+  final org.llmnpu.hdl.Bool sparseCommand;
   private final GemmEngineConfig gc;
   private final Npu npu;
 
@@ -41,6 +44,7 @@ final class NpuGemm {
     m = npu.reg0("gemmM", uint(bitsToHold(gc.maxM())));
     k = npu.reg0("gemmK", uint(bitsToHold(gc.maxK())));
     n = npu.reg0("gemmN", uint(bitsToHold(gc.maxN())));
+    sparseCommand = npu.config().weightSparsity().sparse() ? npu.reg0("gemmSparse", org.llmnpu.hdl.Hw.bool()) : null;
   }
 
   /** The engine and its operand ports, written from the scratchpad walk. */
@@ -48,12 +52,18 @@ final class NpuGemm {
     Walker sp = npu.dma.sp;
     engine = npu.instanceOf("gemm", c.gemmEngine());
     engine.load.m.set(m);
-    engine.load.k.set(k);
+    if (sparseCommand == null) {
+      engine.load.k.set(k);
+    }
     engine.load.n.set(n);
     engine.start.set(npu.inState(Npu.State.GEMM_START));
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
+    if (c.weightSparsity().sparse()) {
+      new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine);
+      return;
+    }
     engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X));
     engine.load.xAddress.set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
     engine.load.xData.set(npu.spad.readData);
@@ -90,6 +100,17 @@ final class NpuGemm {
     return macs;
   }
 
+  /** The command's dense-equivalent M·K·N: {@link #macs} on a dense array, else its own register. */
+  UInt denseMacs() {
+    if (sparseCommand == null) {
+      return macs;
+    }
+    denseMacs = npu.reg0("gemm_denseMacs", uint(48));
+    return denseMacs;
+  }
+
+  private UInt denseMacs;
+
   /** Statements of the dispatch of a {@code gemm}: shape, results to the back-end, then the X walk. */
   void dispatch() {
     List<UInt> w = npu.fetch.words;
@@ -99,7 +120,11 @@ final class NpuGemm {
     k.set(dec.k.resize(k.width()));
     n.set(dec.n.resize(n.width()));
     macs.set(dec.macs);
-    npu.back.take(w.get(5), w.get(7), dec.resultEnd);
+    if (sparseCommand != null) {
+      sparseCommand.set(dec.sparseGemm);
+      denseMacs.set(dec.denseMacs);
+    }
+    npu.back.take(w.get(5), w.get(7), dec.resultEnd, dec.accumulate);
     // X: M rows of kTiles lines.
     dma.sp.begin(w.get(3));
     dma.spadStride.set(dec.xStride);
@@ -121,7 +146,7 @@ final class NpuGemm {
       dma.spadStride.set(dma.lineConst);
       dma.spadStep.set(shift == 0 ? dec.wStride : dec.wStride.shiftLeft(shift).resize(Npu.ADDR));
       dma.rows.set(dec.nTiles);
-      dma.beats.set(shift == 0 ? dec.k : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
+      dma.beats.set(shift == 0 ? dec.wRows : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
       npu.state.set(Npu.st(Npu.State.GEMM_W));
     });
   }

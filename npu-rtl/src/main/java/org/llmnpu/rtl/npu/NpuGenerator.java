@@ -45,7 +45,9 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.choice("ppu", String.valueOf(d.ppu()), List.of("true", "false"),
             "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built"),
         ParamSpec.choice("mxLoad", String.valueOf(d.mxLoad()), List.of("true", "false"),
-            "MX element decoding on the load path (loadmx: E4M3, E5M2, INT8 elements to INT8 codes)"));
+            "MX element decoding on the load path (loadmx: E4M3, E5M2, INT8 elements to INT8 codes)"),
+        ParamSpec.choice("sparsity", d.sparsity(), NpuConfig.SPARSITIES,
+            "N:M mode the MAC array is built for (dense GEMMs always run; needs engine systolic, weightRowsPerCycle 1)"));
   }
 
   @Override
@@ -56,6 +58,6 @@ public final class NpuGenerator implements BlockGenerator {
         p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"),
-        Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad"))));
+        Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")), p.get("sparsity")));
   }
 }

@@ -12,7 +12,7 @@ import org.llmnpu.isa.Opcode;
 /**
  * The DECODE checks of {@code ppmcfg}, {@code pputab} and {@code ppm}, and of the GEMM's sparsity field,
  * as {@code org.llmnpu.isa.IsaSimulator} makes them: {@link #unsupported} ({@code pputab} without the
- * PPU, {@code ppm} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM on this dense array), then
+ * PPU, {@code ppm} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's), then
  * shape, scratchpad and memory ranges; and the operands the controller latches.
  */
 final class NpuPpmDecode {
@@ -43,7 +43,9 @@ final class NpuPpmDecode {
     isPpm = npu.wireOf("decode_isPpm", op.eq(Opcode.PPM.code()));
     defined = isPpmCfg.or(isPpuTab).or(isPpm);
     UInt sparsity = w.get(2).slice(18, 17);
-    Bool sparse = sparsity.eq(Command.S2_4).or(sparsity.eq(Command.S4_8));
+    // an N:M mode other than the array's (a dense-built array: any N:M mode)
+    Bool sparse = p.sparsity() == Command.S2_4 ? sparsity.eq(Command.S4_8)
+        : p.sparsity() == Command.S4_8 ? sparsity.eq(Command.S2_4) : sparsity.eq(Command.S2_4).or(sparsity.eq(Command.S4_8));
     Bool noTable = p.ppu() ? isPpm.and(tableLoaded.not()) : isPpuTab;
     unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)));
 

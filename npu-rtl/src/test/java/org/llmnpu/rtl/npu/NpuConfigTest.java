@@ -68,6 +68,29 @@ class NpuConfigTest {
   }
 
   @Test
+  void sparsityBuildsTheArrayInItsModeAndIsChecked() throws Exception {
+    Path yaml = dir.resolve("sparse.yaml");
+    Files.writeString(yaml, "sparsity: 2:4\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals("2:4", c.sparsity());
+    assertEquals(org.llmnpu.isa.Command.S2_4, c.machine().sparsity());
+    assertEquals(org.llmnpu.rtl.mac.WeightSparsity.S2_4, c.gemm().array().sparsity());
+    assertEquals(2 * c.maxK(), c.gemm().maxK(), "an N:M engine holds a dense K as 2K");
+    Files.writeString(yaml, "sparsity: s4_8\n");
+    assertEquals(org.llmnpu.isa.Command.S4_8, NpuConfig.load(yaml).machine().sparsity());
+    assertEquals("dense", NpuConfig.defaults().sparsity());
+    assertEquals(org.llmnpu.isa.Command.DENSE, NpuConfig.defaults().machine().sparsity());
+    Files.writeString(yaml, "sparsity: 1:4\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("sparsity must be one of dense, 2:4, 4:8"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.small().withEngine("pim").withSparsity("2:4"));
+    assertTrue(e.getMessage().contains("sparsity 2:4 needs engine systolic"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> NpuConfig.small().withWeightRowsPerCycle(2).withSparsity("4:8"));
+    assertTrue(e.getMessage().contains("sparsity 4:8 needs weightRowsPerCycle 1"), e.getMessage());
+  }
+
+  @Test
   void dspParametersReachTheMachineAndTheDsp() throws Exception {
     Path yaml = dir.resolve("dsp.yaml");
     Files.writeString(yaml, "dspLanes: 8\ndspRows: 256\ndspProgramDepth: 128\ndspMaxRunCycles: 1000\n");

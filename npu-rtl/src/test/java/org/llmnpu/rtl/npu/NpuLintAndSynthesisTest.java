@@ -48,10 +48,11 @@ class NpuLintAndSynthesisTest {
   }
 
   @Test
-  void npuCopyingSeveralWeightRowsPerCycleIsLintClean() {
+  void npuCopyingSeveralWeightRowsPerCycleOrWithAnNmArrayIsLintClean() {
     ToolsForTests.require("verilator");
     for (NpuConfig c : List.of(NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.defaults().withMxLoad(true),
-        NpuConfig.small().withEngine("pim-k4").withWeightRowsPerCycle(2))) {
+        NpuConfig.small().withEngine("pim-k4").withWeightRowsPerCycle(2), NpuConfig.small().withSparsity("2:4"),
+        NpuConfig.defaults().withSparsity("4:8"))) {
       VerilogDesign d = Verilog.emit(new Npu(c));
       Path out = dir.resolve(d.top());
       d.writeTo(out);

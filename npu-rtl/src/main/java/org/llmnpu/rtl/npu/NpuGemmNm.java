@@ -1,0 +1,113 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.catLsbFirst;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.rtl.mac.GemmEngine;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+import org.llmnpu.rtl.mac.WeightSparsity;
+
+/**
+ * The GEMM operand copies of an {@link Npu} whose MAC array is built for an N:M mode ({@code E} of
+ * {@code G = 2E}: 2:4 or 4:8), into {@link GemmEngine#withDenseMode}. Same cycles as the dense array's copies
+ * (one scratchpad line a cycle, {@code M·ceil(K/rows)} X lines, {@code ceil(N/rows)·wRows} W lines); the engine
+ * then runs {@code GemmCycleModel} cycles.
+ *
+ * <p><b>N:M GEMM</b> (the array's mode). X row m's line t (K elements {@code t·rows..}) fills half {@code t mod 2}
+ * of engine word {@code (m, t/2)} (a K tile of {@code 2·rows}): even lines wait in a line register and are written
+ * with the odd line after them (or alone, upper half zero, when last in the row). W: the walk covers the
+ * {@code S = E·ceil(K/G)} value rows and then the S metadata rows; value row r writes W entry row r (value, and
+ * an index overwritten later), metadata row {@code S + r} writes only the indices of row r (the low
+ * {@code log2 G} bits of each byte). The engine gets {@code k = K}.
+ *
+ * <p><b>Dense GEMM on the N:M array</b> (exact, no extra cycles): it runs as an N:M GEMM of {@code 2K} in which
+ * each group of G holds E dense K elements and {@code G − E} zeros. X line t (one dense K tile of {@code rows})
+ * is written zero-interleaved into engine word {@code (m, t)} (lane {@code g·G + j} = element {@code g·E + j}
+ * for {@code j < E}, else 0); dense W row k goes to PE row {@code k mod rows} of K tile {@code k / rows} with index
+ * {@code k mod E}, and the engine zeroes the PE rows past K ({@code denseWeights}). The engine's K tiles of
+ * {@code 2·rows} are then exactly the dense array's tiles of {@code rows}: same products, same partial-sum
+ * write-backs, same cycles ({@code CycleModel.engineCycles} with {@code ceil(K/rows)} K tiles).
+ *
+ * <p><b>Past K.</b> In both modes the X bytes of the last line at K positions {@code ≥ K} are written as zero,
+ * so W entries whose position falls past K (N:M's last group; stale rows) add nothing, as in the golden model.
+ */
+final class NpuGemmNm {
+  private final Npu npu;
+  private final NpuGemm gemm;
+  private final WeightSparsity sp;
+
+  NpuGemmNm(Npu npu, NpuGemm gemm, WeightSparsity sp) {
+    this.npu = npu;
+    this.gemm = gemm;
+    this.sp = sp;
+  }
+
+  void connect(GemmEngine engine) {
+    NpuConfig c = npu.config();
+    GemmEngineConfig gc = c.gemm();
+    Walker walk = npu.dma.sp;
+    NpuDecode dec = npu.dec;
+    int rows = c.rows();
+    int kept = sp.kept();
+    int group = sp.group();
+    int lineShift = Integer.numberOfTrailingZeros(rows);
+    Bool sparse = gemm.sparseCommand;
+    UInt kPort = engine.load.k;
+    UInt kDouble = gemm.k.resize(kPort.width() - 1).shiftLeft(1);
+    engine.load.k.set(mux(sparse, gemm.k.resize(kPort.width()), kDouble));
+    engine.denseWeights.set(sparse.not());
+
+    // X: the line with its bytes past K zeroed (the last line of a row keeps ((K − 1) mod rows) + 1 bytes).
+    UInt lastByte = npu.wireOf("gemmNm_xLastByte", dec.k.sub(1).lsbs(lineShift));
+    Bool lastLine = npu.wireOf("gemmNm_xLastLine", walk.lastInRow());
+    List<UInt> bytes = new ArrayList<>();
+    for (int b = 0; b < rows; b++) {
+      UInt v = npu.spad.readData.slice(8 * b + 7, 8 * b).asUInt();
+      Bool keep = lastLine.not().or(lastByte.ge(b));
+      bytes.add(mux(keep, v, uintLit(0, 8)));
+    }
+    UInt line = npu.wireOf("gemmNm_xLine", catLsbFirst(bytes).asUInt());
+    UInt held = npu.reg0("gemmNm_xHeld", uint(8 * rows));
+    npu.whenDo(npu.inState(Npu.State.GEMM_X), () -> held.set(line));
+    Bool odd = npu.wireOf("gemmNm_xOdd", walk.beat.lsbs(1).eq(1));
+    UInt zeros = uintLit(0, 8 * rows);
+    UInt pair = org.llmnpu.hdl.Hw.cat(mux(odd, line, zeros), mux(odd, held, line)).asUInt();
+    List<UInt> lanes = new ArrayList<>();
+    for (int lane = 0; lane < 2 * rows; lane++) {
+      int j = lane % group;
+      lanes.add(j < kept ? bytes.get(lane / group * kept + j) : uintLit(0, 8));
+    }
+    UInt interleaved = npu.wireOf("gemmNm_xInterleaved", catLsbFirst(lanes).asUInt());
+    engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X).and(sparse.not().or(odd).or(lastLine)));
+    int kTileBits = gc.kTileBits();
+    UInt lineIndex = walk.beat.resize(Math.max(kTileBits, 1) + 1);
+    UInt tile = mux(sparse, lineIndex.shiftRight(1).resize(lineIndex.width()), lineIndex);
+    engine.load.xAddress.set(NpuGemm.join(walk.row, gc.mBits(), tile, kTileBits));
+    engine.load.xData.set(mux(sparse, pair, interleaved));
+
+    // W: value rows (wWrite), then metadata rows (wIndexWrite) of the same entry rows; dense: index k mod E.
+    UInt beat = walk.beat.resize(16);
+    UInt valueRows = dec.wRows.shiftRight(1).resize(16);
+    Bool meta = npu.wireOf("gemmNm_wMeta", sparse.and(beat.ge(valueRows)));
+    UInt entryRow = mux(meta, beat.sub(valueRows), beat);
+    Bool inW = npu.inState(Npu.State.GEMM_W);
+    engine.load.wWrite.set(inW.and(meta.not()));
+    engine.wIndexWrite.set(inW.and(meta));
+    int indexBits = sp.indexBits();
+    UInt denseIndex = beat.lsbs(Integer.numberOfTrailingZeros(kept)).resize(indexBits);
+    List<UInt> entries = new ArrayList<>();
+    for (int col = 0; col < rows; col++) {
+      UInt v = npu.spad.readData.slice(8 * col + 7, 8 * col).asUInt();
+      UInt index = mux(sparse, v.lsbs(indexBits), denseIndex);
+      entries.add(org.llmnpu.hdl.Hw.cat(index, v).asUInt());
+    }
+    engine.load.wData.set(catLsbFirst(entries).asUInt());
+    engine.load.wAddress.set(NpuGemm.join(walk.row, gc.nTileBits(), entryRow, kTileBits + gc.rowBits()));
+  }
+}
