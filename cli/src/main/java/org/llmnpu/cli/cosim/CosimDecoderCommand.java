@@ -40,7 +40,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   String engine;
   @Option(names = "--seed", defaultValue = "1", description = "Prompt seed (default ${DEFAULT-VALUE}).")
   long seed;
-  @Option(names = "--clock-mhz", defaultValue = "99.5", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
+  @Option(names = "--clock-mhz", defaultValue = "87.2", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
       + "the default NPU's Fmax at 180 nm, ./npu report ppa npu).")
   double clockMhz;
   @Option(names = "--speculative", description = "Speculative decoding on the golden simulator besides the plain run: "
