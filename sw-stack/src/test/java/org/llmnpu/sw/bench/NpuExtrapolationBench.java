@@ -54,15 +54,19 @@ class NpuExtrapolationBench {
     }
   }
 
+  /** Real model shapes (no weights): LLaMA-2-7B, LLaMA-3-8B, Qwen2.5-1.5B. */
+  static final ModelConfig[] MODELS = {
+      new ModelConfig(4096, 11008, 32, 32, 32, 32000, 4096, 10000f, 1e-5f),
+      new ModelConfig(4096, 14336, 32, 32, 8, 128256, 8192, 500000f, 1e-5f),
+      new ModelConfig(1536, 8960, 28, 12, 2, 151936, 32768, 1000000f, 1e-6f)};
+  static final String[] NAMES = {"LLaMA-2-7B", "LLaMA-3-8B", "Qwen2.5-1.5B"};
+
   /** int8 against s2_4 (2:4-sparse INT8 block weights, the array built for 2:4) on the big NPU at 64 B/cycle. */
   @Test
   void sparseRealModelShapes() {
     int prompt = 256;
-    ModelConfig[] models = {
-        new ModelConfig(4096, 11008, 32, 32, 32, 32000, 4096, 10000f, 1e-5f),
-        new ModelConfig(4096, 14336, 32, 32, 8, 128256, 8192, 500000f, 1e-5f),
-        new ModelConfig(1536, 8960, 28, 12, 2, 151936, 32768, 1000000f, 1e-6f)};
-    String[] names = {"LLaMA-2-7B", "LLaMA-3-8B", "Qwen2.5-1.5B"};
+    ModelConfig[] models = MODELS;
+    String[] names = NAMES;
     System.out.println("| model | TTFT int8 / s2_4 | TPOT int8 / s2_4 | prefill array cycles int8 / s2_4 | "
         + "decode GEMM-unit cycles int8 / s2_4 | s2_4 prefill busy: GEMM unit / DMA / DSP | decode DRAM bytes int8 / s2_4 |");
     System.out.println("|---|---:|---:|---:|---:|---|---:|");
@@ -98,11 +102,8 @@ class NpuExtrapolationBench {
     System.out.println("memory " + bytesPerCycle + " bytes/cycle (" + bytesPerCycle + " GB/s at 1 GHz):");
     double ghz = 1.0;
     int prompt = 256;
-    ModelConfig[] models = {
-        new ModelConfig(4096, 11008, 32, 32, 32, 32000, 4096, 10000f, 1e-5f),
-        new ModelConfig(4096, 14336, 32, 32, 8, 128256, 8192, 500000f, 1e-5f),
-        new ModelConfig(1536, 8960, 28, 12, 2, 151936, 32768, 1000000f, 1e-6f)};
-    String[] names = {"LLaMA-2-7B", "LLaMA-3-8B", "Qwen2.5-1.5B"};
+    ModelConfig[] models = MODELS;
+    String[] names = NAMES;
     System.out.println("| model | TTFT (256-token prompt) | TPOT (at 256) | tokens/s | DRAM bytes/token (decode) | "
         + "effective bandwidth | decode cycles: gemm / dma / dsp busy |");
     System.out.println("|---|---:|---:|---:|---:|---:|---|");
