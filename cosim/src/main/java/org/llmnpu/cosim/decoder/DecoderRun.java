@@ -179,9 +179,10 @@ public final class DecoderRun {
       return steps.stream().allMatch(Step::bitExact);
     }
 
-    /** The first difference, if any program differs. */
+    /** The first difference, if any program differs (e.g. "target verify at position 17: memory from …"). */
     public Optional<String> firstDifference() {
-      return steps.stream().filter(s -> !s.bitExact()).map(Step::difference).findFirst();
+      return steps.stream().filter(s -> !s.bitExact())
+          .map(s -> (s.phase().startsWith("target") ? "target " : "draft ") + s.difference()).findFirst();
     }
   }
 
