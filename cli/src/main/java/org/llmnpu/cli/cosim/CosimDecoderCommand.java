@@ -244,11 +244,13 @@ public final class CosimDecoderCommand implements Callable<Integer> {
     System.out.printf("    %d target passes, %d draft decode steps; accepted %d of %d proposals (acceptance rate "
         + "%.3f), %.2f tokens per pass%n", sp.targetPasses(), sp.draftSteps(), sp.accepted(), sp.drafted(),
         sp.acceptanceRate(), sp.tokensPerPass());
-    System.out.printf("    %-15s %6s %14s %14s%n", "phase", "steps", "model cycles", rtl ? "RTL cycles" : "");
+    System.out.printf("    %-15s %6s %14s %14s %10s%n", "phase", "steps", "model cycles", rtl ? "RTL cycles" : "",
+        rtl ? "RTL s" : "");
     for (String ph : new String[] {"target prefill", "draft prefill", "draft decode", "target verify"}) {
-      long n = sp.steps().stream().filter(x -> x.phase().equals(ph)).count();
-      System.out.printf("    %-15s %6d %,14d %14s%n", ph, n, sp.modelCycles(ph),
-          rtl ? String.format("%,d", sp.rtlCycles(ph)) : "");
+      java.util.List<DecoderRun.Step> in = sp.steps().stream().filter(x -> x.phase().equals(ph)).toList();
+      System.out.printf("    %-15s %6d %,14d %14s %10s%n", ph, in.size(), sp.modelCycles(ph),
+          rtl ? String.format("%,d", sp.rtlCycles(ph)) : "",
+          rtl ? String.format("%.1f", in.stream().mapToDouble(DecoderRun.Step::rtlSeconds).sum()) : "");
     }
     if (rtl) {
       System.out.printf("    cycles per accepted token (draft decode + verify): RTL %,.0f (model %,.0f) vs "
