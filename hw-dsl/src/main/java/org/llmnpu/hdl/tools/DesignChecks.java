@@ -8,7 +8,8 @@ import org.llmnpu.hdl.emit.VerilogDesign;
 
 /**
  * Runs the real tools on written Verilog: {@code verilator --lint-only -Wall} (every
- * warning is a finding) and a Yosys generic synthesis ({@code synth -top}).
+ * warning is a finding), a Yosys generic synthesis ({@code synth -top}) and, for designs whose gate
+ * mapping takes minutes, a Yosys coarse synthesis with its structural checks ({@link #elaborate}).
  */
 public final class DesignChecks {
   private DesignChecks() {
@@ -33,8 +34,23 @@ public final class DesignChecks {
 
   /** Synthesizes with Yosys; returns the cell count, or throws with Yosys's error lines. */
   public static long synthesize(VerilogDesign design, Path dir) {
-    String script = "read_verilog " + String.join(" ", design.files().keySet()) + "; synth -top " + design.top()
-        + "; stat";
+    return yosys(design, dir, "synth -top " + design.top());
+  }
+
+  /**
+   * Yosys's coarse synthesis ({@code synth -run :fine}: hierarchy, processes to flip-flops and
+   * multiplexers, memory inference, word-level optimization) followed by {@code check -assert},
+   * which fails on multiple drivers, combinational loops and undriven cell inputs. That is what a
+   * full synthesis would refuse, without the gate mapping (techmap, ABC), which takes minutes on an
+   * NPU with its FP units and checks nothing more. Returns the word-level cell count, or throws with
+   * Yosys's error lines.
+   */
+  public static long elaborate(VerilogDesign design, Path dir) {
+    return yosys(design, dir, "synth -top " + design.top() + " -run :fine; check -assert");
+  }
+
+  private static long yosys(VerilogDesign design, Path dir, String commands) {
+    String script = "read_verilog " + String.join(" ", design.files().keySet()) + "; " + commands + "; stat";
     ExternalTool.Result r = ExternalTool.run(List.of("yosys", "-q", "-p", script + "; tee -o yosys-stat.txt stat"),
         dir, Duration.ofMinutes(10));
     if (!r.ok()) {
