@@ -150,12 +150,16 @@ public final class NpuReportPipeline {
 
     step("energy: counters x energy table");
     NpuEnergyCalibration.Table energyTable = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log)
-        .table(o.energyTable(), c.rows(), units.get(0).ppa());
+        .table(o.energyTable(), c.rows(), units.get(0).ppa(),
+            c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
     EnergyTable table = energyTable.table();
     String tableSource = energyTable.source();
     double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
+    // idle: every flip-flop of the NPU top (its synthesis) on every cycle
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
-        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes());
+        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes())
+        .withFlipFlops(npu.synthesis().flipFlops()).withPpu(c.ppu())
+        .withPimRows(c.engineTiming().pim() ? c.rows() : 0);
     List<NpuReport.PhaseEnergy> energies = new ArrayList<>();
     for (DecoderPhases.PhaseRun p : phases) {
       Map<NodeScaling.Node, EnergyEstimate> est = new EnumMap<>(NodeScaling.Node.class);
@@ -174,9 +178,10 @@ public final class NpuReportPipeline {
           + "SoftMax, RoPE and activations (Vector DSP, PPM) are not counted until the decoder is lowered to NPU "
           + "programs (DecoderPhases.run is where its counters plug in).");
     }
-    notes.add(String.format(Locale.ROOT, "Energy: idle (clock, leakage) charged per cycle at a %s ns cycle (the NPU's "
-        + "critical path or the constraint, whichever is longer); scratchpad accesses per %d-bit line of a %d-word bank "
-        + "from the SRAM model; external memory per byte (%s).", Fmt.num(runClockNs), 8 * mp.lineBytes(),
+    notes.add(String.format(Locale.ROOT, "Energy: idle (clock, leakage) charged for the NPU top's %,d flip-flops on "
+        + "every cycle (IDLE_FLIP_FLOP), at a %s ns cycle (the NPU's critical path or the constraint, whichever is "
+        + "longer); scratchpad accesses per %d-bit line of a %d-word bank from the SRAM model; external memory per "
+        + "byte (%s).", npu.synthesis().flipFlops(), Fmt.num(runClockNs), 8 * mp.lineBytes(),
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), EnergyTable.DRAM_SOURCE));
 
     step("roofline: the decoder's GEMMs one by one through the cycle model");

@@ -88,9 +88,11 @@ public final class DecoderRun {
    * @param difference    what differs, empty when nothing
    * @param goldenSeconds wall time of the golden run
    * @param rtlSeconds    wall time of the RTL run (0 without)
+   * @param arrayVectors  input vectors the GEMM engine took, from the executed GEMM commands' shapes
+   *                      ({@link org.llmnpu.cosim.GemmVectors}; the energy of a PiM engine needs it)
    */
   public record Step(String phase, int tokens, int commands, long[] counters, long rtlCycles, boolean bitExact,
-                     String difference, double goldenSeconds, double rtlSeconds) {
+                     String difference, double goldenSeconds, double rtlSeconds, long arrayVectors) {
     public long counter(Counter c) {
       return counters[c.ordinal()];
     }
@@ -125,6 +127,11 @@ public final class DecoderRun {
     /** Sum of a counter over the steps of a phase ("prefill", "decode" or null for all). */
     public long total(String phase, Counter c) {
       return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(s -> s.counter(c)).sum();
+    }
+
+    /** Input vectors of the GEMM engine over the steps of a phase (or all for null), see {@link Step#arrayVectors}. */
+    public long arrayVectors(String phase) {
+      return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(Step::arrayVectors).sum();
     }
 
     public long rtlCycles(String phase) {
@@ -276,6 +283,7 @@ public final class DecoderRun {
 
     @Override
     public Run run(MachineParams machine, byte[] image, long programAddress, String label) {
+      byte[] program = image.clone();
       long t0 = System.nanoTime();
       IsaSimulator.Result g = IsaSimulator.run(machine, timing, image, programAddress);
       double goldenSeconds = (System.nanoTime() - t0) / 1e9;
@@ -307,14 +315,16 @@ public final class DecoderRun {
         exact = diffs.isEmpty();
         difference = String.join("; ", diffs);
       }
-      pending = new Step(label, 0, 0, g.counters(), rtlCycles, exact, difference, goldenSeconds, rtlSeconds);
+      pending = new Step(label, 0, 0, g.counters(), rtlCycles, exact, difference, goldenSeconds, rtlSeconds,
+          org.llmnpu.cosim.GemmVectors.ofProgram(program, programAddress, g.counter(Counter.COMMANDS), machine.rows()));
       return new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
     }
 
     /** Completes the step just run with the session's view of it. */
     void tag(NpuDecoder.Step s) {
       steps.add(new Step(s.phase(), s.tokens(), s.commands(), pending.counters(), pending.rtlCycles(),
-          pending.bitExact(), pending.difference(), pending.goldenSeconds(), pending.rtlSeconds()));
+          pending.bitExact(), pending.difference(), pending.goldenSeconds(), pending.rtlSeconds(),
+          pending.arrayVectors()));
     }
 
     private static long firstDifference(byte[] a, byte[] b) {
