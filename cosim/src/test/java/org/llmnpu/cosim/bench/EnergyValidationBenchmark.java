@@ -117,9 +117,13 @@ class EnergyValidationBenchmark {
     counters.put("cycles", activity.cycles());
     int flipFlops = simulated.synthesis().flipFlops();
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(64, 1024, false, CLOCK_NS, config.dspLanes())
-        .withFlipFlops(flipFlops).withPpu(config.ppu());
+        .withFlipFlops(flipFlops).withPpu(config.ppu()).withPpmInputLanes(config.rows() / 2);
     EnergyEstimate e = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
-    EnergyEstimate engineIdle = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withFlipFlops(0));
+    EnergyEstimate engineIdle = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withFlipFlops(0)
+        .withPpmInputLanes(0));
+    EnergyEstimate isolated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withPpmInputLanes(0));
+    System.out.println("IDLE_FLIP_FLOP: " + table.entries().get(org.llmnpu.reports.energy.EnergyAction.IDLE_FLIP_FLOP)
+        .basis());
     // standard cells only: OpenSTA has no power for the SRAM macros or the external memory
     java.util.function.ToDoubleFunction<EnergyEstimate> cells = x -> x.totalPj()
         - x.byUnitPj().getOrDefault("scratchpad SRAM", 0.0) - x.byUnitPj().getOrDefault("external memory", 0.0);
@@ -145,5 +149,7 @@ class EnergyValidationBenchmark {
         100 * (model - meanRun.power().totalMw() * CLOCK_NS * activity.cycles())
             / (meanRun.power().totalMw() * CLOCK_NS * activity.cycles()),
         100 * (cells.applyAsDouble(engineIdle) - opensta) / opensta);
+    System.out.printf(Locale.ROOT, "without the PPM lanes on the read port (whole-NPU idle, MAC, psum): %.1f nJ, "
+        + "%+.1f %%%n", cells.applyAsDouble(isolated) / 1000, 100 * (cells.applyAsDouble(isolated) - opensta) / opensta);
   }
 }

@@ -15,6 +15,9 @@ import org.llmnpu.reports.ppa.NodeScaling;
  *                     every input vector through each of the rows columns, per row of the column)
  *   psum write-back = psumWritebacks · E(PSUM_WRITEBACK)
  *   PPM             = ppmElements · (E(PPM_ELEMENT) + E(PPU_LOOKUP) when the NPU has the PPU)
+ *   PPM inputs off the read port = (spadReads − ppmElements·4/lineBytes) · ppmInputLanes · the same per element
+ *                     (lanes the NPU wires to the scratchpad read port without isolation take every other
+ *                     unit's line read through their pipelines: registers without enables)
  *   scratchpad      = (spadReads + spadWrites) · E_sram(line bits, bank words)
  *   external memory = (dmaLoadBytes + dmaStoreBytes) · E(DRAM_BYTE)
  *   Vector DSP      = dspInstructions · dspLanes · mean E(DSP_FP16, DSP_FP32, DSP_CONVERT, DSP_MEMORY)
@@ -46,12 +49,14 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
    * @param flipFlops the NPU's flip-flops (the PPA flow's synthesis of its top), 0 if unknown
    * @param ppu       the NPU's PPM has the PPU (every PPM element passes its table)
    * @param pimRows   rows (= columns) of the PiM engine, 0 for the systolic MAC array
+   * @param ppmInputLanes PPM lanes whose inputs the NPU wires to the scratchpad read port without isolation:
+   *                  their pipelines (registers without enables) take every line read as if it were an element
    */
   public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes,
-                      long flipFlops, boolean ppu, int pimRows) {
+                      long flipFlops, boolean ppu, int pimRows, int ppmInputLanes) {
     /** A shape of a systolic NPU without its flip-flops or PPU. */
     public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes) {
-      this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, 0, false, 0);
+      this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, 0, false, 0, 0);
     }
 
     /** A shape without a Vector DSP term. */
@@ -60,8 +65,9 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
     }
 
     public Shape {
-      if (flipFlops < 0 || pimRows < 0) {
-        throw new IllegalArgumentException("flipFlops and pimRows must be >= 0, got " + flipFlops + ", " + pimRows);
+      if (flipFlops < 0 || pimRows < 0 || ppmInputLanes < 0) {
+        throw new IllegalArgumentException("flipFlops, pimRows and ppmInputLanes must be >= 0, got " + flipFlops + ", "
+            + pimRows + ", " + ppmInputLanes);
       }
       if (pimRows > 0 && sparse24) {
         throw new IllegalArgumentException("a PiM engine holds dense weights: sparse24 must be false with pimRows "
@@ -71,22 +77,27 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
 
     /** The same shape with the NPU's flip-flops (idle is then charged for the whole NPU). */
     public Shape withFlipFlops(long ffs) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows, ppmInputLanes);
     }
 
     /** The same shape with or without the PPU. */
     public Shape withPpu(boolean on) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows, ppmInputLanes);
     }
 
     /** The same shape with a {@code rows × rows} PiM engine (0: the systolic array). */
     public Shape withPimRows(int rows) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows, ppmInputLanes);
+    }
+
+    /** The same shape with {@code lanes} PPM lanes wired to the scratchpad read port without isolation. */
+    public Shape withPpmInputLanes(int lanes) {
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows, lanes);
     }
 
     /** The same shape with the 2:4 array or the dense one. */
     public Shape withSparse24(boolean on) {
-      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows);
+      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows, ppmInputLanes);
     }
   }
 
@@ -114,12 +125,19 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
     }
     u.put("psum write-back", get(counters, "psumWritebacks") * t.pj(EnergyAction.PSUM_WRITEBACK, node));
     double ppmElements = get(counters, "ppmElements");
-    if (ppmElements > 0 && t.entries().containsKey(EnergyAction.PPM_ELEMENT)) {
+    if (t.entries().containsKey(EnergyAction.PPM_ELEMENT)) {
       double perElement = t.pj(EnergyAction.PPM_ELEMENT, node);
       if (shape.ppu() && t.entries().containsKey(EnergyAction.PPU_LOOKUP)) {
         perElement += t.pj(EnergyAction.PPU_LOOKUP, node);
       }
-      u.put("PPM", ppmElements * perElement);
+      if (ppmElements > 0) {
+        u.put("PPM", ppmElements * perElement);
+      }
+      // the other units' line reads reach the unisolated PPM lanes (a ppm reads 4 bytes per element itself)
+      double otherReads = Math.max(0, get(counters, "spadReads") - ppmElements * 4 / (shape.spadLineBits() / 8.0));
+      if (shape.ppmInputLanes() > 0 && otherReads > 0) {
+        u.put("PPM inputs off the read port", otherReads * shape.ppmInputLanes() * perElement);
+      }
     }
     double line = EnergyTable.sramAccessPj(shape.spadLineBits(), shape.spadBankWords(), node);
     u.put("scratchpad SRAM", (get(counters, "spadReads") + get(counters, "spadWrites")) * line);

@@ -84,6 +84,13 @@ class EnergyEstimateTest {
         .byUnitPj().get("PPM"), 1e-9);
     assertFalse(EnergyEstimate.of(table(), NodeScaling.Node.N180, Map.of("cycles", 10L), shape.withPpu(true))
         .byUnitPj().containsKey("PPM"), "no PPM work, no PPM term");
+    // lanes wired to the read port without isolation take the other units' line reads as elements: 16-byte lines,
+    // 300 elements read 75 lines themselves, the other 125 reach 4 lanes
+    Map<String, Long> reads = Map.of("ppmElements", 300L, "spadReads", 200L, "cycles", 10L);
+    EnergyEstimate w = EnergyEstimate.of(table(), NodeScaling.Node.N180, reads, shape.withPpu(true).withPpmInputLanes(4));
+    assertEquals(125 * 4 * (7.0 + 4.0), w.byUnitPj().get("PPM inputs off the read port"), 1e-9);
+    assertFalse(EnergyEstimate.of(table(), NodeScaling.Node.N180, reads, shape).byUnitPj()
+        .containsKey("PPM inputs off the read port"), "isolated inputs: no term");
   }
 
   @Test
