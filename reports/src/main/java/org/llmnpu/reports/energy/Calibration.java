@@ -47,13 +47,17 @@ import org.llmnpu.verilator.Simulators;
  *
  * where P_idle is the power of the same design clocked with nothing to do (its own run) and T
  * the clock period: the energy above idle that the actions cost, per action. The idle power
- * itself is charged per cycle ({@code MAC_IDLE}, {@code DSP_IDLE}). Standard cells only: the
- * memories are SRAM macros outside synthesis and are charged per access from the SRAM model.
+ * itself is charged per cycle ({@code MAC_IDLE}, {@code DSP_IDLE}) and, pooled over every idle
+ * run, per flip-flop ({@code IDLE_FLIP_FLOP}: the blocks' idle energy per cycle summed over their
+ * flip-flops summed; a whole NPU is charged its flip-flops). Standard cells only: the memories are
+ * SRAM macros outside synthesis and are charged per access from the SRAM model.
  *
  * <p>Workloads: the GEMM engine on random INT8 X and W, dense and 2:4 (two random survivors per
  * group of four); the Vector DSP on four loops over fresh random FP16 rows — loads and stores
  * (4 memory ops per iteration), FP16 arithmetic (2 loads + 4 ops), conversion (2 loads + 4),
- * FP32 (2 loads + 2 conversions + 4 ops) — each class solved after the ones it contains.
+ * FP32 (2 loads + 2 conversions + 4 ops) — each class solved after the ones it contains; the
+ * PPM without and with the PPU on rows of random INT32 accumulators ({@link #ppm}); the PiM
+ * macro on a random INT8 GEMM ({@link #pim}).
  */
 public final class Calibration {
   /** Cycles of the idle runs. */
