@@ -43,8 +43,10 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   @Option(names = "--clock-mhz", defaultValue = "87.2", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
       + "the default NPU's Fmax at 180 nm, ./npu report ppa npu).")
   double clockMhz;
-  @Option(names = "--speculative", description = "Speculative decoding on the golden simulator besides the plain run: "
-      + "draft=layersN,gamma=G (the first N layers as the draft, G proposals per target pass).")
+  @Option(names = "--speculative", description = "Greedy speculative decoding besides the plain run, on the same engine "
+      + "(golden, or the RTL with every draft and target program compared with the golden): draft=layersN,gamma=G "
+      + "(the first N layers as the draft, G proposals per target pass); prints the accepted tokens, cycles per "
+      + "accepted token and the speedup vs the plain run's decode.")
   String speculative;
   @Option(names = "--config", description = "NPU configuration (.json, .yaml; e.g. 'engine: pim' for the PiM GEMM "
       + "engine); default: the default NPU.")
@@ -118,13 +120,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       root.put("top1Agreement", r.accuracy().top1Agreement());
       root.put("klDivergence", r.accuracy().klDivergence());
       if (sp != null) {
-        ObjectNode s = root.putObject("speculative");
-        ArrayNode st = s.putArray("tokens");
-        Arrays.stream(sp.tokens()).forEach(st::add);
-        s.put("equalsTargetOnly", sp.equalsTargetOnly());
-        s.put("tokensPerPass", sp.tokensPerPass());
-        s.put("cyclesPerToken", sp.cyclesPerToken());
-        s.put("targetOnlyCyclesPerToken", sp.targetOnlyCyclesPerToken());
+        speculativeJson(root.putObject("speculative"), sp, rtl);
       }
       ObjectNode counters = root.putObject("counters");
       for (String phase : new String[] {"prefill", "decode"}) {
@@ -168,17 +164,102 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       System.out.printf("  at %.1f MHz: TTFT %.3f ms (prefill), TPOT %.3f ms (mean decode step)%n", clockMhz, ttftMs,
           tpotMs);
       if (sp != null) {
-        System.out.printf("  speculative (%d-layer draft, gamma %d): tokens %s (%s target-only), %.2f tokens per target "
-            + "pass, %,.0f cycles per token vs %,.0f target-only%n", options.draftLayers(), options.gamma(),
-            Arrays.toString(sp.tokens()), sp.equalsTargetOnly() ? "equal to" : "DIFFERENT from", sp.tokensPerPass(),
-            sp.cyclesPerToken(), sp.targetOnlyCyclesPerToken());
+        printSpeculative(sp, rtl);
       }
       System.out.printf("  %-18s %16s %16s%n", "counter", "prefill", "decode (all)");
       for (Counter c : Counter.values()) {
         System.out.printf("  %-18s %,16d %,16d%n", c.key(), r.total("prefill", c), r.total("decode", c));
       }
     }
-    return (!rtl || r.bitExact()) && (sp == null || sp.equalsTargetOnly()) ? 0 : 1;
+    return (!rtl || r.bitExact()) && (sp == null || (sp.equalsTargetOnly() && sp.equalsGolden())) ? 0 : 1;
+  }
+
+  private static void speculativeJson(ObjectNode s, DecoderRun.Speculative sp, boolean rtl) {
+    s.put("draftLayers", sp.draftLayers());
+    s.put("gamma", sp.gamma());
+    ArrayNode st = s.putArray("tokens");
+    Arrays.stream(sp.tokens()).forEach(st::add);
+    ArrayNode gt = s.putArray("goldenTokens");
+    Arrays.stream(sp.goldenTokens()).forEach(gt::add);
+    s.put("equalsGolden", sp.equalsGolden());
+    s.put("equalsTargetOnly", sp.equalsTargetOnly());
+    s.put("targetPasses", sp.targetPasses());
+    s.put("draftSteps", sp.draftSteps());
+    s.put("drafted", sp.drafted());
+    s.put("accepted", sp.accepted());
+    s.put("acceptanceRate", sp.acceptanceRate());
+    s.put("tokensPerPass", sp.tokensPerPass());
+    if (rtl) {
+      s.put("bitExact", sp.bitExact());
+      sp.firstDifference().ifPresent(d -> s.put("firstDifference", d));
+    } else {
+      s.putNull("bitExact");
+    }
+    ObjectNode mc = s.putObject("modelCycles");
+    ObjectNode rc = rtl ? s.putObject("rtlCycles") : null;
+    for (String[] ph : new String[][] {{"prefill", "target prefill"}, {"draftPrefill", "draft prefill"},
+        {"draftDecode", "draft decode"}, {"verify", "target verify"}}) {
+      mc.put(ph[0], sp.modelCycles(ph[1]));
+      if (rc != null) {
+        rc.put(ph[0], sp.rtlCycles(ph[1]));
+      }
+    }
+    if (!rtl) {
+      s.putNull("rtlCycles");
+    }
+    s.put("cyclesPerToken", sp.cyclesPerToken());
+    s.put("targetOnlyCyclesPerToken", sp.targetOnlyCyclesPerToken());
+    s.put("speedup", sp.speedup());
+    if (rtl) {
+      s.put("rtlCyclesPerToken", sp.rtlCyclesPerToken());
+      s.put("targetOnlyRtlCyclesPerToken", sp.targetOnlyRtlCyclesPerToken());
+      s.put("rtlSpeedup", sp.rtlSpeedup());
+    }
+    ArrayNode steps = s.putArray("steps");
+    for (DecoderRun.Step x : sp.steps()) {
+      ObjectNode n = steps.addObject();
+      n.put("phase", x.phase());
+      n.put("tokens", x.tokens());
+      n.put("commands", x.commands());
+      n.put("modelCycles", x.counter(Counter.CYCLES));
+      if (rtl) {
+        n.put("rtlCycles", x.rtlCycles());
+        n.put("bitExact", x.bitExact());
+        n.put("rtlSeconds", x.rtlSeconds());
+      }
+    }
+  }
+
+  private static void printSpeculative(DecoderRun.Speculative sp, boolean rtl) {
+    System.out.printf("  speculative decoding (%d-layer draft, gamma %d)%s:%n", sp.draftLayers(), sp.gamma(),
+        rtl ? " on the RTL vs the golden ISA simulator" : " on the golden ISA simulator");
+    System.out.printf("    tokens: %s (%s target-only greedy%s)%n", Arrays.toString(sp.tokens()),
+        sp.equalsTargetOnly() ? "equal to" : "DIFFERENT from",
+        rtl ? (sp.equalsGolden() ? ", equal to the golden session's" : ", DIFFERENT from the golden session's "
+            + Arrays.toString(sp.goldenTokens())) : "");
+    if (rtl) {
+      System.out.printf("    bit-exact (memory, status, counters, every draft and target program): %s%n",
+          sp.bitExact() ? "yes" : "NO, " + sp.firstDifference().orElse(""));
+    }
+    System.out.printf("    %d target passes, %d draft decode steps; accepted %d of %d proposals (acceptance rate "
+        + "%.3f), %.2f tokens per pass%n", sp.targetPasses(), sp.draftSteps(), sp.accepted(), sp.drafted(),
+        sp.acceptanceRate(), sp.tokensPerPass());
+    System.out.printf("    %-15s %6s %14s %14s %10s%n", "phase", "steps", "model cycles", rtl ? "RTL cycles" : "",
+        rtl ? "RTL s" : "");
+    for (String ph : new String[] {"target prefill", "draft prefill", "draft decode", "target verify"}) {
+      java.util.List<DecoderRun.Step> in = sp.steps().stream().filter(x -> x.phase().equals(ph)).toList();
+      System.out.printf("    %-15s %6d %,14d %14s %10s%n", ph, in.size(), sp.modelCycles(ph),
+          rtl ? String.format("%,d", sp.rtlCycles(ph)) : "",
+          rtl ? String.format("%.1f", in.stream().mapToDouble(DecoderRun.Step::rtlSeconds).sum()) : "");
+    }
+    if (rtl) {
+      System.out.printf("    cycles per accepted token (draft decode + verify): RTL %,.0f (model %,.0f) vs "
+          + "target-only decode RTL %,.0f (model %,.0f): speedup %.2fx%n", sp.rtlCyclesPerToken(), sp.cyclesPerToken(),
+          sp.targetOnlyRtlCyclesPerToken(), sp.targetOnlyCyclesPerToken(), sp.rtlSpeedup());
+    } else {
+      System.out.printf("    cycles per accepted token (draft decode + verify): %,.0f vs target-only decode %,.0f: "
+          + "speedup %.2fx%n", sp.cyclesPerToken(), sp.targetOnlyCyclesPerToken(), sp.speedup());
+    }
   }
 
   /** {@code draft=layersN,gamma=G} → {N, G}. */

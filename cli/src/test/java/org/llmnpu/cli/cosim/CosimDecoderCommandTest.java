@@ -46,6 +46,22 @@ class CosimDecoderCommandTest {
     JsonNode s = new ObjectMapper().readTree(out).get("speculative");
     assertTrue(s.get("equalsTargetOnly").asBoolean(), out);
     assertTrue(s.get("tokensPerPass").asDouble() >= 1, out);
+    assertTrue(s.get("equalsGolden").asBoolean() && s.get("bitExact").isNull() && s.get("rtlCycles").isNull(), out);
+    assertTrue(s.get("accepted").asLong() <= s.get("drafted").asLong(), out);
+    assertEquals(s.get("accepted").asDouble() / s.get("drafted").asDouble(), s.get("acceptanceRate").asDouble(), 1e-12);
+    assertEquals(s.get("targetOnlyCyclesPerToken").asDouble() / s.get("cyclesPerToken").asDouble(),
+        s.get("speedup").asDouble(), 1e-12);
+    assertTrue(s.get("modelCycles").get("verify").asLong() > 0 && s.get("steps").size() > 3, out);
+  }
+
+  @Test
+  void speculativeTextShowsAcceptanceAndSpeedup() {
+    String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "3", "--speculative",
+        "draft=layers1,gamma=2");
+    assertTrue(out.contains("acceptance rate") && out.contains("cycles per accepted token") && out.contains("speedup"),
+        out);
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--speculative", "draft=layers9,gamma=2")
+        .contains("draft=layers1..layers5"));
   }
 
   @Test

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.isa.Counter;
-import org.llmnpu.isa.ErrorCause;
-import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.eval.LogitComparison;
@@ -16,8 +14,6 @@ import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.lower.DecoderLowering;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
-import org.llmnpu.sw.lower.NpuEngine;
-import org.llmnpu.sw.lower.NpuSpeculativeDecoder;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.DenseKvCache;
 import org.llmnpu.sw.model.ModelWeights;
@@ -32,7 +28,10 @@ import org.llmnpu.verilator.SimOptions;
  * memory image and the images after it are compared byte for byte (the first differing byte is
  * named by its tensor: a weight, a KV-cache slot, the logits, the command stream). The greedy
  * tokens come from the golden run. Accuracy: the NPU's logits of every generated position
- * against the FP32 reference fed the same tokens (top-1 agreement, KL).
+ * against the FP32 reference fed the same tokens (top-1 agreement, KL). With a draft
+ * ({@code draftLayers}), greedy speculative decoding runs on the same engine ({@link SpeculativeRun}:
+ * draft and target programs on the golden and, with the RTL, on the RTL compared program by program)
+ * and is compared with this target-only run: tokens and cycles per token.
  */
 public final class DecoderRun {
   /** Where the programs run. */
@@ -63,6 +62,10 @@ public final class DecoderRun {
       if (draftLayers < 0 || (draftLayers > 0 && (gamma < 1 || gamma > 16))) {
         throw new IllegalArgumentException("speculative needs draft layers >= 1 and gamma in 1..16, got draft layers "
             + draftLayers + ", gamma " + gamma);
+      }
+      if (draftLayers > 0 && maxNew < 2) {
+        throw new IllegalArgumentException("max-new must be at least 2 with speculative decoding (the first token "
+            + "comes from the prefill), got " + maxNew);
       }
       if (promptLen < 1 || promptLen > 64) {
         throw new IllegalArgumentException("prompt-len must be in 1..64, got " + promptLen);
@@ -99,29 +102,104 @@ public final class DecoderRun {
   }
 
   /**
-   * Speculative decoding against target-only decoding.
+   * Speculative decoding against target-only decoding on the same NPU, from the engine of the run:
+   * the golden ISA simulator, or the RTL (each of its programs compared with the golden).
    *
-   * @param tokens                 the speculative run's tokens
-   * @param equalsTargetOnly       they equal the target-only greedy tokens of this run
-   * @param tokensPerPass          generated tokens per target pass
-   * @param cyclesPerToken         draft + verification model cycles per generated token (after the first)
-   * @param targetOnlyCyclesPerToken decode model cycles per token without a draft
+   * @param draftLayers  the draft: the target's first {@code draftLayers} layers
+   * @param gamma        tokens the draft proposes per target pass
+   * @param tokens       the speculative session's tokens (on the RTL: decided from the RTL's logits)
+   * @param goldenTokens the tokens of the golden-only speculative session
+   * @param equalsTargetOnly {@code tokens} equal the target-only greedy tokens of the plain run
+   * @param targetPasses verification programs (γ + 1 tokens each, fewer at the end)
+   * @param draftSteps   draft decode programs
+   * @param drafted      tokens the draft proposed
+   * @param accepted     proposals the target accepted
+   * @param steps        every program of the session: "target prefill", "draft prefill", "draft decode", "target verify"
+   * @param targetOnlyCyclesPerToken    model cycles per decode step of the plain run
+   * @param targetOnlyRtlCyclesPerToken RTL cycles per decode step of the plain run (NaN without the RTL)
    */
-  public record Speculative(int[] tokens, boolean equalsTargetOnly, double tokensPerPass, double cyclesPerToken,
-                            double targetOnlyCyclesPerToken) {
+  public record Speculative(int draftLayers, int gamma, int[] tokens, int[] goldenTokens, boolean equalsTargetOnly,
+                            int targetPasses, int draftSteps, long drafted, long accepted, List<Step> steps,
+                            double targetOnlyCyclesPerToken, double targetOnlyRtlCyclesPerToken) {
+    /** The RTL session's tokens equal the golden session's. */
+    public boolean equalsGolden() {
+      return java.util.Arrays.equals(tokens, goldenTokens);
+    }
+
+    /** Accepted proposals / proposals. */
+    public double acceptanceRate() {
+      return accepted / (double) Math.max(1, drafted);
+    }
+
+    /** Tokens emitted after the prefill's (each one accepted into the output) per verification pass. */
+    public double tokensPerPass() {
+      return (tokens.length - 1) / (double) Math.max(1, targetPasses);
+    }
+
+    /** Model cycles of the steps whose phase starts with {@code prefix} ("draft", "target verify", "" for all). */
+    public long modelCycles(String prefix) {
+      return steps.stream().filter(s -> s.phase().startsWith(prefix)).mapToLong(s -> s.counter(Counter.CYCLES)).sum();
+    }
+
+    /** RTL cycles of the steps whose phase starts with {@code prefix} (negative without the RTL). */
+    public long rtlCycles(String prefix) {
+      return steps.stream().filter(s -> s.phase().startsWith(prefix)).mapToLong(Step::rtlCycles).sum();
+    }
+
+    /** Model cycles of the draft's decode steps and the target's verifications. */
+    public long decodeModelCycles() {
+      return modelCycles("draft decode") + modelCycles("target verify");
+    }
+
+    /** RTL cycles of the draft's decode steps and the target's verifications. */
+    public long decodeRtlCycles() {
+      return rtlCycles("draft decode") + rtlCycles("target verify");
+    }
+
+    /** Decode model cycles per accepted (output) token after the prefill's. */
+    public double cyclesPerToken() {
+      return decodeModelCycles() / (double) (tokens.length - 1);
+    }
+
+    /** Decode RTL cycles per accepted (output) token after the prefill's (NaN without the RTL). */
+    public double rtlCyclesPerToken() {
+      return Double.isNaN(targetOnlyRtlCyclesPerToken) ? Double.NaN : decodeRtlCycles() / (double) (tokens.length - 1);
+    }
+
+    /** Target-only cycles per token / speculative cycles per token (model cycles; = RTL's when bit-exact). */
+    public double speedup() {
+      return targetOnlyCyclesPerToken / cyclesPerToken();
+    }
+
+    /** The same from RTL cycles (NaN without the RTL). */
+    public double rtlSpeedup() {
+      return targetOnlyRtlCyclesPerToken / rtlCyclesPerToken();
+    }
+
+    /** Every program of the session bit-exact (true without the RTL). */
+    public boolean bitExact() {
+      return steps.stream().allMatch(Step::bitExact);
+    }
+
+    /** The first difference, if any program differs (e.g. "target verify at position 17: memory from …"). */
+    public Optional<String> firstDifference() {
+      return steps.stream().filter(s -> !s.bitExact())
+          .map(s -> (s.phase().startsWith("target") ? "target " : "draft ") + s.difference()).findFirst();
+    }
   }
 
   /** The outcome. */
   public record Result(Options options, MachineParams machine, int[] prompt, int[] tokens, int[] fp32Tokens,
                        List<Step> steps, LogitComparison accuracy, Optional<Speculative> speculative) {
     public boolean bitExact() {
-      return steps.stream().allMatch(Step::bitExact);
+      return steps.stream().allMatch(Step::bitExact) && speculative.map(Speculative::bitExact).orElse(true);
     }
 
-    /** The first difference, if any step differs. */
+    /** The first difference, if any step (or speculative program) differs. */
     public Optional<String> firstDifference() {
       return steps.stream().filter(s -> !s.bitExact()).map(s -> s.phase() + " at " + s.tokens() + " tokens: "
-          + s.difference()).findFirst();
+          + s.difference()).findFirst().or(() -> speculative.flatMap(Speculative::firstDifference)
+          .map(d -> "speculative " + d));
     }
 
     /** Sum of a counter over the steps of a phase ("prefill", "decode" or null for all). */
@@ -158,6 +236,13 @@ public final class DecoderRun {
 
   public static Result run(Options o, NpuConfig config, SimOptions sim) throws IOException {
     target(o.quant(), config.machine(), o.engine() == Engine.RTL);  // refuses before building the RTL model
+    if (o.draftLayers() > 0) {
+      int layers = ModelCatalog.load(o.model(), Optional.empty(), 1).config().layers();
+      if (o.draftLayers() > layers) {
+        throw new IllegalArgumentException("speculative draft must have at most the target's " + layers
+            + " layers: draft=layers1..layers" + layers + ", got draft=layers" + o.draftLayers());
+      }
+    }
     NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
     try {
       return run(o, config, rtl);
@@ -184,53 +269,39 @@ public final class DecoderRun {
       throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
           + " tokens, got " + context);
     }
-    LoweredModel model = WeightFormats.lower(w, o.quant(), machine, context, o.promptLen());
+    int stepTokens = o.draftLayers() > 0 ? Math.max(o.promptLen(), o.gamma() + 1) : o.promptLen();
+    ModelWeights prepared = WeightFormats.prepare(w, o.quant());
+    LoweredModel model = new LoweredModel(prepared, machine, context, stepTokens, WeightFormats.bits(o.quant()),
+        WeightFormats.group(o.quant()), WeightFormats.sparsity(o.quant()), WeightFormats.mx(o.quant()));
     List<Step> steps = new ArrayList<>();
-    {
-      Recorder recorder = new Recorder(rtl, config.engineTiming(), model, steps);
-      NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
-      DenseKvCache kv = fp32.newCache(context);
-      float[][] refPrompt = fp32.forwardAll(prompt, kv);
-      List<float[]> ref = new ArrayList<>();
-      List<float[]> got = new ArrayList<>();
-      int[] tokens = new int[o.maxNew()];
-      NpuDecoder.Step step = npu.prefill(prompt, false);
-      recorder.tag(step);
-      float[] logits = step.logits()[0];
-      float[] refLogits = refPrompt[prompt.length - 1];
-      for (int i = 0; i < o.maxNew(); i++) {
-        got.add(logits);
-        ref.add(refLogits);
-        tokens[i] = Ops.argmax(logits);
-        if (i + 1 < o.maxNew()) {
-          step = npu.decode(tokens[i]);
-          recorder.tag(step);
-          logits = step.logits()[0];
-          refLogits = fp32.forward(tokens[i], kv.length(), kv);
-        }
+    StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
+    NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
+    DenseKvCache kv = fp32.newCache(context);
+    float[][] refPrompt = fp32.forwardAll(prompt, kv);
+    List<float[]> ref = new ArrayList<>();
+    List<float[]> got = new ArrayList<>();
+    int[] tokens = new int[o.maxNew()];
+    NpuDecoder.Step step = npu.prefill(prompt, false);
+    steps.add(recorder.step(step.phase(), step, false));
+    float[] logits = step.logits()[0];
+    float[] refLogits = refPrompt[prompt.length - 1];
+    for (int i = 0; i < o.maxNew(); i++) {
+      got.add(logits);
+      ref.add(refLogits);
+      tokens[i] = Ops.argmax(logits);
+      if (i + 1 < o.maxNew()) {
+        step = npu.decode(tokens[i]);
+        steps.add(recorder.step(step.phase(), step, false));
+        logits = step.logits()[0];
+        refLogits = fp32.forward(tokens[i], kv.length(), kv);
       }
-      int[] fp32Tokens = greedy(fp32, prompt, o.maxNew());
-      LogitComparison acc = LogitComparison.compare(ref.toArray(new float[0][]), got.toArray(new float[0][]));
-      Optional<Speculative> spec = Optional.empty();
-      if (o.draftLayers() > 0) {
-        ModelWeights lowered = WeightFormats.prepare(w, o.quant());
-        int bits = WeightFormats.bits(o.quant());
-        int group = WeightFormats.group(o.quant());
-        int sparsity = WeightFormats.sparsity(o.quant());
-        LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(lowered, o.draftLayers()), machine, context,
-            Math.max(o.promptLen(), o.gamma() + 1), bits, group, sparsity, WeightFormats.mx(o.quant()));
-        LoweredModel target = new LoweredModel(lowered, machine, context, Math.max(o.promptLen(), o.gamma() + 1), bits,
-            group, sparsity, WeightFormats.mx(o.quant()));
-        int block = DecoderLowering.largestBlock(target, 16);
-        NpuSpeculativeDecoder.Result s = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, NpuEngine.GOLDEN),
-            new NpuDecoder(draft, block, NpuEngine.GOLDEN), prompt, o.maxNew(), o.gamma());
-        long decodeCycles = steps.stream().filter(x -> x.phase().equals("decode")).mapToLong(x -> x.counter(Counter.CYCLES))
-            .sum();
-        spec = Optional.of(new Speculative(s.tokens(), java.util.Arrays.equals(s.tokens(), tokens), s.tokensPerPass(),
-            s.cyclesPerToken(), decodeCycles / (double) Math.max(1, o.maxNew() - 1)));
-      }
-      return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
     }
+    int[] fp32Tokens = greedy(fp32, prompt, o.maxNew());
+    LogitComparison acc = LogitComparison.compare(ref.toArray(new float[0][]), got.toArray(new float[0][]));
+    Optional<Speculative> spec = o.draftLayers() == 0 ? Optional.empty()
+        : Optional.of(SpeculativeRun.run(o, prepared, model, stepTokens, config.engineTiming(), rtl, prompt, tokens,
+            steps));
+    return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
   }
 
   /**
@@ -264,77 +335,5 @@ public final class DecoderRun {
       }
     }
     return out;
-  }
-
-  /** The engine of the session: golden, and the RTL beside it when there is one. */
-  private static final class Recorder implements NpuEngine {
-    private final NpuRtl rtl;
-    private final org.llmnpu.isa.EngineTiming timing;
-    private final LoweredModel model;
-    private final List<Step> steps;
-    private Step pending;
-
-    Recorder(NpuRtl rtl, org.llmnpu.isa.EngineTiming timing, LoweredModel model, List<Step> steps) {
-      this.rtl = rtl;
-      this.timing = timing;
-      this.model = model;
-      this.steps = steps;
-    }
-
-    @Override
-    public Run run(MachineParams machine, byte[] image, long programAddress, String label) {
-      byte[] program = image.clone();
-      long t0 = System.nanoTime();
-      IsaSimulator.Result g = IsaSimulator.run(machine, timing, image, programAddress);
-      double goldenSeconds = (System.nanoTime() - t0) / 1e9;
-      long rtlCycles = -1;
-      boolean exact = true;
-      String difference = "";
-      double rtlSeconds = 0;
-      if (rtl != null) {
-        long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
-        NpuRtl.Run r = rtl.run(image, programAddress, limit);
-        rtlSeconds = r.wallSeconds();
-        rtlCycles = r.counters().get(Counter.CYCLES);
-        List<String> diffs = new ArrayList<>();
-        if (r.error() != g.error() || (g.error() != ErrorCause.NONE && r.errorCommand() != g.errorCommand())) {
-          diffs.add("status RTL " + r.error() + (r.error() == ErrorCause.NONE ? "" : " at command " + r.errorCommand())
-              + ", golden " + g.error());
-        }
-        long at = firstDifference(r.memory(), g.memory());
-        if (at >= 0) {
-          diffs.add("memory from 0x" + Long.toHexString(at) + " (" + model.describe(at) + ")");
-        }
-        for (Counter c : Counter.values()) {
-          long rv = r.counters().get(c);
-          if (rv != g.counter(c)) {
-            diffs.add(c.key() + " RTL " + rv + " vs " + (c.golden() ? "golden " : "model ") + g.counter(c));
-            break;
-          }
-        }
-        exact = diffs.isEmpty();
-        difference = String.join("; ", diffs);
-      }
-      pending = new Step(label, 0, 0, g.counters(), rtlCycles, exact, difference, goldenSeconds, rtlSeconds,
-          org.llmnpu.cosim.GemmVectors.ofProgram(program, programAddress, g.counter(Counter.COMMANDS), machine.rows()));
-      return new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
-    }
-
-    /** Completes the step just run with the session's view of it. */
-    void tag(NpuDecoder.Step s) {
-      steps.add(new Step(s.phase(), s.tokens(), s.commands(), pending.counters(), pending.rtlCycles(),
-          pending.bitExact(), pending.difference(), pending.goldenSeconds(), pending.rtlSeconds(),
-          pending.arrayVectors()));
-    }
-
-    private static long firstDifference(byte[] a, byte[] b) {
-      int n = Math.min(a.length, b.length);
-      for (int i = 0; i < n; i++) {
-        if (a[i] != b[i]) {
-          return i;
-        }
-      }
-      return a.length == b.length ? -1 : n;
-    }
   }
 }

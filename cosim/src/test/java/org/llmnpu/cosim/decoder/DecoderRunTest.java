@@ -1,5 +1,6 @@
 package org.llmnpu.cosim.decoder;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,7 +48,30 @@ class DecoderRunTest {
   }
 
   @Test
+  void speculativeDecodingOnTheGoldenEqualsTargetOnlyGreedy() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 6, "int8", DecoderRun.Engine.GOLDEN, 7,
+        2, 3), SimOptions.fromEnvironment());
+    DecoderRun.Speculative sp = r.speculative().orElseThrow();
+    assertArrayEquals(r.tokens(), sp.tokens());
+    assertArrayEquals(sp.goldenTokens(), sp.tokens());
+    assertTrue(sp.equalsTargetOnly() && sp.bitExact());
+    assertEquals(sp.targetPasses(), sp.steps().stream().filter(s -> s.phase().equals("target verify")).count());
+    assertTrue(sp.accepted() <= sp.drafted() && sp.drafted() <= (long) sp.gamma() * sp.targetPasses());
+    assertEquals(sp.decodeModelCycles() / 5.0, sp.cyclesPerToken(), 1e-9);
+    assertEquals(r.total("decode", Counter.CYCLES) / 5.0, sp.targetOnlyCyclesPerToken(), 1e-9);
+    assertEquals(sp.targetOnlyCyclesPerToken() / sp.cyclesPerToken(), sp.speedup(), 1e-12);
+    assertTrue(Double.isNaN(sp.rtlCyclesPerToken()));
+    assertEquals(r.steps().get(0).counter(Counter.CYCLES), sp.modelCycles("target prefill"));
+  }
+
+  @Test
   void badOptionsNameTheParameter() {
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> new DecoderRun.Options("stories260K", 4, 1, "int8", DecoderRun.Engine.GOLDEN, 1, 2, 3)).getMessage()
+        .startsWith("max-new must be at least 2 with speculative"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> DecoderRun.run(new DecoderRun.Options("stories260K", 4, 4, "int8", DecoderRun.Engine.GOLDEN, 1, 9, 3),
+            SimOptions.fromEnvironment())).getMessage().contains("draft=layers1..layers5"));
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> new DecoderRun.Options("stories260K", 0, 4, "int8", DecoderRun.Engine.GOLDEN, 1)).getMessage()
         .startsWith("prompt-len"));

@@ -12,26 +12,28 @@ import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.tools.DesignChecks;
 
-/** The NPU top is -Wall clean (small and default configurations) and synthesizes (small). */
+/**
+ * The NPU top is -Wall clean (small and default configurations) and synthesizes (small, with the PiM
+ * engine). The small NPU with the MAC array goes through the whole PPA flow (Yosys, OpenSTA timing
+ * and power) in the reports module's {@code RegisteredBlocksTest}, so it is not synthesized twice.
+ */
 class NpuLintAndSynthesisTest {
   @TempDir
   Path dir;
 
   @Test
-  void smallNpuIsLintCleanAndSynthesizes() {
-    ToolsForTests.require("verilator", "yosys");
-    // Yosys maps memories to flip-flops here (the PPA flow black-boxes them), so keep them tiny.
-    // Without the PPU (its requantizer stays), so synthesis stays short; the PiM variant below keeps the PPU.
+  void smallNpuIsLintClean() {
+    ToolsForTests.require("verilator");
     NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64, 1, 16, 16, 64).withPpu(false);
     VerilogDesign d = Verilog.emit(new Npu(tiny));
     d.writeTo(dir);
     assertEquals(List.of(), DesignChecks.lint(d, dir), "verilator -Wall findings");
-    assertTrue(DesignChecks.synthesize(d, dir) > 0, "yosys produced no cells");
   }
 
   @Test
   void npuWithThePimEngineIsLintCleanAndSynthesizes() {
     ToolsForTests.require("verilator", "yosys");
+    // Yosys maps memories to flip-flops here (the PPA flow black-boxes them), so keep them tiny.
     NpuConfig tiny = new NpuConfig(4, 1, 2, 1, 4, 24, 0, 8, 8, 8, 2, 4, 64, 1, 16, 16, 64, "pim-k2");
     VerilogDesign d = Verilog.emit(new Npu(tiny));
     d.writeTo(dir);

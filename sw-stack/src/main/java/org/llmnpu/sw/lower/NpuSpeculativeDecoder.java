@@ -24,15 +24,22 @@ public final class NpuSpeculativeDecoder {
    * @param tokens        generated tokens (the first from the prefill)
    * @param targetPasses  verification programs run
    * @param draftSteps    draft decode programs run
+   * @param drafted       tokens the draft proposed
+   * @param accepted      proposals the target accepted (its argmax equal to the proposal)
    * @param draftCycles   model cycles of the draft's decode programs
    * @param targetCycles  model cycles of the target's verification programs
    * @param prefillCycles model cycles of both prefills
    */
-  public record Result(int[] tokens, int targetPasses, int draftSteps, long draftCycles, long targetCycles,
-                       long prefillCycles) {
+  public record Result(int[] tokens, int targetPasses, int draftSteps, long drafted, long accepted, long draftCycles,
+                       long targetCycles, long prefillCycles) {
     /** Decode cycles per generated token after the first. */
     public double cyclesPerToken() {
       return (draftCycles + targetCycles) / (double) Math.max(1, tokens.length - 1);
+    }
+
+    /** Accepted proposals / proposals. */
+    public double acceptanceRate() {
+      return accepted / (double) Math.max(1, drafted);
     }
 
     /** Tokens per target pass. */
@@ -56,13 +63,28 @@ public final class NpuSpeculativeDecoder {
         w.finalNorm(), w.lmHead());
   }
 
+  /** Sees every program the session runs, in order. */
+  @FunctionalInterface
+  public interface StepListener {
+    /** {@code step} was run by the target (verification, prefill) when {@code target}, else by the draft. */
+    void ran(boolean target, NpuDecoder.Step step);
+  }
+
   /** Generates {@code maxNew} tokens after {@code prompt}; both decoders start empty. */
   public static Result generate(NpuDecoder target, NpuDecoder draft, int[] prompt, int maxNew, int gamma) {
+    return generate(target, draft, prompt, maxNew, gamma, (t, s) -> { });
+  }
+
+  /** As {@link #generate(NpuDecoder, NpuDecoder, int[], int, int)}, telling {@code listener} of every step. */
+  public static Result generate(NpuDecoder target, NpuDecoder draft, int[] prompt, int maxNew, int gamma,
+                                StepListener listener) {
     if (gamma < 1) {
       throw new IllegalArgumentException("gamma must be >= 1, got " + gamma);
     }
     NpuDecoder.Step tp = target.prefill(prompt, false);
+    listener.ran(true, tp);
     NpuDecoder.Step dp = draft.prefill(prompt, false);
+    listener.ran(false, dp);
     long prefill = tp.counter(Counter.CYCLES) + dp.counter(Counter.CYCLES);
     List<Integer> out = new ArrayList<>();
     int next = Ops.argmax(tp.logits()[0]);
@@ -71,11 +93,15 @@ public final class NpuSpeculativeDecoder {
     long targetCycles = 0;
     int passes = 0;
     int draftSteps = 0;
+    long drafted = 0;
+    long acceptedTotal = 0;
     int pending = -1;
     while (out.size() < maxNew) {
       int base = target.length();
       if (pending >= 0) {
-        draftCycles += draft.decode(pending).counter(Counter.CYCLES);
+        NpuDecoder.Step d = draft.decode(pending);
+        listener.ran(false, d);
+        draftCycles += d.counter(Counter.CYCLES);
         draftSteps++;
         pending = -1;
       }
@@ -84,6 +110,7 @@ public final class NpuSpeculativeDecoder {
       int tok = next;
       for (int i = 0; i < g; i++) {
         NpuDecoder.Step d = draft.decode(tok);
+        listener.ran(false, d);
         draftCycles += d.counter(Counter.CYCLES);
         draftSteps++;
         tok = Ops.argmax(d.logits()[0]);
@@ -93,12 +120,15 @@ public final class NpuSpeculativeDecoder {
       fed[0] = next;
       System.arraycopy(proposal, 0, fed, 1, g);
       NpuDecoder.Step v = target.verify(fed);
+      listener.ran(true, v);
+      drafted += g;
       targetCycles += v.counter(Counter.CYCLES);
       passes++;
       int accepted = 0;
       while (accepted < g && Ops.argmax(v.logits()[accepted]) == proposal[accepted]) {
         accepted++;
       }
+      acceptedTotal += accepted;
       for (int i = 0; i < accepted && out.size() < maxNew; i++) {
         out.add(proposal[i]);
       }
@@ -115,6 +145,6 @@ public final class NpuSpeculativeDecoder {
       next = bonus;
     }
     int[] tokens = out.stream().mapToInt(Integer::intValue).toArray();
-    return new Result(tokens, passes, draftSteps, draftCycles, targetCycles, prefill);
+    return new Result(tokens, passes, draftSteps, drafted, acceptedTotal, draftCycles, targetCycles, prefill);
   }
 }

@@ -1,0 +1,96 @@
+package org.llmnpu.cosim.decoder;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.EngineTiming;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.lower.LoweredModel;
+import org.llmnpu.sw.lower.NpuDecoder;
+import org.llmnpu.sw.lower.NpuEngine;
+
+/**
+ * The engine of a decoding session: the golden ISA simulator (with the NPU's GEMM-engine timing),
+ * and the RTL beside it when there is one. Each program runs on both from the same memory image;
+ * the images afterwards, the status and every counter are compared and the first difference is
+ * named by its tensor ({@link LoweredModel#describe}). The session continues on the golden image
+ * (one difference does not hide the next step's), or, with {@code continueOnRtl}, on the RTL's
+ * image as long as the RTL halts without an error, so the tokens the session decides are the
+ * RTL's own.
+ */
+final class StepRecorder implements NpuEngine {
+  private final NpuRtl rtl;
+  private final EngineTiming timing;
+  private final LoweredModel model;
+  private final boolean continueOnRtl;
+  private DecoderRun.Step last;
+
+  StepRecorder(NpuRtl rtl, EngineTiming timing, LoweredModel model, boolean continueOnRtl) {
+    this.rtl = rtl;
+    this.timing = timing;
+    this.model = model;
+    this.continueOnRtl = continueOnRtl;
+  }
+
+  @Override
+  public Run run(MachineParams machine, byte[] image, long programAddress, String label) {
+    long t0 = System.nanoTime();
+    IsaSimulator.Result g = IsaSimulator.run(machine, timing, image, programAddress);
+    long vectors = org.llmnpu.cosim.GemmVectors.ofProgram(image, programAddress, g.counter(Counter.COMMANDS),
+        machine.rows());
+    double goldenSeconds = (System.nanoTime() - t0) / 1e9;
+    Run out = new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
+    if (rtl == null) {
+      last = new DecoderRun.Step(label, 0, 0, g.counters(), -1, true, "", goldenSeconds, 0, vectors);
+      return out;
+    }
+    long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
+    NpuRtl.Run r = rtl.run(image, programAddress, limit);
+    List<String> diffs = new ArrayList<>();
+    if (r.error() != g.error() || (g.error() != ErrorCause.NONE && r.errorCommand() != g.errorCommand())) {
+      diffs.add("status RTL " + r.error() + (r.error() == ErrorCause.NONE ? "" : " at command " + r.errorCommand())
+          + ", golden " + g.error());
+    }
+    long at = firstDifference(r.memory(), g.memory());
+    if (at >= 0) {
+      diffs.add("memory from 0x" + Long.toHexString(at) + " (" + model.describe(at) + ")");
+    }
+    long[] rtlCounters = new long[Counter.values().length];
+    for (Counter c : Counter.values()) {
+      rtlCounters[c.ordinal()] = r.counters().get(c);
+    }
+    for (Counter c : Counter.values()) {
+      long rv = rtlCounters[c.ordinal()];
+      if (rv != g.counter(c)) {
+        diffs.add(c.key() + " RTL " + rv + " vs " + (c.golden() ? "golden " : "model ") + g.counter(c));
+        break;
+      }
+    }
+    last = new DecoderRun.Step(label, 0, 0, g.counters(), rtlCounters[Counter.CYCLES.ordinal()], diffs.isEmpty(),
+        String.join("; ", diffs), goldenSeconds, r.wallSeconds(), vectors);
+    return continueOnRtl && r.error() == ErrorCause.NONE ? new Run(r.memory(), rtlCounters, r.error(), 0) : out;
+  }
+
+  /**
+   * The step just run, completed with the session's view of it ({@code phase}, tokens, commands);
+   * with {@code where}, a difference starts with the engine's label of the run (e.g. "verify at position 7").
+   */
+  DecoderRun.Step step(String phase, NpuDecoder.Step s, boolean where) {
+    String difference = where && !last.bitExact() ? last.phase() + ": " + last.difference() : last.difference();
+    return new DecoderRun.Step(phase, s.tokens(), s.commands(), last.counters(), last.rtlCycles(), last.bitExact(),
+        difference, last.goldenSeconds(), last.rtlSeconds(), last.arrayVectors());
+  }
+
+  private static long firstDifference(byte[] a, byte[] b) {
+    int n = Math.min(a.length, b.length);
+    for (int i = 0; i < n; i++) {
+      if (a[i] != b[i]) {
+        return i;
+      }
+    }
+    return a.length == b.length ? -1 : n;
+  }
+}
