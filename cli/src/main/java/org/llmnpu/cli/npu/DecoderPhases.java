@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.llmnpu.cosim.GemmVectors;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.decoder.DecoderRun;
@@ -30,7 +31,8 @@ public final class DecoderPhases {
    * @param tokens   tokens the counters cover
    * @param source   what ran
    * @param proxy    true for the GEMM-only proxy
-   * @param counters    the RTL's counters by {@link Counter#key()} (equal to the golden ones when bit-exact)
+   * @param counters    the RTL's counters by {@link Counter#key()} (equal to the golden ones when bit-exact), and
+   *                    {@code arrayVectors} (derived from the GEMM commands' shapes, {@link GemmVectors})
    * @param bitExact    memory, status and every counter equal to the golden ISA simulator's
    * @param rtlCycles   RTL cycles of the phase
    * @param modelCycles cycle-model cycles of the phase
@@ -42,6 +44,12 @@ public final class DecoderPhases {
       differing = List.copyOf(differing);
     }
   }
+
+  /**
+   * Key of the derived count of input vectors the GEMM engine took ({@link GemmVectors}: from the executed GEMM
+   * commands' shapes, not a hardware counter), added to each phase's counters for the energy of a PiM engine.
+   */
+  static final String ARRAY_VECTORS = org.llmnpu.reports.energy.EnergyEstimate.ARRAY_VECTORS;
 
   private DecoderPhases() {
   }
@@ -69,6 +77,7 @@ public final class DecoderPhases {
       for (Counter c : Counter.values()) {
         counters.put(c.key(), r.total(phase, c));
       }
+      counters.put(ARRAY_VECTORS, r.arrayVectors(phase));
       boolean exact = steps.stream().allMatch(DecoderRun.Step::bitExact);
       int tokens = phase.equals("prefill") ? promptTokens : steps.size();
       int commands = steps.stream().mapToInt(DecoderRun.Step::commands).sum();
@@ -113,6 +122,8 @@ public final class DecoderPhases {
     for (Counter c : Counter.values()) {
       counters.put(c.key(), o.rtl().counters().get(c));
     }
+    counters.put(ARRAY_VECTORS, GemmVectors.ofProgram(b.image(), 0, counters.get(Counter.COMMANDS.key()),
+        rtl.config().rows()));
     return new PhaseRun(phase, tokens, source, true, counters, o.bitExact() && o.statusMatches(), o.rtlCycles(),
         o.modelCycles(), o.counterMismatches().keySet().stream().map(Counter::key).toList());
   }

@@ -17,6 +17,7 @@ import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.npu.NpuReport;
@@ -150,12 +151,23 @@ public final class NpuReportPipeline {
 
     step("energy: counters x energy table");
     NpuEnergyCalibration.Table energyTable = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log)
-        .table(o.energyTable(), c.rows(), units.get(0).ppa());
+        .table(o.energyTable(), c.rows(), units.get(0).ppa(),
+            c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
     EnergyTable table = energyTable.table();
     String tableSource = energyTable.source();
     double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
+    // idle: every flip-flop of the NPU top (its synthesis) on every cycle; a table without the per-flip-flop
+    // figure (written before it existed) gives the GEMM engine's idle alone, and the page says so
+    boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
-        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes());
+        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes())
+        .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
+        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c));
+    if (!wholeIdle) {
+      notes.add("The energy table has no IDLE_FLIP_FLOP entry: idle is charged for the GEMM engine alone (MAC_IDLE), "
+          + "a lower bound of the NPU's idle energy; recalibrate the table (npu report energy) to charge every "
+          + "flip-flop of the NPU.");
+    }
     List<NpuReport.PhaseEnergy> energies = new ArrayList<>();
     for (DecoderPhases.PhaseRun p : phases) {
       Map<NodeScaling.Node, EnergyEstimate> est = new EnumMap<>(NodeScaling.Node.class);
@@ -174,9 +186,10 @@ public final class NpuReportPipeline {
           + "SoftMax, RoPE and activations (Vector DSP, PPM) are not counted until the decoder is lowered to NPU "
           + "programs (DecoderPhases.run is where its counters plug in).");
     }
-    notes.add(String.format(Locale.ROOT, "Energy: idle (clock, leakage) charged per cycle at a %s ns cycle (the NPU's "
-        + "critical path or the constraint, whichever is longer); scratchpad accesses per %d-bit line of a %d-word bank "
-        + "from the SRAM model; external memory per byte (%s).", Fmt.num(runClockNs), 8 * mp.lineBytes(),
+    notes.add(String.format(Locale.ROOT, "Energy: idle (clock, leakage) charged for the NPU top's %,d flip-flops on "
+        + "every cycle (IDLE_FLIP_FLOP, when the table has it), at a %s ns cycle (the NPU's critical path or the constraint, whichever is "
+        + "longer); scratchpad accesses per %d-bit line of a %d-word bank from the SRAM model; external memory per "
+        + "byte (%s).", npu.synthesis().flipFlops(), Fmt.num(runClockNs), 8 * mp.lineBytes(),
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), EnergyTable.DRAM_SOURCE));
 
     step("roofline: the decoder's GEMMs one by one through the cycle model");
@@ -203,6 +216,14 @@ public final class NpuReportPipeline {
     step("gathered");
     return new Result(report, phases, pass);
   }
+
+  /**
+   * PPM lanes the NPU drives straight from the scratchpad read port ({@code NpuPpm}: the lanes of a row's last
+   * line, rows/4, and those of the line {@code ppm_lastLine} selects, another rows/4 unless a ppm of 4-line rows
+   * set it to the last line): their pipeline registers have no enables, so every line another unit reads moves
+   * through them like an element. rows/2, the count from reset.
+   */
+  static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> c.rows() / 2;
 
   IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {
     GemmProgram.Built b = GemmProgram.build(mp, gemms, int4, o.seed());

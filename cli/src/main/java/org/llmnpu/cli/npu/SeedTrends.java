@@ -116,9 +116,10 @@ final class SeedTrends {
     StringBuilder shares = new StringBuilder();
     for (int i = 0; i < phases.size(); i++) {
       NpuReport.PhaseEnergy p = phases.get(i);
-      EnergyEstimate dense = p.estimates().get(n);
-      EnergyEstimate sparse = EnergyEstimate.of(table, n, p.counters(), new EnergyEstimate.Shape(shape.spadLineBits(),
-          shape.spadBankWords(), true, shape.clockNs()));
+      // on the systolic array (a PiM engine's phases are compared as if they ran on it)
+      EnergyEstimate dense = shape.pimRows() == 0 ? p.estimates().get(n)
+          : EnergyEstimate.of(table, n, p.counters(), shape.withPimRows(0));
+      EnergyEstimate sparse = EnergyEstimate.of(table, n, p.counters(), shape.withPimRows(0).withSparse24(true));
       gains[i] = dense.totalPj() / sparse.totalPj();
       ours.append(String.format(Locale.ROOT, " %s %s", p.phase(), x(gains[i])));
       shares.append(String.format(Locale.ROOT, "%s%.1f %% (%s)", i == 0 ? "" : ", ",

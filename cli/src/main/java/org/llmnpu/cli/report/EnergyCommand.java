@@ -22,8 +22,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code energy.txt}: pJ per action at 180 nm and scaled to 45 and 7 nm, each with its basis.
  */
 @Command(name = "energy", mixinStandardHelpOptions = true,
-    description = "Energy per action (MAC dense/2:4, psum write-back, DSP instruction classes, idle, SRAM, DRAM), "
-        + "calibrated from simulated workloads with OpenSTA.")
+    description = "Energy per action (MAC dense/2:4, PiM column operation, psum write-back, PPM element, PPU lookup, "
+        + "DSP instruction classes, idle per block and per flip-flop, SRAM, DRAM), calibrated from simulated "
+        + "workloads with OpenSTA.")
 public final class EnergyCommand implements Callable<Integer> {
   @Option(names = "--rows", defaultValue = "8", description = "MAC array rows, 2..32, even (default ${DEFAULT-VALUE})")
   int rows;
@@ -42,6 +43,9 @@ public final class EnergyCommand implements Callable<Integer> {
   boolean force;
   @Spec
   CommandSpec spec;
+
+  /** PPM lanes of the calibration (its energies are per element). */
+  static final int PPM_LANES = 2;
 
   @Override
   public Integer call() {
@@ -63,14 +67,16 @@ public final class EnergyCommand implements Callable<Integer> {
       int m = 4 * rows;
       int k = 4 * rows;
       int n = 2 * cols;
-      out.printf(Locale.ROOT, "calibrating on a %dx%d GEMM engine (GEMM %dx%dx%d, dense and 2:4) and a %d-lane "
-          + "Vector DSP at %s ns; each run: Verilator with waves, Yosys, OpenSTA with the run's activity%n",
-          rows, cols, m, k, n, lanes, clockNs);
+      int pim = Math.min(8, Math.min(rows, cols));
+      out.printf(Locale.ROOT, "calibrating on a %dx%d GEMM engine (GEMM %dx%dx%d, dense and 2:4), a %d-lane "
+          + "Vector DSP, a %d-lane PPM with and without the PPU and a %dx%d bit-serial PiM macro at %s ns; each run: "
+          + "Verilator with waves, Yosys, OpenSTA with the run's activity%n",
+          rows, cols, m, k, n, lanes, PPM_LANES, pim, pim, clockNs);
       out.flush();
       Calibration c = new Calibration(o, SimOptions.fromEnvironment(), line -> {
         out.println(line);
         out.flush();
-      }).gemm(rows, cols, m, k, n, seed).dsp(lanes, 256, seed);
+      }).gemm(rows, cols, m, k, n, seed).dsp(lanes, 256, seed).ppm(PPM_LANES, seed).pim(pim, pim, 1, seed);
       EnergyTable t = c.table();
       OutputDirectory dir = OutputDirectory.open("energy-table", "-o", output, force);
       dir.write("energy.json", t.json());

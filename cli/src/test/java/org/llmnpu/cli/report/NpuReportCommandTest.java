@@ -52,6 +52,7 @@ class NpuReportCommandTest {
     e.put(EnergyAction.MAC_IDLE, new EnergyTable.Entry(EnergyAction.MAC_IDLE, 200, "fixture"));
     e.put(EnergyAction.PSUM_WRITEBACK, new EnergyTable.Entry(EnergyAction.PSUM_WRITEBACK, 40, "fixture"));
     e.put(EnergyAction.DRAM_BYTE, new EnergyTable.Entry(EnergyAction.DRAM_BYTE, 162.5, "fixture"));
+    e.put(EnergyAction.IDLE_FLIP_FLOP, new EnergyTable.Entry(EnergyAction.IDLE_FLIP_FLOP, 0.22, "fixture"));
     Path table = tmp.resolve("energy.json");
     Files.writeString(table, new EnergyTable(e).json());
     Path out = tmp.resolve("report");

@@ -91,9 +91,11 @@ public final class DecoderRun {
    * @param difference    what differs, empty when nothing
    * @param goldenSeconds wall time of the golden run
    * @param rtlSeconds    wall time of the RTL run (0 without)
+   * @param arrayVectors  input vectors the GEMM engine took, from the executed GEMM commands' shapes
+   *                      ({@link org.llmnpu.cosim.GemmVectors}; the energy of a PiM engine needs it)
    */
   public record Step(String phase, int tokens, int commands, long[] counters, long rtlCycles, boolean bitExact,
-                     String difference, double goldenSeconds, double rtlSeconds) {
+                     String difference, double goldenSeconds, double rtlSeconds, long arrayVectors) {
     public long counter(Counter c) {
       return counters[c.ordinal()];
     }
@@ -203,6 +205,11 @@ public final class DecoderRun {
     /** Sum of a counter over the steps of a phase ("prefill", "decode" or null for all). */
     public long total(String phase, Counter c) {
       return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(s -> s.counter(c)).sum();
+    }
+
+    /** Input vectors of the GEMM engine over the steps of a phase (or all for null), see {@link Step#arrayVectors}. */
+    public long arrayVectors(String phase) {
+      return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(Step::arrayVectors).sum();
     }
 
     public long rtlCycles(String phase) {

@@ -39,10 +39,12 @@ final class StepRecorder implements NpuEngine {
   public Run run(MachineParams machine, byte[] image, long programAddress, String label) {
     long t0 = System.nanoTime();
     IsaSimulator.Result g = IsaSimulator.run(machine, timing, image, programAddress);
+    long vectors = org.llmnpu.cosim.GemmVectors.ofProgram(image, programAddress, g.counter(Counter.COMMANDS),
+        machine.rows());
     double goldenSeconds = (System.nanoTime() - t0) / 1e9;
     Run out = new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
     if (rtl == null) {
-      last = new DecoderRun.Step(label, 0, 0, g.counters(), -1, true, "", goldenSeconds, 0);
+      last = new DecoderRun.Step(label, 0, 0, g.counters(), -1, true, "", goldenSeconds, 0, vectors);
       return out;
     }
     long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
@@ -68,7 +70,7 @@ final class StepRecorder implements NpuEngine {
       }
     }
     last = new DecoderRun.Step(label, 0, 0, g.counters(), rtlCounters[Counter.CYCLES.ordinal()], diffs.isEmpty(),
-        String.join("; ", diffs), goldenSeconds, r.wallSeconds());
+        String.join("; ", diffs), goldenSeconds, r.wallSeconds(), vectors);
     return continueOnRtl && r.error() == ErrorCause.NONE ? new Run(r.memory(), rtlCounters, r.error(), 0) : out;
   }
 
@@ -79,7 +81,7 @@ final class StepRecorder implements NpuEngine {
   DecoderRun.Step step(String phase, NpuDecoder.Step s, boolean where) {
     String difference = where && !last.bitExact() ? last.phase() + ": " + last.difference() : last.difference();
     return new DecoderRun.Step(phase, s.tokens(), s.commands(), last.counters(), last.rtlCycles(), last.bitExact(),
-        difference, last.goldenSeconds(), last.rtlSeconds());
+        difference, last.goldenSeconds(), last.rtlSeconds(), last.arrayVectors());
   }
 
   private static long firstDifference(byte[] a, byte[] b) {

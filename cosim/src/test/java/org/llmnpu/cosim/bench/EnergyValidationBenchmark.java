@@ -30,7 +30,8 @@ import org.llmnpu.verilator.SimOptions;
  * -Dtest=EnergyValidationBenchmark -Dsurefire.failIfNoSpecifiedTests=false}): a GEMM program runs on
  * a small NPU (8×8 array, the size the table is calibrated on) in Verilator with waves; OpenSTA gives
  * the standard-cell power of the whole synthesized NPU with that run's switching activity; the energy
- * table (calibrated on the GEMM engine alone) times the run's counters predicts the same energy. Both
+ * table (calibrated as the whole-NPU report does: the GEMM engine, a 2-lane Vector DSP, a 2-lane PPM) times
+ * the run's counters, idle charged for the NPU's flip-flops on every cycle, predicts the same energy. Both
  * exclude the SRAM macros (OpenSTA has no power for them) and external memory.
  */
 class EnergyValidationBenchmark {
@@ -82,6 +83,11 @@ class EnergyValidationBenchmark {
     byte[] code = b.halt().build().bytes();
     System.arraycopy(code, 0, image, 0, code.length);
 
+    PpaOptions ppa = PpaOptions.defaults().withClockNs(CLOCK_NS);
+    // the calibration of the whole-NPU report (NpuEnergyCalibration): the 8x8 engine, a 2-lane DSP, a 2-lane PPM
+    EnergyTable table = new Calibration(ppa, SimOptions.fromEnvironment(), System.out::println)
+        .gemm(8, 8, 32, 32, 16, 1).dsp(2, 64, 1).ppm(2, 1).table();
+    System.out.print(table.text());
     SimOptions sim = SimOptions.fromEnvironment().withWaves(SimOptions.Waves.VCD);
     ProgramCosim.Outcome o;
     SimulatedActivity activity;
@@ -94,7 +100,6 @@ class EnergyValidationBenchmark {
           + " (first difference " + o.firstDifference() + "), status " + o.rtl().error() + " vs " + o.golden().error()
           + ", counters differing " + o.counterMismatches().keySet());
     }
-    PpaOptions ppa = PpaOptions.defaults().withClockNs(CLOCK_NS);
     PpaResult simulated = PpaFlow.run(BlockDesigns.of(gen).design(params), params, ppa, activity);
     PpaResult assumed = PpaFlow.run(BlockDesigns.of(gen).design(params), params, ppa);
     // When OpenSTA cannot propagate the per-net activity, the run's mean toggle rate of every bit is the
@@ -106,16 +111,23 @@ class EnergyValidationBenchmark {
     long cycles = o.rtlCycles();
     double opensta = simulated.power().totalMw() * CLOCK_NS * activity.cycles();
 
-    EnergyTable table = new Calibration(ppa, SimOptions.fromEnvironment(), System.out::println)
-        .gemm(8, 8, 32, 32, 16, 1).table();
     Map<String, Long> counters = new LinkedHashMap<>();
     Map<Counter, Long> rtlCounters = new EnumMap<>(o.rtl().counters());
     rtlCounters.forEach((c, v) -> counters.put(c.key(), v));
     counters.put("cycles", activity.cycles());
-    EnergyEstimate e = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
-        new EnergyEstimate.Shape(64, 1024, false, CLOCK_NS));
-    double model = e.byUnitPj().get("MAC array") + e.byUnitPj().get("psum write-back")
-        + e.byUnitPj().get("clock, leakage");
+    int flipFlops = simulated.synthesis().flipFlops();
+    EnergyEstimate.Shape shape = new EnergyEstimate.Shape(64, 1024, false, CLOCK_NS, config.dspLanes())
+        .withFlipFlops(flipFlops).withPpu(config.ppu()).withPpmInputLanes(config.rows() / 2);
+    EnergyEstimate e = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
+    EnergyEstimate engineIdle = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withFlipFlops(0)
+        .withPpmInputLanes(0));
+    EnergyEstimate isolated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withPpmInputLanes(0));
+    System.out.println("IDLE_FLIP_FLOP: " + table.entries().get(org.llmnpu.reports.energy.EnergyAction.IDLE_FLIP_FLOP)
+        .basis());
+    // standard cells only: OpenSTA has no power for the SRAM macros or the external memory
+    java.util.function.ToDoubleFunction<EnergyEstimate> cells = x -> x.totalPj()
+        - x.byUnitPj().getOrDefault("scratchpad SRAM", 0.0) - x.byUnitPj().getOrDefault("external memory", 0.0);
+    double model = cells.applyAsDouble(e);
     System.out.printf(Locale.ROOT, "program: %d cycles (RTL = model: %s), %d dumped cycles, %d MACs%n", cycles,
         o.rtlCycles() == o.modelCycles(), activity.cycles(), o.rtl().counters().get(Counter.MACS));
     System.out.printf(Locale.ROOT, "OpenSTA, whole NPU, simulated activity: %.2f mW (%s) -> %.1f nJ%n",
@@ -125,19 +137,19 @@ class EnergyValidationBenchmark {
     System.out.printf(Locale.ROOT, "OpenSTA, whole NPU, the run's mean toggle rate %.4f on every net: %.2f mW (%s) -> %.1f nJ%n",
         mean, meanRun.power().totalMw(), meanRun.power().activityModel(),
         meanRun.power().totalMw() * CLOCK_NS * activity.cycles() / 1000);
-    System.out.printf(Locale.ROOT, "table x counters (MAC + psum + idle, standard cells): %.1f nJ %s%n", model / 1000,
-        e.byUnitPj());
-    System.out.printf(Locale.ROOT, "error of the table: %+.1f %% against the run's activity, %+.1f %% against its mean%n",
-        100 * (model - opensta) / opensta, 100 * (model - meanRun.power().totalMw() * CLOCK_NS * activity.cycles())
-            / (meanRun.power().totalMw() * CLOCK_NS * activity.cycles()));
-    // The NPU's own idle power (clock and leakage of every flip-flop, activity 0 on the data nets) in place of
-    // the GEMM engine's MAC_IDLE: what the table misses is the rest of the NPU standing still.
     double npuIdlePj = idle.power().totalMw() * CLOCK_NS;
-    double withNpuIdle = e.byUnitPj().get("MAC array") + e.byUnitPj().get("psum write-back")
-        + npuIdlePj * activity.cycles();
-    double meanPj = meanRun.power().totalMw() * CLOCK_NS * activity.cycles();
-    System.out.printf(Locale.ROOT, "NPU idle (activity 0): %.2f mW = %.0f pJ/cycle; table with the NPU's idle: %.1f nJ, "
-        + "%+.1f %% against the run's mean activity%n", idle.power().totalMw(), npuIdlePj, withNpuIdle / 1000,
-        100 * (withNpuIdle - meanPj) / meanPj);
+    double perFf = table.pj(org.llmnpu.reports.energy.EnergyAction.IDLE_FLIP_FLOP, NodeScaling.Node.N180);
+    System.out.printf(Locale.ROOT, "NPU idle measured (activity 0): %.2f mW = %.0f pJ/cycle; per flip-flop from the "
+        + "table: %d flip-flops x %.4f pJ = %.0f pJ/cycle (%+.1f %%)%n", idle.power().totalMw(), npuIdlePj, flipFlops,
+        perFf, flipFlops * perFf, 100 * (flipFlops * perFf - npuIdlePj) / npuIdlePj);
+    System.out.printf(Locale.ROOT, "table x counters, standard cells (whole-NPU idle per flip-flop): %.1f nJ %s%n",
+        model / 1000, e.byUnitPj());
+    System.out.printf(Locale.ROOT, "error of the table: %+.1f %% against the run's activity, %+.1f %% against its mean; "
+        + "with the GEMM engine's idle alone (MAC_IDLE) it was %+.1f %%%n", 100 * (model - opensta) / opensta,
+        100 * (model - meanRun.power().totalMw() * CLOCK_NS * activity.cycles())
+            / (meanRun.power().totalMw() * CLOCK_NS * activity.cycles()),
+        100 * (cells.applyAsDouble(engineIdle) - opensta) / opensta);
+    System.out.printf(Locale.ROOT, "without the PPM lanes on the read port (whole-NPU idle, MAC, psum): %.1f nJ, "
+        + "%+.1f %%%n", cells.applyAsDouble(isolated) / 1000, 100 * (cells.applyAsDouble(isolated) - opensta) / opensta);
   }
 }

@@ -28,6 +28,11 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.GemmEngineDriver;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
+import org.llmnpu.rtl.ppm.Ppm;
+import org.llmnpu.rtl.ppm.PpmConfig;
+import org.llmnpu.pim.PimMacro;
+import org.llmnpu.pim.PimMacroConfig;
+import org.llmnpu.pim.PimPrecision;
 import org.llmnpu.verilator.SimOptions;
 import org.llmnpu.verilator.Simulators;
 
@@ -42,13 +47,17 @@ import org.llmnpu.verilator.Simulators;
  *
  * where P_idle is the power of the same design clocked with nothing to do (its own run) and T
  * the clock period: the energy above idle that the actions cost, per action. The idle power
- * itself is charged per cycle ({@code MAC_IDLE}, {@code DSP_IDLE}). Standard cells only: the
- * memories are SRAM macros outside synthesis and are charged per access from the SRAM model.
+ * itself is charged per cycle ({@code MAC_IDLE}, {@code DSP_IDLE}) and, pooled over every idle
+ * run, per flip-flop ({@code IDLE_FLIP_FLOP}: the blocks' idle energy per cycle summed over their
+ * flip-flops summed; a whole NPU is charged its flip-flops). Standard cells only: the memories are
+ * SRAM macros outside synthesis and are charged per access from the SRAM model.
  *
  * <p>Workloads: the GEMM engine on random INT8 X and W, dense and 2:4 (two random survivors per
  * group of four); the Vector DSP on four loops over fresh random FP16 rows — loads and stores
  * (4 memory ops per iteration), FP16 arithmetic (2 loads + 4 ops), conversion (2 loads + 4),
- * FP32 (2 loads + 2 conversions + 4 ops) — each class solved after the ones it contains.
+ * FP32 (2 loads + 2 conversions + 4 ops) — each class solved after the ones it contains; the
+ * PPM without and with the PPU on rows of random INT32 accumulators ({@link #ppm}); the PiM
+ * macro on a random INT8 GEMM ({@link #pim}).
  */
 public final class Calibration {
   /** Cycles of the idle runs. */
@@ -60,6 +69,8 @@ public final class Calibration {
   private final Map<EnergyAction, EnergyTable.Entry> entries = new EnumMap<>(EnergyAction.class);
   private final Map<String, Double> powers = new LinkedHashMap<>();
   private final Map<EnergyAction, String> notMeasured = new EnumMap<>(EnergyAction.class);
+  /** The idle runs by design: energy per cycle (pJ) and flip-flops, for {@link EnergyAction#IDLE_FLIP_FLOP}. */
+  private final Map<String, double[]> idleRuns = new LinkedHashMap<>();
 
   public Calibration(PpaOptions ppa, SimOptions sim, Consumer<String> log) {
     this.ppa = ppa;
@@ -77,7 +88,31 @@ public final class Calibration {
         + "EnergyTable.sramAccessPj(width, depth, node) for a given geometry";
     m.put(EnergyAction.SRAM_READ_BIT, new EnergyTable.Entry(EnergyAction.SRAM_READ_BIT, bit, sram));
     m.put(EnergyAction.SRAM_WRITE_BIT, new EnergyTable.Entry(EnergyAction.SRAM_WRITE_BIT, bit, sram));
+    if (!idleRuns.isEmpty()) {
+      m.put(EnergyAction.IDLE_FLIP_FLOP, idlePerFlipFlop());
+    }
     return new EnergyTable(m, notMeasured);
+  }
+
+  /**
+   * Idle energy per flip-flop and cycle: the idle runs' energy per cycle summed over the blocks
+   * measured, divided by their flip-flops summed (no clock gating, so a design that holds still
+   * spends its clock pins' internal energy, the clock net's switching and leakage, all of which
+   * scale with its flip-flops).
+   */
+  private EnergyTable.Entry idlePerFlipFlop() {
+    double pj = 0;
+    double ffs = 0;
+    StringBuilder each = new StringBuilder();
+    for (Map.Entry<String, double[]> e : idleRuns.entrySet()) {
+      pj += e.getValue()[0];
+      ffs += e.getValue()[1];
+      each.append(each.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%s %.4g pJ/cycle / %.0f = %.4g",
+          e.getKey(), e.getValue()[0], e.getValue()[1], e.getValue()[0] / e.getValue()[1]));
+    }
+    return new EnergyTable.Entry(EnergyAction.IDLE_FLIP_FLOP, pj / ffs, String.format(Locale.ROOT, "OpenSTA: the "
+        + "idle runs (clocked with nothing to do) of the blocks calibrated, energy per cycle over flip-flops, pooled "
+        + "(%s pJ per flip-flop) at %.3g ns", each, ppa.clockNs()));
   }
 
   /** Power (mW) of each calibration run, by name, in run order. */
@@ -205,6 +240,79 @@ public final class Calibration {
         "2 LD + 2 WIDEN + ADD32, MUL32, SUB32, MUL32 per iteration, loads and conversions subtracted", iters, lanes));
   }
 
+  /**
+   * Calibrates {@code PPM_ELEMENT} on a {@code cols}-lane PPM without the PPU and {@code PPU_LOOKUP}
+   * as the same workload's energy per element on the PPM with the PPU minus that (each above its own
+   * idle): {@code rows} rows of random INT32 accumulators back to back through random channel
+   * parameters, the PPU holding the GELU table. Listed as not measured, with the reason, if OpenSTA
+   * cannot propagate the runs' activity.
+   */
+  public Calibration ppm(int cols, long seed) {
+    int rows = 64;
+    try {
+      double[] perElement = new double[2];
+      String[] runs = new String[2];
+      for (int i = 0; i < 2; i++) {
+        PpmConfig c = PpmConfig.of(cols, 8, i == 0 ? PpmConfig.Activation.NONE : PpmConfig.Activation.PPU);
+        VerilogDesign d = Verilog.emit(new Ppm(c));
+        Measured idle = idle(d, "PPM idle" + (c.hasPpu() ? " (PPU)" : ""));
+        Random rnd = new Random(seed);
+        long[] elements = new long[1];
+        Measured run = window(d, "PPM " + rows + " rows" + (c.hasPpu() ? " (PPU)" : ""), s -> {
+          BlockWorkloads.loadPpmChannels(s, c, rnd);
+          if (c.hasPpu()) {
+            BlockWorkloads.loadPpuTable(s, c);
+          }
+        }, s -> elements[0] = BlockWorkloads.streamPpm(s, c, rnd, rows));
+        requireSimulated(idle, run);
+        perElement[i] = aboveIdle(run, idle) / elements[0];
+        runs[i] = basis(run, idle, elements[0], "elements", d.top());
+      }
+      put(EnergyAction.PPM_ELEMENT, perElement[0], runs[0] + "; random INT32 accumulators (+-2^20), random "
+          + "channel parameters");
+      put(EnergyAction.PPU_LOOKUP, perElement[1] - perElement[0], String.format(Locale.ROOT, "the same workload "
+          + "with the PPU (GELU table) minus without: %.4g - %.4g pJ per element; %s", perElement[1], perElement[0],
+          runs[1]));
+    } catch (IllegalStateException e) {
+      for (EnergyAction a : new EnergyAction[] {EnergyAction.PPM_ELEMENT, EnergyAction.PPU_LOOKUP}) {
+        entries.remove(a);
+        notMeasured.put(a, e.getMessage());
+      }
+      log.accept("  PPM actions not measured: " + e.getMessage());
+    }
+    return this;
+  }
+
+  /**
+   * Calibrates {@code PIM_COLUMN} on a {@code rows × cols} INT8 PiM macro applying
+   * {@code bitsPerCycle} input bits per cycle: a GEMM of random INT8 X (mTile × 2·rows) and W
+   * (2·rows × cols), weight writes included, above idle, per row of a column operation
+   * (vectors · cols · rows). Listed as not measured if OpenSTA cannot propagate the activity.
+   */
+  public Calibration pim(int rows, int cols, int bitsPerCycle, long seed) {
+    PimMacroConfig c = new PimMacroConfig(rows, cols, PimPrecision.INT8, PimMacroConfig.Alignment.NONE, 8,
+        bitsPerCycle, 0, 32, 16, PimMacroConfig.ALL_ROW_GROUPS);
+    try {
+      VerilogDesign d = Verilog.emit(new PimMacro(c));
+      Measured idle = idle(d, "PiM macro idle");
+      Random rnd = new Random(seed);
+      long[] vectors = new long[1];
+      int m = c.mTile();
+      Measured run = window(d, "PiM GEMM " + m + "x" + 2 * rows + "x" + cols, s -> { },
+          s -> vectors[0] = BlockWorkloads.pimGemm(s, c, rnd, m, 2 * rows, cols));
+      requireSimulated(idle, run);
+      double cellOps = (double) vectors[0] * cols * rows;
+      put(EnergyAction.PIM_COLUMN, aboveIdle(run, idle) / cellOps, basis(run, idle, cellOps, String.format(Locale.ROOT,
+          "rows of column operations (%d vectors x %d columns x %d rows; %d input bits per cycle, weight writes "
+          + "included)", vectors[0], cols, rows, bitsPerCycle), d.top()));
+    } catch (IllegalStateException e) {
+      entries.remove(EnergyAction.PIM_COLUMN);
+      notMeasured.put(EnergyAction.PIM_COLUMN, e.getMessage());
+      log.accept("  PIM_COLUMN not measured: " + e.getMessage());
+    }
+    return this;
+  }
+
   private String dspBasis(VerilogDesign d, String what, int iters, int lanes) {
     return String.format(Locale.ROOT, "OpenSTA with the activity of %s on random FP16 rows: %d iterations x %d lanes, "
         + "above idle, per lane-instruction", d.top(), iters, lanes) + "; " + what;
@@ -238,7 +346,7 @@ public final class Calibration {
     return (short) ((rnd.nextBoolean() ? 0x8000 : 0) | (exp << 10) | rnd.nextInt(1024));
   }
 
-  private record Measured(String name, double mw, long cycles, double clockNs, boolean simulated) {
+  private record Measured(String name, double mw, long cycles, double clockNs, boolean simulated, int flipFlops) {
     double energyPerCyclePj() {
       return mw * clockNs;
     }
@@ -280,6 +388,28 @@ public final class Calibration {
       s.waves(false);
       vcd = s.waveFile();
     }
+    Measured m = power(d, name, vcd);
+    if (m.simulated() && m.flipFlops() > 0) {
+      idleRuns.put(d.top(), new double[] {m.energyPerCyclePj(), m.flipFlops()});
+    }
+    return m;
+  }
+
+  /**
+   * A run whose waves cover only {@code work}: {@code setup} (loading registers or tables) runs
+   * first with the dump off.
+   */
+  private Measured window(VerilogDesign d, String name, Consumer<Simulator> setup, Consumer<Simulator> work) {
+    Path vcd;
+    try (Simulator s = Simulators.start(d, sim)) {
+      s.reset(2);
+      s.waves(false);
+      setup.accept(s);
+      s.waves(true);
+      work.accept(s);
+      s.waves(false);
+      vcd = s.waveFile();
+    }
     return power(d, name, vcd);
   }
 
@@ -303,7 +433,7 @@ public final class Calibration {
     if (!simulated) {
       log.accept("  (OpenSTA crashed propagating this run's activity on " + d.top() + "; not usable)");
     }
-    return new Measured(name, r.power().totalMw(), act.cycles(), ppa.clockNs(), simulated);
+    return new Measured(name, r.power().totalMw(), act.cycles(), ppa.clockNs(), simulated, r.synthesis().flipFlops());
   }
 
   private static byte[][] random(Random rnd, int rows, int cols) {

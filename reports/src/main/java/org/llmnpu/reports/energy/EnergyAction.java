@@ -10,12 +10,18 @@ public enum EnergyAction {
   MAC_2_4("mac-array", "MAC, 2:4 array", "per multiply-accumulate executed (each stands for 2 dense-equivalent MACs)"),
   MAC_IDLE("mac-array", "GEMM engine idle", "per cycle on but not computing (clock, leakage)"),
   PSUM_WRITEBACK("mac-array", "psum write-back", "per accumulator element written back to the psum memory"),
-  PPM_ELEMENT("ppm", "PPM element", "per output element: bias, requantization, activation"),
+  PIM_COLUMN("pim-macro", "PiM column operation", "per row of a column operation (one input vector through one "
+      + "column: its cells' products, adder tree and shift-add); an R-row column operation costs R times this"),
+  PPM_ELEMENT("ppm", "PPM element", "per output element: bias, requantization, clamp (without the PPU)"),
+  PPU_LOOKUP("ppm", "PPU table nonlinearity", "per element through the PPU (segment search, Horner steps), above "
+      + "the PPM element"),
   DSP_FP16("vector-dsp", "DSP FP16 arithmetic", "per lane per instruction (ADD16, SUB16, MUL16, MIN16, MAX16)"),
   DSP_FP32("vector-dsp", "DSP FP32 arithmetic", "per lane per instruction (ADD32, SUB32, MUL32)"),
   DSP_CONVERT("vector-dsp", "DSP conversion", "per lane per instruction (WIDEN, NARROW, TOINT, FROMINT, SCALB16)"),
   DSP_MEMORY("vector-dsp", "DSP buffer access", "per lane per instruction (LD, ST)"),
   DSP_IDLE("vector-dsp", "Vector DSP idle", "per cycle on but not running (clock, leakage)"),
+  IDLE_FLIP_FLOP("npu", "idle, per flip-flop", "per flip-flop per cycle (clock and leakage of a design that holds "
+      + "still); the NPU is charged its flip-flops on every cycle"),
   SRAM_READ_BIT("sram", "on-chip SRAM read", "per bit read (per macro geometry from the SRAM model)"),
   SRAM_WRITE_BIT("sram", "on-chip SRAM write", "per bit written (per macro geometry from the SRAM model)"),
   DRAM_BYTE("dram", "external memory", "per byte moved to or from external memory");

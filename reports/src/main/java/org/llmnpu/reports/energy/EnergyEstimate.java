@@ -10,19 +10,30 @@ import org.llmnpu.reports.ppa.NodeScaling;
  * The energy of a co-simulated run: the NPU's performance counters times the energy table.
  *
  * <pre>
- *   MAC array      = executed MACs · E(MAC or MAC_2_4)        (2:4 executes half the dense-equivalent MACs)
+ *   MAC array       = executed MACs · E(MAC or MAC_2_4)       (2:4 executes half the dense-equivalent MACs)
+ *   PiM macro       = arrayVectors · rows · rows · E(PIM_COLUMN)   (instead of the MAC array on a PiM engine:
+ *                     every input vector through each of the rows columns, per row of the column)
  *   psum write-back = psumWritebacks · E(PSUM_WRITEBACK)
- *   scratchpad     = (spadReads + spadWrites) · E_sram(line bits, bank words)
+ *   PPM             = ppmElements · (E(PPM_ELEMENT) + E(PPU_LOOKUP) when the NPU has the PPU)
+ *   PPM inputs off the read port = (spadReads − ppmElements·4/lineBytes) · ppmInputLanes · the same per element
+ *                     (lanes the NPU wires to the scratchpad read port without isolation take every other
+ *                     unit's line read through their pipelines: registers without enables)
+ *   scratchpad      = (spadReads + spadWrites) · E_sram(line bits, bank words)
  *   external memory = (dmaLoadBytes + dmaStoreBytes) · E(DRAM_BYTE)
- *   Vector DSP     = dspInstructions · dspLanes · mean E(DSP_FP16, DSP_FP32, DSP_CONVERT, DSP_MEMORY)
- *                    (only when the table measured those; a program's mix of classes is not counted)
- *   clock, leakage = cycles · E(MAC_IDLE)                     (every cycle: the action energies are above idle)
+ *   Vector DSP      = dspInstructions · dspLanes · mean E(DSP_FP16, DSP_FP32, DSP_CONVERT, DSP_MEMORY)
+ *                     (only when the table measured those; a program's mix of classes is not counted)
+ *   clock, leakage  = cycles · flipFlops · E(IDLE_FLIP_FLOP)   (the whole NPU, every cycle; the action
+ *                     energies are above idle). Without the NPU's flip-flops (0): cycles · E(MAC_IDLE),
+ *                     the GEMM engine's idle alone, a lower bound.
  * </pre>
  *
  * Counter names are the NPU's JSON keys ({@code macs}, {@code psumWritebacks}, {@code spadReads},
- * {@code spadWrites}, {@code dmaLoadBytes}, {@code dmaStoreBytes}, {@code cycles}); a missing
- * counter counts zero. The table's action energies are above idle (see {@link Calibration}), so
- * the idle energy is charged for every cycle of the run.
+ * {@code spadWrites}, {@code dmaLoadBytes}, {@code dmaStoreBytes}, {@code dspInstructions},
+ * {@code ppmElements}, {@code cycles}); a missing counter counts zero. {@code arrayVectors} is not a
+ * hardware counter: the input vectors the GEMM engine takes, {@code M · ceil(K/rows) · ceil(N/rows)}
+ * per GEMM command, derived from the shapes of the GEMM commands the program executed (the PiM macro
+ * computes every column of every vector, so ragged tiles cost whole column operations); a PiM
+ * estimate without it is refused. The PPM terms are charged when the table has them.
  *
  * @param node         the process node of the figures
  * @param byUnitPj     energy per unit, pJ, in the order above
@@ -32,11 +43,61 @@ import org.llmnpu.reports.ppa.NodeScaling;
  */
 public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj, double totalPj, double denseOps,
                              double seconds) {
-  /** The NPU's shape as far as energy needs it. */
-  public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes) {
+  /**
+   * The NPU's shape as far as energy needs it.
+   *
+   * @param flipFlops the NPU's flip-flops (the PPA flow's synthesis of its top), 0 if unknown
+   * @param ppu       the NPU's PPM has the PPU (every PPM element passes its table)
+   * @param pimRows   rows (= columns) of the PiM engine, 0 for the systolic MAC array
+   * @param ppmInputLanes PPM lanes whose inputs the NPU wires to the scratchpad read port without isolation:
+   *                  their pipelines (registers without enables) take every line read as if it were an element
+   */
+  public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes,
+                      long flipFlops, boolean ppu, int pimRows, int ppmInputLanes) {
+    /** A shape of a systolic NPU without its flip-flops or PPU. */
+    public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes) {
+      this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, 0, false, 0, 0);
+    }
+
     /** A shape without a Vector DSP term. */
     public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs) {
       this(spadLineBits, spadBankWords, sparse24, clockNs, 0);
+    }
+
+    public Shape {
+      if (flipFlops < 0 || pimRows < 0 || ppmInputLanes < 0) {
+        throw new IllegalArgumentException("flipFlops, pimRows and ppmInputLanes must be >= 0, got " + flipFlops + ", "
+            + pimRows + ", " + ppmInputLanes);
+      }
+      if (pimRows > 0 && sparse24) {
+        throw new IllegalArgumentException("a PiM engine holds dense weights: sparse24 must be false with pimRows "
+            + pimRows);
+      }
+    }
+
+    /** The same shape with the NPU's flip-flops (idle is then charged for the whole NPU). */
+    public Shape withFlipFlops(long ffs) {
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows, ppmInputLanes);
+    }
+
+    /** The same shape with or without the PPU. */
+    public Shape withPpu(boolean on) {
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows, ppmInputLanes);
+    }
+
+    /** The same shape with a {@code rows × rows} PiM engine (0: the systolic array). */
+    public Shape withPimRows(int rows) {
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows, ppmInputLanes);
+    }
+
+    /** The same shape with {@code lanes} PPM lanes wired to the scratchpad read port without isolation. */
+    public Shape withPpmInputLanes(int lanes) {
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows, lanes);
+    }
+
+    /** The same shape with the 2:4 array or the dense one. */
+    public Shape withSparse24(boolean on) {
+      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows, ppmInputLanes);
     }
   }
 
@@ -50,9 +111,34 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
   public static EnergyEstimate of(EnergyTable t, NodeScaling.Node node, Map<String, Long> counters, Shape shape) {
     Map<String, Double> u = new LinkedHashMap<>();
     double macs = get(counters, "macs");
-    double executed = shape.sparse24() ? macs / 2 : macs;
-    u.put("MAC array", executed * t.pj(shape.sparse24() ? EnergyAction.MAC_2_4 : EnergyAction.MAC, node));
+    if (shape.pimRows() > 0) {
+      if (!counters.containsKey(ARRAY_VECTORS) && macs > 0) {
+        throw new IllegalArgumentException("the energy of a PiM engine needs '" + ARRAY_VECTORS + "' (input vectors "
+            + "the engine took, M*ceil(K/rows)*ceil(N/rows) per executed GEMM command) among the counters; got "
+            + counters.keySet());
+      }
+      double rows = shape.pimRows();
+      u.put("PiM macro", get(counters, ARRAY_VECTORS) * rows * rows * t.pj(EnergyAction.PIM_COLUMN, node));
+    } else {
+      double executed = shape.sparse24() ? macs / 2 : macs;
+      u.put("MAC array", executed * t.pj(shape.sparse24() ? EnergyAction.MAC_2_4 : EnergyAction.MAC, node));
+    }
     u.put("psum write-back", get(counters, "psumWritebacks") * t.pj(EnergyAction.PSUM_WRITEBACK, node));
+    double ppmElements = get(counters, "ppmElements");
+    if (t.entries().containsKey(EnergyAction.PPM_ELEMENT)) {
+      double perElement = t.pj(EnergyAction.PPM_ELEMENT, node);
+      if (shape.ppu() && t.entries().containsKey(EnergyAction.PPU_LOOKUP)) {
+        perElement += t.pj(EnergyAction.PPU_LOOKUP, node);
+      }
+      if (ppmElements > 0) {
+        u.put("PPM", ppmElements * perElement);
+      }
+      // the other units' line reads reach the unisolated PPM lanes (a ppm reads 4 bytes per element itself)
+      double otherReads = Math.max(0, get(counters, "spadReads") - ppmElements * 4 / (shape.spadLineBits() / 8.0));
+      if (shape.ppmInputLanes() > 0 && otherReads > 0) {
+        u.put("PPM inputs off the read port", otherReads * shape.ppmInputLanes() * perElement);
+      }
+    }
     double line = EnergyTable.sramAccessPj(shape.spadLineBits(), shape.spadBankWords(), node);
     u.put("scratchpad SRAM", (get(counters, "spadReads") + get(counters, "spadWrites")) * line);
     u.put("external memory", (get(counters, "dmaLoadBytes") + get(counters, "dmaStoreBytes"))
@@ -63,10 +149,16 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
       double mean = DSP_CLASSES.stream().mapToDouble(a -> t.pj(a, node)).average().orElse(0);
       u.put("Vector DSP", dspInstructions * shape.dspLanes() * mean);
     }
-    u.put("clock, leakage", get(counters, "cycles") * t.pj(EnergyAction.MAC_IDLE, node));
+    double cycles = get(counters, "cycles");
+    u.put("clock, leakage", shape.flipFlops() > 0
+        ? cycles * shape.flipFlops() * t.pj(EnergyAction.IDLE_FLIP_FLOP, node)
+        : cycles * t.pj(EnergyAction.MAC_IDLE, node));
     double total = u.values().stream().mapToDouble(Double::doubleValue).sum();
-    return new EnergyEstimate(node, u, total, 2 * macs, get(counters, "cycles") * shape.clockNs() * 1e-9);
+    return new EnergyEstimate(node, u, total, 2 * macs, cycles * shape.clockNs() * 1e-9);
   }
+
+  /** The derived count of input vectors the GEMM engine took (see the class comment). */
+  public static final String ARRAY_VECTORS = "arrayVectors";
 
   private static double get(Map<String, Long> c, String key) {
     Long v = c.get(key);

@@ -23,12 +23,9 @@ class CalibrationTest {
   void smallBlocksGiveAPlausibleTable() throws Exception {
     RequiredTools.require("yosys", "sta");
     Calibration c = new Calibration(TestDesigns.options(), SimModes.local(), System.out::println)
-        .gemm(2, 2, 4, 8, 4, 1).dsp(1, 16, 1);
+        .gemm(2, 2, 4, 8, 4, 1).dsp(1, 16, 1).ppm(1, 1).pim(2, 2, 1, 1);
     EnergyTable t = c.table();
     for (EnergyAction a : EnergyAction.values()) {
-      if (a == EnergyAction.PPM_ELEMENT) {
-        continue;
-      }
       // Debian's OpenSTA segfaulted propagating this DSP's activity until the flow drove the netlist's
       // constants from tie ports (ConstantTies): every action is now measured from its own run
       assertFalse(t.notMeasured().containsKey(a), a + ": " + t.notMeasured().get(a));
@@ -42,6 +39,26 @@ class CalibrationTest {
     // an 8x8-bit MAC with a 32-bit accumulator is picojoules at 180 nm, not femto- or nanojoules
     double mac = t.pj(EnergyAction.MAC, NodeScaling.Node.N180);
     assertTrue(mac > 0.05 && mac < 50, "MAC " + mac + " pJ");
+    // an idle osu018 flip-flop clocked at 10 ns: tenths of a picojoule per cycle; the pooled figure lies between
+    // the blocks' own (engine, DSP, PPM, PiM macro) and each of those is within a factor 2 of it
+    double ff = t.pj(EnergyAction.IDLE_FLIP_FLOP, NodeScaling.Node.N180);
+    assertTrue(ff > 0.02 && ff < 2, "IDLE_FLIP_FLOP " + ff + " pJ");
+    String basis = t.entries().get(EnergyAction.IDLE_FLIP_FLOP).basis();
+    for (String block : new String[] {"GemmEngine", "VectorDsp", "Ppm_c1_o8_none", "Ppm_c1_o8_ppu", "PimMacro"}) {
+      assertTrue(basis.contains(block), "the idle per flip-flop pools " + block + ": " + basis);
+    }
+    java.util.regex.Matcher each = java.util.regex.Pattern.compile("= ([0-9.e+-]+)(,| pJ)").matcher(basis);
+    int blocks = 0;
+    while (each.find()) {
+      double own = Double.parseDouble(each.group(1));
+      assertTrue(own > ff / 2 && own < ff * 2, "a block's idle per flip-flop " + own + " vs pooled " + ff + ": " + basis);
+      blocks++;
+    }
+    assertTrue(blocks >= 5, basis);
+    // the PPU's segment search and two Horner steps cost more than the requantizer's clamp alone; a PiM
+    // column operation per row (an 8x1-bit product and its share of the adder tree) is below a full MAC
+    assertTrue(t.pj(EnergyAction.PPU_LOOKUP, NodeScaling.Node.N180) > 0, "PPU_LOOKUP");
+    assertTrue(t.pj(EnergyAction.PIM_COLUMN, NodeScaling.Node.N180) < 50, "PIM_COLUMN");
     ObjectMapper om = new ObjectMapper();
     om.configure(JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS, false);
     JsonNode j = om.readTree(t.json());

@@ -1,0 +1,41 @@
+package org.llmnpu.cosim;
+
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.CommandCodec;
+
+/**
+ * The input vectors the GEMM engine takes over a program, derived from the shapes of the GEMM
+ * commands it executed (not a hardware counter): {@code M · ceil(K/rows) · ceil(N/rows)} per GEMM,
+ * every X row once per (K tile, N tile) pass — on the PiM engine one input vector through all
+ * {@code rows} columns of the macro, which the energy model charges per column operation
+ * ({@code reports} {@code EnergyEstimate}, counter key {@code arrayVectors}). Programs are
+ * straight-line, so the commands executed are the program's first {@code commands} (the
+ * {@code commands} counter: decoded commands, halt included).
+ */
+public final class GemmVectors {
+  private GemmVectors() {
+  }
+
+  /** Vectors of one GEMM of {@code m × k × n} on a {@code rows × rows} engine. */
+  public static long of(long m, long k, long n, int rows) {
+    return m * ((k + rows - 1) / rows) * ((n + rows - 1) / rows);
+  }
+
+  /** Vectors of the GEMM commands among the first {@code commands} commands of the program at {@code address}. */
+  public static long ofProgram(byte[] image, long address, long commands, int rows) {
+    long sum = 0;
+    for (long i = 0; i < commands; i++) {
+      long at = address + i * Command.BYTES;
+      if (at + Command.BYTES > image.length) {
+        break;
+      }
+      Command c = CommandCodec.decode(CommandCodec.wordsAt(image, at)).orElse(null);
+      if (c instanceof Command.Gemm g) {
+        sum += of(g.m(), g.k(), g.n(), rows);
+      } else if (c == null || c instanceof Command.Halt) {
+        break;
+      }
+    }
+    return sum;
+  }
+}
