@@ -110,7 +110,10 @@ public final class Npu extends HwModule {
   final int lineShift;
   final int lineAddrBits;
   final UInt state;
+  /** The controller's memory request is accepted (the fetch's: {@link NpuFetch#fire}). */
   final Bool fire;
+  /** A memory response for the controller (the fetch's responses are routed to {@link NpuFetch}). */
+  final Bool resp;
   final NpuScratchpad spad;
   final NpuFetch fetch;
   final NpuDecode dec;
@@ -153,7 +156,8 @@ public final class Npu extends HwModule {
 
     state = reg0("state", uint(5));
     fetch = new NpuFetch(this);
-    fire = wire("fire", mem_req_valid.and(mem_req_ready));
+    fire = wire("fire", bool());
+    resp = fetch.ctrlResp;
     Bool in = wire("busy", state.ne(st(State.IDLE)).and(state.ne(st(State.DONE))).and(state.ne(st(State.ERROR))));
     spad = new NpuScratchpad(this, p, c.weightRowsPerCycle() - 1);
     dec = fetch.decode();
@@ -194,6 +198,7 @@ public final class Npu extends HwModule {
     NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
     back.loadRule();
     dma.memoryPort(snapshot);
+    fetch.prefetcher(in, dma.ctrlWants, fire.and(mem_req_write.not()));
     scratchpadWritePort();
 
     NpuCounters counters = new NpuCounters(this);
@@ -216,7 +221,7 @@ public final class Npu extends HwModule {
     NpuLoad4 load4 = dma.load4;
     spad.readLine.set(mux(back.drainReads, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
         sp.address.slice(lineShift + lineAddrBits - 1, lineShift)));
-    dma.loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
+    dma.loadWrite = wire("loadWrite", inLoad.and(resp));
     spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut).or(ppm.write));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
     spad.writeLine.set(mux(back.inDrain, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
@@ -303,6 +308,7 @@ public final class Npu extends HwModule {
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
         + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
-        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'));
+        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
+        + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth());
   }
 }
