@@ -208,8 +208,9 @@ public final class Npu extends HwModule {
     new NpuControl(this, watchdog.expired, snapshot, counters);
     back.stateMachine();
 
-    // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final.
-    finished.set(state.eq(st(State.DONE)).or(state.eq(st(State.ERROR)).and(back.idle)));
+    // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final, and
+    // for the memory's answers to reads still outstanding (commands read ahead), so the port is quiet.
+    finished.set(state.eq(st(State.DONE)).or(state.eq(st(State.ERROR)).and(back.idle)).and(fetch.quiet()));
     done.set(state.eq(st(State.DONE)));
     errorCause.set(fetch.cause);
     errorCommand.set(fetch.index);

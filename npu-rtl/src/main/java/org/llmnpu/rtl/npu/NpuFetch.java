@@ -111,6 +111,11 @@ final class NpuFetch {
         .gt(uintLit(npu.p.extMemBytes(), Npu.WIDE)).or(pc.lsbs(5).ne(0)));
   }
 
+  /** No memory read is outstanding (the fetch's or the controller's). */
+  Bool quiet() {
+    return npu.wireOf("memoryQuiet", outstanding.eq(0).and(ctrlOutstanding.eq(0)));
+  }
+
   /** Memory address of the fetch's request. */
   UInt requestAddress() {
     return pc.add(beat.resize(Npu.ADDR).shiftLeft(npu.lineShift).resize(Npu.ADDR));
