@@ -55,14 +55,15 @@ final class NpuFetch {
   private final int depth;
   private final UInt beat;
   private final UInt pending;
-  private final UInt count;
+  /** Commands in the queue, its oldest and its next free slot (only with a queue: depth > 1). */
+  private UInt count;
   private final UInt outstanding;
   private final UInt older;
   private final UInt drop;
   private final UInt ctrlOutstanding;
   private final List<UInt> slots = new ArrayList<>();
-  private final UInt head;
-  private final UInt tail;
+  private UInt head;
+  private UInt tail;
   private Bool fault;
   private Bool complete;
   private UInt arrived;
@@ -78,17 +79,19 @@ final class NpuFetch {
     cmd = npu.reg0("command", uint(256));
     beat = npu.reg0("fetch_beat", uint(bitsToHold(beatsPerCommand)));
     pending = npu.reg0("fetch_pending", uint(bitsToHold(depth + 1)));
-    count = npu.reg0("fetch_queued", uint(bitsToHold(depth)));
     int outBits = bitsToHold(2L * depth * beatsPerCommand + 2);
     outstanding = npu.reg0("fetch_outstanding", uint(outBits));
     older = npu.reg0("fetch_older", uint(outBits));
     drop = npu.reg0("fetch_drop", uint(outBits));
     ctrlOutstanding = npu.reg0("ctrl_outstanding", uint(21));
-    int slotBits = bitsToHold(Math.max(1, depth - 2));
-    head = npu.reg0("queue_head", uint(slotBits));
-    tail = npu.reg0("queue_tail", uint(slotBits));
-    for (int s = 0; s < depth - 1; s++) {
-      slots.add(npu.reg0("queue_" + s, uint(256)));
+    if (depth > 1) {
+      count = npu.reg0("fetch_queued", uint(bitsToHold(depth)));
+      int slotBits = bitsToHold(Math.max(1, depth - 2));
+      head = npu.reg0("queue_head", uint(slotBits));
+      tail = npu.reg0("queue_tail", uint(slotBits));
+      for (int s = 0; s < depth - 1; s++) {
+        slots.add(npu.reg0("queue_" + s, uint(256)));
+      }
     }
     valid = npu.wireOf("fetch_valid", bool());
     fire = npu.wireOf("fetch_fire", bool());
@@ -153,17 +156,19 @@ final class NpuFetch {
     ctrlOutstanding.set(ctrlOutstanding.add(mux(ctrlRead, uintLit(1, 1), uintLit(0, 1)))
         .sub(mux(ctrlResp, uintLit(1, 1), uintLit(0, 1))));
     Bool started = fire.and(beat.eq(0));
-    Bool fromQueue = take.and(count.ne(0));
-    Bool push = npu.wireOf("queue_push", complete.and(take.and(count.eq(0)).not()));
+    Bool fromQueue = depth > 1 ? take.and(count.ne(0)) : null;
+    Bool push = depth > 1 ? npu.wireOf("queue_push", complete.and(take.and(count.eq(0)).not())) : null;
 
     npu.whenElse(begin, () -> {
       drop.set(outNext);
       pc.set(npu.programAddress);
       beat.set(beat.sub(beat));
       pending.set(pending.sub(pending));
-      count.set(count.sub(count));
-      head.set(head.sub(head));
-      tail.set(tail.sub(tail));
+      if (depth > 1) {
+        count.set(count.sub(count));
+        head.set(head.sub(head));
+        tail.set(tail.sub(tail));
+      }
       if (received != null) {
         received.set(received.sub(received));
       }
