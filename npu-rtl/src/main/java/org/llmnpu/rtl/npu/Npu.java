@@ -30,7 +30,7 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * {@code org.llmnpu.isa.CycleModel} exactly.
  *
  * <p><b>Ports.</b> {@code start} (while idle) with {@code programAddress} runs the program;
- * {@code finished} (a register) rises with {@code done} or an error: {@code errorCause}
+ * {@code finished} rises with {@code done} or an error, once no memory read is outstanding: {@code errorCause}
  * ({@link ErrorCause} code) and {@code errorCommand} (index of the failing command). The counter
  * chosen by {@code counterSelect} ({@link Counter} ordinal) is on {@code counterValue}. The memory
  * port {@code mem_*} moves one line of {@code rows} bytes per beat (valid/ready requests with a
@@ -38,7 +38,9 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * model serves it in simulation.
  *
  * <p><b>Units</b> (one file each; this class assembles them and shares the ports; {@link NpuControl}
- * is the state machine): {@link NpuFetch} — FETCH (beats of the 32-byte command) and DECODE (one cycle:
+ * is the state machine): {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
+ * {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller first),
+ * FETCH (the controller waits for its next command) and DECODE (one cycle:
  * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}); then the
  * command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read per beat as the
  * memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
