@@ -15,7 +15,7 @@ package org.llmnpu.isa;
  * fetcher has no other priority). It starts command j once command {@code j − D} is done, i.e. from cycle
  * {@code E_{j−D+1}}, where {@code E_k} is the cycle after command {@code k − 1}'s last cycle ({@code E_0 = 0}).
  * The controller decodes command k in cycle {@code E_k} if its last beat arrived ({@code A_k = t_{b−1} + lat}) by
- * {@code E_k − 2}, else in {@code max(E_k, A_k) + 1}; the command starts the cycle after decode. With D = 1 the
+ * {@code E_k − 2} and command k − 1 is not a {@code dspin}/{@code dspout}, else in {@code max(E_k, A_k) + 1}; the command starts the cycle after decode. With D = 1 the
  * fetch of command k starts at {@code E_k}: decode in {@code t_{b−1} + lat + 1} (no prefetch). The fetcher stops at
  * a command beyond the memory (the controller halts with EXT_ADDRESS when it gets there) and when the NPU halts;
  * its beats count in {@code extReadBeats} and its waits for the memory in {@code memStallCycles}.
@@ -85,6 +85,8 @@ public final class CycleModel {
   private long fetchFrom;
   private long fetchBeats;
   private long firstBadCommand = Long.MAX_VALUE;
+  /** The previous command was a DSP copy: the next one is decoded from FETCH, not straight from the queue. */
+  private boolean viaFetch;
 
   public CycleModel(MachineParams p) {
     this(p, EngineTiming.SYSTOLIC);
@@ -186,7 +188,8 @@ public final class CycleModel {
     entered.add(now);
     advanceFetch(Long.MAX_VALUE, command);
     long arrival = arrivals.get(command);
-    long decode = arrival <= start - 2 ? start : Math.max(start, arrival) + 1;
+    long decode = arrival <= start - 2 && !viaFetch ? start : Math.max(start, arrival) + 1;
+    viaFetch = false;
     now = decode + 1;
     fetchCycles += now - start;
   }
@@ -284,6 +287,8 @@ public final class CycleModel {
     long cost = rows * rowElems;
     now += cost;
     dspCycles += cost;
+    // the controller then waits in FETCH (dspin's buffer writes trail by two cycles): no decode straight from the queue
+    viaFetch = true;
   }
 
   /**

@@ -80,6 +80,7 @@ final class NpuDspCommands {
   void copyStep() {
     npu.dma.sp.advance();
     element.set(element.add(1));
-    npu.whenDo(npu.dma.sp.last(), npu.fetch::next);
+    // through FETCH: the next command starts three cycles after the last element, when dspin's write is done
+    npu.whenDo(npu.dma.sp.last(), npu.fetch::nextViaFetch);
   }
 }

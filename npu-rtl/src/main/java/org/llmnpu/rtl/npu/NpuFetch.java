@@ -247,6 +247,15 @@ final class NpuFetch {
     }
   }
 
+  /**
+   * Statements: the command is done; the next one is decoded in FETCH (one cycle later than from the queue):
+   * after a {@code dspin} or {@code dspout}, whose DSP buffer writes trail its last cycle ({@link NpuDsp}).
+   */
+  void nextViaFetch() {
+    index.set(index.add(1));
+    npu.state.set(Npu.st(Npu.State.FETCH));
+  }
+
   /** Statements: the command is done; decode the next one if it is queued, else wait for it in FETCH. */
   void next() {
     index.set(index.add(1));
