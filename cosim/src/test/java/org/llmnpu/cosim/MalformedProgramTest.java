@@ -156,8 +156,9 @@ class MalformedProgramTest {
       NpuRtl.Run run = model.run(image, 0, 100_000);
       assertEquals(ErrorCause.WATCHDOG, run.error());
       assertEquals(0, run.errorCommand());
-      // The fetch issues its beats, then waits; the watchdog expires watchdogCycles later.
-      long bound = slow.machine().beatsPerCommand() + slow.watchdogCycles() + 1;
+      // The fetch issues the beats of up to commandQueueDepth commands (it reads ahead), then waits; the watchdog
+      // expires watchdogCycles after the last of them.
+      long bound = (long) slow.commandQueueDepth() * slow.machine().beatsPerCommand() + slow.watchdogCycles() + 1;
       assertTrue(run.counters().get(org.llmnpu.isa.Counter.CYCLES) <= bound,
           "halted within the watchdog limit: " + run.counters());
     }

@@ -8,8 +8,20 @@ package org.llmnpu.isa;
  * that issues {@code n} beats from cycle {@code e} issues beat i at {@code t_i = max(e, memFree) + i·I}
  * and leaves {@code memFree = t_{n−1} + I}; read data of beat i arrives in cycle {@code t_i + lat}.
  *
+ * <p><b>Command fetch</b> (queue of {@code D =} {@link MachineParams#commandQueueDepth()} commands: the one the
+ * controller runs and up to D − 1 read ahead). The fetcher issues the {@code b = beatsPerCommand} beats of one
+ * command after the other, a beat in every cycle in which the memory is free and the controller does not want it
+ * (the controller wants it from the first cycle of a phase that issues beats until its last beat is accepted; the
+ * fetcher has no other priority). It starts command j once command {@code j − D} is done, i.e. from cycle
+ * {@code E_{j−D+1}}, where {@code E_k} is the cycle after command {@code k − 1}'s last cycle ({@code E_0 = 0}).
+ * The controller decodes command k in cycle {@code E_k} if its last beat arrived ({@code A_k = t_{b−1} + lat}) by
+ * {@code E_k − 2} and command k − 1 is not a {@code dspin}/{@code dspout}, else in {@code max(E_k, A_k) + 1}; the command starts the cycle after decode. With D = 1 the
+ * fetch of command k starts at {@code E_k}: decode in {@code t_{b−1} + lat + 1} (no prefetch). The fetcher stops at
+ * a command beyond the memory (the controller halts with EXT_ADDRESS when it gets there) and when the NPU halts;
+ * its beats count in {@code extReadBeats} and its waits for the memory in {@code memStallCycles}.
+ *
  * <pre>
- * fetch  (b = beatsPerCommand)  decode cycle = t_{b−1} + lat + 1; the command starts one cycle later
+ * fetch  see above (D = 1: decode cycle = t_{b−1} + lat + 1; the command starts one cycle later)
  * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
  * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
  * gemm   controller: M·kTiles (X lines) + nTiles·ceil(K / R) (W rows, R = weightRowsPerCycle a
@@ -62,6 +74,19 @@ public final class CycleModel {
   private long drainLines;
 
   private final EngineTiming engine;
+  // The command fetcher: it reads commands ahead into the command queue (depth = MachineParams.commandQueueDepth).
+  /** The cycle in which the controller entered FETCH for (or decoded directly) command k: {@code E_k}. */
+  private final java.util.List<Long> entered = new java.util.ArrayList<>();
+  /** The cycle in which the last beat of command j arrives. */
+  private final java.util.List<Long> arrivals = new java.util.ArrayList<>();
+  private long fetchCommand;
+  private int fetchBeat;
+  /** The first cycle in which the fetcher may issue its next beat. */
+  private long fetchFrom;
+  private long fetchBeats;
+  private long firstBadCommand = Long.MAX_VALUE;
+  /** The previous command was a DSP copy: the next one is decoded from FETCH, not straight from the queue. */
+  private boolean viaFetch;
 
   public CycleModel(MachineParams p) {
     this(p, EngineTiming.SYSTOLIC);
@@ -71,6 +96,7 @@ public final class CycleModel {
   public CycleModel(MachineParams p, EngineTiming engine) {
     this.p = p;
     this.engine = engine;
+    begin(0);
   }
 
   public long now() {
@@ -83,28 +109,94 @@ public final class CycleModel {
   }
 
   /**
-   * Issues n beats from the current cycle, requesting a beat at the earliest {@code gap} cycles after
-   * the previous one was accepted; returns the cycle of the last issue.
+   * The controller issues n beats from the current cycle, requesting a beat at the earliest {@code gap} cycles
+   * after the previous one was accepted; returns the cycle of the last issue. The controller wants the memory from
+   * the current cycle until its last beat is accepted: the fetcher issues before that window and after it.
    */
   private long issue(long n, int gap) {
+    advanceFetch(now, Long.MAX_VALUE);
     long first = Math.max(now, memFree);
     long interval = Math.max(gap, p.beatInterval());
     stallCycles += (first - now) + (n - 1) * (interval - gap);
     long last = first + (n - 1) * interval;
     memFree = last + p.beatInterval();
+    fetchFrom = Math.max(fetchFrom, last + 1);
     return last;
   }
 
-  /** Fetch and decode of one command; afterwards {@code now} is the command's first execution cycle. */
+  /**
+   * Where the program starts ({@code programAddress}) and how large the memory is: the fetcher reads no command
+   * whose 32 bytes lie beyond the memory (or at a misaligned address). Without a call the program is at 0.
+   */
+  public void begin(long programAddress) {
+    boolean aligned = programAddress % Command.BYTES == 0;
+    long fitting = (p.extMemBytes() - programAddress) / Command.BYTES;
+    firstBadCommand = aligned && programAddress <= p.extMemBytes() ? fitting : 0;
+  }
+
+  /**
+   * Runs the fetcher in the cycles before {@code limit} (and, with {@code throughCommand} ≥ 0, only until that
+   * command's last beat is issued): it issues a beat in a cycle in which the controller does not want the memory
+   * and the memory is free, starting command j once command {@code j − depth} is done (the controller has entered
+   * FETCH for command {@code j − depth + 1}, cycle {@code E_{j−depth+1}}); the rest of a started command follows
+   * beat by beat. A beat it waits for is a stall cycle.
+   */
+  private void advanceFetch(long limit, long throughCommand) {
+    int depth = p.commandQueueDepth();
+    while (fetchCommand < firstBadCommand && (throughCommand < 0 || fetchCommand <= throughCommand)) {
+      long from = fetchFrom;
+      if (fetchBeat == 0) {
+        long released = fetchCommand - depth + 1;
+        if (released > 0) {
+          if (released >= entered.size()) {
+            return;
+          }
+          from = Math.max(from, entered.get((int) released));
+        }
+      }
+      if (from >= limit) {
+        return;
+      }
+      long at = Math.max(from, memFree);
+      if (at >= limit) {
+        stallCycles += limit - from;
+        fetchFrom = limit;
+        return;
+      }
+      stallCycles += at - from;
+      memFree = at + p.beatInterval();
+      fetchBeats++;
+      fetchFrom = at + 1;
+      if (++fetchBeat == p.beatsPerCommand()) {
+        arrivals.add(at + p.memLatency());
+        fetchBeat = 0;
+        fetchCommand++;
+      }
+    }
+  }
+
+  /**
+   * The controller waits for its next command (it entered FETCH, or finished its previous command, in cycle
+   * {@code E} = the current cycle) and decodes it: in cycle {@code E} when the command's last beat arrived by
+   * {@code E − 2} (it was in the queue when the previous command finished), else in cycle {@code max(E, A) + 1}
+   * ({@code A} = the arrival of its last beat). Afterwards {@code now} is the command's first execution cycle
+   * (decode + 1).
+   */
   public void fetchAndDecode() {
     long start = now;
-    long last = issue(p.beatsPerCommand());
-    now = last + p.memLatency() + 2;
+    int command = entered.size();
+    entered.add(now);
+    advanceFetch(Long.MAX_VALUE, command);
+    long arrival = arrivals.get(command);
+    long decode = arrival <= start - 2 && !viaFetch ? start : Math.max(start, arrival) + 1;
+    viaFetch = false;
+    now = decode + 1;
     fetchCycles += now - start;
   }
 
   /** A fetch that fails its address check in its first cycle. */
   public void fetchFault() {
+    entered.add(now);
     fetchCycles += 1;
     now += 1;
     finishBackEnd();
@@ -195,6 +287,8 @@ public final class CycleModel {
     long cost = rows * rowElems;
     now += cost;
     dspCycles += cost;
+    // the controller then waits in FETCH (dspin's buffer writes trail by two cycles): no decode straight from the queue
+    viaFetch = true;
   }
 
   /**
@@ -286,8 +380,14 @@ public final class CycleModel {
     return nTiles * ((k + (long) r - 1) / r);
   }
 
-  /** Counter values of the cycle counters (the others are left at zero). */
+  /**
+   * Counter values of the cycle counters at the current cycle (the others are left as they are), and the
+   * command fetcher's memory reads up to it added to {@code extReadBeats} (they depend on the timing: the fetcher
+   * reads up to {@code commandQueueDepth − 1} commands ahead, also past the program's {@code halt}).
+   */
   public void fill(long[] counters) {
+    advanceFetch(now, Long.MAX_VALUE);
+    counters[Counter.EXT_READ_BEATS.ordinal()] += fetchBeats;
     counters[Counter.CYCLES.ordinal()] = now;
     counters[Counter.FETCH_CYCLES.ordinal()] = fetchCycles;
     counters[Counter.DMA_CYCLES.ordinal()] = dmaCycles;

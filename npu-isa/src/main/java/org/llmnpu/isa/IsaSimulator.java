@@ -97,6 +97,7 @@ public final class IsaSimulator {
 
   private Result execute(long programAddress) {
     long pc = programAddress;
+    cycles.begin(programAddress);
     for (int index = 0; index < MAX_COMMANDS; index++, pc += Command.BYTES) {
       if (pc % Command.BYTES != 0 || pc + Command.BYTES > p.extMemBytes()) {
         cycles.fetchFault();
@@ -106,7 +107,7 @@ public final class IsaSimulator {
         cycles.fetchFault();
         return finish(ErrorCause.WATCHDOG, index);
       }
-      counters[Counter.EXT_READ_BEATS.ordinal()] += p.beatsPerCommand();
+      // the fetch's beats (also those read ahead) are the cycle model's: CycleModel.fill adds them
       cycles.fetchAndDecode();
       counters[Counter.COMMANDS.ordinal()]++;
       int[] words = CommandCodec.wordsAt(mem, pc);

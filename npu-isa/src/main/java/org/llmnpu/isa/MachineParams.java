@@ -33,11 +33,34 @@ package org.llmnpu.isa;
  *                       {@link Command#S2_4} or {@link Command#S4_8} (that mode's GEMMs also legal)
  * @param mxLoad         the DMA decodes MX elements on the load path ({@link Command.LoadMx} legal, else
  *                       {@link ErrorCause#UNSUPPORTED})
+ * @param commandQueueDepth commands the NPU's command queue holds, 1..{@value #MAX_COMMAND_QUEUE_DEPTH}: the one the
+ *                       controller runs and up to {@code commandQueueDepth − 1} the fetcher reads ahead (1 = no
+ *                       prefetch: a command is read after the previous one is done); only cycles and the fetch's
+ *                       memory reads depend on it ({@link CycleModel}). The constructors without it give 1
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                            int ppmLatency, boolean ppu, int sparsity, boolean mxLoad) {
+                            int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth) {
+
+  /** Largest {@link #commandQueueDepth}. */
+  public static final int MAX_COMMAND_QUEUE_DEPTH = 16;
+
+  /** A machine that reads no command ahead ({@code commandQueueDepth} 1). */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
+                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad, 1);
+  }
+
+  /** The same machine with a command queue of {@code depth} commands (see {@link #commandQueueDepth}). */
+  public MachineParams withCommandQueueDepth(int depth) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
+        mxLoad, depth);
+  }
 
   /** A machine without MX decoding on the load path. */
   public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
@@ -51,7 +74,8 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with ({@code true}) or without MX decoding on the load path ({@link Command.LoadMx}). */
   public MachineParams withMxLoad(boolean mx) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx);
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx,
+        commandQueueDepth);
   }
 
   /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
@@ -65,7 +89,8 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with a PPM of {@code latency} cycles (with or without the PPU) and an array built for {@code sparsity}. */
   public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad);
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad,
+        commandQueueDepth);
   }
 
   /** Whether the NPU has a PPM. */
@@ -151,6 +176,8 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     require(sparsity >= Command.DENSE && sparsity <= Command.S4_8,
         "sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + sparsity);
     require(sparsity != Command.S2_4 || rows % 2 == 0, "2:4 sparsity needs an even rows");
+    require(commandQueueDepth >= 1 && commandQueueDepth <= MAX_COMMAND_QUEUE_DEPTH,
+        "commandQueueDepth must be in 1.." + MAX_COMMAND_QUEUE_DEPTH + " (1 = no prefetch), got " + commandQueueDepth);
   }
 
   static void require(boolean ok, String message) {
@@ -172,12 +199,14 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** The same machine with another memory timing. */
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad);
+        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
+        commandQueueDepth);
   }
 
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad);
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad,
+        commandQueueDepth);
   }
 }

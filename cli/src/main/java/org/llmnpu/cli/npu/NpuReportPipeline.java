@@ -98,6 +98,7 @@ public final class NpuReportPipeline {
     m.put("ppu", "" + c.ppu());
     m.put("mxLoad", "" + c.mxLoad());
     m.put("sparsity", c.sparsity());
+    m.put("commandQueueDepth", "" + c.commandQueueDepth());
     return m;
   }
 

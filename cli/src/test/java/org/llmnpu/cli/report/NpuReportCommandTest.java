@@ -150,8 +150,9 @@ class NpuReportCommandTest {
   @Test
   void everyGeneratorParameterReachesTheReportedNpu() throws Exception {
     org.llmnpu.rtl.npu.NpuConfig c = NpuReportCommand.config(null, java.util.List.of("rows=8", "engine=pim-k4",
-        "ppu=false", "weightRowsPerCycle=2", "dspLanes=4", "dspRows=64", "mxLoad=true"), false);
+        "ppu=false", "weightRowsPerCycle=2", "dspLanes=4", "dspRows=64", "mxLoad=true", "commandQueueDepth=2"), false);
     assertEquals("pim-k4", c.engine());
+    assertEquals(2, c.commandQueueDepth());
     assertTrue(c.mxLoad());
     assertFalse(c.ppu());
     assertEquals(2, c.weightRowsPerCycle());

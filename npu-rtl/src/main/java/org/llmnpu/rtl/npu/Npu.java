@@ -30,7 +30,7 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * {@code org.llmnpu.isa.CycleModel} exactly.
  *
  * <p><b>Ports.</b> {@code start} (while idle) with {@code programAddress} runs the program;
- * {@code finished} (a register) rises with {@code done} or an error: {@code errorCause}
+ * {@code finished} rises with {@code done} or an error, once no memory read is outstanding: {@code errorCause}
  * ({@link ErrorCause} code) and {@code errorCommand} (index of the failing command). The counter
  * chosen by {@code counterSelect} ({@link Counter} ordinal) is on {@code counterValue}. The memory
  * port {@code mem_*} moves one line of {@code rows} bytes per beat (valid/ready requests with a
@@ -38,7 +38,9 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * model serves it in simulation.
  *
  * <p><b>Units</b> (one file each; this class assembles them and shares the ports; {@link NpuControl}
- * is the state machine): {@link NpuFetch} — FETCH (beats of the 32-byte command) and DECODE (one cycle:
+ * is the state machine): {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
+ * {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller first),
+ * FETCH (the controller waits for its next command) and DECODE (one cycle:
  * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}); then the
  * command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read per beat as the
  * memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
@@ -110,7 +112,10 @@ public final class Npu extends HwModule {
   final int lineShift;
   final int lineAddrBits;
   final UInt state;
+  /** The controller's memory request is accepted (the fetch's: {@link NpuFetch#fire}). */
   final Bool fire;
+  /** A memory response for the controller (the fetch's responses are routed to {@link NpuFetch}). */
+  final Bool resp;
   final NpuScratchpad spad;
   final NpuFetch fetch;
   final NpuDecode dec;
@@ -153,7 +158,8 @@ public final class Npu extends HwModule {
 
     state = reg0("state", uint(5));
     fetch = new NpuFetch(this);
-    fire = wire("fire", mem_req_valid.and(mem_req_ready));
+    fire = wire("fire", bool());
+    resp = fetch.ctrlResp;
     Bool in = wire("busy", state.ne(st(State.IDLE)).and(state.ne(st(State.DONE))).and(state.ne(st(State.ERROR))));
     spad = new NpuScratchpad(this, p, c.weightRowsPerCycle() - 1);
     dec = fetch.decode();
@@ -194,6 +200,7 @@ public final class Npu extends HwModule {
     NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
     back.loadRule();
     dma.memoryPort(snapshot);
+    fetch.prefetcher(in, dma.ctrlWants, fire.and(mem_req_write.not()));
     scratchpadWritePort();
 
     NpuCounters counters = new NpuCounters(this);
@@ -203,8 +210,9 @@ public final class Npu extends HwModule {
     new NpuControl(this, watchdog.expired, snapshot, counters);
     back.stateMachine();
 
-    // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final.
-    finished.set(state.eq(st(State.DONE)).or(state.eq(st(State.ERROR)).and(back.idle)));
+    // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final, and
+    // for the memory's answers to reads still outstanding (commands read ahead), so the port is quiet.
+    finished.set(state.eq(st(State.DONE)).or(state.eq(st(State.ERROR)).and(back.idle)).and(fetch.quiet()));
     done.set(state.eq(st(State.DONE)));
     errorCause.set(fetch.cause);
     errorCommand.set(fetch.index);
@@ -216,7 +224,7 @@ public final class Npu extends HwModule {
     NpuLoad4 load4 = dma.load4;
     spad.readLine.set(mux(back.drainReads, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
         sp.address.slice(lineShift + lineAddrBits - 1, lineShift)));
-    dma.loadWrite = wire("loadWrite", inLoad.and(mem_resp_valid));
+    dma.loadWrite = wire("loadWrite", inLoad.and(resp));
     spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut).or(ppm.write));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
     spad.writeLine.set(mux(back.inDrain, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
@@ -303,6 +311,7 @@ public final class Npu extends HwModule {
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
         + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
-        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'));
+        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
+        + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth());
   }
 }

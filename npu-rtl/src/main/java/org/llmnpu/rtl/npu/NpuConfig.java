@@ -55,12 +55,31 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *                         rows then metadata rows, {@code org.llmnpu.isa.Command.Gemm}) and dense GEMMs (see
  *                         {@link NpuGemm}); other N:M modes answer UNSUPPORTED. Needs {@code engine systolic} and
  *                         {@code weightRowsPerCycle 1}
+ * @param commandQueueDepth commands the command queue holds, 1..16 [4]: the one the controller runs and up to
+ *                         {@code commandQueueDepth − 1} the fetcher reads ahead while it runs ({@link NpuFetch}; 1 = no
+ *                         prefetch, every command waits for its own memory latency). The default 4 hides the fetch of
+ *                         the commands of a GEMM tile (load X, load W, gemm, store) behind each other at the default
+ *                         memory latency (32 cycles) for 768 flip-flops; deeper queues only help runs of commands shorter
+ *                         than the latency
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
                         String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad,
-                        String sparsity) {
+                        String sparsity, int commandQueueDepth) {
+
+  /** The default {@link #commandQueueDepth}. */
+  public static final int DEFAULT_COMMAND_QUEUE_DEPTH = 4;
+
+  /** An NPU with the default command queue ({@value #DEFAULT_COMMAND_QUEUE_DEPTH} commands). */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
+                   int weightRowsPerCycle, boolean ppu, boolean mxLoad, String sparsity) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, sparsity, DEFAULT_COMMAND_QUEUE_DEPTH);
+  }
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
   public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
@@ -100,6 +119,10 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     }
     if (extMemMiB < 1 || extMemMiB > 4096) {
       throw new IllegalArgumentException("extMemMiB must be in 1..4096, got " + extMemMiB);
+    }
+    if (commandQueueDepth < 1 || commandQueueDepth > MachineParams.MAX_COMMAND_QUEUE_DEPTH) {
+      throw new IllegalArgumentException("commandQueueDepth must be in 1.." + MachineParams.MAX_COMMAND_QUEUE_DEPTH
+          + " (1 = no prefetch), got " + commandQueueDepth);
     }
     if (dspLanes < 1 || dspLanes > 32 || Integer.bitCount(dspLanes) != 1) {
       throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
@@ -258,7 +281,8 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
-        weightRowsPerCycle).withUnits(ppm().latency(), ppu, sparsityCode()).withMxLoad(mxLoad);
+        weightRowsPerCycle).withUnits(ppm().latency(), ppu, sparsityCode()).withMxLoad(mxLoad)
+        .withCommandQueueDepth(commandQueueDepth);
   }
 
   /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
@@ -270,7 +294,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withPpu(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, on, mxLoad, sparsity);
+        weightRowsPerCycle, on, mxLoad, sparsity, commandQueueDepth);
   }
 
   /** The GEMM engine inside. */
@@ -282,35 +306,42 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle, ppu, mxLoad, sparsity);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth);
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
-        ppu, mxLoad, sparsity);
+        ppu, mxLoad, sparsity, commandQueueDepth);
   }
 
   /** The same NPU with ({@code true}) or without MX element decoding on the load path ({@code loadmx}). */
   public NpuConfig withMxLoad(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, on, sparsity);
+        weightRowsPerCycle, ppu, on, sparsity, commandQueueDepth);
   }
 
   /** The same NPU with its MAC array built for another N:M mode ({@code dense}, {@code 2:4}, {@code 4:8}). */
   public NpuConfig withSparsity(String s) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, s);
+        weightRowsPerCycle, ppu, mxLoad, s, commandQueueDepth);
+  }
+
+  /** The same NPU with a command queue of {@code depth} commands (see {@code commandQueueDepth}). */
+  public NpuConfig withCommandQueueDepth(int depth) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, sparsity, depth);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

@@ -11,7 +11,7 @@ import org.llmnpu.isa.Opcode;
 
 /**
  * The {@link Npu}'s controller: its state machine over the units' steps (IDLE → FETCH → DECODE →
- * the command's states → FETCH …, DONE or ERROR). DECODE halts on the first failing check of
+ * the command's states → DECODE when the next command is queued, else FETCH …, DONE or ERROR; {@link NpuFetch}). DECODE halts on the first failing check of
  * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, shape, scratchpad, DSP range, memory); else the command is dispatched
  * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads
  * none of the running GEMM's result bytes at once, every other command when the GEMM back-end is

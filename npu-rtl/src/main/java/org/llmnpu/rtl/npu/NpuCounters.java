@@ -72,7 +72,7 @@ final class NpuCounters {
         uintLit(n.line, lineShift + 1)));
     add(Counter.DMA_LOAD_BYTES, n.dma.loadWrite.or(n.dma.load4.beat), beatBytes);
     add(Counter.DMA_STORE_BYTES, n.inStore.and(n.fire), beatBytes);
-    count(Counter.EXT_READ_BEATS, n.fire.and(n.mem_req_write.not()));
+    count(Counter.EXT_READ_BEATS, n.fire.and(n.mem_req_write.not()).or(n.fetch.fire));
     count(Counter.EXT_WRITE_BEATS, n.fire.and(n.mem_req_write));
     add(Counter.MACS, n.inState(Npu.State.GEMM_START), n.gemm.macsRegister());
     add(Counter.PSUM_WRITEBACKS, n.back.drainStarts, n.gemm.engine.psumWritebacks);

@@ -20,7 +20,7 @@ import org.llmnpu.isa.Opcode;
  * {@code load4}: the reads of {@link NpuLoad4}, at most one every other cycle; {@code loadmx}: a
  * {@code load} whose responses pass the element decoders of {@link NpuLoadMx}. The streams of
  * {@code dsptab}, {@code dsprun}'s program and {@code snapshot} are one-row walks of line beats.
- * The memory port serves the fetch first ({@link NpuFetch}), else the running stream. Cycles:
+ * The memory port serves the running stream first, else the fetch ({@link NpuFetch}). Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code load}, {@code store}, {@code load4}).
  */
 final class NpuDma {
@@ -44,6 +44,8 @@ final class NpuDma {
   /** A load response is written this cycle. */
   Bool loadWrite;
   private Bool justFired;
+  /** The controller wants the memory port this cycle (the fetch waits). */
+  Bool ctrlWants;
   private final Npu npu;
 
   NpuDma(Npu npu) {
@@ -75,7 +77,7 @@ final class NpuDma {
   void load4() {
     justFired = npu.reg0("load4_justFired", bool());
     justFired.set(npu.fire);
-    load4 = new NpuLoad4(npu, npu.p, npu.inLoad4.and(npu.mem_resp_valid), npu.mem_resp_data, sp.lastInRow(),
+    load4 = new NpuLoad4(npu, npu.p, npu.inLoad4.and(npu.resp), npu.mem_resp_data, sp.lastInRow(),
         remainder, sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
   }
 
@@ -89,13 +91,20 @@ final class NpuDma {
     return loadMx == null ? npu.mem_resp_data : mux(loadMx.active, loadMx.codes, npu.mem_resp_data);
   }
 
-  /** The memory port: the fetch's beats, else the running stream's (read or write). */
+  /**
+   * The memory port: the running stream's beats (read or write); the fetch's when the controller does not want
+   * the port ({@link #ctrlWants}: a stream state with beats left to request, pacing gaps included).
+   */
   void memoryPort(NpuSnapshot snapshot) {
     Bool streams = npu.wireOf("dma_streams", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
         .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())).or(npu.inPpmLoad.and(npu.ppm.unit.mayRequest)));
-    npu.mem_req_valid.set(npu.fetch.requesting().or(streams.and(ext.finished.not())));
-    npu.mem_req_write.set(npu.inStore.or(npu.inSnap));
-    npu.mem_req_addr.set(mux(npu.inFetch, npu.fetch.requestAddress(), ext.address));
+    ctrlWants = npu.wireOf("ctrl_wantsMemory", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
+        .or(npu.inSnap).or(npu.inLoad4).or(npu.inPpmLoad).and(ext.finished.not()));
+    Bool ctrlValid = npu.wireOf("ctrl_requests", streams.and(ext.finished.not()));
+    npu.fire.set(ctrlValid.and(npu.mem_req_ready));
+    npu.mem_req_valid.set(ctrlValid.or(npu.fetch.valid));
+    npu.mem_req_write.set(ctrlValid.and(npu.inStore.or(npu.inSnap)));
+    npu.mem_req_addr.set(mux(npu.fetch.valid, npu.fetch.requestAddress(), ext.address));
     npu.mem_req_wdata.set(mux(npu.inSnap, snapshot.line(npu, sp.beat), npu.spad.readData));
     npu.mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
   }
@@ -163,7 +172,7 @@ final class NpuDma {
   /** Statements of a read stream (DSP_TAB, DSP_PROG): {@code atEnd} after the last response. */
   void responseStep(Runnable atEnd) {
     npu.whenDo(npu.fire, ext::advance);
-    npu.whenDo(npu.mem_resp_valid, () -> {
+    npu.whenDo(npu.resp, () -> {
       sp.advance();
       npu.whenDo(sp.last(), atEnd);
     });

@@ -31,8 +31,9 @@ import org.llmnpu.rtl.vector.Fp16Convert;
  *   <li>{@code dspout}: one element a cycle from the buffer into its scratchpad bytes (byte-masked
  *       line write): FP16 as two bytes, INT8 as the element's low byte.</li>
  * </ul>
- * Latency: {@code dspin}'s buffer writes trail its elements by two cycles, which the next command's fetch
- * hides (memory latency &ge; 1); the commands take the cycles of {@code org.llmnpu.isa.CycleModel}.
+ * Latency: {@code dspin}'s buffer writes trail its elements by two cycles; the controller goes through FETCH
+ * after a DSP copy (never straight from the command queue into DECODE), so the next command starts in the third
+ * cycle after the last element; the commands take the cycles of {@code org.llmnpu.isa.CycleModel}.
  */
 final class NpuDsp {
   final VectorDsp dsp;
@@ -73,7 +74,8 @@ final class NpuDsp {
     UInt bitOffset = cat(offset, uintLit(0, 3)).asUInt();
     UInt element = npu.wireOf("dsp_element", spadRead.shiftRight(bitOffset).lsbs(32));
     // stage 1 registers the element, Fp16Convert's split register is stage 2, and the buffer is written from
-    // it: two cycles after the element's read. Every later command is fetched first (memLatency >= 1), so no reader sees the lag.
+    // it: two cycles after the element's read. The controller goes through FETCH after a dspin (NpuFetch.nextViaFetch),
+    // so the next command's first cycle is the third after the last element's read: no reader sees the lag.
     UInt element1 = npu.reg0("dsp_in1_element", uint(32));
     element1.set(element);
     UInt format1 = npu.reg0("dsp_in1_format", uint(2));

@@ -37,13 +37,13 @@ final class NpuDspCommands {
     element = npu.reg0("dsp_bufferElement", uint(32));
     words = npu.line >= 16 ? npu.reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
     unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.spad.readData, format,
-        scale, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.mem_resp_valid),
-        npu.inDspProg.and(npu.mem_resp_valid), sp.beat, words));
+        scale, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
+        npu.inDspProg.and(npu.resp), sp.beat, words));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
     runExpired = npu.wireOf("dsp_runExpired", runCount.eq(maxRun));
     halted = npu.wireOf("dsp_halted", unit.dsp.done);
-    unit.dsp.start.set(npu.inDspProg.and(npu.mem_resp_valid).and(sp.last()));
+    unit.dsp.start.set(npu.inDspProg.and(npu.resp).and(sp.last()));
     unit.dsp.stop.set(npu.inDspRun.and(runExpired).and(halted.not()));
     npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
   }
@@ -80,6 +80,7 @@ final class NpuDspCommands {
   void copyStep() {
     npu.dma.sp.advance();
     element.set(element.add(1));
-    npu.whenDo(npu.dma.sp.last(), npu.fetch::next);
+    // through FETCH: the next command starts three cycles after the last element, when dspin's write is done
+    npu.whenDo(npu.dma.sp.last(), npu.fetch::nextViaFetch);
   }
 }

@@ -1,7 +1,10 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
@@ -13,35 +16,87 @@ import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
 
 /**
- * The {@link Npu}'s command fetch: the program counter, the index of the current command and the
- * 256-bit command register, filled by {@code beatsPerCommand = max(1, 32 / line)} memory beats
- * (requests issued as the memory accepts them, responses shifted in from the top); the DECODE
- * cycle follows the last response ({@link NpuDecode} on the command's eight words). A command whose
- * 32 bytes lie beyond the memory (or a misaligned program counter) halts with {@code EXT_ADDRESS}.
- * Cycles: {@code org.llmnpu.isa.CycleModel} "fetch + decode".
+ * The {@link Npu}'s command fetch with prefetch into a command queue of {@code D = commandQueueDepth} commands:
+ * the one the controller runs (the 256-bit command register {@link #cmd}) and up to {@code D − 1} read ahead
+ * (a FIFO of {@code D − 1} commands of flip-flops). The fetcher walks the program from {@code programAddress}
+ * ({@link #pc}) and requests the {@code b = max(1, 32 / line)} beats of one command after the other, one in every
+ * cycle the memory takes it, when the controller does not want the memory port (it has priority from the first
+ * cycle of a memory phase until its last beat is accepted) and a queue slot is free: it starts a command while
+ * the started commands the controller has not taken plus the one it holds are fewer than D. Responses come back
+ * in order; a response belongs to the fetch unless the controller has reads outstanding and no fetch read is
+ * older than them ({@link #resp}). A complete command goes straight into {@link #cmd} when the controller waits
+ * for it in FETCH with an empty queue (DECODE follows), else into the queue; a controller that finishes a
+ * command takes the next from the queue directly into DECODE ({@link #next}). A command whose 32 bytes lie
+ * beyond the memory (or a misaligned program counter) stops the fetcher; the controller halts with
+ * {@code EXT_ADDRESS} only when it reaches that command with the queue empty, so commands read past a
+ * {@code halt} never fault. Responses of reads still outstanding at a new start are dropped. D = 1 is the fetch
+ * without prefetch (the next command is read once the previous one is done). Cycles:
+ * {@code org.llmnpu.isa.CycleModel} "Command fetch".
  */
 final class NpuFetch {
+  /** The address of the next command the fetcher requests. */
   final UInt pc;
+  /** The index of the controller's command (for {@code errorCommand}). */
   final UInt index;
   final UInt cause;
   final UInt cmd;
   /** The command's words 0..7 and its opcode (word 0 bits 7:0). */
   final List<UInt> words = new ArrayList<>();
   UInt opcode;
-  /** Requests issued and responses received for the current command. */
-  UInt issued;
-  UInt received;
-  Bool fault;
+  /** The fetcher requests a beat this cycle / it is accepted. */
+  final Bool valid;
+  final Bool fire;
+  /** A memory response for the controller (not the fetch's). */
+  final Bool ctrlResp;
+  /** The controller takes a command (from the queue, or straight from the memory). */
+  private final Bool take;
   private final Npu npu;
   private final int beatsPerCommand;
+  private final int depth;
+  private final UInt beat;
+  private final UInt pending;
+  /** Commands in the queue, its oldest and its next free slot (only with a queue: depth > 1). */
+  private UInt count;
+  private final UInt outstanding;
+  private final UInt older;
+  private final UInt drop;
+  private final UInt ctrlOutstanding;
+  private final List<UInt> slots = new ArrayList<>();
+  private UInt head;
+  private UInt tail;
+  private Bool fault;
+  private Bool complete;
+  private UInt arrived;
 
   NpuFetch(Npu npu) {
     this.npu = npu;
-    beatsPerCommand = npu.p.beatsPerCommand();
+    MachineParams p = npu.p;
+    beatsPerCommand = p.beatsPerCommand();
+    depth = p.commandQueueDepth();
     pc = npu.reg0("pc", uint(Npu.ADDR));
     index = npu.reg0("commandIndex", uint(32));
     cause = npu.reg0("cause", uint(3));
     cmd = npu.reg0("command", uint(256));
+    beat = npu.reg0("fetch_beat", uint(bitsToHold(beatsPerCommand)));
+    pending = npu.reg0("fetch_pending", uint(bitsToHold(depth + 1)));
+    int outBits = bitsToHold(2L * depth * beatsPerCommand + 2);
+    outstanding = npu.reg0("fetch_outstanding", uint(outBits));
+    older = npu.reg0("fetch_older", uint(outBits));
+    drop = npu.reg0("fetch_drop", uint(outBits));
+    ctrlOutstanding = npu.reg0("ctrl_outstanding", uint(21));
+    if (depth > 1) {
+      count = npu.reg0("fetch_queued", uint(bitsToHold(depth)));
+      int slotBits = bitsToHold(Math.max(1, depth - 2));
+      head = npu.reg0("queue_head", uint(slotBits));
+      tail = npu.reg0("queue_tail", uint(slotBits));
+      for (int s = 0; s < depth - 1; s++) {
+        slots.add(npu.reg0("queue_" + s, uint(256)));
+      }
+    }
+    valid = npu.wireOf("fetch_valid", bool());
+    fire = npu.wireOf("fetch_fire", bool());
+    take = npu.wireOf("fetch_take", bool());
+    ctrlResp = npu.wireOf("ctrl_resp", npu.mem_resp_valid.and(older.eq(0)).and(ctrlOutstanding.ne(0)));
   }
 
   /** The command's fields and the decode checks. */
@@ -53,59 +108,161 @@ final class NpuFetch {
     return new NpuDecode(npu, npu.p, words, NpuSnapshot.BYTES);
   }
 
-  /** The beat counters of the fetch and its address check. */
+  /** The address check of the next command's fetch. */
   void beatCounters() {
-    MachineParams p = npu.p;
-    int bpcBits = bitsToHold(beatsPerCommand);
-    issued = npu.reg0("fetch_issued", uint(bpcBits));
-    received = npu.reg0("fetch_received", uint(bpcBits));
     fault = npu.wireOf("fetch_fault", pc.resize(Npu.WIDE).add(uintLit(32, Npu.WIDE))
-        .gt(uintLit(p.extMemBytes(), Npu.WIDE)).or(pc.lsbs(5).ne(0)));
+        .gt(uintLit(npu.p.extMemBytes(), Npu.WIDE)).or(pc.lsbs(5).ne(0)));
   }
 
-  /** The fetch wants the memory: beats of the command left to request. */
-  Bool requesting() {
-    return npu.inFetch.and(issued.lt(beatsPerCommand)).and(fault.not());
+  /** No memory read is outstanding (the fetch's or the controller's). */
+  Bool quiet() {
+    return npu.wireOf("memoryQuiet", outstanding.eq(0).and(ctrlOutstanding.eq(0)));
   }
 
-  /** Memory address of the next request. */
+  /** Memory address of the fetch's request. */
   UInt requestAddress() {
-    return pc.add(issued.resize(Npu.ADDR).shiftLeft(npu.lineShift).resize(Npu.ADDR));
+    return pc.add(beat.resize(Npu.ADDR).shiftLeft(npu.lineShift).resize(Npu.ADDR));
   }
 
-  /** Statements of IDLE on start: run the program at {@code programAddress}. */
+  /**
+   * The fetcher: its request ({@code ctrlWants}: the controller wants the port this cycle), the response routing
+   * and assembly, the queue. {@code running}: the NPU runs a program; {@code ctrlRead}: the controller's read
+   * request is accepted.
+   */
+  void prefetcher(Bool running, Bool ctrlWants, Bool ctrlRead) {
+    Bool holds = running.and(npu.inFetch.not());
+    UInt occupied = pending.resize(pending.width() + 1).add(mux(holds, uintLit(1, 1), uintLit(0, 1)));
+    Bool slotFree = occupied.lt(depth);
+    valid.set(running.and(fault.not()).and(ctrlWants.not()).and(beat.ne(0).or(slotFree)));
+    fire.set(valid.and(npu.mem_req_ready));
+    take.set(boolLit(false));
+
+    Bool fetchResp = npu.wireOf("fetch_resp", npu.mem_resp_valid.and(ctrlResp.not()));
+    Bool useful = npu.wireOf("fetch_useful", fetchResp.and(drop.eq(0)));
+    int lineBits = 8 * npu.line;
+    UInt received = beatsPerCommand == 1 ? null : npu.reg0("fetch_received", uint(bitsToHold(beatsPerCommand)));
+    UInt assembly = beatsPerCommand == 1 ? null : npu.reg0("fetch_assembly", uint(256 - lineBits));
+    complete = npu.wireOf("fetch_complete", beatsPerCommand == 1 ? useful
+        : useful.and(received.eq(beatsPerCommand - 1)));
+    arrived = npu.wireOf("fetch_arrived", beatsPerCommand == 1 ? npu.mem_resp_data.resize(256)
+        : cat(npu.mem_resp_data.resize(lineBits), assembly).asUInt());
+    Bool begin = npu.wireOf("fetch_begin", npu.inState(Npu.State.IDLE).and(npu.start));
+
+    UInt outNext = npu.wireOf("fetch_outstandingNext", outstanding.add(mux(fire, uintLit(1, 1), uintLit(0, 1)))
+        .sub(mux(fetchResp, uintLit(1, 1), uintLit(0, 1))));
+    outstanding.set(outNext);
+    npu.whenElse(ctrlOutstanding.eq(0), () -> older.set(outNext),
+        () -> npu.whenDo(fetchResp, () -> older.set(older.sub(1))));
+    ctrlOutstanding.set(ctrlOutstanding.add(mux(ctrlRead, uintLit(1, 1), uintLit(0, 1)))
+        .sub(mux(ctrlResp, uintLit(1, 1), uintLit(0, 1))));
+    Bool started = fire.and(beat.eq(0));
+    Bool fromQueue = depth > 1 ? take.and(count.ne(0)) : null;
+    Bool push = depth > 1 ? npu.wireOf("queue_push", complete.and(take.and(count.eq(0)).not())) : null;
+
+    npu.whenElse(begin, () -> {
+      drop.set(outNext);
+      pc.set(npu.programAddress);
+      beat.set(beat.sub(beat));
+      pending.set(pending.sub(pending));
+      if (depth > 1) {
+        count.set(count.sub(count));
+        head.set(head.sub(head));
+        tail.set(tail.sub(tail));
+      }
+      if (received != null) {
+        received.set(received.sub(received));
+      }
+    }, () -> {
+      npu.whenDo(fetchResp.and(drop.ne(0)), () -> drop.set(drop.sub(1)));
+      npu.whenDo(fire, () -> npu.whenElse(beat.eq(beatsPerCommand - 1), () -> {
+        pc.set(pc.add(32));
+        beat.set(beat.sub(beat));
+      }, () -> beat.set(beat.add(1))));
+      pending.set(pending.add(mux(started, uintLit(1, 1), uintLit(0, 1))).sub(mux(take, uintLit(1, 1),
+          uintLit(0, 1))));
+      if (received != null) {
+        npu.whenDo(useful, () -> {
+          assembly.set(arrived.slice(255, lineBits));
+          npu.whenElse(complete, () -> received.set(received.sub(received)), () -> received.set(received.add(1)));
+        });
+      }
+      if (depth > 1) {
+        count.set(count.add(mux(push, uintLit(1, 1), uintLit(0, 1))).sub(mux(fromQueue, uintLit(1, 1),
+            uintLit(0, 1))));
+        npu.whenDo(push, () -> {
+          for (int s = 0; s < slots.size(); s++) {
+            UInt slot = slots.get(s);
+            npu.whenDo(tail.eq(s), () -> slot.set(arrived));
+          }
+          tail.set(wrap(tail));
+        });
+        npu.whenDo(fromQueue, () -> head.set(wrap(head)));
+      }
+    });
+  }
+
+  private UInt wrap(UInt slot) {
+    return mux(slot.eq(depth - 2), slot.sub(slot), slot.add(1));
+  }
+
+  /** The queue's oldest command. */
+  private UInt headCommand() {
+    UInt out = slots.get(0);
+    for (int s = 1; s < slots.size(); s++) {
+      out = mux(head.eq(s), slots.get(s), out);
+    }
+    return out;
+  }
+
+  /** Statements of IDLE on start: run the program at {@code programAddress} (the fetcher restarts there). */
   void begin() {
-    pc.set(npu.programAddress);
     index.set(index.sub(index));
     cause.set(cause.sub(cause));
-    issued.set(issued.sub(issued));
-    received.set(received.sub(received));
     npu.state.set(Npu.st(Npu.State.FETCH));
   }
 
-  /** Statements of FETCH. */
+  /** Statements: the controller takes the queue's oldest command into DECODE. */
+  private void takeQueued() {
+    take.set(boolLit(true));
+    cmd.set(headCommand());
+    npu.state.set(Npu.st(Npu.State.DECODE));
+  }
+
+  /** Statements of FETCH: take a queued or an arriving command; halt at a fetch that cannot be made. */
   void step(Bool bark) {
-    int lineBits = 8 * npu.line;
-    npu.whenOf(fault, () -> npu.fail(ErrorCause.EXT_ADDRESS))
-        .elseWhen(bark, () -> npu.fail(ErrorCause.WATCHDOG))
-        .otherwise(() -> {
-          npu.whenDo(npu.fire, () -> issued.set(issued.add(1)));
-          npu.whenDo(npu.mem_resp_valid, () -> {
-            UInt shifted = beatsPerCommand == 1 ? npu.mem_resp_data.resize(256)
-                : cat(npu.mem_resp_data, cmd.slice(255, lineBits)).asUInt();
-            cmd.set(shifted);
-            received.set(received.add(1));
-            npu.whenDo(received.eq(beatsPerCommand - 1), () -> npu.state.set(Npu.st(Npu.State.DECODE)));
-          });
-        });
+    Runnable arriving = () -> {
+      take.set(boolLit(true));
+      cmd.set(arrived);
+      npu.state.set(Npu.st(Npu.State.DECODE));
+    };
+    if (depth > 1) {
+      npu.whenOf(count.ne(0), this::takeQueued)
+          .elseWhen(complete, arriving)
+          .elseWhen(pending.eq(0).and(fault), () -> npu.fail(ErrorCause.EXT_ADDRESS))
+          .elseWhen(bark, () -> npu.fail(ErrorCause.WATCHDOG));
+    } else {
+      npu.whenOf(complete, arriving)
+          .elseWhen(pending.eq(0).and(fault), () -> npu.fail(ErrorCause.EXT_ADDRESS))
+          .elseWhen(bark, () -> npu.fail(ErrorCause.WATCHDOG));
+    }
   }
 
-  /** Statements: the command is done, fetch the next one. */
-  void next() {
-    pc.set(pc.add(32));
+  /**
+   * Statements: the command is done; the next one is decoded in FETCH (one cycle later than from the queue):
+   * after a {@code dspin} or {@code dspout}, whose DSP buffer writes trail its last cycle ({@link NpuDsp}).
+   */
+  void nextViaFetch() {
     index.set(index.add(1));
-    issued.set(issued.sub(issued));
-    received.set(received.sub(received));
     npu.state.set(Npu.st(Npu.State.FETCH));
+  }
+
+  /** Statements: the command is done; decode the next one if it is queued, else wait for it in FETCH. */
+  void next() {
+    index.set(index.add(1));
+    if (depth > 1) {
+      npu.whenElse(count.ne(0), this::takeQueued, () -> npu.state.set(Npu.st(Npu.State.FETCH)));
+    } else {
+      npu.state.set(Npu.st(Npu.State.FETCH));
+    }
   }
 }

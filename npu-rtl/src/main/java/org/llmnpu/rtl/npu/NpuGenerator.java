@@ -47,7 +47,9 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.choice("mxLoad", String.valueOf(d.mxLoad()), List.of("true", "false"),
             "MX element decoding on the load path (loadmx: E4M3, E5M2, INT8 elements to INT8 codes)"),
         ParamSpec.choice("sparsity", d.sparsity(), NpuConfig.SPARSITIES,
-            "N:M mode the MAC array is built for (dense GEMMs always run; needs engine systolic, weightRowsPerCycle 1)"));
+            "N:M mode the MAC array is built for (dense GEMMs always run; needs engine systolic, weightRowsPerCycle 1)"),
+        ParamSpec.integer("commandQueueDepth", d.commandQueueDepth(), 1, org.llmnpu.isa.MachineParams.MAX_COMMAND_QUEUE_DEPTH,
+            "commands in the command queue: the running one and up to depth - 1 read ahead (1 = no prefetch)"));
   }
 
   @Override
@@ -58,6 +60,7 @@ public final class NpuGenerator implements BlockGenerator {
         p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"),
-        Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")), p.get("sparsity")));
+        Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")), p.get("sparsity"),
+        p.getInt("commandQueueDepth")));
   }
 }

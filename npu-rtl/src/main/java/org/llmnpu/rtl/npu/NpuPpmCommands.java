@@ -48,7 +48,7 @@ final class NpuPpmCommands {
     dstStride = npu.reg0("ppm_dstStride", uint(Npu.ADDR));
     Bool inLoad = npu.inPpmLoad;
     unit = npu.section2("ppmPath", () -> new NpuPpm(npu, npu.p, c.ppu(), npu.inState(Npu.State.IDLE).and(npu.start),
-        inLoad, table, inLoad.and(npu.mem_resp_valid), npu.mem_resp_data, npu.fire, index, npu.inPpmRun,
+        inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, index, npu.inPpmRun,
         sp.beat.lsbs(2), sp.lastInRow(), lastLine, npu.spad.readData, lanes));
     dec = new NpuPpmDecode(npu, npu.p, npu.fetch.words, npu.fetch.opcode.eq(Opcode.GEMM.code()), unit.tableLoaded,
         unit.config.lutEntries());

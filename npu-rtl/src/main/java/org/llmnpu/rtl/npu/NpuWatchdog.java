@@ -20,7 +20,7 @@ final class NpuWatchdog {
     MachineParams p = npu.p;
     UInt state = npu.state;
     UInt watchdog = npu.reg0("watchdog", uint(bitsToHold(p.watchdogCycles())));
-    Bool progress = npu.wireOf("watchdog_progress", npu.fire.or(npu.mem_resp_valid)
+    Bool progress = npu.wireOf("watchdog_progress", npu.fire.or(npu.fetch.fire).or(npu.mem_resp_valid)
         .or(state.ne(npu.regNextOf("watchdog_state", state))).or(npu.ppmItem));
     Bool waiting = npu.wireOf("watchdog_waiting", npu.inState(Npu.State.FETCH).or(npu.inState(Npu.State.LOAD))
         .or(npu.inState(Npu.State.STORE)).or(npu.inState(Npu.State.LOAD4)).or(npu.inState(Npu.State.DSP_TAB))

@@ -163,4 +163,23 @@ class NpuConfigTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
     assertTrue(e.getMessage().contains("mxLoad"), e.getMessage());
   }
+
+  @Test
+  void commandQueueDepthIsLoadedCheckedAndReachesTheMachine() throws Exception {
+    assertEquals(NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH, NpuConfig.defaults().commandQueueDepth());
+    assertEquals(4, NpuConfig.small().machine().commandQueueDepth());
+    Path yaml = dir.resolve("queue.yaml");
+    Files.writeString(yaml, "commandQueueDepth: 8\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(8, c.commandQueueDepth());
+    assertEquals(8, c.withPpu(false).withMemory(4, 8).withWeightRowsPerCycle(2).withMxLoad(true).machine()
+        .commandQueueDepth());
+    assertTrue(new Npu(NpuConfig.small().withCommandQueueDepth(1)).moduleName().endsWith("_q1"));
+    assertEquals(new Npu(NpuConfig.small()).moduleName(), new Npu(NpuConfig.small().withCommandQueueDepth(4)).moduleName());
+    for (String bad : new String[] {"0", "17"}) {
+      Files.writeString(yaml, "commandQueueDepth: " + bad + "\n");
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+      assertTrue(e.getMessage().contains("commandQueueDepth must be in 1..16"), e.getMessage());
+    }
+  }
 }

@@ -63,4 +63,17 @@ class NpuLintAndSynthesisTest {
       assertEquals(List.of(), DesignChecks.lint(d, out), c + ": verilator -Wall findings");
     }
   }
+
+  @Test
+  void everyCommandQueueDepthIsLintClean() {
+    ToolsForTests.require("verilator");
+    // 1: no prefetch and no queue; 2: a one-entry queue; 3: a queue whose length is not a power of two; 16: the largest
+    for (int depth : new int[] {1, 2, 3, 16}) {
+      NpuConfig c = NpuConfig.small().withCommandQueueDepth(depth);
+      VerilogDesign d = Verilog.emit(new Npu(c));
+      Path out = dir.resolve(d.top());
+      d.writeTo(out);
+      assertEquals(List.of(), DesignChecks.lint(d, out), "commandQueueDepth " + depth + ": verilator -Wall findings");
+    }
+  }
 }

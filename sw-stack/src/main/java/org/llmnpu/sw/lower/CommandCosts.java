@@ -7,7 +7,8 @@ import org.llmnpu.isa.dsp.DspProgram;
 /**
  * The per-command accounting under {@link PhaseCostModel}: each command's fetch and dispatch and
  * its work fed to {@code npu-isa}'s {@link CycleModel}, with the DRAM beats read and written
- * (command words, DMA rows, DSP tables and programs), the commands and the executed MACs.
+ * (DMA rows, DSP tables and programs here; the command words the cycle model's fetcher reads, also ahead of
+ * the program, are added by {@link CycleModel#fill}), the commands and the executed MACs.
  */
 abstract class CommandCosts {
   final MachineParams p;
@@ -48,7 +49,6 @@ abstract class CommandCosts {
 
   final void command(boolean isLoad) {
     commands++;
-    readBeats += p.beatsPerCommand();
     cm.fetchAndDecode();
     cm.dispatch(isLoad, false);
   }
@@ -62,7 +62,6 @@ abstract class CommandCosts {
 
   final void store(long rows, long rowBytes) {
     commands++;
-    readBeats += p.beatsPerCommand();
     cm.fetchAndDecode();
     cm.dispatch(false, true);
     long beats = rows * ((rowBytes + line - 1) / line);

@@ -18,11 +18,12 @@ public final class NpuTargets {
    * The default NPU ({@code NpuConfig.defaults()}): 16×16 array, 256 KiB scratchpad in 4 banks,
    * 16 MiB memory, mTile 16, 32-bit accumulators, maxM/K/N 64/512/128, memory latency 32 cycles
    * and 16 bytes per cycle, watchdog 4096, the default Vector DSP, one W row per cycle, and the PPM with
-   * its PPU (pipeline latency 23 cycles: 8 requantization stages plus the PPU's 15), dense GEMMs only.
+   * its PPU (pipeline latency 23 cycles: 8 requantization stages plus the PPU's 15), dense GEMMs only, and a
+   * command queue of 4 commands (the fetcher reads up to 3 ahead).
    */
   public static MachineParams defaultNpu() {
     return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 512, 128, 32, 16, 4096,
-        MachineParams.DspParams.DEFAULT, 1, DEFAULT_PPM_LATENCY, true, Command.DENSE);
+        MachineParams.DspParams.DEFAULT, 1, DEFAULT_PPM_LATENCY, true, Command.DENSE).withCommandQueueDepth(4);
   }
 
   /**

@@ -189,7 +189,9 @@ public final class PhaseCostModel extends CommandCosts {
   private Cost snapshot() {
     long[] counters = new long[org.llmnpu.isa.Counter.values().length];
     cm.fill(counters);
-    return new Cost(counters[org.llmnpu.isa.Counter.CYCLES.ordinal()], readBeats * line, writeBeats * line, macs,
+    // fill adds the command fetcher's beats (commands read ahead included) to EXT_READ_BEATS
+    long read = readBeats + counters[org.llmnpu.isa.Counter.EXT_READ_BEATS.ordinal()];
+    return new Cost(counters[org.llmnpu.isa.Counter.CYCLES.ordinal()], read * line, writeBeats * line, macs,
         commands, counters[org.llmnpu.isa.Counter.DSP_CYCLES.ordinal()],
         counters[org.llmnpu.isa.Counter.GEMM_CYCLES.ordinal()], counters[org.llmnpu.isa.Counter.DMA_CYCLES.ordinal()],
         counters[org.llmnpu.isa.Counter.ARRAY_CYCLES.ordinal()]);
