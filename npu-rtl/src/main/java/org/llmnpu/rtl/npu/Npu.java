@@ -303,6 +303,7 @@ public final class Npu extends HwModule {
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
         + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
-        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'));
+        + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
+        + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages());
   }
 }

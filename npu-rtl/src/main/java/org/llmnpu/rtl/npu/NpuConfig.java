@@ -55,12 +55,18 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *                         rows then metadata rows, {@code org.llmnpu.isa.Command.Gemm}) and dense GEMMs (see
  *                         {@link NpuGemm}); other N:M modes answer UNSUPPORTED. Needs {@code engine systolic} and
  *                         {@code weightRowsPerCycle 1}
+ * @param dspStages        the Vector DSP's execute stages, 1..4 [4] ({@code executeStages} of {@code vector-dsp},
+ *                         {@link org.llmnpu.isa.dsp.DspPipeline}): 4 pipelines its FP units so that the DSP meets
+ *                         the 5.75 ns target clock (177 MHz alone at 180 nm, against 93 MHz with 1); a
+ *                         {@code dsprun}'s cycles then include the interlock's stalls (the golden simulator counts
+ *                         them, {@code MachineParams.DspParams.executeStages}), and programs should be compiled with
+ *                         {@code MachineParams.DspParams.kernelOptions()} (rows interleaved, same results)
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
                         String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad,
-                        String sparsity) {
+                        String sparsity, int dspStages) {
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
   public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
@@ -71,6 +77,9 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** Table segments and degree of the DSP: the size of the numerics tables (exp, reciprocal, rsqrt). */
   public static final int DSP_TABLE_SEGMENTS = 12;
   public static final int DSP_TABLE_DEGREE = 2;
+
+  /** The default {@code dspStages}: the four-stage DSP meets the target clock, the one-stage one runs at half of it. */
+  public static final int DEFAULT_DSP_STAGES = 4;
 
   /** Allowed values of {@code sparsity}. */
   public static final java.util.List<String> SPARSITIES = java.util.List.of("dense", "2:4", "4:8");
@@ -104,8 +113,11 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     if (dspLanes < 1 || dspLanes > 32 || Integer.bitCount(dspLanes) != 1) {
       throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
     }
+    if (dspStages < 1 || dspStages > 4) {
+      throw new IllegalArgumentException("dspStages (Vector DSP execute stages) must be 1, 2, 3 or 4, got " + dspStages);
+    }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles), 1);
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, dspStages), 1);
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN, weightSparsity(sparsity));
     java.util.List<Integer> allowed = new java.util.ArrayList<>();
     for (int r = 1; r <= Math.min(rows, MAX_WEIGHT_ROWS_PER_CYCLE); r *= 2) {
@@ -115,6 +127,16 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
       throw new IllegalArgumentException("weightRowsPerCycle must be one of " + allowed + " (powers of two up to"
           + " min(rows, " + MAX_WEIGHT_ROWS_PER_CYCLE + "), rows = " + rows + "), got " + weightRowsPerCycle);
     }
+  }
+
+  /** An NPU with the four-stage Vector DSP ({@link #DEFAULT_DSP_STAGES}). */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
+                   int weightRowsPerCycle, boolean ppu, boolean mxLoad, String sparsity) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, sparsity, DEFAULT_DSP_STAGES);
   }
 
   /** An NPU with a dense MAC array and without MX decoding on the load path. */
@@ -203,10 +225,11 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
         memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, "systolic");
   }
 
-  private static MachineParams.DspParams dspParams(int lanes, int rows, int programDepth, long maxRunCycles) {
+  private static MachineParams.DspParams dspParams(int lanes, int rows, int programDepth, long maxRunCycles,
+                                                   int stages) {
     try {
       return new MachineParams.DspParams(lanes, rows, programDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-          maxRunCycles);
+          maxRunCycles, stages);
     } catch (IllegalArgumentException e) {
       // name the NpuConfig parameter
       throw new IllegalArgumentException(e.getMessage().replace("dsp lanes", "dspLanes").replace("dsp rows", "dspRows")
@@ -216,7 +239,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
 
   /** The Vector DSP inside. */
   public VectorDsp.Config dsp() {
-    return new VectorDsp.Config(dspLanes, dspRows, dspProgramDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE);
+    return new VectorDsp.Config(dspLanes, dspRows, dspProgramDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspStages);
   }
 
   /**
@@ -257,7 +280,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, dspStages),
         weightRowsPerCycle).withUnits(ppm().latency(), ppu, sparsityCode()).withMxLoad(mxLoad);
   }
 
@@ -270,7 +293,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withPpu(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, on, mxLoad, sparsity);
+        weightRowsPerCycle, on, mxLoad, sparsity, dspStages);
   }
 
   /** The GEMM engine inside. */
@@ -282,35 +305,42 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, dspStages);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle, ppu, mxLoad, sparsity);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, dspStages);
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
-        ppu, mxLoad, sparsity);
+        ppu, mxLoad, sparsity, dspStages);
   }
 
   /** The same NPU with ({@code true}) or without MX element decoding on the load path ({@code loadmx}). */
   public NpuConfig withMxLoad(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, on, sparsity);
+        weightRowsPerCycle, ppu, on, sparsity, dspStages);
   }
 
   /** The same NPU with its MAC array built for another N:M mode ({@code dense}, {@code 2:4}, {@code 4:8}). */
   public NpuConfig withSparsity(String s) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, s);
+        weightRowsPerCycle, ppu, mxLoad, s, dspStages);
+  }
+
+  /** The same NPU with a Vector DSP of {@code stages} execute stages (1..4, see {@code dspStages}). */
+  public NpuConfig withDspStages(int stages) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, sparsity, stages);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */
