@@ -52,7 +52,7 @@ public final class DspChains {
       int n = 1 + r.nextInt(Math.min(p.maxN(), 3 * p.rows()));
       int len = m * n;
       DspLayout layout = new DspLayout(kernel, len, lanes);
-      DspProgram program = DspKernels.compile(kernel, len, lanes, 1e-5f, DspMath.DEFAULT);
+      DspProgram program = DspKernels.compile(kernel, len, lanes, 1e-5f, DspMath.DEFAULT, p.dsp().kernelOptions());
       if (layout.totalRows() > p.dsp().rows() || program.size() > p.dsp().programDepth()) {
         s--;
         continue;

@@ -148,6 +148,32 @@ class MalformedProgramTest {
   }
 
   @Test
+  void aStallingDspProgramThatNeverHaltsCountsItsIssuesNotItsStalls() {
+    MachineParams mp = rtl.config().machine();
+    int depth = mp.dsp().programDepth();
+    // Two dependent FP adds among NOPs, around the program memory forever: with more than one execute
+    // stage each add waits for the other's result, so the run limit comes after fewer issues.
+    long[] code = new long[depth];
+    code[0] = new DspInstruction(DspOp.ADD16, 1, 1, 1, 0, false, 0, 0).encode();
+    code[1] = new DspInstruction(DspOp.ADD16, 1, 1, 1, 0, false, 0, 0).encode();
+    Program p = Program.builder().fence().dspRun(0x9000, depth).halt().build();
+    byte[] image = new byte[(int) mp.extMemBytes()];
+    new Random(13).nextBytes(image);
+    DspCornerCasesTest.writeWords(image, 0x9000, code);
+    RandomPrograms.place(image, p, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));
+    assertEquals(ErrorCause.WATCHDOG, o.rtl().error());
+    // per pass through the memory: depth issues and the second add's wait of executeStages - 1 cycles
+    long stalls = mp.dsp().executeStages() - 1;
+    long passes = mp.dsp().maxRunCycles() / (depth + stalls);
+    long left = mp.dsp().maxRunCycles() % (depth + stalls);
+    long issued = passes * depth + (left == 0 ? 0 : 1 + Math.max(0, left - 1 - stalls));
+    assertTrue(stalls > 0 && issued < mp.dsp().maxRunCycles(), "the small NPU's DSP stalls: " + issued);
+    assertEquals(issued, o.rtl().counters().get(Counter.DSP_INSTRUCTIONS));
+  }
+
+  @Test
   void memoryThatNeverAnswersTripsTheWatchdog() {
     NpuConfig slow = NpuConfig.small().withMemory(1000, 4);
     try (NpuRtl model = NpuRtl.start(slow, SimModes.local())) {

@@ -21,7 +21,7 @@ public enum Counter {
   GEMM_CYCLES("cycles the GEMM unit is busy (operand load, array, drain)", false),
   ARRAY_CYCLES("cycles the MAC array runs (start to done)", false),
   MEM_STALL_CYCLES("cycles a memory request waited for the memory to accept it", false),
-  DSP_INSTRUCTIONS("Vector DSP instructions issued (loop bodies once per iteration, HALT included)", true),
+  DSP_INSTRUCTIONS("Vector DSP instructions issued (loop bodies once per iteration, HALT included; interlock stalls not)", true),
   DSP_ELEMENTS("FP16 elements moved between the scratchpad and the Vector DSP buffer (both ways)", true),
   DSP_CYCLES("cycles the Vector DSP unit is busy (table and program loads, copies, runs)", false),
   DENSE_MACS("dense-equivalent multiply-accumulates of the GEMMs (M·K·N, sparse or not)", true),

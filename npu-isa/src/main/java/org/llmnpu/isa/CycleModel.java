@@ -39,7 +39,8 @@ package org.llmnpu.isa;
  * loadmx  as a load (the element decoding is combinational on the beat's way to the scratchpad)
  * dsptab (n = 768 / line beats)  as a load
  * dsprun (n = ceil(8·words / line))  program beats as a load, the run starts with the last word:
- *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included)
+ *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included, plus the
+ *        interlock stalls of a DSP with more than one execute stage: {@code MachineParams.DspParams.executeStages})
  * dspin, dspout  rows · rowElems (one element a cycle)
  * snapshot  waits for the back-end, then writes its beats as a store
  * ppmcfg, pputab (c items of B bytes: 16-byte channel records, 2-byte table entries; n = ceil(c·B / line)

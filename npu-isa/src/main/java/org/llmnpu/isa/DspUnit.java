@@ -21,7 +21,7 @@ final class DspUnit {
 
   DspUnit(MachineParams.DspParams p) {
     this.p = p;
-    this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT);
+    this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT).pipeline(p.pipeline());
     this.program = new DspInstruction[p.programDepth()];
     Arrays.fill(program, DspInstruction.decode(0));
     // After reset the tables are empty (every start NaN, every coefficient 0), as the hardware's registers.
@@ -121,6 +121,11 @@ final class DspUnit {
     }
     List<DspInstruction> code = new ArrayList<>(Arrays.asList(program));
     return dsp.run(code, p.maxRunCycles()) ? dsp.cycles() : -1;
+  }
+
+  /** Instructions the last {@link #run} issued (its cycles less the interlock stalls; up to the watchdog if it fired). */
+  long issued() {
+    return dsp.issued();
   }
 
   static int elementBytes(long format) {

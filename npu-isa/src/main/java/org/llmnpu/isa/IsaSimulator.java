@@ -154,11 +154,11 @@ public final class IsaSimulator {
         counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
         long run = dsp.run(mem, (int) r.prog(), (int) r.words());
         if (run < 0) {
-          counters[Counter.DSP_INSTRUCTIONS.ordinal()] += p.dsp().maxRunCycles();
+          counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
           cycles.dspRun(beats, p.dsp().maxRunCycles());
           return finish(ErrorCause.WATCHDOG, index);
         }
-        counters[Counter.DSP_INSTRUCTIONS.ordinal()] += run;
+        counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
         cycles.dspRun(beats, run);
       } else if (c instanceof Command.Snapshot sn) {
         snapshot(sn);

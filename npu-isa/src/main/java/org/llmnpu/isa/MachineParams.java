@@ -1,5 +1,8 @@
 package org.llmnpu.isa;
 
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspPipeline;
+
 /**
  * What a program may assume about the NPU that runs it: the parameters the golden ISA simulator
  * and the cycle model need. {@code npu-rtl}'s {@code NpuConfig} derives one from its own
@@ -107,12 +110,25 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
    * @param tableSegments  polynomial table segments held per table, 1..16
    * @param tableDegree    polynomial degree, 0..3
    * @param maxRunCycles   cycles a DSP run may take before the NPU halts with {@link ErrorCause#WATCHDOG}
+   * @param executeStages  the DSP's execute stages, 1..4 ({@link DspPipeline}): its interlock stalls count in every
+   *                       {@code dsprun}'s cycles, and programs for it are best compiled with
+   *                       {@code DspKernels.Options.forPipeline(pipeline(), false)}
    */
-  public record DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles) {
-    /** 16 lanes, 512 rows (16 KiB), 256 program words, 12 segments of degree 2, runs of at most 2^24 cycles. */
-    public static final DspParams DEFAULT = new DspParams(16, 512, 256, 12, 2, 1L << 24);
+  public record DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles,
+                          int executeStages) {
+    /**
+     * The default NPU's DSP: 16 lanes, 512 rows (16 KiB), 256 program words, 12 segments of degree 2, runs of at
+     * most 2^24 cycles, 4 execute stages (the DSP that meets the NPU's target clock of 5.75 ns at 180 nm).
+     */
+    public static final DspParams DEFAULT = new DspParams(16, 512, 256, 12, 2, 1L << 24, 4);
+
+    /** A DSP with one execute stage (no interlock stalls). */
+    public DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, 1);
+    }
 
     public DspParams {
+      require(executeStages >= 1 && executeStages <= 4, "dsp executeStages must be 1, 2, 3 or 4, got " + executeStages);
       require(lanes >= 1 && lanes <= 64 && Integer.bitCount(lanes) == 1, "dsp lanes must be a power of two in 1..64, got " + lanes);
       require(rows >= 16 && rows <= 65536 && Integer.bitCount(rows) == 1,
           "dsp rows must be a power of two in 16..65536, got " + rows);
@@ -126,6 +142,25 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     /** Buffer capacity in FP16 elements. */
     public int elements() {
       return lanes * rows;
+    }
+
+    /** The pipeline organisation of {@code executeStages}, which decides the interlock stalls. */
+    public DspPipeline pipeline() {
+      return DspPipeline.ofExecuteStages(executeStages);
+    }
+
+    /**
+     * The options to compile {@code DspKernels} for this DSP with: {@link DspKernels.Options#forPipeline} with more
+     * than one execute stage (rows interleaved as deep as the stages, so that the interlock finds independent work;
+     * same results), else {@link DspKernels.Options#DEFAULT} (a one-stage DSP never stalls).
+     */
+    public DspKernels.Options kernelOptions() {
+      return executeStages > 1 ? DspKernels.Options.forPipeline(pipeline(), false) : DspKernels.Options.DEFAULT;
+    }
+
+    /** The same DSP with {@code stages} execute stages (1..4). */
+    public DspParams withExecuteStages(int stages) {
+      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, stages);
     }
   }
 
@@ -200,6 +235,13 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
+        commandQueueDepth);
+  }
+
+  /** The same machine with another Vector DSP. */
+  public MachineParams withDsp(DspParams d) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, d, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
         commandQueueDepth);
   }
 

@@ -99,6 +99,7 @@ public final class NpuReportPipeline {
     m.put("mxLoad", "" + c.mxLoad());
     m.put("sparsity", c.sparsity());
     m.put("commandQueueDepth", "" + c.commandQueueDepth());
+    m.put("dspStages", "" + c.dspStages());
     return m;
   }
 
@@ -283,6 +284,7 @@ public final class NpuReportPipeline {
     dsp.put("lanes", "" + d.lanes());
     dsp.put("rows", "" + d.rows());
     dsp.put("programDepth", "" + d.programDepth());
+    dsp.put("executeStages", "" + c.dspStages());
     out.add(unit("Vector DSP", "vector-dsp", dsp, false));
     return out;
   }

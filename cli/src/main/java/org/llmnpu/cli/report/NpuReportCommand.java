@@ -77,7 +77,7 @@ public final class NpuReportCommand implements Callable<Integer> {
         p.getInt("maxN"), base.memLatency(), base.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"), Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")),
-        p.get("sparsity"), p.getInt("commandQueueDepth"));
+        p.get("sparsity"), p.getInt("commandQueueDepth"), p.getInt("dspStages"));
   }
 
   /** The pipeline's options from the command line. */

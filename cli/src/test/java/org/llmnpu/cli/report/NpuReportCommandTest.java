@@ -159,13 +159,15 @@ class NpuReportCommandTest {
     assertEquals(4, c.dspLanes());
     assertEquals(64, c.dspRows());
     assertEquals("2:4", NpuReportCommand.config(null, java.util.List.of("sparsity=2:4"), false).sparsity());
+    assertEquals(2, NpuReportCommand.config(null, java.util.List.of("dspStages=2"), false).dspStages());
     Path yaml = tmp.resolve("npu.yaml");
-    Files.writeString(yaml, "rows: 8\nengine: pim\nppu: false\nmxLoad: true\n");
+    Files.writeString(yaml, "rows: 8\nengine: pim\nppu: false\nmxLoad: true\ndspStages: 3\n");
     org.llmnpu.rtl.npu.NpuConfig f = NpuReportCommand.config(yaml, java.util.List.of("maxK=64"), false);
     assertEquals("pim", f.engine());
     assertFalse(f.ppu());
     assertTrue(f.mxLoad());
     assertEquals(64, f.maxK());
+    assertEquals(3, f.dspStages());
     assertEquals(f, NpuReportCommand.config(null, org.llmnpu.cli.npu.NpuReportPipeline.generatorParams(f).entrySet()
         .stream().map(e -> e.getKey() + "=" + e.getValue()).toList(), false).withMemory(f.memLatency(),
         f.memBytesPerCycle()));

@@ -18,6 +18,7 @@ public final class DspInterpreter {
   private DspMath math;
   private final int[][] regs;
   private long cycles;
+  private long issued;
   private DspPipeline pipeline = DspPipeline.DEFAULT;
   private boolean fma32;
   private boolean permute;
@@ -73,6 +74,11 @@ public final class DspInterpreter {
     return cycles;
   }
 
+  /** Instructions the last run issued: its {@link #cycles()} less the interlock stalls. */
+  public long issued() {
+    return issued;
+  }
+
   public void write(int element, short value) {
     buffer[element / lanes][element % lanes] = value & 0xFFFF;
   }
@@ -98,6 +104,7 @@ public final class DspInterpreter {
     int loopCount = 0;
     int idx = 0;
     cycles = 0;
+    issued = 0;
     DspIssueWindow window = new DspIssueWindow(pipeline);
     while (true) {
       if (cycles >= maxCycles) {
@@ -113,6 +120,7 @@ public final class DspInterpreter {
         return false;
       }
       cycles++;
+      issued++;
       window.issue(in);
       if (in.op() == DspOp.HALT) {
         return true;

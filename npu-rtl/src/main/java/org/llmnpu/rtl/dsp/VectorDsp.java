@@ -142,6 +142,8 @@ public final class VectorDsp extends VectorDspPaths {
   public final Bool busy = out(bool());
   public final Bool done = out(bool());
   public final UInt cycles = out(uint(32));
+  /** The issuing instruction is held by the interlock this cycle (never with one execute stage): busy and not stalled = an issue. */
+  public final Bool stalled = out(bool());
   public final Bool stop = in("stop", bool());
   public final Bool progWe = in("prog_we", bool());
   public final UInt progAddr;
@@ -258,6 +260,7 @@ public final class VectorDsp extends VectorDspPaths {
           .or(readsC.and(word.slice(42, 38).eq(r)))));
     }
     Bool hazard = wire("hazard", split ? running.and(anyHazard) : boolLit(false));
+    stalled.set(hazard);
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 

@@ -312,6 +312,7 @@ public final class Npu extends HwModule {
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
         + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
-        + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth());
+        + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
+        + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages());
   }
 }

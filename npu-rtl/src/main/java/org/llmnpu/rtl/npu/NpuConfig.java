@@ -61,24 +61,33 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *                         the commands of a GEMM tile (load X, load W, gemm, store) behind each other at the default
  *                         memory latency (32 cycles) for 768 flip-flops; deeper queues only help runs of commands shorter
  *                         than the latency
+ * @param dspStages        the Vector DSP's execute stages, 1..4 [4] ({@code executeStages} of {@code vector-dsp},
+ *                         {@link org.llmnpu.isa.dsp.DspPipeline}): 4 pipelines its FP units so that the DSP meets
+ *                         the 5.75 ns target clock (177 MHz alone at 180 nm, against 93 MHz with 1); a
+ *                         {@code dsprun}'s cycles then include the interlock's stalls (the golden simulator counts
+ *                         them, {@code MachineParams.DspParams.executeStages}), and programs should be compiled with
+ *                         {@code MachineParams.DspParams.kernelOptions()} (rows interleaved, same results)
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
                         String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad,
-                        String sparsity, int commandQueueDepth) {
+                        String sparsity, int commandQueueDepth, int dspStages) {
 
   /** The default {@link #commandQueueDepth}. */
   public static final int DEFAULT_COMMAND_QUEUE_DEPTH = 4;
 
-  /** An NPU with the default command queue ({@value #DEFAULT_COMMAND_QUEUE_DEPTH} commands). */
+  /**
+   * An NPU with the default command queue ({@value #DEFAULT_COMMAND_QUEUE_DEPTH} commands) and the
+   * four-stage Vector DSP ({@link #DEFAULT_DSP_STAGES}).
+   */
   public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
                    int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
                    int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
                    int weightRowsPerCycle, boolean ppu, boolean mxLoad, String sparsity) {
     this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, DEFAULT_COMMAND_QUEUE_DEPTH);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, DEFAULT_COMMAND_QUEUE_DEPTH, DEFAULT_DSP_STAGES);
   }
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
@@ -90,6 +99,9 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** Table segments and degree of the DSP: the size of the numerics tables (exp, reciprocal, rsqrt). */
   public static final int DSP_TABLE_SEGMENTS = 12;
   public static final int DSP_TABLE_DEGREE = 2;
+
+  /** The default {@code dspStages}: the four-stage DSP meets the target clock, the one-stage one runs at half of it. */
+  public static final int DEFAULT_DSP_STAGES = 4;
 
   /** Allowed values of {@code sparsity}. */
   public static final java.util.List<String> SPARSITIES = java.util.List.of("dense", "2:4", "4:8");
@@ -127,8 +139,11 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     if (dspLanes < 1 || dspLanes > 32 || Integer.bitCount(dspLanes) != 1) {
       throw new IllegalArgumentException("dspLanes must be a power of two in 1..32, got " + dspLanes);
     }
+    if (dspStages < 1 || dspStages > 4) {
+      throw new IllegalArgumentException("dspStages (Vector DSP execute stages) must be 1, 2, 3 or 4, got " + dspStages);
+    }
     machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles), 1);
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, dspStages), 1);
     gemm(rows, accWidth, mTile, icAccumDepth, maxM, maxK, maxN, weightSparsity(sparsity));
     java.util.List<Integer> allowed = new java.util.ArrayList<>();
     for (int r = 1; r <= Math.min(rows, MAX_WEIGHT_ROWS_PER_CYCLE); r *= 2) {
@@ -226,10 +241,11 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
         memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, "systolic");
   }
 
-  private static MachineParams.DspParams dspParams(int lanes, int rows, int programDepth, long maxRunCycles) {
+  private static MachineParams.DspParams dspParams(int lanes, int rows, int programDepth, long maxRunCycles,
+                                                   int stages) {
     try {
       return new MachineParams.DspParams(lanes, rows, programDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-          maxRunCycles);
+          maxRunCycles, stages);
     } catch (IllegalArgumentException e) {
       // name the NpuConfig parameter
       throw new IllegalArgumentException(e.getMessage().replace("dsp lanes", "dspLanes").replace("dsp rows", "dspRows")
@@ -239,7 +255,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
 
   /** The Vector DSP inside. */
   public VectorDsp.Config dsp() {
-    return new VectorDsp.Config(dspLanes, dspRows, dspProgramDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE);
+    return new VectorDsp.Config(dspLanes, dspRows, dspProgramDepth, DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspStages);
   }
 
   /**
@@ -280,7 +296,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** What programs may assume about this NPU (the contract with the golden ISA simulator). */
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
-        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles),
+        memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, dspStages),
         weightRowsPerCycle).withUnits(ppm().latency(), ppu, sparsityCode()).withMxLoad(mxLoad)
         .withCommandQueueDepth(commandQueueDepth);
   }
@@ -294,7 +310,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withPpu(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, on, mxLoad, sparsity, commandQueueDepth);
+        weightRowsPerCycle, on, mxLoad, sparsity, commandQueueDepth, dspStages);
   }
 
   /** The GEMM engine inside. */
@@ -306,42 +322,49 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
-        ppu, mxLoad, sparsity, commandQueueDepth);
+        ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
   }
 
   /** The same NPU with ({@code true}) or without MX element decoding on the load path ({@code loadmx}). */
   public NpuConfig withMxLoad(boolean on) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, on, sparsity, commandQueueDepth);
+        weightRowsPerCycle, ppu, on, sparsity, commandQueueDepth, dspStages);
   }
 
   /** The same NPU with its MAC array built for another N:M mode ({@code dense}, {@code 2:4}, {@code 4:8}). */
   public NpuConfig withSparsity(String s) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, s, commandQueueDepth);
+        weightRowsPerCycle, ppu, mxLoad, s, commandQueueDepth, dspStages);
   }
 
   /** The same NPU with a command queue of {@code depth} commands (see {@code commandQueueDepth}). */
   public NpuConfig withCommandQueueDepth(int depth) {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, depth);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, depth, dspStages);
+  }
+
+  /** The same NPU with a Vector DSP of {@code stages} execute stages (1..4, see {@code dspStages}). */
+  public NpuConfig withDspStages(int stages) {
+    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, stages);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

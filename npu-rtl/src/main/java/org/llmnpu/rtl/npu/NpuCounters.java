@@ -96,7 +96,7 @@ final class NpuCounters {
     count(Counter.ARRAY_CYCLES, n.inState(Npu.State.GEMM_START)
         .or(n.back.state.eq(Npu.bk(Npu.Back.RUN)).and(n.gemm.engine.done.not())));
     count(Counter.MEM_STALL_CYCLES, n.mem_req_valid.and(n.mem_req_ready.not()));
-    count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(n.dsp.runExpired.not()));
+    count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(dsp.dsp.stalled.not()).and(n.dsp.runExpired.not()));
     count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
     count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut));
     add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.denseMacs());

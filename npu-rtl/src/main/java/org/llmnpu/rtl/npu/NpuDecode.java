@@ -49,11 +49,10 @@ final class NpuDecode {
   final UInt wStride;
   final UInt kTiles;
   final UInt nTiles;
-  final UInt macs;
+  /** The K of the GEMM's MAC count ({@code M·macsK·N}, {@link NpuGemm#macsRegister}): K, or the value rows of an N:M GEMM. */
+  final UInt macsK;
   /** A GEMM's accumulate-into flag (word 2 bit 16). */
   final Bool accumulate;
-  /** {@code M·K·N} (= {@link #macs} on a dense array). */
-  final UInt denseMacs;
   /** A GEMM in the array's N:M mode (always false on a dense array). */
   final Bool sparseGemm;
   /** Scratchpad rows of the GEMM's W: K, or {@code 2·E·ceil(K/G)} value and metadata rows (16 bits). */
@@ -134,10 +133,7 @@ final class NpuDecode {
         .or(end(w.get(4), kLess1, wStride, nBytes).gt(spadLimit))
         .or(resultEndOf(npu, w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
     resultEnd = resultEndValue;
-    macs = npu.wireOf("decode_macs", m.mul(mode == org.llmnpu.isa.Command.DENSE ? k
-        : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k)))
-        .mul(n).resize(48));
-    denseMacs = mode == org.llmnpu.isa.Command.DENSE ? macs : npu.wireOf("decode_denseMacs", m.mul(k).mul(n).resize(48));
+    macsK = mode == org.llmnpu.isa.Command.DENSE ? k : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     Bool isCopy = isDspIn.or(isDspOut);

@@ -33,6 +33,8 @@ final class NpuGemm {
   GemmBackend engine;
   /** The command's M·K·N, counted when it starts. */
   UInt macs;
+  /** The K of {@link #macs}: the {@code k} register on a dense array, else the value rows of an N:M GEMM. */
+  private final UInt macsK;
   /** On an N:M array: the running GEMM is in the array's N:M mode (else dense); null on a dense array. */
   final org.llmnpu.hdl.Bool sparseCommand;
   private final GemmEngineConfig gc;
@@ -45,6 +47,7 @@ final class NpuGemm {
     k = npu.reg0("gemmK", uint(bitsToHold(gc.maxK())));
     n = npu.reg0("gemmN", uint(bitsToHold(gc.maxN())));
     sparseCommand = npu.config().weightSparsity().sparse() ? npu.reg0("gemmSparse", org.llmnpu.hdl.Hw.bool()) : null;
+    macsK = sparseCommand == null ? k : npu.reg0("gemmMacsK", uint(16));
   }
 
   /** The engine and its operand ports, written from the scratchpad walk. */
@@ -94,22 +97,30 @@ final class NpuGemm {
     return mux(npu.dma.sp.lastInRow(), lastGroup, uintLit(r, shift + 1));
   }
 
-  /** The register of the command's MAC count (for the {@code macs} counter). */
+  /**
+   * The register of the command's MAC count {@code M·macsK·N} (for the {@code macs} counter), off the decode
+   * path: the product is taken from the shape registers set at dispatch in two free-running stages
+   * ({@code M·macsK}, then {@code ·N}), valid two cycles after dispatch; the counter adds it in GEMM_START, at
+   * least three cycles after dispatch (GEMM_X and GEMM_W take a cycle or more each). No cycle changes.
+   */
   UInt macsRegister() {
-    macs = npu.reg0("gemm_macs", uint(48));
+    macs = product("gemm_macs", macsK);
     return macs;
   }
 
-  /** The command's dense-equivalent M·K·N: {@link #macs} on a dense array, else its own register. */
+  /** The command's dense-equivalent M·K·N: {@link #macs} on a dense array, else its own register (as {@link #macs}). */
   UInt denseMacs() {
-    if (sparseCommand == null) {
-      return macs;
-    }
-    denseMacs = npu.reg0("gemm_denseMacs", uint(48));
-    return denseMacs;
+    return sparseCommand == null ? macs : product("gemm_denseMacs", k);
   }
 
-  private UInt denseMacs;
+  /** {@code m·kk·n} two cycles after the shape registers change. */
+  private UInt product(String name, UInt kk) {
+    UInt mk = npu.reg0(name + "_mk", uint(32));
+    mk.set(m.resize(16).mul(kk.resize(16)).resize(32));
+    UInt p = npu.reg0(name, uint(48));
+    p.set(mk.mul(n.resize(16)).resize(48));
+    return p;
+  }
 
   /** Statements of the dispatch of a {@code gemm}: shape, results to the back-end, then the X walk. */
   void dispatch() {
@@ -119,10 +130,9 @@ final class NpuGemm {
     m.set(dec.m.resize(m.width()));
     k.set(dec.k.resize(k.width()));
     n.set(dec.n.resize(n.width()));
-    macs.set(dec.macs);
     if (sparseCommand != null) {
       sparseCommand.set(dec.sparseGemm);
-      denseMacs.set(dec.denseMacs);
+      macsK.set(dec.macsK.resize(macsK.width()));
     }
     npu.back.take(w.get(5), w.get(7), dec.resultEnd, dec.accumulate);
     // X: M rows of kTiles lines.

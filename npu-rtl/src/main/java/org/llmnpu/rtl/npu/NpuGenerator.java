@@ -39,6 +39,8 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.integer("dspProgramDepth", d.dspProgramDepth(), 16, 4096, "Vector DSP program words (power of two)"),
         ParamSpec.integer("dspMaxRunCycles", (int) d.dspMaxRunCycles(), 16, 1 << 30,
             "cycles a DSP run may take before a watchdog error"),
+        ParamSpec.integer("dspStages", d.dspStages(), 1, 4,
+            "Vector DSP execute stages (4 meets the 5.75 ns target clock; more stages, more interlock stalls)"),
         ParamSpec.choice("engine", d.engine(), NpuConfig.ENGINES, "GEMM engine: systolic array or PiM macro (bit-serial, or k bits/cycle)"),
         ParamSpec.integer("weightRowsPerCycle", d.weightRowsPerCycle(), 1, NpuConfig.MAX_WEIGHT_ROWS_PER_CYCLE,
             "W rows a GEMM copies into the engine per cycle (power of two <= rows; scratchpad read ports)"),
@@ -61,6 +63,6 @@ public final class NpuGenerator implements BlockGenerator {
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"),
         Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")), p.get("sparsity"),
-        p.getInt("commandQueueDepth")));
+        p.getInt("commandQueueDepth"), p.getInt("dspStages")));
   }
 }

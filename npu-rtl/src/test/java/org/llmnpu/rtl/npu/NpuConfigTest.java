@@ -95,9 +95,33 @@ class NpuConfigTest {
     Path yaml = dir.resolve("dsp.yaml");
     Files.writeString(yaml, "dspLanes: 8\ndspRows: 256\ndspProgramDepth: 128\ndspMaxRunCycles: 1000\n");
     NpuConfig c = NpuConfig.load(yaml);
-    assertEquals(new org.llmnpu.isa.MachineParams.DspParams(8, 256, 128, 12, 2, 1000), c.machine().dsp());
-    assertEquals(new org.llmnpu.rtl.dsp.VectorDsp.Config(8, 256, 128, 12, 2), c.dsp());
+    assertEquals(new org.llmnpu.isa.MachineParams.DspParams(8, 256, 128, 12, 2, 1000, 4), c.machine().dsp());
+    assertEquals(new org.llmnpu.rtl.dsp.VectorDsp.Config(8, 256, 128, 12, 2, 4), c.dsp());
     assertEquals(org.llmnpu.isa.MachineParams.DspParams.DEFAULT, NpuConfig.defaults().machine().dsp());
+  }
+
+  @Test
+  void dspStagesReachTheDspTheMachineAndTheKernelsAndAreChecked() throws Exception {
+    assertEquals(4, NpuConfig.defaults().dspStages());
+    assertEquals(4, NpuConfig.small().dspStages());
+    Path yaml = dir.resolve("stages.yaml");
+    Files.writeString(yaml, "dspStages: 2\n");
+    NpuConfig c = NpuConfig.load(yaml);
+    assertEquals(2, c.dsp().executeStages());
+    assertEquals(2, c.machine().dsp().executeStages());
+    assertEquals(org.llmnpu.isa.dsp.DspPipeline.TWO_STAGE_EXECUTE, c.machine().dsp().pipeline());
+    assertEquals(org.llmnpu.isa.dsp.DspKernels.Options.forPipeline(c.machine().dsp().pipeline(), false),
+        c.machine().dsp().kernelOptions());
+    assertEquals(org.llmnpu.isa.dsp.DspKernels.Options.DEFAULT, NpuConfig.small().withDspStages(1).machine().dsp()
+        .kernelOptions());
+    assertTrue(new Npu(NpuConfig.small().withDspStages(1)).moduleName().endsWith("_e1"));
+    assertEquals(3, NpuConfig.small().withDspStages(3).withMemory(5, 2).withPpu(false).dspStages());
+    for (String bad : new String[] {"0", "5"}) {
+      Files.writeString(yaml, "dspStages: " + bad + "\n");
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+      assertTrue(e.getMessage().contains("dspStages (Vector DSP execute stages) must be 1, 2, 3 or 4, got " + bad),
+          e.getMessage());
+    }
   }
 
   @Test

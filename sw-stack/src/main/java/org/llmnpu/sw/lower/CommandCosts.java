@@ -78,7 +78,7 @@ abstract class CommandCosts {
     command(false);
     long beats = (8L * program.size() + line - 1) / line;
     readBeats += beats;
-    cm.dspRun(beats, program.cycles());
+    cm.dspRun(beats, program.cycles(p.dsp().pipeline()));
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {

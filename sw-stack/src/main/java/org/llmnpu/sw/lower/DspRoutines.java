@@ -14,7 +14,7 @@ import org.llmnpu.numerics.fp16.Fp16;
 
 /**
  * The Vector DSP programs of the lowered decoder, each for operands at given buffer rows:
- * the compiled {@link DspKernels} (RMSNorm, RoPE, SoftMax, SwiGLU) relocated from their
+ * the compiled {@link DspKernels} (RMSNorm, RoPE, SoftMax, SwiGLU; interleaved for a pipelined DSP) relocated from their
  * {@link DspLayout} rows to ours, and three programs written here with {@link DspAssembler}:
  * <ul>
  *   <li>{@link #quantize}: dynamic symmetric INT8 quantization of an FP16 vector (optionally times
@@ -38,10 +38,17 @@ final class DspRoutines {
   private static final short GUARD = 0x1C00; // 2^-8
   private final int lanes;
   private final float eps;
+  private final DspKernels.Options options;
 
-  DspRoutines(int lanes, float eps) {
-    this.lanes = lanes;
+  /**
+   * Routines for the DSP {@code dsp}: its lanes, and its kernels compiled with
+   * {@link org.llmnpu.isa.MachineParams.DspParams#kernelOptions()} (on a pipelined DSP rows interleaved as
+   * deep as the execute stages, so that the interlock finds independent work; same results).
+   */
+  DspRoutines(org.llmnpu.isa.MachineParams.DspParams dsp, float eps) {
+    this.lanes = dsp.lanes();
     this.eps = eps;
+    this.options = dsp.kernelOptions();
   }
 
   int rows(int elements) {
@@ -50,7 +57,7 @@ final class DspRoutines {
 
   /** A compiled kernel whose inputs start at {@code in[i]} and outputs at {@code out[i]}. */
   DspProgram kernel(DspKernel kernel, int len, int[] in, int[] out) {
-    DspProgram p = DspKernels.compile(kernel, len, lanes, eps, DspMath.DEFAULT);
+    DspProgram p = DspKernels.compile(kernel, len, lanes, eps, DspMath.DEFAULT, options);
     DspLayout layout = new DspLayout(kernel, len, lanes);
     List<DspInstruction> code = new ArrayList<>();
     for (DspInstruction i : p.instructions()) {

@@ -103,7 +103,7 @@ final class LoweringLayout {
     this.p = model.machine();
     this.lanes = p.dsp().lanes();
     this.line = p.lineBytes();
-    this.r = new DspRoutines(lanes, c.normEps());
+    this.r = new DspRoutines(p.dsp(), c.normEps());
     this.half = c.headDim() / 2;
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;

@@ -103,7 +103,7 @@ public final class PhaseCostModel extends CommandCosts {
     this.sparsity = sparsity;
     this.kTile = p.maxK() / p.lineBytes() * p.lineBytes();
     this.lanes = p.dsp().lanes();
-    this.r = new DspRoutines(lanes, c.normEps());
+    this.r = new DspRoutines(p.dsp(), c.normEps());
     this.half = c.headDim() / 2;
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;

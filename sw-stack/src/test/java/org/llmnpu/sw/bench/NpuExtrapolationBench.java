@@ -31,8 +31,15 @@ class NpuExtrapolationBench {
 
   @Test
   void stories260KPerPhase() throws Exception {
+    for (int stages : new int[] {1, 4}) {
+      System.out.println("DSP execute stages " + stages + ":");
+      stories260KPerPhase(NpuTargets.defaultNpu().withDsp(NpuTargets.defaultNpu().dsp().withExecuteStages(stages)));
+    }
+  }
+
+  private static void stories260KPerPhase(MachineParams npu) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    LoweredModel model = new LoweredModel(w, NpuTargets.defaultNpu(), 64, 16);
+    LoweredModel model = new LoweredModel(w, npu, 64, 16);
     NpuDecoder d = new NpuDecoder(model, 16, NpuEngine.GOLDEN);
     int[] prompt = new int[16];
     prompt[0] = 1;
