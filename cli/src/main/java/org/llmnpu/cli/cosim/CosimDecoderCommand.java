@@ -40,8 +40,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   String engine;
   @Option(names = "--seed", defaultValue = "1", description = "Prompt seed (default ${DEFAULT-VALUE}).")
   long seed;
-  @Option(names = "--clock-mhz", defaultValue = "87.2", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
-      + "the default NPU's Fmax at 180 nm, ./npu report ppa npu).")
+  @Option(names = "--clock-mhz", defaultValue = "100.7", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
+      + "the default NPU's Fmax at 180 nm with its 4-stage DSP, ./npu report ppa npu).")
   double clockMhz;
   @Option(names = "--speculative", description = "Greedy speculative decoding besides the plain run, on the same engine "
       + "(golden, or the RTL with every draft and target program compared with the golden): draft=layersN,gamma=G "
