@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real tools the toolkit runs, from Debian's packages, when they are missing:
-# verilator, yosys, opensta (sta), qflow-tech-osu018 (the osu018 liberty), g++, make,
+# verilator, yosys, opensta (sta), qflow-tech-osu018 (the osu018 liberty), g++, make, ccache
+# (compiles the Verilator runtime once per model cache, not once per model),
 # chromium (report rendering). As root it runs apt-get; otherwise it prints the command.
 #   scripts/setup-tools.sh [--quiet] [--docker]
 #   --docker  also install docker.io and debootstrap and start dockerd if no daemon answers
@@ -24,6 +25,7 @@ need yosys yosys
 need sta opensta
 need g++ g++
 need make make
+need ccache ccache
 need chromium chromium
 [ -f /usr/share/qflow/tech/osu018/osu018_stdcells.lib ] || missing+=(qflow-tech-osu018)
 if [ "$docker" = 1 ]; then

@@ -8,8 +8,10 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -17,9 +19,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.llmnpu.hdl.ToolsForTests;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.examples.Counter;
 import org.llmnpu.hdl.sim.Simulator;
+import org.llmnpu.hdl.tools.ExternalTool;
 
 /**
  * The build cache does not trust what is on disk: damaged entries are rebuilt and replaced,
@@ -155,5 +159,24 @@ class ModelCacheTest {
       s.step(5);
       assertEquals(5, s.peekLong("value"));
     }
+  }
+
+  /**
+   * Two different models built into one fresh cache: the second takes the Verilator runtime
+   * (verilated.o, verilated_threads.o) from ccache instead of compiling it again.
+   */
+  @Test
+  void secondModelOfACacheReusesTheCompiledRuntime() throws IOException {
+    SimModes.local();
+    ToolsForTests.require("ccache");
+    LocalToolchain.build(BuildInputs.of(Verilog.emit(new Counter(new Counter.Config(11))), SimOptions.Waves.NONE), cache);
+    LocalToolchain.build(BuildInputs.of(Verilog.emit(new Counter(new Counter.Config(12))), SimOptions.Waves.NONE), cache);
+    Map<String, String> env = LocalToolchain.compilerCache(cache);
+    assertTrue(Files.isDirectory(Path.of(env.get("CCACHE_DIR"))), "ccache store inside the model cache");
+    ExternalTool.Result stats = ExternalTool.run(List.of("ccache", "--print-stats"), cache, Duration.ofSeconds(30), env);
+    assertTrue(stats.ok(), stats.output());
+    long hits = stats.output().lines().filter(l -> l.startsWith("direct_cache_hit\t") || l.startsWith("preprocessed_cache_hit\t"))
+        .mapToLong(l -> Long.parseLong(l.substring(l.indexOf('\t') + 1).strip())).sum();
+    assertTrue(hits >= 2, "the runtime's two objects should come from ccache:\n" + stats.output());
   }
 }

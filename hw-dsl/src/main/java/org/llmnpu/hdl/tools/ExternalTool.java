@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -54,6 +55,11 @@ public final class ExternalTool {
    * reported as an exception naming the command.
    */
   public static Result run(List<String> command, Path dir, Duration timeout) {
+    return run(command, dir, timeout, Map.of());
+  }
+
+  /** As {@link #run(List, Path, Duration)}, with {@code env} added to the process's environment. */
+  public static Result run(List<String> command, Path dir, Duration timeout, Map<String, String> env) {
     if (find(command.get(0)).isEmpty() && !command.get(0).contains("/")) {
       throw new IllegalStateException(installHint(command.get(0)));
     }
@@ -61,8 +67,10 @@ public final class ExternalTool {
       Path logDir = ProcessCleanup.tempDirectory("llmnpu-tool-");
       Path log = logDir.resolve("output.log");
       try {
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-            .redirectOutput(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        Process p = builder.start();
         ProcessCleanup.track(p);
         try {
           if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
