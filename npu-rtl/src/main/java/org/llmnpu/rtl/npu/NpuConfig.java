@@ -306,11 +306,14 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     return new PpmConfig(rows, 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
   }
 
+  /** A builder holding this configuration, to change several fields at once. */
+  public NpuConfigBuilder toBuilder() {
+    return new NpuConfigBuilder(this);
+  }
+
   /** The same NPU with or without the PPU. */
   public NpuConfig withPpu(boolean on) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, on, mxLoad, sparsity, commandQueueDepth, dspStages);
+    return toBuilder().ppu(on).build();
   }
 
   /** The GEMM engine inside. */
@@ -320,51 +323,37 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
 
   /** The same NPU with another memory timing (a simulation parameter: the RTL does not change). */
   public NpuConfig withMemory(int latency, int bytesPerCycle) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        latency, bytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
+    return toBuilder().memory(latency, bytesPerCycle).build();
   }
 
   /** The same NPU with another GEMM engine (one of {@link #ENGINES}). */
   public NpuConfig withEngine(String e) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, e,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
+    return toBuilder().engine(e).build();
   }
 
   /** The same NPU with another W copy width (W rows per cycle, see {@code weightRowsPerCycle}). */
   public NpuConfig withWeightRowsPerCycle(int r) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine, r,
-        ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
+    return toBuilder().weightRowsPerCycle(r).build();
   }
 
   /** The same NPU with ({@code true}) or without MX element decoding on the load path ({@code loadmx}). */
   public NpuConfig withMxLoad(boolean on) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, on, sparsity, commandQueueDepth, dspStages);
+    return toBuilder().mxLoad(on).build();
   }
 
   /** The same NPU with its MAC array built for another N:M mode ({@code dense}, {@code 2:4}, {@code 4:8}). */
   public NpuConfig withSparsity(String s) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, s, commandQueueDepth, dspStages);
+    return toBuilder().sparsity(s).build();
   }
 
   /** The same NPU with a command queue of {@code depth} commands (see {@code commandQueueDepth}). */
   public NpuConfig withCommandQueueDepth(int depth) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, depth, dspStages);
+    return toBuilder().commandQueueDepth(depth).build();
   }
 
   /** The same NPU with a Vector DSP of {@code stages} execute stages (1..4, see {@code dspStages}). */
   public NpuConfig withDspStages(int stages) {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, stages);
+    return toBuilder().dspStages(stages).build();
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */
