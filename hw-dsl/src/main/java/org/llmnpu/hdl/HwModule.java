@@ -255,41 +255,9 @@ public abstract class HwModule {
 
   /** A case statement: {@code switchOn(state, s -> { s.is(0, () -> ...); s.otherwise(...); })}. */
   protected final void switchOn(HwValue subject, Consumer<Switch> arms) {
-    Switch s = new Switch(subject);
+    Switch s = new Switch(this, subject);
     arms.accept(s);
     currentBlock().add(new Stmt.Switch(subject.expr(), s.cases, s.defaultBody, SourceLocation.here()));
-  }
-
-  /** Builder of the arms of a {@link #switchOn}. */
-  public final class Switch {
-    private final HwValue subject;
-    final List<Stmt.Case> cases = new ArrayList<>();
-    List<Stmt> defaultBody;
-
-    Switch(HwValue subject) {
-      this.subject = subject;
-    }
-
-    /** Arm taken when the subject equals any of {@code values}. */
-    public Switch is(long value, Runnable body) {
-      return is(new long[] {value}, body);
-    }
-
-    public Switch is(long[] values, Runnable body) {
-      List<Literal> lits = new ArrayList<>();
-      for (long v : values) {
-        lits.add(Ops.literal(subject.kind(), subject.width(), BigInteger.valueOf(v)));
-      }
-      List<Stmt> arm = new ArrayList<>();
-      runIn(arm, body);
-      cases.add(new Stmt.Case(lits, arm));
-      return this;
-    }
-
-    public void otherwise(Runnable body) {
-      defaultBody = new ArrayList<>();
-      runIn(defaultBody, body);
-    }
   }
 
   /** A named section: explicit names given inside are prefixed with {@code name_}. */
