@@ -20,8 +20,6 @@ import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
-import org.llmnpu.hdl.gen.DeclaredGenerator;
-import org.llmnpu.hdl.gen.ParamSpec;
 
 /**
  * The Vector DSP: {@code lanes} SIMD lanes of FP16/FP32 ({@link DspLane}) executing a program of
@@ -379,27 +377,5 @@ public final class VectorDsp extends VectorDspPaths {
     String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
         + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() > 1 ? "_x" + config.executeStages() : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
-  }
-
-  /** Registers {@code vector-dsp}. */
-  public static final class Generator extends DeclaredGenerator {
-    public Generator() {
-      super("vector-dsp", "programmable FP16/FP32 SIMD DSP: softmax, norms, activations, RoPE, exp/recip/rsqrt, "
-          + "reductions; bit-exact with the numerics kernels",
-          List.of(
-              ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes (power of two)"),
-              ParamSpec.integer("rows", 512, 16, 65536, "buffer rows of lanes FP16 elements (power of two)"),
-              ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
-              ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
-              ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
-              ParamSpec.integer("executeStages", 1, 1, 4,
-                  "1: one execute stage, no stalls; 2: FP rounding in a second stage; 3: FP decode/product, "
-                  + "sum, round; 4: also the rounder split; an interlock holds readers of FP results"),
-              ParamSpec.bool("fma32", false, "FP32 fused multiply-add unit per lane (instruction FMA32)"),
-              ParamSpec.bool("permute", false, "skewed load/store, lane rotation, row gather/scatter (transposes)")),
-          p -> new VectorDsp(new Config(p.getInt("lanes"), p.getInt("rows"), p.getInt("programDepth"),
-              p.getInt("tableSegments"), p.getInt("tableDegree"), p.getInt("executeStages"), p.getBool("fma32"),
-              p.getBool("permute"))));
-    }
   }
 }

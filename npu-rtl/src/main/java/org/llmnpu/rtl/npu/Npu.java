@@ -290,7 +290,7 @@ public final class Npu extends HwModule {
     when(cond, then);
   }
 
-  void switchOf(HwValue subject, Consumer<Switch> arms) {
+  void switchOf(HwValue subject, Consumer<org.llmnpu.hdl.Switch> arms) {
     switchOn(subject, arms);
   }
 
