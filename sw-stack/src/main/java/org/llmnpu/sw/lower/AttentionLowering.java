@@ -49,9 +49,12 @@ final class AttentionLowering {
           new int[] {l.rQ, l.rQ + qRows}));
       e.run(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
           l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
-      e.run(r.quantize(l.rQ, 2 * l.nq, -1, l.rQQ + t * 2 * qRows, l.rDQ + t));
-      e.run(r.quantize(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK));
-      e.run(r.quantize(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV));
+      for (var program : r.quantizeRuns(java.util.List.of(
+          new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, l.rQQ + t * 2 * qRows, l.rDQ + t),
+          new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
+          new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV)))) {
+        e.run(program);
+      }
       b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
       b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);

@@ -3,6 +3,7 @@ package org.llmnpu.sw.lower;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
@@ -225,9 +226,10 @@ public final class PhaseCostModel extends CommandCosts {
       dspCopy(1, 2L * nq);
       run(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
       run(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-      run(r.quantize(0, 2 * nq, -1, 0, 0));
-      run(r.quantize(0, 2 * nk, -1, 0, 0));
-      run(r.quantize(0, c.kvDim(), -1, 0, 0));
+      for (DspProgram program : r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0),
+          new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0), new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)))) {
+        run(program);
+      }
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspCopy(1, half);
