@@ -138,6 +138,11 @@ final class DspRoutines {
     return each;
   }
 
+  /** The runs of {@code programs}: one merged program when they differ only in their rows ({@link DspMerge}). */
+  List<DspProgram> merged(List<DspProgram> programs) {
+    return DspMerge.merge(programs, programDepth);
+  }
+
   int executeStages() {
     return pipeline.executeStages();
   }

@@ -292,28 +292,44 @@ public final class PhaseCostModel extends CommandCosts {
       run(r.scatter(0, c.heads(), half, 0));
     }
     int k = wide ? c.headDim() : c.kvDim();
-    for (int h = 0; h < c.heads(); h++) {
-      dspCopy(half, 1);
-      dspCopy(half, 1);
-      KSplit ks = split(k);
-      for (int ci = 0; ci < ks.count(); ci++) {
-        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
-          gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+    // the lowering's groups of heads (LoweringLayout.headGroup): three whenever the DSP's rows hold their
+    // probabilities, as on the NPUs this model is compared on and extrapolates to
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        dspCopy(half, 1);
+        dspCopy(half, 1);
+        KSplit ks = split(k);
+        for (int ci = 0; ci < ks.count(); ci++) {
+          for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+            gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+          }
         }
+        partialsIn(ks, s, 1, -1);
+        run(r.scale(0, s, 1, 2, (short) 0x3C00, -1, 3));
+        run(r.kernel(DspKernel.SOFTMAX, s, new int[] {0}, new int[] {0}));
+        probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
       }
-      partialsIn(ks, s, 1, -1);
-      run(r.scale(0, s, 1, 2, (short) 0x3C00, -1, 3));
-      run(r.kernel(DspKernel.SOFTMAX, s, new int[] {0}, new int[] {0}));
-      run(r.quantize(0, s, 1, 0, 0));
-      dspCopy(1, s);
-      int first = c.headDim() * (h / c.groupSize());
-      int col = first - first / line * line;
-      KSplit pv = split(s);
-      for (int ci = 0; ci < pv.count(); ci++) {
-        gemm(1, pv.length(ci), col + c.headDim(), false);
+      for (DspProgram program : r.quantizeRuns(probabilities)) {
+        run(program);
       }
-      partialsIn(pv, 1, c.headDim(), -1);
-      run(r.scale(0, hdRows * lanes, 1, -1, (short) 0x3C00, -1, 3));
+      java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        dspCopy(1, s);
+        int first = c.headDim() * (h / c.groupSize());
+        int col = first - first / line * line;
+        KSplit pv = split(s);
+        for (int ci = 0; ci < pv.count(); ci++) {
+          gemm(1, pv.length(ci), col + c.headDim(), false);
+        }
+        partialsIn(pv, 1, c.headDim(), -1);
+        outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
+      }
+      for (DspProgram program : r.merged(outputScales)) {
+        run(program);
+      }
     }
     run(r.quantize(0, oK, -1, 0, 0));
     dspCopy(1, oK);
