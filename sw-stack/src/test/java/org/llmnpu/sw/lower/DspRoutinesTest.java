@@ -20,6 +20,7 @@ import org.llmnpu.numerics.fp16.Fp16;
  * The decoder's DSP routines compiled for a four-stage DSP (rows interleaved, Q/K/V-style quantization of
  * several vectors in one run) leave the whole buffer bit for bit as the plain one-stage programs do, on the
  * small NPU's 4 lanes and the default 16, with ragged lengths (stories260K's hidden 172); and they stall less.
+ * Merged one-row runs ({@link DspMerge}) equal the separate runs.
  */
 class DspRoutinesTest {
   private static final int ROWS = 512;
@@ -103,5 +104,21 @@ class DspRoutinesTest {
             + " against " + s[0] + " / " + p[0] + " plain");
       }
     }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void mergedOneRowScalesEqualSeparateRuns(int lanes) {
+    Function<DspRoutines, List<DspProgram>> scales = r -> List.of(
+        r.scale(0, lanes, 10, -1, (short) 0x2E00, -1, 20), r.scale(1, lanes, 11, -1, (short) 0x2E00, -1, 21),
+        r.scale(2, lanes - 1, 12, -1, (short) 0x2E00, -1, 22));
+    long[] ragged = compare(lanes, scales, r -> r.merged(scales.apply(r)));
+    assertTrue(ragged[1] == ragged[0], "different lengths do not merge");
+    Function<DspRoutines, List<DspProgram>> same = r -> List.of(
+        r.scale(0, lanes, 10, -1, (short) 0x2E00, -1, 20), r.scale(1, lanes, 11, -1, (short) 0x2E00, -1, 21),
+        r.scale(2, lanes, 12, -1, (short) 0x2E00, -1, 22));
+    assertTrue(routines(lanes, 4).merged(same.apply(routines(lanes, 4))).size() == 1);
+    long[] stalls = compare(lanes, same, r -> r.merged(same.apply(r)));
+    assertTrue(2 * stalls[1] < stalls[0], "stalls " + stalls[1] + " against " + stalls[0] + " separate");
   }
 }
