@@ -97,6 +97,8 @@ final class AttentionLowering {
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
       java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> scoreScales = new java.util.ArrayList<>();
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> softmaxes = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         int g = h / c.groupSize();
@@ -114,10 +116,17 @@ final class AttentionLowering {
                 l.sYS + ci * l.ysChunkBytes + (long) m0 * line, line);
           }
         }
-        e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc, sigmaS, -1);
-        e.run(r.scale(l.rSc, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2));
-        e.run(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2}, new int[] {l.rP + i * sRows}));
+        e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
+        scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
+        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
         probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));
+      }
+      // the group's scores scaled, and their SoftMax, in shared runs when their programs merge
+      for (var program : r.merged(scoreScales)) {
+        e.run(program);
+      }
+      for (var program : r.mergedKernels(softmaxes)) {
+        e.run(program);
       }
       // the group's probabilities quantized in one run: their scalar chains hide each other's latency
       for (var program : r.quantizeRuns(probabilities)) {

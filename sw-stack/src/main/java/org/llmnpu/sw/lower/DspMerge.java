@@ -23,6 +23,151 @@ final class DspMerge {
   private DspMerge() {
   }
 
+  /** The runs of {@code programs} in order: as many consecutive ones merged into each run as merge. */
+  static List<DspProgram> mergeRuns(List<DspProgram> programs, int programDepth) {
+    List<DspProgram> runs = new ArrayList<>();
+    int at = 0;
+    while (at < programs.size()) {
+      int k = programs.size() - at;
+      List<DspProgram> merged = null;
+      for (; k >= 2; k--) {
+        List<DspProgram> m = merge(programs.subList(at, at + k), programDepth);
+        if (m.size() == 1) {
+          merged = m;
+          break;
+        }
+      }
+      if (merged == null) {
+        runs.add(programs.get(at));
+        at++;
+      } else {
+        runs.addAll(merged);
+        at += k;
+      }
+    }
+    return runs;
+  }
+
+  /**
+   * {@code program} as straight-line code (its loops of one iteration inlined: idx is 0 in both) with its
+   * registers reallocated, each value to the lowest register free from its definition to its last use (a
+   * masked write updates its register in place; a value read before any write keeps its register); null
+   * when it has a loop of more iterations. Same results, as few registers as its live values need.
+   */
+  static DspProgram compact(DspProgram program) {
+    List<DspInstruction> code = new ArrayList<>();
+    for (DspInstruction in : program.instructions()) {
+      if (in.op() == DspOp.LOOP) {
+        if (Math.max(1, in.imm() & 0xFFFF) != 1) {
+          return null;
+        }
+        continue;
+      }
+      code.add(in);
+    }
+    int size = code.size();
+    // values: a definition (unmasked write) starts one; reads and masked writes extend it
+    int[] current = new int[DspInstruction.REGISTERS];
+    java.util.Arrays.fill(current, -1);
+    List<Integer> lastUse = new ArrayList<>();
+    List<Integer> liveIn = new ArrayList<>();
+    int[][] useValues = new int[size][];
+    int[] defValue = new int[size];
+    for (int i = 0; i < size; i++) {
+      DspInstruction in = code.get(i);
+      int[] uses = uses(in);
+      useValues[i] = new int[uses.length];
+      for (int u = 0; u < uses.length; u++) {
+        int r = uses[u];
+        if (current[r] < 0) {
+          current[r] = lastUse.size();
+          lastUse.add(i);
+          liveIn.add(r);
+        }
+        useValues[i][u] = current[r];
+        lastUse.set(current[r], i);
+      }
+      defValue[i] = -1;
+      if (in.op().writesRegister()) {
+        if (!in.masked()) {
+          current[in.rd()] = lastUse.size();
+          lastUse.add(-1);
+          liveIn.add(null);
+        }
+        defValue[i] = current[in.rd()];
+      }
+    }
+    int values = lastUse.size();
+    int[] phys = new int[values];
+    java.util.Arrays.fill(phys, -1);
+    boolean[] busy = new boolean[DspInstruction.REGISTERS];
+    for (int v = 0; v < values; v++) {
+      if (liveIn.get(v) != null) {
+        phys[v] = liveIn.get(v);
+        busy[phys[v]] = true;
+      }
+    }
+    List<DspInstruction> out = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      DspInstruction in = code.get(i);
+      int[] uses = uses(in);
+      java.util.Map<Integer, Integer> map = new HashMap<>();
+      for (int u = 0; u < uses.length; u++) {
+        map.put(uses[u], phys[useValues[i][u]]);
+      }
+      // registers whose value is last read here are free for this instruction's result
+      for (int u = 0; u < uses.length; u++) {
+        int v = useValues[i][u];
+        if (lastUse.get(v) == i && v != defValue[i] && liveIn.get(v) == null) {
+          busy[phys[v]] = false;
+        }
+      }
+      int rd = in.rd();
+      if (defValue[i] >= 0) {
+        int v = defValue[i];
+        if (phys[v] < 0) {
+          int r = 0;
+          while (r < busy.length && busy[r]) {
+            r++;
+          }
+          if (r == busy.length) {
+            return null;
+          }
+          phys[v] = r;
+          busy[r] = true;
+        }
+        rd = phys[v];
+        if (lastUse.get(v) <= i && liveIn.get(v) == null) {
+          busy[rd] = false;
+        }
+      }
+      DspOp op = in.op();
+      out.add(new DspInstruction(op, rd, op.readsA() ? map.get(in.ra()) : in.ra(),
+          op.readsB() ? map.get(in.rb()) : in.rb(), op.readsC() ? map.get(in.rc()) : in.rc(), in.masked(), in.aux(),
+          in.imm()));
+    }
+    return new DspProgram(program.name(), out);
+  }
+
+  /** The registers {@code in} reads: its operands, and rd when it writes only some lanes (masked). */
+  private static int[] uses(DspInstruction in) {
+    DspOp op = in.op();
+    List<Integer> r = new ArrayList<>();
+    if (op.readsA()) {
+      r.add(in.ra());
+    }
+    if (op.readsB() && !r.contains(in.rb())) {
+      r.add(in.rb());
+    }
+    if (op.readsC() && !r.contains(in.rc())) {
+      r.add(in.rc());
+    }
+    if (op.writesRegister() && in.masked() && !r.contains(in.rd())) {
+      r.add(in.rd());
+    }
+    return r.stream().mapToInt(Integer::intValue).toArray();
+  }
+
   /** One program for all of {@code programs} when they merge (see the class), else {@code programs}. */
   static List<DspProgram> merge(List<DspProgram> programs, int programDepth) {
     if (programs.size() < 2 || !sameShape(programs)) {
@@ -102,11 +247,20 @@ final class DspMerge {
     return List.of(new DspProgram(name.toString(), code));
   }
 
-  /** Whether instruction i is the same in every program and issued once: SETLEN, LI or HALT. */
+  /**
+   * Whether instruction i is the same in every program and issued once: SETLEN, HALT, or an LI of a register
+   * nothing else writes (a constant).
+   */
   private static boolean shared(List<DspProgram> programs, int i) {
-    DspInstruction in = programs.get(0).instructions().get(i);
+    List<DspInstruction> code = programs.get(0).instructions();
+    DspInstruction in = code.get(i);
     if (in.op() != DspOp.SETLEN && in.op() != DspOp.LI && in.op() != DspOp.HALT) {
       return false;
+    }
+    for (int j = 0; in.op() == DspOp.LI && j < code.size(); j++) {
+      if (j != i && code.get(j).op().writesRegister() && code.get(j).rd() == in.rd()) {
+        return false;
+      }
     }
     for (DspProgram p : programs) {
       if (!p.instructions().get(i).equals(in)) {

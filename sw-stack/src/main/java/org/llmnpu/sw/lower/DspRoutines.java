@@ -138,9 +138,26 @@ final class DspRoutines {
     return each;
   }
 
-  /** The runs of {@code programs}: one merged program when they differ only in their rows ({@link DspMerge}). */
+  /** The runs of {@code programs}: merged programs where they differ only in their rows ({@link DspMerge}). */
   List<DspProgram> merged(List<DspProgram> programs) {
-    return DspMerge.merge(programs, programDepth);
+    return DspMerge.mergeRuns(programs, programDepth);
+  }
+
+  /**
+   * As {@link #merged}, for compiled kernels: each straight-line first, its registers reallocated to as few as
+   * its live values need ({@link DspMerge#compact}), so that copies fit; as they are when one has a loop.
+   */
+  List<DspProgram> mergedKernels(List<DspProgram> programs) {
+    List<DspProgram> compact = new ArrayList<>();
+    for (DspProgram p : programs) {
+      DspProgram c = DspMerge.compact(p);
+      if (c == null) {
+        return programs;
+      }
+      compact.add(c);
+    }
+    List<DspProgram> runs = DspMerge.mergeRuns(compact, programDepth);
+    return runs.size() == programs.size() ? programs : runs;
   }
 
   int executeStages() {

@@ -204,8 +204,6 @@ final class LoweringLayout {
     rVQ = dsp(r.rows(c.kvDim()));
     rDV = dsp(1);
     rQS = dsp(2 * c.heads());
-    rSc = dsp(ctxRows);
-    rSc2 = dsp(ctxRows);
 
     rDKV = dsp(r.rows(model.maxContext()));
     rDVV = dsp(r.rows(model.maxContext()));
@@ -216,13 +214,15 @@ final class LoweringLayout {
     rUp = dsp(r.rows(c.hiddenDim()));
     rSw = dsp(r.rows(c.hiddenDim()));
     rPart = dsp(partRows);
-    // the probabilities of up to three heads at once (their quantizations share a run), as many as fit
+    // the scores and probabilities of up to three heads at once (their DSP programs share runs), as many as fit
     int sRows = r.rows(model.maxContext());
     int group = DspQuantizer.MAX_VECTORS;
-    while (group > 1 && dspNext + Math.max(ctxRows, group * sRows) + group * sRows + group > p.dsp().rows()) {
+    while (group > 1 && dspNext + 3 * Math.max(ctxRows, group * sRows) + group * sRows + group > p.dsp().rows()) {
       group--;
     }
     headGroup = group;
+    rSc = dsp(Math.max(ctxRows, group * sRows));
+    rSc2 = dsp(Math.max(ctxRows, group * sRows));
     rP = dsp(Math.max(ctxRows, group * sRows));
     rPQ = dsp(group * sRows);
     rDP = dsp(group);

@@ -297,6 +297,8 @@ public final class PhaseCostModel extends CommandCosts {
     for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
       int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
       java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+      java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
+      java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         dspCopy(half, 1);
         dspCopy(half, 1);
@@ -307,9 +309,15 @@ public final class PhaseCostModel extends CommandCosts {
           }
         }
         partialsIn(ks, s, 1, -1);
-        run(r.scale(0, s, 1, 2, (short) 0x3C00, -1, 3));
-        run(r.kernel(DspKernel.SOFTMAX, s, new int[] {0}, new int[] {0}));
+        scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
+        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
         probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
+      }
+      for (DspProgram program : r.merged(scoreScales)) {
+        run(program);
+      }
+      for (DspProgram program : r.mergedKernels(softmaxes)) {
+        run(program);
       }
       for (DspProgram program : r.quantizeRuns(probabilities)) {
         run(program);
