@@ -39,8 +39,11 @@ import org.llmnpu.isa.dsp.DspProgram;
  * so that an instruction is issued as many slots after the result it uses as there are rows in flight, and
  * the interlock does not stall; a one-row pass is straight-line code. Every element sees the same
  * instructions in the same order as in the plain loop: the results do not depend on the DSP's stages.
- * What still stalls is the latency of dependent chains on one vector: the reduction trees and the reciprocal
- * of quantize, and those of the kernels (SoftMax of a short score vector, RMSNorm's sums).
+ * Independent vectors share runs so that their dependent chains (reduction trees, reciprocals) hide each
+ * other's latency: {@link #quantize} of up to three vectors ({@link DspQuantizer}), and {@link #merged} /
+ * {@link #mergedKernels} for same-shape straight-line programs ({@link DspMerge}). What still stalls is the
+ * latency of chains on one vector: the kernels' sums (RMSNorm), SwiGLU (two copies fit), SoftMax over more
+ * than one row.
  */
 final class DspRoutines {
   /** Registers scale and sumPartials never use: the interleaved copies' registers. */

@@ -27,7 +27,7 @@ class DspStallBench {
     LoweredModel model = new LoweredModel(w, npu, 64, 16);
     Map<String, long[]> stats = new LinkedHashMap<>();
     DecoderLowering low = new DecoderLowering(model, 16, p -> {
-      String key = p.name().replaceAll(" ?@[^ ]*", "");
+      String key = p.name().replaceAll(" ?@(\\[[^]]*\\]->\\[[^]]*\\]|\\S*)", "");
       long[] s = stats.computeIfAbsent(key, k -> new long[4]);
       s[0]++;
       s[1] += p.cycles(DspPipeline.ONE_STAGE_EXECUTE);
