@@ -94,16 +94,32 @@ public final class Assembler {
   private Assembler() {
   }
 
-  /** Assembles for the default NPU ({@code DSP_LANES} = 16). */
+  /** Assembles for the default NPU ({@code DSP_LANES} = 16, {@code DSP_STAGES} = 4). */
   public static Assembled assemble(String text, String sourceName) {
     return assemble(text, sourceName, MachineParams.DspParams.DEFAULT.lanes());
   }
 
-  /** Assembles with the symbol {@code DSP_LANES} = {@code dspLanes} (for {@code .dspkernel}). */
+  /**
+   * Assembles with the symbol {@code DSP_LANES} = {@code dspLanes} (for {@code .dspkernel}) and the default DSP's
+   * execute stages ({@code DSP_STAGES} = 4).
+   */
   public static Assembled assemble(String text, String sourceName, int dspLanes) {
+    return assemble(text, sourceName, dspLanes, MachineParams.DspParams.DEFAULT.executeStages());
+  }
+
+  /**
+   * Assembles for a DSP of {@code dspLanes} lanes and {@code dspStages} execute stages: the symbols
+   * {@code DSP_LANES} and {@code DSP_STAGES}; a {@code .dspkernel} is compiled for that DSP (rows interleaved
+   * with more than one execute stage, {@code DspKernels.Options.forPipeline}; the results are the same).
+   */
+  public static Assembled assemble(String text, String sourceName, int dspLanes, int dspStages) {
+    if (dspStages < 1 || dspStages > 4) {
+      throw new IllegalArgumentException("dspStages must be 1, 2, 3 or 4, got " + dspStages);
+    }
     String[] lines = text.split("\r?\n", -1);
     Map<String, Long> symbols = new HashMap<>();
     symbols.put("DSP_LANES", (long) dspLanes);
+    symbols.put("DSP_STAGES", (long) dspStages);
     // Pass 1: labels and constants (constants may use earlier constants only).
     int index = 0;
     long origin = 0;

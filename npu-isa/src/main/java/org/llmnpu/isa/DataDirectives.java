@@ -6,6 +6,7 @@ import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
@@ -25,8 +26,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  *       requantization scale SCALE (a real number, {@code QuantizedMultiplier.fromScale}), the output
  *       zero point ZEROPOINT and the INT32 bias BIAS (default 0).</li>
  * </ul>
- * The symbol {@code DSP_LANES} holds the lanes of the NPU the program is assembled for (16, the
- * default NPU's, unless the caller says otherwise), so {@code .dspkernel ... DSP_LANES} fits any NPU.
+ * The symbols {@code DSP_LANES} and {@code DSP_STAGES} hold the lanes and execute stages of the NPU's DSP the
+ * program is assembled for (16 and 4, the default NPU's, unless the caller says otherwise), so
+ * {@code .dspkernel ... DSP_LANES} fits any NPU.
  */
 final class DataDirectives {
   private DataDirectives() {
@@ -133,7 +135,10 @@ final class DataDirectives {
       int len = (int) Assembler.eval(t[4], symbols, src, lineNo);
       int lanes = (int) Assembler.eval(t[5], symbols, src, lineNo);
       float eps = t.length == 7 ? Float.parseFloat(t[6]) : 1e-5f;
-      return DspKernels.compile(k, len, lanes, eps, DspMath.DEFAULT);
+      int stages = (int) (long) symbols.getOrDefault("DSP_STAGES", 1L);
+      DspKernels.Options options = stages > 1
+          ? DspKernels.Options.forPipeline(DspPipeline.ofExecuteStages(stages), false) : DspKernels.Options.DEFAULT;
+      return DspKernels.compile(k, len, lanes, eps, DspMath.DEFAULT, options);
     } catch (AssemblyException e) {
       throw e;
     } catch (IllegalArgumentException e) {

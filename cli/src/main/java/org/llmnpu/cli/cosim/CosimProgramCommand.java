@@ -59,7 +59,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
       if (!Files.isReadable(file)) {
         throw new IllegalArgumentException("FILE.npu: cannot read " + file);
       }
-      program = Assembler.assemble(Files.readString(file), file.toString(), config.dspLanes());
+      program = Assembler.assemble(Files.readString(file), file.toString(), config.dspLanes(), config.dspStages());
       long size = config.machine().extMemBytes();
       image = new byte[(int) size];
       if (memory != null) {

@@ -11,7 +11,8 @@ import java.util.Map;
  * ({@link DspKernels.Options#interleaveRows()}, 2..4), the body's instructions alternating with K − 1
  * copies of themselves that work on other registers. Every instruction is then K issue slots after
  * the one whose result it uses, which hides the interlock of a pipeline with up to K execute stages
- * ({@link DspPipeline}).
+ * ({@link DspPipeline}). Public so that programs written elsewhere (the software stack's decoder routines)
+ * interleave their row passes the same way.
  *
  * <p>With R rows and {@code h = floor(R/K)}: copy j handles rows {@code j·h..(j+1)·h−1}; copies
  * 0..K−2 hold only full rows (their masks dropped), copy K−1 is masked against the length
@@ -24,12 +25,12 @@ import java.util.Map;
  * than there are, K is lowered ({@link #copiesThatFit}), and below 2 the pass runs as one plain
  * loop. Results are those of the plain loop: every row sees the same instructions.
  */
-final class DspInterleave {
+public final class DspInterleave {
   private DspInterleave() {
   }
 
   /** The number of copies, at most {@code copies}, whose registers fit in {@code free} (1: none). */
-  static int copiesThatFit(List<DspInstruction> body, int copies, List<Integer> free) {
+  public static int copiesThatFit(List<DspInstruction> body, int copies, List<Integer> free) {
     int written = written(body).size();
     int k = copies;
     while (k >= 2 && (k - 1) * written > free.size()) {
@@ -52,7 +53,7 @@ final class DspInterleave {
    * Emits the pass of {@code body} (the instructions of one row, loads and stores at {@code idx}
    * relative rows) over {@code rows} rows, {@code copies} rows per iteration (lowered to what fits).
    */
-  static void emit(DspAssembler a, List<DspInstruction> body, int rows, int lanes, int len, List<Integer> free,
+  public static void emit(DspAssembler a, List<DspInstruction> body, int rows, int lanes, int len, List<Integer> free,
       int copies) {
     int k = copiesThatFit(body, copies, free);
     if (k < 2) {
@@ -78,11 +79,13 @@ final class DspInterleave {
     int r = rows % k;
     if (r >= 1) {
       List<DspInstruction> tail = merge(body, renames, r, j -> k * h + j);
-      a.setLength(len - (k * h + r - 1) * lanes);
       if (h == 0) {
         // fewer rows than copies: the same instructions as the rows left of a longer vector (a loop of one
-        // iteration in place of the main loop), so the cycle formula holds for every length
+        // iteration in place of the main loop, and its SETLEN), so the cycle formula holds for every length
         a.setLength(len);
+      }
+      a.setLength(len - (k * h + r - 1) * lanes);
+      if (h == 0) {
         a.loop(1, () -> a.emitAll(tail));
       } else {
         a.emitAll(tail);

@@ -49,9 +49,12 @@ final class AttentionLowering {
           new int[] {l.rQ, l.rQ + qRows}));
       e.run(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
           l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
-      e.run(r.quantize(l.rQ, 2 * l.nq, -1, l.rQQ + t * 2 * qRows, l.rDQ + t));
-      e.run(r.quantize(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK));
-      e.run(r.quantize(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV));
+      for (var program : r.quantizeRuns(java.util.List.of(
+          new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, l.rQQ + t * 2 * qRows, l.rDQ + t),
+          new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
+          new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV)))) {
+        e.run(program);
+      }
       b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
       b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
@@ -90,38 +93,67 @@ final class AttentionLowering {
     int sigmaP = LoweredModel.shift(m.maxContext());
     short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
     short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
-    for (int h = 0; h < c.heads(); h++) {
-      int g = h / c.groupSize();
-      long wq = l.sWQ + (long) h * l.wqBytes;
-      int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
-      int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
-      b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
-      b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
-      KSplit ks = l.scoreSplit;
-      for (int ci = 0; ci < ks.count(); ci++) {
-        int k0 = ks.start(ci);
-        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
-          int mm = Math.min(p.maxM(), s - m0);
-          b.gemm(mm, ks.length(ci), 1, l.sKC + (long) m0 * m.kvBytes + k0, m.kvBytes, wq + (long) k0 * line, line,
-              l.sYS + ci * l.ysChunkBytes + (long) m0 * line, line);
+    int sRows = r.rows(m.maxContext());
+    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
+      int group = Math.min(l.headGroup, c.heads() - h0);
+      java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> scoreScales = new java.util.ArrayList<>();
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> softmaxes = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        int g = h / c.groupSize();
+        long wq = l.sWQ + (long) h * l.wqBytes;
+        int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
+        int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
+        b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
+        b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
+        KSplit ks = l.scoreSplit;
+        for (int ci = 0; ci < ks.count(); ci++) {
+          int k0 = ks.start(ci);
+          for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+            int mm = Math.min(p.maxM(), s - m0);
+            b.gemm(mm, ks.length(ci), 1, l.sKC + (long) m0 * m.kvBytes + k0, m.kvBytes, wq + (long) k0 * line, line,
+                l.sYS + ci * l.ysChunkBytes + (long) m0 * line, line);
+          }
         }
+        e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
+        scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
+        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+        probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));
       }
-      e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc, sigmaS, -1);
-      e.run(r.scale(l.rSc, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2));
-      e.run(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2}, new int[] {l.rP}));
-      e.run(r.quantize(l.rP, s, l.rDVV, l.rPQ, l.rDP));
-      b.dspOut(l.sXP, line, s, 1, l.rPQ, Command.FMT_INT8);
-      int first = c.headDim() * g;
-      int off = first / line * line;
-      int col = first - off;
-      KSplit pv = l.split(s);
-      for (int ci = 0; ci < pv.count(); ci++) {
-        int k0 = pv.start(ci);
-        b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
-            l.sYO + ci * l.yoChunkBytes, line);
+      // the group's scores scaled, and their SoftMax, in shared runs when their programs merge
+      for (var program : r.merged(scoreScales)) {
+        e.run(program);
       }
-      e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
-      e.run(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP, -1, pvScale, -1, l.rOF + h * l.hdRows));
+      for (var program : r.mergedKernels(softmaxes)) {
+        e.run(program);
+      }
+      // the group's probabilities quantized in one run: their scalar chains hide each other's latency
+      for (var program : r.quantizeRuns(probabilities)) {
+        e.run(program);
+      }
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> outputScales = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        int g = h / c.groupSize();
+        b.dspOut(l.sXP, line, s, 1, l.rPQ + i * sRows, Command.FMT_INT8);
+        int first = c.headDim() * g;
+        int off = first / line * line;
+        int col = first - off;
+        KSplit pv = l.split(s);
+        for (int ci = 0; ci < pv.count(); ci++) {
+          int k0 = pv.start(ci);
+          b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
+              l.sYO + ci * l.yoChunkBytes, line);
+        }
+        e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1,
+            l.rOF + h * l.hdRows));
+      }
+      // the group's head outputs dequantized in one run when their programs merge
+      for (var program : r.merged(outputScales)) {
+        e.run(program);
+      }
     }
     e.run(r.quantize(l.rOF, m.oK, -1, l.rOQ, l.rDO + t));
     b.dspOut(l.sXO + (long) t * l.xoStride, line, m.oK, 1, l.rOQ, Command.FMT_INT8);

@@ -4,24 +4,25 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.isa.dsp.DspAssembler;
 import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspInterleave;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
-import org.llmnpu.numerics.fp16.Fp16;
 
 /**
  * The Vector DSP programs of the lowered decoder, each for operands at given buffer rows:
  * the compiled {@link DspKernels} (RMSNorm, RoPE, SoftMax, SwiGLU; interleaved for a pipelined DSP) relocated from their
  * {@link DspLayout} rows to ours, and three programs written here with {@link DspAssembler}:
  * <ul>
- *   <li>{@link #quantize}: dynamic symmetric INT8 quantization of an FP16 vector (optionally times
- *   a vector first): {@code d = max(absmax, 2^-8)/127} (FP16), {@code q = saturate(rint(x · 127/absmax))},
+ *   <li>{@link #quantize}: dynamic symmetric INT8 quantization of one to three FP16 vectors in one run
+ *   ({@link DspQuantizer}): {@code d = max(absmax, 2^-8)/127} (FP16), {@code q = saturate(rint(x · 127/absmax))},
  *   the reciprocal by four Newton steps from {@code 0.75·2^-floor(log2 absmax)} (relative error
  *   below 2^-16 before FP16 rounding); writes the INT8 codes (low byte of each element) and
- *   {@code d} broadcast over one row. Cycles: 16 + 2·rows·(3 or 5) + 2·log2(lanes) + 16.</li>
+ *   {@code d} broadcast over one row.</li>
  *   <li>{@link #scale}: dequantization and residual, {@code y = ((a·s)·v)·c + r} with a broadcast
  *   scale row s, a per-element vector v, an FP16 constant c and a residual r, each optional,
  *   rounded to FP16 after every step.</li>
@@ -30,13 +31,26 @@ import org.llmnpu.numerics.fp16.Fp16;
  *   <li>{@link #sumPartials}: the K-chunk partial sums of one GEMM result (each already FP16 by
  *   {@code dspin}), optionally each times its group's FP16 scale vector, summed in FP32 and
  *   rounded once to FP16: {@code out = fp16(Σ_c widen(p_c) · widen(s_c))} (the products of two
- *   FP16 values are exact in FP32). Instructions: 4 + rows·(4 + 3·(parts − 1)), with scales
- *   4 + rows·(7 + 6·(parts − 1)).</li>
+ *   FP16 values are exact in FP32). Instructions with one execute stage: 4 (3 for one row) + rows·(4 + 3·(parts − 1)), with
+ *   scales 4 + rows·(7 + 6·(parts − 1)).</li>
  * </ul>
+ * On a pipelined DSP (more than one execute stage, {@link org.llmnpu.isa.dsp.DspPipeline}) the row passes of
+ * scale, sumPartials and quantize run several rows per iteration ({@link #rowPass}, {@link DspInterleave}),
+ * so that an instruction is issued as many slots after the result it uses as there are rows in flight, and
+ * the interlock does not stall; a one-row pass is straight-line code. Every element sees the same
+ * instructions in the same order as in the plain loop: the results do not depend on the DSP's stages.
+ * Independent vectors share runs so that their dependent chains (reduction trees, reciprocals) hide each
+ * other's latency: {@link #quantize} of up to three vectors ({@link DspQuantizer}), and {@link #merged} /
+ * {@link #mergedKernels} for same-shape straight-line programs ({@link DspMerge}). What still stalls is the
+ * latency of chains on one vector: the kernels' sums (RMSNorm), SwiGLU (two copies fit), SoftMax over more
+ * than one row.
  */
 final class DspRoutines {
-  private static final short GUARD = 0x1C00; // 2^-8
+  /** Registers scale and sumPartials never use: the interleaved copies' registers. */
+  private static final List<Integer> SCALE_FREE = registers(6, 31);
   private final int lanes;
+  private final DspPipeline pipeline;
+  private final int programDepth;
   private final float eps;
   private final DspKernels.Options options;
 
@@ -49,6 +63,16 @@ final class DspRoutines {
     this.lanes = dsp.lanes();
     this.eps = eps;
     this.options = dsp.kernelOptions();
+    this.pipeline = dsp.pipeline();
+    this.programDepth = dsp.programDepth();
+  }
+
+  private static List<Integer> registers(int first, int last) {
+    List<Integer> r = new ArrayList<>();
+    for (int i = first; i <= last; i++) {
+      r.add(i);
+    }
+    return r;
   }
 
   int rows(int elements) {
@@ -93,55 +117,70 @@ final class DspRoutines {
    * every lane of row {@code scaleRow}.
    */
   DspProgram quantize(int in, int len, int vec, int out, int scaleRow) {
-    DspAssembler a = new DspAssembler();
-    final int zero = 0;
-    final int two = 1;
-    final int c127 = 2;
-    final int inv127 = 3;
-    final int guard = 4;
-    final int c075 = 5;
-    final int acc = 6;
-    final int x = 7;
-    final int v = 8;
-    final int t = 9;
-    final int d = 10;
-    final int e = 11;
-    final int y = 12;
-    final int neg = 13;
-    final int inv = 15;
-    final int q = 16;
-    a.li(zero, 0).li(two, 0x4000).li(c127, Fp16.fromFloat(127f) & 0xFFFF)
-        .li(inv127, Fp16.fromDouble(1.0 / 127) & 0xFFFF).li(guard, GUARD).li(c075, 0x3A00).li(acc, 0);
-    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
-    int rows = rows(len);
-    a.loop(rows, () -> {
-      a.load(x, in);
-      if (vec >= 0) {
-        a.load(v, vec).op(DspOp.MUL16, x, x, v);
-      }
-      a.op(DspOp.ABS, x, x, 0).masked(DspOp.MAX16, acc, acc, x);
-    });
-    for (int width = lanes; width > 1; width /= 2) {
-      a.emit(DspOp.LSHIFT, t, acc, 0, 0, false, 0, width / 2);
-      a.op(DspOp.MAX16, acc, acc, t);
+    return quantize(List.of(new DspQuantizer.Vector(in, len, vec, out, scaleRow)));
+  }
+
+  /** Dynamic INT8 quantization of one to three vectors in one run ({@link DspQuantizer}): the results of separate runs. */
+  DspProgram quantize(List<DspQuantizer.Vector> vectors) {
+    return new DspQuantizer(this, lanes).program(vectors);
+  }
+
+  /**
+   * The runs that quantize {@code vectors}: one program for all when it fits the DSP's program memory,
+   * else one per vector (same results either way).
+   */
+  List<DspProgram> quantizeRuns(List<DspQuantizer.Vector> vectors) {
+    DspProgram all = quantize(vectors);
+    if (all.size() <= programDepth) {
+      return List.of(all);
     }
-    a.op(DspOp.BCAST, acc, acc, 0).op(DspOp.MAX16, acc, acc, guard).op(DspOp.MUL16, d, acc, inv127);
-    a.aux(DspOp.EXPO, 0, e, acc, 0).op(DspOp.ISUB, e, zero, e).op(DspOp.SCALB16, y, c075, e)
-        .op(DspOp.NEGABS, neg, acc, 0);
-    for (int i = 0; i < 4; i++) {
-      a.fma(t, neg, y, two).op(DspOp.MUL16, y, y, t);
+    List<DspProgram> each = new ArrayList<>();
+    for (DspQuantizer.Vector v : vectors) {
+      each.add(quantize(List.of(v)));
     }
-    a.op(DspOp.MUL16, inv, y, c127);
-    a.loop(rows, () -> {
-      a.load(x, in);
-      if (vec >= 0) {
-        a.load(v, vec).op(DspOp.MUL16, x, x, v);
+    return each;
+  }
+
+  /** The runs of {@code programs}: merged programs where they differ only in their rows ({@link DspMerge}). */
+  List<DspProgram> merged(List<DspProgram> programs) {
+    return DspMerge.mergeRuns(programs, programDepth);
+  }
+
+  /**
+   * As {@link #merged}, for compiled kernels: each straight-line first, its registers reallocated to as few as
+   * its live values need ({@link DspMerge#compact}), so that copies fit; as they are when one has a loop.
+   */
+  List<DspProgram> mergedKernels(List<DspProgram> programs) {
+    List<DspProgram> compact = new ArrayList<>();
+    for (DspProgram p : programs) {
+      DspProgram c = DspMerge.compact(p);
+      if (c == null) {
+        return programs;
       }
-      a.aux(DspOp.TOINT, 0, q, x, inv).store(out, q);
-    });
-    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, lanes);
-    a.store(scaleRow, d);
-    return a.finish("quantize " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
+      compact.add(c);
+    }
+    List<DspProgram> runs = DspMerge.mergeRuns(compact, programDepth);
+    return runs.size() == programs.size() ? programs : runs;
+  }
+
+  int executeStages() {
+    return pipeline.executeStages();
+  }
+
+  /**
+   * A pass over {@code rows} rows whose body handles each row on its own: straight-line code for one row
+   * (the same instructions without the {@code LOOP}; idx is 0 either way), rows interleaved
+   * ({@link DspInterleave}, as many per iteration as the options say, in the registers {@code free}) when
+   * {@code interleave} and the DSP is pipelined, else a plain loop. The length is {@code len} before and after.
+   */
+  void rowPass(DspAssembler a, int rows, int len, List<Integer> free, boolean interleave, Runnable body) {
+    if (rows == 1) {
+      body.run();
+    } else if (interleave && options.interleave()) {
+      DspInterleave.emit(a, a.capture(body), rows, lanes, len, free, options.interleaveRows());
+    } else {
+      a.loop(rows, body);
+    }
   }
 
   /**
@@ -163,7 +202,7 @@ final class DspRoutines {
       a.load(s, scaleRow);
     }
     a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
-    a.loop(rows(len), () -> {
+    rowPass(a, rows(len), len, SCALE_FREE, true, () -> {
       a.load(x, in);
       if (scaleRow >= 0) {
         a.op(DspOp.MUL16, x, x, s);
@@ -225,7 +264,7 @@ final class DspRoutines {
     final int s = 4;
     a.li(zero, 0);
     a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
-    a.loop(partRows, () -> {
+    rowPass(a, partRows, len, SCALE_FREE, true, () -> {
       for (int c = 0; c < parts; c++) {
         int target = c == 0 ? acc : x;
         a.load(target, in + c * partRows).op(DspOp.WIDEN, target, target, 0);

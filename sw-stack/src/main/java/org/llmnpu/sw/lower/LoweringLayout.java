@@ -88,6 +88,8 @@ final class LoweringLayout {
   final int ctxRows;
   /** Staging rows of the K-chunk partials ({@link KSplit}); none when no GEMM is split. */
   final int rPart;
+  /** Heads whose probabilities are quantized in one run (1..3, as many as the DSP's rows hold). */
+  final int headGroup;
   /** K chunk of a GEMM whose K exceeds maxK: the largest multiple of the line not above maxK. */
   final int kTile;
   final KSplit scoreSplit;
@@ -202,13 +204,9 @@ final class LoweringLayout {
     rVQ = dsp(r.rows(c.kvDim()));
     rDV = dsp(1);
     rQS = dsp(2 * c.heads());
-    rSc = dsp(ctxRows);
-    rSc2 = dsp(ctxRows);
-    rP = dsp(ctxRows);
-    rPQ = dsp(r.rows(model.maxContext()));
+
     rDKV = dsp(r.rows(model.maxContext()));
     rDVV = dsp(r.rows(model.maxContext()));
-    rDP = dsp(1);
     rO = dsp(c.heads() * hdRows);
     rOF = dsp(c.heads() * hdRows);
     rOQ = dsp(c.heads() * hdRows);
@@ -216,6 +214,18 @@ final class LoweringLayout {
     rUp = dsp(r.rows(c.hiddenDim()));
     rSw = dsp(r.rows(c.hiddenDim()));
     rPart = dsp(partRows);
+    // the scores and probabilities of up to three heads at once (their DSP programs share runs), as many as fit
+    int sRows = r.rows(model.maxContext());
+    int group = DspQuantizer.MAX_VECTORS;
+    while (group > 1 && dspNext + 3 * Math.max(ctxRows, group * sRows) + group * sRows + group > p.dsp().rows()) {
+      group--;
+    }
+    headGroup = group;
+    rSc = dsp(Math.max(ctxRows, group * sRows));
+    rSc2 = dsp(Math.max(ctxRows, group * sRows));
+    rP = dsp(Math.max(ctxRows, group * sRows));
+    rPQ = dsp(group * sRows);
+    rDP = dsp(group);
     if (dspNext > p.dsp().rows()) {
       throw new IllegalArgumentException("the lowering needs " + dspNext + " DSP buffer rows (blockMax " + blockMax
           + ", maxContext " + model.maxContext() + ") but the DSP has " + p.dsp().rows());

@@ -3,6 +3,7 @@ package org.llmnpu.sw.lower;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
@@ -225,9 +226,10 @@ public final class PhaseCostModel extends CommandCosts {
       dspCopy(1, 2L * nq);
       run(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
       run(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-      run(r.quantize(0, 2 * nq, -1, 0, 0));
-      run(r.quantize(0, 2 * nk, -1, 0, 0));
-      run(r.quantize(0, c.kvDim(), -1, 0, 0));
+      for (DspProgram program : r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0),
+          new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0), new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)))) {
+        run(program);
+      }
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspCopy(1, half);
@@ -290,28 +292,52 @@ public final class PhaseCostModel extends CommandCosts {
       run(r.scatter(0, c.heads(), half, 0));
     }
     int k = wide ? c.headDim() : c.kvDim();
-    for (int h = 0; h < c.heads(); h++) {
-      dspCopy(half, 1);
-      dspCopy(half, 1);
-      KSplit ks = split(k);
-      for (int ci = 0; ci < ks.count(); ci++) {
-        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
-          gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+    // the lowering's groups of heads (LoweringLayout.headGroup): three whenever the DSP's rows hold their
+    // probabilities, as on the NPUs this model is compared on and extrapolates to
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+      java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
+      java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        dspCopy(half, 1);
+        dspCopy(half, 1);
+        KSplit ks = split(k);
+        for (int ci = 0; ci < ks.count(); ci++) {
+          for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+            gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+          }
         }
+        partialsIn(ks, s, 1, -1);
+        scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
+        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
+        probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
       }
-      partialsIn(ks, s, 1, -1);
-      run(r.scale(0, s, 1, 2, (short) 0x3C00, -1, 3));
-      run(r.kernel(DspKernel.SOFTMAX, s, new int[] {0}, new int[] {0}));
-      run(r.quantize(0, s, 1, 0, 0));
-      dspCopy(1, s);
-      int first = c.headDim() * (h / c.groupSize());
-      int col = first - first / line * line;
-      KSplit pv = split(s);
-      for (int ci = 0; ci < pv.count(); ci++) {
-        gemm(1, pv.length(ci), col + c.headDim(), false);
+      for (DspProgram program : r.merged(scoreScales)) {
+        run(program);
       }
-      partialsIn(pv, 1, c.headDim(), -1);
-      run(r.scale(0, hdRows * lanes, 1, -1, (short) 0x3C00, -1, 3));
+      for (DspProgram program : r.mergedKernels(softmaxes)) {
+        run(program);
+      }
+      for (DspProgram program : r.quantizeRuns(probabilities)) {
+        run(program);
+      }
+      java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        dspCopy(1, s);
+        int first = c.headDim() * (h / c.groupSize());
+        int col = first - first / line * line;
+        KSplit pv = split(s);
+        for (int ci = 0; ci < pv.count(); ci++) {
+          gemm(1, pv.length(ci), col + c.headDim(), false);
+        }
+        partialsIn(pv, 1, c.headDim(), -1);
+        outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
+      }
+      for (DspProgram program : r.merged(outputScales)) {
+        run(program);
+      }
     }
     run(r.quantize(0, oK, -1, 0, 0));
     dspCopy(1, oK);

@@ -31,13 +31,21 @@ class NpuExtrapolationBench {
 
   @Test
   void stories260KPerPhase() throws Exception {
-    for (int stages : new int[] {1, 4}) {
-      System.out.println("DSP execute stages " + stages + ":");
-      stories260KPerPhase(NpuTargets.defaultNpu().withDsp(NpuTargets.defaultNpu().dsp().withExecuteStages(stages)));
+    long[][] cycles = new long[2][];
+    int[] stages = {1, 4};
+    for (int i = 0; i < stages.length; i++) {
+      System.out.println("DSP execute stages " + stages[i] + ":");
+      cycles[i] = stories260KPerPhase(NpuTargets.defaultNpu().withDsp(
+          NpuTargets.defaultNpu().dsp().withExecuteStages(stages[i])));
     }
+    System.out.printf("4 / 1 execute stages: prefill %,d / %,d = %.4f (DSP %,d / %,d = %.4f), decode %,d / %,d = %.4f "
+        + "(DSP %,d / %,d = %.4f)%n", cycles[1][0], cycles[0][0], cycles[1][0] / (double) cycles[0][0], cycles[1][1],
+        cycles[0][1], cycles[1][1] / (double) cycles[0][1], cycles[1][2], cycles[0][2],
+        cycles[1][2] / (double) cycles[0][2], cycles[1][3], cycles[0][3], cycles[1][3] / (double) cycles[0][3]);
   }
 
-  private static void stories260KPerPhase(MachineParams npu) throws Exception {
+  /** Prints the table and returns {prefill cycles, prefill DSP cycles, decode cycles, decode DSP cycles}. */
+  private static long[] stories260KPerPhase(MachineParams npu) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     LoweredModel model = new LoweredModel(w, npu, 64, 16);
     NpuDecoder d = new NpuDecoder(model, 16, NpuEngine.GOLDEN);
@@ -59,6 +67,8 @@ class NpuExtrapolationBench {
           s.counter(Counter.EXT_READ_BEATS) * 16, s.counter(Counter.EXT_WRITE_BEATS) * 16,
           s.counter(Counter.CYCLES) / mhz / 1000);
     }
+    return new long[] {pre.counter(Counter.CYCLES), pre.counter(Counter.DSP_CYCLES), dec.counter(Counter.CYCLES),
+        dec.counter(Counter.DSP_CYCLES)};
   }
 
   /** Real model shapes (no weights): LLaMA-2-7B, LLaMA-3-8B, Qwen2.5-1.5B. */

@@ -1,0 +1,214 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.isa.dsp.DspAssembler;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.numerics.fp16.Fp16;
+
+/**
+ * The program of {@link DspRoutines#quantize}: dynamic symmetric INT8 quantization of one to three FP16
+ * vectors in one DSP run. Per vector (optionally times a vector first): {@code d = max(absmax, 2^-8)/127}
+ * (FP16), {@code q = saturate(rint(x · 127/absmax))}, the reciprocal by four Newton steps
+ * {@code y ← y·fp16(2 − a·y)} (FMA16, MUL16) from {@code 0.75·2^-floor(log2 absmax)} (relative error
+ * below 2^-16 before FP16 rounding); the INT8 codes (low byte of each element) to its output rows and
+ * {@code d} broadcast over one row.
+ *
+ * <p>Schedule, for a pipelined DSP: each vector's absmax pass (a loop, or straight-line code for one row,
+ * whose {@code x} is then kept for the codes); the vectors' scalar chains (reduction tree, reciprocal)
+ * merged instruction by instruction, so that each dependent instruction is as many issue slots after its
+ * producer as there are vectors, the constants ({@code LI}) issued in the tree's interlock shadow; the
+ * codes pass rows interleaved ({@link DspRoutines#rowPass}). Every vector sees the instructions of a
+ * quantization on its own, in the same order: results are those of separate runs.
+ */
+final class DspQuantizer {
+  /** One vector: {@code len} elements at row {@code in} (times {@code vec} when ≥ 0), codes to {@code out}, d to {@code scaleRow}. */
+  record Vector(int in, int len, int vec, int out, int scaleRow) {
+  }
+
+  static final int MAX_VECTORS = 3;
+  private static final short GUARD = 0x1C00; // 2^-8
+  private static final int ZERO = 0;
+  private static final int TWO = 1;
+  private static final int C127 = 2;
+  private static final int INV127 = 3;
+  private static final int GUARD_REG = 4;
+  private static final int C075 = 5;
+  private static final int PER_VECTOR = 7;
+
+  private final DspRoutines routines;
+  private final int lanes;
+  private final DspAssembler a = new DspAssembler();
+  private int length = -1;
+
+  DspQuantizer(DspRoutines routines, int lanes) {
+    this.routines = routines;
+    this.lanes = lanes;
+  }
+
+  // the registers of vector j
+  private static int acc(int j) {
+    return 6 + PER_VECTOR * j;
+  }
+
+  private static int x(int j) {
+    return acc(j) + 1;
+  }
+
+  private static int t(int j) {
+    return acc(j) + 2;
+  }
+
+  private static int d(int j) {
+    return acc(j) + 3;
+  }
+
+  private static int e(int j) {
+    return acc(j) + 4;
+  }
+
+  private static int y(int j) {
+    return acc(j) + 5;
+  }
+
+  private static int neg(int j) {
+    return acc(j) + 6;
+  }
+
+  private void setLength(int len) {
+    if (len != length) {
+      a.setLength(len);
+      length = len;
+    }
+  }
+
+  DspProgram program(List<Vector> vectors) {
+    int n = vectors.size();
+    if (n < 1 || n > MAX_VECTORS) {
+      throw new IllegalArgumentException("quantize takes 1.." + MAX_VECTORS + " vectors, got " + n);
+    }
+    int stages = routines.executeStages();
+    for (int j = 0; j < n; j++) {
+      Vector v = vectors.get(j);
+      int x = x(j);
+      int t = t(j);
+      int acc = acc(j);
+      a.li(acc, 0);
+      setLength(v.len());
+      int rows = routines.rows(v.len());
+      routines.rowPass(a, rows, v.len(), List.of(), false, () -> {
+        a.load(x, v.in());
+        if (v.vec() >= 0) {
+          a.load(t, v.vec()).op(DspOp.MUL16, x, x, t);
+        }
+        a.op(DspOp.ABS, t, x, 0).masked(DspOp.MAX16, acc, acc, t);
+      });
+    }
+    // the constants wait in the interlock's shadow of the reduction tree (they are not FP results)
+    List<int[]> constants = new ArrayList<>(List.of(new int[] {ZERO, 0}, new int[] {TWO, 0x4000},
+        new int[] {C127, Fp16.fromFloat(127f) & 0xFFFF}, new int[] {INV127, Fp16.fromDouble(1.0 / 127) & 0xFFFF},
+        new int[] {GUARD_REG, GUARD}, new int[] {C075, 0x3A00}));
+    int shadow = Math.max(0, stages - n);
+    fill(constants, shadow);
+    List<List<DspInstruction>> chains = new ArrayList<>();
+    for (int j = 0; j < n; j++) {
+      chains.add(chain(j));
+    }
+    int treeLength = 2 * Integer.numberOfTrailingZeros(lanes);
+    if (treeLength == 0) {
+      fill(constants, constants.size());
+    }
+    for (int i = 0; i < chains.get(0).size(); i++) {
+      for (List<DspInstruction> c : chains) {
+        a.emitAll(List.of(c.get(i)));
+      }
+      if (i < treeLength && i % 2 == 1) {
+        fill(constants, i == treeLength - 1 ? constants.size() : shadow);
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      Vector v = vectors.get(j);
+      if (routines.rows(v.len()) == 1) {
+        setLength(v.len());
+        a.aux(DspOp.TOINT, 0, x(j), x(j), y(j)).store(v.out(), x(j));
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      Vector v = vectors.get(j);
+      int rows = routines.rows(v.len());
+      if (rows > 1) {
+        int x = x(j);
+        int t = t(j);
+        int inv = y(j);
+        setLength(v.len());
+        routines.rowPass(a, rows, v.len(), free(n, j), true, () -> {
+          a.load(x, v.in());
+          if (v.vec() >= 0) {
+            a.load(t, v.vec()).op(DspOp.MUL16, x, x, t);
+          }
+          a.aux(DspOp.TOINT, 0, x, x, inv).store(v.out(), x);
+        });
+      }
+    }
+    setLength(lanes);
+    for (int j = 0; j < n; j++) {
+      a.store(vectors.get(j).scaleRow(), d(j));
+    }
+    StringBuilder name = new StringBuilder("quantize");
+    for (Vector v : vectors) {
+      name.append(' ').append(v.len()).append(" @").append(v.in()).append(v.vec() >= 0 ? "*" + v.vec() : "")
+          .append("->").append(v.out()).append('/').append(v.scaleRow());
+    }
+    return a.finish(name.toString());
+  }
+
+  /**
+   * Vector j's scalar chain: the reduction tree, the broadcast and guard, d, the start value, the Newton
+   * steps and 127/absmax (in y).
+   */
+  private List<DspInstruction> chain(int j) {
+    int acc = acc(j);
+    int t = t(j);
+    int y = y(j);
+    int e = e(j);
+    int neg = neg(j);
+    return a.capture(() -> {
+      for (int width = lanes; width > 1; width /= 2) {
+        a.emit(DspOp.LSHIFT, t, acc, 0, 0, false, 0, width / 2);
+        a.op(DspOp.MAX16, acc, acc, t);
+      }
+      a.op(DspOp.BCAST, acc, acc, 0).op(DspOp.MAX16, acc, acc, GUARD_REG);
+      a.aux(DspOp.EXPO, 0, e, acc, 0).op(DspOp.NEGABS, neg, acc, 0).op(DspOp.ISUB, e, ZERO, e)
+          .op(DspOp.SCALB16, y, C075, e).op(DspOp.MUL16, d(j), acc, INV127);
+      for (int i = 0; i < 4; i++) {
+        a.fma(t, neg, y, TWO).op(DspOp.MUL16, y, y, t);
+      }
+      a.op(DspOp.MUL16, y, y, C127);
+    });
+  }
+
+  /** Registers free in vector j's codes pass: neither constants, nor any vector's d and 127/absmax, nor j's x and t. */
+  private static List<Integer> free(int n, int j) {
+    List<Integer> free = new ArrayList<>();
+    for (int r = 0; r < DspInstruction.REGISTERS; r++) {
+      boolean used = r <= C075 || r == x(j) || r == t(j);
+      for (int k = 0; k < n; k++) {
+        used |= r == d(k) || r == y(k);
+      }
+      if (!used) {
+        free.add(r);
+      }
+    }
+    return free;
+  }
+
+  /** Emits up to {@code count} of the pending constants ({@code LI}), first first. */
+  private void fill(List<int[]> constants, int count) {
+    for (int i = 0; i < count && !constants.isEmpty(); i++) {
+      int[] c = constants.remove(0);
+      a.li(c[0], c[1]);
+    }
+  }
+}

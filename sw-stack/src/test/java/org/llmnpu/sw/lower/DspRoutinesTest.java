@@ -1,0 +1,139 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspInterpreter;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspPipeline;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.numerics.fp16.Fp16;
+
+/**
+ * The decoder's DSP routines compiled for a four-stage DSP (rows interleaved, Q/K/V-style quantization of
+ * several vectors in one run) leave the whole buffer bit for bit as the plain one-stage programs do, on the
+ * small NPU's 4 lanes and the default 16, with ragged lengths (stories260K's hidden 172); and they stall less.
+ * Merged one-row runs ({@link DspMerge}; SoftMax kernels compacted to few registers first) equal the separate runs.
+ */
+class DspRoutinesTest {
+  private static final int ROWS = 512;
+
+  private static DspRoutines routines(int lanes, int stages) {
+    return new DspRoutines(new MachineParams.DspParams(lanes, ROWS, 256, 12, 2, 1L << 24, stages), 1e-5f);
+  }
+
+  /** A buffer of random FP16 values, padding lanes included (a few zeros and negative values). */
+  private static short[] randomBuffer(int lanes, long seed) {
+    Random rnd = new Random(seed);
+    short[] b = new short[ROWS * lanes];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = rnd.nextInt(16) == 0 ? 0 : Fp16.fromFloat((float) (rnd.nextGaussian() * 3));
+    }
+    return b;
+  }
+
+  /** Runs the programs in turn on {@code buffer}; returns the buffer after, and {cycles, issued} summed. */
+  private static short[] run(int lanes, short[] buffer, List<DspProgram> programs, long[] counts) {
+    DspInterpreter dsp = new DspInterpreter(lanes, ROWS, DspMath.DEFAULT).pipeline(DspPipeline.FOUR_STAGE_EXECUTE);
+    for (int i = 0; i < buffer.length; i++) {
+      dsp.write(i, buffer[i]);
+    }
+    for (DspProgram p : programs) {
+      dsp.run(p);
+      counts[0] += dsp.cycles();
+      counts[1] += dsp.issued();
+    }
+    short[] out = new short[buffer.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = dsp.read(i);
+    }
+    return out;
+  }
+
+  /** Same buffer after the four-stage routines as after the plain ones; returns {plain stalls, pipelined stalls}. */
+  private static long[] compare(int lanes, Function<DspRoutines, List<DspProgram>> plain,
+      Function<DspRoutines, List<DspProgram>> pipelined) {
+    short[] buffer = randomBuffer(lanes, 17 + lanes);
+    long[] p = new long[2];
+    long[] q = new long[2];
+    short[] expected = run(lanes, buffer, plain.apply(routines(lanes, 1)), p);
+    short[] actual = run(lanes, buffer, pipelined.apply(routines(lanes, 4)), q);
+    assertArrayEquals(expected, actual);
+    return new long[] {p[0] - p[1], q[0] - q[1]};
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void quantizingThreeVectorsInOneRunEqualsThreeRuns(int lanes) {
+    int[] lens = {172, 33, 3};
+    int[] vecs = {-1, 1, -1};
+    List<DspQuantizer.Vector> vectors = new ArrayList<>();
+    int row = 0;
+    for (int i = 0; i < lens.length; i++) {
+      int rows = (lens[i] + lanes - 1) / lanes;
+      int vec = vecs[i] < 0 ? -1 : row + rows;
+      vectors.add(new DspQuantizer.Vector(row, lens[i], vec, row + 2 * rows, ROWS - 1 - i));
+      row += 3 * rows;
+    }
+    long[] stalls = compare(lanes, r -> vectors.stream().map(v -> r.quantize(List.of(v))).toList(),
+        r -> List.of(r.quantize(vectors)));
+    assertTrue(2 * stalls[1] < stalls[0], "stalls " + stalls[1] + " against " + stalls[0] + " plain");
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void scaleAndSumPartialsInterleavedEqualPlain(int lanes) {
+    for (int len : new int[] {1, 3, 20, 172}) {
+      int rows = (len + lanes - 1) / lanes;
+      Function<DspRoutines, List<DspProgram>> scale = r -> List.of(
+          r.scale(0, len, 4 * rows, rows, (short) 0x3C66, 2 * rows, 3 * rows),
+          r.scale(0, len, -1, -1, (short) 0x2E00, -1, 3 * rows));
+      long[] s = compare(lanes, scale, scale);
+      Function<DspRoutines, List<DspProgram>> sums = r -> List.of(r.sumPartials(0, 3, rows, len, 3 * rows, 7 * rows),
+          r.sumPartials(0, 2, rows, len, -1, 8 * rows));
+      long[] p = compare(lanes, sums, sums);
+      if (rows >= 4) {
+        assertTrue(4 * s[1] < s[0] && 4 * p[1] < p[0], "len " + len + ": stalls " + s[1] + " / " + p[1]
+            + " against " + s[0] + " / " + p[0] + " plain");
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void mergedOneRowScalesEqualSeparateRuns(int lanes) {
+    Function<DspRoutines, List<DspProgram>> scales = r -> List.of(
+        r.scale(0, lanes, 10, -1, (short) 0x2E00, -1, 20), r.scale(1, lanes, 11, -1, (short) 0x2E00, -1, 21),
+        r.scale(2, lanes - 1, 12, -1, (short) 0x2E00, -1, 22));
+    compare(lanes, scales, r -> r.merged(scales.apply(r)));
+    assertTrue(routines(lanes, 4).merged(scales.apply(routines(lanes, 4))).size() == 2, "a different length does not merge");
+    Function<DspRoutines, List<DspProgram>> same = r -> List.of(
+        r.scale(0, lanes, 10, -1, (short) 0x2E00, -1, 20), r.scale(1, lanes, 11, -1, (short) 0x2E00, -1, 21),
+        r.scale(2, lanes, 12, -1, (short) 0x2E00, -1, 22));
+    assertTrue(routines(lanes, 4).merged(same.apply(routines(lanes, 4))).size() == 1);
+    long[] stalls = compare(lanes, same, r -> r.merged(same.apply(r)));
+    assertTrue(2 * stalls[1] < stalls[0], "stalls " + stalls[1] + " against " + stalls[0] + " separate");
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void mergedOneRowSoftmaxesEqualSeparateRuns(int lanes) {
+    for (int len : new int[] {1, lanes - 1, lanes}) {
+      Function<DspRoutines, List<DspProgram>> softmaxes = r -> List.of(
+          r.kernel(DspKernel.SOFTMAX, len, new int[] {0}, new int[] {10}),
+          r.kernel(DspKernel.SOFTMAX, len, new int[] {1}, new int[] {11}),
+          r.kernel(DspKernel.SOFTMAX, len, new int[] {2}, new int[] {12}));
+      assertTrue(routines(lanes, 4).mergedKernels(softmaxes.apply(routines(lanes, 4))).size() == 1);
+      long[] stalls = compare(lanes, softmaxes, r -> r.mergedKernels(softmaxes.apply(r)));
+      assertTrue(2 * stalls[1] < stalls[0], "len " + len + ": stalls " + stalls[1] + " against " + stalls[0]);
+    }
+  }
+}
