@@ -207,7 +207,8 @@ public final class Npu extends HwModule {
     counters.connect(this, in);
     counterValue.set(counters.select(counterSelect));
 
-    new NpuControl(this, watchdog.expired, snapshot, counters);
+    snapshot.takeFrom(counters.registers());
+    new NpuControl(this, watchdog.expired, snapshot);
     back.stateMachine();
 
     // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final, and

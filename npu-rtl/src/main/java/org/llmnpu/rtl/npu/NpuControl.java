@@ -23,7 +23,7 @@ final class NpuControl {
   private final Bool bark;
 
   /** Builds the state machine (after every unit, whose steps it calls). */
-  NpuControl(Npu npu, Bool bark, NpuSnapshot snapshot, NpuCounters counters) {
+  NpuControl(Npu npu, Bool bark, NpuSnapshot snapshot) {
     this.npu = npu;
     this.bark = bark;
     NpuFetch fetch = npu.fetch;
@@ -53,7 +53,7 @@ final class NpuControl {
         .elseWhen(dec.isSnapshot, () -> {
           dma.stream(uintLit(NpuSnapshot.beats(line), 16), Npu.State.SNAPSHOT);
           dma.remainder.set(uintLit(NpuSnapshot.BYTES % line, npu.lineShift + 1));
-          snapshot.capture(counters.nextValues());
+          snapshot.capture();
         })
         .elseWhen(dec.isDspIn.or(dec.isDspOut), dsp::dispatchCopy)
         .elseWhen(ppm.dec.isPpmCfg.or(ppm.dec.isPpuTab), ppm::dispatchLoad)
