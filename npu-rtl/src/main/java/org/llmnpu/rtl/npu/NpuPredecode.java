@@ -64,7 +64,7 @@ final class NpuPredecode {
     UInt rows = w.get(6);
     UInt rowBytes = w.get(5);
     Bool dmaShape = rows.eq(0).or(rows.slice(31, 16).ne(0)).or(rowBytes.eq(0)).or(rowBytes.slice(31, 16).ne(0));
-    UInt rowsLess1 = rows.lsbs(16).sub(1);
+    UInt rowsLess1 = npu.wireOf("predecode_rowsLess1", rows.lsbs(16).sub(1));
     UInt dmaSpadEnd = npu.wireOf("predecode_dmaSpadEnd", end(w.get(3), rowsLess1, w.get(4), rowBytes.lsbs(16)));
     // load4: the scratchpad rows are twice the source rows
     UInt load4SpadEnd = end(w.get(3), rowsLess1, w.get(4), rowBytes.lsbs(16).resize(17).shiftLeft(1).resize(17));
@@ -83,7 +83,7 @@ final class NpuPredecode {
     UInt kBytes = roundUpLines(k, line).resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
     UInt nBytes = roundUpLines(n, line).resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
     UInt yBytes = n.resize(18).shiftLeft(2).resize(18);
-    UInt mLess1 = m.sub(1);
+    UInt mLess1 = npu.wireOf("predecode_mLess1", m.sub(1));
     int mode = p.sparsity();
     int groupShift = mode == Command.S2_4 ? 2 : 3;
     UInt valueRows = k.resize(17).add((1 << groupShift) - 1).shiftRight(groupShift)
@@ -94,7 +94,7 @@ final class NpuPredecode {
     Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(misaligned(w.get(5))).or(misaligned(xStride))
         .or(misaligned(wStride)).or(misaligned(w.get(7)))
         .or(end(w.get(3), mLess1, xStride, kBytes).gt(spadLimit))
-        .or(end(w.get(4), wRows.sub(1), wStride, nBytes).gt(spadLimit))
+        .or(end(w.get(4), npu.wireOf("predecode_wRowsLess1", wRows.sub(1)), wStride, nBytes).gt(spadLimit))
         .or(resultEnd.gt(spadLimit));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
@@ -109,7 +109,8 @@ final class NpuPredecode {
     UInt copyRowBytes = mux(format.eq(2), copyElems.resize(19).shiftLeft(2).resize(19), mux(format.eq(1),
         copyElems.resize(19), copyElems.resize(19).shiftLeft(1).resize(19)));
     Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2)))
-        .or(end(w.get(1), copyRows.sub(1), w.get(2), copyRowBytes).gt(spadLimit));
+        .or(end(w.get(1), npu.wireOf("predecode_copyRowsLess1", copyRows.sub(1)), w.get(2), copyRowBytes)
+        .gt(spadLimit));
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
     UInt firstElement = w.get(4).resize(WIDE).shiftLeft(laneShift).resize(WIDE);
     Bool copyDsp = firstElement.add(copyRows.mul(copyElems).resize(WIDE)).gt(uintLit(p.dsp().elements(), WIDE));
@@ -127,7 +128,7 @@ final class NpuPredecode {
     UInt ppmN = w.get(5).slice(31, 16);
     Bool ppmShape = isPpmCfg.and(channels.eq(0).or(channels.gt(p.rows())))
         .or(isPpm.and(ppmM.eq(0).or(ppmN.eq(0)).or(ppmN.gt(p.rows())))).or(isGemm.and(w.get(2).slice(18, 17).eq(3)));
-    UInt ppmLess1 = ppmM.sub(1);
+    UInt ppmLess1 = npu.wireOf("predecode_ppmMLess1", ppmM.sub(1));
     Bool ppmSpad = isPpm.and(misaligned(w.get(1)).or(misaligned(w.get(2))).or(misaligned(w.get(3)))
         .or(misaligned(w.get(4)))
         .or(end(w.get(1), ppmLess1, w.get(2), ppmN.resize(18).shiftLeft(2).resize(18)).gt(spadLimit))
