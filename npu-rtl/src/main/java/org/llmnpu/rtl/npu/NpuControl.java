@@ -12,7 +12,8 @@ import org.llmnpu.isa.Opcode;
 /**
  * The {@link Npu}'s controller: its state machine over the units' steps (IDLE → FETCH → DECODE →
  * the command's states → DECODE when the next command is queued, else FETCH …, DONE or ERROR; {@link NpuFetch}). DECODE halts on the first failing check of
- * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, shape, scratchpad, DSP range, memory); else the command is dispatched
+ * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, then shape, scratchpad, DSP range, memory: these
+ * computed on the command's arrival, {@link NpuPredecode}); else the command is dispatched
  * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads
  * none of the running GEMM's result bytes at once, every other command when the GEMM back-end is
  * idle (in-order results; the engine's buffers are free) — and waits in WAIT until then. A state
@@ -23,7 +24,7 @@ final class NpuControl {
   private final Bool bark;
 
   /** Builds the state machine (after every unit, whose steps it calls). */
-  NpuControl(Npu npu, Bool bark, NpuSnapshot snapshot, NpuCounters counters) {
+  NpuControl(Npu npu, Bool bark, NpuSnapshot snapshot) {
     this.npu = npu;
     this.bark = bark;
     NpuFetch fetch = npu.fetch;
@@ -53,7 +54,7 @@ final class NpuControl {
         .elseWhen(dec.isSnapshot, () -> {
           dma.stream(uintLit(NpuSnapshot.beats(line), 16), Npu.State.SNAPSHOT);
           dma.remainder.set(uintLit(NpuSnapshot.BYTES % line, npu.lineShift + 1));
-          snapshot.capture(counters.nextValues());
+          snapshot.capture();
         })
         .elseWhen(dec.isDspIn.or(dec.isDspOut), dsp::dispatchCopy)
         .elseWhen(ppm.dec.isPpmCfg.or(ppm.dec.isPpuTab), ppm::dispatchLoad)
@@ -65,10 +66,10 @@ final class NpuControl {
         .is(Npu.State.DECODE.ordinal(), () ->
           npu.whenOf(dec.undefined.and(ppm.dec.defined.not()), () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
               .elseWhen(ppm.dec.unsupported.or(dec.mxUnsupported), () -> npu.fail(ErrorCause.UNSUPPORTED))
-              .elseWhen(dec.badShape.or(ppm.dec.badShape), () -> npu.fail(ErrorCause.BAD_SHAPE))
-              .elseWhen(dec.badSpad.or(ppm.dec.badSpad), () -> npu.fail(ErrorCause.SPAD_ADDRESS))
+              .elseWhen(dec.badShape, () -> npu.fail(ErrorCause.BAD_SHAPE))
+              .elseWhen(dec.badSpad, () -> npu.fail(ErrorCause.SPAD_ADDRESS))
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
-              .elseWhen(dec.badExt.or(ppm.dec.badExt), () -> npu.fail(ErrorCause.EXT_ADDRESS))
+              .elseWhen(dec.badExt, () -> npu.fail(ErrorCause.EXT_ADDRESS))
               .otherwise(dispatch))
         .is(Npu.State.WAIT.ordinal(), dispatch)
         .is(Npu.State.LOAD.ordinal(), () -> watchdogged(dma::loadStep))

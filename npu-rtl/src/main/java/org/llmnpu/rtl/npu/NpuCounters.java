@@ -38,12 +38,14 @@ final class NpuCounters {
     amounts.get(c).add(amount);
   }
 
-  /** The value each counter takes at the next edge (without the clear), in {@link Counter} order. */
-  List<UInt> nextValues() {
-    return nexts;
+  /** The counters' registers, in {@link Counter} order. */
+  List<UInt> registers() {
+    List<UInt> out = new ArrayList<>();
+    for (Counter c : Counter.values()) {
+      out.add(regs.get(c));
+    }
+    return out;
   }
-
-  private final List<UInt> nexts = new ArrayList<>();
 
   /** Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. */
   void clearOn(Bool clear) {
@@ -56,7 +58,6 @@ final class NpuCounters {
         next = next.add(mux(cond.get(i), a, uintLit(0, BITS)));
       }
       UInt sum = npu.wireOf("counter_" + c.key() + "_next", next);
-      nexts.add(sum);
       npu.whenElse(clear, () -> r.set(uintLit(0, BITS)), () -> r.set(sum));
     }
   }

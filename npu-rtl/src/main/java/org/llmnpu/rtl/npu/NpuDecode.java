@@ -8,13 +8,13 @@ import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.MxLoad;
 import org.llmnpu.isa.Opcode;
 
 /**
- * The DECODE cycle of the {@link Npu}: operand fields of the command register and the checks of
- * {@code IsaSimulator} (shape, scratchpad range and alignment, memory range and alignment), as
- * combinational logic on 52-bit sums and 16×32-bit products.
+ * The DECODE cycle of the {@link Npu}: the opcode and operand fields of the command register, and the checks of
+ * {@code IsaSimulator} (shape, scratchpad range and alignment, DSP range, memory range and alignment) with the
+ * DMA's scratchpad end and the GEMM's result end, which {@link NpuPredecode} computed when the command arrived
+ * and which are stored beside it ({@code predecoded}).
  */
 final class NpuDecode {
   private static final int WIDE = 52;
@@ -65,7 +65,7 @@ final class NpuDecode {
   private final int lineShift;
   private final int line;
 
-  NpuDecode(Npu npu, MachineParams p, List<UInt> w, int snapshotBytes) {
+  NpuDecode(Npu npu, MachineParams p, List<UInt> w, UInt predecoded) {
     this.npu = npu;
     line = p.lineBytes();
     lineShift = Integer.numberOfTrailingZeros(line);
@@ -87,18 +87,7 @@ final class NpuDecode {
         .or(w.get(0).slice(31, 8).ne(0)));
 
     // DMA fields: ext, extStride, spad, spadStride, rowBytes, rows.
-    UInt rows = w.get(6);
     UInt rowBytes = w.get(5);
-    Bool dmaShape = rows.eq(0).or(rows.slice(31, 16).ne(0)).or(rowBytes.eq(0)).or(rowBytes.slice(31, 16).ne(0));
-    UInt rowsLess1 = npu.wireOf("decode_rowsLess1", rows.lsbs(16).sub(1));
-    dmaSpadEnd = npu.wireOf("decode_dmaSpadEnd", end(w.get(3), rowsLess1, w.get(4), rowBytes.lsbs(16)));
-    // load4: the scratchpad rows are twice the source rows
-    UInt load4SpadEnd = npu.wireOf("decode_load4SpadEnd", end(w.get(3), rowsLess1, w.get(4),
-        rowBytes.lsbs(16).resize(17).shiftLeft(1).resize(17)));
-    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(dmaSpadEnd.gt(uintLit(p.spadBytes(), WIDE)))
-        .or(isLoad4.and(load4SpadEnd.gt(uintLit(p.spadBytes(), WIDE))));
-    Bool dmaExt = misaligned(w.get(1)).or(misaligned(w.get(2)))
-        .or(end(w.get(1), rowsLess1, w.get(2), rowBytes.lsbs(16)).gt(uintLit(p.extMemBytes(), WIDE)));
     dmaBeats = npu.wireOf("decode_dmaBeats", rowBytes.lsbs(16).resize(17).add(line - 1).shiftRight(lineShift)
         .resize(16));
 
@@ -109,13 +98,8 @@ final class NpuDecode {
     accumulate = npu.wireOf("decode_accumulate", w.get(2).slice(16, 16).eq(1));
     xStride = npu.wireOf("decode_xStride", w.get(6).lsbs(16).resize(32));
     wStride = npu.wireOf("decode_wStride", w.get(6).slice(31, 16).resize(32));
-    Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()));
     kTiles = npu.wireOf("decode_kTiles", roundUpLines(k));
     nTiles = npu.wireOf("decode_nTiles", roundUpLines(n));
-    UInt kBytes = kTiles.resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
-    UInt nBytes = nTiles.resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
-    UInt yBytes = n.resize(18).shiftLeft(2).resize(18);
-    UInt mLess1 = npu.wireOf("decode_mLess1", m.sub(1));
     int mode = p.sparsity();
     sparseGemm = mode == org.llmnpu.isa.Command.DENSE ? org.llmnpu.hdl.Hw.boolLit(false)
         : npu.wireOf("decode_sparseGemm", w.get(2).slice(18, 17).eq(mode));
@@ -125,38 +109,17 @@ final class NpuDecode {
         .shiftLeft(groupShift - 1).resize(16);
     wRows = mode == org.llmnpu.isa.Command.DENSE ? k
         : npu.wireOf("decode_wRows", mux(sparseGemm, valueRows.shiftLeft(1).resize(16), k));
-    UInt kLess1 = npu.wireOf("decode_kLess1", wRows.sub(1));
-    UInt spadLimit = uintLit(p.spadBytes(), WIDE);
-    Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(misaligned(w.get(5))).or(misaligned(xStride))
-        .or(misaligned(wStride)).or(misaligned(w.get(7)))
-        .or(end(w.get(3), mLess1, xStride, kBytes).gt(spadLimit))
-        .or(end(w.get(4), kLess1, wStride, nBytes).gt(spadLimit))
-        .or(resultEndOf(npu, w.get(5), mLess1, w.get(7), yBytes).gt(spadLimit));
-    resultEnd = resultEndValue;
     macsK = mode == org.llmnpu.isa.Command.DENSE ? k : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
-    Bool isCopy = isDspIn.or(isDspOut);
     copyElems = npu.wireOf("decode_copyElems", w.get(3).lsbs(16));
     copyRows = npu.wireOf("decode_copyRows", w.get(3).slice(31, 16));
     UInt format = w.get(5).lsbs(8);
     UInt shift = w.get(5).slice(15, 8);
-    // shift is a signed byte; −24..15 is 0xE8..0xFF or 0x00..0x0F
-    Bool shiftOk = shift.le(15).or(shift.ge(0xE8));
-    Bool formatOk = mux(isDspIn, format.le(2).and(shiftOk), format.le(1));
-    Bool copyShape = formatOk.not().or(copyRows.eq(0)).or(copyElems.eq(0));
     elementBytes = npu.wireOf("decode_elementBytes", mux(format.eq(2), uintLit(4, 3),
         mux(format.eq(1), uintLit(1, 3), uintLit(2, 3))));
-    UInt copyRowBytes = copyElems.resize(19).shiftLeft(2).resize(19);
-    copyRowBytes = mux(format.eq(2), copyRowBytes, mux(format.eq(1), copyElems.resize(19),
-        copyElems.resize(19).shiftLeft(1).resize(19)));
-    UInt copyRowsLess1 = npu.wireOf("decode_copyRowsLess1", copyRows.sub(1));
-    Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2)))
-        .or(end(w.get(1), copyRowsLess1, w.get(2), copyRowBytes).gt(uintLit(p.spadBytes(), WIDE)));
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
-    UInt firstElement = w.get(4).resize(WIDE).shiftLeft(laneShift).resize(WIDE);
-    bufferStart = npu.wireOf("decode_bufferStart", firstElement.resize(32));
-    Bool copyDsp = firstElement.add(copyRows.mul(copyElems).resize(WIDE)).gt(uintLit(p.dsp().elements(), WIDE));
+    bufferStart = npu.wireOf("decode_bufferStart", w.get(4).resize(32).shiftLeft(laneShift).resize(32));
     // 2^shift as FP16: normal for shift ≥ −14, else the subnormal 2^(shift + 24)
     UInt exponentField = shift.add(15).lsbs(5).resize(16).shiftLeft(10).resize(16);
     UInt subnormal = uintLit(1, 16).shiftLeft(shift.add(24).lsbs(4)).resize(16);
@@ -164,39 +127,21 @@ final class NpuDecode {
     scale = npu.wireOf("decode_scale", mux(format.eq(2), mux(normalScale, exponentField, subnormal),
         uintLit(0x3C00, 16)));
 
-    // dsptab ext; dsprun prog, words; snapshot ext
-    UInt extLimit = uintLit(p.extMemBytes(), WIDE);
-    Bool tabExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(uintLit(768, WIDE)).gt(extLimit));
+    // dsprun prog, words
     UInt words = w.get(2);
-    Bool runExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(words.resize(WIDE).shiftLeft(3).resize(WIDE))
-        .gt(extLimit));
-    Bool snapExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(uintLit(snapshotBytes, WIDE)).gt(extLimit));
     int depthBits = Integer.numberOfTrailingZeros(p.dsp().programDepth());
     programBeats = npu.wireOf("decode_programBeats", words.lsbs(depthBits + 1).resize(depthBits + 4).shiftLeft(3)
         .resize(depthBits + 4).add(line - 1).shiftRight(lineShift).resize(16));
 
-    badShape = npu.wireOf("decode_badShape", isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST))).or(isGemm.and(gemmShape))
-        .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))));
-    badSpad = npu.wireOf("decode_badSpad", isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)));
-    badDsp = npu.wireOf("decode_badDsp", isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth()))));
-    badExt = npu.wireOf("decode_badExt", isDma.and(dmaExt).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt))
-        .or(isSnapshot.and(snapExt)));
-  }
-
-  private UInt resultEndValue;
-
-  private UInt resultEndOf(Npu npu, UInt base, UInt count, UInt stride, UInt tail) {
-    resultEndValue = npu.wireOf("decode_resultEnd", end(base, count, stride, tail));
-    return resultEndValue;
-  }
-
-  private Bool misaligned(UInt v) {
-    return v.lsbs(lineShift).ne(0);
-  }
-
-  /** {@code base + count·stride + tail} in 52 bits. */
-  private static UInt end(UInt base, UInt count, UInt stride, UInt tail) {
-    return base.resize(WIDE).add(count.mul(stride).resize(WIDE)).add(tail.resize(WIDE));
+    // the checks and sums computed when the command arrived (NpuPredecode)
+    badShape = npu.wireOf("decode_badShape", predecoded.slice(NpuPredecode.SHAPE, NpuPredecode.SHAPE).eq(1));
+    badSpad = npu.wireOf("decode_badSpad", predecoded.slice(NpuPredecode.SPAD, NpuPredecode.SPAD).eq(1));
+    badDsp = npu.wireOf("decode_badDsp", predecoded.slice(NpuPredecode.DSP, NpuPredecode.DSP).eq(1));
+    badExt = npu.wireOf("decode_badExt", predecoded.slice(NpuPredecode.EXT, NpuPredecode.EXT).eq(1));
+    dmaSpadEnd = npu.wireOf("decode_dmaSpadEnd",
+        predecoded.slice(NpuPredecode.DMA_SPAD_END + WIDE - 1, NpuPredecode.DMA_SPAD_END));
+    resultEnd = npu.wireOf("decode_resultEnd", predecoded.slice(NpuPredecode.RESULT_END + WIDE - 1,
+        NpuPredecode.RESULT_END));
   }
 
   /** {@code ceil(v / line)} for a 16-bit v. */

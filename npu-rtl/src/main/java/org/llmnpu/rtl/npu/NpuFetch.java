@@ -30,7 +30,9 @@ import org.llmnpu.isa.MachineParams;
  * beyond the memory (or a misaligned program counter) stops the fetcher; the controller halts with
  * {@code EXT_ADDRESS} only when it reaches that command with the queue empty, so commands read past a
  * {@code halt} never fault. Responses of reads still outstanding at a new start are dropped. D = 1 is the fetch
- * without prefetch (the next command is read once the previous one is done). Cycles:
+ * without prefetch (the next command is read once the previous one is done). Each arriving command's range checks
+ * and sums ({@link NpuPredecode}) are computed as it arrives and kept beside it (in its queue slot, then beside
+ * {@link #cmd}), so DECODE reads them from registers. Cycles:
  * {@code org.llmnpu.isa.CycleModel} "Command fetch".
  */
 final class NpuFetch {
@@ -40,6 +42,8 @@ final class NpuFetch {
   final UInt index;
   final UInt cause;
   final UInt cmd;
+  /** {@link NpuPredecode}'s checks and sums of {@link #cmd}, computed when it arrived. */
+  final UInt cmdPredecoded;
   /** The command's words 0..7 and its opcode (word 0 bits 7:0). */
   final List<UInt> words = new ArrayList<>();
   UInt opcode;
@@ -62,11 +66,14 @@ final class NpuFetch {
   private final UInt drop;
   private final UInt ctrlOutstanding;
   private final List<UInt> slots = new ArrayList<>();
+  private final List<UInt> slotPredecoded = new ArrayList<>();
   private UInt head;
   private UInt tail;
   private Bool fault;
   private Bool complete;
   private UInt arrived;
+  /** {@link NpuPredecode} of {@link #arrived}. */
+  private UInt arrivedPredecoded;
 
   NpuFetch(Npu npu) {
     this.npu = npu;
@@ -77,6 +84,7 @@ final class NpuFetch {
     index = npu.reg0("commandIndex", uint(32));
     cause = npu.reg0("cause", uint(3));
     cmd = npu.reg0("command", uint(256));
+    cmdPredecoded = npu.reg0("command_predecoded", uint(NpuPredecode.WIDTH));
     beat = npu.reg0("fetch_beat", uint(bitsToHold(beatsPerCommand)));
     pending = npu.reg0("fetch_pending", uint(bitsToHold(depth + 1)));
     int outBits = bitsToHold(2L * depth * beatsPerCommand + 2);
@@ -91,6 +99,7 @@ final class NpuFetch {
       tail = npu.reg0("queue_tail", uint(slotBits));
       for (int s = 0; s < depth - 1; s++) {
         slots.add(npu.reg0("queue_" + s, uint(256)));
+        slotPredecoded.add(npu.reg0("queue_" + s + "_predecoded", uint(NpuPredecode.WIDTH)));
       }
     }
     valid = npu.wireOf("fetch_valid", bool());
@@ -105,7 +114,7 @@ final class NpuFetch {
       words.add(npu.wireOf("word" + i, cmd.slice(32 * i + 31, 32 * i)));
     }
     opcode = npu.wireOf("opcode", words.get(0).lsbs(8));
-    return new NpuDecode(npu, npu.p, words, NpuSnapshot.BYTES);
+    return new NpuDecode(npu, npu.p, words, cmdPredecoded);
   }
 
   /** The address check of the next command's fetch. */
@@ -146,6 +155,12 @@ final class NpuFetch {
         : useful.and(received.eq(beatsPerCommand - 1)));
     arrived = npu.wireOf("fetch_arrived", beatsPerCommand == 1 ? npu.mem_resp_data.resize(256)
         : cat(npu.mem_resp_data.resize(lineBits), assembly).asUInt());
+    List<UInt> arrivedWords = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      arrivedWords.add(arrived.slice(32 * i + 31, 32 * i));
+    }
+    arrivedPredecoded = new NpuPredecode(npu, npu.p, arrivedWords, NpuSnapshot.BYTES,
+        npu.ppm.unit.config.lutEntries()).bits;
     Bool begin = npu.wireOf("fetch_begin", npu.inState(Npu.State.IDLE).and(npu.start));
 
     UInt outNext = npu.wireOf("fetch_outstandingNext", outstanding.add(mux(fire, uintLit(1, 1), uintLit(0, 1)))
@@ -192,7 +207,11 @@ final class NpuFetch {
         npu.whenDo(push, () -> {
           for (int s = 0; s < slots.size(); s++) {
             UInt slot = slots.get(s);
-            npu.whenDo(tail.eq(s), () -> slot.set(arrived));
+            UInt slotChecks = slotPredecoded.get(s);
+            npu.whenDo(tail.eq(s), () -> {
+              slot.set(arrived);
+              slotChecks.set(arrivedPredecoded);
+            });
           }
           tail.set(wrap(tail));
         });
@@ -221,10 +240,20 @@ final class NpuFetch {
     npu.state.set(Npu.st(Npu.State.FETCH));
   }
 
+  /** The predecoded checks of the queue's oldest command. */
+  private UInt headPredecoded() {
+    UInt out = slotPredecoded.get(0);
+    for (int s = 1; s < slotPredecoded.size(); s++) {
+      out = mux(head.eq(s), slotPredecoded.get(s), out);
+    }
+    return out;
+  }
+
   /** Statements: the controller takes the queue's oldest command into DECODE. */
   private void takeQueued() {
     take.set(boolLit(true));
     cmd.set(headCommand());
+    cmdPredecoded.set(headPredecoded());
     npu.state.set(Npu.st(Npu.State.DECODE));
   }
 
@@ -233,6 +262,7 @@ final class NpuFetch {
     Runnable arriving = () -> {
       take.set(boolLit(true));
       cmd.set(arrived);
+      cmdPredecoded.set(arrivedPredecoded);
       npu.state.set(Npu.st(Npu.State.DECODE));
     };
     if (depth > 1) {

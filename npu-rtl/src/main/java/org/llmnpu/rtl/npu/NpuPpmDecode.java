@@ -10,21 +10,18 @@ import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Opcode;
 
 /**
- * The DECODE checks of {@code ppmcfg}, {@code pputab} and {@code ppm}, and of the GEMM's sparsity field,
- * as {@code org.llmnpu.isa.IsaSimulator} makes them: {@link #unsupported} ({@code pputab} without the
- * PPU, {@code ppm} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's), then
- * shape, scratchpad and memory ranges; and the operands the controller latches.
+ * The DECODE of {@code ppmcfg}, {@code pputab} and {@code ppm}, and of the GEMM's sparsity field, as
+ * {@code org.llmnpu.isa.IsaSimulator} makes it: {@link #unsupported} ({@code pputab} without the PPU,
+ * {@code ppm} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's), and the
+ * operands the controller latches. Their shape, scratchpad and memory range checks are computed when the
+ * command arrives ({@link NpuPredecode}).
  */
 final class NpuPpmDecode {
-  private static final int WIDE = 52;
   final Bool isPpmCfg;
   final Bool isPpuTab;
   final Bool isPpm;
   final Bool defined;
   final Bool unsupported;
-  final Bool badShape;
-  final Bool badSpad;
-  final Bool badExt;
   /** Memory beats of a {@code ppmcfg} or {@code pputab}. */
   final UInt loadBeats;
   /** Items of a {@code ppmcfg} (channels) or {@code pputab} (C-LUT entries). */
@@ -52,22 +49,7 @@ final class NpuPpmDecode {
     UInt channels = w.get(2);
     m = npu.wireOf("decode_ppmM", w.get(5).lsbs(16));
     n = npu.wireOf("decode_ppmN", w.get(5).slice(31, 16));
-    badShape = npu.wireOf("decode_ppmBadShape", isPpmCfg.and(channels.eq(0).or(channels.gt(p.rows())))
-        .or(isPpm.and(m.eq(0).or(n.eq(0)).or(n.gt(p.rows())))).or(isGemm.and(sparsity.eq(3))));
-    UInt mLess1 = m.sub(1);
-    UInt srcEnd = end(w.get(1), mLess1, w.get(2), n.resize(18).shiftLeft(2).resize(18));
-    UInt dstEnd = end(w.get(3), mLess1, w.get(4), n);
-    UInt spadLimit = uintLit(p.spadBytes(), WIDE);
-    badSpad = npu.wireOf("decode_ppmBadSpad", isPpm.and(misaligned(w.get(1), lineShift).or(misaligned(w.get(2), lineShift))
-        .or(misaligned(w.get(3), lineShift)).or(misaligned(w.get(4), lineShift)).or(srcEnd.gt(spadLimit))
-        .or(dstEnd.gt(spadLimit))));
-    UInt extLimit = uintLit(p.extMemBytes(), WIDE);
-    UInt cfgBytes = channels.lsbs(16).resize(WIDE).shiftLeft(4).resize(WIDE);
     int tableBytes = 2 * tableEntries;
-    badExt = npu.wireOf("decode_ppmBadExt", isPpmCfg.and(misaligned(w.get(1), lineShift)
-            .or(w.get(1).resize(WIDE).add(cfgBytes).gt(extLimit)))
-        .or(isPpuTab.and(misaligned(w.get(1), lineShift)
-            .or(w.get(1).resize(WIDE).add(uintLit(tableBytes, WIDE)).gt(extLimit)))));
     UInt cfgBeats = channels.lsbs(8).resize(16).shiftLeft(4).resize(16).add(line - 1).shiftRight(lineShift).resize(16);
     loadBeats = npu.wireOf("decode_ppmBeats", org.llmnpu.hdl.Hw.mux(isPpuTab,
         uintLit((tableBytes + line - 1) / line, 16), cfgBeats));
@@ -75,14 +57,5 @@ final class NpuPpmDecode {
         channels.lsbs(8)));
     linesPerRow = npu.wireOf("decode_ppmLines", n.resize(18).shiftLeft(2).resize(18).add(line - 1)
         .shiftRight(lineShift).resize(16));
-  }
-
-  private static Bool misaligned(UInt v, int lineShift) {
-    return v.lsbs(lineShift).ne(0);
-  }
-
-  /** {@code base + count·stride + tail} in 52 bits. */
-  private static UInt end(UInt base, UInt count, UInt stride, UInt tail) {
-    return base.resize(WIDE).add(count.mul(stride).resize(WIDE)).add(tail.resize(WIDE));
   }
 }
