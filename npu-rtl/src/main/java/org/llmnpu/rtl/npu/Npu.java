@@ -41,8 +41,7 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * is the state machine): {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
  * {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller first),
  * FETCH (the controller waits for its next command) and DECODE (one cycle:
- * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}; the range checks are computed
- * as the command arrives, {@link NpuPredecode}); then the
+ * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives, {@link NpuPredecode}); then the
  * command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read per beat as the
  * memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
  * STORE reads the scratchpad and issues masked writes; a {@code loadmx} is a LOAD whose beats pass the MX
