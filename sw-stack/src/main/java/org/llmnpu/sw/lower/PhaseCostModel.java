@@ -26,25 +26,6 @@ import org.llmnpu.sw.model.ModelConfig;
  * {@code M·N·2·ceil(K/4)}).
  */
 public final class PhaseCostModel extends CommandCosts {
-  /** The cost of one step. */
-  public record Cost(long cycles, long readBytes, long writeBytes, long macs, long commands, long dspCycles,
-                     long gemmCycles, long dmaCycles, long arrayCycles) {
-    Cost minus(Cost o) {
-      return difference(this, o);
-    }
-
-    Cost scale(long times) {
-      return new Cost(0, 0, 0, 0, 0, 0, 0, 0, 0).plus(this, times);
-    }
-
-    /** {@code this + times · o}. */
-    Cost plus(Cost o, long times) {
-      return new Cost(cycles + times * o.cycles, readBytes + times * o.readBytes, writeBytes + times * o.writeBytes,
-          macs + times * o.macs, commands + times * o.commands, dspCycles + times * o.dspCycles,
-          gemmCycles + times * o.gemmCycles, dmaCycles + times * o.dmaCycles, arrayCycles + times * o.arrayCycles);
-    }
-  }
-
   private final ModelConfig c;
   private final DspRoutines r;
   private final int lanes;
@@ -154,7 +135,7 @@ public final class PhaseCostModel extends CommandCosts {
    * A step of {@code tokens} tokens after {@code pos0} stored ones, {@code layers} of the model's
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
    */
-  public Cost step(int tokens, int pos0, int costedLayers) {
+  public PhaseCost step(int tokens, int pos0, int costedLayers) {
     reset();
     command(false);
     dspTable(768 / line);
@@ -162,7 +143,7 @@ public final class PhaseCostModel extends CommandCosts {
     int zeroBytes = c.heads() * hdRows * lanes * 2;
     load(zeroBytes / line, line);
     dspCopy(1, zeroBytes / 2);
-    Cost total = null;
+    PhaseCost total = null;
     int layers = Math.min(costedLayers, c.layers());
     for (int start = 0; start < tokens; start += blockMax) {
       int n = Math.min(blockMax, tokens - start);
@@ -171,10 +152,10 @@ public final class PhaseCostModel extends CommandCosts {
         load(1, 2L * c.dim());
       }
       for (int l = 0; l < layers; l++) {
-        Cost before = snapshot();
+        PhaseCost before = snapshot();
         layer(n, pos);
         if (l == layers - 1 && layers < c.layers()) {
-          Cost one = snapshot().minus(before);
+          PhaseCost one = snapshot().minus(before);
           total = total == null ? one.scale(c.layers() - layers) : total.plus(one, c.layers() - layers);
         }
       }
@@ -183,16 +164,16 @@ public final class PhaseCostModel extends CommandCosts {
       }
     }
     command(false);
-    Cost end = snapshot();
+    PhaseCost end = snapshot();
     return total == null ? end : end.plus(total, 1);
   }
 
-  private Cost snapshot() {
+  private PhaseCost snapshot() {
     long[] counters = new long[org.llmnpu.isa.Counter.values().length];
     cm.fill(counters);
     // fill adds the command fetcher's beats (commands read ahead included) to EXT_READ_BEATS
     long read = readBeats + counters[org.llmnpu.isa.Counter.EXT_READ_BEATS.ordinal()];
-    return new Cost(counters[org.llmnpu.isa.Counter.CYCLES.ordinal()], read * line, writeBeats * line, macs,
+    return new PhaseCost(counters[org.llmnpu.isa.Counter.CYCLES.ordinal()], read * line, writeBeats * line, macs,
         commands, counters[org.llmnpu.isa.Counter.DSP_CYCLES.ordinal()],
         counters[org.llmnpu.isa.Counter.GEMM_CYCLES.ordinal()], counters[org.llmnpu.isa.Counter.DMA_CYCLES.ordinal()],
         counters[org.llmnpu.isa.Counter.ARRAY_CYCLES.ordinal()]);
@@ -415,11 +396,5 @@ public final class PhaseCostModel extends CommandCosts {
     } else {
       load(k, LoweredModel.roundUp(n, line));
     }
-  }
-
-  static Cost difference(Cost a, Cost b) {
-    return new Cost(a.cycles - b.cycles, a.readBytes - b.readBytes, a.writeBytes - b.writeBytes, a.macs - b.macs,
-        a.commands - b.commands, a.dspCycles - b.dspCycles, a.gemmCycles - b.gemmCycles, a.dmaCycles - b.dmaCycles,
-        a.arrayCycles - b.arrayCycles);
   }
 }

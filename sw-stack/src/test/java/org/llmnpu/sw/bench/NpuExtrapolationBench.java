@@ -8,6 +8,7 @@ import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
 import org.llmnpu.sw.lower.NpuTargets;
+import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
@@ -88,8 +89,8 @@ class NpuExtrapolationBench {
         + "decode GEMM-unit cycles int8 / s2_4 | s2_4 prefill busy: GEMM unit / DMA / DSP | decode DRAM bytes int8 / s2_4 |");
     System.out.println("|---|---:|---:|---:|---:|---|---:|");
     for (int i = 0; i < models.length; i++) {
-      PhaseCostModel.Cost[] pre = new PhaseCostModel.Cost[2];
-      PhaseCostModel.Cost[] dec = new PhaseCostModel.Cost[2];
+      PhaseCost[] pre = new PhaseCost[2];
+      PhaseCost[] dec = new PhaseCost[2];
       for (int sparse = 0; sparse < 2; sparse++) {
         MachineParams npu = sparse == 0 ? bigNpu() : bigNpu().withUnits(0, false, org.llmnpu.isa.Command.S2_4);
         PhaseCostModel cost = new PhaseCostModel(models[i], npu, prompt + 1, 64, true, 8, 0, sparse);
@@ -129,8 +130,8 @@ class NpuExtrapolationBench {
       int bits = q % 2 == 0 ? 8 : 4;
       long t0 = System.nanoTime();
       PhaseCostModel cost = new PhaseCostModel(models[i], npu, prompt + 1, 64, true, bits);
-      PhaseCostModel.Cost pre = cost.step(prompt, 0, 1);
-      PhaseCostModel.Cost dec = cost.step(1, prompt, 1);
+      PhaseCost pre = cost.step(prompt, 0, 1);
+      PhaseCost dec = cost.step(1, prompt, 1);
       double ttft = pre.cycles() / (ghz * 1e9);
       double tpot = dec.cycles() / (ghz * 1e9);
       long bytes = dec.readBytes() + dec.writeBytes();

@@ -18,15 +18,15 @@ class PhaseCostModelTest {
     NpuDecoder.Step pre = npu.prefill(prompt, false);
     NpuDecoder.Step dec = npu.decode(301);
     PhaseCostModel cost = new PhaseCostModel(w.config(), model.machine(), 24, 4, false);
-    PhaseCostModel.Cost p = cost.step(prompt.length, 0, w.config().layers());
-    PhaseCostModel.Cost d = cost.step(1, prompt.length, w.config().layers());
+    PhaseCost p = cost.step(prompt.length, 0, w.config().layers());
+    PhaseCost d = cost.step(1, prompt.length, w.config().layers());
     assertEquals(pre.counter(Counter.COMMANDS), p.commands());
     assertEquals(pre.counter(Counter.MACS), p.macs());
     assertEquals(pre.counter(Counter.EXT_READ_BEATS) * 16, p.readBytes());
     assertEquals(pre.counter(Counter.CYCLES), p.cycles());
     assertEquals(dec.counter(Counter.CYCLES), d.cycles());
     assertEquals(dec.counter(Counter.EXT_WRITE_BEATS) * 16, d.writeBytes());
-    PhaseCostModel.Cost scaled = cost.step(1, prompt.length, 1);
+    PhaseCost scaled = cost.step(1, prompt.length, 1);
     System.out.printf("decode: golden %d cycles, one layer costed and scaled %d (%+.3f %%)%n", d.cycles(),
         scaled.cycles(), 100.0 * (scaled.cycles() - d.cycles()) / d.cycles());
     assertEquals(d.cycles(), scaled.cycles(), d.cycles() * 0.01);
@@ -90,8 +90,8 @@ class PhaseCostModelTest {
     NpuDecoder.Step pre = npu.prefill(prompt, false);
     NpuDecoder.Step dec = npu.decode(301);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, block, format);
-    PhaseCostModel.Cost p = cost.step(promptLen, 0, w.config().layers());
-    PhaseCostModel.Cost d = cost.step(1, promptLen, w.config().layers());
+    PhaseCost p = cost.step(promptLen, 0, w.config().layers());
+    PhaseCost d = cost.step(1, promptLen, w.config().layers());
     assertEquals(pre.counter(Counter.COMMANDS), p.commands());
     assertEquals(pre.counter(Counter.MACS), p.macs());
     assertEquals(pre.counter(Counter.EXT_READ_BEATS) * 16, p.readBytes());
