@@ -168,6 +168,12 @@ public final class Calibration {
     return entries.get(a);
   }
 
+  void notMeasured(EnergyAction a, String why) {
+    entries.remove(a);
+    notMeasured.put(a, why);
+    runs.log.accept("  " + a.name() + " not measured: " + why);
+  }
+
   void put(EnergyAction a, double pj, String basis) {
     entries.put(a, new EnergyTable.Entry(a, pj, basis));
     runs.log.accept(String.format(Locale.ROOT, "  %-15s %10.4g pJ at 180 nm", a.name(), pj));

@@ -98,11 +98,24 @@ final class NpuDataPathCalibration {
         + "%.3f mW (its own run)", d.top(), mp.rows(), mp.rows(), mp.lineBytes(), runs.ppa.clockNs(), idle.mw());
     c.put(EnergyAction.NPU_COMMAND, perCommand, String.format(Locale.ROOT, "%s; %s: %.3f mW over %d cycles, %.0f "
         + "commands, above idle", on, cmd.name(), cmd.run().mw(), cmd.run().cycles(), cmd.count(commands)));
-    c.put(EnergyAction.NPU_DMA_BYTE, perDmaByte, String.format(Locale.ROOT, "%s; solved with NPU_SPAD_BYTE from %s "
-        + "and %s, less their commands and what the table already charges", on, describe(dma, mp),
-        describe(gemm, mp)));
-    c.put(EnergyAction.NPU_SPAD_BYTE, perSpadByte, String.format(Locale.ROOT, "%s; solved with NPU_DMA_BYTE from the "
-        + "same two programs (%s and %s)", on, dma.name(), gemm.name()));
+    if (perSpadByte > 0 && perDmaByte > 0) {
+      c.put(EnergyAction.NPU_DMA_BYTE, perDmaByte, String.format(Locale.ROOT, "%s; solved with NPU_SPAD_BYTE from %s "
+          + "and %s, less their commands and what the table already charges", on, describe(dma, mp),
+          describe(gemm, mp)));
+      c.put(EnergyAction.NPU_SPAD_BYTE, perSpadByte, String.format(Locale.ROOT, "%s; solved with NPU_DMA_BYTE from "
+          + "the same two programs (%s and %s)", on, dma.name(), gemm.name()));
+      return;
+    }
+    // the GEMM program left less than the table already charges for its scratchpad reads (the PPM lanes on the
+    // read port): the scratchpad side cannot be separated, so the loads and stores carry it per DMA byte
+    c.put(EnergyAction.NPU_DMA_BYTE, r[0] / a[0][0], String.format(Locale.ROOT, "%s; %s less its commands and what "
+        + "the table already charges, per DMA byte, its scratchpad line reads and writes included (the 2x2 solution "
+        + "with %s gave %.4g pJ per DMA byte and %.4g per scratchpad byte, not physical)", on, describe(dma, mp),
+        describe(gemm, mp), perDmaByte, perSpadByte));
+    c.notMeasured(EnergyAction.NPU_SPAD_BYTE, String.format(Locale.ROOT, "not separable from NPU_DMA_BYTE on %s: the "
+        + "GEMM program's energy above idle less its commands is at or below what the table already charges for it "
+        + "(%s), so the DMA byte carries the scratchpad side of loads and stores and GEMM operand traffic adds nothing "
+        + "beyond the PPM lanes on the read port", d.top(), describe(gemm, mp)));
   }
 
   private static double dmaBytes(Residual r) {

@@ -40,6 +40,14 @@ class CalibrationTest {
         .npu(tinyNpu(), tinyNpu().rows() / 2, 1);
     EnergyTable t = c.table();
     for (EnergyAction a : EnergyAction.values()) {
+      if (a == EnergyAction.NPU_SPAD_BYTE && t.notMeasured().containsKey(a)) {
+        // a physical outcome, not a crash: the GEMM program left no energy beyond what the table charges for it,
+        // and the loads and stores then carry the scratchpad side per DMA byte
+        assertTrue(t.notMeasured().get(a).contains("not separable"), t.notMeasured().get(a));
+        assertTrue(t.entries().get(EnergyAction.NPU_DMA_BYTE).basis().contains("scratchpad line reads and writes "
+            + "included"));
+        continue;
+      }
       // Debian's OpenSTA segfaulted propagating this DSP's activity until the flow drove the netlist's
       // constants from tie ports (ConstantTies): every action is now measured from its own run
       assertFalse(t.notMeasured().containsKey(a), a + ": " + t.notMeasured().get(a));
