@@ -23,6 +23,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.rtl.ppm.Ppm;
 import org.llmnpu.rtl.ppm.PpmConfig;
 import org.llmnpu.pim.PimMacro;
@@ -32,8 +34,9 @@ import org.llmnpu.verilator.SimOptions;
 
 /**
  * The energy table of the whole-NPU report ({@link NpuReportPipeline}): read from a file written by
- * {@code npu report energy}, or calibrated on the NPU's GEMM engine size, a 2-lane Vector DSP, a
- * 2-lane PPM with and without the PPU and, for a PiM engine, a PiM macro
+ * {@code npu report energy}, or calibrated on the NPU's GEMM engine size, a 2-lane Vector DSP of the NPU's
+ * execute stages, a 2-lane PPM with and without the PPU, for a PiM engine a PiM macro, and the NPU's own data
+ * paths (DMA, scratchpad port, command fetch) on the NPU itself
  * (Verilator activity of seeded workloads on the synthesized netlists, OpenSTA power; see
  * {@code reports} {@link Calibration}), with a fallback to an 8×8 engine whose idle energy is
  * scaled to the NPU's engine by flip-flops when OpenSTA cannot propagate the larger engine's
@@ -57,13 +60,13 @@ final class NpuEnergyCalibration {
   }
 
   /**
-   * The table read from {@code energyTable} when it is given, else calibrated on a {@code rows × rows}
-   * engine ({@code engine} is that engine's PPA, for the flip-flop scaling of the fallback), a
+   * The table read from {@code energyTable} when it is given, else calibrated on the {@code npu}'s
+   * {@code rows × rows} engine ({@code engine} is that engine's PPA, for the flip-flop scaling of the fallback), a
    * {@value #DSP_CALIBRATION_LANES}-lane Vector DSP, a {@value #PPM_CALIBRATION_LANES}-lane PPM with and
    * without the PPU and, when {@code pimBitsPerCycle} &gt; 0 (a PiM engine applying that many input bits
    * per cycle), a PiM macro of {@code min(rows, }{@value #PIM_CALIBRATION_ROWS}{@code )} rows and columns.
    */
-  Table table(Path energyTable, int rows, PpaResult engine, int pimBitsPerCycle) {
+  Table table(Path energyTable, NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
     if (energyTable != null) {
       try {
         return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),
@@ -72,13 +75,14 @@ final class NpuEnergyCalibration {
         throw new IllegalArgumentException("--energy-table: cannot read " + energyTable + ": " + e.getMessage(), e);
       }
     }
-    String[] cached = calibratedTable(rows, engine, pimBitsPerCycle);
+    String[] cached = calibratedTable(npu, engine, pimBitsPerCycle);
     return new Table(EnergyTable.fromJson(cached[0], "cached energy calibration"), cached[1]);
   }
 
   /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 4 (GEMM engine, 2-lane Vector DSP, "
-      + "2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop; constants tied for OpenSTA)";
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 5 (GEMM engine, 2-lane Vector DSP "
+      + "of the NPU's stages, 2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop, the "
+      + "NPU's own data paths on the NPU; constants tied for OpenSTA)";
 
   /**
    * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
@@ -86,10 +90,12 @@ final class NpuEnergyCalibration {
    * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
    * versions, the library, the clock and the seed, and a warm run skips the simulations.
    */
-  private String[] calibratedTable(int r, PpaResult engine, int pimBitsPerCycle) {
+  private String[] calibratedTable(NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
+    int r = npu.rows();
     List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, ToolVersions.yosys(),
         ToolVersions.sta(), ppa.liberty().toString(), Double.toString(ppa.clockNs()),
-        Long.toString(seed), Integer.toString(r), engine.design(), Integer.toString(pimBitsPerCycle)));
+        Long.toString(seed), Integer.toString(r), engine.design(), Integer.toString(pimBitsPerCycle),
+        new TreeMap<>(Verilog.emit(new Npu(npu)).files()).toString()));
     for (PpmConfig.Activation a : new PpmConfig.Activation[] {PpmConfig.Activation.NONE, PpmConfig.Activation.PPU}) {
       parts.add(new TreeMap<>(Verilog.emit(new Ppm(PpmConfig.of(PPM_CALIBRATION_LANES, 8, a))).files()).toString());
     }
@@ -120,16 +126,16 @@ final class NpuEnergyCalibration {
     EnergyTable table;
     String source;
     try {
-      table = calibrate(r, pimBitsPerCycle);
-      source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine at %s ns (Verilator activity, "
-          + "OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(ppa.clockNs()), r, r);
+      table = calibrate(r, npu, pimBitsPerCycle);
+      source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine and the NPU's own data paths at %s "
+          + "ns (Verilator activity, OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(ppa.clockNs()), r, r);
     } catch (IllegalStateException e) {
       if (r == FALLBACK_ROWS) {
         throw new IllegalStateException(e.getMessage() + "; give a table with --energy-table", e);
       }
       log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
           + " engine instead");
-      table = scaledIdle(calibrate(FALLBACK_ROWS, pimBitsPerCycle), engine, e.getMessage());
+      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle), engine, e.getMessage());
       source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
           + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
           FALLBACK_ROWS, Fmt.num(ppa.clockNs()), r, r);
@@ -153,14 +159,15 @@ final class NpuEnergyCalibration {
   /** Largest PiM macro the calibration synthesizes (its energy is per row of a column operation). */
   static final int PIM_CALIBRATION_ROWS = 8;
 
-  private EnergyTable calibrate(int r, int pimBitsPerCycle) {
+  private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle) {
     Calibration c = new Calibration(ppa, sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
-        seed).dsp(DSP_CALIBRATION_LANES, 64, seed).ppm(PPM_CALIBRATION_LANES, seed);
+        seed).dsp(DSP_CALIBRATION_LANES, 64, npu.dspStages(), seed).ppm(PPM_CALIBRATION_LANES, seed);
     if (pimBitsPerCycle > 0) {
       int p = Math.min(r, PIM_CALIBRATION_ROWS);
       c.pim(p, p, pimBitsPerCycle, seed);
     }
-    return c.table();
+    // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
+    return c.npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed).table();
   }
 
   /**

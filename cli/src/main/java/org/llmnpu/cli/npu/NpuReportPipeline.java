@@ -153,7 +153,7 @@ public final class NpuReportPipeline {
 
     step("energy: counters x energy table");
     NpuEnergyCalibration.Table energyTable = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log)
-        .table(o.energyTable(), c.rows(), units.get(0).ppa(),
+        .table(o.energyTable(), c, units.get(0).ppa(),
             c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
     EnergyTable table = energyTable.table();
     String tableSource = energyTable.source();

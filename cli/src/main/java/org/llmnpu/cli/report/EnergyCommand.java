@@ -23,7 +23,8 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "energy", mixinStandardHelpOptions = true,
     description = "Energy per action (MAC dense/2:4, PiM column operation, psum write-back, PPM element, PPU lookup, "
-        + "DSP instruction classes, idle per block and per flip-flop, SRAM, DRAM), calibrated from simulated "
+        + "DSP instruction classes, idle per block and per flip-flop, the NPU's DMA, scratchpad port and command "
+        + "fetch, SRAM, DRAM), calibrated from simulated "
         + "workloads with OpenSTA.")
 public final class EnergyCommand implements Callable<Integer> {
   @Option(names = "--rows", defaultValue = "8", description = "MAC array rows, 2..32, even (default ${DEFAULT-VALUE})")
@@ -69,14 +70,15 @@ public final class EnergyCommand implements Callable<Integer> {
       int n = 2 * cols;
       int pim = Math.min(8, Math.min(rows, cols));
       out.printf(Locale.ROOT, "calibrating on a %dx%d GEMM engine (GEMM %dx%dx%d, dense and 2:4), a %d-lane "
-          + "Vector DSP, a %d-lane PPM with and without the PPU and a %dx%d bit-serial PiM macro at %s ns; each run: "
-          + "Verilator with waves, Yosys, OpenSTA with the run's activity%n",
-          rows, cols, m, k, n, lanes, PPM_LANES, pim, pim, clockNs);
+          + "Vector DSP, a %d-lane PPM with and without the PPU, a %dx%d bit-serial PiM macro and the data paths of "
+          + "a %dx%d NPU (DMA, scratchpad port, commands) at %s ns; each run: Verilator with waves, Yosys, OpenSTA "
+          + "with the run's activity%n", rows, cols, m, k, n, lanes, PPM_LANES, pim, pim, rows, rows, clockNs);
       out.flush();
       Calibration c = new Calibration(o, SimOptions.fromEnvironment(), line -> {
         out.println(line);
         out.flush();
-      }).gemm(rows, cols, m, k, n, seed).dsp(lanes, 256, seed).ppm(PPM_LANES, seed).pim(pim, pim, 1, seed);
+      }).gemm(rows, cols, m, k, n, seed).dsp(lanes, 256, seed).ppm(PPM_LANES, seed).pim(pim, pim, 1, seed)
+          .npu(Calibration.referenceNpu(rows), rows / 2, seed);
       EnergyTable t = c.table();
       OutputDirectory dir = OutputDirectory.open("energy-table", "-o", output, force);
       dir.write("energy.json", t.json());

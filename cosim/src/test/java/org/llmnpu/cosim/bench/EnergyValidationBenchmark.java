@@ -84,9 +84,11 @@ class EnergyValidationBenchmark {
     System.arraycopy(code, 0, image, 0, code.length);
 
     PpaOptions ppa = PpaOptions.defaults().withClockNs(CLOCK_NS);
-    // the calibration of the whole-NPU report (NpuEnergyCalibration): the 8x8 engine, a 2-lane DSP, a 2-lane PPM
+    // the calibration of the whole-NPU report (NpuEnergyCalibration): the 8x8 engine, a 2-lane DSP of the NPU's
+    // stages, a 2-lane PPM, then the NPU's own data paths (DMA, scratchpad port, commands) on this NPU's own programs
     EnergyTable table = new Calibration(ppa, SimOptions.fromEnvironment(), System.out::println)
-        .gemm(8, 8, 32, 32, 16, 1).dsp(2, 64, 1).ppm(2, 1).table();
+        .gemm(8, 8, 32, 32, 16, 1).dsp(2, 64, config.dspStages(), 1).ppm(2, 1).npu(config, config.rows() / 2, 1)
+        .table();
     System.out.print(table.text());
     SimOptions sim = SimOptions.fromEnvironment().withWaves(SimOptions.Waves.VCD);
     ProgramCosim.Outcome o;
@@ -122,6 +124,9 @@ class EnergyValidationBenchmark {
     EnergyEstimate engineIdle = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withFlipFlops(0)
         .withPpmInputLanes(0));
     EnergyEstimate isolated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape.withPpmInputLanes(0));
+    java.util.Map<org.llmnpu.reports.energy.EnergyAction, EnergyTable.Entry> blocks = new EnumMap<>(table.entries());
+    blocks.keySet().removeIf(a -> a.name().startsWith("NPU_"));
+    EnergyEstimate blocksOnly = EnergyEstimate.of(new EnergyTable(blocks), NodeScaling.Node.N180, counters, shape);
     System.out.println("IDLE_FLIP_FLOP: " + table.entries().get(org.llmnpu.reports.energy.EnergyAction.IDLE_FLIP_FLOP)
         .basis());
     // standard cells only: OpenSTA has no power for the SRAM macros or the external memory
@@ -149,6 +154,14 @@ class EnergyValidationBenchmark {
         100 * (model - meanRun.power().totalMw() * CLOCK_NS * activity.cycles())
             / (meanRun.power().totalMw() * CLOCK_NS * activity.cycles()),
         100 * (cells.applyAsDouble(engineIdle) - opensta) / opensta);
+    System.out.printf(Locale.ROOT, "without the NPU's data paths (NPU_COMMAND, NPU_DMA_BYTE, NPU_SPAD_BYTE): %.1f nJ, "
+        + "%+.1f %%%n", cells.applyAsDouble(blocksOnly) / 1000,
+        100 * (cells.applyAsDouble(blocksOnly) - opensta) / opensta);
+    for (String a : new String[] {"NPU_COMMAND", "NPU_DMA_BYTE", "NPU_SPAD_BYTE"}) {
+      var entry = table.entries().get(org.llmnpu.reports.energy.EnergyAction.valueOf(a));
+      System.out.println(a + ": " + (entry == null ? "not measured: " + table.notMeasured().get(
+          org.llmnpu.reports.energy.EnergyAction.valueOf(a)) : entry.pj180() + " pJ; " + entry.basis()));
+    }
     System.out.printf(Locale.ROOT, "without the PPM lanes on the read port (whole-NPU idle, MAC, psum): %.1f nJ, "
         + "%+.1f %%%n", cells.applyAsDouble(isolated) / 1000, 100 * (cells.applyAsDouble(isolated) - opensta) / opensta);
   }

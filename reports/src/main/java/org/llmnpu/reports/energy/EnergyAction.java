@@ -22,6 +22,12 @@ public enum EnergyAction {
   DSP_IDLE("vector-dsp", "Vector DSP idle", "per cycle on but not running (clock, leakage)"),
   IDLE_FLIP_FLOP("npu", "idle, per flip-flop", "per flip-flop per cycle (clock and leakage of a design that holds "
       + "still); the NPU is charged its flip-flops on every cycle"),
+  NPU_COMMAND("npu", "command fetch and decode", "per command the NPU fetches and decodes (command words from "
+      + "external memory, queue, decode, dispatch)"),
+  NPU_DMA_BYTE("npu", "DMA data path", "per byte a load or store moves between external memory and the scratchpad "
+      + "(DMA engine, memory port and its registers; the scratchpad side is NPU_SPAD_BYTE)"),
+  NPU_SPAD_BYTE("npu", "scratchpad port", "per byte of a scratchpad line read or written by any unit (address and "
+      + "data muxing, bank select, the units' line registers and operand-load ports; the SRAM macro is separate)"),
   SRAM_READ_BIT("sram", "on-chip SRAM read", "per bit read (per macro geometry from the SRAM model)"),
   SRAM_WRITE_BIT("sram", "on-chip SRAM write", "per bit written (per macro geometry from the SRAM model)"),
   DRAM_BYTE("dram", "external memory", "per byte moved to or from external memory");

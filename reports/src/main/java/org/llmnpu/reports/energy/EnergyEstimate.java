@@ -18,8 +18,12 @@ import org.llmnpu.reports.ppa.NodeScaling;
  *   PPM inputs off the read port = (spadReads − ppmElements·4/lineBytes) · ppmInputLanes · the same per element
  *                     (lanes the NPU wires to the scratchpad read port without isolation take every other
  *                     unit's line read through their pipelines: registers without enables)
- *   scratchpad      = (spadReads + spadWrites) · E_sram(line bits, bank words)
+ *   scratchpad SRAM = (spadReads + spadWrites) · E_sram(line bits, bank words)
  *   external memory = (dmaLoadBytes + dmaStoreBytes) · E(DRAM_BYTE)
+ *   NPU commands    = commands · E(NPU_COMMAND)                        (fetch, queue, decode)
+ *   NPU DMA         = (dmaLoadBytes + dmaStoreBytes) · E(NPU_DMA_BYTE)   (DMA engine, memory port)
+ *   NPU scratchpad port = (spadReads + spadWrites) · line bytes · E(NPU_SPAD_BYTE)   (muxing, line registers,
+ *                     operand-load ports; the NPU terms are charged when the table has them)
  *   Vector DSP      = dspInstructions · dspLanes · mean E(DSP_FP16, DSP_FP32, DSP_CONVERT, DSP_MEMORY)
  *                     (only when the table measured those; a program's mix of classes is not counted)
  *   clock, leakage  = cycles · flipFlops · E(IDLE_FLIP_FLOP)   (the whole NPU, every cycle; the action
@@ -28,7 +32,7 @@ import org.llmnpu.reports.ppa.NodeScaling;
  * </pre>
  *
  * Counter names are the NPU's JSON keys ({@code macs}, {@code psumWritebacks}, {@code spadReads},
- * {@code spadWrites}, {@code dmaLoadBytes}, {@code dmaStoreBytes}, {@code dspInstructions},
+ * {@code spadWrites}, {@code commands}, {@code dmaLoadBytes}, {@code dmaStoreBytes}, {@code dspInstructions},
  * {@code ppmElements}, {@code cycles}); a missing counter counts zero. {@code arrayVectors} is not a
  * hardware counter: the input vectors the GEMM engine takes, {@code M · ceil(K/rows) · ceil(N/rows)}
  * per GEMM command, derived from the shapes of the GEMM commands the program executed (the PiM macro
@@ -140,9 +144,19 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
       }
     }
     double line = EnergyTable.sramAccessPj(shape.spadLineBits(), shape.spadBankWords(), node);
-    u.put("scratchpad SRAM", (get(counters, "spadReads") + get(counters, "spadWrites")) * line);
-    u.put("external memory", (get(counters, "dmaLoadBytes") + get(counters, "dmaStoreBytes"))
-        * t.pj(EnergyAction.DRAM_BYTE, node));
+    double lines = get(counters, "spadReads") + get(counters, "spadWrites");
+    double dmaBytes = get(counters, "dmaLoadBytes") + get(counters, "dmaStoreBytes");
+    u.put(SRAM_UNIT, lines * line);
+    u.put(DRAM_UNIT, dmaBytes * t.pj(EnergyAction.DRAM_BYTE, node));
+    if (t.entries().containsKey(EnergyAction.NPU_COMMAND)) {
+      u.put("NPU commands", get(counters, "commands") * t.pj(EnergyAction.NPU_COMMAND, node));
+    }
+    if (t.entries().containsKey(EnergyAction.NPU_DMA_BYTE)) {
+      u.put("NPU DMA", dmaBytes * t.pj(EnergyAction.NPU_DMA_BYTE, node));
+    }
+    if (t.entries().containsKey(EnergyAction.NPU_SPAD_BYTE)) {
+      u.put("NPU scratchpad port", lines * shape.spadLineBits() / 8.0 * t.pj(EnergyAction.NPU_SPAD_BYTE, node));
+    }
     double dspInstructions = get(counters, "dspInstructions");
     if (dspInstructions > 0 && shape.dspLanes() > 0
         && DSP_CLASSES.stream().allMatch(a -> t.entries().containsKey(a))) {
@@ -150,12 +164,17 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
       u.put("Vector DSP", dspInstructions * shape.dspLanes() * mean);
     }
     double cycles = get(counters, "cycles");
-    u.put("clock, leakage", shape.flipFlops() > 0
+    u.put(IDLE_UNIT, shape.flipFlops() > 0
         ? cycles * shape.flipFlops() * t.pj(EnergyAction.IDLE_FLIP_FLOP, node)
         : cycles * t.pj(EnergyAction.MAC_IDLE, node));
     double total = u.values().stream().mapToDouble(Double::doubleValue).sum();
     return new EnergyEstimate(node, u, total, 2 * macs, cycles * shape.clockNs() * 1e-9);
   }
+
+  /** The unit names of idle, the scratchpad's SRAM macros and the external memory in {@link #byUnitPj}. */
+  public static final String IDLE_UNIT = "clock, leakage";
+  public static final String SRAM_UNIT = "scratchpad SRAM";
+  public static final String DRAM_UNIT = "external memory";
 
   /** The derived count of input vectors the GEMM engine took (see the class comment). */
   public static final String ARRAY_VECTORS = "arrayVectors";
