@@ -14,14 +14,16 @@ package org.llmnpu.isa;
  * (the controller wants it from the first cycle of a phase that issues beats until its last beat is accepted; the
  * fetcher has no other priority). It starts command j once command {@code j − D} is done, i.e. from cycle
  * {@code E_{j−D+1}}, where {@code E_k} is the cycle after command {@code k − 1}'s last cycle ({@code E_0 = 0}).
- * The controller decodes command k in cycle {@code E_k} if its last beat arrived ({@code A_k = t_{b−1} + lat}) by
- * {@code E_k − 2} and command k − 1 is not a {@code dspin}/{@code dspout}, else in {@code max(E_k, A_k) + 1}; the command starts the cycle after decode. With D = 1 the
- * fetch of command k starts at {@code E_k}: decode in {@code t_{b−1} + lat + 1} (no prefetch). The fetcher stops at
+ A command lands in the cycle after its last beat arrives ({@code A_k = t_{b−1} + lat + 1}: one cycle in
+ * which its range checks are summed). The controller decodes command k in cycle {@code E_k} if it landed by
+ * {@code E_k − 2} and command k − 1 is not a {@code dspin}/{@code dspout}, else in {@code max(E_k, A_k) + 1}; the
+ * command starts the cycle after decode. With D = 1 the fetch of command k starts at {@code E_k}: decode in
+ * {@code t_{b−1} + lat + 2} (no prefetch). The fetcher stops at
  * a command beyond the memory (the controller halts with EXT_ADDRESS when it gets there) and when the NPU halts;
  * its beats count in {@code extReadBeats} and its waits for the memory in {@code memStallCycles}.
  *
  * <pre>
- * fetch  see above (D = 1: decode cycle = t_{b−1} + lat + 1; the command starts one cycle later)
+ * fetch  see above (D = 1: decode cycle = t_{b−1} + lat + 2; the command starts one cycle later)
  * load   (n = rows · ceil(rowBytes / line))  next fetch at t_{n−1} + lat + 1
  * store  (n as for load)        next fetch at t_{n−1} + 1 (writes are posted)
  * gemm   controller: M·kTiles (X lines) + nTiles·ceil(K / R) (W rows, R = weightRowsPerCycle a
@@ -78,7 +80,7 @@ public final class CycleModel {
   // The command fetcher: it reads commands ahead into the command queue (depth = MachineParams.commandQueueDepth).
   /** The cycle in which the controller entered FETCH for (or decoded directly) command k: {@code E_k}. */
   private final java.util.List<Long> entered = new java.util.ArrayList<>();
-  /** The cycle in which the last beat of command j arrives. */
+  /** The cycle in which command j lands (the cycle after its last beat arrives). */
   private final java.util.List<Long> arrivals = new java.util.ArrayList<>();
   private long fetchCommand;
   private int fetchBeat;
@@ -169,7 +171,7 @@ public final class CycleModel {
       fetchBeats++;
       fetchFrom = at + 1;
       if (++fetchBeat == p.beatsPerCommand()) {
-        arrivals.add(at + p.memLatency());
+        arrivals.add(at + p.memLatency() + 1);
         fetchBeat = 0;
         fetchCommand++;
       }
@@ -178,10 +180,9 @@ public final class CycleModel {
 
   /**
    * The controller waits for its next command (it entered FETCH, or finished its previous command, in cycle
-   * {@code E} = the current cycle) and decodes it: in cycle {@code E} when the command's last beat arrived by
-   * {@code E − 2} (it was in the queue when the previous command finished), else in cycle {@code max(E, A) + 1}
-   * ({@code A} = the arrival of its last beat). Afterwards {@code now} is the command's first execution cycle
-   * (decode + 1).
+   * {@code E} = the current cycle) and decodes it: in cycle {@code E} when the command landed by {@code E − 2}
+   * (it was in the queue when the previous command finished), else in cycle {@code max(E, A) + 1} ({@code A} =
+   * the cycle it lands). Afterwards {@code now} is the command's first execution cycle (decode + 1).
    */
   public void fetchAndDecode() {
     long start = now;

@@ -49,13 +49,13 @@ class IsaSimulatorTest {
 
   @Test
   void cycleModelOfALoadInIsolation() {
-    // Fetch: 8 beats (32-byte command, 4-byte line) at one per cycle, data 3 cycles later, decode, then
-    // 2 rows × 3 beats; the next fetch one cycle after the last datum.
+    // Fetch: 8 beats (32-byte command, 4-byte line) at one per cycle, data 3 cycles later, the command lands a
+    // cycle later, decode, then 2 rows × 3 beats; the next fetch one cycle after the last datum.
     byte[] mem = new byte[1 << 20];
     Program prog = Program.builder().load(0x1000, 16, 0, 16, 10, 2).halt().build();
     System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
     IsaSimulator.Result r = IsaSimulator.run(P, mem, 0);
-    long fetch = 7 + 3 + 2;       // last beat at 7, datum at 10, decode at 11, start at 12
+    long fetch = 7 + 3 + 3;       // last beat at 7, datum at 10, lands at 11, decode at 12, start at 13
     long load = 5 + 3 + 1;        // 6 beats: last issued at +5, datum at +8, next fetch at +9
     assertEquals(fetch + load + fetch, r.counter(Counter.CYCLES));
     assertEquals(load, r.counter(Counter.DMA_CYCLES));

@@ -47,19 +47,54 @@ final class NpuCounters {
     return out;
   }
 
-  /** Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. */
+  /**
+   * Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. Timing: the
+   * conditions come late (the DSP's stall, the memory handshake), so they do not feed the 48-bit carry chain;
+   * every subset's sum {@code register + amounts} is computed from the register and the amounts alone, and the
+   * conditions only pick one of them (for more than {@link #PRECOMPUTED} terms the rest are added after).
+   */
   void clearOn(Bool clear) {
     for (Counter c : Counter.values()) {
       UInt r = regs.get(c);
-      UInt next = r;
       List<Bool> cond = conditions.get(c);
-      for (int i = 0; i < cond.size(); i++) {
-        UInt a = amounts.get(c).get(i).resize(BITS);
-        next = next.add(mux(cond.get(i), a, uintLit(0, BITS)));
+      List<UInt> amt = new ArrayList<>();
+      for (UInt a : amounts.get(c)) {
+        amt.add(a.resize(BITS));
+      }
+      int early = Math.min(cond.size(), PRECOMPUTED);
+      UInt next = pick(r, cond, amt, early);
+      for (int i = early; i < cond.size(); i++) {
+        next = next.add(mux(cond.get(i), amt.get(i), uintLit(0, BITS)));
       }
       UInt sum = npu.wireOf("counter_" + c.key() + "_next", next);
       npu.whenElse(clear, () -> r.set(uintLit(0, BITS)), () -> r.set(sum));
     }
+  }
+
+  /** Terms per counter whose every subset sum is computed ahead of the conditions (2^n adders). */
+  private static final int PRECOMPUTED = 3;
+
+  /** {@code r} plus the amounts of the first {@code n} terms whose conditions hold, as a mux tree over subsets. */
+  private static UInt pick(UInt r, List<Bool> cond, List<UInt> amt, int n) {
+    UInt[] sums = new UInt[1 << n];
+    for (int subset = 0; subset < sums.length; subset++) {
+      UInt s = r;
+      for (int i = 0; i < n; i++) {
+        if ((subset >> i & 1) != 0) {
+          s = s.add(amt.get(i));
+        }
+      }
+      sums[subset] = s;
+    }
+    // select bit by bit, the last term's condition nearest the register
+    for (int i = 0; i < n; i++) {
+      UInt[] half = new UInt[sums.length / 2];
+      for (int j = 0; j < half.length; j++) {
+        half[j] = mux(cond.get(i), sums[2 * j + 1], sums[2 * j]);
+      }
+      sums = half;
+    }
+    return sums[0];
   }
 
   /** The events of the {@link Npu}'s units; {@code busy}: the NPU runs a program. */

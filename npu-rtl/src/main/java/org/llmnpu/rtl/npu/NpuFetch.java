@@ -24,15 +24,16 @@ import org.llmnpu.isa.MachineParams;
  * cycle of a memory phase until its last beat is accepted) and a queue slot is free: it starts a command while
  * the started commands the controller has not taken plus the one it holds are fewer than D. Responses come back
  * in order; a response belongs to the fetch unless the controller has reads outstanding and no fetch read is
- * older than them ({@link #resp}). A complete command goes straight into {@link #cmd} when the controller waits
- * for it in FETCH with an empty queue (DECODE follows), else into the queue; a controller that finishes a
+ * older than them ({@link #resp}). A complete command first lands in a register for one cycle (while {@link NpuPredecode}
+ * sums its checks), then goes straight into {@link #cmd} when the controller waits for it in FETCH with an empty
+ * queue (DECODE follows), else into the queue; a controller that finishes a
  * command takes the next from the queue directly into DECODE ({@link #next}). A command whose 32 bytes lie
  * beyond the memory (or a misaligned program counter) stops the fetcher; the controller halts with
  * {@code EXT_ADDRESS} only when it reaches that command with the queue empty, so commands read past a
  * {@code halt} never fault. Responses of reads still outstanding at a new start are dropped. D = 1 is the fetch
  * without prefetch (the next command is read once the previous one is done). Each arriving command's range checks
- * and sums ({@link NpuPredecode}) are computed as it arrives and kept beside it (in its queue slot, then beside
- * {@link #cmd}), so DECODE reads them from registers. Cycles:
+ * and sums ({@link NpuPredecode}) are computed as it arrives and lands and kept beside it (in its queue slot, then
+ * beside {@link #cmd}), so DECODE reads them from registers. Cycles:
  * {@code org.llmnpu.isa.CycleModel} "Command fetch".
  */
 final class NpuFetch {
@@ -42,7 +43,7 @@ final class NpuFetch {
   final UInt index;
   final UInt cause;
   final UInt cmd;
-  /** {@link NpuPredecode}'s checks and sums of {@link #cmd}, computed when it arrived. */
+  /** {@link NpuPredecode}'s checks and sums of {@link #cmd}, computed when it landed. */
   final UInt cmdPredecoded;
   /** The command's words 0..7 and its opcode (word 0 bits 7:0). */
   final List<UInt> words = new ArrayList<>();
@@ -70,10 +71,11 @@ final class NpuFetch {
   private UInt head;
   private UInt tail;
   private Bool fault;
+  /** A command landed: it arrived (its last beat) in the previous cycle, and {@link #landed} holds it. */
   private Bool complete;
-  private UInt arrived;
-  /** {@link NpuPredecode} of {@link #arrived}. */
-  private UInt arrivedPredecoded;
+  private UInt landed;
+  /** {@link NpuPredecode} of {@link #landed}. */
+  private UInt landedPredecoded;
 
   NpuFetch(Npu npu) {
     this.npu = npu;
@@ -151,17 +153,18 @@ final class NpuFetch {
     int lineBits = 8 * npu.line;
     UInt received = beatsPerCommand == 1 ? null : npu.reg0("fetch_received", uint(bitsToHold(beatsPerCommand)));
     UInt assembly = beatsPerCommand == 1 ? null : npu.reg0("fetch_assembly", uint(256 - lineBits));
-    complete = npu.wireOf("fetch_complete", beatsPerCommand == 1 ? useful
+    Bool arrives = npu.wireOf("fetch_arrives", beatsPerCommand == 1 ? useful
         : useful.and(received.eq(beatsPerCommand - 1)));
-    arrived = npu.wireOf("fetch_arrived", beatsPerCommand == 1 ? npu.mem_resp_data.resize(256)
+    UInt arrived = npu.wireOf("fetch_arrived", beatsPerCommand == 1 ? npu.mem_resp_data.resize(256)
         : cat(npu.mem_resp_data.resize(lineBits), assembly).asUInt());
-    List<UInt> arrivedWords = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      arrivedWords.add(arrived.slice(32 * i + 31, 32 * i));
-    }
-    arrivedPredecoded = new NpuPredecode(npu, npu.p, arrivedWords, NpuSnapshot.BYTES,
-        npu.ppm.unit.config.lutEntries()).bits;
     Bool begin = npu.wireOf("fetch_begin", npu.inState(Npu.State.IDLE).and(npu.start));
+    // the landing register: the command of the cycle after its last beat, while its checks are summed
+    complete = npu.reg0("fetch_landedValid", bool());
+    complete.set(arrives.and(begin.not()));
+    landed = npu.reg0("fetch_landed", uint(256));
+    npu.whenDo(arrives, () -> landed.set(arrived));
+    landedPredecoded = new NpuPredecode(npu, npu.p, words(arrived), words(landed), NpuSnapshot.BYTES,
+        npu.ppm.unit.config.lutEntries()).bits;
 
     UInt outNext = npu.wireOf("fetch_outstandingNext", outstanding.add(mux(fire, uintLit(1, 1), uintLit(0, 1)))
         .sub(mux(fetchResp, uintLit(1, 1), uintLit(0, 1))));
@@ -198,7 +201,7 @@ final class NpuFetch {
       if (received != null) {
         npu.whenDo(useful, () -> {
           assembly.set(arrived.slice(255, lineBits));
-          npu.whenElse(complete, () -> received.set(received.sub(received)), () -> received.set(received.add(1)));
+          npu.whenElse(arrives, () -> received.set(received.sub(received)), () -> received.set(received.add(1)));
         });
       }
       if (depth > 1) {
@@ -209,8 +212,8 @@ final class NpuFetch {
             UInt slot = slots.get(s);
             UInt slotChecks = slotPredecoded.get(s);
             npu.whenDo(tail.eq(s), () -> {
-              slot.set(arrived);
-              slotChecks.set(arrivedPredecoded);
+              slot.set(landed);
+              slotChecks.set(landedPredecoded);
             });
           }
           tail.set(wrap(tail));
@@ -218,6 +221,14 @@ final class NpuFetch {
         npu.whenDo(fromQueue, () -> head.set(wrap(head)));
       }
     });
+  }
+
+  private static List<UInt> words(UInt command) {
+    List<UInt> out = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      out.add(command.slice(32 * i + 31, 32 * i));
+    }
+    return out;
   }
 
   private UInt wrap(UInt slot) {
@@ -261,8 +272,8 @@ final class NpuFetch {
   void step(Bool bark) {
     Runnable arriving = () -> {
       take.set(boolLit(true));
-      cmd.set(arrived);
-      cmdPredecoded.set(arrivedPredecoded);
+      cmd.set(landed);
+      cmdPredecoded.set(landedPredecoded);
       npu.state.set(Npu.st(Npu.State.DECODE));
     };
     if (depth > 1) {

@@ -16,7 +16,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.hdl.ToolsForTests;
 import org.llmnpu.hdl.sim.Simulator;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * Every instruction of the ISA on the RTL equals the {@link DspInterpreter} (the numerics golden
@@ -26,7 +25,7 @@ import org.llmnpu.verilator.SimModes;
  */
 class DspConformanceTest {
   private static final int LANES = 8;
-  private static final int ROWS = 64;
+  private static final int ROWS = 512;
   private static final int DUMP = 16;
   private static final int[] SPECIALS = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF,
       0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x4A00, 0xCC80, 0xD100};
@@ -35,7 +34,7 @@ class DspConformanceTest {
       "3, 15, true", "4, 15, true"})
   void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs, boolean extended) {
     ToolsForTests.require("verilator");
-    VectorDsp.Config config = new VectorDsp.Config(LANES, ROWS, 512, 12, 2, executeStages, extended, extended);
+    VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, extended);
     boolean fma32 = extended;
     // without the FP32 FMA and the permutations their opcodes are undefined: NOPs on both
     // loads of arbitrary rows are left out: the RTL's buffer keeps earlier programs' rows (the
@@ -43,7 +42,7 @@ class DspConformanceTest {
     List<DspOp> ops = List.of(DspOp.values()).stream()
         .filter(op -> op.writesRegister() && op != DspOp.LD && op != DspOp.LDS && op != DspOp.LDG).toList();
     Random rnd = new Random(0xD5B + executeStages + (fma32 ? 17 : 0));
-    try (Simulator sim = SimModes.startLocal(new VectorDsp(config))) {
+    try (Simulator sim = VectorDspTest.start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
       for (int program = 0; program < programs; program++) {
         short[] data = new short[8 * LANES];

@@ -25,7 +25,7 @@ class VectorDspOptionsTest {
       "3, false, true, 3", "4, true, true, 4"})
   void everyKernelWithTheOptionsEqualsTheGoldenAndTheFormula(int executeStages, boolean fma32, boolean interleave,
       int rows) {
-    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, executeStages, true);
+    VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, true);
     DspKernels.Options options = new DspKernels.Options(fma32, interleave, rows);
     try (Simulator sim = VectorDspTest.start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);

@@ -101,7 +101,7 @@ class VectorDspPermuteTest {
   @CsvSource({"1", "2"})
   void theRtlTransposesAndGathersLikeTheGolden(int executeStages) {
     int lanes = 8;
-    VectorDsp.Config config = new VectorDsp.Config(lanes, ROWS, 256, 12, 2, executeStages, false, true);
+    VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, true);
     try (Simulator sim = VectorDspTest.start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
       for (int[] rc : new int[][] {{8, 8}, {16, 32}, {32, 16}}) {

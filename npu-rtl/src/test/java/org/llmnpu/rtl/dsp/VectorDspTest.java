@@ -22,6 +22,15 @@ import org.llmnpu.verilator.SimModes;
 class VectorDspTest {
   static final float EPS = DspProgramTest.EPS;
 
+  /**
+   * The 8-lane DSP the RTL tests share (one Verilator build per configuration in a run): 512 buffer rows, 512
+   * program words (the conformance test's dumps), a 12-segment degree-2 table; {@code extended}: with the FP32
+   * FMA and the permutations.
+   */
+  static VectorDsp.Config eightLanes(int executeStages, boolean extended) {
+    return new VectorDsp.Config(8, 512, 512, 12, 2, executeStages, extended, extended);
+  }
+
   static Simulator start(VectorDsp.Config config) {
     ToolsForTests.require("verilator");
     return SimModes.startLocal(new VectorDsp(config));
@@ -44,7 +53,7 @@ class VectorDspTest {
   @org.junit.jupiter.params.ParameterizedTest(name = "{0} execute stages")
   @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3, 4})
   void pipelinedExecuteIsBitExactAndStallsAsTheFormulaSays(int executeStages) {
-    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256, 12, 2, executeStages);
+    VectorDsp.Config config = eightLanes(executeStages, false);
     try (Simulator sim = start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
       for (DspKernel kernel : DspKernel.values()) {
@@ -60,7 +69,7 @@ class VectorDspTest {
 
   @Test
   void everyKernelAtEightLanesEqualsTheGoldenAndTheCycleFormula() {
-    VectorDsp.Config config = new VectorDsp.Config(8, 512, 256);
+    VectorDsp.Config config = eightLanes(1, false);
     try (Simulator sim = start(config)) {
       VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
       for (DspKernel kernel : DspKernel.values()) {
@@ -77,7 +86,7 @@ class VectorDspTest {
   @Test
   void oneAndSixteenLanesReduceInTheirOwnOrder() {
     for (int lanes : new int[] {1, 16}) {
-      VectorDsp.Config config = new VectorDsp.Config(lanes, 256, 256);
+      VectorDsp.Config config = new VectorDsp.Config(lanes, lanes == 16 ? 512 : 256, 256);
       try (Simulator sim = start(config)) {
         VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
         for (DspKernel kernel : new DspKernel[] {DspKernel.SOFTMAX, DspKernel.RMSNORM, DspKernel.LAYERNORM,
