@@ -1,5 +1,6 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -12,18 +13,45 @@ import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Counter;
 
-/** The performance counters of the {@link Npu}: one 48-bit register per {@link Counter}, cleared at start. */
+/**
+ * The performance counters of the {@link Npu}: a 48-bit value per {@link Counter}, cleared at start.
+ *
+ * <p>Timing: a mapped 48-bit incrementer is a ripple chain of about 6.5 ns at 180 nm, longer than the target
+ * clock, and the counting conditions come late (the DSP's stall, the memory handshake). So each counter is a low
+ * part of {@link #LOW} bits, a high part, and the low part's carry out of the previous cycle, added into the high
+ * part one cycle later: the value is {@code (high + carry)·2^LOW + low}, formed where it is read (the
+ * {@code counterValue} port and the snapshot), so every read sees the exact count of its cycle. And the
+ * conditions do not feed a carry chain: every subset's sum of the amounts is computed from the registers and the
+ * amounts alone, and the conditions pick one of them.
+ */
 final class NpuCounters {
   private static final int BITS = 48;
+  /** Bits of a counter's low part. */
+  static final int LOW = 24;
+  private static final int HIGH = BITS - LOW;
+  /** Terms per counter whose every subset sum is computed ahead of the conditions (2^n adders each). */
+  private static final int MAX_TERMS = 3;
+  /** Carry bits: up to {@link #MAX_TERMS} low-part amounts can carry 3 into the high part. */
+  private static final int CARRY = 2;
   private final Npu npu;
-  private final Map<Counter, UInt> regs = new EnumMap<>(Counter.class);
+  private final Map<Counter, UInt> low = new EnumMap<>(Counter.class);
+  private final Map<Counter, UInt> high = new EnumMap<>(Counter.class);
+  private final Map<Counter, UInt> carry = new EnumMap<>(Counter.class);
+  private final Map<Counter, UInt> values = new EnumMap<>(Counter.class);
   private final Map<Counter, List<Bool>> conditions = new EnumMap<>(Counter.class);
   private final Map<Counter, List<UInt>> amounts = new EnumMap<>(Counter.class);
 
   NpuCounters(Npu npu) {
     this.npu = npu;
     for (Counter c : Counter.values()) {
-      regs.put(c, npu.reg0("counter_" + c.key(), uint(BITS)));
+      String name = "counter_" + c.key();
+      UInt lo = npu.reg0(name + "_low", uint(LOW));
+      UInt hi = npu.reg0(name + "_high", uint(HIGH));
+      UInt cy = npu.reg0(name + "_carry", uint(CARRY));
+      low.put(c, lo);
+      high.put(c, hi);
+      carry.put(c, cy);
+      values.put(c, npu.wireOf(name, cat(hi.add(cy.resize(HIGH)), lo).asUInt()));
       conditions.put(c, new ArrayList<>());
       amounts.put(c, new ArrayList<>());
     }
@@ -34,63 +62,68 @@ final class NpuCounters {
   }
 
   void add(Counter c, Bool when, UInt amount) {
+    if (conditions.get(c).size() == MAX_TERMS) {
+      throw new IllegalStateException("counter " + c.key() + " takes at most " + MAX_TERMS + " terms");
+    }
     conditions.get(c).add(when);
     amounts.get(c).add(amount);
   }
 
-  /** The counters' registers, in {@link Counter} order. */
+  /** The counters' values (of the current cycle), in {@link Counter} order. */
   List<UInt> registers() {
     List<UInt> out = new ArrayList<>();
     for (Counter c : Counter.values()) {
-      out.add(regs.get(c));
+      out.add(values.get(c));
     }
     return out;
   }
 
-  /**
-   * Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. Timing: the
-   * conditions come late (the DSP's stall, the memory handshake), so they do not feed the 48-bit carry chain;
-   * every subset's sum {@code register + amounts} is computed from the register and the amounts alone, and the
-   * conditions only pick one of them (for more than {@link #PRECOMPUTED} terms the rest are added after).
-   */
+  /** Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. */
   void clearOn(Bool clear) {
     for (Counter c : Counter.values()) {
-      UInt r = regs.get(c);
+      UInt lo = low.get(c);
+      UInt hi = high.get(c);
+      UInt cy = carry.get(c);
       List<Bool> cond = conditions.get(c);
-      List<UInt> amt = new ArrayList<>();
-      for (UInt a : amounts.get(c)) {
-        amt.add(a.resize(BITS));
+      List<UInt> amt = amounts.get(c);
+      int n = cond.size();
+      UInt[] lows = new UInt[1 << n];
+      UInt[] highs = new UInt[1 << n];
+      for (int subset = 0; subset < lows.length; subset++) {
+        UInt l = lo.resize(LOW + CARRY);
+        UInt h = hi.add(cy.resize(HIGH));
+        for (int i = 0; i < n; i++) {
+          if ((subset >> i & 1) != 0) {
+            UInt a = amt.get(i).resize(BITS);
+            l = l.add(a.lsbs(LOW).resize(LOW + CARRY));
+            if (amt.get(i).width() > LOW) {
+              h = h.add(a.msbs(HIGH));
+            }
+          }
+        }
+        lows[subset] = l;
+        highs[subset] = h;
       }
-      int early = Math.min(cond.size(), PRECOMPUTED);
-      UInt next = pick(r, cond, amt, early);
-      for (int i = early; i < cond.size(); i++) {
-        next = next.add(mux(cond.get(i), amt.get(i), uintLit(0, BITS)));
-      }
-      UInt sum = npu.wireOf("counter_" + c.key() + "_next", next);
-      npu.whenElse(clear, () -> r.set(uintLit(0, BITS)), () -> r.set(sum));
+      UInt l = npu.wireOf("counter_" + c.key() + "_lowNext", pick(lows, cond));
+      UInt h = npu.wireOf("counter_" + c.key() + "_highNext", pick(highs, cond));
+      npu.whenElse(clear, () -> {
+        lo.set(uintLit(0, LOW));
+        hi.set(uintLit(0, HIGH));
+        cy.set(uintLit(0, CARRY));
+      }, () -> {
+        lo.set(l.lsbs(LOW));
+        cy.set(l.msbs(CARRY));
+        hi.set(h);
+      });
     }
   }
 
-  /** Terms per counter whose every subset sum is computed ahead of the conditions (2^n adders). */
-  private static final int PRECOMPUTED = 3;
-
-  /** {@code r} plus the amounts of the first {@code n} terms whose conditions hold, as a mux tree over subsets. */
-  private static UInt pick(UInt r, List<Bool> cond, List<UInt> amt, int n) {
-    UInt[] sums = new UInt[1 << n];
-    for (int subset = 0; subset < sums.length; subset++) {
-      UInt s = r;
-      for (int i = 0; i < n; i++) {
-        if ((subset >> i & 1) != 0) {
-          s = s.add(amt.get(i));
-        }
-      }
-      sums[subset] = s;
-    }
-    // select bit by bit, the last term's condition nearest the register
-    for (int i = 0; i < n; i++) {
+  /** The sum of the subset whose terms' conditions hold: a mux tree, the first term's condition nearest the sums. */
+  private static UInt pick(UInt[] sums, List<Bool> cond) {
+    for (Bool when : cond) {
       UInt[] half = new UInt[sums.length / 2];
       for (int j = 0; j < half.length; j++) {
-        half[j] = mux(cond.get(i), sums[2 * j + 1], sums[2 * j]);
+        half[j] = mux(when, sums[2 * j + 1], sums[2 * j]);
       }
       sums = half;
     }
@@ -144,7 +177,7 @@ final class NpuCounters {
   UInt select(UInt sel) {
     UInt out = uintLit(0, 64);
     for (Counter c : Counter.values()) {
-      out = mux(sel.eq(c.ordinal()), regs.get(c).resize(64), out);
+      out = mux(sel.eq(c.ordinal()), values.get(c).resize(64), out);
     }
     return out;
   }
