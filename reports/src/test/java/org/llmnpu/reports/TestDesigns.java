@@ -10,6 +10,7 @@ import java.util.Map;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.reports.ppa.ContentCache;
 import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.rtl.npu.NpuConfig;
 
 /** Hand-written Verilog designs from the test resources, as {@link VerilogDesign}s. */
 public final class TestDesigns {
@@ -69,6 +70,44 @@ public final class TestDesigns {
   }
 
   /** Default options with a cache shared by the tests of this module (under target/). */
+  /**
+   * The smallest NPU the tests synthesize: {@link NpuConfig#small()} (4x4, 4-byte lines) with a 2 KiB
+   * scratchpad, a 1-lane Vector DSP of 16 rows and 16 program words and no PPU, so that its Verilator build (with
+   * waves, for the energy calibration) and its synthesis stay short. {@link #tinyNpuParams} builds the same
+   * Verilog through the {@code npu} generator, so the block's PPA test and the calibration share one synthesis.
+   */
+  public static NpuConfig tinyNpu() {
+    NpuConfig s = NpuConfig.small();
+    return new NpuConfig(4, 2, 2, 1, s.mTile(), s.accWidth(), s.icAccumDepth(), s.maxM(), s.maxK(), s.maxN(),
+        s.memLatency(), s.memBytesPerCycle(), s.watchdogCycles(), 1, 16, 16, s.dspMaxRunCycles(), s.engine(),
+        s.weightRowsPerCycle(), false, s.mxLoad(), s.sparsity(), s.commandQueueDepth(), s.dspStages());
+  }
+
+  /** The {@code npu} generator's parameters of {@link #tinyNpu} (the others at their defaults). */
+  public static Map<String, String> tinyNpuParams() {
+    NpuConfig t = tinyNpu();
+    Map<String, String> p = new java.util.LinkedHashMap<>();
+    p.put("rows", "" + t.rows());
+    p.put("spadKiB", "" + t.spadKiB());
+    p.put("spadBanks", "" + t.spadBanks());
+    p.put("extMemMiB", "" + t.extMemMiB());
+    p.put("mTile", "" + t.mTile());
+    p.put("accWidth", "" + t.accWidth());
+    p.put("icAccumDepth", "" + t.icAccumDepth());
+    p.put("maxM", "" + t.maxM());
+    p.put("maxK", "" + t.maxK());
+    p.put("maxN", "" + t.maxN());
+    p.put("watchdogCycles", "" + t.watchdogCycles());
+    p.put("dspLanes", "" + t.dspLanes());
+    p.put("dspRows", "" + t.dspRows());
+    p.put("dspProgramDepth", "" + t.dspProgramDepth());
+    p.put("dspMaxRunCycles", "" + t.dspMaxRunCycles());
+    p.put("dspStages", "" + t.dspStages());
+    p.put("commandQueueDepth", "" + t.commandQueueDepth());
+    p.put("ppu", "false");
+    return p;
+  }
+
   public static PpaOptions options() {
     return PpaOptions.defaults().withCache(new ContentCache(Path.of("target", "ppa-test-cache")));
   }

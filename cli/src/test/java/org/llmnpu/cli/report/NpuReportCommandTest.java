@@ -25,7 +25,8 @@ import org.llmnpu.reports.energy.EnergyTable;
 import picocli.CommandLine;
 
 /**
- * {@code npu report npu} end to end on a tiny NPU (4×4 array, 1 KiB scratchpad): real PPA of the
+ * {@code npu report npu} end to end on a tiny NPU (4×4 array, 1 KiB scratchpad, a 4-lane DSP of 128 rows: the
+ * default 16-lane DSP made its synthesis most of this suite's longest test): real PPA of the
  * top and its units, the random and decoder-proxy programs co-simulated in Verilator, the report
  * rendered in headless Chromium, and the JSON's fields. The energy table comes from a file (the
  * calibration has its own tests), which also checks {@code --energy-table}. PPA results are cached
@@ -36,7 +37,7 @@ class NpuReportCommandTest {
   Path tmp;
 
   private static final String[] TINY = {"-p", "rows=4", "-p", "spadKiB=1", "-p", "spadBanks=2", "-p", "extMemMiB=2",
-      "-p", "maxM=8", "-p", "maxK=16", "-p", "maxN=8", "-p", "mTile=4"};
+      "-p", "maxM=8", "-p", "maxK=16", "-p", "maxN=8", "-p", "mTile=4", "-p", "dspLanes=4", "-p", "dspRows=128"};
 
   private int run(StringWriter out, StringWriter err, String... args) {
     return new CommandLine(new ReportCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))

@@ -2,6 +2,8 @@ package org.llmnpu.reports.ppa;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -9,6 +11,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Comparator;
@@ -17,6 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -79,6 +85,40 @@ public final class ContentCache {
       return Optional.empty();
     }
   }
+
+  /**
+   * The entry of {@code key}, computed by {@code compute} and stored when absent. Runs that want the same absent
+   * key at the same time — threads, or other JVMs on the same cache such as parallel test forks — compute it
+   * once: the first holds the key's lock file ({@code .lock-KEY}) while it computes, and the others wait for it
+   * and then read its entry.
+   */
+  public Map<String, String> getOrCompute(String key, Supplier<Map<String, String>> compute) {
+    Optional<Map<String, String>> hit = get(key);
+    if (hit.isPresent()) {
+      return hit.get();
+    }
+    ReentrantLock inJvm = KEY_LOCKS.computeIfAbsent(key, k -> new ReentrantLock());
+    inJvm.lock();
+    try {
+      Files.createDirectories(root);
+      try (FileChannel ch = FileChannel.open(root.resolve(".lock-" + key), StandardOpenOption.CREATE,
+          StandardOpenOption.WRITE); FileLock ignored = ch.lock()) {
+        hit = get(key);
+        if (hit.isPresent()) {
+          return hit.get();
+        }
+        Map<String, String> fresh = compute.get();
+        put(key, fresh);
+        return fresh;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot lock the PPA cache at " + root + ": " + e.getMessage(), e);
+    } finally {
+      inJvm.unlock();
+    }
+  }
+
+  private static final ConcurrentHashMap<String, ReentrantLock> KEY_LOCKS = new ConcurrentHashMap<>();
 
   /** Stores an entry; if another run stored the same key first, keeps theirs (same content). */
   public void put(String key, Map<String, String> files) {

@@ -114,11 +114,7 @@ public final class YosysSynthesis {
       keyParts.add(text);
     });
     String key = ContentCache.key(keyParts);
-    Map<String, String> out = cache.get(key).orElseGet(() -> {
-      Map<String, String> fresh = runYosys(design, script, lib);
-      cache.put(key, fresh);
-      return fresh;
-    });
+    Map<String, String> out = cache.getOrCompute(key, () -> runYosys(design, script, lib));
     return parse(design, out.get("yosys.log"), out.get("macros.il"), out.get("netlist.v"), LibertyAreas.parse(lib));
   }
 

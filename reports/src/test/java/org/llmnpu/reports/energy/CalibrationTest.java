@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.llmnpu.reports.RequiredTools;
 import org.llmnpu.reports.TestDesigns;
 import org.llmnpu.reports.ppa.NodeScaling;
-import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.verilator.SimModes;
 
 /**
@@ -20,24 +19,12 @@ import org.llmnpu.verilator.SimModes;
  * valid.
  */
 class CalibrationTest {
-  /**
-   * The smallest NPU the data-path calibration runs on: {@link NpuConfig#small()} (4x4, 4-byte lines) with a 2 KiB
-   * scratchpad, a 1-lane Vector DSP of 16 rows and 16 program words and no PPU, so that its Verilator build (with
-   * waves, which no other test builds) and its synthesis stay short.
-   */
-  static NpuConfig tinyNpu() {
-    NpuConfig s = NpuConfig.small();
-    return new NpuConfig(4, 2, 2, 1, s.mTile(), s.accWidth(), s.icAccumDepth(), s.maxM(), s.maxK(), s.maxN(),
-        s.memLatency(), s.memBytesPerCycle(), s.watchdogCycles(), 1, 16, 16, s.dspMaxRunCycles(), s.engine(),
-        s.weightRowsPerCycle(), false, s.mxLoad(), s.sparsity(), s.commandQueueDepth(), s.dspStages());
-  }
-
   @Test
   void smallBlocksGiveAPlausibleTable() throws Exception {
     RequiredTools.require("yosys", "sta");
     Calibration c = new Calibration(TestDesigns.options(), SimModes.local(), System.out::println)
         .gemm(2, 2, 4, 8, 4, 1).dsp(1, 16, 1).ppm(1, 1).pim(2, 2, 1, 1)
-        .npu(tinyNpu(), tinyNpu().rows() / 2, 1);
+        .npu(TestDesigns.tinyNpu(), TestDesigns.tinyNpu().rows() / 2, 1);
     EnergyTable t = c.table();
     for (EnergyAction a : EnergyAction.values()) {
       if (a == EnergyAction.NPU_SPAD_BYTE && t.notMeasured().containsKey(a)) {

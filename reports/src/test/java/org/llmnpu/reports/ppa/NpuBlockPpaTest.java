@@ -1,15 +1,23 @@
 package org.llmnpu.reports.ppa;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.reports.TestDesigns;
+import org.llmnpu.rtl.npu.Npu;
 
 /**
- * The whole NPU through the PPA flow in the small configuration of {@link RegisteredBlocksTest}
- * (4×4 array, 4 KiB scratchpad, 4 DSP lanes, PPU on; memories black-boxed as SRAM macros): Yosys
- * synthesis, OpenSTA timing and power, the JSON report. About five minutes of synthesis, in a class
- * of its own so that it runs beside the other blocks.
+ * The whole NPU through the PPA flow in the tests' smallest configuration ({@link TestDesigns#tinyNpu}: 4×4
+ * array, 2 KiB scratchpad, 1 DSP lane, no PPU; memories black-boxed as SRAM macros): Yosys synthesis, OpenSTA
+ * timing and power, the JSON report. The energy calibration's NPU ({@code CalibrationTest}) is the same
+ * Verilog, so the two share one synthesis through the PPA cache (whichever fork comes first synthesizes it; the
+ * other waits for it).
  */
 class NpuBlockPpaTest {
   static final String BLOCK = "npu";
@@ -19,6 +27,10 @@ class NpuBlockPpaTest {
 
   @Test
   void theNpuHasAreaACriticalPathAndJsonNumbers() throws Exception {
-    RegisteredBlocksTest.checkBlock(BlockRegistry.find(BLOCK), tmp);
+    BlockGenerator npu = BlockRegistry.find(BLOCK);
+    String generated = Verilog.emit(npu.build(Params.resolve(npu, TestDesigns.tinyNpuParams()))).files().toString();
+    assertEquals(Verilog.emit(new Npu(TestDesigns.tinyNpu())).files().toString(), generated,
+        "the generator's parameters give the calibration's NPU");
+    RegisteredBlocksTest.checkBlock(npu, TestDesigns.tinyNpuParams(), tmp);
   }
 }

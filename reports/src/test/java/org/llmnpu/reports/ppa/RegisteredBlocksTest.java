@@ -46,9 +46,14 @@ class RegisteredBlocksTest {
 
   /** The flow on {@code gen} in its {@link #smallConfiguration}: area, critical path, JSON numbers. */
   static void checkBlock(BlockGenerator gen, Path tmp) throws Exception {
+    checkBlock(gen, smallConfiguration(gen), tmp);
+  }
+
+  /** The flow on {@code gen} with {@code params}: area, critical path, JSON numbers. */
+  static void checkBlock(BlockGenerator gen, Map<String, String> params, Path tmp) throws Exception {
     RequiredTools.require("yosys", "sta");
     PpaOptions o = TestDesigns.options();
-    PpaResult r = PpaSweep.run(BlockDesigns.of(gen), smallConfiguration(gen), null, List.of(), o).get(0);
+    PpaResult r = PpaSweep.run(BlockDesigns.of(gen), params, null, List.of(), o).get(0);
     assertTrue(r.synthesis().chipAreaUm2() > 0, "area");
     assertTrue(r.timing().criticalDelayNs() > 0 && r.timing().fmaxMhz() > 0, "critical path " + r.timing());
     assertFalse(r.timing().startpoint().isBlank() || r.timing().endpoint().isBlank());
