@@ -20,7 +20,9 @@ import org.llmnpu.hdl.tools.ExternalTool;
 class CosimDspCommandTest {
 
   @ParameterizedTest(name = "{0} len {1} lanes {2}")
-  @CsvSource({"softmax, 128, 8", "layernorm, 100, 16", "rope, 64, 4", "gelu, 40, 8"})
+  // two kernels and lane counts: the command's path (sizing, build, run, compare, formula); every kernel at 1, 8
+  // and 16 lanes is checked against the golden in npu-rtl's VectorDspTest
+  @CsvSource({"softmax, 128, 8", "rope, 64, 4"})
   void kernelIsBitExactWithinItsBoundAndTakesTheFormulaCycles(String kernel, String len, String lanes) throws Exception {
     boolean verilator = ExternalTool.find("verilator").isPresent();
     if (!verilator && "true".equals(System.getenv("CI"))) {
