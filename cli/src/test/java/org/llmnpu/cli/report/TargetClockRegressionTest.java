@@ -27,10 +27,9 @@ import org.llmnpu.rtl.TargetClock;
  * <p>The PPM meets it at its default stages ({@code requantStages} 8, {@code hornerStages} 5) at one
  * lane, with and without the PPU, and at the 16 lanes the default {@code npu} (16×16 array) uses.
  * The MX dot product and quantizer meet it with their deeper {@code stages} (4 and 5), which are
- * tested here. Not in the test: the Vector
- * DSP (89 MHz at one lane, 119 MHz with two execute stages; several minutes of synthesis) and the
- * one-stage MX quantizer and dot product (54–83 MHz at their defaults). See npu-rtl/README.md,
- * "Target clock".
+ * tested here, and so does the Vector DSP with the NPU's four execute stages (one lane; the
+ * standalone block's default is one stage, 89 MHz). Not in the test: the one-stage MX quantizer and dot
+ * product (54–83 MHz at their defaults). See npu-rtl/README.md, "Target clock".
  */
 class TargetClockRegressionTest {
 
@@ -54,7 +53,9 @@ class TargetClockRegressionTest {
         new Point("mx-prealign", Map.of(), ""),
         new Point("mx-dot", Map.of("formatA", "fp4_e2m1", "formatB", "fp4_e2m1", "stages", "4"),
             "FP4 x FP4 stands in for the wider formats (same stage structure, seconds of synthesis instead of minutes)"),
-        new Point("mx-quantizer", Map.of("stages", "5"), "the stages that reach the target"));
+        new Point("mx-quantizer", Map.of("stages", "5"), "the stages that reach the target"),
+        new Point("vector-dsp", Map.of("lanes", "1", "rows", "64", "programDepth", "64", "executeStages", "4"),
+            "the NPU's DSP stages (dspStages 4) at one lane: 177 MHz; the lanes are copies"));
   }
 
   @ParameterizedTest(name = "{0}")

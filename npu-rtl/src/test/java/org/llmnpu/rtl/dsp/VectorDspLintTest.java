@@ -9,13 +9,15 @@ import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.Params;
 
 /**
- * {@code vector-dsp}, registered under its CLI name, is {@code verilator -Wall} clean (and synthesizes in Yosys at 2
- * lanes), also with the FP32 FMA and the permutations (their synthesis: {@code ./npu report ppa}, in the README).
+ * {@code vector-dsp}, registered under its CLI name, is {@code verilator -Wall} clean, also with the FP32 FMA and
+ * the permutations. Its synthesis runs in the PPA flow: reports' {@code RegisteredBlocksTest} (its small
+ * configuration) and cli's {@code TargetClockRegressionTest} (four execute stages at the target clock); with the
+ * FP32 FMA and the permutations: {@code ./npu report ppa}, in the README.
  */
 class VectorDspLintTest {
 
   @ParameterizedTest(name = "lanes={0} rows={1} synth={2}")
-  @CsvSource({"2, 16, true", "1, 64, false", "8, 512, false", "16, 512, false"})
+  @CsvSource({"2, 16, false", "1, 64, false", "8, 512, false", "16, 512, false"})
   void vectorDspIsLintClean(String lanes, String rows, boolean synthesize) {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", rows,
@@ -23,7 +25,7 @@ class VectorDspLintTest {
   }
 
   @ParameterizedTest(name = "executeStages={0} lanes={1} synth={2}")
-  @CsvSource({"2, 2, true", "2, 8, false", "3, 2, false", "3, 8, false", "4, 2, false", "4, 16, false"})
+  @CsvSource({"2, 2, false", "2, 8, false", "3, 2, false", "3, 8, false", "4, 2, false", "4, 16, false"})
   void pipelinedExecuteIsLintClean(String executeStages, String lanes, boolean synthesize) {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",
