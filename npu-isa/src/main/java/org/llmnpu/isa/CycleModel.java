@@ -62,12 +62,11 @@ package org.llmnpu.isa;
 public final class CycleModel {
   private final MachineParams p;
   private long now;
-  private long memFree;
+  private final MemoryPort port = new MemoryPort();
   private long fetchCycles;
   private long dmaCycles;
   private long gemmCycles;
   private long arrayCycles;
-  private long stallCycles;
   private long dspCycles;
   private long ppmCycles;
   // The GEMM back-end (array run and drain), which overlaps with the commands that follow.
@@ -77,17 +76,7 @@ public final class CycleModel {
   private long drainLines;
 
   private final EngineTiming engine;
-  // The command fetcher: it reads commands ahead into the command queue (depth = MachineParams.commandQueueDepth).
-  /** The cycle in which the controller entered FETCH for (or decoded directly) command k: {@code E_k}. */
-  private final java.util.List<Long> entered = new java.util.ArrayList<>();
-  /** The cycle in which command j lands (the cycle after its last beat arrives). */
-  private final java.util.List<Long> arrivals = new java.util.ArrayList<>();
-  private long fetchCommand;
-  private int fetchBeat;
-  /** The first cycle in which the fetcher may issue its next beat. */
-  private long fetchFrom;
-  private long fetchBeats;
-  private long firstBadCommand = Long.MAX_VALUE;
+  private final CommandFetcher fetcher;
   /** The previous command was a DSP copy: the next one is decoded from FETCH, not straight from the queue. */
   private boolean viaFetch;
 
@@ -99,7 +88,7 @@ public final class CycleModel {
   public CycleModel(MachineParams p, EngineTiming engine) {
     this.p = p;
     this.engine = engine;
-    begin(0);
+    fetcher = new CommandFetcher(p, port);
   }
 
   public long now() {
@@ -117,13 +106,13 @@ public final class CycleModel {
    * the current cycle until its last beat is accepted: the fetcher issues before that window and after it.
    */
   private long issue(long n, int gap) {
-    advanceFetch(now, Long.MAX_VALUE);
-    long first = Math.max(now, memFree);
+    fetcher.advance(now, Long.MAX_VALUE);
+    long first = Math.max(now, port.free);
     long interval = Math.max(gap, p.beatInterval());
-    stallCycles += (first - now) + (n - 1) * (interval - gap);
+    port.stalls += (first - now) + (n - 1) * (interval - gap);
     long last = first + (n - 1) * interval;
-    memFree = last + p.beatInterval();
-    fetchFrom = Math.max(fetchFrom, last + 1);
+    port.free = last + p.beatInterval();
+    fetcher.holdUntilAfter(last);
     return last;
   }
 
@@ -132,50 +121,7 @@ public final class CycleModel {
    * whose 32 bytes lie beyond the memory (or at a misaligned address). Without a call the program is at 0.
    */
   public void begin(long programAddress) {
-    boolean aligned = programAddress % Command.BYTES == 0;
-    long fitting = (p.extMemBytes() - programAddress) / Command.BYTES;
-    firstBadCommand = aligned && programAddress <= p.extMemBytes() ? fitting : 0;
-  }
-
-  /**
-   * Runs the fetcher in the cycles before {@code limit} (and, with {@code throughCommand} ≥ 0, only until that
-   * command's last beat is issued): it issues a beat in a cycle in which the controller does not want the memory
-   * and the memory is free, starting command j once command {@code j − depth} is done (the controller has entered
-   * FETCH for command {@code j − depth + 1}, cycle {@code E_{j−depth+1}}); the rest of a started command follows
-   * beat by beat. A beat it waits for is a stall cycle.
-   */
-  private void advanceFetch(long limit, long throughCommand) {
-    int depth = p.commandQueueDepth();
-    while (fetchCommand < firstBadCommand && (throughCommand < 0 || fetchCommand <= throughCommand)) {
-      long from = fetchFrom;
-      if (fetchBeat == 0) {
-        long released = fetchCommand - depth + 1;
-        if (released > 0) {
-          if (released >= entered.size()) {
-            return;
-          }
-          from = Math.max(from, entered.get((int) released));
-        }
-      }
-      if (from >= limit) {
-        return;
-      }
-      long at = Math.max(from, memFree);
-      if (at >= limit) {
-        stallCycles += limit - from;
-        fetchFrom = limit;
-        return;
-      }
-      stallCycles += at - from;
-      memFree = at + p.beatInterval();
-      fetchBeats++;
-      fetchFrom = at + 1;
-      if (++fetchBeat == p.beatsPerCommand()) {
-        arrivals.add(at + p.memLatency() + 1);
-        fetchBeat = 0;
-        fetchCommand++;
-      }
-    }
+    fetcher.begin(programAddress);
   }
 
   /**
@@ -186,10 +132,7 @@ public final class CycleModel {
    */
   public void fetchAndDecode() {
     long start = now;
-    int command = entered.size();
-    entered.add(now);
-    advanceFetch(Long.MAX_VALUE, command);
-    long arrival = arrivals.get(command);
+    long arrival = fetcher.landing(fetcher.enter(now));
     long decode = arrival <= start - 2 && !viaFetch ? start : Math.max(start, arrival) + 1;
     viaFetch = false;
     now = decode + 1;
@@ -198,7 +141,7 @@ public final class CycleModel {
 
   /** A fetch that fails its address check in its first cycle. */
   public void fetchFault() {
-    entered.add(now);
+    fetcher.enter(now);
     fetchCycles += 1;
     now += 1;
     finishBackEnd();
@@ -388,14 +331,14 @@ public final class CycleModel {
    * reads up to {@code commandQueueDepth − 1} commands ahead, also past the program's {@code halt}).
    */
   public void fill(long[] counters) {
-    advanceFetch(now, Long.MAX_VALUE);
-    counters[Counter.EXT_READ_BEATS.ordinal()] += fetchBeats;
+    fetcher.advance(now, Long.MAX_VALUE);
+    counters[Counter.EXT_READ_BEATS.ordinal()] += fetcher.beats();
     counters[Counter.CYCLES.ordinal()] = now;
     counters[Counter.FETCH_CYCLES.ordinal()] = fetchCycles;
     counters[Counter.DMA_CYCLES.ordinal()] = dmaCycles;
     counters[Counter.GEMM_CYCLES.ordinal()] = gemmCycles;
     counters[Counter.ARRAY_CYCLES.ordinal()] = arrayCycles;
-    counters[Counter.MEM_STALL_CYCLES.ordinal()] = stallCycles;
+    counters[Counter.MEM_STALL_CYCLES.ordinal()] = port.stalls;
     counters[Counter.DSP_CYCLES.ordinal()] = dspCycles;
     counters[Counter.PPM_CYCLES.ordinal()] = ppmCycles;
   }
