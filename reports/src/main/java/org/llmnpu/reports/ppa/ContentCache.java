@@ -89,8 +89,8 @@ public final class ContentCache {
   /**
    * The entry of {@code key}, computed by {@code compute} and stored when absent. Runs that want the same absent
    * key at the same time — threads, or other JVMs on the same cache such as parallel test forks — compute it
-   * once: the first holds the key's lock file ({@code .lock-KEY}) while it computes, and the others wait for it
-   * and then read its entry.
+   * once: the first holds the key's lock file ({@code .locks/KEY}, beside the entries) while it computes, and the
+   * others wait for it and then read its entry.
    */
   public Map<String, String> getOrCompute(String key, Supplier<Map<String, String>> compute) {
     Optional<Map<String, String>> hit = get(key);
@@ -100,8 +100,8 @@ public final class ContentCache {
     ReentrantLock inJvm = KEY_LOCKS.computeIfAbsent(key, k -> new ReentrantLock());
     inJvm.lock();
     try {
-      Files.createDirectories(root);
-      try (FileChannel ch = FileChannel.open(root.resolve(".lock-" + key), StandardOpenOption.CREATE,
+      Path locks = Files.createDirectories(root.resolve(".locks"));
+      try (FileChannel ch = FileChannel.open(locks.resolve(key), StandardOpenOption.CREATE,
           StandardOpenOption.WRITE); FileLock ignored = ch.lock()) {
         hit = get(key);
         if (hit.isPresent()) {
