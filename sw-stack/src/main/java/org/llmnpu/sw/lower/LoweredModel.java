@@ -299,29 +299,19 @@ public final class LoweredModel {
   /** Memory bytes of a K×N block weight (2:4: value rows, then INT4-packed metadata rows). */
   long matrixBytes(int k, int n) {
     if (sparsity == Command.S2_4) {
-      return sparseMetaOffset(k, n) + (long) sparseRows(k) * metaStride(n);
+      return sparseMetaOffset(k, n) + (long) SparseRows.values(k) * metaStride(n);
     }
     return (long) weightRows(k) * extStride(n);
   }
 
-  /** Value rows (= metadata rows) of a 2:4 block weight over K: {@code 2·ceil(K/4)}. */
-  static int sparseRows(int k) {
-    return 2 * ((k + 3) / 4);
-  }
-
   /** Bytes from a 2:4 block weight's first value row to its first metadata row in memory. */
   long sparseMetaOffset(int k, int n) {
-    return (long) sparseRows(k) * extStride(n);
+    return (long) SparseRows.values(k) * extStride(n);
   }
 
-  /** Bytes of a packed metadata row of an N-wide 2:4 weight ({@code ceil(N/2)}, {@code load4}'s row). */
-  static int metaRowBytes(int n) {
-    return (n + 1) / 2;
-  }
-
-  /** Memory row stride of the packed metadata rows: {@link #metaRowBytes} line-padded. */
+  /** Memory row stride of the packed metadata rows: {@link SparseRows#metaBytes} line-padded. */
   int metaStride(int n) {
-    return roundUp(metaRowBytes(n), line);
+    return roundUp(SparseRows.metaBytes(n), line);
   }
 
   /** How a GEMM over K is cut into chunks on this machine ({@link KSplit#of}: the largest line multiple not above maxK). */

@@ -81,9 +81,9 @@ final class LoweringEmitter {
       int ms = l.m.metaStride(n);
       for (int c = 0; c < split.count(); c++) {
         int k0 = split.start(c);
-        int v = LoweredModel.sparseRows(split.length(c));
+        int v = SparseRows.values(split.length(c));
         b.load(ext + (long) k0 / 2 * es, es, l.sWT + (long) k0 * wStride, wStride, es, v);
-        b.load4(meta + (long) k0 / 2 * ms, ms, l.sWT + (long) (k0 + v) * wStride, wStride, LoweredModel.metaRowBytes(n), v);
+        b.load4(meta + (long) k0 / 2 * ms, ms, l.sWT + (long) (k0 + v) * wStride, wStride, SparseRows.metaBytes(n), v);
       }
     } else {
       b.load(ext, es, l.sWT, wStride, es, k);

@@ -387,9 +387,9 @@ public final class PhaseCostModel extends CommandCosts {
   private void weightLoad(int k, int n, int b, KSplit ks, boolean sparse) {
     if (sparse) {
       for (int ci = 0; ci < ks.count(); ci++) {
-        int v = LoweredModel.sparseRows(ks.length(ci));
+        int v = SparseRows.values(ks.length(ci));
         load(v, LoweredModel.roundUp(n, line));
-        load4(v, LoweredModel.metaRowBytes(n));
+        load4(v, SparseRows.metaBytes(n));
       }
     } else if (b == 4) {
       load4(k, LoweredModel.roundUp(n, 2 * line) / 2);
