@@ -69,18 +69,13 @@ public final class TestDesigns {
     return new VerilogDesign("broken", Map.of("broken.v", text("broken.v")), List.of());
   }
 
-  /** Default options with a cache shared by the tests of this module (under target/). */
   /**
-   * The smallest NPU the tests synthesize: {@link NpuConfig#small()} (4x4, 4-byte lines) with a 2 KiB
-   * scratchpad, a 1-lane Vector DSP of 16 rows and 16 program words and no PPU, so that its Verilator build (with
-   * waves, for the energy calibration) and its synthesis stay short. {@link #tinyNpuParams} builds the same
-   * Verilog through the {@code npu} generator, so the block's PPA test and the calibration share one synthesis.
+   * The smallest NPU the tests synthesize ({@link NpuConfig#tiny()}: 4×4, 2 KiB scratchpad, 1-lane DSP, no PPU).
+   * {@link #tinyNpuParams} builds the same Verilog through the {@code npu} generator, so the block's PPA test, the
+   * calibration and cli's {@code npu report npu} test share one synthesis.
    */
   public static NpuConfig tinyNpu() {
-    NpuConfig s = NpuConfig.small();
-    return new NpuConfig(4, 2, 2, 1, s.mTile(), s.accWidth(), s.icAccumDepth(), s.maxM(), s.maxK(), s.maxN(),
-        s.memLatency(), s.memBytesPerCycle(), s.watchdogCycles(), 1, 16, 16, s.dspMaxRunCycles(), s.engine(),
-        s.weightRowsPerCycle(), false, s.mxLoad(), s.sparsity(), s.commandQueueDepth(), s.dspStages());
+    return NpuConfig.tiny();
   }
 
   /** The {@code npu} generator's parameters of {@link #tinyNpu} (the others at their defaults). */
@@ -108,7 +103,20 @@ public final class TestDesigns {
     return p;
   }
 
+  /** Default options (5 ns clock) with the tests' shared cache ({@link #ppaCache}). */
   public static PpaOptions options() {
-    return PpaOptions.defaults().withCache(new ContentCache(Path.of("target", "ppa-test-cache")));
+    return PpaOptions.defaults().withCache(new ContentCache(ppaCache()));
+  }
+
+  /**
+   * The PPA cache the tests of every module share: {@code target/ppa-test-cache} at the reactor's root
+   * ({@code llmnpu.repoRoot}, set by the root POM's Surefire configuration), else under this module's
+   * {@code target}. One cold {@code mvn install} thus synthesizes a design once, whichever modules' tests use it
+   * (the tiny NPU: this module's PPA and calibration tests, and cli's {@code npu report} test).
+   */
+  public static Path ppaCache() {
+    String root = System.getProperty("llmnpu.repoRoot");
+    return (root == null || root.isBlank() ? Path.of("") : Path.of(root)).toAbsolutePath()
+        .resolve(Path.of("target", "ppa-test-cache"));
   }
 }

@@ -75,6 +75,7 @@ final class DockerEngine {
    * file, connection refused, no answer within {@link #DEADLINE}, or the image missing.
    */
   void requireImage(String image) {
+    PendingImageBuild.await();
     Answer ping = ask("/_ping");
     if (ping.status != 200) {
       throw new SimulationException("the Docker engine at " + endpoint + " answered /_ping with HTTP " + ping.status

@@ -22,22 +22,31 @@ import org.llmnpu.reports.HeadlessChromium;
 import org.llmnpu.reports.RequiredTools;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.cli.npu.NpuReportPipeline;
 import picocli.CommandLine;
 
 /**
- * {@code npu report npu} end to end on a tiny NPU (4×4 array, 1 KiB scratchpad, a 4-lane DSP of 128 rows: the
- * default 16-lane DSP made its synthesis most of this suite's longest test): real PPA of the
+ * {@code npu report npu} end to end on the tests' tiny NPU ({@link NpuConfig#tiny()}: 4×4 array, 2 KiB
+ * scratchpad, a 1-lane DSP, 1 MiB of memory, so the decoder runs as its GEMM-only proxy): real PPA of the
  * top and its units, the random and decoder-proxy programs co-simulated in Verilator, the report
  * rendered in headless Chromium, and the JSON's fields. The energy table comes from a file (the
- * calibration has its own tests), which also checks {@code --energy-table}. PPA results are cached
- * in {@code cli/target/ppa-test-cache}.
+ * calibration has its own tests), which also checks {@code --energy-table}. PPA results go to the tests'
+ * shared cache ({@link PpaCommandTest#sharedPpaCache}), where reports' tests have put the NPU's synthesis (same
+ * Verilog, same 5 ns clock) in a full build.
  */
 class NpuReportCommandTest {
   @TempDir
   Path tmp;
 
-  private static final String[] TINY = {"-p", "rows=4", "-p", "spadKiB=1", "-p", "spadBanks=2", "-p", "extMemMiB=2",
-      "-p", "maxM=8", "-p", "maxK=16", "-p", "maxN=8", "-p", "mTile=4", "-p", "dspLanes=4", "-p", "dspRows=128"};
+  /**
+   * {@code -p} options for {@link NpuConfig#tiny()} and {@code --clock-ns 5}: the NPU and clock of reports' PPA and
+   * calibration tests, whose synthesis this test then finds in the shared test cache.
+   */
+  private static final String[] TINY = java.util.stream.Stream.concat(
+      NpuReportPipeline.generatorParams(NpuConfig.tiny()).entrySet().stream()
+          .flatMap(e -> java.util.stream.Stream.of("-p", e.getKey() + "=" + e.getValue())),
+      java.util.stream.Stream.of("--clock-ns", "5")).toArray(String[]::new);
 
   private int run(StringWriter out, StringWriter err, String... args) {
     return new CommandLine(new ReportCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
@@ -58,7 +67,7 @@ class NpuReportCommandTest {
     Files.writeString(table, new EnergyTable(e).json());
     Path out = tmp.resolve("report");
     String previous = System.getProperty("llmnpu.ppa.cache");
-    System.setProperty("llmnpu.ppa.cache", Path.of("target", "ppa-test-cache").toAbsolutePath().toString());
+    System.setProperty("llmnpu.ppa.cache", PpaCommandTest.sharedPpaCache().toString());
     StringWriter so = new StringWriter();
     StringWriter se = new StringWriter();
     int code;

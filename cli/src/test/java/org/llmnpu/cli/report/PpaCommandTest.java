@@ -137,6 +137,16 @@ class PpaCommandTest {
     assertTrue(out.toString().contains("depth=64"), out.toString());
   }
 
+  /**
+   * The PPA cache the tests of every module share, {@code target/ppa-test-cache} at the reactor's root (the same
+   * place as reports' {@code TestDesigns.ppaCache}), so a synthesis made by an earlier module's tests is reused.
+   */
+  static Path sharedPpaCache() {
+    String root = System.getProperty("llmnpu.repoRoot");
+    return (root == null || root.isBlank() ? Path.of("") : Path.of(root)).toAbsolutePath()
+        .resolve(Path.of("target", "ppa-test-cache"));
+  }
+
   static void requireTools() {
     for (String exe : new String[] {"yosys", "sta"}) {
       boolean found = false;

@@ -2,7 +2,6 @@ package org.llmnpu.cli.report;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -21,8 +20,8 @@ import org.llmnpu.rtl.TargetClock;
  * 5.75 ns at 180 nm) in OpenSTA after Yosys timing-driven mapping on osu018 — slack ≥ 0 — so a
  * change that lengthens a critical path fails the build. Blocks run at their default parameters
  * unless a comment says which smaller configuration stands in (same stage structure, fewer
- * lanes) to keep the suite's synthesis time small. Results are cached by content
- * ({@code cli/target/ppa-test-cache}), so an unchanged block costs nothing on a second run.
+ * lanes) to keep the suite's synthesis time small. Results are cached by content in the tests' shared cache
+ * ({@code target/ppa-test-cache} at the root), so an unchanged block costs nothing on a second run.
  *
  * <p>The PPM meets it at its default stages ({@code requantStages} 8, {@code hornerStages} 5) at one
  * lane, with and without the PPU, and at the 16 lanes the default {@code npu} (16×16 array) uses.
@@ -63,7 +62,7 @@ class TargetClockRegressionTest {
   void meetsTheTargetClock(Point p) {
     PpaCommandTest.requireTools();
     PpaOptions o = PpaOptions.defaults().withClockNs(TargetClock.PERIOD_NS)
-        .withCache(new ContentCache(Path.of("target", "ppa-test-cache")));
+        .withCache(new ContentCache(PpaCommandTest.sharedPpaCache()));
     PpaResult r = PpaSweep.run(BlockDesigns.of(BlockRegistry.find(p.block())), p.params(), null, List.of(), o).get(0);
     assertTrue(r.timing().slackNs() >= 0, () -> String.format(
         "%s misses the %.2f ns target clock by %.3f ns (Fmax %.1f MHz): %s -> %s through %d cells", p,

@@ -275,6 +275,19 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     return new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 4, 128, 256, 1L << 16);
   }
 
+  /**
+   * The smallest NPU the tests synthesize: {@link #small()} with a 2 KiB scratchpad, a 1-lane Vector DSP of 16 rows
+   * and 16 program words and no PPU, so that its synthesis (about 4 minutes at 180 nm) and its Verilator builds
+   * stay short. The PPA, energy-calibration and {@code npu report npu} tests all use it, so one test run
+   * synthesizes it once.
+   */
+  public static NpuConfig tiny() {
+    NpuConfig s = small();
+    return new NpuConfig(4, 2, 2, 1, s.mTile(), s.accWidth(), s.icAccumDepth(), s.maxM(), s.maxK(), s.maxN(),
+        s.memLatency(), s.memBytesPerCycle(), s.watchdogCycles(), 1, 16, 16, s.dspMaxRunCycles(), s.engine(),
+        s.weightRowsPerCycle(), false, s.mxLoad(), s.sparsity(), s.commandQueueDepth(), s.dspStages());
+  }
+
   private static MachineParams machine(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                                        int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                                        int memBytesPerCycle, int watchdogCycles, MachineParams.DspParams dsp,
