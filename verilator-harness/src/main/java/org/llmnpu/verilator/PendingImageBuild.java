@@ -20,23 +20,30 @@ final class PendingImageBuild {
   /** Returns once no image build announced by {@code LLMNPU_IMAGE_BUILDING} is running (at most {@link #LIMIT}). */
   static void await() {
     String marker = System.getenv("LLMNPU_IMAGE_BUILDING");
-    if (marker == null || marker.isBlank()) {
-      return;
+    if (marker != null && !marker.isBlank()) {
+      await(Path.of(marker), LIMIT);
     }
-    Path file = Path.of(marker);
-    long deadline = System.nanoTime() + LIMIT.toNanos();
+  }
+
+  /** Returns once {@code marker} does not exist, or after {@code limit}; true if the marker is gone. */
+  static boolean await(Path marker, Duration limit) {
+    long deadline = System.nanoTime() + limit.toNanos();
     boolean told = false;
-    while (Files.exists(file) && System.nanoTime() < deadline) {
+    while (Files.exists(marker)) {
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
       if (!told) {
-        System.err.println("waiting for the Verilator image that scripts/test.sh is building (" + file + ")");
+        System.err.println("waiting for the Verilator image that scripts/test.sh is building (" + marker + ")");
         told = true;
       }
       try {
-        Thread.sleep(1000);
+        Thread.sleep(200);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+        return false;
       }
     }
+    return true;
   }
 }
