@@ -42,6 +42,7 @@ public final class IsaSimulator {
   private final CycleModel cycles;
   private final DspUnit dsp;
   private final PpmUnit ppm;
+  private final CommandChecks checks;
 
   private IsaSimulator(MachineParams p, EngineTiming engine, byte[] memory) {
     this.p = p;
@@ -50,6 +51,7 @@ public final class IsaSimulator {
     this.cycles = new CycleModel(p, engine);
     this.dsp = new DspUnit(p.dsp());
     this.ppm = new PpmUnit(p.rows());
+    this.checks = new CommandChecks(p);
   }
 
   /** A {@link Command.PpmCfg} channel record (16 bytes) of a bias, a quantized multiplier and an INT8 zero point. */
@@ -117,7 +119,7 @@ public final class IsaSimulator {
         return finish(ErrorCause.UNDEFINED_OPCODE, index);
       }
       Command c = decoded.get();
-      ErrorCause fault = check(c);
+      ErrorCause fault = checks.check(c, ppm.tableLoaded());
       if (fault != ErrorCause.NONE) {
         cycles.decodeFault();
         return finish(fault, index);
@@ -189,134 +191,6 @@ public final class IsaSimulator {
   private Result finish(ErrorCause error, int index) {
     cycles.fill(counters);
     return new Result(mem, spad, error, index, counters.clone());
-  }
-
-  /** The checks of the class comment for one decoded command. */
-  ErrorCause check(Command c) {
-    long line = p.lineBytes();
-    if (!supported(c)) {
-      return ErrorCause.UNSUPPORTED;
-    }
-    if (c instanceof Command.Load l) {
-      return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
-    } else if (c instanceof Command.Load4 l) {
-      // The scratchpad rows are twice as long as the source rows.
-      ErrorCause shape = checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
-      if (shape == ErrorCause.NONE || shape == ErrorCause.EXT_ADDRESS) {
-        if (l.spad() + (l.rows() - 1) * l.spadStride() + 2 * l.rowBytes() > p.spadBytes()) {
-          return ErrorCause.SPAD_ADDRESS;
-        }
-      }
-      return shape;
-    } else if (c instanceof Command.LoadMx l) {
-      if (l.format() > MxLoad.LAST) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
-    } else if (c instanceof Command.DspTab t) {
-      return extRange(t.ext(), Command.DSP_TABLE_BYTES);
-    } else if (c instanceof Command.DspIn d) {
-      boolean shape = d.format() <= Command.FMT_INT32 && d.shift() >= -24 && d.shift() <= 15;
-      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), shape);
-    } else if (c instanceof Command.DspOut d) {
-      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format(),
-          d.format() <= Command.FMT_INT8);
-    } else if (c instanceof Command.DspRun r) {
-      if (r.words() < 1) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      if (r.words() > p.dsp().programDepth()) {
-        return ErrorCause.DSP_ADDRESS;
-      }
-      return extRange(r.prog(), 8 * r.words());
-    } else if (c instanceof Command.Snapshot sn) {
-      return extRange(sn.ext(), 8L * Counter.values().length);
-    } else if (c instanceof Command.Store s) {
-      return checkDma(s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
-    } else if (c instanceof Command.PpmCfg pc) {
-      if (pc.channels() < 1 || pc.channels() > p.rows()) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
-    } else if (c instanceof Command.PpuTab t) {
-      return extRange(t.ext(), PpmUnit.tableBytes());
-    } else if (c instanceof Command.Ppm q) {
-      if (q.m() < 1 || q.n() < 1 || q.n() > p.rows()) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      boolean aligned = (q.src() | q.srcStride() | q.dst() | q.dstStride()) % line == 0;
-      boolean inside = q.src() + (q.m() - 1) * q.srcStride() + 4 * q.n() <= p.spadBytes()
-          && q.dst() + (q.m() - 1) * q.dstStride() + q.n() <= p.spadBytes();
-      return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
-    } else if (c instanceof Command.Gemm g) {
-      if (g.sparsity() > Command.S4_8) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      long kTiles = (g.k() + line - 1) / line;
-      long nTiles = (g.n() + line - 1) / line;
-      boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
-      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
-          && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
-          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
-      return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
-    }
-    return ErrorCause.NONE;
-  }
-
-  /**
-   * Whether the NPU has what the command needs: a PPM for {@code ppmcfg} and {@code ppm}, the PPU for
-   * {@code pputab} (and a loaded table for a {@code ppm} on a PPU NPU), and the GEMM's N:M mode.
-   */
-  private boolean supported(Command c) {
-    if (c instanceof Command.PpmCfg) {
-      return p.hasPpm();
-    } else if (c instanceof Command.PpuTab) {
-      return p.ppu();
-    } else if (c instanceof Command.Ppm) {
-      return p.hasPpm() && (!p.ppu() || ppm.tableLoaded());
-    } else if (c instanceof Command.LoadMx) {
-      return p.mxLoad();
-    } else if (c instanceof Command.Gemm g) {
-      return g.sparsity() == Command.DENSE || g.sparsity() > Command.S4_8 || g.sparsity() == p.sparsity();
-    }
-    return true;
-  }
-
-  private ErrorCause extRange(long ext, long bytes) {
-    return ext % p.lineBytes() == 0 && ext + bytes <= p.extMemBytes() ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
-  }
-
-  /** Shape (1..65535 rows and elements, a defined format), scratchpad range, DSP buffer range, in that order. */
-  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow, long format,
-                                  boolean shapeOk) {
-    if (!shapeOk || rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowElems < 1 || rowElems > MachineParams.MAX_DMA_ROWS) {
-      return ErrorCause.BAD_SHAPE;
-    }
-    long rowBytes = rowElems * DspUnit.elementBytes(format);
-    if ((spadAddr | spadStride) % p.lineBytes() != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
-      return ErrorCause.SPAD_ADDRESS;
-    }
-    if (dspRow * p.dsp().lanes() + rows * rowElems > p.dsp().elements()) {
-      return ErrorCause.DSP_ADDRESS;
-    }
-    return ErrorCause.NONE;
-  }
-
-  private ErrorCause checkDma(long ext, long extStride, long spadAddr, long spadStride, long rowBytes, long rows) {
-    long line = p.lineBytes();
-    if (rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowBytes < 1 || rowBytes > MachineParams.MAX_DMA_ROWS) {
-      return ErrorCause.BAD_SHAPE;
-    }
-    if ((spadAddr | spadStride) % line != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
-      return ErrorCause.SPAD_ADDRESS;
-    }
-    if ((ext | extStride) % line != 0 || ext + (rows - 1) * extStride + rowBytes > p.extMemBytes()) {
-      return ErrorCause.EXT_ADDRESS;
-    }
-    return ErrorCause.NONE;
   }
 
   private long beats(long rowBytes, long rows) {

@@ -1,0 +1,142 @@
+package org.llmnpu.isa;
+
+/**
+ * The golden simulator's checks of one decoded command ({@link IsaSimulator}'s class comment gives their order):
+ * the unit or mode it needs, its shape, its scratchpad, DSP-buffer and external-memory ranges and alignment. The
+ * first failing check's {@link ErrorCause} is the command's; {@link ErrorCause#NONE} when all pass.
+ */
+final class CommandChecks {
+  private final MachineParams p;
+
+  CommandChecks(MachineParams p) {
+    this.p = p;
+  }
+
+  /** The checks of the class comment for one decoded command; {@code ppuTableLoaded}: a PPU table was loaded. */
+  ErrorCause check(Command c, boolean ppuTableLoaded) {
+    long line = p.lineBytes();
+    if (!supported(c, ppuTableLoaded)) {
+      return ErrorCause.UNSUPPORTED;
+    }
+    if (c instanceof Command.Load l) {
+      return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+    } else if (c instanceof Command.Load4 l) {
+      // The scratchpad rows are twice as long as the source rows.
+      ErrorCause shape = checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+      if (shape == ErrorCause.NONE || shape == ErrorCause.EXT_ADDRESS) {
+        if (l.spad() + (l.rows() - 1) * l.spadStride() + 2 * l.rowBytes() > p.spadBytes()) {
+          return ErrorCause.SPAD_ADDRESS;
+        }
+      }
+      return shape;
+    } else if (c instanceof Command.LoadMx l) {
+      if (l.format() > MxLoad.LAST) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+    } else if (c instanceof Command.DspTab t) {
+      return extRange(t.ext(), Command.DSP_TABLE_BYTES);
+    } else if (c instanceof Command.DspIn d) {
+      boolean shape = d.format() <= Command.FMT_INT32 && d.shift() >= -24 && d.shift() <= 15;
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), shape);
+    } else if (c instanceof Command.DspOut d) {
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format(),
+          d.format() <= Command.FMT_INT8);
+    } else if (c instanceof Command.DspRun r) {
+      if (r.words() < 1) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      if (r.words() > p.dsp().programDepth()) {
+        return ErrorCause.DSP_ADDRESS;
+      }
+      return extRange(r.prog(), 8 * r.words());
+    } else if (c instanceof Command.Snapshot sn) {
+      return extRange(sn.ext(), 8L * Counter.values().length);
+    } else if (c instanceof Command.Store s) {
+      return checkDma(s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
+    } else if (c instanceof Command.PpmCfg pc) {
+      if (pc.channels() < 1 || pc.channels() > p.rows()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
+    } else if (c instanceof Command.PpuTab t) {
+      return extRange(t.ext(), PpmUnit.tableBytes());
+    } else if (c instanceof Command.Ppm q) {
+      if (q.m() < 1 || q.n() < 1 || q.n() > p.rows()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      boolean aligned = (q.src() | q.srcStride() | q.dst() | q.dstStride()) % line == 0;
+      boolean inside = q.src() + (q.m() - 1) * q.srcStride() + 4 * q.n() <= p.spadBytes()
+          && q.dst() + (q.m() - 1) * q.dstStride() + q.n() <= p.spadBytes();
+      return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
+    } else if (c instanceof Command.Gemm g) {
+      if (g.sparsity() > Command.S4_8) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      long kTiles = (g.k() + line - 1) / line;
+      long nTiles = (g.n() + line - 1) / line;
+      boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
+      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
+          && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
+          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+      return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
+    }
+    return ErrorCause.NONE;
+  }
+
+  /**
+   * Whether the NPU has what the command needs: a PPM for {@code ppmcfg} and {@code ppm}, the PPU for
+   * {@code pputab} (and a loaded table for a {@code ppm} on a PPU NPU), and the GEMM's N:M mode.
+   */
+  private boolean supported(Command c, boolean ppuTableLoaded) {
+    if (c instanceof Command.PpmCfg) {
+      return p.hasPpm();
+    } else if (c instanceof Command.PpuTab) {
+      return p.ppu();
+    } else if (c instanceof Command.Ppm) {
+      return p.hasPpm() && (!p.ppu() || ppuTableLoaded);
+    } else if (c instanceof Command.LoadMx) {
+      return p.mxLoad();
+    } else if (c instanceof Command.Gemm g) {
+      return g.sparsity() == Command.DENSE || g.sparsity() > Command.S4_8 || g.sparsity() == p.sparsity();
+    }
+    return true;
+  }
+
+  private ErrorCause extRange(long ext, long bytes) {
+    return ext % p.lineBytes() == 0 && ext + bytes <= p.extMemBytes() ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
+  }
+
+  /** Shape (1..65535 rows and elements, a defined format), scratchpad range, DSP buffer range, in that order. */
+  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow, long format,
+                                  boolean shapeOk) {
+    if (!shapeOk || rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowElems < 1 || rowElems > MachineParams.MAX_DMA_ROWS) {
+      return ErrorCause.BAD_SHAPE;
+    }
+    long rowBytes = rowElems * DspUnit.elementBytes(format);
+    if ((spadAddr | spadStride) % p.lineBytes() != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
+      return ErrorCause.SPAD_ADDRESS;
+    }
+    if (dspRow * p.dsp().lanes() + rows * rowElems > p.dsp().elements()) {
+      return ErrorCause.DSP_ADDRESS;
+    }
+    return ErrorCause.NONE;
+  }
+
+  private ErrorCause checkDma(long ext, long extStride, long spadAddr, long spadStride, long rowBytes, long rows) {
+    long line = p.lineBytes();
+    if (rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowBytes < 1 || rowBytes > MachineParams.MAX_DMA_ROWS) {
+      return ErrorCause.BAD_SHAPE;
+    }
+    if ((spadAddr | spadStride) % line != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
+      return ErrorCause.SPAD_ADDRESS;
+    }
+    if ((ext | extStride) % line != 0 || ext + (rows - 1) * extStride + rowBytes > p.extMemBytes()) {
+      return ErrorCause.EXT_ADDRESS;
+    }
+    return ErrorCause.NONE;
+  }
+}
