@@ -1,12 +1,10 @@
 package org.llmnpu.isa.dsp;
 
-import static org.llmnpu.isa.dsp.DspOp.ABS;
 import static org.llmnpu.isa.dsp.DspOp.ADD16;
 import static org.llmnpu.isa.dsp.DspOp.ADD32;
 import static org.llmnpu.isa.dsp.DspOp.BCAST;
 import static org.llmnpu.isa.dsp.DspOp.EXPO;
 import static org.llmnpu.isa.dsp.DspOp.FIX;
-import static org.llmnpu.isa.dsp.DspOp.FROMINT;
 import static org.llmnpu.isa.dsp.DspOp.IADD;
 import static org.llmnpu.isa.dsp.DspOp.IHALF;
 import static org.llmnpu.isa.dsp.DspOp.ISUB;
@@ -15,15 +13,9 @@ import static org.llmnpu.isa.dsp.DspOp.MAX16;
 import static org.llmnpu.isa.dsp.DspOp.MUL16;
 import static org.llmnpu.isa.dsp.DspOp.MUL32;
 import static org.llmnpu.isa.dsp.DspOp.NARROW;
-import static org.llmnpu.isa.dsp.DspOp.NEGABS;
 import static org.llmnpu.isa.dsp.DspOp.SCALB16;
-import static org.llmnpu.isa.dsp.DspOp.SELNEG;
 import static org.llmnpu.isa.dsp.DspOp.SUB16;
 import static org.llmnpu.isa.dsp.DspOp.SUB32;
-import static org.llmnpu.isa.dsp.DspOp.TCOEF;
-import static org.llmnpu.isa.dsp.DspOp.TOINT;
-import static org.llmnpu.isa.dsp.DspOp.TSEG;
-import static org.llmnpu.isa.dsp.DspOp.TSTART;
 import static org.llmnpu.isa.dsp.DspOp.WIDEN;
 
 import java.util.ArrayList;
@@ -72,15 +64,10 @@ public final class DspKernels {
   static final int V = 20;
   static final int W = 21;
   static final int Y = 22;
-  private static final int[] TEMPS = {23, 24, 25, 26, 27, 28, 29, 30, 31};
+  static final int[] TEMPS = {23, 24, 25, 26, 27, 28, 29, 30, 31};
   /** Instructions in the prologue (constants and SETLEN). */
   public static final int PROLOGUE = 13;
 
-  private static final int EXP_SLOT = 0;
-  private static final int RECIPROCAL_SLOT = 1;
-  private static final int RSQRT_SLOT = 2;
-  private static final int INT8 = 0;
-  private static final int FP16_EXPONENT = 0;
   private static final int FP32_EXPONENT = 1;
 
   private final DspAssembler a = new DspAssembler();
@@ -93,6 +80,8 @@ public final class DspKernels {
   private int length;
   private final DspLayout layout;
   private final DspMath math;
+  /** exp, reciprocal, rsqrt and x·sigmoid(v) emitted into {@link #a}. */
+  private final DspMathCode fn;
   private final Options options;
 
   /**
@@ -149,6 +138,7 @@ public final class DspKernels {
   private DspKernels(DspLayout layout, DspMath math, Options options) {
     this.layout = layout;
     this.math = math;
+    this.fn = new DspMathCode(a, math);
     this.options = options;
   }
 
@@ -212,14 +202,14 @@ public final class DspKernels {
       case SOFTMAX -> k.softmax();
       case RMSNORM -> k.rmsNorm();
       case LAYERNORM -> k.layerNorm();
-      case SILU -> k.elementWise(x -> k.timesSigmoid(Y, x, x));
+      case SILU -> k.elementWise(x -> k.fn.timesSigmoid(Y, x, x));
       case GELU -> k.elementWise(k::gelu);
       case SWIGLU -> k.swiglu();
       case RESIDUAL -> k.residual();
       case ROPE -> k.rope();
-      case EXP -> k.elementWise(x -> k.exp(Y, x));
-      case RECIPROCAL -> k.elementWise(x -> k.reciprocal(Y, x, TEMPS));
-      case RSQRT -> k.elementWise(x -> k.rsqrt(Y, x, TEMPS));
+      case EXP -> k.elementWise(x -> k.fn.exp(Y, x));
+      case RECIPROCAL -> k.elementWise(x -> k.fn.reciprocal(Y, x, TEMPS));
+      case RSQRT -> k.elementWise(x -> k.fn.rsqrt(Y, x, TEMPS));
       case MAX -> k.maxReduction();
       case SUM -> k.sumReduction();
       default -> throw new IllegalStateException(kernel.toString());
@@ -287,28 +277,28 @@ public final class DspKernels {
     if (options.interleave()) {
       rowPass(() -> {
         a.load(X, in(0)).op(SUB16, X, X, S1);
-        exp(Y, X);
+        fn.exp(Y, X);
         a.store(out(0), Y);
       });
       a.loop(rows(), () -> a.load(Y, out(0)).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W));
     } else {
       a.loop(rows(), () -> {
         a.load(X, in(0)).op(SUB16, X, X, S1);
-        exp(Y, X);
+        fn.exp(Y, X);
         a.store(out(0), Y).op(WIDEN, W, Y, 0).masked(ADD32, S2, S2, W);
       });
     }
     tree(ADD32, S2);
     a.op(NARROW, S2, S2, ZERO);
-    reciprocal(S3, S2, TEMPS);
+    fn.reciprocal(S3, S2, TEMPS);
     rowPass(() -> a.load(X, out(0)).op(MUL16, Y, X, S3).store(out(0), Y));
   }
 
-  /** S4 = −j and S5 = rsqrt(fp16(v · 2^−2j)) of the FP32 statistic v in {@code stat} (Norms' scaled rsqrt). */
+  /** S4 = −j and S5 = fn.rsqrt(fp16(v · 2^−2j)) of the FP32 statistic v in {@code stat} (Norms' scaled rsqrt). */
   private void scaledRsqrt(int stat) {
     a.aux(EXPO, FP32_EXPONENT, S4, stat, 0).op(IHALF, S4, S4, 0).op(ISUB, S4, ZERO, S4)
         .op(IADD, S6, S4, S4).op(NARROW, S6, stat, S6);
-    rsqrt(S5, S6, TEMPS);
+    fn.rsqrt(S5, S6, TEMPS);
   }
 
   private void rmsNorm() {
@@ -341,13 +331,13 @@ public final class DspKernels {
 
   private void gelu(int x) {
     a.op(MUL16, V, x, x).op(MUL16, V, V, x).fma(V, GELU_C3, V, x).op(MUL16, V, GELU_C2, V);
-    timesSigmoid(Y, x, V);
+    fn.timesSigmoid(Y, x, V);
   }
 
   private void swiglu() {
     rowPass(() -> {
       a.load(X, in(0)).load(V, in(1));
-      timesSigmoid(W, X, X);
+      fn.timesSigmoid(W, X, X);
       a.op(MUL16, Y, W, V).store(out(0), Y);
     });
   }
@@ -386,79 +376,5 @@ public final class DspKernels {
     a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).masked(ADD32, S1, S1, W));
     tree(ADD32, S1);
     a.op(NARROW, S1, S1, ZERO).store(out(0), S1);
-  }
-
-  /** acc = table polynomial of v (v kept), Horner steps fused: 8 instructions for degree 2. */
-  private void poly(int slot, int v, int u, int seg, int acc, int coef) {
-    int d = math.table(slot).degree();
-    a.aux(TSEG, slot, seg, v, 0).aux(TSTART, slot, acc, seg, 0).op(SUB16, u, v, acc)
-        .aux(TCOEF, slot | (d << 2), acc, seg, 0);
-    for (int k = d - 1; k >= 0; k--) {
-      a.aux(TCOEF, slot | (k << 2), coef, seg, 0).fma(acc, acc, u, coef);
-    }
-  }
-
-  /** t[5] = EXP_TABLE(r) and t[0] = k of {@code Fp16Math.expParts(x)}, before its special cases. */
-  private void expCore(int x, int[] t) {
-    int k = t[0];
-    int r = t[1];
-    int b = t[2];
-    a.aux(TOINT, INT8, k, x, LOG2E).op(FROMINT, r, k, LN2_HI).op(SUB16, r, x, r).op(FROMINT, b, k, LN2_LO)
-        .op(SUB16, r, r, b);
-    poly(EXP_SLOT, r, t[3], t[4], t[5], t[6]);
-  }
-
-  /** dst = Fp16Math.exp(x): 15 instructions. */
-  private void exp(int dst, int x) {
-    expCore(x, TEMPS);
-    a.op(SCALB16, TEMPS[5], TEMPS[5], TEMPS[0]).aux(FIX, DspFix.EXP.code(), dst, x, TEMPS[5]);
-  }
-
-  /** dst = Fp16Math.reciprocal(x) with temporaries t[0..5]: 17 instructions. */
-  private void reciprocal(int dst, int x, int[] t) {
-    int e = t[0];
-    int m = t[1];
-    int seg = t[3];
-    int acc = t[4];
-    a.op(ABS, m, x, 0).aux(EXPO, FP16_EXPONENT, e, m, 0).op(ISUB, e, ZERO, e).op(SCALB16, m, m, e);
-    poly(RECIPROCAL_SLOT, m, t[2], seg, acc, t[5]);
-    a.op(MUL16, seg, m, acc).op(SUB16, seg, TWO, seg).op(MUL16, acc, acc, seg).op(SCALB16, acc, acc, e)
-        .aux(FIX, DspFix.RECIPROCAL.code(), dst, x, acc);
-  }
-
-  /** dst = Fp16Math.rsqrt(x) with temporaries t[0..5]: 20 instructions. */
-  private void rsqrt(int dst, int x, int[] t) {
-    int e = t[0];
-    int m = t[1];
-    int u = t[2];
-    int seg = t[3];
-    int acc = t[4];
-    a.aux(EXPO, FP16_EXPONENT, e, x, 0).op(IHALF, e, e, 0).op(IADD, u, e, e).op(ISUB, u, ZERO, u)
-        .op(SCALB16, m, x, u).op(ISUB, e, ZERO, e);
-    poly(RSQRT_SLOT, m, u, seg, acc, t[5]);
-    a.op(MUL16, seg, m, acc).op(MUL16, seg, seg, acc).fma(seg, MINUS_HALF, seg, THREE_HALVES)
-        .op(MUL16, acc, acc, seg).op(SCALB16, acc, acc, e).aux(FIX, DspFix.RSQRT.code(), dst, x, acc);
-  }
-
-  /**
-   * dst = Activations.timesSigmoid(x, v): both branches are computed in every lane and the sign
-   * of v selects (the two branches share 1/(1 + e^−|v|), which is the same value in both: where
-   * they differ, e^−|v| &lt; 2^−25 vanishes in 1 + e^−|v|). 40 instructions.
-   */
-  private void timesSigmoid(int dst, int x, int v) {
-    int na = TEMPS[7];
-    int p = TEMPS[8];
-    int k = TEMPS[0];
-    int q = TEMPS[6];
-    a.op(NEGABS, na, v, 0);
-    expCore(na, TEMPS);
-    a.aux(FIX, DspFix.EXP_PARTS.code(), p, na, TEMPS[5]);
-    a.op(SCALB16, q, p, k).aux(FIX, DspFix.EXP.code(), q, na, q).op(ADD16, q, ONE, q);
-    int[] rt = {TEMPS[1], TEMPS[2], TEMPS[3], TEMPS[4], TEMPS[5], TEMPS[7]};
-    reciprocal(q, q, rt);
-    int negative = TEMPS[1];
-    int positive = TEMPS[2];
-    a.op(MUL16, negative, x, p).op(MUL16, negative, negative, q).op(SCALB16, negative, negative, k)
-        .op(MUL16, positive, x, q).emit(SELNEG, dst, negative, positive, v, false, 0, 0);
   }
 }
