@@ -57,9 +57,28 @@ class TargetClockRegressionTest {
             "the NPU's DSP stages (dspStages 4) at one lane: 177 MHz; the lanes are copies"));
   }
 
+  /**
+   * The points this class checks: about half of the synthesis time (the 16-lane PPM, the array, the MX codecs and
+   * the dot product); {@link TargetClockRegressionSecondHalfTest} checks the others, so the two run in parallel
+   * test forks (together they took over 5 minutes of one fork).
+   */
+  static Stream<Point> firstHalf() {
+    return shippedBlocks().filter(TargetClockRegressionTest::inFirstHalf);
+  }
+
+  static boolean inFirstHalf(Point p) {
+    return p.block().equals("mac-array") || p.block().startsWith("mx-") && !p.block().equals("mx-quantizer")
+        || p.block().equals("ppm") && "16".equals(p.params().get("cols"));
+  }
+
   @ParameterizedTest(name = "{0}")
-  @MethodSource("shippedBlocks")
+  @MethodSource("firstHalf")
   void meetsTheTargetClock(Point p) {
+    check(p);
+  }
+
+  /** Synthesizes {@code p} and fails unless it meets the target clock. */
+  static void check(Point p) {
     PpaCommandTest.requireTools();
     PpaOptions o = PpaOptions.defaults().withClockNs(TargetClock.PERIOD_NS)
         .withCache(new ContentCache(PpaCommandTest.sharedPpaCache()));
