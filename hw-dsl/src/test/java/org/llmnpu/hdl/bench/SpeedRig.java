@@ -17,7 +17,8 @@ import org.llmnpu.hdl.tools.ExternalTool;
  * folded into an FNV-1a hash each cycle. Two designs with the same ports and the same hash
  * computed the same outputs on every cycle; the loop's CPU time (not wall time, which other
  * load on a shared machine inflates) compares their speed. The C++ is compiled at Verilator's
- * default optimization (-Os), as verilator-harness builds its models.
+ * default optimization (-Os), as verilator-harness built its models when the emitter's forms were chosen (it now
+ * compiles them at -O1).
  */
 final class SpeedRig {
   /** Verilator options of every model the benchmarks build. */
