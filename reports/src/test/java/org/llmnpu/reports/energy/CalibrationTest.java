@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
 import org.llmnpu.reports.RequiredTools;
 import org.llmnpu.reports.TestDesigns;
 import org.llmnpu.reports.ppa.NodeScaling;
@@ -15,16 +16,11 @@ import org.llmnpu.verilator.SimModes;
 /**
  * The energy table calibrated from simulated workloads on small blocks: every action gets a
  * positive energy in a physical range, the table scales down with the node, and its JSON is
- * valid. Run by {@code NpuBlockPpaTest} right after the NPU's PPA, in the same test JVM: the calibration's NPU is
- * that test's NPU ({@link TestDesigns#tinyNpu}), so its synthesis is already in the cache, and the other test fork
- * synthesizes the registered blocks meanwhile instead of waiting for the same synthesis.
+ * valid.
  */
-public final class CalibrationCheck {
-  private CalibrationCheck() {
-  }
-
-  /** Calibrates the table and checks it (fails the calling test). */
-  public static void smallBlocksGiveAPlausibleTable() throws Exception {
+class CalibrationTest {
+  @Test
+  void smallBlocksGiveAPlausibleTable() throws Exception {
     RequiredTools.require("yosys", "sta");
     Calibration c = new Calibration(TestDesigns.options(), SimModes.local(), System.out::println)
         .gemm(2, 2, 4, 8, 4, 1).dsp(1, 16, 1).ppm(1, 1).pim(2, 2, 1, 1)
