@@ -92,17 +92,13 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
 
   /** Largest {@code weightRowsPerCycle} (scratchpad read ports). */
   public static final int MAX_WEIGHT_ROWS_PER_CYCLE = 16;
-
   /** Allowed values of {@code engine}. */
   public static final java.util.List<String> ENGINES = java.util.List.of("systolic", "pim", "pim-k2", "pim-k4", "pim-k8");
-
   /** Table segments and degree of the DSP: the size of the numerics tables (exp, reciprocal, rsqrt). */
   public static final int DSP_TABLE_SEGMENTS = 12;
   public static final int DSP_TABLE_DEGREE = 2;
-
   /** The default {@code dspStages}: the four-stage DSP meets the target clock, the one-stage one runs at half of it. */
   public static final int DEFAULT_DSP_STAGES = 4;
-
   /** Allowed values of {@code sparsity}. */
   public static final java.util.List<String> SPARSITIES = java.util.List.of("dense", "2:4", "4:8");
 
@@ -276,16 +272,11 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   }
 
   /**
-   * The smallest NPU the tests synthesize: {@link #small()} with a 2 KiB scratchpad, a 1-lane Vector DSP of 16 rows
-   * and 16 program words and no PPU, so that its synthesis (about 4 minutes at 180 nm) and its Verilator builds
-   * stay short. The PPA, energy-calibration and {@code npu report npu} tests all use it, so one test run
-   * synthesizes it once.
+   * {@link #small()} with a 2 KiB scratchpad, a 1-lane DSP of 16 rows and 16 program words, no PPU: the NPU the PPA,
+   * calibration and {@code npu report npu} tests share (one synthesis, about 4 minutes at 180 nm).
    */
   public static NpuConfig tiny() {
-    NpuConfig s = small();
-    return new NpuConfig(4, 2, 2, 1, s.mTile(), s.accWidth(), s.icAccumDepth(), s.maxM(), s.maxK(), s.maxN(),
-        s.memLatency(), s.memBytesPerCycle(), s.watchdogCycles(), 1, 16, 16, s.dspMaxRunCycles(), s.engine(),
-        s.weightRowsPerCycle(), false, s.mxLoad(), s.sparsity(), s.commandQueueDepth(), s.dspStages());
+    return new NpuConfig(4, 2, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 1, 16, 16, 1L << 16).withPpu(false);
   }
 
   private static MachineParams machine(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
