@@ -125,6 +125,59 @@ class MalformedProgramTest {
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
   }
 
+  /**
+   * The range checks' sums {@code base + (rows − 1)·stride + bytes} around their limits (the scratchpad, the memory,
+   * the DSP buffer): ends at the limit and one line either side, strides and row counts whose products pass
+   * the limit's bit width, misaligned fields — RTL = golden model (cause, command, counters, memory).
+   */
+  @Test
+  void rangeChecksAtTheirLimitsAreTheGoldenModels() {
+    MachineParams mp = rtl.config().machine();
+    long spad = mp.spadBytes();
+    long mem = mp.extMemBytes();
+    int line = mp.lineBytes();
+    Random r = new Random(21);
+    java.util.Set<ErrorCause> seen = java.util.EnumSet.noneOf(ErrorCause.class);
+    for (int i = 0; i < 180; i++) {
+      long limit = switch (i % 6) { case 1 -> mem; case 4 -> mp.dsp().elements(); default -> spad; };
+      // rows from 1 to 2^16 − 1 (log-uniform), a stride whose product is a random fraction of the limit or any
+      // 32-bit multiple of the line, an end at the limit, a line or a few bytes either side
+      long rows = Math.min(i % 6 == 3 ? 64 : 0xFFFF, (long) Math.pow(2, 16 * r.nextDouble()));
+      long fit = rows == 1 ? 0 : (long) (limit * 1.2 * r.nextDouble()) / ((rows - 1) * line) * line;
+      long stride = r.nextInt(4) == 0 ? pick(r, 64, spad, 0xFFFFFFFFL & -line, line * (1 + r.nextInt(64))) : fit;
+      // (at most 32 KiB moved by a command that passes its checks)
+      long bytes = Math.max(1, Math.min(32768 / rows, pick(r, line, 2L * line, 12, 64, 1 + r.nextInt(256))));
+      long delta = pick(r, -line, 0, line, 0, 2 + r.nextInt(3));
+      long base = Math.floorMod(limit - (rows - 1) * stride - bytes + delta, 1L << 32);
+      Program.Builder b = Program.builder();
+      switch (i % 6) {
+        case 0 -> b.load(0x10000, 0, base, stride, bytes, rows);
+        case 1 -> b.load(0x10000, 0, 0, 0, 256, 1).store(base, stride, 0, 0, bytes, rows); // a defined source row
+        case 2 -> b.load4(0x10000, 0, base, stride, bytes, rows);
+        case 3 -> b.gemm(rows, 4, Math.min(bytes / 4 + 1, 64), 0, line, 64, line, base, stride);
+        case 4 -> b.dspIn(0, 0, bytes, rows % 64 + 1, Math.floorMod(limit - (rows % 64 + 1) * bytes + delta,
+            1L << 32) / mp.dsp().lanes(), r.nextInt(3), 0); // the buffer's end: dst·lanes + rows·rowElems
+        default -> b.ppm(base, stride, 0, line, rows, Math.min(bytes / 4 + 1, 4));
+      }
+      Program prog = b.halt().build();
+      byte[] image = new byte[(int) mem];
+      RandomPrograms.place(image, prog, 0);
+      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+      String what = "case " + i + ": " + java.util.Arrays.toString(prog.words(prog.size() - 2));
+      assertEquals(o.golden().error(), o.rtl().error(), what);
+      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
+      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
+      seen.add(o.golden().error());
+    }
+    assertTrue(seen.containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.SPAD_ADDRESS, ErrorCause.EXT_ADDRESS,
+        ErrorCause.DSP_ADDRESS)), "the cases reach every outcome: " + seen);
+  }
+
+  private static long pick(Random r, long... choices) {
+    return choices[r.nextInt(choices.length)];
+  }
+
   @Test
   void dspProgramThatNeverHaltsStopsAtTheRunLimit() {
     MachineParams mp = rtl.config().machine();

@@ -57,7 +57,7 @@ final class NpuDecode {
   final Bool sparseGemm;
   /** Scratchpad rows of the GEMM's W: K, or {@code 2·E·ceil(K/G)} value and metadata rows (16 bits). */
   final UInt wRows;
-  /** End (exclusive) of the scratchpad bytes a DMA touches, 52 bits. */
+  /** End (exclusive) of the scratchpad bytes a DMA touches, 52 bits (all ones of {@link NpuPredecode#endBits} past the scratchpad). */
   final UInt dmaSpadEnd;
   /** End (exclusive) of a GEMM's result bytes, 52 bits. */
   final UInt resultEnd;
@@ -138,10 +138,11 @@ final class NpuDecode {
     badSpad = npu.wireOf("decode_badSpad", predecoded.slice(NpuPredecode.SPAD, NpuPredecode.SPAD).eq(1));
     badDsp = npu.wireOf("decode_badDsp", predecoded.slice(NpuPredecode.DSP, NpuPredecode.DSP).eq(1));
     badExt = npu.wireOf("decode_badExt", predecoded.slice(NpuPredecode.EXT, NpuPredecode.EXT).eq(1));
-    dmaSpadEnd = npu.wireOf("decode_dmaSpadEnd",
-        predecoded.slice(NpuPredecode.DMA_SPAD_END + WIDE - 1, NpuPredecode.DMA_SPAD_END));
-    resultEnd = npu.wireOf("decode_resultEnd", predecoded.slice(NpuPredecode.RESULT_END + WIDE - 1,
-        NpuPredecode.RESULT_END));
+    int endBits = NpuPredecode.endBits(p);
+    dmaSpadEnd = npu.wireOf("decode_dmaSpadEnd", predecoded.slice(NpuPredecode.DMA_SPAD_END + endBits - 1,
+        NpuPredecode.DMA_SPAD_END).resize(WIDE));
+    int resultEnd0 = NpuPredecode.resultEnd(p);
+    resultEnd = npu.wireOf("decode_resultEnd", predecoded.slice(resultEnd0 + endBits - 1, resultEnd0).resize(WIDE));
   }
 
   /** {@code ceil(v / line)} for a 16-bit v. */

@@ -86,7 +86,7 @@ final class NpuFetch {
     index = npu.reg0("commandIndex", uint(32));
     cause = npu.reg0("cause", uint(3));
     cmd = npu.reg0("command", uint(256));
-    cmdPredecoded = npu.reg0("command_predecoded", uint(NpuPredecode.WIDTH));
+    cmdPredecoded = npu.reg0("command_predecoded", uint(NpuPredecode.width(p)));
     beat = npu.reg0("fetch_beat", uint(bitsToHold(beatsPerCommand)));
     pending = npu.reg0("fetch_pending", uint(bitsToHold(depth + 1)));
     int outBits = bitsToHold(2L * depth * beatsPerCommand + 2);
@@ -101,7 +101,7 @@ final class NpuFetch {
       tail = npu.reg0("queue_tail", uint(slotBits));
       for (int s = 0; s < depth - 1; s++) {
         slots.add(npu.reg0("queue_" + s, uint(256)));
-        slotPredecoded.add(npu.reg0("queue_" + s + "_predecoded", uint(NpuPredecode.WIDTH)));
+        slotPredecoded.add(npu.reg0("queue_" + s + "_predecoded", uint(NpuPredecode.width(p))));
       }
     }
     valid = npu.wireOf("fetch_valid", bool());

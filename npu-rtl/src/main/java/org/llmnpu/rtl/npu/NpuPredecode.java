@@ -1,10 +1,12 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
-import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
@@ -17,34 +19,54 @@ import org.llmnpu.isa.Opcode;
  * The range checks of DECODE, computed while a command lands instead of in DECODE. The checks that depend only
  * on the command's 32 bytes — shape, scratchpad range and alignment, DSP buffer range, memory range and
  * alignment, of {@code IsaSimulator} (and the operand sums {@code base + (rows − 1)·stride + bytes} with their
- * 16×32-bit products) — are stored with the command ({@link #WIDTH} bits beside each queue slot and beside the
+ * 16×32-bit products) — are stored with the command ({@link #width} bits beside each queue slot and beside the
  * command register); DECODE reads them from those registers. They take two cycles: in the cycle the command's
  * last beat arrives the products are computed from the arriving words and registered ({@code predecode_product*});
  * in the next cycle, while the command sits in {@link NpuFetch}'s landing register, the sums and comparisons are
- * computed from the landed words and those products. So neither the products nor the 52-bit sums sit between the
+ * computed from the landed words and those products. So neither the products nor the sums sit between the
  * memory's response and a register, or between the command register and the controller's decisions (halt or
  * dispatch, the store scoreboard). Cycles: a command lands one cycle after its last beat arrives
  * ({@code CycleModel}, "Command fetch").
  *
+ * <p>Narrow sums, exact checks. A check {@code Σ terms > limit} has non-negative terms, so it holds as soon as one
+ * term alone is {@code ≥ 2^e} with {@code e = bitsToHold(limit)} ({@code limit < 2^e}); otherwise every term is
+ * below {@code 2^e} and their sum is exact in {@code e + ⌈log2 n⌉} bits. So each check adds only the low
+ * {@code e} bits of its terms (e.g. 14 bits for a 4 KiB scratchpad, not the 52 bits of the full sum) and ORs the
+ * high bits' flags. A product {@code x·y} (x 16 bits) is formed the same way, as two registered 8×e-bit partial
+ * products {@code x[7:0]·y_e} and {@code x[15:8]·y_e} of y's low e bits, with the flag {@code x ≠ 0 ∧ y ≥ 2^e};
+ * its partial products are two terms of the sum. The result of every check is the one of the 52-bit sum.
+ *
  * <p>Layout of {@link #bits}: bit 0 a bad shape (BAD_SHAPE), 1 a bad scratchpad range (SPAD_ADDRESS), 2 a bad
  * DSP buffer range or program length (DSP_ADDRESS), 3 a bad memory range (EXT_ADDRESS) — each already limited
- * to the commands it belongs to — then the DMA's scratchpad end (52 bits, for the store scoreboard) and the
- * GEMM's result end (52 bits). The opcode checks (undefined, unsupported) stay in DECODE: they are small, and
- * {@code ppm}'s depends on the PPU table's state.
+ * to the commands it belongs to — then the DMA's scratchpad end and the GEMM's result end ({@link #endBits}
+ * bits each: the exact end when it is below {@code 2^endBits − 1}, else all ones; an end beyond the scratchpad
+ * fails SPAD_ADDRESS, and the store scoreboard gives the same answer for it either way). The opcode checks
+ * (undefined, unsupported) stay in DECODE: they are small, and {@code ppm}'s depends on the PPU table's state.
  */
 final class NpuPredecode {
-  private static final int WIDE = 52;
-  /** Bits stored per command. */
-  static final int WIDTH = 4 + 2 * WIDE;
   static final int SHAPE = 0;
   static final int SPAD = 1;
   static final int DSP = 2;
   static final int EXT = 3;
   static final int DMA_SPAD_END = 4;
-  static final int RESULT_END = 4 + WIDE;
   /** The checks and ends of the command of {@code w}, laid out as above. */
   final UInt bits;
   private final int lineShift;
+
+  /** Bits of a stored end: one more than the scratchpad size needs. */
+  static int endBits(MachineParams p) {
+    return bitsToHold(p.spadBytes()) + 1;
+  }
+
+  /** Bits stored per command. */
+  static int width(MachineParams p) {
+    return 4 + 2 * endBits(p);
+  }
+
+  /** The first bit of the GEMM's result end. */
+  static int resultEnd(MachineParams p) {
+    return DMA_SPAD_END + endBits(p);
+  }
 
   /**
    * The checks of the command whose words are {@code w} (registers: the landed command), with the products
@@ -53,7 +75,10 @@ final class NpuPredecode {
   NpuPredecode(Npu npu, MachineParams p, List<UInt> arriving, List<UInt> w, int snapshotBytes, int lutEntries) {
     int line = p.lineBytes();
     lineShift = Integer.numberOfTrailingZeros(line);
-    List<UInt> products = products(npu, p, arriving);
+    long spadLimit = p.spadBytes();
+    long extLimit = p.extMemBytes();
+    long dspLimit = p.dsp().elements();
+    List<Product> products = products(npu, p, arriving, spadLimit, extLimit, dspLimit);
     UInt op = w.get(0).lsbs(8);
     Bool isLoad4 = op.eq(Opcode.LOAD4.code());
     Bool isLoadMx = op.eq(Opcode.LOADMX.code());
@@ -67,20 +92,19 @@ final class NpuPredecode {
     Bool isPpmCfg = op.eq(Opcode.PPMCFG.code());
     Bool isPpuTab = op.eq(Opcode.PPUTAB.code());
     Bool isPpm = op.eq(Opcode.PPM.code());
-    UInt spadLimit = uintLit(p.spadBytes(), WIDE);
-    UInt extLimit = uintLit(p.extMemBytes(), WIDE);
+    int endBits = endBits(p);
 
     // DMA: ext, extStride, spad, spadStride, rowBytes, rows
     UInt rows = w.get(6);
     UInt rowBytes = w.get(5);
     Bool dmaShape = rows.eq(0).or(rows.slice(31, 16).ne(0)).or(rowBytes.eq(0)).or(rowBytes.slice(31, 16).ne(0));
-    UInt dmaSpadEnd = npu.wireOf("predecode_dmaSpadEnd", end(w.get(3), products.get(0), rowBytes.lsbs(16)));
+    Sum dmaSpadEnd = sum(spadLimit, products.get(0), w.get(3), rowBytes.lsbs(16));
     // load4: the scratchpad rows are twice the source rows
-    UInt load4SpadEnd = end(w.get(3), products.get(0), rowBytes.lsbs(16).resize(17).shiftLeft(1).resize(17));
-    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(dmaSpadEnd.gt(spadLimit))
-        .or(isLoad4.and(load4SpadEnd.gt(spadLimit)));
+    Sum load4SpadEnd = sum(spadLimit, products.get(0), w.get(3), rowBytes.lsbs(16).shiftLeft(1));
+    Bool dmaSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(dmaSpadEnd.exceeds())
+        .or(isLoad4.and(load4SpadEnd.exceeds()));
     Bool dmaExt = misaligned(w.get(1)).or(misaligned(w.get(2)))
-        .or(end(w.get(1), products.get(1), rowBytes.lsbs(16)).gt(extLimit));
+        .or(sum(extLimit, products.get(1), w.get(1), rowBytes.lsbs(16)).exceeds());
 
     // GEMM
     UInt m = w.get(1).lsbs(16);
@@ -89,15 +113,15 @@ final class NpuPredecode {
     UInt xStride = w.get(6).lsbs(16).resize(32);
     UInt wStride = w.get(6).slice(31, 16).resize(32);
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()));
-    UInt kBytes = roundUpLines(k, line).resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
-    UInt nBytes = roundUpLines(n, line).resize(16 + lineShift).shiftLeft(lineShift).resize(16 + lineShift);
-    UInt yBytes = n.resize(18).shiftLeft(2).resize(18);
-    UInt resultEnd = npu.wireOf("predecode_resultEnd", end(w.get(5), products.get(2), yBytes));
+    UInt kBytes = roundUpLines(k, line).shiftLeft(lineShift);
+    UInt nBytes = roundUpLines(n, line).shiftLeft(lineShift);
+    UInt yBytes = n.shiftLeft(2);
+    Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
     Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(misaligned(w.get(5))).or(misaligned(xStride))
         .or(misaligned(wStride)).or(misaligned(w.get(7)))
-        .or(end(w.get(3), products.get(3), kBytes).gt(spadLimit))
-        .or(end(w.get(4), products.get(4), nBytes).gt(spadLimit))
-        .or(resultEnd.gt(spadLimit));
+        .or(sum(spadLimit, products.get(3), w.get(3), kBytes).exceeds())
+        .or(sum(spadLimit, products.get(4), w.get(4), nBytes).exceeds())
+        .or(resultEnd.exceeds());
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     UInt copyElems = w.get(3).lsbs(16);
@@ -108,20 +132,19 @@ final class NpuPredecode {
     Bool shiftOk = shift.le(15).or(shift.ge(0xE8));
     Bool formatOk = mux(isDspIn, format.le(2).and(shiftOk), format.le(1));
     Bool copyShape = formatOk.not().or(copyRows.eq(0)).or(copyElems.eq(0));
-    UInt copyRowBytes = mux(format.eq(2), copyElems.resize(19).shiftLeft(2).resize(19), mux(format.eq(1),
-        copyElems.resize(19), copyElems.resize(19).shiftLeft(1).resize(19)));
+    UInt copyRowBytes = mux(format.eq(2), copyElems.shiftLeft(2), mux(format.eq(1),
+        copyElems.resize(18), copyElems.shiftLeft(1).resize(18)));
     Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2)))
-        .or(end(w.get(1), products.get(5), copyRowBytes).gt(spadLimit));
+        .or(sum(spadLimit, products.get(5), w.get(1), copyRowBytes).exceeds());
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
-    UInt firstElement = w.get(4).resize(WIDE).shiftLeft(laneShift).resize(WIDE);
-    Bool copyDsp = firstElement.add(products.get(6).resize(WIDE)).gt(uintLit(p.dsp().elements(), WIDE));
+    Bool copyDsp = sum(dspLimit, products.get(6), w.get(4).shiftLeft(laneShift)).exceeds();
 
     // dsptab ext; dsprun prog, words; snapshot ext
-    Bool tabExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(uintLit(768, WIDE)).gt(extLimit));
+    Bool tabExt = misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), uintLit(768, 10)).exceeds());
     UInt words = w.get(2);
-    Bool runExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(words.resize(WIDE).shiftLeft(3).resize(WIDE))
-        .gt(extLimit));
-    Bool snapExt = misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(uintLit(snapshotBytes, WIDE)).gt(extLimit));
+    Bool runExt = misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), words.shiftLeft(3)).exceeds());
+    Bool snapExt = misaligned(w.get(1))
+        .or(sum(extLimit, null, w.get(1), uintLit(snapshotBytes, bitsToHold(snapshotBytes))).exceeds());
 
     // ppmcfg: ext, channels; pputab: ext; ppm: src, srcStride, dst, dstStride, M | N
     UInt channels = w.get(2);
@@ -131,12 +154,12 @@ final class NpuPredecode {
         .or(isPpm.and(ppmM.eq(0).or(ppmN.eq(0)).or(ppmN.gt(p.rows())))).or(isGemm.and(w.get(2).slice(18, 17).eq(3)));
     Bool ppmSpad = isPpm.and(misaligned(w.get(1)).or(misaligned(w.get(2))).or(misaligned(w.get(3)))
         .or(misaligned(w.get(4)))
-        .or(end(w.get(1), products.get(7), ppmN.resize(18).shiftLeft(2).resize(18)).gt(spadLimit))
-        .or(end(w.get(3), products.get(8), ppmN).gt(spadLimit)));
-    UInt cfgBytes = channels.lsbs(16).resize(WIDE).shiftLeft(4).resize(WIDE);
-    Bool ppmExt = isPpmCfg.and(misaligned(w.get(1)).or(w.get(1).resize(WIDE).add(cfgBytes).gt(extLimit)))
+        .or(sum(spadLimit, products.get(7), w.get(1), ppmN.shiftLeft(2)).exceeds())
+        .or(sum(spadLimit, products.get(8), w.get(3), ppmN).exceeds()));
+    UInt cfgBytes = channels.lsbs(16).shiftLeft(4);
+    Bool ppmExt = isPpmCfg.and(misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), cfgBytes).exceeds()))
         .or(isPpuTab.and(misaligned(w.get(1))
-            .or(w.get(1).resize(WIDE).add(uintLit(2L * lutEntries, WIDE)).gt(extLimit))));
+            .or(sum(extLimit, null, w.get(1), uintLit(2L * lutEntries, bitsToHold(2L * lutEntries))).exceeds())));
 
     Bool badShape = isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST))).or(isGemm.and(gemmShape))
         .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))).or(ppmShape);
@@ -144,26 +167,66 @@ final class NpuPredecode {
     Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
     Bool badExt = isDma.and(dmaExt).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt)).or(isSnapshot.and(snapExt))
         .or(ppmExt);
-    bits = npu.wireOf("predecode", cat(resultEnd, dmaSpadEnd, badExt, badDsp, badSpad, badShape).asUInt());
+    bits = npu.wireOf("predecode", cat(npu.wireOf("predecode_resultEnd", resultEnd.stored(endBits)),
+        npu.wireOf("predecode_dmaSpadEnd", dmaSpadEnd.stored(endBits)), badExt, badDsp, badSpad, badShape).asUInt());
   }
 
   private Bool misaligned(UInt v) {
     return v.lsbs(lineShift).ne(0);
   }
 
-  /** {@code base + count·stride + tail} in 52 bits. */
-  /** {@code base + product + tail} in 52 bits ({@code product}: a registered {@code count·stride}). */
-  private static UInt end(UInt base, UInt product, UInt tail) {
-    return base.resize(WIDE).add(product.resize(WIDE)).add(tail.resize(WIDE));
+  /**
+   * A registered product {@code x·y} for a check against a limit below {@code 2^e}: {@code over} = {@code x ≠ 0 ∧
+   * y ≥ 2^e}, else the product is {@code low + high·2^8} (the partial products of x's two bytes and y's low e
+   * bits).
+   */
+  private record Product(Bool over, UInt low, UInt high) {}
+
+  /** {@code Σ terms} against {@code limit}: {@code high} = some term is {@code ≥ 2^e}, else {@code sum} is exact. */
+  private record Sum(long limit, Bool high, UInt sum) {
+    /** The sum is above the limit. */
+    Bool exceeds() {
+      return high.or(sum.gt(uintLit(limit, sum.width())));
+    }
+
+    /** The sum in {@code bits} bits, all ones when it does not fit below all ones. */
+    UInt stored(int bits) {
+      UInt ones = uintLit((1L << bits) - 1, bits);
+      if (sum.width() <= bits) {
+        return mux(high, ones, sum.resize(bits));
+      }
+      return mux(high.or(sum.msbs(sum.width() - bits).orR()), ones, sum.lsbs(bits));
+    }
+  }
+
+  /** The sum of {@code product} (may be null) and {@code terms}, from their low {@code e} bits (class comment). */
+  private static Sum sum(long limit, Product product, UInt... terms) {
+    int e = bitsToHold(limit);
+    List<UInt> all = new ArrayList<>(List.of(terms));
+    Bool high = boolLit(false);
+    if (product != null) {
+      all.add(product.low());
+      all.add(product.high().shiftLeft(8));
+      high = product.over();
+    }
+    int sumBits = e + Math.max(1, 64 - Long.numberOfLeadingZeros(all.size() - 1));
+    UInt total = uintLit(0, sumBits);
+    for (UInt t : all) {
+      if (t.width() > e) {
+        high = high.or(t.msbs(t.width() - e).orR());
+      }
+      total = total.add(t.lsbs(Math.min(e, t.width())).resize(sumBits));
+    }
+    return new Sum(limit, high, total);
   }
 
   /**
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
-   * 8 (M − 1)·dstStride.
+   * 8 (M − 1)·dstStride; each against the limit of its check (scratchpad, memory, DSP buffer).
    */
-  private static List<UInt> products(Npu npu, MachineParams p, List<UInt> w) {
+  private static List<Product> products(Npu npu, MachineParams p, List<UInt> w, long spad, long ext, long dsp) {
     UInt rowsLess1 = npu.wireOf("predecode_rowsLess1", w.get(6).lsbs(16).sub(1));
     UInt m = w.get(1).lsbs(16);
     UInt k = w.get(1).slice(31, 16);
@@ -176,18 +239,36 @@ final class NpuPredecode {
         : mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k);
     UInt copyRows = w.get(3).slice(31, 16);
     UInt ppmLess1 = npu.wireOf("predecode_ppmMLess1", w.get(5).lsbs(16).sub(1));
-    List<UInt> raw = List.of(rowsLess1.mul(w.get(4)), rowsLess1.mul(w.get(2)), mLess1.mul(w.get(7)),
-        mLess1.mul(w.get(6).lsbs(16).resize(32)),
-        npu.wireOf("predecode_wRowsLess1", wRows.sub(1)).mul(w.get(6).slice(31, 16).resize(32)),
-        npu.wireOf("predecode_copyRowsLess1", copyRows.sub(1)).mul(w.get(2)), copyRows.mul(w.get(3).lsbs(16)),
-        ppmLess1.mul(w.get(2)), ppmLess1.mul(w.get(4)));
-    List<UInt> out = new java.util.ArrayList<>();
-    for (int i = 0; i < raw.size(); i++) {
-      UInt r = npu.reg0("predecode_product" + i, uint(raw.get(i).width()));
-      r.set(raw.get(i));
-      out.add(r);
+    List<UInt> xs = List.of(rowsLess1, rowsLess1, mLess1, mLess1, npu.wireOf("predecode_wRowsLess1", wRows.sub(1)),
+        npu.wireOf("predecode_copyRowsLess1", copyRows.sub(1)), copyRows, ppmLess1, ppmLess1);
+    List<UInt> ys = List.of(w.get(4), w.get(2), w.get(7), w.get(6).lsbs(16), w.get(6).slice(31, 16), w.get(2),
+        w.get(3).lsbs(16), w.get(2), w.get(4));
+    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad};
+    List<Product> out = new ArrayList<>();
+    for (int i = 0; i < xs.size(); i++) {
+      int e = bitsToHold(limits[i]);
+      UInt x = xs.get(i);
+      UInt y = ys.get(i);
+      Bool over = y.width() > e ? x.orR().and(y.msbs(y.width() - e).orR()) : boolLit(false);
+      UInt ye = y.lsbs(Math.min(e, y.width()));
+      out.add(new Product(held(npu, "predecode_product" + i + "_over", over),
+          held(npu, "predecode_product" + i + "_low", x.lsbs(8).mul(ye)),
+          held(npu, "predecode_product" + i + "_high", x.msbs(8).mul(ye))));
     }
     return out;
+  }
+
+  /** A register (reset to 0) holding {@code v} of the previous cycle. */
+  private static UInt held(Npu npu, String name, UInt v) {
+    UInt r = npu.reg0(name, v.copyType());
+    r.set(v);
+    return r;
+  }
+
+  private static Bool held(Npu npu, String name, Bool v) {
+    Bool r = npu.reg0(name, v.copyType());
+    r.set(v);
+    return r;
   }
 
   /** {@code ceil(v / line)} for a 16-bit v. */
