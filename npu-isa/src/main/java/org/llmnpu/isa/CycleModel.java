@@ -227,12 +227,15 @@ public final class CycleModel {
     dspCycles += now - start;
   }
 
-  /** A {@link Command.DspIn} or {@link Command.DspOut} of {@code rows · rowElems} elements, one a cycle. */
-  public void dspCopy(long rows, long rowElems) {
-    long cost = rows * rowElems;
+  /**
+   * A {@link Command.DspIn} ({@code in}) or {@link Command.DspOut} of {@code rows · rowElems} elements, one a
+   * cycle, and for a {@code dspin} one cycle more (its last buffer write trails its last element by three cycles).
+   */
+  public void dspCopy(long rows, long rowElems, boolean in) {
+    long cost = rows * rowElems + (in ? 1 : 0);
     now += cost;
     dspCycles += cost;
-    // the controller then waits in FETCH (dspin's buffer writes trail by two cycles): no decode straight from the queue
+    // the controller then waits in FETCH: no decode straight from the queue
     viaFetch = true;
   }
 

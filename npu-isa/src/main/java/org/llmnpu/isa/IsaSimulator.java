@@ -145,12 +145,12 @@ public final class IsaSimulator {
         dsp.copyIn(spad, d);
         counters[Counter.SPAD_READS.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
         counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
-        cycles.dspCopy(d.rows(), d.rowElems());
+        cycles.dspCopy(d.rows(), d.rowElems(), true);
       } else if (c instanceof Command.DspOut d) {
         dsp.copyOut(spad, d);
         counters[Counter.SPAD_WRITES.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
         counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
-        cycles.dspCopy(d.rows(), d.rowElems());
+        cycles.dspCopy(d.rows(), d.rowElems(), false);
       } else if (c instanceof Command.DspRun r) {
         long beats = (8 * r.words() + p.lineBytes() - 1) / p.lineBytes();
         counters[Counter.EXT_READ_BEATS.ordinal()] += beats;

@@ -125,7 +125,8 @@ class DspCommandTest {
 
   @Test
   void dspCommandCyclesFollowTheFormulas() {
-    // dspin/dspout: one element a cycle; dsprun: program beats as a load, then run + 1.
+    // dspin: one element a cycle and one cycle for its last buffer write; dsprun: program beats as a load, then
+    // run + 1.
     byte[] mem = new byte[1 << 20];
     long[] halt = {new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.HALT, 0, 0, 0, 0, false, 0, 0)
         .encode()};
@@ -134,7 +135,7 @@ class DspCommandTest {
     Program run = Program.builder().dspRun(0x20000, 1).halt().build();
     Program none = Program.builder().fence().halt().build();
     long base = cyclesOf(none, mem);
-    assertEquals(21, cyclesOf(copy, mem) - base, "3 rows of 7 elements");
+    assertEquals(21 + 1, cyclesOf(copy, mem) - base, "3 rows of 7 elements");
     // one beat (8 bytes in a 16-byte line), latency 8: issue, data at +8, run 1 instruction, done seen 1 later
     assertEquals(1 + 8 + 1 + 1, cyclesOf(run, mem) - base);
   }

@@ -54,8 +54,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * its drain. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
  * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
- * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16 by
- * {@code Fp16Convert}); SNAPSHOT stores the counters latched in its first cycle
+ * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16,
+ * {@code q·2^shift} rounded once), and a dspin waits one cycle in DSP_DRAIN for its last buffer write; SNAPSHOT stores the counters latched in its first cycle
  * ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
  * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
  * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
@@ -101,7 +101,7 @@ public final class Npu extends HwModule {
   private final NpuConfig config;
 
   enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
-    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN }
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN }
 
   /** The GEMM back-end: the array runs and its results drain while the controller goes on. */
   enum Back { IDLE, RUN, DRAIN }

@@ -83,8 +83,9 @@ final class NpuControl {
         .is(Npu.State.DSP_PROG.ordinal(), () -> watchdogged(
             () -> dma.responseStep(() -> state.set(Npu.st(Npu.State.DSP_RUN)))))
         .is(Npu.State.DSP_RUN.ordinal(), dsp::runStep)
-        .is(Npu.State.DSP_IN.ordinal(), dsp::copyStep)
-        .is(Npu.State.DSP_OUT.ordinal(), dsp::copyStep)
+        .is(Npu.State.DSP_IN.ordinal(), () -> dsp.copyStep(true))
+        .is(Npu.State.DSP_DRAIN.ordinal(), npu.fetch::nextViaFetch)
+        .is(Npu.State.DSP_OUT.ordinal(), () -> dsp.copyStep(false))
         .is(Npu.State.SNAPSHOT.ordinal(), () -> watchdogged(dma::storeStep))
         .is(Npu.State.PPM_LOAD.ordinal(), () -> watchdogged(ppm::loadStep))
         .is(Npu.State.PPM_RUN.ordinal(), ppm::runStep)

@@ -167,7 +167,8 @@ final class NpuCounters {
     count(Counter.MEM_STALL_CYCLES, n.mem_req_valid.and(n.mem_req_ready.not()));
     count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(dsp.dsp.stalled.not()).and(n.dsp.runExpired.not()));
     count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
-    count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut));
+    count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut)
+        .or(n.inState(Npu.State.DSP_DRAIN)));
     add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.denseMacs());
     add(Counter.PPM_ELEMENTS, n.inPpmRun.and(sp.lastInRow()), n.ppm.lanes);
     count(Counter.PPM_CYCLES, n.inPpmLoad.or(n.inPpmRun).or(n.inPpmDrain));

@@ -30,12 +30,12 @@ final class NpuDecode {
   final Bool isDspRun;
   final Bool isSnapshot;
   final Bool badDsp;
-  /** DSP copies: rows, elements per row, bytes per element (1, 2, 4), first buffer element, INT8 or INT32 scale (FP16). */
+  /** DSP copies: rows, elements per row, bytes per element (1, 2, 4), first buffer element, the INT32 shift (0 else). */
   final UInt copyRows;
   final UInt copyElems;
   final UInt elementBytes;
   final UInt bufferStart;
-  final UInt scale;
+  final UInt shift;
   /** Beats of a {@code dsprun}'s program. */
   final UInt programBeats;
   final Bool badShape;
@@ -115,17 +115,13 @@ final class NpuDecode {
     copyElems = npu.wireOf("decode_copyElems", w.get(3).lsbs(16));
     copyRows = npu.wireOf("decode_copyRows", w.get(3).slice(31, 16));
     UInt format = w.get(5).lsbs(8);
-    UInt shift = w.get(5).slice(15, 8);
+    UInt shiftField = w.get(5).slice(15, 8);
     elementBytes = npu.wireOf("decode_elementBytes", mux(format.eq(2), uintLit(4, 3),
         mux(format.eq(1), uintLit(1, 3), uintLit(2, 3))));
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
     bufferStart = npu.wireOf("decode_bufferStart", w.get(4).resize(32).shiftLeft(laneShift).resize(32));
-    // 2^shift as FP16: normal for shift ≥ −14, else the subnormal 2^(shift + 24)
-    UInt exponentField = shift.add(15).lsbs(5).resize(16).shiftLeft(10).resize(16);
-    UInt subnormal = uintLit(1, 16).shiftLeft(shift.add(24).lsbs(4)).resize(16);
-    Bool normalScale = shift.le(15).or(shift.ge(0xF2));
-    scale = npu.wireOf("decode_scale", mux(format.eq(2), mux(normalScale, exponentField, subnormal),
-        uintLit(0x3C00, 16)));
+    // the INT32 conversion's exponent (−24..15 in 6 bits); INT8 converts with exponent 0
+    shift = npu.wireOf("decode_shift", mux(format.eq(2), shiftField.lsbs(6), uintLit(0, 6)));
 
     // dsprun prog, words
     UInt words = w.get(2);

@@ -11,7 +11,9 @@ import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.dsp.VectorDsp;
-import org.llmnpu.rtl.vector.Fp16Convert;
+import org.llmnpu.rtl.mx.FloatRounder;
+import org.llmnpu.rtl.mx.FpLayout;
+import org.llmnpu.rtl.mx.RoundMode;
 
 /**
  * The {@link Npu}'s Vector DSP and the datapaths of its commands.
@@ -23,17 +25,19 @@ import org.llmnpu.rtl.vector.Fp16Convert;
  *       port (masked past {@code words}); with 4-byte lines a word takes two beats (the low half is held
  *       one beat). The run starts in the cycle the last word is written.</li>
  *   <li>{@code dspin}: one element a cycle: the scratchpad line of the element (asynchronous read),
- *       the element at its byte offset, converted to FP16 — INT8 and INT32 by {@link Fp16Convert}'s
- *       FROM_INT ({@code Fp16.fromInt(v, 2^shift)}, rounded once; the scale is 1 for INT8), FP16
- *       copied — into buffer element {@code dst·lanes + k}, written two cycles after the element is read
- *       (an input register, then the converter's split register: the conversion's multiply and rounder are
- *       off the scratchpad read path).</li>
+ *       the element at its byte offset, converted to FP16 — INT8 and INT32 {@code q} as
+ *       {@code q·2^shift} rounded once (round to nearest even, subnormals, ±∞ past the range:
+ *       {@code Fp16.fromInt(q, 2^shift)}; shift 0 for INT8), FP16 copied — into buffer element
+ *       {@code dst·lanes + k}, written three cycles after the element is read: an input register, then
+ *       {@code |q|} with its sign and exponent, then a {@link FloatRounder} split after its normalization (a
+ *       power-of-two scale needs no multiplier: the rounder's exponent is the shift).</li>
  *   <li>{@code dspout}: one element a cycle from the buffer into its scratchpad bytes (byte-masked
  *       line write): FP16 as two bytes, INT8 as the element's low byte.</li>
  * </ul>
- * Latency: {@code dspin}'s buffer writes trail its elements by two cycles; the controller goes through FETCH
- * after a DSP copy (never straight from the command queue into DECODE), so the next command starts in the third
- * cycle after the last element; the commands take the cycles of {@code org.llmnpu.isa.CycleModel}.
+ * Latency: {@code dspin}'s buffer writes trail its elements by three cycles; after its last element the
+ * controller stays one cycle in DSP_DRAIN, and it goes through FETCH after a DSP copy (never straight from the
+ * command queue into DECODE), so the next command starts in the fourth cycle after the last element; the commands
+ * take the cycles of {@code org.llmnpu.isa.CycleModel} ({@code dspin}: one cycle more than its elements).
  */
 final class NpuDsp {
   final VectorDsp dsp;
@@ -49,7 +53,7 @@ final class NpuDsp {
    * @param elementAddress scratchpad byte address of the current element (the walk's address)
    * @param spadRead       the scratchpad line holding it
    * @param format         the command's format (0 FP16, 1 INT8, 2 INT32)
-   * @param scale          FP16 scale of the INT conversion
+   * @param shift          the INT32 conversion's exponent k (6-bit two's complement, −24..15; 0 for INT8)
    * @param bufferElement  the buffer element of this cycle
    * @param copyIn         a {@code dspin} element moves this cycle
    * @param memData        the memory's read data
@@ -59,7 +63,7 @@ final class NpuDsp {
    * @param words          the {@code dsprun}'s word count (used with lines of 16 bytes or more, else null)
    */
   NpuDsp(Npu npu, MachineParams p, VectorDsp.Config config, UInt elementAddress, UInt spadRead, UInt format,
-         UInt scale, UInt bufferElement, Bool copyIn, UInt memData, Bool tableBeat, Bool progBeat, UInt beatIndex,
+         UInt shift, UInt bufferElement, Bool copyIn, UInt memData, Bool tableBeat, Bool progBeat, UInt beatIndex,
          UInt words) {
     int line = p.lineBytes();
     int lineBits = 8 * line;
@@ -68,43 +72,38 @@ final class NpuDsp {
     dsp = npu.instanceOf("dsp", new VectorDsp(config, progWords, line / 2));
     int elementBits = dsp.bufAddr.width();
 
-    // dspin: the element at its byte offset, converted
+    // dspin: the element at its byte offset (the scratchpad read), registered (stage 1); its magnitude |q|, sign
+    // and exponent registered (stage 2); the rounder's normalization registered (stage 3), rounded and written into
+    // the buffer in that cycle: three cycles after the element's read. The controller then stays one cycle in
+    // DSP_DRAIN and goes through FETCH (NpuFetch.nextViaFetch), so the next command's first cycle is the fourth
+    // after the last element's read: no reader sees the lag.
     UInt offset = npu.wireOf("dsp_offset", elementAddress.lsbs(lineShift));
     lineStart = npu.wireOf("dsp_lineStart", offset.eq(0));
     UInt bitOffset = cat(offset, uintLit(0, 3)).asUInt();
     UInt element = npu.wireOf("dsp_element", spadRead.shiftRight(bitOffset).lsbs(32));
-    // stage 1 registers the element, Fp16Convert's split register is stage 2, and the buffer is written from
-    // it: two cycles after the element's read. The controller goes through FETCH after a dspin (NpuFetch.nextViaFetch),
-    // so the next command's first cycle is the third after the last element's read: no reader sees the lag.
-    UInt element1 = npu.reg0("dsp_in1_element", uint(32));
-    element1.set(element);
-    UInt format1 = npu.reg0("dsp_in1_format", uint(2));
-    format1.set(format);
-    UInt scale1 = npu.reg0("dsp_in1_scale", uint(scale.width()));
-    scale1.set(scale);
-    Bool write1 = npu.reg0("dsp_in1_write", org.llmnpu.hdl.Hw.bool());
-    write1.set(copyIn);
-    UInt address1 = npu.reg0("dsp_in1_element_index", uint(elementBits));
-    address1.set(bufferElement.resize(elementBits));
-    Fp16Convert convert = npu.instanceOf("dsp_convert", new Fp16Convert(true));
-    convert.op.set(uintLit(Fp16Convert.FROM_INT, 3));
-    convert.format.set(uintLit(0, 2));
-    convert.a.set(mux(format1.eq(1), element1.lsbs(8).asSInt().resize(32).asUInt(), element1));
-    convert.b.set(scale1.resize(32));
-    UInt copy2 = npu.reg0("dsp_in2_copy", uint(16));
-    copy2.set(element1.lsbs(16));
-    Bool copied2 = npu.reg0("dsp_in2_copied", org.llmnpu.hdl.Hw.bool());
-    copied2.set(format1.eq(0));
-    Bool write2 = npu.reg0("dsp_in2_write", org.llmnpu.hdl.Hw.bool());
-    write2.set(write1);
-    UInt address2 = npu.reg0("dsp_in2_element_index", uint(elementBits));
-    address2.set(address1);
-    // FROM_INT gives an FP16 code zero-extended to 32 bits: OR-ing in the (zero) upper half changes nothing
-    // and reads every bit of the unit's result.
-    UInt converted = convert.result.lsbs(16).or(convert.result.msbs(16));
-    inValue = npu.wireOf("dsp_inValue", mux(copied2, copy2, converted));
-    dsp.bufWe.set(write2);
-    dsp.bufAddr.set(mux(write2, address2, bufferElement.resize(elementBits)));
+    UInt element1 = npu.regNextOf("dsp_in1_element", element);
+    UInt format1 = npu.regNextOf("dsp_in1_format", format);
+    UInt shift1 = npu.regNextOf("dsp_in1_shift", shift);
+    Bool write1 = held(npu, "dsp_in1_write", copyIn);
+    UInt address1 = npu.regNextOf("dsp_in1_element_index", bufferElement.resize(elementBits));
+    // q·2^shift = (−1)^s·|q|·2^shift, rounded once to FP16 (Fp16.fromInt(q, 2^shift); INT8 has shift 0)
+    UInt q = mux(format1.eq(1), element1.lsbs(8).asSInt().resize(32).asUInt(), element1);
+    Bool negative = q.bit(31);
+    UInt magnitude2 = npu.regNextOf("dsp_in2_magnitude", mux(negative, uintLit(0, 32).sub(q), q));
+    Bool negative2 = npu.regNextOf("dsp_in2_negative", negative);
+    UInt shift2 = npu.regNextOf("dsp_in2_shift", shift1);
+    FloatRounder rounder = npu.instanceOf("dsp_convert", new FloatRounder(new FloatRounder.Config(32,
+        shift.width(), FpLayout.FP16, RoundMode.NEAREST_EVEN, false), true, true));
+    rounder.negative.set(negative2);
+    rounder.magnitude.set(magnitude2);
+    rounder.exponent.set(shift2.asSInt());
+    UInt copy3 = npu.regNextOf("dsp_in3_copy", npu.regNextOf("dsp_in2_copy", element1.lsbs(16)));
+    Bool copied3 = npu.regNextOf("dsp_in3_copied", npu.regNextOf("dsp_in2_copied", format1.eq(0)));
+    Bool write3 = held(npu, "dsp_in3_write", held(npu, "dsp_in2_write", write1));
+    UInt address3 = npu.regNextOf("dsp_in3_element_index", npu.regNextOf("dsp_in2_element_index", address1));
+    inValue = npu.wireOf("dsp_inValue", mux(copied3, copy3, rounder.code));
+    dsp.bufWe.set(write3);
+    dsp.bufAddr.set(mux(write3, address3, bufferElement.resize(elementBits)));
     dsp.bufWdata.set(inValue);
 
     // dspout: the buffer element into its bytes of the line
@@ -144,5 +143,12 @@ final class NpuDsp {
       dsp.progAddr.set(progBeatIndex.shiftRight(1).resize(dsp.progAddr.width()));
       dsp.progData.set(cat(memData.lsbs(32), low).asUInt());
     }
+  }
+
+  /** A register (reset to 0) holding {@code v} of the previous cycle: the write enables start cleared. */
+  private static Bool held(Npu npu, String name, Bool v) {
+    Bool r = npu.reg0(name, org.llmnpu.hdl.Hw.bool());
+    r.set(v);
+    return r;
   }
 }

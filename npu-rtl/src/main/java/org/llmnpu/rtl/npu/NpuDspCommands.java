@@ -20,7 +20,7 @@ import org.llmnpu.isa.MachineParams;
 final class NpuDspCommands {
   final NpuDsp unit;
   final UInt format;
-  final UInt scale;
+  final UInt shift;
   final UInt element;
   /** dsprun's word count masks the words of the last beat (lines of 16 bytes or more hold several words). */
   final UInt words;
@@ -33,11 +33,11 @@ final class NpuDspCommands {
     MachineParams p = npu.p;
     Walker sp = npu.dma.sp;
     format = npu.reg0("dsp_format", uint(2));
-    scale = npu.reg0("dsp_scale", uint(16));
+    shift = npu.reg0("dsp_shift", uint(6));
     element = npu.reg0("dsp_bufferElement", uint(32));
     words = npu.line >= 16 ? npu.reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
     unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.spad.readData, format,
-        scale, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
+        shift, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
         npu.inDspProg.and(npu.resp), sp.beat, words));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
@@ -66,7 +66,7 @@ final class NpuDspCommands {
     dma.rows.set(dec.copyRows);
     dma.beats.set(dec.copyElems);
     format.set(w.get(5).lsbs(2));
-    scale.set(dec.scale);
+    shift.set(dec.shift);
     element.set(dec.bufferStart);
     npu.state.set(mux(dec.isDspIn, Npu.st(Npu.State.DSP_IN), Npu.st(Npu.State.DSP_OUT)));
   }
@@ -76,11 +76,14 @@ final class NpuDspCommands {
     npu.whenOf(halted, npu.fetch::next).elseWhen(runExpired, () -> npu.fail(ErrorCause.WATCHDOG));
   }
 
-  /** Statements of DSP_IN and DSP_OUT. */
-  void copyStep() {
+  /**
+   * Statements of DSP_IN ({@code in}) and DSP_OUT. After a dspin's last element one cycle in DSP_DRAIN, then FETCH:
+   * the next command starts four cycles after the last element, when its buffer write is done; after a dspout,
+   * FETCH.
+   */
+  void copyStep(boolean in) {
     npu.dma.sp.advance();
     element.set(element.add(1));
-    // through FETCH: the next command starts three cycles after the last element, when dspin's write is done
-    npu.whenDo(npu.dma.sp.last(), npu.fetch::nextViaFetch);
+    npu.whenDo(npu.dma.sp.last(), in ? () -> npu.state.set(Npu.st(Npu.State.DSP_DRAIN)) : npu.fetch::nextViaFetch);
   }
 }

@@ -69,9 +69,16 @@ abstract class CommandCosts {
     cm.store(beats);
   }
 
-  final void dspCopy(long rows, long elems) {
+  /** A {@code dspin} of {@code rows · elems} elements. */
+  final void dspIn(long rows, long elems) {
     command(false);
-    cm.dspCopy(rows, elems);
+    cm.dspCopy(rows, elems, true);
+  }
+
+  /** A {@code dspout} of {@code rows · elems} elements. */
+  final void dspOut(long rows, long elems) {
+    command(false);
+    cm.dspCopy(rows, elems, false);
   }
 
   final void run(DspProgram program) {

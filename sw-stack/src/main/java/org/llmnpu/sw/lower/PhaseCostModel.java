@@ -142,7 +142,7 @@ public final class PhaseCostModel extends CommandCosts {
     load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
     int zeroBytes = c.heads() * hdRows * lanes * 2;
     load(zeroBytes / line, line);
-    dspCopy(1, zeroBytes / 2);
+    dspIn(1, zeroBytes / 2);
     PhaseCost total = null;
     int layers = Math.min(costedLayers, c.layers());
     for (int start = 0; start < tokens; start += blockMax) {
@@ -181,13 +181,13 @@ public final class PhaseCostModel extends CommandCosts {
 
   private void layer(int n, int pos) {
     load(1, 2L * layerVectorElems);
-    dspCopy(1, c.dim());
-    dspCopy(1, c.dim());
+    dspIn(1, c.dim());
+    dspIn(1, c.dim());
     int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
         {c.hiddenDim(), c.dim()}};
     for (int[] kn : scaleVectors) {
       for (int g = 0; g < groups(kn[0]); g++) {
-        dspCopy(1, kn[1]);
+        dspIn(1, kn[1]);
       }
     }
     if (pos > 0) {
@@ -204,7 +204,7 @@ public final class PhaseCostModel extends CommandCosts {
       resultIn(c.dim(), qkvN);
       run(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
       load(1, 4L * nq);
-      dspCopy(1, 2L * nq);
+      dspIn(1, 2L * nq);
       run(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
       run(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
       for (DspProgram program : r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0),
@@ -213,19 +213,19 @@ public final class PhaseCostModel extends CommandCosts {
       }
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
-          dspCopy(1, half);
+          dspOut(1, half);
         }
       } else {
-        dspCopy(1, c.kvDim());
+        dspOut(1, c.kvDim());
       }
-      dspCopy(1, 1);
-      dspCopy(1, c.kvDim());
-      dspCopy(1, 1);
+      dspOut(1, 1);
+      dspOut(1, c.kvDim());
+      dspOut(1, 1);
     }
     store(n, kvBytes);
     store(n, kvBytes);
-    dspCopy(pos + n, 1);
-    dspCopy(pos + n, 1);
+    dspIn(pos + n, 1);
+    dspIn(pos + n, 1);
     for (int t = 0; t < n; t++) {
       attention(pos + t + 1);
     }
@@ -244,7 +244,7 @@ public final class PhaseCostModel extends CommandCosts {
       run(r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
       run(r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {0, 0}, new int[] {0}));
       run(r.quantize(0, c.hiddenDim(), -1, 0, 0));
-      dspCopy(1, c.hiddenDim());
+      dspOut(1, c.hiddenDim());
     }
     gemms(n, c.hiddenDim(), c.dim());
     for (int t = 0; t < n; t++) {
@@ -254,8 +254,8 @@ public final class PhaseCostModel extends CommandCosts {
 
   private void lmHead(int count) {
     load(1, 2L * (pad8(c.dim()) + c.vocabSize()));
-    dspCopy(1, c.dim());
-    dspCopy(1, c.vocabSize());
+    dspIn(1, c.dim());
+    dspIn(1, c.vocabSize());
     for (int i = 0; i < count; i++) {
       normQuantize();
     }
@@ -263,7 +263,7 @@ public final class PhaseCostModel extends CommandCosts {
     for (int i = 0; i < count; i++) {
       partialsIn(split(c.dim()), 1, c.vocabSize(), -1);
       run(r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
-      dspCopy(1, c.vocabSize());
+      dspOut(1, c.vocabSize());
       store(1, 2L * c.vocabSize());
     }
   }
@@ -281,8 +281,8 @@ public final class PhaseCostModel extends CommandCosts {
       java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
       java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
-        dspCopy(half, 1);
-        dspCopy(half, 1);
+        dspOut(half, 1);
+        dspOut(half, 1);
         KSplit ks = split(k);
         for (int ci = 0; ci < ks.count(); ci++) {
           for (int m0 = 0; m0 < s; m0 += p.maxM()) {
@@ -306,7 +306,7 @@ public final class PhaseCostModel extends CommandCosts {
       java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
-        dspCopy(1, s);
+        dspOut(1, s);
         int first = c.headDim() * (h / c.groupSize());
         int col = first - first / line * line;
         KSplit pv = split(s);
@@ -321,22 +321,22 @@ public final class PhaseCostModel extends CommandCosts {
       }
     }
     run(r.quantize(0, oK, -1, 0, 0));
-    dspCopy(1, oK);
+    dspOut(1, oK);
   }
 
   private void normQuantize() {
-    dspCopy(1, c.dim());
+    dspIn(1, c.dim());
     run(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     run(r.quantize(0, c.dim(), -1, 0, 0));
-    dspCopy(1, c.dim());
+    dspOut(1, c.dim());
   }
 
   /** The residual after a block GEMM over {@code k}. */
   private void residual(int k) {
     resultIn(k, c.dim());
-    dspCopy(1, c.dim());
+    dspIn(1, c.dim());
     run(r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
-    dspCopy(1, c.dim());
+    dspOut(1, c.dim());
   }
 
   /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */
@@ -348,12 +348,12 @@ public final class PhaseCostModel extends CommandCosts {
   /** {@link LoweringEmitter#partialsIn}: one {@code dspin}, or one per chunk and {@code sumPartials}. */
   private void partialsIn(KSplit ks, int rows, int elems, int scales) {
     if (!ks.combined()) {
-      dspCopy(rows, elems);
+      dspIn(rows, elems);
       return;
     }
     int len = elems * rows;
     for (int ci = 0; ci < ks.count(); ci++) {
-      dspCopy(rows, elems);
+      dspIn(rows, elems);
     }
     run(r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
   }
