@@ -45,7 +45,7 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *                         {@code ceil(N/rows)·ceil(K/weightRowsPerCycle)} cycles instead of {@code K·ceil(N/rows)}
  * @param ppu              the PPM's PPU (the programmable C-LUT nonlinearity after requantization) [true];
  *                         the PPM ({@code rows} lanes, INT8 codes) is always built, its latency is
- *                         {@link PpmConfig#latency()} of {@link #ppm()}
+ *                         {@link PpmConfig#latency()} of {@link #ppm()} + 1 (its input register in the NPU)
  * @param mxLoad           MX element decoding on the load path [false]: {@code loadmx} (E4M3, E5M2, INT8 elements
  *                         → INT8 codes, {@link NpuLoadMx}, one decoder per line byte); without it {@code loadmx}
  *                         halts with {@code UNSUPPORTED}
@@ -301,7 +301,7 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   public MachineParams machine() {
     return machine(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
         memBytesPerCycle, watchdogCycles, dspParams(dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, dspStages),
-        weightRowsPerCycle).withUnits(ppm().latency(), ppu, sparsityCode()).withMxLoad(mxLoad)
+        weightRowsPerCycle).withUnits(ppm().latency() + NpuPpm.INPUT_LATENCY, ppu, sparsityCode()).withMxLoad(mxLoad)
         .withCommandQueueDepth(commandQueueDepth);
   }
 

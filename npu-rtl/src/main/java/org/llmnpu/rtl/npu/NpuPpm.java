@@ -35,12 +35,16 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *       over {@code 16 / line} beats and written with its last one.</li>
  *   <li>{@code ppm}: the source rows are read one line a cycle (asynchronous scratchpad read); the first
  *       {@code R − 1} lines of a row ({@code R = ceil(4N / line)} ≤ 4) wait in line registers and the row
- *       enters the PPM with its last line; {@link PpmConfig#latency()} cycles later its INT8 codes are
- *       written as one masked line ({@code N} bytes) at the destination row.</li>
+ *       is registered with its last line (the scratchpad's asynchronous read and the line select stay off
+ *       the PPM's bias add) and enters the PPM in the next cycle; {@code L = }{@link PpmConfig#latency()}
+ *       {@code + }{@link #INPUT_LATENCY} cycles after its last line is read its INT8 codes are written as
+ *       one masked line ({@code N} bytes) at the destination row ({@code MachineParams.ppmLatency()} = L).</li>
  * </ul>
  * Cycles: {@code org.llmnpu.isa.CycleModel#ppmLoad} and {@code #ppm} ({@code M·R + L}).
  */
 final class NpuPpm {
+  /** The register between the scratchpad read and the PPM's lanes. */
+  static final int INPUT_LATENCY = 1;
   /** An item (channel record or table entry) enters the PPM this cycle. */
   final Bool item;
   /** The controller may issue a memory request of a {@code ppmcfg}/{@code pputab} this cycle. */
@@ -157,13 +161,15 @@ final class NpuPpm {
       npu.whenDo(rowIn.and(lineOfRow.eq(lineIndex)), () -> r.set(spadRead));
       held.add(r);
     }
-    ppm.inValid.set(rowIn.and(rowEnds));
+    Bool rowValid = npu.reg0("ppm_rowValid", bool());
+    rowValid.set(rowIn.and(rowEnds));
+    ppm.inValid.set(rowValid);
     for (int j = 0; j < lanes; j++) {
       int bj = 4 * j / line;
       int offset = 8 * (4 * j % line);
       UInt now = spadRead.slice(offset + 31, offset);
       UInt value = bj == 3 ? now : mux(lastLine.eq(bj), now, held.get(bj).slice(offset + 31, offset));
-      ppm.inAcc.get(j).set(value.asSInt());
+      ppm.inAcc.get(j).set(npu.regNextOf("ppm_rowLane" + j, value).asSInt());
     }
     outValid = ppm.outValid;
     List<SInt> codes = new ArrayList<>(ppm.outData.asList());

@@ -155,7 +155,7 @@ class NpuConfigTest {
   void ppuSwitchReachesTheMachineWithThePpmLatency() throws Exception {
     NpuConfig d = NpuConfig.defaults();
     assertTrue(d.ppu());
-    assertEquals(d.ppm().latency(), d.machine().ppmLatency());
+    assertEquals(d.ppm().latency() + 1, d.machine().ppmLatency(), "the PPM and its input register");
     assertTrue(d.machine().ppu());
     assertEquals(org.llmnpu.rtl.ppm.PpmConfig.Activation.PPU, d.ppm().activation());
     assertEquals(d.rows(), d.ppm().cols());
@@ -163,7 +163,7 @@ class NpuConfigTest {
     Files.writeString(yaml, "ppu: false\n");
     NpuConfig c = NpuConfig.load(yaml);
     assertEquals(false, c.machine().ppu());
-    assertEquals(c.ppm().latency(), c.machine().ppmLatency());
+    assertEquals(c.ppm().latency() + 1, c.machine().ppmLatency());
     assertEquals(org.llmnpu.rtl.ppm.PpmConfig.Activation.NONE, c.ppm().activation());
     assertTrue(c.machine().ppmLatency() > 0 && c.machine().ppmLatency() < d.machine().ppmLatency());
     assertEquals(org.llmnpu.isa.Command.DENSE, c.machine().sparsity());
