@@ -137,10 +137,16 @@ final class NpuCounters {
     int lineShift = n.lineShift;
     count(Counter.CYCLES, busy);
     count(Counter.COMMANDS, n.inState(Npu.State.DECODE));
-    UInt beatBytes = n.wireOf("beatBytes", mux(sp.lastInRow().and(remainder.ne(0)), remainder.resize(lineShift + 1),
-        uintLit(n.line, lineShift + 1)));
-    add(Counter.DMA_LOAD_BYTES, n.dma.loadWrite.or(n.dma.load4.beat), beatBytes);
-    add(Counter.DMA_STORE_BYTES, n.inStore.and(n.fire), beatBytes);
+    // a beat moves a line, or the row's remainder at its last beat: two terms, so the byte count's sums are
+    // formed from registers and the last-beat compare only selects one
+    Bool partial = n.wireOf("partialBeat", sp.lastInRow().and(remainder.ne(0)));
+    UInt lineBytes = uintLit(n.line, lineShift + 1);
+    Bool loadBeat = n.dma.loadWrite.or(n.dma.load4.beat);
+    Bool storeBeat = n.inStore.and(n.fire);
+    add(Counter.DMA_LOAD_BYTES, loadBeat.and(partial.not()), lineBytes);
+    add(Counter.DMA_LOAD_BYTES, loadBeat.and(partial), remainder);
+    add(Counter.DMA_STORE_BYTES, storeBeat.and(partial.not()), lineBytes);
+    add(Counter.DMA_STORE_BYTES, storeBeat.and(partial), remainder);
     count(Counter.EXT_READ_BEATS, n.fire.and(n.mem_req_write.not()).or(n.fetch.fire));
     count(Counter.EXT_WRITE_BEATS, n.fire.and(n.mem_req_write));
     add(Counter.MACS, n.inState(Npu.State.GEMM_START), n.gemm.macsRegister());

@@ -32,9 +32,9 @@ import org.llmnpu.isa.Opcode;
  * term alone is {@code ≥ 2^e} with {@code e = bitsToHold(limit)} ({@code limit < 2^e}); otherwise every term is
  * below {@code 2^e} and their sum is exact in {@code e + ⌈log2 n⌉} bits. So each check adds only the low
  * {@code e} bits of its terms (e.g. 14 bits for a 4 KiB scratchpad, not the 52 bits of the full sum) and ORs the
- * high bits' flags. A product {@code x·y} (x 16 bits) is formed the same way, as two registered 8×e-bit partial
- * products {@code x[7:0]·y_e} and {@code x[15:8]·y_e} of y's low e bits, with the flag {@code x ≠ 0 ∧ y ≥ 2^e};
- * its partial products are two terms of the sum. The result of every check is the one of the 52-bit sum.
+ * high bits' flags. A product {@code x·y} (x 16 bits) is formed the same way, from y's low e bits
+ * {@code y_e} with the flag {@code x ≠ 0 ∧ y ≥ 2^e}: registered partial products of x's two bytes and
+ * {@code y_e}'s pieces of at most 11 bits ({@code x[7:0]·y_e[10:0]}, …), which are terms of the sum. The result of every check is the one of the 52-bit sum.
  *
  * <p>Layout of {@link #bits}: bit 0 a bad shape (BAD_SHAPE), 1 a bad scratchpad range (SPAD_ADDRESS), 2 a bad
  * DSP buffer range or program length (DSP_ADDRESS), 3 a bad memory range (EXT_ADDRESS) — each already limited
@@ -177,10 +177,13 @@ final class NpuPredecode {
 
   /**
    * A registered product {@code x·y} for a check against a limit below {@code 2^e}: {@code over} = {@code x ≠ 0 ∧
-   * y ≥ 2^e}, else the product is {@code low + high·2^8} (the partial products of x's two bytes and y's low e
-   * bits).
+   * y ≥ 2^e}, else the product is the sum of {@code terms} (the registered partial products of x's two bytes and
+   * y's low e bits in pieces of at most {@link #PIECE} bits, each shifted to its place).
    */
-  private record Product(Bool over, UInt low, UInt high) {}
+  private record Product(Bool over, List<UInt> terms) {}
+
+  /** Bits of y per partial product: 8 × 11-bit products, whose 19-bit final carry chains fit the cycle. */
+  private static final int PIECE = 11;
 
   /** {@code Σ terms} against {@code limit}: {@code high} = some term is {@code ≥ 2^e}, else {@code sum} is exact. */
   private record Sum(long limit, Bool high, UInt sum) {
@@ -205,8 +208,7 @@ final class NpuPredecode {
     List<UInt> all = new ArrayList<>(List.of(terms));
     Bool high = boolLit(false);
     if (product != null) {
-      all.add(product.low());
-      all.add(product.high().shiftLeft(8));
+      all.addAll(product.terms());
       high = product.over();
     }
     int sumBits = e + Math.max(1, 64 - Long.numberOfLeadingZeros(all.size() - 1));
@@ -250,10 +252,16 @@ final class NpuPredecode {
       UInt x = xs.get(i);
       UInt y = ys.get(i);
       Bool over = y.width() > e ? x.orR().and(y.msbs(y.width() - e).orR()) : boolLit(false);
-      UInt ye = y.lsbs(Math.min(e, y.width()));
-      out.add(new Product(held(npu, "predecode_product" + i + "_over", over),
-          held(npu, "predecode_product" + i + "_low", x.lsbs(8).mul(ye)),
-          held(npu, "predecode_product" + i + "_high", x.msbs(8).mul(ye))));
+      int yBits = Math.min(e, y.width());
+      List<UInt> terms = new ArrayList<>();
+      for (int xb = 0; xb < 16; xb += 8) {
+        for (int yb = 0; yb < yBits; yb += PIECE) {
+          UInt piece = y.slice(Math.min(yBits, yb + PIECE) - 1, yb);
+          String name = "predecode_product" + i + "_x" + xb + "_y" + yb;
+          terms.add(held(npu, name, x.slice(xb + 7, xb).mul(piece)).shiftLeft(xb + yb));
+        }
+      }
+      out.add(new Product(held(npu, "predecode_product" + i + "_over", over), terms));
     }
     return out;
   }
