@@ -1,5 +1,6 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -82,11 +83,17 @@ final class NpuBackEnd {
     }
     UInt results = npu.wireOf("drain_results", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
         mux(quarter.eq(2), quarters.get(2), quarters.get(3)))));
-    // accumulate-into: old Y (this line, read now) + results, lane by lane, wrapping at 32 bits
+    // accumulate-into: old Y (this line, read now) + results, lane by lane, wrapping at 32 bits; a carry-select
+    // sum (both upper halves formed while the lower half's carry ripples), since the old line comes from the
+    // scratchpad's read in the same cycle
     List<HwValue> sums = new ArrayList<>();
     for (int j = 0; j < per; j++) {
       UInt old = npu.spad.readData.slice(32 * j + 31, 32 * j).asUInt();
-      sums.add(old.add(results.slice(32 * j + 31, 32 * j).asUInt()));
+      UInt add = results.slice(32 * j + 31, 32 * j).asUInt();
+      UInt low = old.lsbs(16).addExpand(add.lsbs(16));
+      UInt high = old.msbs(16).add(add.msbs(16));
+      UInt highCarried = old.msbs(16).add(add.msbs(16).add(1));
+      sums.add(cat(mux(low.bit(16), highCarried, high), low.lsbs(16)).asUInt());
     }
     UInt accumulated = npu.wireOf("drain_accumulated", catLsbFirst(sums).asUInt());
     drainData = npu.wireOf("drain_data", mux(accumulate, accumulated, results));
