@@ -32,9 +32,11 @@ import org.llmnpu.isa.Opcode;
  * term alone is {@code ≥ 2^e} with {@code e = bitsToHold(limit)} ({@code limit < 2^e}); otherwise every term is
  * below {@code 2^e} and their sum is exact in {@code e + ⌈log2 n⌉} bits. So each check adds only the low
  * {@code e} bits of its terms (e.g. 14 bits for a 4 KiB scratchpad, not the 52 bits of the full sum) and ORs the
- * high bits' flags. A product {@code x·y} (x 16 bits) is formed the same way, from y's low e bits
- * {@code y_e} with the flag {@code x ≠ 0 ∧ y ≥ 2^e}: registered partial products of x's two bytes and
- * {@code y_e}'s pieces of at most 11 bits ({@code x[7:0]·y_e[10:0]}, …), which are terms of the sum. The result of every check is the one of the 52-bit sum.
+ * high bits' flags. A product {@code (x − 1)·y} (x 16 bits) is formed from y's low e bits {@code y_e}, with the
+ * flag {@code x ≥ 2 ∧ y ≥ 2^e}, as {@code x·y_e − y_e}: registered partial products of x's two bytes and
+ * {@code y_e}'s pieces of at most 11 bits ({@code x[7:0]·y_e[10:0]}, …) are terms of the sum (each up to
+ * {@code 2^(e+1)}: a larger one means {@code (x − 1)·y_e ≥ 2^e}) and {@code y_e} is subtracted from it, so no
+ * decrement precedes the multipliers. The result of every check is the one of the 52-bit sum.
  *
  * <p>Layout of {@link #bits}: bit 0 a bad shape (BAD_SHAPE), 1 a bad scratchpad range (SPAD_ADDRESS), 2 a bad
  * DSP buffer range or program length (DSP_ADDRESS), 3 a bad memory range (EXT_ADDRESS) — each already limited
@@ -78,7 +80,7 @@ final class NpuPredecode {
     long spadLimit = p.spadBytes();
     long extLimit = p.extMemBytes();
     long dspLimit = p.dsp().elements();
-    List<Product> products = products(npu, p, arriving, spadLimit, extLimit, dspLimit);
+    List<Product> products = products(npu, p, arriving, w, spadLimit, extLimit, dspLimit);
     UInt op = w.get(0).lsbs(8);
     Bool isLoad4 = op.eq(Opcode.LOAD4.code());
     Bool isLoadMx = op.eq(Opcode.LOADMX.code());
@@ -176,11 +178,12 @@ final class NpuPredecode {
   }
 
   /**
-   * A registered product {@code x·y} for a check against a limit below {@code 2^e}: {@code over} = {@code x ≠ 0 ∧
-   * y ≥ 2^e}, else the product is the sum of {@code terms} (the registered partial products of x's two bytes and
-   * y's low e bits in pieces of at most {@link #PIECE} bits, each shifted to its place).
+   * A registered product {@code (x − 1)·y} ({@code minus} = y's low e bits) or {@code x·y} ({@code minus} null)
+   * for a check against a limit below {@code 2^e}: {@code over} = the product is at least {@code y ≥ 2^e}, else
+   * the product is the sum of {@code terms} (the registered partial products of x's two bytes and y's low e bits
+   * in pieces of at most {@link #PIECE} bits, each shifted to its place) less {@code minus}.
    */
-  private record Product(Bool over, List<UInt> terms) {}
+  private record Product(Bool over, List<UInt> terms, UInt minus) {}
 
   /** Bits of y per partial product: 8 × 11-bit products, whose 19-bit final carry chains fit the cycle. */
   private static final int PIECE = 11;
@@ -202,22 +205,31 @@ final class NpuPredecode {
     }
   }
 
-  /** The sum of {@code product} (may be null) and {@code terms}, from their low {@code e} bits (class comment). */
+  /** The sum of {@code product} (may be null) and {@code terms}, from their low bits (class comment). */
   private static Sum sum(long limit, Product product, UInt... terms) {
     int e = bitsToHold(limit);
-    List<UInt> all = new ArrayList<>(List.of(terms));
     Bool high = boolLit(false);
-    if (product != null) {
-      all.addAll(product.terms());
-      high = product.over();
+    List<UInt> low = new ArrayList<>();
+    for (UInt t : terms) {
+      high = high.or(t.width() > e ? t.msbs(t.width() - e).orR() : boolLit(false));
+      low.add(t.lsbs(Math.min(e, t.width())));
     }
-    int sumBits = e + Math.max(1, 64 - Long.numberOfLeadingZeros(all.size() - 1));
-    UInt total = uintLit(0, sumBits);
-    for (UInt t : all) {
-      if (t.width() > e) {
-        high = high.or(t.msbs(t.width() - e).orR());
+    if (product != null) {
+      // (x − 1)·y = x·y − y: partial products of x·y up to 2^(e+1) (past it (x − 1)·y ≥ 2^e), minus y's low e bits
+      int bound = product.minus() == null ? e : e + 1;
+      high = high.or(product.over());
+      for (UInt t : product.terms()) {
+        high = high.or(t.width() > bound ? t.msbs(t.width() - bound).orR() : boolLit(false));
+        low.add(t.lsbs(Math.min(bound, t.width())));
       }
-      total = total.add(t.lsbs(Math.min(e, t.width())).resize(sumBits));
+    }
+    int sumBits = e + 1 + (64 - Long.numberOfLeadingZeros(low.size() - 1));
+    UInt total = uintLit(0, sumBits);
+    for (UInt t : low) {
+      total = total.add(t.resize(sumBits));
+    }
+    if (product != null && product.minus() != null) {
+      total = total.sub(product.minus().resize(sumBits));
     }
     return new Sum(limit, high, total);
   }
@@ -226,13 +238,15 @@ final class NpuPredecode {
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
-   * 8 (M − 1)·dstStride; each against the limit of its check (scratchpad, memory, DSP buffer).
+   * 8 (M − 1)·dstStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
+   * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
+   * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
    */
-  private static List<Product> products(Npu npu, MachineParams p, List<UInt> w, long spad, long ext, long dsp) {
-    UInt rowsLess1 = npu.wireOf("predecode_rowsLess1", w.get(6).lsbs(16).sub(1));
+  private static List<Product> products(Npu npu, MachineParams p, List<UInt> w, List<UInt> landed, long spad,
+                                        long ext, long dsp) {
+    UInt rows = w.get(6).lsbs(16);
     UInt m = w.get(1).lsbs(16);
     UInt k = w.get(1).slice(31, 16);
-    UInt mLess1 = npu.wireOf("predecode_mLess1", m.sub(1));
     int mode = p.sparsity();
     int groupShift = mode == Command.S2_4 ? 2 : 3;
     UInt valueRows = k.resize(17).add((1 << groupShift) - 1).shiftRight(groupShift)
@@ -240,19 +254,21 @@ final class NpuPredecode {
     UInt wRows = mode == Command.DENSE ? k
         : mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k);
     UInt copyRows = w.get(3).slice(31, 16);
-    UInt ppmLess1 = npu.wireOf("predecode_ppmMLess1", w.get(5).lsbs(16).sub(1));
-    List<UInt> xs = List.of(rowsLess1, rowsLess1, mLess1, mLess1, npu.wireOf("predecode_wRowsLess1", wRows.sub(1)),
-        npu.wireOf("predecode_copyRowsLess1", copyRows.sub(1)), copyRows, ppmLess1, ppmLess1);
-    List<UInt> ys = List.of(w.get(4), w.get(2), w.get(7), w.get(6).lsbs(16), w.get(6).slice(31, 16), w.get(2),
-        w.get(3).lsbs(16), w.get(2), w.get(4));
+    UInt ppmM = w.get(5).lsbs(16);
+    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM);
+    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4};
+    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0};
+    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32};
     long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad};
     List<Product> out = new ArrayList<>();
     for (int i = 0; i < xs.size(); i++) {
       int e = bitsToHold(limits[i]);
+      boolean lessOne = i != 6;
       UInt x = xs.get(i);
-      UInt y = ys.get(i);
-      Bool over = y.width() > e ? x.orR().and(y.msbs(y.width() - e).orR()) : boolLit(false);
-      int yBits = Math.min(e, y.width());
+      UInt y = w.get(yWord[i]).slice(yLow[i] + yWidth[i] - 1, yLow[i]);
+      int yBits = Math.min(e, yWidth[i]);
+      Bool xCounts = lessOne ? x.msbs(15).orR() : x.orR();
+      Bool over = yWidth[i] > e ? xCounts.and(y.msbs(yWidth[i] - e).orR()) : boolLit(false);
       List<UInt> terms = new ArrayList<>();
       for (int xb = 0; xb < 16; xb += 8) {
         for (int yb = 0; yb < yBits; yb += PIECE) {
@@ -261,7 +277,8 @@ final class NpuPredecode {
           terms.add(held(npu, name, x.slice(xb + 7, xb).mul(piece)).shiftLeft(xb + yb));
         }
       }
-      out.add(new Product(held(npu, "predecode_product" + i + "_over", over), terms));
+      UInt minus = lessOne ? landed.get(yWord[i]).slice(yLow[i] + yBits - 1, yLow[i]) : null;
+      out.add(new Product(held(npu, "predecode_product" + i + "_over", over), terms, minus));
     }
     return out;
   }
