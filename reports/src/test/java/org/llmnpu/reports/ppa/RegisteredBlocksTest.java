@@ -68,8 +68,8 @@ class RegisteredBlocksTest {
     checkBlock(gen, smallConfiguration(gen), tmp);
   }
 
-  /** The flow on {@code gen} with {@code params}: area, critical path, JSON numbers. */
-  static void checkBlock(BlockGenerator gen, Map<String, String> params, Path tmp) throws Exception {
+  /** The flow on {@code gen} with {@code params}: area, critical path, JSON numbers; the flow's result. */
+  static PpaResult checkBlock(BlockGenerator gen, Map<String, String> params, Path tmp) throws Exception {
     RequiredTools.require("yosys", "sta");
     PpaOptions o = TestDesigns.options();
     PpaResult r = PpaSweep.run(BlockDesigns.of(gen), params, null, List.of(), o).get(0);
@@ -83,6 +83,7 @@ class RegisteredBlocksTest {
     assertEquals(r.synthesis().chipAreaUm2(), p.get("synthesis").get("stdCellAreaUm2").asDouble());
     assertEquals(r.timing().fmaxMhz(), p.get("timing").get("fmaxMhz").asDouble());
     assertEquals(r.power().totalMw(), p.get("power").get("totalMw").asDouble());
+    return r;
   }
 
   @Test
