@@ -251,8 +251,8 @@ final class NpuPredecode {
     int groupShift = mode == Command.S2_4 ? 2 : 3;
     UInt valueRows = k.resize(17).add((1 << groupShift) - 1).shiftRight(groupShift)
         .shiftLeft(groupShift - 1).resize(16);
-    UInt wRows = mode == Command.DENSE ? k
-        : mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k);
+    UInt wRows = mode == Command.DENSE ? k : npu.wireOf("predecode_wRows",
+        mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k));
     UInt copyRows = w.get(3).slice(31, 16);
     UInt ppmM = w.get(5).lsbs(16);
     List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM);
