@@ -307,19 +307,22 @@ public final class VectorDsp extends VectorDspPaths {
     Bool exMasked = regNext("exMasked", word.bit(37));
     UInt exImm = regNext("exImm", imm);
     UInt aux = wire("aux", regNext("exAux", word.slice(36, 33)));
+    // the table's segment starts and coefficients of the issuing instruction's slot and degree, selected at issue
+    // and registered: the lanes' segment search then starts from flip-flops, not from the selection's fan-out
+    UInt issueAux = word.slice(36, 33);
     Vec<UInt> starts = wire("starts", Vec.of(segments, () -> uint(16)));
     Vec<UInt> coefficients = wire("coefficients", Vec.of(segments, () -> uint(16)));
     for (int s = 0; s < segments; s++) {
       UInt startSel = unusedStart;
       UInt coefSel = zero16;
       for (int slot = TABLE_SLOTS - 1; slot >= 0; slot--) {
-        startSel = mux(aux.lsbs(2).eq(slot), tables[slot][s][0], startSel);
+        startSel = mux(issueAux.lsbs(2).eq(slot), tables[slot][s][0], startSel);
         for (int k = 0; k <= c.tableDegree(); k++) {
-          coefSel = mux(aux.lsbs(2).eq(slot).and(aux.slice(3, 2).eq(k)), tables[slot][s][1 + k], coefSel);
+          coefSel = mux(issueAux.lsbs(2).eq(slot).and(issueAux.slice(3, 2).eq(k)), tables[slot][s][1 + k], coefSel);
         }
       }
-      starts.get(s).set(startSel);
-      coefficients.get(s).set(coefSel);
+      starts.get(s).set(regNext("exStart" + s, startSel));
+      coefficients.get(s).set(regNext("exCoefficient" + s, coefSel));
     }
 
     // lanes
