@@ -306,7 +306,7 @@ public final class VectorDsp extends VectorDspPaths {
     exRd.set(regNext("exRdQ", word.slice(57, 53)));
     Bool exMasked = regNext("exMasked", word.bit(37));
     UInt exImm = regNext("exImm", imm);
-    UInt aux = wire("aux", regNext("exAux", word.slice(36, 33)));
+    UInt aux = wire("aux", regNext("exAux", word.slice(34, 33)));
     // the table's segment starts and coefficients of the issuing instruction's slot and degree, selected at issue
     // and registered: the lanes' segment search then starts from flip-flops, not from the selection's fan-out
     UInt issueAux = word.slice(36, 33);
@@ -338,7 +338,7 @@ public final class VectorDsp extends VectorDspPaths {
       lane.rb.set(word.slice(47, 43));
       lane.rc.set(word.slice(42, 38));
       lane.masked.set(exMasked);
-      lane.aux.set(aux.lsbs(2));
+      lane.aux.set(aux);
       lane.imm.set(exImm);
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
       lane.elementValid.set(regNext("exElementValid_" + l, element.lt(len)));
