@@ -8,8 +8,8 @@ import org.llmnpu.isa.MachineParams;
  * (the software stack does not depend on the RTL).
  */
 public final class NpuTargets {
-  /** {@code npu-rtl}'s default {@code PpmConfig.latency()} with the PPU. */
-  static final int DEFAULT_PPM_LATENCY = 23;
+  /** The default NPU's PPM latency: {@code npu-rtl}'s {@code PpmConfig.latency()} with the PPU, plus its input register. */
+  static final int DEFAULT_PPM_LATENCY = 24;
 
   private NpuTargets() {
   }
@@ -18,7 +18,7 @@ public final class NpuTargets {
    * The default NPU ({@code NpuConfig.defaults()}): 16×16 array, 256 KiB scratchpad in 4 banks,
    * 16 MiB memory, mTile 16, 32-bit accumulators, maxM/K/N 64/512/128, memory latency 32 cycles
    * and 16 bytes per cycle, watchdog 4096, the default Vector DSP, one W row per cycle, and the PPM with
-   * its PPU (pipeline latency 23 cycles: 8 requantization stages plus the PPU's 15), dense GEMMs only, and a
+   * its PPU (latency 24 cycles: the NPU's input register, 8 requantization stages and the PPU's 15), dense GEMMs only, and a
    * command queue of 4 commands (the fetcher reads up to 3 ahead).
    */
   public static MachineParams defaultNpu() {
