@@ -30,19 +30,6 @@ abstract class DspLaneUnits extends HwModule {
     return unit.result;
   }
 
-  /**
-   * {@code a + b}, or {@code a − b} with {@code subtract}, wrapping at 32 bits, as a carry-select sum: the upper
-   * half is formed for both carries (a carry-in rides as an extra low bit of both operands) while the lower half's
-   * carry ripples, so the lanes' integer add is a 17-bit chain and a select, not a 32-bit chain.
-   */
-  static UInt addSubtract(UInt a, UInt b, Bool subtract) {
-    UInt bx = b.xor(mux(subtract, uintLit(0xFFFFFFFFL, 32), uintLit(0, 32)));
-    UInt low = cat(a.lsbs(16), uintLit(1, 1)).asUInt().addExpand(cat(bx.lsbs(16), subtract).asUInt());
-    UInt high = a.msbs(16).add(bx.msbs(16));
-    UInt highCarried = cat(a.msbs(16), uintLit(1, 1)).asUInt().add(cat(bx.msbs(16), uintLit(1, 1)).asUInt()).msbs(16);
-    return cat(mux(low.bit(17), highCarried, high), low.slice(16, 1)).asUInt();
-  }
-
   /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
   static Bool lateOp(UInt op, boolean fma32) {
     Bool any = boolLit(false);
