@@ -55,8 +55,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
  * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16,
- * {@code q·2^shift} rounded once), and a dspin waits one cycle in DSP_DRAIN for its last buffer write; SNAPSHOT stores the counters latched in its first cycle
- * ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
+ * {@code q·2^shift} rounded once), and a dspin waits one cycle in DSP_DRAIN for its last buffer write;
+ * SNAPSHOT stores the counters latched in its first cycle ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
  * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
  * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
  * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). {@link NpuCounters} — the performance counters.
@@ -315,5 +315,13 @@ public final class Npu extends HwModule {
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
         + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
         + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages());
+  }
+
+  /** A register reset to 0 that takes {@code value} every cycle (one cycle of delay). */
+  @SuppressWarnings("unchecked")
+  <T extends HwValue> T reg0Next(String name, T value) {
+    T r = regInit(name, (T) value.copyType(), 0);
+    r.set(value);
+    return r;
   }
 }

@@ -84,7 +84,7 @@ final class NpuDsp {
     UInt element1 = npu.regNextOf("dsp_in1_element", element);
     UInt format1 = npu.regNextOf("dsp_in1_format", format);
     UInt shift1 = npu.regNextOf("dsp_in1_shift", shift);
-    Bool write1 = held(npu, "dsp_in1_write", copyIn);
+    Bool write1 = npu.reg0Next("dsp_in1_write", copyIn);
     UInt address1 = npu.regNextOf("dsp_in1_element_index", bufferElement.resize(elementBits));
     // q·2^shift = (−1)^s·|q|·2^shift, rounded once to FP16 (Fp16.fromInt(q, 2^shift); INT8 has shift 0)
     UInt q = mux(format1.eq(1), element1.lsbs(8).asSInt().resize(32).asUInt(), element1);
@@ -99,7 +99,7 @@ final class NpuDsp {
     rounder.exponent.set(shift2.asSInt());
     UInt copy3 = npu.regNextOf("dsp_in3_copy", npu.regNextOf("dsp_in2_copy", element1.lsbs(16)));
     Bool copied3 = npu.regNextOf("dsp_in3_copied", npu.regNextOf("dsp_in2_copied", format1.eq(0)));
-    Bool write3 = held(npu, "dsp_in3_write", held(npu, "dsp_in2_write", write1));
+    Bool write3 = npu.reg0Next("dsp_in3_write", npu.reg0Next("dsp_in2_write", write1));
     UInt address3 = npu.regNextOf("dsp_in3_element_index", npu.regNextOf("dsp_in2_element_index", address1));
     inValue = npu.wireOf("dsp_inValue", mux(copied3, copy3, rounder.code));
     dsp.bufWe.set(write3);
@@ -143,12 +143,5 @@ final class NpuDsp {
       dsp.progAddr.set(progBeatIndex.shiftRight(1).resize(dsp.progAddr.width()));
       dsp.progData.set(cat(memData.lsbs(32), low).asUInt());
     }
-  }
-
-  /** A register (reset to 0) holding {@code v} of the previous cycle: the write enables start cleared. */
-  private static Bool held(Npu npu, String name, Bool v) {
-    Bool r = npu.reg0(name, org.llmnpu.hdl.Hw.bool());
-    r.set(v);
-    return r;
   }
 }

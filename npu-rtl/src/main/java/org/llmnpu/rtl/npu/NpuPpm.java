@@ -161,9 +161,7 @@ final class NpuPpm {
       npu.whenDo(rowIn.and(lineOfRow.eq(lineIndex)), () -> r.set(spadRead));
       held.add(r);
     }
-    Bool rowValid = npu.reg0("ppm_rowValid", bool());
-    rowValid.set(rowIn.and(rowEnds));
-    ppm.inValid.set(rowValid);
+    ppm.inValid.set(npu.reg0Next("ppm_rowValid", rowIn.and(rowEnds)));
     for (int j = 0; j < lanes; j++) {
       int bj = 4 * j / line;
       int offset = 8 * (4 * j % line);

@@ -274,26 +274,13 @@ final class NpuPredecode {
         for (int yb = 0; yb < yBits; yb += PIECE) {
           UInt piece = y.slice(Math.min(yBits, yb + PIECE) - 1, yb);
           String name = "predecode_product" + i + "_x" + xb + "_y" + yb;
-          terms.add(held(npu, name, x.slice(xb + 7, xb).mul(piece)).shiftLeft(xb + yb));
+          terms.add(npu.reg0Next(name, x.slice(xb + 7, xb).mul(piece)).shiftLeft(xb + yb));
         }
       }
       UInt minus = lessOne ? landed.get(yWord[i]).slice(yLow[i] + yBits - 1, yLow[i]) : null;
-      out.add(new Product(held(npu, "predecode_product" + i + "_over", over), terms, minus));
+      out.add(new Product(npu.reg0Next("predecode_product" + i + "_over", over), terms, minus));
     }
     return out;
-  }
-
-  /** A register (reset to 0) holding {@code v} of the previous cycle. */
-  private static UInt held(Npu npu, String name, UInt v) {
-    UInt r = npu.reg0(name, v.copyType());
-    r.set(v);
-    return r;
-  }
-
-  private static Bool held(Npu npu, String name, Bool v) {
-    Bool r = npu.reg0(name, v.copyType());
-    r.set(v);
-    return r;
   }
 
   /** {@code ceil(v / line)} for a 16-bit v. */
