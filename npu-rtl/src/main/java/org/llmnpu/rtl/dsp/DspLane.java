@@ -17,6 +17,7 @@ import org.llmnpu.rtl.vector.Fp16Alu;
 import org.llmnpu.rtl.vector.Fp16Convert;
 import org.llmnpu.rtl.vector.Fp16Fma;
 import org.llmnpu.rtl.vector.Fp32Alu;
+import org.llmnpu.rtl.vector.PrefixAdder;
 
 /**
  * One lane of the {@link VectorDsp}: 32 registers of 32 bits, the lane's slice of the local
@@ -151,8 +152,8 @@ final class DspLane extends DspLaneUnits {
       if (fma32) {
         s.is(DspOp.FMA32.code(), () -> result.set(fused32));
       }
-      s.is(DspOp.IADD.code(), () -> result.set(a.add(b)));
-      s.is(DspOp.ISUB.code(), () -> result.set(a.sub(b)));
+      s.is(DspOp.IADD.code(), () -> result.set(PrefixAdder.add(a, b)));
+      s.is(DspOp.ISUB.code(), () -> result.set(PrefixAdder.subtract(a, b)));
       s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
       s.is(DspOp.EXPO.code(), () -> result.set(exponent));
       s.is(DspOp.TSEG.code(), () -> result.set(segment));
@@ -303,8 +304,8 @@ final class DspLane extends DspLaneUnits {
         s.is(new long[] {DspOp.LDS.code(), DspOp.LDG.code()}, () -> simple.set(loaded.resize(32)));
         s.is(DspOp.ROT.code(), () -> simple.set(rotateIn));
       }
-      s.is(DspOp.IADD.code(), () -> simple.set(a.add(b)));
-      s.is(DspOp.ISUB.code(), () -> simple.set(a.sub(b)));
+      s.is(DspOp.IADD.code(), () -> simple.set(PrefixAdder.add(a, b)));
+      s.is(DspOp.ISUB.code(), () -> simple.set(PrefixAdder.subtract(a, b)));
       s.is(DspOp.IHALF.code(), () -> simple.set(cat(a.bit(31), a.msbs(31)).asUInt()));
       s.is(DspOp.EXPO.code(), () -> simple.set(exponent));
       s.is(DspOp.TSEG.code(), () -> simple.set(segment));
