@@ -18,7 +18,7 @@ public final class VectorDspGenerator extends DeclaredGenerator {
             ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
             ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),
             ParamSpec.integer("tableDegree", 2, 0, 3, "polynomial degree of the tables"),
-            ParamSpec.integer("executeStages", 1, 1, 4,
+            ParamSpec.integer("executeStages", 4, 1, 4,
                 "1: one execute stage, no stalls; 2: FP rounding in a second stage; 3: FP decode/product, "
                 + "sum, round; 4: also the rounder split; an interlock holds readers of FP results"),
             ParamSpec.bool("fma32", false, "FP32 fused multiply-add unit per lane (instruction FMA32)"),

@@ -111,14 +111,14 @@ public final class MxBlockQuantizer extends HwModule {
   /** Registers {@code mx-quantizer}. */
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
-      super("mx-quantizer", "FP32/FP16 block -> MX block (shared exponent + RNE elements), latency 1 cycle",
+      super("mx-quantizer", "FP32/FP16 block -> MX block (shared exponent + RNE elements), latency = stages cycles",
           List.of(
               ParamSpec.choice("format", "fp8_e4m3", MxFormat.cliNames(), "MX element type"),
               ParamSpec.choice("input", "fp32", List.of("fp32", "fp16"), "input float format"),
               ParamSpec.choice("rounding", "nearest_even", List.of("nearest_even", "nearest_away"),
                   "element rounding"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", 1, 1, 5, "pipeline stages: 1; 2 registers the shared exponent; "
+              ParamSpec.integer("stages", 5, 1, 5, "pipeline stages: 1; 2 registers the shared exponent; "
                   + "3 also splits its max tree; 4 also splits each encoder's rounder; "
                   + "5 also registers the maximum")),
           p -> new MxBlockQuantizer(new Config(MxFormat.fromCliName(p.get("format")),

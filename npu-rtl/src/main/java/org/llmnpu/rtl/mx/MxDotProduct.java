@@ -188,7 +188,7 @@ public final class MxDotProduct extends HwModule {
   /** Registers {@code mx-dot}. */
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
-      super("mx-dot", "two MX blocks -> FP32 dot product (exact products and sum, one RNE rounding), latency 1",
+      super("mx-dot", "two MX blocks -> FP32 dot product (exact products and sum, one RNE rounding), latency = stages cycles",
           List.of(
               ParamSpec.choice("formatA", "fp8_e4m3", MxFormat.cliNames(), "element type of block A"),
               ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),

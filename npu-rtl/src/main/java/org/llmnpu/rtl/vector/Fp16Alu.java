@@ -205,8 +205,9 @@ public final class Fp16Alu extends HwModule {
       super("fp16-alu", "SIMD FP16 add/sub/mul/min/max/lt/eq, bit-exact with Fp16 (RNE, subnormals, canonical NaN)",
           List.of(
               ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes"),
-              ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered results")),
-          p -> new Fp16Alu(new Config(p.getInt("lanes"), p.getInt("latency"))));
+              ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered results"),
+              FpStages.param()),
+          p -> new Fp16Alu(new Config(p.getInt("lanes"), p.getInt("latency"), p.getInt("stages"))));
     }
   }
 }

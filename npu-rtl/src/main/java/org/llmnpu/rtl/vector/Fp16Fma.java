@@ -141,8 +141,8 @@ public final class Fp16Fma extends HwModule {
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
       super("fp16-fma", "FP16 fused multiply-add a·b + c, one rounding, bit-exact with numerics Fma.fp16",
-          List.of(ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered result")),
-          p -> new Fp16Fma(new Config(p.getInt("latency"))));
+          List.of(ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered result"), FpStages.param()),
+          p -> new Fp16Fma(new Config(p.getInt("latency"), p.getInt("stages"))));
     }
   }
 }

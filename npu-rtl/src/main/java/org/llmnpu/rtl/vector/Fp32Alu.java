@@ -166,8 +166,8 @@ public final class Fp32Alu extends HwModule {
   /** Registers {@code fp32-alu}. */
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
-      super("fp32-alu", "FP32 add/sub/mul, bit-exact with Java float (RNE, subnormals, canonical NaN)", List.of(),
-          p -> new Fp32Alu());
+      super("fp32-alu", "FP32 add/sub/mul, bit-exact with Java float (RNE, subnormals, canonical NaN)",
+          List.of(FpStages.param()), p -> new Fp32Alu(p.getInt("stages")));
     }
   }
 }

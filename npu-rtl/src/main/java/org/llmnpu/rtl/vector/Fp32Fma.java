@@ -155,8 +155,8 @@ public final class Fp32Fma extends HwModule {
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
       super("fp32-fma", "FP32 fused multiply-add a·b + c, one rounding, bit-exact with numerics Fma.fp32Bits",
-          List.of(ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered result")),
-          p -> new Fp32Fma(new Config(p.getInt("latency"), false)));
+          List.of(ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered result"), FpStages.param()),
+          p -> new Fp32Fma(new Config(p.getInt("latency"), p.getInt("stages"))));
     }
   }
 }

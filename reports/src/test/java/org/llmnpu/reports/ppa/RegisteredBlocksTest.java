@@ -108,9 +108,13 @@ class RegisteredBlocksTest {
     assertEquals(0, r.synthesis().flipFlops() % 64, "identical PEs: flip-flops a multiple of 64");
   }
 
+  /** Pipeline-depth parameters, which {@link #smallConfiguration} sets to their minimum. */
+  static final java.util.Set<String> PIPELINE_DEPTHS = java.util.Set.of("stages", "executeStages");
+
   /**
-   * Integer parameters at min(default, max(minimum, 4)) (an allowed choice), others at their
-   * default; a parameter whose small value the block's own rules refuse in combination with the
+   * Integer parameters at min(default, max(minimum, 4)) (an allowed choice), pipeline depths ({@code stages},
+   * {@code executeStages}) at their minimum (the fastest synthesis; {@code TargetClockRegressionTest} checks the
+   * default depths), others at their default; a parameter whose small value the block's own rules refuse in combination with the
    * others (e.g. the PPM's 4-bit output with its PPU) goes back to its default.
    */
   static Map<String, String> smallConfiguration(BlockGenerator gen) {
@@ -119,7 +123,8 @@ class RegisteredBlocksTest {
       if (spec.kind() != ParamSpec.Kind.INT) {
         continue;
       }
-      long want = Math.min(Long.parseLong(spec.defaultValue()), Math.max(spec.min(), 4));
+      long want = PIPELINE_DEPTHS.contains(spec.name()) ? spec.min()
+          : Math.min(Long.parseLong(spec.defaultValue()), Math.max(spec.min(), 4));
       long value = want;
       if (!spec.choices().isEmpty()) {
         value = spec.choices().stream().mapToLong(Long::parseLong).filter(c -> c <= want).max()
