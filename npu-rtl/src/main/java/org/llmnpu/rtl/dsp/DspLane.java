@@ -59,6 +59,13 @@ final class DspLane extends DspLaneUnits {
   final UInt hostData = in(uint(16));
   final UInt hostRead = out(uint(16));
   final UInt sourceA = out(uint(32));
+  /** The issuing instruction is BCAST (wired to lane 0 only; the other lanes' inputs are 0). */
+  final Bool broadcastIssue = in(bool());
+  /**
+   * Operand a of a BCAST in execute 1, else 0: a register of its own beside {@code a}, so that the other lanes'
+   * broadcast inputs do not load lane 0's operand register (in the 16-lane DSP that fan-out was its worst path).
+   */
+  final UInt broadcastSource = out(uint(32));
   private final int rows;
   private final int segments;
   private final int stages;
@@ -96,7 +103,9 @@ final class DspLane extends DspLaneUnits {
     Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     Bool writeBack = wire("writeBack", enabled.and(writes));
-    UInt a = regNext("a", mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra)));
+    UInt forwardA = mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra));
+    UInt a = regNext("a", forwardA);
+    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
     UInt b = regNext("b", mux(writeBack.and(rd.eq(rb)), result, registers.readAsync(rb)));
     // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
     UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(cWidth()));
@@ -228,7 +237,9 @@ final class DspLane extends DspLaneUnits {
       UInt zero = uintLit(0, 32);
       return mux(first, simpleAt[1], zero).or(mux(last, result, zero)).or(mux(rest, v, zero));
     };
-    UInt a = regNext("a", forward.apply(ra));
+    UInt forwardA = forward.apply(ra);
+    UInt a = regNext("a", forwardA);
+    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
     UInt b = regNext("b", forward.apply(rb));
     // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
     UInt c = regNext("c", forward.apply(rc).lsbs(cWidth()));

@@ -337,6 +337,7 @@ public final class VectorDsp extends VectorDspPaths {
       lane.ra.set(word.slice(52, 48));
       lane.rb.set(word.slice(47, 43));
       lane.rc.set(word.slice(42, 38));
+      lane.broadcastIssue.set(l == 0 ? op.eq(DspOp.BCAST.code()) : boolLit(false));
       lane.masked.set(exMasked);
       lane.aux.set(aux);
       lane.imm.set(exImm);
@@ -358,7 +359,7 @@ public final class VectorDsp extends VectorDspPaths {
         shifted = mux(exImm.eq(s), lanes.get(l + s).sourceA, shifted);
       }
       lanes.get(l).shiftIn.set(shifted);
-      lanes.get(l).broadcastIn.set(lanes.get(0).sourceA);
+      lanes.get(l).broadcastIn.set(lanes.get(0).broadcastSource);
     }
     if (c.permute()) {
       rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));

@@ -40,8 +40,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  *
  * <p>Latency {@code stages} (0..3): 0 is purely combinational (a register stage, if any, belongs to
  * the instantiating datapath); 1 registers the exact value before the rounder; 2 also registers the
- * decoded operands (ordered by magnitude, with the alignment distance) and the product as three
- * 24×8-bit partial products, added in the next stage; 3 also splits the rounder after its
+ * decoded operands (ordered by magnitude, with the alignment distance) and the product as four
+ * 24×6-bit partial products, added in the next stage; 3 also splits the rounder after its
  * normalization.
  */
 public final class Fp32Alu extends HwModule {
@@ -107,15 +107,17 @@ public final class Fp32Alu extends HwModule {
     Bool sumNegative = bigNegative.and(sameSign.or(sum.orR()));
     SInt sumExponent = decode("sumExponent", bigEff.resize(EXPONENT_BITS - 1).toSInt().add(sintLit(-153, EXPONENT_BITS)));
 
-    // exact product: sigA · sigB · 2^(effA + effB − 300); with stages >= 2 two registered partial products
+    // exact product: sigA · sigB · 2^(effA + effB − 300); with stages >= 2 four registered partial products
     Bool productNegative = decode("productNegative", p.negative().xor(q.negative()));
     UInt product;
     if (stages >= 2) {
-      UInt low = decode("productLow", p.significand().mul(q.significand().lsbs(8)));
-      UInt middle = decode("productMiddle", p.significand().mul(q.significand().slice(15, 8)));
-      UInt high = decode("productHigh", p.significand().mul(q.significand().msbs(8)));
-      product = wire("product", low.resize(MAGNITUDE_BITS).add(middle.resize(MAGNITUDE_BITS).shiftLeft(8)
-          .resize(MAGNITUDE_BITS)).add(high.resize(MAGNITUDE_BITS).shiftLeft(16).resize(MAGNITUDE_BITS)));
+      // four 24×6 pieces (24×8 pieces took 5.8 ns in the 16-lane DSP, where lane 0's operands also feed BCAST)
+      UInt sum4 = uintLit(0, MAGNITUDE_BITS);
+      for (int piece = 0; piece < 4; piece++) {
+        UInt part = decode("product" + piece, p.significand().mul(q.significand().slice(6 * piece + 5, 6 * piece)));
+        sum4 = sum4.add(part.resize(MAGNITUDE_BITS).shiftLeft(6 * piece).resize(MAGNITUDE_BITS));
+      }
+      product = wire("product", sum4);
     } else {
       product = wire("product", p.significand().mul(q.significand()));
     }
