@@ -26,7 +26,8 @@ import org.llmnpu.hdl.UInt;
  * (IEEE layouts only). A zero magnitude, or a value that rounds to zero, gives a zero with
  * the input's sign; {@code inexact} flags that nonzero bits were rounded off. Latency 0
  * (combinational), or 1 with {@code split} (a register after the normalization; {@code inexact}
- * then also comes one cycle later).
+ * then also comes one cycle later), plus 1 with {@code splitCount} (a register after the
+ * leading-zero count, before the normalizing shift).
  */
 public final class FloatRounder extends HwModule {
   /**
@@ -59,6 +60,7 @@ public final class FloatRounder extends HwModule {
   private final Config config;
   private final boolean split;
   private final boolean earlyDenormal;
+  private final boolean splitCount;
 
   /** Combinational (latency 0). */
   public FloatRounder(Config c) {
@@ -80,9 +82,21 @@ public final class FloatRounder extends HwModule {
    * overflow check.
    */
   public FloatRounder(Config c, boolean split, boolean earlyDenormal) {
+    this(c, split, earlyDenormal, false);
+  }
+
+  /**
+   * As {@link #FloatRounder(Config, boolean, boolean)}, and with {@code splitCount} one more
+   * pipeline register (latency + 1) right after the leading-zero count: the magnitude, the count,
+   * the exponent and the sign are registered, so the count and the normalizing shift (with the
+   * exponent adjustment) fall in different cycles. Off, the hardware is that of the three-argument
+   * constructor.
+   */
+  public FloatRounder(Config c, boolean split, boolean earlyDenormal, boolean splitCount) {
     config = c;
     this.split = split;
     this.earlyDenormal = split && earlyDenormal;
+    this.splitCount = splitCount;
     FpLayout t = c.target();
     int w = c.magnitudeWidth();
     int m = t.mantissaBits();
@@ -90,7 +104,11 @@ public final class FloatRounder extends HwModule {
     exponent = in(sint(c.exponentWidth()));
     code = out(uint(t.totalBits()));
 
-    UInt leadingZeros = wire("leadingZeros", LeadingZeros.count(magnitude));
+    // with splitCount, everything after the count reads the registered inputs (else these are the inputs)
+    UInt leadingZeros = wire("leadingZeros", countStage("leadingZeros", LeadingZeros.count(magnitude)));
+    UInt magnitude = countStage("magnitude", this.magnitude);
+    SInt exponent = countStage("exponent", this.exponent);
+    Bool negative = countStage("negative", this.negative);
     UInt normalized = wire("normalized", magnitude.shiftLeft(leadingZeros));
     // the top m+2 bits are significand and round bit; everything below only feeds the sticky bit
     UInt top = stage("top", w >= m + 2 ? normalized.msbs(m + 2) : normalized.shiftLeft(m + 2 - w));
@@ -139,6 +157,11 @@ public final class FloatRounder extends HwModule {
     code.set(cat(stage("negative", negative), result).asUInt());
   }
 
+  /** {@code v}, or {@code v} one cycle later with the register after the leading-zero count. */
+  private <T extends org.llmnpu.hdl.HwValue> T countStage(String name, T v) {
+    return splitCount ? regNext("count_" + name, v) : v;
+  }
+
   /** {@code v}, or {@code v} one cycle later with the split register. */
   private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
     return split ? regNext("split_" + name, v) : v;
@@ -150,6 +173,6 @@ public final class FloatRounder extends HwModule {
     return "FloatRounder_m" + config.magnitudeWidth() + "_x" + config.exponentWidth() + "_e" + t.exponentBits()
         + "m" + t.mantissaBits() + "b" + t.bias() + "_" + t.specials().name().toLowerCase() + "_"
         + config.rounding().cliName() + (config.saturate() ? "_sat" : "_inf") + (split ? "_split" : "")
-        + (earlyDenormal ? "_early" : "");
+        + (earlyDenormal ? "_early" : "") + (splitCount ? "_lzc" : "");
   }
 }

@@ -16,6 +16,7 @@ import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
+import org.llmnpu.rtl.vector.PrefixAdder;
 
 /**
  * MX block dot product: two MX blocks (element types may differ) → the FP32 bit pattern of
@@ -34,13 +35,25 @@ import org.llmnpu.hdl.gen.ParamSpec;
  * with 2 stages the exact sum, the exponent and the special flags are registered before the
  * rounder; 3 also splits the rounder after its normalization ({@link FloatRounder} {@code split});
  * 4 also registers the signed products before the adder tree; 5 also registers the partial sums
- * halfway down the tree (after ceil(depth / 2) levels). {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs
- * take B + stages − 1 cycles (pair k's result is valid after clock edge k + stages).
+ * halfway down the tree (after ceil(depth / 2) levels). From 6 stages on the sum takes another
+ * form (same results): 6 = products | carry-save tree | carry-propagate add and |sum| | leading-zero
+ * count | normalize | round — each signed product is the small significand product, negated while
+ * small and shifted by the summed binade shifts ({@link MxDotTerms#shiftedProduct}; no wide
+ * multiplier or wide negation), registered; a 3:2 carry-save tree reduces the products to two rows
+ * (32 products: 8 full-adder levels), registered; a Kogge–Stone {@link PrefixAdder} adds the rows
+ * and a log-depth negation ({@link MxDotTerms#absolute}) gives |sum|, registered with its sign; the
+ * rounder registers after its leading-zero count ({@link FloatRounder} {@code splitCount}) and
+ * after its normalization.
+ * {@code outValid} follows {@code inValid}. Throughput one block pair per cycle: B pairs take
+ * B + stages − 1 cycles (pair k's result is valid after clock edge k + stages).
  */
 public final class MxDotProduct extends HwModule {
-  /** The deepest pipeline: products | first half of the tree | second half | normalize | round. */
-  public static final int MAX_STAGES = 5;
-  /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1..4). */
+  /**
+   * The deepest pipeline: products | carry-save tree | carry-propagate add and |sum| | leading-zero
+   * count | normalize | round.
+   */
+  public static final int MAX_STAGES = 6;
+  /** Element formats of the two blocks, the block size (1..64; OCP: 32) and pipeline stages (1..{@link #MAX_STAGES}). */
   public record Config(MxFormat formatA, MxFormat formatB, int blockSize, int stages) {
     public Config {
       if (stages < 1 || stages > MAX_STAGES) {
@@ -80,6 +93,8 @@ public final class MxDotProduct extends HwModule {
     codesA = in(Vec.of(c.blockSize(), () -> uint(c.formatA().bits())));
     codesB = in(Vec.of(c.blockSize(), () -> uint(c.formatB().bits())));
 
+    // from 6 stages on: short-path product and |sum| forms, and the rounder's count register
+    boolean deep = c.stages() >= 6;
     List<SInt> products = new ArrayList<>();
     Bool nan = scaleA.eq(0xFF).or(scaleB.eq(0xFF));
     Bool posInf = null;
@@ -90,8 +105,12 @@ public final class MxDotProduct extends HwModule {
       a.code.set(codesA.get(i));
       b.code.set(codesB.get(i));
       Bool negative = a.negative.xor(b.negative);
-      SInt product = a.integerMagnitude.mul(b.integerMagnitude).resize(accBits - 1).toSInt();
-      products.add(mux(negative, product.neg(), product));
+      if (deep) {
+        products.add(MxDotTerms.shiftedProduct(a, b, negative, accBits));
+      } else {
+        SInt product = a.integerMagnitude.mul(b.integerMagnitude).resize(accBits - 1).toSInt();
+        products.add(mux(negative, product.neg(), product));
+      }
       Bool aZero = a.integerMagnitude.orR().not().and(a.infinite.not());
       Bool bZero = b.integerMagnitude.orR().not().and(b.infinite.not());
       Bool infinite = a.infinite.or(b.infinite);
@@ -104,34 +123,50 @@ public final class MxDotProduct extends HwModule {
     // the flags travel with the data through every register stage
     int extra = c.stages() - 1;
     boolean splitRounder = c.stages() >= 3;
-    int beforeRounder = extra - (splitRounder ? 1 : 0);
+    int beforeRounder = extra - (splitRounder ? 1 : 0) - (deep ? 1 : 0);
     if (c.stages() >= 4) {
       for (int i = 0; i < products.size(); i++) {
         products.set(i, regNext("product_s" + i, products.get(i)));
       }
     }
-    if (c.stages() >= 5) {
-      products = halfTree(products, (log2Ceil(products.size()) + 1) / 2);
-    }
-    SInt sum = wire("sum", adderTree(products));
-    boolean split = c.stages() >= 2;
-    if (split) {
-      sum = regNext("sum_s1", sum);
+    SInt sum = null;
+    Bool deepNegative = null;
+    UInt deepMagnitude = null;
+    if (deep) {
+      // carry-save tree | prefix adder and |sum| | rounder
+      List<UInt> rows = new ArrayList<>();
+      for (SInt p : products) {
+        rows.add(p.asUInt());
+      }
+      rows = MxDotTerms.carrySaveRows(rows);
+      SInt exact = wire("sum", PrefixAdder.add(regNext("carrySave_s0", rows.get(0)),
+          regNext("carrySave_s1", rows.get(1))).asSInt());
+      deepNegative = regNext("sumNegative_s", exact.isNegative());
+      deepMagnitude = regNext("magnitude_s", MxDotTerms.absolute(exact));
+    } else {
+      if (c.stages() >= 5) {
+        products = halfTree(products, (log2Ceil(products.size()) + 1) / 2);
+      }
+      sum = wire("sum", adderTree(products));
+      boolean split = c.stages() >= 2;
+      if (split) {
+        sum = regNext("sum_s1", sum);
+      }
     }
     for (int d = 0; d < extra; d++) {
       nan = regNext("nan_d" + d, nan);
       posInf = regNext("posInf_d" + d, posInf);
       negInf = regNext("negInf_d" + d, negInf);
     }
-    Bool sumNegative = sum.isNegative();
-    UInt magnitude = mux(sumNegative, sum.neg(), sum).asUInt();
+    Bool sumNegative = deep ? deepNegative : sum.isNegative();
+    UInt magnitude = deep ? deepMagnitude : mux(sumNegative, sum.neg(), sum).asUInt();
     SInt exponent = scaleA.resize(10).toSInt().add(scaleB.resize(10).toSInt())
         .add(sintLit(c.formatA().quantumExponent() + c.formatB().quantumExponent() - 254L, 11));
     for (int d = 0; d < beforeRounder; d++) {
       exponent = regNext("exponent_d" + d, exponent);
     }
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(
-        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), splitRounder));
+        accBits, 11, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), splitRounder, false, deep));
     rounder.negative.set(sumNegative);
     rounder.magnitude.set(magnitude);
     rounder.exponent.set(exponent);
@@ -193,8 +228,9 @@ public final class MxDotProduct extends HwModule {
               ParamSpec.choice("formatA", "fp8_e4m3", MxFormat.cliNames(), "element type of block A"),
               ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", 1, 1, MAX_STAGES, "pipeline stages: 1; 2 registers the exact sum; "
-                  + "3 also splits the rounder; 4 also the products; 5 also halfway down the adder tree")),
+              ParamSpec.integer("stages", MAX_STAGES, 1, MAX_STAGES, "pipeline stages: 1; 2 registers the exact sum; "
+                  + "3 also splits the rounder; 4 also the products; 5 also halfway down the adder tree; "
+                  + "6 products | carry-save tree | prefix add and |sum| | leading-zero count | normalize | round")),
           p -> new MxDotProduct(new Config(MxFormat.fromCliName(p.get("formatA")), MxFormat.fromCliName(p.get("formatB")),
               p.getInt("blockSize"), p.getInt("stages"))));
     }

@@ -12,20 +12,22 @@ import org.llmnpu.numerics.mx.MxBlock;
 import org.llmnpu.numerics.mx.MxDot;
 import org.llmnpu.numerics.mx.MxElementType;
 
-/** The dot-product unit equals MxDot.dot on random and adversarial block pairs, one cycle after input. */
+/** The dot-product unit equals MxDot.dot on random and adversarial block pairs, {@code stages} cycles after input. */
 class MxDotProductTest {
 
-  @ParameterizedTest(name = "{0} x {1}")
-  @CsvSource({"FP8_E4M3, FP8_E4M3", "FP8_E5M2, FP8_E5M2", "FP6_E3M2, FP6_E2M3", "FP4_E2M1, FP4_E2M1",
-      "INT8, INT8", "FP8_E4M3, INT8"})
-  void blockPairsGiveTheGoldenFp32(MxFormat formatA, MxFormat formatB) {
+  /** With {@code stages} > 1 each pair is held for {@code stages} cycles (the streaming test below covers throughput). */
+  @ParameterizedTest(name = "{0} x {1}, {2} stages")
+  @CsvSource({"FP8_E4M3, FP8_E4M3, 1", "FP8_E5M2, FP8_E5M2, 1", "FP6_E3M2, FP6_E2M3, 1", "FP4_E2M1, FP4_E2M1, 1",
+      "INT8, INT8, 1", "FP8_E4M3, INT8, 1", "FP8_E4M3, FP8_E4M3, 6", "FP8_E5M2, FP8_E5M2, 6",
+      "FP6_E3M2, FP6_E2M3, 6", "FP4_E2M1, FP4_E2M1, 6", "INT8, INT8, 6", "FP8_E4M3, INT8, 6", "FP8_E5M2, INT8, 6"})
+  void blockPairsGiveTheGoldenFp32(MxFormat formatA, MxFormat formatB, int stages) {
     MxElementType ta = MxSim.golden(formatA);
     MxElementType tb = MxSim.golden(formatB);
     List<int[]> as = MxTestBlocks.codeBlocks(ta, 150, 3 + formatA.ordinal());
     List<int[]> bs = MxTestBlocks.codeBlocks(tb, 150, 9 + formatB.ordinal());
     Random rnd = new Random(formatA.ordinal() * 10L + formatB.ordinal());
     int[][] scalePairs = {{127, 127}, {0, 0}, {254, 254}, {255, 127}, {127, 255}, {1, 254}, {200, 180}, {60, 40}};
-    try (Simulator sim = MxSim.start(new MxDotProduct(new MxDotProduct.Config(formatA, formatB, 32)))) {
+    try (Simulator sim = MxSim.start(new MxDotProduct(new MxDotProduct.Config(formatA, formatB, 32, stages)))) {
       sim.reset(1);
       int n = Math.max(as.size(), bs.size());
       for (int k = 0; k < n + 3; k++) {
@@ -42,7 +44,9 @@ class MxDotProductTest {
         sim.poke("scaleA", sa);
         sim.poke("scaleB", sb);
         sim.poke("inValid", 1);
-        sim.step();
+        for (int d = 0; d < stages; d++) {
+          sim.step();
+        }
         long expected = Float.floatToRawIntBits(MxDot.dot(a, b)) & 0xFFFFFFFFL;
         assertEquals(1, sim.peekLong("outValid"));
         assertEquals(expected, sim.peekLong("result"), () -> a + " . " + b);
@@ -51,7 +55,8 @@ class MxDotProductTest {
   }
 
   @ParameterizedTest(name = "{0} x {0}, {1} stages")
-  @CsvSource({"FP8_E5M2, 2", "FP4_E2M1, 3", "INT8, 4", "FP8_E4M3, 5"})
+  @CsvSource({"FP8_E5M2, 2", "FP4_E2M1, 3", "INT8, 4", "FP8_E4M3, 5", "FP8_E4M3, 6", "FP8_E5M2, 6", "INT8, 6",
+      "FP4_E2M1, 6", "FP6_E3M2, 6"})
   void pipelineStreamsOnePairPerCycleWithLatencyStages(MxFormat format, int stages) {
     MxElementType t = MxSim.golden(format);
     List<int[]> blocks = MxTestBlocks.codeBlocks(t, 60, 21 + format.ordinal());

@@ -45,6 +45,9 @@ class MxLintAndSynthesisTest {
     cases.add(Arguments.of("mx-dot", Map.of("formatA", "fp4_e2m1", "formatB", "fp4_e2m1", "stages", "2"), false));
     cases.add(Arguments.of("mx-dot", Map.of("formatA", "fp4_e2m1", "formatB", "fp4_e2m1", "stages", "3"), false));
     cases.add(Arguments.of("mx-dot", Map.of("stages", "5"), false));
+    cases.add(Arguments.of("mx-dot", Map.of("stages", String.valueOf(MxDotProduct.MAX_STAGES)), false));
+    cases.add(Arguments.of("mx-dot", Map.of("formatA", "fp8_e5m2", "formatB", "int8", "stages",
+        String.valueOf(MxDotProduct.MAX_STAGES)), false));
     return cases.stream();
   }
 
