@@ -228,7 +228,7 @@ public final class MxDotProduct extends HwModule {
               ParamSpec.choice("formatA", "fp8_e4m3", MxFormat.cliNames(), "element type of block A"),
               ParamSpec.choice("formatB", "fp8_e4m3", MxFormat.cliNames(), "element type of block B"),
               ParamSpec.integer("blockSize", 32, 1, 64, "elements per block (OCP: 32)"),
-              ParamSpec.integer("stages", MAX_STAGES, 1, MAX_STAGES, "pipeline stages: 1; 2 registers the exact sum; "
+              ParamSpec.integer("stages", 6, 1, MAX_STAGES, "pipeline stages: 1; 2 registers the exact sum; "
                   + "3 also splits the rounder; 4 also the products; 5 also halfway down the adder tree; "
                   + "6 products | carry-save tree | prefix add and |sum| | leading-zero count | normalize | round")),
           p -> new MxDotProduct(new Config(MxFormat.fromCliName(p.get("formatA")), MxFormat.fromCliName(p.get("formatB")),
