@@ -57,7 +57,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  *
  * <p>Latency {@code stages} (0..3): 0 is purely combinational; 1 registers the exact value before
  * the FP16 rounder; 2 also registers the decoded operands, the scaled exponents, WIDEN's result, the
- * special cases, TO_INT's 22-bit product and FROM_INT's product as four 32×3/32×3/32×3/32×2-bit partial
+ * special cases, TO_INT's 22-bit product and FROM_INT's product as four 16×6/16×5-bit partial
  * products of q's one's complement (|q|·s = (q XOR sign)·s + sign·s, the sum in the next stage);
  * 3 also splits the FP16 rounder after its normalization and TO_INT after its rounding.
  */
@@ -136,21 +136,20 @@ public final class Fp16Convert extends HwModule {
     UInt intProduct;
     Bool qZero;
     if (stages >= 2) {
-      // |q|·s = (q XOR sign)·s + sign·s, from four registered partial products (s[2:0], s[5:3], s[8:6],
-      // s[10:9]: a 32×4 piece, with the sign's fan-out before it, took 5.8 ns) and the correction, added in
-      // the next stage
+      // |q|·s = (q XOR sign)·s + sign·s, from four registered partial products (each 16-bit half of the one's
+      // complement times s[5:0] and s[10:6]: short carry chains; 32-bit pieces times 4 or 3 bits of s, with the
+      // sign's fan-out before them, took 5.8 ns) and the correction, added in the next stage
       UInt ones = a.xor(mux(qNegative, uintLit(0xFFFFFFFFL, 32), uintLit(0, 32)));
       UInt sig = s.significand();
-      UInt p0 = decode("intProduct0", ones.mul(sig.lsbs(3)));
-      UInt p1 = decode("intProduct1", ones.mul(sig.slice(5, 3)));
-      UInt p2 = decode("intProduct2", ones.mul(sig.slice(8, 6)));
-      UInt p3 = decode("intProduct3", ones.mul(sig.msbs(2)));
-      UInt correction = decode("intCorrection", mux(qNegative, sig, uintLit(0, 11)));
-      intProduct = wire("intProduct", p0.resize(MAGNITUDE_BITS)
-          .add(p1.resize(MAGNITUDE_BITS).shiftLeft(3).resize(MAGNITUDE_BITS))
-          .add(p2.resize(MAGNITUDE_BITS).shiftLeft(6).resize(MAGNITUDE_BITS))
-          .add(p3.resize(MAGNITUDE_BITS).shiftLeft(9).resize(MAGNITUDE_BITS))
-          .add(correction.resize(MAGNITUDE_BITS)));
+      UInt sum = decode("intCorrection", mux(qNegative, sig, uintLit(0, 11))).resize(MAGNITUDE_BITS);
+      for (int half = 0; half < 2; half++) {
+        for (int piece = 0; piece < 2; piece++) {
+          UInt part = decode("intProduct" + (2 * half + piece), ones.slice(16 * half + 15, 16 * half)
+              .mul(piece == 0 ? sig.lsbs(6) : sig.msbs(5)));
+          sum = sum.add(part.resize(MAGNITUDE_BITS).shiftLeft(16 * half + 6 * piece).resize(MAGNITUDE_BITS));
+        }
+      }
+      intProduct = wire("intProduct", sum);
       qZero = a.orR().not();
     } else {
       UInt qMagnitude = wire("qMagnitude", mux(qNegative, uintLit(0, 32).sub(a), a));
