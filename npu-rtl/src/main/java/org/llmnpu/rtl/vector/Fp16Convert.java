@@ -143,9 +143,9 @@ public final class Fp16Convert extends HwModule {
       UInt sig = s.significand();
       UInt sum = decode("intCorrection", mux(qNegative, sig, uintLit(0, 11))).resize(MAGNITUDE_BITS);
       for (int half = 0; half < 2; half++) {
+        UInt halfOnes = wire("intOnes" + half, ones.slice(16 * half + 15, 16 * half));
         for (int piece = 0; piece < 2; piece++) {
-          UInt part = decode("intProduct" + (2 * half + piece), ones.slice(16 * half + 15, 16 * half)
-              .mul(piece == 0 ? sig.lsbs(6) : sig.msbs(5)));
+          UInt part = decode("intProduct" + (2 * half + piece), halfOnes.mul(piece == 0 ? sig.lsbs(6) : sig.msbs(5)));
           sum = sum.add(part.resize(MAGNITUDE_BITS).shiftLeft(16 * half + 6 * piece).resize(MAGNITUDE_BITS));
         }
       }
