@@ -107,7 +107,7 @@ public final class MacArray extends HwModule {
         rowSwap = regNext("skew_swap_" + r + "_" + d, rowSwap);
       }
       for (int col = 0; col < cols; col++) {
-        WsPe p = instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth()));
+        WsPe p = instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth(), r == 0 && col == 0));
         pe[r][col] = p;
         for (int lane = 0; lane < rowActs.size(); lane++) {
           p.actsIn.get(lane).set(col == 0 ? rowActs.get(lane) : pe[r][col - 1].actsOut.get(lane));
