@@ -10,8 +10,10 @@ import org.llmnpu.hdl.UInt;
  * generate and propagate bits of every position are combined in ⌈log2 w⌉ levels of and/or gates
  * ({@code G = G | P & (G << k)}, {@code P = P & (P << k)}, k = 1, 2, 4, …), so the carry into bit
  * w − 1 passes ⌈log2 w⌉ + 2 gate levels instead of the w − 1 of a ripple. Built from bit gates, so
- * the synthesis flow keeps it as it is (it cannot merge it with another adder or map it to a
- * ripple). Combinational; bit-exact with the {@code +} of the operands' width.
+ * Yosys does not merge it with another adder or map it as an {@code $alu} ripple; ABC's mapping may
+ * still restructure it (in the tiny NPU's accumulate-into drain it became a ripple again), so a use
+ * is kept only where the timing report shows the gain. Combinational; bit-exact with the {@code +}
+ * of the operands' width.
  *
  * <p>Used where a 32-bit sum sits on a register-to-register path that a ripple does not fit in the
  * target clock ({@code TargetClock}): the Vector DSP lanes' integer add and subtract, whose result is
