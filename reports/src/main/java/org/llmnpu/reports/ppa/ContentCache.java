@@ -132,6 +132,13 @@ public final class ContentCache {
         Files.move(tmp, root.resolve(key), StandardCopyOption.ATOMIC_MOVE);
       } catch (FileAlreadyExistsException | DirectoryNotEmptyException | AtomicMoveNotSupportedException e) {
         deleteTree(tmp);
+      } catch (java.nio.file.FileSystemException e) {
+        // rename(2) onto a non-empty directory fails with ENOTEMPTY, which the JDK reports as a plain
+        // FileSystemException ("Directory not empty"): another fork stored the same key first
+        deleteTree(tmp);
+        if (!Files.isDirectory(root.resolve(key))) {
+          throw e;
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the PPA cache at " + root + ": " + e.getMessage(), e);
