@@ -6,8 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -130,13 +129,11 @@ public final class ContentCache {
       }
       try {
         Files.move(tmp, root.resolve(key), StandardCopyOption.ATOMIC_MOVE);
-      } catch (FileAlreadyExistsException | DirectoryNotEmptyException | AtomicMoveNotSupportedException e) {
+      } catch (FileSystemException e) {
+        // another fork stored the same key first: rename(2) then fails with EEXIST or ENOTEMPTY, and the JDK
+        // reports ENOTEMPTY as a plain FileSystemException ("Directory not empty"), not DirectoryNotEmptyException
         deleteTree(tmp);
-      } catch (java.nio.file.FileSystemException e) {
-        // rename(2) onto a non-empty directory fails with ENOTEMPTY, which the JDK reports as a plain
-        // FileSystemException ("Directory not empty"): another fork stored the same key first
-        deleteTree(tmp);
-        if (!Files.isDirectory(root.resolve(key))) {
+        if (!Files.isDirectory(root.resolve(key)) && !(e instanceof AtomicMoveNotSupportedException)) {
           throw e;
         }
       }
