@@ -10,6 +10,12 @@ package org.llmnpu.isa;
  * @param bitsPerCycle PiM: INT8 input bits applied per cycle, 1..8 (1 = bit-serial); 0 for the systolic array
  */
 public record EngineTiming(boolean pim, int bitsPerCycle) {
+  /**
+   * Pipeline registers in the PiM macro's columns in the NPU's PiM engine (the macro's {@code stages}): every
+   * vector's periphery cycle, and so the engine's end, comes this many cycles later.
+   */
+  public static final int PIM_STAGES = 2;
+
   /** The systolic array. */
   public static final EngineTiming SYSTOLIC = new EngineTiming(false, 0);
 
@@ -32,8 +38,9 @@ public record EngineTiming(boolean pim, int bitsPerCycle) {
    * {@link CycleModel#engineCycles}. PiM ({@code rows × rows} macro, one bitcell bank): every pass
    * (N tile, M chunk, K tile) writes its {@code rows} weight rows and then streams its {@code Mc}
    * vectors at {@code C = ceil(8 / bitsPerCycle)} cycles each, the first in the last write cycle;
-   * the next pass starts in the last vector's periphery cycle, and done follows the last one:
-   * {@code nTiles · kTiles · (mChunks · rows + M · C) + 1}.
+   * the next pass's writes start right after the last vector's last chunk, and done follows the last
+   * vector's periphery cycle, {@link #PIM_STAGES} cycles after the first one after its last chunk:
+   * {@code nTiles · kTiles · (mChunks · rows + M · C) + 1 + PIM_STAGES}.
    */
   public long engineCycles(MachineParams p, int m, int k, int n) {
     if (!pim) {
@@ -44,6 +51,6 @@ public record EngineTiming(boolean pim, int bitsPerCycle) {
     long kTiles = (k + rows - 1) / rows;
     long mChunks = (m + (long) p.mTile() - 1) / p.mTile();
     long c = (8 + bitsPerCycle - 1) / bitsPerCycle;
-    return nTiles * kTiles * (mChunks * rows + (long) m * c) + 1;
+    return nTiles * kTiles * (mChunks * rows + (long) m * c) + 1 + PIM_STAGES;
   }
 }

@@ -34,6 +34,16 @@ import org.llmnpu.hdl.UInt;
  * {@code mvm <= firstChunk ? tree : (mvm << k) + tree}, so after the last chunk {@code mvm} is the
  * exact integer matrix-vector product of the column.
  *
+ * <p><b>Pipeline</b> ({@code stages} = s): with s ≥ 1 the column latches its row inputs (chunks; POST
+ * also the row signs and exponents) and forms the partial products from the bitcells in the next
+ * cycle — the registers cut the row lines' fan-out over all columns and the input decode off the
+ * tree; the weights must then be read one cycle after the compute cycle, which the macro
+ * guarantees (the bank select is delayed with them, and a write lands at the end of the cycle
+ * after the last chunk). With s ≥ 2 the adder tree is cut at {@code s − 1} of its levels
+ * ({@link #treeCuts}). {@code computing} and {@code firstChunk} travel with the data, so the
+ * shift-and-add and the periphery cycle come s cycles later; the macro delays
+ * {@code periphValid} and its tags by the same s.
+ *
  * <p><b>Periphery cycle</b> ({@code periphValid}, the cycle after the last chunk): the contribution
  * ({@code mvm}, or for PRE {@code mvm << groupShift}) is added to the base — {@code psumIn} on the
  * first row group of a fold (the read-back, or 0), else the bank entry {@code periphBank} — and
@@ -58,6 +68,8 @@ public final class PimColumn extends HwModule {
   public final Bool overflowEvent = out(bool());
   public final Bool weightSpecial;
   private final PimMacroConfig c;
+  private Bits signIn;
+  private Bits expIn;
 
   public PimColumn(PimMacroConfig c) {
     this.c = c;
@@ -77,28 +89,41 @@ public final class PimColumn extends HwModule {
     result = out(sint(c.accWidth()));
     weightSpecial = post ? out(bool()) : null;
 
+    int s = c.stages();
+    Bits chunkIn = s >= 1 ? regNext("chunksQ", chunks) : chunks;
+    signIn = post && s >= 1 ? regNext("rowSignsQ", rowSigns) : rowSigns;
+    expIn = post && s >= 1 ? regNext("rowExponentsQ", rowExponents) : rowExponents;
+    List<Bool> computingAt = new ArrayList<>(List.of(computing));
+    List<Bool> firstAt = new ArrayList<>(List.of(firstChunk));
+    for (int i = 1; i <= s; i++) {
+      computingAt.add(regNext("computing_d" + i, computingAt.get(i - 1)));
+      firstAt.add(regNext("firstChunk_d" + i, firstAt.get(i - 1)));
+    }
+    Bool productCycle = computingAt.get(Math.min(s, 1));
     List<SInt> products = new ArrayList<>();
     List<Bool> specials = new ArrayList<>();
     for (int r = 0; r < rows; r++) {
       Bits w = weights.bits((r + 1) * c.cellBits() - 1, r * c.cellBits());
-      Bits chunk = chunks.bits((r + 1) * chunkBits - 1, r * chunkBits);
+      Bits chunk = chunkIn.bits((r + 1) * chunkBits - 1, r * chunkBits);
       if (post) {
         products.add(postProduct(r, w, chunk, specials));
       } else {
         products.add(wire("product_" + r, w.asSInt().mul(chunk.asSInt())));
       }
     }
-    SInt tree = adderTree(products);
+    SInt tree = adderTree(products, treeCuts(rows, s));
+    Bool shiftAdd = wire("shiftAdd", computingAt.get(s));
+    Bool shiftAddFirst = wire("shiftAddFirst", firstAt.get(s));
     int mvmWidth = mvmWidth();
     SInt mvm = reg("mvm", sint(mvmWidth));
     SInt shifted = wire("mvmShifted", mvm.shiftLeft(k).resize(mvmWidth));
-    when(computing, () -> mvm.set(mux(firstChunk, tree.resize(mvmWidth), shifted.add(tree.resize(mvmWidth)))));
+    when(shiftAdd, () -> mvm.set(mux(shiftAddFirst, tree.resize(mvmWidth), shifted.add(tree.resize(mvmWidth)))));
     if (post) {
       Bool any = specials.get(0);
       for (int r = 1; r < rows; r++) {
         any = any.or(specials.get(r));
       }
-      weightSpecial.set(computing.and(any));
+      weightSpecial.set(productCycle.and(any));
     }
 
     int acc = c.accWidth();
@@ -137,18 +162,42 @@ public final class PimColumn extends HwModule {
     UInt eb = mux(normal, exp, uintLit(1, e));
     int xe = c.inputExponentBits();
     int sb = c.shiftBits();
-    UInt ex = rowExponents.bits((r + 1) * xe - 1, r * xe).asUInt();
+    UInt ex = expIn.bits((r + 1) * xe - 1, r * xe).asUInt();
     UInt shift = wire("shift_" + r, ex.resize(sb).add(eb.resize(sb)).sub(2));
     int width = chunk.width() + m + 1 + c.shiftMax();
     UInt aligned = wire("aligned_" + r, chunk.asUInt().mul(significand).resize(width).shiftLeft(shift));
     SInt signed = aligned.toSInt();
-    Bool negative = rowSigns.bit(r).xor(code.bit(m + e));
+    Bool negative = signIn.bit(r).xor(code.bit(m + e));
     return wire("product_" + r, mux(negative, signed.neg(), signed));
   }
 
-  private SInt adderTree(List<SInt> leaves) {
+  /**
+   * Tree levels after which a pipeline register sits, for {@code s} stages on {@code rows} leaves:
+   * none for s ≤ 1; else {@code s − 1} cuts spread over the tree's {@code depth} levels plus the
+   * shift-and-add (counted as two levels): level {@code round(i · (depth + 2) / s)} for
+   * {@code i = 1 .. s − 1}, clamped to 1..depth (a one-row tree has no level: its cut is at the leaves).
+   */
+  static List<Integer> treeCuts(int rows, int s) {
+    int depth = log2Ceil(rows);
+    List<Integer> cuts = new ArrayList<>();
+    for (int i = 1; i < s; i++) {
+      int level = Math.max(Math.min(1, depth), Math.min(depth, Math.round(i * (depth + 2) / (float) s)));
+      if (!cuts.contains(level)) {
+        cuts.add(level);
+      }
+    }
+    while (cuts.size() < Math.max(0, s - 1)) {
+      cuts.add(cuts.isEmpty() ? depth : cuts.get(cuts.size() - 1));
+    }
+    return cuts;
+  }
+
+  /** The exact column sum; a register after every level in {@code cuts} (level 0 = the leaves). */
+  private SInt adderTree(List<SInt> leaves, List<Integer> cuts) {
     List<SInt> level = leaves;
     int depth = 0;
+    int[] registered = {0};
+    level = cut(level, depth, cuts, registered);
     while (level.size() > 1) {
       List<SInt> next = new ArrayList<>();
       for (int i = 0; i + 1 < level.size(); i += 2) {
@@ -159,8 +208,25 @@ public final class PimColumn extends HwModule {
       }
       level = next;
       depth++;
+      level = cut(level, depth, cuts, registered);
     }
     return wire("tree", level.get(0));
+  }
+
+  private List<SInt> cut(List<SInt> level, int depth, List<Integer> cuts, int[] registered) {
+    List<SInt> out = level;
+    for (int n = 0; n < cuts.size(); n++) {
+      if (cuts.get(n) != depth) {
+        continue;
+      }
+      List<SInt> q = new ArrayList<>();
+      for (int i = 0; i < out.size(); i++) {
+        q.add(regNext("treeQ" + registered[0] + "_" + i, out.get(i)));
+      }
+      registered[0]++;
+      out = q;
+    }
+    return out;
   }
 
   @Override

@@ -9,19 +9,20 @@ package org.llmnpu.pim;
  * <pre>
  *   C       = ceil(serialBits / bitsPerCycle)          cycles per MVM (bit-serial passes)
  *   W       = rows (+1 for PRE: the column exponents)  weight-write cycles per tile
- *   cycles  = nTiles · kTiles · (mChunks · W + M · C) + 1
+ *   cycles  = nTiles · kTiles · (mChunks · W + M · C) + 1 + S
  * </pre>
  * with {@code nTiles = ceil(N/cols)}, {@code kTiles = ceil(K/rows)}, {@code mChunks = ceil(M/mTile)}.
  * The first vector of a tile is accepted in the tile's last write cycle, vectors then stream back
  * to back (one per C cycles), the next tile's writes start right after the last vector's last
- * chunk (they overlap its periphery cycle), and the +1 is the last vector's periphery cycle, in
- * which the last result leaves. With one weight bank the array cannot compute while it is written,
+ * chunk (they overlap its periphery cycle), and the +1 + S is the last vector's periphery cycle, in
+ * which the last result leaves: {@code S = stages}, the column pipeline registers between a chunk and its
+ * shift-and-add, delay every periphery cycle but not the array's occupancy. With one weight bank the array cannot compute while it is written,
  * which is why decode GEMVs (M = 1) are dominated by the W term.
  *
  * <p>With two banks ({@code weightBanks = 2}) tile j+1 is written into the shadow bank from the
  * cycle after tile j's first vector swapped the banks, so with {@code mc_j} the vectors of tile j:
  * <pre>
- *   cycles  = W + Σ_{j &lt; T−1} max(W, mc_j · C) + mc_{T−1} · C + 1      (T tiles in order)
+ *   cycles  = W + Σ_{j &lt; T−1} max(W, mc_j · C) + mc_{T−1} · C + 1 + S      (T tiles in order)
  * </pre>
  *
  * <p>Psum traffic (elements of {@code accWidth} bits): row groups are folded {@code icAccumDepth}
@@ -44,9 +45,9 @@ public final class PimCycleModel {
     long w = c.tileWriteCycles();
     long cpm = c.cyclesPerMvm();
     if (!c.doubleBuffered()) {
-      return nTiles * kTiles * (mChunks * w + (long) m * cpm) + 1;
+      return nTiles * kTiles * (mChunks * w + (long) m * cpm) + 1 + c.stages();
     }
-    long total = w + 1;
+    long total = w + 1 + c.stages();
     long tiles = nTiles * mChunks * kTiles;
     long done = 0;
     for (long nt = 0; nt < nTiles; nt++) {

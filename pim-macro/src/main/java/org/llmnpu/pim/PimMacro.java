@@ -53,7 +53,8 @@ import org.llmnpu.hdl.UInt;
  *
  * <p><b>Timing</b>: an accepted vector occupies the array for {@code C = ceil(serialBits / k)}
  * cycles ({@code inReady} is high again in its last one, so vectors stream back to back); its
- * periphery cycle is the next one, overlapping the next vector. A weight tile takes
+ * periphery cycle comes {@code 1 + stages} cycles after its last chunk ({@code stages} pipeline
+ * registers in the columns, {@link PimColumn}), overlapping the next vectors. A weight tile takes
  * {@code rows (+1 for PRE)} write cycles, which may overlap only the last vector's periphery cycle.
  * See {@link PimCycleModel} for the GEMM formula.
  */
@@ -154,12 +155,16 @@ public final class PimMacro extends HwModule {
       tagFirst.set(inFirst);
       tagLast.set(inLast);
     });
-    Bool periphValid = regInit("periphValid", bool(), 0);
-    periphValid.set(lastChunk);
-    UInt periphBank = regNext("periphBank", tagBank);
-    Bool periphFirst = regNext("periphFirst", tagFirst);
-    Bool periphLast = regNext("periphLast", tagLast);
-    UInt periphEbX = pre ? regNext("periphEbX", input.ebX) : null;
+    // the tags of the vector whose last chunk was the previous cycle, then c.stages() cycles on to its periphery cycle
+    int stages = c.stages();
+    Bool endValid = regInit("periphValid" + (stages == 0 ? "" : "_d0"), bool(), 0);
+    endValid.set(lastChunk);
+    Bool periphValid = delayInit("periphValid", endValid, stages);
+    UInt periphBank = delay("periphBank", regNext("periphBank" + (stages == 0 ? "" : "_d0"), tagBank), stages);
+    Bool periphFirst = delay("periphFirst", regNext("periphFirst" + (stages == 0 ? "" : "_d0"), tagFirst), stages);
+    Bool periphLast = delay("periphLast", regNext("periphLast" + (stages == 0 ? "" : "_d0"), tagLast), stages);
+    UInt periphEbX = pre
+        ? delay("periphEbX", regNext("periphEbX" + (stages == 0 ? "" : "_d0"), input.ebX), stages) : null;
     outValid.set(periphValid);
     outFirst.set(periphValid.and(periphFirst));
     outLast.set(periphValid.and(periphLast));
@@ -181,13 +186,19 @@ public final class PimMacro extends HwModule {
         when(expWrEn.and(activeBank.not()), () -> cs.set(expData.bits((jj + 1) * e - 1, jj * e).asUInt()));
         colExp.add(wire("colExpUsed_" + j, mux(periphBankSel, cs, ce)));
       }
+      // the next tile's exponent word may land before a pipelined periphery cycle: carry the value it sees now
+      for (int j = 0; j < cols && stages > 0; j++) {
+        colExp.set(j, delay("colExpPeriph_" + j, colExp.get(j), stages));
+      }
     }
 
     List<Bits> rowWords = new ArrayList<>();
+    // with stages ≥ 1 the columns read the bitcells in the cycle after the compute cycle: with the bank of that cycle
+    Bool readBank = db ? (stages >= 1 ? regNext("readBank", activeBank) : activeBank) : null;
     for (int r = 0; r < rows; r++) {
       Bits word = bitcells.readAsync(uintLit(r, bitcells.addressWidth()));
       if (db) {
-        word = mux(activeBank, shadow.readAsync(uintLit(r, shadow.addressWidth())), word);
+        word = mux(readBank, shadow.readAsync(uintLit(r, shadow.addressWidth())), word);
       }
       rowWords.add(wire("row_" + r, word));
     }
@@ -230,6 +241,26 @@ public final class PimMacro extends HwModule {
     when(clearFlags, () -> specialFlag.set(lit(false))).elseWhen(specialNow, () -> specialFlag.set(lit(true)));
     overflow.set(overflowFlag);
     special.set(specialFlag);
+  }
+
+  /** {@code value} after {@code n} registers named {@code name_d1 .. name}; the value itself for n = 0. */
+  private <T extends HwValue> T delay(String name, T value, int n) {
+    T v = value;
+    for (int i = 1; i <= n; i++) {
+      v = regNext(i == n ? name : name + "_d" + i, v);
+    }
+    return v;
+  }
+
+  /** As {@link #delay}, the registers reset to false. */
+  private Bool delayInit(String name, Bool value, int n) {
+    Bool v = value;
+    for (int i = 1; i <= n; i++) {
+      Bool q = regInit(i == n ? name : name + "_d" + i, bool(), 0);
+      q.set(v);
+      v = q;
+    }
+    return v;
   }
 
   private static Bool lit(boolean v) {

@@ -23,10 +23,14 @@ import static org.llmnpu.hdl.Hw.log2Ceil;
  * @param input FP modes: the input element type ({@link PimInput}: FP8, BF16, MXFP8, MXINT8); MX
  *              needs {@code rows} a multiple of 32 or a divisor of 32 (row groups hold whole blocks
  *              or lie in one); INT modes: ignored (FP8)
+ * @param stages pipeline registers between a compute cycle and its shift-and-add, 0..{@value #MAX_STAGES}:
+ *               1 latches each column's row inputs (the bitcells are read in the next cycle), 2 and 3 also
+ *               cut the column adder tree ({@link PimColumn}); every vector's periphery cycle, and so the
+ *               end of a GEMM, comes {@code stages} cycles later ({@link PimCycleModel})
  */
 public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignment alignment, int inBits,
                              int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth,
-                             int weightBanks, PimInput input) {
+                             int weightBanks, PimInput input, int stages) {
 
   /** Where FP exponents are aligned; {@link #NONE} for INT modes. */
   public enum Alignment { NONE, PRE, POST }
@@ -35,6 +39,13 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
   public static final int ALL_ROW_GROUPS = 0;
   /** Headroom of the FP accumulator above one row group's largest contribution (as numerics). */
   public static final int FP_HEADROOM_BITS = 8;
+  /** Most pipeline registers a column takes ({@code stages}). */
+  public static final int MAX_STAGES = 3;
+  /**
+   * The default {@code stages}: the depth at which the default 64×64 INT8 macro meets the toolkit's 5.75 ns
+   * target clock at 180 nm (see the README's timing table).
+   */
+  public static final int DEFAULT_STAGES = 2;
 
   public PimMacroConfig {
     require(rows >= 1 && rows <= 256, "rows must be in 1..256, got " + rows);
@@ -74,6 +85,15 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
       accWidth = fpAccWidth(precision, alignment, alignBits, rows, input);
     }
     require(weightBanks == 1 || weightBanks == 2, "weightBanks must be 1 or 2, got " + weightBanks);
+    require(stages >= 0 && stages <= MAX_STAGES, "stages must be in 0.." + MAX_STAGES + ", got " + stages);
+  }
+
+  /** {@link #DEFAULT_STAGES} pipeline registers. */
+  public PimMacroConfig(int rows, int cols, PimPrecision precision, Alignment alignment, int inBits,
+                        int bitsPerCycle, int alignBits, int accWidth, int mTile, int icAccumDepth, int weightBanks,
+                        PimInput input) {
+    this(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile, icAccumDepth,
+        weightBanks, input, DEFAULT_STAGES);
   }
 
   /** A single-bank macro (weights written between tiles, no double buffering). */
@@ -92,13 +112,19 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
   /** This configuration with FP inputs of type {@code in}. */
   public PimMacroConfig withInput(PimInput in) {
     return new PimMacroConfig(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile,
-        icAccumDepth, weightBanks, in);
+        icAccumDepth, weightBanks, in, stages);
   }
 
   /** This configuration with {@code banks} weight banks. */
   public PimMacroConfig withWeightBanks(int banks) {
     return new PimMacroConfig(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile,
-        icAccumDepth, banks, input);
+        icAccumDepth, banks, input, stages);
+  }
+
+  /** This configuration with {@code n} pipeline registers. */
+  public PimMacroConfig withStages(int n) {
+    return new PimMacroConfig(rows, cols, precision, alignment, inBits, bitsPerCycle, alignBits, accWidth, mTile,
+        icAccumDepth, weightBanks, input, n);
   }
 
   public boolean doubleBuffered() {
@@ -193,6 +219,6 @@ public record PimMacroConfig(int rows, int cols, PimPrecision precision, Alignme
           + (alignment == Alignment.PRE ? alignBits : "") + (input == PimInput.FP8 ? "" : "_" + input.cliName())
         : precision.cliName() + "_i" + inBits;
     return rows + "x" + cols + "_" + mode + "_k" + bitsPerCycle + "_a" + accWidth + "_m" + mTile
-        + (weightBanks == 2 ? "_db" : "");
+        + (weightBanks == 2 ? "_db" : "") + (stages == 0 ? "" : "_s" + stages);
   }
 }

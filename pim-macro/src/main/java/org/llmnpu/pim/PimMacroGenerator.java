@@ -27,7 +27,9 @@ public final class PimMacroGenerator extends DeclaredGenerator {
             ParamSpec.integer("icAccumDepth", 0, 0, 65536, "row groups folded before a psum write-back; 0 = all"),
             ParamSpec.integer("weightBanks", 1, 1, 2, "bitcell banks: 2 = write the next tile while computing"),
             ParamSpec.choice("input", "fp8", PimInput.cliNames(),
-                "FP input elements: fp8 (weights' format), bf16, mxfp8 or mxint8 (E8M0 scale per 32)")),
+                "FP input elements: fp8 (weights' format), bf16, mxfp8 or mxint8 (E8M0 scale per 32)"),
+            ParamSpec.integer("stages", PimMacroConfig.DEFAULT_STAGES, 0, PimMacroConfig.MAX_STAGES,
+                "column pipeline registers: 1 latches the row inputs, 2..3 also cut the adder tree (+1 cycle each)")),
         p -> new PimMacro(config(p)));
   }
 
@@ -40,7 +42,7 @@ public final class PimMacroGenerator extends DeclaredGenerator {
     try {
       return new PimMacroConfig(p.getInt("rows"), p.getInt("cols"), precision, alignment, p.getInt("inBits"),
           p.getInt("bitsPerCycle"), p.getInt("alignBits"), p.getInt("accWidth"), p.getInt("mTile"),
-          p.getInt("icAccumDepth"), p.getInt("weightBanks"), PimInput.parse(p.get("input")));
+          p.getInt("icAccumDepth"), p.getInt("weightBanks"), PimInput.parse(p.get("input")), p.getInt("stages"));
     } catch (IllegalArgumentException e) {
       throw new ParamException("pim-macro: " + e.getMessage());
     }

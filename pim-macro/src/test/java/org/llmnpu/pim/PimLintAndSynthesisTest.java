@@ -41,7 +41,13 @@ class PimLintAndSynthesisTest {
             "input", "bf16", "bitsPerCycle", "3")),
         Arguments.of(Map.of("rows", "3", "cols", "2", "precision", "fp8_e4m3", "alignment", "post", "input", "bf16")),
         Arguments.of(Map.of("rows", "64", "cols", "1", "precision", "fp8_e5m2", "alignment", "pre", "input", "mxfp8")),
-        Arguments.of(Map.of("rows", "4", "cols", "2", "precision", "fp8_e4m3", "alignment", "post", "input", "mxint8")));
+        Arguments.of(Map.of("rows", "4", "cols", "2", "precision", "fp8_e4m3", "alignment", "post", "input", "mxint8")),
+        Arguments.of(Map.of("rows", "5", "cols", "2", "stages", "0")),
+        Arguments.of(Map.of("rows", "5", "cols", "2", "stages", "1", "weightBanks", "2")),
+        Arguments.of(Map.of("rows", "1", "cols", "2", "stages", "3", "bitsPerCycle", "8")),
+        Arguments.of(Map.of("rows", "6", "cols", "2", "precision", "fp8_e4m3", "alignment", "post", "stages", "3",
+            "weightBanks", "2")),
+        Arguments.of(Map.of("rows", "6", "cols", "2", "precision", "fp8_e4m3", "alignment", "pre", "stages", "0")));
   }
 
   @ParameterizedTest(name = "lint {0}")

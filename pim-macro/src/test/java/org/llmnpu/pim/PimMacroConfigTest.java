@@ -29,16 +29,18 @@ class PimMacroConfigTest {
   @Test
   void gemmFormulaCountsWritesStreamingAndTheLastPeripheryCycle() {
     PimMacroConfig c = new PimMacroConfig(4, 3, PimPrecision.INT8, NONE, 8, 2, 0, 32, 2, 1);
-    // N=7 → 3 N tiles, K=9 → 3 row groups, M=5 → 3 chunks of ≤ 2; C = 4, W = 4
-    assertEquals(3L * 3 * (3 * 4 + 5 * 4) + 1, PimCycleModel.gemmCycles(c, 5, 9, 7));
+    // N=7 → 3 N tiles, K=9 → 3 row groups, M=5 → 3 chunks of ≤ 2; C = 4, W = 4; S = 2 (the default stages)
+    assertEquals(3L * 3 * (3 * 4 + 5 * 4) + 1 + 2, PimCycleModel.gemmCycles(c, 5, 9, 7));
+    assertEquals(3L * 3 * (3 * 4 + 5 * 4) + 1, PimCycleModel.gemmCycles(c.withStages(0), 5, 9, 7),
+        "unpipelined: the last periphery cycle is the one after the last chunk");
     assertEquals(2L * 5 * 7, PimCycleModel.psumWritebacks(c, 5, 9, 7), "depth 1: every group but the last writes back");
   }
 
   @Test
   void doubleBufferedFormulaOverlapsEachTilesWritesWithThePreviousTilesVectors() {
     PimMacroConfig c = new PimMacroConfig(4, 3, PimPrecision.INT8, NONE, 8, 2, 0, 32, 2, 1, 2);
-    // 27 tiles: mc = 2, 2, 1 per (N tile, row group) cycle of chunks; C = 4, W = 4
-    long expected = 4 + 1;
+    // 27 tiles: mc = 2, 2, 1 per (N tile, row group) cycle of chunks; C = 4, W = 4; S = 2
+    long expected = 4 + 1 + 2;
     int tiles = 0;
     for (int nt = 0; nt < 3; nt++) {
       for (int mc : new int[] {2, 2, 1}) {
@@ -50,6 +52,19 @@ class PimMacroConfigTest {
     }
     assertEquals(expected, PimCycleModel.gemmCycles(c, 5, 9, 7));
     assertTrue(PimCycleModel.gemmCycles(c, 5, 9, 7) < PimCycleModel.gemmCycles(c.withWeightBanks(1), 5, 9, 7));
+    assertEquals(expected - 1, PimCycleModel.gemmCycles(c.withStages(1), 5, 9, 7));
+  }
+
+  @Test
+  void stagesCutTheTreeEvenlyAndAreChecked() {
+    assertEquals(java.util.List.of(), PimColumn.treeCuts(64, 1), "one stage: the row-input register only");
+    assertEquals(java.util.List.of(4), PimColumn.treeCuts(64, 2), "6 levels + the shift-add: cut after level 4");
+    assertEquals(java.util.List.of(3, 5), PimColumn.treeCuts(64, 3));
+    assertEquals(java.util.List.of(0, 0), PimColumn.treeCuts(1, 3), "a one-row column has only its leaves to cut");
+    assertEquals(java.util.List.of(1, 1), PimColumn.treeCuts(2, 3));
+    BlockGenerator g = BlockRegistry.find("pim-macro");
+    ParamException e = assertThrows(ParamException.class, () -> g.build(Params.resolve(g, Map.of("stages", "4"))));
+    assertTrue(e.getMessage().contains("stages") && e.getMessage().contains("0..3"), e.getMessage());
   }
 
   @Test

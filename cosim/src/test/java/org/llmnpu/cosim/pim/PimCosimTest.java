@@ -59,7 +59,14 @@ class PimCosimTest {
         Arguments.of("mxfp8 e5m2 inputs, post", fp(PimPrecision.FP8_E5M2, POST, 1, 0, 0).withInput(PimInput.MXFP8), 3, 70, 4),
         Arguments.of("mxint8 inputs, e4m3 weights, post, 4 bits/cycle",
             fp(PimPrecision.FP8_E4M3, POST, 4, 0, 2).withInput(PimInput.MXINT8), 3, 70, 4),
-        Arguments.of("mxint8 inputs, 64 rows (2 blocks per row group, a block past K), pre 9 bits", MX64, 2, 150, 3));
+        Arguments.of("mxint8 inputs, 64 rows (2 blocks per row group, a block past K), pre 9 bits", MX64, 2, 150, 3),
+        Arguments.of("int8 bit-serial unpipelined (stages 0), ic depth 2", int8(1, 32, 2).withStages(0), 6, 13, 7),
+        Arguments.of("fp8 e4m3 pre on one row, stages 3: the next exponent word lands before the periphery cycle",
+            new PimMacroConfig(1, 3, PimPrecision.FP8_E4M3, PRE, 8, 3, 8, 32, 3, 1).withStages(3), 4, 5, 5),
+        Arguments.of("fp8 e5m2 post double-buffered, stages 1",
+            fp(PimPrecision.FP8_E5M2, POST, 1, 0, 1).withWeightBanks(2).withStages(1), 4, 9, 5),
+        Arguments.of("int8 double-buffered, one cycle per MVM, stages 3",
+            new PimMacroConfig(5, 3, PimPrecision.INT8, NONE, 8, 8, 0, 32, 4, 2, 2).withStages(3), 6, 13, 7));
   }
 
   static final PimMacroConfig MX64 = new PimMacroConfig(64, 3, PimPrecision.FP8_E4M3, PRE, 8, 5, 9, 32, 2, 0, 1,

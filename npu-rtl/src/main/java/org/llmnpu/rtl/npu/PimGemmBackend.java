@@ -44,14 +44,15 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * order; per pass the weight tile is written into the bitcells one row per cycle ({@code rows}
  * cycles, rows past K as zero), the first input vector is issued in the last write cycle and the
  * others as the macro takes them (one per {@code C = ceil(8 / bitsPerCycle)} cycles); the next
- * pass's writes start when the array is free again (the cycle of the last vector's periphery
- * cycle). A tag pipeline of depth {@code C + 1} carries each vector's psum address and fold flags to
- * its periphery cycle, where the macro reads back ({@code psumIn}) or writes its psums.
+ * pass's writes start when the array is free again (the cycle after the last vector's last
+ * chunk). A tag pipeline of depth {@code C + 1 + S} ({@code S} =
+ * {@link EngineTiming#PIM_STAGES}, the macro's column pipeline registers) carries each vector's psum address
+ * and fold flags to its periphery cycle, where the macro reads back ({@code psumIn}) or writes its psums.
  *
  * <p><b>Cycle formula</b> (cycle 0 = the first cycle after {@code start}; {@code done} is high from
  * cycle {@code cycles} on; {@link EngineTiming#engineCycles}):
  * <pre>
- *   cycles = nTiles · kTiles · (mChunks · rows + M · C) + 1
+ *   cycles = nTiles · kTiles · (mChunks · rows + M · C) + 1 + S
  * </pre>
  * with {@code nTiles = ceil(N/cols)}, {@code kTiles = ceil(K/rows)}, {@code mChunks = ceil(M/mTile)}
  * — the macro's own {@code PimCycleModel.gemmCycles}: a single bitcell bank cannot compute while it
@@ -81,7 +82,7 @@ public final class PimGemmBackend extends GemmBackend {
     int cols = a.cols();
     int acc = a.accWidth();
     macroConfig = new PimMacroConfig(rows, cols, PimPrecision.INT8, PimMacroConfig.Alignment.NONE, 8, bitsPerCycle,
-        0, acc, a.mTile(), a.icAccumDepth(), 1);
+        0, acc, a.mTile(), a.icAccumDepth(), 1).withStages(EngineTiming.PIM_STAGES);
     int cpm = macroConfig.cyclesPerMvm();
     UInt xAddress = load.xAddress;
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * rows), 1 << xAddress.width());
@@ -160,7 +161,7 @@ public final class PimGemmBackend extends GemmBackend {
     Bool tagFinal = it.finalGroup;
     Bool tagEnd = wire("tagEnd", passEnds.and(it.lastPass));
     UInt tagCols = it.colCount;
-    for (int s = 0; s <= cpm; s++) {
+    for (int s = 0; s <= cpm + macroConfig.stages(); s++) {
       tagValid = regNext("tag" + s + "_valid", tagValid);
       tagAddr = regNext("tag" + s + "_address", tagAddr);
       tagReadback = regNext("tag" + s + "_readback", tagReadback);
