@@ -2,6 +2,7 @@ package org.llmnpu.pim;
 
 import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.log2Ceil;
 import static org.llmnpu.hdl.Hw.mux;
@@ -42,13 +43,17 @@ import org.llmnpu.hdl.UInt;
  * after the last chunk). With s ≥ 2 the adder tree is cut at {@code s − 1} of its levels
  * ({@link #treeCuts}). {@code computing} and {@code firstChunk} travel with the data, so the
  * shift-and-add and the periphery cycle come s cycles later; the macro delays
- * {@code periphValid} and its tags by the same s.
+ * {@code periphValid} and its tags by s − 1 and the column latches them (and the PRE group shift) once
+ * more, so the periphery's controls leave a register of its own column.
+ *
+ * <p>{@code overflowFlag} is the column's sticky saturation flag (the macro ORs the columns'), set
+ * at the end of a periphery cycle whose addition saturated.
  *
  * <p><b>Periphery cycle</b> ({@code periphValid}, the cycle after the last chunk): the contribution
  * ({@code mvm}, or for PRE {@code mvm << groupShift}) is added to the base — {@code psumIn} on the
  * first row group of a fold (the read-back, or 0), else the bank entry {@code periphBank} — and
- * clamped to the signed {@code accWidth}-bit range ({@code overflowEvent} when the clamp changed
- * it). The sum goes back into the bank unless the row group is the fold's last, when it leaves on
+ * clamped to the signed {@code accWidth}-bit range ({@code overflowFlag} is set when the clamp
+ * changed it). The sum goes back into the bank unless the row group is the fold's last, when it leaves on
  * {@code result}. Read-modify-write in one cycle.
  */
 public final class PimColumn extends HwModule {
@@ -65,7 +70,10 @@ public final class PimColumn extends HwModule {
   public final UInt groupShift;
   public final SInt psumIn;
   public final SInt result;
-  public final Bool overflowEvent = out(bool());
+  /** Clears {@link #overflowFlag}. */
+  public final Bool clearFlags = in(bool());
+  /** Sticky: a periphery addition of this column saturated (since reset or {@code clearFlags}). */
+  public final Bool overflowFlag = out(bool());
   public final Bool weightSpecial;
   private final PimMacroConfig c;
   private Bits signIn;
@@ -128,14 +136,27 @@ public final class PimColumn extends HwModule {
 
     int acc = c.accWidth();
     int wide = Math.max(acc, mvmWidth + (pre ? c.shiftMax() : 0)) + 1;
+    // pipelined: the periphery controls arrive a cycle early and are latched here, off the macro's fan-out
+    boolean local = s >= 1;
+    Bool pValid = local ? regInit("periphValidQ", bool(), 0) : periphValid;
+    if (local) {
+      pValid.set(periphValid);
+    }
+    Bool pFirst = local ? regNext("periphFirstQ", periphFirst) : periphFirst;
+    Bool pLast = local ? regNext("periphLastQ", periphLast) : periphLast;
+    UInt pBank = local ? regNext("periphBankQ", periphBank) : periphBank;
+    UInt pShift = pre && local ? regNext("groupShiftQ", groupShift) : groupShift;
     Mem<SInt> bank = mem("psumBank", sint(acc), c.mTile());
-    SInt contribution = wire("contribution", pre ? mvm.resize(wide).shiftLeft(groupShift) : mvm.resize(wide));
-    SInt base = wire("base", mux(periphFirst, psumIn, bank.readAsync(periphBank.resize(bank.addressWidth()))));
+    SInt contribution = wire("contribution", pre ? mvm.resize(wide).shiftLeft(pShift) : mvm.resize(wide));
+    SInt base = wire("base", mux(pFirst, psumIn, bank.readAsync(pBank.resize(bank.addressWidth()))));
     SInt exact = wire("exact", base.resize(wide).add(contribution));
     SInt sum = wire("sum", exact.saturate(acc));
-    when(periphValid.and(periphLast.not()), () -> bank.write(periphBank.resize(bank.addressWidth()), sum));
+    when(pValid.and(pLast.not()), () -> bank.write(pBank.resize(bank.addressWidth()), sum));
     result.set(sum);
-    overflowEvent.set(periphValid.and(exact.overflows(acc)));
+    Bool saturated = wire("overflowEvent", pValid.and(exact.overflows(acc)));
+    Bool sticky = regInit("overflowSticky", bool(), 0);
+    when(clearFlags, () -> sticky.set(boolLit(false))).elseWhen(saturated, () -> sticky.set(boolLit(true)));
+    overflowFlag.set(sticky);
   }
 
   /** Width of the shift-and-add register: holds every partial and final MVM value exactly. */

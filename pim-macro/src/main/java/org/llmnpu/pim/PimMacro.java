@@ -159,15 +159,20 @@ public final class PimMacro extends HwModule {
     int stages = c.stages();
     Bool endValid = regInit("periphValid" + (stages == 0 ? "" : "_d0"), bool(), 0);
     endValid.set(lastChunk);
-    Bool periphValid = delayInit("periphValid", endValid, stages);
-    UInt periphBank = delay("periphBank", regNext("periphBank" + (stages == 0 ? "" : "_d0"), tagBank), stages);
-    Bool periphFirst = delay("periphFirst", regNext("periphFirst" + (stages == 0 ? "" : "_d0"), tagFirst), stages);
-    Bool periphLast = delay("periphLast", regNext("periphLast" + (stages == 0 ? "" : "_d0"), tagLast), stages);
+    // pipelined (stages ≥ 1): each column latches the last of the delays itself (PimColumn)
+    int here = Math.max(0, stages - 1);
+    Bool periphValid = delayInit("periphValid", endValid, here);
+    UInt periphBank = delay("periphBank", regNext("periphBank" + (stages == 0 ? "" : "_d0"), tagBank), here);
+    Bool periphFirst = delay("periphFirst", regNext("periphFirst" + (stages == 0 ? "" : "_d0"), tagFirst), here);
+    Bool periphLast = delay("periphLast", regNext("periphLast" + (stages == 0 ? "" : "_d0"), tagLast), here);
     UInt periphEbX = pre
-        ? delay("periphEbX", regNext("periphEbX" + (stages == 0 ? "" : "_d0"), input.ebX), stages) : null;
-    outValid.set(periphValid);
-    outFirst.set(periphValid.and(periphFirst));
-    outLast.set(periphValid.and(periphLast));
+        ? delay("periphEbX", regNext("periphEbX" + (stages == 0 ? "" : "_d0"), input.ebX), here) : null;
+    Bool outValidNow = stages == 0 ? periphValid : regNextInit("outValidQ", periphValid);
+    Bool outFirstNow = stages == 0 ? periphFirst : regNext("outFirstQ", periphFirst);
+    Bool outLastNow = stages == 0 ? periphLast : regNext("outLastQ", periphLast);
+    outValid.set(outValidNow);
+    outFirst.set(outValidNow.and(outFirstNow));
+    outLast.set(outValidNow.and(outLastNow));
 
     List<UInt> colExp = new ArrayList<>();
     if (pre) {
@@ -187,8 +192,8 @@ public final class PimMacro extends HwModule {
         colExp.add(wire("colExpUsed_" + j, mux(periphBankSel, cs, ce)));
       }
       // the next tile's exponent word may land before a pipelined periphery cycle: carry the value it sees now
-      for (int j = 0; j < cols && stages > 0; j++) {
-        colExp.set(j, delay("colExpPeriph_" + j, colExp.get(j), stages));
+      for (int j = 0; j < cols && stages > 1; j++) {
+        colExp.set(j, delay("colExpPeriph_" + j, colExp.get(j), stages - 1));
       }
     }
 
@@ -229,17 +234,15 @@ public final class PimMacro extends HwModule {
         col.groupShift.set(periphEbX.resize(sb).add(colExp.get(j).resize(sb)).sub(2));
       }
       col.psumIn.set(psumIn.bits((j + 1) * c.accWidth() - 1, j * c.accWidth()).asSInt());
+      col.clearFlags.set(clearFlags);
       results.add(col.result);
-      anyOverflow = anyOverflow.or(col.overflowEvent);
+      anyOverflow = anyOverflow.or(col.overflowFlag);
     }
     outData.set(catLsbFirst(results));
-    Bool overflowFlag = regInit("overflowFlag", bool(), 0);
     Bool specialFlag = regInit("specialFlag", bool(), 0);
-    Bool overflowNow = wire("overflowNow", anyOverflow);
     Bool specialNow = wire("specialNow", anySpecial);
-    when(clearFlags, () -> overflowFlag.set(lit(false))).elseWhen(overflowNow, () -> overflowFlag.set(lit(true)));
     when(clearFlags, () -> specialFlag.set(lit(false))).elseWhen(specialNow, () -> specialFlag.set(lit(true)));
-    overflow.set(overflowFlag);
+    overflow.set(anyOverflow);
     special.set(specialFlag);
   }
 
@@ -250,6 +253,12 @@ public final class PimMacro extends HwModule {
       v = regNext(i == n ? name : name + "_d" + i, v);
     }
     return v;
+  }
+
+  private Bool regNextInit(String name, Bool value) {
+    Bool q = regInit(name, bool(), 0);
+    q.set(value);
+    return q;
   }
 
   /** As {@link #delay}, the registers reset to false. */
