@@ -102,7 +102,8 @@ final class NpuEnergyCalibration {
     if (pimBitsPerCycle > 0) {
       int p = Math.min(r, PIM_CALIBRATION_ROWS);
       parts.add(new TreeMap<>(Verilog.emit(new PimMacro(new PimMacroConfig(p, p, PimPrecision.INT8,
-          PimMacroConfig.Alignment.NONE, 8, pimBitsPerCycle, 0, 32, 16, PimMacroConfig.ALL_ROW_GROUPS))).files())
+          PimMacroConfig.Alignment.NONE, 8, pimBitsPerCycle, 0, 32, 16, PimMacroConfig.ALL_ROW_GROUPS)
+          .withStages(org.llmnpu.isa.EngineTiming.PIM_STAGES))).files())
           .toString());
     }
     for (int size : new int[] {r, FALLBACK_ROWS, 2}) {

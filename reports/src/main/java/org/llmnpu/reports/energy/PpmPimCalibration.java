@@ -58,7 +58,7 @@ final class PpmPimCalibration {
    */
   static void pim(Calibration c, CalibrationRuns runs, int rows, int cols, int bitsPerCycle, long seed) {
     PimMacroConfig pc = new PimMacroConfig(rows, cols, PimPrecision.INT8, PimMacroConfig.Alignment.NONE, 8,
-        bitsPerCycle, 0, 32, 16, PimMacroConfig.ALL_ROW_GROUPS);
+        bitsPerCycle, 0, 32, 16, PimMacroConfig.ALL_ROW_GROUPS).withStages(org.llmnpu.isa.EngineTiming.PIM_STAGES);
     VerilogDesign d = Verilog.emit(new PimMacro(pc));
     Measured idle = runs.idle(d, "PiM macro idle");
     Random rnd = new Random(seed);
