@@ -86,9 +86,12 @@ final class NpuBackEnd {
     // accumulate-into: old Y (this line, read now) + results, lane by lane, wrapping at 32 bits; a carry-select
     // sum (both upper halves formed while the lower half's carry ripples), since the old line comes from the
     // scratchpad's read in the same cycle
+    // (the old line's bank is selected by the drain address itself, not through the read port's address mux)
+    UInt oldLine = npu.spad.readDataAt(drain.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift),
+        "drain_oldLine");
     List<HwValue> sums = new ArrayList<>();
     for (int j = 0; j < per; j++) {
-      UInt old = npu.spad.readData.slice(32 * j + 31, 32 * j).asUInt();
+      UInt old = oldLine.slice(32 * j + 31, 32 * j).asUInt();
       UInt add = results.slice(32 * j + 31, 32 * j).asUInt();
       UInt low = old.lsbs(16).addExpand(add.lsbs(16));
       UInt high = old.msbs(16).add(add.msbs(16));

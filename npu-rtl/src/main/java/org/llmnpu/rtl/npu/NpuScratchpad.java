@@ -29,12 +29,16 @@ final class NpuScratchpad {
   final UInt readData;
   final List<UInt> extraReadLines = new ArrayList<>();
   final List<UInt> extraReadData = new ArrayList<>();
+  private final Npu npu;
+  private final List<UInt> bankRead;
+  private final int bankBits;
 
   NpuScratchpad(Npu npu, MachineParams p, int extraReadPorts) {
+    this.npu = npu;
     int line = p.lineBytes();
     int lineBits = 8 * line;
     int spadLines = p.spadBytes() / line;
-    int bankBits = Integer.numberOfTrailingZeros(p.spadBanks());
+    bankBits = Integer.numberOfTrailingZeros(p.spadBanks());
     int lineAddrBits = Integer.numberOfTrailingZeros(spadLines);
     readLine = npu.wireOf("spad_readLine", uint(lineAddrBits));
     write = npu.wireOf("spad_write", bool());
@@ -44,7 +48,7 @@ final class NpuScratchpad {
     for (int i = 1; i <= extraReadPorts; i++) {
       extraReadLines.add(npu.wireOf("spad_readLine" + i, uint(lineAddrBits)));
     }
-    List<UInt> bankRead = new ArrayList<>();
+    bankRead = new ArrayList<>();
     List<List<UInt>> extraBankRead = new ArrayList<>();
     for (int i = 0; i < extraReadPorts; i++) {
       extraBankRead.add(new ArrayList<>());
@@ -66,6 +70,16 @@ final class NpuScratchpad {
       extraReadData.add(npu.wireOf("spad_readData" + (i + 1), select(extraBankRead.get(i), extraReadLines.get(i),
           bankBits)));
     }
+  }
+
+  /**
+   * The read port's data selected by the bank bits of {@code line} instead of {@link #readLine}'s: equal to
+   * {@link #readData} whenever {@code line} is the line being read, for a reader whose line comes straight from
+   * its own registers (the accumulate-into drain), so the bank select does not wait for the read port's
+   * address multiplexer.
+   */
+  UInt readDataAt(UInt line, String name) {
+    return npu.wireOf(name, select(bankRead, line, bankBits));
   }
 
   /** A byte mask of {@code bytes} ones (a 64-bit literal of ones does not fit a signed long). */
