@@ -40,7 +40,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   String engine;
   @Option(names = "--seed", defaultValue = "1", description = "Prompt seed (default ${DEFAULT-VALUE}).")
   long seed;
-  @Option(names = "--clock-mhz", defaultValue = "171.0", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
+  @Option(names = "--clock-mhz", defaultValue = "174.1", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
       + "the default NPU's Fmax at 180 nm with its 4-stage DSP, ./npu report ppa npu).")
   double clockMhz;
   @Option(names = "--speculative", description = "Greedy speculative decoding besides the plain run, on the same engine "
