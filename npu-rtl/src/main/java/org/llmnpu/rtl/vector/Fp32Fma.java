@@ -6,16 +6,18 @@ import static org.llmnpu.hdl.Hw.sintLit;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.rtl.mx.FloatRounder;
 import org.llmnpu.rtl.mx.FpLayout;
-import org.llmnpu.rtl.mx.LeadingZeros;
+import org.llmnpu.rtl.mx.MxDotTerms;
 import org.llmnpu.rtl.mx.RoundMode;
 
 /**
@@ -23,30 +25,45 @@ import org.llmnpu.rtl.mx.RoundMode;
  * overflow to ±∞, canonical NaN 0x7FC00000) — bit-exact with {@code org.llmnpu.numerics.fp.Fma.fp32Bits}
  * (IEEE 754-2019 fusedMultiplyAdd). The Vector DSP's {@code FMA32}.
  *
- * <p><b>Numerics.</b> The 48-bit product of the significands is normalized (leading-zero count),
- * so {@code P = mp·2^ep} with {@code mp ∈ [2^47, 2^48)}. With {@code d = ec − ep} the distance of
- * the addend {@code C = mc·2^ec}:
+ * <p><b>Numerics.</b> The product {@code P = mp·2^e0} ({@code mp} the 48-bit product of the
+ * significands, not normalized; {@code e0 = effA + effB − 300}) and the addend {@code C = mc·2^ec}
+ * are added in a 77-bit window on the grid {@code 2^(e0−3)}: the product at bits 3..50, the addend
+ * at its distance {@code δ = ec − e0} (bits {@code δ+3..δ+26}), every addend bit at or below bit 0
+ * ORed into bit 0 (sticky). The addend's position depends on the exponents only, so it is aligned
+ * while the significands are multiplied:
  * <ul>
- *   <li>{@code d > 50}: the product is below 2^(ec−3), less than a quarter of the addend's
- *       smallest neighbouring ulp, so the rounded sum is {@code c} itself;</li>
- *   <li>{@code d < −25}: the addend is below a quarter of the product's grid 2^ep, itself at most
- *       a quarter of the result's ulp, so only its sign matters: it is replaced by
- *       {@code ±2^(ep−26)} (same rounding);</li>
- *   <li>otherwise both sit exactly in a 75-bit window on the grid {@code 2^min(ep, ec)}: they are
- *       added or subtracted exactly (sign-magnitude) and one {@link FloatRounder} rounds the sum.</li>
+ *   <li>{@code δ ≥ 50}: {@code |P| < 2^(ec−2)}, less than a quarter of the addend's smallest
+ *       neighbouring ulp, so the rounded sum is {@code c} itself;</li>
+ *   <li>otherwise the window sum is exact, or (with addend bits below bit 1, only when
+ *       {@code δ ≤ −3}) it lies in the same open interval between multiples of {@code 2^(e0−2)} as
+ *       the exact sum: then the product, at least {@code 2^(e0+23)} (one operand is normal, else
+ *       {@code δ ≥ 149}), keeps the sum above {@code 2^(e0+22)}, where representable values and
+ *       midpoints are multiples of {@code 2^(e0−2)}; both round alike. A far-away addend ({@code δ < −25})
+ *       is only its sticky bit.</li>
  * </ul>
- * Exact zero: −0 only for (−0 product) + (−0); cancellation gives +0. A zero product gives
- * {@code c}. Specials: a NaN operand, ∞·0 and ∞ − ∞ give 0x7FC00000; otherwise an infinite
- * product or addend gives that infinity.
+ * The sum is sign-magnitude: {@code P + C} for equal signs, else {@code P − C} and {@code C − P}
+ * side by side (two Kogge–Stone {@link PrefixAdder}s after a 3:2 carry-save level), the
+ * non-negative one taken. One {@link FloatRounder} rounds it with exponent {@code e0 − 3}.
+ * The significand product is a 3:2 carry-save tree of the 24 partial products (7 full-adder
+ * levels), kept as two rows until the window sum. Exact zero: −0 only for (−0 product) + (−0);
+ * cancellation gives +0. A zero product gives {@code c}. Specials: a NaN operand, ∞·0 and ∞ − ∞
+ * give 0x7FC00000; otherwise an infinite product or addend gives that infinity.
  *
- * <p>Latency {@code latency} cycles plus {@code stages} internal registers (0..3): 1 holds the exact
- * window sum before the rounder; 2 also registers the operands at the input (the unit is not
- * rebalanced: a register stage for the deeper DSP pipelines); 3 also splits the rounder after its
- * normalization. Throughput one per cycle.
+ * <p><b>Latency</b> {@code stages + latency} cycles (throughput one per cycle): {@code stages}
+ * internal registers (0..3) — 1 holds the exact window sum before the rounder; 2 also the decoded
+ * operands, the product's two carry-save rows and the aligned addend; 3 also splits the rounder
+ * after its normalization — and {@code latency} 1 registers the result. Cycle path at
+ * {@code stages} 3: decode, carry-save product and addend alignment | carry-save level, window sums
+ * and sign | leading-zero count and normalization | rounding.
  */
 public final class Fp32Fma extends HwModule {
   private static final int CANONICAL_NAN = 0x7FC00000;
-  private static final int WINDOW = 75;
+  /** The exact window (77 bits) plus the sign of {@code P − C}. */
+  private static final int SUM_BITS = 78;
+  /** Window bits the addend can reach (0..75): {@code δ ≤ 49}. */
+  private static final int ADDEND_BITS = 76;
+  /** The product rows: 48 bits plus one bit per carry-save level (no carry is dropped). */
+  private static final int ROW_BITS = 56;
   private static final int EXPONENT_BITS = 11;
 
   /** Output latency 0 or 1, and {@code stages} internal registers 0..3 (see the class comment). */
@@ -74,75 +91,100 @@ public final class Fp32Fma extends HwModule {
 
   public Fp32Fma(Config config) {
     this.config = config;
-    boolean inputRegister = config.stages() >= 2;
-    UInt x = inputRegister ? regNext("input_a", a) : a;
-    UInt y = inputRegister ? regNext("input_b", b) : b;
-    UInt z = inputRegister ? regNext("input_c", c) : c;
-    FpOperand p = FpOperand.fp32(x);
-    FpOperand q = FpOperand.fp32(y);
-    FpOperand s = FpOperand.fp32(z);
+    FpOperand p = FpOperand.fp32(a);
+    FpOperand q = FpOperand.fp32(b);
+    FpOperand s = FpOperand.fp32(c);
 
+    // decode: the product as two carry-save rows, the addend aligned to it (registered with stages >= 2)
     Bool productNegative = p.negative().xor(q.negative());
-    UInt product = wire("product", p.significand().mul(q.significand()));
-    UInt lz = wire("productZeros", LeadingZeros.count(product));
-    UInt normalized = wire("normalizedProduct", product.shiftLeft(lz));
-    // ep = effA + effB − 300 − lz, ec = effC − 150, d = ec − ep
-    SInt effSum = p.effectiveField().resize(EXPONENT_BITS).add(q.effectiveField().resize(EXPONENT_BITS)).toSInt();
-    SInt ep = wire("productExponent", effSum.sub(sintLit(300, EXPONENT_BITS + 1))
-        .sub(lz.resize(EXPONENT_BITS).toSInt()));
-    SInt d = wire("distance", s.effectiveField().resize(EXPONENT_BITS).toSInt().sub(sintLit(150, EXPONENT_BITS + 1))
-        .sub(ep));
-    Bool addendDominates = wire("addendDominates", d.gt(50).and(s.zero().not()));
-    Bool addendTiny = d.lt(-25);
-    // the addend in the window: 0 when zero, ±1 at distance −26 when tiny
-    UInt mc = mux(s.zero(), uintLit(0, 24), mux(addendTiny, uintLit(1, 24), s.significand()));
-    SInt dd = mux(s.zero(), sintLit(0, EXPONENT_BITS + 1), mux(addendTiny, sintLit(-26, EXPONENT_BITS + 1), d));
-    Bool addendAbove = dd.ge(0);
-    UInt upShift = mux(addendAbove, dd.resize(6).asUInt(), uintLit(0, 6));
-    UInt downShift = mux(addendAbove, uintLit(0, 5), dd.neg().resize(5).asUInt());
-    UInt alignedProduct = wire("alignedProduct", normalized.resize(WINDOW - 1).shiftLeft(downShift));
-    UInt alignedAddend = wire("alignedAddend", mc.resize(WINDOW - 1).shiftLeft(upShift));
-    SInt grid = wire("grid", ep.add(mux(addendAbove, sintLit(0, EXPONENT_BITS + 1), dd)));
+    List<UInt> rows = productRows(p.significand(), q.significand());
+    UInt productRow0 = decode("productRow0", rows.get(0));
+    UInt productRow1 = decode("productRow1", rows.get(1));
+    // r = 49 − δ = effA + effB − effC − 101: the addend's right shift from the window's top
+    SInt effSum = p.effectiveField().resize(EXPONENT_BITS - 1).add(q.effectiveField().resize(EXPONENT_BITS - 1))
+        .toSInt();
+    SInt alignShift = wire("alignShift", effSum.sub(s.effectiveField().resize(EXPONENT_BITS).toSInt())
+        .sub(sintLit(101, EXPONENT_BITS)));
+    Bool addendDominates = wire("addendDominates", alignShift.lt(0).and(s.zero().not()));
+    UInt shift = mux(alignShift.lt(0), uintLit(0, 7), mux(alignShift.gt(ADDEND_BITS),
+        uintLit(ADDEND_BITS, 7), alignShift.resize(7).asUInt()));
+    UInt spread = wire("spread", s.significand().shiftLeft(ADDEND_BITS).shiftRight(shift));
+    Bool sticky = spread.lsbs(24).orR();
+    UInt addend = decode("addend", spread.msbs(ADDEND_BITS).or(sticky.asUInt().resize(ADDEND_BITS)));
+    Bool subtract = decode("subtract", productNegative.ne(s.negative()));
+    Bool lateProductNegative = decode("productNegative", productNegative);
+    Bool lateAddendNegative = decode("addendNegative", s.negative());
+    SInt gridExponent = decode("gridExponent", effSum.sub(sintLit(303, EXPONENT_BITS)).resize(EXPONENT_BITS));
 
-    Bool sameSign = productNegative.eq(s.negative());
-    Bool productLarger = alignedProduct.gt(alignedAddend);
-    Bool addendLarger = alignedAddend.gt(alignedProduct);
-    UInt difference = mux(productLarger, alignedProduct.sub(alignedAddend), alignedAddend.sub(alignedProduct))
-        .resize(WINDOW);
-    UInt magnitude = wire("sumMagnitude", mux(sameSign, alignedProduct.addExpand(alignedAddend), difference));
-    Bool negative = mux(sameSign, productNegative, mux(productLarger, productNegative, addendLarger.and(s.negative())));
+    // the exact window sum, sign-magnitude: P + C, or P − C and C − P side by side
+    UInt product0 = productRow0.resize(SUM_BITS - 3).shiftLeft(3);
+    UInt product1 = productRow1.resize(SUM_BITS - 3).shiftLeft(3);
+    UInt addendTerm = addend.resize(SUM_BITS);
+    List<UInt> forward = MxDotTerms.carrySaveRows(List.of(product0, product1,
+        mux(subtract, addendTerm.not(), addendTerm)));
+    // P − C = P + ~C + 1: the + 1 in the carry row's free bit 0
+    UInt productMinus = wire("productSide", PrefixAdder.add(forward.get(0),
+        forward.get(1).or(subtract.asUInt().resize(SUM_BITS))));
+    // C − P = C + ~row0 + ~row1 + 2: one + 1 in the carry row's bit 0, one as the carry-in
+    List<UInt> backward = MxDotTerms.carrySaveRows(List.of(addendTerm, product0.not(), product1.not()));
+    UInt addendMinus = wire("addendSide", PrefixAdder.sum(backward.get(0),
+        backward.get(1).or(uintLit(1, SUM_BITS)), true).lsbs(SUM_BITS - 1));
+    Bool addendLarger = subtract.and(productMinus.bit(SUM_BITS - 1));
+    UInt magnitude = wire("sumMagnitude", mux(addendLarger, addendMinus,
+        productMinus.lsbs(SUM_BITS - 1)));
+    // an exact cancellation is +0
+    Bool negative = mux(addendLarger, lateAddendNegative, lateProductNegative
+        .and(subtract.not().or(productMinus.orR())));
 
-    FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(WINDOW,
-        EXPONENT_BITS + 1, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
+    FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(SUM_BITS - 1,
+        EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
     rounder.negative.set(stage("negative", negative));
     rounder.magnitude.set(stage("magnitude", magnitude));
-    rounder.exponent.set(stage("grid", grid));
+    rounder.exponent.set(stage("gridExponent", gridExponent));
 
     Bool productZero = p.zero().or(q.zero());
     Bool productInfinite = p.infinite().or(q.infinite());
     Bool nan = p.nan().or(q.nan()).or(s.nan()).or(p.infinite().and(q.zero())).or(q.infinite().and(p.zero()))
-        .or(productInfinite.and(s.infinite()).and(sameSign.not()));
+        .or(productInfinite.and(s.infinite()).and(productNegative.ne(s.negative())));
     Bool infiniteNegative = mux(productInfinite, productNegative, s.negative());
     UInt zero = cat(productNegative.and(s.negative()), uintLit(0, 31)).asUInt();
     // a zero product: c, or the signed zero when c is zero too
-    UInt passThrough = mux(productZero.and(s.zero()), zero, z);
+    UInt passThrough = mux(productZero.and(s.zero()), zero, c);
     UInt special = mux(nan, uintLit(CANONICAL_NAN, 32), mux(productInfinite.or(s.infinite()),
         cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt(), passThrough));
-    Bool useSpecial = bypass("useSpecial", nan.or(productInfinite).or(s.infinite()).or(productZero)
+    Bool useSpecial = late("useSpecial", nan.or(productInfinite).or(s.infinite()).or(productZero)
         .or(addendDominates));
-    UInt value = wire("value", mux(useSpecial, bypass("special", special), rounder.code));
+    UInt value = wire("value", mux(useSpecial, late("special", special), rounder.code));
     result.set(config.latency() == 1 ? regNext("result_q", value) : value);
   }
 
-  /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
-  private <T extends org.llmnpu.hdl.HwValue> T bypass(String name, T v) {
-    T e = stage(name, v);
+  /**
+   * {@code sigA · sigB} as two rows (each {@link #ROW_BITS} bits) whose sum is the product: the 24
+   * partial products reduced by 3:2 carry-save levels, no carry propagated along a row.
+   */
+  private static List<UInt> productRows(UInt sigA, UInt sigB) {
+    List<UInt> partials = new ArrayList<>();
+    UInt none = uintLit(0, sigA.width());
+    for (int i = 0; i < sigB.width(); i++) {
+      partials.add(mux(sigB.bit(i), sigA, none).resize(ROW_BITS - i).shiftLeft(i));
+    }
+    return MxDotTerms.carrySaveRows(partials);
+  }
+
+  /** {@code v} delayed like the rounder's output (a bypass of the decode, exact-sum and rounder registers). */
+  private <T extends HwValue> T late(String name, T v) {
+    T e = stage(name, decode(name, v));
     return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
   /** {@code v}, or {@code v} one cycle later with the exact-sum register (stages >= 1). */
-  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
+  private <T extends HwValue> T stage(String name, T v) {
     return config.stages() >= 1 ? regNext("split_" + name, v) : v;
+  }
+
+  /** {@code v}, or {@code v} one cycle later with the decode register (stages >= 2). */
+  private <T extends HwValue> T decode(String name, T v) {
+    return config.stages() >= 2 ? regNext("decode_" + name, v) : v;
   }
 
   @Override
