@@ -42,19 +42,26 @@ import org.llmnpu.rtl.mx.RoundMode;
  *       is only its sticky bit.</li>
  * </ul>
  * The sum is sign-magnitude: {@code P + C} for equal signs, else {@code P − C} and {@code C − P}
- * side by side (two Kogge–Stone {@link PrefixAdder}s after a 3:2 carry-save level), the
+ * side by side (each a 3:2 carry-save level and a carry-select sum of {@link PrefixAdder}s), the
  * non-negative one taken. One {@link FloatRounder} rounds it with exponent {@code e0 − 3}.
  * The significand product is a 3:2 carry-save tree of the 24 partial products (7 full-adder
  * levels), kept as two rows until the window sum. Exact zero: −0 only for (−0 product) + (−0);
  * cancellation gives +0. A zero product gives {@code c}. Specials: a NaN operand, ∞·0 and ∞ − ∞
  * give 0x7FC00000; otherwise an infinite product or addend gives that infinity.
  *
+ * <p>Why this form: the earlier unit normalized the 24×24 product (leading-zero count and shift) and
+ * then aligned and compared it with the addend in one cone of logic; ABC's SAT sweep ({@code &fraig})
+ * of that cone did not finish in 20 minutes, so the unit could not be timed. Here no shift or
+ * comparison follows the multiplier, and every cycle's cone is small (synthesis about 16 s).
+ *
  * <p><b>Latency</b> {@code stages + latency} cycles (throughput one per cycle): {@code stages}
- * internal registers (0..3) — 1 holds the exact window sum before the rounder; 2 also the decoded
- * operands, the product's two carry-save rows and the aligned addend; 3 also splits the rounder
- * after its normalization — and {@code latency} 1 registers the result. Cycle path at
- * {@code stages} 3: decode, carry-save product and addend alignment | carry-save level, window sums
- * and sign | leading-zero count and normalization | rounding.
+ * internal registers (0..3) — 1 holds the exact window sum (its carry-select parts) before the
+ * rounder; 2 also the decoded operands, the product's two carry-save rows and the aligned addend;
+ * 3 also splits the rounder after its normalization — and {@code latency} 1 registers the result.
+ * The cycles at {@code stages} 3, {@code latency} 1: decode, carry-save product and addend
+ * alignment | carry-save level, low halves of the window sums with their carries and both high
+ * halves | carry select, sign, leading-zero count and normalization | rounding, into
+ * {@code result}.
  */
 public final class Fp32Fma extends HwModule {
   private static final int CANONICAL_NAN = 0x7FC00000;
