@@ -20,8 +20,9 @@ import org.llmnpu.numerics.fp.Fma;
  * (zeros, subnormals, the normal boundary, ±max, ±∞, NaNs, ties), and 200,000 random triples in
  * four styles — uniform bit patterns; an addend that nearly cancels the product; an addend at
  * every distance from the product (−60..+60 binades: the exact window's edges and the
- * dominated/tiny cases); products and addends around the subnormal range and near overflow —
- * at every {@code stages} 0..3, fed one triple per cycle. It is lint clean and synthesizes.
+ * dominated/tiny cases); products and addends around the subnormal range and near overflow; and
+ * 40,000 subnormal-times-normal products with an addend 1..30 binades below (the window's sticky
+ * bits) — at every {@code stages} 0..3, fed one triple per cycle. It is lint clean and synthesizes.
  */
 class Fp32FmaTest {
 
@@ -93,7 +94,25 @@ class Fp32FmaTest {
       }
       triples.add(new int[] {a, b, c});
     }
+    for (int k = 0; k < 40_000; k++) {
+      triples.add(subnormalTimesNormalWithASmallAddend(rnd));
+    }
     return triples;
+  }
+
+  /**
+   * A subnormal times a normal (a product with as few as 24 significant bits), often both powers of two (a product
+   * at a binade boundary), and an addend of either sign 1..30 binades below it: the window's sticky addend bits.
+   */
+  private static int[] subnormalTimesNormalWithASmallAddend(Random rnd) {
+    boolean powers = rnd.nextInt(3) == 0;
+    int fraction = powers ? 1 << rnd.nextInt(23) : Math.max(1, (rnd.nextInt() & 0x7FFFFF) >>> rnd.nextInt(23));
+    int subnormal = (rnd.nextInt() & 0x80000000) | fraction;
+    int normal = (rnd.nextInt() & 0x80000000) | ((100 + rnd.nextInt(154)) << 23) | (powers ? 0 : rnd.nextInt() & 0x7FFFFF);
+    double product = (double) Float.intBitsToFloat(subnormal) * Float.intBitsToFloat(normal);
+    int field = Math.max(0, Math.min(254, Math.getExponent(product) - 1 - rnd.nextInt(30) + 127));
+    int c = (rnd.nextInt() & 0x80000000) | (field << 23) | (rnd.nextBoolean() ? 0 : rnd.nextInt() & 0x7FFFFF);
+    return rnd.nextBoolean() ? new int[] {subnormal, normal, c} : new int[] {normal, subnormal, c};
   }
 
   @Test
