@@ -41,9 +41,11 @@ import org.llmnpu.rtl.mx.RoundMode;
  *       midpoints are multiples of {@code 2^(e0−2)}; both round alike. A far-away addend ({@code δ < −25})
  *       is only its sticky bit.</li>
  * </ul>
- * The sum is sign-magnitude: {@code P + C} for equal signs, else {@code P − C} and {@code C − P}
- * side by side (each a 3:2 carry-save level and a carry-select sum of {@link PrefixAdder}s), the
- * non-negative one taken. One {@link FloatRounder} rounds it with exponent {@code e0 − 3}.
+ * The sum is sign-magnitude, from one 3:2 carry-save level and a compound carry-select sum of
+ * {@link PrefixAdder}s that gives both {@code S0 = P + B} and {@code S0 + 1}: {@code B = C} for equal
+ * signs ({@code S0}); else {@code B = ~C}, so {@code S0 = P − C − 1}, and {@code |P − C|} is
+ * {@code S0 + 1} when {@code P > C}, else {@code ~S0} (+0 when {@code C = P}). One
+ * {@link FloatRounder} rounds the magnitude with exponent {@code e0 − 3}.
  * The significand product is a 3:2 carry-save tree of the 24 partial products (7 full-adder
  * levels), kept as two rows until the window sum. Exact zero: −0 only for (−0 product) + (−0);
  * cancellation gives +0. A zero product gives {@code c}. Specials: a NaN operand, ∞·0 and ∞ − ∞
@@ -59,8 +61,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  * rounder; 2 also the decoded operands, the product's two carry-save rows and the aligned addend;
  * 3 also splits the rounder after its normalization — and {@code latency} 1 registers the result.
  * The cycles at {@code stages} 3, {@code latency} 1: decode, carry-save product and addend
- * alignment | carry-save level, low halves of the window sums with their carries and both high
- * halves | carry select, sign, leading-zero count and normalization | rounding, into
+ * alignment | carry-save level and the window sum's halves (each with and without a carry-in) |
+ * carry select, sign and magnitude, leading-zero count and normalization | rounding, into
  * {@code result}.
  */
 public final class Fp32Fma extends HwModule {
@@ -72,7 +74,7 @@ public final class Fp32Fma extends HwModule {
   /** The product rows: 48 bits plus one bit per carry-save level (no carry is dropped). */
   private static final int ROW_BITS = 56;
   private static final int EXPONENT_BITS = 11;
-  /** The window sums' low part (carry-select split, see {@link #carrySelectSum}). */
+  /** The window sum's low part (carry-select split, see {@link #compoundSum}). */
   private static final int LOW_BITS = 39;
 
   /** Output latency 0 or 1, and {@code stages} internal registers 0..3 (see the class comment). */
@@ -125,26 +127,23 @@ public final class Fp32Fma extends HwModule {
     Bool lateAddendNegative = decode("addendNegative", s.negative());
     SInt gridExponent = decode("gridExponent", effSum.sub(sintLit(303, EXPONENT_BITS)).resize(EXPONENT_BITS));
 
-    // the exact window sum, sign-magnitude: P + C, or P − C and C − P side by side
+    // the exact window sum as S0 = P + B and S1 = P + B + 1, B = C, or ~C for a subtraction
     UInt product0 = productRow0.resize(SUM_BITS - 3).shiftLeft(3);
     UInt product1 = productRow1.resize(SUM_BITS - 3).shiftLeft(3);
     UInt addendTerm = addend.resize(SUM_BITS);
-    List<UInt> forward = MxDotTerms.carrySaveRows(List.of(product0, product1,
+    List<UInt> sumRows = MxDotTerms.carrySaveRows(List.of(product0, product1,
         mux(subtract, addendTerm.not(), addendTerm)));
-    // P − C = P + ~C + 1: the + 1 in the carry row's free bit 0
-    UInt productMinus = wire("productSide", carrySelectSum("productSide", forward.get(0),
-        forward.get(1).or(subtract.asUInt().resize(SUM_BITS)), false));
-    // C − P = C + ~row0 + ~row1 + 2: one + 1 in the carry row's bit 0, one as the carry-in
-    List<UInt> backward = MxDotTerms.carrySaveRows(List.of(addendTerm, product0.not(), product1.not()));
-    UInt addendMinus = wire("addendSide", carrySelectSum("addendSide", backward.get(0),
-        backward.get(1).or(uintLit(1, SUM_BITS)), true).lsbs(SUM_BITS - 1));
+    UInt[] sums = compoundSum(sumRows.get(0), sumRows.get(1));
+    UInt sum = wire("windowSum", sums[0]);
+    UInt sumPlusOne = wire("windowSumPlusOne", sums[1].lsbs(SUM_BITS - 1));
+    // subtracting, S0 = P − C − 1 (mod 2^78): negative when C >= P, and then |P − C| = ~S0; else P − C = S1
     Bool sumSubtract = stage("subtract", subtract);
-    Bool addendLarger = sumSubtract.and(productMinus.bit(SUM_BITS - 1));
-    UInt magnitude = wire("sumMagnitude", mux(addendLarger, addendMinus,
-        productMinus.lsbs(SUM_BITS - 1)));
-    // an exact cancellation is +0
-    Bool negative = mux(addendLarger, stage("addendNegative", lateAddendNegative),
-        stage("productNegative", lateProductNegative).and(sumSubtract.not().or(productMinus.orR())));
+    Bool addendLarger = sumSubtract.and(sum.bit(SUM_BITS - 1));
+    UInt magnitude = wire("sumMagnitude", mux(addendLarger, sum.not().lsbs(SUM_BITS - 1),
+        mux(sumSubtract, sumPlusOne, sum.lsbs(SUM_BITS - 1))));
+    // an exact cancellation (C = P) is +0
+    Bool negative = mux(addendLarger, stage("addendNegative", lateAddendNegative).and(magnitude.orR()),
+        stage("productNegative", lateProductNegative));
 
     FloatRounder rounder = instance("rounder", new FloatRounder(new FloatRounder.Config(SUM_BITS - 1,
         EXPONENT_BITS, FpLayout.FP32, RoundMode.NEAREST_EVEN, false), config.stages() >= 3, true));
@@ -182,20 +181,25 @@ public final class Fp32Fma extends HwModule {
   }
 
   /**
-   * {@code (x + y + carryIn) mod 2^w} as a carry-select sum: the low {@link #LOW_BITS} bits with their
-   * carry out, and the high bits both without and with that carry ({@link PrefixAdder}s side by
-   * side), registered with the exact-sum register (stages >= 1); the carry selects the high part after
-   * it. A 78-bit prefix sum in one cycle took 5.9 ns (ABC maps the prefix network partly as a ripple).
+   * {@code x + y} and {@code x + y + 1} (mod 2^w) as carry-select sums: the low {@link #LOW_BITS} bits
+   * with and without a carry-in, each with its carry out, and the high bits with and without a carry
+   * (four {@link PrefixAdder}s side by side), registered with the exact-sum register (stages >= 1); the
+   * low parts' carries select the high parts after it. A 78-bit prefix sum in one cycle took 5.9 ns
+   * (ABC maps the prefix network partly as a ripple).
    */
-  private UInt carrySelectSum(String name, UInt x, UInt y, boolean carryIn) {
+  private UInt[] compoundSum(UInt x, UInt y) {
     int w = x.width();
-    UInt low = stage(name + "Low", PrefixAdder.sum(x.lsbs(LOW_BITS).resize(LOW_BITS + 1),
-        y.lsbs(LOW_BITS).resize(LOW_BITS + 1), carryIn));
+    UInt lowX = x.lsbs(LOW_BITS).resize(LOW_BITS + 1);
+    UInt lowY = y.lsbs(LOW_BITS).resize(LOW_BITS + 1);
+    UInt low = stage("sumLow", PrefixAdder.sum(lowX, lowY, false));
+    UInt lowPlusOne = stage("sumLowPlusOne", PrefixAdder.sum(lowX, lowY, true));
     UInt highX = x.msbs(w - LOW_BITS);
     UInt highY = y.msbs(w - LOW_BITS);
-    UInt high = stage(name + "High", PrefixAdder.add(highX, highY));
-    UInt highCarried = stage(name + "HighCarried", PrefixAdder.sum(highX, highY, true));
-    return cat(mux(low.bit(LOW_BITS), highCarried, high), low.lsbs(LOW_BITS)).asUInt();
+    UInt high = stage("sumHigh", PrefixAdder.add(highX, highY));
+    UInt highPlusOne = stage("sumHighPlusOne", PrefixAdder.sum(highX, highY, true));
+    return new UInt[] {
+        cat(mux(low.bit(LOW_BITS), highPlusOne, high), low.lsbs(LOW_BITS)).asUInt(),
+        cat(mux(lowPlusOne.bit(LOW_BITS), highPlusOne, high), lowPlusOne.lsbs(LOW_BITS)).asUInt()};
   }
 
   /** {@code v} delayed like the rounder's output (a bypass of the decode, exact-sum and rounder registers). */
