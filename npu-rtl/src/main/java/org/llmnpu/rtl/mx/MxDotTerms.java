@@ -15,9 +15,10 @@ import org.llmnpu.hdl.UInt;
  * and the absolute value of the sum as a log-depth negation. Both are bit-exact with the direct
  * forms ({@code ±(integerMagnitudeA · integerMagnitudeB)} and {@code mux(s < 0, −s, s)}) for
  * every finite element; products with a special (NaN or ∞) element may differ, but then the
- * unit's output is the special result regardless of the sum.
+ * unit's output is the special result regardless of the sum. The carry-save reduction
+ * ({@link #carrySaveRows}) is also {@code Fp32Fma}'s significand multiplier.
  */
-final class MxDotTerms {
+public final class MxDotTerms {
   private MxDotTerms() {
   }
 
@@ -58,7 +59,7 @@ final class MxDotTerms {
    * maj(a, b, c)} one bit up): no carry travels along a row, so each level costs one full-adder
    * delay (32 terms: 8 levels). Terms left over from a level's groups of three pass to the next.
    */
-  static List<UInt> carrySaveRows(List<UInt> terms) {
+  public static List<UInt> carrySaveRows(List<UInt> terms) {
     int w = terms.get(0).width();
     List<UInt> rows = terms;
     while (rows.size() > 2) {
