@@ -37,6 +37,10 @@ public final class CosimDspCommand implements Callable<Integer> {
   int layer;
   @Option(names = "--lanes", defaultValue = "8", description = "SIMD lanes: 1, 2, 4, 8, 16 or 32 (default ${DEFAULT-VALUE}).")
   int lanes;
+  @Option(names = "--stages", defaultValue = "4", description = "Execute stages of the DSP, 1..4 (default "
+      + "${DEFAULT-VALUE}, as vector-dsp and the NPU: the depth that meets the 5.75 ns target clock); with 2..4 the "
+      + "kernel is compiled interleaved for the pipeline.")
+  int stages;
   @Option(names = "--eps", defaultValue = "1e-5", description = "Epsilon of rmsnorm/layernorm, > 0 (default ${DEFAULT-VALUE}).")
   float eps;
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the random inputs (default ${DEFAULT-VALUE}).")
@@ -79,6 +83,9 @@ public final class CosimDspCommand implements Callable<Integer> {
       if (lanes < 1 || lanes > 32 || Integer.bitCount(lanes) != 1) {
         throw new IllegalArgumentException("--lanes: " + lanes + " is not allowed; allowed: 1, 2, 4, 8, 16, 32");
       }
+      if (stages < 1 || stages > 4) {
+        throw new IllegalArgumentException("--stages: " + stages + " is not allowed; allowed: 1, 2, 3, 4");
+      }
       if (!(eps > 0) || Float.isInfinite(eps)) {
         throw new IllegalArgumentException("--eps: " + eps + " is not allowed; allowed: finite and > 0");
       }
@@ -95,21 +102,21 @@ public final class CosimDspCommand implements Callable<Integer> {
       return 2;
     }
     long t0 = System.nanoTime();
-    DspCosimRun.Outcome o = model == null ? DspCosimRun.run(k, len, lanes, eps, seed)
-        : DspCosimRun.run(k, len, lanes, eps, model.operands(), model.software());
+    DspCosimRun.Outcome o = model == null ? DspCosimRun.run(k, len, lanes, stages, eps, seed)
+        : DspCosimRun.run(k, len, lanes, stages, eps, model.operands(), model.software());
     double seconds = (System.nanoTime() - t0) / 1e9;
     java.nio.file.Path waves = WaveCapture.keep();
     String reportCommand = waves == null ? null : String.format(Locale.ROOT,
-        "./npu report ppa vector-dsp -p lanes=%d -p rows=%d --activity-vcd %s -o <dir>", lanes, o.rows(), waves);
+        "./npu report ppa vector-dsp -p lanes=%d -p rows=%d -p executeStages=%d --activity-vcd %s -o <dir>", lanes,
+        o.rows(), stages, waves);
     boolean exact = o.mismatches() == 0;
     boolean cyclesMatch = o.rtlCycles() == o.formulaCycles();
-    int[] abc = DspCycleFormula.coefficients(k);
-    String formula = String.format(Locale.ROOT, "%d + %d*log2(%d) + %d*%d rows", abc[0], abc[1], lanes, abc[2],
-        (int) ((o.formulaCycles() - abc[0] - abc[1] * Integer.numberOfTrailingZeros(lanes)) / Math.max(1, abc[2])));
+    String formula = o.formula();
     if (json) {
       ObjectMapper om = new ObjectMapper();
       ObjectNode j = om.createObjectNode();
-      j.put("kernel", k.cliName()).put("len", len).put("lanes", lanes).put("seed", seed).put("inputs", inputs);
+      j.put("kernel", k.cliName()).put("len", len).put("lanes", lanes).put("executeStages", stages).put("seed", seed)
+          .put("inputs", inputs);
       if (model != null) {
         j.put("recorded", model.description());
       }
@@ -131,8 +138,8 @@ public final class CosimDspCommand implements Callable<Integer> {
       }
       System.out.println(org.llmnpu.reports.JsonOutput.compact(j));
     } else {
-      System.out.printf(Locale.ROOT, "vector-dsp %s, len %d, %d lanes, seed %d: RTL (Verilator) vs org.llmnpu.numerics.vector%n",
-          k.cliName(), len, lanes, seed);
+      System.out.printf(Locale.ROOT, "vector-dsp %s, len %d, %d lanes, %d execute stage%s, seed %d: RTL (Verilator) vs "
+          + "org.llmnpu.numerics.vector%n", k.cliName(), len, lanes, stages, stages == 1 ? "" : "s", seed);
       if (model != null) {
         System.out.printf(Locale.ROOT, "  inputs: %s%n", model.description());
       }

@@ -8,6 +8,8 @@ import org.llmnpu.numerics.vector.ElementWise;
 import org.llmnpu.numerics.vector.VectorConfig;
 import org.llmnpu.numerics.vector.VectorKernel;
 import org.llmnpu.isa.dsp.DspCycleFormula;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspMath;
@@ -23,26 +25,32 @@ import org.llmnpu.verilator.Simulators;
 final class DspCosimRun {
   /** What the command prints; {@code bound} is the kernel's stated ULP bound (NaN where none is stated). */
   record Outcome(int outputs, int mismatches, double maxUlp, double bound, long rtlCycles, long formulaCycles,
-      int instructions, int rows, double maxUlpVsSoftware) {
+      int instructions, int rows, double maxUlpVsSoftware, String formula) {
   }
 
   private DspCosimRun() {
   }
 
-  /** Random inputs from {@code seed}. */
-  static Outcome run(DspKernel kernel, int len, int lanes, float eps, long seed) {
-    return run(kernel, len, lanes, eps, inputs(kernel, len, new Random(seed)), null);
+  /** Random inputs from {@code seed}, on a DSP of {@code stages} execute stages. */
+  static Outcome run(DspKernel kernel, int len, int lanes, int stages, float eps, long seed) {
+    return run(kernel, len, lanes, stages, eps, inputs(kernel, len, new Random(seed)), null);
   }
 
-  /** The given FP16 operands; with {@code software} (may be null), also the error against those FP32 outputs. */
-  static Outcome run(DspKernel kernel, int len, int lanes, float eps, short[][] in, float[][] software) {
+  /**
+   * The given FP16 operands; with {@code software} (may be null), also the error against those FP32 outputs. With
+   * 2..4 execute stages the kernel is compiled interleaved for the pipeline ({@link DspKernels.Options#forPipeline}),
+   * as the NPU's DSP routines are; with 1, plain.
+   */
+  static Outcome run(DspKernel kernel, int len, int lanes, int stages, float eps, short[][] in, float[][] software) {
     DspLayout layout = new DspLayout(kernel, len, lanes);
     int rows = Math.max(16, Integer.highestOneBit(Math.max(1, layout.totalRows() - 1)) * 2);
-    VectorDsp.Config config = new VectorDsp.Config(lanes, rows, 256);
+    VectorDsp.Config config = new VectorDsp.Config(lanes, rows, 256, 12, 2, stages);
+    DspPipeline pipeline = config.pipeline();
+    DspKernels.Options options = stages == 1 ? DspKernels.Options.DEFAULT : DspKernels.Options.forPipeline(pipeline, false);
     VectorDspDriver.Run run;
     try (Simulator sim = Simulators.start(Verilog.emit(new VectorDsp(config)), WaveCapture.options())) {
       WaveCapture.note(sim);
-      run = new VectorDspDriver(sim, config, DspMath.DEFAULT).run(kernel, len, eps, DspMath.DEFAULT, in);
+      run = new VectorDspDriver(sim, config, DspMath.DEFAULT).run(kernel, len, eps, DspMath.DEFAULT, in, options);
     }
     VectorKernel golden = VectorKernel.byName(kernel.cliName());
     short[][] want = golden.golden(in, eps, new VectorConfig(lanes));
@@ -60,7 +68,24 @@ final class DspCosimRun {
     double versusSoftware = software == null ? Double.NaN
         : DspModelInputs.maxUlpVersusSoftware(run.outputs(), software);
     return new Outcome(outputs, mismatches, maxUlp, golden.ulpBound(), run.cycles(),
-        DspCycleFormula.cycles(kernel, len, lanes), run.instructions(), rows, versusSoftware);
+        DspCycleFormula.cycles(kernel, len, lanes, pipeline, options), run.instructions(), rows, versusSoftware,
+        formula(kernel, layout.inputRows(), lanes, pipeline, options));
+  }
+
+  /** The cycle formula with its terms: {@code a + b·log2(lanes) + c·rows}, or per K interleaved rows and a tail. */
+  static String formula(DspKernel kernel, int inputRows, int lanes, DspPipeline pipeline, DspKernels.Options options) {
+    int log = Integer.numberOfTrailingZeros(lanes);
+    if (!options.interleave()) {
+      int[] abc = DspCycleFormula.coefficients(kernel, pipeline, options);
+      return String.format(java.util.Locale.ROOT, "%d + %d*log2(%d) + %d*%d rows", abc[0], abc[1], lanes, abc[2],
+          inputRows);
+    }
+    int[] c = DspCycleFormula.interleavedCoefficients(kernel, pipeline, options);
+    int k = c.length - 2;
+    int tail = inputRows % k;
+    return String.format(java.util.Locale.ROOT, "%d + %d*log2(%d) + %d*%d groups of %d rows", c[0], c[1], lanes, c[2],
+        inputRows / k, k) + (tail == 0 ? "" : String.format(java.util.Locale.ROOT, " + %d for the last %d row%s",
+        c[2 + tail], tail, tail == 1 ? "" : "s"));
   }
 
   static short[][] inputs(DspKernel kernel, int len, Random rnd) {

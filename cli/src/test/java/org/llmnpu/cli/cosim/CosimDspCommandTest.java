@@ -19,18 +19,22 @@ import org.llmnpu.hdl.tools.ExternalTool;
  */
 class CosimDspCommandTest {
 
-  @ParameterizedTest(name = "{0} len {1} lanes {2}")
+  @ParameterizedTest(name = "{0} len {1} lanes {2} stages {3}")
   // two kernels and lane counts: the command's path (sizing, build, run, compare, formula); every kernel at 1, 8
-  // and 16 lanes is checked against the golden in npu-rtl's VectorDspTest
-  @CsvSource({"softmax, 128, 8", "rope, 64, 4"})
-  void kernelIsBitExactWithinItsBoundAndTakesTheFormulaCycles(String kernel, String len, String lanes) throws Exception {
+  // and 16 lanes is checked against the golden in npu-rtl's VectorDspTest; the default 4 execute stages (interleaved,
+  // a tail of rows past the last group) and the one-stage DSP
+  @CsvSource({"softmax, 128, 8, 4", "rope, 64, 4, 4", "rmsnorm, 72, 8, 4", "silu, 40, 8, 1"})
+  void kernelIsBitExactWithinItsBoundAndTakesTheFormulaCycles(String kernel, String len, String lanes, String stages)
+      throws Exception {
     boolean verilator = ExternalTool.find("verilator").isPresent();
     if (!verilator && "true".equals(System.getenv("CI"))) {
       throw new AssertionError("CI needs verilator");
     }
     assumeTrue(verilator, "verilator not installed");
-    String out = CliRun.capture(true, 0, "cosim", "dsp", "--kernel", kernel, "--len", len, "--lanes", lanes, "--json");
+    String out = CliRun.capture(true, 0, "cosim", "dsp", "--kernel", kernel, "--len", len, "--lanes", lanes,
+        "--stages", stages, "--json");
     JsonNode j = new ObjectMapper().readTree(out);
+    assertEquals(Integer.parseInt(stages), j.get("executeStages").asInt(), out);
     assertTrue(j.get("bitExact").asBoolean(), out);
     assertEquals(j.get("formulaCycles").asLong(), j.get("rtlCycles").asLong(), out);
     assertTrue(j.get("maxUlpErrorVsDouble").asDouble() <= j.get("ulpBound").asDouble(), out);
@@ -75,6 +79,8 @@ class CosimDspCommandTest {
   @Test
   void badLanesAndOddRopeLengthExitWithTwo() {
     assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--lanes", "6").contains("--lanes"));
+    String stages = CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "softmax", "--stages", "5");
+    assertTrue(stages.contains("--stages") && stages.contains("1, 2, 3, 4"), stages);
     assertTrue(CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "rope", "--len", "7").contains("--len"));
     String tooLong = CliRun.capture(false, 2, "cosim", "dsp", "--kernel", "layernorm", "--len", "65536", "--lanes", "1");
     assertTrue(tooLong.contains("--len") && tooLong.contains("262144 buffer rows (at most 65536)"), tooLong);
