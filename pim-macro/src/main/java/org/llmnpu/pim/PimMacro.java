@@ -157,16 +157,15 @@ public final class PimMacro extends HwModule {
     });
     // the tags of the vector whose last chunk was the previous cycle, then c.stages() cycles on to its periphery cycle
     int stages = c.stages();
-    Bool endValid = regInit("periphValid" + (stages == 0 ? "" : "_d0"), bool(), 0);
-    endValid.set(lastChunk);
+    String d0 = stages == 0 ? "" : "_d0";
+    Bool endValid = regNextInit("periphValid" + d0, lastChunk);
     // pipelined (stages ≥ 1): each column latches the last of the delays itself (PimColumn)
     int here = Math.max(0, stages - 1);
     Bool periphValid = delayInit("periphValid", endValid, here);
-    UInt periphBank = delay("periphBank", regNext("periphBank" + (stages == 0 ? "" : "_d0"), tagBank), here);
-    Bool periphFirst = delay("periphFirst", regNext("periphFirst" + (stages == 0 ? "" : "_d0"), tagFirst), here);
-    Bool periphLast = delay("periphLast", regNext("periphLast" + (stages == 0 ? "" : "_d0"), tagLast), here);
-    UInt periphEbX = pre
-        ? delay("periphEbX", regNext("periphEbX" + (stages == 0 ? "" : "_d0"), input.ebX), here) : null;
+    UInt periphBank = delay("periphBank", regNext("periphBank" + d0, tagBank), here);
+    Bool periphFirst = delay("periphFirst", regNext("periphFirst" + d0, tagFirst), here);
+    Bool periphLast = delay("periphLast", regNext("periphLast" + d0, tagLast), here);
+    UInt periphEbX = pre ? delay("periphEbX", regNext("periphEbX" + d0, input.ebX), here) : null;
     Bool outValidNow = stages == 0 ? periphValid : regNextInit("outValidQ", periphValid);
     Bool outFirstNow = stages == 0 ? periphFirst : regNext("outFirstQ", periphFirst);
     Bool outLastNow = stages == 0 ? periphLast : regNext("outLastQ", periphLast);
@@ -265,9 +264,7 @@ public final class PimMacro extends HwModule {
   private Bool delayInit(String name, Bool value, int n) {
     Bool v = value;
     for (int i = 1; i <= n; i++) {
-      Bool q = regInit(i == n ? name : name + "_d" + i, bool(), 0);
-      q.set(v);
-      v = q;
+      v = regNextInit(i == n ? name : name + "_d" + i, v);
     }
     return v;
   }

@@ -74,7 +74,6 @@ final class DspCosimRun {
 
   /** The cycle formula with its terms: {@code a + b·log2(lanes) + c·rows}, or per K interleaved rows and a tail. */
   static String formula(DspKernel kernel, int inputRows, int lanes, DspPipeline pipeline, DspKernels.Options options) {
-    int log = Integer.numberOfTrailingZeros(lanes);
     if (!options.interleave()) {
       int[] abc = DspCycleFormula.coefficients(kernel, pipeline, options);
       return String.format(java.util.Locale.ROOT, "%d + %d*log2(%d) + %d*%d rows", abc[0], abc[1], lanes, abc[2],
