@@ -3,8 +3,12 @@ package org.llmnpu.cosim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
@@ -30,8 +34,8 @@ import org.llmnpu.verilator.SimModes;
  * The PPM as NPU commands on the RTL: random GEMM → {@code ppmcfg} → {@code ppm} → store chains (with
  * the PPU: after a {@code pputab}) bit-exact with the golden ISA simulator ({@code numerics}
  * {@code Ppm.process}) with every counter and cycle count equal, under several memory timings; each
- * PPM command alone equal to its formula; malformed PPM commands and N:M GEMMs on this dense array
- * halt with their error; the shipped example runs bit-exact.
+ * PPM command alone equal to its formula; the shifts −31 and 31 bit-exact; malformed PPM commands and
+ * N:M GEMMs on this dense array halt with their error; the shipped example runs bit-exact.
  */
 class PpmCosimTest {
   private static NpuRtl rtl;
@@ -147,6 +151,47 @@ class PpmCosimTest {
     long perBeat = line / 2;
     long beats = (132 + line - 1) / line;
     assertEquals((beats - 1) * Math.max(perBeat, p.beatInterval()) + lat + 1 + 65 % perBeat, tableCycles);
+  }
+
+  /**
+   * The ends of the shift range through {@code ppmcfg} records: shift 31 (the rounding carry of the
+   * largest scales) and −31 (the carry just below 2^−32, and a plain −31), on accumulators where a
+   * misread shift shows — small values for the left shifts, values near ±2^31 for the right ones — and
+   * through the TANH table, which keeps codes near 0 and the clamped ends apart.
+   */
+  @Test
+  void shiftsAtBothEndsOfTheirRangeRequantizeBitExact() {
+    MachineParams p = rtl.config().machine();
+    int line = p.lineBytes();
+    QuantizedMultiplier[] lanes = {
+        QuantizedMultiplier.fromScale(0x1.fffffffffffffp+29),
+        QuantizedMultiplier.fromScale(Math.nextDown(QuantizedMultiplier.SCALE_LIMIT)),
+        QuantizedMultiplier.fromScale(Math.nextDown(0x1p-32)),
+        QuantizedMultiplier.fromScale(0x1.8p-32)};
+    assertEquals(List.of(31, 31, -31, -31), Arrays.stream(lanes).map(QuantizedMultiplier::shift).toList());
+    int[] small = {0, 1, -1, 2, -2, 3, Integer.MAX_VALUE, Integer.MIN_VALUE};
+    int[] large = {Integer.MIN_VALUE, Integer.MAX_VALUE, 1 << 30, -(1 << 30), 3 << 29, -(3 << 29), Integer.MIN_VALUE + 1, 0};
+    int rows = small.length;
+    int channels = Math.min(p.rows(), lanes.length);
+    byte[] image = new byte[(int) p.extMemBytes()];
+    byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.TANH, PpuFormat.DEFAULT));
+    System.arraycopy(table, 0, image, 0x8000, table.length);
+    ByteBuffer ext = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+    for (int j = 0; j < channels; j++) {
+      System.arraycopy(IsaSimulator.ppmRecord(0, lanes[j], 0), 0, image, 0x8400 + 16 * j, 16);
+      for (int i = 0; i < rows; i++) {
+        ext.putInt(0x10000 + 16 * line * i + 4 * j, (lanes[j].shift() > 0 ? small : large)[i]);
+      }
+    }
+    long results = p.spadBytes() / 2;
+    Program prog = Program.builder().load(0x10000, 16L * line, 0, 16L * line, 4L * channels, rows).ppuTab(0x8000)
+        .ppmCfg(0x8400, channels).ppm(0, 16L * line, results, line, rows, channels)
+        .store(0x20000, line, results, line, channels, rows).halt().build();
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
+    String what = Disassembler.disassemble(prog);
+    assertEquals(ErrorCause.NONE, o.golden().error(), what);
+    assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
   }
 
   @Test

@@ -201,7 +201,7 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * Loads the PPM's lanes 0..channels−1 (channels 1..rows: lane j requantizes output column j of a
    * {@link Ppm}) from {@code channels} records of {@link #PPM_RECORD_BYTES} bytes at {@code ext}
    * (line-aligned): bytes 0..3 the INT32 bias (little-endian), 4..7 the Q0.31 multiplier (bits 30:0;
-   * 0 or 2^30..2^31−1), byte 8 the shift (signed, −31..30, positive = left), byte 9 the output zero
+   * 0 or 2^30..2^31−1), byte 8 the shift (bits 5:0, signed, −31..31, positive = left), byte 9 the output zero
    * point (INT8), bytes 10..15 ignored. The other lanes keep their values (0 after reset).
    */
   record PpmCfg(long ext, long channels) implements Command {

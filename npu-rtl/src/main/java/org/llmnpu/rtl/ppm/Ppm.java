@@ -50,7 +50,7 @@ import org.llmnpu.hdl.gen.ParamSpec;
  *       {@code outValid} is {@code inValid} delayed by {@code L}; there is no backpressure;</li>
  *   <li>channel write port {@code cfgWrite}, {@code cfgLane} (⌈log2 cols⌉ bits, ≥ 1),
  *       {@code cfgBias} (INT32), {@code cfgMultiplier} (31-bit unsigned Q0.31 multiplier of
- *       {@code QuantizedMultiplier}, 0 or [2^30, 2^31−1]), {@code cfgShift} (signed 6 bits, −31..30,
+ *       {@code QuantizedMultiplier}, 0 or [2^30, 2^31−1]), {@code cfgShift} (signed 6 bits, −31..31,
  *       positive = left), {@code cfgZeroPoint} (signed outBits) and, with RELU6 only,
  *       {@code cfgSixCode} (signed outBits, the upper clamp {@code RequantParams.clampMax()}):
  *       while {@code cfgWrite} is high all fields of lane {@code cfgLane} are written at the clock

@@ -58,7 +58,7 @@ public record PpmConfig(int cols, int outBits, Activation activation, int segmen
   /** Width of the per-channel multiplier register: a Q0.31 value in [0, 2^31 − 1]. */
   public static final int MULTIPLIER_BITS = 31;
 
-  /** Width of the per-channel shift register: −31..30 (positive = left). */
+  /** Width of the per-channel shift register: −31..31 (positive = left; −32 is not used), as {@code QuantizedMultiplier}. */
   public static final int CHANNEL_SHIFT_BITS = 6;
 
   /** The configuration with the default stage depths ({@link #DEFAULT_REQUANT_STAGES}, {@link #DEFAULT_HORNER_STAGES}). */

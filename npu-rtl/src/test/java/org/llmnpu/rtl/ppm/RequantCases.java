@@ -11,13 +11,13 @@ import org.llmnpu.numerics.requant.RequantParams;
 /**
  * Deterministic channel parameters and accumulators for requantization tests: random values
  * mixed with the corners (INT32 extremes, bias-add saturation, multipliers 0, 2^30 and
- * 2^31 − 1, shifts −31 … 30 including left shifts that saturate, zero points at the range ends,
+ * 2^31 − 1, shifts −31 … 31 including left shifts that saturate, zero points at the range ends,
  * RELU6 bounds at the zero point and above the format).
  */
 final class RequantCases {
   private static final int[] CORNER_INTS = {Integer.MIN_VALUE, Integer.MIN_VALUE + 1, -1, 0, 1, Integer.MAX_VALUE - 1,
       Integer.MAX_VALUE};
-  private static final int[] CORNER_SHIFTS = {-31, -30, -17, -2, -1, 0, 1, 2, 30};
+  private static final int[] CORNER_SHIFTS = {-31, -30, -17, -2, -1, 0, 1, 2, 30, 31};
 
   private final Random rnd;
   private final OutputFormat format;
@@ -41,7 +41,7 @@ final class RequantCases {
       case 2 -> Integer.MAX_VALUE;
       default -> (1 << 30) + rnd.nextInt(1 << 30);
     };
-    int shift = rnd.nextInt(3) == 0 ? CORNER_SHIFTS[rnd.nextInt(CORNER_SHIFTS.length)] : rnd.nextInt(62) - 31;
+    int shift = rnd.nextInt(3) == 0 ? CORNER_SHIFTS[rnd.nextInt(CORNER_SHIFTS.length)] : rnd.nextInt(63) - 31;
     int zeroPoint = switch (rnd.nextInt(4)) {
       case 0 -> format.min();
       case 1 -> format.max();

@@ -76,7 +76,9 @@ class RequantizerTest {
         assertTrue(e.getMessage().startsWith("outputZeroPoint"));
         e = assertThrows(IllegalArgumentException.class, () -> new QuantizedMultiplier(5, 0));
         assertTrue(e.getMessage().startsWith("multiplier"));
-        e = assertThrows(IllegalArgumentException.class, () -> new QuantizedMultiplier(1 << 30, 31));
-        assertTrue(e.getMessage().startsWith("shift"));
+        e = assertThrows(IllegalArgumentException.class, () -> new QuantizedMultiplier(1 << 30, 32));
+        assertTrue(e.getMessage().startsWith("shift must be in [-31, 31]"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new QuantizedMultiplier(1 << 30, -32));
+        assertTrue(e.getMessage().startsWith("shift must be in [-31, 31]"), e.getMessage());
     }
 }
