@@ -3,6 +3,7 @@ package org.llmnpu.cosim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.Map;
 import java.util.Random;
@@ -40,10 +41,23 @@ class PimEngineProgramCosimTest {
         assertTrue(o.rtl().counters().get(Counter.MACS) > 0, what);
         IsaSimulator.Result systolic = IsaSimulator.run(c.machine(), EngineTiming.SYSTOLIC, t.image(),
             t.programAddress());
-        assertEquals(java.util.Arrays.hashCode(systolic.memory()), java.util.Arrays.hashCode(o.golden().memory()),
-            "the golden results do not depend on the engine");
+        assertSameImage(systolic.memory(), o.golden().memory(), what + "the golden results do not depend on the engine");
         assertNotEquals(systolic.counter(Counter.CYCLES), o.rtlCycles(), "the PiM engine has its own cycles");
       }
     }
+  }
+
+  /** The two memory images are equal byte for byte; else the first differing address and both bytes. */
+  private static void assertSameImage(byte[] systolic, byte[] pim, String what) {
+    long at = ProgramCosim.firstDifference(systolic, pim);
+    if (at >= 0) {
+      fail(what + ": first differing byte at 0x" + Long.toHexString(at) + ": " + byteAt(systolic, at)
+          + " with the systolic array, " + byteAt(pim, at) + " with the PiM engine (images of " + systolic.length
+          + " and " + pim.length + " bytes)");
+    }
+  }
+
+  private static String byteAt(byte[] image, long at) {
+    return at < image.length ? String.format("0x%02x", image[(int) at] & 0xFF) : "none";
   }
 }
