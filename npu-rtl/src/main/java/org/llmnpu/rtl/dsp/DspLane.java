@@ -9,8 +9,10 @@ import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
+import java.util.function.Consumer;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Switch;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.rtl.vector.Fp16Alu;
@@ -138,20 +140,7 @@ final class DspLane extends DspLaneUnits {
     convert.b.set(b);
 
     UInt h16 = half.result.get(0).resize(32);
-    UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
-    UInt segment = segment(a.lsbs(16), starts, segments).resize(32);
-    UInt fixed = fix(a.lsbs(16), b.lsbs(16), aux).resize(32);
-    // segments past the table capacity read as unused (start NaN, coefficient 0)
-    Bool inTable = a.lsbs(4).lt(segments);
-    UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
-    UInt coefficient = mux(inTable, coefficients.read(a.lsbs(4)), uintLit(0, 16)).resize(32);
-    switchOn(op, s -> {
-      s.is(DspOp.LI.code(), () -> result.set(imm));
-      s.is(DspOp.LD.code(), () -> result.set(loaded.resize(32)));
-      if (permute) {
-        s.is(new long[] {DspOp.LDS.code(), DspOp.LDG.code()}, () -> result.set(loaded.resize(32)));
-        s.is(DspOp.ROT.code(), () -> result.set(rotateIn));
-      }
+    executeOneOps(result, a, b, c, loaded, s -> {
       s.is(new long[] {DspOp.ADD16.code(), DspOp.SUB16.code(), DspOp.MUL16.code(), DspOp.MIN16.code(),
           DspOp.MAX16.code(), DspOp.LT16.code(), DspOp.EQ16.code()}, () -> result.set(h16));
       s.is(new long[] {DspOp.ADD32.code(), DspOp.SUB32.code(), DspOp.MUL32.code()}, () -> result.set(single.result));
@@ -161,20 +150,6 @@ final class DspLane extends DspLaneUnits {
       if (fma32) {
         s.is(DspOp.FMA32.code(), () -> result.set(fused32));
       }
-      s.is(DspOp.IADD.code(), () -> result.set(PrefixAdder.add(a, b)));
-      s.is(DspOp.ISUB.code(), () -> result.set(PrefixAdder.subtract(a, b)));
-      s.is(DspOp.IHALF.code(), () -> result.set(cat(a.bit(31), a.msbs(31)).asUInt()));
-      s.is(DspOp.EXPO.code(), () -> result.set(exponent));
-      s.is(DspOp.TSEG.code(), () -> result.set(segment));
-      s.is(DspOp.TSTART.code(), () -> result.set(start));
-      s.is(DspOp.TCOEF.code(), () -> result.set(coefficient));
-      s.is(DspOp.FIX.code(), () -> result.set(fixed));
-      s.is(DspOp.SELNEG.code(), () -> result.set(mux(c.bit(15), a, b)));
-      s.is(DspOp.NEGABS.code(), () -> result.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
-      s.is(DspOp.ABS.code(), () -> result.set(a.lsbs(15).resize(32)));
-      s.is(DspOp.LSHIFT.code(), () -> result.set(shiftIn));
-      s.is(DspOp.BCAST.code(), () -> result.set(broadcastIn));
-      s.otherwise(() -> result.set(uintLit(0, 32)));
     });
 
     when(writeBack, () -> registers.write(rd, result));
@@ -301,6 +276,17 @@ final class DspLane extends DspLaneUnits {
   /** The result of the ops that complete in execute 1 (integer, table, select, cross-lane, load); 0 for the others. */
   private UInt simpleResult(UInt a, UInt b, UInt c, UInt loaded) {
     UInt simple = wire("simpleResult", uint(32));
+    executeOneOps(simple, a, b, c, loaded, s -> { });
+    return simple;
+  }
+
+  /**
+   * Sets {@code target} by a case on {@code op}: the ops that complete in execute 1 (loads, lane
+   * rotation, integer, exponent, table, fix, select, sign, cross-lane) from the registered operands
+   * and the buffer word {@code loaded}, with {@code fpArms} (the FP units' results, with one execute
+   * stage) between the loads and the integer ops; 0 for any other op.
+   */
+  private void executeOneOps(UInt target, UInt a, UInt b, UInt c, UInt loaded, Consumer<Switch> fpArms) {
     UInt exponent = mux(aux.bit(0), exponentOf(a, 8, 23, "exponent32"), exponentOf(a, 5, 10, "exponent16"));
     UInt segment = segment(a.lsbs(16), starts, segments).resize(32);
     UInt fixed = fix(a.lsbs(16), b.lsbs(16), aux).resize(32);
@@ -309,28 +295,28 @@ final class DspLane extends DspLaneUnits {
     UInt start = mux(inTable, starts.read(a.lsbs(4)), uintLit(0x7E00, 16)).resize(32);
     UInt coefficient = mux(inTable, coefficients.read(a.lsbs(4)), uintLit(0, 16)).resize(32);
     switchOn(op, s -> {
-      s.is(DspOp.LI.code(), () -> simple.set(imm));
-      s.is(DspOp.LD.code(), () -> simple.set(loaded.resize(32)));
+      s.is(DspOp.LI.code(), () -> target.set(imm));
+      s.is(DspOp.LD.code(), () -> target.set(loaded.resize(32)));
       if (permute) {
-        s.is(new long[] {DspOp.LDS.code(), DspOp.LDG.code()}, () -> simple.set(loaded.resize(32)));
-        s.is(DspOp.ROT.code(), () -> simple.set(rotateIn));
+        s.is(new long[] {DspOp.LDS.code(), DspOp.LDG.code()}, () -> target.set(loaded.resize(32)));
+        s.is(DspOp.ROT.code(), () -> target.set(rotateIn));
       }
-      s.is(DspOp.IADD.code(), () -> simple.set(PrefixAdder.add(a, b)));
-      s.is(DspOp.ISUB.code(), () -> simple.set(PrefixAdder.subtract(a, b)));
-      s.is(DspOp.IHALF.code(), () -> simple.set(cat(a.bit(31), a.msbs(31)).asUInt()));
-      s.is(DspOp.EXPO.code(), () -> simple.set(exponent));
-      s.is(DspOp.TSEG.code(), () -> simple.set(segment));
-      s.is(DspOp.TSTART.code(), () -> simple.set(start));
-      s.is(DspOp.TCOEF.code(), () -> simple.set(coefficient));
-      s.is(DspOp.FIX.code(), () -> simple.set(fixed));
-      s.is(DspOp.SELNEG.code(), () -> simple.set(mux(c.bit(15), a, b)));
-      s.is(DspOp.NEGABS.code(), () -> simple.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
-      s.is(DspOp.ABS.code(), () -> simple.set(a.lsbs(15).resize(32)));
-      s.is(DspOp.LSHIFT.code(), () -> simple.set(shiftIn));
-      s.is(DspOp.BCAST.code(), () -> simple.set(broadcastIn));
-      s.otherwise(() -> simple.set(uintLit(0, 32)));
+      fpArms.accept(s);
+      s.is(DspOp.IADD.code(), () -> target.set(PrefixAdder.add(a, b)));
+      s.is(DspOp.ISUB.code(), () -> target.set(PrefixAdder.subtract(a, b)));
+      s.is(DspOp.IHALF.code(), () -> target.set(cat(a.bit(31), a.msbs(31)).asUInt()));
+      s.is(DspOp.EXPO.code(), () -> target.set(exponent));
+      s.is(DspOp.TSEG.code(), () -> target.set(segment));
+      s.is(DspOp.TSTART.code(), () -> target.set(start));
+      s.is(DspOp.TCOEF.code(), () -> target.set(coefficient));
+      s.is(DspOp.FIX.code(), () -> target.set(fixed));
+      s.is(DspOp.SELNEG.code(), () -> target.set(mux(c.bit(15), a, b)));
+      s.is(DspOp.NEGABS.code(), () -> target.set(cat(boolLit(true), a.lsbs(15)).asUInt().resize(32)));
+      s.is(DspOp.ABS.code(), () -> target.set(a.lsbs(15).resize(32)));
+      s.is(DspOp.LSHIFT.code(), () -> target.set(shiftIn));
+      s.is(DspOp.BCAST.code(), () -> target.set(broadcastIn));
+      s.otherwise(() -> target.set(uintLit(0, 32)));
     });
-    return simple;
   }
 
   /** {@code v} delayed to execute N (N − 1 registers). */

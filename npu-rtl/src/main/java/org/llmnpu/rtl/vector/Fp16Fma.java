@@ -3,15 +3,11 @@ package org.llmnpu.rtl.vector;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.sintLit;
-import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
-import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
-import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.rtl.mx.FloatRounder;
 import org.llmnpu.rtl.mx.FpLayout;
 import org.llmnpu.rtl.mx.RoundMode;
@@ -35,46 +31,15 @@ import org.llmnpu.rtl.mx.RoundMode;
  * operands and the 22-bit significand product (with their shift amounts) before the alignment; 3
  * also splits the rounder after its normalization. Throughput one per cycle.
  */
-public final class Fp16Fma extends HwModule {
+public final class Fp16Fma extends FmaUnit {
   private static final int CANONICAL_NAN = 0x7E00;
   private static final int ALIGNED_BITS = 80;
   private static final int EXPONENT_BITS = 8;
   /** The grid of the exact sum: 2^−48. */
   private static final int GRID_EXPONENT = -48;
 
-  /**
-   * Output latency 0 or 1, and {@code stages} internal pipeline registers 0..3 (see the class
-   * comment), each one more cycle of latency.
-   */
-  public record Config(int latency, int stages) {
-    /** Without internal registers. */
-    public Config(int latency) {
-      this(latency, 0);
-    }
-
-    /** With {@code split}: one internal register, between the exact sum and its rounding. */
-    public Config(int latency, boolean split) {
-      this(latency, split ? 1 : 0);
-    }
-
-    public Config {
-      if (latency < 0 || latency > 1) {
-        throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
-      }
-      if (stages < 0 || stages > 3) {
-        throw new IllegalArgumentException("stages must be in 0..3, got " + stages);
-      }
-    }
-  }
-
-  public final UInt a = in(uint(16));
-  public final UInt b = in(uint(16));
-  public final UInt c = in(uint(16));
-  public final UInt result = out(uint(16));
-  private final Config config;
-
   public Fp16Fma(Config config) {
-    this.config = config;
+    super(16, config);
     FpOperand p = FpOperand.fp16(a);
     FpOperand q = FpOperand.fp16(b);
     FpOperand s = FpOperand.fp16(c);
@@ -111,8 +76,7 @@ public final class Fp16Fma extends HwModule {
     Bool infiniteNegative = mux(productInfinite, p.negative().xor(q.negative()), s.negative());
     UInt infinity = bypass("infinity", product("infinity", cat(infiniteNegative, uintLit(0x7C00, 15)).asUInt()));
     Bool infinite = bypass("infinite", product("infinite", productInfinite.or(s.infinite())));
-    UInt value = wire("value", mux(nan, uintLit(CANONICAL_NAN, 16), mux(infinite, infinity, rounder.code)));
-    result.set(config.latency() == 1 ? regNext("result_q", value) : value);
+    setResult(wire("value", mux(nan, uintLit(CANONICAL_NAN, 16), mux(infinite, infinity, rounder.code))));
   }
 
   /** {@code v} registered like the rounder's output (a bypass of the rounder): after the exact-value register, and after the rounder's own with stages >= 3. */
@@ -121,28 +85,16 @@ public final class Fp16Fma extends HwModule {
     return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
-  /** {@code v}, or {@code v} one cycle later with the exact-sum register (stages >= 1). */
-  private <T extends org.llmnpu.hdl.HwValue> T stage(String name, T v) {
-    return config.stages() >= 1 ? regNext("split_" + name, v) : v;
-  }
-
   /** {@code v}, or {@code v} one cycle later with the product register (stages >= 2). */
   private <T extends org.llmnpu.hdl.HwValue> T product(String name, T v) {
     return config.stages() >= 2 ? regNext("product_" + name, v) : v;
-  }
-
-  @Override
-  public String moduleName() {
-    return "Fp16Fma_d" + config.latency() + (config.stages() == 1 ? "_split" : config.stages() > 1 ? "_s"
-        + config.stages() : "");
   }
 
   /** Registers {@code fp16-fma}. */
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
       super("fp16-fma", "FP16 fused multiply-add a·b + c, one rounding, bit-exact with numerics Fma.fp16",
-          List.of(ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered result"), FpStages.param()),
-          p -> new Fp16Fma(new Config(p.getInt("latency"), p.getInt("stages"))));
+          generatorParams(), factory(Fp16Fma::new));
     }
   }
 }

@@ -3,18 +3,15 @@ package org.llmnpu.rtl.vector;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.sintLit;
-import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.gen.DeclaredGenerator;
-import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.rtl.mx.FloatRounder;
 import org.llmnpu.rtl.mx.FpLayout;
 import org.llmnpu.rtl.mx.MxDotTerms;
@@ -66,7 +63,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * carry select, sign and magnitude, leading-zero count and normalization | rounding, into
  * {@code result}.
  */
-public final class Fp32Fma extends HwModule {
+public final class Fp32Fma extends FmaUnit {
   private static final int CANONICAL_NAN = 0x7FC00000;
   /** The exact window (77 bits) plus the sign of {@code P − C}. */
   private static final int SUM_BITS = 78;
@@ -78,31 +75,8 @@ public final class Fp32Fma extends HwModule {
   /** The window sum's low part (carry-select split, see {@link #compoundSum}). */
   private static final int LOW_BITS = 39;
 
-  /** Output latency 0 or 1, and {@code stages} internal registers 0..3 (see the class comment). */
-  public record Config(int latency, int stages) {
-    /** With {@code split}: one internal register, between the exact sum and its rounding. */
-    public Config(int latency, boolean split) {
-      this(latency, split ? 1 : 0);
-    }
-
-    public Config {
-      if (latency < 0 || latency > 1) {
-        throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
-      }
-      if (stages < 0 || stages > 3) {
-        throw new IllegalArgumentException("stages must be in 0..3, got " + stages);
-      }
-    }
-  }
-
-  public final UInt a = in(uint(32));
-  public final UInt b = in(uint(32));
-  public final UInt c = in(uint(32));
-  public final UInt result = out(uint(32));
-  private final Config config;
-
   public Fp32Fma(Config config) {
-    this.config = config;
+    super(32, config);
     FpOperand p = FpOperand.fp32(a);
     FpOperand q = FpOperand.fp32(b);
     FpOperand s = FpOperand.fp32(c);
@@ -164,8 +138,7 @@ public final class Fp32Fma extends HwModule {
         cat(infiniteNegative, uintLit(0x7F800000L, 31)).asUInt(), passThrough));
     Bool useSpecial = late("useSpecial", nan.or(productInfinite).or(s.infinite()).or(productZero)
         .or(addendDominates));
-    UInt value = wire("value", mux(useSpecial, late("special", special), rounder.code));
-    result.set(config.latency() == 1 ? regNext("result_q", value) : value);
+    setResult(wire("value", mux(useSpecial, late("special", special), rounder.code)));
   }
 
   /**
@@ -209,28 +182,16 @@ public final class Fp32Fma extends HwModule {
     return config.stages() >= 3 ? regNext("round_" + name, e) : e;
   }
 
-  /** {@code v}, or {@code v} one cycle later with the exact-sum register (stages >= 1). */
-  private <T extends HwValue> T stage(String name, T v) {
-    return config.stages() >= 1 ? regNext("split_" + name, v) : v;
-  }
-
   /** {@code v}, or {@code v} one cycle later with the decode register (stages >= 2). */
   private <T extends HwValue> T decode(String name, T v) {
     return config.stages() >= 2 ? regNext("decode_" + name, v) : v;
-  }
-
-  @Override
-  public String moduleName() {
-    return "Fp32Fma_d" + config.latency() + (config.stages() == 1 ? "_split" : config.stages() > 1 ? "_s"
-        + config.stages() : "");
   }
 
   /** Registers {@code fp32-fma}. */
   public static final class Generator extends DeclaredGenerator {
     public Generator() {
       super("fp32-fma", "FP32 fused multiply-add a·b + c, one rounding, bit-exact with numerics Fma.fp32Bits",
-          List.of(ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered result"), FpStages.param()),
-          p -> new Fp32Fma(new Config(p.getInt("latency"), p.getInt("stages"))));
+          generatorParams(), factory(Fp32Fma::new));
     }
   }
 }
