@@ -58,6 +58,8 @@ class AssemblerTest {
         + "w=0 wStride=0 y=0 yStride=0", "c.npu")).getMessage().contains("c.npu:1: gemm m must be in 0..65535"));
     assertTrue(assertThrows(AssemblyException.class, () -> Assembler.assemble("jump", "d.npu")).getMessage()
         .contains("unknown command 'jump'"));
+    assertTrue(assertThrows(AssemblyException.class, () -> Assembler.assemble(".ppmchannels 0x8000 4 3e9 0", "e.npu"))
+        .getMessage().startsWith("e.npu:1: .ppmchannels SCALE: scale must be finite and in [0, 2^31 - 0.5)"));
   }
 
   @Test

@@ -20,12 +20,12 @@ class DecoderRunTest {
 
   /**
    * The INT8 integer path (INT8 weights per channel and INT8 activations on the array, FP16 on the
-   * DSP) is not FP32 and does not generate FP32's greedy tokens: here its first token is 339 where
-   * FP32 picks 355 (a near-tie), and from there the two sequences differ. What the design promises
-   * is agreement with the FP32 logits, measured along the integer path's own tokens (FP32 fed the
-   * same tokens): top-1 agreement at least 0.75 — at most one of the four generated positions picks
-   * another argmax — and mean KL(FP32 ‖ INT8) below 0.1 nats (0.042 here; the sw-stack holds the
-   * prompt positions of this model to 0.05, and generated positions sit nearer to ties).
+   * DSP) is not FP32 and need not generate FP32's greedy tokens: at this seed its very first token
+   * already differs from FP32's (a near-tie), and from there the two sequences differ. What the
+   * design promises is agreement with the FP32 logits, measured along the integer path's own tokens
+   * (FP32 fed the same tokens): top-1 agreement at least 0.75 — at most one of the four generated
+   * positions picks another argmax — and mean KL(FP32 ‖ INT8) below 0.05 nats, the budget the
+   * sw-stack's lowering tests hold this model to (0.042 here).
    */
   @Test
   void int8DecoderOnTheGoldenSimulatorAgreesWithFp32LogitsWithinItsBudget() throws Exception {
@@ -39,7 +39,7 @@ class DecoderRunTest {
     assertTrue(r.steps().stream().allMatch(s -> s.rtlCycles() == -1 && s.rtlSeconds() == 0), "the golden engine runs no RTL");
     assertEquals(4, r.accuracy().positions());
     assertTrue(r.accuracy().top1Agreement() >= 0.75, "top-1 " + r.accuracy().top1Agreement());
-    assertTrue(r.accuracy().klDivergence() < 0.1, "KL " + r.accuracy().klDivergence() + " nats");
+    assertTrue(r.accuracy().klDivergence() < 0.05, "KL " + r.accuracy().klDivergence() + " nats");
     assertTrue(r.total("decode", Counter.CYCLES) > 0);
     assertEquals(r.total(null, Counter.MACS), r.total("prefill", Counter.MACS) + r.total("decode", Counter.MACS));
   }
