@@ -101,12 +101,7 @@ final class DataDirectives {
             + ".ppmchannels 0x8000 16 0.0012 -3");
       }
       int count = (int) Assembler.eval(t[2], symbols, src, lineNo);
-      org.llmnpu.numerics.requant.QuantizedMultiplier multiplier;
-      try {
-        multiplier = org.llmnpu.numerics.requant.QuantizedMultiplier.fromScale(Double.parseDouble(t[3]));
-      } catch (IllegalArgumentException e) { // also a SCALE that is not a number
-        throw new AssemblyException(src, lineNo, ".ppmchannels SCALE: " + e.getMessage());
-      }
+      var multiplier = org.llmnpu.numerics.requant.QuantizedMultiplier.fromScale(Double.parseDouble(t[3]));
       int zeroPoint = (int) Assembler.eval(t[4], symbols, src, lineNo);
       int bias = t.length == 6 ? (int) Assembler.eval(t[5], symbols, src, lineNo) : 0;
       if (count < 1 || count > 64 || zeroPoint < -128 || zeroPoint > 127) {

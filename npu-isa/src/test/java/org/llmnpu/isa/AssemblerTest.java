@@ -59,7 +59,7 @@ class AssemblerTest {
     assertTrue(assertThrows(AssemblyException.class, () -> Assembler.assemble("jump", "d.npu")).getMessage()
         .contains("unknown command 'jump'"));
     assertTrue(assertThrows(AssemblyException.class, () -> Assembler.assemble(".ppmchannels 0x8000 4 3e9 0", "e.npu"))
-        .getMessage().startsWith("e.npu:1: .ppmchannels SCALE: scale must be finite and in [0, 2^31 - 0.5)"));
+        .getMessage().startsWith("e.npu:1: .ppmchannels: scale must be finite and in [0, 2^31 - 0.5)"));
   }
 
   @Test
