@@ -8,6 +8,7 @@ import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.sim.ExternalMemory;
 import org.llmnpu.hdl.sim.SimulationException;
 import org.llmnpu.hdl.sim.Simulator;
 
@@ -21,7 +22,7 @@ class ExternalMemoryTest {
     byte[] image = new byte[4096];
     new Random(bytes * 31 + latency).nextBytes(image);
     try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(bytes)), SimModes.local())) {
-      ExternalMemory mem = ExternalMemory.of(sim);
+      ExternalMemory mem = sim.externalMemory();
       mem.configure(image.length, latency, interval);
       assertEquals(bytes, mem.beatBytes());
       mem.load(0, image);
@@ -60,7 +61,7 @@ class ExternalMemoryTest {
     new Random(5).nextBytes(image);
     try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(8)),
         SimModes.options(SimOptions.Mode.CONTAINER))) {
-      ExternalMemory mem = ExternalMemory.of(sim);
+      ExternalMemory mem = sim.externalMemory();
       mem.configure(image.length, 2, 1);
       mem.load(0, image);
       sim.reset(2);
@@ -80,11 +81,19 @@ class ExternalMemoryTest {
   @org.junit.jupiter.api.Test
   void runUntilNonZeroThrowsAtItsLimit() {
     try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(4)), SimModes.local())) {
-      ExternalMemory mem = ExternalMemory.of(sim);
+      ExternalMemory mem = sim.externalMemory();
       mem.configure(1024, 1, 1);
       sim.reset(2);
       SimulationException e = assertThrows(SimulationException.class, () -> mem.runUntilNonZero("done", 50));
       assertEquals(true, e.getMessage().contains("stayed 0 for 50 cycles"), e.getMessage());
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void aDesignWithoutAMemoryPortHasNoExternalMemory() {
+    try (Simulator sim = Simulators.start(Verilog.emit(new HarnessDesigns.Crashes()), SimModes.local())) {
+      UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, sim::externalMemory);
+      assertEquals(true, e.getMessage().contains("has no memory port"), e.getMessage());
     }
   }
 }

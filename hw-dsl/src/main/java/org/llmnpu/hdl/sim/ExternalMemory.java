@@ -1,11 +1,10 @@
-package org.llmnpu.verilator;
-
-import org.llmnpu.hdl.sim.Simulator;
+package org.llmnpu.hdl.sim;
 
 /**
- * The external-memory model on the C++ side of a running model (see {@link MemoryPortSource} for
- * the port and its timing), loaded and dumped in bulk, and a free-running run: a whole program
- * executes inside the model with no Java round trip per cycle. Obtain it with {@link #of}.
+ * The external-memory model that serves a design's memory port inside a running simulation: loaded
+ * and dumped in bulk, with a read latency and a bandwidth, and a free-running run in which a whole
+ * program executes inside the model with no round trip per cycle. Obtain it with
+ * {@link Simulator#externalMemory()}; the Verilator harness describes the port and its timing.
  */
 public interface ExternalMemory {
   /** Allocates {@code bytes} zeroed bytes; read latency (cycles, ≥ 1) and cycles per beat (≥ 1). */
@@ -24,7 +23,7 @@ public interface ExternalMemory {
    * Runs until output {@code port} is non-zero (sampled after each rising edge; use a registered
    * status port), at most {@code maxCycles}; returns the cycles run.
    *
-   * @throws org.llmnpu.hdl.sim.SimulationException when the limit is reached first
+   * @throws SimulationException when the limit is reached first
    */
   long runUntilNonZero(String port, long maxCycles);
 
@@ -33,13 +32,4 @@ public interface ExternalMemory {
 
   /** Beats read and written since {@link #configure}. */
   long[] beats();
-
-  /** The external memory of a model started by {@link Simulators}; the design must have a memory port. */
-  static ExternalMemory of(Simulator sim) {
-    if (sim instanceof ProtocolSimulator p) {
-      return p.externalMemory();
-    }
-    throw new IllegalArgumentException("external memory needs a Verilator model started by Simulators, got "
-        + sim.getClass().getName());
-  }
 }
