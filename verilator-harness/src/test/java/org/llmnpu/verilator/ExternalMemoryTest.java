@@ -96,4 +96,36 @@ class ExternalMemoryTest {
       assertEquals(true, e.getMessage().contains("has no memory port"), e.getMessage());
     }
   }
+
+  @org.junit.jupiter.api.Test
+  void configuringAgainDropsTheReadsOfAnInterruptedRun() {
+    int bytes = 4;
+    byte[] image = new byte[1024];
+    new Random(9).nextBytes(image);
+    try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(bytes)), SimModes.local())) {
+      ExternalMemory mem = sim.externalMemory();
+      mem.configure(image.length, 20, 1);
+      mem.load(0, image);
+      sim.reset(2);
+      sim.poke("src", 0);
+      sim.poke("dst", 512);
+      sim.poke("count", 8);
+      sim.poke("start", 1);
+      sim.step(1);
+      sim.poke("start", 0);
+      // stopped with its first read in flight (latency 20)
+      assertThrows(SimulationException.class, () -> mem.runUntilNonZero("done", 5));
+      mem.configure(image.length, 2, 1);
+      mem.load(0, image);
+      sim.reset(2);
+      sim.poke("start", 1);
+      sim.step(1);
+      sim.poke("start", 0);
+      // read at 0, data at 2, write at 3, next read at 4: four cycles a beat, as on a fresh memory
+      assertEquals(4 * 8, mem.runUntilNonZero("done", 1000));
+      byte[] expected = image.clone();
+      System.arraycopy(image, 0, expected, 512, 8 * bytes - 1);
+      assertArrayEquals(expected, mem.dump(0, image.length));
+    }
+  }
 }

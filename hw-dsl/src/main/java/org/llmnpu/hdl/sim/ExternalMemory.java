@@ -7,7 +7,10 @@ package org.llmnpu.hdl.sim;
  * {@link Simulator#externalMemory()}; the Verilator harness describes the port and its timing.
  */
 public interface ExternalMemory {
-  /** Allocates {@code bytes} zeroed bytes; read latency (cycles, ≥ 1) and cycles per beat (≥ 1). */
+  /**
+   * Allocates {@code bytes} zeroed bytes; read latency (cycles, ≥ 1) and cycles per beat (≥ 1). The memory is a new
+   * one: no read of an earlier (e.g. interrupted) run is still in flight and it takes a request at once.
+   */
   void configure(long bytes, int latency, int beatInterval);
 
   /** Bytes per beat of the design's memory port. */

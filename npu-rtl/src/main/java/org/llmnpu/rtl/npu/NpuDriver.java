@@ -25,7 +25,9 @@ import org.llmnpu.isa.MachineParams;
  * counter (start to halt or error). A program that has not finished within the caller's limit is reported as a
  * {@link HangException} with the counters at that moment; the NPU's own watchdog ({@code watchdogCycles}) halts
  * every wait for the memory with {@code WATCHDOG}, so a hang is a design error or a limit below the program's
- * length.
+ * length. A hung NPU may have reads in flight, and it may issue more in the cycles of its reset: after a hang,
+ * {@link #configureMemory} (or {@link #loadImage}) must follow {@link #reset} before the next start, which drops
+ * them.
  *
  * <p>One driver runs any number of programs on one model, each from reset: {@link #run} does every step; the steps
  * are public for callers that act between them (e.g. dump waveforms from {@code start} to {@code finished} only).
@@ -78,6 +80,8 @@ public final class NpuDriver {
   private final MachineParams machine;
   private final ExternalMemory memory;
   private boolean idle;
+  private boolean hung;
+  private boolean memoryAfterReset;
   private long programAddress = -1;
 
   /**
@@ -103,8 +107,8 @@ public final class NpuDriver {
    * @throws HangException when the program has not finished within {@code maxCycles}
    */
   public Run run(byte[] image, long programAddress, long maxCycles) {
-    loadImage(image);
     reset();
+    loadImage(image);
     start(programAddress);
     long t0 = System.nanoTime();
     long cycles = awaitFinished(maxCycles);
@@ -119,6 +123,7 @@ public final class NpuDriver {
    */
   public void configureMemory() {
     memory.configure(machine.extMemBytes(), machine.memLatency(), machine.beatInterval());
+    memoryAfterReset = true;
     if (memory.beatBytes() != machine.lineBytes()) {
       throw new IllegalArgumentException("the model's memory port moves " + memory.beatBytes() + " bytes per beat, "
           + "the NpuConfig's lineBytes is " + machine.lineBytes() + ": the simulator runs another NPU than the config");
@@ -144,6 +149,7 @@ public final class NpuDriver {
   public void reset() {
     sim.reset(2);
     idle = true;
+    memoryAfterReset = false;
   }
 
   /**
@@ -159,7 +165,13 @@ public final class NpuDriver {
       throw new IllegalStateException("the NPU has run a program since its reset; reset() it before starting the "
           + "program at 0x" + Long.toHexString(programAddress) + " (it takes start only while idle)");
     }
+    if (hung && !memoryAfterReset) {
+      throw new IllegalStateException("the NPU hung in its last run and may have memory reads in flight: "
+          + "configureMemory() or loadImage() after reset() before starting the program at 0x"
+          + Long.toHexString(programAddress));
+    }
     idle = false;
+    hung = false;
     this.programAddress = programAddress;
     sim.poke(PROGRAM_ADDRESS, programAddress);
     sim.poke(START, 1);
@@ -183,6 +195,7 @@ public final class NpuDriver {
     try {
       return memory.runUntilNonZero(FINISHED, maxCycles);
     } catch (SimulationException e) {
+      hung = true;
       Map<Counter, Long> now = counters();
       throw new HangException(String.format("the NPU did not finish the program at 0x%x within maxCycles = %,d "
           + "cycles: %,d commands decoded (the last one, index %d, still running), %,d cycles counted, %,d DMA bytes "

@@ -63,8 +63,8 @@ final class NpuDataPathCalibration {
     VerilogDesign d = Verilog.emit(new Npu(config));
     Measured idle = runs.custom(d, "NPU idle", s -> {
       NpuDriver npu = new NpuDriver(s, config);
-      npu.configureMemory();
       npu.reset();
+      npu.configureMemory();
       s.waves(true);
       s.step(CalibrationRuns.IDLE_CYCLES);
       s.waves(false);
@@ -150,8 +150,8 @@ final class NpuDataPathCalibration {
     ErrorCause[] error = new ErrorCause[1];
     Measured run = runs.custom(d, name, s -> {
       NpuDriver npu = new NpuDriver(s, config);
-      npu.loadImage(image);
       npu.reset();
+      npu.loadImage(image);
       s.waves(true);
       npu.start(0);
       npu.awaitFinished(1_000_000);
