@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Random;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
-import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.IsaSimulator;
@@ -17,7 +16,6 @@ import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.rtl.npu.NpuDriver;
-import org.llmnpu.verilator.Simulators;
 
 /**
  * The NPU's own data paths ({@link Calibration#npu}), measured on the NPU itself: {@code NPU_DMA_BYTE} (per byte a
