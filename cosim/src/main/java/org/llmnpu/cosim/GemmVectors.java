@@ -1,5 +1,6 @@
 package org.llmnpu.cosim;
 
+import java.util.OptionalLong;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.CommandCodec;
 
@@ -30,12 +31,97 @@ public final class GemmVectors {
         break;
       }
       Command c = CommandCodec.decode(CommandCodec.wordsAt(image, at)).orElse(null);
-      if (c instanceof Command.Gemm g) {
-        sum += of(g.m(), g.k(), g.n(), rows);
-      } else if (c == null || c instanceof Command.Halt) {
+      OptionalLong vectors = c == null ? OptionalLong.empty() : c.accept(new ArrayVectors(rows));
+      if (vectors.isEmpty()) {
         break;
       }
+      sum += vectors.getAsLong();
     }
     return sum;
+  }
+
+  /** The engine's input vectors of one command; empty for the command the program ends with. */
+  private static final class ArrayVectors implements Command.Visitor<OptionalLong> {
+    private static final OptionalLong NONE = OptionalLong.of(0);
+    private final int rows;
+
+    ArrayVectors(int rows) {
+      this.rows = rows;
+    }
+
+    @Override
+    public OptionalLong visitGemm(Command.Gemm g) {
+      return OptionalLong.of(of(g.m(), g.k(), g.n(), rows));
+    }
+
+    @Override
+    public OptionalLong visitHalt(Command.Halt h) {
+      return OptionalLong.empty();
+    }
+
+    @Override
+    public OptionalLong visitLoad(Command.Load c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitStore(Command.Store c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitFence(Command.Fence c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitLoad4(Command.Load4 c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitDspTab(Command.DspTab c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitDspIn(Command.DspIn c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitDspOut(Command.DspOut c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitDspRun(Command.DspRun c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitSnapshot(Command.Snapshot c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitPpmCfg(Command.PpmCfg c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitPpuTab(Command.PpuTab c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitPpm(Command.Ppm c) {
+      return NONE;
+    }
+
+    @Override
+    public OptionalLong visitLoadMx(Command.LoadMx c) {
+      return NONE;
+    }
   }
 }

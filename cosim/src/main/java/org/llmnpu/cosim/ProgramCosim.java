@@ -6,6 +6,7 @@ import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.npu.NpuDriver;
 
 /**
  * Co-simulation of one NPU program: the generated RTL (through {@link NpuRtl}) against the golden
@@ -22,7 +23,7 @@ public final class ProgramCosim {
    * @param rtl             the RTL's run
    * @param golden          the golden run (memory, status, golden counters and modelled cycle counters)
    */
-  public record Outcome(boolean bitExact, long firstDifference, boolean statusMatches, NpuRtl.Run rtl,
+  public record Outcome(boolean bitExact, long firstDifference, boolean statusMatches, NpuDriver.Run rtl,
                         IsaSimulator.Result golden) {
     public long rtlCycles() {
       return rtl.counters().get(Counter.CYCLES);
@@ -58,7 +59,7 @@ public final class ProgramCosim {
     MachineParams p = rtl.config().machine();
     IsaSimulator.Result golden = IsaSimulator.run(p, rtl.config().engineTiming(), image, programAddress);
     long limit = Math.max(1_000_000L, 4 * golden.counter(Counter.CYCLES) + 10_000);
-    NpuRtl.Run run = rtl.run(image, programAddress, limit);
+    NpuDriver.Run run = rtl.run(image, programAddress, limit);
     long diff = firstDifference(run.memory(), golden.memory());
     boolean status = run.error() == golden.error()
         && (golden.error() == ErrorCause.NONE || run.errorCommand() == golden.errorCommand());

@@ -20,6 +20,7 @@ import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.rtl.npu.NpuDriver;
 import org.llmnpu.verilator.SimModes;
 
 /**
@@ -232,7 +233,7 @@ class MalformedProgramTest {
     try (NpuRtl model = NpuRtl.start(slow, SimModes.local())) {
       byte[] image = new byte[(int) slow.machine().extMemBytes()];
       RandomPrograms.place(image, Program.builder().halt().build(), 0);
-      NpuRtl.Run run = model.run(image, 0, 100_000);
+      NpuDriver.Run run = model.run(image, 0, 100_000);
       assertEquals(ErrorCause.WATCHDOG, run.error());
       assertEquals(0, run.errorCommand());
       // The fetch issues the beats of up to commandQueueDepth commands (it reads ahead), then waits; the watchdog

@@ -13,6 +13,48 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
 
   Opcode opcode();
 
+  /** Calls {@code visitor}'s method for this command's kind and returns its result. */
+  <R> R accept(Visitor<R> visitor);
+
+  /**
+   * A computation over commands with one method per command kind. Code that treats each kind its own way (encode,
+   * check, execute, disassemble, cost) implements it instead of testing kinds one by one, so that a new kind does
+   * not compile until every such place handles it.
+   *
+   * @param <R> the result of a visit
+   */
+  interface Visitor<R> {
+    R visitLoad(Load c);
+
+    R visitStore(Store c);
+
+    R visitGemm(Gemm c);
+
+    R visitFence(Fence c);
+
+    R visitHalt(Halt c);
+
+    R visitLoad4(Load4 c);
+
+    R visitDspTab(DspTab c);
+
+    R visitDspIn(DspIn c);
+
+    R visitDspOut(DspOut c);
+
+    R visitDspRun(DspRun c);
+
+    R visitSnapshot(Snapshot c);
+
+    R visitPpmCfg(PpmCfg c);
+
+    R visitPpuTab(PpuTab c);
+
+    R visitPpm(Ppm c);
+
+    R visitLoadMx(LoadMx c);
+  }
+
   /**
    * DMA external memory → scratchpad: {@code rows} rows of {@code rowBytes} bytes; row r is read at
    * {@code ext + r·extStride} and written at {@code spad + r·spadStride}. Addresses and strides
@@ -23,6 +65,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.LOAD;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitLoad(this);
+    }
   }
 
   /** DMA scratchpad → external memory, fields as in {@link Load}. */
@@ -30,6 +77,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.STORE;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitStore(this);
     }
   }
 
@@ -67,6 +119,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
       return Opcode.GEMM;
     }
 
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitGemm(this);
+    }
+
     /** Kept entries per group (1 dense, 2 for 2:4, 4 for 4:8). */
     public int kept() {
       return sparsity == S2_4 ? 2 : sparsity == S4_8 ? 4 : 1;
@@ -94,6 +151,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.FENCE;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitFence(this);
+    }
   }
 
   /** Ends the program. */
@@ -101,6 +163,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.HALT;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitHalt(this);
     }
   }
 
@@ -115,6 +182,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.LOAD4;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitLoad4(this);
+    }
   }
 
   /**
@@ -128,6 +200,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.DSPTAB;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitDspTab(this);
     }
   }
 
@@ -149,6 +226,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.DSPIN;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitDspIn(this);
+    }
   }
 
   /** Element formats of {@link DspIn} and {@link DspOut}. */
@@ -167,6 +249,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.DSPOUT;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitDspOut(this);
+    }
   }
 
   /**
@@ -180,6 +267,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.DSPRUN;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitDspRun(this);
+    }
   }
 
   /**
@@ -191,6 +283,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.SNAPSHOT;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitSnapshot(this);
     }
   }
 
@@ -209,6 +306,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     public Opcode opcode() {
       return Opcode.PPMCFG;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitPpmCfg(this);
+    }
   }
 
   /**
@@ -221,6 +323,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.PPUTAB;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitPpuTab(this);
     }
   }
 
@@ -235,6 +342,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.PPM;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitPpm(this);
     }
   }
 
@@ -252,6 +364,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public Opcode opcode() {
       return Opcode.LOADMX;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitLoadMx(this);
     }
   }
 }

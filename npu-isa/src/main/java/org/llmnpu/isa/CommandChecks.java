@@ -14,13 +14,28 @@ final class CommandChecks {
 
   /** The checks of the class comment for one decoded command; {@code ppuTableLoaded}: a PPU table was loaded. */
   ErrorCause check(Command c, boolean ppuTableLoaded) {
-    long line = p.lineBytes();
-    if (!supported(c, ppuTableLoaded)) {
-      return ErrorCause.UNSUPPORTED;
+    return c.accept(new Checks(ppuTableLoaded));
+  }
+
+  /**
+   * Per command kind: whether the NPU has what it needs ({@link ErrorCause#UNSUPPORTED}: a PPM for {@code ppmcfg}
+   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} on a PPU NPU, MX decoding for
+   * {@code loadmx}, the GEMM's N:M mode), then its shape and ranges.
+   */
+  private final class Checks implements Command.Visitor<ErrorCause> {
+    private final boolean ppuTableLoaded;
+
+    Checks(boolean ppuTableLoaded) {
+      this.ppuTableLoaded = ppuTableLoaded;
     }
-    if (c instanceof Command.Load l) {
+
+    @Override
+    public ErrorCause visitLoad(Command.Load l) {
       return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
-    } else if (c instanceof Command.Load4 l) {
+    }
+
+    @Override
+    public ErrorCause visitLoad4(Command.Load4 l) {
       // The scratchpad rows are twice as long as the source rows.
       ErrorCause shape = checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
       if (shape == ErrorCause.NONE || shape == ErrorCause.EXT_ADDRESS) {
@@ -29,20 +44,38 @@ final class CommandChecks {
         }
       }
       return shape;
-    } else if (c instanceof Command.LoadMx l) {
+    }
+
+    @Override
+    public ErrorCause visitLoadMx(Command.LoadMx l) {
+      if (!p.mxLoad()) {
+        return ErrorCause.UNSUPPORTED;
+      }
       if (l.format() > MxLoad.LAST) {
         return ErrorCause.BAD_SHAPE;
       }
       return checkDma(l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
-    } else if (c instanceof Command.DspTab t) {
+    }
+
+    @Override
+    public ErrorCause visitDspTab(Command.DspTab t) {
       return extRange(t.ext(), Command.DSP_TABLE_BYTES);
-    } else if (c instanceof Command.DspIn d) {
+    }
+
+    @Override
+    public ErrorCause visitDspIn(Command.DspIn d) {
       boolean shape = d.format() <= Command.FMT_INT32 && d.shift() >= -24 && d.shift() <= 15;
       return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), shape);
-    } else if (c instanceof Command.DspOut d) {
+    }
+
+    @Override
+    public ErrorCause visitDspOut(Command.DspOut d) {
       return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format(),
           d.format() <= Command.FMT_INT8);
-    } else if (c instanceof Command.DspRun r) {
+    }
+
+    @Override
+    public ErrorCause visitDspRun(Command.DspRun r) {
       if (r.words() < 1) {
         return ErrorCause.BAD_SHAPE;
       }
@@ -50,32 +83,64 @@ final class CommandChecks {
         return ErrorCause.DSP_ADDRESS;
       }
       return extRange(r.prog(), 8 * r.words());
-    } else if (c instanceof Command.Snapshot sn) {
+    }
+
+    @Override
+    public ErrorCause visitSnapshot(Command.Snapshot sn) {
       return extRange(sn.ext(), 8L * Counter.values().length);
-    } else if (c instanceof Command.Store s) {
+    }
+
+    @Override
+    public ErrorCause visitStore(Command.Store s) {
       return checkDma(s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
-    } else if (c instanceof Command.PpmCfg pc) {
+    }
+
+    @Override
+    public ErrorCause visitPpmCfg(Command.PpmCfg pc) {
+      if (!p.hasPpm()) {
+        return ErrorCause.UNSUPPORTED;
+      }
       if (pc.channels() < 1 || pc.channels() > p.rows()) {
         return ErrorCause.BAD_SHAPE;
       }
       return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
-    } else if (c instanceof Command.PpuTab t) {
+    }
+
+    @Override
+    public ErrorCause visitPpuTab(Command.PpuTab t) {
+      if (!p.ppu()) {
+        return ErrorCause.UNSUPPORTED;
+      }
       return extRange(t.ext(), PpmUnit.tableBytes());
-    } else if (c instanceof Command.Ppm q) {
+    }
+
+    @Override
+    public ErrorCause visitPpm(Command.Ppm q) {
+      if (!p.hasPpm() || p.ppu() && !ppuTableLoaded) {
+        return ErrorCause.UNSUPPORTED;
+      }
       if (q.m() < 1 || q.n() < 1 || q.n() > p.rows()) {
         return ErrorCause.BAD_SHAPE;
       }
+      long line = p.lineBytes();
       boolean aligned = (q.src() | q.srcStride() | q.dst() | q.dstStride()) % line == 0;
       boolean inside = q.src() + (q.m() - 1) * q.srcStride() + 4 * q.n() <= p.spadBytes()
           && q.dst() + (q.m() - 1) * q.dstStride() + q.n() <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
-    } else if (c instanceof Command.Gemm g) {
+    }
+
+    @Override
+    public ErrorCause visitGemm(Command.Gemm g) {
+      if (g.sparsity() != Command.DENSE && g.sparsity() <= Command.S4_8 && g.sparsity() != p.sparsity()) {
+        return ErrorCause.UNSUPPORTED;
+      }
       if (g.sparsity() > Command.S4_8) {
         return ErrorCause.BAD_SHAPE;
       }
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
       }
+      long line = p.lineBytes();
       long kTiles = (g.k() + line - 1) / line;
       long nTiles = (g.n() + line - 1) / line;
       boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
@@ -84,26 +149,16 @@ final class CommandChecks {
           && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
     }
-    return ErrorCause.NONE;
-  }
 
-  /**
-   * Whether the NPU has what the command needs: a PPM for {@code ppmcfg} and {@code ppm}, the PPU for
-   * {@code pputab} (and a loaded table for a {@code ppm} on a PPU NPU), and the GEMM's N:M mode.
-   */
-  private boolean supported(Command c, boolean ppuTableLoaded) {
-    if (c instanceof Command.PpmCfg) {
-      return p.hasPpm();
-    } else if (c instanceof Command.PpuTab) {
-      return p.ppu();
-    } else if (c instanceof Command.Ppm) {
-      return p.hasPpm() && (!p.ppu() || ppuTableLoaded);
-    } else if (c instanceof Command.LoadMx) {
-      return p.mxLoad();
-    } else if (c instanceof Command.Gemm g) {
-      return g.sparsity() == Command.DENSE || g.sparsity() > Command.S4_8 || g.sparsity() == p.sparsity();
+    @Override
+    public ErrorCause visitFence(Command.Fence f) {
+      return ErrorCause.NONE;
     }
-    return true;
+
+    @Override
+    public ErrorCause visitHalt(Command.Halt h) {
+      return ErrorCause.NONE;
+    }
   }
 
   private ErrorCause extRange(long ext, long bytes) {

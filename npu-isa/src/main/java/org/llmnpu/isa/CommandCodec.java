@@ -43,21 +43,55 @@ public final class CommandCodec {
   private CommandCodec() {
   }
 
+  /**
+   * The eight words of {@code c}.
+   *
+   * @throws IllegalArgumentException naming the field when a value does not fit it
+   */
   public static int[] encode(Command c) {
     int[] w = new int[WORDS];
     w[0] = c.opcode().code();
-    if (c instanceof Command.Load l) {
-      dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load");
-    } else if (c instanceof Command.Store s) {
-      dma(w, s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows(), "store");
-    } else if (c instanceof Command.Load4 l) {
-      dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load4");
-    } else if (c instanceof Command.LoadMx l) {
+    return c.accept(new Encoder(w));
+  }
+
+  /** Fills words 1..7 of one command (word 0, the opcode, is set) and returns them. */
+  private static final class Encoder implements Command.Visitor<int[]> {
+    private final int[] w;
+
+    Encoder(int[] w) {
+      this.w = w;
+    }
+
+    @Override
+    public int[] visitLoad(Command.Load l) {
+      return dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load");
+    }
+
+    @Override
+    public int[] visitStore(Command.Store s) {
+      return dma(w, s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows(), "store");
+    }
+
+    @Override
+    public int[] visitLoad4(Command.Load4 l) {
+      return dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "load4");
+    }
+
+    @Override
+    public int[] visitLoadMx(Command.LoadMx l) {
       dma(w, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), "loadmx");
       w[7] = (int) field(l.format(), 32, "loadmx format");
-    } else if (c instanceof Command.DspTab t) {
+      return w;
+    }
+
+    @Override
+    public int[] visitDspTab(Command.DspTab t) {
       w[1] = (int) field(t.ext(), 32, "dsptab ext");
-    } else if (c instanceof Command.DspIn d) {
+      return w;
+    }
+
+    @Override
+    public int[] visitDspIn(Command.DspIn d) {
       w[1] = (int) field(d.spad(), 32, "dspin spad");
       w[2] = (int) field(d.spadStride(), 32, "dspin spadStride");
       w[3] = (int) (field(d.rowElems(), 16, "dspin rowElems") | field(d.rows(), 16, "dspin rows") << 16);
@@ -66,29 +100,57 @@ public final class CommandCodec {
         throw new IllegalArgumentException("dspin shift must be in -128..127 (the NPU accepts -24..15), got " + d.shift());
       }
       w[5] = (int) (field(d.format(), 8, "dspin format") | (d.shift() & 0xFF) << 8);
-    } else if (c instanceof Command.DspOut d) {
+      return w;
+    }
+
+    @Override
+    public int[] visitDspOut(Command.DspOut d) {
       w[1] = (int) field(d.spad(), 32, "dspout spad");
       w[2] = (int) field(d.spadStride(), 32, "dspout spadStride");
       w[3] = (int) (field(d.rowElems(), 16, "dspout rowElems") | field(d.rows(), 16, "dspout rows") << 16);
       w[4] = (int) field(d.src(), 32, "dspout src");
       w[5] = (int) field(d.format(), 8, "dspout format");
-    } else if (c instanceof Command.DspRun r) {
+      return w;
+    }
+
+    @Override
+    public int[] visitDspRun(Command.DspRun r) {
       w[1] = (int) field(r.prog(), 32, "dsprun prog");
       w[2] = (int) field(r.words(), 32, "dsprun words");
-    } else if (c instanceof Command.Snapshot sn) {
+      return w;
+    }
+
+    @Override
+    public int[] visitSnapshot(Command.Snapshot sn) {
       w[1] = (int) field(sn.ext(), 32, "snapshot ext");
-    } else if (c instanceof Command.PpmCfg pc) {
+      return w;
+    }
+
+    @Override
+    public int[] visitPpmCfg(Command.PpmCfg pc) {
       w[1] = (int) field(pc.ext(), 32, "ppmcfg ext");
       w[2] = (int) field(pc.channels(), 32, "ppmcfg channels");
-    } else if (c instanceof Command.PpuTab t) {
+      return w;
+    }
+
+    @Override
+    public int[] visitPpuTab(Command.PpuTab t) {
       w[1] = (int) field(t.ext(), 32, "pputab ext");
-    } else if (c instanceof Command.Ppm q) {
+      return w;
+    }
+
+    @Override
+    public int[] visitPpm(Command.Ppm q) {
       w[1] = (int) field(q.src(), 32, "ppm src");
       w[2] = (int) field(q.srcStride(), 32, "ppm srcStride");
       w[3] = (int) field(q.dst(), 32, "ppm dst");
       w[4] = (int) field(q.dstStride(), 32, "ppm dstStride");
       w[5] = (int) (field(q.m(), 16, "ppm m") | field(q.n(), 16, "ppm n") << 16);
-    } else if (c instanceof Command.Gemm g) {
+      return w;
+    }
+
+    @Override
+    public int[] visitGemm(Command.Gemm g) {
       w[1] = (int) (field(g.m(), 16, "gemm m") | field(g.k(), 16, "gemm k") << 16);
       if (g.sparsity() < 0 || g.sparsity() > 3) {
         throw new IllegalArgumentException("gemm sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + g.sparsity());
@@ -100,18 +162,29 @@ public final class CommandCodec {
       w[5] = (int) field(g.y(), 32, "gemm y");
       w[6] = (int) (field(g.xStride(), 16, "gemm xStride") | field(g.wStride(), 16, "gemm wStride") << 16);
       w[7] = (int) field(g.yStride(), 32, "gemm yStride");
+      return w;
     }
-    return w;
+
+    @Override
+    public int[] visitFence(Command.Fence f) {
+      return w;
+    }
+
+    @Override
+    public int[] visitHalt(Command.Halt h) {
+      return w;
+    }
   }
 
-  private static void dma(int[] w, long ext, long extStride, long spad, long spadStride, long rowBytes, long rows,
-                          String op) {
+  private static int[] dma(int[] w, long ext, long extStride, long spad, long spadStride, long rowBytes, long rows,
+                           String op) {
     w[1] = (int) field(ext, 32, op + " ext");
     w[2] = (int) field(extStride, 32, op + " extStride");
     w[3] = (int) field(spad, 32, op + " spad");
     w[4] = (int) field(spadStride, 32, op + " spadStride");
     w[5] = (int) field(rowBytes, 32, op + " rowBytes");
     w[6] = (int) field(rows, 32, op + " rows");
+    return w;
   }
 
   private static long field(long value, int bits, String name) {

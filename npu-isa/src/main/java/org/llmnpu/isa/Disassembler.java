@@ -26,50 +26,94 @@ public final class Disassembler {
       }
       return b.toString();
     }
-    Command cmd = c.get();
-    List<String> names = Assembler.OPERANDS.get(cmd.opcode());
-    long[] v = values(cmd);
-    StringBuilder b = new StringBuilder(cmd.opcode().mnemonic());
-    for (int i = 0; i < names.size(); i++) {
-      b.append(' ').append(names.get(i)).append('=').append(v[i] >= 256 ? "0x" + Long.toHexString(v[i]) : v[i]);
-    }
-    if (cmd instanceof Command.Gemm g && g.sparsity() != Command.DENSE) {
-      b.append(" sparsity=").append(g.sparsity());
-    }
-    if (cmd instanceof Command.Gemm g && g.accumulates()) {
-      b.append(" accumulate=1");
-    }
-    return b.toString();
+    return c.get().accept(new Text());
   }
 
-  private static long[] values(Command c) {
-    if (c instanceof Command.Load l) {
-      return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows()};
-    } else if (c instanceof Command.Store s) {
-      return new long[] {s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows()};
-    } else if (c instanceof Command.Load4 l) {
-      return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows()};
-    } else if (c instanceof Command.LoadMx l) {
-      return new long[] {l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), l.format()};
-    } else if (c instanceof Command.DspTab t) {
-      return new long[] {t.ext()};
-    } else if (c instanceof Command.DspIn d) {
-      return new long[] {d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift()};
-    } else if (c instanceof Command.DspOut d) {
-      return new long[] {d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format()};
-    } else if (c instanceof Command.DspRun r) {
-      return new long[] {r.prog(), r.words()};
-    } else if (c instanceof Command.Snapshot sn) {
-      return new long[] {sn.ext()};
-    } else if (c instanceof Command.PpmCfg pc) {
-      return new long[] {pc.ext(), pc.channels()};
-    } else if (c instanceof Command.PpuTab t) {
-      return new long[] {t.ext()};
-    } else if (c instanceof Command.Ppm q) {
-      return new long[] {q.src(), q.srcStride(), q.dst(), q.dstStride(), q.m(), q.n()};
-    } else if (c instanceof Command.Gemm g) {
-      return new long[] {g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride()};
+  /** A command as its mnemonic and operands ({@code name=value}, hexadecimal from 256), in the assembler's order. */
+  private static final class Text implements Command.Visitor<String> {
+    private static String line(Command c, long... v) {
+      List<String> names = Assembler.OPERANDS.get(c.opcode());
+      StringBuilder b = new StringBuilder(c.opcode().mnemonic());
+      for (int i = 0; i < names.size(); i++) {
+        b.append(' ').append(names.get(i)).append('=').append(v[i] >= 256 ? "0x" + Long.toHexString(v[i]) : v[i]);
+      }
+      return b.toString();
     }
-    return new long[0];
+
+    @Override
+    public String visitLoad(Command.Load l) {
+      return line(l, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+    }
+
+    @Override
+    public String visitStore(Command.Store s) {
+      return line(s, s.ext(), s.extStride(), s.spad(), s.spadStride(), s.rowBytes(), s.rows());
+    }
+
+    @Override
+    public String visitLoad4(Command.Load4 l) {
+      return line(l, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows());
+    }
+
+    @Override
+    public String visitLoadMx(Command.LoadMx l) {
+      return line(l, l.ext(), l.extStride(), l.spad(), l.spadStride(), l.rowBytes(), l.rows(), l.format());
+    }
+
+    @Override
+    public String visitDspTab(Command.DspTab t) {
+      return line(t, t.ext());
+    }
+
+    @Override
+    public String visitDspIn(Command.DspIn d) {
+      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift());
+    }
+
+    @Override
+    public String visitDspOut(Command.DspOut d) {
+      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format());
+    }
+
+    @Override
+    public String visitDspRun(Command.DspRun r) {
+      return line(r, r.prog(), r.words());
+    }
+
+    @Override
+    public String visitSnapshot(Command.Snapshot sn) {
+      return line(sn, sn.ext());
+    }
+
+    @Override
+    public String visitPpmCfg(Command.PpmCfg pc) {
+      return line(pc, pc.ext(), pc.channels());
+    }
+
+    @Override
+    public String visitPpuTab(Command.PpuTab t) {
+      return line(t, t.ext());
+    }
+
+    @Override
+    public String visitPpm(Command.Ppm q) {
+      return line(q, q.src(), q.srcStride(), q.dst(), q.dstStride(), q.m(), q.n());
+    }
+
+    @Override
+    public String visitGemm(Command.Gemm g) {
+      return line(g, g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride())
+          + (g.sparsity() != Command.DENSE ? " sparsity=" + g.sparsity() : "") + (g.accumulates() ? " accumulate=1" : "");
+    }
+
+    @Override
+    public String visitFence(Command.Fence f) {
+      return line(f);
+    }
+
+    @Override
+    public String visitHalt(Command.Halt h) {
+      return line(h);
+    }
   }
 }

@@ -1,9 +1,7 @@
 package org.llmnpu.isa;
 
 import java.util.Optional;
-import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
-import org.llmnpu.numerics.gemm.TiledGemmConfig;
 
 /**
  * The golden ISA simulator: executes a program that sits in an external-memory image, command by
@@ -43,6 +41,7 @@ public final class IsaSimulator {
   private final DspUnit dsp;
   private final PpmUnit ppm;
   private final CommandChecks checks;
+  private final CommandExecution execution;
 
   private IsaSimulator(MachineParams p, EngineTiming engine, byte[] memory) {
     this.p = p;
@@ -52,6 +51,7 @@ public final class IsaSimulator {
     this.dsp = new DspUnit(p.dsp());
     this.ppm = new PpmUnit(p.rows());
     this.checks = new CommandChecks(p);
+    this.execution = new CommandExecution(p, memory, spad, counters, cycles, dsp, ppm);
   }
 
   /** A {@link Command.PpmCfg} channel record (16 bytes) of a bias, a quantized multiplier and an INT8 zero point. */
@@ -124,65 +124,9 @@ public final class IsaSimulator {
         cycles.decodeFault();
         return finish(fault, index);
       }
-      boolean independentStore = c instanceof Command.Store st
-          && !cycles.resultsOverlap(st.spad(), st.spad() + (st.rows() - 1) * st.spadStride() + st.rowBytes());
-      cycles.dispatch(c instanceof Command.Load || c instanceof Command.Load4 || c instanceof Command.LoadMx,
-          independentStore);
-      if (c instanceof Command.Halt) {
-        return finish(ErrorCause.NONE, 0);
-      } else if (c instanceof Command.Load l) {
-        load(l);
-      } else if (c instanceof Command.Load4 l) {
-        load4(l);
-      } else if (c instanceof Command.LoadMx l) {
-        loadMx(l);
-      } else if (c instanceof Command.DspTab t) {
-        dsp.loadTables(mem, (int) t.ext());
-        long beats = Command.DSP_TABLE_BYTES / p.lineBytes();
-        counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
-        cycles.dspTable(beats);
-      } else if (c instanceof Command.DspIn d) {
-        dsp.copyIn(spad, d);
-        counters[Counter.SPAD_READS.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
-        counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
-        cycles.dspCopy(d.rows(), d.rowElems(), true);
-      } else if (c instanceof Command.DspOut d) {
-        dsp.copyOut(spad, d);
-        counters[Counter.SPAD_WRITES.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
-        counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
-        cycles.dspCopy(d.rows(), d.rowElems(), false);
-      } else if (c instanceof Command.DspRun r) {
-        long beats = (8 * r.words() + p.lineBytes() - 1) / p.lineBytes();
-        counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
-        long run = dsp.run(mem, (int) r.prog(), (int) r.words());
-        if (run < 0) {
-          counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
-          cycles.dspRun(beats, p.dsp().maxRunCycles());
-          return finish(ErrorCause.WATCHDOG, index);
-        }
-        counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
-        cycles.dspRun(beats, run);
-      } else if (c instanceof Command.Snapshot sn) {
-        snapshot(sn);
-      } else if (c instanceof Command.PpmCfg cfg) {
-        ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels());
-        counters[Counter.EXT_READ_BEATS.ordinal()] += beats(Command.PPM_RECORD_BYTES * cfg.channels(), 1);
-        cycles.ppmLoad(cfg.channels(), Command.PPM_RECORD_BYTES);
-      } else if (c instanceof Command.PpuTab t) {
-        ppm.loadTable(mem, (int) t.ext());
-        counters[Counter.EXT_READ_BEATS.ordinal()] += beats(PpmUnit.tableBytes(), 1);
-        cycles.ppmLoad(PpmUnit.lutEntries(), 2);
-      } else if (c instanceof Command.Ppm q) {
-        ppm.run(spad, q, p.ppu());
-        long linesPerRow = beats(4 * q.n(), 1);
-        counters[Counter.SPAD_READS.ordinal()] += q.m() * linesPerRow;
-        counters[Counter.SPAD_WRITES.ordinal()] += q.m();
-        counters[Counter.PPM_ELEMENTS.ordinal()] += q.m() * q.n();
-        cycles.ppm(q.m(), linesPerRow);
-      } else if (c instanceof Command.Store s) {
-        store(s);
-      } else if (c instanceof Command.Gemm g) {
-        gemm(g);
+      Optional<ErrorCause> stop = c.accept(execution);
+      if (stop.isPresent()) {
+        return finish(stop.get(), stop.get() == ErrorCause.NONE ? 0 : index);
       }
     }
     throw new IllegalStateException("program ran " + MAX_COMMANDS + " commands without halting");
@@ -191,127 +135,5 @@ public final class IsaSimulator {
   private Result finish(ErrorCause error, int index) {
     cycles.fill(counters);
     return new Result(mem, spad, error, index, counters.clone());
-  }
-
-  private long beats(long rowBytes, long rows) {
-    return rows * ((rowBytes + p.lineBytes() - 1) / p.lineBytes());
-  }
-
-  private void load(Command.Load l) {
-    for (long r = 0; r < l.rows(); r++) {
-      System.arraycopy(mem, (int) (l.ext() + r * l.extStride()), spad, (int) (l.spad() + r * l.spadStride()),
-          (int) l.rowBytes());
-    }
-    long beats = beats(l.rowBytes(), l.rows());
-    counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
-    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
-    counters[Counter.SPAD_WRITES.ordinal()] += beats;
-    cycles.load(beats);
-  }
-
-  /** A {@code load} whose bytes become {@link MxLoad#code}s; counters and cycles those of a {@code load}. */
-  private void loadMx(Command.LoadMx l) {
-    byte[] table = MxLoad.table((int) l.format());
-    for (long r = 0; r < l.rows(); r++) {
-      int from = (int) (l.ext() + r * l.extStride());
-      int to = (int) (l.spad() + r * l.spadStride());
-      for (int b = 0; b < l.rowBytes(); b++) {
-        spad[to + b] = table[mem[from + b] & 0xFF];
-      }
-    }
-    long beats = beats(l.rowBytes(), l.rows());
-    counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
-    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
-    counters[Counter.SPAD_WRITES.ordinal()] += beats;
-    cycles.load(beats);
-  }
-
-  private void load4(Command.Load4 l) {
-    for (long r = 0; r < l.rows(); r++) {
-      int from = (int) (l.ext() + r * l.extStride());
-      int to = (int) (l.spad() + r * l.spadStride());
-      for (int b = 0; b < l.rowBytes(); b++) {
-        byte v = mem[from + b];
-        spad[to + 2 * b] = (byte) ((v << 28) >> 28);
-        spad[to + 2 * b + 1] = (byte) (v >> 4);
-      }
-    }
-    long beats = beats(l.rowBytes(), l.rows());
-    counters[Counter.DMA_LOAD_BYTES.ordinal()] += l.rows() * l.rowBytes();
-    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
-    counters[Counter.SPAD_WRITES.ordinal()] += beats(2 * l.rowBytes(), l.rows());
-    cycles.load4(beats);
-  }
-
-  /** Counter values as of the snapshot's first cycle, written 64 bits little-endian each. */
-  private void snapshot(Command.Snapshot sn) {
-    long[] now = counters.clone();
-    cycles.fill(now);
-    for (int i = 0; i < now.length; i++) {
-      for (int b = 0; b < 8; b++) {
-        mem[(int) sn.ext() + 8 * i + b] = (byte) (now[i] >>> (8 * b));
-      }
-    }
-    long beats = (8L * now.length + p.lineBytes() - 1) / p.lineBytes();
-    counters[Counter.EXT_WRITE_BEATS.ordinal()] += beats;
-    cycles.store(beats);
-  }
-
-  private void store(Command.Store s) {
-    for (long r = 0; r < s.rows(); r++) {
-      System.arraycopy(spad, (int) (s.spad() + r * s.spadStride()), mem, (int) (s.ext() + r * s.extStride()),
-          (int) s.rowBytes());
-    }
-    long beats = beats(s.rowBytes(), s.rows());
-    counters[Counter.DMA_STORE_BYTES.ordinal()] += s.rows() * s.rowBytes();
-    counters[Counter.EXT_WRITE_BEATS.ordinal()] += beats;
-    counters[Counter.SPAD_READS.ordinal()] += beats;
-    cycles.store(beats);
-  }
-
-  private void gemm(Command.Gemm g) {
-    int m = (int) g.m();
-    int k = (int) g.k();
-    int n = (int) g.n();
-    byte[][] x = new byte[m][k];
-    for (int i = 0; i < m; i++) {
-      System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, k);
-    }
-    byte[][] w = SparseWeights.dense(spad, g);
-    Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
-        : Sparsity.NONE;
-    int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
-    TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, mode);
-    TiledGemm.Result r = TiledGemm.run(config, x, w);
-    for (int i = 0; i < m; i++) {
-      for (int j = 0; j < n; j++) {
-        int a = (int) (g.y() + i * g.yStride() + 4L * j);
-        int v = r.y()[i][j];
-        if (g.accumulates()) {
-          // Y += X·W, two's-complement wraparound
-          v += (spad[a] & 0xFF) | (spad[a + 1] & 0xFF) << 8 | (spad[a + 2] & 0xFF) << 16 | spad[a + 3] << 24;
-        }
-        spad[a] = (byte) v;
-        spad[a + 1] = (byte) (v >>> 8);
-        spad[a + 2] = (byte) (v >>> 16);
-        spad[a + 3] = (byte) (v >>> 24);
-      }
-    }
-    int line = p.lineBytes();
-    long kTiles = (k + line - 1) / line;
-    long nTiles = (n + line - 1) / line;
-    long drainLines = (4L * n + line - 1) / line;
-    long groups = (k + g.group() - 1) / g.group();
-    counters[Counter.MACS.ordinal()] += g.sparsity() == Command.DENSE ? (long) m * k * n : (long) m * n * g.kept() * groups;
-    counters[Counter.DENSE_MACS.ordinal()] += (long) m * k * n;
-    counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
-    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + g.wRows() * nTiles;
-    counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
-    if (g.accumulates()) {
-      counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
-    }
-    // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
-    cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
-        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
   }
 }

@@ -262,6 +262,8 @@ final class HarnessSource {
             if (!MEM_BEAT) { fprintf(out, "error the design has no memory port\\n"); fflush(out); continue; }
             memBytes.assign(size, 0);
             memLatency = lat; memInterval = interval; memFaults = 0; memReads = 0; memWrites = 0;
+            memReset();
+            dirty = true;
             fprintf(out, "ok %d\\n", MEM_BEAT);
             fflush(out);
           } else if (op == 'L') {

@@ -48,7 +48,7 @@ final class MemoryPortSource {
     return p;
   }
 
-  /** C++ definitions of memSample(), memUpdate(t), memInit() and the data width. */
+  /** C++ definitions of memSample(), memUpdate(t), memInit(), memReset() and the data width. */
   static String generate(List<PortInfo> ports) {
     Optional<String> prefix = prefix(ports);
     if (prefix.isEmpty()) {
@@ -57,6 +57,7 @@ final class MemoryPortSource {
           static std::vector<uint8_t> memBytes;
           static uint64_t memLatency = 1, memInterval = 1, memFaults = 0, memFirstFault = 0, memReads = 0, memWrites = 0;
           static void memInit() {}
+          static void memReset() {}
           static void memSample() {}
           static void memUpdate(uint64_t) {}
           """;
@@ -98,6 +99,14 @@ final class MemoryPortSource {
           @T@_req_ready = 1;
           @T@_resp_valid = 0;
           @CLEAR@
+        }
+
+        // A configured memory is a new one: no read in flight (an interrupted run may leave some), not busy.
+        static void memReset() {
+          memPending.clear();
+          memBusyUntil = 0;
+          memFire = false;
+          memInit();
         }
 
         static bool memInside(uint64_t a) {

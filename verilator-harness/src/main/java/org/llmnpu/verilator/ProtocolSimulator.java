@@ -18,6 +18,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.llmnpu.hdl.emit.VerilogDesign.PortInfo;
+import org.llmnpu.hdl.sim.ExternalMemory;
 import org.llmnpu.hdl.sim.SimulationException;
 import org.llmnpu.hdl.sim.Simulator;
 
@@ -253,9 +254,10 @@ final class ProtocolSimulator implements Simulator {
   private static final int LOAD_CHUNK = 1 << 15;
 
   /** The C++ memory model of this model (designs with a memory port, see MemoryPortSource). */
-  ExternalMemory externalMemory() {
+  @Override
+  public ExternalMemory externalMemory() {
     if (MemoryPortSource.prefix(new java.util.ArrayList<>(ports.values())).isEmpty()) {
-      throw new IllegalArgumentException(top + " has no memory port (P_req_valid ... P_resp_data)");
+      throw new UnsupportedOperationException(top + " has no memory port (P_req_valid ... P_resp_data)");
     }
     return new ExternalMemory() {
       private int beat;

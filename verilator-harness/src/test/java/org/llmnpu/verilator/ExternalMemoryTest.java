@@ -8,6 +8,7 @@ import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.sim.ExternalMemory;
 import org.llmnpu.hdl.sim.SimulationException;
 import org.llmnpu.hdl.sim.Simulator;
 
@@ -21,7 +22,7 @@ class ExternalMemoryTest {
     byte[] image = new byte[4096];
     new Random(bytes * 31 + latency).nextBytes(image);
     try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(bytes)), SimModes.local())) {
-      ExternalMemory mem = ExternalMemory.of(sim);
+      ExternalMemory mem = sim.externalMemory();
       mem.configure(image.length, latency, interval);
       assertEquals(bytes, mem.beatBytes());
       mem.load(0, image);
@@ -60,7 +61,7 @@ class ExternalMemoryTest {
     new Random(5).nextBytes(image);
     try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(8)),
         SimModes.options(SimOptions.Mode.CONTAINER))) {
-      ExternalMemory mem = ExternalMemory.of(sim);
+      ExternalMemory mem = sim.externalMemory();
       mem.configure(image.length, 2, 1);
       mem.load(0, image);
       sim.reset(2);
@@ -80,11 +81,51 @@ class ExternalMemoryTest {
   @org.junit.jupiter.api.Test
   void runUntilNonZeroThrowsAtItsLimit() {
     try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(4)), SimModes.local())) {
-      ExternalMemory mem = ExternalMemory.of(sim);
+      ExternalMemory mem = sim.externalMemory();
       mem.configure(1024, 1, 1);
       sim.reset(2);
       SimulationException e = assertThrows(SimulationException.class, () -> mem.runUntilNonZero("done", 50));
       assertEquals(true, e.getMessage().contains("stayed 0 for 50 cycles"), e.getMessage());
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void aDesignWithoutAMemoryPortHasNoExternalMemory() {
+    try (Simulator sim = Simulators.start(Verilog.emit(new HarnessDesigns.Crashes()), SimModes.local())) {
+      UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, sim::externalMemory);
+      assertEquals(true, e.getMessage().contains("has no memory port"), e.getMessage());
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void configuringAgainDropsTheReadsOfAnInterruptedRun() {
+    int bytes = 4;
+    byte[] image = new byte[1024];
+    new Random(9).nextBytes(image);
+    try (Simulator sim = Simulators.start(Verilog.emit(new MemoryCopier(bytes)), SimModes.local())) {
+      ExternalMemory mem = sim.externalMemory();
+      mem.configure(image.length, 20, 1);
+      mem.load(0, image);
+      sim.reset(2);
+      sim.poke("src", 0);
+      sim.poke("dst", 512);
+      sim.poke("count", 8);
+      sim.poke("start", 1);
+      sim.step(1);
+      sim.poke("start", 0);
+      // stopped with its first read in flight (latency 20)
+      assertThrows(SimulationException.class, () -> mem.runUntilNonZero("done", 5));
+      mem.configure(image.length, 2, 1);
+      mem.load(0, image);
+      sim.reset(2);
+      sim.poke("start", 1);
+      sim.step(1);
+      sim.poke("start", 0);
+      // read at 0, data at 2, write at 3, next read at 4: four cycles a beat, as on a fresh memory
+      assertEquals(4 * 8, mem.runUntilNonZero("done", 1000));
+      byte[] expected = image.clone();
+      System.arraycopy(image, 0, expected, 512, 8 * bytes - 1);
+      assertArrayEquals(expected, mem.dump(0, image.length));
     }
   }
 }

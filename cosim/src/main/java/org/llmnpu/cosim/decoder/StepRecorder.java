@@ -8,6 +8,7 @@ import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.npu.NpuDriver;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
@@ -48,7 +49,7 @@ final class StepRecorder implements NpuEngine {
       return out;
     }
     long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
-    NpuRtl.Run r = rtl.run(image, programAddress, limit);
+    NpuDriver.Run r = rtl.run(image, programAddress, limit);
     List<String> diffs = new ArrayList<>();
     if (r.error() != g.error() || (g.error() != ErrorCause.NONE && r.errorCommand() != g.errorCommand())) {
       diffs.add("status RTL " + r.error() + (r.error() == ErrorCause.NONE ? "" : " at command " + r.errorCommand())

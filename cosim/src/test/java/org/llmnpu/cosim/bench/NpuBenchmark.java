@@ -10,7 +10,7 @@ import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.ExternalMemory;
+import org.llmnpu.rtl.npu.NpuDriver;
 import org.llmnpu.verilator.SimModes;
 import org.llmnpu.verilator.Simulators;
 
@@ -55,14 +55,6 @@ class NpuBenchmark {
     return tiled(8, 4);
   }
 
-  private static void startProgram(Simulator sim) {
-    sim.reset(2);
-    sim.poke("programAddress", 0);
-    sim.poke("start", 1);
-    sim.step(1);
-    sim.poke("start", 0);
-  }
-
   @Test
   void simulationSpeedAndStreamingUtilization() {
     NpuConfig c = NpuConfig.defaults();
@@ -81,29 +73,31 @@ class NpuBenchmark {
     // Free-running ('r') against a raw 's n' loop of the same length on the same model, alternated
     // three times so both see the same machine load; then a round trip per cycle.
     try (Simulator sim = Simulators.start(Verilog.emit(new Npu(c)), SimModes.local())) {
-      ExternalMemory mem = ExternalMemory.of(sim);
-      mem.configure(c.machine().extMemBytes(), c.memLatency(), c.machine().beatInterval());
-      mem.load(0, java.util.Arrays.copyOf(image, 0x800000));
+      NpuDriver npu = new NpuDriver(sim, c);
+      npu.loadImage(image);
       for (int round = 0; round < 3; round++) {
-        startProgram(sim);
+        npu.reset();
+        npu.start(0);
         long t0 = System.nanoTime();
-        long n = mem.runUntilNonZero("finished", 10 * cycles);
+        long n = npu.awaitFinished(10 * cycles);
         double free = (System.nanoTime() - t0) / 1e9;
-        startProgram(sim);
+        npu.reset();
+        npu.start(0);
         t0 = System.nanoTime();
         sim.step((int) n);
-        long fin = sim.peekLong("finished");
+        boolean fin = npu.finished();
         double raw = (System.nanoTime() - t0) / 1e9;
         System.out.printf("round %d: free-running %,d cycles in %.2f s = %.0f k cycles/s; raw 's n' loop %.2f s = "
-            + "%.0f k cycles/s (finished=%d); ratio %.2f%n", round, n, free, n / free / 1e3, raw, n / raw / 1e3, fin,
+            + "%.0f k cycles/s (finished=%b); ratio %.2f%n", round, n, free, n / free / 1e3, raw, n / raw / 1e3, fin,
             raw / free);
       }
-      startProgram(sim);
+      npu.reset();
+      npu.start(0);
       int n = 20_000;
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
         sim.step(1);
-        sim.peekLong("finished");
+        npu.finished();
       }
       double perCycle = (System.nanoTime() - t0) / 1e9;
       System.out.printf("round trip per cycle (step + peek): %.0f k cycles/s%n", n / perCycle / 1e3);

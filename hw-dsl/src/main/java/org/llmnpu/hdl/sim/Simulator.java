@@ -55,6 +55,17 @@ public interface Simulator extends AutoCloseable {
     return runUntil(port, BigInteger.valueOf(value), maxCycles);
   }
 
+  /**
+   * The model that serves the design's memory port (a port with the prefix {@code P} of
+   * {@code P_req_valid} ... {@code P_resp_data}).
+   *
+   * @throws UnsupportedOperationException when this simulator has no such model or the design no such port
+   */
+  default ExternalMemory externalMemory() {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no external-memory model; start a "
+        + "Verilator model of a design with a memory port (P_req_valid ... P_resp_data)");
+  }
+
   /** Cycles stepped since the start. */
   long cycle();
 

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Random;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
-import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.IsaSimulator;
@@ -16,8 +15,7 @@ import org.llmnpu.reports.energy.CalibrationRuns.Measured;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.ExternalMemory;
-import org.llmnpu.verilator.Simulators;
+import org.llmnpu.rtl.npu.NpuDriver;
 
 /**
  * The NPU's own data paths ({@link Calibration#npu}), measured on the NPU itself: {@code NPU_DMA_BYTE} (per byte a
@@ -62,8 +60,9 @@ final class NpuDataPathCalibration {
     }
     VerilogDesign d = Verilog.emit(new Npu(config));
     Measured idle = runs.custom(d, "NPU idle", s -> {
-      ExternalMemory.of(s).configure(mp.extMemBytes(), mp.memLatency(), mp.beatInterval());
-      s.reset(2);
+      NpuDriver npu = new NpuDriver(s, config);
+      npu.reset();
+      npu.configureMemory();
       s.waves(true);
       s.step(CalibrationRuns.IDLE_CYCLES);
       s.waves(false);
@@ -146,30 +145,23 @@ final class NpuDataPathCalibration {
     byte[] code = p.bytes();
     System.arraycopy(code, 0, image, 0, code.length);
     Map<String, Long> counters = new LinkedHashMap<>();
-    int[] error = new int[1];
+    ErrorCause[] error = new ErrorCause[1];
     Measured run = runs.custom(d, name, s -> {
-      ExternalMemory mem = ExternalMemory.of(s);
-      mem.configure(mp.extMemBytes(), mp.memLatency(), mp.beatInterval());
-      mem.load(0, java.util.Arrays.copyOf(image, 0x40000));
-      s.reset(2);
-      s.poke("programAddress", 0);
+      NpuDriver npu = new NpuDriver(s, config);
+      npu.reset();
+      npu.loadImage(image);
       s.waves(true);
-      s.poke("start", 1);
-      s.step(1);
-      s.poke("start", 0);
-      mem.runUntilNonZero("finished", 1_000_000);
+      npu.start(0);
+      npu.awaitFinished(1_000_000);
       s.waves(false);
-      error[0] = (int) s.peekLong("errorCause");
-      for (Counter k : Counter.values()) {
-        s.poke("counterSelect", k.ordinal());
-        counters.put(k.key(), s.peekLong("counterValue"));
-      }
+      error[0] = npu.error();
+      npu.counters().forEach((k, v) -> counters.put(k.key(), v));
     });
     CalibrationRuns.requireSimulated(run);
     IsaSimulator.Result golden = IsaSimulator.run(mp, image, 0);
-    if (error[0] != 0 || golden.error() != ErrorCause.NONE) {
-      throw new IllegalStateException("the calibration program '" + name + "' stopped with " + ErrorCause.fromCode(
-          error[0]) + " on the RTL, " + golden.error() + " on the golden ISA simulator");
+    if (error[0] != ErrorCause.NONE || golden.error() != ErrorCause.NONE) {
+      throw new IllegalStateException("the calibration program '" + name + "' stopped with " + error[0]
+          + " on the RTL, " + golden.error() + " on the golden ISA simulator");
     }
     for (Counter k : Counter.values()) {
       if (k.golden() && golden.counter(k) != counters.get(k.key())) {
