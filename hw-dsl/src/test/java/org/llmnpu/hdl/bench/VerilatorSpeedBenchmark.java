@@ -76,7 +76,7 @@ public final class VerilatorSpeedBenchmark {
         if (!v.area()) {
           continue;
         }
-        double um2 = YosysArea.of(v.design(), work.resolve("area").resolve(slug(v.label())));
+        double um2 = org.llmnpu.hdl.SynthesisProbe.area(v.design(), work.resolve("area").resolve(slug(v.label())));
         base = base == 0 ? um2 : base;
         System.out.printf("%-52s %14.0f %8.3f%n", v.label(), um2, um2 / base);
       }
@@ -199,7 +199,7 @@ public final class VerilatorSpeedBenchmark {
     }
   }
 
-  private static VerilogDesign fromDirectory(String top, Path dir) throws IOException {
+  static VerilogDesign fromDirectory(String top, Path dir) throws IOException {
     Map<String, String> files = new LinkedHashMap<>();
     for (String f : Files.readAllLines(dir.resolve(top + ".f"))) {
       if (!f.isBlank()) {
