@@ -33,7 +33,8 @@ import org.llmnpu.hdl.gen.Params;
  *
  * <p>Run after {@code mvn -q -pl npu-rtl -am test-compile} (npu-rtl's classes on the class path
  * only for its blocks): {@code java -cp <classes> org.llmnpu.hdl.bench.VerilogQualityBenchmark
- * [--n 16] [--area-n N] [--cycles 200000] [--rounds 7] [--no-area] [--no-array] [block=dir ...]}.
+ * [--n 16] [--area-n N] [--cycles 200000] [--rounds 7] [--no-area] [--no-array] [--cxx-opt -O1]
+ * [block=dir ...]}; {@code --cxx-opt} compiles the models' C++ at another level than verilator-harness's -O1.
  */
 public final class VerilogQualityBenchmark {
   private VerilogQualityBenchmark() {
@@ -54,6 +55,7 @@ public final class VerilogQualityBenchmark {
     int rounds = 7;
     boolean area = true;
     boolean array = true;
+    String cxxOpt = SpeedRig.HARNESS_CXX_OPT;
     List<String> blocks = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -63,10 +65,11 @@ public final class VerilogQualityBenchmark {
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--no-area" -> area = false;
         case "--no-array" -> array = false;
+        case "--cxx-opt" -> cxxOpt = args[++i];
         default -> {
           if (!args[i].contains("=")) {
             throw new IllegalArgumentException("unknown argument " + args[i] + "; allowed: --n, --area-n, --cycles, "
-                + "--rounds, --no-area, --no-array, block=dir");
+                + "--rounds, --no-area, --no-array, --cxx-opt, block=dir");
           }
           blocks.add(args[i]);
         }
@@ -74,14 +77,14 @@ public final class VerilogQualityBenchmark {
     }
     areaN = areaN < 0 ? n : areaN;
     Path work = Files.createTempDirectory("llmnpu-quality");
-    System.out.printf("work directory %s; Verilator %s; %d cycles per run, %d rounds%n", work,
-        String.join(" ", SpeedRig.VERILATOR_OPTIONS), cycles, rounds);
+    System.out.printf("work directory %s; Verilator %s, C++ %s; %d cycles per run, %d rounds%n", work,
+        String.join(" ", SpeedRig.VERILATOR_OPTIONS), cxxOpt, cycles, rounds);
     List<Row> rows = new ArrayList<>();
     if (array) {
       VerilogDesign gen = Verilog.emit(new MacArrayExample(new MacArrayExample.Config(n, n)));
       VerilogDesign hand = HandWrittenArray.of(n, PeForm.SIGNED, gen.top());
       String label = n + "x" + n + " INT8 PE array";
-      double speed = speed(label, hand, gen, gen.ports(), work.resolve("array"), cycles, rounds);
+      double speed = speed(label, hand, gen, gen.ports(), work.resolve("array"), cxxOpt, cycles, rounds);
       double[] areas = {Double.NaN, Double.NaN};
       if (area) {
         VerilogDesign genA = areaN == n ? gen : Verilog.emit(new MacArrayExample(new MacArrayExample.Config(areaN,
@@ -96,7 +99,7 @@ public final class VerilogQualityBenchmark {
       BlockGenerator g = BlockRegistry.find(kv[0]);
       VerilogDesign gen = Verilog.emit(g.build(Params.resolve(g, Map.of())));
       VerilogDesign before = VerilatorSpeedBenchmark.fromDirectory(gen.top(), Path.of(kv[1]));
-      double speed = speed(kv[0], before, gen, gen.ports(), work.resolve(kv[0]), cycles, rounds);
+      double speed = speed(kv[0], before, gen, gen.ports(), work.resolve(kv[0]), cxxOpt, cycles, rounds);
       double[] areas = area ? areas(kv[0], before, gen, work.resolve(kv[0] + "-area")) : new double[] {Double.NaN,
           Double.NaN};
       rows.add(new Row(kv[0] + " (" + gen.top() + ")", "earlier build", speed, areas[1] / areas[0], areas[0], areas[1],
@@ -114,10 +117,10 @@ public final class VerilogQualityBenchmark {
 
   /** Median over rounds of the reference's CPU time over the generated design's; prints each round. */
   private static double speed(String label, VerilogDesign reference, VerilogDesign gen, List<PortInfo> ports, Path dir,
-      long cycles, int rounds) {
+      String cxxOpt, long cycles, int rounds) {
     System.out.printf("%n%s: speed%n", label);
-    SpeedRig ref = SpeedRig.build("reference", reference, ports, dir.resolve("reference"));
-    SpeedRig now = SpeedRig.build("generated", gen, ports, dir.resolve("generated"));
+    SpeedRig ref = SpeedRig.build("reference", reference, ports, dir.resolve("reference"), cxxOpt);
+    SpeedRig now = SpeedRig.build("generated", gen, ports, dir.resolve("generated"), cxxOpt);
     int cpu = Runtime.getRuntime().availableProcessors() - 1;
     double[] ratios = new double[rounds];
     String hash = null;
