@@ -103,8 +103,9 @@ public final class VerilatorSpeedBenchmark {
         new Variant("variant: 16-bit $signed(a)*$signed(w)",
             peProduct(emitted, "wire signed [15:0] _psum_q_mul = $signed(actIn) * $signed(weight);",
                 "psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul}"), false),
-        new Variant("variant: 32-bit product wire, a*w",
-            peProduct(emitted, "wire signed [31:0] _psum_q_mul = actIn * weight;", "psumIn + _psum_q_mul"), true),
+        new Variant("hw-dsl until 2026-12-03: sign extension written out",
+            peProduct(emitted, "wire signed [15:0] _psum_q_mul = {{8{actIn[7]}}, actIn} * {{8{weight[7]}}, weight};",
+                "psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul}"), true),
         new Variant("variant: 32-bit $signed product inline", peProduct(emitted, "",
             "psumIn + $signed({{24{actIn[7]}}, actIn}) * $signed({{24{weight[7]}}, weight})"), false));
   }
