@@ -76,22 +76,35 @@ public final class SynthesisProbe {
     return out;
   }
 
-  /** Chip area in square micrometres of {@code design} after synthesis onto {@link #OSU018}. */
+  /** Chip area in square micrometres of {@code design} after flattened synthesis onto {@link #OSU018}. */
   public static double area(VerilogDesign design, Path dir) {
+    return area(design, dir, true);
+  }
+
+  /**
+   * The same, flattened ({@code synth -flatten}: optimization across module boundaries) or per
+   * module ({@code stat -top} sums each module's area over its instances; an array of identical
+   * PEs then maps one PE, minutes faster on a loaded machine).
+   */
+  public static double area(VerilogDesign design, Path dir, boolean flatten) {
     design.writeTo(dir);
     String lib = OSU018.toString();
-    String script = "read_verilog " + String.join(" ", design.files().keySet()) + "; synth -flatten -top "
-        + design.top() + "; dfflibmap -liberty " + lib + "; abc -liberty " + lib
-        + "; opt_clean; tee -q -o area.txt stat -liberty " + lib;
-    ExternalTool.Result r = ExternalTool.run(List.of("yosys", "-q", "-p", script), dir, Duration.ofMinutes(10));
+    String script = "read_verilog " + String.join(" ", design.files().keySet()) + "; synth " + (flatten ? "-flatten "
+        : "") + "-top " + design.top() + "; dfflibmap -liberty " + lib + "; abc -liberty " + lib
+        + "; opt_clean; tee -q -o area.txt stat -liberty " + lib + (flatten ? "" : " -top " + design.top());
+    ExternalTool.Result r = ExternalTool.run(List.of("yosys", "-q", "-p", script), dir, Duration.ofMinutes(60));
     if (!r.ok()) {
       throw new IllegalStateException("yosys failed on " + design.top() + ":\n" + r.output());
     }
     try {
+      double area = Double.NaN;
       for (String line : Files.readAllLines(dir.resolve("area.txt"))) {
         if (line.trim().startsWith("Chip area")) {
-          return Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+          area = Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());  // the last one is the top's total
         }
+      }
+      if (!Double.isNaN(area)) {
+        return area;
       }
     } catch (IOException e) {
       throw new UncheckedIOException("yosys wrote no statistics for " + design.top(), e);

@@ -90,7 +90,9 @@ final class ExprWriter {
     }
     Op op = (Op) e;
     Op widened = widenedProduct(op);
-    boolean product = !top && (widened != null || op.code == Op.Code.MUL && op.width > productWidth(op));
+    Op signedMul = widened != null ? widened : op.code == Op.Code.MUL && op.kind == Kind.SINT ? op : null;
+    boolean product = !top && (signedMul != null ? machineWord(signedMul.width) == signedMul.width
+        && signedMul.width > productWidth(signedMul) : op.code == Op.Code.MUL && op.width > productWidth(op));
     boolean arithmeticShift = op.code == Op.Code.SHR_DYN && op.kind == Kind.SINT && !top;
     if (shared && !trivial(op) || product || arithmeticShift) {
       return materialize(op);
@@ -187,7 +189,29 @@ final class ExprWriter {
    * multiply at the accumulator's width, like the hand-written {@code psumIn + actIn * weight}.
    */
   private String signedProduct(Op mul) {
-    return "(" + signedFactor(factor(mul.args.get(0), mul)) + " * " + signedFactor(factor(mul.args.get(1), mul)) + ")";
+    String product = "(" + signedFactor(factor(mul.args.get(0), mul)) + " * " + signedFactor(factor(mul.args.get(1), mul))
+        + ")";
+    int word = machineWord(mul.width);
+    if (word == mul.width) {
+      return product;
+    }
+    decls.append("  /* verilator lint_off UNUSEDSIGNAL */\n");
+    String name = namer.unique("_" + context + "_mul");
+    decls.append("  wire signed [").append(word - 1).append(":0] ").append(name).append(" = ").append(strip(product))
+        .append(";").append(where == null ? "" : "  // " + where).append('\n');
+    decls.append("  /* verilator lint_on UNUSEDSIGNAL */\n");
+    return name + "[" + (mul.width - 1) + ":0]";
+  }
+
+  /**
+   * The width a signed product of {@code width} bits is computed at: Verilator's machine word
+   * (32 or 64 bits) when it fits, and only the low {@code width} bits are used. Measured (bench.
+   * VerilogQualityBenchmark, mac-array's 19-bit accumulator): Verilator's signed multiply at a
+   * width below its word sign-extends and masks each operand twice; at the word it is one C++
+   * multiply. Yosys reduces the wider product back to the operands' widths, so area is unchanged.
+   */
+  private static int machineWord(int width) {
+    return width <= 32 ? 32 : width <= 64 ? 64 : width;
   }
 
   /**
@@ -238,7 +262,7 @@ final class ExprWriter {
     return signedName ? text : "$signed(" + text + ")";
   }
 
-  /** A relational operator; signed operands are compared as signed, the only place {@code $signed} is needed. */
+  /** A relational operator; signed operands are compared as signed. */
   private String compare(java.util.List<Expr> a, String op) {
     if (a.get(0).kind != Kind.SINT) {
       return bin(a, op);

@@ -34,7 +34,8 @@ import org.llmnpu.hdl.gen.Params;
  * <p>Run after {@code mvn -q -pl npu-rtl -am test-compile} (npu-rtl's classes on the class path
  * only for its blocks): {@code java -cp <classes> org.llmnpu.hdl.bench.VerilogQualityBenchmark
  * [--n 16] [--area-n N] [--cycles 200000] [--rounds 7] [--no-area] [--no-array] [--cxx-opt -O1]
- * [block=dir ...]}; {@code --cxx-opt} compiles the models' C++ at another level than verilator-harness's -O1.
+ * [--area-per-module] [block=dir ...]}; {@code --cxx-opt} compiles the models' C++ at another level than
+ * verilator-harness's -O1; {@code --area-per-module} synthesizes each module once instead of the flattened design.
  */
 public final class VerilogQualityBenchmark {
   private VerilogQualityBenchmark() {
@@ -56,6 +57,7 @@ public final class VerilogQualityBenchmark {
     boolean area = true;
     boolean array = true;
     String cxxOpt = SpeedRig.HARNESS_CXX_OPT;
+    boolean flatten = true;
     List<String> blocks = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -66,10 +68,11 @@ public final class VerilogQualityBenchmark {
         case "--no-area" -> area = false;
         case "--no-array" -> array = false;
         case "--cxx-opt" -> cxxOpt = args[++i];
+        case "--area-per-module" -> flatten = false;
         default -> {
           if (!args[i].contains("=")) {
             throw new IllegalArgumentException("unknown argument " + args[i] + "; allowed: --n, --area-n, --cycles, "
-                + "--rounds, --no-area, --no-array, --cxx-opt, block=dir");
+                + "--rounds, --no-area, --no-array, --cxx-opt, --area-per-module, block=dir");
           }
           blocks.add(args[i]);
         }
@@ -90,7 +93,7 @@ public final class VerilogQualityBenchmark {
         VerilogDesign genA = areaN == n ? gen : Verilog.emit(new MacArrayExample(new MacArrayExample.Config(areaN,
             areaN)));
         areas = areas(areaN + "x" + areaN + " INT8 PE array", HandWrittenArray.of(areaN, PeForm.SIGNED, genA.top()),
-            genA, work.resolve("array-area"));
+            genA, work.resolve("array-area"), flatten);
       }
       rows.add(new Row(label, "hand-written", speed, areas[1] / areas[0], areas[0], areas[1], 1.02));
     }
@@ -100,7 +103,7 @@ public final class VerilogQualityBenchmark {
       VerilogDesign gen = Verilog.emit(g.build(Params.resolve(g, Map.of())));
       VerilogDesign before = VerilatorSpeedBenchmark.fromDirectory(gen.top(), Path.of(kv[1]));
       double speed = speed(kv[0], before, gen, gen.ports(), work.resolve(kv[0]), cxxOpt, cycles, rounds);
-      double[] areas = area ? areas(kv[0], before, gen, work.resolve(kv[0] + "-area")) : new double[] {Double.NaN,
+      double[] areas = area ? areas(kv[0], before, gen, work.resolve(kv[0] + "-area"), flatten) : new double[] {Double.NaN,
           Double.NaN};
       rows.add(new Row(kv[0] + " (" + gen.top() + ")", "earlier build", speed, areas[1] / areas[0], areas[0], areas[1],
           1.0));
@@ -151,10 +154,11 @@ public final class VerilogQualityBenchmark {
   }
 
   /** Areas of reference and generated design in square micrometres. */
-  private static double[] areas(String label, VerilogDesign reference, VerilogDesign gen, Path dir) {
-    System.out.printf("%n%s: Yosys synth -flatten, dfflibmap + abc onto osu018%n", label);
-    double ref = SynthesisProbe.area(reference, dir.resolve("reference"));
-    double now = SynthesisProbe.area(gen, dir.resolve("generated"));
+  private static double[] areas(String label, VerilogDesign reference, VerilogDesign gen, Path dir, boolean flatten) {
+    System.out.printf("%n%s: Yosys synth%s, dfflibmap + abc onto osu018%n", label, flatten ? " -flatten"
+        : " per module, stat -top");
+    double ref = SynthesisProbe.area(reference, dir.resolve("reference"), flatten);
+    double now = SynthesisProbe.area(gen, dir.resolve("generated"), flatten);
     System.out.printf("  reference %.0f um^2, generated %.0f um^2, ratio %.3f%n", ref, now, now / ref);
     return new double[] {ref, now};
   }
