@@ -35,9 +35,13 @@ final class Assignments {
   private static HwModule driverOf(Signal t, SourceLocation loc) {
     if (t.role == Role.INPUT) {
       if (t.owner.parent == null) {
+        String fix = drivenByItself(t.owner, loc)
+            ? "; a module reads its inputs: for a value made inside " + t.owner.moduleName()
+                + " use a wire (or an output port)"
+            : " (call instance(...) before connecting it)";
         throw new ElaborationException(loc, String.format(
-            "input port `%s` of %s can only be driven by the module that instances it "
-                + "(call instance(...) before connecting it)", t.displayName(), t.owner.moduleName()));
+            "input port `%s` of %s can only be driven by the module that instances it%s", nameFor(t),
+            t.owner.moduleName(), fix));
       }
       return t.owner.parent;
     }
@@ -48,6 +52,14 @@ final class Assignments {
           t.owner.moduleName(), t.owner.moduleName(), t.location));
     }
     return t.owner;
+  }
+
+  /**
+   * Whether the code at {@code loc} is in the module's own class (its constructor or a lambda
+   * in it) rather than in a parent that has not called instance(...) yet.
+   */
+  private static boolean drivenByItself(HwModule owner, SourceLocation loc) {
+    return loc.type() != null && loc.type().isAssignableFrom(owner.getClass());
   }
 
   private static String nameFor(Signal s) {

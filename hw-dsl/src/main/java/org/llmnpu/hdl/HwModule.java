@@ -31,6 +31,9 @@ public abstract class HwModule {
   final SourceLocation createdAt = SourceLocation.ofModuleCreation(getClass());
   HwModule parent;
   String instanceName;
+  /** The variable or field the parent's code stores this instance in, or null. */
+  String instanceVariable;
+  private int domainPorts;
 
   protected HwModule() {
     blocks.push(body);
@@ -81,20 +84,25 @@ public abstract class HwModule {
   }
 
   private <T extends Data> T port(String name, T type, boolean output) {
+    SourceLocation.CallSite site = SourceLocation.callSite();
     for (Leaves.Leaf leaf : Leaves.of(type)) {
       Role role = (output ^ leaf.flipped()) ? Role.OUTPUT : Role.INPUT;
-      Signal s = bindLeaf(leaf, role, name, null, null);
+      Signal s = bindLeaf(leaf, role, name, null, null, site);
       ports.add(s);
     }
     return type;
   }
 
+  /**
+   * A clock, reset or enable input. These come first in the port list, in the order the
+   * domains were made, each domain's clock before its reset before its enable.
+   */
   Bool makeDomainPort(String name) {
     Bool b = new Bool(null);
     Signal s = new Signal(Role.INPUT, 1, Kind.BOOL, this, SourceLocation.here(), name, null, null);
     b.bind(s);
     signals.add(s);
-    ports.add(s);
+    ports.add(domainPorts++, s);
     return b;
   }
 
@@ -159,25 +167,28 @@ public abstract class HwModule {
   }
 
   private <T extends Data> T declare(String name, T type, Role role, Literal resetValue) {
+    SourceLocation.CallSite site = SourceLocation.callSite();
     ClockDomain domain = role == Role.REG ? currentDomain() : null;
     if (domain != null) {
       domain.clock();
     }
     for (Leaves.Leaf leaf : Leaves.of(type)) {
-      bindLeaf(leaf, role, name, domain, resetValue);
+      bindLeaf(leaf, role, name, domain, resetValue, site);
     }
     return type;
   }
 
-  private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue) {
+  private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue,
+                          SourceLocation.CallSite site) {
     HwValue v = leaf.value();
     if (name != null && name.isEmpty() && leaf.path().isEmpty()) {
-      throw new ElaborationException(SourceLocation.here(), "the empty port name is only for bundles (their fields name the ports)");
+      throw new ElaborationException(site.location(), "the empty port name is only for bundles (their fields name the ports)");
     }
     String hint = name == null ? null : name.isEmpty() ? scopedName(leaf.path().substring(1))
         : scopedName(name) + leaf.path();
-    Signal s = new Signal(role, v.width(), v.kind(), this, SourceLocation.here(), hint, domain, resetValue);
+    Signal s = new Signal(role, v.width(), v.kind(), this, site.location(), hint, domain, resetValue);
     s.aggregatePath = leaf.path();
+    s.variable = site.variable() == null ? null : scopedName(site.variable());
     v.bind(s);
     signals.add(s);
     return s;
@@ -188,10 +199,12 @@ public abstract class HwModule {
     if (depth < 1) {
       throw new ElaborationException(SourceLocation.here(), "memory depth must be >= 1, got " + depth);
     }
+    SourceLocation.CallSite site = SourceLocation.callSite();
     ClockDomain domain = currentDomain();
     domain.clock();
-    MemoryNode node = new MemoryNode(this, type.width(), depth, type.kind(), domain, SourceLocation.here(),
+    MemoryNode node = new MemoryNode(this, type.width(), depth, type.kind(), domain, site.location(),
         name == null ? null : scopedName(name));
+    node.variable = site.variable() == null ? null : scopedName(site.variable());
     memories.add(node);
     return new Mem<>(this, node, type);
   }
@@ -210,6 +223,8 @@ public abstract class HwModule {
     }
     child.parent = this;
     child.instanceName = name == null ? null : scopedName(name);
+    String variable = SourceLocation.callSite().variable();
+    child.instanceVariable = variable == null ? null : scopedName(variable);
     children.add(child);
     ClockDomain mine = currentDomain();
     ClockDomain theirs = child.mainDomain;

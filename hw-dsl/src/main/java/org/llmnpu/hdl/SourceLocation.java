@@ -25,6 +25,9 @@ public record SourceLocation(String file, int line, Class<?> type) {
     }
   };
 
+  /** Helper methods that return a signal followed to their callers to name it. */
+  private static final int CALLERS_FOLLOWED = 4;
+
   public static final SourceLocation UNKNOWN = new SourceLocation("unknown", 0);
 
   /** A location without the class it is in (its source cannot be looked up). */
@@ -51,6 +54,38 @@ public record SourceLocation(String file, int line, Class<?> type) {
         .map(f -> new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
             f.getLineNumber(), f.getDeclaringClass()))
         .orElse(UNKNOWN));
+  }
+
+  /**
+   * The caller of the HDL as {@link #here()}, with the variable or field its code stores the
+   * call's result in ({@link StoredVariables}), or null.
+   */
+  static CallSite callSite() {
+    return WALKER.walk(frames -> {
+      java.util.Iterator<StackWalker.StackFrame> it = frames.iterator();
+      java.util.List<StackWalker.StackFrame> chain = new java.util.ArrayList<>();
+      while (it.hasNext()) {
+        StackWalker.StackFrame f = it.next();
+        if (chain.isEmpty() && isLibraryFrame(f)) {
+          continue;
+        }
+        if (!chain.isEmpty() && isLibraryFrame(f) || chain.size() > CALLERS_FOLLOWED) {
+          break;  // a return is only followed into a direct caller in the user's code
+        }
+        chain.add(f);
+      }
+      if (chain.isEmpty()) {
+        return new CallSite(UNKNOWN, null);
+      }
+      StackWalker.StackFrame f = chain.get(0);
+      SourceLocation loc = new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
+          f.getLineNumber(), f.getDeclaringClass());
+      return new CallSite(loc, StoredVariables.of(chain));
+    });
+  }
+
+  /** Where the user's code called the HDL, and the variable it stores the result in (null if none). */
+  record CallSite(SourceLocation location, String variable) {
   }
 
   private static boolean isLibraryFrame(StackWalker.StackFrame f) {
