@@ -64,7 +64,7 @@ final class Assignments {
 
   private static String nameFor(Signal s) {
     if (s.name == null && s.nameHint == null) {
-      String field = s.owner.fieldNameOf(s);
+      String field = fieldNameOf(s.owner, s);
       if (field != null) {
         return field;
       }
@@ -75,5 +75,26 @@ final class Assignments {
   private static String describe(Expr e) {
     String name = e instanceof Signal s ? " `" + nameFor(s) + "`" : "";
     return e.kind.display() + "(" + e.width + ")" + name;
+  }
+
+  /** The Java field of {@code m} holding {@code s} (for messages before naming), or null. */
+  private static String fieldNameOf(HwModule m, Signal s) {
+    for (Class<?> c = m.getClass(); c != HwModule.class; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        try {
+          f.setAccessible(true);
+          if (f.get(m) instanceof Data d) {
+            for (HwValue v : d.leaves()) {
+              if (v.isBound() && v.expr() == s) {
+                return f.getName() + s.aggregatePath;
+              }
+            }
+          }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          // not readable: no name from this field
+        }
+      }
+    }
+    return null;
   }
 }

@@ -48,18 +48,25 @@ public abstract class HwModule {
 
   // ---- ports, wires, registers ------------------------------------------------------
 
+  /**
+   * An input port of the given type. Named after the field holding it, else the variable the
+   * result is stored in (see hw-dsl/README.md, "How names are chosen").
+   */
   protected final <T extends Data> T in(T type) {
     return port(null, type, false);
   }
 
+  /** An input port named {@code name} (a bundle's leaves append their field path). */
   protected final <T extends Data> T in(String name, T type) {
     return port(name, type, false);
   }
 
+  /** An output port of the given type, named as {@link #in(Data)}. */
   protected final <T extends Data> T out(T type) {
     return port(null, type, true);
   }
 
+  /** An output port named {@code name}. */
   protected final <T extends Data> T out(String name, T type) {
     return port(name, type, true);
   }
@@ -126,11 +133,12 @@ public abstract class HwModule {
     return declare(name, typeOrValue, Role.WIRE, null);
   }
 
-  /** A register without reset. */
+  /** A register without reset, named after the field or variable holding it. */
   protected final <T extends Data> T reg(T type) {
     return declare(null, type, Role.REG, null);
   }
 
+  /** A register without reset named {@code name} (prefixed by the enclosing sections). */
   protected final <T extends Data> T reg(String name, T type) {
     return declare(name, type, Role.REG, null);
   }
@@ -140,17 +148,25 @@ public abstract class HwModule {
     return regInit(null, type, init);
   }
 
+  /** A register named {@code name} that takes {@code init} on reset. */
   protected final <T extends HwValue> T regInit(String name, T type, long init) {
     currentDomain().reset();
     return declare(name, type, Role.REG, Ops.literal(type.kind(), type.width(), BigInteger.valueOf(init)));
   }
 
-  /** A register that samples {@code value} every cycle (one cycle of delay). */
+  /**
+   * A register without reset that samples {@code value} every cycle (one cycle of delay), of
+   * the value's type; named after the field or variable holding it.
+   */
   @SuppressWarnings("unchecked")
   protected final <T extends HwValue> T regNext(T value) {
     return regNext(null, value);
   }
 
+  /**
+   * As {@link #regNext(HwValue)}, named {@code name} (prefixed by the enclosing sections):
+   * {@code UInt d1 = regNext("d1", d);}. The name takes precedence over the variable's.
+   */
   @SuppressWarnings("unchecked")
   protected final <T extends HwValue> T regNext(String name, T value) {
     T r = declare(name, (T) value.copyType(), Role.REG, null);
@@ -359,27 +375,6 @@ public abstract class HwModule {
     StringBuilder sb = new StringBuilder();
     scopes.descendingIterator().forEachRemaining(s -> sb.append(s).append('_'));
     return sb.append(name).toString();
-  }
-
-  /** The Java field of this module holding {@code s} (for messages before naming), or null. */
-  String fieldNameOf(org.llmnpu.hdl.ir.Signal s) {
-    for (Class<?> c = getClass(); c != HwModule.class; c = c.getSuperclass()) {
-      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-        try {
-          f.setAccessible(true);
-          if (f.get(this) instanceof Data d) {
-            for (HwValue v : d.leaves()) {
-              if (v.isBound() && v.expr() == s) {
-                return f.getName() + s.aggregatePath;
-              }
-            }
-          }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-          // not readable: no name from this field
-        }
-      }
-    }
-    return null;
   }
 
   /** The elaborated contents of this module, for the emitter and checks. */
