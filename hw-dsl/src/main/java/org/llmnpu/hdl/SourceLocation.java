@@ -62,25 +62,26 @@ public record SourceLocation(String file, int line, Class<?> type) {
    */
   static CallSite callSite() {
     return WALKER.walk(frames -> {
-      java.util.Iterator<StackWalker.StackFrame> it = frames.iterator();
-      java.util.List<StackWalker.StackFrame> chain = new java.util.ArrayList<>();
-      while (it.hasNext()) {
+      SourceLocation loc = null;
+      int callers = 0;
+      for (java.util.Iterator<StackWalker.StackFrame> it = frames.iterator(); it.hasNext(); ) {
         StackWalker.StackFrame f = it.next();
-        if (chain.isEmpty() && isLibraryFrame(f)) {
-          continue;
+        boolean library = isLibraryFrame(f);
+        if (loc == null) {
+          if (library) {
+            continue;
+          }
+          loc = new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
+              f.getLineNumber(), f.getDeclaringClass());
+        } else if (library || ++callers > CALLERS_FOLLOWED) {
+          break;  // a returned value is only followed into a direct caller in the user's code
         }
-        if (!chain.isEmpty() && isLibraryFrame(f) || chain.size() > CALLERS_FOLLOWED) {
-          break;  // a return is only followed into a direct caller in the user's code
+        StoredVariables.Store store = StoredVariables.after(f);
+        if (!store.returned()) {
+          return new CallSite(loc, store.variable());
         }
-        chain.add(f);
       }
-      if (chain.isEmpty()) {
-        return new CallSite(UNKNOWN, null);
-      }
-      StackWalker.StackFrame f = chain.get(0);
-      SourceLocation loc = new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
-          f.getLineNumber(), f.getDeclaringClass());
-      return new CallSite(loc, StoredVariables.of(chain));
+      return new CallSite(loc == null ? UNKNOWN : loc, null);
     });
   }
 

@@ -37,8 +37,14 @@ final class StoredVariables {
   private static final int PUTFIELD = 0xb5;
   private static final int ARETURN = 0xb0;
 
-  /** Marks a call whose result is returned by the calling method. */
-  private static final Object RETURNED = new Object();
+  /**
+   * What the code does with a call's result: stores it in {@code variable} (null when it is
+   * not stored directly), or returns it to its own caller ({@code returned}).
+   */
+  record Store(String variable, boolean returned) {
+    static final Store NONE = new Store(null, false);
+    static final Store RETURNED = new Store(null, true);
+  }
 
   private static final ClassValue<ClassCode> CODE = new ClassValue<>() {
     @Override
@@ -50,21 +56,9 @@ final class StoredVariables {
   private StoredVariables() {
   }
 
-  /**
-   * The variable the value returned by the call at {@code frames.get(0)} is stored in; when
-   * that method returns the value, the store after its call in {@code frames.get(1)} (its
-   * direct caller), and so on. Null when the value is not stored directly.
-   */
-  static String of(List<StackWalker.StackFrame> frames) {
-    for (int i = 0; i < frames.size(); i++) {
-      StackWalker.StackFrame f = frames.get(i);
-      Object found = CODE.get(f.getDeclaringClass()).storeAfterCall(f.getMethodName() + f.getDescriptor(),
-          f.getByteCodeIndex());
-      if (found != RETURNED) {
-        return (String) found;
-      }
-    }
-    return null;
+  /** What the code of frame {@code f} does with the result of the call it is making. */
+  static Store after(StackWalker.StackFrame f) {
+    return CODE.get(f.getDeclaringClass()).storeAfterCall(f.getMethodName() + f.getDescriptor(), f.getByteCodeIndex());
   }
 
   private record Local(int start, int length, String name, int slot) {
@@ -86,11 +80,10 @@ final class StoredVariables {
       }
     }
 
-    /** A variable name, {@link #RETURNED}, or null. */
-    Object storeAfterCall(String methodKey, int bci) {
+    Store storeAfterCall(String methodKey, int bci) {
       Method m = methods.get(methodKey);
       if (m == null || bci < 0 || bci >= m.code.length) {
-        return null;
+        return Store.NONE;
       }
       byte[] c = m.code;
       int op = c[bci] & 0xff;
@@ -100,27 +93,27 @@ final class StoredVariables {
       } else if (op == INVOKEINTERFACE || op == INVOKEDYNAMIC) {
         pc = bci + 5;
       } else {
-        return null;
+        return Store.NONE;
       }
       if (pc < c.length && (c[pc] & 0xff) == CHECKCAST) {
         pc += 3;
       }
       if (pc >= c.length) {
-        return null;
+        return Store.NONE;
       }
       int next = c[pc] & 0xff;
       if (next >= ASTORE_0 && next <= ASTORE_3) {
-        return local(m, next - ASTORE_0, pc + 1);
+        return new Store(local(m, next - ASTORE_0, pc + 1), false);
       } else if (next == ASTORE && pc + 1 < c.length) {
-        return local(m, c[pc + 1] & 0xff, pc + 2);
+        return new Store(local(m, c[pc + 1] & 0xff, pc + 2), false);
       } else if (next == WIDE && pc + 3 < c.length && (c[pc + 1] & 0xff) == ASTORE) {
-        return local(m, u2(c, pc + 2), pc + 4);
+        return new Store(local(m, u2(c, pc + 2), pc + 4), false);
       } else if (next == PUTFIELD && pc + 2 < c.length) {
-        return fieldName(u2(c, pc + 1));
+        return new Store(fieldName(u2(c, pc + 1)), false);
       } else if (next == ARETURN) {
-        return RETURNED;
+        return Store.RETURNED;
       }
-      return null;
+      return Store.NONE;
     }
 
     /** The local in {@code slot} whose scope starts at {@code after} (a declaration) or covers it. */
