@@ -35,9 +35,13 @@ final class Assignments {
   private static HwModule driverOf(Signal t, SourceLocation loc) {
     if (t.role == Role.INPUT) {
       if (t.owner.parent == null) {
+        String fix = drivenByItself(t.owner, loc)
+            ? "; a module reads its inputs: for a value made inside " + t.owner.moduleName()
+                + " use a wire (or an output port)"
+            : " (call instance(...) before connecting it)";
         throw new ElaborationException(loc, String.format(
-            "input port `%s` of %s can only be driven by the module that instances it "
-                + "(call instance(...) before connecting it)", t.displayName(), t.owner.moduleName()));
+            "input port `%s` of %s can only be driven by the module that instances it%s", nameFor(t),
+            t.owner.moduleName(), fix));
       }
       return t.owner.parent;
     }
@@ -50,9 +54,17 @@ final class Assignments {
     return t.owner;
   }
 
+  /**
+   * Whether the code at {@code loc} is in the module's own class (its constructor or a lambda
+   * in it) rather than in a parent that has not called instance(...) yet.
+   */
+  private static boolean drivenByItself(HwModule owner, SourceLocation loc) {
+    return loc.type() != null && loc.type().isAssignableFrom(owner.getClass());
+  }
+
   private static String nameFor(Signal s) {
     if (s.name == null && s.nameHint == null) {
-      String field = s.owner.fieldNameOf(s);
+      String field = fieldNameOf(s.owner, s);
       if (field != null) {
         return field;
       }
@@ -63,5 +75,26 @@ final class Assignments {
   private static String describe(Expr e) {
     String name = e instanceof Signal s ? " `" + nameFor(s) + "`" : "";
     return e.kind.display() + "(" + e.width + ")" + name;
+  }
+
+  /** The Java field of {@code m} holding {@code s} (for messages before naming), or null. */
+  private static String fieldNameOf(HwModule m, Signal s) {
+    for (Class<?> c = m.getClass(); c != HwModule.class; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        try {
+          f.setAccessible(true);
+          if (f.get(m) instanceof Data d) {
+            for (HwValue v : d.leaves()) {
+              if (v.isBound() && v.expr() == s) {
+                return f.getName() + s.aggregatePath;
+              }
+            }
+          }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          // not readable: no name from this field
+        }
+      }
+    }
+    return null;
   }
 }

@@ -52,6 +52,7 @@ public final class ClockDomain {
   /** The reset input (created on first use for a module's default domain). */
   public Bool reset() {
     if (reset == null) {
+      clock();  // every module lists its clock before its reset
       String base = prefix.isEmpty() ? "reset" : prefix + "_reset";
       reset = owner.makeDomainPort(resetName != null ? resetName : polarity == Polarity.LOW ? base + "_n" : base);
     }

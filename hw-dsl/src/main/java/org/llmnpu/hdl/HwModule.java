@@ -31,6 +31,9 @@ public abstract class HwModule {
   final SourceLocation createdAt = SourceLocation.ofModuleCreation(getClass());
   HwModule parent;
   String instanceName;
+  /** The variable or field the parent's code stores this instance in, or null. */
+  String instanceVariable;
+  private int domainPorts;
 
   protected HwModule() {
     blocks.push(body);
@@ -45,18 +48,25 @@ public abstract class HwModule {
 
   // ---- ports, wires, registers ------------------------------------------------------
 
+  /**
+   * An input port of the given type. Named after the field holding it, else the variable the
+   * result is stored in (see hw-dsl/README.md, "How names are chosen").
+   */
   protected final <T extends Data> T in(T type) {
     return port(null, type, false);
   }
 
+  /** An input port named {@code name} (a bundle's leaves append their field path). */
   protected final <T extends Data> T in(String name, T type) {
     return port(name, type, false);
   }
 
+  /** An output port of the given type, named as {@link #in(Data)}. */
   protected final <T extends Data> T out(T type) {
     return port(null, type, true);
   }
 
+  /** An output port named {@code name}. */
   protected final <T extends Data> T out(String name, T type) {
     return port(name, type, true);
   }
@@ -81,20 +91,25 @@ public abstract class HwModule {
   }
 
   private <T extends Data> T port(String name, T type, boolean output) {
+    SourceLocation.CallSite site = SourceLocation.callSite();
     for (Leaves.Leaf leaf : Leaves.of(type)) {
       Role role = (output ^ leaf.flipped()) ? Role.OUTPUT : Role.INPUT;
-      Signal s = bindLeaf(leaf, role, name, null, null);
+      Signal s = bindLeaf(leaf, role, name, null, null, site);
       ports.add(s);
     }
     return type;
   }
 
+  /**
+   * A clock, reset or enable input. These come first in the port list, in the order the
+   * domains were made, each domain's clock before its reset before its enable.
+   */
   Bool makeDomainPort(String name) {
     Bool b = new Bool(null);
     Signal s = new Signal(Role.INPUT, 1, Kind.BOOL, this, SourceLocation.here(), name, null, null);
     b.bind(s);
     signals.add(s);
-    ports.add(s);
+    ports.add(domainPorts++, s);
     return b;
   }
 
@@ -118,11 +133,12 @@ public abstract class HwModule {
     return declare(name, typeOrValue, Role.WIRE, null);
   }
 
-  /** A register without reset. */
+  /** A register without reset, named after the field or variable holding it. */
   protected final <T extends Data> T reg(T type) {
     return declare(null, type, Role.REG, null);
   }
 
+  /** A register without reset named {@code name} (prefixed by the enclosing sections). */
   protected final <T extends Data> T reg(String name, T type) {
     return declare(name, type, Role.REG, null);
   }
@@ -132,17 +148,25 @@ public abstract class HwModule {
     return regInit(null, type, init);
   }
 
+  /** A register named {@code name} that takes {@code init} on reset. */
   protected final <T extends HwValue> T regInit(String name, T type, long init) {
     currentDomain().reset();
     return declare(name, type, Role.REG, Ops.literal(type.kind(), type.width(), BigInteger.valueOf(init)));
   }
 
-  /** A register that samples {@code value} every cycle (one cycle of delay). */
+  /**
+   * A register without reset that samples {@code value} every cycle (one cycle of delay), of
+   * the value's type; named after the field or variable holding it.
+   */
   @SuppressWarnings("unchecked")
   protected final <T extends HwValue> T regNext(T value) {
     return regNext(null, value);
   }
 
+  /**
+   * As {@link #regNext(HwValue)}, named {@code name} (prefixed by the enclosing sections):
+   * {@code UInt d1 = regNext("d1", d);}. The name takes precedence over the variable's.
+   */
   @SuppressWarnings("unchecked")
   protected final <T extends HwValue> T regNext(String name, T value) {
     T r = declare(name, (T) value.copyType(), Role.REG, null);
@@ -159,25 +183,28 @@ public abstract class HwModule {
   }
 
   private <T extends Data> T declare(String name, T type, Role role, Literal resetValue) {
+    SourceLocation.CallSite site = SourceLocation.callSite();
     ClockDomain domain = role == Role.REG ? currentDomain() : null;
     if (domain != null) {
       domain.clock();
     }
     for (Leaves.Leaf leaf : Leaves.of(type)) {
-      bindLeaf(leaf, role, name, domain, resetValue);
+      bindLeaf(leaf, role, name, domain, resetValue, site);
     }
     return type;
   }
 
-  private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue) {
+  private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue,
+                          SourceLocation.CallSite site) {
     HwValue v = leaf.value();
     if (name != null && name.isEmpty() && leaf.path().isEmpty()) {
-      throw new ElaborationException(SourceLocation.here(), "the empty port name is only for bundles (their fields name the ports)");
+      throw new ElaborationException(site.location(), "the empty port name is only for bundles (their fields name the ports)");
     }
     String hint = name == null ? null : name.isEmpty() ? scopedName(leaf.path().substring(1))
         : scopedName(name) + leaf.path();
-    Signal s = new Signal(role, v.width(), v.kind(), this, SourceLocation.here(), hint, domain, resetValue);
+    Signal s = new Signal(role, v.width(), v.kind(), this, site.location(), hint, domain, resetValue);
     s.aggregatePath = leaf.path();
+    s.variable = site.variable() == null ? null : scopedName(site.variable());
     v.bind(s);
     signals.add(s);
     return s;
@@ -188,10 +215,12 @@ public abstract class HwModule {
     if (depth < 1) {
       throw new ElaborationException(SourceLocation.here(), "memory depth must be >= 1, got " + depth);
     }
+    SourceLocation.CallSite site = SourceLocation.callSite();
     ClockDomain domain = currentDomain();
     domain.clock();
-    MemoryNode node = new MemoryNode(this, type.width(), depth, type.kind(), domain, SourceLocation.here(),
+    MemoryNode node = new MemoryNode(this, type.width(), depth, type.kind(), domain, site.location(),
         name == null ? null : scopedName(name));
+    node.variable = site.variable() == null ? null : scopedName(site.variable());
     memories.add(node);
     return new Mem<>(this, node, type);
   }
@@ -210,6 +239,8 @@ public abstract class HwModule {
     }
     child.parent = this;
     child.instanceName = name == null ? null : scopedName(name);
+    String variable = SourceLocation.callSite().variable();
+    child.instanceVariable = variable == null ? null : scopedName(variable);
     children.add(child);
     ClockDomain mine = currentDomain();
     ClockDomain theirs = child.mainDomain;
@@ -344,27 +375,6 @@ public abstract class HwModule {
     StringBuilder sb = new StringBuilder();
     scopes.descendingIterator().forEachRemaining(s -> sb.append(s).append('_'));
     return sb.append(name).toString();
-  }
-
-  /** The Java field of this module holding {@code s} (for messages before naming), or null. */
-  String fieldNameOf(org.llmnpu.hdl.ir.Signal s) {
-    for (Class<?> c = getClass(); c != HwModule.class; c = c.getSuperclass()) {
-      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-        try {
-          f.setAccessible(true);
-          if (f.get(this) instanceof Data d) {
-            for (HwValue v : d.leaves()) {
-              if (v.isBound() && v.expr() == s) {
-                return f.getName() + s.aggregatePath;
-              }
-            }
-          }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-          // not readable: no name from this field
-        }
-      }
-    }
-    return null;
   }
 
   /** The elaborated contents of this module, for the emitter and checks. */

@@ -72,8 +72,11 @@ public final class Mem<T extends HwValue> {
     node.readPorts++;
     T data = (T) type.copyType();
     String hint = node.nameHint == null ? null : node.nameHint + "_rdata" + (node.readPorts > 1 ? node.readPorts : "");
-    Signal s = new Signal(Role.REG, node.width, node.kind, owner, SourceLocation.here(), hint, node.domain, null);
+    SourceLocation.CallSite site = SourceLocation.callSite();
+    Signal s = new Signal(Role.REG, node.width, node.kind, owner, site.location(), hint, node.domain, null);
     s.aggregatePath = "";
+    s.variable = site.variable() != null ? owner.scopedName(site.variable())
+        : node.variable == null ? null : node.variable + "_rdata" + (node.readPorts > 1 ? node.readPorts : "");
     data.bind(s);
     owner.signals.add(s);
     MemRead read = new MemRead(node, addr(address));

@@ -21,6 +21,11 @@ import org.llmnpu.hdl.ir.Stmt;
 public record ModuleIr(HwModule module, List<Signal> ports, List<Signal> signals, List<MemoryNode> memories,
                        List<HwModule> children, List<Stmt> body, HwModule parent, String instanceName,
                        SourceLocation createdAt) {
+  /** The variable or field the parent's code stores this instance in (section-prefixed), or null. */
+  public String instanceVariable() {
+    return module.instanceVariable;
+  }
+
   /** Sets the Verilog instance name chosen by the namer. */
   public void setInstanceName(String name) {
     module.instanceName = name;

@@ -25,6 +25,9 @@ public record SourceLocation(String file, int line, Class<?> type) {
     }
   };
 
+  /** Helper methods that return a signal followed to their callers to name it. */
+  private static final int CALLERS_FOLLOWED = 4;
+
   public static final SourceLocation UNKNOWN = new SourceLocation("unknown", 0);
 
   /** A location without the class it is in (its source cannot be looked up). */
@@ -51,6 +54,39 @@ public record SourceLocation(String file, int line, Class<?> type) {
         .map(f -> new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
             f.getLineNumber(), f.getDeclaringClass()))
         .orElse(UNKNOWN));
+  }
+
+  /**
+   * The caller of the HDL as {@link #here()}, with the variable or field its code stores the
+   * call's result in ({@link StoredVariables}), or null.
+   */
+  static CallSite callSite() {
+    return WALKER.walk(frames -> {
+      SourceLocation loc = null;
+      int callers = 0;
+      for (java.util.Iterator<StackWalker.StackFrame> it = frames.iterator(); it.hasNext(); ) {
+        StackWalker.StackFrame f = it.next();
+        boolean library = isLibraryFrame(f);
+        if (loc == null) {
+          if (library) {
+            continue;
+          }
+          loc = new SourceLocation(f.getFileName() == null ? f.getClassName() : f.getFileName(),
+              f.getLineNumber(), f.getDeclaringClass());
+        } else if (library || ++callers > CALLERS_FOLLOWED) {
+          break;  // a returned value is only followed into a direct caller in the user's code
+        }
+        StoredVariables.Store store = StoredVariables.after(f);
+        if (!store.returned()) {
+          return new CallSite(loc, store.variable());
+        }
+      }
+      return new CallSite(loc == null ? UNKNOWN : loc, null);
+    });
+  }
+
+  /** Where the user's code called the HDL, and the variable it stores the result in (null if none). */
+  record CallSite(SourceLocation location, String variable) {
   }
 
   private static boolean isLibraryFrame(StackWalker.StackFrame f) {

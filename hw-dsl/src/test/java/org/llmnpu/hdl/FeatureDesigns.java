@@ -155,4 +155,26 @@ final class FeatureDesigns {
       child.req.connectFrom(req);
     }
   }
+
+  /**
+   * A parent that reads the inputs it drives into a child: a FIFO's push handshake counted
+   * with {@code fifo.push.fire()}, and the payload it pushes compared with what it pops.
+   */
+  static final class ReadsChildInputs extends HwModule {
+    final Stream<UInt> in = slave(Stream.of(uint(8)));
+    final Stream<UInt> out = master(Stream.of(uint(8)));
+    final UInt pushes = out(uint(16));
+    final Bool lastPushedIsHead = out(bool());
+
+    ReadsChildInputs() {
+      org.llmnpu.hdl.examples.SyncFifo fifo = instance(new org.llmnpu.hdl.examples.SyncFifo(
+          new org.llmnpu.hdl.examples.SyncFifo.Config(8, 4)));
+      fifo.push.connectFrom(in);
+      out.connectFrom(fifo.pop);
+      UInt count = regInit(uint(16), 0);
+      when(fifo.push.fire(), () -> count.set(count.add(1)));
+      pushes.set(count);
+      lastPushedIsHead.set(fifo.push.payload.eq(fifo.pop.payload));
+    }
+  }
 }

@@ -200,4 +200,69 @@ class FrictionFixesTest {
     }
     System.out.println("umask is not 022 here; files matched the plain write's mode " + expected);
   }
+
+  static final class DrivesOwnInput extends HwModule {
+    final UInt x = in(uint(4));
+    final UInt y = out(uint(4));
+
+    DrivesOwnInput() {
+      x.set(3);
+      y.set(x);
+    }
+  }
+
+  static final class PassThrough extends HwModule {
+    final UInt x = in(uint(4));
+    final UInt y = out(uint(4));
+
+    PassThrough() {
+      y.set(x);
+    }
+  }
+
+  static final class ConnectsBeforeInstance extends HwModule {
+    final UInt y = out(uint(4));
+
+    ConnectsBeforeInstance() {
+      PassThrough child = new PassThrough();
+      child.x.set(5);
+      instance(child);
+      y.set(child.y);
+    }
+  }
+
+  @Test
+  void drivingItsOwnInputIsExplainedApartFromAMissingInstance() {
+    String own = assertThrows(ElaborationException.class, DrivesOwnInput::new).getMessage();
+    assertTrue(own.contains("input port `x` of DrivesOwnInput can only be driven by the module that instances it; "
+        + "a module reads its inputs: for a value made inside DrivesOwnInput use a wire (or an output port)"), own);
+    assertFalse(own.contains("instance(...)"), own);
+    String early = assertThrows(ElaborationException.class, ConnectsBeforeInstance::new).getMessage();
+    assertTrue(early.contains("input port `x` of PassThrough can only be driven by the module that instances it "
+        + "(call instance(...) before connecting it)"), early);
+  }
+
+  /** Its first register has a reset value: the reset port used to come before the clock. */
+  static final class ResetFirst extends HwModule {
+    final UInt d = in(uint(4));
+    final UInt q = out(uint(4));
+
+    ResetFirst() {
+      UInt r = regInit(uint(4), 0);
+      r.set(d);
+      UInt s = regNext(r);
+      q.set(s);
+    }
+  }
+
+  @Test
+  void everyModuleListsClockThenResetBeforeItsOtherPorts() {
+    java.util.List<String> expected = java.util.List.of("clk", "reset");
+    assertEquals(expected, Verilog.emit(new ResetFirst()).ports().stream().map(VerilogDesign.PortInfo::name).limit(2)
+        .toList());
+    VerilogDesign fifo = Verilog.emit(new org.llmnpu.hdl.examples.SyncFifo(new org.llmnpu.hdl.examples.SyncFifo.Config(8, 4)));
+    assertEquals(expected, fifo.ports().stream().map(VerilogDesign.PortInfo::name).limit(2).toList());
+    assertEquals(java.util.List.of("clk", "reset", "aclk", "aresetn", "a", "b"), Verilog.emit(new NamedDomains())
+        .ports().stream().map(VerilogDesign.PortInfo::name).toList(), "domains in the order they were made");
+  }
 }

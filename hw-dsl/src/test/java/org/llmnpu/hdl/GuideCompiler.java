@@ -58,6 +58,14 @@ public final class GuideCompiler {
 
   /** Compiles the units (qualified name to source) into {@code out}. */
   public static Result compile(Map<String, String> units, Path out) {
+    return compile(units, out, List.of());
+  }
+
+  /**
+   * As {@link #compile(Map, Path)} with more javac options. Without a {@code -g...} option
+   * among them, compiles with {@code -g} (local variable names included) as Maven does.
+   */
+  public static Result compile(Map<String, String> units, Path out, List<String> extraOptions) {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     if (javac == null) {
       throw new IllegalStateException("no Java compiler in this runtime; run the tests on a JDK");
@@ -71,8 +79,12 @@ public final class GuideCompiler {
       }
     }));
     StringWriter errors = new StringWriter();
-    List<String> options = List.of("-d", out.toString(), "-classpath", classPath(), "-proc:none", "-Xlint:all",
-        "-Xlint:-processing", "-Werror");
+    List<String> options = new ArrayList<>(List.of("-d", out.toString(), "-classpath", classPath(), "-proc:none",
+        "-Xlint:all", "-Xlint:-processing", "-Werror"));
+    if (extraOptions.stream().noneMatch(o -> o.startsWith("-g"))) {
+      options.add("-g");  // debug information with local variable names, as Maven and Gradle compile
+    }
+    options.addAll(extraOptions);
     boolean ok = javac.getTask(errors, null, null, options, null, files).call();
     return new Result(ok ? "" : errors.toString().isEmpty() ? "javac failed" : errors.toString(), out);
   }

@@ -27,7 +27,9 @@ class LanguageFeaturesTest {
         Arguments.of("stream bulk connect", (Supplier<HwModule>) FeatureDesigns.StreamChain::new),
         Arguments.of("black box", (Supplier<HwModule>) FeatureDesigns.UsesBlackBox::new),
         Arguments.of("masked memory", (Supplier<HwModule>) FeatureDesigns.MaskedMemory::new),
-        Arguments.of("bundle of ports shared by parent and child", (Supplier<HwModule>) FeatureDesigns.SharedPortsParent::new));
+        Arguments.of("bundle of ports shared by parent and child", (Supplier<HwModule>) FeatureDesigns.SharedPortsParent::new),
+        Arguments.of("parent reads the inputs it drives into a child",
+            (Supplier<HwModule>) FeatureDesigns.ReadsChildInputs::new));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -56,6 +58,16 @@ class LanguageFeaturesTest {
     assertEquals(List.of("addr", "data", "ack"), d.ports().stream().map(VerilogDesign.PortInfo::name)
         .filter(n -> !n.equals("clk") && !n.equals("reset")).toList());
     assertTrue(d.files().get("SharedPortsParent.v").contains(".addr(addr)"), d.files().get("SharedPortsParent.v"));
+  }
+
+  @Test
+  void aChildInputTheParentReadsIsADeclaredWire() {
+    String v = Verilog.emit(new FeatureDesigns.ReadsChildInputs()).files().get("ReadsChildInputs.v");
+    assertTrue(v.contains("wire fifo_push_valid;"), v);
+    assertTrue(v.contains("assign fifo_push_valid = in_valid;"), v);
+    assertTrue(v.contains(".push_valid(fifo_push_valid)"), v);
+    assertTrue(v.contains("if (fifo_push_valid & fifo_push_ready) begin"), v);
+    assertTrue(v.contains(".pop_ready(out_ready)"), "a child input only driven stays in the connection:\n" + v);
   }
 
   @Test

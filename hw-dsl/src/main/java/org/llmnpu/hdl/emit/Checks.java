@@ -139,13 +139,13 @@ final class Checks {
         continue;
       }
       switch (s.role) {
-        case OUTPUT -> throw new ElaborationException(s.location, "undriven output `" + s.name + "` of "
+        case OUTPUT -> throw new ElaborationException(s.location, "undriven output `" + userName(s) + "` of "
             + module.moduleName() + ": assign it on every path");
-        case WIRE -> throw new ElaborationException(s.location, "undriven wire `" + s.name + "` in "
+        case WIRE -> throw new ElaborationException(s.location, "undriven wire `" + userName(s) + "` in "
             + module.moduleName() + (read.contains(s) ? " (it is read)" : " (and never used)"));
         case REG -> {
           if (s.resetValue == null) {
-            throw new ElaborationException(s.location, "register `" + s.name + "` in " + module.moduleName()
+            throw new ElaborationException(s.location, "register `" + userName(s) + "` in " + module.moduleName()
                 + " is never assigned and has no reset value");
           }
         }
@@ -178,12 +178,13 @@ final class Checks {
   }
 
   /**
-   * The name the user gave a signal: its explicit or field name, else the variable its
-   * declaring line assigns ({@code UInt sum = wire(uint(8))} gives {@code sum}), else the
-   * generated Verilog name.
+   * The name the user gave a signal: its explicit or field name, or the variable it is stored
+   * in (all three are its Verilog name); else, when the class file has no local variable
+   * table, the variable its declaring source line assigns ({@code UInt sum = wire(uint(8))}
+   * gives {@code sum}); else the generated Verilog name.
    */
   static String userName(Signal s) {
-    if (s.nameHint != null) {
+    if (s.nameHint != null || s.variable != null) {
       return s.displayName();
     }
     return SourceLines.assignedVariable(s.location).orElse(s.displayName());

@@ -120,8 +120,12 @@ final class ModuleWriter {
     return t.role != Role.REG && assigns.get(t).size() == 1 && !nested.contains(t);
   }
 
+  /**
+   * A submodule input driven by one unconditional assignment is written into the port
+   * connection, unless this module also reads it (then it is a declared wire).
+   */
   private boolean isInlinedChildInput(Signal t) {
-    return t.owner != module && continuous(t);
+    return t.owner != module && continuous(t) && !readSignals.contains(t);
   }
 
   private void writeBlocking(Stmt st, String indent, StringBuilder out) {

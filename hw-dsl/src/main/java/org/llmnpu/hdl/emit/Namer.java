@@ -18,8 +18,11 @@ import org.llmnpu.hdl.ir.Signal;
 /**
  * Chooses Verilog names inside one module. Priority: an explicit name (prefixed by its
  * sections), then the Java field holding the value (aggregate leaves append their path,
- * e.g. {@code push_valid}), then a stable name from the role and source line
- * ({@code _wire_L42}). Names are made unique with {@code _1}, {@code _2}, ... in creation order.
+ * e.g. {@code push_valid}), then the variable the user's code stores it in
+ * ({@code acc} for {@code UInt acc = reg(uint(8));}, see {@link Signal#variable}), then a
+ * stable name from the role and source line ({@code _wire_L42}). Explicit and field names are
+ * given first, so they never yield to a recovered one; a clash gets {@code _1}, {@code _2}, ...
+ * in creation order. Ports with the same explicit name are an error.
  */
 final class Namer {
   private final Set<String> used = new HashSet<>();
@@ -28,27 +31,56 @@ final class Namer {
   void nameModule(ModuleIr ir) {
     nameFromFields(ir.module());
     for (Signal s : ir.ports()) {
-      String n = s.nameHint != null ? s.nameHint : "_port_L" + s.location.line();
-      if (!used.add(Verilog.legal(n))) {
-        throw new ElaborationException(s.location, "two ports named `" + n + "` in " + ir.module().moduleName());
+      if (s.nameHint != null) {
+        if (!used.add(Verilog.legal(s.nameHint))) {
+          throw new ElaborationException(s.location, "two ports named `" + s.nameHint + "` in "
+              + ir.module().moduleName());
+        }
+        s.name = Verilog.legal(s.nameHint);
       }
-      s.name = Verilog.legal(n);
     }
     for (Signal s : ir.signals()) {
-      if (!s.isPort()) {
-        String base = s.nameHint != null ? s.nameHint
-            : "_" + s.role.name().toLowerCase() + "_L" + s.location.line() + s.aggregatePath;
-        s.name = unique(base);
+      if (!s.isPort() && s.nameHint != null) {
+        s.name = unique(s.nameHint);
       }
     }
     for (MemoryNode m : ir.memories()) {
-      m.name = unique(m.nameHint != null ? m.nameHint : "_mem_L" + m.location.line());
+      if (m.nameHint != null) {
+        m.name = unique(m.nameHint);
+      }
+    }
+    for (HwModule child : ir.children()) {
+      if (child.ir().instanceName() != null) {
+        child.ir().setInstanceName(unique(child.ir().instanceName()));
+      }
+    }
+    // then names recovered from variables and generated ones: they never displace a name the user wrote
+    for (Signal s : ir.ports()) {
+      if (s.nameHint == null) {
+        s.name = unique(recovered(s, "_port_L" + s.location.line()));
+      }
+    }
+    for (Signal s : ir.signals()) {
+      if (!s.isPort() && s.nameHint == null) {
+        s.name = unique(recovered(s, "_" + s.role.name().toLowerCase() + "_L" + s.location.line()));
+      }
+    }
+    for (MemoryNode m : ir.memories()) {
+      if (m.nameHint == null) {
+        m.name = unique(m.variable != null ? m.variable : "_mem_L" + m.location.line());
+      }
     }
     for (HwModule child : ir.children()) {
       ModuleIr c = child.ir();
-      String base = c.instanceName() != null ? c.instanceName() : lowerFirst(child.moduleName());
-      c.setInstanceName(unique(base));
+      if (c.instanceName() == null) {
+        c.setInstanceName(unique(c.instanceVariable() != null ? c.instanceVariable() : lowerFirst(child.moduleName())));
+      }
     }
+  }
+
+  /** The stored variable's name with the leaf's aggregate path, else {@code fallback} with it. */
+  private static String recovered(Signal s, String fallback) {
+    return (s.variable != null ? s.variable : fallback) + s.aggregatePath;
   }
 
   /** A fresh name based on {@code base}. */

@@ -16,6 +16,8 @@ public final class MemoryNode {
   public final ClockDomain domain;
   public final SourceLocation location;
   public String nameHint;
+  /** The Java variable or field the user's code stores the memory in (section-prefixed), or null. */
+  public String variable;
   public String name;
   /** Initial contents, word 0 first (may be shorter than depth; the rest is zero), or null. */
   public List<BigInteger> init;

@@ -15,6 +15,12 @@ public final class Signal extends Expr {
   public final SourceLocation location;
   /** Explicit name given by the user, already prefixed by the enclosing sections; may be null. */
   public String nameHint;
+  /**
+   * The Java variable or field the user's code stores this signal in, prefixed by its sections
+   * ({@code acc} for {@code UInt acc = reg(uint(8));}), recovered from the class file; null when
+   * the value is not stored directly. Names the signal when it has no explicit or field name.
+   */
+  public String variable;
   /** Final Verilog name, set when the module is named. */
   public String name;
   /** Path of this leaf inside an aggregate port/wire/register (e.g. {@code _payload}), or "". */
@@ -39,11 +45,18 @@ public final class Signal extends Expr {
     return role == Role.INPUT || role == Role.OUTPUT;
   }
 
-  /** The name for messages: the Verilog name if known, else the hint, else a placeholder. */
+  /**
+   * The name for messages: the Verilog name if known, else the explicit name, else the
+   * variable it is stored in, else a placeholder naming its type and source line.
+   */
   public String displayName() {
     if (name != null) {
       return name;
     }
-    return nameHint != null ? nameHint : "<unnamed " + kind.display() + "(" + width + ") from " + location + ">";
+    if (nameHint != null) {
+      return nameHint;
+    }
+    return variable != null ? variable + aggregatePath
+        : "<unnamed " + kind.display() + "(" + width + ") from " + location + ">";
   }
 }
