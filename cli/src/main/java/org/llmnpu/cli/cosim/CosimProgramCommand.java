@@ -8,6 +8,7 @@ import java.util.Random;
 import java.util.concurrent.Callable;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.cosim.blocks.WaveCapture;
 import org.llmnpu.isa.Assembler;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -50,6 +51,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
     NpuConfig config;
     Assembler.Assembled program;
     byte[] image;
+    WaveCapture capture;
     try {
       config = configFile == null ? NpuConfig.defaults() : NpuConfig.load(configFile);
       if (latency != null || bytesPerCycle != null) {
@@ -79,18 +81,18 @@ public final class CosimProgramCommand implements Callable<Integer> {
         }
       }
       program.place(image);
-      WaveCapture.request(vcd);
+      capture = WaveCapture.to(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("memLatency must", "--latency must")
           .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
       return 2;
     }
     ProgramCosim.Outcome o;
-    try (NpuRtl rtl = NpuRtl.start(config, WaveCapture.options())) {
+    try (NpuRtl rtl = NpuRtl.start(config, capture.options())) {
       o = ProgramCosim.run(rtl, image, program.origin());
-      WaveCapture.noteFile(rtl.waveFile());
+      capture.noteFile(rtl.waveFile());
     }
-    Path waves = WaveCapture.keep();
+    Path waves = capture.keep();
     if (json) {
       ObjectMapper m = new ObjectMapper();
       ObjectNode root = m.createObjectNode();

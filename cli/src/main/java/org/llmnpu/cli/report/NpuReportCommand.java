@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.llmnpu.cli.GenerateCommand;
-import org.llmnpu.cli.npu.NpuReportPipeline;
+import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.reports.OutputDirectory;
