@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import org.llmnpu.cli.NpuParameters;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.blocks.WaveCapture;
@@ -14,12 +15,13 @@ import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.rtl.npu.NpuConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code npu cosim program FILE.npu}: assembles the program, runs it on the generated NPU in
- * Verilator (free-running, the memory model in C++) and on the golden ISA simulator, and prints
+ * {@code npu cosim program FILE.npu [--config npu.yaml] [-p name=value]...}: assembles the program, runs it on the
+ * generated NPU in Verilator (free-running, the memory model in C++) and on the golden ISA simulator, and prints
  * bit-exactness of the memory image (first differing address), the status, RTL cycles next to the
  * cycle model and every counter.
  */
@@ -32,8 +34,8 @@ public final class CosimProgramCommand implements Callable<Integer> {
   @Option(names = "--memory", description = "Binary image loaded at address 0 (the rest is zero); without it the "
       + "memory holds seeded random bytes.")
   Path memory;
-  @Option(names = "--config", description = "NPU configuration (.json, .yaml); default: the default NPU.")
-  Path configFile;
+  @Mixin
+  NpuParameters npu;
   @Option(names = "--latency", description = "External-memory latency in cycles, 1..1000000 (default: the config's).")
   Integer latency;
   @Option(names = "--bytes-per-cycle", description = "External-memory bandwidth, 1..1024 (default: the config's).")
@@ -53,7 +55,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
     byte[] image;
     WaveCapture capture;
     try {
-      config = configFile == null ? NpuConfig.defaults() : NpuConfig.load(configFile);
+      config = npu.npu(NpuConfig.defaults());
       if (latency != null || bytesPerCycle != null) {
         config = config.withMemory(latency == null ? config.memLatency() : latency,
             bytesPerCycle == null ? config.memBytesPerCycle() : bytesPerCycle);
