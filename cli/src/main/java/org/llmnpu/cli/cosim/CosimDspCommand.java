@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.llmnpu.cosim.blocks.DspCosimRun;
 import org.llmnpu.cosim.blocks.DspModelInputs;
-import org.llmnpu.cosim.blocks.WaveCapture;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.isa.dsp.DspCycleFormula;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspLayout;

@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.llmnpu.cosim.blocks.GemmCosimRun;
 import org.llmnpu.cosim.blocks.GemmPpmCosim;
-import org.llmnpu.cosim.blocks.WaveCapture;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;

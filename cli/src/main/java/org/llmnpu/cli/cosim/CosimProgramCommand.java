@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Random;
 import java.util.concurrent.Callable;
 import org.llmnpu.cli.NpuParameters;
-import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
-import org.llmnpu.cosim.blocks.WaveCapture;
+import org.llmnpu.cosim.ProgramRun;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.isa.Assembler;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -51,8 +50,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     NpuConfig config;
-    Assembler.Assembled program;
-    byte[] image;
+    ProgramRun.Prepared prepared;
     WaveCapture capture;
     try {
       config = npu.npu(NpuConfig.defaults());
@@ -63,37 +61,17 @@ public final class CosimProgramCommand implements Callable<Integer> {
       if (!Files.isReadable(file)) {
         throw new IllegalArgumentException("FILE.npu: cannot read " + file);
       }
-      program = Assembler.assemble(Files.readString(file), file.toString(), config.dspLanes(), config.dspStages());
-      long size = config.machine().extMemBytes();
-      image = new byte[(int) size];
-      if (memory != null) {
-        byte[] given = Files.readAllBytes(memory);
-        if (given.length > size) {
-          throw new IllegalArgumentException("--memory: " + memory + " has " + given.length + " bytes; the NPU's "
-              + "memory has " + size + " (extMemMiB)");
-        }
-        System.arraycopy(given, 0, image, 0, given.length);
-      } else {
-        new Random(seed).nextBytes(image);
-      }
-      for (Assembler.Segment d : program.data()) {
-        if (d.dspLanes() > 0 && d.dspLanes() != config.dspLanes()) {
-          throw new IllegalArgumentException(file + ": a .dspkernel is compiled for " + d.dspLanes()
-              + " lanes, but the NPU's DSP has dspLanes = " + config.dspLanes());
-        }
-      }
-      program.place(image);
+      prepared = ProgramRun.prepare(config, Files.readString(file), file.toString(),
+          memory == null ? null : Files.readAllBytes(memory), String.valueOf(memory), seed);
       capture = WaveCapture.to(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("memLatency must", "--latency must")
           .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
       return 2;
     }
-    ProgramCosim.Outcome o;
-    try (NpuRtl rtl = NpuRtl.start(config, capture.options())) {
-      o = ProgramCosim.run(rtl, image, program.origin());
-      capture.noteFile(rtl.waveFile());
-    }
+    ProgramCosim.Outcome o = ProgramRun.run(config, prepared, capture);
+    Assembler.Assembled program = prepared.program();
+    byte[] image = prepared.image();
     Path waves = capture.keep();
     if (json) {
       ObjectMapper m = new ObjectMapper();

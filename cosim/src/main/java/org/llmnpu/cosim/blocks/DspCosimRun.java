@@ -1,6 +1,7 @@
 package org.llmnpu.cosim.blocks;
 
 import java.util.Random;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.fp16.Fp16;

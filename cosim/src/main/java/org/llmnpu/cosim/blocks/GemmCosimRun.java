@@ -3,6 +3,7 @@ package org.llmnpu.cosim.blocks;
 import java.util.Arrays;
 import java.util.Random;
 import org.llmnpu.hdl.HwModule;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.gemm.TiledGemm;

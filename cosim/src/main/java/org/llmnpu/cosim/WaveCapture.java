@@ -1,4 +1,4 @@
-package org.llmnpu.cosim.blocks;
+package org.llmnpu.cosim;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
