@@ -10,7 +10,6 @@ import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
-import org.llmnpu.hdl.gen.ParamException;
 import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.rtl.TargetClock;
 import org.llmnpu.cli.report.DecimalOption;
@@ -18,11 +17,12 @@ import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.TimingConstraints;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code npu generate <block> [-p name=value]... [--clock-ns 5.75] -o <dir>}: Verilog (one file per
+ * {@code npu generate <block> [-p name=value]... [--config npu.yaml] [--clock-ns 5.75] -o <dir>}: Verilog (one file per
  * module), the filelist {@code <top>.f}, {@code params.json}, the timing constraints
  * {@code <top>.sdc} ({@link TimingConstraints}: clock at the target period, zero I/O delays, reset
  * false path — what our own OpenSTA runs use) and a FuseSoC core {@code <top>.core}.
@@ -34,8 +34,8 @@ public final class GenerateCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "block name (see 'npu blocks')")
   String block;
 
-  @Option(names = {"-p", "--param"}, description = "parameter as name=value (repeatable)")
-  List<String> params = List.of();
+  @Mixin
+  NpuParameters params;
 
   @Option(names = {"-o", "--out"}, required = true, description = "output directory (new, empty, or written "
       + "by the toolkit before)")
@@ -53,7 +53,7 @@ public final class GenerateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     BlockGenerator gen = BlockRegistry.find(block);
-    Params resolved = Params.resolve(gen, parse(block, params));
+    Params resolved = Params.resolve(gen, params.blockParams(block));
     double period = DecimalOption.parse("--clock-ns", clockNs, PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS);
     OutputDirectory.check("-o", out, force);
     VerilogDesign design = Verilog.emit(gen.build(resolved));
@@ -69,27 +69,6 @@ public final class GenerateCommand implements Callable<Integer> {
     System.out.printf("%s: wrote %d Verilog file(s), %s.f, params.json, %s (clock %s ns) and %s.core to %s%n",
         design.top(), design.files().size(), design.top(), sdc, clockNs, design.top(), out);
     return 0;
-  }
-
-  /**
-   * Parses {@code name=value} options; a malformed or repeated one is a {@link ParamException}.
-   */
-  public static Map<String, String> parse(String block, List<String> options) {
-    Map<String, String> map = new LinkedHashMap<>();
-    for (String o : options) {
-      int eq = o.indexOf('=');
-      if (eq <= 0) {
-        throw new ParamException(block + ": parameter '" + o + "' must be written name=value");
-      }
-      String name = o.substring(0, eq).trim();
-      String value = o.substring(eq + 1).trim();
-      String before = map.put(name, value);
-      if (before != null) {
-        throw new ParamException(block + ": parameter '" + name + "' is given twice (" + before + " and " + value
-            + "); give it once");
-      }
-    }
-    return map;
   }
 
   static String paramsJson(BlockGenerator gen, Params p) throws Exception {

@@ -6,16 +6,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.llmnpu.cli.NpuParameters;
+import org.llmnpu.cosim.decoder.DecoderClock;
 import org.llmnpu.cosim.decoder.DecoderRun;
 import org.llmnpu.isa.Counter;
+import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.verilator.SimOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code npu cosim decoder}: the whole decoder lowered to NPU programs (prefill + decode steps),
  * on the golden ISA simulator or on the RTL against it; prints tokens, bit-exactness, cycles per
- * phase (RTL next to the cycle model), TTFT/TPOT at a clock, the counters and the integer path's
+ * phase (RTL next to the cycle model), TTFT/TPOT at a clock ({@link DecoderClock}: the given one, this NPU's cached
+ * Fmax, or a stated assumption), the counters and the integer path's
  * accuracy against FP32. Parsing and printing only: the run is {@link DecoderRun}.
  */
 @Command(name = "decoder", mixinStandardHelpOptions = true,
@@ -40,42 +45,48 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   String engine;
   @Option(names = "--seed", defaultValue = "1", description = "Prompt seed (default ${DEFAULT-VALUE}).")
   long seed;
-  @Option(names = "--clock-mhz", defaultValue = "174.1", description = "Clock for TTFT/TPOT (default ${DEFAULT-VALUE}: "
-      + "the default NPU's Fmax at 180 nm with its 4-stage DSP, ./npu report ppa npu).")
-  double clockMhz;
+  @Option(names = "--clock-mhz", description = "Clock for TTFT/TPOT, MHz (default: this NPU's Fmax when its PPA "
+      + "result is cached, from ./npu report ppa npu at 5.75 or 5 ns; else 174.1, the default NPU's Fmax at 180 nm, "
+      + "said to be assumed).")
+  Double clockMhz;
   @Option(names = "--speculative", description = "Greedy speculative decoding besides the plain run, on the same engine "
       + "(golden, or the RTL with every draft and target program compared with the golden): draft=layersN,gamma=G "
       + "(the first N layers as the draft, G proposals per target pass); prints the accepted tokens, cycles per "
       + "accepted token and the speedup vs the plain run's decode.")
   String speculative;
-  @Option(names = "--config", description = "NPU configuration (.json, .yaml; e.g. 'engine: pim' for the PiM GEMM "
-      + "engine); default: the default NPU.")
-  java.nio.file.Path configFile;
+  /** {@code --config} and {@code -p}; without either, {@link DecoderRun#defaultNpu} of {@code --quant}. */
+  @Mixin
+  NpuParameters npu;
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
 
   @Override
   public Integer call() throws Exception {
     DecoderRun.Options options;
+    NpuConfig config;
+    DecoderClock given;
     try {
       DecoderRun.Engine e = switch (engine.toLowerCase(Locale.ROOT)) {
         case "golden" -> DecoderRun.Engine.GOLDEN;
         case "rtl" -> DecoderRun.Engine.RTL;
         default -> throw new IllegalArgumentException("--engine must be golden or rtl, got '" + engine + "'");
       };
-      if (!(clockMhz > 0 && clockMhz < 1e6)) {
-        throw new IllegalArgumentException("--clock-mhz must be in (0, 1e6), got " + clockMhz);
-      }
+      given = clockMhz == null ? null : DecoderClock.given(clockMhz);
       int[] spec = speculative == null ? new int[] {0, 0} : parseSpeculative(speculative);
       options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1]);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
       return 2;
     }
+    try {
+      config = npu.npu(DecoderRun.defaultNpu(quant));
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      return 2;
+    }
     DecoderRun.Result r;
     try {
-      r = DecoderRun.run(options, configFile == null ? DecoderRun.defaultNpu(quant)
-          : org.llmnpu.rtl.npu.NpuConfig.load(configFile), SimOptions.fromEnvironment());
+      r = DecoderRun.run(options, config, SimOptions.fromEnvironment());
     } catch (IllegalArgumentException | java.io.IOException e) {
       System.err.println(e.getMessage());
       return 2;
@@ -85,7 +96,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
     long preModel = r.total("prefill", Counter.CYCLES);
     long decModel = r.total("decode", Counter.CYCLES);
     int decodeSteps = r.steps().size() - 1;
-    double cyclesPerUs = clockMhz;
+    DecoderClock clock = given != null ? given : DecoderClock.of(config);
+    double cyclesPerUs = clock.mhz();
     double ttftMs = preModel / cyclesPerUs / 1000;
     double tpotMs = decodeSteps == 0 ? 0 : decModel / (double) decodeSteps / cyclesPerUs / 1000;
     if (json) {
@@ -114,7 +126,9 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       mc.put("prefill", preModel);
       mc.put("decode", decModel);
       mc.put("decodeSteps", decodeSteps);
-      root.put("clockMhz", clockMhz);
+      root.put("clockMhz", clock.mhz());
+      root.put("clockSource", clock.source().key());
+      root.put("clockBasis", clock.basis());
       root.put("ttftMs", ttftMs);
       root.put("tpotMs", tpotMs);
       root.put("top1Agreement", r.accuracy().top1Agreement());
@@ -161,8 +175,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
         System.out.printf("  %-8s %6d %9d %,14d %14s %10.3f%n", s.phase(), s.tokens(), s.commands(),
             s.counter(Counter.CYCLES), rtl ? String.format("%,d", s.rtlCycles()) : "", s.goldenSeconds());
       }
-      System.out.printf("  at %.1f MHz: TTFT %.3f ms (prefill), TPOT %.3f ms (mean decode step)%n", clockMhz, ttftMs,
-          tpotMs);
+      System.out.printf("  at %.1f MHz (%s): TTFT %.3f ms (prefill), TPOT %.3f ms (mean decode step)%n", clock.mhz(),
+          clock.basis(), ttftMs, tpotMs);
       if (sp != null) {
         printSpeculative(sp, rtl);
       }

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.llmnpu.cosim.blocks.DspCosimRun;
+import org.llmnpu.cosim.blocks.DspModelInputs;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.isa.dsp.DspCycleFormula;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspLayout;
@@ -55,6 +58,7 @@ public final class CosimDspCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DspKernel k;
     DspModelInputs model = null;
+    WaveCapture capture;
     int len = lenOption == null ? 128 : lenOption;
     try {
       k = DspKernel.byName(kernel);
@@ -96,16 +100,16 @@ public final class CosimDspCommand implements Callable<Integer> {
             + layout.totalRows() + " buffer rows (at most 65536) and " + layout.inputRows()
             + " loop iterations (at most 65535); use a smaller --len or more --lanes");
       }
-      WaveCapture.request(vcd);
+      capture = WaveCapture.to(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("kernel must be", "--kernel must be").replace("len must be", "--len must be"));
       return 2;
     }
     long t0 = System.nanoTime();
-    DspCosimRun.Outcome o = model == null ? DspCosimRun.run(k, len, lanes, stages, eps, seed)
-        : DspCosimRun.run(k, len, lanes, stages, eps, model.operands(), model.software());
+    DspCosimRun.Outcome o = model == null ? DspCosimRun.run(k, len, lanes, stages, eps, seed, capture)
+        : DspCosimRun.run(k, len, lanes, stages, eps, model.operands(), model.software(), capture);
     double seconds = (System.nanoTime() - t0) / 1e9;
-    java.nio.file.Path waves = WaveCapture.keep();
+    java.nio.file.Path waves = capture.keep();
     String reportCommand = waves == null ? null : String.format(Locale.ROOT,
         "./npu report ppa vector-dsp -p lanes=%d -p rows=%d -p executeStages=%d --activity-vcd %s -o <dir>", lanes,
         o.rows(), stages, waves);

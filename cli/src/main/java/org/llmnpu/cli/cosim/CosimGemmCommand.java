@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.llmnpu.cosim.blocks.GemmCosimRun;
+import org.llmnpu.cosim.blocks.GemmPpmCosim;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
@@ -51,16 +54,17 @@ public final class CosimGemmCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     MacArrayConfig array;
     GemmPpmCosim ppm;
+    WaveCapture capture;
     try {
       array = validate();
       ppm = activation == null ? null : GemmPpmCosim.parse(activation, cols);
-      WaveCapture.request(vcd);
+      capture = WaveCapture.to(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       return 2;
     }
-    GemmCosimRun.Outcome o = GemmCosimRun.run(array, m, k, n, seed, ppm);
-    java.nio.file.Path waves = WaveCapture.keep();
+    GemmCosimRun.Outcome o = GemmCosimRun.run(array, m, k, n, seed, ppm, capture);
+    java.nio.file.Path waves = capture.keep();
     String reportCommand = waves == null ? null : String.format(Locale.ROOT,
         "./npu report ppa gemm-engine -p rows=%d -p cols=%d -p accWidth=%d -p mTile=%d -p icAccumDepth=%d "
             + "-p sparsity=%s -p maxM=%d -p maxK=%d -p maxN=%d%s --activity-vcd %s -o <dir>", rows, cols, accWidth,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.llmnpu.cosim.blocks.MxCosimRun;
 import org.llmnpu.rtl.mx.MxFormat;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -4,21 +4,23 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Random;
 import java.util.concurrent.Callable;
-import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.cli.NpuParameters;
 import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.cosim.ProgramRun;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.isa.Assembler;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.rtl.npu.NpuConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code npu cosim program FILE.npu}: assembles the program, runs it on the generated NPU in
- * Verilator (free-running, the memory model in C++) and on the golden ISA simulator, and prints
+ * {@code npu cosim program FILE.npu [--config npu.yaml] [-p name=value]...}: assembles the program, runs it on the
+ * generated NPU in Verilator (free-running, the memory model in C++) and on the golden ISA simulator, and prints
  * bit-exactness of the memory image (first differing address), the status, RTL cycles next to the
  * cycle model and every counter.
  */
@@ -31,8 +33,8 @@ public final class CosimProgramCommand implements Callable<Integer> {
   @Option(names = "--memory", description = "Binary image loaded at address 0 (the rest is zero); without it the "
       + "memory holds seeded random bytes.")
   Path memory;
-  @Option(names = "--config", description = "NPU configuration (.json, .yaml); default: the default NPU.")
-  Path configFile;
+  @Mixin
+  NpuParameters npu;
   @Option(names = "--latency", description = "External-memory latency in cycles, 1..1000000 (default: the config's).")
   Integer latency;
   @Option(names = "--bytes-per-cycle", description = "External-memory bandwidth, 1..1024 (default: the config's).")
@@ -48,10 +50,10 @@ public final class CosimProgramCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     NpuConfig config;
-    Assembler.Assembled program;
-    byte[] image;
+    ProgramRun.Prepared prepared;
+    WaveCapture capture;
     try {
-      config = configFile == null ? NpuConfig.defaults() : NpuConfig.load(configFile);
+      config = npu.npu(NpuConfig.defaults());
       if (latency != null || bytesPerCycle != null) {
         config = config.withMemory(latency == null ? config.memLatency() : latency,
             bytesPerCycle == null ? config.memBytesPerCycle() : bytesPerCycle);
@@ -59,38 +61,18 @@ public final class CosimProgramCommand implements Callable<Integer> {
       if (!Files.isReadable(file)) {
         throw new IllegalArgumentException("FILE.npu: cannot read " + file);
       }
-      program = Assembler.assemble(Files.readString(file), file.toString(), config.dspLanes(), config.dspStages());
-      long size = config.machine().extMemBytes();
-      image = new byte[(int) size];
-      if (memory != null) {
-        byte[] given = Files.readAllBytes(memory);
-        if (given.length > size) {
-          throw new IllegalArgumentException("--memory: " + memory + " has " + given.length + " bytes; the NPU's "
-              + "memory has " + size + " (extMemMiB)");
-        }
-        System.arraycopy(given, 0, image, 0, given.length);
-      } else {
-        new Random(seed).nextBytes(image);
-      }
-      for (Assembler.Segment d : program.data()) {
-        if (d.dspLanes() > 0 && d.dspLanes() != config.dspLanes()) {
-          throw new IllegalArgumentException(file + ": a .dspkernel is compiled for " + d.dspLanes()
-              + " lanes, but the NPU's DSP has dspLanes = " + config.dspLanes());
-        }
-      }
-      program.place(image);
-      WaveCapture.request(vcd);
+      prepared = ProgramRun.prepare(config, Files.readString(file), file.toString(),
+          memory == null ? null : Files.readAllBytes(memory), String.valueOf(memory), seed);
+      capture = WaveCapture.to(vcd);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().replace("memLatency must", "--latency must")
           .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
       return 2;
     }
-    ProgramCosim.Outcome o;
-    try (NpuRtl rtl = NpuRtl.start(config, WaveCapture.options())) {
-      o = ProgramCosim.run(rtl, image, program.origin());
-      WaveCapture.noteFile(rtl.waveFile());
-    }
-    Path waves = WaveCapture.keep();
+    ProgramCosim.Outcome o = ProgramRun.run(config, prepared, capture);
+    Assembler.Assembled program = prepared.program();
+    byte[] image = prepared.image();
+    Path waves = capture.keep();
     if (json) {
       ObjectMapper m = new ObjectMapper();
       ObjectNode root = m.createObjectNode();

@@ -3,15 +3,11 @@ package org.llmnpu.cli.report;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import org.llmnpu.cli.GenerateCommand;
-import org.llmnpu.cli.npu.NpuReportPipeline;
-import org.llmnpu.hdl.gen.BlockRegistry;
-import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.cli.NpuParameters;
+import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.NpuReportWriter;
 import org.llmnpu.reports.ppa.PpaOptions;
@@ -20,6 +16,7 @@ import org.llmnpu.rtl.TargetClock;
 import org.llmnpu.rtl.npu.NpuConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -36,12 +33,9 @@ public final class NpuReportCommand implements Callable<Integer> {
   /** The NPU {@code --quick} uses when no configuration is given: 4×4 array, 8 KiB scratchpad. */
   public static final NpuConfig QUICK = new NpuConfig(4, 8, 2, 4, 8, 32, 0, 32, 128, 64, 8, 4, 256);
 
-  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "NPU parameter (see 'npu blocks'), "
-      + "over the configuration")
-  List<String> paramOptions = List.of();
-  @Option(names = "--config", paramLabel = "FILE", description = "NPU configuration (.json, .yaml); default: the "
-      + "default NPU (with --quick: a 4x4 NPU with an 8 KiB scratchpad)")
-  Path configFile;
+  /** {@code -p} and {@code --config}; without either, the default NPU (with {@code --quick}: {@link #QUICK}). */
+  @Mixin
+  NpuParameters npu;
   @Option(names = "--quick", description = "the NPU top and its GEMM engine only (no PPM, Vector DSP), 2 random programs, "
       + "8 prompt tokens, and the small NPU unless --config or -p say otherwise")
   boolean quick;
@@ -67,17 +61,8 @@ public final class NpuReportCommand implements Callable<Integer> {
 
   /** The NPU the options describe (checked: names the parameter and the allowed values). */
   public static NpuConfig config(Path configFile, List<String> paramOptions, boolean quick) {
-    NpuConfig base = configFile != null ? NpuConfig.load(configFile)
-        : quick && paramOptions.isEmpty() ? QUICK : NpuConfig.defaults();
-    Map<String, String> params = new LinkedHashMap<>(NpuReportPipeline.generatorParams(base));
-    params.putAll(GenerateCommand.parse("npu", paramOptions));
-    Params p = Params.resolve(BlockRegistry.find("npu"), params);
-    return new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
-        p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
-        p.getInt("maxN"), base.memLatency(), base.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
-        p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
-        p.getInt("weightRowsPerCycle"), Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")),
-        p.get("sparsity"), p.getInt("commandQueueDepth"), p.getInt("dspStages"));
+    return NpuParameters.resolve(configFile, paramOptions,
+        quick && paramOptions.isEmpty() ? QUICK : NpuConfig.defaults());
   }
 
   /** The pipeline's options from the command line. */
@@ -105,7 +90,7 @@ public final class NpuReportCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
-      NpuConfig c = config(configFile, paramOptions, quick);
+      NpuConfig c = config(npu.configFile(), npu.params(), quick);
       NpuReportPipeline.Options o = options(c, quick, clockNs, prompt, programs, energyTable, seed);
       OutputDirectory.check("-o", output, force);
       long t0 = System.nanoTime();

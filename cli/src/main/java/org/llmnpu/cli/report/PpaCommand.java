@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
-import org.llmnpu.cli.GenerateCommand;
+import org.llmnpu.cli.NpuParameters;
 import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.PpaReport;
@@ -24,12 +24,14 @@ import org.llmnpu.reports.ppa.PpaSweep;
 import org.llmnpu.reports.ppa.ToolFailure;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code npu report ppa <block> [-p name=value]... [--clock-ns 5] [--sweep name=v1,v2,...] [--flatten] -o <dir>}:
+ * {@code npu report ppa <block> [-p name=value]... [--config npu.yaml] [--clock-ns 5] [--sweep name=v1,v2,...]
+ * [--flatten] -o <dir>} ({@code --config}: the npu block only, see {@link NpuParameters}):
  * synthesizes the block (Yosys, OSU 0.18 µm), times and powers it (OpenSTA), scales to 45 and
  * 7 nm, and writes {@code index.html}, {@code ppa.json} and {@code ppa.csv} into the directory.
  * Every input is checked before any tool runs; bad input prints one line naming the parameter
@@ -42,8 +44,8 @@ public final class PpaCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "<block>", description = "block name (see 'npu blocks')")
   String block;
 
-  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "block parameter (once each)")
-  List<String> paramOptions = List.of();
+  @Mixin
+  NpuParameters paramOptions;
 
   @Option(names = "--clock-ns", paramLabel = "ns", defaultValue = "5",
       description = "clock period in ns, a decimal number in 0.1..1000 (default: ${DEFAULT-VALUE})")
@@ -84,7 +86,7 @@ public final class PpaCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try {
       BlockGenerator gen = BlockRegistry.find(block);
-      Map<String, String> params = GenerateCommand.parse(block, paramOptions);
+      Map<String, String> params = paramOptions.blockParams(block);
       Map<String, Double> ports = new LinkedHashMap<>();
       portActivities.forEach((port, a) -> ports.put(port, DecimalOption.parse("--port-activity " + port, a, 0, 1)));
       PpaOptions options = PpaOptions.defaults().withClockNs(DecimalOption.parse("--clock-ns", clockNs, PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS))

@@ -2,14 +2,105 @@ package org.llmnpu.cli.cosim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.llmnpu.cli.CliRun;
+import org.llmnpu.cosim.report.NpuReportPipeline;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.tools.ExternalTool;
+import org.llmnpu.reports.ppa.BlockDesigns;
+import org.llmnpu.reports.ppa.CachedTiming;
+import org.llmnpu.reports.ppa.ContentCache;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.TimingResult;
+import org.llmnpu.rtl.npu.NpuConfig;
 
-/** {@code npu cosim decoder} on the golden ISA simulator: JSON fields, text, bad parameters. */
+/**
+ * {@code npu cosim decoder} on the golden ISA simulator: JSON fields, text, the clock of TTFT/TPOT (given, this NPU's
+ * cached Fmax, or a stated assumption), bad parameters.
+ */
 class CosimDecoderCommandTest {
+  @TempDir
+  Path cache;
+
+  /** Runs the command with the PPA cache at {@code cache}. */
+  private String withCache(String... args) {
+    String previous = System.getProperty("llmnpu.ppa.cache");
+    System.setProperty("llmnpu.ppa.cache", cache.toString());
+    try {
+      return CliRun.capture(true, 0, args);
+    } finally {
+      if (previous == null) {
+        System.clearProperty("llmnpu.ppa.cache");
+      } else {
+        System.setProperty("llmnpu.ppa.cache", previous);
+      }
+    }
+  }
+
+  private static void requirePpaTools() {
+    boolean present = ExternalTool.find("yosys").isPresent() && ExternalTool.find("sta").isPresent();
+    if (!present && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI needs yosys and sta");
+    }
+    assumeTrue(present, "yosys/sta not installed (they key the PPA cache)");
+  }
+
+  @Test
+  void ttftIsAtThisNpusFmaxWhenItsPpaResultIsCached() throws Exception {
+    requirePpaTools();
+    // the default NPU's timing at the target clock, as './npu report ppa npu --clock-ns 5.75' leaves it
+    VerilogDesign design = BlockDesigns.of(BlockRegistry.find("npu"))
+        .design(NpuReportPipeline.generatorParams(NpuConfig.defaults()));
+    CachedTiming.put(design, PpaOptions.defaults().withCache(new ContentCache(cache)).withClockNs(5.75),
+        new TimingResult(5.75, "clk", "register a", "register b", 30, 8, -2.25, 8, 125.0));
+    String text = withCache("cosim", "decoder", "--prompt-len", "2", "--max-new", "2");
+    assertTrue(text.contains("  at 125.0 MHz (this NPU's Fmax: cached PPA result at 5.75 ns): TTFT "), text);
+    JsonNode j = new ObjectMapper().readTree(withCache("cosim", "decoder", "--prompt-len", "2", "--max-new", "2",
+        "--json"));
+    assertEquals(125.0, j.get("clockMhz").asDouble(), 1e-12);
+    assertEquals("ppa-cache", j.get("clockSource").asText());
+    assertEquals(j.get("modelCycles").get("prefill").asLong() / 125.0 / 1000, j.get("ttftMs").asDouble(), 1e-12);
+  }
+
+  @Test
+  void withoutACachedPpaResultTheClockIsStatedAsAssumed() throws Exception {
+    requirePpaTools();
+    String text = withCache("cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--config",
+        writeConfig("dspStages: 3\n").toString());
+    assertTrue(text.contains("  at 174.1 MHz (assumed: no PPA result cached for this NPU; run ./npu report ppa npu "
+        + "-p dspStages=3 --clock-ns 5.75 -o DIR): TTFT "), text);
+    JsonNode j = new ObjectMapper().readTree(withCache("cosim", "decoder", "--prompt-len", "2", "--max-new", "2",
+        "--json"));
+    assertEquals("assumed", j.get("clockSource").asText());
+    assertEquals(174.1, j.get("clockMhz").asDouble(), 1e-12);
+  }
+
+  @Test
+  void anExplicitClockWins() throws Exception {
+    JsonNode j = new ObjectMapper().readTree(CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2",
+        "--max-new", "2", "--clock-mhz", "200", "--json"));
+    assertEquals(200.0, j.get("clockMhz").asDouble(), 1e-12);
+    assertEquals("given", j.get("clockSource").asText());
+    String text = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--clock-mhz",
+        "200");
+    assertTrue(text.contains("  at 200.0 MHz (--clock-mhz): TTFT "), text);
+    String err = CliRun.capture(false, 2, "cosim", "decoder", "--clock-mhz", "0");
+    assertTrue(err.startsWith("--clock-mhz must be in (0, 1e6)"), err);
+  }
+
+  private Path writeConfig(String yaml) throws Exception {
+    Path c = cache.resolveSibling(cache.getFileName() + "-npu.yaml");
+    java.nio.file.Files.writeString(c, yaml);
+    return c;
+  }
+
   @Test
   void jsonHasTokensCyclesCountersAndAccuracy() throws Exception {
     String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "4", "--max-new", "3", "--json");

@@ -23,7 +23,7 @@ import org.llmnpu.reports.RequiredTools;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.cli.npu.NpuReportPipeline;
+import org.llmnpu.cosim.report.NpuReportPipeline;
 import picocli.CommandLine;
 
 /**
@@ -178,7 +178,7 @@ class NpuReportCommandTest {
     assertTrue(f.mxLoad());
     assertEquals(64, f.maxK());
     assertEquals(3, f.dspStages());
-    assertEquals(f, NpuReportCommand.config(null, org.llmnpu.cli.npu.NpuReportPipeline.generatorParams(f).entrySet()
+    assertEquals(f, NpuReportCommand.config(null, org.llmnpu.cosim.report.NpuReportPipeline.generatorParams(f).entrySet()
         .stream().map(e -> e.getKey() + "=" + e.getValue()).toList(), false).withMemory(f.memLatency(),
         f.memBytesPerCycle()));
   }

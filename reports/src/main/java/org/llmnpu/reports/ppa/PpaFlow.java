@@ -8,7 +8,8 @@ import org.llmnpu.reports.activity.SimulatedActivity;
  * The PPA flow for one design: Yosys synthesis to the standard-cell library (SRAM macros kept
  * as black boxes), then OpenSTA timing and power on the gate netlist. Both tool runs are
  * cached by content hash, so repeating a run with the same Verilog and options is instant and
- * gives identical numbers.
+ * gives identical numbers. Each run's timing is also kept under the design and clock
+ * ({@link CachedTiming}), for commands that need a design's Fmax without running the tools.
  */
 public final class PpaFlow {
   private PpaFlow() {
@@ -34,6 +35,7 @@ public final class PpaFlow {
         Math.round(options.clockNs() * 1000)).run(design);
     OpenSta.StaResult sta = new OpenSta(options.liberty(), options.cache()).run(design.top(), synth, options,
         activity);
+    CachedTiming.put(design, options, sta.timing());
     return new PpaResult(design.top(), params, synth, sta.timing(), sta.power());
   }
 }

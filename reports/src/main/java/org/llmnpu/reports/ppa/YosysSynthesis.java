@@ -108,14 +108,22 @@ public final class YosysSynthesis {
   public SynthesisResult run(VerilogDesign design) {
     String script = script(design);
     String lib = read(liberty);
-    List<String> keyParts = new ArrayList<>(List.of("yosys", ToolVersions.yosys(), script, ABC_CONSTRAINTS, lib));
+    Map<String, String> out = cache.getOrCompute(key(design), () -> runYosys(design, script, lib));
+    return parse(design, out.get("yosys.log"), out.get("macros.il"), out.get("netlist.v"), LibertyAreas.parse(lib));
+  }
+
+  /**
+   * The cache key of this synthesis of {@code design}: everything that determines it (Yosys's version, the script
+   * with the target delay, the ABC constraints, the library, the Verilog files).
+   */
+  public String key(VerilogDesign design) {
+    List<String> keyParts = new ArrayList<>(List.of("yosys", ToolVersions.yosys(), script(design), ABC_CONSTRAINTS,
+        read(liberty)));
     design.files().forEach((name, text) -> {
       keyParts.add(name);
       keyParts.add(text);
     });
-    String key = ContentCache.key(keyParts);
-    Map<String, String> out = cache.getOrCompute(key, () -> runYosys(design, script, lib));
-    return parse(design, out.get("yosys.log"), out.get("macros.il"), out.get("netlist.v"), LibertyAreas.parse(lib));
+    return ContentCache.key(keyParts);
   }
 
   private Map<String, String> runYosys(VerilogDesign design, String script, String lib) {

@@ -1,4 +1,4 @@
-package org.llmnpu.cli.cosim;
+package org.llmnpu.cosim.blocks;
 
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.vector.ElementWise;
@@ -23,9 +23,10 @@ import org.llmnpu.sw.model.Transformer;
  * @param eps the model's norm epsilon
  * @param description what was recorded
  */
-record DspModelInputs(short[][] operands, float[][] software, int len, float eps, String description) {
+public record DspModelInputs(short[][] operands, float[][] software, int len, float eps, String description) {
 
-  static DspModelInputs of(DspKernel kernel, String modelName, int promptLen, int layer, long seed) {
+  /** The operands of {@code kernel} recorded from a forward pass of {@code modelName} on a seeded prompt. */
+  public static DspModelInputs of(DspKernel kernel, String modelName, int promptLen, int layer, long seed) {
     org.llmnpu.sw.model.ModelWeights weights;
     try {
       weights = org.llmnpu.sw.io.ModelCatalog.load(modelName, seed);
@@ -107,7 +108,7 @@ record DspModelInputs(short[][] operands, float[][] software, int len, float eps
   }
 
   /** Largest error of the DSP outputs against the software's FP32 outputs, in FP16 ULPs at the software value. */
-  static double maxUlpVersusSoftware(short[][] got, float[][] software) {
+  public static double maxUlpVersusSoftware(short[][] got, float[][] software) {
     double max = 0;
     for (int op = 0; op < software.length; op++) {
       for (int i = 0; i < software[op].length; i++) {

@@ -1,8 +1,9 @@
-package org.llmnpu.cli.cosim;
+package org.llmnpu.cosim.blocks;
 
 import java.util.Arrays;
 import java.util.Random;
 import org.llmnpu.hdl.HwModule;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.gemm.TiledGemm;
@@ -23,9 +24,9 @@ import org.llmnpu.verilator.Simulators;
  * {@code s2_4} / {@code s4_8}: N random survivors per group of M), the {@link GemmEngine} in Verilator, and the
  * golden {@link TiledGemm} with the same parameters; optionally the PPM after it ({@link GemmPpmCosim}).
  */
-final class GemmCosimRun {
+public final class GemmCosimRun {
   /** What the command prints. */
-  record Outcome(boolean bitExact, long rtlCycles, long modelCycles, double utilization,
+  public record Outcome(boolean bitExact, long rtlCycles, long modelCycles, double utilization,
                  long psumWritebacks, long psumReadbacks, long modelWritebacks, boolean overflow,
                  Boolean ppmBitExact, long totalCycles, long modelTotalCycles) {
   }
@@ -33,8 +34,11 @@ final class GemmCosimRun {
   private GemmCosimRun() {
   }
 
-  /** Runs the GEMM; with {@code ppm} (may be null) the engine includes the PPM and its codes are checked too. */
-  static Outcome run(MacArrayConfig a, int m, int k, int n, long seed, GemmPpmCosim ppm) {
+  /**
+   * Runs the GEMM; with {@code ppm} (may be null) the engine includes the PPM and its codes are checked too;
+   * {@code waves} says whether the simulation traces (and notes its wave file).
+   */
+  public static Outcome run(MacArrayConfig a, int m, int k, int n, long seed, GemmPpmCosim ppm, WaveCapture waves) {
     Random rnd = new Random(seed);
     byte[][] x = randomMatrix(rnd, m, k);
     byte[][] w = randomMatrix(rnd, k, n);
@@ -47,8 +51,8 @@ final class GemmCosimRun {
     long gemmCycles;
     int[][] codes = null;
     HwModule top = ppm == null ? new GemmEngine(c) : new GemmPpmEngine(c, ppm.config());
-    try (Simulator sim = Simulators.start(Verilog.emit(top), WaveCapture.options())) {
-      WaveCapture.note(sim);
+    try (Simulator sim = Simulators.start(Verilog.emit(top), waves.options())) {
+      waves.note(sim);
       sim.reset(2);
       GemmEngineDriver d = new GemmEngineDriver(sim, c);
       GemmPpmDriver pd = ppm == null ? null : new GemmPpmDriver(sim, c, ppm.config());
@@ -72,7 +76,8 @@ final class GemmCosimRun {
         GemmCycleModel.psumWritebacks(a, m, k, n), r.overflow(), ppmExact, r.cycles(), modelTotal);
   }
 
-  static TiledGemmConfig golden(MacArrayConfig a) {
+  /** The golden tiled GEMM's parameters for an array. */
+  public static TiledGemmConfig golden(MacArrayConfig a) {
     int depth = a.foldsAllKTiles() ? TiledGemmConfig.ALL_K_TILES : a.icAccumDepth();
     return new TiledGemmConfig(a.rows(), a.cols(), a.mTile(), a.accWidth(), depth, a.sparsity().golden());
   }
@@ -124,7 +129,8 @@ final class GemmCosimRun {
     }
   }
 
-  static int ceilPow2(int v) {
+  /** The engine capacity for a dimension: the next power of two (nearby shapes share one cached model). */
+  public static int ceilPow2(int v) {
     return Integer.highestOneBit(Math.max(1, v - 1)) << (v > 1 ? 1 : 0);
   }
 }

@@ -1,4 +1,4 @@
-package org.llmnpu.cli.npu;
+package org.llmnpu.cosim.report;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +11,7 @@ import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.ppa.NodeScaling;
+import org.llmnpu.sw.lower.DecoderGemms;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**

@@ -1,4 +1,4 @@
-package org.llmnpu.cli.npu;
+package org.llmnpu.sw.lower;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.llmnpu.cli.cosim;
+package org.llmnpu.cosim.blocks;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -20,9 +20,9 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  * name, random per-channel bias and requantization (the output scale maps ±3σ of the accumulators
  * to the INT8 range), the fitted PPU table for a PPU function, and the golden codes.
  */
-final class GemmPpmCosim {
+public final class GemmPpmCosim {
   /** Activation names accepted on the command line. */
-  static final String ALLOWED = "none, relu, relu6, gelu, silu, sigmoid, tanh, exp";
+  public static final String ALLOWED = "none, relu, relu6, gelu, silu, sigmoid, tanh, exp";
 
   private final PpmConfig config;
   private final PpuTable table;
@@ -37,7 +37,7 @@ final class GemmPpmCosim {
   }
 
   /** Parses an activation name; IllegalArgumentException names the allowed values. */
-  static GemmPpmCosim parse(String name, int cols) {
+  public static GemmPpmCosim parse(String name, int cols) {
     String a = name.toLowerCase(Locale.ROOT);
     return switch (a) {
       case "none" -> new GemmPpmCosim(PpmConfig.of(cols, 8, PpmConfig.Activation.NONE), null, Activation.NONE);
@@ -49,7 +49,7 @@ final class GemmPpmCosim {
     };
   }
 
-  PpmConfig config() {
+  public PpmConfig config() {
     return config;
   }
 

@@ -1,4 +1,4 @@
-package org.llmnpu.cli.npu;
+package org.llmnpu.cosim.report;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.llmnpu.cli.npu.NpuReportPipeline.Fmt;
+import org.llmnpu.cosim.report.NpuReportPipeline.Fmt;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyAction;

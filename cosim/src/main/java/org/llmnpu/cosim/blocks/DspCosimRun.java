@@ -1,6 +1,7 @@
-package org.llmnpu.cli.cosim;
+package org.llmnpu.cosim.blocks;
 
 import java.util.Random;
+import org.llmnpu.cosim.WaveCapture;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -22,9 +23,9 @@ import org.llmnpu.verilator.Simulators;
  * RoPE tables of a position), the {@link VectorDsp} in Verilator, the golden kernel and double-precision reference of
  * {@link VectorKernel}.
  */
-final class DspCosimRun {
+public final class DspCosimRun {
   /** What the command prints; {@code bound} is the kernel's stated ULP bound (NaN where none is stated). */
-  record Outcome(int outputs, int mismatches, double maxUlp, double bound, long rtlCycles, long formulaCycles,
+  public record Outcome(int outputs, int mismatches, double maxUlp, double bound, long rtlCycles, long formulaCycles,
       int instructions, int rows, double maxUlpVsSoftware, String formula) {
   }
 
@@ -32,24 +33,25 @@ final class DspCosimRun {
   }
 
   /** Random inputs from {@code seed}, on a DSP of {@code stages} execute stages. */
-  static Outcome run(DspKernel kernel, int len, int lanes, int stages, float eps, long seed) {
-    return run(kernel, len, lanes, stages, eps, inputs(kernel, len, new Random(seed)), null);
+  public static Outcome run(DspKernel kernel, int len, int lanes, int stages, float eps, long seed, WaveCapture waves) {
+    return run(kernel, len, lanes, stages, eps, inputs(kernel, len, new Random(seed)), null, waves);
   }
 
   /**
    * The given FP16 operands; with {@code software} (may be null), also the error against those FP32 outputs. With
    * 2..4 execute stages the kernel is compiled interleaved for the pipeline ({@link DspKernels.Options#forPipeline}),
-   * as the NPU's DSP routines are; with 1, plain.
+   * as the NPU's DSP routines are; with 1, plain. {@code waves} says whether the simulation traces.
    */
-  static Outcome run(DspKernel kernel, int len, int lanes, int stages, float eps, short[][] in, float[][] software) {
+  public static Outcome run(DspKernel kernel, int len, int lanes, int stages, float eps, short[][] in, float[][] software,
+      WaveCapture waves) {
     DspLayout layout = new DspLayout(kernel, len, lanes);
     int rows = Math.max(16, Integer.highestOneBit(Math.max(1, layout.totalRows() - 1)) * 2);
     VectorDsp.Config config = new VectorDsp.Config(lanes, rows, 256, 12, 2, stages);
     DspPipeline pipeline = config.pipeline();
     DspKernels.Options options = stages == 1 ? DspKernels.Options.DEFAULT : DspKernels.Options.forPipeline(pipeline, false);
     VectorDspDriver.Run run;
-    try (Simulator sim = Simulators.start(Verilog.emit(new VectorDsp(config)), WaveCapture.options())) {
-      WaveCapture.note(sim);
+    try (Simulator sim = Simulators.start(Verilog.emit(new VectorDsp(config)), waves.options())) {
+      waves.note(sim);
       run = new VectorDspDriver(sim, config, DspMath.DEFAULT).run(kernel, len, eps, DspMath.DEFAULT, in, options);
     }
     VectorKernel golden = VectorKernel.byName(kernel.cliName());
@@ -73,7 +75,7 @@ final class DspCosimRun {
   }
 
   /** The cycle formula with its terms: {@code a + b·log2(lanes) + c·rows}, or per K interleaved rows and a tail. */
-  static String formula(DspKernel kernel, int inputRows, int lanes, DspPipeline pipeline, DspKernels.Options options) {
+  public static String formula(DspKernel kernel, int inputRows, int lanes, DspPipeline pipeline, DspKernels.Options options) {
     if (!options.interleave()) {
       int[] abc = DspCycleFormula.coefficients(kernel, pipeline, options);
       return String.format(java.util.Locale.ROOT, "%d + %d*log2(%d) + %d*%d rows", abc[0], abc[1], lanes, abc[2],
@@ -87,7 +89,8 @@ final class DspCosimRun {
         c[2 + tail], tail, tail == 1 ? "" : "s"));
   }
 
-  static short[][] inputs(DspKernel kernel, int len, Random rnd) {
+  /** Seeded LLM-like operands of a kernel (see the class comment). */
+  public static short[][] inputs(DspKernel kernel, int len, Random rnd) {
     int n = kernel.inputLength(len);
     short[][] in = new short[kernel.inputs().size()][n];
     for (int i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-package org.llmnpu.cli.npu;
+package org.llmnpu.cosim.report;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,6 +28,8 @@ import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.sw.lower.DecoderGemms;
+import org.llmnpu.sw.lower.GemmProgram;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.verilator.SimOptions;
 
@@ -36,8 +38,9 @@ import org.llmnpu.verilator.SimOptions;
  * (Yosys + OpenSTA, cached), co-simulation of random programs and of the decoder's phases on the
  * RTL against the golden ISA simulator, energy from the phases' counters times the energy
  * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline,
- * and the seed trends. It lives in {@code cli} because it needs both the
- * co-simulation ({@code cosim}) and the reports; {@code reports} only renders the result.
+ * and the seed trends. It lives in {@code cosim} because it needs both the
+ * co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim}); {@code reports}
+ * renders the result.
  */
 public final class NpuReportPipeline {
   /**

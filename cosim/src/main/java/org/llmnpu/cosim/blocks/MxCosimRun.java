@@ -1,4 +1,4 @@
-package org.llmnpu.cli.cosim;
+package org.llmnpu.cosim.blocks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,18 +29,19 @@ import org.llmnpu.rtl.mx.RoundMode;
  * streamed one block per cycle, and pre-alignment of every code. Errors are measured against
  * double precision.
  */
-final class MxCosimRun {
+public final class MxCosimRun {
   private static final int BLOCK = 32;
 
   /** One unit's result: cases checked, mismatches, max error (unit named by {@code errorUnit}), cycles. */
-  record UnitResult(String unit, long cases, long mismatches, double maxError, String errorUnit, long cycles,
+  public record UnitResult(String unit, long cases, long mismatches, double maxError, String errorUnit, long cycles,
                     String cycleFormula) {
   }
 
   private MxCosimRun() {
   }
 
-  static List<UnitResult> run(MxFormat format, int blocks, long seed) {
+  /** Every unit of {@code format}, with {@code blocks} random Gaussian blocks from {@code seed}. */
+  public static List<UnitResult> run(MxFormat format, int blocks, long seed) {
     MxElementType type = MxElementType.valueOf(format.name());
     List<UnitResult> out = new ArrayList<>();
     out.add(decode(format, type));

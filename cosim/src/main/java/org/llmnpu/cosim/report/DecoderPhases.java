@@ -1,4 +1,4 @@
-package org.llmnpu.cli.npu;
+package org.llmnpu.cosim.report;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,6 +9,8 @@ import org.llmnpu.cosim.GemmVectors;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.decoder.DecoderRun;
+import org.llmnpu.sw.lower.DecoderGemms;
+import org.llmnpu.sw.lower.GemmProgram;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.sw.model.ModelConfig;
 
