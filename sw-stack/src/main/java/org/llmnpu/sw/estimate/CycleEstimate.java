@@ -15,12 +15,14 @@ import org.llmnpu.sw.lower.PhaseCost;
  * @param quant     the block weights' format
  * @param promptLen prompt tokens of the prefill; the decode step feeds the token at position {@code promptLen}
  * @param staging   how weights reach the array (see {@link CycleEstimator.Staging})
+ * @param stagingReason why the lowering's own program was not costed (empty when it was)
  * @param block     tokens per block of the prefill (the GEMMs' M)
  * @param prefill   every counter of the prefill's program (the prompt, the LM head of its last token)
  * @param decode    every counter of the decode step's program
  */
 public record CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
-                            CycleEstimator.Staging staging, int block, PhaseCost prefill, PhaseCost decode) {
+                            CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,
+                            PhaseCost decode) {
   /** MACs the array can do per cycle (rows × columns). */
   public long macsPerCycle() {
     return (long) machine.rows() * machine.rows();

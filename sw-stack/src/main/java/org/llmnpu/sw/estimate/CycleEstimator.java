@@ -36,7 +36,7 @@ public final class CycleEstimator {
     LOWERING("each block weight loaded whole into the scratchpad, as the lowering does (exact program)"),
     /** Weights streamed in maxN-column tiles: the lowering's commands with the two changes a larger model needs. */
     STREAMED("weights streamed in maxN-column tiles (load tile, GEMM tile) and heads contiguous in the K cache when "
-        + "the head dimension is a multiple of the line: the lowering extrapolated to a model beyond the scratchpad");
+        + "the head dimension is a multiple of the line: the lowering's commands extrapolated");
 
     public final String meaning;
 
@@ -57,7 +57,8 @@ public final class CycleEstimator {
     check(shape.config(), p, quant, promptLen);
     ModelConfig c = shape.config();
     int maxContext = promptLen + 1;
-    int block = loweringBlock(c, p, quant, promptLen);
+    Layout layout = loweringLayout(c, p, quant, promptLen);
+    int block = layout.block();
     Staging staging = block > 0 ? Staging.LOWERING : Staging.STREAMED;
     if (staging == Staging.STREAMED) {
       block = Math.min(p.maxM(), promptLen);
@@ -66,20 +67,28 @@ public final class CycleEstimator {
         WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant));
     PhaseCost prefill = cost.step(promptLen, 0, c.layers());
     PhaseCost decode = cost.step(1, promptLen, c.layers());
-    return new CycleEstimate(shape, p, quant, promptLen, staging, block, prefill, decode);
+    return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode);
   }
 
-  /** The options' checks, each error naming the option and what it allows. */
-  static void check(ModelConfig c, MachineParams p, String quant, int promptLen) {
+  /**
+   * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it
+   * allows.
+   */
+  public static void checkOptions(ModelConfig c, String quant, int promptLen) {
     if (!QUANTS.contains(quant)) {
       throw new IllegalArgumentException("--quant: '" + quant + "' is not allowed; allowed: " + String.join(", ", QUANTS)
-          + (WeightFormats.NAMES.contains(quant) ? " (" + quant + " costs as its storage format; the calibrated "
-          + "variants change accuracy, not cycles)" : ""));
+          + (WeightFormats.NAMES.contains(quant) ? " (" + quant + " costs what its storage format costs: calibration "
+          + "changes accuracy, not cycles)" : ""));
     }
     if (promptLen < 1 || promptLen >= c.maxSeqLen()) {
       throw new IllegalArgumentException("--prompt-len: " + promptLen + " is not allowed; allowed: 1.."
           + (c.maxSeqLen() - 1) + " (the model's positions less the decoded token)");
     }
+  }
+
+  /** The options' checks and what the format needs of the NPU. */
+  static void check(ModelConfig c, MachineParams p, String quant, int promptLen) {
+    checkOptions(c, quant, promptLen);
     if (WeightFormats.sparsity(quant) == Command.S2_4 && p.sparsity() != Command.S2_4) {
       throw new IllegalArgumentException("--quant s2_4 needs a MAC array built for 2:4 (NPU parameter sparsity: 2:4)");
     }
@@ -89,19 +98,26 @@ public final class CycleEstimator {
     }
   }
 
+  /** The lowering's prefill block when its program runs on the NPU (0 when not), and why it does not. */
+  record Layout(int block, String reason) {
+  }
+
   /**
    * The prefill block of the lowering's own program when the lowered model fits {@code p} (the largest block up to
-   * maxM that lays out), else 0.
+   * maxM that lays out), else 0 and the reason.
    */
-  static int loweringBlock(ModelConfig c, MachineParams p, String quant, int promptLen) {
-    if (parameters(c) > LAYOUT_CHECK_PARAMETERS) {
-      return 0;
+  static Layout loweringLayout(ModelConfig c, MachineParams p, String quant, int promptLen) {
+    long params = parameters(c);
+    if (params > LAYOUT_CHECK_PARAMETERS) {
+      return new Layout(0, String.format(java.util.Locale.ROOT, "the model's %.3g G parameters are beyond what the "
+          + "lowering stages on an NPU (its layout is checked up to %d M)", params / 1e9,
+          LAYOUT_CHECK_PARAMETERS / 1_000_000));
     }
     try {
       LoweredModel model = WeightFormats.lower(SyntheticWeights.generate(c, 1), quant, p, promptLen + 1, promptLen);
-      return DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen));
+      return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen)), "");
     } catch (IllegalArgumentException e) {
-      return 0;
+      return new Layout(0, "the lowering cannot lay this model out on this NPU: " + e.getMessage());
     }
   }
 
