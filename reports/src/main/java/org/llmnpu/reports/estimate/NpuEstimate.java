@@ -88,7 +88,7 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     List<String> notes = new ArrayList<>();
     target = withUnitsFor(target, o.quant(), notes);
     CycleEstimate c = CycleEstimator.estimate(shape, target.npu().machine(), o.quant(), o.promptLen());
-    notes.add(0, "weights: " + c.staging().meaning + (c.stagingReason().isEmpty() ? "" : ", because "
+    notes.add(0, "staging: " + c.staging().meaning + (c.stagingReason().isEmpty() ? "" : ", because "
         + c.stagingReason()));
     Energy energy = null;
     if (table != null) {
