@@ -21,9 +21,11 @@ import org.llmnpu.sw.model.ModelConfig;
  * that are a multiple of the line the K cache holds each head contiguous, so the scores GEMV has
  * K = head dim (not kvDim with zero rows).
  *
- * <p>Numbers: {@code cycles} (the model's), DRAM {@code readBytes}/{@code writeBytes} (beats ×
- * line, command and DSP-program fetch included), {@code macs} (executed: a 2:4 GEMM's
- * {@code M·N·2·ceil(K/4)}).
+ * <p>Numbers: every NPU counter ({@link PhaseCost#counter}): the cycle counters from the cycle model, the work
+ * counters as the golden simulator counts them (DRAM beats with command and DSP-program fetch, DMA bytes,
+ * scratchpad lines, MACs executed — a 2:4 GEMM's {@code M·N·2·ceil(K/4)} — partial-sum write-backs, DSP
+ * instructions and elements). A step costs every layer it is asked to ({@link #step}); the DSP programs, which
+ * depend on shapes only, are compiled once per shape.
  */
 public final class PhaseCostModel extends CommandCosts {
   /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */
