@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "npu", mixinStandardHelpOptions = true, version = "llmnpu 0.1.0",
     description = "LLM-NPU co-design toolkit: generate Verilog, co-simulate, report PPA.",
     subcommands = {BlocksCommand.class, GenerateCommand.class, DemoCommand.class, CosimCommand.class,
-        SwCommand.class, ReportCommand.class})
+        SwCommand.class, ReportCommand.class, EstimateCommand.class})
 public final class NpuCommand implements Runnable {
   /** Exit status for bad parameters or configuration. */
   public static final int USAGE_ERROR = 2;

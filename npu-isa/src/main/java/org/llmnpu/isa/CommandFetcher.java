@@ -1,7 +1,6 @@
 package org.llmnpu.isa;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * {@link CycleModel}'s command fetcher: it reads commands ahead into the command queue (depth =
@@ -13,9 +12,9 @@ final class CommandFetcher {
   private final MachineParams p;
   private final MemoryPort port;
   /** The cycle in which the controller entered FETCH for (or decoded directly) command k: {@code E_k}. */
-  private final List<Long> entered = new ArrayList<>();
+  private final Cycles entered = new Cycles();
   /** The cycle in which command j lands (the cycle after its last beat arrives). */
-  private final List<Long> landings = new ArrayList<>();
+  private final Cycles landings = new Cycles();
   private long command;
   private int beat;
   /** The first cycle in which the fetcher may issue its next beat. */
@@ -27,6 +26,30 @@ final class CommandFetcher {
     this.p = p;
     this.port = port;
     begin(0);
+  }
+
+  /** A growing list of cycles, unboxed: a large model's step runs millions of commands. */
+  private static final class Cycles {
+    private long[] values = new long[1024];
+    private int size;
+
+    void add(long v) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, 2 * size);
+      }
+      values[size++] = v;
+    }
+
+    long get(int i) {
+      if (i >= size) {
+        throw new IndexOutOfBoundsException("cycle " + i + " of " + size);
+      }
+      return values[i];
+    }
+
+    int size() {
+      return size;
+    }
   }
 
   /** See {@link CycleModel#begin}. */

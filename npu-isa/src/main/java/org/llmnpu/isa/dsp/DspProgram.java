@@ -62,6 +62,28 @@ public record DspProgram(String name, List<DspInstruction> instructions) {
   }
 
   /**
+   * Instructions a run issues (what the NPU's {@code dspInstructions} counter adds for it): every instruction
+   * outside a loop once, including {@code LOOP} and {@code HALT}, a loop body {@code max(count, 1)} times; the
+   * cycles without the interlock stalls.
+   */
+  public long issued() {
+    long issued = 0;
+    int pc = 0;
+    while (pc < instructions.size()) {
+      DspInstruction in = instructions.get(pc);
+      issued++;
+      if (in.op() == DspOp.LOOP) {
+        long count = Math.max(1, in.imm() & 0xFFFF);
+        int body = in.imm() >>> 16;
+        issued += count * Math.min(body, instructions.size() - pc - 1);
+        pc += body;
+      }
+      pc++;
+    }
+    return issued;
+  }
+
+  /**
    * Cycles of {@code count} passes through {@code body}; the window's state at a pass's entry
    * repeats after a few passes, and the passes of one period are counted once and multiplied.
    */

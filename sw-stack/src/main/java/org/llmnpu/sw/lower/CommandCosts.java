@@ -1,101 +1,157 @@
 package org.llmnpu.sw.lower;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.numerics.gemm.Sparsity;
+import org.llmnpu.numerics.gemm.TiledGemm;
+import org.llmnpu.numerics.gemm.TiledGemmConfig;
 
 /**
  * The per-command accounting under {@link PhaseCostModel}: each command's fetch and dispatch and
- * its work fed to {@code npu-isa}'s {@link CycleModel}, with the DRAM beats read and written
- * (DMA rows, DSP tables and programs here; the command words the cycle model's fetcher reads, also ahead of
- * the program, are added by {@link CycleModel#fill}), the commands and the executed MACs.
+ * its work fed to {@code npu-isa}'s {@link CycleModel}, and the counts the golden ISA simulator keeps for it (DRAM
+ * beats and DMA bytes, scratchpad line reads and writes, MACs, partial-sum write-backs, DSP instructions and
+ * elements, commands; the command words the cycle model's fetcher reads, also ahead of the program, are added by
+ * {@link CycleModel#fill}).
+ *
+ * <p>DSP programs depend on shapes only, and a step runs the same few thousand of them again and again (every
+ * layer, every token): each is compiled once per key and its size, cycles and issued instructions kept.
  */
 abstract class CommandCosts {
   final MachineParams p;
   final int line;
   CycleModel cm;
-  long readBeats;
-  long writeBeats;
-  long macs;
-  long commands;
+  private long[] counts;
+  private final Map<Object, List<long[]>> compiled = new HashMap<>();
+  private final TiledGemmConfig denseTiles;
+  private final TiledGemmConfig sparseTiles;
 
   CommandCosts(MachineParams p) {
     this.p = p;
     this.line = p.lineBytes();
+    int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
+    this.denseTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.NONE);
+    this.sparseTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.S2_4);
   }
 
   /** Starts a program: a fresh cycle model, zero counts. */
   final void reset() {
     cm = new CycleModel(p);
-    readBeats = 0;
-    writeBeats = 0;
-    macs = 0;
-    commands = 0;
+    counts = new long[Counter.values().length];
+  }
+
+  /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
+  final PhaseCost snapshot() {
+    long[] c = counts.clone();
+    cm.fill(c);
+    return new PhaseCost(c, line);
+  }
+
+  private void add(Counter c, long v) {
+    counts[c.ordinal()] += v;
+  }
+
+  private long beats(long rows, long rowBytes) {
+    return rows * ((rowBytes + line - 1) / line);
   }
 
   /** The {@code dsptab} of {@code beats} beats (its command already counted). */
   final void dspTable(long beats) {
-    readBeats += beats;
+    add(Counter.EXT_READ_BEATS, beats);
     cm.dspTable(beats);
   }
 
-  /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes. */
-  final void load4(long rows, long rowBytes) {
-    command(true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    readBeats += beats;
-    cm.load4(beats);
-  }
-
   final void command(boolean isLoad) {
-    commands++;
+    add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     cm.dispatch(isLoad, false);
   }
 
   final void load(long rows, long rowBytes) {
     command(true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    readBeats += beats;
+    long beats = beats(rows, rowBytes);
+    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+    add(Counter.EXT_READ_BEATS, beats);
+    add(Counter.SPAD_WRITES, beats);
     cm.load(beats);
   }
 
+  /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
+  final void load4(long rows, long rowBytes) {
+    command(true);
+    long beats = beats(rows, rowBytes);
+    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+    add(Counter.EXT_READ_BEATS, beats);
+    add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
+    cm.load4(beats);
+  }
+
   final void store(long rows, long rowBytes) {
-    commands++;
+    add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     cm.dispatch(false, true);
-    long beats = rows * ((rowBytes + line - 1) / line);
-    writeBeats += beats;
+    long beats = beats(rows, rowBytes);
+    add(Counter.DMA_STORE_BYTES, rows * rowBytes);
+    add(Counter.EXT_WRITE_BEATS, beats);
+    add(Counter.SPAD_READS, beats);
     cm.store(beats);
   }
 
-  /** A {@code dspin} of {@code rows · elems} elements. */
-  final void dspIn(long rows, long elems) {
+  /** A {@code dspin} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (FP16 2, INT32 4). */
+  final void dspIn(long rows, long elems, int elemBytes) {
     command(false);
+    add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
+    add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, true);
   }
 
-  /** A {@code dspout} of {@code rows · elems} elements. */
-  final void dspOut(long rows, long elems) {
+  /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
+  final void dspOut(long rows, long elems, int elemBytes) {
     command(false);
+    add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
+    add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, false);
   }
 
-  final void run(DspProgram program) {
-    command(false);
-    long beats = (8L * program.size() + line - 1) / line;
-    readBeats += beats;
-    cm.dspRun(beats, program.cycles(p.dsp().pipeline()));
+  /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
+  final List<long[]> programs(Object key, Supplier<List<DspProgram>> compile) {
+    return compiled.computeIfAbsent(key, k -> compile.get().stream()
+        .map(program -> new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()}).toList());
+  }
+
+  /** One program, compiled once per {@code key}. */
+  final void run(Object key, Supplier<DspProgram> compile) {
+    runAll(programs(key, () -> List.of(compile.get())));
+  }
+
+  /** A {@code dsprun} of each program (see {@link #programs}). */
+  final void runAll(List<long[]> programs) {
+    for (long[] program : programs) {
+      command(false);
+      long beats = (8L * program[0] + line - 1) / line;
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(beats, program[1]);
+    }
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
     command(false);
+    int wRows = sparse ? 4 * ((k + 3) / 4) : k;
+    add(Counter.MACS, sparse ? (long) m * n * (wRows / 2) : (long) m * k * n);
+    add(Counter.DENSE_MACS, (long) m * k * n);
+    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
+    long drainLines = (4L * n + line - 1) / line;
+    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
+    add(Counter.SPAD_WRITES, m * drainLines);
     if (sparse) {
-      int wRows = 4 * ((k + 3) / 4);
-      macs += (long) m * n * (wRows / 2);
       cm.gemm(m, k, n, wRows, true, 0, 0);
     } else {
-      macs += (long) m * k * n;
       cm.gemm(m, k, n);
     }
   }

@@ -21,11 +21,17 @@ import org.llmnpu.sw.model.ModelConfig;
  * that are a multiple of the line the K cache holds each head contiguous, so the scores GEMV has
  * K = head dim (not kvDim with zero rows).
  *
- * <p>Numbers: {@code cycles} (the model's), DRAM {@code readBytes}/{@code writeBytes} (beats ×
- * line, command and DSP-program fetch included), {@code macs} (executed: a 2:4 GEMM's
- * {@code M·N·2·ceil(K/4)}).
+ * <p>Numbers: every NPU counter ({@link PhaseCost#counter}): the cycle counters from the cycle model, the work
+ * counters as the golden simulator counts them (DRAM beats with command and DSP-program fetch, DMA bytes,
+ * scratchpad lines, MACs executed — a 2:4 GEMM's {@code M·N·2·ceil(K/4)} — partial-sum write-backs, DSP
+ * instructions and elements). A step costs every layer it is asked to ({@link #step}); the DSP programs, which
+ * depend on shapes only, are compiled once per shape.
  */
 public final class PhaseCostModel extends CommandCosts {
+  /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */
+  private static final int INT8 = 1;
+  private static final int FP16 = 2;
+  private static final int INT32 = 4;
   private final ModelConfig c;
   private final DspRoutines r;
   private final int lanes;
@@ -142,7 +148,7 @@ public final class PhaseCostModel extends CommandCosts {
     load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
     int zeroBytes = c.heads() * hdRows * lanes * 2;
     load(zeroBytes / line, line);
-    dspIn(1, zeroBytes / 2);
+    dspIn(1, zeroBytes / 2, FP16);
     PhaseCost total = null;
     int layers = Math.min(costedLayers, c.layers());
     for (int start = 0; start < tokens; start += blockMax) {
@@ -168,26 +174,15 @@ public final class PhaseCostModel extends CommandCosts {
     return total == null ? end : end.plus(total, 1);
   }
 
-  private PhaseCost snapshot() {
-    long[] counters = new long[org.llmnpu.isa.Counter.values().length];
-    cm.fill(counters);
-    // fill adds the command fetcher's beats (commands read ahead included) to EXT_READ_BEATS
-    long read = readBeats + counters[org.llmnpu.isa.Counter.EXT_READ_BEATS.ordinal()];
-    return new PhaseCost(counters[org.llmnpu.isa.Counter.CYCLES.ordinal()], read * line, writeBeats * line, macs,
-        commands, counters[org.llmnpu.isa.Counter.DSP_CYCLES.ordinal()],
-        counters[org.llmnpu.isa.Counter.GEMM_CYCLES.ordinal()], counters[org.llmnpu.isa.Counter.DMA_CYCLES.ordinal()],
-        counters[org.llmnpu.isa.Counter.ARRAY_CYCLES.ordinal()]);
-  }
-
   private void layer(int n, int pos) {
     load(1, 2L * layerVectorElems);
-    dspIn(1, c.dim());
-    dspIn(1, c.dim());
+    dspIn(1, c.dim(), FP16);
+    dspIn(1, c.dim(), FP16);
     int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
         {c.hiddenDim(), c.dim()}};
     for (int[] kn : scaleVectors) {
       for (int g = 0; g < groups(kn[0]); g++) {
-        dspIn(1, kn[1]);
+        dspIn(1, kn[1], FP16);
       }
     }
     if (pos > 0) {
@@ -202,30 +197,29 @@ public final class PhaseCostModel extends CommandCosts {
     int kRows = r.rows(nk);
     for (int t = 0; t < n; t++) {
       resultIn(c.dim(), qkvN);
-      run(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
+      run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
       load(1, 4L * nq);
-      dspIn(1, 2L * nq);
-      run(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
-      run(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-      for (DspProgram program : r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0),
-          new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0), new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)))) {
-        run(program);
-      }
+      dspIn(1, 2L * nq, FP16);
+      run("q rope", () -> r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
+      run("k rope", () -> r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
+      runAll(programs("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
+          new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
+          new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)))));
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
-          dspOut(1, half);
+          dspOut(1, half, INT8);
         }
       } else {
-        dspOut(1, c.kvDim());
+        dspOut(1, c.kvDim(), INT8);
       }
-      dspOut(1, 1);
-      dspOut(1, c.kvDim());
-      dspOut(1, 1);
+      dspOut(1, 1, FP16);
+      dspOut(1, c.kvDim(), INT8);
+      dspOut(1, 1, FP16);
     }
     store(n, kvBytes);
     store(n, kvBytes);
-    dspIn(pos + n, 1);
-    dspIn(pos + n, 1);
+    dspIn(pos + n, 1, FP16);
+    dspIn(pos + n, 1, FP16);
     for (int t = 0; t < n; t++) {
       attention(pos + t + 1);
     }
@@ -240,11 +234,11 @@ public final class PhaseCostModel extends CommandCosts {
     for (int t = 0; t < n; t++) {
       resultIn(c.dim(), c.hiddenDim());
       resultIn(c.dim(), c.hiddenDim());
-      run(r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
-      run(r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
-      run(r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {0, 0}, new int[] {0}));
-      run(r.quantize(0, c.hiddenDim(), -1, 0, 0));
-      dspOut(1, c.hiddenDim());
+      run("hidden scale", () -> r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
+      run("hidden scale", () -> r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
+      run("swiglu", () -> r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {0, 0}, new int[] {0}));
+      run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), -1, 0, 0));
+      dspOut(1, c.hiddenDim(), INT8);
     }
     gemms(n, c.hiddenDim(), c.dim());
     for (int t = 0; t < n; t++) {
@@ -254,35 +248,32 @@ public final class PhaseCostModel extends CommandCosts {
 
   private void lmHead(int count) {
     load(1, 2L * (pad8(c.dim()) + c.vocabSize()));
-    dspIn(1, c.dim());
-    dspIn(1, c.vocabSize());
+    dspIn(1, c.dim(), FP16);
+    dspIn(1, c.vocabSize(), FP16);
     for (int i = 0; i < count; i++) {
       normQuantize();
     }
     gemms(count, c.dim(), c.vocabSize(), 8, split(c.dim()), false);
     for (int i = 0; i < count; i++) {
       partialsIn(split(c.dim()), 1, c.vocabSize(), -1);
-      run(r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
-      dspOut(1, c.vocabSize());
+      run("logits scale", () -> r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
+      dspOut(1, c.vocabSize(), FP16);
       store(1, 2L * c.vocabSize());
     }
   }
 
   private void attention(int s) {
     if (half % lanes != 0) {
-      run(r.scatter(0, c.heads(), half, 0));
+      run("scatter", () -> r.scatter(0, c.heads(), half, 0));
     }
     int k = wide ? c.headDim() : c.kvDim();
     // the lowering's groups of heads (LoweringLayout.headGroup): three whenever the DSP's rows hold their
     // probabilities, as on the NPUs this model is compared on and extrapolates to
     for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
       int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-      java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
-      java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
-      java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
-        dspOut(half, 1);
-        dspOut(half, 1);
+        dspOut(half, 1, INT8);
+        dspOut(half, 1, INT8);
         KSplit ks = split(k);
         for (int ci = 0; ci < ks.count(); ci++) {
           for (int m0 = 0; m0 < s; m0 += p.maxM()) {
@@ -290,23 +281,12 @@ public final class PhaseCostModel extends CommandCosts {
           }
         }
         partialsIn(ks, s, 1, -1);
-        scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
-        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
-        probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
       }
-      for (DspProgram program : r.merged(scoreScales)) {
-        run(program);
-      }
-      for (DspProgram program : r.mergedKernels(softmaxes)) {
-        run(program);
-      }
-      for (DspProgram program : r.quantizeRuns(probabilities)) {
-        run(program);
-      }
-      java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
+      // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
+      runAll(programs(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s)));
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
-        dspOut(1, s);
+        dspOut(1, s, INT8);
         int first = c.headDim() * (h / c.groupSize());
         int col = first - first / line * line;
         KSplit pv = split(s);
@@ -314,29 +294,48 @@ public final class PhaseCostModel extends CommandCosts {
           gemm(1, pv.length(ci), col + c.headDim(), false);
         }
         partialsIn(pv, 1, c.headDim(), -1);
-        outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
       }
-      for (DspProgram program : r.merged(outputScales)) {
-        run(program);
-      }
+      runAll(programs(java.util.List.of("output scales", group), () -> {
+        java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
+        for (int i = 0; i < group; i++) {
+          outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
+        }
+        return r.merged(outputScales);
+      }));
     }
-    run(r.quantize(0, oK, -1, 0, 0));
-    dspOut(1, oK);
+    run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
+    dspOut(1, oK, INT8);
+  }
+
+  /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, quantization (merged as the lowering does). */
+  private java.util.List<DspProgram> scoresPrograms(int group, int s) {
+    java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+    java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
+    java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
+    for (int i = 0; i < group; i++) {
+      scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
+      softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
+      probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
+    }
+    java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(scoreScales));
+    runs.addAll(r.mergedKernels(softmaxes));
+    runs.addAll(r.quantizeRuns(probabilities));
+    return runs;
   }
 
   private void normQuantize() {
-    dspIn(1, c.dim());
-    run(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
-    run(r.quantize(0, c.dim(), -1, 0, 0));
-    dspOut(1, c.dim());
+    dspIn(1, c.dim(), FP16);
+    run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
+    run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
+    dspOut(1, c.dim(), INT8);
   }
 
   /** The residual after a block GEMM over {@code k}. */
   private void residual(int k) {
     resultIn(k, c.dim());
-    dspIn(1, c.dim());
-    run(r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
-    dspOut(1, c.dim());
+    dspIn(1, c.dim(), FP16);
+    run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    dspOut(1, c.dim(), FP16);
   }
 
   /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */
@@ -348,14 +347,15 @@ public final class PhaseCostModel extends CommandCosts {
   /** {@link LoweringEmitter#partialsIn}: one {@code dspin}, or one per chunk and {@code sumPartials}. */
   private void partialsIn(KSplit ks, int rows, int elems, int scales) {
     if (!ks.combined()) {
-      dspIn(rows, elems);
+      dspIn(rows, elems, INT32);
       return;
     }
     int len = elems * rows;
     for (int ci = 0; ci < ks.count(); ci++) {
-      dspIn(rows, elems);
+      dspIn(rows, elems, INT32);
     }
-    run(r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
+    run(java.util.List.of("sum partials", ks.count(), len, scales),
+        () -> r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
   }
 
   private void gemms(int m, int k, int n) {

@@ -1,0 +1,130 @@
+package org.llmnpu.sw.estimate;
+
+import java.util.List;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.lower.DecoderLowering;
+import org.llmnpu.sw.lower.LoweredModel;
+import org.llmnpu.sw.lower.PhaseCost;
+import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.WeightFormats;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.SyntheticWeights;
+
+/**
+ * Estimates a prefill and the decode step after it on an NPU from the model's shape: {@link PhaseCostModel} walks
+ * the command sequence the lowering emits through {@code npu-isa}'s cycle model, every layer costed (no scaling), so
+ * that every counter equals the golden simulator's for the same program (the test runs both on stories260K).
+ *
+ * <p>Weights reach the array in one of two ways ({@link Staging}): as the lowering does today (each block weight
+ * loaded whole into the scratchpad, then its GEMM tiles), when the lowered model fits the NPU — checked by laying it
+ * out, which is done for models of up to {@value #LAYOUT_CHECK_PARAMETERS} parameters; otherwise streamed in
+ * {@code maxN}-column tiles (load a tile, GEMM it), with the K cache holding heads contiguous when the head
+ * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
+ * lowering, stated with every result.
+ */
+public final class CycleEstimator {
+  /** Weight formats the cost model reproduces exactly (tests against the golden counters). */
+  public static final List<String> QUANTS = List.of("int8", "int4", "int4-g32", "s2_4", "mxfp8");
+
+  /** Largest model (parameters) whose lowering is laid out to see whether it fits the NPU. */
+  static final long LAYOUT_CHECK_PARAMETERS = 16_000_000L;
+
+  /** How block weights reach the array. */
+  public enum Staging {
+    /** The lowering's own program: each weight loaded whole, then its GEMM tiles. */
+    LOWERING("each block weight loaded whole into the scratchpad, as the lowering does (exact program)"),
+    /** Weights streamed in maxN-column tiles: the lowering's commands with the two changes a larger model needs. */
+    STREAMED("weights streamed in maxN-column tiles (load tile, GEMM tile) and heads contiguous in the K cache when "
+        + "the head dimension is a multiple of the line: the lowering's commands extrapolated");
+
+    public final String meaning;
+
+    Staging(String meaning) {
+      this.meaning = meaning;
+    }
+  }
+
+  private CycleEstimator() {
+  }
+
+  /**
+   * The prefill of {@code promptLen} tokens and the decode step at position {@code promptLen}.
+   *
+   * @throws IllegalArgumentException naming the option ({@code --quant}, {@code --prompt-len}) and allowed values
+   */
+  public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen) {
+    check(shape.config(), p, quant, promptLen);
+    ModelConfig c = shape.config();
+    int maxContext = promptLen + 1;
+    Layout layout = loweringLayout(c, p, quant, promptLen);
+    int block = layout.block();
+    Staging staging = block > 0 ? Staging.LOWERING : Staging.STREAMED;
+    if (staging == Staging.STREAMED) {
+      block = Math.min(p.maxM(), promptLen);
+    }
+    PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
+        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant));
+    PhaseCost prefill = cost.step(promptLen, 0, c.layers());
+    PhaseCost decode = cost.step(1, promptLen, c.layers());
+    return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode);
+  }
+
+  /**
+   * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it
+   * allows.
+   */
+  public static void checkOptions(ModelConfig c, String quant, int promptLen) {
+    if (!QUANTS.contains(quant)) {
+      throw new IllegalArgumentException("--quant: '" + quant + "' is not allowed; allowed: " + String.join(", ", QUANTS)
+          + (WeightFormats.NAMES.contains(quant) ? " (" + quant + " costs what its storage format costs: calibration "
+          + "changes accuracy, not cycles)" : ""));
+    }
+    if (promptLen < 1 || promptLen >= c.maxSeqLen()) {
+      throw new IllegalArgumentException("--prompt-len: " + promptLen + " is not allowed; allowed: 1.."
+          + (c.maxSeqLen() - 1) + " (the model's positions less the decoded token)");
+    }
+  }
+
+  /** The options' checks and what the format needs of the NPU. */
+  static void check(ModelConfig c, MachineParams p, String quant, int promptLen) {
+    checkOptions(c, quant, promptLen);
+    if (WeightFormats.sparsity(quant) == Command.S2_4 && p.sparsity() != Command.S2_4) {
+      throw new IllegalArgumentException("--quant s2_4 needs a MAC array built for 2:4 (NPU parameter sparsity: 2:4)");
+    }
+    if (WeightFormats.mx(quant) >= 0 && !p.mxLoad()) {
+      throw new IllegalArgumentException("--quant " + quant + " needs MX decoding on the load path (NPU parameter "
+          + "mxLoad: true)");
+    }
+  }
+
+  /** The lowering's prefill block when its program runs on the NPU (0 when not), and why it does not. */
+  record Layout(int block, String reason) {
+  }
+
+  /**
+   * The prefill block of the lowering's own program when the lowered model fits {@code p} (the largest block up to
+   * maxM that lays out), else 0 and the reason.
+   */
+  static Layout loweringLayout(ModelConfig c, MachineParams p, String quant, int promptLen) {
+    long params = parameters(c);
+    if (params > LAYOUT_CHECK_PARAMETERS) {
+      return new Layout(0, String.format(java.util.Locale.ROOT, "the model's %.3g G parameters are beyond what the "
+          + "lowering stages on an NPU (its layout is checked up to %d M)", params / 1e9,
+          LAYOUT_CHECK_PARAMETERS / 1_000_000));
+    }
+    try {
+      LoweredModel model = WeightFormats.lower(SyntheticWeights.generate(c, 1), quant, p, promptLen + 1, promptLen);
+      return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen)), "");
+    } catch (IllegalArgumentException e) {
+      return new Layout(0, "the lowering cannot lay this model out on this NPU: " + e.getMessage());
+    }
+  }
+
+  /** The model's weights (embedding, blocks, LM head, norms). */
+  static long parameters(ModelConfig c) {
+    long block = (long) c.dim() * (c.dim() + 2L * c.kvDim()) + (long) c.dim() * c.dim()
+        + 3L * c.dim() * c.hiddenDim() + 2L * c.dim();
+    return c.layers() * block + 2L * c.vocabSize() * c.dim() + c.dim();
+  }
+}
