@@ -38,8 +38,14 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * write strobe, in-order read responses that are always accepted); the harness's C++ memory
  * model serves it in simulation.
  *
- * <p><b>Units</b> (one file each; this class assembles them and shares the ports; {@link NpuControl}
- * is the state machine): {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
+ * <p><b>Unit modules</b> (instances in the Verilog, each its own block {@code npu-<unit>}, lint-clean and
+ * synthesized alone; {@link NpuUnitGenerators}): {@link NpuScratchpad} ({@code spad}: the banked SRAM with the one
+ * write arbiter, whose requests are {@link SpadWrite}s), {@link NpuBackEnd} ({@code back}: the decoupled GEMM
+ * back-end, drain and scoreboard), {@link NpuLoad4} and {@link NpuLoadMx} ({@code load4}, {@code loadMx}: the load
+ * path's INT4 unpacker and MX decoders), {@link NpuWatchdog}, {@link NpuSnapshot} and {@link NpuCounters}; the GEMM
+ * engine ({@code gemm}), the Vector DSP and the PPM datapaths. The controller and its command units are still built
+ * into this module by helper classes (one file each, in constructor order): {@link NpuControl} is the state
+ * machine; {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
  * {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller first),
  * FETCH (the controller waits for its next command) and DECODE (one cycle:
  * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives, {@link NpuPredecode}); then the
@@ -51,8 +57,7 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * DSP_TAB, DSP_PROG and SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X
  * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code weightRowsPerCycle} rows a
  * cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles), starts
- * the engine and fetches the next command. {@link NpuBackEnd} — the decoupled GEMM back-end and
- * its drain. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
+ * the engine and fetches the next command. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
  * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
  * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16,
@@ -60,7 +65,9 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * SNAPSHOT stores the counters latched in its first cycle ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
  * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
  * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
- * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). {@link NpuCounters} — the performance counters.
+ * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). The controller's dispatch reaches a unit module's
+ * registers through a one-cycle pulse wire ({@code gemm_take}, {@code snapshot_capture}, {@code dma_dispatch}) with
+ * the command's fields, so every register updates in the same cycle as before the split.
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
@@ -75,7 +82,7 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * read not answered) counts cycles without progress; at {@code watchdogCycles} the NPU halts with
  * {@link ErrorCause#WATCHDOG}.
  *
- * <p>The units create their signals in the order of this constructor, which is the declaration
+ * <p>The helper units create their signals in the order of this constructor, which is the declaration
  * order of the Verilog.
  */
 public final class Npu extends HwModule {

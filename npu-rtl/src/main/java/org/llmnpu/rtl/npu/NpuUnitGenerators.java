@@ -85,6 +85,14 @@ public abstract class NpuUnitGenerators implements BlockGenerator {
     }
   }
 
+  /** {@code npu-predecode}: {@link NpuPredecode}. */
+  public static final class Predecode extends NpuUnitGenerators {
+    public Predecode() {
+      super("predecode", "the NPU fetch's predecode: a landing command's shape and range checks and operand ends "
+          + "(registered partial products, then narrow sums)", NpuPredecode::new);
+    }
+  }
+
   /** {@code npu-load4}: {@link NpuLoad4}. */
   public static final class Load4 extends NpuUnitGenerators {
     public Load4() {

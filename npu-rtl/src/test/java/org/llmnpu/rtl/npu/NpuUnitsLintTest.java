@@ -22,16 +22,17 @@ import org.llmnpu.hdl.gen.Params;
  */
 class NpuUnitsLintTest {
   static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
-      "npu-backend", "npu-load4", "npu-loadmx");
+      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx");
 
   private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
-      NpuConfig.small().withWeightRowsPerCycle(4));
+      NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
+      NpuConfig.defaults().withMxLoad(true).withPpu(false));
 
   @Test
   void everyUnitIsLintCleanAlone() {
     for (NpuConfig c : CONFIGS) {
       for (var unit : List.of(new NpuCounters(c), new NpuWatchdog(c), new NpuSnapshot(c), new NpuScratchpad(c),
-          new NpuBackEnd(c), new NpuLoad4(c), new NpuLoadMx(c))) {
+          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c))) {
         DesignAssertions.assertLintClean(unit, false);
       }
     }
@@ -39,13 +40,16 @@ class NpuUnitsLintTest {
 
   @Test
   void everyUnitIsARegisteredBlockWhoseDefaultsAreTheDefaultNpusInstance() {
-    // the default NPU with MX decoding on its load path holds every unit (MX decoding changes no other unit)
-    VerilogDesign npu = Verilog.emit(new Npu(NpuConfig.defaults().withMxLoad(true)));
+    VerilogDesign npu = Verilog.emit(new Npu(NpuConfig.defaults()));
+    // the loadmx decoders are built only with MX decoding on the load path (a block of their own either way)
+    VerilogDesign mx = Verilog.emit(new Npu(NpuConfig.defaults().withMxLoad(true)));
     for (String name : UNITS) {
       BlockGenerator g = BlockRegistry.find(name);
       VerilogDesign unit = Verilog.emit(g.build(Params.resolve(g, Map.of())));
       String file = unit.top() + ".v";
-      assertEquals(unit.files().get(file), npu.files().get(file), name + ": the NPU's instance of " + unit.top());
+      String inNpu = (name.equals("npu-loadmx") ? mx : npu).files().get(file);
+      assertTrue(inNpu != null, name + ": " + file + " in the default NPU");
+      assertEquals(unit.files().get(file), inNpu, name + ": the NPU's instance of " + unit.top());
     }
   }
 
@@ -59,10 +63,10 @@ class NpuUnitsLintTest {
       while (m.find()) {
         instances.add(m.group(1));
       }
-      int units = c.mxLoad() ? 10 : 9;
+      int units = c.mxLoad() ? 11 : 10;
       assertTrue(instances.size() >= units, c + ": " + instances);
       for (String unit : List.of("NpuScratchpad", "NpuWatchdog", "NpuLoad4", "NpuSnapshot", "NpuCounters",
-          "NpuBackEnd")) {
+          "NpuBackEnd", "NpuPredecode")) {
         assertTrue(instances.stream().anyMatch(i -> i.startsWith(unit + "_")), unit + " in " + instances);
       }
     }
