@@ -22,7 +22,9 @@ import org.llmnpu.isa.MachineParams;
  * {@link #load4First}, {@link #dspOut}, {@link #ppm} and {@link #load} (a load response), in that priority. The
  * controller's dispatch rules keep them apart (a LOAD waits for the drain; the others run in their own controller
  * states), so the priority only orders the multiplexers; {@link #load4First}, {@link #dspOut} and {@link #load}
- * write at the DMA's scratchpad walk, {@link #walkLine}.
+ * write at the DMA's scratchpad walk, {@link #walkLine}. The line is chosen among the requests that carry one
+ * (drain, {@link #load4Second}, {@link #ppm}, else the walk's), so {@link #ppm} must not be valid together with
+ * {@link #load4First} or {@link #dspOut} (it never is: they run in different controller states).
  *
  * <p><b>Reads.</b> {@link #readData} is line {@link #walkLine}, or the {@link #drain}'s line while
  * {@link #drainReads} (the accumulate-into drain reads the old line it overwrites); {@link #drainOldLine} is the

@@ -13,7 +13,7 @@ import org.llmnpu.verilator.SimModes;
 
 /**
  * The {@link NpuScratchpad} unit alone in Verilator against a byte-array model of its specification: under random
- * requests of all six writers at once, the first valid one in priority order (drain, load4's second line, load4's
+ * requests of all six writers at once (never the PPM with load4's first line or dspout, as in the NPU), the first valid one in priority order (drain, load4's second line, load4's
  * first line, dspout, PPM, load) writes its masked bytes to its line (the walk's for load4's first line, dspout and
  * load), visible from the next cycle; {@code readData} is line {@code walkLine} (the drain's line while
  * {@code drainReads}), {@code drainOldLine} the drain's line while {@code drainReads} (it selects the bank of the
@@ -56,8 +56,11 @@ class NpuScratchpadTest {
         int target = -1;
         BigInteger data = null;
         int mask = 0;
+        boolean walkWriter = false;
         for (String w : PRIORITY) {
-          boolean valid = r.nextInt(PRIORITY.size() + 2) == 0;
+          // the PPM never writes in the same cycle as load4's first line or dspout (the controller's states)
+          boolean valid = r.nextInt(PRIORITY.size() + 2) == 0 && !(w.equals("ppm") && walkWriter);
+          walkWriter |= valid && (w.equals("load4First") || w.equals("dspOut"));
           BigInteger d = new BigInteger(8 * line, r);
           int m = r.nextInt(1 << line);
           int l = WALK_WRITERS.contains(w) ? walk : w.equals("drain") ? drainLine : r.nextInt(USED_LINES);
