@@ -46,6 +46,15 @@ public abstract class HwModule {
     return getClass().getSimpleName();
   }
 
+  /**
+   * Whether synthesis flattens this module into its parent ({@code VerilogDesign#flattened}): a unit of a larger
+   * design whose timing paths run through its ports (a controller's units), so that the gate mapping sees each
+   * path whole. Modules synthesized once for many instances (arrays) keep the default, false.
+   */
+  public boolean flattenInSynthesis() {
+    return false;
+  }
+
   // ---- ports, wires, registers ------------------------------------------------------
 
   /**

@@ -56,6 +56,7 @@ public final class Verilog {
   private final Map<String, Integer> baseUse = new HashMap<>();
   private final Map<String, String> files = new LinkedHashMap<>();
   private final List<VerilogDesign.MemoryInfo> memories = new ArrayList<>();
+  private final java.util.SortedSet<String> flattened = new java.util.TreeSet<>();
 
   private Verilog() {
   }
@@ -71,7 +72,8 @@ public final class Verilog {
     for (Signal p : top.ir().ports()) {
       ports.add(new VerilogDesign.PortInfo(p.name, p.width, p.role == Signal.Role.INPUT, p.kind.signed()));
     }
-    return new VerilogDesign(name, v.files, v.memories, ports);
+    v.flattened.remove(name);
+    return new VerilogDesign(name, v.files, v.memories, ports, List.copyOf(v.flattened));
   }
 
   private String visit(HwModule m) {
@@ -94,6 +96,9 @@ public final class Verilog {
     String base = legal(m.moduleName());
     int n = baseUse.merge(base, 1, Integer::sum);
     String name = n == 1 ? base : base + "_" + (n - 1);
+    if (m.flattenInSynthesis()) {
+      flattened.add(name);
+    }
     nameByText.put(text, name);
     files.put(name + ".v", text.replace(ModuleWriter.NAME, name));
     for (MemoryNode mem : ir.memories()) {

@@ -22,8 +22,11 @@ import java.util.Map;
  * @param files    file name to Verilog text, leaves first, top last
  * @param memories every memory array in the design, one entry per module definition
  * @param ports    the top module's ports in declaration order
+ * @param flattened modules (not the top) that synthesis flattens into their parents
+ *                 ({@code HwModule#flattenInSynthesis}), sorted
  */
-public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports) {
+public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports,
+                            List<String> flattened) {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** A port of the top module. */
@@ -33,6 +36,11 @@ public record VerilogDesign(String top, Map<String, String> files, List<MemoryIn
   /** A design whose top-level ports are not described (hand-written Verilog). */
   public VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories) {
     this(top, files, memories, List.of());
+  }
+
+  /** A design whose modules all keep their hierarchy in synthesis. */
+  public VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports) {
+    this(top, files, memories, ports, List.of());
   }
 
   /** A memory array of a module: {@code depth} words of {@code width} bits. */
@@ -46,6 +54,7 @@ public record VerilogDesign(String top, Map<String, String> files, List<MemoryIn
     files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
     memories = List.copyOf(memories);
     ports = List.copyOf(ports);
+    flattened = List.copyOf(flattened);
   }
 
   /** The filelist {@code <top>.f}: one file name per line, leaves first. */

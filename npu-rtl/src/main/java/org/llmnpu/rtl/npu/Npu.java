@@ -2,6 +2,7 @@ package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -37,8 +38,14 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * write strobe, in-order read responses that are always accepted); the harness's C++ memory
  * model serves it in simulation.
  *
- * <p><b>Units</b> (one file each; this class assembles them and shares the ports; {@link NpuControl}
- * is the state machine): {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
+ * <p><b>Unit modules</b> (instances in the Verilog, each its own block {@code npu-<unit>}, lint-clean and
+ * synthesized alone; {@link NpuUnitGenerators}): {@link NpuScratchpad} ({@code spad}: the banked SRAM with the one
+ * write arbiter, whose requests are {@link SpadWrite}s), {@link NpuBackEnd} ({@code back}: the decoupled GEMM
+ * back-end, drain and scoreboard), {@link NpuLoad4} and {@link NpuLoadMx} ({@code load4}, {@code loadMx}: the load
+ * path's INT4 unpacker and MX decoders), {@link NpuWatchdog}, {@link NpuSnapshot} and {@link NpuCounters}; the GEMM
+ * engine ({@code gemm}), the Vector DSP and the PPM datapaths. The controller and its command units are still built
+ * into this module by helper classes (one file each, in constructor order): {@link NpuControl} is the state
+ * machine; {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
  * {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller first),
  * FETCH (the controller waits for its next command) and DECODE (one cycle:
  * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives, {@link NpuPredecode}); then the
@@ -50,8 +57,7 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * DSP_TAB, DSP_PROG and SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X
  * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code weightRowsPerCycle} rows a
  * cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles), starts
- * the engine and fetches the next command. {@link NpuBackEnd} — the decoupled GEMM back-end and
- * its drain. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
+ * the engine and fetches the next command. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
  * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
  * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16,
@@ -59,7 +65,9 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * SNAPSHOT stores the counters latched in its first cycle ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
  * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
  * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
- * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). {@link NpuCounters} — the performance counters.
+ * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). The controller's dispatch reaches a unit module's
+ * registers through a one-cycle pulse wire ({@code gemm_take}, {@code snapshot_capture}, {@code dma_dispatch}) with
+ * the command's fields, so every register updates in the same cycle as before the split.
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
@@ -74,13 +82,12 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * read not answered) counts cycles without progress; at {@code watchdogCycles} the NPU halts with
  * {@link ErrorCause#WATCHDOG}.
  *
- * <p>The units create their signals in the order of this constructor, which is the declaration
+ * <p>The helper units create their signals in the order of this constructor, which is the declaration
  * order of the Verilog.
  */
 public final class Npu extends HwModule {
   static final int ADDR = 32;
   static final int WIDE = 52;
-  private static final int COUNTER_BITS = 48;
 
   public final Bool start = in(bool());
   public final UInt programAddress = in(uint(ADDR));
@@ -103,8 +110,6 @@ public final class Npu extends HwModule {
   enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
     DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN }
 
-  /** The GEMM back-end: the array runs and its results drain while the controller goes on. */
-  enum Back { IDLE, RUN, DRAIN }
 
   // Shared by the units (package-private): the machine, the controller state and the units themselves.
   final MachineParams p;
@@ -124,6 +129,10 @@ public final class Npu extends HwModule {
   final NpuBackEnd back;
   final NpuDspCommands dsp;
   final NpuPpmCommands ppm;
+  /** The dispatch of a {@code gemm}: the back-end takes where its results go. */
+  Bool gemmTake;
+  /** The dispatch of a {@code snapshot}: the snapshot unit latches the counters in the next cycle. */
+  Bool snapshotCapture;
   /** A PPM item (channel record, C-LUT entry) enters the PPM: progress for the watchdog. */
   final Bool ppmItem;
   final Bool inLoad;
@@ -161,18 +170,24 @@ public final class Npu extends HwModule {
     fire = wire("fire", bool());
     resp = fetch.ctrlResp;
     Bool in = wire("busy", state.ne(st(State.IDLE)).and(state.ne(st(State.DONE))).and(state.ne(st(State.ERROR))));
-    spad = new NpuScratchpad(this, p, c.weightRowsPerCycle() - 1);
+    spad = instance("spad", new NpuScratchpad(c));
     dec = fetch.decode();
     dma = new NpuDma(this);
     gemm = new NpuGemm(this);
-    back = new NpuBackEnd(this);
+    back = instance("back", new NpuBackEnd(c));
+    gemmTake = wire("gemm_take", bool());
+    gemmTake.set(boolLit(false));
     fetch.beatCounters();
     ppmItem = wire("ppm_itemEntered", bool());
-    NpuWatchdog watchdog = new NpuWatchdog(this);
+    NpuWatchdog watchdog = instance("watchdog", new NpuWatchdog(c));
+    watchdog.state.set(state);
+    watchdog.ctrlFire.set(fire);
+    watchdog.fetchFire.set(fetch.fire);
+    watchdog.response.set(mem_resp_valid);
+    watchdog.ppmItem.set(ppmItem);
     gemm.engine(c);
-    back.drainData(gemm.engine, c.accWidth());
+    connectBackEnd();
     dma.masks();
-    back.drainMask(dma.ones);
 
     inLoad = wire("inLoad", state.eq(st(State.LOAD)));
     inStore = wire("inStore", state.eq(st(State.STORE)));
@@ -188,7 +203,6 @@ public final class Npu extends HwModule {
     inPpmLoad = wire("inPpmLoad", state.eq(st(State.PPM_LOAD)));
     inPpmRun = wire("inPpmRun", state.eq(st(State.PPM_RUN)));
     inPpmDrain = wire("inPpmDrain", state.eq(st(State.PPM_DRAIN)));
-    back.flags();
 
     dsp = new NpuDspCommands(this, c);
     ppm = new NpuPpmCommands(this, c);
@@ -197,19 +211,20 @@ public final class Npu extends HwModule {
     if (p.mxLoad()) {
       dma.loadMx();
     }
-    NpuSnapshot snapshot = new NpuSnapshot(this, line, COUNTER_BITS);
-    back.loadRule();
+    NpuSnapshot snapshot = instance("snapshot", new NpuSnapshot(c));
+    snapshotCapture = wire("snapshot_capture", bool());
+    snapshotCapture.set(boolLit(false));
+    snapshot.capture.set(snapshotCapture);
     dma.memoryPort(snapshot);
     fetch.prefetcher(in, dma.ctrlWants, fire.and(mem_req_write.not()));
     scratchpadWritePort();
 
-    NpuCounters counters = new NpuCounters(this);
-    counters.connect(this, in);
-    counterValue.set(counters.select(counterSelect));
-
-    snapshot.takeFrom(counters.registers());
-    new NpuControl(this, watchdog.expired, snapshot);
-    back.stateMachine();
+    NpuCounters counters = instance("counters", new NpuCounters(c));
+    connectCounters(counters, in);
+    counters.select.set(counterSelect);
+    counterValue.set(counters.value);
+    snapshot.counters.set(counters.values);
+    new NpuControl(this, watchdog.expired);
 
     // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final, and
     // for the memory's answers to reads still outstanding (commands read ahead), so the port is quiet.
@@ -219,23 +234,88 @@ public final class Npu extends HwModule {
     errorCommand.set(fetch.index);
   }
 
-  /** The scratchpad's one write port: a drain line, a load4 line, a dspout element or a load beat. */
+  /** The scratchpad's requests: a drain line, a load4 line, a dspout element, a PPM row or a load beat. */
   private void scratchpadWritePort() {
     Walker sp = dma.sp;
-    NpuLoad4 load4 = dma.load4;
-    spad.readLine.set(mux(back.drainReads, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
-        sp.address.slice(lineShift + lineAddrBits - 1, lineShift)));
-    dma.loadWrite = wire("loadWrite", inLoad.and(resp));
-    spad.write.set(dma.loadWrite.or(back.inDrain).or(load4.beat).or(load4.pending).or(inDspOut).or(ppm.write));
     UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
-    spad.writeLine.set(mux(back.inDrain, back.drain.address.slice(lineShift + lineAddrBits - 1, lineShift),
-        mux(load4.pending, load4.pendingLine, mux(ppm.write, ppm.writeLine, spLine))));
-    spad.writeData.set(mux(back.inDrain, back.drainData, mux(load4.pending, load4.pendingData, mux(inLoad4,
-        load4.firstData, mux(inDspOut, dsp.unit.outData, mux(ppm.write, ppm.unit.outData, dma.loadData()))))));
-    spad.writeMask.set(mux(back.inDrain, mux(back.drain.lastInRow(), back.drainEndMask, dma.ones),
-        mux(load4.pending, load4.pendingMask, mux(inLoad4, load4.firstMask,
-        mux(inDspOut, dsp.unit.outMask, mux(ppm.write, ppm.unit.outMask,
-        mux(sp.lastInRow(), dma.rowEndMask, dma.ones)))))));
+    dma.loadWrite = wire("loadWrite", inLoad.and(resp));
+    spad.walkLine.set(spLine);
+    spad.drainReads.set(back.drainReads);
+    spad.drain.connectFrom(back.write);
+    spad.load4Second.connectFrom(dma.load4.second);
+    spad.load4First.connectFrom(dma.load4.first);
+    spad.dspOut.valid.set(inDspOut);
+    spad.dspOut.data.set(dsp.unit.outData);
+    spad.dspOut.mask.set(dsp.unit.outMask);
+    spad.ppm.valid.set(ppm.write);
+    spad.ppm.line.set(ppm.writeLine);
+    spad.ppm.data.set(ppm.unit.outData);
+    spad.ppm.mask.set(ppm.unit.outMask);
+    spad.load.valid.set(dma.loadWrite);
+    spad.load.data.set(dma.loadData());
+    spad.load.mask.set(mux(sp.lastInRow(), dma.rowEndMask, dma.ones));
+  }
+
+  /** The GEMM back-end's inputs: the dispatch, the engine's results, the scratchpad's old line, a STORE's range. */
+  private void connectBackEnd() {
+    back.gemmStart.set(inState(State.GEMM_START));
+    back.take.set(gemmTake);
+    back.resultAddress.set(fetch.words.get(5));
+    back.resultStride.set(fetch.words.get(7));
+    back.resultEnd.set(dec.resultEnd);
+    back.accumulateIn.set(dec.accumulate);
+    back.m.set(gemm.m);
+    back.n.set(gemm.n);
+    back.engineDone.set(gemm.engine.done);
+    back.yData.set(gemm.engine.yData);
+    gemm.engine.yAddress.set(back.yAddress);
+    back.loadBusy.set(inState(State.LOAD).or(inState(State.LOAD4)).or(inState(State.LOAD4_END)));
+    back.oldLine.set(spad.drainOldLine);
+    back.storeStart.set(fetch.words.get(3));
+    back.storeEnd.set(dec.dmaSpadEnd);
+  }
+
+  /** The counters' events, from the units' signals; {@code busy}: the NPU runs a program. */
+  private void connectCounters(NpuCounters k, Bool busy) {
+    Walker sp = dma.sp;
+    k.clear.set(inState(State.IDLE).and(start));
+    k.busy.set(busy);
+    k.decode.set(inState(State.DECODE));
+    k.loadBeat.set(dma.loadWrite.or(dma.load4Beat));
+    k.storeBeat.set(inStore.and(fire));
+    k.partialBeat.set(wire("partialBeat", sp.lastInRow().and(dma.remainder.ne(0))));
+    k.remainder.set(dma.remainder);
+    k.readBeat.set(fire.and(mem_req_write.not()).or(fetch.fire));
+    k.writeBeat.set(fire.and(mem_req_write));
+    k.gemmStart.set(inState(State.GEMM_START));
+    k.macs.set(gemm.macsRegister());
+    k.denseMacs.set(gemm.denseMacs());
+    k.drainStart.set(back.drainStarts);
+    k.psumWritebacks.set(gemm.engine.psumWritebacks);
+    NpuDsp unit = dsp.unit;
+    Bool copies = inStore.and(fire).or(inState(State.GEMM_X));
+    if (config.weightRowsPerCycle() == 1) {
+      k.spadRead.set(copies.or(inState(State.GEMM_W)).or(inDspIn.and(unit.lineStart)).or(inPpmRun));
+    } else {
+      // the W copy reads several lines a cycle
+      k.spadRead.set(copies.or(inDspIn.and(unit.lineStart)).or(inPpmRun));
+      k.weightCopy.set(inState(State.GEMM_W));
+      k.weightLines.set(gemm.weightLinesRead());
+    }
+    k.drainRead.set(back.drainReads);
+    // dspout writes a line element by element: one line write when it starts a line
+    k.spadWrite.set(spad.write.and(inDspOut.and(unit.lineStart.not()).not()));
+    k.fetchCycle.set(inFetch.or(inState(State.DECODE)));
+    k.dmaCycle.set(inLoad.or(inStore).or(inLoad4).or(inLoad4End).or(inSnap));
+    k.gemmCycle.set(state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START))).or(back.idle.not()));
+    k.arrayCycle.set(inState(State.GEMM_START).or(back.running));
+    k.memStall.set(mem_req_valid.and(mem_req_ready.not()));
+    k.dspInstruction.set(inDspRun.and(unit.dsp.busy).and(unit.dsp.stalled.not()).and(dsp.runExpired.not()));
+    k.dspElement.set(inDspIn.or(inDspOut));
+    k.dspCycle.set(inDspTab.or(inDspProg).or(inDspRun).or(inDspIn).or(inDspOut).or(inState(State.DSP_DRAIN)));
+    k.ppmRow.set(inPpmRun.and(sp.lastInRow()));
+    k.ppmLanes.set(ppm.lanes);
+    k.ppmCycle.set(inPpmLoad.or(inPpmRun).or(inPpmDrain));
   }
 
   /** Statements: halt with {@code e}. */
@@ -249,15 +329,26 @@ public final class Npu extends HwModule {
     return state.eq(st(s));
   }
 
-  static UInt bk(Back b) {
-    return uintLit(b.ordinal(), 2);
-  }
-
   static UInt st(State s) {
     return uintLit(s.ordinal(), 5);
   }
 
   // Package-private access to the builder verbs for the units.
+
+  /** This module as the host of a {@link Walker}. */
+  Walker.Host walkerHost() {
+    return new Walker.Host() {
+      @Override
+      public <T extends HwValue> T reg0(String name, T type) {
+        return regInit(name, type, 0);
+      }
+
+      @Override
+      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
+        when(cond, then).otherwise(otherwise);
+      }
+    };
+  }
 
   <T extends HwValue> T reg0(String name, T type) {
     return regInit(name, type, 0);

@@ -1,5 +1,8 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
@@ -10,85 +13,122 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 
 /**
- * The {@link Npu}'s decoupled GEMM back-end: IDLE → RUN when a GEMM starts; at the engine's
- * {@code done}, in the first cycle the controller is not in a LOAD or LOAD4 (they share the
- * scratchpad's write port), RUN → DRAIN, which writes the {@code M·ceil(4N / line)} result lines
- * (line q of a row: the sign-extended INT32 outputs {@code q·line/4 ..} of N tile {@code q/4},
- * little-endian; a row's last line byte-masked), one a cycle, then IDLE. A scoreboard holds the
- * running GEMM's result byte range so a STORE outside it may go while the back-end runs. Cycles:
- * {@code org.llmnpu.isa.CycleModel} (Overlap). A GEMM with the accumulate-into flag drains
- * {@code Y + result} (each 32-bit lane added with wraparound to the old line, read in the same cycle through
- * the scratchpad's asynchronous read port, which the drain then owns): no extra cycles; its scoreboard range
- * is the whole scratchpad, so every STORE waits for the back-end.
+ * The {@link Npu}'s decoupled GEMM back-end and drain unit: IDLE → RUN when a GEMM starts ({@link #gemmStart});
+ * at the engine's {@link #engineDone}, in the first cycle no load holds the scratchpad's write port
+ * ({@link #loadBusy} low), RUN → DRAIN ({@link #drainStarts}), which writes the {@code M·ceil(4N / line)} result
+ * lines on {@link #write} (line q of a row: the sign-extended INT32 outputs {@code q·line/4 ..} of N tile
+ * {@code q/4}, read from the engine at {@link #yAddress}, little-endian; a row's last line byte-masked), one a
+ * cycle, then IDLE. A GEMM's dispatch ({@link #take}) gives where its results go ({@link #resultAddress},
+ * {@link #resultStride}) and the end of its result bytes; a scoreboard holds that byte range so a STORE outside
+ * it ({@link #storeClear} for the store's {@link #storeStart} .. {@link #storeEnd}) may go while the back-end
+ * runs. A GEMM with the accumulate-into flag drains {@code Y + result} (each 32-bit lane added with wraparound to
+ * the old line {@link #oldLine}, which the scratchpad reads in the same cycle, {@link #drainReads}): no extra
+ * cycles; its scoreboard range is the whole scratchpad, so every STORE waits for the back-end. Cycle formula
+ * ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the engine's done that
+ * is not a load's, and takes {@code M·ceil(4N / line)} cycles.
  */
-final class NpuBackEnd {
-  final UInt yAddr;
-  final UInt yStride;
-  final UInt state;
-  final Walker drain;
-  final UInt rows;
-  final UInt beats;
-  final UInt remainder;
-  UInt drainData;
-  /** The running GEMM adds its results to Y (accumulate-into). */
-  final Bool accumulate;
-  /** The drain reads the old Y line through the scratchpad's read port this cycle. */
-  Bool drainReads;
-  Bits drainEndMask;
-  Bool inDrain;
-  Bool idle;
-  Bool drainStarts;
+public final class NpuBackEnd extends HwModule {
+  enum State { IDLE, RUN, DRAIN }
+
+  /** The controller starts the engine. */
+  public final Bool gemmStart = in(bool());
+  /** A GEMM is dispatched: take {@link #resultAddress}, {@link #resultStride}, {@link #resultEnd}, {@link #accumulateIn}. */
+  public final Bool take = in(bool());
+  public final UInt resultAddress = in(uint(Npu.ADDR));
+  public final UInt resultStride = in(uint(Npu.ADDR));
+  /** End (exclusive) of the GEMM's result bytes, 52 bits. */
+  public final UInt resultEnd = in(uint(52));
+  public final Bool accumulateIn = in(bool());
+  /** The running GEMM's shape (the GEMM unit's registers). */
+  public final UInt m;
+  public final UInt n;
+  public final Bool engineDone = in(bool());
+  public final Bits yData;
+  public final UInt yAddress;
+  /** A LOAD or LOAD4 holds the scratchpad's write port. */
+  public final Bool loadBusy = in(bool());
+  /** The scratchpad's data at the drain's line (the accumulate-into drain's old line). */
+  public final UInt oldLine;
+  /** A STORE's scratchpad bytes: start (its word 3) and end (exclusive, 52 bits). */
+  public final UInt storeStart = in(uint(Npu.ADDR));
+  public final UInt storeEnd = in(uint(52));
+  /** The drain's line writes. */
+  public final SpadWrite write;
+  public final Bool drainReads = out(bool());
+  public final Bool idle = out(bool());
+  /** The engine runs (RUN and not done). */
+  public final Bool running = out(bool());
+  public final Bool drainStarts = out(bool());
   /** A LOAD may start: no drain starts or runs. */
-  Bool loadMayStart;
-  private UInt resultLo;
-  private UInt resultHi;
-  private final Npu npu;
+  public final Bool loadMayStart = out(bool());
+  /** A STORE of {@link #storeStart} .. {@link #storeEnd} reads none of the running GEMM's results. */
+  public final Bool storeClear = out(bool());
+  private final NpuConfig config;
 
-  NpuBackEnd(Npu npu) {
-    this.npu = npu;
-    yAddr = npu.reg0("gemmY", uint(Npu.ADDR));
-    yStride = npu.reg0("gemmYStride", uint(Npu.ADDR));
-    state = npu.reg0("back_state", uint(2));
-    accumulate = npu.reg0("back_accumulate", org.llmnpu.hdl.Hw.bool());
-    drain = npu.section2("drainWalk", () -> new Walker(npu, Npu.ADDR, 16, false));
-    rows = npu.reg0("drain_rows", uint(16));
-    beats = npu.reg0("drain_beats", uint(16));
-    remainder = npu.reg0("drain_remainder", uint(npu.lineShift + 1));
-    drain.shape(yStride, uintLit(npu.line, Npu.ADDR), rows, beats);
-  }
+  /** The back-end of an NPU of configuration {@code c} (its engine's shape, its lines). */
+  public NpuBackEnd(NpuConfig c) {
+    config = c;
+    GemmEngineConfig gc = c.gemm();
+    int line = c.machine().lineBytes();
+    int lineShift = Integer.numberOfTrailingZeros(line);
+    int lineAddrBits = Integer.numberOfTrailingZeros(c.machine().spadBytes() / line);
+    m = in(uint(bitsToHold(gc.maxM())));
+    n = in(uint(bitsToHold(gc.maxN())));
+    yData = in(bits(gc.array().accWidth() * gc.array().cols()));
+    yAddress = out(uint(gc.mBits() + gc.nTileBits()));
+    oldLine = in(uint(8 * line));
+    write = master(new SpadWrite(line, lineAddrBits));
 
-  /** The engine's result port and the drained line of this cycle. */
-  void drainData(GemmBackend engine, int acc) {
-    GemmEngineConfig gc = npu.config().gemm();
-    int nTileBits = gc.nTileBits();
+    Walker.Host host = new Walker.Host() {
+      @Override
+      public <T extends HwValue> T reg0(String name, T type) {
+        return regInit(name, type, 0);
+      }
+
+      @Override
+      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
+        when(cond, then).otherwise(otherwise);
+      }
+    };
+    UInt yAddr = regInit("gemmY", uint(Npu.ADDR), 0);
+    UInt yStride = regInit("gemmYStride", uint(Npu.ADDR), 0);
+    UInt state = regInit("state", uint(2), 0);
+    Bool accumulate = regInit("accumulate", bool(), 0);
+    Walker[] walk = new Walker[1];
+    section("drainWalk", () -> walk[0] = new Walker(host, Npu.ADDR, 16, false));
+    Walker drain = walk[0];
+    UInt rows = regInit("drain_rows", uint(16), 0);
+    UInt beats = regInit("drain_beats", uint(16), 0);
+    UInt remainder = regInit("drain_remainder", uint(lineShift + 1), 0);
+    drain.shape(yStride, uintLit(line, Npu.ADDR), rows, beats);
+
     // Drain: line q of a result row holds outputs q·rows/4 .. of N tile q/4.
-    UInt quarter = npu.wireOf("drain_quarter", drain.beat.lsbs(2));
-    UInt drainTile = nTileBits == 0 ? drain.beat : npu.wireOf("drain_tile", drain.beat.slice(nTileBits + 1, 2));
-    engine.yAddress.set(NpuGemm.join(drain.row, gc.mBits(), drainTile, nTileBits));
-    int per = npu.line / 4;
+    int nTileBits = gc.nTileBits();
+    UInt quarter = wire("drain_quarter", drain.beat.lsbs(2));
+    UInt drainTile = nTileBits == 0 ? drain.beat : wire("drain_tile", drain.beat.slice(nTileBits + 1, 2));
+    yAddress.set(NpuGemm.join(drain.row, gc.mBits(), drainTile, nTileBits));
+    int acc = c.accWidth();
+    int per = line / 4;
     List<UInt> quarters = new ArrayList<>();
     for (int q = 0; q < 4; q++) {
       List<HwValue> outs = new ArrayList<>();
       for (int j = 0; j < per; j++) {
         int col = q * per + j;
-        outs.add(engine.yData.slice(acc * col + acc - 1, acc * col).asSInt().resize(32));
+        outs.add(yData.slice(acc * col + acc - 1, acc * col).asSInt().resize(32));
       }
-      quarters.add(npu.wireOf("drain_line" + q, catLsbFirst(outs).asUInt()));
+      quarters.add(wire("drain_line" + q, catLsbFirst(outs).asUInt()));
     }
-    UInt results = npu.wireOf("drain_results", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
+    UInt results = wire("drain_results", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
         mux(quarter.eq(2), quarters.get(2), quarters.get(3)))));
     // accumulate-into: old Y (this line, read now) + results, lane by lane, wrapping at 32 bits; a carry-select
     // sum (both upper halves formed while the lower half's carry ripples), since the old line comes from the
-    // scratchpad's read in the same cycle
-    // (the old line's bank is selected by the drain address itself, not through the read port's address mux)
-    UInt oldLine = npu.spad.readDataAt(drain.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift),
-        "drain_oldLine");
+    // scratchpad's read in the same cycle (its bank selected by the drain's line itself, not the read address mux)
     List<HwValue> sums = new ArrayList<>();
     for (int j = 0; j < per; j++) {
       UInt old = oldLine.slice(32 * j + 31, 32 * j).asUInt();
@@ -98,64 +138,65 @@ final class NpuBackEnd {
       UInt highCarried = old.msbs(16).add(add.msbs(16).add(1));
       sums.add(cat(mux(low.bit(16), highCarried, high), low.lsbs(16)).asUInt());
     }
-    UInt accumulated = npu.wireOf("drain_accumulated", catLsbFirst(sums).asUInt());
-    drainData = npu.wireOf("drain_data", mux(accumulate, accumulated, results));
-  }
+    UInt accumulated = wire("drain_accumulated", catLsbFirst(sums).asUInt());
+    Bits ones = NpuScratchpad.allBytes(line);
+    UInt drainShortBy = wire("drain_shortBy", uintLit(line, lineShift + 1).sub(remainder));
+    Bits drainEndMask = wire("drain_endMask", mux(remainder.eq(0), ones, ones.shiftRight(drainShortBy)));
 
-  /** The byte mask of a result row's last line. */
-  void drainMask(Bits ones) {
-    UInt drainShortBy = npu.wireOf("mask_drainShortBy", uintLit(npu.line, npu.lineShift + 1).sub(remainder));
-    drainEndMask = npu.wireOf("mask_drainEnd", mux(remainder.eq(0), ones, ones.shiftRight(drainShortBy)));
-  }
+    Bool inDrain = wire("inDrain", state.eq(st(State.DRAIN)));
+    write.valid.set(inDrain);
+    write.line.set(drain.address.slice(lineShift + lineAddrBits - 1, lineShift));
+    write.data.set(mux(accumulate, accumulated, results));
+    write.mask.set(mux(drain.lastInRow(), drainEndMask, ones));
+    drainReads.set(inDrain.and(accumulate));
+    idle.set(state.eq(st(State.IDLE)));
+    running.set(state.eq(st(State.RUN)).and(engineDone.not()));
+    Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not()));
+    drainStarts.set(starts);
+    loadMayStart.set(inDrain.or(starts).not());
 
-  /** The back-end's state flags. */
-  void flags() {
-    inDrain = npu.wireOf("inDrain", state.eq(Npu.bk(Npu.Back.DRAIN)));
-    drainReads = npu.wireOf("drainReads", inDrain.and(accumulate));
-    idle = npu.wireOf("back_idle", state.eq(Npu.bk(Npu.Back.IDLE)));
-    drainStarts = npu.wireOf("back_drainStarts", state.eq(Npu.bk(Npu.Back.RUN)).and(npu.gemm.engine.done)
-        .and(npu.inLoad.not()).and(npu.inLoad4.not()).and(npu.inLoad4End.not()));
-  }
+    // the scoreboard
+    UInt resultLo = regInit("resultStart", uint(52), 0);
+    UInt resultHi = regInit("resultEnd", uint(52), 0);
+    storeClear.set(storeStart.resize(52).ge(resultHi).or(storeEnd.le(resultLo)));
+    when(take, () -> {
+      yAddr.set(resultAddress);
+      yStride.set(resultStride);
+      accumulate.set(accumulateIn);
+      resultLo.set(mux(accumulateIn, uintLit(0, 52), resultAddress.resize(52)));
+      resultHi.set(mux(accumulateIn, uintLit((1L << 52) - 1, 52), resultEnd));
+    });
 
-  /** A LOAD writes the scratchpad on its responses, as the drain does: they never overlap. */
-  void loadRule() {
-    loadMayStart = npu.wireOf("loadMayStart", inDrain.or(drainStarts).not());
-  }
-
-  /** The scoreboard: whether a STORE reading from {@code spad} (its word 3) touches none of the running GEMM's results. */
-  Bool scoreboard(UInt spad) {
-    resultLo = npu.reg0("back_resultStart", uint(52));
-    resultHi = npu.reg0("back_resultEnd", uint(52));
-    return npu.wireOf("storeClear", spad.resize(52).ge(resultHi).or(npu.dec.dmaSpadEnd.le(resultLo)));
-  }
-
-  /** Statements of a GEMM's dispatch: where its results go. */
-  void take(UInt y, UInt stride, UInt resultEnd, Bool accumulates) {
-    yAddr.set(y);
-    yStride.set(stride);
-    accumulate.set(accumulates);
-    resultLo.set(mux(accumulates, uintLit(0, 52), y.resize(52)));
-    resultHi.set(mux(accumulates, uintLit((1L << 52) - 1, 52), resultEnd));
-  }
-
-  /** The back-end's state machine. */
-  void stateMachine() {
-    int lineShift = npu.lineShift;
-    NpuGemm gemm = npu.gemm;
-    npu.switchOf(state, s -> s
-        .is(Npu.Back.IDLE.ordinal(), () -> npu.whenDo(npu.inState(Npu.State.GEMM_START),
-            () -> state.set(Npu.bk(Npu.Back.RUN))))
-        .is(Npu.Back.RUN.ordinal(), () -> npu.whenDo(drainStarts, () -> {
+    switchOn(state, s -> s
+        .is(State.IDLE.ordinal(), () -> when(gemmStart, () -> state.set(st(State.RUN))))
+        .is(State.RUN.ordinal(), () -> when(starts, () -> {
           drain.begin(yAddr);
-          rows.set(gemm.m.resize(16));
-          beats.set(npu.dec.drainLines(gemm.n.resize(16)));
-          remainder.set(gemm.n.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
-          state.set(Npu.bk(Npu.Back.DRAIN));
+          rows.set(m.resize(16));
+          beats.set(n.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16));
+          remainder.set(n.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
+          state.set(st(State.DRAIN));
         }))
-        .is(Npu.Back.DRAIN.ordinal(), () -> {
+        .is(State.DRAIN.ordinal(), () -> {
           drain.advance();
-          npu.whenDo(drain.last(), () -> state.set(Npu.bk(Npu.Back.IDLE)));
+          when(drain.last(), () -> state.set(st(State.IDLE)));
         })
         .otherwise(() -> { }));
+  }
+
+  private static UInt st(State s) {
+    return uintLit(s.ordinal(), 2);
+  }
+
+  /** Synthesized inside the NPU's top: its paths continue through the other units. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+
+  @Override
+  public String moduleName() {
+    GemmEngineConfig gc = config.gemm();
+    return "NpuBackEnd_l" + config.machine().lineBytes() + "_s" + config.spadKiB() + "k_a" + config.accWidth()
+        + "_M" + gc.maxM() + "_N" + gc.maxN();
   }
 }

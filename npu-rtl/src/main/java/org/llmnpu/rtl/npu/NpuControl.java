@@ -1,5 +1,6 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uintLit;
 
@@ -24,7 +25,7 @@ final class NpuControl {
   private final Bool bark;
 
   /** Builds the state machine (after every unit, whose steps it calls). */
-  NpuControl(Npu npu, Bool bark, NpuSnapshot snapshot) {
+  NpuControl(Npu npu, Bool bark) {
     this.npu = npu;
     this.bark = bark;
     NpuFetch fetch = npu.fetch;
@@ -38,7 +39,7 @@ final class NpuControl {
     UInt opcode = fetch.opcode;
     Bool isHalt = npu.wireOf("decode_isHalt", opcode.eq(Opcode.HALT.code()));
     Bool isFence = npu.wireOf("decode_isFence", opcode.eq(Opcode.FENCE.code()));
-    Bool storeClear = npu.back.scoreboard(w.get(3));
+    Bool storeClear = npu.back.storeClear;
     Bool isStore = npu.wireOf("decode_isStore", opcode.eq(Opcode.STORE.code()));
     Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), npu.back.loadMayStart, mux(isStore,
         npu.back.idle.or(storeClear), npu.back.idle)));
@@ -54,7 +55,7 @@ final class NpuControl {
         .elseWhen(dec.isSnapshot, () -> {
           dma.stream(uintLit(NpuSnapshot.beats(line), 16), Npu.State.SNAPSHOT);
           dma.remainder.set(uintLit(NpuSnapshot.BYTES % line, npu.lineShift + 1));
-          snapshot.capture();
+          npu.snapshotCapture.set(boolLit(true));
         })
         .elseWhen(dec.isDspIn.or(dec.isDspOut), dsp::dispatchCopy)
         .elseWhen(ppm.dec.isPpmCfg.or(ppm.dec.isPpuTab), ppm::dispatchLoad)

@@ -1,6 +1,9 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -10,22 +13,31 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Counter;
 
 /**
- * The performance counters of the {@link Npu}: a 48-bit value per {@link Counter}, cleared at start.
+ * The performance-counter unit of the {@link Npu}: a 48-bit value per {@link Counter}, cleared by {@link #clear}
+ * (the cycle a program starts) and advanced every cycle by the events on its input ports, which the other units
+ * raise ({@link #busy}, {@link #loadBeat}, {@link #gemmStart} with {@link #macs}, …). {@link #value} is the counter
+ * chosen by {@link #select} ({@link Counter} ordinal, zero-extended to 64 bits); {@link #values} is every counter,
+ * {@value #BITS} bits each in {@link Counter} order (the snapshot's image). Both read the count of the current
+ * cycle: an event of cycle {@code t} shows from cycle {@code t + 1}. Cycle formula: each counter after cycle
+ * {@code t} is the sum over cycles since the last clear of its events' amounts (one for a plain event), modulo
+ * {@code 2^48}.
  *
  * <p>Timing: a mapped 48-bit incrementer is a ripple chain of about 6.5 ns at 180 nm, longer than the target
  * clock, and the counting conditions come late (the DSP's stall, the memory handshake). So each counter is a low
  * part of {@link #LOW} bits, a high part, and the low part's carry out of the previous cycle, added into the high
- * part one cycle later: the value is {@code (high + carry)·2^LOW + low}, formed where it is read (the
- * {@code counterValue} port and the snapshot), so every read sees the exact count of its cycle. And the
- * conditions do not feed a carry chain: every subset's sum of the amounts is computed from the registers and the
- * amounts alone, and the conditions pick one of them.
+ * part one cycle later: the value is {@code (high + carry)·2^LOW + low}, formed where it is read, so every read
+ * sees the exact count of its cycle. And the conditions do not feed a carry chain: every subset's sum of the
+ * amounts is computed from the registers and the amounts alone, and the conditions pick one of them.
  */
-final class NpuCounters {
-  private static final int BITS = 48;
+public final class NpuCounters extends HwModule {
+  /** Bits of a counter. */
+  public static final int BITS = 48;
   /** Bits of a counter's low part. */
   static final int LOW = 24;
   private static final int HIGH = BITS - LOW;
@@ -33,89 +45,181 @@ final class NpuCounters {
   private static final int MAX_TERMS = 3;
   /** Carry bits: up to {@link #MAX_TERMS} low-part amounts can carry 3 into the high part. */
   private static final int CARRY = 2;
-  private final Npu npu;
-  private final Map<Counter, UInt> low = new EnumMap<>(Counter.class);
-  private final Map<Counter, UInt> high = new EnumMap<>(Counter.class);
-  private final Map<Counter, UInt> carry = new EnumMap<>(Counter.class);
-  private final Map<Counter, UInt> values = new EnumMap<>(Counter.class);
+
+  /** Clears every counter (a program starts). */
+  public final Bool clear = in(bool());
+  /** The NPU runs a program (cycles). */
+  public final Bool busy = in(bool());
+  /** A command is decoded. */
+  public final Bool decode = in(bool());
+  /** A load beat writes the scratchpad / a store beat is accepted; the beat is a row's short last one. */
+  public final Bool loadBeat = in(bool());
+  public final Bool storeBeat = in(bool());
+  public final Bool partialBeat = in(bool());
+  /** The bytes of a short beat ({@code rowBytes mod line}). */
+  public final UInt remainder;
+  /** A read / write request is accepted by the memory. */
+  public final Bool readBeat = in(bool());
+  public final Bool writeBeat = in(bool());
+  /** A GEMM starts, with its MAC count and its dense-equivalent MAC count. */
+  public final Bool gemmStart = in(bool());
+  public final UInt macs = in(uint(BITS));
+  public final UInt denseMacs = in(uint(BITS));
+  /** A GEMM's drain starts, with its partial-sum write-backs. */
+  public final Bool drainStart = in(bool());
+  public final UInt psumWritebacks = in(uint(32));
+  /** A scratchpad line read (STORE beat, GEMM X copy, DSP line, PPM line; W copy when one row a cycle). */
+  public final Bool spadRead = in(bool());
+  /** The W copy of several rows a cycle runs, reading {@link #weightLines} lines (null with one row a cycle). */
+  public final Bool weightCopy;
+  public final UInt weightLines;
+  /** The accumulate-into drain reads the old line. */
+  public final Bool drainRead = in(bool());
+  /** A scratchpad line write. */
+  public final Bool spadWrite = in(bool());
+  public final Bool fetchCycle = in(bool());
+  public final Bool dmaCycle = in(bool());
+  public final Bool gemmCycle = in(bool());
+  public final Bool arrayCycle = in(bool());
+  public final Bool memStall = in(bool());
+  public final Bool dspInstruction = in(bool());
+  public final Bool dspElement = in(bool());
+  public final Bool dspCycle = in(bool());
+  /** A PPM source row ends: {@link #ppmLanes} elements requantized. */
+  public final Bool ppmRow = in(bool());
+  public final UInt ppmLanes;
+  public final Bool ppmCycle = in(bool());
+  /** The counter read on {@link #value}. */
+  public final UInt select = in(uint(5));
+  public final UInt value = out(uint(64));
+  public final UInt values = out(uint(BITS * Counter.values().length));
+
+  private final int lineBytes;
+  private final int weightRowsPerCycle;
   private final Map<Counter, List<Bool>> conditions = new EnumMap<>(Counter.class);
   private final Map<Counter, List<UInt>> amounts = new EnumMap<>(Counter.class);
 
-  NpuCounters(Npu npu) {
-    this.npu = npu;
-    for (Counter c : Counter.values()) {
-      String name = "counter_" + c.key();
-      UInt lo = npu.reg0(name + "_low", uint(LOW));
-      UInt hi = npu.reg0(name + "_high", uint(HIGH));
-      UInt cy = npu.reg0(name + "_carry", uint(CARRY));
-      low.put(c, lo);
-      high.put(c, hi);
-      carry.put(c, cy);
-      values.put(c, npu.wireOf(name, cat(hi.add(cy.resize(HIGH)), lo).asUInt()));
-      conditions.put(c, new ArrayList<>());
-      amounts.put(c, new ArrayList<>());
+  /**
+   * The counters of an NPU of configuration {@code c} (validated by {@link NpuConfig}): its line bytes
+   * ({@code rows}), W rows copied a cycle ({@code weightRowsPerCycle}, 1: no {@link #weightCopy} port) and PPM
+   * lanes ({@code rows}) set the ports' widths.
+   */
+  public NpuCounters(NpuConfig c) {
+    lineBytes = c.machine().lineBytes();
+    weightRowsPerCycle = c.weightRowsPerCycle();
+    int laneBits = bitsToHold(c.machine().rows());
+    int lineShift = Integer.numberOfTrailingZeros(lineBytes);
+    int groupShift = Integer.numberOfTrailingZeros(weightRowsPerCycle);
+    remainder = in(uint(lineShift + 1));
+    weightCopy = weightRowsPerCycle == 1 ? null : in(bool());
+    weightLines = weightRowsPerCycle == 1 ? null : in(uint(groupShift + 1));
+    ppmLanes = in(uint(laneBits));
+
+    UInt lineAmount = uintLit(lineBytes, lineShift + 1);
+    count(Counter.CYCLES, busy);
+    count(Counter.COMMANDS, decode);
+    // a beat moves a line, or the row's remainder at its last beat: two terms, so the byte count's sums are
+    // formed from registers and the last-beat compare only selects one
+    add(Counter.DMA_LOAD_BYTES, loadBeat.and(partialBeat.not()), lineAmount);
+    add(Counter.DMA_LOAD_BYTES, loadBeat.and(partialBeat), remainder);
+    add(Counter.DMA_STORE_BYTES, storeBeat.and(partialBeat.not()), lineAmount);
+    add(Counter.DMA_STORE_BYTES, storeBeat.and(partialBeat), remainder);
+    count(Counter.EXT_READ_BEATS, readBeat);
+    count(Counter.EXT_WRITE_BEATS, writeBeat);
+    add(Counter.MACS, gemmStart, macs);
+    add(Counter.PSUM_WRITEBACKS, drainStart, psumWritebacks);
+    count(Counter.SPAD_READS, spadRead);
+    if (weightCopy != null) {
+      add(Counter.SPAD_READS, weightCopy, weightLines);
     }
+    count(Counter.SPAD_READS, drainRead);
+    count(Counter.SPAD_WRITES, spadWrite);
+    count(Counter.FETCH_CYCLES, fetchCycle);
+    count(Counter.DMA_CYCLES, dmaCycle);
+    count(Counter.GEMM_CYCLES, gemmCycle);
+    count(Counter.ARRAY_CYCLES, arrayCycle);
+    count(Counter.MEM_STALL_CYCLES, memStall);
+    count(Counter.DSP_INSTRUCTIONS, dspInstruction);
+    count(Counter.DSP_ELEMENTS, dspElement);
+    count(Counter.DSP_CYCLES, dspCycle);
+    add(Counter.DENSE_MACS, gemmStart, denseMacs);
+    add(Counter.PPM_ELEMENTS, ppmRow, ppmLanes);
+    count(Counter.PPM_CYCLES, ppmCycle);
+
+    List<HwValue> all = new ArrayList<>();
+    UInt selected = uintLit(0, 64);
+    for (Counter counter : Counter.values()) {
+      UInt v = counter(counter);
+      all.add(v);
+      selected = mux(select.eq(counter.ordinal()), v.resize(64), selected);
+    }
+    value.set(selected);
+    values.set(catLsbFirst(all).asUInt());
   }
 
-  void count(Counter c, Bool when) {
+  /** Synthesized inside the NPU's top: its paths continue through the other units. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+
+  @Override
+  public String moduleName() {
+    return "NpuCounters_l" + lineBytes + (weightRowsPerCycle == 1 ? "" : "_w" + weightRowsPerCycle);
+  }
+
+  private void count(Counter c, Bool when) {
     add(c, when, uintLit(1, 1));
   }
 
-  void add(Counter c, Bool when, UInt amount) {
-    if (conditions.get(c).size() == MAX_TERMS) {
+  private void add(Counter c, Bool when, UInt amount) {
+    List<Bool> cond = conditions.computeIfAbsent(c, k -> new ArrayList<>());
+    if (cond.size() == MAX_TERMS) {
       throw new IllegalStateException("counter " + c.key() + " takes at most " + MAX_TERMS + " terms");
     }
-    conditions.get(c).add(when);
-    amounts.get(c).add(amount);
+    cond.add(when);
+    amounts.computeIfAbsent(c, k -> new ArrayList<>()).add(amount);
   }
 
-  /** The counters' values (of the current cycle), in {@link Counter} order. */
-  List<UInt> registers() {
-    List<UInt> out = new ArrayList<>();
-    for (Counter c : Counter.values()) {
-      out.add(values.get(c));
-    }
-    return out;
-  }
-
-  /** Emits every counter's update: cleared when {@code clear}, else incremented by its amounts. */
-  void clearOn(Bool clear) {
-    for (Counter c : Counter.values()) {
-      UInt lo = low.get(c);
-      UInt hi = high.get(c);
-      UInt cy = carry.get(c);
-      List<Bool> cond = conditions.get(c);
-      List<UInt> amt = amounts.get(c);
-      int n = cond.size();
-      UInt[] lows = new UInt[1 << n];
-      UInt[] highs = new UInt[1 << n];
-      for (int subset = 0; subset < lows.length; subset++) {
-        UInt l = lo.resize(LOW + CARRY);
-        UInt h = hi.add(cy.resize(HIGH));
-        for (int i = 0; i < n; i++) {
-          if ((subset >> i & 1) != 0) {
-            UInt a = amt.get(i).resize(BITS);
-            l = l.add(a.lsbs(LOW).resize(LOW + CARRY));
-            if (amt.get(i).width() > LOW) {
-              h = h.add(a.msbs(HIGH));
-            }
+  /** Counter {@code c}'s registers and update: cleared on {@link #clear}, else incremented by its terms; its value. */
+  private UInt counter(Counter c) {
+    String name = c.key();
+    UInt lo = regInit(name + "_low", uint(LOW), 0);
+    UInt hi = regInit(name + "_high", uint(HIGH), 0);
+    UInt cy = regInit(name + "_carry", uint(CARRY), 0);
+    UInt v = wire(name, cat(hi.add(cy.resize(HIGH)), lo).asUInt());
+    List<Bool> cond = conditions.get(c);
+    List<UInt> amt = amounts.get(c);
+    int n = cond.size();
+    UInt[] lows = new UInt[1 << n];
+    UInt[] highs = new UInt[1 << n];
+    for (int subset = 0; subset < lows.length; subset++) {
+      UInt l = lo.resize(LOW + CARRY);
+      UInt h = hi.add(cy.resize(HIGH));
+      for (int i = 0; i < n; i++) {
+        if ((subset >> i & 1) != 0) {
+          UInt a = amt.get(i).resize(BITS);
+          l = l.add(a.lsbs(LOW).resize(LOW + CARRY));
+          if (amt.get(i).width() > LOW) {
+            h = h.add(a.msbs(HIGH));
           }
         }
-        lows[subset] = l;
-        highs[subset] = h;
       }
-      UInt l = npu.wireOf("counter_" + c.key() + "_lowNext", pick(lows, cond));
-      UInt h = npu.wireOf("counter_" + c.key() + "_highNext", pick(highs, cond));
-      npu.whenElse(clear, () -> {
-        lo.set(uintLit(0, LOW));
-        hi.set(uintLit(0, HIGH));
-        cy.set(uintLit(0, CARRY));
-      }, () -> {
-        lo.set(l.lsbs(LOW));
-        cy.set(l.msbs(CARRY));
-        hi.set(h);
-      });
+      lows[subset] = l;
+      highs[subset] = h;
     }
+    UInt l = wire(name + "_lowNext", pick(lows, cond));
+    UInt h = wire(name + "_highNext", pick(highs, cond));
+    when(clear, () -> {
+      lo.set(uintLit(0, LOW));
+      hi.set(uintLit(0, HIGH));
+      cy.set(uintLit(0, CARRY));
+    }).otherwise(() -> {
+      lo.set(l.lsbs(LOW));
+      cy.set(l.msbs(CARRY));
+      hi.set(h);
+    });
+    return v;
   }
 
   /** The sum of the subset whose terms' conditions hold: a mux tree, the first term's condition nearest the sums. */
@@ -128,64 +232,5 @@ final class NpuCounters {
       sums = half;
     }
     return sums[0];
-  }
-
-  /** The events of the {@link Npu}'s units; {@code busy}: the NPU runs a program. */
-  void connect(Npu n, Bool busy) {
-    Walker sp = n.dma.sp;
-    UInt remainder = n.dma.remainder;
-    int lineShift = n.lineShift;
-    count(Counter.CYCLES, busy);
-    count(Counter.COMMANDS, n.inState(Npu.State.DECODE));
-    // a beat moves a line, or the row's remainder at its last beat: two terms, so the byte count's sums are
-    // formed from registers and the last-beat compare only selects one
-    Bool partial = n.wireOf("partialBeat", sp.lastInRow().and(remainder.ne(0)));
-    UInt lineBytes = uintLit(n.line, lineShift + 1);
-    Bool loadBeat = n.dma.loadWrite.or(n.dma.load4.beat);
-    Bool storeBeat = n.inStore.and(n.fire);
-    add(Counter.DMA_LOAD_BYTES, loadBeat.and(partial.not()), lineBytes);
-    add(Counter.DMA_LOAD_BYTES, loadBeat.and(partial), remainder);
-    add(Counter.DMA_STORE_BYTES, storeBeat.and(partial.not()), lineBytes);
-    add(Counter.DMA_STORE_BYTES, storeBeat.and(partial), remainder);
-    count(Counter.EXT_READ_BEATS, n.fire.and(n.mem_req_write.not()).or(n.fetch.fire));
-    count(Counter.EXT_WRITE_BEATS, n.fire.and(n.mem_req_write));
-    add(Counter.MACS, n.inState(Npu.State.GEMM_START), n.gemm.macsRegister());
-    add(Counter.PSUM_WRITEBACKS, n.back.drainStarts, n.gemm.engine.psumWritebacks);
-    NpuDsp dsp = n.dsp.unit;
-    if (n.config().weightRowsPerCycle() == 1) {
-      count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X))
-          .or(n.inState(Npu.State.GEMM_W))
-          .or(n.inDspIn.and(dsp.lineStart)).or(n.inPpmRun));
-    } else {
-      // the W copy reads several lines a cycle
-      count(Counter.SPAD_READS, n.inStore.and(n.fire).or(n.inState(Npu.State.GEMM_X)).or(n.inDspIn.and(dsp.lineStart)).or(n.inPpmRun));
-      add(Counter.SPAD_READS, n.inState(Npu.State.GEMM_W), n.gemm.weightLinesRead());
-    }
-    count(Counter.SPAD_READS, n.back.drainReads);
-    // dspout writes a line element by element: one line write when it starts a line
-    count(Counter.SPAD_WRITES, n.spad.write.and(n.inDspOut.and(dsp.lineStart.not()).not()));
-    count(Counter.FETCH_CYCLES, n.inFetch.or(n.inState(Npu.State.DECODE)));
-    count(Counter.DMA_CYCLES, n.inLoad.or(n.inStore).or(n.inLoad4).or(n.inLoad4End).or(n.inSnap));
-    count(Counter.GEMM_CYCLES, n.state.ge(Npu.st(Npu.State.GEMM_X)).and(n.state.le(Npu.st(Npu.State.GEMM_START)))
-        .or(n.back.idle.not()));
-    count(Counter.ARRAY_CYCLES, n.inState(Npu.State.GEMM_START)
-        .or(n.back.state.eq(Npu.bk(Npu.Back.RUN)).and(n.gemm.engine.done.not())));
-    count(Counter.MEM_STALL_CYCLES, n.mem_req_valid.and(n.mem_req_ready.not()));
-    count(Counter.DSP_INSTRUCTIONS, n.inDspRun.and(dsp.dsp.busy).and(dsp.dsp.stalled.not()).and(n.dsp.runExpired.not()));
-    count(Counter.DSP_ELEMENTS, n.inDspIn.or(n.inDspOut));
-    count(Counter.DSP_CYCLES, n.inDspTab.or(n.inDspProg).or(n.inDspRun).or(n.inDspIn).or(n.inDspOut)
-        .or(n.inState(Npu.State.DSP_DRAIN)));
-    add(Counter.DENSE_MACS, n.inState(Npu.State.GEMM_START), n.gemm.denseMacs());
-    add(Counter.PPM_ELEMENTS, n.inPpmRun.and(sp.lastInRow()), n.ppm.lanes);
-    count(Counter.PPM_CYCLES, n.inPpmLoad.or(n.inPpmRun).or(n.inPpmDrain));
-    clearOn(n.inState(Npu.State.IDLE).and(n.start));
-  }
-
-  UInt select(UInt sel) {
-    UInt out = uintLit(0, 64);
-    for (Counter c : Counter.values()) {
-      out = mux(sel.eq(c.ordinal()), values.get(c).resize(64), out);
-    }
-    return out;
   }
 }

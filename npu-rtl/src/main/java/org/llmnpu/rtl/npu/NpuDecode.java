@@ -145,9 +145,4 @@ final class NpuDecode {
   private UInt roundUpLines(UInt v) {
     return v.resize(17).add(line - 1).shiftRight(lineShift).resize(16);
   }
-
-  /** Lines of one result row of N INT32 outputs: {@code ceil(4N / line)}. */
-  UInt drainLines(UInt nValue) {
-    return nValue.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16);
-  }
 }

@@ -1,6 +1,7 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -43,6 +44,10 @@ final class NpuDma {
   NpuLoadMx loadMx;
   /** A load response is written this cycle. */
   Bool loadWrite;
+  /** A {@code load4} beat arrives. */
+  Bool load4Beat;
+  /** A {@code load}, {@code store}, {@code load4} or {@code loadmx} is dispatched this cycle (null without MX decoding). */
+  final Bool dispatch;
   private Bool justFired;
   /** The controller wants the memory port this cycle (the fetch waits). */
   Bool ctrlWants;
@@ -51,8 +56,8 @@ final class NpuDma {
   NpuDma(Npu npu) {
     this.npu = npu;
     int countBits = 16;
-    ext = npu.section2("ext", () -> new Walker(npu, Npu.ADDR, countBits));
-    sp = npu.section2("spadWalk", () -> new Walker(npu, Npu.ADDR, countBits, false));
+    ext = npu.section2("ext", () -> new Walker(npu.walkerHost(), Npu.ADDR, countBits));
+    sp = npu.section2("spadWalk", () -> new Walker(npu.walkerHost(), Npu.ADDR, countBits, false));
     isLoad = npu.wireOf("isLoad", npu.fetch.opcode.eq(Opcode.LOAD.code()).or(npu.fetch.opcode.eq(Opcode.LOADMX.code())));
     lineConst = uintLit(npu.line, Npu.ADDR);
     rows = npu.reg0("dmaRows", uint(16));
@@ -61,6 +66,10 @@ final class NpuDma {
     extStride = npu.reg0("extStride", uint(Npu.ADDR));
     spadStride = npu.reg0("spadStride", uint(Npu.ADDR));
     spadStep = npu.reg0("spadStep", uint(Npu.ADDR));
+    dispatch = npu.p.mxLoad() ? npu.wireOf("dma_dispatch", bool()) : null;
+    if (dispatch != null) {
+      dispatch.set(boolLit(false));
+    }
     ext.shape(extStride, lineConst, rows, beats);
     sp.shape(spadStride, spadStep, rows, beats);
   }
@@ -77,18 +86,27 @@ final class NpuDma {
   void load4() {
     justFired = npu.reg0("load4_justFired", bool());
     justFired.set(npu.fire);
-    load4 = new NpuLoad4(npu, npu.p, npu.inLoad4.and(npu.resp), npu.mem_resp_data, sp.lastInRow(),
-        remainder, sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+    load4Beat = npu.wireOf("load4Beat", npu.inLoad4.and(npu.resp));
+    load4 = npu.instanceOf("load4", new NpuLoad4(npu.config()));
+    load4.beat.set(load4Beat);
+    load4.data.set(npu.mem_resp_data);
+    load4.rowEnd.set(sp.lastInRow());
+    load4.remainder.set(remainder);
+    load4.line.set(sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
   }
 
   /** The {@code loadmx} decoders (only on an NPU with MX decoding on the load path). */
   void loadMx() {
-    loadMx = new NpuLoadMx(npu, npu.mem_resp_data, npu.line);
+    loadMx = npu.instanceOf("loadMx", new NpuLoadMx(npu.config()));
+    loadMx.dispatch.set(dispatch);
+    loadMx.isLoadMx.set(npu.dec.isLoadMx);
+    loadMx.formatField.set(npu.fetch.words.get(7).lsbs(2));
+    loadMx.data.set(npu.mem_resp_data);
   }
 
   /** What a LOAD response writes: the read data, or its MX codes in a {@code loadmx}. */
   UInt loadData() {
-    return loadMx == null ? npu.mem_resp_data : mux(loadMx.active, loadMx.codes, npu.mem_resp_data);
+    return loadMx == null ? npu.mem_resp_data : loadMx.loadData;
   }
 
   /**
@@ -105,7 +123,8 @@ final class NpuDma {
     npu.mem_req_valid.set(ctrlValid.or(npu.fetch.valid));
     npu.mem_req_write.set(ctrlValid.and(npu.inStore.or(npu.inSnap)));
     npu.mem_req_addr.set(mux(npu.fetch.valid, npu.fetch.requestAddress(), ext.address));
-    npu.mem_req_wdata.set(mux(npu.inSnap, snapshot.line(npu, sp.beat), npu.spad.readData));
+    snapshot.beat.set(sp.beat);
+    npu.mem_req_wdata.set(mux(npu.inSnap, snapshot.line, npu.spad.readData));
     npu.mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
   }
 
@@ -119,9 +138,8 @@ final class NpuDma {
     spadStride.set(w.get(4));
     spadStep.set(mux(npu.dec.isLoad4, uintLit(2 * line, Npu.ADDR), lineConst));
     rows.set(w.get(6).lsbs(16));
-    if (loadMx != null) {
-      loadMx.active.set(npu.dec.isLoadMx);
-      loadMx.format.set(w.get(7).lsbs(2));
+    if (dispatch != null) {
+      dispatch.set(boolLit(true));
     }
     beats.set(npu.dec.dmaBeats);
     remainder.set(w.get(5).lsbs(npu.lineShift).resize(npu.lineShift + 1));
@@ -163,7 +181,7 @@ final class NpuDma {
   /** Statements of LOAD4. */
   void load4Step() {
     npu.whenDo(npu.fire, ext::advance);
-    npu.whenDo(load4.beat, () -> {
+    npu.whenDo(load4Beat, () -> {
       sp.advance();
       npu.whenDo(sp.last(), () -> npu.state.set(Npu.st(Npu.State.LOAD4_END)));
     });

@@ -163,8 +163,13 @@ final class NpuFetch {
     complete.set(arrives.and(begin.not()));
     landed = npu.reg0("fetch_landed", uint(256));
     npu.whenDo(arrives, () -> landed.set(arrived));
-    landedPredecoded = new NpuPredecode(npu, npu.p, words(arrived), words(landed), NpuSnapshot.BYTES,
-        npu.ppm.unit.config.lutEntries()).bits;
+    NpuPredecode predecode = npu.instanceOf("predecode", new NpuPredecode(npu.config()));
+    for (int i = 1; i < 8; i++) {
+      predecode.arriving.get(i - 1).set(arrived.slice(32 * i + predecode.arriving.get(i - 1).width() - 1, 32 * i));
+    }
+    predecode.landedOpcode.set(landed.lsbs(8));
+    predecode.landedFields.set(landed.msbs(224));
+    landedPredecoded = predecode.bits;
 
     UInt outNext = npu.wireOf("fetch_outstandingNext", outstanding.add(mux(fire, uintLit(1, 1), uintLit(0, 1)))
         .sub(mux(fetchResp, uintLit(1, 1), uintLit(0, 1))));
@@ -221,14 +226,6 @@ final class NpuFetch {
         npu.whenDo(fromQueue, () -> head.set(wrap(head)));
       }
     });
-  }
-
-  private static List<UInt> words(UInt command) {
-    List<UInt> out = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      out.add(command.slice(32 * i + 31, 32 * i));
-    }
-    return out;
   }
 
   private UInt wrap(UInt slot) {

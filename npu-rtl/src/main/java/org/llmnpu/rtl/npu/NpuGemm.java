@@ -134,7 +134,7 @@ final class NpuGemm {
       sparseCommand.set(dec.sparseGemm);
       macsK.set(dec.macsK.resize(macsK.width()));
     }
-    npu.back.take(w.get(5), w.get(7), dec.resultEnd, dec.accumulate);
+    npu.gemmTake.set(org.llmnpu.hdl.Hw.boolLit(true));
     // X: M rows of kTiles lines.
     dma.sp.begin(w.get(3));
     dma.spadStride.set(dec.xStride);

@@ -56,13 +56,18 @@ public final class NpuGenerator implements BlockGenerator {
 
   @Override
   public HwModule build(Params p) {
+    return new Npu(config(p));
+  }
+
+  /** The NPU configuration of validated parameters (as {@link #params()} declares them). */
+  static NpuConfig config(Params p) {
     NpuConfig d = NpuConfig.defaults();
-    return new Npu(new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
+    return new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
         p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
         p.getInt("maxN"), d.memLatency(), d.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"),
         Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")), p.get("sparsity"),
-        p.getInt("commandQueueDepth"), p.getInt("dspStages")));
+        p.getInt("commandQueueDepth"), p.getInt("dspStages"));
   }
 }

@@ -10,15 +10,16 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.MxLoad;
 
 /**
- * The {@code loadmx} decoders of the {@link Npu}'s load path (built when {@code NpuConfig.mxLoad}):
+ * The {@code loadmx} decoder unit of the {@link Npu}'s load path (built when {@code NpuConfig.mxLoad}):
  * one per byte of a memory beat, combinational between the memory's read data and the scratchpad's
  * write port, so a {@code loadmx} runs exactly as a {@code load} (cycles {@code CycleModel#load}; the
- * controller is in LOAD with {@link #active} set). Each element byte becomes the INT8 code of
+ * controller is in LOAD with {@link #active} set, taken at the transfer's dispatch). Latency 0 (combinational). Each element byte becomes the INT8 code of
  * {@code org.llmnpu.isa.MxLoad#code}, bit for bit:
  *
  * <ul>
@@ -32,22 +33,49 @@ import org.llmnpu.isa.MxLoad;
  * </ul>
  * Cost: per byte two 15-bit barrel shifters, two 7-bit incrementers and negators, a 3-way mux.
  */
-final class NpuLoadMx {
+public final class NpuLoadMx extends HwModule {
+  /** A DMA transfer is dispatched: {@link #active} takes {@link #isLoadMx}, the format {@link #formatField}. */
+  public final Bool dispatch = in(bool());
+  public final Bool isLoadMx = in(bool());
+  /** The command's format field (word 7 bits 1:0: {@code MxLoad} E4M3, E5M2, INT8). */
+  public final UInt formatField = in(uint(2));
+  /** The memory's read data. */
+  public final UInt data;
+  /** What a LOAD response writes: {@link #data}, or its codes while a {@code loadmx} runs. */
+  public final UInt loadData;
   /** The LOAD in progress is a {@code loadmx}. */
-  final Bool active;
-  /** Its format (word 7 bits 1:0). */
-  final UInt format;
-  /** The codes of the memory's read data. */
-  final UInt codes;
+  public final Bool active = out(bool());
+  private final int line;
 
-  NpuLoadMx(Npu npu, UInt data, int line) {
-    active = npu.reg0("loadmx_active", bool());
-    format = npu.reg0("loadmx_format", uint(2));
+  /** The decoders of an NPU of configuration {@code c} (one per byte of its lines). */
+  public NpuLoadMx(NpuConfig c) {
+    line = c.machine().lineBytes();
+    data = in(uint(8 * line));
+    loadData = out(uint(8 * line));
+    Bool isActive = regInit("active", bool(), 0);
+    UInt format = regInit("format", uint(2), 0);
+    when(dispatch, () -> {
+      isActive.set(isLoadMx);
+      format.set(formatField);
+    });
+    active.set(isActive);
     List<HwValue> out = new ArrayList<>();
     for (int i = 0; i < line; i++) {
       out.add(code(data.slice(8 * i + 7, 8 * i), format));
     }
-    codes = npu.wireOf("loadmx_codes", catLsbFirst(out).asUInt());
+    UInt codes = wire("codes", catLsbFirst(out).asUInt());
+    loadData.set(mux(isActive, codes, data));
+  }
+
+  /** Synthesized inside the NPU's top: its paths continue through the other units. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+
+  @Override
+  public String moduleName() {
+    return "NpuLoadMx_l" + line;
   }
 
   /** The code of one element byte in {@code format}. */

@@ -57,6 +57,11 @@ final class NpuPpm {
   final Bool tableLoaded;
   final PpmConfig config;
 
+  /** The PPM of an NPU: {@code rows} lanes of INT8 outputs, with the PPU's tables when {@code ppu}. */
+  static PpmConfig config(MachineParams p, boolean ppu) {
+    return new PpmConfig(p.rows(), 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+  }
+
   /**
    * @param loading  in a {@code ppmcfg} or {@code pputab}
    * @param table    the loading command is {@code pputab} (held during the command)
@@ -77,7 +82,7 @@ final class NpuPpm {
     int line = p.lineBytes();
     int lineBits = 8 * line;
     int lanes = p.rows();
-    config = new PpmConfig(lanes, 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+    config = config(p, ppu);
     Ppm ppm = npu.instanceOf("ppm", new Ppm(config));
 
     // ------------------------------------------------------------ items from memory beats

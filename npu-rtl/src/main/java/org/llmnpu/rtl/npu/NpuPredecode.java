@@ -4,11 +4,14 @@ import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
@@ -45,15 +48,25 @@ import org.llmnpu.isa.Opcode;
  * fails SPAD_ADDRESS, and the store scoreboard gives the same answer for it either way). The opcode checks
  * (undefined, unsupported) stay in DECODE: they are small, and {@code ppm}'s depends on the PPU table's state.
  */
-final class NpuPredecode {
+public final class NpuPredecode extends HwModule {
   static final int SHAPE = 0;
   static final int SPAD = 1;
   static final int DSP = 2;
   static final int EXT = 3;
   static final int DMA_SPAD_END = 4;
-  /** The checks and ends of the command of {@code w}, laid out as above. */
-  final UInt bits;
+  /**
+   * Words 1..7 of the arriving command (its last beat arrives this cycle), of which the products are registered:
+   * word 5's low half only (the {@code ppm}'s M), word 0 not at all.
+   */
+  public final List<UInt> arriving = new ArrayList<>();
+  /** The same command one cycle later (the landing register): its opcode and words 1..7 ({@code landed[255:32]}). */
+  public final UInt landedOpcode = in(uint(8));
+  public final UInt landedFields = in(uint(224));
+  /** The checks and ends of {@link #landed}, laid out as above. */
+  public final UInt bits;
   private final int lineShift;
+  private final MachineParams p;
+  private final boolean ppu;
 
   /** Bits of a stored end: one more than the scratchpad size needs. */
   static int endBits(MachineParams p) {
@@ -70,17 +83,30 @@ final class NpuPredecode {
     return DMA_SPAD_END + endBits(p);
   }
 
-  /**
-   * The checks of the command whose words are {@code w} (registers: the landed command), with the products
-   * registered from {@code arriving} (the same command's words one cycle earlier).
-   */
-  NpuPredecode(Npu npu, MachineParams p, List<UInt> arriving, List<UInt> w, int snapshotBytes, int lutEntries) {
+  /** The predecode of an NPU of configuration {@code c} (its limits; the PPU's table size). */
+  public NpuPredecode(NpuConfig c) {
+    p = c.machine();
+    ppu = c.ppu();
+    bits = out(uint(width(p)));
+    int snapshotBytes = NpuSnapshot.BYTES;
+    int lutEntries = NpuPpm.config(p, c.ppu()).lutEntries();
+    for (int i = 1; i < 8; i++) {
+      arriving.add(in("arriving" + i, uint(i == 5 ? 16 : 32)));
+    }
+    List<UInt> w = new ArrayList<>();
+    w.add(landedOpcode.resize(32));
+    for (int i = 1; i < 8; i++) {
+      w.add(landedFields.slice(32 * i - 1, 32 * i - 32));
+    }
+    List<UInt> early = new ArrayList<>();
+    early.add(null);
+    early.addAll(arriving);
     int line = p.lineBytes();
     lineShift = Integer.numberOfTrailingZeros(line);
     long spadLimit = p.spadBytes();
     long extLimit = p.extMemBytes();
     long dspLimit = p.dsp().elements();
-    List<Product> products = products(npu, p, arriving, w, spadLimit, extLimit, dspLimit);
+    List<Product> products = products(p, early, w, spadLimit, extLimit, dspLimit);
     UInt op = w.get(0).lsbs(8);
     Bool isLoad4 = op.eq(Opcode.LOAD4.code());
     Bool isLoadMx = op.eq(Opcode.LOADMX.code());
@@ -169,8 +195,8 @@ final class NpuPredecode {
     Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
     Bool badExt = isDma.and(dmaExt).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt)).or(isSnapshot.and(snapExt))
         .or(ppmExt);
-    bits = npu.wireOf("predecode", cat(npu.wireOf("predecode_resultEnd", resultEnd.stored(endBits)),
-        npu.wireOf("predecode_dmaSpadEnd", dmaSpadEnd.stored(endBits)), badExt, badDsp, badSpad, badShape).asUInt());
+    bits.set(cat(wire("resultEnd", resultEnd.stored(endBits)), wire("dmaSpadEnd", dmaSpadEnd.stored(endBits)),
+        badExt, badDsp, badSpad, badShape).asUInt());
   }
 
   private Bool misaligned(UInt v) {
@@ -242,8 +268,7 @@ final class NpuPredecode {
    * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
    * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
    */
-  private static List<Product> products(Npu npu, MachineParams p, List<UInt> w, List<UInt> landed, long spad,
-                                        long ext, long dsp) {
+  private List<Product> products(MachineParams p, List<UInt> w, List<UInt> landed, long spad, long ext, long dsp) {
     UInt rows = w.get(6).lsbs(16);
     UInt m = w.get(1).lsbs(16);
     UInt k = w.get(1).slice(31, 16);
@@ -251,7 +276,7 @@ final class NpuPredecode {
     int groupShift = mode == Command.S2_4 ? 2 : 3;
     UInt valueRows = k.resize(17).add((1 << groupShift) - 1).shiftRight(groupShift)
         .shiftLeft(groupShift - 1).resize(16);
-    UInt wRows = mode == Command.DENSE ? k : npu.wireOf("predecode_wRows",
+    UInt wRows = mode == Command.DENSE ? k : wire("wRows",
         mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k));
     UInt copyRows = w.get(3).slice(31, 16);
     UInt ppmM = w.get(5).lsbs(16);
@@ -273,14 +298,36 @@ final class NpuPredecode {
       for (int xb = 0; xb < 16; xb += 8) {
         for (int yb = 0; yb < yBits; yb += PIECE) {
           UInt piece = y.slice(Math.min(yBits, yb + PIECE) - 1, yb);
-          String name = "predecode_product" + i + "_x" + xb + "_y" + yb;
-          terms.add(npu.reg0Next(name, x.slice(xb + 7, xb).mul(piece)).shiftLeft(xb + yb));
+          String name = "product" + i + "_x" + xb + "_y" + yb;
+          terms.add(reg0Next(name, x.slice(xb + 7, xb).mul(piece)).shiftLeft(xb + yb));
         }
       }
       UInt minus = lessOne ? landed.get(yWord[i]).slice(yLow[i] + yBits - 1, yLow[i]) : null;
-      out.add(new Product(npu.reg0Next("predecode_product" + i + "_over", over), terms, minus));
+      out.add(new Product(reg0Next("product" + i + "_over", over), terms, minus));
     }
     return out;
+  }
+
+  /** A register reset to 0 that takes {@code value} every cycle. */
+  @SuppressWarnings("unchecked")
+  private <T extends HwValue> T reg0Next(String name, T value) {
+    T r = regInit(name, (T) value.copyType(), 0);
+    r.set(value);
+    return r;
+  }
+
+  /** Synthesized inside the NPU's top: its paths continue through the fetch. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+
+  @Override
+  public String moduleName() {
+    return "NpuPredecode_l" + p.lineBytes() + "_s" + p.spadBytes() / 1024 + "k_e" + p.extMemBytes() / (1024 * 1024)
+        + "m_M" + p.maxM() + "_K" + p.maxK() + "_N" + p.maxN() + "_d" + p.dsp().elements() + "p"
+        + p.dsp().programDepth() + (ppu ? "" : "_noppu")
+        + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity());
   }
 
   /** {@code ceil(v / line)} for a 16-bit v. */

@@ -1,32 +1,58 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.uint;
 
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.isa.MachineParams;
 
 /**
- * The {@link Npu}'s watchdog: in a state that waits for the memory (FETCH, LOAD, STORE, LOAD4,
- * DSP_TAB, DSP_PROG, SNAPSHOT, PPM_LOAD), a counter of cycles without progress (no request accepted, no
- * response, no state change, no PPM item); {@link #expired} at {@code watchdogCycles}, and the waiting state
- * then halts with {@code WATCHDOG}. Golden: {@code memLatency > watchdogCycles}.
+ * The {@link Npu}'s watchdog unit: while the controller's {@link #state} is one that waits for the memory
+ * (FETCH, LOAD, STORE, LOAD4, DSP_TAB, DSP_PROG, SNAPSHOT, PPM_LOAD), a counter of cycles without progress — no
+ * request accepted ({@link #ctrlFire}, {@link #fetchFire}), no {@link #response}, no change of {@link #state}, no
+ * {@link #ppmItem} — else 0. {@link #expired} is high once the counter reaches {@code watchdogCycles}, and the
+ * waiting state then halts with {@code WATCHDOG}. Cycle formula: {@code expired} rises {@code watchdogCycles}
+ * cycles after the last cycle with progress or outside a waiting state (golden: {@code memLatency >
+ * watchdogCycles}).
  */
-final class NpuWatchdog {
-  final Bool expired;
+public final class NpuWatchdog extends HwModule {
+  /** The controller's state ({@link Npu.State} ordinal). */
+  public final UInt state = in(uint(5));
+  public final Bool ctrlFire = in(bool());
+  public final Bool fetchFire = in(bool());
+  public final Bool response = in(bool());
+  public final Bool ppmItem = in(bool());
+  public final Bool expired = out(bool());
+  private final int cycles;
 
-  NpuWatchdog(Npu npu) {
-    MachineParams p = npu.p;
-    UInt state = npu.state;
-    UInt watchdog = npu.reg0("watchdog", uint(bitsToHold(p.watchdogCycles())));
-    Bool progress = npu.wireOf("watchdog_progress", npu.fire.or(npu.fetch.fire).or(npu.mem_resp_valid)
-        .or(state.ne(npu.regNextOf("watchdog_state", state))).or(npu.ppmItem));
-    Bool waiting = npu.wireOf("watchdog_waiting", npu.inState(Npu.State.FETCH).or(npu.inState(Npu.State.LOAD))
-        .or(npu.inState(Npu.State.STORE)).or(npu.inState(Npu.State.LOAD4)).or(npu.inState(Npu.State.DSP_TAB))
-        .or(npu.inState(Npu.State.DSP_PROG)).or(npu.inState(Npu.State.SNAPSHOT)).or(npu.inState(Npu.State.PPM_LOAD)));
-    expired = npu.wireOf("watchdog_expired", watchdog.eq(p.watchdogCycles()));
-    npu.whenElse(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)),
-        () -> watchdog.set(watchdog.add(1)));
+  /** A watchdog of {@code c.watchdogCycles()} cycles. */
+  public NpuWatchdog(NpuConfig c) {
+    cycles = c.watchdogCycles();
+    UInt watchdog = regInit("count", uint(bitsToHold(cycles)), 0);
+    Bool progress = wire("progress", ctrlFire.or(fetchFire).or(response)
+        .or(state.ne(regNext("lastState", state))).or(ppmItem));
+    Bool waiting = wire("waiting", is(Npu.State.FETCH).or(is(Npu.State.LOAD)).or(is(Npu.State.STORE))
+        .or(is(Npu.State.LOAD4)).or(is(Npu.State.DSP_TAB)).or(is(Npu.State.DSP_PROG)).or(is(Npu.State.SNAPSHOT))
+        .or(is(Npu.State.PPM_LOAD)));
+    expired.set(watchdog.eq(cycles));
+    when(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)))
+        .otherwise(() -> watchdog.set(watchdog.add(1)));
+  }
+
+  private Bool is(Npu.State s) {
+    return state.eq(Npu.st(s));
+  }
+
+  /** Synthesized inside the NPU's top: its paths continue through the other units. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+
+  @Override
+  public String moduleName() {
+    return "NpuWatchdog_c" + cycles;
   }
 }

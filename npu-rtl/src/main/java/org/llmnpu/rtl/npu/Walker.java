@@ -5,31 +5,41 @@ import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.uint;
 
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 
 /**
  * The registers of a 2-D address walk ({@code rows} rows, {@code beats} steps per row): the
  * address {@code base + row·rowStride + beat·step}, advanced by additions only. Created by
- * {@link Npu} in a named section so the Verilog reads {@code loadExt_address}.
+ * a unit in a named section so the Verilog reads {@code loadExt_address}.
  */
 final class Walker {
+  /** The module that holds a walk's registers and statements. */
+  interface Host {
+    /** A register reset to 0. */
+    <T extends HwValue> T reg0(String name, T type);
+
+    /** {@code if (cond) then else otherwise}. */
+    void whenElse(Bool cond, Runnable then, Runnable otherwise);
+  }
+
   final UInt address;
   final UInt rowBase;
   final UInt row;
   final UInt beat;
   final Bool finished;
-  private final Npu npu;
+  private final Host npu;
   private UInt rowStride;
   private UInt step;
   private UInt rows;
   private UInt beats;
 
-  Walker(Npu npu, int addressBits, int countBits) {
+  Walker(Host npu, int addressBits, int countBits) {
     this(npu, addressBits, countBits, true);
   }
 
   /** {@code withFinished}: keep a register that is set after the last step. */
-  Walker(Npu npu, int addressBits, int countBits, boolean withFinished) {
+  Walker(Host npu, int addressBits, int countBits, boolean withFinished) {
     this.npu = npu;
     address = npu.reg0("address", uint(addressBits));
     rowBase = npu.reg0("rowBase", uint(addressBits));

@@ -32,7 +32,9 @@ import org.llmnpu.hdl.emit.VerilogDesign;
  * <p>By default the hierarchy is kept: each distinct module (the emitter deduplicates them) is
  * synthesized once and {@code stat -top} multiplies by the instance counts, so a 16 × 16 array
  * of identical PEs costs one PE; optimization across module boundaries is lost (a few percent of
- * area). With {@code flatten} the design is flattened before fine synthesis. Either way the
+ * area), except for the modules the design lists as {@link VerilogDesign#flattened} (the units of a controller,
+ * whose paths cross their ports), which are flattened into their parents before fine synthesis. With
+ * {@code flatten} the design is flattened before fine synthesis. Either way the
  * mapped netlist handed to OpenSTA is flat and has no undriven nets ({@code setundef -undriven
  * -zero}): OpenSTA 2.0.17 crashes in {@code report_power} on hierarchical netlists and on
  * undriven nets when it propagates input activities. Black boxes have no liberty area, so the
@@ -88,6 +90,15 @@ public final class YosysSynthesis {
     s.append(" t:LLMNPU_SRAM_*\n");
     if (flatten) {
       s.append("flatten\n");
+    } else {
+      // the units of a larger module (HwModule#flattenInSynthesis) go into their parents, so the gate mapping
+      // optimizes the paths that cross their ports whole
+      for (String module : design.flattened()) {
+        s.append("flatten t:").append(module).append('\n');
+      }
+      for (String module : design.flattened()) {
+        s.append("delete ").append(module).append('\n');
+      }
     }
     s.append("synth -top ").append(design.top()).append(" -run fine:check\n");
     s.append("dfflibmap -liberty lib.lib\n");

@@ -1,0 +1,74 @@
+package org.llmnpu.rtl.npu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.hdl.DesignAssertions;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.hdl.gen.BlockGenerator;
+import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.Params;
+
+/**
+ * Every unit of the {@link Npu} is a module of its own that is -Wall clean alone, in the configurations that
+ * change its ports (line width, banks, W rows a cycle, MX decoding), and is registered as a block
+ * ({@code npu-<unit>}) that builds the same Verilog as the NPU's instance; the NPU's top instantiates the units.
+ */
+class NpuUnitsLintTest {
+  static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
+      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx");
+
+  private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
+      NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
+      NpuConfig.defaults().withMxLoad(true).withPpu(false));
+
+  @Test
+  void everyUnitIsLintCleanAlone() {
+    for (NpuConfig c : CONFIGS) {
+      for (var unit : List.of(new NpuCounters(c), new NpuWatchdog(c), new NpuSnapshot(c), new NpuScratchpad(c),
+          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c))) {
+        DesignAssertions.assertLintClean(unit, false);
+      }
+    }
+  }
+
+  @Test
+  void everyUnitIsARegisteredBlockWhoseDefaultsAreTheDefaultNpusInstance() {
+    VerilogDesign npu = Verilog.emit(new Npu(NpuConfig.defaults()));
+    // the loadmx decoders are built only with MX decoding on the load path (a block of their own either way)
+    VerilogDesign mx = Verilog.emit(new Npu(NpuConfig.defaults().withMxLoad(true)));
+    for (String name : UNITS) {
+      BlockGenerator g = BlockRegistry.find(name);
+      VerilogDesign unit = Verilog.emit(g.build(Params.resolve(g, Map.of())));
+      String file = unit.top() + ".v";
+      String inNpu = (name.equals("npu-loadmx") ? mx : npu).files().get(file);
+      assertTrue(inNpu != null, name + ": " + file + " in the default NPU");
+      assertEquals(unit.files().get(file), inNpu, name + ": the NPU's instance of " + unit.top());
+    }
+  }
+
+  @Test
+  void theTopInstantiatesTheUnits() {
+    for (NpuConfig c : List.of(NpuConfig.small(), NpuConfig.defaults().withMxLoad(true))) {
+      VerilogDesign d = Verilog.emit(new Npu(c));
+      String top = d.files().get(d.top() + ".v");
+      Matcher m = Pattern.compile("(?m)^  (\\w+) (\\w+) \\(").matcher(top);
+      List<String> instances = new java.util.ArrayList<>();
+      while (m.find()) {
+        instances.add(m.group(1));
+      }
+      int units = c.mxLoad() ? 11 : 10;
+      assertTrue(instances.size() >= units, c + ": " + instances);
+      for (String unit : List.of("NpuScratchpad", "NpuWatchdog", "NpuLoad4", "NpuSnapshot", "NpuCounters",
+          "NpuBackEnd", "NpuPredecode")) {
+        assertTrue(instances.stream().anyMatch(i -> i.startsWith(unit + "_")), unit + " in " + instances);
+      }
+    }
+  }
+}
