@@ -63,6 +63,25 @@ class BenchRecordTest {
   }
 
   @Test
+  void aFailedRunKeepsTheFiguresOfTheLastPassedRun() throws Exception {
+    System.setProperty("bench", "");
+    BenchRecord.write("DemoBench", "m", "mvn m", Duration.ofSeconds(3), "passed", "| fmax | 174.1 MHz |");
+    BenchRecord.write("DemoBench", "m", "mvn m", Duration.ofSeconds(1), "failed: no Docker engine", "partial");
+    BenchRecord.write("DemoBench", "m", "mvn m", Duration.ofSeconds(1), "failed: no OpenSTA", "partial");
+
+    String text = Files.readString(root.resolve("bench-results/DemoBench.txt"));
+    assertTrue(text.contains("| fmax | 174.1 MHz |"), text);
+    assertTrue(text.contains("outcome: passed"), text);
+    assertFalse(text.contains("partial"), text);
+    assertEquals(1, text.lines().filter(l -> l.startsWith("last failed run")).count(), text);
+    assertTrue(text.contains("failed: no OpenSTA") && !text.contains("no Docker"), text);
+
+    BenchRecord.write("DemoBench", "m", "mvn m", Duration.ofSeconds(1), "passed", "| fmax | 180.0 MHz |");
+    String again = Files.readString(root.resolve("bench-results/DemoBench.txt"));
+    assertTrue(again.contains("180.0 MHz") && !again.contains("174.1") && !again.contains("last failed run"), again);
+  }
+
+  @Test
   void writesNothingOutsideABenchmarkRun() {
     System.clearProperty("bench");
     BenchRecord.write("DemoBench", "first", "mvn first", Duration.ZERO, "passed", "table");

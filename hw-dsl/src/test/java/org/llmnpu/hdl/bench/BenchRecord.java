@@ -35,7 +35,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code System.out} is still printed and is also kept; when the method ends, its section of
  * {@code bench-results/<BenchName>.txt} at the repository root is replaced by the output, the
  * command that reproduces it, the UTC date, the wall time and the outcome. Sections of methods
- * not run this time are kept, so running one method of a benchmark does not erase the others.
+ * not run this time are kept, so running one method of a benchmark does not erase the others, and a
+ * failed run does not replace the figures of a passed one (the section then names the failure).
  * The file is written to a temporary file and moved into place, so a reader never sees half a
  * record. Without {@code -Dbench} the extension does nothing: the default {@code mvn test}
  * writes no file.
@@ -48,6 +49,7 @@ public final class BenchRecord implements BeforeTestExecutionCallback, AfterTest
   public static final String FOLDER = "bench-results";
 
   private static final String SECTION = "== ";
+  private static final String LAST_FAILURE = "last failed run (figures below are from the passed run): ";
   private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(BenchRecord.class);
 
   /** True when this JVM runs benchmarks ({@code -Dbench}, passed on to the test JVM by Surefire). */
@@ -79,7 +81,7 @@ public final class BenchRecord implements BeforeTestExecutionCallback, AfterTest
     Class<?> bench = context.getRequiredTestClass();
     String method = context.getRequiredTestMethod().getName();
     Optional<Throwable> failure = context.getExecutionException();
-    String outcome = failure.map(t -> "failed: " + t).orElse("passed");
+    String outcome = failure.map(t -> "failed: " + t.toString().lines().findFirst().orElse("")).orElse("passed");
     write(bench.getSimpleName(), method, command(bench, method), wall, outcome,
         capture.kept().toString(StandardCharsets.UTF_8));
   }
@@ -104,7 +106,17 @@ public final class BenchRecord implements BeforeTestExecutionCallback, AfterTest
           Runtime.getRuntime().availableProcessors()));
       body.append("outcome: ").append(outcome).append('\n');
       body.append('\n').append(output.strip()).append('\n');
-      sections.put(section, body.toString());
+      String previous = sections.get(section);
+      boolean passed = outcome.startsWith("passed");
+      if (!passed && previous != null && previous.contains("\noutcome: passed\n")) {
+        // a failed run (a missing tool, an interrupted run) keeps the last passed figures and says so
+        String kept = previous.lines().filter(l -> !l.startsWith(LAST_FAILURE)).reduce("", (a, l) -> a + l + "\n");
+        int end = kept.indexOf("\n\n");
+        sections.put(section, kept.substring(0, end + 1) + LAST_FAILURE + date + ", " + outcome + "\n"
+            + kept.substring(end + 1));
+      } else {
+        sections.put(section, body.toString());
+      }
       writeAtomically(file, render(benchName, sections));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot record benchmark output in " + file, e);
