@@ -1,7 +1,9 @@
 package org.llmnpu.cosim.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.decoder.DecoderSweepTable;
+import org.llmnpu.hdl.bench.BenchRecord;
 
 /**
  * The cycle model against the RTL over NPU configurations: the table of
@@ -9,6 +11,7 @@ import org.llmnpu.cosim.decoder.DecoderSweepTable;
  * step of stories260K, error, wall time). Run with {@code mvn -B -o test -pl cosim -am -Dbench
  * -Dtest='DecoderCycleSweepBench' -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 class DecoderCycleSweepBench {
   @Test
   void sweep() throws Exception {

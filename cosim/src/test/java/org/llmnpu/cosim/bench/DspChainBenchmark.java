@@ -2,10 +2,12 @@ package org.llmnpu.cosim.bench;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.DspChains;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.RandomPrograms;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
@@ -24,6 +26,7 @@ import org.llmnpu.verilator.SimModes;
  * -Dsurefire.failIfNoSpecifiedTests=false}): cycles of a GEMM → softmax and a GEMM → rmsnorm command
  * chain on the small NPU, RTL next to the cycle model, with the DSP's share.
  */
+@ExtendWith(BenchRecord.class)
 class DspChainBenchmark {
   @Test
   void softmaxAndRmsnormChains() {

@@ -6,8 +6,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.Params;
@@ -34,6 +36,7 @@ import org.llmnpu.verilator.SimOptions;
  * the run's counters, idle charged for the NPU's flip-flops on every cycle, predicts the same energy. Both
  * exclude the SRAM macros (OpenSTA has no power for them) and external memory.
  */
+@ExtendWith(BenchRecord.class)
 class EnergyValidationBenchmark {
   static final double CLOCK_NS = 10;
 

@@ -1,6 +1,8 @@
 package org.llmnpu.cosim.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.IsaSimulator;
@@ -26,6 +28,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * add up on the controller, the array overlaps them), {@code vsMem} = cycles / memBound, and {@code bound}
  * names the largest of memory ({@code memCyc}), weight path ({@code wCopy}) and array ({@code arrayCyc}).
  */
+@ExtendWith(BenchRecord.class)
 class GemvBoundsBenchmark {
   @Test
   void gemv1x256x1408() {

@@ -2,8 +2,10 @@ package org.llmnpu.cosim.bench;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.isa.Counter;
@@ -20,6 +22,7 @@ import org.llmnpu.verilator.Simulators;
  * with its DMA on the default NPU against a raw {@code s n} loop and a per-cycle round trip, and
  * the MAC utilization of a streamed GEMM at several memory bandwidths.
  */
+@ExtendWith(BenchRecord.class)
 class NpuBenchmark {
 
   /**

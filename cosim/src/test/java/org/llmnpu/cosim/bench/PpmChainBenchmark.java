@@ -2,17 +2,19 @@ package org.llmnpu.cosim.bench;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.DspChains;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.RandomPrograms;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
-import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.ppu.PpuFitter;
 import org.llmnpu.numerics.ppu.PpuFormat;
@@ -28,6 +30,7 @@ import org.llmnpu.verilator.SimModes;
  * the Vector DSP ({@code dspin} INT32 → a quantizing DSP program → {@code dspout} INT8), RTL cycles
  * next to the model, on the small NPU.
  */
+@ExtendWith(BenchRecord.class)
 class PpmChainBenchmark {
   @Test
   void gemmToPpmVersusGemmToDsp() {

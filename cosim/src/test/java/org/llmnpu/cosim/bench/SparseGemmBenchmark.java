@@ -2,9 +2,11 @@ package org.llmnpu.cosim.bench;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.GemmCosimFixture;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
@@ -20,6 +22,7 @@ import org.llmnpu.verilator.SimModes;
  * the GEMM's array cycles (start to done), its controller + array + drain cycles ({@code gemmCycles}), the
  * program's total, and the speedups over the dense GEMM (which takes the dense array's cycles exactly).
  */
+@ExtendWith(BenchRecord.class)
 class SparseGemmBenchmark {
   @Test
   void gemm16x512x128() {

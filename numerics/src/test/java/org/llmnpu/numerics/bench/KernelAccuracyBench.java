@@ -3,6 +3,8 @@ package org.llmnpu.numerics.bench;
 import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.vector.Norms;
 import org.llmnpu.numerics.vector.Softmax;
@@ -13,8 +15,9 @@ import org.llmnpu.numerics.vector.VectorConfig;
  * against double precision, per length and lane count, over random rows (σ = 1, 4, 20) and the
  * corner cases (logits around +6·10^4 and −6·10^4; near-constant rows for the norm).
  *
- * <p>Run: {@code mvn -q -pl numerics test -Dbench -Dtest='*Bench' -Dsurefire.failIfNoSpecifiedTests=false}
+ * <p>Run: {@code mvn -q -pl numerics -am test -Dbench -Dtest='*Bench' -Dsurefire.failIfNoSpecifiedTests=false}
  */
+@ExtendWith(BenchRecord.class)
 class KernelAccuracyBench {
 
     private static short[] gaussian(Random rnd, int n, double mean, double sigma) {

@@ -2,6 +2,8 @@ package org.llmnpu.numerics.bench;
 
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.numerics.fp16.Fp16;
 import org.llmnpu.numerics.ppu.PpuError;
 import org.llmnpu.numerics.ppu.PpuFitter;
@@ -16,8 +18,9 @@ import org.llmnpu.numerics.vector.Fp16Math;
  * inputs, and the measured worst-case ULP errors of the FP16 DSP functions over all 65,536 inputs
  * next to the bounds their Javadoc states.
  *
- * <p>Run: {@code mvn -q -pl numerics test -Dbench -Dtest='*Bench' -Dsurefire.failIfNoSpecifiedTests=false}
+ * <p>Run: {@code mvn -q -pl numerics -am test -Dbench -Dtest='*Bench' -Dsurefire.failIfNoSpecifiedTests=false}
  */
+@ExtendWith(BenchRecord.class)
 class NumericsAccuracyBench {
 
     @Test

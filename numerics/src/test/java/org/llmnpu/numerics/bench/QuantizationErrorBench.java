@@ -5,6 +5,8 @@ import org.apache.commons.math3.distribution.TDistribution;
 import org.apache.commons.math3.random.RandomGenerator;
 import org.apache.commons.math3.random.Well19937c;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.numerics.fp.Rounding;
 import org.llmnpu.numerics.mx.MxBlock;
 import org.llmnpu.numerics.mx.MxElementType;
@@ -23,8 +25,9 @@ import org.llmnpu.numerics.mx.MxQuantizer;
  * symmetric scale absmax/127 per row, round half even, clamp to ±127. INT8 per-tensor: one scale.
  * Metrics: relative Frobenius error ‖Q(X) − X‖/‖X‖ and SNR = 10·log10(Σx² / Σ(Q(x) − x)²).
  *
- * <p>Run: {@code mvn -q -pl numerics test -Dbench -Dtest='*Bench' -Dsurefire.failIfNoSpecifiedTests=false}
+ * <p>Run: {@code mvn -q -pl numerics -am test -Dbench -Dtest='*Bench' -Dsurefire.failIfNoSpecifiedTests=false}
  */
+@ExtendWith(BenchRecord.class)
 class QuantizationErrorBench {
     static final int ROWS = 512;
     static final int COLS = 1024;

@@ -3,6 +3,8 @@ package org.llmnpu.sw.bench;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
@@ -19,6 +21,7 @@ import org.llmnpu.sw.model.ModelWeights;
  * ({@code DspProgram.cycles}), the ones the golden model and the RTL count. Run with {@code mvn -B -o test
  * -pl sw-stack -am -Dbench -Dtest=DspStallBench -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 class DspStallBench {
   @Test
   void profile() throws Exception {

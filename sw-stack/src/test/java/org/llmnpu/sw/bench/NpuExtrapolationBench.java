@@ -1,6 +1,8 @@
 package org.llmnpu.sw.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.io.ModelCatalog;
@@ -19,6 +21,7 @@ import org.llmnpu.sw.model.ModelWeights;
  * a larger NPU. Run with {@code mvn -pl sw-stack -am test -Pbench -Dbench
  * -Dtest='org.llmnpu.sw.bench.NpuExtrapolationBench' -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 class NpuExtrapolationBench {
   /** 64×64 array, 8 MiB scratchpad, 64 B/cycle memory (64 GB/s at 1 GHz), latency 100, maxN 256, 64-lane DSP. */
   static MachineParams bigNpu() {

@@ -1,6 +1,8 @@
 package org.llmnpu.sw.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.eval.LogitComparison;
@@ -18,6 +20,7 @@ import org.llmnpu.sw.model.ModelWeights;
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.NpuLoweringBench'
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dformats=mxfp8,int8}: only those weight formats).
  */
+@ExtendWith(BenchRecord.class)
 class NpuLoweringBench {
   @Test
   void accuracyOfTheIntegerPath() throws Exception {

@@ -1,12 +1,15 @@
 package org.llmnpu.sw.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 
 /**
  * Prints every figure table of the sw-stack README. Not part of the default test run; run with
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.SwFiguresBench'
  * -Dsurefire.failIfNoSpecifiedTests=false} (about 13 minutes on 2 cores; the stories260K tables about 4).
  */
+@ExtendWith(BenchRecord.class)
 class SwFiguresBench {
 
     @Test

@@ -4,6 +4,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.examples.MacArrayExample;
@@ -17,6 +19,7 @@ import org.llmnpu.verilator.Simulators;
  * test run:
  * {@code mvn -q -pl verilator-harness -am test -Dbench -Dtest=HarnessBenchmark -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 class HarnessBenchmark {
   private static final int RAW = 200_000;
   private static final int BATCHED = 50_000;

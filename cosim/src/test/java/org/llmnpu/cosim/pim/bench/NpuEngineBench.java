@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.RandomPrograms;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.isa.MachineParams;
@@ -31,6 +33,7 @@ import org.llmnpu.verilator.SimOptions;
  *
  * <p>Run: {@code mvn -q -pl cosim -am test -Dbench -Dtest=NpuEngineBench -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 public final class NpuEngineBench {
   static final List<String> ENGINES = List.of("systolic", "pim", "pim-k4", "pim-k8");
 

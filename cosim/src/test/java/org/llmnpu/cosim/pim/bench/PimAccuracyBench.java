@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.numerics.fp.FloatFormat;
 import org.llmnpu.numerics.pim.PimAlignment;
 import org.llmnpu.numerics.pim.PimInputFormat;
@@ -30,6 +32,7 @@ import org.llmnpu.sw.model.Ops;
  * the checkpoint path; default: the stories260K shipped in sw-stack). Main arguments: the
  * checkpoint path and the number of steps.
  */
+@ExtendWith(BenchRecord.class)
 public final class PimAccuracyBench {
   @org.junit.jupiter.api.Test
   void figures() throws Exception {

@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
@@ -30,6 +32,7 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * <p>Run: {@code mvn -q -pl cosim -am test -Dbench -Dtest=PimVsSystolicBench -Dsurefire.failIfNoSpecifiedTests=false}
  * (about 3 minutes: four syntheses).
  */
+@ExtendWith(BenchRecord.class)
 public final class PimVsSystolicBench {
   private static final int SIZE = 64;
   private static final int PPA_SIZE = 16;

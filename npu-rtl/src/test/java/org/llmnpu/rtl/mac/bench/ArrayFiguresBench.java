@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.numerics.gemm.TiledGemm;
@@ -26,6 +28,7 @@ import org.llmnpu.verilator.Simulators;
  * against the golden model and cycle exact against {@link GemmCycleModel}. Run with
  * {@code mvn -q -pl npu-rtl test -Dbench -Dtest=ArrayFiguresBench -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 class ArrayFiguresBench {
   private static final int ALL = MacArrayConfig.ALL_K_TILES;
 

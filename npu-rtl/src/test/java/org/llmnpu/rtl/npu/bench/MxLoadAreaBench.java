@@ -5,7 +5,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.hdl.ToolsForTests;
+import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.tools.ExternalTool;
@@ -16,6 +18,7 @@ import org.llmnpu.rtl.npu.MxLoadLanes;
  * Yosys onto osu018. Run with {@code mvn -q -B -o test -pl npu-rtl -am -Pbench -Dbench
  * -Dtest='MxLoadAreaBench' -Dsurefire.failIfNoSpecifiedTests=false}.
  */
+@ExtendWith(BenchRecord.class)
 class MxLoadAreaBench {
   @Test
   void areaOfTheDecodersOfOneLine() throws Exception {
