@@ -32,7 +32,7 @@ class GenerateCommandTest {
     String sdc = Files.readString(out.resolve("SyncFifo_w8_d16.sdc"));
     assertTrue(sdc.contains("create_clock -name clk -period 5.75 [get_ports {clk}]\n"), sdc);
     assertTrue(sdc.contains("set_false_path -from [get_ports {reset}]\n"), sdc);
-    assertTrue(sdc.contains("set_input_delay 0 -clock clk [get_ports {push_valid push_payload[*] pop_ready reset}]\n"),
+    assertTrue(sdc.contains("set_input_delay 0 -clock clk [get_ports {reset push_valid push_payload[*] pop_ready}]\n"),
         sdc);
     assertTrue(sdc.contains("set_output_delay 0 -clock clk [get_ports {push_ready pop_valid pop_payload[*] count[*]}]\n"),
         sdc);
