@@ -95,9 +95,21 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * kept of G = 2 of 4 or 4 of 8. {@code accumulate} (0 or 1, word 2 bit 16): 1 adds the results to the INT32
    * values already at Y, {@code Y = wrap32(Y + X·W)} (two's-complement wraparound of the sum; X·W itself is the
    * array's result, saturated per K tile at the accumulator width as without the flag).
+   *
+   * <p>Fused-datapath flags (word 2; see {@code npu-isa/README.md}): {@code wStream} (bit 19) 1 reads W from
+   * external memory at {@code w} (stride {@code wStride}) and streams it into the array instead of from the
+   * scratchpad; {@code wInt4} (bit 20, only with {@code wStream}) 1 says the streamed W bytes each hold two
+   * signed INT4 entries; {@code ppm} (bit 21) 1 routes the results through the PPM (per-column parameters) and
+   * writes INT8 codes to Y instead of INT32.
    */
   record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
-              long sparsity, long accumulate) implements Command {
+              long sparsity, long accumulate, long wStream, long wInt4, long ppm) implements Command {
+    /** A GEMM without the fused-datapath flags. */
+    public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+                long sparsity, long accumulate) {
+      this(m, k, n, x, xStride, w, wStride, y, yStride, sparsity, accumulate, 0, 0, 0);
+    }
+
     /** A dense GEMM. */
     public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride) {
       this(m, k, n, x, xStride, w, wStride, y, yStride, DENSE);
@@ -112,6 +124,26 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     /** Whether the results are added to Y (the accumulate-into flag). */
     public boolean accumulates() {
       return accumulate != 0;
+    }
+
+    /** Whether W streams from external memory (word 2 bit 19). */
+    public boolean streamsWeights() {
+      return wStream != 0;
+    }
+
+    /** Whether the streamed W bytes hold two INT4 entries each (word 2 bit 20). */
+    public boolean int4Weights() {
+      return wInt4 != 0;
+    }
+
+    /** Whether the results go through the PPM and land as INT8 codes (word 2 bit 21). */
+    public boolean throughPpm() {
+      return ppm != 0;
+    }
+
+    /** Whether any fused-datapath flag is set. */
+    public boolean fused() {
+      return wStream != 0 || wInt4 != 0 || ppm != 0;
     }
 
     @Override

@@ -131,6 +131,9 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
+      if (g.fused()) {
+        return ErrorCause.UNSUPPORTED; // no NPU streams weights or routes GEMM results through the PPM yet
+      }
       if (g.sparsity() != Command.DENSE && g.sparsity() <= Command.S4_8 && g.sparsity() != p.sparsity()) {
         return ErrorCause.UNSUPPORTED;
       }
