@@ -45,7 +45,7 @@ class SlicedTemporariesTest {
   @Test
   void onlyTheSlicedTemporaryIsExemptFromTheUnusedCheck() {
     String v = Verilog.emit(new HighBits()).files().get("HighBits.v");
-    String waived = "  /* verilator lint_off UNUSEDSIGNAL */\n  wire signed [23:0] _high_mul = {{12{a[11]}}, a} * {{12{b[11]}}, b};";
+    String waived = "  /* verilator lint_off UNUSEDSIGNAL */\n  wire signed [31:0] _high_mul = a * b;";
     assertTrue(v.contains(waived), v);
     assertEquals(v.split("lint_off").length - 1, v.split("lint_on").length - 1, v);
   }

@@ -16,6 +16,13 @@ import org.llmnpu.hdl.ir.Signal;
  * node, so Verilog's context-dependent widths never change a result and lint sees no
  * width mismatch. Nodes used twice, products below the top of an expression, and bases of
  * slices and sign extensions become named wires ({@code _<target>_<op>}).
+ *
+ * <p>Products are the one place where the context's width is used on purpose: a product is
+ * written as {@code a * b} only where an assignment of exactly its width holds it (the top of
+ * an assignment, or its own named wire), so Verilog evaluates it at that width. A signed
+ * product multiplies signed primaries ({@code signed} names, {@code $signed} part-selects,
+ * signed literals), and a full signed product that is only sign-extended is written at the
+ * extended width: {@code wire signed [31:0] _psum_q_mul = actIn * weight;}.
  */
 final class ExprWriter {
   private final Namer namer;
@@ -82,13 +89,30 @@ final class ExprWriter {
       return shared ? declare(e, s, "rd") : s;
     }
     Op op = (Op) e;
-    boolean product = op.code == Op.Code.MUL && !top
-        && op.width > Math.max(op.args.get(0).width, op.args.get(1).width);
+    Op signedMul = signedProductOf(op);
+    boolean product = !top && (signedMul != null ? machineWord(signedMul.width) == signedMul.width
+        && signedMul.width > productWidth(signedMul) : op.code == Op.Code.MUL && op.width > productWidth(op));
     boolean arithmeticShift = op.code == Op.Code.SHR_DYN && op.kind == Kind.SINT && !top;
     if (shared && !trivial(op) || product || arithmeticShift) {
       return materialize(op);
     }
     return render(op, top);
+  }
+
+  /**
+   * The width Verilog gives a product by itself: an unsigned one its wider operand's; a signed
+   * one its narrowest factor's, since below the product's width the context would extend that
+   * factor, with zeros in an unsigned context.
+   */
+  private static int productWidth(Op mul) {
+    int a = factor(mul.args.get(0), mul).width;
+    int b = factor(mul.args.get(1), mul).width;
+    return mul.kind == Kind.SINT ? Math.min(a, b) : Math.max(a, b);
+  }
+
+  /** The expression where Verilog sizes it by itself: a memory address, a {@code case} subject, a condition. */
+  String selfDetermined(Expr e) {
+    return strip(operand(e));
   }
 
   private static boolean trivial(Op op) {
@@ -102,7 +126,8 @@ final class ExprWriter {
       return t;
     }
     String body = e instanceof Op op ? strip(render(op, true)) : strip(text(e, true));
-    return declare(e, body, e instanceof Op op ? op.code.name().toLowerCase() : "rd");
+    String what = e instanceof Op op ? (widenedProduct(op) != null ? "mul" : op.code.name().toLowerCase()) : "rd";
+    return declare(e, body, what);
   }
 
   private String declare(Expr e, String body, String what) {
@@ -126,7 +151,7 @@ final class ExprWriter {
     return switch (op.code) {
       case ADD -> bin(a, "+");
       case SUB -> bin(a, "-");
-      case MUL -> op.kind == Kind.SINT ? signedProduct((Op) op) : bin(a, "*");
+      case MUL -> op.kind == Kind.SINT ? signedProduct(op) : bin(a, "*");
       case AND -> bin(a, "&");
       case OR -> bin(a, "|");
       case XOR -> bin(a, "^");
@@ -148,24 +173,116 @@ final class ExprWriter {
       case MUX -> "(" + operand(a.get(0)) + " ? " + operand(a.get(1)) + " : " + operand(a.get(2)) + ")";
       case CAT -> "{" + String.join(", ", a.stream().map(this::operand).toList()) + "}";
       case SLICE -> slice(op);
-      case EXTEND -> extend(op);
+      case EXTEND -> widenedProduct(op) != null ? signedProduct(widenedProduct(op)) : extend(op);
       case AS_SINT, AS_UINT, AS_BITS -> text(a.get(0), top);
     };
   }
 
   /**
-   * A signed product as the unsigned product of its operands sign-extended to the product
-   * width: {@code {{8{a[7]}}, a} * {{8{w[7]}}, w}} (the low bits of a product do not depend on
-   * signedness). Chosen by measurement (hw-dsl's bench.VerilatorSpeedBenchmark, 16x16 INT8 PE
-   * array, Verilator 5.006): Verilator turns it into an inline C++ multiply, 1.28x faster than
-   * {@code a * w} on signed wires, whose helper call makes gcc spill registers; Yosys maps it
-   * to 9 % less area than that form on an 8x8 array.
+   * A signed product as Verilog's signed multiply of signed primaries, {@code actIn * weight},
+   * evaluated at the width of the assignment that holds it (see {@link #text}). Chosen by
+   * measurement (hw-dsl's bench.VerilogQualityBenchmark; Verilator 5.006 with the C++ at
+   * verilator-harness's -O1, Yosys 0.23 on osu018): Yosys sees an 8x8 signed multiplier, where the
+   * product of operands sign-extended by concatenation, {@code {{8{a[7]}}, a} * {{8{w[7]}}, w}},
+   * made it build a 16x16 one (area 1.21x of the hand-written array); the generated INT8 PE now
+   * has the hand-written PE's area (37,976 um^2 each) and the 16x16 array runs 1.68x the
+   * hand-written one (median of 7 rounds); mac-array's default 8x8 array has 0.89x the area of
+   * the concatenation form. At gcc -Os (Verilator's default, not the project's) the array ran at
+   * 0.46x the hand-written one: gcc does not inline Verilator's signed-multiply helper there.
    */
   private String signedProduct(Op mul) {
-    return "(" + signExtended(mul.args.get(0), mul.width) + " * " + signExtended(mul.args.get(1), mul.width) + ")";
+    return machineWord(mul.width) == mul.width ? signedMultiply(mul)
+        : wordProduct(mul) + "[" + (mul.width - 1) + ":0]";
   }
 
-  /** A relational operator; signed operands are compared as signed, the only place {@code $signed} is needed. */
+  private String signedMultiply(Op mul) {
+    return "(" + signedFactor(factor(mul.args.get(0), mul)) + " * " + signedFactor(factor(mul.args.get(1), mul)) + ")";
+  }
+
+  /**
+   * A signed product narrower than its {@link #machineWord} as a temporary of the word's width, of
+   * which only the low bits are read (so exempt from UNUSEDSIGNAL).
+   */
+  private String wordProduct(Op mul) {
+    String body = strip(signedMultiply(mul));
+    decls.append("  /* verilator lint_off UNUSEDSIGNAL */\n");
+    String name = namer.unique("_" + context + "_mul");
+    decls.append("  wire signed [").append(machineWord(mul.width) - 1).append(":0] ").append(name).append(" = ")
+        .append(body).append(";").append(where == null ? "" : "  // " + where).append('\n');
+    decls.append("  /* verilator lint_on UNUSEDSIGNAL */\n");
+    return name;
+  }
+
+  /** The signed product {@code e} stands for (itself, or the one its sign extension folds), or null. */
+  private Op signedProductOf(Expr e) {
+    if (!(e instanceof Op op)) {
+      return null;
+    }
+    Op widened = widenedProduct(op);
+    return widened != null ? widened : op.code == Op.Code.MUL && op.kind == Kind.SINT ? op : null;
+  }
+
+  /**
+   * The width a signed product of {@code width} bits is computed at: Verilator's machine word
+   * (32 or 64 bits) when it fits, and only the low {@code width} bits are used: Verilator's signed
+   * multiply at a width below its word sign-extends and masks each operand twice, at the word once.
+   * Measured on mac-array's 19-bit accumulator (bench.VerilogQualityBenchmark): 0.77x to 0.85x the
+   * speed of the concatenation form. Yosys reduces the wider product back to the operands' widths
+   * (SignedProductEmissionTest), so area is unchanged.
+   */
+  private static int machineWord(int width) {
+    return width <= 32 ? 32 : width <= 64 ? 64 : width;
+  }
+
+  /**
+   * The EXTEND of a signed product it can be folded into: the product is exact (its width holds
+   * every product of its operands), so sign-extending it equals multiplying at the wider width;
+   * used only there, so no second multiplier appears. Null for any other node.
+   */
+  private Op widenedProduct(Op op) {
+    if (op.code != Op.Code.EXTEND || op.kind != Kind.SINT || !(op.args.get(0) instanceof Op mul)
+        || mul.code != Op.Code.MUL || temps.containsKey(mul) || uses.getOrDefault(mul, 0) > 1) {
+      return null;
+    }
+    Expr a = factor(mul.args.get(0), mul);
+    Expr b = factor(mul.args.get(1), mul);
+    if (mul.width < a.width + b.width) {
+      return null;
+    }
+    return new Op(Op.Code.MUL, op.width, Kind.SINT, mul.args);
+  }
+
+  /**
+   * A signed product's operand without its sign extensions, which the signed multiply at the
+   * product's width performs itself; any other operand unchanged.
+   */
+  private static Expr factor(Expr e, Op mul) {
+    Expr f = e;
+    while (mul.kind == Kind.SINT && f instanceof Op op && op.code == Op.Code.EXTEND && op.kind == Kind.SINT) {
+      f = op.args.get(0);
+    }
+    return f;
+  }
+
+  /**
+   * An operand of a signed product as a signed primary, which the product's context extends
+   * with its sign: an SInt signal or temporary (declared {@code signed}), a signed literal,
+   * {@code $signed} of a part-select or of an unsigned name; any other expression becomes a
+   * named temporary first.
+   */
+  private String signedFactor(Expr e) {
+    if (e instanceof Literal l) {
+      return l.width + "'sh" + l.bits.toString(16).toUpperCase();
+    }
+    if (e instanceof Op op && !trivial(op) && !temps.containsKey(op)) {
+      named(e);
+    }
+    String text = strip(operand(e));
+    boolean signedName = e.kind == Kind.SINT && (e instanceof Signal || text.equals(temps.get(e)));
+    return signedName ? text : "$signed(" + text + ")";
+  }
+
+  /** A relational operator; signed operands are compared as signed. */
   private String compare(java.util.List<Expr> a, String op) {
     if (a.get(0).kind != Kind.SINT) {
       return bin(a, op);
@@ -244,6 +361,12 @@ final class ExprWriter {
   private String slicedTemporary(Expr base) {
     if (temps.containsKey(base)) {
       return temps.get(base);
+    }
+    Op product = signedProductOf(base);
+    if (product != null && machineWord(product.width) != product.width) {
+      String name = wordProduct(product);
+      temps.put(base, name);
+      return name;
     }
     String body = base instanceof Op op ? strip(render(op, true)) : strip(text(base, true));
     decls.append("  /* verilator lint_off UNUSEDSIGNAL */\n");

@@ -216,7 +216,7 @@ final class ModuleWriter {
     Stmt.MemWrite w = (Stmt.MemWrite) st;
     String mem = w.memory().name;
     exprs.context(mem, w.location());
-    String addr = exprs.top(w.address());
+    String addr = exprs.selfDetermined(w.address());
     if (w.mask() == null) {
       out.append(indent).append(mem).append('[').append(addr).append("] <= ").append(exprs.top(w.data()))
           .append(";  // ").append(w.location()).append('\n');

@@ -62,7 +62,7 @@ final class TreeWriter {
     if (!t && !e) {
       return;
     }
-    String cond = exprs.top(w.cond());
+    String cond = exprs.selfDetermined(w.cond());
     if (!chained) {
       out.append(indent);
     }
@@ -95,7 +95,7 @@ final class TreeWriter {
     if (!any) {
       return;
     }
-    out.append(indent).append("case (").append(exprs.top(s.subject())).append(")  // ")
+    out.append(indent).append("case (").append(exprs.selfDetermined(s.subject())).append(")  // ")
         .append(s.location()).append('\n');
     String in = indent + "  ";
     boolean defaultTouches = s.defaultBody() != null && touches(s.defaultBody());

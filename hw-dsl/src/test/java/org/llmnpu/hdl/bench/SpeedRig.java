@@ -16,13 +16,16 @@ import org.llmnpu.hdl.tools.ExternalTool;
  * clock or reset takes a value from a fixed pseudo-random table each cycle, every output is
  * folded into an FNV-1a hash each cycle. Two designs with the same ports and the same hash
  * computed the same outputs on every cycle; the loop's CPU time (not wall time, which other
- * load on a shared machine inflates) compares their speed. The C++ is compiled at Verilator's
- * default optimization (-Os), as verilator-harness built its models when the emitter's forms were chosen (it now
- * compiles them at -O1).
+ * load on a shared machine inflates) compares their speed. The C++ is compiled at
+ * {@link #HARNESS_CXX_OPT}, as verilator-harness compiles every model of the project, unless a
+ * benchmark asks for another level (Verilator's own default is -Os, at which gcc does not inline
+ * Verilator's signed-multiply helper and the ranking of forms can change).
  */
 final class SpeedRig {
   /** Verilator options of every model the benchmarks build. */
   static final List<String> VERILATOR_OPTIONS = List.of("-O3", "--x-assign", "0", "--x-initial", "0");
+  /** The C++ optimization verilator-harness builds models with (BuildInputs: OPT_FAST and OPT_SLOW). */
+  static final String HARNESS_CXX_OPT = "-O1";
   private static final int TABLE_CYCLES = 4096;
 
   /** One timed run: CPU time of the cycle loop and the hash of all outputs. */
@@ -35,8 +38,13 @@ final class SpeedRig {
     this.binary = binary;
   }
 
-  /** Writes {@code design} into {@code dir} and builds its model with the given ports. */
+  /** Writes {@code design} into {@code dir} and builds its model with the given ports at {@link #HARNESS_CXX_OPT}. */
   static SpeedRig build(String label, VerilogDesign design, List<PortInfo> ports, Path dir) {
+    return build(label, design, ports, dir, HARNESS_CXX_OPT);
+  }
+
+  /** The same with the C++ compiled at {@code cxxOpt} (e.g. {@code -O1}, {@code -Os}). */
+  static SpeedRig build(String label, VerilogDesign design, List<PortInfo> ports, Path dir, String cxxOpt) {
     design.writeTo(dir);
     try {
       Files.writeString(dir.resolve("rig.cpp"), harness(design.top(), ports));
@@ -46,6 +54,7 @@ final class SpeedRig {
     List<String> cmd = new ArrayList<>(List.of("verilator", "--cc", "--exe", "--build", "-j", "2",
         "-Wno-fatal", "--top-module", design.top(), "-Mdir", "obj", "-o", "rig"));
     cmd.addAll(VERILATOR_OPTIONS);
+    cmd.addAll(List.of("-MAKEFLAGS", "OPT_FAST=" + cxxOpt, "-MAKEFLAGS", "OPT_SLOW=" + cxxOpt));
     cmd.addAll(design.files().keySet());
     cmd.add("rig.cpp");
     long t0 = System.nanoTime();

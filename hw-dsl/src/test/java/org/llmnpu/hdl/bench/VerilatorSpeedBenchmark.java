@@ -76,7 +76,7 @@ public final class VerilatorSpeedBenchmark {
         if (!v.area()) {
           continue;
         }
-        double um2 = YosysArea.of(v.design(), work.resolve("area").resolve(slug(v.label())));
+        double um2 = org.llmnpu.hdl.SynthesisProbe.area(v.design(), work.resolve("area").resolve(slug(v.label())));
         base = base == 0 ? um2 : base;
         System.out.printf("%-52s %14.0f %8.3f%n", v.label(), um2, um2 / base);
       }
@@ -103,8 +103,9 @@ public final class VerilatorSpeedBenchmark {
         new Variant("variant: 16-bit $signed(a)*$signed(w)",
             peProduct(emitted, "wire signed [15:0] _psum_q_mul = $signed(actIn) * $signed(weight);",
                 "psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul}"), false),
-        new Variant("variant: 32-bit product wire, a*w",
-            peProduct(emitted, "wire signed [31:0] _psum_q_mul = actIn * weight;", "psumIn + _psum_q_mul"), true),
+        new Variant("hw-dsl until 2026-12-03: sign extension written out",
+            peProduct(emitted, "wire signed [15:0] _psum_q_mul = {{8{actIn[7]}}, actIn} * {{8{weight[7]}}, weight};",
+                "psumIn + {{16{_psum_q_mul[15]}}, _psum_q_mul}"), true),
         new Variant("variant: 32-bit $signed product inline", peProduct(emitted, "",
             "psumIn + $signed({{24{actIn[7]}}, actIn}) * $signed({{24{weight[7]}}, weight})"), false));
   }
@@ -199,7 +200,7 @@ public final class VerilatorSpeedBenchmark {
     }
   }
 
-  private static VerilogDesign fromDirectory(String top, Path dir) throws IOException {
+  static VerilogDesign fromDirectory(String top, Path dir) throws IOException {
     Map<String, String> files = new LinkedHashMap<>();
     for (String f : Files.readAllLines(dir.resolve(top + ".f"))) {
       if (!f.isBlank()) {
