@@ -91,7 +91,9 @@ final class ExprWriter {
     Op op = (Op) e;
     Op signedMul = signedProductOf(op);
     boolean product = !top && (signedMul != null ? machineWord(signedMul.width) == signedMul.width
-        && signedMul.width > productWidth(signedMul) : op.code == Op.Code.MUL && op.width > productWidth(op));
+        && signedMul.width > productWidth(signedMul)
+        : op.code == Op.Code.MUL && op.width > (op.kind == Kind.SINT
+            ? Math.max(op.args.get(0).width, op.args.get(1).width) : productWidth(op)));
     boolean arithmeticShift = op.code == Op.Code.SHR_DYN && op.kind == Kind.SINT && !top;
     if (shared && !trivial(op) || product || arithmeticShift) {
       return materialize(op);
@@ -151,7 +153,7 @@ final class ExprWriter {
     return switch (op.code) {
       case ADD -> bin(a, "+");
       case SUB -> bin(a, "-");
-      case MUL -> op.kind == Kind.SINT ? signedProduct(op) : bin(a, "*");
+      case MUL -> op.kind != Kind.SINT ? bin(a, "*") : nativeSigned(op) ? signedProduct(op) : extendedProduct(op);
       case AND -> bin(a, "&");
       case OR -> bin(a, "|");
       case XOR -> bin(a, "^");
@@ -195,6 +197,29 @@ final class ExprWriter {
         : wordProduct(mul) + "[" + (mul.width - 1) + ":0]";
   }
 
+  /**
+   * Whether a signed product is written as Verilog's signed multiply ({@link #signedProduct}): when both
+   * factors are at most {@value #NATIVE_SIGNED_FACTOR_BITS} bits, the multipliers of MAC arrays and PEs, where
+   * the benchmark measured the gain. Wider products (a requantizer's 32 × 31-bit multiply) keep the form of
+   * operands sign-extended to the product's width ({@link #extendedProduct}): the signed form there changed
+   * how Yosys and ABC built the PPM's requantizer and cost the NPU its 5.75 ns target (6.03 ns measured).
+   */
+  private static boolean nativeSigned(Op mul) {
+    return factor(mul.args.get(0), mul).width <= NATIVE_SIGNED_FACTOR_BITS
+        && factor(mul.args.get(1), mul).width <= NATIVE_SIGNED_FACTOR_BITS;
+  }
+
+  /** The widest factor (in bits) of a signed product written as Verilog's signed multiply. */
+  static final int NATIVE_SIGNED_FACTOR_BITS = 16;
+
+  /**
+   * A wide signed product as the unsigned product of its operands sign-extended to the product's width,
+   * {@code {{32{a[31]}}, a} * {{33{m[30]}}, m}} (the low bits of a product do not depend on signedness).
+   */
+  private String extendedProduct(Op mul) {
+    return "(" + signExtended(mul.args.get(0), mul.width) + " * " + signExtended(mul.args.get(1), mul.width) + ")";
+  }
+
   private String signedMultiply(Op mul) {
     return "(" + signedFactor(factor(mul.args.get(0), mul)) + " * " + signedFactor(factor(mul.args.get(1), mul)) + ")";
   }
@@ -219,7 +244,7 @@ final class ExprWriter {
       return null;
     }
     Op widened = widenedProduct(op);
-    return widened != null ? widened : op.code == Op.Code.MUL && op.kind == Kind.SINT ? op : null;
+    return widened != null ? widened : op.code == Op.Code.MUL && op.kind == Kind.SINT && nativeSigned(op) ? op : null;
   }
 
   /**
@@ -246,7 +271,7 @@ final class ExprWriter {
     }
     Expr a = factor(mul.args.get(0), mul);
     Expr b = factor(mul.args.get(1), mul);
-    if (mul.width < a.width + b.width) {
+    if (mul.width < a.width + b.width || !nativeSigned(mul)) {
       return null;
     }
     return new Op(Op.Code.MUL, op.width, Kind.SINT, mul.args);
