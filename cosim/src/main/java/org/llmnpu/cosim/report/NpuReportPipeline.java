@@ -220,8 +220,8 @@ public final class NpuReportPipeline {
         Math.min(c.memBytesPerCycle(), mp.lineBytes()), roof);
 
     step("seed trends");
-    List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden)
-        .rows();
+    List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden,
+        c.engineTiming(), BenchResults.locate()).rows();
     NpuReport report = new NpuReport("NPU report: npu " + c.rows() + "x" + c.rows() + ", " + c.spadKiB()
         + " KiB scratchpad", cfg, o.ppa().clockNs(), npu, units, split, points, table, tableSource, energies, roofline,
         trends, notes);
