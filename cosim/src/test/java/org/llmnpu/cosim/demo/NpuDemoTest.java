@@ -38,6 +38,8 @@ class NpuDemoTest {
     }
     Map<EnergyAction, EnergyTable.Entry> e = new EnumMap<>(EnergyAction.class);
     e.put(EnergyAction.MAC, new EnergyTable.Entry(EnergyAction.MAC, 2.6, "fixture"));
+    e.put(EnergyAction.MAC_2_4, new EnergyTable.Entry(EnergyAction.MAC_2_4, 2.8, "fixture"));
+    e.put(EnergyAction.PSUM_WRITEBACK, new EnergyTable.Entry(EnergyAction.PSUM_WRITEBACK, 40, "fixture"));
     e.put(EnergyAction.MAC_IDLE, new EnergyTable.Entry(EnergyAction.MAC_IDLE, 200, "fixture"));
     e.put(EnergyAction.DRAM_BYTE, new EnergyTable.Entry(EnergyAction.DRAM_BYTE, 162.5, "fixture"));
     e.put(EnergyAction.IDLE_FLIP_FLOP, new EnergyTable.Entry(EnergyAction.IDLE_FLIP_FLOP, 0.22, "fixture"));
