@@ -38,8 +38,8 @@ import org.llmnpu.verilator.SimOptions;
 /**
  * The whole-NPU report, gathered: PPA of the NPU top and of every unit it instantiates, each synthesized on its
  * own (Yosys + OpenSTA, cached), the area split into those units and the top's glue ({@link UnitAreaSplit}, which
- * fails the report when the units add up to more than the top beyond its tolerance), co-simulation of random programs and of the decoder's phases on the
- * RTL against the golden ISA simulator, energy from the phases' counters times the energy
+ * fails the report when the units add up to more than the top beyond its tolerance), co-simulation of random
+ * programs and of the decoder's phases on the RTL against the golden ISA simulator, energy from the phases' counters times the energy
  * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline,
  * and the seed trends. It lives in {@code cosim} because it needs both the
  * co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim}); {@code reports}
