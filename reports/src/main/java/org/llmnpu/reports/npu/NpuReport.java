@@ -12,7 +12,7 @@ import org.llmnpu.reports.ppa.PpaResult;
 
 /**
  * Everything the whole-NPU report shows, gathered by the caller (the {@code npu report npu}
- * pipeline in {@code cli}, which runs the co-simulations and the PPA flow); this module only
+ * pipeline in {@code cosim}, {@code NpuReportPipeline}, which runs the co-simulations and the PPA flow); this module only
  * renders it ({@code org.llmnpu.reports.html.NpuReportWriter}), so it needs no dependency on
  * the co-simulation.
  *
