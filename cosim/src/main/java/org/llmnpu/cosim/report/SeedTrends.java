@@ -284,12 +284,14 @@ final class SeedTrends {
     return new NpuReport.Trend("2:4 sparsity: speed-up and eTOPS/W", seed, ours.toString(),
         energyAgrees ? "agrees" : "partly",
         (hi >= 1.8 ? "Compute latency halves as in the seed (zero-skipping over K). "
-        : "Compute latency gains less than the seed's halving on these shapes (K tiles that 2:4 cannot fold). ") + "Energy: only the array's MAC energy changes, "
+        : "Compute latency gains less than the seed's halving on these shapes (K tiles that 2:4 cannot fold). ")
+        + "Energy: only the array's MAC energy changes, "
         + "and the MAC array is " + shares + " of the energy in these counters; idle clocking, scratchpad and "
         + "external memory dominate, and DMA bytes stay dense (the NPU's load path has no 2:4 weights yet), so the "
         + "eTOPS/W gain here is a lower bound"
         + (energyAgrees ? "; as in the seed it is larger for prefill than for decode." : " and does not show the "
-        + "seed's 1.69×/1.23×. A 2:4 PE also costs more per executed MAC (wider activation path)."),
+        + "seed's 1.69×/1.23×." + (table.pj(EnergyAction.MAC_2_4, n) > table.pj(EnergyAction.MAC, n)
+        ? " A 2:4 PE also costs more per executed MAC (wider activation path)." : "")),
         cyclesSource + "; this report's energy table and phase counters");
   }
 
