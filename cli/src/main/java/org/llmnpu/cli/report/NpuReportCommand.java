@@ -10,6 +10,7 @@ import org.llmnpu.cli.NpuParameters;
 import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.NpuReportWriter;
+import org.llmnpu.reports.npu.UnitAreaMismatch;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.ToolFailure;
 import org.llmnpu.rtl.TargetClock;
@@ -36,8 +37,8 @@ public final class NpuReportCommand implements Callable<Integer> {
   /** {@code -p} and {@code --config}; without either, the default NPU (with {@code --quick}: {@link #QUICK}). */
   @Mixin
   NpuParameters npu;
-  @Option(names = "--quick", description = "the NPU top and its GEMM engine only (no PPM, Vector DSP), 2 random programs, "
-      + "8 prompt tokens, and the small NPU unless --config or -p say otherwise")
+  @Option(names = "--quick", description = "2 random programs, 8 prompt tokens, and the small NPU unless --config or -p say "
+      + "otherwise (every unit of the NPU is still synthesized, cached)")
   boolean quick;
   @Option(names = "--clock-ns", defaultValue = TargetClock.PERIOD_NS_TEXT, paramLabel = "ns",
       description = "clock constraint for synthesis and timing, 0.1..1000 (default: the NPU's target, ${DEFAULT-VALUE})")
@@ -82,7 +83,7 @@ public final class NpuReportCommand implements Callable<Integer> {
     }
     PpaOptions ppa = PpaOptions.defaults().withClockNs(DecimalOption.parse("--clock-ns", clockNs,
         PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS));
-    return new NpuReportPipeline.Options(c, ppa, quick, tokens, n, energyTable, seed);
+    return new NpuReportPipeline.Options(c, ppa, tokens, n, energyTable, seed);
   }
 
   @Override
@@ -107,7 +108,7 @@ public final class NpuReportCommand implements Callable<Integer> {
         return 1;
       }
       return 0;
-    } catch (ToolFailure e) {
+    } catch (ToolFailure | UnitAreaMismatch e) {
       err.println("npu report npu: " + e.getMessage());
       return 1;
     } catch (IllegalArgumentException e) {

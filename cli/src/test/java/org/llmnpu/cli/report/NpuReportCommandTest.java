@@ -101,8 +101,24 @@ class NpuReportCommandTest {
     assertTrue(j.path("energyPerTokenJ").path("decode").asDouble() > j.path("energyPerTokenJ").path("prefill").asDouble());
     assertTrue(j.path("energy").path("proxy").asBoolean(), "the GEMM-only proxy is labelled");
     assertTrue(j.path("npu").path("fmaxMhz").asDouble() > 10);
-    assertEquals(1, j.path("units").size(), "--quick: the GEMM engine only");
-    assertTrue(j.path("areaSplit").size() >= 4);
+    assertTrue(j.path("units").size() >= 7, "every unit of the top, synthesized on its own: " + j.path("units"));
+    java.util.List<String> engines = new java.util.ArrayList<>();
+    j.path("units").forEach(u -> {
+      if (u.path("name").asText().equals("GEMM engine")) {
+        engines.add(u.path("block").asText());
+      }
+    });
+    assertEquals(1, engines.size(), "one GEMM engine row");
+    assertTrue(engines.get(0).startsWith("GemmEngine"), engines.toString());
+    double split = 0;
+    boolean glue = false;
+    for (JsonNode a : j.path("areaSplit")) {
+      split += a.path("um2").asDouble();
+      glue |= a.path("name").asText().startsWith("glue");
+    }
+    assertTrue(glue, "the top's glue is its own row");
+    double top = j.path("npu").path("stdCellAreaUm2").asDouble() + j.path("npu").path("sramAreaUm2").asDouble();
+    assertEquals(top, split, 1e-6 * top, "the area split adds up to the top");
     assertEquals(3, j.path("cycleValidation").path("programs").asInt(), "1 random + prefill + decode");
     assertTrue(j.path("cycleValidation").path("allCyclesEqual").asBoolean());
     assertTrue(j.path("cycleValidation").path("allBitExact").asBoolean());

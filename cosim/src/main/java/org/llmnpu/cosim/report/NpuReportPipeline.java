@@ -13,7 +13,7 @@ import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.RandomPrograms;
 import org.llmnpu.hdl.emit.Verilog;
-import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
@@ -21,11 +21,13 @@ import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.npu.NpuReport;
-import org.llmnpu.reports.ppa.BlockDesigns;
+import org.llmnpu.reports.npu.UnitAreaSplit;
+import org.llmnpu.reports.ppa.InstanceDesigns;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.lower.DecoderGemms;
@@ -34,9 +36,10 @@ import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.verilator.SimOptions;
 
 /**
- * The whole-NPU report, gathered: PPA of the NPU top and of its units synthesized one by one
- * (Yosys + OpenSTA, cached), co-simulation of random programs and of the decoder's phases on the
- * RTL against the golden ISA simulator, energy from the phases' counters times the energy
+ * The whole-NPU report, gathered: PPA of the NPU top and of every unit it instantiates, each synthesized on its
+ * own (Yosys + OpenSTA, cached), the area split into those units and the top's glue ({@link UnitAreaSplit}, which
+ * fails the report when the units add up to more than the top beyond its tolerance), co-simulation of random
+ * programs and of the decoder's phases on the RTL against the golden ISA simulator, energy from the phases' counters times the energy
  * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline,
  * and the seed trends. It lives in {@code cosim} because it needs both the
  * co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim}); {@code reports}
@@ -48,15 +51,13 @@ public final class NpuReportPipeline {
    *
    * @param config         the NPU
    * @param ppa            PPA options (clock, cache)
-   * @param quick          the NPU top and its GEMM engine only: the PPM and the Vector DSP (not in
-   *                       the npu top yet) are left out
    * @param promptTokens   prefill length of the decoder phases
    * @param randomPrograms random DMA/GEMM programs co-simulated for the cycle-model validation
    * @param energyTable    a table written by {@code npu report energy}, or null to calibrate the
    *                       GEMM engine at the NPU's array size
    * @param seed           seed of programs, data and calibration
    */
-  public record Options(NpuConfig config, PpaOptions ppa, boolean quick, int promptTokens, int randomPrograms,
+  public record Options(NpuConfig config, PpaOptions ppa, int promptTokens, int randomPrograms,
                         Path energyTable, long seed) {
   }
 
@@ -120,12 +121,18 @@ public final class NpuReportPipeline {
     cfg.put("prompt tokens", "" + o.promptTokens());
 
     step("PPA of the NPU top (Yosys + OpenSTA, cached)");
-    PpaResult npu = PpaFlow.run(Verilog.emit(new Npu(c)), generatorParams(c), o.ppa());
+    Npu top = new Npu(c);
+    VerilogDesign emitted = Verilog.emit(top);
+    PpaResult npu = PpaFlow.run(emitted, generatorParams(c), o.ppa());
     log.accept(String.format(Locale.ROOT, "         %s: %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz",
         npu.design(), npu.synthesis().chipAreaUm2() / 1e6, npu.sramAreaUm2(NodeScaling.Node.N180) / 1e6,
         npu.timing().fmaxMhz()));
-    List<NpuReport.Unit> units = units(c);
-    List<NpuReport.AreaSlice> split = areaSplit(npu, units, notes);
+    step("PPA of each unit the NPU top instantiates, synthesized on its own (cached)");
+    List<NpuReport.Unit> units = units(top, emitted, o.ppa(), log);
+    UnitAreaSplit areaSplit = UnitAreaSplit.of(npu, units);
+    List<NpuReport.AreaSlice> split = areaSplit.slices();
+    notes.add(areaSplit.note());
+    log.accept("         " + areaSplit.note());
 
     step("co-simulation on the RTL (Verilator) against the golden ISA simulator");
     List<NpuReport.CyclePoint> points = new ArrayList<>();
@@ -156,7 +163,7 @@ public final class NpuReportPipeline {
 
     step("energy: counters x energy table");
     NpuEnergyCalibration.Table energyTable = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log)
-        .table(o.energyTable(), c, units.get(0).ppa(),
+        .table(o.energyTable(), c, engine(top, units).ppa(),
             c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
     EnergyTable table = energyTable.table();
     String tableSource = energyTable.source();
@@ -213,8 +220,8 @@ public final class NpuReportPipeline {
         Math.min(c.memBytesPerCycle(), mp.lineBytes()), roof);
 
     step("seed trends");
-    List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden)
-        .rows();
+    List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden,
+        c.engineTiming(), BenchResults.locate()).rows();
     NpuReport report = new NpuReport("NPU report: npu " + c.rows() + "x" + c.rows() + ", " + c.spadKiB()
         + " KiB scratchpad", cfg, o.ppa().clockNs(), npu, units, split, points, table, tableSource, energies, roofline,
         trends, notes);
@@ -264,74 +271,47 @@ public final class NpuReportPipeline {
         + "separately.";
   }
 
-  private List<NpuReport.Unit> units(NpuConfig c) {
+  /** Display names of the top's instances, by the end of their instance name; others keep the instance name. */
+  private static final List<Map.Entry<String, String>> UNIT_NAMES = List.of(Map.entry("gemm", "GEMM engine"),
+      Map.entry("ppm", "PPM (bias, requant, PPU)"), Map.entry("dsp_convert", "DSP input converter"),
+      Map.entry("dsp", "Vector DSP"), Map.entry("spad", "scratchpad"), Map.entry("back", "GEMM back-end (drain)"),
+      Map.entry("predecode", "fetch predecode"), Map.entry("load4", "INT4 load unpacker"),
+      Map.entry("loadMx", "MX load decoders"), Map.entry("counters", "counters"), Map.entry("snapshot", "snapshot"),
+      Map.entry("watchdog", "watchdog"));
+
+  static String unitName(List<String> instances) {
+    String first = instances.get(0);
+    String name = UNIT_NAMES.stream().filter(e -> first.equals(e.getKey()) || first.endsWith("_" + e.getKey()))
+        .map(Map.Entry::getValue).findFirst().orElse(first);
+    return instances.size() == 1 ? name : name + " (" + instances.size() + " instances)";
+  }
+
+  /**
+   * Every unit the NPU top instantiates ({@link InstanceDesigns}: the same Verilog as in the top, so the GEMM engine
+   * — systolic or PiM —, the PPM and the Vector DSP have the NPU's own parameters), each through the PPA flow on
+   * its own (Yosys + OpenSTA, cached like every PPA run).
+   */
+  static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
     List<NpuReport.Unit> out = new ArrayList<>();
-    Map<String, String> gemm = new LinkedHashMap<>();
-    gemm.put("rows", "" + c.rows());
-    gemm.put("cols", "" + c.rows());
-    gemm.put("accWidth", "" + c.accWidth());
-    gemm.put("mTile", "" + c.mTile());
-    gemm.put("icAccumDepth", "" + c.icAccumDepth());
-    gemm.put("maxM", "" + c.maxM());
-    gemm.put("maxK", "" + c.maxK());
-    gemm.put("maxN", "" + c.maxN());
-    out.add(unit("GEMM engine", "gemm-engine", gemm, true));
-    if (o.quick()) {
-      return out;
+    for (InstanceDesigns.Unit u : InstanceDesigns.of(top, emitted)) {
+      String name = unitName(u.instances());
+      log.accept(String.format(Locale.ROOT, "         %s: %s %s", name, u.module(), u.instances()));
+      PpaResult r = PpaFlow.run(u.design(), Map.of(), ppa);
+      log.accept(String.format(Locale.ROOT, "           %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz (%s -> %s)",
+          r.synthesis().chipAreaUm2() / 1e6, r.sramAreaUm2(NodeScaling.Node.N180) / 1e6, r.timing().fmaxMhz(),
+          r.timing().startpoint(), r.timing().endpoint()));
+      out.add(new NpuReport.Unit(name, u.module(), Map.of(), u.instances(), r));
     }
-    Map<String, String> ppm = new LinkedHashMap<>();
-    ppm.put("cols", "" + Math.min(64, c.rows()));
-    out.add(unit("PPM (bias, requant, PPU)", "ppm", ppm, false));
-    MachineParams.DspParams d = MachineParams.DspParams.DEFAULT;
-    Map<String, String> dsp = new LinkedHashMap<>();
-    dsp.put("lanes", "" + d.lanes());
-    dsp.put("rows", "" + d.rows());
-    dsp.put("programDepth", "" + d.programDepth());
-    dsp.put("executeStages", "" + c.dspStages());
-    out.add(unit("Vector DSP", "vector-dsp", dsp, false));
     return out;
   }
 
-  private NpuReport.Unit unit(String name, String block, Map<String, String> params, boolean inTop) {
-    step("PPA of " + name + ": " + block + " " + params);
-    PpaResult r = PpaFlow.run(BlockDesigns.of(BlockRegistry.find(block)).design(params), params, o.ppa());
-    log.accept(String.format(Locale.ROOT, "         %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz (%s -> %s)",
-        r.synthesis().chipAreaUm2() / 1e6, r.sramAreaUm2(NodeScaling.Node.N180) / 1e6, r.timing().fmaxMhz(),
-        r.timing().startpoint(), r.timing().endpoint()));
-    return new NpuReport.Unit(name, block, params, inTop, r);
-  }
-
-  private static List<NpuReport.AreaSlice> areaSplit(PpaResult npu, List<NpuReport.Unit> units, List<String> notes) {
-    PpaResult engine = units.get(0).ppa();
-    double engStd = engine.synthesis().chipAreaUm2();
-    double engSram = engine.sramAreaUm2(NodeScaling.Node.N180);
-    double rest = npu.synthesis().chipAreaUm2() - engStd;
-    double spad = npu.sramAreaUm2(NodeScaling.Node.N180) - engSram;
-    List<NpuReport.AreaSlice> out = new ArrayList<>();
-    out.add(new NpuReport.AreaSlice("GEMM engine logic", engStd, "gemm-engine synthesized on its own with the NPU's "
-        + "engine parameters (standard cells)"));
-    out.add(new NpuReport.AreaSlice("GEMM engine buffers (SRAM)", engSram, "the engine's X/W buffers and psum "
-        + "memories as SRAM macros (SRAM model)"));
-    out.add(new NpuReport.AreaSlice("scratchpad (SRAM)", Math.max(0, spad), "the NPU top's SRAM macros minus the "
-        + "engine's (SRAM model)"));
-    out.add(new NpuReport.AreaSlice("controller, DMA, counters", Math.max(0, rest), "the NPU top's standard cells "
-        + "minus the engine synthesized alone (logic optimized across the boundary shifts a little between them)"));
-    if (rest < 0) {
-      notes.add("The engine synthesized alone is larger than the whole NPU's standard cells: the split shows 0 for "
-          + "the controller.");
-    }
-    for (NpuReport.Unit u : units.subList(1, units.size())) {
-      out.add(new NpuReport.AreaSlice(u.name() + " (not yet in the npu top)", u.ppa().synthesis().chipAreaUm2()
-          + u.ppa().sramAreaUm2(NodeScaling.Node.N180), u.block() + " synthesized on its own: standard cells plus "
-          + "its SRAM macros (SRAM model)"));
-    }
-    if (units.size() == 1) {
-      notes.add("Quick report: the PPM and the Vector DSP (not in the npu top yet) are left out of the PPA.");
-    }
-    notes.add("Area split: each unit is synthesized on its own (the NPU top is synthesized as a whole, so its "
-        + "controller share is the top minus the engine); the PPM and the Vector DSP are not part of the npu top yet "
-        + "and are shown at the size the NPU would use.");
-    return out;
+  /** The unit that is the NPU's GEMM engine: the top's instance of a {@link GemmBackend}, systolic or PiM. */
+  static NpuReport.Unit engine(Npu top, List<NpuReport.Unit> units) {
+    List<String> engines = top.ir().children().stream().filter(GemmBackend.class::isInstance)
+        .map(ch -> ch.ir().instanceName()).toList();
+    return units.stream().filter(u -> u.instances().stream().anyMatch(engines::contains)).findFirst()
+        .orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units "
+            + units.stream().map(NpuReport.Unit::instances).toList()));
   }
 
   /** Number formatting for messages. */

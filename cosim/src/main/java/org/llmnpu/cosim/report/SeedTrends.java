@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.reports.energy.EnergyAction;
@@ -16,9 +18,10 @@ import org.llmnpu.sw.model.ModelConfig;
 
 /**
  * The "seed trends" rows of the NPU report: each seed finding (/work SEED-FIGURES, paper 003)
- * with our figure — computed here from the NPU's counters, its cycle model and the energy
- * table where the toolkit measures it, else taken from a module's documented measurement (named
- * in the row) — whether the trend agrees, and why; "not measured" with the reason otherwise.
+ * with our figure, whether the trend agrees, and why. Every figure is computed here: from the NPU's
+ * cycle model, its phase counters and the energy table, or from a benchmark's recorded result
+ * ({@link BenchResults}: {@code bench-results/<Bench>.txt}, named in the row with its date and command);
+ * a row whose input is missing says "not measured" and why. No figure is written in this class.
  */
 final class SeedTrends {
   /** Runs GEMMs through the golden ISA simulator and its cycle model. */
@@ -33,9 +36,17 @@ final class SeedTrends {
   private final EnergyEstimate.Shape shape;
   private final List<NpuReport.PhaseEnergy> phases;
   private final Golden golden;
+  private final EngineTiming engine;
+  private final BenchResults bench;
 
+  /**
+   * @param engine the NPU's GEMM engine (a systolic NPU's PiM row compares with {@link #PIM_COMPARED})
+   * @param bench  the recorded benchmark results the rows quote
+   */
   SeedTrends(MachineParams mp, ModelConfig model, int prompt, EnergyTable table, EnergyEstimate.Shape shape,
-             List<NpuReport.PhaseEnergy> phases, Golden golden) {
+             List<NpuReport.PhaseEnergy> phases, Golden golden, EngineTiming engine, BenchResults bench) {
+    this.engine = engine;
+    this.bench = bench;
     this.mp = mp;
     this.model = model;
     this.prompt = prompt;
@@ -58,37 +69,162 @@ final class SeedTrends {
     out.add(sparsity());
     out.add(guarded("INT8 → INT4 weights: decode vs prefill gain",
         "decode gains far more than prefill (decode is memory-bound)", this::int4));
-    out.add(new NpuReport.Trend("operator fusion lowers prefill TTFT",
-        "−17 % LLaMA3.1-8B, −48 % Phi3.5-mini, −31 % Qwen2-1.5B",
-        "estimated prefill time −71 % (tiny), −62 % (medium); off-chip traffic 143 → 25 KiB/token (tiny)",
-        "agrees", "Same direction, larger: our baseline is fully unfused (every op a dispatch, INT8 weight copies and "
-        + "INT32 accumulators off-chip), while real runtimes already fuse some of it. Estimated with sw-stack's "
-        + "latency model, not on the NPU RTL: the NPU has no fused kernels yet.",
-        "sw-stack README, 'Fusion and tiling (issue 7)' (npu sw passes)"));
+    out.add(fusion());
     out.add(guarded("KV eviction: decode speed vs budget", "smaller KV budget → faster decode (LLaMA3.1-8B)",
         this::kv));
-    out.add(new NpuReport.Trend("PiM / near-memory vs systolic: energy efficiency and latency",
-        "3–5× energy efficiency, 2× latency",
-        "decode GEMV energy 2.5–5.9× lower (weights reloaded), 60–100× (resident); latency 0.58–1.16× "
-        + "(reloaded), 5.2–9.4× faster (resident); prefill energy only 1.6–1.9×",
-        "partly", "Energy agrees for decode: a weight-stationary array spends most energy moving weights that a GEMV "
-        + "uses once. Latency agrees only with weights resident in the macros: reloading a single macro cannot "
-        + "overlap compute and its clock is lower (119 vs 181 MHz).",
-        "pim-macro README, 'PiM vs the systolic array' (PimVsSystolicBench, 16×16 synthesized, stories260K and "
-        + "LLaMA-7B shapes)"));
-    out.add(new NpuReport.Trend("N:M sparsity accuracy: 4:8 more accurate than 2:4",
-        "4:8 consistently better (LLaMA3-8B, Qwen2.5-3B)",
-        "stories260K KL: magnitude 5.42 vs 5.87, Wanda 5.09 vs 5.66, SparseGPT 4.57 vs 4.99 (4:8 vs 2:4)", "agrees",
-        "Holds for every pruning method; no 50 % pruning is usable on a 260K-parameter model (no fine-tuning here).",
-        "sw-stack README, 'Against the seed, on the real model' (npu sw eval)"));
-    out.add(new NpuReport.Trend("MXFP8 about as accurate as INT8", "MXFP8 ≈ 1.3 % above INT8 (LLaMA3-8B)",
-        "stories260K KL: MXFP8 0.451 vs per-channel INT8 0.032 (MXINT8 0.044)", "disagrees",
-        "E4M3 elements with a power-of-two block scale lose far more than per-channel INT8 on this small model.",
-        "sw-stack README, 'Against the seed, on the real model'"));
+    out.add(guarded(PIM_FINDING, PIM_SEED, this::pim));
+    out.add(nmAccuracy());
+    out.add(mxfp8());
     out.add(new NpuReport.Trend("NPU J/token vs CPU and GPU", "NPU 1.58× better than CPU, 1.2× than GPU (Lunar Lake)",
         "", "not measured", "The toolkit models the NPU only; it has no CPU or GPU energy model to compare with.",
         "—"));
     return out;
+  }
+
+  static final String SW_BENCH = "SwFiguresBench";
+  private static final String PIM_FINDING = "PiM / near-memory vs systolic: energy efficiency and latency";
+  private static final String PIM_SEED = "3–5× energy efficiency, 2× latency";
+  /** The PiM engine a systolic NPU's PiM row compares with: 4 input bits a cycle ({@code engine=pim-k4}). */
+  static final EngineTiming PIM_COMPARED = EngineTiming.pim(4);
+
+  private static NpuReport.Trend notMeasured(String finding, String seed, String why) {
+    return new NpuReport.Trend(finding, seed, "", "not measured", why, "—");
+  }
+
+  /** A figure of a recorded table, or a row saying the table or the figure is missing. */
+  private interface FromBench {
+    NpuReport.Trend row(BenchResults.Section s);
+  }
+
+  private NpuReport.Trend recorded(String finding, String seed, String benchName, String method, FromBench row) {
+    java.util.Optional<BenchResults.Section> s = bench.section(benchName, method);
+    if (s.isEmpty()) {
+      return notMeasured(finding, seed, bench.missing(benchName, method));
+    }
+    try {
+      return row.row(s.get());
+    } catch (IllegalArgumentException | java.util.NoSuchElementException e) {
+      return notMeasured(finding, seed, s.get().citation() + " does not hold the figures this row reads: "
+          + e.getMessage());
+    }
+  }
+
+  private NpuReport.Trend fusion() {
+    String finding = "operator fusion lowers prefill TTFT";
+    String seed = "−17 % LLaMA3.1-8B, −48 % Phi3.5-mini, −31 % Qwen2-1.5B";
+    return recorded(finding, seed, SW_BENCH, "fusionAndTiling", s -> {
+      StringBuilder ours = new StringBuilder("estimated prefill time");
+      boolean faster = true;
+      String traffic = "";
+      for (String size : List.of("tiny", "medium")) {
+        BenchResults.Table t = s.table("### " + size).orElseThrow();
+        int ms = t.column("estimated ms", 0);
+        int kib = t.column("total off-chip KiB/token", 0);
+        List<String> unfused = prefillRow(t, "unfused");
+        List<String> fused = prefillRow(t, "fused");
+        double gain = BenchResults.Table.number(fused.get(ms)) / BenchResults.Table.number(unfused.get(ms)) - 1;
+        faster &= gain < 0;
+        ours.append(String.format(Locale.ROOT, "%s %s (%s)", size.equals("tiny") ? "" : ",", pct(gain).replace(" ", ""),
+            size));
+        if (traffic.isEmpty()) {
+          traffic = String.format(Locale.ROOT, "; off-chip traffic %s → %s KiB/token (%s)", unfused.get(kib),
+              fused.get(kib), size);
+        }
+      }
+      return new NpuReport.Trend(finding, seed, ours + traffic, faster ? "agrees" : "disagrees",
+          (faster ? "Same direction. " : "") + "Our baseline is fully unfused (every op a dispatch, INT8 weight copies "
+          + "and INT32 accumulators off-chip), while real runtimes already fuse some of it. Estimated with sw-stack's "
+          + "latency model, not on the NPU RTL: the NPU's programs are not fused yet.", s.citation());
+    });
+  }
+
+  private static List<String> prefillRow(BenchResults.Table t, String stage) {
+    return t.rows().stream().filter(r -> r.get(0).startsWith("prefill") && r.get(1).startsWith(stage)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no prefill row of stage '" + stage + "'"));
+  }
+
+  private static final String WEIGHTS_TABLE = "#### stories260K";
+
+  private NpuReport.Trend nmAccuracy() {
+    String finding = "N:M sparsity accuracy: 4:8 more accurate than 2:4";
+    String seed = "4:8 consistently better (LLaMA3-8B, Qwen2.5-3B)";
+    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression", s -> {
+      BenchResults.Table t = s.table(WEIGHTS_TABLE).orElseThrow();
+      int kl = t.column("KL vs FP32", 0);
+      StringBuilder ours = new StringBuilder("stories260K KL vs FP32 (4:8 vs 2:4):");
+      int better = 0;
+      int compared = 0;
+      for (String[] method : new String[][] {{"magnitude", ""}, {"Wanda", "@wanda"}, {"SparseGPT", "@sparsegpt"}}) {
+        java.util.Optional<List<String>> r48 = t.row("4:8" + method[1]);
+        java.util.Optional<List<String>> r24 = t.row("2:4" + method[1]);
+        if (r48.isEmpty() || r24.isEmpty()) {
+          continue;
+        }
+        double a = BenchResults.Table.number(r48.get().get(kl));
+        double b = BenchResults.Table.number(r24.get().get(kl));
+        compared++;
+        better += a < b ? 1 : 0;
+        ours.append(String.format(Locale.ROOT, "%s %s %s vs %s", compared == 1 ? "" : ",", method[0],
+            r48.get().get(kl), r24.get().get(kl)));
+      }
+      if (compared == 0) {
+        throw new IllegalArgumentException("no 2:4 and 4:8 rows");
+      }
+      String verdict = better == compared ? "agrees" : better == 0 ? "disagrees" : "partly";
+      return new NpuReport.Trend(finding, seed, ours.toString(), verdict, String.format(Locale.ROOT, "4:8 has the "
+          + "lower KL for %d of %d pruning methods. No 50 %% pruning is usable on a 260K-parameter model without "
+          + "fine-tuning, so the comparison is between two large errors.", better, compared), s.citation());
+    });
+  }
+
+  private NpuReport.Trend mxfp8() {
+    String finding = "MXFP8 about as accurate as INT8";
+    String seed = "MXFP8 ≈ 1.3 % above INT8 (LLaMA3-8B)";
+    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression", s -> {
+      BenchResults.Table t = s.table(WEIGHTS_TABLE).orElseThrow();
+      int ppl = t.column("perplexity", 0);
+      int kl = t.column("KL vs FP32", 0);
+      List<String> mx = t.row("mxfp8").orElseThrow();
+      List<String> int8 = t.row("int8").orElseThrow();
+      double above = BenchResults.Table.number(mx.get(ppl)) / BenchResults.Table.number(int8.get(ppl)) - 1;
+      String mxint8 = t.row("mxint8").map(r -> " (MXINT8 " + r.get(kl) + ")").orElse("");
+      boolean agrees = above <= 0.05;
+      return new NpuReport.Trend(finding, seed, String.format(Locale.ROOT, "stories260K perplexity: MXFP8 %s vs "
+          + "per-channel INT8 %s (%s); KL vs FP32 %s vs %s%s", mx.get(ppl), int8.get(ppl), pct(above), mx.get(kl),
+          int8.get(kl), mxint8), agrees ? "agrees" : "disagrees", agrees ? "Within 5 % of INT8's perplexity, as in "
+          + "the seed." : "E4M3 elements with a power-of-two block scale lose far more than per-channel INT8 on this "
+          + "small model (the verdict allows 5 % above INT8's perplexity).", s.citation());
+    });
+  }
+
+  /** PiM engine against the systolic array on the decoder's GEMMs, by the cycle model (engine cycles). */
+  private NpuReport.Trend pim() {
+    EngineTiming pimEngine = engine.pim() ? engine : PIM_COMPARED;
+    double[] ratio = new double[2];
+    String[] phase = {"prefill", "decode"};
+    int[] tokens = {prompt, 1};
+    int[] ctx = {prompt, prompt + 1};
+    for (int i = 0; i < 2; i++) {
+      long systolic = 0;
+      long pimCycles = 0;
+      for (DecoderGemms.Gemm g : DecoderGemms.phase(model, tokens[i], ctx[i])) {
+        systolic += EngineTiming.SYSTOLIC.engineCycles(mp, g.m(), g.k(), g.n());
+        pimCycles += pimEngine.engineCycles(mp, g.m(), g.k(), g.n());
+      }
+      ratio[i] = (double) pimCycles / systolic;
+    }
+    String ours = String.format(Locale.ROOT, "GEMM engine cycles of the decoder's GEMMs, PiM (%d input bit%s a "
+        + "cycle, weights rewritten every pass) over the %d×%d systolic array's: prefill %s, decode %s (above 1×: "
+        + "PiM slower); energy not measured by this report", pimEngine.bitsPerCycle(), pimEngine.bitsPerCycle() == 1 ? "" : "s", mp.rows(),
+        mp.rows(), x(ratio[0]), x(ratio[1]));
+    boolean faster = ratio[1] <= 0.5;
+    return new NpuReport.Trend(PIM_FINDING, PIM_SEED, ours, faster ? "partly" : "disagrees",
+        (faster ? "Decode latency agrees" : "Latency disagrees") + ": the PiM engine writes each pass's weight rows "
+        + "into its macro before streaming the vectors, which a GEMV uses once, so it cannot keep weights resident as "
+        + "the seed's macros do. Energy per token needs the PiM engine's calibrated actions on a PiM NPU's phases "
+        + "(npu report npu -p engine=pim); this row does not compare energy.",
+        "this report: EngineTiming's cycle formulas (RTL-validated) on the decoder's GEMMs at " + prompt
+            + " prompt tokens");
   }
 
   /** A row computed on this NPU, or "not measured" with the reason when its programs do not fit the NPU. */
@@ -103,16 +239,34 @@ final class SeedTrends {
 
   private NpuReport.Trend sparsity() {
     String seed = "prefill latency −48 %, decode −49 %; NPU eTOPS/W 1.69× prefill, 1.23× decode (LLaMA2-7B)";
+    // the 2:4 array folds 2·rows of K into one weight tile (CycleModel's sparse GEMM)
+    double[] speedUp = new double[2];
+    int[] tokens = {prompt, 1};
+    int[] ctx = {prompt, prompt + 1};
+    for (int i = 0; i < 2; i++) {
+      long dense = 0;
+      long sparse = 0;
+      for (DecoderGemms.Gemm g : DecoderGemms.phase(model, tokens[i], ctx[i])) {
+        dense += CycleModel.engineCycles(mp.rows(), mp.rows(), mp.mTile(), g.m(), g.k(), g.n());
+        sparse += CycleModel.engineCyclesOverKTiles(mp.rows(), mp.rows(), mp.mTile(), g.m(),
+            (g.k() + 2L * mp.rows() - 1) / (2L * mp.rows()), g.n());
+      }
+      speedUp[i] = (double) dense / sparse;
+    }
+    double hi = Math.min(speedUp[0], speedUp[1]);
+    String cycles = String.format(Locale.ROOT, "GEMM engine cycles of the decoder's GEMMs with 2:4 weights: prefill "
+        + "÷%.2f (%s), decode ÷%.2f (%s)", speedUp[0], pct(1 / speedUp[0] - 1), speedUp[1], pct(1 / speedUp[1] - 1));
+    String cyclesSource = "this report: CycleModel's dense and 2:4 engine cycles (RTL-validated) on the decoder's GEMMs";
     if (!table.entries().containsKey(EnergyAction.MAC_2_4) || !table.entries().containsKey(EnergyAction.MAC)) {
-      return new NpuReport.Trend("2:4 sparsity: speed-up and eTOPS/W", seed, "", "not measured",
-          "the energy table has no MAC_2_4 entry" + (table.notMeasured().containsKey(EnergyAction.MAC_2_4)
-          ? ": " + table.notMeasured().get(EnergyAction.MAC_2_4) : ""), "—");
+      return new NpuReport.Trend("2:4 sparsity: speed-up and eTOPS/W", seed, cycles + "; eTOPS/W not measured",
+          hi >= 1.8 ? "partly" : "disagrees", "eTOPS/W: the energy table has no MAC_2_4 entry"
+          + (table.notMeasured().containsKey(EnergyAction.MAC_2_4)
+          ? ": " + table.notMeasured().get(EnergyAction.MAC_2_4) : ""), cyclesSource);
     }
     NodeScaling.Node n = NodeScaling.Node.N180;
     double perMac = (table.pj(EnergyAction.MAC_2_4, n) / 2) / table.pj(EnergyAction.MAC, n);
-    StringBuilder ours = new StringBuilder(String.format(Locale.ROOT, "GEMM engine cycles ÷1.94–2.00 on K-bound "
-        + "GEMMs (−48…−50 %%); array energy per dense-equivalent MAC %s the dense one; eTOPS/W on our phase "
-        + "counters:", x(perMac)));
+    StringBuilder ours = new StringBuilder(String.format(Locale.ROOT, "%s; array energy per dense-equivalent MAC "
+        + "%s the dense one; eTOPS/W on our phase counters:", cycles, x(perMac)));
     double[] gains = new double[phases.size()];
     StringBuilder shares = new StringBuilder();
     for (int i = 0; i < phases.size(); i++) {
@@ -129,13 +283,16 @@ final class SeedTrends {
     boolean energyAgrees = gains.length == 2 && gains[0] > 1.05 && gains[0] > gains[1];
     return new NpuReport.Trend("2:4 sparsity: speed-up and eTOPS/W", seed, ours.toString(),
         energyAgrees ? "agrees" : "partly",
-        "Compute latency halves as in the seed (zero-skipping over K). Energy: only the array's MAC energy changes, "
+        (hi >= 1.8 ? "Compute latency halves as in the seed (zero-skipping over K). "
+        : "Compute latency gains less than the seed's halving on these shapes (K tiles that 2:4 cannot fold). ")
+        + "Energy: only the array's MAC energy changes, "
         + "and the MAC array is " + shares + " of the energy in these counters; idle clocking, scratchpad and "
         + "external memory dominate, and DMA bytes stay dense (the NPU's load path has no 2:4 weights yet), so the "
         + "eTOPS/W gain here is a lower bound"
         + (energyAgrees ? "; as in the seed it is larger for prefill than for decode." : " and does not show the "
-        + "seed's 1.69×/1.23×. A 2:4 PE also costs more per executed MAC (wider activation path)."),
-        "npu-rtl README '2:4 zero-skipping on 16×16'; this report's energy table and phase counters");
+        + "seed's 1.69×/1.23×." + (table.pj(EnergyAction.MAC_2_4, n) > table.pj(EnergyAction.MAC, n)
+        ? " A 2:4 PE also costs more per executed MAC (wider activation path)." : "")),
+        cyclesSource + "; this report's energy table and phase counters");
   }
 
   private NpuReport.Trend int4() {
@@ -144,9 +301,9 @@ final class SeedTrends {
     double[] here = int4Gains(mp);
     double[] slow = int4Gains(narrow);
     String ours = String.format(Locale.ROOT, "NPU cycles with INT4 weights (load4) vs INT8, %d B/cycle memory: "
-        + "prefill %s, decode %s; with a %d B/cycle memory: prefill %s, decode %s; sw-stack latency model "
-        + "(medium): prefill 0 %%, decode −10 %%", Math.min(mp.lineBytes(), mp.memBytesPerCycle()), pct(-here[0]),
-        pct(-here[1]), narrow.memBytesPerCycle(), pct(-slow[0]), pct(-slow[1]));
+        + "prefill %s, decode %s; with a %d B/cycle memory: prefill %s, decode %s; %s",
+        Math.min(mp.lineBytes(), mp.memBytesPerCycle()), pct(-here[0]), pct(-here[1]), narrow.memBytesPerCycle(),
+        pct(-slow[0]), pct(-slow[1]), swInt4());
     boolean agrees = here[1] > here[0] + 0.03;
     boolean slowAgrees = slow[1] > slow[0] + 0.03;
     String why = agrees ? "INT4 halves the weight bytes; decode streams every weight once per token and waits on "
@@ -157,10 +314,27 @@ final class SeedTrends {
         : "Neither memory makes decode gain: per-load latency and command overheads dominate at this model size.";
     return new NpuReport.Trend("INT8 → INT4 weights: decode vs prefill gain", seed, ours,
         agrees ? "agrees" : slowAgrees ? "partly" : "disagrees",
-        why + " Cycles from the golden ISA simulator's cycle model; load4's cycle formula is provisional until the "
-            + "RTL implements it.",
-        "this report: the decoder's GEMM programs with load4 weights through IsaSimulator; sw-stack README "
-        + "'Weight formats on the fused graph'");
+        why + " Cycles from the golden ISA simulator's cycle model.",
+        "this report: the decoder's GEMM programs with load4 weights through IsaSimulator; the sw-stack latency "
+        + "model's figures: " + bench.section(SW_BENCH, "fusionAndTiling").map(BenchResults.Section::citation)
+        .orElse("not measured"));
+  }
+
+  /** INT4 against INT8 in sw-stack's latency model (the medium model), from the recorded benchmark. */
+  private String swInt4() {
+    java.util.Optional<BenchResults.Section> s = bench.section(SW_BENCH, "fusionAndTiling");
+    if (s.isEmpty()) {
+      return "sw-stack latency model: not measured (" + bench.missing(SW_BENCH, "fusionAndTiling") + ")";
+    }
+    try {
+      BenchResults.Table t = s.get().table("#### medium: weight formats").orElseThrow();
+      List<String> int4 = t.row("INT4").orElseThrow();
+      return "sw-stack latency model (medium, fused graph): prefill " + int4.get(t.column("vs INT8", 0))
+          + ", decode " + int4.get(t.column("vs INT8", 1));
+    } catch (IllegalArgumentException | java.util.NoSuchElementException e) {
+      return "sw-stack latency model: not measured (" + s.get().citation() + " has no INT4 row in its medium weight "
+          + "formats table)";
+    }
   }
 
   /** Fractions of cycles INT4 weights save: {prefill, decode}. */
@@ -191,13 +365,11 @@ final class SeedTrends {
       prev = cyc;
       ours.append(String.format(Locale.ROOT, " %d: %s faster", budget, x((double) fullCycles / cyc)));
     }
-    ours.append("; sw-stack Java decode 3.00 → 0.58 ms/token (tiny, context 2048, budget 128)");
     return new NpuReport.Trend("KV eviction: decode speed vs budget", seed, ours.toString(),
         monotone ? "agrees" : "disagrees",
         "The attention GEMMs of a decode step (scores and values) scale with the kept tokens; the weight GEMMs do not, "
-            + "so the speed-up is bounded by the attention share (small for stories260K's 8-wide heads). GEMM-only "
-            + "cycles; the eviction's own scoring is not counted.",
-        "this report: decode-step GEMM programs at each context through the cycle model; sw-stack README KV tables "
-            + "(npu sw kv)");
+            + "so the speed-up is bounded by the attention share (small for " + model.dim() / model.heads()
+            + "-wide heads). GEMM-only cycles; the eviction's own scoring is not counted.",
+        "this report: decode-step GEMM programs at each context through the cycle model");
   }
 }

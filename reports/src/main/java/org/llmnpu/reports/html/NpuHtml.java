@@ -92,21 +92,21 @@ final class NpuHtml {
           .append("</td><td>").append(Fmt.fixed(total == 0 ? 0 : 100 * a.um2() / total, 1)).append(" %</td><td class=\"l\">")
           .append(Fmt.esc(a.basis())).append("</td></tr>\n");
     }
-    s.append("</table>\n<table>\n<tr><th class=\"l\">unit</th><th class=\"l\">block, parameters</th><th>in npu top</th>"
+    s.append("</table>\n<table>\n<tr><th class=\"l\">unit</th><th class=\"l\">block, parameters</th><th class=\"l\">instances in the npu top</th>"
         + "<th>std-cell area (&micro;m&sup2;)</th><th>cells</th><th>SRAM (&micro;m&sup2;)</th><th>Fmax (MHz)</th>"
         + "<th class=\"l\">critical path</th><th>depth</th><th>power at clock (mW)</th></tr>\n");
-    unitRow(s, "NPU top", "npu", true, r.npu());
+    unitRow(s, "NPU top", "npu", "(the top)", r.npu());
     for (NpuReport.Unit u : r.units()) {
       StringBuilder p = new StringBuilder(u.block());
       u.params().forEach((k, v) -> p.append(' ').append(k).append('=').append(v));
-      unitRow(s, u.name(), p.toString(), u.inTop(), u.ppa());
+      unitRow(s, u.name(), p.toString(), u.inTop() ? String.join(", ", u.instances()) : "none", u.ppa());
     }
     s.append("</table>\n");
   }
 
-  private static void unitRow(StringBuilder s, String name, String block, boolean inTop, PpaResult p) {
+  private static void unitRow(StringBuilder s, String name, String block, String instances, PpaResult p) {
     s.append("<tr><td class=\"l\">").append(Fmt.esc(name)).append("</td><td class=\"l\"><small>").append(Fmt.esc(block))
-        .append("</small></td><td>").append(inTop ? "yes" : "not yet").append("</td><td>")
+        .append("</small></td><td class=\"l\"><small>").append(Fmt.esc(instances)).append("</small></td><td>")
         .append(Fmt.grouped(p.synthesis().chipAreaUm2())).append("</td><td>").append(Fmt.grouped(p.synthesis().cellCount()))
         .append("</td><td>").append(Fmt.grouped(p.sramAreaUm2(NodeScaling.Node.N180))).append("</td><td>")
         .append(Fmt.sig(p.timing().fmaxMhz())).append("</td><td class=\"l\"><small>")

@@ -30,6 +30,7 @@ final class NpuJson {
     for (NpuReport.Unit u : r.units()) {
       ObjectNode o = units.addObject();
       o.put("name", u.name()).put("block", u.block()).put("inTop", u.inTop());
+      u.instances().forEach(o.putArray("instances")::add);
       ObjectNode p = o.putObject("params");
       u.params().forEach(p::put);
       ppa(o, u.ppa());

@@ -12,7 +12,7 @@ import org.llmnpu.reports.ppa.PpaResult;
 
 /**
  * Everything the whole-NPU report shows, gathered by the caller (the {@code npu report npu}
- * pipeline in {@code cli}, which runs the co-simulations and the PPA flow); this module only
+ * pipeline in {@code cosim}, {@code NpuReportPipeline}, which runs the co-simulations and the PPA flow); this module only
  * renders it ({@code org.llmnpu.reports.html.NpuReportWriter}), so it needs no dependency on
  * the co-simulation.
  *
@@ -20,8 +20,9 @@ import org.llmnpu.reports.ppa.PpaResult;
  * @param config      the NPU's parameters (generator and simulation), name to value, in order
  * @param clockNs     clock period the PPA flow constrained, ns
  * @param npu         PPA of the whole NPU top
- * @param units       PPA of each unit synthesized on its own
- * @param areaSplit   the NPU's area by unit, and how each share was obtained
+ * @param units       PPA of each unit instantiated by the NPU top, synthesized on its own
+ * @param areaSplit   the NPU's area by unit and the top's own logic (glue), and how each share was obtained
+ *                    ({@link UnitAreaSplit})
  * @param cycles      cycle-model validation: model and RTL cycles per co-simulated program
  * @param energyTable the energy per action the estimates use
  * @param energyTableSource where that table came from (calibration run, file)
@@ -47,15 +48,22 @@ public record NpuReport(String title, Map<String, String> config, double clockNs
   /**
    * One unit of the NPU synthesized on its own.
    *
-   * @param name    unit name (e.g. "GEMM engine")
-   * @param block   the registered block it was generated from
-   * @param params  the block parameters used
-   * @param inTop   true when the unit is part of the generated {@code npu} top today
-   * @param ppa     its PPA
+   * @param name      unit name (e.g. "GEMM engine")
+   * @param block     what was synthesized: the Verilog module the top instantiates (or a registered block)
+   * @param params    the generator parameters used (empty when they are the NPU's own, see the configuration)
+   * @param instances the NPU top's instances of this unit (each costs {@code ppa}'s area); empty for a unit shown
+   *                  beside the NPU but not part of its top
+   * @param ppa       its PPA, one instance
    */
-  public record Unit(String name, String block, Map<String, String> params, boolean inTop, PpaResult ppa) {
+  public record Unit(String name, String block, Map<String, String> params, List<String> instances, PpaResult ppa) {
     public Unit {
       params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+      instances = List.copyOf(instances);
+    }
+
+    /** Whether the NPU top instantiates this unit. */
+    public boolean inTop() {
+      return !instances.isEmpty();
     }
   }
 

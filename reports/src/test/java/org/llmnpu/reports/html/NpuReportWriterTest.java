@@ -70,7 +70,7 @@ class NpuReportWriterTest {
       phases.add(new NpuReport.PhaseEnergy(phase, phase.equals("prefill") ? 32 : 1, "test <proxy>", true, c, est));
     }
     PpaResult npu = ppa("Npu_test", 9e6, 100);
-    List<NpuReport.Unit> units = List.of(new NpuReport.Unit("GEMM engine", "gemm-engine", Map.of("rows", "16"), true,
+    List<NpuReport.Unit> units = List.of(new NpuReport.Unit("GEMM engine", "gemm-engine", Map.of("rows", "16"), List.of("gemm"),
         ppa("GemmEngine_test", 8e6, 174)));
     List<NpuReport.AreaSlice> split = List.of(new NpuReport.AreaSlice("GEMM engine logic", 8e6, "test"),
         new NpuReport.AreaSlice("controller & DMA", 1e6, "test"));
