@@ -13,6 +13,15 @@ final class AtomicFiles {
     private AtomicFiles() {
     }
 
+    /** Gives a temporary file (rw-r--r--) or directory (rwxr-xr-x) the permissions of an ordinary output. */
+    static Path ordinary(Path p) throws IOException {
+        if (p.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(
+                    Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
+        }
+        return p;
+    }
+
     static void move(Path tmp, Path file) throws IOException {
         try {
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -24,7 +33,7 @@ final class AtomicFiles {
     static void writeString(Path file, String text) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+        Path tmp = ordinary(Files.createTempFile(dir, "." + file.getFileName(), ".tmp"));
         try {
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             move(tmp, file);

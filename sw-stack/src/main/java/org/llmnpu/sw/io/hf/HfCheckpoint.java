@@ -218,11 +218,24 @@ public final class HfCheckpoint {
      * config.json last.
      */
     public static void write(ModelWeights w, Path dir, SafetensorsDtype dtype, String tokenizerJson) throws IOException {
+        write(w, dir, dtype, tokenizerJson, 1);
+    }
+
+    /**
+     * As {@link #write(ModelWeights, Path, SafetensorsDtype, String)}, the tensors split over {@code shards} files
+     * {@code model-0000i-of-0000n.safetensors} listed in {@code model.safetensors.index.json} when {@code shards > 1}.
+     */
+    public static void write(ModelWeights w, Path dir, SafetensorsDtype dtype, String tokenizerJson, int shards)
+            throws IOException {
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be >= 1, got " + shards);
+        }
         Path target = dir.toAbsolutePath();
         boolean fresh = !Files.exists(target);
-        Path out = fresh ? Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".") : target;
+        Path out = fresh ? AtomicFiles.ordinary(Files.createTempDirectory(target.getParent(), "." + target.getFileName() + "."))
+                : target;
         try {
-            writeFiles(w, out, dtype, tokenizerJson);
+            writeFiles(w, out, dtype, tokenizerJson, shards);
             if (fresh) {
                 AtomicFiles.move(out, target);
             }
@@ -238,29 +251,56 @@ public final class HfCheckpoint {
         }
     }
 
-    private static void writeFiles(ModelWeights w, Path dir, SafetensorsDtype dtype, String tokenizerJson) throws IOException {
+    private static void writeFiles(ModelWeights w, Path dir, SafetensorsDtype dtype, String tokenizerJson, int shards)
+            throws IOException {
         ModelConfig c = w.config();
         boolean tied = w.lmHead() == w.tokenEmbedding();
-        SafetensorsWriter st = new SafetensorsWriter().metadata("format", "pt");
-        st.matrix("model.embed_tokens.weight", dtype, w.tokenEmbedding());
+        Map<String, float[][]> tensors = new LinkedHashMap<>();
+        tensors.put("model.embed_tokens.weight", w.tokenEmbedding());
         for (int l = 0; l < c.layers(); l++) {
             LayerWeights lw = w.layers()[l];
             String p = "model.layers." + l + ".";
-            st.vector(p + "input_layernorm.weight", dtype, lw.attnNorm())
-                    .matrix(p + "self_attn.q_proj.weight", dtype, RopeLayout.interleavedToRotateHalf(lw.wq(), c.heads(), c.headDim()))
-                    .matrix(p + "self_attn.k_proj.weight", dtype, RopeLayout.interleavedToRotateHalf(lw.wk(), c.kvHeads(), c.headDim()))
-                    .matrix(p + "self_attn.v_proj.weight", dtype, lw.wv())
-                    .matrix(p + "self_attn.o_proj.weight", dtype, lw.wo())
-                    .vector(p + "post_attention_layernorm.weight", dtype, lw.ffnNorm())
-                    .matrix(p + "mlp.gate_proj.weight", dtype, lw.w1())
-                    .matrix(p + "mlp.down_proj.weight", dtype, lw.w2())
-                    .matrix(p + "mlp.up_proj.weight", dtype, lw.w3());
+            tensors.put(p + "input_layernorm.weight", new float[][] {lw.attnNorm()});
+            tensors.put(p + "self_attn.q_proj.weight", RopeLayout.interleavedToRotateHalf(lw.wq(), c.heads(), c.headDim()));
+            tensors.put(p + "self_attn.k_proj.weight", RopeLayout.interleavedToRotateHalf(lw.wk(), c.kvHeads(), c.headDim()));
+            tensors.put(p + "self_attn.v_proj.weight", lw.wv());
+            tensors.put(p + "self_attn.o_proj.weight", lw.wo());
+            tensors.put(p + "post_attention_layernorm.weight", new float[][] {lw.ffnNorm()});
+            tensors.put(p + "mlp.gate_proj.weight", lw.w1());
+            tensors.put(p + "mlp.down_proj.weight", lw.w2());
+            tensors.put(p + "mlp.up_proj.weight", lw.w3());
         }
-        st.vector("model.norm.weight", dtype, w.finalNorm());
+        tensors.put("model.norm.weight", new float[][] {w.finalNorm()});
         if (!tied) {
-            st.matrix("lm_head.weight", dtype, w.lmHead());
+            tensors.put("lm_head.weight", w.lmHead());
         }
-        st.write(dir.resolve(WEIGHTS));
+        List<String> names = new ArrayList<>(tensors.keySet());
+        int perShard = (names.size() + shards - 1) / shards;
+        ObjectMapper json = new ObjectMapper();
+        var index = json.createObjectNode();
+        var weightMap = index.putObject("metadata").put("total_size", 0L);
+        var map = index.putObject("weight_map");
+        long totalBytes = 0;
+        for (int s = 0; s < shards; s++) {
+            String file = shards == 1 ? WEIGHTS : String.format("model-%05d-of-%05d.safetensors", s + 1, shards);
+            SafetensorsWriter st = new SafetensorsWriter().metadata("format", "pt");
+            for (String n : names.subList(Math.min(names.size(), s * perShard), Math.min(names.size(), (s + 1) * perShard))) {
+                float[][] t = tensors.get(n);
+                if (n.endsWith("norm.weight")) {
+                    st.vector(n, dtype, t[0]);
+                    totalBytes += (long) t[0].length * dtype.bytes();
+                } else {
+                    st.matrix(n, dtype, t);
+                    totalBytes += (long) t.length * t[0].length * dtype.bytes();
+                }
+                map.put(n, file);
+            }
+            st.write(dir.resolve(file));
+        }
+        if (shards > 1) {
+            weightMap.put("total_size", totalBytes);
+            AtomicFiles.writeString(dir.resolve(INDEX), json.writerWithDefaultPrettyPrinter().writeValueAsString(index) + "\n");
+        }
         if (tokenizerJson != null) {
             AtomicFiles.writeString(dir.resolve(TOKENIZER), tokenizerJson);
         }

@@ -78,7 +78,7 @@ public final class SafetensorsWriter {
     public void write(Path file) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+        Path tmp = AtomicFiles.ordinary(Files.createTempFile(dir, "." + file.getFileName(), ".tmp"));
         try {
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 byte[] header = header();
