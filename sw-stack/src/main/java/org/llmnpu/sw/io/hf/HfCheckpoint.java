@@ -147,7 +147,7 @@ public final class HfCheckpoint {
         private void openSharded(Path dir, Path index) throws IOException {
             JsonNode map;
             try {
-                map = new ObjectMapper().readTree(index.toFile()).path("weight_map");
+                map = SafetensorsFile.JSON.readTree(index.toFile()).path("weight_map");
             } catch (IOException e) {
                 throw new ModelFileException(index + ": not valid JSON", e);
             }

@@ -27,6 +27,8 @@ public record HfConfig(ModelConfig config, boolean tiedEmbeddings, int bosTokenI
 
     /** The one architecture read. */
     public static final String ARCHITECTURE = "LlamaForCausalLM";
+    /** Thread-safe once configured; shared because building one costs more than parsing a small header. */
+    private static final ObjectMapper JSON = new ObjectMapper();
     static final List<String> REQUIRED = List.of("hidden_size", "intermediate_size", "num_hidden_layers",
             "num_attention_heads", "vocab_size");
 
@@ -36,7 +38,7 @@ public record HfConfig(ModelConfig config, boolean tiedEmbeddings, int bosTokenI
         ModelFileException.checkRegularFile(file, "the model's config.json");
         JsonNode root;
         try {
-            root = new ObjectMapper().readTree(file.toFile());
+            root = JSON.readTree(file.toFile());
         } catch (IOException e) {
             throw new ModelFileException(file + ": not valid JSON (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }

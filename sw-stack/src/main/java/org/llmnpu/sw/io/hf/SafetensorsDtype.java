@@ -33,13 +33,11 @@ public enum SafetensorsDtype {
         return null;
     }
 
-    /** Reads the next element of {@code b} (little-endian) as FP32. */
-    float get(ByteBuffer b) {
-        return switch (this) {
-            case F32 -> b.getFloat();
-            case F16 -> Fp16.toFloat(b.getShort());
-            case BF16 -> Float.intBitsToFloat((b.getShort() & 0xFFFF) << 16);
-        };
+    /** Converts 16-bit elements ({@code F16} or {@code BF16}) to FP32, exactly. */
+    void convert(short[] raw, float[] out) {
+        for (int i = 0; i < raw.length; i++) {
+            out[i] = this == BF16 ? Float.intBitsToFloat((raw[i] & 0xFFFF) << 16) : Fp16.toFloat(raw[i]);
+        }
     }
 
     /** Writes {@code x} as this type (little-endian). */

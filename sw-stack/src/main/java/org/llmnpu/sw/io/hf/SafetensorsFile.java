@@ -40,6 +40,8 @@ public final class SafetensorsFile implements AutoCloseable {
     /** Headers above this size are refused (the format's reference reader uses the same bound). */
     public static final long MAX_HEADER_BYTES = 100L << 20;
     static final int MAX_VIEW_BYTES = 1 << 28;
+    /** Thread-safe once configured; shared because building one costs more than parsing a small header. */
+    static final ObjectMapper JSON = new ObjectMapper();
 
     /** One tensor's entry in the header. */
     public record Entry(String name, SafetensorsDtype dtype, long[] shape, long begin, long end) {
@@ -101,7 +103,7 @@ public final class SafetensorsFile implements AutoCloseable {
     private static Map<String, Entry> parseHeader(byte[] json, long dataBytes, Path file) throws ModelFileException {
         JsonNode root;
         try {
-            root = new ObjectMapper().readTree(json);
+            root = JSON.readTree(json);
         } catch (IOException e) {
             throw new ModelFileException(file + ": safetensors header is not valid JSON (" + firstLine(e.getMessage()) + ")", e);
         }
@@ -221,15 +223,22 @@ public final class SafetensorsFile implements AutoCloseable {
             int n = Math.min(rowsPerView, rows - r0);
             ByteBuffer view = channel.map(FileChannel.MapMode.READ_ONLY, dataStart + e.begin() + r0 * rowBytes, n * rowBytes)
                     .order(ByteOrder.LITTLE_ENDIAN);
+            java.nio.FloatBuffer floats = e.dtype() == SafetensorsDtype.F32 ? view.asFloatBuffer() : null;
+            java.nio.ShortBuffer halves = e.dtype() == SafetensorsDtype.F32 ? null : view.asShortBuffer();
+            short[] raw = halves == null ? null : new short[cols];
             for (int r = r0; r < r0 + n; r++) {
                 float[] row = m[r];
+                if (floats != null) {
+                    floats.get(row);
+                } else {
+                    halves.get(raw);
+                    e.dtype().convert(raw, row);
+                }
                 for (int c = 0; c < cols; c++) {
-                    float v = e.dtype().get(view);
-                    if (!Float.isFinite(v)) {
-                        throw new ModelFileException(file + ": tensor " + name + " holds a non-finite weight (" + v + ") at row "
-                                + r + ", column " + c);
+                    if (!Float.isFinite(row[c])) {
+                        throw new ModelFileException(file + ": tensor " + name + " holds a non-finite weight (" + row[c]
+                                + ") at row " + r + ", column " + c);
                     }
-                    row[c] = v;
                 }
             }
         }

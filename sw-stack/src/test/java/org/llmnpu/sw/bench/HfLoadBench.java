@@ -1,0 +1,72 @@
+package org.llmnpu.sw.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
+import org.llmnpu.sw.io.Llama2cCheckpoint;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.io.hf.HfCheckpoint;
+import org.llmnpu.sw.io.hf.SafetensorsDtype;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * Load time of stories260K from a llama2.c {@code .bin} file and from Hugging Face directories (safetensors F32,
+ * BF16, F32 in 3 shards): median of 50 loads after 20 warm-up loads, files in the page cache. Run with
+ * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.HfLoadBench'
+ * -Dsurefire.failIfNoSpecifiedTests=false}, or its {@code main}.
+ */
+@ExtendWith(BenchRecord.class)
+class HfLoadBench {
+
+    @Test
+    void loadTimes() throws Exception {
+        main(new String[0]);
+    }
+
+    @FunctionalInterface
+    interface Load {
+        ModelWeights load() throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path tmp = Files.createTempDirectory("hf-load-bench");
+        try {
+            ModelWeights w = ModelCatalog.load("stories260K", 1);
+            Path bin = tmp.resolve("stories260K.bin");
+            Llama2cCheckpoint.write(w, bin);
+            Path f32 = tmp.resolve("f32");
+            HfCheckpoint.write(w, f32, SafetensorsDtype.F32, null);
+            Path bf16 = tmp.resolve("bf16");
+            HfCheckpoint.write(w, bf16, SafetensorsDtype.BF16, null);
+            Path sharded = tmp.resolve("sharded");
+            HfCheckpoint.write(w, sharded, SafetensorsDtype.F32, null, 3);
+            System.out.println("stories260K load time (median of 200 after 20 warm-up loads; 260K parameters):");
+            report("llama2.c .bin (Llama2cCheckpoint.read)", () -> Llama2cCheckpoint.read(bin));
+            report("safetensors F32 (HfCheckpoint.read)", () -> HfCheckpoint.read(f32));
+            report("safetensors BF16", () -> HfCheckpoint.read(bf16));
+            report("safetensors F32, 3 shards + index", () -> HfCheckpoint.read(sharded));
+        } finally {
+            try (var s = Files.walk(tmp)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static void report(String what, Load load) throws Exception {
+        for (int i = 0; i < 20; i++) {
+            load.load();
+        }
+        double[] ms = new double[200];
+        for (int i = 0; i < ms.length; i++) {
+            long t0 = System.nanoTime();
+            load.load();
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(ms);
+        System.out.printf(Locale.ROOT, "  %-42s %7.2f ms (min %.2f, max %.2f)%n", what, ms[ms.length / 2], ms[0], ms[ms.length - 1]);
+    }
+}
