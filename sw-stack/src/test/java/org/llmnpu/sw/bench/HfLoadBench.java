@@ -44,7 +44,10 @@ class HfLoadBench {
             HfCheckpoint.write(w, bf16, SafetensorsDtype.BF16, null);
             Path sharded = tmp.resolve("sharded");
             HfCheckpoint.write(w, sharded, SafetensorsDtype.F32, null, 3);
-            System.out.println("stories260K load time (median of 200 after 20 warm-up loads; 260K parameters):");
+            System.out.printf(Locale.ROOT, "stories260K load time (median of 200 after 20 warm-up loads; 260K parameters; "
+                    + "load average %.1f on %d cores at start):%n",
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                    Runtime.getRuntime().availableProcessors());
             report("llama2.c .bin (Llama2cCheckpoint.read)", () -> Llama2cCheckpoint.read(bin));
             report("safetensors F32 (HfCheckpoint.read)", () -> HfCheckpoint.read(f32));
             report("safetensors BF16", () -> HfCheckpoint.read(bf16));
