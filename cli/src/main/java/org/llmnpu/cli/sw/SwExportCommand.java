@@ -25,6 +25,10 @@ public final class SwExportCommand implements Callable<Integer> {
             + "q/k in Hugging Face's rotate-half order) or llama2c (one .bin file).")
     String format;
 
+    @Option(names = "--tokenizer", description = "With hf: a llama2.c tokenizer.bin (converted) or tokenizer.json (copied) "
+            + "to write as DIR/tokenizer.json.")
+    Path tokenizer;
+
     @Option(names = {"-o", "--output"}, required = true, description = "Output directory (hf) or file (llama2c).")
     Path output;
 
@@ -36,7 +40,7 @@ public final class SwExportCommand implements Callable<Integer> {
         }
         ModelWeights w;
         try {
-            w = SwExport.export(model, Optional.ofNullable(weights), format, output);
+            w = SwExport.export(model, Optional.ofNullable(weights), format, output, Optional.ofNullable(tokenizer));
         } catch (IllegalArgumentException | ModelFileException e) {
             System.err.println("sw export: " + e.getMessage());
             return 2;

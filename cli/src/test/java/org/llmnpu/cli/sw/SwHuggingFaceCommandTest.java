@@ -56,6 +56,32 @@ class SwHuggingFaceCommandTest {
     }
 
     @Test
+    void exportConvertsALlama2cTokenizerToTokenizerJson(@TempDir Path tmp) throws Exception {
+        String[] vocab = new String[512];
+        float[] scores = new float[512];
+        for (int i = 0; i < vocab.length; i++) {
+            vocab[i] = i < 3 ? new String[] {"<unk>", "\n<s>\n", "\n</s>\n"}[i]
+                    : i < 259 ? String.format("<0x%02X>", i - 3) : "p" + i;
+        }
+        vocab[300] = " ";
+        vocab[301] = "h";
+        vocab[302] = "i";
+        vocab[303] = " h";
+        vocab[304] = " hi";
+        scores[303] = 1;
+        scores[304] = 2;
+        Path bin = tmp.resolve("tokenizer.bin");
+        new org.llmnpu.sw.io.Llama2cTokenizer(vocab, scores).write(bin);
+        Path dir = tmp.resolve("hf");
+        Outcome export = run("export", "--format", "hf", "--tokenizer", bin.toString(), "-o", dir.toString());
+        assertEquals(0, export.code(), export.err());
+        assertTrue(Files.isRegularFile(dir.resolve("tokenizer.json")));
+        Outcome hf = run("run", "--model", dir.toString(), "--prompt", "hi", "--max-new", "3");
+        assertEquals(0, hf.code(), hf.err());
+        assertTrue(hf.out().contains("prompt 2 tokens"), hf.out());  // BOS and " hi" (id 304)
+    }
+
+    @Test
     void badDirectoriesAndFormatsExitWithTwoAndOneLine(@TempDir Path tmp) throws Exception {
         Outcome none = run("run", "--model", tmp.resolve("nowhere").toString());
         assertEquals(2, none.code());

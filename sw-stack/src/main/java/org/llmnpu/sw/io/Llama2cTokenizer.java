@@ -107,6 +107,16 @@ public final class Llama2cTokenizer implements TextTokenizer {
         return vocab.length;
     }
 
+    /** The text of piece {@code id} as stored (spaces as ' ', byte pieces as {@code <0xNN>}). */
+    public String piece(int id) {
+        return vocab[id];
+    }
+
+    /** The merge score of piece {@code id} (higher merges first). */
+    public float score(int id) {
+        return scores[id];
+    }
+
     @Override
     public List<Integer> encode(String text, boolean bos) {
         List<Integer> tokens = new ArrayList<>();
