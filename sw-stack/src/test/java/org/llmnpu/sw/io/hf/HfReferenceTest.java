@@ -25,7 +25,7 @@ import org.llmnpu.sw.run.SwExport;
  * The safetensors path against an independent NumPy implementation of Hugging Face's LLaMA (rotate-half RoPE, GQA,
  * SwiGLU, RMSNorm; {@code hf_llama_reference.py}, float64): greedy tokens equal and logits within float32 noise, on
  * stories260K exported to a Hugging Face directory and on synthetic GQA models in F32 (sharded, untied, tied), F16 and
- * BF16 with LLaMA-3's rope_theta.
+ * BF16 with LLaMA-3's rope_theta, head dims 8 and 16.
  */
 class HfReferenceTest {
 
@@ -42,11 +42,12 @@ class HfReferenceTest {
         assertTrue(agreed >= 37, "stories260K: greedy tokens agree for " + agreed + " of 40 steps");
     }
 
-    @ParameterizedTest(name = "{0}, {1} shard(s), tied={2}")
-    @CsvSource({"F32, 3, false", "F32, 1, true", "F16, 1, false", "BF16, 2, true"})
-    void syntheticGqaModelsInEveryDtypeMatchTheNumpyReference(SafetensorsDtype dtype, int shards, boolean tied,
+    /** Head dims 8 and 16: for 8 the rotate-half permutation applied twice equals its inverse, for 16 it does not. */
+    @ParameterizedTest(name = "{0}, {1} shard(s), tied={2}, {3} heads")
+    @CsvSource({"F32, 3, false, 8", "F32, 1, true, 4", "F16, 1, false, 8", "BF16, 2, true, 4"})
+    void syntheticGqaModelsInEveryDtypeMatchTheNumpyReference(SafetensorsDtype dtype, int shards, boolean tied, int heads,
                                                               @TempDir Path tmp) throws Exception {
-        ModelConfig c = new ModelConfig(64, 160, 2, 8, 2, 256, 128, 500000f, 1e-6f);
+        ModelConfig c = new ModelConfig(64, 160, 2, heads, 2, 256, 128, 500000f, 1e-6f);
         ModelWeights w = SyntheticWeights.generate(c, 11);
         if (tied) {
             w = new ModelWeights(c, w.tokenEmbedding(), w.layers(), w.finalNorm(), w.tokenEmbedding());
