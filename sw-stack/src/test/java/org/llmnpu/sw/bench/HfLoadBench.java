@@ -15,7 +15,8 @@ import org.llmnpu.sw.model.ModelWeights;
 
 /**
  * Load time of stories260K from a llama2.c {@code .bin} file and from Hugging Face directories (safetensors F32,
- * BF16, F32 in 3 shards): median of 50 loads after 20 warm-up loads, files in the page cache. Run with
+ * BF16, F32 in 3 shards): median of 200 loads each, the loaders interleaved round-robin (so a busy machine slows them alike) after 20
+ * warm-up rounds, files in the page cache. Run with
  * {@code mvn -pl sw-stack -am test -Pbench -Dbench -Dtest='org.llmnpu.sw.bench.HfLoadBench'
  * -Dsurefire.failIfNoSpecifiedTests=false}, or its {@code main}.
  */
@@ -44,32 +45,32 @@ class HfLoadBench {
             HfCheckpoint.write(w, bf16, SafetensorsDtype.BF16, null);
             Path sharded = tmp.resolve("sharded");
             HfCheckpoint.write(w, sharded, SafetensorsDtype.F32, null, 3);
-            System.out.printf(Locale.ROOT, "stories260K load time (median of 200 after 20 warm-up loads; 260K parameters; "
-                    + "load average %.1f on %d cores at start):%n",
+            System.out.printf(Locale.ROOT, "stories260K load time (median of 200 loads each, the four loaders interleaved "
+                    + "round-robin after 20 warm-up rounds; 260K parameters; load average %.1f on %d cores at start):%n",
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                     Runtime.getRuntime().availableProcessors());
-            report("llama2.c .bin (Llama2cCheckpoint.read)", () -> Llama2cCheckpoint.read(bin));
-            report("safetensors F32 (HfCheckpoint.read)", () -> HfCheckpoint.read(f32));
-            report("safetensors BF16", () -> HfCheckpoint.read(bf16));
-            report("safetensors F32, 3 shards + index", () -> HfCheckpoint.read(sharded));
+            String[] names = {"llama2.c .bin (Llama2cCheckpoint.read)", "safetensors F32 (HfCheckpoint.read)", "safetensors BF16",
+                "safetensors F32, 3 shards + index"};
+            Load[] loads = {() -> Llama2cCheckpoint.read(bin), () -> HfCheckpoint.read(f32), () -> HfCheckpoint.read(bf16),
+                () -> HfCheckpoint.read(sharded)};
+            double[][] ms = new double[loads.length][200];
+            for (int round = -20; round < 200; round++) {
+                for (int k = 0; k < loads.length; k++) {
+                    long t0 = System.nanoTime();
+                    loads[k].load();
+                    if (round >= 0) {
+                        ms[k][round] = (System.nanoTime() - t0) / 1e6;
+                    }
+                }
+            }
+            for (int k = 0; k < loads.length; k++) {
+                Arrays.sort(ms[k]);
+                System.out.printf(Locale.ROOT, "  %-42s %7.2f ms (min %.2f, max %.2f)%n", names[k], ms[k][100], ms[k][0], ms[k][199]);
+            }
         } finally {
             try (var s = Files.walk(tmp)) {
                 s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
-    }
-
-    private static void report(String what, Load load) throws Exception {
-        for (int i = 0; i < 20; i++) {
-            load.load();
-        }
-        double[] ms = new double[200];
-        for (int i = 0; i < ms.length; i++) {
-            long t0 = System.nanoTime();
-            load.load();
-            ms[i] = (System.nanoTime() - t0) / 1e6;
-        }
-        Arrays.sort(ms);
-        System.out.printf(Locale.ROOT, "  %-42s %7.2f ms (min %.2f, max %.2f)%n", what, ms[ms.length / 2], ms[0], ms[ms.length - 1]);
     }
 }
