@@ -232,6 +232,7 @@ public final class HfCheckpoint {
         }
         Path target = dir.toAbsolutePath();
         boolean fresh = !Files.exists(target);
+        Files.createDirectories(target.getParent());
         Path out = fresh ? AtomicFiles.ordinary(Files.createTempDirectory(target.getParent(), "." + target.getFileName() + "."))
                 : target;
         try {

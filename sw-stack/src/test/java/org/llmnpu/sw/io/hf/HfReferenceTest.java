@@ -36,7 +36,7 @@ class HfReferenceTest {
 
     @Test
     void stories260KExportedAsHuggingFaceMatchesTheNumpyReference(@TempDir Path tmp) throws Exception {
-        Path dir = tmp.resolve("stories260K-hf");
+        Path dir = tmp.resolve("new-parent").resolve("stories260K-hf");
         SwExport.export("stories260K", java.util.Optional.empty(), "hf", dir);
         int agreed = compareGreedy(HfCheckpoint.read(dir), dir, new int[] {1}, 40);
         assertTrue(agreed >= 37, "stories260K: greedy tokens agree for " + agreed + " of 40 steps");
