@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
 @Command(name = "decoder", mixinStandardHelpOptions = true,
     description = "A LLaMA decoder (prefill + decode) lowered to NPU programs, on the golden ISA simulator or the RTL.")
 public final class CosimDecoderCommand implements Callable<Integer> {
-  @Option(names = "--model", defaultValue = "stories260K", description = "Model (default ${DEFAULT-VALUE}).")
+  @Option(names = "--model", defaultValue = "stories260K", description = "Model: stories260K, tiny, medium or a Hugging "
+      + "Face model directory (default ${DEFAULT-VALUE}).")
   String model;
   @Option(names = "--prompt-len", defaultValue = "16", description = "Prompt tokens, 1..64: BOS then tokens sampled "
       + "from the FP32 model (default ${DEFAULT-VALUE}).")

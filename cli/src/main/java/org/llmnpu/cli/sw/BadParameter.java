@@ -17,4 +17,18 @@ final class BadParameter extends Exception {
             throw new BadParameter(parameter + ": " + e.getMessage());
         }
     }
+
+    /**
+     * The shape of {@code --model}: a named model or a Hugging Face model directory's config.json; an unknown
+     * name or a bad config.json is a bad parameter.
+     */
+    static org.llmnpu.sw.model.ModelConfig modelConfig(String model) throws BadParameter {
+        return parse("--model", () -> {
+            try {
+                return org.llmnpu.sw.io.ModelCatalog.config(model);
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        });
+    }
 }

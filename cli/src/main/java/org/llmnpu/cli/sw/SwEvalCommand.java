@@ -28,8 +28,8 @@ public final class SwEvalCommand implements Callable<Integer> {
             + "2:4,2:4@wanda,2:4@sparsegpt,4:8,4:8@wanda,4:8@sparsegpt,int4-g32+2:4,int4-g32@gptq+2:4@wanda,"
             + "int4-g32@gptq+2:4@sparsegpt,int4-g32+4:8,int4-g32@gptq+4:8@wanda,int4-g32@gptq+4:8@sparsegpt";
 
-    @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (real, shipped), tiny or medium "
-            + "(default ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (real, shipped), tiny, medium or a "
+            + "Hugging Face model directory (default ${DEFAULT-VALUE}).")
     String model;
 
     @Option(names = "--weights", description = "llama2.c .bin checkpoint instead of --model.")
@@ -59,7 +59,7 @@ public final class SwEvalCommand implements Callable<Integer> {
         EvalOptions options;
         try {
             if (weights == null) {
-                BadParameter.parse("--model", () -> org.llmnpu.sw.model.ModelConfig.named(model));
+                BadParameter.modelConfig(model);
             }
             List<CompressionSpec> specs = new ArrayList<>();
             for (String c : compressions) {

@@ -25,8 +25,8 @@ import picocli.CommandLine.Option;
         description = "KV-cache quantization and eviction: accuracy and bytes read per decode token.")
 public final class SwKvCommand implements Callable<Integer> {
 
-    @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (real, shipped), or a synthetic "
-            + "model: tiny or medium (default ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (real, shipped), a synthetic "
+            + "model: tiny or medium, or a Hugging Face model directory (default ${DEFAULT-VALUE}).")
     String model;
 
     @Option(names = "--weights", description = "llama2.c .bin checkpoint instead of synthetic weights.")
@@ -60,7 +60,7 @@ public final class SwKvCommand implements Callable<Integer> {
             Optional<EvictionConfig> e = evict == null ? Optional.empty()
                     : Optional.of(BadParameter.parse("--evict", () -> EvictionConfig.parse(evict)));
             setting = new KvSetting(q, e);
-            config = weights == null ? BadParameter.parse("--model", () -> ModelConfig.named(model)) : null;
+            config = weights == null ? BadParameter.modelConfig(model) : null;
             if (context < 2) {
                 throw new BadParameter("--context: must be >= 2 tokens, got " + context);
             }

@@ -19,8 +19,8 @@ import picocli.CommandLine.Option;
         description = "Fusion and tiling passes: dispatches and off-chip traffic before and after each pass.")
 public final class SwPassesCommand implements Callable<Integer> {
 
-    @Option(names = "--model", defaultValue = "tiny", description = "stories260K (the shipped real model's shape), tiny or "
-            + "medium (default ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "tiny", description = "stories260K (the shipped real model's shape), tiny, "
+            + "medium or a Hugging Face model directory (its config.json) (default ${DEFAULT-VALUE}).")
     String model;
 
     @Option(names = "--sram-kib", defaultValue = "512", description = "On-chip SRAM in KiB (default ${DEFAULT-VALUE}).")
@@ -57,7 +57,7 @@ public final class SwPassesCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PassReport.Report report;
         try {
-            ModelConfig c = BadParameter.parse("--model", () -> ModelConfig.named(model));
+            ModelConfig c = BadParameter.modelConfig(model);
             DType w = BadParameter.parse("--weight-type", () -> switch (weightType.toLowerCase(Locale.ROOT)) {
                 case "int4" -> DType.INT4;
                 case "int8" -> DType.INT8;

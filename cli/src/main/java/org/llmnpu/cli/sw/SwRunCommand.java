@@ -26,13 +26,15 @@ import picocli.CommandLine.Option;
 public final class SwRunCommand implements Callable<Integer> {
 
     @Option(names = "--model", defaultValue = "stories260K", description = "stories260K (the real trained checkpoint shipped "
-            + "with the toolkit, MIT licence), or a synthetic model: tiny or medium (default ${DEFAULT-VALUE}).")
+            + "with the toolkit, MIT licence), a synthetic model: tiny or medium, or a Hugging Face model directory "
+            + "(config.json, model.safetensors, tokenizer.json) (default ${DEFAULT-VALUE}).")
     String model;
 
-    @Option(names = "--weights", description = "llama2.c .bin checkpoint to load instead of synthetic weights.")
+    @Option(names = "--weights", description = "llama2.c .bin checkpoint (or a Hugging Face model directory) to load instead of --model.")
     Path weights;
 
-    @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin, to give --prompt as text and see the output as text.")
+    @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin or Hugging Face tokenizer.json, to give --prompt as text and see the "
+            + "output as text (default: the model directory's tokenizer.json).")
     Path tokenizer;
 
     @Option(names = "--prompt", description = "Prompt text (needs --tokenizer); otherwise a synthetic prompt of --prompt-len tokens.")
@@ -102,10 +104,10 @@ public final class SwRunCommand implements Callable<Integer> {
             SamplerConfig sampler = BadParameter.parse("--temperature/--top-k/--top-p",
                     () -> new SamplerConfig(temperature, topK, topP, seed));
             if (weights == null) {
-                BadParameter.parse("--model", () -> org.llmnpu.sw.model.ModelConfig.named(model));
+                BadParameter.modelConfig(model);
             }
-            if (prompt != null && tokenizer == null) {
-                throw new BadParameter("--prompt: needs --tokenizer (a llama2.c tokenizer.bin)");
+            if (prompt != null && tokenizer == null && weights == null && !org.llmnpu.sw.io.ModelCatalog.isDirectory(model)) {
+                throw new BadParameter("--prompt: needs --tokenizer (a llama2.c tokenizer.bin or a tokenizer.json) or a model directory with tokenizer.json");
             }
             options = BadParameter.parse("--prompt-len/--max-new", () -> new RunOptions(model, Optional.ofNullable(weights),
                     Optional.ofNullable(tokenizer), Optional.ofNullable(prompt), promptLen, maxNew, compression, shape, draft, sampler));

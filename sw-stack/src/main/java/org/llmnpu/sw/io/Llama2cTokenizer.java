@@ -17,7 +17,7 @@ import java.util.Map;
  * single characters (falling back to byte tokens {@code <0xNN>} at ids 3 + byte), then repeatedly merge
  * the adjacent pair whose merged string has the highest score. BOS = 1 is prepended on request.
  */
-public final class Llama2cTokenizer {
+public final class Llama2cTokenizer implements TextTokenizer {
 
     private final String[] vocab;
     private final float[] scores;
@@ -107,6 +107,17 @@ public final class Llama2cTokenizer {
         return vocab.length;
     }
 
+    /** The text of piece {@code id} as stored (spaces as ' ', byte pieces as {@code <0xNN>}). */
+    public String piece(int id) {
+        return vocab[id];
+    }
+
+    /** The merge score of piece {@code id} (higher merges first). */
+    public float score(int id) {
+        return scores[id];
+    }
+
+    @Override
     public List<Integer> encode(String text, boolean bos) {
         List<Integer> tokens = new ArrayList<>();
         text.codePoints().forEach(cp -> {
@@ -161,5 +172,15 @@ public final class Llama2cTokenizer {
             return String.valueOf((char) byteValue(piece));
         }
         return piece;
+    }
+
+    /** The pieces of {@code tokens} concatenated ({@link #decode(int)} each). */
+    @Override
+    public String decode(int[] tokens) {
+        StringBuilder s = new StringBuilder();
+        for (int t : tokens) {
+            s.append(decode(t));
+        }
+        return s.toString();
     }
 }

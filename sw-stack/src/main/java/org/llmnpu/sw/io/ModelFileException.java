@@ -21,7 +21,7 @@ public final class ModelFileException extends IOException {
     }
 
     /** Rejects a path that is missing, a directory or unreadable, with a message naming it. */
-    static void checkRegularFile(java.nio.file.Path file, String what) throws ModelFileException {
+    public static void checkRegularFile(java.nio.file.Path file, String what) throws ModelFileException {
         if (java.nio.file.Files.isDirectory(file)) {
             throw new ModelFileException(file + ": is a directory, expected " + what);
         }

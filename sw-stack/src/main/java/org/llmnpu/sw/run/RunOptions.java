@@ -8,10 +8,10 @@ import org.llmnpu.sw.sample.SamplerConfig;
 import org.llmnpu.sw.spec.DraftSpec;
 
 /**
- * What {@code npu sw run} executes: a model (a named synthetic config or a llama2.c checkpoint), a
+ * What {@code npu sw run} executes: a model (a named config, a llama2.c checkpoint or a Hugging Face directory), a
  * synthetic prompt of {@code promptLen} tokens, {@code maxNew} generated tokens, the weight compression
  * of the run's model, and optionally the static-shape runtime or speculative decoding. With a
- * llama2.c {@code tokenizer} and a {@code promptText}, the prompt is the encoded text (BOS first)
+ * tokenizer ({@code tokenizer}, or the model directory's tokenizer.json) and a {@code promptText}, the prompt is the encoded text (BOS first)
  * instead of synthetic tokens, and the report carries the decoded output.
  */
 public record RunOptions(String model, Optional<Path> weights, Optional<Path> tokenizer, Optional<String> promptText,
@@ -19,9 +19,6 @@ public record RunOptions(String model, Optional<Path> weights, Optional<Path> to
                          Optional<StaticShape> staticShape, Optional<DraftSpec> speculative, SamplerConfig sampler) {
 
     public RunOptions {
-        if (promptText.isPresent() && tokenizer.isEmpty()) {
-            throw new IllegalArgumentException("a text prompt needs a tokenizer (llama2.c tokenizer.bin)");
-        }
         if (promptLen < 1) {
             throw new IllegalArgumentException("prompt-len must be >= 1, got " + promptLen);
         }

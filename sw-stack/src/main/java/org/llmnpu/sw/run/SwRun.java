@@ -8,7 +8,7 @@ import org.llmnpu.sw.eval.AccuracyEvaluation;
 import org.llmnpu.sw.eval.LogitComparison;
 import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.io.ModelFileException;
-import org.llmnpu.sw.io.Llama2cTokenizer;
+import org.llmnpu.sw.io.TextTokenizer;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.SyntheticPrompts;
@@ -45,7 +45,11 @@ public final class SwRun {
         ModelConfig c = fp32.config();
         String source = o.weights().map(Object::toString).orElse(o.model());
         checkFinite(new Transformer(fp32), new int[] {SampledSequences.BOS}, source + " (FP32)");
-        Llama2cTokenizer tokenizer = o.tokenizer().isPresent() ? Llama2cTokenizer.read(o.tokenizer().get(), c.vocabSize()) : null;
+        TextTokenizer tokenizer = org.llmnpu.sw.io.ModelCatalog.tokenizer(o.model(), o.weights(), o.tokenizer(), c).orElse(null);
+        if (o.promptText().isPresent() && tokenizer == null) {
+            throw new IllegalArgumentException("a text prompt needs a tokenizer: --tokenizer (llama2.c tokenizer.bin or "
+                    + "tokenizer.json) or a Hugging Face model directory with tokenizer.json");
+        }
         int[] prompt = o.promptText().isPresent()
                 ? tokenizer.encode(o.promptText().get(), true).stream().mapToInt(Integer::intValue).toArray()
                 : o.weights().isEmpty() && ModelConfig.isSynthetic(o.model())
@@ -103,7 +107,7 @@ public final class SwRun {
                 acc.klDivergence(), acc.top1Agreement(), staticDiff, alpha,
                 spec == null ? Double.NaN : spec.acceptedPerPass(), spec == null ? Double.NaN : spec.tokensPerPass(),
                 costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
-                tokens, tokenizer == null ? null : decode(tokenizer, tokens));
+                tokens, tokenizer == null ? null : tokenizer.decode(tokens));
     }
 
     /**
@@ -133,14 +137,6 @@ public final class SwRun {
                 }
             }
         }
-    }
-
-    private static String decode(Llama2cTokenizer tokenizer, int[] tokens) {
-        StringBuilder s = new StringBuilder();
-        for (int t : tokens) {
-            s.append(tokenizer.decode(t));
-        }
-        return s.toString();
     }
 
     /** Largest |logit| difference between the static run and the dynamic model on the same tokens. */
