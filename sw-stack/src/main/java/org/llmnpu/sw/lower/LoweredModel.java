@@ -150,7 +150,21 @@ public final class LoweredModel {
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
                       int weightGroup, int sparsity, int mxFormat) {
-    this.c = weights.config();
+    this(weights.config(), weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, sparsity, mxFormat);
+  }
+
+  /**
+   * The layout alone (every address and shape, no memory image): what the lowering needs to emit a step's commands
+   * for the cost model ({@link PhaseCostModel}), for a model of shape {@code c} whose weights are not at hand.
+   */
+  static LoweredModel layoutOnly(ModelConfig c, MachineParams machine, int maxContext, int maxStepTokens,
+                                 int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    return new LoweredModel(c, null, machine, maxContext, maxStepTokens, weightBits, weightGroup, sparsity, mxFormat);
+  }
+
+  private LoweredModel(ModelConfig c, ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens,
+                       int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    this.c = c;
     if (mxFormat >= 0 && sparsity != Command.DENSE) {
       throw new IllegalArgumentException("MX weights are dense, got sparsity " + sparsity);
     }
@@ -262,8 +276,12 @@ public final class LoweredModel {
       throw new IllegalArgumentException("the model needs " + dspPool + " bytes of external memory but the NPU has "
           + machine.extMemBytes());
     }
-    image = new byte[(int) machine.extMemBytes()];
-    new WeightImage(this, image).write(weights);
+    if (weights == null) {
+      image = null;
+    } else {
+      image = new byte[(int) machine.extMemBytes()];
+      new WeightImage(this, image).write(weights);
+    }
   }
 
   /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */
@@ -350,6 +368,9 @@ public final class LoweredModel {
 
   /** A fresh copy of the memory image (weights, tables, empty cache). */
   public byte[] image() {
+    if (image == null) {
+      throw new IllegalStateException("a layout without weights has no memory image");
+    }
     return image.clone();
   }
 

@@ -2,7 +2,6 @@ package org.llmnpu.sw.lower;
 
 import java.util.function.ToLongFunction;
 import org.llmnpu.isa.Command;
-import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -15,7 +14,7 @@ import org.llmnpu.numerics.fp16.Fp16;
 final class LoweringEmitter {
   final LoweringLayout l;
   private final ToLongFunction<DspProgram> pool;
-  Program.Builder b;
+  CommandStream b;
   private int wStride;
   /** The K chunks of the staged weight's GEMM. */
   private KSplit split;
@@ -32,7 +31,7 @@ final class LoweringEmitter {
       throw new IllegalArgumentException("DSP program '" + program.name() + "' has " + program.size()
           + " instructions but the DSP's program memory holds " + l.p.dsp().programDepth());
     }
-    b.dspRun(pool.applyAsLong(program), program.size());
+    b.dspRun(pool.applyAsLong(program), program);
   }
 
   static short half(double v) {

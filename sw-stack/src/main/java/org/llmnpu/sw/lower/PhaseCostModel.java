@@ -53,6 +53,12 @@ public final class PhaseCostModel extends CommandCosts {
   private final int group;
   private final int sparsity;
   private final int kTile;
+  private final boolean extrapolate;
+  private final int mxFormat;
+  /** The lowering of the model's layout (no weights), built on the first exact step. */
+  private DecoderLowering lowering;
+  /** Each DSP program's {size, cycles, issued}, shared by the steps. */
+  private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
   /**
    * @param extrapolate false: exactly the lowering's command sequence; true: with the two changes
@@ -75,7 +81,7 @@ public final class PhaseCostModel extends CommandCosts {
       throw new IllegalArgumentException("quant must be one of " + WeightFormats.NAMES + ", got '" + format + "'");
     }
     return new PhaseCostModel(c, p, maxContext, blockMax, false, WeightFormats.bits(format), WeightFormats.group(format),
-        WeightFormats.sparsity(format));
+        WeightFormats.sparsity(format), WeightFormats.mx(format));
   }
 
   /**
@@ -84,7 +90,15 @@ public final class PhaseCostModel extends CommandCosts {
    */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity) {
+    this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, -1);
+  }
+
+  /** As above with MX block weights of {@code loadmx} format {@code mxFormat} (-1: integer weights). */
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                        int weightBits, int weightGroup, int sparsity, int mxFormat) {
     super(p);
+    this.extrapolate = extrapolate;
+    this.mxFormat = mxFormat;
     this.c = c;
     this.bits = weightBits;
     this.group = weightGroup;
@@ -142,6 +156,9 @@ public final class PhaseCostModel extends CommandCosts {
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
    */
   public PhaseCost step(int tokens, int pos0, int costedLayers) {
+    if (!extrapolate) {
+      return lowered(tokens, pos0, costedLayers);
+    }
     reset();
     command(false);
     dspTable(768 / line);
@@ -172,6 +189,22 @@ public final class PhaseCostModel extends CommandCosts {
     command(false);
     PhaseCost end = snapshot();
     return total == null ? end : end.plus(total, 1);
+  }
+
+  /**
+   * The exact step: {@link DecoderLowering} emits the step's commands for the model's layout (token ids do not change
+   * a command) into a {@link CommandCostSink}, the same stream its program builder encodes.
+   */
+  private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
+    if (lowering == null) {
+      LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool);
+    }
+    CommandCostSink sink = new CommandCostSink(p, programCosts);
+    int layers = Math.max(1, Math.min(costedLayers, c.layers()));
+    sink.scaleLayers(layers, c.layers());
+    lowering.emit(new int[tokens], pos0, false, sink, layers);
+    return sink.cost();
   }
 
   private void layer(int n, int pos) {
