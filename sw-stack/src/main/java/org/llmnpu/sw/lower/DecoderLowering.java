@@ -48,12 +48,27 @@ public final class DecoderLowering {
   private final AttentionLowering attention;
   private final FeedForwardLowering feedForward;
   private final LmHeadLowering lmHead;
+  private final Fusion fusion;
 
   /**
    * @param pool places a DSP program in external memory and returns its address (the same program
    *             may be placed once and run many times)
    */
   public DecoderLowering(LoweredModel model, int blockMax, ToLongFunction<DspProgram> pool) {
+    this(model, blockMax, pool, Fusion.NONE);
+  }
+
+  /**
+   * As above at fusion level {@code fusion}: refused, naming {@code --fusion} and the NPU capability, when the NPU
+   * does not execute the level's commands ({@link Fusion#requireSupported}).
+   */
+  public DecoderLowering(LoweredModel model, int blockMax, ToLongFunction<DspProgram> pool, Fusion fusion) {
+    fusion.requireSupported(model.machine(), model.bits);
+    if (fusion != Fusion.NONE) {
+      throw new IllegalArgumentException("--fusion " + fusion.optionValue() + ": the NPU executes the fused "
+          + "datapath's commands but the fused lowering is not built yet (issue 32); use --fusion none");
+    }
+    this.fusion = fusion;
     this.l = new LoweringLayout(model, blockMax);
     this.e = new LoweringEmitter(l, pool);
     this.attention = new AttentionLowering(e);
@@ -76,6 +91,11 @@ public final class DecoderLowering {
     }
     new LoweringLayout(model, 1);
     return 1;
+  }
+
+  /** The fusion level of the programs. */
+  public Fusion fusion() {
+    return fusion;
   }
 
   /** Scratchpad bytes the lowering uses. */

@@ -55,6 +55,7 @@ public final class PhaseCostModel extends CommandCosts {
   private final int kTile;
   private final boolean extrapolate;
   private final int mxFormat;
+  private final Fusion fusion;
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
@@ -77,11 +78,17 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** The lowering of weight format {@code format} ({@link WeightFormats#NAMES}). */
   public static PhaseCostModel forFormat(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format) {
+    return forFormat(c, p, maxContext, blockMax, format, Fusion.NONE);
+  }
+
+  /** The lowering of weight format {@code format} at fusion level {@code fusion}. */
+  public static PhaseCostModel forFormat(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format,
+                                         Fusion fusion) {
     if (!WeightFormats.NAMES.contains(format)) {
       throw new IllegalArgumentException("quant must be one of " + WeightFormats.NAMES + ", got '" + format + "'");
     }
     return new PhaseCostModel(c, p, maxContext, blockMax, false, WeightFormats.bits(format), WeightFormats.group(format),
-        WeightFormats.sparsity(format), WeightFormats.mx(format));
+        WeightFormats.sparsity(format), WeightFormats.mx(format), fusion);
   }
 
   /**
@@ -96,7 +103,18 @@ public final class PhaseCostModel extends CommandCosts {
   /** As above with MX block weights of {@code loadmx} format {@code mxFormat} (-1: integer weights). */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, Fusion.NONE);
+  }
+
+  /** As above for the programs of fusion level {@code fusion} ({@link DecoderLowering}; exact steps only). */
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                        int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
+    if (extrapolate && fusion != Fusion.NONE) {
+      throw new IllegalArgumentException("--fusion " + fusion.optionValue() + " has no extrapolated cost model: only "
+          + "programs the lowering emits are costed at that level");
+    }
+    this.fusion = fusion;
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
     this.c = c;
@@ -198,8 +216,22 @@ public final class PhaseCostModel extends CommandCosts {
   private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
-      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion);
     }
+    int chunk = NpuDecoder.prefillChunk(p);
+    if (pos0 == 0 && tokens > chunk) {
+      // a chunked prefill (NpuDecoder#prefill): one program per chunk of maxM tokens
+      PhaseCost total = null;
+      for (int start = 0; start < tokens; start += chunk) {
+        PhaseCost part = program(Math.min(chunk, tokens - start), start, costedLayers);
+        total = total == null ? part : total.plus(part, 1);
+      }
+      return total;
+    }
+    return program(tokens, pos0, costedLayers);
+  }
+
+  private PhaseCost program(int tokens, int pos0, int costedLayers) {
     CommandCostSink sink = new CommandCostSink(p, programCosts);
     int layers = Math.max(1, Math.min(costedLayers, c.layers()));
     sink.scaleLayers(layers, c.layers());
