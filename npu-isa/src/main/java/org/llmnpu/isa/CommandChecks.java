@@ -7,9 +7,16 @@ package org.llmnpu.isa;
  */
 final class CommandChecks {
   private final MachineParams p;
+  private final EngineTiming engine;
 
   CommandChecks(MachineParams p) {
+    this(p, EngineTiming.SYSTOLIC);
+  }
+
+  /** The checks of an NPU whose GEMMs run on {@code engine} (the PiM engine takes no streamed weights). */
+  CommandChecks(MachineParams p, EngineTiming engine) {
     this.p = p;
+    this.engine = engine;
   }
 
   /** The checks of the class comment for one decoded command; {@code ppuTableLoaded}: a PPU table was loaded. */
@@ -131,8 +138,11 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
-      if (g.fused()) {
-        return ErrorCause.UNSUPPORTED; // no NPU streams weights or routes GEMM results through the PPM yet
+      if (g.throughPpm()) {
+        return ErrorCause.UNSUPPORTED; // no NPU routes GEMM results through the PPM yet
+      }
+      if (g.streamsWeights() && !(p.weightStream() && engine.weightStream() && g.sparsity() == Command.DENSE)) {
+        return ErrorCause.UNSUPPORTED; // streamed W: dense GEMMs on a dense systolic array with one W row a cycle
       }
       if (g.sparsity() != Command.DENSE && g.sparsity() <= Command.S4_8 && g.sparsity() != p.sparsity()) {
         return ErrorCause.UNSUPPORTED;
@@ -143,6 +153,12 @@ final class CommandChecks {
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
       }
+      if (g.int4Weights() && !g.streamsWeights()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      if (g.streamsWeights()) {
+        return checkStreamedGemm(g);
+      }
       long line = p.lineBytes();
       long kTiles = (g.k() + line - 1) / line;
       long nTiles = (g.n() + line - 1) / line;
@@ -151,6 +167,24 @@ final class CommandChecks {
           && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
           && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
+    }
+
+    /**
+     * A GEMM whose W streams from the memory: X and Y in the scratchpad ({@code SPAD_ADDRESS}), W's K rows of
+     * {@link StreamedWeights#rowBytes} bytes at {@code w + k·wStride} in the memory ({@code EXT_ADDRESS}).
+     */
+    private ErrorCause checkStreamedGemm(Command.Gemm g) {
+      long line = p.lineBytes();
+      long kTiles = (g.k() + line - 1) / line;
+      boolean aligned = (g.x() | g.xStride() | g.y() | g.yStride()) % line == 0;
+      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
+          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+      if (!aligned || !inside) {
+        return ErrorCause.SPAD_ADDRESS;
+      }
+      boolean extAligned = (g.w() | g.wStride()) % line == 0;
+      return extAligned && g.w() + (g.k() - 1) * g.wStride() + StreamedWeights.rowBytes(g) <= p.extMemBytes()
+          ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
     }
 
     @Override

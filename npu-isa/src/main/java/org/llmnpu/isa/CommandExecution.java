@@ -249,7 +249,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     for (int i = 0; i < m; i++) {
       System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, k);
     }
-    byte[][] w = SparseWeights.dense(spad, g);
+    byte[][] w = g.streamsWeights() ? StreamedWeights.read(mem, g) : SparseWeights.dense(spad, g);
     Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
         : Sparsity.NONE;
     int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
@@ -277,13 +277,26 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.MACS.ordinal()] += g.sparsity() == Command.DENSE ? (long) m * k * n : (long) m * n * g.kept() * groups;
     counters[Counter.DENSE_MACS.ordinal()] += (long) m * k * n;
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
-    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + g.wRows() * nTiles;
+    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + (g.streamsWeights() ? 0 : g.wRows() * nTiles);
     counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
     if (g.accumulates()) {
       counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
     }
+    if (g.streamsWeights()) {
+      streamedGemm(g, m, k, n);
+      return;
+    }
     // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
     cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
+        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
+  }
+
+  /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
+  private void streamedGemm(Command.Gemm g, int m, int k, int n) {
+    long columns = StreamedWeights.beatColumns(g, p.lineBytes());
+    counters[Counter.EXT_READ_BEATS.ordinal()] += columns * k;
+    counters[Counter.DMA_LOAD_BYTES.ordinal()] += k * StreamedWeights.rowBytes(g);
+    cycles.streamedGemm(m, k, n, g.int4Weights(), g.accumulates() ? 0 : g.y(),
         g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
   }
 }

@@ -50,7 +50,7 @@ public final class IsaSimulator {
     this.cycles = new CycleModel(p, engine);
     this.dsp = new DspUnit(p.dsp());
     this.ppm = new PpmUnit(p.rows());
-    this.checks = new CommandChecks(p);
+    this.checks = new CommandChecks(p, engine);
     this.execution = new CommandExecution(p, memory, spad, counters, cycles, dsp, ppm);
   }
 

@@ -226,6 +226,16 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     return (lineBytes + memBytesPerCycle - 1) / memBytesPerCycle;
   }
 
+  /**
+   * Whether a dense {@code gemm} may stream its W from the external memory ({@code wStream=1}, also with
+   * {@code wInt4=1}) on this machine's systolic engine: the NPU writes one W row line per beat into the engine's W
+   * buffer, so it needs {@code weightRowsPerCycle} 1 and a dense array; elsewhere (and on the PiM engine, see
+   * {@link EngineTiming#weightStream()}) a streamed GEMM halts with {@code UNSUPPORTED}.
+   */
+  public boolean weightStream() {
+    return weightRowsPerCycle == 1 && sparsity == Command.DENSE;
+  }
+
   /** Beats that make up one command: {@code max(1, 32 / lineBytes)}. */
   public int beatsPerCommand() {
     return Math.max(1, Command.BYTES / lineBytes);
