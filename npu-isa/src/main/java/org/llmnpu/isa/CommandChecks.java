@@ -19,7 +19,7 @@ final class CommandChecks {
 
   /**
    * Per command kind: whether the NPU has what it needs ({@link ErrorCause#UNSUPPORTED}: a PPM for {@code ppmcfg}
-   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} on a PPU NPU, MX decoding for
+   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} or a {@code gemm ppm=1} on a PPU NPU, MX decoding for
    * {@code loadmx}, the GEMM's N:M mode), then its shape and ranges.
    */
   private final class Checks implements Command.Visitor<ErrorCause> {
@@ -100,7 +100,7 @@ final class CommandChecks {
       if (!p.hasPpm()) {
         return ErrorCause.UNSUPPORTED;
       }
-      if (pc.channels() < 1 || pc.channels() > p.rows()) {
+      if (pc.channels() < 1 || pc.first() + pc.channels() > PpmUnit.channels(p)) {
         return ErrorCause.BAD_SHAPE;
       }
       return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
@@ -131,8 +131,11 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
-      if (g.fused()) {
-        return ErrorCause.UNSUPPORTED; // no NPU streams weights or routes GEMM results through the PPM yet
+      if (g.streamsWeights() || g.int4Weights()) {
+        return ErrorCause.UNSUPPORTED; // no NPU streams weights yet
+      }
+      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded)) {
+        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table)
       }
       if (g.sparsity() != Command.DENSE && g.sparsity() <= Command.S4_8 && g.sparsity() != p.sparsity()) {
         return ErrorCause.UNSUPPORTED;
@@ -143,13 +146,16 @@ final class CommandChecks {
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
       }
+      if (g.throughPpm() && g.accumulates()) {
+        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into
+      }
       long line = p.lineBytes();
       long kTiles = (g.k() + line - 1) / line;
       long nTiles = (g.n() + line - 1) / line;
       boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
       boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
           && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
-          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+          && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
     }
 
@@ -162,6 +168,11 @@ final class CommandChecks {
     public ErrorCause visitHalt(Command.Halt h) {
       return ErrorCause.NONE;
     }
+  }
+
+  /** Bytes of one Y row of a GEMM: N INT8 codes through the PPM, else 4N (INT32). */
+  static long yRowBytes(Command.Gemm g) {
+    return g.throughPpm() ? g.n() : 4 * g.n();
   }
 
   private ErrorCause extRange(long ext, long bytes) {

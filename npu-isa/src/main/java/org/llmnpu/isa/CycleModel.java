@@ -53,6 +53,10 @@ package org.llmnpu.isa;
  * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
+ * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
+ *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
+ *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
+ *        drain start + drain lines + L + 1 (the LOAD rule and the other commands wait for that)
  * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
  *        the drain then holds the scratchpad's read port, so a STORE waits for the back-end as the
  *        other commands do (its result range is the whole scratchpad)
@@ -74,6 +78,8 @@ public final class CycleModel {
   private long backStart;
   private long drainCandidate;
   private long drainLines;
+  /** Cycles the back-end stays busy after its last drain line: the PPM latency for a GEMM with {@code ppm=1}. */
+  private long drainTail;
 
   private final EngineTiming engine;
   private final CommandFetcher fetcher;
@@ -181,9 +187,11 @@ public final class CycleModel {
       return now;
     }
     long drainStart = drainCandidate;
-    gemmCycles += (drainStart - backStart) + drainLines;
+    gemmCycles += (drainStart - backStart) + drainLines + drainTail;
     backPending = false;
-    return drainStart + drainLines + 1;
+    long idle = drainStart + drainLines + drainTail + 1;
+    drainTail = 0;
+    return idle;
   }
 
   public void load(long beats) {
@@ -315,6 +323,16 @@ public final class CycleModel {
     gemmCycles += copy + 1;
     arrayCycles += engine + 1;
     now = backStart + 1;
+  }
+
+  /**
+   * The GEMM just modelled routes its results through the PPM ({@code ppm=1}): the drain reads each INT32 result
+   * line once, as without the flag, and the PPM takes one line a cycle; its INT8 codes reach the scratchpad
+   * {@code L =} {@link MachineParams#ppmLatency()} cycles after their line, so the back-end is idle
+   * {@code L} cycles later than without the flag.
+   */
+  public void drainThroughPpm() {
+    drainTail = p.ppmLatency();
   }
 
   /**
