@@ -26,7 +26,7 @@ final class CommandChecks {
 
   /**
    * Per command kind: whether the NPU has what it needs ({@link ErrorCause#UNSUPPORTED}: a PPM for {@code ppmcfg}
-   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} on a PPU NPU, MX decoding for
+   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} or a {@code gemm ppm=1} on a PPU NPU, MX decoding for
    * {@code loadmx}, the GEMM's N:M mode), then its shape and ranges.
    */
   private final class Checks implements Command.Visitor<ErrorCause> {
@@ -107,7 +107,7 @@ final class CommandChecks {
       if (!p.hasPpm()) {
         return ErrorCause.UNSUPPORTED;
       }
-      if (pc.channels() < 1 || pc.channels() > p.rows()) {
+      if (pc.channels() < 1 || pc.first() + pc.channels() > PpmUnit.channels(p)) {
         return ErrorCause.BAD_SHAPE;
       }
       return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
@@ -138,8 +138,8 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
-      if (g.throughPpm()) {
-        return ErrorCause.UNSUPPORTED; // no NPU routes GEMM results through the PPM yet
+      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded)) {
+        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table)
       }
       if (g.streamsWeights() && !(p.weightStream() && engine.weightStream() && g.sparsity() == Command.DENSE)) {
         return ErrorCause.UNSUPPORTED; // streamed W: dense GEMMs on a dense systolic array with one W row a cycle
@@ -156,6 +156,9 @@ final class CommandChecks {
       if (g.int4Weights() && !g.streamsWeights()) {
         return ErrorCause.BAD_SHAPE;
       }
+      if (g.throughPpm() && g.accumulates()) {
+        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into
+      }
       if (g.streamsWeights()) {
         return checkStreamedGemm(g);
       }
@@ -165,7 +168,7 @@ final class CommandChecks {
       boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
       boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
           && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
-          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+          && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
     }
 
@@ -178,7 +181,7 @@ final class CommandChecks {
       long kTiles = (g.k() + line - 1) / line;
       boolean aligned = (g.x() | g.xStride() | g.y() | g.yStride()) % line == 0;
       boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
-          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+          && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
       if (!aligned || !inside) {
         return ErrorCause.SPAD_ADDRESS;
       }
@@ -196,6 +199,11 @@ final class CommandChecks {
     public ErrorCause visitHalt(Command.Halt h) {
       return ErrorCause.NONE;
     }
+  }
+
+  /** Bytes of one Y row of a GEMM: N INT8 codes through the PPM, else 4N (INT32). */
+  static long yRowBytes(Command.Gemm g) {
+    return g.throughPpm() ? g.n() : 4 * g.n();
   }
 
   private ErrorCause extRange(long ext, long bytes) {

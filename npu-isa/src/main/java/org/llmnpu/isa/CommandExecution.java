@@ -138,7 +138,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   @Override
   public Optional<ErrorCause> visitPpmCfg(Command.PpmCfg cfg) {
     cycles.dispatch(false, false);
-    ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels());
+    ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels(), (int) cfg.first());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats(Command.PPM_RECORD_BYTES * cfg.channels(), 1);
     cycles.ppmLoad(cfg.channels(), Command.PPM_RECORD_BYTES);
     return GO_ON;
@@ -255,7 +255,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
     TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, mode);
     TiledGemm.Result r = TiledGemm.run(config, x, w);
-    for (int i = 0; i < m; i++) {
+    for (int i = 0; i < m && !g.throughPpm(); i++) {
       for (int j = 0; j < n; j++) {
         int a = (int) (g.y() + i * g.yStride() + 4L * j);
         int v = r.y()[i][j];
@@ -268,6 +268,10 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
         spad[a + 2] = (byte) (v >>> 16);
         spad[a + 3] = (byte) (v >>> 24);
       }
+    }
+    if (g.throughPpm()) {
+      ppm.epilogue(spad, g, r.y(), p.ppu());
+      counters[Counter.PPM_ELEMENTS.ordinal()] += (long) m * n;
     }
     int line = p.lineBytes();
     long kTiles = (k + line - 1) / line;
@@ -284,11 +288,14 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     }
     if (g.streamsWeights()) {
       streamedGemm(g, m, k, n);
-      return;
+    } else {
+      // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
+      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
+          g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
     }
-    // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
-    cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
-        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
+    if (g.throughPpm()) {
+      cycles.drainThroughPpm();
+    }
   }
 
   /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
@@ -297,6 +304,6 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.EXT_READ_BEATS.ordinal()] += columns * k;
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += k * StreamedWeights.rowBytes(g);
     cycles.streamedGemm(m, k, n, g.int4Weights(), g.accumulates() ? 0 : g.y(),
-        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
+        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
   }
 }

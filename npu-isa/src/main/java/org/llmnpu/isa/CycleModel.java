@@ -57,6 +57,10 @@ package org.llmnpu.isa;
  *        W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8) or 2 (wInt4), written into the engine's W buffer
  *        at a_i = t_i + lat (+1 with wInt4); next fetch at a_{n−1} + 1; the engine's loader starts pass j no
  *        earlier than the cycle after its last W row was written ({@link #streamedGemm})
+ * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
+ *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
+ *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
+ *        drain start + drain lines + L + 1 (the LOAD rule and the other commands wait for that)
  * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
  *        the drain then holds the scratchpad's read port, so a STORE waits for the back-end as the
  *        other commands do (its result range is the whole scratchpad)
@@ -78,6 +82,8 @@ public final class CycleModel {
   private long backStart;
   private long drainCandidate;
   private long drainLines;
+  /** Cycles the back-end stays busy after its last drain line: the PPM latency for a GEMM with {@code ppm=1}. */
+  private long drainTail;
 
   private final EngineTiming engine;
   private final CommandFetcher fetcher;
@@ -185,9 +191,11 @@ public final class CycleModel {
       return now;
     }
     long drainStart = drainCandidate;
-    gemmCycles += (drainStart - backStart) + drainLines;
+    gemmCycles += (drainStart - backStart) + drainLines + drainTail;
     backPending = false;
-    return drainStart + drainLines + 1;
+    long idle = drainStart + drainLines + drainTail + 1;
+    drainTail = 0;
+    return idle;
   }
 
   public void load(long beats) {
@@ -369,6 +377,16 @@ public final class CycleModel {
   @FunctionalInterface
   public interface PassReady {
     long at(long nt, long kt);
+  }
+
+  /**
+   * The GEMM just modelled routes its results through the PPM ({@code ppm=1}): the drain reads each INT32 result
+   * line once, as without the flag, and the PPM takes one line a cycle; its INT8 codes reach the scratchpad
+   * {@code L =} {@link MachineParams#ppmLatency()} cycles after their line, so the back-end is idle
+   * {@code L} cycles later than without the flag.
+   */
+  public void drainThroughPpm() {
+    drainTail = p.ppmLatency();
   }
 
   /**

@@ -95,6 +95,11 @@ public final class Program {
       return add(new Command.PpmCfg(ext, channels));
     }
 
+    /** {@code ppmcfg} of channels {@code first .. first+channels−1}. */
+    public Builder ppmCfg(long ext, long channels, long first) {
+      return add(new Command.PpmCfg(ext, channels, first));
+    }
+
     public Builder ppuTab(long ext) {
       return add(new Command.PpuTab(ext));
     }
