@@ -65,7 +65,7 @@ public final class CycleEstimator {
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
                                        Fusion fusion) {
     check(shape.config(), p, quant, promptLen);
-    fusion.requireSupported(p, WeightFormats.bits(quant));
+    fusion.requireSupported(p, WeightFormats.bits(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant));
     ModelConfig c = shape.config();
     int maxContext = promptLen + 1;
     Layout layout = loweringLayout(c, p, quant, promptLen);

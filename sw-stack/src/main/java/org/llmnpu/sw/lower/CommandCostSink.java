@@ -6,6 +6,7 @@ import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.StreamedWeights;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
@@ -164,10 +165,6 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
 
   @Override
   public Void visitGemm(Command.Gemm g) {
-    if (g.fused()) {
-      throw new IllegalArgumentException("gemm wStream/wInt4/ppm has no cycle formula in npu-isa's CycleModel yet "
-          + "(the fused datapath's golden is not merged)");
-    }
     cm.dispatch(false, false);
     int m = (int) g.m();
     int k = (int) g.k();
@@ -178,13 +175,28 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     add(Counter.MACS, sparse ? (long) m * n * g.kept() * groups : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
     add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
-    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + g.wRows() * ((n + (long) line - 1) / line));
+    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line)
+        + (g.streamsWeights() ? 0 : g.wRows() * ((n + (long) line - 1) / line)));
     add(Counter.SPAD_WRITES, m * drainLines);
     if (g.accumulates()) {
       add(Counter.SPAD_READS, m * drainLines);
     }
-    cm.gemm(m, k, n, (int) g.wRows(), sparse, g.accumulates() ? 0 : g.y(),
-        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
+    if (g.throughPpm()) {
+      add(Counter.PPM_ELEMENTS, (long) m * n);
+    }
+    long yStart = g.accumulates() ? 0 : g.y();
+    long yEnd = g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + (g.throughPpm() ? n : 4L * n);
+    if (g.streamsWeights()) {
+      // W's bytes and beats count as a load's (npu-isa StreamedWeights)
+      add(Counter.EXT_READ_BEATS, StreamedWeights.beatColumns(g, line) * k);
+      add(Counter.DMA_LOAD_BYTES, k * StreamedWeights.rowBytes(g));
+      cm.streamedGemm(m, k, n, g.int4Weights(), yStart, yEnd);
+    } else {
+      cm.gemm(m, k, n, (int) g.wRows(), sparse, yStart, yEnd);
+    }
+    if (g.throughPpm()) {
+      cm.drainThroughPpm();
+    }
     return null;
   }
 

@@ -63,14 +63,10 @@ public final class DecoderLowering {
    * does not execute the level's commands ({@link Fusion#requireSupported}).
    */
   public DecoderLowering(LoweredModel model, int blockMax, ToLongFunction<DspProgram> pool, Fusion fusion) {
-    fusion.requireSupported(model.machine(), model.bits);
-    if (fusion != Fusion.NONE) {
-      throw new IllegalArgumentException("--fusion " + fusion.optionValue() + ": the NPU executes the fused "
-          + "datapath's commands but the fused lowering is not built yet (issue 32); use --fusion none");
-    }
+    fusion.requireSupported(model.machine(), model.bits, model.sparsity, model.mxFormat);
     this.fusion = fusion;
-    this.l = new LoweringLayout(model, blockMax);
-    this.e = new LoweringEmitter(l, pool);
+    this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
+    this.e = new LoweringEmitter(l, pool, fusion);
     this.attention = new AttentionLowering(e);
     this.feedForward = new FeedForwardLowering(e);
     this.lmHead = new LmHeadLowering(e);
@@ -83,13 +79,13 @@ public final class DecoderLowering {
   public static int largestBlock(LoweredModel model, int upTo) {
     for (int block = Math.min(upTo, model.machine().maxM()); block > 1; block--) {
       try {
-        new LoweringLayout(model, block);
+        new LoweringLayout(model, block, false);
         return block;
       } catch (IllegalArgumentException e) {
         // try a smaller block
       }
     }
-    new LoweringLayout(model, 1);
+    new LoweringLayout(model, 1, false);
     return 1;
   }
 

@@ -45,52 +45,55 @@ public enum Fusion {
   }
 
   /**
-   * The NPU capabilities this level needs for block weights of {@code bits} bits that {@code machine} lacks, each
-   * named as the command operand the golden simulator refuses on it (empty: the NPU runs this level).
+   * The NPU capabilities the programs of this level need for block weights of {@code bits} bits, N:M mode
+   * {@code sparsity} and MX format {@code mxFormat} (-1: integer) that {@code machine} lacks, each named as the
+   * command operand the golden simulator refuses on it (empty: the NPU runs this level's programs). The lowering
+   * emits streamed GEMMs ({@code wStream=1}, {@code wInt4=1} for INT4) at {@link #VERTICAL} and {@link #FULL}.
    */
-  public List<String> missingCapabilities(MachineParams machine, int bits) {
+  public List<String> missingCapabilities(MachineParams machine, int bits, int sparsity, int mxFormat) {
     List<String> missing = new ArrayList<>();
     if (this == NONE) {
       return missing;
     }
     int line = machine.lineBytes();
-    if (!runs(machine, new Command.Gemm(1, line, line, 0, line, 0, line, 2L * line, 4L * line, Command.DENSE, 0, 1, 0,
-        0))) {
-      missing.add("gemm wStream=1 (weights streamed from external memory into the array)");
-    } else if (bits == 4 && !runs(machine, new Command.Gemm(1, line, line, 0, line, 0, line, 2L * line, 4L * line,
-        Command.DENSE, 0, 1, 1, 0))) {
-      missing.add("gemm wStream=1 wInt4=1 (INT4 weights on the stream)");
+    if (mxFormat >= 0 && mxFormat != org.llmnpu.isa.MxLoad.INT8) {
+      missing.add("MX element decoding on the weight stream (gemm wStream=1 reads INT8 or INT4 codes; this format's "
+          + "elements are decoded only by loadmx)");
     }
-    if (!machine.hasPpm() || !runs(machine, new Command.Gemm(1, line, line, 0, line, 0, line, 2L * line, line,
-        Command.DENSE, 0, 0, 0, 1))) {
-      missing.add("gemm ppm=1 (GEMM results through the PPM to INT8)");
+    if (!runs(machine, streamed(line, sparsity, 0))) {
+      missing.add(sparsity == Command.DENSE ? "gemm wStream=1 (weights streamed from external memory into the array)"
+          : "gemm wStream=1 with N:M weights (packed metadata on the weight stream)");
+    } else if (bits == 4 && !runs(machine, streamed(line, sparsity, 1))) {
+      missing.add("gemm wStream=1 wInt4=1 (INT4 weights on the stream)");
     }
     return missing;
   }
 
+  /** A streamed GEMM of one line of K and N ({@code wInt4} 0 or 1) for the probe. */
+  private static Command.Gemm streamed(int line, int sparsity, int int4) {
+    return new Command.Gemm(1, line, line, 0, line, 0, line, 2L * line, 4L * line, sparsity, 0, 1, int4, 0);
+  }
+
   /**
-   * Refuses a level {@code machine} cannot run: an error naming {@code --fusion}, the level and each missing
-   * capability.
+   * Refuses a level whose programs {@code machine} cannot run: an error naming {@code --fusion}, the level and each
+   * missing capability.
    */
-  public void requireSupported(MachineParams machine, int bits) {
-    List<String> missing = missingCapabilities(machine, bits);
+  public void requireSupported(MachineParams machine, int bits, int sparsity, int mxFormat) {
+    List<String> missing = missingCapabilities(machine, bits, sparsity, mxFormat);
     if (!missing.isEmpty()) {
       throw new IllegalArgumentException("--fusion " + optionValue() + " needs " + String.join(" and ", missing)
-          + ", which this NPU does not execute (npu-isa answers UNSUPPORTED: the datapath is not built into it); "
+          + ", which this NPU does not execute (npu-isa answers UNSUPPORTED, or the datapath has no such path); "
           + "use --fusion none, or an NPU built with the fused datapath");
     }
   }
 
-  /** Whether one command (after a PPU table when the NPU has a PPU) runs on {@code p} without UNSUPPORTED. */
+  /** Whether one command runs on {@code p} (with a small memory) without UNSUPPORTED. */
   private static boolean runs(MachineParams p, Command c) {
     MachineParams small = new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), 1L << 20, p.mTile(),
         p.accWidth(), p.icAccumDepth(), p.maxM(), p.maxK(), p.maxN(), p.memLatency(), p.memBytesPerCycle(),
         p.watchdogCycles(), p.dsp(), p.weightRowsPerCycle(), p.ppmLatency(), p.ppu(), p.sparsity(), p.mxLoad(),
         p.commandQueueDepth());
     Program.Builder b = Program.builder();
-    if (p.ppu()) {
-      b.ppuTab(4096);
-    }
     b.add(c).halt();
     byte[] memory = new byte[(int) small.extMemBytes()];
     byte[] program = b.build().bytes();

@@ -297,7 +297,8 @@ public final class LoweredModel {
   private long alloc(String name, long bytes) {
     long at = next;
     regions.put(at, name);
-    next = at + roundUp(bytes, 32);
+    // regions start line-aligned (DMA and streamed GEMM operands), at least every 32 bytes (a command)
+    next = at + roundUp(bytes, Math.max(32, line));
     return at;
   }
 

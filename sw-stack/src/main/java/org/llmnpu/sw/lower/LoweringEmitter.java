@@ -20,10 +20,16 @@ final class LoweringEmitter {
   private KSplit split;
   /** The N:M mode of the staged weight's GEMMs. */
   private int sparsity;
+  /** Weights streamed from memory into the array ({@code gemm wStream=1}) instead of staged in sWT. */
+  private final boolean stream;
+  /** The streamed weight: its memory address, and whether its rows hold INT4 pairs ({@code wInt4=1}). */
+  private long streamed;
+  private boolean streamedInt4;
 
-  LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool) {
+  LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
     this.l = layout;
     this.pool = pool;
+    this.stream = fusion != Fusion.NONE;
   }
 
   void run(DspProgram program) {
@@ -71,7 +77,12 @@ final class LoweringEmitter {
     sparsity = l.m.sparsity;
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
-    if (l.m.mxFormat >= 0) {
+    if (stream) {
+      // streamed by the GEMMs themselves: the rows stay in memory (INT8, or INT4 pairs for wInt4)
+      streamed = ext;
+      streamedInt4 = l.m.bits == 4;
+      wStride = es;
+    } else if (l.m.mxFormat >= 0) {
       b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
     } else if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
@@ -94,7 +105,12 @@ final class LoweringEmitter {
     split = l.split(k);
     sparsity = Command.DENSE;
     wStride = LoweredModel.roundUp(n, l.line);
-    b.load(ext, wStride, l.sWT, wStride, wStride, k);
+    if (stream) {
+      streamed = ext;
+      streamedInt4 = false;
+    } else {
+      b.load(ext, wStride, l.sWT, wStride, wStride, k);
+    }
   }
 
   /**
@@ -106,18 +122,32 @@ final class LoweringEmitter {
     if (split.k() != k) {
       throw new IllegalStateException("GEMM K " + k + " is not the staged weight's K " + split.k());
     }
-    int tile = l.p.maxN() / l.line * l.line;
-    if (tile < 1) {
-      tile = l.p.maxN();
-    }
+    int tile = streamTile();
     for (int c = 0; c < split.count(); c++) {
       int k0 = split.start(c);
       for (int n0 = 0; n0 < n; n0 += tile) {
         int nn = Math.min(tile, n - n0);
-        b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride,
-            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride, sparsity);
+        long y = l.sY + c * l.yChunkBytes + 4L * n0;
+        if (stream) {
+          long w = streamed + (long) k0 * wStride + (streamedInt4 ? n0 / 2 : n0);
+          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
+              Command.DENSE, 0, 1, streamedInt4 ? 1 : 0, 0));
+        } else {
+          b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
+              l.yStride, sparsity);
+        }
       }
     }
+  }
+
+  /**
+   * Columns per GEMM: maxN in whole lines (the W tile's start stays line-aligned), for streamed INT4 rows in whole
+   * pairs of lines (its byte offset n0/2 too).
+   */
+  private int streamTile() {
+    int unit = stream && streamedInt4 ? 2 * l.line : l.line;
+    int tile = l.p.maxN() / unit * unit;
+    return tile < 1 ? l.p.maxN() : tile;
   }
 
   /**
