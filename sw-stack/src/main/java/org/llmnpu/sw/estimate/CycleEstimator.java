@@ -74,10 +74,6 @@ public final class CycleEstimator {
     if (staging == Staging.STREAMED) {
       block = Math.min(p.maxM(), promptLen);
     }
-    if (staging == Staging.STREAMED && fusion != Fusion.NONE) {
-      throw new IllegalArgumentException("--fusion " + fusion.optionValue() + ": " + layout.reason()
-          + ", and the fused lowering of such models is not built yet; use --fusion none");
-    }
     PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
         WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
         fusion);

@@ -140,6 +140,20 @@ abstract class CommandCosts {
     }
   }
 
+  /** A dense GEMM whose W streams from memory ({@code gemm wStream=1}, {@code int4}: {@code wInt4=1}). */
+  final void streamedGemm(int m, int k, int n, boolean int4) {
+    command(false);
+    add(Counter.MACS, (long) m * k * n);
+    add(Counter.DENSE_MACS, (long) m * k * n);
+    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(denseTiles, m, k, n));
+    long rowBytes = int4 ? (n + 1L) / 2 : n;
+    add(Counter.EXT_READ_BEATS, (rowBytes + line - 1) / line * k);
+    add(Counter.DMA_LOAD_BYTES, k * rowBytes);
+    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
+    add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
+    cm.streamedGemm(m, k, n, int4, 0, 0);
+  }
+
   final void gemm(int m, int k, int n, boolean sparse) {
     command(false);
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;

@@ -7,25 +7,29 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
- * The cycles and DRAM traffic of a step from model shapes alone: the command sequence
- * {@link DecoderLowering} emits (same order, same shapes, the same DSP programs compiled for the
- * shapes) fed to {@code npu-isa}'s {@link CycleModel} command by command, without data. It
- * reproduces the golden simulator's counters of the lowered programs exactly (tests) for every
- * weight format the lowering has: INT8 or INT4 per channel, {@code int4-g32} (a GEMM per group, the
- * scale vectors of every group, the partials' {@code dspin}s and {@code sumPartials} with scales),
- * 2:4-sparse INT8 (per chunk a load of the value rows and a load4 of the packed metadata, sparse
- * GEMMs), and K chunks ({@link KSplit}) of every GEMM whose K exceeds maxK (block weights, LM head,
- * scores, P·V). For shapes the lowering cannot hold (models beyond memory) it extrapolates with two
- * changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of
- * {@code maxN} columns (load tile, GEMM tile) instead of one staging load, and for head dimensions
- * that are a multiple of the line the K cache holds each head contiguous, so the scores GEMV has
- * K = head dim (not kvDim with zero rows).
+ * The cycles and DRAM traffic of a step from model shapes alone.
+ *
+ * <p><b>Exact steps</b> (the lowering's own programs): {@link DecoderLowering} emits the step's commands for the
+ * model's layout without weights ({@link LoweredModel#layoutOnly}) into a {@link CommandCostSink} — the same
+ * command stream its program builder encodes — which times each command on {@code npu-isa}'s {@link CycleModel}
+ * and counts it as the golden simulator does. A command the lowering learns to emit is costed with no second
+ * description of the lowering; the tests hold every counter equal to the golden simulator's for every weight format
+ * (INT8, INT4 per channel, {@code int4-g32}, {@code s2_4}, MX), K chunks, fusion levels ({@link Fusion}: streamed
+ * weights) and a chunked prefill (a prompt longer than maxM: one program per chunk, {@link NpuDecoder#prefill}).
+ *
+ * <p><b>Extrapolated steps</b> (shapes the lowering cannot lay out: models beyond the NPU's memory) still walk the
+ * lowering's command order by hand (the methods below), with two changes a larger NPU needs, both stated in the
+ * result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile; with a fusion level,
+ * streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
+ * multiple of the line the K cache holds each head contiguous, so the scores GEMV has K = head dim (not kvDim with
+ * zero rows). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
+ * scratchpad), which would retire this walk.
  *
  * <p>Numbers: every NPU counter ({@link PhaseCost#counter}): the cycle counters from the cycle model, the work
  * counters as the golden simulator counts them (DRAM beats with command and DSP-program fetch, DMA bytes,
  * scratchpad lines, MACs executed — a 2:4 GEMM's {@code M·N·2·ceil(K/4)} — partial-sum write-backs, DSP
- * instructions and elements). A step costs every layer it is asked to ({@link #step}); the DSP programs, which
- * depend on shapes only, are compiled once per shape.
+ * instructions and elements). A step costs every layer it is asked to ({@link #step}: the rest scaled from the last
+ * one costed); DSP programs are compiled once per operands.
  */
 public final class PhaseCostModel extends CommandCosts {
   /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */
@@ -110,10 +114,6 @@ public final class PhaseCostModel extends CommandCosts {
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
-    if (extrapolate && fusion != Fusion.NONE) {
-      throw new IllegalArgumentException("--fusion " + fusion.optionValue() + " has no extrapolated cost model: only "
-          + "programs the lowering emits are costed at that level");
-    }
     this.fusion = fusion;
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
@@ -429,6 +429,17 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** As {@link LoweringEmitter#weight} and {@link LoweringEmitter#gemmTiled}: chunks outside, N tiles inside. */
   private void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
+    if (fusion != Fusion.NONE) {
+      // as LoweringEmitter#gemmTiled with streamed weights: chunks outside, N tiles (whole pairs of lines for INT4)
+      int unit = b == 4 ? 2 * line : line;
+      int streamTile = Math.max(unit, p.maxN() / unit * unit);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        for (int n0 = 0; n0 < n; n0 += streamTile) {
+          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4);
+        }
+      }
+      return;
+    }
     int tile = Math.max(line, p.maxN() / line * line);
     if (!stream) {
       weightLoad(k, n, b, ks, sparse);
