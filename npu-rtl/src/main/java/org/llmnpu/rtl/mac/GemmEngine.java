@@ -71,7 +71,18 @@ public final class GemmEngine extends GemmBackend {
    * and {@code wIndex}. Null otherwise.
    */
   public final Bool wIndexWrite;
+  /**
+   * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
+   * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
+   * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
+   * {@code kTile < wKTiles}); a GEMM whose W was written before {@code start} holds {@code wFullTiles} at all
+   * ones. Null otherwise.
+   */
+  public final UInt wFullTiles;
+  public final UInt wPartialEnd;
+  public final UInt wKTiles;
   private final boolean denseMode;
+  private final boolean weightStream;
 
   public GemmEngine(GemmEngineConfig c) {
     this(c, 1);
@@ -83,7 +94,18 @@ public final class GemmEngine extends GemmBackend {
    * array's).
    */
   public static GemmEngine withDenseMode(GemmEngineConfig c) {
-    return new GemmEngine(c, 1, true);
+    return new GemmEngine(c, 1, true, false);
+  }
+
+  /**
+   * A dense engine whose W buffer may fill while it runs (the NPU's streamed weights): the ports
+   * {@link #wFullTiles}, {@link #wPartialEnd}, {@link #wKTiles} say which W tiles are in, and pass j's loader waits
+   * until its tile is: {@code P_j ≥ R_j}, the first cycle in which the ports show it ({@code
+   * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With every tile in at start, the
+   * cycles of the plain engine.
+   */
+  public static GemmEngine withWeightStream(GemmEngineConfig c) {
+    return new GemmEngine(c, 1, false, true);
   }
 
   /**
@@ -92,19 +114,28 @@ public final class GemmEngine extends GemmBackend {
    * swap wavefront bounds a pass to {@code max(rows, cols)} cycles anyway), so the cycles are the same.
    */
   public GemmEngine(GemmEngineConfig c, int weightRowsPerCycle) {
-    this(c, weightRowsPerCycle, false);
+    this(c, weightRowsPerCycle, false, false);
   }
 
-  private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode) {
+  private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode, boolean weightStream) {
     super(c, weightRowsPerCycle);
     MacArrayConfig a = c.array();
     if (denseMode && (!a.sparsity().sparse() || weightRowsPerCycle != 1)) {
       throw new IllegalArgumentException("the dense mode is for an N:M array with weightRowsPerCycle 1, got "
           + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
     }
+    if (weightStream && (a.sparsity().sparse() || weightRowsPerCycle != 1)) {
+      throw new IllegalArgumentException("streamed weights need a dense array with weightRowsPerCycle 1, got "
+          + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
+    }
     this.denseMode = denseMode;
+    this.weightStream = weightStream;
     denseWeights = denseMode ? in("denseWeights", bool()) : null;
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
+    int tileCountBits = c.nTileBits() + 1;
+    wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
+    wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
+    wKTiles = weightStream ? in("wKTiles", uint(c.kTileBits() + 1)) : null;
     int rows = a.rows();
     int cols = a.cols();
     WeightSparsity sp = a.sparsity();
@@ -148,7 +179,9 @@ public final class GemmEngine extends GemmBackend {
       UInt row = regInit("row", uint(c.rowBits()), 0);
       Bool finished = regInit("finished", bool(), 0);
       UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), 0);
-      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap)));
+      Bool tileIn = weightStream ? wire("tileIn", weightTileIn(loadPass, c)) : boolLit(true);
+      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap))
+          .and(tileIn));
       Bool active = wire("active", loaderStarts.or(loading));
       UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
       UInt kw = loadPass.kRemain;
@@ -258,6 +291,14 @@ public final class GemmEngine extends GemmBackend {
     cycles.set(cycleCount);
   }
 
+  /** The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}). */
+  private Bool weightTileIn(PassIterator loadPass, GemmEngineConfig c) {
+    int tileCountBits = c.nTileBits() + 1;
+    UInt nTile = loadPass.nTile.resize(tileCountBits);
+    UInt kTile = loadPass.kTile.resize(c.kTileBits() + 1);
+    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles)));
+  }
+
   /** The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only. */
   private final class SplitWeights {
     private final int cols;
@@ -304,6 +345,7 @@ public final class GemmEngine extends GemmBackend {
   public String moduleName() {
     GemmEngineConfig config = config();
     return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN()
-        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle()) + (denseMode ? "_dm" : "");
+        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle()) + (denseMode ? "_dm" : "")
+        + (weightStream ? "_ws" : "");
   }
 }
