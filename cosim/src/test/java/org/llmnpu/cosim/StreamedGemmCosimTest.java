@@ -106,6 +106,74 @@ class StreamedGemmCosimTest {
     }
   }
 
+  /**
+   * N:M GEMMs whose W streams as values then packed metadata (random distinct positions per group, random unused
+   * field bits with 4:8), and dense streamed GEMMs (INT8 and INT4) on the same N:M array, ragged shapes.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "sparsity {0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"2:4", "4:8"})
+  void packedNmStreamsAreBitExactWithExactCountersAndCycles(String sparsity) {
+    NpuConfig c = SparseGemmCosimTest.config(sparsity);
+    MachineParams p = c.machine();
+    int mode = c.sparsityCode();
+    int kept = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 4;
+    int group = 2 * kept;
+    int fields = group == 4 ? 4 : 2;
+    Random r = new Random(group);
+    int[][] shapes = {{1, 172, 37}, {5, 7, 6}, {17, 172, 20}, {3, 30, 64}, {1, 1, 1}, {1, 256, 64}};
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (int[] s : shapes) {
+        int m = s[0];
+        int k = s[1];
+        int n = s[2];
+        int groups = (k + group - 1) / group;
+        int values = kept * groups;
+        int metaRows = (values + fields - 1) / fields;
+        long xStride = GemmCosimFixture.lines(p, k);
+        long yStride = GemmCosimFixture.lines(p, 4L * n);
+        long wStride = GemmCosimFixture.lines(p, n) + p.lineBytes() * r.nextInt(2);
+        long y = m * xStride;
+        byte[] image = new byte[(int) p.extMemBytes()];
+        r.nextBytes(image);
+        for (int col = 0; col < n; col++) {
+          for (int g = 0; g < groups; g++) {
+            java.util.List<Integer> pos = new java.util.ArrayList<>();
+            for (int i = 0; i < group; i++) {
+              pos.add(i);
+            }
+            java.util.Collections.shuffle(pos, r);
+            for (int e = 0; e < kept; e++) {
+              int row = g * kept + e;
+              int meta = (int) (GemmCosimFixture.EXT_W + (values + row / fields) * wStride + col);
+              int shift = row % fields * (8 / fields);
+              int mask = ((1 << (8 / fields)) - 1) << shift;
+              image[meta] = (byte) ((image[meta] & ~mask) | ((pos.get(e) | (group == 8 ? r.nextInt(2) << 3 : 0)) << shift));
+            }
+          }
+        }
+        for (int variant = 0; variant < 3; variant++) {
+          boolean nm = variant == 0;
+          boolean int4 = variant == 2;
+          long denseStride = GemmCosimFixture.lines(p, int4 ? (n + 1) / 2 : n);
+          org.llmnpu.isa.Command.Gemm gemm = new org.llmnpu.isa.Command.Gemm(m, k, n, 0, xStride,
+              GemmCosimFixture.EXT_W, nm ? wStride : denseStride, y, yStride, nm ? mode : 0, 0, 1, int4 ? 1 : 0, 0);
+          Program prog = Program.builder()
+              .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
+              .add(gemm)
+              .store(GemmCosimFixture.EXT_Y, yStride, y, yStride, 4L * n, m)
+              .halt().build();
+          ProgramCosim.Outcome o = assertAgrees(rtl, RandomPrograms.place(image.clone(), prog, 0), prog,
+              sparsity + " " + m + "x" + k + "x" + n + (nm ? " N:M" : int4 ? " dense INT4" : " dense INT8"));
+          assertEquals(ErrorCause.NONE, o.golden().error());
+          assertEquals((long) m * n * (nm ? values : k), o.rtl().counters().get(Counter.MACS));
+          long rowsRead = nm ? values + metaRows : k;
+          assertEquals((long) m * k + rowsRead * (int4 ? (n + 1) / 2 : n), o.rtl().counters().get(Counter.DMA_LOAD_BYTES),
+              "X bytes and the streamed W rows");
+        }
+      }
+    }
+  }
+
   private static ProgramCosim.Outcome assertAgrees(NpuRtl rtl, byte[] image, Program prog, String name) {
     ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
     String what = name + ":\n" + Disassembler.disassemble(prog);

@@ -72,6 +72,13 @@ public final class GemmEngine extends GemmBackend {
    */
   public final Bool wIndexWrite;
   /**
+   * With {@link #withDenseMode}: writes the indices of the {@code P} entry rows from {@code wAddress} (a multiple
+   * of P) from one packed metadata line in {@code wData}'s low {@code 8·cols} bits — byte c holds P fields of
+   * {@code 8/P} bits (P = 4 with 2:4, 2 with 4:8), field i (low first) the index of row {@code wAddress + i},
+   * column c: a streamed GEMM's packed metadata beat. Null otherwise.
+   */
+  public final Bool wMetaWrite;
+  /**
    * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
    * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
    * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
@@ -95,6 +102,15 @@ public final class GemmEngine extends GemmBackend {
    */
   public static GemmEngine withDenseMode(GemmEngineConfig c) {
     return new GemmEngine(c, 1, true, false);
+  }
+
+  /**
+   * {@link #withDenseMode} with the streamed-weight ports of {@link #withWeightStream} and {@link #wMetaWrite}: the
+   * index memory is then {@code P} banks (entry rows {@code i mod P}), so a packed metadata line writes P rows'
+   * indices in one cycle.
+   */
+  public static GemmEngine withDenseModeAndWeightStream(GemmEngineConfig c) {
+    return new GemmEngine(c, 1, true, true);
   }
 
   /**
@@ -124,14 +140,15 @@ public final class GemmEngine extends GemmBackend {
       throw new IllegalArgumentException("the dense mode is for an N:M array with weightRowsPerCycle 1, got "
           + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
     }
-    if (weightStream && (a.sparsity().sparse() || weightRowsPerCycle != 1)) {
-      throw new IllegalArgumentException("streamed weights need a dense array with weightRowsPerCycle 1, got "
-          + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
+    if (weightStream && (a.sparsity().sparse() != denseMode || weightRowsPerCycle != 1)) {
+      throw new IllegalArgumentException("streamed weights need weightRowsPerCycle 1 and a dense array or the dense"
+          + " mode, got " + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
     }
     this.denseMode = denseMode;
     this.weightStream = weightStream;
     denseWeights = denseMode ? in("denseWeights", bool()) : null;
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
+    wMetaWrite = denseMode && weightStream ? in("wMetaWrite", bool()) : null;
     int tileCountBits = c.nTileBits() + 1;
     wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
     wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
@@ -150,7 +167,8 @@ public final class GemmEngine extends GemmBackend {
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
     List<Mem<UInt>> wBuffer = denseMode ? null : weightBuffer(entry);
     when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
-    SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits()) : null;
+    SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits(),
+        weightStream ? (sp.group() == 4 ? 4 : 2) : 1) : null;
     if (denseMode) {
       split.build();
     } else {
@@ -299,22 +317,27 @@ public final class GemmEngine extends GemmBackend {
     return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles)));
   }
 
-  /** The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only. */
+  /**
+   * The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only; the
+   * indices in {@code banks} memories (entry row {@code a} in bank {@code a mod banks} at {@code a / banks}), so a
+   * packed metadata line ({@link #wMetaWrite}) writes {@code banks} rows at once.
+   */
   private final class SplitWeights {
     private final int cols;
     private final int indexBits;
+    private final int banks;
     private Mem<UInt> values;
-    private Mem<UInt> indices;
+    private final List<Mem<UInt>> indices = new ArrayList<>();
 
-    SplitWeights(int cols, int indexBits) {
+    SplitWeights(int cols, int indexBits, int banks) {
       this.cols = cols;
       this.indexBits = indexBits;
+      this.banks = banks;
     }
 
     void build() {
       int depth = 1 << load.wAddress.width();
       values = mem("wValues", uint(8 * cols), depth);
-      indices = mem("wIndex", uint(indexBits * cols), depth);
       int e = 8 + indexBits;
       List<UInt> v = new ArrayList<>();
       List<UInt> ix = new ArrayList<>();
@@ -325,13 +348,48 @@ public final class GemmEngine extends GemmBackend {
       UInt valueWord = catLsbFirst(v).asUInt();
       UInt indexWord = catLsbFirst(ix).asUInt();
       when(load.wWrite, () -> values.write(load.wAddress, valueWord));
-      when(load.wWrite.or(wIndexWrite), () -> indices.write(load.wAddress, indexWord));
+      if (banks == 1) {
+        indices.add(mem("wIndex", uint(indexBits * cols), depth));
+        when(load.wWrite.or(wIndexWrite), () -> indices.get(0).write(load.wAddress, indexWord));
+        return;
+      }
+      int shift = Integer.numberOfTrailingZeros(banks);
+      int fieldBits = 8 / banks;
+      UInt groupAddress = load.wAddress.slice(load.wAddress.width() - 1, shift);
+      UInt bank = load.wAddress.lsbs(shift);
+      for (int i = 0; i < banks; i++) {
+        Mem<UInt> m = mem("wIndex_" + i, uint(indexBits * cols), depth / banks);
+        indices.add(m);
+        List<UInt> fields = new ArrayList<>();
+        for (int c = 0; c < cols; c++) {
+          fields.add(load.wData.slice(8 * c + fieldBits * i + indexBits - 1, 8 * c + fieldBits * i));
+        }
+        UInt metaWord = catLsbFirst(fields).asUInt();
+        int bankIndex = i;
+        when(wMetaWrite, () -> m.write(groupAddress, metaWord))
+            .elseWhen(load.wWrite.or(wIndexWrite).and(bank.eq(bankIndex)), () -> m.write(groupAddress, indexWord));
+      }
+    }
+
+    /** The index word of the entry row at {@code address}. */
+    private UInt readIndex(UInt address) {
+      if (banks == 1) {
+        return indices.get(0).readAsync(address);
+      }
+      int shift = Integer.numberOfTrailingZeros(banks);
+      UInt groupAddress = address.slice(address.width() - 1, shift);
+      UInt bank = address.lsbs(shift);
+      UInt word = indices.get(0).readAsync(groupAddress);
+      for (int i = 1; i < banks; i++) {
+        word = mux(bank.eq(i), indices.get(i).readAsync(groupAddress), word);
+      }
+      return word;
     }
 
     /** The entries ({@code value, index}) of the PE row at {@code address}, as one {@code wBuffer} word. */
     UInt read(UInt address) {
       UInt valueWord = values.readAsync(address);
-      UInt indexWord = indices.readAsync(address);
+      UInt indexWord = readIndex(address);
       List<UInt> entries = new ArrayList<>();
       for (int c = 0; c < cols; c++) {
         entries.add(cat(indexWord.slice(indexBits * c + indexBits - 1, indexBits * c),

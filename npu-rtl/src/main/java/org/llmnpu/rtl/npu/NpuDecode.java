@@ -59,6 +59,8 @@ final class NpuDecode {
   final Bool streamUnsupported;
   /** Beats of a streamed W row: {@code ceil(rowBytes / line)}, rowBytes = N or {@code ceil(N/2)} (INT4); its remainder. */
   final UInt wColumns;
+  /** Rows of a streamed W (beats of one line column): K, or {@code S + ceil(S/P)} values and packed metadata (N:M). */
+  final UInt streamRows;
   final UInt wRemainder;
   /** A GEMM in the array's N:M mode (always false on a dense array). */
   final Bool sparseGemm;
@@ -122,7 +124,11 @@ final class NpuDecode {
     wInt4 = npu.wireOf("decode_wInt4", w.get(2).slice(20, 20).eq(1));
     Bool nm = w.get(2).slice(18, 17).ne(0);
     streamUnsupported = npu.wireOf("decode_streamUnsupported", isGemm.and(wStream)
-        .and(npu.config().weightStream() ? nm : org.llmnpu.hdl.Hw.boolLit(true)));
+        .and(npu.config().weightStream() ? nm.and(wInt4) : org.llmnpu.hdl.Hw.boolLit(true)));
+    int fieldShift = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 1;
+    UInt packedRows = valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16);
+    streamRows = mode == org.llmnpu.isa.Command.DENSE ? k
+        : npu.wireOf("decode_streamRows", mux(sparseGemm, valueRows.add(packedRows).resize(16), k));
     UInt streamRowBytes = mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17));
     wColumns = npu.wireOf("decode_wColumns", streamRowBytes.add(line - 1).shiftRight(lineShift).resize(16));
     wRemainder = npu.wireOf("decode_wRemainder", streamRowBytes.lsbs(lineShift).resize(lineShift + 1));

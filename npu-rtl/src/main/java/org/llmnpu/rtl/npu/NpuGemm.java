@@ -69,8 +69,11 @@ final class NpuGemm {
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
+    if (stream != null) {
+      stream.writes();
+    }
     if (c.weightSparsity().sparse()) {
-      new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine);
+      new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine, stream);
       return;
     }
     engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X));

@@ -272,7 +272,7 @@ public final class NpuPredecode extends HwModule {
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
-   * 8 (M − 1)·dstStride, 9 streamed W (K − 1)·wStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
+   * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
    * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
    * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
    */
@@ -288,7 +288,12 @@ public final class NpuPredecode extends HwModule {
         mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k));
     UInt copyRows = w.get(3).slice(31, 16);
     UInt ppmM = w.get(5).lsbs(16);
-    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, k);
+    // a streamed N:M W: S value rows and ceil(S/P) packed metadata rows
+    int fieldShift = mode == Command.S2_4 ? 2 : 1;
+    UInt streamRows = mode == Command.DENSE ? k : wire("streamRows", mux(w.get(2).slice(18, 17).eq(mode),
+        valueRows.add(valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16)).resize(16),
+        k));
+    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows);
     int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6};
     int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16};
     int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32, 16};

@@ -2,7 +2,6 @@ package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
-import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -26,12 +25,20 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
  * {@code wPartialEnd}, {@code wKTiles}), updated with each row's last write, so a pass starts in the cycle after
  * its last W row was written. The controller takes the next command after the last write. W never touches the
- * scratchpad. Cycles: {@code org.llmnpu.isa.CycleModel#streamedGemm}.
+ * scratchpad. N:M (on an N:M array): a column's beats are its S value rows, written as entry rows with a dummy
+ * index, then its {@code ceil(S/P)} packed metadata rows, each writing the indices of P entry rows at once
+ * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Cycles:
+ * {@code org.llmnpu.isa.CycleModel#streamedGemm}.
  */
 final class NpuWeightStream {
   /** The running GEMM streams its W / its W entries are INT4 (set at every GEMM's dispatch). */
   final Bool streaming;
   final Bool int4;
+  /** The running GEMM streams an N:M W (values, then packed metadata; only on an N:M array). */
+  final Bool nm;
+  private final UInt valueRows;
+  /** Index fields a packed metadata byte holds on this NPU's N:M array (4 with 2:4, 2 with 4:8; 1 dense). */
+  private final int fields;
   /** The INT4 high half's write, the cycle after its beat arrived. */
   private final Bool second;
   private final UInt heldHigh;
@@ -52,6 +59,10 @@ final class NpuWeightStream {
     int line = npu.line;
     streaming = npu.reg0("wStream_active", bool());
     int4 = npu.reg0("wStream_int4", bool());
+    boolean sparseArray = npu.config().weightSparsity().sparse();
+    nm = sparseArray ? npu.reg0("wStream_nm", bool()) : boolLit(false);
+    valueRows = npu.reg0("wStream_valueRows", uint(16));
+    fields = !sparseArray ? 1 : npu.config().weightSparsity().group() == 4 ? 4 : 2;
     nTiles = npu.reg0("wStream_nTiles", uint(16));
     fullTiles = npu.reg0("wStream_fullTiles", uint(gc.nTileBits() + 1));
     partialEnd = npu.reg0("wStream_partialEnd", uint(gc.nTileBits() + 1));
@@ -62,22 +73,47 @@ final class NpuWeightStream {
     written = npu.wireOf("wStream_written", mux(int4, second, beat));
   }
 
-  /** The W buffer's write port and the scoreboard (the engine's {@code wStore} ports); the X/W copy's otherwise. */
-  void connect(GemmEngine engine, Bool copyWrite, UInt copyData) {
-    GemmEngineConfig gc = npu.config().gemm();
+  /** This cycle's W entries line (INT8, or an INT4 half unpacked) and whether it writes values / packed indices. */
+  UInt line;
+  Bool valueWrite;
+  Bool metaWrite;
+  /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile outside GEMM_STREAM). */
+  UInt tile;
+  UInt entryRow;
+
+  /** The stream's W buffer writes ({@link #line}, {@link #valueWrite}, …), built before the engine's ports. */
+  void writes() {
     Walker sp = npu.dma.sp;
-    int line = npu.line;
+    int lineBytes = npu.line;
     UInt lineData = npu.mem_resp_data;
-    npu.whenDo(beat.and(int4), () -> heldHigh.set(unpack(lineData, line / 2, line)));
-    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, unpack(lineData, 0, line)));
+    npu.whenDo(beat.and(int4), () -> heldHigh.set(unpack(lineData, lineBytes / 2, lineBytes)));
+    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, unpack(lineData, 0, lineBytes)));
+    line = npu.wireOf("wStream_line", mux(int4, int4Data, lineData));
     UInt tileBits = sp.row.resize(17).shiftLeft(1).resize(17);
     UInt int4Tile = npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
-    UInt tile = mux(inStream.and(int4), int4Tile, sp.row.resize(17));
+    tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile, sp.row.resize(17)));
     Bool highInN = int4Tile.lt(nTiles.resize(17));
-    Bool streamWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)), beat)));
-    engine.load.wWrite.set(copyWrite.or(streamWrite));
-    engine.load.wAddress.set(NpuGemm.join(tile, gc.nTileBits(), sp.beat, gc.kTileBits() + gc.rowBits()));
-    engine.load.wData.set(mux(inStream, mux(int4, int4Data, lineData), copyData));
+    UInt rowInColumn = sp.beat.resize(16);
+    Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
+    int shift = Integer.numberOfTrailingZeros(fields);
+    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.sub(valueRows).shiftLeft(shift).resize(16),
+        rowInColumn));
+    valueWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)),
+        beat.and(meta.not()))));
+    metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
+  }
+
+  /** The W buffer's write port of the dense engine (the stream's, else the scratchpad copy's) and the scoreboard. */
+  void connect(GemmEngine engine, Bool copyWrite, UInt copyData) {
+    GemmEngineConfig gc = npu.config().gemm();
+    engine.load.wWrite.set(copyWrite.or(valueWrite));
+    engine.load.wAddress.set(NpuGemm.join(tile, gc.nTileBits(), npu.dma.sp.beat, gc.kTileBits() + gc.rowBits()));
+    engine.load.wData.set(mux(inStream, line, copyData));
+    scoreboard(engine);
+  }
+
+  /** The engine's view of which W tiles are in. */
+  void scoreboard(GemmEngine engine) {
     engine.wFullTiles.set(fullTiles);
     engine.wPartialEnd.set(partialEnd);
     engine.wKTiles.set(kTilesIn);
@@ -88,6 +124,10 @@ final class NpuWeightStream {
     NpuDecode dec = npu.dec;
     streaming.set(dec.wStream);
     int4.set(dec.wStream.and(dec.wInt4));
+    if (fields > 1) {
+      nm.set(dec.wStream.and(dec.sparseGemm));
+    }
+    valueRows.set(dec.wRows.shiftRight(1).resize(16));
     nTiles.set(dec.nTiles);
     int bits = fullTiles.width();
     fullTiles.set(mux(dec.wStream, uintLit(0, bits), uintLit((1L << bits) - 1, bits)));
@@ -107,7 +147,7 @@ final class NpuWeightStream {
     dma.spadStride.set(dma.lineConst);
     dma.spadStep.set(dma.lineConst);
     dma.rows.set(dec.wColumns);
-    dma.beats.set(dec.k);
+    dma.beats.set(dec.streamRows);
     dma.remainder.set(dec.wRemainder);
     npu.state.set(Npu.st(Npu.State.GEMM_STREAM));
   }
@@ -125,7 +165,7 @@ final class NpuWeightStream {
         fullTiles.set(fullTiles.add(step));
         partialEnd.set(partialEnd.add(step));
         kTilesIn.set(uintLit(0, kTilesIn.width()));
-      }, () -> npu.whenDo(sp.beat.lsbs(rowBits).eq(rows - 1), () -> kTilesIn.set(kTilesIn.add(1))));
+      }, () -> npu.whenDo(sp.beat.lsbs(rowBits).eq(rows - 1).and(nm.not()), () -> kTilesIn.set(kTilesIn.add(1))));
       sp.advance();
       npu.whenDo(sp.last(), npu.fetch::next);
     });
