@@ -141,8 +141,9 @@ final class CommandChecks {
       if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded)) {
         return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table)
       }
-      if (g.streamsWeights() && !(p.weightStream() && engine.weightStream() && g.sparsity() == Command.DENSE)) {
-        return ErrorCause.UNSUPPORTED; // streamed W: dense GEMMs on a dense systolic array with one W row a cycle
+      if (g.streamsWeights() && !(p.weightStream() && engine.weightStream()
+          && (g.sparsity() == Command.DENSE || !g.int4Weights()))) {
+        return ErrorCause.UNSUPPORTED; // streamed W: the systolic engine with one W row a cycle; N:M values INT8
       }
       if (g.sparsity() != Command.DENSE && g.sparsity() <= Command.S4_8 && g.sparsity() != p.sparsity()) {
         return ErrorCause.UNSUPPORTED;
@@ -173,8 +174,9 @@ final class CommandChecks {
     }
 
     /**
-     * A GEMM whose W streams from the memory: X and Y in the scratchpad ({@code SPAD_ADDRESS}), W's K rows of
-     * {@link StreamedWeights#rowBytes} bytes at {@code w + k·wStride} in the memory ({@code EXT_ADDRESS}).
+     * A GEMM whose W streams from the memory: X and Y in the scratchpad ({@code SPAD_ADDRESS}), W's
+     * {@link StreamedWeights#rows} rows of {@link StreamedWeights#rowBytes} bytes at {@code w + r·wStride} in the
+     * memory ({@code EXT_ADDRESS}).
      */
     private ErrorCause checkStreamedGemm(Command.Gemm g) {
       long line = p.lineBytes();
@@ -186,7 +188,8 @@ final class CommandChecks {
         return ErrorCause.SPAD_ADDRESS;
       }
       boolean extAligned = (g.w() | g.wStride()) % line == 0;
-      return extAligned && g.w() + (g.k() - 1) * g.wStride() + StreamedWeights.rowBytes(g) <= p.extMemBytes()
+      return extAligned && g.w() + (StreamedWeights.rows(g) - 1) * g.wStride() + StreamedWeights.rowBytes(g)
+          <= p.extMemBytes()
           ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
     }
 

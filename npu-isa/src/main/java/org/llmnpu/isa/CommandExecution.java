@@ -301,9 +301,10 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
   private void streamedGemm(Command.Gemm g, int m, int k, int n) {
     long columns = StreamedWeights.beatColumns(g, p.lineBytes());
-    counters[Counter.EXT_READ_BEATS.ordinal()] += columns * k;
-    counters[Counter.DMA_LOAD_BYTES.ordinal()] += k * StreamedWeights.rowBytes(g);
-    cycles.streamedGemm(m, k, n, g.int4Weights(), g.accumulates() ? 0 : g.y(),
-        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+    long rows = StreamedWeights.rows(g);
+    counters[Counter.EXT_READ_BEATS.ordinal()] += columns * rows;
+    counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
+    cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows,
+        g.accumulates() ? 0 : g.y(), g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
   }
 }

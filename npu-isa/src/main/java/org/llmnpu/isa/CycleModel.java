@@ -341,8 +341,11 @@ public final class CycleModel {
    * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link #engineCyclesOverKTiles}
    * with {@code P_j ≥ R_j}. The controller takes the next command after the last W row's write: at
    * {@code t_{n−1} + lat + 1} (INT4 {@code + 2}); the back-end (engine, drain) goes on as for a {@code gemm}.
+   * N:M ({@code nmRows} > 0: the {@code S + ceil(S/P)} value and packed metadata rows a column): {@code n =
+   * C·nmRows} beats, a column's metadata after its values, so every pass of N tile {@code nt} needs the column's last
+   * beat {@code (nt + 1)·nmRows − 1}; the engine runs {@code ceil(K / 2·rows)} K tiles.
    */
-  public void streamedGemm(int m, int k, int n, boolean int4, long yStart, long yEnd) {
+  public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, long yStart, long yEnd) {
     int line = p.lineBytes();
     int rows = p.rows();
     long kTiles = (k + (long) rows - 1) / rows;
@@ -351,7 +354,8 @@ public final class CycleModel {
     now = backStart + 1;
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     long columns = (rowBytes + line - 1) / line;
-    long beats = columns * k;
+    long rowsPerColumn = nmRows > 0 ? nmRows : k;
+    long beats = columns * rowsPerColumn;
     int gap = int4 ? 2 : 1;
     long last = issue(beats, gap);
     long interval = Math.max(gap, p.beatInterval());
@@ -359,10 +363,11 @@ public final class CycleModel {
     long written = p.memLatency() + (int4 ? 1 : 0);
     int tilesPerColumn = int4 ? 2 : 1;
     PassReady ready = (nt, kt) -> {
-      long beat = nt / tilesPerColumn * k + Math.min(k, (kt + 1) * rows) - 1;
+      long beat = nmRows > 0 ? (nt + 1) * nmRows - 1 : nt / tilesPerColumn * k + Math.min(k, (kt + 1) * rows) - 1;
       return first + beat * interval + written - backStart;
     };
-    long engine = engineCyclesOverKTiles(rows, rows, p.mTile(), m, kTiles, n, ready);
+    long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
+    long engine = engineCyclesOverKTiles(rows, rows, p.mTile(), m, engineKTiles, n, ready);
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;

@@ -227,13 +227,13 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   }
 
   /**
-   * Whether a dense {@code gemm} may stream its W from the external memory ({@code wStream=1}, also with
-   * {@code wInt4=1}) on this machine's systolic engine: the NPU writes one W row line per beat into the engine's W
-   * buffer, so it needs {@code weightRowsPerCycle} 1 and a dense array; elsewhere (and on the PiM engine, see
-   * {@link EngineTiming#weightStream()}) a streamed GEMM halts with {@code UNSUPPORTED}.
+   * Whether a {@code gemm} may stream its W from the external memory ({@code wStream=1}: dense INT8 or INT4, or
+   * in the array's N:M mode with packed metadata) on this machine's systolic engine: the NPU writes one W row line
+   * per beat into the engine's W buffer, so it needs {@code weightRowsPerCycle} 1; elsewhere (and on the PiM
+   * engine, see {@link EngineTiming#weightStream()}) a streamed GEMM halts with {@code UNSUPPORTED}.
    */
   public boolean weightStream() {
-    return weightRowsPerCycle == 1 && sparsity == Command.DENSE;
+    return weightRowsPerCycle == 1;
   }
 
   /** Beats that make up one command: {@code max(1, 32 / lineBytes)}. */

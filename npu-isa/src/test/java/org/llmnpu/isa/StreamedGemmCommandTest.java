@@ -170,11 +170,92 @@ class StreamedGemmCommandTest {
     assertEquals(ErrorCause.UNSUPPORTED, new CommandChecks(P, EngineTiming.pim(2)).check(ok, false));
     assertEquals(ErrorCause.UNSUPPORTED, new CommandChecks(P.withWeightRowsPerCycle(2)).check(ok, false));
     MachineParams sparse = PpmAndSparseCommandTest.machine(false, Command.S2_4);
-    assertEquals(ErrorCause.UNSUPPORTED, new CommandChecks(sparse).check(ok, false));
+    assertEquals(ErrorCause.NONE, new CommandChecks(sparse).check(ok, false));
+    Command.Gemm nm = new Command.Gemm(2, 8, 8, 0, 8, W_EXT, 8, 0x100, 32, Command.S2_4, 0, 1, 0, 0);
+    assertEquals(ErrorCause.NONE, new CommandChecks(sparse).check(nm, false));
+    assertEquals(ErrorCause.UNSUPPORTED, checks.check(nm, false));
+    // N:M values are INT8; S = 4 value rows and one packed metadata row: the range ends 5 rows on
     assertEquals(ErrorCause.UNSUPPORTED, new CommandChecks(sparse).check(new Command.Gemm(2, 8, 8, 0, 8, W_EXT, 8,
-        0x100, 32, Command.S2_4, 0, 1, 0, 0), false));
+        0x100, 32, Command.S2_4, 0, 1, 1, 0), false));
+    assertEquals(ErrorCause.NONE, new CommandChecks(sparse).check(with(nm, P.extMemBytes() - 4L * 8 - 8, 8), false));
+    assertEquals(ErrorCause.EXT_ADDRESS, new CommandChecks(sparse).check(with(nm, P.extMemBytes() - 4L * 8 - 4, 8),
+        false));
     assertEquals(ErrorCause.UNSUPPORTED, checks.check(new Command.Gemm(2, 8, 8, 0, 8, W_EXT, 8, 0x100, 32,
         Command.DENSE, 0, 1, 0, 1), false));
+  }
+
+  /** N:M streamed with packed metadata equals the scratchpad N:M GEMM of the unpacked layout (2:4 and 4:8). */
+  @Test
+  void packedMetadataStreamsGiveTheScratchpadNmResults() {
+    Random r = new Random(24);
+    int line = P.lineBytes();
+    for (int mode : new int[] {Command.S2_4, Command.S4_8}) {
+      MachineParams q = PpmAndSparseCommandTest.machine(false, mode);
+      int kept = mode == Command.S2_4 ? 2 : 4;
+      int group = 2 * kept;
+      for (Shape s : new Shape[] {new Shape(1, 1, 1), new Shape(5, 43, 13), new Shape(9, 30, 7), new Shape(2, 8, 4)}) {
+        byte[][] w = new byte[s.k()][s.n()];
+        for (int g = 0; g < s.k(); g += group) {
+          for (int col = 0; col < s.n(); col++) {
+            for (int e = 0; e < kept; e++) {
+              int kk = g + r.nextInt(group);
+              if (kk < s.k()) {
+                w[kk][col] = (byte) (r.nextInt(255) - 127);
+              }
+            }
+          }
+        }
+        byte[][] unpacked = SparseWeights.compress(w, kept, group);
+        byte[][] packed = StreamedWeights.compressPacked(w, kept, group);
+        long wStride = (s.n() + line - 1) / line * line;
+        long spadW = 0x200;
+        Program viaSpad = Program.builder().load(X_EXT, s.xStride(line), 0, s.xStride(line), s.k(), s.m())
+            .load(W_EXT + 0x8000, wStride, spadW, wStride, s.n(), unpacked.length)
+            .gemm(s.m(), s.k(), s.n(), 0, s.xStride(line), spadW, wStride, 0x900, s.yStride(line), mode)
+            .store(Y_EXT, s.yStride(line), 0x900, s.yStride(line), 4L * s.n(), s.m()).halt().build();
+        Program streamed = Program.builder().load(X_EXT, s.xStride(line), 0, s.xStride(line), s.k(), s.m())
+            .add(new Command.Gemm(s.m(), s.k(), s.n(), 0, s.xStride(line), W_EXT, wStride, 0x900, s.yStride(line),
+                mode, 0, 1, 0, 0))
+            .store(Y_EXT, s.yStride(line), 0x900, s.yStride(line), 4L * s.n(), s.m()).halt().build();
+        byte[][] results = new byte[2][];
+        IsaSimulator.Result last = null;
+        for (int i = 0; i < 2; i++) {
+          byte[] mem = image(7, i == 0 ? viaSpad : streamed);
+          for (int row = 0; row < packed.length; row++) {
+            System.arraycopy(packed[row], 0, mem, (int) (W_EXT + row * wStride), s.n());
+          }
+          for (int row = 0; row < unpacked.length; row++) {
+            System.arraycopy(unpacked[row], 0, mem, (int) (W_EXT + 0x8000 + row * wStride), s.n());
+          }
+          last = IsaSimulator.run(q, mem, 0);
+          assertEquals(ErrorCause.NONE, last.error(), s + " mode " + mode);
+          results[i] = y(last, s);
+        }
+        assertArrayEquals(results[0], results[1], s + " mode " + mode);
+        long beats = (long) packed.length * ((s.n() + line - 1) / line);
+        long commandBeats = 4L * q.beatsPerCommand();
+        long xBeats = s.m() * (long) ((s.k() + line - 1) / line);
+        assertEquals(commandBeats + xBeats + beats, last.counter(Counter.EXT_READ_BEATS), s + " mode " + mode);
+        assertEquals(s.m() * (long) s.n() * unpacked.length / 2, last.counter(Counter.MACS));
+      }
+    }
+  }
+
+  /** A 2:4 GEMV streams 0.625× the dense bytes, and its cycles follow. */
+  @Test
+  void aSparseGemvStreamsFiveEighthsOfTheBytes() {
+    MachineParams q = PpmAndSparseCommandTest.machine(false, Command.S2_4).withMemory(20, 1);
+    Shape s = new Shape(1, 128, 16);
+    IsaSimulator.Result dense = IsaSimulator.run(q, image(3, streamedProgram(s, false, 16)), 0);
+    Program sparse = Program.builder().load(X_EXT, 128, 0, 128, 128, 1)
+        .add(new Command.Gemm(1, 128, 16, 0, 128, W_EXT, 16, 0x900, 64, Command.S2_4, 0, 1, 0, 0))
+        .store(Y_EXT, 64, 0x900, 64, 64, 1).halt().build();
+    IsaSimulator.Result nm = IsaSimulator.run(q, image(3, sparse), 0);
+    assertEquals(ErrorCause.NONE, nm.error());
+    // S = 64 value rows + 16 metadata rows of 4 beats, against 128 rows
+    assertEquals(dense.counter(Counter.EXT_READ_BEATS) - 4 * (128 - 80), nm.counter(Counter.EXT_READ_BEATS));
+    double ratio = (double) nm.counter(Counter.GEMM_CYCLES) / dense.counter(Counter.GEMM_CYCLES);
+    assertTrue(ratio > 0.6 && ratio < 0.7, "2:4 / dense GEMV cycles " + ratio);
   }
 
   private static Command.Gemm with(Command.Gemm g, long w, long wStride) {

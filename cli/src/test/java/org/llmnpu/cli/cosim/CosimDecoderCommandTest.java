@@ -134,9 +134,9 @@ class CosimDecoderCommandTest {
     assertEquals("vertical", f.get("fusion").asText(), fused);
     assertEquals(n.get("tokens"), f.get("tokens"), "the same logits bit for bit: " + fused);
     assertTrue(f.get("modelCycles").get("decode").asLong() < n.get("modelCycles").get("decode").asLong(), fused);
-    String err = CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "s2_4",
+    String err = CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "mxfp8",
         "--fusion", "full");
-    assertTrue(err.contains("--fusion full needs gemm wStream=1 with N:M weights"), err);
+    assertTrue(err.contains("--fusion full needs MX element decoding on the weight stream"), err);
     err = CliRun.capture(false, 2, "cosim", "decoder", "--fusion", "horizontal");
     assertTrue(err.contains("--fusion: 'horizontal' is not allowed; allowed: none, vertical, full"), err);
   }

@@ -108,7 +108,7 @@ public final class Npu extends HwModule {
   private final NpuConfig config;
 
   enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
-    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN }
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN, GEMM_STREAM }
 
 
   // Shared by the units (package-private): the machine, the controller state and the units themselves.
@@ -281,13 +281,18 @@ public final class Npu extends HwModule {
     k.clear.set(inState(State.IDLE).and(start));
     k.busy.set(busy);
     k.decode.set(inState(State.DECODE));
-    k.loadBeat.set(dma.loadWrite.or(dma.load4Beat));
+    NpuWeightStream ws = gemm.stream;
+    k.loadBeat.set(ws == null ? dma.loadWrite.or(dma.load4Beat) : dma.loadWrite.or(dma.load4Beat).or(ws.beat));
     k.storeBeat.set(inStore.and(fire));
-    k.partialBeat.set(wire("partialBeat", sp.lastInRow().and(dma.remainder.ne(0))));
+    // a streamed W row's short beat is its last line column
+    Bool rowEnd = ws == null ? sp.lastInRow() : mux(gemm.inStream, ws.lastColumn(), sp.lastInRow());
+    k.partialBeat.set(wire("partialBeat", rowEnd.and(dma.remainder.ne(0))));
     k.remainder.set(dma.remainder);
     k.readBeat.set(fire.and(mem_req_write.not()).or(fetch.fire));
     k.writeBeat.set(fire.and(mem_req_write));
-    k.gemmStart.set(inState(State.GEMM_START));
+    // a streamed GEMM counts its MACs in its first GEMM_STREAM cycle: its product register is ready by then
+    k.gemmStart.set(ws == null ? inState(State.GEMM_START) : inState(State.GEMM_START).and(ws.streaming.not())
+        .or(reg0Next("gemm_streamStarted", inState(State.GEMM_START).and(ws.streaming))));
     k.macs.set(gemm.macsRegister());
     k.denseMacs.set(gemm.denseMacs());
     k.drainStart.set(back.drainStarts);
@@ -307,7 +312,8 @@ public final class Npu extends HwModule {
     k.spadWrite.set(spad.write.and(inDspOut.and(unit.lineStart.not()).not()));
     k.fetchCycle.set(inFetch.or(inState(State.DECODE)));
     k.dmaCycle.set(inLoad.or(inStore).or(inLoad4).or(inLoad4End).or(inSnap));
-    k.gemmCycle.set(state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START))).or(back.idle.not()));
+    k.gemmCycle.set(state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START))).or(gemm.inStream)
+        .or(back.idle.not()));
     k.arrayCycle.set(inState(State.GEMM_START).or(back.running));
     k.memStall.set(mem_req_valid.and(mem_req_ready.not()));
     k.dspInstruction.set(inDspRun.and(unit.dsp.busy).and(unit.dsp.stalled.not()).and(dsp.runExpired.not()));

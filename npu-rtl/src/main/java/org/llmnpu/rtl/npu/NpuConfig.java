@@ -372,8 +372,19 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
     org.llmnpu.isa.EngineTiming t = engineTiming();
     return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle(), weightRowsPerCycle)
-        : weightSparsity().sparse() ? org.llmnpu.rtl.mac.GemmEngine.withDenseMode(gemm())
+        : weightSparsity().sparse() ? (weightStream() ? org.llmnpu.rtl.mac.GemmEngine.withDenseModeAndWeightStream(gemm())
+            : org.llmnpu.rtl.mac.GemmEngine.withDenseMode(gemm()))
+        : weightStream() ? org.llmnpu.rtl.mac.GemmEngine.withWeightStream(gemm())
         : new org.llmnpu.rtl.mac.GemmEngine(gemm(), weightRowsPerCycle);
+  }
+
+  /**
+   * Whether this NPU streams weights from the memory into its GEMM engine ({@code gemm wStream=1}): the systolic
+   * engine with one W row a cycle, dense or N:M ({@code MachineParams.weightStream()} and
+   * {@code EngineTiming.weightStream()}); elsewhere a streamed GEMM halts with UNSUPPORTED.
+   */
+  public boolean weightStream() {
+    return machine().weightStream() && engineTiming().weightStream();
   }
 
   /** Reads a configuration from a {@code .json}, {@code .yaml} or {@code .yml} file; absent fields take the defaults. */

@@ -188,9 +188,10 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     long yEnd = g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + (g.throughPpm() ? n : 4L * n);
     if (g.streamsWeights()) {
       // W's bytes and beats count as a load's (npu-isa StreamedWeights)
-      add(Counter.EXT_READ_BEATS, StreamedWeights.beatColumns(g, line) * k);
-      add(Counter.DMA_LOAD_BYTES, k * StreamedWeights.rowBytes(g));
-      cm.streamedGemm(m, k, n, g.int4Weights(), yStart, yEnd);
+      long rows = StreamedWeights.rows(g);
+      add(Counter.EXT_READ_BEATS, StreamedWeights.beatColumns(g, line) * rows);
+      add(Counter.DMA_LOAD_BYTES, rows * StreamedWeights.rowBytes(g));
+      cm.streamedGemm(m, k, n, g.int4Weights(), sparse ? rows : 0, yStart, yEnd);
     } else {
       cm.gemm(m, k, n, (int) g.wRows(), sparse, yStart, yEnd);
     }

@@ -25,6 +25,7 @@ final class LoweringEmitter {
   /** The streamed weight: its memory address, and whether its rows hold INT4 pairs ({@code wInt4=1}). */
   private long streamed;
   private boolean streamedInt4;
+  private int streamedK;
 
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
     this.l = layout;
@@ -78,8 +79,10 @@ final class LoweringEmitter {
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
     if (stream) {
-      // streamed by the GEMMs themselves: the rows stay in memory (INT8, or INT4 pairs for wInt4)
-      streamed = ext;
+      // streamed by the GEMMs themselves: the rows stay in memory (INT8, INT4 pairs for wInt4, 2:4 value rows and
+      // packed positions per chunk)
+      streamed = sparsity == Command.S2_4 ? l.m.streamedSparse(ext) : ext;
+      streamedK = k;
       streamedInt4 = l.m.bits == 4;
       wStride = es;
     } else if (l.m.mxFormat >= 0) {
@@ -108,6 +111,7 @@ final class LoweringEmitter {
     if (stream) {
       streamed = ext;
       streamedInt4 = false;
+      sparsity = Command.DENSE;
     } else {
       b.load(ext, wStride, l.sWT, wStride, wStride, k);
     }
@@ -129,9 +133,10 @@ final class LoweringEmitter {
         int nn = Math.min(tile, n - n0);
         long y = l.sY + c * l.yChunkBytes + 4L * n0;
         if (stream) {
-          long w = streamed + (long) k0 * wStride + (streamedInt4 ? n0 / 2 : n0);
+          long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c) : (long) k0 * wStride;
+          long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
           b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
-              Command.DENSE, 0, 1, streamedInt4 ? 1 : 0, 0));
+              sparsity, 0, 1, streamedInt4 ? 1 : 0, 0));
         } else {
           b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
               l.yStride, sparsity);

@@ -435,7 +435,7 @@ public final class PhaseCostModel extends CommandCosts {
       int streamTile = Math.max(unit, p.maxN() / unit * unit);
       for (int ci = 0; ci < ks.count(); ci++) {
         for (int n0 = 0; n0 < n; n0 += streamTile) {
-          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4);
+          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse);
         }
       }
       return;

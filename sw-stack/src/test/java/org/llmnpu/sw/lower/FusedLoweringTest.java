@@ -15,18 +15,19 @@ import org.llmnpu.sw.model.ModelWeights;
 
 /**
  * The fused lowering on stories260K, on the golden ISA simulator: weights streamed into the array give the same
- * logits bit for bit as the unfused program in fewer cycles; the cost model follows the stream exactly; a level the
+ * logits bit for bit as the unfused program in fewer cycles (INT8, INT4, int4-g32, MXINT8, 2:4 with packed positions); the cost model follows the stream exactly; a level the
  * NPU cannot run is refused naming the capability; a prompt longer than maxM is prefilled in chunks.
  */
 class FusedLoweringTest {
   private static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
 
   @ParameterizedTest
-  @CsvSource({"int8, vertical", "int4-g32, vertical", "int4, full", "mxint8, full"})
+  @CsvSource({"int8, vertical", "int4-g32, vertical", "int4, full", "mxint8, full", "s2_4, vertical"})
   void streamedWeightsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(String format, String level)
       throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = NpuTargets.defaultNpu().withMxLoad(WeightFormats.mx(format) >= 0);
+    MachineParams m = (WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
+        : NpuTargets.defaultNpu()).withMxLoad(WeightFormats.mx(format) >= 0);
     LoweredModel model = WeightFormats.lower(w, format, m, 24, 16);
     Fusion fusion = Fusion.parse(level);
     NpuDecoder none = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.NONE);
@@ -48,12 +49,8 @@ class FusedLoweringTest {
   @Test
   void aLevelTheNpuCannotRunIsRefusedNamingTheCapability() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    LoweredModel sparse = WeightFormats.lower(w, "s2_4", NpuTargets.sparse24(), 12, 8);
-    String e = assertThrows(IllegalArgumentException.class,
-        () -> new NpuDecoder(sparse, 4, NpuEngine.GOLDEN, Fusion.VERTICAL)).getMessage();
-    assertTrue(e.startsWith("--fusion vertical needs gemm wStream=1 with N:M weights"), e);
     LoweredModel mx = WeightFormats.lower(w, "mxfp8", NpuTargets.defaultNpu().withMxLoad(true), 12, 8);
-    e = assertThrows(IllegalArgumentException.class,
+    String e = assertThrows(IllegalArgumentException.class,
         () -> new NpuDecoder(mx, 4, NpuEngine.GOLDEN, Fusion.FULL)).getMessage();
     assertTrue(e.contains("--fusion full needs MX element decoding on the weight stream"), e);
     MachineParams fast = NpuTargets.defaultNpu().withWeightRowsPerCycle(4);
