@@ -159,7 +159,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     ppm.run(spad, q, p.ppu());
     long linesPerRow = beats(4 * q.n(), 1);
     counters[Counter.SPAD_READS.ordinal()] += q.m() * linesPerRow;
-    counters[Counter.SPAD_WRITES.ordinal()] += q.m();
+    // the PPM takes one INT32 line a cycle and writes its line/4 codes as one partial line (byte enables)
+    counters[Counter.SPAD_WRITES.ordinal()] += q.m() * linesPerRow;
     counters[Counter.PPM_ELEMENTS.ordinal()] += q.m() * q.n();
     cycles.ppm(q.m(), linesPerRow);
     return GO_ON;

@@ -102,6 +102,14 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   }
 
   /**
+   * Channels of the PPM's parameter memory ({@code ppmcfg}): {@code max(rows, maxN)}, so a {@code ppm} (N ≤ rows)
+   * and a {@code gemm ppm=1} (N ≤ maxN) find channel n for every output column n.
+   */
+  public int ppmChannels() {
+    return Math.max(rows, maxN);
+  }
+
+  /**
    * The Vector DSP of the NPU.
    *
    * @param lanes          SIMD lanes, a power of two in 1..64 (a buffer row holds {@code lanes} FP16 elements)

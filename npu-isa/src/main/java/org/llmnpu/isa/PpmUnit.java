@@ -34,9 +34,9 @@ final class PpmUnit {
   private final int[] zeroPoint;
   private PpuTable table;
 
-  /** Channels of the NPU's parameter memory: {@code max(rows, maxN)} (a {@code ppm}'s N ≤ rows, a GEMM's ≤ maxN). */
+  /** Channels of the NPU's parameter memory ({@link MachineParams#ppmChannels()}). */
   static int channels(MachineParams p) {
-    return Math.max(p.rows(), p.maxN());
+    return p.ppmChannels();
   }
 
   PpmUnit(int lanes) {

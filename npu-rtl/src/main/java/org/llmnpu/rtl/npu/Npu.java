@@ -207,6 +207,8 @@ public final class Npu extends HwModule {
     dsp = new NpuDspCommands(this, c);
     ppm = new NpuPpmCommands(this, c);
     ppmItem.set(ppm.unit.item);
+    back.ppmOutValid.set(ppm.unit.outValid);
+    back.ppmCodes.set(ppm.unit.outData);
     dma.load4();
     if (p.mxLoad()) {
       dma.loadMx();
@@ -250,7 +252,7 @@ public final class Npu extends HwModule {
     spad.ppm.valid.set(ppm.write);
     spad.ppm.line.set(ppm.writeLine);
     spad.ppm.data.set(ppm.unit.outData);
-    spad.ppm.mask.set(ppm.unit.outMask);
+    spad.ppm.mask.set(ppm.writeMask);
     spad.load.valid.set(dma.loadWrite);
     spad.load.data.set(dma.loadData());
     spad.load.mask.set(mux(sp.lastInRow(), dma.rowEndMask, dma.ones));
@@ -264,6 +266,7 @@ public final class Npu extends HwModule {
     back.resultStride.set(fetch.words.get(7));
     back.resultEnd.set(dec.resultEnd);
     back.accumulateIn.set(dec.accumulate);
+    back.ppmIn.set(wire("decode_gemmPpm", fetch.words.get(2).slice(21, 21).eq(1)));
     back.m.set(gemm.m);
     back.n.set(gemm.n);
     back.engineDone.set(gemm.engine.done);
@@ -319,8 +322,8 @@ public final class Npu extends HwModule {
     k.dspInstruction.set(inDspRun.and(unit.dsp.busy).and(unit.dsp.stalled.not()).and(dsp.runExpired.not()));
     k.dspElement.set(inDspIn.or(inDspOut));
     k.dspCycle.set(inDspTab.or(inDspProg).or(inDspRun).or(inDspIn).or(inDspOut).or(inState(State.DSP_DRAIN)));
-    k.ppmRow.set(inPpmRun.and(sp.lastInRow()));
-    k.ppmLanes.set(ppm.lanes);
+    k.ppmRow.set(inPpmRun.and(sp.lastInRow()).or(back.ppmRowFed));
+    k.ppmLanes.set(mux(inPpmRun, ppm.lanes.resize(k.ppmLanes.width()), gemm.n.resize(k.ppmLanes.width())));
     k.ppmCycle.set(inPpmLoad.or(inPpmRun).or(inPpmDrain));
   }
 

@@ -305,9 +305,12 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
         .withCommandQueueDepth(commandQueueDepth);
   }
 
-  /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
+  /**
+   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle), INT8 codes, the default PPU table shape when
+   * {@code ppu}, else requantization alone.
+   */
   public PpmConfig ppm() {
-    return new PpmConfig(rows, 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+    return new PpmConfig(Math.max(1, rows / 4), 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
   }
 
   /** A builder holding this configuration, to change several fields at once. */

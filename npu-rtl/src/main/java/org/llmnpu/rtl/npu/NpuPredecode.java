@@ -138,12 +138,15 @@ public final class NpuPredecode extends HwModule {
     UInt m = w.get(1).lsbs(16);
     UInt k = w.get(1).slice(31, 16);
     UInt n = w.get(2).lsbs(16);
+    // gemm ppm=1 writes N INT8 codes a Y row, and may not accumulate
+    Bool gemmPpm = w.get(2).slice(21, 21).eq(1);
     UInt xStride = w.get(6).lsbs(16).resize(32);
     UInt wStride = w.get(6).slice(31, 16).resize(32);
-    Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()));
+    Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()))
+        .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
     UInt kBytes = roundUpLines(k, line).shiftLeft(lineShift);
     UInt nBytes = roundUpLines(n, line).shiftLeft(lineShift);
-    UInt yBytes = n.shiftLeft(2);
+    UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
     Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
     // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
     Bool wStream = w.get(2).slice(19, 19).eq(1);
@@ -185,13 +188,14 @@ public final class NpuPredecode extends HwModule {
     UInt channels = w.get(2);
     UInt ppmM = w.get(5).lsbs(16);
     UInt ppmN = w.get(5).slice(31, 16);
-    Bool ppmShape = isPpmCfg.and(channels.eq(0).or(channels.gt(p.rows())))
+    UInt cfgEnd = channels.resize(33).add(w.get(3).resize(33));
+    Bool ppmShape = isPpmCfg.and(channels.eq(0).or(cfgEnd.gt(p.ppmChannels())))
         .or(isPpm.and(ppmM.eq(0).or(ppmN.eq(0)).or(ppmN.gt(p.rows())))).or(isGemm.and(w.get(2).slice(18, 17).eq(3)));
     Bool ppmSpad = isPpm.and(misaligned(w.get(1)).or(misaligned(w.get(2))).or(misaligned(w.get(3)))
         .or(misaligned(w.get(4)))
         .or(sum(spadLimit, products.get(7), w.get(1), ppmN.shiftLeft(2)).exceeds())
         .or(sum(spadLimit, products.get(8), w.get(3), ppmN).exceeds()));
-    UInt cfgBytes = channels.lsbs(16).shiftLeft(4);
+    UInt cfgBytes = channels.lsbs(17).shiftLeft(4);
     Bool ppmExt = isPpmCfg.and(misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), cfgBytes).exceeds()))
         .or(isPpuTab.and(misaligned(w.get(1))
             .or(sum(extLimit, null, w.get(1), uintLit(2L * lutEntries, bitsToHold(2L * lutEntries))).exceeds())));
