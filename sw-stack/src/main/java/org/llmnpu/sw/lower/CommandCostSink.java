@@ -276,7 +276,8 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     cm.dispatch(false, false);
     long linesPerRow = beats(4 * q.n(), 1);
     add(Counter.SPAD_READS, q.m() * linesPerRow);
-    add(Counter.SPAD_WRITES, q.m());
+    // the PPM writes each source line's codes as one partial line
+    add(Counter.SPAD_WRITES, q.m() * linesPerRow);
     add(Counter.PPM_ELEMENTS, q.m() * q.n());
     cm.ppm(q.m(), linesPerRow);
     return null;
