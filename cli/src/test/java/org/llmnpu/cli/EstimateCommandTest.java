@@ -31,7 +31,7 @@ class EstimateCommandTest {
   @Test
   void badOptionsExitWithTwoNamingTheOption() {
     String[][] cases = {
-        {"--fusion", "full", "--fusion full: the fused lowering (issue 32) is not built yet"},
+        {"--fusion", "partial", "--fusion: 'partial' is not allowed; allowed: none, vertical, full"},
         {"--quant", "int2", "--quant: 'int2' is not allowed; allowed: int8, int4, int4-g32, s2_4, mxfp8"},
         {"--bandwidth-gbs", "fast", "--bandwidth-gbs: 'fast' is not a positive number of GB/s"},
         {"--bandwidth-gbs", "40", "--bandwidth-gbs: 40 is not allowed on edge-64"},

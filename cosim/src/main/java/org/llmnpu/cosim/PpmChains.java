@@ -3,6 +3,7 @@ package org.llmnpu.cosim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.llmnpu.isa.Command;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
@@ -94,6 +95,94 @@ public final class PpmChains {
         records = RandomPrograms.roundUp(records + 16L * lanes, line);
       }
       b.store(extQ, qStride, q, qStride, n, m);
+    }
+    b.halt();
+    Program prog = b.build();
+    byte[] code = prog.bytes();
+    System.arraycopy(code, 0, image, 0, code.length);
+    return new RandomPrograms.Case(image, prog, 0);
+  }
+
+  /**
+   * {@code gemms} fused GEMMs ({@code gemm ppm=1}): per GEMM the loads of X and W, its N channel records loaded by
+   * one to three {@code ppmcfg}s of consecutive channels ({@code first} > 0 for all but the first group), the GEMM
+   * writing INT8 codes, and a store of the codes. The operands and codes of GEMM g sit in scratchpad half g mod 2;
+   * {@code overlapped}: the next GEMM's loads are issued right after a GEMM (while its drain and PPM run), before
+   * its store; else a fence follows each GEMM. N is drawn from {@code ns} (or 1..maxN when empty); on a PPU NPU a
+   * {@code pputab} comes first. The program sits at 0, records and tables from 0x8000, data from 64 KiB.
+   */
+  public static RandomPrograms.Case generateFused(MachineParams p, Random r, int gemms, boolean overlapped, int... ns) {
+    byte[] image = new byte[(int) p.extMemBytes()];
+    r.nextBytes(image);
+    int line = p.lineBytes();
+    int rows = p.rows();
+    Program.Builder b = Program.builder();
+    if (p.ppu()) {
+      byte[] t = table(r.nextInt(PpuFunction.values().length));
+      System.arraycopy(t, 0, image, (int) TABLE, t.length);
+      b.ppuTab(TABLE);
+    }
+    long records = RECORDS;
+    long ext = DATA;
+    long half = p.spadBytes() / 2;
+    int recordsPerLine = Math.max(1, line / 16);
+    Runnable pendingStore = null;
+    for (int g = 0; g < gemms; g++) {
+      int n = ns.length > 0 ? ns[r.nextInt(ns.length)] : 1 + r.nextInt(p.maxN());
+      int m = 1 + r.nextInt(Math.min(p.maxM(), 2 * rows + 3));
+      int k = 1 + r.nextInt(Math.min(p.maxK(), 3 * rows));
+      long xStride = RandomPrograms.roundUp(k, line) + line * r.nextInt(2);
+      long wStride = RandomPrograms.roundUp(n, line) + line * r.nextInt(2);
+      long qStride = RandomPrograms.roundUp(n, line) + line * r.nextInt(2);
+      long x = (g % 2) * half;
+      long w = x + m * xStride;
+      long q = RandomPrograms.roundUp(w + k * wStride, line);
+      if (q + m * qStride > (g % 2 + 1) * half || records + 16L * n + line > DATA) {
+        g--;
+        continue;
+      }
+      long extX = ext;
+      long extW = RandomPrograms.roundUp(extX + m * xStride, line);
+      long extQ = RandomPrograms.roundUp(extW + k * wStride, line);
+      ext = RandomPrograms.roundUp(extQ + m * qStride, line) + line;
+      b.load(extX, xStride, x, xStride, k, m);
+      b.load(extW, wStride, w, wStride, n, k);
+      if (pendingStore != null) {
+        pendingStore.run();
+      }
+      double scale = 60.0 / (Math.sqrt(k) * 5500.0) * (0.5 + r.nextDouble());
+      for (int j = 0; j < n; j++) {
+        byte[] rec = IsaSimulator.ppmRecord(r.nextInt(20001) - 10000,
+            QuantizedMultiplier.fromScale(scale * (0.7 + 0.6 * r.nextDouble())), r.nextInt(41) - 20);
+        System.arraycopy(rec, 0, image, (int) records + 16 * j, rec.length);
+      }
+      // one to three groups of consecutive channels, each starting on a line of records
+      int groups = 1 + r.nextInt(3);
+      int first = 0;
+      for (int i = 0; i < groups && first < n; i++) {
+        int count = i == groups - 1 ? n - first
+            : Math.min(n - first, recordsPerLine * (1 + r.nextInt(Math.max(1, n / recordsPerLine))));
+        b.ppmCfg(records + 16L * first, count, first);
+        first += count;
+      }
+      records = RandomPrograms.roundUp(records + 16L * n, line);
+      b.add(new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1));
+      if (!overlapped) {
+        b.fence();
+      }
+      long storeQ = q;
+      long storeExt = extQ;
+      long stride = qStride;
+      int rowsQ = m;
+      int bytes = n;
+      pendingStore = () -> b.store(storeExt, stride, storeQ, stride, bytes, rowsQ);
+      if (!overlapped) {
+        pendingStore.run();
+        pendingStore = null;
+      }
+    }
+    if (pendingStore != null) {
+      pendingStore.run();
     }
     b.halt();
     Program prog = b.build();

@@ -30,6 +30,15 @@ public final class RandomPrograms {
    * half, so no LOAD writes a result still draining.
    */
   public static Case generate(MachineParams p, Random r, int gemms, boolean overlapped) {
+    return generate(p, r, gemms, overlapped, false);
+  }
+
+  /**
+   * As {@link #generate(MachineParams, Random, int, boolean)}; with {@code streamed} each GEMM picks its W path at
+   * random: loaded into the scratchpad, or streamed from the memory ({@code wStream=1}) as INT8 or as INT4
+   * ({@code wInt4=1}, rows of {@code ceil(N/2)} bytes), with no load of W.
+   */
+  public static Case generate(MachineParams p, Random r, int gemms, boolean overlapped, boolean streamed) {
     byte[] image = new byte[(int) p.extMemBytes()];
     r.nextBytes(image);
     int line = p.lineBytes();
@@ -54,10 +63,12 @@ public final class RandomPrograms {
         g--;
         continue;
       }
+      int wPath = streamed ? r.nextInt(3) : 0;
+      long wRowBytes = wPath == 2 ? (n + 1) / 2 : n;
       long extX = ext;
       long extXStride = xStride + line * r.nextInt(3);
       long extW = roundUp(extX + m * extXStride, line);
-      long extWStride = wStride + line * r.nextInt(3);
+      long extWStride = (wPath == 0 ? wStride : roundUp(wRowBytes, line)) + line * r.nextInt(3);
       long extY = roundUp(extW + k * extWStride, line);
       long extYStride = yStride + line * r.nextInt(3);
       ext = roundUp(extY + m * extYStride, line) + line;
@@ -65,11 +76,17 @@ public final class RandomPrograms {
         break;
       }
       b.load(extX, extXStride, x, xStride, k, m);
-      b.load(extW, extWStride, w, wStride, n, k);
+      if (wPath == 0) {
+        b.load(extW, extWStride, w, wStride, n, k);
+      }
       if (r.nextBoolean()) {
         b.fence();
       }
-      b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
+      if (wPath == 0) {
+        b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
+      } else {
+        b.gemmStreamed(m, k, n, x, xStride, extW, extWStride, y, yStride, wPath == 2);
+      }
       Command.Store store = new Command.Store(extY, extYStride, y, yStride, 4L * n, m);
       if (overlapped) {
         if (deferred != null) {

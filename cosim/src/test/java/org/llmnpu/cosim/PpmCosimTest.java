@@ -201,7 +201,7 @@ class PpmCosimTest {
     Object[][] cases = {
         {Program.builder().fence().ppm(0, 16, 64, 4, 1, 1), ErrorCause.UNSUPPORTED, 1},
         {Program.builder().ppuTab(0x8000).ppmCfg(0x8400, 0), ErrorCause.BAD_SHAPE, 1},
-        {Program.builder().ppmCfg(0x8400, p.rows() + 1), ErrorCause.BAD_SHAPE, 0},
+        {Program.builder().ppmCfg(0x8400, p.ppmChannels() + 1), ErrorCause.BAD_SHAPE, 0},
         {Program.builder().ppmCfg(0x8402, 1), ErrorCause.EXT_ADDRESS, 0},
         {Program.builder().ppmCfg(mem - 16, 2), ErrorCause.EXT_ADDRESS, 0},
         {Program.builder().ppuTab(mem - 128), ErrorCause.EXT_ADDRESS, 0},

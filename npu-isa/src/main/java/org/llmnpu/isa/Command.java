@@ -327,13 +327,20 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
   int PPM_RECORD_BYTES = 16;
 
   /**
-   * Loads the PPM's lanes 0..channels−1 (channels 1..rows: lane j requantizes output column j of a
-   * {@link Ppm}) from {@code channels} records of {@link #PPM_RECORD_BYTES} bytes at {@code ext}
-   * (line-aligned): bytes 0..3 the INT32 bias (little-endian), 4..7 the Q0.31 multiplier (bits 30:0;
+   * Loads the PPM's per-channel parameter memory, channels {@code first .. first+channels−1} (the memory holds
+   * {@code max(rows, maxN)} channels; channel j requantizes output column j of a {@link Ppm} and of a
+   * {@link Gemm} with {@code ppm=1}) from {@code channels} records of {@link #PPM_RECORD_BYTES} bytes at
+   * {@code ext} (line-aligned): bytes 0..3 the INT32 bias (little-endian), 4..7 the Q0.31 multiplier (bits 30:0;
    * 0 or 2^30..2^31−1), byte 8 the shift (bits 5:0, signed, −31..31, positive = left), byte 9 the output zero
-   * point (INT8), bytes 10..15 ignored. The other lanes keep their values (0 after reset).
+   * point (INT8), bytes 10..15 ignored. The other channels keep their values (0 after reset). {@code first}
+   * (word 3) is 0 unless given.
    */
-  record PpmCfg(long ext, long channels) implements Command {
+  record PpmCfg(long ext, long channels, long first) implements Command {
+    /** Channels 0..channels−1. */
+    public PpmCfg(long ext, long channels) {
+      this(ext, channels, 0);
+    }
+
     @Override
     public Opcode opcode() {
       return Opcode.PPMCFG;

@@ -7,9 +7,16 @@ package org.llmnpu.isa;
  */
 final class CommandChecks {
   private final MachineParams p;
+  private final EngineTiming engine;
 
   CommandChecks(MachineParams p) {
+    this(p, EngineTiming.SYSTOLIC);
+  }
+
+  /** The checks of an NPU whose GEMMs run on {@code engine} (the PiM engine takes no streamed weights). */
+  CommandChecks(MachineParams p, EngineTiming engine) {
     this.p = p;
+    this.engine = engine;
   }
 
   /** The checks of the class comment for one decoded command; {@code ppuTableLoaded}: a PPU table was loaded. */
@@ -19,7 +26,7 @@ final class CommandChecks {
 
   /**
    * Per command kind: whether the NPU has what it needs ({@link ErrorCause#UNSUPPORTED}: a PPM for {@code ppmcfg}
-   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} on a PPU NPU, MX decoding for
+   * and {@code ppm}, the PPU for {@code pputab} and a loaded table for a {@code ppm} or a {@code gemm ppm=1} on a PPU NPU, MX decoding for
    * {@code loadmx}, the GEMM's N:M mode), then its shape and ranges.
    */
   private final class Checks implements Command.Visitor<ErrorCause> {
@@ -100,7 +107,7 @@ final class CommandChecks {
       if (!p.hasPpm()) {
         return ErrorCause.UNSUPPORTED;
       }
-      if (pc.channels() < 1 || pc.channels() > p.rows()) {
+      if (pc.channels() < 1 || pc.first() + pc.channels() > PpmUnit.channels(p)) {
         return ErrorCause.BAD_SHAPE;
       }
       return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());
@@ -131,8 +138,12 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
-      if (g.fused()) {
-        return ErrorCause.UNSUPPORTED; // no NPU streams weights or routes GEMM results through the PPM yet
+      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded)) {
+        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table)
+      }
+      if (g.streamsWeights() && !(p.weightStream() && engine.weightStream()
+          && (g.sparsity() == Command.DENSE || !g.int4Weights()))) {
+        return ErrorCause.UNSUPPORTED; // streamed W: the systolic engine with one W row a cycle; N:M values INT8
       }
       if (g.sparsity() != Command.DENSE && g.sparsity() <= Command.S4_8 && g.sparsity() != p.sparsity()) {
         return ErrorCause.UNSUPPORTED;
@@ -143,14 +154,43 @@ final class CommandChecks {
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
       }
+      if (g.int4Weights() && !g.streamsWeights()) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      if (g.throughPpm() && g.accumulates()) {
+        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into
+      }
+      if (g.streamsWeights()) {
+        return checkStreamedGemm(g);
+      }
       long line = p.lineBytes();
       long kTiles = (g.k() + line - 1) / line;
       long nTiles = (g.n() + line - 1) / line;
       boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
       boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
           && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
-          && g.y() + (g.m() - 1) * g.yStride() + 4 * g.n() <= p.spadBytes();
+          && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
+    }
+
+    /**
+     * A GEMM whose W streams from the memory: X and Y in the scratchpad ({@code SPAD_ADDRESS}), W's
+     * {@link StreamedWeights#rows} rows of {@link StreamedWeights#rowBytes} bytes at {@code w + r·wStride} in the
+     * memory ({@code EXT_ADDRESS}).
+     */
+    private ErrorCause checkStreamedGemm(Command.Gemm g) {
+      long line = p.lineBytes();
+      long kTiles = (g.k() + line - 1) / line;
+      boolean aligned = (g.x() | g.xStride() | g.y() | g.yStride()) % line == 0;
+      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
+          && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
+      if (!aligned || !inside) {
+        return ErrorCause.SPAD_ADDRESS;
+      }
+      boolean extAligned = (g.w() | g.wStride()) % line == 0;
+      return extAligned && g.w() + (StreamedWeights.rows(g) - 1) * g.wStride() + StreamedWeights.rowBytes(g)
+          <= p.extMemBytes()
+          ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
     }
 
     @Override
@@ -162,6 +202,11 @@ final class CommandChecks {
     public ErrorCause visitHalt(Command.Halt h) {
       return ErrorCause.NONE;
     }
+  }
+
+  /** Bytes of one Y row of a GEMM: N INT8 codes through the PPM, else 4N (INT32). */
+  static long yRowBytes(Command.Gemm g) {
+    return g.throughPpm() ? g.n() : 4 * g.n();
   }
 
   private ErrorCause extRange(long ext, long bytes) {

@@ -29,7 +29,7 @@ import java.util.Optional;
  * word  PPMCFG     PPUTAB   PPM
  *  1    ext        ext      src (scratchpad bytes, INT32 rows)
  *  2    channels            srcStride
- *  3                        dst (scratchpad bytes, INT8 rows)
+ *  3    first               dst (scratchpad bytes, INT8 rows)
  *  4                        dstStride
  *  5                        M[15:0] | N[31:16]
  * </pre>
@@ -130,6 +130,7 @@ public final class CommandCodec {
     public int[] visitPpmCfg(Command.PpmCfg pc) {
       w[1] = (int) field(pc.ext(), 32, "ppmcfg ext");
       w[2] = (int) field(pc.channels(), 32, "ppmcfg channels");
+      w[3] = (int) field(pc.first(), 32, "ppmcfg first");
       return w;
     }
 
@@ -215,7 +216,7 @@ public final class CommandCodec {
       case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
       case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]));
       case SNAPSHOT -> new Command.Snapshot(u(w[1]));
-      case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]));
+      case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]), u(w[3]));
       case PPUTAB -> new Command.PpuTab(u(w[1]));
       case PPM -> new Command.Ppm(u(w[1]), u(w[2]), u(w[3]), u(w[4]), w[5] & 0xFFFF, w[5] >>> 16);
       case FENCE -> new Command.Fence();

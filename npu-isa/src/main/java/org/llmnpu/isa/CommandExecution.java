@@ -138,7 +138,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   @Override
   public Optional<ErrorCause> visitPpmCfg(Command.PpmCfg cfg) {
     cycles.dispatch(false, false);
-    ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels());
+    ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels(), (int) cfg.first());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats(Command.PPM_RECORD_BYTES * cfg.channels(), 1);
     cycles.ppmLoad(cfg.channels(), Command.PPM_RECORD_BYTES);
     return GO_ON;
@@ -159,7 +159,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     ppm.run(spad, q, p.ppu());
     long linesPerRow = beats(4 * q.n(), 1);
     counters[Counter.SPAD_READS.ordinal()] += q.m() * linesPerRow;
-    counters[Counter.SPAD_WRITES.ordinal()] += q.m();
+    // the PPM takes one INT32 line a cycle and writes its line/4 codes as one partial line (byte enables)
+    counters[Counter.SPAD_WRITES.ordinal()] += q.m() * linesPerRow;
     counters[Counter.PPM_ELEMENTS.ordinal()] += q.m() * q.n();
     cycles.ppm(q.m(), linesPerRow);
     return GO_ON;
@@ -249,13 +250,13 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     for (int i = 0; i < m; i++) {
       System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, k);
     }
-    byte[][] w = SparseWeights.dense(spad, g);
+    byte[][] w = g.streamsWeights() ? StreamedWeights.read(mem, g) : SparseWeights.dense(spad, g);
     Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
         : Sparsity.NONE;
     int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
     TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, mode);
     TiledGemm.Result r = TiledGemm.run(config, x, w);
-    for (int i = 0; i < m; i++) {
+    for (int i = 0; i < m && !g.throughPpm(); i++) {
       for (int j = 0; j < n; j++) {
         int a = (int) (g.y() + i * g.yStride() + 4L * j);
         int v = r.y()[i][j];
@@ -269,6 +270,10 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
         spad[a + 3] = (byte) (v >>> 24);
       }
     }
+    if (g.throughPpm()) {
+      ppm.epilogue(spad, g, r.y(), p.ppu());
+      counters[Counter.PPM_ELEMENTS.ordinal()] += (long) m * n;
+    }
     int line = p.lineBytes();
     long kTiles = (k + line - 1) / line;
     long nTiles = (n + line - 1) / line;
@@ -277,13 +282,30 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.MACS.ordinal()] += g.sparsity() == Command.DENSE ? (long) m * k * n : (long) m * n * g.kept() * groups;
     counters[Counter.DENSE_MACS.ordinal()] += (long) m * k * n;
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
-    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + g.wRows() * nTiles;
+    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + (g.streamsWeights() ? 0 : g.wRows() * nTiles);
     counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
     if (g.accumulates()) {
       counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
     }
-    // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
-    cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
-        g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + 4L * n);
+    if (g.streamsWeights()) {
+      streamedGemm(g, m, k, n);
+    } else {
+      // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
+      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
+          g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+    }
+    if (g.throughPpm()) {
+      cycles.drainThroughPpm();
+    }
+  }
+
+  /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
+  private void streamedGemm(Command.Gemm g, int m, int k, int n) {
+    long columns = StreamedWeights.beatColumns(g, p.lineBytes());
+    long rows = StreamedWeights.rows(g);
+    counters[Counter.EXT_READ_BEATS.ordinal()] += columns * rows;
+    counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
+    cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows,
+        g.accumulates() ? 0 : g.y(), g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
   }
 }

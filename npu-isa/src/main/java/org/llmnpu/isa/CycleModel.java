@@ -53,6 +53,14 @@ package org.llmnpu.isa;
  * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
+ * gemm wStream  controller: M·kTiles (X lines) + 1 (start), then C·K W beats from the next cycle (C beat columns a
+ *        W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8) or 2 (wInt4), written into the engine's W buffer
+ *        at a_i = t_i + lat (+1 with wInt4); next fetch at a_{n−1} + 1; the engine's loader starts pass j no
+ *        earlier than the cycle after its last W row was written ({@link #streamedGemm})
+ * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
+ *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
+ *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
+ *        drain start + drain lines + L + 1 (the LOAD rule and the other commands wait for that)
  * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
  *        the drain then holds the scratchpad's read port, so a STORE waits for the back-end as the
  *        other commands do (its result range is the whole scratchpad)
@@ -74,6 +82,8 @@ public final class CycleModel {
   private long backStart;
   private long drainCandidate;
   private long drainLines;
+  /** Cycles the back-end stays busy after its last drain line: the PPM latency for a GEMM with {@code ppm=1}. */
+  private long drainTail;
 
   private final EngineTiming engine;
   private final CommandFetcher fetcher;
@@ -181,9 +191,11 @@ public final class CycleModel {
       return now;
     }
     long drainStart = drainCandidate;
-    gemmCycles += (drainStart - backStart) + drainLines;
+    gemmCycles += (drainStart - backStart) + drainLines + drainTail;
     backPending = false;
-    return drainStart + drainLines + 1;
+    long idle = drainStart + drainLines + drainTail + 1;
+    drainTail = 0;
+    return idle;
   }
 
   public void load(long beats) {
@@ -318,6 +330,71 @@ public final class CycleModel {
   }
 
   /**
+   * A GEMM whose W streams from the memory ({@code wStream=1}; {@code int4}: {@code wInt4=1}) straight into the
+   * engine's W buffer: the controller copies the {@code M·ceil(K/rows)} X lines, starts the engine (one cycle,
+   * {@code backStart}), and from the next cycle {@code e} issues the {@code n = C·K} W beats ({@code C} beat
+   * columns of {@code line} bytes a W row: {@code ceil(N/line)}, INT4 {@code ceil(ceil(N/2)/line)}) column by
+   * column, rows k in order: {@code t_i = max(e, memFree) + i·max(I, g)}, {@code g} = 1, INT4 2 (each INT4 beat
+   * writes two W buffer rows, the second one cycle after it arrives). Beat {@code i = c·K + k} is in the buffer
+   * after cycle {@code a_i = t_i + lat} (INT4 {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
+   * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
+   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link #engineCyclesOverKTiles}
+   * with {@code P_j ≥ R_j}. The controller takes the next command after the last W row's write: at
+   * {@code t_{n−1} + lat + 1} (INT4 {@code + 2}); the back-end (engine, drain) goes on as for a {@code gemm}.
+   * N:M ({@code nmRows} > 0: the {@code S + ceil(S/P)} value and packed metadata rows a column): {@code n =
+   * C·nmRows} beats, a column's metadata after its values, so every pass of N tile {@code nt} needs the column's last
+   * beat {@code (nt + 1)·nmRows − 1}; the engine runs {@code ceil(K / 2·rows)} K tiles.
+   */
+  public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, long yStart, long yEnd) {
+    int line = p.lineBytes();
+    int rows = p.rows();
+    long kTiles = (k + (long) rows - 1) / rows;
+    long copy = m * kTiles;
+    backStart = now + copy;
+    now = backStart + 1;
+    long rowBytes = int4 ? (n + 1L) / 2 : n;
+    long columns = (rowBytes + line - 1) / line;
+    long rowsPerColumn = nmRows > 0 ? nmRows : k;
+    long beats = columns * rowsPerColumn;
+    int gap = int4 ? 2 : 1;
+    long last = issue(beats, gap);
+    long interval = Math.max(gap, p.beatInterval());
+    long first = last - (beats - 1) * interval;
+    long written = p.memLatency() + (int4 ? 1 : 0);
+    int tilesPerColumn = int4 ? 2 : 1;
+    PassReady ready = (nt, kt) -> {
+      long beat = nmRows > 0 ? (nt + 1) * nmRows - 1 : nt / tilesPerColumn * k + Math.min(k, (kt + 1) * rows) - 1;
+      return first + beat * interval + written - backStart;
+    };
+    long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
+    long engine = engineCyclesOverKTiles(rows, rows, p.mTile(), m, engineKTiles, n, ready);
+    drainCandidate = backStart + 1 + engine;
+    drainLines = m * ((4L * n + line - 1) / line);
+    backPending = true;
+    gemmCycles += copy + 1;
+    arrayCycles += engine + 1;
+    resultStart = yStart;
+    resultEnd = yEnd;
+    now = last + written + 1;
+  }
+
+  /** The first engine cycle in which the loader may start the pass of N tile {@code nt}, K tile {@code kt}. */
+  @FunctionalInterface
+  public interface PassReady {
+    long at(long nt, long kt);
+  }
+
+  /**
+   * The GEMM just modelled routes its results through the PPM ({@code ppm=1}): the drain reads each INT32 result
+   * line once, as without the flag, and the PPM takes one line a cycle; its INT8 codes reach the scratchpad
+   * {@code L =} {@link MachineParams#ppmLatency()} cycles after their line, so the back-end is idle
+   * {@code L} cycles later than without the flag.
+   */
+  public void drainThroughPpm() {
+    drainTail = p.ppmLatency();
+  }
+
+  /**
    * Cycles of a GEMM's W copy into the engine: {@code ceil(N / rows)} N tiles of {@code ceil(K / R)}
    * cycles, each moving {@code R = weightRowsPerCycle} W rows (the last of a tile the rest); {@code k} is
    * the W operand's scratchpad rows (K dense; values and metadata rows with N:M).
@@ -361,6 +438,16 @@ public final class CycleModel {
    * {@code 2·rows} of K into one tile); the GEMM engine's own cycle model uses it too.
    */
   public static long engineCyclesOverKTiles(int rows, int cols, int mTile, int m, long kTiles, int n) {
+    return engineCyclesOverKTiles(rows, cols, mTile, m, kTiles, n, (nt, kt) -> 0);
+  }
+
+  /**
+   * The recurrence with each pass's weights available from engine cycle {@code ready.at(nTile, kTile)} (streamed
+   * W): {@code P_0 = max(0, R_0)}, {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})},
+   * {@code S_{j+1} = max(S_j + Mc_j, P_{j+1} + 1)}; with every {@code R_j ≤ 0} the plain recurrence.
+   */
+  public static long engineCyclesOverKTiles(int rows, int cols, int mTile, int m, long kTiles, int n,
+                                            PassReady ready) {
     long gap = Math.max(cols - 1, 1);
     long nTiles = (n + (long) cols - 1) / cols;
     long load = 0;
@@ -371,8 +458,12 @@ public final class CycleModel {
       for (long m0 = 0; m0 < m; m0 += mTile) {
         long chunk = Math.min(mTile, m - m0);
         for (long kt = 0; kt < kTiles; kt++) {
-          if (!first) {
-            long nextLoad = Math.max(load + rows, stream + gap);
+          long earliest = ready.at(nt, kt);
+          if (first) {
+            load = Math.max(0, earliest);
+            stream = load + 1;
+          } else {
+            long nextLoad = Math.max(Math.max(load + rows, stream + gap), earliest);
             stream = Math.max(stream + lastChunk, nextLoad + 1);
             load = nextLoad;
           }

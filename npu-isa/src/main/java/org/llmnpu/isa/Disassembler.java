@@ -87,7 +87,7 @@ public final class Disassembler {
 
     @Override
     public String visitPpmCfg(Command.PpmCfg pc) {
-      return line(pc, pc.ext(), pc.channels());
+      return line(pc, pc.ext(), pc.channels()) + (pc.first() != 0 ? " first=" + pc.first() : "");
     }
 
     @Override

@@ -28,6 +28,11 @@ public record EngineTiming(boolean pim, int bitsPerCycle) {
     }
   }
 
+  /** Whether this engine takes streamed weights ({@code gemm wStream=1}): the systolic array does, the PiM engine not. */
+  public boolean weightStream() {
+    return !pim;
+  }
+
   /** The PiM engine with {@code bitsPerCycle} input bits per cycle. */
   public static EngineTiming pim(int bitsPerCycle) {
     return new EngineTiming(true, bitsPerCycle);

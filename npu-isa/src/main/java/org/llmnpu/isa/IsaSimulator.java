@@ -49,8 +49,8 @@ public final class IsaSimulator {
     this.spad = new byte[p.spadBytes()];
     this.cycles = new CycleModel(p, engine);
     this.dsp = new DspUnit(p.dsp());
-    this.ppm = new PpmUnit(p.rows());
-    this.checks = new CommandChecks(p);
+    this.ppm = new PpmUnit(PpmUnit.channels(p));
+    this.checks = new CommandChecks(p, engine);
     this.execution = new CommandExecution(p, memory, spad, counters, cycles, dsp, ppm);
   }
 

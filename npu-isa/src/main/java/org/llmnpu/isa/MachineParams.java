@@ -102,6 +102,14 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   }
 
   /**
+   * Channels of the PPM's parameter memory ({@code ppmcfg}): {@code max(rows, maxN)}, so a {@code ppm} (N ≤ rows)
+   * and a {@code gemm ppm=1} (N ≤ maxN) find channel n for every output column n.
+   */
+  public int ppmChannels() {
+    return Math.max(rows, maxN);
+  }
+
+  /**
    * The Vector DSP of the NPU.
    *
    * @param lanes          SIMD lanes, a power of two in 1..64 (a buffer row holds {@code lanes} FP16 elements)
@@ -224,6 +232,16 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** Cycles between two accepted memory beats: {@code ceil(lineBytes / memBytesPerCycle)}. */
   public int beatInterval() {
     return (lineBytes + memBytesPerCycle - 1) / memBytesPerCycle;
+  }
+
+  /**
+   * Whether a {@code gemm} may stream its W from the external memory ({@code wStream=1}: dense INT8 or INT4, or
+   * in the array's N:M mode with packed metadata) on this machine's systolic engine: the NPU writes one W row line
+   * per beat into the engine's W buffer, so it needs {@code weightRowsPerCycle} 1; elsewhere (and on the PiM
+   * engine, see {@link EngineTiming#weightStream()}) a streamed GEMM halts with {@code UNSUPPORTED}.
+   */
+  public boolean weightStream() {
+    return weightRowsPerCycle == 1;
   }
 
   /** Beats that make up one command: {@code max(1, 32 / lineBytes)}. */

@@ -11,8 +11,9 @@ import org.llmnpu.numerics.requant.RequantParams;
 
 /**
  * The golden PPM state of the NPU and the semantics of {@link Command.PpmCfg}, {@link Command.PpuTab}
- * and {@link Command.Ppm}: {@code rows} lanes of per-channel parameters (bias, Q0.31 multiplier, shift,
- * zero point; all 0 after reset) and, with the PPU, one C-LUT of the {@link PpuFormat#DEFAULT} shape
+ * and {@link Command.Ppm} and of a {@link Command.Gemm} with {@code ppm=1}: {@link #channels(MachineParams)}
+ * channels of per-channel parameters (bias, Q0.31 multiplier, shift, zero point; all 0 after reset; channel j serves
+ * output column j) and, with the PPU, one C-LUT of the {@link PpuFormat#DEFAULT} shape
  * (16 segments, degree 2, 16-bit coefficients). Each element is {@code numerics}'
  * {@link Ppm#process(int, int, RequantParams, PpuTable)} with activation NONE and INT8 output, then the
  * table on a PPU NPU: the reference the RTL ({@code npu-rtl} {@code NpuPpm}) equals bit for bit.
@@ -32,6 +33,11 @@ final class PpmUnit {
   private final int[] shift;
   private final int[] zeroPoint;
   private PpuTable table;
+
+  /** Channels of the NPU's parameter memory ({@link MachineParams#ppmChannels()}). */
+  static int channels(MachineParams p) {
+    return p.ppmChannels();
+  }
 
   PpmUnit(int lanes) {
     this.lanes = lanes;
@@ -55,10 +61,11 @@ final class PpmUnit {
     return table != null;
   }
 
-  /** {@link Command.PpmCfg}: lanes 0..channels−1 from the records at {@code ext}. */
-  void configure(byte[] mem, int ext, int channels) {
-    for (int j = 0; j < channels; j++) {
-      int a = ext + Command.PPM_RECORD_BYTES * j;
+  /** {@link Command.PpmCfg}: channels first..first+channels−1 from the records at {@code ext}. */
+  void configure(byte[] mem, int ext, int channels, int first) {
+    for (int r = 0; r < channels; r++) {
+      int a = ext + Command.PPM_RECORD_BYTES * r;
+      int j = first + r;
       bias[j] = word(mem, a);
       multiplier[j] = word(mem, a + 4) & 0x7FFF_FFFF;
       shift[j] = (mem[a + 8] << 26) >> 26;
@@ -95,16 +102,7 @@ final class PpmUnit {
 
   /** {@link Command.Ppm} on the scratchpad; {@code withPpu}: apply the table. */
   void run(byte[] spad, Command.Ppm c, boolean withPpu) {
-    RequantParams[] params = new RequantParams[(int) c.n()];
-    for (int j = 0; j < c.n(); j++) {
-      try {
-        params[j] = new RequantParams(new QuantizedMultiplier(multiplier[j], shift[j]), zeroPoint[j], OutputFormat.INT8,
-            Activation.NONE, 0);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalStateException("ppm lane " + j + ": parameters outside the requantizer's range (results "
-            + "undefined on the NPU): " + e.getMessage(), e);
-      }
-    }
+    RequantParams[] params = params((int) c.n(), "ppm");
     for (long i = 0; i < c.m(); i++) {
       int from = (int) (c.src() + i * c.srcStride());
       int to = (int) (c.dst() + i * c.dstStride());
@@ -113,6 +111,35 @@ final class PpmUnit {
         spad[to + j] = (byte) Ppm.process(acc, bias[j], params[j], withPpu ? table : null);
       }
     }
+  }
+
+  /**
+   * A {@link Command.Gemm} with {@code ppm=1}: row m of {@code acc} (the INT32 results the GEMM would have written)
+   * becomes N INT8 codes at {@code y + m·yStride}, column n through channel n; bytes past N unchanged.
+   */
+  void epilogue(byte[] spad, Command.Gemm g, int[][] acc, boolean withPpu) {
+    RequantParams[] params = params((int) g.n(), "gemm ppm=1 channel");
+    for (int i = 0; i < g.m(); i++) {
+      int to = (int) (g.y() + i * g.yStride());
+      for (int j = 0; j < g.n(); j++) {
+        spad[to + j] = (byte) Ppm.process(acc[i][j], bias[j], params[j], withPpu ? table : null);
+      }
+    }
+  }
+
+  /** The requantizer parameters of channels 0..n−1 (refusing records outside its range, naming {@code what}). */
+  private RequantParams[] params(int n, String what) {
+    RequantParams[] params = new RequantParams[n];
+    for (int j = 0; j < n; j++) {
+      try {
+        params[j] = new RequantParams(new QuantizedMultiplier(multiplier[j], shift[j]), zeroPoint[j], OutputFormat.INT8,
+            Activation.NONE, 0);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(what + " " + j + ": parameters outside the requantizer's range (results "
+            + "undefined on the NPU): " + e.getMessage(), e);
+      }
+    }
+    return params;
   }
 
   /** A {@link Command.PpmCfg} record: bias, multiplier and shift ({@link QuantizedMultiplier}), zero point. */

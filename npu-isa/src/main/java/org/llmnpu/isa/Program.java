@@ -95,6 +95,11 @@ public final class Program {
       return add(new Command.PpmCfg(ext, channels));
     }
 
+    /** {@code ppmcfg} of channels {@code first .. first+channels−1}. */
+    public Builder ppmCfg(long ext, long channels, long first) {
+      return add(new Command.PpmCfg(ext, channels, first));
+    }
+
     public Builder ppuTab(long ext) {
       return add(new Command.PpuTab(ext));
     }
@@ -110,6 +115,15 @@ public final class Program {
 
     public Builder load4(long ext, long extStride, long spad, long spadStride, long rowBytes, long rows) {
       return add(new Command.Load4(ext, extStride, spad, spadStride, rowBytes, rows));
+    }
+
+    /**
+     * A dense GEMM whose W streams from the memory at {@code w} ({@code wStream=1}); {@code int4}: its bytes hold
+     * two signed INT4 entries each ({@code wInt4=1}).
+     */
+    public Builder gemmStreamed(long m, long k, long n, long x, long xStride, long w, long wStride, long y,
+                                long yStride, boolean int4) {
+      return add(new Command.Gemm(m, k, n, x, xStride, w, wStride, y, yStride, Command.DENSE, 0, 1, int4 ? 1 : 0, 0));
     }
 
     public Builder dspTab(long ext) {

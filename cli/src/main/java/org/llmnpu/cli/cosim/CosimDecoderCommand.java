@@ -29,8 +29,9 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   @Option(names = "--model", defaultValue = "stories260K", description = "Model: stories260K, tiny, medium or a Hugging "
       + "Face model directory (default ${DEFAULT-VALUE}).")
   String model;
-  @Option(names = "--prompt-len", defaultValue = "16", description = "Prompt tokens, 1..64: BOS then tokens sampled "
-      + "from the FP32 model (default ${DEFAULT-VALUE}).")
+  @Option(names = "--prompt-len", defaultValue = "16", description = "Prompt tokens, 1 up to the model's context less "
+      + "--max-new (stories260K: 512): BOS then tokens sampled from the FP32 model; a prompt longer than the engine's "
+      + "maxM is prefilled in chunks of maxM tokens, one program each (default ${DEFAULT-VALUE}).")
   int promptLen;
   @Option(names = "--max-new", defaultValue = "8", description = "Tokens to generate, greedy (default ${DEFAULT-VALUE}).")
   int maxNew;
@@ -41,6 +42,11 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       + "required of the RTL), mxfp8 / mxint8 (OCP MX blocks of 32 rows of K, decoded by loadmx on an NPU with mxLoad, "
       + "which the default NPU then gets; one GEMM per block); default ${DEFAULT-VALUE}.")
   String quant;
+  @Option(names = "--fusion", defaultValue = "none", description = "none (the lowering without the fused datapath; "
+      + "Q/K/V and gate/up are already one GEMM each), vertical (+ weights streamed into the array and the GEMM epilogue "
+      + "through the PPM), full (+ attention without round trips); a level the NPU cannot execute is refused with the "
+      + "missing capability named (default ${DEFAULT-VALUE}).")
+  String fusion;
   @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
       + "golden, step by step; default ${DEFAULT-VALUE}).")
   String engine;
@@ -74,7 +80,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       };
       given = clockMhz == null ? null : DecoderClock.given(clockMhz);
       int[] spec = speculative == null ? new int[] {0, 0} : parseSpeculative(speculative);
-      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1]);
+      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1], fusion);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
       return 2;
@@ -106,6 +112,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       ObjectNode root = m.createObjectNode();
       root.put("model", model);
       root.put("quant", quant);
+      root.put("fusion", fusion);
       root.put("engine", engine.toLowerCase(Locale.ROOT));
       ArrayNode p = root.putArray("prompt");
       Arrays.stream(r.prompt()).forEach(p::add);

@@ -125,6 +125,23 @@ class CosimDecoderCommandTest {
   }
 
   @Test
+  void fusionStreamsTheWeightsAndIsRefusedWhereTheNpuCannot() throws Exception {
+    String none = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--json");
+    String fused = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--fusion",
+        "vertical", "--json");
+    JsonNode n = new ObjectMapper().readTree(none);
+    JsonNode f = new ObjectMapper().readTree(fused);
+    assertEquals("vertical", f.get("fusion").asText(), fused);
+    assertEquals(n.get("tokens"), f.get("tokens"), "the same logits bit for bit: " + fused);
+    assertTrue(f.get("modelCycles").get("decode").asLong() < n.get("modelCycles").get("decode").asLong(), fused);
+    String err = CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "mxfp8",
+        "--fusion", "full");
+    assertTrue(err.contains("--fusion full needs MX element decoding on the weight stream"), err);
+    err = CliRun.capture(false, 2, "cosim", "decoder", "--fusion", "horizontal");
+    assertTrue(err.contains("--fusion: 'horizontal' is not allowed; allowed: none, vertical, full"), err);
+  }
+
+  @Test
   void textNamesThePhases() {
     String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2");
     assertTrue(out.contains("prefill") && out.contains("decode") && out.contains("TTFT"), out);

@@ -12,6 +12,7 @@ import org.llmnpu.sw.eval.LogitComparison;
 import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.lower.DecoderLowering;
+import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.WeightFormats;
@@ -51,14 +52,23 @@ public final class DecoderRun {
    * @param seed      prompt seed
    * @param draftLayers speculative decoding with the first {@code draftLayers} layers as the draft (0 = off)
    * @param gamma     tokens the draft proposes per target pass
+   * @param fusion    the lowering's fusion level ({@link Fusion#NAMES}); a prompt longer than the engine's maxM is a
+   *                  chunked prefill (one program per maxM tokens, {@link NpuDecoder#prefill})
    */
   public record Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed,
-                        int draftLayers, int gamma) {
+                        int draftLayers, int gamma, String fusion) {
     public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed) {
       this(model, promptLen, maxNew, quant, engine, seed, 0, 0);
     }
 
+    /** Today's lowering ({@code --fusion none}). */
+    public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed, int draftLayers,
+                   int gamma) {
+      this(model, promptLen, maxNew, quant, engine, seed, draftLayers, gamma, "none");
+    }
+
     public Options {
+      Fusion.parse(fusion);
       if (draftLayers < 0 || (draftLayers > 0 && (gamma < 1 || gamma > 16))) {
         throw new IllegalArgumentException("speculative needs draft layers >= 1 and gamma in 1..16, got draft layers "
             + draftLayers + ", gamma " + gamma);
@@ -67,11 +77,13 @@ public final class DecoderRun {
         throw new IllegalArgumentException("max-new must be at least 2 with speculative decoding (the first token "
             + "comes from the prefill), got " + maxNew);
       }
-      if (promptLen < 1 || promptLen > 64) {
-        throw new IllegalArgumentException("prompt-len must be in 1..64, got " + promptLen);
+      if (promptLen < 1) {
+        throw new IllegalArgumentException("prompt-len must be at least 1 (and prompt-len + max-new at most the "
+            + "model's context), got " + promptLen);
       }
-      if (maxNew < 1 || maxNew > 448) {
-        throw new IllegalArgumentException("max-new must be in 1..448, got " + maxNew);
+      if (maxNew < 1) {
+        throw new IllegalArgumentException("max-new must be at least 1 (and prompt-len + max-new at most the model's "
+            + "context), got " + maxNew);
       }
       if (!QUANTS.contains(quant)) {
         throw new IllegalArgumentException("quant must be one of " + QUANTS + ", got '" + quant + "'");
@@ -269,13 +281,15 @@ public final class DecoderRun {
       throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
           + " tokens, got " + context);
     }
-    int stepTokens = o.draftLayers() > 0 ? Math.max(o.promptLen(), o.gamma() + 1) : o.promptLen();
+    int prefillTokens = Math.min(o.promptLen(), NpuDecoder.prefillChunk(machine));
+    int stepTokens = o.draftLayers() > 0 ? Math.max(prefillTokens, o.gamma() + 1) : prefillTokens;
     ModelWeights prepared = WeightFormats.prepare(w, o.quant());
     LoweredModel model = new LoweredModel(prepared, machine, context, stepTokens, WeightFormats.bits(o.quant()),
         WeightFormats.group(o.quant()), WeightFormats.sparsity(o.quant()), WeightFormats.mx(o.quant()));
     List<Step> steps = new ArrayList<>();
     StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
-    NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder);
+    NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder,
+        Fusion.parse(o.fusion()));
     DenseKvCache kv = fp32.newCache(context);
     float[][] refPrompt = fp32.forwardAll(prompt, kv);
     List<float[]> ref = new ArrayList<>();

@@ -28,6 +28,8 @@ final class StepRecorder implements NpuEngine {
   private final LoweredModel model;
   private final boolean continueOnRtl;
   private DecoderRun.Step last;
+  /** The runs since the last {@link #step}: a chunked prefill is several programs. */
+  private final List<DecoderRun.Step> runs = new ArrayList<>();
 
   StepRecorder(NpuRtl rtl, EngineTiming timing, LoweredModel model, boolean continueOnRtl) {
     this.rtl = rtl;
@@ -46,6 +48,7 @@ final class StepRecorder implements NpuEngine {
     Run out = new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
     if (rtl == null) {
       last = new DecoderRun.Step(label, 0, 0, g.counters(), -1, true, "", goldenSeconds, 0, vectors);
+      runs.add(last);
       return out;
     }
     long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
@@ -72,6 +75,7 @@ final class StepRecorder implements NpuEngine {
     }
     last = new DecoderRun.Step(label, 0, 0, g.counters(), rtlCounters[Counter.CYCLES.ordinal()], diffs.isEmpty(),
         String.join("; ", diffs), goldenSeconds, r.wallSeconds(), vectors);
+    runs.add(last);
     return continueOnRtl && r.error() == ErrorCause.NONE ? new Run(r.memory(), rtlCounters, r.error(), 0) : out;
   }
 
@@ -80,9 +84,44 @@ final class StepRecorder implements NpuEngine {
    * with {@code where}, a difference starts with the engine's label of the run (e.g. "verify at position 7").
    */
   DecoderRun.Step step(String phase, NpuDecoder.Step s, boolean where) {
-    String difference = where && !last.bitExact() ? last.phase() + ": " + last.difference() : last.difference();
-    return new DecoderRun.Step(phase, s.tokens(), s.commands(), last.counters(), last.rtlCycles(), last.bitExact(),
-        difference, last.goldenSeconds(), last.rtlSeconds(), last.arrayVectors());
+    DecoderRun.Step all = combined();
+    runs.clear();
+    String difference = where && !all.bitExact() ? all.phase() + ": " + all.difference() : all.difference();
+    return new DecoderRun.Step(phase, s.tokens(), s.commands(), all.counters(), all.rtlCycles(), all.bitExact(),
+        difference, all.goldenSeconds(), all.rtlSeconds(), all.arrayVectors());
+  }
+
+  /**
+   * The runs since the last step as one: counters, cycles, seconds and vectors summed over the programs (a chunked
+   * prefill's chunks run one after the other), bit-exact when every program is, the first difference named.
+   */
+  private DecoderRun.Step combined() {
+    if (runs.size() <= 1) {
+      return last;
+    }
+    long[] counters = new long[Counter.values().length];
+    long rtlCycles = 0;
+    boolean exact = true;
+    String difference = "";
+    String phase = runs.get(0).phase();
+    double golden = 0;
+    double rtlSeconds = 0;
+    long vectors = 0;
+    for (DecoderRun.Step r : runs) {
+      for (int i = 0; i < counters.length; i++) {
+        counters[i] += r.counters()[i];
+      }
+      rtlCycles = rtlCycles < 0 || r.rtlCycles() < 0 ? -1 : rtlCycles + r.rtlCycles();
+      if (exact && !r.bitExact()) {
+        exact = false;
+        difference = r.difference();
+        phase = r.phase();
+      }
+      golden += r.goldenSeconds();
+      rtlSeconds += r.rtlSeconds();
+      vectors += r.arrayVectors();
+    }
+    return new DecoderRun.Step(phase, 0, 0, counters, rtlCycles, exact, difference, golden, rtlSeconds, vectors);
   }
 
   private static long firstDifference(byte[] a, byte[] b) {

@@ -74,6 +74,26 @@ class DecoderRunTest {
     assertEquals(r.steps().get(0).counter(Counter.CYCLES), sp.modelCycles("target prefill"));
   }
 
+  /**
+   * A prompt longer than the engine's maxM (64) is prefilled in chunks of 64 tokens, one program each; with the
+   * weights streamed ({@code --fusion vertical}) the logits are those of the unfused programs bit for bit (the same
+   * tokens), in fewer cycles.
+   */
+  @Test
+  void aPromptBeyondMaxMIsPrefilledInChunksAndStreamedWeightsKeepTheTokens() throws Exception {
+    DecoderRun.Result none = DecoderRun.run(new DecoderRun.Options("stories260K", 70, 2, "int8",
+        DecoderRun.Engine.GOLDEN, 7, 0, 0, "none"), SimOptions.fromEnvironment());
+    DecoderRun.Result fused = DecoderRun.run(new DecoderRun.Options("stories260K", 70, 2, "int8",
+        DecoderRun.Engine.GOLDEN, 7, 0, 0, "vertical"), SimOptions.fromEnvironment());
+    assertEquals(70, none.prompt().length);
+    assertEquals(70, none.steps().get(0).tokens());
+    assertArrayEquals(none.tokens(), fused.tokens());
+    assertEquals(none.accuracy().klDivergence(), fused.accuracy().klDivergence());
+    assertTrue(none.accuracy().klDivergence() < 0.1, "KL " + none.accuracy().klDivergence());
+    assertTrue(fused.total("decode", Counter.CYCLES) < none.total("decode", Counter.CYCLES));
+    assertEquals(none.total(null, Counter.MACS), fused.total(null, Counter.MACS));
+  }
+
   @Test
   void badOptionsNameTheParameter() {
     assertTrue(assertThrows(IllegalArgumentException.class,

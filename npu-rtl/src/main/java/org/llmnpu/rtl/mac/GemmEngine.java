@@ -71,7 +71,25 @@ public final class GemmEngine extends GemmBackend {
    * and {@code wIndex}. Null otherwise.
    */
   public final Bool wIndexWrite;
+  /**
+   * With {@link #withDenseMode}: writes the indices of the {@code P} entry rows from {@code wAddress} (a multiple
+   * of P) from one packed metadata line in {@code wData}'s low {@code 8·cols} bits — byte c holds P fields of
+   * {@code 8/P} bits (P = 4 with 2:4, 2 with 4:8), field i (low first) the index of row {@code wAddress + i},
+   * column c: a streamed GEMM's packed metadata beat. Null otherwise.
+   */
+  public final Bool wMetaWrite;
+  /**
+   * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
+   * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
+   * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
+   * {@code kTile < wKTiles}); a GEMM whose W was written before {@code start} holds {@code wFullTiles} at all
+   * ones. Null otherwise.
+   */
+  public final UInt wFullTiles;
+  public final UInt wPartialEnd;
+  public final UInt wKTiles;
   private final boolean denseMode;
+  private final boolean weightStream;
 
   public GemmEngine(GemmEngineConfig c) {
     this(c, 1);
@@ -83,7 +101,27 @@ public final class GemmEngine extends GemmBackend {
    * array's).
    */
   public static GemmEngine withDenseMode(GemmEngineConfig c) {
-    return new GemmEngine(c, 1, true);
+    return new GemmEngine(c, 1, true, false);
+  }
+
+  /**
+   * {@link #withDenseMode} with the streamed-weight ports of {@link #withWeightStream} and {@link #wMetaWrite}: the
+   * index memory is then {@code P} banks (entry rows {@code i mod P}), so a packed metadata line writes P rows'
+   * indices in one cycle.
+   */
+  public static GemmEngine withDenseModeAndWeightStream(GemmEngineConfig c) {
+    return new GemmEngine(c, 1, true, true);
+  }
+
+  /**
+   * A dense engine whose W buffer may fill while it runs (the NPU's streamed weights): the ports
+   * {@link #wFullTiles}, {@link #wPartialEnd}, {@link #wKTiles} say which W tiles are in, and pass j's loader waits
+   * until its tile is: {@code P_j ≥ R_j}, the first cycle in which the ports show it ({@code
+   * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With every tile in at start, the
+   * cycles of the plain engine.
+   */
+  public static GemmEngine withWeightStream(GemmEngineConfig c) {
+    return new GemmEngine(c, 1, false, true);
   }
 
   /**
@@ -92,19 +130,29 @@ public final class GemmEngine extends GemmBackend {
    * swap wavefront bounds a pass to {@code max(rows, cols)} cycles anyway), so the cycles are the same.
    */
   public GemmEngine(GemmEngineConfig c, int weightRowsPerCycle) {
-    this(c, weightRowsPerCycle, false);
+    this(c, weightRowsPerCycle, false, false);
   }
 
-  private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode) {
+  private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode, boolean weightStream) {
     super(c, weightRowsPerCycle);
     MacArrayConfig a = c.array();
     if (denseMode && (!a.sparsity().sparse() || weightRowsPerCycle != 1)) {
       throw new IllegalArgumentException("the dense mode is for an N:M array with weightRowsPerCycle 1, got "
           + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
     }
+    if (weightStream && (a.sparsity().sparse() != denseMode || weightRowsPerCycle != 1)) {
+      throw new IllegalArgumentException("streamed weights need weightRowsPerCycle 1 and a dense array or the dense"
+          + " mode, got " + a.sparsity().cliName() + " with weightRowsPerCycle " + weightRowsPerCycle);
+    }
     this.denseMode = denseMode;
+    this.weightStream = weightStream;
     denseWeights = denseMode ? in("denseWeights", bool()) : null;
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
+    wMetaWrite = denseMode && weightStream ? in("wMetaWrite", bool()) : null;
+    int tileCountBits = c.nTileBits() + 1;
+    wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
+    wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
+    wKTiles = weightStream ? in("wKTiles", uint(c.kTileBits() + 1)) : null;
     int rows = a.rows();
     int cols = a.cols();
     WeightSparsity sp = a.sparsity();
@@ -119,7 +167,8 @@ public final class GemmEngine extends GemmBackend {
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
     List<Mem<UInt>> wBuffer = denseMode ? null : weightBuffer(entry);
     when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
-    SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits()) : null;
+    SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits(),
+        weightStream ? (sp.group() == 4 ? 4 : 2) : 1) : null;
     if (denseMode) {
       split.build();
     } else {
@@ -148,7 +197,9 @@ public final class GemmEngine extends GemmBackend {
       UInt row = regInit("row", uint(c.rowBits()), 0);
       Bool finished = regInit("finished", bool(), 0);
       UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), 0);
-      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap)));
+      Bool tileIn = weightStream ? wire("tileIn", weightTileIn(loadPass, c)) : boolLit(true);
+      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap))
+          .and(tileIn));
       Bool active = wire("active", loaderStarts.or(loading));
       UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
       UInt kw = loadPass.kRemain;
@@ -258,22 +309,35 @@ public final class GemmEngine extends GemmBackend {
     cycles.set(cycleCount);
   }
 
-  /** The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only. */
+  /** The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}). */
+  private Bool weightTileIn(PassIterator loadPass, GemmEngineConfig c) {
+    int tileCountBits = c.nTileBits() + 1;
+    UInt nTile = loadPass.nTile.resize(tileCountBits);
+    UInt kTile = loadPass.kTile.resize(c.kTileBits() + 1);
+    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles)));
+  }
+
+  /**
+   * The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only; the
+   * indices in {@code banks} memories (entry row {@code a} in bank {@code a mod banks} at {@code a / banks}), so a
+   * packed metadata line ({@link #wMetaWrite}) writes {@code banks} rows at once.
+   */
   private final class SplitWeights {
     private final int cols;
     private final int indexBits;
+    private final int banks;
     private Mem<UInt> values;
-    private Mem<UInt> indices;
+    private final List<Mem<UInt>> indices = new ArrayList<>();
 
-    SplitWeights(int cols, int indexBits) {
+    SplitWeights(int cols, int indexBits, int banks) {
       this.cols = cols;
       this.indexBits = indexBits;
+      this.banks = banks;
     }
 
     void build() {
       int depth = 1 << load.wAddress.width();
       values = mem("wValues", uint(8 * cols), depth);
-      indices = mem("wIndex", uint(indexBits * cols), depth);
       int e = 8 + indexBits;
       List<UInt> v = new ArrayList<>();
       List<UInt> ix = new ArrayList<>();
@@ -284,13 +348,48 @@ public final class GemmEngine extends GemmBackend {
       UInt valueWord = catLsbFirst(v).asUInt();
       UInt indexWord = catLsbFirst(ix).asUInt();
       when(load.wWrite, () -> values.write(load.wAddress, valueWord));
-      when(load.wWrite.or(wIndexWrite), () -> indices.write(load.wAddress, indexWord));
+      if (banks == 1) {
+        indices.add(mem("wIndex", uint(indexBits * cols), depth));
+        when(load.wWrite.or(wIndexWrite), () -> indices.get(0).write(load.wAddress, indexWord));
+        return;
+      }
+      int shift = Integer.numberOfTrailingZeros(banks);
+      int fieldBits = 8 / banks;
+      UInt groupAddress = load.wAddress.slice(load.wAddress.width() - 1, shift);
+      UInt bank = load.wAddress.lsbs(shift);
+      for (int i = 0; i < banks; i++) {
+        Mem<UInt> m = mem("wIndex_" + i, uint(indexBits * cols), depth / banks);
+        indices.add(m);
+        List<UInt> fields = new ArrayList<>();
+        for (int c = 0; c < cols; c++) {
+          fields.add(load.wData.slice(8 * c + fieldBits * i + indexBits - 1, 8 * c + fieldBits * i));
+        }
+        UInt metaWord = catLsbFirst(fields).asUInt();
+        int bankIndex = i;
+        when(wMetaWrite, () -> m.write(groupAddress, metaWord))
+            .elseWhen(load.wWrite.or(wIndexWrite).and(bank.eq(bankIndex)), () -> m.write(groupAddress, indexWord));
+      }
+    }
+
+    /** The index word of the entry row at {@code address}. */
+    private UInt readIndex(UInt address) {
+      if (banks == 1) {
+        return indices.get(0).readAsync(address);
+      }
+      int shift = Integer.numberOfTrailingZeros(banks);
+      UInt groupAddress = address.slice(address.width() - 1, shift);
+      UInt bank = address.lsbs(shift);
+      UInt word = indices.get(0).readAsync(groupAddress);
+      for (int i = 1; i < banks; i++) {
+        word = mux(bank.eq(i), indices.get(i).readAsync(groupAddress), word);
+      }
+      return word;
     }
 
     /** The entries ({@code value, index}) of the PE row at {@code address}, as one {@code wBuffer} word. */
     UInt read(UInt address) {
       UInt valueWord = values.readAsync(address);
-      UInt indexWord = indices.readAsync(address);
+      UInt indexWord = readIndex(address);
       List<UInt> entries = new ArrayList<>();
       for (int c = 0; c < cols; c++) {
         entries.add(cat(indexWord.slice(indexBits * c + indexBits - 1, indexBits * c),
@@ -304,6 +403,7 @@ public final class GemmEngine extends GemmBackend {
   public String moduleName() {
     GemmEngineConfig config = config();
     return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN()
-        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle()) + (denseMode ? "_dm" : "");
+        + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle()) + (denseMode ? "_dm" : "")
+        + (weightStream ? "_ws" : "");
   }
 }

@@ -108,7 +108,7 @@ public final class Npu extends HwModule {
   private final NpuConfig config;
 
   enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
-    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN }
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN, GEMM_STREAM }
 
 
   // Shared by the units (package-private): the machine, the controller state and the units themselves.
@@ -207,6 +207,8 @@ public final class Npu extends HwModule {
     dsp = new NpuDspCommands(this, c);
     ppm = new NpuPpmCommands(this, c);
     ppmItem.set(ppm.unit.item);
+    back.ppmOutValid.set(ppm.unit.outValid);
+    back.ppmCodes.set(ppm.unit.outData);
     dma.load4();
     if (p.mxLoad()) {
       dma.loadMx();
@@ -250,7 +252,7 @@ public final class Npu extends HwModule {
     spad.ppm.valid.set(ppm.write);
     spad.ppm.line.set(ppm.writeLine);
     spad.ppm.data.set(ppm.unit.outData);
-    spad.ppm.mask.set(ppm.unit.outMask);
+    spad.ppm.mask.set(ppm.writeMask);
     spad.load.valid.set(dma.loadWrite);
     spad.load.data.set(dma.loadData());
     spad.load.mask.set(mux(sp.lastInRow(), dma.rowEndMask, dma.ones));
@@ -264,6 +266,7 @@ public final class Npu extends HwModule {
     back.resultStride.set(fetch.words.get(7));
     back.resultEnd.set(dec.resultEnd);
     back.accumulateIn.set(dec.accumulate);
+    back.ppmIn.set(wire("decode_gemmPpm", fetch.words.get(2).slice(21, 21).eq(1)));
     back.m.set(gemm.m);
     back.n.set(gemm.n);
     back.engineDone.set(gemm.engine.done);
@@ -281,13 +284,18 @@ public final class Npu extends HwModule {
     k.clear.set(inState(State.IDLE).and(start));
     k.busy.set(busy);
     k.decode.set(inState(State.DECODE));
-    k.loadBeat.set(dma.loadWrite.or(dma.load4Beat));
+    NpuWeightStream ws = gemm.stream;
+    k.loadBeat.set(ws == null ? dma.loadWrite.or(dma.load4Beat) : dma.loadWrite.or(dma.load4Beat).or(ws.beat));
     k.storeBeat.set(inStore.and(fire));
-    k.partialBeat.set(wire("partialBeat", sp.lastInRow().and(dma.remainder.ne(0))));
+    // a streamed W row's short beat is its last line column
+    Bool rowEnd = ws == null ? sp.lastInRow() : mux(gemm.inStream, ws.lastColumn(), sp.lastInRow());
+    k.partialBeat.set(wire("partialBeat", rowEnd.and(dma.remainder.ne(0))));
     k.remainder.set(dma.remainder);
     k.readBeat.set(fire.and(mem_req_write.not()).or(fetch.fire));
     k.writeBeat.set(fire.and(mem_req_write));
-    k.gemmStart.set(inState(State.GEMM_START));
+    // a streamed GEMM counts its MACs in its first GEMM_STREAM cycle: its product register is ready by then
+    k.gemmStart.set(ws == null ? inState(State.GEMM_START) : inState(State.GEMM_START).and(ws.streaming.not())
+        .or(reg0Next("gemm_streamStarted", inState(State.GEMM_START).and(ws.streaming))));
     k.macs.set(gemm.macsRegister());
     k.denseMacs.set(gemm.denseMacs());
     k.drainStart.set(back.drainStarts);
@@ -307,14 +315,15 @@ public final class Npu extends HwModule {
     k.spadWrite.set(spad.write.and(inDspOut.and(unit.lineStart.not()).not()));
     k.fetchCycle.set(inFetch.or(inState(State.DECODE)));
     k.dmaCycle.set(inLoad.or(inStore).or(inLoad4).or(inLoad4End).or(inSnap));
-    k.gemmCycle.set(state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START))).or(back.idle.not()));
+    k.gemmCycle.set(state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START))).or(gemm.inStream)
+        .or(back.idle.not()));
     k.arrayCycle.set(inState(State.GEMM_START).or(back.running));
     k.memStall.set(mem_req_valid.and(mem_req_ready.not()));
     k.dspInstruction.set(inDspRun.and(unit.dsp.busy).and(unit.dsp.stalled.not()).and(dsp.runExpired.not()));
     k.dspElement.set(inDspIn.or(inDspOut));
     k.dspCycle.set(inDspTab.or(inDspProg).or(inDspRun).or(inDspIn).or(inDspOut).or(inState(State.DSP_DRAIN)));
-    k.ppmRow.set(inPpmRun.and(sp.lastInRow()));
-    k.ppmLanes.set(ppm.lanes);
+    k.ppmRow.set(inPpmRun.and(sp.lastInRow()).or(back.ppmRowFed));
+    k.ppmLanes.set(mux(inPpmRun, ppm.lanes.resize(k.ppmLanes.width()), gemm.n.resize(k.ppmLanes.width())));
     k.ppmCycle.set(inPpmLoad.or(inPpmRun).or(inPpmDrain));
   }
 

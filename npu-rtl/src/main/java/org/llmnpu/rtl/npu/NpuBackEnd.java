@@ -29,12 +29,20 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * it ({@link #storeClear} for the store's {@link #storeStart} .. {@link #storeEnd}) may go while the back-end
  * runs. A GEMM with the accumulate-into flag drains {@code Y + result} (each 32-bit lane added with wraparound to
  * the old line {@link #oldLine}, which the scratchpad reads in the same cycle, {@link #drainReads}): no extra
- * cycles; its scoreboard range is the whole scratchpad, so every STORE waits for the back-end. Cycle formula
- * ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the engine's done that
- * is not a load's, and takes {@code M·ceil(4N / line)} cycles.
+ * cycles; its scoreboard range is the whole scratchpad, so every STORE waits for the back-end.
+ *
+ * <p><b>Through the PPM</b> ({@code gemm ppm=1}, {@link #ppmIn} at dispatch): the drain reads the same lines, but
+ * feeds each to the PPM ({@link #ppmFeed}, {@link #ppmLine}, {@link #ppmGroup} = the line's index in its row: its
+ * columns' channels) instead of writing it; the PPM's codes come back {@code L} cycles later ({@link #ppmOutValid},
+ * {@link #ppmCodes}, repeated in each quarter of the line) and are written with byte enables at
+ * {@code y + m·yStride + q·line/4} (a second walk, advanced by each output; a row's last line masked to N). After
+ * the drain's last line the back-end waits in TAIL for the last codes, then is idle.
+ *
+ * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
+ * engine's done that is not a load's, and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
  */
 public final class NpuBackEnd extends HwModule {
-  enum State { IDLE, RUN, DRAIN }
+  enum State { IDLE, RUN, DRAIN, TAIL }
 
   /** The controller starts the engine. */
   public final Bool gemmStart = in(bool());
@@ -45,6 +53,12 @@ public final class NpuBackEnd extends HwModule {
   /** End (exclusive) of the GEMM's result bytes, 52 bits. */
   public final UInt resultEnd = in(uint(52));
   public final Bool accumulateIn = in(bool());
+  /** The dispatched GEMM routes its results through the PPM ({@code ppm=1}). */
+  public final Bool ppmIn = in(bool());
+  /** The PPM's codes of a fed line are valid (L cycles after it was fed). */
+  public final Bool ppmOutValid = in(bool());
+  /** The PPM's {@code line/4} codes, repeated in each quarter of a line. */
+  public final UInt ppmCodes;
   /** The running GEMM's shape (the GEMM unit's registers). */
   public final UInt m;
   public final UInt n;
@@ -61,6 +75,12 @@ public final class NpuBackEnd extends HwModule {
   /** The drain's line writes. */
   public final SpadWrite write;
   public final Bool drainReads = out(bool());
+  /** A drain line goes to the PPM this cycle: {@link #ppmLine}, of group {@link #ppmGroup}. */
+  public final Bool ppmFeed = out(bool());
+  public final UInt ppmLine;
+  public final UInt ppmGroup;
+  /** A fused drain ends a result row this cycle: N elements through the PPM (the counters' ppmElements). */
+  public final Bool ppmRowFed = out(bool());
   public final Bool idle = out(bool());
   /** The engine runs (RUN and not done). */
   public final Bool running = out(bool());
@@ -84,6 +104,12 @@ public final class NpuBackEnd extends HwModule {
     yAddress = out(uint(gc.mBits() + gc.nTileBits()));
     oldLine = in(uint(8 * line));
     write = master(new SpadWrite(line, lineAddrBits));
+    ppmCodes = in(uint(8 * line));
+    ppmLine = out(uint(8 * line));
+    int lanes = NpuPpm.lanes(c.machine());
+    int laneShift = Integer.numberOfTrailingZeros(lanes);
+    int depth = org.llmnpu.rtl.ppm.LinePpm.depth(NpuPpm.config(c.machine(), c.ppu()), c.machine().ppmChannels());
+    ppmGroup = out(uint(Math.max(1, org.llmnpu.hdl.Hw.log2Ceil(depth))));
 
     Walker.Host host = new Walker.Host() {
       @Override
@@ -100,6 +126,7 @@ public final class NpuBackEnd extends HwModule {
     UInt yStride = regInit("gemmYStride", uint(Npu.ADDR), 0);
     UInt state = regInit("state", uint(2), 0);
     Bool accumulate = regInit("accumulate", bool(), 0);
+    Bool throughPpm = regInit("throughPpm", bool(), 0);
     Walker[] walk = new Walker[1];
     section("drainWalk", () -> walk[0] = new Walker(host, Npu.ADDR, 16, false));
     Walker drain = walk[0];
@@ -107,6 +134,12 @@ public final class NpuBackEnd extends HwModule {
     UInt beats = regInit("drain_beats", uint(16), 0);
     UInt remainder = regInit("drain_remainder", uint(lineShift + 1), 0);
     drain.shape(yStride, uintLit(line, Npu.ADDR), rows, beats);
+    // the PPM's codes: line q of a row lands at y + m·yStride + q·line/4
+    Walker[] outWalk = new Walker[1];
+    section("codeWalk", () -> outWalk[0] = new Walker(host, Npu.ADDR, 16, false));
+    Walker codes = outWalk[0];
+    codes.shape(yStride, uintLit(lanes, Npu.ADDR), rows, beats);
+    UInt codeRemainder = regInit("code_remainder", uint(laneShift + 1), 0);
 
     // Drain: line q of a result row holds outputs q·rows/4 .. of N tile q/4.
     int nTileBits = gc.nTileBits();
@@ -144,16 +177,30 @@ public final class NpuBackEnd extends HwModule {
     Bits drainEndMask = wire("drain_endMask", mux(remainder.eq(0), ones, ones.shiftRight(drainShortBy)));
 
     Bool inDrain = wire("inDrain", state.eq(st(State.DRAIN)));
-    write.valid.set(inDrain);
-    write.line.set(drain.address.slice(lineShift + lineAddrBits - 1, lineShift));
-    write.data.set(mux(accumulate, accumulated, results));
-    write.mask.set(mux(drain.lastInRow(), drainEndMask, ones));
+    Bool inTail = wire("inTail", state.eq(st(State.TAIL)));
+    // the fused drain's writes: the PPM's codes, lanes bytes at the code walk's offset in its line
+    Bool codeWrite = wire("codeWrite", ppmOutValid.and(throughPpm).and(inDrain.or(inTail)));
+    Bits laneBytes = NpuScratchpad.allBytes(lanes).asUInt().resize(line).asBits();
+    Bits partialLanes = NpuScratchpad.allBytes(lanes).shiftRight(uintLit(lanes, laneShift + 1).sub(codeRemainder))
+        .asUInt().resize(line).asBits();
+    Bits codeLanes = wire("code_lanes", mux(codes.lastInRow().and(codeRemainder.ne(0)), partialLanes, laneBytes));
+    UInt codeOffset = lineShift == 0 ? uintLit(0, 1) : codes.address.lsbs(lineShift);
+    Bits codeMask = wire("code_mask", codeLanes.shiftLeft(codeOffset));
+    write.valid.set(mux(throughPpm, codeWrite, inDrain));
+    write.line.set(mux(throughPpm, codes.address.slice(lineShift + lineAddrBits - 1, lineShift),
+        drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
+    write.data.set(mux(throughPpm, ppmCodes, mux(accumulate, accumulated, results)));
+    write.mask.set(mux(throughPpm, codeMask, mux(drain.lastInRow(), drainEndMask, ones)));
     drainReads.set(inDrain.and(accumulate));
+    ppmFeed.set(inDrain.and(throughPpm));
+    ppmLine.set(results);
+    ppmGroup.set(drain.beat.resize(ppmGroup.width()));
+    ppmRowFed.set(inDrain.and(throughPpm).and(drain.lastInRow()));
     idle.set(state.eq(st(State.IDLE)));
     running.set(state.eq(st(State.RUN)).and(engineDone.not()));
     Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not()));
     drainStarts.set(starts);
-    loadMayStart.set(inDrain.or(starts).not());
+    loadMayStart.set(inDrain.or(inTail).or(starts).not());
 
     // the scoreboard
     UInt resultLo = regInit("resultStart", uint(52), 0);
@@ -163,6 +210,7 @@ public final class NpuBackEnd extends HwModule {
       yAddr.set(resultAddress);
       yStride.set(resultStride);
       accumulate.set(accumulateIn);
+      throughPpm.set(ppmIn);
       resultLo.set(mux(accumulateIn, uintLit(0, 52), resultAddress.resize(52)));
       resultHi.set(mux(accumulateIn, uintLit((1L << 52) - 1, 52), resultEnd));
     });
@@ -171,6 +219,8 @@ public final class NpuBackEnd extends HwModule {
         .is(State.IDLE.ordinal(), () -> when(gemmStart, () -> state.set(st(State.RUN))))
         .is(State.RUN.ordinal(), () -> when(starts, () -> {
           drain.begin(yAddr);
+          codes.begin(yAddr);
+          codeRemainder.set(n.resize(laneShift + 1).lsbs(laneShift + 1).and(uintLit((1 << laneShift) - 1, laneShift + 1)));
           rows.set(m.resize(16));
           beats.set(n.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16));
           remainder.set(n.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
@@ -178,7 +228,12 @@ public final class NpuBackEnd extends HwModule {
         }))
         .is(State.DRAIN.ordinal(), () -> {
           drain.advance();
-          when(drain.last(), () -> state.set(st(State.IDLE)));
+          when(codeWrite, codes::advance);
+          when(drain.last(), () -> state.set(mux(throughPpm, st(State.TAIL), st(State.IDLE))));
+        })
+        .is(State.TAIL.ordinal(), () -> {
+          when(codeWrite, codes::advance);
+          when(codeWrite.and(codes.last()), () -> state.set(st(State.IDLE)));
         })
         .otherwise(() -> { }));
   }

@@ -305,9 +305,12 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
         .withCommandQueueDepth(commandQueueDepth);
   }
 
-  /** The PPM inside: {@code rows} lanes, INT8 codes, the default PPU table shape when {@code ppu}, else requantization alone. */
+  /**
+   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle), INT8 codes, the default PPU table shape when
+   * {@code ppu}, else requantization alone.
+   */
   public PpmConfig ppm() {
-    return new PpmConfig(rows, 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+    return new PpmConfig(Math.max(1, rows / 4), 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
   }
 
   /** A builder holding this configuration, to change several fields at once. */
@@ -372,8 +375,19 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
     org.llmnpu.isa.EngineTiming t = engineTiming();
     return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle(), weightRowsPerCycle)
-        : weightSparsity().sparse() ? org.llmnpu.rtl.mac.GemmEngine.withDenseMode(gemm())
+        : weightSparsity().sparse() ? (weightStream() ? org.llmnpu.rtl.mac.GemmEngine.withDenseModeAndWeightStream(gemm())
+            : org.llmnpu.rtl.mac.GemmEngine.withDenseMode(gemm()))
+        : weightStream() ? org.llmnpu.rtl.mac.GemmEngine.withWeightStream(gemm())
         : new org.llmnpu.rtl.mac.GemmEngine(gemm(), weightRowsPerCycle);
+  }
+
+  /**
+   * Whether this NPU streams weights from the memory into its GEMM engine ({@code gemm wStream=1}): the systolic
+   * engine with one W row a cycle, dense or N:M ({@code MachineParams.weightStream()} and
+   * {@code EngineTiming.weightStream()}); elsewhere a streamed GEMM halts with UNSUPPORTED.
+   */
+  public boolean weightStream() {
+    return machine().weightStream() && engineTiming().weightStream();
   }
 
   /** Reads a configuration from a {@code .json}, {@code .yaml} or {@code .yml} file; absent fields take the defaults. */

@@ -66,7 +66,8 @@ final class NpuControl {
         .is(Npu.State.FETCH.ordinal(), () -> fetch.step(bark))
         .is(Npu.State.DECODE.ordinal(), () ->
           npu.whenOf(dec.undefined.and(ppm.dec.defined.not()), () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
-              .elseWhen(ppm.dec.unsupported.or(dec.mxUnsupported), () -> npu.fail(ErrorCause.UNSUPPORTED))
+              .elseWhen(ppm.dec.unsupported.or(dec.mxUnsupported).or(dec.streamUnsupported),
+                  () -> npu.fail(ErrorCause.UNSUPPORTED))
               .elseWhen(dec.badShape, () -> npu.fail(ErrorCause.BAD_SHAPE))
               .elseWhen(dec.badSpad, () -> npu.fail(ErrorCause.SPAD_ADDRESS))
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
@@ -77,7 +78,8 @@ final class NpuControl {
         .is(Npu.State.STORE.ordinal(), () -> watchdogged(dma::storeStep))
         .is(Npu.State.GEMM_X.ordinal(), npu.gemm::xStep)
         .is(Npu.State.GEMM_W.ordinal(), npu.gemm::wStep)
-        .is(Npu.State.GEMM_START.ordinal(), fetch::next)
+        .is(Npu.State.GEMM_START.ordinal(), npu.gemm::startStep)
+        .is(Npu.State.GEMM_STREAM.ordinal(), () -> watchdogged(npu.gemm::streamStep))
         .is(Npu.State.LOAD4.ordinal(), () -> watchdogged(dma::load4Step))
         .is(Npu.State.LOAD4_END.ordinal(), fetch::next)
         .is(Npu.State.DSP_TAB.ordinal(), () -> watchdogged(() -> dma.responseStep(fetch::next)))

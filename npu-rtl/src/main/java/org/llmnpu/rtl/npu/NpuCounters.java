@@ -85,7 +85,7 @@ public final class NpuCounters extends HwModule {
   public final Bool dspInstruction = in(bool());
   public final Bool dspElement = in(bool());
   public final Bool dspCycle = in(bool());
-  /** A PPM source row ends: {@link #ppmLanes} elements requantized. */
+  /** A PPM source row (or a {@code gemm ppm=1} result row) ends: {@link #ppmLanes} elements requantized. */
   public final Bool ppmRow = in(bool());
   public final UInt ppmLanes;
   public final Bool ppmCycle = in(bool());
@@ -107,7 +107,7 @@ public final class NpuCounters extends HwModule {
   public NpuCounters(NpuConfig c) {
     lineBytes = c.machine().lineBytes();
     weightRowsPerCycle = c.weightRowsPerCycle();
-    int laneBits = bitsToHold(c.machine().rows());
+    int laneBits = bitsToHold(c.machine().ppmChannels());
     int lineShift = Integer.numberOfTrailingZeros(lineBytes);
     int groupShift = Integer.numberOfTrailingZeros(weightRowsPerCycle);
     remainder = in(uint(lineShift + 1));

@@ -53,6 +53,15 @@ final class NpuDecode {
   final UInt macsK;
   /** A GEMM's accumulate-into flag (word 2 bit 16). */
   final Bool accumulate;
+  /** A GEMM whose W streams from the memory (word 2 bit 19), its INT4 flag (bit 20), and a refused one. */
+  final Bool wStream;
+  final Bool wInt4;
+  final Bool streamUnsupported;
+  /** Beats of a streamed W row: {@code ceil(rowBytes / line)}, rowBytes = N or {@code ceil(N/2)} (INT4); its remainder. */
+  final UInt wColumns;
+  /** Rows of a streamed W (beats of one line column): K, or {@code S + ceil(S/P)} values and packed metadata (N:M). */
+  final UInt streamRows;
+  final UInt wRemainder;
   /** A GEMM in the array's N:M mode (always false on a dense array). */
   final Bool sparseGemm;
   /** Scratchpad rows of the GEMM's W: K, or {@code 2·E·ceil(K/G)} value and metadata rows (16 bits). */
@@ -110,6 +119,19 @@ final class NpuDecode {
     wRows = mode == org.llmnpu.isa.Command.DENSE ? k
         : npu.wireOf("decode_wRows", mux(sparseGemm, valueRows.shiftLeft(1).resize(16), k));
     macsK = mode == org.llmnpu.isa.Command.DENSE ? k : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k));
+    // streamed W: only dense GEMMs on an NPU built for it (NpuConfig.weightStream)
+    wStream = npu.wireOf("decode_wStream", w.get(2).slice(19, 19).eq(1));
+    wInt4 = npu.wireOf("decode_wInt4", w.get(2).slice(20, 20).eq(1));
+    Bool nm = w.get(2).slice(18, 17).ne(0);
+    streamUnsupported = npu.wireOf("decode_streamUnsupported", isGemm.and(wStream)
+        .and(npu.config().weightStream() ? nm.and(wInt4) : org.llmnpu.hdl.Hw.boolLit(true)));
+    int fieldShift = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 1;
+    UInt packedRows = valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16);
+    streamRows = mode == org.llmnpu.isa.Command.DENSE ? k
+        : npu.wireOf("decode_streamRows", mux(sparseGemm, valueRows.add(packedRows).resize(16), k));
+    UInt streamRowBytes = mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17));
+    wColumns = npu.wireOf("decode_wColumns", streamRowBytes.add(line - 1).shiftRight(lineShift).resize(16));
+    wRemainder = npu.wireOf("decode_wRemainder", streamRowBytes.lsbs(lineShift).resize(lineShift + 1));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     copyElems = npu.wireOf("decode_copyElems", w.get(3).lsbs(16));

@@ -36,6 +36,8 @@ final class NpuDma {
   final UInt extStride;
   final UInt spadStride;
   final UInt spadStep;
+  /** The memory walk's step within a row: a line, or a streamed GEMM's {@code wStride} ({@link NpuGemm}). */
+  final UInt extStep;
   /** All bytes of a line; the mask of a row's last beat. */
   Bits ones;
   Bits rowEndMask;
@@ -66,11 +68,12 @@ final class NpuDma {
     extStride = npu.reg0("extStride", uint(Npu.ADDR));
     spadStride = npu.reg0("spadStride", uint(Npu.ADDR));
     spadStep = npu.reg0("spadStep", uint(Npu.ADDR));
+    extStep = npu.reg0("extStep", uint(Npu.ADDR));
     dispatch = npu.p.mxLoad() ? npu.wireOf("dma_dispatch", bool()) : null;
     if (dispatch != null) {
       dispatch.set(boolLit(false));
     }
-    ext.shape(extStride, lineConst, rows, beats);
+    ext.shape(extStride, extStep, rows, beats);
     sp.shape(spadStride, spadStep, rows, beats);
   }
 
@@ -115,9 +118,10 @@ final class NpuDma {
    */
   void memoryPort(NpuSnapshot snapshot) {
     Bool streams = npu.wireOf("dma_streams", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
-        .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())).or(npu.inPpmLoad.and(npu.ppm.unit.mayRequest)));
+        .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())).or(npu.inPpmLoad.and(npu.ppm.unit.mayRequest))
+        .or(npu.gemm.streamRequests(justFired)));
     ctrlWants = npu.wireOf("ctrl_wantsMemory", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
-        .or(npu.inSnap).or(npu.inLoad4).or(npu.inPpmLoad).and(ext.finished.not()));
+        .or(npu.inSnap).or(npu.inLoad4).or(npu.inPpmLoad).or(npu.gemm.inStream).and(ext.finished.not()));
     Bool ctrlValid = npu.wireOf("ctrl_requests", streams.and(ext.finished.not()));
     npu.fire.set(ctrlValid.and(npu.mem_req_ready));
     npu.mem_req_valid.set(ctrlValid.or(npu.fetch.valid));
@@ -135,6 +139,7 @@ final class NpuDma {
     ext.begin(w.get(1));
     sp.begin(w.get(3));
     extStride.set(w.get(2));
+    extStep.set(lineConst);
     spadStride.set(w.get(4));
     spadStep.set(mux(npu.dec.isLoad4, uintLit(2 * line, Npu.ADDR), lineConst));
     rows.set(w.get(6).lsbs(16));
@@ -153,6 +158,7 @@ final class NpuDma {
     ext.begin(w.get(1));
     sp.begin(w.get(1).sub(w.get(1)));
     extStride.set(lineConst);
+    extStep.set(lineConst);
     spadStride.set(lineConst);
     spadStep.set(lineConst);
     rows.set(uintLit(1, 16));

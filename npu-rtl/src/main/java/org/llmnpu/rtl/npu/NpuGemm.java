@@ -39,6 +39,10 @@ final class NpuGemm {
   final org.llmnpu.hdl.Bool sparseCommand;
   private final GemmEngineConfig gc;
   private final Npu npu;
+  /** The controller is in GEMM_STREAM (a streamed GEMM's W beats). */
+  final org.llmnpu.hdl.Bool inStream;
+  /** The streamed weights, on an NPU built for them ({@code NpuConfig.weightStream}); null otherwise. */
+  final NpuWeightStream stream;
 
   NpuGemm(Npu npu) {
     this.npu = npu;
@@ -48,6 +52,8 @@ final class NpuGemm {
     n = npu.reg0("gemmN", uint(bitsToHold(gc.maxN())));
     sparseCommand = npu.config().weightSparsity().sparse() ? npu.reg0("gemmSparse", org.llmnpu.hdl.Hw.bool()) : null;
     macsK = sparseCommand == null ? k : npu.reg0("gemmMacsK", uint(16));
+    inStream = npu.wireOf("inGemmStream", npu.inState(Npu.State.GEMM_STREAM));
+    stream = npu.config().weightStream() ? new NpuWeightStream(npu, inStream) : null;
   }
 
   /** The engine and its operand ports, written from the scratchpad walk. */
@@ -63,13 +69,20 @@ final class NpuGemm {
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
+    if (stream != null) {
+      stream.writes();
+    }
     if (c.weightSparsity().sparse()) {
-      new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine);
+      new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine, stream);
       return;
     }
     engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X));
     engine.load.xAddress.set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
     engine.load.xData.set(npu.spad.readData);
+    if (stream != null) {
+      stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.spad.readData);
+      return;
+    }
     engine.load.wWrite.set(npu.inState(Npu.State.GEMM_W));
     int groupShift = Integer.numberOfTrailingZeros(c.weightRowsPerCycle());
     engine.load.wAddress.set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits - groupShift));
@@ -135,6 +148,9 @@ final class NpuGemm {
       macsK.set(dec.macsK.resize(macsK.width()));
     }
     npu.gemmTake.set(org.llmnpu.hdl.Hw.boolLit(true));
+    if (stream != null) {
+      stream.dispatch();
+    }
     // X: M rows of kTiles lines.
     dma.sp.begin(w.get(3));
     dma.spadStride.set(dec.xStride);
@@ -149,7 +165,7 @@ final class NpuGemm {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
     dma.sp.advance();
-    npu.whenDo(dma.sp.last(), () -> {
+    Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
       int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
       dma.sp.begin(npu.fetch.words.get(4));
@@ -158,7 +174,31 @@ final class NpuGemm {
       dma.rows.set(dec.nTiles);
       dma.beats.set(shift == 0 ? dec.wRows : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
       npu.state.set(Npu.st(Npu.State.GEMM_W));
-    });
+    };
+    // a streamed GEMM starts the engine right after X; its W follows (GEMM_STREAM)
+    npu.whenDo(dma.sp.last(), stream == null ? copyW
+        : () -> npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)), copyW));
+  }
+
+  /** Statements of GEMM_START: the engine starts; then the next command, or a streamed GEMM's W beats. */
+  void startStep() {
+    if (stream == null) {
+      npu.fetch.next();
+      return;
+    }
+    npu.whenElse(stream.streaming, stream::begin, npu.fetch::next);
+  }
+
+  /** Statements of GEMM_STREAM. */
+  void streamStep() {
+    if (stream != null) {
+      stream.step();
+    }
+  }
+
+  /** The W stream requests a beat this cycle (never on an NPU without streamed weights). */
+  org.llmnpu.hdl.Bool streamRequests(org.llmnpu.hdl.Bool justFired) {
+    return stream == null ? org.llmnpu.hdl.Hw.boolLit(false) : stream.requests(justFired);
   }
 
   /** Statements of GEMM_W: one W row line a cycle, then GEMM_START. */

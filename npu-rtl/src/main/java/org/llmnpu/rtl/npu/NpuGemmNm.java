@@ -48,7 +48,8 @@ final class NpuGemmNm {
     this.sp = sp;
   }
 
-  void connect(GemmEngine engine) {
+  /** The copies into {@code engine}; with {@code stream} (null: none) also a streamed GEMM's W writes. */
+  void connect(GemmEngine engine, NpuWeightStream stream) {
     NpuConfig c = npu.config();
     GemmEngineConfig gc = c.gemm();
     Walker walk = npu.dma.sp;
@@ -97,17 +98,32 @@ final class NpuGemmNm {
     Bool meta = npu.wireOf("gemmNm_wMeta", sparse.and(beat.ge(valueRows)));
     UInt entryRow = mux(meta, beat.sub(valueRows), beat);
     Bool inW = npu.inState(Npu.State.GEMM_W);
-    engine.load.wWrite.set(inW.and(meta.not()));
-    engine.wIndexWrite.set(inW.and(meta));
     int indexBits = sp.indexBits();
     UInt denseIndex = beat.lsbs(Integer.numberOfTrailingZeros(kept)).resize(indexBits);
+    // a streamed GEMM's W line (values, or a packed metadata line read by the engine's wMetaWrite)
+    Bool streaming = stream == null ? null : npu.gemm.inStream;
+    UInt source = stream == null ? npu.spad.readData : mux(streaming, stream.line, npu.spad.readData);
     List<UInt> entries = new ArrayList<>();
     for (int col = 0; col < rows; col++) {
-      UInt v = npu.spad.readData.slice(8 * col + 7, 8 * col).asUInt();
+      UInt v = source.slice(8 * col + 7, 8 * col).asUInt();
       UInt index = mux(sparse, v.lsbs(indexBits), denseIndex);
       entries.add(org.llmnpu.hdl.Hw.cat(index, v).asUInt());
     }
-    engine.load.wData.set(catLsbFirst(entries).asUInt());
-    engine.load.wAddress.set(NpuGemm.join(walk.row, gc.nTileBits(), entryRow, kTileBits + gc.rowBits()));
+    UInt entryWord = catLsbFirst(entries).asUInt();
+    if (stream == null) {
+      engine.load.wWrite.set(inW.and(meta.not()));
+      engine.wIndexWrite.set(inW.and(meta));
+      engine.load.wData.set(entryWord);
+      engine.load.wAddress.set(NpuGemm.join(walk.row, gc.nTileBits(), entryRow, kTileBits + gc.rowBits()));
+      return;
+    }
+    engine.load.wWrite.set(inW.and(meta.not()).or(stream.valueWrite));
+    engine.wIndexWrite.set(inW.and(meta));
+    engine.wMetaWrite.set(stream.metaWrite);
+    // the packed metadata line sits in the low bytes of wData (the engine's wMetaWrite reads them there)
+    engine.load.wData.set(mux(stream.metaWrite, source.resize(entryWord.width()), entryWord));
+    UInt row = mux(streaming, stream.entryRow, entryRow.resize(16));
+    engine.load.wAddress.set(NpuGemm.join(stream.tile, gc.nTileBits(), row, kTileBits + gc.rowBits()));
+    stream.scoreboard(engine);
   }
 }

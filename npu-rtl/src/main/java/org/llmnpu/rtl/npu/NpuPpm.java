@@ -1,6 +1,5 @@
 package org.llmnpu.rtl.npu;
 
-import static org.llmnpu.hdl.Hw.bitsLit;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -11,55 +10,65 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.SInt;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.rtl.ppm.Ppm;
+import org.llmnpu.rtl.ppm.LinePpm;
 import org.llmnpu.rtl.ppm.PpmConfig;
 
 /**
- * The {@link Npu}'s PPM ({@link Ppm}, {@code rows} lanes, INT8 codes, activation NONE or PPU) and the
- * datapaths of {@code ppmcfg}, {@code pputab} and {@code ppm} (golden: {@code org.llmnpu.isa.IsaSimulator},
+ * The {@link Npu}'s PPM ({@link LinePpm}: {@code line/4} lanes, one INT32 line a cycle, a parameter memory of
+ * {@link MachineParams#ppmChannels()} channels indexed by output column; INT8 codes, activation NONE or PPU) and the
+ * datapaths of {@code ppmcfg}, {@code pputab} and the PPM's input (golden: {@code org.llmnpu.isa.IsaSimulator},
  * numerics {@code Ppm.process}).
  *
  * <ul>
  *   <li>{@code ppmcfg} / {@code pputab}: the memory beats carry items of B bytes (16-byte channel
- *       records, 2-byte C-LUT entries) that enter the PPM's lane port or C-LUT port one a cycle. With
- *       lines of at least B bytes a beat's first item goes in the cycle it arrives and the others from a
- *       line buffer in the following cycles; the controller requests beats at most every
+ *       records, 2-byte C-LUT entries) that enter the PPM's channel port (channel {@code cfgChannel}) or C-LUT port
+ *       one a cycle. With lines of at least B bytes a beat's first item goes in the cycle it arrives and the others
+ *       from a line buffer in the following cycles; the controller requests beats at most every
  *       {@code P = line / B} cycles ({@link #mayRequest}), so a beat never arrives before the previous
  *       one is used up. With shorter lines (16-byte records on 4- or 8-byte lines) a record is gathered
  *       over {@code 16 / line} beats and written with its last one.</li>
- *   <li>{@code ppm}: the source rows are read one line a cycle (asynchronous scratchpad read); the first
- *       {@code R − 1} lines of a row ({@code R = ceil(4N / line)} ≤ 4) wait in line registers and the row
- *       is registered with its last line (the scratchpad's asynchronous read and the line select stay off
- *       the PPM's bias add) and enters the PPM in the next cycle; {@code L = }{@link PpmConfig#latency()}
- *       {@code + }{@link #INPUT_LATENCY} cycles after its last line is read its INT8 codes are written as
- *       one masked line ({@code N} bytes) at the destination row ({@code MachineParams.ppmLatency()} = L).</li>
+ *   <li>The input ({@code feed}): one INT32 line a cycle — a {@code ppm}'s source line (asynchronous scratchpad
+ *       read) or a {@code gemm ppm=1}'s drain line — with its group {@code g} (line g of a row: columns
+ *       {@code g·line/4 ..}); {@code L = }{@link LinePpm#latency()} cycles later ({@code MachineParams.ppmLatency()})
+ *       its {@code line/4} INT8 codes are on {@link #outData}, repeated in each quarter of the line, for a write
+ *       with byte enables.</li>
  * </ul>
- * Cycles: {@code org.llmnpu.isa.CycleModel#ppmLoad} and {@code #ppm} ({@code M·R + L}).
+ * Cycles: {@code org.llmnpu.isa.CycleModel#ppmLoad}, {@code #ppm} ({@code M·R + L}) and the fused drain.
  */
 final class NpuPpm {
-  /** The register between the scratchpad read and the PPM's lanes. */
+  /** The input register (inside {@link LinePpm}) between the scratchpad read or drain and the requantizer. */
   static final int INPUT_LATENCY = 1;
   /** An item (channel record or table entry) enters the PPM this cycle. */
   final Bool item;
   /** The controller may issue a memory request of a {@code ppmcfg}/{@code pputab} this cycle. */
   final Bool mayRequest;
-  /** The PPM's output row is valid this cycle: write {@link #outData} under {@link #outMask}. */
+  /** The PPM's output codes are valid this cycle. */
   final Bool outValid;
+  /** The {@code line/4} codes, repeated in the four quarters of a line. */
   final UInt outData;
-  final Bits outMask;
   /** A C-LUT has been loaded since reset (a {@code ppm} on a PPU NPU needs one). */
   final Bool tableLoaded;
   final PpmConfig config;
+  final LinePpm ppm;
 
-  /** The PPM of an NPU: {@code rows} lanes of INT8 outputs, with the PPU's tables when {@code ppu}. */
+  /** The PPM of an NPU: {@code line/4} lanes of INT8 outputs, with the PPU's tables when {@code ppu}. */
   static PpmConfig config(MachineParams p, boolean ppu) {
-    return new PpmConfig(p.rows(), 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+    return new PpmConfig(lanes(p), 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+  }
+
+  /** The PPM's lanes: the INT32 elements of one line. */
+  static int lanes(MachineParams p) {
+    return Math.max(1, p.lineBytes() / 4);
+  }
+
+  /** The PPM module of an NPU of configuration {@code c} (also the block {@code npu-ppm}). */
+  static LinePpm module(NpuConfig c) {
+    return new LinePpm(config(c.machine(), c.ppu()), c.machine().ppmChannels());
   }
 
   /**
@@ -68,22 +77,22 @@ final class NpuPpm {
    * @param beat     a memory beat arrives (in a load state)
    * @param memData  the beat
    * @param fire     a memory request is accepted
-   * @param index    the index of the item (lane or C-LUT address) this cycle
-   * @param rowIn    a {@code ppm} reads a source line this cycle
-   * @param lineOfRow the line's index in its row (0..3, 2 bits)
-   * @param rowEnds  the line is the row's last
-   * @param lastLine the row's last line index {@code R − 1} (2 bits)
-   * @param spadRead the line read
-   * @param n        the {@code ppm}'s lanes N (1..rows)
+   * @param channel  the channel of the record this cycle ({@code ppmcfg})
+   * @param index    the index of the item this cycle (the C-LUT address of a {@code pputab})
+   * @param feed     an INT32 line enters the PPM this cycle
+   * @param feedLine the line
+   * @param feedGroup its group (line index within its row)
    * @param clear    a program starts: forget the loaded table
    */
-  NpuPpm(Npu npu, MachineParams p, boolean ppu, Bool clear, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
-         UInt index, Bool rowIn, UInt lineOfRow, Bool rowEnds, UInt lastLine, UInt spadRead, UInt n) {
+  NpuPpm(Npu npu, NpuConfig c, Bool clear, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
+         UInt channel, UInt index, Bool feed, UInt feedLine, UInt feedGroup) {
+    MachineParams p = c.machine();
+    boolean ppu = c.ppu();
     int line = p.lineBytes();
     int lineBits = 8 * line;
-    int lanes = p.rows();
+    int lanes = lanes(p);
     config = config(p, ppu);
-    Ppm ppm = npu.instanceOf("ppm", new Ppm(config));
+    ppm = npu.instanceOf("ppm", module(c));
 
     // ------------------------------------------------------------ items from memory beats
     int recordBits = 8 * Command.PPM_RECORD_BYTES;
@@ -131,7 +140,7 @@ final class NpuPpm {
     }
     item = npu.wireOf("ppm_item", loading.and(mux(table, beat.or(active), recordValid)));
     ppm.cfgWrite.set(item.and(table.not()));
-    ppm.cfgLane.set(index.resize(config.laneBits()));
+    ppm.cfgChannel.set(channel.resize(ppm.cfgChannel.width()));
     ppm.cfgBias.set(record.slice(31, 0).asSInt());
     ppm.cfgMultiplier.set(record.slice(62, 32));
     ppm.cfgShift.set(record.slice(69, 64).asSInt());
@@ -158,27 +167,17 @@ final class NpuPpm {
         () -> npu.whenElse(fire, () -> gap.set(perBeat.sub(1)), () -> npu.whenDo(gap.ne(0), () -> gap.set(gap.sub(1)))));
     mayRequest = npu.wireOf("ppm_mayRequest", gap.eq(0));
 
-    // ------------------------------------------------------------ ppm: rows of INT32 into the lanes
-    List<UInt> held = new ArrayList<>();
-    for (int b = 0; b < 3; b++) {
-      UInt r = npu.reg0("ppm_rowLine" + b, uint(lineBits));
-      int lineIndex = b;
-      npu.whenDo(rowIn.and(lineOfRow.eq(lineIndex)), () -> r.set(spadRead));
-      held.add(r);
-    }
-    ppm.inValid.set(npu.reg0Next("ppm_rowValid", rowIn.and(rowEnds)));
+    // ------------------------------------------------------------ one INT32 line a cycle into the lanes
+    ppm.inValid.set(feed);
+    ppm.inGroup.set(feedGroup.resize(ppm.inGroup.width()));
     for (int j = 0; j < lanes; j++) {
-      int bj = 4 * j / line;
-      int offset = 8 * (4 * j % line);
-      UInt now = spadRead.slice(offset + 31, offset);
-      UInt value = bj == 3 ? now : mux(lastLine.eq(bj), now, held.get(bj).slice(offset + 31, offset));
-      ppm.inAcc.get(j).set(npu.regNextOf("ppm_rowLane" + j, value).asSInt());
+      ppm.inAcc.get(j).set(feedLine.slice(32 * j + 31, 32 * j).asSInt());
     }
     outValid = ppm.outValid;
-    List<SInt> codes = new ArrayList<>(ppm.outData.asList());
+    List<HwValue> codes = new ArrayList<>();
+    for (int q = 0; q < line / lanes; q++) {
+      codes.addAll(ppm.outData.asList());
+    }
     outData = npu.wireOf("ppm_outData", catLsbFirst(codes).asUInt());
-    Bits ones = bitsLit(line == 64 ? -1L : (1L << line) - 1, line);
-    int nBits = n.width();
-    outMask = npu.wireOf("ppm_outMask", ones.shiftRight(uintLit(line, nBits + 1).sub(n.resize(nBits + 1))));
   }
 }

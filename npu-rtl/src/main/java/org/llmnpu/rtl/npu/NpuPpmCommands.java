@@ -2,9 +2,12 @@ package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
+import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Opcode;
@@ -12,23 +15,29 @@ import org.llmnpu.isa.Opcode;
 /**
  * The {@link Npu}'s PPM commands around the {@link NpuPpm} datapath, with their decode checks
  * ({@link NpuPpmDecode}): {@code ppmcfg} and {@code pputab} stream their beats (PPM_LOAD) and end with
- * the last item; {@code ppm} walks its source rows one line a cycle (PPM_RUN), then waits for the
- * last row's codes (PPM_DRAIN), each output row written at {@code dst + i·dstStride}. Cycles:
- * {@code org.llmnpu.isa.CycleModel} ({@code ppmLoad}, {@code ppm}).
+ * the last item ({@code ppmcfg}: channel {@code first + i} for record i); {@code ppm} walks its source rows one
+ * line a cycle into the PPM (PPM_RUN), then waits for the last codes (PPM_DRAIN): line q of row i leaves the PPM
+ * as {@code line/4} codes written with byte enables at {@code dst + i·dstStride + q·line/4} (masked to N). The PPM's
+ * input is shared with the GEMM back-end's fused drain ({@link NpuBackEnd}), which never runs during these
+ * commands (they wait for the back-end). Cycles: {@code org.llmnpu.isa.CycleModel} ({@code ppmLoad}, {@code ppm}).
  */
 final class NpuPpmCommands {
   final NpuPpm unit;
   final NpuPpmDecode dec;
-  /** The PPM writes an output row into the scratchpad this cycle. */
+  /** The PPM writes a {@code ppm}'s output codes into the scratchpad this cycle. */
   final Bool write;
   /** Scratchpad line of that write. */
   final UInt writeLine;
+  /** Its byte enables. */
+  final Bits writeMask;
   final UInt lanes;
   private final Npu npu;
   private final Bool table;
   private final UInt index;
+  private final UInt first;
   private final UInt items;
   private final UInt lastLine;
+  private final UInt outLine;
   private final UInt m;
   private final UInt outRow;
   private final UInt dst;
@@ -37,23 +46,39 @@ final class NpuPpmCommands {
   NpuPpmCommands(Npu npu, NpuConfig c) {
     this.npu = npu;
     Walker sp = npu.dma.sp;
+    int itemBits = bitsToHold(Math.max(npu.p.ppmChannels(), NpuPpm.config(npu.p, c.ppu()).lutEntries()));
     table = npu.reg0("ppm_isTable", bool());
-    index = npu.reg0("ppm_index", uint(8));
-    items = npu.reg0("ppm_items", uint(8));
+    index = npu.reg0("ppm_index", uint(itemBits));
+    first = npu.reg0("ppm_first", uint(itemBits));
+    items = npu.reg0("ppm_items", uint(itemBits));
     lanes = npu.reg0("ppm_n", uint(bitsToHold(npu.p.rows())));
     lastLine = npu.reg0("ppm_lastLine", uint(2));
+    outLine = npu.reg0("ppm_outLine", uint(2));
     m = npu.reg0("ppm_m", uint(16));
     outRow = npu.reg0("ppm_outRow", uint(16));
     dst = npu.reg0("ppm_dst", uint(Npu.ADDR));
     dstStride = npu.reg0("ppm_dstStride", uint(Npu.ADDR));
     Bool inLoad = npu.inPpmLoad;
-    unit = npu.section2("ppmPath", () -> new NpuPpm(npu, npu.p, c.ppu(), npu.inState(Npu.State.IDLE).and(npu.start),
-        inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, index, npu.inPpmRun,
-        sp.beat.lsbs(2), sp.lastInRow(), lastLine, npu.spad.readData, lanes));
+    NpuBackEnd back = npu.back;
+    Bool feed = npu.wireOf("ppm_feed", npu.inPpmRun.or(back.ppmFeed));
+    UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, npu.spad.readData, back.ppmLine));
+    UInt groupOfRun = sp.beat.lsbs(2).resize(back.ppmGroup.width());
+    UInt feedGroup = npu.wireOf("ppm_feedGroup", mux(npu.inPpmRun, groupOfRun, back.ppmGroup));
+    UInt channel = npu.wireOf("ppm_channel", first.add(index));
+    unit = npu.section2("ppmPath", () -> new NpuPpm(npu, c, npu.inState(Npu.State.IDLE).and(npu.start),
+        inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, channel, index, feed, feedLine, feedGroup));
     dec = new NpuPpmDecode(npu, npu.p, npu.fetch.words, npu.fetch.opcode.eq(Opcode.GEMM.code()), unit.tableLoaded,
-        unit.config.lutEntries());
+        unit.config.lutEntries(), itemBits);
     write = npu.wireOf("ppm_write", unit.outValid.and(npu.inPpmRun.or(npu.inPpmDrain)));
     writeLine = npu.wireOf("ppm_writeLine", dst.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+    int line = npu.line;
+    int laneShift = Integer.numberOfTrailingZeros(NpuPpm.lanes(npu.p));
+    Bits ones = NpuScratchpad.allBytes(line);
+    int nBits = lanes.width();
+    Bits rowMask = npu.wireOf("ppm_rowMask", ones.shiftRight(uintLit(line, nBits + 1).sub(lanes.resize(nBits + 1))));
+    Bits laneBytes = NpuScratchpad.allBytes(NpuPpm.lanes(npu.p)).asUInt().resize(line).asBits();
+    UInt offset = outLine.resize(2 + laneShift).shiftLeft(laneShift).resize(2 + laneShift);
+    writeMask = npu.wireOf("ppm_writeMask", laneBytes.shiftLeft(offset).and(rowMask));
   }
 
   /** Statements of the dispatch of a {@code ppmcfg} or {@code pputab}. */
@@ -62,6 +87,7 @@ final class NpuPpmCommands {
     table.set(dec.isPpuTab);
     items.set(dec.items);
     index.set(index.sub(index));
+    first.set(mux(dec.isPpuTab, first.sub(first), npu.fetch.words.get(3).resize(first.width())));
   }
 
   /** Statements of the dispatch of a {@code ppm}. */
@@ -75,6 +101,7 @@ final class NpuPpmCommands {
     dma.beats.set(dec.linesPerRow);
     lanes.set(dec.n.resize(lanes.width()));
     lastLine.set(dec.linesPerRow.sub(1).lsbs(2));
+    outLine.set(outLine.sub(outLine));
     m.set(dec.m);
     outRow.set(outRow.sub(outRow));
     dst.set(w.get(3));
@@ -91,7 +118,7 @@ final class NpuPpmCommands {
     });
   }
 
-  /** Statements of PPM_RUN: one source line a cycle; output rows as they leave the PPM. */
+  /** Statements of PPM_RUN: one source line a cycle; output lines as they leave the PPM. */
   void runStep() {
     Walker sp = npu.dma.sp;
     sp.advance();
@@ -99,16 +126,19 @@ final class NpuPpmCommands {
     npu.whenDo(write, this::nextOutput);
   }
 
-  /** Statements of PPM_DRAIN: the command ends with its last output row. */
+  /** Statements of PPM_DRAIN: the command ends with the last line of its last output row. */
   void drainStep() {
     npu.whenDo(write, () -> {
       nextOutput();
-      npu.whenDo(outRow.eq(m.sub(1)), npu.fetch::next);
+      npu.whenDo(outLine.eq(lastLine).and(outRow.eq(m.sub(1))), npu.fetch::next);
     });
   }
 
   private void nextOutput() {
-    dst.set(dst.add(dstStride));
-    outRow.set(outRow.add(1));
+    npu.whenElse(outLine.eq(lastLine), () -> {
+      outLine.set(outLine.sub(outLine));
+      dst.set(dst.add(dstStride));
+      outRow.set(outRow.add(1));
+    }, () -> outLine.set(outLine.add(1)));
   }
 }

@@ -12,7 +12,7 @@ import org.llmnpu.isa.Opcode;
 /**
  * The DECODE of {@code ppmcfg}, {@code pputab} and {@code ppm}, and of the GEMM's sparsity field, as
  * {@code org.llmnpu.isa.IsaSimulator} makes it: {@link #unsupported} ({@code pputab} without the PPU,
- * {@code ppm} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's), and the
+ * {@code ppm} or {@code gemm ppm=1} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's), and the
  * operands the controller latches. Their shape, scratchpad and memory range checks are computed when the
  * command arrives ({@link NpuPredecode}).
  */
@@ -31,7 +31,7 @@ final class NpuPpmDecode {
   final UInt n;
   final UInt linesPerRow;
 
-  NpuPpmDecode(Npu npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries) {
+  NpuPpmDecode(Npu npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries, int itemBits) {
     int line = p.lineBytes();
     int lineShift = Integer.numberOfTrailingZeros(line);
     UInt op = w.get(0).lsbs(8);
@@ -43,18 +43,20 @@ final class NpuPpmDecode {
     // an N:M mode other than the array's (a dense-built array: any N:M mode)
     Bool sparse = p.sparsity() == Command.S2_4 ? sparsity.eq(Command.S4_8)
         : p.sparsity() == Command.S4_8 ? sparsity.eq(Command.S2_4) : sparsity.eq(Command.S2_4).or(sparsity.eq(Command.S4_8));
-    Bool noTable = p.ppu() ? isPpm.and(tableLoaded.not()) : isPpuTab;
+    Bool gemmPpm = isGemm.and(w.get(2).slice(21, 21).eq(1));
+    Bool noTable = p.ppu() ? isPpm.or(gemmPpm).and(tableLoaded.not()) : isPpuTab;
     unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)));
 
     UInt channels = w.get(2);
     m = npu.wireOf("decode_ppmM", w.get(5).lsbs(16));
     n = npu.wireOf("decode_ppmN", w.get(5).slice(31, 16));
     int tableBytes = 2 * tableEntries;
-    UInt cfgBeats = channels.lsbs(8).resize(16).shiftLeft(4).resize(16).add(line - 1).shiftRight(lineShift).resize(16);
+    UInt cfgBeats = channels.lsbs(itemBits).resize(itemBits + 6).shiftLeft(4).resize(itemBits + 6).add(line - 1)
+        .shiftRight(lineShift).resize(16);
     loadBeats = npu.wireOf("decode_ppmBeats", org.llmnpu.hdl.Hw.mux(isPpuTab,
         uintLit((tableBytes + line - 1) / line, 16), cfgBeats));
-    items = npu.wireOf("decode_ppmItems", org.llmnpu.hdl.Hw.mux(isPpuTab, uintLit(tableEntries, 8),
-        channels.lsbs(8)));
+    items = npu.wireOf("decode_ppmItems", org.llmnpu.hdl.Hw.mux(isPpuTab, uintLit(tableEntries, itemBits),
+        channels.lsbs(itemBits)));
     linesPerRow = npu.wireOf("decode_ppmLines", n.resize(18).shiftLeft(2).resize(18).add(line - 1)
         .shiftRight(lineShift).resize(16));
   }

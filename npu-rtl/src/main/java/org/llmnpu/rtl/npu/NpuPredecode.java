@@ -138,18 +138,28 @@ public final class NpuPredecode extends HwModule {
     UInt m = w.get(1).lsbs(16);
     UInt k = w.get(1).slice(31, 16);
     UInt n = w.get(2).lsbs(16);
+    // gemm ppm=1 writes N INT8 codes a Y row, and may not accumulate
+    Bool gemmPpm = w.get(2).slice(21, 21).eq(1);
     UInt xStride = w.get(6).lsbs(16).resize(32);
     UInt wStride = w.get(6).slice(31, 16).resize(32);
-    Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()));
+    Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()))
+        .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
     UInt kBytes = roundUpLines(k, line).shiftLeft(lineShift);
     UInt nBytes = roundUpLines(n, line).shiftLeft(lineShift);
-    UInt yBytes = n.shiftLeft(2);
+    UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
     Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
-    Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(4))).or(misaligned(w.get(5))).or(misaligned(xStride))
-        .or(misaligned(wStride)).or(misaligned(w.get(7)))
+    // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
+    Bool wStream = w.get(2).slice(19, 19).eq(1);
+    Bool wInt4 = w.get(2).slice(20, 20).eq(1);
+    Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(5))).or(misaligned(xStride))
+        .or(misaligned(w.get(7)))
+        .or(wStream.not().and(misaligned(w.get(4)).or(misaligned(wStride))
+            .or(sum(spadLimit, products.get(4), w.get(4), nBytes).exceeds())))
         .or(sum(spadLimit, products.get(3), w.get(3), kBytes).exceeds())
-        .or(sum(spadLimit, products.get(4), w.get(4), nBytes).exceeds())
         .or(resultEnd.exceeds());
+    UInt streamRowBytes = mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17));
+    Bool gemmExt = wStream.and(misaligned(w.get(4)).or(misaligned(wStride))
+        .or(sum(extLimit, products.get(9), w.get(4), streamRowBytes).exceeds()));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     UInt copyElems = w.get(3).lsbs(16);
@@ -178,22 +188,24 @@ public final class NpuPredecode extends HwModule {
     UInt channels = w.get(2);
     UInt ppmM = w.get(5).lsbs(16);
     UInt ppmN = w.get(5).slice(31, 16);
-    Bool ppmShape = isPpmCfg.and(channels.eq(0).or(channels.gt(p.rows())))
+    UInt cfgEnd = channels.resize(33).add(w.get(3).resize(33));
+    Bool ppmShape = isPpmCfg.and(channels.eq(0).or(cfgEnd.gt(p.ppmChannels())))
         .or(isPpm.and(ppmM.eq(0).or(ppmN.eq(0)).or(ppmN.gt(p.rows())))).or(isGemm.and(w.get(2).slice(18, 17).eq(3)));
     Bool ppmSpad = isPpm.and(misaligned(w.get(1)).or(misaligned(w.get(2))).or(misaligned(w.get(3)))
         .or(misaligned(w.get(4)))
         .or(sum(spadLimit, products.get(7), w.get(1), ppmN.shiftLeft(2)).exceeds())
         .or(sum(spadLimit, products.get(8), w.get(3), ppmN).exceeds()));
-    UInt cfgBytes = channels.lsbs(16).shiftLeft(4);
+    UInt cfgBytes = channels.lsbs(17).shiftLeft(4);
     Bool ppmExt = isPpmCfg.and(misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), cfgBytes).exceeds()))
         .or(isPpuTab.and(misaligned(w.get(1))
             .or(sum(extLimit, null, w.get(1), uintLit(2L * lutEntries, bitsToHold(2L * lutEntries))).exceeds())));
 
-    Bool badShape = isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST))).or(isGemm.and(gemmShape))
+    Bool badShape = isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST)))
+        .or(isGemm.and(gemmShape.or(wInt4.and(wStream.not()))))
         .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))).or(ppmShape);
     Bool badSpad = isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)).or(ppmSpad);
     Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
-    Bool badExt = isDma.and(dmaExt).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt)).or(isSnapshot.and(snapExt))
+    Bool badExt = isDma.and(dmaExt).or(isGemm.and(gemmExt)).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt)).or(isSnapshot.and(snapExt))
         .or(ppmExt);
     bits.set(cat(wire("resultEnd", resultEnd.stored(endBits)), wire("dmaSpadEnd", dmaSpadEnd.stored(endBits)),
         badExt, badDsp, badSpad, badShape).asUInt());
@@ -264,7 +276,7 @@ public final class NpuPredecode extends HwModule {
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
-   * 8 (M − 1)·dstStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
+   * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
    * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
    * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
    */
@@ -280,11 +292,16 @@ public final class NpuPredecode extends HwModule {
         mux(w.get(2).slice(18, 17).eq(mode), valueRows.shiftLeft(1).resize(16), k));
     UInt copyRows = w.get(3).slice(31, 16);
     UInt ppmM = w.get(5).lsbs(16);
-    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM);
-    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4};
-    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0};
-    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32};
-    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad};
+    // a streamed N:M W: S value rows and ceil(S/P) packed metadata rows
+    int fieldShift = mode == Command.S2_4 ? 2 : 1;
+    UInt streamRows = mode == Command.DENSE ? k : wire("streamRows", mux(w.get(2).slice(18, 17).eq(mode),
+        valueRows.add(valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16)).resize(16),
+        k));
+    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows);
+    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6};
+    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16};
+    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32, 16};
+    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad, ext};
     List<Product> out = new ArrayList<>();
     for (int i = 0; i < xs.size(); i++) {
       int e = bitsToHold(limits[i]);

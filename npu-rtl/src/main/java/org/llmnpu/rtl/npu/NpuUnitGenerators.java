@@ -85,6 +85,14 @@ public abstract class NpuUnitGenerators implements BlockGenerator {
     }
   }
 
+  /** {@code npu-ppm}: the NPU's PPM ({@link org.llmnpu.rtl.ppm.LinePpm}, as {@link NpuPpm} instantiates it). */
+  public static final class Ppm extends NpuUnitGenerators {
+    public Ppm() {
+      super("ppm", "the NPU's PPM at one INT32 line a cycle (line/4 lanes): per-column parameter memory, "
+          + "requantization to INT8, the PPU's C-LUT activation", NpuPpm::module);
+    }
+  }
+
   /** {@code npu-predecode}: {@link NpuPredecode}. */
   public static final class Predecode extends NpuUnitGenerators {
     public Predecode() {

@@ -38,7 +38,10 @@ import org.llmnpu.hdl.UInt;
  * rounding shift and the zero-point clamp are separate stages; with 8 stages no stage holds more
  * than a 16×8 product (a 24-bit carry chain) or one addition of at most 48 bits.
  * The channel inputs ({@code bias} … {@code sixCode}) are read by the stage that uses them, so
- * they must be stable while an element of this lane is in flight.
+ * they must be stable while an element of this lane is in flight — unless the unit is {@code streamed}: then
+ * the channel inputs belong to the element presented with them (as {@code acc}) and travel with it, each delayed
+ * to the stage that uses it (the multiplier by 2, the right shift by {@code stages − 2}, the zero point and six
+ * code by {@code stages − 1} cycles), so every cycle may carry another channel ({@link LinePpm}).
  */
 public final class RequantUnit extends HwModule {
   /** Width of the exact sums of partial products: |biased| < 2^31 times a 16-bit slice group. */
@@ -55,34 +58,44 @@ public final class RequantUnit extends HwModule {
   private final int outBits;
   private final PpmConfig.Activation activation;
   private final int stages;
+  private final boolean streamed;
 
+  /** A lane whose channel inputs are held between elements. */
   public RequantUnit(int outBits, PpmConfig.Activation activation, int stages) {
+    this(outBits, activation, stages, false);
+  }
+
+  /** {@code streamed}: the channel inputs come with each element (see the class comment). */
+  public RequantUnit(int outBits, PpmConfig.Activation activation, int stages, boolean streamed) {
     if (!PpmConfig.REQUANT_STAGE_CHOICES.contains(stages)) {
       throw new IllegalArgumentException("requantStages must be one of 6, 7, 8, got " + stages);
     }
     this.outBits = outBits;
     this.activation = activation;
     this.stages = stages;
+    this.streamed = streamed;
     zeroPoint = in(sint(outBits));
     sixCode = activation == PpmConfig.Activation.RELU6 ? in(sint(outBits)) : null;
     q = out(sint(outBits));
 
     UInt shiftAmount = shift.asUInt().lsbs(PpmConfig.SHIFT_BITS);
     UInt leftShift = regNext("leftShiftAmount", mux(shift.gt(0), shiftAmount, uintLit(0, PpmConfig.SHIFT_BITS)));
-    UInt rightShift = regNext("rightShiftAmount", mux(shift.lt(0), shift.neg().asUInt().lsbs(PpmConfig.SHIFT_BITS),
-        uintLit(0, PpmConfig.SHIFT_BITS)));
+    UInt rightShift = delayed("rightShiftAmount", regNext("rightShiftAmount", mux(shift.lt(0),
+        shift.neg().asUInt().lsbs(PpmConfig.SHIFT_BITS), uintLit(0, PpmConfig.SHIFT_BITS))), stages - 3);
 
     SInt biasSum = regNext("biasSum", FixedPointHw.saturatingAdd(acc, bias, 32));
     SInt biased = regNext("biased", FixedPointHw.saturatingLeftShift(biasSum, leftShift));
-    List<SInt> halves = multiplyInHalves(biased);
+    List<SInt> halves = multiplyInHalves(biased, delayed("multiplier", multiplier, 2));
     SInt high = regNext("high", FixedPointHw.doublingHighPart(halves.get(1), halves.get(0)));
     SInt rounded = regNext("rounded", FixedPointHw.roundingShiftRight(high, rightShift));
-    SInt withZero = wire("withZero", rounded.addExpand(zeroPoint.resize(32)));
+    SInt zeroPointNow = delayed("zeroPoint", zeroPoint, stages - 1);
+    SInt withZero = wire("withZero", rounded.addExpand(zeroPointNow.resize(32)));
     long formatMin = -(1L << (outBits - 1));
     long formatMax = (1L << (outBits - 1)) - 1;
     boolean clampsAtZero = activation == PpmConfig.Activation.RELU || activation == PpmConfig.Activation.RELU6;
-    SInt low = clampsAtZero ? zeroPoint : sintLit(formatMin, outBits);
-    SInt upper = activation == PpmConfig.Activation.RELU6 ? sixCode : sintLit(formatMax, outBits);
+    SInt low = clampsAtZero ? zeroPointNow : sintLit(formatMin, outBits);
+    SInt upper = activation == PpmConfig.Activation.RELU6 ? delayed("sixCode", sixCode, stages - 1)
+        : sintLit(formatMax, outBits);
     q.set(regNext("clamped", FixedPointHw.clamp(withZero, low, upper)));
   }
 
@@ -94,7 +107,7 @@ public final class RequantUnit extends HwModule {
    * 16-bit halves of {@code biased} by the 8-bit slices (eight 16×8 products, whose halves are
    * joined in the first level).
    */
-  private List<SInt> multiplyInHalves(SInt biased) {
+  private List<SInt> multiplyInHalves(SInt biased, UInt multiplier) {
     int sliceBits = stages == 6 ? 16 : 8;
     int slices = 32 / sliceBits;
     List<SInt> level = new ArrayList<>();
@@ -128,8 +141,17 @@ public final class RequantUnit extends HwModule {
     return level;
   }
 
+  /** {@code value} delayed {@code cycles} registers when {@link #streamed}, else itself. */
+  private <T extends org.llmnpu.hdl.HwValue> T delayed(String name, T value, int cycles) {
+    T v = value;
+    for (int i = 1; streamed && i <= cycles; i++) {
+      v = regNext(name + "_d" + i, v);
+    }
+    return v;
+  }
+
   @Override
   public String moduleName() {
-    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase() + "_r" + stages;
+    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase() + "_r" + stages + (streamed ? "_s" : "");
   }
 }

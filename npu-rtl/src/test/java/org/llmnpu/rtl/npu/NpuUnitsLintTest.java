@@ -22,7 +22,7 @@ import org.llmnpu.hdl.gen.Params;
  */
 class NpuUnitsLintTest {
   static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
-      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx");
+      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm");
 
   private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
       NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
@@ -32,7 +32,7 @@ class NpuUnitsLintTest {
   void everyUnitIsLintCleanAlone() {
     for (NpuConfig c : CONFIGS) {
       for (var unit : List.of(new NpuCounters(c), new NpuWatchdog(c), new NpuSnapshot(c), new NpuScratchpad(c),
-          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c))) {
+          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c), NpuPpm.module(c))) {
         DesignAssertions.assertLintClean(unit, false);
       }
     }

@@ -13,6 +13,7 @@ import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.estimate.CycleEstimate;
 import org.llmnpu.sw.estimate.CycleEstimator;
+import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.estimate.ModelShapes;
 import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.WeightFormats;
@@ -31,8 +32,8 @@ import org.llmnpu.sw.lower.WeightFormats;
  * @param notes   what the figures assume, for the reader
  */
 public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fusion, Energy energy, List<String> notes) {
-  /** Allowed {@code --fusion} values; only {@code none} is built. */
-  public static final List<String> FUSIONS = List.of("none", "full");
+  /** Allowed {@code --fusion} values ({@link Fusion}). */
+  public static final List<String> FUSIONS = Fusion.NAMES;
   /** Allowed {@code --node} values (nm). */
   public static final List<Integer> NODES = List.of(180, 45, 7);
 
@@ -48,7 +49,8 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
    * @param config       a file overriding the preset's fields, or null
    * @param promptLen    prompt tokens
    * @param quant        block weight format ({@link CycleEstimator#QUANTS})
-   * @param fusion       {@code none} or {@code full} (refused: not built yet)
+   * @param fusion       {@code none}, {@code vertical} or {@code full} ({@link Fusion}; a level the NPU cannot run is
+   *                     refused, naming the missing capability)
    * @param bandwidthGbs external-memory bandwidth replacing the target's, or null
    * @param energyTable  an {@code energy.json} of {@code npu report energy}, or null for no energy
    * @param nodeNm       process node of the energy figures: 180, 45 or 7
@@ -67,14 +69,7 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
    * @throws IllegalArgumentException naming the option and what it allows
    */
   public static NpuEstimate run(Options o) {
-    if (!FUSIONS.contains(o.fusion())) {
-      throw new IllegalArgumentException("--fusion: '" + o.fusion() + "' is not allowed; allowed: "
-          + String.join(", ", FUSIONS));
-    }
-    if (o.fusion().equals("full")) {
-      throw new IllegalArgumentException("--fusion full: the fused lowering (issue 32) is not built yet, so there is "
-          + "no program to cost; today's lowering is --fusion none");
-    }
+    Fusion fusion = Fusion.parse(o.fusion());
     if (!NODES.contains(o.nodeNm())) {
       throw new IllegalArgumentException("--node: " + o.nodeNm() + " is not allowed; allowed: 180, 45, 7 (nm)");
     }
@@ -87,7 +82,7 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     }
     List<String> notes = new ArrayList<>();
     target = withUnitsFor(target, o.quant(), notes);
-    CycleEstimate c = CycleEstimator.estimate(shape, target.npu().machine(), o.quant(), o.promptLen());
+    CycleEstimate c = CycleEstimator.estimate(shape, target.npu().machine(), o.quant(), o.promptLen(), fusion);
     notes.add(0, "staging: " + c.staging().meaning + (c.stagingReason().isEmpty() ? "" : ", because "
         + c.stagingReason()));
     Energy energy = null;

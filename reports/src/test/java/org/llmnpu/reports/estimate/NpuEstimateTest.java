@@ -140,11 +140,11 @@ class NpuEstimateTest {
   @Test
   void badOptionsAreRefusedNamingTheOptionAndTheAllowedValues(@TempDir Path dir) throws Exception {
     String fusion = assertThrows(IllegalArgumentException.class, () -> NpuEstimate.run(
-        new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "int8", "full", null, null, 7))).getMessage();
-    assertTrue(fusion.startsWith("--fusion full") && fusion.contains("not built yet"), fusion);
+        new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "mxfp8", "full", null, null, 7))).getMessage();
+    assertTrue(fusion.startsWith("--fusion full needs MX element decoding on the weight stream"), fusion);
     String fusion2 = assertThrows(IllegalArgumentException.class, () -> NpuEstimate.run(
         new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "int8", "some", null, null, 7))).getMessage();
-    assertTrue(fusion2.contains("allowed: none, full"), fusion2);
+    assertTrue(fusion2.contains("allowed: none, vertical, full"), fusion2);
     String node = assertThrows(IllegalArgumentException.class, () -> NpuEstimate.run(
         new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "int8", "none", null, null, 28))).getMessage();
     assertTrue(node.startsWith("--node") && node.contains("180, 45, 7"), node);

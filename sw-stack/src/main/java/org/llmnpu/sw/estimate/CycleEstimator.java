@@ -4,6 +4,7 @@ import java.util.List;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.lower.DecoderLowering;
+import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
@@ -54,7 +55,17 @@ public final class CycleEstimator {
    * @throws IllegalArgumentException naming the option ({@code --quant}, {@code --prompt-len}) and allowed values
    */
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen) {
+    return estimate(shape, p, quant, promptLen, Fusion.NONE);
+  }
+
+  /**
+   * As above for programs lowered at fusion level {@code fusion}: refused (naming {@code --fusion} and the NPU
+   * capability) when the NPU does not execute the level's commands.
+   */
+  public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
+                                       Fusion fusion) {
     check(shape.config(), p, quant, promptLen);
+    fusion.requireSupported(p, WeightFormats.bits(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant));
     ModelConfig c = shape.config();
     int maxContext = promptLen + 1;
     Layout layout = loweringLayout(c, p, quant, promptLen);
@@ -64,7 +75,8 @@ public final class CycleEstimator {
       block = Math.min(p.maxM(), promptLen);
     }
     PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
-        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant));
+        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
+        fusion);
     PhaseCost prefill = cost.step(promptLen, 0, c.layers());
     PhaseCost decode = cost.step(1, promptLen, c.layers());
     return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode);

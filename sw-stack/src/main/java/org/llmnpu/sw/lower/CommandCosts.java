@@ -140,6 +140,25 @@ abstract class CommandCosts {
     }
   }
 
+  /**
+   * A GEMM whose W streams from memory ({@code gemm wStream=1}; {@code int4}: {@code wInt4=1}; {@code sparse}: 2:4
+   * value rows and packed positions, {@code npu-isa StreamedWeights}).
+   */
+  final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse) {
+    command(false);
+    long values = sparse ? 2L * ((k + 3) / 4) : k;
+    long rows = sparse ? values + (values + 3) / 4 : k;
+    add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
+    add(Counter.DENSE_MACS, (long) m * k * n);
+    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
+    long rowBytes = int4 ? (n + 1L) / 2 : n;
+    add(Counter.EXT_READ_BEATS, (rowBytes + line - 1) / line * rows);
+    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
+    add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, 0, 0);
+  }
+
   final void gemm(int m, int k, int n, boolean sparse) {
     command(false);
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;

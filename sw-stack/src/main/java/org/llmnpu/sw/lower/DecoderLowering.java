@@ -48,14 +48,25 @@ public final class DecoderLowering {
   private final AttentionLowering attention;
   private final FeedForwardLowering feedForward;
   private final LmHeadLowering lmHead;
+  private final Fusion fusion;
 
   /**
    * @param pool places a DSP program in external memory and returns its address (the same program
    *             may be placed once and run many times)
    */
   public DecoderLowering(LoweredModel model, int blockMax, ToLongFunction<DspProgram> pool) {
-    this.l = new LoweringLayout(model, blockMax);
-    this.e = new LoweringEmitter(l, pool);
+    this(model, blockMax, pool, Fusion.NONE);
+  }
+
+  /**
+   * As above at fusion level {@code fusion}: refused, naming {@code --fusion} and the NPU capability, when the NPU
+   * does not execute the level's commands ({@link Fusion#requireSupported}).
+   */
+  public DecoderLowering(LoweredModel model, int blockMax, ToLongFunction<DspProgram> pool, Fusion fusion) {
+    fusion.requireSupported(model.machine(), model.bits, model.sparsity, model.mxFormat);
+    this.fusion = fusion;
+    this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
+    this.e = new LoweringEmitter(l, pool, fusion);
     this.attention = new AttentionLowering(e);
     this.feedForward = new FeedForwardLowering(e);
     this.lmHead = new LmHeadLowering(e);
@@ -68,14 +79,19 @@ public final class DecoderLowering {
   public static int largestBlock(LoweredModel model, int upTo) {
     for (int block = Math.min(upTo, model.machine().maxM()); block > 1; block--) {
       try {
-        new LoweringLayout(model, block);
+        new LoweringLayout(model, block, false);
         return block;
       } catch (IllegalArgumentException e) {
         // try a smaller block
       }
     }
-    new LoweringLayout(model, 1);
+    new LoweringLayout(model, 1, false);
     return 1;
+  }
+
+  /** The fusion level of the programs. */
+  public Fusion fusion() {
+    return fusion;
   }
 
   /** Scratchpad bytes the lowering uses. */
@@ -94,6 +110,24 @@ public final class DecoderLowering {
    * only the last token's, to row 0.
    */
   public Program step(int[] tokens, int pos0, boolean allLogits) {
+    Program.Builder program = Program.builder();
+    emit(tokens, pos0, allLogits, CommandStream.program(program));
+    return program.build();
+  }
+
+  /**
+   * The commands of {@link #step} handed to {@code sink} in program order (the program builder's and the cost
+   * model's common stream).
+   */
+  void emit(int[] tokens, int pos0, boolean allLogits, CommandSink sink) {
+    emit(tokens, pos0, allLogits, sink, l.c.layers());
+  }
+
+  /**
+   * As above with only the first {@code layers} layers of each block (the cost model's scaled estimate: layers are
+   * identical in shape); the sink hears where each layer starts and ends.
+   */
+  void emit(int[] tokens, int pos0, boolean allLogits, CommandSink sink, int layers) {
     LoweredModel m = l.m;
     if (tokens.length < 1 || tokens.length > m.maxStepTokens) {
       throw new IllegalArgumentException("a step takes 1.." + m.maxStepTokens + " tokens, got " + tokens.length);
@@ -107,7 +141,7 @@ public final class DecoderLowering {
         throw new IllegalArgumentException("token " + t + " is outside the vocabulary 0.." + (l.c.vocabSize() - 1));
       }
     }
-    Program.Builder b = Program.builder();
+    CommandStream b = new CommandStream(sink);
     e.b = b;
     b.dspTab(m.tables);
     b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());
@@ -123,14 +157,13 @@ public final class DecoderLowering {
         want[t] = allLogits || i == tokens.length - 1;
         row[t] = allLogits ? i : 0;
       }
-      block(block, pos0 + start, want, row);
+      block(block, pos0 + start, want, row, layers);
     }
     b.halt();
     e.b = null;
-    return b.build();
   }
 
-  private void block(int[] tokens, int pos, boolean[] want, int[] logitRow) {
+  private void block(int[] tokens, int pos, boolean[] want, int[] logitRow, int layers) {
     LoweredModel m = l.m;
     int n = tokens.length;
     var b = e.b;
@@ -138,7 +171,8 @@ public final class DecoderLowering {
       b.load(m.embedding + (long) tokens[t] * m.embeddingStride, l.line, l.sXR + (long) t * l.xrStride, l.line,
           2L * l.c.dim(), 1);
     }
-    for (int layer = 0; layer < l.c.layers(); layer++) {
+    for (int layer = 0; layer < layers; layer++) {
+      b.layerStart(layer);
       b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.layerVectorElems, 1);
       e.vecIn(m.vG1, l.c.dim(), l.rG1);
       e.vecIn(m.vG2, l.c.dim(), l.rG2);
@@ -149,6 +183,7 @@ public final class DecoderLowering {
       scalesIn(m.vW2, l.c.hiddenDim(), l.c.dim(), l.rWs2);
       attention.emit(layer, n, pos);
       feedForward.emit(layer, n);
+      b.layerEnd(layer);
     }
     lmHead.emit(n, want, logitRow);
   }

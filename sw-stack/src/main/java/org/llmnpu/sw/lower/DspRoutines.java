@@ -75,12 +75,72 @@ final class DspRoutines {
     return r;
   }
 
+  /**
+   * Programs already compiled, by routine and operands: a step runs the same few hundred programs thousands of
+   * times (every layer, token and head), and a program depends on its operands only.
+   */
+  private final java.util.Map<List<Object>, Object> compiled = new java.util.HashMap<>();
+
+  @SuppressWarnings("unchecked")
+  private <T> T memo(List<Object> key, java.util.function.Supplier<T> compile) {
+    Object hit = compiled.get(key);
+    if (hit == null) {
+      hit = compile.get();
+      compiled.put(key, hit);
+    }
+    return (T) hit;
+  }
+
+  private static List<Integer> boxed(int[] values) {
+    return java.util.Arrays.stream(values).boxed().toList();
+  }
+
+  /** A compiled kernel whose inputs start at {@code in[i]} and outputs at {@code out[i]}. */
+  DspProgram kernel(DspKernel kernel, int len, int[] in, int[] out) {
+    return memo(List.of("kernel", kernel, len, boxed(in), boxed(out)), () -> compileKernel(kernel, len, in, out));
+  }
+
+  /** Dynamic INT8 quantization of one to three vectors in one run ({@link DspQuantizer}): the results of separate runs. */
+  DspProgram quantize(List<DspQuantizer.Vector> vectors) {
+    return memo(List.of("quantize", List.copyOf(vectors)), () -> compileQuantize(vectors));
+  }
+
+  /** The runs of {@code programs}: merged programs where they differ only in their rows ({@link DspMerge}). */
+  List<DspProgram> merged(List<DspProgram> programs) {
+    return memo(List.of("merged", List.copyOf(programs)), () -> compileMerged(programs));
+  }
+
+  /**
+   * As {@link #merged}, for compiled kernels: each straight-line first, its registers reallocated to as few as
+   * its live values need ({@link DspMerge#compact}), so that copies fit; as they are when one has a loop.
+   */
+  List<DspProgram> mergedKernels(List<DspProgram> programs) {
+    return memo(List.of("mergedKernels", List.copyOf(programs)), () -> compileMergedKernels(programs));
+  }
+
+  /** See the class comment: {@code y = ((a·s)·v)·c + r}, each operand optional (negative row, null constant). */
+  DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
+    return memo(java.util.Arrays.asList("scale", in, len, scaleRow, vec, c, res, out),
+        () -> compileScale(in, len, scaleRow, vec, c, res, out));
+  }
+
+  /** See the class comment. */
+  DspProgram scatter(int in, int heads, int half, int out) {
+    return memo(List.of("scatter", in, heads, half, out), () -> compileScatter(in, heads, half, out));
+  }
+
+  /** See the class comment. */
+  DspProgram sumPartials(int in, int parts, int partRows, int len, int scales, int out) {
+    return memo(List.of("sumPartials", in, parts, partRows, len, scales, out),
+        () -> compileSumPartials(in, parts, partRows, len, scales, out));
+  }
+
   int rows(int elements) {
     return (elements + lanes - 1) / lanes;
   }
 
   /** A compiled kernel whose inputs start at {@code in[i]} and outputs at {@code out[i]}. */
-  DspProgram kernel(DspKernel kernel, int len, int[] in, int[] out) {
+  private DspProgram compileKernel(DspKernel kernel, int len, int[] in, int[] out) {
     DspProgram p = DspKernels.compile(kernel, len, lanes, eps, DspMath.DEFAULT, options);
     DspLayout layout = new DspLayout(kernel, len, lanes);
     List<DspInstruction> code = new ArrayList<>();
@@ -121,7 +181,7 @@ final class DspRoutines {
   }
 
   /** Dynamic INT8 quantization of one to three vectors in one run ({@link DspQuantizer}): the results of separate runs. */
-  DspProgram quantize(List<DspQuantizer.Vector> vectors) {
+  private DspProgram compileQuantize(List<DspQuantizer.Vector> vectors) {
     return new DspQuantizer(this, lanes).program(vectors);
   }
 
@@ -142,7 +202,7 @@ final class DspRoutines {
   }
 
   /** The runs of {@code programs}: merged programs where they differ only in their rows ({@link DspMerge}). */
-  List<DspProgram> merged(List<DspProgram> programs) {
+  private List<DspProgram> compileMerged(List<DspProgram> programs) {
     return DspMerge.mergeRuns(programs, programDepth);
   }
 
@@ -150,7 +210,7 @@ final class DspRoutines {
    * As {@link #merged}, for compiled kernels: each straight-line first, its registers reallocated to as few as
    * its live values need ({@link DspMerge#compact}), so that copies fit; as they are when one has a loop.
    */
-  List<DspProgram> mergedKernels(List<DspProgram> programs) {
+  private List<DspProgram> compileMergedKernels(List<DspProgram> programs) {
     List<DspProgram> compact = new ArrayList<>();
     for (DspProgram p : programs) {
       DspProgram c = DspMerge.compact(p);
@@ -188,7 +248,7 @@ final class DspRoutines {
    * {@code scaleRow} (lane by lane, a broadcast value), each of scaleRow, vec, res is skipped when
    * negative and c when it is {@code null}.
    */
-  DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
+  private DspProgram compileScale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
     DspAssembler a = new DspAssembler();
     final int k = 1;
     final int s = 2;
@@ -226,7 +286,7 @@ final class DspRoutines {
    * then odds, each {@code heads·half} elements from row {@code in}) to lanes 0.. of rows
    * {@code out + part·heads + h}. Needs {@code lanes} to be a multiple of {@code half}.
    */
-  DspProgram scatter(int in, int heads, int half, int out) {
+  private DspProgram compileScatter(int in, int heads, int half, int out) {
     if (lanes % half != 0) {
       throw new IllegalArgumentException("head half-dimension " + half + " must divide the DSP lanes " + lanes);
     }
@@ -256,7 +316,7 @@ final class DspRoutines {
    * products when {@code scales} is negative); FP32 accumulation (WIDEN, MUL32, ADD32), one
    * rounding to FP16 (NARROW by 2^0); only lanes below {@code len} are written.
    */
-  DspProgram sumPartials(int in, int parts, int partRows, int len, int scales, int out) {
+  private DspProgram compileSumPartials(int in, int parts, int partRows, int len, int scales, int out) {
     DspAssembler a = new DspAssembler();
     final int zero = 1;
     final int acc = 2;

@@ -56,14 +56,26 @@ public final class IntegerPathAccuracy {
     return evaluate(weights, WeightFormats.lower(weights, format, machine, length, length), count, length, seed);
   }
 
+  /** As above with the programs lowered at fusion level {@code fusion}. */
+  public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
+                                         int length, long seed, Fusion fusion) {
+    return evaluate(weights, WeightFormats.lower(weights, format, machine, length, length), count, length, seed,
+        fusion);
+  }
+
   private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed) {
+    return evaluate(weights, model, count, length, seed, Fusion.NONE);
+  }
+
+  private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed,
+                                          Fusion fusion) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
-      NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN);
+      NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN, fusion);
       float[][] got = decoder.prefill(sequences[s], true).logits();
       for (int i = 0; i < length; i++) {
         reference[s * length + i] = ref[i];

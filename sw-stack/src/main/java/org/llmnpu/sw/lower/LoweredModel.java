@@ -150,7 +150,21 @@ public final class LoweredModel {
    */
   public LoweredModel(ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens, int weightBits,
                       int weightGroup, int sparsity, int mxFormat) {
-    this.c = weights.config();
+    this(weights.config(), weights, machine, maxContext, maxStepTokens, weightBits, weightGroup, sparsity, mxFormat);
+  }
+
+  /**
+   * The layout alone (every address and shape, no memory image): what the lowering needs to emit a step's commands
+   * for the cost model ({@link PhaseCostModel}), for a model of shape {@code c} whose weights are not at hand.
+   */
+  static LoweredModel layoutOnly(ModelConfig c, MachineParams machine, int maxContext, int maxStepTokens,
+                                 int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    return new LoweredModel(c, null, machine, maxContext, maxStepTokens, weightBits, weightGroup, sparsity, mxFormat);
+  }
+
+  private LoweredModel(ModelConfig c, ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens,
+                       int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    this.c = c;
     if (mxFormat >= 0 && sparsity != Command.DENSE) {
       throw new IllegalArgumentException("MX weights are dense, got sparsity " + sparsity);
     }
@@ -248,6 +262,12 @@ public final class LoweredModel {
       wO[l] = alloc("layers[" + l + "].wo", matrixBytes(oK, c.dim()));
       w13[l] = alloc("layers[" + l + "].w13", matrixBytes(c.dim(), w13N));
       w2[l] = alloc("layers[" + l + "].w2", matrixBytes(c.hiddenDim(), c.dim()));
+      if (sparsity == Command.S2_4) {
+        streamedCopy(wQkv[l], "layers[" + l + "].wqkv streamed", c.dim(), qkvN);
+        streamedCopy(wO[l], "layers[" + l + "].wo streamed", oK, c.dim());
+        streamedCopy(w13[l], "layers[" + l + "].w13 streamed", c.dim(), w13N);
+        streamedCopy(w2[l], "layers[" + l + "].w2 streamed", c.hiddenDim(), c.dim());
+      }
     }
     finalVectors = alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
     lmHead = alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
@@ -262,8 +282,45 @@ public final class LoweredModel {
       throw new IllegalArgumentException("the model needs " + dspPool + " bytes of external memory but the NPU has "
           + machine.extMemBytes());
     }
-    image = new byte[(int) machine.extMemBytes()];
-    new WeightImage(this, image).write(weights);
+    if (weights == null) {
+      image = null;
+    } else {
+      image = new byte[(int) machine.extMemBytes()];
+      new WeightImage(this, image).write(weights);
+    }
+  }
+
+  /** Where the streamed layout of each 2:4 block weight lives, by the address of its staged layout. */
+  private final Map<Long, Long> streamed = new java.util.HashMap<>();
+
+  private void streamedCopy(long staged, String name, int k, int n) {
+    streamed.put(staged, alloc(name, streamedSparseOffset(k, n, split(k).count())));
+  }
+
+  /**
+   * The streamed layout ({@code gemm wStream=1} with 2:4, {@code npu-isa StreamedWeights}) of the 2:4 block weight
+   * whose staged layout is at {@code staged}: per K chunk its {@code V} value rows, then {@code ceil(V/4)} metadata
+   * rows of four 2-bit positions a byte (value row {@code 4q + i} in bits {@code 2i}), all of {@link #extStride}
+   * bytes, chunk after chunk ({@link #streamedSparseOffset}). Written beside the staged layout, which
+   * {@code load}/{@code load4} read.
+   */
+  long streamedSparse(long staged) {
+    Long at = streamed.get(staged);
+    if (at == null) {
+      throw new IllegalStateException("no streamed 2:4 layout for the weight at " + staged);
+    }
+    return at;
+  }
+
+  /** Bytes from a streamed 2:4 weight's start to its K chunk {@code chunk} (K×N, chunks of {@link #split}). */
+  long streamedSparseOffset(int k, int n, int chunk) {
+    KSplit ks = split(k);
+    long rows = 0;
+    for (int c = 0; c < chunk; c++) {
+      int v = SparseRows.values(ks.length(c));
+      rows += v + (v + 3) / 4;
+    }
+    return rows * extStride(n);
   }
 
   /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */
@@ -279,7 +336,8 @@ public final class LoweredModel {
   private long alloc(String name, long bytes) {
     long at = next;
     regions.put(at, name);
-    next = at + roundUp(bytes, 32);
+    // regions start line-aligned (DMA and streamed GEMM operands), at least every 32 bytes (a command)
+    next = at + roundUp(bytes, Math.max(32, line));
     return at;
   }
 
@@ -350,6 +408,9 @@ public final class LoweredModel {
 
   /** A fresh copy of the memory image (weights, tables, empty cache). */
   public byte[] image() {
+    if (image == null) {
+      throw new IllegalStateException("a layout without weights has no memory image");
+    }
     return image.clone();
   }
 

@@ -2,7 +2,6 @@ package org.llmnpu.sw.lower;
 
 import java.util.function.ToLongFunction;
 import org.llmnpu.isa.Command;
-import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -15,16 +14,23 @@ import org.llmnpu.numerics.fp16.Fp16;
 final class LoweringEmitter {
   final LoweringLayout l;
   private final ToLongFunction<DspProgram> pool;
-  Program.Builder b;
+  CommandStream b;
   private int wStride;
   /** The K chunks of the staged weight's GEMM. */
   private KSplit split;
   /** The N:M mode of the staged weight's GEMMs. */
   private int sparsity;
+  /** Weights streamed from memory into the array ({@code gemm wStream=1}) instead of staged in sWT. */
+  private final boolean stream;
+  /** The streamed weight: its memory address, and whether its rows hold INT4 pairs ({@code wInt4=1}). */
+  private long streamed;
+  private boolean streamedInt4;
+  private int streamedK;
 
-  LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool) {
+  LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
     this.l = layout;
     this.pool = pool;
+    this.stream = fusion != Fusion.NONE;
   }
 
   void run(DspProgram program) {
@@ -32,7 +38,7 @@ final class LoweringEmitter {
       throw new IllegalArgumentException("DSP program '" + program.name() + "' has " + program.size()
           + " instructions but the DSP's program memory holds " + l.p.dsp().programDepth());
     }
-    b.dspRun(pool.applyAsLong(program), program.size());
+    b.dspRun(pool.applyAsLong(program), program);
   }
 
   static short half(double v) {
@@ -72,7 +78,14 @@ final class LoweringEmitter {
     sparsity = l.m.sparsity;
     wStride = l.m.spadStride(n);
     int es = l.m.extStride(n);
-    if (l.m.mxFormat >= 0) {
+    if (stream) {
+      // streamed by the GEMMs themselves: the rows stay in memory (INT8, INT4 pairs for wInt4, 2:4 value rows and
+      // packed positions per chunk)
+      streamed = sparsity == Command.S2_4 ? l.m.streamedSparse(ext) : ext;
+      streamedK = k;
+      streamedInt4 = l.m.bits == 4;
+      wStride = es;
+    } else if (l.m.mxFormat >= 0) {
       b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
     } else if (l.m.bits == 4) {
       b.load4(ext, es, l.sWT, wStride, es, k);
@@ -95,7 +108,13 @@ final class LoweringEmitter {
     split = l.split(k);
     sparsity = Command.DENSE;
     wStride = LoweredModel.roundUp(n, l.line);
-    b.load(ext, wStride, l.sWT, wStride, wStride, k);
+    if (stream) {
+      streamed = ext;
+      streamedInt4 = false;
+      sparsity = Command.DENSE;
+    } else {
+      b.load(ext, wStride, l.sWT, wStride, wStride, k);
+    }
   }
 
   /**
@@ -107,18 +126,33 @@ final class LoweringEmitter {
     if (split.k() != k) {
       throw new IllegalStateException("GEMM K " + k + " is not the staged weight's K " + split.k());
     }
-    int tile = l.p.maxN() / l.line * l.line;
-    if (tile < 1) {
-      tile = l.p.maxN();
-    }
+    int tile = streamTile();
     for (int c = 0; c < split.count(); c++) {
       int k0 = split.start(c);
       for (int n0 = 0; n0 < n; n0 += tile) {
         int nn = Math.min(tile, n - n0);
-        b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride,
-            l.sY + c * l.yChunkBytes + 4L * n0, l.yStride, sparsity);
+        long y = l.sY + c * l.yChunkBytes + 4L * n0;
+        if (stream) {
+          long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c) : (long) k0 * wStride;
+          long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
+          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
+              sparsity, 0, 1, streamedInt4 ? 1 : 0, 0));
+        } else {
+          b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
+              l.yStride, sparsity);
+        }
       }
     }
+  }
+
+  /**
+   * Columns per GEMM: maxN in whole lines (the W tile's start stays line-aligned), for streamed INT4 rows in whole
+   * pairs of lines (its byte offset n0/2 too).
+   */
+  private int streamTile() {
+    int unit = stream && streamedInt4 ? 2 * l.line : l.line;
+    int tile = l.p.maxN() / unit * unit;
+    return tile < 1 ? l.p.maxN() : tile;
   }
 
   /**

@@ -99,7 +99,11 @@ final class LoweringLayout {
   final long ysChunkBytes;
   final long yoChunkBytes;
 
-  LoweringLayout(LoweredModel model, int blockMax) {
+  /**
+   * @param streamed the block weights and the LM head stream from memory into the array ({@code gemm wStream=1}):
+   *                 no weight staging region
+   */
+  LoweringLayout(LoweredModel model, int blockMax, boolean streamed) {
     this.m = model;
     this.c = model.config();
     this.p = model.machine();
@@ -154,7 +158,7 @@ final class LoweringLayout {
         (long) m.weightRows(m.oK) * m.spadStride(c.dim())), Math.max((long) m.weightRows(c.dim()) * m.spadStride(m.w13N),
         Math.max((long) m.weightRows(c.hiddenDim()) * m.spadStride(c.dim()),
             (long) c.dim() * LoweredModel.roundUp(c.vocabSize(), line))));
-    sWT = spad(wt);
+    sWT = spad(streamed ? 0 : wt);
     yStride = LoweredModel.roundUp(4L * Math.max(Math.max(m.qkvN, m.w13N), c.vocabSize()), line);
     yChunkBytes = (long) blockMax * yStride;
     sY = spad(yChunkBytes * chunks);

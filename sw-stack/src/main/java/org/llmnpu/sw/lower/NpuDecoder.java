@@ -43,11 +43,16 @@ public final class NpuDecoder {
   private int length;
 
   public NpuDecoder(LoweredModel model, int blockMax, NpuEngine engine) {
+    this(model, blockMax, engine, Fusion.NONE);
+  }
+
+  /** A session whose programs are lowered at fusion level {@code fusion} ({@link DecoderLowering}). */
+  public NpuDecoder(LoweredModel model, int blockMax, NpuEngine engine, Fusion fusion) {
     this.model = model;
     this.engine = engine;
     this.image = model.image();
     this.poolNext = model.dspPool;
-    this.lowering = new DecoderLowering(model, blockMax, this::place);
+    this.lowering = new DecoderLowering(model, blockMax, this::place, fusion);
   }
 
   public LoweredModel model() {
@@ -68,9 +73,45 @@ public final class NpuDecoder {
     return image.clone();
   }
 
-  /** Feeds a prompt (the cache must be empty); logits of every token when {@code allLogits}. */
+  /**
+   * Feeds a prompt (the cache must be empty); logits of every token when {@code allLogits}. A prompt longer than the
+   * engine's {@code maxM} is a chunked prefill: chunks of {@code maxM} tokens, each its own program (in blocks of
+   * the lowering's block), each chunk attending to the slots the chunks before it stored; the step's counters are
+   * the sum over the chunks' programs (run one after the other), its commands too.
+   */
   public Step prefill(int[] tokens, boolean allLogits) {
-    return feed(tokens, allLogits, "prefill");
+    int chunk = prefillChunk(model.machine());
+    if (tokens.length <= chunk) {
+      return feed(tokens, allLogits, "prefill");
+    }
+    long[] counters = null;
+    int commands = 0;
+    double lower = 0;
+    double run = 0;
+    java.util.List<float[]> logits = new java.util.ArrayList<>();
+    for (int start = 0; start < tokens.length; start += chunk) {
+      int[] part = java.util.Arrays.copyOfRange(tokens, start, Math.min(tokens.length, start + chunk));
+      Step s = feed(part, allLogits, "prefill");
+      if (allLogits || start + part.length == tokens.length) {
+        logits.addAll(java.util.Arrays.asList(s.logits()));
+      }
+      if (counters == null) {
+        counters = s.counters().clone();
+      } else {
+        for (int i = 0; i < counters.length; i++) {
+          counters[i] += s.counters()[i];
+        }
+      }
+      commands += s.commands();
+      lower += s.lowerSeconds();
+      run += s.runSeconds();
+    }
+    return new Step("prefill", tokens.length, logits.toArray(new float[0][]), counters, commands, lower, run);
+  }
+
+  /** Tokens per program of a chunked prefill: the engine's {@code maxM}. */
+  public static int prefillChunk(org.llmnpu.isa.MachineParams machine) {
+    return machine.maxM();
   }
 
   /** Feeds one token at the next position. */

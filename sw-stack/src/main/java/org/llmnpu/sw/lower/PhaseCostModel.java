@@ -7,25 +7,29 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
- * The cycles and DRAM traffic of a step from model shapes alone: the command sequence
- * {@link DecoderLowering} emits (same order, same shapes, the same DSP programs compiled for the
- * shapes) fed to {@code npu-isa}'s {@link CycleModel} command by command, without data. It
- * reproduces the golden simulator's counters of the lowered programs exactly (tests) for every
- * weight format the lowering has: INT8 or INT4 per channel, {@code int4-g32} (a GEMM per group, the
- * scale vectors of every group, the partials' {@code dspin}s and {@code sumPartials} with scales),
- * 2:4-sparse INT8 (per chunk a load of the value rows and a load4 of the packed metadata, sparse
- * GEMMs), and K chunks ({@link KSplit}) of every GEMM whose K exceeds maxK (block weights, LM head,
- * scores, P·V). For shapes the lowering cannot hold (models beyond memory) it extrapolates with two
- * changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of
- * {@code maxN} columns (load tile, GEMM tile) instead of one staging load, and for head dimensions
- * that are a multiple of the line the K cache holds each head contiguous, so the scores GEMV has
- * K = head dim (not kvDim with zero rows).
+ * The cycles and DRAM traffic of a step from model shapes alone.
+ *
+ * <p><b>Exact steps</b> (the lowering's own programs): {@link DecoderLowering} emits the step's commands for the
+ * model's layout without weights ({@link LoweredModel#layoutOnly}) into a {@link CommandCostSink} — the same
+ * command stream its program builder encodes — which times each command on {@code npu-isa}'s {@link CycleModel}
+ * and counts it as the golden simulator does. A command the lowering learns to emit is costed with no second
+ * description of the lowering; the tests hold every counter equal to the golden simulator's for every weight format
+ * (INT8, INT4 per channel, {@code int4-g32}, {@code s2_4}, MX), K chunks, fusion levels ({@link Fusion}: streamed
+ * weights) and a chunked prefill (a prompt longer than maxM: one program per chunk, {@link NpuDecoder#prefill}).
+ *
+ * <p><b>Extrapolated steps</b> (shapes the lowering cannot lay out: models beyond the NPU's memory) still walk the
+ * lowering's command order by hand (the methods below), with two changes a larger NPU needs, both stated in the
+ * result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile; with a fusion level,
+ * streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
+ * multiple of the line the K cache holds each head contiguous, so the scores GEMV has K = head dim (not kvDim with
+ * zero rows). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
+ * scratchpad), which would retire this walk.
  *
  * <p>Numbers: every NPU counter ({@link PhaseCost#counter}): the cycle counters from the cycle model, the work
  * counters as the golden simulator counts them (DRAM beats with command and DSP-program fetch, DMA bytes,
  * scratchpad lines, MACs executed — a 2:4 GEMM's {@code M·N·2·ceil(K/4)} — partial-sum write-backs, DSP
- * instructions and elements). A step costs every layer it is asked to ({@link #step}); the DSP programs, which
- * depend on shapes only, are compiled once per shape.
+ * instructions and elements). A step costs every layer it is asked to ({@link #step}: the rest scaled from the last
+ * one costed); DSP programs are compiled once per operands.
  */
 public final class PhaseCostModel extends CommandCosts {
   /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */
@@ -53,6 +57,13 @@ public final class PhaseCostModel extends CommandCosts {
   private final int group;
   private final int sparsity;
   private final int kTile;
+  private final boolean extrapolate;
+  private final int mxFormat;
+  private final Fusion fusion;
+  /** The lowering of the model's layout (no weights), built on the first exact step. */
+  private DecoderLowering lowering;
+  /** Each DSP program's {size, cycles, issued}, shared by the steps. */
+  private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
   /**
    * @param extrapolate false: exactly the lowering's command sequence; true: with the two changes
@@ -71,11 +82,17 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** The lowering of weight format {@code format} ({@link WeightFormats#NAMES}). */
   public static PhaseCostModel forFormat(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format) {
+    return forFormat(c, p, maxContext, blockMax, format, Fusion.NONE);
+  }
+
+  /** The lowering of weight format {@code format} at fusion level {@code fusion}. */
+  public static PhaseCostModel forFormat(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format,
+                                         Fusion fusion) {
     if (!WeightFormats.NAMES.contains(format)) {
       throw new IllegalArgumentException("quant must be one of " + WeightFormats.NAMES + ", got '" + format + "'");
     }
     return new PhaseCostModel(c, p, maxContext, blockMax, false, WeightFormats.bits(format), WeightFormats.group(format),
-        WeightFormats.sparsity(format));
+        WeightFormats.sparsity(format), WeightFormats.mx(format), fusion);
   }
 
   /**
@@ -84,7 +101,22 @@ public final class PhaseCostModel extends CommandCosts {
    */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity) {
+    this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, -1);
+  }
+
+  /** As above with MX block weights of {@code loadmx} format {@code mxFormat} (-1: integer weights). */
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                        int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, Fusion.NONE);
+  }
+
+  /** As above for the programs of fusion level {@code fusion} ({@link DecoderLowering}; exact steps only). */
+  public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                        int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
+    this.fusion = fusion;
+    this.extrapolate = extrapolate;
+    this.mxFormat = mxFormat;
     this.c = c;
     this.bits = weightBits;
     this.group = weightGroup;
@@ -142,6 +174,9 @@ public final class PhaseCostModel extends CommandCosts {
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
    */
   public PhaseCost step(int tokens, int pos0, int costedLayers) {
+    if (!extrapolate) {
+      return lowered(tokens, pos0, costedLayers);
+    }
     reset();
     command(false);
     dspTable(768 / line);
@@ -172,6 +207,36 @@ public final class PhaseCostModel extends CommandCosts {
     command(false);
     PhaseCost end = snapshot();
     return total == null ? end : end.plus(total, 1);
+  }
+
+  /**
+   * The exact step: {@link DecoderLowering} emits the step's commands for the model's layout (token ids do not change
+   * a command) into a {@link CommandCostSink}, the same stream its program builder encodes.
+   */
+  private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
+    if (lowering == null) {
+      LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion);
+    }
+    int chunk = NpuDecoder.prefillChunk(p);
+    if (pos0 == 0 && tokens > chunk) {
+      // a chunked prefill (NpuDecoder#prefill): one program per chunk of maxM tokens
+      PhaseCost total = null;
+      for (int start = 0; start < tokens; start += chunk) {
+        PhaseCost part = program(Math.min(chunk, tokens - start), start, costedLayers);
+        total = total == null ? part : total.plus(part, 1);
+      }
+      return total;
+    }
+    return program(tokens, pos0, costedLayers);
+  }
+
+  private PhaseCost program(int tokens, int pos0, int costedLayers) {
+    CommandCostSink sink = new CommandCostSink(p, programCosts);
+    int layers = Math.max(1, Math.min(costedLayers, c.layers()));
+    sink.scaleLayers(layers, c.layers());
+    lowering.emit(new int[tokens], pos0, false, sink, layers);
+    return sink.cost();
   }
 
   private void layer(int n, int pos) {
@@ -364,6 +429,17 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** As {@link LoweringEmitter#weight} and {@link LoweringEmitter#gemmTiled}: chunks outside, N tiles inside. */
   private void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
+    if (fusion != Fusion.NONE) {
+      // as LoweringEmitter#gemmTiled with streamed weights: chunks outside, N tiles (whole pairs of lines for INT4)
+      int unit = b == 4 ? 2 * line : line;
+      int streamTile = Math.max(unit, p.maxN() / unit * unit);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        for (int n0 = 0; n0 < n; n0 += streamTile) {
+          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse);
+        }
+      }
+      return;
+    }
     int tile = Math.max(line, p.maxN() / line * line);
     if (!stream) {
       weightLoad(k, n, b, ks, sparse);

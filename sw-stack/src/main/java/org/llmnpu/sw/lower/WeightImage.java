@@ -247,6 +247,13 @@ final class WeightImage {
           image[a] = (byte) (col % 2 == 0 ? (image[a] & 0xF0) | pos : (image[a] & 0x0F) | pos << 4);
         }
       }
+      // the streamed layout of the chunk: its value rows, then the positions packed four a byte
+      byte[][] rowsStreamed = org.llmnpu.isa.StreamedWeights.compressPacked(
+          java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
+      long chunkAt = m.streamedSparse(at) + m.streamedSparseOffset(k, n, c);
+      for (int r = 0; r < rowsStreamed.length; r++) {
+        System.arraycopy(rowsStreamed[r], 0, image, (int) (chunkAt + (long) r * stride), n);
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
@@ -27,17 +28,20 @@ class CycleEstimatorTest {
    * with its weights: every counter of the prefill and of the decode step equal (cycles included), for each format.
    */
   @ParameterizedTest
-  @CsvSource({"int8, 12", "int4-g32, 7", "s2_4, 9", "mxfp8, 5"})
-  void stories260KEstimateEqualsTheGoldenCountersOfTheSameProgram(String quant, int promptLen) throws Exception {
+  @CsvSource({"int8, 12, none", "int4-g32, 7, none", "s2_4, 9, none", "mxfp8, 5, none", "int8, 12, vertical",
+      "int4-g32, 7, full"})
+  void stories260KEstimateEqualsTheGoldenCountersOfTheSameProgram(String quant, int promptLen, String level)
+      throws Exception {
     MachineParams npu = NpuTargets.defaultNpu().withUnits(0, false, WeightFormats.sparsity(quant))
         .withMxLoad(WeightFormats.mx(quant) >= 0).withCommandQueueDepth(4);
-    CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("stories260K"), npu, quant, promptLen);
+    Fusion fusion = Fusion.parse(level);
+    CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("stories260K"), npu, quant, promptLen, fusion);
     assertEquals(CycleEstimator.Staging.LOWERING, e.staging());
 
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     assertEquals(w.config(), e.shape().config(), "the preset is the checkpoint's shape");
     LoweredModel model = WeightFormats.lower(w, quant, npu, promptLen + 1, promptLen);
-    NpuDecoder golden = new NpuDecoder(model, e.block(), NpuEngine.GOLDEN);
+    NpuDecoder golden = new NpuDecoder(model, e.block(), NpuEngine.GOLDEN, fusion);
     int[] prompt = new int[promptLen];
     for (int i = 0; i < promptLen; i++) {
       prompt[i] = i == 0 ? 1 : 256 + 7 * i;

@@ -1,0 +1,185 @@
+package org.llmnpu.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.Disassembler;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.Program;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * Streamed weights ({@code gemm wStream=1}, INT8 and {@code wInt4=1}) on the generated NPU: random programs whose
+ * GEMMs take W from the scratchpad or stream it from the memory (in order and overlapped), ragged GEMVs and GEMMs
+ * (K = 172, N = 37, several N tiles and K tiles, M past mTile), under several memory timings: bit-exact with the
+ * golden ISA simulator, every counter equal (cycles to the cycle model's {@code streamedGemm}); and the checks
+ * (an INT4 flag without the stream, W past the memory's end) halt both with the same error.
+ */
+class StreamedGemmCosimTest {
+
+  @ParameterizedTest(name = "latency {0}, {1} B/cycle")
+  @CsvSource({"3, 4", "1, 4", "9, 1", "5, 2"})
+  void randomProgramsWithStreamedWeightsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
+    NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
+    Random r = new Random(latency * 31 + bytesPerCycle);
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (int i = 0; i < 6; i++) {
+        RandomPrograms.Case t = RandomPrograms.generate(c.machine(), r, 1 + r.nextInt(3), i % 2 == 1, true);
+        assertAgrees(rtl, t.image(), t.program(), "program " + i);
+      }
+    }
+  }
+
+  /**
+   * Lone streamed GEMMs of ragged shapes, INT8 and INT4, each followed by a store of its Y, on an 8×8 NPU with
+   * K up to 256, IC accumulation over 2 K tiles and a beat every other cycle.
+   */
+  @Test
+  void raggedStreamedGemmsAreBitExactWithExactCountersAndCycles() {
+    NpuConfig c = new NpuConfig(8, 8, 2, 1, 8, 32, 2, 32, 256, 64, 7, 4, 256, 4, 128, 256, 1L << 16,
+        "systolic", 1, false, false, "dense");
+    Random r = new Random(172);
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      raggedShapes(rtl, r);
+    }
+  }
+
+  private static void raggedShapes(NpuRtl rtl, Random r) {
+    MachineParams p = rtl.config().machine();
+    int[][] shapes = {{1, 172, 37}, {1, 256, 64}, {13, 172, 37}, {20, 7, 9}, {1, 1, 1}, {3, 33, 5}, {32, 100, 17}};
+    for (int[] s : shapes) {
+      for (boolean int4 : new boolean[] {false, true}) {
+        int m = s[0];
+        int k = s[1];
+        int n = s[2];
+        long xStride = GemmCosimFixture.lines(p, k);
+        long yStride = GemmCosimFixture.lines(p, 4L * n);
+        long wStride = GemmCosimFixture.lines(p, int4 ? (n + 1) / 2 : n);
+        long y = m * xStride;
+        Program prog = Program.builder()
+            .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
+            .gemmStreamed(m, k, n, 0, xStride, GemmCosimFixture.EXT_W, wStride, y, yStride, int4)
+            .store(GemmCosimFixture.EXT_Y, yStride, y, yStride, 4L * n, m)
+            .halt().build();
+        byte[] image = new byte[(int) p.extMemBytes()];
+        r.nextBytes(image);
+        ProgramCosim.Outcome o = assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog,
+            m + "x" + k + "x" + n + (int4 ? " INT4" : " INT8"));
+        assertEquals(ErrorCause.NONE, o.golden().error());
+        assertEquals((long) m * k * n, o.rtl().counters().get(Counter.MACS));
+      }
+    }
+  }
+
+  @Test
+  void checksHaltTheNpuAsTheGolden() {
+    NpuConfig c = NpuConfig.small();
+    MachineParams p = c.machine();
+    long end = p.extMemBytes();
+    org.llmnpu.isa.Command.Gemm int4WithoutStream = new org.llmnpu.isa.Command.Gemm(2, 8, 8, 0, 8, 0x100, 8, 0x200,
+        32, 0, 0, 0, 1, 0);
+    org.llmnpu.isa.Command.Gemm pastTheEnd = new org.llmnpu.isa.Command.Gemm(2, 8, 8, 0, 8, end - 7 * 8 - 4, 8,
+        0x200, 32, 0, 0, 1, 0, 0);
+    org.llmnpu.isa.Command.Gemm misaligned = new org.llmnpu.isa.Command.Gemm(2, 8, 8, 0, 8, 0x30002, 8, 0x200, 32,
+        0, 0, 1, 0, 0);
+    org.llmnpu.isa.Command.Gemm sparse = new org.llmnpu.isa.Command.Gemm(2, 8, 8, 0, 8, 0x30000, 8, 0x200, 32,
+        1, 0, 1, 0, 0);
+    Object[][] cases = {{int4WithoutStream, ErrorCause.BAD_SHAPE}, {pastTheEnd, ErrorCause.EXT_ADDRESS},
+        {misaligned, ErrorCause.EXT_ADDRESS}, {sparse, ErrorCause.UNSUPPORTED}};
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (Object[] t : cases) {
+        Program prog = Program.builder().load(0x10000, 8, 0, 8, 8, 2).add((org.llmnpu.isa.Command) t[0]).halt()
+            .build();
+        byte[] image = new byte[(int) p.extMemBytes()];
+        new Random(4).nextBytes(image);
+        ProgramCosim.Outcome o = assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog, t[1].toString());
+        assertEquals(t[1], o.golden().error());
+      }
+    }
+  }
+
+  /**
+   * N:M GEMMs whose W streams as values then packed metadata (random distinct positions per group, random unused
+   * field bits with 4:8), and dense streamed GEMMs (INT8 and INT4) on the same N:M array, ragged shapes.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "sparsity {0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"2:4", "4:8"})
+  void packedNmStreamsAreBitExactWithExactCountersAndCycles(String sparsity) {
+    NpuConfig c = SparseGemmCosimTest.config(sparsity);
+    MachineParams p = c.machine();
+    int mode = c.sparsityCode();
+    int kept = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 4;
+    int group = 2 * kept;
+    int fields = group == 4 ? 4 : 2;
+    Random r = new Random(group);
+    int[][] shapes = {{1, 172, 37}, {5, 7, 6}, {17, 172, 20}, {3, 30, 64}, {1, 1, 1}, {1, 256, 64}};
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (int[] s : shapes) {
+        int m = s[0];
+        int k = s[1];
+        int n = s[2];
+        int groups = (k + group - 1) / group;
+        int values = kept * groups;
+        int metaRows = (values + fields - 1) / fields;
+        long xStride = GemmCosimFixture.lines(p, k);
+        long yStride = GemmCosimFixture.lines(p, 4L * n);
+        long wStride = GemmCosimFixture.lines(p, n) + p.lineBytes() * r.nextInt(2);
+        long y = m * xStride;
+        byte[] image = new byte[(int) p.extMemBytes()];
+        r.nextBytes(image);
+        for (int col = 0; col < n; col++) {
+          for (int g = 0; g < groups; g++) {
+            java.util.List<Integer> pos = new java.util.ArrayList<>();
+            for (int i = 0; i < group; i++) {
+              pos.add(i);
+            }
+            java.util.Collections.shuffle(pos, r);
+            for (int e = 0; e < kept; e++) {
+              int row = g * kept + e;
+              int meta = (int) (GemmCosimFixture.EXT_W + (values + row / fields) * wStride + col);
+              int shift = row % fields * (8 / fields);
+              int mask = ((1 << (8 / fields)) - 1) << shift;
+              image[meta] = (byte) ((image[meta] & ~mask) | ((pos.get(e) | (group == 8 ? r.nextInt(2) << 3 : 0)) << shift));
+            }
+          }
+        }
+        for (int variant = 0; variant < 3; variant++) {
+          boolean nm = variant == 0;
+          boolean int4 = variant == 2;
+          long denseStride = GemmCosimFixture.lines(p, int4 ? (n + 1) / 2 : n);
+          org.llmnpu.isa.Command.Gemm gemm = new org.llmnpu.isa.Command.Gemm(m, k, n, 0, xStride,
+              GemmCosimFixture.EXT_W, nm ? wStride : denseStride, y, yStride, nm ? mode : 0, 0, 1, int4 ? 1 : 0, 0);
+          Program prog = Program.builder()
+              .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
+              .add(gemm)
+              .store(GemmCosimFixture.EXT_Y, yStride, y, yStride, 4L * n, m)
+              .halt().build();
+          ProgramCosim.Outcome o = assertAgrees(rtl, RandomPrograms.place(image.clone(), prog, 0), prog,
+              sparsity + " " + m + "x" + k + "x" + n + (nm ? " N:M" : int4 ? " dense INT4" : " dense INT8"));
+          assertEquals(ErrorCause.NONE, o.golden().error());
+          assertEquals((long) m * n * (nm ? values : k), o.rtl().counters().get(Counter.MACS));
+          long rowsRead = nm ? values + metaRows : k;
+          assertEquals((long) m * k + rowsRead * (int4 ? (n + 1) / 2 : n), o.rtl().counters().get(Counter.DMA_LOAD_BYTES),
+              "X bytes and the streamed W rows");
+        }
+      }
+    }
+  }
+
+  private static ProgramCosim.Outcome assertAgrees(NpuRtl rtl, byte[] image, Program prog, String name) {
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    String what = name + ":\n" + Disassembler.disassemble(prog);
+    assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
+    assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+    return o;
+  }
+}

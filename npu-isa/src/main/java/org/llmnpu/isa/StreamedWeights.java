@@ -1,0 +1,112 @@
+package org.llmnpu.isa;
+
+/**
+ * The W operand of a {@link Command.Gemm} with {@code wStream=1}, read from the external memory, row r at
+ * {@code w + r·wStride}.
+ *
+ * <ul>
+ *   <li>Dense INT8 ({@code wInt4=0}): K rows of N signed bytes.</li>
+ *   <li>Dense INT4 ({@code wInt4=1}): K rows of {@code ceil(N/2)} bytes, entry n in byte {@code n/2}, low nibble
+ *       first, each nibble a signed INT4 (as {@code load4}).</li>
+ *   <li>N:M ({@code E} of {@code G}, INT8 values): the {@code S = E·ceil(K/G)} value rows of the scratchpad layout
+ *       ({@link SparseWeights}), then the metadata <em>packed</em>: {@code ceil(S/P)} rows, {@code P = 8/F} fields of
+ *       {@code F} bits a byte (2:4: four 2-bit fields, 4:8: two 4-bit fields of which the low 3 bits count); field
+ *       i (low bits first) of byte n of metadata row q is the position in its group of value row {@code P·q + i},
+ *       column n. {@code S + ceil(S/P)} rows: 2:4 streams {@code 0.625×} the dense bytes.</li>
+ * </ul>
+ * The NPU streams a row as {@link #beatColumns} beats of one line each; the golden GEMM takes the zero-filled
+ * K×N INT8 matrix.
+ */
+public final class StreamedWeights {
+  private StreamedWeights() {
+  }
+
+  /** Bytes of one streamed W row: N, or {@code ceil(N/2)} with dense INT4 entries. */
+  public static long rowBytes(Command.Gemm g) {
+    return g.int4Weights() ? (g.n() + 1) / 2 : g.n();
+  }
+
+  /** Line beats of one streamed W row: {@code ceil(rowBytes / line)}. */
+  public static long beatColumns(Command.Gemm g, int lineBytes) {
+    return (rowBytes(g) + lineBytes - 1) / lineBytes;
+  }
+
+  /** Metadata fields a packed metadata byte holds: 4 (2:4), 2 (4:8); 1 for a dense GEMM. */
+  public static int fieldsPerByte(Command.Gemm g) {
+    return g.sparsity() == Command.S2_4 ? 4 : g.sparsity() == Command.S4_8 ? 2 : 1;
+  }
+
+  /** Value rows of an N:M W: {@code S = E·ceil(K/G)}; K when dense. */
+  public static long valueRows(Command.Gemm g) {
+    return g.sparsity() == Command.DENSE ? g.k() : g.kept() * ((g.k() + g.group() - 1) / g.group());
+  }
+
+  /** Rows the stream reads: K dense, {@code S + ceil(S/P)} N:M. */
+  public static long rows(Command.Gemm g) {
+    long s = valueRows(g);
+    int fields = fieldsPerByte(g);
+    return g.sparsity() == Command.DENSE ? s : s + (s + fields - 1) / fields;
+  }
+
+  /** The K×N signed INT8 weights the GEMM multiplies by (N:M: zero-filled). */
+  static byte[][] read(byte[] mem, Command.Gemm g) {
+    int k = (int) g.k();
+    int n = (int) g.n();
+    byte[][] w = new byte[k][n];
+    if (g.sparsity() != Command.DENSE) {
+      readSparse(mem, g, w);
+      return w;
+    }
+    for (int i = 0; i < k; i++) {
+      int row = (int) (g.w() + i * g.wStride());
+      if (!g.int4Weights()) {
+        System.arraycopy(mem, row, w[i], 0, n);
+        continue;
+      }
+      for (int j = 0; j < n; j++) {
+        byte b = mem[row + j / 2];
+        w[i][j] = (byte) (j % 2 == 0 ? (b << 28) >> 28 : b >> 4);
+      }
+    }
+    return w;
+  }
+
+  /** Scatters the value rows by their packed positions (a group's positions distinct, as {@link SparseWeights}). */
+  private static void readSparse(byte[] mem, Command.Gemm g, byte[][] w) {
+    long s = valueRows(g);
+    int fields = fieldsPerByte(g);
+    int bits = 8 / fields;
+    for (long r = 0; r < s; r++) {
+      int values = (int) (g.w() + r * g.wStride());
+      int meta = (int) (g.w() + (s + r / fields) * g.wStride());
+      long base = r / g.kept() * g.group();
+      int shift = (int) (r % fields) * bits;
+      for (int col = 0; col < g.n(); col++) {
+        long kk = base + ((mem[meta + col] & 0xFF) >> shift & (g.group() - 1));
+        if (kk < g.k()) {
+          w[(int) kk][col] = mem[values + col];
+        }
+      }
+    }
+  }
+
+  /**
+   * The streamed layout of an N:M-pruned dense W (K×N, at most E non-zeros per group of G rows in each column):
+   * {@link #rows} rows of N bytes, the value rows of {@link SparseWeights#compress} then the packed metadata.
+   */
+  public static byte[][] compressPacked(byte[][] w, int kept, int group) {
+    byte[][] unpacked = SparseWeights.compress(w, kept, group);
+    int s = unpacked.length / 2;
+    int n = w[0].length;
+    int fields = group == 4 ? 4 : 2;
+    int bits = 8 / fields;
+    byte[][] rows = new byte[s + (s + fields - 1) / fields][n];
+    for (int r = 0; r < s; r++) {
+      rows[r] = unpacked[r].clone();
+      for (int col = 0; col < n; col++) {
+        rows[s + r / fields][col] |= (byte) ((unpacked[s + r][col] & (group - 1)) << (r % fields * bits));
+      }
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,193 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwValue;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.rtl.mac.GemmEngine;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+
+/**
+ * The streamed weights of a {@code gemm wStream=1} on an {@link Npu} built for them ({@code NpuConfig.weightStream}):
+ * after the X copy and the engine's start, GEMM_STREAM reads W from the memory column by column — beat {@code
+ * c·K + k} is W row k's line c at {@code w + k·wStride + c·line}, one request a cycle as the memory takes it (INT4:
+ * at most every other cycle, as {@code load4}) — and writes each response straight into the engine's W buffer at
+ * {@code (N tile c, row k)}: an INT8 line as it arrives; an INT4 line's low half unpacked (signed nibbles, low
+ * first) into N tile {@code 2c} as it arrives and its high half into {@code 2c + 1} one cycle later (not past the
+ * last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
+ * {@code wPartialEnd}, {@code wKTiles}), updated with each row's last write, so a pass starts in the cycle after
+ * its last W row was written. The controller takes the next command after the last write. W never touches the
+ * scratchpad. N:M (on an N:M array): a column's beats are its S value rows, written as entry rows with a dummy
+ * index, then its {@code ceil(S/P)} packed metadata rows, each writing the indices of P entry rows at once
+ * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Cycles:
+ * {@code org.llmnpu.isa.CycleModel#streamedGemm}.
+ */
+final class NpuWeightStream {
+  /** The running GEMM streams its W / its W entries are INT4 (set at every GEMM's dispatch). */
+  final Bool streaming;
+  final Bool int4;
+  /** The running GEMM streams an N:M W (values, then packed metadata; only on an N:M array). */
+  final Bool nm;
+  private final UInt valueRows;
+  /** Index fields a packed metadata byte holds on this NPU's N:M array (4 with 2:4, 2 with 4:8; 1 dense). */
+  private final int fields;
+  /** The INT4 high half's write, the cycle after its beat arrived. */
+  private final Bool second;
+  private final UInt heldHigh;
+  private final UInt nTiles;
+  private final UInt fullTiles;
+  private final UInt partialEnd;
+  private final UInt kTilesIn;
+  private final Npu npu;
+  private final Bool inStream;
+  /** An INT4 or INT8 beat arrives for the W buffer / a W row's line is completely written. */
+  final Bool beat;
+  final Bool written;
+
+  NpuWeightStream(Npu npu, Bool inStream) {
+    this.npu = npu;
+    this.inStream = inStream;
+    GemmEngineConfig gc = npu.config().gemm();
+    int line = npu.line;
+    streaming = npu.reg0("wStream_active", bool());
+    int4 = npu.reg0("wStream_int4", bool());
+    boolean sparseArray = npu.config().weightSparsity().sparse();
+    nm = sparseArray ? npu.reg0("wStream_nm", bool()) : boolLit(false);
+    valueRows = npu.reg0("wStream_valueRows", uint(16));
+    fields = !sparseArray ? 1 : npu.config().weightSparsity().group() == 4 ? 4 : 2;
+    nTiles = npu.reg0("wStream_nTiles", uint(16));
+    fullTiles = npu.reg0("wStream_fullTiles", uint(gc.nTileBits() + 1));
+    partialEnd = npu.reg0("wStream_partialEnd", uint(gc.nTileBits() + 1));
+    kTilesIn = npu.reg0("wStream_kTiles", uint(gc.kTileBits() + 1));
+    beat = npu.wireOf("wStream_beat", inStream.and(npu.resp));
+    second = npu.reg0Next("wStream_second", beat.and(int4));
+    heldHigh = npu.reg0("wStream_heldHigh", uint(8 * line));
+    written = npu.wireOf("wStream_written", mux(int4, second, beat));
+  }
+
+  /** This cycle's W entries line (INT8, or an INT4 half unpacked) and whether it writes values / packed indices. */
+  UInt line;
+  Bool valueWrite;
+  Bool metaWrite;
+  /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile outside GEMM_STREAM). */
+  UInt tile;
+  UInt entryRow;
+
+  /** The stream's W buffer writes ({@link #line}, {@link #valueWrite}, …), built before the engine's ports. */
+  void writes() {
+    Walker sp = npu.dma.sp;
+    int lineBytes = npu.line;
+    UInt lineData = npu.mem_resp_data;
+    npu.whenDo(beat.and(int4), () -> heldHigh.set(unpack(lineData, lineBytes / 2, lineBytes)));
+    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, unpack(lineData, 0, lineBytes)));
+    line = npu.wireOf("wStream_line", mux(int4, int4Data, lineData));
+    UInt tileBits = sp.row.resize(17).shiftLeft(1).resize(17);
+    UInt int4Tile = npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
+    tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile, sp.row.resize(17)));
+    Bool highInN = int4Tile.lt(nTiles.resize(17));
+    UInt rowInColumn = sp.beat.resize(16);
+    Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
+    int shift = Integer.numberOfTrailingZeros(fields);
+    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.sub(valueRows).shiftLeft(shift).resize(16),
+        rowInColumn));
+    valueWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)),
+        beat.and(meta.not()))));
+    metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
+  }
+
+  /** The W buffer's write port of the dense engine (the stream's, else the scratchpad copy's) and the scoreboard. */
+  void connect(GemmEngine engine, Bool copyWrite, UInt copyData) {
+    GemmEngineConfig gc = npu.config().gemm();
+    engine.load.wWrite.set(copyWrite.or(valueWrite));
+    engine.load.wAddress.set(NpuGemm.join(tile, gc.nTileBits(), npu.dma.sp.beat, gc.kTileBits() + gc.rowBits()));
+    engine.load.wData.set(mux(inStream, line, copyData));
+    scoreboard(engine);
+  }
+
+  /** The engine's view of which W tiles are in. */
+  void scoreboard(GemmEngine engine) {
+    engine.wFullTiles.set(fullTiles);
+    engine.wPartialEnd.set(partialEnd);
+    engine.wKTiles.set(kTilesIn);
+  }
+
+  /** Statements at a GEMM's dispatch: its mode, and a scoreboard with nothing in (streamed) or everything. */
+  void dispatch() {
+    NpuDecode dec = npu.dec;
+    streaming.set(dec.wStream);
+    int4.set(dec.wStream.and(dec.wInt4));
+    if (fields > 1) {
+      nm.set(dec.wStream.and(dec.sparseGemm));
+    }
+    valueRows.set(dec.wRows.shiftRight(1).resize(16));
+    nTiles.set(dec.nTiles);
+    int bits = fullTiles.width();
+    fullTiles.set(mux(dec.wStream, uintLit(0, bits), uintLit((1L << bits) - 1, bits)));
+    partialEnd.set(mux(dec.wInt4, uintLit(2, bits), uintLit(1, bits)));
+    kTilesIn.set(uintLit(0, kTilesIn.width()));
+  }
+
+  /** Statements of GEMM_START of a streamed GEMM: the walks over W's beats (memory) and their writes. */
+  void begin() {
+    NpuDma dma = npu.dma;
+    NpuDecode dec = npu.dec;
+    UInt w = npu.fetch.words.get(4);
+    dma.ext.begin(w);
+    dma.sp.begin(w);
+    dma.extStride.set(dma.lineConst);
+    dma.extStep.set(dec.wStride);
+    dma.spadStride.set(dma.lineConst);
+    dma.spadStep.set(dma.lineConst);
+    dma.rows.set(dec.wColumns);
+    dma.beats.set(dec.streamRows);
+    dma.remainder.set(dec.wRemainder);
+    npu.state.set(Npu.st(Npu.State.GEMM_STREAM));
+  }
+
+  /** Statements of GEMM_STREAM: a request per accepted beat; per written row line the scoreboard, then the next. */
+  void step() {
+    NpuDma dma = npu.dma;
+    Walker sp = dma.sp;
+    int rowBits = npu.config().gemm().rowBits();
+    int rows = npu.config().rows();
+    npu.whenDo(npu.fire, dma.ext::advance);
+    npu.whenDo(written, () -> {
+      UInt step = mux(int4, uintLit(2, fullTiles.width()), uintLit(1, fullTiles.width()));
+      npu.whenElse(sp.lastInRow(), () -> {
+        fullTiles.set(fullTiles.add(step));
+        partialEnd.set(partialEnd.add(step));
+        kTilesIn.set(uintLit(0, kTilesIn.width()));
+      }, () -> npu.whenDo(sp.beat.lsbs(rowBits).eq(rows - 1).and(nm.not()), () -> kTilesIn.set(kTilesIn.add(1))));
+      sp.advance();
+      npu.whenDo(sp.last(), npu.fetch::next);
+    });
+  }
+
+  /** The stream wants to issue a request this cycle (INT4: not in the cycle after one was accepted). */
+  Bool requests(Bool justFired) {
+    return inStream.and(int4.not().or(justFired.not()));
+  }
+
+  /** The beat of a streamed row's last line column is short (W row bytes not a multiple of the line). */
+  Bool lastColumn() {
+    return npu.dma.sp.row.eq(npu.dma.rows.sub(1));
+  }
+
+  /** INT8 bytes of the signed INT4 nibbles (low nibble first) of bytes {@code from .. from + line/2 − 1}. */
+  private static UInt unpack(UInt data, int from, int line) {
+    List<HwValue> out = new ArrayList<>();
+    for (int i = from; i < from + line / 2; i++) {
+      out.add(data.slice(8 * i + 3, 8 * i).asSInt().resize(8));
+      out.add(data.slice(8 * i + 7, 8 * i + 4).asSInt().resize(8));
+    }
+    return catLsbFirst(out).asUInt();
+  }
+}

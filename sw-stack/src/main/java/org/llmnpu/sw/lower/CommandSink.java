@@ -1,0 +1,25 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * Where the lowering's commands go, in program order: a program builder ({@link CommandStream#program}), or
+ * {@link CommandCostSink}, which times each command with {@code npu-isa}'s cycle model. Both consume the same
+ * stream, so a command the lowering learns to emit is costed without a second description of the lowering.
+ */
+interface CommandSink {
+  /** The next command (every kind but {@code dsprun}). */
+  void command(Command c);
+
+  /** A {@code dsprun} of {@code program}, placed in external memory at {@code address}. */
+  void dspRun(long address, DspProgram program);
+
+  /** The commands of layer {@code layer} of a block start here. */
+  default void layerStart(int layer) {
+  }
+
+  /** The commands of layer {@code layer} of a block end here. */
+  default void layerEnd(int layer) {
+  }
+}

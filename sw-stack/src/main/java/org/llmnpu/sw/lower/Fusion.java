@@ -1,0 +1,103 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.Program;
+
+/**
+ * How much of the paper's fusion the lowering emits ({@code --fusion}):
+ * <ul>
+ *   <li>{@link #NONE}: the lowering as it was before the fused datapath: weights staged in the scratchpad by a DMA
+ *   load and copied into the engine by the GEMM, INT32 results dequantized on the Vector DSP. It already has the
+ *   horizontal fusions that need no new hardware: Q/K/V one GEMM over concatenated weight columns (K and V narrower
+ *   with GQA) and W1|W3 (gate and up) one GEMM ({@link LoweredModel}).</li>
+ *   <li>{@link #VERTICAL}: + weights streamed from memory into the array ({@code gemm wStream=1}, {@code wInt4=1}
+ *   for INT4 weights, packed N:M metadata for 2:4) and the GEMM epilogue through the PPM ({@code ppm=1}).</li>
+ *   <li>{@link #FULL}: + attention without round trips (QKᵀ, scale/mask, SoftMax on the DSP, P·V kept in the
+ *   scratchpad).</li>
+ * </ul>
+ * A level needs the NPU to execute its commands: {@link #requireSupported} asks the golden ISA simulator whether the
+ * NPU runs them (its checks answer {@link ErrorCause#UNSUPPORTED} for a datapath the NPU is built without) and
+ * refuses with the option and the missing capability named, never falling back to a lower level.
+ */
+public enum Fusion {
+  NONE, VERTICAL, FULL;
+
+  /** The {@code --fusion} values. */
+  public static final List<String> NAMES = List.of("none", "vertical", "full");
+
+  /** The option's name for this level. */
+  public String optionValue() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** {@code none}, {@code vertical} or {@code full}; else an error naming {@code --fusion} and the allowed values. */
+  public static Fusion parse(String value) {
+    if (value != null && NAMES.contains(value)) {
+      return valueOf(value.toUpperCase(Locale.ROOT));
+    }
+    throw new IllegalArgumentException("--fusion: '" + value + "' is not allowed; allowed: " + String.join(", ", NAMES));
+  }
+
+  /**
+   * The NPU capabilities the programs of this level need for block weights of {@code bits} bits, N:M mode
+   * {@code sparsity} and MX format {@code mxFormat} (-1: integer) that {@code machine} lacks, each named as the
+   * command operand the golden simulator refuses on it (empty: the NPU runs this level's programs). The lowering
+   * emits streamed GEMMs ({@code wStream=1}, {@code wInt4=1} for INT4) at {@link #VERTICAL} and {@link #FULL}.
+   */
+  public List<String> missingCapabilities(MachineParams machine, int bits, int sparsity, int mxFormat) {
+    List<String> missing = new ArrayList<>();
+    if (this == NONE) {
+      return missing;
+    }
+    int line = machine.lineBytes();
+    if (mxFormat >= 0 && mxFormat != org.llmnpu.isa.MxLoad.INT8) {
+      missing.add("MX element decoding on the weight stream (gemm wStream=1 reads INT8 or INT4 codes; this format's "
+          + "elements are decoded only by loadmx)");
+    }
+    if (!runs(machine, streamed(line, sparsity, 0))) {
+      missing.add(sparsity == Command.DENSE ? "gemm wStream=1 (weights streamed from external memory into the array)"
+          : "gemm wStream=1 with N:M weights (packed metadata on the weight stream)");
+    } else if (bits == 4 && !runs(machine, streamed(line, sparsity, 1))) {
+      missing.add("gemm wStream=1 wInt4=1 (INT4 weights on the stream)");
+    }
+    return missing;
+  }
+
+  /** A streamed GEMM of one line of K and N ({@code wInt4} 0 or 1) for the probe. */
+  private static Command.Gemm streamed(int line, int sparsity, int int4) {
+    return new Command.Gemm(1, line, line, 0, line, 0, line, 2L * line, 4L * line, sparsity, 0, 1, int4, 0);
+  }
+
+  /**
+   * Refuses a level whose programs {@code machine} cannot run: an error naming {@code --fusion}, the level and each
+   * missing capability.
+   */
+  public void requireSupported(MachineParams machine, int bits, int sparsity, int mxFormat) {
+    List<String> missing = missingCapabilities(machine, bits, sparsity, mxFormat);
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException("--fusion " + optionValue() + " needs " + String.join(" and ", missing)
+          + ", which this NPU does not execute (npu-isa answers UNSUPPORTED, or the datapath has no such path); "
+          + "use --fusion none, or an NPU built with the fused datapath");
+    }
+  }
+
+  /** Whether one command runs on {@code p} (with a small memory) without UNSUPPORTED. */
+  private static boolean runs(MachineParams p, Command c) {
+    MachineParams small = new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), 1L << 20, p.mTile(),
+        p.accWidth(), p.icAccumDepth(), p.maxM(), p.maxK(), p.maxN(), p.memLatency(), p.memBytesPerCycle(),
+        p.watchdogCycles(), p.dsp(), p.weightRowsPerCycle(), p.ppmLatency(), p.ppu(), p.sparsity(), p.mxLoad(),
+        p.commandQueueDepth());
+    Program.Builder b = Program.builder();
+    b.add(c).halt();
+    byte[] memory = new byte[(int) small.extMemBytes()];
+    byte[] program = b.build().bytes();
+    System.arraycopy(program, 0, memory, 0, program.length);
+    return IsaSimulator.run(small, memory, 0).error() != ErrorCause.UNSUPPORTED;
+  }
+}

@@ -1,0 +1,39 @@
+package org.llmnpu.sw.bench;
+
+import java.util.Locale;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.Fusion;
+import org.llmnpu.sw.lower.IntegerPathAccuracy;
+import org.llmnpu.sw.lower.NpuTargets;
+import org.llmnpu.sw.lower.WeightFormats;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * The integer path's accuracy against FP32 on held-out sequences sampled from stories260K, per fusion level and
+ * weight format, on the golden simulator: top-1 agreement and KL(FP32 ‖ NPU) over every position (teacher-forced,
+ * one prefill program per sequence with every token's logits). A benchmark (minutes), not a test:
+ * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracyBench [sequences] [length]}.
+ */
+public final class FusionAccuracyBench {
+  private FusionAccuracyBench() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    int count = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+    int length = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    System.out.printf(Locale.ROOT, "held-out: %d sequences x %d tokens (seed 2000000)%n", count, length);
+    System.out.println("| weights | fusion | top-1 agreement | KL (nats) |");
+    System.out.println("|---|---|---:|---:|");
+    for (String format : new String[] {"int8", "int4-g32"}) {
+      MachineParams m = NpuTargets.defaultNpu().withMxLoad(WeightFormats.mx(format) >= 0);
+      for (Fusion f : new Fusion[] {Fusion.NONE, Fusion.VERTICAL, Fusion.FULL}) {
+        LogitComparison c = IntegerPathAccuracy.evaluate(w, format, m, count, length, 2_000_000L, f);
+        System.out.printf(Locale.ROOT, "| %s | %s | %.4f | %.5f |%n", format, f.optionValue(), c.top1Agreement(),
+            c.klDivergence());
+      }
+    }
+  }
+}

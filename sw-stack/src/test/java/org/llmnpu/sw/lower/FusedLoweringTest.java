@@ -1,0 +1,84 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * The fused lowering on stories260K, on the golden ISA simulator: weights streamed into the array give the same
+ * logits bit for bit as the unfused program in fewer cycles (INT8, INT4, int4-g32, MXINT8, 2:4 with packed positions); the cost model follows the stream exactly; a level the
+ * NPU cannot run is refused naming the capability; a prompt longer than maxM is prefilled in chunks.
+ */
+class FusedLoweringTest {
+  private static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
+
+  @ParameterizedTest
+  @CsvSource({"int8, vertical", "int4-g32, vertical", "int4, full", "mxint8, full", "s2_4, vertical"})
+  void streamedWeightsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(String format, String level)
+      throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = (WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
+        : NpuTargets.defaultNpu()).withMxLoad(WeightFormats.mx(format) >= 0);
+    LoweredModel model = WeightFormats.lower(w, format, m, 24, 16);
+    Fusion fusion = Fusion.parse(level);
+    NpuDecoder none = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.NONE);
+    NpuDecoder fused = new NpuDecoder(model, 6, NpuEngine.GOLDEN, fusion);
+    NpuDecoder.Step p0 = none.prefill(PROMPT, false);
+    NpuDecoder.Step p1 = fused.prefill(PROMPT, false);
+    NpuDecoder.Step d0 = none.decode(301);
+    NpuDecoder.Step d1 = fused.decode(301);
+    assertArrayEquals(p0.logits()[0], p1.logits()[0], "prefill logits");
+    assertArrayEquals(d0.logits()[0], d1.logits()[0], "decode logits");
+    assertTrue(d1.counter(Counter.CYCLES) < d0.counter(Counter.CYCLES), d1.counter(Counter.CYCLES) + " vs "
+        + d0.counter(Counter.CYCLES));
+    assertEquals(d0.counter(Counter.MACS), d1.counter(Counter.MACS));
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, fusion);
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, w.config().layers()));
+    PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, w.config().layers()));
+  }
+
+  @Test
+  void aLevelTheNpuCannotRunIsRefusedNamingTheCapability() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    LoweredModel mx = WeightFormats.lower(w, "mxfp8", NpuTargets.defaultNpu().withMxLoad(true), 12, 8);
+    String e = assertThrows(IllegalArgumentException.class,
+        () -> new NpuDecoder(mx, 4, NpuEngine.GOLDEN, Fusion.FULL)).getMessage();
+    assertTrue(e.contains("--fusion full needs MX element decoding on the weight stream"), e);
+    MachineParams fast = NpuTargets.defaultNpu().withWeightRowsPerCycle(4);
+    LoweredModel int8 = WeightFormats.lower(w, "int8", fast, 12, 8);
+    e = assertThrows(IllegalArgumentException.class,
+        () -> new NpuDecoder(int8, 4, NpuEngine.GOLDEN, Fusion.VERTICAL)).getMessage();
+    assertTrue(e.contains("gemm wStream=1 (weights streamed from external memory into the array)"), e);
+    assertEquals("--fusion: 'some' is not allowed; allowed: none, vertical, full",
+        assertThrows(IllegalArgumentException.class, () -> Fusion.parse("some")).getMessage());
+  }
+
+  @Test
+  void aPromptLongerThanMaxMIsPrefilledInChunksAsTheDecodeStepsWouldFeedIt() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 4, 512, 128, 32, 16, 4096);
+    LoweredModel model = WeightFormats.lower(w, "int8", m, 16, 4);
+    int[] prompt = {1, 403, 407, 261, 378, 300, 290, 311, 265, 280};
+    NpuDecoder chunked = new NpuDecoder(model, 4, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder.Step s = chunked.prefill(prompt, false);
+    NpuDecoder oneByOne = new NpuDecoder(model, 4, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder.Step last = null;
+    for (int i = 0; i < prompt.length; i++) {
+      last = i == 0 ? oneByOne.prefill(new int[] {prompt[0]}, false) : oneByOne.decode(prompt[i]);
+    }
+    assertEquals(prompt.length, chunked.length());
+    assertArrayEquals(last.logits()[0], s.logits()[0], "a token's computation does not depend on its program");
+    PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", Fusion.VERTICAL)
+        .step(prompt.length, 0, w.config().layers());
+    PhaseCostModelTest.assertEveryCounterEqual(s, cost);
+  }
+}
