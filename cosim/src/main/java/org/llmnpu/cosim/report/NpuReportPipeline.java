@@ -279,9 +279,8 @@ public final class NpuReportPipeline {
     if (o.quick()) {
       return out;
     }
-    Map<String, String> ppm = new LinkedHashMap<>();
-    ppm.put("cols", "" + Math.min(64, c.rows()));
-    out.add(unit("PPM (bias, requant, PPU)", "ppm", ppm, false));
+    // the NPU's own PPM (line/4 lanes, parameter memory): the unit block npu-ppm at this NPU's parameters
+    out.add(unit("PPM (bias, requant, PPU)", "npu-ppm", generatorParams(c), false));
     MachineParams.DspParams d = MachineParams.DspParams.DEFAULT;
     Map<String, String> dsp = new LinkedHashMap<>();
     dsp.put("lanes", "" + d.lanes());
