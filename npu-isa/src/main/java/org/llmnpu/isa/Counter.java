@@ -25,7 +25,7 @@ public enum Counter {
   DSP_ELEMENTS("FP16 elements moved between the scratchpad and the Vector DSP buffer (both ways)", true),
   DSP_CYCLES("cycles the Vector DSP unit is busy (table and program loads, copies, runs)", false),
   DENSE_MACS("dense-equivalent multiply-accumulates of the GEMMs (M·K·N, sparse or not)", true),
-  PPM_ELEMENTS("INT32 elements the PPM requantized (M·N per ppm)", true),
+  PPM_ELEMENTS("INT32 elements the PPM requantized (M·N per ppm and per gemm ppm=1)", true),
   PPM_CYCLES("cycles the PPM unit is busy (ppmcfg, pputab and ppm from their first cycle to their last)", false);
 
   private final String meaning;

@@ -43,7 +43,8 @@ class TargetClockRegressionTest {
       "ppm", List.of(
           new Point("ppm", Map.of("cols", "1", "activation", "none"), "one lane, requantizer only"),
           new Point("ppm", Map.of("cols", "1"), "one lane with the PPU"),
-          new Point("ppm", Map.of("cols", "16"), "the default npu's 16 lanes with the PPU: shared channel-port and "
+          new Point("ppm", Map.of("cols", "16"), "16 lanes with the PPU (the NPU's PPM is npu-ppm, 4 lanes): shared "
+              + "channel-port and "
               + "table fan-out (about 1.5 min of synthesis)")),
       "vector-dsp", List.of(new Point("vector-dsp", Map.of("lanes", "1", "rows", "64", "programDepth", "64"),
           "one lane at the default execute stages: the lanes are copies, and the 16-lane DSP is in the default npu")),

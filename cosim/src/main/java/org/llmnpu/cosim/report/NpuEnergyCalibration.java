@@ -25,7 +25,7 @@ import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.rtl.ppm.Ppm;
+import org.llmnpu.rtl.ppm.LinePpm;
 import org.llmnpu.rtl.ppm.PpmConfig;
 import org.llmnpu.pim.PimMacro;
 import org.llmnpu.pim.PimMacroConfig;
@@ -97,7 +97,9 @@ final class NpuEnergyCalibration {
         Long.toString(seed), Integer.toString(r), engine.design(), Integer.toString(pimBitsPerCycle),
         new TreeMap<>(Verilog.emit(new Npu(npu)).files()).toString()));
     for (PpmConfig.Activation a : new PpmConfig.Activation[] {PpmConfig.Activation.NONE, PpmConfig.Activation.PPU}) {
-      parts.add(new TreeMap<>(Verilog.emit(new Ppm(PpmConfig.of(PPM_CALIBRATION_LANES, 8, a))).files()).toString());
+      // the calibrated PPM is the NPU's line-rate PPM (reports' PpmPimCalibration: 8 channel groups)
+      parts.add(new TreeMap<>(Verilog.emit(new LinePpm(PpmConfig.of(PPM_CALIBRATION_LANES, 8, a),
+          8 * PPM_CALIBRATION_LANES)).files()).toString());
     }
     if (pimBitsPerCycle > 0) {
       int p = Math.min(r, PIM_CALIBRATION_ROWS);

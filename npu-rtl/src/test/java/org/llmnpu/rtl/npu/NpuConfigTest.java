@@ -158,7 +158,7 @@ class NpuConfigTest {
     assertEquals(d.ppm().latency() + 1, d.machine().ppmLatency(), "the PPM and its input register");
     assertTrue(d.machine().ppu());
     assertEquals(org.llmnpu.rtl.ppm.PpmConfig.Activation.PPU, d.ppm().activation());
-    assertEquals(d.rows(), d.ppm().cols());
+    assertEquals(d.rows() / 4, d.ppm().cols(), "one INT32 line a cycle");
     Path yaml = dir.resolve("noppu.yaml");
     Files.writeString(yaml, "ppu: false\n");
     NpuConfig c = NpuConfig.load(yaml);

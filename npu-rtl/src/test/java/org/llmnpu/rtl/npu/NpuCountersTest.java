@@ -79,7 +79,7 @@ class NpuCountersTest {
         add[Counter.DSP_INSTRUCTIONS.ordinal()] += flip(sim, r, "dspInstruction") ? 1 : 0;
         add[Counter.DSP_ELEMENTS.ordinal()] += flip(sim, r, "dspElement") ? 1 : 0;
         add[Counter.DSP_CYCLES.ordinal()] += flip(sim, r, "dspCycle") ? 1 : 0;
-        int lanes = r.nextInt(c.machine().rows() + 1);
+        int lanes = r.nextInt(c.machine().ppmChannels() + 1);
         sim.poke("ppmLanes", lanes);
         add[Counter.PPM_ELEMENTS.ordinal()] += flip(sim, r, "ppmRow") ? lanes : 0;
         add[Counter.PPM_CYCLES.ordinal()] += flip(sim, r, "ppmCycle") ? 1 : 0;

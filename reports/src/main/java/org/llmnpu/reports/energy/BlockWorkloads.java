@@ -21,14 +21,14 @@ final class BlockWorkloads {
   }
 
   /**
-   * Writes every lane's channel registers: a random bias (±2^16), a Q0.31 multiplier in
-   * [2^30, 2^31 − 1], a right shift of 6..12 (so random INT32 accumulators of ±2^20 land across the
-   * INT8 range) and a zero point in −8..7.
+   * Writes {@code channels} channels of the PPM's parameter memory ({@code LinePpm}), one a cycle: a random bias
+   * (±2^16), a Q0.31 multiplier in [2^30, 2^31 − 1], a right shift of 6..12 (so random INT32 accumulators of ±2^20
+   * land across the INT8 range) and a zero point in −8..7.
    */
-  static void loadPpmChannels(Simulator s, PpmConfig c, Random rnd) {
-    for (int j = 0; j < c.cols(); j++) {
+  static void loadPpmChannels(Simulator s, int channels, Random rnd) {
+    for (int j = 0; j < channels; j++) {
       s.poke("cfgWrite", 1);
-      s.poke("cfgLane", j);
+      s.poke("cfgChannel", j);
       s.poke("cfgBias", rnd.nextInt(1 << 17) - (1 << 16));
       s.poke("cfgMultiplier", (1L << 30) + rnd.nextInt(1 << 30));
       s.poke("cfgShift", -(6 + rnd.nextInt(7)));
@@ -64,19 +64,21 @@ final class BlockWorkloads {
   }
 
   /**
-   * Streams {@code rows} rows of random INT32 accumulators (±2^20) back to back, then drains the
-   * pipeline ({@link PpmConfig#latency()} cycles). Returns the elements processed.
+   * Streams {@code rows} lines of random INT32 accumulators (±2^20) back to back, line r of channel group
+   * {@code r mod groups} (as a GEMM's drain lines walk the columns), then drains the pipeline
+   * ({@code latency} cycles). Returns the elements processed.
    */
-  static long streamPpm(Simulator s, PpmConfig c, Random rnd, int rows) {
+  static long streamPpm(Simulator s, PpmConfig c, int groups, int latency, Random rnd, int rows) {
     for (int r = 0; r < rows; r++) {
       s.poke("inValid", 1);
+      s.poke("inGroup", r % groups);
       for (int j = 0; j < c.cols(); j++) {
         s.poke("inAcc_" + j, rnd.nextInt(1 << 21) - (1 << 20));
       }
       s.step();
     }
     s.poke("inValid", 0);
-    s.step(c.latency());
+    s.step(latency);
     return (long) rows * c.cols();
   }
 

@@ -8,7 +8,7 @@ import org.llmnpu.pim.PimMacro;
 import org.llmnpu.pim.PimMacroConfig;
 import org.llmnpu.pim.PimPrecision;
 import org.llmnpu.reports.energy.CalibrationRuns.Measured;
-import org.llmnpu.rtl.ppm.Ppm;
+import org.llmnpu.rtl.ppm.LinePpm;
 import org.llmnpu.rtl.ppm.PpmConfig;
 
 /**
@@ -16,13 +16,18 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  * ({@link Calibration#pim}) from the PPM's and the PiM macro's own workloads ({@link BlockWorkloads}).
  */
 final class PpmPimCalibration {
+  /** Channel groups of the calibrated PPM's parameter memory. */
+  static final int GROUPS = 8;
+
   private PpmPimCalibration() {
   }
 
   /**
-   * {@code PPM_ELEMENT} on a {@code cols}-lane PPM without the PPU and {@code PPU_LOOKUP} as the same workload's
-   * energy per element on the PPM with the PPU minus that (each above its own idle): 64 rows of random INT32
-   * accumulators back to back through random channel parameters, the PPU holding the GELU table.
+   * {@code PPM_ELEMENT} on the NPU's {@code cols}-lane PPM ({@link LinePpm}, {@value #GROUPS} channel groups in its
+   * parameter memory) without the PPU and {@code PPU_LOOKUP} as the same workload's energy per element on the PPM
+   * with the PPU minus that (each above its own idle): 64 lines of random INT32 accumulators back to back, each of
+   * the next channel group (random channel parameters, read from the memory per line as in a GEMM's drain), the PPU
+   * holding the GELU table.
    */
   static void ppm(Calibration c, CalibrationRuns runs, int cols, long seed) {
     int rows = 64;
@@ -30,16 +35,17 @@ final class PpmPimCalibration {
     String[] basis = new String[2];
     for (int i = 0; i < 2; i++) {
       PpmConfig pc = PpmConfig.of(cols, 8, i == 0 ? PpmConfig.Activation.NONE : PpmConfig.Activation.PPU);
-      VerilogDesign d = Verilog.emit(new Ppm(pc));
+      LinePpm ppm = new LinePpm(pc, GROUPS * cols);
+      VerilogDesign d = Verilog.emit(ppm);
       Measured idle = runs.idle(d, "PPM idle" + (pc.hasPpu() ? " (PPU)" : ""));
       Random rnd = new Random(seed);
       long[] elements = new long[1];
       Measured run = runs.window(d, "PPM " + rows + " rows" + (pc.hasPpu() ? " (PPU)" : ""), s -> {
-        BlockWorkloads.loadPpmChannels(s, pc, rnd);
+        BlockWorkloads.loadPpmChannels(s, GROUPS * cols, rnd);
         if (pc.hasPpu()) {
           BlockWorkloads.loadPpuTable(s, pc);
         }
-      }, s -> elements[0] = BlockWorkloads.streamPpm(s, pc, rnd, rows));
+      }, s -> elements[0] = BlockWorkloads.streamPpm(s, pc, GROUPS, ppm.latency(), rnd, rows));
       CalibrationRuns.requireSimulated(idle, run);
       perElement[i] = CalibrationRuns.aboveIdle(run, idle) / elements[0];
       basis[i] = runs.basis(run, idle, elements[0], "elements", d.top());
