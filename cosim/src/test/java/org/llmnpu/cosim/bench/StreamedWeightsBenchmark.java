@@ -24,7 +24,8 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * tile by M tile and N tile by N tile (the engine holds its own copy, so the next tile's load goes while it runs);
  * Y is stored per command from two alternating buffers.
  *
- * <p>Columns: {@code cycles}; {@code array%} = useful MACs (M·K·N, dense-equivalent for 2:4) / (rows² · cycles);
+ * <p>Columns: {@code cycles}; {@code array%} = useful MACs (M·K·N, dense-equivalent for 2:4, so above 100 % when a
+ * 2:4 array does two dense MACs per PE and cycle) / (rows² · cycles);
  * {@code bw%} = bytes read from the memory (every read beat, command fetch included, × line) / (bytes per cycle ·
  * cycles); {@code readMiB} the bytes read; {@code vsBytes} = cycles / (W and X bytes / bytes per cycle), the
  * GEMV's distance from its memory bound. The memory is sized to the operands (cycles do not depend on its size).
