@@ -19,7 +19,8 @@ import org.llmnpu.verilator.SimModes;
 /**
  * Streamed weights ({@code gemm wStream=1}, INT8 and {@code wInt4=1}) on the generated NPU: random programs whose
  * GEMMs take W from the scratchpad or stream it from the memory (in order and overlapped), ragged GEMVs and GEMMs
- * (K = 172, N = 37, several N tiles and K tiles, M past mTile), under several memory timings: bit-exact with the
+ * (K = 172, N = 37, several N tiles and K tiles, M past mTile; a K split whose second half accumulates), N:M with
+ * packed metadata on the 2:4 and 4:8 arrays, under several memory timings: bit-exact with the
  * golden ISA simulator, every counter equal (cycles to the cycle model's {@code streamedGemm}); and the checks
  * (an INT4 flag without the stream, W past the memory's end) halt both with the same error.
  */
@@ -76,6 +77,27 @@ class StreamedGemmCosimTest {
         assertEquals(ErrorCause.NONE, o.golden().error());
         assertEquals((long) m * k * n, o.rtl().counters().get(Counter.MACS));
       }
+    }
+    // K split into two streamed GEMMs, the second accumulating into the first's Y (INT8, then INT4)
+    int m = 9;
+    int k = 172;
+    int n = 37;
+    int k1 = 64;
+    long xStride = GemmCosimFixture.lines(p, k);
+    long yStride = GemmCosimFixture.lines(p, 4L * n);
+    long y = m * xStride;
+    for (boolean int4 : new boolean[] {false, true}) {
+      long wStride = GemmCosimFixture.lines(p, int4 ? (n + 1) / 2 : n);
+      Program prog = Program.builder()
+          .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
+          .gemmStreamed(m, k1, n, 0, xStride, GemmCosimFixture.EXT_W, wStride, y, yStride, int4)
+          .add(new org.llmnpu.isa.Command.Gemm(m, k - k1, n, k1, xStride, GemmCosimFixture.EXT_W + k1 * wStride,
+              wStride, y, yStride, 0, 1, 1, int4 ? 1 : 0, 0))
+          .store(GemmCosimFixture.EXT_Y, yStride, y, yStride, 4L * n, m)
+          .halt().build();
+      byte[] image = new byte[(int) p.extMemBytes()];
+      r.nextBytes(image);
+      assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog, "K split, accumulate" + (int4 ? " INT4" : ""));
     }
   }
 

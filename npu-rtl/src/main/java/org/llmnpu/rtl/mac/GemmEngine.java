@@ -53,6 +53,12 @@ import org.llmnpu.hdl.UInt;
  * ceil(K / kPerTile)} halved by 2:4 and 4:8 ({@code kPerTile = 2·rows}). One pass alone:
  * {@code Mc + rows + cols}. {@link GemmCycleModel} evaluates it.
  *
+ * <p><b>Streamed weights</b> ({@link #withWeightStream}, {@link #withDenseModeAndWeightStream}): the W buffer may
+ * still be filling when the engine starts; pass j's loader then also waits until the ports {@link #wFullTiles},
+ * {@link #wPartialEnd}, {@link #wKTiles} show its W tile, from cycle {@code R_j}: {@code P_0 = max(0, R_0)},
+ * {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})} ({@code
+ * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}).
+ *
  * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
  * {@code done} rises when the last result is written and stays high until the next start.
  */

@@ -28,6 +28,45 @@ public final class GemmEngineDriver {
 
   /** Dense GEMM {@code x} (M×K) · {@code w} (K×N); requires a dense engine. */
   public Result runDense(byte[][] x, byte[][] w) {
+    writeDense(x, w);
+    return start(x.length, w.length, w[0].length);
+  }
+
+  /**
+   * As {@link #runDense} on an engine built {@link GemmEngine#withWeightStream}, whose scoreboard says N tile
+   * {@code nt} is in from engine cycle {@code tileReady[nt]} (non-decreasing; cycle 0 = the first after start) and
+   * none of a later tile's K tiles before: the loader may start that tile's passes from then on.
+   */
+  public Result runDenseStreamed(byte[][] x, byte[][] w, long[] tileReady) {
+    writeDense(x, w);
+    int m = x.length;
+    int k = w.length;
+    int n = w[0].length;
+    sim.poke("wFullTiles", 0);
+    sim.poke("wPartialEnd", 0);
+    sim.poke("wKTiles", 0);
+    sim.poke("m", m);
+    sim.poke("k", k);
+    sim.poke("n", n);
+    sim.poke("start", 1);
+    sim.step();
+    sim.poke("start", 0);
+    long bound = 8L * GemmCycleModel.cycles(config.array(), m, k, n) + 1000 + tileReady[tileReady.length - 1];
+    for (long t = 0; sim.peekLong("done") == 0; t++) {
+      if (t > bound) {
+        throw new IllegalStateException("no done after " + bound + " cycles");
+      }
+      int full = 0;
+      while (full < tileReady.length && tileReady[full] <= t) {
+        full++;
+      }
+      sim.poke("wFullTiles", full);
+      sim.step();
+    }
+    return result(m, n, sim.peekLong("cycles"));
+  }
+
+  private void writeDense(byte[][] x, byte[][] w) {
     requireSparsity(WeightSparsity.NONE);
     int k = w.length;
     int n = w[0].length;
@@ -48,7 +87,6 @@ public final class GemmEngineDriver {
         }
       }
     }
-    return start(x.length, k, n);
   }
 
   /**
@@ -163,6 +201,10 @@ public final class GemmEngineDriver {
     if (cycles != waited) {
       throw new IllegalStateException("cycle counter " + cycles + " disagrees with the " + waited + " cycles waited");
     }
+    return result(m, n, cycles);
+  }
+
+  private Result result(int m, int n, long cycles) {
     int accWidth = config.array().accWidth();
     int cols = config.array().cols();
     int[][] y = new int[m][n];

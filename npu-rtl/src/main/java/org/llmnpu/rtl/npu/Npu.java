@@ -57,7 +57,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * DSP_TAB, DSP_PROG and SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X
  * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code weightRowsPerCycle} rows a
  * cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles), starts
- * the engine and fetches the next command. {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
+ * the engine and fetches the next command; a {@code gemm wStream=1} instead starts the engine right after X and
+ * streams W from the memory into the engine's W buffer in GEMM_STREAM ({@link NpuWeightStream}). {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
  * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
  * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
  * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16,

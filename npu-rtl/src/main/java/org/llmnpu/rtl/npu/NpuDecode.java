@@ -119,19 +119,22 @@ final class NpuDecode {
     wRows = mode == org.llmnpu.isa.Command.DENSE ? k
         : npu.wireOf("decode_wRows", mux(sparseGemm, valueRows.shiftLeft(1).resize(16), k));
     macsK = mode == org.llmnpu.isa.Command.DENSE ? k : npu.wireOf("decode_macsK", mux(sparseGemm, valueRows, k));
-    // streamed W: only dense GEMMs on an NPU built for it (NpuConfig.weightStream)
+    // streamed W: on an NPU built for it (NpuConfig.weightStream); N:M values INT8
     wStream = npu.wireOf("decode_wStream", w.get(2).slice(19, 19).eq(1));
-    wInt4 = npu.wireOf("decode_wInt4", w.get(2).slice(20, 20).eq(1));
+    boolean streams = npu.config().weightStream();
+    wInt4 = streams ? npu.wireOf("decode_wInt4", w.get(2).slice(20, 20).eq(1)) : null;
     Bool nm = w.get(2).slice(18, 17).ne(0);
     streamUnsupported = npu.wireOf("decode_streamUnsupported", isGemm.and(wStream)
         .and(npu.config().weightStream() ? nm.and(wInt4) : org.llmnpu.hdl.Hw.boolLit(true)));
     int fieldShift = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 1;
     UInt packedRows = valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16);
-    streamRows = mode == org.llmnpu.isa.Command.DENSE ? k
+    streamRows = mode == org.llmnpu.isa.Command.DENSE || !streams ? k
         : npu.wireOf("decode_streamRows", mux(sparseGemm, valueRows.add(packedRows).resize(16), k));
-    UInt streamRowBytes = mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17));
-    wColumns = npu.wireOf("decode_wColumns", streamRowBytes.add(line - 1).shiftRight(lineShift).resize(16));
-    wRemainder = npu.wireOf("decode_wRemainder", streamRowBytes.lsbs(lineShift).resize(lineShift + 1));
+    UInt streamRowBytes = streams ? mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17)) : null;
+    wColumns = streams ? npu.wireOf("decode_wColumns", streamRowBytes.add(line - 1).shiftRight(lineShift)
+        .resize(16)) : null;
+    wRemainder = streams ? npu.wireOf("decode_wRemainder", streamRowBytes.lsbs(lineShift).resize(lineShift + 1))
+        : null;
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     copyElems = npu.wireOf("decode_copyElems", w.get(3).lsbs(16));

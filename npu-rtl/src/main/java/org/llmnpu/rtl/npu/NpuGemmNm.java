@@ -122,7 +122,7 @@ final class NpuGemmNm {
     engine.wMetaWrite.set(stream.metaWrite);
     // the packed metadata line sits in the low bytes of wData (the engine's wMetaWrite reads them there)
     engine.load.wData.set(mux(stream.metaWrite, source.resize(entryWord.width()), entryWord));
-    UInt row = mux(streaming, stream.entryRow, entryRow.resize(16));
+    UInt row = mux(streaming, stream.entryRow, entryRow.resize(stream.entryRow.width()));
     engine.load.wAddress.set(NpuGemm.join(stream.tile, gc.nTileBits(), row, kTileBits + gc.rowBits()));
     stream.scoreboard(engine);
   }

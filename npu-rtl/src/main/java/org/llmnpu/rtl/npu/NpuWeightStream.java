@@ -61,7 +61,7 @@ final class NpuWeightStream {
     int4 = npu.reg0("wStream_int4", bool());
     boolean sparseArray = npu.config().weightSparsity().sparse();
     nm = sparseArray ? npu.reg0("wStream_nm", bool()) : boolLit(false);
-    valueRows = npu.reg0("wStream_valueRows", uint(16));
+    valueRows = sparseArray ? npu.reg0("wStream_valueRows", uint(16)) : null;
     fields = !sparseArray ? 1 : npu.config().weightSparsity().group() == 4 ? 4 : 2;
     nTiles = npu.reg0("wStream_nTiles", uint(16));
     fullTiles = npu.reg0("wStream_fullTiles", uint(gc.nTileBits() + 1));
@@ -91,13 +91,19 @@ final class NpuWeightStream {
     line = npu.wireOf("wStream_line", mux(int4, int4Data, lineData));
     UInt tileBits = sp.row.resize(17).shiftLeft(1).resize(17);
     UInt int4Tile = npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
-    tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile, sp.row.resize(17)));
+    int nb = npu.config().gemm().nTileBits();
+    tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile.resize(nb), sp.row.resize(nb)));
     Bool highInN = int4Tile.lt(nTiles.resize(17));
+    if (fields == 1) {
+      valueWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)), beat)));
+      return;
+    }
     UInt rowInColumn = sp.beat.resize(16);
     Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
     int shift = Integer.numberOfTrailingZeros(fields);
+    int entryBits = npu.config().gemm().kTileBits() + npu.config().gemm().rowBits();
     entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.sub(valueRows).shiftLeft(shift).resize(16),
-        rowInColumn));
+        rowInColumn).resize(entryBits));
     valueWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)),
         beat.and(meta.not()))));
     metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
@@ -127,7 +133,9 @@ final class NpuWeightStream {
     if (fields > 1) {
       nm.set(dec.wStream.and(dec.sparseGemm));
     }
-    valueRows.set(dec.wRows.shiftRight(1).resize(16));
+    if (valueRows != null) {
+      valueRows.set(dec.wRows.shiftRight(1).resize(16));
+    }
     nTiles.set(dec.nTiles);
     int bits = fullTiles.width();
     fullTiles.set(mux(dec.wStream, uintLit(0, bits), uintLit((1L << bits) - 1, bits)));
