@@ -112,6 +112,16 @@ public final class PpmChains {
    * {@code pputab} comes first. The program sits at 0, records and tables from 0x8000, data from 64 KiB.
    */
   public static RandomPrograms.Case generateFused(MachineParams p, Random r, int gemms, boolean overlapped, int... ns) {
+    return generateFused(p, r, gemms, overlapped, false, ns);
+  }
+
+  /**
+   * As {@link #generateFused(MachineParams, Random, int, boolean, int...)}; with {@code streamed} every other GEMM
+   * (the odd ones) streams its W from external memory ({@code wStream=1}) instead of loading it into the scratchpad,
+   * so the weight stream and the PPM epilogue run in one command.
+   */
+  public static RandomPrograms.Case generateFused(MachineParams p, Random r, int gemms, boolean overlapped,
+                                                  boolean streamed, int... ns) {
     byte[] image = new byte[(int) p.extMemBytes()];
     r.nextBytes(image);
     int line = p.lineBytes();
@@ -146,7 +156,10 @@ public final class PpmChains {
       long extQ = RandomPrograms.roundUp(extW + k * wStride, line);
       ext = RandomPrograms.roundUp(extQ + m * qStride, line) + line;
       b.load(extX, xStride, x, xStride, k, m);
-      b.load(extW, wStride, w, wStride, n, k);
+      boolean streamW = streamed && g % 2 == 1;
+      if (!streamW) {
+        b.load(extW, wStride, w, wStride, n, k);
+      }
       if (pendingStore != null) {
         pendingStore.run();
       }
@@ -166,7 +179,8 @@ public final class PpmChains {
         first += count;
       }
       records = RandomPrograms.roundUp(records + 16L * n, line);
-      b.add(new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1));
+      b.add(streamW ? new Command.Gemm(m, k, n, x, xStride, extW, wStride, q, qStride, Command.DENSE, 0, 1, 0, 1)
+          : new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1));
       if (!overlapped) {
         b.fence();
       }

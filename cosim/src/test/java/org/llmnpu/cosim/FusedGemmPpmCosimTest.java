@@ -48,8 +48,13 @@ class FusedGemmPpmCosimTest {
   }
 
   private static void runAll(NpuRtl target, MachineParams p, Random r, int programs, int... ns) {
+    runAll(target, p, r, programs, false, ns);
+  }
+
+  private static void runAll(NpuRtl target, MachineParams p, Random r, int programs, boolean streamed, int... ns) {
     for (int i = 0; i < programs; i++) {
-      RandomPrograms.Case t = PpmChains.generateFused(p, r, 1 + r.nextInt(3), i % 2 == 1, ns);
+      RandomPrograms.Case t = PpmChains.generateFused(p, r, streamed ? 2 + r.nextInt(2) : 1 + r.nextInt(3),
+          i % 2 == 1, streamed, ns);
       ProgramCosim.Outcome o = ProgramCosim.run(target, t.image(), t.programAddress());
       String what = "program " + i + ":\n" + Disassembler.disassemble(t.program());
       assertEquals(ErrorCause.NONE, o.golden().error(), what);
@@ -67,6 +72,16 @@ class FusedGemmPpmCosimTest {
     NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
     try (NpuRtl sim = c.equals(NpuConfig.small()) ? null : NpuRtl.start(c, SimModes.local())) {
       runAll(sim == null ? rtl : sim, c.machine(), new Random(latency * 10 + bytesPerCycle), 4, 1, 3, 4, 5, 37, 64);
+    }
+  }
+
+  /** Streamed weights and the PPM epilogue in one command ({@code gemm wStream=1 ppm=1}), next to scratchpad-W ones. */
+  @ParameterizedTest(name = "latency {0}, {1} B/cycle")
+  @CsvSource({"3, 4", "9, 1"})
+  void streamedFusedGemmsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
+    NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
+    try (NpuRtl sim = c.equals(NpuConfig.small()) ? null : NpuRtl.start(c, SimModes.local())) {
+      runAll(sim == null ? rtl : sim, c.machine(), new Random(700 + latency), 4, true, 1, 5, 37, 64);
     }
   }
 
