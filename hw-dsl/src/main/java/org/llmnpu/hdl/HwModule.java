@@ -453,8 +453,11 @@ public abstract class HwModule {
       m.body.add(new Stmt.Assign(wasOff.signal(), enable.not().expr(), at));
       Bool violation = m.declare(base + "_violation", new Bool(null), Role.WIRE, null);
       m.body.add(new Stmt.Assign(violation.signal(), wasOff.and(previous.ne(now)).expr(), at));
+      List<Signal> shown = new ArrayList<>();
+      shown.add(previous.signal());
+      regs.forEach(r -> shown.add((Signal) r));
       m.simulationChecks.add(new SimulationCheck(violation.signal(), clockOf.clockSignal(), "clock gate " + bank
-          + ": a register of the gated bank changed in a cycle whose enable was low"));
+          + ": a register of the gated bank changed in a cycle whose enable was low", shown));
     }
     for (HwModule k : kids) {
       if (k instanceof BlackBox || k.registerBits() == 0) {

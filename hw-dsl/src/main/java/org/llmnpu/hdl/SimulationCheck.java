@@ -7,5 +7,12 @@ import org.llmnpu.hdl.ir.Signal;
  * simulation prints {@code message} with the instance's path and stops ({@code $stop}). Synthesis never sees it
  * (the emitter wraps it in {@code `ifndef SYNTHESIS}).
  */
-public record SimulationCheck(Signal condition, Signal clock, String message) {
+public record SimulationCheck(Signal condition, Signal clock, String message, java.util.List<Signal> shown) {
+  /**
+   * @param shown signals whose values the message prints (hexadecimal, in order, with their names), e.g. a
+   *              register bank before and after; may be empty
+   */
+  public SimulationCheck {
+    shown = java.util.List.copyOf(shown);
+  }
 }

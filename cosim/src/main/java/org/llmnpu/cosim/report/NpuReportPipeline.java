@@ -103,6 +103,7 @@ public final class NpuReportPipeline {
     m.put("sparsity", c.sparsity());
     m.put("commandQueueDepth", "" + c.commandQueueDepth());
     m.put("dspStages", "" + c.dspStages());
+    m.put("clockGating", c.clockGating());
     return m;
   }
 

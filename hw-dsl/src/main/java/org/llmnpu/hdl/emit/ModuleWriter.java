@@ -219,14 +219,25 @@ final class ModuleWriter {
       sb.append("`ifndef SYNTHESIS\n")
           .append("  always @(posedge ").append(nameOf(c.clock())).append(") begin\n")
           .append("    if (").append(nameOf(c.condition())).append(") begin\n")
-          .append("      $display(\"%m: ").append(c.message().replace("\\", "\\\\").replace("\"", "\\\"")
-              .replace("%", "%%")).append("\");\n")
+          .append("      $display(\"%m: ").append(escape(c.message()));
+      for (org.llmnpu.hdl.ir.Signal v : c.shown()) {
+        sb.append("; ").append(escape(nameOf(v))).append(" %h");
+      }
+      sb.append('"');
+      for (org.llmnpu.hdl.ir.Signal v : c.shown()) {
+        sb.append(", ").append(nameOf(v));
+      }
+      sb.append(");\n")
           .append("      $stop;\n")
           .append("    end\n")
           .append("  end\n")
           .append("`endif\n");
     }
     return sb.toString();
+  }
+
+  private static String escape(String text) {
+    return text.replace("\\", "\\\\").replace("\"", "\\\"").replace("%", "%%");
   }
 
   private void writeMemory(Stmt st, String indent, StringBuilder out) {
