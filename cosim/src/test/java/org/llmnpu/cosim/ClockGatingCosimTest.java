@@ -57,7 +57,7 @@ class ClockGatingCosimTest {
     VerilogDesign on = Verilog.emit(new Npu(NpuConfig.defaults()));
     VerilogDesign off = Verilog.emit(new Npu(NpuConfig.defaults().withClockGating("off")));
     assertTrue(on.files().containsKey(ClockGateCell.MODULE + ".v"));
-    assertEquals(List.of("gemmEngine", "dsp", "ppm"),
+    assertEquals(List.of("gemmEngine", "dspPath_dspUnit", "ppmPath_ppmUnit", "ppmPath_ppmRows"),
         on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path).toList());
     assertTrue(on.gatedRegisterBits() > on.registerBits() / 2,
         on.gatedRegisterBits() + " of " + on.registerBits() + " register bits gated");

@@ -381,6 +381,20 @@ public final class Npu extends HwModule {
     clockGated(bank, gateWarmup == null ? enable : enable.or(gateWarmup), config.clockGatingMode(), body);
   }
 
+  /**
+   * High in the {@code cycles} cycles after {@code busy} falls (a down-counter loaded while {@code busy}): a gated
+   * unit's clock runs on while its pipelines settle. Without clock gating, false (no registers).
+   */
+  Bool trailOf(String name, Bool busy, int cycles) {
+    if (config.clockGatingMode() == org.llmnpu.hdl.ClockGating.OFF) {
+      return boolLit(false);
+    }
+    UInt left = regInit(name, uint(Integer.SIZE - Integer.numberOfLeadingZeros(cycles)), 0);
+    when(busy, () -> left.set(uintLit(cycles, left.width()))).otherwise(() ->
+        when(left.ne(0), () -> left.set(left.sub(1))));
+    return wire(name + "_on", left.ne(0));
+  }
+
   /** Cycles after reset during which every gated unit's clock runs (see {@link #clockGatedOf}). */
   static final int GATE_WARMUP_CYCLES = 255;
   private Bool gateWarmup;

@@ -83,7 +83,14 @@ final class NpuPpm {
     int lineBits = 8 * line;
     int lanes = p.rows();
     config = config(p, ppu);
-    Ppm ppm = npu.instanceOf("ppm", new Ppm(config));
+    // the PPM and its row registers run on a clock gated by the PPM commands' cycles (PPM_CYCLES) and the pipeline's
+    // latency after them (a ppmcfg's new channel records pass the pipeline's registers as the rows do)
+    Bool commandCycle = npu.wireOf("ppm_commandCycle", npu.inPpmLoad.or(npu.inPpmRun).or(npu.inPpmDrain));
+    Bool unitBusy = npu.wireOf("ppm_unitBusy", commandCycle.or(npu.trailOf("ppm_gateTrail", commandCycle,
+        config.latency() + INPUT_LATENCY + 1)));
+    Ppm[] made = new Ppm[1];
+    npu.clockGatedOf("ppmUnit", unitBusy, () -> made[0] = npu.instanceOf("ppm", new Ppm(config)));
+    Ppm ppm = made[0];
 
     // ------------------------------------------------------------ items from memory beats
     int recordBits = 8 * Command.PPM_RECORD_BYTES;
@@ -160,20 +167,25 @@ final class NpuPpm {
 
     // ------------------------------------------------------------ ppm: rows of INT32 into the lanes
     List<UInt> held = new ArrayList<>();
-    for (int b = 0; b < 3; b++) {
-      UInt r = npu.reg0("ppm_rowLine" + b, uint(lineBits));
-      int lineIndex = b;
-      npu.whenDo(rowIn.and(lineOfRow.eq(lineIndex)), () -> r.set(spadRead));
-      held.add(r);
-    }
-    ppm.inValid.set(npu.reg0Next("ppm_rowValid", rowIn.and(rowEnds)));
-    for (int j = 0; j < lanes; j++) {
-      int bj = 4 * j / line;
-      int offset = 8 * (4 * j % line);
-      UInt now = spadRead.slice(offset + 31, offset);
-      UInt value = bj == 3 ? now : mux(lastLine.eq(bj), now, held.get(bj).slice(offset + 31, offset));
-      ppm.inAcc.get(j).set(npu.regNextOf("ppm_rowLane" + j, value).asSInt());
-    }
+    npu.clockGatedOf("ppmRows", unitBusy, () -> {
+      for (int b = 0; b < 3; b++) {
+        UInt r = npu.reg0("ppm_rowLine" + b, uint(lineBits));
+        int lineIndex = b;
+        npu.whenDo(rowIn.and(lineOfRow.eq(lineIndex)), () -> r.set(spadRead));
+        held.add(r);
+      }
+      ppm.inValid.set(npu.reg0Next("ppm_rowValid", rowIn.and(rowEnds)));
+      for (int j = 0; j < lanes; j++) {
+        int bj = 4 * j / line;
+        int offset = 8 * (4 * j % line);
+        UInt now = spadRead.slice(offset + 31, offset);
+        UInt value = bj == 3 ? now : mux(lastLine.eq(bj), now, held.get(bj).slice(offset + 31, offset));
+        // a row's lanes are taken with its last line (the PPM ignores its inputs between rows): idle, they hold
+        UInt lane = npu.reg0("ppm_rowLane" + j, value.copyType());
+        npu.whenDo(rowIn.and(rowEnds), () -> lane.set(value));
+        ppm.inAcc.get(j).set(lane.asSInt());
+      }
+    });
     outValid = ppm.outValid;
     List<SInt> codes = new ArrayList<>(ppm.outData.asList());
     outData = npu.wireOf("ppm_outData", catLsbFirst(codes).asUInt());
