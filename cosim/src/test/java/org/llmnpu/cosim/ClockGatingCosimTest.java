@@ -62,6 +62,7 @@ class ClockGatingCosimTest {
     assertTrue(on.gatedRegisterBits() > on.registerBits() / 2,
         on.gatedRegisterBits() + " of " + on.registerBits() + " register bits gated");
     assertTrue(off.gatedBanks().isEmpty());
-    assertEquals(off.registerBits(), on.registerBits());
+    // the gates add the warm-up counter and the DSP's and PPM's settling counters, nothing else
+    assertTrue(on.registerBits() - off.registerBits() <= 24, on.registerBits() + " vs " + off.registerBits());
   }
 }
