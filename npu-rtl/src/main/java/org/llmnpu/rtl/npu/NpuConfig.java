@@ -127,7 +127,10 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     if (engine == null) {
       engine = "systolic";
     }
-    clockGating = ClockGating.parse("clockGating", clockGating == null ? DEFAULT_CLOCK_GATING : clockGating).key();
+    // YAML 1.1 reads an unquoted on/off as a boolean
+    clockGating = clockGating == null ? DEFAULT_CLOCK_GATING : clockGating.equals("true") ? "on"
+        : clockGating.equals("false") ? "off" : clockGating;
+    clockGating = ClockGating.parse("clockGating", clockGating).key();
     if (!ENGINES.contains(engine)) {
       throw new IllegalArgumentException("engine must be one of " + String.join(", ", ENGINES) + ", got '" + engine + "'");
     }
