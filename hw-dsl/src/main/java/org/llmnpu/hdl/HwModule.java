@@ -413,7 +413,7 @@ public abstract class HwModule {
         + inside.stream().mapToLong(HwModule::registerBits).sum();
     gatedBanks.add(new GatedBank(name, mode, bits));
     if (mode == ClockGating.CHECKED) {
-      gateCheck(this, on, name, s -> s.domain == gated, inside);
+      gateCheck(this, on, name, bank, s -> s.domain == gated, inside);
     }
   }
 
@@ -434,9 +434,9 @@ public abstract class HwModule {
    * low; the instances of the bank get the enable through an input port {@code <bank>_gateCheck_enable} and
    * check all their registers the same way.
    */
-  private static void gateCheck(HwModule m, Bool enable, String bank, java.util.function.Predicate<Signal> inBank,
-                                List<HwModule> kids) {
-    String base = bank.replace('.', '_') + "_gateCheck";
+  private static void gateCheck(HwModule m, Bool enable, String bank, String localName,
+                                java.util.function.Predicate<Signal> inBank, List<HwModule> kids) {
+    String base = localName + "_gateCheck";
     SourceLocation at = SourceLocation.here();
     List<org.llmnpu.hdl.ir.Expr> regs = new ArrayList<>();
     for (Signal s : m.signals) {
@@ -463,9 +463,10 @@ public abstract class HwModule {
       if (k instanceof BlackBox || k.registerBits() == 0) {
         continue;
       }
-      Bool kEnable = k.port(base + "_enable", new Bool(null), false);
+      String kName = bank + "_gateCheck_enable";
+      Bool kEnable = k.port(kName, new Bool(null), false);
       m.body.add(new Stmt.Assign(kEnable.signal(), enable.expr(), at));
-      gateCheck(k, kEnable, bank, s -> true, k.children);
+      gateCheck(k, kEnable, bank, bank, s -> true, k.children);
     }
   }
 
