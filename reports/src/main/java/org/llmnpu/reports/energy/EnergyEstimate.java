@@ -61,7 +61,8 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
    *                  their pipelines (registers without enables) take every line read as if it were an element
    */
   public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes,
-                      long flipFlops, boolean ppu, int pimRows, int ppmInputLanes, java.util.List<GatedUnit> gatedUnits) {
+                      long flipFlops, boolean ppu, int pimRows, int ppmInputLanes,
+                      java.util.List<GatedUnit> gatedUnits) {
     /** A shape of a systolic NPU without its flip-flops or PPU. */
     public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes) {
       this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, 0, false, 0, 0, java.util.List.of());
@@ -99,27 +100,32 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
 
     /** The same shape with the NPU's flip-flops (idle is then charged for the whole NPU). */
     public Shape withFlipFlops(long ffs) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows, ppmInputLanes, gatedUnits);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows,
+          ppmInputLanes, gatedUnits);
     }
 
     /** The same shape with or without the PPU. */
     public Shape withPpu(boolean on) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows, ppmInputLanes, gatedUnits);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows,
+          ppmInputLanes, gatedUnits);
     }
 
     /** The same shape with a {@code rows × rows} PiM engine (0: the systolic array). */
     public Shape withPimRows(int rows) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows, ppmInputLanes, gatedUnits);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows,
+          ppmInputLanes, gatedUnits);
     }
 
     /** The same shape with {@code lanes} PPM lanes wired to the scratchpad read port without isolation. */
     public Shape withPpmInputLanes(int lanes) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows, lanes, gatedUnits);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows,
+          lanes, gatedUnits);
     }
 
     /** The same shape with the 2:4 array or the dense one. */
     public Shape withSparse24(boolean on) {
-      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows, ppmInputLanes, gatedUnits);
+      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows,
+          ppmInputLanes, gatedUnits);
     }
   }
 

@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
 public record LibertyLatch(String cell, String data, String enable, boolean enableHigh, String output) {
   private static final Pattern CELL = Pattern.compile("\\bcell\\s*\\(\\s*\"?([^\")\\s]+)\"?\\s*\\)");
   private static final Pattern LATCH = Pattern.compile("\\blatch\\s*\\([^)]*\\)\\s*\\{([^}]*)}");
-  private static final Pattern ATTRIBUTE = Pattern.compile("\\b(data_in|enable)\\s*:\\s*\"\\s*(!?)\\s*([A-Za-z0-9_]+)\\s*\"");
-  private static final Pattern PIN = Pattern.compile("\\bpin\\s*\\(\\s*\"?([A-Za-z0-9_]+)\"?\\s*\\)\\s*\\{\\s*direction\\s*:\\s*output");
+  private static final Pattern ATTRIBUTE =
+      Pattern.compile("\\b(data_in|enable)\\s*:\\s*\"\\s*(!?)\\s*([A-Za-z0-9_]+)\\s*\"");
+  private static final Pattern PIN =
+      Pattern.compile("\\bpin\\s*\\(\\s*\"?([A-Za-z0-9_]+)\"?\\s*\\)\\s*\\{\\s*direction\\s*:\\s*output");
 
   /** The first single-latch cell of {@code liberty} whose enable and data are plain pins, if any. */
   public static Optional<LibertyLatch> find(String liberty) {
