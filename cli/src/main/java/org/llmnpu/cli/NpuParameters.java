@@ -78,7 +78,7 @@ public final class NpuParameters {
         p.getInt("maxN"), b.memLatency(), b.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"), Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")),
-        p.get("sparsity"), p.getInt("commandQueueDepth"), p.getInt("dspStages"));
+        p.get("sparsity"), p.getInt("commandQueueDepth"), p.getInt("dspStages"), p.get("clockGating"));
   }
 
   /** Parses {@code name=value} options; a malformed or repeated one is a {@link ParamException}. */

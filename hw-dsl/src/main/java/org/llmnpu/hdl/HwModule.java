@@ -24,6 +24,8 @@ public abstract class HwModule {
   final List<MemoryNode> memories = new ArrayList<>();
   final List<HwModule> children = new ArrayList<>();
   final List<Stmt> body = new ArrayList<>();
+  final List<SimulationCheck> simulationChecks = new ArrayList<>();
+  final List<GatedBank> gatedBanks = new ArrayList<>();
   private final Deque<List<Stmt>> blocks = new ArrayDeque<>();
   private final Deque<String> scopes = new ArrayDeque<>();
   private final Deque<ClockDomain> domains = new ArrayDeque<>();
@@ -361,6 +363,121 @@ public abstract class HwModule {
     } finally {
       domains.pop();
     }
+  }
+
+  /**
+   * A register bank on a gated clock: the registers, memories and instances {@code body} creates run on a clock
+   * that ticks only at the rising edges that end a cycle in which {@code enable} (or the reset) was high, and hold
+   * their value otherwise. With {@link ClockGating#ON} the emitter inserts one {@link ClockGateCell} (latch and
+   * AND) per call, named {@code <bank>_clockGate}, driving the wire {@code <bank>_gatedClock}; with
+   * {@link ClockGating#OFF} nothing changes (the ungated design); with {@link ClockGating#CHECKED} the bank stays
+   * on the ungated clock and a {@link SimulationCheck} in every module of the bank stops the simulation after a
+   * cycle in which one of its registers changed while {@code enable} was low.
+   *
+   * <p>The generator is responsible for the enable: it must be high in every cycle at whose end a register of the
+   * bank would change (its next value differs from its value), else {@code ON} gives a different design than
+   * {@code OFF}. The reset is ORed into the enable ({@code <bank>_clockEnable}), so registers with reset values
+   * reset whatever the enable. The enable is sampled while the clock is low: it may depend on registers of any
+   * domain, not on the gated clock itself. Call it at the top level of the constructor (not inside a
+   * {@code when}).
+   */
+  protected final void clockGated(String bank, Bool enable, ClockGating mode, Runnable body) {
+    java.util.Objects.requireNonNull(mode, "mode");
+    if (mode == ClockGating.OFF) {
+      body.run();
+      return;
+    }
+    ClockDomain outer = currentDomain();
+    String name = scopedName(bank);
+    Bool on = wire(bank + "_clockEnable", enable.or(outer.resetActive()));
+    ClockDomain gated = new ClockDomain(this, "", outer.resetKind, outer.polarity, false);
+    gated.reset = outer.reset();
+    if (mode == ClockGating.ON) {
+      ClockGateCell cell = instance(bank + "_clockGate", new ClockGateCell());
+      cell.clk.set(outer.clock());
+      cell.enable.set(on);
+      gated.clock = wire(bank + "_gatedClock", cell.gated_clk);
+    } else {
+      gated.clock = outer.clock();
+    }
+    int childrenBefore = children.size();
+    domains.push(gated);
+    try {
+      body.run();
+    } finally {
+      domains.pop();
+    }
+    List<HwModule> inside = new ArrayList<>(children.subList(childrenBefore, children.size()));
+    inside.removeIf(c -> c instanceof ClockGateCell);
+    long bits = signals.stream().filter(s -> s.role == Role.REG && s.domain == gated).mapToLong(s -> s.width).sum()
+        + inside.stream().mapToLong(HwModule::registerBits).sum();
+    gatedBanks.add(new GatedBank(name, mode, bits));
+    if (mode == ClockGating.CHECKED) {
+      gateCheck(this, on, name, bank, s -> s.domain == gated, inside);
+    }
+  }
+
+  /** Register bits of this module and its instances, all levels down (memories not counted). */
+  public final long registerBitsOfDesign() {
+    return registerBits();
+  }
+
+  /** Register bits of this module and its instances, all levels down. */
+  final long registerBits() {
+    return signals.stream().filter(s -> s.role == Role.REG).mapToLong(s -> s.width).sum()
+        + children.stream().mapToLong(HwModule::registerBits).sum();
+  }
+
+  /**
+   * The simulation check of a bank in module {@code m}: a copy of the bank's registers and of the enable's
+   * complement, one cycle old, and a stop when the copy differs from the registers after a cycle whose enable was
+   * low; the instances of the bank get the enable through an input port {@code <bank>_gateCheck_enable} and
+   * check all their registers the same way.
+   */
+  private static void gateCheck(HwModule m, Bool enable, String bank, String localName,
+                                java.util.function.Predicate<Signal> inBank, List<HwModule> kids) {
+    String base = localName + "_gateCheck";
+    SourceLocation at = SourceLocation.here();
+    List<org.llmnpu.hdl.ir.Expr> regs = new ArrayList<>();
+    for (Signal s : m.signals) {
+      if (s.role == Role.REG && inBank.test(s)) {
+        regs.add(s);
+      }
+    }
+    ClockDomain clockOf = m.currentDomain();
+    if (!regs.isEmpty()) {
+      Bits now = (Bits) Ops.wrap(Ops.cat(regs));
+      Bits previous = m.declare(base + "_previous", now.copyType(), Role.REG, null);
+      m.body.add(new Stmt.Assign(previous.signal(), now.expr(), at));
+      Bool wasOff = m.declare(base + "_off", new Bool(null), Role.REG, null);
+      m.body.add(new Stmt.Assign(wasOff.signal(), enable.not().expr(), at));
+      Bool violation = m.declare(base + "_violation", new Bool(null), Role.WIRE, null);
+      m.body.add(new Stmt.Assign(violation.signal(), wasOff.and(previous.ne(now)).expr(), at));
+      List<Signal> shown = new ArrayList<>();
+      shown.add(previous.signal());
+      regs.forEach(r -> shown.add((Signal) r));
+      m.simulationChecks.add(new SimulationCheck(violation.signal(), clockOf.clockSignal(), "clock gate " + bank
+          + ": a register of the gated bank changed in a cycle whose enable was low", shown));
+    }
+    for (HwModule k : kids) {
+      if (k instanceof BlackBox || k.registerBits() == 0) {
+        continue;
+      }
+      String kName = bank + "_gateCheck_enable";
+      Bool kEnable = k.port(kName, new Bool(null), false);
+      m.body.add(new Stmt.Assign(kEnable.signal(), enable.expr(), at));
+      gateCheck(k, kEnable, bank, bank, s -> true, k.children);
+    }
+  }
+
+  /** The register banks this module's generator put on gated clocks, in creation order. */
+  public final List<GatedBank> gatedBanks() {
+    return java.util.Collections.unmodifiableList(gatedBanks);
+  }
+
+  /** The simulation-only checks of this module. */
+  public final List<SimulationCheck> simulationChecks() {
+    return java.util.Collections.unmodifiableList(simulationChecks);
   }
 
   ClockDomain currentDomain() {

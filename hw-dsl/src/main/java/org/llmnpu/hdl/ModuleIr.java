@@ -30,4 +30,14 @@ public record ModuleIr(HwModule module, List<Signal> ports, List<Signal> signals
   public void setInstanceName(String name) {
     module.instanceName = name;
   }
+
+  /** The simulation-only checks of the module ({@link HwModule#clockGated} in CHECKED mode makes them). */
+  public List<SimulationCheck> simulationChecks() {
+    return module.simulationChecks();
+  }
+
+  /** The register banks of the module on gated clocks. */
+  public List<GatedBank> gatedBanks() {
+    return module.gatedBanks();
+  }
 }

@@ -104,7 +104,36 @@ public final class NpuReportPipeline {
     m.put("sparsity", c.sparsity());
     m.put("commandQueueDepth", "" + c.commandQueueDepth());
     m.put("dspStages", "" + c.dspStages());
+    m.put("clockGating", c.clockGating());
     return m;
+  }
+
+  /**
+   * The NPU's gated units for the idle energy: each clock gate's flip-flops, the synthesized flip-flops in the share
+   * of the generator's register bits on its clock (synthesis keeps or drops flip-flops alike across the design),
+   * and the counter of the cycles it is open ({@code NpuClockGates}).
+   */
+  static List<EnergyEstimate.GatedUnit> gatedUnits(org.llmnpu.hdl.emit.VerilogDesign design, PpaResult npu,
+                                                   List<String> notes) {
+    List<EnergyEstimate.GatedUnit> out = new ArrayList<>();
+    if (design.gatedBanks().isEmpty() || design.registerBits() == 0) {
+      return out;
+    }
+    long ffs = npu.synthesis().flipFlops();
+    StringBuilder text = new StringBuilder();
+    for (var b : design.gatedBanks()) {
+      Counter counter = org.llmnpu.rtl.npu.NpuClockGates.enableCounter(b.path()).orElseThrow(() ->
+          new IllegalStateException("clock gate " + b.path() + " has no enable counter (NpuClockGates)"));
+      long bankFfs = Math.round((double) ffs * b.registerBits() / design.registerBits());
+      out.add(new EnergyEstimate.GatedUnit(b.path(), bankFfs, counter.key()));
+      text.append(String.format(Locale.ROOT, "%s%s %,d flip-flops (clock open in %s)", text.length() == 0 ? "" : "; ",
+          b.path(), bankFfs, counter.key()));
+    }
+    notes.add("Clock gating: " + text + "; the other flip-flops are clocked every cycle, and each gating cell counts "
+        + "as " + Fmt.num(EnergyEstimate.GATE_CELL_FLIP_FLOPS) + " flip-flops' idle every cycle. The DSP's and PPM's "
+        + "gates stay open a few cycles after their commands (pipelines settling, NpuClockGates), which their "
+        + "counters leave out.");
+    return out;
   }
 
   public Result run() {
@@ -174,7 +203,8 @@ public final class NpuReportPipeline {
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes())
         .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
-        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c));
+        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c))
+        .withGatedUnits(wholeIdle ? gatedUnits(emitted, npu, notes) : List.of());
     if (!wholeIdle) {
       notes.add("The energy table has no IDLE_FLIP_FLOP entry: idle is charged for the GEMM engine alone (MAC_IDLE), "
           + "a lower bound of the NPU's idle energy; recalibrate the table (npu report energy) to charge every "
@@ -189,9 +219,11 @@ public final class NpuReportPipeline {
       NpuReport.PhaseEnergy pe = new NpuReport.PhaseEnergy(p.phase(), p.tokens(), p.source(), p.proxy(), p.counters(),
           est);
       energies.add(pe);
-      log.accept(String.format(Locale.ROOT, "  %-7s %.4g uJ/token at 180 nm, %.4g nJ/token at 7 nm, %.3g TOPS/W (180 nm)",
-          p.phase(), pe.energyPerTokenJ(NodeScaling.Node.N180) * 1e6, pe.energyPerTokenJ(NodeScaling.Node.N7) * 1e9,
-          est.get(NodeScaling.Node.N180).topsPerWatt()));
+      EnergyEstimate e180 = est.get(NodeScaling.Node.N180);
+      log.accept(String.format(Locale.ROOT, "  %-7s %.4g uJ/token at 180 nm, %.4g nJ/token at 7 nm, %.3g TOPS/W (180 nm), "
+          + "clock+leakage %.1f %%", p.phase(), pe.energyPerTokenJ(NodeScaling.Node.N180) * 1e6,
+          pe.energyPerTokenJ(NodeScaling.Node.N7) * 1e9, e180.topsPerWatt(),
+          100 * e180.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0) / e180.totalPj()));
     }
     if (phases.stream().anyMatch(DecoderPhases.PhaseRun::proxy)) {
       notes.add("Energy per token is a GEMM-only proxy: the decoder's GEMMs with their DMA ran on the RTL; norms, "
@@ -199,7 +231,7 @@ public final class NpuReportPipeline {
           + "programs (DecoderPhases.run is where its counters plug in).");
     }
     notes.add(String.format(Locale.ROOT, "Energy: idle (clock, leakage) charged for the NPU top's %,d flip-flops on "
-        + "every cycle (IDLE_FLIP_FLOP, when the table has it), at a %s ns cycle (the NPU's critical path or the constraint, whichever is "
+        + "every cycle their clock runs (IDLE_FLIP_FLOP, when the table has it), at a %s ns cycle (the NPU's critical path or the constraint, whichever is "
         + "longer); scratchpad accesses per %d-bit line of a %d-word bank from the SRAM model; external memory per "
         + "byte (%s).", npu.synthesis().flipFlops(), Fmt.num(runClockNs), 8 * mp.lineBytes(),
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), EnergyTable.DRAM_SOURCE));

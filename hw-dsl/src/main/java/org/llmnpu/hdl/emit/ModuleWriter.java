@@ -75,7 +75,7 @@ final class ModuleWriter {
       }
     }
     String seq = new RegisterWriter(ir, exprs, assigns.keySet()).write();
-    String mems = memories();
+    String mems = memories() + simulationChecks();
     String insts = instances();
     StringBuilder out = new StringBuilder();
     // the generator's class only, not the file that created this module: the same generator and parameters give
@@ -210,6 +210,34 @@ final class ModuleWriter {
       }
     }
     return sb.toString();
+  }
+
+  /** Each check as an edge-triggered stop that synthesis does not read. */
+  private String simulationChecks() {
+    StringBuilder sb = new StringBuilder();
+    for (org.llmnpu.hdl.SimulationCheck c : ir.simulationChecks()) {
+      sb.append("`ifndef SYNTHESIS\n")
+          .append("  always @(posedge ").append(nameOf(c.clock())).append(") begin\n")
+          .append("    if (").append(nameOf(c.condition())).append(") begin\n")
+          .append("      $display(\"%m: ").append(escape(c.message()));
+      for (org.llmnpu.hdl.ir.Signal v : c.shown()) {
+        sb.append("; ").append(escape(nameOf(v))).append(" %h");
+      }
+      sb.append('"');
+      for (org.llmnpu.hdl.ir.Signal v : c.shown()) {
+        sb.append(", ").append(nameOf(v));
+      }
+      sb.append(");\n")
+          .append("      $stop;\n")
+          .append("    end\n")
+          .append("  end\n")
+          .append("`endif\n");
+    }
+    return sb.toString();
+  }
+
+  private static String escape(String text) {
+    return text.replace("\\", "\\\\").replace("\"", "\\\"").replace("%", "%%");
   }
 
   private void writeMemory(Stmt st, String indent, StringBuilder out) {

@@ -73,7 +73,19 @@ public final class Verilog {
       ports.add(new VerilogDesign.PortInfo(p.name, p.width, p.role == Signal.Role.INPUT, p.kind.signed()));
     }
     v.flattened.remove(name);
-    return new VerilogDesign(name, v.files, v.memories, ports, List.copyOf(v.flattened));
+    List<VerilogDesign.GatedBankInfo> banks = new ArrayList<>();
+    gatedBanks(top, "", banks);
+    return new VerilogDesign(name, v.files, v.memories, ports, List.copyOf(v.flattened), banks,
+        top.ir().module().registerBitsOfDesign());
+  }
+
+  private static void gatedBanks(HwModule m, String path, List<VerilogDesign.GatedBankInfo> out) {
+    for (org.llmnpu.hdl.GatedBank b : m.gatedBanks()) {
+      out.add(new VerilogDesign.GatedBankInfo(path + b.name(), b.mode().key(), b.registerBits()));
+    }
+    for (HwModule c : m.ir().children()) {
+      gatedBanks(c, path + c.ir().instanceName() + ".", out);
+    }
   }
 
   private String visit(HwModule m) {

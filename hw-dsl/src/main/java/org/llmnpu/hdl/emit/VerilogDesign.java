@@ -24,9 +24,12 @@ import java.util.Map;
  * @param ports    the top module's ports in declaration order
  * @param flattened modules (not the top) that synthesis flattens into their parents
  *                 ({@code HwModule#flattenInSynthesis}), sorted
+ * @param gatedBanks every register bank on a gated clock ({@code HwModule#clockGated}), one per instance, in
+ *                 hierarchy order
+ * @param registerBits the register bits of the whole design (every instance), for the share of the gated banks
  */
 public record VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports,
-                            List<String> flattened) {
+                            List<String> flattened, List<GatedBankInfo> gatedBanks, long registerBits) {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** A port of the top module. */
@@ -36,6 +39,27 @@ public record VerilogDesign(String top, Map<String, String> files, List<MemoryIn
   /** A design whose top-level ports are not described (hand-written Verilog). */
   public VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories) {
     this(top, files, memories, List.of());
+  }
+
+  /**
+   * A gated register bank of one instance.
+   *
+   * @param path         the instance path and the bank's name ({@code back.gemm}); the top's banks have no path
+   * @param mode         {@code on} or {@code checked} ({@code off} banks are not listed)
+   * @param registerBits register bits on its gated clock
+   */
+  public record GatedBankInfo(String path, String mode, long registerBits) {
+  }
+
+  /** A design without gated clocks (or whose gating is not described). */
+  public VerilogDesign(String top, Map<String, String> files, List<MemoryInfo> memories, List<PortInfo> ports,
+                       List<String> flattened) {
+    this(top, files, memories, ports, flattened, List.of(), 0);
+  }
+
+  /** The register bits on gated clocks, all banks together. */
+  public long gatedRegisterBits() {
+    return gatedBanks.stream().mapToLong(GatedBankInfo::registerBits).sum();
   }
 
   /** A design whose modules all keep their hierarchy in synthesis. */
@@ -55,6 +79,7 @@ public record VerilogDesign(String top, Map<String, String> files, List<MemoryIn
     memories = List.copyOf(memories);
     ports = List.copyOf(ports);
     flattened = List.copyOf(flattened);
+    gatedBanks = List.copyOf(gatedBanks);
   }
 
   /** The filelist {@code <top>.f}: one file name per line, leaves first. */

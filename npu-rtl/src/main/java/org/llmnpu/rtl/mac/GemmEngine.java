@@ -202,7 +202,8 @@ public final class GemmEngine extends GemmBackend {
       Bool loading = regInit("busy", bool(), 0);
       UInt row = regInit("row", uint(c.rowBits()), 0);
       Bool finished = regInit("finished", bool(), 0);
-      UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), 0);
+      // reset to its idle value (saturated), so an idle engine's registers do not change (its clock may be gated)
+      UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), gap);
       Bool tileIn = weightStream ? wire("tileIn", weightTileIn(loadPass, c)) : boolLit(true);
       loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap))
           .and(tileIn));

@@ -376,6 +376,39 @@ public final class Npu extends HwModule {
     return instance(name, child);
   }
 
+  /**
+   * A unit's registers and instances on a clock gated by {@code enable} ({@link NpuConfig#clockGating()}); the clock
+   * also runs for the first {@link #GATE_WARMUP_CYCLES} cycles after reset, while the idle units' pipelines fill
+   * with their idle inputs (registers without a reset value, tag pipelines), so that an idle unit's registers do
+   * not change once its clock stops.
+   */
+  void clockGatedOf(String bank, Bool enable, Runnable body) {
+    if (gateWarmup == null && config.clockGatingMode() != org.llmnpu.hdl.ClockGating.OFF) {
+      UInt age = regInit("clockGates_warmup", uint(8), 0);
+      gateWarmup = wire("clockGates_warm", age.ne(GATE_WARMUP_CYCLES));
+      when(gateWarmup, () -> age.set(age.add(1)));
+    }
+    clockGated(bank, gateWarmup == null ? enable : enable.or(gateWarmup), config.clockGatingMode(), body);
+  }
+
+  /**
+   * High in the {@code cycles} cycles after {@code busy} falls (a down-counter loaded while {@code busy}): a gated
+   * unit's clock runs on while its pipelines settle. Without clock gating, false (no registers).
+   */
+  Bool trailOf(String name, Bool busy, int cycles) {
+    if (config.clockGatingMode() == org.llmnpu.hdl.ClockGating.OFF) {
+      return boolLit(false);
+    }
+    UInt left = regInit(name, uint(Integer.SIZE - Integer.numberOfLeadingZeros(cycles)), 0);
+    when(busy, () -> left.set(uintLit(cycles, left.width()))).otherwise(() ->
+        when(left.ne(0), () -> left.set(left.sub(1))));
+    return wire(name + "_on", left.ne(0));
+  }
+
+  /** Cycles after reset during which every gated unit's clock runs (see {@link #clockGatedOf}). */
+  static final int GATE_WARMUP_CYCLES = 255;
+  private Bool gateWarmup;
+
   <T extends HwValue> Mem<T> memOf(String name, T type, int depth) {
     return mem(name, type, depth);
   }
@@ -415,7 +448,8 @@ public final class Npu extends HwModule {
         + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
         + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
-        + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages());
+        + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages())
+        + (config.clockGating().equals(NpuConfig.DEFAULT_CLOCK_GATING) ? "" : "_cg" + config.clockGating());
   }
 
   /** A register reset to 0 that takes {@code value} every cycle (one cycle of delay). */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Path;
+import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
@@ -67,12 +68,32 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *                         {@code dsprun}'s cycles then include the interlock's stalls (the golden simulator counts
  *                         them, {@code MachineParams.DspParams.executeStages}), and programs should be compiled with
  *                         {@code MachineParams.DspParams.kernelOptions()} (rows interleaved, same results)
+ * @param clockGating      {@code on}, {@code off} or {@code checked} [on]: the GEMM engine, the Vector DSP and the PPM
+ *                         run on clocks gated by their busy signals ({@code org.llmnpu.hdl.HwModule#clockGated}: a
+ *                         latch-and-AND cell per unit), so an idle unit's flip-flops do not toggle; {@code off} is the
+ *                         ungated design, {@code checked} the ungated design with simulation checks that stop a run in
+ *                         which a gated register changed while its enable was low (tests). Results and cycles are the
+ *                         same in all three
  */
 public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth,
                         int icAccumDepth, int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle,
                         int watchdogCycles, int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles,
                         String engine, int weightRowsPerCycle, boolean ppu, boolean mxLoad,
-                        String sparsity, int commandQueueDepth, int dspStages) {
+                        String sparsity, int commandQueueDepth, int dspStages, String clockGating) {
+
+  /** An NPU with clock gating on (see {@code clockGating}). */
+  public NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int mTile, int accWidth, int icAccumDepth,
+                   int maxM, int maxK, int maxN, int memLatency, int memBytesPerCycle, int watchdogCycles,
+                   int dspLanes, int dspRows, int dspProgramDepth, long dspMaxRunCycles, String engine,
+                   int weightRowsPerCycle, boolean ppu, boolean mxLoad, String sparsity, int commandQueueDepth,
+                   int dspStages) {
+    this(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN, memLatency,
+        memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages, DEFAULT_CLOCK_GATING);
+  }
+
+  /** The default {@code clockGating}. */
+  public static final String DEFAULT_CLOCK_GATING = "on";
 
   /** The default {@link #commandQueueDepth}. */
   public static final int DEFAULT_COMMAND_QUEUE_DEPTH = 4;
@@ -106,6 +127,10 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
     if (engine == null) {
       engine = "systolic";
     }
+    // YAML 1.1 reads an unquoted on/off as a boolean
+    clockGating = clockGating == null ? DEFAULT_CLOCK_GATING : clockGating.equals("true") ? "on"
+        : clockGating.equals("false") ? "off" : clockGating;
+    clockGating = ClockGating.parse("clockGating", clockGating).key();
     if (!ENGINES.contains(engine)) {
       throw new IllegalArgumentException("engine must be one of " + String.join(", ", ENGINES) + ", got '" + engine + "'");
     }
@@ -361,6 +386,16 @@ public record NpuConfig(int rows, int spadKiB, int spadBanks, int extMemMiB, int
   /** The same NPU with a Vector DSP of {@code stages} execute stages (1..4, see {@code dspStages}). */
   public NpuConfig withDspStages(int stages) {
     return toBuilder().dspStages(stages).build();
+  }
+
+  /** The same NPU with clock gating {@code on}, {@code off} or {@code checked} (see {@code clockGating}). */
+  public NpuConfig withClockGating(String mode) {
+    return toBuilder().clockGating(mode).build();
+  }
+
+  /** How the units' clocks are gated ({@code clockGating}). */
+  public ClockGating clockGatingMode() {
+    return ClockGating.parse("clockGating", clockGating);
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

@@ -29,6 +29,7 @@ public final class NpuConfigBuilder {
   private String sparsity;
   private int commandQueueDepth;
   private int dspStages;
+  private String clockGating;
 
   NpuConfigBuilder(NpuConfig c) {
     rows = c.rows();
@@ -55,6 +56,7 @@ public final class NpuConfigBuilder {
     sparsity = c.sparsity();
     commandQueueDepth = c.commandQueueDepth();
     dspStages = c.dspStages();
+    clockGating = c.clockGating();
   }
 
   /** External memory timing: first-byte latency in cycles and bytes per cycle after it. */
@@ -99,10 +101,16 @@ public final class NpuConfigBuilder {
     return this;
   }
 
+  /** Clock gating of the units: {@code on}, {@code off} or {@code checked}. */
+  public NpuConfigBuilder clockGating(String mode) {
+    clockGating = mode;
+    return this;
+  }
+
   /** The configuration, validated. */
   public NpuConfig build() {
     return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
         memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages);
+        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages, clockGating);
   }
 }

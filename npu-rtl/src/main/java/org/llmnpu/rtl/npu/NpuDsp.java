@@ -40,6 +40,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  * take the cycles of {@code org.llmnpu.isa.CycleModel} ({@code dspin}: one cycle more than its elements).
  */
 final class NpuDsp {
+  /** Cycles the DSP's gated clock runs on after its commands: the dspin's buffer writes and the lanes' pipelines. */
+  static final int DSP_GATE_TRAIL = 8;
   final VectorDsp dsp;
   /** The FP16 value a {@code dspin} writes this cycle. */
   final UInt inValue;
@@ -69,7 +71,12 @@ final class NpuDsp {
     int lineBits = 8 * line;
     int lineShift = Integer.numberOfTrailingZeros(line);
     int progWords = Math.max(1, line / 8);
-    dsp = npu.instanceOf("dsp", new VectorDsp(config, progWords, line / 2));
+    // the DSP's clock runs in its commands' cycles (DSP_CYCLES) and while a dspin's last buffer writes trail them
+    Bool unitBusy = npu.wireOf("dsp_unitBusy", org.llmnpu.hdl.Hw.bool());
+    VectorDsp[] made = new VectorDsp[1];
+    npu.clockGatedOf("dspUnit", unitBusy, () -> made[0] = npu.instanceOf("dsp", new VectorDsp(config, progWords,
+        line / 2)));
+    dsp = made[0];
     int elementBits = dsp.bufAddr.width();
 
     // dspin: the element at its byte offset (the scratchpad read), registered (stage 1); its magnitude |q|, sign
@@ -99,9 +106,14 @@ final class NpuDsp {
     rounder.exponent.set(shift2.asSInt());
     UInt copy3 = npu.regNextOf("dsp_in3_copy", npu.regNextOf("dsp_in2_copy", element1.lsbs(16)));
     Bool copied3 = npu.regNextOf("dsp_in3_copied", npu.regNextOf("dsp_in2_copied", format1.eq(0)));
-    Bool write3 = npu.reg0Next("dsp_in3_write", npu.reg0Next("dsp_in2_write", write1));
+    Bool write2 = npu.reg0Next("dsp_in2_write", write1);
+    Bool write3 = npu.reg0Next("dsp_in3_write", write2);
     UInt address3 = npu.regNextOf("dsp_in3_element_index", npu.regNextOf("dsp_in2_element_index", address1));
     inValue = npu.wireOf("dsp_inValue", mux(copied3, copy3, rounder.code));
+    // the execute pipeline's registers settle within DSP_GATE_TRAIL cycles after a command
+    Bool commandCycle = npu.wireOf("dsp_commandCycle", npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun)
+        .or(npu.inDspIn).or(npu.inDspOut).or(npu.inState(Npu.State.DSP_DRAIN)));
+    unitBusy.set(commandCycle.or(npu.trailOf("dsp_gateTrail", commandCycle, DSP_GATE_TRAIL)));
     dsp.bufWe.set(write3);
     dsp.bufAddr.set(mux(write3, address3, bufferElement.resize(elementBits)));
     dsp.bufWdata.set(inValue);

@@ -59,7 +59,11 @@ final class NpuGemm {
   /** The engine and its operand ports, written from the scratchpad walk. */
   void engine(NpuConfig c) {
     Walker sp = npu.dma.sp;
-    engine = npu.instanceOf("gemm", c.gemmEngine());
+    // the engine's clock runs while the GEMM unit is busy (the GEMM_CYCLES counter's condition): operand copies,
+    // start, array run and drain; its registers and buffers change in no other cycle
+    org.llmnpu.hdl.Bool busy = npu.state.ge(Npu.st(Npu.State.GEMM_X)).and(npu.state.le(Npu.st(Npu.State.GEMM_START)))
+        .or(npu.back.idle.not());
+    npu.clockGatedOf("gemmEngine", busy, () -> engine = npu.instanceOf("gemm", c.gemmEngine()));
     engine.load.m.set(m);
     if (sparseCommand == null) {
       engine.load.k.set(k);

@@ -51,7 +51,9 @@ public final class NpuGenerator implements BlockGenerator {
         ParamSpec.choice("sparsity", d.sparsity(), NpuConfig.SPARSITIES,
             "N:M mode the MAC array is built for (dense GEMMs always run; needs engine systolic, weightRowsPerCycle 1)"),
         ParamSpec.integer("commandQueueDepth", d.commandQueueDepth(), 1, org.llmnpu.isa.MachineParams.MAX_COMMAND_QUEUE_DEPTH,
-            "commands in the command queue: the running one and up to depth - 1 read ahead (1 = no prefetch)"));
+            "commands in the command queue: the running one and up to depth - 1 read ahead (1 = no prefetch)"),
+        ParamSpec.choice("clockGating", d.clockGating(), List.of("on", "off", "checked"),
+            "clock gates on the GEMM engine, Vector DSP and PPM (checked: ungated, with simulation checks of the enables)"));
   }
 
   @Override
@@ -68,6 +70,6 @@ public final class NpuGenerator implements BlockGenerator {
         p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
         p.getInt("weightRowsPerCycle"),
         Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")), p.get("sparsity"),
-        p.getInt("commandQueueDepth"), p.getInt("dspStages"));
+        p.getInt("commandQueueDepth"), p.getInt("dspStages"), p.get("clockGating"));
   }
 }

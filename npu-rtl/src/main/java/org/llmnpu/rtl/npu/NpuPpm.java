@@ -92,7 +92,14 @@ final class NpuPpm {
     int lineBits = 8 * line;
     int lanes = lanes(p);
     config = config(p, ppu);
-    ppm = npu.instanceOf("ppm", module(c));
+    // the PPM runs on a clock gated by its commands' cycles, the lines it is fed (a ppm's or a fused GEMM's drain)
+    // and its pipeline's latency after them (a ppmcfg's records pass the pipeline's registers as the lines do)
+    Bool unitCycle = npu.wireOf("ppm_unitCycle", npu.inPpmLoad.or(npu.inPpmRun).or(npu.inPpmDrain).or(feed));
+    Bool unitBusy = npu.wireOf("ppm_unitBusy", unitCycle.or(npu.trailOf("ppm_gateTrail", unitCycle,
+        1 + config.latency() + INPUT_LATENCY + 1)));
+    LinePpm[] made = new LinePpm[1];
+    npu.clockGatedOf("ppmUnit", unitBusy, () -> made[0] = npu.instanceOf("ppm", module(c)));
+    ppm = made[0];
 
     // ------------------------------------------------------------ items from memory beats
     int recordBits = 8 * Command.PPM_RECORD_BYTES;

@@ -28,7 +28,11 @@ import org.llmnpu.reports.ppa.NodeScaling;
  *                     (only when the table measured those; a program's mix of classes is not counted)
  *   clock, leakage  = cycles · flipFlops · E(IDLE_FLIP_FLOP)   (the whole NPU, every cycle; the action
  *                     energies are above idle). Without the NPU's flip-flops (0): cycles · E(MAC_IDLE),
- *                     the GEMM engine's idle alone, a lower bound.
+ *                     the GEMM engine's idle alone, a lower bound. With gated units (clock gating): the
+ *                     flip-flops of a gated unit are charged only in the cycles its clock ran (its enable
+ *                     counter, e.g. gemmCycles), the others every cycle, and each gating cell
+ *                     GATE_CELL_FLIP_FLOPS flip-flops' idle every cycle (its latch and AND take every clock edge):
+ *                     (flipFlops − Σ gated) · cycles · E + Σ gated_u · enabled_u · E + gates · cycles · 2 · E
  * </pre>
  *
  * Counter names are the NPU's JSON keys ({@code macs}, {@code psumWritebacks}, {@code spadReads},
@@ -57,10 +61,24 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
    *                  their pipelines (registers without enables) take every line read as if it were an element
    */
   public record Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes,
-                      long flipFlops, boolean ppu, int pimRows, int ppmInputLanes) {
+                      long flipFlops, boolean ppu, int pimRows, int ppmInputLanes,
+                      java.util.List<GatedUnit> gatedUnits) {
     /** A shape of a systolic NPU without its flip-flops or PPU. */
     public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes) {
-      this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, 0, false, 0, 0);
+      this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, 0, false, 0, 0, java.util.List.of());
+    }
+
+    /** A shape without gated units. */
+    public Shape(int spadLineBits, int spadBankWords, boolean sparse24, double clockNs, int dspLanes,
+                 long flipFlops, boolean ppu, int pimRows, int ppmInputLanes) {
+      this(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows, ppmInputLanes,
+          java.util.List.of());
+    }
+
+    /** The same shape with these units on gated clocks (their flip-flops are among {@link #flipFlops}). */
+    public Shape withGatedUnits(java.util.List<GatedUnit> units) {
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows,
+          ppmInputLanes, units);
     }
 
     /** A shape without a Vector DSP term. */
@@ -69,6 +87,7 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
     }
 
     public Shape {
+      gatedUnits = java.util.List.copyOf(gatedUnits);
       if (flipFlops < 0 || pimRows < 0 || ppmInputLanes < 0) {
         throw new IllegalArgumentException("flipFlops, pimRows and ppmInputLanes must be >= 0, got " + flipFlops + ", "
             + pimRows + ", " + ppmInputLanes);
@@ -81,29 +100,52 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
 
     /** The same shape with the NPU's flip-flops (idle is then charged for the whole NPU). */
     public Shape withFlipFlops(long ffs) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows, ppmInputLanes);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, ffs, ppu, pimRows,
+          ppmInputLanes, gatedUnits);
     }
 
     /** The same shape with or without the PPU. */
     public Shape withPpu(boolean on) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows, ppmInputLanes);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, on, pimRows,
+          ppmInputLanes, gatedUnits);
     }
 
     /** The same shape with a {@code rows × rows} PiM engine (0: the systolic array). */
     public Shape withPimRows(int rows) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows, ppmInputLanes);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, rows,
+          ppmInputLanes, gatedUnits);
     }
 
     /** The same shape with {@code lanes} PPM lanes wired to the scratchpad read port without isolation. */
     public Shape withPpmInputLanes(int lanes) {
-      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows, lanes);
+      return new Shape(spadLineBits, spadBankWords, sparse24, clockNs, dspLanes, flipFlops, ppu, pimRows,
+          lanes, gatedUnits);
     }
 
     /** The same shape with the 2:4 array or the dense one. */
     public Shape withSparse24(boolean on) {
-      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows, ppmInputLanes);
+      return new Shape(spadLineBits, spadBankWords, on, clockNs, dspLanes, flipFlops, ppu, pimRows,
+          ppmInputLanes, gatedUnits);
     }
   }
+
+  /**
+   * A unit on a gated clock: its flip-flops and the counter of the cycles its clock ran.
+   *
+   * @param name          the gated bank (as the generator named it)
+   * @param flipFlops     its flip-flops (among the shape's {@code flipFlops})
+   * @param enableCounter the counter key of the cycles its enable was high (a missing counter counts zero)
+   */
+  public record GatedUnit(String name, long flipFlops, String enableCounter) {
+    public GatedUnit {
+      if (flipFlops < 0) {
+        throw new IllegalArgumentException("flipFlops of gated unit " + name + " must be >= 0, got " + flipFlops);
+      }
+    }
+  }
+
+  /** The idle of a clock-gating cell (latch and AND on the clock) in flip-flops' idle: an assumption, see the class. */
+  public static final double GATE_CELL_FLIP_FLOPS = 2;
 
   private static final java.util.List<EnergyAction> DSP_CLASSES = java.util.List.of(EnergyAction.DSP_FP16,
       EnergyAction.DSP_FP32, EnergyAction.DSP_CONVERT, EnergyAction.DSP_MEMORY);
@@ -164,11 +206,27 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
       u.put("Vector DSP", dspInstructions * shape.dspLanes() * mean);
     }
     double cycles = get(counters, "cycles");
-    u.put(IDLE_UNIT, shape.flipFlops() > 0
-        ? cycles * shape.flipFlops() * t.pj(EnergyAction.IDLE_FLIP_FLOP, node)
-        : cycles * t.pj(EnergyAction.MAC_IDLE, node));
+    u.put(IDLE_UNIT, shape.flipFlops() > 0 ? idleFlipFlops(shape, counters, cycles)
+        * t.pj(EnergyAction.IDLE_FLIP_FLOP, node) : cycles * t.pj(EnergyAction.MAC_IDLE, node));
     double total = u.values().stream().mapToDouble(Double::doubleValue).sum();
     return new EnergyEstimate(node, u, total, 2 * macs, cycles * shape.clockNs() * 1e-9);
+  }
+
+  /**
+   * Flip-flop cycles with a running clock: the ungated flip-flops every cycle, each gated unit's in the cycles of
+   * its enable counter (at most every cycle), and the gating cells' share.
+   */
+  static double idleFlipFlops(Shape shape, Map<String, Long> counters, double cycles) {
+    long gated = shape.gatedUnits().stream().mapToLong(GatedUnit::flipFlops).sum();
+    if (gated > shape.flipFlops()) {
+      throw new IllegalArgumentException("gated units hold " + gated + " flip-flops, more than the NPU's "
+          + shape.flipFlops());
+    }
+    double clocked = (shape.flipFlops() - gated) * cycles;
+    for (GatedUnit g : shape.gatedUnits()) {
+      clocked += g.flipFlops() * Math.min(cycles, get(counters, g.enableCounter()));
+    }
+    return clocked + shape.gatedUnits().size() * GATE_CELL_FLIP_FLOPS * cycles;
   }
 
   /** The unit names of idle, the scratchpad's SRAM macros and the external memory in {@link #byUnitPj}. */

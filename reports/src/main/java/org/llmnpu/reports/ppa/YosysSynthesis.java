@@ -102,6 +102,10 @@ public final class YosysSynthesis {
     }
     s.append("synth -top ").append(design.top()).append(" -run fine:check\n");
     s.append("dfflibmap -liberty lib.lib\n");
+    if (hasLatches(design)) {
+      // the clock gates' latches: dfflibmap maps flip-flops only
+      s.append("techmap -map latch_map.v\n");
+    }
     s.append("abc -D ").append(targetDelayPs).append(" -constr abc.constr -liberty lib.lib\n");
     s.append("opt_clean\n");
     s.append("stat -liberty lib.lib -top ").append(design.top()).append('\n');
@@ -113,6 +117,11 @@ public final class YosysSynthesis {
     // OpenSTA's Verilog reader rejects concatenations on the left of an assign
     s.append("write_verilog -noattr -noexpr -simple-lhs netlist.v\n");
     return s.toString();
+  }
+
+  /** Whether the design has clock-gating cells, whose latches need the library's latch cell. */
+  static boolean hasLatches(VerilogDesign design) {
+    return design.files().containsKey(org.llmnpu.hdl.ClockGateCell.MODULE + ".v");
   }
 
   /** Runs (or fetches from the cache) the synthesis of {@code design}. */
@@ -147,6 +156,11 @@ public final class YosysSynthesis {
       Files.writeString(work.resolve("lib.lib"), lib, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("abc.constr"), ABC_CONSTRAINTS, StandardCharsets.UTF_8);
       Files.writeString(work.resolve("synth.ys"), script, StandardCharsets.UTF_8);
+      if (hasLatches(design)) {
+        Files.writeString(work.resolve("latch_map.v"), LibertyLatch.find(lib).orElseThrow(() -> new ToolFailure(
+            "yosys", design.top() + " has clock-gating latches but the library " + liberty + " has no latch cell",
+            List.of())).techmap(), StandardCharsets.UTF_8);
+      }
       String log = ToolRunner.run(List.of("yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"), work, TIMEOUT_SECONDS);
       Map<String, String> files = new LinkedHashMap<>();
       files.put("yosys.log", read(work.resolve("yosys.log")) + log);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.llmnpu.reports.ppa.NodeScaling;
@@ -94,6 +95,25 @@ class EnergyEstimateTest {
     IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
         () -> EnergyEstimate.of(old, NodeScaling.Node.N180, c, shape));
     assertTrue(x.getMessage().contains("IDLE_FLIP_FLOP"), x.getMessage());
+  }
+
+  @Test
+  void gatedFlipFlopsAreChargedOnlyInTheCyclesTheirClockRuns() {
+    // 20,000 flip-flops, of which the GEMM engine's 12,000 are gated and open 30 of 100 cycles
+    Map<String, Long> c = Map.of("cycles", 100L, "gemmCycles", 30L);
+    var shape = new EnergyEstimate.Shape(128, 1024, false, 5.0, 0).withFlipFlops(20_000)
+        .withGatedUnits(List.of(new EnergyEstimate.GatedUnit("gemmEngine", 12_000, "gemmCycles")));
+    EnergyEstimate e = EnergyEstimate.of(table(), NodeScaling.Node.N180, c, shape);
+    double flipFlopCycles = 8_000 * 100 + 12_000 * 30 + EnergyEstimate.GATE_CELL_FLIP_FLOPS * 100;
+    assertEquals(flipFlopCycles * 0.25, e.byUnitPj().get("clock, leakage"), 1e-9);
+    // a gate open every cycle costs its cell on top of the ungated design
+    EnergyEstimate open = EnergyEstimate.of(table(), NodeScaling.Node.N180, Map.of("cycles", 100L, "gemmCycles", 100L),
+        shape);
+    assertEquals((20_000 + EnergyEstimate.GATE_CELL_FLIP_FLOPS) * 100 * 0.25, open.byUnitPj().get("clock, leakage"),
+        1e-9);
+    // more gated flip-flops than the NPU has is a mistake in the shape
+    var wrong = shape.withGatedUnits(List.of(new EnergyEstimate.GatedUnit("gemmEngine", 30_000, "gemmCycles")));
+    assertThrows(IllegalArgumentException.class, () -> EnergyEstimate.of(table(), NodeScaling.Node.N180, c, wrong));
   }
 
   @Test

@@ -1,0 +1,68 @@
+package org.llmnpu.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.hdl.ClockGateCell;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.isa.Disassembler;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * The NPU's clock gates ({@code clockGating}): with {@code checked}, random GEMM, DSP and PPM programs run on the
+ * ungated NPU with a simulation check per gated unit that stops the run after any cycle in which a register of the
+ * unit changed while its enable was low (the check itself fires on a wrong enable:
+ * {@code ClockGatingSimulationTest} in verilator-harness mis-gates a bank on purpose); every run is bit-exact with
+ * the golden simulator with every counter and cycle equal. The default NPU has one gating cell per unit.
+ */
+class ClockGatingCosimTest {
+  private interface Generator {
+    RandomPrograms.Case generate(MachineParams p, Random r, int work, boolean overlapped);
+  }
+
+  @Test
+  void everyEnableIsRightOnRandomGemmDspAndPpmPrograms() {
+    NpuConfig c = NpuConfig.small().withClockGating("checked").withMemory(3, 4);
+    Random r = new Random(2026);
+    Map<String, Generator> kinds = new java.util.LinkedHashMap<>();
+    kinds.put("GEMM", RandomPrograms::generate);
+    kinds.put("DSP", DspChains::generate);
+    kinds.put("PPM", PpmChains::generate);
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (var kind : kinds.entrySet()) {
+        for (int i = 0; i < 4; i++) {
+          RandomPrograms.Case t = kind.getValue().generate(c.machine(), r, 1 + r.nextInt(2), i % 2 == 1);
+          ProgramCosim.Outcome o = ProgramCosim.run(rtl, t.image(), t.programAddress());
+          String what = kind.getKey() + " program " + i + ":\n" + Disassembler.disassemble(t.program());
+          assertEquals(ErrorCause.NONE, o.golden().error(), what);
+          assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
+          assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+          assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+        }
+      }
+    }
+  }
+
+  @Test
+  void theDefaultNpuGatesItsGemmEngineVectorDspAndPpm() {
+    VerilogDesign on = Verilog.emit(new Npu(NpuConfig.defaults()));
+    VerilogDesign off = Verilog.emit(new Npu(NpuConfig.defaults().withClockGating("off")));
+    assertTrue(on.files().containsKey(ClockGateCell.MODULE + ".v"));
+    assertEquals(List.of("gemmEngine", "dspPath_dspUnit", "ppmPath_ppmUnit", "ppmPath_ppmRows"),
+        on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path).toList());
+    assertTrue(on.gatedRegisterBits() > on.registerBits() / 2,
+        on.gatedRegisterBits() + " of " + on.registerBits() + " register bits gated");
+    assertTrue(off.gatedBanks().isEmpty());
+    // the gates add the warm-up counter and the DSP's and PPM's settling counters, nothing else
+    assertTrue(on.registerBits() - off.registerBits() <= 24, on.registerBits() + " vs " + off.registerBits());
+  }
+}
