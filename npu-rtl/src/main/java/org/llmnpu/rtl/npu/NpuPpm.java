@@ -175,10 +175,12 @@ final class NpuPpm {
     mayRequest = npu.wireOf("ppm_mayRequest", gap.eq(0));
 
     // ------------------------------------------------------------ one INT32 line a cycle into the lanes
+    // between lines the inputs are 0, so the PPM's input registers hold while its clock is gated
     ppm.inValid.set(feed);
-    ppm.inGroup.set(feedGroup.resize(ppm.inGroup.width()));
+    ppm.inGroup.set(mux(feed, feedGroup.resize(ppm.inGroup.width()), uintLit(0, ppm.inGroup.width())));
+    UInt fed = npu.wireOf("ppm_fedLine", mux(feed, feedLine, uintLit(0, feedLine.width())));
     for (int j = 0; j < lanes; j++) {
-      ppm.inAcc.get(j).set(feedLine.slice(32 * j + 31, 32 * j).asSInt());
+      ppm.inAcc.get(j).set(fed.slice(32 * j + 31, 32 * j).asSInt());
     }
     outValid = ppm.outValid;
     List<HwValue> codes = new ArrayList<>();
