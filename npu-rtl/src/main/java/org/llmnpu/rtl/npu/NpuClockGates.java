@@ -13,9 +13,10 @@ import org.llmnpu.isa.Counter;
  *   <li>{@code dspUnit} (the Vector DSP): open in the DSP commands' cycles, {@link Counter#DSP_CYCLES}, and for
  *       {@link NpuDsp#DSP_GATE_TRAIL} cycles after each run of them (dspin's trailing buffer writes, the lanes'
  *       pipelines settling); the counter leaves those trailing cycles out.</li>
- *   <li>{@code ppmUnit}, {@code ppmRows} (the PPM and its row registers): open in the PPM commands' cycles,
- *       {@link Counter#PPM_CYCLES}, and for the pipeline's latency + 2 cycles after each run of them (left out
- *       likewise).</li>
+ *   <li>{@code ppmUnit} (the line-rate PPM): open in the PPM commands' cycles, {@link Counter#PPM_CYCLES}, in the
+ *       cycles a fused GEMM ({@code gemm ppm=1}) feeds it drain lines, and for the pipeline's latency + 2 cycles
+ *       after each run of them. The counter leaves out the trailing cycles and the fused drains' lines (those are
+ *       in {@link Counter#GEMM_CYCLES}), so a fused GEMM's PPM clock is charged short by its drain lines.</li>
  * </ul>
  * All gates are also open for the {@value Npu#GATE_WARMUP_CYCLES} cycles after reset (not counted: once per reset).
  */
@@ -29,7 +30,7 @@ public final class NpuClockGates {
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
       case "dspUnit" -> Optional.of(Counter.DSP_CYCLES);
-      case "ppmUnit", "ppmRows" -> Optional.of(Counter.PPM_CYCLES);
+      case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
       default -> Optional.empty();
     };
   }

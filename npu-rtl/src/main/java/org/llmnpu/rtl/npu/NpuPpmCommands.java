@@ -64,7 +64,9 @@ final class NpuPpmCommands {
     UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, npu.spad.readData, back.ppmLine));
     UInt groupOfRun = sp.beat.lsbs(2).resize(back.ppmGroup.width());
     UInt feedGroup = npu.wireOf("ppm_feedGroup", mux(npu.inPpmRun, groupOfRun, back.ppmGroup));
-    UInt channel = npu.wireOf("ppm_channel", first.add(index));
+    // first + index < ppmChannels (the decode's range check): the channel port's width
+    int channelBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(npu.p.ppmChannels() - 1));
+    UInt channel = npu.wireOf("ppm_channel", first.add(index).resize(channelBits));
     unit = npu.section2("ppmPath", () -> new NpuPpm(npu, c, npu.inState(Npu.State.IDLE).and(npu.start),
         inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, channel, index, feed, feedLine, feedGroup));
     dec = new NpuPpmDecode(npu, npu.p, npu.fetch.words, npu.fetch.opcode.eq(Opcode.GEMM.code()), unit.tableLoaded,
