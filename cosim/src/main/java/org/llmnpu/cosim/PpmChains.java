@@ -41,16 +41,11 @@ public final class PpmChains {
 
   /** {@code gemms} GEMM → PPM chains in an image with the program at 0. */
   public static RandomPrograms.Case generate(MachineParams p, Random r, int gemms, boolean overlapped) {
-    byte[] image = new byte[(int) p.extMemBytes()];
-    r.nextBytes(image);
+    byte[] image = randomImage(p, r);
     int line = p.lineBytes();
     int rows = p.rows();
     Program.Builder b = Program.builder();
-    if (p.ppu()) {
-      byte[] t = table(r.nextInt(PpuFunction.values().length));
-      System.arraycopy(t, 0, image, (int) TABLE, t.length);
-      b.ppuTab(TABLE);
-    }
+    loadTable(p, r, image, b);
     long records = RECORDS;
     long ext = DATA;
     long quarter = p.spadBytes() / 4;
@@ -122,16 +117,11 @@ public final class PpmChains {
    */
   public static RandomPrograms.Case generateFused(MachineParams p, Random r, int gemms, boolean overlapped,
                                                   boolean streamed, int... ns) {
-    byte[] image = new byte[(int) p.extMemBytes()];
-    r.nextBytes(image);
+    byte[] image = randomImage(p, r);
     int line = p.lineBytes();
     int rows = p.rows();
     Program.Builder b = Program.builder();
-    if (p.ppu()) {
-      byte[] t = table(r.nextInt(PpuFunction.values().length));
-      System.arraycopy(t, 0, image, (int) TABLE, t.length);
-      b.ppuTab(TABLE);
-    }
+    loadTable(p, r, image, b);
     long records = RECORDS;
     long ext = DATA;
     long half = p.spadBytes() / 2;
@@ -203,5 +193,20 @@ public final class PpmChains {
     byte[] code = prog.bytes();
     System.arraycopy(code, 0, image, 0, code.length);
     return new RandomPrograms.Case(image, prog, 0);
+  }
+
+  private static byte[] randomImage(MachineParams p, Random r) {
+    byte[] image = new byte[(int) p.extMemBytes()];
+    r.nextBytes(image);
+    return image;
+  }
+
+  /** On a PPU NPU: a random function's table into the image at {@code TABLE} and its {@code pputab}. */
+  private static void loadTable(MachineParams p, Random r, byte[] image, Program.Builder b) {
+    if (p.ppu()) {
+      byte[] t = table(r.nextInt(PpuFunction.values().length));
+      System.arraycopy(t, 0, image, (int) TABLE, t.length);
+      b.ppuTab(TABLE);
+    }
   }
 }

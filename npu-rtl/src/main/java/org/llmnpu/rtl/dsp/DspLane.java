@@ -97,6 +97,31 @@ final class DspLane extends DspLaneUnits {
     }
   }
 
+  /** The issue stage's operand registers and the lane's buffer with its load port. */
+  private record Operands(UInt a, UInt b, UInt c, Mem<UInt> buffer, UInt loaded) {
+  }
+
+  /**
+   * Operands a, b, c registered at issue from {@code read} (a register read with the execute stages' forwarding),
+   * the broadcast source, and the buffer with its host read and the row an {@code LD}/{@code LDG} reads.
+   */
+  private Operands operands(java.util.function.Function<UInt, UInt> read) {
+    UInt forwardA = read.apply(ra);
+    UInt a = regNext("a", forwardA);
+    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
+    UInt b = regNext("b", read.apply(rb));
+    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
+    UInt c = regNext("c", read.apply(rc).lsbs(cWidth()));
+    sourceA.set(a);
+
+    Mem<UInt> buffer = mem("buffer", uint(16), rows);
+    buffer.init(new long[rows]);
+    hostRead.set(buffer.readAsync(hostRow));
+    UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
+        : row));
+    return new Operands(a, b, c, buffer, loaded);
+  }
+
   /** One execute stage: every result computed, selected and written in the cycle after issue. */
   private void oneStageExecute() {
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
@@ -105,19 +130,12 @@ final class DspLane extends DspLaneUnits {
     Bool writes = writesRegister();
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     Bool writeBack = wire("writeBack", enabled.and(writes));
-    UInt forwardA = mux(writeBack.and(rd.eq(ra)), result, registers.readAsync(ra));
-    UInt a = regNext("a", forwardA);
-    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
-    UInt b = regNext("b", mux(writeBack.and(rd.eq(rb)), result, registers.readAsync(rb)));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
-    UInt c = regNext("c", mux(writeBack.and(rd.eq(rc)), result, registers.readAsync(rc)).lsbs(cWidth()));
-    sourceA.set(a);
-
-    Mem<UInt> buffer = mem("buffer", uint(16), rows);
-    buffer.init(new long[rows]);
-    hostRead.set(buffer.readAsync(hostRow));
-    UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
-        : row));
+    Operands o = operands(r -> mux(writeBack.and(rd.eq(r)), result, registers.readAsync(r)));
+    UInt a = o.a();
+    UInt b = o.b();
+    UInt c = o.c();
+    Mem<UInt> buffer = o.buffer();
+    UInt loaded = o.loaded();
 
     Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
@@ -212,19 +230,12 @@ final class DspLane extends DspLaneUnits {
       UInt zero = uintLit(0, 32);
       return mux(first, simpleAt[1], zero).or(mux(last, result, zero)).or(mux(rest, v, zero));
     };
-    UInt forwardA = forward.apply(ra);
-    UInt a = regNext("a", forwardA);
-    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
-    UInt b = regNext("b", forward.apply(rb));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
-    UInt c = regNext("c", forward.apply(rc).lsbs(cWidth()));
-    sourceA.set(a);
-
-    Mem<UInt> buffer = mem("buffer", uint(16), rows);
-    buffer.init(new long[rows]);
-    hostRead.set(buffer.readAsync(hostRow));
-    UInt loaded = wire("loaded", buffer.readAsync(permute ? mux(op.eq(DspOp.LDG.code()), row.add(a.lsbs(row.width())), row)
-        : row));
+    Operands o = operands(forward);
+    UInt a = o.a();
+    UInt b = o.b();
+    UInt c = o.c();
+    Mem<UInt> buffer = o.buffer();
+    UInt loaded = o.loaded();
 
     // execute 1 → N: the FP units with N − 1 internal registers
     int internal = n - 1;

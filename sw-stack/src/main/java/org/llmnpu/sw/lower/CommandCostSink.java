@@ -120,20 +120,18 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
 
   @Override
   public Void visitLoad(Command.Load l) {
-    cm.dispatch(true, false);
-    long beats = beats(l.rowBytes(), l.rows());
-    add(Counter.DMA_LOAD_BYTES, l.rows() * l.rowBytes());
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats);
-    cm.load(beats);
-    return null;
+    return load(l.rowBytes(), l.rows());
   }
 
   @Override
   public Void visitLoadMx(Command.LoadMx l) {
+    return load(l.rowBytes(), l.rows()); // the MX decoders add no cycle
+  }
+
+  private Void load(long rowBytes, long rows) {
     cm.dispatch(true, false);
-    long beats = beats(l.rowBytes(), l.rows());
-    add(Counter.DMA_LOAD_BYTES, l.rows() * l.rowBytes());
+    long beats = beats(rowBytes, rows);
+    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.EXT_READ_BEATS, beats);
     add(Counter.SPAD_WRITES, beats);
     cm.load(beats);
