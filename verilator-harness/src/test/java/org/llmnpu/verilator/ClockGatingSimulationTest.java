@@ -144,40 +144,34 @@ class ClockGatingSimulationTest {
 
   @Test
   void checkedModeStopsTheSimulationAfterACycleWithAWrongEnable() {
-    Simulator s = SimModes.startLocal(new GatedAccumulator(ClockGating.CHECKED));
-    try {
-      s.reset(2);
+    assertMisGatingStops(s -> {
       s.poke("value", 3);
       s.poke("add", 1);
       s.poke("enable", 1);
       s.step(5);
       s.poke("enable", 0);  // mis-gated: the bank's registers change while its enable is low
-      RuntimeException e = assertThrows(RuntimeException.class, () -> {
-        s.step(3);
-        s.peekLong("acc");
-      });
-      assertTrue(String.valueOf(e.getMessage()).contains("clock gate sum"), e.getMessage());
-    } finally {
-      try {
-        s.close();
-      } catch (RuntimeException ignored) {
-        // the stopped model may already be gone
-      }
-    }
+    }, "acc");
   }
 
   @Test
   void checkedModeCatchesAWrongEnableInAnInstanceOfTheBank() {
     // only the instance's counter changes while the enable is low (acc adds 0)
-    Simulator s = SimModes.startLocal(new GatedAccumulator(ClockGating.CHECKED));
-    try {
-      s.reset(2);
+    assertMisGatingStops(s -> {
       s.poke("value", 0);
       s.poke("add", 1);
       s.poke("enable", 0);
+    }, "adds");
+  }
+
+  /** After reset and {@code setUp}, three more cycles must stop the checked model with the bank's name. */
+  private static void assertMisGatingStops(java.util.function.Consumer<Simulator> setUp, String output) {
+    Simulator s = SimModes.startLocal(new GatedAccumulator(ClockGating.CHECKED));
+    try {
+      s.reset(2);
+      setUp.accept(s);
       RuntimeException e = assertThrows(RuntimeException.class, () -> {
         s.step(3);
-        s.peekLong("adds");
+        s.peekLong(output);
       });
       assertTrue(String.valueOf(e.getMessage()).contains("clock gate sum"), e.getMessage());
     } finally {
