@@ -12,10 +12,17 @@ import org.llmnpu.isa.dsp.DspKernel;
 final class AttentionLowering {
   private final LoweringEmitter e;
   private final LoweringLayout l;
+  /** At {@code --fusion full} the batched attention core ({@link BatchedAttention}), else none: per token and head. */
+  private final BatchedAttention batched;
 
   AttentionLowering(LoweringEmitter emitter) {
+    this(emitter, Fusion.NONE);
+  }
+
+  AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
+    this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
@@ -64,8 +71,12 @@ final class AttentionLowering {
     b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
-    for (int t = 0; t < n; t++) {
-      heads(t, pos + t + 1);
+    if (batched != null) {
+      batched.emit(n, pos, layer == 0);
+    } else {
+      for (int t = 0; t < n; t++) {
+        heads(t, pos + t + 1);
+      }
     }
     e.weight(m.wO[layer], m.oK, c.dim());
     e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);
