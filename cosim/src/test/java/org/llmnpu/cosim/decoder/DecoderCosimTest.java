@@ -11,7 +11,7 @@ import org.llmnpu.verilator.SimModes;
  * stories260K on the generated default NPU in Verilator against the golden ISA simulator: a
  * 4-token prefill program and one full decode step (all five layers and the LM head), memory
  * images, status and every counter equal; also with the weights streamed into the array (the fused datapath's
- * {@code gemm wStream=1}, built in the RTL).
+ * {@code gemm wStream=1}, built in the RTL), and with the batched attention of {@code --fusion full}.
  */
 class DecoderCosimTest {
   @Test
@@ -30,6 +30,21 @@ class DecoderCosimTest {
   void streamedWeightsAreBitExactOnTheRtl() throws Exception {
     DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
         0, 0, "vertical"), SimModes.local());
+    assertEquals(2, r.steps().size());
+    for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+    }
+  }
+
+  /**
+   * The same at {@code --fusion full}: the batched attention (one P·V GEMM per KV head over the block's queries) on a
+   * 4-token prefill and a decode step.
+   */
+  @Test
+  void batchedAttentionIsBitExactOnTheRtl() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
+        0, 0, "full"), SimModes.local());
     assertEquals(2, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
