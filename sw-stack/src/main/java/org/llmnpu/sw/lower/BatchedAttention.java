@@ -74,7 +74,11 @@ final class BatchedAttention {
   void emit(int n, int pos, boolean firstLayer) {
     var c = l.c;
     if (firstLayer) {
-      e.b.load(l.m.zeros, 0, sProbs, probStride, LoweredModel.roundUp(pos + n, l.line), (long) c.heads() * l.blockMax);
+      // each KV head's P rows of the block's n tokens (consecutive rows), up to the block's slots
+      for (int g = 0; g < c.kvHeads(); g++) {
+        e.b.load(l.m.zeros, 0, sProbs + (long) queryRow(g * groupSize, 0) * probStride, probStride,
+            LoweredModel.roundUp(pos + n, l.line), (long) groupSize * n);
+      }
     }
     for (int t0 = 0; t0 < n; t0 += batchTokens) {
       int nb = Math.min(batchTokens, n - t0);

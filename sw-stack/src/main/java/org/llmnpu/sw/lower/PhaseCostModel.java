@@ -397,7 +397,9 @@ public final class PhaseCostModel extends CommandCosts {
    */
   private void batchedAttention(int n, int pos, boolean firstLayer) {
     if (firstLayer) {
-      load((long) c.heads() * blockMax, LoweredModel.roundUp(pos + n, line));
+      for (int g = 0; g < c.kvHeads(); g++) {
+        load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
+      }
     }
     for (int t = 0; t < n; t++) {
       int s = pos + t + 1;
