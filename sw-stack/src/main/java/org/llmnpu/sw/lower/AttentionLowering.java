@@ -7,7 +7,8 @@ import org.llmnpu.isa.dsp.DspKernel;
  * The attention half of a layer for a block of tokens: RMSNorm → INT8 → fused QKV GEMM →
  * dequantize → RoPE → K/V quantized and appended to the cache (one DMA store per layer) → per
  * token and head the scores GEMV (K·q), SoftMax, P·V GEMM → the heads' output quantized → Wo GEMM
- * + residual. Numerics as described in {@link DecoderLowering}.
+ * + residual. Numerics as described in {@link DecoderLowering}. At {@code --fusion full} the part after the K/V
+ * rows are stored is {@link BatchedAttention} (one P·V GEMM per KV head over a batch's queries; same logits).
  */
 final class AttentionLowering {
   private final LoweringEmitter e;
