@@ -15,15 +15,30 @@ public final class Linear {
             double[] xt = x[t];
             double[] yt = y[t];
             for (int o = 0; o < w.length; o++) {
-                double[] row = w[o];
-                double s = 0;
-                for (int i = 0; i < xt.length; i++) {
-                    s += row[i] * xt[i];
-                }
-                yt[o] = s;
+                yt[o] = dot(w[o], xt);
             }
         }
         return y;
+    }
+
+    /** Dot product with four partial sums (independent add chains; the order is fixed, so results are deterministic). */
+    static double dot(double[] a, double[] b) {
+        double s0 = 0;
+        double s1 = 0;
+        double s2 = 0;
+        double s3 = 0;
+        int n = a.length;
+        int i = 0;
+        for (; i + 3 < n; i += 4) {
+            s0 += a[i] * b[i];
+            s1 += a[i + 1] * b[i + 1];
+            s2 += a[i + 2] * b[i + 2];
+            s3 += a[i + 3] * b[i + 3];
+        }
+        for (; i < n; i++) {
+            s0 += a[i] * b[i];
+        }
+        return (s0 + s1) + (s2 + s3);
     }
 
     /** Adds {@code Σ_t dy_t x_tᵀ} into {@code dw}; skipped when {@code dw} is null (a frozen matrix). */
