@@ -20,7 +20,7 @@ final class RecoveryMixin {
     @Option(names = "--recover-steps", defaultValue = "200", description = "Optimizer steps (default ${DEFAULT-VALUE}).")
     int steps;
 
-    @Option(names = "--recover-lr", description = "Peak learning rate of AdamW (default 2e-3 for lora, 5e-4 for masked).")
+    @Option(names = "--recover-lr", description = "Peak learning rate of AdamW (default 1e-2 for lora, 2e-3 for masked).")
     Double learningRate;
 
     @Option(names = "--recover-batch", defaultValue = "4", description = "Sequences per step (default ${DEFAULT-VALUE}).")

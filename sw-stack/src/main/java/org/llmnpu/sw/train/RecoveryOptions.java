@@ -14,7 +14,7 @@ import org.llmnpu.sw.model.LayerWeights;
  * held-out sets ({@link TrainingSet}).
  *
  * <p>Defaults (chosen on stories260K, see the sw-stack README): 200 steps of 4 × 64 tokens, distillation loss,
- * learning rate 2e-3 for LoRA and 5e-4 for masked fine-tuning, no weight decay (decay would pull the pretrained
+ * learning rate 1e-2 for LoRA and 2e-3 for masked fine-tuning, no weight decay (decay would pull the pretrained
  * weights towards zero, not towards their pretrained values), LoRA rank 8, α 16 on all seven projections.
  */
 public record RecoveryOptions(RecoveryMethod method, int steps, double learningRate, int batch, int sequenceLength,
@@ -52,7 +52,7 @@ public record RecoveryOptions(RecoveryMethod method, int steps, double learningR
     }
 
     public static double defaultLearningRate(RecoveryMethod method) {
-        return method == RecoveryMethod.LORA ? 2e-3 : 5e-4;
+        return method == RecoveryMethod.LORA ? 1e-2 : 2e-3;
     }
 
     public RecoveryOptions withMethod(RecoveryMethod m) {
