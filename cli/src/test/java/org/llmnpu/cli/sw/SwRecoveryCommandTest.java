@@ -3,33 +3,15 @@ package org.llmnpu.cli.sw;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code sw run|eval --recover}: recovery fine-tuning from the command line, its cache and its bad values. */
 class SwRecoveryCommandTest {
 
-    private record Outcome(int code, String out, String err) {
-    }
-
-    private static Outcome sw(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true));
-            System.setErr(new PrintStream(err, true));
-            int code = new CommandLine(new SwCommand()).execute(args);
-            return new Outcome(code, out.toString(), err.toString());
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    private static SwOutcome sw(String... args) {
+        return SwOutcome.run(args);
     }
 
     @Test
@@ -39,14 +21,14 @@ class SwRecoveryCommandTest {
         try {
             String[] args = {"run", "--sparsity", "2:4", "--prune", "wanda", "--recover", "masked", "--recover-steps", "3",
                 "--recover-batch", "2", "--recover-seq-len", "16", "--prompt-len", "4", "--max-new", "4"};
-            Outcome first = sw(args);
+            SwOutcome first = sw(args);
             assertEquals(0, first.code(), first.err());
             assertTrue(first.out().contains("recovery: masked, 3 steps") && first.out().contains("tokens/s"), first.out());
             assertTrue(!first.out().contains("from the cache"), first.out());
-            Outcome second = sw(args);
+            SwOutcome second = sw(args);
             assertEquals(0, second.code(), second.err());
             assertTrue(second.out().contains("weights from the cache"), second.out());
-            Outcome eval = sw("eval", "--sparsity", "4:8", "--recover", "lora", "--recover-steps", "2", "--recover-batch", "2",
+            SwOutcome eval = sw("eval", "--sparsity", "4:8", "--recover", "lora", "--recover-steps", "2", "--recover-batch", "2",
                     "--recover-seq-len", "16", "--calibration", "2x32", "--held-out", "2x33");
             assertEquals(0, eval.code(), eval.err());
             assertTrue(eval.out().contains("| 4:8 | none |") && eval.out().contains("| 4:8 | lora r8, 2 steps |"), eval.out());
@@ -61,25 +43,25 @@ class SwRecoveryCommandTest {
 
     @Test
     void badRecoveryValuesExit2NamingTheOptionAndTheAllowedValues() {
-        Outcome method = sw("run", "--sparsity", "2:4", "--recover", "full");
+        SwOutcome method = sw("run", "--sparsity", "2:4", "--recover", "full");
         assertEquals(2, method.code());
         assertTrue(method.err().contains("--recover") && method.err().contains("none, lora or masked"), method.err());
-        Outcome dense = sw("run", "--recover", "lora");
+        SwOutcome dense = sw("run", "--recover", "lora");
         assertEquals(2, dense.code());
         assertTrue(dense.err().contains("--recover") && dense.err().contains("--sparsity 2:4 or 4:8"), dense.err());
-        Outcome steps = sw("run", "--sparsity", "2:4", "--recover", "masked", "--recover-steps", "0");
+        SwOutcome steps = sw("run", "--sparsity", "2:4", "--recover", "masked", "--recover-steps", "0");
         assertEquals(2, steps.code());
         assertTrue(steps.err().contains("--recover-steps must be >= 1"), steps.err());
-        Outcome targets = sw("eval", "--sparsity", "2:4", "--recover", "lora", "--lora-targets", "wq,wz");
+        SwOutcome targets = sw("eval", "--sparsity", "2:4", "--recover", "lora", "--lora-targets", "wq,wz");
         assertEquals(2, targets.code());
         assertTrue(targets.err().contains("wq,wk,wv,wo,w1,w2,w3"), targets.err());
-        Outcome prune = sw("eval", "--sparsity", "2:4", "--prune", "random");
+        SwOutcome prune = sw("eval", "--sparsity", "2:4", "--prune", "random");
         assertEquals(2, prune.code());
         assertTrue(prune.err().contains("--prune") && prune.err().contains("magnitude, wanda or sparsegpt"), prune.err());
-        Outcome loss = sw("eval", "--sparsity", "2:4", "--recover", "lora", "--recover-loss", "mse");
+        SwOutcome loss = sw("eval", "--sparsity", "2:4", "--recover", "lora", "--recover-loss", "mse");
         assertEquals(2, loss.code());
         assertTrue(loss.err().contains("--recover-loss") && loss.err().contains("distill or ce"), loss.err());
-        Outcome both = sw("eval", "--sparsity", "2:4", "--compressions", "int8");
+        SwOutcome both = sw("eval", "--sparsity", "2:4", "--compressions", "int8");
         assertEquals(2, both.code());
         assertTrue(both.err().contains("not both"), both.err());
     }
