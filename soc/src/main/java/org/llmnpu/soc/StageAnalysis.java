@@ -56,7 +56,8 @@ public final class StageAnalysis {
 
   /** The analysis. */
   public record Result(Options options, SocPreset preset, ModelShapes.Shape shape, List<StageRow> stages,
-                       List<OpRow> operators, List<StageFindings.Finding> findings, List<String> notes) {
+                       List<OpRow> operators, List<StageFindings.Finding> findings, List<String> notes,
+                       Map<String, NpuBackend.Program> programs) {
   }
 
   /**
@@ -94,8 +95,12 @@ public final class StageAnalysis {
     List<StageRow> stages = new ArrayList<>();
     List<OpRow> operators = new ArrayList<>();
     Map<String, Map<String, StageRow>> byStage = new LinkedHashMap<>();
+    Map<String, NpuBackend.Program> programs = new LinkedHashMap<>();
     for (OperatorGraph.Stage stage : OperatorGraph.Stage.values()) {
       NpuBackend.Program program = o.backends().contains("npu") ? npu.program(shape, stage, o.promptLen()) : null;
+      if (program != null) {
+        programs.put(stage.key(), program);
+      }
       Map<String, StageRow> rows = new LinkedHashMap<>();
       for (String choice : StageCosting.CHOICES) {
         if (choice.startsWith("npu") && program == null) {
@@ -135,8 +140,8 @@ public final class StageAnalysis {
       notes.add("no shared buffers: tensors crossing backends are copied at " + preset.host().copyGBs().value()
           + " GB/s");
     }
-    Result partial = new Result(o, preset, shape, stages, operators, List.of(), notes);
-    return new Result(o, preset, shape, stages, operators, StageFindings.of(partial, costing), notes);
+    Result partial = new Result(o, preset, shape, stages, operators, List.of(), notes, programs);
+    return new Result(o, preset, shape, stages, operators, StageFindings.of(partial, costing), notes, programs);
   }
 
   private static StageRow summarize(String stage, String backend, List<StageCosting.Costed> costed) {
