@@ -1,14 +1,13 @@
 package org.llmnpu.cli.soc;
 
-import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.llmnpu.cli.NpuCommand;
 import org.llmnpu.soc.SocOutput;
 import org.llmnpu.soc.StageAnalysis;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -29,12 +28,6 @@ public final class SocAnalyzeCommand implements Callable<Integer> {
   @Option(names = "--gen-tokens", defaultValue = "128", description = "decode steps of the end-to-end run "
       + "(default ${DEFAULT-VALUE})")
   int genTokens;
-  @Option(names = "--quant", defaultValue = "int4", description = "the NPU's block weights: int8, int4, int4-g32, "
-      + "s2_4, mxfp8 (default ${DEFAULT-VALUE})")
-  String quant;
-  @Option(names = "--fusion", defaultValue = "vertical", description = "the NPU lowering's fusion: none, vertical, "
-      + "full (default ${DEFAULT-VALUE})")
-  String fusion;
   @Option(names = "--npu", defaultValue = "ours", description = "ours (the NPU runs every operator) or paper (the "
       + "operators the paper's NPU backend lacks fall back to the CPU) (default ${DEFAULT-VALUE})")
   String npuOps;
@@ -45,26 +38,18 @@ public final class SocAnalyzeCommand implements Callable<Integer> {
   boolean noSharedBuffer;
   @Option(names = "--no-host-overhead", description = "no submission, dispatch, command-stream or sync cost")
   boolean noHostOverhead;
-  @Option(names = "--json", description = "print JSON instead of text")
-  boolean json;
+  @Mixin
+  NpuLoweringOptions lowering;
   @Spec
   CommandSpec spec;
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    try {
-      StageAnalysis.Result r = StageAnalysis.run(new StageAnalysis.Options(preset, model, promptLen, genTokens, quant,
-          fusion, npuOps, !noSharedBuffer, !noHostOverhead, backends == null ? Arrays.asList("cpu", "gpu", "npu")
-          : backends));
-      out.print(json ? SocOutput.json(r) : SocOutput.text(r));
-      out.flush();
-      return 0;
-    } catch (IllegalArgumentException e) {
-      PrintWriter err = spec.commandLine().getErr();
-      err.println("npu soc analyze: " + e.getMessage());
-      err.flush();
-      return NpuCommand.USAGE_ERROR;
-    }
+    return SocRun.print(spec, "analyze", () -> {
+      StageAnalysis.Result r = StageAnalysis.run(new StageAnalysis.Options(preset, model, promptLen, genTokens,
+          lowering.quant, lowering.fusion, npuOps, !noSharedBuffer, !noHostOverhead,
+          backends == null ? Arrays.asList("cpu", "gpu", "npu") : backends));
+      return lowering.json ? SocOutput.json(r) : SocOutput.text(r);
+    });
   }
 }

@@ -1,12 +1,11 @@
 package org.llmnpu.cli.soc;
 
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import org.llmnpu.cli.NpuCommand;
 import org.llmnpu.soc.HeteroPlan;
 import org.llmnpu.soc.PartitionOutput;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -24,33 +23,20 @@ public final class SocPartitionCommand implements Callable<Integer> {
   String model;
   @Option(names = "--prompt-len", defaultValue = "300", description = "prompt tokens (default ${DEFAULT-VALUE})")
   int promptLen;
-  @Option(names = "--quant", defaultValue = "int4", description = "the NPU's block weights: int8, int4, int4-g32, "
-      + "s2_4, mxfp8 (default ${DEFAULT-VALUE})")
-  String quant;
-  @Option(names = "--fusion", defaultValue = "vertical", description = "the NPU lowering's fusion for the NPU-only "
-      + "baseline: none, vertical, full (default ${DEFAULT-VALUE})")
-  String fusion;
   @Option(names = "--sync", defaultValue = "fast", description = "fast (predicted wait, then polling) or driver "
       + "(sleep-based wait) (default ${DEFAULT-VALUE})")
   String sync;
-  @Option(names = "--json", description = "print JSON instead of text")
-  boolean json;
+  @Mixin
+  NpuLoweringOptions lowering;
   @Spec
   CommandSpec spec;
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    try {
-      HeteroPlan.Result r = HeteroPlan.run(new HeteroPlan.Options(preset, model, promptLen, quant, fusion, sync));
-      out.print(json ? PartitionOutput.json(r) : PartitionOutput.text(r));
-      out.flush();
-      return 0;
-    } catch (IllegalArgumentException e) {
-      PrintWriter err = spec.commandLine().getErr();
-      err.println("npu soc partition: " + e.getMessage());
-      err.flush();
-      return NpuCommand.USAGE_ERROR;
-    }
+    return SocRun.print(spec, "partition", () -> {
+      HeteroPlan.Result r = HeteroPlan.run(new HeteroPlan.Options(preset, model, promptLen, lowering.quant,
+          lowering.fusion, sync));
+      return lowering.json ? PartitionOutput.json(r) : PartitionOutput.text(r);
+    });
   }
 }
