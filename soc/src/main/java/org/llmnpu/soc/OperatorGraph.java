@@ -28,8 +28,11 @@ public final class OperatorGraph {
    * {@code promptLen}.
    */
   public static List<Operator> of(ModelConfig c, Stage stage, int promptLen) {
-    int m = stage == Stage.PREFILL ? promptLen : 1;
-    long pos0 = stage == Stage.PREFILL ? 0 : promptLen;
+    return step(c, stage == Stage.PREFILL ? promptLen : 1, stage == Stage.PREFILL ? 0 : promptLen);
+  }
+
+  /** A step of {@code m} tokens after {@code pos0} stored ones (a speculative verification: γ + 1 tokens). */
+  public static List<Operator> step(ModelConfig c, int m, long pos0) {
     // keys seen, summed over the rows: row i sees pos0 + i + 1 keys
     long ctx = m * pos0 + (long) m * (m + 1) / 2;
     int l = c.layers();
