@@ -10,7 +10,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * The figures of the module README, recorded to {@code bench-results/SocFigures.txt}: the stage table of
  * llama-3.2-3b on sd8gen3 at 321, 641 and 1281 prompt tokens (with seed 001's findings), the same on lunar-lake
- * (seed 003's CPU/GPU/NPU decode comparison) and the HeteroInfer plans of LLaMA-3-8B and Qwen2.5-1.5B on sd8gen3.
+ * (seed 003's CPU/GPU/NPU decode comparison), the HeteroInfer plans of LLaMA-3-8B and Qwen2.5-1.5B on sd8gen3 and
+ * speculative decoding across backends (INT4 and INT8 drafts).
  * Run: {@code java -cp <soc classpath> org.llmnpu.soc.SocFigures [out-file]}.
  */
 public final class SocFigures {
@@ -40,6 +41,12 @@ public final class SocFigures {
         b.append(PartitionOutput.text(HeteroPlan.run(new HeteroPlan.Options("sd8gen3", model, prompt, "int4",
             "vertical", "fast")))).append('\n');
       }
+    }
+    for (String draft : List.of("int4", "int8")) {
+      b.append(String.format(Locale.ROOT, "## ./npu soc speculative --preset sd8gen3 --model llama-3-8b --prompt-len 321 "
+          + "--draft %s --gamma 4 --measure-tokens 64%n", draft));
+      b.append(SpeculativeOutput.text(SpeculativeAcrossBackends.run("sd8gen3", "llama-3-8b", 321, draft, 4, 64)))
+          .append('\n');
     }
     Path dir = out.toAbsolutePath().getParent();
     Files.createDirectories(dir);
