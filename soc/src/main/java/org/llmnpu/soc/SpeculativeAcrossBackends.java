@@ -57,9 +57,7 @@ public final class SpeculativeAcrossBackends {
    * {@code int8}, {@code int4+2:4}) with {@code gamma} draft tokens over {@code tokens} generated tokens.
    */
   public static Acceptance measure(String draft, int gamma, int tokens) {
-    if (!DRAFTS.contains(draft)) {
-      throw new IllegalArgumentException("--draft: '" + draft + "' is not allowed; allowed: " + String.join(", ", DRAFTS));
-    }
+    checkDraft(draft);
     if (gamma < 1 || gamma > 16) {
       throw new IllegalArgumentException("--gamma: " + gamma + " is not allowed; allowed: 1..16");
     }
@@ -83,6 +81,12 @@ public final class SpeculativeAcrossBackends {
     }
   }
 
+  private static void checkDraft(String draft) {
+    if (!DRAFTS.contains(draft)) {
+      throw new IllegalArgumentException("--draft: '" + draft + "' is not allowed; allowed: " + String.join(", ", DRAFTS));
+    }
+  }
+
   /**
    * Checks the options, measures the acceptance of {@code draft}, then compares.
    *
@@ -90,6 +94,7 @@ public final class SpeculativeAcrossBackends {
    */
   public static Result run(String presetName, String model, int promptLen, String draft, int gamma, int tokens) {
     SocPreset.load(presetName);
+    checkDraft(draft);
     CycleEstimator.checkOptions(SocModels.of(model).config(), draft, promptLen);
     return run(presetName, model, promptLen, measure(draft, gamma, tokens));
   }

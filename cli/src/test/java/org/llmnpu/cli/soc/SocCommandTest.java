@@ -40,6 +40,8 @@ class SocCommandTest {
         {"analyze", "--prompt-len", "0", "--prompt-len: 0 is not allowed; allowed: 1..511"},
         {"partition", "--sync", "sleep", "--sync: 'sleep' is not allowed; allowed: fast, driver"},
         {"partition", "--preset", "host", "--preset: host has no GPU"},
+        {"speculative", "--draft", "int2", "--draft: 'int2' is not allowed; allowed: int4, int4-g32, int8"},
+        {"speculative", "--preset", "sd888", "--preset: 'sd888' is not allowed; allowed: sd8gen3, lunar-lake, host"},
     };
     for (String[] c : cases) {
       String err = CliRun.capture(false, 2, "soc", c[0], "--model", "stories260K", c[1], c[2]);
