@@ -13,7 +13,6 @@ public final class PartitionProfiler {
   private final RooflineBackend gpu;
   private final NpuBackend npu;
   private final double submissionS;
-  private final double bitsPerWeight;
   private final Map<String, Double> gpuTable = new HashMap<>();
   private final Map<String, NpuGemmCost.Choice> npuTable = new HashMap<>();
 
@@ -21,7 +20,6 @@ public final class PartitionProfiler {
     this.gpu = gpu;
     this.npu = npu;
     this.submissionS = host.submissionUs().value() * 1e-6;
-    this.bitsPerWeight = host.bitsPerWeight().value();
   }
 
   /** GPU seconds of {@code [m,k]×[k,n]}. */
@@ -39,9 +37,9 @@ public final class PartitionProfiler {
     return npuChoice(m, k, n).cycles() / npu.clockHz() + submissionS;
   }
 
-  /** DRAM bytes of {@code [m,k]×[k,n]}: the weight part once, activations and outputs. */
+  /** DRAM bytes of {@code [m,k]×[k,n]}: the weight part once, activations and outputs (either backend). */
   public double bytes(int m, int k, int n) {
-    return k * (double) n * bitsPerWeight / 8 + 4.0 * m * k + 4.0 * m * n;
+    return gpu.matmulBytes(m, k, n);
   }
 
   /** Shapes profiled so far (GPU and NPU). */

@@ -42,7 +42,7 @@ public final class RooflineBackend {
    */
   public double matmulS(int m, int k, int n) {
     double ops = 2.0 * m * k * n;
-    double bytes = k * (double) n * bitsPerWeight / 8 + 4.0 * m * k + 4.0 * m * n;
+    double bytes = matmulBytes(m, k, n);
     return Math.max(ops / spec.opsPerS(spec.matmulFormat()), bytes / (spec.bandwidthGBs().value() * 1e9))
         + spec.launchUs().value() * 1e-6;
   }
