@@ -20,8 +20,9 @@ import org.llmnpu.sw.model.Ops;
  * for the timer (at least {@value #BATCH_NS} ns), after a first pass over every operator (JIT warm-up); its time
  * per call is the fastest batch of {@value #BATCHES} (the one least disturbed by other processes on a shared
  * machine). The roofline of the {@code host} preset is fitted to these: the FP32 peak is the best measured
- * matrix-vector throughput, the bandwidth the best measured weight-streaming rate, the launch overhead the time of the smallest call (a one-element RMSNorm). Energy is not measurable here (no power meter): the host
- * preset takes the sd8gen3 CPU's energy figures and says so.
+ * matrix-vector throughput, the bandwidth the best measured weight-streaming rate, the launch overhead the time
+ * of the smallest call (a one-element RMSNorm). Energy is not measurable here (no power meter): the host preset
+ * takes the sd8gen3 CPU's energy figures and says so.
  */
 public final class HostProfiler {
   static final long BATCH_NS = 2_000_000;
