@@ -21,7 +21,11 @@ public final class SocFigures {
   public static void main(String[] args) throws IOException {
     Path out = Path.of(args.length > 0 ? args[0] : "bench-results/SocFigures.txt");
     StringBuilder b = new StringBuilder();
-    b.append("# SocFigures: npu soc analyze / partition figures (org.llmnpu.soc.SocFigures)\n");
+    b.append("# SocFigures: npu soc analyze / partition / speculative figures (org.llmnpu.soc.SocFigures)\n");
+    b.append("# run: mvn -q -o -pl soc -am compile && java -cp \"soc/target/classes:<soc's runtime classpath>\" "
+        + "org.llmnpu.soc.SocFigures\n");
+    b.append("# recorded: ").append(java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES))
+        .append("\n");
     b.append("# analysis: figures are model outputs (cycle model + cited rooflines), not timings of this machine\n\n");
     for (int prompt : new int[] {321, 641, 1281}) {
       for (String npu : List.of("ours", "paper")) {
