@@ -181,11 +181,15 @@ public final class DecoderLowering {
       scalesIn(m.vW1, l.c.dim(), l.c.hiddenDim(), l.rWs1);
       scalesIn(m.vW3, l.c.dim(), l.c.hiddenDim(), l.rWs3);
       scalesIn(m.vW2, l.c.hiddenDim(), l.c.dim(), l.rWs2);
+      e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
       attention.emit(layer, n, pos);
+      e.inputScale = 0;
       feedForward.emit(layer, n);
       b.layerEnd(layer);
     }
+    e.inputScale = e.epilogue == null ? 0 : e.epilogue.lmIn();
     lmHead.emit(n, want, logitRow);
+    e.inputScale = 0;
   }
 
   /** A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block. */
