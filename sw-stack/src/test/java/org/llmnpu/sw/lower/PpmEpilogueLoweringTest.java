@@ -1,0 +1,88 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.numerics.ppu.PpuEvaluator;
+import org.llmnpu.numerics.ppu.PpuTable;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * The fused feed-forward through the PPM ({@link PpmEpilogues}) on stories260K, golden ISA simulator: the program
+ * runs, uses the PPM ({@code ppmElements}), takes fewer cycles than the unfused one, follows the unfused logits closely
+ * (static instead of dynamic scales: not bit-exact), and the cost model's counters equal the golden's.
+ */
+class PpmEpilogueLoweringTest {
+  private static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
+
+  @ParameterizedTest
+  @CsvSource({"int8, vertical", "int4, full"})
+  void theFeedForwardRunsThroughThePpmAndTheCostModelFollows(String format, String level) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, format, m, 24, 16);
+    Fusion fusion = Fusion.parse(level);
+    NpuDecoder none = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.NONE);
+    NpuDecoder fused = new NpuDecoder(model, 6, NpuEngine.GOLDEN, fusion);
+    NpuDecoder.Step p0 = none.prefill(PROMPT, false);
+    NpuDecoder.Step p1 = fused.prefill(PROMPT, false);
+    NpuDecoder.Step d0 = none.decode(301);
+    NpuDecoder.Step d1 = fused.decode(301);
+    assertEquals(5L * 2 * 172 * PROMPT.length, p1.counter(Counter.PPM_ELEMENTS), "gate and up of every layer");
+    assertEquals(0, p0.counter(Counter.PPM_ELEMENTS));
+    assertTrue(p1.counter(Counter.CYCLES) < p0.counter(Counter.CYCLES));
+    assertTrue(d1.counter(Counter.CYCLES) < d0.counter(Counter.CYCLES));
+    assertClose(p0.logits()[0], p1.logits()[0]);
+    assertClose(d0.logits()[0], d1.logits()[0]);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, fusion);
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, w.config().layers()));
+    PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, w.config().layers()));
+  }
+
+  /** The same top token, and logits within 0.3 of their spread (INT8 codes of gate and up, static scales). */
+  private static void assertClose(float[] ref, float[] got) {
+    int a = argmax(ref);
+    assertEquals(a, argmax(got), "top-1");
+    float max = Float.NEGATIVE_INFINITY;
+    float min = Float.POSITIVE_INFINITY;
+    double diff = 0;
+    for (int i = 0; i < ref.length; i++) {
+      max = Math.max(max, ref[i]);
+      min = Math.min(min, ref[i]);
+      diff = Math.max(diff, Math.abs(ref[i] - got[i]));
+    }
+    assertTrue(diff < 0.3 * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
+  }
+
+  private static int argmax(float[] x) {
+    int best = 0;
+    for (int i = 1; i < x.length; i++) {
+      if (x[i] > x[best]) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  @Test
+  void theIdentityTableGivesEveryCodeBackAndTheSiluTableFollowsSilu() {
+    PpuTable id = PpmEpilogues.identityTable();
+    for (int q = -128; q <= 127; q++) {
+      assertEquals(q, PpuEvaluator.evaluate(id, q));
+    }
+    double sIn = 4.0 / 127;
+    double sOut = 3.9 / 127;
+    PpuTable silu = PpmEpilogues.siluTable(sIn, sOut);
+    for (int q = -128; q <= 127; q++) {
+      double x = q * sIn;
+      double ideal = x / (1 + Math.exp(-x)) / sOut;
+      assertEquals(Math.max(-128, Math.min(127, ideal)), PpuEvaluator.evaluate(silu, q), 1.01, "code " + q);
+    }
+  }
+}
