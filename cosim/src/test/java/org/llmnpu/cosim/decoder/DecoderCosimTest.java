@@ -10,8 +10,8 @@ import org.llmnpu.verilator.SimModes;
 /**
  * stories260K on the generated default NPU in Verilator against the golden ISA simulator: a
  * 4-token prefill program and one full decode step (all five layers and the LM head), memory
- * images, status and every counter equal; also with the weights streamed into the array (the fused datapath's
- * {@code gemm wStream=1}, built in the RTL).
+ * images, status and every counter equal; also with the weights streamed into the array and the feed-forward's
+ * GEMM epilogues on the PPM (the fused datapath's {@code gemm wStream=1} and {@code ppm=1}, built in the RTL).
  */
 class DecoderCosimTest {
   @Test
@@ -25,7 +25,10 @@ class DecoderCosimTest {
     }
   }
 
-  /** The same with every weight streamed into the array ({@code --fusion vertical}: gemm wStream=1). */
+  /**
+   * The same with every weight streamed into the array ({@code --fusion vertical}: gemm wStream=1) and the
+   * feed-forward's W1|W3 results through the PPM (gemm ppm=1 with the SiLU and identity C-LUTs, ppmcfg, pputab).
+   */
   @Test
   void streamedWeightsAreBitExactOnTheRtl() throws Exception {
     DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,

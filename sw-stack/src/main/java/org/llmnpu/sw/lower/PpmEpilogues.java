@@ -49,14 +49,23 @@ final class PpmEpilogues {
     this.m = model;
     var c = model.config();
     var p = model.machine();
-    applies = model.mxFormat < 0 && model.weightGroup == 0 && model.sparsity == Command.DENSE && p.ppmLatency() > 0
-        && p.ppu() && model.split(c.dim()).count() == 1 && p.weightStream() && p.maxN() >= 2 * line;
+    applies = applies(p, c.dim(), model.weightGroup, model.sparsity, model.mxFormat);
     h3 = LoweredModel.roundUp(c.hiddenDim(), 2 * line);
     n13 = h3 + c.hiddenDim();
     tableBytes = LoweredModel.roundUp(IsaSimulator.ppuTableBytes(), line);
     w13Bytes = LoweredModel.roundUp(model.matrixBytes(c.dim(), n13), line);
     layerBytes = w13Bytes + 2L * tableBytes + LoweredModel.roundUp(2L * c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
     base = applies ? (top - layerBytes * c.layers()) / line * line : top;
+  }
+
+  /**
+   * Whether the epilogue applies to block weights of group {@code weightGroup} (0: per channel), N:M mode
+   * {@code sparsity} and MX format {@code mxFormat} (-1: integer) over a model dimension {@code dim} on {@code p}.
+   */
+  static boolean applies(org.llmnpu.isa.MachineParams p, int dim, int weightGroup, int sparsity, int mxFormat) {
+    int line = p.lineBytes();
+    return mxFormat < 0 && weightGroup == 0 && sparsity == Command.DENSE && p.ppmLatency() > 0 && p.ppu()
+        && KSplit.of(dim, p.maxK(), p.maxK() / line * line).count() == 1 && p.weightStream() && p.maxN() >= 2 * line;
   }
 
   long w13(int layer) {

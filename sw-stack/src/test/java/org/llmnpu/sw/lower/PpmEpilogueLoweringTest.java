@@ -70,6 +70,27 @@ class PpmEpilogueLoweringTest {
     return best;
   }
 
+  /**
+   * The hand-written walk that estimates models the lowering cannot lay out (7B-class) has the same feed-forward
+   * epilogue: on stories260K at {@code vertical} (head dimension below the line, so the walk's layout is the
+   * lowering's) every counter equals the lowering's command stream, INT8 and INT4.
+   */
+  @ParameterizedTest
+  @CsvSource({"8", "4"})
+  void theExtrapolatedWalkHasTheSameEpilogue(int bits) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, bits, 0, org.llmnpu.isa.Command.DENSE, -1,
+        Fusion.VERTICAL);
+    PhaseCostModel walk = new PhaseCostModel(w.config(), m, 18, 16, true, bits, 0, org.llmnpu.isa.Command.DENSE, -1,
+        Fusion.VERTICAL);
+    for (int[] s : new int[][] {{16, 0}, {1, 16}}) {
+      PhaseCost e = exact.step(s[0], s[1], 5);
+      assertTrue(e.counter(Counter.PPM_ELEMENTS) > 0);
+      assertEquals(e, walk.step(s[0], s[1], 5));
+    }
+  }
+
   @Test
   void theIdentityTableGivesEveryCodeBackAndTheSiluTableFollowsSilu() {
     PpuTable id = PpmEpilogues.identityTable();
