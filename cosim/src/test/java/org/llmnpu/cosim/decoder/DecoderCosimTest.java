@@ -35,6 +35,7 @@ class DecoderCosimTest {
         0, 0, "vertical"), SimModes.local());
     assertEquals(2, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.counter(Counter.PPM_ELEMENTS) > 0, s.phase() + " runs W1|W3 through the PPM");
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
     }
