@@ -12,6 +12,7 @@ import org.llmnpu.numerics.ppu.PpuEvaluator;
 import org.llmnpu.numerics.ppu.PpuTable;
 import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Ops;
 
 /**
  * The fused feed-forward through the PPM ({@link PpmEpilogues}) on stories260K, golden ISA simulator: the program
@@ -19,21 +20,19 @@ import org.llmnpu.sw.model.ModelWeights;
  * (static instead of dynamic scales: not bit-exact), and the cost model's counters equal the golden's.
  */
 class PpmEpilogueLoweringTest {
-  private static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
+  private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
   @ParameterizedTest
   @CsvSource({"int8, vertical", "int4, full"})
   void theFeedForwardRunsThroughThePpmAndTheCostModelFollows(String format, String level) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = NpuTargets.defaultNpu();
-    LoweredModel model = WeightFormats.lower(w, format, m, 24, 16);
+    MachineParams m = FusedLoweringTest.machine(format);
     Fusion fusion = Fusion.parse(level);
-    NpuDecoder none = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.NONE);
-    NpuDecoder fused = new NpuDecoder(model, 6, NpuEngine.GOLDEN, fusion);
-    NpuDecoder.Step p0 = none.prefill(PROMPT, false);
-    NpuDecoder.Step p1 = fused.prefill(PROMPT, false);
-    NpuDecoder.Step d0 = none.decode(301);
-    NpuDecoder.Step d1 = fused.decode(301);
+    NpuDecoder.Step[] steps = FusedLoweringTest.prefillAndDecode(w, format, fusion);
+    NpuDecoder.Step p0 = steps[0];
+    NpuDecoder.Step p1 = steps[1];
+    NpuDecoder.Step d0 = steps[2];
+    NpuDecoder.Step d1 = steps[3];
     assertEquals(5L * 2 * 172 * PROMPT.length, p1.counter(Counter.PPM_ELEMENTS), "gate and up of every layer");
     assertEquals(0, p0.counter(Counter.PPM_ELEMENTS));
     assertTrue(p1.counter(Counter.CYCLES) < p0.counter(Counter.CYCLES));
@@ -47,8 +46,8 @@ class PpmEpilogueLoweringTest {
 
   /** The same top token, and logits within 0.3 of their spread (INT8 codes of gate and up, static scales). */
   private static void assertClose(float[] ref, float[] got) {
-    int a = argmax(ref);
-    assertEquals(a, argmax(got), "top-1");
+    int a = Ops.argmax(ref);
+    assertEquals(a, Ops.argmax(got), "top-1");
     float max = Float.NEGATIVE_INFINITY;
     float min = Float.POSITIVE_INFINITY;
     double diff = 0;
@@ -58,16 +57,6 @@ class PpmEpilogueLoweringTest {
       diff = Math.max(diff, Math.abs(ref[i] - got[i]));
     }
     assertTrue(diff < 0.3 * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
-  }
-
-  private static int argmax(float[] x) {
-    int best = 0;
-    for (int i = 1; i < x.length; i++) {
-      if (x[i] > x[best]) {
-        best = i;
-      }
-    }
-    return best;
   }
 
   /**
