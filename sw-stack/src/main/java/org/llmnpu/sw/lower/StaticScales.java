@@ -1,6 +1,8 @@
 package org.llmnpu.sw.lower;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.model.LayerWeights;
 import org.llmnpu.sw.model.ModelConfig;
@@ -20,8 +22,8 @@ import org.llmnpu.sw.model.Transformer;
  * {@link SampledSequences#CALIBRATION_SEED} (the held-out evaluation set uses another seed), run teacher-forced
  * through {@link QuantSiteForward}. Absmax, not a percentile: a value beyond the calibrated range saturates at ±127,
  * and on stories260K clipping the largest activations cost more accuracy than the resolution it buys. A tiny floor
- * ({@code 2^-8/127}, as the dynamic quantizer's) keeps a silent site's scale positive. Computed in well under a
- * second for stories260K (not cached).
+ * ({@code 2^-8/127}, as the dynamic quantizer's) keeps a silent site's scale positive. Computed in a
+ * few seconds for stories260K, cached by content ({@link StaticScalesCache}).
  */
 public final class StaticScales {
   /** Sequences of the calibration set. */
@@ -50,11 +52,56 @@ public final class StaticScales {
     return new StaticScales(s, 1.0);
   }
 
-  /** Calibrates on sequences sampled from the FP32 model of {@code w} (see the class comment). */
+  /**
+   * Calibrates on sequences sampled from the FP32 model of {@code w} (see the class comment); cached by content
+   * ({@link StaticScalesCache}).
+   */
   public static StaticScales calibrate(ModelWeights w) {
-    int[][] sequences = SampledSequences.sample(new Transformer(w), CALIBRATION_SEQUENCES,
-        Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen()), SampledSequences.CALIBRATION_SEED);
-    return calibrate(w, sequences);
+    int length = Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen());
+    String set = "sampled " + CALIBRATION_SEQUENCES + "x" + length + " seed " + SampledSequences.CALIBRATION_SEED
+        + " absmax";
+    return StaticScalesCache.get(w, set, () -> calibrate(w, SampledSequences.sample(new Transformer(w),
+        CALIBRATION_SEQUENCES, length, SampledSequences.CALIBRATION_SEED)));
+  }
+
+  /** The scales as text lines (a layer a line, then the LM-head input's), each value exact ({@link Double#toHexString}). */
+  List<String> lines() {
+    List<String> lines = new ArrayList<>();
+    for (double[] row : scales) {
+      StringBuilder b = new StringBuilder();
+      for (double v : row) {
+        b.append(b.length() == 0 ? "" : " ").append(Double.toHexString(v));
+      }
+      lines.add(b.toString());
+    }
+    lines.add(Double.toHexString(lmIn));
+    return lines;
+  }
+
+  /** The scales {@link #lines} wrote for a model of {@code layers} layers; an error if they do not fit. */
+  static StaticScales parse(List<String> lines, int layers) {
+    if (lines.size() != layers + 1) {
+      throw new IllegalArgumentException("expected " + (layers + 1) + " lines, got " + lines.size());
+    }
+    double[][] s = new double[layers][];
+    for (int l = 0; l < layers; l++) {
+      String[] parts = lines.get(l).trim().split(" ");
+      if (parts.length != Site.values().length) {
+        throw new IllegalArgumentException("line " + l + ": expected " + Site.values().length + " scales");
+      }
+      s[l] = new double[parts.length];
+      for (int i = 0; i < parts.length; i++) {
+        s[l][i] = positive(Double.parseDouble(parts[i]));
+      }
+    }
+    return new StaticScales(s, positive(Double.parseDouble(lines.get(layers).trim())));
+  }
+
+  private static double positive(double v) {
+    if (!(v > 0) || Double.isInfinite(v)) {
+      throw new IllegalArgumentException("a scale must be finite and positive, got " + v);
+    }
+    return v;
   }
 
   /** Calibrates on {@code sequences} (e.g. the user's text), teacher-forced through the FP32 model of {@code w}. */

@@ -95,4 +95,15 @@ class PpmEpilogueLoweringTest {
       assertEquals(Math.max(-128, Math.min(127, ideal)), PpuEvaluator.evaluate(silu, q), 1.01, "code " + q);
     }
   }
+  /** The cache's text form gives back the calibrated scales exactly; an entry of the wrong shape is refused. */
+  @Test
+  void calibratedScalesRoundTripThroughTheCache() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    StaticScales s = StaticScales.calibrate(w);
+    assertEquals(s.lines(), StaticScales.parse(s.lines(), w.config().layers()).lines());
+    assertTrue(s.of(StaticScales.Site.GATE, 0) > 0 && s.lmIn() > 0);
+    String bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> StaticScales.parse(java.util.List.of("0x1.0p0"), w.config().layers())).getMessage();
+    assertTrue(bad.contains("expected 6 lines"), bad);
+  }
 }
