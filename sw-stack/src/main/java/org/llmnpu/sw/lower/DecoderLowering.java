@@ -70,7 +70,7 @@ public final class DecoderLowering {
     this.fusion = fusion;
     this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
     this.e = new LoweringEmitter(l, pool, fusion);
-    this.attention = new AttentionLowering(e);
+    this.attention = new AttentionLowering(e, fusion);
     this.feedForward = new FeedForwardLowering(e);
     this.lmHead = new LmHeadLowering(e);
   }

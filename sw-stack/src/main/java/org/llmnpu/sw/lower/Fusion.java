@@ -20,7 +20,7 @@ import org.llmnpu.isa.Program;
  *   for INT4 weights, packed N:M metadata for 2:4) and the feed-forward's GEMM epilogue through the PPM
  *   ({@code ppm=1}, {@link PpmEpilogues}: static calibrated scales, SiLU by the C-LUT) where it applies.</li>
  *   <li>{@link #FULL}: + attention without round trips (QKᵀ, scale/mask, SoftMax on the DSP, P·V kept in the
- *   scratchpad).</li>
+ *   scratchpad), its P·V batched: one GEMM per KV head over a batch's queries ({@link BatchedAttention}).</li>
  * </ul>
  * A level needs the NPU to execute its commands: {@link #requireSupported} asks the golden ISA simulator whether the
  * NPU runs them (its checks answer {@link ErrorCause#UNSUPPORTED} for a datapath the NPU is built without) and

@@ -23,7 +23,7 @@ class FusedLoweringTest {
   static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
 
   @ParameterizedTest
-  @CsvSource({"int4-g32, vertical", "mxint8, full", "s2_4, vertical"})
+  @CsvSource({"int4-g32, vertical", "int4-g32, full", "mxint8, full", "s2_4, vertical", "s2_4, full"})
   void streamedWeightsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(String format, String level)
       throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
@@ -94,5 +94,31 @@ class FusedLoweringTest {
     PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", Fusion.VERTICAL)
         .step(prompt.length, 0, w.config().layers());
     PhaseCostModelTest.assertEveryCounterEqual(s, cost);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"40, 48, 16, int8", "6, 512, 6, int8", "20, 64, 16, int4-g32"})
+  void batchedValueProductsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(int promptLen, int context,
+      int block, String format) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, format, m, context, promptLen);
+    int[] prompt = new int[promptLen];
+    for (int i = 0; i < promptLen; i++) {
+      prompt[i] = (37 * i + 11) % w.config().vocabSize();
+    }
+    NpuDecoder vertical = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder.Step p0 = vertical.prefill(prompt, false);
+    NpuDecoder.Step p1 = full.prefill(prompt, false);
+    assertArrayEquals(p0.logits()[0], p1.logits()[0], "prefill logits");
+    assertTrue(p1.counter(Counter.CYCLES) < p0.counter(Counter.CYCLES), p1.counter(Counter.CYCLES) + " vs "
+        + p0.counter(Counter.CYCLES));
+    NpuDecoder.Step d0 = vertical.decode(301);
+    NpuDecoder.Step d1 = full.decode(301);
+    assertArrayEquals(d0.logits()[0], d1.logits()[0], "decode logits");
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL);
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(promptLen, 0, w.config().layers()));
+    PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, promptLen, w.config().layers()));
   }
 }

@@ -23,7 +23,7 @@ class PpmEpilogueLoweringTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
   @ParameterizedTest
-  @CsvSource({"int8, vertical", "int4, full"})
+  @CsvSource({"int8, vertical", "int8, full", "int4, full"})
   void theFeedForwardRunsThroughThePpmAndTheCostModelFollows(String format, String level) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = FusedLoweringTest.machine(format);
