@@ -60,6 +60,8 @@ public final class PhaseCostModel extends CommandCosts {
   private final boolean extrapolate;
   private final int mxFormat;
   private final Fusion fusion;
+  /** The feed-forward's GEMM epilogues run on the PPM ({@link PpmEpilogues#applies}; extrapolated walk). */
+  private final boolean epilogue;
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
@@ -115,6 +117,7 @@ public final class PhaseCostModel extends CommandCosts {
                         int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
     this.fusion = fusion;
+    this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
     this.c = c;
@@ -296,6 +299,10 @@ public final class PhaseCostModel extends CommandCosts {
     for (int t = 0; t < n; t++) {
       residual(oK);
     }
+    if (epilogue) {
+      feedForwardThroughPpm(n);
+      return;
+    }
     for (int t = 0; t < n; t++) {
       normQuantize();
     }
@@ -454,8 +461,40 @@ public final class PhaseCostModel extends CommandCosts {
   private void normQuantize() {
     dspIn(1, c.dim(), FP16);
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
-    run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
+    if (epilogue) {
+      run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
+    } else {
+      run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
+    }
     dspOut(1, c.dim(), INT8);
+  }
+
+  /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
+  private void feedForwardThroughPpm(int n) {
+    for (int t = 0; t < n; t++) {
+      normQuantize();
+    }
+    int unit = bits == 4 ? 2 * line : line;
+    int tile = Math.max(unit, p.maxN() / unit * unit);
+    for (int part = 0; part < 2; part++) {
+      ppmLoad(66, 2);
+      for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+        int nn = Math.min(tile, c.hiddenDim() - j0);
+        ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+        streamedPpmGemm(n, c.dim(), nn, bits == 4);
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      dspIn(1, c.hiddenDim(), INT8);
+      dspIn(1, c.hiddenDim(), INT8);
+      run("hidden code scale", () -> r.scale(0, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, 3));
+      run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), 1, 0, 0));
+      dspOut(1, c.hiddenDim(), INT8);
+    }
+    gemms(n, c.hiddenDim(), c.dim());
+    for (int t = 0; t < n; t++) {
+      residual(c.hiddenDim());
+    }
   }
 
   /** The residual after a block GEMM over {@code k}. */
