@@ -26,7 +26,7 @@ import org.llmnpu.sw.model.ModelWeights;
  * cache hit, the time to hash 0.26 M weights. Also kept in memory for the process.
  *
  * <p>The directory is the system property {@code llmnpu.scales.cache}, else the environment variable
- * {@code LLMNPU_SCALES_CACHE}, else {@code ~/.cache/llmnpu/scales}. An unreadable or unwritable cache only costs the
+ * {@code LLMNPU_SCALES_CACHE}, else {@code scales} under the toolkit's cache root ({@code llmnpu.cache} / {@code LLMNPU_CACHE} / {@code ~/.cache/llmnpu}). An unreadable or unwritable cache only costs the
  * calibration: the scales are computed and used.
  */
 final class StaticScalesCache {
@@ -56,8 +56,19 @@ final class StaticScalesCache {
   private static Path directory() {
     String prop = System.getProperty("llmnpu.scales.cache");
     String env = System.getenv("LLMNPU_SCALES_CACHE");
-    return prop != null && !prop.isBlank() ? Path.of(prop) : env != null && !env.isBlank() ? Path.of(env)
-        : Path.of(System.getProperty("user.home"), ".cache", "llmnpu", "scales");
+    if (prop != null && !prop.isBlank()) {
+      return Path.of(prop);
+    }
+    if (env != null && !env.isBlank()) {
+      return Path.of(env);
+    }
+    // the toolkit's cache root, as every other cache: llmnpu.cache / LLMNPU_CACHE / ~/.cache/llmnpu
+    String root = System.getProperty("llmnpu.cache");
+    if (root == null || root.isBlank()) {
+      root = System.getenv("LLMNPU_CACHE");
+    }
+    return (root == null || root.isBlank() ? Path.of(System.getProperty("user.home"), ".cache", "llmnpu")
+        : Path.of(root)).resolve("scales");
   }
 
   private static String key(ModelWeights w, String setKey) {
