@@ -2,24 +2,15 @@ package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bool;
-import static org.llmnpu.hdl.Hw.boolLit;
-import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
-import org.llmnpu.hdl.HwValue;
-import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
-import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.mac.GemmEngine;
 
 /**
@@ -38,37 +29,63 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * write strobe, in-order read responses that are always accepted); the harness's C++ memory
  * model serves it in simulation.
  *
- * <p><b>Unit modules</b> (instances in the Verilog, each its own block {@code npu-<unit>}, lint-clean and
- * synthesized alone; {@link NpuUnitGenerators}): {@link NpuScratchpad} ({@code spad}: the banked SRAM with the one
- * write arbiter, whose requests are {@link SpadWrite}s), {@link NpuBackEnd} ({@code back}: the decoupled GEMM
- * back-end, drain and scoreboard), {@link NpuLoad4} and {@link NpuLoadMx} ({@code load4}, {@code loadMx}: the load
- * path's INT4 unpacker and MX decoders), {@link NpuWatchdog}, {@link NpuSnapshot} and {@link NpuCounters}; the GEMM
- * engine ({@code gemm}), the Vector DSP and the PPM datapaths. The controller and its command units are still built
- * into this module by helper classes (one file each, in constructor order): {@link NpuControl} is the state
- * machine; {@link NpuFetch} — the fetcher, which reads commands ahead into a command queue of
- * {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller first),
- * FETCH (the controller waits for its next command) and DECODE (one cycle:
- * opcode, shape, scratchpad and memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives, {@link NpuPredecode}); then the
- * command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read per beat as the
- * memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
- * STORE reads the scratchpad and issues masked writes; a {@code loadmx} is a LOAD whose beats pass the MX
- * element decoders ({@link NpuLoadMx}, with {@code NpuConfig.mxLoad}); LOAD4 unpacks each beat's signed INT4
- * nibbles into two INT8 lines ({@link NpuLoad4}, beats at most every other cycle); the streams of
- * DSP_TAB, DSP_PROG and SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X
- * buffer ({@code M·kTiles} cycles) and W rows into its W buffer ({@code weightRowsPerCycle} rows a
- * cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles), starts
- * the engine and fetches the next command; a {@code gemm wStream=1} instead starts the engine right after X and
- * streams W from the memory into the engine's W buffer in GEMM_STREAM ({@link NpuWeightStream}). {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and
- * DSP_PROG stream tables and program words into the DSP's line-wide ports as the beats arrive,
- * DSP_RUN waits for its {@code done} (or stops it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN /
- * DSP_OUT move one element a cycle between the scratchpad and the DSP buffer (INT8/INT32 → FP16,
- * {@code q·2^shift} rounded once), and a dspin waits one cycle in DSP_DRAIN for its last buffer write;
- * SNAPSHOT stores the counters latched in its first cycle ({@link NpuSnapshot}). {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in
- * {@link NpuPpmDecode}): PPM_LOAD feeds {@code ppmcfg} channel records or {@code pputab} C-LUT entries
- * into the PPM one a cycle as the beats arrive, PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8
- * lines ({@code M·R + L} cycles, {@code L = PpmConfig.latency()}). The controller's dispatch reaches a unit module's
- * registers through a one-cycle pulse wire ({@code gemm_take}, {@code snapshot_capture}, {@code dma_dispatch}) with
- * the command's fields, so every register updates in the same cycle as before the split.
+ * <p><b>A wiring list of units.</b> This module holds no logic of its own: its ports, the instances below, the
+ * connections between them and the clock gates around the datapath instances (their enables are controller
+ * outputs). Each instance is a block of its own ({@code npu-<unit>}, {@link NpuUnitGenerators}), lint-clean and
+ * synthesized alone; the PPA flow flattens them into the top ({@code flattenInSynthesis}) so that paths across
+ * their ports are mapped whole. Units, what each holds, and its ports:
+ * <ul>
+ *   <li>{@code ctrl}, {@link NpuController} — the state machine ({@link NpuControl}), the fetcher with its command
+ *       queue and the decode ({@link NpuFetch}, {@link NpuDecode}), the DMA ({@link NpuDma}, {@link Walker}: load,
+ *       store, load4, loadmx beats, the DSP and PPM load streams, the snapshot's stores) with the memory port's
+ *       arbitration (controller first, else the fetcher), the GEMM control ({@link NpuGemm}, {@link NpuGemmNm},
+ *       {@link NpuWeightStream}) and the DSP and PPM command sequencers ({@link NpuDspCommands}/{@link NpuDsp},
+ *       {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}). Ports: the NPU's {@code start},
+ *       {@code programAddress}, status and memory port; the gate enables {@code <bank>_enable}; and one port per
+ *       unit port it drives or reads, {@code <unit>_<port>} ({@link NpuController#io}).</li>
+ *   <li>{@code spad}, {@link NpuScratchpad} — the banked SRAM with the one write arbiter; ports: the walk's read
+ *       line, the write requests ({@link SpadWrite}: drain, load4 lines, dspout, PPM, load), read data.</li>
+ *   <li>{@code back}, {@link NpuBackEnd} — the decoupled GEMM back-end: run, drain of INT32 result lines
+ *       (accumulate-into, fused PPM drain), the result scoreboard; ports: the dispatch ({@code take}, result range),
+ *       the engine's {@code done}/{@code yData}/{@code yAddress}, the drain's write request and old line.</li>
+ *   <li>{@code gemm} — the GEMM engine ({@link GemmEngine} or the PiM engine), on the gated clock
+ *       {@code gemmEngine}; ports: shape, X/W buffer writes ({@code load}), {@code start}, results.</li>
+ *   <li>{@code dspPath_dsp} — the Vector DSP, gated clock {@code dspPath_dspUnit}; ports: program, table and buffer
+ *       writes, {@code start}/{@code stop}, {@code done}/{@code busy}/{@code stalled}, buffer read data.</li>
+ *   <li>{@code ppmPath_ppm} — the PPM ({@link org.llmnpu.rtl.ppm.LinePpm}), gated clock {@code ppmPath_ppmUnit};
+ *       ports: channel records and C-LUT entries, one INT32 line in, INT8 codes out.</li>
+ *   <li>{@code load4}, {@link NpuLoad4} and {@code loadMx}, {@link NpuLoadMx} (with {@code mxLoad}) — the load
+ *       path's INT4 unpacker (two scratchpad write requests) and MX element decoders.</li>
+ *   <li>{@code predecode}, {@link NpuPredecode} — a landing command's range checks, computed as it arrives.</li>
+ *   <li>{@code watchdog}, {@link NpuWatchdog}; {@code snapshot}, {@link NpuSnapshot}; {@code counters},
+ *       {@link NpuCounters} — memory-wait watchdog, counter snapshot, performance counters (their events are
+ *       controller outputs; {@code counterSelect}/{@code counterValue} are the top's).</li>
+ * </ul>
+ *
+ * <p><b>What the controller runs.</b> {@link NpuFetch} — the fetcher, which reads commands ahead into a command
+ * queue of {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller
+ * first), FETCH (the controller waits for its next command) and DECODE (one cycle: opcode, shape, scratchpad and
+ * memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives,
+ * {@link NpuPredecode}); then the command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read
+ * per beat as the memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
+ * STORE reads the scratchpad and issues masked writes; a {@code loadmx} is a LOAD whose beats pass the MX element
+ * decoders ({@link NpuLoadMx}, with {@code NpuConfig.mxLoad}); LOAD4 unpacks each beat's signed INT4 nibbles into
+ * two INT8 lines ({@link NpuLoad4}, beats at most every other cycle); the streams of DSP_TAB, DSP_PROG and
+ * SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X buffer ({@code M·kTiles} cycles) and W rows
+ * into its W buffer ({@code weightRowsPerCycle} rows a cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles),
+ * starts the engine and fetches the next command; a {@code gemm wStream=1} instead starts the engine right after X
+ * and streams W from the memory into the engine's W buffer in GEMM_STREAM ({@link NpuWeightStream}).
+ * {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and DSP_PROG stream tables and
+ * program words into the DSP's line-wide ports as the beats arrive, DSP_RUN waits for its {@code done} (or stops
+ * it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN / DSP_OUT move one element a cycle between the scratchpad and
+ * the DSP buffer (INT8/INT32 → FP16, {@code q·2^shift} rounded once), and a dspin waits one cycle in DSP_DRAIN for
+ * its last buffer write; SNAPSHOT stores the counters latched in its first cycle ({@link NpuSnapshot}).
+ * {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in {@link NpuPpmDecode}): PPM_LOAD feeds
+ * {@code ppmcfg} channel records or {@code pputab} C-LUT entries into the PPM one a cycle as the beats arrive,
+ * PPM_RUN / PPM_DRAIN requantize INT32 rows into INT8 lines ({@code M·R + L} cycles,
+ * {@code L = PpmConfig.latency()}). The controller's dispatch reaches a unit module's registers through a
+ * one-cycle pulse wire ({@code gemm_take}, {@code snapshot_capture}, {@code dma_dispatch}) with the command's
+ * fields, so every register updates in the same cycle as in the flat NPU.
  *
  * <p><b>GEMM back-end</b> (decoupled): the array runs while the controller goes on; at done, the
  * results drain as {@code ceil(4N / rows)} lines of little-endian INT32 per row, starting in the
@@ -83,8 +100,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * read not answered) counts cycles without progress; at {@code watchdogCycles} the NPU halts with
  * {@link ErrorCause#WATCHDOG}.
  *
- * <p>The helper units create their signals in the order of this constructor, which is the declaration
- * order of the Verilog.
+ * <p>The controller's helper classes create its signals in the order of {@link NpuController}'s constructor, which
+ * is the declaration order of its Verilog.
  */
 public final class Npu extends HwModule {
   static final int ADDR = 32;

@@ -149,7 +149,7 @@ public final class NpuController extends HwModule {
     io(watchdog.response).set(mem_resp_valid);
     io(watchdog.ppmItem).set(ppmItem);
     gemm.engine(c);
-    connectBackEnd();
+    NpuUnitPorts.backEnd(this);
     dma.masks();
 
     inLoad = wire("inLoad", state.eq(st(State.LOAD)));
@@ -182,9 +182,9 @@ public final class NpuController extends HwModule {
     io(snapshot.capture).set(snapshotCapture);
     dma.memoryPort(snapshot);
     fetch.prefetcher(in, dma.ctrlWants, fire.and(mem_req_write.not()));
-    scratchpadWritePort();
+    NpuUnitPorts.scratchpadWrites(this);
 
-    connectCounters(u.counters, in);
+    NpuUnitPorts.counters(this, u.counters, in);
     new NpuControl(this, io(watchdog.expired));
 
     // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final, and
@@ -193,89 +193,6 @@ public final class NpuController extends HwModule {
     done.set(state.eq(st(State.DONE)));
     errorCause.set(fetch.cause);
     errorCommand.set(fetch.index);
-  }
-
-  /** The scratchpad's requests: a drain line, a load4 line, a dspout element, a PPM row or a load beat. */
-  private void scratchpadWritePort() {
-    Walker sp = dma.sp;
-    UInt spLine = sp.address.slice(lineShift + lineAddrBits - 1, lineShift);
-    dma.loadWrite = wire("loadWrite", inLoad.and(resp));
-    io(spad.walkLine).set(spLine);
-    io(spad.dspOut.valid).set(inDspOut);
-    io(spad.dspOut.data).set(dsp.unit.outData);
-    io(spad.dspOut.mask).set(dsp.unit.outMask);
-    io(spad.ppm.valid).set(ppm.write);
-    io(spad.ppm.line).set(ppm.writeLine);
-    io(spad.ppm.data).set(ppm.unit.outData);
-    io(spad.ppm.mask).set(ppm.writeMask);
-    io(spad.load.valid).set(dma.loadWrite);
-    io(spad.load.data).set(dma.loadData());
-    io(spad.load.mask).set(mux(sp.lastInRow(), dma.rowEndMask, dma.ones));
-  }
-
-  /** The GEMM back-end's inputs: the dispatch, the engine's results, the scratchpad's old line, a STORE's range. */
-  private void connectBackEnd() {
-    io(back.gemmStart).set(inState(State.GEMM_START));
-    io(back.take).set(gemmTake);
-    io(back.resultAddress).set(fetch.words.get(5));
-    io(back.resultStride).set(fetch.words.get(7));
-    io(back.resultEnd).set(dec.resultEnd);
-    io(back.accumulateIn).set(dec.accumulate);
-    io(back.ppmIn).set(wire("decode_gemmPpm", fetch.words.get(2).slice(21, 21).eq(1)));
-    io(back.m).set(gemm.m);
-    io(back.n).set(gemm.n);
-    io(back.loadBusy).set(inState(State.LOAD).or(inState(State.LOAD4)).or(inState(State.LOAD4_END)));
-    io(back.storeStart).set(fetch.words.get(3));
-    io(back.storeEnd).set(dec.dmaSpadEnd);
-  }
-
-  /** The counters' events, from the units' signals; {@code busy}: the NPU runs a program. */
-  private void connectCounters(NpuCounters k, Bool busy) {
-    Walker sp = dma.sp;
-    io(k.clear).set(inState(State.IDLE).and(start));
-    io(k.busy).set(busy);
-    io(k.decode).set(inState(State.DECODE));
-    NpuWeightStream ws = gemm.stream;
-    io(k.loadBeat).set(ws == null ? dma.loadWrite.or(dma.load4Beat) : dma.loadWrite.or(dma.load4Beat).or(ws.beat));
-    io(k.storeBeat).set(inStore.and(fire));
-    // a streamed W row's short beat is its last line column
-    Bool rowEnd = ws == null ? sp.lastInRow() : mux(gemm.inStream, ws.lastColumn(), sp.lastInRow());
-    io(k.partialBeat).set(wire("partialBeat", rowEnd.and(dma.remainder.ne(0))));
-    io(k.remainder).set(dma.remainder);
-    io(k.readBeat).set(fire.and(mem_req_write.not()).or(fetch.fire));
-    io(k.writeBeat).set(fire.and(mem_req_write));
-    // a streamed GEMM counts its MACs in its first GEMM_STREAM cycle: its product register is ready by then
-    io(k.gemmStart).set(ws == null ? inState(State.GEMM_START) : inState(State.GEMM_START).and(ws.streaming.not())
-        .or(reg0Next("gemm_streamStarted", inState(State.GEMM_START).and(ws.streaming))));
-    io(k.macs).set(gemm.macsRegister());
-    io(k.denseMacs).set(gemm.denseMacs());
-    io(k.drainStart).set(io(back.drainStarts));
-    io(k.psumWritebacks).set(io(gemm.engine.psumWritebacks));
-    NpuDsp unit = dsp.unit;
-    Bool copies = inStore.and(fire).or(inState(State.GEMM_X));
-    if (config.weightRowsPerCycle() == 1) {
-      io(k.spadRead).set(copies.or(inState(State.GEMM_W)).or(inDspIn.and(unit.lineStart)).or(inPpmRun));
-    } else {
-      // the W copy reads several lines a cycle
-      io(k.spadRead).set(copies.or(inDspIn.and(unit.lineStart)).or(inPpmRun));
-      io(k.weightCopy).set(inState(State.GEMM_W));
-      io(k.weightLines).set(gemm.weightLinesRead());
-    }
-    io(k.drainRead).set(io(back.drainReads));
-    // dspout writes a line element by element: one line write when it starts a line
-    io(k.spadWrite).set(io(spad.write).and(inDspOut.and(unit.lineStart.not()).not()));
-    io(k.fetchCycle).set(inFetch.or(inState(State.DECODE)));
-    io(k.dmaCycle).set(inLoad.or(inStore).or(inLoad4).or(inLoad4End).or(inSnap));
-    io(k.gemmCycle).set(state.ge(st(State.GEMM_X)).and(state.le(st(State.GEMM_START))).or(gemm.inStream)
-        .or(io(back.idle).not()));
-    io(k.arrayCycle).set(inState(State.GEMM_START).or(io(back.running)));
-    io(k.memStall).set(mem_req_valid.and(mem_req_ready.not()));
-    io(k.dspInstruction).set(inDspRun.and(io(unit.dsp.busy)).and(io(unit.dsp.stalled).not()).and(dsp.runExpired.not()));
-    io(k.dspElement).set(inDspIn.or(inDspOut));
-    io(k.dspCycle).set(inDspTab.or(inDspProg).or(inDspRun).or(inDspIn).or(inDspOut).or(inState(State.DSP_DRAIN)));
-    io(k.ppmRow).set(inPpmRun.and(sp.lastInRow()).or(io(back.ppmRowFed)));
-    io(k.ppmLanes).set(mux(inPpmRun, ppm.lanes.resize(io(k.ppmLanes).width()), gemm.n.resize(io(k.ppmLanes).width())));
-    io(k.ppmCycle).set(inPpmLoad.or(inPpmRun).or(inPpmDrain));
   }
 
   /**
