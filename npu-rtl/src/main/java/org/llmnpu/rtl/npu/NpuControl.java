@@ -21,11 +21,11 @@ import org.llmnpu.isa.Opcode;
  * that waits for the memory halts with WATCHDOG when {@link NpuWatchdog} expires.
  */
 final class NpuControl {
-  private final Npu npu;
+  private final NpuController npu;
   private final Bool bark;
 
   /** Builds the state machine (after every unit, whose steps it calls). */
-  NpuControl(Npu npu, Bool bark) {
+  NpuControl(NpuController npu, Bool bark) {
     this.npu = npu;
     this.bark = bark;
     NpuFetch fetch = npu.fetch;
@@ -39,10 +39,10 @@ final class NpuControl {
     UInt opcode = fetch.opcode;
     Bool isHalt = npu.wireOf("decode_isHalt", opcode.eq(Opcode.HALT.code()));
     Bool isFence = npu.wireOf("decode_isFence", opcode.eq(Opcode.FENCE.code()));
-    Bool storeClear = npu.back.storeClear;
+    Bool storeClear = npu.io(npu.back.storeClear);
     Bool isStore = npu.wireOf("decode_isStore", opcode.eq(Opcode.STORE.code()));
-    Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), npu.back.loadMayStart, mux(isStore,
-        npu.back.idle.or(storeClear), npu.back.idle)));
+    Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), npu.io(npu.back.loadMayStart), mux(isStore,
+        npu.io(npu.back.idle).or(storeClear), npu.io(npu.back.idle))));
     Runnable dispatch = () -> npu.whenOf(mayGo.not(), () -> state.set(Npu.st(Npu.State.WAIT)))
         .elseWhen(isHalt, () -> state.set(Npu.st(Npu.State.DONE)))
         .elseWhen(isFence, fetch::next)

@@ -70,11 +70,11 @@ final class NpuDecode {
   final UInt dmaSpadEnd;
   /** End (exclusive) of a GEMM's result bytes, 52 bits. */
   final UInt resultEnd;
-  private final Npu npu;
+  private final NpuController npu;
   private final int lineShift;
   private final int line;
 
-  NpuDecode(Npu npu, MachineParams p, List<UInt> w, UInt predecoded) {
+  NpuDecode(NpuController npu, MachineParams p, List<UInt> w, UInt predecoded) {
     this.npu = npu;
     line = p.lineBytes();
     lineShift = Integer.numberOfTrailingZeros(line);

@@ -53,9 +53,9 @@ final class NpuDma {
   private Bool justFired;
   /** The controller wants the memory port this cycle (the fetch waits). */
   Bool ctrlWants;
-  private final Npu npu;
+  private final NpuController npu;
 
-  NpuDma(Npu npu) {
+  NpuDma(NpuController npu) {
     this.npu = npu;
     int countBits = 16;
     ext = npu.section2("ext", () -> new Walker(npu.walkerHost(), Npu.ADDR, countBits));
@@ -90,26 +90,26 @@ final class NpuDma {
     justFired = npu.reg0("load4_justFired", bool());
     justFired.set(npu.fire);
     load4Beat = npu.wireOf("load4Beat", npu.inLoad4.and(npu.resp));
-    load4 = npu.instanceOf("load4", new NpuLoad4(npu.config()));
-    load4.beat.set(load4Beat);
-    load4.data.set(npu.mem_resp_data);
-    load4.rowEnd.set(sp.lastInRow());
-    load4.remainder.set(remainder);
-    load4.line.set(sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+    load4 = npu.units.load4;
+    npu.io(load4.beat).set(load4Beat);
+    npu.io(load4.data).set(npu.mem_resp_data);
+    npu.io(load4.rowEnd).set(sp.lastInRow());
+    npu.io(load4.remainder).set(remainder);
+    npu.io(load4.line).set(sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
   }
 
   /** The {@code loadmx} decoders (only on an NPU with MX decoding on the load path). */
   void loadMx() {
-    loadMx = npu.instanceOf("loadMx", new NpuLoadMx(npu.config()));
-    loadMx.dispatch.set(dispatch);
-    loadMx.isLoadMx.set(npu.dec.isLoadMx);
-    loadMx.formatField.set(npu.fetch.words.get(7).lsbs(2));
-    loadMx.data.set(npu.mem_resp_data);
+    loadMx = npu.units.loadMx;
+    npu.io(loadMx.dispatch).set(dispatch);
+    npu.io(loadMx.isLoadMx).set(npu.dec.isLoadMx);
+    npu.io(loadMx.formatField).set(npu.fetch.words.get(7).lsbs(2));
+    npu.io(loadMx.data).set(npu.mem_resp_data);
   }
 
   /** What a LOAD response writes: the read data, or its MX codes in a {@code loadmx}. */
   UInt loadData() {
-    return loadMx == null ? npu.mem_resp_data : loadMx.loadData;
+    return loadMx == null ? npu.mem_resp_data : npu.io(loadMx.loadData);
   }
 
   /**
@@ -127,8 +127,8 @@ final class NpuDma {
     npu.mem_req_valid.set(ctrlValid.or(npu.fetch.valid));
     npu.mem_req_write.set(ctrlValid.and(npu.inStore.or(npu.inSnap)));
     npu.mem_req_addr.set(mux(npu.fetch.valid, npu.fetch.requestAddress(), ext.address));
-    snapshot.beat.set(sp.beat);
-    npu.mem_req_wdata.set(mux(npu.inSnap, snapshot.line, npu.spad.readData));
+    npu.io(snapshot.beat).set(sp.beat);
+    npu.mem_req_wdata.set(mux(npu.inSnap, npu.io(snapshot.line), npu.io(npu.spad.readData)));
     npu.mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
   }
 

@@ -64,20 +64,23 @@ final class NpuDsp {
    * @param beatIndex      index of the beat within the command
    * @param words          the {@code dsprun}'s word count (used with lines of 16 bytes or more, else null)
    */
-  NpuDsp(Npu npu, MachineParams p, VectorDsp.Config config, UInt elementAddress, UInt spadRead, UInt format,
+  /** The DSP's program words per memory line (at least one). */
+  static int programWords(int line) {
+    return Math.max(1, line / 8);
+  }
+
+  NpuDsp(NpuController npu, MachineParams p, VectorDsp.Config config, UInt elementAddress, UInt spadRead, UInt format,
          UInt shift, UInt bufferElement, Bool copyIn, UInt memData, Bool tableBeat, Bool progBeat, UInt beatIndex,
          UInt words) {
     int line = p.lineBytes();
     int lineBits = 8 * line;
     int lineShift = Integer.numberOfTrailingZeros(line);
-    int progWords = Math.max(1, line / 8);
+    int progWords = programWords(line);
     // the DSP's clock runs in its commands' cycles (DSP_CYCLES) and while a dspin's last buffer writes trail them
     Bool unitBusy = npu.wireOf("dsp_unitBusy", org.llmnpu.hdl.Hw.bool());
-    VectorDsp[] made = new VectorDsp[1];
-    npu.clockGatedOf("dspUnit", unitBusy, () -> made[0] = npu.instanceOf("dsp", new VectorDsp(config, progWords,
-        line / 2)));
-    dsp = made[0];
-    int elementBits = dsp.bufAddr.width();
+    npu.gateEnable("dspUnit", unitBusy);
+    dsp = npu.units.dsp;
+    int elementBits = npu.io(dsp.bufAddr).width();
 
     // dspin: the element at its byte offset (the scratchpad read), registered (stage 1); its magnitude |q|, sign
     // and exponent registered (stage 2); the rounder's normalization registered (stage 3), rounded and written into
@@ -114,29 +117,29 @@ final class NpuDsp {
     Bool commandCycle = npu.wireOf("dsp_commandCycle", npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun)
         .or(npu.inDspIn).or(npu.inDspOut).or(npu.inState(Npu.State.DSP_DRAIN)));
     unitBusy.set(commandCycle.or(npu.trailOf("dsp_gateTrail", commandCycle, DSP_GATE_TRAIL)));
-    dsp.bufWe.set(write3);
-    dsp.bufAddr.set(mux(write3, address3, bufferElement.resize(elementBits)));
-    dsp.bufWdata.set(inValue);
+    npu.io(dsp.bufWe).set(write3);
+    npu.io(dsp.bufAddr).set(mux(write3, address3, bufferElement.resize(elementBits)));
+    npu.io(dsp.bufWdata).set(inValue);
 
     // dspout: the buffer element into its bytes of the line
-    UInt value = mux(format.eq(1), dsp.bufRdata.lsbs(8).resize(16), dsp.bufRdata);
+    UInt value = mux(format.eq(1), npu.io(dsp.bufRdata).lsbs(8).resize(16), npu.io(dsp.bufRdata));
     outData = npu.wireOf("dsp_outData", value.resize(lineBits).shiftLeft(bitOffset));
     Bits two = bitsLit(3, line);
     Bits one = bitsLit(1, line);
     outMask = npu.wireOf("dsp_outMask", mux(format.eq(1), one, two).shiftLeft(offset));
 
     // dsptab: a line of line/2 entries per beat
-    dsp.tableWe.set(tableBeat);
-    dsp.tableAddr.set(beatIndex.resize(dsp.tableAddr.width()));
-    dsp.tableData.set(memData);
+    npu.io(dsp.tableWe).set(tableBeat);
+    npu.io(dsp.tableAddr).set(beatIndex.resize(npu.io(dsp.tableAddr).width()));
+    npu.io(dsp.tableData).set(memData);
 
     // dsprun: program words
     UInt progBeatIndex = beatIndex;
     if (line >= 8) {
       // (16-byte lines and wider: the words of a beat past the program's end are not written)
-      dsp.progWe.set(progBeat);
-      dsp.progAddr.set(progBeatIndex.resize(dsp.progAddr.width()));
-      dsp.progData.set(memData.lsbs(64 * progWords));
+      npu.io(dsp.progWe).set(progBeat);
+      npu.io(dsp.progAddr).set(progBeatIndex.resize(npu.io(dsp.progAddr).width()));
+      npu.io(dsp.progData).set(memData.lsbs(64 * progWords));
       if (progWords > 1) {
         int wordBits = Integer.numberOfTrailingZeros(progWords);
         UInt first = progBeatIndex.resize(16 + wordBits).shiftLeft(wordBits).resize(16 + wordBits);
@@ -145,15 +148,15 @@ final class NpuDsp {
           enables.add(first.add(j).lt(words.resize(16 + wordBits)));
 
         }
-        dsp.progMask.set(org.llmnpu.hdl.Hw.catLsbFirst(enables).asUInt());
+        npu.io(dsp.progMask).set(org.llmnpu.hdl.Hw.catLsbFirst(enables).asUInt());
       }
     } else {
       // 4-byte lines: beat 2i holds the low half of word i, beat 2i + 1 the high half
       UInt low = npu.reg0("dsp_progLow", uint(32));
       npu.whenDo(progBeat.and(progBeatIndex.bit(0).not()), () -> low.set(memData.lsbs(32)));
-      dsp.progWe.set(progBeat.and(progBeatIndex.bit(0)));
-      dsp.progAddr.set(progBeatIndex.shiftRight(1).resize(dsp.progAddr.width()));
-      dsp.progData.set(cat(memData.lsbs(32), low).asUInt());
+      npu.io(dsp.progWe).set(progBeat.and(progBeatIndex.bit(0)));
+      npu.io(dsp.progAddr).set(progBeatIndex.shiftRight(1).resize(npu.io(dsp.progAddr).width()));
+      npu.io(dsp.progData).set(cat(memData.lsbs(32), low).asUInt());
     }
   }
 }

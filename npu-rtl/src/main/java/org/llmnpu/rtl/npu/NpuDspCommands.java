@@ -26,9 +26,9 @@ final class NpuDspCommands {
   final UInt words;
   final Bool runExpired;
   final Bool halted;
-  private final Npu npu;
+  private final NpuController npu;
 
-  NpuDspCommands(Npu npu, NpuConfig c) {
+  NpuDspCommands(NpuController npu, NpuConfig c) {
     this.npu = npu;
     MachineParams p = npu.p;
     Walker sp = npu.dma.sp;
@@ -36,15 +36,15 @@ final class NpuDspCommands {
     shift = npu.reg0("dsp_shift", uint(6));
     element = npu.reg0("dsp_bufferElement", uint(32));
     words = npu.line >= 16 ? npu.reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
-    unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.spad.readData, format,
+    unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.io(npu.spad.readData), format,
         shift, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
         npu.inDspProg.and(npu.resp), sp.beat, words));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
     runExpired = npu.wireOf("dsp_runExpired", runCount.eq(maxRun));
-    halted = npu.wireOf("dsp_halted", unit.dsp.done);
-    unit.dsp.start.set(npu.inDspProg.and(npu.resp).and(sp.last()));
-    unit.dsp.stop.set(npu.inDspRun.and(runExpired).and(halted.not()));
+    halted = npu.wireOf("dsp_halted", npu.io(unit.dsp.done));
+    npu.io(unit.dsp.start).set(npu.inDspProg.and(npu.resp).and(sp.last()));
+    npu.io(unit.dsp.stop).set(npu.inDspRun.and(runExpired).and(halted.not()));
     npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
   }
 

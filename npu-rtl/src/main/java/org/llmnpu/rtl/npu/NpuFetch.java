@@ -55,7 +55,7 @@ final class NpuFetch {
   final Bool ctrlResp;
   /** The controller takes a command (from the queue, or straight from the memory). */
   private final Bool take;
-  private final Npu npu;
+  private final NpuController npu;
   private final int beatsPerCommand;
   private final int depth;
   private final UInt beat;
@@ -77,7 +77,7 @@ final class NpuFetch {
   /** {@link NpuPredecode} of {@link #landed}. */
   private UInt landedPredecoded;
 
-  NpuFetch(Npu npu) {
+  NpuFetch(NpuController npu) {
     this.npu = npu;
     MachineParams p = npu.p;
     beatsPerCommand = p.beatsPerCommand();
@@ -163,13 +163,14 @@ final class NpuFetch {
     complete.set(arrives.and(begin.not()));
     landed = npu.reg0("fetch_landed", uint(256));
     npu.whenDo(arrives, () -> landed.set(arrived));
-    NpuPredecode predecode = npu.instanceOf("predecode", new NpuPredecode(npu.config()));
+    NpuPredecode predecode = npu.units.predecode;
     for (int i = 1; i < 8; i++) {
-      predecode.arriving.get(i - 1).set(arrived.slice(32 * i + predecode.arriving.get(i - 1).width() - 1, 32 * i));
+      UInt arriving = npu.io(predecode.arriving.get(i - 1));
+      arriving.set(arrived.slice(32 * i + arriving.width() - 1, 32 * i));
     }
-    predecode.landedOpcode.set(landed.lsbs(8));
-    predecode.landedFields.set(landed.msbs(224));
-    landedPredecoded = predecode.bits;
+    npu.io(predecode.landedOpcode).set(landed.lsbs(8));
+    npu.io(predecode.landedFields).set(landed.msbs(224));
+    landedPredecoded = npu.io(predecode.bits);
 
     UInt outNext = npu.wireOf("fetch_outstandingNext", outstanding.add(mux(fire, uintLit(1, 1), uintLit(0, 1)))
         .sub(mux(fetchResp, uintLit(1, 1), uintLit(0, 1))));

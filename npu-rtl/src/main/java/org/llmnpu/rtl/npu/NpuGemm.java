@@ -38,13 +38,13 @@ final class NpuGemm {
   /** On an N:M array: the running GEMM is in the array's N:M mode (else dense); null on a dense array. */
   final org.llmnpu.hdl.Bool sparseCommand;
   private final GemmEngineConfig gc;
-  private final Npu npu;
+  private final NpuController npu;
   /** The controller is in GEMM_STREAM (a streamed GEMM's W beats). */
   final org.llmnpu.hdl.Bool inStream;
   /** The streamed weights, on an NPU built for them ({@code NpuConfig.weightStream}); null otherwise. */
   final NpuWeightStream stream;
 
-  NpuGemm(Npu npu) {
+  NpuGemm(NpuController npu) {
     this.npu = npu;
     gc = npu.config().gemm();
     m = npu.reg0("gemmM", uint(bitsToHold(gc.maxM())));
@@ -62,14 +62,15 @@ final class NpuGemm {
     // the engine's clock runs while the GEMM unit is busy (the GEMM_CYCLES counter's condition): operand copies,
     // start, array run and drain; its registers and buffers change in no other cycle
     org.llmnpu.hdl.Bool busy = npu.state.ge(Npu.st(Npu.State.GEMM_X)).and(npu.state.le(Npu.st(Npu.State.GEMM_START)))
-        .or(npu.back.idle.not());
-    npu.clockGatedOf("gemmEngine", busy, () -> engine = npu.instanceOf("gemm", c.gemmEngine()));
-    engine.load.m.set(m);
+        .or(npu.io(npu.back.idle).not());
+    npu.gateEnable("gemmEngine", busy);
+    engine = npu.units.engine;
+    npu.io(engine.load.m).set(m);
     if (sparseCommand == null) {
-      engine.load.k.set(k);
+      npu.io(engine.load.k).set(k);
     }
-    engine.load.n.set(n);
-    engine.start.set(npu.inState(Npu.State.GEMM_START));
+    npu.io(engine.load.n).set(n);
+    npu.io(engine.start).set(npu.inState(Npu.State.GEMM_START));
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
@@ -80,30 +81,30 @@ final class NpuGemm {
       new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine, stream);
       return;
     }
-    engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X));
-    engine.load.xAddress.set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
-    engine.load.xData.set(npu.spad.readData);
+    npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X));
+    npu.io(engine.load.xAddress).set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
+    npu.io(engine.load.xData).set(npu.io(npu.spad.readData));
     if (stream != null) {
-      stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.spad.readData);
+      stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.io(npu.spad.readData));
       return;
     }
-    engine.load.wWrite.set(npu.inState(Npu.State.GEMM_W));
+    npu.io(engine.load.wWrite).set(npu.inState(Npu.State.GEMM_W));
     int groupShift = Integer.numberOfTrailingZeros(c.weightRowsPerCycle());
-    engine.load.wAddress.set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits - groupShift));
+    npu.io(engine.load.wAddress).set(join(sp.row, nTileBits, sp.beat, kTileBits + rowBits - groupShift));
     if (c.weightRowsPerCycle() == 1) {
-      engine.load.wData.set(npu.spad.readData);
+      npu.io(engine.load.wData).set(npu.io(npu.spad.readData));
       return;
     }
     // W rows k + i (i = 1..R-1) of the group: the walk's address plus i·wStride.
     List<HwValue> group = new ArrayList<>();
-    group.add(npu.spad.readData);
+    group.add(npu.io(npu.spad.readData));
     UInt address = sp.address;
     for (int i = 0; i < c.weightRowsPerCycle() - 1; i++) {
       address = address.add(npu.dec.wStride);
-      npu.spad.extraReadLines.get(i).set(address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
-      group.add(npu.spad.extraReadData.get(i));
+      npu.io(npu.spad.extraReadLines.get(i)).set(address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
+      group.add(npu.io(npu.spad.extraReadData.get(i)));
     }
-    engine.load.wData.set(catLsbFirst(group).asUInt());
+    npu.io(engine.load.wData).set(catLsbFirst(group).asUInt());
   }
 
   /** Scratchpad lines the W copy reads this cycle: R, or on an N tile's last group the rows of K left. */

@@ -38,11 +38,11 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * so W entries whose position falls past K (N:M's last group; stale rows) add nothing, as in the golden model.
  */
 final class NpuGemmNm {
-  private final Npu npu;
+  private final NpuController npu;
   private final NpuGemm gemm;
   private final WeightSparsity sp;
 
-  NpuGemmNm(Npu npu, NpuGemm gemm, WeightSparsity sp) {
+  NpuGemmNm(NpuController npu, NpuGemm gemm, WeightSparsity sp) {
     this.npu = npu;
     this.gemm = gemm;
     this.sp = sp;
@@ -59,17 +59,17 @@ final class NpuGemmNm {
     int group = sp.group();
     int lineShift = Integer.numberOfTrailingZeros(rows);
     Bool sparse = gemm.sparseCommand;
-    UInt kPort = engine.load.k;
+    UInt kPort = npu.io(engine.load.k);
     UInt kDouble = gemm.k.resize(kPort.width() - 1).shiftLeft(1);
-    engine.load.k.set(mux(sparse, gemm.k.resize(kPort.width()), kDouble));
-    engine.denseWeights.set(sparse.not());
+    npu.io(engine.load.k).set(mux(sparse, gemm.k.resize(kPort.width()), kDouble));
+    npu.io(engine.denseWeights).set(sparse.not());
 
     // X: the line with its bytes past K zeroed (the last line of a row keeps ((K − 1) mod rows) + 1 bytes).
     UInt lastByte = npu.wireOf("gemmNm_xLastByte", dec.k.sub(1).lsbs(lineShift));
     Bool lastLine = npu.wireOf("gemmNm_xLastLine", walk.lastInRow());
     List<UInt> bytes = new ArrayList<>();
     for (int b = 0; b < rows; b++) {
-      UInt v = npu.spad.readData.slice(8 * b + 7, 8 * b).asUInt();
+      UInt v = npu.io(npu.spad.readData).slice(8 * b + 7, 8 * b).asUInt();
       Bool keep = lastLine.not().or(lastByte.ge(b));
       bytes.add(mux(keep, v, uintLit(0, 8)));
     }
@@ -85,12 +85,12 @@ final class NpuGemmNm {
       lanes.add(j < kept ? bytes.get(lane / group * kept + j) : uintLit(0, 8));
     }
     UInt interleaved = npu.wireOf("gemmNm_xInterleaved", catLsbFirst(lanes).asUInt());
-    engine.load.xWrite.set(npu.inState(Npu.State.GEMM_X).and(sparse.not().or(odd).or(lastLine)));
+    npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X).and(sparse.not().or(odd).or(lastLine)));
     int kTileBits = gc.kTileBits();
     UInt lineIndex = walk.beat.resize(Math.max(kTileBits, 1) + 1);
     UInt tile = mux(sparse, lineIndex.shiftRight(1).resize(lineIndex.width()), lineIndex);
-    engine.load.xAddress.set(NpuGemm.join(walk.row, gc.mBits(), tile, kTileBits));
-    engine.load.xData.set(mux(sparse, pair, interleaved));
+    npu.io(engine.load.xAddress).set(NpuGemm.join(walk.row, gc.mBits(), tile, kTileBits));
+    npu.io(engine.load.xData).set(mux(sparse, pair, interleaved));
 
     // W: value rows (wWrite), then metadata rows (wIndexWrite) of the same entry rows; dense: index k mod E.
     UInt beat = walk.beat.resize(16);
@@ -102,7 +102,7 @@ final class NpuGemmNm {
     UInt denseIndex = beat.lsbs(Integer.numberOfTrailingZeros(kept)).resize(indexBits);
     // a streamed GEMM's W line (values, or a packed metadata line read by the engine's wMetaWrite)
     Bool streaming = stream == null ? null : npu.gemm.inStream;
-    UInt source = stream == null ? npu.spad.readData : mux(streaming, stream.line, npu.spad.readData);
+    UInt source = stream == null ? npu.io(npu.spad.readData) : mux(streaming, stream.line, npu.io(npu.spad.readData));
     List<UInt> entries = new ArrayList<>();
     for (int col = 0; col < rows; col++) {
       UInt v = source.slice(8 * col + 7, 8 * col).asUInt();
@@ -111,19 +111,19 @@ final class NpuGemmNm {
     }
     UInt entryWord = catLsbFirst(entries).asUInt();
     if (stream == null) {
-      engine.load.wWrite.set(inW.and(meta.not()));
-      engine.wIndexWrite.set(inW.and(meta));
-      engine.load.wData.set(entryWord);
-      engine.load.wAddress.set(NpuGemm.join(walk.row, gc.nTileBits(), entryRow, kTileBits + gc.rowBits()));
+      npu.io(engine.load.wWrite).set(inW.and(meta.not()));
+      npu.io(engine.wIndexWrite).set(inW.and(meta));
+      npu.io(engine.load.wData).set(entryWord);
+      npu.io(engine.load.wAddress).set(NpuGemm.join(walk.row, gc.nTileBits(), entryRow, kTileBits + gc.rowBits()));
       return;
     }
-    engine.load.wWrite.set(inW.and(meta.not()).or(stream.valueWrite));
-    engine.wIndexWrite.set(inW.and(meta));
-    engine.wMetaWrite.set(stream.metaWrite);
+    npu.io(engine.load.wWrite).set(inW.and(meta.not()).or(stream.valueWrite));
+    npu.io(engine.wIndexWrite).set(inW.and(meta));
+    npu.io(engine.wMetaWrite).set(stream.metaWrite);
     // the packed metadata line sits in the low bytes of wData (the engine's wMetaWrite reads them there)
-    engine.load.wData.set(mux(stream.metaWrite, source.resize(entryWord.width()), entryWord));
+    npu.io(engine.load.wData).set(mux(stream.metaWrite, source.resize(entryWord.width()), entryWord));
     UInt row = mux(streaming, stream.entryRow, entryRow.resize(stream.entryRow.width()));
-    engine.load.wAddress.set(NpuGemm.join(stream.tile, gc.nTileBits(), row, kTileBits + gc.rowBits()));
+    npu.io(engine.load.wAddress).set(NpuGemm.join(stream.tile, gc.nTileBits(), row, kTileBits + gc.rowBits()));
     stream.scoreboard(engine);
   }
 }

@@ -84,7 +84,7 @@ final class NpuPpm {
    * @param feedGroup its group (line index within its row)
    * @param clear    a program starts: forget the loaded table
    */
-  NpuPpm(Npu npu, NpuConfig c, Bool clear, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
+  NpuPpm(NpuController npu, NpuConfig c, Bool clear, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
          UInt channel, UInt index, Bool feed, UInt feedLine, UInt feedGroup) {
     MachineParams p = c.machine();
     boolean ppu = c.ppu();
@@ -97,9 +97,8 @@ final class NpuPpm {
     Bool unitCycle = npu.wireOf("ppm_unitCycle", npu.inPpmLoad.or(npu.inPpmRun).or(npu.inPpmDrain).or(feed));
     Bool unitBusy = npu.wireOf("ppm_unitBusy", unitCycle.or(npu.trailOf("ppm_gateTrail", unitCycle,
         1 + config.latency() + INPUT_LATENCY + 1)));
-    LinePpm[] made = new LinePpm[1];
-    npu.clockGatedOf("ppmUnit", unitBusy, () -> made[0] = npu.instanceOf("ppm", module(c)));
-    ppm = made[0];
+    npu.gateEnable("ppmUnit", unitBusy);
+    ppm = npu.units.ppm;
 
     // ------------------------------------------------------------ items from memory beats
     int recordBits = 8 * Command.PPM_RECORD_BYTES;
@@ -146,12 +145,12 @@ final class NpuPpm {
       recordValid = beat.and(completes);
     }
     item = npu.wireOf("ppm_item", loading.and(mux(table, beat.or(active), recordValid)));
-    ppm.cfgWrite.set(item.and(table.not()));
-    ppm.cfgChannel.set(channel.resize(ppm.cfgChannel.width()));
-    ppm.cfgBias.set(record.slice(31, 0).asSInt());
-    ppm.cfgMultiplier.set(record.slice(62, 32));
-    ppm.cfgShift.set(record.slice(69, 64).asSInt());
-    ppm.cfgZeroPoint.set(record.slice(79, 72).asSInt());
+    npu.io(ppm.cfgWrite).set(item.and(table.not()));
+    npu.io(ppm.cfgChannel).set(channel.resize(npu.io(ppm.cfgChannel).width()));
+    npu.io(ppm.cfgBias).set(record.slice(31, 0).asSInt());
+    npu.io(ppm.cfgMultiplier).set(record.slice(62, 32));
+    npu.io(ppm.cfgShift).set(record.slice(69, 64).asSInt());
+    npu.io(ppm.cfgZeroPoint).set(record.slice(79, 72).asSInt());
     if (ppu) {
       // A C-LUT entry: the beat's first in the cycle it arrives, the others from the line buffer.
       UInt bufferedEntry = npu.wireOf("ppm_bufferedEntry", buffer.shiftRight(cat(pos, uintLit(0, 4)).asUInt())
@@ -159,9 +158,9 @@ final class NpuPpm {
       UInt entry = npu.wireOf("ppm_entry", mux(beat, memData.lsbs(16), bufferedEntry));
       Bool loaded = npu.reg0("ppm_tableLoaded", bool());
       tableLoaded = loaded;
-      ppm.lutWrite.set(item.and(table));
-      ppm.lutAddress.set(index.resize(config.lutAddressBits()));
-      ppm.lutData.set(entry.asSInt());
+      npu.io(ppm.lutWrite).set(item.and(table));
+      npu.io(ppm.lutAddress).set(index.resize(config.lutAddressBits()));
+      npu.io(ppm.lutData).set(entry.asSInt());
       npu.whenElse(clear, () -> loaded.set(boolLit(false)),
           () -> npu.whenDo(item.and(table), () -> loaded.set(boolLit(true))));
     } else {
@@ -176,16 +175,18 @@ final class NpuPpm {
 
     // ------------------------------------------------------------ one INT32 line a cycle into the lanes
     // between lines the inputs are 0, so the PPM's input registers hold while its clock is gated
-    ppm.inValid.set(feed);
-    ppm.inGroup.set(mux(feed, feedGroup.resize(ppm.inGroup.width()), uintLit(0, ppm.inGroup.width())));
+    npu.io(ppm.inValid).set(feed);
+    npu.io(ppm.inGroup).set(mux(feed, feedGroup.resize(npu.io(ppm.inGroup).width()), uintLit(0, npu.io(ppm.inGroup).width())));
     UInt fed = npu.wireOf("ppm_fedLine", mux(feed, feedLine, uintLit(0, feedLine.width())));
     for (int j = 0; j < lanes; j++) {
-      ppm.inAcc.get(j).set(fed.slice(32 * j + 31, 32 * j).asSInt());
+      npu.io(ppm.inAcc.get(j)).set(fed.slice(32 * j + 31, 32 * j).asSInt());
     }
-    outValid = ppm.outValid;
+    outValid = npu.io(ppm.outValid);
     List<HwValue> codes = new ArrayList<>();
     for (int q = 0; q < line / lanes; q++) {
-      codes.addAll(ppm.outData.asList());
+      for (HwValue code : ppm.outData.asList()) {
+        codes.add(npu.io(code));
+      }
     }
     outData = npu.wireOf("ppm_outData", catLsbFirst(codes).asUInt());
   }

@@ -31,7 +31,7 @@ final class NpuPpmCommands {
   /** Its byte enables. */
   final Bits writeMask;
   final UInt lanes;
-  private final Npu npu;
+  private final NpuController npu;
   private final Bool table;
   private final UInt index;
   private final UInt first;
@@ -43,7 +43,7 @@ final class NpuPpmCommands {
   private final UInt dst;
   private final UInt dstStride;
 
-  NpuPpmCommands(Npu npu, NpuConfig c) {
+  NpuPpmCommands(NpuController npu, NpuConfig c) {
     this.npu = npu;
     Walker sp = npu.dma.sp;
     int itemBits = bitsToHold(Math.max(npu.p.ppmChannels(), NpuPpm.config(npu.p, c.ppu()).lutEntries()));
@@ -60,10 +60,10 @@ final class NpuPpmCommands {
     dstStride = npu.reg0("ppm_dstStride", uint(Npu.ADDR));
     Bool inLoad = npu.inPpmLoad;
     NpuBackEnd back = npu.back;
-    Bool feed = npu.wireOf("ppm_feed", npu.inPpmRun.or(back.ppmFeed));
-    UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, npu.spad.readData, back.ppmLine));
-    UInt groupOfRun = sp.beat.lsbs(2).resize(back.ppmGroup.width());
-    UInt feedGroup = npu.wireOf("ppm_feedGroup", mux(npu.inPpmRun, groupOfRun, back.ppmGroup));
+    Bool feed = npu.wireOf("ppm_feed", npu.inPpmRun.or(npu.io(back.ppmFeed)));
+    UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, npu.io(npu.spad.readData), npu.io(back.ppmLine)));
+    UInt groupOfRun = sp.beat.lsbs(2).resize(npu.io(back.ppmGroup).width());
+    UInt feedGroup = npu.wireOf("ppm_feedGroup", mux(npu.inPpmRun, groupOfRun, npu.io(back.ppmGroup)));
     // first + index < ppmChannels (the decode's range check): the channel port's width
     int channelBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(npu.p.ppmChannels() - 1));
     UInt channel = npu.wireOf("ppm_channel", first.add(index).resize(channelBits));

@@ -31,7 +31,7 @@ final class NpuPpmDecode {
   final UInt n;
   final UInt linesPerRow;
 
-  NpuPpmDecode(Npu npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries, int itemBits) {
+  NpuPpmDecode(NpuController npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries, int itemBits) {
     int line = p.lineBytes();
     int lineShift = Integer.numberOfTrailingZeros(line);
     UInt op = w.get(0).lsbs(8);

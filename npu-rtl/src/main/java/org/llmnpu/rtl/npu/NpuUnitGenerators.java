@@ -116,4 +116,13 @@ public abstract class NpuUnitGenerators implements BlockGenerator {
           NpuLoadMx::new);
     }
   }
+
+  /** {@code npu-controller}: {@link NpuController}, with its ports to the units of the NPU of the same parameters. */
+  public static final class Controller extends NpuUnitGenerators {
+    public Controller() {
+      super("controller", "the NPU's controller: state machine, fetcher with command queue and decode, DMA and "
+          + "memory-port arbitration, GEMM control and weight stream, DSP and PPM command sequencing",
+          NpuController::new);
+    }
+  }
 }

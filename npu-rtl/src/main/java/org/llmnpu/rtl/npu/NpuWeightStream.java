@@ -46,13 +46,13 @@ final class NpuWeightStream {
   private final UInt fullTiles;
   private final UInt partialEnd;
   private final UInt kTilesIn;
-  private final Npu npu;
+  private final NpuController npu;
   private final Bool inStream;
   /** An INT4 or INT8 beat arrives for the W buffer / a W row's line is completely written. */
   final Bool beat;
   final Bool written;
 
-  NpuWeightStream(Npu npu, Bool inStream) {
+  NpuWeightStream(NpuController npu, Bool inStream) {
     this.npu = npu;
     this.inStream = inStream;
     GemmEngineConfig gc = npu.config().gemm();
@@ -112,17 +112,17 @@ final class NpuWeightStream {
   /** The W buffer's write port of the dense engine (the stream's, else the scratchpad copy's) and the scoreboard. */
   void connect(GemmEngine engine, Bool copyWrite, UInt copyData) {
     GemmEngineConfig gc = npu.config().gemm();
-    engine.load.wWrite.set(copyWrite.or(valueWrite));
-    engine.load.wAddress.set(NpuGemm.join(tile, gc.nTileBits(), npu.dma.sp.beat, gc.kTileBits() + gc.rowBits()));
-    engine.load.wData.set(mux(inStream, line, copyData));
+    npu.io(engine.load.wWrite).set(copyWrite.or(valueWrite));
+    npu.io(engine.load.wAddress).set(NpuGemm.join(tile, gc.nTileBits(), npu.dma.sp.beat, gc.kTileBits() + gc.rowBits()));
+    npu.io(engine.load.wData).set(mux(inStream, line, copyData));
     scoreboard(engine);
   }
 
   /** The engine's view of which W tiles are in. */
   void scoreboard(GemmEngine engine) {
-    engine.wFullTiles.set(fullTiles);
-    engine.wPartialEnd.set(partialEnd);
-    engine.wKTiles.set(kTilesIn);
+    npu.io(engine.wFullTiles).set(fullTiles);
+    npu.io(engine.wPartialEnd).set(partialEnd);
+    npu.io(engine.wKTiles).set(kTilesIn);
   }
 
   /** Statements at a GEMM's dispatch: its mode, and a scoreboard with nothing in (streamed) or everything. */

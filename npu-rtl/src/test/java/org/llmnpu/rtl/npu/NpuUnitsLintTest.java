@@ -1,6 +1,7 @@
 package org.llmnpu.rtl.npu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -22,7 +23,7 @@ import org.llmnpu.hdl.gen.Params;
  */
 class NpuUnitsLintTest {
   static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
-      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm");
+      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm", "npu-controller");
 
   private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
       NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
@@ -32,7 +33,7 @@ class NpuUnitsLintTest {
   void everyUnitIsLintCleanAlone() {
     for (NpuConfig c : CONFIGS) {
       for (var unit : List.of(new NpuCounters(c), new NpuWatchdog(c), new NpuSnapshot(c), new NpuScratchpad(c),
-          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c), NpuPpm.module(c))) {
+          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c), NpuPpm.module(c), new NpuController(c))) {
         DesignAssertions.assertLintClean(unit, false);
       }
     }
@@ -63,12 +64,33 @@ class NpuUnitsLintTest {
       while (m.find()) {
         instances.add(m.group(1));
       }
-      int units = c.mxLoad() ? 11 : 10;
+      int units = c.mxLoad() ? 12 : 11;
       assertTrue(instances.size() >= units, c + ": " + instances);
       for (String unit : List.of("NpuScratchpad", "NpuWatchdog", "NpuLoad4", "NpuSnapshot", "NpuCounters",
-          "NpuBackEnd", "NpuPredecode")) {
+          "NpuBackEnd", "NpuPredecode", "NpuController")) {
         assertTrue(instances.stream().anyMatch(i -> i.startsWith(unit + "_")), unit + " in " + instances);
       }
     }
+  }
+
+  /**
+   * The top is a wiring list: the controller and at least seven units are instances of it, and its own module holds
+   * no logic (no process, no register; its assignments are port connections and the clock gates' enables). The
+   * flat top of 2026-12-03 had 2,178 lines with its state machine in processes.
+   */
+  @Test
+  void theDefaultTopIsAWiringListOfUnits() {
+    VerilogDesign d = Verilog.emit(new Npu(NpuConfig.defaults()));
+    String top = d.files().get(d.top() + ".v");
+    Matcher m = Pattern.compile("(?m)^  (\\w+) (\\w+) \\(").matcher(top);
+    int instances = 0;
+    while (m.find()) {
+      instances++;
+    }
+    assertTrue(instances >= 8, "controller and at least seven units: " + instances);
+    assertFalse(top.contains("always"), "the top has no processes");
+    assertFalse(Pattern.compile("(?m)^\\s*reg\\b").matcher(top).find(), "the top has no registers");
+    long lines = top.lines().count();
+    assertTrue(lines < 800, "the top's Verilog is a wiring list of under 800 lines: " + lines);
   }
 }

@@ -8,8 +8,9 @@ import org.llmnpu.reports.ppa.PpaResult;
 
 /**
  * The NPU's area by unit: every unit the top instantiates at the area of its own synthesis (times its instances),
- * and the rest of the top — its own logic between the units (controller, fetch and DMA state, wiring muxes), the
- * "glue" — as the top's area minus the units' sum. Standard cells and SRAM macros are split separately; the shares
+ * and the rest of the top — the "glue" — as the top's area minus the units' sum. Since the NPU's controller is a unit
+ * of its own (instance {@code ctrl}, 2026-12-03) the top holds no logic, so the glue is what the flattened top
+ * saves or adds across the units' ports. Standard cells and SRAM macros are split separately; the shares
  * add up to the top exactly.
  *
  * <p><b>Tolerance.</b> The units' sum may exceed the top by at most {@link #TOLERANCE} of the top's standard-cell

@@ -1,0 +1,106 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.mux;
+
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * The {@link NpuController}'s connections to the scratchpad's write requests, the GEMM back-end's inputs and the
+ * counters' events: controller signals onto its unit-facing ports ({@link NpuController#io}), built into the
+ * controller in the order of its constructor.
+ */
+final class NpuUnitPorts {
+  private NpuUnitPorts() {
+  }
+
+  /** The scratchpad's requests: a drain line, a load4 line, a dspout element, a PPM row or a load beat. */
+  static void scratchpadWrites(NpuController npu) {
+    Walker sp = npu.dma.sp;
+    UInt spLine = sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift);
+    npu.dma.loadWrite = npu.wireOf("loadWrite", npu.inLoad.and(npu.resp));
+    npu.io(npu.spad.walkLine).set(spLine);
+    npu.io(npu.spad.dspOut.valid).set(npu.inDspOut);
+    npu.io(npu.spad.dspOut.data).set(npu.dsp.unit.outData);
+    npu.io(npu.spad.dspOut.mask).set(npu.dsp.unit.outMask);
+    npu.io(npu.spad.ppm.valid).set(npu.ppm.write);
+    npu.io(npu.spad.ppm.line).set(npu.ppm.writeLine);
+    npu.io(npu.spad.ppm.data).set(npu.ppm.unit.outData);
+    npu.io(npu.spad.ppm.mask).set(npu.ppm.writeMask);
+    npu.io(npu.spad.load.valid).set(npu.dma.loadWrite);
+    npu.io(npu.spad.load.data).set(npu.dma.loadData());
+    npu.io(npu.spad.load.mask).set(mux(sp.lastInRow(), npu.dma.rowEndMask, npu.dma.ones));
+  }
+
+  /** The GEMM back-end's inputs: the dispatch, the engine's results, the scratchpad's old line, a STORE's range. */
+  static void backEnd(NpuController npu) {
+    npu.io(npu.back.gemmStart).set(npu.inState(Npu.State.GEMM_START));
+    npu.io(npu.back.take).set(npu.gemmTake);
+    npu.io(npu.back.resultAddress).set(npu.fetch.words.get(5));
+    npu.io(npu.back.resultStride).set(npu.fetch.words.get(7));
+    npu.io(npu.back.resultEnd).set(npu.dec.resultEnd);
+    npu.io(npu.back.accumulateIn).set(npu.dec.accumulate);
+    npu.io(npu.back.ppmIn).set(npu.wireOf("decode_gemmPpm", npu.fetch.words.get(2).slice(21, 21).eq(1)));
+    npu.io(npu.back.m).set(npu.gemm.m);
+    npu.io(npu.back.n).set(npu.gemm.n);
+    npu.io(npu.back.loadBusy).set(npu.inState(Npu.State.LOAD).or(npu.inState(Npu.State.LOAD4))
+        .or(npu.inState(Npu.State.LOAD4_END)));
+    npu.io(npu.back.storeStart).set(npu.fetch.words.get(3));
+    npu.io(npu.back.storeEnd).set(npu.dec.dmaSpadEnd);
+  }
+
+  /** The counters' events, from the units' signals; {@code busy}: the NPU runs a program. */
+  static void counters(NpuController npu, NpuCounters k, Bool busy) {
+    Walker sp = npu.dma.sp;
+    npu.io(k.clear).set(npu.inState(Npu.State.IDLE).and(npu.start));
+    npu.io(k.busy).set(busy);
+    npu.io(k.decode).set(npu.inState(Npu.State.DECODE));
+    NpuWeightStream ws = npu.gemm.stream;
+    Bool loadBeats = npu.dma.loadWrite.or(npu.dma.load4Beat);
+    npu.io(k.loadBeat).set(ws == null ? loadBeats : loadBeats.or(ws.beat));
+    npu.io(k.storeBeat).set(npu.inStore.and(npu.fire));
+    // a streamed W row's short beat is its last line column
+    Bool rowEnd = ws == null ? sp.lastInRow() : mux(npu.gemm.inStream, ws.lastColumn(), sp.lastInRow());
+    npu.io(k.partialBeat).set(npu.wireOf("partialBeat", rowEnd.and(npu.dma.remainder.ne(0))));
+    npu.io(k.remainder).set(npu.dma.remainder);
+    npu.io(k.readBeat).set(npu.fire.and(npu.mem_req_write.not()).or(npu.fetch.fire));
+    npu.io(k.writeBeat).set(npu.fire.and(npu.mem_req_write));
+    // a streamed GEMM counts its MACs in its first GEMM_STREAM cycle: its product register is ready by then
+    Bool gemmStart = npu.inState(Npu.State.GEMM_START);
+    npu.io(k.gemmStart).set(ws == null ? gemmStart : gemmStart.and(ws.streaming.not())
+        .or(npu.reg0Next("gemm_streamStarted", gemmStart.and(ws.streaming))));
+    npu.io(k.macs).set(npu.gemm.macsRegister());
+    npu.io(k.denseMacs).set(npu.gemm.denseMacs());
+    npu.io(k.drainStart).set(npu.io(npu.back.drainStarts));
+    npu.io(k.psumWritebacks).set(npu.io(npu.gemm.engine.psumWritebacks));
+    NpuDsp unit = npu.dsp.unit;
+    Bool copies = npu.inStore.and(npu.fire).or(npu.inState(Npu.State.GEMM_X));
+    if (npu.config().weightRowsPerCycle() == 1) {
+      npu.io(k.spadRead).set(copies.or(npu.inState(Npu.State.GEMM_W)).or(npu.inDspIn.and(unit.lineStart))
+          .or(npu.inPpmRun));
+    } else {
+      // the W copy reads several lines a cycle
+      npu.io(k.spadRead).set(copies.or(npu.inDspIn.and(unit.lineStart)).or(npu.inPpmRun));
+      npu.io(k.weightCopy).set(npu.inState(Npu.State.GEMM_W));
+      npu.io(k.weightLines).set(npu.gemm.weightLinesRead());
+    }
+    npu.io(k.drainRead).set(npu.io(npu.back.drainReads));
+    // dspout writes a line element by element: one line write when it starts a line
+    npu.io(k.spadWrite).set(npu.io(npu.spad.write).and(npu.inDspOut.and(unit.lineStart.not()).not()));
+    npu.io(k.fetchCycle).set(npu.inFetch.or(npu.inState(Npu.State.DECODE)));
+    npu.io(k.dmaCycle).set(npu.inLoad.or(npu.inStore).or(npu.inLoad4).or(npu.inLoad4End).or(npu.inSnap));
+    npu.io(k.gemmCycle).set(npu.state.ge(Npu.st(Npu.State.GEMM_X)).and(npu.state.le(Npu.st(Npu.State.GEMM_START)))
+        .or(npu.gemm.inStream).or(npu.io(npu.back.idle).not()));
+    npu.io(k.arrayCycle).set(npu.inState(Npu.State.GEMM_START).or(npu.io(npu.back.running)));
+    npu.io(k.memStall).set(npu.mem_req_valid.and(npu.mem_req_ready.not()));
+    npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
+        .and(npu.dsp.runExpired.not()));
+    npu.io(k.dspElement).set(npu.inDspIn.or(npu.inDspOut));
+    npu.io(k.dspCycle).set(npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun).or(npu.inDspIn).or(npu.inDspOut)
+        .or(npu.inState(Npu.State.DSP_DRAIN)));
+    npu.io(k.ppmRow).set(npu.inPpmRun.and(sp.lastInRow()).or(npu.io(npu.back.ppmRowFed)));
+    int laneBits = k.ppmLanes.width();
+    npu.io(k.ppmLanes).set(mux(npu.inPpmRun, npu.ppm.lanes.resize(laneBits), npu.gemm.n.resize(laneBits)));
+    npu.io(k.ppmCycle).set(npu.inPpmLoad.or(npu.inPpmRun).or(npu.inPpmDrain));
+  }
+}
