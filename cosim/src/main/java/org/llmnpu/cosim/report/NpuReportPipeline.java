@@ -200,11 +200,7 @@ public final class NpuReportPipeline {
     // idle: every flip-flop of the NPU top (its synthesis) on every cycle; a table without the per-flip-flop
     // figure (written before it existed) gives the GEMM engine's idle alone, and the page says so
     boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
-    EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
-        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes())
-        .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
-        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c))
-        .withGatedUnits(wholeIdle ? gatedUnits(emitted, npu, notes) : List.of());
+    EnergyEstimate.Shape shape = shape(c, emitted, npu, table, runClockNs, notes);
     if (!wholeIdle) {
       notes.add("The energy table has no IDLE_FLIP_FLOP entry: idle is charged for the GEMM engine alone (MAC_IDLE), "
           + "a lower bound of the NPU's idle energy; recalibrate the table (npu report energy) to charge every "
@@ -259,6 +255,22 @@ public final class NpuReportPipeline {
         trends, notes);
     step("gathered");
     return new Result(report, phases, pass);
+  }
+
+  /**
+   * The NPU's shape for the energy estimate: its scratchpad line and bank, DSP lanes, PPU, PiM rows, PPM lanes on the
+   * read port and, when the table has {@code IDLE_FLIP_FLOP}, the NPU top's flip-flops (its synthesis) with its gated
+   * units ({@link #gatedUnits}, whose note goes to {@code notes}).
+   */
+  static EnergyEstimate.Shape shape(NpuConfig c, VerilogDesign emitted, PpaResult npu, EnergyTable table,
+                                    double runClockNs, List<String> notes) {
+    MachineParams mp = c.machine();
+    boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
+    return new EnergyEstimate.Shape(8 * mp.lineBytes(), mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false,
+        runClockNs, mp.dsp().lanes())
+        .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
+        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c))
+        .withGatedUnits(wholeIdle ? gatedUnits(emitted, npu, notes) : List.of());
   }
 
   /**

@@ -1,0 +1,90 @@
+package org.llmnpu.cosim.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.cosim.decoder.DecoderRun;
+import org.llmnpu.cosim.demo.NpuDemo;
+import org.llmnpu.hdl.bench.BenchRecord;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.reports.energy.EnergyEstimate;
+import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.ppa.NodeScaling;
+import org.llmnpu.reports.ppa.PpaFlow;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * Issue 31's energy target (a benchmark, not a test; {@code mvn -q -o -pl cosim -am test -Dbench
+ * -Dtest=DecodeEnergyBenchmark -Dsurefire.failIfNoSpecifiedTests=false}): stories260K's decode step on the default
+ * NPU at 180 nm — energy per token and the clock + leakage share — for each fusion level the lowering has, with the
+ * whole-NPU report's own energy table, shape and idle model ({@link NpuReportPipeline#shape}, the table calibrated
+ * by {@link NpuEnergyCalibration} for the NPU, both from the PPA cache that {@code ./npu report npu} fills). The
+ * decode step's counters come from the golden ISA simulator with the cycle model (equal to the RTL's, which the
+ * co-simulation tests and the report hold them to), a 64-token prompt as the report's. Also shown: the same step
+ * with every flip-flop clocked every cycle (no gating), and the issue's baseline of 3,440 µJ.
+ */
+@ExtendWith(BenchRecord.class)
+class DecodeEnergyBenchmark {
+  static final double BASELINE_UJ = 3440;
+
+  @Test
+  void decodeStepEnergyPerTokenByFusion() throws Exception {
+    NpuReportPipeline.Options o = NpuDemo.defaults();
+    NpuConfig c = o.config();
+    Npu top = new Npu(c);
+    VerilogDesign emitted = Verilog.emit(top);
+    PpaResult npu = PpaFlow.run(emitted, NpuReportPipeline.generatorParams(c), o.ppa());
+    List<NpuReport.Unit> units = NpuReportPipeline.units(top, emitted, o.ppa(), s -> { });
+    SimOptions sim = SimOptions.fromEnvironment();
+    NpuEnergyCalibration.Table t = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), System.out::println)
+        .table(null, c, NpuReportPipeline.engine(top, units).ppa(), 0);
+    EnergyTable table = t.table();
+    double clockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
+    List<String> notes = new ArrayList<>();
+    EnergyEstimate.Shape shape = NpuReportPipeline.shape(c, emitted, npu, table, clockNs, notes);
+    System.out.printf(Locale.ROOT, "default NPU: %,d flip-flops, Fmax %.1f MHz, cycle %.3f ns; NPU top power (OpenSTA, "
+        + "activity %.2f, gated clocks ideal) %.1f mW%n", npu.synthesis().flipFlops(), npu.timing().fmaxMhz(), clockNs,
+        o.ppa().activity(), npu.power().totalMw());
+    System.out.println("  power model: " + npu.power().activityModel());
+    notes.forEach(n -> System.out.println("  " + n));
+    System.out.println("  table: " + t.source());
+    System.out.printf("%-9s %9s %8s %8s %8s %11s %8s %9s %11s %8s%n", "fusion", "cycles", "gemmCyc", "dspCyc",
+        "ppmCyc", "uJ/token", "x3440", "clk+leak", "ungated uJ", "clk+leak");
+    for (String fusion : List.of("none", "vertical")) {
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+          DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), c, sim);
+      Map<String, Long> counters = new LinkedHashMap<>();
+      for (Counter k : Counter.values()) {
+        counters.put(k.key(), r.total("decode", k));
+      }
+      counters.put(EnergyEstimate.ARRAY_VECTORS, r.arrayVectors("decode"));
+      long tokens = r.steps().stream().filter(s -> s.phase().equals("decode")).count();
+      EnergyEstimate gated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
+      EnergyEstimate ungated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
+          shape.withGatedUnits(List.of()));
+      double uj = gated.totalPj() / tokens / 1e6;
+      System.out.printf(Locale.ROOT, "%-9s %,9d %,8d %,8d %,8d %11.1f %8.3f %8.1f%% %11.1f %7.1f%%%n", fusion,
+          counters.get("cycles") / tokens, counters.get("gemmCycles") / tokens, counters.get("dspCycles") / tokens,
+          counters.get("ppmCycles") / tokens, uj, uj / BASELINE_UJ, 100 * idleShare(gated),
+          ungated.totalPj() / tokens / 1e6, 100 * idleShare(ungated));
+      StringBuilder units180 = new StringBuilder("  by unit (uJ/token):");
+      gated.byUnitPj().forEach((u, pj) -> units180.append(String.format(Locale.ROOT, " %s %.1f;", u,
+          pj / tokens / 1e6)));
+      System.out.println(units180);
+    }
+  }
+
+  private static double idleShare(EnergyEstimate e) {
+    return e.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0) / e.totalPj();
+  }
+}
