@@ -42,9 +42,9 @@ import org.llmnpu.verilator.SimOptions;
  * scaled to the NPU's engine by flip-flops when OpenSTA cannot propagate the larger engine's
  * activity. A calibration is deterministic, so its result is kept in the PPA cache.
  */
-final class NpuEnergyCalibration {
+public final class NpuEnergyCalibration {
   /** The table and where it came from (shown in the report). */
-  record Table(EnergyTable table, String source) {
+  public record Table(EnergyTable table, String source) {
   }
 
   private final PpaOptions ppa;
@@ -52,7 +52,7 @@ final class NpuEnergyCalibration {
   private final long seed;
   private final Consumer<String> log;
 
-  NpuEnergyCalibration(PpaOptions ppa, SimOptions sim, long seed, Consumer<String> log) {
+  public NpuEnergyCalibration(PpaOptions ppa, SimOptions sim, long seed, Consumer<String> log) {
     this.ppa = ppa;
     this.sim = sim;
     this.seed = seed;
@@ -66,7 +66,7 @@ final class NpuEnergyCalibration {
    * without the PPU and, when {@code pimBitsPerCycle} &gt; 0 (a PiM engine applying that many input bits
    * per cycle), a PiM macro of {@code min(rows, }{@value #PIM_CALIBRATION_ROWS}{@code )} rows and columns.
    */
-  Table table(Path energyTable, NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
+  public Table table(Path energyTable, NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
     if (energyTable != null) {
       try {
         return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),

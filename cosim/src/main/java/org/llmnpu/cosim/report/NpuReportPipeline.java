@@ -262,7 +262,7 @@ public final class NpuReportPipeline {
    * read port and, when the table has {@code IDLE_FLIP_FLOP}, the NPU top's flip-flops (its synthesis) with its gated
    * units ({@link #gatedUnits}, whose note goes to {@code notes}).
    */
-  static EnergyEstimate.Shape shape(NpuConfig c, VerilogDesign emitted, PpaResult npu, EnergyTable table,
+  public static EnergyEstimate.Shape shape(NpuConfig c, VerilogDesign emitted, PpaResult npu, EnergyTable table,
                                     double runClockNs, List<String> notes) {
     MachineParams mp = c.machine();
     boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
@@ -335,7 +335,7 @@ public final class NpuReportPipeline {
    * — systolic or PiM —, the PPM and the Vector DSP have the NPU's own parameters), each through the PPA flow on
    * its own (Yosys + OpenSTA, cached like every PPA run).
    */
-  static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
+  public static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
     List<NpuReport.Unit> out = new ArrayList<>();
     for (InstanceDesigns.Unit u : InstanceDesigns.of(top, emitted)) {
       String name = unitName(u.instances());
@@ -350,7 +350,7 @@ public final class NpuReportPipeline {
   }
 
   /** The unit that is the NPU's GEMM engine: the top's instance of a {@link GemmBackend}, systolic or PiM. */
-  static NpuReport.Unit engine(Npu top, List<NpuReport.Unit> units) {
+  public static NpuReport.Unit engine(Npu top, List<NpuReport.Unit> units) {
     List<String> engines = top.ir().children().stream().filter(GemmBackend.class::isInstance)
         .map(ch -> ch.ir().instanceName()).toList();
     return units.stream().filter(u -> u.instances().stream().anyMatch(engines::contains)).findFirst()

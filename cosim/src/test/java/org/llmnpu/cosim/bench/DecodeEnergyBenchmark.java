@@ -1,4 +1,4 @@
-package org.llmnpu.cosim.report;
+package org.llmnpu.cosim.bench;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +8,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.decoder.DecoderRun;
+import org.llmnpu.cosim.report.NpuEnergyCalibration;
+import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.cosim.demo.NpuDemo;
 import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.hdl.emit.Verilog;
