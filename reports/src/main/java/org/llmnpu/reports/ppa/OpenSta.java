@@ -108,6 +108,12 @@ public final class OpenSta {
     ActivityAnnotation annotation = run == null ? null : ActivityAnnotation.of(netlist, run, clockPort);
     String activityTcl = annotation == null ? null : annotation.tcl();
     GatedClocks gated = GatedClocks.of(synth.netlist());
+    for (String bank : o.gateDuties().keySet()) {
+      if (!gated.banks().contains(bank)) {
+        throw new IllegalArgumentException(String.format("--gate-duty: '%s' is not a clock gate of %s; gates: %s", bank,
+            top, gated.isEmpty() ? "none" : String.join(", ", gated.banks())));
+      }
+    }
     Map<String, Double> duties = gated.duties(o, run);
     String gatedTcl = gated.isEmpty() ? "" : gated.tcl(o.clockNs(), duties);
     String out;
