@@ -86,6 +86,27 @@ class DecodeEnergyBenchmark {
     }
   }
 
+  /**
+   * The decode step's counters alone (golden ISA simulator and cycle model, no tools): per fusion level, the cycles,
+   * each clock gate's open fraction by its counter, the DMA bytes, commands and DSP instructions.
+   */
+  @Test
+  void decodeStepCountersByFusion() throws Exception {
+    NpuReportPipeline.Options o = NpuDemo.defaults();
+    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s%n", "fusion", "cycles", "gemm open", "dsp open", "ppm open",
+        "DMA bytes", "commands", "dspInstr");
+    for (String fusion : List.of("none", "vertical")) {
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+          DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
+      double cycles = r.total("decode", Counter.CYCLES);
+      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d%n", fusion, (long) cycles,
+          r.total("decode", Counter.GEMM_CYCLES) / cycles, r.total("decode", Counter.DSP_CYCLES) / cycles,
+          r.total("decode", Counter.PPM_CYCLES) / cycles,
+          r.total("decode", Counter.DMA_LOAD_BYTES) + r.total("decode", Counter.DMA_STORE_BYTES),
+          r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS));
+    }
+  }
+
   private static double idleShare(EnergyEstimate e) {
     return e.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0) / e.totalPj();
   }
