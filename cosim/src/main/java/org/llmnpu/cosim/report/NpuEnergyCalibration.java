@@ -163,14 +163,28 @@ public final class NpuEnergyCalibration {
   static final int PIM_CALIBRATION_ROWS = 8;
 
   private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle) {
+    // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
+    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed).table();
+  }
+
+  /**
+   * The table of the blocks alone — the same GEMM engine, DSP, PPM (and PiM macro) calibrations as {@link #table},
+   * through the same cache of tool runs — without the NPU's own data paths ({@code NPU_COMMAND}, {@code NPU_DMA_BYTE},
+   * {@code NPU_SPAD_BYTE}, which need the whole NPU simulated with waves and four OpenSTA runs of it): an estimate
+   * with it leaves out the data paths' energy, a lower bound.
+   */
+  public EnergyTable blocksOnly(NpuConfig npu, int pimBitsPerCycle) {
+    return blocks(npu.rows(), npu, pimBitsPerCycle).table();
+  }
+
+  private Calibration blocks(int r, NpuConfig npu, int pimBitsPerCycle) {
     Calibration c = new Calibration(ppa, sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
         seed).dsp(DSP_CALIBRATION_LANES, 64, npu.dspStages(), seed).ppm(PPM_CALIBRATION_LANES, seed);
     if (pimBitsPerCycle > 0) {
       int p = Math.min(r, PIM_CALIBRATION_ROWS);
       c.pim(p, p, pimBitsPerCycle, seed);
     }
-    // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
-    return c.npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed).table();
+    return c;
   }
 
   /**
