@@ -2,6 +2,7 @@ package org.llmnpu.cli;
 
 import org.llmnpu.cli.cosim.CosimCommand;
 import org.llmnpu.cli.report.ReportCommand;
+import org.llmnpu.cli.soc.SocCommand;
 import org.llmnpu.cli.sw.SwCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "npu", mixinStandardHelpOptions = true, version = "llmnpu 0.1.0",
     description = "LLM-NPU co-design toolkit: generate Verilog, co-simulate, report PPA.",
     subcommands = {BlocksCommand.class, GenerateCommand.class, DemoCommand.class, CosimCommand.class,
-        SwCommand.class, ReportCommand.class, EstimateCommand.class})
+        SwCommand.class, ReportCommand.class, EstimateCommand.class, SocCommand.class})
 public final class NpuCommand implements Runnable {
   /** Exit status for bad parameters or configuration. */
   public static final int USAGE_ERROR = 2;

@@ -13,6 +13,7 @@ import org.llmnpu.sw.run.EvalOptions;
 import org.llmnpu.sw.run.EvalRow;
 import org.llmnpu.sw.run.SwEval;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -35,10 +36,24 @@ public final class SwEvalCommand implements Callable<Integer> {
     @Option(names = "--weights", description = "llama2.c .bin checkpoint instead of --model.")
     Path weights;
 
-    @Option(names = "--compressions", defaultValue = DEFAULT_COMPRESSIONS, split = ",",
+    @Option(names = "--compressions", split = ",",
             description = "Comma-separated compressions, each like int4-g32@gptq+2:4@sparsegpt (methods: minmax, clip, gptq, awq; "
-                    + "magnitude, wanda, sparsegpt; default: the README table).")
+                    + "magnitude, wanda, sparsegpt; default: the README table, or fp32 and --sparsity@--prune).")
     List<String> compressions;
+
+    @Option(names = "--sparsity", description = "Evaluate fp32 and this N:M pruning (2:4 or 4:8) instead of --compressions.")
+    String sparsity;
+
+    @Option(names = "--prune", defaultValue = "magnitude",
+            description = "How --sparsity chooses the kept weights: magnitude, wanda or sparsegpt (default ${DEFAULT-VALUE}).")
+    String prune;
+
+    @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin or tokenizer.json for --train-text (default: the model "
+            + "directory's tokenizer.json).")
+    Path tokenizer;
+
+    @Mixin
+    RecoveryMixin recovery;
 
     @Option(names = "--calibration", defaultValue = "8x128", description = "Calibration sequences x tokens, sampled from "
             + "the FP32 model (default ${DEFAULT-VALUE}).")
@@ -61,14 +76,28 @@ public final class SwEvalCommand implements Callable<Integer> {
             if (weights == null) {
                 BadParameter.modelConfig(model);
             }
+            if (sparsity != null && compressions != null) {
+                throw new BadParameter("--sparsity: give --sparsity (with --prune) or --compressions, not both");
+            }
+            PruneMethod pm = BadParameter.parse("--prune", () -> PruneMethod.parse(prune));
+            List<String> names = sparsity != null ? List.of("fp32", sparsity + "@" + pm.label())
+                    : compressions != null ? compressions : List.of(DEFAULT_COMPRESSIONS.split(","));
+            if (sparsity != null) {
+                BadParameter.parse("--sparsity", () -> org.llmnpu.numerics.sparse.NmPattern.parse(sparsity));
+            }
+            org.llmnpu.sw.train.RecoveryOptions recoveryOptions = recovery.options(seed);
             List<CompressionSpec> specs = new ArrayList<>();
-            for (String c : compressions) {
+            for (String c : names) {
                 specs.add(BadParameter.parse("--compressions", () -> CompressionSpec.parse(c, QuantMethod.MINMAX, PruneMethod.MAGNITUDE)));
             }
             int[] cal = BadParameter.parse("--calibration", () -> sizes(calibration));
             int[] held = BadParameter.parse("--held-out", () -> sizes(heldOut));
+            if (!recoveryOptions.isNone() && specs.stream().noneMatch(c -> c.sparsity().isPresent())) {
+                throw new BadParameter("--recover: " + recoveryOptions.method().label() + " needs an N:M pruning to recover "
+                        + "(--sparsity 2:4 or 4:8, or one in --compressions); allowed otherwise: none");
+            }
             options = BadParameter.parse("--calibration/--held-out", () -> new EvalOptions(model, Optional.ofNullable(weights), specs,
-                    cal[0], cal[1], held[0], held[1], seed));
+                    cal[0], cal[1], held[0], held[1], seed, recoveryOptions, Optional.ofNullable(tokenizer)));
         } catch (BadParameter e) {
             System.err.println(e.getMessage());
             return 2;
@@ -80,7 +109,7 @@ public final class SwEvalCommand implements Callable<Integer> {
             System.err.println("sw eval: " + e.getMessage());
             return 2;
         } catch (IllegalArgumentException e) {
-            System.err.println("--calibration/--held-out: " + e.getMessage());
+            System.err.println((e.getMessage().startsWith("--") ? "sw eval: " : "--calibration/--held-out: ") + e.getMessage());
             return 2;
         } catch (IllegalStateException e) {
             System.err.println("sw eval: " + e.getMessage());

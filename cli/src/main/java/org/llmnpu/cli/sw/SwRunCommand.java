@@ -14,6 +14,7 @@ import org.llmnpu.sw.runtime.StaticShape;
 import org.llmnpu.sw.sample.SamplerConfig;
 import org.llmnpu.sw.spec.DraftSpec;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -89,6 +90,9 @@ public final class SwRunCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON instead of text.")
     boolean json;
 
+    @Mixin
+    RecoveryMixin recovery;
+
     @Override
     public Integer call() throws Exception {
         RunOptions options;
@@ -109,8 +113,14 @@ public final class SwRunCommand implements Callable<Integer> {
             if (prompt != null && tokenizer == null && weights == null && !org.llmnpu.sw.io.ModelCatalog.isDirectory(model)) {
                 throw new BadParameter("--prompt: needs --tokenizer (a llama2.c tokenizer.bin or a tokenizer.json) or a model directory with tokenizer.json");
             }
+            org.llmnpu.sw.train.RecoveryOptions recoveryOptions = recovery.options(seed);
+            if (!recoveryOptions.isNone() && compression.sparsity().isEmpty()) {
+                throw new BadParameter("--recover: " + recoveryOptions.method().label() + " needs --sparsity 2:4 or 4:8 "
+                        + "(recovery fine-tunes a pruned model); allowed without --sparsity: none");
+            }
             options = BadParameter.parse("--prompt-len/--max-new", () -> new RunOptions(model, Optional.ofNullable(weights),
-                    Optional.ofNullable(tokenizer), Optional.ofNullable(prompt), promptLen, maxNew, compression, shape, draft, sampler));
+                    Optional.ofNullable(tokenizer), Optional.ofNullable(prompt), promptLen, maxNew, compression, shape, draft, sampler,
+                    recoveryOptions));
         } catch (BadParameter e) {
             System.err.println(e.getMessage());
             return 2;

@@ -10,8 +10,9 @@ import org.llmnpu.verilator.SimModes;
 /**
  * stories260K on the generated default NPU in Verilator against the golden ISA simulator: a
  * 4-token prefill program and one full decode step (all five layers and the LM head), memory
- * images, status and every counter equal; also with the weights streamed into the array (the fused datapath's
- * {@code gemm wStream=1}, built in the RTL).
+ * images, status and every counter equal; also with the weights streamed into the array and the feed-forward's
+ * GEMM epilogues on the PPM (the fused datapath's {@code gemm wStream=1} and {@code ppm=1}, built in the RTL), and
+ * with the batched attention of {@code --fusion full}.
  */
 class DecoderCosimTest {
   @Test
@@ -25,13 +26,30 @@ class DecoderCosimTest {
     }
   }
 
-  /** The same with every weight streamed into the array ({@code --fusion vertical}: gemm wStream=1). */
+  /**
+   * The same with every weight streamed into the array ({@code --fusion vertical}: gemm wStream=1) and the
+   * feed-forward's W1|W3 results through the PPM (gemm ppm=1 with the SiLU and identity C-LUTs, ppmcfg, pputab).
+   */
   @Test
   void streamedWeightsAreBitExactOnTheRtl() throws Exception {
+    assertBitExactOnTheRtl("vertical");
+  }
+
+  /**
+   * The same at {@code --fusion full}: the batched attention (one P·V GEMM per KV head over the block's queries) on a
+   * 4-token prefill and a decode step.
+   */
+  @Test
+  void batchedAttentionIsBitExactOnTheRtl() throws Exception {
+    assertBitExactOnTheRtl("full");
+  }
+
+  private static void assertBitExactOnTheRtl(String fusion) throws Exception {
     DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "vertical"), SimModes.local());
+        0, 0, fusion), SimModes.local());
     assertEquals(2, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.counter(Counter.PPM_ELEMENTS) > 0, s.phase() + " runs W1|W3 through the PPM");
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
     }

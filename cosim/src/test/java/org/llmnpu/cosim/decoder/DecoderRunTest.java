@@ -76,8 +76,8 @@ class DecoderRunTest {
 
   /**
    * A prompt longer than the engine's maxM (64) is prefilled in chunks of 64 tokens, one program each; with the
-   * weights streamed ({@code --fusion vertical}) the logits are those of the unfused programs bit for bit (the same
-   * tokens), in fewer cycles.
+   * weights streamed and the feed-forward's epilogues on the PPM ({@code --fusion vertical}: static calibrated scales,
+   * so not bit for bit the unfused logits) the run stays close to FP32, in fewer cycles, with the same MACs.
    */
   @Test
   void aPromptBeyondMaxMIsPrefilledInChunksAndStreamedWeightsKeepTheTokens() throws Exception {
@@ -87,9 +87,10 @@ class DecoderRunTest {
         DecoderRun.Engine.GOLDEN, 7, 0, 0, "vertical"), SimOptions.fromEnvironment());
     assertEquals(70, none.prompt().length);
     assertEquals(70, none.steps().get(0).tokens());
-    assertArrayEquals(none.tokens(), fused.tokens());
-    assertEquals(none.accuracy().klDivergence(), fused.accuracy().klDivergence());
+    assertEquals(none.tokens().length, fused.tokens().length);
     assertTrue(none.accuracy().klDivergence() < 0.1, "KL " + none.accuracy().klDivergence());
+    // two generated positions only (the held-out figure is FusionAccuracyBench's: 0.14 nats at vertical)
+    assertTrue(fused.accuracy().klDivergence() < 0.5, "KL " + fused.accuracy().klDivergence());
     assertTrue(fused.total("decode", Counter.CYCLES) < none.total("decode", Counter.CYCLES));
     assertEquals(none.total(null, Counter.MACS), fused.total(null, Counter.MACS));
   }

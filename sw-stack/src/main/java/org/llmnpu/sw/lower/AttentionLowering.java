@@ -7,15 +7,23 @@ import org.llmnpu.isa.dsp.DspKernel;
  * The attention half of a layer for a block of tokens: RMSNorm → INT8 → fused QKV GEMM →
  * dequantize → RoPE → K/V quantized and appended to the cache (one DMA store per layer) → per
  * token and head the scores GEMV (K·q), SoftMax, P·V GEMM → the heads' output quantized → Wo GEMM
- * + residual. Numerics as described in {@link DecoderLowering}.
+ * + residual. Numerics as described in {@link DecoderLowering}. At {@code --fusion full} the part after the K/V
+ * rows are stored is {@link BatchedAttention} (one P·V GEMM per KV head over a batch's queries; same logits).
  */
 final class AttentionLowering {
   private final LoweringEmitter e;
   private final LoweringLayout l;
+  /** At {@code --fusion full} the batched attention core ({@link BatchedAttention}), else none: per token and head. */
+  private final BatchedAttention batched;
 
   AttentionLowering(LoweringEmitter emitter) {
+    this(emitter, Fusion.NONE);
+  }
+
+  AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
+    this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
@@ -64,8 +72,12 @@ final class AttentionLowering {
     b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
-    for (int t = 0; t < n; t++) {
-      heads(t, pos + t + 1);
+    if (batched != null) {
+      batched.emit(n, pos, layer == 0);
+    } else {
+      for (int t = 0; t < n; t++) {
+        heads(t, pos + t + 1);
+      }
     }
     e.weight(m.wO[layer], m.oK, c.dim());
     e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);

@@ -174,4 +174,17 @@ abstract class CommandCosts {
       cm.gemm(m, k, n);
     }
   }
+  /** A streamed GEMM whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
+  final void streamedPpmGemm(int m, int k, int n, boolean int4) {
+    streamedGemm(m, k, n, int4, false);
+    add(Counter.PPM_ELEMENTS, (long) m * n);
+    cm.drainThroughPpm();
+  }
+
+  /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
+  final void ppmLoad(long items, int itemBytes) {
+    command(false);
+    add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
+    cm.ppmLoad(items, itemBytes);
+  }
 }

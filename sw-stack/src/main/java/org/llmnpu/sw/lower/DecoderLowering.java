@@ -16,7 +16,10 @@ import org.llmnpu.isa.dsp.DspProgram;
  * on the Vector DSP. Activation scales are <i>dynamic</i>: each GEMM input vector (per token; per
  * head for the attention probabilities) is quantized on the DSP with its own absmax scale
  * ({@link DspRoutines#quantize}), because a tiny model's activations vary too much from token
- * to token for one calibrated scale, and the DSP computes an absmax in a few dozen cycles.
+ * to token for one calibrated scale, and the DSP computes an absmax in a few dozen cycles. At a fused level with the
+ * PPM epilogue ({@link PpmEpilogues}: dense per-channel INT8/INT4 on a PPU NPU) the inputs of the QKV, W1|W3 and
+ * LM-head GEMMs use calibrated static scales ({@link StaticScales}) and W1|W3's results leave the array through the
+ * PPM as INT8 codes (SiLU on the gate columns by the C-LUT); see {@link FeedForwardLowering}.
  * Weight scales are static (per output channel, from the weights; for {@code int4-g32} per group of
  * 32 rows of K and output channel, each group its own GEMM whose partial the DSP scales, see K tiling;
  * for {@code s2_4} per channel over 2:4-pruned weights, whose GEMMs are sparse: word 2 sparsity 1, W the
@@ -67,7 +70,7 @@ public final class DecoderLowering {
     this.fusion = fusion;
     this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
     this.e = new LoweringEmitter(l, pool, fusion);
-    this.attention = new AttentionLowering(e);
+    this.attention = new AttentionLowering(e, fusion);
     this.feedForward = new FeedForwardLowering(e);
     this.lmHead = new LmHeadLowering(e);
   }
@@ -181,11 +184,15 @@ public final class DecoderLowering {
       scalesIn(m.vW1, l.c.dim(), l.c.hiddenDim(), l.rWs1);
       scalesIn(m.vW3, l.c.dim(), l.c.hiddenDim(), l.rWs3);
       scalesIn(m.vW2, l.c.hiddenDim(), l.c.dim(), l.rWs2);
+      e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
       attention.emit(layer, n, pos);
+      e.inputScale = 0;
       feedForward.emit(layer, n);
       b.layerEnd(layer);
     }
+    e.inputScale = e.epilogue == null ? 0 : e.epilogue.lmIn();
     lmHead.emit(n, want, logitRow);
+    e.inputScale = 0;
   }
 
   /** A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block. */

@@ -124,6 +124,35 @@ final class DspRoutines {
         () -> compileScale(in, len, scaleRow, vec, c, res, out));
   }
 
+  /**
+   * Static INT8 quantization: {@code out = saturate(rint((in · vec) · k))} over {@code len} elements ({@code vec}
+   * skipped when negative; one rounding, {@code TOINT}'s), and the FP16 {@code d} (the codes' scale) broadcast to row
+   * {@code scaleRow}. No absmax pass: the scale is a calibrated constant ({@link StaticScales}).
+   */
+  DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
+    return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, d),
+        () -> compileQuantizeStatic(in, len, vec, k, out, scaleRow, d));
+  }
+
+  private DspProgram compileQuantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
+    DspAssembler a = new DspAssembler();
+    final int kr = 1;
+    final int dr = 2;
+    final int x = 3;
+    final int v = 4;
+    a.li(kr, k & 0xFFFF).li(dr, d & 0xFFFF);
+    a.setLength(len);
+    rowPass(a, rows(len), len, SCALE_FREE, true, () -> {
+      a.load(x, in);
+      if (vec >= 0) {
+        a.load(v, vec).op(DspOp.MUL16, x, x, v);
+      }
+      a.aux(DspOp.TOINT, 0, x, x, kr).store(out, x);
+    });
+    a.setLength(lanes).store(scaleRow, dr);
+    return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
+  }
+
   /** See the class comment. */
   DspProgram scatter(int in, int heads, int half, int out) {
     return memo(List.of("scatter", in, heads, half, out), () -> compileScatter(in, heads, half, out));

@@ -18,6 +18,10 @@ final class FeedForwardLowering {
 
   /** Layer {@code layer} for block tokens {@code 0..n-1}. */
   void emit(int layer, int n) {
+    if (e.epilogue != null) {
+      emitThroughPpm(layer, n);
+      return;
+    }
     var b = e.b;
     var m = l.m;
     var c = l.c;
@@ -40,6 +44,52 @@ final class FeedForwardLowering {
     }
     e.weight(m.w2[layer], c.hiddenDim(), c.dim());
     e.gemmTiled(n, c.hiddenDim(), c.dim(), l.sXS, l.xsStride);
+    for (int t = 0; t < n; t++) {
+      e.residual(t, l.rDH + t, l.rWs2);
+    }
+  }
+  /**
+   * The fused feed-forward ({@code --fusion vertical}, {@link PpmEpilogues}): RMSNorm → INT8 with the calibrated static
+   * scale → W1 columns through the PPM with the SiLU table (INT8 codes of SiLU(gate)) and W3 columns through it with
+   * the identity table (INT8 codes of up), both streamed → on the DSP the product of the two code vectors in real
+   * units, quantized with its own absmax (a static W2 input scale lost too much accuracy: KL 0.21 instead of 0.14
+   * nats on the held-out set) → W2 GEMM + residual as unfused. Replaces per token the two INT32 dequantizations of
+   * gate and up and the SwiGLU kernel (exponential, reciprocal) by one scaling pass.
+   */
+  private void emitThroughPpm(int layer, int n) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    int hidden = c.hiddenDim();
+    StaticScales s = e.epilogue;
+    PpmEpilogues ep = m.epilogues;
+    e.inputScale = s.of(StaticScales.Site.W13_IN, layer);
+    for (int t = 0; t < n; t++) {
+      e.normQuantize(t, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+    }
+    e.inputScale = 0;
+    boolean int4 = m.bits == 4;
+    long w = ep.w13(layer);
+    int stride = m.extStride(ep.n13);
+    long upCodes = LoweredModel.roundUp(hidden, line);
+    b.add(new Command.PpuTab(ep.siluTable(layer)));
+    e.gemmPpm(n, c.dim(), w, stride, int4, 0, hidden, l.sXS, l.xsStride, l.sY, ep.gateRecords(layer));
+    b.add(new Command.PpuTab(ep.identityTable(layer)));
+    e.gemmPpm(n, c.dim(), w, stride, int4, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, ep.upRecords(layer));
+    // SiLU(gate)·up in real units, quantized with its own absmax: a static W2 input scale cost 0.07 nats of KL
+    short codeScale = LoweringEmitter.half(s.of(StaticScales.Site.SILU, layer) * s.of(StaticScales.Site.UP, layer));
+    for (int t = 0; t < n; t++) {
+      long y = l.sY + (long) t * l.yStride;
+      b.dspIn(y, line, hidden, 1, l.rGate, Command.FMT_INT8, 0);
+      b.dspIn(y + upCodes, line, hidden, 1, l.rUp, Command.FMT_INT8, 0);
+      e.run(r.scale(l.rGate, hidden, -1, -1, codeScale, -1, l.rSw));
+      e.run(r.quantize(l.rSw, hidden, l.rUp, l.rXQ, l.rDH + t));
+      b.dspOut(l.sXS + (long) t * l.xsStride, line, hidden, 1, l.rXQ, Command.FMT_INT8);
+    }
+    e.weight(m.w2[layer], hidden, c.dim());
+    e.gemmTiled(n, hidden, c.dim(), l.sXS, l.xsStride);
     for (int t = 0; t < n; t++) {
       e.residual(t, l.rDH + t, l.rWs2);
     }

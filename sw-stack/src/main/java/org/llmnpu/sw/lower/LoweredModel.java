@@ -64,6 +64,10 @@ public final class LoweredModel {
   final int maxStepTokens;
   final long dspPool;
   final long dspPoolEnd;
+  /** The fused lowering's PPM epilogue data at the memory's top ({@link PpmEpilogues}). */
+  final PpmEpilogues epilogues;
+  private final ModelWeights source;
+  private StaticScales staticScales;
   // shapes
   final int half;
   final int qkvN;
@@ -277,7 +281,9 @@ public final class LoweredModel {
     logitsStride = roundUp(2 * c.vocabSize(), line);
     logits = alloc("logits", (long) maxStepTokens * logitsStride);
     dspPool = alloc("dsp programs", 0);
-    dspPoolEnd = machine.extMemBytes();
+    epilogues = new PpmEpilogues(this, line, machine.extMemBytes());
+    dspPoolEnd = epilogues.base;
+    source = weights;
     if (dspPool + (64L << 10) > dspPoolEnd) {
       throw new IllegalArgumentException("the model needs " + dspPool + " bytes of external memory but the NPU has "
           + machine.extMemBytes());
@@ -288,6 +294,25 @@ public final class LoweredModel {
       image = new byte[(int) machine.extMemBytes()];
       new WeightImage(this, image).write(weights);
     }
+  }
+
+  /**
+   * The static activation scales of the fused lowering's PPM epilogues: on first use calibrated on the FP32 model
+   * ({@link StaticScales#calibrate}) and the epilogue data written into the memory image ({@link PpmEpilogues});
+   * placeholders for a layout without weights (the commands do not depend on the values).
+   */
+  synchronized StaticScales epilogueScales() {
+    if (staticScales == null) {
+      if (source == null) {
+        staticScales = StaticScales.placeholder(c);
+      } else {
+        staticScales = StaticScales.calibrate(source);
+        if (epilogues.applies) {
+          epilogues.write(image, source, staticScales);
+        }
+      }
+    }
+    return staticScales;
   }
 
   /** Where the streamed layout of each 2:4 block weight lives, by the address of its staged layout. */

@@ -27,10 +27,19 @@ final class LoweringEmitter {
   private boolean streamedInt4;
   private int streamedK;
 
+  /**
+   * The static scale of the next {@link #normQuantize} (its GEMM's calibrated input scale), or 0: dynamic. Set by the
+   * parts for the sites the PPM epilogue makes static ({@link StaticScales}).
+   */
+  double inputScale;
+  /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
+  final StaticScales epilogue;
+
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
     this.l = layout;
     this.pool = pool;
     this.stream = fusion != Fusion.NONE;
+    this.epilogue = stream && layout.m.epilogues.applies ? layout.m.epilogueScales() : null;
   }
 
   void run(DspProgram program) {
@@ -50,12 +59,19 @@ final class LoweringEmitter {
     b.dspIn(l.sVEC + 2L * offset, l.line, len, 1, row, Command.FMT_FP16, 0);
   }
 
-  /** x_t → RMSNorm(gamma) → INT8 with scale to {@code scaleRow} → scratchpad row {@code xs}. */
+  /**
+   * x_t → RMSNorm(gamma) → INT8 with scale to {@code scaleRow} → scratchpad row {@code xs}: the dynamic absmax
+   * scale, or the calibrated static one when {@link #inputScale} is set.
+   */
   void normQuantize(int t, int gamma, int scaleRow, long xs) {
     int dim = l.c.dim();
     b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
     run(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {l.rX, gamma}, new int[] {l.rXN}));
-    run(l.r.quantize(l.rXN, dim, -1, l.rXQ, scaleRow));
+    if (inputScale > 0) {
+      run(l.r.quantizeStatic(l.rXN, dim, -1, half(1 / inputScale), l.rXQ, scaleRow, half(inputScale)));
+    } else {
+      run(l.r.quantize(l.rXN, dim, -1, l.rXQ, scaleRow));
+    }
     b.dspOut(xs, l.line, dim, 1, l.rXQ, Command.FMT_INT8);
   }
 
@@ -186,5 +202,23 @@ final class LoweringEmitter {
       b.dspIn(y + c * chunkBytes, stride, elems, rows, l.rPart + c * partRows, Command.FMT_INT32, sigma);
     }
     run(l.r.sumPartials(l.rPart, ks.count(), partRows, len, scales, dst));
+  }
+  /**
+   * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
+   * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0) and
+   * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
+   * {@code yStride} apart. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too).
+   */
+  void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int col0, int cols, long x, int xStride, long y,
+               long records) {
+    int unit = int4 ? 2 * l.line : l.line;
+    int tile = Math.max(unit, l.p.maxN() / unit * unit);
+    for (int j0 = 0; j0 < cols; j0 += tile) {
+      int nn = Math.min(tile, cols - j0);
+      b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0));
+      int col = col0 + j0;
+      b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + j0, l.yStride,
+          Command.DENSE, 0, 1, int4 ? 1 : 0, 1));
+    }
   }
 }

@@ -258,6 +258,29 @@ final class LoweringLayout {
     return at;
   }
 
+  /**
+   * A scratchpad region of {@code bytes} for a part of the lowering sized after the constructor ({@code what} names
+   * it), checked against the NPU's scratchpad like the constructor's regions.
+   */
+  int spadRegion(long bytes, String what) {
+    int at = spad(bytes);
+    if (spadNext > p.spadBytes()) {
+      throw new IllegalArgumentException("the lowering needs " + spadNext + " scratchpad bytes (blockMax " + blockMax
+          + ", maxContext " + m.maxContext() + ", with " + what + ") but the NPU has " + p.spadBytes());
+    }
+    return at;
+  }
+
+  /** As {@link #spadRegion}, {@code rows} rows of the DSP buffer. */
+  int dspRegion(int rows, String what) {
+    int at = dsp(rows);
+    if (dspNext > p.dsp().rows()) {
+      throw new IllegalArgumentException("the lowering needs " + dspNext + " DSP buffer rows (blockMax " + blockMax
+          + ", maxContext " + m.maxContext() + ", with " + what + ") but the DSP has " + p.dsp().rows());
+    }
+    return at;
+  }
+
   int spadBytesUsed() {
     return spadNext;
   }

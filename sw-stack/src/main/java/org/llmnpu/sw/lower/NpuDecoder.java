@@ -50,9 +50,9 @@ public final class NpuDecoder {
   public NpuDecoder(LoweredModel model, int blockMax, NpuEngine engine, Fusion fusion) {
     this.model = model;
     this.engine = engine;
-    this.image = model.image();
     this.poolNext = model.dspPool;
     this.lowering = new DecoderLowering(model, blockMax, this::place, fusion);
+    this.image = model.image();  // after the lowering: a fused one writes its epilogue data first
   }
 
   public LoweredModel model() {

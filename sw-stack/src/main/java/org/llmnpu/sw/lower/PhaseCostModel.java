@@ -60,6 +60,8 @@ public final class PhaseCostModel extends CommandCosts {
   private final boolean extrapolate;
   private final int mxFormat;
   private final Fusion fusion;
+  /** The feed-forward's GEMM epilogues run on the PPM ({@link PpmEpilogues#applies}; extrapolated walk). */
+  private final boolean epilogue;
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
@@ -115,6 +117,7 @@ public final class PhaseCostModel extends CommandCosts {
                         int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
     this.fusion = fusion;
+    this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
     this.c = c;
@@ -194,7 +197,7 @@ public final class PhaseCostModel extends CommandCosts {
       }
       for (int l = 0; l < layers; l++) {
         PhaseCost before = snapshot();
-        layer(n, pos);
+        layer(n, pos, l == 0);
         if (l == layers - 1 && layers < c.layers()) {
           PhaseCost one = snapshot().minus(before);
           total = total == null ? one.scale(c.layers() - layers) : total.plus(one, c.layers() - layers);
@@ -239,7 +242,7 @@ public final class PhaseCostModel extends CommandCosts {
     return sink.cost();
   }
 
-  private void layer(int n, int pos) {
+  private void layer(int n, int pos, boolean firstLayer) {
     load(1, 2L * layerVectorElems);
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
@@ -285,12 +288,20 @@ public final class PhaseCostModel extends CommandCosts {
     store(n, kvBytes);
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);
-    for (int t = 0; t < n; t++) {
-      attention(pos + t + 1);
+    if (fusion == Fusion.FULL) {
+      batchedAttention(n, pos, firstLayer);
+    } else {
+      for (int t = 0; t < n; t++) {
+        attention(pos + t + 1);
+      }
     }
     gemms(n, oK, c.dim());
     for (int t = 0; t < n; t++) {
       residual(oK);
+    }
+    if (epilogue) {
+      feedForwardThroughPpm(n);
+      return;
     }
     for (int t = 0; t < n; t++) {
       normQuantize();
@@ -328,27 +339,12 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void attention(int s) {
-    if (half % lanes != 0) {
-      run("scatter", () -> r.scatter(0, c.heads(), half, 0));
-    }
-    int k = wide ? c.headDim() : c.kvDim();
+    scatterQueries();
     // the lowering's groups of heads (LoweringLayout.headGroup): three whenever the DSP's rows hold their
     // probabilities, as on the NPUs this model is compared on and extrapolates to
     for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
       int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-      for (int i = 0; i < group; i++) {
-        dspOut(half, 1, INT8);
-        dspOut(half, 1, INT8);
-        KSplit ks = split(k);
-        for (int ci = 0; ci < ks.count(); ci++) {
-          for (int m0 = 0; m0 < s; m0 += p.maxM()) {
-            gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
-          }
-        }
-        partialsIn(ks, s, 1, -1);
-      }
-      // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
-      runAll(programs(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s)));
+      groupProbabilities(group, s);
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         dspOut(1, s, INT8);
@@ -360,16 +356,90 @@ public final class PhaseCostModel extends CommandCosts {
         }
         partialsIn(pv, 1, c.headDim(), -1);
       }
-      runAll(programs(java.util.List.of("output scales", group), () -> {
-        java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
-        for (int i = 0; i < group; i++) {
-          outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
-        }
-        return r.merged(outputScales);
-      }));
+      outputScales(group);
     }
     run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
     dspOut(1, oK, INT8);
+  }
+
+  private void scatterQueries() {
+    if (half % lanes != 0) {
+      run("scatter", () -> r.scatter(0, c.heads(), half, 0));
+    }
+  }
+
+  /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
+  private void groupProbabilities(int group, int s) {
+    int k = wide ? c.headDim() : c.kvDim();
+    for (int i = 0; i < group; i++) {
+      dspOut(half, 1, INT8);
+      dspOut(half, 1, INT8);
+      KSplit ks = split(k);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+          gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+        }
+      }
+      partialsIn(ks, s, 1, -1);
+    }
+    // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
+    runAll(programs(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s)));
+  }
+
+  /** A head group's P·V results dequantized (merged as the lowering does). */
+  private void outputScales(int group) {
+    runAll(programs(java.util.List.of("output scales", group), () -> {
+      java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
+      }
+      return r.merged(outputScales);
+    }));
+  }
+
+  /**
+   * As {@link BatchedAttention} ({@code --fusion full}) with the block's tokens in one batch (the stated NPU's DSP
+   * holding a probability scale row per query): per token the scores GEMVs and DSP runs of {@link #attention}, each
+   * query's probabilities to its P row; per KV head one P·V GEMM over the block's queries; per token the outputs.
+   */
+  private void batchedAttention(int n, int pos, boolean firstLayer) {
+    if (firstLayer) {
+      for (int g = 0; g < c.kvHeads(); g++) {
+        load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      int s = pos + t + 1;
+      scatterQueries();
+      for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+        int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+        groupProbabilities(group, s);
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
+    KSplit pv = split(pos + n);
+    for (int g = 0; g < c.kvHeads(); g++) {
+      int first = c.headDim() * g;
+      int queries = c.groupSize() * n;
+      for (int ci = 0; ci < pv.count(); ci++) {
+        for (int m0 = 0; m0 < queries; m0 += p.maxM()) {
+          gemm(Math.min(p.maxM(), queries - m0), pv.length(ci), first % line + c.headDim(), false);
+        }
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+        int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+        for (int i = 0; i < group; i++) {
+          partialsIn(pv, 1, c.headDim(), -1);
+        }
+        outputScales(group);
+      }
+      run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
+      dspOut(1, oK, INT8);
+    }
   }
 
   /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, quantization (merged as the lowering does). */
@@ -391,8 +461,40 @@ public final class PhaseCostModel extends CommandCosts {
   private void normQuantize() {
     dspIn(1, c.dim(), FP16);
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
-    run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
+    if (epilogue) {
+      run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
+    } else {
+      run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
+    }
     dspOut(1, c.dim(), INT8);
+  }
+
+  /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
+  private void feedForwardThroughPpm(int n) {
+    for (int t = 0; t < n; t++) {
+      normQuantize();
+    }
+    int unit = bits == 4 ? 2 * line : line;
+    int tile = Math.max(unit, p.maxN() / unit * unit);
+    for (int part = 0; part < 2; part++) {
+      ppmLoad(66, 2);
+      for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+        int nn = Math.min(tile, c.hiddenDim() - j0);
+        ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+        streamedPpmGemm(n, c.dim(), nn, bits == 4);
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      dspIn(1, c.hiddenDim(), INT8);
+      dspIn(1, c.hiddenDim(), INT8);
+      run("hidden code scale", () -> r.scale(0, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, 3));
+      run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), 1, 0, 0));
+      dspOut(1, c.hiddenDim(), INT8);
+    }
+    gemms(n, c.hiddenDim(), c.dim());
+    for (int t = 0; t < n; t++) {
+      residual(c.hiddenDim());
+    }
   }
 
   /** The residual after a block GEMM over {@code k}. */

@@ -93,6 +93,19 @@ final class WeightImage {
     putMatrix(m.lmHead, m.finalVectors + 2L * m.vLm, w.lmHead(), c.dim(), LoweredModel.shift(c.dim()), null, 8, 0, 0);
   }
 
+  /**
+   * The fused lowering's copy of layer {@code l}'s W1|W3 at {@code at}, W3's columns from {@code h3} (a line-aligned
+   * start for the PPM epilogue's streamed GEMMs, {@link PpmEpilogues}); the scales it writes are the staged copy's.
+   */
+  void putW13(ModelWeights w, int l, long at, int h3) {
+    LayerWeights lw = w.layers()[l];
+    float[][] rows = new float[h3 + c.hiddenDim()][];
+    for (int n = 0; n < rows.length; n++) {
+      rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= h3 ? lw.w3()[n - h3] : null;
+    }
+    putMatrix(at, m.layerVectors[l] + 2L * m.vW1, rows, c.dim(), new int[] {h3, m.vW3 - m.vW1}, c.hiddenDim());
+  }
+
   /** The llama2.c output row of fused-QKV column {@code col}. */
   private float[] qkvRow(LayerWeights lw, int col) {
     int nq = c.heads() * half;

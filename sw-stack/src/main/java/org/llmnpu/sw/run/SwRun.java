@@ -2,6 +2,7 @@ package org.llmnpu.sw.run;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.Optional;
 import org.llmnpu.sw.compress.CompressedModel;
 import org.llmnpu.sw.compress.ModelCompressor;
 import org.llmnpu.sw.eval.AccuracyEvaluation;
@@ -20,6 +21,10 @@ import org.llmnpu.sw.sample.Sampler;
 import org.llmnpu.sw.spec.DraftFactory;
 import org.llmnpu.sw.spec.SpeculativeDecoder;
 import org.llmnpu.sw.spec.SpeculativeResult;
+import org.llmnpu.sw.train.RecoveredCompression;
+import org.llmnpu.sw.train.Recovery;
+import org.llmnpu.sw.train.RecoveryCache;
+import org.llmnpu.sw.train.RecoveryOptions;
 
 /**
  * Executes one {@code npu sw run}: loads or generates the model (synthetic weights use the sampler
@@ -62,12 +67,21 @@ public final class SwRun {
             throw new IllegalArgumentException("prompt (" + prompt.length + " tokens) + max-new = " + (prompt.length + o.maxNew())
                     + " exceeds the model's maximum sequence length " + c.maxSeqLen());
         }
-        int[][] calibrationSet = o.compression().needsCalibration() || o.speculative().isPresent()
+        int[][] calibrationSet = o.compression().needsCalibration() || o.speculative().isPresent() || !o.recovery().isNone()
                 ? SampledSequences.sample(new Transformer(fp32), CALIBRATION_SEQUENCES,
                         Math.min(CALIBRATION_LENGTH, c.maxSeqLen()), SampledSequences.CALIBRATION_SEED + o.sampler().seed())
                 : new int[][] {{SampledSequences.BOS}};
         int[] calibration = calibrationSet[0];
-        CompressedModel compressed = ModelCompressor.compress(fp32, o.compression(), calibrationSet);
+        CompressedModel compressed;
+        String recovery = null;
+        if (o.recovery().isNone()) {
+            compressed = ModelCompressor.compress(fp32, o.compression(), calibrationSet);
+        } else {
+            RecoveredCompression.Result r = RecoveredCompression.compress(fp32, o.compression(), calibrationSet, o.recovery(),
+                    Optional.ofNullable(tokenizer), Optional.of(RecoveryCache.fromEnvironment()));
+            compressed = r.model();
+            recovery = describe(o.recovery(), r.report());
+        }
         Transformer model = new Transformer(compressed.effectiveWeights());
         Sampler sampler = new Sampler(o.sampler());
         int[] tokens;
@@ -107,7 +121,13 @@ public final class SwRun {
                 acc.klDivergence(), acc.top1Agreement(), staticDiff, alpha,
                 spec == null ? Double.NaN : spec.acceptedPerPass(), spec == null ? Double.NaN : spec.tokensPerPass(),
                 costRatio, spec == null ? Double.NaN : SpeculativeResult.expectedSpeedup(alpha, spec.gamma(), costRatio),
-                tokens, tokenizer == null ? null : tokenizer.decode(tokens));
+                tokens, tokenizer == null ? null : tokenizer.decode(tokens), recovery);
+    }
+
+    private static String describe(RecoveryOptions o, Recovery.Report r) {
+        return String.format(java.util.Locale.ROOT, "%s (%s loss, lr %s), %d trained parameters, %d tokens in %.1f s (%.0f tokens/s), "
+                        + "loss %.4f -> %.4f%s", o.label(), o.loss().label(), o.learningRate(), r.trainableParameters(), r.tokens(),
+                r.seconds(), r.tokensPerSecond(), r.firstLoss(), r.lastLoss(), r.cached() ? "; weights from the cache" : "");
     }
 
     /**

@@ -136,4 +136,38 @@ class DspRoutinesTest {
       assertTrue(2 * stalls[1] < stalls[0], "len " + len + ": stalls " + stalls[1] + " against " + stalls[0]);
     }
   }
+  /**
+   * The static quantization of the fused lowering ({@link DspRoutines#quantizeStatic}): codes
+   * {@code saturate(rint(fp16(x·v)·k))} (some saturating) in the output rows' first 172 lanes, padding untouched, the
+   * scale broadcast over its row; the pipelined program leaves the buffer as the plain one.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void staticQuantizationGivesTheRoundedSaturatedCodes(int lanes) {
+    short k = Fp16.fromDouble(19.5);
+    short d = Fp16.fromDouble(0.05);
+    int len = 172;
+    int vec = 100;
+    int out = 200;
+    int scaleRow = 300;
+    Function<DspRoutines, List<DspProgram>> q = r -> List.of(r.quantizeStatic(0, len, vec, k, out, scaleRow, d));
+    compare(lanes, q, q);
+    short[] before = randomBuffer(lanes, 5);
+    short[] after = run(lanes, before, q.apply(routines(lanes, 4)), new long[2]);
+    int saturated = 0;
+    for (int i = 0; i < ROWS * lanes; i++) {
+      short expected = before[i];
+      if (i >= out * lanes && i < out * lanes + len) {
+        int j = i - out * lanes;
+        short product = Fp16.fromDouble(Fp16.toDouble(before[j]) * Fp16.toDouble(before[vec * lanes + j]));
+        int code = Fp16.toInt(product, k, org.llmnpu.numerics.fp16.IntFormat.INT8);
+        saturated += Math.abs(code) == 127 || code == -128 ? 1 : 0;
+        expected = (short) code;
+      } else if (i >= scaleRow * lanes && i < (scaleRow + 1) * lanes) {
+        expected = d;
+      }
+      assertTrue(expected == after[i], "element " + i + ": " + after[i] + " expected " + expected);
+    }
+    assertTrue(saturated > 0 && saturated < len, "some codes saturate: " + saturated);
+  }
 }

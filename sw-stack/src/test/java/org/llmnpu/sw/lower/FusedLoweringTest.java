@@ -15,27 +15,25 @@ import org.llmnpu.sw.model.ModelWeights;
 
 /**
  * The fused lowering on stories260K, on the golden ISA simulator: weights streamed into the array give the same
- * logits bit for bit as the unfused program in fewer cycles (INT8, INT4, int4-g32, MXINT8, 2:4 with packed positions); the cost model follows the stream exactly; a level the
+ * logits bit for bit as the unfused program in fewer cycles where the PPM epilogue does not apply (int4-g32, MXINT8,
+ * 2:4 with packed positions; INT8 and INT4 in {@link PpmEpilogueLoweringTest}); the cost model follows the stream exactly; a level the
  * NPU cannot run is refused naming the capability; a prompt longer than maxM is prefilled in chunks.
  */
 class FusedLoweringTest {
-  private static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
+  static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
 
   @ParameterizedTest
-  @CsvSource({"int8, vertical", "int4-g32, vertical", "int4, full", "mxint8, full", "s2_4, vertical"})
+  @CsvSource({"int4-g32, vertical", "int4-g32, full", "mxint8, full", "s2_4, vertical", "s2_4, full"})
   void streamedWeightsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(String format, String level)
       throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = (WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
-        : NpuTargets.defaultNpu()).withMxLoad(WeightFormats.mx(format) >= 0);
-    LoweredModel model = WeightFormats.lower(w, format, m, 24, 16);
+    MachineParams m = machine(format);
     Fusion fusion = Fusion.parse(level);
-    NpuDecoder none = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.NONE);
-    NpuDecoder fused = new NpuDecoder(model, 6, NpuEngine.GOLDEN, fusion);
-    NpuDecoder.Step p0 = none.prefill(PROMPT, false);
-    NpuDecoder.Step p1 = fused.prefill(PROMPT, false);
-    NpuDecoder.Step d0 = none.decode(301);
-    NpuDecoder.Step d1 = fused.decode(301);
+    NpuDecoder.Step[] steps = prefillAndDecode(w, format, fusion);
+    NpuDecoder.Step p0 = steps[0];
+    NpuDecoder.Step p1 = steps[1];
+    NpuDecoder.Step d0 = steps[2];
+    NpuDecoder.Step d1 = steps[3];
     assertArrayEquals(p0.logits()[0], p1.logits()[0], "prefill logits");
     assertArrayEquals(d0.logits()[0], d1.logits()[0], "decode logits");
     assertTrue(d1.counter(Counter.CYCLES) < d0.counter(Counter.CYCLES), d1.counter(Counter.CYCLES) + " vs "
@@ -44,6 +42,22 @@ class FusedLoweringTest {
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, fusion);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, w.config().layers()));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, w.config().layers()));
+  }
+
+  /** The default NPU, built for 2:4 or with MX decoding when {@code format} needs it. */
+  static MachineParams machine(String format) {
+    return (WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
+        : NpuTargets.defaultNpu()).withMxLoad(WeightFormats.mx(format) >= 0);
+  }
+
+  /** Prefill of {@link #PROMPT} and one decode step, unfused then at {@code fusion}: {p0, p1, d0, d1}. */
+  static NpuDecoder.Step[] prefillAndDecode(ModelWeights w, String format, Fusion fusion) {
+    LoweredModel model = WeightFormats.lower(w, format, machine(format), 24, 16);
+    NpuDecoder none = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.NONE);
+    NpuDecoder fused = new NpuDecoder(model, 6, NpuEngine.GOLDEN, fusion);
+    NpuDecoder.Step p0 = none.prefill(PROMPT, false);
+    NpuDecoder.Step p1 = fused.prefill(PROMPT, false);
+    return new NpuDecoder.Step[] {p0, p1, none.decode(301), fused.decode(301)};
   }
 
   @Test
@@ -80,5 +94,31 @@ class FusedLoweringTest {
     PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", Fusion.VERTICAL)
         .step(prompt.length, 0, w.config().layers());
     PhaseCostModelTest.assertEveryCounterEqual(s, cost);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"40, 48, 16, int8", "6, 512, 6, int8", "20, 64, 16, int4-g32"})
+  void batchedValueProductsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(int promptLen, int context,
+      int block, String format) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, format, m, context, promptLen);
+    int[] prompt = new int[promptLen];
+    for (int i = 0; i < promptLen; i++) {
+      prompt[i] = (37 * i + 11) % w.config().vocabSize();
+    }
+    NpuDecoder vertical = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder.Step p0 = vertical.prefill(prompt, false);
+    NpuDecoder.Step p1 = full.prefill(prompt, false);
+    assertArrayEquals(p0.logits()[0], p1.logits()[0], "prefill logits");
+    assertTrue(p1.counter(Counter.CYCLES) < p0.counter(Counter.CYCLES), p1.counter(Counter.CYCLES) + " vs "
+        + p0.counter(Counter.CYCLES));
+    NpuDecoder.Step d0 = vertical.decode(301);
+    NpuDecoder.Step d1 = full.decode(301);
+    assertArrayEquals(d0.logits()[0], d1.logits()[0], "decode logits");
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL);
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(promptLen, 0, w.config().layers()));
+    PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, promptLen, w.config().layers()));
   }
 }

@@ -1,0 +1,231 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * The attention core of a block at {@code --fusion full} (issue 32's inter-operator fusion, partly batched): after
+ * the block's K and V rows are in the scratchpad cache, each query's scores GEMV and SoftMax as in the unbatched path
+ * ({@link AttentionLowering}), then per KV head <b>one</b> P·V GEMM for all the batch's queries of the query heads
+ * that share it (GQA: those heads' probability rows stacked, M = heads of the group × tokens), instead of one GEMV
+ * per token and head. Scores, probabilities and outputs stay in the scratchpad and the DSP buffer (no DRAM round
+ * trip).
+ *
+ * <p><b>Layouts.</b> The V cache (slot-major rows) is the P·V GEMM's weight operand as it is (K = slots, N = the KV
+ * head's columns), and the probabilities are its X, a row per query (a KV head's queries of the block consecutive,
+ * token-major), each row zero beyond the query's causal slots: the GEMM runs over the batch's {@code pos + t0 + nb}
+ * slots and the zero tails add nothing (the causal mask is structural). The scores stay per query: a GEMM over all
+ * of a KV head's queries needs either the queries as the columns of W ({@code Qᵀ}) or the K cache transposed
+ * ({@code Kᵀ} as W), and both mean writing one byte a column, which {@code dspout} cannot do (its scratchpad address
+ * must be line-aligned; the NPU's DSP has no lane permutations to transpose in the buffer). See the README.
+ *
+ * <p><b>Numerics.</b> Every INT32 P·V result equals the per-token GEMV's (the same integer dot product; zero
+ * probabilities add nothing), and the DSP programs are the same per query, so the logits equal {@code --fusion
+ * none}'s bit for bit, except where a P·V over more than maxK slots is split into K chunks at the batch's slot
+ * count rather than the query's (a chunk of zero probabilities more, summed in FP32: the same value).
+ */
+final class BatchedAttention {
+  private final LoweringEmitter e;
+  private final LoweringLayout l;
+  private final int groupSize;
+  /** INT8 probabilities: a row per query of the block ({@link #queryRow}), a byte per slot. */
+  private final int sProbs;
+  private final int probStride;
+  /** P·V results: a row per query, INT32; K chunks {@code outChunkBytes} apart. */
+  private final int sOut;
+  private final int outStride;
+  private final long outChunkBytes;
+  /**
+   * Tokens whose queries share the GEMMs: as many as the DSP buffer holds probability scale rows for, or the block
+   * when the scales wait in the scratchpad.
+   */
+  private final int batchTokens;
+  /** A broadcast row per query of a batch, {@code (t − t0)·heads + h}: its probabilities' dequantization scale. */
+  private final int rProbScales;
+  /**
+   * When the DSP has fewer free rows than heads: each query's scale waits in the scratchpad instead, a line per query
+   * ({@link #queryRow}; {@code dspout} of one FP16, then {@code dspin} of it {@code lanes} times with stride 0, a
+   * broadcast row again), -1 otherwise.
+   */
+  private final int sProbScales;
+
+  BatchedAttention(LoweringEmitter emitter) {
+    this.e = emitter;
+    this.l = emitter.l;
+    var c = l.c;
+    int line = l.line;
+    groupSize = c.groupSize();
+    int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
+    boolean inDsp = freeRows >= c.heads();
+    batchTokens = inDsp ? Math.min(l.blockMax, freeRows / c.heads()) : l.blockMax;
+    probStride = LoweredModel.roundUp(l.m.maxContext(), line);
+    sProbs = l.spadRegion((long) c.heads() * l.blockMax * probStride, "the batched attention's probabilities");
+    outStride = LoweredModel.roundUp(4L * (c.headDim() + line), line);
+    outChunkBytes = (long) c.heads() * l.blockMax * outStride;
+    sOut = l.spadRegion(outChunkBytes * l.pvSplit.count(), "the batched attention's P·V results");
+    rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
+    sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
+        "the batched attention's probability scales");
+  }
+
+  /**
+   * Attention of block tokens {@code 0..n-1} at positions {@code pos..} over the cache slots {@code [0, pos + n)}
+   * (the block's K/V rows already stored); each token's quantized output to sXO row t. The tokens go in batches of
+   * {@link #batchTokens}, each batch's queries through one scores and one P·V GEMM per KV head over the slots up to
+   * its last token. {@code firstLayer}: the block's first layer, which zeroes the queries' and probabilities' regions
+   * (a query's P row always holds the same causal length in a block, so its zero tail stays zero).
+   */
+  void emit(int n, int pos, boolean firstLayer) {
+    var c = l.c;
+    if (firstLayer) {
+      // each KV head's P rows of the block's n tokens (consecutive rows), up to the block's slots
+      for (int g = 0; g < c.kvHeads(); g++) {
+        e.b.load(l.m.zeros, 0, sProbs + (long) queryRow(g * groupSize, 0) * probStride, probStride,
+            LoweredModel.roundUp(pos + n, l.line), (long) groupSize * n);
+      }
+    }
+    for (int t0 = 0; t0 < n; t0 += batchTokens) {
+      int nb = Math.min(batchTokens, n - t0);
+      for (int t = t0; t < t0 + nb; t++) {
+        probabilities(t, t0, pos + t + 1);
+      }
+      KSplit pv = l.split(pos + t0 + nb);
+      for (int g = 0; g < c.kvHeads(); g++) {
+        valueProducts(g, t0, nb, pv);
+      }
+      for (int t = t0; t < t0 + nb; t++) {
+        outputs(t, t0, pv);
+      }
+    }
+  }
+
+  /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */
+  private int queryRow(int h, int t) {
+    return (h / groupSize * l.blockMax + t) * groupSize + h % groupSize;
+  }
+
+  /** Row of query (h, t)'s probability scale in the batch from token t0. */
+  private int scaleRow(int h, int t, int t0) {
+    return rProbScales + (t - t0) * l.c.heads() + h;
+  }
+
+  /**
+   * Token t's queries over its {@code s} causal slots, as the unbatched path: per head its scores GEMV (the K cache
+   * as X, the query a weight column), then in head groups the scores scaled, SoftMax, quantized with the V scales
+   * folded in (shared runs); each query's codes to its P row, its scale to its scale row.
+   */
+  private void probabilities(int t, int t0, int s) {
+    var b = e.b;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    int half = l.half;
+    int qq = l.rQQ + t * 2 * r.rows(l.nq);
+    boolean aligned = half % l.lanes == 0;
+    if (!aligned) {
+      e.run(r.scatter(qq, c.heads(), half, l.rQS));
+    }
+    int sRows = r.rows(l.m.maxContext());
+    int sigmaS = LoweredModel.shift(c.kvDim());
+    short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
+    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
+      int group = Math.min(l.headGroup, c.heads() - h0);
+      List<DspQuantizer.Vector> probabilities = new ArrayList<>();
+      List<DspProgram> scoreScales = new ArrayList<>();
+      List<DspProgram> softmaxes = new ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        int g = h / groupSize;
+        long wq = l.sWQ + (long) h * l.wqBytes;
+        int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
+        int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
+        b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
+        b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
+        scoresGemv(wq, s);
+        e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
+        scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
+        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+        int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
+        probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
+      }
+      runAll(r.merged(scoreScales));
+      runAll(r.mergedKernels(softmaxes));
+      runAll(r.quantizeRuns(probabilities));
+      for (int i = 0; i < group; i++) {
+        b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
+            Command.FMT_INT8);
+        if (sProbScales >= 0) {
+          b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
+        }
+      }
+    }
+  }
+
+  /** One query's scores {@code K_cache[0..s) · q} (q the weight column at {@code wq}): slots in tiles of maxM. */
+  private void scoresGemv(long wq, int s) {
+    KSplit ks = l.scoreSplit;
+    for (int ci = 0; ci < ks.count(); ci++) {
+      int k0 = ks.start(ci);
+      for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
+        int mm = Math.min(l.p.maxM(), s - m0);
+        e.b.gemm(mm, ks.length(ci), 1, l.sKC + (long) m0 * l.m.kvBytes + k0, l.m.kvBytes, wq + (long) k0 * l.line,
+            l.line, l.sYS + ci * l.ysChunkBytes + (long) m0 * l.line, l.line);
+      }
+    }
+  }
+
+  /** {@code O = P · V} of KV head g: M = the batch's queries (tiles of maxM), K = its slots, N = the head's columns. */
+  private void valueProducts(int g, int t0, int nb, KSplit pv) {
+    int first = l.c.headDim() * g;
+    int off = first / l.line * l.line;
+    int col = first - off;
+    int queries = groupSize * nb;
+    int row0 = queryRow(g * groupSize, t0);
+    for (int ci = 0; ci < pv.count(); ci++) {
+      int k0 = pv.start(ci);
+      for (int m0 = 0; m0 < queries; m0 += l.p.maxM()) {
+        int mm = Math.min(l.p.maxM(), queries - m0);
+        e.b.gemm(mm, pv.length(ci), col + l.c.headDim(), sProbs + (long) (row0 + m0) * probStride + k0, probStride,
+            l.sVC + off + (long) k0 * l.m.kvBytes, l.m.kvBytes, sOut + ci * outChunkBytes + (long) (row0 + m0) * outStride,
+            outStride);
+      }
+    }
+  }
+
+  /** Token t's head outputs dequantized (a head group's in shared runs), quantized together, to sXO row t. */
+  private void outputs(int t, int t0, KSplit pv) {
+    var c = l.c;
+    var r = l.r;
+    int sigmaP = LoweredModel.shift(l.m.maxContext());
+    short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
+    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
+      int group = Math.min(l.headGroup, c.heads() - h0);
+      List<DspProgram> outputScales = new ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        int col = c.headDim() * (h / groupSize) % l.line;
+        e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, c.headDim(), 1,
+            l.rO + h * l.hdRows, sigmaP, -1);
+        int scale = scaleRow(h, t, t0);
+        if (sProbScales >= 0) {
+          scale = l.rDP + i;
+          e.b.dspIn(sProbScales + (long) queryRow(h, t) * l.line, 0, 1, l.lanes, scale, Command.FMT_FP16, 0);
+        }
+        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, pvScale, -1,
+            l.rOF + h * l.hdRows));
+      }
+      runAll(r.merged(outputScales));
+    }
+    e.run(r.quantize(l.rOF, l.m.oK, -1, l.rOQ, l.rDO + t));
+    e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
+  }
+
+  private void runAll(List<DspProgram> programs) {
+    for (DspProgram program : programs) {
+      e.run(program);
+    }
+  }
+}

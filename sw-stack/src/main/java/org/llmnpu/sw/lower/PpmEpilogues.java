@@ -1,0 +1,146 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.IsaSimulator;
+import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.numerics.ppu.PpuFitter;
+import org.llmnpu.numerics.ppu.PpuFormat;
+import org.llmnpu.numerics.ppu.PpuTable;
+import org.llmnpu.numerics.ppu.QuantSpec;
+import org.llmnpu.numerics.requant.QuantizedMultiplier;
+import org.llmnpu.sw.model.ModelWeights;
+
+/**
+ * The data of the fused lowering's GEMM epilogues through the PPM ({@code gemm ppm=1}, {@code --fusion vertical}),
+ * kept at the top of the external memory (below it the DSP program pool ends; the unfused program's addresses are
+ * unchanged). Per layer:
+ * <ul>
+ *   <li>a copy of W1|W3 whose W3 columns start at {@link #h3} (a multiple of two lines, so that each streamed GEMM's
+ *   W tile starts line-aligned, INT4 pairs too); the staged layout's W3 starts right after W1;</li>
+ *   <li>the SiLU C-LUT ({@code pputab} image): input codes of the gate's static scale, output codes of SiLU(gate)'s,
+ *   fitted by {@link PpuFitter} to {@code silu(q·s_gate)/s_silu}; and the identity table for requantize-only
+ *   columns (every PPU pass applies a table);</li>
+ *   <li>per gate and up column a {@code ppmcfg} record: bias 0, multiplier {@code s_x·s_n / s_out} (the W1|W3
+ *   input's static scale, the column's weight scale as the DSP path uses it — FP16 {@code s_n·2^-σ} times
+ *   {@code 2^σ} — and the column's static output scale: the gate's for W1, up's for W3), zero point 0.</li>
+ * </ul>
+ * The static scales are {@link StaticScales}, calibrated when a fused decoder first needs the data
+ * ({@link LoweredModel#epilogueScales}); a layout without weights uses placeholders (same commands).
+ *
+ * <p>The epilogue applies to dense per-channel INT8 and INT4 block weights on an NPU whose PPM has the PPU, when
+ * W1|W3's K is one GEMM (K ≤ maxK): a K-chunked, grouped ({@code int4-g32}), MX or 2:4 weight keeps the DSP path
+ * (its partial sums are combined on the DSP; 2:4's streamed layout has no aligned copy yet).
+ */
+final class PpmEpilogues {
+  private final LoweredModel m;
+  /** Whether the epilogue applies to this model and machine (see the class comment). */
+  final boolean applies;
+  /** First W3 column of the aligned W1|W3 copy. */
+  final int h3;
+  /** Columns of the aligned copy. */
+  final int n13;
+  private final int tableBytes;
+  private final long w13Bytes;
+  private final long layerBytes;
+  /** Start of the data (the external memory's top when it does not apply). */
+  final long base;
+
+  PpmEpilogues(LoweredModel model, int line, long top) {
+    this.m = model;
+    var c = model.config();
+    var p = model.machine();
+    applies = applies(p, c.dim(), model.weightGroup, model.sparsity, model.mxFormat);
+    h3 = LoweredModel.roundUp(c.hiddenDim(), 2 * line);
+    n13 = h3 + c.hiddenDim();
+    tableBytes = LoweredModel.roundUp(IsaSimulator.ppuTableBytes(), line);
+    w13Bytes = LoweredModel.roundUp(model.matrixBytes(c.dim(), n13), line);
+    layerBytes = w13Bytes + 2L * tableBytes + LoweredModel.roundUp(2L * c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
+    base = applies ? (top - layerBytes * c.layers()) / line * line : top;
+  }
+
+  /**
+   * Whether the epilogue applies to block weights of group {@code weightGroup} (0: per channel), N:M mode
+   * {@code sparsity} and MX format {@code mxFormat} (-1: integer) over a model dimension {@code dim} on {@code p}.
+   */
+  static boolean applies(org.llmnpu.isa.MachineParams p, int dim, int weightGroup, int sparsity, int mxFormat) {
+    int line = p.lineBytes();
+    return mxFormat < 0 && weightGroup == 0 && sparsity == Command.DENSE && p.ppmLatency() > 0 && p.ppu()
+        && KSplit.of(dim, p.maxK(), p.maxK() / line * line).count() == 1 && p.weightStream() && p.maxN() >= 2 * line;
+  }
+
+  long w13(int layer) {
+    return base + layer * layerBytes;
+  }
+
+  long siluTable(int layer) {
+    return w13(layer) + w13Bytes;
+  }
+
+  long identityTable(int layer) {
+    return siluTable(layer) + tableBytes;
+  }
+
+  long gateRecords(int layer) {
+    return identityTable(layer) + tableBytes;
+  }
+
+  long upRecords(int layer) {
+    return gateRecords(layer) + (long) m.config().hiddenDim() * Command.PPM_RECORD_BYTES;
+  }
+
+  /** Writes every layer's data into {@code image} (weights and their scales already written) for {@code scales}. */
+  void write(byte[] image, ModelWeights w, StaticScales scales) {
+    var c = m.config();
+    WeightImage weights = new WeightImage(m, image);
+    byte[] identity = IsaSimulator.ppuTableImage(identityTable());
+    int sigma = LoweredModel.shift(c.dim());
+    for (int l = 0; l < c.layers(); l++) {
+      weights.putW13(w, l, w13(l), h3);
+      double sGate = scales.of(StaticScales.Site.GATE, l);
+      double sSilu = scales.of(StaticScales.Site.SILU, l);
+      put(image, siluTable(l), IsaSimulator.ppuTableImage(siluTable(sGate, sSilu)));
+      put(image, identityTable(l), identity);
+      double sx = scales.of(StaticScales.Site.W13_IN, l);
+      double sUp = scales.of(StaticScales.Site.UP, l);
+      long vectors = m.layerVectors[l];
+      for (int n = 0; n < c.hiddenDim(); n++) {
+        put(image, gateRecords(l) + (long) n * Command.PPM_RECORD_BYTES,
+            record(sx * weightScale(image, vectors + 2L * (m.vW1 + n), sigma) / sGate));
+        put(image, upRecords(l) + (long) n * Command.PPM_RECORD_BYTES,
+            record(sx * weightScale(image, vectors + 2L * (m.vW3 + n), sigma) / sUp));
+      }
+    }
+  }
+
+  /** The SiLU C-LUT from gate codes of scale {@code sIn} to SiLU codes of scale {@code sOut}. */
+  static PpuTable siluTable(double sIn, double sOut) {
+    double[] ideal = new double[256];
+    for (int q = -128; q <= 127; q++) {
+      double x = q * sIn;
+      ideal[q + 128] = x / (1 + StrictMath.exp(-x)) / sOut;
+    }
+    return PpuFitter.fit("silu", ideal, PpuFormat.DEFAULT, new QuantSpec(sIn, 0), new QuantSpec(sOut, 0));
+  }
+
+  /** The table that gives every INT8 code back (requantize-only columns). */
+  static PpuTable identityTable() {
+    double[] ideal = new double[256];
+    for (int q = -128; q <= 127; q++) {
+      ideal[q + 128] = q;
+    }
+    return PpuFitter.fit("identity", ideal, PpuFormat.DEFAULT, new QuantSpec(1, 0), new QuantSpec(1, 0));
+  }
+
+  private static double weightScale(byte[] image, long at, int sigma) {
+    short h = (short) ((image[(int) at] & 0xFF) | (image[(int) at + 1] & 0xFF) << 8);
+    return Math.scalb(Fp16.toDouble(h), sigma);
+  }
+
+  private static byte[] record(double scale) {
+    return IsaSimulator.ppmRecord(0, QuantizedMultiplier.fromScale(scale), 0);
+  }
+
+  private static void put(byte[] image, long at, byte[] bytes) {
+    System.arraycopy(bytes, 0, image, (int) at, bytes.length);
+  }
+}

@@ -1,0 +1,168 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.llmnpu.sw.eval.SampledSequences;
+import org.llmnpu.sw.model.LayerWeights;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.Ops;
+import org.llmnpu.sw.model.Transformer;
+
+/**
+ * Calibrated <i>static</i> activation scales of the fused lowering's quantization sites (the PPM's requantization
+ * multiplier is fixed per column, so a GEMM whose epilogue runs on the PPM needs its input's and its output's scales
+ * known before the program runs). Per layer: the QKV input and the W1|W3 input (RMSNorm outputs), the gate
+ * pre-activation (the SiLU table's input), SiLU(gate) and up; the LM-head input once. (The W2 input stays dynamic:
+ * a static scale there lost too much accuracy, see {@link FeedForwardLowering}.)
+ *
+ * <p>Each scale is {@code absmax / 127} (symmetric INT8, zero point 0) of the site's values over a calibration set:
+ * {@link #CALIBRATION_SEQUENCES} sequences of {@link #CALIBRATION_LENGTH} tokens sampled from the FP32 model with
+ * {@link SampledSequences#CALIBRATION_SEED} (the held-out evaluation set uses another seed), run teacher-forced
+ * through {@link QuantSiteForward}. Absmax, not a percentile: a value beyond the calibrated range saturates at ±127,
+ * and on stories260K clipping the largest activations cost more accuracy than the resolution it buys. A tiny floor
+ * ({@code 2^-8/127}, as the dynamic quantizer's) keeps a silent site's scale positive. Computed in a
+ * few seconds for stories260K, cached by content ({@link StaticScalesCache}).
+ */
+public final class StaticScales {
+  /** Sequences of the calibration set. */
+  public static final int CALIBRATION_SEQUENCES = 8;
+  /** Tokens per calibration sequence. */
+  public static final int CALIBRATION_LENGTH = 64;
+  private static final double FLOOR = Math.scalb(1.0, -8) / 127;
+
+  /** The per-layer sites. */
+  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP }
+
+  private final double[][] scales;
+  private final double lmIn;
+
+  private StaticScales(double[][] scales, double lmIn) {
+    this.scales = scales;
+    this.lmIn = lmIn;
+  }
+
+  /** Every scale 1 (a layout without weights: the command stream does not depend on the scales' values). */
+  static StaticScales placeholder(ModelConfig c) {
+    double[][] s = new double[c.layers()][Site.values().length];
+    for (double[] row : s) {
+      Arrays.fill(row, 1.0);
+    }
+    return new StaticScales(s, 1.0);
+  }
+
+  /**
+   * Calibrates on sequences sampled from the FP32 model of {@code w} (see the class comment); cached by content
+   * ({@link StaticScalesCache}).
+   */
+  public static StaticScales calibrate(ModelWeights w) {
+    int length = Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen());
+    String set = "sampled " + CALIBRATION_SEQUENCES + "x" + length + " seed " + SampledSequences.CALIBRATION_SEED
+        + " absmax";
+    return StaticScalesCache.get(w, set, () -> calibrate(w, SampledSequences.sample(new Transformer(w),
+        CALIBRATION_SEQUENCES, length, SampledSequences.CALIBRATION_SEED)));
+  }
+
+  /** The scales as text lines (a layer a line, then the LM-head input's), each value exact ({@link Double#toHexString}). */
+  List<String> lines() {
+    List<String> lines = new ArrayList<>();
+    for (double[] row : scales) {
+      StringBuilder b = new StringBuilder();
+      for (double v : row) {
+        b.append(b.length() == 0 ? "" : " ").append(Double.toHexString(v));
+      }
+      lines.add(b.toString());
+    }
+    lines.add(Double.toHexString(lmIn));
+    return lines;
+  }
+
+  /** The scales {@link #lines} wrote for a model of {@code layers} layers; an error if they do not fit. */
+  static StaticScales parse(List<String> lines, int layers) {
+    if (lines.size() != layers + 1) {
+      throw new IllegalArgumentException("expected " + (layers + 1) + " lines, got " + lines.size());
+    }
+    double[][] s = new double[layers][];
+    for (int l = 0; l < layers; l++) {
+      String[] parts = lines.get(l).trim().split(" ");
+      if (parts.length != Site.values().length) {
+        throw new IllegalArgumentException("line " + l + ": expected " + Site.values().length + " scales");
+      }
+      s[l] = new double[parts.length];
+      for (int i = 0; i < parts.length; i++) {
+        s[l][i] = positive(Double.parseDouble(parts[i]));
+      }
+    }
+    return new StaticScales(s, positive(Double.parseDouble(lines.get(layers).trim())));
+  }
+
+  private static double positive(double v) {
+    if (!(v > 0) || Double.isInfinite(v)) {
+      throw new IllegalArgumentException("a scale must be finite and positive, got " + v);
+    }
+    return v;
+  }
+
+  /** Calibrates on {@code sequences} (e.g. the user's text), teacher-forced through the FP32 model of {@code w}. */
+  public static StaticScales calibrate(ModelWeights w, int[][] sequences) {
+    ModelConfig c = w.config();
+    double[][] absmax = new double[c.layers()][Site.values().length];
+    double[] lm = new double[1];
+    for (int[] seq : sequences) {
+      QuantSiteForward.run(w, w.layers(), w.lmHead(), seq, (site, layer, x) -> {
+        switch (site) {
+          case QKV_IN -> note(absmax[layer], Site.QKV_IN, x);
+          case W13_IN -> feedForward(w.layers()[layer], absmax[layer], x);
+          case LM_IN -> lm[0] = Math.max(lm[0], max(x));
+          default -> {
+          }
+        }
+        return x;
+      });
+    }
+    double[][] s = new double[c.layers()][];
+    for (int l = 0; l < c.layers(); l++) {
+      s[l] = new double[absmax[l].length];
+      for (int i = 0; i < s[l].length; i++) {
+        s[l][i] = Math.max(FLOOR, absmax[l][i] / 127);
+      }
+    }
+    return new StaticScales(s, Math.max(FLOOR, lm[0] / 127));
+  }
+
+  private static void feedForward(LayerWeights lw, double[] absmax, float[] x) {
+    note(absmax, Site.W13_IN, x);
+    float[] gate = Ops.matvec(lw.w1(), x);
+    float[] up = Ops.matvec(lw.w3(), x);
+    note(absmax, Site.GATE, gate);
+    note(absmax, Site.UP, up);
+    float[] silu = new float[gate.length];
+    for (int i = 0; i < gate.length; i++) {
+      silu[i] = Ops.silu(gate[i]);
+    }
+    note(absmax, Site.SILU, silu);
+  }
+
+  private static void note(double[] absmax, Site site, float[] x) {
+    absmax[site.ordinal()] = Math.max(absmax[site.ordinal()], max(x));
+  }
+
+  private static double max(float[] x) {
+    double m = 0;
+    for (float v : x) {
+      m = Math.max(m, Math.abs(v));
+    }
+    return m;
+  }
+
+  /** The scale of {@code site} in layer {@code layer}. */
+  public double of(Site site, int layer) {
+    return scales[layer][site.ordinal()];
+  }
+
+  /** The LM-head input's scale. */
+  public double lmIn() {
+    return lmIn;
+  }
+}
