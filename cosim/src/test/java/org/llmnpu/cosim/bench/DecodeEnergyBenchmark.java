@@ -38,6 +38,8 @@ import org.llmnpu.verilator.SimOptions;
 @ExtendWith(BenchRecord.class)
 class DecodeEnergyBenchmark {
   static final double BASELINE_UJ = 3440;
+  /** The lowering's fusion levels. */
+  static final List<String> FUSIONS = List.of("none", "vertical", "full");
 
   @Test
   void decodeStepEnergyPerTokenByFusion() throws Exception {
@@ -77,7 +79,7 @@ class DecodeEnergyBenchmark {
         : "  table: the whole-NPU report's calibration for this NPU");
     System.out.printf("%-9s %9s %11s %8s %9s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
         "ungated uJ", "clk+leak");
-    for (String fusion : List.of("none", "vertical")) {
+    for (String fusion : FUSIONS) {
       DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), c, sim);
       Map<String, Long> counters = new LinkedHashMap<>();
@@ -108,7 +110,7 @@ class DecodeEnergyBenchmark {
     NpuReportPipeline.Options o = NpuDemo.defaults();
     System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s%n", "fusion", "cycles", "gemm open", "dsp open", "ppm open",
         "DMA bytes", "commands", "dspInstr");
-    for (String fusion : List.of("none", "vertical")) {
+    for (String fusion : FUSIONS) {
       DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
       double cycles = r.total("decode", Counter.CYCLES);
