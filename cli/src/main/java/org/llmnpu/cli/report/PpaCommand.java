@@ -61,6 +61,11 @@ public final class PpaCommand implements Callable<Integer> {
   @Option(names = "--port-activity", paramLabel = "port=toggles", description = "activity of one input port")
   Map<String, String> portActivities = new LinkedHashMap<>();
 
+  @Option(names = "--gate-duty", paramLabel = "bank=fraction", description = "fraction of cycles the clock gate of "
+      + "a gated bank is open, 0..1, for power (e.g. gemmEngine=0.2); a gate not given is open every cycle, or as a "
+      + "--activity-vcd run's enable")
+  Map<String, String> gateDuties = new LinkedHashMap<>();
+
   @Option(names = "--activity-vcd", paramLabel = "FILE", description = "switching activity from a simulated run of "
       + "this block with the same parameters (the VCD of 'npu cosim ... --vcd FILE'), instead of --activity")
   Path activityVcd;
@@ -91,6 +96,9 @@ public final class PpaCommand implements Callable<Integer> {
       portActivities.forEach((port, a) -> ports.put(port, DecimalOption.parse("--port-activity " + port, a, 0, 1)));
       PpaOptions options = PpaOptions.defaults().withClockNs(DecimalOption.parse("--clock-ns", clockNs, PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS))
           .withActivity(DecimalOption.parse("--activity", activity, 0, 1), ports).withFlatten(flatten);
+      Map<String, Double> duties = new LinkedHashMap<>();
+      gateDuties.forEach((bank, d) -> duties.put(bank, DecimalOption.parse("--gate-duty " + bank, d, 0, 1)));
+      options = options.withGateDuties(duties);
       OutputDirectory.check("-o", output, force);
       SweepSpec s = SweepSpec.parse(sweep);
       SimulatedActivity simulated = null;

@@ -88,6 +88,17 @@ class PpaCommandTest {
   }
 
   @Test
+  void aGateDutyOutOfRangeOrOfNoGateIsAUsageError() {
+    assertRejected(run("ppa", "fifo", "--gate-duty", "gemmEngine=1.5", "-o", tmp.resolve("out").toString()),
+        "--gate-duty gemmEngine", "0..1");
+    assertFalse(Files.exists(tmp.resolve("cache")), "no tool ran");
+    requireTools();
+    err.getBuffer().setLength(0);
+    assertRejected(run("ppa", "fifo", "--gate-duty", "gemmEngine=0.5", "-o", tmp.resolve("out").toString()),
+        "--gate-duty: 'gemmEngine' is not a clock gate", "gates: none");
+  }
+
+  @Test
   void repeatedParameterIsRejected() {
     assertRejected(run("ppa", "fifo", "-p", "width=4", "-p", "width=16", "-o", tmp.resolve("out").toString()),
         "'width' is given twice");

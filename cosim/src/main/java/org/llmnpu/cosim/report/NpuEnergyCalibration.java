@@ -42,9 +42,9 @@ import org.llmnpu.verilator.SimOptions;
  * scaled to the NPU's engine by flip-flops when OpenSTA cannot propagate the larger engine's
  * activity. A calibration is deterministic, so its result is kept in the PPA cache.
  */
-final class NpuEnergyCalibration {
+public final class NpuEnergyCalibration {
   /** The table and where it came from (shown in the report). */
-  record Table(EnergyTable table, String source) {
+  public record Table(EnergyTable table, String source) {
   }
 
   private final PpaOptions ppa;
@@ -52,7 +52,7 @@ final class NpuEnergyCalibration {
   private final long seed;
   private final Consumer<String> log;
 
-  NpuEnergyCalibration(PpaOptions ppa, SimOptions sim, long seed, Consumer<String> log) {
+  public NpuEnergyCalibration(PpaOptions ppa, SimOptions sim, long seed, Consumer<String> log) {
     this.ppa = ppa;
     this.sim = sim;
     this.seed = seed;
@@ -66,7 +66,7 @@ final class NpuEnergyCalibration {
    * without the PPU and, when {@code pimBitsPerCycle} &gt; 0 (a PiM engine applying that many input bits
    * per cycle), a PiM macro of {@code min(rows, }{@value #PIM_CALIBRATION_ROWS}{@code )} rows and columns.
    */
-  Table table(Path energyTable, NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
+  public Table table(Path energyTable, NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
     if (energyTable != null) {
       try {
         return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),
@@ -80,9 +80,9 @@ final class NpuEnergyCalibration {
   }
 
   /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 5 (GEMM engine, 2-lane Vector DSP "
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 6 (GEMM engine, 2-lane Vector DSP "
       + "of the NPU's stages, 2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop, the "
-      + "NPU's own data paths on the NPU; constants tied for OpenSTA)";
+      + "NPU's own data paths on the NPU with its gated clocks ideal and open in every run; constants tied for OpenSTA)";
 
   /**
    * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
@@ -163,14 +163,28 @@ final class NpuEnergyCalibration {
   static final int PIM_CALIBRATION_ROWS = 8;
 
   private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle) {
+    // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
+    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed).table();
+  }
+
+  /**
+   * The table of the blocks alone — the same GEMM engine, DSP, PPM (and PiM macro) calibrations as {@link #table},
+   * through the same cache of tool runs — without the NPU's own data paths ({@code NPU_COMMAND}, {@code NPU_DMA_BYTE},
+   * {@code NPU_SPAD_BYTE}, which need the whole NPU simulated with waves and four OpenSTA runs of it): an estimate
+   * with it leaves out the data paths' energy, a lower bound.
+   */
+  public EnergyTable blocksOnly(NpuConfig npu, int pimBitsPerCycle) {
+    return blocks(npu.rows(), npu, pimBitsPerCycle).table();
+  }
+
+  private Calibration blocks(int r, NpuConfig npu, int pimBitsPerCycle) {
     Calibration c = new Calibration(ppa, sim, line -> log.accept("  " + line.strip())).gemm(r, r, 4 * r, 4 * r, 2 * r,
         seed).dsp(DSP_CALIBRATION_LANES, 64, npu.dspStages(), seed).ppm(PPM_CALIBRATION_LANES, seed);
     if (pimBitsPerCycle > 0) {
       int p = Math.min(r, PIM_CALIBRATION_ROWS);
       c.pim(p, p, pimBitsPerCycle, seed);
     }
-    // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
-    return c.npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed).table();
+    return c;
   }
 
   /**

@@ -200,11 +200,7 @@ public final class NpuReportPipeline {
     // idle: every flip-flop of the NPU top (its synthesis) on every cycle; a table without the per-flip-flop
     // figure (written before it existed) gives the GEMM engine's idle alone, and the page says so
     boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
-    EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
-        mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runClockNs, mp.dsp().lanes())
-        .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
-        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c))
-        .withGatedUnits(wholeIdle ? gatedUnits(emitted, npu, notes) : List.of());
+    EnergyEstimate.Shape shape = shape(c, emitted, npu, table, runClockNs, notes);
     if (!wholeIdle) {
       notes.add("The energy table has no IDLE_FLIP_FLOP entry: idle is charged for the GEMM engine alone (MAC_IDLE), "
           + "a lower bound of the NPU's idle energy; recalibrate the table (npu report energy) to charge every "
@@ -259,6 +255,22 @@ public final class NpuReportPipeline {
         trends, notes);
     step("gathered");
     return new Result(report, phases, pass);
+  }
+
+  /**
+   * The NPU's shape for the energy estimate: its scratchpad line and bank, DSP lanes, PPU, PiM rows, PPM lanes on the
+   * read port and, when the table has {@code IDLE_FLIP_FLOP}, the NPU top's flip-flops (its synthesis) with its gated
+   * units ({@link #gatedUnits}, whose note goes to {@code notes}).
+   */
+  public static EnergyEstimate.Shape shape(NpuConfig c, VerilogDesign emitted, PpaResult npu, EnergyTable table,
+                                    double runClockNs, List<String> notes) {
+    MachineParams mp = c.machine();
+    boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
+    return new EnergyEstimate.Shape(8 * mp.lineBytes(), mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false,
+        runClockNs, mp.dsp().lanes())
+        .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
+        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c))
+        .withGatedUnits(wholeIdle ? gatedUnits(emitted, npu, notes) : List.of());
   }
 
   /**
@@ -323,7 +335,7 @@ public final class NpuReportPipeline {
    * — systolic or PiM —, the PPM and the Vector DSP have the NPU's own parameters), each through the PPA flow on
    * its own (Yosys + OpenSTA, cached like every PPA run).
    */
-  static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
+  public static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
     List<NpuReport.Unit> out = new ArrayList<>();
     for (InstanceDesigns.Unit u : InstanceDesigns.of(top, emitted)) {
       String name = unitName(u.instances());
@@ -338,7 +350,7 @@ public final class NpuReportPipeline {
   }
 
   /** The unit that is the NPU's GEMM engine: the top's instance of a {@link GemmBackend}, systolic or PiM. */
-  static NpuReport.Unit engine(Npu top, List<NpuReport.Unit> units) {
+  public static NpuReport.Unit engine(Npu top, List<NpuReport.Unit> units) {
     List<String> engines = top.ir().children().stream().filter(GemmBackend.class::isInstance)
         .map(ch -> ch.ir().instanceName()).toList();
     return units.stream().filter(u -> u.instances().stream().anyMatch(engines::contains)).findFirst()

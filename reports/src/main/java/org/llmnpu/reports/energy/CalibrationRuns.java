@@ -38,14 +38,32 @@ final class CalibrationRuns {
   final PpaOptions ppa;
   final SimOptions sim;
   final Consumer<String> log;
-  final Map<String, Double> powers = new LinkedHashMap<>();
+  final Map<String, Double> powers;
   /** The idle runs by design: energy per cycle (pJ) and flip-flops. */
-  final Map<String, double[]> idleRuns = new LinkedHashMap<>();
+  final Map<String, double[]> idleRuns;
 
   CalibrationRuns(PpaOptions ppa, SimOptions sim, Consumer<String> log) {
+    this(ppa, sim, log, new LinkedHashMap<>(), new LinkedHashMap<>());
+  }
+
+  private CalibrationRuns(PpaOptions ppa, SimOptions sim, Consumer<String> log, Map<String, Double> powers,
+                          Map<String, double[]> idleRuns) {
     this.ppa = ppa;
     this.sim = sim.withWaves(SimOptions.Waves.VCD);
     this.log = log;
+    this.powers = powers;
+    this.idleRuns = idleRuns;
+  }
+
+  /**
+   * The same runs (recording into the same maps) with every clock gate of {@code design} stated open every cycle
+   * for power ({@code PpaOptions.gateDuties}), whatever the runs' enables did: the gated flip-flops' clock power is
+   * then in every run alike, so differences between runs are the data paths', as on an ungated design.
+   */
+  CalibrationRuns withGatesOpen(org.llmnpu.hdl.emit.VerilogDesign design) {
+    Map<String, Double> open = new LinkedHashMap<>();
+    design.gatedBanks().forEach(b -> open.put(b.path(), 1.0));
+    return new CalibrationRuns(ppa.withGateDuties(open), sim, log, powers, idleRuns);
   }
 
   static void requireSimulated(Measured... runs) {

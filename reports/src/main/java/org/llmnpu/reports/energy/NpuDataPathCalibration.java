@@ -52,13 +52,16 @@ final class NpuDataPathCalibration {
     }
   }
 
-  static void run(Calibration c, CalibrationRuns runs, NpuConfig config, int ppmInputLanes, long seed) {
+  static void run(Calibration c, CalibrationRuns allRuns, NpuConfig config, int ppmInputLanes, long seed) {
     MachineParams mp = config.machine();
     if (mp.extMemBytes() < 0x80000) {
       throw new IllegalArgumentException("the NPU data-path calibration needs 512 KiB of external memory, the NPU has "
           + mp.extMemBytes() + " bytes (extMemMiB >= 1)");
     }
     VerilogDesign d = Verilog.emit(new Npu(config));
+    // a gated NPU's gates clocked every cycle in every run (idle included): the estimate charges the gated units'
+    // clocks by their counters, so the data paths' residuals must not hold them
+    CalibrationRuns runs = allRuns.withGatesOpen(d);
     Measured idle = runs.custom(d, "NPU idle", s -> {
       NpuDriver npu = new NpuDriver(s, config);
       npu.reset();

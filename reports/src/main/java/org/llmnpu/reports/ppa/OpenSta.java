@@ -45,12 +45,16 @@ public final class OpenSta {
    */
   String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
       boolean globalActivity) {
-    return script(top, hasMacros, constraints, o, globalActivity, null);
+    return script(top, hasMacros, constraints, o, globalActivity, null, "");
   }
 
-  /** The script; {@code activityTcl}, when given, sets the activity instead of the options. */
+  /**
+   * The script; {@code activityTcl}, when given, sets the activity instead of the options; {@code gatedTcl} (after
+   * the timing report, so timing is the netlist's as synthesized) makes gated clock nets ideal for power
+   * ({@link GatedClocks}).
+   */
   String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
-      boolean globalActivity, String activityTcl) {
+      boolean globalActivity, String activityTcl, String gatedTcl) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
@@ -59,15 +63,18 @@ public final class OpenSta {
     s.append(constraints.sdc(top));
     s.append("puts \"==== timing\"\n");
     s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
+    s.append(gatedTcl);
     if (activityTcl != null && !globalActivity) {
-      return s.append(activityTcl).append("puts \"==== power\"\nreport_power -digits 6\n").toString();
-    }
-    if (globalActivity) {
+      s.append(activityTcl);
+    } else if (globalActivity) {
       s.append("set_power_activity -global -activity ").append(o.activity()).append('\n');
-      return s.append("puts \"==== power\"\nreport_power -digits 6\n").toString();
+    } else {
+      s.append(statedActivity(o));
     }
-    s.append(statedActivity(o));
     s.append("puts \"==== power\"\nreport_power -digits 6\n");
+    if (!gatedTcl.isEmpty()) {
+      s.append(GatedClocks.REPORT);
+    }
     return s.toString();
   }
 
@@ -100,37 +107,48 @@ public final class OpenSta {
     String lib = YosysSynthesis.read(liberty);
     ActivityAnnotation annotation = run == null ? null : ActivityAnnotation.of(netlist, run, clockPort);
     String activityTcl = annotation == null ? null : annotation.tcl();
+    GatedClocks gated = GatedClocks.of(synth.netlist());
+    for (String bank : o.gateDuties().keySet()) {
+      if (!gated.banks().contains(bank)) {
+        throw new IllegalArgumentException(String.format("--gate-duty: '%s' is not a clock gate of %s; gates: %s", bank,
+            top, gated.isEmpty() ? "none" : String.join(", ", gated.banks())));
+      }
+    }
+    Map<String, Double> duties = gated.duties(o, run);
+    String gatedTcl = gated.isEmpty() ? "" : gated.tcl(o.clockNs(), duties);
     String out;
     boolean global = false;
     boolean cut = false;
     boolean tied = false;
     try {
-      out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl), lib, sramLib,
+      out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
           synth.netlist());
     } catch (ToolFailure e) {
       if (!powerFailed(e)) {
         throw e;
       }
-      out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, synth, lib, sramLib);
+      out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib);
       tied = out != null;
       if (out == null && hasMacros) {
-        out = withMacroOutputsCut(top, constraints, o, activityTcl, netlist, synth, run, annotation, lib, sramLib);
+        out = withMacroOutputsCut(top, constraints, o, activityTcl, gatedTcl, netlist, synth, run, annotation, lib,
+            sramLib);
         cut = out != null;
       }
       if (out == null) {
         // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
         // same activity on every net does not crash, and the report says which was used
-        out = cachedRun(script(top, hasMacros, constraints, o, true), lib, sramLib, synth.netlist());
+        out = cachedRun(script(top, hasMacros, constraints, o, true, null, gatedTcl), lib, sramLib, synth.netlist());
         global = true;
       }
     }
     PowerResult power = parsePower(out, o, global);
-    String cutNote = cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
-        : tied ? "; constants driven from held tie ports for OpenSTA 2.0.17" : "";
+    String cutNote = (cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
+        : tied ? "; constants driven from held tie ports for OpenSTA 2.0.17" : "")
+        + (gated.isEmpty() ? "" : gated.describe(duties, GatedClocks.movedPins(out)));
     if (annotation != null && !global) {
       power = new PowerResult(annotation.meanInputActivity(), annotation.describe() + cutNote, new TreeMap<>(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
-    } else if (cut || tied) {
+    } else if (cut || tied || !gated.isEmpty()) {
       power = new PowerResult(power.activity(), power.activityModel() + cutNote, power.portActivities(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
     }
@@ -142,17 +160,18 @@ public final class OpenSta {
    * held input ports ({@link ConstantTies}); null if OpenSTA crashes even so.
    */
   private String withConstantsTied(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
-      String activityTcl, SynthesisResult synth, String lib, String sramLib) {
+      String activityTcl, String gatedTcl, SynthesisResult synth, String lib, String sramLib) {
     String tiedNetlist = ConstantTies.tied(synth.netlist());
     if (tiedNetlist.equals(synth.netlist())) {
       return null;
     }
-    String full = script(top, hasMacros, constraints, o, false, "");
+    String full = script(top, hasMacros, constraints, o, false, "", "");
     String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
     String activity = (activityTcl != null ? activityTcl : statedActivity(o)) + ConstantTies.activityTcl();
     try {
       String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
-      String power = cachedRun(script(top, hasMacros, constraints, o, false, activity), lib, sramLib, tiedNetlist);
+      String power = cachedRun(script(top, hasMacros, constraints, o, false, activity, gatedTcl), lib, sramLib,
+          tiedNetlist);
       return timing + power.substring(power.indexOf("==== power"));
     } catch (ToolFailure e) {
       if (powerFailed(e)) {
@@ -168,9 +187,9 @@ public final class OpenSta {
    * crashes even so. The output is the timing run's timing section and the power run's power.
    */
   private String withMacroOutputsCut(String top, TimingConstraints constraints, PpaOptions o,
-      String activityTcl, GateNetlist netlist, SynthesisResult synth, SimulatedActivity run,
+      String activityTcl, String gatedTcl, GateNetlist netlist, SynthesisResult synth, SimulatedActivity run,
       ActivityAnnotation annotation, String lib, String sramLib) {
-    String full = script(top, true, constraints, o, false, "");
+    String full = script(top, true, constraints, o, false, "", "");
     String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
     double fallback = annotation == null ? o.activity() : annotation.meanRegisterActivity();
     StringBuilder loads = new StringBuilder(activityTcl != null ? activityTcl : statedActivity(o));
@@ -188,7 +207,7 @@ public final class OpenSta {
     }
     try {
       String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
-      String power = cachedRun(script(top, true, constraints, o, false, loads.toString()), lib, sramLib,
+      String power = cachedRun(script(top, true, constraints, o, false, loads.toString(), gatedTcl), lib, sramLib,
           MacroOutputs.disconnected(synth.netlist()));
       return timing + power.substring(power.indexOf("==== power"));
     } catch (ToolFailure e) {

@@ -1,0 +1,128 @@
+package org.llmnpu.cosim.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.cosim.decoder.DecoderRun;
+import org.llmnpu.cosim.report.NpuEnergyCalibration;
+import org.llmnpu.cosim.report.NpuReportPipeline;
+import org.llmnpu.cosim.demo.NpuDemo;
+import org.llmnpu.hdl.bench.BenchRecord;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.reports.energy.EnergyEstimate;
+import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.ppa.NodeScaling;
+import org.llmnpu.reports.ppa.PpaFlow;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimOptions;
+
+/**
+ * Issue 31's energy target (a benchmark, not a test; {@code mvn -q -o -pl cosim -am test -Dbench
+ * -Dtest=DecodeEnergyBenchmark -Dsurefire.failIfNoSpecifiedTests=false}): stories260K's decode step on the default
+ * NPU at 180 nm — energy per token and the clock + leakage share — for each fusion level the lowering has, with the
+ * whole-NPU report's own energy table, shape and idle model ({@link NpuReportPipeline#shape}, the table calibrated
+ * by {@link NpuEnergyCalibration} for the NPU, both from the PPA cache that {@code ./npu report npu} fills). The
+ * decode step's counters come from the golden ISA simulator with the cycle model (equal to the RTL's, which the
+ * co-simulation tests and the report hold them to), a 64-token prompt as the report's. Also shown: the same step
+ * with every flip-flop clocked every cycle (no gating), and the issue's baseline of 3,440 µJ.
+ */
+@ExtendWith(BenchRecord.class)
+class DecodeEnergyBenchmark {
+  static final double BASELINE_UJ = 3440;
+  /** The lowering's fusion levels. */
+  static final List<String> FUSIONS = List.of("none", "vertical", "full");
+
+  @Test
+  void decodeStepEnergyPerTokenByFusion() throws Exception {
+    energyByFusion(false);
+  }
+
+  /**
+   * The same with the table of the blocks alone ({@link NpuEnergyCalibration#blocksOnly}: no NPU data-path actions,
+   * whose calibration simulates and analyzes the whole default NPU four times): the energy per token without the
+   * NPU's commands, DMA and scratchpad-port switching, a lower bound, and its clock + leakage share an upper bound.
+   */
+  @Test
+  void decodeStepEnergyLowerBoundByFusion() throws Exception {
+    energyByFusion(true);
+  }
+
+  private static void energyByFusion(boolean blocksOnly) throws Exception {
+    NpuReportPipeline.Options o = NpuDemo.defaults();
+    NpuConfig c = o.config();
+    Npu top = new Npu(c);
+    VerilogDesign emitted = Verilog.emit(top);
+    PpaResult npu = PpaFlow.run(emitted, NpuReportPipeline.generatorParams(c), o.ppa());
+    List<NpuReport.Unit> units = NpuReportPipeline.units(top, emitted, o.ppa(), s -> { });
+    SimOptions sim = SimOptions.fromEnvironment();
+    NpuEnergyCalibration calibration = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), System.out::println);
+    EnergyTable table = blocksOnly ? calibration.blocksOnly(c, 0)
+        : calibration.table(null, c, NpuReportPipeline.engine(top, units).ppa(), 0).table();
+    double clockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
+    List<String> notes = new ArrayList<>();
+    EnergyEstimate.Shape shape = NpuReportPipeline.shape(c, emitted, npu, table, clockNs, notes);
+    System.out.printf(Locale.ROOT, "default NPU: %,d flip-flops, Fmax %.1f MHz, cycle %.3f ns; NPU top power (OpenSTA, "
+        + "activity %.2f, gated clocks ideal and open) %.1f mW%n", npu.synthesis().flipFlops(), npu.timing().fmaxMhz(),
+        clockNs, o.ppa().activity(), npu.power().totalMw());
+    System.out.println("  power model: " + npu.power().activityModel());
+    notes.forEach(n -> System.out.println("  " + n));
+    System.out.println(blocksOnly ? "  table: the blocks' calibration alone (no NPU data-path actions: a lower bound)"
+        : "  table: the whole-NPU report's calibration for this NPU");
+    System.out.printf("%-9s %9s %11s %8s %9s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
+        "ungated uJ", "clk+leak");
+    for (String fusion : FUSIONS) {
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+          DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), c, sim);
+      Map<String, Long> counters = new LinkedHashMap<>();
+      for (Counter k : Counter.values()) {
+        counters.put(k.key(), r.total("decode", k));
+      }
+      counters.put(EnergyEstimate.ARRAY_VECTORS, r.arrayVectors("decode"));
+      long tokens = r.steps().stream().filter(s -> s.phase().equals("decode")).count();
+      EnergyEstimate gated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
+      EnergyEstimate ungated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
+          shape.withGatedUnits(List.of()));
+      double uj = gated.totalPj() / tokens / 1e6;
+      System.out.printf(Locale.ROOT, "%-9s %,9d %11.1f %8.3f %8.1f%% %11.1f %7.1f%%%n", fusion,
+          counters.get("cycles") / tokens, uj, uj / BASELINE_UJ, 100 * idleShare(gated),
+          ungated.totalPj() / tokens / 1e6, 100 * idleShare(ungated));
+      StringBuilder byUnit = new StringBuilder("  by unit (uJ/token):");
+      gated.byUnitPj().forEach((u, pj) -> byUnit.append(String.format(Locale.ROOT, " %s %.1f;", u, pj / tokens / 1e6)));
+      System.out.println(byUnit);
+    }
+  }
+
+  /**
+   * The decode step's counters alone (golden ISA simulator and cycle model, no tools): per fusion level, the cycles,
+   * each clock gate's open fraction by its counter, the DMA bytes, commands and DSP instructions.
+   */
+  @Test
+  void decodeStepCountersByFusion() throws Exception {
+    NpuReportPipeline.Options o = NpuDemo.defaults();
+    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s%n", "fusion", "cycles", "gemm open", "dsp open", "ppm open",
+        "DMA bytes", "commands", "dspInstr");
+    for (String fusion : FUSIONS) {
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+          DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
+      double cycles = r.total("decode", Counter.CYCLES);
+      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d%n", fusion, (long) cycles,
+          r.total("decode", Counter.GEMM_CYCLES) / cycles, r.total("decode", Counter.DSP_CYCLES) / cycles,
+          r.total("decode", Counter.PPM_CYCLES) / cycles,
+          r.total("decode", Counter.DMA_LOAD_BYTES) + r.total("decode", Counter.DMA_STORE_BYTES),
+          r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS));
+    }
+  }
+
+  private static double idleShare(EnergyEstimate e) {
+    return e.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0) / e.totalPj();
+  }
+}
