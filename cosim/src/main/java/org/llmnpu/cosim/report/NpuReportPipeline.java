@@ -21,6 +21,7 @@ import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.npu.UnitAreaSplit;
 import org.llmnpu.reports.ppa.InstanceDesigns;
 import org.llmnpu.reports.ppa.NodeScaling;
@@ -30,6 +31,7 @@ import org.llmnpu.reports.ppa.PpaResult;
 import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.soc.SocReportSection;
 import org.llmnpu.sw.lower.DecoderGemms;
 import org.llmnpu.sw.lower.GemmProgram;
 import org.llmnpu.sw.model.ModelConfig;
@@ -40,9 +42,9 @@ import org.llmnpu.verilator.SimOptions;
  * own (Yosys + OpenSTA, cached), the area split into those units and the top's glue ({@link UnitAreaSplit}, which
  * fails the report when the units add up to more than the top beyond its tolerance), co-simulation of random
  * programs and of the decoder's phases on the RTL against the golden ISA simulator, energy from the phases' counters times the energy
- * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline,
- * and the seed trends. It lives in {@code cosim} because it needs both the
- * co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim}); {@code reports}
+ * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline, the seed trends
+ * and the SoC section ({@link SocReportSection}: the soc model, seconds). It lives in {@code cosim} because it
+ * needs both the co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim}); {@code reports}
  * renders the result.
  */
 public final class NpuReportPipeline {
@@ -250,9 +252,11 @@ public final class NpuReportPipeline {
     step("seed trends");
     List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden,
         c.engineTiming(), BenchResults.locate()).rows();
+    step("the NPU inside a heterogeneous SoC (soc model: sd8gen3 stages, LLaMA-3-8B partition plan)");
+    SocSection soc = SocReportSection.build();
     NpuReport report = new NpuReport("NPU report: npu " + c.rows() + "x" + c.rows() + ", " + c.spadKiB()
         + " KiB scratchpad", cfg, o.ppa().clockNs(), npu, units, split, points, table, tableSource, energies, roofline,
-        trends, notes);
+        trends, notes, soc);
     step("gathered");
     return new Result(report, phases, pass);
   }

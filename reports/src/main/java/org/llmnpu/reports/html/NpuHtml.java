@@ -13,7 +13,7 @@ import org.llmnpu.reports.ppa.PpaResult;
  * {@code index.html} of {@code npu report npu}: one self-contained page (inline CSS and SVG, no
  * scripts, nothing fetched) with the configuration, PPA per unit (area pie, Fmax bars, critical
  * paths), the cycle-model validation scatter, energy per token with its breakdown, the roofline
- * and the seed-trends table.
+ * the seed-trends table and, when gathered, the SoC section ({@link SocSectionHtml}).
  */
 final class NpuHtml {
   private static final String CSS = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1240px}"
@@ -39,6 +39,7 @@ final class NpuHtml {
     energy(s, r);
     roofline(s, r);
     trends(s, r);
+    SocSectionHtml.html(s, r.soc());
     if (!r.notes().isEmpty()) {
       s.append("<h2>Notes</h2>\n<ul>\n");
       r.notes().forEach(n -> s.append("<li>").append(Fmt.esc(n)).append("</li>\n"));

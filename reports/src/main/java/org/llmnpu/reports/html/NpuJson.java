@@ -85,6 +85,7 @@ final class NpuJson {
     ArrayNode trends = root.putArray("seedTrends");
     r.trends().forEach(t -> trends.addObject().put("finding", t.finding()).put("seed", t.seed()).put("ours", t.ours())
         .put("verdict", t.verdict()).put("why", t.why()).put("source", t.source()));
+    SocSectionHtml.json(root, r.soc());
     ArrayNode notes = root.putArray("notes");
     r.notes().forEach(notes::add);
     return JsonOutput.indented(root) + "\n";

@@ -30,11 +30,21 @@ import org.llmnpu.reports.ppa.PpaResult;
  * @param roofline    the NPU's roofline with the decoder's GEMMs placed on it
  * @param trends      the seed papers' findings against ours
  * @param notes       remarks for the reader (what is a proxy, what was skipped)
+ * @param soc         the NPU inside a heterogeneous SoC (module {@code soc}), or null when not gathered
  */
 public record NpuReport(String title, Map<String, String> config, double clockNs, PpaResult npu, List<Unit> units,
                         List<AreaSlice> areaSplit, List<CyclePoint> cycles, EnergyTable energyTable,
                         String energyTableSource, List<PhaseEnergy> phases, Roofline roofline, List<Trend> trends,
-                        List<String> notes) {
+                        List<String> notes, SocSection soc) {
+  /** A report without the SoC section. */
+  public NpuReport(String title, Map<String, String> config, double clockNs, PpaResult npu, List<Unit> units,
+                   List<AreaSlice> areaSplit, List<CyclePoint> cycles, EnergyTable energyTable,
+                   String energyTableSource, List<PhaseEnergy> phases, Roofline roofline, List<Trend> trends,
+                   List<String> notes) {
+    this(title, config, clockNs, npu, units, areaSplit, cycles, energyTable, energyTableSource, phases, roofline,
+        trends, notes, null);
+  }
+
   public NpuReport {
     config = Collections.unmodifiableMap(new LinkedHashMap<>(config));
     units = List.copyOf(units);
