@@ -125,6 +125,8 @@ class NpuReportCommandTest {
     assertTrue(j.path("roofline").path("peakOpsPerSecond").asDouble() > 0);
     assertTrue(j.path("roofline").path("gemms").size() >= 10);
     assertTrue(j.path("seedTrends").size() >= 5);
+    assertTrue(j.path("soc").path("findings").size() >= 13 && j.path("soc").path("charts").size() == 6,
+        "the SoC section: seed 001 and 002 findings, six charts");
     Set<String> verdicts = new HashSet<>();
     j.path("seedTrends").forEach(t -> verdicts.add(t.path("verdict").asText()));
     assertTrue(Set.of("agrees", "disagrees", "partly", "not measured").containsAll(verdicts), verdicts.toString());
@@ -135,7 +137,8 @@ class NpuReportCommandTest {
         "nothing is fetched from the network");
     assertFalse(html.contains("<script"));
     String dom = HeadlessChromium.dumpDom(out.resolve("index.html"));
-    assertTrue(dom.contains("Seed trends") && dom.contains("Roofline") && dom.contains("<svg"), "sections rendered");
+    assertTrue(dom.contains("Seed trends") && dom.contains("Roofline") && dom.contains("<svg")
+        && dom.contains("The NPU inside a heterogeneous SoC"), "sections rendered");
     Path png = tmp.resolve("page.png");
     HeadlessChromium.screenshot(out.resolve("index.html"), png);
     BufferedImage img = ImageIO.read(png.toFile());

@@ -58,6 +58,10 @@ class NpuDemoTest {
     assertTrue(Files.isRegularFile(r.verilogDir().resolve(r.design().top() + ".v")));
     assertTrue(Files.isRegularFile(r.reportDir().resolve("index.html")));
     assertTrue(Files.isRegularFile(r.reportDir().resolve("npu-report.json")));
+    assertTrue(Files.readString(r.reportDir().resolve("index.html")).contains("The NPU inside a heterogeneous SoC"),
+        "the SoC section");
+    assertTrue(new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.reportDir().resolve("npu-report.json")
+        .toFile()).path("soc").path("findings").size() >= 13, "seed 001 and 002 findings");
     assertTrue(lines.get(0).startsWith("npu demo: the NPU (4x4 MAC array"), lines.get(0));
     List<String> steps = lines.stream().filter(l -> l.matches("\\[\\s*[0-9]+\\.[0-9] s\\] .*"))
         .map(l -> l.replaceFirst("^\\[\\s*[0-9.]+ s\\] ", "")).toList();

@@ -123,4 +123,30 @@ class NpuReportWriterTest {
     }
     assertEquals(5, html.split("<svg").length - 1, "pie, Fmax bars, scatter, stacked bars, roofline");
   }
+
+  @Test
+  void rendersTheSocSectionWhenGatheredAndNothingWhenNot() throws Exception {
+    NpuReport r = report();
+    org.llmnpu.reports.npu.SocSection soc = new org.llmnpu.reports.npu.SocSection("intro <text>", List.of(
+        new org.llmnpu.reports.npu.SocSection.Chart("prefill time", "ms", List.of(
+            new org.llmnpu.reports.npu.SocSection.Bar("cpu", 1400), new org.llmnpu.reports.npu.SocSection.Bar("npu", 2158))),
+        new org.llmnpu.reports.npu.SocSection.Chart("plan", "%", List.of(
+            new org.llmnpu.reports.npu.SocSection.Bar("decode wq", 28)))),
+        List.of(new org.llmnpu.reports.npu.SocSection.Finding("seed 001", "prefill-cpu-vs-npu", "1.54x", "1.27-1.62x",
+            true, "vector work"), new org.llmnpu.reports.npu.SocSection.Finding("seed 001", "per-stage-choice", "GPU",
+            "CPU, NPU", false, "no GPU in the paper")));
+    NpuReport withSoc = new NpuReport(r.title(), r.config(), r.clockNs(), r.npu(), r.units(), r.areaSplit(),
+        r.cycles(), r.energyTable(), r.energyTableSource(), r.phases(), r.roofline(), r.trends(), r.notes(), soc);
+    String html = NpuHtml.render(withSoc);
+    assertEquals(7, html.split("<svg").length - 1, "the report's five and the section's two");
+    assertTrue(html.contains("The NPU inside a heterogeneous SoC") && html.contains("intro &lt;text&gt;"));
+    assertTrue(html.contains("<tr class=\"agrees\"><td class=\"l\">prefill-cpu-vs-npu</td>")
+        && html.contains("<tr class=\"disagrees\"><td class=\"l\">per-stage-choice</td>"));
+    assertFalse(NpuHtml.render(r).contains("heterogeneous SoC"));
+    JsonNode j = new ObjectMapper().readTree(NpuJson.render(withSoc));
+    assertEquals(2, j.path("soc").path("charts").size());
+    assertEquals(2158, j.path("soc").path("charts").get(0).path("bars").get(1).path("value").asDouble());
+    assertFalse(j.path("soc").path("findings").get(1).path("agrees").asBoolean());
+    assertTrue(new ObjectMapper().readTree(NpuJson.render(r)).path("soc").isMissingNode());
+  }
 }
