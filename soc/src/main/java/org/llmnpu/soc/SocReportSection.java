@@ -53,7 +53,9 @@ public final class SocReportSection {
         + "the cited rooflines of the %s preset (trends, not the papers' devices). Stage charts and the seed 001 "
         + "findings: %s at a %d-token prompt (./npu soc analyze --preset %s --model %s --prompt-len %d); partition "
         + "plan and the seed 002 findings: %s at %d tokens (./npu soc partition --preset %s --model %s "
-        + "--prompt-len %d). Figures at other prompts: bench-results/SocFigures.txt.", PRESET, STAGE_MODEL,
+        + "--prompt-len %d): each matrix product MxKxN is split between the NPU (the share shown) and the GPU, by the "
+        + "partition kind named, (swap) when the NPU runs its part in the swapped order. Figures at other prompts: "
+        + "bench-results/SocFigures.txt.", PRESET, STAGE_MODEL,
         STAGE_PROMPT, PRESET, STAGE_MODEL, STAGE_PROMPT, PLAN_MODEL, PLAN_PROMPT, PRESET, PLAN_MODEL, PLAN_PROMPT);
     return new SocSection(intro, charts, findings);
   }
@@ -88,16 +90,16 @@ public final class SocReportSection {
           bars.add(new SocSection.Bar(o.op() + " call", 1e6 * o.callS()));
           bars.add(new SocSection.Bar(o.op() + " op", 1e6 * o.opS()));
         });
-    return new SocSection.Chart("light operators, call vs op time (decode step, one NPU graph per operator)", "µs",
+    return new SocSection.Chart("light operators: call vs op time (a decode step, one NPU graph per operator)", "µs",
         bars);
   }
 
   /** The NPU's share (%) of each matrix product of the plan, labelled by stage, product, shape and partition. */
   static SocSection.Chart planChart(HeteroPlan.Result plan) {
     List<SocSection.Bar> bars = plan.plan().stream().map(s -> new SocSection.Bar(String.format(Locale.ROOT,
-        "%s %s [%d,%d]x[%d,%d] %s%s", s.stage(), s.op(), s.m(), s.k(), s.k(), s.n(), s.partition().kind().key(),
-        s.partition().swapped() ? " swapped" : ""), 100 * s.partition().npuShare(s.m(), s.n()))).toList();
-    return new SocSection.Chart(String.format(Locale.ROOT, "partition plan: NPU share of each matrix product (%s, %s,"
-        + " %d tokens; the GPU takes the rest)", PLAN_MODEL, PRESET, PLAN_PROMPT), "%", bars);
+        "%s %s %dx%dx%d %s%s", s.stage(), s.op(), s.m(), s.k(), s.n(), s.partition().kind().key(),
+        s.partition().swapped() ? " (swap)" : ""), 100 * s.partition().npuShare(s.m(), s.n()))).toList();
+    return new SocSection.Chart(String.format(Locale.ROOT, "partition plan: NPU share per product (%s, %s, %d "
+        + "tokens)", PLAN_MODEL, PRESET, PLAN_PROMPT), "%", bars);
   }
 }

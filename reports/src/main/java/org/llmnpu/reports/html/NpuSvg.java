@@ -78,8 +78,16 @@ final class NpuSvg {
 
   /** Horizontal bars from zero. */
   static String bars(String title, List<Slice> bars, String unit) {
-    int w = 720;
-    int left = 300;
+    return bars(title, bars, unit, 300);
+  }
+
+  /**
+   * Horizontal bars from zero, the labels' column at least {@code minLeft} pixels and wide enough for the longest
+   * label (7 px a character at 12 px).
+   */
+  static String bars(String title, List<Slice> bars, String unit, int minLeft) {
+    int left = Math.max(minLeft, 10 + 7 * bars.stream().mapToInt(b -> b.label().length()).max().orElse(0));
+    int w = Math.max(720, left + 420);
     int h = 60 + 26 * bars.size();
     StringBuilder s = open(w, h, title);
     double max = bars.stream().mapToDouble(Slice::value).max().orElse(1);

@@ -28,7 +28,7 @@ public final class SocSectionHtml {
         .append("<div class=\"plots\">\n");
     for (SocSection.Chart c : soc.charts()) {
       s.append(NpuSvg.bars(c.title(), c.bars().stream().map(b -> new NpuSvg.Slice(b.label(), b.value())).toList(),
-          c.unit()));
+          c.unit(), 160));
     }
     s.append("</div>\n<table>\n<tr><th class=\"l\">finding</th><th class=\"l\">analysis</th><th class=\"l\">ours</th>"
         + "<th class=\"l\">paper</th><th class=\"l\">agrees</th><th class=\"l\">why</th></tr>\n");
