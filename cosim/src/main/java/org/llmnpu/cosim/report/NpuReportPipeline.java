@@ -44,8 +44,8 @@ import org.llmnpu.verilator.SimOptions;
  * programs and of the decoder's phases on the RTL against the golden ISA simulator, energy from the phases' counters times the energy
  * table ({@link NpuEnergyCalibration}: read from a file or calibrated and cached), the roofline, the seed trends
  * and the SoC section ({@link SocReportSection}: the soc model, seconds). It lives in {@code cosim} because it
- * needs both the co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim}); {@code reports}
- * renders the result.
+ * needs both the co-simulation and the PPA flow of {@code reports} (which does not depend on {@code cosim});
+ * {@code reports} renders the result.
  */
 public final class NpuReportPipeline {
   /**

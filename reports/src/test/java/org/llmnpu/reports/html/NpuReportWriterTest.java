@@ -21,6 +21,7 @@ import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PowerResult;
 import org.llmnpu.reports.ppa.PpaResult;
@@ -127,13 +128,13 @@ class NpuReportWriterTest {
   @Test
   void rendersTheSocSectionWhenGatheredAndNothingWhenNot() throws Exception {
     NpuReport r = report();
-    org.llmnpu.reports.npu.SocSection soc = new org.llmnpu.reports.npu.SocSection("intro <text>", List.of(
-        new org.llmnpu.reports.npu.SocSection.Chart("prefill time", "ms", List.of(
-            new org.llmnpu.reports.npu.SocSection.Bar("cpu", 1400), new org.llmnpu.reports.npu.SocSection.Bar("npu", 2158))),
-        new org.llmnpu.reports.npu.SocSection.Chart("plan", "%", List.of(
-            new org.llmnpu.reports.npu.SocSection.Bar("decode wq", 28)))),
-        List.of(new org.llmnpu.reports.npu.SocSection.Finding("seed 001", "prefill-cpu-vs-npu", "1.54x", "1.27-1.62x",
-            true, "vector work"), new org.llmnpu.reports.npu.SocSection.Finding("seed 001", "per-stage-choice", "GPU",
+    SocSection soc = new SocSection("intro <text>", List.of(
+        new SocSection.Chart("prefill time", "ms", List.of(
+            new SocSection.Bar("cpu", 1400), new SocSection.Bar("npu", 2158))),
+        new SocSection.Chart("plan", "%", List.of(
+            new SocSection.Bar("decode wq", 28)))),
+        List.of(new SocSection.Finding("seed 001", "prefill-cpu-vs-npu", "1.54x", "1.27-1.62x",
+            true, "vector work"), new SocSection.Finding("seed 001", "per-stage-choice", "GPU",
             "CPU, NPU", false, "no GPU in the paper")));
     NpuReport withSoc = new NpuReport(r.title(), r.config(), r.clockNs(), r.npu(), r.units(), r.areaSplit(),
         r.cycles(), r.energyTable(), r.energyTableSource(), r.phases(), r.roofline(), r.trends(), r.notes(), soc);
