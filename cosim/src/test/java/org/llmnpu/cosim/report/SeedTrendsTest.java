@@ -100,11 +100,9 @@ class SeedTrendsTest {
   void recordedRowsQuoteTheBenchFileWithItsDateAndCommand() throws Exception {
     List<NpuReport.Trend> rows = rows(2, table(2.8), EngineTiming.SYSTOLIC, bench("a", swFigures("0.500")));
     NpuReport.Trend fusion = row(rows, "operator fusion");
-    assertTrue(fusion.ours().contains("−75.0%") || fusion.ours().contains("-75.0%"), fusion.ours());
-    assertTrue(fusion.ours().contains("142.7 → 25.4"), fusion.ours());
-    assertEquals("agrees", fusion.verdict());
-    assertTrue(fusion.source().contains("SwFiguresBench#fusionAndTiling") && fusion.source().contains("2026-12-03 10:11")
-        && fusion.source().contains("mvn -q -pl sw-stack"), fusion.source());
+    assertTrue(fusion.ours().contains("sw-stack latency model") && fusion.ours().contains("-75.0%"), fusion.ours());
+    assertTrue(fusion.ours().contains("SwFiguresBench#fusionAndTiling") && fusion.ours().contains("2026-12-03 10:11")
+        && fusion.ours().contains("mvn -q -pl sw-stack"), fusion.ours());
     NpuReport.Trend nm = row(rows, "N:M sparsity");
     assertTrue(nm.ours().contains("5.4223 vs 5.8650") && nm.ours().contains("5.0904 vs 5.6616"), nm.ours());
     assertEquals("agrees", nm.verdict());
@@ -122,21 +120,45 @@ class SeedTrendsTest {
         "operator fusion");
     assertNotEquals(faster.ours(), slower.ours());
     assertTrue(slower.ours().contains("+20.0%"), slower.ours());
-    assertEquals("disagrees", slower.verdict());
+  }
+
+  @Test
+  void theFusionRowIsComputedOnWholeProgramsOfThisNpuAndLlamaShapes() throws Exception {
+    NpuReport.Trend fusion = row(rows(8, table(2.8), EngineTiming.SYSTOLIC, bench("empty", null)), "operator fusion");
+    assertTrue(fusion.ours().contains("8-token prompt on this NPU") || fusion.ours().contains("does not run"),
+        fusion.ours());
+    for (String m : SeedTrends.FUSION_MODELS) {
+      assertTrue(fusion.ours().contains(m + " "), fusion.ours());
+    }
+    assertTrue(fusion.source().contains("npu estimate --preset edge-64"), fusion.source());
+    assertNotEquals("not measured", fusion.verdict());
+    // the figure is the cycle model's: the edge-64 prefill of LLaMA-3.1-8B, full over none
+    double gain = ProgramTrends.fusionGainsOnEdge(List.of("llama-3.1-8b")).get("llama-3.1-8b");
+    assertTrue(fusion.ours().contains(String.format(java.util.Locale.ROOT, "llama-3.1-8b %+.1f %%", 100 * gain)),
+        fusion.ours());
+  }
+
+  @Test
+  void theCpuGpuRowComesFromTheSocModel() {
+    NpuReport.Trend t = ProgramTrends.energyVsCpuGpu();
+    assertTrue(t.ours().contains("decode J/token: CPU") && t.ours().contains("TPOT vs CPU"), t.ours());
+    assertTrue(List.of("agrees", "partly", "disagrees").contains(t.verdict()), t.verdict());
+    assertTrue(t.source().contains("--preset lunar-lake"), t.source());
   }
 
   @Test
   void aMissingBenchFileGivesNotMeasured() throws Exception {
     List<NpuReport.Trend> rows = rows(2, table(2.8), EngineTiming.SYSTOLIC, bench("empty", null));
-    for (String finding : new String[] {"operator fusion", "N:M sparsity", "MXFP8"}) {
+    for (String finding : new String[] {"N:M sparsity", "MXFP8"}) {
       NpuReport.Trend t = row(rows, finding);
       assertEquals("not measured", t.verdict(), finding);
       assertEquals("", t.ours(), finding);
       assertTrue(t.why().contains("SwFiguresBench.txt") && t.why().contains("-Dbench"), t.why());
     }
     assertTrue(row(rows, "INT8 → INT4").ours().contains("sw-stack latency model: not measured"));
+    assertTrue(row(rows, "operator fusion").ours().contains("sw-stack latency model: not measured"));
     assertEquals("not measured", row(rows(2, table(2.8), EngineTiming.SYSTOLIC, BenchResults.at(null)),
-        "operator fusion").verdict());
+        "MXFP8").verdict());
   }
 
   @Test

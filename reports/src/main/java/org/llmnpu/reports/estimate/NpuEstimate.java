@@ -99,8 +99,11 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     return new NpuEstimate(target, c, o.fusion(), energy, notes);
   }
 
-  /** The target with the units the format needs: a 2:4 array for s2_4, MX decoding on the load path for MX formats. */
-  private static EstimateTarget withUnitsFor(EstimateTarget t, String quant, List<String> notes) {
+  /**
+   * The target with the units the format needs: a 2:4 array for s2_4, MX decoding on the load path for MX formats
+   * (each change noted in {@code notes}).
+   */
+  public static EstimateTarget withUnitsFor(EstimateTarget t, String quant, List<String> notes) {
     NpuConfig npu = t.npu();
     if (!npu.engine().equals("systolic")) {
       throw new IllegalArgumentException("--config: engine " + npu.engine() + " is not estimated (the cost model has the "
