@@ -206,6 +206,22 @@ public enum NpuParameter {
     return m;
   }
 
+  /**
+   * The parameter table of the README, one row per parameter: flat name, nested name, default, allowed values, whether
+   * it shapes the Verilog, meaning.
+   */
+  public static String markdownTable() {
+    StringBuilder s = new StringBuilder("| parameter | nested | default | allowed | RTL | meaning |\n"
+        + "|---|---|---|---|---|---|\n");
+    for (NpuParameter p : values()) {
+      String nested = p.group.key == null ? p.nestedName : p.group.key + "." + p.nestedName;
+      s.append("| `").append(p.key).append("` | `").append(nested).append("` | `").append(p.defaultValue)
+          .append("` | ").append(p.domain.allowed()).append(" | ").append(p.rtl ? "yes" : "no (simulation)")
+          .append(" | ").append(p.description).append(" |\n");
+    }
+    return s.toString();
+  }
+
   /** The parameters of {@code group}, in declaration order. */
   public static List<NpuParameter> of(Group group) {
     return Arrays.stream(values()).filter(p -> p.group == group).toList();

@@ -133,4 +133,11 @@ class NpuParameterTest {
     assertTrue(sparse.contains("sparsity 4:8 needs engine systolic"), sparse);
     assertEquals("dense", NpuConfig.builder().sparsity("none").build().sparsity(), "an alias");
   }
+
+  @Test
+  void theReadmeTableIsTheParameterTable() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    assertTrue(readme.contains(NpuParameter.markdownTable()),
+        "npu-rtl/README.md must hold NpuParameter.markdownTable():\n" + NpuParameter.markdownTable());
+  }
 }
