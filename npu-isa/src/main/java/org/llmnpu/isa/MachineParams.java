@@ -109,12 +109,13 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /**
    * The Vector DSP of the NPU.
    *
-   * @param lanes          SIMD lanes, a power of two in 1..64 (a buffer row holds {@code lanes} FP16 elements)
-   * @param rows           buffer rows, a power of two in 16..65536 (DSP addresses wrap at {@code rows})
-   * @param programDepth   program memory words, a power of two in 16..4096 (the program counter wraps)
+   * @param lanes          SIMD lanes (a buffer row holds {@code lanes} FP16 elements)
+   * @param rows           buffer rows (DSP addresses wrap at {@code rows})
+   * @param programDepth   program memory words (the program counter wraps)
    * @param tableSegments  polynomial table segments held per table, 1..16
    * @param tableDegree    polynomial degree, 0..3
-   * @param maxRunCycles   cycles a DSP run may take before the NPU halts with {@link ErrorCause#WATCHDOG}
+   * @param maxRunCycles   cycles a DSP run may take before the NPU halts with {@link ErrorCause#WATCHDOG}; the allowed
+   *                       values of these four are {@code npu-rtl}'s ({@code NpuParameter})
    * @param executeStages  the DSP's execute stages, 1..4 ({@link DspPipeline}): its interlock stalls count in every
    *                       {@code dsprun}'s cycles, and programs for it are best compiled with
    *                       {@code DspKernels.Options.forPipeline(pipeline(), false)}
@@ -135,9 +136,10 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     /** Only what the simulator needs to run; the ranges belong to {@code npu-rtl}'s {@code NpuConfig}. */
     public DspParams {
       require(executeStages >= 1 && executeStages <= 4, "dsp executeStages must be 1, 2, 3 or 4, got " + executeStages);
-      require(lanes >= 1 && rows >= 1 && programDepth >= 1 && tableSegments >= 1 && tableDegree >= 0
-          && maxRunCycles >= 1, "dsp lanes, rows, programDepth, tableSegments, maxRunCycles must be >= 1 and"
-          + " tableDegree >= 0");
+      require(lanes >= 1 && rows >= 1 && programDepth >= 1 && maxRunCycles >= 1,
+          "dsp lanes, rows, programDepth and maxRunCycles must be >= 1");
+      require(tableSegments >= 1 && tableSegments <= 16, "dsp tableSegments must be in 1..16, got " + tableSegments);
+      require(tableDegree >= 0 && tableDegree <= 3, "dsp tableDegree must be in 0..3, got " + tableDegree);
     }
 
     /** Buffer capacity in FP16 elements. */
