@@ -172,8 +172,8 @@ public enum NpuParameter {
       case INT -> domain.powerOfTwo()
           ? ParamSpec.powerOfTwo(key, Long.parseLong(defaultValue), domain.min(), domain.max(), description)
           : ParamSpec.integer(key, Long.parseLong(defaultValue), domain.min(), domain.max(), description);
-      case BOOL -> ParamSpec.bool(key, Boolean.parseBoolean(defaultValue), description);
-      case CHOICE -> ParamSpec.choice(key, defaultValue, domain.choices(), description);
+      // booleans as the choices true/false, as the npu block has always listed them (params.json keeps "true")
+      case BOOL, CHOICE -> ParamSpec.choice(key, defaultValue, domain.choices(), description);
     };
   }
 
