@@ -91,7 +91,8 @@ class NpuParametersTest {
         {"report", "ppa", "npu", "--config", file.toString(), "-p", "rowz=4", "-o", out},
         {"report", "npu", "--config", file.toString(), "-p", "rowz=4", "-o", out},
         {"cosim", "program", prog.toString(), "--config", file.toString(), "-p", "rowz=4"},
-        {"cosim", "decoder", "--config", file.toString(), "-p", "rowz=4"}}) {
+        {"cosim", "decoder", "--config", file.toString(), "-p", "rowz=4"},
+        {"estimate", "--model", "stories260K", "--config", file.toString(), "-p", "rowz=4"}}) {
       String err = CliRun.capture(false, 2, args);
       assertTrue(err.contains("'rowz'") && err.contains("rows, spadKiB"), String.join(" ", args) + ": " + err);
       assertEquals(1, err.strip().lines().count(), String.join(" ", args) + ": " + err);
@@ -100,6 +101,9 @@ class NpuParametersTest {
       assertEquals(1, err.strip().lines().count(), err);
     }
     assertFalse(Files.exists(dir.resolve("out")), "nothing written");
+    String timing = CliRun.capture(false, 2, "generate", "npu", "-p", "memLatency=5", "-o", out);
+    assertTrue(timing.contains("unknown parameter 'memLatency'"), "a simulation parameter does not shape the RTL: "
+        + timing);
   }
 
   /** {@code args} with {@code old} replaced by {@code with...}. */
