@@ -124,6 +124,18 @@ class NpuParameterTest {
   }
 
   @Test
+  void thePositionalConstructorsKeptForCompatibilityMeanWhatTheyMeant() {
+    assertEquals(NpuConfig.defaults(), new NpuConfig(16, 256, 4, 16, 16, 32, 0, 64, 512, 128, 32, 16, 4096));
+    assertEquals(NpuConfig.small(), new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 4, 128, 256,
+        1L << 16));
+    assertEquals(NpuConfig.tiny(), new NpuConfig(4, 2, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 1, 16, 16, 1L << 16,
+        "systolic", 1, false, false, "dense"));
+    assertEquals(NpuConfig.small().withEngine("pim-k4").withDspStages(2).withCommandQueueDepth(2),
+        new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 4, 128, 256, 1L << 16, "pim-k4", 1, true, false,
+            "dense", 2, 2));
+  }
+
+  @Test
   void crossParameterChecksNameBothParameters() {
     String weights = assertThrows(IllegalArgumentException.class,
         () -> NpuConfig.builder().rows(4).weightRowsPerCycle(8).build()).getMessage();
