@@ -28,6 +28,9 @@ public final class EstimateCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "<file>", description = "NPU parameters (.yaml, .yml, .json; NpuConfig "
       + "field names and clockMhz) overriding the preset's")
   Path config;
+  @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "an NPU parameter (as in npu "
+      + "generate npu, and memLatency, memBytesPerCycle), once each, over the preset's and the --config file's")
+  java.util.List<String> params = java.util.List.of();
   @Option(names = "--prompt-len", defaultValue = "256", description = "prompt tokens; the decode step is at this "
       + "position (default ${DEFAULT-VALUE})")
   int promptLen;
@@ -59,7 +62,7 @@ public final class EstimateCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try {
       NpuEstimate e = NpuEstimate.run(new NpuEstimate.Options(model, preset, config, promptLen, quant, fusion,
-          bandwidth(), energyTable, node));
+          bandwidth(), energyTable, node, NpuParameters.parse("npu", params)));
       out.print(json ? EstimateOutput.json(e) : EstimateOutput.text(e));
       out.flush();
       return 0;

@@ -4,11 +4,10 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.llmnpu.cosim.report.NpuReportPipeline;
-import org.llmnpu.hdl.gen.BlockRegistry;
 import org.llmnpu.hdl.gen.ParamException;
-import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.rtl.npu.NpuConfigBuilder;
+import org.llmnpu.rtl.npu.NpuParameter;
 import picocli.CommandLine.Option;
 
 /**
@@ -22,11 +21,12 @@ import picocli.CommandLine.Option;
  */
 public final class NpuParameters {
   @Option(names = {"-p", "--param"}, paramLabel = "name=value", description = "parameter (see 'npu blocks'), once "
-      + "each; for the NPU over the --config file's")
+      + "each; for the NPU any NPU parameter (also memLatency, memBytesPerCycle where it is simulated), over the "
+      + "--config file's")
   List<String> params = List.of();
 
-  @Option(names = "--config", paramLabel = "FILE", description = "NPU configuration (.json, .yaml; e.g. 'engine: pim' "
-      + "for the PiM GEMM engine), under -p; default: the default NPU")
+  @Option(names = "--config", paramLabel = "FILE", description = "NPU configuration (.json, .yaml; flat "
+      + "'engine: pim' or nested 'engine: {kind: pim}'), under -p; default: the default NPU")
   Path configFile;
 
   /** The {@code -p} options as given. */
@@ -58,27 +58,34 @@ public final class NpuParameters {
       throw new ParamException("--config: an NPU configuration describes the npu block only, not '" + block
           + "'; give " + block + "'s parameters with -p");
     }
-    Map<String, String> out = new LinkedHashMap<>(NpuReportPipeline.generatorParams(NpuConfig.load(configFile)));
+    Map<String, String> out = new LinkedHashMap<>(NpuParameter.valuesOf(NpuConfig.load(configFile), true));
     out.putAll(parse(block, params));
     return out;
   }
 
   /**
-   * The NPU of {@code configFile} (null: {@code base}) with {@code params} ({@code name=value}) over it, checked by
-   * the {@code npu} block's parameter specs. The simulation-only memory timing ({@code memLatency},
-   * {@code memBytesPerCycle}) is the file's or the base's.
+   * The NPU of {@code configFile} (null: {@code base}) with {@code params} ({@code name=value}) over it. Every
+   * {@link NpuParameter} may be given, the simulation model's memory timing ({@code memLatency},
+   * {@code memBytesPerCycle}) too; a bad name or value is a {@link ParamException} naming it and the allowed ones.
    */
   public static NpuConfig resolve(Path configFile, List<String> params, NpuConfig base) {
-    NpuConfig b = configFile != null ? NpuConfig.load(configFile) : base;
-    Map<String, String> values = new LinkedHashMap<>(NpuReportPipeline.generatorParams(b));
-    values.putAll(parse("npu", params));
-    Params p = Params.resolve(BlockRegistry.find("npu"), values);
-    return new NpuConfig(p.getInt("rows"), p.getInt("spadKiB"), p.getInt("spadBanks"), p.getInt("extMemMiB"),
-        p.getInt("mTile"), p.getInt("accWidth"), p.getInt("icAccumDepth"), p.getInt("maxM"), p.getInt("maxK"),
-        p.getInt("maxN"), b.memLatency(), b.memBytesPerCycle(), p.getInt("watchdogCycles"), p.getInt("dspLanes"),
-        p.getInt("dspRows"), p.getInt("dspProgramDepth"), p.getInt("dspMaxRunCycles"), p.get("engine"),
-        p.getInt("weightRowsPerCycle"), Boolean.parseBoolean(p.get("ppu")), Boolean.parseBoolean(p.get("mxLoad")),
-        p.get("sparsity"), p.getInt("commandQueueDepth"), p.getInt("dspStages"), p.get("clockGating"));
+    NpuConfigBuilder b = (configFile != null ? NpuConfig.load(configFile) : base).toBuilder();
+    parse("npu", params).forEach((name, value) -> {
+      NpuParameter p;
+      try {
+        p = NpuParameter.of(name);
+      } catch (IllegalArgumentException e) {
+        throw new ParamException("npu: unknown parameter '" + name + "'; parameters: "
+            + String.join(", ", NpuParameter.keys()));
+      }
+      try {
+        b.set(p, p.canonical(value));
+      } catch (IllegalArgumentException e) {
+        throw new ParamException(String.format("npu: parameter '%s' = '%s' is not allowed; allowed: %s", name, value,
+            p.domain().allowed()));
+      }
+    });
+    return b.build();
   }
 
   /** Parses {@code name=value} options; a malformed or repeated one is a {@link ParamException}. */

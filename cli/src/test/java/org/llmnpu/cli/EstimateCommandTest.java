@@ -48,4 +48,24 @@ class EstimateCommandTest {
     assertTrue(model.contains("--model: 'gpt-5' is neither a named model (llama-2-7b, llama-3-8b, qwen2.5-1.5b, "
         + "stories260K)"), model);
   }
+
+  @Test
+  void pSetsNpuParametersOverThePresetAndTheConfigFile() throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("estimate", ".yaml");
+    try {
+      java.nio.file.Files.writeString(file, "memory: {bytesPerCycle: 32, latency: 50}\n");
+      String out = CliRun.capture(true, 0, "estimate", "--model", "stories260K", "--prompt-len", "8", "--config",
+          file.toString(), "-p", "memBytesPerCycle=16", "--json");
+      JsonNode npu = new ObjectMapper().readTree(out).get("npu");
+      assertEquals(16, npu.get("memBytesPerCycle").asInt(), "-p over the file");
+      assertTrue(npu.get("name").asText().endsWith("+p"), out);
+    } finally {
+      java.nio.file.Files.deleteIfExists(file);
+    }
+    String err = CliRun.capture(false, 2, "estimate", "--model", "stories260K", "-p", "memLatency=0");
+    assertTrue(err.contains("-p memLatency: memLatency must be in 1..1000000, got '0'"), err);
+    err = CliRun.capture(false, 2, "estimate", "--model", "stories260K", "-p", "arrayRows=8");
+    assertTrue(err.contains("unknown NPU parameter 'arrayRows'; allowed: rows, spadKiB"), err);
+    assertEquals(1, err.strip().lines().count(), err);
+  }
 }

@@ -45,6 +45,22 @@ class NpuParametersTest {
   }
 
   @Test
+  void pTakesEveryNpuParameterAndTheFileMayBeNested() throws Exception {
+    Path file = config("engine:\n  kind: pim\n  rows: 8\nmemory: {latency: 7}\n");
+    NpuConfig c = NpuParameters.resolve(file, List.of("memBytesPerCycle=4", "rows=16"), NpuConfig.defaults());
+    assertEquals(16, c.rows());
+    assertEquals("pim", c.engine());
+    assertEquals(7, c.memLatency(), "the nested file's");
+    assertEquals(4, c.memBytesPerCycle(), "a simulation parameter by -p");
+    String bad = assertThrows(ParamException.class,
+        () -> NpuParameters.resolve(null, List.of("memLatency=0"), NpuConfig.defaults())).getMessage();
+    assertEquals("npu: parameter 'memLatency' = '0' is not allowed; allowed: in 1..1000000", bad);
+    String cross = assertThrows(IllegalArgumentException.class,
+        () -> NpuParameters.resolve(null, List.of("engine=pim", "sparsity=2:4"), NpuConfig.defaults())).getMessage();
+    assertTrue(cross.contains("sparsity 2:4 needs engine systolic"), cross);
+  }
+
+  @Test
   void aParameterGivenTwiceIsRefused() {
     ParamException e = assertThrows(ParamException.class,
         () -> NpuParameters.resolve(null, List.of("rows=8", "rows=16"), NpuConfig.defaults()));
@@ -75,7 +91,8 @@ class NpuParametersTest {
         {"report", "ppa", "npu", "--config", file.toString(), "-p", "rowz=4", "-o", out},
         {"report", "npu", "--config", file.toString(), "-p", "rowz=4", "-o", out},
         {"cosim", "program", prog.toString(), "--config", file.toString(), "-p", "rowz=4"},
-        {"cosim", "decoder", "--config", file.toString(), "-p", "rowz=4"}}) {
+        {"cosim", "decoder", "--config", file.toString(), "-p", "rowz=4"},
+        {"estimate", "--model", "stories260K", "--config", file.toString(), "-p", "rowz=4"}}) {
       String err = CliRun.capture(false, 2, args);
       assertTrue(err.contains("'rowz'") && err.contains("rows, spadKiB"), String.join(" ", args) + ": " + err);
       assertEquals(1, err.strip().lines().count(), String.join(" ", args) + ": " + err);
@@ -84,6 +101,9 @@ class NpuParametersTest {
       assertEquals(1, err.strip().lines().count(), err);
     }
     assertFalse(Files.exists(dir.resolve("out")), "nothing written");
+    String timing = CliRun.capture(false, 2, "generate", "npu", "-p", "memLatency=5", "-o", out);
+    assertTrue(timing.contains("unknown parameter 'memLatency'"), "a simulation parameter does not shape the RTL: "
+        + timing);
   }
 
   /** {@code args} with {@code old} replaced by {@code with...}. */

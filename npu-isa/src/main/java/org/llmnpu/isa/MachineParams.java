@@ -36,7 +36,7 @@ import org.llmnpu.isa.dsp.DspPipeline;
  *                       {@link Command#S2_4} or {@link Command#S4_8} (that mode's GEMMs also legal)
  * @param mxLoad         the DMA decodes MX elements on the load path ({@link Command.LoadMx} legal, else
  *                       {@link ErrorCause#UNSUPPORTED})
- * @param commandQueueDepth commands the NPU's command queue holds, 1..{@value #MAX_COMMAND_QUEUE_DEPTH}: the one the
+ * @param commandQueueDepth commands the NPU's command queue holds, at least 1: the one the
  *                       controller runs and up to {@code commandQueueDepth − 1} the fetcher reads ahead (1 = no
  *                       prefetch: a command is read after the previous one is done); only cycles and the fetch's
  *                       memory reads depend on it ({@link CycleModel}). The constructors without it give 1
@@ -45,9 +45,6 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
                             int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth) {
-
-  /** Largest {@link #commandQueueDepth}. */
-  public static final int MAX_COMMAND_QUEUE_DEPTH = 16;
 
   /** A machine that reads no command ahead ({@code commandQueueDepth} 1). */
   public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
@@ -112,12 +109,13 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /**
    * The Vector DSP of the NPU.
    *
-   * @param lanes          SIMD lanes, a power of two in 1..64 (a buffer row holds {@code lanes} FP16 elements)
-   * @param rows           buffer rows, a power of two in 16..65536 (DSP addresses wrap at {@code rows})
-   * @param programDepth   program memory words, a power of two in 16..4096 (the program counter wraps)
+   * @param lanes          SIMD lanes (a buffer row holds {@code lanes} FP16 elements)
+   * @param rows           buffer rows (DSP addresses wrap at {@code rows})
+   * @param programDepth   program memory words (the program counter wraps)
    * @param tableSegments  polynomial table segments held per table, 1..16
    * @param tableDegree    polynomial degree, 0..3
-   * @param maxRunCycles   cycles a DSP run may take before the NPU halts with {@link ErrorCause#WATCHDOG}
+   * @param maxRunCycles   cycles a DSP run may take before the NPU halts with {@link ErrorCause#WATCHDOG}; the allowed
+   *                       values of these four are {@code npu-rtl}'s ({@code NpuParameter})
    * @param executeStages  the DSP's execute stages, 1..4 ({@link DspPipeline}): its interlock stalls count in every
    *                       {@code dsprun}'s cycles, and programs for it are best compiled with
    *                       {@code DspKernels.Options.forPipeline(pipeline(), false)}
@@ -135,16 +133,13 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
       this(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, 1);
     }
 
+    /** Only what the simulator needs to run; the ranges belong to {@code npu-rtl}'s {@code NpuConfig}. */
     public DspParams {
       require(executeStages >= 1 && executeStages <= 4, "dsp executeStages must be 1, 2, 3 or 4, got " + executeStages);
-      require(lanes >= 1 && lanes <= 64 && Integer.bitCount(lanes) == 1, "dsp lanes must be a power of two in 1..64, got " + lanes);
-      require(rows >= 16 && rows <= 65536 && Integer.bitCount(rows) == 1,
-          "dsp rows must be a power of two in 16..65536, got " + rows);
-      require(programDepth >= 16 && programDepth <= 4096 && Integer.bitCount(programDepth) == 1,
-          "dsp programDepth must be a power of two in 16..4096, got " + programDepth);
+      require(lanes >= 1 && rows >= 1 && programDepth >= 1 && maxRunCycles >= 1,
+          "dsp lanes, rows, programDepth and maxRunCycles must be >= 1");
       require(tableSegments >= 1 && tableSegments <= 16, "dsp tableSegments must be in 1..16, got " + tableSegments);
       require(tableDegree >= 0 && tableDegree <= 3, "dsp tableDegree must be in 0..3, got " + tableDegree);
-      require(maxRunCycles >= 16 && maxRunCycles <= (1L << 32), "dsp maxRunCycles must be in 16..2^32, got " + maxRunCycles);
     }
 
     /** Buffer capacity in FP16 elements. */
@@ -191,36 +186,26 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** Largest rows and row bytes of one DMA command, and largest GEMM dimension. */
   public static final int MAX_DMA_ROWS = 65535;
 
+  /**
+   * Checks only what makes the value self-consistent for the simulator and the cycle model (a line is {@code rows}
+   * bytes, the scratchpad holds whole lines in every bank, the W copy width divides the rows, a PPU needs a PPM). The
+   * parameters' ranges and defaults belong to {@code npu-rtl}'s {@code NpuConfig} (its {@code NpuParameter} table),
+   * which is the toolkit's one producer of machines ({@code NpuConfig.machine()}).
+   */
   public MachineParams {
-    require(rows >= 4 && rows <= 64 && Integer.bitCount(rows) == 1, "rows must be a power of two in 4..64, got " + rows);
+    require(rows >= 1 && Integer.bitCount(rows) == 1, "rows must be a power of two, got " + rows);
     require(lineBytes == rows, "lineBytes must equal rows (" + rows + "), got " + lineBytes);
-    require(spadBanks >= 1 && spadBanks <= 16 && Integer.bitCount(spadBanks) == 1,
-        "spadBanks must be a power of two in 1..16, got " + spadBanks);
-    require(spadBytes > 0 && spadBytes % (lineBytes * spadBanks) == 0 && Integer.bitCount(spadBytes) == 1,
-        "spadBytes must be a power of two and a multiple of lineBytes·spadBanks (" + lineBytes * spadBanks + "), got "
-            + spadBytes);
-    require(extMemBytes >= 1024 && extMemBytes <= (1L << 32) && extMemBytes % lineBytes == 0,
-        "extMemBytes must be in 1024..2^32 and a multiple of lineBytes, got " + extMemBytes);
-    require(mTile >= 1 && mTile <= 4096, "mTile must be in 1..4096, got " + mTile);
-    require(accWidth >= 2 && accWidth <= 32, "accWidth must be in 2..32, got " + accWidth);
-    require(icAccumDepth >= 0, "icAccumDepth must be >= 0 (0 = all K tiles), got " + icAccumDepth);
-    require(maxM >= 1 && maxM <= 65535, "maxM must be in 1..65535, got " + maxM);
-    require(maxK >= 1 && maxK <= 65535, "maxK must be in 1..65535, got " + maxK);
-    require(maxN >= 1 && maxN <= 65535, "maxN must be in 1..65535, got " + maxN);
-    require(memLatency >= 1 && memLatency <= 1_000_000, "memLatency must be in 1..1000000 cycles, got " + memLatency);
-    require(memBytesPerCycle >= 1 && memBytesPerCycle <= 1024,
-        "memBytesPerCycle must be in 1..1024, got " + memBytesPerCycle);
-    require(watchdogCycles >= 2 && watchdogCycles <= (1 << 24), "watchdogCycles must be in 2..2^24, got " + watchdogCycles);
+    require(spadBanks >= 1 && spadBytes > 0 && spadBytes % (lineBytes * spadBanks) == 0,
+        "spadBytes must be a multiple of lineBytes·spadBanks (" + lineBytes * spadBanks + "), got " + spadBytes);
+    require(extMemBytes % lineBytes == 0, "extMemBytes must be a multiple of lineBytes, got " + extMemBytes);
     require(dsp != null, "dsp must be given");
     require(weightRowsPerCycle >= 1 && weightRowsPerCycle <= rows && Integer.bitCount(weightRowsPerCycle) == 1,
         "weightRowsPerCycle must be a power of two in 1.." + rows + " (rows), got " + weightRowsPerCycle);
-    require(ppmLatency >= 0 && ppmLatency <= 1024, "ppmLatency must be in 0..1024 (0 = no PPM), got " + ppmLatency);
+    require(ppmLatency >= 0, "ppmLatency must be >= 0 (0 = no PPM), got " + ppmLatency);
     require(!ppu || ppmLatency > 0, "ppu needs a PPM (ppmLatency > 0)");
     require(sparsity >= Command.DENSE && sparsity <= Command.S4_8,
         "sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + sparsity);
-    require(sparsity != Command.S2_4 || rows % 2 == 0, "2:4 sparsity needs an even rows");
-    require(commandQueueDepth >= 1 && commandQueueDepth <= MAX_COMMAND_QUEUE_DEPTH,
-        "commandQueueDepth must be in 1.." + MAX_COMMAND_QUEUE_DEPTH + " (1 = no prefetch), got " + commandQueueDepth);
+    require(commandQueueDepth >= 1, "commandQueueDepth must be >= 1 (1 = no prefetch), got " + commandQueueDepth);
   }
 
   static void require(boolean ok, String message) {

@@ -78,29 +78,9 @@ public final class TestDesigns {
     return NpuConfig.tiny();
   }
 
-  /** The {@code npu} generator's parameters of {@link #tinyNpu} (the others at their defaults). */
+  /** The {@code npu} generator's parameters of {@link #tinyNpu}. */
   public static Map<String, String> tinyNpuParams() {
-    NpuConfig t = tinyNpu();
-    Map<String, String> p = new java.util.LinkedHashMap<>();
-    p.put("rows", "" + t.rows());
-    p.put("spadKiB", "" + t.spadKiB());
-    p.put("spadBanks", "" + t.spadBanks());
-    p.put("extMemMiB", "" + t.extMemMiB());
-    p.put("mTile", "" + t.mTile());
-    p.put("accWidth", "" + t.accWidth());
-    p.put("icAccumDepth", "" + t.icAccumDepth());
-    p.put("maxM", "" + t.maxM());
-    p.put("maxK", "" + t.maxK());
-    p.put("maxN", "" + t.maxN());
-    p.put("watchdogCycles", "" + t.watchdogCycles());
-    p.put("dspLanes", "" + t.dspLanes());
-    p.put("dspRows", "" + t.dspRows());
-    p.put("dspProgramDepth", "" + t.dspProgramDepth());
-    p.put("dspMaxRunCycles", "" + t.dspMaxRunCycles());
-    p.put("dspStages", "" + t.dspStages());
-    p.put("commandQueueDepth", "" + t.commandQueueDepth());
-    p.put("ppu", "false");
-    return p;
+    return org.llmnpu.rtl.npu.NpuParameter.valuesOf(tinyNpu(), true);
   }
 
   /** Default options (5 ns clock) with the tests' shared cache ({@link #ppaCache}). */

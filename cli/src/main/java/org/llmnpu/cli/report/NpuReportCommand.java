@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         + "(HTML, JSON, CSV).")
 public final class NpuReportCommand implements Callable<Integer> {
   /** The NPU {@code --quick} uses when no configuration is given: 4×4 array, 8 KiB scratchpad. */
-  public static final NpuConfig QUICK = new NpuConfig(4, 8, 2, 4, 8, 32, 0, 32, 128, 64, 8, 4, 256);
+  public static final NpuConfig QUICK = NpuConfig.builder().rows(4).spadKiB(8).spadBanks(2).extMemMiB(4).mTile(8)
+      .maxM(32).maxK(128).maxN(64).memory(8, 4).watchdogCycles(256).build();
 
   /** {@code -p} and {@code --config}; without either, the default NPU (with {@code --quick}: {@link #QUICK}). */
   @Mixin

@@ -83,31 +83,7 @@ public final class NpuReportPipeline {
 
   /** The NPU's generator parameters, as {@code npu generate npu -p} takes them. */
   public static Map<String, String> generatorParams(NpuConfig c) {
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put("rows", "" + c.rows());
-    m.put("spadKiB", "" + c.spadKiB());
-    m.put("spadBanks", "" + c.spadBanks());
-    m.put("extMemMiB", "" + c.extMemMiB());
-    m.put("mTile", "" + c.mTile());
-    m.put("accWidth", "" + c.accWidth());
-    m.put("icAccumDepth", "" + c.icAccumDepth());
-    m.put("maxM", "" + c.maxM());
-    m.put("maxK", "" + c.maxK());
-    m.put("maxN", "" + c.maxN());
-    m.put("watchdogCycles", "" + c.watchdogCycles());
-    m.put("dspLanes", "" + c.dspLanes());
-    m.put("dspRows", "" + c.dspRows());
-    m.put("dspProgramDepth", "" + c.dspProgramDepth());
-    m.put("dspMaxRunCycles", "" + c.dspMaxRunCycles());
-    m.put("engine", c.engine());
-    m.put("weightRowsPerCycle", "" + c.weightRowsPerCycle());
-    m.put("ppu", "" + c.ppu());
-    m.put("mxLoad", "" + c.mxLoad());
-    m.put("sparsity", c.sparsity());
-    m.put("commandQueueDepth", "" + c.commandQueueDepth());
-    m.put("dspStages", "" + c.dspStages());
-    m.put("clockGating", c.clockGating());
-    return m;
+    return org.llmnpu.rtl.npu.NpuParameter.valuesOf(c, true);
   }
 
   /**

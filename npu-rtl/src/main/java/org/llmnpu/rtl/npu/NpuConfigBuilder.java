@@ -1,116 +1,220 @@
 package org.llmnpu.rtl.npu;
 
+import static org.llmnpu.rtl.npu.NpuParameter.ACC_WIDTH;
+import static org.llmnpu.rtl.npu.NpuParameter.CLOCK_GATING;
+import static org.llmnpu.rtl.npu.NpuParameter.COMMAND_QUEUE_DEPTH;
+import static org.llmnpu.rtl.npu.NpuParameter.DSP_LANES;
+import static org.llmnpu.rtl.npu.NpuParameter.DSP_MAX_RUN_CYCLES;
+import static org.llmnpu.rtl.npu.NpuParameter.DSP_PROGRAM_DEPTH;
+import static org.llmnpu.rtl.npu.NpuParameter.DSP_ROWS;
+import static org.llmnpu.rtl.npu.NpuParameter.DSP_STAGES;
+import static org.llmnpu.rtl.npu.NpuParameter.ENGINE;
+import static org.llmnpu.rtl.npu.NpuParameter.EXT_MEM_MIB;
+import static org.llmnpu.rtl.npu.NpuParameter.IC_ACCUM_DEPTH;
+import static org.llmnpu.rtl.npu.NpuParameter.MAX_K;
+import static org.llmnpu.rtl.npu.NpuParameter.MAX_M;
+import static org.llmnpu.rtl.npu.NpuParameter.MAX_N;
+import static org.llmnpu.rtl.npu.NpuParameter.MEM_BYTES_PER_CYCLE;
+import static org.llmnpu.rtl.npu.NpuParameter.MEM_LATENCY;
+import static org.llmnpu.rtl.npu.NpuParameter.MX_LOAD;
+import static org.llmnpu.rtl.npu.NpuParameter.M_TILE;
+import static org.llmnpu.rtl.npu.NpuParameter.PPU;
+import static org.llmnpu.rtl.npu.NpuParameter.ROWS;
+import static org.llmnpu.rtl.npu.NpuParameter.SPAD_BANKS;
+import static org.llmnpu.rtl.npu.NpuParameter.SPAD_KIB;
+import static org.llmnpu.rtl.npu.NpuParameter.SPARSITY;
+import static org.llmnpu.rtl.npu.NpuParameter.WATCHDOG_CYCLES;
+import static org.llmnpu.rtl.npu.NpuParameter.WEIGHT_ROWS_PER_CYCLE;
+
+import java.util.EnumMap;
+import java.util.Map;
+import org.llmnpu.hdl.ClockGating;
+
 /**
- * A copy of an {@link NpuConfig} with some fields changed: {@code config.toBuilder().ppu(false).build()}.
- * {@link #build} validates the result as the record's constructor does (clear errors naming the parameter).
+ * The one builder of {@link NpuConfig}: starts from the defaults ({@link NpuConfig#builder()}) or from a configuration
+ * ({@code config.toBuilder().ppu(false).build()}), sets any {@link NpuParameter} by its setter or by name and text
+ * ({@link #set(NpuParameter, String)}, what files and {@code -p} use). {@link #build} validates the result; errors name
+ * the flat parameter and its allowed values.
  */
 public final class NpuConfigBuilder {
-  private int rows;
-  private int spadKiB;
-  private int spadBanks;
-  private int extMemMiB;
-  private int mTile;
-  private int accWidth;
-  private int icAccumDepth;
-  private int maxM;
-  private int maxK;
-  private int maxN;
-  private int memLatency;
-  private int memBytesPerCycle;
-  private int watchdogCycles;
-  private int dspLanes;
-  private int dspRows;
-  private int dspProgramDepth;
-  private long dspMaxRunCycles;
-  private String engine;
-  private int weightRowsPerCycle;
-  private boolean ppu;
-  private boolean mxLoad;
-  private String sparsity;
-  private int commandQueueDepth;
-  private int dspStages;
-  private String clockGating;
+  private final Map<NpuParameter, String> values = new EnumMap<>(NpuParameter.class);
+
+  NpuConfigBuilder() {
+    for (NpuParameter p : NpuParameter.values()) {
+      values.put(p, p.defaultValue());
+    }
+  }
 
   NpuConfigBuilder(NpuConfig c) {
-    rows = c.rows();
-    spadKiB = c.spadKiB();
-    spadBanks = c.spadBanks();
-    extMemMiB = c.extMemMiB();
-    mTile = c.mTile();
-    accWidth = c.accWidth();
-    icAccumDepth = c.icAccumDepth();
-    maxM = c.maxM();
-    maxK = c.maxK();
-    maxN = c.maxN();
-    memLatency = c.memLatency();
-    memBytesPerCycle = c.memBytesPerCycle();
-    watchdogCycles = c.watchdogCycles();
-    dspLanes = c.dspLanes();
-    dspRows = c.dspRows();
-    dspProgramDepth = c.dspProgramDepth();
-    dspMaxRunCycles = c.dspMaxRunCycles();
-    engine = c.engine();
-    weightRowsPerCycle = c.weightRowsPerCycle();
-    ppu = c.ppu();
-    mxLoad = c.mxLoad();
-    sparsity = c.sparsity();
-    commandQueueDepth = c.commandQueueDepth();
-    dspStages = c.dspStages();
-    clockGating = c.clockGating();
+    for (NpuParameter p : NpuParameter.values()) {
+      values.put(p, p.valueIn(c));
+    }
+  }
+
+  /** Sets {@code p} from text ({@code 16}, {@code true}, {@code 2:4}); checked at {@link #build}. */
+  public NpuConfigBuilder set(NpuParameter p, String text) {
+    values.put(p, text == null ? "" : text.strip());
+    return this;
+  }
+
+  private NpuConfigBuilder set(NpuParameter p, long v) {
+    return set(p, Long.toString(v));
+  }
+
+  public NpuConfigBuilder rows(int v) {
+    return set(ROWS, v);
+  }
+
+  public NpuConfigBuilder spadKiB(int v) {
+    return set(SPAD_KIB, v);
+  }
+
+  public NpuConfigBuilder spadBanks(int v) {
+    return set(SPAD_BANKS, v);
+  }
+
+  public NpuConfigBuilder extMemMiB(int v) {
+    return set(EXT_MEM_MIB, v);
+  }
+
+  public NpuConfigBuilder mTile(int v) {
+    return set(M_TILE, v);
+  }
+
+  public NpuConfigBuilder accWidth(int v) {
+    return set(ACC_WIDTH, v);
+  }
+
+  public NpuConfigBuilder icAccumDepth(int v) {
+    return set(IC_ACCUM_DEPTH, v);
+  }
+
+  public NpuConfigBuilder maxM(int v) {
+    return set(MAX_M, v);
+  }
+
+  public NpuConfigBuilder maxK(int v) {
+    return set(MAX_K, v);
+  }
+
+  public NpuConfigBuilder maxN(int v) {
+    return set(MAX_N, v);
   }
 
   /** External memory timing: first-byte latency in cycles and bytes per cycle after it. */
   public NpuConfigBuilder memory(int latency, int bytesPerCycle) {
-    memLatency = latency;
-    memBytesPerCycle = bytesPerCycle;
-    return this;
+    return set(MEM_LATENCY, latency).set(MEM_BYTES_PER_CYCLE, bytesPerCycle);
   }
 
-  public NpuConfigBuilder engine(String e) {
-    engine = e;
-    return this;
+  public NpuConfigBuilder memLatency(int v) {
+    return set(MEM_LATENCY, v);
   }
 
-  public NpuConfigBuilder weightRowsPerCycle(int r) {
-    weightRowsPerCycle = r;
-    return this;
+  public NpuConfigBuilder memBytesPerCycle(int v) {
+    return set(MEM_BYTES_PER_CYCLE, v);
   }
 
-  public NpuConfigBuilder ppu(boolean on) {
-    ppu = on;
-    return this;
+  public NpuConfigBuilder watchdogCycles(int v) {
+    return set(WATCHDOG_CYCLES, v);
   }
 
-  public NpuConfigBuilder mxLoad(boolean on) {
-    mxLoad = on;
-    return this;
+  /** The Vector DSP's lanes, buffer rows, program words and longest run. */
+  public NpuConfigBuilder dsp(int lanes, int rows, int programDepth, long maxRunCycles) {
+    return dspLanes(lanes).dspRows(rows).dspProgramDepth(programDepth).dspMaxRunCycles(maxRunCycles);
   }
 
-  public NpuConfigBuilder sparsity(String s) {
-    sparsity = s;
-    return this;
+  public NpuConfigBuilder dspLanes(int v) {
+    return set(DSP_LANES, v);
   }
 
-  public NpuConfigBuilder commandQueueDepth(int depth) {
-    commandQueueDepth = depth;
-    return this;
+  public NpuConfigBuilder dspRows(int v) {
+    return set(DSP_ROWS, v);
+  }
+
+  public NpuConfigBuilder dspProgramDepth(int v) {
+    return set(DSP_PROGRAM_DEPTH, v);
+  }
+
+  public NpuConfigBuilder dspMaxRunCycles(long v) {
+    return set(DSP_MAX_RUN_CYCLES, v);
   }
 
   public NpuConfigBuilder dspStages(int stages) {
-    dspStages = stages;
-    return this;
+    return set(DSP_STAGES, stages);
+  }
+
+  /** The GEMM engine: one of {@link NpuConfig#ENGINES}. */
+  public NpuConfigBuilder engine(String e) {
+    return set(ENGINE, e);
+  }
+
+  public NpuConfigBuilder engine(NpuEngineKind e) {
+    return set(ENGINE, e.key());
+  }
+
+  public NpuConfigBuilder weightRowsPerCycle(int r) {
+    return set(WEIGHT_ROWS_PER_CYCLE, r);
+  }
+
+  public NpuConfigBuilder ppu(boolean on) {
+    return set(PPU, Boolean.toString(on));
+  }
+
+  public NpuConfigBuilder mxLoad(boolean on) {
+    return set(MX_LOAD, Boolean.toString(on));
+  }
+
+  /** The MAC array's N:M mode: {@code dense}, {@code 2:4} or {@code 4:8} (also {@code none}, {@code s2_4}, ...). */
+  public NpuConfigBuilder sparsity(String s) {
+    return set(SPARSITY, s);
+  }
+
+  public NpuConfigBuilder commandQueueDepth(int depth) {
+    return set(COMMAND_QUEUE_DEPTH, depth);
   }
 
   /** Clock gating of the units: {@code on}, {@code off} or {@code checked}. */
   public NpuConfigBuilder clockGating(String mode) {
-    clockGating = mode;
-    return this;
+    return set(CLOCK_GATING, mode);
   }
 
-  /** The configuration, validated. */
+  public NpuConfigBuilder clockGating(ClockGating mode) {
+    return set(CLOCK_GATING, mode.key());
+  }
+
+  /** The configuration, validated: errors name the flat parameter and its allowed values. */
   public NpuConfig build() {
-    return new NpuConfig(rows, spadKiB, spadBanks, extMemMiB, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dspLanes, dspRows, dspProgramDepth, dspMaxRunCycles, engine,
-        weightRowsPerCycle, ppu, mxLoad, sparsity, commandQueueDepth, dspStages, clockGating);
+    NpuMemoryConfig memory = new NpuMemoryConfig(integer(SPAD_KIB), integer(SPAD_BANKS), integer(EXT_MEM_MIB),
+        integer(MEM_LATENCY), integer(MEM_BYTES_PER_CYCLE), integer(WATCHDOG_CYCLES), bool(MX_LOAD));
+    NpuEngineConfig engine = new NpuEngineConfig(NpuEngineKind.of(ENGINE.canonical(values.get(ENGINE))),
+        integer(ROWS), integer(M_TILE), integer(ACC_WIDTH), integer(IC_ACCUM_DEPTH), integer(MAX_M), integer(MAX_K),
+        integer(MAX_N), NpuEngineConfig.sparsityOf(values.get(SPARSITY)), integer(WEIGHT_ROWS_PER_CYCLE));
+    NpuDspConfig dsp = new NpuDspConfig(integer(DSP_LANES), integer(DSP_ROWS), integer(DSP_PROGRAM_DEPTH),
+        number(DSP_MAX_RUN_CYCLES), integer(DSP_STAGES));
+    ClockGating gating = ClockGating.parse(CLOCK_GATING.key(), CLOCK_GATING.canonical(values.get(CLOCK_GATING)));
+    return new NpuConfig(memory, new NpuFetchConfig(integer(COMMAND_QUEUE_DEPTH)), engine, dsp,
+        new NpuPpmConfig(bool(PPU)), gating);
+  }
+
+  /** The value as a number; its range is checked by the record that holds it. */
+  private long number(NpuParameter p) {
+    String text = values.get(p);
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(p.key() + " must be " + p.domain().allowed() + ", got '" + text + "'", e);
+    }
+  }
+
+  private int integer(NpuParameter p) {
+    long v = number(p);
+    if (v != (int) v) {
+      p.check(v);
+    }
+    return (int) v;
+  }
+
+  private boolean bool(NpuParameter p) {
+    return Boolean.parseBoolean(p.canonical(values.get(p)));
   }
 }

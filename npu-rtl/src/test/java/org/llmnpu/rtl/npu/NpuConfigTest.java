@@ -119,7 +119,7 @@ class NpuConfigTest {
     for (String bad : new String[] {"0", "5"}) {
       Files.writeString(yaml, "dspStages: " + bad + "\n");
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
-      assertTrue(e.getMessage().contains("dspStages (Vector DSP execute stages) must be 1, 2, 3 or 4, got " + bad),
+      assertTrue(e.getMessage().contains("dspStages must be in 1..4, got " + bad),
           e.getMessage());
     }
   }

@@ -88,7 +88,7 @@ public final class Calibration {
     return this;
   }
 
-  /** {@link #dsp(int, int, int, long)} on the NPU's default DSP of {@value NpuConfig#DEFAULT_DSP_STAGES} stages. */
+  /** {@link #dsp(int, int, int, long)} on the NPU's default DSP of {@link NpuConfig#DEFAULT_DSP_STAGES} stages. */
   public Calibration dsp(int lanes, int rows, long seed) {
     return dsp(lanes, rows, NpuConfig.DEFAULT_DSP_STAGES, seed);
   }

@@ -1,10 +1,7 @@
 package org.llmnpu.reports.estimate;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
@@ -12,7 +9,11 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.rtl.npu.NpuConfigBuilder;
+import org.llmnpu.rtl.npu.NpuConfigFiles;
+import org.llmnpu.rtl.npu.NpuParameter;
 
 /**
  * The NPU an estimate runs on: an {@link NpuConfig} and the clock that turns its cycles into seconds. Presets ship
@@ -43,43 +44,69 @@ public record EstimateTarget(String name, NpuConfig npu, double clockMhz, String
    * @throws IllegalArgumentException naming {@code --preset} or {@code --config} and what is allowed
    */
   public static EstimateTarget load(String preset, Path config) {
+    return load(preset, config, Map.of());
+  }
+
+  /**
+   * The preset {@code preset} with the fields of {@code config} (null: none) over it and the NPU parameters
+   * {@code params} ({@code -p name=value}; Map.of(): none) over both. Iteration order of {@code params} does not matter:
+   * each names a different parameter.
+   *
+   * @throws IllegalArgumentException naming {@code --preset}, {@code --config} or {@code -p} and what is allowed
+   */
+  public static EstimateTarget load(String preset, Path config, Map<String, String> params) {
     if (!PRESETS.contains(preset)) {
       throw new IllegalArgumentException("--preset: '" + preset + "' is not allowed; allowed: "
           + String.join(", ", PRESETS));
     }
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
-    ObjectNode fields = (ObjectNode) yaml.valueToTree(NpuConfig.defaults());
+    ObjectNode presetFields;
     String resource = preset + ".yaml";
     try (InputStream in = EstimateTarget.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException("preset " + preset + " is missing from the build (" + resource + ")");
       }
-      fields.setAll((ObjectNode) yaml.readTree(in));
+      presetFields = (ObjectNode) yaml.readTree(in);
     } catch (IOException e) {
       throw new IllegalStateException("preset " + preset + " cannot be read: " + e.getMessage(), e);
     }
     String name = preset;
     String source = "preset " + preset + " (shipped " + resource + ")";
+    String what = "--preset " + preset;
+    JsonNode clock = presetFields.remove(CLOCK);
+    NpuConfigBuilder npu = NpuConfig.builder();
+    NpuConfigFiles.apply(npu, presetFields, what);
     if (config != null) {
-      fields.setAll(read(config));
+      what = "--config " + config;
+      ObjectNode fields = read(config);
+      if (fields.has(CLOCK)) {
+        clock = fields.remove(CLOCK);
+      }
+      NpuConfigFiles.apply(npu, fields, what + " (" + CLOCK + " and the NPU parameters)");
       name = preset + "+config";
       source += " overridden by " + config;
     }
-    String what = config != null ? "--config " + config : "--preset " + preset;
-    JsonNode clock = fields.remove(CLOCK);
+    for (Map.Entry<String, String> p : new java.util.TreeMap<>(params).entrySet()) {
+      NpuParameter parameter;
+      try {
+        parameter = NpuParameter.of(p.getKey());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("-p: " + e.getMessage(), e);
+      }
+      try {
+        npu.set(parameter, parameter.canonical(p.getValue()));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("-p " + p.getKey() + ": " + e.getMessage(), e);
+      }
+      what = (config != null ? "--config " + config + " and " : "--preset " + preset + " with ") + "-p";
+      name = name + (name.endsWith("+p") ? "" : "+p");
+      source += (source.contains(" with -p ") ? ", " : " with -p ") + p.getKey() + "=" + parameter.canonical(p.getValue());
+    }
     if (clock == null || !clock.isNumber()) {
       throw new IllegalArgumentException(what + ": " + CLOCK + " must be a number of MHz, got " + clock);
     }
-    ObjectMapper strict = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
     try {
-      return new EstimateTarget(name, strict.treeToValue(fields, NpuConfig.class), clock.doubleValue(), source);
-    } catch (UnrecognizedPropertyException e) {
-      throw new IllegalArgumentException(what + ": unknown NPU parameter '" + e.getPropertyName() + "'; allowed: "
-          + CLOCK + ", " + String.join(", ", fieldNames()), e);
-    } catch (ValueInstantiationException e) {
-      throw new IllegalArgumentException(what + ": " + e.getCause().getMessage(), e);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalArgumentException(what + ": not a valid NPU configuration: " + e.getOriginalMessage(), e);
+      return new EstimateTarget(name, npu.build(), clock.doubleValue(), source);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(what + ": " + e.getMessage(), e);
     }
@@ -107,10 +134,6 @@ public record EstimateTarget(String name, NpuConfig npu, double clockMhz, String
       throw new IllegalArgumentException("--config: " + config + " is not valid " + (file.endsWith(".json") ? "JSON"
           : "YAML") + ": " + e.getMessage(), e);
     }
-  }
-
-  private static List<String> fieldNames() {
-    return java.util.Arrays.stream(NpuConfig.class.getRecordComponents()).map(c -> c.getName()).toList();
   }
 
   /** The external memory's bytes per cycle and GB/s at the clock. */

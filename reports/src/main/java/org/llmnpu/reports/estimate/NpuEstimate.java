@@ -54,9 +54,19 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
    * @param bandwidthGbs external-memory bandwidth replacing the target's, or null
    * @param energyTable  an {@code energy.json} of {@code npu report energy}, or null for no energy
    * @param nodeNm       process node of the energy figures: 180, 45 or 7
+   * @param params       NPU parameters by name ({@code -p name=value}) over the preset's and the file's
    */
   public record Options(String model, String preset, Path config, int promptLen, String quant, String fusion,
-                        Double bandwidthGbs, Path energyTable, int nodeNm) {
+                        Double bandwidthGbs, Path energyTable, int nodeNm, Map<String, String> params) {
+    public Options {
+      params = Map.copyOf(params);
+    }
+
+    /** Options without {@code -p} parameters. */
+    public Options(String model, String preset, Path config, int promptLen, String quant, String fusion,
+                   Double bandwidthGbs, Path energyTable, int nodeNm) {
+      this(model, preset, config, promptLen, quant, fusion, bandwidthGbs, energyTable, nodeNm, Map.of());
+    }
   }
 
   /** Energy of both phases at a node, and the table it came from. */
@@ -76,7 +86,7 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     ModelShapes.Shape shape = ModelShapes.of(o.model());
     CycleEstimator.checkOptions(shape.config(), o.quant(), o.promptLen());
     EnergyTable table = o.energyTable() == null ? null : readTable(o.energyTable());
-    EstimateTarget target = EstimateTarget.load(o.preset(), o.config());
+    EstimateTarget target = EstimateTarget.load(o.preset(), o.config(), o.params());
     if (o.bandwidthGbs() != null) {
       target = target.withBandwidthGbs(o.bandwidthGbs());
     }
