@@ -155,6 +155,7 @@ public final class Npu extends HwModule {
     units = new NpuUnits(c);
     NpuUnits u = units;
     ctrl = instance("ctrl", new NpuController(c, u));
+    instance("fetch", u.fetch);
     instance("spad", u.spad);
     instance("back", u.back);
     instance("watchdog", u.watchdog);
@@ -172,7 +173,6 @@ public final class Npu extends HwModule {
 
     // the NPU's ports
     ctrl.start.set(start);
-    ctrl.programAddress.set(programAddress);
     finished.set(ctrl.finished);
     done.set(ctrl.done);
     errorCause.set(ctrl.errorCause);
@@ -185,6 +185,10 @@ public final class Npu extends HwModule {
     mem_req_wstrb.set(ctrl.mem_req_wstrb);
     ctrl.mem_resp_valid.set(mem_resp_valid);
     ctrl.mem_resp_data.set(mem_resp_data);
+    u.fetch.programAddress.set(programAddress);
+    u.fetch.request.ready.set(mem_req_ready);
+    u.fetch.responseValid.set(mem_resp_valid);
+    u.fetch.responseData.set(mem_resp_data);
     u.counters.select.set(counterSelect);
     counterValue.set(u.counters.value);
 
@@ -198,6 +202,13 @@ public final class Npu extends HwModule {
     u.spad.load4Second.connectFrom(u.load4.second);
     u.spad.load4First.connectFrom(u.load4.first);
     u.snapshot.counters.set(u.counters.values);
+    // the fetcher's landing command through the predecode and back
+    for (int i = 0; i < u.fetch.arriving.size(); i++) {
+      u.predecode.arriving.get(i).set(u.fetch.arriving.get(i));
+    }
+    u.predecode.landedOpcode.set(u.fetch.landedOpcode);
+    u.predecode.landedFields.set(u.fetch.landedFields);
+    u.fetch.predecoded.set(u.predecode.bits);
   }
 
   /**

@@ -33,7 +33,7 @@ import org.llmnpu.rtl.npu.Npu.State;
  * ({@link NpuDspCommands}/{@link NpuDsp}, {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}), built by those
  * helper classes in the order of this constructor (the declaration order of its Verilog).
  *
- * <p><b>Ports.</b> The NPU's own ports ({@code start}, {@code programAddress}, {@code finished}, {@code done},
+ * <p><b>Ports.</b> The NPU's own ports ({@code start}, {@code finished}, {@code done},
  * {@code errorCause}, {@code errorCommand} and the memory port {@code mem_*}, same names and meaning as
  * {@link Npu}'s), the clock-gate enables of the gated datapath units ({@code <bank>_enable}: the unit's busy
  * condition, or the warm-up after reset; only with clock gating), and one port per unit port the controller reads
@@ -47,7 +47,6 @@ public final class NpuController extends HwModule {
   static final int ADDR = Npu.ADDR;
 
   public final Bool start = in(bool());
-  public final UInt programAddress = in(uint(ADDR));
   public final Bool finished = out(bool());
   public final Bool done = out(bool());
   public final UInt errorCause = out(uint(3));
@@ -140,7 +139,6 @@ public final class NpuController extends HwModule {
     back = u.back;
     gemmTake = wire("gemm_take", bool());
     gemmTake.set(boolLit(false));
-    fetch.beatCounters();
     ppmItem = wire("ppm_itemEntered", bool());
     NpuWatchdog watchdog = u.watchdog;
     io(watchdog.state).set(state);

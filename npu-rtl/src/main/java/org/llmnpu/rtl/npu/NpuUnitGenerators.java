@@ -117,10 +117,19 @@ public abstract class NpuUnitGenerators implements BlockGenerator {
     }
   }
 
+  /** {@code npu-fetch}: {@link NpuFetchUnit}. */
+  public static final class Fetch extends NpuUnitGenerators {
+    public Fetch() {
+      super("fetch", "the NPU's fetcher: command reads ahead into the command queue (commandQueueDepth), response "
+          + "routing between fetcher and DMA, the landing register; commands to the controller as a stream",
+          NpuFetchUnit::new);
+    }
+  }
+
   /** {@code npu-controller}: {@link NpuController}, with its ports to the units of the NPU of the same parameters. */
   public static final class Controller extends NpuUnitGenerators {
     public Controller() {
-      super("controller", "the NPU's controller: state machine, fetcher with command queue and decode, DMA and "
+      super("controller", "the NPU's controller: state machine, command register and decode, DMA and "
           + "memory-port arbitration, GEMM control and weight stream, DSP and PPM command sequencing",
           NpuController::new);
     }

@@ -23,7 +23,8 @@ import org.llmnpu.hdl.gen.Params;
  */
 class NpuUnitsLintTest {
   static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
-      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm", "npu-controller");
+      "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm", "npu-controller",
+      "npu-fetch");
 
   private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
       NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
@@ -33,7 +34,8 @@ class NpuUnitsLintTest {
   void everyUnitIsLintCleanAlone() {
     for (NpuConfig c : CONFIGS) {
       for (var unit : List.of(new NpuCounters(c), new NpuWatchdog(c), new NpuSnapshot(c), new NpuScratchpad(c),
-          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c), NpuPpm.module(c), new NpuController(c))) {
+          new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c), NpuPpm.module(c), new NpuController(c),
+          new NpuFetchUnit(c))) {
         DesignAssertions.assertLintClean(unit, false);
       }
     }
@@ -64,10 +66,11 @@ class NpuUnitsLintTest {
       while (m.find()) {
         instances.add(m.group(1));
       }
-      int units = c.mxLoad() ? 12 : 11;
+      int units = c.mxLoad() ? 13 : 12;
       assertTrue(instances.size() >= units, c + ": " + instances);
       for (String unit : List.of("NpuScratchpad", "NpuWatchdog", "NpuLoad4", "NpuSnapshot", "NpuCounters",
-          "NpuBackEnd", "NpuPredecode", "NpuController")) {
+          "NpuBackEnd", "NpuPredecode", "NpuController",
+          "NpuFetchUnit")) {
         assertTrue(instances.stream().anyMatch(i -> i.startsWith(unit + "_")), unit + " in " + instances);
       }
     }
