@@ -156,6 +156,7 @@ public final class Npu extends HwModule {
     NpuUnits u = units;
     ctrl = instance("ctrl", new NpuController(c, u));
     instance("fetch", u.fetch);
+    instance("dma", u.dma);
     instance("spad", u.spad);
     instance("back", u.back);
     instance("watchdog", u.watchdog);
@@ -177,16 +178,20 @@ public final class Npu extends HwModule {
     done.set(ctrl.done);
     errorCause.set(ctrl.errorCause);
     errorCommand.set(ctrl.errorCommand);
-    mem_req_valid.set(ctrl.mem_req_valid);
+    mem_req_valid.set(u.dma.mem_req_valid);
     ctrl.mem_req_ready.set(mem_req_ready);
-    mem_req_write.set(ctrl.mem_req_write);
-    mem_req_addr.set(ctrl.mem_req_addr);
-    mem_req_wdata.set(ctrl.mem_req_wdata);
-    mem_req_wstrb.set(ctrl.mem_req_wstrb);
+    u.dma.mem_req_ready.set(mem_req_ready);
+    mem_req_write.set(u.dma.mem_req_write);
+    mem_req_addr.set(u.dma.mem_req_addr);
+    mem_req_wdata.set(u.dma.mem_req_wdata);
+    mem_req_wstrb.set(u.dma.mem_req_wstrb);
     ctrl.mem_resp_valid.set(mem_resp_valid);
     ctrl.mem_resp_data.set(mem_resp_data);
     u.fetch.programAddress.set(programAddress);
-    u.fetch.request.ready.set(mem_req_ready);
+    // the memory port's arbitration (in the DMA) between the DMA's beats and the fetcher's reads
+    u.dma.fetchRequest.connectFrom(u.fetch.request);
+    u.fetch.dmaWants.set(u.dma.fetchWaits);
+    u.fetch.dmaRead.set(u.dma.readFire);
     u.fetch.responseValid.set(mem_resp_valid);
     u.fetch.responseData.set(mem_resp_data);
     u.counters.select.set(counterSelect);

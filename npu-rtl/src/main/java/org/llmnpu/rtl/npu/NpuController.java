@@ -51,12 +51,7 @@ public final class NpuController extends HwModule {
   public final Bool done = out(bool());
   public final UInt errorCause = out(uint(3));
   public final UInt errorCommand = out(uint(32));
-  public final Bool mem_req_valid = out("mem_req_valid", bool());
   public final Bool mem_req_ready = in("mem_req_ready", bool());
-  public final Bool mem_req_write = out("mem_req_write", bool());
-  public final UInt mem_req_addr = out("mem_req_addr", uint(ADDR));
-  public final UInt mem_req_wdata;
-  public final Bits mem_req_wstrb;
   public final Bool mem_resp_valid = in("mem_resp_valid", bool());
   public final UInt mem_resp_data;
   private final NpuConfig config;
@@ -96,6 +91,9 @@ public final class NpuController extends HwModule {
   Bool snapshotCapture;
   /** A PPM item (channel record, C-LUT entry) enters the PPM: progress for the watchdog. */
   final Bool ppmItem;
+  /** The memory port's request (of the DMA or the fetcher) and whether it is a write ({@link NpuDmaUnit}). */
+  final Bool mem_req_valid;
+  final Bool mem_req_write;
   final Bool inLoad;
   final Bool inStore;
   final Bool inFetch;
@@ -123,8 +121,6 @@ public final class NpuController extends HwModule {
     int lineBits = 8 * line;
     lineShift = Integer.numberOfTrailingZeros(line);
     lineAddrBits = Integer.numberOfTrailingZeros(p.spadBytes() / line);
-    mem_req_wdata = out("mem_req_wdata", uint(lineBits));
-    mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(lineBits));
 
     state = reg0("state", uint(5));
@@ -135,6 +131,8 @@ public final class NpuController extends HwModule {
     spad = u.spad;
     dec = fetch.decode();
     dma = new NpuDma(this);
+    mem_req_valid = io(u.dma.mem_req_valid);
+    mem_req_write = io(u.dma.mem_req_write);
     gemm = new NpuGemm(this);
     back = u.back;
     gemmTake = wire("gemm_take", bool());
@@ -148,7 +146,6 @@ public final class NpuController extends HwModule {
     io(watchdog.ppmItem).set(ppmItem);
     gemm.engine(c);
     NpuUnitPorts.backEnd(this);
-    dma.masks();
 
     inLoad = wire("inLoad", state.eq(st(State.LOAD)));
     inStore = wire("inStore", state.eq(st(State.STORE)));
@@ -179,7 +176,7 @@ public final class NpuController extends HwModule {
     snapshotCapture.set(boolLit(false));
     io(snapshot.capture).set(snapshotCapture);
     dma.memoryPort(snapshot);
-    fetch.prefetcher(in, dma.ctrlWants, fire.and(mem_req_write.not()));
+    fetch.prefetcher(in);
     NpuUnitPorts.scratchpadWrites(this);
 
     NpuUnitPorts.counters(this, u.counters, in);

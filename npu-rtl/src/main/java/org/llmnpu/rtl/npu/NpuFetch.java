@@ -70,21 +70,11 @@ final class NpuFetch {
     return npu.io(unit.quiet);
   }
 
-  /** Memory address of the fetch's request. */
-  UInt requestAddress() {
-    return npu.io(unit.request.payload);
-  }
-
-  /**
-   * The fetcher's inputs from the controller: {@code running} (the NPU runs a program), {@code ctrlWants} (the DMA
-   * wants the port this cycle), {@code ctrlRead} (the DMA's read request is accepted).
-   */
-  void prefetcher(Bool running, Bool ctrlWants, Bool ctrlRead) {
+  /** The fetcher's inputs from the controller: {@code running} (the NPU runs a program). */
+  void prefetcher(Bool running) {
     npu.io(unit.begin).set(npu.inState(Npu.State.IDLE).and(npu.start));
     npu.io(unit.running).set(running);
     npu.io(unit.holding).set(running.and(npu.inFetch.not()));
-    npu.io(unit.dmaWants).set(ctrlWants);
-    npu.io(unit.dmaRead).set(ctrlRead);
   }
 
   /** Statements of IDLE on start: run the program at {@code programAddress} (the fetcher restarts there). */

@@ -15,6 +15,7 @@ import org.llmnpu.rtl.ppm.LinePpm;
  */
 final class NpuUnits {
   final NpuFetchUnit fetch;
+  final NpuDmaUnit dma;
   final NpuScratchpad spad;
   final NpuBackEnd back;
   final NpuWatchdog watchdog;
@@ -32,6 +33,7 @@ final class NpuUnits {
   NpuUnits(NpuConfig c) {
     int line = c.machine().lineBytes();
     fetch = named("fetch", new NpuFetchUnit(c));
+    dma = named("dma", new NpuDmaUnit(c));
     spad = named("spad", new NpuScratchpad(c));
     back = named("back", new NpuBackEnd(c));
     watchdog = named("watchdog", new NpuWatchdog(c));

@@ -24,7 +24,7 @@ import org.llmnpu.hdl.gen.Params;
 class NpuUnitsLintTest {
   static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
       "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm", "npu-controller",
-      "npu-fetch");
+      "npu-fetch", "npu-dma");
 
   private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
       NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
@@ -35,7 +35,7 @@ class NpuUnitsLintTest {
     for (NpuConfig c : CONFIGS) {
       for (var unit : List.of(new NpuCounters(c), new NpuWatchdog(c), new NpuSnapshot(c), new NpuScratchpad(c),
           new NpuBackEnd(c), new NpuPredecode(c), new NpuLoad4(c), new NpuLoadMx(c), NpuPpm.module(c), new NpuController(c),
-          new NpuFetchUnit(c))) {
+          new NpuFetchUnit(c), new NpuDmaUnit(c))) {
         DesignAssertions.assertLintClean(unit, false);
       }
     }
@@ -66,11 +66,11 @@ class NpuUnitsLintTest {
       while (m.find()) {
         instances.add(m.group(1));
       }
-      int units = c.mxLoad() ? 13 : 12;
+      int units = c.mxLoad() ? 14 : 13;
       assertTrue(instances.size() >= units, c + ": " + instances);
       for (String unit : List.of("NpuScratchpad", "NpuWatchdog", "NpuLoad4", "NpuSnapshot", "NpuCounters",
           "NpuBackEnd", "NpuPredecode", "NpuController",
-          "NpuFetchUnit")) {
+          "NpuFetchUnit", "NpuDmaUnit")) {
         assertTrue(instances.stream().anyMatch(i -> i.startsWith(unit + "_")), unit + " in " + instances);
       }
     }
@@ -90,7 +90,7 @@ class NpuUnitsLintTest {
     while (m.find()) {
       instances++;
     }
-    assertTrue(instances >= 8, "controller and at least seven units: " + instances);
+    assertTrue(instances >= 13, "controller, fetcher, DMA and at least ten more units: " + instances);
     assertFalse(top.contains("always"), "the top has no processes");
     assertFalse(Pattern.compile("(?m)^\\s*reg\\b").matcher(top).find(), "the top has no registers");
     long lines = top.lines().count();
