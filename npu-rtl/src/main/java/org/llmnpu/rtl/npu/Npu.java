@@ -35,14 +35,20 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * synthesized alone; the PPA flow flattens them into the top ({@code flattenInSynthesis}) so that paths across
  * their ports are mapped whole. Units, what each holds, and its ports:
  * <ul>
- *   <li>{@code ctrl}, {@link NpuController} — the state machine ({@link NpuControl}), the fetcher with its command
- *       queue and the decode ({@link NpuFetch}, {@link NpuDecode}), the DMA ({@link NpuDma}, {@link Walker}: load,
- *       store, load4, loadmx beats, the DSP and PPM load streams, the snapshot's stores) with the memory port's
- *       arbitration (controller first, else the fetcher), the GEMM control ({@link NpuGemm}, {@link NpuGemmNm},
- *       {@link NpuWeightStream}) and the DSP and PPM command sequencers ({@link NpuDspCommands}/{@link NpuDsp},
- *       {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}). Ports: the NPU's {@code start},
- *       {@code programAddress}, status and memory port; the gate enables {@code <bank>_enable}; and one port per
- *       unit port it drives or reads, {@code <unit>_<port>} ({@link NpuController#io}).</li>
+ *   <li>{@code ctrl}, {@link NpuController} — the state machine ({@link NpuControl}), the command register and
+ *       the decode ({@link NpuFetch}, {@link NpuDecode}), the DMA's steps ({@link NpuDma}: load, store, load4,
+ *       loadmx beats, the DSP and PPM load streams, the snapshot's stores), the GEMM control ({@link NpuGemm},
+ *       {@link NpuGemmNm}, {@link NpuWeightStream}) and the DSP and PPM command sequencers
+ *       ({@link NpuDspCommands}/{@link NpuDsp}, {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}).
+ *       Ports: the NPU's {@code start}, status, {@code mem_req_ready} and responses; the gate enables
+ *       {@code <bank>_enable}; and one port per unit port it drives or reads, {@code <unit>_<port>}
+ *       ({@link NpuController#io}).</li>
+ *   <li>{@code fetch}, {@link NpuFetchUnit} — the fetcher: command reads ahead into the command queue, the landing
+ *       register, the routing of in-order responses; ports: {@code programAddress}, the beat {@code request} stream
+ *       (to the DMA's arbiter), responses, the {@code commands} stream to the controller, the predecode's words.</li>
+ *   <li>{@code dma}, {@link NpuDmaUnit} — the DMA: the memory and scratchpad walks ({@link Walker}) with their
+ *       shape, a beat's byte masks, the one memory port arbitrated between its beats (first) and the fetcher's;
+ *       ports: walk pulses and shape from the controller, the fetcher's request, the NPU's {@code mem_req_*}.</li>
  *   <li>{@code spad}, {@link NpuScratchpad} — the banked SRAM with the one write arbiter; ports: the walk's read
  *       line, the write requests ({@link SpadWrite}: drain, load4 lines, dspout, PPM, load), read data.</li>
  *   <li>{@code back}, {@link NpuBackEnd} — the decoupled GEMM back-end: run, drain of INT32 result lines
@@ -62,9 +68,9 @@ import org.llmnpu.rtl.mac.GemmEngine;
  *       controller outputs; {@code counterSelect}/{@code counterValue} are the top's).</li>
  * </ul>
  *
- * <p><b>What the controller runs.</b> {@link NpuFetch} — the fetcher, which reads commands ahead into a command
- * queue of {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller
- * first), FETCH (the controller waits for its next command) and DECODE (one cycle: opcode, shape, scratchpad and
+ * <p><b>What the controller runs.</b> {@link NpuFetch} — the end of the fetcher's command stream
+ * ({@link NpuFetchUnit} reads commands ahead into a command queue of {@code commandQueueDepth} commands while the
+ * controller runs; the memory port serves the DMA first), FETCH (the controller waits for its next command) and DECODE (one cycle: opcode, shape, scratchpad and
  * memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives,
  * {@link NpuPredecode}); then the command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read
  * per beat as the memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);

@@ -1,6 +1,5 @@
 package org.llmnpu.rtl.npu;
 
-import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.HwValue;
@@ -27,20 +25,22 @@ import org.llmnpu.rtl.npu.Npu.State;
 
 /**
  * The NPU's controller (instance {@code ctrl} of {@link Npu}, block {@code npu-controller}): the state machine
- * ({@link NpuControl}), the fetcher with its command queue and the decode ({@link NpuFetch}, {@link NpuDecode}),
- * the DMA ({@link NpuDma} with its {@link Walker}s and the memory port's arbitration), the GEMM control
+ * ({@link NpuControl}), the command register and the decode ({@link NpuFetch}, {@link NpuDecode}; the fetcher is
+ * the unit {@link NpuFetchUnit}), the DMA's steps ({@link NpuDma}; its walks and the memory port's arbitration are
+ * the unit {@link NpuDmaUnit}), the GEMM control
  * ({@link NpuGemm}, {@link NpuGemmNm}, {@link NpuWeightStream}), and the DSP and PPM command sequencers
  * ({@link NpuDspCommands}/{@link NpuDsp}, {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}), built by those
  * helper classes in the order of this constructor (the declaration order of its Verilog).
  *
  * <p><b>Ports.</b> The NPU's own ports ({@code start}, {@code finished}, {@code done},
- * {@code errorCause}, {@code errorCommand} and the memory port {@code mem_*}, same names and meaning as
+ * {@code errorCause}, {@code errorCommand}, and of the memory port {@code mem_req_ready} and the responses
+ * {@code mem_resp_*}, same names and meaning as
  * {@link Npu}'s), the clock-gate enables of the gated datapath units ({@code <bank>_enable}: the unit's busy
  * condition, or the warm-up after reset; only with clock gating), and one port per unit port the controller reads
  * or drives, named {@code <unit>_<port>} ({@link #io}; units in {@link NpuUnits}): the scratchpad's read and write
  * requests, the back-end's dispatch and scoreboard, the GEMM engine's operand load and start, the Vector DSP's
  * program, table and buffer ports, the PPM's configuration and line inputs, the load path's INT4/MX units, the
- * predecode, the snapshot's beat and line, the watchdog's events and the counters' events. The controller's logic
+ * fetcher's command stream, the DMA's walks, shape and memory phase, the snapshot's beat and line, the watchdog's events and the counters' events. The controller's logic
  * is unchanged by the split: every register and every cycle is as in the flat NPU.
  */
 public final class NpuController extends HwModule {
@@ -268,21 +268,6 @@ public final class NpuController extends HwModule {
   }
 
   // Package-private access to the builder verbs for the units.
-
-  /** This module as the host of a {@link Walker}. */
-  Walker.Host walkerHost() {
-    return new Walker.Host() {
-      @Override
-      public <T extends HwValue> T reg0(String name, T type) {
-        return regInit(name, type, 0);
-      }
-
-      @Override
-      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
-        when(cond, then).otherwise(otherwise);
-      }
-    };
-  }
 
   <T extends HwValue> T reg0(String name, T type) {
     return regInit(name, type, 0);
