@@ -301,7 +301,9 @@ public final class NpuReportPipeline {
       Map.entry("dsp", "Vector DSP"), Map.entry("spad", "scratchpad"), Map.entry("back", "GEMM back-end (drain)"),
       Map.entry("predecode", "fetch predecode"), Map.entry("load4", "INT4 load unpacker"),
       Map.entry("loadMx", "MX load decoders"), Map.entry("counters", "counters"), Map.entry("snapshot", "snapshot"),
-      Map.entry("watchdog", "watchdog"), Map.entry("ctrl", "controller (fetch, decode, DMA, GEMM/DSP/PPM control)"));
+      Map.entry("watchdog", "watchdog"), Map.entry("fetch", "fetcher (command queue)"),
+      Map.entry("dma", "DMA (walks, memory-port arbiter)"),
+      Map.entry("ctrl", "controller (state machine, decode, GEMM/DSP/PPM control)"));
 
   static String unitName(List<String> instances) {
     String first = instances.get(0);

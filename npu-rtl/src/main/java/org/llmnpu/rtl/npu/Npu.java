@@ -35,14 +35,20 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * synthesized alone; the PPA flow flattens them into the top ({@code flattenInSynthesis}) so that paths across
  * their ports are mapped whole. Units, what each holds, and its ports:
  * <ul>
- *   <li>{@code ctrl}, {@link NpuController} — the state machine ({@link NpuControl}), the fetcher with its command
- *       queue and the decode ({@link NpuFetch}, {@link NpuDecode}), the DMA ({@link NpuDma}, {@link Walker}: load,
- *       store, load4, loadmx beats, the DSP and PPM load streams, the snapshot's stores) with the memory port's
- *       arbitration (controller first, else the fetcher), the GEMM control ({@link NpuGemm}, {@link NpuGemmNm},
- *       {@link NpuWeightStream}) and the DSP and PPM command sequencers ({@link NpuDspCommands}/{@link NpuDsp},
- *       {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}). Ports: the NPU's {@code start},
- *       {@code programAddress}, status and memory port; the gate enables {@code <bank>_enable}; and one port per
- *       unit port it drives or reads, {@code <unit>_<port>} ({@link NpuController#io}).</li>
+ *   <li>{@code ctrl}, {@link NpuController} — the state machine ({@link NpuControl}), the command register and
+ *       the decode ({@link NpuFetch}, {@link NpuDecode}), the DMA's steps ({@link NpuDma}: load, store, load4,
+ *       loadmx beats, the DSP and PPM load streams, the snapshot's stores), the GEMM control ({@link NpuGemm},
+ *       {@link NpuGemmNm}, {@link NpuWeightStream}) and the DSP and PPM command sequencers
+ *       ({@link NpuDspCommands}/{@link NpuDsp}, {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}).
+ *       Ports: the NPU's {@code start}, status, {@code mem_req_ready} and responses; the gate enables
+ *       {@code <bank>_enable}; and one port per unit port it drives or reads, {@code <unit>_<port>}
+ *       ({@link NpuController#io}).</li>
+ *   <li>{@code fetch}, {@link NpuFetchUnit} — the fetcher: command reads ahead into the command queue, the landing
+ *       register, the routing of in-order responses; ports: {@code programAddress}, the beat {@code request} stream
+ *       (to the DMA's arbiter), responses, the {@code commands} stream to the controller, the predecode's words.</li>
+ *   <li>{@code dma}, {@link NpuDmaUnit} — the DMA: the memory and scratchpad walks ({@link Walker}) with their
+ *       shape, a beat's byte masks, the one memory port arbitrated between its beats (first) and the fetcher's;
+ *       ports: walk pulses and shape from the controller, the fetcher's request, the NPU's {@code mem_req_*}.</li>
  *   <li>{@code spad}, {@link NpuScratchpad} — the banked SRAM with the one write arbiter; ports: the walk's read
  *       line, the write requests ({@link SpadWrite}: drain, load4 lines, dspout, PPM, load), read data.</li>
  *   <li>{@code back}, {@link NpuBackEnd} — the decoupled GEMM back-end: run, drain of INT32 result lines
@@ -62,9 +68,9 @@ import org.llmnpu.rtl.mac.GemmEngine;
  *       controller outputs; {@code counterSelect}/{@code counterValue} are the top's).</li>
  * </ul>
  *
- * <p><b>What the controller runs.</b> {@link NpuFetch} — the fetcher, which reads commands ahead into a command
- * queue of {@code commandQueueDepth} commands while the controller runs (the memory port serves the controller
- * first), FETCH (the controller waits for its next command) and DECODE (one cycle: opcode, shape, scratchpad and
+ * <p><b>What the controller runs.</b> {@link NpuFetch} — the end of the fetcher's command stream
+ * ({@link NpuFetchUnit} reads commands ahead into a command queue of {@code commandQueueDepth} commands while the
+ * controller runs; the memory port serves the DMA first), FETCH (the controller waits for its next command) and DECODE (one cycle: opcode, shape, scratchpad and
  * memory range checks, in that order, {@link NpuDecode}; the range checks are computed as the command arrives,
  * {@link NpuPredecode}); then the command runs once it may go (else WAIT). {@link NpuDma} — LOAD issues one read
  * per beat as the memory accepts it and writes each response to the scratchpad (byte mask on a row's last beat);
@@ -155,6 +161,8 @@ public final class Npu extends HwModule {
     units = new NpuUnits(c);
     NpuUnits u = units;
     ctrl = instance("ctrl", new NpuController(c, u));
+    instance("fetch", u.fetch);
+    instance("dma", u.dma);
     instance("spad", u.spad);
     instance("back", u.back);
     instance("watchdog", u.watchdog);
@@ -172,19 +180,26 @@ public final class Npu extends HwModule {
 
     // the NPU's ports
     ctrl.start.set(start);
-    ctrl.programAddress.set(programAddress);
     finished.set(ctrl.finished);
     done.set(ctrl.done);
     errorCause.set(ctrl.errorCause);
     errorCommand.set(ctrl.errorCommand);
-    mem_req_valid.set(ctrl.mem_req_valid);
+    mem_req_valid.set(u.dma.mem_req_valid);
     ctrl.mem_req_ready.set(mem_req_ready);
-    mem_req_write.set(ctrl.mem_req_write);
-    mem_req_addr.set(ctrl.mem_req_addr);
-    mem_req_wdata.set(ctrl.mem_req_wdata);
-    mem_req_wstrb.set(ctrl.mem_req_wstrb);
+    u.dma.mem_req_ready.set(mem_req_ready);
+    mem_req_write.set(u.dma.mem_req_write);
+    mem_req_addr.set(u.dma.mem_req_addr);
+    mem_req_wdata.set(u.dma.mem_req_wdata);
+    mem_req_wstrb.set(u.dma.mem_req_wstrb);
     ctrl.mem_resp_valid.set(mem_resp_valid);
     ctrl.mem_resp_data.set(mem_resp_data);
+    u.fetch.programAddress.set(programAddress);
+    // the memory port's arbitration (in the DMA) between the DMA's beats and the fetcher's reads
+    u.dma.fetchRequest.connectFrom(u.fetch.request);
+    u.fetch.dmaWants.set(u.dma.fetchWaits);
+    u.fetch.dmaRead.set(u.dma.readFire);
+    u.fetch.responseValid.set(mem_resp_valid);
+    u.fetch.responseData.set(mem_resp_data);
     u.counters.select.set(counterSelect);
     counterValue.set(u.counters.value);
 
@@ -198,6 +213,13 @@ public final class Npu extends HwModule {
     u.spad.load4Second.connectFrom(u.load4.second);
     u.spad.load4First.connectFrom(u.load4.first);
     u.snapshot.counters.set(u.counters.values);
+    // the fetcher's landing command through the predecode and back
+    for (int i = 0; i < u.fetch.arriving.size(); i++) {
+      u.predecode.arriving.get(i).set(u.fetch.arriving.get(i));
+    }
+    u.predecode.landedOpcode.set(u.fetch.landedOpcode);
+    u.predecode.landedFields.set(u.fetch.landedFields);
+    u.fetch.predecoded.set(u.predecode.bits);
   }
 
   /**

@@ -1,6 +1,5 @@
 package org.llmnpu.rtl.npu;
 
-import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.HwValue;
@@ -27,37 +25,33 @@ import org.llmnpu.rtl.npu.Npu.State;
 
 /**
  * The NPU's controller (instance {@code ctrl} of {@link Npu}, block {@code npu-controller}): the state machine
- * ({@link NpuControl}), the fetcher with its command queue and the decode ({@link NpuFetch}, {@link NpuDecode}),
- * the DMA ({@link NpuDma} with its {@link Walker}s and the memory port's arbitration), the GEMM control
+ * ({@link NpuControl}), the command register and the decode ({@link NpuFetch}, {@link NpuDecode}; the fetcher is
+ * the unit {@link NpuFetchUnit}), the DMA's steps ({@link NpuDma}; its walks and the memory port's arbitration are
+ * the unit {@link NpuDmaUnit}), the GEMM control
  * ({@link NpuGemm}, {@link NpuGemmNm}, {@link NpuWeightStream}), and the DSP and PPM command sequencers
  * ({@link NpuDspCommands}/{@link NpuDsp}, {@link NpuPpmCommands}/{@link NpuPpm}/{@link NpuPpmDecode}), built by those
  * helper classes in the order of this constructor (the declaration order of its Verilog).
  *
- * <p><b>Ports.</b> The NPU's own ports ({@code start}, {@code programAddress}, {@code finished}, {@code done},
- * {@code errorCause}, {@code errorCommand} and the memory port {@code mem_*}, same names and meaning as
+ * <p><b>Ports.</b> The NPU's own ports ({@code start}, {@code finished}, {@code done},
+ * {@code errorCause}, {@code errorCommand}, and of the memory port {@code mem_req_ready} and the responses
+ * {@code mem_resp_*}, same names and meaning as
  * {@link Npu}'s), the clock-gate enables of the gated datapath units ({@code <bank>_enable}: the unit's busy
  * condition, or the warm-up after reset; only with clock gating), and one port per unit port the controller reads
  * or drives, named {@code <unit>_<port>} ({@link #io}; units in {@link NpuUnits}): the scratchpad's read and write
  * requests, the back-end's dispatch and scoreboard, the GEMM engine's operand load and start, the Vector DSP's
  * program, table and buffer ports, the PPM's configuration and line inputs, the load path's INT4/MX units, the
- * predecode, the snapshot's beat and line, the watchdog's events and the counters' events. The controller's logic
+ * fetcher's command stream, the DMA's walks, shape and memory phase, the snapshot's beat and line, the watchdog's events and the counters' events. The controller's logic
  * is unchanged by the split: every register and every cycle is as in the flat NPU.
  */
 public final class NpuController extends HwModule {
   static final int ADDR = Npu.ADDR;
 
   public final Bool start = in(bool());
-  public final UInt programAddress = in(uint(ADDR));
   public final Bool finished = out(bool());
   public final Bool done = out(bool());
   public final UInt errorCause = out(uint(3));
   public final UInt errorCommand = out(uint(32));
-  public final Bool mem_req_valid = out("mem_req_valid", bool());
   public final Bool mem_req_ready = in("mem_req_ready", bool());
-  public final Bool mem_req_write = out("mem_req_write", bool());
-  public final UInt mem_req_addr = out("mem_req_addr", uint(ADDR));
-  public final UInt mem_req_wdata;
-  public final Bits mem_req_wstrb;
   public final Bool mem_resp_valid = in("mem_resp_valid", bool());
   public final UInt mem_resp_data;
   private final NpuConfig config;
@@ -97,6 +91,9 @@ public final class NpuController extends HwModule {
   Bool snapshotCapture;
   /** A PPM item (channel record, C-LUT entry) enters the PPM: progress for the watchdog. */
   final Bool ppmItem;
+  /** The memory port's request (of the DMA or the fetcher) and whether it is a write ({@link NpuDmaUnit}). */
+  final Bool mem_req_valid;
+  final Bool mem_req_write;
   final Bool inLoad;
   final Bool inStore;
   final Bool inFetch;
@@ -124,8 +121,6 @@ public final class NpuController extends HwModule {
     int lineBits = 8 * line;
     lineShift = Integer.numberOfTrailingZeros(line);
     lineAddrBits = Integer.numberOfTrailingZeros(p.spadBytes() / line);
-    mem_req_wdata = out("mem_req_wdata", uint(lineBits));
-    mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(lineBits));
 
     state = reg0("state", uint(5));
@@ -136,11 +131,12 @@ public final class NpuController extends HwModule {
     spad = u.spad;
     dec = fetch.decode();
     dma = new NpuDma(this);
+    mem_req_valid = io(u.dma.mem_req_valid);
+    mem_req_write = io(u.dma.mem_req_write);
     gemm = new NpuGemm(this);
     back = u.back;
     gemmTake = wire("gemm_take", bool());
     gemmTake.set(boolLit(false));
-    fetch.beatCounters();
     ppmItem = wire("ppm_itemEntered", bool());
     NpuWatchdog watchdog = u.watchdog;
     io(watchdog.state).set(state);
@@ -150,7 +146,6 @@ public final class NpuController extends HwModule {
     io(watchdog.ppmItem).set(ppmItem);
     gemm.engine(c);
     NpuUnitPorts.backEnd(this);
-    dma.masks();
 
     inLoad = wire("inLoad", state.eq(st(State.LOAD)));
     inStore = wire("inStore", state.eq(st(State.STORE)));
@@ -181,7 +176,7 @@ public final class NpuController extends HwModule {
     snapshotCapture.set(boolLit(false));
     io(snapshot.capture).set(snapshotCapture);
     dma.memoryPort(snapshot);
-    fetch.prefetcher(in, dma.ctrlWants, fire.and(mem_req_write.not()));
+    fetch.prefetcher(in);
     NpuUnitPorts.scratchpadWrites(this);
 
     NpuUnitPorts.counters(this, u.counters, in);
@@ -273,21 +268,6 @@ public final class NpuController extends HwModule {
   }
 
   // Package-private access to the builder verbs for the units.
-
-  /** This module as the host of a {@link Walker}. */
-  Walker.Host walkerHost() {
-    return new Walker.Host() {
-      @Override
-      public <T extends HwValue> T reg0(String name, T type) {
-        return regInit(name, type, 0);
-      }
-
-      @Override
-      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
-        when(cond, then).otherwise(otherwise);
-      }
-    };
-  }
 
   <T extends HwValue> T reg0(String name, T type) {
     return regInit(name, type, 0);

@@ -3,7 +3,6 @@ package org.llmnpu.rtl.npu;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
-import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
@@ -13,15 +12,16 @@ import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.Opcode;
 
 /**
- * The {@link Npu}'s DMA: two address walks of the same shape — {@link #ext} over the memory,
- * {@link #sp} over the scratchpad (also the operand walk of the GEMM and DSP copies) — and the
- * memory port. {@code load}: one read request per beat as the memory accepts it, each response
- * written to the scratchpad in the cycle it arrives (byte mask on a row's last beat, {@link
- * #rowEndMask}); {@code store}: one scratchpad read and one masked write request per beat;
- * {@code load4}: the reads of {@link NpuLoad4}, at most one every other cycle; {@code loadmx}: a
- * {@code load} whose responses pass the element decoders of {@link NpuLoadMx}. The streams of
- * {@code dsptab}, {@code dsprun}'s program and {@code snapshot} are one-row walks of line beats.
- * The memory port serves the running stream first, else the fetch ({@link NpuFetch}). Cycles:
+ * The {@link NpuController}'s end of the DMA ({@link NpuDmaUnit}, instance {@code dma}): its two walks as the
+ * controller sees them — {@link #ext} over the memory, {@link #sp} over the scratchpad (also the operand walk of the
+ * GEMM and DSP copies), whose begin and advance are pulses to the unit — the shape the commands' dispatches set
+ * (next values of the unit's shape registers, each held by default), and the steps of the controller's DMA states.
+ * {@code load}: one read request per beat as the memory accepts it, each response written to the scratchpad in the
+ * cycle it arrives (byte mask on a row's last beat, {@link #beatMask}); {@code store}: one scratchpad read and one
+ * masked write request per beat; {@code load4}: the reads of {@link NpuLoad4}, at most one every other cycle;
+ * {@code loadmx}: a {@code load} whose responses pass the element decoders of {@link NpuLoadMx}. The streams of
+ * {@code dsptab}, {@code dsprun}'s program and {@code snapshot} are one-row walks of line beats. The memory port
+ * (in the unit) serves the running stream first, else the fetch ({@link NpuFetchUnit}). Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code load}, {@code store}, {@code load4}).
  */
 final class NpuDma {
@@ -29,7 +29,11 @@ final class NpuDma {
   final Walker sp;
   final Bool isLoad;
   final UInt lineConst;
-  /** Walk shape: rows, beats per row, {@code rowBytes mod line}, strides and the scratchpad step. */
+  /**
+   * Walk shape, as next values (set by a dispatch; else the current value): rows, beats per row,
+   * {@code rowBytes mod line}, strides and the scratchpad step. Read the current values with {@link #rowsNow},
+   * {@link #remainderNow}.
+   */
   final UInt rows;
   final UInt beats;
   final UInt remainder;
@@ -38,9 +42,6 @@ final class NpuDma {
   final UInt spadStep;
   /** The memory walk's step within a row: a line, or a streamed GEMM's {@code wStride} ({@link NpuGemm}). */
   final UInt extStep;
-  /** All bytes of a line; the mask of a row's last beat. */
-  Bits ones;
-  Bits rowEndMask;
   NpuLoad4 load4;
   /** The {@code loadmx} decoders, or null on an NPU without MX decoding. */
   NpuLoadMx loadMx;
@@ -51,50 +52,96 @@ final class NpuDma {
   /** A {@code load}, {@code store}, {@code load4} or {@code loadmx} is dispatched this cycle (null without MX decoding). */
   final Bool dispatch;
   private Bool justFired;
-  /** The controller wants the memory port this cycle (the fetch waits). */
-  Bool ctrlWants;
   private final NpuController npu;
+  private final NpuDmaUnit unit;
 
   NpuDma(NpuController npu) {
     this.npu = npu;
-    int countBits = 16;
-    ext = npu.section2("ext", () -> new Walker(npu.walkerHost(), Npu.ADDR, countBits));
-    sp = npu.section2("spadWalk", () -> new Walker(npu.walkerHost(), Npu.ADDR, countBits, false));
+    unit = npu.units.dma;
+    ext = new Walker(remote(unit.extBegin, unit.extBase, unit.extAdvance, null, unit.extLast), null, null, null);
+    sp = new Walker(remote(unit.spadBegin, unit.spadBase, unit.spadAdvance, unit.spadLastInRow, unit.spadLast),
+        npu.io(unit.spadAddress), npu.io(unit.spadRow), npu.io(unit.spadBeat));
     isLoad = npu.wireOf("isLoad", npu.fetch.opcode.eq(Opcode.LOAD.code()).or(npu.fetch.opcode.eq(Opcode.LOADMX.code())));
     lineConst = uintLit(npu.line, Npu.ADDR);
-    rows = npu.reg0("dmaRows", uint(16));
-    beats = npu.reg0("dmaBeats", uint(16));
-    remainder = npu.reg0("dmaRemainder", uint(npu.lineShift + 1));
-    extStride = npu.reg0("extStride", uint(Npu.ADDR));
-    spadStride = npu.reg0("spadStride", uint(Npu.ADDR));
-    spadStep = npu.reg0("spadStep", uint(Npu.ADDR));
-    extStep = npu.reg0("extStep", uint(Npu.ADDR));
+    rows = held(unit.rowsNext, unit.rows);
+    beats = held(unit.beatsNext, unit.beats);
+    remainder = held(unit.remainderNext, unit.remainder);
+    extStride = held(unit.extStrideNext, unit.extStride);
+    spadStride = held(unit.spadStrideNext, unit.spadStride);
+    spadStep = held(unit.spadStepNext, unit.spadStep);
+    extStep = held(unit.extStepNext, unit.extStep);
     dispatch = npu.p.mxLoad() ? npu.wireOf("dma_dispatch", bool()) : null;
     if (dispatch != null) {
       dispatch.set(boolLit(false));
     }
-    ext.shape(extStride, extStep, rows, beats);
-    sp.shape(spadStride, spadStep, rows, beats);
   }
 
-  /** The byte masks of a line. */
-  void masks() {
-    int line = npu.line;
-    ones = NpuScratchpad.allBytes(line);
-    UInt shortBy = npu.wireOf("mask_shortBy", uintLit(line, npu.lineShift + 1).sub(remainder));
-    rowEndMask = npu.wireOf("mask_rowEnd", mux(remainder.eq(0), ones, ones.shiftRight(shortBy)));
+  /** The controller's port driving the unit's shape input {@code next}: by default the current value. */
+  private UInt held(UInt next, UInt current) {
+    UInt mine = npu.io(next);
+    mine.set(npu.io(current));
+    return mine;
+  }
+
+  /** A walk of the unit seen through its ports: begin and advance as pulses (a begin wins over an advance). */
+  private Walker.Remote remote(Bool begin, UInt base, Bool advance, Bool lastInRow, Bool last) {
+    Bool beginPulse = npu.io(begin);
+    UInt basePort = npu.io(base);
+    Bool advancePulse = npu.io(advance);
+    beginPulse.set(boolLit(false));
+    basePort.set(uintLit(0, Npu.ADDR));
+    advancePulse.set(boolLit(false));
+    return new Walker.Remote() {
+      @Override
+      public void begin(UInt at) {
+        beginPulse.set(boolLit(true));
+        basePort.set(at);
+      }
+
+      @Override
+      public void advance() {
+        advancePulse.set(boolLit(true));
+      }
+
+      @Override
+      public Bool lastInRow() {
+        if (lastInRow == null) {
+          throw new IllegalStateException("the DMA's memory walk does not expose lastInRow");
+        }
+        return npu.io(lastInRow);
+      }
+
+      @Override
+      public Bool last() {
+        return npu.io(last);
+      }
+    };
+  }
+
+  /** The walks' current row count. */
+  UInt rowsNow() {
+    return npu.io(unit.rows);
+  }
+
+  /** The current {@code rowBytes mod line} (0: whole lines). */
+  UInt remainderNow() {
+    return npu.io(unit.remainder);
+  }
+
+  /** The byte mask of the scratchpad walk's beat (a row's last beat: its remainder). */
+  Bits beatMask() {
+    return npu.io(unit.beatMask);
   }
 
   /** The {@code load4} unpacker (two INT4 per source byte). */
   void load4() {
-    justFired = npu.reg0("load4_justFired", bool());
-    justFired.set(npu.fire);
+    justFired = npu.io(unit.justFired);
     load4Beat = npu.wireOf("load4Beat", npu.inLoad4.and(npu.resp));
     load4 = npu.units.load4;
     npu.io(load4.beat).set(load4Beat);
     npu.io(load4.data).set(npu.mem_resp_data);
     npu.io(load4.rowEnd).set(sp.lastInRow());
-    npu.io(load4.remainder).set(remainder);
+    npu.io(load4.remainder).set(remainderNow());
     npu.io(load4.line).set(sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
   }
 
@@ -113,23 +160,20 @@ final class NpuDma {
   }
 
   /**
-   * The memory port: the running stream's beats (read or write); the fetch's when the controller does not want
-   * the port ({@link #ctrlWants}: a stream state with beats left to request, pacing gaps included).
+   * The DMA unit's memory phase: the running stream's beat requests (read or write) and the phase that keeps the
+   * port from the fetcher (a stream state with beats left to request, pacing gaps included); the write data.
    */
   void memoryPort(NpuSnapshot snapshot) {
     Bool streams = npu.wireOf("dma_streams", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
         .or(npu.inSnap).or(npu.inLoad4.and(justFired.not())).or(npu.inPpmLoad.and(npu.ppm.unit.mayRequest))
         .or(npu.gemm.streamRequests(justFired)));
-    ctrlWants = npu.wireOf("ctrl_wantsMemory", npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
-        .or(npu.inSnap).or(npu.inLoad4).or(npu.inPpmLoad).or(npu.gemm.inStream).and(ext.finished.not()));
-    Bool ctrlValid = npu.wireOf("ctrl_requests", streams.and(ext.finished.not()));
-    npu.fire.set(ctrlValid.and(npu.mem_req_ready));
-    npu.mem_req_valid.set(ctrlValid.or(npu.fetch.valid));
-    npu.mem_req_write.set(ctrlValid.and(npu.inStore.or(npu.inSnap)));
-    npu.mem_req_addr.set(mux(npu.fetch.valid, npu.fetch.requestAddress(), ext.address));
+    npu.io(unit.requests).set(streams);
+    npu.io(unit.wants).set(npu.inLoad.or(npu.inStore).or(npu.inDspTab).or(npu.inDspProg)
+        .or(npu.inSnap).or(npu.inLoad4).or(npu.inPpmLoad).or(npu.gemm.inStream));
+    npu.io(unit.write).set(npu.inStore.or(npu.inSnap));
+    npu.fire.set(npu.io(unit.fire));
     npu.io(snapshot.beat).set(sp.beat);
-    npu.mem_req_wdata.set(mux(npu.inSnap, npu.io(snapshot.line), npu.io(npu.spad.readData)));
-    npu.mem_req_wstrb.set(mux(sp.lastInRow(), rowEndMask, ones));
+    npu.io(unit.writeData).set(mux(npu.inSnap, npu.io(snapshot.line), npu.io(npu.spad.readData)));
   }
 
   /** Statements of the dispatch of a {@code load}, {@code store} or {@code load4}. */

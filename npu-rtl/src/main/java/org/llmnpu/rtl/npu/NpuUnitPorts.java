@@ -29,7 +29,7 @@ final class NpuUnitPorts {
     npu.io(npu.spad.ppm.mask).set(npu.ppm.writeMask);
     npu.io(npu.spad.load.valid).set(npu.dma.loadWrite);
     npu.io(npu.spad.load.data).set(npu.dma.loadData());
-    npu.io(npu.spad.load.mask).set(mux(sp.lastInRow(), npu.dma.rowEndMask, npu.dma.ones));
+    npu.io(npu.spad.load.mask).set(npu.dma.beatMask());
   }
 
   /** The GEMM back-end's inputs: the dispatch, the engine's results, the scratchpad's old line, a STORE's range. */
@@ -61,8 +61,8 @@ final class NpuUnitPorts {
     npu.io(k.storeBeat).set(npu.inStore.and(npu.fire));
     // a streamed W row's short beat is its last line column
     Bool rowEnd = ws == null ? sp.lastInRow() : mux(npu.gemm.inStream, ws.lastColumn(), sp.lastInRow());
-    npu.io(k.partialBeat).set(npu.wireOf("partialBeat", rowEnd.and(npu.dma.remainder.ne(0))));
-    npu.io(k.remainder).set(npu.dma.remainder);
+    npu.io(k.partialBeat).set(npu.wireOf("partialBeat", rowEnd.and(npu.dma.remainderNow().ne(0))));
+    npu.io(k.remainder).set(npu.dma.remainderNow());
     npu.io(k.readBeat).set(npu.fire.and(npu.mem_req_write.not()).or(npu.fetch.fire));
     npu.io(k.writeBeat).set(npu.fire.and(npu.mem_req_write));
     // a streamed GEMM counts its MACs in its first GEMM_STREAM cycle: its product register is ready by then

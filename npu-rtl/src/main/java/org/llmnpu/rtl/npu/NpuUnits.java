@@ -14,6 +14,8 @@ import org.llmnpu.rtl.ppm.LinePpm;
  * ports that face it.
  */
 final class NpuUnits {
+  final NpuFetchUnit fetch;
+  final NpuDmaUnit dma;
   final NpuScratchpad spad;
   final NpuBackEnd back;
   final NpuWatchdog watchdog;
@@ -30,6 +32,8 @@ final class NpuUnits {
 
   NpuUnits(NpuConfig c) {
     int line = c.machine().lineBytes();
+    fetch = named("fetch", new NpuFetchUnit(c));
+    dma = named("dma", new NpuDmaUnit(c));
     spad = named("spad", new NpuScratchpad(c));
     back = named("back", new NpuBackEnd(c));
     watchdog = named("watchdog", new NpuWatchdog(c));

@@ -186,7 +186,7 @@ final class NpuWeightStream {
 
   /** The beat of a streamed row's last line column is short (W row bytes not a multiple of the line). */
   Bool lastColumn() {
-    return npu.dma.sp.row.eq(npu.dma.rows.sub(1));
+    return npu.dma.sp.row.eq(npu.dma.rowsNow().sub(1));
   }
 
   /** INT8 bytes of the signed INT4 nibbles (low nibble first) of bytes {@code from .. from + line/2 − 1}. */

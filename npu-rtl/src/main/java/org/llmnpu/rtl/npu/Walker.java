@@ -11,7 +11,9 @@ import org.llmnpu.hdl.UInt;
 /**
  * The registers of a 2-D address walk ({@code rows} rows, {@code beats} steps per row): the
  * address {@code base + row·rowStride + beat·step}, advanced by additions only. Created by
- * a unit in a named section so the Verilog reads {@code loadExt_address}.
+ * a unit in a named section so the Verilog reads {@code loadExt_address}. A walk held by another module is seen
+ * through a {@link Remote} (the {@link NpuController}'s view of {@link NpuDmaUnit}'s walks): its fields are that
+ * module's outputs (null where not exposed), and its statements drive that module's pulses.
  */
 final class Walker {
   /** The module that holds a walk's registers and statements. */
@@ -23,12 +25,26 @@ final class Walker {
     void whenElse(Bool cond, Runnable then, Runnable otherwise);
   }
 
+  /** A walk held by another module: its begin and advance as statements on that module's inputs. */
+  interface Remote {
+    /** Statements for the start of the walk at {@code base}. */
+    void begin(UInt base);
+
+    /** Statements for one step. */
+    void advance();
+
+    Bool lastInRow();
+
+    Bool last();
+  }
+
   final UInt address;
   final UInt rowBase;
   final UInt row;
   final UInt beat;
   final Bool finished;
   private final Host npu;
+  private final Remote remote;
   private UInt rowStride;
   private UInt step;
   private UInt rows;
@@ -41,11 +57,23 @@ final class Walker {
   /** {@code withFinished}: keep a register that is set after the last step. */
   Walker(Host npu, int addressBits, int countBits, boolean withFinished) {
     this.npu = npu;
+    remote = null;
     address = npu.reg0("address", uint(addressBits));
     rowBase = npu.reg0("rowBase", uint(addressBits));
     row = npu.reg0("row", uint(countBits));
     beat = npu.reg0("beat", uint(countBits));
     finished = withFinished ? npu.reg0("finished", bool()) : null;
+  }
+
+  /** The walk held by another module ({@code remote}), whose position is {@code address}, {@code row}, {@code beat}. */
+  Walker(Remote remote, UInt address, UInt row, UInt beat) {
+    this.npu = null;
+    this.remote = remote;
+    this.address = address;
+    this.row = row;
+    this.beat = beat;
+    rowBase = null;
+    finished = null;
   }
 
   /** The walk's shape (held constant during the walk). */
@@ -57,15 +85,25 @@ final class Walker {
   }
 
   Bool lastInRow() {
+    if (remote != null) {
+      return remote.lastInRow();
+    }
     return beat.eq(beats.sub(1));
   }
 
   Bool last() {
+    if (remote != null) {
+      return remote.last();
+    }
     return lastInRow().and(row.eq(rows.sub(1)));
   }
 
   /** Statements for the start of a walk at {@code base}. */
   void begin(UInt base) {
+    if (remote != null) {
+      remote.begin(base);
+      return;
+    }
     address.set(base);
     rowBase.set(base);
     row.set(row.sub(row));
@@ -77,6 +115,10 @@ final class Walker {
 
   /** Statements for one step. */
   void advance() {
+    if (remote != null) {
+      remote.advance();
+      return;
+    }
     npu.whenElse(lastInRow(), () -> {
       UInt next = rowBase.add(rowStride);
       rowBase.set(next);

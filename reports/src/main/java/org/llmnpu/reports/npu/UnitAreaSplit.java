@@ -41,7 +41,7 @@ public record UnitAreaSplit(List<NpuReport.AreaSlice> slices, double topStdUm2, 
   }
 
   /** The name of the glue's standard-cell share. */
-  public static final String GLUE = "glue: the top's own logic (controller, fetch, DMA, wiring)";
+  public static final String GLUE = "glue: the top's own logic (wiring; what flattening shares across units)";
 
   /**
    * The split of {@code top} into {@code units} (those with no instance in the top are left out) and the glue.

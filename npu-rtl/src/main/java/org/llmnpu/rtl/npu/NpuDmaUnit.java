@@ -1,0 +1,183 @@
+package org.llmnpu.rtl.npu;
+
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.HwValue;
+import org.llmnpu.hdl.UInt;
+import org.llmnpu.hdl.lib.Stream;
+
+/**
+ * The {@link Npu}'s DMA (instance {@code dma}, block {@code npu-dma}): its two address walks, their shape, the byte
+ * masks of a beat and the one memory port with its arbitration between the DMA's beats and the fetcher's.
+ *
+ * <p><b>Walks.</b> {@code ext} over the memory and {@code spadWalk} over the scratchpad (also the operand walk of the
+ * GEMM, DSP and PPM copies): {@link Walker}s of the same shape — {@code rows} rows of {@code beats} steps,
+ * {@code base + row·stride + beat·step} ({@code extStride}/{@code extStep}, {@code spadStride}/{@code spadStep}).
+ * The controller starts a walk at a base ({@code *Begin} with {@code *Base}) and advances it ({@code *Advance}),
+ * one-cycle pulses in the cycle its state machine decides them; a begin in the same cycle as an advance wins. The
+ * shape registers take their {@code *Next} inputs every cycle (the controller holds them by feeding back the
+ * current values, {@link #rows}, …): the command's dispatch sets them. {@link #beatMask}: the bytes of the
+ * scratchpad walk's beat — all, or on a row's last beat the first {@code remainder} ({@code rowBytes mod line};
+ * 0: all).
+ *
+ * <p><b>The memory port</b> {@code mem_*} (the NPU's, one line per beat). The DMA's running stream has priority
+ * from the first cycle of a memory phase ({@link #wants}) until its last beat is accepted ({@code ext}'s
+ * {@code finished}): it requests in the cycles it {@link #requests} (pacing gaps: a {@code load4} beat at most every
+ * other cycle, {@link #justFired}), a write with {@link #writeData} and {@link #beatMask} when {@link #write}; else
+ * the fetcher's {@link #fetchRequest} has the port ({@link #fetchWaits} holds it back during a phase).
+ * {@link #fire}: the DMA's request is accepted; {@link #readFire}: it was a read (the fetcher counts the DMA's
+ * outstanding reads to route the in-order responses). The responses themselves go to their consumers (scratchpad
+ * writes, load4/MX decoders, DSP and PPM streams) through the controller. Cycles: {@code org.llmnpu.isa.CycleModel}
+ * ({@code load}, {@code store}, {@code load4}, the streams): one beat per cycle the memory accepts.
+ */
+public final class NpuDmaUnit extends HwModule {
+  public final Bool extBegin = in(bool());
+  public final UInt extBase = in(uint(Npu.ADDR));
+  public final Bool extAdvance = in(bool());
+  /** The memory walk is at its last beat. */
+  public final Bool extLast = out(bool());
+  public final Bool spadBegin = in(bool());
+  public final UInt spadBase = in(uint(Npu.ADDR));
+  public final Bool spadAdvance = in(bool());
+  /** The scratchpad walk's byte address (its low {@code log2(spadBytes)} bits: the scratchpad's). */
+  public final UInt spadAddress;
+  /**
+   * The scratchpad walk's row: its low bits that the controller reads (16 with a weight stream, which compares the
+   * whole row; else those of the GEMM's operand-buffer addresses, {@code max(mBits, nTileBits)}).
+   */
+  public final UInt spadRow;
+  public final UInt spadBeat = out(uint(16));
+  public final Bool spadLastInRow = out(bool());
+  public final Bool spadLast = out(bool());
+  /** The walks' shape: next values (taken every cycle) and current values. */
+  public final UInt rowsNext = in(uint(16));
+  public final UInt rows = out(uint(16));
+  public final UInt beatsNext = in(uint(16));
+  public final UInt beats = out(uint(16));
+  public final UInt remainderNext;
+  public final UInt remainder;
+  public final UInt extStrideNext = in(uint(Npu.ADDR));
+  public final UInt extStride = out(uint(Npu.ADDR));
+  public final UInt extStepNext = in(uint(Npu.ADDR));
+  public final UInt extStep = out(uint(Npu.ADDR));
+  public final UInt spadStrideNext = in(uint(Npu.ADDR));
+  public final UInt spadStride = out(uint(Npu.ADDR));
+  public final UInt spadStepNext = in(uint(Npu.ADDR));
+  public final UInt spadStep = out(uint(Npu.ADDR));
+  public final Bits beatMask;
+  /** A memory phase of the DMA runs (it keeps the port from the fetcher until its last beat is accepted). */
+  public final Bool wants = in(bool());
+  /** The DMA's stream requests a beat this cycle. */
+  public final Bool requests = in(bool());
+  /** The stream's beats are writes, of {@link #writeData}. */
+  public final Bool write = in(bool());
+  public final UInt writeData;
+  public final Bool fire = out(bool());
+  public final Bool readFire = out(bool());
+  /** The DMA's request was accepted in the previous cycle. */
+  public final Bool justFired = out(bool());
+  /** The fetcher's read requests (the port serves them when the DMA does not want it). */
+  public final Stream<UInt> fetchRequest = slave(Stream.of(uint(Npu.ADDR)));
+  public final Bool fetchWaits = out(bool());
+  public final Bool mem_req_valid = out("mem_req_valid", bool());
+  public final Bool mem_req_ready = in("mem_req_ready", bool());
+  public final Bool mem_req_write = out("mem_req_write", bool());
+  public final UInt mem_req_addr = out("mem_req_addr", uint(Npu.ADDR));
+  public final UInt mem_req_wdata;
+  public final Bits mem_req_wstrb;
+  private final NpuConfig config;
+
+  public NpuDmaUnit(NpuConfig c) {
+    config = c;
+    int line = c.machine().lineBytes();
+    int lineShift = Integer.numberOfTrailingZeros(line);
+    int spadAddressBits = Integer.numberOfTrailingZeros(c.machine().spadBytes());
+    spadAddress = out(uint(spadAddressBits));
+    int rowBits = c.weightStream() ? 16 : Math.max(1, Math.max(c.gemm().mBits(), c.gemm().nTileBits()));
+    spadRow = out(uint(rowBits));
+    remainderNext = in(uint(lineShift + 1));
+    remainder = out(uint(lineShift + 1));
+    beatMask = out(bits(line));
+    writeData = in(uint(8 * line));
+    mem_req_wdata = out("mem_req_wdata", uint(8 * line));
+    mem_req_wstrb = out("mem_req_wstrb", bits(line));
+
+    Walker.Host host = new Walker.Host() {
+      @Override
+      public <T extends HwValue> T reg0(String name, T type) {
+        return regInit(name, type, 0);
+      }
+
+      @Override
+      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
+        when(cond, then).otherwise(otherwise);
+      }
+    };
+    Walker[] walks = new Walker[2];
+    section("ext", () -> walks[0] = new Walker(host, Npu.ADDR, 16));
+    section("spadWalk", () -> walks[1] = new Walker(host, Npu.ADDR, 16, false));
+    Walker ext = walks[0];
+    Walker sp = walks[1];
+    UInt rowsNow = shapeRegister("dmaRows", rowsNext, rows);
+    UInt beatsNow = shapeRegister("dmaBeats", beatsNext, beats);
+    UInt remainderNow = shapeRegister("dmaRemainder", remainderNext, remainder);
+    ext.shape(shapeRegister("extStride", extStrideNext, extStride), shapeRegister("extStep", extStepNext, extStep),
+        rowsNow, beatsNow);
+    sp.shape(shapeRegister("spadStride", spadStrideNext, spadStride),
+        shapeRegister("spadStep", spadStepNext, spadStep), rowsNow, beatsNow);
+    when(extBegin, () -> ext.begin(extBase)).otherwise(() -> when(extAdvance, ext::advance));
+    when(spadBegin, () -> sp.begin(spadBase)).otherwise(() -> when(spadAdvance, sp::advance));
+    extLast.set(ext.last());
+    spadAddress.set(sp.address.lsbs(spadAddressBits));
+    spadRow.set(sp.row.lsbs(rowBits));
+    spadBeat.set(sp.beat);
+    spadLastInRow.set(sp.lastInRow());
+    spadLast.set(sp.last());
+
+    Bits ones = NpuScratchpad.allBytes(line);
+    UInt shortBy = wire("mask_shortBy", uintLit(line, lineShift + 1).sub(remainderNow));
+    Bits rowEndMask = wire("mask_rowEnd", mux(remainderNow.eq(0), ones, ones.shiftRight(shortBy)));
+    beatMask.set(mux(sp.lastInRow(), rowEndMask, ones));
+
+    // the memory port: the DMA's stream first, else the fetcher
+    Bool dmaValid = wire("dmaRequests", requests.and(ext.finished.not()));
+    fire.set(dmaValid.and(mem_req_ready));
+    fetchWaits.set(wants.and(ext.finished.not()));
+    mem_req_valid.set(dmaValid.or(fetchRequest.valid));
+    mem_req_write.set(dmaValid.and(write));
+    mem_req_addr.set(mux(fetchRequest.valid, fetchRequest.payload, ext.address));
+    mem_req_wdata.set(writeData);
+    mem_req_wstrb.set(beatMask);
+    fetchRequest.ready.set(mem_req_ready);
+    readFire.set(fire.and(mem_req_write.not()));
+    Bool fired = regInit("justFired", bool(), 0);
+    fired.set(fire);
+    justFired.set(fired);
+  }
+
+  /** A shape register that takes {@code next} every cycle, its value on {@code current}. */
+  private UInt shapeRegister(String name, UInt next, UInt current) {
+    UInt r = regInit(name, uint(next.width()), 0);
+    r.set(next);
+    current.set(r);
+    return r;
+  }
+
+  @Override
+  public String moduleName() {
+    return "NpuDmaUnit" + Npu.nameSuffix(config);
+  }
+
+  /** Synthesized inside the NPU's top: its paths continue through the controller and the scratchpad. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+}
