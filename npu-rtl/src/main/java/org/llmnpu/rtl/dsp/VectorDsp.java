@@ -9,6 +9,7 @@ import org.llmnpu.isa.dsp.DspPipeline;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.log2Ceil;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -17,6 +18,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -152,11 +154,14 @@ public final class VectorDsp extends VectorDspPaths {
   public final UInt tableData;
   public final Bool bufWe = in("buf_we", bool());
   public final UInt bufAddr;
-  public final UInt bufWdata = in("buf_wdata", uint(16));
-  public final UInt bufRdata = out("buf_rdata", uint(16));
+  public final UInt bufWdata;
+  public final UInt bufRdata;
+  /** With a buffer window of W &gt; 1 elements: bit i enables the write of window element i (else null). */
+  public final UInt bufMask;
   private final Config config;
   private final int progWords;
   private final int tableEntries;
+  private final int bufWindow;
 
   /** The DSP with one-word program and table ports. */
   public VectorDsp(Config c) {
@@ -168,6 +173,25 @@ public final class VectorDsp extends VectorDspPaths {
    * entries per write (powers of two, at most {@code programDepth} and 128).
    */
   public VectorDsp(Config c, int progWords, int tableEntries) {
+    this(c, progWords, tableEntries, 1);
+  }
+
+  /**
+   * The DSP with wide program and table ports and a buffer window of {@code bufWindow} consecutive elements (a
+   * power of two, at most {@code lanes}): {@code buf_addr} names the window's first element x, window element i is
+   * buffer element x + i (lane (x + i) mod lanes, row (x + i) / lanes: every lane holds at most one of them, so
+   * each lane's buffer is written or read once with its own row), at bits {@code 16i..} of {@code buf_wdata} and
+   * {@code buf_rdata}; {@code buf_mask} bit i enables its write.
+   */
+  public VectorDsp(Config c, int progWords, int tableEntries, int bufWindow) {
+    if (bufWindow < 1 || bufWindow > c.lanes() || Integer.bitCount(bufWindow) != 1) {
+      throw new IllegalArgumentException("bufWindow must be a power of two in 1.." + c.lanes() + ", got "
+          + bufWindow);
+    }
+    this.bufWindow = bufWindow;
+    bufWdata = in("buf_wdata", uint(16 * bufWindow));
+    bufRdata = out("buf_rdata", uint(16 * bufWindow));
+    bufMask = bufWindow == 1 ? null : in("buf_mask", uint(bufWindow));
     if (progWords < 1 || progWords > c.programDepth() || Integer.bitCount(progWords) != 1) {
       throw new IllegalArgumentException("progWords must be a power of two in 1.." + c.programDepth() + ", got "
           + progWords);
@@ -348,9 +372,13 @@ public final class VectorDsp extends VectorDspPaths {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));
       }
-      lane.hostWrite.set(laneBits == 0 ? bufWe : bufWe.and(bufAddr.lsbs(laneBits).eq(l)));
-      lane.hostRow.set(hostRow);
-      lane.hostData.set(bufWdata);
+      if (bufWindow == 1) {
+        lane.hostWrite.set(laneBits == 0 ? bufWe : bufWe.and(bufAddr.lsbs(laneBits).eq(l)));
+        lane.hostRow.set(hostRow);
+        lane.hostData.set(bufWdata);
+      } else {
+        windowLane(lane, l, hostRow, laneBits);
+      }
       lanes.add(lane);
     }
     for (int l = 0; l < c.lanes(); l++) {
@@ -364,11 +392,36 @@ public final class VectorDsp extends VectorDspPaths {
     if (c.permute()) {
       rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));
     }
-    UInt read = uintLit(0, 16);
-    for (int l = 0; l < c.lanes(); l++) {
-      read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
+    List<HwValue> window = new ArrayList<>();
+    for (int i = 0; i < bufWindow; i++) {
+      // window element i is in lane (x + i) mod lanes
+      UInt read = uintLit(0, 16);
+      for (int l = 0; l < c.lanes(); l++) {
+        read = laneBits == 0 ? lanes.get(l).hostRead
+            : mux(bufAddr.lsbs(laneBits).add(i).eq(l), lanes.get(l).hostRead, read);
+      }
+      window.add(read);
     }
-    bufRdata.set(read);
+    bufRdata.set(catLsbFirst(window).asUInt());
+  }
+
+  /**
+   * Lane {@code l}'s host port in a window of W elements from x: it holds window element
+   * {@code i = (l − x) mod lanes} (written when i &lt; W and its mask bit is set) in row {@code x / lanes}, or the
+   * next row when {@code l < x mod lanes}.
+   */
+  private void windowLane(DspLane lane, int l, UInt hostRow, int laneBits) {
+    UInt first = bufAddr.lsbs(laneBits);
+    UInt index = wire("window_index" + l, uintLit(l, laneBits).sub(first));
+    Bool enabled = bufMask.bit(0).and(index.eq(0));
+    UInt data = bufWdata.lsbs(16);
+    for (int i = 1; i < bufWindow; i++) {
+      enabled = mux(index.eq(i), bufMask.bit(i), enabled);
+      data = mux(index.eq(i), bufWdata.slice(16 * i + 15, 16 * i), data);
+    }
+    lane.hostWrite.set(bufWe.and(enabled));
+    lane.hostRow.set(mux(first.gt(l), hostRow.add(1), hostRow));
+    lane.hostData.set(data);
   }
 
   /** The configuration. */
@@ -378,7 +431,8 @@ public final class VectorDsp extends VectorDspPaths {
 
   @Override
   public String moduleName() {
-    String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
+    String wide = (progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries)
+        + (bufWindow == 1 ? "" : "b" + bufWindow);
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
         + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() > 1 ? "_x" + config.executeStages() : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
   }
