@@ -377,7 +377,7 @@ public final class VectorDsp extends VectorDspPaths {
         lane.hostRow.set(hostRow);
         lane.hostData.set(bufWdata);
       } else {
-        windowLane(lane, l, hostRow, laneBits);
+        DspBufferWindow.connect(lane, l, bufAddr, bufMask, bufWdata, bufWe, hostRow, laneBits, bufWindow);
       }
       lanes.add(lane);
     }
@@ -394,34 +394,9 @@ public final class VectorDsp extends VectorDspPaths {
     }
     List<HwValue> window = new ArrayList<>();
     for (int i = 0; i < bufWindow; i++) {
-      // window element i is in lane (x + i) mod lanes
-      UInt read = uintLit(0, 16);
-      for (int l = 0; l < c.lanes(); l++) {
-        read = laneBits == 0 ? lanes.get(l).hostRead
-            : mux(bufAddr.lsbs(laneBits).add(i).eq(l), lanes.get(l).hostRead, read);
-      }
-      window.add(read);
+      window.add(DspBufferWindow.read(lanes, i, bufAddr, laneBits));
     }
     bufRdata.set(catLsbFirst(window).asUInt());
-  }
-
-  /**
-   * Lane {@code l}'s host port in a window of W elements from x: it holds window element
-   * {@code i = (l − x) mod lanes} (written when i &lt; W and its mask bit is set) in row {@code x / lanes}, or the
-   * next row when {@code l < x mod lanes}.
-   */
-  private void windowLane(DspLane lane, int l, UInt hostRow, int laneBits) {
-    UInt first = bufAddr.lsbs(laneBits);
-    UInt index = wire("window_index" + l, uintLit(l, laneBits).sub(first));
-    Bool enabled = bufMask.bit(0).and(index.eq(0));
-    UInt data = bufWdata.lsbs(16);
-    for (int i = 1; i < bufWindow; i++) {
-      enabled = mux(index.eq(i), bufMask.bit(i), enabled);
-      data = mux(index.eq(i), bufWdata.slice(16 * i + 15, 16 * i), data);
-    }
-    lane.hostWrite.set(bufWe.and(enabled));
-    lane.hostRow.set(mux(first.gt(l), hostRow.add(1), hostRow));
-    lane.hostData.set(data);
   }
 
   /** The configuration. */
