@@ -162,6 +162,7 @@ public final class VectorDsp extends VectorDspPaths {
   private final int progWords;
   private final int tableEntries;
   private final int bufWindow;
+  private final int wideReads;
 
   /** The DSP with one-word program and table ports. */
   public VectorDsp(Config c) {
@@ -184,13 +185,26 @@ public final class VectorDsp extends VectorDspPaths {
    * {@code buf_rdata}; {@code buf_mask} bit i enables its write.
    */
   public VectorDsp(Config c, int progWords, int tableEntries, int bufWindow) {
+    this(c, progWords, tableEntries, bufWindow, bufWindow);
+  }
+
+  /**
+   * As {@link #VectorDsp(Config, int, int, int)}, with only the first {@code wideReads} window elements read whole:
+   * {@code buf_rdata} holds them at bits {@code 16i..}, then the low byte of each of the others (a host that reads
+   * those only as bytes, like the NPU's INT8 {@code dspout} beyond a line's FP16 elements, needs no more).
+   */
+  public VectorDsp(Config c, int progWords, int tableEntries, int bufWindow, int wideReads) {
     if (bufWindow < 1 || bufWindow > c.lanes() || Integer.bitCount(bufWindow) != 1) {
       throw new IllegalArgumentException("bufWindow must be a power of two in 1.." + c.lanes() + ", got "
           + bufWindow);
     }
+    if (wideReads < 1 || wideReads > bufWindow) {
+      throw new IllegalArgumentException("wideReads must be in 1.." + bufWindow + ", got " + wideReads);
+    }
     this.bufWindow = bufWindow;
+    this.wideReads = wideReads;
     bufWdata = in("buf_wdata", uint(16 * bufWindow));
-    bufRdata = out("buf_rdata", uint(16 * bufWindow));
+    bufRdata = out("buf_rdata", uint(16 * wideReads + 8 * (bufWindow - wideReads)));
     bufMask = bufWindow == 1 ? null : in("buf_mask", uint(bufWindow));
     if (progWords < 1 || progWords > c.programDepth() || Integer.bitCount(progWords) != 1) {
       throw new IllegalArgumentException("progWords must be a power of two in 1.." + c.programDepth() + ", got "
@@ -394,7 +408,8 @@ public final class VectorDsp extends VectorDspPaths {
     }
     List<HwValue> window = new ArrayList<>();
     for (int i = 0; i < bufWindow; i++) {
-      window.add(DspBufferWindow.read(lanes, i, bufAddr, laneBits));
+      UInt element = DspBufferWindow.read(lanes, i, bufAddr, laneBits);
+      window.add(i < wideReads ? element : element.lsbs(8));
     }
     bufRdata.set(catLsbFirst(window).asUInt());
   }
@@ -407,7 +422,7 @@ public final class VectorDsp extends VectorDspPaths {
   @Override
   public String moduleName() {
     String wide = (progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries)
-        + (bufWindow == 1 ? "" : "b" + bufWindow);
+        + (bufWindow == 1 ? "" : "b" + bufWindow + (wideReads == bufWindow ? "" : "r" + wideReads));
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
         + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() > 1 ? "_x" + config.executeStages() : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
   }

@@ -70,6 +70,14 @@ final class NpuDsp {
   }
 
   /**
+   * Window elements a {@code dspout} reads whole (its FP16 elements: {@code min(line / 2, lanes)}); of the others it
+   * reads the low byte (INT8).
+   */
+  static int wideReads(MachineParams p) {
+    return (int) CycleModel.dspElementsPerCycle(p, 2);
+  }
+
+  /**
    * @param elementAddress scratchpad byte address of the current chunk (the walk's address)
    * @param spadRead       the scratchpad line holding it
    * @param format         the command's format (0 FP16, 1 INT8, 2 INT32)
@@ -124,13 +132,14 @@ final class NpuDsp {
 
     // dspout: the window's elements into their bytes of the chunk, the chunk at its offset in the line
     UInt read = npu.io(dsp.bufRdata);
-    int e16 = (int) CycleModel.dspElementsPerCycle(p, 2);
+    int e16 = wideReads(p);
     List<HwValue> bytes = new ArrayList<>();
     List<HwValue> halves = new ArrayList<>();
     List<HwValue> byteMask = new ArrayList<>();
     List<HwValue> halfMask = new ArrayList<>();
     for (int i = 0; i < slots; i++) {
-      UInt element = read.slice(16 * i + 15, 16 * i);
+      UInt element = i < e16 ? read.slice(16 * i + 15, 16 * i)
+          : read.slice(16 * e16 + 8 * (i - e16) + 7, 16 * e16 + 8 * (i - e16));
       Bool moves = npu.wireOf("dsp_outMoves" + i, uintLit(i, count.width()).lt(count));
       bytes.add(element.lsbs(8));
       byteMask.add(moves);
