@@ -99,7 +99,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     dsp.copyIn(spad, d);
     counters[Counter.SPAD_READS.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
     counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
-    cycles.dspCopy(d.rows(), d.rowElems(), true);
+    cycles.dspCopy(d.rows(), d.rowElems(), DspUnit.elementBytes(d.format()), true);
     return GO_ON;
   }
 
@@ -109,7 +109,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     dsp.copyOut(spad, d);
     counters[Counter.SPAD_WRITES.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
     counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
-    cycles.dspCopy(d.rows(), d.rowElems(), false);
+    cycles.dspCopy(d.rows(), d.rowElems(), DspUnit.elementBytes(d.format()), false);
     return GO_ON;
   }
 

@@ -43,7 +43,8 @@ package org.llmnpu.isa;
  * dsprun (n = ceil(8·words / line))  program beats as a load, the run starts with the last word:
  *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included, plus the
  *        interlock stalls of a DSP with more than one execute stage: {@code MachineParams.DspParams.executeStages})
- * dspin, dspout  rows · rowElems (one element a cycle)
+ * dspin, dspout  rows · ceil(rowElems / E), E = min(line / elementBytes, lanes) elements a cycle (one scratchpad line
+ *        read or written a cycle; a row's last cycle moves the rest), and a dspin one cycle more
  * snapshot  waits for the back-end, then writes its beats as a store
  * ppmcfg, pputab (c items of B bytes: 16-byte channel records, 2-byte table entries; n = ceil(c·B / line)
  *        beats, P = max(1, line / B) items per beat): beats at least P cycles apart,
@@ -240,15 +241,32 @@ public final class CycleModel {
   }
 
   /**
-   * A {@link Command.DspIn} ({@code in}) or {@link Command.DspOut} of {@code rows · rowElems} elements, one a
-   * cycle, and for a {@code dspin} one cycle more (its last buffer write trails its last element by three cycles).
+   * A {@link Command.DspIn} ({@code in}) or {@link Command.DspOut} of {@code rows} rows of {@code rowElems} elements of
+   * {@code elementBytes} bytes: {@code rows · ceil(rowElems / E)} cycles, {@code E =}
+   * {@link #dspElementsPerCycle}, and for a {@code dspin} one cycle more (its last buffer write trails its last
+   * line read by three cycles).
    */
-  public void dspCopy(long rows, long rowElems, boolean in) {
-    long cost = rows * rowElems + (in ? 1 : 0);
+  public void dspCopy(long rows, long rowElems, int elementBytes, boolean in) {
+    long cost = dspCopyCycles(p, rows, rowElems, elementBytes) + (in ? 1 : 0);
     now += cost;
     dspCycles += cost;
     // the controller then waits in FETCH: no decode straight from the queue
     viaFetch = true;
+  }
+
+  /**
+   * Elements a {@code dspin}/{@code dspout} moves a cycle: {@code min(line / elementBytes, lanes)} — one scratchpad
+   * line read or written a cycle, at most one element per DSP lane (the buffer writes or reads one element in each
+   * lane a cycle). Both are powers of two, so a cycle's elements never straddle a line.
+   */
+  public static long dspElementsPerCycle(MachineParams p, int elementBytes) {
+    return Math.max(1, Math.min(p.lineBytes() / elementBytes, p.dsp().lanes()));
+  }
+
+  /** The element-moving cycles of a DSP copy: {@code rows · ceil(rowElems / E)}. */
+  public static long dspCopyCycles(MachineParams p, long rows, long rowElems, int elementBytes) {
+    long e = dspElementsPerCycle(p, elementBytes);
+    return rows * ((rowElems + e - 1) / e);
   }
 
   /**

@@ -125,8 +125,8 @@ class DspCommandTest {
 
   @Test
   void dspCommandCyclesFollowTheFormulas() {
-    // dspin: one element a cycle and one cycle for its last buffer write; dsprun: program beats as a load, then
-    // run + 1.
+    // dspin/dspout: min(line / elementBytes, lanes) elements a cycle (16-byte lines, 16 lanes: INT8 16, FP16 8,
+    // INT32 4), a dspin one cycle more for its last buffer write; dsprun: program beats as a load, then run + 1.
     byte[] mem = new byte[1 << 20];
     long[] halt = {new org.llmnpu.isa.dsp.DspInstruction(org.llmnpu.isa.dsp.DspOp.HALT, 0, 0, 0, 0, false, 0, 0)
         .encode()};
@@ -135,7 +135,13 @@ class DspCommandTest {
     Program run = Program.builder().dspRun(0x20000, 1).halt().build();
     Program none = Program.builder().fence().halt().build();
     long base = cyclesOf(none, mem);
-    assertEquals(21 + 1, cyclesOf(copy, mem) - base, "3 rows of 7 elements");
+    assertEquals(3 + 1, cyclesOf(copy, mem) - base, "3 rows of 7 INT8 elements: a chunk a row");
+    Program fp16 = Program.builder().dspIn(0, 64, 20, 2, 0, Command.FMT_FP16, 0).halt().build();
+    assertEquals(2 * 3 + 1, cyclesOf(fp16, mem) - base, "2 rows of 20 FP16 elements: chunks of 8, 8, 4");
+    Program int32 = Program.builder().dspIn(0, 64, 9, 1, 0, Command.FMT_INT32, 3).halt().build();
+    assertEquals(3 + 1, cyclesOf(int32, mem) - base, "9 INT32 elements: chunks of 4, 4, 1");
+    Program out = Program.builder().dspOut(0, 48, 172, 1, 0, Command.FMT_INT8).halt().build();
+    assertEquals(11, cyclesOf(out, mem) - base, "172 INT8 elements: 10 chunks of 16 and one of 12");
     // one beat (8 bytes in a 16-byte line), latency 8: issue, data at +8, run 1 instruction, done seen 1 later
     assertEquals(1 + 8 + 1 + 1, cyclesOf(run, mem) - base);
   }

@@ -9,6 +9,7 @@ import org.llmnpu.isa.dsp.DspPipeline;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.log2Ceil;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -17,6 +18,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
@@ -152,11 +154,15 @@ public final class VectorDsp extends VectorDspPaths {
   public final UInt tableData;
   public final Bool bufWe = in("buf_we", bool());
   public final UInt bufAddr;
-  public final UInt bufWdata = in("buf_wdata", uint(16));
-  public final UInt bufRdata = out("buf_rdata", uint(16));
+  public final UInt bufWdata;
+  public final UInt bufRdata;
+  /** With a buffer window of W &gt; 1 elements: bit i enables the write of window element i (else null). */
+  public final UInt bufMask;
   private final Config config;
   private final int progWords;
   private final int tableEntries;
+  private final int bufWindow;
+  private final int wideReads;
 
   /** The DSP with one-word program and table ports. */
   public VectorDsp(Config c) {
@@ -168,6 +174,38 @@ public final class VectorDsp extends VectorDspPaths {
    * entries per write (powers of two, at most {@code programDepth} and 128).
    */
   public VectorDsp(Config c, int progWords, int tableEntries) {
+    this(c, progWords, tableEntries, 1);
+  }
+
+  /**
+   * The DSP with wide program and table ports and a buffer window of {@code bufWindow} consecutive elements (a
+   * power of two, at most {@code lanes}): {@code buf_addr} names the window's first element x, window element i is
+   * buffer element x + i (lane (x + i) mod lanes, row (x + i) / lanes: every lane holds at most one of them, so
+   * each lane's buffer is written or read once with its own row), at bits {@code 16i..} of {@code buf_wdata} and
+   * {@code buf_rdata}; {@code buf_mask} bit i enables its write.
+   */
+  public VectorDsp(Config c, int progWords, int tableEntries, int bufWindow) {
+    this(c, progWords, tableEntries, bufWindow, bufWindow);
+  }
+
+  /**
+   * As {@link #VectorDsp(Config, int, int, int)}, with only the first {@code wideReads} window elements read whole:
+   * {@code buf_rdata} holds them at bits {@code 16i..}, then the low byte of each of the others (a host that reads
+   * those only as bytes, like the NPU's INT8 {@code dspout} beyond a line's FP16 elements, needs no more).
+   */
+  public VectorDsp(Config c, int progWords, int tableEntries, int bufWindow, int wideReads) {
+    if (bufWindow < 1 || bufWindow > c.lanes() || Integer.bitCount(bufWindow) != 1) {
+      throw new IllegalArgumentException("bufWindow must be a power of two in 1.." + c.lanes() + ", got "
+          + bufWindow);
+    }
+    if (wideReads < 1 || wideReads > bufWindow) {
+      throw new IllegalArgumentException("wideReads must be in 1.." + bufWindow + ", got " + wideReads);
+    }
+    this.bufWindow = bufWindow;
+    this.wideReads = wideReads;
+    bufWdata = in("buf_wdata", uint(16 * bufWindow));
+    bufRdata = out("buf_rdata", uint(16 * wideReads + 8 * (bufWindow - wideReads)));
+    bufMask = bufWindow == 1 ? null : in("buf_mask", uint(bufWindow));
     if (progWords < 1 || progWords > c.programDepth() || Integer.bitCount(progWords) != 1) {
       throw new IllegalArgumentException("progWords must be a power of two in 1.." + c.programDepth() + ", got "
           + progWords);
@@ -348,9 +386,13 @@ public final class VectorDsp extends VectorDspPaths {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));
       }
-      lane.hostWrite.set(laneBits == 0 ? bufWe : bufWe.and(bufAddr.lsbs(laneBits).eq(l)));
-      lane.hostRow.set(hostRow);
-      lane.hostData.set(bufWdata);
+      if (bufWindow == 1) {
+        lane.hostWrite.set(laneBits == 0 ? bufWe : bufWe.and(bufAddr.lsbs(laneBits).eq(l)));
+        lane.hostRow.set(hostRow);
+        lane.hostData.set(bufWdata);
+      } else {
+        DspBufferWindow.connect(lane, l, bufAddr, bufMask, bufWdata, bufWe, hostRow, laneBits, bufWindow);
+      }
       lanes.add(lane);
     }
     for (int l = 0; l < c.lanes(); l++) {
@@ -364,11 +406,12 @@ public final class VectorDsp extends VectorDspPaths {
     if (c.permute()) {
       rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));
     }
-    UInt read = uintLit(0, 16);
-    for (int l = 0; l < c.lanes(); l++) {
-      read = laneBits == 0 ? lanes.get(l).hostRead : mux(bufAddr.lsbs(laneBits).eq(l), lanes.get(l).hostRead, read);
+    List<HwValue> window = new ArrayList<>();
+    for (int i = 0; i < bufWindow; i++) {
+      UInt element = DspBufferWindow.read(lanes, i, bufAddr, laneBits);
+      window.add(i < wideReads ? element : element.lsbs(8));
     }
-    bufRdata.set(read);
+    bufRdata.set(catLsbFirst(window).asUInt());
   }
 
   /** The configuration. */
@@ -378,7 +421,8 @@ public final class VectorDsp extends VectorDspPaths {
 
   @Override
   public String moduleName() {
-    String wide = progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries;
+    String wide = (progWords == 1 && tableEntries == 1 ? "" : "_w" + progWords + "e" + tableEntries)
+        + (bufWindow == 1 ? "" : "b" + bufWindow + (wideReads == bufWindow ? "" : "r" + wideReads));
     return "VectorDsp_l" + config.lanes() + "_r" + config.rows() + "_p" + config.programDepth() + "_t"
         + config.tableSegments() + "d" + config.tableDegree() + (config.executeStages() > 1 ? "_x" + config.executeStages() : "") + (config.fma32() ? "_f32" : "") + (config.permute() ? "_p" : "") + wide;
   }

@@ -83,7 +83,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * and streams W from the memory into the engine's W buffer in GEMM_STREAM ({@link NpuWeightStream}).
  * {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and DSP_PROG stream tables and
  * program words into the DSP's line-wide ports as the beats arrive, DSP_RUN waits for its {@code done} (or stops
- * it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN / DSP_OUT move one element a cycle between the scratchpad and
+ * it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN / DSP_OUT move a chunk of up to min(line / elementBytes, lanes)
+ * elements (one scratchpad line) a cycle between the scratchpad and
  * the DSP buffer (INT8/INT32 → FP16, {@code q·2^shift} rounded once), and a dspin waits one cycle in DSP_DRAIN for
  * its last buffer write; SNAPSHOT stores the counters latched in its first cycle ({@link NpuSnapshot}).
  * {@link NpuPpmCommands} — the PPM commands ({@link NpuPpm}, checks in {@link NpuPpmDecode}): PPM_LOAD feeds

@@ -83,7 +83,9 @@ public final class NpuCounters extends HwModule {
   public final Bool arrayCycle = in(bool());
   public final Bool memStall = in(bool());
   public final Bool dspInstruction = in(bool());
+  /** A DSP copy moves {@link #dspElements} elements (a chunk of up to {@code min(line, lanes)}) this cycle. */
   public final Bool dspElement = in(bool());
+  public final UInt dspElements;
   public final Bool dspCycle = in(bool());
   /** A PPM source row (or a {@code gemm ppm=1} result row) ends: {@link #ppmLanes} elements requantized. */
   public final Bool ppmRow = in(bool());
@@ -114,6 +116,7 @@ public final class NpuCounters extends HwModule {
     weightCopy = weightRowsPerCycle == 1 ? null : in(bool());
     weightLines = weightRowsPerCycle == 1 ? null : in(uint(groupShift + 1));
     ppmLanes = in(uint(laneBits));
+    dspElements = in(uint(bitsToHold(Math.min(lineBytes, c.machine().dsp().lanes()))));
 
     UInt lineAmount = uintLit(lineBytes, lineShift + 1);
     count(Counter.CYCLES, busy);
@@ -140,7 +143,7 @@ public final class NpuCounters extends HwModule {
     count(Counter.ARRAY_CYCLES, arrayCycle);
     count(Counter.MEM_STALL_CYCLES, memStall);
     count(Counter.DSP_INSTRUCTIONS, dspInstruction);
-    count(Counter.DSP_ELEMENTS, dspElement);
+    add(Counter.DSP_ELEMENTS, dspElement, dspElements);
     count(Counter.DSP_CYCLES, dspCycle);
     add(Counter.DENSE_MACS, gemmStart, denseMacs);
     add(Counter.PPM_ELEMENTS, ppmRow, ppmLanes);

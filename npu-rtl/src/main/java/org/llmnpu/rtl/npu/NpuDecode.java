@@ -33,7 +33,6 @@ final class NpuDecode {
   /** DSP copies: rows, elements per row, bytes per element (1, 2, 4), first buffer element, the INT32 shift (0 else). */
   final UInt copyRows;
   final UInt copyElems;
-  final UInt elementBytes;
   final UInt bufferStart;
   final UInt shift;
   /** Beats of a {@code dsprun}'s program. */
@@ -141,8 +140,6 @@ final class NpuDecode {
     copyRows = npu.wireOf("decode_copyRows", w.get(3).slice(31, 16));
     UInt format = w.get(5).lsbs(8);
     UInt shiftField = w.get(5).slice(15, 8);
-    elementBytes = npu.wireOf("decode_elementBytes", mux(format.eq(2), uintLit(4, 3),
-        mux(format.eq(1), uintLit(1, 3), uintLit(2, 3))));
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
     bufferStart = npu.wireOf("decode_bufferStart", w.get(4).resize(32).shiftLeft(laneShift).resize(32));
     // the INT32 conversion's exponent (−24..15 in 6 bits); INT8 converts with exponent 0

@@ -3,25 +3,33 @@ package org.llmnpu.rtl.npu;
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
+import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
 
 /**
  * The {@link Npu}'s Vector DSP commands around the {@link NpuDsp} datapath: {@code dsprun}'s run
  * (started with the last program word, stopped after {@code dspMaxRunCycles} cycles: WATCHDOG)
- * and the element copies {@code dspin} / {@code dspout} (one element a cycle over the
- * scratchpad walk, the buffer element counting up). Cycles: {@code org.llmnpu.isa.CycleModel}
- * ({@code dsprun}, {@code dspin}, {@code dspout}).
+ * and the element copies {@code dspin} / {@code dspout}: a chunk of up to {@code E = min(line / elementBytes,
+ * lanes)} elements a cycle over the scratchpad walk (step {@code E·elementBytes} bytes, {@code ceil(rowElems / E)}
+ * steps a row, the row's last chunk the rest), the buffer element counting up by the chunk's elements. Cycles:
+ * {@code org.llmnpu.isa.CycleModel} ({@code dsprun}, {@code dspin}, {@code dspout}).
  */
 final class NpuDspCommands {
   final NpuDsp unit;
   final UInt format;
   final UInt shift;
   final UInt element;
+  /** Elements of a full chunk and of a row's last chunk (set at dispatch). */
+  final UInt chunkElems;
+  final UInt lastElems;
+  /** Elements of this cycle's chunk. */
+  final UInt count;
   /** dsprun's word count masks the words of the last beat (lines of 16 bytes or more hold several words). */
   final UInt words;
   final Bool runExpired;
@@ -35,9 +43,13 @@ final class NpuDspCommands {
     format = npu.reg0("dsp_format", uint(2));
     shift = npu.reg0("dsp_shift", uint(6));
     element = npu.reg0("dsp_bufferElement", uint(32));
+    int countBits = bitsToHold(NpuDsp.slots(p));
+    chunkElems = npu.reg0("dsp_chunkElems", uint(countBits));
+    lastElems = npu.reg0("dsp_lastElems", uint(countBits));
+    count = npu.wireOf("dsp_count", mux(sp.lastInRow(), lastElems, chunkElems));
     words = npu.line >= 16 ? npu.reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
     unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.io(npu.spad.readData), format,
-        shift, element, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
+        shift, element, count, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
         npu.inDspProg.and(npu.resp), sp.beat, words));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
@@ -62,10 +74,35 @@ final class NpuDspCommands {
     NpuDecode dec = npu.dec;
     dma.sp.begin(w.get(1));
     dma.spadStride.set(w.get(2));
-    dma.spadStep.set(dec.elementBytes.resize(Npu.ADDR));
     dma.rows.set(dec.copyRows);
-    dma.beats.set(dec.copyElems);
-    format.set(w.get(5).lsbs(2));
+    // per format (FP16, INT8, INT32): E elements a chunk, the row's chunks and last chunk's elements
+    MachineParams p = npu.p;
+    UInt f = w.get(5).lsbs(2);
+    UInt rowElems = dec.copyElems;
+    int[] bytes = {2, 1, 4};
+    UInt step = null;
+    UInt chunks = null;
+    UInt last = null;
+    UInt full = null;
+    for (int k = 0; k < 3; k++) {
+      int e = (int) CycleModel.dspElementsPerCycle(p, bytes[k]);
+      int eShift = Integer.numberOfTrailingZeros(e);
+      UInt s = uintLit((long) e * bytes[k], Npu.ADDR);
+      UInt c = rowElems.resize(17).add(e - 1).shiftRight(eShift).resize(16);
+      UInt l = e == 1 ? uintLit(1, chunkElems.width())
+          : rowElems.sub(1).lsbs(eShift).resize(chunkElems.width()).add(1);
+      UInt n = uintLit(e, chunkElems.width());
+      Bool is = f.eq(k);
+      step = step == null ? s : mux(is, s, step);
+      chunks = chunks == null ? c : mux(is, c, chunks);
+      last = last == null ? l : mux(is, l, last);
+      full = full == null ? n : mux(is, n, full);
+    }
+    dma.spadStep.set(step);
+    dma.beats.set(chunks);
+    chunkElems.set(full);
+    lastElems.set(last);
+    format.set(f);
     shift.set(dec.shift);
     element.set(dec.bufferStart);
     npu.state.set(mux(dec.isDspIn, Npu.st(Npu.State.DSP_IN), Npu.st(Npu.State.DSP_OUT)));
@@ -83,7 +120,7 @@ final class NpuDspCommands {
    */
   void copyStep(boolean in) {
     npu.dma.sp.advance();
-    element.set(element.add(1));
+    element.set(element.add(count.resize(32)));
     npu.whenDo(npu.dma.sp.last(), in ? () -> npu.state.set(Npu.st(Npu.State.DSP_DRAIN)) : npu.fetch::nextViaFetch);
   }
 }

@@ -85,7 +85,7 @@ final class NpuUnitPorts {
       npu.io(k.weightLines).set(npu.gemm.weightLinesRead());
     }
     npu.io(k.drainRead).set(npu.io(npu.back.drainReads));
-    // dspout writes a line element by element: one line write when it starts a line
+    // dspout writes a line chunk by chunk: one line write when it starts a line
     npu.io(k.spadWrite).set(npu.io(npu.spad.write).and(npu.inDspOut.and(unit.lineStart.not()).not()));
     npu.io(k.fetchCycle).set(npu.inFetch.or(npu.inState(Npu.State.DECODE)));
     npu.io(k.dmaCycle).set(npu.inLoad.or(npu.inStore).or(npu.inLoad4).or(npu.inLoad4End).or(npu.inSnap));
@@ -96,6 +96,7 @@ final class NpuUnitPorts {
     npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
         .and(npu.dsp.runExpired.not()));
     npu.io(k.dspElement).set(npu.inDspIn.or(npu.inDspOut));
+    npu.io(k.dspElements).set(npu.dsp.count);
     npu.io(k.dspCycle).set(npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun).or(npu.inDspIn).or(npu.inDspOut)
         .or(npu.inState(Npu.State.DSP_DRAIN)));
     npu.io(k.ppmRow).set(npu.inPpmRun.and(sp.lastInRow()).or(npu.io(npu.back.ppmRowFed)));

@@ -38,7 +38,8 @@ final class NpuUnits {
     back = named("back", new NpuBackEnd(c));
     watchdog = named("watchdog", new NpuWatchdog(c));
     engine = named("gemm", c.gemmEngine());
-    dsp = named("dsp", new VectorDsp(c.dsp(), NpuDsp.programWords(line), line / 2));
+    dsp = named("dsp", new VectorDsp(c.dsp(), NpuDsp.programWords(line), line / 2,
+        NpuDsp.slots(c.machine()), NpuDsp.wideReads(c.machine())));
     ppm = named("ppm", NpuPpm.module(c));
     load4 = named("load4", new NpuLoad4(c));
     loadMx = c.mxLoad() ? named("loadMx", new NpuLoadMx(c)) : null;

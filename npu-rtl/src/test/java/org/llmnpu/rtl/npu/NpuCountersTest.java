@@ -77,7 +77,9 @@ class NpuCountersTest {
         add[Counter.ARRAY_CYCLES.ordinal()] += flip(sim, r, "arrayCycle") ? 1 : 0;
         add[Counter.MEM_STALL_CYCLES.ordinal()] += flip(sim, r, "memStall") ? 1 : 0;
         add[Counter.DSP_INSTRUCTIONS.ordinal()] += flip(sim, r, "dspInstruction") ? 1 : 0;
-        add[Counter.DSP_ELEMENTS.ordinal()] += flip(sim, r, "dspElement") ? 1 : 0;
+        int chunk = 1 + r.nextInt(Math.min(c.machine().lineBytes(), c.machine().dsp().lanes()));
+        sim.poke("dspElements", chunk);
+        add[Counter.DSP_ELEMENTS.ordinal()] += flip(sim, r, "dspElement") ? chunk : 0;
         add[Counter.DSP_CYCLES.ordinal()] += flip(sim, r, "dspCycle") ? 1 : 0;
         int lanes = r.nextInt(c.machine().ppmChannels() + 1);
         sim.poke("ppmLanes", lanes);

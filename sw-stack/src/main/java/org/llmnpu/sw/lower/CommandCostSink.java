@@ -225,7 +225,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     cm.dispatch(false, false);
     add(Counter.SPAD_READS, beats(d.rowElems() * elementBytes(d.format()), d.rows()));
     add(Counter.DSP_ELEMENTS, d.rows() * d.rowElems());
-    cm.dspCopy(d.rows(), d.rowElems(), true);
+    cm.dspCopy(d.rows(), d.rowElems(), elementBytes(d.format()), true);
     return null;
   }
 
@@ -234,7 +234,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     cm.dispatch(false, false);
     add(Counter.SPAD_WRITES, beats(d.rowElems() * elementBytes(d.format()), d.rows()));
     add(Counter.DSP_ELEMENTS, d.rows() * d.rowElems());
-    cm.dspCopy(d.rows(), d.rowElems(), false);
+    cm.dspCopy(d.rows(), d.rowElems(), elementBytes(d.format()), false);
     return null;
   }
 

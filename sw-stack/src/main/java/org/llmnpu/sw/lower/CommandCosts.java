@@ -107,7 +107,7 @@ abstract class CommandCosts {
     command(false);
     add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, true);
+    cm.dspCopy(rows, elems, elemBytes, true);
   }
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
@@ -115,7 +115,7 @@ abstract class CommandCosts {
     command(false);
     add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, false);
+    cm.dspCopy(rows, elems, elemBytes, false);
   }
 
   /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */

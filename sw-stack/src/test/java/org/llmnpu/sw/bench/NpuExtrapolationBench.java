@@ -6,12 +6,14 @@ import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
 import org.llmnpu.sw.lower.NpuTargets;
 import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 
@@ -46,6 +48,35 @@ class NpuExtrapolationBench {
         + "(DSP %,d / %,d = %.4f)%n", cycles[1][0], cycles[0][0], cycles[1][0] / (double) cycles[0][0], cycles[1][1],
         cycles[0][1], cycles[1][1] / (double) cycles[0][1], cycles[1][2], cycles[0][2],
         cycles[1][2] / (double) cycles[0][2], cycles[1][3], cycles[0][3], cycles[1][3] / (double) cycles[0][3]);
+  }
+
+  /**
+   * stories260K int8 on the default NPU at {@code --fusion none} and {@code full}: a 16-token prefill and the decode
+   * step at position 16 (golden counters = RTL cycles), with the DSP's busy cycles and its copies' elements.
+   */
+  @Test
+  void stories260KFusionLevels() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams npu = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, "int8", npu, 64, 16);
+    int[] prompt = new int[16];
+    prompt[0] = 1;
+    for (int i = 1; i < 16; i++) {
+      prompt[i] = 256 + 7 * i;
+    }
+    System.out.println("| fusion | phase | cycles | dsp busy | dsp instructions | dsp elements | array | gemm |");
+    System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
+    for (Fusion f : new Fusion[] {Fusion.NONE, Fusion.FULL}) {
+      NpuDecoder d = new NpuDecoder(model, 16, NpuEngine.GOLDEN, f);
+      NpuDecoder.Step pre = d.prefill(prompt, false);
+      NpuDecoder.Step dec = d.decode(300);
+      for (NpuDecoder.Step s : new NpuDecoder.Step[] {pre, dec}) {
+        System.out.printf("| %s | %s (%d tok) | %,d | %,d | %,d | %,d | %,d | %,d |%n", f.name().toLowerCase(),
+            s.phase(), s.tokens(), s.counter(Counter.CYCLES), s.counter(Counter.DSP_CYCLES),
+            s.counter(Counter.DSP_INSTRUCTIONS), s.counter(Counter.DSP_ELEMENTS), s.counter(Counter.ARRAY_CYCLES),
+            s.counter(Counter.GEMM_CYCLES));
+      }
+    }
   }
 
   /** Prints the table and returns {prefill cycles, prefill DSP cycles, decode cycles, decode DSP cycles}. */
