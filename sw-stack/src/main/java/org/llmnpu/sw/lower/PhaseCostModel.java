@@ -112,10 +112,14 @@ public final class PhaseCostModel extends CommandCosts {
     this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, Fusion.NONE);
   }
 
-  /** As above for the programs of fusion level {@code fusion} ({@link DecoderLowering}; exact steps only). */
+  /**
+   * As above for the programs of fusion level {@code fusion} ({@link DecoderLowering}): the level the NPU applies
+   * ({@link Fusion#appliedOn}: {@link Fusion#NONE} where it cannot stream weights).
+   */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
+    fusion = fusion.appliedOn(p, weightBits, sparsity, mxFormat);
     this.fusion = fusion;
     this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
     this.extrapolate = extrapolate;
