@@ -152,7 +152,8 @@ public final class DecoderLowering {
         throw new IllegalArgumentException("token " + t + " is outside the vocabulary 0.." + (l.c.vocabSize() - 1));
       }
     }
-    CommandStream b = new CommandStream(sink);
+    // at full, consecutive DSP runs go as joined programs: one program load each (DspChain)
+    CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL);
     e.b = b;
     b.dspTab(m.tables);
     b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());
