@@ -20,7 +20,8 @@ import org.llmnpu.isa.Program;
  *   for INT4 weights, packed N:M metadata for 2:4) and the feed-forward's GEMM epilogue through the PPM
  *   ({@code ppm=1}, {@link PpmEpilogues}: static calibrated scales, SiLU by the C-LUT) where it applies.</li>
  *   <li>{@link #FULL}: + attention without round trips (QKᵀ, scale/mask, SoftMax on the DSP, P·V kept in the
- *   scratchpad), its P·V batched: one GEMM per KV head over a batch's queries ({@link BatchedAttention}).</li>
+ *   scratchpad), its P·V batched: one GEMM per KV head over a batch's queries ({@link BatchedAttention}); consecutive
+ *   DSP runs joined into one program load ({@link DspChain}).</li>
  * </ul>
  * A level needs the NPU to execute its commands. A level the NPU cannot fully run is not refused: each fusion the
  * NPU (or the weight format) cannot take falls back to the unfused commands for that operator, and {@link #on} says

@@ -90,6 +90,11 @@ class FusedLoweringTest {
     assertEquals(1, g.notApplied().size(), g.notApplied().toString());
     assertTrue(g.notApplied().get(0).startsWith("feed-forward epilogue on the PPM: grouped weight scales"),
         g.notApplied().toString());
+    // an NPU whose PPM has no PPU: streamed weights and the batched P·V, the feed-forward on the DSP
+    MachineParams noPpu = NpuTargets.defaultNpu().withUnits(0, false, org.llmnpu.isa.Command.DENSE);
+    Fusion.Applied n = Fusion.FULL.on(noPpu, w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1);
+    assertEquals(Fusion.FULL, n.applied());
+    assertTrue(n.summary().contains("feed-forward epilogue on the PPM: this NPU's PPM has no PPU"), n.summary());
     // int8 on the default NPU: everything applied
     assertEquals("--fusion full: every fusion applied",
         Fusion.FULL.on(machine("int8"), w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1).summary());
