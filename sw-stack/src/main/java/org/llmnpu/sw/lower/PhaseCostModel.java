@@ -269,10 +269,17 @@ public final class PhaseCostModel extends CommandCosts {
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
     for (int t = 0; t < n; t++) {
+      if (chainRuns) {
+        // as AttentionLowering at full: the cos/sin row first, so that the runs after it join
+        load(1, 4L * nq);
+        dspIn(1, 2L * nq, FP16);
+      }
       resultIn(c.dim(), qkvN);
       run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-      load(1, 4L * nq);
-      dspIn(1, 2L * nq, FP16);
+      if (!chainRuns) {
+        load(1, 4L * nq);
+        dspIn(1, 2L * nq, FP16);
+      }
       run("q rope", () -> r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
       run("k rope", () -> r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
       runAll("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
