@@ -37,9 +37,9 @@ public final class EstimateCommand implements Callable<Integer> {
   @Option(names = "--quant", defaultValue = "int8", description = "block weights: int8, int4, int4-g32, s2_4 "
       + "(2:4-sparse INT8 on an array built for 2:4), mxfp8 (loadmx) (default ${DEFAULT-VALUE})")
   String quant;
-  @Option(names = "--fusion", defaultValue = "none", description = "none (the lowering without the fused datapath), "
+  @Option(names = "--fusion", defaultValue = "full", description = "none (the lowering without the fused datapath), "
       + "vertical (+ weights streamed into the array, GEMM epilogue through the PPM) or full (+ attention without "
-      + "round trips); a level the NPU cannot execute is refused with the missing capability named "
+      + "round trips); what the NPU or the format cannot fuse runs unfused, named with why in the notes "
       + "(default ${DEFAULT-VALUE})")
   String fusion;
   @Option(names = "--bandwidth-gbs", paramLabel = "<GB/s>", description = "external-memory bandwidth replacing the "

@@ -36,14 +36,14 @@ public final class SocFigures {
     }
     b.append("## ./npu soc analyze --preset lunar-lake --model llama-3-8b --prompt-len 321\n");
     StageAnalysis.Result ll = StageAnalysis.run(new StageAnalysis.Options("lunar-lake", "llama-3-8b", 321, 128, "int4",
-        "vertical", "ours", true, true, List.of("cpu", "gpu", "npu")));
+        "full", "ours", true, true, List.of("cpu", "gpu", "npu")));
     b.append(SocOutput.text(ll)).append(lunarLake(ll)).append('\n');
     for (String model : List.of("llama-3-8b", "qwen2.5-1.5b")) {
       for (int prompt : new int[] {300, 1024}) {
         b.append(String.format(Locale.ROOT, "## ./npu soc partition --preset sd8gen3 --model %s --prompt-len %d%n",
             model, prompt));
         b.append(PartitionOutput.text(HeteroPlan.run(new HeteroPlan.Options("sd8gen3", model, prompt, "int4",
-            "vertical", "fast")))).append('\n');
+            "full", "fast")))).append('\n');
       }
     }
     for (String draft : List.of("int4", "int8")) {
@@ -61,7 +61,7 @@ public final class SocFigures {
   }
 
   private static StageAnalysis.Options options(String preset, int prompt, String npu) {
-    return new StageAnalysis.Options(preset, "llama-3.2-3b", prompt, 128, "int4", "vertical", npu, true, true,
+    return new StageAnalysis.Options(preset, "llama-3.2-3b", prompt, 128, "int4", "full", npu, true, true,
         List.of("cpu", "gpu", "npu"));
   }
 

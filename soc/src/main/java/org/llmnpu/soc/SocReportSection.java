@@ -33,7 +33,7 @@ public final class SocReportSection {
     StageAnalysis.Result ours = StageAnalysis.run(options("ours"));
     StageAnalysis.Result paper = StageAnalysis.run(options("paper"));
     HeteroPlan.Result plan = HeteroPlan.run(new HeteroPlan.Options(PRESET, PLAN_MODEL, PLAN_PROMPT, "int4",
-        "vertical", "fast"));
+        "full", "fast"));
     List<SocSection.Chart> charts = new ArrayList<>();
     for (String stage : List.of("prefill", "decode")) {
       charts.add(stageChart(ours, stage, true));
@@ -61,7 +61,7 @@ public final class SocReportSection {
   }
 
   private static StageAnalysis.Options options(String npu) {
-    return new StageAnalysis.Options(PRESET, STAGE_MODEL, STAGE_PROMPT, 128, "int4", "vertical", npu, true, true,
+    return new StageAnalysis.Options(PRESET, STAGE_MODEL, STAGE_PROMPT, 128, "int4", "full", npu, true, true,
         List.of("cpu", "gpu", "npu"));
   }
 

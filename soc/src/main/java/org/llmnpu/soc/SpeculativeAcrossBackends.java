@@ -113,11 +113,11 @@ public final class SpeculativeAcrossBackends {
     double hostS = (h.submissionUs().value() + h.commandStreamUs().value()) * 1e-6;
     double cpuW = preset.cpu().activeW().value();
     List<Row> rows = new ArrayList<>();
-    NpuBackend draftNpu = NpuBackend.of(preset.npuPreset(), a.format(), Fusion.VERTICAL);
+    NpuBackend draftNpu = NpuBackend.of(preset.npuPreset(), a.format(), Fusion.FULL);
     NpuBackend.Program draft = draftNpu.program(shape, OperatorGraph.Stage.DECODE, promptLen);
     double draftS = draft.cycles() / draftNpu.clockHz() + hostS;
     double draftJ = draft.energyJ() + hostS * cpuW;
-    NpuBackend targetNpu = NpuBackend.of(preset.npuPreset(), "int8", Fusion.VERTICAL);
+    NpuBackend targetNpu = NpuBackend.of(preset.npuPreset(), "int8", Fusion.FULL);
     NpuBackend.Program t8 = targetNpu.program(shape, OperatorGraph.Stage.DECODE, promptLen);
     rows.add(new Row("target only, npu (int8)", t8.cycles() / targetNpu.clockHz() + hostS,
         t8.energyJ() + hostS * cpuW));

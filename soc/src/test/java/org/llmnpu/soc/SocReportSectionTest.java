@@ -45,7 +45,7 @@ class SocReportSectionTest {
   @Test
   void stageChartsAreTheAnalysisFigures() {
     StageAnalysis.Result r = StageAnalysis.run(new StageAnalysis.Options("sd8gen3", "llama-3.2-3b", 321, 128, "int4",
-        "vertical", "ours", true, true, List.of("cpu", "gpu", "npu")));
+        "full", "ours", true, true, List.of("cpu", "gpu", "npu")));
     SocSection.Chart prefillTime = SECTION.charts().get(0);
     SocSection.Chart decodeEnergy = SECTION.charts().get(3);
     for (String backend : List.of("cpu", "gpu", "npu", "npu-per-op")) {

@@ -42,10 +42,10 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       + "required of the RTL), mxfp8 / mxint8 (OCP MX blocks of 32 rows of K, decoded by loadmx on an NPU with mxLoad, "
       + "which the default NPU then gets; one GEMM per block); default ${DEFAULT-VALUE}.")
   String quant;
-  @Option(names = "--fusion", defaultValue = "none", description = "none (the lowering without the fused datapath; "
+  @Option(names = "--fusion", defaultValue = "full", description = "none (the lowering without the fused datapath; "
       + "Q/K/V and gate/up are already one GEMM each), vertical (+ weights streamed into the array and the GEMM epilogue "
-      + "through the PPM), full (+ attention without round trips); a level the NPU cannot execute is refused with the "
-      + "missing capability named (default ${DEFAULT-VALUE}).")
+      + "through the PPM), full (+ attention without round trips); what the NPU or the format cannot fuse runs "
+      + "unfused, each such fusion named with why in the output (default ${DEFAULT-VALUE}).")
   String fusion;
   @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
       + "golden, step by step; default ${DEFAULT-VALUE}).")
@@ -113,6 +113,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       root.put("model", model);
       root.put("quant", quant);
       root.put("fusion", fusion);
+      root.put("fusionApplied", r.fusion().applied().optionValue());
+      r.fusion().notApplied().forEach(root.withArray("fusionNotApplied")::add);
       root.put("engine", engine.toLowerCase(Locale.ROOT));
       ArrayNode p = root.putArray("prompt");
       Arrays.stream(r.prompt()).forEach(p::add);
@@ -169,6 +171,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
     } else {
       System.out.printf("%s, %s weights, prompt %d tokens, %d new, on the %s%n", model, quant, r.prompt().length,
           r.tokens().length, rtl ? "RTL (Verilator) vs the golden ISA simulator" : "golden ISA simulator");
+      System.out.printf("  %s%n", r.fusion().summary());
       System.out.printf("  prompt: %s%n  tokens: %s%n  fp32 greedy: %s%n", Arrays.toString(r.prompt()),
           Arrays.toString(r.tokens()), Arrays.toString(r.fp32Tokens()));
       if (rtl) {

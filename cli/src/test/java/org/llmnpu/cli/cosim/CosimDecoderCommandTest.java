@@ -125,10 +125,10 @@ class CosimDecoderCommandTest {
   }
 
   @Test
-  void fusionStreamsTheWeightsAndIsRefusedWhereTheNpuCannot() throws Exception {
+  void fusionStreamsTheWeightsAndFallsBackWhereTheNpuCannotSayingWhy() throws Exception {
     // int4-g32: streamed weights without the PPM epilogue (grouped K), so the same logits bit for bit
     String none = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant",
-        "int4-g32", "--json");
+        "int4-g32", "--fusion", "none", "--json");
     String fused = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant",
         "int4-g32", "--fusion", "vertical", "--json");
     JsonNode n = new ObjectMapper().readTree(none);
@@ -136,10 +136,18 @@ class CosimDecoderCommandTest {
     assertEquals("vertical", f.get("fusion").asText(), fused);
     assertEquals(n.get("tokens"), f.get("tokens"), "the same logits bit for bit: " + fused);
     assertTrue(f.get("modelCycles").get("decode").asLong() < n.get("modelCycles").get("decode").asLong(), fused);
-    String err = CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "mxfp8",
-        "--fusion", "full");
-    assertTrue(err.contains("--fusion full needs MX element decoding on the weight stream"), err);
-    err = CliRun.capture(false, 2, "cosim", "decoder", "--fusion", "horizontal");
+    assertEquals("vertical", f.get("fusionApplied").asText(), fused);
+    assertTrue(f.get("fusionNotApplied").get(0).asText().startsWith("feed-forward epilogue on the PPM: grouped"), fused);
+    // mxfp8 at the default level: the stream cannot decode MX, so the program is none's and the output says why
+    JsonNode mx = new ObjectMapper().readTree(CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2",
+        "--max-new", "2", "--quant", "mxfp8", "--json"));
+    assertEquals("full", mx.get("fusion").asText());
+    assertEquals("none", mx.get("fusionApplied").asText());
+    assertTrue(mx.get("fusionNotApplied").get(0).asText().contains("MX element decoding on the weight stream"),
+        mx.toString());
+    String text = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "mxfp8");
+    assertTrue(text.contains("--fusion full, run as none; not applied: streamed weights"), text);
+    String err = CliRun.capture(false, 2, "cosim", "decoder", "--fusion", "horizontal");
     assertTrue(err.contains("--fusion: 'horizontal' is not allowed; allowed: none, vertical, full"), err);
   }
 

@@ -61,7 +61,7 @@ public final class DecoderRun {
       this(model, promptLen, maxNew, quant, engine, seed, 0, 0);
     }
 
-    /** Today's lowering ({@code --fusion none}). */
+    /** The unfused lowering ({@code --fusion none}; the command's default is {@code full}). */
     public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed, int draftLayers,
                    int gamma) {
       this(model, promptLen, maxNew, quant, engine, seed, draftLayers, gamma, "none");
@@ -202,7 +202,8 @@ public final class DecoderRun {
 
   /** The outcome. */
   public record Result(Options options, MachineParams machine, int[] prompt, int[] tokens, int[] fp32Tokens,
-                       List<Step> steps, LogitComparison accuracy, Optional<Speculative> speculative) {
+                       List<Step> steps, LogitComparison accuracy, Optional<Speculative> speculative,
+                       Fusion.Applied fusion) {
     public boolean bitExact() {
       return steps.stream().allMatch(Step::bitExact) && speculative.map(Speculative::bitExact).orElse(true);
     }
@@ -315,7 +316,7 @@ public final class DecoderRun {
     Optional<Speculative> spec = o.draftLayers() == 0 ? Optional.empty()
         : Optional.of(SpeculativeRun.run(o, prepared, model, stepTokens, config.engineTiming(), rtl, prompt, tokens,
             steps));
-    return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec);
+    return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec, npu.lowering().fusionApplied());
   }
 
   /**

@@ -64,8 +64,10 @@ final class SpeculativeRun {
       StepRecorder t = new StepRecorder(rtl, timing, target, true);
       StepRecorder d = new StepRecorder(rtl, timing, draft, true);
       List<DecoderRun.Step> steps = new ArrayList<>();
-      NpuSpeculativeDecoder.Result r = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, t),
-          new NpuDecoder(draft, block, d), prompt, o.maxNew(), o.gamma(),
+      // the plain run's fusion level for both, so the accepted tokens are comparable with its tokens
+      org.llmnpu.sw.lower.Fusion fusion = org.llmnpu.sw.lower.Fusion.parse(o.fusion());
+      NpuSpeculativeDecoder.Result r = NpuSpeculativeDecoder.generate(new NpuDecoder(target, block, t, fusion),
+          new NpuDecoder(draft, block, d, fusion), prompt, o.maxNew(), o.gamma(),
           (isTarget, step) -> steps.add(isTarget ? t.step("target " + step.phase(), step, true)
               : d.step("draft " + step.phase(), step, true)));
       return new Session(r, List.copyOf(steps));

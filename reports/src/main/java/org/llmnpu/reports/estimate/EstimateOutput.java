@@ -34,6 +34,8 @@ public final class EstimateOutput {
     root.put("quant", c.quant()).put("fusion", e.fusion()).put("promptLen", c.promptLen())
         .put("decodePosition", c.promptLen()).put("staging", c.staging().name().toLowerCase(Locale.ROOT))
         .put("stagingReason", c.stagingReason()).put("prefillBlock", c.block());
+    root.put("fusionApplied", c.fusion().applied().optionValue());
+    c.fusion().notApplied().forEach(root.withArray("fusionNotApplied")::add);
     root.put("ttftS", e.ttftS()).put("tpotS", e.tpotS()).put("tokensPerS", e.tokensPerS())
         .put("prefillMacUtilization", c.prefillMacUtilization())
         .put("decodeBandwidthUtilization", c.decodeBandwidthUtilization())

@@ -27,7 +27,8 @@ import org.llmnpu.sw.lower.WeightFormats;
  *
  * @param target  the NPU and its clock (with any unit the format needs added, see {@code notes})
  * @param cycles  the prefill's and the decode step's counters
- * @param fusion  the lowering's fusion ({@code none}: today's lowering)
+ * @param fusion  the lowering's fusion asked for ({@code none}: the unfused lowering; what was applied is
+ *                {@link CycleEstimate#fusion})
  * @param energy  the energy of both phases, or null without an energy table
  * @param notes   what the figures assume, for the reader
  */
@@ -49,8 +50,8 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
    * @param config       a file overriding the preset's fields, or null
    * @param promptLen    prompt tokens
    * @param quant        block weight format ({@link CycleEstimator#QUANTS})
-   * @param fusion       {@code none}, {@code vertical} or {@code full} ({@link Fusion}; a level the NPU cannot run is
-   *                     refused, naming the missing capability)
+   * @param fusion       {@code none}, {@code vertical} or {@code full} ({@link Fusion}; what the NPU cannot fuse falls
+   *                     back to the unfused commands, said in the notes and {@link CycleEstimate#fusion})
    * @param bandwidthGbs external-memory bandwidth replacing the target's, or null
    * @param energyTable  an {@code energy.json} of {@code npu report energy}, or null for no energy
    * @param nodeNm       process node of the energy figures: 180, 45 or 7
@@ -95,6 +96,7 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     CycleEstimate c = CycleEstimator.estimate(shape, target.npu().machine(), o.quant(), o.promptLen(), fusion);
     notes.add(0, "staging: " + c.staging().meaning + (c.stagingReason().isEmpty() ? "" : ", because "
         + c.stagingReason()));
+    notes.add(1, "fusion: " + c.fusion().summary());
     Energy energy = null;
     if (table != null) {
       NodeScaling.Node node = NodeScaling.Node.valueOf("N" + o.nodeNm());

@@ -19,6 +19,7 @@ import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.sw.estimate.CycleEstimator;
 import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
@@ -138,10 +139,21 @@ class NpuEstimateTest {
   }
 
   @Test
+  void aFusionTheNpuCannotRunFallsBackAndTheNotesSayWhy() {
+    NpuEstimate full = NpuEstimate.run(new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "mxfp8", "full",
+        null, null, 7));
+    NpuEstimate none = NpuEstimate.run(new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "mxfp8", "none",
+        null, null, 7));
+    assertEquals(Fusion.NONE, full.cycles().fusion().applied());
+    assertEquals(none.cycles().prefill().cycles(), full.cycles().prefill().cycles());
+    assertTrue(full.notes().stream().anyMatch(n -> n.startsWith("fusion: --fusion full, run as none; not applied: "
+        + "streamed weights: this NPU lacks MX element decoding on the weight stream")), full.notes().toString());
+    String json = EstimateOutput.json(full);
+    assertTrue(json.contains("\"fusionApplied\" : \"none\"") && json.contains("fusionNotApplied"), json);
+  }
+
+  @Test
   void badOptionsAreRefusedNamingTheOptionAndTheAllowedValues(@TempDir Path dir) throws Exception {
-    String fusion = assertThrows(IllegalArgumentException.class, () -> NpuEstimate.run(
-        new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "mxfp8", "full", null, null, 7))).getMessage();
-    assertTrue(fusion.startsWith("--fusion full needs MX element decoding on the weight stream"), fusion);
     String fusion2 = assertThrows(IllegalArgumentException.class, () -> NpuEstimate.run(
         new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, "int8", "some", null, null, 7))).getMessage();
     assertTrue(fusion2.contains("allowed: none, vertical, full"), fusion2);

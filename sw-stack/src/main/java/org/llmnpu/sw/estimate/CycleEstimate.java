@@ -19,10 +19,11 @@ import org.llmnpu.sw.lower.PhaseCost;
  * @param block     tokens per block of the prefill (the GEMMs' M)
  * @param prefill   every counter of the prefill's program (the prompt, the LM head of its last token)
  * @param decode    every counter of the decode step's program
+ * @param fusion    the fusion level asked for, the one costed and each fusion not applied, with why
  */
 public record CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
                             CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,
-                            PhaseCost decode) {
+                            PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion) {
   /** MACs the array can do per cycle (rows × columns). */
   public long macsPerCycle() {
     return (long) machine.rows() * machine.rows();

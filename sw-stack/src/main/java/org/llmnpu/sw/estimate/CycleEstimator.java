@@ -59,14 +59,15 @@ public final class CycleEstimator {
   }
 
   /**
-   * As above for programs lowered at fusion level {@code fusion}: refused (naming {@code --fusion} and the NPU
-   * capability) when the NPU does not execute the level's commands.
+   * As above for programs lowered at fusion level {@code fusion}, as far as the NPU and the format take it
+   * ({@link Fusion#on}: what was not applied, and why, is in the estimate's {@link CycleEstimate#fusion}).
    */
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
                                        Fusion fusion) {
     check(shape.config(), p, quant, promptLen);
-    fusion.requireSupported(p, WeightFormats.bits(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant));
     ModelConfig c = shape.config();
+    Fusion.Applied applied = fusion.on(p, c.dim(), WeightFormats.bits(quant), WeightFormats.group(quant),
+        WeightFormats.sparsity(quant), WeightFormats.mx(quant));
     int maxContext = promptLen + 1;
     Layout layout = loweringLayout(c, p, quant, promptLen);
     int block = layout.block();
@@ -76,10 +77,11 @@ public final class CycleEstimator {
     }
     PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
         WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-        fusion);
+        applied.applied());
     PhaseCost prefill = cost.step(promptLen, 0, c.layers());
     PhaseCost decode = cost.step(1, promptLen, c.layers());
-    return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode);
+    return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode,
+        applied);
   }
 
   /**

@@ -47,10 +47,15 @@ final class AttentionLowering {
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     for (int t = 0; t < n; t++) {
       int slot = pos + t;
+      if (batched != null) {
+        // at full the cos/sin row comes first, so that the dequantization, RoPE and quantization runs join
+        ropeIn(slot);
+      }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, e.channelScales(l.rWsQkv), null, -1, l.rQkv));
-      b.load(m.rope + (long) slot * m.ropeStride, line, l.sVEC, line, 4L * l.nq, 1);
-      b.dspIn(l.sVEC, line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+      if (batched == null) {
+        ropeIn(slot);
+      }
       int qRows = r.rows(l.nq);
       int kRows = r.rows(l.nk);
       e.run(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
@@ -84,6 +89,12 @@ final class AttentionLowering {
     for (int t = 0; t < n; t++) {
       e.residual(t, l.rDO + t, l.rWsO);
     }
+  }
+
+  /** The cos/sin row of cache slot {@code slot} → DSP rows rCs (through sVEC). */
+  private void ropeIn(int slot) {
+    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.nq, 1);
+    e.b.dspIn(l.sVEC, l.line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
   }
 
   /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */

@@ -30,6 +30,12 @@ abstract class CommandCosts {
   private final Map<Object, List<long[]>> compiled = new HashMap<>();
   private final TiledGemmConfig denseTiles;
   private final TiledGemmConfig sparseTiles;
+  /** The programs behind each key of {@link #compiled}, for joined runs. */
+  private final Map<Object, List<DspProgram>> compiledPrograms = new HashMap<>();
+  private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
+  /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
+  boolean chainRuns;
+  private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -43,10 +49,12 @@ abstract class CommandCosts {
   final void reset() {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
+    pendingRuns.clear();
   }
 
   /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
   final PhaseCost snapshot() {
+    flushRuns();
     long[] c = counts.clone();
     cm.fill(c);
     return new PhaseCost(c, line);
@@ -67,6 +75,11 @@ abstract class CommandCosts {
   }
 
   final void command(boolean isLoad) {
+    flushRuns();
+    issue(isLoad);
+  }
+
+  private void issue(boolean isLoad) {
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     cm.dispatch(isLoad, false);
@@ -92,6 +105,7 @@ abstract class CommandCosts {
   }
 
   final void store(long rows, long rowBytes) {
+    flushRuns();
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     cm.dispatch(false, true);
@@ -120,23 +134,57 @@ abstract class CommandCosts {
 
   /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
   final List<long[]> programs(Object key, Supplier<List<DspProgram>> compile) {
-    return compiled.computeIfAbsent(key, k -> compile.get().stream()
-        .map(program -> new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()}).toList());
+    return compiled.computeIfAbsent(key, k -> {
+      List<DspProgram> programs = compile.get();
+      compiledPrograms.put(k, programs);
+      return programs.stream().map(this::summary).toList();
+    });
+  }
+
+  private long[] summary(DspProgram program) {
+    return new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()};
   }
 
   /** One program, compiled once per {@code key}. */
   final void run(Object key, Supplier<DspProgram> compile) {
-    runAll(programs(key, () -> List.of(compile.get())));
+    runAll(key, () -> List.of(compile.get()));
+  }
+
+  /** The programs of {@code key} ({@link #programs}), each a {@code dsprun}, or held to be joined. */
+  final void runAll(Object key, Supplier<List<DspProgram>> compile) {
+    List<long[]> summaries = programs(key, compile);
+    if (chainRuns) {
+      pendingRuns.addAll(compiledPrograms.get(key));
+    } else {
+      runAll(summaries);
+    }
   }
 
   /** A {@code dsprun} of each program (see {@link #programs}). */
-  final void runAll(List<long[]> programs) {
+  private void runAll(List<long[]> programs) {
+    flushRuns();
     for (long[] program : programs) {
-      command(false);
-      long beats = (8L * program[0] + line - 1) / line;
-      add(Counter.EXT_READ_BEATS, beats);
-      add(Counter.DSP_INSTRUCTIONS, program[2]);
-      cm.dspRun(beats, program[1]);
+      costRun(program);
+    }
+  }
+
+  private void costRun(long[] program) {
+    issue(false);
+    long beats = (8L * program[0] + line - 1) / line;
+    add(Counter.EXT_READ_BEATS, beats);
+    add(Counter.DSP_INSTRUCTIONS, program[2]);
+    cm.dspRun(beats, program[1]);
+  }
+
+  /** The held runs as the lowering joins them ({@link DspChain}). */
+  private void flushRuns() {
+    if (pendingRuns.isEmpty()) {
+      return;
+    }
+    List<DspProgram> runs = DspChain.chain(pendingRuns, p.dsp().programDepth());
+    pendingRuns.clear();
+    for (DspProgram run : runs) {
+      costRun(joinedCosts.computeIfAbsent(run, this::summary));
     }
   }
 

@@ -1,18 +1,30 @@
 package org.llmnpu.sw.lower;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
  * The lowering's command emitter: typed commands (named as {@link Program.Builder}'s methods) handed to a
- * {@link CommandSink} one by one. {@link #program} is the sink that encodes them into a {@link Program}.
+ * {@link CommandSink} one by one. {@link #program} is the sink that encodes them into a {@link Program}. A
+ * {@code dsprun} is placed in external memory by the pool; with {@code chainRuns} ({@code --fusion full}) the
+ * consecutive ones wait for the next other command and go as joined programs ({@link DspChain}).
  */
 final class CommandStream {
   private final CommandSink sink;
+  private final ToLongFunction<DspProgram> pool;
+  private final int programDepth;
+  private final boolean chainRuns;
+  private final List<DspProgram> pending = new ArrayList<>();
 
-  CommandStream(CommandSink sink) {
+  CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns) {
     this.sink = sink;
+    this.pool = pool;
+    this.programDepth = programDepth;
+    this.chainRuns = chainRuns;
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */
@@ -31,6 +43,7 @@ final class CommandStream {
   }
 
   void add(Command c) {
+    flushRuns();
     sink.command(c);
   }
 
@@ -70,15 +83,32 @@ final class CommandStream {
     add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format));
   }
 
-  void dspRun(long address, DspProgram program) {
-    sink.dspRun(address, program);
+  /** A {@code dsprun} of {@code program} (placed by the pool), or held to be joined with the next ones. */
+  void dspRun(DspProgram program) {
+    if (chainRuns) {
+      pending.add(program);
+    } else {
+      sink.dspRun(pool.applyAsLong(program), program);
+    }
+  }
+
+  private void flushRuns() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    for (DspProgram run : DspChain.chain(pending, programDepth)) {
+      sink.dspRun(pool.applyAsLong(run), run);
+    }
+    pending.clear();
   }
 
   void layerStart(int layer) {
+    flushRuns();
     sink.layerStart(layer);
   }
 
   void layerEnd(int layer) {
+    flushRuns();
     sink.layerEnd(layer);
   }
 

@@ -52,6 +52,7 @@ public final class DecoderLowering {
   private final FeedForwardLowering feedForward;
   private final LmHeadLowering lmHead;
   private final Fusion fusion;
+  private final Fusion.Applied applied;
 
   /**
    * @param pool places a DSP program in external memory and returns its address (the same program
@@ -62,11 +63,13 @@ public final class DecoderLowering {
   }
 
   /**
-   * As above at fusion level {@code fusion}: refused, naming {@code --fusion} and the NPU capability, when the NPU
-   * does not execute the level's commands ({@link Fusion#requireSupported}).
+   * As above at fusion level {@code fusion}, as far as the NPU and the weight format take it: each fusion they cannot
+   * take falls back to the unfused commands, named with why in {@link #fusionApplied} ({@link Fusion#on}).
    */
   public DecoderLowering(LoweredModel model, int blockMax, ToLongFunction<DspProgram> pool, Fusion fusion) {
-    fusion.requireSupported(model.machine(), model.bits, model.sparsity, model.mxFormat);
+    this.applied = fusion.on(model.machine(), model.config().dim(), model.bits, model.weightGroup, model.sparsity,
+        model.mxFormat);
+    fusion = applied.applied();
     this.fusion = fusion;
     this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
     this.e = new LoweringEmitter(l, pool, fusion);
@@ -92,9 +95,14 @@ public final class DecoderLowering {
     return 1;
   }
 
-  /** The fusion level of the programs. */
+  /** The fusion level of the programs (the one asked for, or {@link Fusion#NONE} where the NPU cannot stream). */
   public Fusion fusion() {
     return fusion;
+  }
+
+  /** The level asked for, the one applied and each fusion not applied, with why. */
+  public Fusion.Applied fusionApplied() {
+    return applied;
   }
 
   /** Scratchpad bytes the lowering uses. */
@@ -144,7 +152,8 @@ public final class DecoderLowering {
         throw new IllegalArgumentException("token " + t + " is outside the vocabulary 0.." + (l.c.vocabSize() - 1));
       }
     }
-    CommandStream b = new CommandStream(sink);
+    // at full, consecutive DSP runs go as joined programs: one program load each (DspChain)
+    CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL);
     e.b = b;
     b.dspTab(m.tables);
     b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());

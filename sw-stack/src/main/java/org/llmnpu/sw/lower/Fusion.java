@@ -20,11 +20,16 @@ import org.llmnpu.isa.Program;
  *   for INT4 weights, packed N:M metadata for 2:4) and the feed-forward's GEMM epilogue through the PPM
  *   ({@code ppm=1}, {@link PpmEpilogues}: static calibrated scales, SiLU by the C-LUT) where it applies.</li>
  *   <li>{@link #FULL}: + attention without round trips (QKᵀ, scale/mask, SoftMax on the DSP, P·V kept in the
- *   scratchpad), its P·V batched: one GEMM per KV head over a batch's queries ({@link BatchedAttention}).</li>
+ *   scratchpad), its P·V batched: one GEMM per KV head over a batch's queries ({@link BatchedAttention}); consecutive
+ *   DSP runs joined into one program load ({@link DspChain}).</li>
  * </ul>
- * A level needs the NPU to execute its commands: {@link #requireSupported} asks the golden ISA simulator whether the
- * NPU runs them (its checks answer {@link ErrorCause#UNSUPPORTED} for a datapath the NPU is built without) and
- * refuses with the option and the missing capability named, never falling back to a lower level.
+ * A level needs the NPU to execute its commands. A level the NPU cannot fully run is not refused: each fusion the
+ * NPU (or the weight format) cannot take falls back to the unfused commands for that operator, and {@link #on} says
+ * which were not applied and why. The streamed weights are the fused levels' base (the PPM epilogue streams W1|W3,
+ * and the fused layout has no staged weight region), so an NPU whose golden simulator answers
+ * {@link ErrorCause#UNSUPPORTED} to a streamed GEMM (no MX decoding on the stream, several W rows a cycle, a PiM
+ * engine) runs the {@link #NONE} program; the PPM epilogue falls back alone to the DSP path where
+ * {@link PpmEpilogues#whyNot} says so.
  */
 public enum Fusion {
   NONE, VERTICAL, FULL;
@@ -76,15 +81,59 @@ public enum Fusion {
   }
 
   /**
-   * Refuses a level whose programs {@code machine} cannot run: an error naming {@code --fusion}, the level and each
-   * missing capability.
+   * The level the lowering applies on {@code machine} when this one is asked for: this level when the NPU runs its
+   * streamed GEMMs, else {@link #NONE} (see the class comment).
    */
-  public void requireSupported(MachineParams machine, int bits, int sparsity, int mxFormat) {
+  public Fusion appliedOn(MachineParams machine, int bits, int sparsity, int mxFormat) {
+    return missingCapabilities(machine, bits, sparsity, mxFormat).isEmpty() ? this : NONE;
+  }
+
+  /**
+   * What a lowering asked for this level applies on {@code machine} to block weights of {@code bits} bits, group
+   * {@code weightGroup} (0: per channel), N:M mode {@code sparsity} and MX format {@code mxFormat} (-1: integer) over
+   * a model dimension {@code dim}: the level applied and each fusion not applied, with why.
+   */
+  public Applied on(MachineParams machine, int dim, int bits, int weightGroup, int sparsity, int mxFormat) {
+    List<String> notApplied = new ArrayList<>();
+    if (this == NONE) {
+      return new Applied(this, this, notApplied);
+    }
     List<String> missing = missingCapabilities(machine, bits, sparsity, mxFormat);
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("--fusion " + optionValue() + " needs " + String.join(" and ", missing)
-          + ", which this NPU does not execute (npu-isa answers UNSUPPORTED, or the datapath has no such path); "
-          + "use --fusion none, or an NPU built with the fused datapath");
+      notApplied.add("streamed weights: this NPU lacks " + String.join(" and ", missing));
+      notApplied.add("feed-forward epilogue on the PPM" + (this == FULL ? " and batched P·V" : "")
+          + ": built on the streamed weights' layout (the program is --fusion none's)");
+      return new Applied(this, NONE, notApplied);
+    }
+    List<String> why = PpmEpilogues.whyNot(machine, dim, weightGroup, sparsity, mxFormat);
+    if (!why.isEmpty()) {
+      notApplied.add("feed-forward epilogue on the PPM: " + String.join("; ", why)
+          + " (dequantization and SwiGLU on the DSP, as at --fusion none)");
+    }
+    return new Applied(this, this, notApplied);
+  }
+
+  /**
+   * The fusion a lowering applies.
+   *
+   * @param requested  the level asked for ({@code --fusion})
+   * @param applied    the level whose program runs: {@code requested}, or {@link #NONE} when the NPU cannot stream
+   *                   weights
+   * @param notApplied each fusion of {@code requested} that the program does not apply, with why (empty: all applied)
+   */
+  public record Applied(Fusion requested, Fusion applied, List<String> notApplied) {
+    public Applied {
+      notApplied = List.copyOf(notApplied);
+    }
+
+    /** One line for an architect: the level, and what of it was not applied and why. */
+    public String summary() {
+      String level = "--fusion " + requested.optionValue();
+      if (notApplied.isEmpty()) {
+        return level + ": every fusion applied";
+      }
+      return level + (applied == requested ? "" : ", run as " + applied.optionValue()) + "; not applied: "
+          + String.join("; ", notApplied);
     }
   }
 

@@ -13,7 +13,8 @@ import org.llmnpu.numerics.fp16.Fp16;
  */
 final class LoweringEmitter {
   final LoweringLayout l;
-  private final ToLongFunction<DspProgram> pool;
+  /** Places a DSP program in external memory (the command stream's, see {@link CommandStream}). */
+  final ToLongFunction<DspProgram> pool;
   CommandStream b;
   private int wStride;
   /** The K chunks of the staged weight's GEMM. */
@@ -47,7 +48,7 @@ final class LoweringEmitter {
       throw new IllegalArgumentException("DSP program '" + program.name() + "' has " + program.size()
           + " instructions but the DSP's program memory holds " + l.p.dsp().programDepth());
     }
-    b.dspRun(pool.applyAsLong(program), program);
+    b.dspRun(program);
   }
 
   static short half(double v) {

@@ -112,11 +112,16 @@ public final class PhaseCostModel extends CommandCosts {
     this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, Fusion.NONE);
   }
 
-  /** As above for the programs of fusion level {@code fusion} ({@link DecoderLowering}; exact steps only). */
+  /**
+   * As above for the programs of fusion level {@code fusion} ({@link DecoderLowering}): the level the NPU applies
+   * ({@link Fusion#appliedOn}: {@link Fusion#NONE} where it cannot stream weights).
+   */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(p);
+    fusion = fusion.appliedOn(p, weightBits, sparsity, mxFormat);
     this.fusion = fusion;
+    this.chainRuns = fusion == Fusion.FULL;
     this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
@@ -264,15 +269,22 @@ public final class PhaseCostModel extends CommandCosts {
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
     for (int t = 0; t < n; t++) {
+      if (chainRuns) {
+        // as AttentionLowering at full: the cos/sin row first, so that the runs after it join
+        load(1, 4L * nq);
+        dspIn(1, 2L * nq, FP16);
+      }
       resultIn(c.dim(), qkvN);
       run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-      load(1, 4L * nq);
-      dspIn(1, 2L * nq, FP16);
+      if (!chainRuns) {
+        load(1, 4L * nq);
+        dspIn(1, 2L * nq, FP16);
+      }
       run("q rope", () -> r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
       run("k rope", () -> r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-      runAll(programs("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
+      runAll("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
           new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
-          new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)))));
+          new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspOut(1, half, INT8);
@@ -383,18 +395,18 @@ public final class PhaseCostModel extends CommandCosts {
       partialsIn(ks, s, 1, -1);
     }
     // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
-    runAll(programs(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s)));
+    runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
   }
 
   /** A head group's P·V results dequantized (merged as the lowering does). */
   private void outputScales(int group) {
-    runAll(programs(java.util.List.of("output scales", group), () -> {
+    runAll(java.util.List.of("output scales", group), () -> {
       java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
       }
       return r.merged(outputScales);
-    }));
+    });
   }
 
   /**

@@ -63,9 +63,36 @@ final class PpmEpilogues {
    * {@code sparsity} and MX format {@code mxFormat} (-1: integer) over a model dimension {@code dim} on {@code p}.
    */
   static boolean applies(org.llmnpu.isa.MachineParams p, int dim, int weightGroup, int sparsity, int mxFormat) {
+    return whyNot(p, dim, weightGroup, sparsity, mxFormat).isEmpty();
+  }
+
+  /** Why the epilogue does not apply (see {@link #applies}), each reason for an architect; empty when it applies. */
+  static java.util.List<String> whyNot(org.llmnpu.isa.MachineParams p, int dim, int weightGroup, int sparsity,
+                                       int mxFormat) {
     int line = p.lineBytes();
-    return mxFormat < 0 && weightGroup == 0 && sparsity == Command.DENSE && p.ppmLatency() > 0 && p.ppu()
-        && KSplit.of(dim, p.maxK(), p.maxK() / line * line).count() == 1 && p.weightStream() && p.maxN() >= 2 * line;
+    java.util.List<String> why = new java.util.ArrayList<>();
+    if (mxFormat >= 0) {
+      why.add("MX weights (a GEMM per block of 32 rows of K, partials summed on the DSP)");
+    }
+    if (weightGroup > 0) {
+      why.add("grouped weight scales (a GEMM per group of " + weightGroup + " rows of K, partials summed on the DSP)");
+    }
+    if (sparsity != Command.DENSE) {
+      why.add("2:4 weights (their streamed layout has no aligned W1|W3 copy yet)");
+    }
+    if (p.ppmLatency() <= 0 || !p.ppu()) {
+      why.add("this NPU's PPM has no PPU (ppu: false or no PPM), so no SiLU C-LUT");
+    }
+    if (KSplit.of(dim, p.maxK(), p.maxK() / line * line).count() != 1) {
+      why.add("W1|W3's K = " + dim + " exceeds the engine's maxK " + p.maxK() + " (K chunks summed on the DSP)");
+    }
+    if (!p.weightStream()) {
+      why.add("this NPU does not stream weights into the array");
+    }
+    if (p.maxN() < 2 * line) {
+      why.add("the engine's maxN " + p.maxN() + " is below two lines (" + 2 * line + " columns)");
+    }
+    return why;
   }
 
   long w13(int layer) {

@@ -16,8 +16,8 @@ import org.llmnpu.sw.model.ModelWeights;
 /**
  * The fused lowering on stories260K, on the golden ISA simulator: weights streamed into the array give the same
  * logits bit for bit as the unfused program in fewer cycles where the PPM epilogue does not apply (int4-g32, MXINT8,
- * 2:4 with packed positions; INT8 and INT4 in {@link PpmEpilogueLoweringTest}); the cost model follows the stream exactly; a level the
- * NPU cannot run is refused naming the capability; a prompt longer than maxM is prefilled in chunks.
+ * 2:4 with packed positions; INT8 and INT4 in {@link PpmEpilogueLoweringTest}); the cost model follows the stream exactly; what the NPU
+ * cannot fuse runs unfused and is named with why; a prompt longer than maxM is prefilled in chunks.
  */
 class FusedLoweringTest {
   static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
@@ -61,17 +61,43 @@ class FusedLoweringTest {
   }
 
   @Test
-  void aLevelTheNpuCannotRunIsRefusedNamingTheCapability() throws Exception {
+  void whatTheNpuCannotFuseRunsUnfusedAndIsNamedWithWhy() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    LoweredModel mx = WeightFormats.lower(w, "mxfp8", NpuTargets.defaultNpu().withMxLoad(true), 12, 8);
-    String e = assertThrows(IllegalArgumentException.class,
-        () -> new NpuDecoder(mx, 4, NpuEngine.GOLDEN, Fusion.FULL)).getMessage();
-    assertTrue(e.contains("--fusion full needs MX element decoding on the weight stream"), e);
+    // mxfp8: the weight stream does not decode MX elements, so the whole program is none's, and the cost model's too
+    MachineParams mxNpu = machine("mxfp8");
+    NpuDecoder.Step[] steps = prefillAndDecode(w, "mxfp8", Fusion.FULL);
+    assertArrayEquals(steps[0].logits()[0], steps[1].logits()[0], "prefill logits");
+    assertArrayEquals(steps[2].logits()[0], steps[3].logits()[0], "decode logits");
+    assertEquals(steps[0].counter(Counter.CYCLES), steps[1].counter(Counter.CYCLES));
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), mxNpu, 24, 6, "mxfp8", Fusion.FULL);
+    PhaseCostModelTest.assertEveryCounterEqual(steps[1], cost.step(PROMPT.length, 0, w.config().layers()));
+    LoweredModel mx = WeightFormats.lower(w, "mxfp8", mxNpu, 12, 8);
+    Fusion.Applied a = new NpuDecoder(mx, 4, NpuEngine.GOLDEN, Fusion.FULL).lowering().fusionApplied();
+    assertEquals(Fusion.FULL, a.requested());
+    assertEquals(Fusion.NONE, a.applied());
+    assertTrue(a.summary().startsWith("--fusion full, run as none; not applied: streamed weights: this NPU lacks MX "
+        + "element decoding on the weight stream"), a.summary());
+    assertTrue(a.summary().contains("feed-forward epilogue on the PPM and batched P·V"), a.summary());
+    // an NPU copying 4 W rows a cycle has no streamed GEMM
     MachineParams fast = NpuTargets.defaultNpu().withWeightRowsPerCycle(4);
-    LoweredModel int8 = WeightFormats.lower(w, "int8", fast, 12, 8);
-    e = assertThrows(IllegalArgumentException.class,
-        () -> new NpuDecoder(int8, 4, NpuEngine.GOLDEN, Fusion.VERTICAL)).getMessage();
-    assertTrue(e.contains("gemm wStream=1 (weights streamed from external memory into the array)"), e);
+    Fusion.Applied f = Fusion.VERTICAL.on(fast, w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1);
+    assertEquals(Fusion.NONE, f.applied());
+    assertTrue(f.notApplied().get(0).contains("gemm wStream=1 (weights streamed from external memory into the array)"),
+        f.notApplied().toString());
+    // int4-g32 streams its weights; only the PPM epilogue falls back (grouped K), the level stays full
+    Fusion.Applied g = Fusion.FULL.on(machine("int4-g32"), w.config().dim(), 4, 32, org.llmnpu.isa.Command.DENSE, -1);
+    assertEquals(Fusion.FULL, g.applied());
+    assertEquals(1, g.notApplied().size(), g.notApplied().toString());
+    assertTrue(g.notApplied().get(0).startsWith("feed-forward epilogue on the PPM: grouped weight scales"),
+        g.notApplied().toString());
+    // an NPU whose PPM has no PPU: streamed weights and the batched P·V, the feed-forward on the DSP
+    MachineParams noPpu = NpuTargets.defaultNpu().withUnits(0, false, org.llmnpu.isa.Command.DENSE);
+    Fusion.Applied n = Fusion.FULL.on(noPpu, w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1);
+    assertEquals(Fusion.FULL, n.applied());
+    assertTrue(n.summary().contains("feed-forward epilogue on the PPM: this NPU's PPM has no PPU"), n.summary());
+    // int8 on the default NPU: everything applied
+    assertEquals("--fusion full: every fusion applied",
+        Fusion.FULL.on(machine("int8"), w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1).summary());
     assertEquals("--fusion: 'some' is not allowed; allowed: none, vertical, full",
         assertThrows(IllegalArgumentException.class, () -> Fusion.parse("some")).getMessage());
   }

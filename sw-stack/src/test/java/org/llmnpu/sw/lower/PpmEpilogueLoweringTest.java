@@ -80,6 +80,28 @@ class PpmEpilogueLoweringTest {
     }
   }
 
+  /**
+   * At {@code full} the walk joins consecutive DSP runs as the lowering's command stream does ({@link DspChain}): with a
+   * prompt that is one batch of the batched attention (8 tokens) and a decode step, every counter equal, and fewer
+   * commands than at {@code vertical}.
+   */
+  @Test
+  void theExtrapolatedWalkJoinsDspRunsAsTheLoweringDoes() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
+        Fusion.FULL);
+    PhaseCostModel walk = new PhaseCostModel(w.config(), m, 18, 16, true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
+        Fusion.FULL);
+    PhaseCostModel vertical = new PhaseCostModel(w.config(), m, 18, 16, false, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
+        Fusion.VERTICAL);
+    for (int[] s : new int[][] {{8, 0}, {1, 16}}) {
+      PhaseCost e = exact.step(s[0], s[1], 5);
+      assertEquals(e, walk.step(s[0], s[1], 5));
+      assertTrue(e.counter(Counter.COMMANDS) < vertical.step(s[0], s[1], 5).counter(Counter.COMMANDS));
+    }
+  }
+
   @Test
   void theIdentityTableGivesEveryCodeBackAndTheSiluTableFollowsSilu() {
     PpuTable id = PpmEpilogues.identityTable();
