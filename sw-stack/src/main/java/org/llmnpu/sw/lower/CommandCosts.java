@@ -174,9 +174,9 @@ abstract class CommandCosts {
       cm.gemm(m, k, n);
     }
   }
-  /** A streamed GEMM whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
-  final void streamedPpmGemm(int m, int k, int n, boolean int4) {
-    streamedGemm(m, k, n, int4, false);
+  /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
+  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
+    streamedGemm(m, k, n, int4, sparse);
     add(Counter.PPM_ELEMENTS, (long) m * n);
     cm.drainThroughPpm();
   }

@@ -319,7 +319,7 @@ public final class LoweredModel {
   private final Map<Long, Long> streamed = new java.util.HashMap<>();
 
   private void streamedCopy(long staged, String name, int k, int n) {
-    streamed.put(staged, alloc(name, streamedSparseOffset(k, n, split(k).count())));
+    streamed.put(staged, alloc(name, streamedSparseBytes(k, n)));
   }
 
   /**
@@ -346,6 +346,11 @@ public final class LoweredModel {
       rows += v + (v + 3) / 4;
     }
     return rows * extStride(n);
+  }
+
+  /** Bytes of a K×N 2:4 block weight's whole streamed layout (every K chunk, {@link #streamedSparseOffset}). */
+  long streamedSparseBytes(int k, int n) {
+    return streamedSparseOffset(k, n, split(k).count());
   }
 
   /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */

@@ -207,10 +207,11 @@ final class LoweringEmitter {
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
    * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0) and
    * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
-   * {@code yStride} apart. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too).
+   * {@code yStride} apart. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
+   * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
    */
-  void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int col0, int cols, long x, int xStride, long y,
-               long records) {
+  void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
+               int xStride, long y, long records) {
     int unit = int4 ? 2 * l.line : l.line;
     int tile = Math.max(unit, l.p.maxN() / unit * unit);
     for (int j0 = 0; j0 < cols; j0 += tile) {
@@ -218,7 +219,7 @@ final class LoweringEmitter {
       b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0));
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + j0, l.yStride,
-          Command.DENSE, 0, 1, int4 ? 1 : 0, 1));
+          sparsity, 0, 1, int4 ? 1 : 0, 1));
     }
   }
 }

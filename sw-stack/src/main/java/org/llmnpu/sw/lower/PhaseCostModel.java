@@ -481,7 +481,7 @@ public final class PhaseCostModel extends CommandCosts {
       for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
         int nn = Math.min(tile, c.hiddenDim() - j0);
         ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
-        streamedPpmGemm(n, c.dim(), nn, bits == 4);
+        streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE);
       }
     }
     for (int t = 0; t < n; t++) {

@@ -27,9 +27,11 @@ import org.llmnpu.sw.model.ModelWeights;
  * The static scales are {@link StaticScales}, calibrated when a fused decoder first needs the data
  * ({@link LoweredModel#epilogueScales}); a layout without weights uses placeholders (same commands).
  *
- * <p>The epilogue applies to dense per-channel INT8 and INT4 block weights on an NPU whose PPM has the PPU, when
- * W1|W3's K is one GEMM (K ≤ maxK): a K-chunked, grouped ({@code int4-g32}), MX or 2:4 weight keeps the DSP path
- * (its partial sums are combined on the DSP; 2:4's streamed layout has no aligned copy yet).
+ * <p>The epilogue applies to per-channel INT8 and INT4 block weights, dense or 2:4 (on the NPU's 2:4 array: the
+ * aligned copy is then in the streamed 2:4 layout, value rows and packed positions, {@code npu-isa StreamedWeights};
+ * a sparse GEMM through the PPM drains the same INT32 values as the dense GEMM of the zero-filled weights) on an NPU
+ * whose PPM has the PPU, when W1|W3's K is one GEMM (K ≤ maxK): a K-chunked, grouped ({@code int4-g32}) or MX weight
+ * keeps the DSP path (its partial sums are combined on the DSP).
  */
 final class PpmEpilogues {
   private final LoweredModel m;
@@ -53,7 +55,8 @@ final class PpmEpilogues {
     h3 = LoweredModel.roundUp(c.hiddenDim(), 2 * line);
     n13 = h3 + c.hiddenDim();
     tableBytes = LoweredModel.roundUp(IsaSimulator.ppuTableBytes(), line);
-    w13Bytes = LoweredModel.roundUp(model.matrixBytes(c.dim(), n13), line);
+    w13Bytes = LoweredModel.roundUp(model.sparsity == Command.S2_4 ? model.streamedSparseBytes(c.dim(), n13)
+        : model.matrixBytes(c.dim(), n13), line);
     layerBytes = w13Bytes + 2L * tableBytes + LoweredModel.roundUp(2L * c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
     base = applies ? (top - layerBytes * c.layers()) / line * line : top;
   }
@@ -64,7 +67,9 @@ final class PpmEpilogues {
    */
   static boolean applies(org.llmnpu.isa.MachineParams p, int dim, int weightGroup, int sparsity, int mxFormat) {
     int line = p.lineBytes();
-    return mxFormat < 0 && weightGroup == 0 && sparsity == Command.DENSE && p.ppmLatency() > 0 && p.ppu()
+    boolean sparseOnItsArray = sparsity == Command.S2_4 && p.sparsity() == Command.S2_4;
+    return mxFormat < 0 && weightGroup == 0 && (sparsity == Command.DENSE || sparseOnItsArray) && p.ppmLatency() > 0
+        && p.ppu()
         && KSplit.of(dim, p.maxK(), p.maxK() / line * line).count() == 1 && p.weightStream() && p.maxN() >= 2 * line;
   }
 

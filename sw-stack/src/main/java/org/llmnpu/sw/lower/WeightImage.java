@@ -103,7 +103,13 @@ final class WeightImage {
     for (int n = 0; n < rows.length; n++) {
       rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= h3 ? lw.w3()[n - h3] : null;
     }
-    putMatrix(at, m.layerVectors[l] + 2L * m.vW1, rows, c.dim(), new int[] {h3, m.vW3 - m.vW1}, c.hiddenDim());
+    long scales = m.layerVectors[l] + 2L * m.vW1;
+    int[] split = {h3, m.vW3 - m.vW1};
+    if (m.sparsity == Command.S2_4) {
+      putSparse(at, scales, rows, c.dim(), split, true);
+    } else {
+      putMatrix(at, scales, rows, c.dim(), split, c.hiddenDim());
+    }
   }
 
   /** The llama2.c output row of fused-QKV column {@code col}. */
@@ -132,7 +138,7 @@ final class WeightImage {
    */
   private void putMatrix(long at, long scales, float[][] rows, int k, int[] split, int vecLen) {
     if (m.sparsity == Command.S2_4) {
-      putSparse(at, scales, rows, k, split);
+      putSparse(at, scales, rows, k, split, false);
       return;
     }
     int group = weightGroup > 0 ? weightGroup : k;
@@ -222,9 +228,10 @@ final class WeightImage {
    * ({@link NmPruner}, the ragged last group keeps its two largest), quantized per channel over its
    * kept values, then each K chunk compressed ({@link SparseWeights#compress}): its value rows from
    * row {@code k0/2}, its metadata rows packed two positions a byte from row {@code k0/2} of the
-   * metadata block (layout in {@link LoweredModel}).
+   * metadata block (layout in {@link LoweredModel}), and its streamed layout at {@link LoweredModel#streamedSparse};
+   * with {@code streamedOnly} only the streamed layout, at {@code at} (the PPM epilogue's aligned W1|W3 copy).
    */
-  private void putSparse(long at, long scales, float[][] rows, int k, int[] split) {
+  private void putSparse(long at, long scales, float[][] rows, int k, int[] split, boolean streamedOnly) {
     int n = rows.length;
     byte[][] q = new byte[k][n];
     for (int col = 0; col < n; col++) {
@@ -251,7 +258,7 @@ final class WeightImage {
       int k0 = chunks.start(c);
       byte[][] packed = SparseWeights.compress(java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
       int v = packed.length / 2;
-      for (int i = 0; i < v; i++) {
+      for (int i = 0; i < v && !streamedOnly; i++) {
         System.arraycopy(packed[i], 0, image, (int) (at + (long) (k0 / 2 + i) * stride), n);
         long row = meta + (long) (k0 / 2 + i) * metaStride;
         for (int col = 0; col < n; col++) {
@@ -263,7 +270,7 @@ final class WeightImage {
       // the streamed layout of the chunk: its value rows, then the positions packed four a byte
       byte[][] rowsStreamed = org.llmnpu.isa.StreamedWeights.compressPacked(
           java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
-      long chunkAt = m.streamedSparse(at) + m.streamedSparseOffset(k, n, c);
+      long chunkAt = (streamedOnly ? at : m.streamedSparse(at)) + m.streamedSparseOffset(k, n, c);
       for (int r = 0; r < rowsStreamed.length; r++) {
         System.arraycopy(rowsStreamed[r], 0, image, (int) (chunkAt + (long) r * stride), n);
       }
