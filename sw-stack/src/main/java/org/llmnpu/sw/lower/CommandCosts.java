@@ -145,9 +145,14 @@ abstract class CommandCosts {
    * value rows and packed positions, {@code npu-isa StreamedWeights}).
    */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse) {
+    streamedGemm(m, k, n, int4, sparse, false);
+  }
+
+  /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
+  final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
     command(false);
     long values = sparse ? 2L * ((k + 3) / 4) : k;
-    long rows = sparse ? values + (values + 3) / 4 : k;
+    long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
     add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
@@ -156,7 +161,7 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, 0, 0);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, 0, 0);
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {

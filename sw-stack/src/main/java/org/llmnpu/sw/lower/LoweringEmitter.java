@@ -25,6 +25,8 @@ final class LoweringEmitter {
   /** The streamed weight: its memory address, and whether its rows hold INT4 pairs ({@code wInt4=1}). */
   private long streamed;
   private boolean streamedInt4;
+  /** The streamed weight is a group-scaled INT4 copy ({@code gemm wInt4=2}, {@link LoweredModel#groupScaledStream}). */
+  private boolean streamedGroupScaled;
   private int streamedK;
 
   /**
@@ -97,10 +99,14 @@ final class LoweringEmitter {
     if (stream) {
       // streamed by the GEMMs themselves: the rows stay in memory (INT8, INT4 pairs for wInt4, 2:4 value rows and
       // packed positions per chunk)
-      streamed = sparsity == Command.S2_4 ? l.m.streamedSparse(ext) : ext;
+      streamedGroupScaled = groupScaledStream();
+      streamed = sparsity == Command.S2_4 ? l.m.streamedSparse(ext) : streamedGroupScaled ? l.m.groupScaled(ext) : ext;
       streamedK = k;
       streamedInt4 = l.m.bits == 4;
       wStride = es;
+      if (streamedGroupScaled) {
+        split = l.split(k);
+      }
     } else if (l.m.mxFormat >= 0) {
       b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
     } else if (l.m.bits == 4) {
@@ -127,6 +133,7 @@ final class LoweringEmitter {
     if (stream) {
       streamed = ext;
       streamedInt4 = false;
+      streamedGroupScaled = false;
       sparsity = Command.DENSE;
     } else {
       b.load(ext, wStride, l.sWT, wStride, wStride, k);
@@ -149,10 +156,11 @@ final class LoweringEmitter {
         int nn = Math.min(tile, n - n0);
         long y = l.sY + c * l.yChunkBytes + 4L * n0;
         if (stream) {
-          long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c) : (long) k0 * wStride;
+          long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c)
+              : (streamedGroupScaled ? LoweredModel.groupScaledRow(k0) : k0) * wStride;
           long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
           b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
-              sparsity, 0, 1, streamedInt4 ? 1 : 0, 0));
+              sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0));
         } else {
           b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
               l.yStride, sparsity);
@@ -178,6 +186,11 @@ final class LoweringEmitter {
    */
   void resultIn(long offset, int elems, int dst, int wsRow) {
     partialsIn(split, l.sY + offset, l.yChunkBytes, l.line, elems, 1, dst, split.sigma(), split.grouped() ? wsRow : -1);
+  }
+
+  /** Whether the block weights stream as their group-scaled INT4 copies (one scale per channel on the DSP). */
+  boolean groupScaledStream() {
+    return stream && l.m.groupScaledStream;
   }
 
   /** The per-channel weight scale vector for {@link DspRoutines#scale}, or none (-1) when groups applied them. */
