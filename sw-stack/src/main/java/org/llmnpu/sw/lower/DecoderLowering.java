@@ -176,7 +176,14 @@ public final class DecoderLowering {
     }
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
-      b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.layerVectorElems, 1);
+      if (e.groupScaledStream()) {
+        // the norms and the channel vectors; the group vectors are the unfused program's
+        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.vQkv, 1);
+        b.load(m.layerVectors[layer] + 2L * m.vQkvC, l.line, l.sVEC + 2L * m.vQkvC, l.line,
+            2L * (m.layerVectorElems - m.vQkvC), 1);
+      } else {
+        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.layerVectorElems, 1);
+      }
       e.vecIn(m.vG1, l.c.dim(), l.rG1);
       e.vecIn(m.vG2, l.c.dim(), l.rG2);
       scalesIn(m.vQkv, m.vQkvC, l.c.dim(), m.qkvN, l.rWsQkv);

@@ -267,6 +267,8 @@ public final class LoweredModel {
     groupScaledStream = groupScaledStream(machine, weightBits, weightGroup, mxFormat,
         Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
     int vectorsBefore = v;
+    // the channel vectors start on a line, so that a fused step loads the norms and them without the group vectors
+    v = groupScaledStream ? channelVectorStart(v, line) : v;
     vQkvC = v;
     v += groupScaledStream ? pad8(qkvN) : 0;
     vOC = v;
@@ -397,6 +399,11 @@ public final class LoweredModel {
     int line = p.lineBytes();
     return bits == 4 && group == org.llmnpu.isa.StreamedWeights.SCALE_GROUP && mxFormat < 0 && p.weightStream()
         && (p.maxK() / line * line % group == 0 || maxK <= p.maxK());
+  }
+
+  /** The first element of the channel vectors after {@code groupVectorsEnd} elements: the next line. */
+  static int channelVectorStart(int groupVectorsEnd, int line) {
+    return roundUp(groupVectorsEnd, Math.max(1, line / 2));
   }
 
   /** Where the group-scaled copy of each block weight lives, by the address of its staged layout. */

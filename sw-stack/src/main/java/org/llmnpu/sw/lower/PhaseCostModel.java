@@ -53,6 +53,8 @@ public final class PhaseCostModel extends CommandCosts {
   private final int maxContext;
   private final int blockMax;
   private final int layerVectorElems;
+  /** Where a layer's channel vectors of the group-scaled copies start (elements; the block's end without them). */
+  private final int channelVectors;
   private final int bits;
   private final int group;
   /** Block weights stream as group-scaled INT4 copies ({@link LoweredModel#groupScaledStream}, a fused level). */
@@ -145,9 +147,10 @@ public final class PhaseCostModel extends CommandCosts {
     boolean copies = LoweredModel.groupScaledStream(p, weightBits, weightGroup, mxFormat,
         Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
     this.groupScaled = copies && fusion != Fusion.NONE;
-    this.layerVectorElems = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
-        + 2 * groups(c.dim()) * pad8(c.hiddenDim()) + groups(c.hiddenDim()) * pad8(c.dim())
-        + (copies ? pad8(qkvN) + 2 * pad8(c.dim()) + 2 * pad8(c.hiddenDim()) : 0);
+    int groupVectorsEnd = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
+        + 2 * groups(c.dim()) * pad8(c.hiddenDim()) + groups(c.hiddenDim()) * pad8(c.dim());
+    this.channelVectors = copies ? LoweredModel.channelVectorStart(groupVectorsEnd, line) : groupVectorsEnd;
+    this.layerVectorElems = channelVectors + (copies ? pad8(qkvN) + 2 * pad8(c.dim()) + 2 * pad8(c.hiddenDim()) : 0);
   }
 
   private int groups(int k) {
@@ -254,7 +257,12 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void layer(int n, int pos, boolean firstLayer) {
-    load(1, 2L * layerVectorElems);
+    if (groupScaled) {
+      load(1, 2L * 2 * pad8(c.dim()));
+      load(1, 2L * (layerVectorElems - channelVectors));
+    } else {
+      load(1, 2L * layerVectorElems);
+    }
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
     int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
