@@ -3,6 +3,7 @@ package org.llmnpu.cosim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Command;
@@ -19,7 +20,8 @@ import org.llmnpu.verilator.SimModes;
  * shapes (K with a short last group, K past the array's rows, N ragged and over several N tiles, M past mTile), random
  * multipliers and nibbles (extremes included: the image is random bytes), a K split whose second half accumulates, on
  * the dense 8×8 NPU under two memory timings and on the 2:4 array (a dense GEMM there): bit-exact with the golden
- * ISA simulator, every counter equal, cycles equal to the cycle model's {@code streamedGemm}.
+ * ISA simulator, every counter equal, cycles equal to the cycle model's {@code streamedGemm}; and the checks (no
+ * stream, both INT4 bits, N:M) halt both with the same error.
  */
 class GroupScaledStreamCosimTest {
 
@@ -74,6 +76,27 @@ class GroupScaledStreamCosimTest {
       byte[] image = new byte[(int) p.extMemBytes()];
       r.nextBytes(image);
       StreamedGemmCosimTest.assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog, "K split, accumulate");
+    }
+  }
+
+  @Test
+  void checksHaltTheNpuAsTheGolden() {
+    NpuConfig c = SparseGemmCosimTest.config("2:4");
+    MachineParams p = c.machine();
+    Command.Gemm unstreamed = new Command.Gemm(2, 8, 8, 0, 8, 0x100, 8, 0x200, 32, 0, 0, 0, 2, 0);
+    Command.Gemm bothBits = new Command.Gemm(2, 8, 8, 0, 8, 0x30000, 8, 0x200, 32, 0, 0, 1, 3, 0);
+    Command.Gemm sparse = new Command.Gemm(2, 8, 8, 0, 8, 0x30000, 8, 0x200, 32, 1, 0, 1, 2, 0);
+    Object[][] cases = {{unstreamed, ErrorCause.BAD_SHAPE}, {bothBits, ErrorCause.BAD_SHAPE},
+        {sparse, ErrorCause.UNSUPPORTED}};
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      for (Object[] t : cases) {
+        Program prog = Program.builder().load(0x10000, 8, 0, 8, 8, 2).add((Command) t[0]).halt().build();
+        byte[] image = new byte[(int) p.extMemBytes()];
+        new Random(4).nextBytes(image);
+        ProgramCosim.Outcome o = StreamedGemmCosimTest.assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog,
+            t[1].toString());
+        assertEquals(t[1], o.golden().error());
+      }
     }
   }
 }

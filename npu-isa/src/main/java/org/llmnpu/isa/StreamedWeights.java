@@ -29,6 +29,8 @@ package org.llmnpu.isa;
 public final class StreamedWeights {
   /** W rows per multiplier group of a group-scaled INT4 W ({@code wInt4=2}). */
   public static final int SCALE_GROUP = 32;
+  /** The largest K of a group-scaled W: its {@code K + 2·ceil(K/32)} stream rows fit 16 bits. */
+  public static final int MAX_GROUP_SCALED_K = 61_679;
 
   private StreamedWeights() {
   }

@@ -126,7 +126,7 @@ class CosimDecoderCommandTest {
 
   @Test
   void fusionStreamsTheWeightsAndIsRefusedWhereTheNpuCannot() throws Exception {
-    // int4-g32: streamed weights without the PPM epilogue (grouped K), so the same logits bit for bit
+    // int4-g32: at vertical the group-scaled INT4 stream (one GEMM a K chunk, gemm wInt4=2), not a GEMM per group
     String none = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant",
         "int4-g32", "--json");
     String fused = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant",
@@ -134,8 +134,7 @@ class CosimDecoderCommandTest {
     JsonNode n = new ObjectMapper().readTree(none);
     JsonNode f = new ObjectMapper().readTree(fused);
     assertEquals("vertical", f.get("fusion").asText(), fused);
-    assertEquals(n.get("tokens"), f.get("tokens"), "the same logits bit for bit: " + fused);
-    assertTrue(f.get("modelCycles").get("decode").asLong() < n.get("modelCycles").get("decode").asLong(), fused);
+    assertTrue(f.get("modelCycles").get("decode").asLong() < 0.8 * n.get("modelCycles").get("decode").asLong(), fused);
     String err = CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant", "mxfp8",
         "--fusion", "full");
     assertTrue(err.contains("--fusion full needs MX element decoding on the weight stream"), err);

@@ -202,7 +202,8 @@ public final class NpuPredecode extends HwModule {
 
     Bool badShape = isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST)))
         .or(isGemm.and(gemmShape.or(wInt4.and(wStream.not()))
-            .or(w.get(2).slice(20, 20).eq(1).and(w.get(2).slice(22, 22).eq(1)))))
+            .or(w.get(2).slice(22, 22).eq(1).and(w.get(2).slice(20, 20).eq(1)
+                .or(k.gt(org.llmnpu.isa.StreamedWeights.MAX_GROUP_SCALED_K))))))
         .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))).or(ppmShape);
     Bool badSpad = isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)).or(ppmSpad);
     Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
