@@ -58,15 +58,12 @@ class GroupScaledStreamCosimTest {
             "X bytes and the streamed rows, multipliers included");
       }
       // K split at a group boundary into two group-scaled GEMMs, the second accumulating
-      int m = 9;
-      int k = 172;
-      int n = 37;
-      int k1 = 64;
+      int m = 5, k = 130, n = 21, k1 = 96;
       long xStride = GemmCosimFixture.lines(p, k);
-      long yStride = GemmCosimFixture.lines(p, 4L * n);
       long wStride = GemmCosimFixture.lines(p, (n + 1) / 2);
-      long y = m * xStride;
       long second = GemmCosimFixture.EXT_W + (k1 + 2L * (k1 / 32)) * wStride;
+      long yStride = GemmCosimFixture.lines(p, 4L * n);
+      long y = m * xStride;
       Program prog = Program.builder()
           .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
           .add(new Command.Gemm(m, k1, n, 0, xStride, GemmCosimFixture.EXT_W, wStride, y, yStride, 0, 0, 1, 2, 0))

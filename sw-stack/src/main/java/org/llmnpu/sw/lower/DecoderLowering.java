@@ -182,7 +182,7 @@ public final class DecoderLowering {
         b.load(m.layerVectors[layer] + 2L * m.vQkvC, l.line, l.sVEC + 2L * m.vQkvC, l.line,
             2L * (m.layerVectorElems - m.vQkvC), 1);
       } else {
-        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.layerVectorElems, 1);
+        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.groupVectorElems, 1);
       }
       e.vecIn(m.vG1, l.c.dim(), l.rG1);
       e.vecIn(m.vG2, l.c.dim(), l.rG2);

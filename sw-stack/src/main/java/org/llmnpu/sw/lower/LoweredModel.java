@@ -101,6 +101,8 @@ public final class LoweredModel {
    */
   final boolean groupScaledStream;
   final int layerVectorElems;
+  /** Elements of a layer's vectors before the channel vectors: what the unfused program loads and uses. */
+  final int groupVectorElems;
   final int vLm;
   private final byte[] image;
   final int bits;
@@ -267,6 +269,7 @@ public final class LoweredModel {
     groupScaledStream = groupScaledStream(machine, weightBits, weightGroup, mxFormat,
         Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
     int vectorsBefore = v;
+    groupVectorElems = v;
     // the channel vectors start on a line, so that a fused step loads the norms and them without the group vectors
     v = groupScaledStream ? channelVectorStart(v, line) : v;
     vQkvC = v;
@@ -555,7 +558,7 @@ public final class LoweredModel {
   public long weightBytes() {
     long n = 0;
     for (int l = 0; l < c.layers(); l++) {
-      n += 2L * layerVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
+      n += 2L * groupVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
           + matrixBytes(c.hiddenDim(), c.dim());
     }
     return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);

@@ -55,6 +55,8 @@ public final class PhaseCostModel extends CommandCosts {
   private final int layerVectorElems;
   /** Where a layer's channel vectors of the group-scaled copies start (elements; the block's end without them). */
   private final int channelVectors;
+  /** Elements of a layer's vectors before the channel vectors (what the unfused program loads). */
+  private final int groupVectorsEnd;
   private final int bits;
   private final int group;
   /** Block weights stream as group-scaled INT4 copies ({@link LoweredModel#groupScaledStream}, a fused level). */
@@ -147,7 +149,7 @@ public final class PhaseCostModel extends CommandCosts {
     boolean copies = LoweredModel.groupScaledStream(p, weightBits, weightGroup, mxFormat,
         Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
     this.groupScaled = copies && fusion != Fusion.NONE;
-    int groupVectorsEnd = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
+    this.groupVectorsEnd = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
         + 2 * groups(c.dim()) * pad8(c.hiddenDim()) + groups(c.hiddenDim()) * pad8(c.dim());
     this.channelVectors = copies ? LoweredModel.channelVectorStart(groupVectorsEnd, line) : groupVectorsEnd;
     this.layerVectorElems = channelVectors + (copies ? pad8(qkvN) + 2 * pad8(c.dim()) + 2 * pad8(c.hiddenDim()) : 0);
@@ -261,7 +263,7 @@ public final class PhaseCostModel extends CommandCosts {
       load(1, 2L * 2 * pad8(c.dim()));
       load(1, 2L * (layerVectorElems - channelVectors));
     } else {
-      load(1, 2L * layerVectorElems);
+      load(1, 2L * groupVectorsEnd);
     }
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
