@@ -9,7 +9,6 @@ import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.model.ModelWeights;
-import org.llmnpu.sw.model.Ops;
 
 /**
  * {@code int4-g32} at a fused level streams the group-scaled INT4 copies ({@code gemm wInt4=2},
@@ -38,8 +37,9 @@ class GroupScaledLoweringTest {
     assertTrue(d1.counter(Counter.CYCLES) < 0.8 * d0.counter(Counter.CYCLES),
         d1.counter(Counter.CYCLES) + " vs " + d0.counter(Counter.CYCLES));
     assertEquals(d0.counter(Counter.DENSE_MACS) / 1000, d1.counter(Counter.DENSE_MACS) / 1000, "same GEMMs, not cut in groups");
-    assertClose(p0.logits()[0], p1.logits()[0]);
-    assertClose(d0.logits()[0], d1.logits()[0]);
+    // the same top token, logits within 0.1 of their spread
+    PpmEpilogueLoweringTest.assertClose(p0.logits()[0], p1.logits()[0], 0.1);
+    PpmEpilogueLoweringTest.assertClose(d0.logits()[0], d1.logits()[0], 0.1);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, "int4-g32", fusion);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, w.config().layers()));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, w.config().layers()));
@@ -50,19 +50,5 @@ class GroupScaledLoweringTest {
         assertEquals(exact.step(s[0], s[1], 5), walk.step(s[0], s[1], 5));
       }
     }
-  }
-
-  /** The same top token, and logits within 0.1 of their spread. */
-  private static void assertClose(float[] ref, float[] got) {
-    assertEquals(Ops.argmax(ref), Ops.argmax(got), "top-1");
-    float max = Float.NEGATIVE_INFINITY;
-    float min = Float.POSITIVE_INFINITY;
-    double diff = 0;
-    for (int i = 0; i < ref.length; i++) {
-      max = Math.max(max, ref[i]);
-      min = Math.min(min, ref[i]);
-      diff = Math.max(diff, Math.abs(ref[i] - got[i]));
-    }
-    assertTrue(diff < 0.1 * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
   }
 }

@@ -46,6 +46,11 @@ class PpmEpilogueLoweringTest {
 
   /** The same top token, and logits within 0.3 of their spread (INT8 codes of gate and up, static scales). */
   private static void assertClose(float[] ref, float[] got) {
+    assertClose(ref, got, 0.3);
+  }
+
+  /** The same top token, and logits within {@code fraction} of their spread. */
+  static void assertClose(float[] ref, float[] got, double fraction) {
     int a = Ops.argmax(ref);
     assertEquals(a, Ops.argmax(got), "top-1");
     float max = Float.NEGATIVE_INFINITY;
@@ -56,7 +61,7 @@ class PpmEpilogueLoweringTest {
       min = Math.min(min, ref[i]);
       diff = Math.max(diff, Math.abs(ref[i] - got[i]));
     }
-    assertTrue(diff < 0.3 * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
+    assertTrue(diff < fraction * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
   }
 
   /**
