@@ -196,7 +196,7 @@ class StreamedGemmCosimTest {
     }
   }
 
-  private static ProgramCosim.Outcome assertAgrees(NpuRtl rtl, byte[] image, Program prog, String name) {
+  static ProgramCosim.Outcome assertAgrees(NpuRtl rtl, byte[] image, Program prog, String name) {
     ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
     String what = name + ":\n" + Disassembler.disassemble(prog);
     assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());

@@ -99,7 +99,9 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * <p>Fused-datapath flags (word 2; see {@code npu-isa/README.md}): {@code wStream} (bit 19) 1 reads W from
    * external memory at {@code w} (stride {@code wStride}) and streams it into the array instead of from the
    * scratchpad; {@code wInt4} (bit 20, only with {@code wStream}) 1 says the streamed W bytes each hold two
-   * signed INT4 entries; {@code ppm} (bit 21) 1 routes the results through the PPM (per-column parameters) and
+   * signed INT4 entries, 2 (bit 22 instead) that they are group-scaled INT4 ({@link StreamedWeights}: each group of
+   * 32 W rows preceded by two rows of per-column multipliers, the entries widened to INT8 on the stream);
+   * {@code ppm} (bit 21) 1 routes the results through the PPM (per-column parameters) and
    * writes INT8 codes to Y instead of INT32.
    */
   record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
@@ -131,9 +133,14 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
       return wStream != 0;
     }
 
-    /** Whether the streamed W bytes hold two INT4 entries each (word 2 bit 20). */
+    /** Whether the streamed W bytes hold two INT4 entries each (word 2 bit 20, or bit 22 group-scaled). */
     public boolean int4Weights() {
       return wInt4 != 0;
+    }
+
+    /** Whether the streamed INT4 W is group-scaled ({@code wInt4=2}, word 2 bit 22; {@link StreamedWeights}). */
+    public boolean groupScaledWeights() {
+      return wInt4 == 2;
     }
 
     /** Whether the results go through the PPM and land as INT8 codes (word 2 bit 21). */

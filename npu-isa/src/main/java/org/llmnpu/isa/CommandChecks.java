@@ -154,8 +154,9 @@ final class CommandChecks {
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
       }
-      if (g.int4Weights() && !g.streamsWeights()) {
-        return ErrorCause.BAD_SHAPE;
+      if (g.int4Weights() && !g.streamsWeights() || g.wInt4() > 2
+          || g.groupScaledWeights() && g.k() > StreamedWeights.MAX_GROUP_SCALED_K) {
+        return ErrorCause.BAD_SHAPE; // INT4 only on the stream; word 2 bits 20 and 22 not both; 16-bit stream rows
       }
       if (g.throughPpm() && g.accumulates()) {
         return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into

@@ -157,7 +157,8 @@ public final class CommandCodec {
         throw new IllegalArgumentException("gemm sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + g.sparsity());
       }
       w[2] = (int) (field(g.n(), 16, "gemm n") | field(g.accumulate(), 1, "gemm accumulate") << 16
-          | g.sparsity() << 17 | field(g.wStream(), 1, "gemm wStream") << 19 | field(g.wInt4(), 1, "gemm wInt4") << 20
+          | g.sparsity() << 17 | field(g.wStream(), 1, "gemm wStream") << 19 | (field(g.wInt4(), 2, "gemm wInt4") & 1) << 20
+          | (g.wInt4() >> 1) << 22
           | field(g.ppm(), 1, "gemm ppm") << 21);
       w[3] = (int) field(g.x(), 32, "gemm x");
       w[4] = (int) field(g.w(), 32, "gemm w");
@@ -206,7 +207,8 @@ public final class CommandCodec {
       case LOAD -> new Command.Load(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case STORE -> new Command.Store(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
-          w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3, (w[2] >>> 16) & 1, (w[2] >>> 19) & 1, (w[2] >>> 20) & 1,
+          w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3, (w[2] >>> 16) & 1, (w[2] >>> 19) & 1,
+          (w[2] >>> 20) & 1 | ((w[2] >>> 22) & 1) << 1,
           (w[2] >>> 21) & 1);
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));

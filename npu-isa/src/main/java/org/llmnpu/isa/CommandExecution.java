@@ -305,7 +305,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     long rows = StreamedWeights.rows(g);
     counters[Counter.EXT_READ_BEATS.ordinal()] += columns * rows;
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
-    cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows,
+    cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows, g.groupScaledWeights(),
         g.accumulates() ? 0 : g.y(), g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
   }
 }

@@ -364,6 +364,18 @@ public final class CycleModel {
    * beat {@code (nt + 1)·nmRows − 1}; the engine runs {@code ceil(K / 2·rows)} K tiles.
    */
   public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, long yStart, long yEnd) {
+    streamedGemm(m, k, n, int4, nmRows, false, yStart, yEnd);
+  }
+
+  /**
+   * As {@link #streamedGemm(int, int, int, boolean, long, long, long)}; a {@code groupScaled} INT4 W ({@code wInt4=2})
+   * streams {@code R = K + 2·ceil(K/32)} rows a column, each group's two multiplier rows timed as INT4 beats (they
+   * latch the multipliers instead of writing W rows), so W row k is the column's beat
+   * {@link StreamedWeights#groupScaledRow}{@code (k)} and pass (nt, kt) needs beat
+   * {@code (nt / 2)·R + groupScaledRow(min(K, (kt + 1)·rows) − 1)}.
+   */
+  public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, boolean groupScaled, long yStart,
+                           long yEnd) {
     int line = p.lineBytes();
     int rows = p.rows();
     long kTiles = (k + (long) rows - 1) / rows;
@@ -372,7 +384,8 @@ public final class CycleModel {
     now = backStart + 1;
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     long columns = (rowBytes + line - 1) / line;
-    long rowsPerColumn = nmRows > 0 ? nmRows : k;
+    long rowsPerColumn = nmRows > 0 ? nmRows : groupScaled ? k + 2L * ((k + StreamedWeights.SCALE_GROUP - 1)
+        / StreamedWeights.SCALE_GROUP) : k;
     long beats = columns * rowsPerColumn;
     int gap = int4 ? 2 : 1;
     long last = issue(beats, gap);
@@ -381,7 +394,9 @@ public final class CycleModel {
     long written = p.memLatency() + (int4 ? 1 : 0);
     int tilesPerColumn = int4 ? 2 : 1;
     PassReady ready = (nt, kt) -> {
-      long beat = nmRows > 0 ? (nt + 1) * nmRows - 1 : nt / tilesPerColumn * k + Math.min(k, (kt + 1) * rows) - 1;
+      long lastRow = Math.min(k, (kt + 1) * rows) - 1;
+      long beat = nmRows > 0 ? (nt + 1) * nmRows - 1 : nt / tilesPerColumn * rowsPerColumn
+          + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
       return first + beat * interval + written - backStart;
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;

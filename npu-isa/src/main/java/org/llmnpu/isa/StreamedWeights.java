@@ -8,6 +8,15 @@ package org.llmnpu.isa;
  *   <li>Dense INT8 ({@code wInt4=0}): K rows of N signed bytes.</li>
  *   <li>Dense INT4 ({@code wInt4=1}): K rows of {@code ceil(N/2)} bytes, entry n in byte {@code n/2}, low nibble
  *       first, each nibble a signed INT4 (as {@code load4}).</li>
+ *   <li>Group-scaled INT4 ({@code wInt4=2}): per group of {@link #SCALE_GROUP} = 32 W rows (the last one ragged),
+ *       first two <em>multiplier rows</em> — byte j of the first is the unsigned multiplier {@code u} of column
+ *       {@code 2j}, of the second that of column {@code 2j + 1} (so a column tile starting at an even column starts
+ *       at byte {@code n0/2} of every row, as the INT4 rows) — then the group's INT4 rows as with {@code wInt4=1};
+ *       {@code K + 2·ceil(K/32)} rows. Entry {@code q} (signed INT4) of a group's column with multiplier {@code u}
+ *       enters the array as the INT8 {@link #widen}{@code (q, u) = (q·u + 8) >> 4} (arithmetic shift: q·u/16
+ *       rounded half up; −127..112, so never saturates): a group's scale ratio to its column's scale in 4.4 fixed
+ *       point, applied by the load path, so that the array, the K accumulation and the PPM see one per-channel
+ *       INT8 weight.</li>
  *   <li>N:M ({@code E} of {@code G}, INT8 values): the {@code S = E·ceil(K/G)} value rows of the scratchpad layout
  *       ({@link SparseWeights}), then the metadata <em>packed</em>: {@code ceil(S/P)} rows, {@code P = 8/F} fields of
  *       {@code F} bits a byte (2:4: four 2-bit fields, 4:8: two 4-bit fields of which the low 3 bits count); field
@@ -18,7 +27,22 @@ package org.llmnpu.isa;
  * K×N INT8 matrix.
  */
 public final class StreamedWeights {
+  /** W rows per multiplier group of a group-scaled INT4 W ({@code wInt4=2}). */
+  public static final int SCALE_GROUP = 32;
+  /** The largest K of a group-scaled W: its {@code K + 2·ceil(K/32)} stream rows fit 16 bits. */
+  public static final int MAX_GROUP_SCALED_K = 61_679;
+
   private StreamedWeights() {
+  }
+
+  /** The INT8 weight a group-scaled INT4 entry {@code q} (−8..7) with multiplier {@code u} (0..255) enters as: {@code (q·u + 8) >> 4}. */
+  public static int widen(int q, int u) {
+    return (q * u + 8) >> 4;
+  }
+
+  /** Stream row of W row {@code k} in a group-scaled W: after its group's and every earlier group's two multiplier rows. */
+  public static long groupScaledRow(long k) {
+    return k + 2 * (k / SCALE_GROUP + 1);
   }
 
   /** Bytes of one streamed W row: N, or {@code ceil(N/2)} with dense INT4 entries. */
@@ -41,8 +65,11 @@ public final class StreamedWeights {
     return g.sparsity() == Command.DENSE ? g.k() : g.kept() * ((g.k() + g.group() - 1) / g.group());
   }
 
-  /** Rows the stream reads: K dense, {@code S + ceil(S/P)} N:M. */
+  /** Rows the stream reads: K dense, {@code K + 2·ceil(K/32)} group-scaled INT4, {@code S + ceil(S/P)} N:M. */
   public static long rows(Command.Gemm g) {
+    if (g.groupScaledWeights()) {
+      return g.k() + 2 * ((g.k() + SCALE_GROUP - 1) / SCALE_GROUP);
+    }
     long s = valueRows(g);
     int fields = fieldsPerByte(g);
     return g.sparsity() == Command.DENSE ? s : s + (s + fields - 1) / fields;
@@ -57,6 +84,10 @@ public final class StreamedWeights {
       readSparse(mem, g, w);
       return w;
     }
+    if (g.groupScaledWeights()) {
+      readGroupScaled(mem, g, w);
+      return w;
+    }
     for (int i = 0; i < k; i++) {
       int row = (int) (g.w() + i * g.wStride());
       if (!g.int4Weights()) {
@@ -69,6 +100,19 @@ public final class StreamedWeights {
       }
     }
     return w;
+  }
+
+  private static void readGroupScaled(byte[] mem, Command.Gemm g, byte[][] w) {
+    for (int i = 0; i < g.k(); i++) {
+      int row = (int) (g.w() + groupScaledRow(i) * g.wStride());
+      int multipliers = (int) (g.w() + (groupScaledRow(i / SCALE_GROUP * SCALE_GROUP) - 2) * g.wStride());
+      for (int j = 0; j < g.n(); j++) {
+        byte b = mem[row + j / 2];
+        int q = j % 2 == 0 ? (b << 28) >> 28 : b >> 4;
+        int u = mem[multipliers + (j % 2) * (int) g.wStride() + j / 2] & 0xFF;
+        w[i][j] = (byte) widen(q, u);
+      }
+    }
   }
 
   /** Scatters the value rows by their packed positions (a group's positions distinct, as {@link SparseWeights}). */

@@ -126,7 +126,8 @@ class CosimDecoderCommandTest {
 
   @Test
   void fusionStreamsTheWeightsAndFallsBackWhereTheNpuCannotSayingWhy() throws Exception {
-    // int4-g32: streamed weights without the PPM epilogue (grouped K), so the same logits bit for bit
+    // int4-g32: at vertical the group-scaled INT4 stream (one GEMM a K chunk, gemm wInt4=2), not a GEMM per group;
+    // no PPM epilogue (grouped K)
     String none = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant",
         "int4-g32", "--fusion", "none", "--json");
     String fused = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--quant",
@@ -134,8 +135,7 @@ class CosimDecoderCommandTest {
     JsonNode n = new ObjectMapper().readTree(none);
     JsonNode f = new ObjectMapper().readTree(fused);
     assertEquals("vertical", f.get("fusion").asText(), fused);
-    assertEquals(n.get("tokens"), f.get("tokens"), "the same logits bit for bit: " + fused);
-    assertTrue(f.get("modelCycles").get("decode").asLong() < n.get("modelCycles").get("decode").asLong(), fused);
+    assertTrue(f.get("modelCycles").get("decode").asLong() < 0.8 * n.get("modelCycles").get("decode").asLong(), fused);
     assertEquals("vertical", f.get("fusionApplied").asText(), fused);
     assertTrue(f.get("fusionNotApplied").get(0).asText().startsWith("feed-forward epilogue on the PPM: grouped"), fused);
     // mxfp8 at the default level: the stream cannot decode MX, so the program is none's and the output says why

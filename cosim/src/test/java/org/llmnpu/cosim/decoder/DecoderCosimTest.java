@@ -12,7 +12,8 @@ import org.llmnpu.verilator.SimModes;
  * 4-token prefill program and one full decode step (all five layers and the LM head), memory
  * images, status and every counter equal; also with the weights streamed into the array and the feed-forward's
  * GEMM epilogues on the PPM (the fused datapath's {@code gemm wStream=1} and {@code ppm=1}, built in the RTL), and
- * with the batched attention of {@code --fusion full}.
+ * with the batched attention of {@code --fusion full}; {@code int4-g32} on the group-scaled INT4 stream
+ * ({@code gemm wInt4=2}) and {@code s2_4} with its feed-forward epilogue on the PPM (the 2:4 NPU) at {@code full}.
  */
 class DecoderCosimTest {
   @Test
@@ -44,12 +45,28 @@ class DecoderCosimTest {
     assertBitExactOnTheRtl("full");
   }
 
+  /** {@code int4-g32} at {@code full}: every block weight one group-scaled streamed GEMM a K chunk. */
+  @Test
+  void groupScaledInt4IsBitExactOnTheRtl() throws Exception {
+    assertBitExactOnTheRtl("int4-g32", "full", false);
+  }
+
+  /** {@code s2_4} at {@code full}: sparse streamed GEMMs, W1|W3 through the PPM from the 2:4 aligned copy. */
+  @Test
+  void sparseEpilogueIsBitExactOnTheRtl() throws Exception {
+    assertBitExactOnTheRtl("s2_4", "full", true);
+  }
+
   private static void assertBitExactOnTheRtl(String fusion) throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
+    assertBitExactOnTheRtl("int8", fusion, true);
+  }
+
+  private static void assertBitExactOnTheRtl(String quant, String fusion, boolean ppm) throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, quant, DecoderRun.Engine.RTL, 3,
         0, 0, fusion), SimModes.local());
     assertEquals(2, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
-      assertTrue(s.counter(Counter.PPM_ELEMENTS) > 0, s.phase() + " runs W1|W3 through the PPM");
+      assertEquals(ppm, s.counter(Counter.PPM_ELEMENTS) > 0, s.phase() + " runs W1|W3 through the PPM");
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
     }

@@ -52,9 +52,13 @@ final class NpuDecode {
   final UInt macsK;
   /** A GEMM's accumulate-into flag (word 2 bit 16). */
   final Bool accumulate;
-  /** A GEMM whose W streams from the memory (word 2 bit 19), its INT4 flag (bit 20), and a refused one. */
+  /**
+   * A GEMM whose W streams from the memory (word 2 bit 19), its INT4 flag (bit 20, or bit 22: group-scaled INT4,
+   * {@code wGroupScaled}), and a refused one.
+   */
   final Bool wStream;
   final Bool wInt4;
+  final Bool wGroupScaled;
   final Bool streamUnsupported;
   /** Beats of a streamed W row: {@code ceil(rowBytes / line)}, rowBytes = N or {@code ceil(N/2)} (INT4); its remainder. */
   final UInt wColumns;
@@ -121,14 +125,18 @@ final class NpuDecode {
     // streamed W: on an NPU built for it (NpuConfig.weightStream); N:M values INT8
     wStream = npu.wireOf("decode_wStream", w.get(2).slice(19, 19).eq(1));
     boolean streams = npu.config().weightStream();
-    wInt4 = streams ? npu.wireOf("decode_wInt4", w.get(2).slice(20, 20).eq(1)) : null;
+    wGroupScaled = streams ? npu.wireOf("decode_wGroupScaled", w.get(2).slice(22, 22).eq(1)) : null;
+    wInt4 = streams ? npu.wireOf("decode_wInt4", w.get(2).slice(20, 20).eq(1).or(wGroupScaled)) : null;
     Bool nm = w.get(2).slice(18, 17).ne(0);
     streamUnsupported = npu.wireOf("decode_streamUnsupported", isGemm.and(wStream)
         .and(npu.config().weightStream() ? nm.and(wInt4) : org.llmnpu.hdl.Hw.boolLit(true)));
     int fieldShift = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 1;
     UInt packedRows = valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16);
-    streamRows = mode == org.llmnpu.isa.Command.DENSE || !streams ? k
-        : npu.wireOf("decode_streamRows", mux(sparseGemm, valueRows.add(packedRows).resize(16), k));
+    // group-scaled INT4: K + 2·ceil(K/32) rows (two multiplier rows a group)
+    UInt groupedRows = streams ? k.resize(17).add(k.resize(17).add(31).shiftRight(5).shiftLeft(1)).resize(16) : k;
+    UInt denseRows = streams ? mux(wGroupScaled, groupedRows, k) : k;
+    streamRows = !streams ? k : mode == org.llmnpu.isa.Command.DENSE ? npu.wireOf("decode_streamRows", denseRows)
+        : npu.wireOf("decode_streamRows", mux(sparseGemm, valueRows.add(packedRows).resize(16), denseRows));
     UInt streamRowBytes = streams ? mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17)) : null;
     wColumns = streams ? npu.wireOf("decode_wColumns", streamRowBytes.add(line - 1).shiftRight(lineShift)
         .resize(16)) : null;

@@ -150,7 +150,7 @@ public final class NpuPredecode extends HwModule {
     Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
     // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
     Bool wStream = w.get(2).slice(19, 19).eq(1);
-    Bool wInt4 = w.get(2).slice(20, 20).eq(1);
+    Bool wInt4 = w.get(2).slice(20, 20).eq(1).or(w.get(2).slice(22, 22).eq(1));
     Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(5))).or(misaligned(xStride))
         .or(misaligned(w.get(7)))
         .or(wStream.not().and(misaligned(w.get(4)).or(misaligned(wStride))
@@ -201,7 +201,9 @@ public final class NpuPredecode extends HwModule {
             .or(sum(extLimit, null, w.get(1), uintLit(2L * lutEntries, bitsToHold(2L * lutEntries))).exceeds())));
 
     Bool badShape = isDma.and(dmaShape).or(isLoadMx.and(w.get(7).gt(MxLoad.LAST)))
-        .or(isGemm.and(gemmShape.or(wInt4.and(wStream.not()))))
+        .or(isGemm.and(gemmShape.or(wInt4.and(wStream.not()))
+            .or(w.get(2).slice(22, 22).eq(1).and(w.get(2).slice(20, 20).eq(1)
+                .or(k.gt(org.llmnpu.isa.StreamedWeights.MAX_GROUP_SCALED_K))))))
         .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))).or(ppmShape);
     Bool badSpad = isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)).or(ppmSpad);
     Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
@@ -294,9 +296,12 @@ public final class NpuPredecode extends HwModule {
     UInt ppmM = w.get(5).lsbs(16);
     // a streamed N:M W: S value rows and ceil(S/P) packed metadata rows
     int fieldShift = mode == Command.S2_4 ? 2 : 1;
-    UInt streamRows = mode == Command.DENSE ? k : wire("streamRows", mux(w.get(2).slice(18, 17).eq(mode),
+    // a streamed group-scaled INT4 W: K + 2·ceil(K/32) rows
+    UInt denseRows = wire("denseStreamRows", mux(w.get(2).slice(22, 22).eq(1),
+        k.resize(17).add(k.resize(17).add(31).shiftRight(5).shiftLeft(1)).resize(16), k));
+    UInt streamRows = mode == Command.DENSE ? denseRows : wire("streamRows", mux(w.get(2).slice(18, 17).eq(mode),
         valueRows.add(valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16)).resize(16),
-        k));
+        denseRows));
     List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows);
     int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6};
     int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16};

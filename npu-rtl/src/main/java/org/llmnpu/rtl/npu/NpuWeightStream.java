@@ -27,7 +27,11 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * its last W row was written. The controller takes the next command after the last write. W never touches the
  * scratchpad. N:M (on an N:M array): a column's beats are its S value rows, written as entry rows with a dummy
  * index, then its {@code ceil(S/P)} packed metadata rows, each writing the indices of P entry rows at once
- * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Cycles:
+ * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Group-scaled INT4 ({@code wInt4=2},
+ * {@code org.llmnpu.isa.StreamedWeights}): a column's beats are, per group of 32 W rows, two multiplier beats (even
+ * columns' then odd columns' unsigned multipliers, latched in {@code wStream_mult0/1}, no W write) and the group's
+ * INT4 beats, each entry widened to {@code (q·u + 8) >> 4} by its column's multiplier (one 4×9-bit product an
+ * entry, 2·line of them) as it is unpacked; the W buffer row is then a K-row counter, not the beat index. Cycles:
  * {@code org.llmnpu.isa.CycleModel#streamedGemm}.
  */
 final class NpuWeightStream {
@@ -48,6 +52,14 @@ final class NpuWeightStream {
   private final UInt kTilesIn;
   private final NpuController npu;
   private final Bool inStream;
+  /** Group-scaled INT4: the mode, the beat's place in its group (0, 1 multipliers; 2.. W rows), the K row, multipliers. */
+  private final Bool groupScaled;
+  private final UInt groupRow;
+  private final UInt kRow;
+  private final UInt mult0;
+  private final UInt mult1;
+  /** The beat (and its INT4 high half) carries multipliers, not W entries. */
+  private final Bool multiplierBeat;
   /** An INT4 or INT8 beat arrives for the W buffer / a W row's line is completely written. */
   final Bool beat;
   final Bool written;
@@ -71,6 +83,12 @@ final class NpuWeightStream {
     second = npu.reg0Next("wStream_second", beat.and(int4));
     heldHigh = npu.reg0("wStream_heldHigh", uint(8 * line));
     written = npu.wireOf("wStream_written", mux(int4, second, beat));
+    groupScaled = npu.reg0("wStream_groupScaled", bool());
+    groupRow = npu.reg0("wStream_groupRow", uint(6));
+    kRow = npu.reg0("wStream_kRow", uint(16));
+    mult0 = npu.reg0("wStream_mult0", uint(8 * line));
+    mult1 = npu.reg0("wStream_mult1", uint(8 * line));
+    multiplierBeat = npu.wireOf("wStream_multiplierBeat", groupScaled.and(groupRow.lt(2)));
   }
 
   /** This cycle's W entries line (INT8, or an INT4 half unpacked) and whether it writes values / packed indices. */
@@ -86,8 +104,12 @@ final class NpuWeightStream {
     Walker sp = npu.dma.sp;
     int lineBytes = npu.line;
     UInt lineData = npu.mem_resp_data;
-    npu.whenDo(beat.and(int4), () -> heldHigh.set(unpack(lineData, lineBytes / 2, lineBytes)));
-    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, unpack(lineData, 0, lineBytes)));
+    npu.whenDo(beat.and(multiplierBeat).and(groupRow.eq(0)), () -> mult0.set(lineData));
+    npu.whenDo(beat.and(multiplierBeat).and(groupRow.eq(1)), () -> mult1.set(lineData));
+    npu.whenDo(beat.and(int4), () -> heldHigh.set(mux(groupScaled, unpackScaled(lineData, lineBytes / 2, lineBytes),
+        unpack(lineData, lineBytes / 2, lineBytes))));
+    UInt lowHalf = mux(groupScaled, unpackScaled(lineData, 0, lineBytes), unpack(lineData, 0, lineBytes));
+    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, lowHalf));
     line = npu.wireOf("wStream_line", mux(int4, int4Data, lineData));
     UInt tileBits = sp.row.resize(17).shiftLeft(1).resize(17);
     UInt int4Tile = npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
@@ -95,17 +117,18 @@ final class NpuWeightStream {
     tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile.resize(nb), sp.row.resize(nb)));
     Bool highInN = int4Tile.lt(nTiles.resize(17));
     if (fields == 1) {
-      valueWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)), beat)));
+      valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not())
+          .and(mux(int4, beat.or(second.and(highInN)), beat)));
       return;
     }
-    UInt rowInColumn = sp.beat.resize(16);
+    UInt rowInColumn = mux(groupScaled, kRow, sp.beat.resize(16));
     Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
     int shift = Integer.numberOfTrailingZeros(fields);
     int entryBits = npu.config().gemm().kTileBits() + npu.config().gemm().rowBits();
     entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.sub(valueRows).shiftLeft(shift).resize(16),
         rowInColumn).resize(entryBits));
-    valueWrite = npu.wireOf("wStream_write", inStream.and(mux(int4, beat.or(second.and(highInN)),
-        beat.and(meta.not()))));
+    valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not()).and(mux(int4,
+        beat.or(second.and(highInN)), beat.and(meta.not()))));
     metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
   }
 
@@ -113,7 +136,8 @@ final class NpuWeightStream {
   void connect(GemmEngine engine, Bool copyWrite, UInt copyData) {
     GemmEngineConfig gc = npu.config().gemm();
     npu.io(engine.load.wWrite).set(copyWrite.or(valueWrite));
-    npu.io(engine.load.wAddress).set(NpuGemm.join(tile, gc.nTileBits(), npu.dma.sp.beat, gc.kTileBits() + gc.rowBits()));
+    UInt row = npu.wireOf("wStream_wRow", mux(groupScaled, kRow, npu.dma.sp.beat.resize(16)));
+    npu.io(engine.load.wAddress).set(NpuGemm.join(tile, gc.nTileBits(), row, gc.kTileBits() + gc.rowBits()));
     npu.io(engine.load.wData).set(mux(inStream, line, copyData));
     scoreboard(engine);
   }
@@ -130,6 +154,9 @@ final class NpuWeightStream {
     NpuDecode dec = npu.dec;
     streaming.set(dec.wStream);
     int4.set(dec.wStream.and(dec.wInt4));
+    groupScaled.set(dec.wStream.and(dec.wGroupScaled));
+    groupRow.set(uintLit(0, groupRow.width()));
+    kRow.set(uintLit(0, kRow.width()));
     if (fields > 1) {
       nm.set(dec.wStream.and(dec.sparseGemm));
     }
@@ -169,11 +196,21 @@ final class NpuWeightStream {
     npu.whenDo(npu.fire, dma.ext::advance);
     npu.whenDo(written, () -> {
       UInt step = mux(int4, uintLit(2, fullTiles.width()), uintLit(1, fullTiles.width()));
+      UInt wRow = mux(groupScaled, kRow, sp.beat.resize(16));
       npu.whenElse(sp.lastInRow(), () -> {
         fullTiles.set(fullTiles.add(step));
         partialEnd.set(partialEnd.add(step));
         kTilesIn.set(uintLit(0, kTilesIn.width()));
-      }, () -> npu.whenDo(sp.beat.lsbs(rowBits).eq(rows - 1).and(nm.not()), () -> kTilesIn.set(kTilesIn.add(1))));
+        groupRow.set(uintLit(0, groupRow.width()));
+        kRow.set(uintLit(0, kRow.width()));
+      }, () -> {
+        npu.whenDo(wRow.lsbs(rowBits).eq(rows - 1).and(nm.not()).and(multiplierBeat.not()),
+            () -> kTilesIn.set(kTilesIn.add(1)));
+        npu.whenDo(groupScaled, () -> {
+          groupRow.set(mux(groupRow.eq(33), uintLit(0, 6), groupRow.add(1)));
+          npu.whenDo(multiplierBeat.not(), () -> kRow.set(kRow.add(1)));
+        });
+      });
       sp.advance();
       npu.whenDo(sp.last(), npu.fetch::next);
     });
@@ -187,6 +224,25 @@ final class NpuWeightStream {
   /** The beat of a streamed row's last line column is short (W row bytes not a multiple of the line). */
   Bool lastColumn() {
     return npu.dma.sp.row.eq(npu.dma.rowsNow().sub(1));
+  }
+
+  /**
+   * INT8 entries of the group-scaled INT4 nibbles of bytes {@code from .. from + line/2 − 1}: entry {@code 2i} (low
+   * nibble of byte i) times multiplier byte i of {@code mult0}, entry {@code 2i + 1} times byte i of {@code mult1},
+   * plus 8, shifted right by 4 (arithmetic).
+   */
+  private UInt unpackScaled(UInt data, int from, int line) {
+    List<HwValue> out = new ArrayList<>();
+    for (int i = from; i < from + line / 2; i++) {
+      out.add(widen(data.slice(8 * i + 3, 8 * i), mult0.slice(8 * i + 7, 8 * i)));
+      out.add(widen(data.slice(8 * i + 7, 8 * i + 4), mult1.slice(8 * i + 7, 8 * i)));
+    }
+    return catLsbFirst(out).asUInt();
+  }
+
+  /** {@code (q·u + 8) >> 4} of a signed INT4 {@code q} and an unsigned byte {@code u}: −127..112 in 8 bits. */
+  private static HwValue widen(UInt q, UInt u) {
+    return q.asSInt().mul(u.resize(9).asSInt()).add(8).shiftRight(4).resize(8);
   }
 
   /** INT8 bytes of the signed INT4 nibbles (low nibble first) of bytes {@code from .. from + line/2 − 1}. */

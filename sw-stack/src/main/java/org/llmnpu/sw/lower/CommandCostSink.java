@@ -189,7 +189,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
       long rows = StreamedWeights.rows(g);
       add(Counter.EXT_READ_BEATS, StreamedWeights.beatColumns(g, line) * rows);
       add(Counter.DMA_LOAD_BYTES, rows * StreamedWeights.rowBytes(g));
-      cm.streamedGemm(m, k, n, g.int4Weights(), sparse ? rows : 0, yStart, yEnd);
+      cm.streamedGemm(m, k, n, g.int4Weights(), sparse ? rows : 0, g.groupScaledWeights(), yStart, yEnd);
     } else {
       cm.gemm(m, k, n, (int) g.wRows(), sparse, yStart, yEnd);
     }

@@ -193,9 +193,14 @@ abstract class CommandCosts {
    * value rows and packed positions, {@code npu-isa StreamedWeights}).
    */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse) {
+    streamedGemm(m, k, n, int4, sparse, false);
+  }
+
+  /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
+  final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
     command(false);
     long values = sparse ? 2L * ((k + 3) / 4) : k;
-    long rows = sparse ? values + (values + 3) / 4 : k;
+    long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
     add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
@@ -204,7 +209,7 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, 0, 0);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, 0, 0);
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
@@ -222,9 +227,9 @@ abstract class CommandCosts {
       cm.gemm(m, k, n);
     }
   }
-  /** A streamed GEMM whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
-  final void streamedPpmGemm(int m, int k, int n, boolean int4) {
-    streamedGemm(m, k, n, int4, false);
+  /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
+  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
+    streamedGemm(m, k, n, int4, sparse);
     add(Counter.PPM_ELEMENTS, (long) m * n);
     cm.drainThroughPpm();
   }

@@ -185,14 +185,21 @@ public final class DecoderLowering {
     }
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
-      b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.layerVectorElems, 1);
+      if (e.groupScaledStream()) {
+        // the norms and the channel vectors; the group vectors are the unfused program's
+        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.vQkv, 1);
+        b.load(m.layerVectors[layer] + 2L * m.vQkvC, l.line, l.sVEC + 2L * m.vQkvC, l.line,
+            2L * (m.layerVectorElems - m.vQkvC), 1);
+      } else {
+        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.groupVectorElems, 1);
+      }
       e.vecIn(m.vG1, l.c.dim(), l.rG1);
       e.vecIn(m.vG2, l.c.dim(), l.rG2);
-      scalesIn(m.vQkv, l.c.dim(), m.qkvN, l.rWsQkv);
-      scalesIn(m.vO, m.oK, l.c.dim(), l.rWsO);
-      scalesIn(m.vW1, l.c.dim(), l.c.hiddenDim(), l.rWs1);
-      scalesIn(m.vW3, l.c.dim(), l.c.hiddenDim(), l.rWs3);
-      scalesIn(m.vW2, l.c.hiddenDim(), l.c.dim(), l.rWs2);
+      scalesIn(m.vQkv, m.vQkvC, l.c.dim(), m.qkvN, l.rWsQkv);
+      scalesIn(m.vO, m.vOC, m.oK, l.c.dim(), l.rWsO);
+      scalesIn(m.vW1, m.vW1C, l.c.dim(), l.c.hiddenDim(), l.rWs1);
+      scalesIn(m.vW3, m.vW3C, l.c.dim(), l.c.hiddenDim(), l.rWs3);
+      scalesIn(m.vW2, m.vW2C, l.c.hiddenDim(), l.c.dim(), l.rWs2);
       e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
       attention.emit(layer, n, pos);
       e.inputScale = 0;
@@ -204,8 +211,15 @@ public final class DecoderLowering {
     e.inputScale = 0;
   }
 
-  /** A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block. */
-  private void scalesIn(int offset, int k, int n, int row) {
+  /**
+   * A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block; with
+   * group-scaled streamed weights its per-channel vector at {@code channelOffset}.
+   */
+  private void scalesIn(int offset, int channelOffset, int k, int n, int row) {
+    if (e.groupScaledStream()) {
+      e.vecIn(channelOffset, n, row);
+      return;
+    }
     for (int g = 0; g < l.m.groups(k); g++) {
       e.vecIn(offset + g * LoweredModel.groupStride(n), n, row + g * l.r.rows(n));
     }

@@ -75,9 +75,9 @@ final class FeedForwardLowering {
     int stride = m.extStride(ep.n13);
     long upCodes = LoweredModel.roundUp(hidden, line);
     b.add(new Command.PpuTab(ep.siluTable(layer)));
-    e.gemmPpm(n, c.dim(), w, stride, int4, 0, hidden, l.sXS, l.xsStride, l.sY, ep.gateRecords(layer));
+    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, 0, hidden, l.sXS, l.xsStride, l.sY, ep.gateRecords(layer));
     b.add(new Command.PpuTab(ep.identityTable(layer)));
-    e.gemmPpm(n, c.dim(), w, stride, int4, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, ep.upRecords(layer));
+    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, ep.upRecords(layer));
     // SiLU(gate)·up in real units, quantized with its own absmax: a static W2 input scale cost 0.07 nats of KL
     short codeScale = LoweringEmitter.half(s.of(StaticScales.Site.SILU, layer) * s.of(StaticScales.Site.UP, layer));
     for (int t = 0; t < n; t++) {

@@ -17,7 +17,7 @@ import org.llmnpu.isa.Program;
  *   horizontal fusions that need no new hardware: Q/K/V one GEMM over concatenated weight columns (K and V narrower
  *   with GQA) and W1|W3 (gate and up) one GEMM ({@link LoweredModel}).</li>
  *   <li>{@link #VERTICAL}: + weights streamed from memory into the array ({@code gemm wStream=1}, {@code wInt4=1}
- *   for INT4 weights, packed N:M metadata for 2:4) and the feed-forward's GEMM epilogue through the PPM
+ *   for INT4 weights, {@code wInt4=2} group-scaled INT4 for {@code int4-g32}, packed N:M metadata for 2:4) and the feed-forward's GEMM epilogue through the PPM
  *   ({@code ppm=1}, {@link PpmEpilogues}: static calibrated scales, SiLU by the C-LUT) where it applies.</li>
  *   <li>{@link #FULL}: + attention without round trips (QKᵀ, scale/mask, SoftMax on the DSP, P·V kept in the
  *   scratchpad), its P·V batched: one GEMM per KV head over a batch's queries ({@link BatchedAttention}); consecutive

@@ -82,7 +82,27 @@ public final class LoweredModel {
   final int vW1;
   final int vW3;
   final int vW2;
+  /**
+   * Per-channel scale vectors of the group-scaled copies ({@link #groupScaledStream}; else equal to 0 and unused):
+   * QKV, O, W1, W3, W2.
+   */
+  final int vQkvC;
+  final int vOC;
+  final int vW1C;
+  final int vW3C;
+  final int vW2C;
+  /**
+   * Whether the block weights also have a group-scaled INT4 copy for the streamed GEMMs ({@code gemm wInt4=2},
+   * {@code npu-isa StreamedWeights}): {@code int4-g32} on an NPU that streams weights, when the K chunks start at
+   * multiples of 32. Each group's INT4 codes are kept; its scale {@code s_g} becomes the multiplier
+   * {@code u_g = rint(255·s_g / s_max)} (0..255, {@code s_max} the column's largest group scale) of the column's
+   * scale {@code s_c = 16·s_max / 255}, so the load path hands the array the INT8 weight {@code (q·u_g + 8) >> 4}
+   * and the DSP dequantizes the GEMM's INT32 result once per channel with {@code s_c}, as for {@code int4}.
+   */
+  final boolean groupScaledStream;
   final int layerVectorElems;
+  /** Elements of a layer's vectors before the channel vectors: what the unfused program loads and uses. */
+  final int groupVectorElems;
   final int vLm;
   private final byte[] image;
   final int bits;
@@ -246,6 +266,25 @@ public final class LoweredModel {
     v += groups(c.dim()) * pad8(c.hiddenDim());
     vW2 = v;
     v += groups(c.hiddenDim()) * pad8(c.dim());
+    groupScaledStream = groupScaledStream(machine, weightBits, weightGroup, mxFormat,
+        Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
+    int vectorsBefore = v;
+    groupVectorElems = v;
+    // the channel vectors start on a line, so that a fused step loads the norms and them without the group vectors
+    v = groupScaledStream ? channelVectorStart(v, line) : v;
+    vQkvC = v;
+    v += groupScaledStream ? pad8(qkvN) : 0;
+    vOC = v;
+    v += groupScaledStream ? pad8(c.dim()) : 0;
+    vW1C = v;
+    v += groupScaledStream ? pad8(c.hiddenDim()) : 0;
+    vW3C = v;
+    v += groupScaledStream ? pad8(c.hiddenDim()) : 0;
+    vW2C = v;
+    v += groupScaledStream ? pad8(c.dim()) : 0;
+    if (!groupScaledStream && v != vectorsBefore) {
+      throw new IllegalStateException("vector block grew without group-scaled copies");
+    }
     layerVectorElems = v;
     vLm = pad8(c.dim());
 
@@ -266,6 +305,12 @@ public final class LoweredModel {
       wO[l] = alloc("layers[" + l + "].wo", matrixBytes(oK, c.dim()));
       w13[l] = alloc("layers[" + l + "].w13", matrixBytes(c.dim(), w13N));
       w2[l] = alloc("layers[" + l + "].w2", matrixBytes(c.hiddenDim(), c.dim()));
+      if (groupScaledStream) {
+        groupScaledCopy(wQkv[l], "layers[" + l + "].wqkv group-scaled", c.dim(), qkvN);
+        groupScaledCopy(wO[l], "layers[" + l + "].wo group-scaled", oK, c.dim());
+        groupScaledCopy(w13[l], "layers[" + l + "].w13 group-scaled", c.dim(), w13N);
+        groupScaledCopy(w2[l], "layers[" + l + "].w2 group-scaled", c.hiddenDim(), c.dim());
+      }
       if (sparsity == Command.S2_4) {
         streamedCopy(wQkv[l], "layers[" + l + "].wqkv streamed", c.dim(), qkvN);
         streamedCopy(wO[l], "layers[" + l + "].wo streamed", oK, c.dim());
@@ -319,7 +364,7 @@ public final class LoweredModel {
   private final Map<Long, Long> streamed = new java.util.HashMap<>();
 
   private void streamedCopy(long staged, String name, int k, int n) {
-    streamed.put(staged, alloc(name, streamedSparseOffset(k, n, split(k).count())));
+    streamed.put(staged, alloc(name, streamedSparseBytes(k, n)));
   }
 
   /**
@@ -346,6 +391,51 @@ public final class LoweredModel {
       rows += v + (v + 3) / 4;
     }
     return rows * extStride(n);
+  }
+
+  /**
+   * Whether block weights of {@code bits}, {@code group} and MX format {@code mxFormat} get group-scaled copies on
+   * {@code p} ({@link #groupScaledStream}): INT4 in groups of 32, an NPU that streams weights, K chunks (of block
+   * weights up to {@code maxK} rows of K) starting at group boundaries.
+   */
+  static boolean groupScaledStream(MachineParams p, int bits, int group, int mxFormat, int maxK) {
+    int line = p.lineBytes();
+    return bits == 4 && group == org.llmnpu.isa.StreamedWeights.SCALE_GROUP && mxFormat < 0 && p.weightStream()
+        && (p.maxK() / line * line % group == 0 || maxK <= p.maxK());
+  }
+
+  /** The first element of the channel vectors after {@code groupVectorsEnd} elements: the next line. */
+  static int channelVectorStart(int groupVectorsEnd, int line) {
+    return roundUp(groupVectorsEnd, Math.max(1, line / 2));
+  }
+
+  /** Where the group-scaled copy of each block weight lives, by the address of its staged layout. */
+  private final Map<Long, Long> groupScaled = new java.util.HashMap<>();
+
+  private void groupScaledCopy(long staged, String name, int k, int n) {
+    groupScaled.put(staged, alloc(name, groupScaledRow(k) * extStride(n)));
+  }
+
+  /** The group-scaled copy ({@link #groupScaledStream}) of the block weight whose staged layout is at {@code staged}. */
+  long groupScaled(long staged) {
+    Long at = groupScaled.get(staged);
+    if (at == null) {
+      throw new IllegalStateException("no group-scaled copy of the weight at " + staged);
+    }
+    return at;
+  }
+
+  /**
+   * Rows of a group-scaled copy before W row {@code k0} (a group start; K for the whole copy): {@code k0} INT4 rows
+   * and two multiplier rows a group ({@code npu-isa StreamedWeights}).
+   */
+  static long groupScaledRow(int k0) {
+    return k0 + 2L * ((k0 + org.llmnpu.isa.StreamedWeights.SCALE_GROUP - 1) / org.llmnpu.isa.StreamedWeights.SCALE_GROUP);
+  }
+
+  /** Bytes of a K×N 2:4 block weight's whole streamed layout (every K chunk, {@link #streamedSparseOffset}). */
+  long streamedSparseBytes(int k, int n) {
+    return streamedSparseOffset(k, n, split(k).count());
   }
 
   /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */
@@ -468,7 +558,7 @@ public final class LoweredModel {
   public long weightBytes() {
     long n = 0;
     for (int l = 0; l < c.layers(); l++) {
-      n += 2L * layerVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
+      n += 2L * groupVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
           + matrixBytes(c.hiddenDim(), c.dim());
     }
     return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);

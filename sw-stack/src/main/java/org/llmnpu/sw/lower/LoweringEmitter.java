@@ -26,6 +26,8 @@ final class LoweringEmitter {
   /** The streamed weight: its memory address, and whether its rows hold INT4 pairs ({@code wInt4=1}). */
   private long streamed;
   private boolean streamedInt4;
+  /** The streamed weight is a group-scaled INT4 copy ({@code gemm wInt4=2}, {@link LoweredModel#groupScaledStream}). */
+  private boolean streamedGroupScaled;
   private int streamedK;
 
   /**
@@ -98,10 +100,14 @@ final class LoweringEmitter {
     if (stream) {
       // streamed by the GEMMs themselves: the rows stay in memory (INT8, INT4 pairs for wInt4, 2:4 value rows and
       // packed positions per chunk)
-      streamed = sparsity == Command.S2_4 ? l.m.streamedSparse(ext) : ext;
+      streamedGroupScaled = groupScaledStream();
+      streamed = sparsity == Command.S2_4 ? l.m.streamedSparse(ext) : streamedGroupScaled ? l.m.groupScaled(ext) : ext;
       streamedK = k;
       streamedInt4 = l.m.bits == 4;
       wStride = es;
+      if (streamedGroupScaled) {
+        split = l.split(k);
+      }
     } else if (l.m.mxFormat >= 0) {
       b.loadmx(ext, es, l.sWT, wStride, es, k, l.m.mxFormat);
     } else if (l.m.bits == 4) {
@@ -128,6 +134,7 @@ final class LoweringEmitter {
     if (stream) {
       streamed = ext;
       streamedInt4 = false;
+      streamedGroupScaled = false;
       sparsity = Command.DENSE;
     } else {
       b.load(ext, wStride, l.sWT, wStride, wStride, k);
@@ -150,10 +157,11 @@ final class LoweringEmitter {
         int nn = Math.min(tile, n - n0);
         long y = l.sY + c * l.yChunkBytes + 4L * n0;
         if (stream) {
-          long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c) : (long) k0 * wStride;
+          long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c)
+              : (streamedGroupScaled ? LoweredModel.groupScaledRow(k0) : k0) * wStride;
           long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
           b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
-              sparsity, 0, 1, streamedInt4 ? 1 : 0, 0));
+              sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0));
         } else {
           b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
               l.yStride, sparsity);
@@ -179,6 +187,11 @@ final class LoweringEmitter {
    */
   void resultIn(long offset, int elems, int dst, int wsRow) {
     partialsIn(split, l.sY + offset, l.yChunkBytes, l.line, elems, 1, dst, split.sigma(), split.grouped() ? wsRow : -1);
+  }
+
+  /** Whether the block weights stream as their group-scaled INT4 copies (one scale per channel on the DSP). */
+  boolean groupScaledStream() {
+    return stream && l.m.groupScaledStream;
   }
 
   /** The per-channel weight scale vector for {@link DspRoutines#scale}, or none (-1) when groups applied them. */
@@ -208,10 +221,11 @@ final class LoweringEmitter {
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
    * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0) and
    * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
-   * {@code yStride} apart. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too).
+   * {@code yStride} apart. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
+   * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
    */
-  void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int col0, int cols, long x, int xStride, long y,
-               long records) {
+  void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
+               int xStride, long y, long records) {
     int unit = int4 ? 2 * l.line : l.line;
     int tile = Math.max(unit, l.p.maxN() / unit * unit);
     for (int j0 = 0; j0 < cols; j0 += tile) {
@@ -219,7 +233,7 @@ final class LoweringEmitter {
       b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0));
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + j0, l.yStride,
-          Command.DENSE, 0, 1, int4 ? 1 : 0, 1));
+          sparsity, 0, 1, int4 ? 1 : 0, 1));
     }
   }
 }

@@ -53,8 +53,14 @@ public final class PhaseCostModel extends CommandCosts {
   private final int maxContext;
   private final int blockMax;
   private final int layerVectorElems;
+  /** Where a layer's channel vectors of the group-scaled copies start (elements; the block's end without them). */
+  private final int channelVectors;
+  /** Elements of a layer's vectors before the channel vectors (what the unfused program loads). */
+  private final int groupVectorsEnd;
   private final int bits;
   private final int group;
+  /** Block weights stream as group-scaled INT4 copies ({@link LoweredModel#groupScaledStream}, a fused level). */
+  private final boolean groupScaled;
   private final int sparsity;
   private final int kTile;
   private final boolean extrapolate;
@@ -145,12 +151,22 @@ public final class PhaseCostModel extends CommandCosts {
     this.kvBytes = LoweredModel.roundUp(c.kvDim(), line) + line;
     this.maxContext = maxContext;
     this.blockMax = blockMax;
-    this.layerVectorElems = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
+    boolean copies = LoweredModel.groupScaledStream(p, weightBits, weightGroup, mxFormat,
+        Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
+    this.groupScaled = copies && fusion != Fusion.NONE;
+    this.groupVectorsEnd = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
         + 2 * groups(c.dim()) * pad8(c.hiddenDim()) + groups(c.hiddenDim()) * pad8(c.dim());
+    this.channelVectors = copies ? LoweredModel.channelVectorStart(groupVectorsEnd, line) : groupVectorsEnd;
+    this.layerVectorElems = channelVectors + (copies ? pad8(qkvN) + 2 * pad8(c.dim()) + 2 * pad8(c.hiddenDim()) : 0);
   }
 
   private int groups(int k) {
     return group > 0 ? (k + group - 1) / group : 1;
+  }
+
+  /** The scale vectors a K×N block weight's results use: per group, or one (per channel, group-scaled stream). */
+  private int scaleVectors(int k) {
+    return groupScaled ? 1 : groups(k);
   }
 
   /** As {@link LoweredModel#split}. */
@@ -160,12 +176,12 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** As {@link LoweringLayout#weightSplit}. */
   private KSplit weightSplit(int k) {
-    return group > 0 ? KSplit.groups(k, group) : split(k);
+    return group > 0 && !groupScaled ? KSplit.groups(k, group) : split(k);
   }
 
   /** The weight-scale operand of a dequantizing {@code scale} program: none when group scales were applied. */
   private int channelScales() {
-    return group > 0 ? -1 : 2;
+    return group > 0 && !groupScaled ? -1 : 2;
   }
 
   private static int pad8(int n) {
@@ -248,13 +264,18 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void layer(int n, int pos, boolean firstLayer) {
-    load(1, 2L * layerVectorElems);
+    if (groupScaled) {
+      load(1, 2L * 2 * pad8(c.dim()));
+      load(1, 2L * (layerVectorElems - channelVectors));
+    } else {
+      load(1, 2L * groupVectorsEnd);
+    }
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
     int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
         {c.hiddenDim(), c.dim()}};
     for (int[] kn : scaleVectors) {
-      for (int g = 0; g < groups(kn[0]); g++) {
+      for (int g = 0; g < scaleVectors(kn[0]); g++) {
         dspIn(1, kn[1], FP16);
       }
     }
@@ -493,7 +514,7 @@ public final class PhaseCostModel extends CommandCosts {
       for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
         int nn = Math.min(tile, c.hiddenDim() - j0);
         ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
-        streamedPpmGemm(n, c.dim(), nn, bits == 4);
+        streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE);
       }
     }
     for (int t = 0; t < n; t++) {
@@ -549,7 +570,7 @@ public final class PhaseCostModel extends CommandCosts {
       int streamTile = Math.max(unit, p.maxN() / unit * unit);
       for (int ci = 0; ci < ks.count(); ci++) {
         for (int n0 = 0; n0 < n; n0 += streamTile) {
-          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse);
+          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse, b == 4 && groupScaled);
         }
       }
       return;

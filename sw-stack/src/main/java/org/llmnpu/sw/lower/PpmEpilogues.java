@@ -27,9 +27,11 @@ import org.llmnpu.sw.model.ModelWeights;
  * The static scales are {@link StaticScales}, calibrated when a fused decoder first needs the data
  * ({@link LoweredModel#epilogueScales}); a layout without weights uses placeholders (same commands).
  *
- * <p>The epilogue applies to dense per-channel INT8 and INT4 block weights on an NPU whose PPM has the PPU, when
- * W1|W3's K is one GEMM (K ≤ maxK): a K-chunked, grouped ({@code int4-g32}), MX or 2:4 weight keeps the DSP path
- * (its partial sums are combined on the DSP; 2:4's streamed layout has no aligned copy yet).
+ * <p>The epilogue applies to per-channel INT8 and INT4 block weights, dense or 2:4 (on the NPU's 2:4 array: the
+ * aligned copy is then in the streamed 2:4 layout, value rows and packed positions, {@code npu-isa StreamedWeights};
+ * a sparse GEMM through the PPM drains the same INT32 values as the dense GEMM of the zero-filled weights) on an NPU
+ * whose PPM has the PPU, when W1|W3's K is one GEMM (K ≤ maxK): a K-chunked, grouped ({@code int4-g32}) or MX weight
+ * keeps the DSP path (its partial sums are combined on the DSP).
  */
 final class PpmEpilogues {
   private final LoweredModel m;
@@ -53,7 +55,8 @@ final class PpmEpilogues {
     h3 = LoweredModel.roundUp(c.hiddenDim(), 2 * line);
     n13 = h3 + c.hiddenDim();
     tableBytes = LoweredModel.roundUp(IsaSimulator.ppuTableBytes(), line);
-    w13Bytes = LoweredModel.roundUp(model.matrixBytes(c.dim(), n13), line);
+    w13Bytes = LoweredModel.roundUp(model.sparsity == Command.S2_4 ? model.streamedSparseBytes(c.dim(), n13)
+        : model.matrixBytes(c.dim(), n13), line);
     layerBytes = w13Bytes + 2L * tableBytes + LoweredModel.roundUp(2L * c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
     base = applies ? (top - layerBytes * c.layers()) / line * line : top;
   }
@@ -77,8 +80,10 @@ final class PpmEpilogues {
     if (weightGroup > 0) {
       why.add("grouped weight scales (a GEMM per group of " + weightGroup + " rows of K, partials summed on the DSP)");
     }
-    if (sparsity != Command.DENSE) {
-      why.add("2:4 weights (their streamed layout has no aligned W1|W3 copy yet)");
+    if (sparsity == Command.S2_4 && p.sparsity() != Command.S2_4) {
+      why.add("2:4 weights on an NPU without a 2:4 array (sparsity: dense)");
+    } else if (sparsity != Command.DENSE && sparsity != Command.S2_4) {
+      why.add("N:M mode " + sparsity + " (only dense and 2:4 stream into the array)");
     }
     if (p.ppmLatency() <= 0 || !p.ppu()) {
       why.add("this NPU's PPM has no PPU (ppu: false or no PPM), so no SiLU C-LUT");

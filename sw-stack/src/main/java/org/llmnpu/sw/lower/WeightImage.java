@@ -72,7 +72,8 @@ final class WeightImage {
       for (int col = 0; col < m.qkvN; col++) {
         qkv[col] = qkvRow(lw, col);
       }
-      putMatrix(m.wQkv[l], m.layerVectors[l] + 2L * m.vQkv, qkv, c.dim(), null, m.qkvN);
+      long vectors = m.layerVectors[l];
+      putMatrix(m.wQkv[l], vectors + 2L * m.vQkv, qkv, c.dim(), null, m.qkvN, vectors + 2L * m.vQkvC);
       float[][] wo = new float[c.dim()][];
       for (int n = 0; n < c.dim(); n++) {
         wo[n] = new float[m.oK];
@@ -81,13 +82,14 @@ final class WeightImage {
           System.arraycopy(lw.wo()[n], h * c.headDim(), wo[n], h * padded, c.headDim());
         }
       }
-      putMatrix(m.wO[l], m.layerVectors[l] + 2L * m.vO, wo, m.oK, null, c.dim());
+      putMatrix(m.wO[l], vectors + 2L * m.vO, wo, m.oK, null, c.dim(), vectors + 2L * m.vOC);
       float[][] w13rows = new float[m.w13N][];
       for (int n = 0; n < m.w13N; n++) {
         w13rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= m.h3Offset ? lw.w3()[n - m.h3Offset] : null;
       }
-      putMatrix(m.w13[l], m.layerVectors[l] + 2L * m.vW1, w13rows, c.dim(), new int[] {m.h3Offset, m.vW3 - m.vW1}, c.hiddenDim());
-      putMatrix(m.w2[l], m.layerVectors[l] + 2L * m.vW2, lw.w2(), c.hiddenDim(), null, c.dim());
+      putMatrix(m.w13[l], vectors + 2L * m.vW1, w13rows, c.dim(), new int[] {m.h3Offset, m.vW3 - m.vW1}, c.hiddenDim(),
+          vectors + 2L * m.vW1C);
+      putMatrix(m.w2[l], vectors + 2L * m.vW2, lw.w2(), c.hiddenDim(), null, c.dim(), vectors + 2L * m.vW2C);
     }
     putVector(m.finalVectors, w.finalNorm());
     putMatrix(m.lmHead, m.finalVectors + 2L * m.vLm, w.lmHead(), c.dim(), LoweredModel.shift(c.dim()), null, 8, 0, 0);
@@ -103,7 +105,13 @@ final class WeightImage {
     for (int n = 0; n < rows.length; n++) {
       rows[n] = n < c.hiddenDim() ? lw.w1()[n] : n >= h3 ? lw.w3()[n - h3] : null;
     }
-    putMatrix(at, m.layerVectors[l] + 2L * m.vW1, rows, c.dim(), new int[] {h3, m.vW3 - m.vW1}, c.hiddenDim());
+    long scales = m.layerVectors[l] + 2L * m.vW1;
+    int[] split = {h3, m.vW3 - m.vW1};
+    if (m.sparsity == Command.S2_4) {
+      putSparse(at, scales, rows, c.dim(), split, true);
+    } else {
+      putMatrix(at, scales, rows, c.dim(), split, c.hiddenDim(), -1);
+    }
   }
 
   /** The llama2.c output row of fused-QKV column {@code col}. */
@@ -130,14 +138,55 @@ final class WeightImage {
    * vector {@code g · groupStride(vecLen)} elements further; {@code split} = {column where a
    * second scale vector starts, its element offset} (for W1|W3).
    */
-  private void putMatrix(long at, long scales, float[][] rows, int k, int[] split, int vecLen) {
+  private void putMatrix(long at, long scales, float[][] rows, int k, int[] split, int vecLen, long channelScales) {
     if (m.sparsity == Command.S2_4) {
-      putSparse(at, scales, rows, k, split);
+      putSparse(at, scales, rows, k, split, false);
       return;
     }
     int group = weightGroup > 0 ? weightGroup : k;
     putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, LoweredModel.groupStride(vecLen));
+    if (m.groupScaledStream && channelScales >= 0) {
+      putGroupScaled(at, scales, rows.length, k, split, vecLen, channelScales);
+    }
   }
+
+  /**
+   * The group-scaled copy ({@link LoweredModel#groupScaledStream}) of the INT4 group weight just written at
+   * {@code at} with its FP16 group scales from {@code scales}: per group two multiplier rows (even columns', odd
+   * columns') then its INT4 rows as staged; the per-channel scales {@code s_c · 2^-σ(K)} at {@code channelScales}
+   * (W3's columns of W1|W3 from {@link LoweredModel#vW3C}).
+   */
+  private void putGroupScaled(long at, long scales, int n, int k, int[] split, int vecLen, long channelScales) {
+    int stride = m.extStride(n);
+    long copy = m.groupScaled(at);
+    int groups = (k + weightGroup - 1) / weightGroup;
+    int sigmaGroup = LoweredModel.shift(weightGroup);
+    int vecStride = LoweredModel.groupStride(vecLen);
+    int[] channelSplit = split == null ? null : new int[] {split[0], m.vW3C - m.vW1C};
+    for (int col = 0; col < n; col++) {
+      long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
+      double[] s = new double[groups];
+      double max = 0;
+      for (int g = 0; g < groups; g++) {
+        int at16 = (int) (scaleAt + 2L * g * vecStride);
+        s[g] = Math.scalb(Fp16.toDouble((short) ((image[at16] & 0xFF) | (image[at16 + 1] & 0xFF) << 8)), sigmaGroup);
+        max = Math.max(max, s[g]);
+      }
+      for (int g = 0; g < groups; g++) {
+        int u = max > 0 ? (int) Math.rint(255 * s[g] / max) : 0;
+        long mult = copy + (LoweredModel.groupScaledRow(g * weightGroup) + (col % 2)) * stride + col / 2;
+        image[(int) mult] = (byte) u;
+      }
+      long channelAt = channelScales + 2L * (channelSplit != null && col >= channelSplit[0]
+          ? channelSplit[1] + col - channelSplit[0] : col);
+      putHalf(channelAt, (float) Math.scalb(max > 0 ? 16 * max / 255 : 1, -LoweredModel.shift(k)));
+    }
+    for (int i = 0; i < k; i++) {
+      long row = copy + (LoweredModel.groupScaledRow(i / weightGroup * weightGroup) + i % weightGroup + 2) * stride;
+      System.arraycopy(image, (int) (at + (long) i * stride), image, (int) row, (n + 1) / 2);
+    }
+  }
+
 
   private void putMatrix(long at, long scales, float[][] rows, int k, int sigma, int[] split, int b, int group,
                          int vecStride) {
@@ -222,9 +271,10 @@ final class WeightImage {
    * ({@link NmPruner}, the ragged last group keeps its two largest), quantized per channel over its
    * kept values, then each K chunk compressed ({@link SparseWeights#compress}): its value rows from
    * row {@code k0/2}, its metadata rows packed two positions a byte from row {@code k0/2} of the
-   * metadata block (layout in {@link LoweredModel}).
+   * metadata block (layout in {@link LoweredModel}), and its streamed layout at {@link LoweredModel#streamedSparse};
+   * with {@code streamedOnly} only the streamed layout, at {@code at} (the PPM epilogue's aligned W1|W3 copy).
    */
-  private void putSparse(long at, long scales, float[][] rows, int k, int[] split) {
+  private void putSparse(long at, long scales, float[][] rows, int k, int[] split, boolean streamedOnly) {
     int n = rows.length;
     byte[][] q = new byte[k][n];
     for (int col = 0; col < n; col++) {
@@ -251,7 +301,7 @@ final class WeightImage {
       int k0 = chunks.start(c);
       byte[][] packed = SparseWeights.compress(java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
       int v = packed.length / 2;
-      for (int i = 0; i < v; i++) {
+      for (int i = 0; i < v && !streamedOnly; i++) {
         System.arraycopy(packed[i], 0, image, (int) (at + (long) (k0 / 2 + i) * stride), n);
         long row = meta + (long) (k0 / 2 + i) * metaStride;
         for (int col = 0; col < n; col++) {
@@ -263,7 +313,7 @@ final class WeightImage {
       // the streamed layout of the chunk: its value rows, then the positions packed four a byte
       byte[][] rowsStreamed = org.llmnpu.isa.StreamedWeights.compressPacked(
           java.util.Arrays.copyOfRange(q, k0, k0 + chunks.length(c)), 2, 4);
-      long chunkAt = m.streamedSparse(at) + m.streamedSparseOffset(k, n, c);
+      long chunkAt = (streamedOnly ? at : m.streamedSparse(at)) + m.streamedSparseOffset(k, n, c);
       for (int r = 0; r < rowsStreamed.length; r++) {
         System.arraycopy(rowsStreamed[r], 0, image, (int) (chunkAt + (long) r * stride), n);
       }

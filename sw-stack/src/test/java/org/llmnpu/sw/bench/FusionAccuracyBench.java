@@ -27,9 +27,11 @@ public final class FusionAccuracyBench {
     System.out.printf(Locale.ROOT, "held-out: %d sequences x %d tokens (seed 2000000)%n", count, length);
     System.out.println("| weights | fusion | top-1 agreement | KL (nats) |");
     System.out.println("|---|---|---:|---:|");
-    // int8 and int4 (per channel) take the PPM epilogue at vertical/full; int4-g32 keeps the DSP path (grouped K)
-    for (String format : new String[] {"int8", "int4", "int4-g32"}) {
-      MachineParams m = NpuTargets.defaultNpu().withMxLoad(WeightFormats.mx(format) >= 0);
+    // int8, int4 (per channel) and s2_4 take the PPM epilogue at vertical/full; int4-g32 streams its group-scaled
+    // INT4 copies there (one scale per channel on the DSP)
+    for (String format : new String[] {"int8", "int4", "int4-g32", "s2_4"}) {
+      MachineParams m = (WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
+          : NpuTargets.defaultNpu()).withMxLoad(WeightFormats.mx(format) >= 0);
       for (Fusion f : new Fusion[] {Fusion.NONE, Fusion.VERTICAL, Fusion.FULL}) {
         LogitComparison c = IntegerPathAccuracy.evaluate(w, format, m, count, length, 2_000_000L, f);
         System.out.printf(Locale.ROOT, "| %s | %s | %.4f | %.5f |%n", format, f.optionValue(), c.top1Agreement(),

@@ -15,15 +15,16 @@ import org.llmnpu.sw.model.ModelWeights;
 
 /**
  * The fused lowering on stories260K, on the golden ISA simulator: weights streamed into the array give the same
- * logits bit for bit as the unfused program in fewer cycles where the PPM epilogue does not apply (int4-g32, MXINT8,
- * 2:4 with packed positions; INT8 and INT4 in {@link PpmEpilogueLoweringTest}); the cost model follows the stream exactly; what the NPU
- * cannot fuse runs unfused and is named with why; a prompt longer than maxM is prefilled in chunks.
+ * logits bit for bit as the unfused program in fewer cycles where the PPM epilogue does not apply (MXINT8; INT8, INT4
+ * and 2:4 in {@link PpmEpilogueLoweringTest}, int4-g32's group-scaled stream in {@link GroupScaledLoweringTest}); the
+ * cost model follows the stream exactly; what the NPU cannot fuse runs unfused and is named with why; a prompt longer
+ * than maxM is prefilled in chunks.
  */
 class FusedLoweringTest {
   static final int[] PROMPT = {1, 403, 407, 261, 378, 300};
 
   @ParameterizedTest
-  @CsvSource({"int4-g32, vertical", "int4-g32, full", "mxint8, full", "s2_4, vertical", "s2_4, full"})
+  @CsvSource({"mxint8, vertical", "mxint8, full"})
   void streamedWeightsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(String format, String level)
       throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);

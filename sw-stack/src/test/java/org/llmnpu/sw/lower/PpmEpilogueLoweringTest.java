@@ -23,7 +23,7 @@ class PpmEpilogueLoweringTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
   @ParameterizedTest
-  @CsvSource({"int8, vertical", "int8, full", "int4, full"})
+  @CsvSource({"int8, vertical", "int8, full", "int4, full", "s2_4, vertical", "s2_4, full"})
   void theFeedForwardRunsThroughThePpmAndTheCostModelFollows(String format, String level) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = FusedLoweringTest.machine(format);
@@ -46,6 +46,11 @@ class PpmEpilogueLoweringTest {
 
   /** The same top token, and logits within 0.3 of their spread (INT8 codes of gate and up, static scales). */
   private static void assertClose(float[] ref, float[] got) {
+    assertClose(ref, got, 0.3);
+  }
+
+  /** The same top token, and logits within {@code fraction} of their spread. */
+  static void assertClose(float[] ref, float[] got, double fraction) {
     int a = Ops.argmax(ref);
     assertEquals(a, Ops.argmax(got), "top-1");
     float max = Float.NEGATIVE_INFINITY;
@@ -56,23 +61,21 @@ class PpmEpilogueLoweringTest {
       min = Math.min(min, ref[i]);
       diff = Math.max(diff, Math.abs(ref[i] - got[i]));
     }
-    assertTrue(diff < 0.3 * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
+    assertTrue(diff < fraction * (max - min), "max |logit difference| " + diff + " of a spread " + (max - min));
   }
 
   /**
    * The hand-written walk that estimates models the lowering cannot lay out (7B-class) has the same feed-forward
    * epilogue: on stories260K at {@code vertical} (head dimension below the line, so the walk's layout is the
-   * lowering's) every counter equals the lowering's command stream, INT8 and INT4.
+   * lowering's) every counter equals the lowering's command stream, INT8, INT4 and 2:4 (on the 2:4 array).
    */
   @ParameterizedTest
-  @CsvSource({"8", "4"})
-  void theExtrapolatedWalkHasTheSameEpilogue(int bits) throws Exception {
+  @CsvSource({"8, 0", "4, 0", "8, 1"})
+  void theExtrapolatedWalkHasTheSameEpilogue(int bits, int sparsity) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = NpuTargets.defaultNpu();
-    PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, bits, 0, org.llmnpu.isa.Command.DENSE, -1,
-        Fusion.VERTICAL);
-    PhaseCostModel walk = new PhaseCostModel(w.config(), m, 18, 16, true, bits, 0, org.llmnpu.isa.Command.DENSE, -1,
-        Fusion.VERTICAL);
+    MachineParams m = sparsity == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24() : NpuTargets.defaultNpu();
+    PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, bits, 0, sparsity, -1, Fusion.VERTICAL);
+    PhaseCostModel walk = new PhaseCostModel(w.config(), m, 18, 16, true, bits, 0, sparsity, -1, Fusion.VERTICAL);
     for (int[] s : new int[][] {{16, 0}, {1, 16}}) {
       PhaseCost e = exact.step(s[0], s[1], 5);
       assertTrue(e.counter(Counter.PPM_ELEMENTS) > 0);
