@@ -41,9 +41,11 @@ class GemmOverlapBenchmark {
   private static final long W_EXT = 1L << 20;
   private static final long MEM = 64L << 20;
 
-  private static MachineParams edge64(int maxM) {
+  /** The edge-64 machine with GEMMs of up to {@code maxM} rows and {@code mem} bytes of memory (0: the preset's). */
+  private static MachineParams edge64(int maxM, long mem) {
     MachineParams p = EstimateTarget.load("edge-64", null).npu().machine();
-    return new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), MEM, p.mTile(), p.accWidth(),
+    return new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), mem > 0 ? mem : p.extMemBytes(),
+        p.mTile(), p.accWidth(),
         p.icAccumDepth(), maxM, p.maxK(), p.maxN(), p.memLatency(), p.memBytesPerCycle(), p.watchdogCycles(),
         p.dsp(), p.weightRowsPerCycle(), p.ppmLatency(), p.ppu(), p.sparsity(), p.mxLoad(), p.commandQueueDepth());
   }
@@ -88,14 +90,14 @@ class GemmOverlapBenchmark {
 
   @Test
   void backToBackStreamedGemms() {
-    MachineParams p = edge64(64);
+    MachineParams p = edge64(64, MEM);
     System.out.printf("%-14s %-13s %9s %7s %8s %8s %5s %6s %4s %8s %6s %6s %5s%n", "GEMM", "MxKxN", "steady",
         "xCopy", "wBeats", "passes", "fill", "drain", "lat", "bound", "array%", "bound%", "x");
     gemm(p, "llama qkv/w1", 64, 4096, 256);
     gemm(p, "llama w2", 64, 11008, 256);
     gemm(p, "512^3 tile", 64, 512, 256);
     gemm(p, "gemv tile", 1, 4096, 256);
-    MachineParams p256 = edge64(256);
+    MachineParams p256 = edge64(256, MEM);
     gemm(p256, "qkv maxM=256", 256, 4096, 256);
     gemm(p256, "512^3 maxM=256", 256, 512, 256);
   }
@@ -105,7 +107,7 @@ class GemmOverlapBenchmark {
     System.out.printf("%-6s %10s %14s %8s %8s %8s %8s%n", "maxM", "prefillMU", "cycles", "gemm/mac", "array/mac",
         "gemm%", "dsp%");
     for (int maxM : new int[] {64, 128, 256}) {
-      MachineParams p = edge64(maxM);
+      MachineParams p = edge64(maxM, 0);
       CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("llama-2-7b"), p, "int8", 256, Fusion.FULL);
       double macCycles = e.prefill().macs() / (double) e.macsPerCycle();
       long cycles = e.prefill().cycles();
