@@ -28,8 +28,10 @@ import org.llmnpu.sw.lower.Fusion;
  * one every {@code beatInterval}), the array's passes ({@code nTiles·ceil(M/mTile)·kTiles} of
  * {@code max(Mc, rows)} cycles), the pipeline fill and drain ({@code rows + cols}), the result drain
  * ({@code M·ceil(4N/line)}) and the memory latency; {@code bound} = {@code max(W beats, passes)}, the cycles a GEMM
- * takes when the next GEMM's X copy and W stream go while this one's array runs and drains (the overlap of issue 31
- * item 2, NOT built: see npu-isa README "Load–compute–store overlap across GEMMs").
+ * takes when the next GEMM's X copy and W stream go while this one's array runs and drains (the overlap across
+ * GEMMs of issue 31 item 2, NOT built: see npu-isa README "Load–compute–store overlap across GEMMs"). Since the W
+ * beats go beside the X copy, a memory-bound GEMM's steady state is about {@code wBeats + lat + fill + drain}; a
+ * compute-bound one ({@code maxM = 256}) still adds its X copy, which the engine waits for.
  *
  * <p>{@link #llamaPrefillAgainstMaxM}: {@code npu estimate --model llama-2-7b --preset edge-64 --prompt-len 256
  * --quant int8 --fusion full} with the preset's {@code maxM} (64) and with 128 and 256 (a parameter study, the
