@@ -36,7 +36,8 @@ import org.llmnpu.sw.lower.Fusion;
  * <p>{@link #llamaPrefillAgainstMaxM}: {@code npu estimate --model llama-2-7b --preset edge-64 --prompt-len 256
  * --quant int8 --fusion full} with the preset's {@code maxM} (64) and with 128 and 256 (a parameter study, the
  * preset is unchanged): prefill MAC utilization, the GEMM unit's and the array's busy cycles against the MACs'
- * own cycles ({@code MACs / rows²}), and the Vector DSP's share.
+ * own cycles ({@code MACs / rows²}), and the Vector DSP's share. {@link #storiesPrefillAndDecodeCycles}: stories260K's
+ * 16-token prefill and decode step at 16 on the default NPU, unfused and fused.
  */
 @ExtendWith(BenchRecord.class)
 class GemmOverlapBenchmark {
@@ -102,6 +103,18 @@ class GemmOverlapBenchmark {
     MachineParams p256 = edge64(256, MEM);
     gemm(p256, "qkv maxM=256", 256, 4096, 256);
     gemm(p256, "512^3 maxM=256", 256, 512, 256);
+  }
+
+  /** stories260K on the default NPU (the estimate's cost model equals the golden counters, RTL-equal). */
+  @Test
+  void storiesPrefillAndDecodeCycles() {
+    MachineParams p = org.llmnpu.rtl.npu.NpuConfig.defaults().machine();
+    for (Fusion f : new Fusion[] {Fusion.NONE, Fusion.FULL}) {
+      CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("stories260K"), p, "int8", 16, f);
+      System.out.printf("stories260K default NPU fusion %-4s: 16-token prefill %,d cycles (array %,d), decode step at"
+          + " 16 %,d cycles (array %,d)%n", f.name().toLowerCase(), e.prefill().cycles(),
+          e.prefill().counter(Counter.ARRAY_CYCLES), e.decode().cycles(), e.decode().counter(Counter.ARRAY_CYCLES));
+    }
   }
 
   @Test
