@@ -48,7 +48,8 @@ class GemmChainCosimTest {
   }
 
   /**
-   * X (rows of up to 40 bytes) loaded at scratchpad 0 and W (40 rows of up to 12 bytes) after it, then two to four
+   * X (rows of up to 40 bytes) loaded at scratchpad 0, W (40 rows of up to 12 bytes) after it and random Y buffers
+   * after that, then two to four
    * GEMMs back to back into two Y buffers, then the stores of both buffers.
    */
   private static Program chain(MachineParams p, Random r) {
@@ -63,7 +64,9 @@ class GemmChainCosimTest {
     long[] y = {wSpad + maxK * wStride, wSpad + maxK * wStride + maxM * yStride};
     Program.Builder b = Program.builder()
         .load(0x4000, xStride, 0, xStride, maxK, maxM)
-        .load(EXT_W, wStride, wSpad, wStride, maxN, maxK);
+        .load(EXT_W, wStride, wSpad, wStride, maxN, maxK)
+        // both Y buffers defined (the scratchpad keeps the previous program's bytes; the golden starts from zero)
+        .load(0x10000, yStride, y[0], yStride, 4L * maxN, 2L * maxM);
     int gemms = 2 + r.nextInt(3);
     int prevM = 0;
     int prevN = 0;
