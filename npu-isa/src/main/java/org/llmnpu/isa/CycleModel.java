@@ -54,10 +54,11 @@ package org.llmnpu.isa;
  * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
- * gemm wStream  controller: M·kTiles (X lines) + 1 (start), then C·K W beats from the next cycle (C beat columns a
- *        W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8) or 2 (wInt4), written into the engine's W buffer
- *        at a_i = t_i + lat (+1 with wInt4); next fetch at a_{n−1} + 1; the engine's loader starts pass j no
- *        earlier than the cycle after its last W row was written ({@link #streamedGemm})
+ * gemm wStream  controller: M·kTiles (X lines) + 1 (start, cycle backStart); beside the X copy, from its first
+ *        cycle e, the C·K W beats (C beat columns a W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8) or
+ *        2 (wInt4), written into the engine's W buffer at a_i = t_i + lat (+1 with wInt4); next fetch at
+ *        max(a_{n−1} + 1, backStart + 2); the engine's loader starts pass j no earlier than the cycle after its
+ *        last W row was written ({@link #streamedGemm})
  * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
  *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
  *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
@@ -349,16 +350,19 @@ public final class CycleModel {
 
   /**
    * A GEMM whose W streams from the memory ({@code wStream=1}; {@code int4}: {@code wInt4=1}) straight into the
-   * engine's W buffer: the controller copies the {@code M·ceil(K/rows)} X lines, starts the engine (one cycle,
-   * {@code backStart}), and from the next cycle {@code e} issues the {@code n = C·K} W beats ({@code C} beat
+   * engine's W buffer: the controller copies the {@code M·ceil(K/rows)} X lines and starts the engine (one cycle,
+   * {@code backStart}); the W stream runs beside the X copy: from the copy's first cycle {@code e} (the command's
+   * first cycle) it issues the {@code n = C·K} W beats ({@code C} beat
    * columns of {@code line} bytes a W row: {@code ceil(N/line)}, INT4 {@code ceil(ceil(N/2)/line)}) column by
    * column, rows k in order: {@code t_i = max(e, memFree) + i·max(I, g)}, {@code g} = 1, INT4 2 (each INT4 beat
    * writes two W buffer rows, the second one cycle after it arrives). Beat {@code i = c·K + k} is in the buffer
    * after cycle {@code a_i = t_i + lat} (INT4 {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
    * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link #engineCyclesOverKTiles}
-   * with {@code P_j ≥ R_j}. The controller takes the next command after the last W row's write: at
-   * {@code t_{n−1} + lat + 1} (INT4 {@code + 2}); the back-end (engine, drain) goes on as for a {@code gemm}.
+   * with {@code P_j ≥ R_j} ({@code R_j} is negative for a tile that was in before the start: the loader starts it
+   * at once). The controller takes the next command after the last W row's write, and at the earliest in the cycle
+   * after its first GEMM_STREAM cycle: at {@code max(t_{n−1} + lat + 1 (INT4 + 2), backStart + 2)}; the back-end
+   * (engine, drain) goes on as for a {@code gemm}.
    * N:M ({@code nmRows} > 0: the {@code S + ceil(S/P)} value and packed metadata rows a column): {@code n =
    * C·nmRows} beats, a column's metadata after its values, so every pass of N tile {@code nt} needs the column's last
    * beat {@code (nt + 1)·nmRows − 1}; the engine runs {@code ceil(K / 2·rows)} K tiles.
@@ -381,7 +385,6 @@ public final class CycleModel {
     long kTiles = (k + (long) rows - 1) / rows;
     long copy = m * kTiles;
     backStart = now + copy;
-    now = backStart + 1;
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     long columns = (rowBytes + line - 1) / line;
     long rowsPerColumn = nmRows > 0 ? nmRows : groupScaled ? k + 2L * ((k + StreamedWeights.SCALE_GROUP - 1)
@@ -408,7 +411,7 @@ public final class CycleModel {
     arrayCycles += engine + 1;
     resultStart = yStart;
     resultEnd = yEnd;
-    now = last + written + 1;
+    now = Math.max(last + written + 1, backStart + 2);
   }
 
   /** The first engine cycle in which the loader may start the pass of N tile {@code nt}, K tile {@code kt}. */

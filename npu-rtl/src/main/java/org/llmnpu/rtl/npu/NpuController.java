@@ -269,6 +269,21 @@ public final class NpuController extends HwModule {
 
   // Package-private access to the builder verbs for the units.
 
+  /** This module as the host of a {@link Walker} (the GEMM's X copy walk; the DMA's walks are in {@link NpuDmaUnit}). */
+  Walker.Host walkerHost() {
+    return new Walker.Host() {
+      @Override
+      public <T extends HwValue> T reg0(String name, T type) {
+        return regInit(name, type, 0);
+      }
+
+      @Override
+      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
+        when(cond, then).otherwise(otherwise);
+      }
+    };
+  }
+
   <T extends HwValue> T reg0(String name, T type) {
     return regInit(name, type, 0);
   }

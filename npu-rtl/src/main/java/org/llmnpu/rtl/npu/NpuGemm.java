@@ -17,8 +17,9 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
 /**
  * The {@link Npu}'s GEMM controller: the command's shape registers, the GEMM engine
  * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
- * of its operands from the scratchpad over the DMA's scratchpad walk — GEMM_X writes X row m's
- * K-tile line t into the engine's X buffer (one line a cycle, {@code M·ceil(K/rows)} cycles),
+ * of its operands from the scratchpad — GEMM_X writes X row m's K-tile line t into the engine's X buffer over
+ * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles; a streamed GEMM's W
+ * beats go beside it over the DMA's walks, {@link NpuWeightStream}), over the DMA's scratchpad walk
  * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
  * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
  * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
@@ -43,6 +44,14 @@ final class NpuGemm {
   final org.llmnpu.hdl.Bool inStream;
   /** The streamed weights, on an NPU built for them ({@code NpuConfig.weightStream}); null otherwise. */
   final NpuWeightStream stream;
+  /**
+   * The X copy's scratchpad walk (M rows of {@code kTiles} lines), its own so that a streamed GEMM's W beats (over
+   * the DMA's walks) go beside it.
+   */
+  final Walker xWalk;
+  private final UInt xRows;
+  private final UInt xBeats;
+  private final UInt xStride;
 
   NpuGemm(NpuController npu) {
     this.npu = npu;
@@ -52,8 +61,22 @@ final class NpuGemm {
     n = npu.reg0("gemmN", uint(bitsToHold(gc.maxN())));
     sparseCommand = npu.config().weightSparsity().sparse() ? npu.reg0("gemmSparse", org.llmnpu.hdl.Hw.bool()) : null;
     macsK = sparseCommand == null ? k : npu.reg0("gemmMacsK", uint(16));
-    inStream = npu.wireOf("inGemmStream", npu.inState(Npu.State.GEMM_STREAM));
-    stream = npu.config().weightStream() ? new NpuWeightStream(npu, inStream) : null;
+    xWalk = npu.section2("xWalk", () -> new Walker(npu.walkerHost(), Npu.ADDR, 16, false));
+    xRows = npu.reg0("xWalk_rows", uint(16));
+    xBeats = npu.reg0("xWalk_beats", uint(16));
+    xStride = npu.reg0("xWalk_stride", uint(Npu.ADDR));
+    xWalk.shape(xStride, uintLit(npu.line, Npu.ADDR), xRows, xBeats);
+    if (npu.config().weightStream()) {
+      // a streamed GEMM's W beats run from the X copy's first cycle until its last W row is written
+      org.llmnpu.hdl.Bool streamOn = npu.reg0("wStream_running", org.llmnpu.hdl.Hw.bool());
+      org.llmnpu.hdl.Bool gemmPhase = npu.inState(Npu.State.GEMM_X).or(npu.inState(Npu.State.GEMM_START))
+          .or(npu.inState(Npu.State.GEMM_STREAM));
+      inStream = npu.wireOf("inGemmStream", streamOn.and(gemmPhase));
+      stream = new NpuWeightStream(npu, inStream, streamOn);
+    } else {
+      inStream = npu.wireOf("inGemmStream", npu.inState(Npu.State.GEMM_STREAM));
+      stream = null;
+    }
   }
 
   /** The engine and its operand ports, written from the scratchpad walk. */
@@ -82,7 +105,7 @@ final class NpuGemm {
       return;
     }
     npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X));
-    npu.io(engine.load.xAddress).set(join(sp.row, gc.mBits(), sp.beat, kTileBits));
+    npu.io(engine.load.xAddress).set(join(xWalk.row, gc.mBits(), xWalk.beat, kTileBits));
     npu.io(engine.load.xData).set(npu.io(npu.spad.readData));
     if (stream != null) {
       stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.io(npu.spad.readData));
@@ -155,21 +178,25 @@ final class NpuGemm {
     npu.gemmTake.set(org.llmnpu.hdl.Hw.boolLit(true));
     if (stream != null) {
       stream.dispatch();
+      // a streamed GEMM's W walks start now: its beats go beside the X copy
+      npu.whenDo(dec.wStream, stream::walks);
     }
-    // X: M rows of kTiles lines.
-    dma.sp.begin(w.get(3));
-    dma.spadStride.set(dec.xStride);
-    dma.spadStep.set(dma.lineConst);
-    dma.rows.set(dec.m);
-    dma.beats.set(dec.kTiles);
+    // X: M rows of kTiles lines, over the X copy's own walk.
+    xWalk.begin(w.get(3));
+    xStride.set(dec.xStride);
+    xRows.set(dec.m.resize(16));
+    xBeats.set(dec.kTiles.resize(16));
     npu.state.set(Npu.st(Npu.State.GEMM_X));
   }
 
-  /** Statements of GEMM_X: one X line a cycle, then the W walk. */
+  /** Statements of GEMM_X: one X line a cycle (a streamed GEMM's W beats beside it), then the W walk or the start. */
   void xStep() {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
-    dma.sp.advance();
+    xWalk.advance();
+    if (stream != null) {
+      stream.step(false);
+    }
     Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
       int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
@@ -181,23 +208,27 @@ final class NpuGemm {
       npu.state.set(Npu.st(Npu.State.GEMM_W));
     };
     // a streamed GEMM starts the engine right after X; its W follows (GEMM_STREAM)
-    npu.whenDo(dma.sp.last(), stream == null ? copyW
+    npu.whenDo(xWalk.last(), stream == null ? copyW
         : () -> npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)), copyW));
   }
 
-  /** Statements of GEMM_START: the engine starts; then the next command, or a streamed GEMM's W beats. */
+  /**
+   * Statements of GEMM_START: the engine starts; then the next command, or (a streamed GEMM) GEMM_STREAM until its
+   * last W row is written (at least one cycle, in which the counters take its MACs).
+   */
   void startStep() {
     if (stream == null) {
       npu.fetch.next();
       return;
     }
-    npu.whenElse(stream.streaming, stream::begin, npu.fetch::next);
+    stream.step(false);
+    npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_STREAM)), npu.fetch::next);
   }
 
   /** Statements of GEMM_STREAM. */
   void streamStep() {
     if (stream != null) {
-      stream.step();
+      stream.step(true);
     }
   }
 

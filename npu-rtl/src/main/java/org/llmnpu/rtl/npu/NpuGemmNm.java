@@ -65,8 +65,9 @@ final class NpuGemmNm {
     npu.io(engine.denseWeights).set(sparse.not());
 
     // X: the line with its bytes past K zeroed (the last line of a row keeps ((K − 1) mod rows) + 1 bytes).
+    Walker xWalk = gemm.xWalk;
     UInt lastByte = npu.wireOf("gemmNm_xLastByte", dec.k.sub(1).lsbs(lineShift));
-    Bool lastLine = npu.wireOf("gemmNm_xLastLine", walk.lastInRow());
+    Bool lastLine = npu.wireOf("gemmNm_xLastLine", xWalk.lastInRow());
     List<UInt> bytes = new ArrayList<>();
     for (int b = 0; b < rows; b++) {
       UInt v = npu.io(npu.spad.readData).slice(8 * b + 7, 8 * b).asUInt();
@@ -76,7 +77,7 @@ final class NpuGemmNm {
     UInt line = npu.wireOf("gemmNm_xLine", catLsbFirst(bytes).asUInt());
     UInt held = npu.reg0("gemmNm_xHeld", uint(8 * rows));
     npu.whenDo(npu.inState(Npu.State.GEMM_X), () -> held.set(line));
-    Bool odd = npu.wireOf("gemmNm_xOdd", walk.beat.lsbs(1).eq(1));
+    Bool odd = npu.wireOf("gemmNm_xOdd", xWalk.beat.lsbs(1).eq(1));
     UInt zeros = uintLit(0, 8 * rows);
     UInt pair = org.llmnpu.hdl.Hw.cat(mux(odd, line, zeros), mux(odd, held, line)).asUInt();
     List<UInt> lanes = new ArrayList<>();
@@ -87,9 +88,9 @@ final class NpuGemmNm {
     UInt interleaved = npu.wireOf("gemmNm_xInterleaved", catLsbFirst(lanes).asUInt());
     npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X).and(sparse.not().or(odd).or(lastLine)));
     int kTileBits = gc.kTileBits();
-    UInt lineIndex = walk.beat.resize(Math.max(kTileBits, 1) + 1);
+    UInt lineIndex = xWalk.beat.resize(Math.max(kTileBits, 1) + 1);
     UInt tile = mux(sparse, lineIndex.shiftRight(1).resize(lineIndex.width()), lineIndex);
-    npu.io(engine.load.xAddress).set(NpuGemm.join(walk.row, gc.mBits(), tile, kTileBits));
+    npu.io(engine.load.xAddress).set(NpuGemm.join(xWalk.row, gc.mBits(), tile, kTileBits));
     npu.io(engine.load.xData).set(mux(sparse, pair, interleaved));
 
     // W: value rows (wWrite), then metadata rows (wIndexWrite) of the same entry rows; dense: index k mod E.

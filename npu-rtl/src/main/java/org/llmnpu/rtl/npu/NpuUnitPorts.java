@@ -19,7 +19,10 @@ final class NpuUnitPorts {
     Walker sp = npu.dma.sp;
     UInt spLine = sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift);
     npu.dma.loadWrite = npu.wireOf("loadWrite", npu.inLoad.and(npu.resp));
-    npu.io(npu.spad.walkLine).set(spLine);
+    // the X copy reads over its own walk (a streamed GEMM's W beats use the DMA's beside it)
+    Walker xw = npu.gemm.xWalk;
+    UInt xLine = xw.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift);
+    npu.io(npu.spad.walkLine).set(mux(npu.inState(Npu.State.GEMM_X), xLine, spLine));
     npu.io(npu.spad.dspOut.valid).set(npu.inDspOut);
     npu.io(npu.spad.dspOut.data).set(npu.dsp.unit.outData);
     npu.io(npu.spad.dspOut.mask).set(npu.dsp.unit.outMask);

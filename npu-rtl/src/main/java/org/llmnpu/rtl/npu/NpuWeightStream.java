@@ -17,14 +17,16 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
 
 /**
  * The streamed weights of a {@code gemm wStream=1} on an {@link Npu} built for them ({@code NpuConfig.weightStream}):
- * after the X copy and the engine's start, GEMM_STREAM reads W from the memory column by column — beat {@code
+ * from the X copy's first cycle (beside it, through GEMM_START, then in GEMM_STREAM) it reads W from the memory
+ * column by column — beat {@code
  * c·K + k} is W row k's line c at {@code w + k·wStride + c·line}, one request a cycle as the memory takes it (INT4:
  * at most every other cycle, as {@code load4}) — and writes each response straight into the engine's W buffer at
  * {@code (N tile c, row k)}: an INT8 line as it arrives; an INT4 line's low half unpacked (signed nibbles, low
  * first) into N tile {@code 2c} as it arrives and its high half into {@code 2c + 1} one cycle later (not past the
  * last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
  * {@code wPartialEnd}, {@code wKTiles}), updated with each row's last write, so a pass starts in the cycle after
- * its last W row was written. The controller takes the next command after the last write. W never touches the
+ * its last W row was written. The controller takes the next command after the last write (GEMM_STREAM lasts at
+ * least one cycle). W never touches the
  * scratchpad. N:M (on an N:M array): a column's beats are its S value rows, written as entry rows with a dummy
  * index, then its {@code ceil(S/P)} packed metadata rows, each writing the indices of P entry rows at once
  * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Group-scaled INT4 ({@code wInt4=2},
@@ -64,9 +66,16 @@ final class NpuWeightStream {
   final Bool beat;
   final Bool written;
 
-  NpuWeightStream(NpuController npu, Bool inStream) {
+  /** The stream has W rows left to write (set at a streamed GEMM's dispatch, cleared with its last write). */
+  private final Bool running;
+
+  /**
+   * {@code inStream}: the stream's beats may go this cycle ({@code running} in GEMM_X, GEMM_START or GEMM_STREAM).
+   */
+  NpuWeightStream(NpuController npu, Bool inStream, Bool running) {
     this.npu = npu;
     this.inStream = inStream;
+    this.running = running;
     GemmEngineConfig gc = npu.config().gemm();
     int line = npu.line;
     streaming = npu.reg0("wStream_active", bool());
@@ -168,10 +177,11 @@ final class NpuWeightStream {
     fullTiles.set(mux(dec.wStream, uintLit(0, bits), uintLit((1L << bits) - 1, bits)));
     partialEnd.set(mux(dec.wInt4, uintLit(2, bits), uintLit(1, bits)));
     kTilesIn.set(uintLit(0, kTilesIn.width()));
+    running.set(dec.wStream);
   }
 
-  /** Statements of GEMM_START of a streamed GEMM: the walks over W's beats (memory) and their writes. */
-  void begin() {
+  /** Statements at a streamed GEMM's dispatch: the walks over W's beats (memory) and their writes. */
+  void walks() {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
     UInt w = npu.fetch.words.get(4);
@@ -184,17 +194,23 @@ final class NpuWeightStream {
     dma.rows.set(dec.wColumns);
     dma.beats.set(dec.streamRows);
     dma.remainder.set(dec.wRemainder);
-    npu.state.set(Npu.st(Npu.State.GEMM_STREAM));
   }
 
-  /** Statements of GEMM_STREAM: a request per accepted beat; per written row line the scoreboard, then the next. */
-  void step() {
+  /**
+   * Statements of GEMM_X, GEMM_START and GEMM_STREAM ({@code inStreamState}) of a streamed GEMM: a request per
+   * accepted beat; per written row line the scoreboard; after the last write nothing; GEMM_STREAM takes the next
+   * command with the last write, or in its first cycle when the stream ended before.
+   */
+  void step(boolean inStreamState) {
     NpuDma dma = npu.dma;
     Walker sp = dma.sp;
     int rowBits = npu.config().gemm().rowBits();
     int rows = npu.config().rows();
-    npu.whenDo(npu.fire, dma.ext::advance);
-    npu.whenDo(written, () -> {
+    if (inStreamState) {
+      npu.whenDo(running.not().or(written.and(sp.last())), npu.fetch::next);
+    }
+    npu.whenDo(inStream.and(npu.fire), dma.ext::advance);
+    npu.whenDo(inStream.and(written), () -> {
       UInt step = mux(int4, uintLit(2, fullTiles.width()), uintLit(1, fullTiles.width()));
       UInt wRow = mux(groupScaled, kRow, sp.beat.resize(16));
       npu.whenElse(sp.lastInRow(), () -> {
@@ -212,7 +228,7 @@ final class NpuWeightStream {
         });
       });
       sp.advance();
-      npu.whenDo(sp.last(), npu.fetch::next);
+      npu.whenDo(sp.last(), () -> running.set(boolLit(false)));
     });
   }
 
