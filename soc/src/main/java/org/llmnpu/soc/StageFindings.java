@@ -74,7 +74,7 @@ public final class StageFindings {
       }
       out.add(new Finding("light-call-to-op", f("%.1f-%.1fx (decode, one graph per operator)", min, max), max,
           "8-22x for light operators", max >= 8 && min <= 22, f("a light operator takes %.2f-%.2f us on our NPU's "
-          + "Vector DSP (its rows copied in and out one element a cycle), the dispatch %.0f us a call",
+          + "Vector DSP (its rows copied in and out a line a cycle), the dispatch %.0f us a call",
           minOp * 1e6, maxOp * 1e6, r.preset().host().perOpDispatchUs().value())));
       out.add(new Finding("comm-share", f("prefill %.1f %%, decode %.1f %%", 100 * perOpPre.get().commShare(),
           100 * perOpDec.get().commShare()), perOpDec.get().commShare(), "0.2-3.2 % of prefill, 9.9-13.0 % of decode",
