@@ -32,7 +32,8 @@ final class DspBufferWindow {
       value = mux(index.eq(i), data.slice(16 * i + 15, 16 * i), value);
     }
     lane.hostWrite.set(write.and(enabled));
-    lane.hostRow.set(mux(first.gt(l), row.add(1), row));
+    // the last lane is never below the window's first element's lane: its row is the first's
+    lane.hostRow.set(l == (1 << laneBits) - 1 ? row : mux(first.gt(l), row.add(1), row));
     lane.hostData.set(value);
   }
 

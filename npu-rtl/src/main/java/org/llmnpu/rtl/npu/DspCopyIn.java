@@ -22,7 +22,7 @@ import org.llmnpu.rtl.mx.RoundMode;
  * {@code q} as {@code Fp16.fromInt(q, 2^shift)} (one rounding, nearest even, subnormals, ±∞ past the range; INT8
  * with shift 0, so exact). Stage 1 registers the chunk, stage 2 each element's {@code |q|} and sign, stage 3 is
  * inside each slot's {@link FloatRounder} (split after its normalization); {@link #values}, {@link #mask},
- * {@link #address} and {@link #write} are the buffer window write of stage 3, three cycles after the chunk's read.
+ * {@link #address} and {@link #write} are the buffer window write (no mask for a one-element window) of stage 3, three cycles after the chunk's read.
  * Slot i reads bytes {@code 4i..4i+3} (INT32, {@code i < min(line / 4, lanes)}), {@code 2i, 2i+1} (FP16,
  * {@code i < min(line / 2, lanes)}) or byte i (INT8): only the INT32 slots carry a 32-bit magnitude; the others'
  * rounders take the 8-bit magnitude of an INT8.
@@ -55,7 +55,6 @@ final class DspCopyIn {
     UInt shift1 = npu.regNextOf("dsp_in1_shift", shift);
     Bool write1 = npu.reg0Next("dsp_in1_write", copyIn);
     UInt address1 = npu.regNextOf("dsp_in1_element_index", bufferElement);
-    UInt count1 = npu.regNextOf("dsp_in1_count", count);
     Bool int8 = format1.eq(1);
     UInt shift2 = npu.regNextOf("dsp_in2_shift", shift1);
     Bool copied3 = npu.regNextOf("dsp_in3_copied", npu.regNextOf("dsp_in2_copied", format1.eq(0)));
@@ -91,6 +90,12 @@ final class DspCopyIn {
     values = npu.wireOf("dsp_inValues", catLsbFirst(codes).asUInt());
     write = npu.reg0Next("dsp_in3_write", npu.reg0Next("dsp_in2_write", write1));
     address = npu.regNextOf("dsp_in3_element_index", npu.regNextOf("dsp_in2_element_index", address1));
+    if (slots == 1) {
+      // a one-element window writes its element whole: the buffer has no mask port
+      mask = null;
+      return;
+    }
+    UInt count1 = npu.regNextOf("dsp_in1_count", count);
     UInt count3 = npu.regNextOf("dsp_in3_count", npu.regNextOf("dsp_in2_count", count1));
     List<HwValue> enables = new ArrayList<>();
     for (int i = 0; i < slots; i++) {

@@ -100,7 +100,9 @@ public final class NpuDmaUnit extends HwModule {
     int lineShift = Integer.numberOfTrailingZeros(line);
     int spadAddressBits = Integer.numberOfTrailingZeros(c.machine().spadBytes());
     spadAddress = out(uint(spadAddressBits));
-    int rowBits = c.weightStream() ? 16 : Math.max(1, Math.max(c.gemm().mBits(), c.gemm().nTileBits()));
+    // the controller reads the walk's row as a W tile (the X copy walks on its own, NpuGemm.xWalk); a stream's
+    // column count is compared whole
+    int rowBits = c.weightStream() ? 16 : Math.max(1, c.gemm().nTileBits());
     spadRow = out(uint(rowBits));
     remainderNext = in(uint(lineShift + 1));
     remainder = out(uint(lineShift + 1));

@@ -155,7 +155,7 @@ final class NpuDsp {
     Bits chunkMask = mux(format.eq(1), catLsbFirst(byteMask).resize(chunkBytes),
         catLsbFirst(halfMask).resize(chunkBytes));
     outData = npu.wireOf("dsp_outData", outChunk.resize(lineBits).shiftLeft(bitOffset));
-    UInt byteOffset = slots == line ? uintLit(0, 1)
+    UInt byteOffset = slots == line ? uintLit(0, 1) : grainShift == 0 ? offset
         : cat(offset.slice(lineShift - 1, grainShift), uintLit(0, grainShift)).asUInt();
     outMask = npu.wireOf("dsp_outMask", chunkMask.resize(line).shiftLeft(byteOffset));
 

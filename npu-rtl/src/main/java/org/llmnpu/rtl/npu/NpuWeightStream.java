@@ -145,7 +145,8 @@ final class NpuWeightStream {
   void connect(GemmEngine engine, Bool copyWrite, UInt copyData) {
     GemmEngineConfig gc = npu.config().gemm();
     npu.io(engine.load.wWrite).set(copyWrite.or(valueWrite));
-    UInt row = npu.wireOf("wStream_wRow", mux(groupScaled, kRow, npu.dma.sp.beat.resize(16)));
+    int rowBits = gc.kTileBits() + gc.rowBits();
+    UInt row = npu.wireOf("wStream_wRow", mux(groupScaled, kRow, npu.dma.sp.beat.resize(16)).resize(rowBits));
     npu.io(engine.load.wAddress).set(NpuGemm.join(tile, gc.nTileBits(), row, gc.kTileBits() + gc.rowBits()));
     npu.io(engine.load.wData).set(mux(inStream, line, copyData));
     scoreboard(engine);

@@ -23,7 +23,7 @@ class NpuClockGatingConfigTest {
     assertEquals(ClockGating.CHECKED, NpuConfig.small().withClockGating("Checked").clockGatingMode());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> NpuConfig.small().withClockGating("sometimes"));
-    assertEquals("clockGating must be one of on, off, checked; got 'sometimes'", e.getMessage());
+    assertEquals("clockGating must be one of on, off, checked, got 'sometimes'", e.getMessage());
   }
 
   @Test
