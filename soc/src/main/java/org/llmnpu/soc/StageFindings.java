@@ -38,10 +38,10 @@ public final class StageFindings {
       double ours = npuPre.get().timeS() / cpuPre.get().timeS();
       out.add(new Finding("prefill-cpu-vs-npu", f("NPU/CPU prefill time %.2f (one graph per operator), %.2f (our "
           + "one-program lowering)", ratio, ours), ratio, "CPU 1.27-1.62x faster than the NPU in prefill",
-          ratio > 1, ratio > 1 ? f("our NPU's prefill program sustains %.2f Top/s, below the CPU roofline's %.0f Gop/s "
-          + "INT8: %s; attention's scores run one GEMV per query, so its array idles more as the prompt grows — the "
-          + "CPU wins because the NPU's array idles, as the paper's HVX-bound Hexagon lost (seed 001 section A)",
-          sustainedTops(r, costing), cpuGops(r), prefillBusy(r, costing))
+          ratio > 1, ratio > 1 ? f("our NPU's prefill program sustains %.2f Top/s (%s), below the CPU roofline's %.0f "
+          + "Gop/s INT8: attention's scores run one GEMV per query, so the array idles more as the prompt grows; the "
+          + "paper's Hexagon lost to the CPU HVX-bound (seed 001 section A)", sustainedTops(r, costing),
+          prefillBusy(r, costing), cpuGops(r))
           : f("with fusion full our NPU's prefill program is no longer DSP-bound enough to lose: it sustains %.2f "
           + "Top/s, above the CPU roofline's %.0f Gop/s INT8 (%s); the paper's Hexagon kernels are HVX-bound and tile "
           + "poorly into an 8 MB VTCM (seed 001 section A)", sustainedTops(r, costing), cpuGops(r),
@@ -85,11 +85,10 @@ public final class StageFindings {
       double q = Math.max(perOpPre.get().quantShare(), perOpDec.get().quantShare());
       out.add(new Finding("dynamic-quantization-share", f("prefill %.1f %%, decode %.1f %% (incl. their dispatch)",
           100 * perOpPre.get().quantShare(), 100 * perOpDec.get().quantShare()), q, "0.4-2.5 %", q < 0.1,
-          q < 0.1 ? "quantizing a row is a few element operations against a matrix product"
-          : f("our NPU quantizes activations in passes of their rows through its Vector DSP (in our one-program "
-          + "lowering too: %.1f %% of its prefill, of the %.0f %% the DSP runs); fusing the quantization into the "
-          + "GEMM's load is not built", 100 * npuPre.get().quantShare(),
-          100.0 * prePhase(r).dspCycles() / prePhase(r).cycles())));
+          f("our NPU quantizes activations in passes of their rows through its Vector DSP (in our one-program "
+          + "lowering too: %.1f %% of its prefill, of the %.0f %% the DSP runs); %s", 100 * npuPre.get().quantShare(),
+          100.0 * prePhase(r).dspCycles() / prePhase(r).cycles(), q < 0.1 ? "a few element operations a row against "
+          + "the matrix products keep it under a tenth" : "fusing the quantization into the GEMM's load is not built")));
     }
     if (costing.cpu().isPresent()) {
       Operator attention = OperatorGraph.of(r.shape().config(), OperatorGraph.Stage.DECODE, r.options().promptLen())
