@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
@@ -25,15 +26,20 @@ import org.llmnpu.sw.model.ModelConfig;
  * program's counters times the energy table ({@link EnergyEstimate}). The host adds a submission and a command
  * stream per program ({@link HostCosts}).
  *
- * <p>Per-operator figures are an attribution of that program's cycles: every operator's standalone cost on the
- * cycle model (matrix products: {@link NpuGemmCost}; attention: its QKᵀ and PV products per head plus the softmax
- * on the Vector DSP; light operators: their elements into and out of the DSP and their operations over its lanes)
- * sets its share, and the shares are scaled so that they add up to the program's cycles. A runtime that submits
- * one graph per operator (llama.cpp's NPU backend, seed 001) pays the dispatch per operator on top.
+ * <p>Per-operator figures are an attribution of that program's cycles in two pools. The program's Vector DSP cycles
+ * (its {@code DSP_CYCLES} counter) go to the work that runs on the DSP — the light operators and attention's softmax
+ * — and the rest of its cycles to the work on the array — the matrix products and attention's QKᵀ and PV products.
+ * Within a pool each operator's standalone cycle-model cost sets its share (matrix products: {@link NpuGemmCost};
+ * attention's products: per head on {@link NpuGemmCost}; DSP work: its FP16 rows into and out of the DSP at the
+ * copies' line rate, {@link CycleModel#dspCopyCycles}, plus its operations over the lanes), scaled so that the
+ * pool adds up to the program's cycles in it. A runtime that submits one graph per operator (llama.cpp's NPU
+ * backend, seed 001) pays the dispatch per operator on top.
  */
 public final class NpuBackend {
   /** The energy table shipped with the module: written by {@code npu report energy} on 2026-12-03. */
   static final String ENERGY_RESOURCE = "npu-energy.json";
+  /** Bytes of an element the Vector DSP computes on (FP16). */
+  private static final int FP16_BYTES = 2;
 
   private final EstimateTarget target;
   private final EnergyTable table;
@@ -104,31 +110,58 @@ public final class NpuBackend {
     PhaseCost phase = stage == OperatorGraph.Stage.PREFILL ? e.prefill() : e.decode();
     EnergyEstimate energy = EnergyEstimate.of(table, node, phase.counters(), energyShape());
     List<Operator> ops = OperatorGraph.of(shape.config(), stage, promptLen);
-    Map<String, Double> weight = new LinkedHashMap<>();
-    double sum = 0;
+    Map<String, Standalone> cost = new LinkedHashMap<>();
+    double arraySum = 0;
+    double dspSum = 0;
     for (Operator op : ops) {
-      double w = standaloneCycles(op, shape.config()) * op.calls();
-      weight.put(op.name(), w);
-      sum += w;
+      Standalone s = standalone(op, shape.config());
+      cost.put(op.name(), new Standalone(s.array() * op.calls(), s.dsp() * op.calls()));
+      arraySum += s.array() * op.calls();
+      dspSum += s.dsp() * op.calls();
     }
-    double scale = phase.cycles() / sum;
+    // a pool without work folds into the other one, so the attribution always adds up to the program
+    double dspPool = dspSum == 0 ? 0 : arraySum == 0 ? phase.cycles() : Math.min(phase.dspCycles(), phase.cycles());
+    double arrayScale = arraySum == 0 ? 0 : (phase.cycles() - dspPool) / arraySum;
+    double dspScale = dspSum == 0 ? 0 : dspPool / dspSum;
     Map<String, Double> attributed = new LinkedHashMap<>();
-    weight.forEach((name, w) -> attributed.put(name, w * scale));
+    cost.forEach((name, s) -> attributed.put(name, s.array() * arrayScale + s.dsp() * dspScale));
     return new Program(phase.cycles(), energy.joules(), phase, attributed);
   }
 
-  /** Cycles of one call of {@code op} run alone on the NPU (the attribution's weight). */
-  public double standaloneCycles(Operator op, ModelConfig c) {
-    int lanes = target.npu().machine().dsp().lanes();
+  /**
+   * One call of an operator run alone on the NPU, split by where it runs: {@code array} the cycles of its matrix
+   * products (GEMM commands with their loads and stores), {@code dsp} the cycles of its Vector DSP work.
+   */
+  public record Standalone(double array, double dsp) {
+    public double cycles() {
+      return array + dsp;
+    }
+  }
+
+  /**
+   * One call of {@code op} run alone on the NPU: matrix products on the cycle model ({@link NpuGemmCost}); DSP work
+   * as its FP16 rows copied in and out at the copies' line rate ({@link CycleModel#dspCopyCycles}; an add reads two
+   * rows) plus its operations over the lanes; attention's softmax reads and writes its scores the same way and
+   * takes five operations an element.
+   */
+  public Standalone standalone(Operator op, ModelConfig c) {
+    MachineParams p = target.npu().machine();
+    int lanes = p.dsp().lanes();
     return switch (op.kind()) {
-      case MATMUL -> gemm.cycles(op.m(), op.k(), op.n());
+      case MATMUL -> new Standalone(gemm.cycles(op.m(), op.k(), op.n()), 0);
       case ATTENTION -> {
         int keys = (int) Math.max(1, op.ctx() / op.m());
         double products = 2.0 * c.heads() * new NpuGemmCost(gemm.machine(), false).cycles(op.m(), c.headDim(), keys);
-        double softmax = (double) c.heads() * op.m() * keys * (2.0 + 5.0 / lanes);
-        yield products + softmax;
+        long rows = (long) c.heads() * op.m();
+        double softmax = 2.0 * CycleModel.dspCopyCycles(p, rows, keys, FP16_BYTES) + 1
+            + (double) rows * keys * 5.0 / lanes;
+        yield new Standalone(products, softmax);
       }
-      default -> 2.0 * op.m() * op.n() + op.ops(c.headDim(), c.heads()) / lanes;
+      default -> {
+        int inputs = op.kind() == Operator.Kind.ADD ? 2 : 1;
+        double copies = (inputs + 1.0) * CycleModel.dspCopyCycles(p, op.m(), op.n(), FP16_BYTES) + inputs;
+        yield new Standalone(0, copies + op.ops(c.headDim(), c.heads()) / lanes);
+      }
     };
   }
 

@@ -130,8 +130,9 @@ public final class StageAnalysis {
     List<String> notes = new ArrayList<>();
     notes.add("npu: " + preset.npuPreset() + " at " + npu.target().clockMhz() + " MHz, " + o.quant() + " weights, fusion "
         + o.fusion() + "; program cycles from the cycle model (npu estimate), energy from the shipped energy table "
-        + "(npu report energy, 7 nm); per-operator NPU times attribute the program's cycles by each operator's "
-        + "standalone cycle-model cost");
+        + "(npu report energy, 7 nm); per-operator NPU times attribute the program's Vector DSP cycles to the DSP "
+        + "work (light operators, softmax) and the rest to the matrix products, each by its standalone cycle-model "
+        + "cost");
     notes.add("end-to-end: prefill + " + o.genTokens() + " decode steps, each costed as the step at position "
         + o.promptLen());
     notes.add("cpu/gpu weights " + preset.host().bitsPerWeight().value() + " bit (" + preset.host().bitsPerWeight()

@@ -55,6 +55,33 @@ class NpuInSocTest {
   }
 
   @Test
+  void theProgramsVectorDspCyclesGoToTheDspWorkAndTheRestToTheProducts() {
+    NpuBackend npu = NpuBackend.of("edge-64", "int4", Fusion.FULL);
+    var shape = SocModels.of("llama-3.2-3b");
+    NpuBackend.Program p = npu.program(shape, OperatorGraph.Stage.DECODE, 64);
+    double light = 0;
+    double matmul = 0;
+    double lightWeight = 0;
+    double dspWeight = 0;
+    for (Operator op : OperatorGraph.of(shape.config(), OperatorGraph.Stage.DECODE, 64)) {
+      NpuBackend.Standalone s = npu.standalone(op, shape.config());
+      dspWeight += s.dsp() * op.calls();
+      if (op.kind().light) {
+        light += p.opCycles().get(op.name());
+        lightWeight += s.dsp() * op.calls();
+        assertEquals(0, s.array(), op.name() + " runs on the DSP only");
+      } else if (op.kind() == Operator.Kind.MATMUL) {
+        matmul += p.opCycles().get(op.name());
+        assertEquals(0, s.dsp(), op.name() + " runs on the array only");
+      }
+    }
+    long dsp = p.phase().dspCycles();
+    assertTrue(dsp > 0 && lightWeight < dspWeight, "attention's softmax shares the DSP pool");
+    assertEquals(dsp * lightWeight / dspWeight, light, 1e-6 * dsp);
+    assertTrue(matmul < p.cycles() - dsp, "matrix products share the cycles the DSP does not run");
+  }
+
+  @Test
   void thePaperNpuFallsBackAttentionToTheCpuWithTransferCost() {
     StageAnalysis.Result r = StageAnalysis.run(new StageAnalysis.Options("sd8gen3", "stories260K", 16, 4, "int4",
         "vertical", "paper", false, true, List.of("cpu", "npu")));
