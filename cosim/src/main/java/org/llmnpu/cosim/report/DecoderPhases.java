@@ -65,7 +65,9 @@ public final class DecoderPhases {
     DecoderRun.Result r;
     long t0 = System.nanoTime();
     try {
-      r = DecoderRun.run(new DecoderRun.Options(modelName, promptTokens, 2, "int8", DecoderRun.Engine.RTL, seed), rtl);
+      // the lowering the toolkit runs by default (--fusion full; where this NPU cannot fuse, the fallback is named)
+      r = DecoderRun.run(new DecoderRun.Options(modelName, promptTokens, 2, "int8", DecoderRun.Engine.RTL, seed, 0, 0,
+          "full"), rtl);
     } catch (IllegalArgumentException e) {
       log.accept("  the lowered decoder does not fit this NPU (" + e.getMessage() + "): GEMM-only proxy instead");
       return proxies(rtl, modelName, model, promptTokens, seed, log);
@@ -83,9 +85,9 @@ public final class DecoderPhases {
       boolean exact = steps.stream().allMatch(DecoderRun.Step::bitExact);
       int tokens = phase.equals("prefill") ? promptTokens : steps.size();
       int commands = steps.stream().mapToInt(DecoderRun.Step::commands).sum();
-      String source = String.format(java.util.Locale.ROOT, "%s %s lowered to NPU programs (INT8 weights, %d commands), "
+      String source = String.format(java.util.Locale.ROOT, "%s %s lowered to NPU programs (INT8 weights, --fusion %s, %d commands), "
           + "RTL in Verilator", modelName, phase.equals("prefill") ? promptTokens + "-token prefill" : "decode step at "
-          + "context " + (promptTokens + 1), commands);
+          + "context " + (promptTokens + 1), r.fusion().applied().optionValue(), commands);
       PhaseRun p = new PhaseRun(phase, tokens, source, false, counters, exact, r.rtlCycles(phase),
           r.total(phase, Counter.CYCLES), exact ? List.of() : steps.stream().filter(s -> !s.bitExact())
               .map(DecoderRun.Step::difference).toList());

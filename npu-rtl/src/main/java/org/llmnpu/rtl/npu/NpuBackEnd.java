@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
@@ -41,7 +40,7 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
  * engine's done that is not a load's, and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
  */
-public final class NpuBackEnd extends HwModule {
+public final class NpuBackEnd extends WalkerHostModule {
   enum State { IDLE, RUN, DRAIN, TAIL }
 
   /** The controller starts the engine. */
@@ -111,24 +110,13 @@ public final class NpuBackEnd extends HwModule {
     int depth = org.llmnpu.rtl.ppm.LinePpm.depth(NpuPpm.config(c.machine(), c.ppu()), c.machine().ppmChannels());
     ppmGroup = out(uint(Math.max(1, org.llmnpu.hdl.Hw.log2Ceil(depth))));
 
-    Walker.Host host = new Walker.Host() {
-      @Override
-      public <T extends HwValue> T reg0(String name, T type) {
-        return regInit(name, type, 0);
-      }
-
-      @Override
-      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
-        when(cond, then).otherwise(otherwise);
-      }
-    };
     UInt yAddr = regInit("gemmY", uint(Npu.ADDR), 0);
     UInt yStride = regInit("gemmYStride", uint(Npu.ADDR), 0);
     UInt state = regInit("state", uint(2), 0);
     Bool accumulate = regInit("accumulate", bool(), 0);
     Bool throughPpm = regInit("throughPpm", bool(), 0);
     Walker[] walk = new Walker[1];
-    section("drainWalk", () -> walk[0] = new Walker(host, Npu.ADDR, 16, false));
+    section("drainWalk", () -> walk[0] = new Walker(this, Npu.ADDR, 16, false));
     Walker drain = walk[0];
     UInt rows = regInit("drain_rows", uint(16), 0);
     UInt beats = regInit("drain_beats", uint(16), 0);
@@ -136,7 +124,7 @@ public final class NpuBackEnd extends HwModule {
     drain.shape(yStride, uintLit(line, Npu.ADDR), rows, beats);
     // the PPM's codes: line q of a row lands at y + m·yStride + q·line/4
     Walker[] outWalk = new Walker[1];
-    section("codeWalk", () -> outWalk[0] = new Walker(host, Npu.ADDR, 16, false));
+    section("codeWalk", () -> outWalk[0] = new Walker(this, Npu.ADDR, 16, false));
     Walker codes = outWalk[0];
     codes.shape(yStride, uintLit(lanes, Npu.ADDR), rows, beats);
     UInt codeRemainder = regInit("code_remainder", uint(laneShift + 1), 0);

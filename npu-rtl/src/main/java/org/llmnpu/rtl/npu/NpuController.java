@@ -43,7 +43,7 @@ import org.llmnpu.rtl.npu.Npu.State;
  * fetcher's command stream, the DMA's walks, shape and memory phase, the snapshot's beat and line, the watchdog's events and the counters' events. The controller's logic
  * is unchanged by the split: every register and every cycle is as in the flat NPU.
  */
-public final class NpuController extends HwModule {
+public final class NpuController extends WalkerHostModule {
   static final int ADDR = Npu.ADDR;
 
   public final Bool start = in(bool());
@@ -271,21 +271,7 @@ public final class NpuController extends HwModule {
 
   /** This module as the host of a {@link Walker} (the GEMM's X copy walk; the DMA's walks are in {@link NpuDmaUnit}). */
   Walker.Host walkerHost() {
-    return new Walker.Host() {
-      @Override
-      public <T extends HwValue> T reg0(String name, T type) {
-        return regInit(name, type, 0);
-      }
-
-      @Override
-      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
-        when(cond, then).otherwise(otherwise);
-      }
-    };
-  }
-
-  <T extends HwValue> T reg0(String name, T type) {
-    return regInit(name, type, 0);
+    return this;
   }
 
   <T extends HwValue> T regNextOf(String name, T value) {
@@ -322,10 +308,6 @@ public final class NpuController extends HwModule {
 
   When whenOf(Bool cond, Runnable then) {
     return when(cond, then);
-  }
-
-  void whenElse(Bool cond, Runnable then, Runnable otherwise) {
-    when(cond, then).otherwise(otherwise);
   }
 
   void whenDo(Bool cond, Runnable then) {

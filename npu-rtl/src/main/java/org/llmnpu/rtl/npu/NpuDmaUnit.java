@@ -8,8 +8,6 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.HwModule;
-import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.lib.Stream;
 
@@ -37,7 +35,7 @@ import org.llmnpu.hdl.lib.Stream;
  * writes, load4/MX decoders, DSP and PPM streams) through the controller. Cycles: {@code org.llmnpu.isa.CycleModel}
  * ({@code load}, {@code store}, {@code load4}, the streams): one beat per cycle the memory accepts.
  */
-public final class NpuDmaUnit extends HwModule {
+public final class NpuDmaUnit extends WalkerHostModule {
   public final Bool extBegin = in(bool());
   public final UInt extBase = in(uint(Npu.ADDR));
   public final Bool extAdvance = in(bool());
@@ -111,20 +109,9 @@ public final class NpuDmaUnit extends HwModule {
     mem_req_wdata = out("mem_req_wdata", uint(8 * line));
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
 
-    Walker.Host host = new Walker.Host() {
-      @Override
-      public <T extends HwValue> T reg0(String name, T type) {
-        return regInit(name, type, 0);
-      }
-
-      @Override
-      public void whenElse(Bool cond, Runnable then, Runnable otherwise) {
-        when(cond, then).otherwise(otherwise);
-      }
-    };
     Walker[] walks = new Walker[2];
-    section("ext", () -> walks[0] = new Walker(host, Npu.ADDR, 16));
-    section("spadWalk", () -> walks[1] = new Walker(host, Npu.ADDR, 16, false));
+    section("ext", () -> walks[0] = new Walker(this, Npu.ADDR, 16));
+    section("spadWalk", () -> walks[1] = new Walker(this, Npu.ADDR, 16, false));
     Walker ext = walks[0];
     Walker sp = walks[1];
     UInt rowsNow = shapeRegister("dmaRows", rowsNext, rows);
