@@ -83,8 +83,21 @@ class GroupScaledStreamCosimTest {
     Command.Gemm unstreamed = new Command.Gemm(2, 8, 8, 0, 8, 0x100, 8, 0x200, 32, 0, 0, 0, 2, 0);
     Command.Gemm bothBits = new Command.Gemm(2, 8, 8, 0, 8, 0x30000, 8, 0x200, 32, 0, 0, 1, 3, 0);
     Command.Gemm sparse = new Command.Gemm(2, 8, 8, 0, 8, 0x30000, 8, 0x200, 32, 1, 0, 1, 2, 0);
-    Object[][] cases = {{unstreamed, ErrorCause.BAD_SHAPE}, {bothBits, ErrorCause.BAD_SHAPE},
-        {sparse, ErrorCause.UNSUPPORTED}};
+    // a W whose last row (K + 2·ceil(K/32) rows of ceil(N/2) bytes, the multiplier rows included) ends a line before
+    // the memory's end, and the same W a line later (EXT_ADDRESS): K a multiple of 32 and not
+    long ext = p.extMemBytes();
+    int line = p.lineBytes();
+    java.util.List<Object[]> all = new java.util.ArrayList<>(java.util.List.of(new Object[] {unstreamed,
+        ErrorCause.BAD_SHAPE}, new Object[] {bothBits, ErrorCause.BAD_SHAPE}, new Object[] {sparse,
+        ErrorCause.UNSUPPORTED}));
+    for (int k : new int[] {40, 64}) {
+      long rows = k + 2L * ((k + 31) / 32);
+      long fits = ext - (rows - 1) * line - line;
+      all.add(new Object[] {new Command.Gemm(2, k, 8, 0, 8, fits, line, 0x200, 32, 0, 0, 1, 2, 0), ErrorCause.NONE});
+      all.add(new Object[] {new Command.Gemm(2, k, 8, 0, 8, fits + line, line, 0x200, 32, 0, 0, 1, 2, 0),
+          ErrorCause.EXT_ADDRESS});
+    }
+    Object[][] cases = all.toArray(new Object[0][]);
     try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
       for (Object[] t : cases) {
         Program prog = Program.builder().load(0x10000, 8, 0, 8, 8, 2).add((Command) t[0]).halt().build();

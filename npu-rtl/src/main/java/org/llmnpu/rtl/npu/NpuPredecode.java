@@ -275,6 +275,33 @@ public final class NpuPredecode extends HwModule {
   }
 
   /**
+   * Product 9 with a streamed group-scaled INT4 W's multiplier rows added: {@code (K − 1 + 2·ceil(K/32))·wStride}
+   * as product 9's terms of {@code (K − 1)·wStride} and those of {@code 2·(K >> 5)·wStride} (K's bits wired, no
+   * adder before the multipliers) and, when {@code K mod 32 ≠ 0}, {@code 2·wStride} — all registered, each below
+   * {@code 2^(e+1)} or flagged (a larger one alone exceeds the limit), so the sum stays exact.
+   */
+  private Product groupScaledRows(Product rows, List<UInt> w, UInt k, Bool nmStream, long ext) {
+    int e = bitsToHold(ext);
+    Bool groupScaled = w.get(2).slice(22, 22).eq(1).and(nmStream.not());
+    UInt y = w.get(6).slice(31, 16);
+    int yBits = Math.min(e, 16);
+    UInt groups = wire("groupScaledRows", mux(groupScaled, cat(k.slice(15, 5), uintLit(0, 1)).asUInt(), uintLit(0, 12)));
+    Bool partialGroup = groupScaled.and(k.lsbs(5).orR());
+    Bool over = 16 > e ? groups.orR().or(partialGroup).and(y.msbs(16 - e).orR()) : boolLit(false);
+    List<UInt> terms = new ArrayList<>(rows.terms());
+    for (int xb = 0; xb < 12; xb += 8) {
+      for (int yb = 0; yb < yBits; yb += PIECE) {
+        UInt piece = y.slice(Math.min(yBits, yb + PIECE) - 1, yb);
+        terms.add(reg0Next("product9g_x" + xb + "_y" + yb, groups.slice(Math.min(12, xb + 8) - 1, xb).mul(piece))
+            .shiftLeft(xb + yb));
+      }
+    }
+    terms.add(reg0Next("product9g_partial", wire("groupScaledPartial", mux(partialGroup, y.lsbs(yBits),
+        uintLit(0, yBits)))).shiftLeft(1));
+    return new Product(rows.over().or(reg0Next("product9g_over", over)), terms, rows.minus());
+  }
+
+  /**
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
@@ -296,12 +323,11 @@ public final class NpuPredecode extends HwModule {
     UInt ppmM = w.get(5).lsbs(16);
     // a streamed N:M W: S value rows and ceil(S/P) packed metadata rows
     int fieldShift = mode == Command.S2_4 ? 2 : 1;
-    // a streamed group-scaled INT4 W: K + 2·ceil(K/32) rows
-    UInt denseRows = wire("denseStreamRows", mux(w.get(2).slice(22, 22).eq(1),
-        k.resize(17).add(k.resize(17).add(31).shiftRight(5).shiftLeft(1)).resize(16), k));
-    UInt streamRows = mode == Command.DENSE ? denseRows : wire("streamRows", mux(w.get(2).slice(18, 17).eq(mode),
+    // (a streamed group-scaled INT4 W has K + 2·ceil(K/32) rows: its 2·ceil(K/32) are groupScaledRows' terms)
+    Bool nmStream = mode == Command.DENSE ? boolLit(false) : w.get(2).slice(18, 17).eq(mode);
+    UInt streamRows = mode == Command.DENSE ? k : wire("streamRows", mux(nmStream,
         valueRows.add(valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16)).resize(16),
-        denseRows));
+        k));
     List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows);
     int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6};
     int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16};
@@ -327,6 +353,7 @@ public final class NpuPredecode extends HwModule {
       UInt minus = lessOne ? landed.get(yWord[i]).slice(yLow[i] + yBits - 1, yLow[i]) : null;
       out.add(new Product(reg0Next("product" + i + "_over", over), terms, minus));
     }
+    out.set(9, groupScaledRows(out.get(9), w, k, nmStream, ext));
     return out;
   }
 
