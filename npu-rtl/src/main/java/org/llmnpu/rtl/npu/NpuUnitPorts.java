@@ -98,8 +98,10 @@ final class NpuUnitPorts {
     npu.io(k.memStall).set(npu.mem_req_valid.and(npu.mem_req_ready.not()));
     npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
         .and(npu.dsp.runExpired.not()));
-    npu.io(k.dspElement).set(npu.inDspIn.or(npu.inDspOut));
-    npu.io(k.dspElements).set(npu.dsp.count);
+    // a copy's element count (its row's last chunk compared on the DMA's walk) registered before the counter's adder:
+    // the counter takes it a cycle late, which no reader sees (a copy is followed by DSP_DRAIN and FETCH)
+    npu.io(k.dspElement).set(npu.reg0Next("counters_dspElement", npu.inDspIn.or(npu.inDspOut)));
+    npu.io(k.dspElements).set(npu.regNextOf("counters_dspElements", npu.dsp.count));
     npu.io(k.dspCycle).set(npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun).or(npu.inDspIn).or(npu.inDspOut)
         .or(npu.inState(Npu.State.DSP_DRAIN)));
     npu.io(k.ppmRow).set(npu.inPpmRun.and(sp.lastInRow()).or(npu.io(npu.back.ppmRowFed)));
