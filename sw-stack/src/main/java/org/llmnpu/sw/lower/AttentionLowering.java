@@ -8,13 +8,17 @@ import org.llmnpu.isa.dsp.DspKernel;
  * dequantize → RoPE → K/V quantized and appended to the cache (one DMA store per layer) → per
  * token and head the scores GEMV (K·q), SoftMax, P·V GEMM → the heads' output quantized → Wo GEMM
  * + residual. Numerics as described in {@link DecoderLowering}. At {@code --fusion full} the part after the K/V
- * rows are stored is {@link BatchedAttention} (one P·V GEMM per KV head over a batch's queries; same logits).
+ * rows are stored is {@link BatchedAttention} (one P·V GEMM per KV head over a batch's queries; same logits), the
+ * cos/sin rows of the block's slots come in one load, and the Wo residual is left to the feed-forward half, which adds
+ * it together with its RMSNorm ({@link LoweringEmitter#residualNormQuantize}).
  */
 final class AttentionLowering {
   private final LoweringEmitter e;
   private final LoweringLayout l;
   /** At {@code --fusion full} the batched attention core ({@link BatchedAttention}), else none: per token and head. */
   private final BatchedAttention batched;
+  /** At {@code --fusion full} the cos/sin rows of the block's slots (one load a layer), else -1. */
+  private final int sRope;
 
   AttentionLowering(LoweringEmitter emitter) {
     this(emitter, Fusion.NONE);
@@ -24,6 +28,13 @@ final class AttentionLowering {
     this.e = emitter;
     this.l = emitter.l;
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
+    this.sRope = batched == null ? -1
+        : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
+  }
+
+  /** Scratchpad bytes of one slot's cos/sin row in {@link #sRope}. */
+  private int ropeRowBytes() {
+    return LoweredModel.roundUp(4 * l.nq, l.line);
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
@@ -45,11 +56,14 @@ final class AttentionLowering {
     e.weight(m.wQkv[layer], c.dim(), m.qkvN);
     e.gemmTiled(n, c.dim(), m.qkvN, l.sXS, l.xsStride);
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
+    if (batched != null) {
+      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
+    }
     for (int t = 0; t < n; t++) {
       int slot = pos + t;
       if (batched != null) {
         // at full the cos/sin row comes first, so that the dequantization, RoPE and quantization runs join
-        ropeIn(slot);
+        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, e.channelScales(l.rWsQkv), null, -1, l.rQkv));
@@ -86,6 +100,10 @@ final class AttentionLowering {
     }
     e.weight(m.wO[layer], m.oK, c.dim());
     e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);
+    if (batched != null) {
+      // at full the feed-forward half adds the Wo results with its RMSNorm (LoweringEmitter.residualNormQuantize)
+      return;
+    }
     for (int t = 0; t < n; t++) {
       e.residual(t, l.rDO + t, l.rWsO);
     }

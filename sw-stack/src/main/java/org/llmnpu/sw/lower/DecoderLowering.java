@@ -74,7 +74,7 @@ public final class DecoderLowering {
     this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
     this.e = new LoweringEmitter(l, pool, fusion);
     this.attention = new AttentionLowering(e, fusion);
-    this.feedForward = new FeedForwardLowering(e);
+    this.feedForward = new FeedForwardLowering(e, fusion == Fusion.FULL);
     this.lmHead = new LmHeadLowering(e);
   }
 

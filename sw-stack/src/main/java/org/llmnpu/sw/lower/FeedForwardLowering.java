@@ -11,9 +11,22 @@ final class FeedForwardLowering {
   private final LoweringEmitter e;
   private final LoweringLayout l;
 
-  FeedForwardLowering(LoweringEmitter emitter) {
+  /** The attention half left its Wo residual to this half's RMSNorm ({@code --fusion full}, {@link AttentionLowering}). */
+  private final boolean withResidual;
+
+  FeedForwardLowering(LoweringEmitter emitter, boolean withResidual) {
     this.e = emitter;
     this.l = emitter.l;
+    this.withResidual = withResidual;
+  }
+
+  /** Token t's x → RMSNorm → INT8 to sXS row t, after adding the Wo result when the attention half left it. */
+  private void normQuantize(int t) {
+    if (withResidual) {
+      e.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+    } else {
+      e.normQuantize(t, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+    }
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1}. */
@@ -28,7 +41,7 @@ final class FeedForwardLowering {
     var r = l.r;
     int line = l.line;
     for (int t = 0; t < n; t++) {
-      e.normQuantize(t, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+      normQuantize(t);
     }
     e.weight(m.w13[layer], c.dim(), m.w13N);
     e.gemmTiled(n, c.dim(), m.w13N, l.sXS, l.xsStride);
@@ -67,7 +80,7 @@ final class FeedForwardLowering {
     PpmEpilogues ep = m.epilogues;
     e.inputScale = s.of(StaticScales.Site.W13_IN, layer);
     for (int t = 0; t < n; t++) {
-      e.normQuantize(t, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+      normQuantize(t);
     }
     e.inputScale = 0;
     boolean int4 = m.bits == 4;

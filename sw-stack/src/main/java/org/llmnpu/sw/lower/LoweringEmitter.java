@@ -69,12 +69,33 @@ final class LoweringEmitter {
   void normQuantize(int t, int gamma, int scaleRow, long xs) {
     int dim = l.c.dim();
     b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
-    run(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {l.rX, gamma}, new int[] {l.rXN}));
+    normQuantizeRuns(l.rX, gamma, scaleRow);
+    b.dspOut(xs, l.line, dim, 1, l.rXQ, Command.FMT_INT8);
+  }
+
+  /** RMSNorm(gamma) of the FP16 vector at DSP row {@code x} → INT8 codes at rXQ, scale to {@code scaleRow}. */
+  private void normQuantizeRuns(int x, int gamma, int scaleRow) {
+    int dim = l.c.dim();
+    run(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {x, gamma}, new int[] {l.rXN}));
     if (inputScale > 0) {
       run(l.r.quantizeStatic(l.rXN, dim, -1, half(1 / inputScale), l.rXQ, scaleRow, half(inputScale)));
     } else {
       run(l.r.quantize(l.rXN, dim, -1, l.rXQ, scaleRow));
     }
+  }
+
+  /**
+   * {@link #residual} of token t and then {@link #normQuantize} of the new x_t (gamma, {@code normScaleRow},
+   * scratchpad row {@code xs}) straight from the DSP row the residual wrote: the same values as the two one after the
+   * other, without reading x_t back, and the runs consecutive so that they go as one ({@link DspChain}).
+   */
+  void residualNormQuantize(int t, int scaleRow, int wsRow, int gamma, int normScaleRow, long xs) {
+    int dim = l.c.dim();
+    resultIn((long) t * l.yStride, dim, l.rAcc, wsRow);
+    b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
+    run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX2));
+    normQuantizeRuns(l.rX2, gamma, normScaleRow);
+    b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
     b.dspOut(xs, l.line, dim, 1, l.rXQ, Command.FMT_INT8);
   }
 
