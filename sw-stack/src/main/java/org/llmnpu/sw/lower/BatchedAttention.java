@@ -51,16 +51,6 @@ final class BatchedAttention {
    * broadcast row again), -1 otherwise.
    */
   private final int sProbScales;
-  /**
-   * Heads whose scores one GEMM computes ({@link #tokenScores}): their query columns a line apart in W (a
-   * {@code dspout} writes a column only at a line-aligned address), so at most {@code (maxN − 1) / line + 1}; 1 when
-   * the scratchpad has no room for the wide results (then each query has its own GEMV, as unbatched).
-   */
-  private final int scoreHeads;
-  /** The wide scores: a row per slot, head h's score at byte {@code 4·line·h}; K chunks {@link #wideChunkBytes} apart. */
-  private final int sWideScores;
-  private final int wideStride;
-  private final long wideChunkBytes;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -79,13 +69,6 @@ final class BatchedAttention {
     rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
     sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
         "the batched attention's probability scales");
-    int heads = Math.min(c.heads(), (l.p.maxN() - 1) / line + 1);
-    wideStride = 4 * line * c.heads();
-    wideChunkBytes = (long) l.m.maxContext() * wideStride;
-    long wideBytes = wideChunkBytes * l.scoreSplit.count();
-    boolean fits = heads > 1 && l.spadBytesUsed() + wideBytes + line <= l.p.spadBytes();
-    scoreHeads = fits ? heads : 1;
-    sWideScores = fits ? l.spadRegion(wideBytes, "the batched attention's scores") : -1;
   }
 
   /**
@@ -148,10 +131,6 @@ final class BatchedAttention {
     int sRows = r.rows(l.m.maxContext());
     int sigmaS = LoweredModel.shift(c.kvDim());
     short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
-    boolean wide = scoreHeads > 1;
-    if (wide) {
-      tokenScores(qq, aligned, s);
-    }
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
       List<DspQuantizer.Vector> probabilities = new ArrayList<>();
@@ -159,17 +138,14 @@ final class BatchedAttention {
       List<DspProgram> softmaxes = new ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
-        if (wide) {
-          e.partialsIn(l.scoreSplit, sWideScores + (long) wideStride / c.heads() * h, wideChunkBytes, wideStride, 1, s,
-              l.rSc + i * sRows, sigmaS, -1);
-        } else {
-          int g = h / groupSize;
-          long wq = l.sWQ + (long) h * l.wqBytes;
-          b.dspOut(wq + (long) half * g * line, line, 1, half, evens(qq, aligned, h), Command.FMT_INT8);
-          b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds(qq, aligned, h), Command.FMT_INT8);
-          scoresGemv(wq, s);
-          e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
-        }
+        int g = h / groupSize;
+        long wq = l.sWQ + (long) h * l.wqBytes;
+        int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
+        int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
+        b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
+        b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
+        scoresGemv(wq, s);
+        e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
         softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
         int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
@@ -183,48 +159,6 @@ final class BatchedAttention {
             Command.FMT_INT8);
         if (sProbScales >= 0) {
           b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
-        }
-      }
-    }
-  }
-
-  /** DSP row of head h's even query elements (its own row after the scatter when the halves are not lane-aligned). */
-  private int evens(int qq, boolean aligned, int h) {
-    return aligned ? qq + h * l.half / l.lanes : l.rQS + h;
-  }
-
-  /** As {@link #evens}, the odd elements. */
-  private int odds(int qq, boolean aligned, int h) {
-    return aligned ? qq + (l.nq + h * l.half) / l.lanes : l.rQS + l.c.heads() + h;
-  }
-
-  /**
-   * A token's scores over its {@code s} slots for all heads in one GEMM per {@link #scoreHeads} heads (slots in tiles
-   * of maxM): X the K cache, W the queries as columns a line apart ({@code W[k][line·h]}, zero elsewhere: the zeroed
-   * sWQ, whose bytes each head's column keeps to its group's rows), Y a row per slot with head h's score at column
-   * {@code line·h}. The same integer dot products as the per-query GEMVs: the same scores.
-   */
-  private void tokenScores(int qq, boolean aligned, int s) {
-    var c = l.c;
-    int line = l.line;
-    int half = l.half;
-    long wStride = (long) c.heads() * line;
-    for (int h = 0; h < c.heads(); h++) {
-      int g = h / groupSize;
-      long col = l.sWQ + (long) h * line;
-      e.b.dspOut(col + half * g * wStride, wStride, 1, half, evens(qq, aligned, h), Command.FMT_INT8);
-      e.b.dspOut(col + (l.nk + half * g) * wStride, wStride, 1, half, odds(qq, aligned, h), Command.FMT_INT8);
-    }
-    KSplit ks = l.scoreSplit;
-    for (int h0 = 0; h0 < c.heads(); h0 += scoreHeads) {
-      int n = line * (Math.min(scoreHeads, c.heads() - h0) - 1) + 1;
-      for (int ci = 0; ci < ks.count(); ci++) {
-        int k0 = ks.start(ci);
-        for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
-          int mm = Math.min(l.p.maxM(), s - m0);
-          e.b.gemm(mm, ks.length(ci), n, l.sKC + (long) m0 * l.m.kvBytes + k0, l.m.kvBytes,
-              l.sWQ + (long) h0 * line + k0 * wStride, wStride,
-              sWideScores + ci * wideChunkBytes + (long) m0 * wideStride + 4L * line * h0, wideStride);
         }
       }
     }
