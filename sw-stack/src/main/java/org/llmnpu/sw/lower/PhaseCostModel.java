@@ -289,10 +289,13 @@ public final class PhaseCostModel extends CommandCosts {
     gemms(n, c.dim(), qkvN);
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
+    if (chainRuns) {
+      // as AttentionLowering at full: the block's cos/sin rows in one load
+      load(n, 4L * nq);
+    }
     for (int t = 0; t < n; t++) {
       if (chainRuns) {
-        // as AttentionLowering at full: the cos/sin row first, so that the runs after it join
-        load(1, 4L * nq);
+        // the token's cos/sin row first, so that the runs after it join
         dspIn(1, 2L * nq, FP16);
       }
       resultIn(c.dim(), qkvN);
@@ -329,15 +332,17 @@ public final class PhaseCostModel extends CommandCosts {
       }
     }
     gemms(n, oK, c.dim());
-    for (int t = 0; t < n; t++) {
-      residual(oK);
+    if (!chainRuns) {
+      for (int t = 0; t < n; t++) {
+        residual(oK);
+      }
     }
     if (epilogue) {
       feedForwardThroughPpm(n);
       return;
     }
     for (int t = 0; t < n; t++) {
-      normQuantize();
+      feedForwardNorm();
     }
     gemms(n, c.dim(), w13N);
     for (int t = 0; t < n; t++) {
@@ -493,19 +498,40 @@ public final class PhaseCostModel extends CommandCosts {
 
   private void normQuantize() {
     dspIn(1, c.dim(), FP16);
+    normQuantizeRuns();
+    dspOut(1, c.dim(), INT8);
+  }
+
+  private void normQuantizeRuns() {
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
       run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
     } else {
       run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
     }
+  }
+
+  /**
+   * The feed-forward's RMSNorm of a token; at full with the Wo residual before it in the same runs, as
+   * {@link LoweringEmitter#residualNormQuantize}.
+   */
+  private void feedForwardNorm() {
+    if (!chainRuns) {
+      normQuantize();
+      return;
+    }
+    resultIn(oK, c.dim());
+    dspIn(1, c.dim(), FP16);
+    run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    normQuantizeRuns();
+    dspOut(1, c.dim(), FP16);
     dspOut(1, c.dim(), INT8);
   }
 
   /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
   private void feedForwardThroughPpm(int n) {
     for (int t = 0; t < n; t++) {
-      normQuantize();
+      feedForwardNorm();
     }
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
