@@ -201,23 +201,31 @@ final class BatchedAttention {
     var r = l.r;
     int sigmaP = LoweredModel.shift(l.m.maxContext());
     short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
-    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
-      int group = Math.min(l.headGroup, c.heads() - h0);
-      List<DspProgram> outputScales = new ArrayList<>();
-      for (int i = 0; i < group; i++) {
-        int h = h0 + i;
-        int col = c.headDim() * (h / groupSize) % l.line;
-        e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, c.headDim(), 1,
-            l.rO + h * l.hdRows, sigmaP, -1);
-        int scale = scaleRow(h, t, t0);
-        if (sProbScales >= 0) {
-          scale = l.rDP + i;
-          e.b.dspIn(sProbScales + (long) queryRow(h, t) * l.line, 0, 1, l.lanes, scale, Command.FMT_FP16, 0);
+    // every head's results first when nothing they need shares rows (one DSP run for the token's outputs), else a head
+    // group's results and then its runs
+    int passHeads = sProbScales < 0 && !pv.combined() ? c.heads() : l.headGroup;
+    for (int p0 = 0; p0 < c.heads(); p0 += passHeads) {
+      int pass = Math.min(passHeads, c.heads() - p0);
+      List<DspProgram> runs = new ArrayList<>();
+      for (int g0 = 0; g0 < pass; g0 += l.headGroup) {
+        int group = Math.min(l.headGroup, pass - g0);
+        List<DspProgram> outputScales = new ArrayList<>();
+        for (int i = 0; i < group; i++) {
+          int h = p0 + g0 + i;
+          int col = c.headDim() * (h / groupSize) % l.line;
+          e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, c.headDim(),
+              1, l.rO + h * l.hdRows, sigmaP, -1);
+          int scale = scaleRow(h, t, t0);
+          if (sProbScales >= 0) {
+            scale = l.rDP + i;
+            e.b.dspIn(sProbScales + (long) queryRow(h, t) * l.line, 0, 1, l.lanes, scale, Command.FMT_FP16, 0);
+          }
+          outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, pvScale, -1,
+              l.rOF + h * l.hdRows));
         }
-        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, pvScale, -1,
-            l.rOF + h * l.hdRows));
+        runs.addAll(r.merged(outputScales));
       }
-      runAll(r.merged(outputScales));
+      runAll(runs);
     }
     e.run(r.quantize(l.rOF, l.m.oK, -1, l.rOQ, l.rDO + t));
     e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
