@@ -51,6 +51,13 @@ final class BatchedAttention {
    * broadcast row again), -1 otherwise.
    */
   private final int sProbScales;
+  /**
+   * Where a token's query halves wait on their way to lane 0 of their own rows when a half is not a whole row: a
+   * half per {@link #halfStride} bytes, read back as a row of lanes each (a {@code dspout} and a {@code dspin}
+   * instead of the {@link DspRoutines#scatter} program). -1 when the halves are lane-aligned.
+   */
+  private final int sQueryHalves;
+  private final int halfStride;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -69,6 +76,9 @@ final class BatchedAttention {
     rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
     sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
         "the batched attention's probability scales");
+    halfStride = LoweredModel.roundUp(2 * l.lanes, line);
+    sQueryHalves = l.half % l.lanes == 0 ? -1
+        : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
   }
 
   /**
@@ -126,7 +136,10 @@ final class BatchedAttention {
     int qq = l.rQQ + t * 2 * r.rows(l.nq);
     boolean aligned = half % l.lanes == 0;
     if (!aligned) {
-      e.run(r.scatter(qq, c.heads(), half, l.rQS));
+      // each head's halves to lane 0 of rows of their own (the scatter's rows): through the scratchpad, as raw FP16
+      // bits (the codes are TOINT results), a half a row on the way out and a row of lanes on the way back
+      b.dspOut(sQueryHalves, halfStride, half, 2L * c.heads(), qq, Command.FMT_FP16);
+      b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * c.heads(), l.rQS, Command.FMT_FP16, 0);
     }
     int sRows = r.rows(l.m.maxContext());
     int sigmaS = LoweredModel.shift(c.kvDim());

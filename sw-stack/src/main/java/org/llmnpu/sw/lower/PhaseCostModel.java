@@ -448,7 +448,11 @@ public final class PhaseCostModel extends CommandCosts {
     }
     for (int t = 0; t < n; t++) {
       int s = pos + t + 1;
-      scatterQueries();
+      if (half % lanes != 0) {
+        // as BatchedAttention: the query halves to rows of their own through the scratchpad
+        dspOut(2 * c.heads(), half, FP16);
+        dspIn(2 * c.heads(), lanes, FP16);
+      }
       for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
         int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
         groupProbabilities(group, s);
