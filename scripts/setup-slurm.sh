@@ -100,23 +100,28 @@ if ! cmp -s "$new_conf" "$conf"; then
 fi
 rm -f "$new_conf"
 
-running() { pgrep -x "$1" >/dev/null 2>&1; }
-stop() { # daemon pidfile
-  local pid
-  if [ -f "$2" ] && pid="$(cat "$2")" && kill -0 "$pid" 2>/dev/null; then
+# a daemon is running when the process of its pid file lives (a zombie left by a daemon's fork does not count)
+running() { # pidfile
+  local pid stat
+  [ -f "$1" ] && pid="$(cat "$1")" && stat="$(ps -o stat= -p "$pid" 2>/dev/null)" && [ "${stat#Z}" = "$stat" ]
+}
+stop() { # pidfile
+  if running "$1"; then
+    local pid
+    pid="$(cat "$1")"
     kill "$pid"
-    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    for _ in $(seq 1 20); do running "$1" || break; sleep 0.5; done
   fi
 }
 if [ "$changed" = 1 ]; then
-  stop slurmd /run/slurm/slurmd.pid
-  stop slurmctld /run/slurm/slurmctld.pid
+  stop /run/slurm/slurmd.pid
+  stop /run/slurm/slurmctld.pid
 fi
-if ! running slurmctld; then
+if ! running /run/slurm/slurmctld.pid; then
   say "starting slurmctld"
   /usr/sbin/slurmctld || die "slurmctld did not start (see /var/log/slurm/slurmctld.log)"
 fi
-if ! running slurmd; then
+if ! running /run/slurm/slurmd.pid; then
   say "starting slurmd"
   /usr/sbin/slurmd -N "$node" || die "slurmd did not start (see /var/log/slurm/slurmd.log)"
 fi
