@@ -129,8 +129,12 @@ final class SlurmCommands {
   private Result run(List<String> cmd) throws IOException, InterruptedException {
     Process p;
     try {
-      p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-          .start();
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File(
+          "/dev/null")));
+      if (settings.conf() != null) {
+        pb.environment().put("SLURM_CONF", settings.conf().toAbsolutePath().toString());
+      }
+      p = pb.start();
     } catch (IOException e) {
       throw new IOException("cannot run " + cmd.get(0) + " (" + e.getMessage() + "): Slurm's commands are not "
           + "installed here; " + SETUP_HINT, e);

@@ -30,6 +30,8 @@ import java.util.Objects;
  *     the nodes</td></tr>
  * <tr><td>{@code bin}</td><td>{@code LLMNPU_SLURM_BIN}</td><td>(found on {@code PATH})</td>
  *     <td>directory holding {@code sbatch}, {@code squeue}, {@code scontrol}, {@code scancel}</td></tr>
+ * <tr><td>{@code conf}</td><td>{@code LLMNPU_SLURM_CONF}</td><td>(Slurm's own choice)</td>
+ *     <td>the {@code slurm.conf} naming the cluster, passed to the commands as {@code SLURM_CONF}</td></tr>
  * </table>
  *
  * @param partition empty for the cluster's default partition
@@ -40,13 +42,14 @@ import java.util.Objects;
  * @param poll time between two polls of the queue
  * @param jobDir null for {@code slurm-jobs} beside the first task's output directory
  * @param bin null to find the Slurm commands on {@code PATH}
+ * @param conf null to let the Slurm commands find their configuration themselves
  */
 public record SlurmSettings(String partition, String time, int cpusPerTask, String memory, int arrayLimit,
-    Duration poll, Path jobDir, Path bin) {
+    Duration poll, Path jobDir, Path bin, Path conf) {
 
   /** The keys {@link #with} takes, in the order of the table above. */
   public static final List<String> KEYS = List.of("partition", "time", "cpus", "mem", "array-limit", "poll",
-      "job-dir", "bin");
+      "job-dir", "bin", "conf");
 
   public SlurmSettings {
     Objects.requireNonNull(partition, "partition");
@@ -78,7 +81,7 @@ public record SlurmSettings(String partition, String time, int cpusPerTask, Stri
 
   /** The defaults: the cluster's default partition, 4 hours, 1 CPU, no array limit, a poll every 2 s. */
   public static SlurmSettings defaults() {
-    return new SlurmSettings("", "04:00:00", 1, "", 0, Duration.ofSeconds(2), null, null);
+    return new SlurmSettings("", "04:00:00", 1, "", 0, Duration.ofSeconds(2), null, null, null);
   }
 
   /** The defaults overridden by the {@code LLMNPU_SLURM_*} variables of {@code env} that are set and not empty. */
@@ -106,22 +109,29 @@ public record SlurmSettings(String partition, String time, int cpusPerTask, Stri
    * @throws IllegalArgumentException naming the key and its allowed values when either is wrong
    */
   public SlurmSettings with(String key, String value) {
-    return switch (key) {
-      case "partition" -> new SlurmSettings(value, time, cpusPerTask, memory, arrayLimit, poll, jobDir, bin);
-      case "time" -> new SlurmSettings(partition, value, cpusPerTask, memory, arrayLimit, poll, jobDir, bin);
-      case "cpus" -> new SlurmSettings(partition, time, integer(key, value), memory, arrayLimit, poll, jobDir, bin);
-      case "mem" -> new SlurmSettings(partition, time, cpusPerTask, value, arrayLimit, poll, jobDir, bin);
-      case "array-limit" -> new SlurmSettings(partition, time, cpusPerTask, memory, integer(key, value), poll,
-          jobDir, bin);
-      case "poll" -> new SlurmSettings(partition, time, cpusPerTask, memory, arrayLimit, seconds(value), jobDir,
-          bin);
-      case "job-dir" -> new SlurmSettings(partition, time, cpusPerTask, memory, arrayLimit, poll, Path.of(value),
-          bin);
-      case "bin" -> new SlurmSettings(partition, time, cpusPerTask, memory, arrayLimit, poll, jobDir,
-          Path.of(value));
+    String partition = this.partition;
+    String time = this.time;
+    int cpusPerTask = this.cpusPerTask;
+    String memory = this.memory;
+    int arrayLimit = this.arrayLimit;
+    Duration poll = this.poll;
+    Path jobDir = this.jobDir;
+    Path bin = this.bin;
+    Path conf = this.conf;
+    switch (key) {
+      case "partition" -> partition = value;
+      case "time" -> time = value;
+      case "cpus" -> cpusPerTask = integer(key, value);
+      case "mem" -> memory = value;
+      case "array-limit" -> arrayLimit = integer(key, value);
+      case "poll" -> poll = seconds(value);
+      case "job-dir" -> jobDir = Path.of(value);
+      case "bin" -> bin = Path.of(value);
+      case "conf" -> conf = Path.of(value);
       default -> throw new IllegalArgumentException("unknown slurm setting '" + key + "' (allowed: "
           + String.join(", ", KEYS) + ")");
-    };
+    }
+    return new SlurmSettings(partition, time, cpusPerTask, memory, arrayLimit, poll, jobDir, bin, conf);
   }
 
   /** The {@code sbatch} options these settings add (partition, time, CPUs, memory). */

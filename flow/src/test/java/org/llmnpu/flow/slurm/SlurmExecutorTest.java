@@ -166,6 +166,24 @@ class SlurmExecutorTest {
     assertTrue(e.getMessage().contains("scripts/setup-slurm.sh"), e.getMessage());
   }
 
+  @Test
+  void aControllerThatDoesNotAnswerIsAnErrorSayingSo() throws Exception {
+    SlurmCluster.require();
+    // this machine's configuration, but naming a port where no controller listens
+    String conf = Files.readString(Path.of(System.getenv().getOrDefault("SLURM_CONF", "/etc/slurm/slurm.conf")))
+        .replaceAll("(?m)^SlurmctldPort=.*$", "") + "SlurmctldPort=9\n";
+    Path badConf = Files.writeString(dir.resolve("slurm.conf"), conf);
+    SlurmExecutor ex = new SlurmExecutor(SlurmSettings.defaults().with("conf", badConf.toString()),
+        new PrintStream(log, true, StandardCharsets.UTF_8));
+    List<PointTask> tasks = List.of(new PointTask("a", List.of("true"), dir.resolve("a")));
+
+    IOException e = assertThrows(IOException.class, () -> ex.run(tasks, 1));
+
+    assertTrue(e.getMessage().startsWith("sbatch failed (exit code 1): sbatch: error: Batch job submission failed: "
+        + "Unable to contact slurm controller"), e.getMessage());
+    assertTrue(e.getMessage().contains("scripts/setup-slurm.sh"), e.getMessage());
+  }
+
   private static String codeSource(Class<?> c) throws Exception {
     return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
   }

@@ -24,7 +24,8 @@ class SlurmSettingsTest {
     SlurmSettings s = SlurmSettings.fromEnvironment(Map.of(
         "LLMNPU_SLURM_PARTITION", "cpu-long", "LLMNPU_SLURM_TIME", "1-02:00:00", "LLMNPU_SLURM_CPUS", "4",
         "LLMNPU_SLURM_MEM", "8G", "LLMNPU_SLURM_ARRAY_LIMIT", "20", "LLMNPU_SLURM_POLL_SECONDS", "0.5",
-        "LLMNPU_SLURM_JOB_DIR", "/shared/jobs", "LLMNPU_SLURM_BIN", "/opt/slurm/bin", "LLMNPU_SLURM_TYPO", "x"));
+        "LLMNPU_SLURM_JOB_DIR", "/shared/jobs", "LLMNPU_SLURM_BIN", "/opt/slurm/bin", "LLMNPU_SLURM_CONF", "/etc/slurm-b/slurm.conf",
+        "LLMNPU_SLURM_TYPO", "x"));
     assertEquals(List.of("--partition=cpu-long", "--time=1-02:00:00", "--cpus-per-task=4", "--mem=8G"),
         s.sbatchOptions());
     assertEquals(20, s.arrayLimit());
@@ -33,7 +34,8 @@ class SlurmSettingsTest {
     assertEquals("/opt/slurm/bin/squeue", s.command("squeue"));
     assertEquals(s, SlurmSettings.fromEnvironment(Map.of()).with("partition", "cpu-long")
         .with("time", "1-02:00:00").with("cpus", "4").with("mem", "8G").with("array-limit", "20")
-        .with("poll", "0.5").with("job-dir", "/shared/jobs").with("bin", "/opt/slurm/bin"));
+        .with("poll", "0.5").with("job-dir", "/shared/jobs").with("bin", "/opt/slurm/bin")
+        .with("conf", "/etc/slurm-b/slurm.conf"));
   }
 
   @Test
@@ -48,7 +50,7 @@ class SlurmSettingsTest {
     assertEquals("slurm partition must be a partition name ([A-Za-z0-9_.,-]), got 'a b'",
         message(() -> SlurmSettings.defaults().with("partition", "a b")));
     assertEquals("unknown slurm setting 'queue' (allowed: partition, time, cpus, mem, array-limit, poll, job-dir, "
-        + "bin)", message(() -> SlurmSettings.defaults().with("queue", "x")));
+        + "bin, conf)", message(() -> SlurmSettings.defaults().with("queue", "x")));
     assertEquals("slurm poll must be a positive time, got PT0S",
         message(() -> SlurmSettings.fromEnvironment(Map.of("LLMNPU_SLURM_POLL_SECONDS", "0"))));
   }
