@@ -22,7 +22,7 @@ import org.llmnpu.flow.exec.PointTask;
  *
  * <p>While an array runs, {@code squeue} is polled every {@link SlurmSettings#poll()}, and a progress line is
  * printed whenever the count of pending, running and ended tasks changes. When the array has ended, a task is done
- * when its result file exists; every other task is cause of a failure line (exit code and the end of its
+ * when its result file exists; every other task gets a failure line with its cause (exit code and the end of its
  * {@code stderr.log}, or Slurm's state and reason when the script was killed before it could write its exit code),
  * and the failed tasks alone are submitted again as a new, smaller array, up to {@code maxAttempts} starts of
  * each. Tasks whose result already exists are not submitted at all, so a rerun only runs the missing points.
