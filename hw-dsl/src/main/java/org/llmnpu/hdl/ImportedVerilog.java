@@ -108,6 +108,11 @@ public final class ImportedVerilog extends BlackBox {
     return p;
   }
 
+  /** The module's ports by Verilog name, in header order (clock and reset included), for pass-through wrappers. */
+  public Map<String, HwValue> ports() {
+    return Collections.unmodifiableMap(portsByName);
+  }
+
   /** The unsigned port {@code name} (declared with a range and without {@code signed}). */
   public UInt uintPort(String name) {
     return typed(name, UInt.class, "an unsigned vector");
