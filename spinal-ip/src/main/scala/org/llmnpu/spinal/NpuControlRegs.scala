@@ -20,8 +20,10 @@ import spinal.lib.bus.amba4.axilite._
  *    (a set and a clear in the same cycle leave the bit set); `irq` = OR of IRQ_STATUS AND IRQ_ENABLE
  *  - 0x20 + 4i, i < counterCount (RO): the NPU's performance counters as given on `counters`
  *
- * Latency: a write is answered (B) one cycle after AW and W are both accepted, a read (R) one cycle after AR;
- * `start` rises in the cycle after the CTRL write is accepted; `irq` one cycle after the done/error pulse.
+ * Latency (checked by NpuControlRegsTest with a host always ready): a write is answered (B) in the cycle after AW
+ * and W are accepted together, a read (R) in the cycle after AR: 2 cycles an access. `start` is registered
+ * (one cycle after the CTRL write is accepted); `irq` one cycle after the done/error pulse. Byte strobes are
+ * ignored (whole registers are written).
  */
 case class NpuControlRegs(counterCount: Int = 4) extends Component {
   require(counterCount >= 1 && counterCount <= 8, s"counterCount must be in 1..8, got $counterCount")

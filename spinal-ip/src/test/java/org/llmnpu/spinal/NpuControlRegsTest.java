@@ -58,6 +58,10 @@ class NpuControlRegsTest {
       sim.reset(2);
       AxiLiteHost host = new AxiLiteHost(sim, "ctrl_", 50);
       assertEquals(0x4E505501L, host.read(ID));
+      long readCycles = host.lastAccessCycles();
+      host.write(PROG_BASE, 0);
+      assertEquals(2, readCycles, "read: AR handshake, then R the next cycle");
+      assertEquals(2, host.lastAccessCycles(), "write: AW and W handshake, then B the next cycle");
       // RW registers against a model, random values and unmapped addresses
       Random random = new Random(5);
       long base = 0;
