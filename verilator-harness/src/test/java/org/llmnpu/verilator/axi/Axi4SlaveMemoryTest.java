@@ -35,48 +35,14 @@ class Axi4SlaveMemoryTest {
     }
   }
 
-  /** One run of the master; returns the memory after it, having checked the counts and the read sum. */
-  private record Run(Axi4SlaveMemory memory, long cycles) {
+  private static Axi4MasterRuns.Run run(Axi4MemoryConfig config, long base, int beats, int bursts, int outstanding,
+                                        int size, int burstType, Axi4TestMaster.Fault fault) {
+    return Axi4MasterRuns.run(sim, config, base, beats, bursts, outstanding, size, burstType, fault);
   }
 
-  private static Run run(Axi4MemoryConfig config, long base, int beats, int bursts, int outstanding, int size,
-                         int burstType, Axi4TestMaster.Fault fault) {
-    sim.poke("start", 0);
-    sim.poke("cfg_base", base);
-    sim.poke("cfg_beats", beats);
-    sim.poke("cfg_bursts", bursts);
-    sim.poke("cfg_outstanding", outstanding);
-    sim.poke("cfg_size", size);
-    sim.poke("cfg_burst", burstType);
-    sim.poke("cfg_fault", fault.ordinal());
-    Axi4SlaveMemory memory = new Axi4SlaveMemory(sim, "m_axi_", 4, config);
-    sim.reset(2);
-    sim.poke("start", 1);
-    memory.tick();
-    sim.poke("start", 0);
-    long cycles = 1 + memory.runUntil("done", 1, 200_000);
-    return new Run(memory, cycles);
-  }
-
-  private static Run cleanRun(Axi4MemoryConfig config, long base, int beats, int bursts, int outstanding) {
-    Run r = run(config, base, beats, bursts, outstanding, 2, Axi4Burst.INCR, Axi4TestMaster.Fault.NONE);
-    int words = beats * bursts;
-    byte[] written = r.memory().dump((int) base, 4 * words);
-    long sum = 0;
-    for (int i = 0; i < words; i++) {
-      long expected = 0x1000_0000L + i;
-      long actual = (written[4 * i] & 0xFFL) | (written[4 * i + 1] & 0xFFL) << 8 | (written[4 * i + 2] & 0xFFL) << 16
-          | (written[4 * i + 3] & 0xFFL) << 24;
-      assertEquals(expected, actual, "word " + i + " written");
-      sum += expected;
-    }
-    assertEquals(sum & 0xFFFF_FFFFL, sim.peekLong("readSum"), "sum of the data read back");
-    assertEquals(words, sim.peekLong("readBeats"));
-    assertEquals(bursts, sim.peekLong("readLasts"));
-    assertEquals(0, sim.peekLong("errors"));
-    assertEquals(words, r.memory().readBeats());
-    assertEquals(words, r.memory().writeBeats());
-    return r;
+  private static Axi4MasterRuns.Run cleanRun(Axi4MemoryConfig config, long base, int beats, int bursts,
+                                             int outstanding) {
+    return Axi4MasterRuns.cleanRun(sim, config, base, beats, bursts, outstanding);
   }
 
   @Test
@@ -89,7 +55,7 @@ class Axi4SlaveMemoryTest {
   void backPressureLatencyAndReorderingKeepTheDataExact() {
     for (long seed = 1; seed <= 3; seed++) {
       Axi4MemoryConfig config = new Axi4MemoryConfig(MEMORY, 12, 5, 1, 4, 0.4, true, seed);
-      Run r = cleanRun(config, 0x2000 + 0x40 * seed, 4 + (int) seed, 12, 4);
+      Axi4MasterRuns.Run r = cleanRun(config, 0x2000 + 0x40 * seed, 4 + (int) seed, 12, 4);
       assertTrue(r.memory().readsOutOfOrder() > 0, "reads of different IDs answered out of order, seed " + seed);
       var checks = r.memory().checker().checks();
       assertTrue(checks.get(Rule.VALID_DROPPED) > 0 && checks.get(Rule.PAYLOAD_CHANGED) > 0,
@@ -102,8 +68,8 @@ class Axi4SlaveMemoryTest {
   void latencyAndBandwidthBoundTheRunTime() {
     int beats = 8;
     int bursts = 4;
-    Run fast = cleanRun(Axi4MemoryConfig.ideal(MEMORY), 0x100, beats, bursts, 1);
-    Run slow = cleanRun(new Axi4MemoryConfig(MEMORY, 30, 1, 3, 1, 0, false, 1), 0x100, beats, bursts, 1);
+    Axi4MasterRuns.Run fast = cleanRun(Axi4MemoryConfig.ideal(MEMORY), 0x100, beats, bursts, 1);
+    Axi4MasterRuns.Run slow = cleanRun(new Axi4MemoryConfig(MEMORY, 30, 1, 3, 1, 0, false, 1), 0x100, beats, bursts, 1);
     // one read in flight: each burst waits its latency, then its beats at one per 3 cycles at best; writes too
     long lowerBound = bursts * (30 + 3L * (beats - 1) + 1) + 3L * beats * bursts - 2;
     assertTrue(slow.cycles() >= lowerBound, slow.cycles() + " cycles < bound " + lowerBound);

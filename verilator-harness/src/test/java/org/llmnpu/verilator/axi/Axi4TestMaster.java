@@ -15,9 +15,9 @@ import org.llmnpu.hdl.*;
  * master back-pressures too. {@code cfg_fault} ({@link Fault#ordinal()}) makes it break one AXI rule on
  * purpose. AxLEN is 9 bits wide, one more than AXI4's, so that a test can ask for 257 beats.
  */
-final class Axi4TestMaster extends HwModule {
+public final class Axi4TestMaster extends HwModule {
   /** A rule the master breaks on purpose, by {@code cfg_fault}. */
-  enum Fault { NONE, DROP_ARVALID, CHANGE_ARADDR, WLAST_EARLY, WLAST_MISSING }
+  public enum Fault { NONE, DROP_ARVALID, CHANGE_ARADDR, WLAST_EARLY, WLAST_MISSING }
 
   static final int LEN_BITS = 9;
 
@@ -64,7 +64,7 @@ final class Axi4TestMaster extends HwModule {
   final UInt rdata = in("m_axi_rdata", uint(32));
   final UInt rresp = in("m_axi_rresp", uint(2));
   final Bool rlast = in("m_axi_rlast", bool());
-  Axi4TestMaster() {
+  public Axi4TestMaster() {
     UInt burstBytes = wire("burstBytes", cfg_beats.shiftLeft(2).resize(32));
     UInt len = wire("len", cfg_beats.sub(1).resize(LEN_BITS));
     UInt phase = regInit("phase", uint(3), 0);  // 0 idle, 1 write, 2 wait for B, 3 read, 4 done
