@@ -94,6 +94,26 @@ class ImportedVerilogTest {
     assertEquals(first.filelist(), second.filelist());
   }
 
+  /** Two imports whose texts differ but are written under one file name. */
+  static final class TwoTextsOneName extends HwModule {
+    final UInt a = in(Hw.uint(4));
+
+    TwoTextsOneName() {
+      String first = "module inv(input wire [3:0] a, output wire [3:0] y);\n  assign y = ~a;\nendmodule\n";
+      ImportedVerilog one = instance("one", ImportedVerilog.source("inv.v", first).module("inv").build());
+      ImportedVerilog two = instance("two", ImportedVerilog.source("inv.v", first.replace("~a", "a")).module("inv")
+          .build());
+      one.uintPort("a").set(a);
+      two.uintPort("a").set(a);
+    }
+  }
+
+  @Test
+  void twoDifferentTextsUnderOneFileNameAreAnError() {
+    var e = assertThrows(ElaborationException.class, () -> Verilog.emit(new TwoTextsOneName()));
+    assertTrue(e.getMessage().contains("two different Verilog sources are named inv.v"), e.getMessage());
+  }
+
   private static void assertRefused(String text, String expected) {
     var e = assertThrows(IllegalArgumentException.class, () -> VerilogHeader.parse("m.v", text, "m").resolve(Map.of()));
     assertTrue(e.getMessage().contains(expected), e.getMessage());
