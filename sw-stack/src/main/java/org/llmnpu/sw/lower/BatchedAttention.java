@@ -51,6 +51,14 @@ final class BatchedAttention {
    * broadcast row again), -1 otherwise.
    */
   private final int sProbScales;
+  /**
+   * Whether the K cache holds each KV head's codes contiguous (evens then odds of the head, {@link #keyRowOut}), so
+   * that a query's scores GEMV covers only the line-aligned window holding its KV head ({@link #scoreWindow}) instead
+   * of all kvDim rows: on stories260K K = 8 or 16 (one K tile of the array) instead of 32 (two).
+   */
+  final boolean headMajorKeys;
+  /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
+  private final int sKeyStage;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -69,6 +77,37 @@ final class BatchedAttention {
     rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
     sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
         "the batched attention's probability scales");
+    headMajorKeys = l.scoreSplit.count() == 1 && l.nk % l.lanes == 0 && 2 * l.half <= line
+        && c.headDim() <= l.p.maxK();
+    sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
+  }
+
+  /**
+   * Writes the quantized K vector of one token (flat at DSP row {@code l.rKQ}: the evens of every KV head, then the
+   * odds) to the K cache row at {@code spad} head-major: per KV head its {@code half} evens, then its odds. The DSP
+   * cannot move lanes up, so the vector goes through the scratchpad: the evens and the odds as FP16 (the codes' raw
+   * 16 bits), {@code half} to a line, interleaved line by line (head g's evens on line 2g, its odds on 2g + 1); read
+   * back {@code half} a line into one flat vector (at {@code l.rAcc}, free between the Q/K/V dequantization and the
+   * next token's); written as INT8 codes. The codes are the same, only their places in the row change.
+   */
+  void keyRowOut(long spad) {
+    var b = e.b;
+    int line = l.line;
+    int kvHeads = l.c.kvHeads();
+    b.dspOut(sKeyStage, 2L * line, l.half, kvHeads, l.rKQ, Command.FMT_FP16);
+    b.dspOut(sKeyStage + line, 2L * line, l.half, kvHeads, l.rKQ + l.nk / l.lanes, Command.FMT_FP16);
+    b.dspIn(sKeyStage, line, l.half, 2 * kvHeads, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(spad, line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
+  }
+
+  /** First byte of KV head g's codes in a K row (head-major layout, or evens then odds: 0). */
+  private int scoreWindowStart(int g) {
+    return headMajorKeys ? g * l.c.headDim() / l.line * l.line : 0;
+  }
+
+  /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
+  private int scoreWindowOffset(int g) {
+    return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(g) : l.half * g;
   }
 
   /**
@@ -142,9 +181,10 @@ final class BatchedAttention {
         long wq = l.sWQ + (long) h * l.wqBytes;
         int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
         int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
-        b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
-        b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
-        scoresGemv(wq, s);
+        int oddsRow = headMajorKeys ? scoreWindowOffset(g) + half : l.nk + half * g;
+        b.dspOut(wq + (long) scoreWindowOffset(g) * line, line, 1, half, evens, Command.FMT_INT8);
+        b.dspOut(wq + (long) oddsRow * line, line, 1, half, odds, Command.FMT_INT8);
+        scoresGemv(wq, s, g);
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
         softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
@@ -164,8 +204,20 @@ final class BatchedAttention {
     }
   }
 
-  /** One query's scores {@code K_cache[0..s) · q} (q the weight column at {@code wq}): slots in tiles of maxM. */
-  private void scoresGemv(long wq, int s) {
+  /**
+   * One query's scores {@code K_cache[0..s) · q} (q the weight column at {@code wq}): slots in tiles of maxM; with
+   * head-major keys over the K window of its KV head {@code g} only (the window's other rows of W are zero).
+   */
+  private void scoresGemv(long wq, int s, int g) {
+    if (headMajorKeys) {
+      int k = scoreWindowOffset(g) + l.c.headDim();
+      for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
+        int mm = Math.min(l.p.maxM(), s - m0);
+        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + scoreWindowStart(g), l.m.kvBytes, wq, l.line,
+            l.sYS + (long) m0 * l.line, l.line);
+      }
+      return;
+    }
     KSplit ks = l.scoreSplit;
     for (int ci = 0; ci < ks.count(); ci++) {
       int k0 = ks.start(ci);
