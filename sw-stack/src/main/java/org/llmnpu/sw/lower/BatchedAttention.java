@@ -77,9 +77,27 @@ final class BatchedAttention {
     rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
     sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
         "the batched attention's probability scales");
-    headMajorKeys = l.scoreSplit.count() == 1 && l.nk % l.lanes == 0 && 2 * l.half <= line
-        && c.headDim() <= l.p.maxK();
+    headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
+  }
+
+  /**
+   * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the scores are one K chunk,
+   * the keys' halves fill whole DSP rows and a half fits a line as FP16 (the staging of {@link #keyRowOut}).
+   */
+  static boolean headMajorKeys(org.llmnpu.sw.model.ModelConfig c, org.llmnpu.isa.MachineParams p, KSplit scoreSplit) {
+    int half = c.headDim() / 2;
+    return scoreSplit.count() == 1 && c.kvHeads() * half % p.dsp().lanes() == 0 && 2 * half <= p.lineBytes();
+  }
+
+  /** With head-major keys: the first byte of KV head g's line window in a K row (its codes start in that line). */
+  static int scoreWindowStart(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
+    return g * c.headDim() / line * line;
+  }
+
+  /** With head-major keys: the scores GEMV's K for a query of KV head g (its window up to the head's last code). */
+  static int scoreWindowK(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
+    return (g + 1) * c.headDim() - scoreWindowStart(c, line, g);
   }
 
   /**
@@ -100,14 +118,9 @@ final class BatchedAttention {
     b.dspOut(spad, line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
-  /** First byte of KV head g's codes in a K row (head-major layout, or evens then odds: 0). */
-  private int scoreWindowStart(int g) {
-    return headMajorKeys ? g * l.c.headDim() / l.line * l.line : 0;
-  }
-
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
   private int scoreWindowOffset(int g) {
-    return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(g) : l.half * g;
+    return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(l.c, l.line, g) : l.half * g;
   }
 
   /**
@@ -210,10 +223,10 @@ final class BatchedAttention {
    */
   private void scoresGemv(long wq, int s, int g) {
     if (headMajorKeys) {
-      int k = scoreWindowOffset(g) + l.c.headDim();
+      int k = scoreWindowK(l.c, l.line, g);
       for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
         int mm = Math.min(l.p.maxM(), s - m0);
-        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + scoreWindowStart(g), l.m.kvBytes, wq, l.line,
+        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + scoreWindowStart(l.c, l.line, g), l.m.kvBytes, wq, l.line,
             l.sYS + (long) m0 * l.line, l.line);
       }
       return;

@@ -40,6 +40,8 @@ public final class PhaseCostModel extends CommandCosts {
   private final DspRoutines r;
   private final int lanes;
   private final boolean wide;
+  /** As {@link BatchedAttention#headMajorKeys}: at full the K rows head-major and each scores GEMV over its window. */
+  private final boolean headMajorKeys;
   private final boolean stream;
   private final int half;
   private final int nq;
@@ -143,6 +145,7 @@ public final class PhaseCostModel extends CommandCosts {
     this.nk = c.kvHeads() * half;
     this.hdRows = r.rows(c.headDim());
     this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
+    this.headMajorKeys = !wide && this.fusion == Fusion.FULL && BatchedAttention.headMajorKeys(c, p, split(c.kvDim()));
     this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
     this.qkvN = c.dim() + 2 * c.kvDim();
@@ -310,6 +313,12 @@ public final class PhaseCostModel extends CommandCosts {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspOut(1, half, INT8);
         }
+      } else if (headMajorKeys) {
+        // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
+        dspOut(c.kvHeads(), half, FP16);
+        dspOut(c.kvHeads(), half, FP16);
+        dspIn(2L * c.kvHeads(), half, FP16);
+        dspOut(1, c.kvDim(), INT8);
       } else {
         dspOut(1, c.kvDim(), INT8);
       }
@@ -377,7 +386,7 @@ public final class PhaseCostModel extends CommandCosts {
     // probabilities, as on the NPUs this model is compared on and extrapolates to
     for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
       int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-      groupProbabilities(group, s);
+      groupProbabilities(h0, group, s);
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         dspOut(1, s, INT8);
@@ -402,9 +411,10 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
-  private void groupProbabilities(int group, int s) {
-    int k = wide ? c.headDim() : c.kvDim();
+  private void groupProbabilities(int h0, int group, int s) {
     for (int i = 0; i < group; i++) {
+      int g = (h0 + i) / c.groupSize();
+      int k = wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
       KSplit ks = split(k);
@@ -446,7 +456,7 @@ public final class PhaseCostModel extends CommandCosts {
       scatterQueries();
       for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
         int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-        groupProbabilities(group, s);
+        groupProbabilities(h0, group, s);
         for (int i = 0; i < group; i++) {
           dspOut(1, s, INT8);
         }
