@@ -42,6 +42,9 @@ public final class PhaseCostModel extends CommandCosts {
   private final boolean wide;
   /** As {@link BatchedAttention#headMajorKeys}: at full the K rows head-major and each scores GEMV over its window. */
   private final boolean headMajorKeys;
+  /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
+  private boolean keepsX;
+  private boolean xInDsp;
   private final boolean stream;
   private final int half;
   private final int nq;
@@ -216,6 +219,8 @@ public final class PhaseCostModel extends CommandCosts {
     for (int start = 0; start < tokens; start += blockMax) {
       int n = Math.min(blockMax, tokens - start);
       int pos = pos0 + start;
+      keepsX = fusion == Fusion.FULL && n == 1;
+      xInDsp = false;
       for (int t = 0; t < n; t++) {
         load(1, 2L * c.dim());
       }
@@ -277,7 +282,11 @@ public final class PhaseCostModel extends CommandCosts {
     dspIn(1, c.dim(), FP16);
     int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
         {c.hiddenDim(), c.dim()}};
-    for (int[] kn : scaleVectors) {
+    for (int v = 0; v < scaleVectors.length; v++) {
+      int[] kn = scaleVectors[v];
+      if (v == 2 && epilogue) {
+        continue; // W1's scales are in the gate's ppmcfg records
+      }
       for (int g = 0; g < scaleVectors(kn[0]); g++) {
         dspIn(1, kn[1], FP16);
       }
@@ -502,7 +511,7 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void normQuantize() {
-    dspIn(1, c.dim(), FP16);
+    xIn();
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
       run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
@@ -519,17 +528,21 @@ public final class PhaseCostModel extends CommandCosts {
     }
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
-    for (int part = 0; part < 2; part++) {
-      ppmLoad(66, 2);
-      for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
-        int nn = Math.min(tile, c.hiddenDim() - j0);
-        ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
-        streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE);
-      }
+    boolean sparse = sparsity != org.llmnpu.isa.Command.DENSE;
+    ppmLoad(66, 2);
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      int nn = Math.min(tile, c.hiddenDim() - j0);
+      ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparse);
+    }
+    // up: INT32 results without the PPM
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
     for (int t = 0; t < n; t++) {
       dspIn(1, c.hiddenDim(), INT8);
-      dspIn(1, c.hiddenDim(), INT8);
+      dspIn(1, c.hiddenDim(), INT32);
+      run("up scale", () -> r.scale(0, c.hiddenDim(), 1, 2, null, -1, 4));
       run("hidden code scale", () -> r.scale(0, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, 3));
       run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), 1, 0, 0));
       dspOut(1, c.hiddenDim(), INT8);
@@ -543,9 +556,21 @@ public final class PhaseCostModel extends CommandCosts {
   /** The residual after a block GEMM over {@code k}. */
   private void residual(int k) {
     resultIn(k, c.dim());
-    dspIn(1, c.dim(), FP16);
+    xIn();
+    if (keepsX) {
+      run("residual scale in place", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 4));
+      return;
+    }
     run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
     dspOut(1, c.dim(), FP16);
+  }
+
+  /** As {@link LoweringEmitter}: x to the DSP unless a one-token block at full holds it there. */
+  private void xIn() {
+    if (!(keepsX && xInDsp)) {
+      dspIn(1, c.dim(), FP16);
+      xInDsp = keepsX;
+    }
   }
 
   /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */
