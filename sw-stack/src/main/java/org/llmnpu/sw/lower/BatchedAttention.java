@@ -266,14 +266,19 @@ final class BatchedAttention {
     var r = l.r;
     int sigmaP = LoweredModel.shift(l.m.maxContext());
     short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
+    // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
+    boolean allIn = !pv.combined() && sProbScales < 0;
+    for (int h = 0; h < c.heads() && allIn; h++) {
+      headOutputIn(h, t, pv, sigmaP);
+    }
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
-        int col = c.headDim() * (h / groupSize) % l.line;
-        e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, c.headDim(), 1,
-            l.rO + h * l.hdRows, sigmaP, -1);
+        if (!allIn) {
+          headOutputIn(h, t, pv, sigmaP);
+        }
         int scale = scaleRow(h, t, t0);
         if (sProbScales >= 0) {
           scale = l.rDP + i;
@@ -286,6 +291,13 @@ final class BatchedAttention {
     }
     e.run(r.quantize(l.rOF, l.m.oK, -1, l.rOQ, l.rDO + t));
     e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
+  }
+
+  /** Query (h, t)'s P·V result to its FP16 output rows. */
+  private void headOutputIn(int h, int t, KSplit pv, int sigmaP) {
+    int col = l.c.headDim() * (h / groupSize) % l.line;
+    e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, l.c.headDim(), 1,
+        l.rO + h * l.hdRows, sigmaP, -1);
   }
 
   private void runAll(List<DspProgram> programs) {

@@ -482,9 +482,16 @@ public final class PhaseCostModel extends CommandCosts {
       }
     }
     for (int t = 0; t < n; t++) {
+      // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
+      boolean allIn = !pv.combined();
+      if (allIn) {
+        for (int h = 0; h < c.heads(); h++) {
+          partialsIn(pv, 1, c.headDim(), -1);
+        }
+      }
       for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
         int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-        for (int i = 0; i < group; i++) {
+        for (int i = 0; i < group && !allIn; i++) {
           partialsIn(pv, 1, c.headDim(), -1);
         }
         outputScales(group);
