@@ -64,6 +64,9 @@ public final class SweepPoints {
     try {
       target = EstimateTarget.load(sweep.preset(), sweep.config(), npuParams);
       NpuEstimate.withUnitsFor(target, workload.quant(), new ArrayList<>());
+      if (workload.bandwidthGbs() != null) {
+        target.withBandwidthGbs(workload.bandwidthGbs());
+      }
       CycleEstimator.checkOptions(shape.config(), workload.quant(), workload.promptLen());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
