@@ -15,7 +15,7 @@ final class ScatterSvg {
   private static final int W = 460;
   private static final int H = 320;
   private static final int LEFT = 78;
-  private static final int RIGHT = 16;
+  private static final int RIGHT = 30;
   private static final int TOP = 30;
   private static final int BOTTOM = 52;
 

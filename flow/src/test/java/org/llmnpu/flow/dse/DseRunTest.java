@@ -49,7 +49,7 @@ class DseRunTest {
 
   @Test
   void twoTinyPointsGiveTheEstimatesAreaEnergyAndAReproducibleReport() throws Exception {
-    SweepFile s = sweep("[areaMm2, energyPerTokenJ, tpotS, ttftS]", "{memBytesPerCycle: [4, 8]}");
+    SweepFile s = sweep("[areaMm2, energyPerTokenJ, tpotS, ttftS]", "{memBytesPerCycle: [2, 4]}");
     Path out = dir.resolve("out");
     DseRun.Summary sum = DseRun.run(s, out, new LocalExecutor(2, progress, Duration.ofSeconds(5)), 1,
         DseRun.javaCommand(), progress);
@@ -75,7 +75,7 @@ class DseRunTest {
       assertEquals(e.ttftS(), o.get("ttftS").asDouble());
       assertEquals(e.energyPerTokenJ(), o.get("energyPerTokenJ").asDouble());
       assertEquals(area, o.get("areaMm2").asDouble(), 1e-12);
-      assertEquals(String.valueOf(4 * (i + 1)), p.get("configuration").get("memBytesPerCycle").asText());
+      assertEquals(String.valueOf(2 * (i + 1)), p.get("configuration").get("memBytesPerCycle").asText());
       assertTrue(p.get("sources").get("areaMm2").asText().contains("clock 10 ns"), p.toString());
       vectors.add(new double[] {o.get("areaMm2").asDouble(), o.get("energyPerTokenJ").asDouble(),
           o.get("tpotS").asDouble(), o.get("ttftS").asDouble()});
