@@ -101,6 +101,7 @@ public final class DseReport {
       if (r.result() != null) {
         p.set("objectives", r.result().get("objectives"));
         p.set("sources", r.result().get("sources"));
+        p.set("details", r.result().get("details"));
       }
       p.set("configuration", JsonOutput.object().setAll(toTree(r.point().configuration())));
     }

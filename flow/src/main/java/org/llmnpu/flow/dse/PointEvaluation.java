@@ -32,13 +32,16 @@ final class PointEvaluation {
     point.get("objectives").forEach(o -> wanted.add(o.asText()));
     Map<String, Object> objectives = new LinkedHashMap<>();
     Map<String, String> sources = new LinkedHashMap<>();
+    Map<String, Object> details = new LinkedHashMap<>();
     String clock = String.format(Locale.ROOT, "%s MHz", fmt(e.target().clockMhz()));
     if (wanted.contains(Objective.AREA_MM2.key)) {
       PointArea area = PointArea.of(e.target().npu(), point.get("synthesisClockNs").asDouble(), node);
       objectives.put(Objective.AREA_MM2.key, area.areaMm2());
       sources.put(Objective.AREA_MM2.key, area.source(node));
-      objectives.put("fmaxMhzAtNode", area.fmaxMhz());
-      sources.put("fmaxMhzAtNode", "the synthesized NPU's critical path at 180 nm (OpenSTA), scaled to " + node
+      details.put("logicAreaUm2At180nm", area.logicAreaUm2At180());
+      details.put("sramAreaUm2AtNode", area.sramAreaUm2());
+      details.put("fmaxMhzAtNode", area.fmaxMhz());
+      details.put("fmaxMhzAtNodeSource", "the synthesized NPU's critical path at 180 nm (OpenSTA), scaled to " + node
           + " nm (Stillmaker & Baas 2017); the estimate runs at " + clock);
     }
     if (wanted.contains(Objective.ENERGY_PER_TOKEN_J.key)) {
@@ -60,6 +63,8 @@ final class PointEvaluation {
       sources.put(Objective.TTFT_S.key, cycles + ": " + e.cycles().prefill().cycles() + " cycles, "
           + e.cycles().promptLen() + "-token prompt");
     }
+    details.put("prefillCycles", e.cycles().prefill().cycles());
+    details.put("decodeCycles", e.cycles().decode().cycles());
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("id", point.get("id").asText());
     result.put("swept", point.get("swept"));
@@ -67,6 +72,7 @@ final class PointEvaluation {
     result.put("configuration", point.get("configuration"));
     result.put("objectives", objectives);
     result.put("sources", sources);
+    result.put("details", details);
     result.put("notes", e.notes());
     return result;
   }

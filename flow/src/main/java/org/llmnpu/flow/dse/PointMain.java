@@ -27,6 +27,8 @@ public final class PointMain {
       System.exit(2);
     }
     long t0 = System.nanoTime();
+    Path dir = Path.of(args[0]).toAbsolutePath().getParent();
+    String id = dir == null || dir.getFileName() == null ? args[0] : dir.getFileName().toString();
     try {
       Path pointFile = Path.of(args[0]).toAbsolutePath();
       JsonNode point = new ObjectMapper().readTree(pointFile.toFile());
@@ -37,11 +39,11 @@ public final class PointMain {
       OutputDirectory.writeAtomically(out.resolve(PointTask.RESULT_FILE), JsonOutput.indented(result) + "\n");
       System.exit(0);
     } catch (IllegalArgumentException e) {
-      System.err.println("point " + args[0] + ": " + e.getMessage());
+      System.err.println("point " + id + ": " + e.getMessage());
       System.exit(2);
     } catch (Exception | Error e) {
       e.printStackTrace();
-      System.err.println("point " + args[0] + ": " + e);
+      System.err.println("point " + id + ": " + e);
       System.exit(1);
     }
   }
