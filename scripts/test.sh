@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole test suite with the real tools: Verilator, Yosys, OpenSTA, Chromium, and
-# Verilator inside a container (Docker engine + the image built by
-# scripts/build-verilator-image.sh). As root it installs and starts whatever is missing
+# Runs the whole test suite with the real tools: Verilator, Yosys, OpenSTA, Chromium, a
+# single-node Slurm cluster (scripts/setup-slurm.sh), and Verilator inside a container
+# (Docker engine + the image built by scripts/build-verilator-image.sh). As root it installs and starts whatever is missing
 # first; the image (about 95 s once) builds in the background while Maven starts, and the
 # container tests wait for it. In CI (CI=true) tests that need a
 # tool fail when it is missing; elsewhere they are skipped with the command to install it.
@@ -11,6 +11,11 @@ cd "$root"
 image_pid=""
 if [ "$(id -u)" = 0 ]; then
   "$root/scripts/setup-tools.sh"
+  # a single-node Slurm cluster for the flow's Slurm executor tests (about 35 s when not installed yet)
+  if ! "$root/scripts/setup-slurm.sh" --quiet; then
+    [ "${CI:-}" = true ] && exit 1
+    echo "test.sh: continuing without Slurm; its tests will be skipped" >&2
+  fi
   # The Verilator image (about 95 s cold) builds while Maven compiles and tests the first modules; the
   # container tests wait for the marker to go (PendingImageBuild) instead of finding no image.
   # (outside target/: a "clean" among the arguments must not delete them)

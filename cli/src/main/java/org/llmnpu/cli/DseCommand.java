@@ -29,10 +29,11 @@ public final class DseCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "the sweep file (YAML; see flow/README.md)")
   Path file;
   @Option(names = "--executor", defaultValue = "local", description = "local (this machine's cores) or slurm (a "
-      + "job array) (default ${DEFAULT-VALUE})")
+      + "job array; settings from LLMNPU_SLURM_PARTITION, _TIME, _MEM, ... see flow/README.md) (default "
+      + "${DEFAULT-VALUE})")
   String executor;
-  @Option(names = "-j", defaultValue = "0", description = "points run at once by the local executor; 0: one per "
-      + "core (default ${DEFAULT-VALUE})")
+  @Option(names = "-j", defaultValue = "0", description = "points run at once: local, 0 = one per core; slurm, the "
+      + "job array's task limit, 0 = none (default ${DEFAULT-VALUE})")
   int jobs;
   @Option(names = "--max-attempts", defaultValue = "2", description = "starts of a point before it counts as "
       + "failed, at least 1 (default ${DEFAULT-VALUE})")

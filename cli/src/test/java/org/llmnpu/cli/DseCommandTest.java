@@ -26,8 +26,6 @@ class DseCommandTest {
     assertTrue(err.contains("parameters.rows: '6' is not allowed; allowed:"), err);
     err = CliRun.capture(false, 2, "dse", sweep("{rows: [4]}"), "--executor", "cloud", "-o", out);
     assertTrue(err.contains("--executor: 'cloud' is not allowed; allowed: local, slurm"), err);
-    err = CliRun.capture(false, 2, "dse", sweep("{rows: [4]}"), "--executor", "slurm", "-o", out);
-    assertTrue(err.contains("--executor slurm: the Slurm executor is not in this build"), err);
     err = CliRun.capture(false, 2, "dse", sweep("{rows: [4]}"), "--max-attempts", "0", "-o", out);
     assertTrue(err.contains("--max-attempts: must be at least 1, got 0"), err);
     err = CliRun.capture(false, 2, "dse", dir.resolve("missing.yaml").toString(), "-o", out);

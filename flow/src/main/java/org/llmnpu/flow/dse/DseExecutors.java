@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.List;
 import org.llmnpu.flow.exec.LocalExecutor;
 import org.llmnpu.flow.exec.PointExecutor;
+import org.llmnpu.flow.slurm.SlurmExecutor;
+import org.llmnpu.flow.slurm.SlurmSettings;
 
 /** The executors {@code npu dse --executor} names. */
 public final class DseExecutors {
@@ -15,7 +17,9 @@ public final class DseExecutors {
   }
 
   /**
-   * The executor {@code name} running {@code jobs} points at once (local; 0: one per core).
+   * The executor {@code name} running {@code jobs} points at once: local, 0 for one per core; slurm, the job array's
+   * {@code array-limit} (0: the settings' own), with the other settings from the environment
+   * ({@link SlurmSettings#fromEnvironment}: {@code LLMNPU_SLURM_PARTITION}, ...).
    *
    * @throws IllegalArgumentException for an unknown name, naming the allowed ones
    */
@@ -27,9 +31,10 @@ public final class DseExecutors {
     return switch (name) {
       case "local" -> new LocalExecutor(jobs == 0 ? Runtime.getRuntime().availableProcessors() : jobs, progress,
           Duration.ofSeconds(10));
-      // SLURM: wire org.llmnpu.flow.slurm's executor here when the slurm branch is merged.
-      case "slurm" -> throw new IllegalArgumentException("--executor slurm: the Slurm executor is not in this build "
-          + "(it comes with the slurm branch); allowed here: local");
+      case "slurm" -> {
+        SlurmSettings settings = SlurmSettings.fromEnvironment(System.getenv());
+        yield new SlurmExecutor(jobs == 0 ? settings : settings.with("array-limit", String.valueOf(jobs)), progress);
+      }
       default -> throw new IllegalArgumentException("--executor: '" + name + "' is not allowed; allowed: "
           + String.join(", ", NAMES));
     };
