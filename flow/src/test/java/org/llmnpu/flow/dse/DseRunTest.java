@@ -42,7 +42,7 @@ class DseRunTest {
     Path file = dir.resolve("sweep.yaml");
     Files.writeString(file, "name: test\nbase: {config: " + SweepFileTest.EXAMPLES.resolve("tiny-npu.yaml") + "}\n"
         + "model: stories260K\nworkload: {promptLen: 16}\nsynthesis: {clockNs: 10}\nnode: 7\n"
-        + "energyTable: " + SweepFileTest.EXAMPLES.resolve("energy-8x8.json") + "\n"
+        + "energyTable: " + SweepFileTest.EXAMPLES.resolve("../../soc/src/main/resources/org/llmnpu/soc/npu-energy.json").normalize() + "\n"
         + "objectives: " + objectives + "\nparameters: " + parameters + "\n");
     return SweepFile.read(file);
   }

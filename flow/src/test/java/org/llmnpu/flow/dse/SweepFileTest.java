@@ -55,14 +55,14 @@ class SweepFileTest {
 
   @Test
   void rangesAndWorkloadParametersAreSwept() throws Exception {
-    SweepFile s = parse(BASE + "parameters:\n  bandwidthGbs: {from: 0.1, to: 0.3, step: 0.1}\n"
+    SweepFile s = parse(BASE + "parameters:\n  bandwidthGbs: {from: 0.1, to: 0.4, times: 2}\n"
         + "  promptLen: {from: 4, to: 32, times: 2}\n  fusion: [none, full]\n");
-    assertEquals(List.of("0.1", "0.2", "0.3"), s.parameters().get("bandwidthGbs"));
+    assertEquals(List.of("0.1", "0.2", "0.4"), s.parameters().get("bandwidthGbs"));
     assertEquals(List.of("4", "8", "16", "32"), s.parameters().get("promptLen"));
     List<SweepPoint> points = SweepPoints.of(s);
     assertEquals(24, points.size());
     SweepPoint last = points.get(23);
-    assertEquals(new Workload(32, "int8", "full", 0.3), last.workload());
+    assertEquals(new Workload(32, "int8", "full", 0.4), last.workload());
   }
 
   @Test
@@ -81,6 +81,8 @@ class SweepFileTest {
         .contains("parameters.quant: 'int3' is not allowed; allowed: int8, int4"));
     assertTrue(error(BASE + "parameters: {rows: {from: 4, to: 16}}\n")
         .contains("parameters.rows: a range takes exactly one of step (arithmetic) or times (geometric)"));
+    assertTrue(error(BASE + "parameters: {bandwidthGbs: {from: 0.1, to: 0.3, step: 0.1}}\n")
+        .contains("--bandwidth-gbs: 0.3 is not allowed on edge-64+config (4-byte lines at 100 MHz)"));
     assertTrue(error(BASE + "parameters: {engine: [pim]}\n").contains("engine pim is not estimated"));
     assertTrue(error(BASE + "node: 28\nparameters: {rows: [4]}\n").contains("node: 28 is not allowed; allowed: 180"));
     assertTrue(error(BASE + "energyTable: nowhere.json\nparameters: {rows: [4]}\n")
