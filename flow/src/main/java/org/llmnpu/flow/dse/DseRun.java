@@ -118,7 +118,8 @@ public final class DseRun {
   }
 
   /**
-   * The command that starts a JVM on this JVM's classes: its {@code java} with its class path and, when set, the PPA
+   * The command that starts a JVM on this JVM's classes: its {@code java} with its class path (made absolute) and, when
+   * set, the PPA
    * cache's location ({@code llmnpu.ppa.cache}). On a Slurm node the same line works when the install and the cache
    * are on a shared directory.
    */
@@ -130,7 +131,10 @@ public final class DseRun {
       c.add("-Dllmnpu.ppa.cache=" + cache);
     }
     c.add("-cp");
-    c.add(System.getProperty("java.class.path"));
+    // absolute: the point's process starts in its own directory
+    c.add(java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        .map(e -> Path.of(e).toAbsolutePath().normalize().toString())
+        .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator)));
     return c;
   }
 }
