@@ -80,13 +80,13 @@ final class DseHtml {
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
   }
 
-  /** Four significant digits, plain notation for moderate magnitudes. */
+  /** Four significant digits: plain for magnitudes in [0.001, 1e7), else as {@code 4.537e-05}. */
   static String sig(double v) {
     if (v == 0 || !Double.isFinite(v)) {
       return String.valueOf(v == 0 ? 0 : v);
     }
-    BigDecimal b = new BigDecimal(v).round(new MathContext(4)).stripTrailingZeros();
     double a = Math.abs(v);
-    return a >= 1e-3 && a < 1e7 ? b.toPlainString() : b.toString();
+    return a >= 1e-3 && a < 1e7 ? new BigDecimal(v).round(new MathContext(4)).stripTrailingZeros().toPlainString()
+        : String.format(java.util.Locale.ROOT, "%.3e", v);
   }
 }
