@@ -65,7 +65,11 @@ public final class SweepPoints {
       target = EstimateTarget.load(sweep.preset(), sweep.config(), npuParams);
       NpuEstimate.withUnitsFor(target, workload.quant(), new ArrayList<>());
       if (workload.bandwidthGbs() != null) {
-        target.withBandwidthGbs(workload.bandwidthGbs());
+        try {
+          target.withBandwidthGbs(workload.bandwidthGbs());
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(e.getMessage().replace("--bandwidth-gbs", "bandwidthGbs"), e);
+        }
       }
       CycleEstimator.checkOptions(shape.config(), workload.quant(), workload.promptLen());
     } catch (IllegalArgumentException e) {

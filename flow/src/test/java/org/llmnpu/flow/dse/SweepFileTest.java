@@ -82,7 +82,7 @@ class SweepFileTest {
     assertTrue(error(BASE + "parameters: {rows: {from: 4, to: 16}}\n")
         .contains("parameters.rows: a range takes exactly one of step (arithmetic) or times (geometric)"));
     assertTrue(error(BASE + "parameters: {bandwidthGbs: {from: 0.1, to: 0.3, step: 0.1}}\n")
-        .contains("--bandwidth-gbs: 0.3 is not allowed on edge-64+config (4-byte lines at 100 MHz)"));
+        .contains("bandwidthGbs: 0.3 is not allowed on edge-64+config (4-byte lines at 100 MHz)"));
     assertTrue(error(BASE + "parameters: {engine: [pim]}\n").contains("engine pim is not estimated"));
     assertTrue(error(BASE + "node: 28\nparameters: {rows: [4]}\n").contains("node: 28 is not allowed; allowed: 180"));
     assertTrue(error(BASE + "energyTable: nowhere.json\nparameters: {rows: [4]}\n")
