@@ -17,4 +17,9 @@ public abstract class BlackBox extends HwModule {
   public String source() {
     return null;
   }
+
+  /** The file name under which {@link #source()} is written into the design ({@code <module>.v} by default). */
+  public String sourceFileName() {
+    return moduleName() + ".v";
+  }
 }

@@ -129,7 +129,12 @@ public final class Verilog {
     combPaths.put(bb, Map.of());
     String name = bb.moduleName();
     if (bb.source() != null) {
-      files.putIfAbsent(name + ".v", bb.source().endsWith("\n") ? bb.source() : bb.source() + "\n");
+      String text = bb.source().endsWith("\n") ? bb.source() : bb.source() + "\n";
+      String previous = files.putIfAbsent(bb.sourceFileName(), text);
+      if (previous != null && !previous.equals(text)) {
+        throw new ElaborationException(ir.createdAt(), "two different Verilog sources are named "
+            + bb.sourceFileName() + " (black box " + name + ")");
+      }
     }
     return name;
   }

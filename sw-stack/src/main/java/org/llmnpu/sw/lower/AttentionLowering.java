@@ -68,7 +68,11 @@ final class AttentionLowering {
           new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV)))) {
         e.run(program);
       }
-      b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      if (batched != null && batched.headMajorKeys) {
+        batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
+      } else {
+        b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      }
       b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
       b.dspOut(l.sVC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDV, Command.FMT_FP16);

@@ -51,6 +51,14 @@ final class BatchedAttention {
    * broadcast row again), -1 otherwise.
    */
   private final int sProbScales;
+  /**
+   * Whether the K cache holds each KV head's codes contiguous (evens then odds of the head, {@link #keyRowOut}), so
+   * that a query's scores GEMV covers only the line-aligned window holding its KV head ({@link #scoreWindow}) instead
+   * of all kvDim rows: on stories260K K = 8 or 16 (one K tile of the array) instead of 32 (two).
+   */
+  final boolean headMajorKeys;
+  /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
+  private final int sKeyStage;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -69,6 +77,50 @@ final class BatchedAttention {
     rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
     sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
         "the batched attention's probability scales");
+    headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
+    sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
+  }
+
+  /**
+   * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the scores are one K chunk,
+   * the keys' halves fill whole DSP rows and a half fits a line as FP16 (the staging of {@link #keyRowOut}).
+   */
+  static boolean headMajorKeys(org.llmnpu.sw.model.ModelConfig c, org.llmnpu.isa.MachineParams p, KSplit scoreSplit) {
+    int half = c.headDim() / 2;
+    return scoreSplit.count() == 1 && c.kvHeads() * half % p.dsp().lanes() == 0 && 2 * half <= p.lineBytes();
+  }
+
+  /** With head-major keys: the first byte of KV head g's line window in a K row (its codes start in that line). */
+  static int scoreWindowStart(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
+    return g * c.headDim() / line * line;
+  }
+
+  /** With head-major keys: the scores GEMV's K for a query of KV head g (its window up to the head's last code). */
+  static int scoreWindowK(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
+    return (g + 1) * c.headDim() - scoreWindowStart(c, line, g);
+  }
+
+  /**
+   * Writes the quantized K vector of one token (flat at DSP row {@code l.rKQ}: the evens of every KV head, then the
+   * odds) to the K cache row at {@code spad} head-major: per KV head its {@code half} evens, then its odds. The DSP
+   * cannot move lanes up, so the vector goes through the scratchpad: the evens and the odds as FP16 (the codes' raw
+   * 16 bits), {@code half} to a line, interleaved line by line (head g's evens on line 2g, its odds on 2g + 1); read
+   * back {@code half} a line into one flat vector (at {@code l.rAcc}, free between the Q/K/V dequantization and the
+   * next token's); written as INT8 codes. The codes are the same, only their places in the row change.
+   */
+  void keyRowOut(long spad) {
+    var b = e.b;
+    int line = l.line;
+    int kvHeads = l.c.kvHeads();
+    b.dspOut(sKeyStage, 2L * line, l.half, kvHeads, l.rKQ, Command.FMT_FP16);
+    b.dspOut(sKeyStage + line, 2L * line, l.half, kvHeads, l.rKQ + l.nk / l.lanes, Command.FMT_FP16);
+    b.dspIn(sKeyStage, line, l.half, 2 * kvHeads, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(spad, line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
+  }
+
+  /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
+  private int scoreWindowOffset(int g) {
+    return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(l.c, l.line, g) : l.half * g;
   }
 
   /**
@@ -142,9 +194,10 @@ final class BatchedAttention {
         long wq = l.sWQ + (long) h * l.wqBytes;
         int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
         int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
-        b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
-        b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
-        scoresGemv(wq, s);
+        int oddsRow = headMajorKeys ? scoreWindowOffset(g) + half : l.nk + half * g;
+        b.dspOut(wq + (long) scoreWindowOffset(g) * line, line, 1, half, evens, Command.FMT_INT8);
+        b.dspOut(wq + (long) oddsRow * line, line, 1, half, odds, Command.FMT_INT8);
+        scoresGemv(wq, s, g);
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
         softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
@@ -164,8 +217,20 @@ final class BatchedAttention {
     }
   }
 
-  /** One query's scores {@code K_cache[0..s) · q} (q the weight column at {@code wq}): slots in tiles of maxM. */
-  private void scoresGemv(long wq, int s) {
+  /**
+   * One query's scores {@code K_cache[0..s) · q} (q the weight column at {@code wq}): slots in tiles of maxM; with
+   * head-major keys over the K window of its KV head {@code g} only (the window's other rows of W are zero).
+   */
+  private void scoresGemv(long wq, int s, int g) {
+    if (headMajorKeys) {
+      int k = scoreWindowK(l.c, l.line, g);
+      for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
+        int mm = Math.min(l.p.maxM(), s - m0);
+        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + scoreWindowStart(l.c, l.line, g), l.m.kvBytes, wq, l.line,
+            l.sYS + (long) m0 * l.line, l.line);
+      }
+      return;
+    }
     KSplit ks = l.scoreSplit;
     for (int ci = 0; ci < ks.count(); ci++) {
       int k0 = ks.start(ci);
@@ -201,14 +266,19 @@ final class BatchedAttention {
     var r = l.r;
     int sigmaP = LoweredModel.shift(l.m.maxContext());
     short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
+    // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
+    boolean allIn = !pv.combined() && sProbScales < 0;
+    for (int h = 0; h < c.heads() && allIn; h++) {
+      headOutputIn(h, t, pv, sigmaP);
+    }
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
-        int col = c.headDim() * (h / groupSize) % l.line;
-        e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, c.headDim(), 1,
-            l.rO + h * l.hdRows, sigmaP, -1);
+        if (!allIn) {
+          headOutputIn(h, t, pv, sigmaP);
+        }
         int scale = scaleRow(h, t, t0);
         if (sProbScales >= 0) {
           scale = l.rDP + i;
@@ -221,6 +291,13 @@ final class BatchedAttention {
     }
     e.run(r.quantize(l.rOF, l.m.oK, -1, l.rOQ, l.rDO + t));
     e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
+  }
+
+  /** Query (h, t)'s P·V result to its FP16 output rows. */
+  private void headOutputIn(int h, int t, KSplit pv, int sigmaP) {
+    int col = l.c.headDim() * (h / groupSize) % l.line;
+    e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, l.c.headDim(), 1,
+        l.rO + h * l.hdRows, sigmaP, -1);
   }
 
   private void runAll(List<DspProgram> programs) {

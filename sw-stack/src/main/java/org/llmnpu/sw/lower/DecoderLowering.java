@@ -179,6 +179,7 @@ public final class DecoderLowering {
     LoweredModel m = l.m;
     int n = tokens.length;
     var b = e.b;
+    e.blockStart(n);
     for (int t = 0; t < n; t++) {
       b.load(m.embedding + (long) tokens[t] * m.embeddingStride, l.line, l.sXR + (long) t * l.xrStride, l.line,
           2L * l.c.dim(), 1);
@@ -197,7 +198,10 @@ public final class DecoderLowering {
       e.vecIn(m.vG2, l.c.dim(), l.rG2);
       scalesIn(m.vQkv, m.vQkvC, l.c.dim(), m.qkvN, l.rWsQkv);
       scalesIn(m.vO, m.vOC, m.oK, l.c.dim(), l.rWsO);
-      scalesIn(m.vW1, m.vW1C, l.c.dim(), l.c.hiddenDim(), l.rWs1);
+      if (e.epilogue == null) {
+        // through the PPM the gate's weight scales are in its ppmcfg records
+        scalesIn(m.vW1, m.vW1C, l.c.dim(), l.c.hiddenDim(), l.rWs1);
+      }
       scalesIn(m.vW3, m.vW3C, l.c.dim(), l.c.hiddenDim(), l.rWs3);
       scalesIn(m.vW2, m.vW2C, l.c.hiddenDim(), l.c.dim(), l.rWs2);
       e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);

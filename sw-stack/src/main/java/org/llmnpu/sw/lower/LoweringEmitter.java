@@ -38,9 +38,21 @@ final class LoweringEmitter {
   /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
   final StaticScales epilogue;
 
+  /**
+   * At {@code --fusion full} a one-token block (a decode step) keeps x in its DSP rows from the first RMSNorm to the
+   * LM head: the residual adds in place and nothing re-reads x from the scratchpad (no {@code dspin}/{@code dspout}
+   * round trip per residual and norm; the residual's run joins the next norm's). Same arithmetic, same results.
+   */
+  private final boolean residentX;
+  /** Whether the block being emitted has one token ({@link #residentX}; {@link #blockStart}). */
+  private boolean oneTokenBlock;
+  /** Whether x of the one-token block is in {@code l.rX} (after its first {@code dspin}). */
+  private boolean xInDsp;
+
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
     this.l = layout;
     this.pool = pool;
+    this.residentX = fusion == Fusion.FULL;
     this.stream = fusion != Fusion.NONE;
     this.epilogue = stream && layout.m.epilogues.applies ? layout.m.epilogueScales() : null;
   }
@@ -68,7 +80,7 @@ final class LoweringEmitter {
    */
   void normQuantize(int t, int gamma, int scaleRow, long xs) {
     int dim = l.c.dim();
-    b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
+    xIn(t);
     run(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {l.rX, gamma}, new int[] {l.rXN}));
     if (inputScale > 0) {
       run(l.r.quantizeStatic(l.rXN, dim, -1, half(1 / inputScale), l.rXQ, scaleRow, half(inputScale)));
@@ -82,9 +94,33 @@ final class LoweringEmitter {
   void residual(int t, int scaleRow, int wsRow) {
     int dim = l.c.dim();
     resultIn((long) t * l.yStride, dim, l.rAcc, wsRow);
-    b.dspIn(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX, Command.FMT_FP16, 0);
+    xIn(t);
+    if (keepsX()) {
+      run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX));
+      return;
+    }
     run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX2));
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
+  }
+
+  /** Whether x stays in the DSP ({@link #residentX}) in this block. */
+  private boolean keepsX() {
+    return residentX && oneTokenBlock;
+  }
+
+  /** x_t from the scratchpad to {@code l.rX}, unless it is already there ({@link #residentX}). */
+  private void xIn(int t) {
+    if (keepsX() && xInDsp) {
+      return;
+    }
+    b.dspIn(l.sXR + (long) t * l.xrStride, l.line, l.c.dim(), 1, l.rX, Command.FMT_FP16, 0);
+    xInDsp = keepsX();
+  }
+
+  /** A block starts: its x is in the scratchpad ({@code sXR}). */
+  void blockStart(int tokens) {
+    oneTokenBlock = tokens == 1;
+    xInDsp = false;
   }
 
   /**
@@ -221,19 +257,22 @@ final class LoweringEmitter {
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
    * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0) and
    * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
-   * {@code yStride} apart. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
+   * {@code yStride} apart; with {@code records} negative no PPM: the columns' INT32 results to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
    * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
    */
   void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
                int xStride, long y, long records) {
     int unit = int4 ? 2 * l.line : l.line;
     int tile = Math.max(unit, l.p.maxN() / unit * unit);
+    boolean ppm = records >= 0;
     for (int j0 = 0; j0 < cols; j0 += tile) {
       int nn = Math.min(tile, cols - j0);
-      b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0));
+      if (ppm) {
+        b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0));
+      }
       int col = col0 + j0;
-      b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + j0, l.yStride,
-          sparsity, 0, 1, int4 ? 1 : 0, 1));
+      b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride,
+          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 : 0));
     }
   }
 }

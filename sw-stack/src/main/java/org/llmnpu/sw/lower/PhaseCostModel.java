@@ -40,6 +40,11 @@ public final class PhaseCostModel extends CommandCosts {
   private final DspRoutines r;
   private final int lanes;
   private final boolean wide;
+  /** As {@link BatchedAttention#headMajorKeys}: at full the K rows head-major and each scores GEMV over its window. */
+  private final boolean headMajorKeys;
+  /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
+  private boolean keepsX;
+  private boolean xInDsp;
   private final boolean stream;
   private final int half;
   private final int nq;
@@ -143,6 +148,7 @@ public final class PhaseCostModel extends CommandCosts {
     this.nk = c.kvHeads() * half;
     this.hdRows = r.rows(c.headDim());
     this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
+    this.headMajorKeys = !wide && this.fusion == Fusion.FULL && BatchedAttention.headMajorKeys(c, p, split(c.kvDim()));
     this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
     this.qkvN = c.dim() + 2 * c.kvDim();
@@ -213,6 +219,8 @@ public final class PhaseCostModel extends CommandCosts {
     for (int start = 0; start < tokens; start += blockMax) {
       int n = Math.min(blockMax, tokens - start);
       int pos = pos0 + start;
+      keepsX = fusion == Fusion.FULL && n == 1;
+      xInDsp = false;
       for (int t = 0; t < n; t++) {
         load(1, 2L * c.dim());
       }
@@ -274,7 +282,11 @@ public final class PhaseCostModel extends CommandCosts {
     dspIn(1, c.dim(), FP16);
     int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
         {c.hiddenDim(), c.dim()}};
-    for (int[] kn : scaleVectors) {
+    for (int v = 0; v < scaleVectors.length; v++) {
+      int[] kn = scaleVectors[v];
+      if (v == 2 && epilogue) {
+        continue; // W1's scales are in the gate's ppmcfg records
+      }
       for (int g = 0; g < scaleVectors(kn[0]); g++) {
         dspIn(1, kn[1], FP16);
       }
@@ -310,6 +322,12 @@ public final class PhaseCostModel extends CommandCosts {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspOut(1, half, INT8);
         }
+      } else if (headMajorKeys) {
+        // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
+        dspOut(c.kvHeads(), half, FP16);
+        dspOut(c.kvHeads(), half, FP16);
+        dspIn(2L * c.kvHeads(), half, FP16);
+        dspOut(1, c.kvDim(), INT8);
       } else {
         dspOut(1, c.kvDim(), INT8);
       }
@@ -377,7 +395,7 @@ public final class PhaseCostModel extends CommandCosts {
     // probabilities, as on the NPUs this model is compared on and extrapolates to
     for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
       int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-      groupProbabilities(group, s);
+      groupProbabilities(h0, group, s);
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         dspOut(1, s, INT8);
@@ -402,9 +420,10 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
-  private void groupProbabilities(int group, int s) {
-    int k = wide ? c.headDim() : c.kvDim();
+  private void groupProbabilities(int h0, int group, int s) {
     for (int i = 0; i < group; i++) {
+      int g = (h0 + i) / c.groupSize();
+      int k = wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
       KSplit ks = split(k);
@@ -446,7 +465,7 @@ public final class PhaseCostModel extends CommandCosts {
       scatterQueries();
       for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
         int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-        groupProbabilities(group, s);
+        groupProbabilities(h0, group, s);
         for (int i = 0; i < group; i++) {
           dspOut(1, s, INT8);
         }
@@ -463,9 +482,16 @@ public final class PhaseCostModel extends CommandCosts {
       }
     }
     for (int t = 0; t < n; t++) {
+      // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
+      boolean allIn = !pv.combined();
+      if (allIn) {
+        for (int h = 0; h < c.heads(); h++) {
+          partialsIn(pv, 1, c.headDim(), -1);
+        }
+      }
       for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
         int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-        for (int i = 0; i < group; i++) {
+        for (int i = 0; i < group && !allIn; i++) {
           partialsIn(pv, 1, c.headDim(), -1);
         }
         outputScales(group);
@@ -492,7 +518,7 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void normQuantize() {
-    dspIn(1, c.dim(), FP16);
+    xIn();
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
       run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
@@ -509,17 +535,21 @@ public final class PhaseCostModel extends CommandCosts {
     }
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
-    for (int part = 0; part < 2; part++) {
-      ppmLoad(66, 2);
-      for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
-        int nn = Math.min(tile, c.hiddenDim() - j0);
-        ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
-        streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE);
-      }
+    boolean sparse = sparsity != org.llmnpu.isa.Command.DENSE;
+    ppmLoad(66, 2);
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      int nn = Math.min(tile, c.hiddenDim() - j0);
+      ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparse);
+    }
+    // up: INT32 results without the PPM
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
     for (int t = 0; t < n; t++) {
       dspIn(1, c.hiddenDim(), INT8);
-      dspIn(1, c.hiddenDim(), INT8);
+      dspIn(1, c.hiddenDim(), INT32);
+      run("up scale", () -> r.scale(0, c.hiddenDim(), 1, 2, null, -1, 4));
       run("hidden code scale", () -> r.scale(0, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, 3));
       run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), 1, 0, 0));
       dspOut(1, c.hiddenDim(), INT8);
@@ -533,9 +563,21 @@ public final class PhaseCostModel extends CommandCosts {
   /** The residual after a block GEMM over {@code k}. */
   private void residual(int k) {
     resultIn(k, c.dim());
-    dspIn(1, c.dim(), FP16);
+    xIn();
+    if (keepsX) {
+      run("residual scale in place", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 4));
+      return;
+    }
     run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
     dspOut(1, c.dim(), FP16);
+  }
+
+  /** As {@link LoweringEmitter}: x to the DSP unless a one-token block at full holds it there. */
+  private void xIn() {
+    if (!(keepsX && xInDsp)) {
+      dspIn(1, c.dim(), FP16);
+      xInDsp = keepsX;
+    }
   }
 
   /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */

@@ -18,11 +18,11 @@ import org.llmnpu.sw.model.ModelWeights;
  *   <li>a copy of W1|W3 whose W3 columns start at {@link #h3} (a multiple of two lines, so that each streamed GEMM's
  *   W tile starts line-aligned, INT4 pairs too); the staged layout's W3 starts right after W1;</li>
  *   <li>the SiLU C-LUT ({@code pputab} image): input codes of the gate's static scale, output codes of SiLU(gate)'s,
- *   fitted by {@link PpuFitter} to {@code silu(q·s_gate)/s_silu}; and the identity table for requantize-only
- *   columns (every PPU pass applies a table);</li>
- *   <li>per gate and up column a {@code ppmcfg} record: bias 0, multiplier {@code s_x·s_n / s_out} (the W1|W3
- *   input's static scale, the column's weight scale as the DSP path uses it — FP16 {@code s_n·2^-σ} times
- *   {@code 2^σ} — and the column's static output scale: the gate's for W1, up's for W3), zero point 0.</li>
+ *   fitted by {@link PpuFitter} to {@code silu(q·s_gate)/s_silu};</li>
+ *   <li>per gate column a {@code ppmcfg} record: bias 0, multiplier {@code s_x·s_n / s_gate} (the W1|W3 input's
+ *   static scale, the column's weight scale as the DSP path uses it — FP16 {@code s_n·2^-σ} times {@code 2^σ} — and
+ *   the gate's static output scale), zero point 0. The up (W3) columns leave the array as INT32 and the DSP
+ *   dequantizes them (an identity table and two {@code ppmcfg}s a layer cost more than that).</li>
  * </ul>
  * The static scales are {@link StaticScales}, calibrated when a fused decoder first needs the data
  * ({@link LoweredModel#epilogueScales}); a layout without weights uses placeholders (same commands).
@@ -57,7 +57,7 @@ final class PpmEpilogues {
     tableBytes = LoweredModel.roundUp(IsaSimulator.ppuTableBytes(), line);
     w13Bytes = LoweredModel.roundUp(model.sparsity == Command.S2_4 ? model.streamedSparseBytes(c.dim(), n13)
         : model.matrixBytes(c.dim(), n13), line);
-    layerBytes = w13Bytes + 2L * tableBytes + LoweredModel.roundUp(2L * c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
+    layerBytes = w13Bytes + tableBytes + LoweredModel.roundUp((long) c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
     base = applies ? (top - layerBytes * c.layers()) / line * line : top;
   }
 
@@ -108,38 +108,25 @@ final class PpmEpilogues {
     return w13(layer) + w13Bytes;
   }
 
-  long identityTable(int layer) {
-    return siluTable(layer) + tableBytes;
-  }
-
   long gateRecords(int layer) {
-    return identityTable(layer) + tableBytes;
-  }
-
-  long upRecords(int layer) {
-    return gateRecords(layer) + (long) m.config().hiddenDim() * Command.PPM_RECORD_BYTES;
+    return siluTable(layer) + tableBytes;
   }
 
   /** Writes every layer's data into {@code image} (weights and their scales already written) for {@code scales}. */
   void write(byte[] image, ModelWeights w, StaticScales scales) {
     var c = m.config();
     WeightImage weights = new WeightImage(m, image);
-    byte[] identity = IsaSimulator.ppuTableImage(identityTable());
     int sigma = LoweredModel.shift(c.dim());
     for (int l = 0; l < c.layers(); l++) {
       weights.putW13(w, l, w13(l), h3);
       double sGate = scales.of(StaticScales.Site.GATE, l);
       double sSilu = scales.of(StaticScales.Site.SILU, l);
       put(image, siluTable(l), IsaSimulator.ppuTableImage(siluTable(sGate, sSilu)));
-      put(image, identityTable(l), identity);
       double sx = scales.of(StaticScales.Site.W13_IN, l);
-      double sUp = scales.of(StaticScales.Site.UP, l);
       long vectors = m.layerVectors[l];
       for (int n = 0; n < c.hiddenDim(); n++) {
         put(image, gateRecords(l) + (long) n * Command.PPM_RECORD_BYTES,
             record(sx * weightScale(image, vectors + 2L * (m.vW1 + n), sigma) / sGate));
-        put(image, upRecords(l) + (long) n * Command.PPM_RECORD_BYTES,
-            record(sx * weightScale(image, vectors + 2L * (m.vW3 + n), sigma) / sUp));
       }
     }
   }
@@ -154,7 +141,7 @@ final class PpmEpilogues {
     return PpuFitter.fit("silu", ideal, PpuFormat.DEFAULT, new QuantSpec(sIn, 0), new QuantSpec(sOut, 0));
   }
 
-  /** The table that gives every INT8 code back (requantize-only columns). */
+  /** The table that gives every INT8 code back (a requantize-only PPU pass; the lowering's up columns skip the PPM). */
   static PpuTable identityTable() {
     double[] ideal = new double[256];
     for (int q = -128; q <= 127; q++) {

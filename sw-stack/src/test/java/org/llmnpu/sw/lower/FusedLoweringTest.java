@@ -39,7 +39,13 @@ class FusedLoweringTest {
     assertArrayEquals(d0.logits()[0], d1.logits()[0], "decode logits");
     assertTrue(d1.counter(Counter.CYCLES) < d0.counter(Counter.CYCLES), d1.counter(Counter.CYCLES) + " vs "
         + d0.counter(Counter.CYCLES));
-    assertEquals(d0.counter(Counter.MACS), d1.counter(Counter.MACS));
+    if (fusion == Fusion.FULL) {
+      // head-major K rows: each scores GEMV covers its KV head's line window, not all kvDim rows (the rest zero)
+      assertTrue(d1.counter(Counter.MACS) < d0.counter(Counter.MACS), d1.counter(Counter.MACS) + " vs "
+          + d0.counter(Counter.MACS));
+    } else {
+      assertEquals(d0.counter(Counter.MACS), d1.counter(Counter.MACS));
+    }
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, fusion);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, w.config().layers()));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, w.config().layers()));

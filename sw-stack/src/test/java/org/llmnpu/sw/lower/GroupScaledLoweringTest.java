@@ -36,7 +36,10 @@ class GroupScaledLoweringTest {
         p1.counter(Counter.CYCLES) + " vs " + p0.counter(Counter.CYCLES));
     assertTrue(d1.counter(Counter.CYCLES) < 0.8 * d0.counter(Counter.CYCLES),
         d1.counter(Counter.CYCLES) + " vs " + d0.counter(Counter.CYCLES));
-    assertEquals(d0.counter(Counter.DENSE_MACS) / 1000, d1.counter(Counter.DENSE_MACS) / 1000, "same GEMMs, not cut in groups");
+    // at full the scores GEMVs cover their KV head's window of the head-major K rows only (about 2 % of the MACs)
+    long tolerance = fusion == Fusion.FULL ? d0.counter(Counter.DENSE_MACS) / 40 : 1000;
+    assertEquals(d0.counter(Counter.DENSE_MACS), d1.counter(Counter.DENSE_MACS), tolerance,
+        "same GEMMs, not cut in groups");
     // the same top token, logits within 0.1 of their spread
     PpmEpilogueLoweringTest.assertClose(p0.logits()[0], p1.logits()[0], 0.1);
     PpmEpilogueLoweringTest.assertClose(d0.logits()[0], d1.logits()[0], 0.1);
