@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 @Command(name = "npu", mixinStandardHelpOptions = true, version = "llmnpu 0.1.0",
     description = "LLM-NPU co-design toolkit: generate Verilog, co-simulate, report PPA.",
     subcommands = {BlocksCommand.class, GenerateCommand.class, DemoCommand.class, CosimCommand.class,
-        SwCommand.class, ReportCommand.class, EstimateCommand.class, SocCommand.class})
+        SwCommand.class, ReportCommand.class, EstimateCommand.class, SocCommand.class,
+        DseCommand.class})
 public final class NpuCommand implements Runnable {
   /** Exit status for bad parameters or configuration. */
   public static final int USAGE_ERROR = 2;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.util.concurrent.TimeUnit;
 
 /** Whether a Slurm cluster answers here; tests that need one skip without it (and fail in CI, CI=true). */
-final class SlurmCluster {
+public final class SlurmCluster {
   private static Boolean answers;
 
   private SlurmCluster() {
   }
 
-  static synchronized boolean answers() {
+  public static synchronized boolean answers() {
     if (answers == null) {
       answers = probe();
     }
@@ -19,7 +19,7 @@ final class SlurmCluster {
   }
 
   /** Skips the calling test (fails it in CI) when no node of a cluster takes jobs. */
-  static void require() {
+  public static void require() {
     boolean ok = answers();
     String how = "no Slurm cluster answers (sinfo shows no idle node); start one on this machine with (as root) "
         + "scripts/setup-slurm.sh";
