@@ -45,7 +45,12 @@ final class NpuWeightStream {
   private final UInt valueRows;
   /** Index fields a packed metadata byte holds on this NPU's N:M array (4 with 2:4, 2 with 4:8; 1 dense). */
   private final int fields;
-  /** The INT4 high half's write, the cycle after its beat arrived. */
+  /**
+   * The engine's W buffer takes an INT4 beat's two lines in one cycle (the dense engine: two banks by N-tile parity,
+   * {@link GemmEngine#wPairWrite}); on an N:M array the high half is written one cycle after the low half.
+   */
+  private final boolean pairWrites;
+  /** The INT4 high half's write, the cycle after its beat arrived (N:M arrays only; false with pair writes). */
   private final Bool second;
   private final UInt heldHigh;
   private final UInt nTiles;
@@ -89,9 +94,10 @@ final class NpuWeightStream {
     partialEnd = npu.reg0("wStream_partialEnd", uint(gc.nTileBits() + 1));
     kTilesIn = npu.reg0("wStream_kTiles", uint(gc.kTileBits() + 1));
     beat = npu.wireOf("wStream_beat", inStream.and(npu.resp));
-    second = npu.reg0Next("wStream_second", beat.and(int4));
-    heldHigh = npu.reg0("wStream_heldHigh", uint(8 * line));
-    written = npu.wireOf("wStream_written", mux(int4, second, beat));
+    pairWrites = !sparseArray;
+    second = pairWrites ? boolLit(false) : npu.reg0Next("wStream_second", beat.and(int4));
+    heldHigh = pairWrites ? null : npu.reg0("wStream_heldHigh", uint(8 * line));
+    written = pairWrites ? beat : npu.wireOf("wStream_written", mux(int4, second, beat));
     groupScaled = npu.reg0("wStream_groupScaled", bool());
     groupRow = npu.reg0("wStream_groupRow", uint(6));
     kRow = npu.reg0("wStream_kRow", uint(16));
@@ -102,6 +108,9 @@ final class NpuWeightStream {
 
   /** This cycle's W entries line (INT8, or an INT4 half unpacked) and whether it writes values / packed indices. */
   UInt line;
+  /** With pair writes: an INT4 beat's high half unpacked, written into N tile {@code 2c + 1} beside {@link #line}. */
+  UInt highLine;
+  Bool pairWrite;
   Bool valueWrite;
   Bool metaWrite;
   /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile outside GEMM_STREAM). */
@@ -115,21 +124,31 @@ final class NpuWeightStream {
     UInt lineData = npu.mem_resp_data;
     npu.whenDo(beat.and(multiplierBeat).and(groupRow.eq(0)), () -> mult0.set(lineData));
     npu.whenDo(beat.and(multiplierBeat).and(groupRow.eq(1)), () -> mult1.set(lineData));
-    npu.whenDo(beat.and(int4), () -> heldHigh.set(mux(groupScaled, unpackScaled(lineData, lineBytes / 2, lineBytes),
-        unpack(lineData, lineBytes / 2, lineBytes))));
+    java.util.function.Supplier<UInt> highHalf = () -> mux(groupScaled, unpackScaled(lineData, lineBytes / 2,
+        lineBytes), unpack(lineData, lineBytes / 2, lineBytes));
     UInt lowHalf = mux(groupScaled, unpackScaled(lineData, 0, lineBytes), unpack(lineData, 0, lineBytes));
-    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, lowHalf));
+    UInt int4Data;
+    if (pairWrites) {
+      // one N tile (maxN ≤ cols): a beat's high half is past N and never written
+      highLine = npu.config().gemm().nTileBits() == 0 ? null : npu.wireOf("wStream_highLine", highHalf.get());
+      int4Data = lowHalf;
+    } else {
+      npu.whenDo(beat.and(int4), () -> heldHigh.set(highHalf.get()));
+      int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, lowHalf));
+    }
     line = npu.wireOf("wStream_line", mux(int4, int4Data, lineData));
     UInt tileBits = sp.row.resize(17).shiftLeft(1).resize(17);
-    UInt int4Tile = npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
+    UInt int4Tile = pairWrites ? tileBits
+        : npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
     int nb = npu.config().gemm().nTileBits();
     tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile.resize(nb), sp.row.resize(nb)));
-    Bool highInN = int4Tile.lt(nTiles.resize(17));
-    if (fields == 1) {
-      valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not())
-          .and(mux(int4, beat.or(second.and(highInN)), beat)));
+    if (pairWrites) {
+      // the high half of a column's last N tile past N goes into the buffer too: rows past N are never read
+      valueWrite = npu.wireOf("wStream_write", beat.and(multiplierBeat.not()));
+      pairWrite = highLine == null ? null : npu.wireOf("wStream_pairWrite", valueWrite.and(int4));
       return;
     }
+    Bool highInN = int4Tile.lt(nTiles.resize(17));
     UInt rowInColumn = mux(groupScaled, kRow, sp.beat.resize(16));
     Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
     int shift = Integer.numberOfTrailingZeros(fields);
@@ -149,6 +168,10 @@ final class NpuWeightStream {
     UInt row = npu.wireOf("wStream_wRow", mux(groupScaled, kRow, npu.dma.sp.beat.resize(16)).resize(rowBits));
     npu.io(engine.load.wAddress).set(NpuGemm.join(tile, gc.nTileBits(), row, gc.kTileBits() + gc.rowBits()));
     npu.io(engine.load.wData).set(mux(inStream, line, copyData));
+    if (engine.wPairWrite != null) {
+      npu.io(engine.wPairWrite).set(pairWrite);
+      npu.io(engine.wDataHigh).set(highLine);
+    }
     scoreboard(engine);
   }
 
@@ -233,9 +256,12 @@ final class NpuWeightStream {
     });
   }
 
-  /** The stream wants to issue a request this cycle (INT4: not in the cycle after one was accepted). */
+  /**
+   * The stream wants to issue a request this cycle (every cycle with pair writes; INT4 on an N:M array: not in the
+   * cycle after one was accepted).
+   */
   Bool requests(Bool justFired) {
-    return inStream.and(int4.not().or(justFired.not()));
+    return pairWrites ? inStream : inStream.and(int4.not().or(justFired.not()));
   }
 
   /** The beat of a streamed row's last line column is short (W row bytes not a multiple of the line). */
