@@ -365,9 +365,10 @@ public final class CycleModel {
    * at once). The controller takes the next command after the last W row's write, and at the earliest in the cycle
    * after its first GEMM_STREAM cycle: at {@code max(a_{n−1} + 1, backStart + 2)}; the back-end
    * (engine, drain) goes on as for a {@code gemm}.
-   * N:M ({@code nmRows} > 0: the {@code S + ceil(S/P)} value and packed metadata rows a column): {@code n =
-   * C·nmRows} beats, a column's metadata after its values, so every pass of N tile {@code nt} needs the column's last
-   * beat {@code (nt + 1)·nmRows − 1}; the engine runs {@code ceil(K / 2·rows)} K tiles.
+   * N:M ({@code nmRows} > 0: the {@code ceil(S/P)} packed metadata and {@code S} value rows a column): {@code n =
+   * C·nmRows} beats, a column's metadata before its values, so the pass of N tile {@code nt}, K tile {@code kt}
+   * needs beat {@code nt·nmRows + ceil(S/P) + min(S, (kt + 1)·rows) − 1} (a K tile of {@code 2·rows} K has
+   * {@code rows} value rows); the engine runs {@code ceil(K / 2·rows)} K tiles.
    */
   public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, long yStart, long yEnd) {
     streamedGemm(m, k, n, int4, nmRows, false, yStart, yEnd);
@@ -399,9 +400,13 @@ public final class CycleModel {
     long first = last - (beats - 1) * interval;
     long written = p.memLatency() + (halves ? 1 : 0);
     int tilesPerColumn = int4 ? 2 : 1;
+    // N:M: a column's packed metadata rows come first, then its S value rows, rows of them a K tile (2·rows of K)
+    long valueRows = nmRows > 0 ? nmValueRows(k) : 0;
+    long metaRows = nmRows - valueRows;
     PassReady ready = (nt, kt) -> {
       long lastRow = Math.min(k, (kt + 1) * rows) - 1;
-      long beat = nmRows > 0 ? (nt + 1) * nmRows - 1 : nt / tilesPerColumn * rowsPerColumn
+      long beat = nmRows > 0 ? nt * nmRows + metaRows + Math.min(valueRows, (kt + 1) * rows) - 1
+          : nt / tilesPerColumn * rowsPerColumn
           + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
       return first + beat * interval + written - backStart;
     };
@@ -424,6 +429,13 @@ public final class CycleModel {
    */
   public static boolean int4PairWrites(MachineParams p) {
     return p.sparsity() == Command.DENSE;
+  }
+
+  /** Value rows {@code S = E·ceil(K/G)} of an N:M W of {@code k} rows in this machine's N:M mode. */
+  private long nmValueRows(long k) {
+    int kept = p.sparsity() == Command.S2_4 ? 2 : 4;
+    int group = p.sparsity() == Command.S2_4 ? 4 : 8;
+    return kept * ((k + group - 1) / group);
   }
 
   /** The first engine cycle in which the loader may start the pass of N tile {@code nt}, K tile {@code kt}. */

@@ -85,6 +85,11 @@ public final class GemmEngine extends GemmBackend {
    */
   public final Bool wMetaWrite;
   /**
+   * With {@link #withDenseModeAndWeightStream}: {@code wWrite} writes the values only, not the index field (a streamed
+   * N:M W's value rows, whose packed metadata came first). Null otherwise.
+   */
+  public final Bool wValuesOnly;
+  /**
    * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
    * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
    * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
@@ -163,6 +168,7 @@ public final class GemmEngine extends GemmBackend {
     denseWeights = denseMode ? in("denseWeights", bool()) : null;
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
     wMetaWrite = denseMode && weightStream ? in("wMetaWrite", bool()) : null;
+    wValuesOnly = denseMode && weightStream ? in("wValuesOnly", bool()) : null;
     int tileCountBits = c.nTileBits() + 1;
     wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
     wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
@@ -388,7 +394,8 @@ public final class GemmEngine extends GemmBackend {
         UInt metaWord = catLsbFirst(fields).asUInt();
         int bankIndex = i;
         when(wMetaWrite, () -> m.write(groupAddress, metaWord))
-            .elseWhen(load.wWrite.or(wIndexWrite).and(bank.eq(bankIndex)), () -> m.write(groupAddress, indexWord));
+            .elseWhen(load.wWrite.and(wValuesOnly.not()).or(wIndexWrite).and(bank.eq(bankIndex)),
+                () -> m.write(groupAddress, indexWord));
       }
     }
 

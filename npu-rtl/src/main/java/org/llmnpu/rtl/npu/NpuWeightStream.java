@@ -42,7 +42,8 @@ final class NpuWeightStream {
   final Bool int4;
   /** The running GEMM streams an N:M W (values, then packed metadata; only on an N:M array). */
   final Bool nm;
-  private final UInt valueRows;
+  /** N:M: the packed metadata rows a column begins with, {@code ceil(S/P)}. */
+  private final UInt metaRows;
   /** Index fields a packed metadata byte holds on this NPU's N:M array (4 with 2:4, 2 with 4:8; 1 dense). */
   private final int fields;
   /**
@@ -87,7 +88,7 @@ final class NpuWeightStream {
     int4 = npu.reg0("wStream_int4", bool());
     boolean sparseArray = npu.config().weightSparsity().sparse();
     nm = sparseArray ? npu.reg0("wStream_nm", bool()) : boolLit(false);
-    valueRows = sparseArray ? npu.reg0("wStream_valueRows", uint(16)) : null;
+    metaRows = sparseArray ? npu.reg0("wStream_metaRows", uint(16)) : null;
     fields = !sparseArray ? 1 : npu.config().weightSparsity().group() == 4 ? 4 : 2;
     nTiles = npu.reg0("wStream_nTiles", uint(16));
     fullTiles = npu.reg0("wStream_fullTiles", uint(gc.nTileBits() + 1));
@@ -116,6 +117,8 @@ final class NpuWeightStream {
   /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile outside GEMM_STREAM). */
   UInt tile;
   UInt entryRow;
+  /** The W row (K row; N:M: value row) a W-entry beat writes, the scoreboard's K-tile count. */
+  private UInt valueRow;
 
   /** The stream's W buffer writes ({@link #line}, {@link #valueWrite}, …), built before the engine's ports. */
   void writes() {
@@ -150,11 +153,12 @@ final class NpuWeightStream {
     }
     Bool highInN = int4Tile.lt(nTiles.resize(17));
     UInt rowInColumn = mux(groupScaled, kRow, sp.beat.resize(16));
-    Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
+    Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.lt(metaRows)));
     int shift = Integer.numberOfTrailingZeros(fields);
     int entryBits = npu.config().gemm().kTileBits() + npu.config().gemm().rowBits();
-    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.sub(valueRows).shiftLeft(shift).resize(16),
-        rowInColumn).resize(entryBits));
+    valueRow = npu.wireOf("wStream_valueRow", mux(nm, rowInColumn.sub(metaRows).resize(16), rowInColumn));
+    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.shiftLeft(shift).resize(16), valueRow)
+        .resize(entryBits));
     valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not()).and(mux(int4,
         beat.or(second.and(highInN)), beat.and(meta.not()))));
     metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
@@ -193,8 +197,9 @@ final class NpuWeightStream {
     if (fields > 1) {
       nm.set(dec.wStream.and(dec.sparseGemm));
     }
-    if (valueRows != null) {
-      valueRows.set(dec.wRows.shiftRight(1).resize(16));
+    if (metaRows != null) {
+      int shift = Integer.numberOfTrailingZeros(fields);
+      metaRows.set(dec.wRows.shiftRight(1).resize(16).add(fields - 1).resize(16).shiftRight(shift).resize(16));
     }
     nTiles.set(dec.nTiles);
     int bits = fullTiles.width();
@@ -236,7 +241,7 @@ final class NpuWeightStream {
     npu.whenDo(inStream.and(npu.fire), dma.ext::advance);
     npu.whenDo(inStream.and(written), () -> {
       UInt step = mux(int4, uintLit(2, fullTiles.width()), uintLit(1, fullTiles.width()));
-      UInt wRow = mux(groupScaled, kRow, sp.beat.resize(16));
+      UInt wRow = valueRow != null ? valueRow : mux(groupScaled, kRow, sp.beat.resize(16));
       npu.whenElse(sp.lastInRow(), () -> {
         fullTiles.set(fullTiles.add(step));
         partialEnd.set(partialEnd.add(step));
@@ -244,7 +249,8 @@ final class NpuWeightStream {
         groupRow.set(uintLit(0, groupRow.width()));
         kRow.set(uintLit(0, kRow.width()));
       }, () -> {
-        npu.whenDo(wRow.lsbs(rowBits).eq(rows - 1).and(nm.not()).and(multiplierBeat.not()),
+        Bool metaBeat = metaRows == null ? boolLit(false) : nm.and(sp.beat.resize(16).lt(metaRows));
+        npu.whenDo(wRow.lsbs(rowBits).eq(rows - 1).and(metaBeat.not()).and(multiplierBeat.not()),
             () -> kTilesIn.set(kTilesIn.add(1)));
         npu.whenDo(groupScaled, () -> {
           groupRow.set(mux(groupRow.eq(33), uintLit(0, 6), groupRow.add(1)));
