@@ -20,16 +20,18 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * from the X copy's first cycle (beside it, through GEMM_START, then in GEMM_STREAM) it reads W from the memory
  * column by column — beat {@code
  * c·K + k} is W row k's line c at {@code w + k·wStride + c·line}, one request a cycle as the memory takes it (INT4:
- * at most every other cycle, as {@code load4}) — and writes each response straight into the engine's W buffer at
- * {@code (N tile c, row k)}: an INT8 line as it arrives; an INT4 line's low half unpacked (signed nibbles, low
- * first) into N tile {@code 2c} as it arrives and its high half into {@code 2c + 1} one cycle later (not past the
- * last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
+ * on an N:M array at most every other cycle) — and writes each response straight into the engine's W buffer at
+ * {@code (N tile c, row k)}: an INT8 line as it arrives; an INT4 line unpacked (signed nibbles, low first), its low
+ * half into N tile {@code 2c} and its high half into {@code 2c + 1} in the same cycle on the dense array (the W
+ * buffer's two banks by N-tile parity, {@link GemmEngine#wPairWrite}), one cycle later on an N:M array (not past
+ * the last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
  * {@code wPartialEnd}, {@code wKTiles}), updated with each row's last write, so a pass starts in the cycle after
  * its last W row was written. The controller takes the next command after the last write (GEMM_STREAM lasts at
  * least one cycle). W never touches the
- * scratchpad. N:M (on an N:M array): a column's beats are its S value rows, written as entry rows with a dummy
- * index, then its {@code ceil(S/P)} packed metadata rows, each writing the indices of P entry rows at once
- * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Group-scaled INT4 ({@code wInt4=2},
+ * scratchpad. N:M (on an N:M array): a column's beats are its {@code ceil(S/P)} packed metadata rows, each writing
+ * the indices of P entry rows at once ({@link GemmEngine#wMetaWrite}), then its S value rows, written as entry rows
+ * without their index ({@link GemmEngine#wValuesOnly}); the scoreboard counts {@code rows} value rows a K tile, so a
+ * pass starts once its K tile's values are in. Group-scaled INT4 ({@code wInt4=2},
  * {@code org.llmnpu.isa.StreamedWeights}): a column's beats are, per group of 32 W rows, two multiplier beats (even
  * columns' then odd columns' unsigned multipliers, latched in {@code wStream_mult0/1}, no W write) and the group's
  * INT4 beats, each entry widened to {@code (q·u + 8) >> 4} by its column's multiplier (one 4×9-bit product an
