@@ -92,7 +92,8 @@ final class NpuWeightStream {
     nm = sparseArray ? npu.reg0("wStream_nm", bool()) : boolLit(false);
     metaRows = sparseArray ? npu.reg0("wStream_metaRows", uint(16)) : null;
     fields = !sparseArray ? 1 : npu.config().weightSparsity().group() == 4 ? 4 : 2;
-    nTiles = npu.reg0("wStream_nTiles", uint(16));
+    // N:M arrays only: the INT4 high half's delayed write is skipped past the last N tile
+    nTiles = sparseArray ? npu.reg0("wStream_nTiles", uint(16)) : null;
     fullTiles = npu.reg0("wStream_fullTiles", uint(gc.nTileBits() + 1));
     partialEnd = npu.reg0("wStream_partialEnd", uint(gc.nTileBits() + 1));
     kTilesIn = npu.reg0("wStream_kTiles", uint(gc.kTileBits() + 1));
@@ -203,7 +204,9 @@ final class NpuWeightStream {
       int shift = Integer.numberOfTrailingZeros(fields);
       metaRows.set(dec.wRows.shiftRight(1).resize(16).add(fields - 1).resize(16).shiftRight(shift).resize(16));
     }
-    nTiles.set(dec.nTiles);
+    if (nTiles != null) {
+      nTiles.set(dec.nTiles);
+    }
     int bits = fullTiles.width();
     fullTiles.set(mux(dec.wStream, uintLit(0, bits), uintLit((1L << bits) - 1, bits)));
     partialEnd.set(mux(dec.wInt4, uintLit(2, bits), uintLit(1, bits)));
