@@ -159,9 +159,9 @@ final class NpuWeightStream {
     Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.lt(metaRows)));
     int shift = Integer.numberOfTrailingZeros(fields);
     int entryBits = npu.config().gemm().kTileBits() + npu.config().gemm().rowBits();
-    valueRow = npu.wireOf("wStream_valueRow", mux(nm, rowInColumn.sub(metaRows).resize(16), rowInColumn));
-    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.shiftLeft(shift).resize(16), valueRow)
+    valueRow = npu.wireOf("wStream_valueRow", mux(nm, rowInColumn.sub(metaRows).resize(16), rowInColumn)
         .resize(entryBits));
+    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.shiftLeft(shift).resize(entryBits), valueRow));
     valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not()).and(mux(int4,
         beat.or(second.and(highInN)), beat.and(meta.not()))));
     metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
