@@ -129,7 +129,7 @@ class StreamedGemmCosimTest {
   }
 
   /**
-   * N:M GEMMs whose W streams as values then packed metadata (random distinct positions per group, random unused
+   * N:M GEMMs whose W streams as packed metadata then values (random distinct positions per group, random unused
    * field bits with 4:8), and dense streamed GEMMs (INT8 and INT4) on the same N:M array, ragged shapes.
    */
   @org.junit.jupiter.params.ParameterizedTest(name = "sparsity {0}")
@@ -166,7 +166,7 @@ class StreamedGemmCosimTest {
             java.util.Collections.shuffle(pos, r);
             for (int e = 0; e < kept; e++) {
               int row = g * kept + e;
-              int meta = (int) (GemmCosimFixture.EXT_W + (values + row / fields) * wStride + col);
+              int meta = (int) (GemmCosimFixture.EXT_W + (row / fields) * wStride + col);
               int shift = row % fields * (8 / fields);
               int mask = ((1 << (8 / fields)) - 1) << shift;
               image[meta] = (byte) ((image[meta] & ~mask) | ((pos.get(e) | (group == 8 ? r.nextInt(2) << 3 : 0)) << shift));

@@ -55,8 +55,9 @@ package org.llmnpu.isa;
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
  * gemm wStream  controller: M·kTiles (X lines) + 1 (start, cycle backStart); beside the X copy, from its first
- *        cycle e, the C·K W beats (C beat columns a W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8) or
- *        2 (wInt4), written into the engine's W buffer at a_i = t_i + lat (+1 with wInt4); next fetch at
+ *        cycle e, the C·K W beats (C beat columns a W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4
+ *        on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
+ *        (+1 with wInt4 on an N:M array); next fetch at
  *        max(a_{n−1} + 1, backStart + 2); the engine's loader starts pass j no earlier than the cycle after its
  *        last W row was written ({@link #streamedGemm})
  * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
@@ -354,18 +355,20 @@ public final class CycleModel {
    * {@code backStart}); the W stream runs beside the X copy: from the copy's first cycle {@code e} (the command's
    * first cycle) it issues the {@code n = C·K} W beats ({@code C} beat
    * columns of {@code line} bytes a W row: {@code ceil(N/line)}, INT4 {@code ceil(ceil(N/2)/line)}) column by
-   * column, rows k in order: {@code t_i = max(e, memFree) + i·max(I, g)}, {@code g} = 1, INT4 2 (each INT4 beat
-   * writes two W buffer rows, the second one cycle after it arrives). Beat {@code i = c·K + k} is in the buffer
-   * after cycle {@code a_i = t_i + lat} (INT4 {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
+   * column, rows k in order: {@code t_i = max(e, memFree) + i·max(I, g)}, {@code g} = 1 (INT8, and INT4 on a dense
+   * array, whose W buffer writes an INT4 beat's two rows in one cycle: {@link #int4PairWrites}), INT4 on an N:M
+   * array 2 (the second row one cycle after the beat arrives). Beat {@code i = c·K + k} is in the buffer after
+   * cycle {@code a_i = t_i + lat} (INT4 on an N:M array {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
    * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link #engineCyclesOverKTiles}
    * with {@code P_j ≥ R_j} ({@code R_j} is negative for a tile that was in before the start: the loader starts it
    * at once). The controller takes the next command after the last W row's write, and at the earliest in the cycle
-   * after its first GEMM_STREAM cycle: at {@code max(t_{n−1} + lat + 1 (INT4 + 2), backStart + 2)}; the back-end
+   * after its first GEMM_STREAM cycle: at {@code max(a_{n−1} + 1, backStart + 2)}; the back-end
    * (engine, drain) goes on as for a {@code gemm}.
-   * N:M ({@code nmRows} > 0: the {@code S + ceil(S/P)} value and packed metadata rows a column): {@code n =
-   * C·nmRows} beats, a column's metadata after its values, so every pass of N tile {@code nt} needs the column's last
-   * beat {@code (nt + 1)·nmRows − 1}; the engine runs {@code ceil(K / 2·rows)} K tiles.
+   * N:M ({@code nmRows} > 0: the {@code ceil(S/P)} packed metadata and {@code S} value rows a column): {@code n =
+   * C·nmRows} beats, a column's metadata before its values, so the pass of N tile {@code nt}, K tile {@code kt}
+   * needs beat {@code nt·nmRows + ceil(S/P) + min(S, (kt + 1)·rows) − 1} (a K tile of {@code 2·rows} K has
+   * {@code rows} value rows); the engine runs {@code ceil(K / 2·rows)} K tiles.
    */
   public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, long yStart, long yEnd) {
     streamedGemm(m, k, n, int4, nmRows, false, yStart, yEnd);
@@ -390,15 +393,20 @@ public final class CycleModel {
     long rowsPerColumn = nmRows > 0 ? nmRows : groupScaled ? k + 2L * ((k + StreamedWeights.SCALE_GROUP - 1)
         / StreamedWeights.SCALE_GROUP) : k;
     long beats = columns * rowsPerColumn;
-    int gap = int4 ? 2 : 1;
+    boolean halves = int4 && !int4PairWrites(p);
+    int gap = halves ? 2 : 1;
     long last = issue(beats, gap);
     long interval = Math.max(gap, p.beatInterval());
     long first = last - (beats - 1) * interval;
-    long written = p.memLatency() + (int4 ? 1 : 0);
+    long written = p.memLatency() + (halves ? 1 : 0);
     int tilesPerColumn = int4 ? 2 : 1;
+    // N:M: a column's packed metadata rows come first, then its S value rows, rows of them a K tile (2·rows of K)
+    long valueRows = nmRows > 0 ? nmValueRows(k) : 0;
+    long metaRows = nmRows - valueRows;
     PassReady ready = (nt, kt) -> {
       long lastRow = Math.min(k, (kt + 1) * rows) - 1;
-      long beat = nmRows > 0 ? (nt + 1) * nmRows - 1 : nt / tilesPerColumn * rowsPerColumn
+      long beat = nmRows > 0 ? nt * nmRows + metaRows + Math.min(valueRows, (kt + 1) * rows) - 1
+          : nt / tilesPerColumn * rowsPerColumn
           + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
       return first + beat * interval + written - backStart;
     };
@@ -412,6 +420,22 @@ public final class CycleModel {
     resultStart = yStart;
     resultEnd = yEnd;
     now = Math.max(last + written + 1, backStart + 2);
+  }
+
+  /**
+   * The engine's W buffer takes a streamed INT4 beat's two lines (N tiles {@code 2c}, {@code 2c + 1}) in one cycle:
+   * the dense array's, banked by N-tile parity. An N:M array's writes the high half one cycle after the low half,
+   * so there an INT4 stream takes a beat at most every other cycle.
+   */
+  public static boolean int4PairWrites(MachineParams p) {
+    return p.sparsity() == Command.DENSE;
+  }
+
+  /** Value rows {@code S = E·ceil(K/G)} of an N:M W of {@code k} rows in this machine's N:M mode. */
+  private long nmValueRows(long k) {
+    int kept = p.sparsity() == Command.S2_4 ? 2 : 4;
+    int group = p.sparsity() == Command.S2_4 ? 4 : 8;
+    return kept * ((k + group - 1) / group);
   }
 
   /** The first engine cycle in which the loader may start the pass of N tile {@code nt}, K tile {@code kt}. */

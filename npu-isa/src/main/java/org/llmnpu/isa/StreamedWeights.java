@@ -17,11 +17,12 @@ package org.llmnpu.isa;
  *       rounded half up; −127..112, so never saturates): a group's scale ratio to its column's scale in 4.4 fixed
  *       point, applied by the load path, so that the array, the K accumulation and the PPM see one per-channel
  *       INT8 weight.</li>
- *   <li>N:M ({@code E} of {@code G}, INT8 values): the {@code S = E·ceil(K/G)} value rows of the scratchpad layout
- *       ({@link SparseWeights}), then the metadata <em>packed</em>: {@code ceil(S/P)} rows, {@code P = 8/F} fields of
- *       {@code F} bits a byte (2:4: four 2-bit fields, 4:8: two 4-bit fields of which the low 3 bits count); field
- *       i (low bits first) of byte n of metadata row q is the position in its group of value row {@code P·q + i},
- *       column n. {@code S + ceil(S/P)} rows: 2:4 streams {@code 0.625×} the dense bytes.</li>
+ *   <li>N:M ({@code E} of {@code G}, INT8 values): the metadata <em>packed</em> first, {@code ceil(S/P)} rows of
+ *       {@code P = 8/F} fields of {@code F} bits a byte (2:4: four 2-bit fields, 4:8: two 4-bit fields of which the
+ *       low 3 bits count), then the {@code S = E·ceil(K/G)} value rows of the scratchpad layout
+ *       ({@link SparseWeights}); field i (low bits first) of byte n of metadata row q is the position in its group
+ *       of value row {@code P·q + i}, column n. Metadata first, so the engine can start a K tile's pass once that
+ *       tile's value rows are in. {@code S + ceil(S/P)} rows: 2:4 streams {@code 0.625×} the dense bytes.</li>
  * </ul>
  * The NPU streams a row as {@link #beatColumns} beats of one line each; the golden GEMM takes the zero-filled
  * K×N INT8 matrix.
@@ -63,6 +64,12 @@ public final class StreamedWeights {
   /** Value rows of an N:M W: {@code S = E·ceil(K/G)}; K when dense. */
   public static long valueRows(Command.Gemm g) {
     return g.sparsity() == Command.DENSE ? g.k() : g.kept() * ((g.k() + g.group() - 1) / g.group());
+  }
+
+  /** Packed metadata rows at the start of an N:M W: {@code ceil(S/P)}; 0 when dense. */
+  public static long metadataRows(Command.Gemm g) {
+    int fields = fieldsPerByte(g);
+    return g.sparsity() == Command.DENSE ? 0 : (valueRows(g) + fields - 1) / fields;
   }
 
   /** Rows the stream reads: K dense, {@code K + 2·ceil(K/32)} group-scaled INT4, {@code S + ceil(S/P)} N:M. */
@@ -120,9 +127,10 @@ public final class StreamedWeights {
     long s = valueRows(g);
     int fields = fieldsPerByte(g);
     int bits = 8 / fields;
+    long metaRows = (s + fields - 1) / fields;
     for (long r = 0; r < s; r++) {
-      int values = (int) (g.w() + r * g.wStride());
-      int meta = (int) (g.w() + (s + r / fields) * g.wStride());
+      int values = (int) (g.w() + (metaRows + r) * g.wStride());
+      int meta = (int) (g.w() + (r / fields) * g.wStride());
       long base = r / g.kept() * g.group();
       int shift = (int) (r % fields) * bits;
       for (int col = 0; col < g.n(); col++) {
@@ -136,7 +144,7 @@ public final class StreamedWeights {
 
   /**
    * The streamed layout of an N:M-pruned dense W (K×N, at most E non-zeros per group of G rows in each column):
-   * {@link #rows} rows of N bytes, the value rows of {@link SparseWeights#compress} then the packed metadata.
+   * {@link #rows} rows of N bytes, the packed metadata then the value rows of {@link SparseWeights#compress}.
    */
   public static byte[][] compressPacked(byte[][] w, int kept, int group) {
     byte[][] unpacked = SparseWeights.compress(w, kept, group);
@@ -144,11 +152,12 @@ public final class StreamedWeights {
     int n = w[0].length;
     int fields = group == 4 ? 4 : 2;
     int bits = 8 / fields;
-    byte[][] rows = new byte[s + (s + fields - 1) / fields][n];
+    int metaRows = (s + fields - 1) / fields;
+    byte[][] rows = new byte[metaRows + s][n];
     for (int r = 0; r < s; r++) {
-      rows[r] = unpacked[r].clone();
+      rows[metaRows + r] = unpacked[r].clone();
       for (int col = 0; col < n; col++) {
-        rows[s + r / fields][col] |= (byte) ((unpacked[s + r][col] & (group - 1)) << (r % fields * bits));
+        rows[r / fields][col] |= (byte) ((unpacked[s + r][col] & (group - 1)) << (r % fields * bits));
       }
     }
     return rows;

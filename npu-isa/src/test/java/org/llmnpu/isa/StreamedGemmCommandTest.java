@@ -111,9 +111,9 @@ class StreamedGemmCommandTest {
 
   /**
    * One pass (M = 2, K = N = rows = 4): the loader waits for the last W row, written at
-   * {@code e + (K−1)·I + lat} (INT4: beats two cycles apart, written one cycle later), e = the X copy's first
-   * cycle = start − M·kTiles (the beats go beside the X copy), so
-   * {@code R_0 = (K−1)·max(I, g) + lat (+1) − M·kTiles} and {@code engine = R_0 + M + rows + cols}.
+   * {@code e + (K−1)·I + lat} (INT4 too: on this dense array an INT4 beat's two W buffer rows are written in the
+   * cycle it arrives), e = the X copy's first cycle = start − M·kTiles (the beats go beside the X copy), so
+   * {@code R_0 = (K−1)·I + lat − M·kTiles} and {@code engine = R_0 + M + rows + cols}.
    */
   @Test
   void aPassStartsTheCycleAfterItsLastWRowIsWritten() {
@@ -124,7 +124,7 @@ class StreamedGemmCommandTest {
       for (boolean int4 : new boolean[] {false, true}) {
         IsaSimulator.Result r = IsaSimulator.run(q, image(2, streamedProgram(s, int4, 4)), 0);
         long copy = s.m();
-        long ready = int4 ? 3L * Math.max(interval, 2) + timing[0] + 1 - copy : 3L * interval + timing[0] - copy;
+        long ready = 3L * interval + timing[0] - copy;
         assertEquals(ready + s.m() + 8 + 1, r.counter(Counter.ARRAY_CYCLES), Arrays.toString(timing) + int4);
       }
       IsaSimulator.Result plain = IsaSimulator.run(q, image(2, scratchpadProgram(s, false, 4)), 0);

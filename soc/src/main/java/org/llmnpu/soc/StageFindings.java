@@ -55,7 +55,7 @@ public final class StageFindings {
       out.add(new Finding("decode-operators-npu-vs-cpu", f("decode matmul op time CPU/NPU %.2fx; whole step "
           + "CPU/NPU(per-op) %.2fx", opGain, e2e), opGain, "decode operators 1.55x faster on the NPU; end-to-end gain "
           + "small", opGain > 1 && e2e < opGain, f("decode is memory-bound: our NPU's decode program reads %.1f GB/s "
-          + "(its port: %.0f GB/s; INT4 weights stream a beat every other cycle, so at most half the port), the CPU "
+          + "(its port: %.0f GB/s), the CPU "
           + "roofline %.1f GB/s",
           decPhase(r).readBytes() / (decPhase(r).cycles() / costing.npu().clockHz()) / 1e9,
           costing.npu().target().bandwidthGbs(), r.preset().cpu().bandwidthGBs().value())));

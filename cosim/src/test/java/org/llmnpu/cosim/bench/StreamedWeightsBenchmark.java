@@ -173,6 +173,22 @@ class StreamedWeightsBenchmark {
     System.out.printf("INT4/INT8 GEMV cycles %.3f (W bytes 0.500)%n", (double) int4 / int8);
   }
 
+  /**
+   * At 64 GB/s (one line a cycle) the INT4 stream takes a beat a cycle (the W buffer writes its two lines at once),
+   * but a GEMV on the 64×64 array is bound by its passes (one PE row a cycle into the array, a pass at least
+   * {@code max(rows, cols)} cycles: 64 weights a cycle), which INT8 at 64 B/cycle already feeds.
+   */
+  @Test
+  void int4VersusInt8GemvAt64GBs() {
+    header();
+    MachineParams p = machine(EstimateTarget.load("edge-64", null).npu());
+    run("edge-64", p, "1x4096x4096", 1, 4096, 4096, Path.STREAMED);
+    run("edge-64", p, "1x4096x4096", 1, 4096, 4096, Path.STREAMED_INT4);
+    long int8 = cycles(p, Path.STREAMED);
+    long int4 = cycles(p, Path.STREAMED_INT4);
+    System.out.printf("INT4/INT8 GEMV cycles %.3f (W bytes 0.500)%n", (double) int4 / int8);
+  }
+
   private static long cycles(MachineParams p, Path path) {
     Program prog = program(p, 1, 4096, 4096, path);
     byte[] image = new byte[(int) p.extMemBytes()];

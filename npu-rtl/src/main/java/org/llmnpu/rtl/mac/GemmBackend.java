@@ -110,6 +110,46 @@ public abstract class GemmBackend extends HwModule {
     return word;
   }
 
+  /**
+   * The W buffer banked by N-tile parity (a streamed GEMM's INT4 beat writes two N tiles' rows in one cycle): memory
+   * {@code wBuffer_even} holds the rows of N tiles {@code 2i}, {@code wBuffer_odd} those of {@code 2i + 1}, both at
+   * {@code (i, kTile, row)}; the same bits as one {@code wBuffer}, half as deep each. {@code nTileBits} ≥ 1.
+   */
+  protected final List<Mem<UInt>> parityWeightBuffer(int entryBits) {
+    int bits = entryBits * config.array().cols();
+    int depth = 1 << (load.wAddress.width() - 1);
+    return List.of(mem("wBuffer_even", org.llmnpu.hdl.Hw.uint(bits), depth),
+        mem("wBuffer_odd", org.llmnpu.hdl.Hw.uint(bits), depth));
+  }
+
+  /**
+   * The writes of the {@link #parityWeightBuffer}: {@code wData} into the bank of {@code wAddress}'s N tile; with
+   * {@code pairWrite} (at an even N tile) also {@code highData} into the odd bank, the next N tile's same row.
+   */
+  protected final void writeParityWeightBuffer(List<Mem<UInt>> banks, Bool pairWrite, UInt highData) {
+    UInt address = load.wAddress;
+    int parityBit = address.width() - config.nTileBits();
+    UInt bankAddress = bankAddress(address, parityBit);
+    Bool odd = address.slice(parityBit, parityBit).eq(1);
+    when(load.wWrite.and(odd.not()), () -> banks.get(0).write(bankAddress, load.wData));
+    when(load.wWrite.and(odd).or(pairWrite), () -> banks.get(1).write(bankAddress, mux(odd, load.wData, highData)));
+  }
+
+  /** PE row {@code row} of the W tile {@code (nTile, kTile)} from the {@link #parityWeightBuffer} (asynchronous). */
+  protected final UInt readParityWeightRow(List<Mem<UInt>> banks, UInt nTile, UInt kTile, UInt row) {
+    UInt address = cat(nTile, kTile, row).asUInt();
+    int parityBit = address.width() - nTile.width();
+    UInt bankAddress = bankAddress(address, parityBit);
+    return mux(nTile.lsbs(1).eq(1), banks.get(1).readAsync(bankAddress), banks.get(0).readAsync(bankAddress));
+  }
+
+  /** {@code address} without its bit {@code parityBit} (the N tile's least significant bit). */
+  private static UInt bankAddress(UInt address, int parityBit) {
+    UInt low = address.lsbs(parityBit);
+    return parityBit + 1 == address.width() ? low
+        : cat(address.slice(address.width() - 1, parityBit + 1), low).asUInt();
+  }
+
   /** The parameters this engine was built with. */
   public GemmEngineConfig config() {
     return config;

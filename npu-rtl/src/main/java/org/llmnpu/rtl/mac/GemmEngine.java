@@ -85,6 +85,11 @@ public final class GemmEngine extends GemmBackend {
    */
   public final Bool wMetaWrite;
   /**
+   * With {@link #withDenseModeAndWeightStream}: {@code wWrite} writes the values only, not the index field (a streamed
+   * N:M W's value rows, whose packed metadata came first). Null otherwise.
+   */
+  public final Bool wValuesOnly;
+  /**
    * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
    * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
    * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
@@ -94,6 +99,13 @@ public final class GemmEngine extends GemmBackend {
   public final UInt wFullTiles;
   public final UInt wPartialEnd;
   public final UInt wKTiles;
+  /**
+   * With {@link #withWeightStream} on an engine of more than one N tile: {@code wPairWrite} (with {@code wWrite} at
+   * an even N tile) also writes {@code wDataHigh} into the next N tile's same row, so an INT4 beat's two lines go in
+   * one cycle (the W buffer is then two banks by N-tile parity, {@link #parityWeightBuffer}). Null otherwise.
+   */
+  public final Bool wPairWrite;
+  public final UInt wDataHigh;
   private final boolean denseMode;
   private final boolean weightStream;
 
@@ -124,7 +136,8 @@ public final class GemmEngine extends GemmBackend {
    * {@link #wFullTiles}, {@link #wPartialEnd}, {@link #wKTiles} say which W tiles are in, and pass j's loader waits
    * until its tile is: {@code P_j ≥ R_j}, the first cycle in which the ports show it ({@code
    * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With every tile in at start, the
-   * cycles of the plain engine.
+   * cycles of the plain engine. With more than one N tile the W buffer is two banks by N-tile parity and
+   * {@link #wPairWrite} writes two N tiles' rows in one cycle.
    */
   public static GemmEngine withWeightStream(GemmEngineConfig c) {
     return new GemmEngine(c, 1, false, true);
@@ -155,10 +168,14 @@ public final class GemmEngine extends GemmBackend {
     denseWeights = denseMode ? in("denseWeights", bool()) : null;
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
     wMetaWrite = denseMode && weightStream ? in("wMetaWrite", bool()) : null;
+    wValuesOnly = denseMode && weightStream ? in("wValuesOnly", bool()) : null;
     int tileCountBits = c.nTileBits() + 1;
     wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
     wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
     wKTiles = weightStream ? in("wKTiles", uint(c.kTileBits() + 1)) : null;
+    boolean pairs = weightStream && !denseMode && c.nTileBits() > 0;
+    wPairWrite = pairs ? in("wPairWrite", bool()) : null;
+    wDataHigh = pairs ? in("wDataHigh", uint(load.wData.width())) : null;
     int rows = a.rows();
     int cols = a.cols();
     WeightSparsity sp = a.sparsity();
@@ -171,12 +188,14 @@ public final class GemmEngine extends GemmBackend {
     UInt xAddress = load.xAddress;
 
     Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
-    List<Mem<UInt>> wBuffer = denseMode ? null : weightBuffer(entry);
+    List<Mem<UInt>> wBuffer = denseMode ? null : pairs ? parityWeightBuffer(entry) : weightBuffer(entry);
     when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
     SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits(),
         weightStream ? (sp.group() == 4 ? 4 : 2) : 1) : null;
     if (denseMode) {
       split.build();
+    } else if (pairs) {
+      writeParityWeightBuffer(wBuffer, wPairWrite, wDataHigh);
     } else {
       writeWeightBuffer(wBuffer);
     }
@@ -218,6 +237,7 @@ public final class GemmEngine extends GemmBackend {
       Bool rowInK = wire("rowInK", rowNow.resize(Math.max(rowNow.width(), validRows.width()))
           .lt(validRows.resize(Math.max(rowNow.width(), validRows.width()))));
       UInt word = wire("word", denseMode ? split.read(cat(loadPass.nTile, loadPass.kTile, rowNow).asUInt())
+          : pairs ? readParityWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow)
           : readWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow));
       for (int col = 0; col < cols; col++) {
         SInt value = word.slice(entry * col + 7, entry * col).asSInt();
@@ -374,7 +394,8 @@ public final class GemmEngine extends GemmBackend {
         UInt metaWord = catLsbFirst(fields).asUInt();
         int bankIndex = i;
         when(wMetaWrite, () -> m.write(groupAddress, metaWord))
-            .elseWhen(load.wWrite.or(wIndexWrite).and(bank.eq(bankIndex)), () -> m.write(groupAddress, indexWord));
+            .elseWhen(load.wWrite.and(wValuesOnly.not()).or(wIndexWrite).and(bank.eq(bankIndex)),
+                () -> m.write(groupAddress, indexWord));
       }
     }
 

@@ -121,6 +121,8 @@ final class NpuGemmNm {
     npu.io(engine.load.wWrite).set(inW.and(meta.not()).or(stream.valueWrite));
     npu.io(engine.wIndexWrite).set(inW.and(meta));
     npu.io(engine.wMetaWrite).set(stream.metaWrite);
+    // a streamed N:M W's metadata comes first: its value rows must not overwrite the indices
+    npu.io(engine.wValuesOnly).set(streaming.and(stream.nm));
     // the packed metadata line sits in the low bytes of wData (the engine's wMetaWrite reads them there)
     npu.io(engine.load.wData).set(mux(stream.metaWrite, source.resize(entryWord.width()), entryWord));
     UInt row = mux(streaming, stream.entryRow, entryRow.resize(stream.entryRow.width()));

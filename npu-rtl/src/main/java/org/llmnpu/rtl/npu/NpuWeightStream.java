@@ -20,16 +20,18 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * from the X copy's first cycle (beside it, through GEMM_START, then in GEMM_STREAM) it reads W from the memory
  * column by column — beat {@code
  * c·K + k} is W row k's line c at {@code w + k·wStride + c·line}, one request a cycle as the memory takes it (INT4:
- * at most every other cycle, as {@code load4}) — and writes each response straight into the engine's W buffer at
- * {@code (N tile c, row k)}: an INT8 line as it arrives; an INT4 line's low half unpacked (signed nibbles, low
- * first) into N tile {@code 2c} as it arrives and its high half into {@code 2c + 1} one cycle later (not past the
- * last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
+ * on an N:M array at most every other cycle) — and writes each response straight into the engine's W buffer at
+ * {@code (N tile c, row k)}: an INT8 line as it arrives; an INT4 line unpacked (signed nibbles, low first), its low
+ * half into N tile {@code 2c} and its high half into {@code 2c + 1} in the same cycle on the dense array (the W
+ * buffer's two banks by N-tile parity, {@link GemmEngine#wPairWrite}), one cycle later on an N:M array (not past
+ * the last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
  * {@code wPartialEnd}, {@code wKTiles}), updated with each row's last write, so a pass starts in the cycle after
  * its last W row was written. The controller takes the next command after the last write (GEMM_STREAM lasts at
  * least one cycle). W never touches the
- * scratchpad. N:M (on an N:M array): a column's beats are its S value rows, written as entry rows with a dummy
- * index, then its {@code ceil(S/P)} packed metadata rows, each writing the indices of P entry rows at once
- * ({@link GemmEngine#wMetaWrite}); its passes start once the whole column is in. Group-scaled INT4 ({@code wInt4=2},
+ * scratchpad. N:M (on an N:M array): a column's beats are its {@code ceil(S/P)} packed metadata rows, each writing
+ * the indices of P entry rows at once ({@link GemmEngine#wMetaWrite}), then its S value rows, written as entry rows
+ * without their index ({@link GemmEngine#wValuesOnly}); the scoreboard counts {@code rows} value rows a K tile, so a
+ * pass starts once its K tile's values are in. Group-scaled INT4 ({@code wInt4=2},
  * {@code org.llmnpu.isa.StreamedWeights}): a column's beats are, per group of 32 W rows, two multiplier beats (even
  * columns' then odd columns' unsigned multipliers, latched in {@code wStream_mult0/1}, no W write) and the group's
  * INT4 beats, each entry widened to {@code (q·u + 8) >> 4} by its column's multiplier (one 4×9-bit product an
@@ -42,10 +44,16 @@ final class NpuWeightStream {
   final Bool int4;
   /** The running GEMM streams an N:M W (values, then packed metadata; only on an N:M array). */
   final Bool nm;
-  private final UInt valueRows;
+  /** N:M: the packed metadata rows a column begins with, {@code ceil(S/P)}. */
+  private final UInt metaRows;
   /** Index fields a packed metadata byte holds on this NPU's N:M array (4 with 2:4, 2 with 4:8; 1 dense). */
   private final int fields;
-  /** The INT4 high half's write, the cycle after its beat arrived. */
+  /**
+   * The engine's W buffer takes an INT4 beat's two lines in one cycle (the dense engine: two banks by N-tile parity,
+   * {@link GemmEngine#wPairWrite}); on an N:M array the high half is written one cycle after the low half.
+   */
+  private final boolean pairWrites;
+  /** The INT4 high half's write, the cycle after its beat arrived (N:M arrays only; false with pair writes). */
   private final Bool second;
   private final UInt heldHigh;
   private final UInt nTiles;
@@ -82,16 +90,18 @@ final class NpuWeightStream {
     int4 = npu.reg0("wStream_int4", bool());
     boolean sparseArray = npu.config().weightSparsity().sparse();
     nm = sparseArray ? npu.reg0("wStream_nm", bool()) : boolLit(false);
-    valueRows = sparseArray ? npu.reg0("wStream_valueRows", uint(16)) : null;
+    metaRows = sparseArray ? npu.reg0("wStream_metaRows", uint(16)) : null;
     fields = !sparseArray ? 1 : npu.config().weightSparsity().group() == 4 ? 4 : 2;
-    nTiles = npu.reg0("wStream_nTiles", uint(16));
+    // N:M arrays only: the INT4 high half's delayed write is skipped past the last N tile
+    nTiles = sparseArray ? npu.reg0("wStream_nTiles", uint(16)) : null;
     fullTiles = npu.reg0("wStream_fullTiles", uint(gc.nTileBits() + 1));
     partialEnd = npu.reg0("wStream_partialEnd", uint(gc.nTileBits() + 1));
     kTilesIn = npu.reg0("wStream_kTiles", uint(gc.kTileBits() + 1));
     beat = npu.wireOf("wStream_beat", inStream.and(npu.resp));
-    second = npu.reg0Next("wStream_second", beat.and(int4));
-    heldHigh = npu.reg0("wStream_heldHigh", uint(8 * line));
-    written = npu.wireOf("wStream_written", mux(int4, second, beat));
+    pairWrites = !sparseArray;
+    second = pairWrites ? boolLit(false) : npu.reg0Next("wStream_second", beat.and(int4));
+    heldHigh = pairWrites ? null : npu.reg0("wStream_heldHigh", uint(8 * line));
+    written = pairWrites ? beat : npu.wireOf("wStream_written", mux(int4, second, beat));
     groupScaled = npu.reg0("wStream_groupScaled", bool());
     groupRow = npu.reg0("wStream_groupRow", uint(6));
     kRow = npu.reg0("wStream_kRow", uint(16));
@@ -102,11 +112,16 @@ final class NpuWeightStream {
 
   /** This cycle's W entries line (INT8, or an INT4 half unpacked) and whether it writes values / packed indices. */
   UInt line;
+  /** With pair writes: an INT4 beat's high half unpacked, written into N tile {@code 2c + 1} beside {@link #line}. */
+  UInt highLine;
+  Bool pairWrite;
   Bool valueWrite;
   Bool metaWrite;
   /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile outside GEMM_STREAM). */
   UInt tile;
   UInt entryRow;
+  /** The W row (K row; N:M: value row) a W-entry beat writes, the scoreboard's K-tile count. */
+  private UInt valueRow;
 
   /** The stream's W buffer writes ({@link #line}, {@link #valueWrite}, …), built before the engine's ports. */
   void writes() {
@@ -115,27 +130,38 @@ final class NpuWeightStream {
     UInt lineData = npu.mem_resp_data;
     npu.whenDo(beat.and(multiplierBeat).and(groupRow.eq(0)), () -> mult0.set(lineData));
     npu.whenDo(beat.and(multiplierBeat).and(groupRow.eq(1)), () -> mult1.set(lineData));
-    npu.whenDo(beat.and(int4), () -> heldHigh.set(mux(groupScaled, unpackScaled(lineData, lineBytes / 2, lineBytes),
-        unpack(lineData, lineBytes / 2, lineBytes))));
+    java.util.function.Supplier<UInt> highHalf = () -> mux(groupScaled, unpackScaled(lineData, lineBytes / 2,
+        lineBytes), unpack(lineData, lineBytes / 2, lineBytes));
     UInt lowHalf = mux(groupScaled, unpackScaled(lineData, 0, lineBytes), unpack(lineData, 0, lineBytes));
-    UInt int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, lowHalf));
+    UInt int4Data;
+    if (pairWrites) {
+      // one N tile (maxN ≤ cols): a beat's high half is past N and never written
+      highLine = npu.config().gemm().nTileBits() == 0 ? null : npu.wireOf("wStream_highLine", highHalf.get());
+      int4Data = lowHalf;
+    } else {
+      npu.whenDo(beat.and(int4), () -> heldHigh.set(highHalf.get()));
+      int4Data = npu.wireOf("wStream_int4Line", mux(second, heldHigh, lowHalf));
+    }
     line = npu.wireOf("wStream_line", mux(int4, int4Data, lineData));
     UInt tileBits = sp.row.resize(17).shiftLeft(1).resize(17);
-    UInt int4Tile = npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
+    UInt int4Tile = pairWrites ? tileBits
+        : npu.wireOf("wStream_int4Tile", mux(second, tileBits.add(1).resize(17), tileBits));
     int nb = npu.config().gemm().nTileBits();
     tile = npu.wireOf("wStream_tile", mux(inStream.and(int4), int4Tile.resize(nb), sp.row.resize(nb)));
-    Bool highInN = int4Tile.lt(nTiles.resize(17));
-    if (fields == 1) {
-      valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not())
-          .and(mux(int4, beat.or(second.and(highInN)), beat)));
+    if (pairWrites) {
+      // the high half of a column's last N tile past N goes into the buffer too: rows past N are never read
+      valueWrite = npu.wireOf("wStream_write", beat.and(multiplierBeat.not()));
+      pairWrite = highLine == null ? null : npu.wireOf("wStream_pairWrite", valueWrite.and(int4));
       return;
     }
+    Bool highInN = int4Tile.lt(nTiles.resize(17));
     UInt rowInColumn = mux(groupScaled, kRow, sp.beat.resize(16));
-    Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.ge(valueRows)));
+    Bool meta = npu.wireOf("wStream_meta", nm.and(rowInColumn.lt(metaRows)));
     int shift = Integer.numberOfTrailingZeros(fields);
     int entryBits = npu.config().gemm().kTileBits() + npu.config().gemm().rowBits();
-    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.sub(valueRows).shiftLeft(shift).resize(16),
-        rowInColumn).resize(entryBits));
+    valueRow = npu.wireOf("wStream_valueRow", mux(nm, rowInColumn.sub(metaRows).resize(16), rowInColumn)
+        .resize(entryBits));
+    entryRow = npu.wireOf("wStream_entryRow", mux(meta, rowInColumn.shiftLeft(shift).resize(entryBits), valueRow));
     valueWrite = npu.wireOf("wStream_write", inStream.and(multiplierBeat.not()).and(mux(int4,
         beat.or(second.and(highInN)), beat.and(meta.not()))));
     metaWrite = npu.wireOf("wStream_metaWrite", inStream.and(beat).and(meta));
@@ -149,6 +175,10 @@ final class NpuWeightStream {
     UInt row = npu.wireOf("wStream_wRow", mux(groupScaled, kRow, npu.dma.sp.beat.resize(16)).resize(rowBits));
     npu.io(engine.load.wAddress).set(NpuGemm.join(tile, gc.nTileBits(), row, gc.kTileBits() + gc.rowBits()));
     npu.io(engine.load.wData).set(mux(inStream, line, copyData));
+    if (engine.wPairWrite != null) {
+      npu.io(engine.wPairWrite).set(pairWrite);
+      npu.io(engine.wDataHigh).set(highLine);
+    }
     scoreboard(engine);
   }
 
@@ -170,10 +200,13 @@ final class NpuWeightStream {
     if (fields > 1) {
       nm.set(dec.wStream.and(dec.sparseGemm));
     }
-    if (valueRows != null) {
-      valueRows.set(dec.wRows.shiftRight(1).resize(16));
+    if (metaRows != null) {
+      int shift = Integer.numberOfTrailingZeros(fields);
+      metaRows.set(dec.wRows.shiftRight(1).resize(16).add(fields - 1).resize(16).shiftRight(shift).resize(16));
     }
-    nTiles.set(dec.nTiles);
+    if (nTiles != null) {
+      nTiles.set(dec.nTiles);
+    }
     int bits = fullTiles.width();
     fullTiles.set(mux(dec.wStream, uintLit(0, bits), uintLit((1L << bits) - 1, bits)));
     partialEnd.set(mux(dec.wInt4, uintLit(2, bits), uintLit(1, bits)));
@@ -213,7 +246,7 @@ final class NpuWeightStream {
     npu.whenDo(inStream.and(npu.fire), dma.ext::advance);
     npu.whenDo(inStream.and(written), () -> {
       UInt step = mux(int4, uintLit(2, fullTiles.width()), uintLit(1, fullTiles.width()));
-      UInt wRow = mux(groupScaled, kRow, sp.beat.resize(16));
+      UInt wRow = valueRow != null ? valueRow : mux(groupScaled, kRow, sp.beat.resize(16));
       npu.whenElse(sp.lastInRow(), () -> {
         fullTiles.set(fullTiles.add(step));
         partialEnd.set(partialEnd.add(step));
@@ -221,7 +254,8 @@ final class NpuWeightStream {
         groupRow.set(uintLit(0, groupRow.width()));
         kRow.set(uintLit(0, kRow.width()));
       }, () -> {
-        npu.whenDo(wRow.lsbs(rowBits).eq(rows - 1).and(nm.not()).and(multiplierBeat.not()),
+        Bool metaBeat = metaRows == null ? boolLit(false) : nm.and(sp.beat.resize(16).lt(metaRows));
+        npu.whenDo(wRow.lsbs(rowBits).eq(rows - 1).and(metaBeat.not()).and(multiplierBeat.not()),
             () -> kTilesIn.set(kTilesIn.add(1)));
         npu.whenDo(groupScaled, () -> {
           groupRow.set(mux(groupRow.eq(33), uintLit(0, 6), groupRow.add(1)));
@@ -233,9 +267,12 @@ final class NpuWeightStream {
     });
   }
 
-  /** The stream wants to issue a request this cycle (INT4: not in the cycle after one was accepted). */
+  /**
+   * The stream wants to issue a request this cycle (every cycle with pair writes; INT4 on an N:M array: not in the
+   * cycle after one was accepted).
+   */
   Bool requests(Bool justFired) {
-    return inStream.and(int4.not().or(justFired.not()));
+    return pairWrites ? inStream : inStream.and(int4.not().or(justFired.not()));
   }
 
   /** The beat of a streamed row's last line column is short (W row bytes not a multiple of the line). */
