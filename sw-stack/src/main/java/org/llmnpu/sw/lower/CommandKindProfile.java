@@ -42,16 +42,85 @@ public final class CommandKindProfile {
     LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, WeightFormats.bits(format),
         WeightFormats.group(format), WeightFormats.sparsity(format), WeightFormats.mx(format));
     DecoderLowering lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion);
-    Profiler sink = new Profiler(new CommandCostSink(p));
-    lowering.emit(new int[tokens], pos0, false, sink);
-    return sink.rows.values().stream().map(r -> new Row(r.kind, r.commands, r.cycles))
+    return profile(c, p, maxContext, blockMax, format, fusion, tokens, pos0).rows.values().stream()
+        .map(r -> new Row(r.kind, r.commands, r.cycles))
         .sorted(Comparator.comparingLong(Row::cycles).reversed().thenComparing(Row::kind)).toList();
+  }
+
+  /**
+   * One DSP program's share of a step's {@code dsprun}s (joined runs split into the programs they join).
+   *
+   * @param program    the program's routine ({@code rmsnorm}, {@code softmax}, {@code quantize}, …; {@code merged}
+   *                   copies of one routine as {@code softmax ×4}), or {@link #FIXED}
+   * @param runs       how many times it runs (as a run or part of a joined run)
+   * @param words      the instruction words loaded for it
+   * @param loadCycles the program-memory beats those words take ({@code ceil(8·words / line)} for each run)
+   * @param execCycles its issue cycles on its own, interlock stalls included ({@code DspProgram.cycles})
+   */
+  public record ProgramRow(String program, long runs, long words, long loadCycles, long execCycles) {
+  }
+
+  /** What is left of the {@code dsprun}s' cycles: command fetch, memory latency, waits, stalls at joins. */
+  public static final String FIXED = "per dsprun: fetch, memory latency, waits, joins";
+
+  /** The {@code dsprun} cycles of the same step as {@link #of} by DSP program, largest first. */
+  public static List<ProgramRow> programs(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format,
+                                          Fusion fusion, int tokens, int pos0) {
+    return profile(c, p, maxContext, blockMax, format, fusion, tokens, pos0).programs.values().stream()
+        .map(r -> new ProgramRow(r.kind, r.commands, r.words, r.load, r.cycles))
+        .sorted(Comparator.comparingLong((ProgramRow r) -> r.loadCycles() + r.execCycles()).reversed()
+            .thenComparing(ProgramRow::program)).toList();
+  }
+
+  private static Profiler profile(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format,
+                                  Fusion fusion, int tokens, int pos0) {
+    LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, WeightFormats.bits(format),
+        WeightFormats.group(format), WeightFormats.sparsity(format), WeightFormats.mx(format));
+    DecoderLowering lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion);
+    Profiler sink = new Profiler(new CommandCostSink(p), p);
+    lowering.emit(new int[tokens], pos0, false, sink);
+    return sink;
+  }
+
+  /** The routine a program runs: its name's first word; copies merged into one program as {@code routine ×n}. */
+  static String programKey(DspProgram program) {
+    String name = program.name();
+    if (!name.startsWith("merged [")) {
+      return name.split("[ @\\[(]")[0];
+    }
+    int copies = 0;
+    int depth = 0;
+    for (char ch : name.toCharArray()) {
+      if (ch == '[' && depth++ == 0) {
+        copies++;
+      } else if (ch == ']') {
+        depth--;
+      }
+    }
+    return name.substring("merged [".length()).split("[ @\\[(]")[0] + " \u00d7" + copies;
+  }
+
+  /** The program rows as a Markdown table, each with its share of all {@code dsprun} cycles. */
+  public static String programTable(List<ProgramRow> rows) {
+    long total = rows.stream().mapToLong(r -> r.loadCycles() + r.execCycles()).sum();
+    StringBuilder s = new StringBuilder("| DSP program | runs | words loaded | load beats | execution cycles | share |\n"
+        + "|---|---:|---:|---:|---:|---:|\n");
+    for (ProgramRow r : rows) {
+      s.append(String.format(java.util.Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %.3f |%n", r.program(), r.runs(),
+          r.words(), r.loadCycles(), r.execCycles(), total == 0 ? 0 : (r.loadCycles() + r.execCycles()) / (double) total));
+    }
+    s.append(String.format(java.util.Locale.ROOT, "| total dsprun | | %,d | %,d | %,d | 1.000 |%n",
+        rows.stream().mapToLong(ProgramRow::words).sum(), rows.stream().mapToLong(ProgramRow::loadCycles).sum(),
+        rows.stream().mapToLong(ProgramRow::execCycles).sum()));
+    return s.toString();
   }
 
   private static final class Tally {
     final String kind;
     long commands;
     long cycles;
+    long words;
+    long load;
 
     Tally(String kind) {
       this.kind = kind;
@@ -62,10 +131,15 @@ public final class CommandKindProfile {
   private static final class Profiler implements CommandSink {
     private final CommandCostSink cost;
     private final Map<String, Tally> rows = new TreeMap<>();
+    private final Map<String, Tally> programs = new TreeMap<>();
+    private final int line;
+    private final org.llmnpu.isa.dsp.DspPipeline pipeline;
     private long last;
 
-    Profiler(CommandCostSink cost) {
+    Profiler(CommandCostSink cost, MachineParams p) {
       this.cost = cost;
+      this.line = p.lineBytes();
+      this.pipeline = p.dsp().pipeline();
     }
 
     @Override
@@ -76,8 +150,28 @@ public final class CommandKindProfile {
 
     @Override
     public void dspRun(long address, DspProgram program) {
-      cost.dspRun(address, program);
-      charge("dsprun " + program.name().split("[ @\\[(]")[0]);
+      dspRun(address, program, List.of(program));
+    }
+
+    @Override
+    public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
+      cost.dspRun(address, run);
+      long before = last;
+      charge("dsprun " + run.name().split("[ @\\[(]")[0]);
+      long rest = last - before;
+      for (DspProgram part : parts) {
+        Tally t = programs.computeIfAbsent(programKey(part), Tally::new);
+        long load = (8L * part.size() + line - 1) / line;
+        long exec = part.cycles(pipeline);
+        t.commands++;
+        t.words += part.size();
+        t.load += load;
+        t.cycles += exec;
+        rest -= load + exec;
+      }
+      Tally fixed = programs.computeIfAbsent(FIXED, Tally::new);
+      fixed.commands++;
+      fixed.cycles += rest;
     }
 
     private void charge(String kind) {

@@ -15,6 +15,11 @@ interface CommandSink {
   /** A {@code dsprun} of {@code program}, placed in external memory at {@code address}. */
   void dspRun(long address, DspProgram program);
 
+  /** A {@code dsprun} of {@code run}, the programs {@code parts} joined ({@link DspChain}), at {@code address}. */
+  default void dspRun(long address, DspProgram run, java.util.List<DspProgram> parts) {
+    dspRun(address, run);
+  }
+
   /** The commands of layer {@code layer} of a block start here. */
   default void layerStart(int layer) {
   }

@@ -96,8 +96,9 @@ final class CommandStream {
     if (pending.isEmpty()) {
       return;
     }
-    for (DspProgram run : DspChain.chain(pending, programDepth)) {
-      sink.dspRun(pool.applyAsLong(run), run);
+    for (List<DspProgram> parts : DspChain.groups(pending, programDepth)) {
+      DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+      sink.dspRun(pool.applyAsLong(run), run, parts);
     }
     pending.clear();
   }

@@ -29,14 +29,19 @@ final class DspChain {
 
   /** The runs of {@code programs} in order, consecutive ones joined while the joined program fits {@code depth}. */
   static List<DspProgram> chain(List<DspProgram> programs, int depth) {
-    List<DspProgram> runs = new ArrayList<>();
+    return groups(programs, depth).stream().map(g -> g.size() == 1 ? g.get(0) : join(g)).toList();
+  }
+
+  /** The programs each run of {@link #chain} joins, in order (one program for a run that is not joined). */
+  static List<List<DspProgram>> groups(List<DspProgram> programs, int depth) {
+    List<List<DspProgram>> runs = new ArrayList<>();
     List<DspProgram> current = new ArrayList<>();
     int size = 0;
     for (DspProgram p : programs) {
       if (!joinable(p)) {
         flush(current, runs);
         size = 0;
-        runs.add(p);
+        runs.add(List.of(p));
         continue;
       }
       int added = current.isEmpty() ? p.size() : p.size() - 1 + (needsReset(p) ? 1 : 0);
@@ -52,11 +57,9 @@ final class DspChain {
     return runs;
   }
 
-  private static void flush(List<DspProgram> current, List<DspProgram> runs) {
-    if (current.size() == 1) {
-      runs.add(current.get(0));
-    } else if (current.size() > 1) {
-      runs.add(join(current));
+  private static void flush(List<DspProgram> current, List<List<DspProgram>> runs) {
+    if (!current.isEmpty()) {
+      runs.add(List.copyOf(current));
     }
     current.clear();
   }

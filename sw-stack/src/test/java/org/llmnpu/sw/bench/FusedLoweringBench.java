@@ -56,6 +56,9 @@ class FusedLoweringBench {
           : "decode at 16");
       System.out.print(CommandKindProfile.table(
           CommandKindProfile.of(c, p, CONTEXT, PROMPT, "int8", Fusion.FULL, step[0], step[1])));
+      System.out.printf("%nthe dsprun cycles by DSP program (a joined run split into its programs):%n");
+      System.out.print(CommandKindProfile.programTable(
+          CommandKindProfile.programs(c, p, CONTEXT, PROMPT, "int8", Fusion.FULL, step[0], step[1])));
     }
   }
 }
