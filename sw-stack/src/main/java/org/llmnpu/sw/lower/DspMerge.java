@@ -49,21 +49,15 @@ final class DspMerge {
   }
 
   /**
-   * {@code program} as straight-line code (its loops of one iteration inlined: idx is 0 in both) with its
+   * {@code program} as straight-line code (its loops unrolled, {@link #unrolled}; {@code lanes} the DSP's) with its
    * registers reallocated, each value to the lowest register free from its definition to its last use (a
    * masked write updates its register in place; a value read before any write keeps its register); null
-   * when it has a loop of more iterations. Same results, as few registers as its live values need.
+   * when a loop does not unroll. Same results, as few registers as its live values need.
    */
-  static DspProgram compact(DspProgram program) {
-    List<DspInstruction> code = new ArrayList<>();
-    for (DspInstruction in : program.instructions()) {
-      if (in.op() == DspOp.LOOP) {
-        if (Math.max(1, in.imm() & 0xFFFF) != 1) {
-          return null;
-        }
-        continue;
-      }
-      code.add(in);
+  static DspProgram compact(DspProgram program, int lanes) {
+    List<DspInstruction> code = unrolled(program.instructions(), lanes);
+    if (code == null) {
+      return null;
     }
     int size = code.size();
     // values: a definition (unmasked write) starts one; reads and masked writes extend it
@@ -147,6 +141,61 @@ final class DspMerge {
           in.imm()));
     }
     return new DspProgram(program.name(), out);
+  }
+
+  /**
+   * {@code code} with its loops unrolled (straight-line code, same results), or null when it cannot be: iteration
+   * i's {@code LD}/{@code ST} rows are {@code imm + i} (what {@code idx} adds), and a masked instruction, which writes
+   * lane l iff {@code idx·lanes + l < len}, runs under {@code SETLEN max(0, len − i·lanes)} ({@code len} restored after
+   * the loop), so each lane of each iteration sees the same operations. Refused: a loop whose body sets the length,
+   * loops, halts or permutes lanes (those read {@code idx} otherwise), or an empty body.
+   */
+  static List<DspInstruction> unrolled(List<DspInstruction> code, int lanes) {
+    List<DspInstruction> out = new ArrayList<>();
+    long len = 0;
+    for (int pc = 0; pc < code.size(); pc++) {
+      DspInstruction in = code.get(pc);
+      if (in.op() == DspOp.SETLEN) {
+        len = Integer.toUnsignedLong(in.imm());
+      }
+      if (in.op() != DspOp.LOOP) {
+        out.add(in);
+        continue;
+      }
+      int count = Math.max(1, in.imm() & 0xFFFF);
+      int bodySize = in.imm() >>> 16;
+      if (bodySize == 0 || pc + bodySize >= code.size()) {
+        return null;
+      }
+      List<DspInstruction> body = code.subList(pc + 1, pc + 1 + bodySize);
+      boolean masked = false;
+      for (DspInstruction b : body) {
+        DspOp op = b.op();
+        if (op == DspOp.SETLEN || op == DspOp.LOOP || op == DspOp.HALT || op.permutes()) {
+          return null;
+        }
+        masked |= b.masked();
+      }
+      for (int i = 0; i < count; i++) {
+        if (masked && count > 1) {
+          out.add(setLength(Math.max(0, len - (long) i * lanes)));
+        }
+        for (DspInstruction b : body) {
+          boolean memory = b.op() == DspOp.LD || b.op() == DspOp.ST;
+          out.add(memory && i > 0 ? new DspInstruction(b.op(), b.rd(), b.ra(), b.rb(), b.rc(), b.masked(), b.aux(),
+              b.imm() + i) : b);
+        }
+      }
+      if (masked && count > 1) {
+        out.add(setLength(len));
+      }
+      pc += bodySize;
+    }
+    return out;
+  }
+
+  private static DspInstruction setLength(long len) {
+    return new DspInstruction(DspOp.SETLEN, 0, 0, 0, 0, false, 0, (int) len);
   }
 
   /** The registers {@code in} reads: its operands, and rd when it writes only some lanes (masked). */

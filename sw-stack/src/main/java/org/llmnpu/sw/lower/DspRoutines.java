@@ -242,14 +242,23 @@ final class DspRoutines {
   private List<DspProgram> compileMergedKernels(List<DspProgram> programs) {
     List<DspProgram> compact = new ArrayList<>();
     for (DspProgram p : programs) {
-      DspProgram c = DspMerge.compact(p);
+      DspProgram c = DspMerge.compact(p, lanes);
       if (c == null) {
         return programs;
       }
       compact.add(c);
     }
     List<DspProgram> runs = DspMerge.mergeRuns(compact, programDepth);
-    return runs.size() == programs.size() ? programs : runs;
+    if (runs.size() == programs.size()) {
+      return programs;
+    }
+    // a program that merged with none runs as compiled (its loops rolled: fewer words to load)
+    List<DspProgram> out = new ArrayList<>();
+    for (DspProgram run : runs) {
+      int alone = compact.indexOf(run);
+      out.add(alone >= 0 ? programs.get(alone) : run);
+    }
+    return out;
   }
 
   int executeStages() {

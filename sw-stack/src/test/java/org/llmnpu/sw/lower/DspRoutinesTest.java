@@ -137,6 +137,32 @@ class DspRoutinesTest {
     }
   }
   /**
+   * SoftMax over more than one row (decode's scores over 17 slots): loops unrolled ({@link DspMerge#unrolled}, the
+   * last row's mask by a {@code SETLEN} of what is left) so that copies merge; the merged runs leave the buffer as the
+   * separate ones, with fewer stalls, and an unrolled program alone equals its loop.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16})
+  void mergedMultiRowSoftmaxesEqualSeparateRuns(int lanes) {
+    for (int len : new int[] {lanes + 1, 2 * lanes, 2 * lanes + 3}) {
+      int rows = (len + lanes - 1) / lanes;
+      Function<DspRoutines, List<DspProgram>> softmaxes = r -> List.of(
+          r.kernel(DspKernel.SOFTMAX, len, new int[] {0}, new int[] {100}),
+          r.kernel(DspKernel.SOFTMAX, len, new int[] {rows}, new int[] {100 + rows}),
+          r.kernel(DspKernel.SOFTMAX, len, new int[] {2 * rows}, new int[] {100 + 2 * rows}));
+      List<DspProgram> runs = routines(lanes, 4).mergedKernels(softmaxes.apply(routines(lanes, 4)));
+      long[] stalls = compare(lanes, softmaxes, r -> r.mergedKernels(softmaxes.apply(r)));
+      if (rows == 2) {
+        // three rows' copies exceed the registers or the program memory: those run as compiled
+        assertTrue(runs.size() < 3, "len " + len + ": " + runs.size() + " runs");
+        assertTrue(stalls[1] < stalls[0], "len " + len + ": stalls " + stalls[1] + " against " + stalls[0]);
+      }
+      compare(lanes, softmaxes, r -> softmaxes.apply(r).stream()
+          .map(q -> new DspProgram(q.name(), DspMerge.unrolled(q.instructions(), lanes))).toList());
+    }
+  }
+
+  /**
    * The static quantization of the fused lowering ({@link DspRoutines#quantizeStatic}): codes
    * {@code saturate(rint(fp16(x·v)·k))} (some saturating) in the output rows' first 172 lanes, padding untouched, the
    * scale broadcast over its row; the pipelined program leaves the buffer as the plain one.
