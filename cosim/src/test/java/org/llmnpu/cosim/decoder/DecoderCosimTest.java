@@ -13,7 +13,8 @@ import org.llmnpu.verilator.SimModes;
  * images, status and every counter equal; also with the weights streamed into the array and the feed-forward's
  * GEMM epilogues on the PPM (the fused datapath's {@code gemm wStream=1} and {@code ppm=1}, built in the RTL), and
  * with the batched attention of {@code --fusion full}; {@code int4-g32} on the group-scaled INT4 stream
- * ({@code gemm wInt4=2}) and {@code s2_4} with its feed-forward epilogue on the PPM (the 2:4 NPU) at {@code full}.
+ * ({@code gemm wInt4=2}) and {@code s2_4} with its feed-forward epilogue on the PPM (the 2:4 NPU) at {@code full};
+ * at {@code full} with a 16-token prompt (the decode step's SoftMax over two DSP rows, merged two heads a run).
  */
 class DecoderCosimTest {
   @Test
@@ -43,6 +44,21 @@ class DecoderCosimTest {
   @Test
   void batchedAttentionIsBitExactOnTheRtl() throws Exception {
     assertBitExactOnTheRtl("full");
+  }
+
+  /**
+   * {@code full} with a 16-token prompt: the decode step's scores over 17 slots span two DSP rows, and the heads'
+   * SoftMax programs run unrolled and merged two a run.
+   */
+  @Test
+  void mergedTwoRowSoftmaxesAreBitExactOnTheRtl() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8", DecoderRun.Engine.RTL, 3,
+        0, 0, "full"), SimModes.local());
+    assertEquals(2, r.steps().size());
+    for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+    }
   }
 
   /** {@code int4-g32} at {@code full}: every block weight one group-scaled streamed GEMM a K chunk. */
