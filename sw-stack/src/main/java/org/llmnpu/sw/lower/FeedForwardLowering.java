@@ -14,10 +14,19 @@ final class FeedForwardLowering {
   /** The attention half left its Wo residual to this half's RMSNorm ({@code --fusion full}, {@link AttentionLowering}). */
   private final boolean withResidual;
 
+  /**
+   * DSP rows of a second token's gate, up (INT32 and dequantized), SiLU·up and codes ({@code --fusion full}): two
+   * tokens' DSP work in shared runs. The attention's score and probability rows ({@code rSc}, {@code rSc2}, {@code rP},
+   * consecutive), free while the feed-forward runs (a layer's attention is done with them, the next one writes them
+   * before it reads them); −1 when they are fewer than the five vectors' rows.
+   */
+  private final int rPair;
+
   FeedForwardLowering(LoweringEmitter emitter, boolean withResidual) {
     this.e = emitter;
     this.l = emitter.l;
     this.withResidual = withResidual;
+    this.rPair = withResidual && l.rPQ - l.rSc >= 5 * l.r.rows(l.c.hiddenDim()) ? l.rSc : -1;
   }
 
   /** Token t's x → RMSNorm → INT8 to sXS row t, after adding the Wo result when the attention half left it. */
@@ -94,14 +103,33 @@ final class FeedForwardLowering {
     // SiLU(gate)·up in real units, quantized with its own absmax: a static W2 input scale cost 0.07 nats of KL
     short siluScale = LoweringEmitter.half(s.of(StaticScales.Site.SILU, layer));
     int sigma = LoweredModel.shift(c.dim());
-    for (int t = 0; t < n; t++) {
-      long y = l.sY + (long) t * l.yStride;
-      b.dspIn(y, line, hidden, 1, l.rGate, Command.FMT_INT8, 0);
-      b.dspIn(y + upCodes, line, hidden, 1, l.rAcc3, Command.FMT_INT32, sigma);
-      e.run(r.scale(l.rAcc3, hidden, l.rDX + t, l.rWs3, null, -1, l.rUp));
-      e.run(r.scale(l.rGate, hidden, -1, -1, siluScale, -1, l.rSw));
-      e.run(r.quantize(l.rSw, hidden, l.rUp, l.rXQ, l.rDH + t));
-      b.dspOut(l.sXS + (long) t * l.xsStride, line, hidden, 1, l.rXQ, Command.FMT_INT8);
+    int hRows = r.rows(hidden);
+    for (int t = 0; t < n; t += rPair >= 0 && t + 1 < n ? 2 : 1) {
+      // token t in the layout's rows; with rPair, token t + 1 in its own, the two tokens' programs in shared runs
+      int pair = rPair >= 0 && t + 1 < n ? 2 : 1;
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> ups = new java.util.ArrayList<>();
+      java.util.List<org.llmnpu.isa.dsp.DspProgram> silus = new java.util.ArrayList<>();
+      java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
+      for (int i = 0; i < pair; i++) {
+        int gate = i == 0 ? l.rGate : rPair;
+        int acc = i == 0 ? l.rAcc3 : rPair + hRows;
+        int up = i == 0 ? l.rUp : rPair + 2 * hRows;
+        int sw = i == 0 ? l.rSw : rPair + 3 * hRows;
+        int xq = i == 0 ? l.rXQ : rPair + 4 * hRows;
+        long y = l.sY + (long) (t + i) * l.yStride;
+        b.dspIn(y, line, hidden, 1, gate, Command.FMT_INT8, 0);
+        b.dspIn(y + upCodes, line, hidden, 1, acc, Command.FMT_INT32, sigma);
+        ups.add(r.scale(acc, hidden, l.rDX + t + i, l.rWs3, null, -1, up));
+        silus.add(r.scale(gate, hidden, -1, -1, siluScale, -1, sw));
+        codes.add(new DspQuantizer.Vector(sw, hidden, up, xq, l.rDH + t + i));
+      }
+      r.merged(ups).forEach(e::run);
+      r.merged(silus).forEach(e::run);
+      r.quantizeRuns(codes).forEach(e::run);
+      for (int i = 0; i < pair; i++) {
+        b.dspOut(l.sXS + (long) (t + i) * l.xsStride, line, hidden, 1, i == 0 ? l.rXQ : rPair + 4 * hRows,
+            Command.FMT_INT8);
+      }
     }
     e.weight(m.w2[layer], hidden, c.dim());
     e.gemmTiled(n, hidden, c.dim(), l.sXS, l.xsStride);

@@ -581,13 +581,35 @@ public final class PhaseCostModel extends CommandCosts {
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
-    for (int t = 0; t < n; t++) {
-      dspIn(1, c.hiddenDim(), INT8);
-      dspIn(1, c.hiddenDim(), INT32);
-      run("up scale", () -> r.scale(0, c.hiddenDim(), 1, 2, null, -1, 4));
-      run("hidden code scale", () -> r.scale(0, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, 3));
-      run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), 1, 0, 0));
-      dspOut(1, c.hiddenDim(), INT8);
+    // two tokens' DSP work in shared runs at full when the attention's score rows hold a second token's vectors
+    int lanes = p.dsp().lanes();
+    int ctxRows = (Math.max(maxContext, c.vocabSize()) + lanes - 1) / lanes;
+    int scoreRows = Math.max(ctxRows, DspQuantizer.MAX_VECTORS * ((maxContext + lanes - 1) / lanes));
+    boolean pairs = chainRuns && 3 * scoreRows >= 5 * ((c.hiddenDim() + lanes - 1) / lanes);
+    for (int t = 0; t < n; t += pairs && t + 1 < n ? 2 : 1) {
+      int pair = pairs && t + 1 < n ? 2 : 1;
+      for (int i = 0; i < pair; i++) {
+        dspIn(1, c.hiddenDim(), INT8);
+        dspIn(1, c.hiddenDim(), INT32);
+      }
+      runAll(java.util.List.of("feed-forward DSP runs", pair), () -> {
+        java.util.List<DspProgram> ups = new java.util.ArrayList<>();
+        java.util.List<DspProgram> silus = new java.util.ArrayList<>();
+        java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
+        for (int i = 0; i < pair; i++) {
+          int base = 8 * i;
+          ups.add(r.scale(base, c.hiddenDim(), base + 1, base + 2, null, -1, base + 4));
+          silus.add(r.scale(base, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, base + 3));
+          codes.add(new DspQuantizer.Vector(base, c.hiddenDim(), base + 1, base, base));
+        }
+        java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(ups));
+        runs.addAll(r.merged(silus));
+        runs.addAll(r.quantizeRuns(codes));
+        return runs;
+      });
+      for (int i = 0; i < pair; i++) {
+        dspOut(1, c.hiddenDim(), INT8);
+      }
     }
     gemms(n, c.hiddenDim(), c.dim());
     for (int t = 0; t < n; t++) {
