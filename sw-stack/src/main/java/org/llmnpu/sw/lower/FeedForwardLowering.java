@@ -26,7 +26,20 @@ final class FeedForwardLowering {
     this.e = emitter;
     this.l = emitter.l;
     this.withResidual = withResidual;
-    this.rPair = withResidual && l.rPQ - l.rSc >= 5 * l.r.rows(l.c.hiddenDim()) ? l.rSc : -1;
+    this.rPair = withResidual && l.rPQ - l.rSc >= 5 * l.r.rows(Math.max(l.c.hiddenDim(), l.c.dim())) ? l.rSc : -1;
+  }
+
+  /** {@link #normQuantize} of block tokens 0..n−1: two at a time in shared runs when {@link #rPair} is set. */
+  private void normQuantizeAll(int n) {
+    for (int t = 0; t < n; t++) {
+      if (rPair >= 0 && t + 1 < n) {
+        e.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride, l.xsStride,
+            rPair);
+        t++;
+      } else {
+        normQuantize(t);
+      }
+    }
   }
 
   /** Token t's x → RMSNorm → INT8 to sXS row t, after adding the Wo result when the attention half left it. */
@@ -88,9 +101,7 @@ final class FeedForwardLowering {
     StaticScales s = e.epilogue;
     PpmEpilogues ep = m.epilogues;
     e.inputScale = s.of(StaticScales.Site.W13_IN, layer);
-    for (int t = 0; t < n; t++) {
-      normQuantize(t);
-    }
+    normQuantizeAll(n);
     e.inputScale = 0;
     boolean int4 = m.bits == 4;
     long w = ep.w13(layer);

@@ -1,5 +1,7 @@
 package org.llmnpu.sw.lower;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.ToLongFunction;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.dsp.DspKernel;
@@ -115,6 +117,46 @@ final class LoweringEmitter {
     normQuantizeRuns(l.rX2, gamma, normScaleRow);
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
     b.dspOut(xs, l.line, dim, 1, l.rXQ, Command.FMT_INT8);
+  }
+
+  /**
+   * {@link #residualNormQuantize} of tokens t and t + 1 of a block of several tokens, token t + 1's five dim-wide
+   * vectors (result, x, new x, RMSNorm, codes) at DSP rows from {@code pairRows}: the two tokens' residual scales,
+   * RMSNorms and quantizations in shared runs ({@link DspRoutines#mergedKernels}, {@link DspRoutines#quantizeRuns}),
+   * the same values as one token after the other. Token t + 1 uses the scale rows
+   * after t's ({@code scaleRow + 1}, {@code normScaleRow + 1}) and writes its codes {@code xsStride} after t's.
+   */
+  void residualNormQuantizePair(int t, int scaleRow, int wsRow, int gamma, int normScaleRow, long xs, long xsStride,
+                                int pairRows) {
+    int dim = l.c.dim();
+    int rows = l.r.rows(dim);
+    List<DspProgram> scales = new ArrayList<>();
+    List<DspProgram> norms = new ArrayList<>();
+    List<DspProgram> codes = new ArrayList<>();
+    List<DspQuantizer.Vector> vectors = new ArrayList<>();
+    int[][] at = new int[2][];
+    for (int i = 0; i < 2; i++) {
+      // acc, x, new x, RMSNorm, codes
+      at[i] = i == 0 ? new int[] {l.rAcc, l.rX, l.rX2, l.rXN, l.rXQ}
+          : new int[] {pairRows, pairRows + rows, pairRows + 2 * rows, pairRows + 3 * rows, pairRows + 4 * rows};
+      resultIn((long) (t + i) * l.yStride, dim, at[i][0], wsRow);
+      b.dspIn(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][1], Command.FMT_FP16, 0);
+      scales.add(l.r.scale(at[i][0], dim, scaleRow + i, channelScales(wsRow), null, at[i][1], at[i][2]));
+      norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][2], gamma}, new int[] {at[i][3]}));
+      if (inputScale > 0) {
+        codes.add(l.r.quantizeStatic(at[i][3], dim, -1, half(1 / inputScale), at[i][4], normScaleRow + i,
+            half(inputScale)));
+      } else {
+        vectors.add(new DspQuantizer.Vector(at[i][3], dim, -1, at[i][4], normScaleRow + i));
+      }
+    }
+    l.r.mergedKernels(scales).forEach(this::run);
+    l.r.mergedKernels(norms).forEach(this::run);
+    (inputScale > 0 ? l.r.mergedKernels(codes) : l.r.quantizeRuns(vectors)).forEach(this::run);
+    for (int i = 0; i < 2; i++) {
+      b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
+      b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][4], Command.FMT_INT8);
+    }
   }
 
   /** x_t += dequantize(Y_t) (a dim-wide result of the last block GEMM). */

@@ -563,10 +563,56 @@ public final class PhaseCostModel extends CommandCosts {
     dspOut(1, c.dim(), INT8);
   }
 
+  /**
+   * Whether the fused feed-forward handles two tokens at a time (as {@link FeedForwardLowering}): at full, when the
+   * attention's score rows hold a second token's five vectors.
+   */
+  private boolean feedForwardPairs() {
+    int lanes = p.dsp().lanes();
+    int ctxRows = (Math.max(maxContext, c.vocabSize()) + lanes - 1) / lanes;
+    int scoreRows = Math.max(ctxRows, DspQuantizer.MAX_VECTORS * ((maxContext + lanes - 1) / lanes));
+    return chainRuns && 3 * scoreRows >= 5 * ((Math.max(c.hiddenDim(), c.dim()) + lanes - 1) / lanes);
+  }
+
+  /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
+  private void feedForwardNormPair() {
+    for (int i = 0; i < 2; i++) {
+      resultIn(oK, c.dim());
+      dspIn(1, c.dim(), FP16);
+    }
+    runAll(java.util.List.of("feed-forward norm pair", epilogue), () -> {
+      java.util.List<DspProgram> scales = new java.util.ArrayList<>();
+      java.util.List<DspProgram> norms = new java.util.ArrayList<>();
+      java.util.List<DspProgram> codes = new java.util.ArrayList<>();
+      java.util.List<DspQuantizer.Vector> vectors = new java.util.ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        int base = 8 * i;
+        scales.add(r.scale(base, c.dim(), base + 1, channelScales(), null, base + 4, base + 5));
+        norms.add(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {base, base + 1}, new int[] {base + 2}));
+        codes.add(r.quantizeStatic(base, c.dim(), -1, (short) 0x3C00, base + 3, base + 1, (short) 0x3C00));
+        vectors.add(new DspQuantizer.Vector(base, c.dim(), -1, base + 3, base + 1));
+      }
+      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
+      runs.addAll(r.mergedKernels(norms));
+      runs.addAll(epilogue ? r.mergedKernels(codes) : r.quantizeRuns(vectors));
+      return runs;
+    });
+    for (int i = 0; i < 2; i++) {
+      dspOut(1, c.dim(), FP16);
+      dspOut(1, c.dim(), INT8);
+    }
+  }
+
   /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
   private void feedForwardThroughPpm(int n) {
+    boolean pairs = feedForwardPairs();
     for (int t = 0; t < n; t++) {
-      feedForwardNorm();
+      if (pairs && t + 1 < n && !keepsX) {
+        feedForwardNormPair();
+        t++;
+      } else {
+        feedForwardNorm();
+      }
     }
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
@@ -581,11 +627,6 @@ public final class PhaseCostModel extends CommandCosts {
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
-    // two tokens' DSP work in shared runs at full when the attention's score rows hold a second token's vectors
-    int lanes = p.dsp().lanes();
-    int ctxRows = (Math.max(maxContext, c.vocabSize()) + lanes - 1) / lanes;
-    int scoreRows = Math.max(ctxRows, DspQuantizer.MAX_VECTORS * ((maxContext + lanes - 1) / lanes));
-    boolean pairs = chainRuns && 3 * scoreRows >= 5 * ((c.hiddenDim() + lanes - 1) / lanes);
     for (int t = 0; t < n; t += pairs && t + 1 < n ? 2 : 1) {
       int pair = pairs && t + 1 < n ? 2 : 1;
       for (int i = 0; i < pair; i++) {
