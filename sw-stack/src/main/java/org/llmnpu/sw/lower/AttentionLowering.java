@@ -51,7 +51,13 @@ final class AttentionLowering {
       b.load(vBase, m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
     }
     for (int t = 0; t < n; t++) {
-      e.normQuantize(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride);
+      if (batched != null && l.rPair >= 0 && t + 1 < n) {
+        // at full two tokens' RMSNorms and quantizations share runs
+        e.normQuantizePair(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride, l.xsStride, l.rPair);
+        t++;
+      } else {
+        e.normQuantize(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride);
+      }
     }
     e.weight(m.wQkv[layer], c.dim(), m.qkvN);
     e.gemmTiled(n, c.dim(), m.qkvN, l.sXS, l.xsStride);

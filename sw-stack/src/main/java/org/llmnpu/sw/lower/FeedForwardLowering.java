@@ -14,19 +14,14 @@ final class FeedForwardLowering {
   /** The attention half left its Wo residual to this half's RMSNorm ({@code --fusion full}, {@link AttentionLowering}). */
   private final boolean withResidual;
 
-  /**
-   * DSP rows of a second token's gate, up (INT32 and dequantized), SiLU·up and codes ({@code --fusion full}): two
-   * tokens' DSP work in shared runs. The attention's score and probability rows ({@code rSc}, {@code rSc2}, {@code rP},
-   * consecutive), free while the feed-forward runs (a layer's attention is done with them, the next one writes them
-   * before it reads them); −1 when they are fewer than the five vectors' rows.
-   */
+  /** {@link LoweringLayout#rPair} at {@code --fusion full}: two tokens' DSP work in shared runs; −1 without. */
   private final int rPair;
 
   FeedForwardLowering(LoweringEmitter emitter, boolean withResidual) {
     this.e = emitter;
     this.l = emitter.l;
     this.withResidual = withResidual;
-    this.rPair = withResidual && l.rPQ - l.rSc >= 5 * l.r.rows(Math.max(l.c.hiddenDim(), l.c.dim())) ? l.rSc : -1;
+    this.rPair = withResidual ? l.rPair : -1;
   }
 
   /** {@link #normQuantize} of block tokens 0..n−1: two at a time in shared runs when {@link #rPair} is set. */

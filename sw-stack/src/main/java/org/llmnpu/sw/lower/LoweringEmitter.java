@@ -120,6 +120,41 @@ final class LoweringEmitter {
   }
 
   /**
+   * {@link #normQuantize} of tokens t and t + 1 of a block of several tokens, token t + 1's x, RMSNorm and codes at DSP
+   * rows from {@code pairRows}: the two RMSNorms and quantizations in shared runs, the same values as one token after
+   * the other. Token t + 1's scale goes to {@code scaleRow + 1}, its codes {@code xsStride} after t's.
+   */
+  void normQuantizePair(int t, int gamma, int scaleRow, long xs, long xsStride, int pairRows) {
+    int dim = l.c.dim();
+    int rows = l.r.rows(dim);
+    int[][] at = {{l.rX, l.rXN, l.rXQ}, {pairRows, pairRows + rows, pairRows + 2 * rows}};
+    List<DspProgram> norms = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      b.dspIn(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][0], Command.FMT_FP16, 0);
+      norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][0], gamma}, new int[] {at[i][1]}));
+    }
+    l.r.mergedKernels(norms).forEach(this::run);
+    quantizePair(at[0][1], at[1][1], at[0][2], at[1][2], scaleRow);
+    for (int i = 0; i < 2; i++) {
+      b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][2], Command.FMT_INT8);
+    }
+  }
+
+  /** Two dim-wide vectors to INT8 codes (static scale when {@link #inputScale} is set) in shared runs. */
+  private void quantizePair(int in0, int in1, int out0, int out1, int scaleRow) {
+    int dim = l.c.dim();
+    if (inputScale > 0) {
+      l.r.mergedKernels(List.of(
+          l.r.quantizeStatic(in0, dim, -1, half(1 / inputScale), out0, scaleRow, half(inputScale)),
+          l.r.quantizeStatic(in1, dim, -1, half(1 / inputScale), out1, scaleRow + 1, half(inputScale))))
+          .forEach(this::run);
+    } else {
+      l.r.quantizeRuns(List.of(new DspQuantizer.Vector(in0, dim, -1, out0, scaleRow),
+          new DspQuantizer.Vector(in1, dim, -1, out1, scaleRow + 1))).forEach(this::run);
+    }
+  }
+
+  /**
    * {@link #residualNormQuantize} of tokens t and t + 1 of a block of several tokens, token t + 1's five dim-wide
    * vectors (result, x, new x, RMSNorm, codes) at DSP rows from {@code pairRows}: the two tokens' residual scales,
    * RMSNorms and quantizations in shared runs ({@link DspRoutines#mergedKernels}, {@link DspRoutines#quantizeRuns}),
@@ -132,8 +167,6 @@ final class LoweringEmitter {
     int rows = l.r.rows(dim);
     List<DspProgram> scales = new ArrayList<>();
     List<DspProgram> norms = new ArrayList<>();
-    List<DspProgram> codes = new ArrayList<>();
-    List<DspQuantizer.Vector> vectors = new ArrayList<>();
     int[][] at = new int[2][];
     for (int i = 0; i < 2; i++) {
       // acc, x, new x, RMSNorm, codes
@@ -143,16 +176,10 @@ final class LoweringEmitter {
       b.dspIn(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][1], Command.FMT_FP16, 0);
       scales.add(l.r.scale(at[i][0], dim, scaleRow + i, channelScales(wsRow), null, at[i][1], at[i][2]));
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][2], gamma}, new int[] {at[i][3]}));
-      if (inputScale > 0) {
-        codes.add(l.r.quantizeStatic(at[i][3], dim, -1, half(1 / inputScale), at[i][4], normScaleRow + i,
-            half(inputScale)));
-      } else {
-        vectors.add(new DspQuantizer.Vector(at[i][3], dim, -1, at[i][4], normScaleRow + i));
-      }
     }
     l.r.mergedKernels(scales).forEach(this::run);
     l.r.mergedKernels(norms).forEach(this::run);
-    (inputScale > 0 ? l.r.mergedKernels(codes) : l.r.quantizeRuns(vectors)).forEach(this::run);
+    quantizePair(at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow);
     for (int i = 0; i < 2; i++) {
       b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][4], Command.FMT_INT8);

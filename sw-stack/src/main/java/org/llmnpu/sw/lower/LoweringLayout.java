@@ -88,6 +88,13 @@ final class LoweringLayout {
   final int ctxRows;
   /** Staging rows of the K-chunk partials ({@link KSplit}); none when no GEMM is split. */
   final int rPart;
+  /**
+   * A second token's DSP rows for the RMSNorms and the fused feed-forward's runs of two tokens at a time
+   * ({@code --fusion full}): the attention's score and probability rows ({@code rSc}, {@code rSc2}, {@code rP},
+   * consecutive; free outside the attention's score runs, and the LM head writes them before it reads them) when they
+   * hold five vectors of max(hidden, dim); else −1.
+   */
+  final int rPair;
   /** Heads whose probabilities are quantized in one run (1..3, as many as the DSP's rows hold). */
   final int headGroup;
   /** K chunk of a GEMM whose K exceeds maxK: the largest multiple of the line not above maxK. */
@@ -230,6 +237,7 @@ final class LoweringLayout {
     rP = dsp(Math.max(ctxRows, group * sRows));
     rPQ = dsp(group * sRows);
     rDP = dsp(group);
+    rPair = rPQ - rSc >= 5 * r.rows(Math.max(c.hiddenDim(), c.dim())) ? rSc : -1;
     if (dspNext > p.dsp().rows()) {
       throw new IllegalArgumentException("the lowering needs " + dspNext + " DSP buffer rows (blockMax " + blockMax
           + ", maxContext " + model.maxContext() + ") but the DSP has " + p.dsp().rows());

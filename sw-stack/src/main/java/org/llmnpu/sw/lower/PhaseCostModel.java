@@ -296,7 +296,12 @@ public final class PhaseCostModel extends CommandCosts {
       load(pos, kvBytes);
     }
     for (int t = 0; t < n; t++) {
-      normQuantize();
+      if (feedForwardPairs() && t + 1 < n) {
+        normQuantizePair();
+        t++;
+      } else {
+        normQuantize();
+      }
     }
     gemms(n, c.dim(), qkvN);
     int qRows = r.rows(nq);
@@ -574,6 +579,32 @@ public final class PhaseCostModel extends CommandCosts {
     return chainRuns && 3 * scoreRows >= 5 * ((Math.max(c.hiddenDim(), c.dim()) + lanes - 1) / lanes);
   }
 
+  /** Two tokens' {@link #normQuantize} in shared runs, as {@link LoweringEmitter#normQuantizePair}. */
+  private void normQuantizePair() {
+    dspIn(1, c.dim(), FP16);
+    dspIn(1, c.dim(), FP16);
+    runAll(java.util.List.of("norm pair", epilogue), () -> {
+      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(java.util.List.of(
+          r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 1}, new int[] {2}),
+          r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {8, 9}, new int[] {10}))));
+      runs.addAll(quantizePair());
+      return runs;
+    });
+    dspOut(1, c.dim(), INT8);
+    dspOut(1, c.dim(), INT8);
+  }
+
+  /** As {@link LoweringEmitter}'s two dim-wide quantizations in shared runs. */
+  private java.util.List<DspProgram> quantizePair() {
+    if (epilogue) {
+      return r.mergedKernels(java.util.List.of(
+          r.quantizeStatic(2, c.dim(), -1, (short) 0x3C00, 3, 1, (short) 0x3C00),
+          r.quantizeStatic(10, c.dim(), -1, (short) 0x3C00, 11, 9, (short) 0x3C00)));
+    }
+    return r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
+        new DspQuantizer.Vector(10, c.dim(), -1, 11, 9)));
+  }
+
   /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
   private void feedForwardNormPair() {
     for (int i = 0; i < 2; i++) {
@@ -583,18 +614,14 @@ public final class PhaseCostModel extends CommandCosts {
     runAll(java.util.List.of("feed-forward norm pair", epilogue), () -> {
       java.util.List<DspProgram> scales = new java.util.ArrayList<>();
       java.util.List<DspProgram> norms = new java.util.ArrayList<>();
-      java.util.List<DspProgram> codes = new java.util.ArrayList<>();
-      java.util.List<DspQuantizer.Vector> vectors = new java.util.ArrayList<>();
       for (int i = 0; i < 2; i++) {
         int base = 8 * i;
         scales.add(r.scale(base, c.dim(), base + 1, channelScales(), null, base + 4, base + 5));
         norms.add(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {base, base + 1}, new int[] {base + 2}));
-        codes.add(r.quantizeStatic(base, c.dim(), -1, (short) 0x3C00, base + 3, base + 1, (short) 0x3C00));
-        vectors.add(new DspQuantizer.Vector(base, c.dim(), -1, base + 3, base + 1));
       }
       java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
       runs.addAll(r.mergedKernels(norms));
-      runs.addAll(epilogue ? r.mergedKernels(codes) : r.quantizeRuns(vectors));
+      runs.addAll(quantizePair());
       return runs;
     });
     for (int i = 0; i < 2; i++) {
