@@ -194,6 +194,23 @@ public final class PhaseCostModel extends CommandCosts {
     return LoweredModel.roundUp(n, 8);
   }
 
+  /**
+   * Where the cycles of an extrapolated {@link #step} go: "operator / command kind" → {cycles, commands}, each command
+   * charged the cycles by which it advanced the step's end (a GEMM's back-end overlaps the commands after it, so a
+   * command that waits for it is charged the wait); the rows add up to the step's cycles over the costed layers
+   * (layers beyond {@code costedLayers} are not in it).
+   */
+  public java.util.Map<String, long[]> profile(int tokens, int pos0, int costedLayers) {
+    if (!extrapolate) {
+      throw new IllegalStateException("profile: only an extrapolated step is profiled by operator "
+          + "(CommandKindProfile profiles the lowering's own programs)");
+    }
+    reset();
+    startProfile();
+    step(tokens, pos0, costedLayers);
+    return profile();
+  }
+
   /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
   public boolean wideHeads() {
     return wide;
@@ -208,6 +225,7 @@ public final class PhaseCostModel extends CommandCosts {
       return lowered(tokens, pos0, costedLayers);
     }
     reset();
+    operator("setup");
     command(false);
     dspTable(768 / line);
     load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
@@ -221,6 +239,7 @@ public final class PhaseCostModel extends CommandCosts {
       int pos = pos0 + start;
       keepsX = fusion == Fusion.FULL && n == 1;
       xInDsp = false;
+      operator("setup");
       for (int t = 0; t < n; t++) {
         load(1, 2L * c.dim());
       }
@@ -233,9 +252,11 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
       if (start + n == tokens) {
+        operator("lm head");
         lmHead(1);
       }
     }
+    operator("setup");
     command(false);
     PhaseCost end = snapshot();
     return total == null ? end : end.plus(total, 1);
@@ -272,6 +293,7 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void layer(int n, int pos, boolean firstLayer) {
+    operator("layer vectors, KV cache");
     if (groupScaled) {
       load(1, 2L * 2 * pad8(c.dim()));
       load(1, 2L * (layerVectorElems - channelVectors));
@@ -295,10 +317,13 @@ public final class PhaseCostModel extends CommandCosts {
       load(pos, kvBytes);
       load(pos, kvBytes);
     }
+    operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       normQuantize();
     }
+    operator("QKV GEMM");
     gemms(n, c.dim(), qkvN);
+    operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
     if (chainRuns) {
@@ -338,18 +363,22 @@ public final class PhaseCostModel extends CommandCosts {
       dspOut(1, c.kvDim(), INT8);
       dspOut(1, 1, FP16);
     }
+    operator("layer vectors, KV cache");
     store(n, kvBytes);
     store(n, kvBytes);
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);
     if (fusion == Fusion.FULL) {
+      operator("layer vectors, KV cache");
       batchedAttention(n, pos, firstLayer);
     } else {
       for (int t = 0; t < n; t++) {
         attention(pos + t + 1);
       }
     }
+    operator("O GEMM");
     gemms(n, oK, c.dim());
+    operator("residual, FFN RMSNorm");
     if (!chainRuns) {
       for (int t = 0; t < n; t++) {
         residual(oK);
@@ -362,7 +391,9 @@ public final class PhaseCostModel extends CommandCosts {
     for (int t = 0; t < n; t++) {
       feedForwardNorm();
     }
+    operator("W1/W3 GEMM");
     gemms(n, c.dim(), w13N);
+    operator("SwiGLU");
     for (int t = 0; t < n; t++) {
       resultIn(c.dim(), c.hiddenDim());
       resultIn(c.dim(), c.hiddenDim());
@@ -372,7 +403,9 @@ public final class PhaseCostModel extends CommandCosts {
       run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), -1, 0, 0));
       dspOut(1, c.hiddenDim(), INT8);
     }
+    operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
+    operator("residual, FFN RMSNorm");
     for (int t = 0; t < n; t++) {
       residual(c.hiddenDim());
     }
@@ -429,6 +462,7 @@ public final class PhaseCostModel extends CommandCosts {
     for (int i = 0; i < group; i++) {
       int g = (h0 + i) / c.groupSize();
       int k = wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+      operator("attention scores");
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
       KSplit ks = split(k);
@@ -440,6 +474,7 @@ public final class PhaseCostModel extends CommandCosts {
       partialsIn(ks, s, 1, -1);
     }
     // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
+    operator("attention scale, SoftMax");
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
   }
 
@@ -480,6 +515,7 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
     }
+    operator("attention P·V GEMM");
     KSplit pv = split(pos + n);
     for (int g = 0; g < c.kvHeads(); g++) {
       int first = c.headDim() * g;
@@ -490,6 +526,7 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
     }
+    operator("attention outputs");
     for (int t = 0; t < n; t++) {
       // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
       boolean allIn = !pv.combined();
@@ -568,6 +605,7 @@ public final class PhaseCostModel extends CommandCosts {
     for (int t = 0; t < n; t++) {
       feedForwardNorm();
     }
+    operator("W1/W3 GEMM");
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
     boolean sparse = sparsity != org.llmnpu.isa.Command.DENSE;
@@ -581,6 +619,7 @@ public final class PhaseCostModel extends CommandCosts {
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
+    operator("SwiGLU");
     for (int t = 0; t < n; t++) {
       dspIn(1, c.hiddenDim(), INT8);
       dspIn(1, c.hiddenDim(), INT32);
@@ -589,7 +628,9 @@ public final class PhaseCostModel extends CommandCosts {
       run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), 1, 0, 0));
       dspOut(1, c.hiddenDim(), INT8);
     }
+    operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
+    operator("residual, FFN RMSNorm");
     for (int t = 0; t < n; t++) {
       residual(c.hiddenDim());
     }
