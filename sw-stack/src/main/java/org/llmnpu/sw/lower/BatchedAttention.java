@@ -66,6 +66,28 @@ final class BatchedAttention {
   final boolean headMajorKeys;
   /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
   private final int sKeyStage;
+  /**
+   * The scores as one GEMM per KV head over a batch's queries ({@link #scoresBatched}) instead of a GEMV per query:
+   * when the scores are one K chunk, the batch's queries fit a GEMM's N and the regions below fit.
+   */
+  final boolean batchedScores;
+  /** Tokens whose scores are batched (at most {@link #batchTokens}: as many as the scratchpad's regions take). */
+  private final int scoreTokens;
+  /** Queries of a KV head in a scores batch: the GEMM's largest N ({@code groupSize · scoreTokens}). */
+  private final int kvQueries;
+  /** KV heads whose scores a head group needs at once (its heads' KV heads). */
+  private final int kvSlots;
+  /** Query codes, one FP16 a line: slot, head-local row q (evens then odds), column j = line (slot·hd + q)·N + j. */
+  private final int sQueryCodes;
+  /** Each KV head's {@code Qᵀ}: its score K rows (zero but the head's) of N INT8 codes, {@link #qtStride} apart. */
+  private final int sQt;
+  private final int qtStride;
+  private final long qtBytes;
+  /** One M chunk of {@code Sᵀ = K·Qᵀ} (INT32, a row per slot), {@link #stStride} apart. */
+  private final int sSt;
+  private final int stStride;
+  /** The scores one FP16 a line: slot (KV head of the group), cache slot i, column j at line (slot·ctx + i)·N + j. */
+  private final int sScores;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -89,6 +111,64 @@ final class BatchedAttention {
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
     headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
+    kvSlots = kvHeadsPerGroup(c, l.headGroup);
+    qtStride = LoweredModel.roundUp((long) groupSize * batchTokens, line);
+    qtBytes = (long) (headMajorKeys ? maxWindowK() : c.kvDim()) * qtStride;
+    // the most tokens whose queries' scores fit the scratchpad's free bytes (at least two, else per-query GEMVs)
+    long free = l.p.spadBytes() - l.spadBytesUsed() - c.kvHeads() * qtBytes
+        - (long) l.blockMax * LoweredModel.roundUp(4 * l.nq, line) - 4L * line;
+    int tokens = batchedScoresFit(c, l.p, l.scoreSplit, groupSize * batchTokens) ? batchTokens : 0;
+    while (tokens >= 2 && scoresBytes(groupSize * tokens) > free) {
+      tokens--;
+    }
+    batchedScores = tokens >= 2 && 2 * l.r.rows(l.half * groupSize * tokens) <= l.scoreRows
+        && (long) l.scoreRows * l.lanes >= (long) groupSize * tokens;
+    scoreTokens = batchedScores ? tokens : 0;
+    kvQueries = groupSize * scoreTokens;
+    stStride = LoweredModel.roundUp(4L * Math.max(1, kvQueries), line);
+    sQueryCodes = batchedScores ? l.spadRegion((long) kvSlots * c.headDim() * kvQueries * line,
+        "the batched scores' query codes") : -1;
+    sQt = batchedScores ? l.spadRegion(c.kvHeads() * qtBytes, "the batched scores' Qᵀ") : -1;
+    sSt = batchedScores ? l.spadRegion((long) l.p.maxM() * stStride, "the batched scores' Sᵀ chunk") : -1;
+    sScores = batchedScores ? l.spadRegion((long) kvSlots * l.m.maxContext() * kvQueries * line,
+        "the batched scores") : -1;
+  }
+
+  /** Scratchpad bytes of the batched scores' query codes, {@code Sᵀ} chunk and scores for {@code queries} queries. */
+  private long scoresBytes(int queries) {
+    int line = l.line;
+    return (long) kvSlots * l.c.headDim() * queries * line + (long) l.p.maxM() * LoweredModel.roundUp(4L * queries, line)
+        + (long) kvSlots * l.m.maxContext() * queries * line;
+  }
+
+  /** The most KV heads a head group of {@code headGroup} consecutive heads spans. */
+  static int kvHeadsPerGroup(org.llmnpu.sw.model.ModelConfig c, int headGroup) {
+    int most = 1;
+    for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
+      int last = Math.min(h0 + headGroup, c.heads()) - 1;
+      most = Math.max(most, last / c.groupSize() - h0 / c.groupSize() + 1);
+    }
+    return most;
+  }
+
+  /**
+   * Whether a model's scores can be one GEMM per KV head over {@code queries} queries ({@link #scoresBatched}) on
+   * this NPU, regions aside: one K chunk, N within maxN and the copies within a command's rows.
+   */
+  static boolean batchedScoresFit(org.llmnpu.sw.model.ModelConfig c, org.llmnpu.isa.MachineParams p, KSplit scoreSplit,
+                                  int queries) {
+    int half = c.headDim() / 2;
+    return scoreSplit.count() == 1 && queries <= p.maxN()
+        && (long) half * queries <= org.llmnpu.isa.MachineParams.MAX_DMA_ROWS
+        && (long) p.maxM() * queries <= org.llmnpu.isa.MachineParams.MAX_DMA_ROWS;
+  }
+
+  private int maxWindowK() {
+    int k = 0;
+    for (int g = 0; g < l.c.kvHeads(); g++) {
+      k = Math.max(k, scoreWindowK(l.c, l.line, g));
+    }
+    return k;
   }
 
   /**
@@ -148,11 +228,23 @@ final class BatchedAttention {
         e.b.load(l.m.zeros, 0, sProbs + (long) queryRow(g * groupSize, 0) * probStride, probStride,
             LoweredModel.roundUp(pos + n, l.line), (long) groupSize * n);
       }
+      if (batchedScores) {
+        // each KV head's Qᵀ: the rows of the window that are not its head's stay zero
+        for (int g = 0; g < c.kvHeads(); g++) {
+          e.b.load(l.m.zeros, 0, sQt + g * qtBytes, qtStride, qtStride, qtBytes / qtStride);
+        }
+      }
     }
     for (int t0 = 0; t0 < n; t0 += batchTokens) {
       int nb = Math.min(batchTokens, n - t0);
-      for (int t = t0; t < t0 + nb; t++) {
-        probabilities(t, t0, pos + t + 1);
+      if (batchedScores) {
+        for (int ts = t0; ts < t0 + nb; ts += scoreTokens) {
+          scoresBatched(ts, Math.min(scoreTokens, t0 + nb - ts), t0, pos);
+        }
+      } else {
+        for (int t = t0; t < t0 + nb; t++) {
+          probabilities(t, t0, pos + t + 1);
+        }
       }
       KSplit pv = l.split(pos + t0 + nb);
       for (int g = 0; g < c.kvHeads(); g++) {
@@ -182,52 +274,159 @@ final class BatchedAttention {
   private void probabilities(int t, int t0, int s) {
     var b = e.b;
     var c = l.c;
-    var r = l.r;
     int line = l.line;
     int half = l.half;
-    int qq = l.rQQ + t * 2 * r.rows(l.nq);
+    int qq = queriesIn(t);
     boolean aligned = half % l.lanes == 0;
-    if (!aligned) {
-      // each head's halves to lane 0 of rows of their own (the scatter's rows): through the scratchpad, as raw FP16
-      // bits (the codes are TOINT results), a half a row on the way out and a row of lanes on the way back
-      b.dspOut(sQueryHalves, halfStride, half, 2L * c.heads(), qq, Command.FMT_FP16);
-      b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * c.heads(), l.rQS, Command.FMT_FP16, 0);
-    }
-    int sRows = r.rows(l.m.maxContext());
     int sigmaS = LoweredModel.shift(c.kvDim());
-    short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
-    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
-      int group = Math.min(l.headGroup, c.heads() - h0);
-      List<DspQuantizer.Vector> probabilities = new ArrayList<>();
-      List<DspProgram> scoreScales = new ArrayList<>();
-      List<DspProgram> softmaxes = new ArrayList<>();
-      for (int i = 0; i < group; i++) {
+    int sRows = l.r.rows(l.m.maxContext());
+    for (int first = 0; first < c.heads(); first += l.headGroup) {
+      int h0 = first;
+      headGroupProbabilities(t, t0, s, h0, i -> {
         int h = h0 + i;
         int g = h / groupSize;
         long wq = l.sWQ + (long) h * l.wqBytes;
         int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
         int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
-        int oddsRow = headMajorKeys ? scoreWindowOffset(g) + half : l.nk + half * g;
         b.dspOut(wq + (long) scoreWindowOffset(g) * line, line, 1, half, evens, Command.FMT_INT8);
-        b.dspOut(wq + (long) oddsRow * line, line, 1, half, odds, Command.FMT_INT8);
+        b.dspOut(wq + (long) oddsRow(g) * line, line, 1, half, odds, Command.FMT_INT8);
         scoresGemv(wq, s, g);
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
-        scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
-        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
-        int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
-        probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
-      }
-      runAll(r.merged(scoreScales));
-      runAll(r.mergedKernels(softmaxes));
-      runAll(r.quantizeRuns(probabilities));
-      for (int i = 0; i < group; i++) {
-        b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
-            Command.FMT_INT8);
-        if (sProbScales >= 0) {
-          b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
-        }
+      });
+    }
+  }
+
+  /**
+   * Token t's queries as DSP rows: each head's evens then odds flat from row {@code qq} (returned) when a half fills
+   * whole rows; else first, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
+   * evens, {@code l.rQS + heads + h} the odds), as raw FP16 bits (the codes are TOINT results).
+   */
+  private int queriesIn(int t) {
+    int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
+    if (l.half % l.lanes != 0) {
+      e.b.dspOut(sQueryHalves, halfStride, l.half, 2L * l.c.heads(), qq, Command.FMT_FP16);
+      e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
+    }
+    return qq;
+  }
+
+  /** Row of the query's first odd in its KV head g's scores weight (the per-query column or {@code Qᵀ}). */
+  private int oddsRow(int g) {
+    return headMajorKeys ? scoreWindowOffset(g) + l.half : l.nk + l.half * g;
+  }
+
+  /**
+   * Token t's queries of heads {@code h0 .. h0 + group − 1} (a head group) over {@code s} slots: {@code scoresIn}
+   * puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows}, then the group's scores are scaled, SoftMax and
+   * quantized with the V scales folded in (shared runs); each query's codes to its P row, its scale to its scale row.
+   */
+  private void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
+    var b = e.b;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    int sRows = r.rows(l.m.maxContext());
+    int sigmaS = LoweredModel.shift(c.kvDim());
+    short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
+    int group = Math.min(l.headGroup, c.heads() - h0);
+    List<DspQuantizer.Vector> probabilities = new ArrayList<>();
+    List<DspProgram> scoreScales = new ArrayList<>();
+    List<DspProgram> softmaxes = new ArrayList<>();
+    for (int i = 0; i < group; i++) {
+      int h = h0 + i;
+      scoresIn.accept(i);
+      scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
+      softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+      int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
+      probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
+    }
+    runAll(r.merged(scoreScales));
+    runAll(r.mergedKernels(softmaxes));
+    runAll(r.quantizeRuns(probabilities));
+    for (int i = 0; i < group; i++) {
+      b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
+          Command.FMT_INT8);
+      if (sProbScales >= 0) {
+        b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
       }
     }
+  }
+
+  /**
+   * Batch tokens {@code t0 .. t0 + nb − 1}'s probabilities with the scores batched, head group by head group: every
+   * query of the group's KV heads scattered one FP16 code a line ({@code dspout} rows of one element at column
+   * {@code j = (t − t0)·groupSize + h mod groupSize}), gathered back a head row at a time into the rows of the KV
+   * head's {@code Qᵀ} (one {@code dspin} of the evens' and one of the odds' one-element rows, two {@code dspout} INT8
+   * of N codes a row); per KV head {@code Sᵀ = K_cache · Qᵀ} in M chunks of maxM slots (the same X rows and K window
+   * as a query's GEMV, N = the batch's queries), each chunk into the DSP ({@code dspin} INT32 with the scores' shift)
+   * and scattered one FP16 score a line; then per token each query's scores gathered ({@code dspin} of s one-element
+   * rows, its column) and the same runs as {@link #probabilities}. Every address is line-aligned; the scores equal
+   * the GEMV's (the same dot products and the same INT32 → FP16 conversion, copied as raw FP16 bits).
+   */
+  private void scoresBatched(int ts, int nb, int t0, int pos) {
+    var b = e.b;
+    var c = l.c;
+    int line = l.line;
+    int half = l.half;
+    int hd = c.headDim();
+    int queries = groupSize * nb;
+    long queryStride = (long) queries * line;
+    boolean aligned = half % l.lanes == 0;
+    int sRows = l.r.rows(l.m.maxContext());
+    int sigmaS = LoweredModel.shift(c.kvDim());
+    int sMax = pos + ts + nb;
+    // the scores phase's DSP rows: the gathered Qᵀ in rP, an Sᵀ chunk of up to maxM slots in rSc2
+    int rQt = l.rP;
+    int oddsAt = rQt + l.r.rows(half * queries);
+    int rSt = l.rSc2;
+    int chunk = (int) Math.min(l.p.maxM(), (long) l.scoreRows * l.lanes / queries);
+    for (int first = 0; first < c.heads(); first += l.headGroup) {
+      int h0 = first;
+      int group = Math.min(l.headGroup, c.heads() - h0);
+      int g0 = h0 / groupSize;
+      int g1 = (h0 + group - 1) / groupSize;
+      for (int t = ts; t < ts + nb; t++) {
+        int qq = queriesIn(t);
+        for (int h = h0; h < h0 + group; h++) {
+          int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
+          int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
+          long codes = sQueryCodes + ((long) (h / groupSize - g0) * hd * queries + column(h, t, ts)) * line;
+          b.dspOut(codes, queryStride, 1, half, evens, Command.FMT_FP16);
+          b.dspOut(codes + half * queryStride, queryStride, 1, half, odds, Command.FMT_FP16);
+        }
+      }
+      for (int g = g0; g <= g1; g++) {
+        long codes = sQueryCodes + (long) (g - g0) * hd * queryStride;
+        long qt = sQt + g * qtBytes;
+        b.dspIn(codes, line, 1, (long) half * queries, rQt, Command.FMT_FP16, 0);
+        b.dspIn(codes + half * queryStride, line, 1, (long) half * queries, oddsAt, Command.FMT_FP16, 0);
+        b.dspOut(qt + (long) scoreWindowOffset(g) * qtStride, qtStride, queries, half, rQt, Command.FMT_INT8);
+        b.dspOut(qt + (long) oddsRow(g) * qtStride, qtStride, queries, half, oddsAt, Command.FMT_INT8);
+        int k = headMajorKeys ? scoreWindowK(c, line, g) : c.kvDim();
+        long x = l.sKC + (headMajorKeys ? scoreWindowStart(c, line, g) : 0);
+        long scores = sScores + (long) (g - g0) * l.m.maxContext() * queryStride;
+        for (int m0 = 0; m0 < sMax; m0 += chunk) {
+          int mm = Math.min(chunk, sMax - m0);
+          b.gemm(mm, k, queries, x + (long) m0 * l.m.kvBytes, l.m.kvBytes, qt, qtStride, sSt, stStride);
+          b.dspIn(sSt, stStride, queries, mm, rSt, Command.FMT_INT32, sigmaS);
+          b.dspOut(scores + m0 * queryStride, line, 1, (long) mm * queries, rSt, Command.FMT_FP16);
+        }
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        int tt = t;
+        headGroupProbabilities(t, t0, s, h0, i -> {
+          int h = h0 + i;
+          long scores = sScores + ((long) (h / groupSize - g0) * l.m.maxContext() * queries + column(h, tt, ts)) * line;
+          b.dspIn(scores, queryStride, 1, s, l.rSc + i * sRows, Command.FMT_FP16, 0);
+        });
+      }
+    }
+  }
+
+  /** Column of query (h, t) in its KV head's {@code Qᵀ} and {@code Sᵀ} for the scores batch from token ts. */
+  private int column(int h, int t, int ts) {
+    return (t - ts) * groupSize + h % groupSize;
   }
 
   /**
