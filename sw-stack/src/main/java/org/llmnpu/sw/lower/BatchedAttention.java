@@ -228,7 +228,7 @@ final class BatchedAttention {
         e.b.load(l.m.zeros, 0, sProbs + (long) queryRow(g * groupSize, 0) * probStride, probStride,
             LoweredModel.roundUp(pos + n, l.line), (long) groupSize * n);
       }
-      if (batchedScores) {
+      if (batchedScores && n >= 2) {
         // each KV head's Qᵀ: the rows of the window that are not its head's stay zero
         for (int g = 0; g < c.kvHeads(); g++) {
           e.b.load(l.m.zeros, 0, sQt + g * qtBytes, qtStride, qtStride, qtBytes / qtStride);
@@ -237,13 +237,15 @@ final class BatchedAttention {
     }
     for (int t0 = 0; t0 < n; t0 += batchTokens) {
       int nb = Math.min(batchTokens, n - t0);
-      if (batchedScores) {
-        for (int ts = t0; ts < t0 + nb; ts += scoreTokens) {
-          scoresBatched(ts, Math.min(scoreTokens, t0 + nb - ts), t0, pos);
-        }
-      } else {
-        for (int t = t0; t < t0 + nb; t++) {
-          probabilities(t, t0, pos + t + 1);
+      // the scores batched a sub-batch of scoreTokens at a time; a lone token (a decode step) by its GEMVs, which
+      // cost less than a GEMM of groupSize columns with its gathers and scatters
+      int step = batchedScores ? scoreTokens : 1;
+      for (int ts = t0; ts < t0 + nb; ts += step) {
+        int count = Math.min(step, t0 + nb - ts);
+        if (count >= 2) {
+          scoresBatched(ts, count, t0, pos);
+        } else {
+          probabilities(ts, t0, pos + ts + 1);
         }
       }
       KSplit pv = l.split(pos + t0 + nb);

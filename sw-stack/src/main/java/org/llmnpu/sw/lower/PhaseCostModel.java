@@ -459,10 +459,8 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
   private void groupProbabilities(int h0, int group, int s) {
-    for (int i = 0; i < group; i++) {
-      int g = (h0 + i) / c.groupSize();
-      int k = wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
-      operator("attention scores");
+    groupProbabilities(group, s, i -> {
+      int k = scoreK((h0 + i) / c.groupSize());
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
       KSplit ks = split(k);
@@ -472,10 +470,80 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
       partialsIn(ks, s, 1, -1);
+    });
+  }
+
+  /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
+  private int scoreK(int g) {
+    return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+  }
+
+  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} the scores of query i of the group, then the runs. */
+  private void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
+    for (int i = 0; i < group; i++) {
+      operator("attention scores");
+      scoresIn.accept(i);
     }
     // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
     operator("attention scale, SoftMax");
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
+  }
+
+  /**
+   * As {@code BatchedAttention#scoresBatched} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: per
+   * head group the queries scattered a code a line, per KV head {@code Qᵀ} gathered, {@code Sᵀ} in M chunks scattered
+   * a score a line, then per token each query's scores gathered, the runs and the P rows.
+   */
+  private void scoresBatched(int ts, int nb, int pos) {
+    int gs = c.groupSize();
+    int queries = gs * nb;
+    int sMax = pos + ts + nb;
+    int chunk = (int) Math.min(p.maxM(), (long) scoreRows() * lanes / queries);
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      operator("attention scores");
+      for (int t = 0; t < nb; t++) {
+        if (half % lanes != 0) {
+          dspOut(2 * c.heads(), half, FP16);
+          dspIn(2 * c.heads(), lanes, FP16);
+        }
+        for (int i = 0; i < group; i++) {
+          dspOut(half, 1, FP16);
+          dspOut(half, 1, FP16);
+        }
+      }
+      for (int g = h0 / gs; g <= (h0 + group - 1) / gs; g++) {
+        dspIn((long) half * queries, 1, FP16);
+        dspIn((long) half * queries, 1, FP16);
+        dspOut(half, queries, INT8);
+        dspOut(half, queries, INT8);
+        for (int m0 = 0; m0 < sMax; m0 += chunk) {
+          int mm = Math.min(chunk, sMax - m0);
+          gemm(mm, scoreK(g), queries, false);
+          dspIn(mm, queries, INT32);
+          dspOut((long) mm * queries, 1, FP16);
+        }
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        groupProbabilities(group, s, i -> dspIn(s, 1, FP16));
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
+  }
+
+  /** As {@code LoweringLayout#scoreRows} with the walk's head groups of {@link DspQuantizer#MAX_VECTORS}. */
+  private int scoreRows() {
+    return Math.max(r.rows(Math.max(maxContext, c.vocabSize())), DspQuantizer.MAX_VECTORS * r.rows(maxContext));
+  }
+
+  /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
+  private boolean batchedScores(int n) {
+    int queries = c.groupSize() * n;
+    return fusion == Fusion.FULL && n >= 2 && BatchedAttention.batchedScoresFit(c, p, split(scoreK(0)), queries)
+        && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
   }
 
   /** A head group's P·V results dequantized (merged as the lowering does). */
@@ -495,12 +563,27 @@ public final class PhaseCostModel extends CommandCosts {
    * query's probabilities to its P row; per KV head one P·V GEMM over the block's queries; per token the outputs.
    */
   private void batchedAttention(int n, int pos, boolean firstLayer) {
+    boolean batched = batchedScores(n);
     if (firstLayer) {
       for (int g = 0; g < c.kvHeads(); g++) {
         load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
       }
+      if (batched) {
+        // each KV head's Qᵀ zeroed: its score K rows (head dim wide, else its window or kvDim)
+        int rows = 0;
+        for (int g = 0; g < c.kvHeads(); g++) {
+          rows = Math.max(rows, scoreK(g));
+        }
+        for (int g = 0; g < c.kvHeads(); g++) {
+          // rows as wide as a batch of the block's most tokens (the lowering's batch: the DSP holding their scales)
+          load(rows, LoweredModel.roundUp((long) c.groupSize() * blockMax, line));
+        }
+      }
     }
-    for (int t = 0; t < n; t++) {
+    if (batched) {
+      scoresBatched(0, n, pos);
+    }
+    for (int t = 0; t < n && !batched; t++) {
       int s = pos + t + 1;
       if (half % lanes != 0) {
         // as BatchedAttention: the query halves to rows of their own through the scratchpad
