@@ -7,20 +7,20 @@ import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
- * The attention core of a block at {@code --fusion full} (issue 32's inter-operator fusion, partly batched): after
- * the block's K and V rows are in the scratchpad cache, each query's scores GEMV and SoftMax as in the unbatched path
- * ({@link AttentionLowering}), then per KV head <b>one</b> P·V GEMM for all the batch's queries of the query heads
- * that share it (GQA: those heads' probability rows stacked, M = heads of the group × tokens), instead of one GEMV
- * per token and head. Scores, probabilities and outputs stay in the scratchpad and the DSP buffer (no DRAM round
- * trip).
+ * The attention core of a block at {@code --fusion full} (issue 32's inter-operator fusion, batched): after the
+ * block's K and V rows are in the scratchpad cache, per KV head <b>one</b> scores GEMM over a sub-batch's queries
+ * ({@link #scoresBatched}, where the scratchpad holds its regions; else each query's scores GEMV as in the unbatched
+ * path, {@link AttentionLowering}), each query's SoftMax as there, then per KV head <b>one</b> P·V GEMM for all the
+ * batch's queries of the query heads that share it (GQA: those heads' probability rows stacked, M = heads of the
+ * group × tokens), instead of one GEMV per token and head. Scores, probabilities and outputs stay in the scratchpad
+ * and the DSP buffer (no DRAM round trip).
  *
  * <p><b>Layouts.</b> The V cache (slot-major rows) is the P·V GEMM's weight operand as it is (K = slots, N = the KV
  * head's columns), and the probabilities are its X, a row per query (a KV head's queries of the block consecutive,
  * token-major), each row zero beyond the query's causal slots: the GEMM runs over the batch's {@code pos + t0 + nb}
- * slots and the zero tails add nothing (the causal mask is structural). The scores stay per query: a GEMM over all
- * of a KV head's queries needs either the queries as the columns of W ({@code Qᵀ}) or the K cache transposed
- * ({@code Kᵀ} as W), and both mean writing one byte a column, which {@code dspout} cannot do (its scratchpad address
- * must be line-aligned; the NPU's DSP has no lane permutations to transpose in the buffer). See the README.
+ * slots and the zero tails add nothing (the causal mask is structural). The batched scores' W is the KV head's
+ * queries as columns ({@code Qᵀ}); {@code dspout} and {@code dspin} need line-aligned scratchpad addresses, so the
+ * codes and the scores are transposed through rows of one element a line ({@link #scoresBatched}). See the README.
  *
  * <p><b>Numerics.</b> Every INT32 P·V result equals the per-token GEMV's (the same integer dot product; zero
  * probabilities add nothing), and the DSP programs are the same per query, so the logits equal {@code --fusion
@@ -28,9 +28,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * count rather than the query's (a chunk of zero probabilities more, summed in FP32: the same value).
  */
 final class BatchedAttention {
-  private final LoweringEmitter e;
+  final LoweringEmitter e;
   private final LoweringLayout l;
-  private final int groupSize;
+  final int groupSize;
   /** INT8 probabilities: a row per query of the block ({@link #queryRow}), a byte per slot. */
   private final int sProbs;
   private final int probStride;
@@ -42,7 +42,7 @@ final class BatchedAttention {
    * Tokens whose queries share the GEMMs: as many as the DSP buffer holds probability scale rows for, or the block
    * when the scales wait in the scratchpad.
    */
-  private final int batchTokens;
+  final int batchTokens;
   /** A broadcast row per query of a batch, {@code (t − t0)·heads + h}: its probabilities' dequantization scale. */
   private final int rProbScales;
   /**
@@ -66,28 +66,8 @@ final class BatchedAttention {
   final boolean headMajorKeys;
   /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
   private final int sKeyStage;
-  /**
-   * The scores as one GEMM per KV head over a batch's queries ({@link #scoresBatched}) instead of a GEMV per query:
-   * when the scores are one K chunk, the batch's queries fit a GEMM's N and the regions below fit.
-   */
-  final boolean batchedScores;
-  /** Tokens whose scores are batched (at most {@link #batchTokens}: as many as the scratchpad's regions take). */
-  private final int scoreTokens;
-  /** Queries of a KV head in a scores batch: the GEMM's largest N ({@code groupSize · scoreTokens}). */
-  private final int kvQueries;
-  /** KV heads whose scores a head group needs at once (its heads' KV heads). */
-  private final int kvSlots;
-  /** Query codes, one FP16 a line: slot, head-local row q (evens then odds), column j = line (slot·hd + q)·N + j. */
-  private final int sQueryCodes;
-  /** Each KV head's {@code Qᵀ}: its score K rows (zero but the head's) of N INT8 codes, {@link #qtStride} apart. */
-  private final int sQt;
-  private final int qtStride;
-  private final long qtBytes;
-  /** One M chunk of {@code Sᵀ = K·Qᵀ} (INT32, a row per slot), {@link #stStride} apart. */
-  private final int sSt;
-  private final int stStride;
-  /** The scores one FP16 a line: slot (KV head of the group), cache slot i, column j at line (slot·ctx + i)·N + j. */
-  private final int sScores;
+  /** The scores as one GEMM per KV head over a sub-batch's queries, where the scratchpad holds them; else null. */
+  final BatchedScores scores;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -111,64 +91,8 @@ final class BatchedAttention {
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
     headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
-    kvSlots = kvHeadsPerGroup(c, l.headGroup);
-    qtStride = LoweredModel.roundUp((long) groupSize * batchTokens, line);
-    qtBytes = (long) (headMajorKeys ? maxWindowK() : c.kvDim()) * qtStride;
-    // the most tokens whose queries' scores fit the scratchpad's free bytes (at least two, else per-query GEMVs)
-    long free = l.p.spadBytes() - l.spadBytesUsed() - c.kvHeads() * qtBytes
-        - (long) l.blockMax * LoweredModel.roundUp(4 * l.nq, line) - 4L * line;
-    int tokens = batchedScoresFit(c, l.p, l.scoreSplit, groupSize * batchTokens) ? batchTokens : 0;
-    while (tokens >= 2 && scoresBytes(groupSize * tokens) > free) {
-      tokens--;
-    }
-    batchedScores = tokens >= 2 && 2 * l.r.rows(l.half * groupSize * tokens) <= l.scoreRows
-        && (long) l.scoreRows * l.lanes >= (long) groupSize * tokens;
-    scoreTokens = batchedScores ? tokens : 0;
-    kvQueries = groupSize * scoreTokens;
-    stStride = LoweredModel.roundUp(4L * Math.max(1, kvQueries), line);
-    sQueryCodes = batchedScores ? l.spadRegion((long) kvSlots * c.headDim() * kvQueries * line,
-        "the batched scores' query codes") : -1;
-    sQt = batchedScores ? l.spadRegion(c.kvHeads() * qtBytes, "the batched scores' Qᵀ") : -1;
-    sSt = batchedScores ? l.spadRegion((long) l.p.maxM() * stStride, "the batched scores' Sᵀ chunk") : -1;
-    sScores = batchedScores ? l.spadRegion((long) kvSlots * l.m.maxContext() * kvQueries * line,
-        "the batched scores") : -1;
-  }
-
-  /** Scratchpad bytes of the batched scores' query codes, {@code Sᵀ} chunk and scores for {@code queries} queries. */
-  private long scoresBytes(int queries) {
-    int line = l.line;
-    return (long) kvSlots * l.c.headDim() * queries * line + (long) l.p.maxM() * LoweredModel.roundUp(4L * queries, line)
-        + (long) kvSlots * l.m.maxContext() * queries * line;
-  }
-
-  /** The most KV heads a head group of {@code headGroup} consecutive heads spans. */
-  static int kvHeadsPerGroup(org.llmnpu.sw.model.ModelConfig c, int headGroup) {
-    int most = 1;
-    for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
-      int last = Math.min(h0 + headGroup, c.heads()) - 1;
-      most = Math.max(most, last / c.groupSize() - h0 / c.groupSize() + 1);
-    }
-    return most;
-  }
-
-  /**
-   * Whether a model's scores can be one GEMM per KV head over {@code queries} queries ({@link #scoresBatched}) on
-   * this NPU, regions aside: one K chunk, N within maxN and the copies within a command's rows.
-   */
-  static boolean batchedScoresFit(org.llmnpu.sw.model.ModelConfig c, org.llmnpu.isa.MachineParams p, KSplit scoreSplit,
-                                  int queries) {
-    int half = c.headDim() / 2;
-    return scoreSplit.count() == 1 && queries <= p.maxN()
-        && (long) half * queries <= org.llmnpu.isa.MachineParams.MAX_DMA_ROWS
-        && (long) p.maxM() * queries <= org.llmnpu.isa.MachineParams.MAX_DMA_ROWS;
-  }
-
-  private int maxWindowK() {
-    int k = 0;
-    for (int g = 0; g < l.c.kvHeads(); g++) {
-      k = Math.max(k, scoreWindowK(l.c, l.line, g));
-    }
-    return k;
+    BatchedScores batched = new BatchedScores(this);
+    scores = batched.applies ? batched : null;
   }
 
   /**
@@ -209,7 +133,7 @@ final class BatchedAttention {
   }
 
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
-  private int scoreWindowOffset(int g) {
+  int scoreWindowOffset(int g) {
     return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(l.c, l.line, g) : l.half * g;
   }
 
@@ -228,22 +152,19 @@ final class BatchedAttention {
         e.b.load(l.m.zeros, 0, sProbs + (long) queryRow(g * groupSize, 0) * probStride, probStride,
             LoweredModel.roundUp(pos + n, l.line), (long) groupSize * n);
       }
-      if (batchedScores && n >= 2) {
-        // each KV head's Qᵀ: the rows of the window that are not its head's stay zero
-        for (int g = 0; g < c.kvHeads(); g++) {
-          e.b.load(l.m.zeros, 0, sQt + g * qtBytes, qtStride, qtStride, qtBytes / qtStride);
-        }
+      if (scores != null && n >= 2) {
+        scores.zeroQt();
       }
     }
     for (int t0 = 0; t0 < n; t0 += batchTokens) {
       int nb = Math.min(batchTokens, n - t0);
       // the scores batched a sub-batch of scoreTokens at a time; a lone token (a decode step) by its GEMVs, which
       // cost less than a GEMM of groupSize columns with its gathers and scatters
-      int step = batchedScores ? scoreTokens : 1;
+      int step = scores != null ? scores.scoreTokens : 1;
       for (int ts = t0; ts < t0 + nb; ts += step) {
         int count = Math.min(step, t0 + nb - ts);
         if (count >= 2) {
-          scoresBatched(ts, count, t0, pos);
+          scores.emit(ts, count, t0, pos);
         } else {
           probabilities(ts, t0, pos + ts + 1);
         }
@@ -303,7 +224,7 @@ final class BatchedAttention {
    * whole rows; else first, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
    * evens, {@code l.rQS + heads + h} the odds), as raw FP16 bits (the codes are TOINT results).
    */
-  private int queriesIn(int t) {
+  int queriesIn(int t) {
     int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
     if (l.half % l.lanes != 0) {
       e.b.dspOut(sQueryHalves, halfStride, l.half, 2L * l.c.heads(), qq, Command.FMT_FP16);
@@ -313,7 +234,7 @@ final class BatchedAttention {
   }
 
   /** Row of the query's first odd in its KV head g's scores weight (the per-query column or {@code Qᵀ}). */
-  private int oddsRow(int g) {
+  int oddsRow(int g) {
     return headMajorKeys ? scoreWindowOffset(g) + l.half : l.nk + l.half * g;
   }
 
@@ -322,7 +243,7 @@ final class BatchedAttention {
    * puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows}, then the group's scores are scaled, SoftMax and
    * quantized with the V scales folded in (shared runs); each query's codes to its P row, its scale to its scale row.
    */
-  private void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
+  void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
     var b = e.b;
     var c = l.c;
     var r = l.r;
@@ -352,83 +273,6 @@ final class BatchedAttention {
         b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
       }
     }
-  }
-
-  /**
-   * Batch tokens {@code t0 .. t0 + nb − 1}'s probabilities with the scores batched, head group by head group: every
-   * query of the group's KV heads scattered one FP16 code a line ({@code dspout} rows of one element at column
-   * {@code j = (t − t0)·groupSize + h mod groupSize}), gathered back a head row at a time into the rows of the KV
-   * head's {@code Qᵀ} (one {@code dspin} of the evens' and one of the odds' one-element rows, two {@code dspout} INT8
-   * of N codes a row); per KV head {@code Sᵀ = K_cache · Qᵀ} in M chunks of maxM slots (the same X rows and K window
-   * as a query's GEMV, N = the batch's queries), each chunk into the DSP ({@code dspin} INT32 with the scores' shift)
-   * and scattered one FP16 score a line; then per token each query's scores gathered ({@code dspin} of s one-element
-   * rows, its column) and the same runs as {@link #probabilities}. Every address is line-aligned; the scores equal
-   * the GEMV's (the same dot products and the same INT32 → FP16 conversion, copied as raw FP16 bits).
-   */
-  private void scoresBatched(int ts, int nb, int t0, int pos) {
-    var b = e.b;
-    var c = l.c;
-    int line = l.line;
-    int half = l.half;
-    int hd = c.headDim();
-    int queries = groupSize * nb;
-    long queryStride = (long) queries * line;
-    boolean aligned = half % l.lanes == 0;
-    int sRows = l.r.rows(l.m.maxContext());
-    int sigmaS = LoweredModel.shift(c.kvDim());
-    int sMax = pos + ts + nb;
-    // the scores phase's DSP rows: the gathered Qᵀ in rP, an Sᵀ chunk of up to maxM slots in rSc2
-    int rQt = l.rP;
-    int oddsAt = rQt + l.r.rows(half * queries);
-    int rSt = l.rSc2;
-    int chunk = (int) Math.min(l.p.maxM(), (long) l.scoreRows * l.lanes / queries);
-    for (int first = 0; first < c.heads(); first += l.headGroup) {
-      int h0 = first;
-      int group = Math.min(l.headGroup, c.heads() - h0);
-      int g0 = h0 / groupSize;
-      int g1 = (h0 + group - 1) / groupSize;
-      for (int t = ts; t < ts + nb; t++) {
-        int qq = queriesIn(t);
-        for (int h = h0; h < h0 + group; h++) {
-          int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
-          int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
-          long codes = sQueryCodes + ((long) (h / groupSize - g0) * hd * queries + column(h, t, ts)) * line;
-          b.dspOut(codes, queryStride, 1, half, evens, Command.FMT_FP16);
-          b.dspOut(codes + half * queryStride, queryStride, 1, half, odds, Command.FMT_FP16);
-        }
-      }
-      for (int g = g0; g <= g1; g++) {
-        long codes = sQueryCodes + (long) (g - g0) * hd * queryStride;
-        long qt = sQt + g * qtBytes;
-        b.dspIn(codes, line, 1, (long) half * queries, rQt, Command.FMT_FP16, 0);
-        b.dspIn(codes + half * queryStride, line, 1, (long) half * queries, oddsAt, Command.FMT_FP16, 0);
-        b.dspOut(qt + (long) scoreWindowOffset(g) * qtStride, qtStride, queries, half, rQt, Command.FMT_INT8);
-        b.dspOut(qt + (long) oddsRow(g) * qtStride, qtStride, queries, half, oddsAt, Command.FMT_INT8);
-        int k = headMajorKeys ? scoreWindowK(c, line, g) : c.kvDim();
-        long x = l.sKC + (headMajorKeys ? scoreWindowStart(c, line, g) : 0);
-        long scores = sScores + (long) (g - g0) * l.m.maxContext() * queryStride;
-        for (int m0 = 0; m0 < sMax; m0 += chunk) {
-          int mm = Math.min(chunk, sMax - m0);
-          b.gemm(mm, k, queries, x + (long) m0 * l.m.kvBytes, l.m.kvBytes, qt, qtStride, sSt, stStride);
-          b.dspIn(sSt, stStride, queries, mm, rSt, Command.FMT_INT32, sigmaS);
-          b.dspOut(scores + m0 * queryStride, line, 1, (long) mm * queries, rSt, Command.FMT_FP16);
-        }
-      }
-      for (int t = ts; t < ts + nb; t++) {
-        int s = pos + t + 1;
-        int tt = t;
-        headGroupProbabilities(t, t0, s, h0, i -> {
-          int h = h0 + i;
-          long scores = sScores + ((long) (h / groupSize - g0) * l.m.maxContext() * queries + column(h, tt, ts)) * line;
-          b.dspIn(scores, queryStride, 1, s, l.rSc + i * sRows, Command.FMT_FP16, 0);
-        });
-      }
-    }
-  }
-
-  /** Column of query (h, t) in its KV head's {@code Qᵀ} and {@code Sᵀ} for the scores batch from token ts. */
-  private int column(int h, int t, int ts) {
-    return (t - ts) * groupSize + h % groupSize;
   }
 
   /**

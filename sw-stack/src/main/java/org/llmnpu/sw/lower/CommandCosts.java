@@ -41,6 +41,8 @@ abstract class CommandCosts {
   /** The operator the commands issued now belong to ({@link #operator}). */
   private String operator = "other";
   private String chargedKey;
+  /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
+  private String pendingOperator;
   private long chargedFrom;
 
   CommandCosts(MachineParams p) {
@@ -70,7 +72,6 @@ abstract class CommandCosts {
 
   /** The commands issued from now on belong to {@code name} (a profile row's first half). */
   final void operator(String name) {
-    flushRuns();
     operator = name;
   }
 
@@ -203,6 +204,9 @@ abstract class CommandCosts {
   final void runAll(Object key, Supplier<List<DspProgram>> compile) {
     List<long[]> summaries = programs(key, compile);
     if (chainRuns) {
+      if (pendingRuns.isEmpty()) {
+        pendingOperator = operator;
+      }
       pendingRuns.addAll(compiledPrograms.get(key));
     } else {
       runAll(summaries);
@@ -232,9 +236,12 @@ abstract class CommandCosts {
     }
     List<DspProgram> runs = DspChain.chain(pendingRuns, p.dsp().programDepth());
     pendingRuns.clear();
+    String current = operator;
+    operator = pendingOperator;
     for (DspProgram run : runs) {
       costRun(joinedCosts.computeIfAbsent(run, this::summary));
     }
+    operator = current;
   }
 
   /**

@@ -478,7 +478,7 @@ public final class PhaseCostModel extends CommandCosts {
     return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
   }
 
-  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} the scores of query i of the group, then the runs. */
+  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} each query's scores, then the runs. */
   private void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
     for (int i = 0; i < group; i++) {
       operator("attention scores");
@@ -542,7 +542,7 @@ public final class PhaseCostModel extends CommandCosts {
   /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
   private boolean batchedScores(int n) {
     int queries = c.groupSize() * n;
-    return fusion == Fusion.FULL && n >= 2 && BatchedAttention.batchedScoresFit(c, p, split(scoreK(0)), queries)
+    return fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
         && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
   }
 
