@@ -71,10 +71,11 @@ class PrefillProfileBench {
   }
 
   /**
-   * What batching the attention scores would buy on LLaMA-2-7B INT8 (a lowering change, not built): per head and
-   * 64-token block, the scores part of the attention (the queries into their GEMM operand, the scores GEMMs, each
+   * The batched attention scores ({@code BatchedScores}) checked on the cycle model alone, LLaMA-2-7B INT8: per head
+   * and 64-token block, the scores part of the attention (the queries into their GEMM operand, the scores GEMMs, each
    * query's scores into the DSP; the DSP runs between are the same in both) as commands on {@code npu-isa}'s cycle
-   * model, today's per-query GEMVs against one GEMM per head over the block's queries. The batched sequence: each
+   * model, the per-query GEMVs against one GEMM per head over the block's queries (the estimate of the whole step is in
+   * {@link #llama2SevenBPrefillByOperator}'s "attention scores" row). The batched sequence: each
    * query's halves scattered one FP16 code a line ({@code dspout} rows of one element, as today's weight column),
    * gathered a head dimension at a time into the rows of {@code Qᵀ} ({@code dspin} of 64 one-element rows, a
    * {@code dspout} INT8 row); {@code Sᵀ = K·Qᵀ} in M chunks of maxM slots (K = head dim, N = the block's queries);
@@ -126,8 +127,8 @@ class PrefillProfileBench {
     long heads = c.heads();
     System.out.printf(Locale.ROOT, "LLaMA-2-7B int8 on edge-64, 256-token prefill, attention scores part of one "
         + "layer (%d heads x %d blocks):%n", heads, PROMPT / n);
-    System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| today: per-query GEMVs | %,d |%n"
-        + "| batched: one GEMM per head and block (not built) | %,d |%n| saved a layer | %,d |%n", heads * today,
+    System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| per-query GEMVs | %,d |%n"
+        + "| batched: one GEMM per head and block | %,d |%n| saved a layer | %,d |%n", heads * today,
         heads * batched, heads * (today - batched));
   }
 
