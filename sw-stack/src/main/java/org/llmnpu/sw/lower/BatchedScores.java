@@ -9,7 +9,7 @@ import org.llmnpu.isa.Command;
  * query and M chunk. {@code dspout} and {@code dspin} need line-aligned scratchpad addresses, so the codes and the
  * scores are transposed through rows of one element a line: the query codes scattered, gathered into the rows of
  * {@code Qᵀ}; each {@code Sᵀ} chunk scattered, each query's scores gathered as its GEMV's column was read. The integers
- * and the FP16 scores are the GEMVs' (logits bit for bit, {@code BatchedScoresTest}).
+ * and the FP16 scores are the GEMVs' (logits bit for bit, {@code FusedLoweringTest}).
  *
  * <p>Scratchpad: the query codes of a head group's KV heads ({@code kvSlots · headDim · N} lines), each KV head's
  * {@code Qᵀ}, one {@code Sᵀ} chunk, the scores of a head group's KV heads ({@code kvSlots · maxContext · N} lines),
