@@ -7,20 +7,20 @@ import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
- * The attention core of a block at {@code --fusion full} (issue 32's inter-operator fusion, partly batched): after
- * the block's K and V rows are in the scratchpad cache, each query's scores GEMV and SoftMax as in the unbatched path
- * ({@link AttentionLowering}), then per KV head <b>one</b> P·V GEMM for all the batch's queries of the query heads
- * that share it (GQA: those heads' probability rows stacked, M = heads of the group × tokens), instead of one GEMV
- * per token and head. Scores, probabilities and outputs stay in the scratchpad and the DSP buffer (no DRAM round
- * trip).
+ * The attention core of a block at {@code --fusion full} (issue 32's inter-operator fusion, batched): after the
+ * block's K and V rows are in the scratchpad cache, per KV head <b>one</b> scores GEMM over a sub-batch's queries
+ * ({@link #scoresBatched}, where the scratchpad holds its regions; else each query's scores GEMV as in the unbatched
+ * path, {@link AttentionLowering}), each query's SoftMax as there, then per KV head <b>one</b> P·V GEMM for all the
+ * batch's queries of the query heads that share it (GQA: those heads' probability rows stacked, M = heads of the
+ * group × tokens), instead of one GEMV per token and head. Scores, probabilities and outputs stay in the scratchpad
+ * and the DSP buffer (no DRAM round trip).
  *
  * <p><b>Layouts.</b> The V cache (slot-major rows) is the P·V GEMM's weight operand as it is (K = slots, N = the KV
  * head's columns), and the probabilities are its X, a row per query (a KV head's queries of the block consecutive,
  * token-major), each row zero beyond the query's causal slots: the GEMM runs over the batch's {@code pos + t0 + nb}
- * slots and the zero tails add nothing (the causal mask is structural). The scores stay per query: a GEMM over all
- * of a KV head's queries needs either the queries as the columns of W ({@code Qᵀ}) or the K cache transposed
- * ({@code Kᵀ} as W), and both mean writing one byte a column, which {@code dspout} cannot do (its scratchpad address
- * must be line-aligned; the NPU's DSP has no lane permutations to transpose in the buffer). See the README.
+ * slots and the zero tails add nothing (the causal mask is structural). The batched scores' W is the KV head's
+ * queries as columns ({@code Qᵀ}); {@code dspout} and {@code dspin} need line-aligned scratchpad addresses, so the
+ * codes and the scores are transposed through rows of one element a line ({@link #scoresBatched}). See the README.
  *
  * <p><b>Numerics.</b> Every INT32 P·V result equals the per-token GEMV's (the same integer dot product; zero
  * probabilities add nothing), and the DSP programs are the same per query, so the logits equal {@code --fusion
@@ -28,9 +28,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * count rather than the query's (a chunk of zero probabilities more, summed in FP32: the same value).
  */
 final class BatchedAttention {
-  private final LoweringEmitter e;
+  final LoweringEmitter e;
   private final LoweringLayout l;
-  private final int groupSize;
+  final int groupSize;
   /** INT8 probabilities: a row per query of the block ({@link #queryRow}), a byte per slot. */
   private final int sProbs;
   private final int probStride;
@@ -42,7 +42,7 @@ final class BatchedAttention {
    * Tokens whose queries share the GEMMs: as many as the DSP buffer holds probability scale rows for, or the block
    * when the scales wait in the scratchpad.
    */
-  private final int batchTokens;
+  final int batchTokens;
   /** A broadcast row per query of a batch, {@code (t − t0)·heads + h}: its probabilities' dequantization scale. */
   private final int rProbScales;
   /**
@@ -66,6 +66,8 @@ final class BatchedAttention {
   final boolean headMajorKeys;
   /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
   private final int sKeyStage;
+  /** The scores as one GEMM per KV head over a sub-batch's queries, where the scratchpad holds them; else null. */
+  final BatchedScores scores;
 
   BatchedAttention(LoweringEmitter emitter) {
     this.e = emitter;
@@ -89,6 +91,8 @@ final class BatchedAttention {
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
     headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
+    BatchedScores batched = new BatchedScores(this);
+    scores = batched.applies ? batched : null;
   }
 
   /**
@@ -129,7 +133,7 @@ final class BatchedAttention {
   }
 
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
-  private int scoreWindowOffset(int g) {
+  int scoreWindowOffset(int g) {
     return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(l.c, l.line, g) : l.half * g;
   }
 
@@ -148,11 +152,22 @@ final class BatchedAttention {
         e.b.load(l.m.zeros, 0, sProbs + (long) queryRow(g * groupSize, 0) * probStride, probStride,
             LoweredModel.roundUp(pos + n, l.line), (long) groupSize * n);
       }
+      if (scores != null && n >= 2) {
+        scores.zeroQt();
+      }
     }
     for (int t0 = 0; t0 < n; t0 += batchTokens) {
       int nb = Math.min(batchTokens, n - t0);
-      for (int t = t0; t < t0 + nb; t++) {
-        probabilities(t, t0, pos + t + 1);
+      // the scores batched a sub-batch of scoreTokens at a time; a lone token (a decode step) by its GEMVs, which
+      // cost less than a GEMM of groupSize columns with its gathers and scatters
+      int step = scores != null ? scores.scoreTokens : 1;
+      for (int ts = t0; ts < t0 + nb; ts += step) {
+        int count = Math.min(step, t0 + nb - ts);
+        if (count >= 2) {
+          scores.emit(ts, count, t0, pos);
+        } else {
+          probabilities(ts, t0, pos + ts + 1);
+        }
       }
       KSplit pv = l.split(pos + t0 + nb);
       for (int g = 0; g < c.kvHeads(); g++) {
@@ -182,50 +197,80 @@ final class BatchedAttention {
   private void probabilities(int t, int t0, int s) {
     var b = e.b;
     var c = l.c;
-    var r = l.r;
     int line = l.line;
     int half = l.half;
-    int qq = l.rQQ + t * 2 * r.rows(l.nq);
+    int qq = queriesIn(t);
     boolean aligned = half % l.lanes == 0;
-    if (!aligned) {
-      // each head's halves to lane 0 of rows of their own (the scatter's rows): through the scratchpad, as raw FP16
-      // bits (the codes are TOINT results), a half a row on the way out and a row of lanes on the way back
-      b.dspOut(sQueryHalves, halfStride, half, 2L * c.heads(), qq, Command.FMT_FP16);
-      b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * c.heads(), l.rQS, Command.FMT_FP16, 0);
-    }
-    int sRows = r.rows(l.m.maxContext());
     int sigmaS = LoweredModel.shift(c.kvDim());
-    short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
-    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
-      int group = Math.min(l.headGroup, c.heads() - h0);
-      List<DspQuantizer.Vector> probabilities = new ArrayList<>();
-      List<DspProgram> scoreScales = new ArrayList<>();
-      List<DspProgram> softmaxes = new ArrayList<>();
-      for (int i = 0; i < group; i++) {
+    int sRows = l.r.rows(l.m.maxContext());
+    for (int first = 0; first < c.heads(); first += l.headGroup) {
+      int h0 = first;
+      headGroupProbabilities(t, t0, s, h0, i -> {
         int h = h0 + i;
         int g = h / groupSize;
         long wq = l.sWQ + (long) h * l.wqBytes;
         int evens = aligned ? qq + h * half / l.lanes : l.rQS + h;
         int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
-        int oddsRow = headMajorKeys ? scoreWindowOffset(g) + half : l.nk + half * g;
         b.dspOut(wq + (long) scoreWindowOffset(g) * line, line, 1, half, evens, Command.FMT_INT8);
-        b.dspOut(wq + (long) oddsRow * line, line, 1, half, odds, Command.FMT_INT8);
+        b.dspOut(wq + (long) oddsRow(g) * line, line, 1, half, odds, Command.FMT_INT8);
         scoresGemv(wq, s, g);
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
-        scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
-        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
-        int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
-        probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
-      }
-      runAll(r.merged(scoreScales));
-      runAll(r.mergedKernels(softmaxes));
-      runAll(r.quantizeRuns(probabilities));
-      for (int i = 0; i < group; i++) {
-        b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
-            Command.FMT_INT8);
-        if (sProbScales >= 0) {
-          b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
-        }
+      });
+    }
+  }
+
+  /**
+   * Token t's queries as DSP rows: each head's evens then odds flat from row {@code qq} (returned) when a half fills
+   * whole rows; else first, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
+   * evens, {@code l.rQS + heads + h} the odds), as raw FP16 bits (the codes are TOINT results).
+   */
+  int queriesIn(int t) {
+    int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
+    if (l.half % l.lanes != 0) {
+      e.b.dspOut(sQueryHalves, halfStride, l.half, 2L * l.c.heads(), qq, Command.FMT_FP16);
+      e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
+    }
+    return qq;
+  }
+
+  /** Row of the query's first odd in its KV head g's scores weight (the per-query column or {@code Qᵀ}). */
+  int oddsRow(int g) {
+    return headMajorKeys ? scoreWindowOffset(g) + l.half : l.nk + l.half * g;
+  }
+
+  /**
+   * Token t's queries of heads {@code h0 .. h0 + group − 1} (a head group) over {@code s} slots: {@code scoresIn}
+   * puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows}, then the group's scores are scaled, SoftMax and
+   * quantized with the V scales folded in (shared runs); each query's codes to its P row, its scale to its scale row.
+   */
+  void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
+    var b = e.b;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    int sRows = r.rows(l.m.maxContext());
+    int sigmaS = LoweredModel.shift(c.kvDim());
+    short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
+    int group = Math.min(l.headGroup, c.heads() - h0);
+    List<DspQuantizer.Vector> probabilities = new ArrayList<>();
+    List<DspProgram> scoreScales = new ArrayList<>();
+    List<DspProgram> softmaxes = new ArrayList<>();
+    for (int i = 0; i < group; i++) {
+      int h = h0 + i;
+      scoresIn.accept(i);
+      scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
+      softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+      int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
+      probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
+    }
+    runAll(r.merged(scoreScales));
+    runAll(r.mergedKernels(softmaxes));
+    runAll(r.quantizeRuns(probabilities));
+    for (int i = 0; i < group; i++) {
+      b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
+          Command.FMT_INT8);
+      if (sProbScales >= 0) {
+        b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
       }
     }
   }

@@ -36,6 +36,14 @@ abstract class CommandCosts {
   /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
   boolean chainRuns;
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
+  /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
+  private Map<String, long[]> profile;
+  /** The operator the commands issued now belong to ({@link #operator}). */
+  private String operator = "other";
+  private String chargedKey;
+  /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
+  private String pendingOperator;
+  private long chargedFrom;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -50,6 +58,42 @@ abstract class CommandCosts {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
     pendingRuns.clear();
+    chargedKey = null;
+    chargedFrom = 0;
+  }
+
+  /**
+   * Keeps, from now on, each command's cycles (by how far it advanced the program's end, as
+   * {@link CommandKindProfile}) under "operator / kind" ({@link #operator}); {@link #profile()} reads them.
+   */
+  final void startProfile() {
+    profile = new java.util.TreeMap<>();
+  }
+
+  /** The commands issued from now on belong to {@code name} (a profile row's first half). */
+  final void operator(String name) {
+    operator = name;
+  }
+
+  /** The profile so far: "operator / kind" → {cycles, commands} (empty when not started). */
+  final Map<String, long[]> profile() {
+    charge(null);
+    return profile == null ? Map.of() : profile;
+  }
+
+  /** Charges the previous command's cycles to its key and starts {@code next}'s. */
+  private void charge(String next) {
+    if (profile == null || cm == null) {
+      return;
+    }
+    if (chargedKey != null) {
+      profile.computeIfAbsent(chargedKey, k -> new long[2])[0] += cm.now() - chargedFrom;
+    }
+    chargedFrom = cm.now();
+    chargedKey = next == null ? null : operator + " / " + next;
+    if (chargedKey != null) {
+      profile.computeIfAbsent(chargedKey, k -> new long[2])[1]++;
+    }
   }
 
   /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
@@ -75,11 +119,16 @@ abstract class CommandCosts {
   }
 
   final void command(boolean isLoad) {
-    flushRuns();
-    issue(isLoad);
+    command(isLoad, isLoad ? "load" : "other");
   }
 
-  private void issue(boolean isLoad) {
+  final void command(boolean isLoad, String kind) {
+    flushRuns();
+    issue(isLoad, kind);
+  }
+
+  private void issue(boolean isLoad, String kind) {
+    charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     cm.dispatch(isLoad, false);
@@ -96,7 +145,7 @@ abstract class CommandCosts {
 
   /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
   final void load4(long rows, long rowBytes) {
-    command(true);
+    command(true, "load4");
     long beats = beats(rows, rowBytes);
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.EXT_READ_BEATS, beats);
@@ -106,6 +155,7 @@ abstract class CommandCosts {
 
   final void store(long rows, long rowBytes) {
     flushRuns();
+    charge("store");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     cm.dispatch(false, true);
@@ -118,7 +168,7 @@ abstract class CommandCosts {
 
   /** A {@code dspin} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (FP16 2, INT32 4). */
   final void dspIn(long rows, long elems, int elemBytes) {
-    command(false);
+    command(false, "dspin");
     add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, elemBytes, true);
@@ -126,7 +176,7 @@ abstract class CommandCosts {
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    command(false);
+    command(false, "dspout");
     add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, elemBytes, false);
@@ -154,6 +204,9 @@ abstract class CommandCosts {
   final void runAll(Object key, Supplier<List<DspProgram>> compile) {
     List<long[]> summaries = programs(key, compile);
     if (chainRuns) {
+      if (pendingRuns.isEmpty()) {
+        pendingOperator = operator;
+      }
       pendingRuns.addAll(compiledPrograms.get(key));
     } else {
       runAll(summaries);
@@ -169,7 +222,7 @@ abstract class CommandCosts {
   }
 
   private void costRun(long[] program) {
-    issue(false);
+    issue(false, "dsprun");
     long beats = (8L * program[0] + line - 1) / line;
     add(Counter.EXT_READ_BEATS, beats);
     add(Counter.DSP_INSTRUCTIONS, program[2]);
@@ -183,9 +236,12 @@ abstract class CommandCosts {
     }
     List<DspProgram> runs = DspChain.chain(pendingRuns, p.dsp().programDepth());
     pendingRuns.clear();
+    String current = operator;
+    operator = pendingOperator;
     for (DspProgram run : runs) {
       costRun(joinedCosts.computeIfAbsent(run, this::summary));
     }
+    operator = current;
   }
 
   /**
@@ -198,7 +254,7 @@ abstract class CommandCosts {
 
   /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
-    command(false);
+    command(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
@@ -213,7 +269,7 @@ abstract class CommandCosts {
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
-    command(false);
+    command(false, "gemm");
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;
     add(Counter.MACS, sparse ? (long) m * n * (wRows / 2) : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
@@ -236,7 +292,7 @@ abstract class CommandCosts {
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
   final void ppmLoad(long items, int itemBytes) {
-    command(false);
+    command(false, "ppmcfg");
     add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
     cm.ppmLoad(items, itemBytes);
   }

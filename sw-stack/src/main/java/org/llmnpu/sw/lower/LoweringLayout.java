@@ -97,6 +97,8 @@ final class LoweringLayout {
   final int rPair;
   /** Heads whose probabilities are quantized in one run (1..3, as many as the DSP's rows hold). */
   final int headGroup;
+  /** Rows of each of {@link #rSc}, {@link #rSc2} and {@link #rP}. */
+  final int scoreRows;
   /** K chunk of a GEMM whose K exceeds maxK: the largest multiple of the line not above maxK. */
   final int kTile;
   final KSplit scoreSplit;
@@ -232,6 +234,7 @@ final class LoweringLayout {
       group--;
     }
     headGroup = group;
+    scoreRows = Math.max(ctxRows, group * sRows);
     rSc = dsp(Math.max(ctxRows, group * sRows));
     rSc2 = dsp(Math.max(ctxRows, group * sRows));
     rP = dsp(Math.max(ctxRows, group * sRows));

@@ -194,6 +194,23 @@ public final class PhaseCostModel extends CommandCosts {
     return LoweredModel.roundUp(n, 8);
   }
 
+  /**
+   * Where the cycles of an extrapolated {@link #step} go: "operator / command kind" → {cycles, commands}, each command
+   * charged the cycles by which it advanced the step's end (a GEMM's back-end overlaps the commands after it, so a
+   * command that waits for it is charged the wait); the rows add up to the step's cycles over the costed layers
+   * (layers beyond {@code costedLayers} are not in it).
+   */
+  public java.util.Map<String, long[]> profile(int tokens, int pos0, int costedLayers) {
+    if (!extrapolate) {
+      throw new IllegalStateException("profile: only an extrapolated step is profiled by operator "
+          + "(CommandKindProfile profiles the lowering's own programs)");
+    }
+    reset();
+    startProfile();
+    step(tokens, pos0, costedLayers);
+    return profile();
+  }
+
   /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
   public boolean wideHeads() {
     return wide;
@@ -208,6 +225,7 @@ public final class PhaseCostModel extends CommandCosts {
       return lowered(tokens, pos0, costedLayers);
     }
     reset();
+    operator("setup");
     command(false);
     dspTable(768 / line);
     load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
@@ -221,6 +239,7 @@ public final class PhaseCostModel extends CommandCosts {
       int pos = pos0 + start;
       keepsX = fusion == Fusion.FULL && n == 1;
       xInDsp = false;
+      operator("setup");
       for (int t = 0; t < n; t++) {
         load(1, 2L * c.dim());
       }
@@ -233,9 +252,11 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
       if (start + n == tokens) {
+        operator("lm head");
         lmHead(1);
       }
     }
+    operator("setup");
     command(false);
     PhaseCost end = snapshot();
     return total == null ? end : end.plus(total, 1);
@@ -272,6 +293,7 @@ public final class PhaseCostModel extends CommandCosts {
   }
 
   private void layer(int n, int pos, boolean firstLayer) {
+    operator("layer vectors, KV cache");
     if (groupScaled) {
       load(1, 2L * 2 * pad8(c.dim()));
       load(1, 2L * (layerVectorElems - channelVectors));
@@ -295,6 +317,7 @@ public final class PhaseCostModel extends CommandCosts {
       load(pos, kvBytes);
       load(pos, kvBytes);
     }
+    operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
         normQuantizePair();
@@ -303,7 +326,9 @@ public final class PhaseCostModel extends CommandCosts {
         normQuantize();
       }
     }
+    operator("QKV GEMM");
     gemms(n, c.dim(), qkvN);
+    operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
     if (chainRuns) {
@@ -343,18 +368,22 @@ public final class PhaseCostModel extends CommandCosts {
       dspOut(1, c.kvDim(), INT8);
       dspOut(1, 1, FP16);
     }
+    operator("layer vectors, KV cache");
     store(n, kvBytes);
     store(n, kvBytes);
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);
     if (fusion == Fusion.FULL) {
+      operator("layer vectors, KV cache");
       batchedAttention(n, pos, firstLayer);
     } else {
       for (int t = 0; t < n; t++) {
         attention(pos + t + 1);
       }
     }
+    operator("O GEMM");
     gemms(n, oK, c.dim());
+    operator("residual, FFN RMSNorm");
     if (!chainRuns) {
       for (int t = 0; t < n; t++) {
         residual(oK);
@@ -367,7 +396,9 @@ public final class PhaseCostModel extends CommandCosts {
     for (int t = 0; t < n; t++) {
       feedForwardNorm();
     }
+    operator("W1/W3 GEMM");
     gemms(n, c.dim(), w13N);
+    operator("SwiGLU");
     for (int t = 0; t < n; t++) {
       resultIn(c.dim(), c.hiddenDim());
       resultIn(c.dim(), c.hiddenDim());
@@ -377,7 +408,9 @@ public final class PhaseCostModel extends CommandCosts {
       run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), -1, 0, 0));
       dspOut(1, c.hiddenDim(), INT8);
     }
+    operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
+    operator("residual, FFN RMSNorm");
     for (int t = 0; t < n; t++) {
       residual(c.hiddenDim());
     }
@@ -431,9 +464,8 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
   private void groupProbabilities(int h0, int group, int s) {
-    for (int i = 0; i < group; i++) {
-      int g = (h0 + i) / c.groupSize();
-      int k = wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+    groupProbabilities(group, s, i -> {
+      int k = scoreK((h0 + i) / c.groupSize());
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
       KSplit ks = split(k);
@@ -443,9 +475,80 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
       partialsIn(ks, s, 1, -1);
+    });
+  }
+
+  /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
+  private int scoreK(int g) {
+    return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+  }
+
+  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} each query's scores, then the runs. */
+  private void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
+    for (int i = 0; i < group; i++) {
+      operator("attention scores");
+      scoresIn.accept(i);
     }
     // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
+    operator("attention scale, SoftMax");
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
+  }
+
+  /**
+   * As {@code BatchedAttention#scoresBatched} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: per
+   * head group the queries scattered a code a line, per KV head {@code Qᵀ} gathered, {@code Sᵀ} in M chunks scattered
+   * a score a line, then per token each query's scores gathered, the runs and the P rows.
+   */
+  private void scoresBatched(int ts, int nb, int pos) {
+    int gs = c.groupSize();
+    int queries = gs * nb;
+    int sMax = pos + ts + nb;
+    int chunk = (int) Math.min(p.maxM(), (long) scoreRows() * lanes / queries);
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      operator("attention scores");
+      for (int t = 0; t < nb; t++) {
+        if (half % lanes != 0) {
+          dspOut(2 * c.heads(), half, FP16);
+          dspIn(2 * c.heads(), lanes, FP16);
+        }
+        for (int i = 0; i < group; i++) {
+          dspOut(half, 1, FP16);
+          dspOut(half, 1, FP16);
+        }
+      }
+      for (int g = h0 / gs; g <= (h0 + group - 1) / gs; g++) {
+        dspIn((long) half * queries, 1, FP16);
+        dspIn((long) half * queries, 1, FP16);
+        dspOut(half, queries, INT8);
+        dspOut(half, queries, INT8);
+        for (int m0 = 0; m0 < sMax; m0 += chunk) {
+          int mm = Math.min(chunk, sMax - m0);
+          gemm(mm, scoreK(g), queries, false);
+          dspIn(mm, queries, INT32);
+          dspOut((long) mm * queries, 1, FP16);
+        }
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        groupProbabilities(group, s, i -> dspIn(s, 1, FP16));
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
+  }
+
+  /** As {@code LoweringLayout#scoreRows} with the walk's head groups of {@link DspQuantizer#MAX_VECTORS}. */
+  private int scoreRows() {
+    return Math.max(r.rows(Math.max(maxContext, c.vocabSize())), DspQuantizer.MAX_VECTORS * r.rows(maxContext));
+  }
+
+  /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
+  private boolean batchedScores(int n) {
+    int queries = c.groupSize() * n;
+    return fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
+        && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
   }
 
   /** A head group's P·V results dequantized (merged as the lowering does). */
@@ -465,12 +568,27 @@ public final class PhaseCostModel extends CommandCosts {
    * query's probabilities to its P row; per KV head one P·V GEMM over the block's queries; per token the outputs.
    */
   private void batchedAttention(int n, int pos, boolean firstLayer) {
+    boolean batched = batchedScores(n);
     if (firstLayer) {
       for (int g = 0; g < c.kvHeads(); g++) {
         load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
       }
+      if (batched) {
+        // each KV head's Qᵀ zeroed: its score K rows (head dim wide, else its window or kvDim)
+        int rows = 0;
+        for (int g = 0; g < c.kvHeads(); g++) {
+          rows = Math.max(rows, scoreK(g));
+        }
+        for (int g = 0; g < c.kvHeads(); g++) {
+          // rows as wide as a batch of the block's most tokens (the lowering's batch: the DSP holding their scales)
+          load(rows, LoweredModel.roundUp((long) c.groupSize() * blockMax, line));
+        }
+      }
     }
-    for (int t = 0; t < n; t++) {
+    if (batched) {
+      scoresBatched(0, n, pos);
+    }
+    for (int t = 0; t < n && !batched; t++) {
       int s = pos + t + 1;
       if (half % lanes != 0) {
         // as BatchedAttention: the query halves to rows of their own through the scratchpad
@@ -485,6 +603,7 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
     }
+    operator("attention P·V GEMM");
     KSplit pv = split(pos + n);
     for (int g = 0; g < c.kvHeads(); g++) {
       int first = c.headDim() * g;
@@ -495,6 +614,7 @@ public final class PhaseCostModel extends CommandCosts {
         }
       }
     }
+    operator("attention outputs");
     for (int t = 0; t < n; t++) {
       // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
       boolean allIn = !pv.combined();
@@ -641,6 +761,7 @@ public final class PhaseCostModel extends CommandCosts {
         feedForwardNorm();
       }
     }
+    operator("W1/W3 GEMM");
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
     boolean sparse = sparsity != org.llmnpu.isa.Command.DENSE;
@@ -654,6 +775,7 @@ public final class PhaseCostModel extends CommandCosts {
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
+    operator("SwiGLU");
     for (int t = 0; t < n; t += pairs && t + 1 < n ? 2 : 1) {
       int pair = pairs && t + 1 < n ? 2 : 1;
       for (int i = 0; i < pair; i++) {
@@ -679,7 +801,9 @@ public final class PhaseCostModel extends CommandCosts {
         dspOut(1, c.hiddenDim(), INT8);
       }
     }
+    operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
+    operator("residual, FFN RMSNorm");
     for (int t = 0; t < n; t++) {
       residual(c.hiddenDim());
     }

@@ -133,12 +133,17 @@ class FusedLoweringTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"40, 48, 16, int8", "6, 512, 6, int8", "20, 64, 16, int4-g32"})
+  @CsvSource({"40, 48, 16, int8, true", "6, 512, 6, int8, true", "20, 64, 16, int4-g32, true",
+      "17, 24, 16, int8, true", "5, 24, 1, int8, false"})
   void batchedValueProductsGiveTheUnfusedLogitsInFewerCyclesAndTheCostModelFollows(int promptLen, int context,
-      int block, String format) throws Exception {
+      int block, String format, boolean batchedScores) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = NpuTargets.defaultNpu();
     LoweredModel model = WeightFormats.lower(w, format, m, context, promptLen);
+    // the scores one GEMM per KV head where the scratchpad holds their regions and a batch has two tokens or more
+    LoweringLayout layout = new LoweringLayout(model, block, true);
+    assertEquals(batchedScores, new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL))
+        .scores != null, "batched scores at context " + context);
     int[] prompt = new int[promptLen];
     for (int i = 0; i < promptLen; i++) {
       prompt[i] = (37 * i + 11) % w.config().vocabSize();

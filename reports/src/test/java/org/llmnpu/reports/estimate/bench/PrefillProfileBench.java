@@ -1,0 +1,195 @@
+package org.llmnpu.reports.estimate.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.reports.estimate.EstimateTarget;
+import org.llmnpu.reports.estimate.NpuEstimate;
+import org.llmnpu.sw.estimate.ModelShapes;
+import org.llmnpu.sw.lower.Fusion;
+import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.WeightFormats;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * Where LLaMA-2-7B's 256-token prefill spends its cycles on {@code edge-64} ({@code ./npu estimate --model llama-2-7b
+ * --preset edge-64 --prompt-len 256 --quant Q}, fusion full): {@link PhaseCostModel#profile} of the extrapolated step
+ * by operator and by command kind, one layer costed (every layer has the same commands; the LM head and the
+ * per-block setup are in their own rows). Benchmark: {@code mvn -q -o -pl reports -am test -Dbench
+ * -Dtest=PrefillProfileBench -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+@ExtendWith(BenchRecord.class)
+class PrefillProfileBench {
+  private static final int PROMPT = 256;
+
+  @Test
+  void llama2SevenBPrefillByOperator() {
+    for (String quant : new String[] {"int8", "s2_4"}) {
+      List<String> notes = new ArrayList<>();
+      EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, notes);
+      MachineParams p = t.npu().machine();
+      ModelConfig c = ModelShapes.of("llama-2-7b").config();
+      PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+          WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+          WeightFormats.mx(quant), Fusion.FULL);
+      Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
+      Map<String, long[]> ops = byOperator(rows);
+      print(quant, rows, ops);
+      summary(c, p, ops);
+    }
+  }
+
+  /**
+   * The decode step at position 256 of LLaMA-2-7B int4-g32 and int8 at 16 GB/s, by operator: where the INT4 GEMVs'
+   * tails (the second N tile of each INT4 beat column running its passes after the column's last beat) show.
+   */
+  @Test
+  void llama2SevenBDecodeAt16GbsByOperator() {
+    for (String quant : new String[] {"int8", "int4-g32"}) {
+      List<String> notes = new ArrayList<>();
+      EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null).withBandwidthGbs(16), quant,
+          notes);
+      MachineParams p = t.npu().machine();
+      ModelConfig c = ModelShapes.of("llama-2-7b").config();
+      PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+          WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+          WeightFormats.mx(quant), Fusion.FULL);
+      Map<String, long[]> rows = cost.profile(1, PROMPT, 1);
+      long total = rows.values().stream().mapToLong(v -> v[0]).sum();
+      System.out.printf(Locale.ROOT, "%n%s at 16 GB/s, decode step at 256, layer 0 of 32 plus setup and LM head: "
+          + "%,d cycles%n| operator | commands | cycles | share |%n|---|---:|---:|---:|%n", quant, total);
+      byOperator(rows).entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
+          .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
+              e.getValue()[0], e.getValue()[0] / (double) total));
+    }
+  }
+
+  /**
+   * The batched attention scores ({@code BatchedScores}) checked on the cycle model alone, LLaMA-2-7B INT8: per head
+   * and 64-token block, the scores part of the attention (the queries into their GEMM operand, the scores GEMMs, each
+   * query's scores into the DSP; the DSP runs between are the same in both) as commands on {@code npu-isa}'s cycle
+   * model, the per-query GEMVs against one GEMM per head over the block's queries (the estimate of the whole step is in
+   * {@link #llama2SevenBPrefillByOperator}'s "attention scores" row). The batched sequence: each
+   * query's halves scattered one FP16 code a line ({@code dspout} rows of one element, as today's weight column),
+   * gathered a head dimension at a time into the rows of {@code Qᵀ} ({@code dspin} of 64 one-element rows, a
+   * {@code dspout} INT8 row); {@code Sᵀ = K·Qᵀ} in M chunks of maxM slots (K = head dim, N = the block's queries);
+   * {@code Sᵀ} into the DSP and scattered an element a line; each query's scores gathered ({@code dspin} of s
+   * one-element rows, as today's column read). Only existing commands with line-aligned addresses.
+   */
+  @Test
+  void batchedScoresWhatIf() {
+    EstimateTarget t = EstimateTarget.load("edge-64", null);
+    MachineParams p = t.npu().machine();
+    ModelConfig c = ModelShapes.of("llama-2-7b").config();
+    int hd = c.headDim();
+    int half = hd / 2;
+    int n = Math.min(p.maxM(), PROMPT);
+    long today = 0;
+    long batched = 0;
+    for (int pos = 0; pos < PROMPT; pos += n) {
+      org.llmnpu.isa.CycleModel a = new org.llmnpu.isa.CycleModel(p);
+      for (int q = 0; q < n; q++) {
+        int s = pos + q + 1;
+        copy(a, half, 1, 1, false);
+        copy(a, half, 1, 1, false);
+        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+          gemm(a, Math.min(p.maxM(), s - m0), hd, 1);
+        }
+        copy(a, s, 1, 4, true);
+      }
+      org.llmnpu.isa.CycleModel b = new org.llmnpu.isa.CycleModel(p);
+      int sMax = pos + n;
+      for (int q = 0; q < n; q++) {
+        copy(b, half, 1, 2, false);
+        copy(b, half, 1, 2, false);
+      }
+      for (int k = 0; k < hd; k++) {
+        copy(b, n, 1, 2, true);
+        copy(b, 1, n, 1, false);
+      }
+      for (int m0 = 0; m0 < sMax; m0 += p.maxM()) {
+        gemm(b, Math.min(p.maxM(), sMax - m0), hd, n);
+      }
+      copy(b, sMax, n, 4, true);
+      copy(b, (long) sMax * n, 1, 2, false);
+      for (int q = 0; q < n; q++) {
+        copy(b, pos + q + 1, 1, 2, true);
+      }
+      today += a.now();
+      batched += b.now();
+    }
+    long heads = c.heads();
+    System.out.printf(Locale.ROOT, "LLaMA-2-7B int8 on edge-64, 256-token prefill, attention scores part of one "
+        + "layer (%d heads x %d blocks):%n", heads, PROMPT / n);
+    System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| per-query GEMVs | %,d |%n"
+        + "| batched: one GEMM per head and block | %,d |%n| saved a layer | %,d |%n", heads * today,
+        heads * batched, heads * (today - batched));
+  }
+
+  private static void copy(org.llmnpu.isa.CycleModel m, long rows, long elems, int bytes, boolean in) {
+    m.fetchAndDecode();
+    m.dispatch(false, false);
+    m.dspCopy(rows, elems, bytes, in);
+  }
+
+  private static void gemm(org.llmnpu.isa.CycleModel m, int rows, int k, int n) {
+    m.fetchAndDecode();
+    m.dispatch(false, false);
+    m.gemm(rows, k, n);
+  }
+
+  /**
+   * One layer's cycles (the rows but setup and LM head) against its MACs at the array's rate, split into the block
+   * GEMMs (weights streamed) and the rest.
+   */
+  private static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
+    long layer = 0;
+    long gemms = 0;
+    for (Map.Entry<String, long[]> e : ops.entrySet()) {
+      if (e.getKey().equals("setup") || e.getKey().equals("lm head")) {
+        continue;
+      }
+      layer += e.getValue()[0];
+      if (e.getKey().endsWith(" GEMM")) {
+        gemms += e.getValue()[0];
+      }
+    }
+    long qkvN = c.dim() + 2L * c.kvDim();
+    long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
+    long ideal = blockMacs / ((long) p.rows() * p.rows());
+    System.out.printf(Locale.ROOT, "one layer: %,d cycles; its block GEMMs' MACs at %d a cycle %,d (%.3f of the "
+        + "layer); GEMM rows (QKV, O, W1/W3, W2, P·V) %,d (%.3f of the layer, MACs/GEMM cycles %.3f); the rest %,d%n",
+        layer, p.rows() * p.rows(), ideal, ideal / (double) layer, gemms, gemms / (double) layer,
+        ideal / (double) gemms, layer - gemms);
+  }
+
+  private static Map<String, long[]> byOperator(Map<String, long[]> rows) {
+    Map<String, long[]> ops = new TreeMap<>();
+    rows.forEach((k, v) -> {
+      long[] o = ops.computeIfAbsent(k.substring(0, k.indexOf(" / ")), x -> new long[2]);
+      o[0] += v[0];
+      o[1] += v[1];
+    });
+    return ops;
+  }
+
+  private static void print(String quant, Map<String, long[]> rows, Map<String, long[]> ops) {
+    long total = rows.values().stream().mapToLong(v -> v[0]).sum();
+    System.out.printf(Locale.ROOT, "%n%s, 256-token prefill, layer 0 of 32 plus setup and LM head: %,d cycles%n",
+        quant, total);
+    System.out.println("| operator | commands | cycles | share |\n|---|---:|---:|---:|");
+    ops.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0])).forEach(e ->
+        System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1], e.getValue()[0],
+            e.getValue()[0] / (double) total));
+    System.out.println("| operator / command kind | commands | cycles | share |\n|---|---:|---:|---:|");
+    rows.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0])).forEach(e ->
+        System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1], e.getValue()[0],
+            e.getValue()[0] / (double) total));
+  }
+}
