@@ -19,7 +19,8 @@ import org.llmnpu.hdl.UInt;
  * log2(line)).
  *
  * <p><b>Bursts.</b> A request that no open burst expects opens one of {@code n = min(run, 256, beats to the next
- * 4 KiB boundary)} beats (AR or AW register, one cycle later on the bus) and is taken at once; the next {@code n − 1}
+ * 4 KiB boundary)} beats (AR or AW register, one cycle later on the bus; a new burst may open in the cycle the
+ * previous address leaves, so one-beat bursts go one a cycle) and is taken at once; the next {@code n − 1}
  * requests at the consecutive line addresses are taken into it (reads: nothing more on the bus, their data come with
  * the burst; writes: each becomes its W beat, {@code WLAST} on the n-th). A request elsewhere, or {@code flush} (the
  * NPU's start or end), cuts an open burst: a read burst's untaken beats are received and dropped, a write burst's are
@@ -165,10 +166,12 @@ public final class NpuAxiMaster extends HwModule {
         .and(bPending.eq(0)));
     Bool readMatch = wire("readMatch", rdOpen.and(reqWrite.not()).and(reqAddr.eq(rdNext)));
     Bool writeMatch = wire("writeMatch", wOpen.and(reqWrite).and(reqAddr.eq(wNext)));
-    Bool readOpens = wire("readOpens", reqWrite.not().and(rdOpen.not()).and(arValid.not())
+    Bool arFree = wire("arFree", arValid.not().or(arready));
+    Bool awFree = wire("awFree", awValid.not().or(awready));
+    Bool readOpens = wire("readOpens", reqWrite.not().and(rdOpen.not()).and(arFree)
         .and(bursts.lt(READ_BURSTS)).and(writesQuiet));
     Bool writeOpens = wire("writeOpens", reqWrite.and(wOpen.not()).and(rdOpen.not()).and(padLeft.eq(0))
-        .and(awValid.not()).and(bPending.lt(WRITE_BURSTS)).and(wBufFree));
+        .and(awFree).and(bPending.lt(WRITE_BURSTS)).and(wBufFree));
     Bool takeRead = wire("takeRead", reqValid.and(readMatch.or(readOpens)));
     Bool takeWrite = wire("takeWrite", reqValid.and(writeMatch.and(wBufFree).or(writeOpens)));
     reqReady.set(readMatch.or(readOpens).or(writeMatch.and(wBufFree)).or(writeOpens));
@@ -177,7 +180,7 @@ public final class NpuAxiMaster extends HwModule {
 
     // ---- read bursts
     Bool arFire = wire("arFire", arValid.and(arready));
-    when(arFire, () -> arValid.set(false));
+    when(arFire, () -> arValid.set(false));  // an opening burst in the same cycle sets it again
     Bool opensRead = wire("opensRead", takeRead.and(readMatch.not()));
     when(opensRead, () -> {
       arValid.set(true);
