@@ -80,6 +80,11 @@ public final class NpuAxiHost implements AutoCloseable {
     this.config = config;
   }
 
+  /** An AXI4-Lite host on the registers whose cycles tick {@code memory} (for register-level tests). */
+  public AxiLiteHost registers(Axi4SlaveMemory memory) {
+    return new AxiLiteHost(sim, "ctrl_", ACCESS_LIMIT, memory::tick);
+  }
+
   /** Builds (or takes from the cache) and starts the model of the AXI NPU of {@code config}. */
   public static NpuAxiHost start(NpuConfig config, SimOptions options) {
     NpuConfig axi = config.toBuilder().bus("axi").build();
@@ -98,7 +103,8 @@ public final class NpuAxiHost implements AutoCloseable {
    * Runs the program at {@code programAddress} ({@code programBytes} long, written to PROG_LEN) of {@code image} from
    * reset on a memory of timing {@code memory} (its {@code sizeBytes} may be below the image's length: addresses
    * beyond it are answered DECERR); waits for {@code irq} ({@code poll} false) or polls STATUS until done or error,
-   * at most {@code maxCycles}.
+   * at most {@code maxCycles}. With the interrupt the run ends by clearing IRQ_STATUS; polled, IRQ_ENABLE is 0 and
+   * IRQ_STATUS is left as the run set it.
    */
   public Run run(byte[] image, long programAddress, long programBytes, Axi4MemoryConfig memory, long maxCycles,
                  boolean poll) {
@@ -134,7 +140,9 @@ public final class NpuAxiHost implements AutoCloseable {
     for (int i = 0; i < NpuAxiStatus.SHOWN.size(); i++) {
       counters.put(NpuAxiStatus.SHOWN.get(i), host.read(COUNTER_0 + 4L * i));
     }
-    host.write(IRQ_STATUS, 0b11);
+    if (!poll) {
+      host.write(IRQ_STATUS, 0b11);
+    }
     double seconds = (System.nanoTime() - wall) / 1e9;
     byte[] out = java.util.Arrays.copyOf(mem.dump(0, Math.min(image.length, memory.sizeBytes())), image.length);
     long fetch = mem.firstReadAddressCycle();
