@@ -23,7 +23,7 @@ import org.llmnpu.verilator.axi.Axi4MemoryConfig;
  * after a store waits for its write response).
  */
 class NpuAxiCycleBoundTest {
-  static final double BOUND = 1.6;
+  static final double BOUND = 2.0;
   static final int START_TO_FETCH = 3;
   static final int STORE_TO_IRQ = 8;
 
