@@ -25,6 +25,11 @@ public final class NpuRtl implements AutoCloseable {
 
   /** Builds (or takes from the cache) and starts the model of {@code config}. */
   public static NpuRtl start(NpuConfig config, SimOptions options) {
+    if (config.axiBus()) {
+      throw new IllegalArgumentException("bus=axi: this run drives the NPU's native memory port and start pin; the "
+          + "AXI NPU runs through its register map with org.llmnpu.cosim.axi.NpuAxiHost (tests NpuAxiCosimTest, "
+          + "NpuAxiDecoderCosimTest); use bus=native here");
+    }
     return new NpuRtl(config, Simulators.start(Verilog.emit(new Npu(config)), options));
   }
 

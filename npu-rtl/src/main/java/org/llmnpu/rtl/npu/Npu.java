@@ -130,6 +130,8 @@ public final class Npu extends HwModule {
   public final Bits mem_req_wstrb;
   public final Bool mem_resp_valid = in("mem_resp_valid", bool());
   public final UInt mem_resp_data;
+  /** Beats of the contiguous run a request starts ({@link NpuDmaUnit#mem_req_run}); the native memory ignores it. */
+  public final UInt mem_req_run = out("mem_req_run", uint(16));
   private final NpuConfig config;
 
   /** The controller's state {@code s} as its 5-bit code. */
@@ -192,6 +194,7 @@ public final class Npu extends HwModule {
     mem_req_addr.set(u.dma.mem_req_addr);
     mem_req_wdata.set(u.dma.mem_req_wdata);
     mem_req_wstrb.set(u.dma.mem_req_wstrb);
+    mem_req_run.set(u.dma.mem_req_run);
     ctrl.mem_resp_valid.set(mem_resp_valid);
     ctrl.mem_resp_data.set(mem_resp_data);
     u.fetch.programAddress.set(programAddress);
@@ -241,7 +244,7 @@ public final class Npu extends HwModule {
   }
 
   /** The parameters in a module name ({@code _r16_s256k_b4_M64_K512_N128} for the default NPU). */
-  static String nameSuffix(NpuConfig config) {
+  public static String nameSuffix(NpuConfig config) {
     NpuConfig d = NpuConfig.defaults();
     String dsp = config.dspLanes() == d.dspLanes() && config.dspRows() == d.dspRows()
         && config.dspProgramDepth() == d.dspProgramDepth() ? ""

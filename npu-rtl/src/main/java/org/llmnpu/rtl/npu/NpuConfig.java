@@ -254,6 +254,16 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return memoryConfig.mxLoad();
   }
 
+  /** {@code bus}: {@code native} or {@code axi}. */
+  public String bus() {
+    return memoryConfig.bus();
+  }
+
+  /** Whether the NPU is built as the AXI top ({@code bus=axi}). */
+  public boolean axiBus() {
+    return memoryConfig.bus().equals("axi");
+  }
+
   /** {@code dense}, {@code 2:4} or {@code 4:8}. */
   public String sparsity() {
     return NpuEngineConfig.sparsityKey(engineConfig.sparsity());

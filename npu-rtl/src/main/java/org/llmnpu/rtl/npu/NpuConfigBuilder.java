@@ -160,6 +160,11 @@ public final class NpuConfigBuilder {
     return set(PPU, Boolean.toString(on));
   }
 
+  /** {@code bus}: {@code native} or {@code axi}. */
+  public NpuConfigBuilder bus(String bus) {
+    return set(NpuParameter.BUS, bus);
+  }
+
   public NpuConfigBuilder mxLoad(boolean on) {
     return set(MX_LOAD, Boolean.toString(on));
   }
@@ -185,7 +190,8 @@ public final class NpuConfigBuilder {
   /** The configuration, validated: errors name the flat parameter and its allowed values. */
   public NpuConfig build() {
     NpuMemoryConfig memory = new NpuMemoryConfig(integer(SPAD_KIB), integer(SPAD_BANKS), integer(EXT_MEM_MIB),
-        integer(MEM_LATENCY), integer(MEM_BYTES_PER_CYCLE), integer(WATCHDOG_CYCLES), bool(MX_LOAD));
+        integer(MEM_LATENCY), integer(MEM_BYTES_PER_CYCLE), integer(WATCHDOG_CYCLES), bool(MX_LOAD),
+        NpuParameter.BUS.canonical(values.get(NpuParameter.BUS)));
     NpuEngineConfig engine = new NpuEngineConfig(NpuEngineKind.of(ENGINE.canonical(values.get(ENGINE))),
         integer(ROWS), integer(M_TILE), integer(ACC_WIDTH), integer(IC_ACCUM_DEPTH), integer(MAX_M), integer(MAX_K),
         integer(MAX_N), NpuEngineConfig.sparsityOf(values.get(SPARSITY)), integer(WEIGHT_ROWS_PER_CYCLE));

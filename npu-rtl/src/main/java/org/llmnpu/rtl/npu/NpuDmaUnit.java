@@ -90,6 +90,12 @@ public final class NpuDmaUnit extends WalkerHostModule {
   public final UInt mem_req_addr = out("mem_req_addr", uint(Npu.ADDR));
   public final UInt mem_req_wdata;
   public final Bits mem_req_wstrb;
+  /**
+   * Beats of the contiguous run the request starts (itself included, at least 1): the DMA walk's beats left in its
+   * row when its step is one line, the fetcher's beats left in the 32-byte command; the AXI top's burst length
+   * ({@code org.llmnpu.rtl.npu.axi.NpuAxiMaster}). The native memory ignores it.
+   */
+  public final UInt mem_req_run = out("mem_req_run", uint(16));
   private final NpuConfig config;
 
   public NpuDmaUnit(NpuConfig c) {
@@ -117,8 +123,8 @@ public final class NpuDmaUnit extends WalkerHostModule {
     UInt rowsNow = shapeRegister("dmaRows", rowsNext, rows);
     UInt beatsNow = shapeRegister("dmaBeats", beatsNext, beats);
     UInt remainderNow = shapeRegister("dmaRemainder", remainderNext, remainder);
-    ext.shape(shapeRegister("extStride", extStrideNext, extStride), shapeRegister("extStep", extStepNext, extStep),
-        rowsNow, beatsNow);
+    UInt extStepNow = shapeRegister("extStep", extStepNext, extStep);
+    ext.shape(shapeRegister("extStride", extStrideNext, extStride), extStepNow, rowsNow, beatsNow);
     sp.shape(shapeRegister("spadStride", spadStrideNext, spadStride),
         shapeRegister("spadStep", spadStepNext, spadStep), rowsNow, beatsNow);
     when(extBegin, () -> ext.begin(extBase)).otherwise(() -> when(extAdvance, ext::advance));
@@ -145,6 +151,12 @@ public final class NpuDmaUnit extends WalkerHostModule {
     mem_req_wdata.set(writeData);
     mem_req_wstrb.set(beatMask);
     fetchRequest.ready.set(mem_req_ready);
+    // the run a request starts, for the AXI master's bursts
+    UInt dmaRun = wire("run_dma", mux(extStepNow.eq(line), beatsNow.sub(ext.beat.resize(16)), uintLit(1, 16)));
+    UInt fetchRun = line >= 32 ? uintLit(1, 16)
+        : wire("run_fetch", uintLit(32, 6).sub(fetchRequest.payload.lsbs(5).resize(6)).shiftRight(lineShift)
+            .resize(16));
+    mem_req_run.set(mux(fetchRequest.valid, fetchRun, dmaRun));
     readFire.set(fire.and(mem_req_write.not()));
     Bool fired = regInit("justFired", bool(), 0);
     fired.set(fire);

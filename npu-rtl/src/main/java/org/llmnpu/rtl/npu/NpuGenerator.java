@@ -28,7 +28,8 @@ public final class NpuGenerator implements BlockGenerator {
 
   @Override
   public HwModule build(Params p) {
-    return new Npu(config(p));
+    NpuConfig c = config(p);
+    return c.axiBus() ? new org.llmnpu.rtl.npu.axi.NpuAxi(c) : new Npu(c);
   }
 
   /** The NPU configuration of validated parameters (as {@link #params()} declares them), default memory timing. */

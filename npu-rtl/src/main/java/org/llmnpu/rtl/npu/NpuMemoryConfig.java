@@ -19,10 +19,20 @@ import static org.llmnpu.rtl.npu.NpuParameter.WATCHDOG_CYCLES;
  * @param bytesPerCycle  {@code memBytesPerCycle}
  * @param watchdogCycles {@code watchdogCycles}
  * @param mxLoad         {@code mxLoad}: {@code loadmx} decodes E4M3, E5M2 and INT8 MX elements ({@link NpuLoadMx})
+ * @param bus            {@code bus}: {@code native} (the {@code mem_*} port) or {@code axi} (the AXI4 top,
+ *                       {@code org.llmnpu.rtl.npu.axi.NpuAxi})
  */
 public record NpuMemoryConfig(int spadKiB, int spadBanks, int extMemMiB, int latency, int bytesPerCycle,
-                              int watchdogCycles, boolean mxLoad) {
+                              int watchdogCycles, boolean mxLoad, String bus) {
+  /** The memory configuration on the native bus. */
+  public NpuMemoryConfig(int spadKiB, int spadBanks, int extMemMiB, int latency, int bytesPerCycle,
+                         int watchdogCycles, boolean mxLoad) {
+    this(spadKiB, spadBanks, extMemMiB, latency, bytesPerCycle, watchdogCycles, mxLoad,
+        NpuParameter.BUS.defaultValue());
+  }
+
   public NpuMemoryConfig {
+    bus = NpuParameter.BUS.canonical(bus);
     SPAD_KIB.check(spadKiB);
     SPAD_BANKS.check(spadBanks);
     EXT_MEM_MIB.check(extMemMiB);

@@ -77,7 +77,11 @@ public enum NpuParameter {
   CLOCK_GATING("clockGating", Group.TOP, "clockGating", choice(List.of("on", "off", "checked"),
       Map.of("true", "on", "false", "off")), "on", true,
       "clock gates on the GEMM engine, Vector DSP and PPM (checked: ungated, with simulation checks of the enables)",
-      c -> c.clockGating());
+      c -> c.clockGating()),
+  BUS("bus", Group.MEMORY, "bus", choice(List.of("native", "axi"), Map.of()), "native", true,
+      "the NPU's system interface: native (the mem_* request/response port, start and status pins) or axi (an AXI4 "
+          + "master for the memory, AXI4-Lite control registers and an irq: org.llmnpu.rtl.npu.axi.NpuAxi)",
+      c -> c.bus());
 
   /** The nested record of {@link NpuConfig} a parameter lives in, and the key of that record in a nested file. */
   public enum Group {

@@ -59,6 +59,9 @@ public final class Axi4SlaveMemory {
   private long readBeats;
   private long writeBeats;
   private long readsOutOfOrder;
+  private long readAddresses;
+  private long firstReadAddressCycle = -1;
+  private long lastWriteBeatCycle = -1;
 
   /** A memory on the ports with prefix {@code prefix} of a bus of {@code dataBytes} bytes (a power of two). */
   public Axi4SlaveMemory(Simulator sim, String prefix, int dataBytes, Axi4MemoryConfig config) {
@@ -94,6 +97,27 @@ public final class Axi4SlaveMemory {
 
   public long writeBeats() {
     return writeBeats;
+  }
+
+  /** AR handshakes (read bursts requested). */
+  public long readAddresses() {
+    return readAddresses;
+  }
+
+  /** The simulator cycle of the first AR handshake since {@link #clearTimestamps()}, or −1. */
+  public long firstReadAddressCycle() {
+    return firstReadAddressCycle;
+  }
+
+  /** The simulator cycle of the last W beat's handshake since {@link #clearTimestamps()}, or −1. */
+  public long lastWriteBeatCycle() {
+    return lastWriteBeatCycle;
+  }
+
+  /** Forgets the first AR and last W cycles (before a new run). */
+  public void clearTimestamps() {
+    firstReadAddressCycle = -1;
+    lastWriteBeatCycle = -1;
   }
 
   /** Read bursts whose data came before that of a burst requested earlier (only with {@code reorder}). */
@@ -145,6 +169,10 @@ public final class Axi4SlaveMemory {
       acceptWriteBeat(now, w);
     }
     if (ar != null && arReady) {
+      readAddresses++;
+      if (firstReadAddressCycle < 0) {
+        firstReadAddressCycle = now;
+      }
       reads.add(new ReadJob(ar, now + config.readLatency(), seq++));
     }
     if (rFire) {
@@ -191,6 +219,7 @@ public final class Axi4SlaveMemory {
       }
     }
     writeBeats++;
+    lastWriteBeatCycle = now;
     nextWriteBeatAt = now + config.cyclesPerBeat();
     if (writeBeat++ == b.len()) {
       writes.removeFirst();

@@ -16,9 +16,19 @@ public final class AxiLiteHost {
   private final int maxCycles;
   private long lastAccessCycles;
   private Runnable observer = () -> { };
+  private final Runnable clock;
 
   /** A host on the ports with prefix {@code prefix} (e.g. {@code "ctrl_"}); an access may take {@code maxCycles}. */
   public AxiLiteHost(Simulator sim, String prefix, int maxCycles) {
+    this(sim, prefix, maxCycles, sim::step);
+  }
+
+  /**
+   * A host whose cycles are {@code clock} runs instead of plain steps: e.g. {@link Axi4SlaveMemory#tick()}, so that
+   * the design's AXI4 memory keeps serving it while the host accesses the registers.
+   */
+  public AxiLiteHost(Simulator sim, String prefix, int maxCycles, Runnable clock) {
+    this.clock = clock;
     this.sim = sim;
     this.p = prefix;
     this.maxCycles = maxCycles;
@@ -97,7 +107,7 @@ public final class AxiLiteHost {
 
   private void step() {
     observer.run();
-    sim.step();
+    clock.run();
   }
 
   /** Cycles the last access took, from its first cycle to its response's handshake included. */

@@ -1,0 +1,309 @@
+package org.llmnpu.rtl.npu.axi;
+
+import static org.llmnpu.hdl.Hw.bits;
+import static org.llmnpu.hdl.Hw.bitsLit;
+import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.mux;
+import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
+
+import org.llmnpu.hdl.Bits;
+import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.UInt;
+
+/**
+ * The AXI4 master of the {@link NpuAxi} top (instance {@code mem}, block {@code npu-axi-master}): it turns the NPU's
+ * native memory port (one line per request, in-order read responses, {@code mem_req_run} = beats of the contiguous
+ * run a request starts) into INCR bursts on an AXI4 bus of the line's width ({@code rows} bytes, AxSIZE =
+ * log2(line)).
+ *
+ * <p><b>Bursts.</b> A request that no open burst expects opens one of {@code n = min(run, 256, beats to the next
+ * 4 KiB boundary)} beats (AR or AW register, one cycle later on the bus; a new burst may open in the cycle the
+ * previous address leaves, so one-beat bursts go one a cycle) and is taken at once; the next {@code n − 1}
+ * requests at the consecutive line addresses are taken into it (reads: nothing more on the bus, their data come with
+ * the burst; writes: each becomes its W beat, {@code WLAST} on the n-th). A request elsewhere, or {@code flush} (the
+ * NPU's start or end), cuts an open burst: a read burst's untaken beats are received and dropped, a write burst's are
+ * sent with {@code WSTRB} 0 (null beats). So no burst crosses 4 KiB and every burst sends the length it announced.
+ *
+ * <p><b>Reads.</b> All with ID 0 (AXI4 keeps same-ID responses in order, so the in-order native responses need no
+ * reorder buffer); up to {@link #READ_BURSTS} bursts outstanding; R beats are taken when their request has been
+ * taken (else {@code RREADY} waits), registered, and given to the NPU one cycle later. <b>Writes</b>: ID 0, up to
+ * {@link #WRITE_BURSTS} responses outstanding, one W register ({@code WVALID} from a register; a native write is
+ * taken when the register is free or leaves in the same cycle). <b>Order</b>: a read burst opens only when every
+ * write burst has its B response (a read after a write sees it, as in the native memory's order); writes do not
+ * wait for reads (the NPU finishes a load before it stores, and a program does not store into its own next commands).
+ *
+ * <p><b>Errors.</b> {@code readError}: an R beat taken with RRESP ≠ OKAY or RID ≠ 0; {@code writeError}: a B with
+ * BRESP ≠ OKAY or BID ≠ 0; sticky until {@code clearErrors}. {@code idle}: nothing open, outstanding or buffered.
+ *
+ * <p><b>Cycles</b> against the native memory of latency L: a read burst's AR leaves one cycle after its first
+ * request, and each R beat reaches the NPU one cycle after its R handshake; so a read answers in
+ * {@code 2 + readLatency} cycles at the earliest (the native model: L). A write is taken when the W register is
+ * free; the NPU's run ends ({@link NpuAxiStatus}) after the last B response.
+ */
+public final class NpuAxiMaster extends HwModule {
+  /** Longest burst, beats (AXI4 INCR). */
+  public static final int MAX_BURST = 256;
+  /** Read bursts outstanding at most. */
+  public static final int READ_BURSTS = 4;
+  /** Write responses outstanding at most. */
+  public static final int WRITE_BURSTS = 15;
+  /** AXI ID width (every transaction uses ID 0). */
+  public static final int ID_BITS = 4;
+  static final int ADDR = 32;
+
+  public final Bool reqValid = in(bool());
+  public final Bool reqReady = out(bool());
+  public final Bool reqWrite = in(bool());
+  public final UInt reqAddr = in(uint(ADDR));
+  public final UInt reqWdata;
+  public final Bits reqWstrb;
+  public final UInt reqRun = in(uint(16));
+  public final Bool respValid = out(bool());
+  public final UInt respData;
+  /** Cut open bursts (the NPU's start, or its end). */
+  public final Bool flush = in(bool());
+  public final Bool clearErrors = in(bool());
+  public final Bool idle = out(bool());
+  public final Bool readError = out(bool());
+  public final Bool writeError = out(bool());
+
+  public final Bool awvalid = out("m_axi_awvalid", bool());
+  public final Bool awready = in("m_axi_awready", bool());
+  public final UInt awid = out("m_axi_awid", uint(ID_BITS));
+  public final UInt awaddr = out("m_axi_awaddr", uint(ADDR));
+  public final UInt awlen = out("m_axi_awlen", uint(8));
+  public final UInt awsize = out("m_axi_awsize", uint(3));
+  public final UInt awburst = out("m_axi_awburst", uint(2));
+  public final Bool wvalid = out("m_axi_wvalid", bool());
+  public final Bool wready = in("m_axi_wready", bool());
+  public final UInt wdata;
+  public final Bits wstrb;
+  public final Bool wlast = out("m_axi_wlast", bool());
+  public final Bool bvalid = in("m_axi_bvalid", bool());
+  public final Bool bready = out("m_axi_bready", bool());
+  public final UInt bid = in("m_axi_bid", uint(ID_BITS));
+  public final UInt bresp = in("m_axi_bresp", uint(2));
+  public final Bool arvalid = out("m_axi_arvalid", bool());
+  public final Bool arready = in("m_axi_arready", bool());
+  public final UInt arid = out("m_axi_arid", uint(ID_BITS));
+  public final UInt araddr = out("m_axi_araddr", uint(ADDR));
+  public final UInt arlen = out("m_axi_arlen", uint(8));
+  public final UInt arsize = out("m_axi_arsize", uint(3));
+  public final UInt arburst = out("m_axi_arburst", uint(2));
+  public final Bool rvalid = in("m_axi_rvalid", bool());
+  public final Bool rready = out("m_axi_rready", bool());
+  public final UInt rid = in("m_axi_rid", uint(ID_BITS));
+  public final UInt rdata;
+  public final UInt rresp = in("m_axi_rresp", uint(2));
+  public final Bool rlast = in("m_axi_rlast", bool());
+  private final int line;
+
+  /** The master for lines (and AXI data) of {@code lineBytes} bytes, a power of two in 4..64. */
+  public NpuAxiMaster(int lineBytes) {
+    if (lineBytes < 4 || lineBytes > 64 || Integer.bitCount(lineBytes) != 1) {
+      throw new IllegalArgumentException("lineBytes must be a power of two in 4..64 (the NPU's rows), got "
+          + lineBytes);
+    }
+    line = lineBytes;
+    int size = Integer.numberOfTrailingZeros(lineBytes);
+    reqWdata = in(uint(8 * line));
+    reqWstrb = in(bits(line));
+    respData = out(uint(8 * line));
+    wdata = out("m_axi_wdata", uint(8 * line));
+    wstrb = out("m_axi_wstrb", bits(line));
+    rdata = in("m_axi_rdata", uint(8 * line));
+
+    // the burst a request would open: min(run, 256, beats to the 4 KiB boundary)
+    int pageBeats = 4096 / line;
+    int pageBits = 13 - size;
+    UInt run = wire("run", mux(reqRun.eq(0), uintLit(1, 16), reqRun));
+    UInt toPage = wire("toPage", uintLit(pageBeats, pageBits).sub(reqAddr.slice(11, size).resize(pageBits)));
+    UInt beats = wire("burstBeats", run.min(toPage.resize(16)).min(uintLit(MAX_BURST, 16)).resize(9));
+    UInt nextAddr = wire("nextAddr", reqAddr.add(line));
+
+    // ---- state
+    Bool rdOpen = regInit("rdOpen", bool(), 0);
+    UInt rdNext = regInit("rdNext", uint(ADDR), 0);
+    UInt rdLeft = regInit("rdLeft", uint(9), 0);
+    UInt rdSlot = regInit("rdSlot", uint(2), 0);
+    Bool arValid = regInit("arValid", bool(), 0);
+    UInt arAddr = regInit("arAddr", uint(ADDR), 0);
+    UInt arLen = regInit("arLen", uint(8), 0);
+    UInt[] absorbed = new UInt[READ_BURSTS];
+    Bool[] closed = new Bool[READ_BURSTS];
+    for (int i = 0; i < READ_BURSTS; i++) {
+      absorbed[i] = regInit("slot" + i + "_taken", uint(9), 0);
+      closed[i] = regInit("slot" + i + "_closed", bool(), 0);
+    }
+    UInt tail = regInit("tail", uint(2), 0);
+    UInt head = regInit("head", uint(2), 0);
+    UInt bursts = regInit("bursts", uint(3), 0);
+    UInt rBeat = regInit("rBeat", uint(9), 0);
+    Bool respV = regInit("respV", bool(), 0);
+    UInt respD = reg("respD", uint(8 * line));
+    Bool rdErr = regInit("rdErr", bool(), 0);
+
+    Bool wOpen = regInit("wOpen", bool(), 0);
+    UInt wNext = regInit("wNext", uint(ADDR), 0);
+    UInt wLeft = regInit("wLeft", uint(9), 0);
+    UInt padLeft = regInit("padLeft", uint(9), 0);
+    Bool awValid = regInit("awValid", bool(), 0);
+    UInt awAddr = regInit("awAddr", uint(ADDR), 0);
+    UInt awLen = regInit("awLen", uint(8), 0);
+    Bool wBufValid = regInit("wBufValid", bool(), 0);
+    UInt wBufData = reg("wBufData", uint(8 * line));
+    Bits wBufStrb = reg("wBufStrb", bits(line));
+    Bool wBufLast = reg("wBufLast", bool());
+    UInt bPending = regInit("bPending", uint(4), 0);
+    Bool wrErr = regInit("wrErr", bool(), 0);
+
+    // ---- which request is taken
+    Bool wFire = wire("wFire", wBufValid.and(wready));
+    Bool wBufFree = wire("wBufFree", wBufValid.not().or(wready));
+    Bool writesQuiet = wire("writesQuiet", wOpen.not().and(padLeft.eq(0)).and(wBufValid.not()).and(awValid.not())
+        .and(bPending.eq(0)));
+    Bool readMatch = wire("readMatch", rdOpen.and(reqWrite.not()).and(reqAddr.eq(rdNext)));
+    Bool writeMatch = wire("writeMatch", wOpen.and(reqWrite).and(reqAddr.eq(wNext)));
+    Bool arFree = wire("arFree", arValid.not().or(arready));
+    Bool awFree = wire("awFree", awValid.not().or(awready));
+    Bool readOpens = wire("readOpens", reqWrite.not().and(rdOpen.not()).and(arFree)
+        .and(bursts.lt(READ_BURSTS)).and(writesQuiet));
+    Bool writeOpens = wire("writeOpens", reqWrite.and(wOpen.not()).and(rdOpen.not()).and(padLeft.eq(0))
+        .and(awFree).and(bPending.lt(WRITE_BURSTS)).and(wBufFree));
+    Bool takeRead = wire("takeRead", reqValid.and(readMatch.or(readOpens)));
+    Bool takeWrite = wire("takeWrite", reqValid.and(writeMatch.and(wBufFree).or(writeOpens)));
+    reqReady.set(readMatch.or(readOpens).or(writeMatch.and(wBufFree)).or(writeOpens));
+    Bool cutRead = wire("cutRead", rdOpen.and(takeRead.not()).and(flush.or(reqValid.and(readMatch.not()))));
+    Bool cutWrite = wire("cutWrite", wOpen.and(takeWrite.not()).and(flush.or(reqValid.and(writeMatch.not()))));
+
+    // ---- read bursts
+    Bool arFire = wire("arFire", arValid.and(arready));
+    when(arFire, () -> arValid.set(false));  // an opening burst in the same cycle sets it again
+    Bool opensRead = wire("opensRead", takeRead.and(readMatch.not()));
+    when(opensRead, () -> {
+      arValid.set(true);
+      arAddr.set(reqAddr);
+      arLen.set(beats.sub(1).resize(8));
+      rdOpen.set(beats.gt(1));
+      rdNext.set(nextAddr);
+      rdLeft.set(beats.sub(1));
+      rdSlot.set(tail);
+      tail.set(tail.add(1));
+    });
+    when(takeRead.and(readMatch), () -> {
+      rdNext.set(rdNext.add(line));
+      rdLeft.set(rdLeft.sub(1));
+      when(rdLeft.eq(1), () -> rdOpen.set(false));
+    });
+    when(cutRead, () -> rdOpen.set(false));
+    for (int i = 0; i < READ_BURSTS; i++) {
+      int slot = i;
+      when(opensRead.and(tail.eq(slot)), () -> {
+        absorbed[slot].set(uintLit(1, 9));
+        closed[slot].set(beats.eq(1));
+      });
+      when(takeRead.and(readMatch).and(rdSlot.eq(slot)), () -> {
+        absorbed[slot].set(absorbed[slot].add(1));
+        when(rdLeft.eq(1), () -> closed[slot].set(true));
+      });
+      when(cutRead.and(rdSlot.eq(slot)), () -> closed[slot].set(true));
+    }
+    UInt headTaken = absorbed[0];
+    Bool headClosed = closed[0];
+    for (int i = 1; i < READ_BURSTS; i++) {
+      headTaken = mux(head.eq(i), absorbed[i], headTaken);
+      headClosed = mux(head.eq(i), closed[i], headClosed);
+    }
+    Bool deliver = wire("deliver", rvalid.and(rBeat.lt(headTaken)).and(bursts.ne(0)));
+    Bool drop = wire("drop", rvalid.and(deliver.not()).and(headClosed).and(bursts.ne(0)));
+    rready.set(deliver.or(drop));
+    Bool rFire = wire("rFire", rvalid.and(deliver.or(drop)));
+    Bool burstEnds = wire("burstEnds", rFire.and(rlast));
+    when(rFire, () -> rBeat.set(mux(rlast, uintLit(0, 9), rBeat.add(1))));
+    when(burstEnds, () -> head.set(head.add(1)));
+    when(opensRead.and(burstEnds.not()), () -> bursts.set(bursts.add(1)))
+        .elseWhen(opensRead.not().and(burstEnds), () -> bursts.set(bursts.sub(1)));
+    respV.set(deliver);
+    respD.set(rdata);
+    when(clearErrors, () -> rdErr.set(false))
+        .elseWhen(deliver.and(rresp.ne(0).or(rid.ne(0))), () -> rdErr.set(true));
+
+    // ---- write bursts
+    Bool awFire = wire("awFire", awValid.and(awready));
+    when(awFire, () -> awValid.set(false));
+    when(wFire, () -> wBufValid.set(false));
+    Bool opensWrite = wire("opensWrite", takeWrite.and(writeMatch.not()));
+    when(opensWrite, () -> {
+      awValid.set(true);
+      awAddr.set(reqAddr);
+      awLen.set(beats.sub(1).resize(8));
+      wOpen.set(beats.gt(1));
+      wNext.set(nextAddr);
+      wLeft.set(beats.sub(1));
+    });
+    when(takeWrite, () -> {
+      wBufValid.set(true);
+      wBufData.set(reqWdata);
+      wBufStrb.set(reqWstrb);
+      wBufLast.set(mux(writeMatch, wLeft.eq(1), beats.eq(1)));
+    });
+    when(takeWrite.and(writeMatch), () -> {
+      wNext.set(wNext.add(line));
+      wLeft.set(wLeft.sub(1));
+      when(wLeft.eq(1), () -> wOpen.set(false));
+    });
+    when(cutWrite, () -> {
+      wOpen.set(false);
+      padLeft.set(wLeft);
+    });
+    // null beats of a cut burst
+    when(wOpen.not().and(padLeft.ne(0)).and(wBufFree), () -> {
+      wBufValid.set(true);
+      wBufData.set(uintLit(0, 8 * line));
+      wBufStrb.set(bitsLit(0, line));
+      wBufLast.set(padLeft.eq(1));
+      padLeft.set(padLeft.sub(1));
+    });
+    bready.set(true);
+    when(opensWrite.and(bvalid.not()), () -> bPending.set(bPending.add(1)))
+        .elseWhen(opensWrite.not().and(bvalid), () -> bPending.set(bPending.sub(1)));
+    when(clearErrors, () -> wrErr.set(false))
+        .elseWhen(bvalid.and(bresp.ne(0).or(bid.ne(0))), () -> wrErr.set(true));
+
+    // ---- ports
+    arvalid.set(arValid);
+    arid.set(uintLit(0, ID_BITS));
+    araddr.set(arAddr);
+    arlen.set(arLen);
+    arsize.set(uintLit(size, 3));
+    arburst.set(uintLit(1, 2));
+    awvalid.set(awValid);
+    awid.set(uintLit(0, ID_BITS));
+    awaddr.set(awAddr);
+    awlen.set(awLen);
+    awsize.set(uintLit(size, 3));
+    awburst.set(uintLit(1, 2));
+    wvalid.set(wBufValid);
+    wdata.set(wBufData);
+    wstrb.set(wBufStrb);
+    wlast.set(wBufLast);
+    respValid.set(respV);
+    respData.set(respD);
+    readError.set(rdErr);
+    writeError.set(wrErr);
+    idle.set(bursts.eq(0).and(rdOpen.not()).and(arValid.not()).and(writesQuiet).and(respV.not()));
+  }
+
+  @Override
+  public String moduleName() {
+    return "NpuAxiMaster_l" + line;
+  }
+
+  /** Synthesized inside the NPU's AXI top: its request paths continue into the NPU's DMA. */
+  @Override
+  public boolean flattenInSynthesis() {
+    return true;
+  }
+}
