@@ -76,7 +76,8 @@ public final class DemoCommand implements Callable<Integer> {
       System.err.println("npu demo: interrupted");
       return 1;
     }
-    System.out.printf(java.util.Locale.ROOT, "jobs (%.1f s in all):%n", o.run().seconds());
+    System.out.printf(java.util.Locale.ROOT, "jobs: %.1f s wall, %.1f s CPU (user+sys of the JVM and its tools), load "
+        + "average %s%n", o.run().seconds(), o.run().cpuSeconds(), loadAverage());
     o.jobLines().forEach(System.out::println);
     if (o.result() == null) {
       o.run().failures().forEach(f -> System.err.println("npu demo: " + f.id() + " failed: " + f.cause()));
@@ -86,6 +87,16 @@ public final class DemoCommand implements Callable<Integer> {
     r.phaseLines().forEach(System.out::println);
     System.out.println("report: " + r.reportDir().resolve("index.html").toAbsolutePath() + " (and npu-report.json)");
     return r.passed() ? 0 : 1;
+  }
+
+  /** The 1-, 5- and 15-minute load averages (Linux), or "unknown". */
+  private static String loadAverage() {
+    try {
+      String[] f = java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (java.io.IOException e) {
+      return "unknown";
+    }
   }
 
   private int tour() {

@@ -12,11 +12,21 @@ public final class JobRun {
   private final List<JobOutcome> outcomes;
   private final Map<String, Object> results;
   private final double seconds;
+  private final double cpuSeconds;
 
-  JobRun(List<JobOutcome> outcomes, Map<String, Object> results, double seconds) {
+  JobRun(List<JobOutcome> outcomes, Map<String, Object> results, double seconds, double cpuSeconds) {
     this.outcomes = List.copyOf(outcomes);
     this.results = Map.copyOf(results);
     this.seconds = seconds;
+    this.cpuSeconds = cpuSeconds;
+  }
+
+  /**
+   * CPU time (user + system) of the run: this JVM's and that of the tool processes it started and waited for (Linux's
+   * {@code /proc/self/stat}; NaN elsewhere). Unlike the wall time it does not depend on the machine's load.
+   */
+  public double cpuSeconds() {
+    return cpuSeconds;
   }
 
   public List<JobOutcome> outcomes() {

@@ -84,6 +84,7 @@ public final class JobRunner {
    */
   public JobRun run(List<? extends Job<?>> goals) throws InterruptedException {
     t0 = System.nanoTime();
+    double cpu0 = ProcessCpu.seconds();
     List<Job<?>> jobs = closure(goals);
     Map<String, JobOutcome> outcomes = new HashMap<>();
     Map<String, Object> results = new HashMap<>();
@@ -139,7 +140,7 @@ public final class JobRunner {
       pool.awaitTermination(10, TimeUnit.SECONDS);
     }
     List<JobOutcome> ordered = jobs.stream().map(j -> outcomes.get(j.id())).toList();
-    return new JobRun(ordered, results, (System.nanoTime() - t0) / 1e9);
+    return new JobRun(ordered, results, (System.nanoTime() - t0) / 1e9, ProcessCpu.seconds() - cpu0);
   }
 
   private record Finished(JobOutcome outcome, Object value, String identity) {
