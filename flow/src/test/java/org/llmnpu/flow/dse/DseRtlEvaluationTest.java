@@ -23,16 +23,17 @@ import org.llmnpu.verilator.SimOptions;
 /**
  * {@code evaluation: rtl}: a point's TTFT and TPOT from the lowered stories260K decoder co-simulated on the point's
  * tiny NPU in Verilator, equal to the golden ISA simulator's cycles of the same run; {@code model} is the cycle model
- * and keeps the cycle-model ids. One tiny-NPU Verilator build (about a minute cold).
+ * and keeps the cycle-model ids. One Verilator build of a 4×4 NPU (a few minutes cold).
  */
 class DseRtlEvaluationTest {
   @TempDir Path dir;
 
   private SweepFile sweep(String evaluation) throws Exception {
     Path file = dir.resolve(evaluation + ".yaml");
-    // the tiny NPU with room for stories260K's weights in its external memory
+    // the tiny NPU's 4x4 array with the default NPU's memories and 16-lane DSP: the lowered decoder's buffers fit
     Files.writeString(file, "name: rtl\nbase: {config: " + SweepFileTest.EXAMPLES.resolve("tiny-npu.yaml")
-        + ", params: {extMemMiB: 4}}\n" + "model: stories260K\nworkload: {promptLen: 4}\nevaluation: " + evaluation + "\n"
+        + ", params: {spadKiB: 256, spadBanks: 4, extMemMiB: 16, dspLanes: 16, dspRows: 512, dspProgramDepth: 256, "
+        + "maxK: 512, maxN: 128, dspMaxRunCycles: 16777216, watchdogCycles: 4096}}\n" + "model: stories260K\nworkload: {promptLen: 4}\nevaluation: " + evaluation + "\n"
         + "objectives: [tpotS, ttftS]\nparameters: {memBytesPerCycle: [4]}\n");
     return SweepFile.read(file);
   }
