@@ -102,6 +102,7 @@ public final class JobRunner {
           if (started.contains(j) || outcomes.containsKey(j.id())) {
             continue;
           }
+          boolean free = inFlight < workers;
           String failedDep = j.deps().stream().map(Job::id).filter(d -> outcomes.containsKey(d)
               && !outcomes.get(d).ok()).findFirst().orElse(null);
           if (failedDep != null) {
@@ -111,8 +112,8 @@ public final class JobRunner {
             print(j.id() + ": skipped (" + failedDep + " did not end well)");
             continue;
           }
-          if (!j.deps().stream().allMatch(d -> outcomes.containsKey(d.id()))) {
-            continue;
+          if (!free || !j.deps().stream().allMatch(d -> outcomes.containsKey(d.id()))) {
+            continue; // a job starts only on a free worker, so a job declared earlier that gets ready later goes first
           }
           String key = key(j, identities);
           Map<String, Object> inputs = new HashMap<>();

@@ -49,6 +49,25 @@ class JobRunnerTest {
   }
 
   @Test
+  void aJobDeclaredEarlierStartsFirstWhenItGetsReadyLater() throws Exception {
+    List<String> order = Collections.synchronizedList(new ArrayList<>());
+    Job<String> a = Job.uncached("a", List.of(), List.of(), c -> {
+      order.add("a");
+      return "a";
+    });
+    Job<String> e = Job.uncached("e", List.of(a), List.of(), c -> {
+      order.add("e");
+      return "e";
+    });
+    Job<String> late = Job.uncached("late", List.of(), List.of(), c -> {
+      order.add("late");
+      return "late";
+    });
+    runner(1).run(List.of(e, late));
+    assertEquals(List.of("a", "e", "late"), order);
+  }
+
+  @Test
   void aCachedJobWhoseInputsDidNotChangeNeverRunsAgain() throws Exception {
     AtomicInteger runs = new AtomicInteger();
     AtomicInteger downstream = new AtomicInteger();

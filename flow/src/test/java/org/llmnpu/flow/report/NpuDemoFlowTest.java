@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.llmnpu.cosim.demo.NpuDemo;
 import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.flow.graph.JobOutcome;
 import org.llmnpu.hdl.tools.ExternalTool;
@@ -21,13 +22,14 @@ import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.ppa.ContentCache;
 import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.rtl.TargetClock;
 import org.llmnpu.rtl.npu.NpuConfig;
 
 /**
  * The demo as a job graph on the tests' tiny NPU at 5 ns (the syntheses shared with the other tests' PPA cache), with
  * an energy table from a file (the calibration has its own tests): every job ends well, the Verilog is lint clean,
  * both decoder phases are bit-exact with the model's cycles, the report is written; a second run reads the cached
- * jobs back (lint, co-simulation) and gives the same phases.
+ * jobs back (lint, co-simulation) and gives the same phases. (It replaces cosim's NpuDemoTest of the sequential demo.)
  */
 class NpuDemoFlowTest {
   @TempDir
@@ -62,6 +64,11 @@ class NpuDemoFlowTest {
     assertTrue(Files.isRegularFile(first.result().verilogDir().resolve(first.result().design().top() + ".v")));
     assertTrue(Files.isRegularFile(first.result().reportDir().resolve("index.html")));
     assertTrue(Files.isRegularFile(first.result().reportDir().resolve("npu-report.json")));
+    assertTrue(Files.readString(first.result().reportDir().resolve("index.html"))
+        .contains("The NPU inside a heterogeneous SoC"), "the SoC section");
+    assertTrue(lines.get(0).startsWith("npu demo: the NPU (4x4 MAC array"), lines.get(0));
+    assertTrue(lines.stream().allMatch(l -> l.equals(lines.get(0)) || l.matches("\\[\\s*[0-9]+\\.[0-9] s\\] .*")),
+        "every line after the first stamped: " + lines);
     assertEquals(2, first.result().phaseLines().size());
     for (String p : first.result().phaseLines()) {
       assertTrue(p.contains("bit-exact;") && p.contains("= model yes;"), p);
@@ -78,5 +85,7 @@ class NpuDemoFlowTest {
       assertEquals(JobOutcome.Status.CACHED, second.run().outcomes().get(ids.indexOf(cached)).status(), cached);
     }
     assertEquals(first.result().phaseLines(), second.result().phaseLines());
+    assertEquals(TargetClock.PERIOD_NS, NpuDemo.defaults().ppa().clockNs());
+    assertEquals(NpuConfig.defaults(), NpuDemo.defaults().config());
   }
 }
