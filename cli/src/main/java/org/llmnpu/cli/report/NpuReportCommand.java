@@ -10,9 +10,10 @@ import org.llmnpu.cli.NpuParameters;
 import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.NpuReportWriter;
-import org.llmnpu.reports.npu.UnitAreaMismatch;
+import org.llmnpu.flow.graph.JobRun;
+import org.llmnpu.flow.graph.JobRunner;
+import org.llmnpu.flow.report.NpuReportJobs;
 import org.llmnpu.reports.ppa.PpaOptions;
-import org.llmnpu.reports.ppa.ToolFailure;
 import org.llmnpu.rtl.TargetClock;
 import org.llmnpu.rtl.npu.NpuConfig;
 import picocli.CommandLine.Command;
@@ -25,7 +26,8 @@ import picocli.CommandLine.Spec;
  * {@code npu report npu [-p name=value]... [--config npu.yaml] [--quick] -o DIR}: the whole-NPU
  * report — configuration, PPA per unit, cycle model against the RTL, energy per token with its
  * breakdown, roofline, seed trends — as {@code index.html} (self-contained), {@code npu-report.json}
- * and CSVs. Bad parameters: one line naming the parameter, exit 2, nothing written.
+ * and CSVs, gathered as a job graph ({@link NpuReportJobs}: syntheses, calibration and co-simulation side by side
+ * on {@code -j} cores, cached). Bad parameters: one line naming the parameter, exit 2, nothing written.
  */
 @Command(name = "npu", mixinStandardHelpOptions = true,
     description = "The whole-NPU report: PPA per unit, cycle model vs RTL, energy per token, roofline, seed trends "
@@ -58,6 +60,9 @@ public final class NpuReportCommand implements Callable<Integer> {
   String output;
   @Option(names = "--force", description = "also write into a directory holding other files (they are kept)")
   boolean force;
+  @Option(names = {"-j", "--jobs"}, paramLabel = "n", description = "jobs run at once: the syntheses, the energy "
+      + "calibration and the co-simulation side by side (default: one per core, ${DEFAULT-VALUE})")
+  int jobs = JobRunner.allCores();
   @Spec
   CommandSpec spec;
 
@@ -95,11 +100,20 @@ public final class NpuReportCommand implements Callable<Integer> {
       NpuConfig c = config(npu.configFile(), npu.params(), quick);
       NpuReportPipeline.Options o = options(c, quick, clockNs, prompt, programs, energyTable, seed);
       OutputDirectory.check("-o", output, force);
+      if (jobs < 1) {
+        throw new IllegalArgumentException("--jobs: jobs run at once must be at least 1, got " + jobs);
+      }
       long t0 = System.nanoTime();
-      NpuReportPipeline.Result r = new NpuReportPipeline(o, line -> {
+      NpuReportJobs graph = new NpuReportJobs(o, Path.of(output));
+      JobRun run = new JobRunner(jobs, o.ppa().cache(), line -> {
         out.println(line);
         out.flush();
-      }).run();
+      }, java.time.Duration.ofSeconds(15)).run(List.of(graph.report()));
+      if (!run.allOk()) {
+        run.failures().forEach(f -> err.println("npu report npu: " + f.id() + " failed: " + f.cause()));
+        return 1;
+      }
+      NpuReportPipeline.Result r = run.result(graph.report());
       OutputDirectory dir = OutputDirectory.open("npu-report", "-o", output, force);
       NpuReportWriter.write(r.report(), dir);
       out.printf(Locale.ROOT, "wrote %s, npu-report.json and CSVs (%.1f s)%n", dir.path().resolve("index.html"),
@@ -109,8 +123,9 @@ public final class NpuReportCommand implements Callable<Integer> {
         return 1;
       }
       return 0;
-    } catch (ToolFailure | UnitAreaMismatch e) {
-      err.println("npu report npu: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("npu report npu: interrupted");
       return 1;
     } catch (IllegalArgumentException e) {
       err.println("npu report npu: " + e.getMessage());

@@ -114,34 +114,44 @@ public final class NpuReportPipeline {
     return out;
   }
 
+  /** The co-simulated programs and decoder phases, and whether all were bit-exact with the model's cycles. */
+  public record Cosim(List<NpuReport.CyclePoint> points, List<DecoderPhases.PhaseRun> phases, boolean passed) {
+    public Cosim {
+      points = List.copyOf(points);
+      phases = List.copyOf(phases);
+    }
+  }
+
+  /** Gathers the report one step after another ({@code npu report npu}); {@code flow} runs the same steps as jobs. */
   public Result run() {
     t0 = System.nanoTime();
     NpuConfig c = o.config();
-    MachineParams mp = c.machine();
-    ModelConfig model = ModelConfig.stories260K();
-    List<String> notes = new ArrayList<>();
-    Map<String, String> cfg = new LinkedHashMap<>(generatorParams(c));
-    cfg.put("memLatency (simulation)", c.memLatency() + " cycles");
-    cfg.put("memBytesPerCycle (simulation)", c.memBytesPerCycle() + " B/cycle");
-    cfg.put("model", "stories260K (dim " + model.dim() + ", hidden " + model.hiddenDim() + ", " + model.layers()
-        + " layers, " + model.heads() + " heads / " + model.kvHeads() + " KV heads, vocab " + model.vocabSize() + ")");
-    cfg.put("prompt tokens", "" + o.promptTokens());
-
     step("PPA of the NPU top (Yosys + OpenSTA, cached)");
     Npu top = new Npu(c);
     VerilogDesign emitted = Verilog.emit(top);
-    PpaResult npu = PpaFlow.run(emitted, generatorParams(c), o.ppa());
+    PpaResult npu = topPpa(c, emitted, o.ppa(), log);
+    step("PPA of each unit the NPU top instantiates, synthesized on its own (cached)");
+    List<NpuReport.Unit> units = units(top, emitted, o.ppa(), log);
+    step("co-simulation on the RTL (Verilator) against the golden ISA simulator");
+    Cosim cosim = cosim();
+    step("energy: counters x energy table");
+    NpuEnergyCalibration.Table energyTable = energyTable(top, units);
+    return assemble(emitted, npu, units, cosim, energyTable);
+  }
+
+  /** The NPU top's PPA through the PPA flow (Yosys + OpenSTA, cached), with a line of its figures. */
+  public static PpaResult topPpa(NpuConfig c, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
+    PpaResult npu = PpaFlow.run(emitted, generatorParams(c), ppa);
     log.accept(String.format(Locale.ROOT, "         %s: %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz",
         npu.design(), npu.synthesis().chipAreaUm2() / 1e6, npu.sramAreaUm2(NodeScaling.Node.N180) / 1e6,
         npu.timing().fmaxMhz()));
-    step("PPA of each unit the NPU top instantiates, synthesized on its own (cached)");
-    List<NpuReport.Unit> units = units(top, emitted, o.ppa(), log);
-    UnitAreaSplit areaSplit = UnitAreaSplit.of(npu, units);
-    List<NpuReport.AreaSlice> split = areaSplit.slices();
-    notes.add(areaSplit.note());
-    log.accept("         " + areaSplit.note());
+    return npu;
+  }
 
-    step("co-simulation on the RTL (Verilator) against the golden ISA simulator");
+  /** Random DMA/GEMM programs and the decoder's phases on the NPU's RTL (Verilator) against the golden model. */
+  public Cosim cosim() {
+    NpuConfig c = o.config();
+    MachineParams mp = c.machine();
     List<NpuReport.CyclePoint> points = new ArrayList<>();
     List<DecoderPhases.PhaseRun> phases;
     boolean pass = true;
@@ -154,24 +164,58 @@ public final class NpuReportPipeline {
         log.accept(String.format(Locale.ROOT, "  random program %d: %d commands, %s, RTL %,d cycles, model %,d", i + 1,
             rc.program().size(), passes(out) ? "bit-exact, cycles equal" : "FAILS", out.rtlCycles(), out.modelCycles()));
       }
-      phases = DecoderPhases.run(rtl, "stories260K", model, o.promptTokens(), o.seed(), log);
+      phases = DecoderPhases.run(rtl, "stories260K", ModelConfig.stories260K(), o.promptTokens(), o.seed(), log);
     }
     for (DecoderPhases.PhaseRun p : phases) {
       pass &= p.bitExact() && p.rtlCycles() == p.modelCycles();
       points.add(new NpuReport.CyclePoint(p.phase() + (p.proxy() ? " (GEMM proxy)" : " (lowered decoder)"),
           "decoder phase", p.modelCycles(), p.rtlCycles(), p.bitExact(), p.differing()));
     }
+    return new Cosim(points, phases, pass);
+  }
 
+  /**
+   * The energy table: read from the options' file, or calibrated on the NPU's engine size and data paths (cached;
+   * {@link NpuEnergyCalibration}). {@code units} must hold the GEMM engine's unit ({@link #engine}).
+   */
+  public NpuEnergyCalibration.Table energyTable(Npu top, List<NpuReport.Unit> units) {
+    NpuConfig c = o.config();
+    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).table(o.energyTable(), c, engine(top, units).ppa(),
+        c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
+  }
+
+  /**
+   * The report from the gathered parts: the area split, the phases' energy per token at every node, the roofline,
+   * the seed trends and the SoC section.
+   */
+  public Result assemble(VerilogDesign emitted, PpaResult npu, List<NpuReport.Unit> units, Cosim cosim,
+                         NpuEnergyCalibration.Table energyTable) {
+    if (t0 == 0) {
+      t0 = System.nanoTime();
+    }
+    NpuConfig c = o.config();
+    MachineParams mp = c.machine();
+    ModelConfig model = ModelConfig.stories260K();
+    List<String> notes = new ArrayList<>();
+    Map<String, String> cfg = new LinkedHashMap<>(generatorParams(c));
+    cfg.put("memLatency (simulation)", c.memLatency() + " cycles");
+    cfg.put("memBytesPerCycle (simulation)", c.memBytesPerCycle() + " B/cycle");
+    cfg.put("model", "stories260K (dim " + model.dim() + ", hidden " + model.hiddenDim() + ", " + model.layers()
+        + " layers, " + model.heads() + " heads / " + model.kvHeads() + " KV heads, vocab " + model.vocabSize() + ")");
+    cfg.put("prompt tokens", "" + o.promptTokens());
+    UnitAreaSplit areaSplit = UnitAreaSplit.of(npu, units);
+    List<NpuReport.AreaSlice> split = areaSplit.slices();
+    notes.add(areaSplit.note());
+    log.accept("         " + areaSplit.note());
+    List<NpuReport.CyclePoint> points = cosim.points();
+    List<DecoderPhases.PhaseRun> phases = cosim.phases();
+    boolean pass = cosim.passed();
     String counterNote = counterNote(points);
     if (counterNote != null) {
       notes.add(counterNote);
       log.accept("  note: " + counterNote);
     }
 
-    step("energy: counters x energy table");
-    NpuEnergyCalibration.Table energyTable = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log)
-        .table(o.energyTable(), c, engine(top, units).ppa(),
-            c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
     EnergyTable table = energyTable.table();
     String tableSource = energyTable.source();
     double runClockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
@@ -320,15 +364,26 @@ public final class NpuReportPipeline {
   public static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
     List<NpuReport.Unit> out = new ArrayList<>();
     for (InstanceDesigns.Unit u : InstanceDesigns.of(top, emitted)) {
-      String name = unitName(u.instances());
-      log.accept(String.format(Locale.ROOT, "         %s: %s %s", name, u.module(), u.instances()));
-      PpaResult r = PpaFlow.run(u.design(), Map.of(), ppa);
-      log.accept(String.format(Locale.ROOT, "           %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz (%s -> %s)",
-          r.synthesis().chipAreaUm2() / 1e6, r.sramAreaUm2(NodeScaling.Node.N180) / 1e6, r.timing().fmaxMhz(),
-          r.timing().startpoint(), r.timing().endpoint()));
-      out.add(new NpuReport.Unit(name, u.module(), Map.of(), u.instances(), r));
+      out.add(unit(u, ppa, log));
     }
     return out;
+  }
+
+  /** One unit of the NPU top through the PPA flow on its own (Yosys + OpenSTA, cached), with lines of its figures. */
+  public static NpuReport.Unit unit(InstanceDesigns.Unit u, PpaOptions ppa, Consumer<String> log) {
+    String name = unitName(u.instances());
+    log.accept(String.format(Locale.ROOT, "         %s: %s %s", name, u.module(), u.instances()));
+    PpaResult r = PpaFlow.run(u.design(), Map.of(), ppa);
+    log.accept(String.format(Locale.ROOT, "           %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz (%s -> %s)",
+        r.synthesis().chipAreaUm2() / 1e6, r.sramAreaUm2(NodeScaling.Node.N180) / 1e6, r.timing().fmaxMhz(),
+        r.timing().startpoint(), r.timing().endpoint()));
+    return new NpuReport.Unit(name, u.module(), Map.of(), u.instances(), r);
+  }
+
+  /** Whether a unit with these instances is the NPU's GEMM engine (the top's {@link GemmBackend}, systolic or PiM). */
+  public static boolean isEngine(Npu top, List<String> instances) {
+    return top.ir().children().stream().filter(GemmBackend.class::isInstance).map(ch -> ch.ir().instanceName())
+        .anyMatch(instances::contains);
   }
 
   /** The unit that is the NPU's GEMM engine: the top's instance of a {@link GemmBackend}, systolic or PiM. */

@@ -109,6 +109,7 @@ public final class DseRun {
     m.put("preset", sweep.preset());
     m.put("npuConfig", "npu.yaml");
     m.put("workload", p.workload().asMap());
+    m.put("evaluation", sweep.evaluation());
     m.put("nodeNm", sweep.nodeNm());
     m.put("synthesisClockNs", sweep.synthesisClockNs());
     m.put("energyTable", sweep.energyTable() == null ? null : sweep.energyTable().toAbsolutePath().toString());

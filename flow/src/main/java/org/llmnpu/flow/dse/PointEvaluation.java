@@ -51,20 +51,35 @@ final class PointEvaluation {
           : "the decode step's counters (cycle model) x the energy table " + table.getFileName() + " at " + node
               + " nm; idle charged as cycles x MAC_IDLE (a lower bound, as npu estimate says)");
     }
-    String cycles = "cycle model (npu estimate: sw-stack CycleEstimator, the lowering's commands through the "
-        + "RTL-validated cycle model) at " + clock + ", fusion " + e.fusion();
+    String cycles;
+    long prefill;
+    long decode;
+    if ("rtl".equals(point.path("evaluation").asText("cycle-model"))) {
+      PointRtl rtl = PointRtl.run(point.get("model").asText(), e.target().npu(), w.get("promptLen").asInt(),
+          w.get("quant").asText(), w.get("fusion").asText());
+      cycles = "RTL co-simulation (Verilator, " + rtl.describe() + ") at " + clock;
+      prefill = rtl.prefillCycles();
+      decode = rtl.decodeCycles();
+      details.put("cycleModelPrefillCycles", e.cycles().prefill().cycles());
+      details.put("cycleModelDecodeCycles", e.cycles().decode().cycles());
+    } else {
+      cycles = "cycle model (npu estimate: sw-stack CycleEstimator, the lowering's commands through the "
+          + "RTL-validated cycle model) at " + clock + ", fusion " + e.fusion();
+      prefill = e.cycles().prefill().cycles();
+      decode = e.cycles().decode().cycles();
+    }
     if (wanted.contains(Objective.TPOT_S.key)) {
-      objectives.put(Objective.TPOT_S.key, e.tpotS());
-      sources.put(Objective.TPOT_S.key, cycles + ": " + e.cycles().decode().cycles() + " cycles, decode at position "
+      objectives.put(Objective.TPOT_S.key, e.seconds(decode));
+      sources.put(Objective.TPOT_S.key, cycles + ": " + decode + " cycles, decode at position "
           + e.cycles().promptLen());
     }
     if (wanted.contains(Objective.TTFT_S.key)) {
-      objectives.put(Objective.TTFT_S.key, e.ttftS());
-      sources.put(Objective.TTFT_S.key, cycles + ": " + e.cycles().prefill().cycles() + " cycles, "
+      objectives.put(Objective.TTFT_S.key, e.seconds(prefill));
+      sources.put(Objective.TTFT_S.key, cycles + ": " + prefill + " cycles, "
           + e.cycles().promptLen() + "-token prompt");
     }
-    details.put("prefillCycles", e.cycles().prefill().cycles());
-    details.put("decodeCycles", e.cycles().decode().cycles());
+    details.put("prefillCycles", prefill);
+    details.put("decodeCycles", decode);
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("id", point.get("id").asText());
     result.put("swept", point.get("swept"));

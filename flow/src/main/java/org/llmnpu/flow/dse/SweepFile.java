@@ -30,7 +30,9 @@ import org.llmnpu.rtl.npu.NpuParameter;
  * @param baseParams  NPU parameters over the preset and the file, by {@link NpuParameter} name
  * @param model       a named model shape or a directory with a Hugging Face {@code config.json}
  * @param workload    the workload's fixed values ({@link Workload#KEYS})
- * @param evaluation  how a point's cycles are obtained: {@code cycle-model}
+ * @param evaluation  how a point's cycles are obtained: {@code cycle-model} (the RTL-validated cycle model of
+ *                    {@code npu estimate}) or {@code rtl} (the decoder co-simulated on the point's NPU in Verilator,
+ *                    {@link PointRtl}); {@code model} is read as {@code cycle-model}
  * @param synthesisClockNs the clock period the area's synthesis is constrained to, ns
  * @param nodeNm      the process node of area and energy: 180 (measured), 45 or 7 (scaled)
  * @param energyTable an {@code energy.json} of {@code npu report energy}, or null (energy then not measured)
@@ -44,7 +46,7 @@ public record SweepFile(String name, String preset, Path config, Map<String, Str
   public static final List<String> KEYS = List.of("name", "base", "model", "workload", "evaluation", "synthesis",
       "node", "energyTable", "objectives", "parameters");
   /** The evaluations a sweep may ask for. */
-  public static final List<String> EVALUATIONS = List.of("cycle-model", "rtl");
+  public static final List<String> EVALUATIONS = List.of("cycle-model", "model", "rtl");
 
   public SweepFile {
     baseParams = Map.copyOf(baseParams);
@@ -111,9 +113,16 @@ public record SweepFile(String name, String preset, Path config, Map<String, Str
       throw new IllegalArgumentException("evaluation: '" + evaluation + "' is not allowed; allowed: "
           + String.join(", ", EVALUATIONS));
     }
+    if (evaluation.equals("model")) {
+      evaluation = "cycle-model";
+    }
     if (evaluation.equals("rtl")) {
-      throw new IllegalArgumentException("evaluation: 'rtl' (co-simulating every point's NPU in Verilator) is not in "
-          + "this build; allowed here: cycle-model (the RTL-validated cycle model of npu estimate)");
+      String m = scalar(root.get("model"), "model");
+      if (!m.equals("stories260K") && !Files.isDirectory(dir.resolve(m))) {
+        throw new IllegalArgumentException("evaluation: 'rtl' runs the model's weights on each point's RTL, so model "
+            + "must be stories260K (shipped) or a Hugging Face directory with weights, got '" + m + "' (a shape "
+            + "only: use evaluation: cycle-model)");
+      }
     }
     JsonNode synthesis = root.path("synthesis");
     if (!synthesis.isMissingNode()) {

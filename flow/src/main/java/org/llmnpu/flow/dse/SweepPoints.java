@@ -83,6 +83,9 @@ public final class SweepPoints {
     identity.put("synthesisClockNs", sweep.synthesisClockNs());
     identity.put("energyTableSha256", tableDigest);
     identity.put("objectives", sweep.objectives().stream().map(o -> o.key).toList());
+    if (!sweep.evaluation().equals("cycle-model")) {
+      identity.put("evaluation", sweep.evaluation()); // cycle-model points keep the ids they had before rtl existed
+    }
     String id = SweepPoint.slug(swept) + "-" + sha256(JsonOutput.compact(identity)
         .getBytes(StandardCharsets.UTF_8)).substring(0, 8);
     return new SweepPoint(id, swept, target, workload);

@@ -71,10 +71,10 @@ class SweepFileTest {
     assertTrue(error(BASE + "parameters: {rowz: [4]}\n").contains("parameters.rowz: unknown parameter 'rowz'; "
         + "allowed: the NPU parameters (rows, "));
     assertTrue(error(BASE + "paramters: {rows: [4]}\n").contains("paramters: unknown key; allowed: name, base,"));
-    assertTrue(error(BASE + "evaluation: rtl\nparameters: {rows: [4]}\n")
-        .contains("evaluation: 'rtl' (co-simulating every point's NPU in Verilator) is not in this build"));
+    assertTrue(error("base: {config: tiny-npu.yaml}\nmodel: llama-2-7b\nevaluation: rtl\nparameters: {rows: [4]}\n")
+        .contains("evaluation: 'rtl' runs the model's weights on each point's RTL, so model must be stories260K"));
     assertTrue(error(BASE + "evaluation: spice\nparameters: {rows: [4]}\n")
-        .contains("evaluation: 'spice' is not allowed; allowed: cycle-model, rtl"));
+        .contains("evaluation: 'spice' is not allowed; allowed: cycle-model, model, rtl"));
     assertTrue(error(BASE + "objectives: [area]\nparameters: {rows: [4]}\n")
         .contains("objectives: 'area' is not an objective; allowed: areaMm2, energyPerTokenJ, tpotS, ttftS"));
     assertTrue(error(BASE + "parameters: {quant: [int8, int3]}\n")

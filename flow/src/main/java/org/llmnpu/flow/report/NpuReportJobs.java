@@ -1,0 +1,219 @@
+package org.llmnpu.flow.report;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
+import org.llmnpu.cosim.report.NpuEnergyCalibration;
+import org.llmnpu.cosim.report.NpuReportPipeline;
+import org.llmnpu.flow.graph.Job;
+import org.llmnpu.flow.graph.JobCodec;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.emit.VerilogDesign;
+import org.llmnpu.hdl.tools.DesignChecks;
+import org.llmnpu.reports.OutputDirectory;
+import org.llmnpu.reports.html.NpuReportWriter;
+import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.ppa.InstanceDesigns;
+import org.llmnpu.reports.ppa.PpaOptions;
+import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.rtl.npu.Npu;
+import org.llmnpu.rtl.npu.NpuConfig;
+
+/**
+ * The whole-NPU report ({@code npu report npu}, {@code npu demo}) as a job graph:
+ *
+ * <pre>
+ * generate ─► lint                      (npu demo)
+ * synth:npu ─────────────────────────────┐
+ * synth:&lt;unit&gt; (one per unit of the top) ─┤
+ *   └ synth:&lt;GEMM engine&gt; ─► energy ──────┤
+ * cosim ─────────────────────────────────┴► report ─► write   (write: npu demo)
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@code generate}: the NPU's Verilog written to {@code OUT/npu}; {@code lint}: {@code verilator --lint-only
+ *   -Wall} on it (cached: the Verilog and Verilator's version).</li>
+ *   <li>{@code synth:npu} and {@code synth:<module>}: the top and each unit it instantiates through the PPA flow
+ *   (Yosys + OpenSTA), each its own job, so they run side by side; their results are the PPA flow's own
+ *   content-addressed entries (keyed by Yosys's and OpenSTA's versions, the scripts, the library and the Verilog).</li>
+ *   <li>{@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
+ *   {@link NpuEnergyCalibration}, whose result is cached under the engines' Verilog, tools, clock and seed); it waits
+ *   only for the GEMM engine's synthesis (the fallback's flip-flop scaling).</li>
+ *   <li>{@code cosim}: random programs and the decoder's phases on the RTL in Verilator against the golden ISA
+ *   simulator (cached: the Verilog, the options, the toolkit's build and Verilator's version).</li>
+ *   <li>{@code report}: area split, energy per token, roofline, seed trends, SoC section; {@code write}: the report
+ *   files in {@code OUT/report} (written atomically by {@link OutputDirectory}).</li>
+ * </ul>
+ *
+ * Every job's declared inputs hold what determines its result, so a job's key changes whenever its result could.
+ */
+public final class NpuReportJobs {
+  private final NpuReportPipeline.Options options;
+  private final Npu top;
+  private final VerilogDesign design;
+  private final Job<Path> generate;
+  private final Job<List<String>> lint;
+  private final Job<PpaResult> synthTop;
+  private final List<Job<NpuReport.Unit>> units = new ArrayList<>();
+  private final Job<NpuEnergyCalibration.Table> energy;
+  private final Job<NpuReportPipeline.Cosim> cosim;
+  private final Job<NpuReportPipeline.Result> report;
+  private final Job<Path> write;
+
+  /**
+   * @param options the report's options
+   * @param out     {@code npu/} for the Verilog and {@code report/} for the report go here
+   */
+  public NpuReportJobs(NpuReportPipeline.Options options, Path out) {
+    this.options = options;
+    NpuConfig c = options.config();
+    this.top = new Npu(c);
+    this.design = Verilog.emit(top);
+    List<String> verilog = files(design);
+    PpaOptions ppa = options.ppa();
+    String ppaInputs = ppaInputs(ppa);
+    String toolkit = ToolkitBuild.fingerprint();
+    String verilator = ToolkitBuild.verilatorVersion();
+    String opts = String.format(Locale.ROOT, "npu %s; prompt %d; random programs %d; seed %d; energy table %s",
+        new TreeMap<>(NpuReportPipeline.generatorParams(c)), options.promptTokens(), options.randomPrograms(),
+        options.seed(), options.energyTable());
+
+    Path verilogDir = out.resolve("npu");
+    generate = Job.uncached("generate", List.of(), verilog, ctx -> {
+      design.writeTo(verilogDir);
+      ctx.log(String.format(Locale.ROOT, "%s: %d Verilog files in %s", design.top(), design.files().size(),
+          verilogDir));
+      return verilogDir;
+    });
+    lint = Job.cached("lint", List.of(generate), List.of(verilator), new LintCodec(), ctx -> {
+      List<String> found = DesignChecks.lint(design, ctx.get(generate));
+      ctx.log("verilator --lint-only -Wall: " + found.size() + " warnings");
+      found.forEach(l -> ctx.log("  " + l));
+      return found;
+    });
+    synthTop = Job.uncached("synth:npu", List.of(), with(verilog, ppaInputs),
+        ctx -> NpuReportPipeline.topPpa(c, design, ppa, ctx::log));
+    Job<NpuReport.Unit> engineUnit = null;
+    for (InstanceDesigns.Unit u : InstanceDesigns.of(top, design)) {
+      Job<NpuReport.Unit> j = Job.uncached("synth:" + u.module(), List.of(), with(files(u.design()), ppaInputs),
+          ctx -> NpuReportPipeline.unit(u, ppa, ctx::log));
+      units.add(j);
+      if (NpuReportPipeline.isEngine(top, u.instances())) {
+        engineUnit = j;
+      }
+    }
+    if (engineUnit == null) {
+      throw new IllegalStateException("the NPU top has no GEMM engine among its units (NpuReportPipeline.isEngine)");
+    }
+    Job<NpuReport.Unit> engine = engineUnit;
+    energy = Job.uncached("energy", List.of(engine), List.of(opts, ppaInputs, toolkit, verilator),
+        ctx -> new NpuReportPipeline(options, ctx::log).energyTable(top, List.of(ctx.get(engine))));
+    cosim = Job.cached("cosim", List.of(), with(verilog, opts, toolkit, verilator),
+        JobCodec.json(NpuReportPipeline.Cosim.class), ctx -> new NpuReportPipeline(options, ctx::log).cosim());
+    List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim));
+    reportDeps.addAll(units);
+    report = Job.uncached("report", reportDeps, List.of(opts, toolkit), ctx -> {
+      List<NpuReport.Unit> us = units.stream().map(ctx::get).toList();
+      return new NpuReportPipeline(options, ctx::log).assemble(design, ctx.get(synthTop), us, ctx.get(cosim),
+          ctx.get(energy));
+    });
+    Path reportDir = out.resolve("report");
+    write = Job.uncached("write", List.of(report), List.of(reportDir.toString()), ctx -> {
+      OutputDirectory od = OutputDirectory.open("npu-report", "-o", reportDir.toString(), true);
+      NpuReportWriter.write(ctx.get(report).report(), od);
+      ctx.log("report in " + reportDir);
+      return reportDir;
+    });
+  }
+
+  /**
+   * The jobs to run, longest first: the top's synthesis, the GEMM engine's synthesis and the energy calibration,
+   * the co-simulation, the other units, then the rest. The runner starts ready jobs in this order.
+   */
+  public List<Job<?>> goals() {
+    List<Job<?>> g = new ArrayList<>(List.of(synthTop, energy, cosim));
+    g.addAll(units);
+    g.add(generate);
+    g.add(lint);
+    g.add(write);
+    return g;
+  }
+
+  public VerilogDesign design() {
+    return design;
+  }
+
+  public Job<Path> generate() {
+    return generate;
+  }
+
+  public Job<List<String>> lint() {
+    return lint;
+  }
+
+  public Job<PpaResult> synthTop() {
+    return synthTop;
+  }
+
+  public List<Job<NpuReport.Unit>> units() {
+    return List.copyOf(units);
+  }
+
+  public Job<NpuEnergyCalibration.Table> energy() {
+    return energy;
+  }
+
+  public Job<NpuReportPipeline.Cosim> cosim() {
+    return cosim;
+  }
+
+  public Job<NpuReportPipeline.Result> report() {
+    return report;
+  }
+
+  public Job<Path> write() {
+    return write;
+  }
+
+  public NpuReportPipeline.Options options() {
+    return options;
+  }
+
+  /** The design's files as declared inputs: each name, then its text, in name order. */
+  static List<String> files(VerilogDesign d) {
+    List<String> out = new ArrayList<>(List.of("top " + d.top()));
+    new TreeMap<>(d.files()).forEach((name, text) -> {
+      out.add(name);
+      out.add(text);
+    });
+    return out;
+  }
+
+  /** What of the PPA options determines a synthesis (the cache location does not). */
+  static String ppaInputs(PpaOptions p) {
+    return String.format(Locale.ROOT, "clock %s ns; activity %s %s; clock port %s; flatten %s; liberty %s; gates %s",
+        p.clockNs(), p.activity(), p.portActivities(), p.clockPort(), p.flatten(), p.liberty(), p.gateDuties());
+  }
+
+  private static List<String> with(List<String> base, String... more) {
+    List<String> out = new ArrayList<>(base);
+    out.addAll(List.of(more));
+    return out;
+  }
+
+  /** Lint findings, one a line, in {@code lint.txt}. */
+  private static final class LintCodec implements JobCodec<List<String>> {
+    @Override
+    public java.util.Map<String, String> encode(List<String> value) {
+      return java.util.Map.of("lint.txt", String.join("\n", value));
+    }
+
+    @Override
+    public List<String> decode(java.util.Map<String, String> files) {
+      String text = files.get("lint.txt");
+      return text.isEmpty() ? List.of() : List.of(text.split("\n", -1));
+    }
+  }
+}
