@@ -32,12 +32,18 @@ import org.llmnpu.verilator.SimOptions;
  * whole-NPU report's own energy table, shape and idle model ({@link NpuReportPipeline#shape}, the table calibrated
  * by {@link NpuEnergyCalibration} for the NPU, both from the PPA cache that {@code ./npu report npu} fills). The
  * decode step's counters come from the golden ISA simulator with the cycle model (equal to the RTL's, which the
- * co-simulation tests and the report hold them to), a 64-token prompt as the report's. Also shown: the same step
+ * co-simulation tests and the report hold them to), at position 16 ({@link #PROMPT}: the first decode step of
+ * {@code ./npu cosim decoder}'s default run, seed 1). Also shown: the same step
  * with every flip-flop clocked every cycle (no gating), and the issue's baseline of 3,440 µJ.
  */
 @ExtendWith(BenchRecord.class)
 class DecodeEnergyBenchmark {
   static final double BASELINE_UJ = 3440;
+  /**
+   * The prompt of the measured step: {@code cosim decoder}'s default (16 tokens), so the step is the first decode
+   * step (position 16) of stories260K as {@code ./npu cosim decoder} runs it, one decode step per run.
+   */
+  static final int PROMPT = 16;
   /** The lowering's fusion levels. */
   static final List<String> FUSIONS = List.of("none", "vertical", "full");
 
@@ -80,13 +86,14 @@ class DecodeEnergyBenchmark {
     System.out.printf("%-9s %9s %11s %8s %9s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
         "ungated uJ", "clk+leak");
     for (String fusion : FUSIONS) {
-      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), c, sim);
       Map<String, Long> counters = new LinkedHashMap<>();
       for (Counter k : Counter.values()) {
         counters.put(k.key(), r.total("decode", k));
       }
       counters.put(EnergyEstimate.ARRAY_VECTORS, r.arrayVectors("decode"));
+      counters.putAll(org.llmnpu.rtl.npu.NpuClockGates.pipeCycles(r.dspPipeIssues("decode"), c.dspStages()));
       long tokens = r.steps().stream().filter(s -> s.phase().equals("decode")).count();
       EnergyEstimate gated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
       EnergyEstimate ungated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
@@ -108,17 +115,20 @@ class DecodeEnergyBenchmark {
   @Test
   void decodeStepCountersByFusion() throws Exception {
     NpuReportPipeline.Options o = NpuDemo.defaults();
-    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s%n", "fusion", "cycles", "gemm open", "dsp open", "ppm open",
-        "DMA bytes", "commands", "dspInstr");
+    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s  %s%n", "fusion", "cycles", "gemm open", "dsp open",
+        "ppm open", "DMA bytes", "commands", "dspInstr", "DSP pipelined units' operations (fp16 fma16 fp32 convert)");
     for (String fusion : FUSIONS) {
-      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
       double cycles = r.total("decode", Counter.CYCLES);
-      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d%n", fusion, (long) cycles,
+      long[] pipes = r.dspPipeIssues("decode");
+      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d  %,d %,d %,d %,d%n", fusion,
+          (long) cycles,
           r.total("decode", Counter.GEMM_CYCLES) / cycles, r.total("decode", Counter.DSP_CYCLES) / cycles,
           r.total("decode", Counter.PPM_CYCLES) / cycles,
           r.total("decode", Counter.DMA_LOAD_BYTES) + r.total("decode", Counter.DMA_STORE_BYTES),
-          r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS));
+          r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS), pipes[0], pipes[1],
+          pipes[2], pipes[3]);
     }
   }
 
