@@ -264,12 +264,12 @@ public final class NpuReportPipeline {
   }
 
   /**
-   * PPM lanes the NPU drives straight from the scratchpad read port ({@code NpuPpm}: the lanes of a row's last
-   * line, rows/4, and those of the line {@code ppm_lastLine} selects, another rows/4 unless a ppm of 4-line rows
-   * set it to the last line): their pipeline registers have no enables, so every line another unit reads moves
-   * through them like an element. rows/2, the count from reset.
+   * PPM lanes the NPU drives straight from the scratchpad read port, which every line another unit reads would move
+   * through like an element: none. {@code NpuPpm} feeds the PPM {@code ppm_fedLine}, the line only in the cycles a
+   * {@code ppm} or a fused GEMM's drain feeds it and 0 in all others, so the other units' reads stop at that
+   * isolation and the PPM's inputs hold while its clock is gated ({@code ClockGatingCosimTest} checks they hold).
    */
-  static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> c.rows() / 2;
+  static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> 0;
 
   IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {
     GemmProgram.Built b = GemmProgram.build(mp, gemms, int4, o.seed());
