@@ -121,15 +121,7 @@ class FusedGemmPpmCosimTest {
     for (int j = 0; j < p.ppmChannels(); j++) {
       System.arraycopy(IsaSimulator.ppmRecord(j, QuantizedMultiplier.fromScale(0.01), 1), 0, image, 0x8400 + 16 * j, 16);
     }
-    for (Object[] c : cases) {
-      Program prog = ((Program.Builder) c[0]).halt().build();
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), prog, 0), 0);
-      String what = Disassembler.disassemble(prog);
-      assertEquals(c[1], o.golden().error(), what);
-      assertEquals(c[1], o.rtl().error(), what);
-      assertEquals((int) c[2], o.rtl().errorCommand(), what);
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-    }
+    ProgramErrorCases.assertEachHaltsWithItsError(rtl, image, cases);
   }
 
   /** A fused GEMM after channel groups loaded in reverse order and a legacy {@code ppm} sharing the PPM. */

@@ -216,15 +216,7 @@ class PpmCosimTest {
     byte[] image = new byte[(int) p.extMemBytes()];
     byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.TANH, PpuFormat.DEFAULT));
     System.arraycopy(table, 0, image, 0x8000, table.length);
-    for (Object[] c : cases) {
-      Program prog = ((Program.Builder) c[0]).halt().build();
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), prog, 0), 0);
-      String what = Disassembler.disassemble(prog);
-      assertEquals(c[1], o.golden().error(), what);
-      assertEquals(c[1], o.rtl().error(), what);
-      assertEquals((int) c[2], o.rtl().errorCommand(), what);
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-    }
+    ProgramErrorCases.assertEachHaltsWithItsError(rtl, image, cases);
   }
 
   @Test

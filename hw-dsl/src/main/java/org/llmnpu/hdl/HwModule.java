@@ -101,7 +101,7 @@ public abstract class HwModule {
     return port(name, type, false);
   }
 
-  private <T extends Data> T port(String name, T type, boolean output) {
+  <T extends Data> T port(String name, T type, boolean output) {
     SourceLocation.CallSite site = SourceLocation.callSite();
     for (Leaves.Leaf leaf : Leaves.of(type)) {
       Role role = (output ^ leaf.flipped()) ? Role.OUTPUT : Role.INPUT;
@@ -193,7 +193,7 @@ public abstract class HwModule {
     return r;
   }
 
-  private <T extends Data> T declare(String name, T type, Role role, Literal resetValue) {
+  <T extends Data> T declare(String name, T type, Role role, Literal resetValue) {
     SourceLocation.CallSite site = SourceLocation.callSite();
     ClockDomain domain = role == Role.REG ? currentDomain() : null;
     if (domain != null) {
@@ -432,7 +432,7 @@ public abstract class HwModule {
         - inside.stream().mapToLong(HwModule::gatedRegisterBits).sum();
     gatedBanks.add(new GatedBank(name, mode, bits));
     if (mode == ClockGating.CHECKED && !pipeline) {
-      gateCheck(this, on, name, bank, s -> s.domain == gated, inside);
+      GateCheck.add(this, on, name, bank, s -> s.domain == gated, inside);
     }
   }
 
@@ -451,48 +451,6 @@ public abstract class HwModule {
   final long registerBits() {
     return signals.stream().filter(s -> s.role == Role.REG).mapToLong(s -> s.width).sum()
         + children.stream().mapToLong(HwModule::registerBits).sum();
-  }
-
-  /**
-   * The simulation check of a bank in module {@code m}: a copy of the bank's registers and of the enable's
-   * complement, one cycle old, and a stop when the copy differs from the registers after a cycle whose enable was
-   * low; the instances of the bank get the enable through an input port {@code <bank>_gateCheck_enable} and
-   * check all their registers the same way.
-   */
-  private static void gateCheck(HwModule m, Bool enable, String bank, String localName,
-                                java.util.function.Predicate<Signal> inBank, List<HwModule> kids) {
-    String base = localName + "_gateCheck";
-    SourceLocation at = SourceLocation.here();
-    List<org.llmnpu.hdl.ir.Expr> regs = new ArrayList<>();
-    for (Signal s : m.signals) {
-      if (s.role == Role.REG && inBank.test(s)) {
-        regs.add(s);
-      }
-    }
-    ClockDomain clockOf = m.currentDomain();
-    if (!regs.isEmpty()) {
-      Bits now = (Bits) Ops.wrap(Ops.cat(regs));
-      Bits previous = m.declare(base + "_previous", now.copyType(), Role.REG, null);
-      m.body.add(new Stmt.Assign(previous.signal(), now.expr(), at));
-      Bool wasOff = m.declare(base + "_off", new Bool(null), Role.REG, null);
-      m.body.add(new Stmt.Assign(wasOff.signal(), enable.not().expr(), at));
-      Bool violation = m.declare(base + "_violation", new Bool(null), Role.WIRE, null);
-      m.body.add(new Stmt.Assign(violation.signal(), wasOff.and(previous.ne(now)).expr(), at));
-      List<Signal> shown = new ArrayList<>();
-      shown.add(previous.signal());
-      regs.forEach(r -> shown.add((Signal) r));
-      m.simulationChecks.add(new SimulationCheck(violation.signal(), clockOf.clockSignal(), "clock gate " + bank
-          + ": a register of the gated bank changed in a cycle whose enable was low", shown));
-    }
-    for (HwModule k : kids) {
-      if (k instanceof BlackBox || k.registerBits() == 0) {
-        continue;
-      }
-      String kName = bank + "_gateCheck_enable";
-      Bool kEnable = k.port(kName, new Bool(null), false);
-      m.body.add(new Stmt.Assign(kEnable.signal(), enable.expr(), at));
-      gateCheck(k, kEnable, bank, bank, s -> true, k.children);
-    }
   }
 
   /** The register banks this module's generator put on gated clocks, in creation order. */

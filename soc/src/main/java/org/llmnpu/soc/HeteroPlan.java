@@ -24,8 +24,17 @@ public final class HeteroPlan {
   private HeteroPlan() {
   }
 
-  /** What to plan. */
-  public record Options(String preset, String model, int promptLen, String quant, String fusion, String sync) {
+  /** What to plan; {@code npu}: the preset's NPU, or with {@code --config} and {@code -p} over it. */
+  public record Options(String preset, String model, int promptLen, String quant, String fusion, String sync,
+                        SocNpu npu) {
+    public Options {
+      java.util.Objects.requireNonNull(npu, "npu");
+    }
+
+    /** On the preset's NPU ({@link SocNpu#PRESET}). */
+    public Options(String preset, String model, int promptLen, String quant, String fusion, String sync) {
+      this(preset, model, promptLen, quant, fusion, sync, SocNpu.PRESET);
+    }
   }
 
   /** One matrix product of the plan. */
@@ -58,7 +67,7 @@ public final class HeteroPlan {
     }
     ModelShapes.Shape shape = SocModels.of(o.model());
     CycleEstimator.checkOptions(shape.config(), o.quant(), o.promptLen());
-    NpuBackend npu = NpuBackend.of(preset.npuPreset(), o.quant(), Fusion.parse(o.fusion()));
+    NpuBackend npu = o.npu().backend(preset.npuPreset(), o.quant(), Fusion.parse(o.fusion()));
     HostCosts h = preset.host();
     RooflineBackend gpu = new RooflineBackend(preset.gpu().get(), h.bitsPerWeight().value());
     PartitionProfiler prof = new PartitionProfiler(gpu, npu, h);

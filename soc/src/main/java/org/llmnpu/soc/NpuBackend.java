@@ -66,7 +66,12 @@ public final class NpuBackend {
 
   /** The NPU of estimate preset {@code preset} with the shipped energy table at 7 nm. */
   public static NpuBackend of(String preset, String quant, Fusion fusion) {
-    return new NpuBackend(EstimateTarget.load(preset, null), shippedTable(), NodeScaling.Node.N7, quant, fusion);
+    return of(EstimateTarget.load(preset, null), quant, fusion);
+  }
+
+  /** The NPU {@code target} with the shipped energy table at 7 nm. */
+  static NpuBackend of(EstimateTarget target, String quant, Fusion fusion) {
+    return new NpuBackend(target, shippedTable(), NodeScaling.Node.N7, quant, fusion);
   }
 
   static EnergyTable shippedTable() {

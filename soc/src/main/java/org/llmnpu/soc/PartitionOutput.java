@@ -17,6 +17,7 @@ public final class PartitionOutput {
     ObjectNode root = new ObjectMapper().createObjectNode();
     root.put("preset", r.preset().name()).put("model", r.shape().name()).put("promptLen", r.options().promptLen())
         .put("sync", r.options().sync()).put("profiledShapes", r.profiledShapes());
+    r.options().npu().override(r.preset().npuPreset()).ifPresent(s -> root.put("npuConfiguration", s));
     ArrayNode plan = root.putArray("plan");
     for (HeteroPlan.Step s : r.plan()) {
       Partition p = s.partition();
@@ -55,6 +56,8 @@ public final class PartitionOutput {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "HeteroInfer plan: %s on %s, %d-token prompt, %s sync (%d shapes profiled)%n",
         r.shape().name(), r.preset().name(), r.options().promptLen(), r.options().sync(), r.profiledShapes()));
+    r.options().npu().override(r.preset().npuPreset())
+        .ifPresent(s -> b.append("  npu configuration: ").append(s).append('\n'));
     b.append(String.format(Locale.ROOT, "  %-8s %-9s %-20s %-19s %6s %5s %10s %10s %10s%n", "stage", "op", "M x K x N",
         "partition", "NPU %", "swap", "NPU ms", "GPU ms", "time ms"));
     for (HeteroPlan.Step s : r.plan()) {

@@ -49,7 +49,7 @@ public final class SpeculativeAcrossBackends {
 
   /** The comparison. */
   public record Result(ModelShapes.Shape shape, SocPreset preset, int promptLen, Acceptance acceptance,
-                       List<Row> rows) {
+                       List<Row> rows, SocNpu npu) {
   }
 
   /**
@@ -87,16 +87,27 @@ public final class SpeculativeAcrossBackends {
     }
   }
 
+  /** {@link #run(String, String, int, String, int, int, SocNpu)} on the preset's NPU. */
+  public static Result run(String presetName, String model, int promptLen, String draft, int gamma, int tokens) {
+    return run(presetName, model, promptLen, draft, gamma, tokens, SocNpu.PRESET);
+  }
+
   /**
    * Checks the options, measures the acceptance of {@code draft}, then compares.
    *
    * @throws IllegalArgumentException naming the option and what it allows
    */
-  public static Result run(String presetName, String model, int promptLen, String draft, int gamma, int tokens) {
+  public static Result run(String presetName, String model, int promptLen, String draft, int gamma, int tokens,
+                           SocNpu npu) {
     SocPreset.load(presetName);
     checkDraft(draft);
     CycleEstimator.checkOptions(SocModels.of(model).config(), draft, promptLen);
-    return run(presetName, model, promptLen, measure(draft, gamma, tokens));
+    return run(presetName, model, promptLen, measure(draft, gamma, tokens), npu);
+  }
+
+  /** {@link #run(String, String, int, Acceptance, SocNpu)} on the preset's NPU. */
+  public static Result run(String presetName, String model, int promptLen, Acceptance a) {
+    return run(presetName, model, promptLen, a, SocNpu.PRESET);
   }
 
   /**
@@ -104,7 +115,7 @@ public final class SpeculativeAcrossBackends {
    *
    * @throws IllegalArgumentException naming the option and what it allows
    */
-  public static Result run(String presetName, String model, int promptLen, Acceptance a) {
+  public static Result run(String presetName, String model, int promptLen, Acceptance a, SocNpu npu) {
     SocPreset preset = SocPreset.load(presetName);
     ModelShapes.Shape shape = SocModels.of(model);
     CycleEstimator.checkOptions(shape.config(), "int4", promptLen);
@@ -113,11 +124,11 @@ public final class SpeculativeAcrossBackends {
     double hostS = (h.submissionUs().value() + h.commandStreamUs().value()) * 1e-6;
     double cpuW = preset.cpu().activeW().value();
     List<Row> rows = new ArrayList<>();
-    NpuBackend draftNpu = NpuBackend.of(preset.npuPreset(), a.format(), Fusion.FULL);
+    NpuBackend draftNpu = npu.backend(preset.npuPreset(), a.format(), Fusion.FULL);
     NpuBackend.Program draft = draftNpu.program(shape, OperatorGraph.Stage.DECODE, promptLen);
     double draftS = draft.cycles() / draftNpu.clockHz() + hostS;
     double draftJ = draft.energyJ() + hostS * cpuW;
-    NpuBackend targetNpu = NpuBackend.of(preset.npuPreset(), "int8", Fusion.FULL);
+    NpuBackend targetNpu = npu.backend(preset.npuPreset(), "int8", Fusion.FULL);
     NpuBackend.Program t8 = targetNpu.program(shape, OperatorGraph.Stage.DECODE, promptLen);
     rows.add(new Row("target only, npu (int8)", t8.cycles() / targetNpu.clockHz() + hostS,
         t8.energyJ() + hostS * cpuW));
@@ -135,7 +146,7 @@ public final class SpeculativeAcrossBackends {
       rows.add(new Row("draft on npu (" + a.format() + "), verifier on " + v.name(), passS / perPass,
           passJ / perPass));
     }
-    return new Result(shape, preset, promptLen, a, rows);
+    return new Result(shape, preset, promptLen, a, rows, npu);
   }
 
   private static double[] stepCost(RooflineBackend b, List<Operator> ops, ModelConfig c) {

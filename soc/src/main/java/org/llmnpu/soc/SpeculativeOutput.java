@@ -15,6 +15,7 @@ public final class SpeculativeOutput {
   public static String json(SpeculativeAcrossBackends.Result r) {
     ObjectNode root = new ObjectMapper().createObjectNode();
     root.put("preset", r.preset().name()).put("model", r.shape().name()).put("promptLen", r.promptLen());
+    r.npu().override(r.preset().npuPreset()).ifPresent(s -> root.put("npuConfiguration", s));
     SpeculativeAcrossBackends.Acceptance a = r.acceptance();
     ObjectNode acc = root.putObject("acceptance").put("draft", a.draft()).put("gamma", a.gamma())
         .put("drafted", a.drafted()).put("accepted", a.accepted()).put("targetPasses", a.targetPasses())
@@ -35,6 +36,7 @@ public final class SpeculativeOutput {
         + "position %d%n  acceptance %.3f (%d of %d drafted tokens; gamma %d; draft: %s; measured on stories260K)%n",
         r.shape().name(), r.preset().name(), r.promptLen(), a.alpha(), a.accepted(), a.drafted(), a.gamma(),
         a.draft()));
+    r.npu().override(r.preset().npuPreset()).ifPresent(s -> b.append("  npu configuration: ").append(s).append('\n'));
     for (SpeculativeAcrossBackends.Row row : r.rows()) {
       b.append(String.format(Locale.ROOT, "  %-40s %10.3f ms/token %9.4f J/token%n", row.setup(),
           row.timePerTokenS() * 1e3, row.energyPerTokenJ()));

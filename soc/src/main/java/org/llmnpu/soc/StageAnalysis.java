@@ -36,11 +36,20 @@ public final class StageAnalysis {
    * @param sharedBuffer   tensors crossing backends through shared buffers (no copy)
    * @param hostOverhead   false: no submission, dispatch, command-stream or sync cost
    * @param backends       the backends present ({@code cpu}, {@code gpu}, {@code npu})
+   * @param npu            the NPU: the preset's, or with {@code --config} and {@code -p} over it
    */
   public record Options(String preset, String model, int promptLen, int genTokens, String quant, String fusion,
-                        String npuOps, boolean sharedBuffer, boolean hostOverhead, List<String> backends) {
+                        String npuOps, boolean sharedBuffer, boolean hostOverhead, List<String> backends, SocNpu npu) {
     public Options {
       backends = List.copyOf(backends);
+      java.util.Objects.requireNonNull(npu, "npu");
+    }
+
+    /** On the preset's NPU ({@link SocNpu#PRESET}). */
+    public Options(String preset, String model, int promptLen, int genTokens, String quant, String fusion,
+                   String npuOps, boolean sharedBuffer, boolean hostOverhead, List<String> backends) {
+      this(preset, model, promptLen, genTokens, quant, fusion, npuOps, sharedBuffer, hostOverhead, backends,
+          SocNpu.PRESET);
     }
   }
 
@@ -88,7 +97,7 @@ public final class StageAnalysis {
       throw new IllegalArgumentException("--gen-tokens: " + o.genTokens() + " is not allowed with --prompt-len "
           + o.promptLen() + "; allowed: prompt + generated < " + shape.config().maxSeqLen());
     }
-    NpuBackend npu = NpuBackend.of(preset.npuPreset(), o.quant(), Fusion.parse(o.fusion()));
+    NpuBackend npu = o.npu().backend(preset.npuPreset(), o.quant(), Fusion.parse(o.fusion()));
     List<Operator.Kind> lacks = o.npuOps().equals("paper") ? preset.paperNpuLacks() : List.of();
     StageCosting costing = new StageCosting(preset, o.backends().contains("cpu"), o.backends().contains("gpu"), npu,
         o.sharedBuffer(), o.backends().contains("npu") ? lacks : List.of());
@@ -128,7 +137,8 @@ public final class StageAnalysis {
     }
     stages.addAll(endToEnd(byStage, o.genTokens()));
     List<String> notes = new ArrayList<>();
-    notes.add("npu: " + preset.npuPreset() + " at " + npu.target().clockMhz() + " MHz, " + o.quant() + " weights, fusion "
+    o.npu().override(preset.npuPreset()).ifPresent(s -> notes.add("npu configuration: " + s));
+    notes.add("npu: " + npu.target().name() + " at " + npu.target().clockMhz() + " MHz, " + o.quant() + " weights, fusion "
         + o.fusion() + "; program cycles from the cycle model (npu estimate), energy from the shipped energy table "
         + "(npu report energy, 7 nm); per-operator NPU times attribute the program's Vector DSP cycles to the DSP "
         + "work (light operators, softmax) and the rest to the matrix products, each by its standalone cycle-model "

@@ -40,6 +40,8 @@ public final class SocAnalyzeCommand implements Callable<Integer> {
   boolean noHostOverhead;
   @Mixin
   NpuLoweringOptions lowering;
+  @Mixin
+  SocNpuOptions npu;
   @Spec
   CommandSpec spec;
 
@@ -48,7 +50,7 @@ public final class SocAnalyzeCommand implements Callable<Integer> {
     return SocRun.print(spec, "analyze", () -> {
       StageAnalysis.Result r = StageAnalysis.run(new StageAnalysis.Options(preset, model, promptLen, genTokens,
           lowering.quant, lowering.fusion, npuOps, !noSharedBuffer, !noHostOverhead,
-          backends == null ? Arrays.asList("cpu", "gpu", "npu") : backends));
+          backends == null ? Arrays.asList("cpu", "gpu", "npu") : backends, npu.npu()));
       return lowering.json ? SocOutput.json(r) : SocOutput.text(r);
     });
   }

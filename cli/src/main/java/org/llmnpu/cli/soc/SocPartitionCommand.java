@@ -28,6 +28,8 @@ public final class SocPartitionCommand implements Callable<Integer> {
   String sync;
   @Mixin
   NpuLoweringOptions lowering;
+  @Mixin
+  SocNpuOptions npu;
   @Spec
   CommandSpec spec;
 
@@ -35,7 +37,7 @@ public final class SocPartitionCommand implements Callable<Integer> {
   public Integer call() {
     return SocRun.print(spec, "partition", () -> {
       HeteroPlan.Result r = HeteroPlan.run(new HeteroPlan.Options(preset, model, promptLen, lowering.quant,
-          lowering.fusion, sync));
+          lowering.fusion, sync, npu.npu()));
       return lowering.json ? PartitionOutput.json(r) : PartitionOutput.text(r);
     });
   }

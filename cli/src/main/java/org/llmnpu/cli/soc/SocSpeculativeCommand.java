@@ -4,6 +4,7 @@ import java.util.concurrent.Callable;
 import org.llmnpu.soc.SpeculativeAcrossBackends;
 import org.llmnpu.soc.SpeculativeOutput;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -33,6 +34,8 @@ public final class SocSpeculativeCommand implements Callable<Integer> {
   int measureTokens;
   @Option(names = "--json", description = "print JSON instead of text")
   boolean json;
+  @Mixin
+  SocNpuOptions npu;
   @Spec
   CommandSpec spec;
 
@@ -40,7 +43,7 @@ public final class SocSpeculativeCommand implements Callable<Integer> {
   public Integer call() {
     return SocRun.print(spec, "speculative", () -> {
       SpeculativeAcrossBackends.Result r = SpeculativeAcrossBackends.run(preset, model, promptLen, draft, gamma,
-          measureTokens);
+          measureTokens, npu.npu());
       return json ? SpeculativeOutput.json(r) : SpeculativeOutput.text(r);
     });
   }

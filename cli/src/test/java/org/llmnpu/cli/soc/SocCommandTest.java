@@ -30,6 +30,42 @@ class SocCommandTest {
     assertTrue(j.has("speedupOverBestSingle"), out);
   }
 
+  /** {@code -p} and {@code --config} change the SoC's NPU as in {@code npu estimate}, and the output says so. */
+  @Test
+  void theNpuTakesParametersAndAFileOverThePresetsNpu(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+      throws Exception {
+    String[] base = {"soc", "analyze", "--model", "stories260K", "--prompt-len", "32", "--gen-tokens", "4",
+        "--backends", "npu", "--json"};
+    JsonNode preset = new ObjectMapper().readTree(CliRun.capture(true, 0, base));
+    java.nio.file.Path file = tmp.resolve("slow.yaml");
+    java.nio.file.Files.writeString(file, "clockMhz: 500\n");
+    String[] changed = java.util.stream.Stream.concat(java.util.Arrays.stream(base),
+        java.util.stream.Stream.of("--config", file.toString(), "-p", "memBytesPerCycle=16")).toArray(String[]::new);
+    JsonNode slow = new ObjectMapper().readTree(CliRun.capture(true, 0, changed));
+    assertTrue(slow.get("notes").toString().contains("overridden by " + file + " with -p memBytesPerCycle=16"),
+        slow.get("notes").toString());
+    assertFalse(preset.get("notes").toString().contains("npu configuration"), preset.get("notes").toString());
+    double presetDecode = decodeSeconds(preset);
+    double slowDecode = decodeSeconds(slow);
+    // half the clock and a quarter of the bandwidth: a decode step takes well over twice as long
+    assertTrue(slowDecode > 2 * presetDecode, slowDecode + " s against " + presetDecode + " s");
+    String text = CliRun.capture(true, 0, "soc", "partition", "--model", "stories260K", "--prompt-len", "40",
+        "-p", "memBytesPerCycle=16");
+    assertTrue(text.contains("npu configuration: preset edge-64 (shipped edge-64.yaml) with -p memBytesPerCycle=16"),
+        text);
+    String err = CliRun.capture(false, 2, "soc", "speculative", "--model", "stories260K", "-p", "rows");
+    assertTrue(err.contains("parameter 'rows' must be written name=value"), err);
+  }
+
+  private static double decodeSeconds(JsonNode analysis) {
+    for (JsonNode s : analysis.get("stages")) {
+      if (s.get("stage").asText().equals("decode")) {
+        return s.get("timeS").asDouble();
+      }
+    }
+    throw new AssertionError("no decode stage in " + analysis);
+  }
+
   @Test
   void badOptionsExitWithTwoNamingTheOptionAndTheAllowedValues() {
     String[][] cases = {

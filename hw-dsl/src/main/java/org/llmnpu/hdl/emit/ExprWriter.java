@@ -186,9 +186,9 @@ final class ExprWriter {
    * measurement (hw-dsl's bench.VerilogQualityBenchmark; Verilator 5.006 with the C++ at
    * verilator-harness's -O1, Yosys 0.23 on osu018): Yosys sees an 8x8 signed multiplier, where the
    * product of operands sign-extended by concatenation, {@code {{8{a[7]}}, a} * {{8{w[7]}}, w}},
-   * made it build a 16x16 one (area 1.21x of the hand-written array); the generated INT8 PE now
-   * has the hand-written PE's area (37,976 um^2 each) and the 16x16 array runs 1.68x the
-   * hand-written one (median of 7 rounds); mac-array's default 8x8 array has 0.89x the area of
+   * made it build a 16x16 one (area 1.21x of the hand-written array); the generated 16x16 array
+   * now has 0.997x the hand-written array's area and runs 1.83x its speed (median of 7 rounds;
+   * bench-results/VerilogQualityBenchmark.txt, 2026-12-04); mac-array's default 8x8 array has 0.89x the area of
    * the concatenation form. At gcc -Os (Verilator's default, not the project's) the array ran at
    * 0.46x the hand-written one: gcc does not inline Verilator's signed-multiply helper there.
    */

@@ -129,6 +129,9 @@ public enum Fusion {
     /** One line for an architect: the level, and what of it was not applied and why. */
     public String summary() {
       String level = "--fusion " + requested.optionValue();
+      if (requested == NONE) {
+        return level + ": nothing fused, as asked";
+      }
       if (notApplied.isEmpty()) {
         return level + ": every fusion applied";
       }

@@ -105,6 +105,9 @@ class FusedLoweringTest {
     // int8 on the default NPU: everything applied
     assertEquals("--fusion full: every fusion applied",
         Fusion.FULL.on(machine("int8"), w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1).summary());
+    // none asked: nothing to apply, and the line says so
+    assertEquals("--fusion none: nothing fused, as asked",
+        Fusion.NONE.on(machine("int8"), w.config().dim(), 8, 0, org.llmnpu.isa.Command.DENSE, -1).summary());
     assertEquals("--fusion: 'some' is not allowed; allowed: none, vertical, full",
         assertThrows(IllegalArgumentException.class, () -> Fusion.parse("some")).getMessage());
   }
