@@ -32,8 +32,9 @@ import org.llmnpu.verilator.SimOptions;
  * by {@link NpuEnergyCalibration} for the NPU, both from the PPA cache that {@code ./npu report npu} fills). The
  * decode step's counters come from the golden ISA simulator with the cycle model (equal to the RTL's, which the
  * co-simulation tests and the report hold them to), at position 16 ({@link #PROMPT}: the first decode step of
- * {@code ./npu cosim decoder}'s default run, seed 1). Also shown: the same step
- * with every flip-flop clocked every cycle (no gating), and the issue's baseline of 3,440 µJ.
+ * {@code ./npu cosim decoder}'s default run, seed 1). Beside the NPU as built: the same synthesis with only the unit
+ * gates (the DSP lanes' pipelined units on the DSP's gate, as before they had their own: {@link #unitGatesOnly}),
+ * and with every flip-flop clocked every cycle (no gating); the issue's baseline is 3,440 µJ.
  */
 @ExtendWith(BenchRecord.class)
 class DecodeEnergyBenchmark {
@@ -82,8 +83,9 @@ class DecodeEnergyBenchmark {
     notes.forEach(n -> System.out.println("  " + n));
     System.out.println(blocksOnly ? "  table: the blocks' calibration alone (no NPU data-path actions: a lower bound)"
         : "  table: the whole-NPU report's calibration for this NPU");
-    System.out.printf("%-9s %9s %11s %8s %9s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
-        "ungated uJ", "clk+leak");
+    EnergyEstimate.Shape unitGatesOnly = shape.withGatedUnits(unitGatesOnly(shape.gatedUnits()));
+    System.out.printf("%-9s %9s %11s %8s %9s %11s %8s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
+        "unit gates", "clk+leak", "ungated uJ", "clk+leak");
     for (String fusion : FUSIONS) {
       DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), c, sim);
@@ -95,12 +97,14 @@ class DecodeEnergyBenchmark {
       counters.putAll(org.llmnpu.rtl.npu.NpuClockGates.pipeCycles(r.dspPipeIssues("decode"), c.dspStages()));
       long tokens = r.steps().stream().filter(s -> s.phase().equals("decode")).count();
       EnergyEstimate gated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
+      EnergyEstimate units = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, unitGatesOnly);
       EnergyEstimate ungated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
           shape.withGatedUnits(List.of()));
       double uj = gated.totalPj() / tokens / 1e6;
-      System.out.printf(Locale.ROOT, "%-9s %,9d %11.1f %8.3f %8.1f%% %11.1f %7.1f%%%n", fusion,
+      System.out.printf(Locale.ROOT, "%-9s %,9d %11.1f %8.3f %8.1f%% %11.1f %7.1f%% %11.1f %7.1f%%%n", fusion,
           counters.get("cycles") / tokens, uj, uj / BASELINE_UJ, 100 * idleShare(gated),
-          ungated.totalPj() / tokens / 1e6, 100 * idleShare(ungated));
+          units.totalPj() / tokens / 1e6, 100 * idleShare(units), ungated.totalPj() / tokens / 1e6,
+          100 * idleShare(ungated));
       StringBuilder byUnit = new StringBuilder("  by unit (uJ/token):");
       gated.byUnitPj().forEach((u, pj) -> byUnit.append(String.format(Locale.ROOT, " %s %.1f;", u, pj / tokens / 1e6)));
       System.out.println(byUnit);
@@ -129,6 +133,24 @@ class DecodeEnergyBenchmark {
           r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS), pipes[0], pipes[1],
           pipes[2], pipes[3]);
     }
+  }
+
+  /**
+   * The gates as they were before the DSP lanes' pipelined units had their own: each pipelined-unit gate's
+   * flip-flops back on the DSP's gate (its clock), for the comparison in one run on the same synthesis.
+   */
+  static List<EnergyEstimate.GatedUnit> unitGatesOnly(List<EnergyEstimate.GatedUnit> gates) {
+    long pipes = gates.stream().filter(g -> g.name().endsWith("Pipe")).mapToLong(EnergyEstimate.GatedUnit::flipFlops)
+        .sum();
+    List<EnergyEstimate.GatedUnit> out = new ArrayList<>();
+    for (EnergyEstimate.GatedUnit g : gates) {
+      if (g.name().endsWith("Pipe")) {
+        continue;
+      }
+      out.add(g.enableCounter().equals(Counter.DSP_CYCLES.key())
+          ? new EnergyEstimate.GatedUnit(g.name(), g.flipFlops() + pipes, g.enableCounter()) : g);
+    }
+    return out;
   }
 
   private static double idleShare(EnergyEstimate e) {
