@@ -63,6 +63,9 @@ class RegisterBanksBenchmark {
         lanes, own(lane) * lanes);
     for (HwModule unit : lane.ir().children()) {
       long bits = unit.registerBitsOfDesign();
+      if (bits == 0) {
+        continue;
+      }
       System.out.printf(Locale.ROOT, "  %-12s %-28s %,6d bits, x%d = %,d%n", unit.ir().instanceName(),
           unit.moduleName(), bits, lanes, bits * lanes);
     }
