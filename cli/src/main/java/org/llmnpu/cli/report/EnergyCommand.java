@@ -4,22 +4,28 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.llmnpu.cli.NpuParameters;
+import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyTable;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.ToolFailure;
 import org.llmnpu.verilator.SimOptions;
+import org.llmnpu.rtl.npu.NpuConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code npu report energy [--rows R --cols C --lanes L --clock-ns N] -o DIR}: calibrates the
- * energy per action from the blocks' own workloads simulated in Verilator (activity onto the
+ * {@code npu report energy [--rows R --cols C --lanes L --clock-ns N] [-p name=value]... [--config npu.yaml] -o DIR}:
+ * calibrates the energy per action from the blocks' own workloads simulated in Verilator (activity onto the
  * synthesized netlists, OpenSTA power) and writes {@code energy.json}, {@code energy.csv} and
- * {@code energy.txt}: pJ per action at 180 nm and scaled to 45 and 7 nm, each with its basis.
+ * {@code energy.txt}: pJ per action at 180 nm and scaled to 45 and 7 nm, each with its basis. The NPU data-path
+ * actions are calibrated on {@link Calibration#referenceNpu} of {@code --rows}, or on the NPU that {@code --config}
+ * and {@code -p} describe over it ({@link NpuParameters}).
  */
 @Command(name = "energy", mixinStandardHelpOptions = true,
     description = "Energy per action (MAC dense/2:4, PiM column operation, psum write-back, PPM element, PPU lookup, "
@@ -42,6 +48,8 @@ public final class EnergyCommand implements Callable<Integer> {
   String output;
   @Option(names = "--force", description = "also write into a directory holding other files (they are kept)")
   boolean force;
+  @Mixin
+  NpuParameters npuOptions;
   @Spec
   CommandSpec spec;
 
@@ -65,6 +73,7 @@ public final class EnergyCommand implements Callable<Integer> {
       PpaOptions o = PpaOptions.defaults().withClockNs(DecimalOption.parse("--clock-ns", clockNs,
           PpaOptions.MIN_CLOCK_NS, PpaOptions.MAX_CLOCK_NS));
       OutputDirectory.check("-o", output, force);
+      NpuConfig npu = npuOptions.npu(Calibration.referenceNpu(rows));
       int m = 4 * rows;
       int k = 4 * rows;
       int n = 2 * cols;
@@ -72,13 +81,13 @@ public final class EnergyCommand implements Callable<Integer> {
       out.printf(Locale.ROOT, "calibrating on a %dx%d GEMM engine (GEMM %dx%dx%d, dense and 2:4), a %d-lane "
           + "Vector DSP, a %d-lane PPM with and without the PPU, a %dx%d bit-serial PiM macro and the data paths of "
           + "a %dx%d NPU (DMA, scratchpad port, commands) at %s ns; each run: Verilator with waves, Yosys, OpenSTA "
-          + "with the run's activity%n", rows, cols, m, k, n, lanes, PPM_LANES, pim, pim, rows, rows, clockNs);
+          + "with the run's activity%n", rows, cols, m, k, n, lanes, PPM_LANES, pim, pim, npu.rows(), npu.rows(), clockNs);
       out.flush();
       Calibration c = new Calibration(o, SimOptions.fromEnvironment(), line -> {
         out.println(line);
         out.flush();
       }).gemm(rows, cols, m, k, n, seed).dsp(lanes, 256, seed).ppm(PPM_LANES, seed).pim(pim, pim, 1, seed)
-          .npu(Calibration.referenceNpu(rows), rows / 2, seed);
+          .npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed);
       EnergyTable t = c.table();
       OutputDirectory dir = OutputDirectory.open("energy-table", "-o", output, force);
       dir.write("energy.json", t.json());

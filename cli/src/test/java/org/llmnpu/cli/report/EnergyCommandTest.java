@@ -35,5 +35,9 @@ class EnergyCommandTest {
     assertTrue(rejected("energy", "--lanes", "3", "-o", out).contains("1, 2, 4, 8, 16"));
     assertTrue(rejected("energy", "--clock-ns", "1e3", "-o", out).contains("--clock-ns"));
     assertTrue(rejected("energy", "-o", "").contains("-o"));
+    assertTrue(rejected("energy", "-p", "rows=3", "-o", out).contains("rows"));
+    assertTrue(rejected("energy", "-p", "nonsense=1", "-o", out).contains("unknown parameter 'nonsense'"));
+    assertTrue(rejected("energy", "--config", tmp.resolve("missing.yaml").toString(), "-o", out)
+        .contains("missing.yaml"));
   }
 }

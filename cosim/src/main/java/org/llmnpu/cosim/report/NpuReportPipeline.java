@@ -313,7 +313,7 @@ public final class NpuReportPipeline {
    * {@code ppm} or a fused GEMM's drain feeds it and 0 in all others, so the other units' reads stop at that
    * isolation and the PPM's inputs hold while its clock is gated ({@code ClockGatingCosimTest} checks they hold).
    */
-  static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> 0;
+  public static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> 0;
 
   IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {
     GemmProgram.Built b = GemmProgram.build(mp, gemms, int4, o.seed());
