@@ -2,9 +2,6 @@ package org.llmnpu.rtl.npu.axi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +13,7 @@ import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.tools.DesignChecks;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.spinal.LintWaivers;
 import org.llmnpu.spinal.SpinalIp;
 
 /**
@@ -47,29 +45,14 @@ class NpuAxiLintTest {
       d.writeTo(out);
       List<String> findings = DesignChecks.lint(d, out).stream().filter(f -> !f.startsWith("%Error: Exiting"))
           .toList();
-      List<String> waived = new ArrayList<>(waivers(SpinalIp.class, "NpuControlRegs.lint-waivers.txt"));
-      waived.addAll(waivers(NpuAxi.class, "NpuAxi.lint-waivers.txt"));
-      List<String> unwaived = findings.stream().filter(f -> waived.stream().noneMatch(w -> matches(w, f))).toList();
-      List<String> stale = waived.stream().filter(w -> findings.stream().noneMatch(f -> matches(w, f))).toList();
+      List<String> waived = new ArrayList<>(LintWaivers.read(SpinalIp.class, "NpuControlRegs.lint-waivers.txt"));
+      waived.addAll(LintWaivers.read(NpuAxi.class, "NpuAxi.lint-waivers.txt"));
+      List<String> unwaived = findings.stream()
+          .filter(f -> waived.stream().noneMatch(w -> LintWaivers.matches(w, f))).toList();
+      List<String> stale = waived.stream()
+          .filter(w -> findings.stream().noneMatch(f -> LintWaivers.matches(w, f))).toList();
       assertEquals(List.of(), unwaived, c.bus() + ": verilator -Wall findings not in the reviewed waiver lists");
       assertEquals(List.of(), stale, "waivers that no longer match a finding");
     }
-  }
-
-  /** The waivers ({@code <rule> <signal>}) of a resource next to {@code anchor}, without comments and reasons. */
-  static List<String> waivers(Class<?> anchor, String name) {
-    try (var in = anchor.getResourceAsStream(name)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-          .filter(l -> !l.isBlank() && !l.startsWith("#"))
-          .map(l -> l.substring(0, l.indexOf('|')).strip())
-          .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  static boolean matches(String waiver, String finding) {
-    String[] parts = waiver.split(" ");
-    return finding.startsWith("%Warning-" + parts[0] + ":") && finding.contains("'" + parts[1] + "'");
   }
 }
