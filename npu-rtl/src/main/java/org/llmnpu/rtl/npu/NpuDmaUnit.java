@@ -93,7 +93,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
   /**
    * Beats of the contiguous run the request starts (itself included, at least 1): the DMA walk's beats left in its
    * row when its step is one line, the fetcher's beats left in the 32-byte command; the AXI top's burst length
-   * ({@code org.llmnpu.rtl.npu.axi.NpuAxiMaster}). The native memory ignores it.
+   * ({@code org.llmnpu.rtl.npu.axi.NpuAxiMaster}). With {@code bus=native} it is the constant 1.
    */
   public final UInt mem_req_run = out("mem_req_run", uint(16));
   private final NpuConfig config;
@@ -151,12 +151,17 @@ public final class NpuDmaUnit extends WalkerHostModule {
     mem_req_wdata.set(writeData);
     mem_req_wstrb.set(beatMask);
     fetchRequest.ready.set(mem_req_ready);
-    // the run a request starts, for the AXI master's bursts
-    UInt dmaRun = wire("run_dma", mux(extStepNow.eq(line), beatsNow.sub(ext.beat.resize(16)), uintLit(1, 16)));
-    UInt fetchRun = line >= 32 ? uintLit(1, 16)
-        : wire("run_fetch", uintLit(32, 6).sub(fetchRequest.payload.lsbs(5).resize(6)).shiftRight(lineShift)
-            .resize(16));
-    mem_req_run.set(mux(fetchRequest.valid, fetchRun, dmaRun));
+    // the run a request starts, for the AXI master's bursts; the native memory ignores it, so the native NPU builds
+    // none of its logic (the subtractor on the beat count lengthened the tiny NPU's DMA-to-counter path)
+    if (c.axiBus()) {
+      UInt dmaRun = wire("run_dma", mux(extStepNow.eq(line), beatsNow.sub(ext.beat.resize(16)), uintLit(1, 16)));
+      UInt fetchRun = line >= 32 ? uintLit(1, 16)
+          : wire("run_fetch", uintLit(32, 6).sub(fetchRequest.payload.lsbs(5).resize(6)).shiftRight(lineShift)
+              .resize(16));
+      mem_req_run.set(mux(fetchRequest.valid, fetchRun, dmaRun));
+    } else {
+      mem_req_run.set(uintLit(1, 16));
+    }
     readFire.set(fire.and(mem_req_write.not()));
     Bool fired = regInit("justFired", bool(), 0);
     fired.set(fire);
