@@ -294,13 +294,10 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     };
   }
 
-  /**
-   * The Vector DSP inside, its pipelined units on clock gates of their own as {@link #clockGatingMode} builds the
-   * NPU's (the gates nest inside the DSP's).
-   */
+  /** The Vector DSP inside. */
   public VectorDsp.Config dsp() {
     return new VectorDsp.Config(dspLanes(), dspRows(), dspProgramDepth(), DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-        dspStages()).withPipeGating(clockGatingMode());
+        dspStages());
   }
 
   /**
