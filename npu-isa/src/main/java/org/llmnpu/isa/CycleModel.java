@@ -360,9 +360,10 @@ public final class CycleModel {
    * array 2 (the second row one cycle after the beat arrives). Beat {@code i = c·K + k} is in the buffer after
    * cycle {@code a_i = t_i + lat} (INT4 on an N:M array {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
-   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link #engineCyclesOverKTiles}
+   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link EngineRecurrence#cycles}
    * with {@code P_j ≥ R_j} ({@code R_j} is negative for a tile that was in before the start: the loader starts it
-   * at once). The controller takes the next command after the last W row's write, and at the earliest in the cycle
+   * at once), INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a column's two
+   * tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command after the last W row's write, and at the earliest in the cycle
    * after its first GEMM_STREAM cycle: at {@code max(a_{n−1} + 1, backStart + 2)}; the back-end
    * (engine, drain) goes on as for a {@code gemm}.
    * N:M ({@code nmRows} > 0: the {@code ceil(S/P)} packed metadata and {@code S} value rows a column): {@code n =
@@ -411,7 +412,8 @@ public final class CycleModel {
       return first + beat * interval + written - backStart;
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
-    long engine = engineCyclesOverKTiles(rows, rows, p.mTile(), m, engineKTiles, n, ready);
+    boolean pairs = EngineRecurrence.pairOrder(p, int4, n);
+    long engine = EngineRecurrence.cycles(rows, rows, p.mTile(), m, engineKTiles, n, ready, pairs);
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
