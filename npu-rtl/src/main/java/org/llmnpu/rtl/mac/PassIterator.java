@@ -95,17 +95,20 @@ public final class PassIterator extends HwModule {
     kRemain.set(kRemainNow);
     lastPass.set(lastK.and(lastM).and(lastN));
 
-    // pair order on a GEMM of more than one N tile (nothing to pair otherwise)
-    Bool paired = pairs && c.nTileBits() > 0
-        ? wire("paired", pairOrder.and(n.resize(nW).gt(uintLit(a.cols(), nW)))) : boolLit(false);
-    Bool plainFirst = wire("plainFirst", bool());
-    Bool plainLast = wire("plainLast", bool());
-    Bool plainReadback = wire("plainReadback", bool());
-    Bool plainFinal = wire("plainFinal", bool());
-    firstInGroup.set(paired.or(plainFirst));
-    lastInGroup.set(paired.or(plainLast));
-    readback.set(mux(paired, kTileQ.ne(0), plainReadback));
-    finalGroup.set(mux(paired, lastK, plainFinal));
+    // pair order on a GEMM of more than one N tile (nothing to pair otherwise); without it the plain flags are the
+    // outputs themselves (the Verilog of an engine without streamed weights does not change)
+    boolean canPair = pairs && c.nTileBits() > 0;
+    Bool paired = canPair ? wire("paired", pairOrder.and(n.resize(nW).gt(uintLit(a.cols(), nW)))) : null;
+    Bool plainFirst = canPair ? wire("plainFirst", bool()) : firstInGroup;
+    Bool plainLast = canPair ? wire("plainLast", bool()) : lastInGroup;
+    Bool plainReadback = canPair ? wire("plainReadback", bool()) : readback;
+    Bool plainFinal = canPair ? wire("plainFinal", bool()) : finalGroup;
+    if (canPair) {
+      firstInGroup.set(paired.or(plainFirst));
+      lastInGroup.set(paired.or(plainLast));
+      readback.set(mux(paired, kTileQ.ne(0), plainReadback));
+      finalGroup.set(mux(paired, lastK, plainFinal));
+    }
     int depth = c.groupDepth();
     Runnable groupRestart;
     Runnable groupStep;
@@ -152,39 +155,37 @@ public final class PassIterator extends HwModule {
     };
     // pair order: the even tile of a pair goes on to its odd sibling (same M chunk and K tile); the odd tile
     // comes back to it unless the pair is done (last K tile of its last M chunk)
-    boolean canPair = pairs && c.nTileBits() > 0;
-    Bool toSibling = canPair ? wire("toSibling", paired.and(nTileQ.lsbs(1).eq(0)).and(lastN.not())) : boolLit(false);
-    Bool fromSibling = canPair ? wire("fromSibling", paired.and(nTileQ.lsbs(1).eq(1))) : boolLit(false);
-    Runnable back = () -> when(fromSibling, () -> {
+    Bool toSibling = canPair ? wire("toSibling", paired.and(nTileQ.lsbs(1).eq(0)).and(lastN.not())) : null;
+    Bool fromSibling = canPair ? wire("fromSibling", paired.and(nTileQ.lsbs(1).eq(1))) : null;
+    Runnable back = !canPair ? () -> { } : () -> when(fromSibling, () -> {
       nTileQ.set(nTileQ.sub(1));
       nBase.set(nBase.sub(a.cols()));
+    });
+    Runnable plainAdvance = () -> when(lastK, () -> {
+      restartK.run();
+      when(lastM, () -> {
+        mBaseQ.set(uintLit(0, mW));
+        nTileQ.set(nTileQ.add(1));
+        nBase.set(nBase.add(a.cols()));
+      }).otherwise(() -> {
+        mBaseQ.set(mBaseQ.add(a.mTile()));
+        back.run();
+      });
+    }).otherwise(() -> {
+      kTileQ.set(kTileQ.add(1));
+      kBase.set(kBase.add(kPerTile));
+      groupStep.run();
+      back.run();
     });
     when(restart, () -> {
       nTileQ.set(uintLit(0, nTileQ.width()));
       nBase.set(uintLit(0, nW));
       mBaseQ.set(uintLit(0, mW));
       restartK.run();
-    }).elseWhen(advance, () -> {
-      when(toSibling, () -> {
-        nTileQ.set(nTileQ.add(1));
-        nBase.set(nBase.add(a.cols()));
-      }).elseWhen(lastK, () -> {
-        restartK.run();
-        when(lastM, () -> {
-          mBaseQ.set(uintLit(0, mW));
-          nTileQ.set(nTileQ.add(1));
-          nBase.set(nBase.add(a.cols()));
-        }).otherwise(() -> {
-          mBaseQ.set(mBaseQ.add(a.mTile()));
-          back.run();
-        });
-      }).otherwise(() -> {
-        kTileQ.set(kTileQ.add(1));
-        kBase.set(kBase.add(kPerTile));
-        groupStep.run();
-        back.run();
-      });
-    });
+    }).elseWhen(advance, !canPair ? plainAdvance : () -> when(toSibling, () -> {
+      nTileQ.set(nTileQ.add(1));
+      nBase.set(nBase.add(a.cols()));
+    }).otherwise(plainAdvance));
   }
 
   @Override
