@@ -131,7 +131,11 @@ abstract class CommandCosts {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatch(isLoad, false);
+    if (kind.equals("dsprun") || kind.equals("dsptab")) {
+      cm.dispatchBeside();
+    } else {
+      cm.dispatch(isLoad, false);
+    }
   }
 
   final void load(long rows, long rowBytes) {
