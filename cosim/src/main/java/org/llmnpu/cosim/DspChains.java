@@ -98,7 +98,7 @@ public final class DspChains {
       if (!overlapped) {
         b.fence();
       } else {
-        beside(b, r, image, layout, len, m, n, k, x, xStride, y, yStride, out, outStride);
+        beside(b, r, image, layout, lanes, m, n, k, x, xStride, y, yStride, out, outStride);
       }
       // The side operand streams in while the array runs (overlapped) and goes into the buffer.
       if (kernel == DspKernel.RMSNORM) {
@@ -140,26 +140,32 @@ public final class DspChains {
   }
 
   /**
-   * DSP commands right after a GEMM, in random order and number (0..3): a {@code dsprun} (it goes beside the back-end),
-   * a {@code dspin} of the X operand's INT8 codes and a {@code dspout} FP16 into the stage's output rows (they touch
-   * none of the GEMM's results: they go beside it, the dspout holding the drain's start while it writes), or the same
-   * copies on the GEMM's result rows (they wait for the back-end). What they leave in the buffer and the scratchpad
-   * is overwritten by the stage's own copies or compared bit for bit like everything else.
+   * DSP commands right after a GEMM, in random order and number (0..3): a {@code dspin} of the X operand's INT8 codes
+   * (it reads none of the GEMM's results: it goes beside the back-end), then possibly a {@code dsprun} quantizing them
+   * in the buffer (it goes at once) and {@code dspout}s FP16 of them into the stage's output rows (they write none of
+   * the results: they go as a load, holding the drain's start while they write) or into the GEMM's result rows (they
+   * wait for the back-end), or a {@code dspin} of the result rows (it waits). Every buffer element read was written
+   * before (a Verilated memory starts random); what the commands leave is overwritten by the stage's own copies or
+   * compared bit for bit like everything else.
    */
-  private static void beside(Program.Builder b, Random r, byte[] image, DspLayout layout, int len, int m, int n, int k,
-                             long x, long xStride, long y, long yStride, long out, long outStride) {
+  private static void beside(Program.Builder b, Random r, byte[] image, DspLayout layout, int lanes, int m, int n,
+                             int k, long x, long xStride, long y, long yStride, long out, long outStride) {
     int commands = r.nextInt(4);
-    for (int c = 0; c < commands; c++) {
-      switch (r.nextInt(5)) {
+    int elems = Math.min(k, n);
+    int base = layout.inputBase(0);
+    if (commands > 0) {
+      b.dspIn(x, xStride, elems, m, base, Command.FMT_INT8, 0);
+    }
+    for (int c = 1; c < commands; c++) {
+      switch (r.nextInt(4)) {
         case 0 -> {
-          DspProgram q = quantize(len, layout.outputRows(), layout.outputBase(0), 0x4800 + r.nextInt(0x400));
+          DspProgram q = quantize(m * elems, (m * elems + lanes - 1) / lanes, base, 0x3800 + r.nextInt(0x400));
           writeDspProgram(image, BESIDE, q);
           b.dspRun(BESIDE, q.size());
         }
-        case 1 -> b.dspIn(x, xStride, Math.min(k, n), m, layout.inputBase(0), Command.FMT_INT8, 0);
-        case 2 -> b.dspOut(out, outStride, n, m, layout.outputBase(0), Command.FMT_FP16);
-        case 3 -> b.dspIn(y, yStride, n, m, layout.inputBase(0), Command.FMT_INT32, -8);
-        default -> b.dspOut(y, yStride, n, m, layout.outputBase(0), Command.FMT_FP16);
+        case 1 -> b.dspOut(out, outStride, elems, m, base, Command.FMT_FP16);
+        case 2 -> b.dspIn(y, yStride, n, m, base, Command.FMT_INT32, -8);
+        default -> b.dspOut(y, yStride, elems, m, base, Command.FMT_FP16);
       }
     }
   }
