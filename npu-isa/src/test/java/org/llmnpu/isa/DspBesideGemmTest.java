@@ -70,15 +70,21 @@ class DspBesideGemmTest {
         "the drain waits for the dspout: " + o[Counter.GEMM_CYCLES.ordinal()] + " vs " + a[Counter.GEMM_CYCLES.ordinal()]);
   }
 
+  /** A random memory image with {@code program} at 0x20000 and the DSP's tables at 0x30000. */
+  private static byte[] randomImageWith(DspProgram program) {
+    byte[] image = new byte[1 << 20];
+    new Random(3).nextBytes(image);
+    DspCommandTest.putLongs(image, 0x20000, program.words());
+    System.arraycopy(IsaSimulator.dspTableImage(DspMath.DEFAULT), 0, image, 0x30000, Command.DSP_TABLE_BYTES);
+    return image;
+  }
+
   @Test
   void softmaxBesideTheNextGemmHasTheFencedResultsInFewerCycles() {
     int len = 16;
     DspLayout layout = new DspLayout(DspKernel.SOFTMAX, len, 16);
     DspProgram softmax = DspKernels.compile(DspKernel.SOFTMAX, len, 16, 0f, DspMath.DEFAULT);
-    byte[] mem = new byte[1 << 20];
-    new Random(3).nextBytes(mem);
-    DspCommandTest.putLongs(mem, 0x20000, softmax.words());
-    System.arraycopy(IsaSimulator.dspTableImage(DspMath.DEFAULT), 0, mem, 0x30000, Command.DSP_TABLE_BYTES);
+    byte[] mem = randomImageWith(softmax);
     IsaSimulator.Result[] r = new IsaSimulator.Result[2];
     for (int fenced = 0; fenced < 2; fenced++) {
       Program.Builder b = Program.builder().dspTab(0x30000)
