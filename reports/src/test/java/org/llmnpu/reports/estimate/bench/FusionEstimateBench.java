@@ -46,7 +46,7 @@ class FusionEstimateBench {
     System.out.println("|---|---:|---:|---:|---:|---:|");
     double[] int8 = null;
     for (String quant : new String[] {"int8", "s2_4"}) {
-      NpuEstimate e = NpuEstimate.run(new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, quant, "full", 64,
+      NpuEstimate e = NpuEstimate.run(new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, quant, "full", 64.0,
           null, 7));
       if (int8 == null) {
         int8 = new double[] {e.ttftS(), e.tpotS()};
