@@ -20,13 +20,16 @@ import org.llmnpu.isa.dsp.DspProgram;
  * compiled {@link DspKernels} program (softmax, rmsnorm with an FP16 γ, silu, gelu, exp, or a
  * residual add of an INT4 → INT8 operand) → {@code dspout} FP16, optionally a quantizing DSP program
  * and {@code dspout} INT8 → DMA stores, with a counter {@code snapshot} at the end. Overlapped: the
- * DSP side operands load while the array runs; in order: a fence after each GEMM.
+ * DSP side operands load while the array runs, and random DSP commands follow each GEMM, some beside its back-end
+ * and some waiting for it ({@link #beside}); in order: a fence after each GEMM.
  */
 public final class DspChains {
   /** Where the DSP table image and the DSP programs sit in memory. */
   static final long TABLES = 0x8000;
   static final long KERNEL = 0x9000;
   static final long QUANTIZE = 0xA000;
+  /** The DSP program run right after a GEMM, beside its back-end ({@link #beside}). */
+  static final long BESIDE = 0xB000;
   static final long DATA = 0x10000;
   private static final List<DspKernel> KERNELS = List.of(DspKernel.SOFTMAX, DspKernel.RMSNORM, DspKernel.SILU,
       DspKernel.RESIDUAL, DspKernel.GELU, DspKernel.EXP);
@@ -94,6 +97,8 @@ public final class DspChains {
       b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
       if (!overlapped) {
         b.fence();
+      } else {
+        beside(b, r, image, layout, lanes, m, n, k, x, xStride, y, yStride, out, outStride);
       }
       // The side operand streams in while the array runs (overlapped) and goes into the buffer.
       if (kernel == DspKernel.RMSNORM) {
@@ -132,6 +137,37 @@ public final class DspChains {
     Program prog = b.build();
     System.arraycopy(prog.bytes(), 0, image, 0, prog.bytes().length);
     return new RandomPrograms.Case(image, prog, 0);
+  }
+
+  /**
+   * DSP commands right after a GEMM, in random order and number (0..3): a {@code dspin} of the X operand's INT8 codes
+   * (it reads none of the GEMM's results: it goes beside the back-end), then possibly a {@code dsprun} quantizing them
+   * in the buffer (it goes at once) and {@code dspout}s FP16 of them into the stage's output rows (they write none of
+   * the results: they go as a load, holding the drain's start while they write) or into the GEMM's result rows (they
+   * wait for the back-end), or a {@code dspin} of the result rows (it waits). Every buffer element read was written
+   * before (a Verilated memory starts random); what the commands leave is overwritten by the stage's own copies or
+   * compared bit for bit like everything else.
+   */
+  private static void beside(Program.Builder b, Random r, byte[] image, DspLayout layout, int lanes, int m, int n,
+                             int k, long x, long xStride, long y, long yStride, long out, long outStride) {
+    int commands = r.nextInt(4);
+    int elems = Math.min(k, n);
+    int base = layout.inputBase(0);
+    if (commands > 0) {
+      b.dspIn(x, xStride, elems, m, base, Command.FMT_INT8, 0);
+    }
+    for (int c = 1; c < commands; c++) {
+      switch (r.nextInt(4)) {
+        case 0 -> {
+          DspProgram q = quantize(m * elems, (m * elems + lanes - 1) / lanes, base, 0x3800 + r.nextInt(0x400));
+          writeDspProgram(image, BESIDE, q);
+          b.dspRun(BESIDE, q.size());
+        }
+        case 1 -> b.dspOut(out, outStride, elems, m, base, Command.FMT_FP16);
+        case 2 -> b.dspIn(y, yStride, n, m, base, Command.FMT_INT32, -8);
+        default -> b.dspOut(y, yStride, elems, m, base, Command.FMT_FP16);
+      }
+    }
   }
 
   /**

@@ -7,8 +7,9 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
 
 /**
  * What each command does once its checks passed: its dispatch rule ({@link CycleModel#dispatch(boolean, boolean)}:
- * a load waits only for a drain, a store that reads none of the running GEMM's results goes at once, every other
- * command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
+ * a load waits only for a drain, a store or dspin that reads none of the running GEMM's results goes at once, a
+ * dspout that writes none of them goes as a load ({@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
+ * ({@link CycleModel#dispatchBeside}), every other command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
  * model. A visit returns {@link #GO_ON} or the cause to stop with ({@link ErrorCause#NONE} at {@code halt}).
  */
 final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
@@ -87,7 +88,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
 
   @Override
   public Optional<ErrorCause> visitDspTab(Command.DspTab t) {
-    cycles.dispatch(false, false);
+    cycles.dispatchBeside();
     dsp.loadTables(mem, (int) t.ext());
     long beats = Command.DSP_TABLE_BYTES / p.lineBytes();
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
@@ -97,7 +98,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
 
   @Override
   public Optional<ErrorCause> visitDspIn(Command.DspIn d) {
-    cycles.dispatch(false, false);
+    cycles.dispatchDspCopy(true, d.spad(), d.spad() + (d.rows() - 1) * d.spadStride()
+        + d.rowElems() * DspUnit.elementBytes(d.format()));
     dsp.copyIn(spad, d);
     counters[Counter.SPAD_READS.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
     counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
@@ -107,7 +109,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
 
   @Override
   public Optional<ErrorCause> visitDspOut(Command.DspOut d) {
-    cycles.dispatch(false, false);
+    cycles.dispatchDspCopy(false, d.spad(), d.spad() + (d.rows() - 1) * d.spadStride()
+        + d.rowElems() * DspUnit.elementBytes(d.format()));
     dsp.copyOut(spad, d);
     counters[Counter.SPAD_WRITES.ordinal()] += beats(d.rowElems() * DspUnit.elementBytes(d.format()), d.rows());
     counters[Counter.DSP_ELEMENTS.ordinal()] += d.rows() * d.rowElems();
@@ -117,7 +120,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
 
   @Override
   public Optional<ErrorCause> visitDspRun(Command.DspRun r) {
-    cycles.dispatch(false, false);
+    cycles.dispatchBeside();
     long beats = (8 * r.words() + p.lineBytes() - 1) / p.lineBytes();
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     long run = dsp.run(mem, (int) r.prog(), (int) r.words());

@@ -31,9 +31,11 @@ package org.llmnpu.isa;
  *        back-end: the array runs {@code engine} cycles (see {@link EngineTiming#engineCycles}: the
  *        systolic {@link #engineCycles} or the PiM engine's), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
- *        cycle (≥ done) in which the controller is not in a LOAD
- * dispatch  a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE that reads none of the
- *        running GEMM's result bytes goes at once; any other command waits until the back-end is
+ *        cycle (≥ done) in which the controller is not in a LOAD or DSPOUT
+ * dispatch  a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
+ *        of the running GEMM's result bytes goes at once; a DSPOUT that writes none of them goes as a LOAD
+ *        (and, like a LOAD, holds the drain's start while it writes); DSPRUN and DSPTAB go at once; any other
+ *        command (and a STORE, DSPIN or DSPOUT that touches the results) waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
  load4  (n source beats)  beats at least 2 cycles apart: t_i = max(e, memFree) + i·max(I, 2);
@@ -188,6 +190,32 @@ public final class CycleModel {
     now = ready + 1;
   }
 
+  /**
+   * The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [{@code start}, {@code end}):
+   * one that touches none of the running GEMM's result bytes goes beside the back-end — a {@code dspin} at once
+   * (it reads over the scratchpad's read port, which a drain uses only when it accumulates, and then its result
+   * range is the whole scratchpad), a {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds
+   * the drain's start while it writes: one write port, {@link #dspCopy}); one that touches them waits until the
+   * back-end is idle.
+   */
+  public void dispatchDspCopy(boolean in, long start, long end) {
+    boolean clear = !resultsOverlap(start, end);
+    if (in || !clear) {
+      dispatch(false, clear);
+    } else {
+      dispatch(true, false);
+    }
+  }
+
+  /**
+   * The dispatch of a {@code dsprun} or {@code dsptab}: it goes at once, beside a running GEMM (its program or
+   * tables come from the memory, which the back-end does not use; the DSP touches no scratchpad byte while it
+   * runs).
+   */
+  public void dispatchBeside() {
+    dispatch(false, true);
+  }
+
   /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
   private long finishBackEnd() {
     if (!backPending) {
@@ -250,10 +278,15 @@ public final class CycleModel {
    */
   public void dspCopy(long rows, long rowElems, int elementBytes, boolean in) {
     long cost = dspCopyCycles(p, rows, rowElems, elementBytes) + (in ? 1 : 0);
+    long start = now;
     now += cost;
     dspCycles += cost;
     // the controller then waits in FETCH: no decode straight from the queue
     viaFetch = true;
+    // a dspout writes the scratchpad in each of its cycles: the drain cannot start meanwhile
+    if (!in && backPending && drainCandidate >= start && drainCandidate < now) {
+      drainCandidate = now;
+    }
   }
 
   /**

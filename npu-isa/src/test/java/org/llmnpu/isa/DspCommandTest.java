@@ -184,7 +184,7 @@ class DspCommandTest {
     }
   }
 
-  private static void putLongs(byte[] m, int a, long[] words) {
+  static void putLongs(byte[] m, int a, long[] words) {
     for (int i = 0; i < words.length; i++) {
       for (int b = 0; b < 8; b++) {
         m[a + 8 * i + b] = (byte) (words[i] >>> (8 * b));

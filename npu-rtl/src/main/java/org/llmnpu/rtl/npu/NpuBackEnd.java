@@ -25,8 +25,8 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * {@code q/4}, read from the engine at {@link #yAddress}, little-endian; a row's last line byte-masked), one a
  * cycle, then IDLE. A GEMM's dispatch ({@link #take}) gives where its results go ({@link #resultAddress},
  * {@link #resultStride}) and the end of its result bytes; a scoreboard holds that byte range so a STORE outside
- * it ({@link #storeClear} for the store's {@link #storeStart} .. {@link #storeEnd}) may go while the back-end
- * runs. A GEMM with the accumulate-into flag drains {@code Y + result} (each 32-bit lane added with wraparound to
+ * it ({@link #storeClear} for the store's {@link #storeStart} .. {@link #storeEnd}; {@link #copyClear} for a DSP
+ * copy's {@link #copyStart} .. {@link #copyEnd}) may go while the back-end runs. A GEMM with the accumulate-into flag drains {@code Y + result} (each 32-bit lane added with wraparound to
  * the old line {@link #oldLine}, which the scratchpad reads in the same cycle, {@link #drainReads}): no extra
  * cycles; its scoreboard range is the whole scratchpad, so every STORE waits for the back-end.
  *
@@ -38,7 +38,7 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * the drain's last line the back-end waits in TAIL for the last codes, then is idle.
  *
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
- * engine's done that is not a load's, and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
+ * engine's done that is not a load's or a dspout's ({@link #loadBusy}), and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
  */
 public final class NpuBackEnd extends WalkerHostModule {
   enum State { IDLE, RUN, DRAIN, TAIL }
@@ -64,13 +64,16 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool engineDone = in(bool());
   public final Bits yData;
   public final UInt yAddress;
-  /** A LOAD or LOAD4 holds the scratchpad's write port. */
+  /** A LOAD, LOAD4 or DSPOUT holds the scratchpad's write port. */
   public final Bool loadBusy = in(bool());
   /** The scratchpad's data at the drain's line (the accumulate-into drain's old line). */
   public final UInt oldLine;
   /** A STORE's scratchpad bytes: start (its word 3) and end (exclusive, 52 bits). */
   public final UInt storeStart = in(uint(Npu.ADDR));
   public final UInt storeEnd = in(uint(52));
+  /** A DSPIN's or DSPOUT's scratchpad bytes: start (its word 1) and end (exclusive, 52 bits). */
+  public final UInt copyStart = in(uint(Npu.ADDR));
+  public final UInt copyEnd = in(uint(52));
   /** The drain's line writes. */
   public final SpadWrite write;
   public final Bool drainReads = out(bool());
@@ -88,6 +91,8 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool loadMayStart = out(bool());
   /** A STORE of {@link #storeStart} .. {@link #storeEnd} reads none of the running GEMM's results. */
   public final Bool storeClear = out(bool());
+  /** A DSPIN or DSPOUT of {@link #copyStart} .. {@link #copyEnd} touches none of the running GEMM's results. */
+  public final Bool copyClear = out(bool());
   private final NpuConfig config;
 
   /** The back-end of an NPU of configuration {@code c} (its engine's shape, its lines). */
@@ -194,6 +199,7 @@ public final class NpuBackEnd extends WalkerHostModule {
     UInt resultLo = regInit("resultStart", uint(52), 0);
     UInt resultHi = regInit("resultEnd", uint(52), 0);
     storeClear.set(storeStart.resize(52).ge(resultHi).or(storeEnd.le(resultLo)));
+    copyClear.set(copyStart.resize(52).ge(resultHi).or(copyEnd.le(resultLo)));
     when(take, () -> {
       yAddr.set(resultAddress);
       yStride.set(resultStride);

@@ -15,8 +15,10 @@ import org.llmnpu.isa.Opcode;
  * the command's states → DECODE when the next command is queued, else FETCH …, DONE or ERROR; {@link NpuFetch}). DECODE halts on the first failing check of
  * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, then shape, scratchpad, DSP range, memory: these
  * computed on the command's arrival, {@link NpuPredecode}); else the command is dispatched
- * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads
- * none of the running GEMM's result bytes at once, every other command when the GEMM back-end is
+ * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE or DSPIN that reads
+ * none of the running GEMM's result bytes at once, a DSPOUT that writes none of them when no drain writes the
+ * scratchpad (it then holds the drain's start while it writes, as a LOAD), DSPRUN and DSPTAB at once (they touch
+ * no scratchpad byte), every other command when the GEMM back-end is
  * idle (in-order results; the engine's buffers are free) — and waits in WAIT until then. A state
  * that waits for the memory halts with WATCHDOG when {@link NpuWatchdog} expires.
  */
@@ -41,8 +43,14 @@ final class NpuControl {
     Bool isFence = npu.wireOf("decode_isFence", opcode.eq(Opcode.FENCE.code()));
     Bool storeClear = npu.io(npu.back.storeClear);
     Bool isStore = npu.wireOf("decode_isStore", opcode.eq(Opcode.STORE.code()));
-    Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), npu.io(npu.back.loadMayStart), mux(isStore,
-        npu.io(npu.back.idle).or(storeClear), npu.io(npu.back.idle))));
+    Bool idle = npu.io(npu.back.idle);
+    Bool loadMayStart = npu.io(npu.back.loadMayStart);
+    Bool copyClear = npu.io(npu.back.copyClear);
+    // beside the back-end: a DSPIN that reads none of its results (as a STORE), a DSPOUT that writes none of them
+    // (as a LOAD: not while a drain starts or runs, and it holds the drain's start), DSPRUN and DSPTAB always
+    Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
+        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear), mux(dec.isDspOut,
+        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspTab).or(idle))))));
     Runnable dispatch = () -> npu.whenOf(mayGo.not(), () -> state.set(Npu.st(Npu.State.WAIT)))
         .elseWhen(isHalt, () -> state.set(Npu.st(Npu.State.DONE)))
         .elseWhen(isFence, fetch::next)

@@ -73,6 +73,8 @@ final class NpuDecode {
   final UInt dmaSpadEnd;
   /** End (exclusive) of a GEMM's result bytes, 52 bits. */
   final UInt resultEnd;
+  /** End (exclusive) of a DSP copy's scratchpad bytes, 52 bits. */
+  final UInt copySpadEnd;
   private final NpuController npu;
   private final int lineShift;
   private final int line;
@@ -169,6 +171,8 @@ final class NpuDecode {
         NpuPredecode.DMA_SPAD_END).resize(WIDE));
     int resultEnd0 = NpuPredecode.resultEnd(p);
     resultEnd = npu.wireOf("decode_resultEnd", predecoded.slice(resultEnd0 + endBits - 1, resultEnd0).resize(WIDE));
+    int copyEnd0 = NpuPredecode.copySpadEnd(p);
+    copySpadEnd = npu.wireOf("decode_copySpadEnd", predecoded.slice(copyEnd0 + endBits - 1, copyEnd0).resize(WIDE));
   }
 
   /** {@code ceil(v / line)} for a 16-bit v. */

@@ -43,7 +43,8 @@ import org.llmnpu.isa.Opcode;
  *
  * <p>Layout of {@link #bits}: bit 0 a bad shape (BAD_SHAPE), 1 a bad scratchpad range (SPAD_ADDRESS), 2 a bad
  * DSP buffer range or program length (DSP_ADDRESS), 3 a bad memory range (EXT_ADDRESS) — each already limited
- * to the commands it belongs to — then the DMA's scratchpad end and the GEMM's result end ({@link #endBits}
+ * to the commands it belongs to — then the DMA's scratchpad end, the GEMM's result end and the DSP copy's
+ * scratchpad end (the store scoreboard's ranges of a STORE, GEMM, DSPIN/DSPOUT; {@link #endBits}
  * bits each: the exact end when it is below {@code 2^endBits − 1}, else all ones; an end beyond the scratchpad
  * fails SPAD_ADDRESS, and the store scoreboard gives the same answer for it either way). The opcode checks
  * (undefined, unsupported) stay in DECODE: they are small, and {@code ppm}'s depends on the PPU table's state.
@@ -75,12 +76,17 @@ public final class NpuPredecode extends HwModule {
 
   /** Bits stored per command. */
   static int width(MachineParams p) {
-    return 4 + 2 * endBits(p);
+    return 4 + 3 * endBits(p);
   }
 
   /** The first bit of the GEMM's result end. */
   static int resultEnd(MachineParams p) {
     return DMA_SPAD_END + endBits(p);
+  }
+
+  /** The first bit of a DSP copy's scratchpad end. */
+  static int copySpadEnd(MachineParams p) {
+    return DMA_SPAD_END + 2 * endBits(p);
   }
 
   /** The predecode of an NPU of configuration {@code c} (its limits; the PPU's table size). */
@@ -174,8 +180,8 @@ public final class NpuPredecode extends HwModule {
     Bool copyShape = formatOk.not().or(copyRows.eq(0)).or(copyElems.eq(0));
     UInt copyRowBytes = mux(format.eq(2), copyElems.shiftLeft(2), mux(format.eq(1),
         copyElems.resize(18), copyElems.shiftLeft(1).resize(18)));
-    Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2)))
-        .or(sum(spadLimit, products.get(5), w.get(1), copyRowBytes).exceeds());
+    Sum copySpadEnd = sum(spadLimit, products.get(5), w.get(1), copyRowBytes);
+    Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2))).or(copySpadEnd.exceeds());
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
     Bool copyDsp = sum(dspLimit, products.get(6), w.get(4).shiftLeft(laneShift)).exceeds();
 
@@ -211,7 +217,8 @@ public final class NpuPredecode extends HwModule {
     Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
     Bool badExt = isDma.and(dmaExt).or(isGemm.and(gemmExt)).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt)).or(isSnapshot.and(snapExt))
         .or(ppmExt);
-    bits.set(cat(wire("resultEnd", resultEnd.stored(endBits)), wire("dmaSpadEnd", dmaSpadEnd.stored(endBits)),
+    bits.set(cat(wire("copySpadEnd", copySpadEnd.stored(endBits)), wire("resultEnd", resultEnd.stored(endBits)),
+        wire("dmaSpadEnd", dmaSpadEnd.stored(endBits)),
         badExt, badDsp, badSpad, badShape).asUInt());
   }
 

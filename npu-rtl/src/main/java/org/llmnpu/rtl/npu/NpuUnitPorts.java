@@ -46,10 +46,13 @@ final class NpuUnitPorts {
     npu.io(npu.back.ppmIn).set(npu.wireOf("decode_gemmPpm", npu.fetch.words.get(2).slice(21, 21).eq(1)));
     npu.io(npu.back.m).set(npu.gemm.m);
     npu.io(npu.back.n).set(npu.gemm.n);
+    // the scratchpad's one write port: a LOAD's or DSPOUT's writes hold the drain's start
     npu.io(npu.back.loadBusy).set(npu.inState(Npu.State.LOAD).or(npu.inState(Npu.State.LOAD4))
-        .or(npu.inState(Npu.State.LOAD4_END)));
+        .or(npu.inState(Npu.State.LOAD4_END)).or(npu.inState(Npu.State.DSP_OUT)));
     npu.io(npu.back.storeStart).set(npu.fetch.words.get(3));
     npu.io(npu.back.storeEnd).set(npu.dec.dmaSpadEnd);
+    npu.io(npu.back.copyStart).set(npu.fetch.words.get(1));
+    npu.io(npu.back.copyEnd).set(npu.dec.copySpadEnd);
   }
 
   /** The counters' events, from the units' signals; {@code busy}: the NPU runs a program. */

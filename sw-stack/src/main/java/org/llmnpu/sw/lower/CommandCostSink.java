@@ -102,7 +102,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     fetch();
     long[] cost = programs.computeIfAbsent(program,
         q -> new long[] {q.size(), q.cycles(p.dsp().pipeline()), q.issued()});
-    cm.dispatch(false, false);
+    cm.dispatchBeside();
     long beats = (8L * cost[0] + line - 1) / line;
     add(Counter.EXT_READ_BEATS, beats);
     add(Counter.DSP_INSTRUCTIONS, cost[2]);
@@ -218,7 +218,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
 
   @Override
   public Void visitDspTab(Command.DspTab t) {
-    cm.dispatch(false, false);
+    cm.dispatchBeside();
     long beats = Command.DSP_TABLE_BYTES / line;
     add(Counter.EXT_READ_BEATS, beats);
     cm.dspTable(beats);
@@ -227,7 +227,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
 
   @Override
   public Void visitDspIn(Command.DspIn d) {
-    cm.dispatch(false, false);
+    cm.dispatchDspCopy(true, d.spad(), d.spad() + (d.rows() - 1) * d.spadStride() + d.rowElems() * elementBytes(d.format()));
     add(Counter.SPAD_READS, beats(d.rowElems() * elementBytes(d.format()), d.rows()));
     add(Counter.DSP_ELEMENTS, d.rows() * d.rowElems());
     cm.dspCopy(d.rows(), d.rowElems(), elementBytes(d.format()), true);
@@ -236,7 +236,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
 
   @Override
   public Void visitDspOut(Command.DspOut d) {
-    cm.dispatch(false, false);
+    cm.dispatchDspCopy(false, d.spad(), d.spad() + (d.rows() - 1) * d.spadStride() + d.rowElems() * elementBytes(d.format()));
     add(Counter.SPAD_WRITES, beats(d.rowElems() * elementBytes(d.format()), d.rows()));
     add(Counter.DSP_ELEMENTS, d.rows() * d.rowElems());
     cm.dspCopy(d.rows(), d.rowElems(), elementBytes(d.format()), false);

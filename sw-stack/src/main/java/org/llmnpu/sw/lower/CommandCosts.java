@@ -126,6 +126,15 @@ abstract class CommandCosts {
     command(isLoad, isLoad ? "load" : "other");
   }
 
+  /** A DSP copy's fetch and dispatch: beside a running GEMM unless it reads result buffer {@code tag} (0: none). */
+  private void copyCommand(boolean in, long tag) {
+    flushRuns();
+    charge(in ? "dspin" : "dspout");
+    add(Counter.COMMANDS, 1);
+    cm.fetchAndDecode();
+    cm.dispatchDspCopy(in, tag, tag + 1);
+  }
+
   final void command(boolean isLoad, String kind) {
     flushRuns();
     issue(isLoad, kind);
@@ -135,7 +144,11 @@ abstract class CommandCosts {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatch(isLoad, false);
+    if (kind.equals("dsprun") || kind.equals("dsptab")) {
+      cm.dispatchBeside();
+    } else {
+      cm.dispatch(isLoad, false);
+    }
   }
 
   final void load(long rows, long rowBytes) {
@@ -170,9 +183,27 @@ abstract class CommandCosts {
     cm.store(beats);
   }
 
+  /**
+   * The walk's stand-in for scratchpad ranges (the DSP copies beside a GEMM, {@code CycleModel#dispatchDspCopy}): a
+   * GEMM's results are buffer {@link #resultTag} (range {@code [tag, tag + 1)}); a {@code dspin} of INT32 reads the
+   * results of the buffer it names (by default {@link #RESULTS}: the last GEMM's), every other copy touches none of a
+   * running GEMM's results (INT8/FP16 scratchpad rows are not where a GEMM drains INT32; the lowering emits no GEMM
+   * that accumulates). A K split's chunk ci drains into its own buffer {@code RESULTS + ci}.
+   */
+  static final long RESULTS = 1;
+  /** The result buffer of the GEMMs issued from now on ({@link #RESULTS} + a K chunk), or its first row. */
+  long resultTag = RESULTS;
+  /** Rows of the GEMMs issued from now on from {@link #resultTag} (1 unless a row-exact region is named). */
+  long resultRows = 1;
+
   /** A {@code dspin} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (FP16 2, INT32 4). */
   final void dspIn(long rows, long elems, int elemBytes) {
-    command(false, "dspin");
+    dspIn(rows, elems, elemBytes, RESULTS);
+  }
+
+  /** As above; an INT32 one reads result buffer {@code tag} ({@link #RESULTS}). */
+  final void dspIn(long rows, long elems, int elemBytes, long tag) {
+    copyCommand(true, elemBytes == 4 ? tag : 0);
     add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, elemBytes, true);
@@ -180,7 +211,7 @@ abstract class CommandCosts {
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    command(false, "dspout");
+    copyCommand(false, 0);
     add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, elemBytes, false);
@@ -270,7 +301,7 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, 0, 0);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, resultTag, resultTag + resultRows);
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
@@ -282,11 +313,7 @@ abstract class CommandCosts {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
-    if (sparse) {
-      cm.gemm(m, k, n, wRows, true, 0, 0);
-    } else {
-      cm.gemm(m, k, n);
-    }
+    cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
   }
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {

@@ -399,8 +399,10 @@ public final class PhaseCostModel extends CommandCosts {
     operator("W1/W3 GEMM");
     gemms(n, c.dim(), w13N);
     operator("SwiGLU");
+    // the gate's columns are read beside the last W1/W3 tile's GEMM when that tile holds only up columns
+    boolean gateClear = lastTileStart(w13N, bits) >= c.hiddenDim();
     for (int t = 0; t < n; t++) {
-      resultIn(c.dim(), c.hiddenDim());
+      resultIn(c.dim(), c.hiddenDim(), gateClear);
       resultIn(c.dim(), c.hiddenDim());
       run("hidden scale", () -> r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
       run("hidden scale", () -> r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
@@ -446,8 +448,10 @@ public final class PhaseCostModel extends CommandCosts {
         int col = first - first / line * line;
         KSplit pv = split(s);
         for (int ci = 0; ci < pv.count(); ci++) {
+          resultTag = RESULTS + ci;
           gemm(1, pv.length(ci), col + c.headDim(), false);
         }
+        resultTag = RESULTS;
         partialsIn(pv, 1, c.headDim(), -1);
       }
       outputScales(group);
@@ -470,10 +474,12 @@ public final class PhaseCostModel extends CommandCosts {
       dspOut(half, 1, INT8);
       KSplit ks = split(k);
       for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
         for (int m0 = 0; m0 < s; m0 += p.maxM()) {
           gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
         }
       }
+      resultTag = RESULTS;
       partialsIn(ks, s, 1, -1);
     });
   }
@@ -610,29 +616,54 @@ public final class PhaseCostModel extends CommandCosts {
       int queries = c.groupSize() * n;
       for (int ci = 0; ci < pv.count(); ci++) {
         for (int m0 = 0; m0 < queries; m0 += p.maxM()) {
+          // KV head g's queries, rows g·queries + m0 .. of K chunk ci's outputs (BatchedAttention#queryRow)
+          resultTag = outputRow(ci, g * queries + m0);
+          resultRows = Math.min(p.maxM(), queries - m0);
           gemm(Math.min(p.maxM(), queries - m0), pv.length(ci), first % line + c.headDim(), false);
         }
       }
     }
+    resultTag = RESULTS;
+    resultRows = 1;
     operator("attention outputs");
     for (int t = 0; t < n; t++) {
       // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
       boolean allIn = !pv.combined();
+      int gs = c.groupSize();
       if (allIn) {
         for (int h = 0; h < c.heads(); h++) {
-          partialsIn(pv, 1, c.headDim(), -1);
+          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
         }
       }
       for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
         int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
         for (int i = 0; i < group && !allIn; i++) {
-          partialsIn(pv, 1, c.headDim(), -1);
+          int h = h0 + i;
+          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
         }
         outputScales(group);
       }
       run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
       dspOut(1, oK, INT8);
     }
+  }
+
+  /** The walk's address of row {@code row} of K chunk ci's P·V outputs ({@link CommandCosts#RESULTS}). */
+  private static long outputRow(int ci, long row) {
+    return (RESULTS + ci) << 32 | row;
+  }
+
+  /** As {@code BatchedAttention#headOutputIn}: query row {@code row}'s P·V result of each K chunk. */
+  private void headOutputIn(KSplit pv, int h, int row) {
+    if (!pv.combined()) {
+      dspIn(1, c.headDim(), INT32, outputRow(0, row));
+      return;
+    }
+    for (int ci = 0; ci < pv.count(); ci++) {
+      dspIn(1, c.headDim(), INT32, outputRow(ci, row));
+    }
+    run(java.util.List.of("sum partials", pv.count(), c.headDim(), -1),
+        () -> r.sumPartials(0, pv.count(), r.rows(c.headDim()), c.headDim(), -1, 0));
   }
 
   /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, quantization (merged as the lowering does). */
@@ -831,19 +862,36 @@ public final class PhaseCostModel extends CommandCosts {
 
   /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */
   private void resultIn(int k, int elems) {
+    resultIn(k, elems, false);
+  }
+
+  /** As above; {@code clear}: the last K chunk's columns read are not the last GEMM's (its N tile holds others). */
+  private void resultIn(int k, int elems, boolean clear) {
     KSplit ks = weightSplit(k);
-    partialsIn(ks, 1, elems, ks.grouped() ? 0 : -1);
+    partialsIn(ks, 1, elems, ks.grouped() ? 0 : -1, clear);
+  }
+
+  /** The first column of the last N tile of the block GEMMs over {@code n} columns ({@link #gemms}). */
+  private int lastTileStart(int n, int b) {
+    int unit = fusion != Fusion.NONE && b == 4 ? 2 * line : line;
+    int tile = Math.max(unit, p.maxN() / unit * unit);
+    return (n - 1) / tile * tile;
   }
 
   /** {@link LoweringEmitter#partialsIn}: one {@code dspin}, or one per chunk and {@code sumPartials}. */
   private void partialsIn(KSplit ks, int rows, int elems, int scales) {
+    partialsIn(ks, rows, elems, scales, false);
+  }
+
+  /** As above; {@code clear}: the last chunk's read touches none of the last GEMM's results. */
+  private void partialsIn(KSplit ks, int rows, int elems, int scales, boolean clear) {
     if (!ks.combined()) {
-      dspIn(rows, elems, INT32);
+      dspIn(rows, elems, INT32, clear ? 0 : RESULTS);
       return;
     }
     int len = elems * rows;
     for (int ci = 0; ci < ks.count(); ci++) {
-      dspIn(rows, elems, INT32);
+      dspIn(rows, elems, INT32, clear && ci == ks.count() - 1 ? 0 : RESULTS + ci);
     }
     run(java.util.List.of("sum partials", ks.count(), len, scales),
         () -> r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
@@ -860,28 +908,34 @@ public final class PhaseCostModel extends CommandCosts {
       int unit = b == 4 ? 2 * line : line;
       int streamTile = Math.max(unit, p.maxN() / unit * unit);
       for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
         for (int n0 = 0; n0 < n; n0 += streamTile) {
           streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse, b == 4 && groupScaled);
         }
       }
+      resultTag = RESULTS;
       return;
     }
     int tile = Math.max(line, p.maxN() / line * line);
     if (!stream) {
       weightLoad(k, n, b, ks, sparse);
       for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
         for (int n0 = 0; n0 < n; n0 += tile) {
           gemm(m, ks.length(ci), Math.min(tile, n - n0), sparse);
         }
       }
+      resultTag = RESULTS;
       return;
     }
     for (int n0 = 0; n0 < n; n0 += tile) {
       int nn = Math.min(tile, n - n0);
       weightLoad(k, nn, b, ks, sparse);
       for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
         gemm(m, ks.length(ci), nn, sparse);
       }
+      resultTag = RESULTS;
     }
   }
 
