@@ -259,7 +259,9 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     byte[][] w = g.streamsWeights() ? StreamedWeights.read(mem, g) : SparseWeights.dense(spad, g);
     Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
         : Sparsity.NONE;
-    int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
+    // INT4 streamed in N-tile pairs: one K tile a group (EngineRecurrence.icAccumDepth)
+    int groupDepth = EngineRecurrence.icAccumDepth(p, EngineRecurrence.pairOrder(p, g));
+    int depth = groupDepth == 0 ? TiledGemmConfig.ALL_K_TILES : groupDepth;
     TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, mode);
     TiledGemm.Result r = TiledGemm.run(config, x, w);
     for (int i = 0; i < m && !g.throughPpm(); i++) {
