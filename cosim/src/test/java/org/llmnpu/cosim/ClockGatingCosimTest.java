@@ -24,7 +24,8 @@ import org.llmnpu.verilator.SimModes;
  * {@code ClockGatingSimulationTest} in verilator-harness mis-gates a bank on purpose); every run is bit-exact with
  * the golden simulator with every counter and cycle equal (the DSP lanes' pipelined units are gated in {@code checked}
  * too: their registers change freely when ungated, so the bit-exact run checks their enables). The default NPU has
- * one gating cell per unit, and one per DSP lane and pipelined unit inside the DSP's.
+ * one gating cell per unit, one per DSP lane and pipelined unit inside the DSP's, and one per bank written at most
+ * once per command (command register, landing register, queue slots, snapshot latch: checked like the units').
  */
 class ClockGatingCosimTest {
   private interface Generator {
@@ -63,7 +64,12 @@ class ClockGatingCosimTest {
     VerilogDesign off = Verilog.emit(new Npu(NpuConfig.defaults().withClockGating("off")));
     assertTrue(on.files().containsKey(ClockGateCell.MODULE + ".v"));
     assertEquals(List.of("gemmEngine", "dspPath_dspUnit", "ppmPath_ppmUnit"),
-        on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path).filter(p -> !p.endsWith("Pipe")).toList());
+        on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path).filter(p -> !p.contains(".")).toList());
+    // the banks written at most once per command, each on its own gate
+    assertEquals(java.util.Set.of("ctrl.commandRegister", "fetch.landedCommand", "fetch.commandQueue",
+        "snapshot.snapshotLatch"), on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path)
+        .filter(p -> org.llmnpu.rtl.npu.NpuClockGates.enableKey(p).orElse("").equals("commands"))
+        .collect(java.util.stream.Collectors.toSet()));
     // inside the DSP's gate: one per lane and pipelined unit (FP16, FMA16, FP32, convert)
     assertEquals(4 * NpuConfig.defaults().dspLanes(),
         on.gatedBanks().stream().filter(b -> b.path().matches("dspPath_dsp\\.lane_[0-9]+\\.[a-z0-9]+Pipe")).count());

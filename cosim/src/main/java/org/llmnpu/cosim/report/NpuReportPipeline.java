@@ -114,7 +114,9 @@ public final class NpuReportPipeline {
         + "as " + Fmt.num(EnergyEstimate.GATE_CELL_FLIP_FLOPS) + " flip-flops' idle every cycle. The DSP's and PPM's "
         + "gates stay open a few cycles after their commands (pipelines settling, NpuClockGates), which their "
         + "counters leave out; the DSP lanes' pipelined units (their own gates inside the DSP's) are charged N − 1 "
-        + "cycles per operation they issued, an upper bound (operations in flight together share cycles).");
+        + "cycles per operation they issued, an upper bound (operations in flight together share cycles); the banks "
+        + "written at most once per command (command register, landing register, queue slots, snapshot latch) one "
+        + "cycle per command decoded.");
     return out;
   }
 

@@ -21,6 +21,14 @@ import org.llmnpu.isa.dsp.DspPipe;
  * </ul>
  * All gates are also open for the {@value Npu#GATE_WARMUP_CYCLES} cycles after reset (not counted: once per reset).
  *
+ * <p>Banks written at most once per command, clocked only in the cycle that writes them, charged
+ * {@link Counter#COMMANDS} cycles (commands decoded, an upper bound): the controller's command register
+ * ({@link #COMMAND_REGISTER}, written when it takes a command), the fetcher's landing register
+ * ({@link #LANDED_COMMAND}, when a command arrives; the up to {@code D − 1} commands read past the last one are not
+ * counted) and its queue slots ({@link #COMMAND_QUEUE}, one gate for all slots, when a command is pushed), the
+ * snapshot's latch ({@link #SNAPSHOT_LATCH}, in a snapshot's first cycle). The gates also open in the reset's
+ * cycles.
+ *
  * <p>Inside the DSP's gate, each lane's pipelined units ({@link DspPipe}) have gates of their own
  * ({@code <lane>.<unit>Pipe}), open while an operation of the unit is in execute 1..N − 1: at most N − 1 cycles per
  * operation the unit issued, which the golden ISA simulator counts ({@code IsaSimulator.Result#dspPipeIssues}); the
@@ -29,6 +37,11 @@ import org.llmnpu.isa.dsp.DspPipe;
 public final class NpuClockGates {
   /** The suffix of a DSP lane's pipelined-unit gate ({@code fp16Pipe}, ...). */
   static final String PIPE_SUFFIX = "Pipe";
+  /** The gates of the banks written at most once per command (class comment). */
+  static final String COMMAND_REGISTER = "commandRegister";
+  static final String LANDED_COMMAND = "landedCommand";
+  static final String COMMAND_QUEUE = "commandQueue";
+  static final String SNAPSHOT_LATCH = "snapshotLatch";
 
   private NpuClockGates() {
   }
@@ -63,11 +76,12 @@ public final class NpuClockGates {
 
   /** The counter of the cycles the gate {@code bank} (its path in the design, sections included) is open. */
   public static Optional<Counter> enableCounter(String bank) {
-    String name = bank.substring(bank.lastIndexOf('_') + 1);
+    String name = bank.substring(Math.max(bank.lastIndexOf('.'), bank.lastIndexOf('_')) + 1);
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
       case "dspUnit" -> Optional.of(Counter.DSP_CYCLES);
       case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
+      case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH -> Optional.of(Counter.COMMANDS);
       default -> Optional.empty();
     };
   }

@@ -278,6 +278,14 @@ public final class NpuController extends WalkerHostModule {
     return regNext(name, value);
   }
 
+  /**
+   * Statements of {@code body} (its registers) on a clock gated by {@code enable} ({@link HwModule#clockGated}, in the
+   * NPU's {@code clockGating} mode): {@code enable} must be high in every cycle at whose end one of them changes.
+   */
+  void gatedOf(String bank, Bool enable, Runnable body) {
+    clockGated(bank, enable, config.clockGatingMode(), body);
+  }
+
   <T extends HwValue> T wireOf(String name, T value) {
     return wire(name, value);
   }

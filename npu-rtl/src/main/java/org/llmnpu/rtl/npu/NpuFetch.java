@@ -12,7 +12,8 @@ import org.llmnpu.isa.MachineParams;
 
 /**
  * The {@link NpuController}'s end of the command stream from the fetcher ({@link NpuFetchUnit}, instance
- * {@code fetch}): the command register {@link #cmd} with its predecoded checks, the command's index and the error
+ * {@code fetch}): the command register {@link #cmd} with its predecoded checks (on a clock gate opened by the
+ * take, {@link NpuClockGates#COMMAND_REGISTER}), the command's index and the error
  * cause, and the controller's steps that take commands — FETCH (wait for the next command; halt when the fetcher
  * stopped at a fetch it cannot make, or at the watchdog), a finished command's next (straight from the queue into
  * DECODE, else FETCH), the start of a program. The fetcher's requests and responses are wired here onto the
@@ -47,12 +48,18 @@ final class NpuFetch {
     unit = npu.units.fetch;
     index = npu.reg0("commandIndex", uint(32));
     cause = npu.reg0("cause", uint(3));
-    cmd = npu.reg0("command", uint(256));
-    cmdPredecoded = npu.reg0("command_predecoded", uint(NpuPredecode.width(p)));
     valid = npu.io(unit.request.valid);
     fire = npu.wireOf("fetch_fire", valid.and(npu.mem_req_ready));
     take = npu.io(unit.commands.ready);
     take.set(boolLit(false));
+    // written only when the controller takes a command: clocked once per command (NpuClockGates)
+    UInt[] command = new UInt[2];
+    npu.gatedOf(NpuClockGates.COMMAND_REGISTER, take, () -> {
+      command[0] = npu.reg0("command", uint(256));
+      command[1] = npu.reg0("command_predecoded", uint(NpuPredecode.width(p)));
+    });
+    cmd = command[0];
+    cmdPredecoded = command[1];
     ctrlResp = npu.io(unit.dmaResponse);
   }
 

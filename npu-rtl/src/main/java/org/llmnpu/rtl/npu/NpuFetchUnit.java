@@ -42,7 +42,9 @@ import org.llmnpu.isa.MachineParams;
  * {@link NpuPredecode} unit sums its checks from {@link #arriving}, {@link #landedOpcode}, {@link #landedFields}
  * into {@link #predecoded}), and is offered on {@link #commands} in that cycle; if the controller does not take it
  * (or the queue is not empty), it goes into the queue. {@link #commands} offers the queue's oldest command when
- * there is one ({@link #queued}), else the landing one. D = 1 is the fetch without prefetch. Cycles:
+ * there is one ({@link #queued}), else the landing one. D = 1 is the fetch without prefetch. The landing register
+ * and the queue's slots are on clock gates opened only in the cycles that write them (a command's arrival, a push:
+ * {@link NpuClockGates#LANDED_COMMAND}, {@link NpuClockGates#COMMAND_QUEUE}). Cycles:
  * {@code org.llmnpu.isa.CycleModel} "Command fetch" (a command lands one cycle after its last beat arrives).
  */
 public final class NpuFetchUnit extends HwModule {
@@ -145,7 +147,11 @@ public final class NpuFetchUnit extends HwModule {
         : cat(responseData.resize(lineBits), assembly).asUInt());
     Bool complete = regInit("landedValid", bool(), 0);
     complete.set(arrives.and(begin.not()));
-    UInt landed = regInit("landed", uint(256), 0);
+    // written once per command that arrives: on a clock gate opened by the arrival (NpuClockGates)
+    UInt[] landing = new UInt[1];
+    clockGated(NpuClockGates.LANDED_COMMAND, arrives, c.clockGatingMode(),
+        () -> landing[0] = regInit("landed", uint(256), 0));
+    UInt landed = landing[0];
     when(arrives, () -> landed.set(arrived));
     for (UInt word : arriving) {
       int i = arriving.indexOf(word) + 1;
@@ -223,12 +229,15 @@ public final class NpuFetchUnit extends HwModule {
       int slotBits = bitsToHold(Math.max(1, depth - 2));
       head = regInit("queue_head", uint(slotBits), 0);
       tail = regInit("queue_tail", uint(slotBits), 0);
-      for (int s = 0; s < depth - 1; s++) {
-        slots.add(regInit("queue_" + s, uint(256), 0));
-        slotPredecoded.add(regInit("queue_" + s + "_predecoded", uint(predecodeBits), 0));
-      }
       pop = take.and(count.ne(0));
       push = wire("queue_push", complete.and(take.and(count.eq(0)).not()));
+      // a slot is written only by a push: the slots on a clock gate opened by it (NpuClockGates)
+      clockGated(NpuClockGates.COMMAND_QUEUE, push, config.clockGatingMode(), () -> {
+        for (int s = 0; s < depth - 1; s++) {
+          slots.add(regInit("queue_" + s, uint(256), 0));
+          slotPredecoded.add(regInit("queue_" + s + "_predecoded", uint(predecodeBits), 0));
+        }
+      });
     }
 
     /** The oldest entry of {@code bank} (the slots or their checks). */

@@ -23,7 +23,8 @@ import org.llmnpu.isa.Counter;
  * counter registers themselves ({@link #counters}, which hold exactly the values of that cycle), and at its end
  * the latch takes them; from the second cycle on the image is the latch. So the latch's D input comes from
  * registers (the counters) through one mux instead of from the controller's state through the counters'
- * next-value adders, and the stored values and the cycles are those of a latch taken on the dispatch edge.
+ * next-value adders, and the stored values and the cycles are those of a latch taken on the dispatch edge. The
+ * latch's clock is gated ({@link NpuClockGates#SNAPSHOT_LATCH}): it ticks only in the snapshots' first cycles.
  */
 public final class NpuSnapshot extends HwModule {
   /** Bytes the snapshot writes. */
@@ -42,9 +43,13 @@ public final class NpuSnapshot extends HwModule {
     lineBytes = c.machine().lineBytes();
     int lineBits = 8 * lineBytes;
     line = out(uint(lineBits));
-    UInt latch = regInit("latch", uint(counters.width()), 0);
     Bool take = regInit("take", bool(), 0);
     take.set(capture);
+    // written once per snapshot: on a clock gate opened by the take (NpuClockGates)
+    UInt[] latched = new UInt[1];
+    clockGated(NpuClockGates.SNAPSHOT_LATCH, take, c.clockGatingMode(),
+        () -> latched[0] = regInit("latch", uint(counters.width()), 0));
+    UInt latch = latched[0];
     when(take, () -> latch.set(counters));
     int n = Counter.values().length;
     UInt values = wire("values", mux(take, counters, latch));

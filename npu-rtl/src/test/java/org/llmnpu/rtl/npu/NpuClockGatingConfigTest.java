@@ -52,8 +52,19 @@ class NpuClockGatingConfigTest {
     NpuConfig small = NpuConfig.small();
     var design = org.llmnpu.hdl.emit.Verilog.emit(new Npu(small));
     var banks = design.gatedBanks();
-    // the three unit gates, and inside the DSP's a gate per pipelined unit (FP16, FMA16, FP32, convert) and lane
-    assertEquals(3 + 4 * small.dspLanes(), banks.size());
+    // the three unit gates, inside the DSP's a gate per pipelined unit (FP16, FMA16, FP32, convert) and lane, and
+    // the banks written once per command: command register, landing register, queue slots (D > 1), snapshot latch
+    int queue = small.commandQueueDepth() > 1 ? 1 : 0;
+    assertEquals(3 + 4 * small.dspLanes() + 3 + queue, banks.size());
+    java.util.Set<String> perCommand = new java.util.HashSet<>(java.util.List.of("ctrl.commandRegister",
+        "fetch.landedCommand", "snapshot.snapshotLatch"));
+    if (queue == 1) {
+      perCommand.add("fetch.commandQueue");
+    }
+    assertEquals(perCommand, banks.stream().map(b -> b.path())
+        .filter(p -> NpuClockGates.enableKey(p).orElse("").equals(Counter.COMMANDS.key()))
+        .collect(java.util.stream.Collectors.toSet()));
+    assertEquals(Counter.COMMANDS, NpuClockGates.enableCounter("snapshot.snapshotLatch").orElseThrow());
     banks.forEach(b -> assertTrue(NpuClockGates.enableKey(b.path()).isPresent(), b.path()));
     // a gate's bits exclude those of the gates inside it: together they are at most the design's
     assertTrue(design.gatedRegisterBits() <= design.registerBits());
