@@ -2,6 +2,8 @@ package org.llmnpu.cosim.axi;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.CommandCodec;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.IsaSimulator;
@@ -12,8 +14,9 @@ import org.llmnpu.verilator.axi.Axi4MemoryConfig;
 /**
  * The comparison a run of the AXI NPU ({@code bus=axi}, through {@link NpuAxiHost}) gets against the golden ISA
  * simulator: smaller than the native NPU's, since the register map shows less. Compared: the memory image (bit for
- * bit), the status (STATUS.done ↔ the golden's halt, else STATUS's error cause = the golden's {@code ErrorCause}
- * code; the failing command's index is not in the register map), and the register map's work counters
+ * bit, except the counters a {@code snapshot} wrote: {@link #withoutSnapshots}), the status (STATUS.done ↔ the
+ * golden's halt, else STATUS's error cause = the golden's {@code ErrorCause} code; the failing command's index is not
+ * in the register map), and the register map's work counters
  * ({@link NpuAxiStatus#SHOWN} that the golden simulator computes: commands, MACs; saturated to 32 bits). Cycles are
  * not equal to the model's (AXI timing is not modelled exactly): they are checked against the stated bound of
  * npu-rtl/README.md ("The NPU as SoC IP") — on an AXI memory of read latency {@code La}, a beat a cycle, no
@@ -31,7 +34,7 @@ public record NpuAxiComparison(List<String> differences, long rtlCycles, long bo
   /** The bound's upper factor over the model at {@code La + BOUND_EXTRA}. */
   public static final double BOUND_FACTOR = 2.0;
   /** What the comparison covers, for the CLI's output. */
-  public static final String DESCRIPTION = "reduced comparison over AXI: memory image, status and error cause, the "
+  public static final String DESCRIPTION = "reduced comparison over AXI: memory image (snapshots' counters excepted), status and error cause, the "
       + "register map's work counters (commands, macs); cycles against the bound [model(La + " + BOUND_EXTRA
       + "), " + BOUND_FACTOR + " x model(La + " + BOUND_EXTRA + ")]";
 
@@ -68,9 +71,12 @@ public record NpuAxiComparison(List<String> differences, long rtlCycles, long bo
     return IsaSimulator.run(model.machine(), model.engineTiming(), image, programAddress).counter(Counter.CYCLES);
   }
 
-  /** Compares {@code run} (on {@code memory}) with {@code golden}; {@code boundCycles} from {@link #boundModelCycles}. */
+  /**
+   * Compares {@code run} (on {@code memory}) with {@code golden}; {@code boundCycles} from {@link #boundModelCycles};
+   * {@code image} and {@code programAddress} are the run's input (for {@link #withoutSnapshots}).
+   */
   public static NpuAxiComparison of(IsaSimulator.Result golden, NpuAxiHost.Run run, Axi4MemoryConfig memory,
-                                    long boundCycles) {
+                                    long boundCycles, byte[] image, long programAddress) {
     List<String> diffs = new ArrayList<>();
     ErrorCause g = golden.error();
     boolean statusEqual = g == ErrorCause.NONE ? run.done() : !run.done() && run.errorCause() == g.code();
@@ -78,7 +84,7 @@ public record NpuAxiComparison(List<String> differences, long rtlCycles, long bo
       diffs.add("status RTL " + (run.done() ? "done" : "error cause " + run.errorCause()) + ", golden "
           + (g == ErrorCause.NONE ? "done" : g + " (cause " + g.code() + ")"));
     }
-    long at = firstDifference(run.memory(), golden.memory());
+    long at = firstDifference(withoutSnapshots(run.memory(), golden, image, programAddress), golden.memory());
     if (at >= 0) {
       diffs.add("memory from 0x" + Long.toHexString(at));
     }
@@ -94,6 +100,35 @@ public record NpuAxiComparison(List<String> differences, long rtlCycles, long bo
           + "] (model at memLatency " + (memory.readLatency() + BOUND_EXTRA) + ")");
     }
     return new NpuAxiComparison(diffs, rtl, boundCycles, checked);
+  }
+
+  /**
+   * {@code rtl} with the counters a {@code snapshot} of the program wrote replaced by the golden's, so the memory
+   * comparison covers everything else. A snapshot's values are those of its first cycle, and over AXI that cycle
+   * falls elsewhere in the memory traffic: besides the timing counters (cycles, stall and busy cycles), the work
+   * counters of what is in flight then (command prefetch beats, scratchpad writes) differ from the golden's too; the
+   * register map's counters, read after the run, are compared instead. The program's commands are read from
+   * {@code image} at {@code programAddress} up to its {@code halt} (programs do not store into their own commands).
+   */
+  public static byte[] withoutSnapshots(byte[] rtl, IsaSimulator.Result golden, byte[] image,
+                                              long programAddress) {
+    byte[] out = rtl.clone();
+    byte[] g = golden.memory();
+    long commands = golden.counter(Counter.COMMANDS);
+    for (long i = 0, a = programAddress; i < commands && a + Command.BYTES <= image.length; i++, a += Command.BYTES) {
+      Command c = CommandCodec.decode(CommandCodec.wordsAt(image, a)).orElse(null);
+      if (c == null || c instanceof Command.Halt) {
+        break;
+      }
+      if (c instanceof Command.Snapshot snap) {
+        long at = snap.ext();
+        int bytes = 8 * Counter.values().length;
+        if (at >= 0 && at + bytes <= Math.min(out.length, g.length)) {
+          System.arraycopy(g, (int) at, out, (int) at, bytes);
+        }
+      }
+    }
+    return out;
   }
 
   /** The first byte index where {@code a} and {@code b} differ, or −1. */

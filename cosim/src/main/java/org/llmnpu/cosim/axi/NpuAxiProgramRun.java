@@ -41,7 +41,7 @@ public final class NpuAxiProgramRun {
     try (NpuAxiHost host = NpuAxiHost.start(config, waves.options())) {
       NpuAxiHost.Run r = host.run(image, programAddress, programBytes, memory, limit, false);
       waves.note(host.simulator());
-      return new Outcome(g, r, memory, NpuAxiComparison.of(g, r, memory, bound));
+      return new Outcome(g, r, memory, NpuAxiComparison.of(g, r, memory, bound, image, programAddress));
     }
   }
 }

@@ -92,8 +92,9 @@ final class StepRecorder implements NpuEngine {
     long bound = NpuAxiComparison.boundModelCycles(axi.config(), memory, image, programAddress, g);
     long limit = Math.max(1_000_000L, 4 * Math.max(bound, g.counter(Counter.CYCLES)) + 100_000);
     NpuAxiHost.Run r = axi.run(image, programAddress, 0, memory, limit, false);
-    NpuAxiComparison c = NpuAxiComparison.of(g, r, memory, bound);
-    long at = NpuAxiComparison.firstDifference(r.memory(), g.memory());
+    NpuAxiComparison c = NpuAxiComparison.of(g, r, memory, bound, image, programAddress);
+    long at = NpuAxiComparison.firstDifference(
+        NpuAxiComparison.withoutSnapshots(r.memory(), g, image, programAddress), g.memory());
     List<String> diffs = c.differences().stream()
         .map(d -> d.startsWith("memory from") ? d + " (" + model.describe(at) + ")" : d).toList();
     last = new DecoderRun.Step(label, 0, 0, g.counters(), c.rtlCycles(), diffs.isEmpty(), String.join("; ", diffs),
