@@ -114,8 +114,14 @@ class StreamedGemmCosimTest {
         0, 0, 1, 0, 0);
     org.llmnpu.isa.Command.Gemm sparse = new org.llmnpu.isa.Command.Gemm(2, 8, 8, 0, 8, 0x30000, 8, 0x200, 32,
         1, 0, 1, 0, 0);
+    // INT4 rows of ceil(N/2) bytes: N = 7 ends at the memory's end, N = 9 one byte past it
+    org.llmnpu.isa.Command.Gemm int4AtTheEnd = new org.llmnpu.isa.Command.Gemm(2, 8, 7, 0, 8, end - 7 * 8 - 4, 8,
+        0x200, 32, 0, 0, 1, 1, 0);
+    org.llmnpu.isa.Command.Gemm int4OddPastTheEnd = new org.llmnpu.isa.Command.Gemm(2, 8, 9, 0, 8, end - 7 * 8 - 4,
+        8, 0x200, 64, 0, 0, 1, 1, 0);
     Object[][] cases = {{int4WithoutStream, ErrorCause.BAD_SHAPE}, {pastTheEnd, ErrorCause.EXT_ADDRESS},
-        {misaligned, ErrorCause.EXT_ADDRESS}, {sparse, ErrorCause.UNSUPPORTED}};
+        {misaligned, ErrorCause.EXT_ADDRESS}, {sparse, ErrorCause.UNSUPPORTED}, {int4AtTheEnd, ErrorCause.NONE},
+        {int4OddPastTheEnd, ErrorCause.EXT_ADDRESS}};
     try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
       for (Object[] t : cases) {
         Program prog = Program.builder().load(0x10000, 8, 0, 8, 8, 2).add((org.llmnpu.isa.Command) t[0]).halt()

@@ -6,7 +6,8 @@ package org.llmnpu.hdl;
  * @param name         the bank's name (section-prefixed) in the module that gates it
  * @param mode         how it was built
  * @param registerBits register bits on its clock: the bank's registers and every register of the instances made
- *                     inside it, all levels down (memories not counted)
+ *                     inside it, all levels down, less those on gates of their own nested inside (memories not
+ *                     counted)
  */
 public record GatedBank(String name, ClockGating mode, long registerBits) {
 }

@@ -382,6 +382,23 @@ public abstract class HwModule {
    * {@code when}).
    */
   protected final void clockGated(String bank, Bool enable, ClockGating mode, Runnable body) {
+    gate(bank, enable, mode, false, body);
+  }
+
+  /**
+   * A bank of pipeline registers on a gated clock, like {@link #clockGated}, for registers whose values matter only
+   * in the cycles that follow a cycle with {@code enable} high (a pipelined unit's internal stages, whose output is
+   * read only when an operation of the unit reaches it): {@code enable} must be high in every cycle at whose end an
+   * operation in flight advances through the bank. Such registers take new values in other cycles too in the
+   * ungated design, so {@link ClockGating#CHECKED}'s register check does not apply: with {@code CHECKED} the bank is
+   * gated as with {@link ClockGating#ON} (the co-simulation of the gated design against the golden model checks the
+   * enable), with {@link ClockGating#OFF} nothing changes.
+   */
+  protected final void clockGatedPipeline(String bank, Bool enable, ClockGating mode, Runnable body) {
+    gate(bank, enable, mode, true, body);
+  }
+
+  private void gate(String bank, Bool enable, ClockGating mode, boolean pipeline, Runnable body) {
     java.util.Objects.requireNonNull(mode, "mode");
     if (mode == ClockGating.OFF) {
       body.run();
@@ -392,7 +409,7 @@ public abstract class HwModule {
     Bool on = wire(bank + "_clockEnable", enable.or(outer.resetActive()));
     ClockDomain gated = new ClockDomain(this, "", outer.resetKind, outer.polarity, false);
     gated.reset = outer.reset();
-    if (mode == ClockGating.ON) {
+    if (mode == ClockGating.ON || pipeline) {
       ClockGateCell cell = instance(bank + "_clockGate", new ClockGateCell());
       cell.clk.set(outer.clock());
       cell.enable.set(on);
@@ -409,12 +426,20 @@ public abstract class HwModule {
     }
     List<HwModule> inside = new ArrayList<>(children.subList(childrenBefore, children.size()));
     inside.removeIf(c -> c instanceof ClockGateCell);
+    // the registers of gates nested inside (an instance's own banks) are on those gates' clocks, not this one's
     long bits = signals.stream().filter(s -> s.role == Role.REG && s.domain == gated).mapToLong(s -> s.width).sum()
-        + inside.stream().mapToLong(HwModule::registerBits).sum();
+        + inside.stream().mapToLong(HwModule::registerBits).sum()
+        - inside.stream().mapToLong(HwModule::gatedRegisterBits).sum();
     gatedBanks.add(new GatedBank(name, mode, bits));
-    if (mode == ClockGating.CHECKED) {
+    if (mode == ClockGating.CHECKED && !pipeline) {
       GateCheck.add(this, on, name, bank, s -> s.domain == gated, inside);
     }
+  }
+
+  /** Register bits on the gated banks of this module and of its instances, all levels down (each bank's own). */
+  final long gatedRegisterBits() {
+    return gatedBanks.stream().mapToLong(GatedBank::registerBits).sum()
+        + children.stream().mapToLong(HwModule::gatedRegisterBits).sum();
   }
 
   /** Register bits of this module and its instances, all levels down (memories not counted). */

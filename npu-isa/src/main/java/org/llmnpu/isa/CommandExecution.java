@@ -21,6 +21,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   private final CycleModel cycles;
   private final DspUnit dsp;
   private final PpmUnit ppm;
+  /** Operations each of the DSP's pipelined units issued (not a hardware counter; the energy model's clock gates). */
+  private final long[] dspPipeIssues = new long[org.llmnpu.isa.dsp.DspPipe.values().length];
 
   /** Executes on {@code mem} and {@code spad}, counting into {@code counters} and {@code cycles}. */
   CommandExecution(MachineParams p, byte[] mem, byte[] spad, long[] counters, CycleModel cycles, DspUnit dsp,
@@ -120,6 +122,10 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     long run = dsp.run(mem, (int) r.prog(), (int) r.words());
     counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
+    long[] byPipe = dsp.issuedByPipe();
+    for (int i = 0; i < byPipe.length; i++) {
+      dspPipeIssues[i] += byPipe[i];
+    }
     if (run < 0) {
       cycles.dspRun(beats, p.dsp().maxRunCycles());
       return Optional.of(ErrorCause.WATCHDOG);
@@ -253,7 +259,9 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     byte[][] w = g.streamsWeights() ? StreamedWeights.read(mem, g) : SparseWeights.dense(spad, g);
     Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
         : Sparsity.NONE;
-    int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
+    // INT4 streamed in N-tile pairs: one K tile a group (EngineRecurrence.icAccumDepth)
+    int groupDepth = EngineRecurrence.icAccumDepth(p, EngineRecurrence.pairOrder(p, g));
+    int depth = groupDepth == 0 ? TiledGemmConfig.ALL_K_TILES : groupDepth;
     TiledGemmConfig config = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, mode);
     TiledGemm.Result r = TiledGemm.run(config, x, w);
     for (int i = 0; i < m && !g.throughPpm(); i++) {
@@ -307,5 +315,10 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
     cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows, g.groupScaledWeights(),
         g.accumulates() ? 0 : g.y(), g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+  }
+
+  /** Operations each of the DSP's pipelined units issued so far, by {@link org.llmnpu.isa.dsp.DspPipe} ordinal (a copy). */
+  long[] dspPipeIssues() {
+    return dspPipeIssues.clone();
   }
 }

@@ -360,9 +360,10 @@ public final class CycleModel {
    * array 2 (the second row one cycle after the beat arrives). Beat {@code i = c·K + k} is in the buffer after
    * cycle {@code a_i = t_i + lat} (INT4 on an N:M array {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
-   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link #engineCyclesOverKTiles}
+   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link EngineRecurrence#cycles}
    * with {@code P_j ≥ R_j} ({@code R_j} is negative for a tile that was in before the start: the loader starts it
-   * at once). The controller takes the next command after the last W row's write, and at the earliest in the cycle
+   * at once), INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a column's two
+   * tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command after the last W row's write, and at the earliest in the cycle
    * after its first GEMM_STREAM cycle: at {@code max(a_{n−1} + 1, backStart + 2)}; the back-end
    * (engine, drain) goes on as for a {@code gemm}.
    * N:M ({@code nmRows} > 0: the {@code ceil(S/P)} packed metadata and {@code S} value rows a column): {@code n =
@@ -403,7 +404,7 @@ public final class CycleModel {
     // N:M: a column's packed metadata rows come first, then its S value rows, rows of them a K tile (2·rows of K)
     long valueRows = nmRows > 0 ? nmValueRows(k) : 0;
     long metaRows = nmRows - valueRows;
-    PassReady ready = (nt, kt) -> {
+    EngineRecurrence.PassReady ready = (nt, kt) -> {
       long lastRow = Math.min(k, (kt + 1) * rows) - 1;
       long beat = nmRows > 0 ? nt * nmRows + metaRows + Math.min(valueRows, (kt + 1) * rows) - 1
           : nt / tilesPerColumn * rowsPerColumn
@@ -411,7 +412,8 @@ public final class CycleModel {
       return first + beat * interval + written - backStart;
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
-    long engine = engineCyclesOverKTiles(rows, rows, p.mTile(), m, engineKTiles, n, ready);
+    boolean pairs = EngineRecurrence.pairOrder(p, int4, n);
+    long engine = EngineRecurrence.cycles(rows, rows, p.mTile(), m, engineKTiles, n, ready, pairs);
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
@@ -436,12 +438,6 @@ public final class CycleModel {
     int kept = p.sparsity() == Command.S2_4 ? 2 : 4;
     int group = p.sparsity() == Command.S2_4 ? 4 : 8;
     return kept * ((k + group - 1) / group);
-  }
-
-  /** The first engine cycle in which the loader may start the pass of N tile {@code nt}, K tile {@code kt}. */
-  @FunctionalInterface
-  public interface PassReady {
-    long at(long nt, long kt);
   }
 
   /**
@@ -483,55 +479,19 @@ public final class CycleModel {
     counters[Counter.PPM_CYCLES.ordinal()] = ppmCycles;
   }
 
-  /**
-   * Cycles of the dense GEMM engine from the first cycle after its start until done: over the
-   * passes (N tile, M chunk of mTile, K tile) {@code P_0 = 0, S_0 = 1, P_{j+1} = max(P_j + rows, S_j + gap)},
-   * {@code S_{j+1} = max(S_j + Mc_j, P_{j+1} + 1)}, {@code gap = max(cols − 1, 1)}; then
-   * {@code S_last + Mc_last − 1 + rows + cols}.
-   */
+  /** The engine's cycles of a dense GEMM whose W is in at the start ({@link EngineRecurrence#engineCycles}). */
   public static long engineCycles(int rows, int cols, int mTile, int m, int k, int n) {
-    return engineCyclesOverKTiles(rows, cols, mTile, m, (k + (long) rows - 1) / rows, n);
+    return EngineRecurrence.engineCycles(rows, cols, mTile, m, k, n);
   }
 
-  /**
-   * The same recurrence for {@code kTiles} weight tiles along K (a 2:4 array folds
-   * {@code 2·rows} of K into one tile); the GEMM engine's own cycle model uses it too.
-   */
+  /** {@link EngineRecurrence#cycles(int, int, int, int, long, int)}: the recurrence over {@code kTiles} K tiles. */
   public static long engineCyclesOverKTiles(int rows, int cols, int mTile, int m, long kTiles, int n) {
-    return engineCyclesOverKTiles(rows, cols, mTile, m, kTiles, n, (nt, kt) -> 0);
+    return EngineRecurrence.cycles(rows, cols, mTile, m, kTiles, n);
   }
 
-  /**
-   * The recurrence with each pass's weights available from engine cycle {@code ready.at(nTile, kTile)} (streamed
-   * W): {@code P_0 = max(0, R_0)}, {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})},
-   * {@code S_{j+1} = max(S_j + Mc_j, P_{j+1} + 1)}; with every {@code R_j ≤ 0} the plain recurrence.
-   */
+  /** {@link EngineRecurrence#cycles(int, int, int, int, long, int, EngineRecurrence.PassReady, boolean)}, plain order. */
   public static long engineCyclesOverKTiles(int rows, int cols, int mTile, int m, long kTiles, int n,
-                                            PassReady ready) {
-    long gap = Math.max(cols - 1, 1);
-    long nTiles = (n + (long) cols - 1) / cols;
-    long load = 0;
-    long stream = 1;
-    long lastChunk = 0;
-    boolean first = true;
-    for (long nt = 0; nt < nTiles; nt++) {
-      for (long m0 = 0; m0 < m; m0 += mTile) {
-        long chunk = Math.min(mTile, m - m0);
-        for (long kt = 0; kt < kTiles; kt++) {
-          long earliest = ready.at(nt, kt);
-          if (first) {
-            load = Math.max(0, earliest);
-            stream = load + 1;
-          } else {
-            long nextLoad = Math.max(Math.max(load + rows, stream + gap), earliest);
-            stream = Math.max(stream + lastChunk, nextLoad + 1);
-            load = nextLoad;
-          }
-          first = false;
-          lastChunk = chunk;
-        }
-      }
-    }
-    return stream + lastChunk - 1 + rows + cols;
+                                            EngineRecurrence.PassReady ready) {
+    return EngineRecurrence.cycles(rows, cols, mTile, m, kTiles, n, ready, false);
   }
 }

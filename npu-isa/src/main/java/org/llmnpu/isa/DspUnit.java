@@ -128,6 +128,11 @@ final class DspUnit {
     return dsp.issued();
   }
 
+  /** Operations of each pipelined unit the last {@link #run} issued ({@link org.llmnpu.isa.dsp.DspPipe} ordinals). */
+  long[] issuedByPipe() {
+    return dsp.issuedByPipe();
+  }
+
   static int elementBytes(long format) {
     return format == Command.FMT_INT32 ? 4 : format == Command.FMT_INT8 ? 1 : 2;
   }

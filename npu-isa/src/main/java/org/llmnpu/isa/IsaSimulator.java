@@ -25,8 +25,17 @@ public final class IsaSimulator {
    * @param error        {@link ErrorCause#NONE} when the program reached halt
    * @param errorCommand index of the command that failed (0 when none did)
    * @param counters     values indexed by {@link Counter#ordinal()}
+   * @param dspPipeIssues operations each of the Vector DSP's pipelined units issued, indexed by
+   *                     {@link org.llmnpu.isa.dsp.DspPipe#ordinal()} (not a hardware counter: the energy model's bound
+   *                     of the cycles the units' clock gates are open)
    */
-  public record Result(byte[] memory, byte[] scratchpad, ErrorCause error, int errorCommand, long[] counters) {
+  public record Result(byte[] memory, byte[] scratchpad, ErrorCause error, int errorCommand, long[] counters,
+                       long[] dspPipeIssues) {
+    /** A result without the DSP's per-unit operations (all zero). */
+    public Result(byte[] memory, byte[] scratchpad, ErrorCause error, int errorCommand, long[] counters) {
+      this(memory, scratchpad, error, errorCommand, counters, new long[org.llmnpu.isa.dsp.DspPipe.values().length]);
+    }
+
     public long counter(Counter c) {
       return counters[c.ordinal()];
     }
@@ -134,6 +143,6 @@ public final class IsaSimulator {
 
   private Result finish(ErrorCause error, int index) {
     cycles.fill(counters);
-    return new Result(mem, spad, error, index, counters.clone());
+    return new Result(mem, spad, error, index, counters.clone(), execution.dspPipeIssues());
   }
 }

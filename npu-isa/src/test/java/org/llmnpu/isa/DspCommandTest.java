@@ -53,6 +53,7 @@ class DspCommandTest {
       assertEquals(direct.read(layout.outputBase(0) * 16 + i) & 0xFFFF, got, "p[" + i + "]");
     }
     assertEquals(direct.issued(), r.counter(Counter.DSP_INSTRUCTIONS));
+    org.junit.jupiter.api.Assertions.assertArrayEquals(direct.issuedByPipe(), r.dspPipeIssues());
     assertEquals(softmax.cycles(P.dsp().pipeline()), direct.cycles());
     assertEquals(2L * len, r.counter(Counter.DSP_ELEMENTS));
     // The snapshot holds the counters of its first cycle: 7 commands decoded, no DSP work after it.

@@ -105,9 +105,12 @@ public final class DecoderRun {
    * @param rtlSeconds    wall time of the RTL run (0 without)
    * @param arrayVectors  input vectors the GEMM engine took, from the executed GEMM commands' shapes
    *                      ({@link org.llmnpu.cosim.GemmVectors}; the energy of a PiM engine needs it)
+   * @param dspPipeIssues operations each of the Vector DSP's pipelined units issued (golden, by
+   *                      {@link org.llmnpu.isa.dsp.DspPipe} ordinal; the energy of their clock gates needs it)
    */
   public record Step(String phase, int tokens, int commands, long[] counters, long rtlCycles, boolean bitExact,
-                     String difference, double goldenSeconds, double rtlSeconds, long arrayVectors) {
+                     String difference, double goldenSeconds, double rtlSeconds, long arrayVectors,
+                     long[] dspPipeIssues) {
     public long counter(Counter c) {
       return counters[c.ordinal()];
     }
@@ -218,6 +221,17 @@ public final class DecoderRun {
     /** Sum of a counter over the steps of a phase ("prefill", "decode" or null for all). */
     public long total(String phase, Counter c) {
       return steps.stream().filter(s -> phase == null || s.phase().equals(phase)).mapToLong(s -> s.counter(c)).sum();
+    }
+
+    /** Operations of each DSP pipelined unit over the steps of a phase (or all for null), see {@link Step#dspPipeIssues}. */
+    public long[] dspPipeIssues(String phase) {
+      long[] sum = new long[org.llmnpu.isa.dsp.DspPipe.values().length];
+      steps.stream().filter(s -> phase == null || s.phase().equals(phase)).forEach(s -> {
+        for (int i = 0; i < sum.length; i++) {
+          sum[i] += s.dspPipeIssues()[i];
+        }
+      });
+      return sum;
     }
 
     /** Input vectors of the GEMM engine over the steps of a phase (or all for null), see {@link Step#arrayVectors}. */

@@ -51,7 +51,8 @@ final class StepRecorder implements NpuEngine {
     double goldenSeconds = (System.nanoTime() - t0) / 1e9;
     Run out = new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
     if (rtl == null) {
-      last = new DecoderRun.Step(label, 0, 0, g.counters(), -1, true, "", goldenSeconds, 0, vectors);
+      last = new DecoderRun.Step(label, 0, 0, g.counters(), -1, true, "", goldenSeconds, 0, vectors,
+          g.dspPipeIssues());
       runs.add(last);
       return out;
     }
@@ -81,7 +82,7 @@ final class StepRecorder implements NpuEngine {
       }
     }
     last = new DecoderRun.Step(label, 0, 0, g.counters(), rtlCounters[Counter.CYCLES.ordinal()], diffs.isEmpty(),
-        String.join("; ", diffs), goldenSeconds, r.wallSeconds(), vectors);
+        String.join("; ", diffs), goldenSeconds, r.wallSeconds(), vectors, g.dspPipeIssues());
     runs.add(last);
     return continueOnRtl && r.error() == ErrorCause.NONE ? new Run(r.memory(), rtlCounters, r.error(), 0) : out;
   }
@@ -113,7 +114,7 @@ final class StepRecorder implements NpuEngine {
     runs.clear();
     String difference = where && !all.bitExact() ? all.phase() + ": " + all.difference() : all.difference();
     return new DecoderRun.Step(phase, s.tokens(), s.commands(), all.counters(), all.rtlCycles(), all.bitExact(),
-        difference, all.goldenSeconds(), all.rtlSeconds(), all.arrayVectors());
+        difference, all.goldenSeconds(), all.rtlSeconds(), all.arrayVectors(), all.dspPipeIssues());
   }
 
   /**
@@ -132,7 +133,11 @@ final class StepRecorder implements NpuEngine {
     double golden = 0;
     double rtlSeconds = 0;
     long vectors = 0;
+    long[] pipeIssues = new long[org.llmnpu.isa.dsp.DspPipe.values().length];
     for (DecoderRun.Step r : runs) {
+      for (int i = 0; i < pipeIssues.length; i++) {
+        pipeIssues[i] += r.dspPipeIssues()[i];
+      }
       for (int i = 0; i < counters.length; i++) {
         counters[i] += r.counters()[i];
       }
@@ -146,6 +151,7 @@ final class StepRecorder implements NpuEngine {
       rtlSeconds += r.rtlSeconds();
       vectors += r.arrayVectors();
     }
-    return new DecoderRun.Step(phase, 0, 0, counters, rtlCycles, exact, difference, golden, rtlSeconds, vectors);
+    return new DecoderRun.Step(phase, 0, 0, counters, rtlCycles, exact, difference, golden, rtlSeconds, vectors,
+        pipeIssues);
   }
 }

@@ -82,6 +82,7 @@ public final class DecoderPhases {
         counters.put(c.key(), r.total(phase, c));
       }
       counters.put(ARRAY_VECTORS, r.arrayVectors(phase));
+      counters.putAll(org.llmnpu.rtl.npu.NpuClockGates.pipeCycles(r.dspPipeIssues(phase), rtl.config().dspStages()));
       boolean exact = steps.stream().allMatch(DecoderRun.Step::bitExact);
       int tokens = phase.equals("prefill") ? promptTokens : steps.size();
       int commands = steps.stream().mapToInt(DecoderRun.Step::commands).sum();

@@ -99,19 +99,29 @@ public final class NpuReportPipeline {
     }
     long ffs = npu.synthesis().flipFlops();
     StringBuilder text = new StringBuilder();
+    Map<String, long[]> byCounter = new java.util.LinkedHashMap<>();
     for (var b : design.gatedBanks()) {
-      Counter counter = org.llmnpu.rtl.npu.NpuClockGates.enableCounter(b.path()).orElseThrow(() ->
+      String counter = org.llmnpu.rtl.npu.NpuClockGates.enableKey(b.path()).orElseThrow(() ->
           new IllegalStateException("clock gate " + b.path() + " has no enable counter (NpuClockGates)"));
       long bankFfs = Math.round((double) ffs * b.registerBits() / design.registerBits());
-      out.add(new EnergyEstimate.GatedUnit(b.path(), bankFfs, counter.key()));
-      text.append(String.format(Locale.ROOT, "%s%s %,d flip-flops (clock open in %s)", text.length() == 0 ? "" : "; ",
-          b.path(), bankFfs, counter.key()));
+      out.add(new EnergyEstimate.GatedUnit(b.path(), bankFfs, counter));
+      byCounter.merge(counter, new long[] {1, bankFfs}, (x, y) -> new long[] {x[0] + y[0], x[1] + y[1]});
     }
+    // one entry per counter: the lanes' pipelined units have a gate each, the same counter
+    byCounter.forEach((counter, n) -> text.append(String.format(Locale.ROOT, "%s%s %,d flip-flops (clock open in %s)",
+        text.length() == 0 ? "" : "; ", n[0] == 1 ? pathOf(design, counter) : n[0] + " gates", n[1], counter)));
     notes.add("Clock gating: " + text + "; the other flip-flops are clocked every cycle, and each gating cell counts "
         + "as " + Fmt.num(EnergyEstimate.GATE_CELL_FLIP_FLOPS) + " flip-flops' idle every cycle. The DSP's and PPM's "
         + "gates stay open a few cycles after their commands (pipelines settling, NpuClockGates), which their "
-        + "counters leave out.");
+        + "counters leave out; the DSP lanes' pipelined units (their own gates inside the DSP's) are charged N − 1 "
+        + "cycles per operation they issued, an upper bound (operations in flight together share cycles).");
     return out;
+  }
+
+  /** The path of the one gate whose counter is {@code counter}. */
+  private static String pathOf(org.llmnpu.hdl.emit.VerilogDesign design, String counter) {
+    return design.gatedBanks().stream().map(org.llmnpu.hdl.emit.VerilogDesign.GatedBankInfo::path)
+        .filter(p -> org.llmnpu.rtl.npu.NpuClockGates.enableKey(p).orElse("").equals(counter)).findFirst().orElseThrow();
   }
 
   /** The co-simulated programs and decoder phases, and whether all were bit-exact with the model's cycles. */
@@ -298,12 +308,12 @@ public final class NpuReportPipeline {
   }
 
   /**
-   * PPM lanes the NPU drives straight from the scratchpad read port ({@code NpuPpm}: the lanes of a row's last
-   * line, rows/4, and those of the line {@code ppm_lastLine} selects, another rows/4 unless a ppm of 4-line rows
-   * set it to the last line): their pipeline registers have no enables, so every line another unit reads moves
-   * through them like an element. rows/2, the count from reset.
+   * PPM lanes the NPU drives straight from the scratchpad read port, which every line another unit reads would move
+   * through like an element: none. {@code NpuPpm} feeds the PPM {@code ppm_fedLine}, the line only in the cycles a
+   * {@code ppm} or a fused GEMM's drain feeds it and 0 in all others, so the other units' reads stop at that
+   * isolation and the PPM's inputs hold while its clock is gated ({@code ClockGatingCosimTest} checks they hold).
    */
-  public static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> c.rows() / 2;
+  public static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> 0;
 
   IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {
     GemmProgram.Built b = GemmProgram.build(mp, gemms, int4, o.seed());

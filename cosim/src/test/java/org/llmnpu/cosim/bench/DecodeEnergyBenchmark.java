@@ -17,7 +17,6 @@ import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
-import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaResult;
@@ -32,12 +31,19 @@ import org.llmnpu.verilator.SimOptions;
  * whole-NPU report's own energy table, shape and idle model ({@link NpuReportPipeline#shape}, the table calibrated
  * by {@link NpuEnergyCalibration} for the NPU, both from the PPA cache that {@code ./npu report npu} fills). The
  * decode step's counters come from the golden ISA simulator with the cycle model (equal to the RTL's, which the
- * co-simulation tests and the report hold them to), a 64-token prompt as the report's. Also shown: the same step
- * with every flip-flop clocked every cycle (no gating), and the issue's baseline of 3,440 µJ.
+ * co-simulation tests and the report hold them to), at position 16 ({@link #PROMPT}: the first decode step of
+ * {@code ./npu cosim decoder}'s default run, seed 1). Beside the NPU as built: the same synthesis with only the unit
+ * gates (the DSP lanes' pipelined units on the DSP's gate, as before they had their own: {@link #unitGatesOnly}),
+ * and with every flip-flop clocked every cycle (no gating); the issue's baseline is 3,440 µJ.
  */
 @ExtendWith(BenchRecord.class)
 class DecodeEnergyBenchmark {
   static final double BASELINE_UJ = 3440;
+  /**
+   * The prompt of the measured step: {@code cosim decoder}'s default (16 tokens), so the step is the first decode
+   * step (position 16) of stories260K as {@code ./npu cosim decoder} runs it, one decode step per run.
+   */
+  static final int PROMPT = 16;
   /** The lowering's fusion levels. */
   static final List<String> FUSIONS = List.of("none", "vertical", "full");
 
@@ -62,11 +68,11 @@ class DecodeEnergyBenchmark {
     Npu top = new Npu(c);
     VerilogDesign emitted = Verilog.emit(top);
     PpaResult npu = PpaFlow.run(emitted, NpuReportPipeline.generatorParams(c), o.ppa());
-    List<NpuReport.Unit> units = NpuReportPipeline.units(top, emitted, o.ppa(), s -> { });
     SimOptions sim = SimOptions.fromEnvironment();
     NpuEnergyCalibration calibration = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), System.out::println);
-    EnergyTable table = blocksOnly ? calibration.blocksOnly(c, 0)
-        : calibration.table(null, c, NpuReportPipeline.engine(top, units).ppa(), 0).table();
+    // the units' own syntheses only for the whole table (its GEMM engine's PPA)
+    EnergyTable table = blocksOnly ? calibration.blocksOnly(c, 0) : calibration.table(null, c,
+        NpuReportPipeline.engine(top, NpuReportPipeline.units(top, emitted, o.ppa(), s -> { })).ppa(), 0).table();
     double clockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     List<String> notes = new ArrayList<>();
     EnergyEstimate.Shape shape = NpuReportPipeline.shape(c, emitted, npu, table, clockNs, notes);
@@ -77,24 +83,28 @@ class DecodeEnergyBenchmark {
     notes.forEach(n -> System.out.println("  " + n));
     System.out.println(blocksOnly ? "  table: the blocks' calibration alone (no NPU data-path actions: a lower bound)"
         : "  table: the whole-NPU report's calibration for this NPU");
-    System.out.printf("%-9s %9s %11s %8s %9s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
-        "ungated uJ", "clk+leak");
+    EnergyEstimate.Shape unitGatesOnly = shape.withGatedUnits(unitGatesOnly(shape.gatedUnits()));
+    System.out.printf("%-9s %9s %11s %8s %9s %11s %8s %11s %8s%n", "fusion", "cycles", "uJ/token", "x3440", "clk+leak",
+        "unit gates", "clk+leak", "ungated uJ", "clk+leak");
     for (String fusion : FUSIONS) {
-      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), c, sim);
       Map<String, Long> counters = new LinkedHashMap<>();
       for (Counter k : Counter.values()) {
         counters.put(k.key(), r.total("decode", k));
       }
       counters.put(EnergyEstimate.ARRAY_VECTORS, r.arrayVectors("decode"));
+      counters.putAll(org.llmnpu.rtl.npu.NpuClockGates.pipeCycles(r.dspPipeIssues("decode"), c.dspStages()));
       long tokens = r.steps().stream().filter(s -> s.phase().equals("decode")).count();
       EnergyEstimate gated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, shape);
+      EnergyEstimate units = EnergyEstimate.of(table, NodeScaling.Node.N180, counters, unitGatesOnly);
       EnergyEstimate ungated = EnergyEstimate.of(table, NodeScaling.Node.N180, counters,
           shape.withGatedUnits(List.of()));
       double uj = gated.totalPj() / tokens / 1e6;
-      System.out.printf(Locale.ROOT, "%-9s %,9d %11.1f %8.3f %8.1f%% %11.1f %7.1f%%%n", fusion,
+      System.out.printf(Locale.ROOT, "%-9s %,9d %11.1f %8.3f %8.1f%% %11.1f %7.1f%% %11.1f %7.1f%%%n", fusion,
           counters.get("cycles") / tokens, uj, uj / BASELINE_UJ, 100 * idleShare(gated),
-          ungated.totalPj() / tokens / 1e6, 100 * idleShare(ungated));
+          units.totalPj() / tokens / 1e6, 100 * idleShare(units), ungated.totalPj() / tokens / 1e6,
+          100 * idleShare(ungated));
       StringBuilder byUnit = new StringBuilder("  by unit (uJ/token):");
       gated.byUnitPj().forEach((u, pj) -> byUnit.append(String.format(Locale.ROOT, " %s %.1f;", u, pj / tokens / 1e6)));
       System.out.println(byUnit);
@@ -108,18 +118,39 @@ class DecodeEnergyBenchmark {
   @Test
   void decodeStepCountersByFusion() throws Exception {
     NpuReportPipeline.Options o = NpuDemo.defaults();
-    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s%n", "fusion", "cycles", "gemm open", "dsp open", "ppm open",
-        "DMA bytes", "commands", "dspInstr");
+    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s  %s%n", "fusion", "cycles", "gemm open", "dsp open",
+        "ppm open", "DMA bytes", "commands", "dspInstr", "DSP pipelined units' operations (fp16 fma16 fp32 convert)");
     for (String fusion : FUSIONS) {
-      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", o.promptTokens(), 2, "int8",
+      DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
       double cycles = r.total("decode", Counter.CYCLES);
-      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d%n", fusion, (long) cycles,
+      long[] pipes = r.dspPipeIssues("decode");
+      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d  %,d %,d %,d %,d%n", fusion,
+          (long) cycles,
           r.total("decode", Counter.GEMM_CYCLES) / cycles, r.total("decode", Counter.DSP_CYCLES) / cycles,
           r.total("decode", Counter.PPM_CYCLES) / cycles,
           r.total("decode", Counter.DMA_LOAD_BYTES) + r.total("decode", Counter.DMA_STORE_BYTES),
-          r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS));
+          r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS), pipes[0], pipes[1],
+          pipes[2], pipes[3]);
     }
+  }
+
+  /**
+   * The gates as they were before the DSP lanes' pipelined units had their own: each pipelined-unit gate's
+   * flip-flops back on the DSP's gate (its clock), for the comparison in one run on the same synthesis.
+   */
+  static List<EnergyEstimate.GatedUnit> unitGatesOnly(List<EnergyEstimate.GatedUnit> gates) {
+    long pipes = gates.stream().filter(g -> g.name().endsWith("Pipe")).mapToLong(EnergyEstimate.GatedUnit::flipFlops)
+        .sum();
+    List<EnergyEstimate.GatedUnit> out = new ArrayList<>();
+    for (EnergyEstimate.GatedUnit g : gates) {
+      if (g.name().endsWith("Pipe")) {
+        continue;
+      }
+      out.add(g.enableCounter().equals(Counter.DSP_CYCLES.key())
+          ? new EnergyEstimate.GatedUnit(g.name(), g.flipFlops() + pipes, g.enableCounter()) : g);
+    }
+    return out;
   }
 
   private static double idleShare(EnergyEstimate e) {

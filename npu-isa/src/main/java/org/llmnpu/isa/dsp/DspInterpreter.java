@@ -1,5 +1,6 @@
 package org.llmnpu.isa.dsp;
 
+import java.util.Arrays;
 import java.util.List;
 import org.llmnpu.numerics.fp.Fma;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -19,6 +20,8 @@ public final class DspInterpreter {
   private final int[][] regs;
   private long cycles;
   private long issued;
+  /** Operations each {@link DspPipe} issued in the last run, indexed by its ordinal. */
+  private final long[] issuedByPipe = new long[DspPipe.values().length];
   private DspPipeline pipeline = DspPipeline.DEFAULT;
   private boolean fma32;
   private boolean permute;
@@ -79,6 +82,11 @@ public final class DspInterpreter {
     return issued;
   }
 
+  /** Operations of each pipelined unit the last run issued, indexed by {@link DspPipe#ordinal()} (a copy). */
+  public long[] issuedByPipe() {
+    return issuedByPipe.clone();
+  }
+
   public void write(int element, short value) {
     buffer[element / lanes][element % lanes] = value & 0xFFFF;
   }
@@ -105,6 +113,7 @@ public final class DspInterpreter {
     int idx = 0;
     cycles = 0;
     issued = 0;
+    Arrays.fill(issuedByPipe, 0);
     DspIssueWindow window = new DspIssueWindow(pipeline);
     while (true) {
       if (cycles >= maxCycles) {
@@ -121,6 +130,7 @@ public final class DspInterpreter {
       }
       cycles++;
       issued++;
+      DspPipe.of(in.op()).ifPresent(u -> issuedByPipe[u.ordinal()]++);
       window.issue(in);
       if (in.op() == DspOp.HALT) {
         return true;

@@ -2,6 +2,7 @@ package org.llmnpu.rtl.dsp;
 
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspPipe;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -11,6 +12,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.function.Consumer;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.Switch;
 import org.llmnpu.hdl.UInt;
@@ -76,8 +78,26 @@ final class DspLane extends DspLaneUnits {
   private final boolean permute;
   /** With {@code permute}: the lane-rotated operand a (ROT). */
   final UInt rotateIn;
+  /** How the pipelined units' clock gates are built (OFF: none, and no {@link #pipeEnable}). */
+  private final ClockGating pipeGating;
+  /**
+   * With gated pipelined units: bit i is the clock enable of {@link DspPipe} i among {@link #pipes} (an operation
+   * of the unit in execute 1..N − 1, from the {@link VectorDsp}); else null.
+   */
+  final UInt pipeEnable;
 
   DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute) {
+    this(rows, rowBits, segments, stages, fma32, permute, ClockGating.OFF);
+  }
+
+  /**
+   * A lane whose pipelined units ({@link DspPipe}: the FP units with N − 1 internal registers) are each on a clock
+   * gate of their own ({@code pipeGating} ON or CHECKED, with N = {@code stages} of 2..4), enabled by
+   * {@link #pipeEnable}: their registers are clocked only while an operation of theirs is in flight.
+   */
+  DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute, ClockGating pipeGating) {
+    this.pipeGating = stages > 1 ? pipeGating : ClockGating.OFF;
+    this.pipeEnable = this.pipeGating == ClockGating.OFF ? null : in("pipeEnable", uint(pipes(fma32).size()));
     this.rows = rows;
     this.segments = segments;
     this.stages = stages;
@@ -146,7 +166,7 @@ final class DspLane extends DspLaneUnits {
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
-    UInt fused32 = fma32 ? fp32Fma(a, b, c, stages) : null;
+    UInt fused32 = fma32 ? fp32Fma(instance("fma32", fp32FmaUnit(stages)), a, b, c) : null;
     Fp32Alu single = instance("fp32", new Fp32Alu());
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
@@ -239,21 +259,21 @@ final class DspLane extends DspLaneUnits {
 
     // execute 1 → N: the FP units with N − 1 internal registers
     int internal = n - 1;
-    Fp16Alu half = instance("fp16", new Fp16Alu(new Fp16Alu.Config(1, 0, internal)));
+    Fp16Alu half = pipelined(DspPipe.FP16, new Fp16Alu(new Fp16Alu.Config(1, 0, internal)));
     half.op.set(mux(op.eq(DspOp.LT16.code()), uintLit(Fp16Alu.LT, 3),
         mux(op.eq(DspOp.EQ16.code()), uintLit(Fp16Alu.EQ, 3), op.sub(DspOp.ADD16.code()).lsbs(3))));
     half.a.get(0).set(a.lsbs(16));
     half.b.get(0).set(b.lsbs(16));
-    Fp16Fma fused = instance("fma16", new Fp16Fma(new Fp16Fma.Config(0, internal)));
+    Fp16Fma fused = pipelined(DspPipe.FMA16, new Fp16Fma(new Fp16Fma.Config(0, internal)));
     fused.a.set(a.lsbs(16));
     fused.b.set(b.lsbs(16));
     fused.c.set(fma32 ? c.lsbs(16) : c);
-    UInt fused32 = fma32 ? fp32Fma(a, b, c, stages) : null;
-    Fp32Alu single = instance("fp32", new Fp32Alu(internal));
+    UInt fused32 = fma32 ? fp32Fma(pipelined(DspPipe.FMA32, fp32FmaUnit(stages)), a, b, c) : null;
+    Fp32Alu single = pipelined(DspPipe.FP32, new Fp32Alu(internal));
     single.op.set(op.sub(DspOp.ADD32.code()).lsbs(2));
     single.a.set(a);
     single.b.set(b);
-    Fp16Convert convert = instance("convert", new Fp16Convert(internal));
+    Fp16Convert convert = pipelined(DspPipe.CONVERT, new Fp16Convert(internal));
     convert.op.set(op.sub(DspOp.WIDEN.code()).lsbs(3));
     convert.format.set(aux);
     convert.a.set(a);
@@ -282,6 +302,28 @@ final class DspLane extends DspLaneUnits {
     UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
+  }
+
+  /**
+   * The pipelined units this lane is built with, in {@link #pipeEnable}'s bit order: every {@link DspPipe}, FMA32
+   * only with {@code fma32}.
+   */
+  static java.util.List<DspPipe> pipes(boolean fma32) {
+    return java.util.Arrays.stream(DspPipe.values()).filter(p -> p != DspPipe.FMA32 || fma32).toList();
+  }
+
+  /**
+   * {@code unit} instanced as {@code pipe}'s unit (instance name: the pipe's name in lower case), on a clock gate
+   * {@code <name>Pipe} enabled by its bit of {@link #pipeEnable} when the pipelined units are gated.
+   */
+  private <T extends org.llmnpu.hdl.HwModule> T pipelined(DspPipe pipe, T unit) {
+    String name = pipe.name().toLowerCase(java.util.Locale.ROOT);
+    if (pipeGating == ClockGating.OFF) {
+      return instance(name, unit);
+    }
+    int bit = pipes(fma32).indexOf(pipe);
+    clockGatedPipeline(name + "Pipe", pipeEnable.bit(bit), pipeGating, () -> instance(name, unit));
+    return unit;
   }
 
   /** The result of the ops that complete in execute 1 (integer, table, select, cross-lane, load); 0 for the others. */
@@ -359,6 +401,7 @@ final class DspLane extends DspLaneUnits {
 
   @Override
   public String moduleName() {
-    return "DspLane_r" + rows + "_t" + segments + (split ? "_x" + stages : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "");
+    return "DspLane_r" + rows + "_t" + segments + (split ? "_x" + stages : "") + (fma32 ? "_f32" : "") + (permute ? "_p" : "")
+        + (pipeGating == ClockGating.OFF ? "" : "_g");
   }
 }

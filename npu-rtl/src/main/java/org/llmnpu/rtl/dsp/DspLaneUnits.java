@@ -21,9 +21,13 @@ import org.llmnpu.rtl.vector.Fp32Fma;
  * (the generated Verilog is the lane's).
  */
 abstract class DspLaneUnits extends HwModule {
-  /** The FP32 FMA's result for the registered operands (split like the other FP units). */
-  UInt fp32Fma(UInt a, UInt b, UInt c, int stages) {
-    Fp32Fma unit = instance("fma32", new Fp32Fma(new Fp32Fma.Config(0, stages - 1)));
+  /** The FP32 FMA unit of a lane of {@code stages} execute stages (split like the other FP units), not instanced. */
+  static Fp32Fma fp32FmaUnit(int stages) {
+    return new Fp32Fma(new Fp32Fma.Config(0, stages - 1));
+  }
+
+  /** The FP32 FMA's result for the registered operands, from {@code unit} ({@link #fp32FmaUnit}, instanced). */
+  UInt fp32Fma(Fp32Fma unit, UInt a, UInt b, UInt c) {
     unit.a.set(a);
     unit.b.set(b);
     unit.c.set(c);

@@ -6,6 +6,7 @@ import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspCycleFormula;
 import org.llmnpu.isa.dsp.DspPipeline;
+import org.llmnpu.isa.dsp.DspPipe;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -18,6 +19,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
@@ -86,9 +88,25 @@ public final class VectorDsp extends VectorDspPaths {
    * @param permute false [default]: no buffer permutations (their opcodes are undefined, NOPs); true: the
    *                skewed load/store, lane rotation and row gather/scatter ({@link DspOp#LDS}, {@link DspOp#STS},
    *                {@link DspOp#ROT}, {@link DspOp#LDG}, {@link DspOp#STG}) for transposes and row gathers
+   * @param pipeGating OFF [default]: the pipelined units' registers run on the DSP's clock; ON or CHECKED (with 2..4
+   *                execute stages): each lane's pipelined units ({@link DspPipe}) on a clock gate of their own,
+   *                open while an operation of the unit is in execute 1..N − 1 (the cycles its internal registers
+   *                advance; {@code HwModule#clockGatedPipeline}); results, cycles and ports other than the lanes'
+   *                enables are the same
    */
   public record Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree,
-                       int executeStages, boolean fma32, boolean permute) {
+                       int executeStages, boolean fma32, boolean permute, ClockGating pipeGating) {
+    /** Without clock gates on the pipelined units. */
+    public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, int executeStages,
+        boolean fma32, boolean permute) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, executeStages, fma32, permute, ClockGating.OFF);
+    }
+
+    /** The same DSP with the pipelined units' clock gates built as {@code gating}. */
+    public Config withPipeGating(ClockGating gating) {
+      return new Config(lanes, rows, programDepth, tableSegments, tableDegree, executeStages, fma32, permute, gating);
+    }
+
     /** Without the FP32 FMA and the permutations. */
     public Config(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, int executeStages) {
       this(lanes, rows, programDepth, tableSegments, tableDegree, executeStages, false, false);
@@ -106,6 +124,7 @@ public final class VectorDsp extends VectorDspPaths {
     }
 
     public Config {
+      java.util.Objects.requireNonNull(pipeGating, "pipeGating");
       if (executeStages < 1 || executeStages > 4) {
         throw new IllegalArgumentException("executeStages must be 1, 2, 3 or 4, got " + executeStages);
       }
@@ -366,10 +385,15 @@ public final class VectorDsp extends VectorDspPaths {
     // lanes
     UInt row = c.permute() ? null : wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
     UInt hostRow = bufAddr.msbs(rowBits);
+    UInt pipeOn = split && c.pipeGating() != ClockGating.OFF ? pipeEnables(exValid, exOp, stages, built) : null;
     List<DspLane> lanes = new ArrayList<>();
     for (int l = 0; l < c.lanes(); l++) {
-      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, stages, c.fma32(), c.permute()));
+      DspLane lane = instance("lane_" + l, new DspLane(c.rows(), rowBits, segments, stages, c.fma32(), c.permute(),
+          pipeOn == null ? ClockGating.OFF : c.pipeGating()));
       lane.execute.set(exValid);
+      if (pipeOn != null) {
+        lane.pipeEnable.set(pipeOn);
+      }
       lane.op.set(exOp);
       lane.rd.set(exRd);
       lane.ra.set(word.slice(52, 48));
@@ -417,6 +441,32 @@ public final class VectorDsp extends VectorDspPaths {
   /** The configuration. */
   public Config config() {
     return config;
+  }
+
+  /**
+   * The lanes' pipelined-unit clock enables, bit i for {@link DspPipe} i among those built ({@link DspLane#pipes}):
+   * high while an operation of the unit is in execute 1..N − 1 ({@code exValid} with its op in execute 1, then the
+   * same flag delayed through execute N − 1), the cycles at whose end the unit's internal registers advance.
+   */
+  private UInt pipeEnables(Bool exValid, UInt exOp, int stages, java.util.function.Predicate<DspOp> built) {
+    List<Bool> on = new ArrayList<>();
+    for (DspPipe p : DspPipe.values()) {
+      if (!p.ops().stream().allMatch(built)) {
+        continue;
+      }
+      String name = p.name().toLowerCase(java.util.Locale.ROOT);
+      Bool inStage = wire(name + "InExecute1", exValid.and(opIn(exOp, p.ops()::contains)));
+      Bool any = inStage;
+      for (int j = 2; j < stages; j++) {
+        Bool later = regInit(name + "InExecute" + j, bool(), 0);
+        later.set(inStage);
+        inStage = later;
+        any = any.or(later);
+      }
+      on.add(wire(name + "PipeEnable", any));
+    }
+    java.util.Collections.reverse(on);
+    return wire("pipeEnables", cat(on.toArray(new Bool[0])).asUInt());
   }
 
   @Override

@@ -57,7 +57,11 @@ import org.llmnpu.hdl.UInt;
  * still be filling when the engine starts; pass j's loader then also waits until the ports {@link #wFullTiles},
  * {@link #wPartialEnd}, {@link #wKTiles} show its W tile, from cycle {@code R_j}: {@code P_0 = max(0, R_0)},
  * {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})} ({@code
- * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}).
+ * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With {@link #wPairOrder} the passes
+ * go in N-tile pairs ({@link PassIterator}; {@code org.llmnpu.isa.EngineRecurrence#cycles} with {@code pairs}), each
+ * its own accumulation group: the partial sums of a pass go to {@code psum_c} at {@code (m, nTile)} and the tile's
+ * next pass reads them back as the beat reaches the column (the read-back port the extended IC accumulation uses),
+ * so the order changes the psum traffic, not the results.
  *
  * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
  * {@code done} rises when the last result is written and stays high until the next start.
@@ -106,6 +110,13 @@ public final class GemmEngine extends GemmBackend {
    */
   public final Bool wPairWrite;
   public final UInt wDataHigh;
+  /**
+   * With {@link #withWeightStream} or {@link #withDenseModeAndWeightStream}: high for a GEMM (held from its start to
+   * done) whose passes go in N-tile pairs ({@link PassIterator}'s pair order: pair, M chunk, K tile, N tile of the
+   * pair; one K tile a group), a streamed INT4 W whose beat column holds N tiles {@code 2c} and {@code 2c + 1}, so
+   * both tiles' passes follow the column's beats K tile by K tile. Null otherwise.
+   */
+  public final Bool wPairOrder;
   private final boolean denseMode;
   private final boolean weightStream;
 
@@ -176,6 +187,7 @@ public final class GemmEngine extends GemmBackend {
     boolean pairs = weightStream && !denseMode && c.nTileBits() > 0;
     wPairWrite = pairs ? in("wPairWrite", bool()) : null;
     wDataHigh = pairs ? in("wDataHigh", uint(load.wData.width())) : null;
+    wPairOrder = weightStream ? in("wPairOrder", bool()) : null;
     int rows = a.rows();
     int cols = a.cols();
     WeightSparsity sp = a.sparsity();
@@ -204,9 +216,12 @@ public final class GemmEngine extends GemmBackend {
     Bool doneQ = regInit("doneQ", bool(), 0);
     Bool launch = wire("launch", start.and(running.not()));
     MacArray array = instance("array", new MacArray(a, c.mBits() + c.nTileBits()));
-    PassIterator loadPass = instance("loadPass", new PassIterator(c));
-    PassIterator streamPass = instance("streamPass", new PassIterator(c));
+    PassIterator loadPass = instance("loadPass", new PassIterator(c, weightStream));
+    PassIterator streamPass = instance("streamPass", new PassIterator(c, weightStream));
     for (PassIterator it : List.of(loadPass, streamPass)) {
+      if (weightStream) {
+        it.pairOrder.set(wPairOrder);
+      }
       it.restart.set(launch);
       it.m.set(m);
       it.k.set(k);

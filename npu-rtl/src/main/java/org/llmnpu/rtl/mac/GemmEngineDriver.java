@@ -38,7 +38,13 @@ public final class GemmEngineDriver {
    * none of a later tile's K tiles before: the loader may start that tile's passes from then on.
    */
   public Result runDenseStreamed(byte[][] x, byte[][] w, long[] tileReady) {
+    return runDenseStreamed(x, w, tileReady, false);
+  }
+
+  /** As {@link #runDenseStreamed(byte[][], byte[][], long[])}, the passes in N-tile pairs with {@code pairOrder}. */
+  public Result runDenseStreamed(byte[][] x, byte[][] w, long[] tileReady, boolean pairOrder) {
     writeDense(x, w);
+    sim.poke("wPairOrder", pairOrder ? 1 : 0);
     int m = x.length;
     int k = w.length;
     int n = w[0].length;

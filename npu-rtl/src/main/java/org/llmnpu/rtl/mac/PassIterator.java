@@ -22,6 +22,14 @@ import org.llmnpu.hdl.UInt;
  * {@code firstInGroup = t mod D == 0}, {@code lastInGroup = t mod D == D−1 or t == kTiles−1},
  * {@code readback = t ≥ D}, {@code finalGroup = (t div D + 1)·D ≥ kTiles}; depth "all" is
  * {@code D = ∞}.
+ *
+ * <p><b>Pair order</b> ({@link #PassIterator(GemmEngineConfig, boolean)}: the engine of streamed weights): with
+ * {@link #pairOrder} high (held for the whole GEMM) and more than one N tile, the N tiles go in pairs
+ * {@code (2c, 2c + 1)}: pair (outer), M chunk, K tile, N tile of the pair (inner) — the order of
+ * {@code org.llmnpu.isa.EngineRecurrence} with {@code pairs}, for an INT4 beat column that holds both tiles. Each
+ * pass is then its own group ({@code firstInGroup = lastInGroup = 1}, {@code readback = t ≥ 1},
+ * {@code finalGroup} on the last K tile): the accumulator bank holds one tile's chunk, so a pass's partial sums go
+ * to the result memory at {@code (m, nTile)} and the tile's next pass reads them back.
  */
 public final class PassIterator extends HwModule {
   public final Bool restart = in(bool());
@@ -40,12 +48,20 @@ public final class PassIterator extends HwModule {
   public final Bool readback = out(bool());
   public final Bool finalGroup = out(bool());
   public final Bool lastPass = out(bool());
+  /** With {@link #PassIterator(GemmEngineConfig, boolean)}'s {@code pairs}: the N-tile pair order; null otherwise. */
+  public final Bool pairOrder;
   private final String name;
 
   public PassIterator(GemmEngineConfig c) {
+    this(c, false);
+  }
+
+  /** {@code pairs}: with the input {@link #pairOrder}, which selects the N-tile pair order for a GEMM. */
+  public PassIterator(GemmEngineConfig c, boolean pairs) {
     MacArrayConfig a = c.array();
     int kPerTile = a.kPerTile();
-    name = "PassIterator_" + a.tag() + "_" + c.maxM() + "_" + c.maxK() + "_" + c.maxN();
+    name = "PassIterator_" + a.tag() + "_" + c.maxM() + "_" + c.maxK() + "_" + c.maxN() + (pairs ? "_p" : "");
+    pairOrder = pairs ? in("pairOrder", bool()) : null;
     int mW = bitsToHold(Math.max(c.maxM(), a.mTile()) + a.mTile());
     int kW = bitsToHold(c.maxK() + (long) kPerTile * Math.max(1, c.groupDepth()));
     int nW = bitsToHold(Math.max(c.maxN(), a.cols()) + a.cols());
@@ -79,21 +95,35 @@ public final class PassIterator extends HwModule {
     kRemain.set(kRemainNow);
     lastPass.set(lastK.and(lastM).and(lastN));
 
+    // pair order on a GEMM of more than one N tile (nothing to pair otherwise); without it the plain flags are the
+    // outputs themselves (the Verilog of an engine without streamed weights does not change)
+    boolean canPair = pairs && c.nTileBits() > 0;
+    Bool paired = canPair ? wire("paired", pairOrder.and(n.resize(nW).gt(uintLit(a.cols(), nW)))) : null;
+    Bool plainFirst = canPair ? wire("plainFirst", bool()) : firstInGroup;
+    Bool plainLast = canPair ? wire("plainLast", bool()) : lastInGroup;
+    Bool plainReadback = canPair ? wire("plainReadback", bool()) : readback;
+    Bool plainFinal = canPair ? wire("plainFinal", bool()) : finalGroup;
+    if (canPair) {
+      firstInGroup.set(paired.or(plainFirst));
+      lastInGroup.set(paired.or(plainLast));
+      readback.set(mux(paired, kTileQ.ne(0), plainReadback));
+      finalGroup.set(mux(paired, lastK, plainFinal));
+    }
     int depth = c.groupDepth();
     Runnable groupRestart;
     Runnable groupStep;
     if (depth == 0) {
-      firstInGroup.set(kTileQ.eq(0));
-      lastInGroup.set(lastK);
-      readback.set(boolLit(false));
-      finalGroup.set(boolLit(true));
+      plainFirst.set(kTileQ.eq(0));
+      plainLast.set(lastK);
+      plainReadback.set(boolLit(false));
+      plainFinal.set(boolLit(true));
       groupRestart = () -> { };
       groupStep = () -> { };
     } else if (depth == 1) {
-      firstInGroup.set(boolLit(true));
-      lastInGroup.set(boolLit(true));
-      readback.set(kTileQ.ne(0));
-      finalGroup.set(lastK);
+      plainFirst.set(boolLit(true));
+      plainLast.set(boolLit(true));
+      plainReadback.set(kTileQ.ne(0));
+      plainFinal.set(lastK);
       groupRestart = () -> { };
       groupStep = () -> { };
     } else {
@@ -103,10 +133,10 @@ public final class PassIterator extends HwModule {
       Bool first = wire("first", inGroup.eq(0));
       Bool last = wire("last", inGroup.eq(depth - 1).or(lastK));
       UInt groupEnd = wire("groupEnd", mux(first, kBase.add((long) depth * kPerTile), groupEndK));
-      firstInGroup.set(first);
-      lastInGroup.set(last);
-      readback.set(pastFirst);
-      finalGroup.set(groupEnd.ge(k.resize(kW)));
+      plainFirst.set(first);
+      plainLast.set(last);
+      plainReadback.set(pastFirst);
+      plainFinal.set(groupEnd.ge(k.resize(kW)));
       groupRestart = () -> {
         inGroup.set(uintLit(0, inGroup.width()));
         pastFirst.set(boolLit(false));
@@ -123,25 +153,39 @@ public final class PassIterator extends HwModule {
       kBase.set(uintLit(0, kW));
       groupRestart.run();
     };
+    // pair order: the even tile of a pair goes on to its odd sibling (same M chunk and K tile); the odd tile
+    // comes back to it unless the pair is done (last K tile of its last M chunk)
+    Bool toSibling = canPair ? wire("toSibling", paired.and(nTileQ.lsbs(1).eq(0)).and(lastN.not())) : null;
+    Bool fromSibling = canPair ? wire("fromSibling", paired.and(nTileQ.lsbs(1).eq(1))) : null;
+    Runnable back = !canPair ? () -> { } : () -> when(fromSibling, () -> {
+      nTileQ.set(nTileQ.sub(1));
+      nBase.set(nBase.sub(a.cols()));
+    });
+    Runnable plainAdvance = () -> when(lastK, () -> {
+      restartK.run();
+      when(lastM, () -> {
+        mBaseQ.set(uintLit(0, mW));
+        nTileQ.set(nTileQ.add(1));
+        nBase.set(nBase.add(a.cols()));
+      }).otherwise(() -> {
+        mBaseQ.set(mBaseQ.add(a.mTile()));
+        back.run();
+      });
+    }).otherwise(() -> {
+      kTileQ.set(kTileQ.add(1));
+      kBase.set(kBase.add(kPerTile));
+      groupStep.run();
+      back.run();
+    });
     when(restart, () -> {
       nTileQ.set(uintLit(0, nTileQ.width()));
       nBase.set(uintLit(0, nW));
       mBaseQ.set(uintLit(0, mW));
       restartK.run();
-    }).elseWhen(advance, () -> {
-      when(lastK, () -> {
-        restartK.run();
-        when(lastM, () -> {
-          mBaseQ.set(uintLit(0, mW));
-          nTileQ.set(nTileQ.add(1));
-          nBase.set(nBase.add(a.cols()));
-        }).otherwise(() -> mBaseQ.set(mBaseQ.add(a.mTile())));
-      }).otherwise(() -> {
-        kTileQ.set(kTileQ.add(1));
-        kBase.set(kBase.add(kPerTile));
-        groupStep.run();
-      });
-    });
+    }).elseWhen(advance, !canPair ? plainAdvance : () -> when(toSibling, () -> {
+      nTileQ.set(nTileQ.add(1));
+      nBase.set(nBase.add(a.cols()));
+    }).otherwise(plainAdvance));
   }
 
   @Override

@@ -2,6 +2,7 @@ package org.llmnpu.rtl.npu;
 
 import java.util.Optional;
 import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.dsp.DspPipe;
 
 /**
  * Which performance counter counts the cycles each of the {@link Npu}'s clock gates is open
@@ -19,9 +20,45 @@ import org.llmnpu.isa.Counter;
  *       in {@link Counter#GEMM_CYCLES}), so a fused GEMM's PPM clock is charged short by its drain lines.</li>
  * </ul>
  * All gates are also open for the {@value Npu#GATE_WARMUP_CYCLES} cycles after reset (not counted: once per reset).
+ *
+ * <p>Inside the DSP's gate, each lane's pipelined units ({@link DspPipe}) have gates of their own
+ * ({@code <lane>.<unit>Pipe}), open while an operation of the unit is in execute 1..N − 1: at most N − 1 cycles per
+ * operation the unit issued, which the golden ISA simulator counts ({@code IsaSimulator.Result#dspPipeIssues}); the
+ * energy model's counter {@link DspPipe#cyclesKey()} is that bound ({@link #pipeCycles}).
  */
 public final class NpuClockGates {
+  /** The suffix of a DSP lane's pipelined-unit gate ({@code fp16Pipe}, ...). */
+  static final String PIPE_SUFFIX = "Pipe";
+
   private NpuClockGates() {
+  }
+
+  /**
+   * The energy model's counter key of the cycles the gate {@code bank} (its path in the design, instances separated
+   * by dots, sections included) is open: a unit gate's {@link #enableCounter}, a DSP pipelined unit's
+   * {@link DspPipe#cyclesKey()}; empty for a gate this class does not know.
+   */
+  public static Optional<String> enableKey(String bank) {
+    String local = bank.substring(bank.lastIndexOf('.') + 1);
+    if (local.endsWith(PIPE_SUFFIX)) {
+      String unit = local.substring(0, local.length() - PIPE_SUFFIX.length()).toUpperCase(java.util.Locale.ROOT);
+      return java.util.Arrays.stream(DspPipe.values()).filter(p -> p.name().equals(unit)).findFirst()
+          .map(DspPipe::cyclesKey);
+    }
+    return enableCounter(local).map(Counter::key);
+  }
+
+  /**
+   * The counters {@link #enableKey} names for the DSP's pipelined units: {@code N − 1} cycles per operation each unit
+   * issued ({@code issues} by {@link DspPipe} ordinal; {@code executeStages} = N), an upper bound of the cycles its
+   * gates are open (operations in flight together share cycles).
+   */
+  public static java.util.Map<String, Long> pipeCycles(long[] issues, int executeStages) {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    for (DspPipe p : DspPipe.values()) {
+      out.put(p.cyclesKey(), issues[p.ordinal()] * Math.max(0, executeStages - 1));
+    }
+    return out;
   }
 
   /** The counter of the cycles the gate {@code bank} (its path in the design, sections included) is open. */

@@ -294,10 +294,13 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     };
   }
 
-  /** The Vector DSP inside. */
+  /**
+   * The Vector DSP inside, its pipelined units on clock gates of their own as {@link #clockGatingMode} builds the
+   * NPU's (the gates nest inside the DSP's).
+   */
   public VectorDsp.Config dsp() {
     return new VectorDsp.Config(dspLanes(), dspRows(), dspProgramDepth(), DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-        dspStages());
+        dspStages()).withPipeGating(clockGatingMode());
   }
 
   /**

@@ -122,8 +122,9 @@ public final class NpuFetchUnit extends HwModule {
     UInt dmaOutstanding = regInit("dmaOutstanding", uint(21), 0);
     dmaResponse.set(responseValid.and(older.eq(0)).and(dmaOutstanding.ne(0)));
     quiet.set(outstanding.eq(0).and(dmaOutstanding.eq(0)));
-    Bool fault = wire("fault", pc.resize(Npu.WIDE).add(uintLit(32, Npu.WIDE))
-        .gt(uintLit(p.extMemBytes(), Npu.WIDE)).or(pc.lsbs(5).ne(0)));
+    // pc + 32 > memory, as pc > memory − 32 (no adder ahead of the request's valid and the counters it feeds)
+    Bool fault = wire("fault", pc.resize(Npu.WIDE).gt(uintLit(p.extMemBytes() - 32, Npu.WIDE))
+        .or(pc.lsbs(5).ne(0)));
     stopped.set(pending.eq(0).and(fault));
 
     // requests

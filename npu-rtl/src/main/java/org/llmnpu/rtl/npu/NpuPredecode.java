@@ -144,8 +144,8 @@ public final class NpuPredecode extends HwModule {
     UInt wStride = w.get(6).slice(31, 16).resize(32);
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()))
         .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
-    UInt kBytes = roundUpLines(k, line).shiftLeft(lineShift);
-    UInt nBytes = roundUpLines(n, line).shiftLeft(lineShift);
+    UInt[] kBytes = lineBytesOf(k);
+    UInt[] nBytes = lineBytesOf(n);
     UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
     Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
     // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
@@ -154,12 +154,14 @@ public final class NpuPredecode extends HwModule {
     Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(5))).or(misaligned(xStride))
         .or(misaligned(w.get(7)))
         .or(wStream.not().and(misaligned(w.get(4)).or(misaligned(wStride))
-            .or(sum(spadLimit, products.get(4), w.get(4), nBytes).exceeds())))
-        .or(sum(spadLimit, products.get(3), w.get(3), kBytes).exceeds())
+            .or(sum(spadLimit, products.get(4), w.get(4), nBytes[0], nBytes[1]).exceeds())))
+        .or(sum(spadLimit, products.get(3), w.get(3), kBytes[0], kBytes[1]).exceeds())
         .or(resultEnd.exceeds());
-    UInt streamRowBytes = mux(wInt4, n.resize(17).add(1).shiftRight(1).resize(17), n.resize(17));
+    // a streamed row's bytes, N or ceil(N/2) (INT4), as two terms: N or floor(N/2), and N's low bit for INT4
+    UInt streamRowBytes = mux(wInt4, n.shiftRight(1).resize(16), n);
+    UInt streamRowOdd = mux(wInt4.and(n.lsbs(1).eq(1)), uintLit(1, 1), uintLit(0, 1));
     Bool gemmExt = wStream.and(misaligned(w.get(4)).or(misaligned(wStride))
-        .or(sum(extLimit, products.get(9), w.get(4), streamRowBytes).exceeds()));
+        .or(sum(extLimit, products.get(9), w.get(4), streamRowBytes, streamRowOdd).exceeds()));
 
     // DSP copies: spad, spadStride, rowElems | rows, buffer row, format | shift
     UInt copyElems = w.get(3).lsbs(16);
@@ -379,8 +381,14 @@ public final class NpuPredecode extends HwModule {
         + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity());
   }
 
-  /** {@code ceil(v / line)} for a 16-bit v. */
-  private UInt roundUpLines(UInt v, int line) {
-    return v.resize(17).add(line - 1).shiftRight(lineShift).resize(16);
+  /**
+   * {@code ceil(v / line)·line} for a 16-bit v as two terms of a sum, without an adder before it: v with its low
+   * {@code log2 line} bits cleared, and {@code line} when those bits are not all zero.
+   */
+  private UInt[] lineBytesOf(UInt v) {
+    UInt whole = lineShift == 0 ? v : cat(v.msbs(16 - lineShift), uintLit(0, lineShift)).asUInt();
+    UInt part = lineShift == 0 ? uintLit(0, 1)
+        : mux(v.lsbs(lineShift).ne(0), uintLit(1L << lineShift, lineShift + 1), uintLit(0, lineShift + 1));
+    return new UInt[] {whole, part};
   }
 }

@@ -182,8 +182,12 @@ final class NpuWeightStream {
     scoreboard(engine);
   }
 
-  /** The engine's view of which W tiles are in. */
+  /**
+   * The engine's view of which W tiles are in, and its pass order: an INT4 stream's beat column holds N tiles
+   * {@code 2c} and {@code 2c + 1}, so its passes go in N-tile pairs ({@link GemmEngine#wPairOrder}).
+   */
   void scoreboard(GemmEngine engine) {
+    npu.io(engine.wPairOrder).set(int4);
     npu.io(engine.wFullTiles).set(fullTiles);
     npu.io(engine.wPartialEnd).set(partialEnd);
     npu.io(engine.wKTiles).set(kTilesIn);

@@ -21,7 +21,8 @@ import org.llmnpu.hdl.sim.Simulator;
  * Every instruction of the ISA on the RTL equals the {@link DspInterpreter} (the numerics golden
  * arithmetic): random straight-line programs of every register-writing op (random registers,
  * aux fields, immediates and masks, FP16 specials in the data) whose 16 registers are then
- * dumped, low and high half, into the buffer and compared element by element.
+ * dumped, low and high half, into the buffer and compared element by element; also with each lane's pipelined
+ * units on clock gates of their own ({@code pipeGating}), whose registers then advance only with their operations.
  */
 class DspConformanceTest {
   private static final int LANES = 8;
@@ -29,12 +30,14 @@ class DspConformanceTest {
   private static final int DUMP = 16;
   private static final int[] SPECIALS = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF,
       0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x4A00, 0xCC80, 0xD100};
-  @ParameterizedTest(name = "{0} execute stage(s), {1} programs, fma32 and permute {2}")
-  @CsvSource({"1, 60, false", "2, 40, false", "3, 40, false", "4, 40, false", "1, 15, true", "2, 15, true",
-      "3, 15, true", "4, 15, true"})
-  void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs, boolean extended) {
+  @ParameterizedTest(name = "{0} execute stage(s), {1} programs, fma32 and permute {2}, pipelined units' gates {3}")
+  @CsvSource({"1, 60, false, off", "2, 40, false, off", "3, 40, false, off", "4, 40, false, off", "1, 15, true, off",
+      "2, 15, true, off", "3, 15, true, off", "4, 15, true, off", "4, 40, false, on", "2, 15, true, on",
+      "4, 15, true, checked"})
+  void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs, boolean extended, String gating) {
     ToolsForTests.require("verilator");
-    VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, extended);
+    VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, extended)
+        .withPipeGating(org.llmnpu.hdl.ClockGating.parse("gating", gating));
     boolean fma32 = extended;
     // without the FP32 FMA and the permutations their opcodes are undefined: NOPs on both
     // loads of arbitrary rows are left out: the RTL's buffer keeps earlier programs' rows (the

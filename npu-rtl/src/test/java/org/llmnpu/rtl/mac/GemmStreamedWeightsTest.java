@@ -9,6 +9,7 @@ import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.verilator.Simulators;
 import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.EngineRecurrence;
 
 /**
  * {@link GemmEngine#withWeightStream} alone in Verilator: with its scoreboard ports showing N tile nt from engine
@@ -32,30 +33,78 @@ class GemmStreamedWeightsTest {
         int m = sh[0];
         int k = sh[1];
         int n = sh[2];
-        byte[][] x = GemmEngineBitExactTest.random(rnd, m, k);
-        byte[][] w = GemmEngineBitExactTest.random(rnd, k, n);
-        int nTiles = (n + 3) / 4;
-        long[] ready = new long[nTiles];
-        long at = rnd.nextInt(20);
-        for (int t = 0; t < nTiles; t++) {
-          at += rnd.nextInt(60);
-          ready[t] = at;
-        }
-        GemmEngineDriver.Result r = d.runDenseStreamed(x, w, ready);
-        String what = "M,K,N = " + m + "," + k + "," + n;
-        org.llmnpu.numerics.gemm.TiledGemm.Result g = org.llmnpu.numerics.gemm.TiledGemm.run(
-            GemmEngineBitExactTest.golden(a), x, w);
-        for (int i = 0; i < m; i++) {
-          org.junit.jupiter.api.Assertions.assertArrayEquals(g.y()[i], r.y()[i], what + ": row " + i);
-        }
-        assertEquals(g.psumWritebacks(), r.psumWritebacks(), what + ": psum write-backs");
-        long expected = CycleModel.engineCyclesOverKTiles(4, 4, 8, m, (k + 3) / 4, n, (nt, kt) -> ready[(int) nt]);
-        assertEquals(expected, r.cycles(), what);
+        Run run = run(d, rnd, sh, false);
+        assertGolden(a, run);
+        long expected = CycleModel.engineCyclesOverKTiles(4, 4, 8, m, (k + 3) / 4, n,
+            (nt, kt) -> run.ready()[(int) nt]);
+        assertEquals(expected, run.result().cycles(), run.what());
         delayed += expected - CycleModel.engineCycles(4, 4, 8, m, k, n);
-        GemmEngineDriver.Result all = d.runDenseStreamed(x, w, new long[nTiles]);
-        GemmEngineBitExactTest.assertMatchesGolden(a, x, w, all, what + ", every tile in at start");
+        GemmEngineDriver.Result all = d.runDenseStreamed(run.x(), run.w(), new long[run.ready().length]);
+        GemmEngineBitExactTest.assertMatchesGolden(a, run.x(), run.w(), all, run.what() + ", every tile in at start");
       }
     }
     assertTrue(delayed > 0, "some passes must wait for their tiles");
+  }
+
+  /**
+   * With {@code wPairOrder} (an INT4 stream: a beat column holds N tiles 2c and 2c + 1, in at the same cycle) the
+   * passes go pair, M chunk, K tile, N tile of the pair, each its own group: results bit-exact, psum traffic the
+   * golden's with one K tile a group, cycles the recurrence in pair order ({@code EngineRecurrence.cycles} with
+   * {@code pairs}); shapes with an odd N-tile count, ragged N, several M chunks, icAccumDepth 2 and all.
+   */
+  @Test
+  void pairOrderInterleavesAColumnsTwoTilesKTileByKTile() {
+    Random rnd = new Random(23);
+    for (int depth : new int[] {MacArrayConfig.ALL_K_TILES, 2}) {
+      MacArrayConfig a = new MacArrayConfig(4, 4, 32, 8, depth, WeightSparsity.NONE);
+      GemmEngineConfig c = new GemmEngineConfig(a, 32, 64, 24);
+      MacArrayConfig single = new MacArrayConfig(4, 4, 32, 8, 1, WeightSparsity.NONE);
+      try (Simulator s = Simulators.start(Verilog.emit(GemmEngine.withWeightStream(c)), MacSim.options())) {
+        s.reset(2);
+        GemmEngineDriver d = new GemmEngineDriver(s, c);
+        int[][] shapes = {{1, 64, 16}, {1, 37, 23}, {20, 9, 16}, {9, 33, 12}, {3, 64, 4}};
+        for (int[] sh : shapes) {
+          Run run = run(d, rnd, sh, true);
+          assertGolden(run.ready().length > 1 ? single : a, run);
+          long expected = EngineRecurrence.cycles(4, 4, 8, sh[0], (sh[1] + 3) / 4, sh[2],
+              (nt, kt) -> run.ready()[(int) nt], true);
+          assertEquals(expected, run.result().cycles(), "depth " + depth + ", " + run.what());
+        }
+      }
+    }
+  }
+
+  /** One streamed run: its operands, the cycles its N tiles were in from, the engine's result. */
+  private record Run(byte[][] x, byte[][] w, long[] ready, GemmEngineDriver.Result result, String what) {
+  }
+
+  /**
+   * A random GEMM of {@code shape} (M, K, N) whose N tiles are in from random non-decreasing cycles — with
+   * {@code pairs} two tiles at a time (an INT4 beat column brings both) and the passes in pair order.
+   */
+  private static Run run(GemmEngineDriver d, Random rnd, int[] shape, boolean pairs) {
+    byte[][] x = GemmEngineBitExactTest.random(rnd, shape[0], shape[1]);
+    byte[][] w = GemmEngineBitExactTest.random(rnd, shape[1], shape[2]);
+    long[] ready = new long[(shape[2] + 3) / 4];
+    long at = rnd.nextInt(20);
+    for (int t = 0; t < ready.length; t++) {
+      if (!pairs || t % 2 == 0) {
+        at += rnd.nextInt(pairs ? 80 : 60);
+      }
+      ready[t] = at;
+    }
+    return new Run(x, w, ready, d.runDenseStreamed(x, w, ready, pairs),
+        "M,K,N = " + shape[0] + "," + shape[1] + "," + shape[2]);
+  }
+
+  /** The run's results and psum traffic are the golden tiled GEMM's with {@code a}'s grouping. */
+  private static void assertGolden(MacArrayConfig a, Run run) {
+    org.llmnpu.numerics.gemm.TiledGemm.Result g = org.llmnpu.numerics.gemm.TiledGemm.run(
+        GemmEngineBitExactTest.golden(a), run.x(), run.w());
+    for (int i = 0; i < run.x().length; i++) {
+      org.junit.jupiter.api.Assertions.assertArrayEquals(g.y()[i], run.result().y()[i], run.what() + ": row " + i);
+    }
+    assertEquals(g.psumWritebacks(), run.result().psumWritebacks(), run.what() + ": psum write-backs");
+    assertEquals(g.psumReadbacks(), run.result().psumReadbacks(), run.what() + ": psum read-backs");
   }
 }

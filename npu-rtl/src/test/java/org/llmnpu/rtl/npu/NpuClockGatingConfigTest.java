@@ -46,8 +46,34 @@ class NpuClockGatingConfigTest {
     assertEquals(Counter.DSP_CYCLES, NpuClockGates.enableCounter("dspPath_dspUnit").orElseThrow());
     assertEquals(Counter.PPM_CYCLES, NpuClockGates.enableCounter("ppmPath_ppmUnit").orElseThrow());
     assertTrue(NpuClockGates.enableCounter("other").isEmpty());
-    var banks = org.llmnpu.hdl.emit.Verilog.emit(new Npu(NpuConfig.small())).gatedBanks();
-    assertEquals(3, banks.size());
-    banks.forEach(b -> assertTrue(NpuClockGates.enableCounter(b.path()).isPresent(), b.path()));
+    assertEquals("dspFp32Cycles", NpuClockGates.enableKey("dspPath_dsp.lane_3.fp32Pipe").orElseThrow());
+    assertEquals("dspCycles", NpuClockGates.enableKey("dspPath_dspUnit").orElseThrow());
+    assertTrue(NpuClockGates.enableKey("dspPath_dsp.lane_3.otherPipe").isEmpty());
+    NpuConfig small = NpuConfig.small();
+    var design = org.llmnpu.hdl.emit.Verilog.emit(new Npu(small));
+    var banks = design.gatedBanks();
+    // the three unit gates, and inside the DSP's a gate per pipelined unit (FP16, FMA16, FP32, convert) and lane
+    assertEquals(3 + 4 * small.dspLanes(), banks.size());
+    banks.forEach(b -> assertTrue(NpuClockGates.enableKey(b.path()).isPresent(), b.path()));
+    // a gate's bits exclude those of the gates inside it: together they are at most the design's
+    assertTrue(design.gatedRegisterBits() <= design.registerBits());
+    long pipes = banks.stream().filter(b -> b.path().endsWith("Pipe")).mapToLong(b -> b.registerBits()).sum();
+    assertTrue(pipes > 0);
+  }
+
+  @Test
+  void withoutGatingTheDspHasNoPipeGates() {
+    var banks = org.llmnpu.hdl.emit.Verilog.emit(new Npu(NpuConfig.small().withClockGating("off"))).gatedBanks();
+    assertTrue(banks.isEmpty());
+  }
+
+  @Test
+  void pipeCyclesAreStagesLessOneCyclesPerOperation() {
+    var cycles = NpuClockGates.pipeCycles(new long[] {10, 0, 3, 1, 0}, 4);
+    assertEquals(30L, cycles.get("dspFp16Cycles"));
+    assertEquals(0L, cycles.get("dspFma16Cycles"));
+    assertEquals(9L, cycles.get("dspFp32Cycles"));
+    assertEquals(3L, cycles.get("dspConvertCycles"));
+    assertEquals(0L, NpuClockGates.pipeCycles(new long[] {10, 0, 3, 1, 0}, 1).get("dspFp16Cycles"));
   }
 }

@@ -96,7 +96,11 @@ class NpuConfigTest {
     Files.writeString(yaml, "dspLanes: 8\ndspRows: 256\ndspProgramDepth: 128\ndspMaxRunCycles: 1000\n");
     NpuConfig c = NpuConfig.load(yaml);
     assertEquals(new org.llmnpu.isa.MachineParams.DspParams(8, 256, 128, 12, 2, 1000, 4), c.machine().dsp());
-    assertEquals(new org.llmnpu.rtl.dsp.VectorDsp.Config(8, 256, 128, 12, 2, 4), c.dsp());
+    // the default clockGating=on puts the DSP lanes' pipelined units on gates of their own too
+    assertEquals(new org.llmnpu.rtl.dsp.VectorDsp.Config(8, 256, 128, 12, 2, 4)
+        .withPipeGating(org.llmnpu.hdl.ClockGating.ON), c.dsp());
+    assertEquals(org.llmnpu.hdl.ClockGating.OFF,
+        NpuConfig.load(yaml).toBuilder().clockGating("off").build().dsp().pipeGating());
     assertEquals(org.llmnpu.isa.MachineParams.DspParams.DEFAULT, NpuConfig.defaults().machine().dsp());
   }
 

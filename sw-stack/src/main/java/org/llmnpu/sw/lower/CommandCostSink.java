@@ -5,6 +5,7 @@ import java.util.Map;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.EngineRecurrence;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.StreamedWeights;
 import org.llmnpu.isa.dsp.DspProgram;
@@ -29,6 +30,8 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
   private final Map<DspProgram, long[]> programs;
   private final TiledGemmConfig denseTiles;
   private final TiledGemmConfig sparseTiles;
+  /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
+  private final TiledGemmConfig pairTiles;
 
   /** A fresh program on {@code p}; {@code programs} caches each DSP program's {size, cycles, issued}. */
   CommandCostSink(MachineParams p, Map<DspProgram, long[]> programs) {
@@ -39,6 +42,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
     this.denseTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.NONE);
     this.sparseTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.S2_4);
+    this.pairTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), 1, Sparsity.NONE);
   }
 
   CommandCostSink(MachineParams p) {
@@ -172,7 +176,8 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.MACS, sparse ? (long) m * n * g.kept() * groups : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
-    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
+    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(EngineRecurrence.pairOrder(p, g) ? pairTiles
+        : sparse ? sparseTiles : denseTiles, m, k, n));
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line)
         + (g.streamsWeights() ? 0 : g.wRows() * ((n + (long) line - 1) / line)));
     add(Counter.SPAD_WRITES, m * drainLines);

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.EngineRecurrence;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.gemm.Sparsity;
@@ -30,6 +31,8 @@ abstract class CommandCosts {
   private final Map<Object, List<long[]>> compiled = new HashMap<>();
   private final TiledGemmConfig denseTiles;
   private final TiledGemmConfig sparseTiles;
+  /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
+  private final TiledGemmConfig pairTiles;
   /** The programs behind each key of {@link #compiled}, for joined runs. */
   private final Map<Object, List<DspProgram>> compiledPrograms = new HashMap<>();
   private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
@@ -51,6 +54,7 @@ abstract class CommandCosts {
     int depth = p.icAccumDepth() == 0 ? TiledGemmConfig.ALL_K_TILES : p.icAccumDepth();
     this.denseTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.NONE);
     this.sparseTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), depth, Sparsity.S2_4);
+    this.pairTiles = new TiledGemmConfig(p.rows(), p.rows(), p.mTile(), p.accWidth(), 1, Sparsity.NONE);
   }
 
   /** Starts a program: a fresh cycle model, zero counts. */
@@ -259,7 +263,8 @@ abstract class CommandCosts {
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
-    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
+    add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(EngineRecurrence.pairOrder(p, int4, n) ? pairTiles
+        : sparse ? sparseTiles : denseTiles, m, k, n));
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     add(Counter.EXT_READ_BEATS, (rowBytes + line - 1) / line * rows);
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
