@@ -99,7 +99,7 @@ final class StepRecorder implements NpuEngine {
     List<String> diffs = c.differences().stream()
         .map(d -> d.startsWith("memory from") ? d + " (" + model.describe(at) + ")" : d).toList();
     last = new DecoderRun.Step(label, 0, 0, g.counters(), c.rtlCycles(), diffs.isEmpty(), String.join("; ", diffs),
-        goldenSeconds, r.wallSeconds(), vectors);
+        goldenSeconds, r.wallSeconds(), vectors, g.dspPipeIssues());
     runs.add(last);
     return continueOnRtl && r.done() ? new Run(r.memory(), g.counters(), ErrorCause.NONE, 0)
         : new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
