@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.llmnpu.cli.NpuParameters;
+import org.llmnpu.cosim.axi.NpuAxiComparison;
 import org.llmnpu.cosim.decoder.DecoderClock;
 import org.llmnpu.cosim.decoder.DecoderRun;
 import org.llmnpu.isa.Counter;
@@ -122,7 +123,9 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       Arrays.stream(r.tokens()).forEach(t::add);
       ArrayNode f = root.putArray("fp32Tokens");
       Arrays.stream(r.fp32Tokens()).forEach(f::add);
+      root.put("bus", config.bus());
       if (rtl) {
+        root.put("comparison", comparison(config));
         root.put("bitExact", r.bitExact());
         r.firstDifference().ifPresent(d -> root.put("firstDifference", d));
         ObjectNode rc = root.putObject("rtlCycles");
@@ -175,6 +178,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       System.out.printf("  prompt: %s%n  tokens: %s%n  fp32 greedy: %s%n", Arrays.toString(r.prompt()),
           Arrays.toString(r.tokens()), Arrays.toString(r.fp32Tokens()));
       if (rtl) {
+        System.out.printf("  comparison: %s%n", comparison(config));
         System.out.printf("  bit-exact (memory, status, counters, every step): %s%n",
             r.bitExact() ? "yes" : "NO, " + r.firstDifference().orElse(""));
       }
@@ -285,6 +289,12 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       System.out.printf("    cycles per accepted token (draft decode + verify): %,.0f vs target-only decode %,.0f: "
           + "speedup %.2fx%n", sp.cyclesPerToken(), sp.targetOnlyCyclesPerToken(), sp.speedup());
     }
+  }
+
+  /** Which comparison the RTL runs get: the native NPU's full one, or the AXI NPU's reduced one. */
+  static String comparison(NpuConfig config) {
+    return config.axiBus() ? NpuAxiComparison.DESCRIPTION + " (AXI memory read latency memLatency - "
+        + NpuAxiComparison.BOUND_EXTRA + ", through the register map)" : CosimProgramCommand.FULL;
   }
 
   /** {@code draft=layersN,gamma=G} → {N, G}. */

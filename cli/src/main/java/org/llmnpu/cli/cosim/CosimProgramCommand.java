@@ -9,10 +9,15 @@ import org.llmnpu.cli.NpuParameters;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.cosim.ProgramRun;
 import org.llmnpu.cosim.WaveCapture;
+import org.llmnpu.cosim.axi.NpuAxiComparison;
+import org.llmnpu.cosim.axi.NpuAxiHost;
+import org.llmnpu.cosim.axi.NpuAxiProgramRun;
 import org.llmnpu.isa.Assembler;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.rtl.npu.axi.NpuAxiStatus;
+import org.llmnpu.verilator.axi.Axi4MemoryConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -69,6 +74,9 @@ public final class CosimProgramCommand implements Callable<Integer> {
           .replace("memBytesPerCycle must", "--bytes-per-cycle must"));
       return 2;
     }
+    if (config.axiBus()) {
+      return axi(config, prepared, capture);
+    }
     ProgramCosim.Outcome o = ProgramRun.run(config, prepared, capture);
     Assembler.Assembled program = prepared.program();
     byte[] image = prepared.image();
@@ -77,6 +85,8 @@ public final class CosimProgramCommand implements Callable<Integer> {
       ObjectMapper m = new ObjectMapper();
       ObjectNode root = m.createObjectNode();
       root.put("program", file.toString());
+      root.put("bus", "native");
+      root.put("comparison", FULL);
       root.put("bitExact", o.bitExact());
       if (!o.bitExact()) {
         root.put("firstDifference", o.firstDifference());
@@ -99,6 +109,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
     } else {
       System.out.printf("npu %s: %s (%d commands) on the RTL (Verilator) vs the golden ISA simulator%n",
           config.rows() + "x" + config.rows(), file, program.program().size());
+      System.out.printf("  comparison: %s%n", FULL);
       System.out.printf("  bit-exact memory image: %s%n", o.bitExact() ? "yes (" + image.length + " bytes)"
           : "NO, first difference at 0x" + Long.toHexString(o.firstDifference()));
       System.out.printf("  status: %s%s (golden: %s)%n", o.rtl().error() == ErrorCause.NONE ? "done" : o.rtl().error(),
@@ -117,6 +128,85 @@ public final class CosimProgramCommand implements Callable<Integer> {
       }
       System.out.printf("  simulation: %.3f s for %,d cycles (%.2f M cycles/s)%n", o.rtl().wallSeconds(),
           o.rtlCycles(), o.rtlCycles() / Math.max(1e-9, o.rtl().wallSeconds()) / 1e6);
+    }
+    return o.passes() ? 0 : 1;
+  }
+
+  /** The native NPU's comparison, as the CLI names it. */
+  static final String FULL = "full comparison on the native port: memory image, status and failing command, every "
+      + "counter, cycles equal to the cycle model";
+
+  /** The AXI NPU ({@code bus=axi}) through its register map ({@link NpuAxiProgramRun}), with the reduced comparison. */
+  private int axi(NpuConfig config, ProgramRun.Prepared prepared, WaveCapture capture) throws Exception {
+    Assembler.Assembled program = prepared.program();
+    NpuAxiProgramRun.Outcome o = NpuAxiProgramRun.run(config, prepared.image(), program.origin(),
+        program.program().bytes().length, capture);
+    Path waves = capture.keep();
+    NpuAxiComparison cmp = o.comparison();
+    NpuAxiHost.Run r = o.rtl();
+    Axi4MemoryConfig mem = o.memory();
+    String memory = String.format("AXI memory: read latency %d, write latency %d, a beat every %d cycle(s), no "
+        + "back-pressure, reordering on", mem.readLatency(), mem.writeLatency(), mem.cyclesPerBeat());
+    long firstDifference = NpuAxiComparison.firstDifference(NpuAxiComparison.withoutSnapshots(r.memory(),
+        o.golden(), prepared.image(), program.origin()), o.golden().memory());
+    if (json) {
+      ObjectMapper m = new ObjectMapper();
+      ObjectNode root = m.createObjectNode();
+      root.put("program", file.toString());
+      root.put("bus", "axi");
+      root.put("comparison", NpuAxiComparison.DESCRIPTION);
+      root.put("memory", memory);
+      root.put("bitExact", firstDifference < 0);
+      if (firstDifference >= 0) {
+        root.put("firstDifference", firstDifference);
+      }
+      root.put("status", r.done() ? "NONE" : "cause " + r.errorCause());
+      root.put("goldenStatus", o.golden().error().name());
+      root.put("rtlCycles", cmp.rtlCycles());
+      root.put("modelCycles", o.golden().counter(Counter.CYCLES));
+      root.put("boundModelCycles", cmp.boundCycles());
+      root.put("boundChecked", cmp.boundChecked());
+      root.put("passes", o.passes());
+      cmp.differences().forEach(root.withArray("differences")::add);
+      root.put("startToFetch", r.startToFetch());
+      root.put("lastStoreToIrq", r.lastStoreToIrq());
+      if (waves != null) {
+        root.put("vcd", waves.toString());
+      }
+      ObjectNode counters = root.putObject("counters");
+      for (Counter c : NpuAxiStatus.SHOWN) {
+        ObjectNode n = counters.putObject(c.key());
+        n.put("rtl", r.counter(c));
+        n.put(c.golden() ? "golden" : "model", o.golden().counter(c));
+      }
+      System.out.println(m.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+    } else {
+      System.out.printf("npu %s over AXI: %s (%d commands) on the RTL (Verilator, through the register map) vs the "
+          + "golden ISA simulator%n", config.rows() + "x" + config.rows(), file, program.program().size());
+      System.out.printf("  comparison: %s%n  %s%n", NpuAxiComparison.DESCRIPTION, memory);
+      System.out.printf("  bit-exact memory image: %s%n", firstDifference < 0 ? "yes (" + r.memory().length
+          + " bytes)" : "NO, first difference at 0x" + Long.toHexString(firstDifference));
+      System.out.printf("  status: %s (golden: %s)%n", r.done() ? "done" : "error cause " + r.errorCause(),
+          o.golden().error() == ErrorCause.NONE ? "done" : o.golden().error() + " (cause "
+              + o.golden().error().code() + ")");
+      System.out.printf("  cycles: RTL %,d; cycle model %,d at memLatency %d, %,d at La + %d = %d; bound %s%n",
+          cmp.rtlCycles(), o.golden().counter(Counter.CYCLES), config.memLatency(), cmp.boundCycles(),
+          NpuAxiComparison.BOUND_EXTRA, mem.readLatency() + NpuAxiComparison.BOUND_EXTRA, !cmp.boundChecked()
+              ? "not checked (stated for a beat a cycle)" : String.format("[%,d, %,d] %s", cmp.boundCycles(),
+              (long) (NpuAxiComparison.BOUND_FACTOR * cmp.boundCycles()), cmp.rtlCycles() >= cmp.boundCycles()
+                  && cmp.rtlCycles() <= NpuAxiComparison.BOUND_FACTOR * cmp.boundCycles() ? "holds" : "BROKEN"));
+      System.out.printf("  dispatch: %d cycles from the START write to the first fetch, %d from the last store to "
+          + "irq%n", r.startToFetch(), r.lastStoreToIrq());
+      if (waves != null) {
+        System.out.printf("  waves: %s%n", waves);
+      }
+      System.out.printf("  %-18s %14s %14s%n", "counter", "RTL", "golden/model");
+      for (Counter c : NpuAxiStatus.SHOWN) {
+        System.out.printf("  %-18s %,14d %,14d%s%n", c.key(), r.counter(c), o.golden().counter(c),
+            !c.golden() || r.counter(c) == o.golden().counter(c) ? "" : "  differs");
+      }
+      cmp.differences().forEach(d -> System.out.printf("  differs: %s%n", d));
+      System.out.printf("  simulation: %.3f s for %,d cycles%n", r.wallSeconds(), r.cycles());
     }
     return o.passes() ? 0 : 1;
   }

@@ -14,6 +14,15 @@ import org.llmnpu.hdl.tools.ExternalTool;
 
 /** {@code npu cosim program}: JSON of a program on a small NPU, the error status of a bad one, usage errors. */
 class CosimProgramCommandTest {
+  /** DMA → GEMM → DMA on ragged shapes (6×11 · 11×5). */
+  private static final String GEMM_PROGRAM = """
+      load  ext=0x1000 extStride=16 spad=0 spadStride=12 rowBytes=11 rows=6
+      load  ext=0x2000 extStride=8 spad=128 spadStride=8 rowBytes=5 rows=11
+      gemm  m=6 k=11 n=5 x=0 xStride=12 w=128 wStride=8 y=256 yStride=20
+      store ext=0x3000 extStride=20 spad=256 spadStride=20 rowBytes=5*4 rows=6
+      halt
+      """;
+
   @TempDir
   Path dir;
 
@@ -38,13 +47,7 @@ class CosimProgramCommandTest {
   void jsonReportsBitExactRunWithCountersAndCycles() throws Exception {
     requireVerilator();
     Path prog = dir.resolve("p.npu");
-    Files.writeString(prog, """
-        load  ext=0x1000 extStride=16 spad=0 spadStride=12 rowBytes=11 rows=6
-        load  ext=0x2000 extStride=8 spad=128 spadStride=8 rowBytes=5 rows=11
-        gemm  m=6 k=11 n=5 x=0 xStride=12 w=128 wStride=8 y=256 yStride=20
-        store ext=0x3000 extStride=20 spad=256 spadStride=20 rowBytes=5*4 rows=6
-        halt
-        """);
+    Files.writeString(prog, GEMM_PROGRAM);
     String out = CliRun.capture(true, 0, "cosim", "program", prog.toString(), "--config", smallConfig().toString(),
         "--json");
     JsonNode j = new ObjectMapper().readTree(out);
@@ -52,6 +55,33 @@ class CosimProgramCommandTest {
     assertEquals(j.get("modelCycles").asLong(), j.get("rtlCycles").asLong(), out);
     assertEquals(6 * 11 * 5, j.get("counters").get("macs").get("rtl").asLong(), out);
     assertEquals("NONE", j.get("status").asText());
+  }
+
+  /**
+   * {@code -p bus=axi}: the program runs on the AXI NPU through its register map ({@code NpuAxiHost}), bit-exact,
+   * with the reduced comparison named and the cycle bound checked (the small NPU's memory gives a beat a cycle).
+   */
+  @Test
+  void axiBusRunsThroughTheRegisterMapWithTheReducedComparison() throws Exception {
+    requireVerilator();
+    Path prog = dir.resolve("p.npu");
+    Files.writeString(prog, GEMM_PROGRAM);
+    String out = CliRun.capture(true, 0, "cosim", "program", prog.toString(), "--config", smallConfig().toString(),
+        "-p", "bus=axi", "--json");
+    JsonNode j = new ObjectMapper().readTree(out);
+    assertEquals("axi", j.get("bus").asText(), out);
+    assertTrue(j.get("comparison").asText().startsWith("reduced comparison over AXI"), out);
+    assertTrue(j.get("bitExact").asBoolean() && j.get("passes").asBoolean(), out);
+    assertTrue(j.get("boundChecked").asBoolean(), out);
+    long rtl = j.get("rtlCycles").asLong();
+    long bound = j.get("boundModelCycles").asLong();
+    assertTrue(rtl >= bound && rtl <= 2 * bound, out);
+    assertEquals(6 * 11 * 5, j.get("counters").get("macs").get("rtl").asLong(), out);
+    assertEquals("NONE", j.get("status").asText(), out);
+    String text = CliRun.capture(true, 0, "cosim", "program", prog.toString(), "--config", smallConfig().toString(),
+        "-p", "bus=axi");
+    assertTrue(text.contains("comparison: reduced comparison over AXI") && text.contains("bound [")
+        && text.contains("] holds"), text);
   }
 
   @Test

@@ -270,7 +270,7 @@ public final class DecoderRun {
             + " layers: draft=layers1..layers" + layers + ", got draft=layers" + o.draftLayers());
       }
     }
-    NpuRtl rtl = o.engine() == Engine.RTL ? NpuRtl.start(config, sim) : null;
+    DecoderRtl rtl = o.engine() == Engine.RTL ? DecoderRtl.start(config, sim) : null;
     try {
       return run(o, config, rtl);
     } finally {
@@ -282,10 +282,10 @@ public final class DecoderRun {
 
   /** Runs on the RTL model {@code rtl} (left open) against the golden; {@code o.engine()} is ignored. */
   public static Result run(Options o, NpuRtl rtl) throws IOException {
-    return run(o, rtl.config(), rtl);
+    return run(o, rtl.config(), DecoderRtl.of(rtl));
   }
 
-  private static Result run(Options o, NpuConfig config, NpuRtl rtl) throws IOException {
+  private static Result run(Options o, NpuConfig config, DecoderRtl rtl) throws IOException {
     ModelWeights w = ModelCatalog.load(o.model(), Optional.empty(), 1);
     MachineParams machine = target(o.quant(), config.machine(), rtl != null);
     Transformer fp32 = new Transformer(w);

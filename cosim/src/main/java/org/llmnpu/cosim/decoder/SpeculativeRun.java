@@ -3,7 +3,6 @@ package org.llmnpu.cosim.decoder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.llmnpu.cosim.NpuRtl;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.sw.lower.DecoderLowering;
@@ -32,12 +31,12 @@ final class SpeculativeRun {
    * @param target      the target as lowered for the plain run (same NPU, same layout)
    * @param stepTokens  tokens per step {@code target} was lowered for (at least γ + 1)
    * @param prepared    the target's weights prepared for the weight format (the draft's are its first layers)
-   * @param rtl         the RTL model, or null for the golden only
+   * @param rtl         the RTL model (native or AXI), or null for the golden only
    * @param plainTokens target-only greedy tokens of the plain run
    * @param plainSteps  the plain run's steps (its decode cycles are the reference)
    */
   static DecoderRun.Speculative run(DecoderRun.Options o, ModelWeights prepared, LoweredModel target, int stepTokens,
-                                    EngineTiming timing, NpuRtl rtl, int[] prompt, int[] plainTokens,
+                                    EngineTiming timing, DecoderRtl rtl, int[] prompt, int[] plainTokens,
                                     List<DecoderRun.Step> plainSteps) {
     LoweredModel draft = new LoweredModel(NpuSpeculativeDecoder.truncate(prepared, o.draftLayers()), target.machine(),
         target.maxContext(), stepTokens, WeightFormats.bits(o.quant()), WeightFormats.group(o.quant()),
@@ -59,7 +58,7 @@ final class SpeculativeRun {
 
   /** One speculative session on an engine. */
   private record Session(NpuSpeculativeDecoder.Result result, List<DecoderRun.Step> steps) {
-    static Session run(NpuRtl rtl, EngineTiming timing, LoweredModel target, LoweredModel draft, int block,
+    static Session run(DecoderRtl rtl, EngineTiming timing, LoweredModel target, LoweredModel draft, int block,
                        int[] prompt, DecoderRun.Options o) {
       StepRecorder t = new StepRecorder(rtl, timing, target, true);
       StepRecorder d = new StepRecorder(rtl, timing, draft, true);

@@ -2,7 +2,8 @@ package org.llmnpu.cosim.decoder;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.llmnpu.cosim.NpuRtl;
+import org.llmnpu.cosim.axi.NpuAxiComparison;
+import org.llmnpu.cosim.axi.NpuAxiHost;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.isa.ErrorCause;
@@ -12,6 +13,7 @@ import org.llmnpu.rtl.npu.NpuDriver;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.verilator.axi.Axi4MemoryConfig;
 
 /**
  * The engine of a decoding session: the golden ISA simulator (with the NPU's GEMM-engine timing),
@@ -20,10 +22,12 @@ import org.llmnpu.sw.lower.NpuEngine;
  * named by its tensor ({@link LoweredModel#describe}). The session continues on the golden image
  * (one difference does not hide the next step's), or, with {@code continueOnRtl}, on the RTL's
  * image as long as the RTL halts without an error, so the tokens the session decides are the
- * RTL's own.
+ * RTL's own. On the AXI NPU ({@link DecoderRtl#axi}) the comparison is {@link NpuAxiComparison}'s (memory, status,
+ * the register map's work counters, cycles within the stated bound), and a session continued on the RTL takes the
+ * golden's counters.
  */
 final class StepRecorder implements NpuEngine {
-  private final NpuRtl rtl;
+  private final DecoderRtl rtl;
   private final EngineTiming timing;
   private final LoweredModel model;
   private final boolean continueOnRtl;
@@ -31,7 +35,7 @@ final class StepRecorder implements NpuEngine {
   /** The runs since the last {@link #step}: a chunked prefill is several programs. */
   private final List<DecoderRun.Step> runs = new ArrayList<>();
 
-  StepRecorder(NpuRtl rtl, EngineTiming timing, LoweredModel model, boolean continueOnRtl) {
+  StepRecorder(DecoderRtl rtl, EngineTiming timing, LoweredModel model, boolean continueOnRtl) {
     this.rtl = rtl;
     this.timing = timing;
     this.model = model;
@@ -52,14 +56,17 @@ final class StepRecorder implements NpuEngine {
       runs.add(last);
       return out;
     }
+    if (rtl.axi() != null) {
+      return runAxi(rtl.axi(), image, programAddress, label, g, goldenSeconds, vectors);
+    }
     long limit = Math.max(1_000_000L, 4 * g.counter(Counter.CYCLES) + 10_000);
-    NpuDriver.Run r = rtl.run(image, programAddress, limit);
+    NpuDriver.Run r = rtl.nativeNpu().run(image, programAddress, limit);
     List<String> diffs = new ArrayList<>();
     if (r.error() != g.error() || (g.error() != ErrorCause.NONE && r.errorCommand() != g.errorCommand())) {
       diffs.add("status RTL " + r.error() + (r.error() == ErrorCause.NONE ? "" : " at command " + r.errorCommand())
           + ", golden " + g.error());
     }
-    long at = firstDifference(r.memory(), g.memory());
+    long at = NpuAxiComparison.firstDifference(r.memory(), g.memory());
     if (at >= 0) {
       diffs.add("memory from 0x" + Long.toHexString(at) + " (" + model.describe(at) + ")");
     }
@@ -78,6 +85,24 @@ final class StepRecorder implements NpuEngine {
         String.join("; ", diffs), goldenSeconds, r.wallSeconds(), vectors, g.dspPipeIssues());
     runs.add(last);
     return continueOnRtl && r.error() == ErrorCause.NONE ? new Run(r.memory(), rtlCounters, r.error(), 0) : out;
+  }
+
+  private Run runAxi(NpuAxiHost axi, byte[] image, long programAddress, String label, IsaSimulator.Result g,
+                     double goldenSeconds, long vectors) {
+    Axi4MemoryConfig memory = NpuAxiComparison.memoryFor(axi.config(), image.length);
+    long bound = NpuAxiComparison.boundModelCycles(axi.config(), memory, image, programAddress, g);
+    long limit = Math.max(1_000_000L, 4 * Math.max(bound, g.counter(Counter.CYCLES)) + 100_000);
+    NpuAxiHost.Run r = axi.run(image, programAddress, 0, memory, limit, false);
+    NpuAxiComparison c = NpuAxiComparison.of(g, r, memory, bound, image, programAddress);
+    long at = NpuAxiComparison.firstDifference(
+        NpuAxiComparison.withoutSnapshots(r.memory(), g, image, programAddress), g.memory());
+    List<String> diffs = c.differences().stream()
+        .map(d -> d.startsWith("memory from") ? d + " (" + model.describe(at) + ")" : d).toList();
+    last = new DecoderRun.Step(label, 0, 0, g.counters(), c.rtlCycles(), diffs.isEmpty(), String.join("; ", diffs),
+        goldenSeconds, r.wallSeconds(), vectors, g.dspPipeIssues());
+    runs.add(last);
+    return continueOnRtl && r.done() ? new Run(r.memory(), g.counters(), ErrorCause.NONE, 0)
+        : new Run(g.memory(), g.counters(), g.error(), g.errorCommand());
   }
 
   /**
@@ -128,15 +153,5 @@ final class StepRecorder implements NpuEngine {
     }
     return new DecoderRun.Step(phase, 0, 0, counters, rtlCycles, exact, difference, golden, rtlSeconds, vectors,
         pipeIssues);
-  }
-
-  private static long firstDifference(byte[] a, byte[] b) {
-    int n = Math.min(a.length, b.length);
-    for (int i = 0; i < n; i++) {
-      if (a[i] != b[i]) {
-        return i;
-      }
-    }
-    return a.length == b.length ? -1 : n;
   }
 }

@@ -6,6 +6,8 @@ import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.ParamSpec;
 import org.llmnpu.hdl.gen.Params;
+import org.llmnpu.rtl.npu.axi.NpuAxiMaster;
+import org.llmnpu.rtl.npu.axi.NpuAxiStatus;
 
 /**
  * Registers each of the {@link Npu}'s unit modules as a block of its own ({@code npu-counters},
@@ -140,6 +142,23 @@ public abstract class NpuUnitGenerators implements BlockGenerator {
       super("controller", "the NPU's controller: state machine, command register and decode, the DMA's "
           + "steps, GEMM control and weight stream, DSP and PPM command sequencing",
           NpuController::new);
+    }
+  }
+
+  /** {@code npu-axi-master}: {@link NpuAxiMaster} of the AXI top ({@code bus=axi}), for the NPU's line width. */
+  public static final class AxiMaster extends NpuUnitGenerators {
+    public AxiMaster() {
+      super("axi-master", "the AXI NPU's AXI4 master: a two-entry request buffer, INCR bursts from the native port's "
+          + "run hint (up to 256 beats, within 4 KiB), read bursts outstanding, write responses checked",
+          c -> new NpuAxiMaster(c.machine().lineBytes()));
+    }
+  }
+
+  /** {@code npu-axi-status}: {@link NpuAxiStatus} of the AXI top ({@code bus=axi}; no parameter changes it). */
+  public static final class AxiStatus extends NpuUnitGenerators {
+    public AxiStatus() {
+      super("axi-status", "the AXI NPU's run status: start, end after the last write response, error cause, the "
+          + "counter scan for the AXI4-Lite register map", c -> new NpuAxiStatus());
     }
   }
 }

@@ -18,6 +18,11 @@ import org.llmnpu.hdl.UInt;
  * run a request starts) into INCR bursts on an AXI4 bus of the line's width ({@code rows} bytes, AxSIZE =
  * log2(line)).
  *
+ * <p><b>Request buffer.</b> The native requests go through a two-entry {@link NpuAxiRequestBuffer} (instance
+ * {@code req}): {@code reqReady} is its register ({@code !full}), and the burst logic below works on its head, one
+ * cycle after the NPU's handshake. (With the burst logic's address compare on {@code reqReady} the AXI NPU reached
+ * 125.9 MHz: the fetcher's program counter → compare → the fetcher's outstanding count.)
+ *
  * <p><b>Bursts.</b> A request that no open burst expects opens one of {@code n = min(run, 256, beats to the next
  * 4 KiB boundary)} beats (AR or AW register, one cycle later on the bus; a new burst may open in the cycle the
  * previous address leaves, so one-beat bursts go one a cycle) and is taken at once; the next {@code n − 1}
@@ -38,9 +43,10 @@ import org.llmnpu.hdl.UInt;
  * BRESP ≠ OKAY or BID ≠ 0; sticky until {@code clearErrors}. {@code idle}: nothing open, outstanding or buffered.
  *
  * <p><b>Cycles</b> against the native memory of latency L: a read burst's AR leaves one cycle after its first
- * request, and each R beat reaches the NPU one cycle after its R handshake; so a read answers in
- * {@code 2 + readLatency} cycles at the earliest (the native model: L). A write is taken when the W register is
- * free; the NPU's run ends ({@link NpuAxiStatus}) after the last B response.
+ * request reaches the burst logic (one cycle after the NPU's handshake: the request buffer), and each R beat reaches
+ * the NPU one cycle after its R handshake; so a read answers in {@code 3 + readLatency} cycles at the earliest (the
+ * native model: L). A write is taken when the W register is free; the NPU's run ends ({@link NpuAxiStatus}) after the
+ * last B response.
  */
 public final class NpuAxiMaster extends HwModule {
   /** Longest burst, beats (AXI4 INCR). */
@@ -115,13 +121,29 @@ public final class NpuAxiMaster extends HwModule {
     wstrb = out("m_axi_wstrb", bits(line));
     rdata = in("m_axi_rdata", uint(8 * line));
 
+    // the request buffer: reqReady from its registers; the burst logic takes requests from its head
+    NpuAxiRequestBuffer req = instance("req", new NpuAxiRequestBuffer(line));
+    req.inValid.set(reqValid);
+    reqReady.set(req.inReady);
+    req.inWrite.set(reqWrite);
+    req.inAddr.set(reqAddr);
+    req.inWdata.set(reqWdata);
+    req.inWstrb.set(reqWstrb);
+    req.inRun.set(reqRun);
+    Bool hValid = req.outValid;
+    Bool hWrite = req.outWrite;
+    UInt hAddr = req.outAddr;
+    UInt hWdata = req.outWdata;
+    Bits hWstrb = req.outWstrb;
+    UInt hRun = req.outRun;
+
     // the burst a request would open: min(run, 256, beats to the 4 KiB boundary)
     int pageBeats = 4096 / line;
     int pageBits = 13 - size;
-    UInt run = wire("run", mux(reqRun.eq(0), uintLit(1, 16), reqRun));
-    UInt toPage = wire("toPage", uintLit(pageBeats, pageBits).sub(reqAddr.slice(11, size).resize(pageBits)));
+    UInt run = wire("run", mux(hRun.eq(0), uintLit(1, 16), hRun));
+    UInt toPage = wire("toPage", uintLit(pageBeats, pageBits).sub(hAddr.slice(11, size).resize(pageBits)));
     UInt beats = wire("burstBeats", run.min(toPage.resize(16)).min(uintLit(MAX_BURST, 16)).resize(9));
-    UInt nextAddr = wire("nextAddr", reqAddr.add(line));
+    UInt nextAddr = wire("nextAddr", hAddr.add(line));
 
     // ---- state
     Bool rdOpen = regInit("rdOpen", bool(), 0);
@@ -164,19 +186,19 @@ public final class NpuAxiMaster extends HwModule {
     Bool wBufFree = wire("wBufFree", wBufValid.not().or(wready));
     Bool writesQuiet = wire("writesQuiet", wOpen.not().and(padLeft.eq(0)).and(wBufValid.not()).and(awValid.not())
         .and(bPending.eq(0)));
-    Bool readMatch = wire("readMatch", rdOpen.and(reqWrite.not()).and(reqAddr.eq(rdNext)));
-    Bool writeMatch = wire("writeMatch", wOpen.and(reqWrite).and(reqAddr.eq(wNext)));
+    Bool readMatch = wire("readMatch", rdOpen.and(hWrite.not()).and(hAddr.eq(rdNext)));
+    Bool writeMatch = wire("writeMatch", wOpen.and(hWrite).and(hAddr.eq(wNext)));
     Bool arFree = wire("arFree", arValid.not().or(arready));
     Bool awFree = wire("awFree", awValid.not().or(awready));
-    Bool readOpens = wire("readOpens", reqWrite.not().and(rdOpen.not()).and(arFree)
+    Bool readOpens = wire("readOpens", hWrite.not().and(rdOpen.not()).and(arFree)
         .and(bursts.lt(READ_BURSTS)).and(writesQuiet));
-    Bool writeOpens = wire("writeOpens", reqWrite.and(wOpen.not()).and(rdOpen.not()).and(padLeft.eq(0))
+    Bool writeOpens = wire("writeOpens", hWrite.and(wOpen.not()).and(rdOpen.not()).and(padLeft.eq(0))
         .and(awFree).and(bPending.lt(WRITE_BURSTS)).and(wBufFree));
-    Bool takeRead = wire("takeRead", reqValid.and(readMatch.or(readOpens)));
-    Bool takeWrite = wire("takeWrite", reqValid.and(writeMatch.and(wBufFree).or(writeOpens)));
-    reqReady.set(readMatch.or(readOpens).or(writeMatch.and(wBufFree)).or(writeOpens));
-    Bool cutRead = wire("cutRead", rdOpen.and(takeRead.not()).and(flush.or(reqValid.and(readMatch.not()))));
-    Bool cutWrite = wire("cutWrite", wOpen.and(takeWrite.not()).and(flush.or(reqValid.and(writeMatch.not()))));
+    Bool takeRead = wire("takeRead", hValid.and(readMatch.or(readOpens)));
+    Bool takeWrite = wire("takeWrite", hValid.and(writeMatch.and(wBufFree).or(writeOpens)));
+    req.outTake.set(takeRead.or(takeWrite));
+    Bool cutRead = wire("cutRead", rdOpen.and(takeRead.not()).and(flush.or(hValid.and(readMatch.not()))));
+    Bool cutWrite = wire("cutWrite", wOpen.and(takeWrite.not()).and(flush.or(hValid.and(writeMatch.not()))));
 
     // ---- read bursts
     Bool arFire = wire("arFire", arValid.and(arready));
@@ -184,7 +206,7 @@ public final class NpuAxiMaster extends HwModule {
     Bool opensRead = wire("opensRead", takeRead.and(readMatch.not()));
     when(opensRead, () -> {
       arValid.set(true);
-      arAddr.set(reqAddr);
+      arAddr.set(hAddr);
       arLen.set(beats.sub(1).resize(8));
       rdOpen.set(beats.gt(1));
       rdNext.set(nextAddr);
@@ -237,7 +259,7 @@ public final class NpuAxiMaster extends HwModule {
     Bool opensWrite = wire("opensWrite", takeWrite.and(writeMatch.not()));
     when(opensWrite, () -> {
       awValid.set(true);
-      awAddr.set(reqAddr);
+      awAddr.set(hAddr);
       awLen.set(beats.sub(1).resize(8));
       wOpen.set(beats.gt(1));
       wNext.set(nextAddr);
@@ -245,8 +267,8 @@ public final class NpuAxiMaster extends HwModule {
     });
     when(takeWrite, () -> {
       wBufValid.set(true);
-      wBufData.set(reqWdata);
-      wBufStrb.set(reqWstrb);
+      wBufData.set(hWdata);
+      wBufStrb.set(hWstrb);
       wBufLast.set(mux(writeMatch, wLeft.eq(1), beats.eq(1)));
     });
     when(takeWrite.and(writeMatch), () -> {
@@ -293,7 +315,7 @@ public final class NpuAxiMaster extends HwModule {
     respData.set(respD);
     readError.set(rdErr);
     writeError.set(wrErr);
-    idle.set(bursts.eq(0).and(rdOpen.not()).and(arValid.not()).and(writesQuiet).and(respV.not()));
+    idle.set(req.empty.and(bursts.eq(0)).and(rdOpen.not()).and(arValid.not()).and(writesQuiet).and(respV.not()));
   }
 
   @Override
