@@ -17,7 +17,6 @@ import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
-import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaResult;
@@ -62,11 +61,10 @@ class DecodeEnergyBenchmark {
     Npu top = new Npu(c);
     VerilogDesign emitted = Verilog.emit(top);
     PpaResult npu = PpaFlow.run(emitted, NpuReportPipeline.generatorParams(c), o.ppa());
-    List<NpuReport.Unit> units = NpuReportPipeline.units(top, emitted, o.ppa(), s -> { });
     SimOptions sim = SimOptions.fromEnvironment();
     NpuEnergyCalibration calibration = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), System.out::println);
     EnergyTable table = blocksOnly ? calibration.blocksOnly(c, 0)
-        : calibration.table(null, c, NpuReportPipeline.engine(top, units).ppa(), 0).table();
+        : new NpuReportPipeline(o, System.out::println).energyTable(top, emitted).table();
     double clockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     List<String> notes = new ArrayList<>();
     EnergyEstimate.Shape shape = NpuReportPipeline.shape(c, emitted, npu, table, clockNs, notes);
