@@ -99,4 +99,39 @@ class InstanceDesignsTest {
     assertEquals(split.topSramUm2(), split.unitsSramUm2(), 1e-6 * split.topSramUm2(),
         "the top's memories are all in its units");
   }
+
+  /**
+   * A unit the top keeps as a module (GEMM engine, PPM, Vector DSP): its share of the top's own synthesis
+   * ({@link ModuleAreas}, what {@code npu report npu} and {@code npu demo} use instead of a second run) against the same
+   * module synthesized alone — the same modules mapped one by one; only ABC's buffering and sizing at the unit's ports
+   * differ — within {@link UnitAreaSplit#TOLERANCE}, with the same SRAM macros.
+   */
+  @Test
+  void aKeptUnitsShareOfTheTopMatchesItsOwnSynthesisWithinTheTolerance() {
+    RequiredTools.require("yosys", "sta");
+    Npu npu = new Npu(TestDesigns.tinyNpu());
+    VerilogDesign d = Verilog.emit(npu);
+    PpaOptions o = TestDesigns.options();
+    PpaResult top = PpaFlow.run(d, TestDesigns.tinyNpuParams(), o);
+    ModuleAreas areas = ModuleAreas.parse(top.synthesis().yosysLog());
+    int kept = 0;
+    for (InstanceDesigns.Unit u : InstanceDesigns.of(npu, d)) {
+      if (d.flattened().contains(u.module())) {
+        assertTrue(areas.of(u.module(), top.synthesis()).isEmpty(), u.module() + " is flattened: no share");
+        continue;
+      }
+      kept++;
+      SynthesisResult share = areas.of(u.module(), top.synthesis()).orElseThrow();
+      SynthesisResult alone = PpaFlow.run(u.design(), o).synthesis();
+      double ratio = share.chipAreaUm2() / alone.chipAreaUm2();
+      System.out.printf(java.util.Locale.ROOT, "%s: share of the top %.0f um2, alone %.0f um2 (%.4f); flip-flops %d / %d%n",
+          u.module(), share.chipAreaUm2(), alone.chipAreaUm2(), ratio, share.flipFlops(), alone.flipFlops());
+      assertTrue(Math.abs(ratio - 1) <= UnitAreaSplit.TOLERANCE, u.module() + ": share/alone " + ratio);
+      assertEquals(alone.macros().stream().mapToInt(SramMacro::instances).sum(),
+          share.macros().stream().mapToInt(SramMacro::instances).sum(), u.module() + " SRAM macros");
+      assertTrue(Math.abs((double) share.flipFlops() / alone.flipFlops() - 1) <= UnitAreaSplit.TOLERANCE,
+          u.module() + " flip-flops " + share.flipFlops() + " / " + alone.flipFlops());
+    }
+    assertTrue(kept >= 3, "the GEMM engine, the PPM and the Vector DSP are kept as modules: " + kept);
+  }
 }
