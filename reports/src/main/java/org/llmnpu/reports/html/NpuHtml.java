@@ -114,8 +114,13 @@ final class NpuHtml {
     s.append("<tr><td class=\"l\">").append(Fmt.esc(name)).append("</td><td class=\"l\"><small>").append(Fmt.esc(block))
         .append("</small></td><td class=\"l\"><small>").append(Fmt.esc(instances)).append("</small></td><td>")
         .append(Fmt.grouped(p.synthesis().chipAreaUm2())).append("</td><td>").append(Fmt.grouped(p.synthesis().cellCount()))
-        .append("</td><td>").append(Fmt.grouped(p.sramAreaUm2(NodeScaling.Node.N180))).append("</td><td>")
-        .append(Fmt.sig(p.timing().fmaxMhz())).append("</td><td class=\"l\"><small>")
+        .append("</td><td>").append(Fmt.grouped(p.sramAreaUm2(NodeScaling.Node.N180))).append("</td><td>");
+    if (!p.timed()) {
+      s.append("&mdash;</td><td class=\"l\" colspan=\"3\"><small>").append(Fmt.esc(NOT_TIMED))
+          .append("</small></td></tr>\n");
+      return;
+    }
+    s.append(Fmt.sig(p.timing().fmaxMhz())).append("</td><td class=\"l\"><small>")
         .append(Fmt.esc(p.timing().startpoint())).append(" &rarr; ").append(Fmt.esc(p.timing().endpoint()))
         .append("</small></td><td>").append(p.timing().logicDepth()).append("</td><td>")
         .append(Fmt.sig(p.power().totalMw())).append("</td></tr>\n");
