@@ -40,6 +40,7 @@ final class SeedTrends {
   private final Golden golden;
   private final EngineTiming engine;
   private final BenchResults bench;
+  private final RecordedTrends recorded;
 
   /**
    * @param engine the NPU's GEMM engine (a systolic NPU's PiM row compares with {@link #PIM_COMPARED})
@@ -49,6 +50,7 @@ final class SeedTrends {
              List<NpuReport.PhaseEnergy> phases, Golden golden, EngineTiming engine, BenchResults bench) {
     this.engine = engine;
     this.bench = bench;
+    this.recorded = new RecordedTrends(bench);
     this.mp = mp;
     this.model = model;
     this.prompt = prompt;
@@ -58,7 +60,7 @@ final class SeedTrends {
     this.golden = golden;
   }
 
-  private static String pct(double v) {
+  static String pct(double v) {
     return String.format(Locale.ROOT, "%+.1f %%", 100 * v);
   }
 
@@ -75,8 +77,8 @@ final class SeedTrends {
     out.add(guarded("KV eviction: decode speed vs budget", "smaller KV budget → faster decode (LLaMA3.1-8B)",
         this::kv));
     out.add(guarded(PIM_FINDING, PIM_SEED, this::pim));
-    out.add(nmAccuracy());
-    out.add(mxfp8());
+    out.add(recorded.nmAccuracy());
+    out.add(recorded.mxfp8());
     out.add(ProgramTrends.energyVsCpuGpu());
     return out;
   }
@@ -87,28 +89,6 @@ final class SeedTrends {
   /** The PiM engine a systolic NPU's PiM row compares with: 4 input bits a cycle ({@code engine=pim-k4}). */
   static final EngineTiming PIM_COMPARED = EngineTiming.pim(4);
 
-  private static NpuReport.Trend notMeasured(String finding, String seed, String why) {
-    return new NpuReport.Trend(finding, seed, "", "not measured", why, "—");
-  }
-
-  /** A figure of a recorded table, or a row saying the table or the figure is missing. */
-  private interface FromBench {
-    NpuReport.Trend row(BenchResults.Section s);
-  }
-
-  private NpuReport.Trend recorded(String finding, String seed, String benchName, String method, FromBench row) {
-    java.util.Optional<BenchResults.Section> s = bench.section(benchName, method);
-    if (s.isEmpty()) {
-      return notMeasured(finding, seed, bench.missing(benchName, method));
-    }
-    try {
-      return row.row(s.get());
-    } catch (IllegalArgumentException | java.util.NoSuchElementException e) {
-      return notMeasured(finding, seed, s.get().citation() + " does not hold the figures this row reads: "
-          + e.getMessage());
-    }
-  }
-
   /** The LLaMA-class models of the fusion row on edge-64 (the seed's Phi-3.5-mini shape is not shipped). */
   static final List<String> FUSION_MODELS = List.of("llama-3.1-8b", "qwen2.5-1.5b");
 
@@ -118,8 +98,8 @@ final class SeedTrends {
     java.util.Optional<Double> here = new ProgramTrends(mp, model, prompt).fusionGainHere();
     Map<String, Double> edge = ProgramTrends.fusionGainsOnEdge(FUSION_MODELS);
     if (here.isEmpty() && edge.isEmpty()) {
-      return notMeasured(finding, seed, "neither this NPU nor " + ProgramTrends.EDGE + " runs both fusion levels' "
-          + "programs: " + ProgramTrends.edgeFailure(FUSION_MODELS.get(0), "int8", Fusion.FULL, 0));
+      return RecordedTrends.notMeasured(finding, seed, "neither this NPU nor " + ProgramTrends.EDGE
+          + " runs both fusion levels' programs: " + ProgramTrends.edgeFailure(FUSION_MODELS.get(0), "int8", Fusion.FULL, 0));
     }
     StringBuilder ours = new StringBuilder("prefill cycles, fusion full vs none (whole INT8 programs):");
     boolean faster = true;
@@ -134,7 +114,7 @@ final class SeedTrends {
           .append("-token prompt: ").append(String.join(", ", ProgramTrends.fmtGains(edge)));
       faster &= edge.values().stream().allMatch(g -> g < 0);
     }
-    ours.append("; ").append(swFusion());
+    ours.append("; ").append(recorded.swFusion());
     return new NpuReport.Trend(finding, seed, ours.toString(), faster ? "agrees" : "disagrees",
         (faster ? "Same direction. " : "Fusion does not shorten every prefill here. ") + "Fusion full streams the "
         + "weights into the array, sends GEMM results through the PPM (requantization, the SiLU C-LUT) and keeps "
@@ -143,87 +123,6 @@ final class SeedTrends {
         + "already partly fused, so the magnitudes differ; Phi-3.5-mini's shape is not shipped.",
         "this report: the lowered programs' cycle model (RTL-validated) on the report's model and, for "
         + ProgramTrends.EDGE + ", npu estimate --preset " + ProgramTrends.EDGE + " --fusion none|full");
-  }
-
-  /** The sw-stack latency model's fused vs unfused prefill (tiny, medium), from its recorded benchmark. */
-  private String swFusion() {
-    java.util.Optional<BenchResults.Section> s = bench.section(SW_BENCH, "fusionAndTiling");
-    if (s.isEmpty()) {
-      return "sw-stack latency model: not measured (" + bench.missing(SW_BENCH, "fusionAndTiling") + ")";
-    }
-    try {
-      StringBuilder out = new StringBuilder("sw-stack latency model (graph fusion, " + s.get().citation() + "):");
-      for (String size : List.of("tiny", "medium")) {
-        BenchResults.Table t = s.get().table("### " + size).orElseThrow();
-        int ms = t.column("estimated ms", 0);
-        double gain = BenchResults.Table.number(prefillRow(t, "fused").get(ms))
-            / BenchResults.Table.number(prefillRow(t, "unfused").get(ms)) - 1;
-        out.append(String.format(Locale.ROOT, "%s %s (%s)", size.equals("tiny") ? "" : ",",
-            pct(gain).replace(" ", ""), size));
-      }
-      return out.toString();
-    } catch (IllegalArgumentException | java.util.NoSuchElementException e) {
-      return "sw-stack latency model: not measured (" + s.get().citation() + " does not hold its fusion tables)";
-    }
-  }
-
-  private static List<String> prefillRow(BenchResults.Table t, String stage) {
-    return t.rows().stream().filter(r -> r.get(0).startsWith("prefill") && r.get(1).startsWith(stage)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no prefill row of stage '" + stage + "'"));
-  }
-
-  private static final String WEIGHTS_TABLE = "#### stories260K";
-
-  private NpuReport.Trend nmAccuracy() {
-    String finding = "N:M sparsity accuracy: 4:8 more accurate than 2:4";
-    String seed = "4:8 consistently better (LLaMA3-8B, Qwen2.5-3B)";
-    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression", s -> {
-      BenchResults.Table t = s.table(WEIGHTS_TABLE).orElseThrow();
-      int kl = t.column("KL vs FP32", 0);
-      StringBuilder ours = new StringBuilder("stories260K KL vs FP32 (4:8 vs 2:4):");
-      int better = 0;
-      int compared = 0;
-      for (String[] method : new String[][] {{"magnitude", ""}, {"Wanda", "@wanda"}, {"SparseGPT", "@sparsegpt"}}) {
-        java.util.Optional<List<String>> r48 = t.row("4:8" + method[1]);
-        java.util.Optional<List<String>> r24 = t.row("2:4" + method[1]);
-        if (r48.isEmpty() || r24.isEmpty()) {
-          continue;
-        }
-        double a = BenchResults.Table.number(r48.get().get(kl));
-        double b = BenchResults.Table.number(r24.get().get(kl));
-        compared++;
-        better += a < b ? 1 : 0;
-        ours.append(String.format(Locale.ROOT, "%s %s %s vs %s", compared == 1 ? "" : ",", method[0],
-            r48.get().get(kl), r24.get().get(kl)));
-      }
-      if (compared == 0) {
-        throw new IllegalArgumentException("no 2:4 and 4:8 rows");
-      }
-      String verdict = better == compared ? "agrees" : better == 0 ? "disagrees" : "partly";
-      return new NpuReport.Trend(finding, seed, ours.toString(), verdict, String.format(Locale.ROOT, "4:8 has the "
-          + "lower KL for %d of %d pruning methods. No 50 %% pruning is usable on a 260K-parameter model without "
-          + "fine-tuning, so the comparison is between two large errors.", better, compared), s.citation());
-    });
-  }
-
-  private NpuReport.Trend mxfp8() {
-    String finding = "MXFP8 about as accurate as INT8";
-    String seed = "MXFP8 ≈ 1.3 % above INT8 (LLaMA3-8B)";
-    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression", s -> {
-      BenchResults.Table t = s.table(WEIGHTS_TABLE).orElseThrow();
-      int ppl = t.column("perplexity", 0);
-      int kl = t.column("KL vs FP32", 0);
-      List<String> mx = t.row("mxfp8").orElseThrow();
-      List<String> int8 = t.row("int8").orElseThrow();
-      double above = BenchResults.Table.number(mx.get(ppl)) / BenchResults.Table.number(int8.get(ppl)) - 1;
-      String mxint8 = t.row("mxint8").map(r -> " (MXINT8 " + r.get(kl) + ")").orElse("");
-      boolean agrees = above <= 0.05;
-      return new NpuReport.Trend(finding, seed, String.format(Locale.ROOT, "stories260K perplexity: MXFP8 %s vs "
-          + "per-channel INT8 %s (%s); KL vs FP32 %s vs %s%s", mx.get(ppl), int8.get(ppl), pct(above), mx.get(kl),
-          int8.get(kl), mxint8), agrees ? "agrees" : "disagrees", agrees ? "Within 5 % of INT8's perplexity, as in "
-          + "the seed." : "E4M3 elements with a power-of-two block scale lose far more than per-channel INT8 on this "
-          + "small model (the verdict allows 5 % above INT8's perplexity).", s.citation());
-    });
   }
 
   /** PiM engine against the systolic array on the decoder's GEMMs, by the cycle model (engine cycles). */
@@ -261,8 +160,7 @@ final class SeedTrends {
     try {
       return row.get();
     } catch (IllegalArgumentException e) {
-      return new NpuReport.Trend(finding, seed, "", "not measured", "its programs do not fit this NPU: "
-          + e.getMessage(), "—");
+      return RecordedTrends.notMeasured(finding, seed, "its programs do not fit this NPU: " + e.getMessage());
     }
   }
 
@@ -335,7 +233,7 @@ final class SeedTrends {
     String ours = String.format(Locale.ROOT, "NPU cycles with INT4 weights (load4) vs INT8, %d B/cycle memory: "
         + "prefill %s, decode %s; with a %d B/cycle memory: prefill %s, decode %s; %s",
         Math.min(mp.lineBytes(), mp.memBytesPerCycle()), pct(-here[0]), pct(-here[1]), narrow.memBytesPerCycle(),
-        pct(-slow[0]), pct(-slow[1]), swInt4()) + "; " + edgeRatios("LLaMA-3-8B", "llama-3-8b", "int4-g32", "int8", 16);
+        pct(-slow[0]), pct(-slow[1]), recorded.swInt4()) + "; " + edgeRatios("LLaMA-3-8B", "llama-3-8b", "int4-g32", "int8", 16);
     boolean agrees = here[1] > here[0] + 0.03;
     boolean slowAgrees = slow[1] > slow[0] + 0.03;
     String why = agrees ? "INT4 halves the weight bytes; decode streams every weight once per token and waits on "
@@ -360,23 +258,6 @@ final class SeedTrends {
     return ProgramTrends.edgeRatios(modelName, quant, base, gbs).map(r -> String.format(Locale.ROOT,
         "%s: %s vs %s TTFT %s, TPOT %s (DRAM bytes per token %s)", where, quant, base, x(r[0]), x(r[1]), x(r[2])))
         .orElse(where + ": not measured (" + ProgramTrends.edgeFailure(modelName, quant, Fusion.FULL, gbs) + ")");
-  }
-
-  /** INT4 against INT8 in sw-stack's latency model (the medium model), from the recorded benchmark. */
-  private String swInt4() {
-    java.util.Optional<BenchResults.Section> s = bench.section(SW_BENCH, "fusionAndTiling");
-    if (s.isEmpty()) {
-      return "sw-stack latency model: not measured (" + bench.missing(SW_BENCH, "fusionAndTiling") + ")";
-    }
-    try {
-      BenchResults.Table t = s.get().table("#### medium: weight formats").orElseThrow();
-      List<String> int4 = t.row("INT4").orElseThrow();
-      return "sw-stack latency model (medium, fused graph): prefill " + int4.get(t.column("vs INT8", 0))
-          + ", decode " + int4.get(t.column("vs INT8", 1));
-    } catch (IllegalArgumentException | java.util.NoSuchElementException e) {
-      return "sw-stack latency model: not measured (" + s.get().citation() + " has no INT4 row in its medium weight "
-          + "formats table)";
-    }
   }
 
   /** Fractions of cycles INT4 weights save: {prefill, decode}. */

@@ -11,6 +11,11 @@ import org.llmnpu.hdl.ir.MemRead;
 import org.llmnpu.hdl.ir.Op;
 import org.llmnpu.hdl.ir.Signal;
 
+import static org.llmnpu.hdl.emit.SignedProducts.factor;
+import static org.llmnpu.hdl.emit.SignedProducts.machineWord;
+import static org.llmnpu.hdl.emit.SignedProducts.nativeSigned;
+import static org.llmnpu.hdl.emit.SignedProducts.productWidth;
+
 /**
  * Writes expressions as Verilog whose self-determined width equals the IR width at every
  * node, so Verilog's context-dependent widths never change a result and lint sees no
@@ -101,17 +106,6 @@ final class ExprWriter {
     return render(op, top);
   }
 
-  /**
-   * The width Verilog gives a product by itself: an unsigned one its wider operand's; a signed
-   * one its narrowest factor's, since below the product's width the context would extend that
-   * factor, with zeros in an unsigned context.
-   */
-  private static int productWidth(Op mul) {
-    int a = factor(mul.args.get(0), mul).width;
-    int b = factor(mul.args.get(1), mul).width;
-    return mul.kind == Kind.SINT ? Math.min(a, b) : Math.max(a, b);
-  }
-
   /** The expression where Verilog sizes it by itself: a memory address, a {@code case} subject, a condition. */
   String selfDetermined(Expr e) {
     return strip(operand(e));
@@ -198,21 +192,6 @@ final class ExprWriter {
   }
 
   /**
-   * Whether a signed product is written as Verilog's signed multiply ({@link #signedProduct}): when both
-   * factors are at most {@value #NATIVE_SIGNED_FACTOR_BITS} bits, the multipliers of MAC arrays and PEs, where
-   * the benchmark measured the gain. Wider products (a requantizer's 32 × 31-bit multiply) keep the form of
-   * operands sign-extended to the product's width ({@link #extendedProduct}): the signed form there changed
-   * how Yosys and ABC built the PPM's requantizer and cost the NPU its 5.75 ns target (6.03 ns measured).
-   */
-  private static boolean nativeSigned(Op mul) {
-    return factor(mul.args.get(0), mul).width <= NATIVE_SIGNED_FACTOR_BITS
-        && factor(mul.args.get(1), mul).width <= NATIVE_SIGNED_FACTOR_BITS;
-  }
-
-  /** The widest factor (in bits) of a signed product written as Verilog's signed multiply. */
-  static final int NATIVE_SIGNED_FACTOR_BITS = 16;
-
-  /**
    * A wide signed product as the unsigned product of its operands sign-extended to the product's width,
    * {@code {{32{a[31]}}, a} * {{33{m[30]}}, m}} (the low bits of a product do not depend on signedness).
    */
@@ -225,7 +204,7 @@ final class ExprWriter {
   }
 
   /**
-   * A signed product narrower than its {@link #machineWord} as a temporary of the word's width, of
+   * A signed product narrower than its {@link SignedProducts#machineWord} as a temporary of the word's width, of
    * which only the low bits are read (so exempt from UNUSEDSIGNAL): Verilog's signed multiply of the
    * factors sign-extended to the word by concatenation, {@code $signed({{24{a[7]}}, a}) *
    * $signed({{24{w[7]}}, w})}. Yosys drops the repeated sign bits of a signed multiplier's inputs,
@@ -257,19 +236,6 @@ final class ExprWriter {
   }
 
   /**
-   * The width a signed product of {@code width} bits is computed at: Verilator's machine word
-   * (32 or 64 bits) when it fits, and only the low {@code width} bits are used: Verilator's signed
-   * multiply at a width below its word sign-extends and masks each operand twice, at the word once.
-   * Measured on mac-array's 19-bit accumulator (bench.VerilogQualityBenchmark): 0.77x to 0.85x the
-   * speed of the concatenation form with the factors as signed names, 1.07x with the factors
-   * sign-extended to the word ({@link #wordProduct}). Yosys reduces the wider product back to the operands' widths
-   * (SignedProductEmissionTest), so area is unchanged.
-   */
-  private static int machineWord(int width) {
-    return width <= 32 ? 32 : width <= 64 ? 64 : width;
-  }
-
-  /**
    * The EXTEND of a signed product it can be folded into: the product is exact (its width holds
    * every product of its operands), so sign-extending it equals multiplying at the wider width;
    * used only there, so no second multiplier appears. Null for any other node.
@@ -285,18 +251,6 @@ final class ExprWriter {
       return null;
     }
     return new Op(Op.Code.MUL, op.width, Kind.SINT, mul.args);
-  }
-
-  /**
-   * A signed product's operand without its sign extensions, which the signed multiply at the
-   * product's width performs itself; any other operand unchanged.
-   */
-  private static Expr factor(Expr e, Op mul) {
-    Expr f = e;
-    while (mul.kind == Kind.SINT && f instanceof Op op && op.code == Op.Code.EXTEND && op.kind == Kind.SINT) {
-      f = op.args.get(0);
-    }
-    return f;
   }
 
   /**
