@@ -83,11 +83,11 @@ class InstanceDesignsTest {
    */
   @Test
   void theTinyNpusUnitsAddUpToItsTopWithinTheTolerance() {
-    RequiredTools.require("yosys", "sta");
-    Npu npu = new Npu(TestDesigns.tinyNpu());
-    VerilogDesign d = Verilog.emit(npu);
-    PpaOptions o = TestDesigns.options();
-    PpaResult top = PpaFlow.run(d, TestDesigns.tinyNpuParams(), o);
+    TinyTop t = TinyTop.synthesize();
+    Npu npu = t.npu();
+    VerilogDesign d = t.design();
+    PpaOptions o = t.options();
+    PpaResult top = t.top();
     List<NpuReport.Unit> units = new ArrayList<>();
     for (InstanceDesigns.Unit u : InstanceDesigns.of(npu, d)) {
       units.add(new NpuReport.Unit(u.module(), u.module(), Map.of(), u.instances(), PpaFlow.run(u.design(), o)));
@@ -108,21 +108,19 @@ class InstanceDesignsTest {
    */
   @Test
   void aKeptUnitsShareOfTheTopMatchesItsOwnSynthesisWithinTheTolerance() {
-    RequiredTools.require("yosys", "sta");
-    Npu npu = new Npu(TestDesigns.tinyNpu());
-    VerilogDesign d = Verilog.emit(npu);
-    PpaOptions o = TestDesigns.options();
-    PpaResult top = PpaFlow.run(d, TestDesigns.tinyNpuParams(), o);
+    TinyTop t = TinyTop.synthesize();
+    VerilogDesign d = t.design();
+    PpaResult top = t.top();
     ModuleAreas areas = ModuleAreas.parse(top.synthesis().yosysLog());
     int kept = 0;
-    for (InstanceDesigns.Unit u : InstanceDesigns.of(npu, d)) {
+    for (InstanceDesigns.Unit u : InstanceDesigns.of(t.npu(), d)) {
       if (d.flattened().contains(u.module())) {
         assertTrue(areas.of(u.module(), top.synthesis()).isEmpty(), u.module() + " is flattened: no share");
         continue;
       }
       kept++;
       SynthesisResult share = areas.of(u.module(), top.synthesis()).orElseThrow();
-      SynthesisResult alone = PpaFlow.run(u.design(), o).synthesis();
+      SynthesisResult alone = PpaFlow.run(u.design(), t.options()).synthesis();
       double ratio = share.chipAreaUm2() / alone.chipAreaUm2();
       System.out.printf(java.util.Locale.ROOT, "%s: share of the top %.0f um2, alone %.0f um2 (%.4f); flip-flops %d / %d%n",
           u.module(), share.chipAreaUm2(), alone.chipAreaUm2(), ratio, share.flipFlops(), alone.flipFlops());
@@ -133,5 +131,16 @@ class InstanceDesignsTest {
           u.module() + " flip-flops " + share.flipFlops() + " / " + alone.flipFlops());
     }
     assertTrue(kept >= 3, "the GEMM engine, the PPM and the Vector DSP are kept as modules: " + kept);
+  }
+
+  /** The tests' tiny NPU, its Verilog and its top's PPA (the tests' shared cache). */
+  private record TinyTop(Npu npu, VerilogDesign design, PpaOptions options, PpaResult top) {
+    static TinyTop synthesize() {
+      RequiredTools.require("yosys", "sta");
+      Npu npu = new Npu(TestDesigns.tinyNpu());
+      VerilogDesign d = Verilog.emit(npu);
+      PpaOptions o = TestDesigns.options();
+      return new TinyTop(npu, d, o, PpaFlow.run(d, TestDesigns.tinyNpuParams(), o));
+    }
   }
 }
