@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.llmnpu.cosim.report.NpuReportPipeline.Fmt;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.reports.energy.Calibration;
@@ -61,12 +62,14 @@ public final class NpuEnergyCalibration {
 
   /**
    * The table read from {@code energyTable} when it is given, else calibrated on the {@code npu}'s
-   * {@code rows × rows} engine ({@code engine} is that engine's PPA, for the flip-flop scaling of the fallback), a
+   * {@code rows × rows} engine (module {@code engineModule}; {@code engine} gives that engine's PPA, asked for only by
+   * the fallback's flip-flop scaling, so a calibration that does not fall back synthesizes nothing of the NPU), a
    * {@value #DSP_CALIBRATION_LANES}-lane Vector DSP, a {@value #PPM_CALIBRATION_LANES}-lane PPM with and
    * without the PPU and, when {@code pimBitsPerCycle} &gt; 0 (a PiM engine applying that many input bits
    * per cycle), a PiM macro of {@code min(rows, }{@value #PIM_CALIBRATION_ROWS}{@code )} rows and columns.
    */
-  public Table table(Path energyTable, NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
+  public Table table(Path energyTable, NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
+                    int pimBitsPerCycle) {
     if (energyTable != null) {
       try {
         return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),
@@ -75,7 +78,7 @@ public final class NpuEnergyCalibration {
         throw new IllegalArgumentException("--energy-table: cannot read " + energyTable + ": " + e.getMessage(), e);
       }
     }
-    String[] cached = calibratedTable(npu, engine, pimBitsPerCycle);
+    String[] cached = calibratedTable(npu, engineModule, engine, pimBitsPerCycle);
     return new Table(EnergyTable.fromJson(cached[0], "cached energy calibration"), cached[1]);
   }
 
@@ -90,11 +93,12 @@ public final class NpuEnergyCalibration {
    * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
    * versions, the library, the clock and the seed, and a warm run skips the simulations.
    */
-  private String[] calibratedTable(NpuConfig npu, PpaResult engine, int pimBitsPerCycle) {
+  private String[] calibratedTable(NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
+                                   int pimBitsPerCycle) {
     int r = npu.rows();
     List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, ToolVersions.yosys(),
         ToolVersions.sta(), ppa.liberty().toString(), Double.toString(ppa.clockNs()),
-        Long.toString(seed), Integer.toString(r), engine.design(), Integer.toString(pimBitsPerCycle),
+        Long.toString(seed), Integer.toString(r), engineModule, Integer.toString(pimBitsPerCycle),
         new TreeMap<>(Verilog.emit(new Npu(npu)).files()).toString()));
     for (PpmConfig.Activation a : new PpmConfig.Activation[] {PpmConfig.Activation.NONE, PpmConfig.Activation.PPU}) {
       // the calibrated PPM is the NPU's line-rate PPM (reports' PpmPimCalibration: 8 channel groups)
@@ -138,7 +142,7 @@ public final class NpuEnergyCalibration {
       }
       log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
           + " engine instead");
-      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle), engine, e.getMessage());
+      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle), engine.get(), e.getMessage());
       source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
           + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
           FALLBACK_ROWS, Fmt.num(ppa.clockNs()), r, r);

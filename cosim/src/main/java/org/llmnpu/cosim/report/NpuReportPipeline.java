@@ -24,10 +24,12 @@ import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.npu.UnitAreaSplit;
 import org.llmnpu.reports.ppa.InstanceDesigns;
+import org.llmnpu.reports.ppa.ModuleAreas;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
+import org.llmnpu.reports.ppa.SynthesisResult;
 import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
@@ -142,12 +144,12 @@ public final class NpuReportPipeline {
     Npu top = new Npu(c);
     VerilogDesign emitted = Verilog.emit(top);
     PpaResult npu = topPpa(c, emitted, o.ppa(), log);
-    step("PPA of each unit the NPU top instantiates, synthesized on its own (cached)");
-    List<NpuReport.Unit> units = units(top, emitted, o.ppa(), log);
+    step("PPA of each unit the NPU top instantiates: its share of the top's synthesis, or its own (cached)");
+    List<NpuReport.Unit> units = units(top, emitted, npu, o.ppa(), log);
     step("co-simulation on the RTL (Verilator) against the golden ISA simulator");
     Cosim cosim = cosim();
     step("energy: counters x energy table");
-    NpuEnergyCalibration.Table energyTable = energyTable(top, units);
+    NpuEnergyCalibration.Table energyTable = energyTable(top, emitted);
     return assemble(emitted, npu, units, cosim, energyTable);
   }
 
@@ -188,12 +190,15 @@ public final class NpuReportPipeline {
 
   /**
    * The energy table: read from the options' file, or calibrated on the NPU's engine size and data paths (cached;
-   * {@link NpuEnergyCalibration}). {@code units} must hold the GEMM engine's unit ({@link #engine}).
+   * {@link NpuEnergyCalibration}). It needs no synthesis of the top: only when the calibration falls back to a smaller
+   * engine is the NPU's GEMM engine ({@link #isEngine}) synthesized on its own, for its flip-flops.
    */
-  public NpuEnergyCalibration.Table energyTable(Npu top, List<NpuReport.Unit> units) {
+  public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted) {
     NpuConfig c = o.config();
-    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).table(o.energyTable(), c, engine(top, units).ppa(),
-        c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
+    InstanceDesigns.Unit engine = InstanceDesigns.of(top, emitted).stream().filter(u -> isEngine(top, u.instances()))
+        .findFirst().orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units"));
+    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).table(o.energyTable(), c, engine.module(),
+        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
   }
 
   /**
@@ -370,15 +375,39 @@ public final class NpuReportPipeline {
 
   /**
    * Every unit the NPU top instantiates ({@link InstanceDesigns}: the same Verilog as in the top, so the GEMM engine
-   * — systolic or PiM —, the PPM and the Vector DSP have the NPU's own parameters), each through the PPA flow on
-   * its own (Yosys + OpenSTA, cached like every PPA run).
+   * — systolic or PiM —, the PPM and the Vector DSP have the NPU's own parameters), by {@link #unit}.
    */
-  public static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaOptions ppa, Consumer<String> log) {
+  public static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaResult topPpa, PpaOptions ppa,
+                                           Consumer<String> log) {
     List<NpuReport.Unit> out = new ArrayList<>();
     for (InstanceDesigns.Unit u : InstanceDesigns.of(top, emitted)) {
-      out.add(unit(u, ppa, log));
+      out.add(topKeeps(emitted, u) ? share(u, topPpa, log) : unit(u, ppa, log));
     }
     return out;
+  }
+
+  /**
+   * Whether the top's synthesis keeps {@code u}'s module as a module (not flattened into the top,
+   * {@code HwModule#flattenInSynthesis}), so that its area is its share of the top's run ({@link #share}); a
+   * flattened unit has no share of its own there and is synthesized on its own ({@link #unit}).
+   */
+  public static boolean topKeeps(VerilogDesign emitted, InstanceDesigns.Unit u) {
+    return !emitted.flattened().contains(u.module());
+  }
+
+  /**
+   * A unit the top keeps as a module: its area, cells and SRAM macros are its share of the top's own hierarchical
+   * synthesis ({@link ModuleAreas}, exact: the same mapped cells the top counts), without timing of its own.
+   */
+  public static NpuReport.Unit share(InstanceDesigns.Unit u, PpaResult topPpa, Consumer<String> log) {
+    String name = unitName(u.instances());
+    SynthesisResult s = ModuleAreas.parse(topPpa.synthesis().yosysLog()).of(u.module(), topPpa.synthesis())
+        .orElseThrow(() -> new IllegalStateException("the NPU top's synthesis log has no section of its unit "
+            + u.module() + " (" + u.instances() + "): was it flattened? (NpuReportPipeline.topKeeps)"));
+    log.accept(String.format(Locale.ROOT, "         %s: %s %s: %.3f mm² std cells, %.3f mm² SRAM (share of the top's "
+        + "synthesis)", name, u.module(), u.instances(), s.chipAreaUm2() / 1e6,
+        PpaResult.share(u.module(), s).sramAreaUm2(NodeScaling.Node.N180) / 1e6));
+    return new NpuReport.Unit(name, u.module(), Map.of(), u.instances(), PpaResult.share(u.module(), s));
   }
 
   /** One unit of the NPU top through the PPA flow on its own (Yosys + OpenSTA, cached), with lines of its figures. */

@@ -70,9 +70,8 @@ class DecodeEnergyBenchmark {
     PpaResult npu = PpaFlow.run(emitted, NpuReportPipeline.generatorParams(c), o.ppa());
     SimOptions sim = SimOptions.fromEnvironment();
     NpuEnergyCalibration calibration = new NpuEnergyCalibration(o.ppa(), sim, o.seed(), System.out::println);
-    // the units' own syntheses only for the whole table (its GEMM engine's PPA)
-    EnergyTable table = blocksOnly ? calibration.blocksOnly(c, 0) : calibration.table(null, c,
-        NpuReportPipeline.engine(top, NpuReportPipeline.units(top, emitted, o.ppa(), s -> { })).ppa(), 0).table();
+    EnergyTable table = blocksOnly ? calibration.blocksOnly(c, 0)
+        : new NpuReportPipeline(o, System.out::println).energyTable(top, emitted).table();
     double clockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     List<String> notes = new ArrayList<>();
     EnergyEstimate.Shape shape = NpuReportPipeline.shape(c, emitted, npu, table, clockNs, notes);

@@ -25,22 +25,24 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * The whole-NPU report ({@code npu report npu}, {@code npu demo}) as a job graph:
  *
  * <pre>
- * generate ─► lint                      (npu demo)
- * synth:npu ─────────────────────────────┐
- * synth:&lt;unit&gt; (one per unit of the top) ─┤
- *   └ synth:&lt;GEMM engine&gt; ─► energy ──────┤
- * cosim ─────────────────────────────────┴► report ─► write   (write: npu demo)
+ * generate ─► lint                          (npu demo)
+ * synth:npu ─► area:&lt;unit&gt; (units the top keeps) ─┐
+ * synth:&lt;unit&gt; (units the top flattens) ──────────┤
+ * energy ─────────────────────────────────────────┤
+ * cosim ──────────────────────────────────────────┴► report ─► write   (write: npu demo)
  * </pre>
  *
  * <ul>
  *   <li>{@code generate}: the NPU's Verilog written to {@code OUT/npu}; {@code lint}: {@code verilator --lint-only
  *   -Wall} on it (cached: the Verilog and Verilator's version).</li>
- *   <li>{@code synth:npu} and {@code synth:<module>}: the top and each unit it instantiates through the PPA flow
- *   (Yosys + OpenSTA), each its own job, so they run side by side; their results are the PPA flow's own
- *   content-addressed entries (keyed by Yosys's and OpenSTA's versions, the scripts, the library and the Verilog).</li>
+ *   <li>{@code synth:npu}: the top through the PPA flow (Yosys, hierarchical, + OpenSTA; the PPA flow's own
+ *   content-addressed entries, keyed by Yosys's and OpenSTA's versions, the scripts, the library and the Verilog).
+ *   {@code area:<module>}: a unit the top keeps as a module (GEMM engine, PPM, Vector DSP) — its share of the top's
+ *   synthesis ({@link NpuReportPipeline#share}: Yosys's per-module stat, no second run, no timing of its own);
+ *   {@code synth:<module>}: a unit the top flattens into itself, synthesized and timed on its own.</li>
  *   <li>{@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
  *   {@link NpuEnergyCalibration}, whose result is cached under the engines' Verilog, tools, clock and seed); it waits
- *   only for the GEMM engine's synthesis (the fallback's flip-flop scaling).</li>
+ *   for no synthesis of the NPU, so it starts at once beside {@code synth:npu}.</li>
  *   <li>{@code cosim}: random programs and the decoder's phases on the RTL in Verilator against the golden ISA
  *   simulator (cached: the Verilog, the options, the toolkit's build and Verilator's version).</li>
  *   <li>{@code report}: area split, energy per token, roofline, seed trends, SoC section; {@code write}: the report
@@ -95,21 +97,17 @@ public final class NpuReportJobs {
     });
     synthTop = Job.uncached("synth:npu", List.of(), with(verilog, ppaInputs),
         ctx -> NpuReportPipeline.topPpa(c, design, ppa, ctx::log));
-    Job<NpuReport.Unit> engineUnit = null;
     for (InstanceDesigns.Unit u : InstanceDesigns.of(top, design)) {
-      Job<NpuReport.Unit> j = Job.uncached("synth:" + u.module(), List.of(), with(files(u.design()), ppaInputs),
-          ctx -> NpuReportPipeline.unit(u, ppa, ctx::log));
-      units.add(j);
-      if (NpuReportPipeline.isEngine(top, u.instances())) {
-        engineUnit = j;
-      }
+      // a unit the top keeps as a module: its share of the top's own synthesis (no second run); a unit the top
+      // flattens into itself: synthesized on its own
+      units.add(NpuReportPipeline.topKeeps(design, u)
+          ? Job.uncached("area:" + u.module(), List.of(synthTop), List.of(u.module()),
+              ctx -> NpuReportPipeline.share(u, ctx.get(synthTop), ctx::log))
+          : Job.uncached("synth:" + u.module(), List.of(), with(files(u.design()), ppaInputs),
+              ctx -> NpuReportPipeline.unit(u, ppa, ctx::log)));
     }
-    if (engineUnit == null) {
-      throw new IllegalStateException("the NPU top has no GEMM engine among its units (NpuReportPipeline.isEngine)");
-    }
-    Job<NpuReport.Unit> engine = engineUnit;
-    energy = Job.uncached("energy", List.of(engine), List.of(opts, ppaInputs, toolkit, verilator),
-        ctx -> new NpuReportPipeline(options, ctx::log).energyTable(top, List.of(ctx.get(engine))));
+    energy = Job.uncached("energy", List.of(), List.of(opts, ppaInputs, toolkit, verilator),
+        ctx -> new NpuReportPipeline(options, ctx::log).energyTable(top, design));
     cosim = Job.cached("cosim", List.of(), with(verilog, opts, toolkit, verilator),
         JobCodec.json(NpuReportPipeline.Cosim.class), ctx -> new NpuReportPipeline(options, ctx::log).cosim());
     List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim));
@@ -129,8 +127,8 @@ public final class NpuReportJobs {
   }
 
   /**
-   * The jobs to run, longest first: the top's synthesis, the GEMM engine's synthesis and the energy calibration,
-   * the co-simulation, the other units, then the rest. The runner starts ready jobs in this order.
+   * The jobs to run, longest first: the top's synthesis, the energy calibration, the co-simulation, the units, then
+   * the rest. The runner starts ready jobs in this order.
    */
   public List<Job<?>> goals() {
     List<Job<?>> g = new ArrayList<>(List.of(synthTop, energy, cosim));

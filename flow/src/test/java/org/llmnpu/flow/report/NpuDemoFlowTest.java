@@ -20,6 +20,7 @@ import org.llmnpu.flow.graph.JobOutcome;
 import org.llmnpu.hdl.tools.ExternalTool;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.ppa.ContentCache;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.rtl.TargetClock;
@@ -75,7 +76,18 @@ class NpuDemoFlowTest {
     }
     List<String> ids = first.run().outcomes().stream().map(JobOutcome::id).toList();
     assertTrue(ids.containsAll(List.of("generate", "lint", "synth:npu", "energy", "cosim", "report", "write")), ids.toString());
-    assertTrue(ids.stream().filter(i -> i.startsWith("synth:")).count() >= 8, "the top and every unit: " + ids);
+    assertTrue(ids.stream().filter(i -> i.startsWith("synth:") || i.startsWith("area:")).count() >= 8,
+        "the top and every unit: " + ids);
+    // the units the top keeps as modules (GEMM engine, PPM, Vector DSP) are shares of its synthesis, not run again
+    List<String> shares = ids.stream().filter(i -> i.startsWith("area:")).toList();
+    assertTrue(shares.stream().anyMatch(i -> i.startsWith("area:GemmEngine")) && shares.size() >= 3, ids.toString());
+    assertTrue(ids.stream().noneMatch(i -> i.startsWith("synth:GemmEngine")), ids.toString());
+    NpuReport report = first.result().report().report();
+    for (NpuReport.Unit u : report.units()) {
+      assertEquals(!ids.contains("area:" + u.block()), u.ppa().timed(), u.block());
+    }
+    String split = report.notes().stream().filter(n -> n.startsWith("Area split:")).findFirst().orElseThrow();
+    assertTrue(split.contains("share of the top's own hierarchical synthesis"), split);
     assertTrue(ids.indexOf("report") > ids.indexOf("cosim") && ids.indexOf("write") > ids.indexOf("report"));
 
     lines.clear();

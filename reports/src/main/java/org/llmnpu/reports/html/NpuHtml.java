@@ -83,7 +83,8 @@ final class NpuHtml {
     s.append(NpuSvg.pie("Area by unit (µm², 180 nm)", slices, "µm²"));
     List<NpuSvg.Slice> fmax = new ArrayList<>();
     fmax.add(new NpuSvg.Slice("NPU top", r.npu().timing().fmaxMhz()));
-    r.units().forEach(u -> fmax.add(new NpuSvg.Slice(u.name(), u.ppa().timing().fmaxMhz())));
+    r.units().stream().filter(u -> u.ppa().timed())
+        .forEach(u -> fmax.add(new NpuSvg.Slice(u.name(), u.ppa().timing().fmaxMhz())));
     s.append(NpuSvg.bars("Fmax per unit (MHz)", fmax, "MHz"));
     s.append("</div>\n<table>\n<tr><th class=\"l\">area share</th><th>&micro;m&sup2;</th><th>share</th>"
         + "<th class=\"l\">how obtained</th></tr>\n");
@@ -105,12 +106,21 @@ final class NpuHtml {
     s.append("</table>\n");
   }
 
+  /** What the unit table says of a unit whose area is its share of the top's synthesis. */
+  static final String NOT_TIMED = "not timed on its own: its area is its share of the NPU top's hierarchical "
+      + "synthesis (the top's Fmax and power cover it)";
+
   private static void unitRow(StringBuilder s, String name, String block, String instances, PpaResult p) {
     s.append("<tr><td class=\"l\">").append(Fmt.esc(name)).append("</td><td class=\"l\"><small>").append(Fmt.esc(block))
         .append("</small></td><td class=\"l\"><small>").append(Fmt.esc(instances)).append("</small></td><td>")
         .append(Fmt.grouped(p.synthesis().chipAreaUm2())).append("</td><td>").append(Fmt.grouped(p.synthesis().cellCount()))
-        .append("</td><td>").append(Fmt.grouped(p.sramAreaUm2(NodeScaling.Node.N180))).append("</td><td>")
-        .append(Fmt.sig(p.timing().fmaxMhz())).append("</td><td class=\"l\"><small>")
+        .append("</td><td>").append(Fmt.grouped(p.sramAreaUm2(NodeScaling.Node.N180))).append("</td><td>");
+    if (!p.timed()) {
+      s.append("&mdash;</td><td class=\"l\" colspan=\"3\"><small>").append(Fmt.esc(NOT_TIMED))
+          .append("</small></td></tr>\n");
+      return;
+    }
+    s.append(Fmt.sig(p.timing().fmaxMhz())).append("</td><td class=\"l\"><small>")
         .append(Fmt.esc(p.timing().startpoint())).append(" &rarr; ").append(Fmt.esc(p.timing().endpoint()))
         .append("</small></td><td>").append(p.timing().logicDepth()).append("</td><td>")
         .append(Fmt.sig(p.power().totalMw())).append("</td></tr>\n");

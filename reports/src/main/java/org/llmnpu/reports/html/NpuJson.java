@@ -94,7 +94,12 @@ final class NpuJson {
   private static void ppa(ObjectNode o, PpaResult p) {
     o.put("design", p.design()).put("stdCellAreaUm2", p.synthesis().chipAreaUm2())
         .put("cells", p.synthesis().cellCount()).put("flipFlops", p.synthesis().flipFlops())
-        .put("sramAreaUm2", p.sramAreaUm2(NodeScaling.Node.N180)).put("fmaxMhz", p.timing().fmaxMhz())
+        .put("sramAreaUm2", p.sramAreaUm2(NodeScaling.Node.N180));
+    if (!p.timed()) {
+      o.put("timed", false).put("basis", NpuHtml.NOT_TIMED);
+      return;
+    }
+    o.put("fmaxMhz", p.timing().fmaxMhz())
         .put("criticalDelayNs", p.timing().criticalDelayNs()).put("powerMw", p.power().totalMw());
     o.putObject("criticalPath").put("start", p.timing().startpoint()).put("end", p.timing().endpoint())
         .put("logicDepth", p.timing().logicDepth());

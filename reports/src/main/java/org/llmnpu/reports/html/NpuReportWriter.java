@@ -46,7 +46,12 @@ public final class NpuReportWriter {
   private static void unit(StringBuilder s, String name, String block, boolean inTop, PpaResult p) {
     s.append(Fmt.csv(name)).append(',').append(block).append(',').append(inTop).append(',')
         .append(Fmt.fixed(p.synthesis().chipAreaUm2(), 1)).append(',').append(p.synthesis().cellCount()).append(',')
-        .append(Fmt.fixed(p.sramAreaUm2(NodeScaling.Node.N180), 1)).append(',').append(Fmt.sig(p.timing().fmaxMhz()))
+        .append(Fmt.fixed(p.sramAreaUm2(NodeScaling.Node.N180), 1)).append(',');
+    if (!p.timed()) {
+      s.append(",,,,\n"); // not timed on its own (a share of the top's synthesis): no Fmax, path or power
+      return;
+    }
+    s.append(Fmt.sig(p.timing().fmaxMhz()))
         .append(',').append(Fmt.csv(p.timing().startpoint())).append(',').append(Fmt.csv(p.timing().endpoint()))
         .append(',').append(p.timing().logicDepth()).append(',').append(Fmt.sig(p.power().totalMw())).append('\n');
   }

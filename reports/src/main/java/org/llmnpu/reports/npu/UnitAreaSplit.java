@@ -30,9 +30,10 @@ import org.llmnpu.reports.ppa.PpaResult;
  * @param unitsStdUm2  the units' standard-cell areas summed over their instances
  * @param topSramUm2   the top's SRAM macro area (SRAM model), µm² at 180 nm
  * @param unitsSramUm2 the units' SRAM macro areas summed over their instances
+ * @param topShares    units whose area is their share of the top's own synthesis (the modules the top keeps)
  */
 public record UnitAreaSplit(List<NpuReport.AreaSlice> slices, double topStdUm2, double unitsStdUm2,
-                            double topSramUm2, double unitsSramUm2) {
+                            double topSramUm2, double unitsSramUm2, int topShares) {
   /** How far the units' sum may exceed the top, as a fraction of the top (5 %). */
   public static final double TOLERANCE = 0.05;
 
@@ -56,6 +57,7 @@ public record UnitAreaSplit(List<NpuReport.AreaSlice> slices, double topStdUm2, 
     double sram = 0;
     List<NpuReport.AreaSlice> slices = new ArrayList<>();
     StringBuilder listing = new StringBuilder();
+    int shares = 0;
     for (NpuReport.Unit u : units) {
       if (!u.inTop()) {
         continue;
@@ -65,8 +67,10 @@ public record UnitAreaSplit(List<NpuReport.AreaSlice> slices, double topStdUm2, 
       double uSram = copies * u.ppa().sramAreaUm2(n180);
       std += uStd;
       sram += uSram;
-      String of = u.block() + (copies == 1 ? "" : " × " + copies) + " synthesized on its own (Yosys, same library "
-          + "and clock as the top)";
+      String of = u.block() + (copies == 1 ? "" : " × " + copies) + (u.ppa().timed()
+          ? " synthesized on its own (Yosys, same library and clock as the top)"
+          : " in the NPU top's own hierarchical synthesis (Yosys per-module stat)");
+      shares += u.ppa().timed() ? 0 : 1;
       slices.add(new NpuReport.AreaSlice(u.name() + " logic", uStd, of + ": standard cells"));
       if (uSram > 0) {
         slices.add(new NpuReport.AreaSlice(u.name() + " SRAM", uSram, of + ": its memories as SRAM macros (SRAM "
@@ -84,12 +88,12 @@ public record UnitAreaSplit(List<NpuReport.AreaSlice> slices, double topStdUm2, 
       slices.add(new NpuReport.AreaSlice("glue SRAM: the top's own memories", topSram - sram, "the NPU top's SRAM "
           + "macros minus its units' (SRAM model)"));
     }
-    return new UnitAreaSplit(slices, topStd, std, topSram, sram);
+    return new UnitAreaSplit(slices, topStd, std, topSram, sram, shares);
   }
 
   private static void check(String what, double top, double units, String design, StringBuilder listing) {
     if (units > top * (1 + TOLERANCE) + 0.5) {
-      throw new UnitAreaMismatch(String.format(Locale.ROOT, "the NPU's units synthesized on their own add up to "
+      throw new UnitAreaMismatch(String.format(Locale.ROOT, "the NPU's units add up to "
           + "%,.0f µm² of %s area, %s of the top %s (%,.0f µm²); at most %s is allowed (logic Yosys shares across "
           + "the ports of flattened units). A unit counted twice, or synthesized with other parameters than the top "
           + "instantiates, does this. Units:%s", units, what, pct(units / top), design, top,
@@ -103,8 +107,11 @@ public record UnitAreaSplit(List<NpuReport.AreaSlice> slices, double topStdUm2, 
 
   /** What the report says about the split. */
   public String note() {
-    return String.format(Locale.ROOT, "Area split: every unit the NPU top instantiates is synthesized on its own "
-        + "(the same Verilog, library and clock as in the top) and counted once per instance; its units add up to %s "
+    String how = topShares == 0 ? "every unit the NPU top instantiates is synthesized on its own (the same Verilog, "
+        + "library and clock as in the top)" : "the " + topShares + " units the NPU top keeps as modules have their "
+        + "share of the top's own hierarchical synthesis (Yosys per-module stat; exact, no second run), the units it "
+        + "flattens into itself are synthesized on their own (the same Verilog, library and clock)";
+    return String.format(Locale.ROOT, "Area split: " + how + "; each is counted once per instance; the units add up to %s "
         + "of the top's standard cells (%s of its SRAM), and the rest of the top is the glue row. The units' sum may "
         + "exceed the top by at most %.0f %% (flattening lets Yosys share logic across unit ports); the report fails "
         + "beyond that.", pct(unitsStdUm2 / topStdUm2), topSramUm2 == 0 ? "no SRAM" : pct(unitsSramUm2 / topSramUm2),

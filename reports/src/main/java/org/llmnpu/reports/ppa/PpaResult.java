@@ -12,11 +12,29 @@ import java.util.Map;
  *
  * @param design the top module's name
  * @param params the generator parameters of this point (empty for hand-written Verilog)
+ * @param timing OpenSTA's timing, or null for a module's share of a larger design's synthesis ({@link #share})
+ * @param power  OpenSTA's power, null exactly when {@code timing} is
  */
 public record PpaResult(String design, Map<String, String> params, SynthesisResult synthesis,
                         TimingResult timing, PowerResult power) {
   public PpaResult {
     params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+    if ((timing == null) != (power == null)) {
+      throw new IllegalArgumentException("a PPA result has timing and power, or neither (a module's share)");
+    }
+  }
+
+  /**
+   * A module's share of a larger design's hierarchical synthesis ({@link ModuleAreas}): area, cells and SRAM macros,
+   * no timing or power of its own (it was not synthesized or timed alone).
+   */
+  public static PpaResult share(String module, SynthesisResult synthesis) {
+    return new PpaResult(module, Map.of(), synthesis, null, null);
+  }
+
+  /** Whether this result has its own timing and power (false for a {@link #share}). */
+  public boolean timed() {
+    return timing != null;
   }
 
   /** SRAM macro area of all copies at a node, µm². */
@@ -26,6 +44,9 @@ public record PpaResult(String design, Map<String, String> params, SynthesisResu
 
   /** The figures at 180 nm (measured) followed by 45 nm and 7 nm (scaled). */
   public List<NodeFigures> nodes() {
+    if (!timed()) {
+      throw new IllegalStateException(design + " is a share of a larger synthesis: it has no timing of its own");
+    }
     List<NodeFigures> out = new ArrayList<>();
     double energy180 = power.energyPerCyclePj(timing.clockNs());
     out.add(new NodeFigures(180, NodeScaling.Node.N180.vdd, synthesis.chipAreaUm2(),

@@ -23,9 +23,12 @@ public record SramMacro(String cellType, String module, String name, int width, 
     return (long) width * depth;
   }
 
+  /** How every SRAM black-box cell type's name begins. */
+  public static final String CELL_PREFIX = "LLMNPU_SRAM_";
+
   /** The black-box cell type name used for a memory {@code name} of {@code module}. */
   public static String cellTypeFor(String module, String name) {
-    return "LLMNPU_SRAM_" + (module + "_" + name).replaceAll("[^A-Za-z0-9_]", "_");
+    return CELL_PREFIX + (module + "_" + name).replaceAll("[^A-Za-z0-9_]", "_");
   }
 
   SramMacro withInstances(int n) {

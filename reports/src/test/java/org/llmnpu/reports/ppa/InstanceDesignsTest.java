@@ -83,11 +83,11 @@ class InstanceDesignsTest {
    */
   @Test
   void theTinyNpusUnitsAddUpToItsTopWithinTheTolerance() {
-    RequiredTools.require("yosys", "sta");
-    Npu npu = new Npu(TestDesigns.tinyNpu());
-    VerilogDesign d = Verilog.emit(npu);
-    PpaOptions o = TestDesigns.options();
-    PpaResult top = PpaFlow.run(d, TestDesigns.tinyNpuParams(), o);
+    TinyTop t = TinyTop.synthesize();
+    Npu npu = t.npu();
+    VerilogDesign d = t.design();
+    PpaOptions o = t.options();
+    PpaResult top = t.top();
     List<NpuReport.Unit> units = new ArrayList<>();
     for (InstanceDesigns.Unit u : InstanceDesigns.of(npu, d)) {
       units.add(new NpuReport.Unit(u.module(), u.module(), Map.of(), u.instances(), PpaFlow.run(u.design(), o)));
@@ -98,5 +98,49 @@ class InstanceDesignsTest {
     assertTrue(split.unitsStdUm2() <= top.synthesis().chipAreaUm2() * (1 + UnitAreaSplit.TOLERANCE), split.note());
     assertEquals(split.topSramUm2(), split.unitsSramUm2(), 1e-6 * split.topSramUm2(),
         "the top's memories are all in its units");
+  }
+
+  /**
+   * A unit the top keeps as a module (GEMM engine, PPM, Vector DSP): its share of the top's own synthesis
+   * ({@link ModuleAreas}, what {@code npu report npu} and {@code npu demo} use instead of a second run) against the same
+   * module synthesized alone — the same modules mapped one by one; only ABC's buffering and sizing at the unit's ports
+   * differ — within {@link UnitAreaSplit#TOLERANCE}, with the same SRAM macros.
+   */
+  @Test
+  void aKeptUnitsShareOfTheTopMatchesItsOwnSynthesisWithinTheTolerance() {
+    TinyTop t = TinyTop.synthesize();
+    VerilogDesign d = t.design();
+    PpaResult top = t.top();
+    ModuleAreas areas = ModuleAreas.parse(top.synthesis().yosysLog());
+    int kept = 0;
+    for (InstanceDesigns.Unit u : InstanceDesigns.of(t.npu(), d)) {
+      if (d.flattened().contains(u.module())) {
+        assertTrue(areas.of(u.module(), top.synthesis()).isEmpty(), u.module() + " is flattened: no share");
+        continue;
+      }
+      kept++;
+      SynthesisResult share = areas.of(u.module(), top.synthesis()).orElseThrow();
+      SynthesisResult alone = PpaFlow.run(u.design(), t.options()).synthesis();
+      double ratio = share.chipAreaUm2() / alone.chipAreaUm2();
+      System.out.printf(java.util.Locale.ROOT, "%s: share of the top %.0f um2, alone %.0f um2 (%.4f); flip-flops %d / %d%n",
+          u.module(), share.chipAreaUm2(), alone.chipAreaUm2(), ratio, share.flipFlops(), alone.flipFlops());
+      assertTrue(Math.abs(ratio - 1) <= UnitAreaSplit.TOLERANCE, u.module() + ": share/alone " + ratio);
+      assertEquals(alone.macros().stream().mapToInt(SramMacro::instances).sum(),
+          share.macros().stream().mapToInt(SramMacro::instances).sum(), u.module() + " SRAM macros");
+      assertTrue(Math.abs(share.flipFlops() - alone.flipFlops()) <= UnitAreaSplit.TOLERANCE * alone.flipFlops(),
+          u.module() + " flip-flops " + share.flipFlops() + " / " + alone.flipFlops());
+    }
+    assertTrue(kept >= 3, "the GEMM engine, the PPM and the Vector DSP are kept as modules: " + kept);
+  }
+
+  /** The tests' tiny NPU, its Verilog and its top's PPA (the tests' shared cache). */
+  private record TinyTop(Npu npu, VerilogDesign design, PpaOptions options, PpaResult top) {
+    static TinyTop synthesize() {
+      RequiredTools.require("yosys", "sta");
+      Npu npu = new Npu(TestDesigns.tinyNpu());
+      VerilogDesign d = Verilog.emit(npu);
+      PpaOptions o = TestDesigns.options();
+      return new TinyTop(npu, d, o, PpaFlow.run(d, TestDesigns.tinyNpuParams(), o));
+    }
   }
 }
