@@ -70,11 +70,18 @@ final class RecordedTrends {
 
   private static final String WEIGHTS_TABLE = "#### stories260K";
 
+  /** A row read from the stories260K table of the sw-stack bench's weight-compression section. */
+  private NpuReport.Trend weightsRow(String finding, String seed,
+                                     java.util.function.BiFunction<BenchResults.Section, BenchResults.Table,
+                                         NpuReport.Trend> row) {
+    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression",
+        s -> row.apply(s, s.table(WEIGHTS_TABLE).orElseThrow()));
+  }
+
   NpuReport.Trend nmAccuracy() {
     String finding = "N:M sparsity accuracy: 4:8 more accurate than 2:4";
     String seed = "4:8 consistently better (LLaMA3-8B, Qwen2.5-3B)";
-    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression", s -> {
-      BenchResults.Table t = s.table(WEIGHTS_TABLE).orElseThrow();
+    return weightsRow(finding, seed, (s, t) -> {
       int kl = t.column("KL vs FP32", 0);
       StringBuilder ours = new StringBuilder("stories260K KL vs FP32 (4:8 vs 2:4):");
       int better = 0;
@@ -105,8 +112,7 @@ final class RecordedTrends {
   NpuReport.Trend mxfp8() {
     String finding = "MXFP8 about as accurate as INT8";
     String seed = "MXFP8 ≈ 1.3 % above INT8 (LLaMA3-8B)";
-    return recorded(finding, seed, SW_BENCH, "realModelWeightCompression", s -> {
-      BenchResults.Table t = s.table(WEIGHTS_TABLE).orElseThrow();
+    return weightsRow(finding, seed, (s, t) -> {
       int ppl = t.column("perplexity", 0);
       int kl = t.column("KL vs FP32", 0);
       List<String> mx = t.row("mxfp8").orElseThrow();
