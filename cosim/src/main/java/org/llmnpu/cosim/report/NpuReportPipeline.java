@@ -162,14 +162,18 @@ public final class NpuReportPipeline {
     return npu;
   }
 
-  /** Random DMA/GEMM programs and the decoder's phases on the NPU's RTL (Verilator) against the golden model. */
+  /**
+   * Random DMA/GEMM programs and the decoder's phases on the NPU's RTL (Verilator) against the golden model. When the
+   * energy table is calibrated, the model is the calibration's own build of the NPU (built for waves, run here with
+   * none: {@link SimOptions.Waves#VCD_OFF}), so the report compiles the NPU once, not twice.
+   */
   public Cosim cosim() {
     NpuConfig c = o.config();
     MachineParams mp = c.machine();
     List<NpuReport.CyclePoint> points = new ArrayList<>();
     List<DecoderPhases.PhaseRun> phases;
     boolean pass = true;
-    try (NpuRtl rtl = NpuRtl.start(c, sim)) {
+    try (NpuRtl rtl = NpuRtl.start(c, cosimSim())) {
       for (int i = 0; i < o.randomPrograms(); i++) {
         RandomPrograms.Case rc = RandomPrograms.generate(mp, new Random(o.seed() * 1000 + i), 3, i % 2 == 1);
         ProgramCosim.Outcome out = ProgramCosim.run(rtl, rc.image(), rc.programAddress());
@@ -186,6 +190,12 @@ public final class NpuReportPipeline {
           "decoder phase", p.modelCycles(), p.rtlCycles(), p.bitExact(), p.differing()));
     }
     return new Cosim(points, phases, pass);
+  }
+
+  /** The co-simulation's model: the calibration's waves build (no wave file) when the table is calibrated. */
+  SimOptions cosimSim() {
+    return o.energyTable() == null && sim.waves() == SimOptions.Waves.NONE ? sim.withWaves(SimOptions.Waves.VCD_OFF)
+        : sim;
   }
 
   /**
