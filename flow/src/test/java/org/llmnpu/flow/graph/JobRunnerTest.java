@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -168,8 +169,8 @@ class JobRunnerTest {
       ExternalTool.run(List.of("sh", "-c", "exit 3"), dir, Duration.ofMinutes(1));
       return "ran";
     });
-    Job<Long> java = Job.uncached("java", List.of(), List.of(), c -> {
-      var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    Job<Long> busy = Job.uncached("busy", List.of(), List.of(), c -> {
+      var mx = ManagementFactory.getThreadMXBean();
       long t = mx.getCurrentThreadCpuTime();
       long x = 0;
       while (mx.getCurrentThreadCpuTime() - t < 200_000_000L) { // 0.2 s of this thread's CPU
@@ -178,9 +179,9 @@ class JobRunnerTest {
       return x;
     });
     Job<String> idle = Job.uncached("idle", List.of(), List.of(), c -> "nothing");
-    JobRun run = runner(2).run(List.of(tool, java, idle));
+    JobRun run = runner(2).run(List.of(tool, busy, idle));
     JobCpu t = run.outcome(tool).cpu();
-    JobCpu j = run.outcome(java).cpu();
+    JobCpu j = run.outcome(busy).cpu();
     JobCpu i = run.outcome(idle).cpu();
     // the busy tool ran concurrently with the busy thread: each is charged its own CPU, not the other's
     assertEquals(2, t.toolProcesses(), t.toString());
