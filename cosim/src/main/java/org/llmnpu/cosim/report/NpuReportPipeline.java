@@ -205,10 +205,31 @@ public final class NpuReportPipeline {
    */
   public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted) {
     NpuConfig c = o.config();
-    InstanceDesigns.Unit engine = InstanceDesigns.of(top, emitted).stream().filter(u -> isEngine(top, u.instances()))
-        .findFirst().orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units"));
+    InstanceDesigns.Unit engine = engineUnit(top, emitted);
     return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).table(o.energyTable(), c, engine.module(),
-        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
+        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c));
+  }
+
+  /**
+   * The energy calibration's block runs (GEMM engine, DSP, PPM, PiM) ahead of {@link #energyTable}, which then needs
+   * the NPU's synthesis for its data paths only ({@link NpuEnergyCalibration#prepare}); nothing when the table is
+   * given or cached.
+   *
+   * @return true when runs were made
+   */
+  public boolean energyBlocks(Npu top, VerilogDesign emitted) {
+    NpuConfig c = o.config();
+    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).prepare(o.energyTable(), c,
+        engineUnit(top, emitted).module(), pimBitsPerCycle(c));
+  }
+
+  private static InstanceDesigns.Unit engineUnit(Npu top, VerilogDesign emitted) {
+    return InstanceDesigns.of(top, emitted).stream().filter(u -> isEngine(top, u.instances())).findFirst()
+        .orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units"));
+  }
+
+  private static int pimBitsPerCycle(NpuConfig c) {
+    return c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0;
   }
 
   /**
