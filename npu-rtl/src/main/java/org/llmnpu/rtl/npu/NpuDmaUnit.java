@@ -127,6 +127,14 @@ public final class NpuDmaUnit extends WalkerHostModule {
     ext.shape(shapeRegister("extStride", extStrideNext, extStride), extStepNow, rowsNow, beatsNow);
     sp.shape(shapeRegister("spadStride", spadStrideNext, spadStride),
         shapeRegister("spadStep", spadStepNext, spadStep), rowsNow, beatsNow);
+    if (c.axiBus()) {
+      // the AXI NPU's DMA-to-counter paths (the walks' last-beat compares feed the controller and the counters'
+      // conditions) start at registers of rows − 1 and beats − 1, the shape registers' twins
+      UInt lastRow = lastIndexRegister("dmaRowsLast", rowsNext);
+      UInt lastBeat = lastIndexRegister("dmaBeatsLast", beatsNext);
+      ext.lastIndices(lastRow, lastBeat);
+      sp.lastIndices(lastRow, lastBeat);
+    }
     when(extBegin, () -> ext.begin(extBase)).otherwise(() -> when(extAdvance, ext::advance));
     when(spadBegin, () -> sp.begin(spadBase)).otherwise(() -> when(spadAdvance, sp::advance));
     extLast.set(ext.last());
@@ -166,6 +174,16 @@ public final class NpuDmaUnit extends WalkerHostModule {
     Bool fired = regInit("justFired", bool(), 0);
     fired.set(fire);
     justFired.set(fired);
+  }
+
+  /**
+   * A register that takes {@code next − 1} every cycle (reset to {@code −1}, as the shape register is to 0): equal to
+   * the shape register's value minus 1 in every cycle.
+   */
+  private UInt lastIndexRegister(String name, UInt next) {
+    UInt r = regInit(name, uint(next.width()), (1L << next.width()) - 1);
+    r.set(next.sub(1));
+    return r;
   }
 
   /** A shape register that takes {@code next} every cycle, its value on {@code current}. */
