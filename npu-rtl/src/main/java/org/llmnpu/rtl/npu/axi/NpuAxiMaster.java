@@ -58,6 +58,8 @@ public final class NpuAxiMaster extends HwModule {
   /** AXI ID width (every transaction uses ID 0). */
   public static final int ID_BITS = 4;
   static final int ADDR = 32;
+  /** Bits of a request's pacing gap (cycles to the previous request, saturated at {@link #maxGap}). */
+  static final int GAP_BITS = 6;
 
   public final Bool reqValid = in(bool());
   public final Bool reqReady = out(bool());
@@ -105,6 +107,12 @@ public final class NpuAxiMaster extends HwModule {
   public final UInt rresp = in("m_axi_rresp", uint(2));
   public final Bool rlast = in("m_axi_rlast", bool());
   private final int line;
+  /**
+   * The largest spacing an NPU requester keeps between its reads, {@code max(2, line/2)} cycles (load4 and the INT4
+   * weight stream: 2; the PPM's PPU-table load: {@code line/2} entries a beat): longer gaps count as this, so a
+   * delay of the bus is not carried on from beat to beat.
+   */
+  private final int maxGap;
 
   /** The master for lines (and AXI data) of {@code lineBytes} bytes, a power of two in 4..64. */
   public NpuAxiMaster(int lineBytes) {
@@ -113,6 +121,7 @@ public final class NpuAxiMaster extends HwModule {
           + lineBytes);
     }
     line = lineBytes;
+    maxGap = Math.max(2, lineBytes / 2);
     int size = Integer.numberOfTrailingZeros(lineBytes);
     reqWdata = in(uint(8 * line));
     reqWstrb = in(bits(line));
@@ -130,12 +139,14 @@ public final class NpuAxiMaster extends HwModule {
     req.inWdata.set(reqWdata);
     req.inWstrb.set(reqWstrb);
     req.inRun.set(reqRun);
+    req.inGap.set(requestGap());
     Bool hValid = req.outValid;
     Bool hWrite = req.outWrite;
     UInt hAddr = req.outAddr;
     UInt hWdata = req.outWdata;
     Bits hWstrb = req.outWstrb;
     UInt hRun = req.outRun;
+    UInt hGap = req.outGap;
 
     // the burst a request would open: min(run, 256, beats to the 4 KiB boundary)
     int pageBeats = 4096 / line;
@@ -155,9 +166,13 @@ public final class NpuAxiMaster extends HwModule {
     UInt arLen = regInit("arLen", uint(8), 0);
     UInt[] absorbed = new UInt[READ_BURSTS];
     Bool[] closed = new Bool[READ_BURSTS];
+    UInt[] firstGap = new UInt[READ_BURSTS];
+    UInt[] restGap = new UInt[READ_BURSTS];
     for (int i = 0; i < READ_BURSTS; i++) {
       absorbed[i] = regInit("slot" + i + "_taken", uint(9), 0);
       closed[i] = regInit("slot" + i + "_closed", bool(), 0);
+      firstGap[i] = regInit("slot" + i + "_firstGap", uint(GAP_BITS), 1);
+      restGap[i] = regInit("slot" + i + "_restGap", uint(GAP_BITS), 1);
     }
     UInt tail = regInit("tail", uint(2), 0);
     UInt head = regInit("head", uint(2), 0);
@@ -225,21 +240,35 @@ public final class NpuAxiMaster extends HwModule {
       when(opensRead.and(tail.eq(slot)), () -> {
         absorbed[slot].set(uintLit(1, 9));
         closed[slot].set(beats.eq(1));
+        firstGap[slot].set(hGap);
+        restGap[slot].set(uintLit(1, GAP_BITS));
       });
       when(takeRead.and(readMatch).and(rdSlot.eq(slot)), () -> {
         absorbed[slot].set(absorbed[slot].add(1));
+        restGap[slot].set(restGap[slot].max(hGap));
         when(rdLeft.eq(1), () -> closed[slot].set(true));
       });
       when(cutRead.and(rdSlot.eq(slot)), () -> closed[slot].set(true));
     }
     UInt headTaken = absorbed[0];
     Bool headClosed = closed[0];
+    UInt headFirstGap = firstGap[0];
+    UInt headRestGap = restGap[0];
     for (int i = 1; i < READ_BURSTS; i++) {
       headTaken = mux(head.eq(i), absorbed[i], headTaken);
       headClosed = mux(head.eq(i), closed[i], headClosed);
+      headFirstGap = mux(head.eq(i), firstGap[i], headFirstGap);
+      headRestGap = mux(head.eq(i), restGap[i], headRestGap);
     }
-    Bool deliver = wire("deliver", rvalid.and(rBeat.lt(headTaken)).and(bursts.ne(0)));
-    Bool drop = wire("drop", rvalid.and(deliver.not()).and(headClosed).and(bursts.ne(0)));
+    // pacing: a beat reaches the NPU at least its request's gap after the previous beat (as on the native port,
+    // where responses keep their requests' spacing; load4 and the PPM's loads need it)
+    UInt sinceDelivery = regInit("sinceDelivery", uint(GAP_BITS), maxGap);
+    UInt beatGap = wire("beatGap", mux(rBeat.eq(0), headFirstGap, headRestGap));
+    Bool requested = wire("beatRequested", rvalid.and(rBeat.lt(headTaken)).and(bursts.ne(0)));
+    Bool deliver = wire("deliver", requested.and(sinceDelivery.ge(beatGap)));
+    Bool drop = wire("drop", rvalid.and(rBeat.ge(headTaken)).and(headClosed).and(bursts.ne(0)));
+    when(deliver, () -> sinceDelivery.set(uintLit(1, GAP_BITS)))
+        .elseWhen(sinceDelivery.ne(maxGap), () -> sinceDelivery.set(sinceDelivery.add(1)));
     rready.set(deliver.or(drop));
     Bool rFire = wire("rFire", rvalid.and(deliver.or(drop)));
     Bool burstEnds = wire("burstEnds", rFire.and(rlast));
@@ -316,6 +345,23 @@ public final class NpuAxiMaster extends HwModule {
     readError.set(rdErr);
     writeError.set(wrErr);
     idle.set(req.empty.and(bursts.eq(0)).and(rdOpen.not()).and(arValid.not()).and(writesQuiet).and(respV.not()));
+  }
+
+  /**
+   * The pacing gap of the request offered now: the cycles since the previous accepted request (at most
+   * {@link #maxGap}) when the NPU offered nothing in the cycle after that one (it paces itself, as {@code load4}
+   * and the PPM's loads do), else 1.
+   */
+  private UInt requestGap() {
+    Bool handshake = wire("reqHandshake", reqValid.and(reqReady));
+    UInt since = regInit("sinceRequest", uint(GAP_BITS), maxGap);
+    Bool afterHandshake = regInit("afterRequest", bool(), 0);
+    Bool paced = regInit("requesterPaced", bool(), 0);
+    afterHandshake.set(handshake);
+    when(handshake, () -> since.set(uintLit(1, GAP_BITS)))
+        .elseWhen(since.ne(maxGap), () -> since.set(since.add(1)));
+    when(afterHandshake, () -> paced.set(reqValid.not()));
+    return wire("reqGap", mux(afterHandshake.not().and(paced), since, uintLit(1, GAP_BITS)));
   }
 
   @Override
