@@ -97,6 +97,49 @@ class NpuAxiRegisterMapTest {
       NpuAxiHost.Run writeError = host.run(image, 0, store.length, small, 100_000, false);
       assertFalse(writeError.done());
       assertEquals(NpuAxiStatus.BUS_WRITE_ERROR, writeError.errorCause());
+
+      // early stop: a bus error halts the NPU at once; the program's 12 further stores never run
+      byte[] readThenStores = busErrorThenStores(p, true);
+      java.util.Arrays.fill(image, (byte) 0);
+      System.arraycopy(readThenStores, 0, image, 0, readThenStores.length);
+      NpuAxiHost.Run readStop = host.run(image, 0, readThenStores.length, small, 100_000, false);
+      assertEquals(NpuAxiStatus.BUS_READ_ERROR, readStop.errorCause());
+      assertTrue(readStop.status().contains("bus read error"), readStop.status());
+      assertTrue(readStop.counter(Counter.COMMANDS) <= 2, "commands after a read error: "
+          + readStop.counter(Counter.COMMANDS) + " of 14");
+      assertEquals(0, readStop.writeBeats(), "no store after the read error");
+      byte[] writeThenStores = busErrorThenStores(p, false);
+      java.util.Arrays.fill(image, (byte) 0);
+      System.arraycopy(writeThenStores, 0, image, 0, writeThenStores.length);
+      NpuAxiHost.Run writeStop = host.run(image, 0, writeThenStores.length, small, 100_000, false);
+      assertEquals(NpuAxiStatus.BUS_WRITE_ERROR, writeStop.errorCause());
+      assertTrue(writeStop.status().contains("bus write error"), writeStop.status());
+      // the B error comes write latency (2) + a few cycles after the bad store's beats: at most a store or two more
+      assertTrue(writeStop.counter(Counter.COMMANDS) <= 4, "commands after a write error: "
+          + writeStop.counter(Counter.COMMANDS) + " of 14");
+      assertTrue(writeStop.writeBeats() <= 4 * 2, "W beats after a write error: " + writeStop.writeBeats());
+      // the host can run again after a bus error: the first program's run is done and bit-exact
+      NpuAxiHost.Run again = host.run(c.image(), 0, c.program().bytes().length, ideal, 1_000_000, true);
+      assertTrue(again.done(), again.status());
+      assertEquals(g.counter(Counter.COMMANDS), again.counter(Counter.COMMANDS));
     }
+  }
+
+  /**
+   * A load ({@code read}) or a store beyond a 64 KiB memory (2 rows of a line), then 12 stores of 2 lines into it and
+   * {@code halt}: 14 commands.
+   */
+  private static byte[] busErrorThenStores(MachineParams p, boolean read) {
+    int line = p.lineBytes();
+    Program.Builder b = Program.builder();
+    if (read) {
+      b.load(1 << 17, line, 0, line, line, 2);
+    } else {
+      b.store(1 << 17, line, 0, line, line, 2);
+    }
+    for (int i = 0; i < 12; i++) {
+      b.store(0x8000 + 64L * i, line, 0, line, line, 2);
+    }
+    return b.halt().build().bytes();
   }
 }

@@ -132,6 +132,11 @@ public final class Npu extends HwModule {
   public final UInt mem_resp_data;
   /** Beats of the contiguous run a request starts ({@link NpuDmaUnit#mem_req_run}); the native memory ignores it. */
   public final UInt mem_req_run = out("mem_req_run", uint(16));
+  /**
+   * With {@code bus=axi} only (else null): halt the running program at once, in ERROR ({@link NpuController#busAbort};
+   * the AXI top drives it with its bus errors).
+   */
+  public final Bool bus_abort;
   private final NpuConfig config;
 
   /** The controller's state {@code s} as its 5-bit code. */
@@ -160,6 +165,7 @@ public final class Npu extends HwModule {
     mem_req_wdata = out("mem_req_wdata", uint(8 * line));
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(8 * line));
+    bus_abort = c.axiBus() ? in("bus_abort", bool()) : null;
 
     units = new NpuUnits(c);
     NpuUnits u = units;
@@ -183,6 +189,9 @@ public final class Npu extends HwModule {
 
     // the NPU's ports
     ctrl.start.set(start);
+    if (bus_abort != null) {
+      ctrl.busAbort.set(bus_abort);
+    }
     finished.set(ctrl.finished);
     done.set(ctrl.done);
     errorCause.set(ctrl.errorCause);

@@ -56,6 +56,8 @@ public final class NpuAxi extends HwModule {
     npu.mem_resp_data.set(mem.respData);
     mem.flush.set(status.flush);
     mem.clearErrors.set(status.clearErrors);
+    // a bus error halts the NPU at once (ERROR; the status reports the bus error's cause)
+    npu.bus_abort.set(mem.readError.or(mem.writeError));
 
     // NPU, master ↔ status
     npu.start.set(status.npuStart);
