@@ -137,6 +137,8 @@ public final class Npu extends HwModule {
    * the AXI top drives it with its bus errors).
    */
   public final Bool bus_abort;
+  /** With {@code bus=axi} only (else null): the request is the fetcher's ({@link NpuDmaUnit#mem_req_fetch}). */
+  public final Bool mem_req_fetch;
   private final NpuConfig config;
 
   /** The controller's state {@code s} as its 5-bit code. */
@@ -166,6 +168,7 @@ public final class Npu extends HwModule {
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(8 * line));
     bus_abort = c.axiBus() ? in("bus_abort", bool()) : null;
+    mem_req_fetch = c.axiBus() ? out("mem_req_fetch", bool()) : null;
 
     units = new NpuUnits(c);
     NpuUnits u = units;
@@ -204,6 +207,9 @@ public final class Npu extends HwModule {
     mem_req_wdata.set(u.dma.mem_req_wdata);
     mem_req_wstrb.set(u.dma.mem_req_wstrb);
     mem_req_run.set(u.dma.mem_req_run);
+    if (mem_req_fetch != null) {
+      mem_req_fetch.set(u.dma.mem_req_fetch);
+    }
     ctrl.mem_resp_valid.set(mem_resp_valid);
     ctrl.mem_resp_data.set(mem_resp_data);
     u.fetch.programAddress.set(programAddress);

@@ -96,6 +96,8 @@ public final class NpuDmaUnit extends WalkerHostModule {
    * ({@code org.llmnpu.rtl.npu.axi.NpuAxiMaster}). With {@code bus=native} it is the constant 1.
    */
   public final UInt mem_req_run = out("mem_req_run", uint(16));
+  /** With {@code bus=axi} only (else null): the request is the fetcher's (the AXI master reads it on its own ID). */
+  public final Bool mem_req_fetch;
   private final NpuConfig config;
 
   public NpuDmaUnit(NpuConfig c) {
@@ -114,6 +116,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
     writeData = in(uint(8 * line));
     mem_req_wdata = out("mem_req_wdata", uint(8 * line));
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
+    mem_req_fetch = c.axiBus() ? out("mem_req_fetch", bool()) : null;
 
     Walker[] walks = new Walker[2];
     section("ext", () -> walks[0] = new Walker(this, Npu.ADDR, 16));
@@ -167,6 +170,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
           : wire("run_fetch", uintLit(32, 6).sub(fetchRequest.payload.lsbs(5).resize(6)).shiftRight(lineShift)
               .resize(16));
       mem_req_run.set(mux(fetchRequest.valid, fetchRun, dmaRun));
+      mem_req_fetch.set(fetchRequest.valid);
     } else {
       mem_req_run.set(uintLit(1, 16));
     }

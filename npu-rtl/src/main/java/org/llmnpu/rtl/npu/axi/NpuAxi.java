@@ -52,6 +52,7 @@ public final class NpuAxi extends HwModule {
     mem.reqWdata.set(npu.mem_req_wdata);
     mem.reqWstrb.set(npu.mem_req_wstrb);
     mem.reqRun.set(npu.mem_req_run);
+    mem.reqFetch.set(npu.mem_req_fetch);
     npu.mem_resp_valid.set(mem.respValid);
     npu.mem_resp_data.set(mem.respData);
     mem.flush.set(status.flush);

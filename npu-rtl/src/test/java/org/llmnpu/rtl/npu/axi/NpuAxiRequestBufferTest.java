@@ -14,7 +14,7 @@ import org.llmnpu.verilator.SimModes;
 /**
  * {@link NpuAxiRequestBuffer} alone in Verilator against a golden two-entry FIFO (plain Java, below), cycle by cycle:
  * {@code inReady} = fewer than two entries (a full buffer refuses a request even in a cycle its head leaves),
- * {@code outValid}/{@code empty} and the head's payload (write, address, data, strobes, run hint, gap) equal the
+ * {@code outValid}/{@code empty} and the head's payload (write, address, data, strobes, run hint, gap, fetch flag) equal the
  * golden's, every request comes out once and in order, and with a request and a take every cycle one request a cycle
  * passes through. Phases of random offer/take rates (back-pressure: takes rare; a full buffer for long stretches;
  * takes on an empty buffer; both every cycle), random payloads including all-ones and zero.
@@ -23,15 +23,15 @@ class NpuAxiRequestBufferTest {
   private static final int LINE = 4;
 
   /** One request: the buffer's payload. */
-  private record Request(boolean write, long addr, long wdata, long wstrb, long run, long gap) {
+  private record Request(boolean write, long addr, long wdata, long wstrb, long run, long gap, boolean fetch) {
     static Request random(Random r, boolean extreme) {
       if (extreme) {
         boolean ones = r.nextBoolean();
-        return ones ? new Request(true, 0xFFFF_FFFFL, 0xFFFF_FFFFL, 0xF, 0xFFFF, 63)
-            : new Request(false, 0, 0, 0, 0, 0);
+        return ones ? new Request(true, 0xFFFF_FFFFL, 0xFFFF_FFFFL, 0xF, 0xFFFF, 63, true)
+            : new Request(false, 0, 0, 0, 0, 0, false);
       }
       return new Request(r.nextBoolean(), r.nextLong() & 0xFFFF_FFFFL, r.nextLong() & 0xFFFF_FFFFL, r.nextInt(16),
-          r.nextInt(1 << 16), r.nextInt(64));
+          r.nextInt(1 << 16), r.nextInt(64), r.nextBoolean());
     }
   }
 
@@ -103,7 +103,7 @@ class NpuAxiRequestBufferTest {
   }
 
   private static void poke(Simulator sim, Request offer, boolean take) {
-    Request p = offer != null ? offer : new Request(false, 0, 0, 0, 0, 0);
+    Request p = offer != null ? offer : new Request(false, 0, 0, 0, 0, 0, false);
     sim.poke("inValid", offer != null ? 1 : 0);
     sim.poke("inWrite", p.write() ? 1 : 0);
     sim.poke("inAddr", p.addr());
@@ -111,11 +111,12 @@ class NpuAxiRequestBufferTest {
     sim.poke("inWstrb", p.wstrb());
     sim.poke("inRun", p.run());
     sim.poke("inGap", p.gap());
+    sim.poke("inFetch", p.fetch() ? 1 : 0);
     sim.poke("outTake", take ? 1 : 0);
   }
 
   private static Request peekHead(Simulator sim) {
     return new Request(sim.peekLong("outWrite") == 1, sim.peekLong("outAddr"), sim.peekLong("outWdata"),
-        sim.peekLong("outWstrb"), sim.peekLong("outRun"), sim.peekLong("outGap"));
+        sim.peekLong("outWstrb"), sim.peekLong("outRun"), sim.peekLong("outGap"), sim.peekLong("outFetch") == 1);
   }
 }
