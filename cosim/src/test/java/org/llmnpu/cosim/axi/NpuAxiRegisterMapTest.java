@@ -99,21 +99,11 @@ class NpuAxiRegisterMapTest {
       assertEquals(NpuAxiStatus.BUS_WRITE_ERROR, writeError.errorCause());
 
       // early stop: a bus error halts the NPU at once; the program's 12 further stores never run
-      byte[] readThenStores = busErrorThenStores(p, true);
-      java.util.Arrays.fill(image, (byte) 0);
-      System.arraycopy(readThenStores, 0, image, 0, readThenStores.length);
-      NpuAxiHost.Run readStop = host.run(image, 0, readThenStores.length, small, 100_000, false);
-      assertEquals(NpuAxiStatus.BUS_READ_ERROR, readStop.errorCause());
-      assertTrue(readStop.status().contains("bus read error"), readStop.status());
+      NpuAxiHost.Run readStop = runAfterBusError(host, image, p, small, true);
       assertTrue(readStop.counter(Counter.COMMANDS) <= 2, "commands after a read error: "
           + readStop.counter(Counter.COMMANDS) + " of 14");
       assertEquals(0, readStop.writeBeats(), "no store after the read error");
-      byte[] writeThenStores = busErrorThenStores(p, false);
-      java.util.Arrays.fill(image, (byte) 0);
-      System.arraycopy(writeThenStores, 0, image, 0, writeThenStores.length);
-      NpuAxiHost.Run writeStop = host.run(image, 0, writeThenStores.length, small, 100_000, false);
-      assertEquals(NpuAxiStatus.BUS_WRITE_ERROR, writeStop.errorCause());
-      assertTrue(writeStop.status().contains("bus write error"), writeStop.status());
+      NpuAxiHost.Run writeStop = runAfterBusError(host, image, p, small, false);
       // the B error comes write latency (2) + a few cycles after the bad store's beats: at most a store or two more
       assertTrue(writeStop.counter(Counter.COMMANDS) <= 4, "commands after a write error: "
           + writeStop.counter(Counter.COMMANDS) + " of 14");
@@ -123,6 +113,18 @@ class NpuAxiRegisterMapTest {
       assertTrue(again.done(), again.status());
       assertEquals(g.counter(Counter.COMMANDS), again.counter(Counter.COMMANDS));
     }
+  }
+
+  /** Runs {@link #busErrorThenStores} from {@code image} (cleared first); the run ended with the bus error's cause. */
+  private static NpuAxiHost.Run runAfterBusError(NpuAxiHost host, byte[] image, MachineParams p,
+      Axi4MemoryConfig memory, boolean read) {
+    byte[] program = busErrorThenStores(p, read);
+    java.util.Arrays.fill(image, (byte) 0);
+    System.arraycopy(program, 0, image, 0, program.length);
+    NpuAxiHost.Run run = host.run(image, 0, program.length, memory, 100_000, false);
+    assertEquals(read ? NpuAxiStatus.BUS_READ_ERROR : NpuAxiStatus.BUS_WRITE_ERROR, run.errorCause());
+    assertTrue(run.status().contains(read ? "bus read error" : "bus write error"), run.status());
+    return run;
   }
 
   /**
