@@ -33,7 +33,7 @@ public final class ShadowStudy {
 
   public static Result run(String model, String presetName, ShadowEvaluation.Settings s, int largeContext)
       throws IOException {
-    SocPreset preset = SocPreset.load(presetName);
+    ShadowPipeline pipe = pipeline(presetName);
     Transformer m = new Transformer(ModelCatalog.load(model, 42));
     ModelConfig c = m.config();
     if (s.context() < SparsityProfile.FIRST_QUERY + 2 || s.context() > c.maxSeqLen()) {
@@ -44,8 +44,6 @@ public final class ShadowStudy {
     ShadowEvaluation.HeldOut held = ShadowEvaluation.heldOut(m, s);
     ShadowEvaluation.Result acc = ShadowEvaluation.run(m, s, profile, held,
         org.llmnpu.sw.shadow.Scorer.REFERENCE);
-    EstimateTarget npu = EstimateTarget.load(preset.npuPreset(), null);
-    ShadowPipeline pipe = new ShadowPipeline(npu.npu().machine(), npu.clockMhz(), preset.cpu(), preset.host());
     int n = s.context();
     int[] keep = new int[c.heads()];
     int[] graph = graphs(m, s, profile, held.tokens()[0], 0);
@@ -55,18 +53,34 @@ public final class ShadowStudy {
     }
     ShadowPipeline.Result small = scaled(pipe.run(new ShadowPipeline.Layer(model, c.heads(), c.kvHeads(), c.headDim(), n,
         keep, graph)), layers);
-    ModelConfig big = ModelShapes.of("llama-2-7b").config();
-    int bn = largeContext;
-    int[] bkeep = new int[big.heads()];
-    int[] bgraph = new int[big.heads()];
-    int g = (int) Math.max(1, Math.round(acc.graphsPerLayer() / c.heads() * big.heads()));
-    for (int h = 0; h < big.heads(); h++) {
-      bkeep[h] = Math.min(bn, Math.max(s.minKeep(), (int) Math.ceil(profile.meanKeepRatio() * bn)));
-      bgraph[h] = h % g;
-    }
-    ShadowPipeline.Result large = scaled(pipe.run(new ShadowPipeline.Layer("llama-2-7b", big.heads(), big.kvHeads(),
-        big.headDim(), bn, bkeep, bgraph)), big.layers());
+    ShadowPipeline.Result large = llama2(pipe, profile, s.minKeep(), acc.graphsPerLayer() / c.heads(), largeContext);
     return new Result(model, presetName, acc, small, large);
+  }
+
+  /** The pipeline of a preset: its CPU and host costs, its NPU preset on the cycle model. */
+  public static ShadowPipeline pipeline(String presetName) {
+    SocPreset preset = SocPreset.load(presetName);
+    EstimateTarget npu = EstimateTarget.load(preset.npuPreset(), null);
+    return new ShadowPipeline(npu.npu().machine(), npu.clockMhz(), preset.cpu(), preset.host());
+  }
+
+  /**
+   * LLaMA-2-7B's attention (all 32 layers) in a prefill of {@code context} tokens: every head keeps the profiled
+   * model's mean share of its context (at least {@code minKeep}); {@code graphsPerHead} (distinct estimation graphs
+   * a layer used, per head, as measured) times 32 graphs a layer, the heads dealt over them in turn.
+   */
+  public static ShadowPipeline.Result llama2(ShadowPipeline pipe, SparsityProfile profile, int minKeep,
+                                             double graphsPerHead, int context) {
+    ModelConfig big = ModelShapes.of("llama-2-7b").config();
+    int[] keep = new int[big.heads()];
+    int[] graph = new int[big.heads()];
+    int g = (int) Math.max(1, Math.min(big.heads(), Math.round(graphsPerHead * big.heads())));
+    for (int h = 0; h < big.heads(); h++) {
+      keep[h] = Math.min(context, Math.max(minKeep, (int) Math.ceil(profile.meanKeepRatio() * context)));
+      graph[h] = h % g;
+    }
+    return scaled(pipe.run(new ShadowPipeline.Layer("llama-2-7b", big.heads(), big.kvHeads(), big.headDim(), context,
+        keep, graph)), big.layers());
   }
 
   /** Layer 0's estimation graph of each head: its (Q bucket, K bucket) pair on the first held-out sequence. */
