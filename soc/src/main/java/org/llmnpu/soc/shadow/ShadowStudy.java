@@ -44,15 +44,8 @@ public final class ShadowStudy {
     ShadowEvaluation.HeldOut held = ShadowEvaluation.heldOut(m, s);
     ShadowEvaluation.Result acc = ShadowEvaluation.run(m, s, profile, held,
         org.llmnpu.sw.shadow.Scorer.REFERENCE);
-    int n = s.context();
-    int[] keep = new int[c.heads()];
-    int[] graph = graphs(m, s, profile, held.tokens()[0], 0);
-    int layers = c.layers();
-    for (int h = 0; h < c.heads(); h++) {
-      keep[h] = profile.keep(0, h, n);
-    }
-    ShadowPipeline.Result small = scaled(pipe.run(new ShadowPipeline.Layer(model, c.heads(), c.kvHeads(), c.headDim(), n,
-        keep, graph)), layers);
+    int[][] graph = graphs(m, s, profile, held.tokens()[0]);
+    ShadowPipeline.Result small = modelPipeline(pipe, model, c, profile, graph, s.context());
     ShadowPipeline.Result large = llama2(pipe, profile, s.minKeep(), acc.graphsPerLayer() / c.heads(), largeContext);
     return new Result(model, presetName, acc, small, large);
   }
@@ -71,28 +64,59 @@ public final class ShadowStudy {
    */
   public static ShadowPipeline.Result llama2(ShadowPipeline pipe, SparsityProfile profile, int minKeep,
                                              double graphsPerHead, int context) {
+    return llama2(pipe, profile.meanKeepRatio(), minKeep, graphsPerHead, context);
+  }
+
+  /** As {@link #llama2(ShadowPipeline, SparsityProfile, int, double, int)} with a given keep ratio. */
+  public static ShadowPipeline.Result llama2(ShadowPipeline pipe, double keepRatio, int minKeep, double graphsPerHead,
+                                             int context) {
     ModelConfig big = ModelShapes.of("llama-2-7b").config();
     int[] keep = new int[big.heads()];
     int[] graph = new int[big.heads()];
     int g = (int) Math.max(1, Math.min(big.heads(), Math.round(graphsPerHead * big.heads())));
     for (int h = 0; h < big.heads(); h++) {
-      keep[h] = Math.min(context, Math.max(minKeep, (int) Math.ceil(profile.meanKeepRatio() * context)));
+      keep[h] = Math.min(context, Math.max(minKeep, (int) Math.ceil(keepRatio * context)));
       graph[h] = h % g;
     }
     return scaled(pipe.run(new ShadowPipeline.Layer("llama-2-7b", big.heads(), big.kvHeads(), big.headDim(), context,
         keep, graph)), big.layers());
   }
 
-  /** Layer 0's estimation graph of each head: its (Q bucket, K bucket) pair on the first held-out sequence. */
-  private static int[] graphs(Transformer m, ShadowEvaluation.Settings s, SparsityProfile p, int[] seq, int layer) {
+  /**
+   * A model's attention (every layer, one after another) in a prefill of {@code context} tokens: each head keeps
+   * its profiled count, each layer's heads use the estimation graphs {@code graph[layer][head]}.
+   */
+  public static ShadowPipeline.Result modelPipeline(ShadowPipeline pipe, String name, ModelConfig c,
+                                                    SparsityProfile profile, int[][] graph, int context) {
+    ShadowPipeline.Result sum = null;
+    for (int l = 0; l < c.layers(); l++) {
+      int[] keep = new int[c.heads()];
+      for (int h = 0; h < c.heads(); h++) {
+        keep[h] = profile.keep(l, h, context);
+      }
+      ShadowPipeline.Result r = pipe.run(new ShadowPipeline.Layer(name, c.heads(), c.kvHeads(), c.headDim(), context,
+          keep, graph[l]));
+      sum = sum == null ? r : new ShadowPipeline.Result(name, context, sum.serialS() + r.serialS(),
+          sum.headwiseS() + r.headwiseS(), sum.mergedS() + r.mergedS(), sum.outOfOrderS() + r.outOfOrderS(),
+          sum.denseCpuS() + r.denseCpuS(), sum.denseNpuS() + r.denseNpuS(), r.headPrograms(),
+          Math.max(sum.mergedPrograms(), r.mergedPrograms()), sum.estimationS() + r.estimationS(),
+          sum.topkS() + r.topkS(), sum.sparseS() + r.sparseS());
+    }
+    return sum;
+  }
+
+  /** Each layer's estimation graph of each head: its (Q bucket, K bucket) pair on {@code seq}. */
+  public static int[][] graphs(Transformer m, ShadowEvaluation.Settings s, SparsityProfile p, int[] seq) {
     ModelConfig c = m.config();
     ShadowPrefill.Result r = ShadowPrefill.run(m, seq, ShadowPrefill.Options.dense());
     ScaleBuckets qb = s.scaleBuckets() == 0 ? ScaleBuckets.dynamic() : new ScaleBuckets(s.scaleBuckets(), s.scaleStep(), p.qScaleMedian());
     ScaleBuckets kb = s.scaleBuckets() == 0 ? ScaleBuckets.dynamic() : new ScaleBuckets(s.scaleBuckets(), s.scaleStep(), p.kScaleMedian());
-    int[] g = new int[c.heads()];
-    for (int h = 0; h < c.heads(); h++) {
-      g[h] = qb.isDynamic() ? h / c.groupSize()
-          : qb.nearest(r.qScales()[layer][h]) * 4096 + kb.nearest(r.kScales()[layer][h / c.groupSize()]);
+    int[][] g = new int[c.layers()][c.heads()];
+    for (int l = 0; l < c.layers(); l++) {
+      for (int h = 0; h < c.heads(); h++) {
+        g[l][h] = qb.isDynamic() ? h / c.groupSize()
+            : qb.nearest(r.qScales()[l][h]) * 4096 + kb.nearest(r.kScales()[l][h / c.groupSize()]);
+      }
     }
     return g;
   }
