@@ -100,7 +100,7 @@ public final class ShadowStudy {
           sum.headwiseS() + r.headwiseS(), sum.mergedS() + r.mergedS(), sum.outOfOrderS() + r.outOfOrderS(),
           sum.denseCpuS() + r.denseCpuS(), sum.denseNpuS() + r.denseNpuS(), r.headPrograms(),
           Math.max(sum.mergedPrograms(), r.mergedPrograms()), sum.estimationS() + r.estimationS(),
-          sum.topkS() + r.topkS(), sum.sparseS() + r.sparseS());
+          sum.mergedEstimationS() + r.mergedEstimationS(), sum.topkS() + r.topkS(), sum.sparseS() + r.sparseS());
     }
     return sum;
   }
@@ -125,7 +125,8 @@ public final class ShadowStudy {
   private static ShadowPipeline.Result scaled(ShadowPipeline.Result r, int layers) {
     return new ShadowPipeline.Result(r.model(), r.context(), r.serialS() * layers, r.headwiseS() * layers,
         r.mergedS() * layers, r.outOfOrderS() * layers, r.denseCpuS() * layers, r.denseNpuS() * layers,
-        r.headPrograms(), r.mergedPrograms(), r.estimationS() * layers, r.topkS() * layers, r.sparseS() * layers);
+        r.headPrograms(), r.mergedPrograms(), r.estimationS() * layers, r.mergedEstimationS() * layers,
+        r.topkS() * layers, r.sparseS() * layers);
   }
 
   public static String json(Result r) {
