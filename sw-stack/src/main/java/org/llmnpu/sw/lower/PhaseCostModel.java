@@ -107,6 +107,15 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return profile();
   }
 
+  /**
+   * The GEMM back-ends' cycles beside the controller in the last extrapolated {@link #step} or {@link #profile}
+   * ({@link CommandCosts#besideWindow}): the bound on what software pipelining (other blocks' DSP work under a
+   * GEMM) could hide in that step's command order and NPU.
+   */
+  public long besideWindowCycles() {
+    return besideWindow();
+  }
+
   /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
   public boolean wideHeads() {
     return wide;

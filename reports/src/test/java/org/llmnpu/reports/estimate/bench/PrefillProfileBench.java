@@ -42,6 +42,9 @@ class PrefillProfileBench {
       Map<String, long[]> ops = byOperator(rows);
       print(quant, rows, ops);
       summary(c, p, ops);
+      System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
+          + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
+          + "whose W streams hold the controller): %,d cycles%n", cost.besideWindowCycles());
     }
   }
 
