@@ -49,6 +49,8 @@ abstract class CommandCosts {
   private long chargedFrom;
   /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
   private long besideWindow;
+  /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
+  private long backEndWaits;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -67,6 +69,26 @@ abstract class CommandCosts {
     chargedKey = null;
     chargedFrom = 0;
     besideWindow = 0;
+    backEndWaits = 0;
+  }
+
+  /**
+   * The cycles since {@link #reset} in which the controller had a decoded command but waited for a GEMM's back-end
+   * (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at most.
+   */
+  final long backEndWaits() {
+    return backEndWaits;
+  }
+
+  /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
+  private void dispatch(Runnable how) {
+    long decoded = cm.now();
+    how.run();
+    long waited = cm.now() - decoded;
+    backEndWaits += waited;
+    if (profile != null && chargedKey != null) {
+      profile.get(chargedKey)[2] += waited;
+    }
   }
 
   /**
@@ -109,12 +131,12 @@ abstract class CommandCosts {
       return;
     }
     if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[2])[0] += cm.now() - chargedFrom;
+      profile.computeIfAbsent(chargedKey, k -> new long[3])[0] += cm.now() - chargedFrom;
     }
     chargedFrom = cm.now();
     chargedKey = next == null ? null : operator + " / " + next;
     if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[2])[1]++;
+      profile.computeIfAbsent(chargedKey, k -> new long[3])[1]++;
     }
   }
 
@@ -150,7 +172,7 @@ abstract class CommandCosts {
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatchDspCopy(in, tag, tag + 1);
+    dispatch(() -> cm.dispatchDspCopy(in, tag, tag + 1));
   }
 
   final void command(boolean isLoad, String kind) {
@@ -163,9 +185,9 @@ abstract class CommandCosts {
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     if (kind.equals("dsprun") || kind.equals("dsptab")) {
-      cm.dispatchBeside();
+      dispatch(cm::dispatchBeside);
     } else {
-      cm.dispatch(isLoad, false);
+      dispatch(() -> cm.dispatch(isLoad, false));
     }
   }
 
@@ -193,7 +215,7 @@ abstract class CommandCosts {
     charge("store");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatch(false, true);
+    dispatch(() -> cm.dispatch(false, true));
     long beats = beats(rows, rowBytes);
     add(Counter.DMA_STORE_BYTES, rows * rowBytes);
     add(Counter.EXT_WRITE_BEATS, beats);

@@ -91,9 +91,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
   }
 
   /**
-   * Where the cycles of an extrapolated {@link #step} go: "operator / command kind" → {cycles, commands}, each command
-   * charged the cycles by which it advanced the step's end (a GEMM's back-end overlaps the commands after it, so a
-   * command that waits for it is charged the wait); the rows add up to the step's cycles over the costed layers
+   * Where the cycles of an extrapolated {@link #step} go: "operator / command kind" → {cycles, commands, waits},
+   * each command charged the cycles by which it advanced the step's end (a GEMM's back-end overlaps the commands after
+   * it, so a command that waits for it is charged the wait; waits: those cycles, {@link #backEndWaitCycles}); the rows add up to the step's cycles over the costed layers
    * (layers beyond {@code costedLayers} are not in it).
    */
   public java.util.Map<String, long[]> profile(int tokens, int pos0, int costedLayers) {
@@ -114,6 +114,11 @@ public final class PhaseCostModel extends FeedForwardWalk {
    */
   public long besideWindowCycles() {
     return besideWindow();
+  }
+
+  /** The part of {@link #besideWindowCycles} the controller spent waiting ({@link CommandCosts#backEndWaits}). */
+  public long backEndWaitCycles() {
+    return backEndWaits();
   }
 
   /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */

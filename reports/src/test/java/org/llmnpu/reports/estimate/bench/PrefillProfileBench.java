@@ -44,7 +44,14 @@ class PrefillProfileBench {
       summary(c, p, ops);
       System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
           + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
-          + "whose W streams hold the controller): %,d cycles%n", cost.besideWindowCycles());
+          + "whose W streams hold the controller): %,d cycles; of them the controller waited for the back-end "
+          + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
+          cost.backEndWaitCycles());
+      System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
+      rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
+          .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
+          .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
+              e.getValue()[2], e.getValue()[2] / (double) e.getValue()[0]));
     }
   }
 
