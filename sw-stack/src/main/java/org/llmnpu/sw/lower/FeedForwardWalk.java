@@ -39,12 +39,7 @@ abstract class FeedForwardWalk extends AttentionWalk {
       run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), -1, 0, 0));
       dspOut(1, c.hiddenDim(), INT8);
     }
-    operator("W2 GEMM");
-    gemms(n, c.hiddenDim(), c.dim());
-    operator("residual, FFN RMSNorm");
-    for (int t = 0; t < n; t++) {
-      residual(c.hiddenDim());
-    }
+    downAndResidual(n);
   }
 
   /**
@@ -182,6 +177,11 @@ abstract class FeedForwardWalk extends AttentionWalk {
         dspOut(1, c.hiddenDim(), INT8);
       }
     }
+    downAndResidual(n);
+  }
+
+  /** The W2 GEMM of the block's SwiGLU codes and each token's residual after it. */
+  private void downAndResidual(int n) {
     operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
     operator("residual, FFN RMSNorm");
