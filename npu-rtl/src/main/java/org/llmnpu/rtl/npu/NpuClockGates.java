@@ -11,6 +11,9 @@ import org.llmnpu.isa.dsp.DspPipe;
  * <ul>
  *   <li>{@code gemmEngine} (the GEMM engine): open exactly in the GEMM unit's busy cycles, {@link Counter#GEMM_CYCLES}
  *       (operand copies, start, array run, drain).</li>
+ *   <li>{@code gemm.macArray} (the MAC array inside the engine's gate, {@code GemmEngine#ARRAY_GATE}): open in the
+ *       array's run cycles, {@link Counter#ARRAY_CYCLES} (the launch cycle and start to done), and for
+ *       {@code rows + cols} cycles after reset (not counted).</li>
  *   <li>{@code dspUnit} (the Vector DSP): open in the DSP commands' cycles, {@link Counter#DSP_CYCLES}, and for
  *       {@link NpuDsp#DSP_GATE_TRAIL} cycles after each run of them (dspin's trailing buffer writes, the lanes'
  *       pipelines settling); the counter leaves those trailing cycles out.</li>
@@ -79,6 +82,7 @@ public final class NpuClockGates {
     String name = bank.substring(Math.max(bank.lastIndexOf('.'), bank.lastIndexOf('_')) + 1);
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
+      case org.llmnpu.rtl.mac.GemmEngine.ARRAY_GATE -> Optional.of(Counter.ARRAY_CYCLES);
       case "dspUnit" -> Optional.of(Counter.DSP_CYCLES);
       case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
       case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH -> Optional.of(Counter.COMMANDS);
