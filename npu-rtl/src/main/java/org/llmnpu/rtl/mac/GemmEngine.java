@@ -75,7 +75,8 @@ import org.llmnpu.hdl.UInt;
  * ({@code arrayWarm}: the reset-less swap pipes fill with zeros). Outside a run no tag is valid (the drain ends when
  * the last column's tag has left, so the valid pipe is all zero) and no weight loads or swaps; the activation and
  * partial-sum pipes, which the ungated array clocks with whatever the X buffer's read port shows, are read only
- * under a valid tag. Results and cycles are those of the ungated engine; the enable adds no cycle.
+ * under a valid tag. Inside it the PEs' registers are on gates by wavefront and by row ({@link MacArray}'s clock
+ * gates). Results and cycles are those of the ungated engine; the enables add no cycle.
  */
 public final class GemmEngine extends GemmBackend {
   /**
@@ -387,7 +388,7 @@ public final class GemmEngine extends GemmBackend {
    */
   private MacArray gatedArray(MacArrayConfig a, GemmEngineConfig c, Bool run) {
     MacArray[] array = new MacArray[1];
-    Runnable body = () -> array[0] = instance("array", new MacArray(a, c.mBits() + c.nTileBits()));
+    Runnable body = () -> array[0] = instance("array", new MacArray(a, c.mBits() + c.nTileBits(), arrayGating));
     if (arrayGating == ClockGating.OFF) {
       body.run();
       return array[0];

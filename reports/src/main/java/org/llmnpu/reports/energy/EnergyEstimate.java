@@ -257,7 +257,7 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
   public static final String DRAM_UNIT = "external memory";
 
   /** The derived count of input vectors the GEMM engine took (see the class comment). */
-  public static final String ARRAY_VECTORS = "arrayVectors";
+  public static final String ARRAY_VECTORS = org.llmnpu.rtl.npu.NpuClockGates.ARRAY_VECTORS;
 
   private static double get(Map<String, Long> c, String key) {
     Long v = c.get(key);
