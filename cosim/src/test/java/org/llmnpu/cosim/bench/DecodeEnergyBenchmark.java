@@ -113,21 +113,23 @@ class DecodeEnergyBenchmark {
 
   /**
    * The decode step's counters alone (golden ISA simulator and cycle model, no tools): per fusion level, the cycles,
-   * each clock gate's open fraction by its counter, the DMA bytes, commands and DSP instructions.
+   * each clock gate's open fraction by its counter (the GEMM engine's, the MAC array's, the PEs' wavefront and
+   * row-shadow gates' by {@code arrayVectors}, the DSP's, the PPM's), the DMA bytes, commands and DSP instructions.
    */
   @Test
   void decodeStepCountersByFusion() throws Exception {
     NpuReportPipeline.Options o = NpuDemo.defaults();
-    System.out.printf("%-9s %9s %9s %10s %9s %9s %11s %9s %9s  %s%n", "fusion", "cycles", "gemm open", "array open",
-        "dsp open", "ppm open", "DMA bytes", "commands", "dspInstr", "DSP pipelined units' operations (fp16 fma16 fp32 convert)");
+    System.out.printf("%-9s %9s %9s %10s %8s %9s %9s %11s %9s %9s  %s%n", "fusion", "cycles", "gemm open",
+        "array open", "PE open", "dsp open", "ppm open", "DMA bytes", "commands", "dspInstr", "DSP pipelined units' operations (fp16 fma16 fp32 convert)");
     for (String fusion : FUSIONS) {
       DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
       double cycles = r.total("decode", Counter.CYCLES);
       long[] pipes = r.dspPipeIssues("decode");
-      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %10.3f %9.3f %9.3f %,11d %,9d %,9d  %,d %,d %,d %,d%n", fusion,
-          (long) cycles, r.total("decode", Counter.GEMM_CYCLES) / cycles,
-          r.total("decode", Counter.ARRAY_CYCLES) / cycles, r.total("decode", Counter.DSP_CYCLES) / cycles,
+      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %10.3f %8.4f %9.3f %9.3f %,11d %,9d %,9d  %,d %,d %,d %,d%n",
+          fusion, (long) cycles, r.total("decode", Counter.GEMM_CYCLES) / cycles,
+          r.total("decode", Counter.ARRAY_CYCLES) / cycles, r.arrayVectors("decode") / cycles,
+          r.total("decode", Counter.DSP_CYCLES) / cycles,
           r.total("decode", Counter.PPM_CYCLES) / cycles,
           r.total("decode", Counter.DMA_LOAD_BYTES) + r.total("decode", Counter.DMA_STORE_BYTES),
           r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS), pipes[0], pipes[1],

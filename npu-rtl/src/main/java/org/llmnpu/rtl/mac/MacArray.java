@@ -89,6 +89,10 @@ public final class MacArray extends HwModule {
   private final MacArrayConfig config;
   private final ClockGating peGating;
   private List<SInt> previousRowLanes;
+  /** The tag's delay line by stage ({@link #delayLineTo}), the column count's and the valid bits. */
+  private final List<BeatTag> tagStages = new ArrayList<>();
+  private final List<UInt> countStages = new ArrayList<>();
+  private final List<Bool> validStages = new ArrayList<>();
   /** The name prefixes of the wavefront gates ({@code wavefront<d>}, d = r + c) and the rows' ({@code shadowRow<r>}). */
   public static final String WAVEFRONT_GATE = "wavefront";
   public static final String SHADOW_GATE = "shadowRow";
@@ -123,47 +127,20 @@ public final class MacArray extends HwModule {
     readbackAddress = out(Vec.of(cols, () -> uint(psumAddressBits)));
     readbackData = in(Vec.of(cols, () -> sint(c.accWidth())));
 
-    // the tag's delay line: rows stages to the bottom of column 0, then one a column; valid delayed d cycles is
-    // high in the cycle a beat is at the PEs of wavefront d (r + c = d)
-    List<Bool> validAt = new ArrayList<>();
-    List<BeatTag> columnTags = new ArrayList<>();
-    List<UInt> columnCounts = new ArrayList<>();
-    BeatTag fill = tag;
-    UInt fillCount = colCount;
-    validAt.add(tag.valid);
-    for (int d = 0; d < rows; d++) {
-      fill = delayed("tagFill_" + d, fill);
-      fillCount = regNext("colCountFill_" + d, fillCount);
-      validAt.add(fill.valid);
-    }
-    for (int col = 0; col < cols; col++) {
-      if (col > 0) {
-        fill = delayed("tagDrain_" + col, fill);
-        fillCount = regNext("colCountDrain_" + col, fillCount);
-        validAt.add(fill.valid);
-      }
-      columnTags.add(fill);
-      columnCounts.add(fillCount);
-    }
-
     boolean gated = peGating != ClockGating.OFF;
     WsPe[][] pe = new WsPe[rows][cols];
     if (gated) {
-      // one gate per wavefront d = r + c: the PEs' active weights, activation, swap and partial-sum registers
+      // one gate per wavefront d = r + c: the PEs' active weights, activation, swap and partial-sum registers,
+      // opened by the tag's valid delayed d cycles (the delay line built first, up to the last column)
+      delayLineTo(cols - 1);
       for (int d = 0; d <= rows + cols - 2; d++) {
         int wave = d;
-        clockGatedPipeline(WAVEFRONT_GATE + d, validAt.get(d), peGating, () -> {
+        clockGatedPipeline(WAVEFRONT_GATE + d, validStages.get(d), peGating, () -> {
           for (int r = Math.max(0, wave - cols + 1); r <= Math.min(rows - 1, wave); r++) {
             pe[r][wave - r] = instance("pe_" + r + "_" + (wave - r), WsPe.withExternalShadow(c.sparsity(),
                 c.psumWidth(), r == 0 && wave == 0));
           }
         });
-      }
-    } else {
-      for (int r = 0; r < rows; r++) {
-        for (int col = 0; col < cols; col++) {
-          pe[r][col] = instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth(), r == 0 && col == 0));
-        }
       }
     }
     for (int r = 0; r < rows; r++) {
@@ -177,7 +154,9 @@ public final class MacArray extends HwModule {
         shadowRow(r, loadRow, pe[r]);
       }
       for (int col = 0; col < cols; col++) {
-        WsPe p = pe[r][col];
+        WsPe p = gated ? pe[r][col]
+            : instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth(), r == 0 && col == 0));
+        pe[r][col] = p;
         for (int lane = 0; lane < rowActs.size(); lane++) {
           p.actsIn.get(lane).set(col == 0 ? rowActs.get(lane) : pe[r][col - 1].actsOut.get(lane));
         }
@@ -197,12 +176,13 @@ public final class MacArray extends HwModule {
     List<Bool> writebacks = new ArrayList<>();
     List<Bool> overflows = new ArrayList<>();
     for (int col = 0; col < cols; col++) {
-      BeatTag columnTag = columnTags.get(col);
+      delayLineTo(col);
+      BeatTag columnTag = tagStages.get(rows + col);
       PeripheryAccumulator acc = instance("acc_" + col,
           new PeripheryAccumulator(c.psumWidth(), c.accWidth(), c.mTile(), tagType.copyType()));
       acc.psum.set(pe[rows - 1][col].psumOut);
       acc.tag.connectFrom(columnTag);
-      acc.enabled.set(columnCounts.get(col).gt(col));
+      acc.enabled.set(countStages.get(rows + col).gt(col));
       acc.readbackData.set(readbackData.get(col));
       readbackAddress.get(col).set(columnTag.psumAddress);
       writeValid.get(col).set(acc.writeValid);
@@ -234,6 +214,33 @@ public final class MacArray extends HwModule {
       psumReadbacks.set(rb);
       overflow.set(ovf);
     });
+  }
+
+  /**
+   * Builds the tag's delay line (and the column count's beside it) up to column {@code col}'s periphery, if not yet:
+   * {@code rows} stages to the bottom of column 0 ({@code tagFill_<d>}), then one a column ({@code tagDrain_<c>});
+   * stage d (tag delayed d cycles) is at index d of {@link #tagStages}, stage 0 the input.
+   */
+  private void delayLineTo(int col) {
+    int rows = config.rows();
+    if (tagStages.isEmpty()) {
+      tagStages.add(tag);
+      countStages.add(colCount);
+      validStages.add(tag.valid);
+      for (int d = 0; d < rows; d++) {
+        addStage("tagFill_" + d, "colCountFill_" + d);
+      }
+    }
+    for (int c = tagStages.size() - rows; c <= col; c++) {
+      addStage("tagDrain_" + c, "colCountDrain_" + c);
+    }
+  }
+
+  private void addStage(String tagName, String countName) {
+    BeatTag t = delayed(tagName, tagStages.get(tagStages.size() - 1));
+    tagStages.add(t);
+    countStages.add(regNext(countName, countStages.get(countStages.size() - 1)));
+    validStages.add(t.valid);
   }
 
   /**
