@@ -41,7 +41,7 @@ import org.llmnpu.hdl.Vec;
  */
 public final class WsPe extends HwModule {
   public final Vec<SInt> actsIn;
-  public final Bool swapIn = in(bool());
+  public final Bool swapIn;
   public final SInt weightIn;
   public final UInt indexIn;
   public final Bool loadShadow;
@@ -50,7 +50,7 @@ public final class WsPe extends HwModule {
   public final UInt shadowIndexIn;
   public final SInt psumIn;
   public final Vec<SInt> actsOut;
-  public final Bool swapOut = out(bool());
+  public final Bool swapOut;
   public final SInt psumOut;
   private final WeightSparsity sparsity;
   private final int psumWidth;
@@ -76,13 +76,16 @@ public final class WsPe extends HwModule {
     this.psumWidth = psumWidth;
     this.lateSwap = lateSwap;
     this.externalShadow = externalShadow;
+    // the ports in the order of the PE with its own shadows (swapIn, weightIn, loadShadow, swapOut, then the rest)
+    swapIn = in(bool());
+    weightIn = externalShadow ? null : in(sint(8));
+    loadShadow = externalShadow ? null : in(bool());
+    swapOut = out(bool());
     boolean sparse = sparsity.sparse();
     int lanes = sparsity.group();
     int indexBits = sparsity.indexBits();
     actsIn = in(Vec.of(lanes, () -> sint(8)));
-    weightIn = externalShadow ? null : in(sint(8));
     indexIn = sparse && !externalShadow ? in(uint(indexBits)) : null;
-    loadShadow = externalShadow ? null : in(bool());
     shadowIn = externalShadow ? in(sint(8)) : null;
     shadowIndexIn = sparse && externalShadow ? in(uint(indexBits)) : null;
     psumIn = in(sint(psumWidth));
