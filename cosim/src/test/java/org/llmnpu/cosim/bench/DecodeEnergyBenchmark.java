@@ -188,9 +188,12 @@ class DecodeEnergyBenchmark {
     });
   }
 
-  /** The bank's line in {@link #printIdleByBank}: the DSP lanes' gates of a unit together ({@code lane_*}). */
-  private static String bankGroup(String bank) {
-    return bank.replaceAll("lane_[0-9]+", "lane_*");
+  /**
+   * The bank's line in {@link #printIdleByBank}: the DSP lanes' gates of a unit together ({@code lane_*}), the MAC
+   * array's wavefront gates together ({@code wavefront*}), its row-shadow gates together ({@code shadowRow*}).
+   */
+  static String bankGroup(String bank) {
+    return bank.replaceAll("lane_[0-9]+", "lane_*").replaceAll("(wavefront|shadowRow)[0-9]+$", "$1*");
   }
 
   private static double idleShare(EnergyEstimate e) {
