@@ -338,6 +338,16 @@ public final class CycleModel {
    * array, then goes on; the array runs {@code engine} cycles and its results drain when the
    * controller is not in a LOAD.
    */
+  /**
+   * The first cycle in which the back-end is idle if no later command holds its drain's start (a {@code load},
+   * {@code load4} or {@code dspout} on the scratchpad's write port); {@link #now} when no GEMM runs. Read only: the
+   * cycle a command that waits for the back-end would wait for, so {@code backEndIdleFrom() − now()} right after a
+   * {@code gemm} is the most controller time a command beside its back-end can use.
+   */
+  public long backEndIdleFrom() {
+    return backPending ? drainCandidate + drainLines + drainTail + 1 : now;
+  }
+
   /** Scratchpad bytes [start, end) of the results of the GEMM the back-end runs, if any. */
   public boolean resultsOverlap(long start, long end) {
     return backPending && start < resultEnd && resultStart < end;

@@ -47,6 +47,10 @@ abstract class CommandCosts {
   /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
   private String pendingOperator;
   private long chargedFrom;
+  /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
+  private long besideWindow;
+  /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
+  private long backEndWaits;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -64,6 +68,42 @@ abstract class CommandCosts {
     pendingRuns.clear();
     chargedKey = null;
     chargedFrom = 0;
+    besideWindow = 0;
+    backEndWaits = 0;
+  }
+
+  /**
+   * The cycles since {@link #reset} in which the controller had a decoded command but waited for a GEMM's back-end
+   * (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at most.
+   */
+  final long backEndWaits() {
+    return backEndWaits;
+  }
+
+  /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
+  private void dispatch(Runnable how) {
+    long decoded = cm.now();
+    how.run();
+    long waited = cm.now() - decoded;
+    backEndWaits += waited;
+    if (profile != null && chargedKey != null) {
+      profile.get(chargedKey)[2] += waited;
+    }
+  }
+
+  /**
+   * The cycles since {@link #reset} in which a GEMM's back-end (the engine's last passes after its W stream, the
+   * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
+   * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
+   * beside the GEMMs (the npu-isa Overlap rule: a command goes beside the back-end, never beside a W stream, which
+   * holds the controller).
+   */
+  final long besideWindow() {
+    return besideWindow;
+  }
+
+  private void noteBesideWindow() {
+    besideWindow += cm.backEndIdleFrom() - cm.now();
   }
 
   /**
@@ -91,12 +131,12 @@ abstract class CommandCosts {
       return;
     }
     if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[2])[0] += cm.now() - chargedFrom;
+      profile.computeIfAbsent(chargedKey, k -> new long[3])[0] += cm.now() - chargedFrom;
     }
     chargedFrom = cm.now();
     chargedKey = next == null ? null : operator + " / " + next;
     if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[2])[1]++;
+      profile.computeIfAbsent(chargedKey, k -> new long[3])[1]++;
     }
   }
 
@@ -132,7 +172,7 @@ abstract class CommandCosts {
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatchDspCopy(in, tag, tag + 1);
+    dispatch(() -> cm.dispatchDspCopy(in, tag, tag + 1));
   }
 
   final void command(boolean isLoad, String kind) {
@@ -145,9 +185,9 @@ abstract class CommandCosts {
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     if (kind.equals("dsprun") || kind.equals("dsptab")) {
-      cm.dispatchBeside();
+      dispatch(cm::dispatchBeside);
     } else {
-      cm.dispatch(isLoad, false);
+      dispatch(() -> cm.dispatch(isLoad, false));
     }
   }
 
@@ -175,7 +215,7 @@ abstract class CommandCosts {
     charge("store");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatch(false, true);
+    dispatch(() -> cm.dispatch(false, true));
     long beats = beats(rows, rowBytes);
     add(Counter.DMA_STORE_BYTES, rows * rowBytes);
     add(Counter.EXT_WRITE_BEATS, beats);
@@ -289,6 +329,11 @@ abstract class CommandCosts {
 
   /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
+    streamedGemm(m, k, n, int4, sparse, groupScaled, false);
+  }
+
+  private void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
+                            boolean ppmDrain) {
     command(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
@@ -302,6 +347,9 @@ abstract class CommandCosts {
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
     cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, resultTag, resultTag + resultRows);
+    if (!ppmDrain) {
+      noteBesideWindow();
+    }
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
@@ -314,12 +362,14 @@ abstract class CommandCosts {
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
     cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
+    noteBesideWindow();
   }
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
-    streamedGemm(m, k, n, int4, sparse);
+    streamedGemm(m, k, n, int4, sparse, false, true);
     add(Counter.PPM_ELEMENTS, (long) m * n);
     cm.drainThroughPpm();
+    noteBesideWindow();
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */

@@ -42,6 +42,16 @@ class PrefillProfileBench {
       Map<String, long[]> ops = byOperator(rows);
       print(quant, rows, ops);
       summary(c, p, ops);
+      System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
+          + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
+          + "whose W streams hold the controller): %,d cycles; of them the controller waited for the back-end "
+          + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
+          cost.backEndWaitCycles());
+      System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
+      rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
+          .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
+          .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
+              e.getValue()[2], e.getValue()[2] / (double) e.getValue()[0]));
     }
   }
 
@@ -130,6 +140,67 @@ class PrefillProfileBench {
     System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| per-query GEMVs | %,d |%n"
         + "| batched: one GEMM per head and block | %,d |%n| saved a layer | %,d |%n", heads * today,
         heads * batched, heads * (today - batched));
+  }
+
+  /**
+   * What a K cache held transposed would save in the scores, checked on the cycle model alone (LLaMA-2-7B INT8, edge-64,
+   * 256-token prefill, one layer): the walk's batched sequence ({@code AttentionWalk#scoresBatched}: each query's
+   * halves scattered a code a line, {@code Qᵀ} gathered, {@code Sᵀ = K·Qᵀ} in M chunks, {@code Sᵀ} into the DSP and
+   * scattered a score a line, each query's scores gathered) against {@code S = Q·Kᵀ}: each token's K head written as a
+   * column of {@code Kᵀ} ({@code dspout} of head-dim one-element rows), one GEMM per head and block with the block's
+   * queries as M (X = the Q rows, K = head dim, N = the block's slots) and each query's INT32 scores into the DSP in
+   * one {@code dspin} row. The DSP runs between are the same in both; not counted in either: the K cache's DRAM
+   * layout (loads of {@code Kᵀ} rows instead of K rows, as many bytes). Not built: the lowering and the walk emit the
+   * batched sequence.
+   */
+  @Test
+  void transposedKeyScoresWhatIf() {
+    MachineParams p = EstimateTarget.load("edge-64", null).npu().machine();
+    ModelConfig c = ModelShapes.of("llama-2-7b").config();
+    int hd = c.headDim();
+    int half = hd / 2;
+    int n = Math.min(p.maxM(), PROMPT);
+    long batched = 0;
+    long transposed = 0;
+    for (int pos = 0; pos < PROMPT; pos += n) {
+      int sMax = pos + n;
+      org.llmnpu.isa.CycleModel a = new org.llmnpu.isa.CycleModel(p);
+      for (int q = 0; q < n; q++) {
+        copy(a, half, 1, 2, false);
+        copy(a, half, 1, 2, false);
+      }
+      copy(a, (long) half * n, 1, 2, true);
+      copy(a, (long) half * n, 1, 2, true);
+      copy(a, half, n, 1, false);
+      copy(a, half, n, 1, false);
+      for (int m0 = 0; m0 < sMax; m0 += p.maxM()) {
+        int mm = Math.min(p.maxM(), sMax - m0);
+        gemm(a, mm, hd, n);
+        copy(a, mm, n, 4, true);
+        copy(a, (long) mm * n, 1, 2, false);
+      }
+      for (int q = 0; q < n; q++) {
+        copy(a, pos + q + 1, 1, 2, true);
+      }
+      org.llmnpu.isa.CycleModel b = new org.llmnpu.isa.CycleModel(p);
+      for (int q = 0; q < n; q++) {
+        copy(b, hd, 1, 1, false);
+      }
+      for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
+        gemm(b, n, hd, Math.min(p.maxN(), sMax - n0));
+      }
+      for (int q = 0; q < n; q++) {
+        copy(b, 1, pos + q + 1, 4, true);
+      }
+      batched += a.now();
+      transposed += b.now();
+    }
+    long heads = c.heads();
+    System.out.printf(Locale.ROOT, "LLaMA-2-7B int8 on edge-64, 256-token prefill, attention scores part of one "
+        + "layer (%d heads x %d blocks):%n", heads, PROMPT / n);
+    System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| batched: Sᵀ = K·Qᵀ (today) | %,d |%n"
+        + "| K cache transposed: S = Q·Kᵀ | %,d |%n| saved a layer | %,d |%n", heads * batched, heads * transposed,
+        heads * (batched - transposed));
   }
 
   private static void copy(org.llmnpu.isa.CycleModel m, long rows, long elems, int bytes, boolean in) {
