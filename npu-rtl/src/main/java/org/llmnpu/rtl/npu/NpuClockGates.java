@@ -48,6 +48,12 @@ public final class NpuClockGates {
   static final String LANDED_COMMAND = "landedCommand";
   static final String COMMAND_QUEUE = "commandQueue";
   static final String SNAPSHOT_LATCH = "snapshotLatch";
+  /**
+   * The gate of the {@code dspin} conversion's chunk register (128 bits at the default line), open in the cycles a
+   * chunk moves, which are among the DSP's ({@link Counter#DSP_CYCLES}, an upper bound): without it the register took
+   * every line the scratchpad's read port showed and the conversion pipeline behind it switched on every DMA store.
+   */
+  static final String DSP_IN_CHUNK = "dspInChunk";
 
   private NpuClockGates() {
   }
@@ -96,7 +102,7 @@ public final class NpuClockGates {
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
       case org.llmnpu.rtl.mac.GemmEngine.ARRAY_GATE -> Optional.of(Counter.ARRAY_CYCLES);
-      case "dspUnit" -> Optional.of(Counter.DSP_CYCLES);
+      case "dspUnit", DSP_IN_CHUNK -> Optional.of(Counter.DSP_CYCLES);
       case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
       case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH -> Optional.of(Counter.COMMANDS);
       default -> Optional.empty();

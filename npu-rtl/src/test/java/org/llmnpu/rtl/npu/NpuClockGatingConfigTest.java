@@ -57,7 +57,10 @@ class NpuClockGatingConfigTest {
     // the GEMM engine's the MAC array's, with its PEs' 2·rows − 1 wavefront gates and rows row-shadow gates
     int queue = small.commandQueueDepth() > 1 ? 1 : 0;
     int array = 1 + (2 * small.rows() - 1) + small.rows();
-    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array, banks.size());
+    // and the dspin conversion's chunk register
+    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array + 1, banks.size());
+    assertTrue(banks.stream().anyMatch(b -> b.path().endsWith(NpuClockGates.DSP_IN_CHUNK)
+        && NpuClockGates.enableKey(b.path()).orElse("").equals(Counter.DSP_CYCLES.key())));
     assertEquals(Counter.ARRAY_CYCLES.key(), NpuClockGates.enableKey("gemm.macArray").orElseThrow());
     assertEquals(NpuClockGates.ARRAY_VECTORS, NpuClockGates.enableKey("gemm.array.wavefront6").orElseThrow());
     assertEquals(NpuClockGates.ARRAY_VECTORS, NpuClockGates.enableKey("gemm.array.shadowRow3").orElseThrow());
