@@ -55,7 +55,8 @@ final class DspCopyIn {
     // a drain, the PPM reading the same port) the conversion pipeline behind it holds still instead of converting
     // every line the scratchpad's read port shows
     UInt[] held = new UInt[1];
-    npu.gatedOf(NpuClockGates.DSP_IN_CHUNK, copyIn, () -> held[0] = npu.regNextOf("dsp_in1_chunk", chunk));
+    // (a pipeline bank: its value is read only in the cycle after a chunk moves, when dsp_in1_write is high)
+    npu.gatedPipelineOf(NpuClockGates.DSP_IN_CHUNK, copyIn, () -> held[0] = npu.regNextOf("dsp_in1_chunk", chunk));
     UInt chunk1 = held[0];
     UInt format1 = npu.regNextOf("dsp_in1_format", format);
     UInt shift1 = npu.regNextOf("dsp_in1_shift", shift);
