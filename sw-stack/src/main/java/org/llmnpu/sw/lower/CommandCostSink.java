@@ -249,6 +249,15 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
   }
 
   @Override
+  public Void visitDspLoad(Command.DspLoad l) {
+    cm.dispatchBeside();
+    long beats = beats(8 * l.words(), 1);
+    add(Counter.EXT_READ_BEATS, beats);
+    cm.dspLoad(beats);
+    return null;
+  }
+
+  @Override
   public Void visitSnapshot(Command.Snapshot sn) {
     cm.dispatch(false, false);
     long beats = (8L * Counter.values().length + line - 1) / line;
