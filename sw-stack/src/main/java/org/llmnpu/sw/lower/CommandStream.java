@@ -19,12 +19,24 @@ final class CommandStream {
   private final int programDepth;
   private final boolean chainRuns;
   private final List<DspProgram> pending = new ArrayList<>();
+  /** Resident programs (null: every run loads its program, a plain {@code dsprun}). */
+  private final DspResidency residency;
 
   CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns) {
+    this(sink, pool, programDepth, chainRuns, null);
+  }
+
+  /**
+   * With {@code residency}: each program is loaded once ({@code dspld}) while it stays in the program memory, and
+   * every run of it is a resident {@code dsprun}; the placements are forgotten at each layer's start.
+   */
+  CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns,
+                DspResidency residency) {
     this.sink = sink;
     this.pool = pool;
     this.programDepth = programDepth;
     this.chainRuns = chainRuns;
+    this.residency = residency;
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */
@@ -38,6 +50,16 @@ final class CommandStream {
       @Override
       public void dspRun(long address, DspProgram program) {
         builder.dspRun(address, program.size());
+      }
+
+      @Override
+      public void dspLoad(long address, DspProgram program, long at) {
+        builder.dspLoad(address, program.size(), at);
+      }
+
+      @Override
+      public void dspRunResident(DspProgram program, long entry) {
+        builder.dspRunResident(entry);
       }
     };
   }
@@ -88,8 +110,22 @@ final class CommandStream {
     if (chainRuns) {
       pending.add(program);
     } else {
-      sink.dspRun(pool.applyAsLong(program), program);
+      run(program, List.of(program));
     }
+  }
+
+  /** A run of {@code run} (the programs {@code parts} joined): plain, or resident (loaded first if it is not). */
+  private void run(DspProgram run, List<DspProgram> parts) {
+    if (residency == null) {
+      sink.dspRun(pool.applyAsLong(run), run, parts);
+      return;
+    }
+    int entry = residency.entryOf(run);
+    if (entry < 0) {
+      entry = residency.place(run);
+      sink.dspLoad(pool.applyAsLong(run), run, entry);
+    }
+    sink.dspRunResident(run, entry);
   }
 
   private void flushRuns() {
@@ -98,13 +134,16 @@ final class CommandStream {
     }
     for (List<DspProgram> parts : DspChain.groups(pending, programDepth)) {
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      sink.dspRun(pool.applyAsLong(run), run, parts);
+      run(run, parts);
     }
     pending.clear();
   }
 
   void layerStart(int layer) {
     flushRuns();
+    if (residency != null) {
+      residency.clear();
+    }
     sink.layerStart(layer);
   }
 

@@ -61,6 +61,7 @@ abstract class PhaseWalk extends CommandCosts {
     fusion = fusion.appliedOn(p, weightBits, sparsity, mxFormat);
     this.fusion = fusion;
     this.chainRuns = fusion == Fusion.FULL;
+    this.residency = fusion == Fusion.FULL ? new DspResidency(p) : null;
     this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
