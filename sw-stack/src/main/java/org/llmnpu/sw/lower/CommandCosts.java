@@ -300,7 +300,10 @@ abstract class CommandCosts {
   /** A run of {@code run} ({size, cycles, issued}): a plain {@code dsprun}, or resident as {@link CommandStream}. */
   private void costRun(DspProgram run, long[] program) {
     long beats = (8L * program[0] + line - 1) / line;
-    if (residency == null) {
+    if (residency == null || residency.entryOf(run) < 0 && !residency.seen(run)) {
+      if (residency != null) {
+        residency.plainRun(run);
+      }
       issue(false, "dsprun");
       add(Counter.EXT_READ_BEATS, beats);
       add(Counter.DSP_INSTRUCTIONS, program[2]);

@@ -27,8 +27,9 @@ final class CommandStream {
   }
 
   /**
-   * With {@code residency}: each program is loaded once ({@code dspld}) while it stays in the program memory, and
-   * every run of it is a resident {@code dsprun}; the placements are forgotten at each layer's start.
+   * With {@code residency}: a program that runs again while its words are intact in the program memory runs resident
+   * (no load), one that comes again after being overwritten is loaded once more by a {@code dspld} at an offset
+   * ({@link DspResidency}); the placements are forgotten at each layer's start.
    */
   CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns,
                 DspResidency residency) {
@@ -121,6 +122,11 @@ final class CommandStream {
       return;
     }
     int entry = residency.entryOf(run);
+    if (entry < 0 && !residency.seen(run)) {
+      residency.plainRun(run);
+      sink.dspRun(pool.applyAsLong(run), run, parts);
+      return;
+    }
     if (entry < 0) {
       entry = residency.place(run);
       sink.dspLoad(pool.applyAsLong(run), run, entry);

@@ -153,9 +153,9 @@ public final class DecoderLowering {
       }
     }
     // at full, consecutive DSP runs go as joined programs: one program load each (DspChain)
-    // and each program is loaded once a layer (dspld) and run resident (DspResidency)
-    CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
-        fusion == Fusion.FULL ? new DspResidency(l.p) : null);
+    // (resident runs, DspResidency, are off: today's routines compile a distinct program for almost every run, see
+    // the sw-stack README, "Resident DSP programs")
+    CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL);
     e.b = b;
     b.dspTab(m.tables);
     b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());
