@@ -38,6 +38,8 @@ abstract class CommandCosts {
   private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
   /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
   boolean chainRuns;
+  /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
+  DspResidency residency;
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
@@ -66,6 +68,9 @@ abstract class CommandCosts {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
     pendingRuns.clear();
+    if (residency != null) {
+      residency.clear();
+    }
     chargedKey = null;
     chargedFrom = 0;
     besideWindow = 0;
@@ -184,7 +189,7 @@ abstract class CommandCosts {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    if (kind.equals("dsprun") || kind.equals("dsptab")) {
+    if (kind.equals("dsprun") || kind.equals("dsptab") || kind.equals("dspld")) {
       dispatch(cm::dispatchBeside);
     } else {
       dispatch(() -> cm.dispatch(isLoad, false));
@@ -284,24 +289,44 @@ abstract class CommandCosts {
       }
       pendingRuns.addAll(compiledPrograms.get(key));
     } else {
-      runAll(summaries);
+      flushRuns();
+      List<DspProgram> programs = compiledPrograms.get(key);
+      for (int i = 0; i < summaries.size(); i++) {
+        costRun(programs.get(i), summaries.get(i));
+      }
     }
   }
 
-  /** A {@code dsprun} of each program (see {@link #programs}). */
-  private void runAll(List<long[]> programs) {
-    flushRuns();
-    for (long[] program : programs) {
-      costRun(program);
-    }
-  }
-
-  private void costRun(long[] program) {
-    issue(false, "dsprun");
+  /** A run of {@code run} ({size, cycles, issued}): a plain {@code dsprun}, or resident as {@link CommandStream}. */
+  private void costRun(DspProgram run, long[] program) {
     long beats = (8L * program[0] + line - 1) / line;
-    add(Counter.EXT_READ_BEATS, beats);
+    if (residency == null || residency.entryOf(run) < 0 && !residency.seen(run)) {
+      if (residency != null) {
+        residency.plainRun(run);
+      }
+      issue(false, "dsprun");
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(beats, program[1]);
+      return;
+    }
+    if (residency.entryOf(run) < 0) {
+      residency.place(run);
+      issue(false, "dspld");
+      add(Counter.EXT_READ_BEATS, beats);
+      cm.dspLoad(beats);
+    }
+    issue(false, "dsprun");
     add(Counter.DSP_INSTRUCTIONS, program[2]);
-    cm.dspRun(beats, program[1]);
+    cm.dspRun(0, program[1]);
+  }
+
+  /** A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten. */
+  final void layerStarts() {
+    flushRuns();
+    if (residency != null) {
+      residency.clear();
+    }
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */
@@ -314,7 +339,7 @@ abstract class CommandCosts {
     String current = operator;
     operator = pendingOperator;
     for (DspProgram run : runs) {
-      costRun(joinedCosts.computeIfAbsent(run, this::summary));
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary));
     }
     operator = current;
   }

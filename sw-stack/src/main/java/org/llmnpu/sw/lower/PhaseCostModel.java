@@ -203,6 +203,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
   }
 
   private void layer(int n, int pos, boolean firstLayer) {
+    layerStarts();
     operator("layer vectors, KV cache");
     if (groupScaled) {
       load(1, 2L * 2 * pad8(c.dim()));
