@@ -146,12 +146,17 @@ class PrefillProfileBench {
    * What a K cache held transposed would save in the scores, checked on the cycle model alone (LLaMA-2-7B INT8, edge-64,
    * 256-token prefill, one layer): the walk's batched sequence ({@code AttentionWalk#scoresBatched}: each query's
    * halves scattered a code a line, {@code Qᵀ} gathered, {@code Sᵀ = K·Qᵀ} in M chunks, {@code Sᵀ} into the DSP and
-   * scattered a score a line, each query's scores gathered) against {@code S = Q·Kᵀ}: each token's K head written as a
-   * column of {@code Kᵀ} ({@code dspout} of head-dim one-element rows), one GEMM per head and block with the block's
-   * queries as M (X = the Q rows, K = head dim, N = the block's slots) and each query's INT32 scores into the DSP in
-   * one {@code dspin} row. The DSP runs between are the same in both; not counted in either: the K cache's DRAM
-   * layout (loads of {@code Kᵀ} rows instead of K rows, as many bytes). Not built: the lowering and the walk emit the
-   * batched sequence.
+   * scattered a score a line, each query's scores gathered) against {@code S = Q·Kᵀ}: one GEMM per head and block with
+   * the block's queries as M (X = the Q rows, K = head dim, N = the block's slots) and each query's INT32 scores into
+   * the DSP in one {@code dspin} row. Two ways of writing the block's columns of {@code Kᵀ}: as first estimated, each
+   * token's K head as head-dim one-element rows straight at its column — not possible, since {@code dspout} (like
+   * every scratchpad and memory address) needs a line-aligned address and column j of a row is byte j; and as the
+   * hardware allows: each token's K head scattered one code a line (line {@code d·n + t} of a staging region), the
+   * block's {@code head dim · n} one-element lines gathered in one {@code dspin} (flat {@code [d][t]}), written back as
+   * head-dim rows of n codes at the block's first slot (line-aligned when the block starts on a line: blocks of maxM
+   * = line slots here). The query rows' {@code dspout} (one row of head-dim codes a query) counts in both. The DSP
+   * runs between are the same in all; not counted: the K cache's DRAM layout (loads of {@code Kᵀ} rows instead of K
+   * rows, as many bytes). Not built: the lowering and the walk emit the batched sequence.
    */
   @Test
   void transposedKeyScoresWhatIf() {
@@ -162,6 +167,7 @@ class PrefillProfileBench {
     int n = Math.min(p.maxM(), PROMPT);
     long batched = 0;
     long transposed = 0;
+    long aligned = 0;
     for (int pos = 0; pos < PROMPT; pos += n) {
       int sMax = pos + n;
       org.llmnpu.isa.CycleModel a = new org.llmnpu.isa.CycleModel(p);
@@ -183,24 +189,37 @@ class PrefillProfileBench {
         copy(a, pos + q + 1, 1, 2, true);
       }
       org.llmnpu.isa.CycleModel b = new org.llmnpu.isa.CycleModel(p);
+      org.llmnpu.isa.CycleModel d = new org.llmnpu.isa.CycleModel(p);
       for (int q = 0; q < n; q++) {
         copy(b, hd, 1, 1, false);
+        copy(d, hd, 1, 1, false);
+        copy(b, 1, hd, 1, false);
+        copy(d, 1, hd, 1, false);
       }
+      copy(d, (long) hd * n, 1, 1, true);
+      copy(d, hd, n, 1, false);
       for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
         gemm(b, n, hd, Math.min(p.maxN(), sMax - n0));
+        gemm(d, n, hd, Math.min(p.maxN(), sMax - n0));
       }
       for (int q = 0; q < n; q++) {
         copy(b, 1, pos + q + 1, 4, true);
+        copy(d, 1, pos + q + 1, 4, true);
       }
       batched += a.now();
       transposed += b.now();
+      aligned += d.now();
     }
     long heads = c.heads();
     System.out.printf(Locale.ROOT, "LLaMA-2-7B int8 on edge-64, 256-token prefill, attention scores part of one "
         + "layer (%d heads x %d blocks):%n", heads, PROMPT / n);
-    System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| batched: Sᵀ = K·Qᵀ (today) | %,d |%n"
-        + "| K cache transposed: S = Q·Kᵀ | %,d |%n| saved a layer | %,d |%n", heads * batched, heads * transposed,
-        heads * (batched - transposed));
+    System.out.printf(Locale.ROOT, "| scores | cycles a layer | saved a layer |%n|---|---:|---:|%n"
+        + "| batched: Sᵀ = K·Qᵀ (today) | %,d | |%n"
+        + "| K cache transposed: S = Q·Kᵀ, columns written byte-addressed (not possible: line-aligned addresses) "
+        + "| %,d | %,d |%n"
+        + "| K cache transposed: S = Q·Kᵀ, Kᵀ's block columns through one-element lines (line-aligned) | %,d | %,d |%n",
+        heads * batched, heads * transposed, heads * (batched - transposed), heads * aligned,
+        heads * (batched - aligned));
   }
 
   private static void copy(org.llmnpu.isa.CycleModel m, long rows, long elems, int bytes, boolean in) {
