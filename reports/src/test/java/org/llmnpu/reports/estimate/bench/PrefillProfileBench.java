@@ -156,7 +156,10 @@ class PrefillProfileBench {
    * head-dim rows of n codes at the block's first slot (line-aligned when the block starts on a line: blocks of maxM
    * = line slots here). The query rows' {@code dspout} (one row of head-dim codes a query) counts in both. The DSP
    * runs between are the same in all; not counted: the K cache's DRAM layout (loads of {@code Kᵀ} rows instead of K
-   * rows, as many bytes). Not built: the lowering and the walk emit the batched sequence.
+   * rows, as many bytes). Decode, printed after: a step cannot write one column (a byte a row) either, so Kᵀ takes a
+   * line group's columns once the group is full (the decode GEMVs keep the K rows), costed per layer and amortized per
+   * token, against rewriting the group's line every step. Not built: the lowering and the walk emit the batched
+   * sequence.
    */
   @Test
   void transposedKeyScoresWhatIf() {
@@ -220,6 +223,31 @@ class PrefillProfileBench {
         + "| K cache transposed: S = Q·Kᵀ, Kᵀ's block columns through one-element lines (line-aligned) | %,d | %,d |%n",
         heads * batched, heads * transposed, heads * (batched - transposed), heads * aligned,
         heads * (batched - aligned));
+    // decode: Kᵀ's columns can only be written a whole line of slots at a time, so a decode step keeps scoring
+    // over the K rows (today's GEMVs) and Kᵀ takes a line group's columns once the group is full: its line tokens'
+    // K rows into the DSP (INT8) and scattered a code a line, gathered, written as kvDim rows of line codes
+    int line = p.lineBytes();
+    int kvDim = c.kvDim();
+    org.llmnpu.isa.CycleModel g = new org.llmnpu.isa.CycleModel(p);
+    for (int t = 0; t < line; t++) {
+      copy(g, 1, kvDim, 1, true);
+      copy(g, kvDim, 1, 1, false);
+    }
+    copy(g, (long) kvDim * line, 1, 1, true);
+    copy(g, kvDim, line, 1, false);
+    int eager = Math.max(1, line / 2);
+    org.llmnpu.isa.CycleModel w = new org.llmnpu.isa.CycleModel(p);
+    for (int t = 0; t < eager; t++) {
+      copy(w, 1, kvDim, 1, true);
+      copy(w, kvDim, 1, 1, false);
+    }
+    copy(w, kvDim, 1, 1, false);
+    copy(w, (long) kvDim * line, 1, 1, true);
+    copy(w, kvDim, line, 1, false);
+    System.out.printf(Locale.ROOT, "decode, Kᵀ's columns a line (%d slots) at a time, a layer: once a line group is "
+        + "full %,d cycles (%,d a token amortized, %,d a token for all %d layers); written every step instead (the "
+        + "group's %d earlier tokens on average re-scattered) %,d a token a layer%n", line, g.now(), g.now() / line,
+        g.now() / line * c.layers(), c.layers(), eager, w.now());
   }
 
   private static void copy(org.llmnpu.isa.CycleModel m, long rows, long elems, int bytes, boolean in) {
