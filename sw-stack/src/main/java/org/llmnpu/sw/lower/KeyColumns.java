@@ -15,7 +15,8 @@ import org.llmnpu.isa.MachineParams;
  * {@code n} lines). {@link #write}: the block's {@code kvDim·n} lines gathered flat {@code [d][t]} ({@code dspin}
  * FP16, copied) and written as kvDim rows of n INT8 codes (the low byte of each {@code TOINT} result) at the block's
  * first slot, which must start a line; in chunks of rows that a command's row count and the DSP buffer hold. The
- * codes are copied, never converted: {@code Kᵀ[d][first + t]} equals token t's code d bit for bit.
+ * codes are copied, never converted: {@code Kᵀ[d][first + t]} equals token t's code d bit for bit. An earlier
+ * token's codes, already INT8 in its K row, join a block through {@link #restage}.
  *
  * <p>Cycles (the cycle model's {@code dspCopyCycles}: one-element rows cost a cycle each): a token's scatter kvDim,
  * the write {@code kvDim·n} for the gather plus {@code kvDim·ceil(n / E)} for the rows, E the INT8 elements a
@@ -81,6 +82,22 @@ final class KeyColumns {
       b.dspOut(kT + first + (long) d0 * kTStride, kTStride, n, dc, dst, Command.FMT_INT8);
     }
   }
+
+  /**
+   * An earlier token's K row (kvDim INT8 codes at scratchpad {@code kRow}, line-aligned) staged as token t of a block
+   * of n: for a block that starts inside a line of slots (Kᵀ takes whole lines, so that line's earlier tokens are
+   * written again) or a decode step that completes a line group. The row comes in as INT8 values ({@code dspin} to
+   * DSP row {@code row}), a {@code TOINT} pass with scale 1 ({@link DspRoutines#quantizeStatic}: the same codes, now
+   * {@code TOINT} results as a fresh token's) writes them to {@code out} (broadcasting 1.0 to the free row
+   * {@code scaleRow}), then {@link #scatter}. Cycles: the row's {@code dspin}, the run, the scatter's kvDim.
+   */
+  void restage(CommandStream b, DspRoutines r, long kRow, int t, int n, int row, int out, int scaleRow) {
+    b.dspIn(kRow, line, kvDim, 1, row, Command.FMT_INT8, 0);
+    b.dspRun(r.quantizeStatic(row, kvDim, -1, ONE, out, scaleRow, ONE));
+    scatter(b, t, n, out);
+  }
+
+  private static final short ONE = (short) 0x3C00;
 
   private void check(int n) {
     if (n < 1 || n > maxTokens) {
