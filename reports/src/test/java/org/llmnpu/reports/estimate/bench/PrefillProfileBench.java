@@ -154,7 +154,8 @@ class PrefillProfileBench {
    * hardware allows: each token's K head scattered one code a line (line {@code d·n + t} of a staging region), the
    * block's {@code head dim · n} one-element lines gathered in one {@code dspin} (flat {@code [d][t]}), written back as
    * head-dim rows of n codes at the block's first slot (line-aligned when the block starts on a line: blocks of maxM
-   * = line slots here). The query rows' {@code dspout} (one row of head-dim codes a query) counts in both. The DSP
+   * = line slots here), and as {@code KeyScores} issues the scores: a query's evens and odds on rows of their own, two
+   * accumulating GEMMs (K = half each). The query rows' {@code dspout} counts in both. The DSP
    * runs between are the same in all; not counted: the K cache's DRAM layout (loads of {@code Kᵀ} rows instead of K
    * rows, as many bytes). Decode, printed after: a step cannot write one column (a byte a row) either, so Kᵀ takes a
    * line group's columns once the group is full (the decode GEMVs keep the K rows), costed per layer and amortized per
@@ -197,13 +198,15 @@ class PrefillProfileBench {
         copy(b, hd, 1, 1, false);
         copy(d, hd, 1, 1, false);
         copy(b, 1, hd, 1, false);
-        copy(d, 1, hd, 1, false);
+        copy(d, 1, half, 1, false);
+        copy(d, 1, half, 1, false);
       }
       copy(d, (long) hd * n, 1, 1, true);
       copy(d, hd, n, 1, false);
       for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
         gemm(b, n, hd, Math.min(p.maxN(), sMax - n0));
-        gemm(d, n, hd, Math.min(p.maxN(), sMax - n0));
+        gemm(d, n, half, Math.min(p.maxN(), sMax - n0));
+        gemm(d, n, half, Math.min(p.maxN(), sMax - n0));
       }
       for (int q = 0; q < n; q++) {
         copy(b, 1, pos + q + 1, 4, true);
@@ -220,7 +223,8 @@ class PrefillProfileBench {
         + "| batched: Sᵀ = K·Qᵀ (today) | %,d | |%n"
         + "| K cache transposed: S = Q·Kᵀ, columns written byte-addressed (not possible: line-aligned addresses) "
         + "| %,d | %,d |%n"
-        + "| K cache transposed: S = Q·Kᵀ, Kᵀ's block columns through one-element lines (line-aligned) | %,d | %,d |%n",
+        + "| K cache transposed: S = Q·Kᵀ, Kᵀ's block columns through one-element lines (line-aligned), evens and odds "
+        + "as two accumulating GEMMs (KeyColumns, KeyScores) | %,d | %,d |%n",
         heads * batched, heads * transposed, heads * (batched - transposed), heads * aligned,
         heads * (batched - aligned));
     // decode: Kᵀ's columns can only be written a whole line of slots at a time, so a decode step keeps scoring
