@@ -21,7 +21,10 @@ import org.llmnpu.isa.dsp.DspProgram;
  * residual add of an INT4 → INT8 operand) → {@code dspout} FP16, optionally a quantizing DSP program
  * and {@code dspout} INT8 → DMA stores, with a counter {@code snapshot} at the end. Overlapped: the
  * DSP side operands load while the array runs, and random DSP commands follow each GEMM, some beside its back-end
- * and some waiting for it ({@link #beside}); in order: a fence after each GEMM.
+ * and some waiting for it ({@link #beside}); in order: a fence after each GEMM. Programs run in one of three forms
+ * ({@link #runKernel}): loaded by their {@code dsprun}; loaded by a {@code dspld} at an offset before the stage's
+ * GEMM (other programs then load at 0) and run resident; or split by two {@code dspld}s over the end of the program
+ * memory and run resident from an entry near its end (the program counter wraps).
  */
 public final class DspChains {
   /** Where the DSP table image and the DSP programs sit in memory. */
@@ -31,6 +34,8 @@ public final class DspChains {
   /** The DSP program run right after a GEMM, beside its back-end ({@link #beside}). */
   static final long BESIDE = 0xB000;
   static final long DATA = 0x10000;
+  /** Program words at 0 kept for the programs loaded there (beside and quantize programs; at most 16 words). */
+  static final int RESERVED = 16;
   private static final List<DspKernel> KERNELS = List.of(DspKernel.SOFTMAX, DspKernel.RMSNORM, DspKernel.SILU,
       DspKernel.RESIDUAL, DspKernel.GELU, DspKernel.EXP);
 
@@ -88,6 +93,17 @@ public final class DspChains {
         break;
       }
       writeDspProgram(image, kernelAt, program);
+      int form = r.nextInt(3);
+      int lineWords = Math.max(1, line / 8);
+      int depth = p.dsp().programDepth();
+      // resident at `at`, above the words the beside and quantize programs load at 0
+      long at = roundUp(RESERVED + r.nextInt(Math.max(1, depth - RESERVED - program.size() + 1)), lineWords);
+      if (form == 1 && at + program.size() > depth) {
+        form = 0;
+      }
+      if (form == 1) {
+        b.dspLoad(kernelAt, program.size(), at);
+      }
       b.load(extX, xStride, x, xStride, k, m);
       if (int4) {
         b.load4(extW, extWStride, w, wStride, (n + 1) / 2, k);
@@ -112,7 +128,7 @@ public final class DspChains {
       }
       int shift = -6 - r.nextInt(12);
       b.dspIn(y, yStride, n, m, layout.inputBase(0), Command.FMT_INT32, shift);
-      b.dspRun(kernelAt, program.size());
+      runKernel(b, r, form, kernelAt, program.size(), at, lineWords, depth);
       int outLen = kernel.outputLength(len);
       int outRows = outLen == len ? m : 1;
       int outElems = outLen == len ? n : outLen;
@@ -121,7 +137,11 @@ public final class DspChains {
       if (r.nextBoolean()) {
         DspProgram quantize = quantize(outLen, layout.outputRows(), layout.outputBase(0), 0x4800 + r.nextInt(0x400));
         writeDspProgram(image, QUANTIZE, quantize);
-        b.dspRun(QUANTIZE, quantize.size());
+        if (r.nextBoolean()) {
+          b.dspLoad(QUANTIZE, quantize.size(), 0).dspRunResident(0);
+        } else {
+          b.dspRun(QUANTIZE, quantize.size());
+        }
         b.dspOut(out8, out8Stride, outElems, outRows, layout.outputBase(0), Command.FMT_INT8);
         b.store(extOut8, out8Stride, out8, out8Stride, outElems, outRows);
       }
@@ -161,12 +181,33 @@ public final class DspChains {
         case 0 -> {
           DspProgram q = quantize(m * elems, (m * elems + lanes - 1) / lanes, base, 0x3800 + r.nextInt(0x400));
           writeDspProgram(image, BESIDE, q);
-          b.dspRun(BESIDE, q.size());
+          if (r.nextBoolean()) {
+            b.dspLoad(BESIDE, q.size(), 0).dspRunResident(0);
+          } else {
+            b.dspRun(BESIDE, q.size());
+          }
         }
         case 1 -> b.dspOut(out, outStride, elems, m, base, Command.FMT_FP16);
         case 2 -> b.dspIn(y, yStride, n, m, base, Command.FMT_INT32, -8);
         default -> b.dspOut(y, yStride, elems, m, base, Command.FMT_FP16);
       }
+    }
+  }
+
+  /**
+   * The stage's kernel run in {@code form}: 0 a loading {@code dsprun}; 1 resident at {@code at} (loaded before the
+   * GEMM); 2 split over the end of the program memory — its first {@code h} words (a multiple of a line's words) at
+   * {@code depth − h}, the rest at 0, by two {@code dspld}s right before — and run resident from {@code depth − h}.
+   */
+  private static void runKernel(Program.Builder b, Random r, int form, long kernelAt, int size, long at, int lineWords,
+                                int depth) {
+    int h = lineWords * (1 + r.nextInt(Math.max(1, (size - 1) / lineWords)));
+    if (form == 2 && h < size && size <= depth - h) {
+      b.dspLoad(kernelAt, h, depth - h).dspLoad(kernelAt + 8L * h, size - h, 0).dspRunResident(depth - h);
+    } else if (form == 1) {
+      b.dspRunResident(at);
+    } else {
+      b.dspRun(kernelAt, size);
     }
   }
 

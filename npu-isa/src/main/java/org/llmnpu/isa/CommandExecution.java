@@ -121,9 +121,10 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   @Override
   public Optional<ErrorCause> visitDspRun(Command.DspRun r) {
     cycles.dispatchBeside();
-    long beats = (8 * r.words() + p.lineBytes() - 1) / p.lineBytes();
+    long beats = CycleModel.dspProgramBeats(p, r.words());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
-    long run = dsp.run(mem, (int) r.prog(), (int) r.words());
+    dsp.load(mem, (int) r.prog(), (int) r.words(), 0);
+    long run = dsp.run((int) r.entry());
     counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
     long[] byPipe = dsp.issuedByPipe();
     for (int i = 0; i < byPipe.length; i++) {
@@ -134,6 +135,16 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
       return Optional.of(ErrorCause.WATCHDOG);
     }
     cycles.dspRun(beats, run);
+    return GO_ON;
+  }
+
+  @Override
+  public Optional<ErrorCause> visitDspLoad(Command.DspLoad l) {
+    cycles.dispatchBeside();
+    long beats = CycleModel.dspProgramBeats(p, l.words());
+    counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
+    dsp.load(mem, (int) l.prog(), (int) l.words(), (int) l.at());
+    cycles.dspLoad(beats);
     return GO_ON;
   }
 

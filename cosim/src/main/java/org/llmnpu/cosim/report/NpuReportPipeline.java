@@ -118,7 +118,9 @@ public final class NpuReportPipeline {
         + "counters leave out; the DSP lanes' pipelined units (their own gates inside the DSP's) are charged N − 1 "
         + "cycles per operation they issued, an upper bound (operations in flight together share cycles); the banks "
         + "written at most once per command (command register, landing register, queue slots, snapshot latch) one "
-        + "cycle per command decoded.");
+        + "cycle per command decoded; the MAC array (its own gate inside the GEMM engine's) in the array's cycles, "
+        + "its PEs' wavefront and row-shadow gates one cycle per input vector the engine took (arrayVectors, an "
+        + "upper bound).");
     return out;
   }
 

@@ -38,6 +38,8 @@ abstract class CommandCosts {
   private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
   /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
   boolean chainRuns;
+  /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
+  DspResidency residency;
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
@@ -47,6 +49,10 @@ abstract class CommandCosts {
   /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
   private String pendingOperator;
   private long chargedFrom;
+  /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
+  private long besideWindow;
+  /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
+  private long backEndWaits;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -62,8 +68,47 @@ abstract class CommandCosts {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
     pendingRuns.clear();
+    if (residency != null) {
+      residency.clear();
+    }
     chargedKey = null;
     chargedFrom = 0;
+    besideWindow = 0;
+    backEndWaits = 0;
+  }
+
+  /**
+   * The cycles since {@link #reset} in which the controller had a decoded command but waited for a GEMM's back-end
+   * (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at most.
+   */
+  final long backEndWaits() {
+    return backEndWaits;
+  }
+
+  /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
+  private void dispatch(Runnable how) {
+    long decoded = cm.now();
+    how.run();
+    long waited = cm.now() - decoded;
+    backEndWaits += waited;
+    if (profile != null && chargedKey != null) {
+      profile.get(chargedKey)[2] += waited;
+    }
+  }
+
+  /**
+   * The cycles since {@link #reset} in which a GEMM's back-end (the engine's last passes after its W stream, the
+   * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
+   * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
+   * beside the GEMMs (the npu-isa Overlap rule: a command goes beside the back-end, never beside a W stream, which
+   * holds the controller).
+   */
+  final long besideWindow() {
+    return besideWindow;
+  }
+
+  private void noteBesideWindow() {
+    besideWindow += cm.backEndIdleFrom() - cm.now();
   }
 
   /**
@@ -91,12 +136,12 @@ abstract class CommandCosts {
       return;
     }
     if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[2])[0] += cm.now() - chargedFrom;
+      profile.computeIfAbsent(chargedKey, k -> new long[3])[0] += cm.now() - chargedFrom;
     }
     chargedFrom = cm.now();
     chargedKey = next == null ? null : operator + " / " + next;
     if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[2])[1]++;
+      profile.computeIfAbsent(chargedKey, k -> new long[3])[1]++;
     }
   }
 
@@ -132,7 +177,7 @@ abstract class CommandCosts {
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatchDspCopy(in, tag, tag + 1);
+    dispatch(() -> cm.dispatchDspCopy(in, tag, tag + 1));
   }
 
   final void command(boolean isLoad, String kind) {
@@ -144,10 +189,10 @@ abstract class CommandCosts {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    if (kind.equals("dsprun") || kind.equals("dsptab")) {
-      cm.dispatchBeside();
+    if (kind.equals("dsprun") || kind.equals("dsptab") || kind.equals("dspld")) {
+      dispatch(cm::dispatchBeside);
     } else {
-      cm.dispatch(isLoad, false);
+      dispatch(() -> cm.dispatch(isLoad, false));
     }
   }
 
@@ -175,7 +220,7 @@ abstract class CommandCosts {
     charge("store");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    cm.dispatch(false, true);
+    dispatch(() -> cm.dispatch(false, true));
     long beats = beats(rows, rowBytes);
     add(Counter.DMA_STORE_BYTES, rows * rowBytes);
     add(Counter.EXT_WRITE_BEATS, beats);
@@ -244,24 +289,44 @@ abstract class CommandCosts {
       }
       pendingRuns.addAll(compiledPrograms.get(key));
     } else {
-      runAll(summaries);
+      flushRuns();
+      List<DspProgram> programs = compiledPrograms.get(key);
+      for (int i = 0; i < summaries.size(); i++) {
+        costRun(programs.get(i), summaries.get(i));
+      }
     }
   }
 
-  /** A {@code dsprun} of each program (see {@link #programs}). */
-  private void runAll(List<long[]> programs) {
-    flushRuns();
-    for (long[] program : programs) {
-      costRun(program);
-    }
-  }
-
-  private void costRun(long[] program) {
-    issue(false, "dsprun");
+  /** A run of {@code run} ({size, cycles, issued}): a plain {@code dsprun}, or resident as {@link CommandStream}. */
+  private void costRun(DspProgram run, long[] program) {
     long beats = (8L * program[0] + line - 1) / line;
-    add(Counter.EXT_READ_BEATS, beats);
+    if (residency == null || residency.entryOf(run) < 0 && !residency.seen(run)) {
+      if (residency != null) {
+        residency.plainRun(run);
+      }
+      issue(false, "dsprun");
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(beats, program[1]);
+      return;
+    }
+    if (residency.entryOf(run) < 0) {
+      residency.place(run);
+      issue(false, "dspld");
+      add(Counter.EXT_READ_BEATS, beats);
+      cm.dspLoad(beats);
+    }
+    issue(false, "dsprun");
     add(Counter.DSP_INSTRUCTIONS, program[2]);
-    cm.dspRun(beats, program[1]);
+    cm.dspRun(0, program[1]);
+  }
+
+  /** A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten. */
+  final void layerStarts() {
+    flushRuns();
+    if (residency != null) {
+      residency.clear();
+    }
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */
@@ -274,7 +339,7 @@ abstract class CommandCosts {
     String current = operator;
     operator = pendingOperator;
     for (DspProgram run : runs) {
-      costRun(joinedCosts.computeIfAbsent(run, this::summary));
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary));
     }
     operator = current;
   }
@@ -289,6 +354,11 @@ abstract class CommandCosts {
 
   /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
+    streamedGemm(m, k, n, int4, sparse, groupScaled, false);
+  }
+
+  private void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
+                            boolean ppmDrain) {
     command(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
@@ -302,6 +372,9 @@ abstract class CommandCosts {
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
     cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, resultTag, resultTag + resultRows);
+    if (!ppmDrain) {
+      noteBesideWindow();
+    }
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
@@ -314,12 +387,14 @@ abstract class CommandCosts {
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
     cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
+    noteBesideWindow();
   }
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
-    streamedGemm(m, k, n, int4, sparse);
+    streamedGemm(m, k, n, int4, sparse, false, true);
     add(Counter.PPM_ELEMENTS, (long) m * n);
     cm.drainThroughPpm();
+    noteBesideWindow();
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */

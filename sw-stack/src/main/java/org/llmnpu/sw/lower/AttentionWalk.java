@@ -1,0 +1,328 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * The attention of {@link PhaseCostModel}'s extrapolated walk: Q/K/V scaled, RoPE and the K/V rows out, then per
+ * token ({@link AttentionLowering}) or, at {@code --fusion full}, per block ({@link BatchedAttention}) the scores
+ * GEMVs, scale, SoftMax and quantization runs, the P·V GEMMs and the outputs dequantized and quantized.
+ */
+abstract class AttentionWalk extends PhaseWalk {
+  AttentionWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
+    super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
+  }
+
+  /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
+  void qkvRopeKvOut(int n, int pos) {
+    operator("QKV scale, RoPE, K/V out");
+    int qRows = r.rows(nq);
+    int kRows = r.rows(nk);
+    if (chainRuns) {
+      // as AttentionLowering at full: the block's cos/sin rows in one load
+      load(n, 4L * nq);
+    }
+    for (int t = 0; t < n; t++) {
+      if (chainRuns) {
+        // the token's cos/sin row first, so that the runs after it join
+        dspIn(1, 2L * nq, FP16);
+      }
+      resultIn(c.dim(), qkvN);
+      run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
+      if (!chainRuns) {
+        load(1, 4L * nq);
+        dspIn(1, 2L * nq, FP16);
+      }
+      run("q rope", () -> r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
+      run("k rope", () -> r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
+      runAll("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
+          new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
+          new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
+      if (wide) {
+        for (int g = 0; g < 2 * c.kvHeads(); g++) {
+          dspOut(1, half, INT8);
+        }
+      } else if (headMajorKeys) {
+        // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
+        dspOut(c.kvHeads(), half, FP16);
+        dspOut(c.kvHeads(), half, FP16);
+        dspIn(2L * c.kvHeads(), half, FP16);
+        dspOut(1, c.kvDim(), INT8);
+      } else {
+        dspOut(1, c.kvDim(), INT8);
+      }
+      dspOut(1, 1, FP16);
+      dspOut(1, c.kvDim(), INT8);
+      dspOut(1, 1, FP16);
+    }
+    operator("layer vectors, KV cache");
+    store(n, kvBytes);
+    store(n, kvBytes);
+    dspIn(pos + n, 1, FP16);
+    dspIn(pos + n, 1, FP16);
+  }
+
+  /** The block's attention after its K/V rows are stored: per token, or batched at {@code --fusion full}. */
+  void attend(int n, int pos, boolean firstLayer) {
+    if (fusion == Fusion.FULL) {
+      operator("layer vectors, KV cache");
+      batchedAttention(n, pos, firstLayer);
+    } else {
+      for (int t = 0; t < n; t++) {
+        attention(pos + t + 1);
+      }
+    }
+  }
+
+  void attention(int s) {
+    scatterQueries();
+    // the lowering's groups of heads (LoweringLayout.headGroup): three whenever the DSP's rows hold their
+    // probabilities, as on the NPUs this model is compared on and extrapolates to
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      groupProbabilities(h0, group, s);
+      for (int i = 0; i < group; i++) {
+        int h = h0 + i;
+        dspOut(1, s, INT8);
+        int first = c.headDim() * (h / c.groupSize());
+        int col = first - first / line * line;
+        KSplit pv = split(s);
+        for (int ci = 0; ci < pv.count(); ci++) {
+          resultTag = RESULTS + ci;
+          gemm(1, pv.length(ci), col + c.headDim(), false);
+        }
+        resultTag = RESULTS;
+        partialsIn(pv, 1, c.headDim(), -1);
+      }
+      outputScales(group);
+    }
+    run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
+    dspOut(1, oK, INT8);
+  }
+
+  void scatterQueries() {
+    if (half % lanes != 0) {
+      run("scatter", () -> r.scatter(0, c.heads(), half, 0));
+    }
+  }
+
+  /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
+  void groupProbabilities(int h0, int group, int s) {
+    groupProbabilities(group, s, i -> {
+      int k = scoreK((h0 + i) / c.groupSize());
+      dspOut(half, 1, INT8);
+      dspOut(half, 1, INT8);
+      KSplit ks = split(k);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
+        for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+          gemm(Math.min(p.maxM(), s - m0), ks.length(ci), 1, false);
+        }
+      }
+      resultTag = RESULTS;
+      partialsIn(ks, s, 1, -1);
+    });
+  }
+
+  /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
+  int scoreK(int g) {
+    return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+  }
+
+  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} each query's scores, then the runs. */
+  void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
+    for (int i = 0; i < group; i++) {
+      operator("attention scores");
+      scoresIn.accept(i);
+    }
+    // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
+    operator("attention scale, SoftMax");
+    runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
+  }
+
+  /**
+   * As {@code BatchedAttention#scoresBatched} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: per
+   * head group the queries scattered a code a line, per KV head {@code Qᵀ} gathered, {@code Sᵀ} in M chunks scattered
+   * a score a line, then per token each query's scores gathered, the runs and the P rows.
+   */
+  void scoresBatched(int ts, int nb, int pos) {
+    int gs = c.groupSize();
+    int queries = gs * nb;
+    int sMax = pos + ts + nb;
+    int chunk = (int) Math.min(p.maxM(), (long) scoreRows() * lanes / queries);
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      operator("attention scores");
+      for (int t = 0; t < nb; t++) {
+        if (half % lanes != 0) {
+          dspOut(2 * c.heads(), half, FP16);
+          dspIn(2 * c.heads(), lanes, FP16);
+        }
+        for (int i = 0; i < group; i++) {
+          dspOut(half, 1, FP16);
+          dspOut(half, 1, FP16);
+        }
+      }
+      for (int g = h0 / gs; g <= (h0 + group - 1) / gs; g++) {
+        dspIn((long) half * queries, 1, FP16);
+        dspIn((long) half * queries, 1, FP16);
+        dspOut(half, queries, INT8);
+        dspOut(half, queries, INT8);
+        for (int m0 = 0; m0 < sMax; m0 += chunk) {
+          int mm = Math.min(chunk, sMax - m0);
+          gemm(mm, scoreK(g), queries, false);
+          dspIn(mm, queries, INT32);
+          dspOut((long) mm * queries, 1, FP16);
+        }
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        groupProbabilities(group, s, i -> dspIn(s, 1, FP16));
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
+  }
+
+  /** As {@code LoweringLayout#scoreRows} with the walk's head groups of {@link DspQuantizer#MAX_VECTORS}. */
+  int scoreRows() {
+    return Math.max(r.rows(Math.max(maxContext, c.vocabSize())), DspQuantizer.MAX_VECTORS * r.rows(maxContext));
+  }
+
+  /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
+  boolean batchedScores(int n) {
+    int queries = c.groupSize() * n;
+    return fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
+        && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
+  }
+
+  /** A head group's P·V results dequantized (merged as the lowering does). */
+  void outputScales(int group) {
+    runAll(java.util.List.of("output scales", group), () -> {
+      java.util.List<DspProgram> outputScales = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        outputScales.add(r.scale(4 * i, hdRows * lanes, 4 * i + 1, -1, (short) 0x3C00, -1, 4 * i + 3));
+      }
+      return r.merged(outputScales);
+    });
+  }
+
+  /**
+   * As {@link BatchedAttention} ({@code --fusion full}) with the block's tokens in one batch (the stated NPU's DSP
+   * holding a probability scale row per query): per token the scores GEMVs and DSP runs of {@link #attention}, each
+   * query's probabilities to its P row; per KV head one P·V GEMM over the block's queries; per token the outputs.
+   */
+  void batchedAttention(int n, int pos, boolean firstLayer) {
+    boolean batched = batchedScores(n);
+    if (firstLayer) {
+      for (int g = 0; g < c.kvHeads(); g++) {
+        load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
+      }
+      if (batched) {
+        // each KV head's Qᵀ zeroed: its score K rows (head dim wide, else its window or kvDim)
+        int rows = 0;
+        for (int g = 0; g < c.kvHeads(); g++) {
+          rows = Math.max(rows, scoreK(g));
+        }
+        for (int g = 0; g < c.kvHeads(); g++) {
+          // rows as wide as a batch of the block's most tokens (the lowering's batch: the DSP holding their scales)
+          load(rows, LoweredModel.roundUp((long) c.groupSize() * blockMax, line));
+        }
+      }
+    }
+    if (batched) {
+      scoresBatched(0, n, pos);
+    }
+    for (int t = 0; t < n && !batched; t++) {
+      int s = pos + t + 1;
+      if (half % lanes != 0) {
+        // as BatchedAttention: the query halves to rows of their own through the scratchpad
+        dspOut(2 * c.heads(), half, FP16);
+        dspIn(2 * c.heads(), lanes, FP16);
+      }
+      for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+        int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+        groupProbabilities(h0, group, s);
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
+    operator("attention P·V GEMM");
+    KSplit pv = split(pos + n);
+    for (int g = 0; g < c.kvHeads(); g++) {
+      int first = c.headDim() * g;
+      int queries = c.groupSize() * n;
+      for (int ci = 0; ci < pv.count(); ci++) {
+        for (int m0 = 0; m0 < queries; m0 += p.maxM()) {
+          // KV head g's queries, rows g·queries + m0 .. of K chunk ci's outputs (BatchedAttention#queryRow)
+          resultTag = outputRow(ci, g * queries + m0);
+          resultRows = Math.min(p.maxM(), queries - m0);
+          gemm(Math.min(p.maxM(), queries - m0), pv.length(ci), first % line + c.headDim(), false);
+        }
+      }
+    }
+    resultTag = RESULTS;
+    resultRows = 1;
+    operator("attention outputs");
+    for (int t = 0; t < n; t++) {
+      // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
+      boolean allIn = !pv.combined();
+      int gs = c.groupSize();
+      if (allIn) {
+        for (int h = 0; h < c.heads(); h++) {
+          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
+        }
+      }
+      for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+        int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+        for (int i = 0; i < group && !allIn; i++) {
+          int h = h0 + i;
+          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
+        }
+        outputScales(group);
+      }
+      run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
+      dspOut(1, oK, INT8);
+    }
+  }
+
+  /** The walk's address of row {@code row} of K chunk ci's P·V outputs ({@link CommandCosts#RESULTS}). */
+  static long outputRow(int ci, long row) {
+    return (RESULTS + ci) << 32 | row;
+  }
+
+  /** As {@code BatchedAttention#headOutputIn}: query row {@code row}'s P·V result of each K chunk. */
+  void headOutputIn(KSplit pv, int h, int row) {
+    if (!pv.combined()) {
+      dspIn(1, c.headDim(), INT32, outputRow(0, row));
+      return;
+    }
+    for (int ci = 0; ci < pv.count(); ci++) {
+      dspIn(1, c.headDim(), INT32, outputRow(ci, row));
+    }
+    run(java.util.List.of("sum partials", pv.count(), c.headDim(), -1),
+        () -> r.sumPartials(0, pv.count(), r.rows(c.headDim()), c.headDim(), -1, 0));
+  }
+
+  /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, quantization (merged as the lowering does). */
+  java.util.List<DspProgram> scoresPrograms(int group, int s) {
+    java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
+    java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
+    java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
+    for (int i = 0; i < group; i++) {
+      scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
+      softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
+      probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
+    }
+    java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(scoreScales));
+    runs.addAll(r.mergedKernels(softmaxes));
+    runs.addAll(r.quantizeRuns(probabilities));
+    return runs;
+  }
+
+}

@@ -1,0 +1,192 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * The feed-forward of {@link PhaseCostModel}'s extrapolated walk ({@link FeedForwardLowering}): each token's
+ * RMSNorm (at full with the O residual before it, two tokens in shared runs where the DSP holds them), the W1/W3
+ * GEMMs (the gate through the PPM where {@link PpmEpilogues#applies}), SwiGLU, the W2 GEMM and the residual.
+ */
+abstract class FeedForwardWalk extends AttentionWalk {
+  FeedForwardWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+                  int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
+    super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
+  }
+
+  /** After the O GEMM (and, unfused, the residuals): the block's feed-forward. */
+  void feedForward(int n) {
+    if (epilogue) {
+      feedForwardThroughPpm(n);
+      return;
+    }
+    for (int t = 0; t < n; t++) {
+      feedForwardNorm();
+    }
+    operator("W1/W3 GEMM");
+    gemms(n, c.dim(), w13N);
+    operator("SwiGLU");
+    // the gate's columns are read beside the last W1/W3 tile's GEMM when that tile holds only up columns
+    boolean gateClear = lastTileStart(w13N, bits) >= c.hiddenDim();
+    for (int t = 0; t < n; t++) {
+      resultIn(c.dim(), c.hiddenDim(), gateClear);
+      resultIn(c.dim(), c.hiddenDim());
+      run("hidden scale", () -> r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
+      run("hidden scale", () -> r.scale(0, c.hiddenDim(), 1, channelScales(), null, -1, 3));
+      run("swiglu", () -> r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {0, 0}, new int[] {0}));
+      run("hidden quantize", () -> r.quantize(0, c.hiddenDim(), -1, 0, 0));
+      dspOut(1, c.hiddenDim(), INT8);
+    }
+    downAndResidual(n);
+  }
+
+  /**
+   * The feed-forward's RMSNorm of a token; at full with the Wo residual before it in the same runs, as
+   * {@link LoweringEmitter#residualNormQuantize}.
+   */
+  void feedForwardNorm() {
+    if (!chainRuns) {
+      normQuantize();
+      return;
+    }
+    if (keepsX) {
+      residual(oK);
+      normQuantize();
+      return;
+    }
+    resultIn(oK, c.dim());
+    xIn();
+    run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    normQuantizeRuns();
+    dspOut(1, c.dim(), FP16);
+    dspOut(1, c.dim(), INT8);
+  }
+
+  /**
+   * Whether the fused feed-forward handles two tokens at a time (as {@link FeedForwardLowering}): at full, when the
+   * attention's score rows hold a second token's five vectors.
+   */
+  boolean feedForwardPairs() {
+    int lanes = p.dsp().lanes();
+    int ctxRows = (Math.max(maxContext, c.vocabSize()) + lanes - 1) / lanes;
+    int scoreRows = Math.max(ctxRows, DspQuantizer.MAX_VECTORS * ((maxContext + lanes - 1) / lanes));
+    return chainRuns && 3 * scoreRows >= 5 * ((Math.max(c.hiddenDim(), c.dim()) + lanes - 1) / lanes);
+  }
+
+  /** Two tokens' {@link #normQuantize} in shared runs, as {@link LoweringEmitter#normQuantizePair}. */
+  void normQuantizePair() {
+    dspIn(1, c.dim(), FP16);
+    dspIn(1, c.dim(), FP16);
+    runAll(java.util.List.of("norm pair", epilogue), () -> {
+      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(java.util.List.of(
+          r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 1}, new int[] {2}),
+          r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {8, 9}, new int[] {10}))));
+      runs.addAll(quantizePair());
+      return runs;
+    });
+    dspOut(1, c.dim(), INT8);
+    dspOut(1, c.dim(), INT8);
+  }
+
+  /** As {@link LoweringEmitter}'s two dim-wide quantizations in shared runs. */
+  java.util.List<DspProgram> quantizePair() {
+    if (epilogue) {
+      return r.mergedKernels(java.util.List.of(
+          r.quantizeStatic(2, c.dim(), -1, (short) 0x3C00, 3, 1, (short) 0x3C00),
+          r.quantizeStatic(10, c.dim(), -1, (short) 0x3C00, 11, 9, (short) 0x3C00)));
+    }
+    return r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
+        new DspQuantizer.Vector(10, c.dim(), -1, 11, 9)));
+  }
+
+  /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
+  void feedForwardNormPair() {
+    for (int i = 0; i < 2; i++) {
+      resultIn(oK, c.dim());
+      dspIn(1, c.dim(), FP16);
+    }
+    runAll(java.util.List.of("feed-forward norm pair", epilogue), () -> {
+      java.util.List<DspProgram> scales = new java.util.ArrayList<>();
+      java.util.List<DspProgram> norms = new java.util.ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        int base = 8 * i;
+        scales.add(r.scale(base, c.dim(), base + 1, channelScales(), null, base + 4, base + 5));
+        norms.add(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {base, base + 1}, new int[] {base + 2}));
+      }
+      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
+      runs.addAll(r.mergedKernels(norms));
+      runs.addAll(quantizePair());
+      return runs;
+    });
+    for (int i = 0; i < 2; i++) {
+      dspOut(1, c.dim(), FP16);
+      dspOut(1, c.dim(), INT8);
+    }
+  }
+
+  /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
+  void feedForwardThroughPpm(int n) {
+    boolean pairs = feedForwardPairs();
+    for (int t = 0; t < n; t++) {
+      if (pairs && t + 1 < n && !keepsX) {
+        feedForwardNormPair();
+        t++;
+      } else {
+        feedForwardNorm();
+      }
+    }
+    operator("W1/W3 GEMM");
+    int unit = bits == 4 ? 2 * line : line;
+    int tile = Math.max(unit, p.maxN() / unit * unit);
+    boolean sparse = sparsity != org.llmnpu.isa.Command.DENSE;
+    ppmLoad(66, 2);
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      int nn = Math.min(tile, c.hiddenDim() - j0);
+      ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparse);
+    }
+    // up: INT32 results without the PPM
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
+    }
+    operator("SwiGLU");
+    for (int t = 0; t < n; t += pairs && t + 1 < n ? 2 : 1) {
+      int pair = pairs && t + 1 < n ? 2 : 1;
+      for (int i = 0; i < pair; i++) {
+        dspIn(1, c.hiddenDim(), INT8);
+        dspIn(1, c.hiddenDim(), INT32);
+      }
+      runAll(java.util.List.of("feed-forward DSP runs", pair), () -> {
+        java.util.List<DspProgram> ups = new java.util.ArrayList<>();
+        java.util.List<DspProgram> silus = new java.util.ArrayList<>();
+        java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
+        for (int i = 0; i < pair; i++) {
+          int base = 8 * i;
+          ups.add(r.scale(base, c.hiddenDim(), base + 1, base + 2, null, -1, base + 4));
+          silus.add(r.scale(base, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, base + 3));
+          codes.add(new DspQuantizer.Vector(base, c.hiddenDim(), base + 1, base, base));
+        }
+        java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(ups));
+        runs.addAll(r.merged(silus));
+        runs.addAll(r.quantizeRuns(codes));
+        return runs;
+      });
+      for (int i = 0; i < pair; i++) {
+        dspOut(1, c.hiddenDim(), INT8);
+      }
+    }
+    downAndResidual(n);
+  }
+
+  /** The W2 GEMM of the block's SwiGLU codes and each token's residual after it. */
+  private void downAndResidual(int n) {
+    operator("W2 GEMM");
+    gemms(n, c.hiddenDim(), c.dim());
+    operator("residual, FFN RMSNorm");
+    for (int t = 0; t < n; t++) {
+      residual(c.hiddenDim());
+    }
+  }
+}

@@ -1,0 +1,255 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * The shapes and shared command sequences of {@link PhaseCostModel}'s extrapolated walk: the model's and the
+ * lowering's derived sizes, the block GEMMs as {@link LoweringEmitter} tiles them (K chunks, N tiles, streamed
+ * weights), their results into the DSP ({@code dspin} per K chunk and {@code sumPartials}), the residual and the
+ * RMSNorm with its quantization. {@link AttentionWalk} and {@link FeedForwardWalk} add the phases' commands;
+ * every command is costed by {@link CommandCosts} on {@code npu-isa}'s cycle model.
+ */
+abstract class PhaseWalk extends CommandCosts {
+  /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */
+  static final int INT8 = 1;
+  static final int FP16 = 2;
+  static final int INT32 = 4;
+  final ModelConfig c;
+  final DspRoutines r;
+  final int lanes;
+  final boolean wide;
+  /** As {@link BatchedAttention#headMajorKeys}: at full the K rows head-major and each scores GEMV over its window. */
+  final boolean headMajorKeys;
+  /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
+  boolean keepsX;
+  boolean xInDsp;
+  final boolean stream;
+  final int half;
+  final int nq;
+  final int nk;
+  final int hdRows;
+  final int oK;
+  final int qkvN;
+  final int w13N;
+  final int h3Offset;
+  final int kvBytes;
+  final int maxContext;
+  final int blockMax;
+  final int layerVectorElems;
+  /** Where a layer's channel vectors of the group-scaled copies start (elements; the block's end without them). */
+  final int channelVectors;
+  /** Elements of a layer's vectors before the channel vectors (what the unfused program loads). */
+  final int groupVectorsEnd;
+  final int bits;
+  final int group;
+  /** Block weights stream as group-scaled INT4 copies ({@link LoweredModel#groupScaledStream}, a fused level). */
+  final boolean groupScaled;
+  final int sparsity;
+  final int kTile;
+  final boolean extrapolate;
+  final int mxFormat;
+  final Fusion fusion;
+  /** The feed-forward's GEMM epilogues run on the PPM ({@link PpmEpilogues#applies}; extrapolated walk). */
+  final boolean epilogue;
+
+  /** The walk of fusion level {@code fusion} as the NPU applies it ({@link Fusion#appliedOn}); see {@link PhaseCostModel}. */
+  PhaseWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
+            int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
+    super(p);
+    fusion = fusion.appliedOn(p, weightBits, sparsity, mxFormat);
+    this.fusion = fusion;
+    this.chainRuns = fusion == Fusion.FULL;
+    // resident runs off, as in DecoderLowering (the walk's per-key programs would need the lowering's program identity)
+    this.residency = null;
+    this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
+    this.extrapolate = extrapolate;
+    this.mxFormat = mxFormat;
+    this.c = c;
+    this.bits = weightBits;
+    this.group = weightGroup;
+    this.sparsity = sparsity;
+    this.kTile = p.maxK() / p.lineBytes() * p.lineBytes();
+    this.lanes = p.dsp().lanes();
+    this.r = new DspRoutines(p.dsp(), c.normEps());
+    this.half = c.headDim() / 2;
+    this.nq = c.heads() * half;
+    this.nk = c.kvHeads() * half;
+    this.hdRows = r.rows(c.headDim());
+    this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
+    this.headMajorKeys = !wide && this.fusion == Fusion.FULL && BatchedAttention.headMajorKeys(c, p, split(c.kvDim()));
+    this.stream = extrapolate;
+    this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
+    this.qkvN = c.dim() + 2 * c.kvDim();
+    this.h3Offset = LoweredModel.roundUp(c.hiddenDim(), Math.max(1, line / 4));
+    this.w13N = h3Offset + c.hiddenDim();
+    this.kvBytes = LoweredModel.roundUp(c.kvDim(), line) + line;
+    this.maxContext = maxContext;
+    this.blockMax = blockMax;
+    boolean copies = LoweredModel.groupScaledStream(p, weightBits, weightGroup, mxFormat,
+        Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
+    this.groupScaled = copies && fusion != Fusion.NONE;
+    this.groupVectorsEnd = 2 * pad8(c.dim()) + groups(c.dim()) * pad8(qkvN) + groups(oK) * pad8(c.dim())
+        + 2 * groups(c.dim()) * pad8(c.hiddenDim()) + groups(c.hiddenDim()) * pad8(c.dim());
+    this.channelVectors = copies ? LoweredModel.channelVectorStart(groupVectorsEnd, line) : groupVectorsEnd;
+    this.layerVectorElems = channelVectors + (copies ? pad8(qkvN) + 2 * pad8(c.dim()) + 2 * pad8(c.hiddenDim()) : 0);
+  }
+
+  int groups(int k) {
+    return group > 0 ? (k + group - 1) / group : 1;
+  }
+
+  /** The scale vectors a K×N block weight's results use: per group, or one (per channel, group-scaled stream). */
+  int scaleVectors(int k) {
+    return groupScaled ? 1 : groups(k);
+  }
+
+  /** As {@link LoweredModel#split}. */
+  KSplit split(int k) {
+    return KSplit.of(k, p.maxK(), kTile);
+  }
+
+  /** As {@link LoweringLayout#weightSplit}. */
+  KSplit weightSplit(int k) {
+    return group > 0 && !groupScaled ? KSplit.groups(k, group) : split(k);
+  }
+
+  /** The weight-scale operand of a dequantizing {@code scale} program: none when group scales were applied. */
+  int channelScales() {
+    return group > 0 && !groupScaled ? -1 : 2;
+  }
+
+  static int pad8(int n) {
+    return LoweredModel.roundUp(n, 8);
+  }
+
+  void normQuantize() {
+    xIn();
+    normQuantizeRuns();
+    dspOut(1, c.dim(), INT8);
+  }
+
+  void normQuantizeRuns() {
+    run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
+    if (epilogue) {
+      run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
+    } else {
+      run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
+    }
+  }
+
+  /** The residual after a block GEMM over {@code k}. */
+  void residual(int k) {
+    resultIn(k, c.dim());
+    xIn();
+    if (keepsX) {
+      run("residual scale in place", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 4));
+      return;
+    }
+    run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    dspOut(1, c.dim(), FP16);
+  }
+
+  /** As {@link LoweringEmitter}: x to the DSP unless a one-token block at full holds it there. */
+  void xIn() {
+    if (!(keepsX && xInDsp)) {
+      dspIn(1, c.dim(), FP16);
+      xInDsp = keepsX;
+    }
+  }
+
+  /** {@link LoweringEmitter#resultIn} of a block GEMM over {@code k}: {@code elems} results of one token. */
+  void resultIn(int k, int elems) {
+    resultIn(k, elems, false);
+  }
+
+  /** As above; {@code clear}: the last K chunk's columns read are not the last GEMM's (its N tile holds others). */
+  void resultIn(int k, int elems, boolean clear) {
+    KSplit ks = weightSplit(k);
+    partialsIn(ks, 1, elems, ks.grouped() ? 0 : -1, clear);
+  }
+
+  /** The first column of the last N tile of the block GEMMs over {@code n} columns ({@link #gemms}). */
+  int lastTileStart(int n, int b) {
+    int unit = fusion != Fusion.NONE && b == 4 ? 2 * line : line;
+    int tile = Math.max(unit, p.maxN() / unit * unit);
+    return (n - 1) / tile * tile;
+  }
+
+  /** {@link LoweringEmitter#partialsIn}: one {@code dspin}, or one per chunk and {@code sumPartials}. */
+  void partialsIn(KSplit ks, int rows, int elems, int scales) {
+    partialsIn(ks, rows, elems, scales, false);
+  }
+
+  /** As above; {@code clear}: the last chunk's read touches none of the last GEMM's results. */
+  void partialsIn(KSplit ks, int rows, int elems, int scales, boolean clear) {
+    if (!ks.combined()) {
+      dspIn(rows, elems, INT32, clear ? 0 : RESULTS);
+      return;
+    }
+    int len = elems * rows;
+    for (int ci = 0; ci < ks.count(); ci++) {
+      dspIn(rows, elems, INT32, clear && ci == ks.count() - 1 ? 0 : RESULTS + ci);
+    }
+    run(java.util.List.of("sum partials", ks.count(), len, scales),
+        () -> r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
+  }
+
+  void gemms(int m, int k, int n) {
+    gemms(m, k, n, bits, weightSplit(k), sparsity != org.llmnpu.isa.Command.DENSE);
+  }
+
+  /** As {@link LoweringEmitter#weight} and {@link LoweringEmitter#gemmTiled}: chunks outside, N tiles inside. */
+  void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
+    if (fusion != Fusion.NONE) {
+      // as LoweringEmitter#gemmTiled with streamed weights: chunks outside, N tiles (whole pairs of lines for INT4)
+      int unit = b == 4 ? 2 * line : line;
+      int streamTile = Math.max(unit, p.maxN() / unit * unit);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
+        for (int n0 = 0; n0 < n; n0 += streamTile) {
+          streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse, b == 4 && groupScaled);
+        }
+      }
+      resultTag = RESULTS;
+      return;
+    }
+    int tile = Math.max(line, p.maxN() / line * line);
+    if (!stream) {
+      weightLoad(k, n, b, ks, sparse);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
+        for (int n0 = 0; n0 < n; n0 += tile) {
+          gemm(m, ks.length(ci), Math.min(tile, n - n0), sparse);
+        }
+      }
+      resultTag = RESULTS;
+      return;
+    }
+    for (int n0 = 0; n0 < n; n0 += tile) {
+      int nn = Math.min(tile, n - n0);
+      weightLoad(k, nn, b, ks, sparse);
+      for (int ci = 0; ci < ks.count(); ci++) {
+        resultTag = RESULTS + ci;
+        gemm(m, ks.length(ci), nn, sparse);
+      }
+      resultTag = RESULTS;
+    }
+  }
+
+  /** As {@link LoweringEmitter#weight}: 2:4 per chunk a load of its value rows and a load4 of its packed metadata. */
+  void weightLoad(int k, int n, int b, KSplit ks, boolean sparse) {
+    if (sparse) {
+      for (int ci = 0; ci < ks.count(); ci++) {
+        int v = SparseRows.values(ks.length(ci));
+        load(v, LoweredModel.roundUp(n, line));
+        load4(v, SparseRows.metaBytes(n));
+      }
+    } else if (b == 4) {
+      load4(k, LoweredModel.roundUp(n, 2 * line) / 2);
+    } else {
+      load(k, LoweredModel.roundUp(n, line));
+    }
+  }
+}
