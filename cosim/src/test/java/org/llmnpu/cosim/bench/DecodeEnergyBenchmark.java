@@ -146,19 +146,31 @@ class DecodeEnergyBenchmark {
   static List<EnergyEstimate.GatedUnit> unitGatesOnly(List<EnergyEstimate.GatedUnit> gates) {
     long pipes = gates.stream().filter(g -> g.name().endsWith("Pipe")).mapToLong(EnergyEstimate.GatedUnit::flipFlops)
         .sum();
-    long array = gates.stream().filter(g -> g.enableCounter().equals(Counter.ARRAY_CYCLES.key()))
+    long array = gates.stream().filter(DecodeEnergyBenchmark::insideTheArray)
         .mapToLong(EnergyEstimate.GatedUnit::flipFlops).sum();
     List<EnergyEstimate.GatedUnit> out = new ArrayList<>();
     for (EnergyEstimate.GatedUnit g : gates) {
-      if (g.name().endsWith("Pipe") || g.enableCounter().equals(Counter.COMMANDS.key())
-          || g.enableCounter().equals(Counter.ARRAY_CYCLES.key())) {
+      if (g.name().endsWith("Pipe") || g.enableCounter().equals(Counter.COMMANDS.key()) || insideTheArray(g)) {
         continue;
       }
-      long back = g.enableCounter().equals(Counter.DSP_CYCLES.key()) ? pipes
+      // the pipes go back on the DSP unit's own gate only (the dspin chunk register's gate shares its counter)
+      long back = isDspUnitGate(g) ? pipes
           : g.enableCounter().equals(Counter.GEMM_CYCLES.key()) ? array : 0;
       out.add(back > 0 ? new EnergyEstimate.GatedUnit(g.name(), g.flipFlops() + back, g.enableCounter()) : g);
     }
     return out;
+  }
+
+  /** The Vector DSP's unit gate (last path segment {@code dspUnit}), which held the lanes' pipelined units before. */
+  private static boolean isDspUnitGate(EnergyEstimate.GatedUnit g) {
+    String n = g.name();
+    return n.substring(Math.max(n.lastIndexOf('.'), n.lastIndexOf('_')) + 1).equals("dspUnit");
+  }
+
+  /** The MAC array's gate and the PEs' wavefront and row-shadow gates inside it, all inside the GEMM engine's. */
+  private static boolean insideTheArray(EnergyEstimate.GatedUnit g) {
+    return g.enableCounter().equals(Counter.ARRAY_CYCLES.key())
+        || g.enableCounter().equals(EnergyEstimate.ARRAY_VECTORS);
   }
 
   /**
