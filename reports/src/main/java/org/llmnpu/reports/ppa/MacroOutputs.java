@@ -26,8 +26,9 @@ final class MacroOutputs {
   private static final Pattern LITERAL = Pattern.compile("^(\\d+)'[hbdo][0-9a-fA-FxXzZ_]+$");
   private static final Pattern DECL = Pattern.compile(
       "(?m)^\\s*(?:wire|input|output|reg)\\s+(?:signed\\s+)?(?:\\[(\\d+):(\\d+)\\]\\s+)?(\\\\\\S+ |[\\w$]+)\\s*;");
+  // an escaped name keeps its closing space unless it ends the expression (stripped)
   private static final Pattern PART = Pattern.compile(
-      "^(\\\\\\S+ |[\\w$.]+)\\s*(?:\\[(\\d+)(?::(\\d+))?\\])?$");
+      "^(\\\\\\S+ ?|[\\w$.]+)\\s*(?:\\[(\\d+)(?::(\\d+))?\\])?$");
 
   private MacroOutputs() {
   }
@@ -43,6 +44,48 @@ final class MacroOutputs {
     }
     m.appendTail(out);
     return out.toString();
+  }
+
+  /** The prefix of the input ports {@link #drivenFromPorts} adds, one per read-data bit: {@code llmnpu_rd<i>}. */
+  static final String READ_PORT = "llmnpu_rd";
+
+  private static final Pattern HEADER = Pattern.compile("(?s)\\bmodule\\s+(\\\\\\S+ |[\\w$]+)\\s*\\((.*?)\\);");
+  private static final Pattern SIMPLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*");
+  private static final Pattern BIT = Pattern.compile("^(.*?)(\\[\\d+\\])?$");
+
+  /**
+   * The netlist (one flattened module, as {@link YosysSynthesis} writes it) with every macro's {@code RD_DATA} left
+   * unconnected and each of {@code bits} (net bits as {@link #instances} names them) driven instead from an added
+   * input port {@value #READ_PORT}{@code <i>}, {@code i} its index in {@code bits}: OpenSTA then propagates the
+   * activity set on those ports like any input's (a net the cut left undriven would crash its propagation).
+   */
+  static String drivenFromPorts(String netlist, List<String> bits) {
+    String cut = disconnected(netlist);
+    Matcher h = HEADER.matcher(cut);
+    if (!h.find()) {
+      throw new IllegalArgumentException("no module header in the netlist");
+    }
+    StringBuilder ports = new StringBuilder();
+    StringBuilder decls = new StringBuilder();
+    StringBuilder assigns = new StringBuilder();
+    for (int i = 0; i < bits.size(); i++) {
+      ports.append(", ").append(READ_PORT).append(i);
+      decls.append("\n  input ").append(READ_PORT).append(i).append(';');
+      assigns.append("  assign ").append(escaped(bits.get(i))).append(" = ").append(READ_PORT).append(i)
+          .append(";\n");
+    }
+    int end = cut.lastIndexOf("endmodule");
+    return cut.substring(0, h.start(2)) + h.group(2) + ports + ");" + decls + cut.substring(h.end(), end) + assigns
+        + cut.substring(end);
+  }
+
+  /** A net bit as Verilog writes it: {@code \\gemm.yData [3]} for {@code gemm.yData[3]}, {@code _07_} as it is. */
+  static String escaped(String bit) {
+    Matcher m = BIT.matcher(bit);
+    m.matches();
+    String base = m.group(1);
+    String index = m.group(2) == null ? "" : m.group(2);
+    return (SIMPLE.matcher(base).matches() ? base : "\\" + base + " ") + index;
   }
 
   /**

@@ -8,8 +8,8 @@ import org.llmnpu.reports.activity.SimulatedActivity;
 
 /**
  * The switching activity of the SRAM macros' read data in a simulated run, for OpenSTA's power analysis of the
- * netlist with those outputs cut ({@link MacroOutputs#disconnected}): the input pins a read-data bit drove get its
- * activity, and OpenSTA propagates onward from there.
+ * netlist with those outputs cut and each bit driven from an added input port ({@link MacroOutputs#drivenFromPorts})
+ * that holds the bit's activity, from which OpenSTA propagates it onward.
  *
  * <p>Why: the macros are black boxes without a logic function, so OpenSTA 2.0.17 does not propagate activity through
  * them. Left connected, their read data takes OpenSTA's default, the {@code set_power_activity -input} activity —
@@ -58,6 +58,10 @@ final class MacroReadActivity {
                           double unknownActivity) {
     List<String> data = inst.pins().getOrDefault("RD_DATA", List.of());
     List<String> addr = inst.pins().getOrDefault("RD_ADDR", List.of());
+    if (m != null && data.size() != m.readPorts() * m.width()) {
+      throw new IllegalStateException("the netlist's " + inst.cellType() + " " + inst.name() + " connects "
+          + data.size() + " RD_DATA bits, its macro has " + m.readPorts() + " read ports of " + m.width() + " bits");
+    }
     int ports = m != null ? m.readPorts() : 1;
     if (ports <= 0 || data.size() % ports != 0 || addr.size() % ports != 0) {
       ports = 1;
@@ -98,15 +102,22 @@ final class MacroReadActivity {
     return max;
   }
 
-  /** OpenSTA commands giving every input pin a cut read-data bit drove that bit's activity. */
+  /**
+   * OpenSTA commands giving each read-data bit's activity to the input port that drives it in
+   * {@link MacroOutputs#drivenFromPorts} (the i-th bit's port {@code llmnpu_rd<i>}).
+   */
   static String tcl(List<Bit> bits) {
     StringBuilder s = new StringBuilder();
-    for (Bit b : bits) {
-      s.append(String.format(Locale.ROOT, "foreach p [get_pins -of_objects [get_nets {%s}]] "
-          + "{ if {[get_property $p direction] == \"input\"} { sta::set_power_pin_activity $p %.4f %.4f } }%n",
-          b.net(), b.activity(), b.duty()));
+    for (int i = 0; i < bits.size(); i++) {
+      s.append(String.format(Locale.ROOT, "sta::set_power_input_port_activity [get_ports %s%d] %.4f %.4f%n",
+          MacroOutputs.READ_PORT, i, bits.get(i).activity(), bits.get(i).duty()));
     }
     return s.toString();
+  }
+
+  /** The netlist for the power run: the macros' read data driven from one added input port per bit. */
+  static String powerNetlist(String netlist, List<Bit> bits) {
+    return MacroOutputs.drivenFromPorts(netlist, bits.stream().map(Bit::net).toList());
   }
 
   /** A one-line note for the power report: how many read-data bits were simulated, how many estimated. */

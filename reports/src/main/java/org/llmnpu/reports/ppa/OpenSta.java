@@ -121,6 +121,7 @@ public final class OpenSta {
     boolean cut = false;
     boolean tied = false;
     String readNote = "";
+    String powerNetlist = synth.netlist();
     try {
       if (annotation != null && hasMacros) {
         // a simulated run: the macros' read data gets its own activity (MacroReadActivity), not OpenSTA's default
@@ -128,8 +129,8 @@ public final class OpenSta {
             annotation.meanRegisterActivity());
         readNote = MacroReadActivity.describe(reads);
         activityTcl = activityTcl + MacroReadActivity.tcl(reads);
-        out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(),
-            MacroOutputs.disconnected(synth.netlist()));
+        powerNetlist = MacroReadActivity.powerNetlist(synth.netlist(), reads);
+        out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(), powerNetlist);
       } else {
         out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
             synth.netlist());
@@ -139,9 +140,16 @@ public final class OpenSta {
         throw e;
       }
       out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
-          readNote.isEmpty() ? synth.netlist() : MacroOutputs.disconnected(synth.netlist()));
+          powerNetlist);
+      if (out == null && !readNote.isEmpty()) {
+        // OpenSTA crashed on the netlist with the read data driven from ports: as before, the read data at its default
+        readNote = "; SRAM read data at OpenSTA's input default (its ports crashed OpenSTA 2.0.17)";
+        activityTcl = annotation.tcl();
+        out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
+            synth.netlist());
+      }
       tied = out != null;
-      if (out == null && hasMacros && readNote.isEmpty()) {
+      if (out == null && hasMacros) {
         out = withMacroOutputsCut(top, constraints, o, activityTcl, gatedTcl, netlist, synth, run, annotation, lib,
             sramLib);
         cut = out != null;

@@ -94,4 +94,16 @@ class MacroReadActivityTest {
     // port 1 (_07_): address u.rb toggles 0.9 a cycle (the constant bit skipped) + writes 0.1: capped at 1
     assertEquals(0.5, b.get("_07_[1]").activity(), 1e-12);
   }
+
+  @Test
+  void thePowerNetlistDrivesEachReadBitFromItsOwnPort() {
+    List<String> bits = List.of("u.named[1]", "_07_[0]", "_09_");
+    String n = MacroOutputs.drivenFromPorts(NETLIST, bits);
+    assertTrue(n.startsWith("module top(clk, a, q, llmnpu_rd0, llmnpu_rd1, llmnpu_rd2);"), n);
+    assertTrue(n.contains("input llmnpu_rd2;"), n);
+    assertTrue(n.contains("assign \\u.named [1] = llmnpu_rd0;\n  assign _07_[0] = llmnpu_rd1;\n"
+        + "  assign _09_ = llmnpu_rd2;\nendmodule"), n);
+    assertFalse(n.contains(".RD_DATA({"), n);
+    assertEquals(2, n.split("\\.RD_DATA\\(\\)", -1).length - 1);
+  }
 }
