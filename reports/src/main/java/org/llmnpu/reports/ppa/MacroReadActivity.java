@@ -107,7 +107,11 @@ final class MacroReadActivity {
    * {@link MacroOutputs#drivenFromPorts} (the i-th bit's port {@code llmnpu_rd<i>}).
    */
   static String tcl(List<Bit> bits) {
-    StringBuilder s = new StringBuilder();
+    // OpenSTA 2.0.17 propagates a port's activity only from a port with an input delay to the clock (checked on a
+    // hand netlist: without it the logic behind the port drew nothing whatever its activity); the constraints give
+    // the design's own inputs theirs
+    StringBuilder s = new StringBuilder(bits.isEmpty() ? "" : "set_input_delay 0 -clock clk [get_ports {"
+        + MacroOutputs.READ_PORT + "*}]\n");
     for (int i = 0; i < bits.size(); i++) {
       s.append(String.format(Locale.ROOT, "sta::set_power_input_port_activity [get_ports %s%d] %.4f %.4f%n",
           MacroOutputs.READ_PORT, i, bits.get(i).activity(), bits.get(i).duty()));
