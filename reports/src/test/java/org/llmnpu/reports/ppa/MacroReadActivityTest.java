@@ -105,5 +105,11 @@ class MacroReadActivityTest {
         + "  assign _09_ = llmnpu_rd2;\nendmodule"), n);
     assertFalse(n.contains(".RD_DATA({"), n);
     assertEquals(2, n.split("\\.RD_DATA\\(\\)", -1).length - 1);
+    // their activities, on ports with an input delay (OpenSTA propagates none from a port without)
+    String tcl = MacroReadActivity.tcl(List.of(new MacroReadActivity.Bit("u.named[1]", 0.25, 0.5, true),
+        new MacroReadActivity.Bit("_09_", 0, 0.5, false)));
+    assertEquals("set_input_delay 0 -clock clk [get_ports {llmnpu_rd*}]\n"
+        + "sta::set_power_input_port_activity [get_ports llmnpu_rd0] 0.2500 0.5000\n"
+        + "sta::set_power_input_port_activity [get_ports llmnpu_rd1] 0.0000 0.5000\n", tcl);
   }
 }
