@@ -142,9 +142,12 @@ public final class OpenSta {
       out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
           powerNetlist);
       if (out == null && !readNote.isEmpty()) {
-        // OpenSTA crashed on the netlist with the read data driven from ports: as before, the read data at its default
-        readNote = "; SRAM read data at OpenSTA's input default (its ports crashed OpenSTA 2.0.17)";
-        activityTcl = annotation.tcl();
+        // OpenSTA crashed on the netlist with the read data driven from ports (the whole NPU): the read data (and
+        // any flip-flop the run did not name) at the run's mean register activity, not its mean input activity
+        readNote = String.format(java.util.Locale.ROOT, "; SRAM read data at the run's mean register activity, %.4f "
+            + "toggles/cycle (the netlist with read-data ports crashed OpenSTA 2.0.17)",
+            annotation.meanRegisterActivity());
+        activityTcl = annotation.tclWithDefault(annotation.meanRegisterActivity());
         out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
             synth.netlist());
       }
