@@ -21,7 +21,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * residual add of an INT4 → INT8 operand) → {@code dspout} FP16, optionally a quantizing DSP program
  * and {@code dspout} INT8 → DMA stores, with a counter {@code snapshot} at the end. Overlapped: the
  * DSP side operands load while the array runs, and random DSP commands follow each GEMM, some beside its back-end
- * and some waiting for it ({@link #beside}); in order: a fence after each GEMM.
+ * and some waiting for it ({@link #beside}); on an NPU that streams weights half the GEMMs stream W (INT8 or INT4)
+ * from the memory, and the {@code dspin}/{@code dspout}s after them go beside the W stream; in order: a fence after
+ * each GEMM.
  */
 public final class DspChains {
   /** Where the DSP table image and the DSP programs sit in memory. */
@@ -89,12 +91,17 @@ public final class DspChains {
       }
       writeDspProgram(image, kernelAt, program);
       b.load(extX, xStride, x, xStride, k, m);
-      if (int4) {
-        b.load4(extW, extWStride, w, wStride, (n + 1) / 2, k);
+      // overlapped: W may stream from the memory into the engine, the DSP commands after it beside the stream
+      if (overlapped && p.weightStream() && r.nextBoolean()) {
+        b.gemmStreamed(m, k, n, x, xStride, extW, extWStride, y, yStride, int4);
       } else {
-        b.load(extW, extWStride, w, wStride, n, k);
+        if (int4) {
+          b.load4(extW, extWStride, w, wStride, (n + 1) / 2, k);
+        } else {
+          b.load(extW, extWStride, w, wStride, n, k);
+        }
+        b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
       }
-      b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
       if (!overlapped) {
         b.fence();
       } else {

@@ -16,7 +16,7 @@ import org.llmnpu.verilator.SimModes;
 class NpuWatchdogTest {
   private static final int[] WAITING = {Npu.State.FETCH.ordinal(), Npu.State.LOAD.ordinal(),
       Npu.State.STORE.ordinal(), Npu.State.LOAD4.ordinal(), Npu.State.DSP_TAB.ordinal(), Npu.State.DSP_PROG.ordinal(),
-      Npu.State.SNAPSHOT.ordinal(), Npu.State.PPM_LOAD.ordinal(), Npu.State.GEMM_STREAM.ordinal()};
+      Npu.State.SNAPSHOT.ordinal(), Npu.State.PPM_LOAD.ordinal()};
 
   @Test
   void expiresAfterWatchdogCyclesOfWaitingWithoutProgress() {
