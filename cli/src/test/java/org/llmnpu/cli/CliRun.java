@@ -21,7 +21,8 @@ public final class CliRun {
       System.setErr(ps);
     }
     try {
-      assertEquals(expectedExit, NpuCommand.execute(args));
+      int exit = NpuCommand.execute(args);
+      assertEquals(expectedExit, exit, () -> "exit status; output:\n" + buf);
     } finally {
       if (stdout) {
         System.setOut(old);

@@ -35,7 +35,9 @@ class SocReportSectionTest {
     List<String> ids = SECTION.findings().stream().map(SocSection.Finding::id).toList();
     for (String id : List.of("prefill-cpu-vs-npu", "decode-operators-npu-vs-cpu", "light-call-to-op", "comm-share",
         "dynamic-quantization-share", "fallback-vs-cpu", "full-offload-energy", "per-stage-choice",
-        "prefill-speedup", "decode-speedup", "decode-bandwidth", "fast-sync", "decode-partition")) {
+        "prefill-speedup", "decode-speedup", "decode-bandwidth", "fast-sync", "decode-partition",
+        "shadow-full-int8-attention", "shadow-topk-recall", "shadow-sparse-attention-accuracy",
+        "shadow-pipeline-vs-dense")) {
       assertTrue(ids.contains(id), "finding " + id + " in " + ids);
     }
     assertEquals(ids.size(), ids.stream().distinct().count(), "each finding once");

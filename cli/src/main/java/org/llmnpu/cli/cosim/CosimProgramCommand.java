@@ -186,7 +186,7 @@ public final class CosimProgramCommand implements Callable<Integer> {
       System.out.printf("  comparison: %s%n  %s%n", NpuAxiComparison.DESCRIPTION, memory);
       System.out.printf("  bit-exact memory image: %s%n", firstDifference < 0 ? "yes (" + r.memory().length
           + " bytes)" : "NO, first difference at 0x" + Long.toHexString(firstDifference));
-      System.out.printf("  status: %s (golden: %s)%n", r.done() ? "done" : "error cause " + r.errorCause(),
+      System.out.printf("  status: %s (golden: %s)%n", r.status(),
           o.golden().error() == ErrorCause.NONE ? "done" : o.golden().error() + " (cause "
               + o.golden().error().code() + ")");
       System.out.printf("  cycles: RTL %,d; cycle model %,d at memLatency %d, %,d at La + %d = %d; bound %s%n",

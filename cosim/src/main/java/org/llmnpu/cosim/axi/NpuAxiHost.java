@@ -69,6 +69,28 @@ public final class NpuAxiHost implements AutoCloseable {
       }
       return v;
     }
+
+    /** The run's end as the host reports it: {@code done}, or {@code error: } and the cause's name. */
+    public String status() {
+      return done ? "done" : "error: " + describeError(errorCause);
+    }
+  }
+
+  /**
+   * STATUS's error cause {@code cause} in words: the NPU's {@link org.llmnpu.isa.ErrorCause} (1..7), or a bus error
+   * ({@link NpuAxiStatus#BUS_READ_ERROR}, {@link NpuAxiStatus#BUS_WRITE_ERROR}: the NPU halted when it was answered).
+   */
+  public static String describeError(int cause) {
+    if (cause == NpuAxiStatus.BUS_READ_ERROR) {
+      return "bus read error (RRESP SLVERR or DECERR; the NPU halted)";
+    }
+    if (cause == NpuAxiStatus.BUS_WRITE_ERROR) {
+      return "bus write error (BRESP SLVERR or DECERR; the NPU halted)";
+    }
+    if (cause >= 1 && cause <= 7) {
+      return org.llmnpu.isa.ErrorCause.fromCode(cause).name() + " (cause " + cause + ")";
+    }
+    return "unknown cause " + cause;
   }
 
   private final Simulator sim;

@@ -97,6 +97,51 @@ class NpuAxiRegisterMapTest {
       NpuAxiHost.Run writeError = host.run(image, 0, store.length, small, 100_000, false);
       assertFalse(writeError.done());
       assertEquals(NpuAxiStatus.BUS_WRITE_ERROR, writeError.errorCause());
+
+      // early stop: a bus error halts the NPU at once; the program's 12 further stores never run
+      NpuAxiHost.Run readStop = runAfterBusError(host, image, p, small, true);
+      assertTrue(readStop.counter(Counter.COMMANDS) <= 2, "commands after a read error: "
+          + readStop.counter(Counter.COMMANDS) + " of 14");
+      assertEquals(0, readStop.writeBeats(), "no store after the read error");
+      NpuAxiHost.Run writeStop = runAfterBusError(host, image, p, small, false);
+      // the B error comes write latency (2) + a few cycles after the bad store's beats: at most a store or two more
+      assertTrue(writeStop.counter(Counter.COMMANDS) <= 4, "commands after a write error: "
+          + writeStop.counter(Counter.COMMANDS) + " of 14");
+      assertTrue(writeStop.writeBeats() <= 4 * 2, "W beats after a write error: " + writeStop.writeBeats());
+      // the host can run again after a bus error: the first program's run is done and bit-exact
+      NpuAxiHost.Run again = host.run(c.image(), 0, c.program().bytes().length, ideal, 1_000_000, true);
+      assertTrue(again.done(), again.status());
+      assertEquals(g.counter(Counter.COMMANDS), again.counter(Counter.COMMANDS));
     }
+  }
+
+  /** Runs {@link #busErrorThenStores} from {@code image} (cleared first); the run ended with the bus error's cause. */
+  private static NpuAxiHost.Run runAfterBusError(NpuAxiHost host, byte[] image, MachineParams p,
+      Axi4MemoryConfig memory, boolean read) {
+    byte[] program = busErrorThenStores(p, read);
+    java.util.Arrays.fill(image, (byte) 0);
+    System.arraycopy(program, 0, image, 0, program.length);
+    NpuAxiHost.Run run = host.run(image, 0, program.length, memory, 100_000, false);
+    assertEquals(read ? NpuAxiStatus.BUS_READ_ERROR : NpuAxiStatus.BUS_WRITE_ERROR, run.errorCause());
+    assertTrue(run.status().contains(read ? "bus read error" : "bus write error"), run.status());
+    return run;
+  }
+
+  /**
+   * A load ({@code read}) or a store beyond a 64 KiB memory (2 rows of a line), then 12 stores of 2 lines into it and
+   * {@code halt}: 14 commands.
+   */
+  private static byte[] busErrorThenStores(MachineParams p, boolean read) {
+    int line = p.lineBytes();
+    Program.Builder b = Program.builder();
+    if (read) {
+      b.load(1 << 17, line, 0, line, line, 2);
+    } else {
+      b.store(1 << 17, line, 0, line, line, 2);
+    }
+    for (int i = 0; i < 12; i++) {
+      b.store(0x8000 + 64L * i, line, 0, line, line, 2);
+    }
+    return b.halt().build().bytes();
   }
 }

@@ -133,6 +133,13 @@ public final class Npu extends HwModule {
   public final UInt mem_resp_data;
   /** Beats of the contiguous run a request starts ({@link NpuDmaUnit#mem_req_run}); the native memory ignores it. */
   public final UInt mem_req_run = out("mem_req_run", uint(16));
+  /**
+   * With {@code bus=axi} only (else null): halt the running program at once, in ERROR ({@link NpuController#busAbort};
+   * the AXI top drives it with its bus errors).
+   */
+  public final Bool bus_abort;
+  /** With {@code bus=axi} only (else null): the request is the fetcher's ({@link NpuDmaUnit#mem_req_fetch}). */
+  public final Bool mem_req_fetch;
   private final NpuConfig config;
 
   /** The controller's state {@code s} as its 5-bit code. */
@@ -161,6 +168,8 @@ public final class Npu extends HwModule {
     mem_req_wdata = out("mem_req_wdata", uint(8 * line));
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
     mem_resp_data = in("mem_resp_data", uint(8 * line));
+    bus_abort = c.axiBus() ? in("bus_abort", bool()) : null;
+    mem_req_fetch = c.axiBus() ? out("mem_req_fetch", bool()) : null;
 
     units = new NpuUnits(c);
     NpuUnits u = units;
@@ -184,6 +193,9 @@ public final class Npu extends HwModule {
 
     // the NPU's ports
     ctrl.start.set(start);
+    if (bus_abort != null) {
+      ctrl.busAbort.set(bus_abort);
+    }
     finished.set(ctrl.finished);
     done.set(ctrl.done);
     errorCause.set(ctrl.errorCause);
@@ -196,6 +208,9 @@ public final class Npu extends HwModule {
     mem_req_wdata.set(u.dma.mem_req_wdata);
     mem_req_wstrb.set(u.dma.mem_req_wstrb);
     mem_req_run.set(u.dma.mem_req_run);
+    if (mem_req_fetch != null) {
+      mem_req_fetch.set(u.dma.mem_req_fetch);
+    }
     ctrl.mem_resp_valid.set(mem_resp_valid);
     ctrl.mem_resp_data.set(mem_resp_data);
     u.fetch.programAddress.set(programAddress);

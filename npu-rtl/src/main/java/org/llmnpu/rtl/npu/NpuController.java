@@ -54,6 +54,12 @@ public final class NpuController extends WalkerHostModule {
   public final Bool mem_req_ready = in("mem_req_ready", bool());
   public final Bool mem_resp_valid = in("mem_resp_valid", bool());
   public final UInt mem_resp_data;
+  /**
+   * With {@code bus=axi} only (else null): the bus answered an error ({@code org.llmnpu.rtl.npu.axi.NpuAxiMaster}'s
+   * sticky read/write error); a running program halts in ERROR at once (its cause register unchanged: the AXI top
+   * reports the bus error's cause).
+   */
+  public final Bool busAbort;
   private final NpuConfig config;
   /** The units this controller faces (instantiated by the top). */
   final NpuUnits units;
@@ -122,6 +128,7 @@ public final class NpuController extends WalkerHostModule {
     lineShift = Integer.numberOfTrailingZeros(line);
     lineAddrBits = Integer.numberOfTrailingZeros(p.spadBytes() / line);
     mem_resp_data = in("mem_resp_data", uint(lineBits));
+    busAbort = c.axiBus() ? in("busAbort", bool()) : null;
 
     state = reg0("state", uint(5));
     fetch = new NpuFetch(this);
@@ -181,6 +188,10 @@ public final class NpuController extends WalkerHostModule {
 
     NpuUnitPorts.counters(this, u.counters, in);
     new NpuControl(this, io(watchdog.expired));
+    if (busAbort != null) {
+      Bool stopped = state.eq(st(State.IDLE)).or(state.eq(st(State.DONE))).or(state.eq(st(State.ERROR)));
+      when(busAbort.and(stopped.not()), () -> state.set(st(State.ERROR)));
+    }
 
     // An error stops the controller; finished waits for a running GEMM to drain, so the counters are final, and
     // for the memory's answers to reads still outstanding (commands read ahead), so the port is quiet.

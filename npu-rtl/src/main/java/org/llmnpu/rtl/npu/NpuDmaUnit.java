@@ -96,6 +96,8 @@ public final class NpuDmaUnit extends WalkerHostModule {
    * ({@code org.llmnpu.rtl.npu.axi.NpuAxiMaster}). With {@code bus=native} it is the constant 1.
    */
   public final UInt mem_req_run = out("mem_req_run", uint(16));
+  /** With {@code bus=axi} only (else null): the request is the fetcher's (the AXI master reads it on its own ID). */
+  public final Bool mem_req_fetch;
   private final NpuConfig config;
 
   public NpuDmaUnit(NpuConfig c) {
@@ -114,6 +116,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
     writeData = in(uint(8 * line));
     mem_req_wdata = out("mem_req_wdata", uint(8 * line));
     mem_req_wstrb = out("mem_req_wstrb", bits(line));
+    mem_req_fetch = c.axiBus() ? out("mem_req_fetch", bool()) : null;
 
     Walker[] walks = new Walker[2];
     section("ext", () -> walks[0] = new Walker(this, Npu.ADDR, 16));
@@ -127,6 +130,14 @@ public final class NpuDmaUnit extends WalkerHostModule {
     ext.shape(shapeRegister("extStride", extStrideNext, extStride), extStepNow, rowsNow, beatsNow);
     sp.shape(shapeRegister("spadStride", spadStrideNext, spadStride),
         shapeRegister("spadStep", spadStepNext, spadStep), rowsNow, beatsNow);
+    if (c.axiBus()) {
+      // the AXI NPU's DMA-to-counter paths (the walks' last-beat compares feed the controller and the counters'
+      // conditions) start at registers of rows − 1 and beats − 1, the shape registers' twins
+      UInt lastRow = lastIndexRegister("dmaRowsLast", rowsNext);
+      UInt lastBeat = lastIndexRegister("dmaBeatsLast", beatsNext);
+      ext.lastIndices(lastRow, lastBeat);
+      sp.lastIndices(lastRow, lastBeat);
+    }
     when(extBegin, () -> ext.begin(extBase)).otherwise(() -> when(extAdvance, ext::advance));
     when(spadBegin, () -> sp.begin(spadBase)).otherwise(() -> when(spadAdvance, sp::advance));
     extLast.set(ext.last());
@@ -159,6 +170,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
           : wire("run_fetch", uintLit(32, 6).sub(fetchRequest.payload.lsbs(5).resize(6)).shiftRight(lineShift)
               .resize(16));
       mem_req_run.set(mux(fetchRequest.valid, fetchRun, dmaRun));
+      mem_req_fetch.set(fetchRequest.valid);
     } else {
       mem_req_run.set(uintLit(1, 16));
     }
@@ -166,6 +178,16 @@ public final class NpuDmaUnit extends WalkerHostModule {
     Bool fired = regInit("justFired", bool(), 0);
     fired.set(fire);
     justFired.set(fired);
+  }
+
+  /**
+   * A register that takes {@code next − 1} every cycle (reset to {@code −1}, as the shape register is to 0): equal to
+   * the shape register's value minus 1 in every cycle.
+   */
+  private UInt lastIndexRegister(String name, UInt next) {
+    UInt r = regInit(name, uint(next.width()), (1L << next.width()) - 1);
+    r.set(next.sub(1));
+    return r;
   }
 
   /** A shape register that takes {@code next} every cycle, its value on {@code current}. */

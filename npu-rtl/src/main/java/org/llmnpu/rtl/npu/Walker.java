@@ -49,6 +49,8 @@ final class Walker {
   private UInt step;
   private UInt rows;
   private UInt beats;
+  private UInt lastRow;
+  private UInt lastBeat;
 
   Walker(Host npu, int addressBits, int countBits) {
     this(npu, addressBits, countBits, true);
@@ -84,18 +86,27 @@ final class Walker {
     this.beats = beats;
   }
 
+  /**
+   * Registers that hold {@code rows − 1} and {@code beats − 1} (taken with the shape registers, so equal to them in
+   * every cycle): the last-beat compares then start at a flip-flop instead of a subtractor on the shape.
+   */
+  void lastIndices(UInt lastRow, UInt lastBeat) {
+    this.lastRow = lastRow;
+    this.lastBeat = lastBeat;
+  }
+
   Bool lastInRow() {
     if (remote != null) {
       return remote.lastInRow();
     }
-    return beat.eq(beats.sub(1));
+    return beat.eq(lastBeat != null ? lastBeat : beats.sub(1));
   }
 
   Bool last() {
     if (remote != null) {
       return remote.last();
     }
-    return lastInRow().and(row.eq(rows.sub(1)));
+    return lastInRow().and(row.eq(lastRow != null ? lastRow : rows.sub(1)));
   }
 
   /** Statements for the start of a walk at {@code base}. */

@@ -52,10 +52,13 @@ public final class NpuAxi extends HwModule {
     mem.reqWdata.set(npu.mem_req_wdata);
     mem.reqWstrb.set(npu.mem_req_wstrb);
     mem.reqRun.set(npu.mem_req_run);
+    mem.reqFetch.set(npu.mem_req_fetch);
     npu.mem_resp_valid.set(mem.respValid);
     npu.mem_resp_data.set(mem.respData);
     mem.flush.set(status.flush);
     mem.clearErrors.set(status.clearErrors);
+    // a bus error halts the NPU at once (ERROR; the status reports the bus error's cause)
+    npu.bus_abort.set(mem.readError.or(mem.writeError));
 
     // NPU, master ↔ status
     npu.start.set(status.npuStart);

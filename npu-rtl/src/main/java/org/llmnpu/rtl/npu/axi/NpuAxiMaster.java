@@ -31,15 +31,19 @@ import org.llmnpu.hdl.UInt;
  * NPU's start or end), cuts an open burst: a read burst's untaken beats are received and dropped, a write burst's are
  * sent with {@code WSTRB} 0 (null beats). So no burst crosses 4 KiB and every burst sends the length it announced.
  *
- * <p><b>Reads.</b> All with ID 0 (AXI4 keeps same-ID responses in order, so the in-order native responses need no
- * reorder buffer); up to {@link #READ_BURSTS} bursts outstanding; R beats are taken when their request has been
- * taken (else {@code RREADY} waits), registered, and given to the NPU one cycle later. <b>Writes</b>: ID 0, up to
- * {@link #WRITE_BURSTS} responses outstanding, one W register ({@code WVALID} from a register; a native write is
- * taken when the register is free or leaves in the same cycle). <b>Order</b>: a read burst opens only when every
- * write burst has its B response (a read after a write sees it, as in the native memory's order); writes do not
- * wait for reads (the NPU finishes a load before it stores, and a program does not store into its own next commands).
+ * <p><b>Reads.</b> The DMA's on ID 0, the fetcher's ({@code reqFetch}) on ID {@link #FETCH_ID}, so the slave may
+ * return a command read before an older DMA burst; up to {@link #READ_BURSTS} bursts outstanding, answered to the NPU
+ * in request order: ID 0 beats straight from R (taken when their request has been taken, else {@code RREADY} waits),
+ * ID 1 beats through a FIFO of one fetch burst ({@link NpuAxiBeatFifo}). Deadlock-free by two opening rules: a fetch
+ * burst opens when no other fetch burst or no DMA burst is outstanding, a DMA burst when no fetch burst is still on
+ * the bus. A beat is registered and given to the NPU one cycle later, no sooner than its request's pacing gap after
+ * the previous one (below). <b>Writes</b>: ID 0, up to {@link #WRITE_BURSTS} responses outstanding, one
+ * W register ({@code WVALID} from a register). <b>Order</b>: a read burst opens only when every write burst has its B
+ * response (a read after a write sees it, as in the native memory's order); writes do not wait for reads (the NPU
+ * finishes a load before it stores, and a program does not store into its own next commands).
  *
- * <p><b>Errors.</b> {@code readError}: an R beat taken with RRESP ≠ OKAY or RID ≠ 0; {@code writeError}: a B with
+ * <p><b>Errors.</b> {@code readError}: an R beat delivered with RRESP ≠ OKAY, or an RID other than 0 and 1;
+ * {@code writeError}: a B with
  * BRESP ≠ OKAY or BID ≠ 0; sticky until {@code clearErrors}. {@code idle}: nothing open, outstanding or buffered.
  *
  * <p><b>Cycles</b> against the native memory of latency L: a read burst's AR leaves one cycle after its first
@@ -55,9 +59,13 @@ public final class NpuAxiMaster extends HwModule {
   public static final int READ_BURSTS = 4;
   /** Write responses outstanding at most. */
   public static final int WRITE_BURSTS = 15;
-  /** AXI ID width (every transaction uses ID 0). */
+  /** AXI ID width (writes and the DMA's reads use ID 0, the fetcher's reads {@link #FETCH_ID}). */
   public static final int ID_BITS = 4;
+  /** The ID of the fetcher's reads. */
+  public static final int FETCH_ID = 1;
   static final int ADDR = 32;
+  /** Bits of a request's pacing gap (cycles to the previous request, saturated at {@link #maxGap}). */
+  static final int GAP_BITS = 6;
 
   public final Bool reqValid = in(bool());
   public final Bool reqReady = out(bool());
@@ -66,6 +74,8 @@ public final class NpuAxiMaster extends HwModule {
   public final UInt reqWdata;
   public final Bits reqWstrb;
   public final UInt reqRun = in(uint(16));
+  /** The request is the fetcher's (a command read: ID {@link #FETCH_ID}); else the DMA's (ID 0). */
+  public final Bool reqFetch = in(bool());
   public final Bool respValid = out(bool());
   public final UInt respData;
   /** Cut open bursts (the NPU's start, or its end). */
@@ -105,6 +115,12 @@ public final class NpuAxiMaster extends HwModule {
   public final UInt rresp = in("m_axi_rresp", uint(2));
   public final Bool rlast = in("m_axi_rlast", bool());
   private final int line;
+  /**
+   * The largest spacing an NPU requester keeps between its reads, {@code max(2, line/2)} cycles (load4 and the INT4
+   * weight stream: 2; the PPM's PPU-table load: {@code line/2} entries a beat): longer gaps count as this, so a
+   * delay of the bus is not carried on from beat to beat.
+   */
+  private final int maxGap;
 
   /** The master for lines (and AXI data) of {@code lineBytes} bytes, a power of two in 4..64. */
   public NpuAxiMaster(int lineBytes) {
@@ -113,6 +129,7 @@ public final class NpuAxiMaster extends HwModule {
           + lineBytes);
     }
     line = lineBytes;
+    maxGap = Math.max(2, lineBytes / 2);
     int size = Integer.numberOfTrailingZeros(lineBytes);
     reqWdata = in(uint(8 * line));
     reqWstrb = in(bits(line));
@@ -130,12 +147,16 @@ public final class NpuAxiMaster extends HwModule {
     req.inWdata.set(reqWdata);
     req.inWstrb.set(reqWstrb);
     req.inRun.set(reqRun);
+    req.inGap.set(requestGap());
+    req.inFetch.set(reqFetch);
     Bool hValid = req.outValid;
     Bool hWrite = req.outWrite;
     UInt hAddr = req.outAddr;
     UInt hWdata = req.outWdata;
     Bits hWstrb = req.outWstrb;
     UInt hRun = req.outRun;
+    UInt hGap = req.outGap;
+    Bool hFetch = req.outFetch;
 
     // the burst a request would open: min(run, 256, beats to the 4 KiB boundary)
     int pageBeats = 4096 / line;
@@ -153,15 +174,26 @@ public final class NpuAxiMaster extends HwModule {
     Bool arValid = regInit("arValid", bool(), 0);
     UInt arAddr = regInit("arAddr", uint(ADDR), 0);
     UInt arLen = regInit("arLen", uint(8), 0);
+    Bool arFetch = regInit("arFetch", bool(), 0);
+    Bool rdFetch = regInit("rdFetch", bool(), 0);
     UInt[] absorbed = new UInt[READ_BURSTS];
     Bool[] closed = new Bool[READ_BURSTS];
+    Bool[] fetchSlot = new Bool[READ_BURSTS];
+    UInt[] firstGap = new UInt[READ_BURSTS];
+    UInt[] restGap = new UInt[READ_BURSTS];
     for (int i = 0; i < READ_BURSTS; i++) {
       absorbed[i] = regInit("slot" + i + "_taken", uint(9), 0);
       closed[i] = regInit("slot" + i + "_closed", bool(), 0);
+      fetchSlot[i] = regInit("slot" + i + "_fetch", bool(), 0);
+      firstGap[i] = regInit("slot" + i + "_firstGap", uint(GAP_BITS), 1);
+      restGap[i] = regInit("slot" + i + "_restGap", uint(GAP_BITS), 1);
     }
     UInt tail = regInit("tail", uint(2), 0);
     UInt head = regInit("head", uint(2), 0);
     UInt bursts = regInit("bursts", uint(3), 0);
+    // fetch bursts outstanding (opened, not yet handed over) and still on the bus (their RLAST not yet received)
+    UInt fetchBursts = regInit("fetchBursts", uint(3), 0);
+    UInt fetchOnBus = regInit("fetchOnBus", uint(3), 0);
     UInt rBeat = regInit("rBeat", uint(9), 0);
     Bool respV = regInit("respV", bool(), 0);
     UInt respD = reg("respD", uint(8 * line));
@@ -186,12 +218,17 @@ public final class NpuAxiMaster extends HwModule {
     Bool wBufFree = wire("wBufFree", wBufValid.not().or(wready));
     Bool writesQuiet = wire("writesQuiet", wOpen.not().and(padLeft.eq(0)).and(wBufValid.not()).and(awValid.not())
         .and(bPending.eq(0)));
-    Bool readMatch = wire("readMatch", rdOpen.and(hWrite.not()).and(hAddr.eq(rdNext)));
+    Bool readMatch = wire("readMatch", rdOpen.and(hWrite.not()).and(hAddr.eq(rdNext)).and(hFetch.eq(rdFetch)));
     Bool writeMatch = wire("writeMatch", wOpen.and(hWrite).and(hAddr.eq(wNext)));
     Bool arFree = wire("arFree", arValid.not().or(arready));
     Bool awFree = wire("awFree", awValid.not().or(awready));
+    // two IDs without deadlock: a fetch burst opens when no other fetch burst or no DMA burst is outstanding (so
+    // while a DMA burst is, one fetch burst at most, which the FIFO holds whole), a DMA burst when no fetch burst is
+    // still on the bus (so an ID-0 beat never waits for an ID-1 beat the slave has not sent)
+    Bool idOrderOk = wire("idOrderOk", mux(hFetch, fetchBursts.eq(0).or(bursts.eq(fetchBursts)),
+        fetchOnBus.eq(0)));
     Bool readOpens = wire("readOpens", hWrite.not().and(rdOpen.not()).and(arFree)
-        .and(bursts.lt(READ_BURSTS)).and(writesQuiet));
+        .and(bursts.lt(READ_BURSTS)).and(writesQuiet).and(idOrderOk));
     Bool writeOpens = wire("writeOpens", hWrite.and(wOpen.not()).and(rdOpen.not()).and(padLeft.eq(0))
         .and(awFree).and(bPending.lt(WRITE_BURSTS)).and(wBufFree));
     Bool takeRead = wire("takeRead", hValid.and(readMatch.or(readOpens)));
@@ -208,6 +245,8 @@ public final class NpuAxiMaster extends HwModule {
       arValid.set(true);
       arAddr.set(hAddr);
       arLen.set(beats.sub(1).resize(8));
+      arFetch.set(hFetch);
+      rdFetch.set(hFetch);
       rdOpen.set(beats.gt(1));
       rdNext.set(nextAddr);
       rdLeft.set(beats.sub(1));
@@ -225,32 +264,68 @@ public final class NpuAxiMaster extends HwModule {
       when(opensRead.and(tail.eq(slot)), () -> {
         absorbed[slot].set(uintLit(1, 9));
         closed[slot].set(beats.eq(1));
+        fetchSlot[slot].set(hFetch);
+        firstGap[slot].set(hGap);
+        restGap[slot].set(uintLit(1, GAP_BITS));
       });
       when(takeRead.and(readMatch).and(rdSlot.eq(slot)), () -> {
         absorbed[slot].set(absorbed[slot].add(1));
+        restGap[slot].set(restGap[slot].max(hGap));
         when(rdLeft.eq(1), () -> closed[slot].set(true));
       });
       when(cutRead.and(rdSlot.eq(slot)), () -> closed[slot].set(true));
     }
     UInt headTaken = absorbed[0];
     Bool headClosed = closed[0];
+    UInt headFirstGap = firstGap[0];
+    UInt headRestGap = restGap[0];
+    Bool headFetch = fetchSlot[0];
     for (int i = 1; i < READ_BURSTS; i++) {
+      headFetch = mux(head.eq(i), fetchSlot[i], headFetch);
       headTaken = mux(head.eq(i), absorbed[i], headTaken);
       headClosed = mux(head.eq(i), closed[i], headClosed);
+      headFirstGap = mux(head.eq(i), firstGap[i], headFirstGap);
+      headRestGap = mux(head.eq(i), restGap[i], headRestGap);
     }
-    Bool deliver = wire("deliver", rvalid.and(rBeat.lt(headTaken)).and(bursts.ne(0)));
-    Bool drop = wire("drop", rvalid.and(deliver.not()).and(headClosed).and(bursts.ne(0)));
-    rready.set(deliver.or(drop));
-    Bool rFire = wire("rFire", rvalid.and(deliver.or(drop)));
-    Bool burstEnds = wire("burstEnds", rFire.and(rlast));
-    when(rFire, () -> rBeat.set(mux(rlast, uintLit(0, 9), rBeat.add(1))));
+    // pacing: a beat reaches the NPU at least its request's gap after the previous beat (as on the native port,
+    // where responses keep their requests' spacing; load4 and the PPM's loads need it)
+    UInt sinceDelivery = regInit("sinceDelivery", uint(GAP_BITS), maxGap);
+    UInt beatGap = wire("beatGap", mux(rBeat.eq(0), headFirstGap, headRestGap));
+    // the fetcher's R beats go into the FIFO; the head burst's beats come from it (a fetch burst) or from R (ID 0)
+    NpuAxiBeatFifo fifo = instance("fetchBeats", new NpuAxiBeatFifo(line, Math.max(1, 32 / line)));
+    Bool fetchBeat = wire("rFetchBeat", rvalid.and(rid.eq(FETCH_ID)));
+    Bool dmaBeat = wire("rDmaBeat", rvalid.and(rid.ne(FETCH_ID)));
+    fifo.inValid.set(fetchBeat);
+    fifo.inData.set(rdata);
+    fifo.inLast.set(rlast);
+    fifo.inError.set(rresp.ne(0));
+    Bool beatHere = wire("beatHere", mux(headFetch, fifo.outValid, dmaBeat).and(bursts.ne(0)));
+    Bool beatLast = wire("beatLast", mux(headFetch, fifo.outLast, rlast));
+    Bool requested = wire("beatRequested", beatHere.and(rBeat.lt(headTaken)));
+    Bool deliver = wire("deliver", requested.and(sinceDelivery.ge(beatGap)));
+    Bool drop = wire("drop", beatHere.and(rBeat.ge(headTaken)).and(headClosed));
+    when(deliver, () -> sinceDelivery.set(uintLit(1, GAP_BITS)))
+        .elseWhen(sinceDelivery.ne(maxGap), () -> sinceDelivery.set(sinceDelivery.add(1)));
+    Bool consumed = wire("beatConsumed", deliver.or(drop));
+    fifo.outTake.set(consumed.and(headFetch));
+    rready.set(mux(rid.eq(FETCH_ID), fifo.inReady, consumed.and(headFetch.not())));
+    Bool burstEnds = wire("burstEnds", consumed.and(beatLast));
+    when(consumed, () -> rBeat.set(mux(beatLast, uintLit(0, 9), rBeat.add(1))));
     when(burstEnds, () -> head.set(head.add(1)));
     when(opensRead.and(burstEnds.not()), () -> bursts.set(bursts.add(1)))
         .elseWhen(opensRead.not().and(burstEnds), () -> bursts.set(bursts.sub(1)));
+    Bool opensFetch = wire("opensFetch", opensRead.and(hFetch));
+    Bool fetchEnds = wire("fetchEnds", burstEnds.and(headFetch));
+    when(opensFetch.and(fetchEnds.not()), () -> fetchBursts.set(fetchBursts.add(1)))
+        .elseWhen(opensFetch.not().and(fetchEnds), () -> fetchBursts.set(fetchBursts.sub(1)));
+    Bool fetchReceived = wire("fetchReceived", fetchBeat.and(fifo.inReady).and(rlast));
+    when(opensFetch.and(fetchReceived.not()), () -> fetchOnBus.set(fetchOnBus.add(1)))
+        .elseWhen(opensFetch.not().and(fetchReceived), () -> fetchOnBus.set(fetchOnBus.sub(1)));
     respV.set(deliver);
-    respD.set(rdata);
+    respD.set(mux(headFetch, fifo.outData, rdata));
+    Bool beatError = wire("beatError", mux(headFetch, fifo.outError, rresp.ne(0)));
     when(clearErrors, () -> rdErr.set(false))
-        .elseWhen(deliver.and(rresp.ne(0).or(rid.ne(0))), () -> rdErr.set(true));
+        .elseWhen(deliver.and(beatError).or(rvalid.and(rid.gt(FETCH_ID))), () -> rdErr.set(true));
 
     // ---- write bursts
     Bool awFire = wire("awFire", awValid.and(awready));
@@ -296,7 +371,7 @@ public final class NpuAxiMaster extends HwModule {
 
     // ---- ports
     arvalid.set(arValid);
-    arid.set(uintLit(0, ID_BITS));
+    arid.set(mux(arFetch, uintLit(FETCH_ID, ID_BITS), uintLit(0, ID_BITS)));
     araddr.set(arAddr);
     arlen.set(arLen);
     arsize.set(uintLit(size, 3));
@@ -316,6 +391,23 @@ public final class NpuAxiMaster extends HwModule {
     readError.set(rdErr);
     writeError.set(wrErr);
     idle.set(req.empty.and(bursts.eq(0)).and(rdOpen.not()).and(arValid.not()).and(writesQuiet).and(respV.not()));
+  }
+
+  /**
+   * The pacing gap of the request offered now: the cycles since the previous accepted request (at most
+   * {@link #maxGap}) when the NPU offered nothing in the cycle after that one (it paces itself, as {@code load4}
+   * and the PPM's loads do), else 1.
+   */
+  private UInt requestGap() {
+    Bool handshake = wire("reqHandshake", reqValid.and(reqReady));
+    UInt since = regInit("sinceRequest", uint(GAP_BITS), maxGap);
+    Bool afterHandshake = regInit("afterRequest", bool(), 0);
+    Bool paced = regInit("requesterPaced", bool(), 0);
+    afterHandshake.set(handshake);
+    when(handshake, () -> since.set(uintLit(1, GAP_BITS)))
+        .elseWhen(since.ne(maxGap), () -> since.set(since.add(1)));
+    when(afterHandshake, () -> paced.set(reqValid.not()));
+    return wire("reqGap", mux(afterHandshake.not().and(paced), since, uintLit(1, GAP_BITS)));
   }
 
   @Override

@@ -11,7 +11,7 @@ import org.llmnpu.hdl.UInt;
 
 /**
  * A two-entry request buffer in front of the {@link NpuAxiMaster}'s burst logic (instance {@code req} of the master):
- * the NPU's native request (valid, write, address, data, strobes, run hint) goes into the buffer, and the burst logic
+ * the NPU's native request (valid, write, address, data, strobes, run hint, pacing gap, fetch flag) goes into the buffer, and the burst logic
  * takes its requests from the buffer's head. Its point is timing: {@code inReady} is a register ({@code !full}), so the
  * NPU's request handshake does not wait on the burst logic's 32-bit address compare (without it the AXI NPU's
  * critical path ran from the fetcher's program counter through that compare back into the fetcher, 7.94 ns).
@@ -31,12 +31,18 @@ public final class NpuAxiRequestBuffer extends HwModule {
   public final UInt inWdata;
   public final Bits inWstrb;
   public final UInt inRun = in(uint(16));
+  /** The request's pacing gap ({@link NpuAxiMaster#GAP_BITS} bits), carried with it. */
+  public final UInt inGap = in(uint(NpuAxiMaster.GAP_BITS));
+  /** The request is the fetcher's. */
+  public final Bool inFetch = in(bool());
   public final Bool outValid = out(bool());
   public final Bool outWrite = out(bool());
   public final UInt outAddr = out(uint(NpuAxiMaster.ADDR));
   public final UInt outWdata;
   public final Bits outWstrb;
   public final UInt outRun = out(uint(16));
+  public final UInt outGap = out(uint(NpuAxiMaster.GAP_BITS));
+  public final Bool outFetch = out(bool());
   public final Bool outTake = in(bool());
   public final Bool empty = out(bool());
   private final int line;
@@ -55,12 +61,16 @@ public final class NpuAxiRequestBuffer extends HwModule {
     UInt d0 = reg("headWdata", uint(8 * line));
     Bits s0 = reg("headWstrb", bits(line));
     UInt r0 = reg("headRun", uint(16));
+    UInt g0 = reg("headGap", uint(NpuAxiMaster.GAP_BITS));
+    Bool f0 = reg("headFetch", bool());
     Bool v1 = regInit("nextValid", bool(), 0);
     Bool w1 = reg("nextWrite", bool());
     UInt a1 = reg("nextAddr", uint(NpuAxiMaster.ADDR));
     UInt d1 = reg("nextWdata", uint(8 * line));
     Bits s1 = reg("nextWstrb", bits(line));
     UInt r1 = reg("nextRun", uint(16));
+    UInt g1 = reg("nextGap", uint(NpuAxiMaster.GAP_BITS));
+    Bool f1 = reg("nextFetch", bool());
 
     Bool push = wire("push", inValid.and(v1.not()));
     Bool pop = wire("pop", outTake.and(v0));
@@ -71,6 +81,8 @@ public final class NpuAxiRequestBuffer extends HwModule {
       d0.set(d1);
       s0.set(s1);
       r0.set(r1);
+      g0.set(g1);
+      f0.set(f1);
       v1.set(false);
     }).elseWhen(intoHead, () -> {
       w0.set(inWrite);
@@ -78,6 +90,8 @@ public final class NpuAxiRequestBuffer extends HwModule {
       d0.set(inWdata);
       s0.set(inWstrb);
       r0.set(inRun);
+      g0.set(inGap);
+      f0.set(inFetch);
     }).elseWhen(pop, () -> v0.set(false));
     when(intoHead, () -> v0.set(true));
     when(push.and(intoHead.not()), () -> {
@@ -86,6 +100,8 @@ public final class NpuAxiRequestBuffer extends HwModule {
       d1.set(inWdata);
       s1.set(inWstrb);
       r1.set(inRun);
+      g1.set(inGap);
+      f1.set(inFetch);
       v1.set(true);
     });
 
@@ -96,6 +112,8 @@ public final class NpuAxiRequestBuffer extends HwModule {
     outWdata.set(d0);
     outWstrb.set(s0);
     outRun.set(r0);
+    outGap.set(g0);
+    outFetch.set(f0);
     empty.set(v0.not());
   }
 

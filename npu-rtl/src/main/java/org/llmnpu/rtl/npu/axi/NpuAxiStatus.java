@@ -23,7 +23,8 @@ import org.llmnpu.isa.Counter;
  * {@code done} pulse, or one {@code error} pulse with {@code errorCause}: the NPU's {@code ErrorCause} code (1..7),
  * {@link #BUS_READ_ERROR} after an R beat with RRESP ≠ OKAY, {@link #BUS_WRITE_ERROR} after a B with BRESP ≠ OKAY
  * (the write error wins over the read error, both over the NPU's). {@code busy} is high from the start pulse to the
- * end pulse. The NPU runs its program to its end either way: a bus error does not stop it.
+ * end pulse. A bus error stops the run early: the top halts the NPU with it ({@code bus_abort}: ERROR at once, no
+ * further command), so the end follows when the requests already made are answered.
  *
  * <p><b>Counters</b>: {@link #SHOWN} in order, saturated to 32 bits; {@code counterSelect} walks over them, one a cycle,
  * and each is latched when selected (so a value is at most 4 cycles old while the NPU runs, and exact at the end).
