@@ -92,11 +92,11 @@ abstract class CommandCosts {
   }
 
   /**
-   * The cycles since {@link #reset} in which a GEMM's back-end (the engine's last passes after its W stream, the
+   * The cycles since {@link #reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's passes, the
    * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
    * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
-   * beside the GEMMs (the npu-isa Overlap rule: a command goes beside the back-end, never beside a W stream, which
-   * holds the controller).
+   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
+   * {@code dspin} or {@code dspout}, every other command after the stream's last W write).
    */
   final long besideWindow() {
     return besideWindow;
