@@ -87,7 +87,7 @@ final class NpuControl {
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
               .elseWhen(dec.badExt, () -> npu.fail(ErrorCause.EXT_ADDRESS))
               .otherwise(dispatch))
-        .is(Npu.State.WAIT.ordinal(), dispatch)
+        .is(Npu.State.WAIT.ordinal(), () -> watchdogged(dispatch))
         .is(Npu.State.LOAD.ordinal(), () -> watchdogged(dma::loadStep))
         .is(Npu.State.STORE.ordinal(), () -> watchdogged(dma::storeStep))
         .is(Npu.State.GEMM_X.ordinal(), npu.gemm::xStep)
