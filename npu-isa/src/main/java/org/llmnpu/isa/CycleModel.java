@@ -450,7 +450,9 @@ public final class CycleModel {
     int rows = p.rows();
     long kTiles = (k + (long) rows - 1) / rows;
     long copy = m * kTiles;
-    backStart = now + copy;
+    // the engine starts in the X copy's first cycle; the controller's GEMM_START follows the copy
+    backStart = now;
+    long controllerStart = now + copy;
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     long columns = (rowBytes + line - 1) / line;
     long rowsPerColumn = nmRows > 0 ? nmRows : groupScaled ? k + 2L * ((k + StreamedWeights.SCALE_GROUP - 1)
@@ -471,7 +473,11 @@ public final class CycleModel {
       long beat = nmRows > 0 ? nt * nmRows + metaRows + Math.min(valueRows, (kt + 1) * rows) - 1
           : nt / tilesPerColumn * rowsPerColumn
           + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
-      return first + beat * interval + written - backStart;
+      long wReady = first + beat * interval + written - backStart;
+      // the X copy's K tile kt is in from engine cycle (kt + 1)·M − 1 (its last line in cycle backStart + (kt+1)·M − 1);
+      // an N:M GEMM's row-by-row copy has every K tile in from copy − 1
+      long xReady = nmRows > 0 ? copy - 1 : (kt + 1) * m - 1;
+      return Math.max(wReady, xReady);
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
     boolean pairs = EngineRecurrence.pairOrder(p, int4, n);
@@ -479,12 +485,13 @@ public final class CycleModel {
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
-    gemmCycles += copy + 1;
+    // the X copy and GEMM_START lie inside the back-end's run (the engine ends after the last K tile is in)
+    gemmCycles += 1;
     arrayCycles += engine + 1;
     resultStart = yStart;
     resultEnd = yEnd;
     streamFree = last + written + 1;
-    now = backStart + 1;
+    now = controllerStart + 1;
   }
 
   /**

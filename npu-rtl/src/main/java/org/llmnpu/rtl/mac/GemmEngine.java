@@ -57,7 +57,10 @@ import org.llmnpu.hdl.UInt;
  * still be filling when the engine starts; pass j's loader then also waits until the ports {@link #wFullTiles},
  * {@link #wPartialEnd}, {@link #wKTiles} show its W tile, from cycle {@code R_j}: {@code P_0 = max(0, R_0)},
  * {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})} ({@code
- * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With {@link #wPairOrder} the passes
+ * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). The X buffer may fill while the engine
+ * runs too: the loader also waits for {@link #xKTiles} to show the pass's K tile, so {@code R_j} is the later of the
+ * W tile's and the X K tile's first cycle ({@code org.llmnpu.isa.CycleModel#streamedGemm}: the NPU's X copy, K tile
+ * by K tile, from the engine's start). With {@link #wPairOrder} the passes
  * go in N-tile pairs ({@link PassIterator}; {@code org.llmnpu.isa.EngineRecurrence#cycles} with {@code pairs}), each
  * its own accumulation group: the partial sums of a pass go to {@code psum_c} at {@code (m, nTile)} and the tile's
  * next pass reads them back as the beat reaches the column (the read-back port the extended IC accumulation uses),
@@ -103,6 +106,14 @@ public final class GemmEngine extends GemmBackend {
   public final UInt wFullTiles;
   public final UInt wPartialEnd;
   public final UInt wKTiles;
+  /**
+   * With {@link #withWeightStream} or {@link #withDenseModeAndWeightStream} (the X buffer may also fill while the
+   * engine runs: the NPU starts a streamed GEMM's engine at its X copy's first cycle): the K tiles whose X words of
+   * every row are in. The loader starts a pass only when {@code kTile < xKTiles} (beside the W tile's
+   * {@link #wFullTiles} rule), so pass j of K tile {@code kt} starts no earlier than the first cycle the port shows
+   * {@code kt + 1}; a GEMM whose X was written before {@code start} holds it at all ones. Null otherwise.
+   */
+  public final UInt xKTiles;
   /**
    * With {@link #withWeightStream} on an engine of more than one N tile: {@code wPairWrite} (with {@code wWrite} at
    * an even N tile) also writes {@code wDataHigh} into the next N tile's same row, so an INT4 beat's two lines go in
@@ -184,6 +195,7 @@ public final class GemmEngine extends GemmBackend {
     wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
     wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
     wKTiles = weightStream ? in("wKTiles", uint(c.kTileBits() + 1)) : null;
+    xKTiles = weightStream ? in("xKTiles", uint(c.kTileBits() + 1)) : null;
     boolean pairs = weightStream && !denseMode && c.nTileBits() > 0;
     wPairWrite = pairs ? in("wPairWrite", bool()) : null;
     wDataHigh = pairs ? in("wDataHigh", uint(load.wData.width())) : null;
@@ -351,12 +363,15 @@ public final class GemmEngine extends GemmBackend {
     cycles.set(cycleCount);
   }
 
-  /** The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}). */
+  /**
+   * The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}) and so are its
+   * K tile's X words ({@link #xKTiles}).
+   */
   private Bool weightTileIn(PassIterator loadPass, GemmEngineConfig c) {
     int tileCountBits = c.nTileBits() + 1;
     UInt nTile = loadPass.nTile.resize(tileCountBits);
     UInt kTile = loadPass.kTile.resize(c.kTileBits() + 1);
-    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles)));
+    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles))).and(kTile.lt(xKTiles));
   }
 
   /**

@@ -52,8 +52,16 @@ final class NpuGemm {
   private final UInt xRows;
   private final UInt xBeats;
   private final UInt xStride;
-  /** The walk's step within a row: a line for the X copy, a chunk's bytes for a DSP copy ({@link #beginCopy}). */
+  /** The walk's step within a row: X row stride for the X copy, a chunk's bytes for a DSP copy ({@link #beginCopy}). */
   private final UInt xStepBytes;
+  /**
+   * The K tiles of the running GEMM's X copy whose M lines are all in the engine's X buffer (the engine's
+   * {@code xKTiles}): counted up at each K tile's last line; an N:M GEMM on an N:M array (whose copy goes row by row)
+   * shows all K tiles at its last line. Null on an NPU without streamed weights.
+   */
+  private final UInt xKTiles;
+  /** The engine starts this cycle ({@link #engineStarts}); built once. */
+  private org.llmnpu.hdl.Bool engineStarts;
 
   NpuGemm(NpuController npu) {
     this.npu = npu;
@@ -75,7 +83,9 @@ final class NpuGemm {
       org.llmnpu.hdl.Bool streamOn = npu.reg0("wStream_running", org.llmnpu.hdl.Hw.bool());
       inStream = npu.wireOf("inGemmStream", streamOn);
       stream = new NpuWeightStream(npu, inStream, streamOn);
+      xKTiles = npu.reg0("gemm_xKTiles", uint(gc.kTileBits() + 1));
     } else {
+      xKTiles = null;
       inStream = org.llmnpu.hdl.Hw.boolLit(false);
       stream = null;
     }
@@ -95,19 +105,21 @@ final class NpuGemm {
       npu.io(engine.load.k).set(k);
     }
     npu.io(engine.load.n).set(n);
-    npu.io(engine.start).set(npu.inState(Npu.State.GEMM_START));
+    npu.io(engine.start).set(engineStarts());
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
     if (stream != null) {
       stream.writes();
+      npu.io(((org.llmnpu.rtl.mac.GemmEngine) engine).xKTiles).set(xKTiles);
     }
     if (c.weightSparsity().sparse()) {
       new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine, stream);
       return;
     }
     npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X));
-    npu.io(engine.load.xAddress).set(join(xWalk.row, gc.mBits(), xWalk.beat, kTileBits));
+    // the X copy goes K tile by K tile: walk row = K tile, beat = X row
+    npu.io(engine.load.xAddress).set(join(xWalk.beat, gc.mBits(), xWalk.row, kTileBits));
     npu.io(engine.load.xData).set(npu.io(npu.spad.readData));
     if (stream != null) {
       stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.io(npu.spad.readData));
@@ -183,9 +195,38 @@ final class NpuGemm {
       // a streamed GEMM's W walks start now: its beats go beside the X copy
       npu.whenDo(dec.wStream, stream::walks);
     }
-    // X: M rows of kTiles lines, over the X copy's own walk.
-    beginCopy(w.get(3), dec.xStride, uintLit(npu.line, Npu.ADDR), dec.m.resize(16), dec.kTiles.resize(16));
+    // X, over the X copy's own walk: kTiles "rows" (K tiles, one line apart) of M lines (X rows, xStride apart), so
+    // a streamed GEMM's engine, started with the copy, finds its K tiles in one after the other; an N:M GEMM on an
+    // N:M array goes row by row (M rows of kTiles lines: its line pairs fill one engine word, NpuGemmNm)
+    UInt lineBytes = uintLit(npu.line, Npu.ADDR);
+    UInt mRows = dec.m.resize(16);
+    UInt kLines = dec.kTiles.resize(16);
+    if (sparseCommand == null) {
+      beginCopy(w.get(3), lineBytes, dec.xStride, kLines, mRows);
+    } else {
+      org.llmnpu.hdl.Bool rowMajor = dec.sparseGemm;
+      beginCopy(w.get(3), mux(rowMajor, dec.xStride, lineBytes), mux(rowMajor, lineBytes, dec.xStride),
+          mux(rowMajor, mRows, kLines), mux(rowMajor, kLines, mRows));
+    }
+    if (xKTiles != null) {
+      xKTiles.set(uintLit(0, xKTiles.width()));
+    }
     npu.state.set(Npu.st(Npu.State.GEMM_X));
+  }
+
+  /**
+   * The engine starts this cycle: a streamed GEMM's in its X copy's first cycle (the cycle after its dispatch; its
+   * loader then waits for each K tile's X, {@link #xKTiles}, and W), any other GEMM's in GEMM_START. The back-end
+   * runs from the cycle after ({@code NpuBackEnd.gemmStart}); the counters' {@code arrayCycles} count this cycle and
+   * the engine's run.
+   */
+  org.llmnpu.hdl.Bool engineStarts() {
+    if (engineStarts == null) {
+      org.llmnpu.hdl.Bool atStart = npu.inState(Npu.State.GEMM_START);
+      engineStarts = npu.wireOf("gemm_engineStarts", stream == null ? atStart
+          : atStart.and(stream.streaming.not()).or(npu.reg0Next("gemm_xFirst", npu.gemmTake).and(stream.streaming)));
+    }
+    return engineStarts;
   }
 
   /**
@@ -201,11 +242,23 @@ final class NpuGemm {
     xBeats.set(beats);
   }
 
+  /** The X copy writes its last K tile's lines (K tile by K tile; not for an N:M GEMM's row-by-row copy). */
+  org.llmnpu.hdl.Bool xInLastKTile() {
+    return npu.wireOf("gemm_xLastKTile", xWalk.row.eq(xRows.sub(1)));
+  }
+
   /** Statements of GEMM_X: one X line a cycle (a streamed GEMM's W beats beside it), then the W walk or the start. */
   void xStep() {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
     xWalk.advance();
+    if (xKTiles != null) {
+      // a K tile's last line puts it in; an N:M GEMM's row-by-row copy puts every K tile in with its last line
+      Runnable next = () -> xKTiles.set(xKTiles.add(1));
+      npu.whenDo(xWalk.lastInRow(), sparseCommand == null ? next : () -> npu.whenElse(sparseCommand,
+          () -> npu.whenDo(xWalk.last(), () -> xKTiles.set(uintLit((1L << xKTiles.width()) - 1, xKTiles.width()))),
+          next));
+    }
     Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
       int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());

@@ -19,7 +19,8 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * (one scratchpad line a cycle, {@code M·ceil(K/rows)} X lines, {@code ceil(N/rows)·wRows} W lines); the engine
  * then runs {@code GemmCycleModel} cycles.
  *
- * <p><b>N:M GEMM</b> (the array's mode). X row m's line t (K elements {@code t·rows..}) fills half {@code t mod 2}
+ * <p><b>N:M GEMM</b> (the array's mode). The X copy goes row by row (a dense GEMM's K tile by K tile, as on the
+ * dense array, {@link NpuGemm#dispatch}). X row m's line t (K elements {@code t·rows..}) fills half {@code t mod 2}
  * of engine word {@code (m, t/2)} (a K tile of {@code 2·rows}): even lines wait in a line register and are written
  * with the odd line after them (or alone, upper half zero, when last in the row). W: the walk covers the
  * {@code S = E·ceil(K/G)} value rows and then the S metadata rows; value row r writes W entry row r (value, and
@@ -67,7 +68,8 @@ final class NpuGemmNm {
     // X: the line with its bytes past K zeroed (the last line of a row keeps ((K − 1) mod rows) + 1 bytes).
     Walker xWalk = gemm.xWalk;
     UInt lastByte = npu.wireOf("gemmNm_xLastByte", dec.k.sub(1).lsbs(lineShift));
-    Bool lastLine = npu.wireOf("gemmNm_xLastLine", xWalk.lastInRow());
+    // an N:M GEMM's copy goes row by row (line pairs of a row, then the next row), a dense one K tile by K tile
+    Bool lastLine = npu.wireOf("gemmNm_xLastLine", mux(sparse, xWalk.lastInRow(), gemm.xInLastKTile()));
     List<UInt> bytes = new ArrayList<>();
     for (int b = 0; b < rows; b++) {
       UInt v = npu.io(npu.spad.readData).slice(8 * b + 7, 8 * b).asUInt();
@@ -89,8 +91,8 @@ final class NpuGemmNm {
     npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X).and(sparse.not().or(odd).or(lastLine)));
     int kTileBits = gc.kTileBits();
     UInt lineIndex = xWalk.beat.resize(Math.max(kTileBits, 1) + 1);
-    UInt tile = mux(sparse, lineIndex.shiftRight(1).resize(lineIndex.width()), lineIndex);
-    npu.io(engine.load.xAddress).set(NpuGemm.join(xWalk.row, gc.mBits(), tile, kTileBits));
+    UInt tile = mux(sparse, lineIndex.shiftRight(1).resize(lineIndex.width()), xWalk.row.resize(lineIndex.width()));
+    npu.io(engine.load.xAddress).set(NpuGemm.join(mux(sparse, xWalk.row, xWalk.beat), gc.mBits(), tile, kTileBits));
     npu.io(engine.load.xData).set(mux(sparse, pair, interleaved));
 
     // W: value rows (wWrite), then metadata rows (wIndexWrite) of the same entry rows; dense: index k mod E.
