@@ -18,12 +18,14 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * The {@link Npu}'s GEMM controller: the command's shape registers, the GEMM engine
  * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
  * of its operands from the scratchpad — GEMM_X writes X row m's K-tile line t into the engine's X buffer over
- * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles; a streamed GEMM's W
- * beats go beside it over the DMA's walks, {@link NpuWeightStream}), over the DMA's scratchpad walk
+ * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles, K tile by K tile: line
+ * {@code t·M + m}; an N:M GEMM on an N:M array row by row; a streamed GEMM's W beats go beside it over the DMA's
+ * walks, {@link NpuWeightStream}, and its engine starts in the copy's first cycle, {@link #engineStarts}, each pass
+ * waiting for its K tile's lines, {@link #xKTiles}), over the DMA's scratchpad walk
  * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
  * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
  * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
- * GEMM_START starts the engine (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
+ * GEMM_START starts the engine of a scratchpad GEMM (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code gemm}). On an N:M array ({@code NpuConfig.sparsity}) the copies
  * are {@link NpuGemmNm}'s (same cycles: one line a cycle; the W walk covers the value and metadata rows).
  */
