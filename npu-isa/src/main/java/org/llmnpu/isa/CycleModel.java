@@ -423,8 +423,8 @@ public final class CycleModel {
    * cycle {@code a_i = t_i + lat} (INT4 on an N:M array {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
    * loader starts no earlier than {@code R_j = max(a − backStart, X)} (engine cycles; engine cycle 0 = {@code e + 1}),
-   * {@code X = (kt + 1)·M − 1} the first engine cycle after K tile kt's last X line (an N:M GEMM on an N:M array,
-   * whose X copy goes row by row, {@code M·kTiles − 1} for every K tile): {@link EngineRecurrence#cycles}
+   * {@code X = (kt + 1)·M − 1} the first engine cycle after K tile kt's last X line (an N:M GEMM, whose K tile is two
+   * lines of K, {@code min(2kt + 2, ceil(K/rows))·M − 1}): {@link EngineRecurrence#cycles}
    * with {@code P_j ≥ R_j}, INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a column's two
    * tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command the
    * cycle after GEMM_START, {@code e + M·kTiles + 1}; the stream goes on beside it as a back-end
@@ -479,8 +479,8 @@ public final class CycleModel {
           + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
       long wReady = first + beat * interval + written - backStart;
       // the X copy's K tile kt is in from engine cycle (kt + 1)·M − 1 (its last line in cycle backStart + (kt+1)·M − 1);
-      // an N:M GEMM's row-by-row copy has every K tile in from copy − 1
-      long xReady = nmRows > 0 ? copy - 1 : (kt + 1) * m - 1;
+      // an N:M GEMM's K tile is two lines of K: min(2kt + 2, kTiles)·M − 1
+      long xReady = (nmRows > 0 ? Math.min(2 * kt + 2, kTiles) : kt + 1) * m - 1;
       return Math.max(wReady, xReady);
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;

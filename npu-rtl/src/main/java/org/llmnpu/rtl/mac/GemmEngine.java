@@ -97,6 +97,12 @@ public final class GemmEngine extends GemmBackend {
    */
   public final Bool wValuesOnly;
   /**
+   * With {@link #withDenseMode}: which halves of the X word at {@code xAddress} {@code xWrite} writes (bit 0 lanes
+   * {@code 0..rows−1}, bit 1 lanes {@code rows..2·rows−1}; the X buffer is then two memories, {@code xBufferLo} and
+   * {@code xBufferHi}), so an N:M GEMM's two X lines of a K tile go in one at a time. Null otherwise.
+   */
+  public final UInt xHalves;
+  /**
    * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
    * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
    * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
@@ -191,6 +197,7 @@ public final class GemmEngine extends GemmBackend {
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
     wMetaWrite = denseMode && weightStream ? in("wMetaWrite", bool()) : null;
     wValuesOnly = denseMode && weightStream ? in("wValuesOnly", bool()) : null;
+    xHalves = denseMode ? in("xHalves", uint(2)) : null;
     int tileCountBits = c.nTileBits() + 1;
     wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
     wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
@@ -211,9 +218,18 @@ public final class GemmEngine extends GemmBackend {
     UInt n = load.n;
     UInt xAddress = load.xAddress;
 
-    Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
+    List<Mem<UInt>> xBuffer = new ArrayList<>();
+    if (denseMode) {
+      int half = 4 * a.kPerTile();
+      xBuffer.add(mem("xBufferLo", uint(half), 1 << xAddress.width()));
+      xBuffer.add(mem("xBufferHi", uint(half), 1 << xAddress.width()));
+      when(load.xWrite.and(xHalves.bit(0)), () -> xBuffer.get(0).write(xAddress, load.xData.lsbs(half)));
+      when(load.xWrite.and(xHalves.bit(1)), () -> xBuffer.get(1).write(xAddress, load.xData.msbs(half)));
+    } else {
+      xBuffer.add(mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width()));
+      when(load.xWrite, () -> xBuffer.get(0).write(xAddress, load.xData));
+    }
     List<Mem<UInt>> wBuffer = denseMode ? null : pairs ? parityWeightBuffer(entry) : weightBuffer(entry);
-    when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
     SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits(),
         weightStream ? (sp.group() == 4 ? 4 : 2) : 1) : null;
     if (denseMode) {
@@ -301,7 +317,9 @@ public final class GemmEngine extends GemmBackend {
       UInt beatNow = wire("beatNow", mux(streamStarts, uintLit(0, beat.width()), beat));
       int rowWidth = Math.max(c.mBits(), beatNow.width());
       UInt mRow = wire("mRow", streamPass.mBase.resize(rowWidth).add(beatNow.resize(rowWidth)).resize(c.mBits()));
-      UInt word = wire("word", xBuffer.readAsync(cat(mRow, streamPass.kTile).asUInt()));
+      UInt xAt = cat(mRow, streamPass.kTile).asUInt();
+      UInt word = wire("word", xBuffer.size() == 1 ? xBuffer.get(0).readAsync(xAt)
+          : cat(xBuffer.get(1).readAsync(xAt), xBuffer.get(0).readAsync(xAt)).asUInt());
       for (int lane = 0; lane < a.kPerTile(); lane++) {
         array.acts.get(lane).set(word.slice(8 * lane + 7, 8 * lane).asSInt());
       }

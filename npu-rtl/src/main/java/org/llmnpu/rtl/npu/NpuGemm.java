@@ -19,7 +19,7 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
  * of its operands from the scratchpad — GEMM_X writes X row m's K-tile line t into the engine's X buffer over
  * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles, K tile by K tile: line
- * {@code t·M + m}; an N:M GEMM on an N:M array row by row; a streamed GEMM's W beats go beside it over the DMA's
+ * {@code t·M + m}, an N:M GEMM's K tile two such lines; a streamed GEMM's W beats go beside it over the DMA's
  * walks, {@link NpuWeightStream}, and its engine starts in the copy's first cycle, {@link #engineStarts}, each pass
  * waiting for its K tile's lines, {@link #xKTiles}), over the DMA's scratchpad walk
  * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
@@ -58,8 +58,8 @@ final class NpuGemm {
   private final UInt xStepBytes;
   /**
    * The K tiles of the running GEMM's X copy whose M lines are all in the engine's X buffer (the engine's
-   * {@code xKTiles}): counted up at each K tile's last line; an N:M GEMM on an N:M array (whose copy goes row by row)
-   * shows all K tiles at its last line. Null on an NPU without streamed weights.
+   * {@code xKTiles}): counted up at each K tile's last line (an N:M GEMM's: its odd line's, or the copy's last).
+   * Null on an NPU without streamed weights.
    */
   private final UInt xKTiles;
   /** The engine starts this cycle ({@link #engineStarts}); built once. */
@@ -197,19 +197,10 @@ final class NpuGemm {
       // a streamed GEMM's W walks start now: its beats go beside the X copy
       npu.whenDo(dec.wStream, stream::walks);
     }
-    // X, over the X copy's own walk: kTiles "rows" (K tiles, one line apart) of M lines (X rows, xStride apart), so
-    // a streamed GEMM's engine, started with the copy, finds its K tiles in one after the other; an N:M GEMM on an
-    // N:M array goes row by row (M rows of kTiles lines: its line pairs fill one engine word, NpuGemmNm)
-    UInt lineBytes = uintLit(npu.line, Npu.ADDR);
-    UInt mRows = dec.m.resize(16);
-    UInt kLines = dec.kTiles.resize(16);
-    if (sparseCommand == null) {
-      beginCopy(w.get(3), lineBytes, dec.xStride, kLines, mRows);
-    } else {
-      org.llmnpu.hdl.Bool rowMajor = dec.sparseGemm;
-      beginCopy(w.get(3), mux(rowMajor, dec.xStride, lineBytes), mux(rowMajor, lineBytes, dec.xStride),
-          mux(rowMajor, mRows, kLines), mux(rowMajor, kLines, mRows));
-    }
+    // X, over the X copy's own walk: ceil(K/rows) "rows" (lines of K, one line apart) of M lines (X rows, xStride
+    // apart), so a streamed GEMM's engine, started with the copy, finds its K tiles in one after the other (an N:M
+    // GEMM's K tile is two lines, NpuGemmNm)
+    beginCopy(w.get(3), uintLit(npu.line, Npu.ADDR), dec.xStride, dec.kTiles.resize(16), dec.m.resize(16));
     if (xKTiles != null) {
       xKTiles.set(uintLit(0, xKTiles.width()));
     }
@@ -244,7 +235,7 @@ final class NpuGemm {
     xBeats.set(beats);
   }
 
-  /** The X copy writes its last K tile's lines (K tile by K tile; not for an N:M GEMM's row-by-row copy). */
+  /** The X copy writes its last line of K (of every X row). */
   org.llmnpu.hdl.Bool xInLastKTile() {
     return npu.wireOf("gemm_xLastKTile", xWalk.row.eq(xRows.sub(1)));
   }
@@ -255,11 +246,10 @@ final class NpuGemm {
     NpuDecode dec = npu.dec;
     xWalk.advance();
     if (xKTiles != null) {
-      // a K tile's last line puts it in; an N:M GEMM's row-by-row copy puts every K tile in with its last line
-      Runnable next = () -> xKTiles.set(xKTiles.add(1));
-      npu.whenDo(xWalk.lastInRow(), sparseCommand == null ? next : () -> npu.whenElse(sparseCommand,
-          () -> npu.whenDo(xWalk.last(), () -> xKTiles.set(uintLit((1L << xKTiles.width()) - 1, xKTiles.width()))),
-          next));
+      // a K tile's last line puts it in (an N:M GEMM's K tile: its odd line of K, or the last line)
+      org.llmnpu.hdl.Bool tileEnds = sparseCommand == null ? xWalk.lastInRow()
+          : xWalk.lastInRow().and(sparseCommand.not().or(xWalk.row.lsbs(1).eq(1)).or(xWalk.last()));
+      npu.whenDo(tileEnds, () -> xKTiles.set(xKTiles.add(1)));
     }
     Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
