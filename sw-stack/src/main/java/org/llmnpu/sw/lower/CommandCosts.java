@@ -97,11 +97,11 @@ abstract class CommandCosts {
   }
 
   /**
-   * The cycles since {@link #reset} in which a GEMM's back-end (the engine's last passes after its W stream, the
+   * The cycles since {@link #reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's passes, the
    * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
    * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
-   * beside the GEMMs (the npu-isa Overlap rule: a command goes beside the back-end, never beside a W stream, which
-   * holds the controller).
+   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
+   * {@code dspin} or {@code dspout}, every other command after the stream's last W write).
    */
   final long besideWindow() {
     return besideWindow;
@@ -194,6 +194,14 @@ abstract class CommandCosts {
     } else {
       dispatch(() -> cm.dispatch(isLoad, false));
     }
+  }
+
+  /** A resident {@code dsprun}'s fetch and dispatch: beside a running GEMM and its W stream. */
+  private void issueResidentRun() {
+    charge("dsprun");
+    add(Counter.COMMANDS, 1);
+    cm.fetchAndDecode();
+    dispatch(cm::dispatchResidentRun);
   }
 
   final void load(long rows, long rowBytes) {
@@ -316,7 +324,7 @@ abstract class CommandCosts {
       add(Counter.EXT_READ_BEATS, beats);
       cm.dspLoad(beats);
     }
-    issue(false, "dsprun");
+    issueResidentRun();
     add(Counter.DSP_INSTRUCTIONS, program[2]);
     cm.dspRun(0, program[1]);
   }
