@@ -101,7 +101,8 @@ abstract class CommandCosts {
    * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
    * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
    * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
-   * {@code dspin} or {@code dspout}, every other command after the stream's last W write).
+   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
+   * write).
    */
   final long besideWindow() {
     return besideWindow;

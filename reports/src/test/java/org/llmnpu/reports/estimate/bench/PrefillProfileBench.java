@@ -44,7 +44,7 @@ class PrefillProfileBench {
       summary(c, p, ops);
       System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
           + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
-          + "whose W streams run beside the controller, which takes only dspin/dspout during them): %,d cycles; of them the controller waited for the back-end "
+          + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
           + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
           cost.backEndWaitCycles());
       System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
