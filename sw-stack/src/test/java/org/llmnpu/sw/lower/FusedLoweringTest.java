@@ -142,8 +142,10 @@ class FusedLoweringTest {
     LoweredModel model = WeightFormats.lower(w, format, m, context, promptLen);
     // the scores one GEMM per KV head where the scratchpad holds their regions and a batch has two tokens or more
     LoweringLayout layout = new LoweringLayout(model, block, true);
-    assertEquals(batchedScores, new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL))
-        .scores != null, "batched scores at context " + context);
+    BatchedAttention attention = new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL));
+    // stories260K's scores are one K chunk: Q·Kᵀ against the transposed K cache wherever a batch has two tokens
+    assertEquals(batchedScores, attention.keyScores != null, "scores against Kᵀ at context " + context);
+    assertEquals(null, attention.scores, "no Sᵀ = K·Qᵀ where Kᵀ applies");
     int[] prompt = new int[promptLen];
     for (int i = 0; i < promptLen; i++) {
       prompt[i] = (37 * i + 11) % w.config().vocabSize();
@@ -161,5 +163,41 @@ class FusedLoweringTest {
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(promptLen, 0, w.config().layers()));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, promptLen, w.config().layers()));
+  }
+
+  /**
+   * Kᵀ stays current across programs: blocks starting inside a line of slots restage its earlier tokens, a decode step
+   * completing a line writes it, a verification pass after them reads it; every logit equals the GEMVs' path, and the
+   * cost model follows the prefill and the decode step.
+   */
+  @Test
+  void theTransposedKeysStayCurrentAcrossBlocksDecodeStepsAndVerification() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, "int8", m, 48, 16);
+    int[] prompt = new int[15];
+    for (int i = 0; i < prompt.length; i++) {
+      prompt[i] = (53 * i + 7) % w.config().vocabSize();
+    }
+    NpuDecoder vertical = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.FULL);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 48, 6, "int8", Fusion.FULL);
+    int layers = w.config().layers();
+    // blocks at slots 0, 6 and 12: the last two start inside the first line of 16 slots
+    NpuDecoder.Step p1 = full.prefill(prompt, false);
+    assertArrayEquals(vertical.prefill(prompt, false).logits()[0], p1.logits()[0], "prefill logits");
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(prompt.length, 0, layers));
+    // slot 15 completes the first line: its Kᵀ columns written by the decode step
+    NpuDecoder.Step d1 = full.decode(301);
+    assertArrayEquals(vertical.decode(301).logits()[0], d1.logits()[0], "decode logits at slot 15");
+    PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, 15, layers));
+    assertArrayEquals(vertical.decode(302).logits()[0], full.decode(302).logits()[0], "decode logits at slot 16");
+    // a verification pass at slot 17 reads the first line from memory and restages slot 16
+    int[] draft = {17, 290, 311};
+    NpuDecoder.Step v0 = vertical.verify(draft);
+    NpuDecoder.Step v1 = full.verify(draft);
+    for (int i = 0; i < draft.length; i++) {
+      assertArrayEquals(v0.logits()[i], v1.logits()[i], "verification logits of token " + i);
+    }
   }
 }
