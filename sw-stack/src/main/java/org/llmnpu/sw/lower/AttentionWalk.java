@@ -16,6 +16,44 @@ abstract class AttentionWalk extends PhaseWalk {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
   }
 
+  /**
+   * Whether the scores take the K cache held transposed as their W ({@link TransposedKeys}): at {@code --fusion full}
+   * where the NPU allows (the walk takes the scratchpad to hold the regions for the block).
+   */
+  boolean keyScores() {
+    return fusion == Fusion.FULL && blockMax >= 2 && TransposedKeys.fits(c, p);
+  }
+
+  /** As {@code TransposedKeys#writes}: a block of two tokens or more, or a lone token completing a line of slots. */
+  boolean writesKeyLines(int n, int pos) {
+    return keyScores() && (n >= 2 || (pos + n) % line == 0);
+  }
+
+  /** As {@code TransposedKeys#loadLines}: Kᵀ's complete lines before the block's first line, kvDim rows. */
+  void keyLinesIn(int n, int pos) {
+    int first = pos - pos % line;
+    if (keyScores() && n >= 2 && first > 0) {
+      load(c.kvDim(), first);
+    }
+  }
+
+  /** As {@code KeyColumns#scatter}: a token's K codes to kvDim one-element staging lines. */
+  private void keyScatter() {
+    dspOut(c.kvDim(), 1, FP16);
+  }
+
+  /** As {@code KeyColumns#write}: a line's {@code count} staged tokens gathered and written as kvDim rows. */
+  private void keyLineWrite(int count) {
+    int kvDim = c.kvDim();
+    long dspElements = 3L * scoreRows() * lanes;
+    int rows = (int) Math.min(kvDim, Math.min(MachineParams.MAX_DMA_ROWS / count, dspElements / count));
+    for (int d0 = 0; d0 < kvDim; d0 += rows) {
+      int dc = Math.min(rows, kvDim - d0);
+      dspIn((long) dc * count, 1, FP16);
+      dspOut(dc, count, INT8);
+    }
+  }
+
   /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
   void qkvRopeKvOut(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
@@ -24,6 +62,15 @@ abstract class AttentionWalk extends PhaseWalk {
     if (chainRuns) {
       // as AttentionLowering at full: the block's cos/sin rows in one load
       load(n, 4L * nq);
+    }
+    boolean keyLines = writesKeyLines(n, pos);
+    int early = pos % line;
+    for (int t = 0; keyLines && t < early; t++) {
+      // as KeyColumns#restage: an earlier token of the block's first line, from its K row
+      dspIn(1, c.kvDim(), INT8);
+      run(java.util.List.of("restage", c.kvDim()),
+          () -> r.quantizeStatic(0, c.kvDim(), -1, (short) 0x3C00, 1, 2, (short) 0x3C00));
+      keyScatter();
     }
     for (int t = 0; t < n; t++) {
       if (chainRuns) {
@@ -54,6 +101,15 @@ abstract class AttentionWalk extends PhaseWalk {
       } else {
         dspOut(1, c.kvDim(), INT8);
       }
+      if (keyLines) {
+        keyScatter();
+        int slot = pos + t;
+        int first = slot - slot % line;
+        int count = Math.min(first + line, pos + n) - first;
+        if (slot == first + count - 1) {
+          keyLineWrite(count);
+        }
+      }
       dspOut(1, 1, FP16);
       dspOut(1, c.kvDim(), INT8);
       dspOut(1, 1, FP16);
@@ -61,6 +117,9 @@ abstract class AttentionWalk extends PhaseWalk {
     operator("layer vectors, KV cache");
     store(n, kvBytes);
     store(n, kvBytes);
+    if (keyLines) {
+      store(c.kvDim(), LoweredModel.roundUp(pos + n, line) - (pos - early));
+    }
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);
   }
@@ -188,6 +247,46 @@ abstract class AttentionWalk extends PhaseWalk {
     }
   }
 
+  /**
+   * As {@code TransposedKeys#emit} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: each token's
+   * query halves to X, then per head group each head's {@code Q·Kᵀ} (evens, then odds accumulating, per N tile of
+   * maxN slots and M tile of maxM tokens), then per token the group's scores in, the runs and the P rows.
+   */
+  void keyScoresBatched(int ts, int nb, int pos) {
+    operator("attention scores");
+    int elems = half % lanes == 0 ? half : lanes;
+    for (int t = 0; t < nb; t++) {
+      if (half % lanes != 0) {
+        dspOut(2 * c.heads(), half, FP16);
+        dspIn(2 * c.heads(), lanes, FP16);
+      }
+      dspOut(c.heads(), elems, INT8);
+      dspOut(c.heads(), elems, INT8);
+    }
+    int sMax = pos + ts + nb;
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      operator("attention scores");
+      for (int i = 0; i < group; i++) {
+        for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
+          int nn = Math.min(p.maxN(), sMax - n0);
+          for (int m0 = 0; m0 < nb; m0 += p.maxM()) {
+            int mm = Math.min(p.maxM(), nb - m0);
+            gemm(mm, half, nn, false);
+            accumulatingGemm(mm, half, nn);
+          }
+        }
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        groupProbabilities(group, s, i -> dspIn(1, s, INT32));
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
+  }
+
   /** As {@code LoweringLayout#scoreRows} with the walk's head groups of {@link DspQuantizer#MAX_VECTORS}. */
   int scoreRows() {
     return Math.max(r.rows(Math.max(maxContext, c.vocabSize())), DspQuantizer.MAX_VECTORS * r.rows(maxContext));
@@ -196,7 +295,7 @@ abstract class AttentionWalk extends PhaseWalk {
   /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
   boolean batchedScores(int n) {
     int queries = c.groupSize() * n;
-    return fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
+    return !keyScores() && fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
         && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
   }
 
@@ -234,10 +333,13 @@ abstract class AttentionWalk extends PhaseWalk {
         }
       }
     }
+    boolean transposed = keyScores() && n >= 2;
     if (batched) {
       scoresBatched(0, n, pos);
+    } else if (transposed) {
+      keyScoresBatched(0, n, pos);
     }
-    for (int t = 0; t < n && !batched; t++) {
+    for (int t = 0; t < n && !batched && !transposed; t++) {
       int s = pos + t + 1;
       if (half % lanes != 0) {
         // as BatchedAttention: the query halves to rows of their own through the scratchpad

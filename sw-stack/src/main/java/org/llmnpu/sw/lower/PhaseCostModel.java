@@ -228,6 +228,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
       load(pos, kvBytes);
       load(pos, kvBytes);
     }
+    keyLinesIn(n, pos);
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
