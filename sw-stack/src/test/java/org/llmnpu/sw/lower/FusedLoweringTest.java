@@ -205,29 +205,30 @@ class FusedLoweringTest {
    * Where kvDim exceeds maxK (stories260K's 32 on an NPU of maxK 16) the unfused scores GEMV runs in two K chunks whose
    * FP16 partials the DSP sums in FP32, while {@code Q·Kᵀ} (K = half a head, 4) is one exact INT32 dot product: the
    * scores, and so the logits, may differ there; both stay as close to FP32 (top-1 and KL on held-out sequences).
+   * Blocks of 8 (the second starting inside a line of slots), a scratchpad of 512 KiB for the K-chunked GEMMs' Y.
    */
   @Test
   void whereKvDimExceedsMaxKTheScoresAreExactAndTheLogitsMayDiffer() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 16, 128, 32, 16, 4096,
+    MachineParams m = new MachineParams(16, 16, 512 * 1024, 4, 16L << 20, 16, 32, 0, 64, 16, 128, 32, 16, 4096,
         MachineParams.DspParams.DEFAULT, 1, NpuTargets.DEFAULT_PPM_LATENCY, true, org.llmnpu.isa.Command.DENSE)
         .withCommandQueueDepth(4);
     LoweredModel model = WeightFormats.lower(w, "int8", m, 24, 16);
-    LoweringLayout layout = new LoweringLayout(model, 16, true);
+    LoweringLayout layout = new LoweringLayout(model, 8, true);
     assertEquals(2, layout.scoreSplit.count(), "the scores GEMV in two K chunks");
     assertTrue(new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL)).keyScores != null);
     int[] prompt = {1, 403, 407, 261, 378, 300, 290, 311, 265, 280, 17, 42};
-    NpuDecoder vertical = new NpuDecoder(model, 16, NpuEngine.GOLDEN, Fusion.VERTICAL);
-    NpuDecoder full = new NpuDecoder(model, 16, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder vertical = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
     float[][] v = vertical.prefill(prompt, true).logits();
     NpuDecoder.Step f = full.prefill(prompt, true);
     int differ = 0;
     for (int i = 0; i < prompt.length; i++) {
       differ += java.util.Arrays.equals(v[i], f.logits()[i]) ? 0 : 1;
     }
-    NpuDecoder.Step last = new NpuDecoder(model, 16, NpuEngine.GOLDEN, Fusion.FULL).prefill(prompt, false);
+    NpuDecoder.Step last = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL).prefill(prompt, false);
     assertArrayEquals(f.logits()[prompt.length - 1], last.logits()[0]);
-    PhaseCostModelTest.assertEveryCounterEqual(last, PhaseCostModel.forFormat(w.config(), m, 24, 16, "int8",
+    PhaseCostModelTest.assertEveryCounterEqual(last, PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8",
         Fusion.FULL).step(prompt.length, 0, w.config().layers()));
     var none = IntegerPathAccuracy.evaluate(w, "int8", m, 2, 24, 2_000_000L, Fusion.VERTICAL);
     var exact = IntegerPathAccuracy.evaluate(w, "int8", m, 2, 24, 2_000_000L, Fusion.FULL);
