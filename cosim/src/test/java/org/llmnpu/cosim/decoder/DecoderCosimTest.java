@@ -53,13 +53,7 @@ class DecoderCosimTest {
    */
   @Test
   void mergedTwoRowSoftmaxesAreBitExactOnTheRtl() throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "full"), SimModes.local());
-    assertEquals(2, r.steps().size());
-    for (DecoderRun.Step s : r.steps()) {
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-    }
+    assertFullStepsBitExactOnTheRtl(16, 2);
   }
 
   /**
@@ -69,9 +63,14 @@ class DecoderCosimTest {
    */
   @Test
   void transposedKeysAreBitExactOnTheRtl() throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 15, 3, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "full"), SimModes.local());
-    assertEquals(3, r.steps().size());
+    assertFullStepsBitExactOnTheRtl(15, 3);
+  }
+
+  /** int8 at {@code full}: a {@code promptLen}-token prefill and {@code maxNew − 1} decode steps, each bit-exact. */
+  private static void assertFullStepsBitExactOnTheRtl(int promptLen, int maxNew) throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", promptLen, maxNew, "int8",
+        DecoderRun.Engine.RTL, 3, 0, 0, "full"), SimModes.local());
+    assertEquals(maxNew, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
