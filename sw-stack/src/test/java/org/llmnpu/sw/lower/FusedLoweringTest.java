@@ -112,22 +112,30 @@ class FusedLoweringTest {
         assertThrows(IllegalArgumentException.class, () -> Fusion.parse("some")).getMessage());
   }
 
-  @Test
-  void aPromptLongerThanMaxMIsPrefilledInChunksAsTheDecodeStepsWouldFeedIt() throws Exception {
+  @ParameterizedTest
+  @CsvSource({"vertical", "full"})
+  void aPromptLongerThanMaxMIsPrefilledInChunksAsTheDecodeStepsWouldFeedIt(String level) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 4, 512, 128, 32, 16, 4096);
     LoweredModel model = WeightFormats.lower(w, "int8", m, 16, 4);
+    Fusion fusion = Fusion.parse(level);
     int[] prompt = {1, 403, 407, 261, 378, 300, 290, 311, 265, 280};
-    NpuDecoder chunked = new NpuDecoder(model, 4, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    // at full the chunks after the first start inside Kᵀ's first line of 16 slots: its earlier tokens restaged
+    NpuDecoder chunked = new NpuDecoder(model, 4, NpuEngine.GOLDEN, fusion);
+    assertEquals(fusion, chunked.lowering().fusionApplied().applied());
+    if (fusion == Fusion.FULL) {
+      LoweringLayout layout = new LoweringLayout(model, 4, true);
+      assertTrue(new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, fusion)).keyScores != null);
+    }
     NpuDecoder.Step s = chunked.prefill(prompt, false);
-    NpuDecoder oneByOne = new NpuDecoder(model, 4, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder oneByOne = new NpuDecoder(model, 4, NpuEngine.GOLDEN, fusion);
     NpuDecoder.Step last = null;
     for (int i = 0; i < prompt.length; i++) {
       last = i == 0 ? oneByOne.prefill(new int[] {prompt[0]}, false) : oneByOne.decode(prompt[i]);
     }
     assertEquals(prompt.length, chunked.length());
     assertArrayEquals(last.logits()[0], s.logits()[0], "a token's computation does not depend on its program");
-    PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", Fusion.VERTICAL)
+    PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", fusion)
         .step(prompt.length, 0, w.config().layers());
     PhaseCostModelTest.assertEveryCounterEqual(s, cost);
   }
