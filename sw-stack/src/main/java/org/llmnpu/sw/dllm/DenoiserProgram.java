@@ -36,12 +36,17 @@ public final class DenoiserProgram {
   /** The GEMM tasks of a pass: {@code (m, n, d = K chunk)}. */
   public static List<EstimationProgram.Shape> gemms(MachineParams p, ModelConfig c, int rows, int context,
                                                     int logitRows) {
+    return gemms(p, c, rows, context, logitRows, c.layers());
+  }
+
+  private static List<EstimationProgram.Shape> gemms(MachineParams p, ModelConfig c, int rows, int context,
+                                                     int logitRows, int layers) {
     if (rows < 1 || context < 1 || logitRows < 0 || logitRows > rows) {
       throw new IllegalArgumentException("a denoiser pass needs rows >= 1, context >= 1 and 0 <= logitRows <= rows, "
           + "got " + rows + ", " + context + ", " + logitRows);
     }
     List<EstimationProgram.Shape> out = new ArrayList<>();
-    for (int l = 0; l < c.layers(); l++) {
+    for (int l = 0; l < layers; l++) {
       add(p, out, rows, c.dim(), c.dim());
       add(p, out, rows, c.dim(), c.kvDim());
       add(p, out, rows, c.dim(), c.kvDim());
@@ -71,9 +76,22 @@ public final class DenoiserProgram {
     return EstimationProgram.plan(p, gemms(p, c, rows, context, logitRows), false);
   }
 
-  /** The pass's GEMM cycles on {@code p}'s cycle model. */
+  /**
+   * The pass's GEMM cycles on {@code p}'s cycle model: one program, or — when the pass's operands would pass the
+   * ISA's 32-bit addresses (a LLaMA-sized model) — one program of a layer times the layers (the layers are alike)
+   * plus the classifier's program.
+   */
   public static long gemmCycles(MachineParams p, ModelConfig c, int rows, int context, int logitRows) {
-    return EstimationProgram.cycles(p, plan(p, c, rows, context, logitRows).program());
+    EstimationProgram.Plan layer = EstimationProgram.plan(p, gemms(p, c, rows, context, 0, 1), false);
+    if ((long) c.layers() * layer.end() < (1L << 31)) {
+      return EstimationProgram.cycles(p, plan(p, c, rows, context, logitRows).program());
+    }
+    long cycles = c.layers() * EstimationProgram.cycles(p, layer.program());
+    if (logitRows > 0) {
+      cycles += EstimationProgram.cycles(p, EstimationProgram.plan(p, gemms(p, c, rows, context, logitRows, 0),
+          false).program());
+    }
+    return cycles;
   }
 
   /**

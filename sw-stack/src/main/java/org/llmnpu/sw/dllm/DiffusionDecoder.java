@@ -42,10 +42,11 @@ public final class DiffusionDecoder {
   }
 
   /**
-   * One denoising step (pass): its rows on the NPU (seal, current block, speculative) and on the CPU (revision), the
-   * keys the furthest row sees, the commits made, the tokens revised.
+   * One denoising step (pass): the cached prefix before its current block, its rows on the NPU (seal, current block,
+   * speculative) and on the CPU (revision), the keys the furthest row sees, the rows whose logits are read, the
+   * commits made, the tokens revised.
    */
-  public record Step(int index, int block, int sealRows, int blockRows, int speculativeRows, int revisionRows,
+  public record Step(int index, int block, int prefix, int sealRows, int blockRows, int speculativeRows, int revisionRows,
                      boolean revisionOnCpu, int context, int logitRows, int commits, int revisions) {
     public int npuRows() {
       return sealRows + blockRows + speculativeRows + (revisionOnCpu ? 0 : revisionRows);
@@ -105,6 +106,7 @@ public final class DiffusionDecoder {
     int revisions = 0;
     while (cur < blocks) {
       int step = steps.size();
+      int prefixLen = den.blockEnd(cur - 1);
       TreeSet<Integer> npu = new TreeSet<>();
       int seal = 0;
       for (int b : unsealed) {
@@ -198,7 +200,7 @@ public final class DiffusionDecoder {
           made += commitBlock(den, cur, tokens, masked, pred, pConf, conf, s, -1, step, commits, true);
         }
       }
-      steps.add(new Step(step, stepBlock, seal, blockRows, spec.size(), revise.size(),
+      steps.add(new Step(step, stepBlock, prefixLen, seal, blockRows, spec.size(), revise.size(),
           s.revision() == DllmSettings.Revision.CPU, context, logitRows, made, revised));
     }
     return new Trace(tokens, p0, steps, commits, revisions, den);
