@@ -35,8 +35,20 @@ public final class DllmStudy {
   public record Options(String model, String preset, int promptTokens, int generate, DllmSettings settings) {
   }
 
-  /** One configuration's generation time on the SoC. */
-  public record Variant(String name, String switchedOff, int passes, long npuRows, double seconds) {
+  /** One configuration's generation time on the SoC, for the decoded model and for {@link #LARGE}'s shape. */
+  public record Variant(String name, String switchedOff, int passes, long npuRows, double seconds,
+                        double largeSeconds) {
+  }
+
+  private record Variants(DllmSoc soc, ModelConfig c, ModelConfig big, int len, List<Variant> list) {
+    Variants(DllmSoc soc, ModelConfig c, ModelConfig big, int len) {
+      this(soc, c, big, len, new ArrayList<>());
+    }
+
+    void add(String name, String off, DiffusionDecoder.Trace t, DllmSoc.Runtime rt) {
+      list.add(new Variant(name, off, t.steps().size(), rows(t), soc.diffusion(c, t.steps(), len, rt).totalS(),
+          soc.diffusion(big, t.steps(), len, rt).totalS()));
+    }
   }
 
   /** One row count's pass cycles: the whole program and the array alone. */
@@ -88,28 +100,23 @@ public final class DllmStudy {
     int len = o.promptTokens() + o.generate();
     DllmSettings s = o.settings();
     DiffusionDecoder.Trace all = DiffusionDecoder.decode(m, prompt, o.generate(), s);
-    List<Variant> variants = new ArrayList<>();
-    variants.add(variant("all mechanisms", "", all, soc.diffusion(c, all.steps(), len, DllmSoc.Runtime.ALL)));
-    DiffusionDecoder.Trace noSpec = DiffusionDecoder.decode(m, prompt, o.generate(), s.withSpeculativeBlocks(0));
-    variants.add(variant("no speculative blocks", "multi-block speculative decoding", noSpec,
-        soc.diffusion(c, noSpec.steps(), len, DllmSoc.Runtime.ALL)));
-    DiffusionDecoder.Trace npuRevision = DiffusionDecoder.decode(m, prompt, o.generate(),
-        s.withRevision(DllmSettings.Revision.NPU));
-    variants.add(variant("revision on the NPU", "dual-path progressive revision (CPU path)", npuRevision,
-        soc.diffusion(c, npuRevision.steps(), len, DllmSoc.Runtime.ALL)));
-    variants.add(variant("naive memory runtime", "swap-optimized memory runtime", all,
-        soc.diffusion(c, all.steps(), len, new DllmSoc.Runtime(false, true))));
-    DiffusionDecoder.Trace whole = DiffusionDecoder.decode(m, prompt, o.generate(), s.withCacheCommitted(false)
-        .withRevision(DllmSettings.Revision.OFF));
-    variants.add(variant("whole block every step", "committed-token caching", whole,
-        soc.diffusion(c, whole.steps(), len, DllmSoc.Runtime.ALL)));
-    variants.add(variant("no prefix KV reuse", "prefix KV reuse", all,
-        soc.diffusion(c, all.steps(), len, new DllmSoc.Runtime(true, false))));
-    DllmSoc.Timing none = soc.diffusion(c, whole.steps(), len, new DllmSoc.Runtime(false, true));
-    variants.add(new Variant("no llada mechanism", "speculation, caching, revision path, memory runtime",
-        whole.steps().size(), rows(whole), none.totalS()));
     ModelConfig big = ModelShapes.of(LARGE).config();
-    double largeS = soc.diffusion(big, all.steps(), len, DllmSoc.Runtime.ALL).totalS();
+    Variants v = new Variants(soc, c, big, len);
+    v.add("all mechanisms", "", all, DllmSoc.Runtime.ALL);
+    v.add("no speculative blocks", "multi-block speculative decoding",
+        DiffusionDecoder.decode(m, prompt, o.generate(), s.withSpeculativeBlocks(0)), DllmSoc.Runtime.ALL);
+    v.add("revision on the NPU", "dual-path progressive revision (CPU path)",
+        DiffusionDecoder.decode(m, prompt, o.generate(), s.withRevision(DllmSettings.Revision.NPU)), DllmSoc.Runtime.ALL);
+    v.add("naive memory runtime", "swap-optimized memory runtime", all, new DllmSoc.Runtime(false, true));
+    DiffusionDecoder.Trace whole = DiffusionDecoder.decode(m, prompt, o.generate(), s.withCacheCommitted(false)
+        .withRevision(DllmSettings.Revision.OFF).withSpeculativeBlocks(0));
+    v.add("whole block every step", "committed-token caching", DiffusionDecoder.decode(m, prompt, o.generate(),
+        s.withCacheCommitted(false).withRevision(DllmSettings.Revision.OFF)), DllmSoc.Runtime.ALL);
+    v.add("no prefix KV reuse", "prefix KV reuse", all, new DllmSoc.Runtime(true, false));
+    v.add("no llada mechanism", "speculation, caching, revision path, memory runtime", whole,
+        new DllmSoc.Runtime(false, true));
+    List<Variant> variants = v.list;
+    double largeS = variants.get(0).largeSeconds();
     MachineParams stairNpu = org.llmnpu.sw.lower.NpuTargets.defaultNpu();
     List<Stair> stairs = new ArrayList<>();
     for (int r = 1; r <= 3 * stairNpu.mTile() + 1; r++) {
@@ -132,10 +139,6 @@ public final class DllmStudy {
 
   private static long rows(DiffusionDecoder.Trace t) {
     return t.steps().stream().mapToLong(DiffusionDecoder.Step::npuRows).sum();
-  }
-
-  private static Variant variant(String name, String off, DiffusionDecoder.Trace t, DllmSoc.Timing timing) {
-    return new Variant(name, off, t.steps().size(), rows(t), timing.totalS());
   }
 
   public static String json(Result r) {
@@ -180,6 +183,8 @@ public final class DllmStudy {
       n.put("npuRows", v.npuRows());
       n.put("seconds", v.seconds());
       n.put("vsAllMechanisms", v.seconds() / r.dllmS());
+      n.put("largeSeconds", v.largeSeconds());
+      n.put("largeVsAllMechanisms", v.largeSeconds() / r.largeS());
     }
     ObjectNode big = o.putObject("large");
     big.put("model", r.largeModel());
@@ -217,11 +222,12 @@ public final class DllmStudy {
     b.append(String.format(Locale.ROOT, "  %d passes (%.2f tokens a pass), %d NPU rows, %d CPU revision rows, %d "
         + "tokens revised, %d speculative commits%n", r.passes(), op.generate() / (double) r.passes(), r.npuRows(),
         r.cpuRows(), r.revisions(), r.speculativeCommits()));
-    b.append(String.format(Locale.ROOT, "  %-26s %-52s %7s %9s %11s %8s%n", "configuration", "switched off", "passes",
-        "NPU rows", "ms", "vs all"));
+    b.append(String.format(Locale.ROOT, "  %-26s %-52s %7s %9s %11s %8s %11s %8s%n", "configuration", "switched off",
+        "passes", "NPU rows", "ms", "vs all", r.largeModel() + " ms", "vs all"));
     for (Variant v : r.variants()) {
-      b.append(String.format(Locale.ROOT, "  %-26s %-52s %7d %9d %11.3f %7.2fx%n", v.name(), v.switchedOff(),
-          v.passes(), v.npuRows(), 1e3 * v.seconds(), v.seconds() / r.dllmS()));
+      b.append(String.format(Locale.ROOT, "  %-26s %-52s %7d %9d %11.3f %7.2fx %11.1f %7.2fx%n", v.name(),
+          v.switchedOff(), v.passes(), v.npuRows(), 1e3 * v.seconds(), v.seconds() / r.dllmS(),
+          1e3 * v.largeSeconds(), v.largeSeconds() / r.largeS()));
     }
     b.append(String.format(Locale.ROOT, "  autoregressive, same shape, same SoC: %.3f ms -> speedupVsAutoregressive "
         + "%.2fx; diffusion on the CPU alone %.3f ms -> %.2fx; autoregressive on the CPU %.3f ms%n",
