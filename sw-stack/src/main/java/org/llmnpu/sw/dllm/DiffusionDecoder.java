@@ -43,7 +43,7 @@ public final class DiffusionDecoder {
 
   /**
    * One denoising step (pass): the cached prefix before its current block, its rows on the NPU (seal, current block,
-   * speculative) and on the CPU (revision), the keys the furthest row sees, the rows whose logits are read, the
+   * speculative) and on the CPU (revision), the keys the furthest row sees, the NPU rows whose logits are read, the
    * commits made, the tokens revised.
    */
   public record Step(int index, int block, int prefix, int sealRows, int blockRows, int speculativeRows, int revisionRows,
@@ -156,8 +156,9 @@ public final class DiffusionDecoder {
       int logitRows = 0;
       for (int i = 0; i < rows.length; i++) {
         int p = rows[i];
-        if (masked[p] || revise.contains(p)) {
-          logitRows++;
+        boolean revising = revise.contains(p);
+        if (masked[p] || revising) {
+          logitRows += masked[p] || s.revision() != DllmSettings.Revision.CPU ? 1 : 0;
           float[] prob = logits[i].clone();
           prob[s.maskToken()] = Float.NEGATIVE_INFINITY;
           Ops.softmax(prob, prob.length);
