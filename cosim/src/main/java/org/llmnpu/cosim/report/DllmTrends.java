@@ -74,16 +74,24 @@ final class DllmTrends {
     return new NpuReport.Trend("", "", ours, verdict, why, "");
   }
 
-  private static List<String> baseline(BenchResults.Table t, String prefix) {
-    return t.rows().stream().filter(r -> r.get(0).startsWith(prefix)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no baseline row '" + prefix + "'"));
+  /** A column of the baselines table: {stories260K, LLaMA-3-8B's shape}. */
+  private static double[] baselines(BenchResults.Section s, String column) {
+    BenchResults.Table t = s.table("#### baselines").orElseThrow();
+    int col = t.column(column, 0);
+    double[] out = new double[2];
+    String[] models = {"stories260K", "llama-3-8b"};
+    for (int i = 0; i < 2; i++) {
+      String m = models[i];
+      out[i] = BenchResults.Table.number(t.rows().stream().filter(r -> r.get(0).startsWith(m)).findFirst()
+          .orElseThrow(() -> new IllegalArgumentException("no baseline row '" + m + "'")).get(col));
+    }
+    return out;
   }
 
   private NpuReport.Trend versusAutoregressive(BenchResults.Section s) {
-    BenchResults.Table t = s.table("#### baselines").orElseThrow();
-    int col = t.column("vs autoregressive", 0);
-    double small = BenchResults.Table.number(baseline(t, "stories260K").get(col));
-    double large = BenchResults.Table.number(baseline(t, "llama-3-8b").get(col));
+    double[] x = baselines(s, "vs autoregressive");
+    double small = x[0];
+    double large = x[1];
     String verdict = large > 1.5 ? "agrees" : large > 1 ? "partly" : "disagrees";
     return trend(f("generation on sd8gen3 (edge-64 NPU on the cycle model): stories260K %.2f×, LLaMA-3-8B's shape "
         + "%.2f× (stories260K's schedule)", small, large), verdict, "A diffusion pass streams the weights once for a "
@@ -93,10 +101,9 @@ final class DllmTrends {
   }
 
   private NpuReport.Trend versusCpu(BenchResults.Section s) {
-    BenchResults.Table t = s.table("#### baselines").orElseThrow();
-    int col = t.column("vs CPU-only", 0);
-    double small = BenchResults.Table.number(baseline(t, "stories260K").get(col));
-    double large = BenchResults.Table.number(baseline(t, "llama-3-8b").get(col));
+    double[] x = baselines(s, "vs CPU-only");
+    double small = x[0];
+    double large = x[1];
     String verdict = Math.min(small, large) >= 10 ? "agrees" : Math.max(small, large) > 1 ? "partly" : "disagrees";
     return trend(f("the same diffusion schedule on the CPU roofline vs on the NPU: stories260K %.2f×, LLaMA-3-8B's "
         + "shape %.2f×", small, large), verdict, "Far below 17–42×: our sd8gen3 CPU roofline streams the weights at "
