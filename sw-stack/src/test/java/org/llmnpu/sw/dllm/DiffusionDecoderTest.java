@@ -56,17 +56,24 @@ class DiffusionDecoderTest {
     for (int p = prompt.length; p < committed.length; p++) {
       assertEquals(1, committed[p], "position " + p);
     }
+    int[] done = new int[t.steps().size() + 2 + 37 / s.blockSize()];
     for (DiffusionDecoder.Step st : t.steps()) {
-      stepsOfBlock.merge(st.block(), 1, Integer::sum);
-      List<DiffusionDecoder.Commit> here = t.commits().stream().filter(c -> c.step() == st.index()).toList();
+      int b = st.block();
+      int used = stepsOfBlock.getOrDefault(b, 0);
+      stepsOfBlock.put(b, used + 1);
+      int blockLen = Math.min(s.blockSize(), 37 - (b - 1) * s.blockSize());
+      int maskedBefore = blockLen - done[b];
+      int quota = (maskedBefore + (s.stepsPerBlock() - used) - 1) / (s.stepsPerBlock() - used);
+      List<DiffusionDecoder.Commit> here = t.commits().stream()
+          .filter(c -> c.step() == st.index() && c.block() == b).toList();
       long below = here.stream().filter(c -> c.confidence() < s.threshold()).count();
-      assertTrue(!here.isEmpty(), "step " + st.index() + " commits nothing");
-      // below-threshold commits are the quota's most confident: never more confident than an above-threshold one
-      for (DiffusionDecoder.Commit c : here) {
-        if (c.confidence() < s.threshold()) {
-          assertTrue(below <= s.blockSize(), "step " + st.index());
-        }
-      }
+      assertTrue(here.size() >= quota, "step " + st.index() + " commits " + here.size() + " < quota " + quota);
+      assertTrue(below <= quota, "step " + st.index() + " commits " + below + " below the threshold, quota " + quota);
+      // the below-threshold commits are the least confident of the step's commits
+      double minAbove = here.stream().filter(c -> c.confidence() >= s.threshold())
+          .mapToDouble(DiffusionDecoder.Commit::confidence).min().orElse(1);
+      assertTrue(here.stream().allMatch(c -> c.confidence() <= minAbove || c.confidence() >= s.threshold()));
+      done[b] += here.size();
     }
     for (int steps : stepsOfBlock.values()) {
       assertTrue(steps <= s.stepsPerBlock(), "a block took " + steps + " steps");
