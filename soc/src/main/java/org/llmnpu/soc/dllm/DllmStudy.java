@@ -96,7 +96,8 @@ public final class DllmStudy {
       throw new IllegalArgumentException("--prompt plus --generate must fit the model's context " + c.maxSeqLen()
           + " (each >= 1), got " + o.promptTokens() + " + " + o.generate());
     }
-    int[] prompt = SampledSequences.sample(m, 1, o.promptTokens(), 7)[0];
+    int[] prompt = java.util.Arrays.copyOf(SampledSequences.sample(m, 1, Math.max(2, o.promptTokens()), 7)[0],
+        o.promptTokens());
     int len = o.promptTokens() + o.generate();
     DllmSettings s = o.settings();
     DiffusionDecoder.Trace all = DiffusionDecoder.decode(m, prompt, o.generate(), s);
