@@ -398,6 +398,21 @@ abstract class CommandCosts {
     cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
     noteBesideWindow();
   }
+  /**
+   * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, and the cycle
+   * model takes its results as every scratchpad byte ({@code CommandCostSink#visitGemm}), so the next copy waits for it.
+   */
+  final void accumulatingGemm(int m, int k, int n) {
+    long tag = resultTag;
+    long rows = resultRows;
+    resultTag = 0;
+    resultRows = Long.MAX_VALUE;
+    gemm(m, k, n, false);
+    resultTag = tag;
+    resultRows = rows;
+    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
+  }
+
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
     streamedGemm(m, k, n, int4, sparse, false, true);
