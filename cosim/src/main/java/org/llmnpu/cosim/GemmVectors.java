@@ -100,6 +100,11 @@ public final class GemmVectors {
     }
 
     @Override
+    public OptionalLong visitDspLoad(Command.DspLoad c) {
+      return NONE;
+    }
+
+    @Override
     public OptionalLong visitSnapshot(Command.Snapshot c) {
       return NONE;
     }

@@ -25,7 +25,9 @@ import org.llmnpu.verilator.SimModes;
  * the golden simulator with every counter and cycle equal (the DSP lanes' pipelined units are gated in {@code checked}
  * too: their registers change freely when ungated, so the bit-exact run checks their enables). The default NPU has
  * one gating cell per unit, one per DSP lane and pipelined unit inside the DSP's, and one per bank written at most
- * once per command (command register, landing register, queue slots, snapshot latch: checked like the units').
+ * once per command (command register, landing register, queue slots, snapshot latch: checked like the units'), and
+ * inside the GEMM engine's the MAC array's, with its PEs' wavefront gates (gated in {@code checked} too, checked by the
+ * bit-exact runs) and row-shadow gates (checked like the units').
  */
 class ClockGatingCosimTest {
   private interface Generator {
@@ -73,11 +75,19 @@ class ClockGatingCosimTest {
     // inside the DSP's gate: one per lane and pipelined unit (FP16, FMA16, FP32, convert)
     assertEquals(4 * NpuConfig.defaults().dspLanes(),
         on.gatedBanks().stream().filter(b -> b.path().matches("dspPath_dsp\\.lane_[0-9]+\\.[a-z0-9]+Pipe")).count());
+    // inside the GEMM engine's gate: the MAC array's, and inside it one per PE wavefront and one per row's shadows
+    int rows = NpuConfig.defaults().rows();
+    java.util.Set<String> engineGates = on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path)
+        .filter(p -> p.startsWith("gemm.")).collect(java.util.stream.Collectors.toSet());
+    assertTrue(engineGates.contains("gemm.macArray"), engineGates.toString());
+    assertEquals(1 + (2 * rows - 1) + rows, engineGates.size(), engineGates.toString());
+    assertTrue(engineGates.contains("gemm.array.wavefront" + (2 * rows - 2)), engineGates.toString());
+    assertTrue(engineGates.contains("gemm.array.shadowRow" + (rows - 1)), engineGates.toString());
     assertTrue(on.gatedRegisterBits() > on.registerBits() / 2,
         on.gatedRegisterBits() + " of " + on.registerBits() + " register bits gated");
     assertTrue(off.gatedBanks().isEmpty());
-    // the gates add the warm-up counter, the DSP's and PPM's settling counters and the pipelined units' enables in
-    // execute 2..N−1 (2 per unit with 4 stages), nothing else
-    assertTrue(on.registerBits() - off.registerBits() <= 32, on.registerBits() + " vs " + off.registerBits());
+    // the gates add the warm-up counter, the DSP's and PPM's settling counters, the pipelined units' enables in
+    // execute 2..N−1 (2 per unit with 4 stages) and the MAC array's warm-up counter, nothing else
+    assertTrue(on.registerBits() - off.registerBits() <= 40, on.registerBits() + " vs " + off.registerBits());
   }
 }

@@ -70,6 +70,7 @@ public final class Assembler {
     OPERANDS.put(Opcode.DSPIN, List.of("spad", "spadStride", "rowElems", "rows", "dst", "format", "shift"));
     OPERANDS.put(Opcode.DSPOUT, List.of("spad", "spadStride", "rowElems", "rows", "src", "format"));
     OPERANDS.put(Opcode.DSPRUN, List.of("prog", "words"));
+    OPERANDS.put(Opcode.DSPLD, List.of("prog", "words", "at"));
     OPERANDS.put(Opcode.SNAPSHOT, List.of("ext"));
     OPERANDS.put(Opcode.LOADMX, List.of("ext", "extStride", "spad", "spadStride", "rowBytes", "rows", "format"));
     OPERANDS.put(Opcode.PPMCFG, List.of("ext", "channels"));
@@ -81,7 +82,7 @@ public final class Assembler {
 
   /** Operands that may be left out, with their default (the last operands of their command). */
   static final Map<Opcode, Map<String, Long>> OPTIONAL = Map.of(Opcode.GEMM, orderedDefaults("sparsity", "accumulate", "wStream", "wInt4", "ppm"),
-      Opcode.PPMCFG, orderedDefaults("first"));
+      Opcode.PPMCFG, orderedDefaults("first"), Opcode.DSPRUN, orderedDefaults("entry"));
 
   /** Optional operands in this order, each defaulting to 0. */
   private static Map<String, Long> orderedDefaults(String... names) {
@@ -234,7 +235,8 @@ public final class Assembler {
         case DSPTAB -> b.add(new Command.DspTab(v[0]));
         case DSPIN -> b.add(new Command.DspIn(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         case DSPOUT -> b.add(new Command.DspOut(v[0], v[1], v[2], v[3], v[4], v[5]));
-        case DSPRUN -> b.add(new Command.DspRun(v[0], v[1]));
+        case DSPRUN -> b.add(new Command.DspRun(v[0], v[1], v[2]));
+        case DSPLD -> b.add(new Command.DspLoad(v[0], v[1], v[2]));
         case SNAPSHOT -> b.add(new Command.Snapshot(v[0]));
         case FENCE -> b.fence();
         case HALT -> b.halt();

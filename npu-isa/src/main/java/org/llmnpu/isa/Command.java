@@ -6,7 +6,7 @@ package org.llmnpu.isa;
  * each command are listed in {@code npu-isa/README.md} and in {@link CommandCodec}.
  */
 public sealed interface Command permits Command.Load, Command.Store, Command.Gemm, Command.Fence, Command.Halt,
-    Command.Load4, Command.DspTab, Command.DspIn, Command.DspOut, Command.DspRun, Command.Snapshot,
+    Command.Load4, Command.DspTab, Command.DspIn, Command.DspOut, Command.DspRun, Command.DspLoad, Command.Snapshot,
     Command.PpmCfg, Command.PpuTab, Command.Ppm, Command.LoadMx {
   /** Bytes per command in memory. */
   int BYTES = 32;
@@ -43,6 +43,8 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     R visitDspOut(DspOut c);
 
     R visitDspRun(DspRun c);
+
+    R visitDspLoad(DspLoad c);
 
     R visitSnapshot(Snapshot c);
 
@@ -298,10 +300,26 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
   /**
    * Loads {@code words} 64-bit DSP instruction words (little-endian) from external memory at
    * {@code prog} (line-aligned) into DSP program memory addresses 0..words−1 (the rest keep their
-   * contents) and runs the DSP from address 0 until it executes {@code HALT}. The DSP's registers
-   * and buffer persist between runs.
+   * contents) and runs the DSP from address {@code entry} until it executes {@code HALT}. With
+   * {@code words} 0 (the resident form) it loads nothing ({@code prog} is ignored) and runs the program
+   * memory as it is from {@code entry}. The DSP's registers and buffer persist between runs.
    */
-  record DspRun(long prog, long words) implements Command {
+  record DspRun(long prog, long words, long entry) implements Command {
+    /** A {@code dsprun} that loads {@code words} words and runs from address 0. */
+    public DspRun(long prog, long words) {
+      this(prog, words, 0);
+    }
+
+    /** The resident form: runs the program memory from {@code entry}, loading nothing. */
+    public static DspRun resident(long entry) {
+      return new DspRun(0, 0, entry);
+    }
+
+    /** Loads no program words. */
+    public boolean resident() {
+      return words == 0;
+    }
+
     @Override
     public Opcode opcode() {
       return Opcode.DSPRUN;
@@ -310,6 +328,23 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.visitDspRun(this);
+    }
+  }
+
+  /**
+   * Loads {@code words} 64-bit DSP instruction words (little-endian) from external memory at {@code prog}
+   * (line-aligned) into DSP program memory addresses {@code at .. at + words − 1} (the rest keep their contents)
+   * without running them: a later resident {@link DspRun} runs them. {@code 8·at} is a multiple of the line.
+   */
+  record DspLoad(long prog, long words, long at) implements Command {
+    @Override
+    public Opcode opcode() {
+      return Opcode.DSPLD;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visitDspLoad(this);
     }
   }
 

@@ -83,13 +83,21 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitDspRun(Command.DspRun r) {
-      if (r.words() < 1) {
-        return ErrorCause.BAD_SHAPE;
-      }
-      if (r.words() > p.dsp().programDepth()) {
+      if (r.words() > p.dsp().programDepth() || r.entry() >= p.dsp().programDepth()) {
         return ErrorCause.DSP_ADDRESS;
       }
-      return extRange(r.prog(), 8 * r.words());
+      return r.resident() ? ErrorCause.NONE : extRange(r.prog(), 8 * r.words());
+    }
+
+    @Override
+    public ErrorCause visitDspLoad(Command.DspLoad l) {
+      if (l.words() < 1) {
+        return ErrorCause.BAD_SHAPE;
+      }
+      if (l.at() + l.words() > p.dsp().programDepth() || l.at() % programWordsPerLine(p) != 0) {
+        return ErrorCause.DSP_ADDRESS;
+      }
+      return extRange(l.prog(), 8 * l.words());
     }
 
     @Override
@@ -208,6 +216,11 @@ final class CommandChecks {
   /** Bytes of one Y row of a GEMM: N INT8 codes through the PPM, else 4N (INT32). */
   static long yRowBytes(Command.Gemm g) {
     return g.throughPpm() ? g.n() : 4 * g.n();
+  }
+
+  /** DSP program words a memory line holds (at least one): a {@code dspld}'s {@code at} is a multiple of it. */
+  static int programWordsPerLine(MachineParams p) {
+    return Math.max(1, p.lineBytes() / 8);
   }
 
   private ErrorCause extRange(long ext, long bytes) {

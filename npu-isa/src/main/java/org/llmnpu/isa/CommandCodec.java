@@ -16,10 +16,10 @@ import java.util.Optional;
  *  6    rows                    xStride[15:0] | wStride[31:16]
  *  7    0                       yStride
  *
- * word  LOAD4       DSPTAB   DSPIN                          DSPOUT                 DSPRUN   SNAPSHOT
- *  1    as LOAD     ext      spad                           spad                   prog     ext
- *  2                         spadStride                     spadStride             words
- *  3                         rowElems[15:0] | rows[31:16]   rowElems | rows
+ * word  LOAD4       DSPTAB   DSPIN                          DSPOUT                 DSPRUN   DSPLD  SNAPSHOT
+ *  1    as LOAD     ext      spad                           spad                   prog     prog   ext
+ *  2                         spadStride                     spadStride             words    words
+ *  3                         rowElems[15:0] | rows[31:16]   rowElems | rows        entry    at
  *  4                         dst (DSP buffer row)           src (DSP buffer row)
  *  5                         format[7:0] | shift[15:8]      format[7:0]
  *                            (shift: signed 8 bits)
@@ -117,6 +117,15 @@ public final class CommandCodec {
     public int[] visitDspRun(Command.DspRun r) {
       w[1] = (int) field(r.prog(), 32, "dsprun prog");
       w[2] = (int) field(r.words(), 32, "dsprun words");
+      w[3] = (int) field(r.entry(), 32, "dsprun entry");
+      return w;
+    }
+
+    @Override
+    public int[] visitDspLoad(Command.DspLoad l) {
+      w[1] = (int) field(l.prog(), 32, "dspld prog");
+      w[2] = (int) field(l.words(), 32, "dspld words");
+      w[3] = (int) field(l.at(), 32, "dspld at");
       return w;
     }
 
@@ -216,7 +225,8 @@ public final class CommandCodec {
       case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
           (byte) (w[5] >>> 8));
       case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
-      case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]));
+      case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]), u(w[3]));
+      case DSPLD -> new Command.DspLoad(u(w[1]), u(w[2]), u(w[3]));
       case SNAPSHOT -> new Command.Snapshot(u(w[1]));
       case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]), u(w[3]));
       case PPUTAB -> new Command.PpuTab(u(w[1]));

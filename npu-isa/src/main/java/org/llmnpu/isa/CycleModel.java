@@ -32,10 +32,10 @@ package org.llmnpu.isa;
  *        systolic {@link #engineCycles} or the PiM engine's), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
  *        cycle (≥ done) in which the controller is not in a LOAD or DSPOUT
- * dispatch  while a streamed GEMM's W stream runs (to its last W write) only a DSPIN or DSPOUT goes (the others
- *        wait for it, then follow these rules); a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
+ * dispatch  while a streamed GEMM's W stream runs (to its last W write) only a DSPIN, DSPOUT or resident DSPRUN
+ *        goes (the others wait for it, then follow these rules); a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
  *        of the running GEMM's result bytes goes at once; a DSPOUT that writes none of them goes as a LOAD
- *        (and, like a LOAD, holds the drain's start while it writes); DSPRUN and DSPTAB go at once; any other
+ *        (and, like a LOAD, holds the drain's start while it writes); DSPRUN, DSPLD and DSPTAB go at once; any other
  *        command (and a STORE, DSPIN or DSPOUT that touches the results) waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
@@ -45,7 +45,9 @@ package org.llmnpu.isa;
  * dsptab (n = 768 / line beats)  as a load
  * dsprun (n = ceil(8·words / line))  program beats as a load, the run starts with the last word:
  *        next fetch at t_{n−1} + lat + 1 + run + 1 (run = instructions issued, HALT included, plus the
- *        interlock stalls of a DSP with more than one execute stage: {@code MachineParams.DspParams.executeStages})
+ *        interlock stalls of a DSP with more than one execute stage: {@code MachineParams.DspParams.executeStages});
+ *        resident (words 0, no beats) the run starts in the dispatch cycle e − 1: next fetch at e + run + 1
+ * dspld (n = ceil(8·words / line))  as a load
  * dspin, dspout  rows · ceil(rowElems / E), E = min(line / elementBytes, lanes) elements a cycle (one scratchpad line
  *        read or written a cycle; a row's last cycle moves the rest), and a dspin one cycle more
  * snapshot  waits for the back-end, then writes its beats as a store
@@ -234,6 +236,14 @@ public final class CycleModel {
     dispatch(false, true);
   }
 
+  /**
+   * The dispatch of a resident {@code dsprun} (words 0): as {@link #dispatchBeside}, and it goes beside a streamed
+   * GEMM's W stream too: it loads nothing over the memory port and uses none of the DMA's walks.
+   */
+  public void dispatchResidentRun() {
+    dispatch(false, true, false);
+  }
+
   /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
   private long finishBackEnd() {
     if (!backPending) {
@@ -280,12 +290,20 @@ public final class CycleModel {
     dspCycles += now - start;
   }
 
-  /** A {@link Command.DspRun}: {@code beats} program beats, then {@code runCycles} DSP cycles. */
+  /**
+   * A {@link Command.DspRun}: {@code beats} program beats, then {@code runCycles} DSP cycles; the run starts with
+   * the last beat's words, or, resident ({@code beats} 0), in the dispatch cycle (the one before {@code now}).
+   */
   public void dspRun(long beats, long runCycles) {
     long start = now;
-    long last = issue(beats);
-    now = last + p.memLatency() + 1 + runCycles + 1;
+    long runStart = beats == 0 ? now - 1 : issue(beats) + p.memLatency();
+    now = runStart + 1 + runCycles + 1;
     dspCycles += now - start;
+  }
+
+  /** A {@link Command.DspLoad}: {@code beats} program beats, as a {@link Command.DspTab}'s. */
+  public void dspLoad(long beats) {
+    dspTable(beats);
   }
 
   /**
@@ -305,6 +323,11 @@ public final class CycleModel {
     if (!in && backPending && drainCandidate >= start && drainCandidate < now) {
       drainCandidate = now;
     }
+  }
+
+  /** Memory beats of {@code words} DSP program words ({@code dsprun}, {@code dspld}): {@code ceil(8·words / line)}. */
+  public static long dspProgramBeats(MachineParams p, long words) {
+    return (8 * words + p.lineBytes() - 1) / p.lineBytes();
   }
 
   /**

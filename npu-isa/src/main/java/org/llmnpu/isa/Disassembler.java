@@ -77,7 +77,12 @@ public final class Disassembler {
 
     @Override
     public String visitDspRun(Command.DspRun r) {
-      return line(r, r.prog(), r.words());
+      return line(r, r.prog(), r.words()) + (r.entry() != 0 ? " entry=" + r.entry() : "");
+    }
+
+    @Override
+    public String visitDspLoad(Command.DspLoad l) {
+      return line(l, l.prog(), l.words(), l.at());
     }
 
     @Override

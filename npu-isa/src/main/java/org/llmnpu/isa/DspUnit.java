@@ -108,19 +108,26 @@ final class DspUnit {
   }
 
   /**
-   * Loads {@code words} instruction words from {@code mem} at {@code at} and runs the program; returns
-   * the cycles it took, or −1 when it had not halted after {@code maxRunCycles}.
+   * Loads {@code words} instruction words from {@code mem} at byte {@code from} into program memory addresses
+   * {@code at .. at + words − 1} (a {@link Command.DspLoad}, and the load of a {@link Command.DspRun} at 0).
    */
-  long run(byte[] mem, int at, int words) {
+  void load(byte[] mem, int from, int words, int at) {
     for (int i = 0; i < words; i++) {
       long w = 0;
       for (int b = 7; b >= 0; b--) {
-        w = w << 8 | (mem[at + 8 * i + b] & 0xFF);
+        w = w << 8 | (mem[from + 8 * i + b] & 0xFF);
       }
-      program[i] = DspInstruction.decode(w);
+      program[at + i] = DspInstruction.decode(w);
     }
+  }
+
+  /**
+   * Runs the program memory from address {@code entry}; returns the cycles it took, or −1 when it had not halted
+   * after {@code maxRunCycles}.
+   */
+  long run(int entry) {
     List<DspInstruction> code = new ArrayList<>(Arrays.asList(program));
-    return dsp.run(code, p.maxRunCycles()) ? dsp.cycles() : -1;
+    return dsp.run(code, p.maxRunCycles(), entry) ? dsp.cycles() : -1;
   }
 
   /** Instructions the last {@link #run} issued (its cycles less the interlock stalls; up to the watchdog if it fired). */

@@ -20,7 +20,10 @@ public enum Opcode {
   DSPIN(0x05, Queue.EXECUTE),
   /** Copies Vector DSP buffer elements into scratchpad rows as FP16 or INT8 codes. */
   DSPOUT(0x06, Queue.EXECUTE),
-  /** Loads a Vector DSP program from external memory and runs it until its HALT. */
+  /**
+   * Loads a Vector DSP program from external memory (or, resident, nothing) and runs it from its entry address
+   * until its HALT.
+   */
   DSPRUN(0x07, Queue.EXECUTE),
   /** Writes every performance counter (64 bits each, in {@link Counter} order) to external memory. */
   SNAPSHOT(0x08, Queue.NONE),
@@ -40,7 +43,9 @@ public enum Opcode {
   /** Waits until every earlier command has finished (all queues drained). */
   FENCE(0x0E, Queue.NONE),
   /** Ends the program: the NPU raises {@code done}. */
-  HALT(0x0F, Queue.NONE);
+  HALT(0x0F, Queue.NONE),
+  /** Loads Vector DSP program words from external memory into program memory at a word offset, without running. */
+  DSPLD(0x10, Queue.EXECUTE);
 
   /** The decoupled queue that executes a command. */
   public enum Queue { LOAD, EXECUTE, STORE, NONE }

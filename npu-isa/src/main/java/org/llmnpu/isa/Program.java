@@ -142,6 +142,21 @@ public final class Program {
       return add(new Command.DspRun(prog, words));
     }
 
+    /** A {@code dsprun} that loads {@code words} words at address 0 and runs from {@code entry}. */
+    public Builder dspRun(long prog, long words, long entry) {
+      return add(new Command.DspRun(prog, words, entry));
+    }
+
+    /** A resident {@code dsprun}: runs the program memory from {@code entry}, loading nothing. */
+    public Builder dspRunResident(long entry) {
+      return add(Command.DspRun.resident(entry));
+    }
+
+    /** A {@code dspld}: loads {@code words} words into program memory at {@code at} without running them. */
+    public Builder dspLoad(long prog, long words, long at) {
+      return add(new Command.DspLoad(prog, words, at));
+    }
+
     public Builder snapshot(long ext) {
       return add(new Command.Snapshot(ext));
     }

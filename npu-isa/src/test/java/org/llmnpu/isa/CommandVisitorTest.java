@@ -63,6 +63,11 @@ class CommandVisitorTest {
     }
 
     @Override
+    public Opcode visitDspLoad(Command.DspLoad c) {
+      return Opcode.DSPLD;
+    }
+
+    @Override
     public Opcode visitSnapshot(Command.Snapshot c) {
       return Opcode.SNAPSHOT;
     }

@@ -32,7 +32,7 @@ record BuildInputs(String top, Map<String, String> files, String harness, List<S
     List<String> flags = new ArrayList<>(List.of("--cc", "--exe", "--build", "-j", "2", "-Wno-fatal", "-Wno-lint",
         "-Wno-style", "--x-assign", "0", "--x-initial", "0", "--top-module", design.top(), "-o", "sim",
         "-MAKEFLAGS", "OPT_FAST=-O1", "-MAKEFLAGS", "OPT_SLOW=-O1"));
-    if (waves == SimOptions.Waves.VCD) {
+    if (waves == SimOptions.Waves.VCD || waves == SimOptions.Waves.VCD_OFF) {
       flags.add("--trace");
     } else if (waves == SimOptions.Waves.FST) {
       flags.add("--trace-fst");

@@ -9,11 +9,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.llmnpu.hdl.tools.ToolCpu;
 
 /** A model executable run as a local process; standard error goes to {@code stderr.log}. */
 final class LocalModel implements ModelConnection {
   private final Process process;
   private final Path stderr;
+  private final ToolCpu.Metered metered;
 
   LocalModel(Path executable, Path runDir, Path waveFile) {
     try {
@@ -23,7 +25,8 @@ final class LocalModel implements ModelConnection {
         cmd.add(waveFile.toString());
       }
       stderr = runDir.resolve("stderr.log");
-      process = new ProcessBuilder(cmd).directory(runDir.toFile()).redirectError(stderr.toFile()).start();
+      metered = ToolCpu.meter(cmd);
+      process = new ProcessBuilder(metered.command()).directory(runDir.toFile()).redirectError(stderr.toFile()).start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start model " + executable, e);
     }
@@ -64,11 +67,19 @@ final class LocalModel implements ModelConnection {
   public void close() {
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
+        kill();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      process.destroyForcibly();
+      kill();
+    } finally {
+      metered.end();
     }
+  }
+
+  /** The model and, when it runs under the CPU meter's shell, the shell too. */
+  private void kill() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
   }
 }

@@ -8,7 +8,7 @@ import java.util.Locale;
  * How to run a simulation.
  *
  * @param mode        where Verilator runs: {@code AUTO} (local if installed, else container)
- * @param waves       waveform format, or {@code NONE} (models with waves are built separately)
+ * @param waves       waveform format, or {@code NONE} (models with waves are built separately), or {@code VCD_OFF}
  * @param timeout     longest wait for an answer during which the model reports no progress (it reports
  *                    every 65,536 simulated cycles; PROTOCOL.md)
  * @param cacheDir    where built models are kept
@@ -19,8 +19,12 @@ public record SimOptions(Mode mode, Waves waves, Duration timeout, Path cacheDir
   /** Where the model is built and run. */
   public enum Mode { AUTO, LOCAL, CONTAINER }
 
-  /** Waveform file format. */
-  public enum Waves { NONE, VCD, FST }
+  /**
+   * Waveform file format. {@code VCD_OFF}: the model built for VCD (the very build {@code VCD} uses, from the same
+   * cache entry) run with no wave file, so a run that needs no waves can share the build of runs that do; its
+   * {@code waves(true)} is refused like a model built without waves.
+   */
+  public enum Waves { NONE, VCD, FST, VCD_OFF }
 
   /** The default image tag built by {@code scripts/build-verilator-image.sh}. */
   public static final String DEFAULT_IMAGE = "llmnpu/verilator:bookworm";

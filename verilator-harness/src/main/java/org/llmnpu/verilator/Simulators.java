@@ -25,7 +25,7 @@ public final class Simulators {
     SimOptions.Mode mode = resolve(options);
     BuildInputs in = BuildInputs.of(design, options.waves());
     Path runDir = runDir(options, design.top());
-    Path waves = options.waves() == SimOptions.Waves.NONE ? null
+    Path waves = options.waves() == SimOptions.Waves.NONE || options.waves() == SimOptions.Waves.VCD_OFF ? null
         : runDir.resolve(design.top() + (options.waves() == SimOptions.Waves.VCD ? ".vcd" : ".fst"));
     ModelConnection model;
     if (mode == SimOptions.Mode.LOCAL) {

@@ -1,6 +1,8 @@
 package org.llmnpu.verilator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -144,6 +146,27 @@ class HarnessBehaviourTest {
     assertTrue(text.contains("$var") && text.contains(" value "), "VCD header");
     long timestamps = text.lines().filter(l -> l.startsWith("#")).count();
     assertTrue(timestamps >= 20 && timestamps < 60, "dumping paused for 100 cycles: " + timestamps + " timestamps");
+  }
+
+  @Test
+  void aRunWithoutWavesSharesTheWavesBuild() throws Exception {
+    SimOptions o = SimModes.options(SimOptions.Mode.LOCAL);
+    Path traced = LocalToolchain.build(BuildInputs.of(counter(), SimOptions.Waves.VCD), o.cacheDir());
+    assertEquals(traced, LocalToolchain.build(BuildInputs.of(counter(), SimOptions.Waves.VCD_OFF), o.cacheDir()));
+    assertNotEquals(traced, LocalToolchain.build(BuildInputs.of(counter(), SimOptions.Waves.NONE), o.cacheDir()));
+    long[] counts = new long[2];
+    int i = 0;
+    for (SimOptions.Waves w : new SimOptions.Waves[] {SimOptions.Waves.NONE, SimOptions.Waves.VCD_OFF}) {
+      try (Simulator s = Simulators.start(counter(), o.withWaves(w))) {
+        s.reset(1);
+        s.poke("enable", 1);
+        s.step(37);
+        counts[i++] = s.peekLong("value");
+        assertNull(s.waveFile(), "no wave file with " + w);
+        assertThrows(IllegalStateException.class, () -> s.waves(true));
+      }
+    }
+    assertEquals(counts[0], counts[1]);
   }
 
   @Test

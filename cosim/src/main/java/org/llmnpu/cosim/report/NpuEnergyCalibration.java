@@ -82,19 +82,29 @@ public final class NpuEnergyCalibration {
     return new Table(EnergyTable.fromJson(cached[0], "cached energy calibration"), cached[1]);
   }
 
-  /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 6 (GEMM engine, 2-lane Vector DSP "
-      + "of the NPU's stages, 2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop, the "
-      + "NPU's own data paths on the NPU with its gated clocks ideal and open in every run; constants tied for OpenSTA)";
-
   /**
-   * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
-   * as {table JSON, source}: the calibration is deterministic (seeded workloads, RTL, tools), so
-   * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
-   * versions, the library, the clock and the seed, and a warm run skips the simulations.
+   * Runs the blocks' calibration runs of {@link #table} — the GEMM engine, DSP, PPM (and PiM macro) — unless the
+   * table is given or already cached, so that their syntheses and OpenSTA runs are in the PPA cache when the table is
+   * asked for: a job graph runs this beside the NPU's synthesis and asks for the table once that synthesis is done
+   * (the NPU's data paths need it), instead of holding a worker that waits for it. The table then repeats only the
+   * blocks' short simulations (their OpenSTA runs are found in the cache by their activity).
+   *
+   * @return true when runs were made, false when there was nothing to do
    */
-  private String[] calibratedTable(NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
-                                   int pimBitsPerCycle) {
+  public boolean prepare(Path energyTable, NpuConfig npu, String engineModule, int pimBitsPerCycle) {
+    if (energyTable != null || ppa.cache().get(tableKey(npu, engineModule, pimBitsPerCycle)).isPresent()) {
+      return false;
+    }
+    try {
+      blocks(npu.rows(), npu, pimBitsPerCycle);
+    } catch (IllegalStateException e) {
+      log.accept("  " + e.getMessage() + " (the table falls back when it is asked for)");
+    }
+    return true;
+  }
+
+  /** The calibrated table's cache key: the engines' Verilog, the tools' versions, the library, clock and seed. */
+  private String tableKey(NpuConfig npu, String engineModule, int pimBitsPerCycle) {
     int r = npu.rows();
     List<String> parts = new ArrayList<>(List.of(CALIBRATION_VERSION, ToolVersions.yosys(),
         ToolVersions.sta(), ppa.liberty().toString(), Double.toString(ppa.clockNs()),
@@ -124,7 +134,24 @@ public final class NpuEnergyCalibration {
         parts.add(new TreeMap<>(Verilog.emit(new GemmEngine(cfg)).files()).toString());
       }
     }
-    String key = ContentCache.key(parts);
+    return ContentCache.key(parts);
+  }
+
+  /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 6 (GEMM engine, 2-lane Vector DSP "
+      + "of the NPU's stages, 2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop, the "
+      + "NPU's own data paths on the NPU with its gated clocks ideal and open in every run; constants tied for OpenSTA)";
+
+  /**
+   * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
+   * as {table JSON, source}: the calibration is deterministic (seeded workloads, RTL, tools), so
+   * its result is kept in the PPA cache under the hash of the engines' Verilog, the tools'
+   * versions, the library, the clock and the seed, and a warm run skips the simulations.
+   */
+  private String[] calibratedTable(NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
+                                   int pimBitsPerCycle) {
+    int r = npu.rows();
+    String key = tableKey(npu, engineModule, pimBitsPerCycle);
     var hit = ppa.cache().get(key);
     if (hit.isPresent() && hit.get().containsKey("energy.json") && hit.get().containsKey("source.txt")) {
       log.accept("  energy table: cached calibration (" + hit.get().get("source.txt").strip() + ")");

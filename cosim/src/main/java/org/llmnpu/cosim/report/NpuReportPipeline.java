@@ -118,7 +118,9 @@ public final class NpuReportPipeline {
         + "counters leave out; the DSP lanes' pipelined units (their own gates inside the DSP's) are charged N − 1 "
         + "cycles per operation they issued, an upper bound (operations in flight together share cycles); the banks "
         + "written at most once per command (command register, landing register, queue slots, snapshot latch) one "
-        + "cycle per command decoded.");
+        + "cycle per command decoded; the MAC array (its own gate inside the GEMM engine's) in the array's cycles, "
+        + "its PEs' wavefront and row-shadow gates one cycle per input vector the engine took (arrayVectors, an "
+        + "upper bound).");
     return out;
   }
 
@@ -162,14 +164,18 @@ public final class NpuReportPipeline {
     return npu;
   }
 
-  /** Random DMA/GEMM programs and the decoder's phases on the NPU's RTL (Verilator) against the golden model. */
+  /**
+   * Random DMA/GEMM programs and the decoder's phases on the NPU's RTL (Verilator) against the golden model. When the
+   * energy table is calibrated, the model is the calibration's own build of the NPU (built for waves, run here with
+   * none: {@link SimOptions.Waves#VCD_OFF}), so the report compiles the NPU once, not twice.
+   */
   public Cosim cosim() {
     NpuConfig c = o.config();
     MachineParams mp = c.machine();
     List<NpuReport.CyclePoint> points = new ArrayList<>();
     List<DecoderPhases.PhaseRun> phases;
     boolean pass = true;
-    try (NpuRtl rtl = NpuRtl.start(c, sim)) {
+    try (NpuRtl rtl = NpuRtl.start(c, cosimSim())) {
       for (int i = 0; i < o.randomPrograms(); i++) {
         RandomPrograms.Case rc = RandomPrograms.generate(mp, new Random(o.seed() * 1000 + i), 3, i % 2 == 1);
         ProgramCosim.Outcome out = ProgramCosim.run(rtl, rc.image(), rc.programAddress());
@@ -188,6 +194,12 @@ public final class NpuReportPipeline {
     return new Cosim(points, phases, pass);
   }
 
+  /** The co-simulation's model: the calibration's waves build (no wave file) when the table is calibrated. */
+  SimOptions cosimSim() {
+    return o.energyTable() == null && sim.waves() == SimOptions.Waves.NONE ? sim.withWaves(SimOptions.Waves.VCD_OFF)
+        : sim;
+  }
+
   /**
    * The energy table: read from the options' file, or calibrated on the NPU's engine size and data paths (cached;
    * {@link NpuEnergyCalibration}). It needs no synthesis of the top: only when the calibration falls back to a smaller
@@ -195,10 +207,31 @@ public final class NpuReportPipeline {
    */
   public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted) {
     NpuConfig c = o.config();
-    InstanceDesigns.Unit engine = InstanceDesigns.of(top, emitted).stream().filter(u -> isEngine(top, u.instances()))
-        .findFirst().orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units"));
+    InstanceDesigns.Unit engine = engineUnit(top, emitted);
     return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).table(o.energyTable(), c, engine.module(),
-        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0);
+        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c));
+  }
+
+  /**
+   * The energy calibration's block runs (GEMM engine, DSP, PPM, PiM) ahead of {@link #energyTable}, which then needs
+   * the NPU's synthesis for its data paths only ({@link NpuEnergyCalibration#prepare}); nothing when the table is
+   * given or cached.
+   *
+   * @return true when runs were made
+   */
+  public boolean energyBlocks(Npu top, VerilogDesign emitted) {
+    NpuConfig c = o.config();
+    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).prepare(o.energyTable(), c,
+        engineUnit(top, emitted).module(), pimBitsPerCycle(c));
+  }
+
+  private static InstanceDesigns.Unit engineUnit(Npu top, VerilogDesign emitted) {
+    return InstanceDesigns.of(top, emitted).stream().filter(u -> isEngine(top, u.instances())).findFirst()
+        .orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units"));
+  }
+
+  private static int pimBitsPerCycle(NpuConfig c) {
+    return c.engineTiming().pim() ? c.engineTiming().bitsPerCycle() : 0;
   }
 
   /**

@@ -107,26 +107,29 @@ class DecodeEnergyBenchmark {
       StringBuilder byUnit = new StringBuilder("  by unit (uJ/token):");
       gated.byUnitPj().forEach((u, pj) -> byUnit.append(String.format(Locale.ROOT, " %s %.1f;", u, pj / tokens / 1e6)));
       System.out.println(byUnit);
+      printIdleByBank(shape, counters, table, tokens);
     }
   }
 
   /**
    * The decode step's counters alone (golden ISA simulator and cycle model, no tools): per fusion level, the cycles,
-   * each clock gate's open fraction by its counter, the DMA bytes, commands and DSP instructions.
+   * each clock gate's open fraction by its counter (the GEMM engine's, the MAC array's, the PEs' wavefront and
+   * row-shadow gates' by {@code arrayVectors}, the DSP's, the PPM's), the DMA bytes, commands and DSP instructions.
    */
   @Test
   void decodeStepCountersByFusion() throws Exception {
     NpuReportPipeline.Options o = NpuDemo.defaults();
-    System.out.printf("%-9s %9s %9s %9s %9s %11s %9s %9s  %s%n", "fusion", "cycles", "gemm open", "dsp open",
-        "ppm open", "DMA bytes", "commands", "dspInstr", "DSP pipelined units' operations (fp16 fma16 fp32 convert)");
+    System.out.printf("%-9s %9s %9s %10s %8s %9s %9s %11s %9s %9s  %s%n", "fusion", "cycles", "gemm open",
+        "array open", "PE open", "dsp open", "ppm open", "DMA bytes", "commands", "dspInstr", "DSP pipelined units' operations (fp16 fma16 fp32 convert)");
     for (String fusion : FUSIONS) {
       DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", PROMPT, 2, "int8",
           DecoderRun.Engine.GOLDEN, o.seed(), 0, 0, fusion), o.config(), SimOptions.fromEnvironment());
       double cycles = r.total("decode", Counter.CYCLES);
       long[] pipes = r.dspPipeIssues("decode");
-      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %9.3f %9.3f %,11d %,9d %,9d  %,d %,d %,d %,d%n", fusion,
-          (long) cycles,
-          r.total("decode", Counter.GEMM_CYCLES) / cycles, r.total("decode", Counter.DSP_CYCLES) / cycles,
+      System.out.printf(Locale.ROOT, "%-9s %,9d %9.3f %10.3f %8.4f %9.3f %9.3f %,11d %,9d %,9d  %,d %,d %,d %,d%n",
+          fusion, (long) cycles, r.total("decode", Counter.GEMM_CYCLES) / cycles,
+          r.total("decode", Counter.ARRAY_CYCLES) / cycles, r.arrayVectors("decode") / cycles,
+          r.total("decode", Counter.DSP_CYCLES) / cycles,
           r.total("decode", Counter.PPM_CYCLES) / cycles,
           r.total("decode", Counter.DMA_LOAD_BYTES) + r.total("decode", Counter.DMA_STORE_BYTES),
           r.total("decode", Counter.COMMANDS), r.total("decode", Counter.DSP_INSTRUCTIONS), pipes[0], pipes[1],
@@ -135,22 +138,74 @@ class DecodeEnergyBenchmark {
   }
 
   /**
-   * The gates as they were before the DSP lanes' pipelined units and the banks written once per command had their
-   * own: each pipelined-unit gate's flip-flops back on the DSP's gate (its clock), the per-command banks' back on the
-   * ungated clock, for the comparison in one run on the same synthesis.
+   * The gates as they were before the DSP lanes' pipelined units, the MAC array and the banks written once per command
+   * had their own: each pipelined-unit gate's flip-flops back on the DSP's gate (its clock), the MAC array's on the
+   * GEMM engine's, the per-command banks' back on the ungated clock, for the comparison in one run on the same
+   * synthesis.
    */
   static List<EnergyEstimate.GatedUnit> unitGatesOnly(List<EnergyEstimate.GatedUnit> gates) {
     long pipes = gates.stream().filter(g -> g.name().endsWith("Pipe")).mapToLong(EnergyEstimate.GatedUnit::flipFlops)
         .sum();
+    long array = gates.stream().filter(DecodeEnergyBenchmark::insideTheArray)
+        .mapToLong(EnergyEstimate.GatedUnit::flipFlops).sum();
     List<EnergyEstimate.GatedUnit> out = new ArrayList<>();
     for (EnergyEstimate.GatedUnit g : gates) {
-      if (g.name().endsWith("Pipe") || g.enableCounter().equals(Counter.COMMANDS.key())) {
+      if (g.name().endsWith("Pipe") || g.enableCounter().equals(Counter.COMMANDS.key()) || insideTheArray(g)) {
         continue;
       }
-      out.add(g.enableCounter().equals(Counter.DSP_CYCLES.key())
-          ? new EnergyEstimate.GatedUnit(g.name(), g.flipFlops() + pipes, g.enableCounter()) : g);
+      // the pipes go back on the DSP unit's own gate only (the dspin chunk register's gate shares its counter)
+      long back = isDspUnitGate(g) ? pipes
+          : g.enableCounter().equals(Counter.GEMM_CYCLES.key()) ? array : 0;
+      out.add(back > 0 ? new EnergyEstimate.GatedUnit(g.name(), g.flipFlops() + back, g.enableCounter()) : g);
     }
     return out;
+  }
+
+  /** The Vector DSP's unit gate (last path segment {@code dspUnit}), which held the lanes' pipelined units before. */
+  private static boolean isDspUnitGate(EnergyEstimate.GatedUnit g) {
+    String n = g.name();
+    return n.substring(Math.max(n.lastIndexOf('.'), n.lastIndexOf('_')) + 1).equals("dspUnit");
+  }
+
+  /** The MAC array's gate and the PEs' wavefront and row-shadow gates inside it, all inside the GEMM engine's. */
+  private static boolean insideTheArray(EnergyEstimate.GatedUnit g) {
+    return g.enableCounter().equals(Counter.ARRAY_CYCLES.key())
+        || g.enableCounter().equals(EnergyEstimate.ARRAY_VECTORS);
+  }
+
+  /**
+   * The clock + leakage of the step by register bank ({@link EnergyEstimate#idleByBank}): flip-flops, the fraction of
+   * the step their clock runs, µJ per token; the DSP lanes' gates of one unit on one line.
+   */
+  static void printIdleByBank(EnergyEstimate.Shape shape, Map<String, Long> counters, EnergyTable table,
+                              long tokens) {
+    double cycles = counters.get(Counter.CYCLES.key());
+    double pjPerFfCycle = table.pj(org.llmnpu.reports.energy.EnergyAction.IDLE_FLIP_FLOP, NodeScaling.Node.N180);
+    Map<String, long[]> flops = new LinkedHashMap<>();
+    long gatedFlops = shape.gatedUnits().stream().mapToLong(EnergyEstimate.GatedUnit::flipFlops).sum();
+    flops.put(EnergyEstimate.ALWAYS_CLOCKED, new long[] {shape.flipFlops() - gatedFlops});
+    shape.gatedUnits().forEach(g -> flops.merge(bankGroup(g.name()), new long[] {g.flipFlops()},
+        (a, b) -> new long[] {a[0] + b[0]}));
+    flops.put(EnergyEstimate.GATE_CELLS, new long[] {Math.round(shape.gatedUnits().size()
+        * EnergyEstimate.GATE_CELL_FLIP_FLOPS)});
+    Map<String, Double> ffCycles = new LinkedHashMap<>();
+    EnergyEstimate.idleByBank(shape, counters, cycles).forEach((bank, c) -> ffCycles.merge(bankGroup(bank), c,
+        Double::sum));
+    System.out.printf(Locale.ROOT, "  clock + leakage by bank (%.4f pJ per clocked flip-flop and cycle; flip-flops, "
+        + "clock open, uJ/token):%n", pjPerFfCycle);
+    ffCycles.forEach((bank, c) -> {
+      long n = flops.get(bank)[0];
+      System.out.printf(Locale.ROOT, "    %-34s %,7d ff %6.1f%% %8.1f%n", bank, n, n == 0 ? 0 : 100 * c / (n * cycles),
+          c * pjPerFfCycle / tokens / 1e6);
+    });
+  }
+
+  /**
+   * The bank's line in {@link #printIdleByBank}: the DSP lanes' gates of a unit together ({@code lane_*}), the MAC
+   * array's wavefront gates together ({@code wavefront*}), its row-shadow gates together ({@code shadowRow*}).
+   */
+  static String bankGroup(String bank) {
+    return bank.replaceAll("lane_[0-9]+", "lane_*").replaceAll("(wavefront|shadowRow)[0-9]+$", "$1*");
   }
 
   private static double idleShare(EnergyEstimate e) {

@@ -35,10 +35,10 @@ class RegisterBanksBenchmark {
     System.out.printf(Locale.ROOT, "default NPU: %,d register bits (generator), clockGating %s%n", total,
         NpuConfig.defaults().clockGating());
     long gated = 0;
-    // the lanes' gates of one unit on one line: lane_<i> becomes lane_*
+    // the lanes' gates of one unit on one line (lane_<i> becomes lane_*), the PE wavefronts' and row shadows' too
     Map<String, long[]> byGate = new java.util.LinkedHashMap<>();
     for (VerilogDesign.GatedBankInfo b : emitted.gatedBanks()) {
-      byGate.merge(b.path().replaceAll("lane_[0-9]+", "lane_*"), new long[] {1, b.registerBits()},
+      byGate.merge(DecodeEnergyBenchmark.bankGroup(b.path()), new long[] {1, b.registerBits()},
           (x, y) -> new long[] {x[0] + y[0], x[1] + y[1]});
       gated += b.registerBits();
     }

@@ -10,8 +10,9 @@ package org.llmnpu.flow.graph;
  *                or was found, the cache entry it is stored under
  * @param cause   for a failed job the exception and where it was thrown, for a skipped one the failed dependency;
  *                empty otherwise
+ * @param cpu     CPU time its body used (0 when cached or skipped)
  */
-public record JobOutcome(String id, Status status, double seconds, String key, String cause) {
+public record JobOutcome(String id, Status status, double seconds, String key, String cause, JobCpu cpu) {
   /** How the job ended. */
   public enum Status {
     /** its body ran and returned */

@@ -1,5 +1,7 @@
 package org.llmnpu.flow.graph;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +21,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.llmnpu.hdl.tools.ToolCpu;
 import org.llmnpu.reports.ppa.ContentCache;
 
 /**
@@ -34,8 +38,9 @@ import org.llmnpu.reports.ppa.ContentCache;
  * atomic rename before any dependent starts, so an interrupted or failed run loses no finished work, and two runs
  * (threads or processes) that need the same absent entry compute it once (the cache's lock file).
  *
- * <p><b>Progress.</b> Each start and end is a line; every {@code progressPeriod} each running job gets a line with
- * its elapsed time, so a long synthesis is never silent. Lines go to one consumer, one at a time.
+ * <p><b>Progress.</b> Each start and end is a line, the end with the job's CPU time ({@link JobCpu}: the tool
+ * processes it started, metered by {@link ToolCpu}, and its own thread); every {@code progressPeriod} each running job
+ * gets a line with its elapsed time, so a long synthesis is never silent. Lines go to one consumer, one at a time.
  *
  * <p><b>Failures.</b> A job that throws is FAILED with its cause (the exception, its causes and the first toolkit
  * source line it came from); the jobs depending on it are SKIPPED naming it; every other job still runs.
@@ -108,7 +113,7 @@ public final class JobRunner {
           if (failedDep != null) {
             outcomes.put(j.id(), new JobOutcome(j.id(), JobOutcome.Status.SKIPPED, 0, "",
                 "not run: it depends on " + failedDep + ", which " + outcomes.get(failedDep).status().name()
-                    .toLowerCase(Locale.ROOT)));
+                    .toLowerCase(Locale.ROOT), JobCpu.NONE));
             print(j.id() + ": skipped (" + failedDep + " did not end well)");
             continue;
           }
@@ -148,6 +153,24 @@ public final class JobRunner {
   }
 
   private Finished execute(Job<?> job, String key, Map<String, Object> inputs) {
+    ToolCpu.Ledger tools = new ToolCpu.Ledger();
+    ToolCpu.open(tools);
+    long threadStart = threadCpuNanos();
+    try {
+      return execute(job, key, inputs, () -> new JobCpu(tools.seconds(), tools.processes(),
+          threadStart < 0 ? Double.NaN : (threadCpuNanos() - threadStart) / 1e9));
+    } finally {
+      ToolCpu.close();
+    }
+  }
+
+  /** This thread's CPU time (user + system), ns; -1 when the JVM cannot measure it. */
+  private static long threadCpuNanos() {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    return mx.isCurrentThreadCpuTimeSupported() ? mx.getCurrentThreadCpuTime() : -1;
+  }
+
+  private Finished execute(Job<?> job, String key, Map<String, Object> inputs, Supplier<JobCpu> cpu) {
     long start = System.nanoTime();
     JobContext ctx = new JobContext() {
       @Override
@@ -170,13 +193,14 @@ public final class JobRunner {
         running.put(job.id(), start);
         print(job.id() + ": started");
         Object value = job.body().run(ctx);
-        return ended(job, JobOutcome.Status.RAN, start, key, value, key);
+        return ended(job, JobOutcome.Status.RAN, start, key, value, key, cpu.get());
       }
       var hit = cache.get(key);
       if (hit.isPresent()) {
         Object value = job.codec().decode(hit.get());
         print(job.id() + ": cached (" + key.substring(0, 12) + ")");
-        return new Finished(new JobOutcome(job.id(), JobOutcome.Status.CACHED, 0, key, ""), value, contentHash(hit.get()));
+        return new Finished(new JobOutcome(job.id(), JobOutcome.Status.CACHED, 0, key, "", JobCpu.NONE), value,
+            contentHash(hit.get()));
       }
       running.put(job.id(), start);
       print(job.id() + ": started");
@@ -193,14 +217,15 @@ public final class JobRunner {
       });
       Object value = job.codec().decode(files);
       return ended(job, ran[0] ? JobOutcome.Status.RAN : JobOutcome.Status.CACHED, start, key, value,
-          contentHash(files));
+          contentHash(files), cpu.get());
     } catch (Throwable e) {
       Throwable cause = e instanceof JobBodyException ? e.getCause() : e;
       running.remove(job.id());
       double s = (System.nanoTime() - start) / 1e9;
       String why = describe(cause);
-      print(job.id() + ": FAILED after " + elapsed(s) + ": " + why);
-      return new Finished(new JobOutcome(job.id(), JobOutcome.Status.FAILED, s, key, why), null, null);
+      JobCpu used = cpu.get();
+      print(job.id() + ": FAILED after " + elapsed(s) + ", " + used + ": " + why);
+      return new Finished(new JobOutcome(job.id(), JobOutcome.Status.FAILED, s, key, why, used), null, null);
     }
   }
 
@@ -209,12 +234,13 @@ public final class JobRunner {
     return job.codec().encode((T) value);
   }
 
-  private Finished ended(Job<?> job, JobOutcome.Status status, long start, String key, Object value, String id) {
+  private Finished ended(Job<?> job, JobOutcome.Status status, long start, String key, Object value, String id,
+                         JobCpu cpu) {
     running.remove(job.id());
     double s = (System.nanoTime() - start) / 1e9;
-    print(job.id() + ": " + (status == JobOutcome.Status.RAN ? "done in " + elapsed(s) : "cached (another run "
-        + "computed it meanwhile)"));
-    return new Finished(new JobOutcome(job.id(), status, s, key, ""), value, id);
+    print(job.id() + ": " + (status == JobOutcome.Status.RAN ? "done in " + elapsed(s) + ", " + cpu
+        : "cached (another run computed it meanwhile)"));
+    return new Finished(new JobOutcome(job.id(), status, s, key, "", cpu), value, id);
   }
 
   /** Wraps a checked exception of a job's body through the cache's supplier. */

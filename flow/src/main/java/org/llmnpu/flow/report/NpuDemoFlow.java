@@ -30,11 +30,11 @@ public final class NpuDemoFlow {
       return result != null && result.passed();
     }
 
-    /** One line per job: its status and wall time, or its cause. */
+    /** One line per job: its status, wall time and CPU time (tools and its own thread), or its cause. */
     public List<String> jobLines() {
       return run.outcomes().stream().map(o -> String.format(Locale.ROOT, "  %-28s %-7s %s", o.id(),
           o.status().name().toLowerCase(Locale.ROOT), o.ok() ? o.status() == JobOutcome.Status.RAN
-              ? String.format(Locale.ROOT, "%.1f s", o.seconds()) : "" : o.cause())).toList();
+              ? String.format(Locale.ROOT, "%7.1f s, %s", o.seconds(), o.cpu()) : "" : o.cause())).toList();
     }
   }
 

@@ -28,7 +28,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * generate ─► lint                          (npu demo)
  * synth:npu ─► area:&lt;unit&gt; (units the top keeps) ─┐
  * synth:&lt;unit&gt; (units the top flattens) ──────────┤
- * energy ─────────────────────────────────────────┤
+ * energy:blocks, synth:npu ─► energy ─────────────┤
  * cosim ──────────────────────────────────────────┴► report ─► write   (write: npu demo)
  * </pre>
  *
@@ -40,9 +40,11 @@ import org.llmnpu.rtl.npu.NpuConfig;
  *   {@code area:<module>}: a unit the top keeps as a module (GEMM engine, PPM, Vector DSP) — its share of the top's
  *   synthesis ({@link NpuReportPipeline#share}: Yosys's per-module stat, no second run, no timing of its own);
  *   {@code synth:<module>}: a unit the top flattens into itself, synthesized and timed on its own.</li>
- *   <li>{@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
- *   {@link NpuEnergyCalibration}, whose result is cached under the engines' Verilog, tools, clock and seed); it waits
- *   for no synthesis of the NPU, so it starts at once beside {@code synth:npu}.</li>
+ *   <li>{@code energy:blocks}: the calibration's runs of the blocks (GEMM engine, DSP, PPM; {@link
+ *   NpuEnergyCalibration#prepare}), at once beside {@code synth:npu}; {@code energy}: the energy table (read from a
+ *   file, or calibrated on the NPU's engine size and data paths: {@link NpuEnergyCalibration}, cached under the
+ *   engines' Verilog, tools, clock and seed) once the blocks' runs are in the cache and the NPU is synthesized (the
+ *   data paths' power runs are on its netlist), so no worker sits waiting for the top's synthesis.</li>
  *   <li>{@code cosim}: random programs and the decoder's phases on the RTL in Verilator against the golden ISA
  *   simulator (cached: the Verilog, the options, the toolkit's build and Verilator's version).</li>
  *   <li>{@code report}: area split, energy per token, roofline, seed trends, SoC section; {@code write}: the report
@@ -59,6 +61,7 @@ public final class NpuReportJobs {
   private final Job<List<String>> lint;
   private final Job<PpaResult> synthTop;
   private final List<Job<NpuReport.Unit>> units = new ArrayList<>();
+  private final Job<Boolean> energyBlocks;
   private final Job<NpuEnergyCalibration.Table> energy;
   private final Job<NpuReportPipeline.Cosim> cosim;
   private final Job<NpuReportPipeline.Result> report;
@@ -106,7 +109,9 @@ public final class NpuReportJobs {
           : Job.uncached("synth:" + u.module(), List.of(), with(files(u.design()), ppaInputs),
               ctx -> NpuReportPipeline.unit(u, ppa, ctx::log)));
     }
-    energy = Job.uncached("energy", List.of(), List.of(opts, ppaInputs, toolkit, verilator),
+    energyBlocks = Job.uncached("energy:blocks", List.of(), List.of(opts, ppaInputs, toolkit, verilator),
+        ctx -> new NpuReportPipeline(options, ctx::log).energyBlocks(top, design));
+    energy = Job.uncached("energy", List.of(energyBlocks, synthTop), List.of(opts, ppaInputs, toolkit, verilator),
         ctx -> new NpuReportPipeline(options, ctx::log).energyTable(top, design));
     cosim = Job.cached("cosim", List.of(), with(verilog, opts, toolkit, verilator),
         JobCodec.json(NpuReportPipeline.Cosim.class), ctx -> new NpuReportPipeline(options, ctx::log).cosim());
@@ -127,11 +132,11 @@ public final class NpuReportJobs {
   }
 
   /**
-   * The jobs to run, longest first: the top's synthesis, the energy calibration, the co-simulation, the units, then
-   * the rest. The runner starts ready jobs in this order.
+   * The jobs to run, longest first: the top's synthesis, the energy calibration (its blocks, then the table as soon
+   * as it is ready), the co-simulation, the units, then the rest. The runner starts ready jobs in this order.
    */
   public List<Job<?>> goals() {
-    List<Job<?>> g = new ArrayList<>(List.of(synthTop, energy, cosim));
+    List<Job<?>> g = new ArrayList<>(List.of(synthTop, energyBlocks, energy, cosim));
     g.addAll(units);
     g.add(generate);
     g.add(lint);

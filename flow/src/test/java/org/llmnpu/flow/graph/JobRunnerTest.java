@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.llmnpu.hdl.tools.ExternalTool;
 import org.llmnpu.reports.ppa.ContentCache;
 
 class JobRunnerTest {
@@ -153,5 +155,45 @@ class JobRunnerTest {
     assertTrue(o.cause().contains("does not declare"), o.cause());
     Job<Integer> twin = Job.uncached("a", List.of(), List.of(), c -> 2);
     assertThrows(IllegalArgumentException.class, () -> runner(1).run(List.of(a, twin)));
+  }
+
+  /** A shell loop of about half a second of CPU, as a tool the job starts. */
+  private static final List<String> BUSY_TOOL = List.of("sh", "-c",
+      "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done");
+
+  @Test
+  void eachJobIsChargedTheCpuOfItsOwnToolsAndThread() throws Exception {
+    Job<String> tool = Job.uncached("tool", List.of(), List.of(), c -> {
+      ExternalTool.Result r = ExternalTool.run(BUSY_TOOL, dir, Duration.ofMinutes(2));
+      assertEquals(0, r.exitCode());
+      ExternalTool.run(List.of("sh", "-c", "exit 3"), dir, Duration.ofMinutes(1));
+      return "ran";
+    });
+    Job<Long> busy = Job.uncached("busy", List.of(), List.of(), c -> {
+      var mx = ManagementFactory.getThreadMXBean();
+      long t = mx.getCurrentThreadCpuTime();
+      long x = 0;
+      while (mx.getCurrentThreadCpuTime() - t < 200_000_000L) { // 0.2 s of this thread's CPU
+        x += Long.numberOfTrailingZeros(x + t);
+      }
+      return x;
+    });
+    Job<String> idle = Job.uncached("idle", List.of(), List.of(), c -> "nothing");
+    JobRun run = runner(2).run(List.of(tool, busy, idle));
+    JobCpu t = run.outcome(tool).cpu();
+    JobCpu j = run.outcome(busy).cpu();
+    JobCpu i = run.outcome(idle).cpu();
+    // the busy tool ran concurrently with the busy thread: each is charged its own CPU, not the other's
+    assertEquals(2, t.toolProcesses(), t.toString());
+    assertTrue(t.toolSeconds() > 0.1 && t.toolSeconds() < 5, t.toString());
+    assertTrue(t.threadSeconds() < 0.25, "the job that waits for its tool spends little of its own: " + t);
+    assertEquals(0, j.toolProcesses(), j.toString());
+    assertEquals(0.0, j.toolSeconds(), j.toString());
+    assertTrue(j.threadSeconds() >= 0.2 && j.threadSeconds() < 1, j.toString());
+    assertTrue(i.seconds() < 0.1, i.toString());
+    assertTrue(lines.stream().anyMatch(l -> l.contains("tool: done in") && l.contains("CPU ")
+        && l.contains("in 2 processes")), String.join("\n", lines));
+    // outside a job, tools are not metered: the command runs as it is
+    assertEquals("x", ExternalTool.run(List.of("sh", "-c", "printf x"), dir, Duration.ofMinutes(1)).output());
   }
 }

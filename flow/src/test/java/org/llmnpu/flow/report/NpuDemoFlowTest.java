@@ -89,6 +89,15 @@ class NpuDemoFlowTest {
     String split = report.notes().stream().filter(n -> n.startsWith("Area split:")).findFirst().orElseThrow();
     assertTrue(split.contains("share of the top's own hierarchical synthesis"), split);
     assertTrue(ids.indexOf("report") > ids.indexOf("cosim") && ids.indexOf("write") > ids.indexOf("report"));
+    // the calibration's block runs first, the table once the top is synthesized (no worker waits for it)
+    assertTrue(ids.indexOf("energy:blocks") >= 0 && ids.indexOf("energy") > ids.indexOf("energy:blocks")
+        && ids.indexOf("energy") > ids.indexOf("synth:npu"), ids.toString());
+    int energyEnd = indexOf(lines, "energy: done in");
+    assertTrue(energyEnd > indexOf(lines, "synth:npu: done in") && energyEnd > indexOf(lines, "energy:blocks: done in"),
+        String.join("\n", lines));
+    // every job that ran has its CPU on its line
+    assertTrue(first.jobLines().stream().filter(l -> l.contains(" ran ")).allMatch(l -> l.contains(" CPU ")),
+        String.join("\n", first.jobLines()));
 
     lines.clear();
     NpuDemoFlow.Outcome second = NpuDemoFlow.run(o, tmp.resolve("demo2"), 2, Duration.ofSeconds(5), lines::add);
@@ -99,5 +108,14 @@ class NpuDemoFlowTest {
     assertEquals(first.result().phaseLines(), second.result().phaseLines());
     assertEquals(TargetClock.PERIOD_NS, NpuDemo.defaults().ppa().clockNs());
     assertEquals(NpuConfig.defaults(), NpuDemo.defaults().config());
+  }
+
+  private static int indexOf(List<String> lines, String text) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains("] " + text)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no line with '" + text + "' in\n" + String.join("\n", lines));
   }
 }

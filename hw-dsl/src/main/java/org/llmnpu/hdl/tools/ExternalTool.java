@@ -67,8 +67,9 @@ public final class ExternalTool {
       Path logDir = ProcessCleanup.tempDirectory("llmnpu-tool-");
       Path log = logDir.resolve("output.log");
       try {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-            .redirectOutput(log.toFile());
+        ToolCpu.Metered metered = ToolCpu.meter(command);
+        ProcessBuilder builder = new ProcessBuilder(metered.command()).directory(dir.toFile())
+            .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(env);
         Process p = builder.start();
         ProcessCleanup.track(p);
@@ -84,6 +85,7 @@ public final class ExternalTool {
           throw e;
         } finally {
           ProcessCleanup.forget(p);
+          metered.end();
         }
       } finally {
         ProcessCleanup.delete(logDir);

@@ -99,13 +99,18 @@ public final class DspInterpreter {
     run(program.instructions(), Long.MAX_VALUE);
   }
 
+  /** Runs {@code code} from address 0: {@link #run(List, long, int)}. */
+  public boolean run(List<DspInstruction> code, long maxCycles) {
+    return run(code, maxCycles, 0);
+  }
+
   /**
-   * Runs {@code code} (the program memory) from address 0 until {@code HALT}; the program counter
+   * Runs {@code code} (the program memory) from address {@code entry} until {@code HALT}; the program counter
    * wraps at the end of {@code code}. Cycles count issues and interlock stalls ({@link DspPipeline}). Returns false when the program had not halted after
    * {@code maxCycles} cycles ({@link #cycles()} then equals {@code maxCycles}).
    */
-  public boolean run(List<DspInstruction> code, long maxCycles) {
-    int pc = 0;
+  public boolean run(List<DspInstruction> code, long maxCycles, int entry) {
+    int pc = entry;
     int len = 0;
     int loopStart = -1;
     int loopEnd = -1;

@@ -46,7 +46,7 @@ import org.llmnpu.hdl.Vec;
  * {@code buf_addr / lanes}, lane {@code buf_addr mod lanes}) and {@code buf_rdata} reads it
  * combinationally. A write by the running program wins over a host write to the same lane.
  *
- * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address 0; one
+ * <p><b>Timing.</b> A {@code start} pulse while idle starts the program at address {@code entry}; one
  * instruction issues per cycle (loops have no per-iteration overhead) into a pipeline of issue
  * (fetch, decode, register read with forwarding) and {@code executeStages} execute stages
  * ({@link DspLane}, {@link DspPipeline}). With one execute stage (default) every result is
@@ -158,6 +158,8 @@ public final class VectorDsp extends VectorDspPaths {
   }
 
   public final Bool start = in(bool());
+  /** The program address a {@code start} runs from. */
+  public final UInt entry;
   public final Bool busy = out(bool());
   public final Bool done = out(bool());
   public final UInt cycles = out(uint(32));
@@ -239,6 +241,7 @@ public final class VectorDsp extends VectorDspPaths {
     int rowBits = log2Ceil(c.rows());
     int laneBits = log2Ceil(c.lanes());
     int wordBits = log2Ceil(progWords);
+    entry = in("entry", uint(pcBits));
     progAddr = in("prog_addr", uint(Math.max(1, pcBits - wordBits)));
     progData = in("prog_data", uint(64 * progWords));
     progMask = progWords == 1 ? null : in("prog_mask", uint(progWords));
@@ -322,7 +325,7 @@ public final class VectorDsp extends VectorDspPaths {
     when(running.not(), () -> when(start, () -> {
       running.set(boolLit(true));
       doneQ.set(boolLit(false));
-      pc.set(uintLit(0, pcBits));
+      pc.set(entry);
       looping.set(boolLit(false));
       idx.set(uintLit(0, 16));
       len.set(uintLit(0, 32));

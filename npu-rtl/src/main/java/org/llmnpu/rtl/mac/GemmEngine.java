@@ -14,6 +14,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
@@ -68,6 +69,17 @@ import org.llmnpu.hdl.UInt;
  *
  * <p><b>Handshake.</b> {@code start} (while idle) clears counters and flags and starts;
  * {@code done} rises when the last result is written and stays high until the next start.
+ *
+ * <p><b>Array clock gate</b> ({@link #of} with {@code arrayGating} ON or CHECKED): the {@link MacArray} (the PEs'
+ * weights, activation and partial-sum pipes, the tag skew, the periphery accumulators: about 90 % of the engine's
+ * flip-flops) runs on a clock of its own ({@value #ARRAY_GATE}, {@code HwModule#clockGatedPipeline}), open in the
+ * launch cycle and while the engine runs ({@code running}: the cycles the {@code cycles} output counts, and the NPU's
+ * {@code arrayCycles} counter: {@code engine + 1} per GEMM), and for {@code rows + cols} cycles after reset
+ * ({@code arrayWarm}: the reset-less swap pipes fill with zeros). Outside a run no tag is valid (the drain ends when
+ * the last column's tag has left, so the valid pipe is all zero) and no weight loads or swaps; the activation and
+ * partial-sum pipes, which the ungated array clocks with whatever the X buffer's read port shows, are read only
+ * under a valid tag. Inside it the PEs' registers are on gates by wavefront and by row ({@link MacArray}'s clock
+ * gates). Results and cycles are those of the ungated engine; the enables add no cycle.
  */
 public final class GemmEngine extends GemmBackend {
   /**
@@ -136,6 +148,9 @@ public final class GemmEngine extends GemmBackend {
   public final Bool wPairOrder;
   private final boolean denseMode;
   private final boolean weightStream;
+  private final ClockGating arrayGating;
+  /** The name of the MAC array's clock gate ({@link #of}). */
+  public static final String ARRAY_GATE = "macArray";
 
   public GemmEngine(GemmEngineConfig c) {
     this(c, 1);
@@ -180,8 +195,24 @@ public final class GemmEngine extends GemmBackend {
     this(c, weightRowsPerCycle, false, false);
   }
 
+  /**
+   * The engine of the given kind ({@code denseMode}: {@link #withDenseMode}, {@code weightStream}: {@link
+   * #withWeightStream}, both: {@link #withDenseModeAndWeightStream}) with its MAC array on a clock gate of its own
+   * ({@code arrayGating} ON or CHECKED; OFF: none; class comment).
+   */
+  public static GemmEngine of(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode, boolean weightStream,
+                              ClockGating arrayGating) {
+    return new GemmEngine(c, weightRowsPerCycle, denseMode, weightStream, arrayGating);
+  }
+
   private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode, boolean weightStream) {
+    this(c, weightRowsPerCycle, denseMode, weightStream, ClockGating.OFF);
+  }
+
+  private GemmEngine(GemmEngineConfig c, int weightRowsPerCycle, boolean denseMode, boolean weightStream,
+                     ClockGating arrayGating) {
     super(c, weightRowsPerCycle);
+    this.arrayGating = java.util.Objects.requireNonNull(arrayGating, "arrayGating");
     MacArrayConfig a = c.array();
     if (denseMode && (!a.sparsity().sparse() || weightRowsPerCycle != 1)) {
       throw new IllegalArgumentException("the dense mode is for an N:M array with weightRowsPerCycle 1, got "
@@ -243,7 +274,7 @@ public final class GemmEngine extends GemmBackend {
     Bool running = regInit("running", bool(), 0);
     Bool doneQ = regInit("doneQ", bool(), 0);
     Bool launch = wire("launch", start.and(running.not()));
-    MacArray array = instance("array", new MacArray(a, c.mBits() + c.nTileBits()));
+    MacArray array = gatedArray(a, c, running.or(launch));
     PassIterator loadPass = instance("loadPass", new PassIterator(c, weightStream));
     PassIterator streamPass = instance("streamPass", new PassIterator(c, weightStream));
     for (PassIterator it : List.of(loadPass, streamPass)) {
@@ -382,6 +413,25 @@ public final class GemmEngine extends GemmBackend {
   }
 
   /**
+   * The MAC array, on its own clock gate when {@link #arrayGating} is not OFF: open while {@code run} and for
+   * {@code rows + cols} cycles after reset (class comment).
+   */
+  private MacArray gatedArray(MacArrayConfig a, GemmEngineConfig c, Bool run) {
+    MacArray[] array = new MacArray[1];
+    Runnable body = () -> array[0] = instance("array", new MacArray(a, c.mBits() + c.nTileBits(), arrayGating));
+    if (arrayGating == ClockGating.OFF) {
+      body.run();
+      return array[0];
+    }
+    int warmCycles = a.rows() + a.cols();
+    UInt warm = regInit("arrayWarm", uint(bitsToHold(warmCycles)), 0);
+    Bool warming = wire("arrayWarming", warm.ne(warmCycles));
+    when(warming, () -> warm.set(warm.add(1)));
+    clockGatedPipeline(ARRAY_GATE, run.or(warming), arrayGating, body);
+    return array[0];
+  }
+
+  /**
    * The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}) and so are its
    * K tile's X words ({@link #xKTiles}).
    */
@@ -480,6 +530,6 @@ public final class GemmEngine extends GemmBackend {
     GemmEngineConfig config = config();
     return "GemmEngine_" + config.array().tag() + "_M" + config.maxM() + "_K" + config.maxK() + "_N" + config.maxN()
         + (weightRowsPerCycle() == 1 ? "" : "_w" + weightRowsPerCycle()) + (denseMode ? "_dm" : "")
-        + (weightStream ? "_ws" : "");
+        + (weightStream ? "_ws" : "") + (arrayGating == ClockGating.OFF ? "" : "_ga");
   }
 }

@@ -11,6 +11,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
@@ -52,6 +53,16 @@ import org.llmnpu.hdl.Vec;
  * completely (double buffering) when {@code Mc ≥ max(rows, cols)}; {@link GemmCycleModel} gives
  * the exact count for a whole GEMM.
  *
+ * <p><b>Clock gates</b> ({@code peGating} ON or CHECKED, the NPU's {@code clockGating}): a PE's registers are
+ * written only in the cycle its wavefront passes, so the PEs of wavefront {@code d = r + c} share a gate
+ * ({@code wavefront<d>}, {@code HwModule#clockGatedPipeline}) opened by the tag's {@code valid} delayed {@code d}
+ * cycles (the delay line's stage {@code d}): one cycle per beat, and a PE reads its neighbours' registers only in
+ * the cycle after their wavefront's, when they hold that beat's values. The shadow weights are the array's, one
+ * gate per PE row ({@code shadowRow<r>}, {@code HwModule#clockGated}) opened by the row's load: one cycle per pass.
+ * The skews, the tag's delay line, the periphery and the counters stay on the array's clock. So a GEMV (one beat
+ * a pass, a pass every {@code rows} cycles while the weights stream) clocks each PE register one cycle in
+ * {@code rows}. Results and cycles are those of the ungated array.
+ *
  * <p><b>Counters.</b> {@code psumWritebacks} / {@code psumReadbacks} count partial-sum elements
  * written to / read back from the psum memory (not final results); {@code clear} zeroes them and
  * the sticky {@code overflow} flag.
@@ -76,11 +87,29 @@ public final class MacArray extends HwModule {
   public final UInt psumWritebacks = out(uint(32));
   public final UInt psumReadbacks = out(uint(32));
   private final MacArrayConfig config;
+  private final ClockGating peGating;
   private List<SInt> previousRowLanes;
+  /** The tag's delay line by stage ({@link #delayLineTo}), the column count's and the valid bits. */
+  private final List<BeatTag> tagStages = new ArrayList<>();
+  private final List<UInt> countStages = new ArrayList<>();
+  private final List<Bool> validStages = new ArrayList<>();
+  /** The name prefixes of the wavefront gates ({@code wavefront<d>}, d = r + c) and the rows' ({@code shadowRow<r>}). */
+  public static final String WAVEFRONT_GATE = "wavefront";
+  public static final String SHADOW_GATE = "shadowRow";
 
   /** @param psumAddressBits width of the psum-memory address carried by each beat */
   public MacArray(MacArrayConfig c, int psumAddressBits) {
+    this(c, psumAddressBits, ClockGating.OFF);
+  }
+
+  /**
+   * With {@code peGating} ON or CHECKED the PEs' registers are on clock gates by wavefront and row (class comment).
+   *
+   * @param psumAddressBits width of the psum-memory address carried by each beat
+   */
+  public MacArray(MacArrayConfig c, int psumAddressBits, ClockGating peGating) {
     config = c;
+    this.peGating = java.util.Objects.requireNonNull(peGating, "peGating");
     int rows = c.rows();
     int cols = c.cols();
     boolean sparse = c.sparsity().sparse();
@@ -98,7 +127,22 @@ public final class MacArray extends HwModule {
     readbackAddress = out(Vec.of(cols, () -> uint(psumAddressBits)));
     readbackData = in(Vec.of(cols, () -> sint(c.accWidth())));
 
+    boolean gated = peGating != ClockGating.OFF;
     WsPe[][] pe = new WsPe[rows][cols];
+    if (gated) {
+      // one gate per wavefront d = r + c: the PEs' active weights, activation, swap and partial-sum registers,
+      // opened by the tag's valid delayed d cycles (the delay line built first, up to the last column)
+      delayLineTo(cols - 1);
+      for (int d = 0; d <= rows + cols - 2; d++) {
+        int wave = d;
+        clockGatedPipeline(WAVEFRONT_GATE + d, validStages.get(d), peGating, () -> {
+          for (int r = Math.max(0, wave - cols + 1); r <= Math.min(rows - 1, wave); r++) {
+            pe[r][wave - r] = instance("pe_" + r + "_" + (wave - r), WsPe.withExternalShadow(c.sparsity(),
+                c.psumWidth(), r == 0 && wave == 0));
+          }
+        });
+      }
+    }
     for (int r = 0; r < rows; r++) {
       Bool loadRow = wire("loadRow_" + r, weightLoad.and(weightRow.eq(r)));
       List<SInt> rowActs = skewedActs(r, c.sparsity());
@@ -106,41 +150,39 @@ public final class MacArray extends HwModule {
       for (int d = 0; d < r; d++) {
         rowSwap = regNext("skew_swap_" + r + "_" + d, rowSwap);
       }
+      if (gated) {
+        shadowRow(r, loadRow, pe[r]);
+      }
       for (int col = 0; col < cols; col++) {
-        WsPe p = instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth(), r == 0 && col == 0));
+        WsPe p = gated ? pe[r][col]
+            : instance("pe_" + r + "_" + col, new WsPe(c.sparsity(), c.psumWidth(), r == 0 && col == 0));
         pe[r][col] = p;
         for (int lane = 0; lane < rowActs.size(); lane++) {
           p.actsIn.get(lane).set(col == 0 ? rowActs.get(lane) : pe[r][col - 1].actsOut.get(lane));
         }
         p.swapIn.set(col == 0 ? rowSwap : pe[r][col - 1].swapOut);
-        p.weightIn.set(weightEntry.get(col));
-        if (sparse) {
-          p.indexIn.set(weightIndex.get(col));
+        if (!gated) {
+          p.weightIn.set(weightEntry.get(col));
+          if (sparse) {
+            p.indexIn.set(weightIndex.get(col));
+          }
+          p.loadShadow.set(loadRow);
         }
-        p.loadShadow.set(loadRow);
         p.psumIn.set(r == 0 ? sintLit(0, c.psumWidth()) : pe[r - 1][col].psumOut);
       }
     }
 
-    BeatTag columnTag = tag;
-    UInt columnCount = colCount;
-    for (int d = 0; d < rows; d++) {
-      columnTag = delayed("tagFill_" + d, columnTag);
-      columnCount = regNext("colCountFill_" + d, columnCount);
-    }
     List<Bool> readbacks = new ArrayList<>();
     List<Bool> writebacks = new ArrayList<>();
     List<Bool> overflows = new ArrayList<>();
     for (int col = 0; col < cols; col++) {
-      if (col > 0) {
-        columnTag = delayed("tagDrain_" + col, columnTag);
-        columnCount = regNext("colCountDrain_" + col, columnCount);
-      }
+      delayLineTo(col);
+      BeatTag columnTag = tagStages.get(rows + col);
       PeripheryAccumulator acc = instance("acc_" + col,
           new PeripheryAccumulator(c.psumWidth(), c.accWidth(), c.mTile(), tagType.copyType()));
       acc.psum.set(pe[rows - 1][col].psumOut);
       acc.tag.connectFrom(columnTag);
-      acc.enabled.set(columnCount.gt(col));
+      acc.enabled.set(countStages.get(rows + col).gt(col));
       acc.readbackData.set(readbackData.get(col));
       readbackAddress.get(col).set(columnTag.psumAddress);
       writeValid.get(col).set(acc.writeValid);
@@ -171,6 +213,55 @@ public final class MacArray extends HwModule {
       psumWritebacks.set(wb);
       psumReadbacks.set(rb);
       overflow.set(ovf);
+    });
+  }
+
+  /**
+   * Builds the tag's delay line (and the column count's beside it) up to column {@code col}'s periphery, if not yet:
+   * {@code rows} stages to the bottom of column 0 ({@code tagFill_<d>}), then one a column ({@code tagDrain_<c>});
+   * stage d (tag delayed d cycles) is at index d of {@link #tagStages}, stage 0 the input.
+   */
+  private void delayLineTo(int col) {
+    int rows = config.rows();
+    if (tagStages.isEmpty()) {
+      tagStages.add(tag);
+      countStages.add(colCount);
+      validStages.add(tag.valid);
+      for (int d = 0; d < rows; d++) {
+        addStage("tagFill_" + d, "colCountFill_" + d);
+      }
+    }
+    for (int c = tagStages.size() - rows; c <= col; c++) {
+      addStage("tagDrain_" + c, "colCountDrain_" + c);
+    }
+  }
+
+  private void addStage(String tagName, String countName) {
+    BeatTag t = delayed(tagName, tagStages.get(tagStages.size() - 1));
+    tagStages.add(t);
+    countStages.add(regNext(countName, countStages.get(countStages.size() - 1)));
+    validStages.add(t.valid);
+  }
+
+  /**
+   * PE row {@code r}'s shadow weights (and N:M indices), on a clock gate opened by the row's load ({@link
+   * #SHADOW_GATE}{@code r}), into the PEs' {@code shadowIn}.
+   */
+  private void shadowRow(int r, Bool loadRow, WsPe[] rowPes) {
+    boolean sparse = config.sparsity().sparse();
+    clockGated(SHADOW_GATE + r, loadRow, peGating, () -> {
+      for (int col = 0; col < rowPes.length; col++) {
+        SInt shadow = reg("shadow_" + r + "_" + col, sint(8));
+        SInt value = weightEntry.get(col);
+        when(loadRow, () -> shadow.set(value));
+        rowPes[col].shadowIn.set(shadow);
+        if (sparse) {
+          UInt index = reg("shadowIndex_" + r + "_" + col, uint(config.sparsity().indexBits()));
+          UInt indexValue = weightIndex.get(col);
+          when(loadRow, () -> index.set(indexValue));
+          rowPes[col].shadowIndexIn.set(index);
+        }
+      }
     });
   }
 
@@ -249,6 +340,6 @@ public final class MacArray extends HwModule {
 
   @Override
   public String moduleName() {
-    return "MacArray_" + config.tag();
+    return "MacArray_" + config.tag() + (peGating == ClockGating.OFF ? "" : "_g");
   }
 }

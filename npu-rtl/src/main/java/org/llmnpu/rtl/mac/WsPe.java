@@ -33,20 +33,29 @@ import org.llmnpu.hdl.Vec;
  * swap is the array's {@code tileStart} itself, which the GEMM engine decodes from its streamer's state in the
  * same cycle (every other PE's swap comes from a register); in the default NPU that decode before the weight
  * select put this PE 0.1 ns over the 5.75 ns target clock.
+ *
+ * <p>With {@code externalShadow} ({@link #withExternalShadow}) the shadow registers are the array's, not the PE's:
+ * the PE reads them through {@code shadowIn} (and {@code shadowIndexIn} with N:M) and has no {@code weightIn},
+ * {@code indexIn}, {@code loadShadow}; the array puts each PE row's shadows on a clock gate opened by the row's
+ * load and the PE's other registers on a gate opened by its wavefront ({@link MacArray}).
  */
 public final class WsPe extends HwModule {
   public final Vec<SInt> actsIn;
-  public final Bool swapIn = in(bool());
-  public final SInt weightIn = in(sint(8));
+  public final Bool swapIn;
+  public final SInt weightIn;
   public final UInt indexIn;
-  public final Bool loadShadow = in(bool());
+  public final Bool loadShadow;
+  /** With {@code externalShadow}: the shadow weight (and its N:M index), else null. */
+  public final SInt shadowIn;
+  public final UInt shadowIndexIn;
   public final SInt psumIn;
   public final Vec<SInt> actsOut;
-  public final Bool swapOut = out(bool());
+  public final Bool swapOut;
   public final SInt psumOut;
   private final WeightSparsity sparsity;
   private final int psumWidth;
   private final boolean lateSwap;
+  private final boolean externalShadow;
 
   public WsPe(WeightSparsity sparsity, int psumWidth) {
     this(sparsity, psumWidth, false);
@@ -54,27 +63,48 @@ public final class WsPe extends HwModule {
 
   /** With {@code lateSwap}: both weights' products, selected by {@code swapIn} after the multipliers. */
   public WsPe(WeightSparsity sparsity, int psumWidth, boolean lateSwap) {
+    this(sparsity, psumWidth, lateSwap, false);
+  }
+
+  /** A PE whose shadow registers are outside it, read through {@link #shadowIn} (class comment). */
+  public static WsPe withExternalShadow(WeightSparsity sparsity, int psumWidth, boolean lateSwap) {
+    return new WsPe(sparsity, psumWidth, lateSwap, true);
+  }
+
+  private WsPe(WeightSparsity sparsity, int psumWidth, boolean lateSwap, boolean externalShadow) {
     this.sparsity = sparsity;
     this.psumWidth = psumWidth;
     this.lateSwap = lateSwap;
+    this.externalShadow = externalShadow;
+    // the ports in the order of the PE with its own shadows (swapIn, weightIn, loadShadow, swapOut, then the rest)
+    swapIn = in(bool());
+    weightIn = externalShadow ? null : in(sint(8));
+    loadShadow = externalShadow ? null : in(bool());
+    swapOut = out(bool());
     boolean sparse = sparsity.sparse();
     int lanes = sparsity.group();
     int indexBits = sparsity.indexBits();
     actsIn = in(Vec.of(lanes, () -> sint(8)));
-    indexIn = sparse ? in(uint(indexBits)) : null;
+    indexIn = sparse && !externalShadow ? in(uint(indexBits)) : null;
+    shadowIn = externalShadow ? in(sint(8)) : null;
+    shadowIndexIn = sparse && externalShadow ? in(uint(indexBits)) : null;
     psumIn = in(sint(psumWidth));
     actsOut = out(Vec.of(lanes, () -> sint(8)));
     psumOut = out(sint(psumWidth));
 
-    SInt shadow = reg("shadow", sint(8));
+    SInt shadow = externalShadow ? shadowIn : reg("shadow", sint(8));
     SInt active = reg("active", sint(8));
-    when(loadShadow, () -> shadow.set(weightIn));
+    if (!externalShadow) {
+      when(loadShadow, () -> shadow.set(weightIn));
+    }
     when(swapIn, () -> active.set(shadow));
     SInt product;
     if (sparse) {
-      UInt shadowIndex = reg("shadowIndex", uint(indexBits));
+      UInt shadowIndex = externalShadow ? shadowIndexIn : reg("shadowIndex", uint(indexBits));
       UInt activeIndex = reg("activeIndex", uint(indexBits));
-      when(loadShadow, () -> shadowIndex.set(indexIn));
+      if (!externalShadow) {
+        when(loadShadow, () -> shadowIndex.set(indexIn));
+      }
       when(swapIn, () -> activeIndex.set(shadowIndex));
       product = lateSwap
           ? mux(swapIn, actsIn.read(shadowIndex).mul(shadow), actsIn.read(activeIndex).mul(active))
@@ -95,6 +125,6 @@ public final class WsPe extends HwModule {
   @Override
   public String moduleName() {
     return "WsPe_" + (sparsity.sparse() ? sparsity.cliName().replace("_", "") : "dense") + "_p" + psumWidth
-        + (lateSwap ? "_late" : "");
+        + (lateSwap ? "_late" : "") + (externalShadow ? "_xs" : "");
   }
 }

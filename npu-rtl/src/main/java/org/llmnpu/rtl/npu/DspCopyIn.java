@@ -20,7 +20,8 @@ import org.llmnpu.rtl.mx.RoundMode;
  * The conversion pipeline of a {@code dspin} chunk ({@link NpuDsp}): up to {@code min(line, lanes)} scratchpad
  * elements a cycle become FP16 buffer elements, bit for bit {@code DspUnit.copyIn}'s — FP16 copied, INT8 and INT32
  * {@code q} as {@code Fp16.fromInt(q, 2^shift)} (one rounding, nearest even, subnormals, ±∞ past the range; INT8
- * with shift 0, so exact). Stage 1 registers the chunk, stage 2 each element's {@code |q|} and sign, stage 3 is
+ * with shift 0, so exact). Stage 1 registers the chunk (on a clock gate open only in a cycle a chunk moves,
+ * {@link NpuClockGates#DSP_IN_CHUNK}, so the pipeline holds still while other units read the scratchpad), stage 2 each element's {@code |q|} and sign, stage 3 is
  * inside each slot's {@link FloatRounder} (split after its normalization); {@link #values}, {@link #mask},
  * {@link #address} and {@link #write} are the buffer window write (no mask for a one-element window) of stage 3, three cycles after the chunk's read.
  * Slot i reads bytes {@code 4i..4i+3} (INT32, {@code i < min(line / 4, lanes)}), {@code 2i, 2i+1} (FP16,
@@ -50,7 +51,13 @@ final class DspCopyIn {
     int slots = NpuDsp.slots(p);
     int wideSlots = (int) CycleModel.dspElementsPerCycle(p, 4);
     int halfSlots = (int) CycleModel.dspElementsPerCycle(p, 2);
-    UInt chunk1 = npu.regNextOf("dsp_in1_chunk", chunk);
+    // the chunk register is clocked only when a chunk moves (its own clock gate): between dspin chunks (a DMA store,
+    // a drain, the PPM reading the same port) the conversion pipeline behind it holds still instead of converting
+    // every line the scratchpad's read port shows
+    UInt[] held = new UInt[1];
+    // (a pipeline bank: its value is read only in the cycle after a chunk moves, when dsp_in1_write is high)
+    npu.gatedPipelineOf(NpuClockGates.DSP_IN_CHUNK, copyIn, () -> held[0] = npu.regNextOf("dsp_in1_chunk", chunk));
+    UInt chunk1 = held[0];
     UInt format1 = npu.regNextOf("dsp_in1_format", format);
     UInt shift1 = npu.regNextOf("dsp_in1_shift", shift);
     Bool write1 = npu.reg0Next("dsp_in1_write", copyIn);

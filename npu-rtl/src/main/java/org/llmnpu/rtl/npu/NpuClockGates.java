@@ -3,6 +3,7 @@ package org.llmnpu.rtl.npu;
 import java.util.Optional;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.dsp.DspPipe;
+import org.llmnpu.rtl.mac.MacArray;
 
 /**
  * Which performance counter counts the cycles each of the {@link Npu}'s clock gates is open
@@ -11,6 +12,11 @@ import org.llmnpu.isa.dsp.DspPipe;
  * <ul>
  *   <li>{@code gemmEngine} (the GEMM engine): open exactly in the GEMM unit's busy cycles, {@link Counter#GEMM_CYCLES}
  *       (operand copies, start, array run, drain).</li>
+ *   <li>{@code gemm.macArray} (the MAC array inside the engine's gate, {@code GemmEngine#ARRAY_GATE}): open in the
+ *       array's run cycles, {@link Counter#ARRAY_CYCLES} (the launch cycle and start to done), and for
+ *       {@code rows + cols} cycles after reset (not counted). Inside it the PEs' gates ({@link MacArray}):
+ *       {@code wavefront<d>}, open one cycle per beat the array takes, and {@code shadowRow<r>}, one cycle per pass,
+ *       both charged {@link #ARRAY_VECTORS} (an upper bound).</li>
  *   <li>{@code dspUnit} (the Vector DSP): open in the DSP commands' cycles, {@link Counter#DSP_CYCLES}, and for
  *       {@link NpuDsp#DSP_GATE_TRAIL} cycles after each run of them (dspin's trailing buffer writes, the lanes'
  *       pipelines settling); the counter leaves those trailing cycles out.</li>
@@ -42,6 +48,12 @@ public final class NpuClockGates {
   static final String LANDED_COMMAND = "landedCommand";
   static final String COMMAND_QUEUE = "commandQueue";
   static final String SNAPSHOT_LATCH = "snapshotLatch";
+  /**
+   * The gate of the {@code dspin} conversion's chunk register (128 bits at the default line), open in the cycles a
+   * chunk moves, which are among the DSP's ({@link Counter#DSP_CYCLES}, an upper bound): without it the register took
+   * every line the scratchpad's read port showed and the conversion pipeline behind it switched on every DMA store.
+   */
+  static final String DSP_IN_CHUNK = "dspInChunk";
 
   private NpuClockGates() {
   }
@@ -58,8 +70,18 @@ public final class NpuClockGates {
       return java.util.Arrays.stream(DspPipe.values()).filter(p -> p.name().equals(unit)).findFirst()
           .map(DspPipe::cyclesKey);
     }
+    if (local.matches("(" + MacArray.WAVEFRONT_GATE + "|" + MacArray.SHADOW_GATE + ")[0-9]+")) {
+      return Optional.of(ARRAY_VECTORS);
+    }
     return enableCounter(local).map(Counter::key);
   }
+
+  /**
+   * The energy model's key of the input vectors (beats) the GEMM engine took, {@code M·ceil(K/rows)·ceil(N/rows)}
+   * per GEMM command, from the golden run's GEMM shapes: an upper bound of the cycles each of the MAC array's
+   * wavefront gates is open (one per beat; N:M GEMMs take fewer) and of each row-shadow gate's (one per pass).
+   */
+  public static final String ARRAY_VECTORS = "arrayVectors";
 
   /**
    * The counters {@link #enableKey} names for the DSP's pipelined units: {@code N − 1} cycles per operation each unit
@@ -79,7 +101,8 @@ public final class NpuClockGates {
     String name = bank.substring(Math.max(bank.lastIndexOf('.'), bank.lastIndexOf('_')) + 1);
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
-      case "dspUnit" -> Optional.of(Counter.DSP_CYCLES);
+      case org.llmnpu.rtl.mac.GemmEngine.ARRAY_GATE -> Optional.of(Counter.ARRAY_CYCLES);
+      case "dspUnit", DSP_IN_CHUNK -> Optional.of(Counter.DSP_CYCLES);
       case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
       case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH -> Optional.of(Counter.COMMANDS);
       default -> Optional.empty();

@@ -348,10 +348,9 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
   org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
     EngineTiming t = engineTiming();
     return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle(), weightRowsPerCycle())
-        : weightSparsity().sparse() ? (weightStream() ? org.llmnpu.rtl.mac.GemmEngine.withDenseModeAndWeightStream(gemm())
-            : org.llmnpu.rtl.mac.GemmEngine.withDenseMode(gemm()))
-        : weightStream() ? org.llmnpu.rtl.mac.GemmEngine.withWeightStream(gemm())
-        : new org.llmnpu.rtl.mac.GemmEngine(gemm(), weightRowsPerCycle());
+        : org.llmnpu.rtl.mac.GemmEngine.of(gemm(),
+            weightSparsity().sparse() || weightStream() ? 1 : weightRowsPerCycle(), weightSparsity().sparse(),
+            weightStream(), clockGatingMode());
   }
 
   /**

@@ -49,20 +49,22 @@ final class NpuControl {
     Bool loadMayStart = npu.io(npu.back.loadMayStart);
     Bool copyClear = npu.io(npu.back.copyClear);
     // beside the back-end: a DSPIN that reads none of its results (as a STORE), a DSPOUT that writes none of them
-    // (as a LOAD: not while a drain starts or runs, and it holds the drain's start), DSPRUN and DSPTAB always
+    // (as a LOAD: not while a drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
         idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear), mux(dec.isDspOut,
-        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspTab).or(idle))))));
+        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
-    // over the operand walk and touch no memory; every other command waits for the stream's last W write
+    // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command
+    // waits for the stream's last W write
     Bool mayGo = npu.wireOf("mayGo", backEndMayGo.and(npu.gemm.streamBusy().not().or(dec.isDspIn)
-        .or(dec.isDspOut)));
+        .or(dec.isDspOut).or(dec.residentRun)));
     Runnable dispatch = () -> npu.whenOf(mayGo.not(), () -> state.set(Npu.st(Npu.State.WAIT)))
         .elseWhen(isHalt, () -> state.set(Npu.st(Npu.State.DONE)))
         .elseWhen(isFence, fetch::next)
         .elseWhen(dec.isDma, dma::dispatchTransfer)
         .elseWhen(dec.isDspTab, () -> dma.stream(uintLit(768 / line, 16), Npu.State.DSP_TAB))
-        .elseWhen(dec.isDspRun, () -> {
+        .elseWhen(dec.residentRun, dsp::dispatchResident)
+        .elseWhen(dec.isDspRun.or(dec.isDspLd), () -> {
           dma.stream(dec.programBeats, Npu.State.DSP_PROG);
           dsp.takeWords();
         })
@@ -97,7 +99,7 @@ final class NpuControl {
         .is(Npu.State.LOAD4_END.ordinal(), fetch::next)
         .is(Npu.State.DSP_TAB.ordinal(), () -> watchdogged(() -> dma.responseStep(fetch::next)))
         .is(Npu.State.DSP_PROG.ordinal(), () -> watchdogged(
-            () -> dma.responseStep(() -> state.set(Npu.st(Npu.State.DSP_RUN)))))
+            () -> dma.responseStep(dsp::programLoaded)))
         .is(Npu.State.DSP_RUN.ordinal(), dsp::runStep)
         .is(Npu.State.DSP_IN.ordinal(), () -> dsp.copyStep(true))
         .is(Npu.State.DSP_DRAIN.ordinal(), npu.fetch::nextViaFetch)

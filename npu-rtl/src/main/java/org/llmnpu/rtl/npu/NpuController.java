@@ -298,6 +298,14 @@ public final class NpuController extends WalkerHostModule {
     clockGated(bank, enable, config.clockGatingMode(), body);
   }
 
+  /**
+   * Pipeline registers of {@code body} on a clock gated by {@code enable} ({@link HwModule#clockGatedPipeline}: their
+   * values matter only in the cycle after one with {@code enable} high; gated in {@code checked} too).
+   */
+  void gatedPipelineOf(String bank, Bool enable, Runnable body) {
+    clockGatedPipeline(bank, enable, config.clockGatingMode(), body);
+  }
+
   <T extends HwValue> T wireOf(String name, T value) {
     return wire(name, value);
   }

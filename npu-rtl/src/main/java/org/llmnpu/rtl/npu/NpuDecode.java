@@ -28,6 +28,9 @@ final class NpuDecode {
   final Bool isDspIn;
   final Bool isDspOut;
   final Bool isDspRun;
+  /** A {@code dspld}; a resident {@code dsprun} (words 0: loads nothing). */
+  final Bool isDspLd;
+  final Bool residentRun;
   final Bool isSnapshot;
   final Bool badDsp;
   /** DSP copies: rows, elements per row, bytes per element (1, 2, 4), first buffer element, the INT32 shift (0 else). */
@@ -92,12 +95,14 @@ final class NpuDecode {
     isDspIn = npu.wireOf("decode_isDspIn", op.eq(Opcode.DSPIN.code()));
     isDspOut = npu.wireOf("decode_isDspOut", op.eq(Opcode.DSPOUT.code()));
     isDspRun = npu.wireOf("decode_isDspRun", op.eq(Opcode.DSPRUN.code()));
+    isDspLd = npu.wireOf("decode_isDspLd", op.eq(Opcode.DSPLD.code()));
+    residentRun = npu.wireOf("decode_residentRun", isDspRun.and(w.get(2).eq(0)));
     isSnapshot = npu.wireOf("decode_isSnapshot", op.eq(Opcode.SNAPSHOT.code()));
     isLoadMx = npu.wireOf("decode_isLoadMx", op.eq(Opcode.LOADMX.code()));
     mxUnsupported = npu.wireOf("decode_mxUnsupported", isLoadMx.and(p.mxLoad() ? isLoadMx.not() : isLoadMx));
     isDma = npu.wireOf("decode_isDma", isLoad.or(isStore).or(isLoad4).or(isLoadMx));
     undefined = npu.wireOf("decode_undefined", isDma.or(isGemm).or(op.eq(Opcode.FENCE.code()))
-        .or(op.eq(Opcode.HALT.code())).or(isDspTab).or(isDspIn).or(isDspOut).or(isDspRun).or(isSnapshot).not()
+        .or(op.eq(Opcode.HALT.code())).or(isDspTab).or(isDspIn).or(isDspOut).or(isDspRun).or(isDspLd).or(isSnapshot).not()
         .or(w.get(0).slice(31, 8).ne(0)));
 
     // DMA fields: ext, extStride, spad, spadStride, rowBytes, rows.

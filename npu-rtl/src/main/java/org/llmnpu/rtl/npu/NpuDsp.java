@@ -22,9 +22,11 @@ import org.llmnpu.rtl.dsp.VectorDsp;
  * <ul>
  *   <li>{@code dsptab}: each memory beat (a line of {@code line / 2} FP16 entries) is written into the
  *       DSP's tables through its line-wide table port, in the cycle it arrives.</li>
- *   <li>{@code dsprun}: each beat writes {@code line / 8} program words through the line-wide program
- *       port (masked past {@code words}); with 4-byte lines a word takes two beats (the low half is held
- *       one beat). The run starts in the cycle the last word is written.</li>
+ *   <li>{@code dsprun}, {@code dspld}: each beat writes {@code line / 8} program words through the line-wide program
+ *       port (masked past {@code words}) at program row {@code progBase} + beat ({@code dspld}'s {@code at} is a
+ *       multiple of {@code line / 8} words, so a beat never straddles rows); with 4-byte lines a word takes two beats
+ *       (the low half is held one beat). A loading {@code dsprun}'s run starts in the cycle the last word is written
+ *       (at its {@code entry}); a resident one (no words) starts in its dispatch cycle.</li>
  *   <li>{@code dspin}: a chunk of up to {@code E = min(line / elementBytes, lanes)} elements a cycle
  *       ({@code org.llmnpu.isa.CycleModel#dspElementsPerCycle}): the chunk's scratchpad line (asynchronous read),
  *       the chunk at its byte offset (a multiple of {@code G = min(line, lanes)} bytes, so the selection is a
@@ -90,10 +92,12 @@ final class NpuDsp {
    * @param progBeat       a {@code dsprun} program beat arrives
    * @param beatIndex      index of the beat within the command
    * @param words          the {@code dsprun}'s word count (used with lines of 16 bytes or more, else null)
+   * @param progBase       the program memory row of the stream's first beat ({@code dspld}'s offset)
+   * @param residentStart  a resident {@code dsprun} starts the DSP this cycle
    */
   NpuDsp(NpuController npu, MachineParams p, VectorDsp.Config config, UInt elementAddress, UInt spadRead, UInt format,
          UInt shift, UInt bufferElement, UInt count, Bool copyIn, UInt memData, Bool tableBeat, Bool progBeat,
-         UInt beatIndex, UInt words) {
+         UInt beatIndex, UInt words, UInt progBase, Bool residentStart) {
     int line = p.lineBytes();
     int lineBits = 8 * line;
     int lineShift = Integer.numberOfTrailingZeros(line);
@@ -121,6 +125,7 @@ final class NpuDsp {
     DspCopyIn in = new DspCopyIn(npu, p, chunk, format, shift, copyIn, bufferElement.resize(elementBits), count);
     // the execute pipeline's registers settle within DSP_GATE_TRAIL cycles after a command
     Bool commandCycle = npu.wireOf("dsp_commandCycle", npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun)
+        .or(residentStart)
         .or(npu.inDspIn).or(npu.inDspOut).or(npu.inState(Npu.State.DSP_DRAIN)));
     unitBusy.set(commandCycle.or(npu.trailOf("dsp_gateTrail", commandCycle, DSP_GATE_TRAIL)));
     npu.io(dsp.bufWe).set(in.write);
@@ -169,7 +174,8 @@ final class NpuDsp {
     if (line >= 8) {
       // (16-byte lines and wider: the words of a beat past the program's end are not written)
       npu.io(dsp.progWe).set(progBeat);
-      npu.io(dsp.progAddr).set(progBeatIndex.resize(npu.io(dsp.progAddr).width()));
+      int rowBits = npu.io(dsp.progAddr).width();
+      npu.io(dsp.progAddr).set(progBeatIndex.resize(rowBits).add(progBase.resize(rowBits)));
       npu.io(dsp.progData).set(memData.lsbs(64 * progWords));
       if (progWords > 1) {
         int wordBits = Integer.numberOfTrailingZeros(progWords);
@@ -186,7 +192,8 @@ final class NpuDsp {
       UInt low = npu.reg0("dsp_progLow", uint(32));
       npu.whenDo(progBeat.and(progBeatIndex.bit(0).not()), () -> low.set(memData.lsbs(32)));
       npu.io(dsp.progWe).set(progBeat.and(progBeatIndex.bit(0)));
-      npu.io(dsp.progAddr).set(progBeatIndex.shiftRight(1).resize(npu.io(dsp.progAddr).width()));
+      int rowBits = npu.io(dsp.progAddr).width();
+      npu.io(dsp.progAddr).set(progBeatIndex.shiftRight(1).resize(rowBits).add(progBase.resize(rowBits)));
       npu.io(dsp.progData).set(cat(memData.lsbs(32), low).asUInt());
     }
   }

@@ -34,6 +34,14 @@ final class NpuDspCommands {
   final UInt words;
   final Bool runExpired;
   final Bool halted;
+  /** The program stream is a {@code dspld}'s (no run after it). */
+  final Bool loadOnly;
+  /** The program memory row the stream's first beat writes ({@code dspld}'s {@code at / (line / 8)}; 0 for dsprun). */
+  final UInt progBase;
+  /** A resident {@code dsprun} dispatches this cycle: the DSP starts at its entry. */
+  final Bool residentStart;
+  /** The entry of a loading {@code dsprun} (the DSP starts with its last beat). */
+  private final UInt entry;
   private final NpuController npu;
 
   NpuDspCommands(NpuController npu, NpuConfig c) {
@@ -41,6 +49,8 @@ final class NpuDspCommands {
     MachineParams p = npu.p;
     // the copies walk the scratchpad over the GEMM's operand walk (the DMA's walks may carry a W stream)
     Walker sp = npu.gemm.xWalk;
+    // program loads (dsprun, dspld) stream over the DMA's scratchpad walk (they wait for a W stream)
+    Walker prog = npu.dma.sp;
     format = npu.reg0("dsp_format", uint(2));
     shift = npu.reg0("dsp_shift", uint(6));
     element = npu.reg0("dsp_bufferElement", uint(32));
@@ -49,23 +59,54 @@ final class NpuDspCommands {
     lastElems = npu.reg0("dsp_lastElems", uint(countBits));
     count = npu.wireOf("dsp_count", mux(sp.lastInRow(), lastElems, chunkElems));
     words = npu.line >= 16 ? npu.reg0("dsp_words", uint(bitsToHold(p.dsp().programDepth()))) : null;
+    int pcBits = Integer.numberOfTrailingZeros(p.dsp().programDepth());
+    int wordShift = Integer.numberOfTrailingZeros(NpuDsp.programWords(npu.line));
+    loadOnly = npu.reg0("dsp_loadOnly", org.llmnpu.hdl.Hw.bool());
+    progBase = npu.reg0("dsp_progBase", uint(Math.max(1, pcBits - wordShift)));
+    entry = npu.reg0("dsp_entry", uint(pcBits));
+    NpuDecode dec = npu.dec;
+    residentStart = npu.wireOf("dsp_residentStart", npu.inState(Npu.State.DECODE).and(dec.residentRun)
+        .and(dec.badShape.or(dec.badSpad).or(dec.badDsp).or(dec.badExt).not()));
+    UInt entryNow = npu.fetch.words.get(3).lsbs(pcBits);
     unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.io(npu.spad.readData), format,
         shift, element, count, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
-        npu.inDspProg.and(npu.resp), npu.dma.sp.beat, words));
+        npu.inDspProg.and(npu.resp), prog.beat, words, progBase, residentStart));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
     runExpired = npu.wireOf("dsp_runExpired", runCount.eq(maxRun));
     halted = npu.wireOf("dsp_halted", npu.io(unit.dsp.done));
-    npu.io(unit.dsp.start).set(npu.inDspProg.and(npu.resp).and(npu.dma.sp.last()));
+    npu.io(unit.dsp.start).set(npu.inDspProg.and(npu.resp).and(prog.last()).and(loadOnly.not()).or(residentStart));
+    npu.io(unit.dsp.entry).set(mux(residentStart, entryNow, entry));
     npu.io(unit.dsp.stop).set(npu.inDspRun.and(runExpired).and(halted.not()));
     npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
   }
 
-  /** Statements of the dispatch of a {@code dsprun} (besides its program stream): keep the word count. */
+  /**
+   * Statements of the dispatch of a {@code dsprun} or {@code dspld} (besides its program stream): keep the word count,
+   * the entry (dsprun) or the first program row (dspld: {@code at / (line / 8)}) and whether a run follows.
+   */
   void takeWords() {
+    List<UInt> w = npu.fetch.words;
     if (words != null) {
-      words.set(npu.fetch.words.get(2).resize(words.width()));
+      words.set(w.get(2).resize(words.width()));
     }
+    Bool ld = npu.dec.isDspLd;
+    loadOnly.set(ld);
+    int pcBits = Integer.numberOfTrailingZeros(npu.p.dsp().programDepth());
+    int wordShift = Integer.numberOfTrailingZeros(NpuDsp.programWords(npu.line));
+    progBase.set(mux(ld, w.get(3).lsbs(pcBits).shiftRight(wordShift).resize(progBase.width()),
+        uintLit(0, progBase.width())));
+    entry.set(mux(ld, uintLit(0, entry.width()), w.get(3).lsbs(pcBits)));
+  }
+
+  /** Statements of the dispatch of a resident {@code dsprun}: the DSP starts this cycle ({@link #residentStart}). */
+  void dispatchResident() {
+    npu.state.set(Npu.st(Npu.State.DSP_RUN));
+  }
+
+  /** Statements after a program stream's last beat: a dsprun runs (the DSP started with that beat), a dspld ends. */
+  void programLoaded() {
+    npu.whenOf(loadOnly, npu.fetch::next).otherwise(() -> npu.state.set(Npu.st(Npu.State.DSP_RUN)));
   }
 
   /** Statements of the dispatch of a {@code dspin} or {@code dspout}. */

@@ -122,6 +122,7 @@ public final class NpuPredecode extends HwModule {
     Bool isCopy = isDspIn.or(op.eq(Opcode.DSPOUT.code()));
     Bool isDspTab = op.eq(Opcode.DSPTAB.code());
     Bool isDspRun = op.eq(Opcode.DSPRUN.code());
+    Bool isDspLd = op.eq(Opcode.DSPLD.code());
     Bool isSnapshot = op.eq(Opcode.SNAPSHOT.code());
     Bool isPpmCfg = op.eq(Opcode.PPMCFG.code());
     Bool isPpuTab = op.eq(Opcode.PPUTAB.code());
@@ -212,10 +213,19 @@ public final class NpuPredecode extends HwModule {
         .or(isGemm.and(gemmShape.or(wInt4.and(wStream.not()))
             .or(w.get(2).slice(22, 22).eq(1).and(w.get(2).slice(20, 20).eq(1)
                 .or(k.gt(org.llmnpu.isa.StreamedWeights.MAX_GROUP_SCALED_K))))))
-        .or(isCopy.and(copyShape)).or(isDspRun.and(words.eq(0))).or(ppmShape);
+        .or(isCopy.and(copyShape)).or(isDspLd.and(words.eq(0))).or(ppmShape);
     Bool badSpad = isDma.and(dmaSpad).or(isGemm.and(gemmSpad)).or(isCopy.and(copySpad)).or(ppmSpad);
-    Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(p.dsp().programDepth())));
-    Bool badExt = isDma.and(dmaExt).or(isGemm.and(gemmExt)).or(isDspTab.and(tabExt)).or(isDspRun.and(runExt)).or(isSnapshot.and(snapExt))
+    // dsprun: words beyond the program memory, entry (word 3) beyond it; dspld: at + words beyond it, at not a
+    // multiple of a line's words
+    int depth = p.dsp().programDepth();
+    int lineWords = NpuDsp.programWords(p.lineBytes());
+    UInt at = w.get(3);
+    Bool loadRange = at.resize(33).add(words.resize(33)).gt(depth)
+        .or(lineWords > 1 ? at.lsbs(Integer.numberOfTrailingZeros(lineWords)).ne(0) : boolLit(false));
+    Bool badDsp = isCopy.and(copyDsp).or(isDspRun.and(words.gt(depth).or(at.gt(depth - 1))))
+        .or(isDspLd.and(loadRange));
+    Bool badExt = isDma.and(dmaExt).or(isGemm.and(gemmExt)).or(isDspTab.and(tabExt))
+        .or(isDspRun.and(words.ne(0)).or(isDspLd).and(runExt)).or(isSnapshot.and(snapExt))
         .or(ppmExt);
     bits.set(cat(wire("copySpadEnd", copySpadEnd.stored(endBits)), wire("resultEnd", resultEnd.stored(endBits)),
         wire("dmaSpadEnd", dmaSpadEnd.stored(endBits)),

@@ -52,10 +52,19 @@ class NpuClockGatingConfigTest {
     NpuConfig small = NpuConfig.small();
     var design = org.llmnpu.hdl.emit.Verilog.emit(new Npu(small));
     var banks = design.gatedBanks();
-    // the three unit gates, inside the DSP's a gate per pipelined unit (FP16, FMA16, FP32, convert) and lane, and
-    // the banks written once per command: command register, landing register, queue slots (D > 1), snapshot latch
+    // the three unit gates, inside the DSP's a gate per pipelined unit (FP16, FMA16, FP32, convert) and lane, the
+    // banks written once per command: command register, landing register, queue slots (D > 1), snapshot latch; inside
+    // the GEMM engine's the MAC array's, with its PEs' 2·rows − 1 wavefront gates and rows row-shadow gates
     int queue = small.commandQueueDepth() > 1 ? 1 : 0;
-    assertEquals(3 + 4 * small.dspLanes() + 3 + queue, banks.size());
+    int array = 1 + (2 * small.rows() - 1) + small.rows();
+    // and the dspin conversion's chunk register
+    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array + 1, banks.size());
+    assertTrue(banks.stream().anyMatch(b -> b.path().endsWith(NpuClockGates.DSP_IN_CHUNK)
+        && NpuClockGates.enableKey(b.path()).orElse("").equals(Counter.DSP_CYCLES.key())));
+    assertEquals(Counter.ARRAY_CYCLES.key(), NpuClockGates.enableKey("gemm.macArray").orElseThrow());
+    assertEquals(NpuClockGates.ARRAY_VECTORS, NpuClockGates.enableKey("gemm.array.wavefront6").orElseThrow());
+    assertEquals(NpuClockGates.ARRAY_VECTORS, NpuClockGates.enableKey("gemm.array.shadowRow3").orElseThrow());
+    assertTrue(NpuClockGates.enableKey("gemm.array.wavefront").isEmpty());
     java.util.Set<String> perCommand = new java.util.HashSet<>(java.util.List.of("ctrl.commandRegister",
         "fetch.landedCommand", "snapshot.snapshotLatch"));
     if (queue == 1) {

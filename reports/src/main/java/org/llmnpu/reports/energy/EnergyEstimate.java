@@ -218,19 +218,37 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
 
   /**
    * Flip-flop cycles with a running clock: the ungated flip-flops every cycle, each gated unit's in the cycles of
-   * its enable counter (at most every cycle), and the gating cells' share.
+   * its enable counter (at most every cycle), and the gating cells' share ({@link #idleByBank} summed).
    */
   static double idleFlipFlops(Shape shape, Map<String, Long> counters, double cycles) {
+    return idleByBank(shape, counters, cycles).values().stream().mapToDouble(Double::doubleValue).sum();
+  }
+
+  /** The key of the flip-flops clocked every cycle in {@link #idleByBank}. */
+  public static final String ALWAYS_CLOCKED = "clocked every cycle";
+  /** The key of the gating cells' own idle in {@link #idleByBank}. */
+  public static final String GATE_CELLS = "gating cells";
+
+  /**
+   * Where the idle ({@code clock, leakage}) goes: flip-flop cycles with a running clock by register bank, in the
+   * order {@link #ALWAYS_CLOCKED} (the flip-flops on no gate, every cycle), each gated unit by its name (its
+   * flip-flops times its enable counter, at most {@code cycles}; units of the same name summed), and
+   * {@link #GATE_CELLS} ({@link #GATE_CELL_FLIP_FLOPS} per cell, every cycle). Times {@code E(IDLE_FLIP_FLOP)} it is
+   * the idle energy of each.
+   */
+  public static Map<String, Double> idleByBank(Shape shape, Map<String, Long> counters, double cycles) {
     long gated = shape.gatedUnits().stream().mapToLong(GatedUnit::flipFlops).sum();
     if (gated > shape.flipFlops()) {
       throw new IllegalArgumentException("gated units hold " + gated + " flip-flops, more than the NPU's "
           + shape.flipFlops());
     }
-    double clocked = (shape.flipFlops() - gated) * cycles;
+    Map<String, Double> out = new LinkedHashMap<>();
+    out.put(ALWAYS_CLOCKED, (shape.flipFlops() - gated) * cycles);
     for (GatedUnit g : shape.gatedUnits()) {
-      clocked += g.flipFlops() * Math.min(cycles, get(counters, g.enableCounter()));
+      out.merge(g.name(), g.flipFlops() * Math.min(cycles, get(counters, g.enableCounter())), Double::sum);
     }
-    return clocked + shape.gatedUnits().size() * GATE_CELL_FLIP_FLOPS * cycles;
+    out.put(GATE_CELLS, shape.gatedUnits().size() * GATE_CELL_FLIP_FLOPS * cycles);
+    return out;
   }
 
   /** The unit names of idle, the scratchpad's SRAM macros and the external memory in {@link #byUnitPj}. */
@@ -239,7 +257,7 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
   public static final String DRAM_UNIT = "external memory";
 
   /** The derived count of input vectors the GEMM engine took (see the class comment). */
-  public static final String ARRAY_VECTORS = "arrayVectors";
+  public static final String ARRAY_VECTORS = org.llmnpu.rtl.npu.NpuClockGates.ARRAY_VECTORS;
 
   private static double get(Map<String, Long> c, String key) {
     Long v = c.get(key);

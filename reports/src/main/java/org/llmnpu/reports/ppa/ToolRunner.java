@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.llmnpu.hdl.tools.ProcessCleanup;
+import org.llmnpu.hdl.tools.ToolCpu;
 
 /**
  * Runs an external EDA tool in a working directory and returns its combined output. A
@@ -31,11 +32,13 @@ public final class ToolRunner {
     String tool = command.get(0);
     Path log = workDir.resolve(Path.of(tool).getFileName() + ".out");
     Process process;
+    ToolCpu.Metered metered = ToolCpu.meter(command);
     try {
-      process = new ProcessBuilder(command).directory(workDir.toFile())
+      process = new ProcessBuilder(metered.command()).directory(workDir.toFile())
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       ProcessCleanup.track(process);
     } catch (IOException e) {
+      metered.end();
       throw new ToolFailure(tool, "cannot start '" + tool + "' (" + e.getMessage()
           + "); install it with scripts/setup-tools.sh or apt-get install " + debianPackage(tool), List.of());
     }
@@ -59,6 +62,7 @@ public final class ToolRunner {
       throw new ToolFailure(tool, tool + " was interrupted", List.of());
     } finally {
       ProcessCleanup.forget(process);
+      metered.end();
     }
   }
 

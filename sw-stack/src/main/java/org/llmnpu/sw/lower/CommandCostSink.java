@@ -100,13 +100,31 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
   @Override
   public void dspRun(long address, DspProgram program) {
     fetch();
-    long[] cost = programs.computeIfAbsent(program,
-        q -> new long[] {q.size(), q.cycles(p.dsp().pipeline()), q.issued()});
+    long[] cost = cost(program);
     cm.dispatchBeside();
     long beats = (8L * cost[0] + line - 1) / line;
     add(Counter.EXT_READ_BEATS, beats);
     add(Counter.DSP_INSTRUCTIONS, cost[2]);
     cm.dspRun(beats, cost[1]);
+  }
+
+  @Override
+  public void dspLoad(long address, DspProgram program, long at) {
+    command(new Command.DspLoad(address, program.size(), at));
+  }
+
+  @Override
+  public void dspRunResident(DspProgram program, long entry) {
+    fetch();
+    long[] cost = cost(program);
+    cm.dispatchResidentRun();
+    add(Counter.DSP_INSTRUCTIONS, cost[2]);
+    cm.dspRun(0, cost[1]);
+  }
+
+  /** {size, cycles, issued} of {@code program}. */
+  private long[] cost(DspProgram program) {
+    return programs.computeIfAbsent(program, q -> new long[] {q.size(), q.cycles(p.dsp().pipeline()), q.issued()});
   }
 
   private void fetch() {
@@ -246,6 +264,15 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
   @Override
   public Void visitDspRun(Command.DspRun r) {
     throw new IllegalArgumentException("a dsprun is costed with its program (CommandSink.dspRun)");
+  }
+
+  @Override
+  public Void visitDspLoad(Command.DspLoad l) {
+    cm.dispatchBeside();
+    long beats = beats(8 * l.words(), 1);
+    add(Counter.EXT_READ_BEATS, beats);
+    cm.dspLoad(beats);
+    return null;
   }
 
   @Override

@@ -38,6 +38,8 @@ abstract class CommandCosts {
   private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
   /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
   boolean chainRuns;
+  /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
+  DspResidency residency;
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
@@ -66,6 +68,9 @@ abstract class CommandCosts {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
     pendingRuns.clear();
+    if (residency != null) {
+      residency.clear();
+    }
     chargedKey = null;
     chargedFrom = 0;
     besideWindow = 0;
@@ -96,7 +101,8 @@ abstract class CommandCosts {
    * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
    * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
    * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
-   * {@code dspin} or {@code dspout}, every other command after the stream's last W write).
+   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
+   * write).
    */
   final long besideWindow() {
     return besideWindow;
@@ -184,11 +190,19 @@ abstract class CommandCosts {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    if (kind.equals("dsprun") || kind.equals("dsptab")) {
+    if (kind.equals("dsprun") || kind.equals("dsptab") || kind.equals("dspld")) {
       dispatch(cm::dispatchBeside);
     } else {
       dispatch(() -> cm.dispatch(isLoad, false));
     }
+  }
+
+  /** A resident {@code dsprun}'s fetch and dispatch: beside a running GEMM and its W stream. */
+  private void issueResidentRun() {
+    charge("dsprun");
+    add(Counter.COMMANDS, 1);
+    cm.fetchAndDecode();
+    dispatch(cm::dispatchResidentRun);
   }
 
   final void load(long rows, long rowBytes) {
@@ -284,24 +298,44 @@ abstract class CommandCosts {
       }
       pendingRuns.addAll(compiledPrograms.get(key));
     } else {
-      runAll(summaries);
+      flushRuns();
+      List<DspProgram> programs = compiledPrograms.get(key);
+      for (int i = 0; i < summaries.size(); i++) {
+        costRun(programs.get(i), summaries.get(i));
+      }
     }
   }
 
-  /** A {@code dsprun} of each program (see {@link #programs}). */
-  private void runAll(List<long[]> programs) {
-    flushRuns();
-    for (long[] program : programs) {
-      costRun(program);
-    }
-  }
-
-  private void costRun(long[] program) {
-    issue(false, "dsprun");
+  /** A run of {@code run} ({size, cycles, issued}): a plain {@code dsprun}, or resident as {@link CommandStream}. */
+  private void costRun(DspProgram run, long[] program) {
     long beats = (8L * program[0] + line - 1) / line;
-    add(Counter.EXT_READ_BEATS, beats);
+    if (residency == null || residency.entryOf(run) < 0 && !residency.seen(run)) {
+      if (residency != null) {
+        residency.plainRun(run);
+      }
+      issue(false, "dsprun");
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(beats, program[1]);
+      return;
+    }
+    if (residency.entryOf(run) < 0) {
+      residency.place(run);
+      issue(false, "dspld");
+      add(Counter.EXT_READ_BEATS, beats);
+      cm.dspLoad(beats);
+    }
+    issueResidentRun();
     add(Counter.DSP_INSTRUCTIONS, program[2]);
-    cm.dspRun(beats, program[1]);
+    cm.dspRun(0, program[1]);
+  }
+
+  /** A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten. */
+  final void layerStarts() {
+    flushRuns();
+    if (residency != null) {
+      residency.clear();
+    }
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */
@@ -314,7 +348,7 @@ abstract class CommandCosts {
     String current = operator;
     operator = pendingOperator;
     for (DspProgram run : runs) {
-      costRun(joinedCosts.computeIfAbsent(run, this::summary));
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary));
     }
     operator = current;
   }
@@ -364,6 +398,21 @@ abstract class CommandCosts {
     cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
     noteBesideWindow();
   }
+  /**
+   * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, and the cycle
+   * model takes its results as every scratchpad byte ({@code CommandCostSink#visitGemm}), so the next copy waits for it.
+   */
+  final void accumulatingGemm(int m, int k, int n) {
+    long tag = resultTag;
+    long rows = resultRows;
+    resultTag = 0;
+    resultRows = Long.MAX_VALUE;
+    gemm(m, k, n, false);
+    resultTag = tag;
+    resultRows = rows;
+    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
+  }
+
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
     streamedGemm(m, k, n, int4, sparse, false, true);

@@ -154,6 +154,26 @@ public final class CommandKindProfile {
     }
 
     @Override
+    public void dspLoad(long address, DspProgram program, long at) {
+      cost.dspLoad(address, program, at);
+      long before = last;
+      charge("dspld " + program.name().split("[ @\\[(]")[0]);
+      Tally t = programs.computeIfAbsent(programKey(program), Tally::new);
+      t.words += program.size();
+      t.load += last - before;
+    }
+
+    @Override
+    public void dspRunResident(DspProgram program, long entry) {
+      cost.dspRunResident(program, entry);
+      long before = last;
+      charge("dsprun " + program.name().split("[ @\\[(]")[0]);
+      Tally t = programs.computeIfAbsent(programKey(program), Tally::new);
+      t.commands++;
+      t.cycles += last - before;
+    }
+
+    @Override
     public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
       cost.dspRun(address, run);
       long before = last;

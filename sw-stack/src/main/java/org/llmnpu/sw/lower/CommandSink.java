@@ -15,6 +15,12 @@ interface CommandSink {
   /** A {@code dsprun} of {@code program}, placed in external memory at {@code address}. */
   void dspRun(long address, DspProgram program);
 
+  /** A {@code dspld} of {@code program}, placed in external memory at {@code address}, into program word {@code at}. */
+  void dspLoad(long address, DspProgram program, long at);
+
+  /** A resident {@code dsprun} of {@code program}, in the program memory from word {@code entry}. */
+  void dspRunResident(DspProgram program, long entry);
+
   /** A {@code dsprun} of {@code run}, the programs {@code parts} joined ({@link DspChain}), at {@code address}. */
   default void dspRun(long address, DspProgram run, java.util.List<DspProgram> parts) {
     dspRun(address, run);

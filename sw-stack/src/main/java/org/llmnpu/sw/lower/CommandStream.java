@@ -19,12 +19,25 @@ final class CommandStream {
   private final int programDepth;
   private final boolean chainRuns;
   private final List<DspProgram> pending = new ArrayList<>();
+  /** Resident programs (null: every run loads its program, a plain {@code dsprun}). */
+  private final DspResidency residency;
 
   CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns) {
+    this(sink, pool, programDepth, chainRuns, null);
+  }
+
+  /**
+   * With {@code residency}: a program that runs again while its words are intact in the program memory runs resident
+   * (no load), one that comes again after being overwritten is loaded once more by a {@code dspld} at an offset
+   * ({@link DspResidency}); the placements are forgotten at each layer's start.
+   */
+  CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns,
+                DspResidency residency) {
     this.sink = sink;
     this.pool = pool;
     this.programDepth = programDepth;
     this.chainRuns = chainRuns;
+    this.residency = residency;
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */
@@ -38,6 +51,16 @@ final class CommandStream {
       @Override
       public void dspRun(long address, DspProgram program) {
         builder.dspRun(address, program.size());
+      }
+
+      @Override
+      public void dspLoad(long address, DspProgram program, long at) {
+        builder.dspLoad(address, program.size(), at);
+      }
+
+      @Override
+      public void dspRunResident(DspProgram program, long entry) {
+        builder.dspRunResident(entry);
       }
     };
   }
@@ -88,8 +111,27 @@ final class CommandStream {
     if (chainRuns) {
       pending.add(program);
     } else {
-      sink.dspRun(pool.applyAsLong(program), program);
+      run(program, List.of(program));
     }
+  }
+
+  /** A run of {@code run} (the programs {@code parts} joined): plain, or resident (loaded first if it is not). */
+  private void run(DspProgram run, List<DspProgram> parts) {
+    if (residency == null) {
+      sink.dspRun(pool.applyAsLong(run), run, parts);
+      return;
+    }
+    int entry = residency.entryOf(run);
+    if (entry < 0 && !residency.seen(run)) {
+      residency.plainRun(run);
+      sink.dspRun(pool.applyAsLong(run), run, parts);
+      return;
+    }
+    if (entry < 0) {
+      entry = residency.place(run);
+      sink.dspLoad(pool.applyAsLong(run), run, entry);
+    }
+    sink.dspRunResident(run, entry);
   }
 
   private void flushRuns() {
@@ -98,13 +140,16 @@ final class CommandStream {
     }
     for (List<DspProgram> parts : DspChain.groups(pending, programDepth)) {
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      sink.dspRun(pool.applyAsLong(run), run, parts);
+      run(run, parts);
     }
     pending.clear();
   }
 
   void layerStart(int layer) {
     flushRuns();
+    if (residency != null) {
+      residency.clear();
+    }
     sink.layerStart(layer);
   }
 

@@ -153,6 +153,8 @@ public final class DecoderLowering {
       }
     }
     // at full, consecutive DSP runs go as joined programs: one program load each (DspChain)
+    // (resident runs, DspResidency, are off: today's routines compile a distinct program for almost every run, see
+    // the sw-stack README, "Resident DSP programs")
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL);
     e.b = b;
     b.dspTab(m.tables);

@@ -44,9 +44,10 @@ class PrefillProfileBench {
       summary(c, p, ops);
       System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
           + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
-          + "whose W streams run beside the controller, which takes only dspin/dspout during them): %,d cycles; of them the controller waited for the back-end "
+          + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
           + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
           cost.backEndWaitCycles());
+      besideBound(rows, cost.besideWindowCycles(), ideal(c, p));
       System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
       rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
           .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
@@ -146,12 +147,21 @@ class PrefillProfileBench {
    * What a K cache held transposed would save in the scores, checked on the cycle model alone (LLaMA-2-7B INT8, edge-64,
    * 256-token prefill, one layer): the walk's batched sequence ({@code AttentionWalk#scoresBatched}: each query's
    * halves scattered a code a line, {@code Qᵀ} gathered, {@code Sᵀ = K·Qᵀ} in M chunks, {@code Sᵀ} into the DSP and
-   * scattered a score a line, each query's scores gathered) against {@code S = Q·Kᵀ}: each token's K head written as a
-   * column of {@code Kᵀ} ({@code dspout} of head-dim one-element rows), one GEMM per head and block with the block's
-   * queries as M (X = the Q rows, K = head dim, N = the block's slots) and each query's INT32 scores into the DSP in
-   * one {@code dspin} row. The DSP runs between are the same in both; not counted in either: the K cache's DRAM
-   * layout (loads of {@code Kᵀ} rows instead of K rows, as many bytes). Not built: the lowering and the walk emit the
-   * batched sequence.
+   * scattered a score a line, each query's scores gathered) against {@code S = Q·Kᵀ}: one GEMM per head and block with
+   * the block's queries as M (X = the Q rows, K = head dim, N = the block's slots) and each query's INT32 scores into
+   * the DSP in one {@code dspin} row. Two ways of writing the block's columns of {@code Kᵀ}: as first estimated, each
+   * token's K head as head-dim one-element rows straight at its column — not possible, since {@code dspout} (like
+   * every scratchpad and memory address) needs a line-aligned address and column j of a row is byte j; and as the
+   * hardware allows: each token's K head scattered one code a line (line {@code d·n + t} of a staging region), the
+   * block's {@code head dim · n} one-element lines gathered in one {@code dspin} (flat {@code [d][t]}), written back as
+   * head-dim rows of n codes at the block's first slot (line-aligned when the block starts on a line: blocks of maxM
+   * = line slots here), and as {@code KeyScores} issues the scores: a query's evens and odds on rows of their own, two
+   * accumulating GEMMs (K = half each). The query rows' {@code dspout} counts in both. The DSP
+   * runs between are the same in all; not counted: the K cache's DRAM layout (loads of {@code Kᵀ} rows instead of K
+   * rows, as many bytes). Decode, printed after: a step cannot write one column (a byte a row) either, so Kᵀ takes a
+   * line group's columns once the group is full (the decode GEMVs keep the K rows), costed per layer and amortized per
+   * token, against rewriting the group's line every step. Not built: the lowering and the walk emit the batched
+   * sequence.
    */
   @Test
   void transposedKeyScoresWhatIf() {
@@ -162,6 +172,7 @@ class PrefillProfileBench {
     int n = Math.min(p.maxM(), PROMPT);
     long batched = 0;
     long transposed = 0;
+    long aligned = 0;
     for (int pos = 0; pos < PROMPT; pos += n) {
       int sMax = pos + n;
       org.llmnpu.isa.CycleModel a = new org.llmnpu.isa.CycleModel(p);
@@ -183,24 +194,65 @@ class PrefillProfileBench {
         copy(a, pos + q + 1, 1, 2, true);
       }
       org.llmnpu.isa.CycleModel b = new org.llmnpu.isa.CycleModel(p);
+      org.llmnpu.isa.CycleModel d = new org.llmnpu.isa.CycleModel(p);
       for (int q = 0; q < n; q++) {
         copy(b, hd, 1, 1, false);
+        copy(d, hd, 1, 1, false);
+        copy(b, 1, hd, 1, false);
+        copy(d, 1, half, 1, false);
+        copy(d, 1, half, 1, false);
       }
+      copy(d, (long) hd * n, 1, 1, true);
+      copy(d, hd, n, 1, false);
       for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
         gemm(b, n, hd, Math.min(p.maxN(), sMax - n0));
+        gemm(d, n, half, Math.min(p.maxN(), sMax - n0));
+        gemm(d, n, half, Math.min(p.maxN(), sMax - n0));
       }
       for (int q = 0; q < n; q++) {
         copy(b, 1, pos + q + 1, 4, true);
+        copy(d, 1, pos + q + 1, 4, true);
       }
       batched += a.now();
       transposed += b.now();
+      aligned += d.now();
     }
     long heads = c.heads();
     System.out.printf(Locale.ROOT, "LLaMA-2-7B int8 on edge-64, 256-token prefill, attention scores part of one "
         + "layer (%d heads x %d blocks):%n", heads, PROMPT / n);
-    System.out.printf(Locale.ROOT, "| scores | cycles a layer |%n|---|---:|%n| batched: Sᵀ = K·Qᵀ (today) | %,d |%n"
-        + "| K cache transposed: S = Q·Kᵀ | %,d |%n| saved a layer | %,d |%n", heads * batched, heads * transposed,
-        heads * (batched - transposed));
+    System.out.printf(Locale.ROOT, "| scores | cycles a layer | saved a layer |%n|---|---:|---:|%n"
+        + "| batched: Sᵀ = K·Qᵀ (today) | %,d | |%n"
+        + "| K cache transposed: S = Q·Kᵀ, columns written byte-addressed (not possible: line-aligned addresses) "
+        + "| %,d | %,d |%n"
+        + "| K cache transposed: S = Q·Kᵀ, Kᵀ's block columns through one-element lines (line-aligned), evens and odds "
+        + "as two accumulating GEMMs (KeyColumns, KeyScores) | %,d | %,d |%n",
+        heads * batched, heads * transposed, heads * (batched - transposed), heads * aligned,
+        heads * (batched - aligned));
+    // decode: Kᵀ's columns can only be written a whole line of slots at a time, so a decode step keeps scoring
+    // over the K rows (today's GEMVs) and Kᵀ takes a line group's columns once the group is full: its line tokens'
+    // K rows into the DSP (INT8) and scattered a code a line, gathered, written as kvDim rows of line codes
+    int line = p.lineBytes();
+    int kvDim = c.kvDim();
+    org.llmnpu.isa.CycleModel g = new org.llmnpu.isa.CycleModel(p);
+    for (int t = 0; t < line; t++) {
+      copy(g, 1, kvDim, 1, true);
+      copy(g, kvDim, 1, 1, false);
+    }
+    copy(g, (long) kvDim * line, 1, 1, true);
+    copy(g, kvDim, line, 1, false);
+    int eager = Math.max(1, line / 2);
+    org.llmnpu.isa.CycleModel w = new org.llmnpu.isa.CycleModel(p);
+    for (int t = 0; t < eager; t++) {
+      copy(w, 1, kvDim, 1, true);
+      copy(w, kvDim, 1, 1, false);
+    }
+    copy(w, kvDim, 1, 1, false);
+    copy(w, (long) kvDim * line, 1, 1, true);
+    copy(w, kvDim, line, 1, false);
+    System.out.printf(Locale.ROOT, "decode, Kᵀ's columns a line (%d slots) at a time, a layer: once a line group is "
+        + "full %,d cycles (%,d a token amortized, %,d a token for all %d layers); written every step instead (the "
+        + "group's %d earlier tokens on average re-scattered) %,d a token a layer%n", line, g.now(), g.now() / line,
+        g.now() / line * c.layers(), c.layers(), eager, w.now());
   }
 
   private static void copy(org.llmnpu.isa.CycleModel m, long rows, long elems, int bytes, boolean in) {
@@ -219,6 +271,13 @@ class PrefillProfileBench {
    * One layer's cycles (the rows but setup and LM head) against its MACs at the array's rate, split into the block
    * GEMMs (weights streamed) and the rest.
    */
+  /** A layer's block GEMMs' cycles at one MAC a PE a cycle. */
+  private static long ideal(ModelConfig c, MachineParams p) {
+    long qkvN = c.dim() + 2L * c.kvDim();
+    long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
+    return blockMacs / ((long) p.rows() * p.rows());
+  }
+
   private static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
     long layer = 0;
     long gemms = 0;
@@ -231,13 +290,46 @@ class PrefillProfileBench {
         gemms += e.getValue()[0];
       }
     }
-    long qkvN = c.dim() + 2L * c.kvDim();
-    long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
-    long ideal = blockMacs / ((long) p.rows() * p.rows());
+    long ideal = ideal(c, p);
     System.out.printf(Locale.ROOT, "one layer: %,d cycles; its block GEMMs' MACs at %d a cycle %,d (%.3f of the "
         + "layer); GEMM rows (QKV, O, W1/W3, W2, P·V) %,d (%.3f of the layer, MACs/GEMM cycles %.3f); the rest %,d%n",
         layer, p.rows() * p.rows(), ideal, ideal / (double) layer, gemms, gemms / (double) layer,
         ideal / (double) gemms, layer - gemms);
+  }
+
+  /**
+   * What any command order could hide beside the GEMMs of the profiled step, given enough independent DSP work (within
+   * one token block every DSP command after a GEMM reads whole result rows, so it depends on the last N tile; the
+   * independent work is another block's): at most the window, and at most the step's DSP copies (what goes beside a
+   * W stream today) or its copies and runs (once every run is resident). Prints the step's floor in both cases and
+   * the layer's MAC utilization if the layer's share of the window were filled alike.
+   */
+  private static void besideBound(Map<String, long[]> rows, long window, long ideal) {
+    long total = 0;
+    long copies = 0;
+    long runs = 0;
+    long layer = 0;
+    for (Map.Entry<String, long[]> e : rows.entrySet()) {
+      long cycles = e.getValue()[0];
+      total += cycles;
+      String key = e.getKey();
+      if (!key.startsWith("setup /") && !key.startsWith("lm head /")) {
+        layer += cycles;
+      }
+      if (key.endsWith("/ dspin") || key.endsWith("/ dspout")) {
+        copies += cycles;
+      } else if (key.endsWith("/ dsprun")) {
+        runs += cycles;
+      }
+    }
+    long hideCopies = Math.min(window, copies);
+    long hideAll = Math.min(window, copies + runs);
+    System.out.printf(Locale.ROOT, "beside the GEMMs with another block's work ready (the step's DSP copies %,d, "
+        + "runs %,d cycles): the step ≥ %,d cycles with the copies beside (%.3f of it), ≥ %,d with the copies and "
+        + "resident runs (%.3f); the layer's MAC utilization then ≤ %.3f and ≤ %.3f (the window and the work scaled "
+        + "by the layer's share of the step)%n", copies, runs, total - hideCopies, (total - hideCopies) / (double) total,
+        total - hideAll, (total - hideAll) / (double) total,
+        ideal / (layer - hideCopies * (double) layer / total), ideal / (layer - hideAll * (double) layer / total));
   }
 
   private static Map<String, long[]> byOperator(Map<String, long[]> rows) {
