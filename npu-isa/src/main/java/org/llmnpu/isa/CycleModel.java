@@ -60,8 +60,8 @@ package org.llmnpu.isa;
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
  * gemm wStream  engine start (backStart) = the X copy's first cycle e; controller: M·kTiles (X lines, K tile by
- *        K tile) + 1 (GEMM_START); beside the X copy, from e, the C·K W beats (C beat columns a W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4
- *        on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
+ *        K tile) + 1 (GEMM_START); beside the X copy, from e, the C·K W beats (C beat columns a W row),
+ *        t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4 on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
  *        (+1 with wInt4 on an N:M array); next fetch at e + M·kTiles + 1: the stream runs on beside the
  *        controller, and until a_{n−1} + 1 only a dspin or dspout dispatches; the engine's loader starts pass j no
  *        earlier than the cycle after its last W row was written and after its K tile's X lines
@@ -448,8 +448,8 @@ public final class CycleModel {
    * loader starts no earlier than {@code R_j = max(a − backStart, X)} (engine cycles; engine cycle 0 = {@code e + 1}),
    * {@code X = (kt + 1)·M − 1} the first engine cycle after K tile kt's last X line (an N:M GEMM, whose K tile is two
    * lines of K, {@code min(2kt + 2, ceil(K/rows))·M − 1}): {@link EngineRecurrence#cycles}
-   * with {@code P_j ≥ R_j}, INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a column's two
-   * tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command the
+   * with {@code P_j ≥ R_j}, INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a
+   * column's two tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command the
    * cycle after GEMM_START, {@code e + M·kTiles + 1}; the stream goes on beside it as a back-end
    * phase until its last W write, and only a {@code dspin} or {@code dspout} dispatches before {@code a_{n−1} + 1}
    * ({@link #streamFree}; every other command needs the memory port or the DMA's walks); the back-end
