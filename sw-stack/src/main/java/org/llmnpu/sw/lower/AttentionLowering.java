@@ -53,10 +53,10 @@ final class AttentionLowering {
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
-        e.normQuantizePair(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride, l.xsStride, l.rPair);
+        e.normQuantizePair(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride, l.xsStride, l.rPair);
         t++;
       } else {
-        e.normQuantize(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride);
+        e.normQuantize(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
       }
     }
     e.weight(m.wQkv[layer], c.dim(), m.qkvN);
@@ -72,7 +72,7 @@ final class AttentionLowering {
         b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
-      e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, e.channelScales(l.rWsQkv), null, -1, l.rQkv));
+      e.run(r.scale(l.rAcc, m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
       if (batched == null) {
         ropeIn(slot);
       }

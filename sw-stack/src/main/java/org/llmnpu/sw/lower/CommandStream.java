@@ -121,17 +121,15 @@ final class CommandStream {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    int entry = residency.entryOf(run);
-    if (entry < 0 && !residency.seen(run)) {
-      residency.plainRun(run);
+    DspResidency.Use use = residency.use(run);
+    if (use.plain()) {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    if (entry < 0) {
-      entry = residency.place(run);
-      sink.dspLoad(pool.applyAsLong(run), run, entry);
+    if (use.load()) {
+      sink.dspLoad(pool.applyAsLong(run), run, use.entry());
     }
-    sink.dspRunResident(run, entry);
+    sink.dspRunResident(run, use.entry());
   }
 
   private void flushRuns() {
