@@ -129,7 +129,7 @@ final class CommandStream {
     if (use.load()) {
       sink.dspLoad(pool.applyAsLong(run), run, use.entry());
     }
-    sink.dspRunResident(run, use.entry());
+    sink.dspRunResident(run, parts, use.entry());
   }
 
   private void flushRuns() {
