@@ -309,6 +309,18 @@ abstract class CommandCosts {
     }
   }
 
+  /**
+   * The programs of {@code key} ({@link #programs}) as {@link CommandStream#dspRunPinned} runs them: after the held
+   * runs, joined, kept in the program memory (a {@code dspld} the first time in a layer, then resident).
+   */
+  final void runPinned(Object key, Supplier<List<DspProgram>> compile) {
+    programs(key, compile);
+    flushRuns();
+    List<DspProgram> parts = compiledPrograms.get(key);
+    DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), run.instructions(), true);
+  }
+
   /** A run's identity for {@link #residency}: its instructions when {@link #sharedRuns}, else its own. */
   private Object identity(DspProgram program) {
     return sharedRuns ? program.instructions() : new Object();
@@ -319,8 +331,14 @@ abstract class CommandCosts {
    * {@link CommandStream}.
    */
   private void costRun(DspProgram run, long[] program, Object identity) {
+    costRun(run, program, identity, false);
+  }
+
+  /** As above; {@code pin}: a run the stream keeps in the program memory ({@link DspResidency#pin}). */
+  private void costRun(DspProgram run, long[] program, Object identity, boolean pin) {
     long beats = (8L * program[0] + line - 1) / line;
-    DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN : residency.use(identity, run);
+    DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
+        : pin ? residency.pin(identity, run) : residency.use(identity, run);
     if (use.plain()) {
       issue(false, "dsprun");
       add(Counter.EXT_READ_BEATS, beats);

@@ -84,6 +84,20 @@ final class DspResidency {
     return new Use(false, true, place(identity, program));
   }
 
+  /**
+   * A run of a program the lowering keeps in the program memory ({@link CommandStream#dspRunPinned}): resident while
+   * intact, else a {@code dspld} from the top of the memory down (where plain runs, loaded at 0, leave it alone while
+   * they are short) and then resident.
+   */
+  Use pin(Object identity, DspProgram program) {
+    int[] at = placed.get(identity);
+    if (at != null) {
+      return new Use(false, false, at[0]);
+    }
+    seen.add(identity);
+    return new Use(false, true, place(identity, program));
+  }
+
   /** The program memory word {@code program} starts at, or −1 when it is not intact there. */
   int entryOf(DspProgram program) {
     int[] at = placed.get(program.instructions());

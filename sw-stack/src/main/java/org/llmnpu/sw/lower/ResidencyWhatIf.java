@@ -21,7 +21,8 @@ import org.llmnpu.sw.model.ModelConfig;
  *       routine is one program for every token and head,</li>
  * </ul>
  * for a program memory of {@code depth} words, with or without the {@code dspld} re-load of a program overwritten
- * before it came again. The runs stay as the lowering joins them for the NPU's program memory, and the parameters'
+ * before it came again; the runs the lowering keeps in the program memory ({@link CommandStream#dspRunPinned}) kept
+ * there in every replay. The runs stay as the lowering joins them for the NPU's program memory, and the parameters'
  * own cost (a command word or a register load) is not counted: an upper bound on the program-load beats saved
  * (each resident run also saves its memory latency, not counted either).
  */
@@ -45,6 +46,8 @@ public final class ResidencyWhatIf {
     DecoderLowering lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, Fusion.FULL);
     List<List<DspProgram>> runs = new ArrayList<>();
     List<Integer> layers = new ArrayList<>();
+    // the programs the lowering keeps in the program memory (CommandStream#dspRunPinned): the ones it loads by dspld
+    java.util.Set<List<DspInstruction>> pinned = new java.util.HashSet<>();
     int[] layer = {-1};
     lowering.emit(new int[tokens], pos0, false, new CommandSink() {
       @Override
@@ -64,6 +67,7 @@ public final class ResidencyWhatIf {
 
       @Override
       public void dspLoad(long address, DspProgram program, long at) {
+        pinned.add(program.instructions());
       }
 
       @Override
@@ -90,15 +94,15 @@ public final class ResidencyWhatIf {
     for (int depth : depths) {
       for (boolean runTime : new boolean[] {false, true}) {
         for (boolean reload : new boolean[] {false, true}) {
-          rows.add(replay(runs, layers, p, depth, runTime, reload));
+          rows.add(replay(runs, layers, pinned, p, depth, runTime, reload));
         }
       }
     }
     return rows;
   }
 
-  private static Row replay(List<List<DspProgram>> runs, List<Integer> layers, MachineParams p, int depth,
-                            boolean runTime, boolean reload) {
+  private static Row replay(List<List<DspProgram>> runs, List<Integer> layers, java.util.Set<List<DspInstruction>> pinned,
+                            MachineParams p, int depth, boolean runTime, boolean reload) {
     MachineParams.DspParams d = p.dsp();
     MachineParams q = p.withDsp(new MachineParams.DspParams(d.lanes(), d.rows(), depth, d.tableSegments(),
         d.tableDegree(), d.maxRunCycles(), d.executeStages()));
@@ -122,7 +126,8 @@ public final class ResidencyWhatIf {
       }
       long b = (8L * run.size() + p.lineBytes() - 1) / p.lineBytes();
       beats += b;
-      DspResidency.Use use = residency.use(identity, run);
+      DspResidency.Use use = pinned.contains(run.instructions()) ? residency.pin(identity, run)
+          : residency.use(identity, run);
       resident += use.plain() ? 0 : 1;
       loads += use.load() ? 1 : 0;
       avoided += use.plain() || use.load() ? 0 : b;

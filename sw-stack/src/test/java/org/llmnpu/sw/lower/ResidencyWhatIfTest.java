@@ -11,8 +11,8 @@ import org.llmnpu.sw.model.ModelConfig;
 
 /**
  * The residency what-if replays the lowering's runs: with today's programs, the NPU's program memory and the
- * lowering's policy it finds exactly the resident runs the lowering emits, and routines with rows and lengths at run
- * time never find fewer.
+ * lowering's policy it finds exactly the resident runs and {@code dspld}s the lowering emits, and routines with rows
+ * and lengths at run time never find fewer.
  */
 class ResidencyWhatIfTest {
   @Test
@@ -23,15 +23,17 @@ class ResidencyWhatIfTest {
     assertEquals(8, rows.size());
     ResidencyWhatIf.Row today = rows.get(0);
     assertEquals(p.dsp().programDepth(), today.depth());
-    long emitted = CommandKindProfile.of(c, p, 18, 16, "int8", Fusion.FULL, 16, 0).stream()
-        .filter(r -> r.kind().equals("dsprun resident")).mapToLong(CommandKindProfile.Row::commands).sum();
-    assertEquals(emitted, today.resident(), today.toString());
-    assertEquals(0, today.dsplds());
+    List<CommandKindProfile.Row> emitted = CommandKindProfile.of(c, p, 18, 16, "int8", Fusion.FULL, 16, 0);
+    assertEquals(emitted.stream().filter(r -> r.kind().equals("dsprun resident"))
+        .mapToLong(CommandKindProfile.Row::commands).sum(), today.resident(), today.toString());
+    assertEquals(emitted.stream().filter(r -> r.kind().startsWith("dspld"))
+        .mapToLong(CommandKindProfile.Row::commands).sum(), today.dsplds(), today.toString());
+    assertTrue(today.dsplds() > 0, "the QKV programs are kept in the program memory: " + today);
     for (int i = 0; i < rows.size(); i += 4) {
       ResidencyWhatIf.Row compiledIn = rows.get(i);
       ResidencyWhatIf.Row runTime = rows.get(i + 2);
       assertTrue(runTime.beatsAvoided() >= compiledIn.beatsAvoided(), runTime + " vs " + compiledIn);
     }
-    assertTrue(rows.get(2).resident() > 5 * today.resident(), rows.get(2).toString());
+    assertTrue(rows.get(2).resident() > 2 * today.resident(), rows.get(2).toString());
   }
 }
