@@ -40,7 +40,7 @@ final class NpuGemm {
   final org.llmnpu.hdl.Bool sparseCommand;
   private final GemmEngineConfig gc;
   private final NpuController npu;
-  /** The controller is in GEMM_STREAM (a streamed GEMM's W beats). */
+  /** A streamed GEMM's W beats run (from its X copy's first cycle until its last W row is written). */
   final org.llmnpu.hdl.Bool inStream;
   /** The streamed weights, on an NPU built for them ({@code NpuConfig.weightStream}); null otherwise. */
   final NpuWeightStream stream;
@@ -52,6 +52,8 @@ final class NpuGemm {
   private final UInt xRows;
   private final UInt xBeats;
   private final UInt xStride;
+  /** The walk's step within a row: a line for the X copy, a chunk's bytes for a DSP copy ({@link #beginCopy}). */
+  private final UInt xStepBytes;
 
   NpuGemm(NpuController npu) {
     this.npu = npu;
@@ -65,16 +67,16 @@ final class NpuGemm {
     xRows = npu.reg0("xWalk_rows", uint(16));
     xBeats = npu.reg0("xWalk_beats", uint(16));
     xStride = npu.reg0("xWalk_stride", uint(Npu.ADDR));
-    xWalk.shape(xStride, uintLit(npu.line, Npu.ADDR), xRows, xBeats);
+    xStepBytes = npu.reg0("xWalk_step", uint(Npu.ADDR));
+    xWalk.shape(xStride, xStepBytes, xRows, xBeats);
     if (npu.config().weightStream()) {
-      // a streamed GEMM's W beats run from the X copy's first cycle until its last W row is written
+      // a streamed GEMM's W beats run from the X copy's first cycle until its last W row is written, beside the
+      // controller once the engine started (a back-end phase over the DMA's walks)
       org.llmnpu.hdl.Bool streamOn = npu.reg0("wStream_running", org.llmnpu.hdl.Hw.bool());
-      org.llmnpu.hdl.Bool gemmPhase = npu.inState(Npu.State.GEMM_X).or(npu.inState(Npu.State.GEMM_START))
-          .or(npu.inState(Npu.State.GEMM_STREAM));
-      inStream = npu.wireOf("inGemmStream", streamOn.and(gemmPhase));
+      inStream = npu.wireOf("inGemmStream", streamOn);
       stream = new NpuWeightStream(npu, inStream, streamOn);
     } else {
-      inStream = npu.wireOf("inGemmStream", npu.inState(Npu.State.GEMM_STREAM));
+      inStream = org.llmnpu.hdl.Hw.boolLit(false);
       stream = null;
     }
   }
@@ -182,11 +184,21 @@ final class NpuGemm {
       npu.whenDo(dec.wStream, stream::walks);
     }
     // X: M rows of kTiles lines, over the X copy's own walk.
-    xWalk.begin(w.get(3));
-    xStride.set(dec.xStride);
-    xRows.set(dec.m.resize(16));
-    xBeats.set(dec.kTiles.resize(16));
+    beginCopy(w.get(3), dec.xStride, uintLit(npu.line, Npu.ADDR), dec.m.resize(16), dec.kTiles.resize(16));
     npu.state.set(Npu.st(Npu.State.GEMM_X));
+  }
+
+  /**
+   * Statements: the operand walk {@link #xWalk} starts at {@code base} over {@code rows} rows ({@code stride} apart)
+   * of {@code beats} steps of {@code step} bytes — a GEMM's X copy, or a {@code dspin}/{@code dspout}
+   * ({@link NpuDspCommands}), which thus leave the DMA's walks to a streamed GEMM's W beats running beside them.
+   */
+  void beginCopy(UInt base, UInt stride, UInt step, UInt rows, UInt beats) {
+    xWalk.begin(base);
+    xStride.set(stride);
+    xStepBytes.set(step);
+    xRows.set(rows);
+    xBeats.set(beats);
   }
 
   /** Statements of GEMM_X: one X line a cycle (a streamed GEMM's W beats beside it), then the W walk or the start. */
@@ -194,9 +206,6 @@ final class NpuGemm {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
     xWalk.advance();
-    if (stream != null) {
-      stream.step(false);
-    }
     Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
       int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
@@ -207,29 +216,33 @@ final class NpuGemm {
       dma.beats.set(shift == 0 ? dec.wRows : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
       npu.state.set(Npu.st(Npu.State.GEMM_W));
     };
-    // a streamed GEMM starts the engine right after X; its W follows (GEMM_STREAM)
+    // a streamed GEMM starts the engine right after X; its W stream goes on beside the next commands
     npu.whenDo(xWalk.last(), stream == null ? copyW
         : () -> npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)), copyW));
   }
 
   /**
-   * Statements of GEMM_START: the engine starts; then the next command, or (a streamed GEMM) GEMM_STREAM until its
-   * last W row is written (at least one cycle, in which the counters take its MACs).
+   * Statements of GEMM_START: the engine starts; then the next command (a streamed GEMM's W beats go on beside it,
+   * {@link #streamStep}).
    */
   void startStep() {
-    if (stream == null) {
-      npu.fetch.next();
-      return;
-    }
-    stream.step(false);
-    npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_STREAM)), npu.fetch::next);
+    npu.fetch.next();
   }
 
-  /** Statements of GEMM_STREAM. */
+  /**
+   * Statements of every cycle, whatever the controller's state: a streamed GEMM's W stream steps while it runs (from
+   * its dispatch to its last W row's write; the controller meanwhile runs the commands that need neither the memory
+   * port, the DMA's walks nor the GEMM's results, {@link NpuControl}).
+   */
   void streamStep() {
     if (stream != null) {
-      stream.step(true);
+      stream.step();
     }
+  }
+
+  /** The W stream runs (its walks and the memory port are taken); false on an NPU without streamed weights. */
+  org.llmnpu.hdl.Bool streamBusy() {
+    return inStream;
   }
 
   /** The W stream requests a beat this cycle (never on an NPU without streamed weights). */

@@ -50,6 +50,10 @@ final class AttentionLowering {
       b.load(kBase, m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
       b.load(vBase, m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
     }
+    TransposedKeys kT = batched == null ? null : batched.keyScores;
+    if (kT != null) {
+      kT.loadLines(layer, n, pos);
+    }
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
@@ -65,10 +69,14 @@ final class AttentionLowering {
     if (batched != null) {
       b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
     }
+    if (kT != null) {
+      kT.restage(n, pos);
+    }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
     // at full with the static input scale, every token's scale, RoPE and quantization is one program (the q codes and
-    // scale staged in rAcc's rows, which the scale has read, then moved to the token's rows): kept in the program memory
+    // scale staged in rAcc's rows, which the scale has read, then moved to the token's rows before anything else
+    // writes rAcc): kept in the program memory
     boolean pinned = batched != null && b.resident() && e.inputScale > 0
         && 2 * qRows + 1 <= r.rows(Math.max(m.qkvN, Math.max(c.hiddenDim(), c.dim())))
         && r.pins(n, qkvPrograms(qRows, kRows, 0, true), moveWords());
@@ -96,12 +104,19 @@ final class AttentionLowering {
       } else {
         b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
       }
+      if (kT != null) {
+        // the codes in the K row's order: head-major ones wait flat at rAcc after keyRowOut
+        kT.scatter(t, n, pos, batched.headMajorKeys ? l.rAcc : l.rKQ);
+      }
       b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
       b.dspOut(l.sVC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDV, Command.FMT_FP16);
     }
     b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
+    if (kT != null) {
+      kT.storeLines(layer, n, pos);
+    }
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
     if (batched != null) {

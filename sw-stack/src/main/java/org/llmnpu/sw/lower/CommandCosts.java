@@ -106,11 +106,12 @@ abstract class CommandCosts {
   }
 
   /**
-   * The cycles since {@link #reset} in which a GEMM's back-end (the engine's last passes after its W stream, the
+   * The cycles since {@link #reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's passes, the
    * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
    * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
-   * beside the GEMMs (the npu-isa Overlap rule: a command goes beside the back-end, never beside a W stream, which
-   * holds the controller).
+   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
+   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
+   * write).
    */
   final long besideWindow() {
     return besideWindow;
@@ -203,6 +204,14 @@ abstract class CommandCosts {
     } else {
       dispatch(() -> cm.dispatch(isLoad, false));
     }
+  }
+
+  /** A resident {@code dsprun}'s fetch and dispatch: beside a running GEMM and its W stream. */
+  private void issueResidentRun() {
+    charge("dsprun");
+    add(Counter.COMMANDS, 1);
+    cm.fetchAndDecode();
+    dispatch(cm::dispatchResidentRun);
   }
 
   final void load(long rows, long rowBytes) {
@@ -351,7 +360,7 @@ abstract class CommandCosts {
       add(Counter.EXT_READ_BEATS, beats);
       cm.dspLoad(beats);
     }
-    issue(false, "dsprun");
+    issueResidentRun();
     add(Counter.DSP_INSTRUCTIONS, program[2]);
     cm.dspRun(0, program[1]);
   }
@@ -430,6 +439,21 @@ abstract class CommandCosts {
     cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
     noteBesideWindow();
   }
+  /**
+   * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, and the cycle
+   * model takes its results as every scratchpad byte ({@code CommandCostSink#visitGemm}), so the next copy waits for it.
+   */
+  final void accumulatingGemm(int m, int k, int n) {
+    long tag = resultTag;
+    long rows = resultRows;
+    resultTag = 0;
+    resultRows = Long.MAX_VALUE;
+    gemm(m, k, n, false);
+    resultTag = tag;
+    resultRows = rows;
+    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
+  }
+
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
     streamedGemm(m, k, n, int4, sparse, false, true);
