@@ -29,9 +29,12 @@ import org.llmnpu.sw.train.TrainingSet;
  * <p><b>Recipe.</b> Each example is one sequence of the model's own text (sampled as recovery training samples it,
  * {@link TrainingSet#sampled}): a prompt of {@code 1..maxPrompt} tokens (block 0), then blocks of {@code blockSize}.
  * One generated block b is the target: the blocks before it stay clean, later ones are cut off, and each of its tokens
- * is replaced by the mask token (0) with probability {@code t ~ U(0, 1]} (at least one). Loss, LLaDA's bound:
- * {@code (1 / (t·|block|)) Σ_masked −log p(x_i | x_t)} with the logits of position i predicting token i (no shift),
- * averaged over the batch. Attention is block-causal from the first step (row i sees blocks 0..block(i)), so the
+ * is replaced by the mask token (0) with probability {@code t ~ U(0, 1]} (at least one). Loss: LLaDA's masked-token
+ * cross-entropy {@code Σ_masked −log p(x_i | x_t)} with the logits of position i predicting token i (no shift),
+ * weighted by {@code 1 / (masked tokens)} instead of LLaDA's {@code 1 / (t·|block|)}: the same weight in expectation
+ * (about {@code t·|block|} tokens are masked) but bounded. With 1/t, a batch of 8 now and then holds a t near 0 whose
+ * gradient is hundreds of times the others; AdamW's second moment keeps it for ~1,000 steps and the updates stall
+ * (measured: 240 steps at lr 3e-3 moved the held-out loss only from 10.32 to 9.07 nats). Averaged over the batch. Attention is block-causal from the first step (row i sees blocks 0..block(i)), so the
  * forward and backward run exactly the mask the denoiser uses; there is no annealing. Full fine-tuning (embedding,
  * norms, projections) with AdamW, constant learning rate, no weight decay, fixed seed: same inputs, same weights.
  *
@@ -47,7 +50,7 @@ public final class DiffusionAdaptation {
   public record Recipe(int steps, int batch, double learningRate, int blockSize, int maxPrompt, int length,
                        int trainSequences, int heldOutSequences, int examplesPerSequence, long seed) {
     /** What produced the shipped checkpoint. */
-    public static final Recipe DEFAULT = new Recipe(240, 8, 3e-3, 32, 16, 112, 128, 24, 4, 38);
+    public static final Recipe DEFAULT = new Recipe(200, 8, 5e-3, 32, 16, 112, 128, 24, 4, 38);
 
     public Recipe {
       if (steps < 0 || batch < 1 || !(learningRate > 0) || blockSize < 1 || maxPrompt < 1 || length <= maxPrompt
@@ -65,6 +68,14 @@ public final class DiffusionAdaptation {
 
   /** One noised sequence: the input (masked), the clean tokens, the attention's prefix ends, the masked rows. */
   public record Example(int[] input, int[] clean, int[] visibleEnd, boolean[] masked, double t, int blockTokens) {
+    /** How many tokens are masked (at least one). */
+    public int maskedCount() {
+      int n = 0;
+      for (boolean m : masked) {
+        n += m ? 1 : 0;
+      }
+      return n;
+    }
   }
 
   /** Held-out masked-token cross-entropy (nats a token) and top-1 accuracy over {@code tokens} masked tokens. */
@@ -138,7 +149,7 @@ public final class DiffusionAdaptation {
       IntStream.range(0, batch.length).parallel().forEach(i -> {
         grads[i] = w.zerosLike();
         Example e = batch[i];
-        double scale = 1.0 / (e.t() * e.blockTokens() * batch.length);
+        double scale = 1.0 / ((double) e.maskedCount() * batch.length);
         losses[i] = ModelBackprop.lossAndGradients(w, e.input(), e.visibleEnd(),
             (logits, d) -> maskedCrossEntropy(logits, e, scale, d), grads[i], false);
       });
@@ -290,7 +301,7 @@ public final class DiffusionAdaptation {
 
   /** The recipe in one line (for the figures file and reports). */
   public static String recipeText(Recipe r) {
-    return String.format(Locale.ROOT, "LLaDA masked-token CE weighted 1/t, t~U(0,1], one target block a sequence, "
+    return String.format(Locale.ROOT, "LLaDA masked-token CE (weight 1/masked tokens, not 1/t), t~U(0,1], one target block a sequence, "
         + "block-causal attention (blocks of %d, prompt 1..%d), no logit shift, mask token 0; full fine-tune, AdamW "
         + "lr %.0e, %d steps x %d sequences of %d sampled tokens (%d sequences, seed %d)", r.blockSize(), r.maxPrompt(),
         r.learningRate(), r.steps(), r.batch(), r.length(), r.trainSequences(), r.seed());
