@@ -19,6 +19,7 @@ import org.llmnpu.sw.model.Transformer;
 import org.llmnpu.sw.train.AdamW;
 import org.llmnpu.sw.train.ModelBackprop;
 import org.llmnpu.sw.train.TrainableWeights;
+import org.llmnpu.sw.train.TrainingLoss;
 import org.llmnpu.sw.train.TrainingSet;
 
 /**
@@ -195,7 +196,7 @@ public final class DiffusionAdaptation {
       double n = 0;
       for (int p = 0; p < logits.length; p++) {
         if (e.masked()[p]) {
-          loss -= logSoftmax(logits[p])[e.clean()[p]];
+          loss -= TrainingLoss.logSoftmax(logits[p])[e.clean()[p]];
           int best = 1;
           for (int v = 1; v < logits[p].length; v++) {
             best = logits[p][v] > logits[p][best] ? v : best;
@@ -224,7 +225,7 @@ public final class DiffusionAdaptation {
       if (!e.masked()[p]) {
         continue;
       }
-      double[] logP = logSoftmax(logits[p]);
+      double[] logP = TrainingLoss.logSoftmax(logits[p]);
       int target = e.clean()[p];
       loss -= logP[target];
       for (int v = 0; v < logP.length; v++) {
@@ -232,23 +233,6 @@ public final class DiffusionAdaptation {
       }
     }
     return scale * loss;
-  }
-
-  private static double[] logSoftmax(double[] x) {
-    double max = Double.NEGATIVE_INFINITY;
-    for (double v : x) {
-      max = Math.max(max, v);
-    }
-    double sum = 0;
-    for (double v : x) {
-      sum += Math.exp(v - max);
-    }
-    double log = max + Math.log(sum);
-    double[] out = new double[x.length];
-    for (int i = 0; i < x.length; i++) {
-      out[i] = x[i] - log;
-    }
-    return out;
   }
 
   /** The shipped adapted stories260K (MIT, as stories260K). */
