@@ -59,12 +59,13 @@ package org.llmnpu.isa;
  * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
- * gemm wStream  controller: M·kTiles (X lines) + 1 (start, cycle backStart); beside the X copy, from its first
- *        cycle e, the C·K W beats (C beat columns a W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4
- *        on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
- *        (+1 with wInt4 on an N:M array); next fetch at backStart + 1: the stream runs on beside the controller,
- *        and until a_{n−1} + 1 only a dspin or dspout dispatches; the engine's loader starts pass j no earlier than
- *        the cycle after its last W row was written ({@link #streamedGemm})
+ * gemm wStream  engine start (backStart) = the X copy's first cycle e; controller: M·kTiles (X lines, K tile by
+ *        K tile) + 1 (GEMM_START); beside the X copy, from e, the C·K W beats (C beat columns a W row),
+ *        t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4 on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
+ *        (+1 with wInt4 on an N:M array); next fetch at e + M·kTiles + 1: the stream runs on beside the
+ *        controller, and until a_{n−1} + 1 only a dspin or dspout dispatches; the engine's loader starts pass j no
+ *        earlier than the cycle after its last W row was written and after its K tile's X lines
+ *        ({@link #streamedGemm})
  * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
  *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
  *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
@@ -434,23 +435,26 @@ public final class CycleModel {
 
   /**
    * A GEMM whose W streams from the memory ({@code wStream=1}; {@code int4}: {@code wInt4=1}) straight into the
-   * engine's W buffer: the controller copies the {@code M·ceil(K/rows)} X lines and starts the engine (one cycle,
-   * {@code backStart}); the W stream runs beside the X copy: from the copy's first cycle {@code e} (the command's
-   * first cycle) it issues the {@code n = C·K} W beats ({@code C} beat
+   * engine's W buffer: the engine starts in the X copy's first cycle {@code e} (the command's first cycle,
+   * {@code backStart}); the controller copies the {@code M·ceil(K/rows)} X lines K tile by K tile (line
+   * {@code kt·M + m} in cycle {@code e + kt·M + m}), then GEMM_START (one cycle); the W stream runs beside the X copy:
+   * from {@code e} it issues the {@code n = C·K} W beats ({@code C} beat
    * columns of {@code line} bytes a W row: {@code ceil(N/line)}, INT4 {@code ceil(ceil(N/2)/line)}) column by
    * column, rows k in order: {@code t_i = max(e, memFree) + i·max(I, g)}, {@code g} = 1 (INT8, and INT4 on a dense
    * array, whose W buffer writes an INT4 beat's two rows in one cycle: {@link #int4PairWrites}), INT4 on an N:M
    * array 2 (the second row one cycle after the beat arrives). Beat {@code i = c·K + k} is in the buffer after
    * cycle {@code a_i = t_i + lat} (INT4 on an N:M array {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
-   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link EngineRecurrence#cycles}
-   * with {@code P_j ≥ R_j} ({@code R_j} is negative for a tile that was in before the start: the loader starts it
-   * at once), INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a column's two
-   * tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command the
-   * cycle after the start, {@code backStart + 1}, as for a {@code gemm}; the stream goes on beside it as a back-end
+   * loader starts no earlier than {@code R_j = max(a − backStart, X)} (engine cycles; engine cycle 0 = {@code e + 1}),
+   * {@code X = (kt + 1)·M − 1} the first engine cycle after K tile kt's last X line (an N:M GEMM, whose K tile is two
+   * lines of K, {@code min(2kt + 2, ceil(K/rows))·M − 1}): {@link EngineRecurrence#cycles}
+   * with {@code P_j ≥ R_j}, INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a
+   * column's two tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command the
+   * cycle after GEMM_START, {@code e + M·kTiles + 1}; the stream goes on beside it as a back-end
    * phase until its last W write, and only a {@code dspin} or {@code dspout} dispatches before {@code a_{n−1} + 1}
    * ({@link #streamFree}; every other command needs the memory port or the DMA's walks); the back-end
-   * (engine, drain) goes on as for a {@code gemm}.
+   * (engine, drain) goes on as for a {@code gemm}, from {@code backStart} ({@code gemmCycles} count the X copy inside
+   * it: the engine ends after the last K tile is in).
    * N:M ({@code nmRows} > 0: the {@code ceil(S/P)} packed metadata and {@code S} value rows a column): {@code n =
    * C·nmRows} beats, a column's metadata before its values, so the pass of N tile {@code nt}, K tile {@code kt}
    * needs beat {@code nt·nmRows + ceil(S/P) + min(S, (kt + 1)·rows) − 1} (a K tile of {@code 2·rows} K has
@@ -473,7 +477,9 @@ public final class CycleModel {
     int rows = p.rows();
     long kTiles = (k + (long) rows - 1) / rows;
     long copy = m * kTiles;
-    backStart = now + copy;
+    // the engine starts in the X copy's first cycle; the controller's GEMM_START follows the copy
+    backStart = now;
+    long controllerStart = now + copy;
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     long columns = (rowBytes + line - 1) / line;
     long rowsPerColumn = nmRows > 0 ? nmRows : groupScaled ? k + 2L * ((k + StreamedWeights.SCALE_GROUP - 1)
@@ -494,7 +500,11 @@ public final class CycleModel {
       long beat = nmRows > 0 ? nt * nmRows + metaRows + Math.min(valueRows, (kt + 1) * rows) - 1
           : nt / tilesPerColumn * rowsPerColumn
           + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
-      return first + beat * interval + written - backStart;
+      long wReady = first + beat * interval + written - backStart;
+      // the X copy's K tile kt is in from engine cycle (kt + 1)·M − 1 (its last line in cycle backStart + (kt+1)·M − 1);
+      // an N:M GEMM's K tile is two lines of K: min(2kt + 2, kTiles)·M − 1
+      long xReady = (nmRows > 0 ? Math.min(2 * kt + 2, kTiles) : kt + 1) * m - 1;
+      return Math.max(wReady, xReady);
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
     boolean pairs = EngineRecurrence.pairOrder(p, int4, n);
@@ -502,12 +512,13 @@ public final class CycleModel {
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
-    gemmCycles += copy + 1;
+    // the X copy and GEMM_START lie inside the back-end's run (the engine ends after the last K tile is in)
+    gemmCycles += 1;
     arrayCycles += engine + 1;
     resultStart = yStart;
     resultEnd = yEnd;
     streamFree = last + written + 1;
-    now = backStart + 1;
+    now = controllerStart + 1;
   }
 
   /**

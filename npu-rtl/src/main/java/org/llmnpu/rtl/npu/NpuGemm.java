@@ -18,12 +18,14 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * The {@link Npu}'s GEMM controller: the command's shape registers, the GEMM engine
  * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
  * of its operands from the scratchpad — GEMM_X writes X row m's K-tile line t into the engine's X buffer over
- * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles; a streamed GEMM's W
- * beats go beside it over the DMA's walks, {@link NpuWeightStream}), over the DMA's scratchpad walk
+ * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles, K tile by K tile: line
+ * {@code t·M + m}, an N:M GEMM's K tile two such lines; a streamed GEMM's W beats go beside it over the DMA's
+ * walks, {@link NpuWeightStream}, and its engine starts in the copy's first cycle, {@link #engineStarts}, each pass
+ * waiting for its K tile's lines, {@link #xKTiles}), over the DMA's scratchpad walk
  * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
  * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
  * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
- * GEMM_START starts the engine (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
+ * GEMM_START starts the engine of a scratchpad GEMM (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code gemm}). On an N:M array ({@code NpuConfig.sparsity}) the copies
  * are {@link NpuGemmNm}'s (same cycles: one line a cycle; the W walk covers the value and metadata rows).
  */
@@ -52,8 +54,16 @@ final class NpuGemm {
   private final UInt xRows;
   private final UInt xBeats;
   private final UInt xStride;
-  /** The walk's step within a row: a line for the X copy, a chunk's bytes for a DSP copy ({@link #beginCopy}). */
+  /** The walk's step within a row: X row stride for the X copy, a chunk's bytes for a DSP copy ({@link #beginCopy}). */
   private final UInt xStepBytes;
+  /**
+   * The K tiles of the running GEMM's X copy whose M lines are all in the engine's X buffer (the engine's
+   * {@code xKTiles}): counted up at each K tile's last line (an N:M GEMM's: its odd line's, or the copy's last).
+   * Null on an NPU without streamed weights.
+   */
+  private final UInt xKTiles;
+  /** The engine starts this cycle ({@link #engineStarts}); built once. */
+  private org.llmnpu.hdl.Bool engineStarts;
 
   NpuGemm(NpuController npu) {
     this.npu = npu;
@@ -75,7 +85,9 @@ final class NpuGemm {
       org.llmnpu.hdl.Bool streamOn = npu.reg0("wStream_running", org.llmnpu.hdl.Hw.bool());
       inStream = npu.wireOf("inGemmStream", streamOn);
       stream = new NpuWeightStream(npu, inStream, streamOn);
+      xKTiles = npu.reg0("gemm_xKTiles", uint(gc.kTileBits() + 1));
     } else {
+      xKTiles = null;
       inStream = org.llmnpu.hdl.Hw.boolLit(false);
       stream = null;
     }
@@ -95,19 +107,21 @@ final class NpuGemm {
       npu.io(engine.load.k).set(k);
     }
     npu.io(engine.load.n).set(n);
-    npu.io(engine.start).set(npu.inState(Npu.State.GEMM_START));
+    npu.io(engine.start).set(engineStarts());
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
     if (stream != null) {
       stream.writes();
+      npu.io(((org.llmnpu.rtl.mac.GemmEngine) engine).xKTiles).set(xKTiles);
     }
     if (c.weightSparsity().sparse()) {
       new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine, stream);
       return;
     }
     npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X));
-    npu.io(engine.load.xAddress).set(join(xWalk.row, gc.mBits(), xWalk.beat, kTileBits));
+    // the X copy goes K tile by K tile: walk row = K tile, beat = X row
+    npu.io(engine.load.xAddress).set(join(xWalk.beat, gc.mBits(), xWalk.row, kTileBits));
     npu.io(engine.load.xData).set(npu.io(npu.spad.readData));
     if (stream != null) {
       stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.io(npu.spad.readData));
@@ -183,9 +197,29 @@ final class NpuGemm {
       // a streamed GEMM's W walks start now: its beats go beside the X copy
       npu.whenDo(dec.wStream, stream::walks);
     }
-    // X: M rows of kTiles lines, over the X copy's own walk.
-    beginCopy(w.get(3), dec.xStride, uintLit(npu.line, Npu.ADDR), dec.m.resize(16), dec.kTiles.resize(16));
+    // X, over the X copy's own walk: ceil(K/rows) "rows" (lines of K, one line apart) of M lines (X rows, xStride
+    // apart), so a streamed GEMM's engine, started with the copy, finds its K tiles in one after the other (an N:M
+    // GEMM's K tile is two lines, NpuGemmNm)
+    beginCopy(w.get(3), uintLit(npu.line, Npu.ADDR), dec.xStride, dec.kTiles.resize(16), dec.m.resize(16));
+    if (xKTiles != null) {
+      xKTiles.set(uintLit(0, xKTiles.width()));
+    }
     npu.state.set(Npu.st(Npu.State.GEMM_X));
+  }
+
+  /**
+   * The engine starts this cycle: a streamed GEMM's in its X copy's first cycle (the cycle after its dispatch; its
+   * loader then waits for each K tile's X, {@link #xKTiles}, and W), any other GEMM's in GEMM_START. The back-end
+   * runs from the cycle after ({@code NpuBackEnd.gemmStart}); the counters' {@code arrayCycles} count this cycle and
+   * the engine's run.
+   */
+  org.llmnpu.hdl.Bool engineStarts() {
+    if (engineStarts == null) {
+      org.llmnpu.hdl.Bool atStart = npu.inState(Npu.State.GEMM_START);
+      engineStarts = npu.wireOf("gemm_engineStarts", stream == null ? atStart
+          : atStart.and(stream.streaming.not()).or(npu.reg0Next("gemm_xFirst", npu.gemmTake).and(stream.streaming)));
+    }
+    return engineStarts;
   }
 
   /**
@@ -201,11 +235,22 @@ final class NpuGemm {
     xBeats.set(beats);
   }
 
+  /** The X copy writes its last line of K (of every X row). */
+  org.llmnpu.hdl.Bool xInLastKTile() {
+    return npu.wireOf("gemm_xLastKTile", xWalk.row.eq(xRows.sub(1)));
+  }
+
   /** Statements of GEMM_X: one X line a cycle (a streamed GEMM's W beats beside it), then the W walk or the start. */
   void xStep() {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
     xWalk.advance();
+    if (xKTiles != null) {
+      // a K tile's last line puts it in (an N:M GEMM's K tile: its odd line of K, or the last line)
+      org.llmnpu.hdl.Bool tileEnds = sparseCommand == null ? xWalk.lastInRow()
+          : xWalk.lastInRow().and(sparseCommand.not().or(xWalk.row.lsbs(1).eq(1)).or(xWalk.last()));
+      npu.whenDo(tileEnds, () -> xKTiles.set(xKTiles.add(1)));
+    }
     Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
       int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());

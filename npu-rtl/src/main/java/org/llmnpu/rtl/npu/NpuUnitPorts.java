@@ -38,7 +38,7 @@ final class NpuUnitPorts {
 
   /** The GEMM back-end's inputs: the dispatch, the engine's results, the scratchpad's old line, a STORE's range. */
   static void backEnd(NpuController npu) {
-    npu.io(npu.back.gemmStart).set(npu.inState(Npu.State.GEMM_START));
+    npu.io(npu.back.gemmStart).set(npu.gemm.engineStarts());
     npu.io(npu.back.take).set(npu.gemmTake);
     npu.io(npu.back.resultAddress).set(npu.fetch.words.get(5));
     npu.io(npu.back.resultStride).set(npu.fetch.words.get(7));
@@ -98,7 +98,7 @@ final class NpuUnitPorts {
     npu.io(k.dmaCycle).set(npu.inLoad.or(npu.inStore).or(npu.inLoad4).or(npu.inLoad4End).or(npu.inSnap));
     npu.io(k.gemmCycle).set(npu.state.ge(Npu.st(Npu.State.GEMM_X)).and(npu.state.le(Npu.st(Npu.State.GEMM_START)))
         .or(npu.gemm.inStream).or(npu.io(npu.back.idle).not()));
-    npu.io(k.arrayCycle).set(npu.inState(Npu.State.GEMM_START).or(npu.io(npu.back.running)));
+    npu.io(k.arrayCycle).set(npu.gemm.engineStarts().or(npu.io(npu.back.running)));
     npu.io(k.memStall).set(npu.mem_req_valid.and(npu.mem_req_ready.not()));
     npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
         .and(npu.dsp.runExpired.not()));

@@ -17,6 +17,18 @@ abstract class AttentionWalk extends KeyWalk {
   }
 
   /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
+  /** As {@link AttentionLowering}'s: the token's QKV scale, the RoPE of q and k, the quantization of q, k, v. */
+  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows) {
+    java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
+    programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
+    programs.addAll(r.quantizeRuns(java.util.List.of(
+        new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
+        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
+    return programs;
+  }
+
   void qkvRopeKvOut(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
@@ -30,22 +42,29 @@ abstract class AttentionWalk extends KeyWalk {
     if (keyLines) {
       keyRestage(early);
     }
+    // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
+    boolean pinned = chainRuns && residency != null && epilogue
+        && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
+        && r.pins(n, qkvPrograms(qRows, kRows), DspChain.join(java.util.List.of(r.moveElements(0, 2 * nq, 0),
+            r.moveElements(0, lanes, 0))).size());
     for (int t = 0; t < n; t++) {
       if (chainRuns) {
         // the token's cos/sin row first, so that the runs after it join
         dspIn(1, 2L * nq, FP16);
       }
       resultIn(c.dim(), qkvN);
-      run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-      if (!chainRuns) {
-        load(1, 4L * nq);
-        dspIn(1, 2L * nq, FP16);
+      if (pinned) {
+        runPinned("qkv pinned", () -> qkvPrograms(qRows, kRows));
+        run("q move", () -> r.moveElements(0, 2 * nq, 0));
+        run("q scale move", () -> r.moveElements(0, lanes, 0));
+      } else {
+        run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
+        if (!chainRuns) {
+          load(1, 4L * nq);
+          dspIn(1, 2L * nq, FP16);
+        }
+        runAll("qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
-      run("q rope", () -> r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
-      run("k rope", () -> r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-      runAll("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
-          new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
-          new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspOut(1, half, INT8);
