@@ -14,9 +14,9 @@ import picocli.CommandLine.Option;
     description = "llada.cpp (seed 004): block-wise masked diffusion decoding with a bidirectional denoiser, "
         + "confidence-based commits and prefix KV reuse; multi-block speculative decoding, dual-path progressive "
         + "revision and the swap-optimized memory runtime, each switched off in turn; time on a SoC preset against an "
-        + "autoregressive model of the same shape and the CPU alone, the NPU's staircase in the rows. Weights: the "
-        + "model's autoregressive weights as the denoiser, not trained for diffusion (JSON weights: synthetic): only "
-        + "speed and schedule figures are meaningful.")
+        + "autoregressive model of the same shape and the CPU alone, the NPU's staircase in the rows. Weights: "
+        + "stories260K adapted to masked diffusion by continued training (JSON weights: trained), or with --weights "
+        + "synthetic the autoregressive weights as the denoiser (only speed and schedule figures meaningful).")
 public final class SwDllmCommand implements Callable<Integer> {
   @Option(names = "--model", defaultValue = "stories260K", description = "a model with weights (default ${DEFAULT-VALUE})")
   String model;
@@ -44,6 +44,9 @@ public final class SwDllmCommand implements Callable<Integer> {
   @Option(names = "--revise-rows", defaultValue = "4", description = "committed tokens refreshed a step "
       + "(default ${DEFAULT-VALUE})")
   int reviseRows;
+  @Option(names = "--weights", description = "trained (stories260K adapted to masked diffusion; the default for "
+      + "stories260K) or synthetic (the autoregressive weights; the default for other models)")
+  String weights;
   @Option(names = "--json", description = "print JSON instead of text")
   boolean json;
 
@@ -75,7 +78,18 @@ public final class SwDllmCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new BadParameter(e.getMessage());
       }
-      o = new DllmStudy.Options(model, preset, prompt, generate, s);
+      DllmStudy.Weights w = weights == null
+          ? (DllmStudy.TRAINED_MODEL.equals(model) ? DllmStudy.Weights.TRAINED : DllmStudy.Weights.SYNTHETIC)
+          : switch (weights) {
+            case "trained" -> DllmStudy.Weights.TRAINED;
+            case "synthetic" -> DllmStudy.Weights.SYNTHETIC;
+            default -> throw new BadParameter("--weights: must be trained or synthetic, got '" + weights + "'");
+          };
+      if (w == DllmStudy.Weights.TRAINED && !DllmStudy.TRAINED_MODEL.equals(model)) {
+        throw new BadParameter("--weights: trained weights exist only for " + DllmStudy.TRAINED_MODEL
+            + "; use --weights synthetic for " + model);
+      }
+      o = new DllmStudy.Options(model, preset, prompt, generate, s, w);
     } catch (BadParameter e) {
       System.err.println("sw dllm: " + e.getMessage());
       return 2;

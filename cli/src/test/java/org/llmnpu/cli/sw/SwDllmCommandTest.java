@@ -14,7 +14,10 @@ class SwDllmCommandTest {
     SwOutcome o = SwOutcome.run("dllm", "--generate", "48", "--block-size", "16", "--steps", "4", "--json");
     assertEquals(0, o.code(), o.err());
     JsonNode j = new ObjectMapper().readTree(o.out());
-    assertEquals("synthetic", j.get("weights").asText());
+    assertEquals("trained", j.get("weights").asText());
+    assertTrue(j.get("weightsNote").asText().contains("held-out"), j.get("weightsNote").asText());
+    double share = j.get("confidentCommitShare").asDouble();
+    assertTrue(share >= 0 && share <= 1, "confidentCommitShare " + share);
     for (String k : new String[] {"speedupVsAutoregressive", "speedupVsCpuOnly", "dllmS", "autoregressiveS"}) {
       assertTrue(j.has(k) && Double.isFinite(j.get(k).asDouble()) && j.get(k).asDouble() > 0, k + " in " + o.out());
     }
@@ -24,12 +27,20 @@ class SwDllmCommandTest {
   }
 
   @Test
+  void syntheticWeightsStaySelectable() throws Exception {
+    SwOutcome o = SwOutcome.run("dllm", "--weights", "synthetic", "--generate", "16", "--block-size", "16", "--steps",
+        "2", "--json");
+    assertEquals(0, o.code(), o.err());
+    assertEquals("synthetic", new ObjectMapper().readTree(o.out()).get("weights").asText());
+  }
+
+  @Test
   void badOptionsExitTwoNamingTheOption() {
     String[][] bad = {{"--generate", "600"}, {"--prompt", "0"}, {"--block-size", "0"}, {"--steps", "40"},
         {"--threshold", "0"}, {"--speculative-blocks", "9"}, {"--revision", "gpu"}, {"--revise-rows", "-1"},
-        {"--preset", "pixel"}, {"--model", "nosuch"}};
+        {"--preset", "pixel"}, {"--model", "nosuch"}, {"--weights", "random"}};
     String[] names = {"--generate", "--prompt", "--block-size", "--steps", "--threshold", "--speculative-blocks",
-        "--revision", "--revise-rows", "--preset", "--model"};
+        "--revision", "--revise-rows", "--preset", "--model", "--weights"};
     for (int i = 0; i < bad.length; i++) {
       SwOutcome o = SwOutcome.run("dllm", bad[i][0], bad[i][1]);
       assertEquals(2, o.code(), String.join(" ", bad[i]) + ": " + o.err());

@@ -11,13 +11,20 @@ import org.llmnpu.reports.npu.NpuReport;
  * llada.cpp's findings (seed 004: diffusion LLM decoding on mobile NPUs) set next to ours, read from the recorded
  * {@code DllmBench} ({@code bench-results/DllmBench.txt}, soc's {@code org.llmnpu.soc.dllm.bench.DllmBench}: its
  * {@code mechanisms} and {@code staircase} sections), each row naming the section, its date and command. A missing
- * section or figure gives "not measured" with the reason. Our diffusion denoiser runs stories260K's autoregressive
- * weights without diffusion training, so the rows compare speed and schedule, never text quality.
+ * section or figure gives "not measured" with the reason. Which weights the denoiser ran (stories260K adapted to
+ * masked diffusion, or its autoregressive weights) is read from the section's first line and stated in each row.
  */
 final class DllmTrends {
   static final String BENCH = "DllmBench";
-  private static final String WEIGHTS = " Weights: stories260K's autoregressive weights as the denoiser, not trained "
+  private static final String SYNTHETIC = " Weights: stories260K's autoregressive weights as the denoiser, not trained "
       + "for diffusion (speed and schedule only).";
+  private static final String TRAINED = " Weights: stories260K adapted to masked diffusion by continued training "
+      + "(sw-stack DiffusionAdaptation; held-out quality in the section's weights table).";
+
+  /** The weights sentence for a section: trained when its first line says {@code weights: trained}. */
+  private static String weights(BenchResults.Section s) {
+    return s.body().contains("(weights: trained)") ? TRAINED : SYNTHETIC;
+  }
 
   private final BenchResults bench;
 
@@ -41,7 +48,7 @@ final class DllmTrends {
         "mechanisms", s -> mechanism(s, "no speculative blocks", "multi-block speculative decoding",
             "a pass's spare rows up to the tile are not free on our NPU (each row's X load and Y store are serial "
             + "DMA: a ramp under the staircase), and a next-block token commits early only at the confidence "
-            + "threshold, which a denoiser not trained for diffusion rarely reaches")));
+            + "threshold (the section's weights table gives the commits by confidence and the speculative commits)")));
     out.add(read("dual-path progressive revision", "refreshing unstable tokens on the CPU hides its cost",
         "mechanisms", s -> mechanism(s, "revision on the NPU", "dual-path progressive revision",
             "the CPU's revision rows run beside the NPU's pass; on the NPU they add rows to the pass")));
@@ -97,7 +104,7 @@ final class DllmTrends {
         + "%.2f× (stories260K's schedule)", small, large), verdict, "A diffusion pass streams the weights once for a "
         + "block's tokens, an autoregressive step once a token: at 8B weights the NPU is weight-bound and the gain "
         + "approaches the tokens committed a pass; at 260K every pass costs about one submission, so the gain is the "
-        + "pass count's." + WEIGHTS);
+        + "pass count's." + weights(s));
   }
 
   private NpuReport.Trend versusCpu(BenchResults.Section s) {
@@ -109,7 +116,7 @@ final class DllmTrends {
         + "shape %.2f×", small, large), verdict, "Far below 17–42×: our sd8gen3 CPU roofline streams the weights at "
         + "nearly the NPU's bandwidth and a block's rows keep the CPU near its compute roof only at 8B; a 260K "
         + "model's pass is dominated by the NPU's submission, which the CPU does not pay. The paper's CPU baseline "
-        + "is an unoptimized llama.cpp-style run." + WEIGHTS);
+        + "is an unoptimized llama.cpp-style run." + weights(s));
   }
 
   private NpuReport.Trend staircase(BenchResults.Section s) {
@@ -165,6 +172,6 @@ final class DllmTrends {
     String verdict = small > 1.005 && large > 1.005 ? "agrees" : small > 1.005 || large > 1.005 ? "partly"
         : "disagrees";
     return trend(f("without %s the decode takes %.2f× (stories260K) and %.2f× (LLaMA-3-8B's shape) the time with "
-        + "all mechanisms", what, small, large), verdict, how + "." + WEIGHTS);
+        + "all mechanisms", what, small, large), verdict, how + "." + weights(s));
   }
 }

@@ -9,8 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.dllm.DenoiserProgram;
+import org.llmnpu.sw.dllm.DiffusionAdaptation;
 import org.llmnpu.sw.dllm.DiffusionDecoder;
 import org.llmnpu.sw.dllm.DllmSettings;
 import org.llmnpu.sw.eval.SampledSequences;
@@ -25,15 +27,45 @@ import org.llmnpu.sw.model.Transformer;
  * same shape on the same SoC and against the CPU alone, with each mechanism switched off in turn; the same schedule
  * on LLaMA-3-8B's shape (LLaDA-8B's size); the NPU pass's staircase in the rows and the array/DSP rates.
  *
- * <p><b>Weights.</b> {@code weights: "synthetic"}: the denoiser runs the model's autoregressive weights with the
- * causal mask lifted inside a block and token 0 as the mask, without diffusion training, so its tokens are not
- * meaningful text; the schedule (steps, rows, commits under the rule) and the speed figures are what this measures.
- * The prompt is sampled from the model itself (seeded).
+ * <p><b>Weights.</b> {@code weights: "trained"} (stories260K's default): the shipped checkpoint adapted to masked
+ * diffusion by continued training ({@link DiffusionAdaptation}, held-out figures in its properties file), so
+ * confidences, commits and speculation reflect a trained denoiser. {@code weights: "synthetic"}: the model's
+ * autoregressive weights with the causal mask lifted inside a block and token 0 as the mask, without diffusion
+ * training; its tokens are not meaningful text and only the schedule and speed figures mean anything. The prompt is
+ * sampled from the autoregressive model (seeded), so it is the same for both.
  */
 public final class DllmStudy {
-  /** What to decode. */
-  public record Options(String model, String preset, int promptTokens, int generate, DllmSettings settings) {
+  /** Which weights the denoiser runs. */
+  public enum Weights {
+    /** {@link DiffusionAdaptation#trained}: stories260K adapted to masked diffusion. */
+    TRAINED,
+    /** The model's autoregressive weights, not trained for diffusion. */
+    SYNTHETIC;
+
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
+
+  /** What to decode. */
+  public record Options(String model, String preset, int promptTokens, int generate, DllmSettings settings,
+                        Weights weights) {
+    public Options {
+      if (weights == Weights.TRAINED && !TRAINED_MODEL.equals(model)) {
+        throw new IllegalArgumentException("--weights: trained weights exist only for " + TRAINED_MODEL
+            + "; use --weights synthetic for " + model);
+      }
+    }
+
+    /** The default weights: trained for stories260K, synthetic otherwise. */
+    public Options(String model, String preset, int promptTokens, int generate, DllmSettings settings) {
+      this(model, preset, promptTokens, generate, settings,
+          TRAINED_MODEL.equals(model) ? Weights.TRAINED : Weights.SYNTHETIC);
+    }
+  }
+
+  /** The model a diffusion-adapted checkpoint ships for. */
+  public static final String TRAINED_MODEL = "stories260K";
 
   /** One configuration's generation time on the SoC, for the decoded model and for {@link #LARGE}'s shape. */
   public record Variant(String name, String switchedOff, int passes, long npuRows, double seconds,
@@ -57,10 +89,15 @@ public final class DllmStudy {
 
   /** The study's figures. */
   public record Result(Options options, int mTile, int passes, long npuRows, long cpuRows, int revisions,
-                       int speculativeCommits, List<Variant> variants, double autoregressiveS, double cpuOnlyS,
+                       int speculativeCommits, int confidentCommits, int commits, List<Variant> variants, double autoregressiveS, double cpuOnlyS,
                        double autoregressiveCpuS, double largeS, double largeAutoregressiveS, double largeCpuOnlyS,
                        String largeModel, List<Stair> staircase, String stairMachine, int arrayMacsPerCycle,
                        int dspLanes, double dspShare) {
+    /** Share of commits whose confidence reached the threshold (the rest came from the per-step quota). */
+    public double confidentShare() {
+      return confidentCommits / (double) commits;
+    }
+
     public double dllmS() {
       return variants.get(0).seconds();
     }
@@ -90,13 +127,14 @@ public final class DllmStudy {
 
   public static Result run(Options o) throws IOException {
     DllmSoc soc = DllmSoc.of(o.preset());
-    Transformer m = new Transformer(ModelCatalog.load(o.model(), 42));
+    Transformer ar = new Transformer(ModelCatalog.load(o.model(), 42));
+    Transformer m = o.weights() == Weights.TRAINED ? new Transformer(DiffusionAdaptation.trained()) : ar;
     ModelConfig c = m.config();
     if (o.promptTokens() < 1 || o.generate() < 1 || o.promptTokens() + o.generate() > c.maxSeqLen()) {
       throw new IllegalArgumentException("--prompt plus --generate must fit the model's context " + c.maxSeqLen()
           + " (each >= 1), got " + o.promptTokens() + " + " + o.generate());
     }
-    int[] prompt = java.util.Arrays.copyOf(SampledSequences.sample(m, 1, Math.max(2, o.promptTokens()), 7)[0],
+    int[] prompt = java.util.Arrays.copyOf(SampledSequences.sample(ar, 1, Math.max(2, o.promptTokens()), 7)[0],
         o.promptTokens());
     int len = o.promptTokens() + o.generate();
     DllmSettings s = o.settings();
@@ -129,8 +167,10 @@ public final class DllmStudy {
     long gemm = DenoiserProgram.gemmCycles(sp, c, tile, len, tile);
     long dsp = DenoiserProgram.dspCycles(sp, c, tile, len);
     long spec = all.commits().stream().filter(DiffusionDecoder.Commit::speculative).count();
+    long confident = all.commits().stream().filter(x -> x.confidence() >= s.threshold()).count();
     return new Result(o, tile, all.steps().size(), rows(all),
-        all.steps().stream().mapToLong(DiffusionDecoder.Step::cpuRows).sum(), all.revisions(), (int) spec, variants,
+        all.steps().stream().mapToLong(DiffusionDecoder.Step::cpuRows).sum(), all.revisions(), (int) spec,
+        (int) confident, all.commits().size(), variants,
         soc.autoregressive(c, o.promptTokens(), o.generate()), soc.cpuOnly(c, all.steps()),
         soc.autoregressiveCpu(c, o.promptTokens(), o.generate()), largeS,
         soc.autoregressive(big, o.promptTokens(), o.generate()), soc.cpuOnly(big, all.steps()), LARGE, stairs,
@@ -148,10 +188,8 @@ public final class DllmStudy {
     Options op = r.options();
     o.put("model", op.model());
     o.put("preset", op.preset());
-    o.put("weights", "synthetic");
-    o.put("weightsNote", "the model's autoregressive weights as the denoiser (causal mask lifted inside a block, token "
-        + op.settings().maskToken() + " as the mask), not trained for diffusion: tokens are not meaningful text; "
-        + "only speed and schedule figures are");
+    o.put("weights", op.weights().label());
+    o.put("weightsNote", weightsNote(op));
     o.put("promptTokens", op.promptTokens());
     o.put("generatedTokens", op.generate());
     DllmSettings s = op.settings();
@@ -169,6 +207,8 @@ public final class DllmStudy {
     o.put("cpuRows", r.cpuRows());
     o.put("revisions", r.revisions());
     o.put("speculativeCommits", r.speculativeCommits());
+    o.put("commits", r.commits());
+    o.put("confidentCommitShare", r.confidentShare());
     o.put("dllmS", r.dllmS());
     o.put("autoregressiveS", r.autoregressiveS());
     o.put("cpuOnlyS", r.cpuOnlyS());
@@ -216,13 +256,14 @@ public final class DllmStudy {
     DllmSettings s = op.settings();
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "Diffusion decoding of %s on %s: %d prompt + %d generated tokens, blocks of %d,"
-        + " <= %d steps a block, threshold %.2f, %d speculative block(s), revision %s (%d rows); weights: synthetic "
-        + "(autoregressive weights as the denoiser, not trained for diffusion: speed and schedule only)%n", op.model(),
-        op.preset(), op.promptTokens(), op.generate(), s.blockSize(), s.stepsPerBlock(), s.threshold(),
-        s.speculativeBlocks(), s.revision().name().toLowerCase(Locale.ROOT), s.reviseRows()));
+        + " <= %d steps a block, threshold %.2f, %d speculative block(s), revision %s (%d rows); weights: %s "
+        + "(%s)%n", op.model(), op.preset(), op.promptTokens(), op.generate(), s.blockSize(), s.stepsPerBlock(),
+        s.threshold(), s.speculativeBlocks(), s.revision().name().toLowerCase(Locale.ROOT), s.reviseRows(),
+        op.weights().label(), weightsNote(op)));
     b.append(String.format(Locale.ROOT, "  %d passes (%.2f tokens a pass), %d NPU rows, %d CPU revision rows, %d "
-        + "tokens revised, %d speculative commits%n", r.passes(), op.generate() / (double) r.passes(), r.npuRows(),
-        r.cpuRows(), r.revisions(), r.speculativeCommits()));
+        + "tokens revised, %d speculative commits; %.1f %% of %d commits by confidence >= threshold, the rest by the "
+        + "quota%n", r.passes(), op.generate() / (double) r.passes(), r.npuRows(), r.cpuRows(), r.revisions(),
+        r.speculativeCommits(), 100 * r.confidentShare(), r.commits()));
     b.append(String.format(Locale.ROOT, "  %-26s %-52s %7s %9s %11s %8s %11s %8s%n", "configuration", "switched off",
         "passes", "NPU rows", "ms", "vs all", r.largeModel() + " ms", "vs all"));
     for (Variant v : r.variants()) {
@@ -246,6 +287,24 @@ public final class DllmStudy {
     }
     b.append('\n');
     return b.toString();
+  }
+
+  /** What the weights are, with the trained checkpoint's held-out figures. */
+  public static String weightsNote(Options op) {
+    if (op.weights() == Weights.SYNTHETIC) {
+      return "the model's autoregressive weights as the denoiser (causal mask lifted inside a block, token "
+          + op.settings().maskToken() + " as the mask), not trained for diffusion: tokens are not meaningful text; "
+          + "only speed and schedule figures are";
+    }
+    try {
+      Properties p = DiffusionAdaptation.trainedFigures();
+      return String.format(Locale.ROOT, "%s adapted to masked diffusion (%s); held-out masked-token loss %s -> %s "
+          + "nats, accuracy %s -> %s (autoregressive weights -> adapted)", DiffusionAdaptation.CHECKPOINT,
+          p.getProperty("recipe"), p.getProperty("before.loss"), p.getProperty("after.loss"),
+          p.getProperty("before.accuracy"), p.getProperty("after.accuracy"));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Named variants' seconds, for findings. */
