@@ -138,6 +138,7 @@ public final class NpuReportJobs {
     }
     List<Job<?>> energyDeps = new ArrayList<>(energyBlocks);
     energyDeps.addAll(npuPowers);
+    energyDeps.add(npuActivity);
     energyDeps.add(synthTop);
     energy = Job.uncached("energy", energyDeps, energyInputs, ctx -> new NpuReportPipeline(options, ctx::log)
         .energyTable(top, design, ctx.get(npuActivity).orElse(null)));
