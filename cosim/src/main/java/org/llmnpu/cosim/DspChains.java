@@ -21,7 +21,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * residual add of an INT4 → INT8 operand) → {@code dspout} FP16, optionally a quantizing DSP program
  * and {@code dspout} INT8 → DMA stores, with a counter {@code snapshot} at the end. Overlapped: the
  * DSP side operands load while the array runs, and random DSP commands follow each GEMM, some beside its back-end
- * and some waiting for it ({@link #beside}); in order: a fence after each GEMM. Programs run in one of three forms
+ * and some waiting for it ({@link #beside}); on an NPU that streams weights half the GEMMs stream W (INT8 or INT4)
+ * from the memory, and the DSP commands after them go beside the W stream ({@code dspin}, {@code dspout}, a resident
+ * {@code dsprun}) or wait for it; in order: a fence after each GEMM. Programs run in one of three forms
  * ({@link #runKernel}): loaded by their {@code dsprun}; loaded by a {@code dspld} at an offset before the stage's
  * GEMM (other programs then load at 0) and run resident; or split by two {@code dspld}s over the end of the program
  * memory and run resident from an entry near its end (the program counter wraps).
@@ -33,6 +35,9 @@ public final class DspChains {
   static final long QUANTIZE = 0xA000;
   /** The DSP program run right after a GEMM, beside its back-end ({@link #beside}). */
   static final long BESIDE = 0xB000;
+  /** The beside programs' slots from {@link #BESIDE}: one per stage (modulo), 16 words or a line each. */
+  private static final long BESIDE_BYTES = 128;
+  private static final int BESIDE_SLOTS = 16;
   static final long DATA = 0x10000;
   /** Program words at 0 kept for the programs loaded there (beside and quantize programs; at most 16 words). */
   static final int RESERVED = 16;
@@ -104,17 +109,32 @@ public final class DspChains {
       if (form == 1) {
         b.dspLoad(kernelAt, program.size(), at);
       }
-      b.load(extX, xStride, x, xStride, k, m);
-      if (int4) {
-        b.load4(extW, extWStride, w, wStride, (n + 1) / 2, k);
-      } else {
-        b.load(extW, extWStride, w, wStride, n, k);
+      // overlapped: the program quantizing X in the buffer beside the GEMM, sometimes loaded before it (at 0) so that
+      // its run is resident and goes beside a W stream too
+      long besideAt = BESIDE + roundUp(BESIDE_BYTES, line) * (s % BESIDE_SLOTS);
+      boolean besideLoaded = overlapped && r.nextBoolean();
+      if (besideLoaded) {
+        int elems = Math.min(k, n);
+        DspProgram q = quantize(m * elems, (m * elems + lanes - 1) / lanes, layout.inputBase(0), 0x3800 + r.nextInt(0x400));
+        writeDspProgram(image, besideAt, q);
+        b.dspLoad(besideAt, q.size(), 0);
       }
-      b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
+      b.load(extX, xStride, x, xStride, k, m);
+      // overlapped: W may stream from the memory into the engine, the DSP commands after it beside the stream
+      if (overlapped && p.weightStream() && r.nextBoolean()) {
+        b.gemmStreamed(m, k, n, x, xStride, extW, extWStride, y, yStride, int4);
+      } else {
+        if (int4) {
+          b.load4(extW, extWStride, w, wStride, (n + 1) / 2, k);
+        } else {
+          b.load(extW, extWStride, w, wStride, n, k);
+        }
+        b.gemm(m, k, n, x, xStride, w, wStride, y, yStride);
+      }
       if (!overlapped) {
         b.fence();
       } else {
-        beside(b, r, image, layout, lanes, m, n, k, x, xStride, y, yStride, out, outStride);
+        beside(b, r, image, layout, lanes, m, n, k, x, xStride, y, yStride, out, outStride, besideAt, besideLoaded);
       }
       // The side operand streams in while the array runs (overlapped) and goes into the buffer.
       if (kernel == DspKernel.RMSNORM) {
@@ -162,14 +182,16 @@ public final class DspChains {
   /**
    * DSP commands right after a GEMM, in random order and number (0..3): a {@code dspin} of the X operand's INT8 codes
    * (it reads none of the GEMM's results: it goes beside the back-end), then possibly a {@code dsprun} quantizing them
-   * in the buffer (it goes at once) and {@code dspout}s FP16 of them into the stage's output rows (they write none of
+   * in the buffer (it goes at once; resident when its program was {@code loaded} at 0 before the GEMM, else loaded
+   * from {@code at} by it or by a {@code dspld} right before) and {@code dspout}s FP16 of them into the stage's output rows (they write none of
    * the results: they go as a load, holding the drain's start while they write) or into the GEMM's result rows (they
    * wait for the back-end), or a {@code dspin} of the result rows (it waits). Every buffer element read was written
    * before (a Verilated memory starts random); what the commands leave is overwritten by the stage's own copies or
    * compared bit for bit like everything else.
    */
   private static void beside(Program.Builder b, Random r, byte[] image, DspLayout layout, int lanes, int m, int n,
-                             int k, long x, long xStride, long y, long yStride, long out, long outStride) {
+                             int k, long x, long xStride, long y, long yStride, long out, long outStride,
+                             long at, boolean loaded) {
     int commands = r.nextInt(4);
     int elems = Math.min(k, n);
     int base = layout.inputBase(0);
@@ -179,12 +201,16 @@ public final class DspChains {
     for (int c = 1; c < commands; c++) {
       switch (r.nextInt(4)) {
         case 0 -> {
-          DspProgram q = quantize(m * elems, (m * elems + lanes - 1) / lanes, base, 0x3800 + r.nextInt(0x400));
-          writeDspProgram(image, BESIDE, q);
-          if (r.nextBoolean()) {
-            b.dspLoad(BESIDE, q.size(), 0).dspRunResident(0);
+          if (loaded) {
+            b.dspRunResident(0);
           } else {
-            b.dspRun(BESIDE, q.size());
+            DspProgram q = quantize(m * elems, (m * elems + lanes - 1) / lanes, base, 0x3800 + r.nextInt(0x400));
+            writeDspProgram(image, at, q);
+            if (r.nextBoolean()) {
+              b.dspLoad(at, q.size(), 0).dspRunResident(0);
+            } else {
+              b.dspRun(at, q.size());
+            }
           }
         }
         case 1 -> b.dspOut(out, outStride, elems, m, base, Command.FMT_FP16);

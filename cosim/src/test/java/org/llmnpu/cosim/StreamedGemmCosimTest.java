@@ -53,9 +53,64 @@ class StreamedGemmCosimTest {
     }
   }
 
+  /**
+   * The engine starts with the X copy and each pass waits for its K tile's X lines: random M (1..32, past mTile; 24
+   * with K = 172), K (9..256, past one K tile) and N (1..64, 37 with K = 172), INT8 and INT4, on the 8×8 NPU with a fast
+   * memory (latency 1, 8 bytes a cycle), so the X copy rather than the W stream bounds many passes. Every counter and
+   * the cycles equal the model's, in which pass (nt, kt) starts no earlier than engine cycle {@code (kt + 1)·M − 1}:
+   * an engine that started a pass a cycle before its K tile's last X line was in (or a cycle later) fails.
+   */
+  @Test
+  void streamedGemmsStartTheirEngineWithTheXCopy() {
+    NpuConfig c = new NpuConfig(8, 8, 2, 1, 8, 32, 2, 32, 256, 64, 7, 4, 256, 4, 128, 256, 1L << 16,
+        "systolic", 1, false, false, "dense").withMemory(1, 8);
+    Random r = new Random(31);
+    int[][] shapes = new int[8][];
+    shapes[0] = new int[] {24, 172, 37};
+    shapes[1] = new int[] {1, 172, 37};
+    MachineParams p = c.machine();
+    for (int i = 2; i < shapes.length; i++) {
+      // X and Y within the scratchpad
+      do {
+        shapes[i] = new int[] {1 + r.nextInt(32), 9 + r.nextInt(248), 1 + r.nextInt(64)};
+      } while (shapes[i][0] * (GemmCosimFixture.lines(p, shapes[i][1]) + GemmCosimFixture.lines(p, 4L * shapes[i][2]))
+          > p.spadBytes());
+    }
+    try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
+      streamedShapes(rtl, r, shapes);
+    }
+  }
+
   private static void raggedShapes(NpuRtl rtl, Random r) {
     MachineParams p = rtl.config().machine();
-    int[][] shapes = {{1, 172, 37}, {1, 256, 64}, {13, 172, 37}, {20, 7, 9}, {1, 1, 1}, {3, 33, 5}, {32, 100, 17}};
+    streamedShapes(rtl, r,
+        new int[][] {{1, 172, 37}, {1, 256, 64}, {13, 172, 37}, {20, 7, 9}, {1, 1, 1}, {3, 33, 5}, {32, 100, 17}});
+    // K split into two streamed GEMMs, the second accumulating into the first's Y (INT8, then INT4)
+    int m = 9;
+    int k = 172;
+    int n = 37;
+    int k1 = 64;
+    long xStride = GemmCosimFixture.lines(p, k);
+    long yStride = GemmCosimFixture.lines(p, 4L * n);
+    long y = m * xStride;
+    for (boolean int4 : new boolean[] {false, true}) {
+      long wStride = GemmCosimFixture.lines(p, int4 ? (n + 1) / 2 : n);
+      Program prog = Program.builder()
+          .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
+          .gemmStreamed(m, k1, n, 0, xStride, GemmCosimFixture.EXT_W, wStride, y, yStride, int4)
+          .add(new org.llmnpu.isa.Command.Gemm(m, k - k1, n, k1, xStride, GemmCosimFixture.EXT_W + k1 * wStride,
+              wStride, y, yStride, 0, 1, 1, int4 ? 1 : 0, 0))
+          .store(GemmCosimFixture.EXT_Y, yStride, y, yStride, 4L * n, m)
+          .halt().build();
+      byte[] image = new byte[(int) p.extMemBytes()];
+      r.nextBytes(image);
+      assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog, "K split, accumulate" + (int4 ? " INT4" : ""));
+    }
+  }
+
+  /** Lone streamed GEMMs of {@code shapes} (M, K, N), INT8 and INT4, each followed by a store of its Y. */
+  private static void streamedShapes(NpuRtl rtl, Random r, int[][] shapes) {
+    MachineParams p = rtl.config().machine();
     for (int[] s : shapes) {
       for (boolean int4 : new boolean[] {false, true}) {
         int m = s[0];
@@ -77,27 +132,6 @@ class StreamedGemmCosimTest {
         assertEquals(ErrorCause.NONE, o.golden().error());
         assertEquals((long) m * k * n, o.rtl().counters().get(Counter.MACS));
       }
-    }
-    // K split into two streamed GEMMs, the second accumulating into the first's Y (INT8, then INT4)
-    int m = 9;
-    int k = 172;
-    int n = 37;
-    int k1 = 64;
-    long xStride = GemmCosimFixture.lines(p, k);
-    long yStride = GemmCosimFixture.lines(p, 4L * n);
-    long y = m * xStride;
-    for (boolean int4 : new boolean[] {false, true}) {
-      long wStride = GemmCosimFixture.lines(p, int4 ? (n + 1) / 2 : n);
-      Program prog = Program.builder()
-          .load(GemmCosimFixture.EXT_X, xStride, 0, xStride, k, m)
-          .gemmStreamed(m, k1, n, 0, xStride, GemmCosimFixture.EXT_W, wStride, y, yStride, int4)
-          .add(new org.llmnpu.isa.Command.Gemm(m, k - k1, n, k1, xStride, GemmCosimFixture.EXT_W + k1 * wStride,
-              wStride, y, yStride, 0, 1, 1, int4 ? 1 : 0, 0))
-          .store(GemmCosimFixture.EXT_Y, yStride, y, yStride, 4L * n, m)
-          .halt().build();
-      byte[] image = new byte[(int) p.extMemBytes()];
-      r.nextBytes(image);
-      assertAgrees(rtl, RandomPrograms.place(image, prog, 0), prog, "K split, accumulate" + (int4 ? " INT4" : ""));
     }
   }
 

@@ -9,7 +9,8 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
  * What each command does once its checks passed: its dispatch rule ({@link CycleModel#dispatch(boolean, boolean)}:
  * a load waits only for a drain, a store or dspin that reads none of the running GEMM's results goes at once, a
  * dspout that writes none of them goes as a load ({@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
- * ({@link CycleModel#dispatchBeside}), every other command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
+ * ({@link CycleModel#dispatchBeside}; a resident dsprun beside a W stream too, {@link CycleModel#dispatchResidentRun}),
+ * every other command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
  * model. A visit returns {@link #GO_ON} or the cause to stop with ({@link ErrorCause#NONE} at {@code halt}).
  */
 final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
@@ -120,7 +121,11 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
 
   @Override
   public Optional<ErrorCause> visitDspRun(Command.DspRun r) {
-    cycles.dispatchBeside();
+    if (r.words() == 0) {
+      cycles.dispatchResidentRun();
+    } else {
+      cycles.dispatchBeside();
+    }
     long beats = CycleModel.dspProgramBeats(p, r.words());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     dsp.load(mem, (int) r.prog(), (int) r.words(), 0);

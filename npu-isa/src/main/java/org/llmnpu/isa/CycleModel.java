@@ -32,7 +32,8 @@ package org.llmnpu.isa;
  *        systolic {@link #engineCycles} or the PiM engine's), done is seen at
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
  *        cycle (≥ done) in which the controller is not in a LOAD or DSPOUT
- * dispatch  a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
+ * dispatch  while a streamed GEMM's W stream runs (to its last W write) only a DSPIN, DSPOUT or resident DSPRUN
+ *        goes (the others wait for it, then follow these rules); a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
  *        of the running GEMM's result bytes goes at once; a DSPOUT that writes none of them goes as a LOAD
  *        (and, like a LOAD, holds the drain's start while it writes); DSPRUN, DSPLD and DSPTAB go at once; any other
  *        command (and a STORE, DSPIN or DSPOUT that touches the results) waits until the back-end is
@@ -58,12 +59,13 @@ package org.llmnpu.isa;
  * ppm    (M rows, N lanes, R = ceil(4N / line) lines a row)  M·R + L, L = the PPM latency
  * gemm N:M  as gemm with W rows = 2·E·ceil(K/G) (values and metadata) and kTiles = ceil(K / 2·rows)
  *        in the engine recurrence
- * gemm wStream  controller: M·kTiles (X lines) + 1 (start, cycle backStart); beside the X copy, from its first
- *        cycle e, the C·K W beats (C beat columns a W row), t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4
- *        on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
- *        (+1 with wInt4 on an N:M array); next fetch at
- *        max(a_{n−1} + 1, backStart + 2); the engine's loader starts pass j no earlier than the cycle after its
- *        last W row was written ({@link #streamedGemm})
+ * gemm wStream  engine start (backStart) = the X copy's first cycle e; controller: M·kTiles (X lines, K tile by
+ *        K tile) + 1 (GEMM_START); beside the X copy, from e, the C·K W beats (C beat columns a W row),
+ *        t_i = max(e, memFree) + i·max(I, g), g = 1 (INT8; wInt4 on a dense array) or 2 (wInt4 on an N:M array), written into the engine's W buffer at a_i = t_i + lat
+ *        (+1 with wInt4 on an N:M array); next fetch at e + M·kTiles + 1: the stream runs on beside the
+ *        controller, and until a_{n−1} + 1 only a dspin or dspout dispatches; the engine's loader starts pass j no
+ *        earlier than the cycle after its last W row was written and after its K tile's X lines
+ *        ({@link #streamedGemm})
  * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
  *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
  *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
@@ -91,6 +93,11 @@ public final class CycleModel {
   private long drainLines;
   /** Cycles the back-end stays busy after its last drain line: the PPM latency for a GEMM with {@code ppm=1}. */
   private long drainTail;
+  /**
+   * The first cycle in which no streamed GEMM's W stream runs (the cycle after its last W write, {@code a_{n−1} + 1});
+   * until then it holds the memory port and the DMA's walks, and only a {@code dspin} or {@code dspout} goes.
+   */
+  private long streamFree;
 
   private final EngineTiming engine;
   private final CommandFetcher fetcher;
@@ -183,11 +190,21 @@ public final class CycleModel {
    * GEMM's result bytes, which goes without waiting.
    */
   public void dispatch(boolean isLoad, boolean independentStore) {
+    dispatch(isLoad, independentStore, true);
+  }
+
+  /**
+   * The dispatch rules; {@code waitsForStream}: the command needs the memory port or the DMA's walks, which a
+   * streamed GEMM's W stream holds until its last W write ({@link #streamFree}): it goes no earlier than that (every
+   * command but a {@code dspin}/{@code dspout}), and the back-end rules then apply from there.
+   */
+  private void dispatch(boolean isLoad, boolean independentStore, boolean waitsForStream) {
     long decode = now - 1;
-    long ready = decode;
-    if (backPending && !independentStore && (!isLoad || drainCandidate <= decode)) {
+    long from = waitsForStream ? Math.max(decode, streamFree) : decode;
+    long ready = from;
+    if (backPending && !independentStore && (!isLoad || drainCandidate <= from)) {
       long idleFrom = finishBackEnd();
-      ready = Math.max(decode, idleFrom);
+      ready = Math.max(from, idleFrom);
     }
     now = ready + 1;
   }
@@ -198,24 +215,33 @@ public final class CycleModel {
    * (it reads over the scratchpad's read port, which a drain uses only when it accumulates, and then its result
    * range is the whole scratchpad), a {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds
    * the drain's start while it writes: one write port, {@link #dspCopy}); one that touches them waits until the
-   * back-end is idle.
+   * back-end is idle. Neither waits for a streamed GEMM's W stream: the copies walk the scratchpad over the GEMM's
+   * operand walk and touch no memory.
    */
   public void dispatchDspCopy(boolean in, long start, long end) {
     boolean clear = !resultsOverlap(start, end);
     if (in || !clear) {
-      dispatch(false, clear);
+      dispatch(false, clear, false);
     } else {
-      dispatch(true, false);
+      dispatch(true, false, false);
     }
   }
 
   /**
    * The dispatch of a {@code dsprun} or {@code dsptab}: it goes at once, beside a running GEMM (its program or
-   * tables come from the memory, which the back-end does not use; the DSP touches no scratchpad byte while it
-   * runs).
+   * tables come from the memory, which the back-end does not use once a streamed GEMM's W stream is in; the DSP
+   * touches no scratchpad byte while it runs), but after that stream's last W write ({@link #streamFree}).
    */
   public void dispatchBeside() {
     dispatch(false, true);
+  }
+
+  /**
+   * The dispatch of a resident {@code dsprun} (words 0): as {@link #dispatchBeside}, and it goes beside a streamed
+   * GEMM's W stream too: it loads nothing over the memory port and uses none of the DMA's walks.
+   */
+  public void dispatchResidentRun() {
+    dispatch(false, true, false);
   }
 
   /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
@@ -409,21 +435,26 @@ public final class CycleModel {
 
   /**
    * A GEMM whose W streams from the memory ({@code wStream=1}; {@code int4}: {@code wInt4=1}) straight into the
-   * engine's W buffer: the controller copies the {@code M·ceil(K/rows)} X lines and starts the engine (one cycle,
-   * {@code backStart}); the W stream runs beside the X copy: from the copy's first cycle {@code e} (the command's
-   * first cycle) it issues the {@code n = C·K} W beats ({@code C} beat
+   * engine's W buffer: the engine starts in the X copy's first cycle {@code e} (the command's first cycle,
+   * {@code backStart}); the controller copies the {@code M·ceil(K/rows)} X lines K tile by K tile (line
+   * {@code kt·M + m} in cycle {@code e + kt·M + m}), then GEMM_START (one cycle); the W stream runs beside the X copy:
+   * from {@code e} it issues the {@code n = C·K} W beats ({@code C} beat
    * columns of {@code line} bytes a W row: {@code ceil(N/line)}, INT4 {@code ceil(ceil(N/2)/line)}) column by
    * column, rows k in order: {@code t_i = max(e, memFree) + i·max(I, g)}, {@code g} = 1 (INT8, and INT4 on a dense
    * array, whose W buffer writes an INT4 beat's two rows in one cycle: {@link #int4PairWrites}), INT4 on an N:M
    * array 2 (the second row one cycle after the beat arrives). Beat {@code i = c·K + k} is in the buffer after
    * cycle {@code a_i = t_i + lat} (INT4 on an N:M array {@code + 1}); pass j of N tile {@code nt} and K tile {@code kt}
    * needs beat {@code (nt / T)·K + min(K, (kt + 1)·rows) − 1} ({@code T} = 1, INT4 2 N tiles a column), so its
-   * loader starts no earlier than {@code R_j = a − backStart} (engine cycles): {@link EngineRecurrence#cycles}
-   * with {@code P_j ≥ R_j} ({@code R_j} is negative for a tile that was in before the start: the loader starts it
-   * at once), INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a column's two
-   * tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command after the last W row's write, and at the earliest in the cycle
-   * after its first GEMM_STREAM cycle: at {@code max(a_{n−1} + 1, backStart + 2)}; the back-end
-   * (engine, drain) goes on as for a {@code gemm}.
+   * loader starts no earlier than {@code R_j = max(a − backStart, X)} (engine cycles; engine cycle 0 = {@code e + 1}),
+   * {@code X = (kt + 1)·M − 1} the first engine cycle after K tile kt's last X line (an N:M GEMM, whose K tile is two
+   * lines of K, {@code min(2kt + 2, ceil(K/rows))·M − 1}): {@link EngineRecurrence#cycles}
+   * with {@code P_j ≥ R_j}, INT4 of more than one N tile in N-tile pair order ({@link EngineRecurrence#pairOrder}: a
+   * column's two tiles' passes K tile by K tile, so both follow the column's beats). The controller takes the next command the
+   * cycle after GEMM_START, {@code e + M·kTiles + 1}; the stream goes on beside it as a back-end
+   * phase until its last W write, and only a {@code dspin} or {@code dspout} dispatches before {@code a_{n−1} + 1}
+   * ({@link #streamFree}; every other command needs the memory port or the DMA's walks); the back-end
+   * (engine, drain) goes on as for a {@code gemm}, from {@code backStart} ({@code gemmCycles} count the X copy inside
+   * it: the engine ends after the last K tile is in).
    * N:M ({@code nmRows} > 0: the {@code ceil(S/P)} packed metadata and {@code S} value rows a column): {@code n =
    * C·nmRows} beats, a column's metadata before its values, so the pass of N tile {@code nt}, K tile {@code kt}
    * needs beat {@code nt·nmRows + ceil(S/P) + min(S, (kt + 1)·rows) − 1} (a K tile of {@code 2·rows} K has
@@ -446,7 +477,9 @@ public final class CycleModel {
     int rows = p.rows();
     long kTiles = (k + (long) rows - 1) / rows;
     long copy = m * kTiles;
-    backStart = now + copy;
+    // the engine starts in the X copy's first cycle; the controller's GEMM_START follows the copy
+    backStart = now;
+    long controllerStart = now + copy;
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     long columns = (rowBytes + line - 1) / line;
     long rowsPerColumn = nmRows > 0 ? nmRows : groupScaled ? k + 2L * ((k + StreamedWeights.SCALE_GROUP - 1)
@@ -467,7 +500,11 @@ public final class CycleModel {
       long beat = nmRows > 0 ? nt * nmRows + metaRows + Math.min(valueRows, (kt + 1) * rows) - 1
           : nt / tilesPerColumn * rowsPerColumn
           + (groupScaled ? StreamedWeights.groupScaledRow(lastRow) : lastRow);
-      return first + beat * interval + written - backStart;
+      long wReady = first + beat * interval + written - backStart;
+      // the X copy's K tile kt is in from engine cycle (kt + 1)·M − 1 (its last line in cycle backStart + (kt+1)·M − 1);
+      // an N:M GEMM's K tile is two lines of K: min(2kt + 2, kTiles)·M − 1
+      long xReady = (nmRows > 0 ? Math.min(2 * kt + 2, kTiles) : kt + 1) * m - 1;
+      return Math.max(wReady, xReady);
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;
     boolean pairs = EngineRecurrence.pairOrder(p, int4, n);
@@ -475,11 +512,13 @@ public final class CycleModel {
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
-    gemmCycles += copy + 1;
+    // the X copy and GEMM_START lie inside the back-end's run (the engine ends after the last K tile is in)
+    gemmCycles += 1;
     arrayCycles += engine + 1;
     resultStart = yStart;
     resultEnd = yEnd;
-    now = Math.max(last + written + 1, backStart + 2);
+    streamFree = last + written + 1;
+    now = controllerStart + 1;
   }
 
   /**

@@ -23,7 +23,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * with our figure, whether the trend agrees, and why. Every figure is computed here: from the NPU's
  * cycle model, its phase counters and the energy table, or from a benchmark's recorded result
  * ({@link BenchResults}: {@code bench-results/<Bench>.txt}, named in the row with its date and command);
- * a row whose input is missing says "not measured" and why. No figure is written in this class.
+ * a row whose input is missing says "not measured" and why. No figure is written in this class. The seed-004
+ * (llada.cpp, diffusion decoding) rows come from {@link DllmTrends}, read from the recorded {@code DllmBench}.
  */
 final class SeedTrends {
   /** Runs GEMMs through the golden ISA simulator and its cycle model. */
@@ -80,6 +81,7 @@ final class SeedTrends {
     out.add(recorded.nmAccuracy());
     out.add(recorded.mxfp8());
     out.add(ProgramTrends.energyVsCpuGpu());
+    out.addAll(new DllmTrends(bench).rows());
     return out;
   }
 

@@ -14,7 +14,8 @@ import org.llmnpu.verilator.SimModes;
  * GEMM epilogues on the PPM (the fused datapath's {@code gemm wStream=1} and {@code ppm=1}, built in the RTL), and
  * with the batched attention of {@code --fusion full}; {@code int4-g32} on the group-scaled INT4 stream
  * ({@code gemm wInt4=2}) and {@code s2_4} with its feed-forward epilogue on the PPM (the 2:4 NPU) at {@code full};
- * at {@code full} with a 16-token prompt (the decode step's SoftMax over two DSP rows, merged two heads a run).
+ * at {@code full} with a 16-token prompt (the decode step's SoftMax over two DSP rows, merged two heads a run); at
+ * {@code full} a decode step completing a line of the transposed K cache.
  */
 class DecoderCosimTest {
   @Test
@@ -52,9 +53,24 @@ class DecoderCosimTest {
    */
   @Test
   void mergedTwoRowSoftmaxesAreBitExactOnTheRtl() throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "full"), SimModes.local());
-    assertEquals(2, r.steps().size());
+    assertFullStepsBitExactOnTheRtl(16, 2);
+  }
+
+  /**
+   * {@code full} with a 15-token prompt and two decode steps: the prefill's scores {@code Q·Kᵀ} against the K cache
+   * held transposed (its first line of 16 slots written in part), the decode step at slot 15 completing that line
+   * (the 15 earlier tokens restaged from their K rows through a scale-1 TOINT run, the line gathered and written).
+   */
+  @Test
+  void transposedKeysAreBitExactOnTheRtl() throws Exception {
+    assertFullStepsBitExactOnTheRtl(15, 3);
+  }
+
+  /** int8 at {@code full}: a {@code promptLen}-token prefill and {@code maxNew − 1} decode steps, each bit-exact. */
+  private static void assertFullStepsBitExactOnTheRtl(int promptLen, int maxNew) throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", promptLen, maxNew, "int8",
+        DecoderRun.Engine.RTL, 3, 0, 0, "full"), SimModes.local());
+    assertEquals(maxNew, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");

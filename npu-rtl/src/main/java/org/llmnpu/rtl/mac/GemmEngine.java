@@ -58,7 +58,10 @@ import org.llmnpu.hdl.UInt;
  * still be filling when the engine starts; pass j's loader then also waits until the ports {@link #wFullTiles},
  * {@link #wPartialEnd}, {@link #wKTiles} show its W tile, from cycle {@code R_j}: {@code P_0 = max(0, R_0)},
  * {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})} ({@code
- * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With {@link #wPairOrder} the passes
+ * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). The X buffer may fill while the engine
+ * runs too: the loader also waits for {@link #xKTiles} to show the pass's K tile, so {@code R_j} is the later of the
+ * W tile's and the X K tile's first cycle ({@code org.llmnpu.isa.CycleModel#streamedGemm}: the NPU's X copy, K tile
+ * by K tile, from the engine's start). With {@link #wPairOrder} the passes
  * go in N-tile pairs ({@link PassIterator}; {@code org.llmnpu.isa.EngineRecurrence#cycles} with {@code pairs}), each
  * its own accumulation group: the partial sums of a pass go to {@code psum_c} at {@code (m, nTile)} and the tile's
  * next pass reads them back as the beat reaches the column (the read-back port the extended IC accumulation uses),
@@ -106,6 +109,12 @@ public final class GemmEngine extends GemmBackend {
    */
   public final Bool wValuesOnly;
   /**
+   * With {@link #withDenseMode}: which halves of the X word at {@code xAddress} {@code xWrite} writes (bit 0 lanes
+   * {@code 0..rows−1}, bit 1 lanes {@code rows..2·rows−1}; the X buffer is then two memories, {@code xBufferLo} and
+   * {@code xBufferHi}), so an N:M GEMM's two X lines of a K tile go in one at a time. Null otherwise.
+   */
+  public final UInt xHalves;
+  /**
    * With {@link #withWeightStream} (the W buffer fills while the engine runs): the N tiles whose every W row is in
    * the buffer; the N tiles {@code [wFullTiles, wPartialEnd)} have their first {@code wKTiles} K tiles in. The
    * loader starts a pass only when its tile is in ({@code nTile < wFullTiles}, or {@code nTile < wPartialEnd} and
@@ -115,6 +124,14 @@ public final class GemmEngine extends GemmBackend {
   public final UInt wFullTiles;
   public final UInt wPartialEnd;
   public final UInt wKTiles;
+  /**
+   * With {@link #withWeightStream} or {@link #withDenseModeAndWeightStream} (the X buffer may also fill while the
+   * engine runs: the NPU starts a streamed GEMM's engine at its X copy's first cycle): the K tiles whose X words of
+   * every row are in. The loader starts a pass only when {@code kTile < xKTiles} (beside the W tile's
+   * {@link #wFullTiles} rule), so pass j of K tile {@code kt} starts no earlier than the first cycle the port shows
+   * {@code kt + 1}; a GEMM whose X was written before {@code start} holds it at all ones. Null otherwise.
+   */
+  public final UInt xKTiles;
   /**
    * With {@link #withWeightStream} on an engine of more than one N tile: {@code wPairWrite} (with {@code wWrite} at
    * an even N tile) also writes {@code wDataHigh} into the next N tile's same row, so an INT4 beat's two lines go in
@@ -211,10 +228,12 @@ public final class GemmEngine extends GemmBackend {
     wIndexWrite = denseMode ? in("wIndexWrite", bool()) : null;
     wMetaWrite = denseMode && weightStream ? in("wMetaWrite", bool()) : null;
     wValuesOnly = denseMode && weightStream ? in("wValuesOnly", bool()) : null;
+    xHalves = denseMode ? in("xHalves", uint(2)) : null;
     int tileCountBits = c.nTileBits() + 1;
     wFullTiles = weightStream ? in("wFullTiles", uint(tileCountBits)) : null;
     wPartialEnd = weightStream ? in("wPartialEnd", uint(tileCountBits)) : null;
     wKTiles = weightStream ? in("wKTiles", uint(c.kTileBits() + 1)) : null;
+    xKTiles = weightStream ? in("xKTiles", uint(c.kTileBits() + 1)) : null;
     boolean pairs = weightStream && !denseMode && c.nTileBits() > 0;
     wPairWrite = pairs ? in("wPairWrite", bool()) : null;
     wDataHigh = pairs ? in("wDataHigh", uint(load.wData.width())) : null;
@@ -230,9 +249,18 @@ public final class GemmEngine extends GemmBackend {
     UInt n = load.n;
     UInt xAddress = load.xAddress;
 
-    Mem<UInt> xBuffer = mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width());
+    List<Mem<UInt>> xBuffer = new ArrayList<>();
+    if (denseMode) {
+      int half = 4 * a.kPerTile();
+      xBuffer.add(mem("xBufferLo", uint(half), 1 << xAddress.width()));
+      xBuffer.add(mem("xBufferHi", uint(half), 1 << xAddress.width()));
+      when(load.xWrite.and(xHalves.bit(0)), () -> xBuffer.get(0).write(xAddress, load.xData.lsbs(half)));
+      when(load.xWrite.and(xHalves.bit(1)), () -> xBuffer.get(1).write(xAddress, load.xData.msbs(half)));
+    } else {
+      xBuffer.add(mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width()));
+      when(load.xWrite, () -> xBuffer.get(0).write(xAddress, load.xData));
+    }
     List<Mem<UInt>> wBuffer = denseMode ? null : pairs ? parityWeightBuffer(entry) : weightBuffer(entry);
-    when(load.xWrite, () -> xBuffer.write(xAddress, load.xData));
     SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits(),
         weightStream ? (sp.group() == 4 ? 4 : 2) : 1) : null;
     if (denseMode) {
@@ -320,7 +348,9 @@ public final class GemmEngine extends GemmBackend {
       UInt beatNow = wire("beatNow", mux(streamStarts, uintLit(0, beat.width()), beat));
       int rowWidth = Math.max(c.mBits(), beatNow.width());
       UInt mRow = wire("mRow", streamPass.mBase.resize(rowWidth).add(beatNow.resize(rowWidth)).resize(c.mBits()));
-      UInt word = wire("word", xBuffer.readAsync(cat(mRow, streamPass.kTile).asUInt()));
+      UInt xAt = cat(mRow, streamPass.kTile).asUInt();
+      UInt word = wire("word", xBuffer.size() == 1 ? xBuffer.get(0).readAsync(xAt)
+          : cat(xBuffer.get(1).readAsync(xAt), xBuffer.get(0).readAsync(xAt)).asUInt());
       for (int lane = 0; lane < a.kPerTile(); lane++) {
         array.acts.get(lane).set(word.slice(8 * lane + 7, 8 * lane).asSInt());
       }
@@ -401,12 +431,15 @@ public final class GemmEngine extends GemmBackend {
     return array[0];
   }
 
-  /** The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}). */
+  /**
+   * The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}) and so are its
+   * K tile's X words ({@link #xKTiles}).
+   */
   private Bool weightTileIn(PassIterator loadPass, GemmEngineConfig c) {
     int tileCountBits = c.nTileBits() + 1;
     UInt nTile = loadPass.nTile.resize(tileCountBits);
     UInt kTile = loadPass.kTile.resize(c.kTileBits() + 1);
-    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles)));
+    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles))).and(kTile.lt(xKTiles));
   }
 
   /**

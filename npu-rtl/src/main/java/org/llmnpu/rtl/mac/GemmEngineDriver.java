@@ -44,10 +44,40 @@ public final class GemmEngineDriver {
   /** As {@link #runDenseStreamed(byte[][], byte[][], long[])}, the passes in N-tile pairs with {@code pairOrder}. */
   public Result runDenseStreamed(byte[][] x, byte[][] w, long[] tileReady, boolean pairOrder) {
     writeDense(x, w);
+    return runStreamed(x, w, tileReady, pairOrder, false);
+  }
+
+  /**
+   * As {@link #runDenseStreamed(byte[][], byte[][], long[], boolean)}, with X copied into the engine while it runs, as
+   * the NPU's X copy of a streamed GEMM does: the X buffer first holds other (random) words; X line {@code i}
+   * ({@code i = kt·M + m}: K tile by K tile, rows in order) is written in the {@code i}-th cycle from the start
+   * (line 0 together with {@code start}), and {@code xKTiles} shows the K tiles whose M lines are all written from
+   * the cycle after their last line: K tile kt is in from engine cycle {@code (kt + 1)·M − 1}.
+   */
+  public Result runDenseStreamedWithX(byte[][] x, byte[][] w, long[] tileReady, boolean pairOrder, long seed) {
+    writeDense(x, w);
+    java.util.Random rnd = new java.util.Random(seed);
+    byte[][] other = new byte[x.length][x[0].length];
+    for (byte[] row : other) {
+      rnd.nextBytes(row);
+    }
+    loadActivations(other, w.length);
+    return runStreamed(x, w, tileReady, pairOrder, true);
+  }
+
+  /**
+   * Starts a streamed GEMM whose N tile {@code nt} is in from engine cycle {@code tileReady[nt]}; {@code xBeside}: X
+   * goes into the buffer K tile by K tile from the start ({@link #runDenseStreamedWithX}), else it is in already.
+   */
+  private Result runStreamed(byte[][] x, byte[][] w, long[] tileReady, boolean pairOrder, boolean xBeside) {
     sim.poke("wPairOrder", pairOrder ? 1 : 0);
     int m = x.length;
     int k = w.length;
     int n = w[0].length;
+    int kPerTile = config.array().kPerTile();
+    int kTiles = (k + kPerTile - 1) / kPerTile;
+    long xLines = xBeside ? (long) m * kTiles : 0;
+    long allIn = (1L << (config.kTileBits() + 1)) - 1;
     sim.poke("wFullTiles", 0);
     sim.poke("wPartialEnd", 0);
     sim.poke("wKTiles", 0);
@@ -55,20 +85,32 @@ public final class GemmEngineDriver {
     sim.poke("k", k);
     sim.poke("n", n);
     sim.poke("start", 1);
-    sim.step();
-    sim.poke("start", 0);
-    long bound = 8L * GemmCycleModel.cycles(config.array(), m, k, n) + 1000 + tileReady[tileReady.length - 1];
-    for (long t = 0; sim.peekLong("done") == 0; t++) {
-      if (t > bound) {
+    long bound = 8L * GemmCycleModel.cycles(config.array(), m, k, n) + 1000 + tileReady[tileReady.length - 1]
+        + xLines;
+    // cycle i from the start (i = 0: start); engine cycle t = i − 1
+    for (long i = 0; i == 0 || sim.peekLong("done") == 0; i++) {
+      if (i > bound) {
         throw new IllegalStateException("no done after " + bound + " cycles");
       }
+      if (i < xLines) {
+        int kt = (int) (i / m);
+        int row = (int) (i % m);
+        sim.poke("xWrite", 1);
+        sim.poke("xAddress", ((long) row << config.kTileBits()) | kt);
+        sim.poke("xData", activationWord(x[row], kt, k));
+      } else {
+        sim.poke("xWrite", 0);
+      }
+      sim.poke("xKTiles", i < xLines ? i / m : allIn);
       int full = 0;
-      while (full < tileReady.length && tileReady[full] <= t) {
+      while (i > 0 && full < tileReady.length && tileReady[full] <= i - 1) {
         full++;
       }
       sim.poke("wFullTiles", full);
       sim.step();
+      sim.poke("start", 0);
     }
+    sim.poke("xWrite", 0);
     return result(m, n, sim.peekLong("cycles"));
   }
 
@@ -170,19 +212,25 @@ public final class GemmEngineDriver {
     sim.poke("xWrite", 1);
     for (int mm = 0; mm < x.length; mm++) {
       for (int kt = 0; kt * kPerTile < k; kt++) {
-        BigInteger word = BigInteger.ZERO;
-        for (int lane = 0; lane < kPerTile; lane++) {
-          int kk = kt * kPerTile + lane;
-          if (kk < k) {
-            word = word.or(BigInteger.valueOf(x[mm][kk] & 0xFF).shiftLeft(8 * lane));
-          }
-        }
         sim.poke("xAddress", ((long) mm << config.kTileBits()) | kt);
-        sim.poke("xData", word);
+        sim.poke("xData", activationWord(x[mm], kt, k));
         sim.step();
       }
     }
     sim.poke("xWrite", 0);
+  }
+
+  /** The X buffer word of K tile {@code kt} of an activation row: lane l = {@code row[kt·kPerTile + l]}. */
+  private BigInteger activationWord(byte[] row, int kt, int k) {
+    int kPerTile = config.array().kPerTile();
+    BigInteger word = BigInteger.ZERO;
+    for (int lane = 0; lane < kPerTile; lane++) {
+      int kk = kt * kPerTile + lane;
+      if (kk < k) {
+        word = word.or(BigInteger.valueOf(row[kk] & 0xFF).shiftLeft(8 * lane));
+      }
+    }
+    return word;
   }
 
   private void writeWeightWord(int nt, int kt, int row, BigInteger word) {

@@ -80,7 +80,8 @@ import org.llmnpu.rtl.mac.GemmEngine;
  * SNAPSHOT. {@link NpuGemm} — GEMM copies X lines into the engine's X buffer ({@code M·kTiles} cycles) and W rows
  * into its W buffer ({@code weightRowsPerCycle} rows a cycle: {@code nTiles·ceil(K/weightRowsPerCycle)} cycles),
  * starts the engine and fetches the next command; a {@code gemm wStream=1} instead starts the engine right after X
- * and streams W from the memory into the engine's W buffer in GEMM_STREAM ({@link NpuWeightStream}).
+ * and streams W from the memory into the engine's W buffer beside the controller's next commands
+ * ({@link NpuWeightStream}).
  * {@link NpuDspCommands} — the Vector DSP commands ({@link NpuDsp}): DSP_TAB and DSP_PROG stream tables and
  * program words into the DSP's line-wide ports as the beats arrive, DSP_RUN waits for its {@code done} (or stops
  * it at {@code dspMaxRunCycles}: WATCHDOG), DSP_IN / DSP_OUT move a chunk of up to min(line / elementBytes, lanes)
@@ -150,7 +151,7 @@ public final class Npu extends HwModule {
   static final int GATE_WARMUP_CYCLES = 255;
 
   enum State { IDLE, FETCH, DECODE, WAIT, LOAD, STORE, GEMM_X, GEMM_W, GEMM_START, DONE, ERROR, LOAD4, LOAD4_END,
-    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN, GEMM_STREAM }
+    DSP_TAB, DSP_PROG, DSP_RUN, DSP_IN, DSP_OUT, SNAPSHOT, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_DRAIN }
 
 
   /** The controller: state machine, fetch and decode, DMA, GEMM control, DSP and PPM command sequencing. */

@@ -19,7 +19,9 @@ import org.llmnpu.isa.Opcode;
  * none of the running GEMM's result bytes at once, a DSPOUT that writes none of them when no drain writes the
  * scratchpad (it then holds the drain's start while it writes, as a LOAD), DSPRUN and DSPTAB at once (they touch
  * no scratchpad byte), every other command when the GEMM back-end is
- * idle (in-order results; the engine's buffers are free) — and waits in WAIT until then. A state
+ * idle (in-order results; the engine's buffers are free) — and, while a streamed GEMM's W beats still run
+ * ({@link NpuWeightStream}: they hold the memory port and the DMA's walks), only a DSPIN or DSPOUT goes beside them,
+ * every other command waiting for the stream's last W write; it waits in WAIT until then. A state
  * that waits for the memory halts with WATCHDOG when {@link NpuWatchdog} expires.
  */
 final class NpuControl {
@@ -48,9 +50,14 @@ final class NpuControl {
     Bool copyClear = npu.io(npu.back.copyClear);
     // beside the back-end: a DSPIN that reads none of its results (as a STORE), a DSPOUT that writes none of them
     // (as a LOAD: not while a drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
-    Bool mayGo = npu.wireOf("mayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
+    Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
         idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear), mux(dec.isDspOut,
         idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle))))));
+    // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
+    // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command
+    // waits for the stream's last W write
+    Bool mayGo = npu.wireOf("mayGo", backEndMayGo.and(npu.gemm.streamBusy().not().or(dec.isDspIn)
+        .or(dec.isDspOut).or(dec.residentRun)));
     Runnable dispatch = () -> npu.whenOf(mayGo.not(), () -> state.set(Npu.st(Npu.State.WAIT)))
         .elseWhen(isHalt, () -> state.set(Npu.st(Npu.State.DONE)))
         .elseWhen(isFence, fetch::next)
@@ -82,13 +89,12 @@ final class NpuControl {
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
               .elseWhen(dec.badExt, () -> npu.fail(ErrorCause.EXT_ADDRESS))
               .otherwise(dispatch))
-        .is(Npu.State.WAIT.ordinal(), dispatch)
+        .is(Npu.State.WAIT.ordinal(), () -> watchdogged(dispatch))
         .is(Npu.State.LOAD.ordinal(), () -> watchdogged(dma::loadStep))
         .is(Npu.State.STORE.ordinal(), () -> watchdogged(dma::storeStep))
         .is(Npu.State.GEMM_X.ordinal(), npu.gemm::xStep)
         .is(Npu.State.GEMM_W.ordinal(), npu.gemm::wStep)
         .is(Npu.State.GEMM_START.ordinal(), npu.gemm::startStep)
-        .is(Npu.State.GEMM_STREAM.ordinal(), () -> watchdogged(npu.gemm::streamStep))
         .is(Npu.State.LOAD4.ordinal(), () -> watchdogged(dma::load4Step))
         .is(Npu.State.LOAD4_END.ordinal(), fetch::next)
         .is(Npu.State.DSP_TAB.ordinal(), () -> watchdogged(() -> dma.responseStep(fetch::next)))
@@ -105,6 +111,8 @@ final class NpuControl {
         .is(Npu.State.DONE.ordinal(), () -> npu.whenOf(npu.start, () -> state.set(Npu.st(Npu.State.IDLE))))
         .is(Npu.State.ERROR.ordinal(), () -> npu.whenOf(npu.start, () -> state.set(Npu.st(Npu.State.IDLE))))
         .otherwise(() -> { }));
+    // a streamed GEMM's W stream, a back-end phase beside the controller's states
+    npu.gemm.streamStep();
   }
 
   /** A memory-waiting state: a watchdog error, else {@code step}. */

@@ -151,6 +151,7 @@ public final class NpuController extends WalkerHostModule {
     io(watchdog.fetchFire).set(fetch.fire);
     io(watchdog.response).set(mem_resp_valid);
     io(watchdog.ppmItem).set(ppmItem);
+    io(watchdog.streaming).set(gemm.streamBusy());
     gemm.engine(c);
     NpuUnitPorts.backEnd(this);
 

@@ -59,8 +59,11 @@ final class NpuDma {
     this.npu = npu;
     unit = npu.units.dma;
     ext = new Walker(remote(unit.extBegin, unit.extBase, unit.extAdvance, null, unit.extLast), null, null, null);
+    // the walk's byte address: its line, the bits below it 0 (every walk over the DMA's is line-aligned)
+    UInt spadAddress = NpuGemm.join(npu.io(unit.spadLine), npu.lineAddrBits, uintLit(0, Math.max(1, npu.lineShift)),
+        npu.lineShift);
     sp = new Walker(remote(unit.spadBegin, unit.spadBase, unit.spadAdvance, unit.spadLastInRow, unit.spadLast),
-        npu.io(unit.spadAddress), npu.io(unit.spadRow), npu.io(unit.spadBeat));
+        spadAddress, npu.io(unit.spadRow), npu.io(unit.spadBeat));
     isLoad = npu.wireOf("isLoad", npu.fetch.opcode.eq(Opcode.LOAD.code()).or(npu.fetch.opcode.eq(Opcode.LOADMX.code())));
     lineConst = uintLit(npu.line, Npu.ADDR);
     rows = held(unit.rowsNext, unit.rows);

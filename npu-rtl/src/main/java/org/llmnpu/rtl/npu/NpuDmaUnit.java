@@ -44,8 +44,12 @@ public final class NpuDmaUnit extends WalkerHostModule {
   public final Bool spadBegin = in(bool());
   public final UInt spadBase = in(uint(Npu.ADDR));
   public final Bool spadAdvance = in(bool());
-  /** The scratchpad walk's byte address (its low {@code log2(spadBytes)} bits: the scratchpad's). */
-  public final UInt spadAddress;
+  /**
+   * The scratchpad walk's line (its byte address's bits {@code log2(line)} .. {@code log2(spadBytes) − 1}): every
+   * walk over it is line-aligned (loads, stores, the W copies and streams, program and table loads; the DSP copies,
+   * which step within a line, go over the GEMM's operand walk).
+   */
+  public final UInt spadLine;
   /**
    * The scratchpad walk's row: its low bits that the controller reads (16 with a weight stream, which compares the
    * whole row; else those of the GEMM's operand-buffer addresses, {@code max(mBits, nTileBits)}).
@@ -105,7 +109,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
     int line = c.machine().lineBytes();
     int lineShift = Integer.numberOfTrailingZeros(line);
     int spadAddressBits = Integer.numberOfTrailingZeros(c.machine().spadBytes());
-    spadAddress = out(uint(spadAddressBits));
+    spadLine = out(uint(Math.max(1, spadAddressBits - lineShift)));
     // the controller reads the walk's row as a W tile (the X copy walks on its own, NpuGemm.xWalk); a stream's
     // column count is compared whole
     int rowBits = c.weightStream() ? 16 : Math.max(1, c.gemm().nTileBits());
@@ -141,7 +145,7 @@ public final class NpuDmaUnit extends WalkerHostModule {
     when(extBegin, () -> ext.begin(extBase)).otherwise(() -> when(extAdvance, ext::advance));
     when(spadBegin, () -> sp.begin(spadBase)).otherwise(() -> when(spadAdvance, sp::advance));
     extLast.set(ext.last());
-    spadAddress.set(sp.address.lsbs(spadAddressBits));
+    spadLine.set(sp.address.lsbs(spadAddressBits).shiftRight(lineShift).resize(spadLine.width()));
     spadRow.set(sp.row.lsbs(rowBits));
     spadBeat.set(sp.beat);
     spadLastInRow.set(sp.lastInRow());

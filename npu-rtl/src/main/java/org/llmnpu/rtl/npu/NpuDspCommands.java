@@ -16,7 +16,7 @@ import org.llmnpu.isa.MachineParams;
  * The {@link Npu}'s Vector DSP commands around the {@link NpuDsp} datapath: {@code dsprun}'s run
  * (started with the last program word, stopped after {@code dspMaxRunCycles} cycles: WATCHDOG)
  * and the element copies {@code dspin} / {@code dspout}: a chunk of up to {@code E = min(line / elementBytes,
- * lanes)} elements a cycle over the scratchpad walk (step {@code E·elementBytes} bytes, {@code ceil(rowElems / E)}
+ * lanes)} elements a cycle over the GEMM's operand walk ({@link NpuGemm#xWalk}, step {@code E·elementBytes} bytes, {@code ceil(rowElems / E)}
  * steps a row, the row's last chunk the rest), the buffer element counting up by the chunk's elements. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code dsprun}, {@code dspin}, {@code dspout}).
  */
@@ -47,7 +47,10 @@ final class NpuDspCommands {
   NpuDspCommands(NpuController npu, NpuConfig c) {
     this.npu = npu;
     MachineParams p = npu.p;
-    Walker sp = npu.dma.sp;
+    // the copies walk the scratchpad over the GEMM's operand walk (the DMA's walks may carry a W stream)
+    Walker sp = npu.gemm.xWalk;
+    // program loads (dsprun, dspld) stream over the DMA's scratchpad walk (they wait for a W stream)
+    Walker prog = npu.dma.sp;
     format = npu.reg0("dsp_format", uint(2));
     shift = npu.reg0("dsp_shift", uint(6));
     element = npu.reg0("dsp_bufferElement", uint(32));
@@ -67,12 +70,12 @@ final class NpuDspCommands {
     UInt entryNow = npu.fetch.words.get(3).lsbs(pcBits);
     unit = npu.section2("dspPath", () -> new NpuDsp(npu, p, c.dsp(), sp.address, npu.io(npu.spad.readData), format,
         shift, element, count, npu.inDspIn, npu.mem_resp_data, npu.inDspTab.and(npu.resp),
-        npu.inDspProg.and(npu.resp), sp.beat, words, progBase, residentStart));
+        npu.inDspProg.and(npu.resp), prog.beat, words, progBase, residentStart));
     long maxRun = p.dsp().maxRunCycles();
     UInt runCount = npu.reg0("dsp_runCycles", uint(bitsToHold(maxRun)));
     runExpired = npu.wireOf("dsp_runExpired", runCount.eq(maxRun));
     halted = npu.wireOf("dsp_halted", npu.io(unit.dsp.done));
-    npu.io(unit.dsp.start).set(npu.inDspProg.and(npu.resp).and(sp.last()).and(loadOnly.not()).or(residentStart));
+    npu.io(unit.dsp.start).set(npu.inDspProg.and(npu.resp).and(prog.last()).and(loadOnly.not()).or(residentStart));
     npu.io(unit.dsp.entry).set(mux(residentStart, entryNow, entry));
     npu.io(unit.dsp.stop).set(npu.inDspRun.and(runExpired).and(halted.not()));
     npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
@@ -109,11 +112,7 @@ final class NpuDspCommands {
   /** Statements of the dispatch of a {@code dspin} or {@code dspout}. */
   void dispatchCopy() {
     List<UInt> w = npu.fetch.words;
-    NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
-    dma.sp.begin(w.get(1));
-    dma.spadStride.set(w.get(2));
-    dma.rows.set(dec.copyRows);
     // per format (FP16, INT8, INT32): E elements a chunk, the row's chunks and last chunk's elements
     MachineParams p = npu.p;
     UInt f = w.get(5).lsbs(2);
@@ -137,8 +136,7 @@ final class NpuDspCommands {
       last = last == null ? l : mux(is, l, last);
       full = full == null ? n : mux(is, n, full);
     }
-    dma.spadStep.set(step);
-    dma.beats.set(chunks);
+    npu.gemm.beginCopy(w.get(1), w.get(2), step, dec.copyRows.resize(16), chunks);
     chunkElems.set(full);
     lastElems.set(last);
     format.set(f);
@@ -158,8 +156,8 @@ final class NpuDspCommands {
    * FETCH.
    */
   void copyStep(boolean in) {
-    npu.dma.sp.advance();
+    npu.gemm.xWalk.advance();
     element.set(element.add(count.resize(32)));
-    npu.whenDo(npu.dma.sp.last(), in ? () -> npu.state.set(Npu.st(Npu.State.DSP_DRAIN)) : npu.fetch::nextViaFetch);
+    npu.whenDo(npu.gemm.xWalk.last(), in ? () -> npu.state.set(Npu.st(Npu.State.DSP_DRAIN)) : npu.fetch::nextViaFetch);
   }
 }

@@ -18,12 +18,14 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * The {@link Npu}'s GEMM controller: the command's shape registers, the GEMM engine
  * ({@link GemmBackend}: the systolic {@code GemmEngine} or the {@link PimGemmBackend}) and the copy
  * of its operands from the scratchpad — GEMM_X writes X row m's K-tile line t into the engine's X buffer over
- * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles; a streamed GEMM's W
- * beats go beside it over the DMA's walks, {@link NpuWeightStream}), over the DMA's scratchpad walk
+ * its own scratchpad walk ({@link #xWalk}; one line a cycle, {@code M·ceil(K/rows)} cycles, K tile by K tile: line
+ * {@code t·M + m}, an N:M GEMM's K tile two such lines; a streamed GEMM's W beats go beside it over the DMA's
+ * walks, {@link NpuWeightStream}, and its engine starts in the copy's first cycle, {@link #engineStarts}, each pass
+ * waiting for its K tile's lines, {@link #xKTiles}), over the DMA's scratchpad walk
  * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
  * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
  * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
- * GEMM_START starts the engine (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
+ * GEMM_START starts the engine of a scratchpad GEMM (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code gemm}). On an N:M array ({@code NpuConfig.sparsity}) the copies
  * are {@link NpuGemmNm}'s (same cycles: one line a cycle; the W walk covers the value and metadata rows).
  */
@@ -40,7 +42,7 @@ final class NpuGemm {
   final org.llmnpu.hdl.Bool sparseCommand;
   private final GemmEngineConfig gc;
   private final NpuController npu;
-  /** The controller is in GEMM_STREAM (a streamed GEMM's W beats). */
+  /** A streamed GEMM's W beats run (from its X copy's first cycle until its last W row is written). */
   final org.llmnpu.hdl.Bool inStream;
   /** The streamed weights, on an NPU built for them ({@code NpuConfig.weightStream}); null otherwise. */
   final NpuWeightStream stream;
@@ -52,6 +54,16 @@ final class NpuGemm {
   private final UInt xRows;
   private final UInt xBeats;
   private final UInt xStride;
+  /** The walk's step within a row: X row stride for the X copy, a chunk's bytes for a DSP copy ({@link #beginCopy}). */
+  private final UInt xStepBytes;
+  /**
+   * The K tiles of the running GEMM's X copy whose M lines are all in the engine's X buffer (the engine's
+   * {@code xKTiles}): counted up at each K tile's last line (an N:M GEMM's: its odd line's, or the copy's last).
+   * Null on an NPU without streamed weights.
+   */
+  private final UInt xKTiles;
+  /** The engine starts this cycle ({@link #engineStarts}); built once. */
+  private org.llmnpu.hdl.Bool engineStarts;
 
   NpuGemm(NpuController npu) {
     this.npu = npu;
@@ -65,16 +77,18 @@ final class NpuGemm {
     xRows = npu.reg0("xWalk_rows", uint(16));
     xBeats = npu.reg0("xWalk_beats", uint(16));
     xStride = npu.reg0("xWalk_stride", uint(Npu.ADDR));
-    xWalk.shape(xStride, uintLit(npu.line, Npu.ADDR), xRows, xBeats);
+    xStepBytes = npu.reg0("xWalk_step", uint(Npu.ADDR));
+    xWalk.shape(xStride, xStepBytes, xRows, xBeats);
     if (npu.config().weightStream()) {
-      // a streamed GEMM's W beats run from the X copy's first cycle until its last W row is written
+      // a streamed GEMM's W beats run from the X copy's first cycle until its last W row is written, beside the
+      // controller once the engine started (a back-end phase over the DMA's walks)
       org.llmnpu.hdl.Bool streamOn = npu.reg0("wStream_running", org.llmnpu.hdl.Hw.bool());
-      org.llmnpu.hdl.Bool gemmPhase = npu.inState(Npu.State.GEMM_X).or(npu.inState(Npu.State.GEMM_START))
-          .or(npu.inState(Npu.State.GEMM_STREAM));
-      inStream = npu.wireOf("inGemmStream", streamOn.and(gemmPhase));
+      inStream = npu.wireOf("inGemmStream", streamOn);
       stream = new NpuWeightStream(npu, inStream, streamOn);
+      xKTiles = npu.reg0("gemm_xKTiles", uint(gc.kTileBits() + 1));
     } else {
-      inStream = npu.wireOf("inGemmStream", npu.inState(Npu.State.GEMM_STREAM));
+      xKTiles = null;
+      inStream = org.llmnpu.hdl.Hw.boolLit(false);
       stream = null;
     }
   }
@@ -93,19 +107,21 @@ final class NpuGemm {
       npu.io(engine.load.k).set(k);
     }
     npu.io(engine.load.n).set(n);
-    npu.io(engine.start).set(npu.inState(Npu.State.GEMM_START));
+    npu.io(engine.start).set(engineStarts());
     int kTileBits = gc.kTileBits();
     int nTileBits = gc.nTileBits();
     int rowBits = gc.rowBits();
     if (stream != null) {
       stream.writes();
+      npu.io(((org.llmnpu.rtl.mac.GemmEngine) engine).xKTiles).set(xKTiles);
     }
     if (c.weightSparsity().sparse()) {
       new NpuGemmNm(npu, this, c.weightSparsity()).connect((org.llmnpu.rtl.mac.GemmEngine) engine, stream);
       return;
     }
     npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X));
-    npu.io(engine.load.xAddress).set(join(xWalk.row, gc.mBits(), xWalk.beat, kTileBits));
+    // the X copy goes K tile by K tile: walk row = K tile, beat = X row
+    npu.io(engine.load.xAddress).set(join(xWalk.beat, gc.mBits(), xWalk.row, kTileBits));
     npu.io(engine.load.xData).set(npu.io(npu.spad.readData));
     if (stream != null) {
       stream.connect((org.llmnpu.rtl.mac.GemmEngine) engine, npu.inState(Npu.State.GEMM_W), npu.io(npu.spad.readData));
@@ -181,12 +197,47 @@ final class NpuGemm {
       // a streamed GEMM's W walks start now: its beats go beside the X copy
       npu.whenDo(dec.wStream, stream::walks);
     }
-    // X: M rows of kTiles lines, over the X copy's own walk.
-    xWalk.begin(w.get(3));
-    xStride.set(dec.xStride);
-    xRows.set(dec.m.resize(16));
-    xBeats.set(dec.kTiles.resize(16));
+    // X, over the X copy's own walk: ceil(K/rows) "rows" (lines of K, one line apart) of M lines (X rows, xStride
+    // apart), so a streamed GEMM's engine, started with the copy, finds its K tiles in one after the other (an N:M
+    // GEMM's K tile is two lines, NpuGemmNm)
+    beginCopy(w.get(3), uintLit(npu.line, Npu.ADDR), dec.xStride, dec.kTiles.resize(16), dec.m.resize(16));
+    if (xKTiles != null) {
+      xKTiles.set(uintLit(0, xKTiles.width()));
+    }
     npu.state.set(Npu.st(Npu.State.GEMM_X));
+  }
+
+  /**
+   * The engine starts this cycle: a streamed GEMM's in its X copy's first cycle (the cycle after its dispatch; its
+   * loader then waits for each K tile's X, {@link #xKTiles}, and W), any other GEMM's in GEMM_START. The back-end
+   * runs from the cycle after ({@code NpuBackEnd.gemmStart}); the counters' {@code arrayCycles} count this cycle and
+   * the engine's run.
+   */
+  org.llmnpu.hdl.Bool engineStarts() {
+    if (engineStarts == null) {
+      org.llmnpu.hdl.Bool atStart = npu.inState(Npu.State.GEMM_START);
+      engineStarts = npu.wireOf("gemm_engineStarts", stream == null ? atStart
+          : atStart.and(stream.streaming.not()).or(npu.reg0Next("gemm_xFirst", npu.gemmTake).and(stream.streaming)));
+    }
+    return engineStarts;
+  }
+
+  /**
+   * Statements: the operand walk {@link #xWalk} starts at {@code base} over {@code rows} rows ({@code stride} apart)
+   * of {@code beats} steps of {@code step} bytes — a GEMM's X copy, or a {@code dspin}/{@code dspout}
+   * ({@link NpuDspCommands}), which thus leave the DMA's walks to a streamed GEMM's W beats running beside them.
+   */
+  void beginCopy(UInt base, UInt stride, UInt step, UInt rows, UInt beats) {
+    xWalk.begin(base);
+    xStride.set(stride);
+    xStepBytes.set(step);
+    xRows.set(rows);
+    xBeats.set(beats);
+  }
+
+  /** The X copy writes its last line of K (of every X row). */
+  org.llmnpu.hdl.Bool xInLastKTile() {
+    return npu.wireOf("gemm_xLastKTile", xWalk.row.eq(xRows.sub(1)));
   }
 
   /** Statements of GEMM_X: one X line a cycle (a streamed GEMM's W beats beside it), then the W walk or the start. */
@@ -194,8 +245,11 @@ final class NpuGemm {
     NpuDma dma = npu.dma;
     NpuDecode dec = npu.dec;
     xWalk.advance();
-    if (stream != null) {
-      stream.step(false);
+    if (xKTiles != null) {
+      // a K tile's last line puts it in (an N:M GEMM's K tile: its odd line of K, or the last line)
+      org.llmnpu.hdl.Bool tileEnds = sparseCommand == null ? xWalk.lastInRow()
+          : xWalk.lastInRow().and(sparseCommand.not().or(xWalk.row.lsbs(1).eq(1)).or(xWalk.last()));
+      npu.whenDo(tileEnds, () -> xKTiles.set(xKTiles.add(1)));
     }
     Runnable copyW = () -> {
       // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
@@ -207,29 +261,33 @@ final class NpuGemm {
       dma.beats.set(shift == 0 ? dec.wRows : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
       npu.state.set(Npu.st(Npu.State.GEMM_W));
     };
-    // a streamed GEMM starts the engine right after X; its W follows (GEMM_STREAM)
+    // a streamed GEMM starts the engine right after X; its W stream goes on beside the next commands
     npu.whenDo(xWalk.last(), stream == null ? copyW
         : () -> npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)), copyW));
   }
 
   /**
-   * Statements of GEMM_START: the engine starts; then the next command, or (a streamed GEMM) GEMM_STREAM until its
-   * last W row is written (at least one cycle, in which the counters take its MACs).
+   * Statements of GEMM_START: the engine starts; then the next command (a streamed GEMM's W beats go on beside it,
+   * {@link #streamStep}).
    */
   void startStep() {
-    if (stream == null) {
-      npu.fetch.next();
-      return;
-    }
-    stream.step(false);
-    npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_STREAM)), npu.fetch::next);
+    npu.fetch.next();
   }
 
-  /** Statements of GEMM_STREAM. */
+  /**
+   * Statements of every cycle, whatever the controller's state: a streamed GEMM's W stream steps while it runs (from
+   * its dispatch to its last W row's write; the controller meanwhile runs the commands that need neither the memory
+   * port, the DMA's walks nor the GEMM's results, {@link NpuControl}).
+   */
   void streamStep() {
     if (stream != null) {
-      stream.step(true);
+      stream.step();
     }
+  }
+
+  /** The W stream runs (its walks and the memory port are taken); false on an NPU without streamed weights. */
+  org.llmnpu.hdl.Bool streamBusy() {
+    return inStream;
   }
 
   /** The W stream requests a beat this cycle (never on an NPU without streamed weights). */

@@ -19,9 +19,10 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * (one scratchpad line a cycle, {@code M·ceil(K/rows)} X lines, {@code ceil(N/rows)·wRows} W lines); the engine
  * then runs {@code GemmCycleModel} cycles.
  *
- * <p><b>N:M GEMM</b> (the array's mode). X row m's line t (K elements {@code t·rows..}) fills half {@code t mod 2}
- * of engine word {@code (m, t/2)} (a K tile of {@code 2·rows}): even lines wait in a line register and are written
- * with the odd line after them (or alone, upper half zero, when last in the row). W: the walk covers the
+ * <p><b>N:M GEMM</b> (the array's mode). The X copy goes line by line of K, as a dense GEMM's ({@link
+ * NpuGemm#dispatch}: line t of every X row, then line t + 1): X row m's line t (K elements {@code t·rows..}) fills half
+ * {@code t mod 2} of engine word {@code (m, t/2)} (a K tile of {@code 2·rows}; the engine's X buffer is two half
+ * memories, {@code GemmEngine.xHalves}), an even line with a zero upper half when it is the last. W: the walk covers the
  * {@code S = E·ceil(K/G)} value rows and then the S metadata rows; value row r writes W entry row r (value, and
  * an index overwritten later), metadata row {@code S + r} writes only the indices of row r (the low
  * {@code log2 G} bits of each byte). The engine gets {@code k = K}.
@@ -67,7 +68,8 @@ final class NpuGemmNm {
     // X: the line with its bytes past K zeroed (the last line of a row keeps ((K − 1) mod rows) + 1 bytes).
     Walker xWalk = gemm.xWalk;
     UInt lastByte = npu.wireOf("gemmNm_xLastByte", dec.k.sub(1).lsbs(lineShift));
-    Bool lastLine = npu.wireOf("gemmNm_xLastLine", xWalk.lastInRow());
+    // the copy goes line by line of K (walk row t = line t of every X row), so the last line is the walk's last row
+    Bool lastLine = npu.wireOf("gemmNm_xLastLine", gemm.xInLastKTile());
     List<UInt> bytes = new ArrayList<>();
     for (int b = 0; b < rows; b++) {
       UInt v = npu.io(npu.spad.readData).slice(8 * b + 7, 8 * b).asUInt();
@@ -75,22 +77,23 @@ final class NpuGemmNm {
       bytes.add(mux(keep, v, uintLit(0, 8)));
     }
     UInt line = npu.wireOf("gemmNm_xLine", catLsbFirst(bytes).asUInt());
-    UInt held = npu.reg0("gemmNm_xHeld", uint(8 * rows));
-    npu.whenDo(npu.inState(Npu.State.GEMM_X), () -> held.set(line));
-    Bool odd = npu.wireOf("gemmNm_xOdd", xWalk.beat.lsbs(1).eq(1));
+    Bool odd = npu.wireOf("gemmNm_xOdd", xWalk.row.lsbs(1).eq(1));
     UInt zeros = uintLit(0, 8 * rows);
-    UInt pair = org.llmnpu.hdl.Hw.cat(mux(odd, line, zeros), mux(odd, held, line)).asUInt();
+    // N:M: an even line into the low half (with a zero high half when it is the last), an odd one into the high half
+    UInt pair = org.llmnpu.hdl.Hw.cat(mux(odd, line, zeros), line).asUInt();
+    UInt halves = npu.wireOf("gemmNm_xHalves", mux(odd, uintLit(2, 2), mux(lastLine, uintLit(3, 2), uintLit(1, 2))));
     List<UInt> lanes = new ArrayList<>();
     for (int lane = 0; lane < 2 * rows; lane++) {
       int j = lane % group;
       lanes.add(j < kept ? bytes.get(lane / group * kept + j) : uintLit(0, 8));
     }
     UInt interleaved = npu.wireOf("gemmNm_xInterleaved", catLsbFirst(lanes).asUInt());
-    npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X).and(sparse.not().or(odd).or(lastLine)));
+    npu.io(engine.load.xWrite).set(npu.inState(Npu.State.GEMM_X));
+    npu.io(engine.xHalves).set(mux(sparse, halves, uintLit(3, 2)));
     int kTileBits = gc.kTileBits();
-    UInt lineIndex = xWalk.beat.resize(Math.max(kTileBits, 1) + 1);
+    UInt lineIndex = xWalk.row.resize(Math.max(kTileBits, 1) + 1);
     UInt tile = mux(sparse, lineIndex.shiftRight(1).resize(lineIndex.width()), lineIndex);
-    npu.io(engine.load.xAddress).set(NpuGemm.join(xWalk.row, gc.mBits(), tile, kTileBits));
+    npu.io(engine.load.xAddress).set(NpuGemm.join(xWalk.beat, gc.mBits(), tile, kTileBits));
     npu.io(engine.load.xData).set(mux(sparse, pair, interleaved));
 
     // W: value rows (wWrite), then metadata rows (wIndexWrite) of the same entry rows; dense: index k mod E.

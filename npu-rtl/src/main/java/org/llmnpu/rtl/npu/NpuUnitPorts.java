@@ -19,10 +19,11 @@ final class NpuUnitPorts {
     Walker sp = npu.dma.sp;
     UInt spLine = sp.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift);
     npu.dma.loadWrite = npu.wireOf("loadWrite", npu.inLoad.and(npu.resp));
-    // the X copy reads over its own walk (a streamed GEMM's W beats use the DMA's beside it)
+    // the X copy and the DSP copies go over their own walk (a streamed GEMM's W beats use the DMA's beside them)
     Walker xw = npu.gemm.xWalk;
     UInt xLine = xw.address.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift);
-    npu.io(npu.spad.walkLine).set(mux(npu.inState(Npu.State.GEMM_X), xLine, spLine));
+    npu.io(npu.spad.walkLine).set(mux(npu.inState(Npu.State.GEMM_X).or(npu.inDspIn).or(npu.inDspOut), xLine,
+        spLine));
     npu.io(npu.spad.dspOut.valid).set(npu.inDspOut);
     npu.io(npu.spad.dspOut.data).set(npu.dsp.unit.outData);
     npu.io(npu.spad.dspOut.mask).set(npu.dsp.unit.outMask);
@@ -37,7 +38,7 @@ final class NpuUnitPorts {
 
   /** The GEMM back-end's inputs: the dispatch, the engine's results, the scratchpad's old line, a STORE's range. */
   static void backEnd(NpuController npu) {
-    npu.io(npu.back.gemmStart).set(npu.inState(Npu.State.GEMM_START));
+    npu.io(npu.back.gemmStart).set(npu.gemm.engineStarts());
     npu.io(npu.back.take).set(npu.gemmTake);
     npu.io(npu.back.resultAddress).set(npu.fetch.words.get(5));
     npu.io(npu.back.resultStride).set(npu.fetch.words.get(7));
@@ -71,7 +72,7 @@ final class NpuUnitPorts {
     npu.io(k.remainder).set(npu.dma.remainderNow());
     npu.io(k.readBeat).set(npu.fire.and(npu.mem_req_write.not()).or(npu.fetch.fire));
     npu.io(k.writeBeat).set(npu.fire.and(npu.mem_req_write));
-    // a streamed GEMM counts its MACs in its first GEMM_STREAM cycle: its product register is ready by then
+    // a streamed GEMM counts its MACs in the cycle after GEMM_START: its product register is ready by then
     Bool gemmStart = npu.inState(Npu.State.GEMM_START);
     npu.io(k.gemmStart).set(ws == null ? gemmStart : gemmStart.and(ws.streaming.not())
         .or(npu.reg0Next("gemm_streamStarted", gemmStart.and(ws.streaming))));
@@ -97,7 +98,7 @@ final class NpuUnitPorts {
     npu.io(k.dmaCycle).set(npu.inLoad.or(npu.inStore).or(npu.inLoad4).or(npu.inLoad4End).or(npu.inSnap));
     npu.io(k.gemmCycle).set(npu.state.ge(Npu.st(Npu.State.GEMM_X)).and(npu.state.le(Npu.st(Npu.State.GEMM_START)))
         .or(npu.gemm.inStream).or(npu.io(npu.back.idle).not()));
-    npu.io(k.arrayCycle).set(npu.inState(Npu.State.GEMM_START).or(npu.io(npu.back.running)));
+    npu.io(k.arrayCycle).set(npu.gemm.engineStarts().or(npu.io(npu.back.running)));
     npu.io(k.memStall).set(npu.mem_req_valid.and(npu.mem_req_ready.not()));
     npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
         .and(npu.dsp.runExpired.not()));

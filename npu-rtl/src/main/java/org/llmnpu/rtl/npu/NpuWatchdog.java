@@ -10,7 +10,7 @@ import org.llmnpu.hdl.UInt;
 
 /**
  * The {@link Npu}'s watchdog unit: while the controller's {@link #state} is one that waits for the memory
- * (FETCH, LOAD, STORE, LOAD4, DSP_TAB, DSP_PROG, SNAPSHOT, PPM_LOAD, GEMM_STREAM), a counter of cycles without progress — no
+ * (FETCH, LOAD, STORE, LOAD4, DSP_TAB, DSP_PROG, SNAPSHOT, PPM_LOAD, and WAIT while a W stream runs: {@link #streaming}), a counter of cycles without progress — no
  * request accepted ({@link #ctrlFire}, {@link #fetchFire}), no {@link #response}, no change of {@link #state}, no
  * {@link #ppmItem} — else 0. {@link #expired} is high once the counter reaches {@code watchdogCycles}, and the
  * waiting state then halts with {@code WATCHDOG}. Cycle formula: {@code expired} rises {@code watchdogCycles}
@@ -24,6 +24,8 @@ public final class NpuWatchdog extends HwModule {
   public final Bool fetchFire = in(bool());
   public final Bool response = in(bool());
   public final Bool ppmItem = in(bool());
+  /** A streamed GEMM's W stream runs: WAIT is then a memory wait (the command waits for the stream's last write). */
+  public final Bool streaming = in(bool());
   public final Bool expired = out(bool());
   private final int cycles;
 
@@ -35,7 +37,7 @@ public final class NpuWatchdog extends HwModule {
         .or(state.ne(regNext("lastState", state))).or(ppmItem));
     Bool waiting = wire("waiting", is(Npu.State.FETCH).or(is(Npu.State.LOAD)).or(is(Npu.State.STORE))
         .or(is(Npu.State.LOAD4)).or(is(Npu.State.DSP_TAB)).or(is(Npu.State.DSP_PROG)).or(is(Npu.State.SNAPSHOT))
-        .or(is(Npu.State.PPM_LOAD)).or(is(Npu.State.GEMM_STREAM)));
+        .or(is(Npu.State.PPM_LOAD)).or(is(Npu.State.WAIT).and(streaming)));
     expired.set(watchdog.eq(cycles));
     when(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)))
         .otherwise(() -> watchdog.set(watchdog.add(1)));

@@ -17,7 +17,8 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
 
 /**
  * The streamed weights of a {@code gemm wStream=1} on an {@link Npu} built for them ({@code NpuConfig.weightStream}):
- * from the X copy's first cycle (beside it, through GEMM_START, then in GEMM_STREAM) it reads W from the memory
+ * from the X copy's first cycle (beside it, through GEMM_START, then beside the controller's next commands: a
+ * back-end phase over the DMA's walks and the memory port) it reads W from the memory
  * column by column — beat {@code
  * c·K + k} is W row k's line c at {@code w + k·wStride + c·line}, one request a cycle as the memory takes it (INT4:
  * on an N:M array at most every other cycle) — and writes each response straight into the engine's W buffer at
@@ -26,8 +27,8 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * buffer's two banks by N-tile parity, {@link GemmEngine#wPairWrite}), one cycle later on an N:M array (not past
  * the last N tile). A scoreboard tells the engine which tiles are in ({@link GemmEngine#wFullTiles},
  * {@code wPartialEnd}, {@code wKTiles}), updated with each row's last write, so a pass starts in the cycle after
- * its last W row was written. The controller takes the next command after the last write (GEMM_STREAM lasts at
- * least one cycle). W never touches the
+ * its last W row was written. The controller takes the next command after GEMM_START; until the last write only a
+ * {@code dspin} or {@code dspout} goes ({@link NpuControl}). W never touches the
  * scratchpad. N:M (on an N:M array): a column's beats are its {@code ceil(S/P)} packed metadata rows, each writing
  * the indices of P entry rows at once ({@link GemmEngine#wMetaWrite}), then its S value rows, written as entry rows
  * without their index ({@link GemmEngine#wValuesOnly}); the scoreboard counts {@code rows} value rows a K tile, so a
@@ -78,7 +79,7 @@ final class NpuWeightStream {
   private final Bool running;
 
   /**
-   * {@code inStream}: the stream's beats may go this cycle ({@code running} in GEMM_X, GEMM_START or GEMM_STREAM).
+   * {@code inStream}: the stream's beats may go this cycle ({@code running}: from the dispatch to the last write).
    */
   NpuWeightStream(NpuController npu, Bool inStream, Bool running) {
     this.npu = npu;
@@ -117,7 +118,7 @@ final class NpuWeightStream {
   Bool pairWrite;
   Bool valueWrite;
   Bool metaWrite;
-  /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile outside GEMM_STREAM). */
+  /** The N tile and the entry row the stream writes this cycle (the scratchpad copy's N tile when no stream runs). */
   UInt tile;
   UInt entryRow;
   /** The W row (K row; N:M: value row) a W-entry beat writes, the scoreboard's K-tile count. */
@@ -235,18 +236,15 @@ final class NpuWeightStream {
   }
 
   /**
-   * Statements of GEMM_X, GEMM_START and GEMM_STREAM ({@code inStreamState}) of a streamed GEMM: a request per
-   * accepted beat; per written row line the scoreboard; after the last write nothing; GEMM_STREAM takes the next
-   * command with the last write, or in its first cycle when the stream ended before.
+   * Statements of every cycle of a streamed GEMM's W stream (from the X copy's first cycle, beside the controller
+   * once the engine started): a request per accepted beat; per written row line the scoreboard; the last write
+   * ends the stream.
    */
-  void step(boolean inStreamState) {
+  void step() {
     NpuDma dma = npu.dma;
     Walker sp = dma.sp;
     int rowBits = npu.config().gemm().rowBits();
     int rows = npu.config().rows();
-    if (inStreamState) {
-      npu.whenDo(running.not().or(written.and(sp.last())), npu.fetch::next);
-    }
     npu.whenDo(inStream.and(npu.fire), dma.ext::advance);
     npu.whenDo(inStream.and(written), () -> {
       UInt step = mux(int4, uintLit(2, fullTiles.width()), uintLit(1, fullTiles.width()));

@@ -74,6 +74,53 @@ class GemmStreamedWeightsTest {
     }
   }
 
+  /**
+   * X copied while the engine runs (as the NPU's streamed GEMM does: line {@code kt·M + m} in the cycle {@code kt·M + m}
+   * from the start, {@code xKTiles} counting the K tiles in; the buffer held other words before): the results are the
+   * golden GEMM's, so no pass read a K tile before its copy, and the cycles are the recurrence with
+   * {@code R_j = max(W tile in, (kt + 1)·M − 1)} — exactly, so a loader that started a pass a cycle before its K tile
+   * was in (or one that waited a cycle longer) fails. Random shapes with ragged K and N, K past one tile, one and
+   * several M chunks, W in at the start or later; the plain order and the INT4 pair order.
+   */
+  @Test
+  void passesWaitForTheirKTilesOfXCopiedBesideTheRun() {
+    MacArrayConfig a = new MacArrayConfig(4, 4, 32, 8, MacArrayConfig.ALL_K_TILES, WeightSparsity.NONE);
+    GemmEngineConfig c = new GemmEngineConfig(a, 32, 64, 24);
+    Random rnd = new Random(29);
+    long xBound = 0;
+    try (Simulator s = Simulators.start(Verilog.emit(GemmEngine.withWeightStream(c)), MacSim.options())) {
+      s.reset(2);
+      GemmEngineDriver d = new GemmEngineDriver(s, c);
+      for (int i = 0; i < 14; i++) {
+        int m = i == 0 ? 1 : i == 1 ? 32 : 1 + rnd.nextInt(32);
+        int k = i == 2 ? 64 : i == 3 ? 3 : 1 + rnd.nextInt(64);
+        int n = i == 4 ? 1 : 1 + rnd.nextInt(24);
+        boolean pairs = i % 3 == 2;
+        byte[][] x = GemmEngineBitExactTest.random(rnd, m, k);
+        byte[][] w = GemmEngineBitExactTest.random(rnd, k, n);
+        long[] ready = new long[(n + 3) / 4];
+        long at = i % 2 == 0 ? 0 : rnd.nextInt(20);
+        for (int t = 0; t < ready.length; t++) {
+          if (i % 2 == 1 && (!pairs || t % 2 == 0)) {
+            at += rnd.nextInt(40);
+          }
+          ready[t] = at;
+        }
+        String what = "M,K,N = " + m + "," + k + "," + n + (pairs ? ", pair order" : "");
+        GemmEngineDriver.Result r = d.runDenseStreamedWithX(x, w, ready, pairs, rnd.nextLong());
+        Run run = new Run(x, w, ready, r, what);
+        MacArrayConfig single = new MacArrayConfig(4, 4, 32, 8, 1, WeightSparsity.NONE);
+        assertGolden(pairs && ready.length > 1 ? single : a, run);
+        EngineRecurrence.PassReady wOnly = (nt, kt) -> ready[(int) nt];
+        EngineRecurrence.PassReady withX = (nt, kt) -> Math.max(ready[(int) nt], (kt + 1) * m - 1);
+        long expected = EngineRecurrence.cycles(4, 4, 8, m, (k + 3) / 4, n, withX, pairs);
+        assertEquals(expected, r.cycles(), what);
+        xBound += expected - EngineRecurrence.cycles(4, 4, 8, m, (k + 3) / 4, n, wOnly, pairs);
+      }
+    }
+    assertTrue(xBound > 0, "some passes must wait for their K tile's X");
+  }
+
   /** One streamed run: its operands, the cycles its N tiles were in from, the engine's result. */
   private record Run(byte[][] x, byte[][] w, long[] ready, GemmEngineDriver.Result result, String what) {
   }

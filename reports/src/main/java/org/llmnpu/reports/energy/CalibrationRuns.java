@@ -170,6 +170,10 @@ final class CalibrationRuns {
     powers.put(name, r.power().totalMw());
     log.accept(String.format(Locale.ROOT, "  run %-28s %8.3f mW over %d cycles (%s)", name, r.power().totalMw(),
         act.cycles(), d.top()));
+    int read = r.power().activityModel().indexOf("; SRAM read data");
+    if (read >= 0) {
+      log.accept("    " + r.power().activityModel().substring(read + 2).split(";")[0]);
+    }
     boolean simulated = r.power().activityModel().startsWith("simulated");
     if (!simulated) {
       log.accept("  (OpenSTA crashed propagating this run's activity on " + d.top() + "; not usable)");

@@ -79,6 +79,15 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
         annotatedFfs == 0 ? 0 : regSum / annotatedFfs, run.cycles());
   }
 
+  /**
+   * The same commands with {@code activity} toggles per cycle, instead of the run's mean input activity, on every pin
+   * without its own: the read data of SRAM macros (black boxes, through which OpenSTA propagates nothing) and
+   * flip-flops the run did not name.
+   */
+  public String tclWithDefault(double activity) {
+    return "set_power_activity -input -activity " + fmt(Math.min(1, activity)) + tcl.substring(tcl.indexOf('\n'));
+  }
+
   /** The options for one (activity, duty) pair; activity capped at 2 (a bit toggling twice a cycle). */
   private static String key(double activity, double duty) {
     double d = duty < 0 ? 0.5 : Math.max(0, Math.min(1, duty));

@@ -119,14 +119,37 @@ public final class OpenSta {
     boolean global = false;
     boolean cut = false;
     boolean tied = false;
+    String readNote = "";
+    String powerNetlist = synth.netlist();
     try {
-      out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
-          synth.netlist());
+      if (annotation != null && hasMacros) {
+        // a simulated run: the macros' read data gets its own activity (MacroReadActivity), not OpenSTA's default
+        List<MacroReadActivity.Bit> reads = MacroReadActivity.bits(synth.netlist(), netlist, synth.macros(), run,
+            annotation.meanRegisterActivity());
+        readNote = MacroReadActivity.describe(reads);
+        activityTcl = activityTcl + MacroReadActivity.tcl(reads);
+        powerNetlist = MacroReadActivity.powerNetlist(synth.netlist(), reads);
+        out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(), powerNetlist);
+      } else {
+        out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
+            synth.netlist());
+      }
     } catch (ToolFailure e) {
       if (!powerFailed(e)) {
         throw e;
       }
-      out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib);
+      out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
+          powerNetlist);
+      if (out == null && !readNote.isEmpty()) {
+        // OpenSTA crashed on the netlist with the read data driven from ports (the whole NPU): the read data (and
+        // any flip-flop the run did not name) at the run's mean register activity, not its mean input activity
+        readNote = String.format(java.util.Locale.ROOT, "; SRAM read data at the run's mean register activity, %.4f "
+            + "toggles/cycle (the netlist with read-data ports crashed OpenSTA 2.0.17)",
+            annotation.meanRegisterActivity());
+        activityTcl = annotation.tclWithDefault(annotation.meanRegisterActivity());
+        out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
+            synth.netlist());
+      }
       tied = out != null;
       if (out == null && hasMacros) {
         out = withMacroOutputsCut(top, constraints, o, activityTcl, gatedTcl, netlist, synth, run, annotation, lib,
@@ -141,13 +164,14 @@ public final class OpenSta {
       }
     }
     PowerResult power = parsePower(out, o, global);
-    String cutNote = (cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
+    String cutNote = (global ? "" : readNote)
+        + (cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
         : tied ? "; constants driven from held tie ports for OpenSTA 2.0.17" : "")
         + (gated.isEmpty() ? "" : gated.describe(duties, GatedClocks.movedPins(out)));
     if (annotation != null && !global) {
       power = new PowerResult(annotation.meanInputActivity(), annotation.describe() + cutNote, new TreeMap<>(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
-    } else if (cut || tied || !gated.isEmpty()) {
+    } else if (cut || tied || !readNote.isEmpty() || !gated.isEmpty()) {
       power = new PowerResult(power.activity(), power.activityModel() + cutNote, power.portActivities(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
     }
@@ -159,25 +183,34 @@ public final class OpenSta {
    * held input ports ({@link ConstantTies}); null if OpenSTA crashes even so.
    */
   private String withConstantsTied(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
-      String activityTcl, String gatedTcl, SynthesisResult synth, String lib, String sramLib) {
-    String tiedNetlist = ConstantTies.tied(synth.netlist());
-    if (tiedNetlist.equals(synth.netlist())) {
+      String activityTcl, String gatedTcl, SynthesisResult synth, String lib, String sramLib, String powerNetlist) {
+    String tiedNetlist = ConstantTies.tied(powerNetlist);
+    if (tiedNetlist.equals(powerNetlist)) {
       return null;
     }
-    String full = script(top, hasMacros, constraints, o, false, "", "");
-    String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
     String activity = (activityTcl != null ? activityTcl : statedActivity(o)) + ConstantTies.activityTcl();
     try {
-      String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
-      String power = cachedRun(script(top, hasMacros, constraints, o, false, activity, gatedTcl), lib, sramLib,
-          tiedNetlist);
-      return timing + power.substring(power.indexOf("==== power"));
+      return timingAndPower(top, constraints, o, activity, gatedTcl, lib, sramLib, synth.netlist(), tiedNetlist);
     } catch (ToolFailure e) {
       if (powerFailed(e)) {
         return null;
       }
       throw e;
     }
+  }
+
+  /**
+   * Timing of {@code netlist} as it is and power of {@code powerNetlist} (the same netlist changed for OpenSTA's power
+   * analysis only) with {@code activityTcl}: the timing run's timing section and the power run's power.
+   */
+  private String timingAndPower(String top, TimingConstraints constraints, PpaOptions o, String activityTcl,
+      String gatedTcl, String lib, String sramLib, String netlist, String powerNetlist) {
+    boolean hasMacros = !sramLib.isEmpty();
+    String full = script(top, hasMacros, constraints, o, false, "", "");
+    String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, netlist);
+    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
+        powerNetlist);
+    return timing + power.substring(power.indexOf("==== power"));
   }
 
   /**

@@ -50,13 +50,17 @@ final class AttentionLowering {
       b.load(kBase, m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
       b.load(vBase, m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
     }
+    TransposedKeys kT = batched == null ? null : batched.keyScores;
+    if (kT != null) {
+      kT.loadLines(layer, n, pos);
+    }
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
-        e.normQuantizePair(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride, l.xsStride, l.rPair);
+        e.normQuantizePair(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride, l.xsStride, l.rPair);
         t++;
       } else {
-        e.normQuantize(t, l.rG1, l.rDX + t, l.sXS + (long) t * l.xsStride);
+        e.normQuantize(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
       }
     }
     e.weight(m.wQkv[layer], c.dim(), m.qkvN);
@@ -65,6 +69,17 @@ final class AttentionLowering {
     if (batched != null) {
       b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
     }
+    if (kT != null) {
+      kT.restage(n, pos);
+    }
+    int qRows = r.rows(l.nq);
+    int kRows = r.rows(l.nk);
+    // at full with the static input scale, every token's scale, RoPE and quantization is one program (the q codes and
+    // scale staged in rAcc's rows, which the scale has read, then moved to the token's rows before anything else
+    // writes rAcc): kept in the program memory
+    boolean pinned = batched != null && b.resident() && e.inputScale > 0
+        && 2 * qRows + 1 <= r.rows(Math.max(m.qkvN, Math.max(c.hiddenDim(), c.dim())))
+        && r.pins(n, qkvPrograms(qRows, kRows, 0, true), moveWords());
     for (int t = 0; t < n; t++) {
       int slot = pos + t;
       if (batched != null) {
@@ -72,26 +87,26 @@ final class AttentionLowering {
         b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
-      e.run(r.scale(l.rAcc, m.qkvN, l.rDX + t, e.channelScales(l.rWsQkv), null, -1, l.rQkv));
       if (batched == null) {
+        var programs = qkvPrograms(qRows, kRows, t, false);
+        e.run(programs.get(0));
         ropeIn(slot);
-      }
-      int qRows = r.rows(l.nq);
-      int kRows = r.rows(l.nk);
-      e.run(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
-          new int[] {l.rQ, l.rQ + qRows}));
-      e.run(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
-          l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
-      for (var program : r.quantizeRuns(java.util.List.of(
-          new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, l.rQQ + t * 2 * qRows, l.rDQ + t),
-          new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
-          new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, c.kvDim(), -1, l.rVQ, l.rDV)))) {
-        e.run(program);
+        programs.subList(1, programs.size()).forEach(e::run);
+      } else if (pinned) {
+        b.dspRunPinned(qkvPrograms(qRows, kRows, t, true));
+        e.run(r.moveElements(l.rAcc, 2 * l.nq, l.rQQ + t * 2 * qRows));
+        e.run(r.moveElements(l.rAcc + 2 * qRows, r.lanes(), l.rDQ + t));
+      } else {
+        qkvPrograms(qRows, kRows, t, false).forEach(e::run);
       }
       if (batched != null && batched.headMajorKeys) {
         batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
       } else {
         b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      }
+      if (kT != null) {
+        // the codes in the K row's order: head-major ones wait flat at rAcc after keyRowOut
+        kT.scatter(t, n, pos, batched.headMajorKeys ? l.rAcc : l.rKQ);
       }
       b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
@@ -99,6 +114,9 @@ final class AttentionLowering {
     }
     b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
+    if (kT != null) {
+      kT.storeLines(layer, n, pos);
+    }
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
     if (batched != null) {
@@ -117,6 +135,32 @@ final class AttentionLowering {
     for (int t = 0; t < n; t++) {
       e.residual(t, l.rDO + t, l.rWsO);
     }
+  }
+
+  /**
+   * Token t's scale of its QKV results, the RoPE of q and k and the quantization of q, k, v: the q codes and scale to
+   * the token's rows, or with {@code staged} to rAcc's rows (the same programs for every token).
+   */
+  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged) {
+    var r = l.r;
+    java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
+    programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
+        new int[] {l.rQ, l.rQ + qRows}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
+        l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
+    programs.addAll(r.quantizeRuns(java.util.List.of(
+        new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
+            staged ? l.rAcc + 2 * qRows : l.rDQ + t),
+        new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
+        new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV))));
+    return programs;
+  }
+
+  /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */
+  private int moveWords() {
+    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.nq, 0), l.r.moveElements(0, l.r.lanes(), 0)))
+        .size();
   }
 
   /** The cos/sin row of cache slot {@code slot} → DSP rows rCs (through sVEC). */

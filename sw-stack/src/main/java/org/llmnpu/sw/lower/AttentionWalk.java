@@ -10,13 +10,25 @@ import org.llmnpu.sw.model.ModelConfig;
  * token ({@link AttentionLowering}) or, at {@code --fusion full}, per block ({@link BatchedAttention}) the scores
  * GEMVs, scale, SoftMax and quantization runs, the P·V GEMMs and the outputs dequantized and quantized.
  */
-abstract class AttentionWalk extends PhaseWalk {
+abstract class AttentionWalk extends KeyWalk {
   AttentionWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                 int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
   }
 
   /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
+  /** As {@link AttentionLowering}'s: the token's QKV scale, the RoPE of q and k, the quantization of q, k, v. */
+  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows) {
+    java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
+    programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
+    programs.addAll(r.quantizeRuns(java.util.List.of(
+        new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
+        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
+    return programs;
+  }
+
   void qkvRopeKvOut(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
@@ -25,22 +37,34 @@ abstract class AttentionWalk extends PhaseWalk {
       // as AttentionLowering at full: the block's cos/sin rows in one load
       load(n, 4L * nq);
     }
+    boolean keyLines = writesKeyLines(n, pos);
+    int early = pos % line;
+    if (keyLines) {
+      keyRestage(early);
+    }
+    // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
+    boolean pinned = chainRuns && residency != null && epilogue
+        && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
+        && r.pins(n, qkvPrograms(qRows, kRows), DspChain.join(java.util.List.of(r.moveElements(0, 2 * nq, 0),
+            r.moveElements(0, lanes, 0))).size());
     for (int t = 0; t < n; t++) {
       if (chainRuns) {
         // the token's cos/sin row first, so that the runs after it join
         dspIn(1, 2L * nq, FP16);
       }
       resultIn(c.dim(), qkvN);
-      run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-      if (!chainRuns) {
-        load(1, 4L * nq);
-        dspIn(1, 2L * nq, FP16);
+      if (pinned) {
+        runPinned("qkv pinned", () -> qkvPrograms(qRows, kRows));
+        run("q move", () -> r.moveElements(0, 2 * nq, 0));
+        run("q scale move", () -> r.moveElements(0, lanes, 0));
+      } else {
+        run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
+        if (!chainRuns) {
+          load(1, 4L * nq);
+          dspIn(1, 2L * nq, FP16);
+        }
+        runAll("qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
-      run("q rope", () -> r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
-      run("k rope", () -> r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-      runAll("qkv quantize", () -> r.quantizeRuns(java.util.List.of(
-          new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
-          new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
       if (wide) {
         for (int g = 0; g < 2 * c.kvHeads(); g++) {
           dspOut(1, half, INT8);
@@ -54,6 +78,9 @@ abstract class AttentionWalk extends PhaseWalk {
       } else {
         dspOut(1, c.kvDim(), INT8);
       }
+      if (keyLines) {
+        keyScatter(pos + t, n, pos);
+      }
       dspOut(1, 1, FP16);
       dspOut(1, c.kvDim(), INT8);
       dspOut(1, 1, FP16);
@@ -61,6 +88,9 @@ abstract class AttentionWalk extends PhaseWalk {
     operator("layer vectors, KV cache");
     store(n, kvBytes);
     store(n, kvBytes);
+    if (keyLines) {
+      store(c.kvDim(), LoweredModel.roundUp(pos + n, line) - (pos - early));
+    }
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);
   }
@@ -188,15 +218,50 @@ abstract class AttentionWalk extends PhaseWalk {
     }
   }
 
-  /** As {@code LoweringLayout#scoreRows} with the walk's head groups of {@link DspQuantizer#MAX_VECTORS}. */
-  int scoreRows() {
-    return Math.max(r.rows(Math.max(maxContext, c.vocabSize())), DspQuantizer.MAX_VECTORS * r.rows(maxContext));
+  /**
+   * As {@code TransposedKeys#emit} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: each token's
+   * query halves to X, then per head group each head's {@code Q·Kᵀ} (evens, then odds accumulating, per N tile of
+   * maxN slots and M tile of maxM tokens), then per token the group's scores in, the runs and the P rows.
+   */
+  void keyScoresBatched(int ts, int nb, int pos) {
+    operator("attention scores");
+    int elems = half % lanes == 0 ? half : lanes;
+    for (int t = 0; t < nb; t++) {
+      if (half % lanes != 0) {
+        dspOut(2 * c.heads(), half, FP16);
+        dspIn(2 * c.heads(), lanes, FP16);
+      }
+      dspOut(c.heads(), elems, INT8);
+      dspOut(c.heads(), elems, INT8);
+    }
+    int sMax = pos + ts + nb;
+    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
+      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      operator("attention scores");
+      for (int i = 0; i < group; i++) {
+        for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
+          int nn = Math.min(p.maxN(), sMax - n0);
+          for (int m0 = 0; m0 < nb; m0 += p.maxM()) {
+            int mm = Math.min(p.maxM(), nb - m0);
+            gemm(mm, half, nn, false);
+            accumulatingGemm(mm, half, nn);
+          }
+        }
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        groupProbabilities(group, s, i -> dspIn(1, s, INT32));
+        for (int i = 0; i < group; i++) {
+          dspOut(1, s, INT8);
+        }
+      }
+    }
   }
 
   /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
   boolean batchedScores(int n) {
     int queries = c.groupSize() * n;
-    return fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
+    return !keyScores() && fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
         && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
   }
 
@@ -234,10 +299,13 @@ abstract class AttentionWalk extends PhaseWalk {
         }
       }
     }
+    boolean transposed = keyScores() && n >= 2;
     if (batched) {
       scoresBatched(0, n, pos);
+    } else if (transposed) {
+      keyScoresBatched(0, n, pos);
     }
-    for (int t = 0; t < n && !batched; t++) {
+    for (int t = 0; t < n && !batched && !transposed; t++) {
       int s = pos + t + 1;
       if (half % lanes != 0) {
         // as BatchedAttention: the query halves to rows of their own through the scratchpad

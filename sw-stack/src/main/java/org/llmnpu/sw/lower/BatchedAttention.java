@@ -66,7 +66,12 @@ final class BatchedAttention {
   final boolean headMajorKeys;
   /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
   private final int sKeyStage;
-  /** The scores as one GEMM per KV head over a sub-batch's queries, where the scratchpad holds them; else null. */
+  /** The scores as {@code Q·Kᵀ} against the K cache held transposed, where the NPU and the scratchpad allow; else null. */
+  final TransposedKeys keyScores;
+  /**
+   * Else the scores as one GEMM per KV head over a sub-batch's queries, where the scratchpad holds them; else null
+   * (each query's GEMVs).
+   */
   final BatchedScores scores;
 
   BatchedAttention(LoweringEmitter emitter) {
@@ -91,8 +96,9 @@ final class BatchedAttention {
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
     headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
-    BatchedScores batched = new BatchedScores(this);
-    scores = batched.applies ? batched : null;
+    keyScores = TransposedKeys.of(this);
+    BatchedScores batched = keyScores == null ? new BatchedScores(this) : null;
+    scores = batched != null && batched.applies ? batched : null;
   }
 
   /**
@@ -160,10 +166,12 @@ final class BatchedAttention {
       int nb = Math.min(batchTokens, n - t0);
       // the scores batched a sub-batch of scoreTokens at a time; a lone token (a decode step) by its GEMVs, which
       // cost less than a GEMM of groupSize columns with its gathers and scatters
-      int step = scores != null ? scores.scoreTokens : 1;
+      int step = keyScores != null ? keyScores.scoreTokens : scores != null ? scores.scoreTokens : 1;
       for (int ts = t0; ts < t0 + nb; ts += step) {
         int count = Math.min(step, t0 + nb - ts);
-        if (count >= 2) {
+        if (count >= 2 && keyScores != null) {
+          keyScores.emit(ts, count, t0, pos);
+        } else if (count >= 2) {
           scores.emit(ts, count, t0, pos);
         } else {
           probabilities(ts, t0, pos + ts + 1);

@@ -117,7 +117,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
   public void dspRunResident(DspProgram program, long entry) {
     fetch();
     long[] cost = cost(program);
-    cm.dispatchBeside();
+    cm.dispatchResidentRun();
     add(Counter.DSP_INSTRUCTIONS, cost[2]);
     cm.dspRun(0, cost[1]);
   }

@@ -41,6 +41,15 @@ abstract class CommandCosts {
   /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
   DspResidency residency;
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
+  /** The identity of each held run ({@link #sharedRuns}), in order. */
+  private final List<Object> pendingIdentities = new java.util.ArrayList<>();
+  /**
+   * Whether the runs issued now are the same program for every token and head, as the lowering's are (true: a run is
+   * known by its instructions, and one intact in the program memory runs resident, {@link #residency}); false (the
+   * default): each run is its own program, as the lowering's are where they name a token's or head's buffer rows that
+   * the walk's programs do not.
+   */
+  boolean sharedRuns;
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
   /** The operator the commands issued now belong to ({@link #operator}). */
@@ -97,11 +106,12 @@ abstract class CommandCosts {
   }
 
   /**
-   * The cycles since {@link #reset} in which a GEMM's back-end (the engine's last passes after its W stream, the
+   * The cycles since {@link #reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's passes, the
    * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
    * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
-   * beside the GEMMs (the npu-isa Overlap rule: a command goes beside the back-end, never beside a W stream, which
-   * holds the controller).
+   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
+   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
+   * write).
    */
   final long besideWindow() {
     return besideWindow;
@@ -196,6 +206,14 @@ abstract class CommandCosts {
     }
   }
 
+  /** A resident {@code dsprun}'s fetch and dispatch: beside a running GEMM and its W stream. */
+  private void issueResidentRun() {
+    charge("dsprun");
+    add(Counter.COMMANDS, 1);
+    cm.fetchAndDecode();
+    dispatch(cm::dispatchResidentRun);
+  }
+
   final void load(long rows, long rowBytes) {
     command(true);
     long beats = beats(rows, rowBytes);
@@ -287,36 +305,62 @@ abstract class CommandCosts {
       if (pendingRuns.isEmpty()) {
         pendingOperator = operator;
       }
-      pendingRuns.addAll(compiledPrograms.get(key));
+      for (DspProgram program : compiledPrograms.get(key)) {
+        pendingRuns.add(program);
+        pendingIdentities.add(identity(program));
+      }
     } else {
       flushRuns();
       List<DspProgram> programs = compiledPrograms.get(key);
       for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i));
+        costRun(programs.get(i), summaries.get(i), identity(programs.get(i)));
       }
     }
   }
 
-  /** A run of {@code run} ({size, cycles, issued}): a plain {@code dsprun}, or resident as {@link CommandStream}. */
-  private void costRun(DspProgram run, long[] program) {
+  /**
+   * The programs of {@code key} ({@link #programs}) as {@link CommandStream#dspRunPinned} runs them: after the held
+   * runs, joined, kept in the program memory (a {@code dspld} the first time in a layer, then resident).
+   */
+  final void runPinned(Object key, Supplier<List<DspProgram>> compile) {
+    programs(key, compile);
+    flushRuns();
+    List<DspProgram> parts = compiledPrograms.get(key);
+    DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), run.instructions(), true);
+  }
+
+  /** A run's identity for {@link #residency}: its instructions when {@link #sharedRuns}, else its own. */
+  private Object identity(DspProgram program) {
+    return sharedRuns ? program.instructions() : new Object();
+  }
+
+  /**
+   * A run of {@code run} ({size, cycles, issued}) known by {@code identity}: a plain {@code dsprun}, or resident as
+   * {@link CommandStream}.
+   */
+  private void costRun(DspProgram run, long[] program, Object identity) {
+    costRun(run, program, identity, false);
+  }
+
+  /** As above; {@code pin}: a run the stream keeps in the program memory ({@link DspResidency#pin}). */
+  private void costRun(DspProgram run, long[] program, Object identity, boolean pin) {
     long beats = (8L * program[0] + line - 1) / line;
-    if (residency == null || residency.entryOf(run) < 0 && !residency.seen(run)) {
-      if (residency != null) {
-        residency.plainRun(run);
-      }
+    DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
+        : pin ? residency.pin(identity, run) : residency.use(identity, run);
+    if (use.plain()) {
       issue(false, "dsprun");
       add(Counter.EXT_READ_BEATS, beats);
       add(Counter.DSP_INSTRUCTIONS, program[2]);
       cm.dspRun(beats, program[1]);
       return;
     }
-    if (residency.entryOf(run) < 0) {
-      residency.place(run);
+    if (use.load()) {
       issue(false, "dspld");
       add(Counter.EXT_READ_BEATS, beats);
       cm.dspLoad(beats);
     }
-    issue(false, "dsprun");
+    issueResidentRun();
     add(Counter.DSP_INSTRUCTIONS, program[2]);
     cm.dspRun(0, program[1]);
   }
@@ -334,13 +378,19 @@ abstract class CommandCosts {
     if (pendingRuns.isEmpty()) {
       return;
     }
-    List<DspProgram> runs = DspChain.chain(pendingRuns, p.dsp().programDepth());
-    pendingRuns.clear();
+    List<List<DspProgram>> groups = DspChain.groups(pendingRuns, p.dsp().programDepth());
     String current = operator;
     operator = pendingOperator;
-    for (DspProgram run : runs) {
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary));
+    int part = 0;
+    for (List<DspProgram> parts : groups) {
+      // a joined run is the same program again only if every part is
+      List<Object> identity = List.copyOf(pendingIdentities.subList(part, part + parts.size()));
+      part += parts.size();
+      DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), identity);
     }
+    pendingRuns.clear();
+    pendingIdentities.clear();
     operator = current;
   }
 
@@ -389,6 +439,21 @@ abstract class CommandCosts {
     cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
     noteBesideWindow();
   }
+  /**
+   * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, and the cycle
+   * model takes its results as every scratchpad byte ({@code CommandCostSink#visitGemm}), so the next copy waits for it.
+   */
+  final void accumulatingGemm(int m, int k, int n) {
+    long tag = resultTag;
+    long rows = resultRows;
+    resultTag = 0;
+    resultRows = Long.MAX_VALUE;
+    gemm(m, k, n, false);
+    resultTag = tag;
+    resultRows = rows;
+    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
+  }
+
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
     streamedGemm(m, k, n, int4, sparse, false, true);

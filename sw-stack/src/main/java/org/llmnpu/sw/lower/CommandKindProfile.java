@@ -53,11 +53,12 @@ public final class CommandKindProfile {
    * @param program    the program's routine ({@code rmsnorm}, {@code softmax}, {@code quantize}, …; {@code merged}
    *                   copies of one routine as {@code softmax ×4}), or {@link #FIXED}
    * @param runs       how many times it runs (as a run or part of a joined run)
+   * @param resident   how many of those runs loaded nothing (resident, {@link DspResidency})
    * @param words      the instruction words loaded for it
    * @param loadCycles the program-memory beats those words take ({@code ceil(8·words / line)} for each run)
    * @param execCycles its issue cycles on its own, interlock stalls included ({@code DspProgram.cycles})
    */
-  public record ProgramRow(String program, long runs, long words, long loadCycles, long execCycles) {
+  public record ProgramRow(String program, long runs, long resident, long words, long loadCycles, long execCycles) {
   }
 
   /** What is left of the {@code dsprun}s' cycles: command fetch, memory latency, waits, stalls at joins. */
@@ -67,7 +68,7 @@ public final class CommandKindProfile {
   public static List<ProgramRow> programs(ModelConfig c, MachineParams p, int maxContext, int blockMax, String format,
                                           Fusion fusion, int tokens, int pos0) {
     return profile(c, p, maxContext, blockMax, format, fusion, tokens, pos0).programs.values().stream()
-        .map(r -> new ProgramRow(r.kind, r.commands, r.words, r.load, r.cycles))
+        .map(r -> new ProgramRow(r.kind, r.commands, r.resident, r.words, r.load, r.cycles))
         .sorted(Comparator.comparingLong((ProgramRow r) -> r.loadCycles() + r.execCycles()).reversed()
             .thenComparing(ProgramRow::program)).toList();
   }
@@ -103,13 +104,15 @@ public final class CommandKindProfile {
   /** The program rows as a Markdown table, each with its share of all {@code dsprun} cycles. */
   public static String programTable(List<ProgramRow> rows) {
     long total = rows.stream().mapToLong(r -> r.loadCycles() + r.execCycles()).sum();
-    StringBuilder s = new StringBuilder("| DSP program | runs | words loaded | load beats | execution cycles | share |\n"
-        + "|---|---:|---:|---:|---:|---:|\n");
+    StringBuilder s = new StringBuilder("| DSP program | runs | resident | words loaded | load beats | execution cycles "
+        + "| share |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for (ProgramRow r : rows) {
-      s.append(String.format(java.util.Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %.3f |%n", r.program(), r.runs(),
-          r.words(), r.loadCycles(), r.execCycles(), total == 0 ? 0 : (r.loadCycles() + r.execCycles()) / (double) total));
+      s.append(String.format(java.util.Locale.ROOT, "| %s | %,d | %,d | %,d | %,d | %,d | %.3f |%n", r.program(),
+          r.runs(), r.resident(), r.words(), r.loadCycles(), r.execCycles(),
+          total == 0 ? 0 : (r.loadCycles() + r.execCycles()) / (double) total));
     }
-    s.append(String.format(java.util.Locale.ROOT, "| total dsprun | | %,d | %,d | %,d | 1.000 |%n",
+    s.append(String.format(java.util.Locale.ROOT, "| total dsprun | | %,d | %,d | %,d | %,d | 1.000 |%n",
+        rows.stream().mapToLong(ProgramRow::resident).sum(),
         rows.stream().mapToLong(ProgramRow::words).sum(), rows.stream().mapToLong(ProgramRow::loadCycles).sum(),
         rows.stream().mapToLong(ProgramRow::execCycles).sum()));
     return s.toString();
@@ -121,6 +124,7 @@ public final class CommandKindProfile {
     long cycles;
     long words;
     long load;
+    long resident;
 
     Tally(String kind) {
       this.kind = kind;
@@ -165,12 +169,15 @@ public final class CommandKindProfile {
 
     @Override
     public void dspRunResident(DspProgram program, long entry) {
-      cost.dspRunResident(program, entry);
+      dspRunResident(program, List.of(program), entry);
+    }
+
+    @Override
+    public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry) {
+      cost.dspRunResident(run, entry);
       long before = last;
-      charge("dsprun " + program.name().split("[ @\\[(]")[0]);
-      Tally t = programs.computeIfAbsent(programKey(program), Tally::new);
-      t.commands++;
-      t.cycles += last - before;
+      charge("dsprun resident");
+      tallyParts(parts, last - before, false);
     }
 
     @Override
@@ -178,13 +185,19 @@ public final class CommandKindProfile {
       cost.dspRun(address, run);
       long before = last;
       charge("dsprun " + run.name().split("[ @\\[(]")[0]);
-      long rest = last - before;
+      tallyParts(parts, last - before, true);
+    }
+
+    /** A run's {@code cycles} split into its parts' loads (when {@code loads}) and issue cycles, and the rest. */
+    private void tallyParts(List<DspProgram> parts, long cycles, boolean loads) {
+      long rest = cycles;
       for (DspProgram part : parts) {
         Tally t = programs.computeIfAbsent(programKey(part), Tally::new);
-        long load = (8L * part.size() + line - 1) / line;
+        long load = loads ? (8L * part.size() + line - 1) / line : 0;
         long exec = part.cycles(pipeline);
         t.commands++;
-        t.words += part.size();
+        t.resident += loads ? 0 : 1;
+        t.words += loads ? part.size() : 0;
         t.load += load;
         t.cycles += exec;
         rest -= load + exec;

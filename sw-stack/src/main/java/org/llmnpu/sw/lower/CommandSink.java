@@ -21,6 +21,11 @@ interface CommandSink {
   /** A resident {@code dsprun} of {@code program}, in the program memory from word {@code entry}. */
   void dspRunResident(DspProgram program, long entry);
 
+  /** A resident {@code dsprun} of {@code run}, the programs {@code parts} joined ({@link DspChain}), from {@code entry}. */
+  default void dspRunResident(DspProgram run, java.util.List<DspProgram> parts, long entry) {
+    dspRunResident(run, entry);
+  }
+
   /** A {@code dsprun} of {@code run}, the programs {@code parts} joined ({@link DspChain}), at {@code address}. */
   default void dspRun(long address, DspProgram run, java.util.List<DspProgram> parts) {
     dspRun(address, run);

@@ -115,23 +115,45 @@ final class CommandStream {
     }
   }
 
+  /**
+   * The programs {@code parts}, the same for every token of a block, as one run kept in the program memory: the held
+   * runs go first, then the parts joined run resident, loaded by a {@code dspld} from the top of the memory the first
+   * time in a layer ({@link DspResidency#pin}); a plain run without residency.
+   */
+  void dspRunPinned(List<DspProgram> parts) {
+    flushRuns();
+    DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+    if (residency == null) {
+      sink.dspRun(pool.applyAsLong(run), run, parts);
+      return;
+    }
+    DspResidency.Use use = residency.pin(run.instructions(), run);
+    if (use.load()) {
+      sink.dspLoad(pool.applyAsLong(run), run, use.entry());
+    }
+    sink.dspRunResident(run, parts, use.entry());
+  }
+
+  /** Whether runs are resident where they can be ({@link DspResidency}). */
+  boolean resident() {
+    return residency != null;
+  }
+
   /** A run of {@code run} (the programs {@code parts} joined): plain, or resident (loaded first if it is not). */
   private void run(DspProgram run, List<DspProgram> parts) {
     if (residency == null) {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    int entry = residency.entryOf(run);
-    if (entry < 0 && !residency.seen(run)) {
-      residency.plainRun(run);
+    DspResidency.Use use = residency.use(run);
+    if (use.plain()) {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    if (entry < 0) {
-      entry = residency.place(run);
-      sink.dspLoad(pool.applyAsLong(run), run, entry);
+    if (use.load()) {
+      sink.dspLoad(pool.applyAsLong(run), run, use.entry());
     }
-    sink.dspRunResident(run, entry);
+    sink.dspRunResident(run, parts, use.entry());
   }
 
   private void flushRuns() {

@@ -152,10 +152,10 @@ public final class DecoderLowering {
         throw new IllegalArgumentException("token " + t + " is outside the vocabulary 0.." + (l.c.vocabSize() - 1));
       }
     }
-    // at full, consecutive DSP runs go as joined programs: one program load each (DspChain)
-    // (resident runs, DspResidency, are off: today's routines compile a distinct program for almost every run, see
-    // the sw-stack README, "Resident DSP programs")
-    CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL);
+    // at full, consecutive DSP runs go as joined programs (one program load each, DspChain), and a run whose program
+    // is intact in the DSP's program memory runs resident, loading nothing (DspResidency)
+    CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
+        fusion == Fusion.FULL ? new DspResidency(l.p) : null);
     e.b = b;
     b.dspTab(m.tables);
     b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());

@@ -3,39 +3,99 @@ package org.llmnpu.sw.lower;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
- * Which DSP programs sit in the Vector DSP's program memory, and where: the lowering's allocator for resident runs.
- * A program (its instructions) is run
+ * Which DSP programs sit in the Vector DSP's program memory, and where: the lowering's allocator for resident runs
+ * ({@code --fusion full}). A program (its instructions) is run
  * <ul>
  *   <li>resident ({@code dsprun words=0 entry=…}, no load) while its words are intact in the program memory;</li>
- *   <li>the first time, by a plain {@code dsprun} (it loads the words at 0, as without residency: a program run once
- *       costs what it did), which overwrites every placement overlapping {@code 0..size−1};</li>
- *   <li>when it comes again after being overwritten, by a {@code dspld} at a word placed from the top of the memory
- *       down (a multiple of a line's words, {@code max(1, line / 8)}, as {@code dspld}'s {@code at} must be; when the
- *       top region is used up it starts again from the top, forgetting what was there), then resident.</li>
+ *   <li>otherwise by a plain {@code dsprun} (it loads the words at 0, as without residency), which overwrites every
+ *       placement overlapping {@code 0..size−1}.</li>
  * </ul>
- * The lowering ({@link CommandStream}) and the walk ({@link CommandCosts}) hold one each and {@link #clear} it at the
- * same points (a program's start, each layer's start), so both see the same loads and resident runs.
+ * So a run never costs more than without residency, and a program run again before another one overwrote it loads
+ * nothing. With {@code reload} (not the lowering's policy: measured, it costs more than it saves on stories260K, whose
+ * repeated programs are next to each other, see the sw-stack README) a program that comes again after being overwritten
+ * is loaded by a {@code dspld} at a word placed from the top of the memory down (a multiple of a line's words,
+ * {@code max(1, line / 8)}, as {@code dspld}'s {@code at} must be; when the top region is used up it starts again from
+ * the top, forgetting what was there), then runs resident.
+ *
+ * <p>The lowering ({@link CommandStream}) and the cost model's walk ({@link CommandCosts}) hold one each and
+ * {@link #clear} it at the same points (a program's start, each layer's start: so every layer costs the same), so both
+ * see the same loads and resident runs.
  */
 final class DspResidency {
   private final int depth;
   private final int lineWords;
-  /** Intact placements: instructions → {first word, words}. */
-  private final Map<List<DspInstruction>, int[]> placed = new HashMap<>();
-  private final Set<List<DspInstruction>> seen = new HashSet<>();
+  /** Whether a program that comes again after being overwritten is loaded again by a {@code dspld}. */
+  private final boolean reload;
+  /** Intact placements: a program's identity (its instructions, {@link #use(Object, DspProgram)}) → {first word, words}. */
+  private final Map<Object, int[]> placed = new HashMap<>();
+  private final Set<Object> seen = new HashSet<>();
   private int top;
 
+  /** The lowering's policy: resident while intact, else a plain run (never a {@code dspld}). */
   DspResidency(MachineParams p) {
+    this(p, false);
+  }
+
+  /** With {@code reload}: a program that comes again after being overwritten is placed by a {@code dspld}. */
+  DspResidency(MachineParams p, boolean reload) {
+    this.reload = reload;
     this.depth = p.dsp().programDepth();
     this.lineWords = Math.max(1, p.lineBytes() / 8);
     this.top = depth;
+  }
+
+  /**
+   * How a run of a program goes: {@code plain} (a loading {@code dsprun}, words at 0), else resident from
+   * {@code entry}, after a {@code dspld} of its words at {@code entry} when {@code load}.
+   */
+  record Use(boolean plain, boolean load, int entry) {
+    static final Use PLAIN = new Use(true, false, 0);
+  }
+
+  /**
+   * The run of {@code program} now, by the policy of the class comment, the placements updated as the run leaves them:
+   * the one decision {@link CommandStream} emits and {@link CommandCosts} costs.
+   */
+  Use use(DspProgram program) {
+    return use(program.instructions(), program);
+  }
+
+  /**
+   * As above for a program known by {@code identity}: equal identities are the same instructions (the cost model's
+   * walk names a run by the identity the lowering's program has, {@link CommandCosts#sharedRuns}).
+   */
+  Use use(Object identity, DspProgram program) {
+    int[] at = placed.get(identity);
+    if (at != null) {
+      return new Use(false, false, at[0]);
+    }
+    if (!reload || !seen.contains(identity)) {
+      evict(0, program.size());
+      placed.put(identity, new int[] {0, program.size()});
+      seen.add(identity);
+      return Use.PLAIN;
+    }
+    return new Use(false, true, place(identity, program));
+  }
+
+  /**
+   * A run of a program the lowering keeps in the program memory ({@link CommandStream#dspRunPinned}): resident while
+   * intact, else a {@code dspld} from the top of the memory down (where plain runs, loaded at 0, leave it alone while
+   * they are short) and then resident.
+   */
+  Use pin(Object identity, DspProgram program) {
+    int[] at = placed.get(identity);
+    if (at != null) {
+      return new Use(false, false, at[0]);
+    }
+    seen.add(identity);
+    return new Use(false, true, place(identity, program));
   }
 
   /** The program memory word {@code program} starts at, or −1 when it is not intact there. */
@@ -58,6 +118,10 @@ final class DspResidency {
 
   /** Places {@code program} for a {@code dspld} and returns its first word. */
   int place(DspProgram program) {
+    return place(program.instructions(), program);
+  }
+
+  private int place(Object identity, DspProgram program) {
     int size = program.size();
     if (size > depth) {
       throw new IllegalArgumentException("DSP program " + program.name() + " has " + size
@@ -69,7 +133,7 @@ final class DspResidency {
       at = (top - size) / lineWords * lineWords;
     }
     evict(at, at + size);
-    placed.put(program.instructions(), new int[] {at, size});
+    placed.put(identity, new int[] {at, size});
     top = at;
     return at;
   }

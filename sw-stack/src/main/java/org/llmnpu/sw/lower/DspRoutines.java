@@ -164,6 +164,43 @@ final class DspRoutines {
         () -> compileSumPartials(in, parts, partRows, len, scales, out));
   }
 
+  /**
+   * Copies the first {@code len} elements of the buffer rows from row {@code from} to those from row {@code to} (a
+   * loop of LD/ST over {@code rows(len)} rows, the last row's lanes past {@code len} left as they were).
+   */
+  DspProgram moveElements(int from, int len, int to) {
+    return memo(List.of("moveElements", from, len, to), () -> {
+      DspAssembler a = new DspAssembler();
+      a.setLength(len);
+      int rows = rows(len);
+      if (rows == 1) {
+        a.load(1, from).store(to, 1);
+      } else {
+        a.loop(rows, () -> a.load(1, from).store(to, 1));
+      }
+      return a.finish("move " + len + " @" + from + "->" + to);
+    });
+  }
+
+  /**
+   * Whether a block of {@code tokens} tokens keeps the programs {@code pinned} (the same for every token) in the program
+   * memory beside a per-token program of up to {@code otherWords} words ({@link CommandStream#dspRunPinned}): one
+   * {@code dspld} a layer and a resident run a token instead of loading them with every token's run. Only for two
+   * tokens or more (for one, the load and the second command cost more than they save: stories260K's decode step
+   * 49,995 → 50,255 cycles) and when the joined program and the other fit the program memory together.
+   */
+  boolean pins(int tokens, List<DspProgram> pinned, int otherWords) {
+    if (tokens < 2) {
+      return false;
+    }
+    DspProgram run = pinned.size() == 1 ? pinned.get(0) : DspChain.join(pinned);
+    return run.size() + otherWords <= programDepth;
+  }
+
+  int lanes() {
+    return lanes;
+  }
+
   int rows(int elements) {
     return (elements + lanes - 1) / lanes;
   }

@@ -28,8 +28,8 @@ final class FeedForwardLowering {
   private void normQuantizeAll(int n) {
     for (int t = 0; t < n; t++) {
       if (rPair >= 0 && t + 1 < n) {
-        e.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride, l.xsStride,
-            rPair);
+        e.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride,
+            l.xsStride, rPair);
         t++;
       } else {
         normQuantize(t);
@@ -40,9 +40,9 @@ final class FeedForwardLowering {
   /** Token t's x → RMSNorm → INT8 to sXS row t, after adding the Wo result when the attention half left it. */
   private void normQuantize(int t) {
     if (withResidual) {
-      e.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+      e.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
     } else {
-      e.normQuantize(t, l.rG2, l.rDX + t, l.sXS + (long) t * l.xsStride);
+      e.normQuantize(t, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
     }
   }
 
@@ -66,8 +66,8 @@ final class FeedForwardLowering {
       long y = (long) t * l.yStride;
       e.resultIn(y, c.hiddenDim(), l.rAcc, l.rWs1);
       e.resultIn(y + 4L * m.h3Offset, c.hiddenDim(), l.rAcc3, l.rWs3);
-      e.run(r.scale(l.rAcc, c.hiddenDim(), l.rDX + t, e.channelScales(l.rWs1), null, -1, l.rGate));
-      e.run(r.scale(l.rAcc3, c.hiddenDim(), l.rDX + t, e.channelScales(l.rWs3), null, -1, l.rUp));
+      e.run(r.scale(l.rAcc, c.hiddenDim(), e.xScaleRow(t), e.channelScales(l.rWs1), null, -1, l.rGate));
+      e.run(r.scale(l.rAcc3, c.hiddenDim(), e.xScaleRow(t), e.channelScales(l.rWs3), null, -1, l.rUp));
       e.run(r.kernel(DspKernel.SWIGLU, c.hiddenDim(), new int[] {l.rGate, l.rUp}, new int[] {l.rSw}));
       e.run(r.quantize(l.rSw, c.hiddenDim(), -1, l.rXQ, l.rDH + t));
       b.dspOut(l.sXS + (long) t * l.xsStride, line, c.hiddenDim(), 1, l.rXQ, Command.FMT_INT8);
@@ -97,7 +97,6 @@ final class FeedForwardLowering {
     PpmEpilogues ep = m.epilogues;
     e.inputScale = s.of(StaticScales.Site.W13_IN, layer);
     normQuantizeAll(n);
-    e.inputScale = 0;
     boolean int4 = m.bits == 4;
     long w = ep.w13(layer);
     int stride = m.extStride(ep.n13);
@@ -125,7 +124,7 @@ final class FeedForwardLowering {
         long y = l.sY + (long) (t + i) * l.yStride;
         b.dspIn(y, line, hidden, 1, gate, Command.FMT_INT8, 0);
         b.dspIn(y + upCodes, line, hidden, 1, acc, Command.FMT_INT32, sigma);
-        ups.add(r.scale(acc, hidden, l.rDX + t + i, l.rWs3, null, -1, up));
+        ups.add(r.scale(acc, hidden, e.xScaleRow(t + i), l.rWs3, null, -1, up));
         silus.add(r.scale(gate, hidden, -1, -1, siluScale, -1, sw));
         codes.add(new DspQuantizer.Vector(sw, hidden, up, xq, l.rDH + t + i));
       }
@@ -139,6 +138,8 @@ final class FeedForwardLowering {
     }
     e.weight(m.w2[layer], hidden, c.dim());
     e.gemmTiled(n, hidden, c.dim(), l.sXS, l.xsStride);
+    // the static input scale set until here: the up dequantizations read its one row (LoweringEmitter#xScaleRow)
+    e.inputScale = 0;
     for (int t = 0; t < n; t++) {
       e.residual(t, l.rDH + t, l.rWs2);
     }

@@ -79,6 +79,8 @@ abstract class FeedForwardWalk extends AttentionWalk {
   void normQuantizePair() {
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
+    // with the static input scale the lowering's pair programs are the same for every pair (LoweringEmitter#xScaleRow)
+    sharedRuns = epilogue;
     runAll(java.util.List.of("norm pair", epilogue), () -> {
       java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(java.util.List.of(
           r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 1}, new int[] {2}),
@@ -86,6 +88,7 @@ abstract class FeedForwardWalk extends AttentionWalk {
       runs.addAll(quantizePair());
       return runs;
     });
+    sharedRuns = false;
     dspOut(1, c.dim(), INT8);
     dspOut(1, c.dim(), INT8);
   }
@@ -95,7 +98,7 @@ abstract class FeedForwardWalk extends AttentionWalk {
     if (epilogue) {
       return r.mergedKernels(java.util.List.of(
           r.quantizeStatic(2, c.dim(), -1, (short) 0x3C00, 3, 1, (short) 0x3C00),
-          r.quantizeStatic(10, c.dim(), -1, (short) 0x3C00, 11, 9, (short) 0x3C00)));
+          r.quantizeStatic(10, c.dim(), -1, (short) 0x3C00, 11, 1, (short) 0x3C00)));
     }
     return r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
         new DspQuantizer.Vector(10, c.dim(), -1, 11, 9)));

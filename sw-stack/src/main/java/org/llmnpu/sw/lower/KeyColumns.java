@@ -5,8 +5,8 @@ import org.llmnpu.isa.MachineParams;
 
 /**
  * Writes a prefill block's columns of a K cache held transposed ({@code Kᵀ}: kvDim rows of slot codes, row
- * {@code d} at {@code kT + d·kTStride}, slot j at byte j), the W operand of scores {@code S = Q·Kᵀ} (issue 32; not
- * yet used by the lowering, sw-stack README <i>Batched scores</i>).
+ * {@code d} at {@code kT + d·kTStride}, slot j at byte j), the W operand of scores {@code S = Q·Kᵀ} (issue 32; used a
+ * line of slots at a time by {@link TransposedKeys}, sw-stack README <i>Scores against Kᵀ</i>).
  *
  * <p>A token's K codes are a <i>column</i> of {@code Kᵀ} (byte {@code slot} of every row), and every scratchpad
  * address a {@code dspout} takes is line-aligned, so no command writes one column: the block's columns go through a
@@ -20,8 +20,7 @@ import org.llmnpu.isa.MachineParams;
  *
  * <p>Cycles (the cycle model's {@code dspCopyCycles}: one-element rows cost a cycle each): a token's scatter kvDim,
  * the write {@code kvDim·n} for the gather plus {@code kvDim·ceil(n / E)} for the rows, E the INT8 elements a
- * {@code dspout} moves a cycle — on LLaMA-2-7B, edge-64, 64-token blocks about 532 k cycles a block and layer
- * ({@code PrefillProfileBench#transposedKeyScoresWhatIf}).
+ * {@code dspout} moves a cycle.
  */
 final class KeyColumns {
   private final int line;

@@ -5,7 +5,7 @@ import org.llmnpu.isa.MachineParams;
 
 /**
  * Attention scores {@code S = Q·Kᵀ} of a prefill block against a K cache held transposed ({@link KeyColumns}), the
- * queries as the GEMM's X (issue 32; not yet used by the lowering, sw-stack README <i>Batched scores</i>): a row of
+ * queries as the GEMM's X (issue 32; {@link BatchedAttention} at {@code --fusion full}, sw-stack README <i>Scores against Kᵀ</i>): a row of
  * INT32 scores per query, which one {@code dspin} takes into the DSP, instead of {@code Sᵀ = K·Qᵀ} and its scatters.
  *
  * <p><b>Layouts.</b> {@code Kᵀ} row {@code e} is element e of the DSP's flat K vector (the evens of every KV head,
@@ -13,7 +13,8 @@ import org.llmnpu.isa.MachineParams;
  * odds rows {@code nk + g·half ..}. X holds, per token t and head h, the query's evens on one row and its odds on the
  * next ({@link #xRow} bytes each, line-aligned): head h's scores are two GEMMs, the evens' and then the odds'
  * accumulating ({@code accumulate = 1}), M = the block's tokens (X rows {@code heads·2·xRow} apart), K = half,
- * N = the slots in tiles of maxN (Kᵀ's row stride as W's). Y: a row per token ({@link #yStride}), head by head.
+ * N = the slots in tiles of maxN (Kᵀ's row stride as W's). Y: a row per token ({@link #yStride}), one head's scores of
+ * the block a Y slot ({@link #yBytes} apart), so that a head group's scores wait together.
  *
  * <p><b>Numerics.</b> Each INT32 score is the query's dot product with the slot's K codes (a K split into two
  * accumulating GEMMs equals the whole GEMM while no accumulator saturates: |score| ≤ 127²·headDim), the same integer
@@ -29,6 +30,8 @@ final class KeyScores {
   private final int half;
   private final int nk;
   private final int groupSize;
+  private final int headDim;
+  private final boolean headMajor;
   private final long sX;
   private final long sY;
   private final int maxTokens;
@@ -43,7 +46,15 @@ final class KeyScores {
    * @param maxSlots  the most slots a block's queries attend to (Y's row length)
    */
   KeyScores(MachineParams p, int heads, int kvHeads, int headDim, long sX, long sY, int maxTokens, int maxSlots) {
+    this(p, heads, kvHeads, headDim, false, sX, sY, maxTokens, maxSlots);
+  }
+
+  /** As above; {@code headMajor}: {@code Kᵀ}'s rows in the head-major K rows' order. */
+  KeyScores(MachineParams p, int heads, int kvHeads, int headDim, boolean headMajor, long sX, long sY, int maxTokens,
+            int maxSlots) {
     this.p = p;
+    this.headDim = headDim;
+    this.headMajor = headMajor;
     this.heads = heads;
     this.half = headDim / 2;
     this.nk = kvHeads * half;
@@ -104,20 +115,25 @@ final class KeyScores {
    * {@code Kᵀ} at {@code kT} (row stride {@code kTStride}).
    */
   void scores(CommandStream b, int h, int n, int s, long kT, long kTStride) {
+    scores(b, h, n, s, kT, kTStride, 0);
+  }
+
+  /** As above into Y slot {@code ySlot} (a head group's heads in slots of their own). */
+  void scores(CommandStream b, int h, int n, int s, long kT, long kTStride, int ySlot) {
     if (n < 1 || n > maxTokens || s < 1 || 4L * s > yStride) {
       throw new IllegalArgumentException("KeyScores: " + n + " tokens over " + s + " slots, allowed 1.." + maxTokens
           + " tokens and 1.." + yStride / 4 + " slots");
     }
     int g = h / groupSize;
     long xStride = (long) heads * 2 * xRow;
-    long evensW = kT + (long) g * half * kTStride;
-    long oddsW = kT + (long) (nk + g * half) * kTStride;
+    long evensW = kT + (long) (headMajor ? g * headDim : g * half) * kTStride;
+    long oddsW = kT + (long) (headMajor ? g * headDim + half : nk + g * half) * kTStride;
     for (int n0 = 0; n0 < s; n0 += p.maxN()) {
       int nn = Math.min(p.maxN(), s - n0);
       for (int m0 = 0; m0 < n; m0 += p.maxM()) {
         int mm = Math.min(p.maxM(), n - m0);
         long x = sX + (long) h * 2 * xRow + m0 * xStride;
-        long y = sY + m0 * yStride + 4L * n0;
+        long y = sY + ySlot * (maxTokens * yStride) + m0 * yStride + 4L * n0;
         b.add(new Command.Gemm(mm, half, nn, x, xStride, evensW + n0, kTStride, y, yStride, Command.DENSE, 0));
         b.add(new Command.Gemm(mm, half, nn, x + xRow, xStride, oddsW + n0, kTStride, y, yStride, Command.DENSE, 1));
       }
@@ -126,6 +142,11 @@ final class KeyScores {
 
   /** Token t's first {@code s} scores (its causal slots) into the DSP from row {@code dst}, INT32 → FP16 · 2^shift. */
   void scoresIn(CommandStream b, int t, int s, int dst, int shift) {
-    b.dspIn(sY + t * yStride, yStride, s, 1, dst, Command.FMT_INT32, shift);
+    scoresIn(b, t, s, dst, shift, 0);
+  }
+
+  /** As above from Y slot {@code ySlot}. */
+  void scoresIn(CommandStream b, int t, int s, int dst, int shift, int ySlot) {
+    b.dspIn(sY + ySlot * (maxTokens * yStride) + t * yStride, yStride, s, 1, dst, Command.FMT_INT32, shift);
   }
 }

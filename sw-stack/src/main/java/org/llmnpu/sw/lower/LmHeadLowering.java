@@ -36,14 +36,14 @@ final class LmHeadLowering {
     e.vecIn(0, c.dim(), l.rG1);
     e.vecIn(m.vLm, c.vocabSize(), l.rSc2);
     for (int i = 0; i < count; i++) {
-      e.normQuantize(which[i], l.rG1, l.rDX + which[i], l.sXS + (long) i * l.xsStride);
+      e.normQuantize(which[i], l.rG1, e.xScaleRow(which[i]), l.sXS + (long) i * l.xsStride);
     }
     e.headWeight(m.lmHead, c.dim(), c.vocabSize());
     e.gemmTiled(count, c.dim(), c.vocabSize(), l.sXS, l.xsStride);
     for (int i = 0; i < count; i++) {
       int t = which[i];
       e.resultIn((long) i * l.yStride, c.vocabSize(), l.rSc, -1);
-      e.run(r.scale(l.rSc, c.vocabSize(), l.rDX + t, l.rSc2, null, -1, l.rP));
+      e.run(r.scale(l.rSc, c.vocabSize(), e.xScaleRow(t), l.rSc2, null, -1, l.rP));
       b.dspOut(l.sLOG, line, c.vocabSize(), 1, l.rP, Command.FMT_FP16);
       b.store(m.logits + (long) logitRow[t] * m.logitsStride, line, l.sLOG, line, 2L * c.vocabSize(), 1);
     }

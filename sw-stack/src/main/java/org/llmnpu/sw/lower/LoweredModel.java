@@ -31,7 +31,10 @@ import org.llmnpu.sw.model.ModelWeights;
  * <p><b>KV cache.</b> {@code [layer][slot]} rows of {@code kvBytes} = line-padded kvDim INT8 codes
  * (k: evens then odds per head, as above; v: natural order) followed by one line whose first two
  * bytes are the FP16 dequantization scale of that token's k (or v) vector. A step appends one row
- * per token per layer with one DMA store; nothing is ever copied.
+ * per token per layer with one DMA store; nothing is ever copied. At {@code --fusion full} the K codes are also kept
+ * transposed ({@code Kᵀ}, {@link #kTCache}): {@code [layer]} kvDim rows of {@link #kTStride} bytes, row e the
+ * e-th code of the K row, byte j slot j, written a line of slots at a time ({@link KeyColumns}); the scores of a block
+ * take it as their W ({@link KeyScores}).
  */
 public final class LoweredModel {
   /** Bytes reserved for the command stream at address 0. */
@@ -59,6 +62,10 @@ public final class LoweredModel {
   final long kCache;
   final long vCache;
   final int kvBytes;
+  /** The K cache transposed: per layer kvDim rows of {@link #kTStride} bytes (a byte per slot). */
+  final long kTCache;
+  /** Bytes of a {@code Kᵀ} row: maxContext rounded up to the line. */
+  final int kTStride;
   final long logits;
   final int logitsStride;
   final int maxStepTokens;
@@ -323,6 +330,8 @@ public final class LoweredModel {
     kvBytes = roundUp(c.kvDim(), line) + line;
     kCache = alloc("k cache", (long) c.layers() * maxContext * kvBytes);
     vCache = alloc("v cache", (long) c.layers() * maxContext * kvBytes);
+    kTStride = roundUp(maxContext, line);
+    kTCache = alloc("k cache transposed", (long) c.layers() * c.kvDim() * kTStride);
     logitsStride = roundUp(2 * c.vocabSize(), line);
     logits = alloc("logits", (long) maxStepTokens * logitsStride);
     dspPool = alloc("dsp programs", 0);
@@ -541,6 +550,10 @@ public final class LoweredModel {
     if (address >= vCache && address < vCache + (long) c.layers() * maxContext * kvBytes) {
       long slot = (address - vCache) / kvBytes;
       return "v cache layer " + slot / maxContext + " slot " + slot % maxContext;
+    }
+    if (address >= kTCache && address < kTCache + (long) c.layers() * c.kvDim() * kTStride) {
+      long row = (address - kTCache) / kTStride;
+      return "k cache transposed layer " + row / c.kvDim() + " row " + row % c.kvDim();
     }
     if (address >= logits && address < logits + (long) maxStepTokens * logitsStride) {
       return "logits of token " + (address - logits) / logitsStride;

@@ -67,6 +67,16 @@ final class LoweringEmitter {
     b.dspRun(program);
   }
 
+  /**
+   * The DSP row of token t's input scale (the codes' dequantization scale {@code d}): row {@code rDX + t} for a
+   * dynamic (absmax) scale, one row {@code rDX} for every token when the site's scale is the calibrated static one
+   * ({@link #inputScale} set): every token's {@code d} is then the same constant, so the quantization and dequantization
+   * programs are the same for every token, and a resident program serves them all ({@link DspResidency}).
+   */
+  int xScaleRow(int t) {
+    return inputScale > 0 ? l.rDX : l.rDX + t;
+  }
+
   static short half(double v) {
     return Fp16.fromDouble(v);
   }
@@ -134,24 +144,29 @@ final class LoweringEmitter {
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][0], gamma}, new int[] {at[i][1]}));
     }
     l.r.mergedKernels(norms).forEach(this::run);
-    quantizePair(at[0][1], at[1][1], at[0][2], at[1][2], scaleRow);
+    quantizePair(at[0][1], at[1][1], at[0][2], at[1][2], scaleRow, nextScaleRow(scaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][2], Command.FMT_INT8);
     }
   }
 
   /** Two dim-wide vectors to INT8 codes (static scale when {@link #inputScale} is set) in shared runs. */
-  private void quantizePair(int in0, int in1, int out0, int out1, int scaleRow) {
+  private void quantizePair(int in0, int in1, int out0, int out1, int scaleRow, int scaleRow1) {
     int dim = l.c.dim();
     if (inputScale > 0) {
       l.r.mergedKernels(List.of(
           l.r.quantizeStatic(in0, dim, -1, half(1 / inputScale), out0, scaleRow, half(inputScale)),
-          l.r.quantizeStatic(in1, dim, -1, half(1 / inputScale), out1, scaleRow + 1, half(inputScale))))
+          l.r.quantizeStatic(in1, dim, -1, half(1 / inputScale), out1, scaleRow1, half(inputScale))))
           .forEach(this::run);
     } else {
       l.r.quantizeRuns(List.of(new DspQuantizer.Vector(in0, dim, -1, out0, scaleRow),
-          new DspQuantizer.Vector(in1, dim, -1, out1, scaleRow + 1))).forEach(this::run);
+          new DspQuantizer.Vector(in1, dim, -1, out1, scaleRow1))).forEach(this::run);
     }
+  }
+
+  /** The input-scale row of the token after the one whose row is {@code scaleRow} ({@link #xScaleRow}). */
+  private int nextScaleRow(int scaleRow) {
+    return inputScale > 0 ? scaleRow : scaleRow + 1;
   }
 
   /**
@@ -179,7 +194,7 @@ final class LoweringEmitter {
     }
     l.r.mergedKernels(scales).forEach(this::run);
     l.r.mergedKernels(norms).forEach(this::run);
-    quantizePair(at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow);
+    quantizePair(at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow, nextScaleRow(normScaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][4], Command.FMT_INT8);

@@ -61,8 +61,8 @@ abstract class PhaseWalk extends CommandCosts {
     fusion = fusion.appliedOn(p, weightBits, sparsity, mxFormat);
     this.fusion = fusion;
     this.chainRuns = fusion == Fusion.FULL;
-    // resident runs off, as in DecoderLowering (the walk's per-key programs would need the lowering's program identity)
-    this.residency = null;
+    // resident runs at full, as in DecoderLowering: the walk's programs differ where the lowering's do (per-token rows)
+    this.residency = fusion == Fusion.FULL ? new DspResidency(p) : null;
     this.epilogue = fusion != Fusion.NONE && PpmEpilogues.applies(p, c.dim(), weightGroup, sparsity, mxFormat);
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;

@@ -4,7 +4,8 @@ import org.llmnpu.sw.model.ModelConfig;
 
 /**
  * Forward and backward pass of the whole LLaMA decoder over one token sequence, in double precision: embedding
- * lookup, per block RMSNorm → Q/K/V → RoPE → causal GQA attention → W_o → residual → RMSNorm → SwiGLU FFN →
+ * lookup, per block RMSNorm → Q/K/V → RoPE → GQA attention (causal, or any prefix mask such as diffusion's
+ * block-causal one) → W_o → residual → RMSNorm → SwiGLU FFN →
  * residual, final RMSNorm and LM head ({@link #logits} equals the float reference
  * {@link org.llmnpu.sw.model.Transformer} to float rounding). The forward keeps every activation the backward
  * reads ({@link LayerCache}); {@link #lossAndGradients} adds the gradient of a {@link TrainingLoss} into a
@@ -28,9 +29,20 @@ public final class ModelBackprop {
     private ModelBackprop() {
     }
 
+    /** A loss on one sequence's logits: returns its value and writes its gradient on the logits into {@code dLogits}. */
+    @FunctionalInterface
+    public interface LogitsLoss {
+        double lossAndGradient(double[][] logits, double[][] dLogits);
+    }
+
     /** The logits of every position of {@code tokens} ([T][vocab]). */
     public static double[][] logits(TrainableWeights w, int[] tokens) {
-        return forward(w, tokens).logits;
+        return forward(w, tokens, AttentionBackprop.causalEnds(tokens.length)).logits;
+    }
+
+    /** The logits under a prefix attention mask: row t sees positions below {@code visibleEnd[t]}. */
+    public static double[][] logits(TrainableWeights w, int[] tokens, int[] visibleEnd) {
+        return forward(w, tokens, visibleEnd).logits;
     }
 
     /**
@@ -39,11 +51,21 @@ public final class ModelBackprop {
      */
     public static double lossAndGradients(TrainableWeights w, int[] tokens, float[][] teacher, TrainingLoss loss,
                                           int positions, TrainableWeights grads, boolean projectionsOnly) {
+        return lossAndGradients(w, tokens, AttentionBackprop.causalEnds(tokens.length),
+                (logits, dLogits) -> loss.lossAndGradient(logits, tokens, teacher, positions, dLogits), grads, projectionsOnly);
+    }
+
+    /**
+     * Runs {@code tokens} forward and back with row t attending to positions below {@code visibleEnd[t]}; returns
+     * {@code loss}'s value and adds its gradients into {@code grads}.
+     */
+    public static double lossAndGradients(TrainableWeights w, int[] tokens, int[] visibleEnd, LogitsLoss loss,
+                                          TrainableWeights grads, boolean projectionsOnly) {
         ModelConfig c = w.config;
-        Forward f = forward(w, tokens);
+        Forward f = forward(w, tokens, visibleEnd);
         int seq = tokens.length;
         double[][] dLogits = new double[seq][c.vocabSize()];
-        double value = loss.lossAndGradient(f.logits, tokens, teacher, positions, dLogits);
+        double value = loss.lossAndGradient(f.logits, dLogits);
         double[][] dNormed = new double[seq][c.dim()];
         Linear.accumulateInputGradient(dLogits, w.lmHead, dNormed);
         Linear.accumulateWeightGradient(dLogits, f.finalNorm.y(), projectionsOnly ? null : grads.lmHead);
@@ -63,7 +85,7 @@ public final class ModelBackprop {
         return value;
     }
 
-    private static Forward forward(TrainableWeights w, int[] tokens) {
+    private static Forward forward(TrainableWeights w, int[] tokens, int[] visibleEnd) {
         ModelConfig c = w.config;
         double[][] x = new double[tokens.length][];
         for (int t = 0; t < tokens.length; t++) {
@@ -74,14 +96,14 @@ public final class ModelBackprop {
         }
         LayerCache[] caches = new LayerCache[c.layers()];
         for (int l = 0; l < c.layers(); l++) {
-            caches[l] = layerForward(c, w, l, x);
+            caches[l] = layerForward(c, w, l, x, visibleEnd);
             x = residual(caches[l].afterAttention, Linear.forward(caches[l].hidden, w.projections[l][5]));
         }
         RmsNormBackprop.Result fn = RmsNormBackprop.forward(x, w.finalNorm, c.normEps());
         return new Forward(caches, x, fn, Linear.forward(fn.y(), w.lmHead));
     }
 
-    private static LayerCache layerForward(ModelConfig c, TrainableWeights w, int l, double[][] x) {
+    private static LayerCache layerForward(ModelConfig c, TrainableWeights w, int l, double[][] x, int[] visibleEnd) {
         double[][][] p = w.projections[l];
         RmsNormBackprop.Result n1 = RmsNormBackprop.forward(x, w.attnNorm[l], c.normEps());
         double[][] q = Linear.forward(n1.y(), p[0]);
@@ -89,7 +111,7 @@ public final class ModelBackprop {
         double[][] v = Linear.forward(n1.y(), p[2]);
         AttentionBackprop.rotate(q, c.headDim(), c.ropeTheta(), 1);
         AttentionBackprop.rotate(k, c.headDim(), c.ropeTheta(), 1);
-        AttentionBackprop.Result att = AttentionBackprop.forward(c, q, k, v);
+        AttentionBackprop.Result att = AttentionBackprop.forward(c, q, k, v, visibleEnd);
         double[][] afterAttention = residual(x, Linear.forward(att.out(), p[3]));
         RmsNormBackprop.Result n2 = RmsNormBackprop.forward(afterAttention, w.ffnNorm[l], c.normEps());
         double[][] gate = Linear.forward(n2.y(), p[4]);

@@ -58,7 +58,8 @@ public enum TrainingLoss {
         return loss / positions;
     }
 
-    static double[] logSoftmax(double[] logits) {
+    /** {@code log softmax(logits)}, max-subtracted. */
+    public static double[] logSoftmax(double[] logits) {
         double max = Double.NEGATIVE_INFINITY;
         for (double v : logits) {
             max = Math.max(max, v);

@@ -11,6 +11,7 @@ import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.NpuTargets;
 import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.ResidencyWhatIf;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
@@ -61,6 +62,25 @@ class FusedLoweringBench {
       System.out.printf("%nthe dsprun cycles by DSP program (a joined run split into its programs):%n");
       System.out.print(CommandKindProfile.programTable(
           CommandKindProfile.programs(c, p, CONTEXT, PROMPT, "int8", Fusion.FULL, step[0], step[1])));
+    }
+  }
+
+  /**
+   * What resident programs could save on the same two steps ({@link ResidencyWhatIf}): the lowering's runs replayed
+   * with their rows and lengths compiled in (today) or given at run time, for program memories of 256 (the NPU's),
+   * 512 and 1024 words, with and without re-loading an overwritten program. Run with {@code mvn -q -pl sw-stack -am
+   * test -Dbench -Dtest='FusedLoweringBench#residentProgramsWhatIf' -Dsurefire.failIfNoSpecifiedTests=false}.
+   */
+  @Test
+  void residentProgramsWhatIf() throws Exception {
+    ModelConfig c = ModelCatalog.load("stories260K", 1).config();
+    MachineParams p = NpuTargets.defaultNpu();
+    for (int[] step : new int[][] {{PROMPT, 0}, {1, PROMPT}}) {
+      System.out.printf("%nresident DSP programs, --fusion full, %s (beats avoided: program-load beats of the runs "
+          + "that loaded nothing; the parameters' own cost not counted):%n", step[1] == 0 ? "prefill 16 tokens"
+          : "decode at 16");
+      System.out.print(ResidencyWhatIf.table(
+          ResidencyWhatIf.of(c, p, CONTEXT, PROMPT, "int8", step[0], step[1], 256, 512, 1024)));
     }
   }
 }

@@ -63,4 +63,29 @@ class DspResidencyTest {
         () -> r.place(program("huge", 3, 257)));
     assertTrue(e.getMessage().contains("huge") && e.getMessage().contains("256"), e.getMessage());
   }
+
+  /**
+   * The lowering's policy ({@link DspResidency#use}): resident while intact, a plain run otherwise (never a
+   * {@code dspld}); with reload, a repeat after being overwritten is loaded by a {@code dspld} from the top. The walk's
+   * identities: equal identities are one program, whatever object carries them.
+   */
+  @Test
+  void useRunsResidentWhileIntactAndReloadsOnlyWhenAsked() {
+    DspProgram a = program("a", 100, 9);
+    DspProgram b = program("b", 200, 5);
+    DspResidency lowering = new DspResidency(P);
+    assertEquals(DspResidency.Use.PLAIN, lowering.use(a));
+    assertEquals(new DspResidency.Use(false, false, 0), lowering.use(program("a again", 100, 9)));
+    assertEquals(DspResidency.Use.PLAIN, lowering.use(b));
+    assertEquals(DspResidency.Use.PLAIN, lowering.use(a), "overwritten by b: plain again, no dspld");
+    DspResidency reload = new DspResidency(P, true);
+    reload.use(a);
+    reload.use(b);
+    assertEquals(new DspResidency.Use(false, true, 246), reload.use(a), "a dspld from the top, then resident");
+    assertEquals(new DspResidency.Use(false, false, 246), reload.use(a));
+    DspResidency walk = new DspResidency(P);
+    assertEquals(DspResidency.Use.PLAIN, walk.use(List.of("x", 1), a));
+    assertEquals(new DspResidency.Use(false, false, 0), walk.use(List.of("x", 1), a));
+    assertEquals(DspResidency.Use.PLAIN, walk.use(new Object(), a), "another identity: another program");
+  }
 }

@@ -112,22 +112,30 @@ class FusedLoweringTest {
         assertThrows(IllegalArgumentException.class, () -> Fusion.parse("some")).getMessage());
   }
 
-  @Test
-  void aPromptLongerThanMaxMIsPrefilledInChunksAsTheDecodeStepsWouldFeedIt() throws Exception {
+  @ParameterizedTest
+  @CsvSource({"vertical", "full"})
+  void aPromptLongerThanMaxMIsPrefilledInChunksAsTheDecodeStepsWouldFeedIt(String level) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 4, 512, 128, 32, 16, 4096);
     LoweredModel model = WeightFormats.lower(w, "int8", m, 16, 4);
+    Fusion fusion = Fusion.parse(level);
     int[] prompt = {1, 403, 407, 261, 378, 300, 290, 311, 265, 280};
-    NpuDecoder chunked = new NpuDecoder(model, 4, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    // at full the chunks after the first start inside Kᵀ's first line of 16 slots: its earlier tokens restaged
+    NpuDecoder chunked = new NpuDecoder(model, 4, NpuEngine.GOLDEN, fusion);
+    assertEquals(fusion, chunked.lowering().fusionApplied().applied());
+    if (fusion == Fusion.FULL) {
+      LoweringLayout layout = new LoweringLayout(model, 4, true);
+      assertTrue(new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, fusion)).keyScores != null);
+    }
     NpuDecoder.Step s = chunked.prefill(prompt, false);
-    NpuDecoder oneByOne = new NpuDecoder(model, 4, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder oneByOne = new NpuDecoder(model, 4, NpuEngine.GOLDEN, fusion);
     NpuDecoder.Step last = null;
     for (int i = 0; i < prompt.length; i++) {
       last = i == 0 ? oneByOne.prefill(new int[] {prompt[0]}, false) : oneByOne.decode(prompt[i]);
     }
     assertEquals(prompt.length, chunked.length());
     assertArrayEquals(last.logits()[0], s.logits()[0], "a token's computation does not depend on its program");
-    PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", Fusion.VERTICAL)
+    PhaseCost cost = PhaseCostModel.forFormat(w.config(), m, 16, 4, "int8", fusion)
         .step(prompt.length, 0, w.config().layers());
     PhaseCostModelTest.assertEveryCounterEqual(s, cost);
   }
@@ -142,8 +150,10 @@ class FusedLoweringTest {
     LoweredModel model = WeightFormats.lower(w, format, m, context, promptLen);
     // the scores one GEMM per KV head where the scratchpad holds their regions and a batch has two tokens or more
     LoweringLayout layout = new LoweringLayout(model, block, true);
-    assertEquals(batchedScores, new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL))
-        .scores != null, "batched scores at context " + context);
+    BatchedAttention attention = new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL));
+    // stories260K's scores are one K chunk: Q·Kᵀ against the transposed K cache wherever a batch has two tokens
+    assertEquals(batchedScores, attention.keyScores != null, "scores against Kᵀ at context " + context);
+    assertEquals(null, attention.scores, "no Sᵀ = K·Qᵀ where Kᵀ applies");
     int[] prompt = new int[promptLen];
     for (int i = 0; i < promptLen; i++) {
       prompt[i] = (37 * i + 11) % w.config().vocabSize();
@@ -161,5 +171,80 @@ class FusedLoweringTest {
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(promptLen, 0, w.config().layers()));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, promptLen, w.config().layers()));
+  }
+
+  /**
+   * Kᵀ stays current across programs: blocks starting inside a line of slots restage its earlier tokens, a decode step
+   * completing a line writes it, a verification pass after them reads it; every logit equals the GEMVs' path, and the
+   * cost model follows the prefill and the decode step.
+   */
+  @Test
+  void theTransposedKeysStayCurrentAcrossBlocksDecodeStepsAndVerification() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, "int8", m, 48, 16);
+    int[] prompt = new int[15];
+    for (int i = 0; i < prompt.length; i++) {
+      prompt[i] = (53 * i + 7) % w.config().vocabSize();
+    }
+    NpuDecoder vertical = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.FULL);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 48, 6, "int8", Fusion.FULL);
+    int layers = w.config().layers();
+    // blocks at slots 0, 6 and 12: the last two start inside the first line of 16 slots
+    NpuDecoder.Step p1 = full.prefill(prompt, false);
+    assertArrayEquals(vertical.prefill(prompt, false).logits()[0], p1.logits()[0], "prefill logits");
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(prompt.length, 0, layers));
+    // slot 15 completes the first line: its Kᵀ columns written by the decode step
+    NpuDecoder.Step d1 = full.decode(301);
+    assertArrayEquals(vertical.decode(301).logits()[0], d1.logits()[0], "decode logits at slot 15");
+    PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, 15, layers));
+    assertArrayEquals(vertical.decode(302).logits()[0], full.decode(302).logits()[0], "decode logits at slot 16");
+    // a verification pass at slot 17 reads the first line from memory and restages slot 16
+    int[] draft = {17, 290, 311};
+    NpuDecoder.Step v0 = vertical.verify(draft);
+    NpuDecoder.Step v1 = full.verify(draft);
+    for (int i = 0; i < draft.length; i++) {
+      assertArrayEquals(v0.logits()[i], v1.logits()[i], "verification logits of token " + i);
+    }
+  }
+
+  /**
+   * Where kvDim exceeds maxK (stories260K's 32 on an NPU of maxK 16) the unfused scores GEMV runs in two K chunks whose
+   * FP16 partials the DSP sums in FP32, while {@code Q·Kᵀ} (K = half a head, 4) is one exact INT32 dot product: the
+   * scores, and so the logits, may differ there; both stay as close to FP32 (top-1 and KL on held-out sequences).
+   * Blocks of 8 (the second starting inside a line of slots), a scratchpad of 512 KiB for the K-chunked GEMMs' Y.
+   */
+  @Test
+  void whereKvDimExceedsMaxKTheScoresAreExactAndTheLogitsMayDiffer() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = new MachineParams(16, 16, 512 * 1024, 4, 16L << 20, 16, 32, 0, 64, 16, 128, 32, 16, 4096,
+        MachineParams.DspParams.DEFAULT, 1, NpuTargets.DEFAULT_PPM_LATENCY, true, org.llmnpu.isa.Command.DENSE)
+        .withCommandQueueDepth(4);
+    LoweredModel model = WeightFormats.lower(w, "int8", m, 24, 16);
+    LoweringLayout layout = new LoweringLayout(model, 8, true);
+    assertEquals(2, layout.scoreSplit.count(), "the scores GEMV in two K chunks");
+    assertTrue(new BatchedAttention(new LoweringEmitter(layout, p -> model.dspPool, Fusion.FULL)).keyScores != null);
+    int[] prompt = {1, 403, 407, 261, 378, 300, 290, 311, 265, 280, 17, 42};
+    NpuDecoder vertical = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
+    float[][] v = vertical.prefill(prompt, true).logits();
+    NpuDecoder.Step f = full.prefill(prompt, true);
+    int differ = 0;
+    for (int i = 0; i < prompt.length; i++) {
+      differ += java.util.Arrays.equals(v[i], f.logits()[i]) ? 0 : 1;
+    }
+    NpuDecoder.Step last = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL).prefill(prompt, false);
+    assertArrayEquals(f.logits()[prompt.length - 1], last.logits()[0]);
+    PhaseCostModelTest.assertEveryCounterEqual(last, PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8",
+        Fusion.FULL).step(prompt.length, 0, w.config().layers()));
+    var none = IntegerPathAccuracy.evaluate(w, "int8", m, 2, 24, 2_000_000L, Fusion.VERTICAL);
+    var exact = IntegerPathAccuracy.evaluate(w, "int8", m, 2, 24, 2_000_000L, Fusion.FULL);
+    System.out.printf(java.util.Locale.ROOT, "maxK 16: %d of %d positions' logits differ; vertical top-1 %.4f KL %.5f, "
+        + "full (Q·Kᵀ) top-1 %.4f KL %.5f%n", differ, prompt.length, none.top1Agreement(), none.klDivergence(),
+        exact.top1Agreement(), exact.klDivergence());
+    assertTrue(differ > 0, "the FP32-summed partials and the exact INT32 scores round apart somewhere");
+    assertEquals(none.top1Agreement(), exact.top1Agreement(), 0.05);
+    assertEquals(none.klDivergence(), exact.klDivergence(), 0.02);
   }
 }

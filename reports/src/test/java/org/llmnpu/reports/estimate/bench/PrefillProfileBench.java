@@ -44,9 +44,10 @@ class PrefillProfileBench {
       summary(c, p, ops);
       System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
           + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
-          + "whose W streams hold the controller): %,d cycles; of them the controller waited for the back-end "
+          + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
           + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
           cost.backEndWaitCycles());
+      besideBound(rows, cost.besideWindowCycles(), ideal(c, p));
       System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
       rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
           .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
@@ -270,6 +271,13 @@ class PrefillProfileBench {
    * One layer's cycles (the rows but setup and LM head) against its MACs at the array's rate, split into the block
    * GEMMs (weights streamed) and the rest.
    */
+  /** A layer's block GEMMs' cycles at one MAC a PE a cycle. */
+  private static long ideal(ModelConfig c, MachineParams p) {
+    long qkvN = c.dim() + 2L * c.kvDim();
+    long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
+    return blockMacs / ((long) p.rows() * p.rows());
+  }
+
   private static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
     long layer = 0;
     long gemms = 0;
@@ -282,13 +290,46 @@ class PrefillProfileBench {
         gemms += e.getValue()[0];
       }
     }
-    long qkvN = c.dim() + 2L * c.kvDim();
-    long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
-    long ideal = blockMacs / ((long) p.rows() * p.rows());
+    long ideal = ideal(c, p);
     System.out.printf(Locale.ROOT, "one layer: %,d cycles; its block GEMMs' MACs at %d a cycle %,d (%.3f of the "
         + "layer); GEMM rows (QKV, O, W1/W3, W2, P·V) %,d (%.3f of the layer, MACs/GEMM cycles %.3f); the rest %,d%n",
         layer, p.rows() * p.rows(), ideal, ideal / (double) layer, gemms, gemms / (double) layer,
         ideal / (double) gemms, layer - gemms);
+  }
+
+  /**
+   * What any command order could hide beside the GEMMs of the profiled step, given enough independent DSP work (within
+   * one token block every DSP command after a GEMM reads whole result rows, so it depends on the last N tile; the
+   * independent work is another block's): at most the window, and at most the step's DSP copies (what goes beside a
+   * W stream today) or its copies and runs (once every run is resident). Prints the step's floor in both cases and
+   * the layer's MAC utilization if the layer's share of the window were filled alike.
+   */
+  private static void besideBound(Map<String, long[]> rows, long window, long ideal) {
+    long total = 0;
+    long copies = 0;
+    long runs = 0;
+    long layer = 0;
+    for (Map.Entry<String, long[]> e : rows.entrySet()) {
+      long cycles = e.getValue()[0];
+      total += cycles;
+      String key = e.getKey();
+      if (!key.startsWith("setup /") && !key.startsWith("lm head /")) {
+        layer += cycles;
+      }
+      if (key.endsWith("/ dspin") || key.endsWith("/ dspout")) {
+        copies += cycles;
+      } else if (key.endsWith("/ dsprun")) {
+        runs += cycles;
+      }
+    }
+    long hideCopies = Math.min(window, copies);
+    long hideAll = Math.min(window, copies + runs);
+    System.out.printf(Locale.ROOT, "beside the GEMMs with another block's work ready (the step's DSP copies %,d, "
+        + "runs %,d cycles): the step ≥ %,d cycles with the copies beside (%.3f of it), ≥ %,d with the copies and "
+        + "resident runs (%.3f); the layer's MAC utilization then ≤ %.3f and ≤ %.3f (the window and the work scaled "
+        + "by the layer's share of the step)%n", copies, runs, total - hideCopies, (total - hideCopies) / (double) total,
+        total - hideAll, (total - hideAll) / (double) total,
+        ideal / (layer - hideCopies * (double) layer / total), ideal / (layer - hideAll * (double) layer / total));
   }
 
   private static Map<String, long[]> byOperator(Map<String, long[]> rows) {

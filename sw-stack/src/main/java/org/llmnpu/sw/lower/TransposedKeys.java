@@ -1,0 +1,196 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * The attention scores of a block at {@code --fusion full} against the K cache held transposed (issue 32): the layer's
+ * {@code Kᵀ} ({@link LoweredModel#kTCache}) is the W of {@code S = Q·Kᵀ} ({@link KeyScores}), the queries its X, so
+ * a query's scores are a row of Y that one {@code dspin} takes into the DSP, instead of {@link BatchedScores}' {@code
+ * Sᵀ = K·Qᵀ} with its one-element scatters and gathers of every query code and score.
+ *
+ * <p><b>Keeping {@code Kᵀ}.</b> Kᵀ takes whole lines of slots ({@link KeyColumns}). Per layer: Kᵀ's lines before the
+ * block's line come in ({@code load}, kvDim rows); each fresh token's K codes are scattered as they are quantized
+ * ({@link #scatter}, the order of the K row: flat, or head-major after {@link BatchedAttention#keyRowOut}), the
+ * {@code pos mod line} earlier tokens of the block's first line restaged from their K rows before them; each line of
+ * slots is written as its last token is scattered (the staging holds one line), and the lines stored. A lone token (a decode step, scored by its GEMVs over the K rows) does this
+ * only when it completes a line of slots, so that every complete line in memory is current for the next block.
+ *
+ * <p><b>Numerics.</b> The scores are the same INT32 dot products as the GEMVs' and take the same INT32 → FP16
+ * {@code dspin} with the scores' shift: the logits equal the batched scores' and the GEMVs' bit for bit where the
+ * scores GEMV is one K chunk (kvDim ≤ maxK, or head-major windows). Where kvDim > maxK the GEMVs sum FP16 partials of
+ * K chunks in FP32, while {@code Q·Kᵀ} (K = half a head) is exact in INT32, so the logits may differ there.
+ *
+ * <p><b>Cycles.</b> Per token: the scatter (kvDim one-element rows), the queries' two {@code dspout}s; per restaged
+ * token its {@code dspin}, a scale-1 {@code TOINT} run and the scatter; per line of slots the gather ({@code kvDim}
+ * one-element rows a slot) and kvDim row writes; per block the Kᵀ load and store; per head and N tile of slots two GEMMs per M tile;
+ * per query one {@code dspin} of its scores.
+ */
+final class TransposedKeys {
+  private final BatchedAttention a;
+  private final LoweringEmitter e;
+  private final LoweringLayout l;
+  /** Tokens whose queries share a scores GEMM (as many as X and Y hold, at least two). */
+  final int scoreTokens;
+  private final int sKT;
+  private final int kTStride;
+  private final KeyColumns columns;
+  private final KeyScores scores;
+
+  private TransposedKeys(BatchedAttention a, int scoreTokens) {
+    this.a = a;
+    this.e = a.e;
+    this.l = a.e.l;
+    this.scoreTokens = scoreTokens;
+    var c = l.c;
+    var p = l.p;
+    kTStride = l.m.kTStride;
+    sKT = l.spadRegion((long) c.kvDim() * kTStride, "the K cache transposed");
+    int stageTokens = stageTokens(l);
+    int stage = l.spadRegion(KeyColumns.stageBytes(p, c.kvDim(), stageTokens), "the K columns' staging lines");
+    columns = new KeyColumns(p, c.kvDim(), stage, stageTokens, 3 * l.scoreRows * l.lanes);
+    int sX = l.spadRegion(KeyScores.xBytes(p, c.heads(), c.headDim(), scoreTokens), "the scores' queries");
+    int sY = l.spadRegion(l.headGroup * KeyScores.yBytes(p, scoreTokens, l.m.maxContext()), "the scores");
+    scores = new KeyScores(p, c.heads(), c.kvHeads(), c.headDim(), a.headMajorKeys, sX, sY, scoreTokens,
+        l.m.maxContext());
+  }
+
+  /**
+   * The scores against {@code Kᵀ} for this layout, or null where they do not apply: K = half a head above maxK, more
+   * K rows than a command moves, a DSP row wider than an X row, N tiles not whole lines, or the scratchpad's free
+   * bytes holding the regions for fewer than two tokens.
+   */
+  static TransposedKeys of(BatchedAttention a) {
+    LoweringLayout l = a.e.l;
+    if (!fits(l.c, l.p)) {
+      return null;
+    }
+    long fixed = fixedBytes(l);
+    // the P·V results and RoPE rows that BatchedAttention and AttentionLowering place after these regions
+    long free = l.p.spadBytes() - l.spadBytesUsed() - fixed - 8L * l.line
+        - (long) l.blockMax * LoweredModel.roundUp(4 * l.nq, l.line);
+    int tokens = a.batchTokens;
+    while (tokens >= 2 && KeyScores.xBytes(l.p, l.c.heads(), l.c.headDim(), tokens)
+        + l.headGroup * KeyScores.yBytes(l.p, tokens, l.m.maxContext()) > free) {
+      tokens--;
+    }
+    return tokens >= 2 ? new TransposedKeys(a, tokens) : null;
+  }
+
+  /** Whether a model's scores can take {@code Kᵀ} as W on this NPU, regions aside. */
+  static boolean fits(ModelConfig c, MachineParams p) {
+    int half = c.headDim() / 2;
+    int xRow = LoweredModel.roundUp(half, p.lineBytes());
+    return half <= p.maxK() && c.kvDim() <= MachineParams.MAX_DMA_ROWS && p.maxN() % p.lineBytes() == 0
+        && (half % p.dsp().lanes() == 0 || p.dsp().lanes() <= xRow);
+  }
+
+  /** The most tokens a {@code Kᵀ} write stages: a line of slots. */
+  private static int stageTokens(LoweringLayout l) {
+    return l.line;
+  }
+
+  /** Whether block {@code (n, pos)} writes {@code Kᵀ}: two tokens or more, or a lone token completing a line. */
+  boolean writes(int n, int pos) {
+    return n >= 2 || (pos + n) % l.line == 0;
+  }
+
+  /** Before the block's tokens: Kᵀ's complete lines before the block's first line into the scratchpad (n ≥ 2). */
+  void loadLines(int layer, int n, int pos) {
+    int first = pos - pos % l.line;
+    if (n >= 2 && first > 0) {
+      e.b.load(layerBase(layer), kTStride, sKT, kTStride, first, l.c.kvDim());
+    }
+  }
+
+  /**
+   * Before the block's tokens are quantized: the {@code pos mod line} earlier tokens of its first line restaged from
+   * their K rows in {@code sKC} (DSP rows {@code rSc}, {@code rSc2}, {@code rP}: free until the scores).
+   */
+  void restage(int n, int pos) {
+    if (!writes(n, pos)) {
+      return;
+    }
+    int first = pos - pos % l.line;
+    int count = lineTokens(first, n, pos);
+    for (int slot = first; slot < pos; slot++) {
+      columns.restage(e.b, l.r, l.sKC + (long) slot * l.m.kvBytes, slot - first, count, l.rSc, l.rSc2, l.rP);
+    }
+  }
+
+  /**
+   * Block token t's K codes (flat or head-major at DSP row {@code src}, the K row's order) to the staging; the last
+   * token of a line of slots writes the line's columns ({@link KeyColumns#write}, through DSP rows from {@code rSc}).
+   */
+  void scatter(int t, int n, int pos, int src) {
+    if (!writes(n, pos)) {
+      return;
+    }
+    int slot = pos + t;
+    int first = slot - slot % l.line;
+    int count = lineTokens(first, n, pos);
+    columns.scatter(e.b, slot - first, count, src);
+    if (slot == first + count - 1) {
+      columns.write(e.b, count, l.rSc, sKT, kTStride, first);
+    }
+  }
+
+  /** After the block's tokens: the Kᵀ lines the block wrote stored (kvDim rows). */
+  void storeLines(int layer, int n, int pos) {
+    if (!writes(n, pos)) {
+      return;
+    }
+    int first = pos - pos % l.line;
+    long bytes = LoweredModel.roundUp(pos + n, l.line) - first;
+    e.b.store(layerBase(layer) + first, kTStride, sKT + first, kTStride, bytes, l.c.kvDim());
+  }
+
+  /** Slots of the line from slot {@code first} that block {@code (n, pos)} leaves written: up to its last slot. */
+  private int lineTokens(int first, int n, int pos) {
+    return Math.min(first + l.line, pos + n) - first;
+  }
+
+  private long layerBase(int layer) {
+    return l.m.kTCache + (long) layer * l.c.kvDim() * kTStride;
+  }
+
+  /**
+   * The probabilities of tokens {@code ts .. ts + nb − 1} of the batch from {@code t0} (2 ≤ nb ≤ {@link
+   * #scoreTokens}): each token's query halves to X, then per head group each head's {@code Q·Kᵀ} over the sub-batch's
+   * slots into a Y slot of its own, then per token the group's scores in ({@code dspin} of its causal slots) and the
+   * same runs as the GEMVs' ({@link BatchedAttention#headGroupProbabilities}).
+   */
+  void emit(int ts, int nb, int t0, int pos) {
+    var c = l.c;
+    boolean aligned = l.half % l.lanes == 0;
+    for (int t = ts; t < ts + nb; t++) {
+      int qq = a.queriesIn(t);
+      if (aligned) {
+        scores.queriesOut(e.b, t - ts, qq, qq + l.nq / l.lanes, false);
+      } else {
+        scores.queriesOut(e.b, t - ts, l.rQS, l.rQS + c.heads(), true);
+      }
+    }
+    int sMax = pos + ts + nb;
+    int sRows = l.r.rows(l.m.maxContext());
+    int sigmaS = LoweredModel.shift(c.kvDim());
+    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
+      int group = Math.min(l.headGroup, c.heads() - h0);
+      for (int i = 0; i < group; i++) {
+        scores.scores(e.b, h0 + i, nb, sMax, sKT, kTStride, i);
+      }
+      for (int t = ts; t < ts + nb; t++) {
+        int s = pos + t + 1;
+        int tt = t - ts;
+        a.headGroupProbabilities(t, t0, s, h0,
+            i -> scores.scoresIn(e.b, tt, s, l.rSc + i * sRows, sigmaS, i));
+      }
+    }
+  }
+
+  /** Scratchpad bytes Kᵀ's regions take besides the scores' X and Y (for {@link BatchedAttention}'s free count). */
+  static long fixedBytes(LoweringLayout l) {
+    return (long) l.c.kvDim() * l.m.kTStride + KeyColumns.stageBytes(l.p, l.c.kvDim(), stageTokens(l));
+  }
+}

@@ -1,0 +1,39 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * The residency what-if replays the lowering's runs: with today's programs, the NPU's program memory and the
+ * lowering's policy it finds exactly the resident runs and {@code dspld}s the lowering emits, and routines with rows
+ * and lengths at run time never find fewer.
+ */
+class ResidencyWhatIfTest {
+  @Test
+  void todaysReplayIsTheLoweringsAndRunTimeRowsFindMore() throws Exception {
+    ModelConfig c = ModelCatalog.load("stories260K", 1).config();
+    MachineParams p = NpuTargets.defaultNpu();
+    List<ResidencyWhatIf.Row> rows = ResidencyWhatIf.of(c, p, 18, 16, "int8", 16, 0, p.dsp().programDepth(), 512);
+    assertEquals(8, rows.size());
+    ResidencyWhatIf.Row today = rows.get(0);
+    assertEquals(p.dsp().programDepth(), today.depth());
+    List<CommandKindProfile.Row> emitted = CommandKindProfile.of(c, p, 18, 16, "int8", Fusion.FULL, 16, 0);
+    assertEquals(emitted.stream().filter(r -> r.kind().equals("dsprun resident"))
+        .mapToLong(CommandKindProfile.Row::commands).sum(), today.resident(), today.toString());
+    assertEquals(emitted.stream().filter(r -> r.kind().startsWith("dspld"))
+        .mapToLong(CommandKindProfile.Row::commands).sum(), today.dsplds(), today.toString());
+    assertTrue(today.dsplds() > 0, "the QKV programs are kept in the program memory: " + today);
+    for (int i = 0; i < rows.size(); i += 4) {
+      ResidencyWhatIf.Row compiledIn = rows.get(i);
+      ResidencyWhatIf.Row runTime = rows.get(i + 2);
+      assertTrue(runTime.beatsAvoided() >= compiledIn.beatsAvoided(), runTime + " vs " + compiledIn);
+    }
+    assertTrue(rows.get(2).resident() > 2 * today.resident(), rows.get(2).toString());
+  }
+}
