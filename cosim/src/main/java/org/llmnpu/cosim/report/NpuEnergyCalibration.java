@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -15,6 +16,7 @@ import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.energy.NpuDataPathActivity;
 import org.llmnpu.reports.ppa.ContentCache;
 import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaOptions;
@@ -70,6 +72,15 @@ public final class NpuEnergyCalibration {
    */
   public Table table(Path energyTable, NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
                     int pimBitsPerCycle) {
+    return table(energyTable, npu, engineModule, engine, pimBitsPerCycle, null);
+  }
+
+  /**
+   * {@link #table(Path, NpuConfig, String, Supplier, int)} with the NPU data paths' simulations already made
+   * ({@link #npuActivity}; null: simulated here).
+   */
+  public Table table(Path energyTable, NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
+                    int pimBitsPerCycle, NpuDataPathActivity activity) {
     if (energyTable != null) {
       try {
         return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),
@@ -78,29 +89,81 @@ public final class NpuEnergyCalibration {
         throw new IllegalArgumentException("--energy-table: cannot read " + energyTable + ": " + e.getMessage(), e);
       }
     }
-    String[] cached = calibratedTable(npu, engineModule, engine, pimBitsPerCycle);
+    String[] cached = calibratedTable(npu, engineModule, engine, pimBitsPerCycle, activity);
     return new Table(EnergyTable.fromJson(cached[0], "cached energy calibration"), cached[1]);
   }
 
+  /** The calibration's runs that can be made ahead of {@link #table}, each on its own ({@link #prepare}). */
+  public enum Block {
+    /** The GEMM engine, dense: idle and busy. */
+    GEMM_DENSE,
+    /** The GEMM engine with 2:4 weights: idle and busy. */
+    GEMM_2_4,
+    /** The Vector DSP: idle and its instruction classes. */
+    DSP,
+    /** The PPM with and without the PPU. */
+    PPM,
+    /** The PiM macro (a PiM engine only). */
+    PIM
+  }
+
   /**
-   * Runs the blocks' calibration runs of {@link #table} — the GEMM engine, DSP, PPM (and PiM macro) — unless the
-   * table is given or already cached, so that their syntheses and OpenSTA runs are in the PPA cache when the table is
-   * asked for: a job graph runs this beside the NPU's synthesis and asks for the table once that synthesis is done
-   * (the NPU's data paths need it), instead of holding a worker that waits for it. The table then repeats only the
-   * blocks' short simulations (their OpenSTA runs are found in the cache by their activity).
+   * Runs one block's calibration runs of {@link #table} unless the table is given or already cached, so that their
+   * syntheses and OpenSTA runs are in the PPA cache when the table is asked for: a job graph runs each block as a job
+   * of its own beside the NPU's synthesis, and the table then repeats only the blocks' short simulations (their
+   * OpenSTA runs are found in the cache by their activity). A block whose activity OpenSTA cannot propagate is left to
+   * the table, which falls back.
    *
    * @return true when runs were made, false when there was nothing to do
    */
-  public boolean prepare(Path energyTable, NpuConfig npu, String engineModule, int pimBitsPerCycle) {
-    if (energyTable != null || ppa.cache().get(tableKey(npu, engineModule, pimBitsPerCycle)).isPresent()) {
+  public boolean prepare(Path energyTable, NpuConfig npu, String engineModule, int pimBitsPerCycle, Block block) {
+    if (!calibrates(energyTable, npu, engineModule, pimBitsPerCycle)
+        || (block == Block.PIM && pimBitsPerCycle == 0)) {
       return false;
     }
+    int r = npu.rows();
+    Calibration c = new Calibration(ppa, sim, line -> log.accept("  " + line.strip()));
     try {
-      blocks(npu.rows(), npu, pimBitsPerCycle);
+      switch (block) {
+        case GEMM_DENSE -> c.gemmDense(r, r, 4 * r, 4 * r, 2 * r, seed);
+        case GEMM_2_4 -> c.gemm24(r, r, 4 * r, 4 * r, 2 * r, seed);
+        case DSP -> c.dsp(DSP_CALIBRATION_LANES, 64, npu.dspStages(), seed);
+        case PPM -> c.ppm(PPM_CALIBRATION_LANES, seed);
+        case PIM -> c.pim(Math.min(r, PIM_CALIBRATION_ROWS), Math.min(r, PIM_CALIBRATION_ROWS), pimBitsPerCycle,
+            seed);
+        default -> throw new IllegalArgumentException("block: " + block);
+      }
     } catch (IllegalStateException e) {
       log.accept("  " + e.getMessage() + " (the table falls back when it is asked for)");
     }
     return true;
+  }
+
+  /**
+   * The NPU data paths' simulations ({@link Calibration#npuActivity}) ahead of {@link #table}: empty when the table is
+   * given or cached, or when a program's run fails (the table then meets the failure itself and reports it).
+   */
+  public Optional<NpuDataPathActivity> npuActivity(Path energyTable, NpuConfig npu, String engineModule,
+                                                  int pimBitsPerCycle) {
+    if (!calibrates(energyTable, npu, engineModule, pimBitsPerCycle)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new Calibration(ppa, sim, line -> log.accept("  " + line.strip())).npuActivity(npu, seed));
+    } catch (IllegalStateException e) {
+      log.accept("  " + e.getMessage() + " (the table meets it again when it is asked for)");
+      return Optional.empty();
+    }
+  }
+
+  /** One whole-NPU power run of the data-path calibration ({@link Calibration#npuPower}) into the PPA cache. */
+  public void npuPower(NpuDataPathActivity activity, int index) {
+    new Calibration(ppa, sim, line -> log.accept("  " + line.strip())).npuPower(activity, index);
+  }
+
+  /** True when {@link #table} will calibrate: no table given and none cached. */
+  private boolean calibrates(Path energyTable, NpuConfig npu, String engineModule, int pimBitsPerCycle) {
+    return energyTable == null && ppa.cache().get(tableKey(npu, engineModule, pimBitsPerCycle)).isEmpty();
   }
 
   /** The calibrated table's cache key: the engines' Verilog, the tools' versions, the library, clock and seed. */
@@ -150,7 +213,7 @@ public final class NpuEnergyCalibration {
    * versions, the library, the clock and the seed, and a warm run skips the simulations.
    */
   private String[] calibratedTable(NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
-                                   int pimBitsPerCycle) {
+                                   int pimBitsPerCycle, NpuDataPathActivity activity) {
     int r = npu.rows();
     String key = tableKey(npu, engineModule, pimBitsPerCycle);
     var hit = ppa.cache().get(key);
@@ -161,7 +224,7 @@ public final class NpuEnergyCalibration {
     EnergyTable table;
     String source;
     try {
-      table = calibrate(r, npu, pimBitsPerCycle);
+      table = calibrate(r, npu, pimBitsPerCycle, activity);
       source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine and the NPU's own data paths at %s "
           + "ns (Verilator activity, OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(ppa.clockNs()), r, r);
     } catch (IllegalStateException e) {
@@ -170,7 +233,7 @@ public final class NpuEnergyCalibration {
       }
       log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
           + " engine instead");
-      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle), engine.get(), e.getMessage());
+      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle, activity), engine.get(), e.getMessage());
       source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
           + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
           FALLBACK_ROWS, Fmt.num(ppa.clockNs()), r, r);
@@ -194,9 +257,10 @@ public final class NpuEnergyCalibration {
   /** Largest PiM macro the calibration synthesizes (its energy is per row of a column operation). */
   static final int PIM_CALIBRATION_ROWS = 8;
 
-  private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle) {
+  private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle, NpuDataPathActivity activity) {
     // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
-    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed).table();
+    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed, activity)
+        .table();
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.Consumer;
 import org.llmnpu.cosim.NpuRtl;
@@ -20,6 +21,7 @@ import org.llmnpu.isa.MachineParams;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
+import org.llmnpu.reports.energy.NpuDataPathActivity;
 import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.npu.UnitAreaSplit;
@@ -206,23 +208,44 @@ public final class NpuReportPipeline {
    * engine is the NPU's GEMM engine ({@link #isEngine}) synthesized on its own, for its flip-flops.
    */
   public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted) {
+    return energyTable(top, emitted, null);
+  }
+
+  /** {@link #energyTable(Npu, VerilogDesign)} on the NPU data paths' simulations made ahead ({@link #npuActivity}). */
+  public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted, NpuDataPathActivity activity) {
     NpuConfig c = o.config();
     InstanceDesigns.Unit engine = engineUnit(top, emitted);
-    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).table(o.energyTable(), c, engine.module(),
-        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c));
+    return calibration().table(o.energyTable(), c, engine.module(),
+        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c), activity);
   }
 
   /**
-   * The energy calibration's block runs (GEMM engine, DSP, PPM, PiM) ahead of {@link #energyTable}, which then needs
-   * the NPU's synthesis for its data paths only ({@link NpuEnergyCalibration#prepare}); nothing when the table is
-   * given or cached.
+   * One block's energy-calibration runs (GEMM engine dense or 2:4, DSP, PPM, PiM) ahead of {@link #energyTable}
+   * ({@link NpuEnergyCalibration#prepare}); nothing when the table is given or cached.
    *
    * @return true when runs were made
    */
-  public boolean energyBlocks(Npu top, VerilogDesign emitted) {
+  public boolean energyBlock(Npu top, VerilogDesign emitted, NpuEnergyCalibration.Block block) {
     NpuConfig c = o.config();
-    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log).prepare(o.energyTable(), c,
-        engineUnit(top, emitted).module(), pimBitsPerCycle(c));
+    return calibration().prepare(o.energyTable(), c, engineUnit(top, emitted).module(), pimBitsPerCycle(c), block);
+  }
+
+  /**
+   * The NPU data paths' simulations ahead of {@link #energyTable} ({@link NpuEnergyCalibration#npuActivity}): no
+   * synthesis needed; empty when the table is given or cached.
+   */
+  public Optional<NpuDataPathActivity> npuActivity(Npu top, VerilogDesign emitted) {
+    NpuConfig c = o.config();
+    return calibration().npuActivity(o.energyTable(), c, engineUnit(top, emitted).module(), pimBitsPerCycle(c));
+  }
+
+  /** One whole-NPU power run of the data-path calibration ({@link NpuEnergyCalibration#npuPower}). */
+  public void npuPower(NpuDataPathActivity activity, int index) {
+    calibration().npuPower(activity, index);
+  }
+
+  private NpuEnergyCalibration calibration() {
+    return new NpuEnergyCalibration(o.ppa(), sim, o.seed(), log);
   }
 
   private static InstanceDesigns.Unit engineUnit(Npu top, VerilogDesign emitted) {

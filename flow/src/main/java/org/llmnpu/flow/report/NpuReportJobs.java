@@ -4,11 +4,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.llmnpu.cosim.report.NpuEnergyCalibration;
 import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.flow.graph.Job;
 import org.llmnpu.flow.graph.JobCodec;
+import org.llmnpu.reports.energy.NpuDataPathActivity;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.tools.DesignChecks;
@@ -28,7 +30,8 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * generate ─► lint                          (npu demo)
  * synth:npu ─► area:&lt;unit&gt; (units the top keeps) ─┐
  * synth:&lt;unit&gt; (units the top flattens) ──────────┤
- * energy:blocks, synth:npu ─► energy ─────────────┤
+ * energy:npu-sim, synth:npu ─► energy:npu-&lt;run&gt; ×4 ─┐
+ * energy:&lt;block&gt; (gemm-dense, gemm-2-4, dsp, ppm, pim) ─┴► energy ─┤
  * cosim ──────────────────────────────────────────┴► report ─► write   (write: npu demo)
  * </pre>
  *
@@ -40,11 +43,15 @@ import org.llmnpu.rtl.npu.NpuConfig;
  *   {@code area:<module>}: a unit the top keeps as a module (GEMM engine, PPM, Vector DSP) — its share of the top's
  *   synthesis ({@link NpuReportPipeline#share}: Yosys's per-module stat, no second run, no timing of its own);
  *   {@code synth:<module>}: a unit the top flattens into itself, synthesized and timed on its own.</li>
- *   <li>{@code energy:blocks}: the calibration's runs of the blocks (GEMM engine, DSP, PPM; {@link
- *   NpuEnergyCalibration#prepare}), at once beside {@code synth:npu}; {@code energy}: the energy table (read from a
- *   file, or calibrated on the NPU's engine size and data paths: {@link NpuEnergyCalibration}, cached under the
- *   engines' Verilog, tools, clock and seed) once the blocks' runs are in the cache and the NPU is synthesized (the
- *   data paths' power runs are on its netlist), so no worker sits waiting for the top's synthesis.</li>
+ *   <li>{@code energy:<block>}: one block's calibration runs (GEMM engine dense, GEMM engine 2:4, DSP, PPM, PiM for a
+ *   PiM engine; {@link NpuEnergyCalibration#prepare}), each a job of its own that starts at 0 s beside
+ *   {@code synth:npu}; {@code energy:npu-sim}: the NPU data paths' four Verilator runs (idle, fences, loads/stores,
+ *   GEMMs; {@link NpuEnergyCalibration#npuActivity}), which need no synthesis; {@code energy:npu-<run>}: each run's
+ *   OpenSTA power on the top's netlist once {@code synth:npu} and the simulations are done, side by side;
+ *   {@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
+ *   {@link NpuEnergyCalibration}, cached under the engines' Verilog, tools, clock and seed) from those runs, which it
+ *   finds in the PPA cache (repeating only the blocks' short simulations), so no worker sits waiting for the top's
+ *   synthesis and the four whole-NPU power runs share the cores.</li>
  *   <li>{@code cosim}: random programs and the decoder's phases on the RTL in Verilator against the golden ISA
  *   simulator (cached: the Verilog, the options, the toolkit's build and Verilator's version).</li>
  *   <li>{@code report}: area split, energy per token, roofline, seed trends, SoC section; {@code write}: the report
@@ -61,7 +68,9 @@ public final class NpuReportJobs {
   private final Job<List<String>> lint;
   private final Job<PpaResult> synthTop;
   private final List<Job<NpuReport.Unit>> units = new ArrayList<>();
-  private final Job<Boolean> energyBlocks;
+  private final List<Job<Boolean>> energyBlocks = new ArrayList<>();
+  private final Job<Optional<NpuDataPathActivity>> npuActivity;
+  private final List<Job<Boolean>> npuPowers = new ArrayList<>();
   private final Job<NpuEnergyCalibration.Table> energy;
   private final Job<NpuReportPipeline.Cosim> cosim;
   private final Job<NpuReportPipeline.Result> report;
@@ -109,10 +118,30 @@ public final class NpuReportJobs {
           : Job.uncached("synth:" + u.module(), List.of(), with(files(u.design()), ppaInputs),
               ctx -> NpuReportPipeline.unit(u, ppa, ctx::log)));
     }
-    energyBlocks = Job.uncached("energy:blocks", List.of(), List.of(opts, ppaInputs, toolkit, verilator),
-        ctx -> new NpuReportPipeline(options, ctx::log).energyBlocks(top, design));
-    energy = Job.uncached("energy", List.of(energyBlocks, synthTop), List.of(opts, ppaInputs, toolkit, verilator),
-        ctx -> new NpuReportPipeline(options, ctx::log).energyTable(top, design));
+    List<String> energyInputs = List.of(opts, ppaInputs, toolkit, verilator);
+    for (NpuEnergyCalibration.Block b : NpuEnergyCalibration.Block.values()) {
+      if (b != NpuEnergyCalibration.Block.PIM || c.engineTiming().pim()) {
+        energyBlocks.add(Job.uncached("energy:" + slug(b.name()), List.of(), energyInputs,
+            ctx -> new NpuReportPipeline(options, ctx::log).energyBlock(top, design, b)));
+      }
+    }
+    npuActivity = Job.uncached("energy:npu-sim", List.of(), energyInputs,
+        ctx -> new NpuReportPipeline(options, ctx::log).npuActivity(top, design));
+    for (int i = 0; i < NpuDataPathActivity.RUNS.size(); i++) {
+      int run = i;
+      npuPowers.add(Job.uncached("energy:" + slug(NpuDataPathActivity.RUNS.get(i)), List.of(synthTop, npuActivity),
+          energyInputs, ctx -> {
+            Optional<NpuDataPathActivity> a = ctx.get(npuActivity);
+            a.ifPresent(act -> new NpuReportPipeline(options, ctx::log).npuPower(act, run));
+            return a.isPresent();
+          }));
+    }
+    List<Job<?>> energyDeps = new ArrayList<>(energyBlocks);
+    energyDeps.addAll(npuPowers);
+    energyDeps.add(npuActivity);
+    energyDeps.add(synthTop);
+    energy = Job.uncached("energy", energyDeps, energyInputs, ctx -> new NpuReportPipeline(options, ctx::log)
+        .energyTable(top, design, ctx.get(npuActivity).orElse(null)));
     cosim = Job.cached("cosim", List.of(), with(verilog, opts, toolkit, verilator),
         JobCodec.json(NpuReportPipeline.Cosim.class), ctx -> new NpuReportPipeline(options, ctx::log).cosim());
     List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim));
@@ -132,11 +161,17 @@ public final class NpuReportJobs {
   }
 
   /**
-   * The jobs to run, longest first: the top's synthesis, the energy calibration (its blocks, then the table as soon
-   * as it is ready), the co-simulation, the units, then the rest. The runner starts ready jobs in this order.
+   * The jobs to run, on the critical path first: the top's synthesis, then what follows it (the NPU's power runs, the
+   * table), the NPU's simulations (their Verilator build is also the co-simulation's), the blocks' calibration runs,
+   * the co-simulation, the units, then the rest. The runner starts ready jobs in this order.
    */
   public List<Job<?>> goals() {
-    List<Job<?>> g = new ArrayList<>(List.of(synthTop, energyBlocks, energy, cosim));
+    List<Job<?>> g = new ArrayList<>(List.of(synthTop));
+    g.addAll(npuPowers);
+    g.add(energy);
+    g.add(npuActivity);
+    g.addAll(energyBlocks);
+    g.add(cosim);
     g.addAll(units);
     g.add(generate);
     g.add(lint);
@@ -182,6 +217,11 @@ public final class NpuReportJobs {
 
   public NpuReportPipeline.Options options() {
     return options;
+  }
+
+  /** A name as a job id's tail: {@code NPU loads/stores} → {@code npu-loads-stores}, {@code GEMM_2_4} → {@code gemm-2-4}. */
+  static String slug(String name) {
+    return name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
   }
 
   /** The design's files as declared inputs: each name, then its text, in name order. */

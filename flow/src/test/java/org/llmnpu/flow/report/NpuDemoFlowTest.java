@@ -89,12 +89,22 @@ class NpuDemoFlowTest {
     String split = report.notes().stream().filter(n -> n.startsWith("Area split:")).findFirst().orElseThrow();
     assertTrue(split.contains("share of the top's own hierarchical synthesis"), split);
     assertTrue(ids.indexOf("report") > ids.indexOf("cosim") && ids.indexOf("write") > ids.indexOf("report"));
-    // the calibration's block runs first, the table once the top is synthesized (no worker waits for it)
-    assertTrue(ids.indexOf("energy:blocks") >= 0 && ids.indexOf("energy") > ids.indexOf("energy:blocks")
-        && ids.indexOf("energy") > ids.indexOf("synth:npu"), ids.toString());
+    // the calibration in parts: each block's runs and the NPU's simulations from the start, each whole-NPU power run
+    // once the top is synthesized and the simulations are done, the table after all of them (no worker waits)
+    List<String> blocks = List.of("energy:gemm-dense", "energy:gemm-2-4", "energy:dsp", "energy:ppm");
+    List<String> powers = List.of("energy:npu-idle", "energy:npu-fences", "energy:npu-loads-stores",
+        "energy:npu-gemm-x8");
+    assertTrue(ids.containsAll(blocks) && ids.containsAll(powers) && ids.contains("energy:npu-sim")
+        && !ids.contains("energy:pim"), ids.toString());
     int energyEnd = indexOf(lines, "energy: done in");
-    assertTrue(energyEnd > indexOf(lines, "synth:npu: done in") && energyEnd > indexOf(lines, "energy:blocks: done in"),
-        String.join("\n", lines));
+    for (String power : powers) {
+      int started = indexOf(lines, power + ": started");
+      assertTrue(started > indexOf(lines, "synth:npu: done in") && started > indexOf(lines, "energy:npu-sim: done in")
+          && energyEnd > indexOf(lines, power + ": done in"), power + "\n" + String.join("\n", lines));
+    }
+    for (String block : blocks) {
+      assertTrue(energyEnd > indexOf(lines, block + ": done in"), block + "\n" + String.join("\n", lines));
+    }
     // every job that ran has its CPU on its line
     assertTrue(first.jobLines().stream().filter(l -> l.contains(" ran ")).allMatch(l -> l.contains(" CPU ")),
         String.join("\n", first.jobLines()));

@@ -84,7 +84,25 @@ public final class Calibration {
 
   /** Calibrates MAC (dense), MAC_2_4, MAC_IDLE and PSUM_WRITEBACK on a rows×cols array ({@link GemmCalibration}). */
   public Calibration gemm(int rows, int cols, int m, int k, int n, long seed) {
-    GemmCalibration.run(this, runs, rows, cols, m, k, n, seed);
+    GemmCalibration.run(this, runs, rows, cols, m, k, n, seed, GemmCalibration.Engines.BOTH);
+    return this;
+  }
+
+  /**
+   * The dense engine's half of {@link #gemm} (MAC_IDLE, MAC, PSUM_WRITEBACK): the same design, data and runs, so a
+   * {@link #gemm} of the same arguments afterwards finds their OpenSTA runs in the PPA cache.
+   */
+  public Calibration gemmDense(int rows, int cols, int m, int k, int n, long seed) {
+    GemmCalibration.run(this, runs, rows, cols, m, k, n, seed, GemmCalibration.Engines.DENSE);
+    return this;
+  }
+
+  /**
+   * The 2:4 engine's half of {@link #gemm} (MAC_2_4, when OpenSTA propagates its activity; the fallback on 2×2 arrays
+   * needs the dense MAC and is left to {@link #gemm}): the same design, data and runs as there.
+   */
+  public Calibration gemm24(int rows, int cols, int m, int k, int n, long seed) {
+    GemmCalibration.run(this, runs, rows, cols, m, k, n, seed, GemmCalibration.Engines.SPARSE_2_4);
     return this;
   }
 
@@ -129,12 +147,39 @@ public final class Calibration {
    * Not measured, with the reason, if OpenSTA cannot propagate the NPU's activity.
    */
   public Calibration npu(NpuConfig config, int ppmInputLanes, long seed) {
+    return npu(config, ppmInputLanes, seed, null);
+  }
+
+  /**
+   * {@link #npu(NpuConfig, int, long)} on the simulations of {@code activity} ({@link #npuActivity}; simulated here
+   * when null or made for another NPU or seed): only the power runs and the arithmetic are left.
+   */
+  public Calibration npu(NpuConfig config, int ppmInputLanes, long seed, NpuDataPathActivity activity) {
     if (!entries.containsKey(EnergyAction.MAC_IDLE)) {
       throw new IllegalStateException("calibrate the GEMM engine (gemm) before the NPU's data paths: their "
           + "programs run GEMMs, whose energy is subtracted");
     }
-    return guarded(() -> NpuDataPathCalibration.run(this, runs, config, ppmInputLanes, seed), "NPU data-path",
-        EnergyAction.NPU_COMMAND, EnergyAction.NPU_DMA_BYTE, EnergyAction.NPU_SPAD_BYTE);
+    return guarded(() -> NpuDataPathCalibration.run(this, runs, config, ppmInputLanes, seed, activity),
+        "NPU data-path", EnergyAction.NPU_COMMAND, EnergyAction.NPU_DMA_BYTE, EnergyAction.NPU_SPAD_BYTE);
+  }
+
+  /**
+   * The simulations of {@link #npu}'s data-path calibration on the NPU of {@code config} (Verilator with waves, the
+   * counters checked against the golden ISA simulator): no synthesis, so they can run while the NPU is synthesized.
+   *
+   * @throws IllegalStateException when a program's RTL run disagrees with the golden ISA simulator
+   */
+  public NpuDataPathActivity npuActivity(NpuConfig config, long seed) {
+    return NpuDataPathCalibration.simulate(runs, config, seed);
+  }
+
+  /**
+   * The OpenSTA power run of {@code activity}'s run {@code index} ({@link NpuDataPathActivity#RUNS}) on the NPU's
+   * netlist, into the PPA cache, where {@link #npu(NpuConfig, int, long, NpuDataPathActivity)} finds it: each of the
+   * four whole-NPU power runs can be a job of its own.
+   */
+  public void npuPower(NpuDataPathActivity activity, int index) {
+    NpuDataPathCalibration.power(runs, activity, index);
   }
 
   /**

@@ -138,6 +138,14 @@ final class CalibrationRuns {
 
   /** A run whose waves {@code work} turns on and off itself (the dump starts off). */
   Measured custom(VerilogDesign d, String name, Consumer<Simulator> work) {
+    return power(d, name, simulate(d, work));
+  }
+
+  /**
+   * The simulation half of {@link #custom}: {@code work}'s activity (the dump starts off), with no power run, so that
+   * the power runs ({@link #power(VerilogDesign, String, SimulatedActivity)}) can be made later or elsewhere.
+   */
+  SimulatedActivity simulate(VerilogDesign d, Consumer<Simulator> work) {
     Path vcd;
     try (Simulator s = Simulators.start(d, sim)) {
       s.waves(false);
@@ -145,11 +153,19 @@ final class CalibrationRuns {
       s.waves(false);
       vcd = s.waveFile();
     }
-    return power(d, name, vcd);
+    return SimulatedActivity.read(vcd, ppa.clockPort());
   }
 
   Measured power(VerilogDesign d, String name, Path vcd) {
-    SimulatedActivity act = SimulatedActivity.read(vcd, ppa.clockPort());
+    return power(d, name, SimulatedActivity.read(vcd, ppa.clockPort()));
+  }
+
+  /**
+   * {@code act} on {@code d}'s synthesized netlist: OpenSTA's power through the PPA flow, whose content-addressed
+   * cache keys the run by the netlist's inputs and the activity, so the same run made earlier (another job) is read
+   * back, not repeated.
+   */
+  Measured power(VerilogDesign d, String name, SimulatedActivity act) {
     PpaResult r = PpaFlow.run(d, Map.of(), ppa, act);
     powers.put(name, r.power().totalMw());
     log.accept(String.format(Locale.ROOT, "  run %-28s %8.3f mW over %d cycles (%s)", name, r.power().totalMw(),

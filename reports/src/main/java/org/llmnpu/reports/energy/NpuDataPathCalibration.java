@@ -1,6 +1,8 @@
 package org.llmnpu.reports.energy;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
@@ -11,6 +13,7 @@ import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
+import org.llmnpu.reports.activity.SimulatedActivity;
 import org.llmnpu.reports.energy.CalibrationRuns.Measured;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.rtl.npu.Npu;
@@ -52,39 +55,76 @@ final class NpuDataPathCalibration {
     }
   }
 
-  static void run(Calibration c, CalibrationRuns allRuns, NpuConfig config, int ppmInputLanes, long seed) {
+  /** The runs' names, in run order: the NPU clocked idle, then the three programs. */
+  static final List<String> RUNS = List.of("NPU idle", "NPU fences", "NPU loads/stores", "NPU GEMM x" + GEMM_REPEATS);
+
+  /**
+   * The simulation half of {@link #run}: the idle run and the three programs on the NPU's RTL in Verilator with their
+   * waves, the programs' counters checked against the golden ISA simulator's — no synthesis and no power run, so a
+   * job graph can make it while the NPU is still being synthesized.
+   */
+  static NpuDataPathActivity simulate(CalibrationRuns allRuns, NpuConfig config, long seed) {
     MachineParams mp = config.machine();
     if (mp.extMemBytes() < 0x80000) {
       throw new IllegalArgumentException("the NPU data-path calibration needs 512 KiB of external memory, the NPU has "
           + mp.extMemBytes() + " bytes (extMemMiB >= 1)");
     }
     VerilogDesign d = Verilog.emit(new Npu(config));
-    // a gated NPU's gates clocked every cycle in every run (idle included): the estimate charges the gated units'
-    // clocks by their counters, so the data paths' residuals must not hold them
     CalibrationRuns runs = allRuns.withGatesOpen(d);
-    Measured idle = runs.custom(d, "NPU idle", s -> {
+    List<NpuDataPathActivity.Run> out = new ArrayList<>();
+    out.add(new NpuDataPathActivity.Run(RUNS.get(0), runs.simulate(d, s -> {
       NpuDriver npu = new NpuDriver(s, config);
       npu.reset();
       npu.configureMemory();
       s.waves(true);
       s.step(CalibrationRuns.IDLE_CYCLES);
       s.waves(false);
-    });
+    }), Map.of()));
+    Program.Builder fences = Program.builder();
+    for (int i = 0; i < FENCES; i++) {
+      fences.fence();
+    }
+    out.add(program(runs, d, config, RUNS.get(1), fences.halt().build(), seed));
+    out.add(program(runs, d, config, RUNS.get(2), dmaProgram(mp), seed));
+    out.add(program(runs, d, config, RUNS.get(3), gemmProgram(mp, gemmShape(mp)), seed));
+    return new NpuDataPathActivity(config, seed, out);
+  }
+
+  /**
+   * The power run of {@code activity}'s run {@code index} on the NPU's netlist (the PPA flow's cache keeps it, so
+   * {@link #run} with the same activity reads it back): one of the calibration's OpenSTA runs of the whole NPU, made
+   * on its own.
+   */
+  static void power(CalibrationRuns allRuns, NpuDataPathActivity activity, int index) {
+    VerilogDesign d = Verilog.emit(new Npu(activity.config()));
+    NpuDataPathActivity.Run r = activity.runs().get(index);
+    allRuns.withGatesOpen(d).power(d, r.name(), r.activity());
+  }
+
+  /**
+   * The data paths' entries from {@code activity} (simulated now when null or made for another NPU or seed):
+   * each run's power on the NPU's netlist, less what {@code c}'s table already charges.
+   */
+  static void run(Calibration c, CalibrationRuns allRuns, NpuConfig config, int ppmInputLanes, long seed,
+                  NpuDataPathActivity activity) {
+    NpuDataPathActivity sims = activity != null && activity.config().equals(config) && activity.seed() == seed
+        ? activity : simulate(allRuns, config, seed);
+    MachineParams mp = config.machine();
+    VerilogDesign d = Verilog.emit(new Npu(config));
+    // a gated NPU's gates clocked every cycle in every run (idle included): the estimate charges the gated units'
+    // clocks by their counters, so the data paths' residuals must not hold them
+    CalibrationRuns runs = allRuns.withGatesOpen(d);
+    Measured idle = runs.power(d, RUNS.get(0), sims.runs().get(0).activity());
     CalibrationRuns.requireSimulated(idle);
     EnergyTable known = c.table();
     EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * mp.lineBytes(),
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runs.ppa.clockNs(), 0).withPpu(config.ppu())
         .withPimRows(config.engineTiming().pim() ? config.rows() : 0).withPpmInputLanes(ppmInputLanes);
-    Program.Builder fences = Program.builder();
-    for (int i = 0; i < FENCES; i++) {
-      fences.fence();
-    }
-    Residual cmd = residual(runs, d, config, "NPU fences", fences.halt().build(), seed, idle, known, shape, 0);
-    Residual dma = residual(runs, d, config, "NPU loads/stores", dmaProgram(mp), seed, idle, known, shape, 0);
+    Residual cmd = residual(runs, d, sims.runs().get(1), idle, known, shape, 0);
+    Residual dma = residual(runs, d, sims.runs().get(2), idle, known, shape, 0);
     int[] g = gemmShape(mp);
     long vectors = (long) GEMM_REPEATS * g[0] * ceil(g[1], mp.rows()) * ceil(g[2], mp.rows());
-    Residual gemm = residual(runs, d, config, "NPU GEMM x" + GEMM_REPEATS, gemmProgram(mp, g), seed, idle, known,
-        shape, vectors);
+    Residual gemm = residual(runs, d, sims.runs().get(3), idle, known, shape, vectors);
     String commands = Counter.COMMANDS.key();
     double perCommand = cmd.pj() / cmd.count(commands);
     double[] r = {dma.pj() - perCommand * dma.count(commands), gemm.pj() - perCommand * gemm.count(commands)};
@@ -134,11 +174,11 @@ final class NpuDataPathCalibration {
   }
 
   /**
-   * Runs {@code p} on the NPU with waves from start to finished, checks the RTL's counters against the golden
-   * ISA simulator's, and returns the energy above idle less the actions {@code known} already charges.
+   * Runs {@code p} on the NPU with waves from start to finished and checks the RTL's counters against the golden
+   * ISA simulator's.
    */
-  private static Residual residual(CalibrationRuns runs, VerilogDesign d, NpuConfig config, String name, Program p,
-      long seed, Measured idle, EnergyTable known, EnergyEstimate.Shape shape, long arrayVectors) {
+  private static NpuDataPathActivity.Run program(CalibrationRuns runs, VerilogDesign d, NpuConfig config,
+                                                 String name, Program p, long seed) {
     MachineParams mp = config.machine();
     byte[] image = new byte[(int) mp.extMemBytes()];
     Random rnd = new Random(seed);
@@ -149,7 +189,7 @@ final class NpuDataPathCalibration {
     System.arraycopy(code, 0, image, 0, code.length);
     Map<String, Long> counters = new LinkedHashMap<>();
     ErrorCause[] error = new ErrorCause[1];
-    Measured run = runs.custom(d, name, s -> {
+    SimulatedActivity act = runs.simulate(d, s -> {
       NpuDriver npu = new NpuDriver(s, config);
       npu.reset();
       npu.loadImage(image);
@@ -160,7 +200,6 @@ final class NpuDataPathCalibration {
       error[0] = npu.error();
       npu.counters().forEach((k, v) -> counters.put(k.key(), v));
     });
-    CalibrationRuns.requireSimulated(run);
     IsaSimulator.Result golden = IsaSimulator.run(mp, image, 0);
     if (error[0] != ErrorCause.NONE || golden.error() != ErrorCause.NONE) {
       throw new IllegalStateException("the calibration program '" + name + "' stopped with " + error[0]
@@ -172,12 +211,21 @@ final class NpuDataPathCalibration {
             + counters.get(k.key()) + " on the RTL, " + golden.counter(k) + " on the golden ISA simulator");
       }
     }
+    return new NpuDataPathActivity.Run(name, act, counters);
+  }
+
+  /** The energy of {@code r} above idle less the actions {@code known} already charges. */
+  private static Residual residual(CalibrationRuns runs, VerilogDesign d, NpuDataPathActivity.Run r, Measured idle,
+      EnergyTable known, EnergyEstimate.Shape shape, long arrayVectors) {
+    Measured run = runs.power(d, r.name(), r.activity());
+    CalibrationRuns.requireSimulated(run);
+    Map<String, Long> counters = new LinkedHashMap<>(r.counters());
     counters.put(EnergyEstimate.ARRAY_VECTORS, arrayVectors);
     counters.put(Counter.CYCLES.key(), run.cycles());
     EnergyEstimate e = EnergyEstimate.of(known, NodeScaling.Node.N180, counters, shape.withFlipFlops(0));
     double charged = e.totalPj() - e.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0)
         - e.byUnitPj().getOrDefault(EnergyEstimate.SRAM_UNIT, 0.0) - e.byUnitPj().getOrDefault(EnergyEstimate.DRAM_UNIT, 0.0);
-    return new Residual(name, counters, CalibrationRuns.aboveIdle(run, idle) - charged, run);
+    return new Residual(r.name(), counters, CalibrationRuns.aboveIdle(run, idle) - charged, run);
   }
 
   /** Loads and stores of a quarter of the scratchpad at a time (rows of 4 lines), twice each way. */

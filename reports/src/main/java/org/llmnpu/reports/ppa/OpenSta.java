@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -272,30 +271,29 @@ public final class OpenSta {
   /**
    * One OpenSTA run through the cache. A power crash (a segmentation fault or OpenSTA's NaN, which
    * the caller works around) is cached too, as the exit code and message, so a warm run does not
-   * crash OpenSTA again for a minute on a large netlist before taking the workaround.
+   * crash OpenSTA again for a minute on a large netlist before taking the workaround. Runs that need the same absent
+   * entry at the same time (parallel jobs of one flow: the power runs of one netlist share its timing run) make it
+   * once ({@link ContentCache#getOrCompute}); the others wait and read it.
    */
   private String cachedRun(String script, String lib, String sramLib, String netlist) {
     String key = ContentCache.key(List.of("sta", ToolVersions.sta(), script, lib, sramLib, netlist));
-    Optional<Map<String, String>> hit = cache.get(key);
-    if (hit.isPresent() && hit.get().containsKey("sta.out")) {
-      return hit.get().get("sta.out");
-    }
-    if (hit.isPresent() && hit.get().containsKey("sta.crash")) {
-      String[] c = hit.get().get("sta.crash").split("\n", 2);
-      throw new ToolFailure("sta", c.length > 1 ? c[1] : "OpenSTA crashed (cached)", List.of(),
-          Integer.parseInt(c[0].strip()));
-    }
-    try {
-      String fresh = runSta(script, lib, sramLib, netlist);
-      cache.put(key, Map.of("sta.out", fresh));
-      return fresh;
-    } catch (ToolFailure e) {
-      // a segmentation fault or OpenSTA's NaN is deterministic; other deaths (killed, out of memory) are not cached
-      if (powerFailed(e) && (e.exitCode() == 139 || !e.crashed())) {
-        cache.put(key, Map.of("sta.crash", e.exitCode() + "\n" + e.getMessage()));
+    Map<String, String> entry = cache.getOrCompute(key, () -> {
+      try {
+        return Map.of("sta.out", runSta(script, lib, sramLib, netlist));
+      } catch (ToolFailure e) {
+        // a segmentation fault or OpenSTA's NaN is deterministic; other deaths (killed, out of memory) are not cached
+        if (powerFailed(e) && (e.exitCode() == 139 || !e.crashed())) {
+          return Map.of("sta.crash", e.exitCode() + "\n" + e.getMessage());
+        }
+        throw e;
       }
-      throw e;
+    });
+    if (entry.containsKey("sta.out")) {
+      return entry.get("sta.out");
     }
+    String[] c = entry.getOrDefault("sta.crash", "1\nOpenSTA: cached entry without output").split("\n", 2);
+    throw new ToolFailure("sta", c.length > 1 ? c[1] : "OpenSTA crashed (cached)", List.of(),
+        Integer.parseInt(c[0].strip()));
   }
 
   /** Timing and power of one run. */
