@@ -131,7 +131,7 @@ public final class BenchRecord implements BeforeTestExecutionCallback, AfterTest
   }
 
   /** The repository root: Surefire's {@code llmnpu.repoRoot}, else the first parent holding {@code scripts/test.sh}. */
-  static Path repoRoot() {
+  public static Path repoRoot() {
     String configured = System.getProperty("llmnpu.repoRoot");
     if (configured != null && !configured.isBlank()) {
       return Path.of(configured).toAbsolutePath();

@@ -24,6 +24,15 @@ final class SvgPlot {
 
   /** A line chart; the y axis starts at zero so that differences are not exaggerated. */
   static String lines(String title, String xLabel, String yLabel, List<String> xs, List<Series> series) {
+    return lines(title, xLabel, yLabel, xs, i -> true, series);
+  }
+
+  /**
+   * A line chart that labels only the x values {@code tick} accepts (every point keeps its tooltip), for many
+   * points such as one per token row.
+   */
+  static String lines(String title, String xLabel, String yLabel, List<String> xs,
+                      java.util.function.IntPredicate tick, List<Series> series) {
     double max = series.stream().flatMap(s -> s.values().stream()).mapToDouble(Double::doubleValue).max().orElse(1);
     double top = niceCeiling(max > 0 ? max : 1);
     StringBuilder s = open(title);
@@ -39,6 +48,9 @@ final class SvgPlot {
           java.math.BigDecimal.valueOf(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString()));
     }
     for (int i = 0; i < xs.size(); i++) {
+      if (!tick.test(i)) {
+        continue;
+      }
       double x = xPos(i, xs.size(), plotW);
       s.append(String.format(java.util.Locale.ROOT,
           "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%s</text>%n", x, TOP + plotH + 16,

@@ -157,11 +157,7 @@ public final class DllmStudy {
     List<Variant> variants = v.list;
     double largeS = variants.get(0).largeSeconds();
     MachineParams stairNpu = org.llmnpu.sw.lower.NpuTargets.defaultNpu();
-    List<Stair> stairs = new ArrayList<>();
-    for (int r = 1; r <= 3 * stairNpu.mTile() + 1; r++) {
-      stairs.add(new Stair(r, DenoiserProgram.gemmCycles(stairNpu, c, r, len, r),
-          DenoiserProgram.engineCycles(stairNpu, c, r, len, r)));
-    }
+    List<Stair> stairs = DllmStaircase.rows(stairNpu, c, len);
     MachineParams sp = soc.machine();
     int tile = sp.mTile();
     long gemm = DenoiserProgram.gemmCycles(sp, c, tile, len, tile);
@@ -174,7 +170,7 @@ public final class DllmStudy {
         soc.autoregressive(c, o.promptTokens(), o.generate()), soc.cpuOnly(c, all.steps()),
         soc.autoregressiveCpu(c, o.promptTokens(), o.generate()), largeS,
         soc.autoregressive(big, o.promptTokens(), o.generate()), soc.cpuOnly(big, all.steps()), LARGE, stairs,
-        "default NPU (" + stairNpu.rows() + "x" + stairNpu.rows() + ", mTile " + stairNpu.mTile() + ")",
+        DllmStaircase.machineName("default NPU", stairNpu),
         sp.rows() * sp.rows(), sp.dsp().lanes(), dsp / (double) (gemm + dsp));
   }
 

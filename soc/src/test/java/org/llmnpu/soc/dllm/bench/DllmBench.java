@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.soc.dllm.DllmSoc;
+import org.llmnpu.soc.dllm.DllmStaircase;
 import org.llmnpu.soc.dllm.DllmStudy;
 import org.llmnpu.sw.dllm.DenoiserProgram;
 import org.llmnpu.sw.dllm.DllmSettings;
@@ -16,13 +17,16 @@ import org.llmnpu.sw.model.ModelConfig;
  * llada.cpp's figures (seed 004) on stories260K (adapted to masked diffusion: weights "trained"; the weights table
  * compares its held-out quality and commits with the autoregressive weights, "synthetic") and the same schedule on LLaMA-3-8B's shape, on sd8gen3: each mechanism switched off,
  * diffusion against the autoregressive model of the same shape and the CPU alone over generated lengths, the NPU
- * pass's staircase in the rows on the default NPU and on sd8gen3's edge-64, and the array/DSP rates. The report's
+ * pass's staircase in the rows on the default NPU and on sd8gen3's edge-64 (also plotted to
+ * {@code bench-results/DllmStaircase.svg}), and the array/DSP rates. The report's
  * seed-004 rows read these tables. Run with {@code mvn -q -o -pl soc -am test -Dbench -Dtest=DllmBench
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(BenchRecord.class)
 class DllmBench {
   private static final String PRESET = "sd8gen3";
+  /** The staircase plot {@link #staircase} writes next to this bench's text record (the report embeds it). */
+  static final String STAIRCASE_SVG = "DllmStaircase.svg";
 
   private static DllmStudy.Options options(int generate) {
     int tile = DllmSoc.of(PRESET).machine().mTile();
@@ -105,11 +109,15 @@ class DllmBench {
   }
 
   @Test
-  void staircase() {
+  void staircase() throws java.io.IOException {
     ModelConfig c = ModelConfig.stories260K();
     stairs("default NPU", NpuTargets.defaultNpu(), c);
     System.out.println();
     stairs("edge-64 (" + PRESET + ")", DllmSoc.of(PRESET).machine(), c);
+    java.nio.file.Path svg = BenchRecord.repoRoot().resolve(BenchRecord.FOLDER).resolve(STAIRCASE_SVG);
+    DllmStaircase.write(svg, "stories260K", c, 144, PRESET);
+    System.out.println();
+    System.out.println("plot (every row 1 .. 3 mTile + 1, both machines): " + BenchRecord.FOLDER + "/" + STAIRCASE_SVG);
   }
 
   private static void stairs(String name, MachineParams p, ModelConfig c) {
