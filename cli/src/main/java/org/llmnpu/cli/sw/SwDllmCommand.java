@@ -1,8 +1,11 @@
 package org.llmnpu.cli.sw;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.llmnpu.soc.SocPreset;
 import org.llmnpu.soc.dllm.DllmSoc;
+import org.llmnpu.soc.dllm.DllmStaircase;
 import org.llmnpu.soc.dllm.DllmStudy;
 import org.llmnpu.sw.dllm.DllmSettings;
 import org.llmnpu.sw.io.ModelFileException;
@@ -14,7 +17,8 @@ import picocli.CommandLine.Option;
     description = "llada.cpp (seed 004): block-wise masked diffusion decoding with a bidirectional denoiser, "
         + "confidence-based commits and prefix KV reuse; multi-block speculative decoding, dual-path progressive "
         + "revision and the swap-optimized memory runtime, each switched off in turn; time on a SoC preset against an "
-        + "autoregressive model of the same shape and the CPU alone, the NPU's staircase in the rows. Weights: "
+        + "autoregressive model of the same shape and the CPU alone, the NPU's staircase in the rows (plotted with "
+        + "--staircase-svg). Weights: "
         + "stories260K adapted to masked diffusion by continued training (JSON weights: trained), or with --weights "
         + "synthetic the autoregressive weights as the denoiser (only speed and schedule figures meaningful).")
 public final class SwDllmCommand implements Callable<Integer> {
@@ -49,15 +53,22 @@ public final class SwDllmCommand implements Callable<Integer> {
   String weights;
   @Option(names = "--json", description = "print JSON instead of text")
   boolean json;
+  @Option(names = "--staircase-svg", paramLabel = "FILE", description = "also write the staircase plot to FILE: a "
+      + "denoiser pass's NPU cycles (whole program and array only) against its token rows, 1 .. 3 row tiles + 1, on "
+      + "the default NPU and the preset's NPU, over prompt + generated keys (SVG, written atomically)")
+  Path staircaseSvg;
 
   @Override
   public Integer call() {
     DllmStudy.Options o;
+    org.llmnpu.sw.model.ModelConfig config;
     try {
+      checkOutputFile();
       if (!SocPreset.NAMES.contains(preset)) {
         throw new BadParameter("--preset: unknown '" + preset + "'; allowed: " + String.join(", ", SocPreset.NAMES));
       }
-      int max = BadParameter.modelConfig(model).maxSeqLen();
+      config = BadParameter.modelConfig(model);
+      int max = config.maxSeqLen();
       if (prompt < 1 || prompt >= max) {
         throw new BadParameter("--prompt: must be in 1.." + (max - 1) + " (the model's context less one), got " + prompt);
       }
@@ -104,7 +115,30 @@ public final class SwDllmCommand implements Callable<Integer> {
       System.err.println("sw dllm: " + e.getMessage());
       return 1;
     }
+    if (staircaseSvg != null) {
+      try {
+        DllmStaircase.write(staircaseSvg, model, config, prompt + generate, preset);
+      } catch (java.io.IOException e) {
+        System.err.println("sw dllm: --staircase-svg: cannot write " + staircaseSvg + ": " + e.getMessage());
+        return 1;
+      }
+    }
     System.out.print(json ? DllmStudy.json(res) : DllmStudy.text(res));
     return 0;
+  }
+
+  private void checkOutputFile() throws BadParameter {
+    if (staircaseSvg == null) {
+      return;
+    }
+    Path parent = staircaseSvg.toAbsolutePath().getParent();
+    if (Files.isDirectory(staircaseSvg)) {
+      throw new BadParameter("--staircase-svg: " + staircaseSvg + " is a directory; give a file name such as "
+          + "staircase.svg");
+    }
+    if (parent == null || !Files.isDirectory(parent)) {
+      throw new BadParameter("--staircase-svg: the folder of " + staircaseSvg + " does not exist; give a file in an "
+          + "existing folder");
+    }
   }
 }

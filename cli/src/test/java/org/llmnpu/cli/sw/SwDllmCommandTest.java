@@ -5,9 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.llmnpu.soc.dllm.DllmStaircase;
+import org.llmnpu.sw.model.ModelConfig;
 
-/** {@code npu sw dllm}: its JSON keys on stories260K and its option errors (exit 2 naming the option). */
+/** {@code npu sw dllm}: its JSON keys on stories260K and its option errors (exit 2 naming the option); the staircase plot. */
 class SwDllmCommandTest {
   @Test
   void jsonHasTheStudysKeysWithFiniteFigures() throws Exception {
@@ -27,11 +32,22 @@ class SwDllmCommandTest {
   }
 
   @Test
-  void syntheticWeightsStaySelectable() throws Exception {
+  void syntheticWeightsStaySelectableAndTheStaircaseIsPlotted(@TempDir Path dir) throws Exception {
+    Path svg = dir.resolve("stair.svg");
     SwOutcome o = SwOutcome.run("dllm", "--weights", "synthetic", "--generate", "16", "--block-size", "16", "--steps",
-        "2", "--json");
+        "2", "--json", "--staircase-svg", svg.toString());
     assertEquals(0, o.code(), o.err());
     assertEquals("synthetic", new ObjectMapper().readTree(o.out()).get("weights").asText());
+    assertEquals(DllmStaircase.svg("stories260K", ModelConfig.stories260K(), 16 + 16, "sd8gen3"), Files.readString(svg));
+  }
+
+  @Test
+  void badStaircasePathExitsTwoNamingTheOption(@TempDir Path dir) {
+    for (String bad : new String[] {dir.resolve("no-such-folder").resolve("s.svg").toString(), dir.toString()}) {
+      SwOutcome o = SwOutcome.run("dllm", "--staircase-svg", bad);
+      assertEquals(2, o.code(), bad + ": " + o.err());
+      assertTrue(o.err().contains("--staircase-svg"), o.err());
+    }
   }
 
   @Test
