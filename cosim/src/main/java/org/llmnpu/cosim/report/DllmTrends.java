@@ -1,5 +1,9 @@
 package org.llmnpu.cosim.report;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,9 +17,12 @@ import org.llmnpu.reports.npu.NpuReport;
  * {@code mechanisms} and {@code staircase} sections), each row naming the section, its date and command. A missing
  * section or figure gives "not measured" with the reason. Which weights the denoiser ran (stories260K adapted to
  * masked diffusion, or its autoregressive weights) is read from the section's first line and stated in each row.
+ * {@link #figures} embeds the staircase plot the same benchmark recorded.
  */
 final class DllmTrends {
   static final String BENCH = "DllmBench";
+  /** The plot {@code DllmBench#staircase} writes next to its text record. */
+  static final String STAIRCASE_SVG = "DllmStaircase.svg";
   private static final String SYNTHETIC = " Weights: stories260K's autoregressive weights as the denoiser, not trained "
       + "for diffusion (speed and schedule only).";
   private static final String TRAINED = " Weights: stories260K adapted to masked diffusion by continued training "
@@ -57,6 +64,28 @@ final class DllmTrends {
             "without lifetimes every activation buffer and the KV read are staged into the NPU's window before each "
             + "pass; with them only the input and logits rows cross, the command stream built while the NPU runs")));
     return out;
+  }
+
+  /**
+   * The staircase plot {@code DllmBench#staircase} wrote beside its table ({@code bench-results/}{@value #STAIRCASE_SVG}),
+   * when that section passed and the file exists; read as recorded, no new simulation.
+   */
+  List<NpuReport.Figure> figures() {
+    Optional<BenchResults.Section> s = bench.section(BENCH, "staircase");
+    if (s.isEmpty() || bench.dir() == null) {
+      return List.of();
+    }
+    Path svg = bench.dir().resolve(STAIRCASE_SVG);
+    if (!Files.isRegularFile(svg)) {
+      return List.of();
+    }
+    try {
+      return List.of(new NpuReport.Figure("llada.cpp's staircase: a stories260K denoiser pass's NPU cycles against "
+          + "its token rows (whole program and array only)", s.get().citation() + "; plot " + BenchResults.FOLDER
+          + "/" + STAIRCASE_SVG, Files.readString(svg)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + svg + ": " + e.getMessage(), e);
+    }
   }
 
   private interface Row {

@@ -343,13 +343,15 @@ public final class NpuReportPipeline {
         Math.min(c.memBytesPerCycle(), mp.lineBytes()), roof);
 
     step("seed trends");
+    BenchResults bench = BenchResults.locate();
     List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden,
-        c.engineTiming(), BenchResults.locate()).rows();
+        c.engineTiming(), bench).rows();
+    List<NpuReport.Figure> trendFigures = new DllmTrends(bench).figures();
     step("the NPU inside a heterogeneous SoC (soc model: sd8gen3 stages, LLaMA-3-8B partition plan)");
     SocSection soc = SocReportSection.build();
     NpuReport report = new NpuReport("NPU report: npu " + c.rows() + "x" + c.rows() + ", " + c.spadKiB()
         + " KiB scratchpad", cfg, o.ppa().clockNs(), npu, units, split, points, table, tableSource, energies, roofline,
-        trends, notes, soc);
+        trends, notes, soc, trendFigures);
     step("gathered");
     return new Result(report, phases, pass);
   }

@@ -59,6 +59,22 @@ class DllmTrendsTest {
   }
 
   @Test
+  void figuresEmbedTheRecordedStaircasePlotOnlyBesideAPassedSection() throws Exception {
+    String svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"><title>stairs</title></svg>\n";
+    Path dir = Files.createDirectories(tmp.resolve("plot"));
+    Files.writeString(dir.resolve(DllmTrends.STAIRCASE_SVG), svg);
+    assertTrue(new DllmTrends(BenchResults.at(dir)).figures().isEmpty(), "no section, no figure");
+    Files.writeString(dir.resolve("DllmBench.txt"), HEAD + section("staircase", stairs(22714)));
+    List<NpuReport.Figure> f = new DllmTrends(BenchResults.at(dir)).figures();
+    assertEquals(1, f.size());
+    assertEquals(svg, f.get(0).svg());
+    assertTrue(f.get(0).source().contains("DllmBench#staircase") && f.get(0).source().contains("DllmStaircase.svg"),
+        f.get(0).source());
+    Files.delete(dir.resolve(DllmTrends.STAIRCASE_SVG));
+    assertTrue(new DllmTrends(BenchResults.at(dir)).figures().isEmpty(), "no file, no figure");
+  }
+
+  @Test
   void rowsQuoteTheRecordedTablesAndNameThem() throws Exception {
     List<NpuReport.Trend> r = rows("ok", HEAD + section("mechanisms", MECHANISMS) + section("staircase", stairs(22714)));
     assertEquals(7, r.size());

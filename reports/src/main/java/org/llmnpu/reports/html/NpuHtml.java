@@ -271,5 +271,9 @@ final class NpuHtml {
           .append("</small></td><td class=\"l\"><small>").append(Fmt.esc(t.source())).append("</small></td></tr>\n");
     }
     s.append("</table>\n");
+    for (NpuReport.Figure f : r.trendFigures()) {
+      s.append("<h3>").append(Fmt.esc(f.caption())).append("</h3>\n").append(f.svg())
+          .append("<p><small>").append(Fmt.esc(f.source())).append("</small></p>\n");
+    }
   }
 }

@@ -31,11 +31,21 @@ import org.llmnpu.reports.ppa.PpaResult;
  * @param trends      the seed papers' findings against ours
  * @param notes       remarks for the reader (what is a proxy, what was skipped)
  * @param soc         the NPU inside a heterogeneous SoC (module {@code soc}), or null when not gathered
+ * @param trendFigures recorded plots shown under the seed trends (such as the denoiser pass's staircase), maybe none
  */
 public record NpuReport(String title, Map<String, String> config, double clockNs, PpaResult npu, List<Unit> units,
                         List<AreaSlice> areaSplit, List<CyclePoint> cycles, EnergyTable energyTable,
                         String energyTableSource, List<PhaseEnergy> phases, Roofline roofline, List<Trend> trends,
-                        List<String> notes, SocSection soc) {
+                        List<String> notes, SocSection soc, List<Figure> trendFigures) {
+  /** A report without recorded trend figures. */
+  public NpuReport(String title, Map<String, String> config, double clockNs, PpaResult npu, List<Unit> units,
+                   List<AreaSlice> areaSplit, List<CyclePoint> cycles, EnergyTable energyTable,
+                   String energyTableSource, List<PhaseEnergy> phases, Roofline roofline, List<Trend> trends,
+                   List<String> notes, SocSection soc) {
+    this(title, config, clockNs, npu, units, areaSplit, cycles, energyTable, energyTableSource, phases, roofline,
+        trends, notes, soc, List.of());
+  }
+
   /** A report without the SoC section. */
   public NpuReport(String title, Map<String, String> config, double clockNs, PpaResult npu, List<Unit> units,
                    List<AreaSlice> areaSplit, List<CyclePoint> cycles, EnergyTable energyTable,
@@ -53,6 +63,7 @@ public record NpuReport(String title, Map<String, String> config, double clockNs
     phases = List.copyOf(phases);
     trends = List.copyOf(trends);
     notes = List.copyOf(notes);
+    trendFigures = List.copyOf(trendFigures);
   }
 
   /**
@@ -176,5 +187,15 @@ public record NpuReport(String title, Map<String, String> config, double clockNs
    * @param source  where our figure comes from (command, README section)
    */
   public record Trend(String finding, String seed, String ours, String verdict, String why, String source) {
+  }
+
+  /**
+   * A recorded plot embedded as it was written.
+   *
+   * @param caption what it shows
+   * @param source  where it was recorded (benchmark, file, date, command)
+   * @param svg     a standalone SVG document
+   */
+  public record Figure(String caption, String source, String svg) {
   }
 }

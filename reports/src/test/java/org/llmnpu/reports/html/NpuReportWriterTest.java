@@ -150,4 +150,17 @@ class NpuReportWriterTest {
     assertFalse(j.path("soc").path("findings").get(1).path("agrees").asBoolean());
     assertTrue(new ObjectMapper().readTree(NpuJson.render(r)).path("soc").isMissingNode());
   }
+
+  @Test
+  void trendFiguresAreEmbeddedUnderTheSeedTrends() {
+    NpuReport r = report();
+    String stairs = StaircaseSvg.svg("stairs", List.of(new StaircaseSvg.Panel("npu", 2, List.of(10L, 11L, 20L),
+        List.of(5L, 5L, 10L))));
+    NpuReport withFigure = new NpuReport(r.title(), r.config(), r.clockNs(), r.npu(), r.units(), r.areaSplit(),
+        r.cycles(), r.energyTable(), r.energyTableSource(), r.phases(), r.roofline(), r.trends(), r.notes(), null,
+        List.of(new NpuReport.Figure("the staircase <plot>", "Bench#staircase", stairs)));
+    String html = NpuHtml.render(withFigure);
+    assertEquals(NpuHtml.render(r).split("<svg").length + 2, html.split("<svg").length, "the plot's two svg tags");
+    assertTrue(html.indexOf("the staircase &lt;plot&gt;") > html.indexOf("Seed trends") && html.contains(stairs));
+  }
 }
