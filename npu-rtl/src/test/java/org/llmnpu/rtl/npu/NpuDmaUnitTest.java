@@ -91,7 +91,7 @@ class NpuDmaUnitTest {
         boolean dmaPhase = accepted < rows * beats;
         assertEquals(dmaPhase ? 1 : 0, sim.peekLong("fetchWaits"), "the DMA keeps the port until its last beat");
         sim.poke("fetchRequest_valid", dmaPhase ? 0 : 1);
-        int spadLine = (int) (sim.peekLong("spadAddress") / line);
+        int spadLine = (int) sim.peekLong("spadLine");
         sim.poke("writeData", lineValue(scratchpad, spadLine * line, line));
         boolean fire = sim.peekLong("fire") == 1;
         assertEquals(dmaPhase && ready, fire, "cycle " + cycle + ": a request per cycle the memory takes it");
