@@ -21,7 +21,6 @@ import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.HwValue;
-import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 
@@ -251,25 +250,7 @@ public final class VectorDsp extends VectorDspPaths {
     bufAddr = in("buf_addr", uint(rowBits + laneBits));
 
     UInt pcWire = wire("pcNext", uint(pcBits));
-    UInt word;
-    if (progWords == 1) {
-      Mem<UInt> program = mem("program", uint(64), c.programDepth());
-      program.init(new long[c.programDepth()]);
-      when(progWe, () -> program.write(progAddr, progData));
-      word = program.readAsync(pcWire);
-    } else {
-      // W memories of programDepth / W words: word i in memory i mod W, row i / W
-      UInt read = uintLit(0, 64);
-      for (int j = 0; j < progWords; j++) {
-        Mem<UInt> column = mem("program" + j, uint(64), c.programDepth() / progWords);
-        column.init(new long[c.programDepth() / progWords]);
-        UInt data = progData.slice(64 * j + 63, 64 * j);
-        when(progWe.and(progMask.bit(j)), () -> column.write(progAddr, data));
-        UInt row = pcWire.slice(pcBits - 1, wordBits);
-        read = mux(pcWire.lsbs(wordBits).eq(j), column.readAsync(row), read);
-      }
-      word = read;
-    }
+    UInt word = programWord(c.programDepth(), progWords, progWe, progAddr, progData, progMask, pcWire);
 
     // control
     Bool running = regInit("running", bool(), 0);
@@ -300,24 +281,8 @@ public final class VectorDsp extends VectorDspPaths {
     Bool exWrites = exValid.and(opIn(exOp, op2 -> built.test(op2) && op2.writesRegister() && op2.roundsLate()));
     int stages = c.executeStages();
     boolean split = stages >= 2;
-    Bool anyHazard = boolLit(false);
-    Bool lateWrite = exWrites;
-    UInt lateRd = exRd;
-    Bool readsA = opIn(op, built.and(DspOp::readsA));
-    Bool readsB = opIn(op, built.and(DspOp::readsB));
-    Bool readsC = opIn(op, built.and(DspOp::readsC));
-    for (int j = 1; j < stages; j++) {
-      if (j > 1) {
-        Bool w = regInit("lateWrite" + j, bool(), 0);
-        w.set(lateWrite);
-        lateWrite = w;
-        lateRd = regNext("lateRd" + j, lateRd);
-      }
-      UInt r = lateRd;
-      anyHazard = anyHazard.or(lateWrite.and(readsA.and(word.slice(52, 48).eq(r)).or(readsB.and(word.slice(47, 43).eq(r)))
-          .or(readsC.and(word.slice(42, 38).eq(r)))));
-    }
-    Bool hazard = wire("hazard", split ? running.and(anyHazard) : boolLit(false));
+    Bool hazard = wire("hazard", split ? running.and(pendingRead(op, word, exWrites, exRd, stages, built))
+        : boolLit(false));
     stalled.set(hazard);
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
@@ -355,8 +320,6 @@ public final class VectorDsp extends VectorDspPaths {
 
     // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers
     int segments = c.tableSegments();
-    UInt unusedStart = uintLit(0x7E00, 16);
-    UInt zero16 = uintLit(0, 16);
     // (slot 3 and everything beyond the capacity read as an unused segment: start NaN, coefficient 0)
     UInt[][][] tables = tableRegisters(tableWe, tableAddr, tableData, segments, c.tableDegree(), tableEntries);
     // execute stage 1: the fields of the instruction issued in the previous cycle (a bubble after a stall
@@ -372,18 +335,7 @@ public final class VectorDsp extends VectorDspPaths {
     UInt issueAux = word.slice(36, 33);
     Vec<UInt> starts = wire("starts", Vec.of(segments, () -> uint(16)));
     Vec<UInt> coefficients = wire("coefficients", Vec.of(segments, () -> uint(16)));
-    for (int s = 0; s < segments; s++) {
-      UInt startSel = unusedStart;
-      UInt coefSel = zero16;
-      for (int slot = TABLE_SLOTS - 1; slot >= 0; slot--) {
-        startSel = mux(issueAux.lsbs(2).eq(slot), tables[slot][s][0], startSel);
-        for (int k = 0; k <= c.tableDegree(); k++) {
-          coefSel = mux(issueAux.lsbs(2).eq(slot).and(issueAux.slice(3, 2).eq(k)), tables[slot][s][1 + k], coefSel);
-        }
-      }
-      starts.get(s).set(regNext("exStart" + s, startSel));
-      coefficients.get(s).set(regNext("exCoefficient" + s, coefSel));
-    }
+    selectTable(tables, issueAux, c.tableDegree(), starts, coefficients);
 
     // lanes
     UInt row = c.permute() ? null : wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
@@ -422,14 +374,7 @@ public final class VectorDsp extends VectorDspPaths {
       }
       lanes.add(lane);
     }
-    for (int l = 0; l < c.lanes(); l++) {
-      UInt shifted = uintLit(0, 32);
-      for (int s = 1; l + s < c.lanes(); s *= 2) {
-        shifted = mux(exImm.eq(s), lanes.get(l + s).sourceA, shifted);
-      }
-      lanes.get(l).shiftIn.set(shifted);
-      lanes.get(l).broadcastIn.set(lanes.get(0).broadcastSource);
-    }
+    connectNeighbours(lanes, exImm);
     if (c.permute()) {
       rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));
     }
@@ -444,32 +389,6 @@ public final class VectorDsp extends VectorDspPaths {
   /** The configuration. */
   public Config config() {
     return config;
-  }
-
-  /**
-   * The lanes' pipelined-unit clock enables, bit i for {@link DspPipe} i among those built ({@link DspLane#pipes}):
-   * high while an operation of the unit is in execute 1..N − 1 ({@code exValid} with its op in execute 1, then the
-   * same flag delayed through execute N − 1), the cycles at whose end the unit's internal registers advance.
-   */
-  private UInt pipeEnables(Bool exValid, UInt exOp, int stages, java.util.function.Predicate<DspOp> built) {
-    List<Bool> on = new ArrayList<>();
-    for (DspPipe p : DspPipe.values()) {
-      if (!p.ops().stream().allMatch(built)) {
-        continue;
-      }
-      String name = p.name().toLowerCase(java.util.Locale.ROOT);
-      Bool inStage = wire(name + "InExecute1", exValid.and(opIn(exOp, p.ops()::contains)));
-      Bool any = inStage;
-      for (int j = 2; j < stages; j++) {
-        Bool later = regInit(name + "InExecute" + j, bool(), 0);
-        later.set(inStage);
-        inStage = later;
-        any = any.or(later);
-      }
-      on.add(wire(name + "PipeEnable", any));
-    }
-    java.util.Collections.reverse(on);
-    return wire("pipeEnables", cat(on.toArray(new Bool[0])).asUInt());
   }
 
   @Override

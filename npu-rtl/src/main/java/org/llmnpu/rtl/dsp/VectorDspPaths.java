@@ -1,6 +1,8 @@
 package org.llmnpu.rtl.dsp;
 
+import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -8,13 +10,17 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.Mem;
+import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipe;
 
 /**
- * Parts of the {@link VectorDsp} outside its issue logic: the polynomial table registers written
- * by the host, and the buffer permutations of {@code permute} (the skewed rows of {@code LDS}/
+ * Parts of the {@link VectorDsp} outside its issue logic: the program memory, the polynomial table registers written
+ * by the host and their selection at issue, the lanes' neighbour connections (LSHIFT, BCAST), the pipelined units'
+ * clock enables, and the buffer permutations of {@code permute} (the skewed rows of {@code LDS}/
  * {@code STS} at issue, the lane rotation of {@code ROT} in execute 1). Each method builds its logic
  * into the DSP (the generated Verilog is the DSP's).
  */
@@ -40,6 +46,118 @@ abstract class VectorDspPaths extends HwModule {
       }
     }
     return tables;
+  }
+
+  /**
+   * The instruction word at {@code pc} (read asynchronously) from a program memory of {@code depth} 64-bit words,
+   * written by the host {@code words} words at a time: one memory for one word, else W memories of depth / W words
+   * (word i in memory i mod W, row i / W; {@code mask} bit j enables word j of a write).
+   */
+  UInt programWord(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
+    if (words == 1) {
+      Mem<UInt> program = mem("program", uint(64), depth);
+      program.init(new long[depth]);
+      when(we, () -> program.write(address, data));
+      return program.readAsync(pc);
+    }
+    int pcBits = pc.width();
+    int wordBits = Integer.numberOfTrailingZeros(words);
+    UInt read = uintLit(0, 64);
+    for (int j = 0; j < words; j++) {
+      Mem<UInt> column = mem("program" + j, uint(64), depth / words);
+      column.init(new long[depth / words]);
+      UInt part = data.slice(64 * j + 63, 64 * j);
+      when(we.and(mask.bit(j)), () -> column.write(address, part));
+      UInt row = pc.slice(pcBits - 1, wordBits);
+      read = mux(pc.lsbs(wordBits).eq(j), column.readAsync(row), read);
+    }
+    return read;
+  }
+
+  /**
+   * Sets {@code starts} and {@code coefficients} to the registered segment starts and coefficients of table
+   * {@code aux[1:0]} (coefficient {@code aux[3:2]}) of the issuing instruction: the lanes' segment search then starts
+   * from flip-flops, not from the selection's fan-out. Slot 3 reads as an unused table (start NaN, coefficient 0).
+   */
+  void selectTable(UInt[][][] tables, UInt aux, int degree, Vec<UInt> starts, Vec<UInt> coefficients) {
+    UInt unusedStart = uintLit(0x7E00, 16);
+    UInt zero16 = uintLit(0, 16);
+    for (int s = 0; s < starts.size(); s++) {
+      UInt startSel = unusedStart;
+      UInt coefSel = zero16;
+      for (int slot = VectorDsp.TABLE_SLOTS - 1; slot >= 0; slot--) {
+        startSel = mux(aux.lsbs(2).eq(slot), tables[slot][s][0], startSel);
+        for (int k = 0; k <= degree; k++) {
+          coefSel = mux(aux.lsbs(2).eq(slot).and(aux.slice(3, 2).eq(k)), tables[slot][s][1 + k], coefSel);
+        }
+      }
+      starts.get(s).set(regNext("exStart" + s, startSel));
+      coefficients.get(s).set(regNext("exCoefficient" + s, coefSel));
+    }
+  }
+
+  /** LSHIFT and BCAST: lane l's shift input is operand a of lane l + imm (imm a power of two), else 0; broadcast from lane 0. */
+  static void connectNeighbours(List<DspLane> lanes, UInt exImm) {
+    for (int l = 0; l < lanes.size(); l++) {
+      UInt shifted = uintLit(0, 32);
+      for (int s = 1; l + s < lanes.size(); s *= 2) {
+        shifted = mux(exImm.eq(s), lanes.get(l + s).sourceA, shifted);
+      }
+      lanes.get(l).shiftIn.set(shifted);
+      lanes.get(l).broadcastIn.set(lanes.get(0).broadcastSource);
+    }
+  }
+
+  /**
+   * The lanes' pipelined-unit clock enables, bit i for {@link DspPipe} i among those built ({@link DspLane#pipes}):
+   * high while an operation of the unit is in execute 1..N − 1 ({@code exValid} with its op in execute 1, then the
+   * same flag delayed through execute N − 1), the cycles at whose end the unit's internal registers advance.
+   */
+  UInt pipeEnables(Bool exValid, UInt exOp, int stages, java.util.function.Predicate<DspOp> built) {
+    List<Bool> on = new ArrayList<>();
+    for (DspPipe p : DspPipe.values()) {
+      if (!p.ops().stream().allMatch(built)) {
+        continue;
+      }
+      String name = p.name().toLowerCase(java.util.Locale.ROOT);
+      Bool inStage = wire(name + "InExecute1", exValid.and(opIn(exOp, p.ops()::contains)));
+      Bool any = inStage;
+      for (int j = 2; j < stages; j++) {
+        Bool later = regInit(name + "InExecute" + j, bool(), 0);
+        later.set(inStage);
+        inStage = later;
+        any = any.or(later);
+      }
+      on.add(wire(name + "PipeEnable", any));
+    }
+    java.util.Collections.reverse(on);
+    return wire("pipeEnables", cat(on.toArray(new Bool[0])).asUInt());
+  }
+
+  /**
+   * The interlock's condition ({@link org.llmnpu.isa.dsp.DspIssueWindow}): the issuing instruction {@code word}
+   * (opcode {@code op}) reads a register that an FP op in execute 1..N − 1 writes ({@code exWrites}, {@code exRd} in
+   * execute 1, delayed through execute N − 1); an FP result exists only in execute N.
+   */
+  Bool pendingRead(UInt op, UInt word, Bool exWrites, UInt exRd, int stages, java.util.function.Predicate<DspOp> built) {
+    Bool anyHazard = boolLit(false);
+    Bool lateWrite = exWrites;
+    UInt lateRd = exRd;
+    Bool readsA = opIn(op, built.and(DspOp::readsA));
+    Bool readsB = opIn(op, built.and(DspOp::readsB));
+    Bool readsC = opIn(op, built.and(DspOp::readsC));
+    for (int j = 1; j < stages; j++) {
+      if (j > 1) {
+        Bool w = regInit("lateWrite" + j, bool(), 0);
+        w.set(lateWrite);
+        lateWrite = w;
+        lateRd = regNext("lateRd" + j, lateRd);
+      }
+      UInt r = lateRd;
+      anyHazard = anyHazard.or(lateWrite.and(readsA.and(word.slice(52, 48).eq(r)).or(readsB.and(word.slice(47, 43).eq(r)))
+          .or(readsC.and(word.slice(42, 38).eq(r)))));
+    }
+    return anyHazard;
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */
