@@ -1,5 +1,7 @@
 package org.llmnpu.isa;
 
+import org.llmnpu.isa.dsp.DspRunParameters;
+
 /**
  * One NPU command. Binary form: {@link #BYTES} bytes, eight little-endian 32-bit words; word 0
  * bits 7:0 hold the opcode, the other bits of word 0 are reserved (zero). The operand words of
@@ -302,9 +304,19 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * {@code prog} (line-aligned) into DSP program memory addresses 0..words−1 (the rest keep their
    * contents) and runs the DSP from address {@code entry} until it executes {@code HALT}. With
    * {@code words} 0 (the resident form) it loads nothing ({@code prog} is ignored) and runs the program
-   * memory as it is from {@code entry}. The DSP's registers and buffer persist between runs.
+   * memory as it is from {@code entry}. The DSP's registers and buffer persist between runs. {@code parameters}
+   * (command words 4..6) are the row bases and length a parameterized program reads ({@link DspRunParameters}).
    */
-  record DspRun(long prog, long words, long entry) implements Command {
+  record DspRun(long prog, long words, long entry, DspRunParameters parameters) implements Command {
+    public DspRun {
+      java.util.Objects.requireNonNull(parameters, "parameters");
+    }
+
+    /** Without run parameters (all zero). */
+    public DspRun(long prog, long words, long entry) {
+      this(prog, words, entry, DspRunParameters.NONE);
+    }
+
     /** A {@code dsprun} that loads {@code words} words and runs from address 0. */
     public DspRun(long prog, long words) {
       this(prog, words, 0);
@@ -313,6 +325,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     /** The resident form: runs the program memory from {@code entry}, loading nothing. */
     public static DspRun resident(long entry) {
       return new DspRun(0, 0, entry);
+    }
+
+    /** The resident form with run parameters: row bases and a length for a parameterized program. */
+    public static DspRun resident(long entry, DspRunParameters parameters) {
+      return new DspRun(0, 0, entry, parameters);
     }
 
     /** Loads no program words. */

@@ -118,6 +118,9 @@ public final class CommandCodec {
       w[1] = (int) field(r.prog(), 32, "dsprun prog");
       w[2] = (int) field(r.words(), 32, "dsprun words");
       w[3] = (int) field(r.entry(), 32, "dsprun entry");
+      w[4] = (int) r.parameters().word4();
+      w[5] = (int) r.parameters().word5();
+      w[6] = (int) r.parameters().word6();
       return w;
     }
 
@@ -225,7 +228,8 @@ public final class CommandCodec {
       case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
           (byte) (w[5] >>> 8));
       case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
-      case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]), u(w[3]));
+      case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]), u(w[3]),
+          org.llmnpu.isa.dsp.DspRunParameters.ofWords(u(w[4]), u(w[5]), u(w[6])));
       case DSPLD -> new Command.DspLoad(u(w[1]), u(w[2]), u(w[3]));
       case SNAPSHOT -> new Command.Snapshot(u(w[1]));
       case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]), u(w[3]));

@@ -129,7 +129,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     long beats = CycleModel.dspProgramBeats(p, r.words());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     dsp.load(mem, (int) r.prog(), (int) r.words(), 0);
-    long run = dsp.run((int) r.entry());
+    long run = dsp.run((int) r.entry(), r.parameters());
     counters[Counter.DSP_INSTRUCTIONS.ordinal()] += dsp.issued();
     long[] byPipe = dsp.issuedByPipe();
     for (int i = 0; i < byPipe.length; i++) {

@@ -77,7 +77,11 @@ public final class Disassembler {
 
     @Override
     public String visitDspRun(Command.DspRun r) {
-      return line(r, r.prog(), r.words()) + (r.entry() != 0 ? " entry=" + r.entry() : "");
+      org.llmnpu.isa.dsp.DspRunParameters q = r.parameters();
+      return line(r, r.prog(), r.words()) + (r.entry() != 0 ? " entry=" + r.entry() : "")
+          + (q.base0() != 0 ? " base0=" + q.base0() : "") + (q.base1() != 0 ? " base1=" + q.base1() : "")
+          + (q.base2() != 0 ? " base2=" + q.base2() : "") + (q.base3() != 0 ? " base3=" + q.base3() : "")
+          + (q.length() != 0 ? " len=" + q.word6() : "");
     }
 
     @Override

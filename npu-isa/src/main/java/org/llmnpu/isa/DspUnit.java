@@ -6,6 +6,7 @@ import java.util.List;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspInterpreter;
 import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspRunParameters;
 import org.llmnpu.isa.dsp.DspTable;
 import org.llmnpu.numerics.fp16.Fp16;
 
@@ -122,12 +123,12 @@ final class DspUnit {
   }
 
   /**
-   * Runs the program memory from address {@code entry}; returns the cycles it took, or −1 when it had not halted
-   * after {@code maxRunCycles}.
+   * Runs the program memory from address {@code entry} with the run's row bases and length ({@code parameters});
+   * returns the cycles it took, or −1 when it had not halted after {@code maxRunCycles}.
    */
-  long run(int entry) {
+  long run(int entry, DspRunParameters parameters) {
     List<DspInstruction> code = new ArrayList<>(Arrays.asList(program));
-    return dsp.run(code, p.maxRunCycles(), entry) ? dsp.cycles() : -1;
+    return dsp.parameters(parameters).run(code, p.maxRunCycles(), entry) ? dsp.cycles() : -1;
   }
 
   /** Instructions the last {@link #run} issued (its cycles less the interlock stalls; up to the watchdog if it fired). */

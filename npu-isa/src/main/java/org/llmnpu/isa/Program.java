@@ -152,6 +152,16 @@ public final class Program {
       return add(Command.DspRun.resident(entry));
     }
 
+    /** A resident {@code dsprun} handing its program row bases and a length ({@link org.llmnpu.isa.dsp.DspRunParameters}). */
+    public Builder dspRunResident(long entry, org.llmnpu.isa.dsp.DspRunParameters parameters) {
+      return add(Command.DspRun.resident(entry, parameters));
+    }
+
+    /** A loading {@code dsprun} with run parameters. */
+    public Builder dspRun(long prog, long words, long entry, org.llmnpu.isa.dsp.DspRunParameters parameters) {
+      return add(new Command.DspRun(prog, words, entry, parameters));
+    }
+
     /** A {@code dspld}: loads {@code words} words into program memory at {@code at} without running them. */
     public Builder dspLoad(long prog, long words, long at) {
       return add(new Command.DspLoad(prog, words, at));

@@ -9,7 +9,8 @@ package org.llmnpu.isa.dsp;
  * @param rd destination register 0..31
  * @param ra first source register 0..31
  * @param rb second source register 0..31
- * @param rc third source register 0..31 (only {@link DspOp#SELNEG})
+ * @param rc third source register 0..31 ({@link DspOp#SELNEG}, FMA16, FMA32); in a row instruction and
+ *           {@link DspOp#SETLEN}: 16 + k reads run parameter k ({@link DspRunParameters}), 0 none
  * @param masked write only lanes whose element index is below the set length
  * @param aux 4-bit sub-operation (integer format, table, coefficient, fix kind, exponent format)
  * @param imm 32-bit immediate (constant, buffer row, loop count and body)

@@ -25,6 +25,7 @@ public final class DspInterpreter {
   private DspPipeline pipeline = DspPipeline.DEFAULT;
   private boolean fma32;
   private boolean permute;
+  private DspRunParameters parameters = DspRunParameters.NONE;
   private static final DspInstruction NOP = new DspInstruction(DspOp.NOP, 0, 0, 0, 0, false, 0, 0);
 
   public DspInterpreter(int lanes, int rows, DspMath math) {
@@ -56,6 +57,12 @@ public final class DspInterpreter {
    */
   public DspInterpreter permute(boolean enabled) {
     this.permute = enabled;
+    return this;
+  }
+
+  /** The row bases and length the next runs hand their programs ({@link DspRunParameters}; none at first). */
+  public DspInterpreter parameters(DspRunParameters p) {
+    this.parameters = java.util.Objects.requireNonNull(p, "parameters");
     return this;
   }
 
@@ -149,7 +156,7 @@ public final class DspInterpreter {
         continue;
       }
       if (in.op() == DspOp.SETLEN) {
-        len = in.imm();
+        len = in.imm() + parameters.offsetOf(in);
       } else if (in.op() != DspOp.NOP) {
         execute(in, idx, len);
       }
@@ -168,16 +175,17 @@ public final class DspInterpreter {
 
   private void execute(DspInstruction in, int idx, int len) {
     int[] result = new int[lanes];
+    int at = in.imm() + parameters.offsetOf(in);
     for (int l = 0; l < lanes; l++) {
       int ra = regs[l][in.ra()];
       int rb = regs[l][in.rb()];
       int rc = regs[l][in.rc()];
       result[l] = switch (in.op()) {
         case LI -> in.imm();
-        case LD -> buffer[Math.floorMod(in.imm() + idx, buffer.length)][l];
+        case LD -> buffer[Math.floorMod(at + idx, buffer.length)][l];
         case ST, STS, STG -> 0;
-        case LDS -> buffer[Math.floorMod(in.imm() + (Math.floorMod(l - idx, lanes) << in.aux()), buffer.length)][l];
-        case LDG -> buffer[Math.floorMod(in.imm() + idx + ra, buffer.length)][l];
+        case LDS -> buffer[Math.floorMod(at + (Math.floorMod(l - idx, lanes) << in.aux()), buffer.length)][l];
+        case LDG -> buffer[Math.floorMod(at + idx + ra, buffer.length)][l];
         case ROT -> regs[Math.floorMod(l + in.imm() + idx, lanes)][in.ra()];
         case ADD16 -> h(Fp16.add((short) ra, (short) rb));
         case SUB16 -> h(Fp16.sub((short) ra, (short) rb));
@@ -220,9 +228,9 @@ public final class DspInterpreter {
       }
       if (in.op() == DspOp.ST || in.op() == DspOp.STS || in.op() == DspOp.STG) {
         int row = switch (in.op()) {
-          case STS -> in.imm() + (Math.floorMod(l + idx, lanes) << in.aux());
-          case STG -> in.imm() + idx + regs[l][in.rb()];
-          default -> in.imm() + idx;
+          case STS -> at + (Math.floorMod(l + idx, lanes) << in.aux());
+          case STG -> at + idx + regs[l][in.rb()];
+          default -> at + idx;
         };
         buffer[Math.floorMod(row, buffer.length)][l] = regs[l][in.ra()] & 0xFFFF;
       } else if (in.op().writesRegister()) {

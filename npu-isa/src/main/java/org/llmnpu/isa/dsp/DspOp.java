@@ -20,11 +20,18 @@ public enum DspOp {
   HALT(1),
   /** Repeat the next {@code imm[31:16]} instructions {@code imm[15:0]} times with idx = 0, 1, …; no nesting, no overhead per iteration. */
   LOOP(2),
-  /** Set the element count used by masked instructions to {@code imm}. */
+  /**
+   * Set the element count used by masked instructions to {@code imm} (plus the run's length with {@code rc[4]} set,
+   * {@link DspRunParameters}).
+   */
   SETLEN(3),
   /** {@code rd = imm} in every lane. */
   LI(4),
-  /** {@code rd = buffer[row imm + idx]} (FP16, zero-extended). */
+  /**
+   * {@code rd = buffer[row imm + idx]} (FP16, zero-extended). In every row instruction (LD, ST, LDS, STS, LDG, STG)
+   * {@code imm} is the run's row base {@code rc[1:0]} plus {@code imm} when {@code rc[4]} is set
+   * ({@link DspRunParameters}).
+   */
   LD(5),
   /** {@code buffer[row imm + idx] = ra[15:0]}. */
   ST(6),
@@ -144,6 +151,11 @@ public enum DspOp {
   /** Whether the instruction reads {@code ra}: every op from {@code ST} to {@code FMA32} (control ops, LI and LD do not), STS, ROT, LDG, STG. */
   public boolean readsA() {
     return code >= ST.code && code <= FMA32.code || this == STS || this == ROT || this == LDG || this == STG;
+  }
+
+  /** Whether the op addresses buffer rows from its immediate: LD, ST, LDS, STS, LDG, STG. */
+  public boolean addressesRows() {
+    return this == LD || this == ST || this == LDS || this == STS || this == LDG || this == STG;
   }
 
   /** Whether the op is one of the buffer permutations (LDS, STS, ROT, LDG, STG: a DSP built with {@code permute}). */
