@@ -7,6 +7,7 @@ import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspCycleFormula;
 import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspPipe;
+import org.llmnpu.isa.dsp.DspRunParameters;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
@@ -61,6 +62,10 @@ import org.llmnpu.hdl.Vec;
  * {@link DspCycleFormula} for a compiled kernel). Latency from start to done: cycles + 1.
  * {@code stop} ends a run at the next clock edge without raising {@code done} (the NPU's run
  * limit); registers and buffer keep their contents.
+ *
+ * <p><b>Run parameters</b> ({@link DspRunParameters}): {@code run_bases} and {@code run_length} are sampled with
+ * {@code start}; a row instruction with {@code rc[4]} set adds row base {@code rc[1:0]} to its immediate, a
+ * {@code SETLEN} with {@code rc[4]} adds the length. They cost no cycle: one resident program serves every run.
  *
  * <p><b>Wide host ports</b> ({@link #VectorDsp(Config, int, int)}, for a bus of several words): with
  * {@code progWords} = W, a program write stores W consecutive words (row {@code prog_addr} of W
@@ -157,6 +162,12 @@ public final class VectorDsp extends VectorDspPaths {
   }
 
   public final Bool start = in(bool());
+  /**
+   * The run's row bases ({@link DspRunParameters}: base k at bits {@code 16k..16k+15}, its low log2(rows) bits used)
+   * and length, sampled with {@code start}.
+   */
+  public final UInt runBases = in("run_bases", uint(64));
+  public final UInt runLength = in("run_length", uint(32));
   /** The program address a {@code start} runs from. */
   public final UInt entry;
   public final Bool busy = out(bool());
@@ -214,25 +225,12 @@ public final class VectorDsp extends VectorDspPaths {
    * those only as bytes, like the NPU's INT8 {@code dspout} beyond a line's FP16 elements, needs no more).
    */
   public VectorDsp(Config c, int progWords, int tableEntries, int bufWindow, int wideReads) {
-    if (bufWindow < 1 || bufWindow > c.lanes() || Integer.bitCount(bufWindow) != 1) {
-      throw new IllegalArgumentException("bufWindow must be a power of two in 1.." + c.lanes() + ", got "
-          + bufWindow);
-    }
-    if (wideReads < 1 || wideReads > bufWindow) {
-      throw new IllegalArgumentException("wideReads must be in 1.." + bufWindow + ", got " + wideReads);
-    }
+    checkPorts(c, progWords, tableEntries, bufWindow, wideReads);
     this.bufWindow = bufWindow;
     this.wideReads = wideReads;
     bufWdata = in("buf_wdata", uint(16 * bufWindow));
     bufRdata = out("buf_rdata", uint(16 * wideReads + 8 * (bufWindow - wideReads)));
     bufMask = bufWindow == 1 ? null : in("buf_mask", uint(bufWindow));
-    if (progWords < 1 || progWords > c.programDepth() || Integer.bitCount(progWords) != 1) {
-      throw new IllegalArgumentException("progWords must be a power of two in 1.." + c.programDepth() + ", got "
-          + progWords);
-    }
-    if (tableEntries < 1 || tableEntries > 128 || Integer.bitCount(tableEntries) != 1) {
-      throw new IllegalArgumentException("tableEntries must be a power of two in 1..128, got " + tableEntries);
-    }
     config = c;
     this.progWords = progWords;
     this.tableEntries = tableEntries;
@@ -287,6 +285,7 @@ public final class VectorDsp extends VectorDspPaths {
     Bool again = wire("again", idx.addExpand(uintLit(1, 16)).lt(loopCount.resize(17)));
     UInt next = pc.add(uintLit(1, pcBits));
 
+    UInt[] run = sampleRunParameters(running.not().and(start), runBases, runLength, rowBits);
     when(running.not(), () -> when(start, () -> {
       running.set(boolLit(true));
       doneQ.set(boolLit(false));
@@ -315,7 +314,8 @@ public final class VectorDsp extends VectorDspPaths {
         idx.set(uintLit(0, 16));
         pc.set(next);
       }).otherwise(() -> pc.set(next));
-      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm));
+      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm.add(mux(word.bit(42), run[DspRunParameters.BASES],
+          uintLit(0, 32)))));
     });
 
     // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers
@@ -338,7 +338,9 @@ public final class VectorDsp extends VectorDspPaths {
     selectTable(tables, issueAux, c.tableDegree(), starts, coefficients);
 
     // lanes
-    UInt row = c.permute() ? null : wire("row", regNext("exRow", imm.lsbs(rowBits).add(idx.resize(rowBits))));
+    // a row instruction's immediate plus the run's row base rc[1:0] when rc[4] is set (DspRunParameters)
+    UInt rowImm = wire("rowImm", imm.lsbs(rowBits).add(rowOffset(word, run, rowBits)));
+    UInt row = c.permute() ? null : wire("row", regNext("exRow", rowImm.add(idx.resize(rowBits))));
     UInt hostRow = bufAddr.msbs(rowBits);
     UInt pipeOn = split && c.pipeGating() != ClockGating.OFF ? pipeEnables(exValid, exOp, stages, built) : null;
     List<DspLane> lanes = new ArrayList<>();
@@ -360,7 +362,7 @@ public final class VectorDsp extends VectorDspPaths {
       lane.imm.set(exImm);
       UInt element = laneBits == 0 ? idx.resize(32) : cat(idx, uintLit(l, laneBits)).asUInt().resize(32);
       lane.elementValid.set(regNext("exElementValid_" + l, element.lt(len)));
-      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, imm, idx, word.slice(36, 33), l, rowBits, config.lanes())) : row);
+      lane.row.set(c.permute() ? regNext("exRow_" + l, permutedRow(op, rowImm, idx, word.slice(36, 33), l, rowBits, config.lanes())) : row);
       for (int s = 0; s < segments; s++) {
         lane.starts.get(s).set(starts.get(s));
         lane.coefficients.get(s).set(coefficients.get(s));

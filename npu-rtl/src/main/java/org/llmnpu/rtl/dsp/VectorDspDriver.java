@@ -6,6 +6,7 @@ import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.isa.dsp.DspLayout;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspRunParameters;
 import org.llmnpu.hdl.sim.Simulator;
 
 /**
@@ -125,9 +126,21 @@ public final class VectorDspDriver {
    * checking it against the cycles waited. {@code expected} bounds the wait (4× + 1000).
    */
   public long execute(long expected) {
+    return execute(expected, DspRunParameters.NONE);
+  }
+
+  /**
+   * As {@link #execute(long)}, the run handed {@code parameters}; the ports are changed right after the start, as a
+   * host may (the DSP holds what it sampled).
+   */
+  public long execute(long expected, DspRunParameters parameters) {
+    sim.poke("run_bases", new java.math.BigInteger(Long.toUnsignedString(parameters.word4() | parameters.word5() << 32)));
+    sim.poke("run_length", parameters.word6());
     sim.poke("start", 1);
     sim.step();
     sim.poke("start", 0);
+    sim.poke("run_bases", java.math.BigInteger.ONE.shiftLeft(64).subtract(java.math.BigInteger.ONE));
+    sim.poke("run_length", 0x5A5A5A5AL);
     long waited = sim.runUntil("done", 1, 4 * expected + 1000);
     long cycles = sim.peekLong("cycles");
     if (cycles != waited) {

@@ -25,6 +25,24 @@ import org.llmnpu.isa.dsp.DspPipe;
  * into the DSP (the generated Verilog is the DSP's).
  */
 abstract class VectorDspPaths extends HwModule {
+  /** The host ports' widths of {@link VectorDsp#VectorDsp(VectorDsp.Config, int, int, int, int)}, checked. */
+  static void checkPorts(VectorDsp.Config c, int progWords, int tableEntries, int bufWindow, int wideReads) {
+    if (bufWindow < 1 || bufWindow > c.lanes() || Integer.bitCount(bufWindow) != 1) {
+      throw new IllegalArgumentException("bufWindow must be a power of two in 1.." + c.lanes() + ", got "
+          + bufWindow);
+    }
+    if (wideReads < 1 || wideReads > bufWindow) {
+      throw new IllegalArgumentException("wideReads must be in 1.." + bufWindow + ", got " + wideReads);
+    }
+    if (progWords < 1 || progWords > c.programDepth() || Integer.bitCount(progWords) != 1) {
+      throw new IllegalArgumentException("progWords must be a power of two in 1.." + c.programDepth() + ", got "
+          + progWords);
+    }
+    if (tableEntries < 1 || tableEntries > 128 || Integer.bitCount(tableEntries) != 1) {
+      throw new IllegalArgumentException("tableEntries must be a power of two in 1..128, got " + tableEntries);
+    }
+  }
+
   /**
    * Slots 0..2 × {@code segments} × (start, c0..c{degree}) registers, written by the host ({@code entries}
    * per write; entries beyond the capacity in a wide write are dropped: slices of the gated data);
@@ -158,6 +176,33 @@ abstract class VectorDspPaths extends HwModule {
           .or(readsC.and(word.slice(42, 38).eq(r)))));
     }
     return anyHazard;
+  }
+
+  /**
+   * The run parameters ({@link org.llmnpu.isa.dsp.DspRunParameters}) held for the run, sampled when {@code sample}
+   * (a start): row bases 0..3 (the low {@code rowBits} bits of each 16-bit field of {@code bases}; rows wrap mod the
+   * buffer's rows), then the 32-bit length.
+   */
+  UInt[] sampleRunParameters(Bool sample, UInt bases, UInt length, int rowBits) {
+    int n = org.llmnpu.isa.dsp.DspRunParameters.BASES;
+    UInt[] q = new UInt[n + 1];
+    for (int k = 0; k < n; k++) {
+      UInt base = regInit("runBase" + k, uint(rowBits), 0);
+      UInt field = bases.slice(16 * k + rowBits - 1, 16 * k);
+      when(sample, () -> base.set(field));
+      q[k] = base;
+    }
+    UInt len = regInit("runLength", uint(32), 0);
+    when(sample, () -> len.set(length));
+    q[n] = len;
+    return q;
+  }
+
+  /** What the issuing instruction {@code word} adds to a row: row base {@code rc[1:0]} when {@code rc[4]} is set, else 0. */
+  UInt rowOffset(UInt word, UInt[] run, int rowBits) {
+    UInt rc = word.slice(42, 38);
+    UInt base = mux(rc.bit(1), mux(rc.bit(0), run[3], run[2]), mux(rc.bit(0), run[1], run[0]));
+    return wire("rowOffset", mux(rc.bit(4), base, uintLit(0, rowBits)));
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */
