@@ -15,6 +15,7 @@ import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspAssembler;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.verilator.SimModes;
 
@@ -128,6 +129,47 @@ class ResidentDspProgramCosimTest {
       }
       assertTrue(cycles[0] < cycles[1], "int4 " + int4 + ": beside the stream " + cycles[0] + ", fenced " + cycles[1]);
     }
+  }
+
+  /**
+   * One program written with run parameters ({@link DspRunParameters}: rows from bases 0 and 1, the length from the
+   * run), loaded once and run resident with other rows and lengths each time, and by a loading {@code dsprun} with
+   * parameters: bit-exact, counters = model; the rows each run names hold what it copied.
+   */
+  @Test
+  void parameterizedProgramRunsResidentWithEachRunsRowsAndLength() {
+    int lanes = rtl.config().machine().dsp().lanes();
+    int p = DspRunParameters.RC_PARAMETER;
+    DspAssembler asm = new DspAssembler();
+    asm.emit(DspOp.SETLEN, 0, 0, 0, p, false, 0, 0);
+    asm.li(3, 0x3C00);
+    asm.loop(2, () -> {
+      asm.emit(DspOp.LD, 1, 0, 0, p, false, 0, 0);
+      asm.emit(DspOp.ADD16, 2, 1, 3, 0, false, 0, 0);
+      asm.emit(DspOp.ST, 0, 2, 0, p + 1, true, 0, 0);
+    });
+    DspProgram copy = asm.finish("copyPlusOne");
+    DspProgram seed = fill(0x4000, 0, 2);
+    // the DSP's buffer outlives a program on the RTL (the tests share one model): rows 0..7 cleared before and after
+    DspProgram clear = fill(0, 0, 8);
+    Program prog = Program.builder()
+        .dspRun(PROG_C, clear.size())
+        .dspRun(PROG_B, seed.size())                                                  // rows 0, 1 = 2.0
+        .dspLoad(PROG_A, copy.size(), 32)
+        .dspRunResident(32, new DspRunParameters(0, 2, 0, 0, lanes + 3))              // rows 2, 3(3 lanes) = 3.0
+        .dspRunResident(32, new DspRunParameters(2, 4, 7, 9, 2 * lanes))              // rows 4, 5 = 4.0
+        .dspRun(PROG_A, copy.size(), 0, new DspRunParameters(4, 6 + 512, 0, 0, 1))    // row 6 lane 0 = 5.0 (wraps)
+        .dspOut(0x400, 64, 8 * lanes, 1, 0, Command.FMT_FP16)
+        .store(0x30000, 64, 0x400, 64, 16 * lanes, 1)
+        .dspRun(PROG_C, clear.size())
+        .halt().build();
+    ProgramCosim.Outcome o = run(prog, Map.of(PROG_A, copy, PROG_B, seed, PROG_C, clear));
+    assertEquals(ErrorCause.NONE, o.rtl().error());
+    byte[] m = o.golden().memory();
+    assertEquals(0x4200, half(m, 0x30000 + 2 * 2 * lanes), "row 2: first run");
+    assertEquals(0x4200, half(m, 0x30000 + 2 * (3 * lanes + 2)), "row 3 lane 2: first run's length");
+    assertEquals(0x4400, half(m, 0x30000 + 2 * 5 * lanes), "row 5: second run");
+    assertEquals(0x4500, half(m, 0x30000 + 2 * 6 * lanes), "row 6: the loading run's parameters");
   }
 
   @Test

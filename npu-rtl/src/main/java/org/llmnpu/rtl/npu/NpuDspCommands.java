@@ -1,6 +1,7 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -42,6 +43,9 @@ final class NpuDspCommands {
   final Bool residentStart;
   /** The entry of a loading {@code dsprun} (the DSP starts with its last beat). */
   private final UInt entry;
+  /** A loading {@code dsprun}'s run parameters (words 5·4 and 6), kept for the start with its last beat. */
+  private final UInt runBases;
+  private final UInt runLength;
   private final NpuController npu;
 
   NpuDspCommands(NpuController npu, NpuConfig c) {
@@ -64,6 +68,8 @@ final class NpuDspCommands {
     loadOnly = npu.reg0("dsp_loadOnly", org.llmnpu.hdl.Hw.bool());
     progBase = npu.reg0("dsp_progBase", uint(Math.max(1, pcBits - wordShift)));
     entry = npu.reg0("dsp_entry", uint(pcBits));
+    runBases = npu.reg0("dsp_runBases", uint(64));
+    runLength = npu.reg0("dsp_runLength", uint(32));
     NpuDecode dec = npu.dec;
     residentStart = npu.wireOf("dsp_residentStart", npu.inState(Npu.State.DECODE).and(dec.residentRun)
         .and(dec.badShape.or(dec.badSpad).or(dec.badDsp).or(dec.badExt).not()));
@@ -77,6 +83,10 @@ final class NpuDspCommands {
     halted = npu.wireOf("dsp_halted", npu.io(unit.dsp.done));
     npu.io(unit.dsp.start).set(npu.inDspProg.and(npu.resp).and(prog.last()).and(loadOnly.not()).or(residentStart));
     npu.io(unit.dsp.entry).set(mux(residentStart, entryNow, entry));
+    // run parameters (DspRunParameters): a resident run's from its command words now, a loading run's as kept
+    List<UInt> w = npu.fetch.words;
+    npu.io(unit.dsp.runBases).set(mux(residentStart, cat(w.get(5), w.get(4)).asUInt(), runBases));
+    npu.io(unit.dsp.runLength).set(mux(residentStart, w.get(6), runLength));
     npu.io(unit.dsp.stop).set(npu.inDspRun.and(runExpired).and(halted.not()));
     npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
   }
@@ -97,6 +107,8 @@ final class NpuDspCommands {
     progBase.set(mux(ld, w.get(3).lsbs(pcBits).shiftRight(wordShift).resize(progBase.width()),
         uintLit(0, progBase.width())));
     entry.set(mux(ld, uintLit(0, entry.width()), w.get(3).lsbs(pcBits)));
+    runBases.set(cat(w.get(5), w.get(4)).asUInt());
+    runLength.set(w.get(6));
   }
 
   /** Statements of the dispatch of a resident {@code dsprun}: the DSP starts this cycle ({@link #residentStart}). */
