@@ -163,10 +163,10 @@ public final class VectorDsp extends VectorDspPaths {
 
   public final Bool start = in(bool());
   /**
-   * The run's row bases ({@link DspRunParameters}: base k at bits {@code 16k..16k+15}, its low log2(rows) bits used)
-   * and length, sampled with {@code start}.
+   * The run's row bases ({@link DspRunParameters}, each mod rows: base k at bits {@code k·log2(rows)..}) and length,
+   * sampled with {@code start}.
    */
-  public final UInt runBases = in("run_bases", uint(64));
+  public final UInt runBases;
   public final UInt runLength = in("run_length", uint(32));
   /** The program address a {@code start} runs from. */
   public final UInt entry;
@@ -239,6 +239,7 @@ public final class VectorDsp extends VectorDspPaths {
     int laneBits = log2Ceil(c.lanes());
     int wordBits = log2Ceil(progWords);
     entry = in("entry", uint(pcBits));
+    runBases = in("run_bases", uint(DspRunParameters.BASES * rowBits));
     progAddr = in("prog_addr", uint(Math.max(1, pcBits - wordBits)));
     progData = in("prog_data", uint(64 * progWords));
     progMask = progWords == 1 ? null : in("prog_mask", uint(progWords));
@@ -338,9 +339,10 @@ public final class VectorDsp extends VectorDspPaths {
     selectTable(tables, issueAux, c.tableDegree(), starts, coefficients);
 
     // lanes
-    // a row instruction's immediate plus the run's row base rc[1:0] when rc[4] is set (DspRunParameters)
-    UInt rowImm = wire("rowImm", imm.lsbs(rowBits).add(rowOffset(word, run, rowBits)));
-    UInt row = c.permute() ? null : wire("row", regNext("exRow", rowImm.add(idx.resize(rowBits))));
+    // a row instruction's immediate plus the run's row base rc[1:0] when rc[4] is set (DspRunParameters), plus idx
+    UInt rowImm = c.permute() ? wire("rowImm", imm.lsbs(rowBits).add(rowOffset(word, run, rowBits, null))) : null;
+    UInt row = c.permute() ? null
+        : wire("row", regNext("exRow", imm.lsbs(rowBits).add(rowOffset(word, run, rowBits, idx.resize(rowBits)))));
     UInt hostRow = bufAddr.msbs(rowBits);
     UInt pipeOn = split && c.pipeGating() != ClockGating.OFF ? pipeEnables(exValid, exOp, stages, built) : null;
     List<DspLane> lanes = new ArrayList<>();

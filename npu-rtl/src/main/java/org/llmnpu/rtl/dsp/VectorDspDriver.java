@@ -134,12 +134,18 @@ public final class VectorDspDriver {
    * host may (the DSP holds what it sampled).
    */
   public long execute(long expected, DspRunParameters parameters) {
-    sim.poke("run_bases", new java.math.BigInteger(Long.toUnsignedString(parameters.word4() | parameters.word5() << 32)));
+    int rowBits = Integer.numberOfTrailingZeros(config.rows());
+    long bases = 0;
+    for (int k = 0; k < DspRunParameters.BASES; k++) {
+      bases |= (long) (parameters.base(k) & (config.rows() - 1)) << (rowBits * k);
+    }
+    sim.poke("run_bases", java.math.BigInteger.valueOf(bases));
     sim.poke("run_length", parameters.word6());
     sim.poke("start", 1);
     sim.step();
     sim.poke("start", 0);
-    sim.poke("run_bases", java.math.BigInteger.ONE.shiftLeft(64).subtract(java.math.BigInteger.ONE));
+    sim.poke("run_bases", java.math.BigInteger.ONE.shiftLeft(DspRunParameters.BASES * rowBits)
+        .subtract(java.math.BigInteger.ONE));
     sim.poke("run_length", 0x5A5A5A5AL);
     long waited = sim.runUntil("done", 1, 4 * expected + 1000);
     long cycles = sim.peekLong("cycles");

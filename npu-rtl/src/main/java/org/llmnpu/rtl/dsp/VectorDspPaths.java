@@ -180,15 +180,15 @@ abstract class VectorDspPaths extends HwModule {
 
   /**
    * The run parameters ({@link org.llmnpu.isa.dsp.DspRunParameters}) held for the run, sampled when {@code sample}
-   * (a start): row bases 0..3 (the low {@code rowBits} bits of each 16-bit field of {@code bases}; rows wrap mod the
-   * buffer's rows), then the 32-bit length.
+   * (a start): row bases 0..3 (field k of {@code rowBits} bits of {@code bases}: rows wrap mod the buffer's rows), then
+   * the 32-bit length.
    */
   UInt[] sampleRunParameters(Bool sample, UInt bases, UInt length, int rowBits) {
     int n = org.llmnpu.isa.dsp.DspRunParameters.BASES;
     UInt[] q = new UInt[n + 1];
     for (int k = 0; k < n; k++) {
       UInt base = regInit("runBase" + k, uint(rowBits), 0);
-      UInt field = bases.slice(16 * k + rowBits - 1, 16 * k);
+      UInt field = bases.slice(rowBits * k + rowBits - 1, rowBits * k);
       when(sample, () -> base.set(field));
       q[k] = base;
     }
@@ -198,11 +198,19 @@ abstract class VectorDspPaths extends HwModule {
     return q;
   }
 
-  /** What the issuing instruction {@code word} adds to a row: row base {@code rc[1:0]} when {@code rc[4]} is set, else 0. */
-  UInt rowOffset(UInt word, UInt[] run, int rowBits) {
+  /**
+   * What the issuing instruction {@code word} adds to its row immediate: row base {@code rc[1:0]} when {@code rc[4]} is
+   * set, else 0; plus {@code index} (null: nothing). The sums of the bases and {@code index} come from registers, in
+   * parallel with the program memory's read: the word only selects one, then its immediate is added.
+   */
+  UInt rowOffset(UInt word, UInt[] run, int rowBits, UInt index) {
+    UInt[] b = new UInt[4];
+    for (int k = 0; k < 4; k++) {
+      b[k] = index == null ? run[k] : run[k].add(index);
+    }
     UInt rc = word.slice(42, 38);
-    UInt base = mux(rc.bit(1), mux(rc.bit(0), run[3], run[2]), mux(rc.bit(0), run[1], run[0]));
-    return wire("rowOffset", mux(rc.bit(4), base, uintLit(0, rowBits)));
+    UInt base = mux(rc.bit(1), mux(rc.bit(0), b[3], b[2]), mux(rc.bit(0), b[1], b[0]));
+    return wire("rowOffset", mux(rc.bit(4), base, index == null ? uintLit(0, rowBits) : index));
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */

@@ -68,7 +68,8 @@ final class NpuDspCommands {
     loadOnly = npu.reg0("dsp_loadOnly", org.llmnpu.hdl.Hw.bool());
     progBase = npu.reg0("dsp_progBase", uint(Math.max(1, pcBits - wordShift)));
     entry = npu.reg0("dsp_entry", uint(pcBits));
-    runBases = npu.reg0("dsp_runBases", uint(64));
+    int rowBits = Integer.numberOfTrailingZeros(p.dsp().rows());
+    runBases = npu.reg0("dsp_runBases", uint(4 * rowBits));
     runLength = npu.reg0("dsp_runLength", uint(32));
     NpuDecode dec = npu.dec;
     residentStart = npu.wireOf("dsp_residentStart", npu.inState(Npu.State.DECODE).and(dec.residentRun)
@@ -85,7 +86,7 @@ final class NpuDspCommands {
     npu.io(unit.dsp.entry).set(mux(residentStart, entryNow, entry));
     // run parameters (DspRunParameters): a resident run's from its command words now, a loading run's as kept
     List<UInt> w = npu.fetch.words;
-    npu.io(unit.dsp.runBases).set(mux(residentStart, cat(w.get(5), w.get(4)).asUInt(), runBases));
+    npu.io(unit.dsp.runBases).set(mux(residentStart, rowBases(w), runBases));
     npu.io(unit.dsp.runLength).set(mux(residentStart, w.get(6), runLength));
     npu.io(unit.dsp.stop).set(npu.inDspRun.and(runExpired).and(halted.not()));
     npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
@@ -107,8 +108,15 @@ final class NpuDspCommands {
     progBase.set(mux(ld, w.get(3).lsbs(pcBits).shiftRight(wordShift).resize(progBase.width()),
         uintLit(0, progBase.width())));
     entry.set(mux(ld, uintLit(0, entry.width()), w.get(3).lsbs(pcBits)));
-    runBases.set(cat(w.get(5), w.get(4)).asUInt());
+    runBases.set(rowBases(w));
     runLength.set(w.get(6));
+  }
+
+  /** The DSP's {@code run_bases} of command words {@code w}: the low log2(rows) bits of bases 3, 2, 1, 0 (words 5, 4). */
+  private UInt rowBases(List<UInt> w) {
+    int rowBits = runBases.width() / 4;
+    return cat(w.get(5).slice(16 + rowBits - 1, 16), w.get(5).lsbs(rowBits), w.get(4).slice(16 + rowBits - 1, 16),
+        w.get(4).lsbs(rowBits)).asUInt();
   }
 
   /** Statements of the dispatch of a resident {@code dsprun}: the DSP starts this cycle ({@link #residentStart}). */
