@@ -18,7 +18,9 @@ import org.llmnpu.sw.model.ModelConfig;
  *   <li>its instructions (today's routines: a token's rows, lengths and scale rows compiled in), or</li>
  *   <li>its instructions with every {@code LD}/{@code ST} row and {@code SETLEN} length set to 0: routines that take
  *       their rows and lengths at run time (a row base and a length from the command or a register; not built), so a
- *       routine is one program for every token and head,</li>
+ *       routine is one program for every token and head (an upper bound), or</li>
+ *   <li>its joined run rewritten for the ISA's run parameters, four row bases and a length
+ *       ({@link DspRunParameterizer}: what a lowering with {@code dsprun} parameters would key its residency on),</li>
  * </ul>
  * for a program memory of {@code depth} words, with or without the {@code dspld} re-load of a program overwritten
  * before it came again; the runs the lowering keeps in the program memory ({@link CommandStream#dspRunPinned}) kept
@@ -34,8 +36,28 @@ public final class ResidencyWhatIf {
    * One replay: {@code resident} of {@code runs} loaded nothing, {@code dsplds} re-loads; {@code beats} the runs'
    * program-load beats without residency, {@code beatsAvoided} those of the resident runs that no {@code dspld} loaded.
    */
-  public record Row(int depth, boolean runTimeRows, boolean reload, int runs, int resident, int dsplds, long beats,
+  public record Row(int depth, RowsAt rowsAt, boolean reload, int runs, int resident, int dsplds, long beats,
                     long beatsAvoided) {
+    /** Whether rows and lengths come at run time (either way). */
+    public boolean runTimeRows() {
+      return rowsAt != RowsAt.COMPILED_IN;
+    }
+  }
+
+  /** How a run's rows and lengths are known. */
+  public enum RowsAt {
+    /** Today's routines: compiled in. */
+    COMPILED_IN("compiled in"),
+    /** Every LD/ST row and SETLEN length a parameter (an upper bound: as many parameters as the program has). */
+    RUN_TIME("at run time"),
+    /** The ISA's run parameters: four row bases and a length per run ({@link DspRunParameterizer}). */
+    FOUR_BASES("4 bases + length");
+
+    private final String label;
+
+    RowsAt(String label) {
+      this.label = label;
+    }
   }
 
   /** The replays of a step ({@code tokens} at {@code pos0}) of {@code format} at full, for each depth and setting. */
@@ -92,9 +114,9 @@ public final class ResidencyWhatIf {
     });
     List<Row> rows = new ArrayList<>();
     for (int depth : depths) {
-      for (boolean runTime : new boolean[] {false, true}) {
+      for (RowsAt at : RowsAt.values()) {
         for (boolean reload : new boolean[] {false, true}) {
-          rows.add(replay(runs, layers, pinned, p, depth, runTime, reload));
+          rows.add(replay(runs, layers, pinned, p, depth, at, reload));
         }
       }
     }
@@ -102,7 +124,7 @@ public final class ResidencyWhatIf {
   }
 
   private static Row replay(List<List<DspProgram>> runs, List<Integer> layers, java.util.Set<List<DspInstruction>> pinned,
-                            MachineParams p, int depth, boolean runTime, boolean reload) {
+                            MachineParams p, int depth, RowsAt at, boolean reload) {
     MachineParams.DspParams d = p.dsp();
     MachineParams q = p.withDsp(new MachineParams.DspParams(d.lanes(), d.rows(), depth, d.tableSegments(),
         d.tableDegree(), d.maxRunCycles(), d.executeStages()));
@@ -121,8 +143,12 @@ public final class ResidencyWhatIf {
       List<DspProgram> parts = runs.get(i);
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
       List<Object> identity = new ArrayList<>();
-      for (DspProgram part : parts) {
-        identity.add(runTime ? withoutRowsAndLengths(part.instructions()) : part.instructions());
+      if (at == RowsAt.FOUR_BASES) {
+        identity.add(DspRunParameterizer.of(run, p.dsp().rows()).program().instructions());
+      } else {
+        for (DspProgram part : parts) {
+          identity.add(at == RowsAt.RUN_TIME ? withoutRowsAndLengths(part.instructions()) : part.instructions());
+        }
       }
       long b = (8L * run.size() + p.lineBytes() - 1) / p.lineBytes();
       beats += b;
@@ -132,7 +158,7 @@ public final class ResidencyWhatIf {
       loads += use.load() ? 1 : 0;
       avoided += use.plain() || use.load() ? 0 : b;
     }
-    return new Row(depth, runTime, reload, runs.size(), resident, loads, beats, avoided);
+    return new Row(depth, at, reload, runs.size(), resident, loads, beats, avoided);
   }
 
   /** The instructions with every {@code LD}/{@code ST} row and {@code SETLEN} length 0 (given at run time). */
@@ -151,7 +177,7 @@ public final class ResidencyWhatIf {
         + "| dspld | load beats | beats avoided |\n|---:|---|---|---:|---:|---:|---:|---:|\n");
     for (Row r : rows) {
       s.append(String.format(Locale.ROOT, "| %d | %s | %s | %,d | %,d | %,d | %,d | %,d (%.1f %%) |%n", r.depth(),
-          r.runTimeRows() ? "at run time" : "compiled in", r.reload() ? "dspld again" : "plain run",
+          r.rowsAt().label, r.reload() ? "dspld again" : "plain run",
           r.runs(), r.resident(), r.dsplds(), r.beats(), r.beatsAvoided(), 100.0 * r.beatsAvoided() / r.beats()));
     }
     return s.toString();
