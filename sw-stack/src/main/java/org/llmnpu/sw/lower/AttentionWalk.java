@@ -39,9 +39,6 @@ abstract class AttentionWalk extends KeyWalk {
     }
     boolean keyLines = writesKeyLines(n, pos);
     int early = pos % line;
-    if (keyLines) {
-      keyRestage(early);
-    }
     // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
     boolean pinned = chainRuns && residency != null && epilogue
         && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))

@@ -153,6 +153,11 @@ final class DspRoutines {
     return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
   }
 
+  /** Two tokens' K codes packed into one FP16 element a dimension ({@link KeyPairs}); {@code odd} negative: one. */
+  DspProgram keyPair(int even, int odd, int len, int out) {
+    return memo(List.of("keyPair", even, odd, len, out), () -> KeyPairs.compile(this, even, odd, len, out));
+  }
+
   /** See the class comment. */
   DspProgram scatter(int in, int heads, int half, int out) {
     return memo(List.of("scatter", in, heads, half, out), () -> compileScatter(in, heads, half, out));
