@@ -58,8 +58,8 @@ class DecoderCosimTest {
 
   /**
    * {@code full} with a 15-token prompt and two decode steps: the prefill's scores {@code Q·Kᵀ} against the K cache
-   * held transposed (its first line of 16 slots written in part), the decode step at slot 15 completing that line
-   * (the 15 earlier tokens restaged from their K rows through a scale-1 TOINT run, the line gathered and written).
+   * held transposed (its first line of 16 slots written in part: 15 slots, an odd count), the decode step at slot 15 completing that line (the 16 slots packed two a staging line from their K
+   * rows, {@code KeyPairs}, the line gathered and written).
    */
   @Test
   void transposedKeysAreBitExactOnTheRtl() throws Exception {

@@ -11,9 +11,10 @@ import org.llmnpu.isa.MachineParams;
  * <p>A token's K codes are a <i>column</i> of {@code Kᵀ} (byte {@code slot} of every row), and every scratchpad
  * address a {@code dspout} takes is line-aligned, so no command writes one column: the columns go through a staging
  * region of one FP16 element a line, and each element carries <b>two</b> columns ({@link KeyPairs}): slots
- * {@code 2j} and {@code 2j + 1} of the block. {@link #pair}: the two slots' K rows (INT8 codes, in the scratchpad's
- * K cache) come in ({@code dspin} INT8, one a row), a {@code dsprun} packs them (the even slot's code in the low
- * byte, the odd one's in the high byte), one {@code dspout} of kvDim one-element FP16 rows writes them to staging
+ * {@code 2j} and {@code 2j + 1} of the block. {@link #pairs}: the slots' K rows (INT8 codes, in the scratchpad's
+ * K cache) come in ({@code dspin} INT8, the even and the odd ones of up to as many pairs as the DSP rows hold), a
+ * {@code dsprun} packs them (the even slot's code in the low
+ * byte, the odd one's in the high byte), a pair's {@code dspout} of kvDim one-element FP16 rows writes them to staging
  * lines {@code d·P + j} ({@code P = ceil(n/2)} pairs). {@link #write}: the block's {@code kvDim·P} lines gathered
  * flat {@code [d][j]} ({@code dspin} FP16, raw) and written as kvDim rows of P FP16 elements at the block's first
  * slot, which must start a line: their bytes are the n codes in slot order. An odd n would write one byte past the
@@ -23,7 +24,7 @@ import org.llmnpu.isa.MachineParams;
  * {@code Kᵀ[d][first + t]} equals byte d of token t's K row bit for bit.
  *
  * <p>Cycles (the cycle model's {@code dspCopyCycles}: one-element rows cost a cycle each; E the elements a copy
- * moves a cycle): a pair {@code 2·(ceil(kvDim/E_INT8) + 1)} for its K rows, the pack run, kvDim for the staging; the
+ * moves a cycle): a pair {@code 2·ceil(kvDim/E_INT8)} for its K rows, its part of the pack run, kvDim for the staging; the
  * write {@code kvDim·P} for the gather plus {@code kvDim·ceil(P/E_FP16)} for the rows (odd n: plus the staging round
  * trip, the run and {@code kvDim·ceil(n/E_INT8)}). Against one code a staging line, the one-element rows (the bulk)
  * are halved.
@@ -70,23 +71,30 @@ final class KeyColumns {
   }
 
   /**
-   * Slots {@code 2j} and {@code 2j + 1} of a block of n, their K rows (kvDim INT8 codes, line-aligned) at scratchpad
-   * {@code kRowEven} and {@code kRowOdd} ({@code kRowOdd} negative: the block's last slot alone, n odd), packed
-   * through DSP rows {@code even} and {@code odd} ({@link KeyPairs}) to staging lines {@code d·P + j}.
+   * Pairs {@code j0 .. j0 + k − 1} of a block of n (pair j: slots {@code 2j}, {@code 2j + 1}): slot s's K row (kvDim
+   * INT8 codes) at scratchpad {@code kRow0 + (s − 2·j0)·kRowStride} (line-aligned); the even slots' rows come in to
+   * DSP rows from {@code even}, the odd ones' from {@code odd} (one {@code dspin} each, a K row every
+   * {@code rows(kvDim)} DSP rows), one run packs them ({@link KeyPairs}) and each pair goes to staging lines
+   * {@code d·P + j}. Several pairs at once need kvDim a multiple of the lanes; the lone last slot of an odd n goes
+   * alone ({@code k = 1}, no odd row).
    */
-  void pair(CommandStream b, DspRoutines r, long kRowEven, long kRowOdd, int j, int n, int even, int odd) {
+  void pairs(CommandStream b, DspRoutines r, long kRow0, long kRowStride, int j0, int k, int n, int even, int odd) {
     check(n);
-    boolean lone = 2 * j + 1 == n;
-    if (j < 0 || 2 * j >= n || lone != kRowOdd < 0) {
-      throw new IllegalArgumentException("KeyColumns pair " + j + " of a block of " + n + " tokens: pairs 0.."
-          + (pairs(n) - 1) + ", the odd slot's K row given unless it is past the block");
+    boolean lone = 2 * (j0 + k) > n;
+    if (j0 < 0 || k < 1 || 2 * (j0 + k - 1) >= n || lone && k != 1 || k > 1 && kvDim % lanes != 0) {
+      throw new IllegalArgumentException("KeyColumns pairs " + j0 + ".." + (j0 + k - 1) + " of a block of " + n
+          + " tokens: allowed within 0.." + (pairs(n) - 1) + ", a lone last slot alone, several pairs only with kvDim "
+          + kvDim + " a multiple of the lanes " + lanes);
     }
-    b.dspIn(kRowEven, line, kvDim, 1, even, Command.FMT_INT8, 0);
+    b.dspIn(kRow0, 2 * kRowStride, kvDim, k, even, Command.FMT_INT8, 0);
     if (!lone) {
-      b.dspIn(kRowOdd, line, kvDim, 1, odd, Command.FMT_INT8, 0);
+      b.dspIn(kRow0 + kRowStride, 2 * kRowStride, kvDim, k, odd, Command.FMT_INT8, 0);
     }
-    b.dspRun(r.keyPair(even, lone ? -1 : odd, kvDim, even));
-    b.dspOut(stage + (long) j * line, (long) pairs(n) * line, 1, kvDim, even, Command.FMT_FP16);
+    b.dspRun(r.keyPair(even, lone ? -1 : odd, k * kvDim, even));
+    for (int i = 0; i < k; i++) {
+      b.dspOut(stage + (long) (j0 + i) * line, (long) pairs(n) * line, 1, kvDim, even + i * (kvDim / lanes),
+          Command.FMT_FP16);
+    }
   }
 
   /**

@@ -38,7 +38,7 @@ abstract class KeyWalk extends PhaseWalk {
 
   /**
    * As {@code TransposedKeys#scatter}: the last slot of a line of slots stages the line's slots in pairs from their K
-   * rows ({@code KeyColumns#pair}) and writes the line.
+   * rows ({@code KeyColumns#pairs}) and writes the line.
    */
   void keyScatter(int slot, int n, int pos) {
     int first = slot - slot % line;
@@ -47,13 +47,20 @@ abstract class KeyWalk extends PhaseWalk {
       return;
     }
     int kvDim = c.kvDim();
-    for (int j = 0; 2 * j < count; j++) {
-      boolean lone = 2 * j + 1 == count;
-      dspIn(1, kvDim, INT8);
-      if (!lone) {
-        dspIn(1, kvDim, INT8);
+    int kvRows = r.rows(kvDim);
+    int chunk = TransposedKeys.pairChunk(kvDim, lanes, kvRows, scoreRows());
+    for (int j0 = 0; j0 < count / 2; j0 += chunk) {
+      int k = Math.min(chunk, count / 2 - j0);
+      dspIn(k, kvDim, INT8);
+      dspIn(k, kvDim, INT8);
+      run(java.util.List.of("keyPair", kvDim, k), () -> r.keyPair(0, k * kvRows, k * kvDim, 0));
+      for (int i = 0; i < k; i++) {
+        dspOut(kvDim, 1, FP16);
       }
-      run(java.util.List.of("keyPair", kvDim, lone), () -> r.keyPair(0, lone ? -1 : r.rows(kvDim), kvDim, 0));
+    }
+    if (count % 2 == 1) {
+      dspIn(1, kvDim, INT8);
+      run(java.util.List.of("keyPair", kvDim, 0), () -> r.keyPair(0, -1, kvDim, 0));
       dspOut(kvDim, 1, FP16);
     }
     keyLineWrite(count);

@@ -89,11 +89,19 @@ final class TransposedKeys {
 
   /**
    * Whether the score rows ({@code rSc}, {@code rSc2}, {@code rP}: {@code 3·scoreRows}) hold a pair's two K rows
-   * ({@link KeyColumns#pair}) and a line's codes with the unpacking run's scale row.
+   * ({@link KeyColumns#pairs}) and a line's codes with the unpacking run's scale row.
    */
   static boolean pairRows(MachineParams p, int kvRows, int scoreRows) {
     return 2 * kvRows <= 3 * scoreRows
         && (3L * scoreRows - 1) * p.dsp().lanes() >= 2L * KeyColumns.pairs(p.lineBytes());
+  }
+
+  /**
+   * Pairs of slots one pack run takes: as many as the score rows ({@code 3·scoreRows}) hold two K rows of, where kvDim
+   * is a multiple of the lanes (the K rows then lie whole rows apart in the DSP), else one.
+   */
+  static int pairChunk(int kvDim, int lanes, int kvRows, int scoreRows) {
+    return kvDim % lanes == 0 ? Math.max(1, 3 * scoreRows / (2 * kvRows)) : 1;
   }
 
   /** The most tokens a {@code Kᵀ} write stages: a line of slots. */
@@ -117,7 +125,8 @@ final class TransposedKeys {
   /**
    * After block token t's K row is in the scratchpad: if it is the last slot of a line of slots the block leaves
    * written, that line's slots (from the line's first, earlier tokens included) staged in pairs from their K rows
-   * ({@link KeyColumns#pair}, through DSP rows from {@code rSc}: free until the scores) and the line written
+   * ({@link KeyColumns#pairs}, {@link #pairChunk} pairs a run, through DSP rows from {@code rSc}: free until the
+   * scores) and the line written
    * ({@link KeyColumns#write}).
    */
   void scatter(int t, int n, int pos) {
@@ -130,11 +139,15 @@ final class TransposedKeys {
     if (slot != first + count - 1) {
       return;
     }
-    int odd = l.rSc + l.r.rows(l.c.kvDim());
-    for (int j = 0; 2 * j < count; j++) {
-      long even = l.sKC + (long) (first + 2 * j) * l.m.kvBytes;
-      long next = 2 * j + 1 < count ? even + l.m.kvBytes : -1;
-      columns.pair(e.b, l.r, even, next, j, count, l.rSc, odd);
+    int kvRows = l.r.rows(l.c.kvDim());
+    int chunk = pairChunk(l.c.kvDim(), l.lanes, kvRows, l.scoreRows);
+    long kRow0 = l.sKC + (long) first * l.m.kvBytes;
+    for (int j0 = 0; j0 < count / 2; j0 += chunk) {
+      int k = Math.min(chunk, count / 2 - j0);
+      columns.pairs(e.b, l.r, kRow0 + 2L * j0 * l.m.kvBytes, l.m.kvBytes, j0, k, count, l.rSc, l.rSc + k * kvRows);
+    }
+    if (count % 2 == 1) {
+      columns.pairs(e.b, l.r, kRow0 + (count - 1L) * l.m.kvBytes, l.m.kvBytes, count / 2, 1, count, l.rSc, -1);
     }
     columns.write(e.b, l.r, count, l.rSc, sKT, kTStride, first);
   }

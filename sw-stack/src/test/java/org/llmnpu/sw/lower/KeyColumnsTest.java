@@ -60,9 +60,14 @@ class KeyColumnsTest {
     int vecRows = LoweredModel.roundUp(kvDim, p.dsp().lanes()) / p.dsp().lanes();
     b.load(ROWS, rowStride, spadRows, rowStride, rowStride, n);
     b.load(KT_IN, ktStride, spadKt, ktStride, ktStride, kvDim);
-    for (int j = 0; 2 * j < n; j++) {
-      long even = spadRows + 2L * j * rowStride;
-      kc.pair(b, routines, even, 2 * j + 1 < n ? even + rowStride : -1, j, n, 0, vecRows);
+    // up to three pairs a run where kvDim fills whole DSP rows, else one
+    int chunk = kvDim % p.dsp().lanes() == 0 ? 3 : 1;
+    for (int j0 = 0; j0 < n / 2; j0 += chunk) {
+      int k = Math.min(chunk, n / 2 - j0);
+      kc.pairs(b, routines, spadRows + 2L * j0 * rowStride, rowStride, j0, k, n, 0, k * vecRows);
+    }
+    if (n % 2 == 1) {
+      kc.pairs(b, routines, spadRows + (n - 1L) * rowStride, rowStride, n / 2, 1, n, 0, -1);
     }
     kc.write(b, routines, n, 2 * vecRows, spadKt, ktStride, first);
     b.store(KT_OUT, ktStride, spadKt, ktStride, ktStride, kvDim);
