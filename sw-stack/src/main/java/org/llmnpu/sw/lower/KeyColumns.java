@@ -13,9 +13,9 @@ import org.llmnpu.isa.MachineParams;
  * region of one FP16 element a line, and each element carries <b>two</b> columns ({@link KeyPairs}): slots
  * {@code 2j} and {@code 2j + 1} of the block. {@link #pairs}: the slots' K rows (INT8 codes, in the scratchpad's
  * K cache) come in ({@code dspin} INT8, the even and the odd ones of up to as many pairs as the DSP rows hold), a
- * {@code dsprun} packs them (the even slot's code in the low
- * byte, the odd one's in the high byte), a pair's {@code dspout} of kvDim one-element FP16 rows writes them to staging
- * lines {@code d·P + j} ({@code P = ceil(n/2)} pairs). {@link #write}: the block's {@code kvDim·P} lines gathered
+ * {@code dsprun} packs them (the even slot's code in the low byte, the odd one's in the high byte), a pair's
+ * {@code dspout} of kvDim one-element FP16 rows writes them to staging lines {@code d·P + j} ({@code P = ceil(n/2)}
+ * pairs). {@link #write}: the block's {@code kvDim·P} lines gathered
  * flat {@code [d][j]} ({@code dspin} FP16, raw) and written as kvDim rows of P FP16 elements at the block's first
  * slot, which must start a line: their bytes are the n codes in slot order. An odd n would write one byte past the
  * block, so there the gathered rows go once through the staging ({@code dspout} FP16, {@code dspin} INT8 of n codes:
@@ -24,10 +24,10 @@ import org.llmnpu.isa.MachineParams;
  * {@code Kᵀ[d][first + t]} equals byte d of token t's K row bit for bit.
  *
  * <p>Cycles (the cycle model's {@code dspCopyCycles}: one-element rows cost a cycle each; E the elements a copy
- * moves a cycle): a pair {@code 2·ceil(kvDim/E_INT8)} for its K rows, its part of the pack run, kvDim for the staging; the
- * write {@code kvDim·P} for the gather plus {@code kvDim·ceil(P/E_FP16)} for the rows (odd n: plus the staging round
- * trip, the run and {@code kvDim·ceil(n/E_INT8)}). Against one code a staging line, the one-element rows (the bulk)
- * are halved.
+ * moves a cycle): a pair {@code 2·ceil(kvDim/E_INT8)} for its K rows, its part of the pack run, kvDim for the
+ * staging; the write {@code kvDim·P} for the gather plus {@code kvDim·ceil(P/E_FP16)} for the rows (odd n: plus the
+ * staging round trip, the run and {@code kvDim·ceil(n/E_INT8)}). Against one code a staging line, the one-element
+ * rows (the bulk) are halved.
  */
 final class KeyColumns {
   private final int line;
