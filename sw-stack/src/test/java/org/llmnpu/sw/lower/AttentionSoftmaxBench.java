@@ -34,39 +34,16 @@ class AttentionSoftmaxBench {
     DspPipeline pipe = DSP.pipeline();
     System.out.println("three heads, one token; runs after chaining: words | load beats | issued | cycles | stalls");
     for (int s : new int[] {16, 64, 128, 256}) {
-      int rows = r.rows(s);
-      List<AttentionSoftmax.Head> heads = new ArrayList<>();
-      List<DspProgram> scales = new ArrayList<>();
-      List<DspProgram> softmaxes = new ArrayList<>();
-      List<DspQuantizer.Vector> probabilities = new ArrayList<>();
-      for (int i = 0; i < 3; i++) {
-        int base = 1 + rows + 3 * rows * i;
-        heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
-        scales.add(r.scale(base, s, 0, 1, (short) 0x3C00, -1, base + rows));
-        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {base + rows}, new int[] {base + 2 * rows}));
-        probabilities.add(new DspQuantizer.Vector(base + 2 * rows, s, 1, base, 20000 + i));
-      }
-      List<DspProgram> quantize = r.quantizeRuns(probabilities);
-      List<DspProgram> before = new ArrayList<>(r.merged(scales));
-      before.addAll(r.mergedKernels(softmaxes));
-      before.addAll(quantize);
-      List<DspProgram> now = new ArrayList<>(r.scaledSoftmaxes(heads, s, quantize));
-      now.addAll(quantize);
-      runs("before " + s + " slots", DspChain.chain(before, DSP.programDepth()), pipe);
-      runs("now    " + s + " slots", DspChain.chain(now, DSP.programDepth()), pipe);
+      HeadGroupRuns g = HeadGroupRuns.of(r, s, 3);
+      runs("before " + s + " slots", DspChain.chain(g.before(), DSP.programDepth()), pipe);
+      runs("now    " + s + " slots", DspChain.chain(g.now(), DSP.programDepth()), pipe);
     }
     int s = 128;
-    int rows = r.rows(s);
     passes("SoftMax kernel before, 128 slots (one head)",
         r.kernel(DspKernel.SOFTMAX, s, new int[] {100}, new int[] {200}), pipe);
     passes("scale before, 128 slots (one head)", r.scale(0, s, 1, 2, (short) 0x3C00, -1, 100), pipe);
-    List<AttentionSoftmax.Head> heads = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      int base = 1 + rows + 3 * rows * i;
-      heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
-    }
     passes("scaled SoftMax now, 128 slots, three heads merged",
-        r.scaledSoftmaxes(heads, s, List.of()).get(0), pipe);
+        HeadGroupRuns.of(r, s, 3).now().get(0), pipe);
   }
 
   private static void runs(String title, List<DspProgram> runs, DspPipeline pipe) {

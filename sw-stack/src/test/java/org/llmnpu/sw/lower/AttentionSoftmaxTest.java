@@ -86,26 +86,9 @@ class AttentionSoftmaxTest {
   void statedNpuGroupTakesFewerRunsAndCycles(int len) {
     var dsp = new MachineParams.DspParams(32, 32768, 256, 12, 2, 1L << 32, 4);
     DspRoutines r = new DspRoutines(dsp, 1e-5f);
-    int rows = r.rows(len);
-    List<AttentionSoftmax.Head> heads = new ArrayList<>();
-    List<DspProgram> before = new ArrayList<>();
-    List<DspProgram> softmaxes = new ArrayList<>();
-    List<DspQuantizer.Vector> probabilities = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      int base = 1 + rows + 3 * rows * i;
-      heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
-      before.add(r.scale(base, len, 0, 1, (short) 0x3C00, -1, base + rows));
-      softmaxes.add(r.kernel(DspKernel.SOFTMAX, len, new int[] {base + rows}, new int[] {base + 2 * rows}));
-      probabilities.add(new DspQuantizer.Vector(base + 2 * rows, len, 1, base, 20000 + i));
-    }
-    List<DspProgram> quantize = r.quantizeRuns(probabilities);
-    List<DspProgram> old = new ArrayList<>(r.merged(before));
-    old.addAll(r.mergedKernels(softmaxes));
-    old.addAll(quantize);
-    List<DspProgram> now = new ArrayList<>(r.scaledSoftmaxes(heads, len, quantize));
-    now.addAll(quantize);
-    List<DspProgram> oldRuns = DspChain.chain(old, 256);
-    List<DspProgram> newRuns = DspChain.chain(now, 256);
+    HeadGroupRuns g = HeadGroupRuns.of(r, len, 3);
+    List<DspProgram> oldRuns = DspChain.chain(g.before(), 256);
+    List<DspProgram> newRuns = DspChain.chain(g.now(), 256);
     long oldCycles = oldRuns.stream().mapToLong(p -> p.cycles(dsp.pipeline())).sum();
     long newCycles = newRuns.stream().mapToLong(p -> p.cycles(dsp.pipeline())).sum();
     assertTrue(newRuns.size() < oldRuns.size() || newCycles < oldCycles,
