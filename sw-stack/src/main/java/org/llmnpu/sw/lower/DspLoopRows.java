@@ -9,7 +9,7 @@ import org.llmnpu.isa.dsp.DspProgram;
 
 /**
  * The DSP buffer rows a program reads and writes: {@code LD} and {@code ST} at row {@code imm + idx}, idx over the
- * iterations of the enclosing {@code LOOP} (0 outside). Used by {@link DspMerge} to merge programs with loops only
+ * iterations of the enclosing {@code LOOP} (0 outside). Used by {@link DspLoopMerge} to merge programs with loops only
  * where their memory operations commute.
  */
 final class DspLoopRows {
