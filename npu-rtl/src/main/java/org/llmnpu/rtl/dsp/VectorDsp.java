@@ -162,10 +162,7 @@ public final class VectorDsp extends VectorDspPaths {
   }
 
   public final Bool start = in(bool());
-  /**
-   * The run's row bases ({@link DspRunParameters}, each mod rows: base k at bits {@code k·log2(rows)..}) and length,
-   * sampled with {@code start}.
-   */
+  /** The run's row bases ({@link DspRunParameters}: base k mod rows at bits {@code k·log2(rows)..}), sampled at start. */
   public final UInt runBases;
   public final UInt runLength = in("run_length", uint(32));
   /** The program address a {@code start} runs from. */
@@ -315,8 +312,7 @@ public final class VectorDsp extends VectorDspPaths {
         idx.set(uintLit(0, 16));
         pc.set(next);
       }).otherwise(() -> pc.set(next));
-      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm.add(mux(word.bit(42), run[DspRunParameters.BASES],
-          uintLit(0, 32)))));
+      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm.add(mux(word.bit(42), run[4], uintLit(0, 32)))));
     });
 
     // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers
