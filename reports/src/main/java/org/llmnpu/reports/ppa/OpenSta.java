@@ -138,8 +138,11 @@ public final class OpenSta {
         readNote = MacroReadActivity.describe(reads);
         activityTcl = activityTcl + MacroReadActivity.tcl(reads);
         powerNetlist = MacroReadActivity.powerNetlist(synth.netlist(), reads);
+        out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(), powerNetlist);
+      } else {
+        out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
+            synth.netlist());
       }
-      out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(), powerNetlist);
     } catch (ToolFailure e) {
       if (!powerFailed(e)) {
         throw e;
@@ -165,8 +168,7 @@ public final class OpenSta {
       if (out == null) {
         // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
         // same activity on every net does not crash, and the report says which was used
-        out = timing(top, constraints, o, lib, sramLib, synth.netlist()) + powerSection(cachedRun(script(top,
-            hasMacros, constraints, o, true, null, gatedTcl, false), lib, sramLib, synth.netlist()));
+        out = cachedRun(script(top, hasMacros, constraints, o, true, null, gatedTcl), lib, sramLib, synth.netlist());
         global = true;
       }
     }
@@ -207,30 +209,17 @@ public final class OpenSta {
   }
 
   /**
-   * Timing of {@code netlist} as it is and power of {@code powerNetlist} (the netlist itself, or the same changed for
-   * OpenSTA's power analysis only) with {@code activityTcl} (null: the options' stated activity): the timing run's
-   * timing section and the power run's power. Two OpenSTA runs, not one: the timing run is one per netlist and
-   * constraints, shared through the cache by every power run of it (the data-path calibration's four runs of the whole
-   * NPU, the workarounds after a power crash), and a power run that crashes OpenSTA has not spent the design's timing
-   * first (≈ 24 s of the whole NPU's ≈ 33 s before the crash).
+   * Timing of {@code netlist} as it is and power of {@code powerNetlist} (the same netlist changed for OpenSTA's power
+   * analysis only) with {@code activityTcl}: the timing run's timing section and the power run's power.
    */
   private String timingAndPower(String top, TimingConstraints constraints, PpaOptions o, String activityTcl,
       String gatedTcl, String lib, String sramLib, String netlist, String powerNetlist) {
     boolean hasMacros = !sramLib.isEmpty();
-    String timing = timing(top, constraints, o, lib, sramLib, netlist);
-    return timing + powerSection(cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl, false),
-        lib, sramLib, powerNetlist));
-  }
-
-  /** The timing run of {@code netlist} as synthesized (cached, one per netlist and constraints). */
-  private String timing(String top, TimingConstraints constraints, PpaOptions o, String lib, String sramLib,
-      String netlist) {
-    String full = script(top, !sramLib.isEmpty(), constraints, o, false, "", "");
-    return cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, netlist);
-  }
-
-  private static String powerSection(String out) {
-    return out.substring(out.indexOf("==== power"));
+    String full = script(top, hasMacros, constraints, o, false, "", "");
+    String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, netlist);
+    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl, false), lib,
+        sramLib, powerNetlist);
+    return timing + power.substring(power.indexOf("==== power"));
   }
 
   /**
@@ -241,6 +230,8 @@ public final class OpenSta {
   private String withMacroOutputsCut(String top, TimingConstraints constraints, PpaOptions o,
       String activityTcl, String gatedTcl, GateNetlist netlist, SynthesisResult synth, SimulatedActivity run,
       ActivityAnnotation annotation, String lib, String sramLib) {
+    String full = script(top, true, constraints, o, false, "", "");
+    String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
     double fallback = annotation == null ? o.activity() : annotation.meanRegisterActivity();
     StringBuilder loads = new StringBuilder(activityTcl != null ? activityTcl : statedActivity(o));
     for (var e : MacroOutputs.drivenBits(synth.netlist()).entrySet()) {
@@ -256,9 +247,10 @@ public final class OpenSta {
       }
     }
     try {
-      String timing = timing(top, constraints, o, lib, sramLib, synth.netlist());
-      return timing + powerSection(cachedRun(script(top, true, constraints, o, false, loads.toString(), gatedTcl,
-          false), lib, sramLib, MacroOutputs.disconnected(synth.netlist())));
+      String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
+      String power = cachedRun(script(top, true, constraints, o, false, loads.toString(), gatedTcl, false), lib,
+          sramLib, MacroOutputs.disconnected(synth.netlist()));
+      return timing + power.substring(power.indexOf("==== power"));
     } catch (ToolFailure e) {
       if (powerFailed(e)) {
         return null;
