@@ -49,28 +49,14 @@ public final class OpenSta {
    */
   String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
       boolean globalActivity, String activityTcl, String gatedTcl) {
-    return script(top, hasMacros, constraints, o, globalActivity, activityTcl, gatedTcl, true);
-  }
-
-  /**
-   * The script; {@code withTiming} false leaves out the timing report: a power-only run (its netlist changed for
-   * OpenSTA's power analysis, its timing taken from a run of the netlist as synthesized) would compute the whole
-   * design's arrival times for nothing — on the whole NPU about 24 s of OpenSTA's CPU of each such run, and before
-   * a power crash too. {@code report_power} computes the slews it needs itself: the power report is the same
-   * ({@code OpenStaPowerOnlyTest}).
-   */
-  String script(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
-      boolean globalActivity, String activityTcl, String gatedTcl, boolean withTiming) {
     StringBuilder s = new StringBuilder("read_liberty lib.lib\n");
     if (hasMacros) {
       s.append("read_liberty sram.lib\n");
     }
     s.append("read_verilog netlist.v\nlink_design ").append(top).append('\n');
     s.append(constraints.sdc(top));
-    if (withTiming) {
-      s.append("puts \"==== timing\"\n");
-      s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
-    }
+    s.append("puts \"==== timing\"\n");
+    s.append("report_checks -path_delay max -digits 4 -group_count 1\n");
     s.append(gatedTcl);
     if (activityTcl != null && !globalActivity) {
       s.append(activityTcl);
@@ -217,8 +203,8 @@ public final class OpenSta {
     boolean hasMacros = !sramLib.isEmpty();
     String full = script(top, hasMacros, constraints, o, false, "", "");
     String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, netlist);
-    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl, false), lib,
-        sramLib, powerNetlist);
+    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
+        powerNetlist);
     return timing + power.substring(power.indexOf("==== power"));
   }
 
@@ -248,8 +234,8 @@ public final class OpenSta {
     }
     try {
       String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
-      String power = cachedRun(script(top, true, constraints, o, false, loads.toString(), gatedTcl, false), lib,
-          sramLib, MacroOutputs.disconnected(synth.netlist()));
+      String power = cachedRun(script(top, true, constraints, o, false, loads.toString(), gatedTcl), lib, sramLib,
+          MacroOutputs.disconnected(synth.netlist()));
       return timing + power.substring(power.indexOf("==== power"));
     } catch (ToolFailure e) {
       if (powerFailed(e)) {
