@@ -124,18 +124,7 @@ public final class OpenSta {
         readNote = MacroReadActivity.describe(reads);
         activityTcl = activityTcl + MacroReadActivity.tcl(reads);
         powerNetlist = MacroReadActivity.powerNetlist(synth.netlist(), reads);
-        String tiedFirst = ConstantTies.tied(powerNetlist);
-        if (tiedFirst.equals(powerNetlist)) {
-          out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(),
-              powerNetlist);
-        } else {
-          // constants tied first: OpenSTA 2.0.17 segfaults on the whole NPU's netlist with them (~33 s of CPU for each
-          // calibration run before the tied run below), and tying them leaves the power as it is (a constant does not
-          // toggle; the same digits on the FIFOs and the register file, ConstantTiesPowerTest)
-          out = timingAndPower(top, constraints, o, activityTcl + ConstantTies.activityTcl(), gatedTcl, lib, sramLib,
-              synth.netlist(), tiedFirst);
-          tied = true;
-        }
+        out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(), powerNetlist);
       } else {
         out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
             synth.netlist());
