@@ -33,6 +33,8 @@ import org.llmnpu.sw.model.ModelConfig;
 public final class PhaseCostModel extends FeedForwardWalk {
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
+  /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
+  private boolean interleave;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -172,6 +174,15 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return total == null ? end : end.plus(total, 1);
   }
 
+  /** The steps of the lowering whose commands pass through a {@link BlockInterleaver} ({@code on}), as the programs'. */
+  public PhaseCostModel interleave(boolean on) {
+    this.interleave = on;
+    if (lowering != null) {
+      lowering.interleave(on);
+    }
+    return this;
+  }
+
   /**
    * The exact step: {@link DecoderLowering} emits the step's commands for the model's layout (token ids do not change
    * a command) into a {@link CommandCostSink}, the same stream its program builder encodes.
@@ -179,7 +190,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
-      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave);
     }
     int chunk = NpuDecoder.prefillChunk(p);
     if (pos0 == 0 && tokens > chunk) {

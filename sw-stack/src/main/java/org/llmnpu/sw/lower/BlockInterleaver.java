@@ -1,0 +1,231 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * A scheduling pass over the lowering's command stream (a {@link CommandSink} in front of the program builder or the
+ * cost model's sink, so both see the same reordered stream): after each GEMM whose W streams from memory it moves
+ * later DSP copies ({@code dspin}, {@code dspout}) and resident runs ({@code dsprun words=0}) up to sit right after
+ * it, where the controller dispatches them beside the W stream instead of after it ({@code CycleModel}: while a
+ * stream runs only those three kinds go).
+ *
+ * <p><b>Soundness.</b> A command moves up past a command only when their {@link CommandFootprint}s do not conflict
+ * (no state range that one writes and the other touches: scratchpad and memory bytes — so the K/V cache's rows keep
+ * their causal order —, DSP buffer elements, program-memory words, the DSP's registers and tables, the PPM's
+ * parameters); every range is a superset of what the golden touches, so the reordered program computes what the
+ * sequential one does, bit for bit, on every engine (the RTL executes a program's commands with the golden's
+ * results). Fences, halts, snapshots and layer boundaries are not crossed (the cost model's per-layer figures stay
+ * those of the layer's commands). A DSP run is never moved past another run (both write the registers), and a copy
+ * that touches the GEMM's own results is not moved beside it (it would wait for the drain anyway).
+ *
+ * <p><b>Budget.</b> The copies and runs moved beside a streamed GEMM are estimated at their controller cycles
+ * ({@code dspin}/{@code dspout}: a line a cycle; a run: its issued instructions) until they fill the stream's beats
+ * ({@code K} W rows of {@code ceil(N/line)} beats, half for INT4, 0.625 for 2:4); candidates are searched among the
+ * next {@link #SCAN} commands. The budget only chooses which moves to make; it does not change their results.
+ */
+final class BlockInterleaver implements CommandSink {
+  /** Commands searched after a streamed GEMM for work to move beside it. */
+  static final int SCAN = 4096;
+
+  private final CommandSink out;
+  private final MachineParams p;
+  private final List<Event> window = new ArrayList<>();
+  private long moved;
+
+  BlockInterleaver(CommandSink out, MachineParams p) {
+    this.out = out;
+    this.p = p;
+  }
+
+  /** Commands moved beside a streamed GEMM so far. */
+  long moved() {
+    return moved;
+  }
+
+  private record Event(CommandFootprint footprint, Consumer<CommandSink> replay, boolean beside, long cost,
+                       Command.Gemm streamed) {
+  }
+
+  @Override
+  public void command(Command c) {
+    CommandFootprint f = CommandFootprint.of(c, p);
+    boolean beside = c instanceof Command.DspIn || c instanceof Command.DspOut;
+    Command.Gemm g = c instanceof Command.Gemm x && x.streamsWeights() ? x : null;
+    window.add(new Event(f, s -> s.command(c), beside, copyCycles(c), g));
+    if (c instanceof Command.Halt || c instanceof Command.Fence || c instanceof Command.Snapshot) {
+      flush();
+    }
+  }
+
+  @Override
+  public void dspRun(long address, DspProgram program) {
+    window.add(new Event(CommandFootprint.ofRun(program, address, 0, p), s -> s.dspRun(address, program), false, 0,
+        null));
+  }
+
+  @Override
+  public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
+    window.add(new Event(CommandFootprint.ofRun(run, address, 0, p), s -> s.dspRun(address, run, parts), false, 0,
+        null));
+  }
+
+  @Override
+  public void dspLoad(long address, DspProgram program, long at) {
+    window.add(new Event(CommandFootprint.of(new Command.DspLoad(address, program.size(), at), p),
+        s -> s.dspLoad(address, program, at), false, 0, null));
+  }
+
+  @Override
+  public void dspRunResident(DspProgram program, long entry) {
+    window.add(new Event(CommandFootprint.ofRun(program, -1, entry, p), s -> s.dspRunResident(program, entry), true,
+        program.issued(), null));
+  }
+
+  @Override
+  public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry) {
+    window.add(new Event(CommandFootprint.ofRun(run, -1, entry, p), s -> s.dspRunResident(run, parts, entry), true,
+        run.issued(), null));
+  }
+
+  @Override
+  public void layerStart(int layer) {
+    flush();
+    out.layerStart(layer);
+  }
+
+  @Override
+  public void layerEnd(int layer) {
+    flush();
+    out.layerEnd(layer);
+  }
+
+  /** Schedules and passes on every command held (the stream's end, a barrier or a layer boundary). */
+  void flush() {
+    int n = window.size();
+    boolean[] done = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      if (done[i]) {
+        continue;
+      }
+      Event e = window.get(i);
+      e.replay.accept(out);
+      done[i] = true;
+      if (e.streamed != null) {
+        fillBeside(e, i, done);
+      }
+    }
+    window.clear();
+  }
+
+  /** Moves the copies and resident runs after {@code gemm} (at {@code at}) that may go beside its W stream. */
+  private void fillBeside(Event gemm, int at, boolean[] done) {
+    long budget = streamBeats(gemm.streamed);
+    Ranges skipped = new Ranges();
+    CommandFootprint results = new CommandFootprint(gemm.footprint.accesses().stream()
+        .filter(a -> a.write() && a.state() == CommandFootprint.State.SPAD).toList());
+    int end = Math.min(window.size(), at + 1 + SCAN);
+    for (int j = at + 1; j < end && budget > 0; j++) {
+      if (done[j]) {
+        continue;
+      }
+      Event c = window.get(j);
+      if (c.beside && !skipped.conflicts(c.footprint) && !c.footprint.conflicts(results)) {
+        c.replay.accept(out);
+        done[j] = true;
+        budget -= c.cost;
+        moved++;
+      } else {
+        skipped.add(c.footprint);
+      }
+    }
+  }
+
+  /** The W stream's beats: K rows (0.625·K for 2:4) of ceil(N/line) beats, half of them for INT4. */
+  private long streamBeats(Command.Gemm g) {
+    long rows = g.sparsity() == Command.DENSE ? g.k() : (g.k() * 5 + 7) / 8;
+    long bytes = g.int4Weights() ? (g.n() + 1) / 2 : g.n();
+    return rows * ((bytes + p.lineBytes() - 1) / p.lineBytes());
+  }
+
+  private long copyCycles(Command c) {
+    int lanes = p.dsp().lanes();
+    if (c instanceof Command.DspIn x) {
+      long per = Math.min(p.lineBytes() / (x.format() == Command.FMT_INT32 ? 4 : x.format() == Command.FMT_INT8 ? 1
+          : 2), lanes);
+      return x.rows() * ((x.rowElems() + per - 1) / per) + 1;
+    }
+    if (c instanceof Command.DspOut x) {
+      long per = Math.min(p.lineBytes() / 2, lanes);
+      return x.rows() * ((x.rowElems() + per - 1) / per);
+    }
+    return 0;
+  }
+
+  /** The union of skipped commands' accesses: per state, the ranges read and the ranges written. */
+  private static final class Ranges {
+    private final Map<CommandFootprint.State, TreeMap<Long, Long>> reads = new EnumMap<>(CommandFootprint.State.class);
+    private final Map<CommandFootprint.State, TreeMap<Long, Long>> writes =
+        new EnumMap<>(CommandFootprint.State.class);
+    private boolean all;
+
+    void add(CommandFootprint f) {
+      for (CommandFootprint.Access a : f.accesses()) {
+        if (a.state() == CommandFootprint.State.ALL) {
+          all = true;
+          continue;
+        }
+        insert((a.write() ? writes : reads).computeIfAbsent(a.state(), s -> new TreeMap<>()), a.start(), a.end());
+      }
+    }
+
+    boolean conflicts(CommandFootprint f) {
+      if (all) {
+        return true;
+      }
+      for (CommandFootprint.Access a : f.accesses()) {
+        if (a.state() == CommandFootprint.State.ALL) {
+          return true;
+        }
+        if (overlaps(writes.get(a.state()), a.start(), a.end())
+            || (a.write() && overlaps(reads.get(a.state()), a.start(), a.end()))) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private static boolean overlaps(TreeMap<Long, Long> set, long start, long end) {
+      if (set == null || start >= end) {
+        return false;
+      }
+      Map.Entry<Long, Long> below = set.lowerEntry(end);
+      return below != null && below.getValue() > start;
+    }
+
+    private static void insert(TreeMap<Long, Long> set, long start, long end) {
+      if (start >= end) {
+        return;
+      }
+      Map.Entry<Long, Long> e = set.floorEntry(start);
+      if (e != null && e.getValue() >= start) {
+        start = e.getKey();
+        end = Math.max(end, e.getValue());
+      }
+      Map.Entry<Long, Long> next = set.ceilingEntry(start);
+      while (next != null && next.getKey() <= end) {
+        end = Math.max(end, next.getValue());
+        set.remove(next.getKey());
+        next = set.ceilingEntry(start);
+      }
+      set.put(start, end);
+    }
+  }
+}
