@@ -26,6 +26,10 @@ import org.llmnpu.isa.dsp.DspProgram;
  * those of the layer's commands). A DSP run is never moved past another run (both write the registers), and a copy
  * that touches the GEMM's own results is not moved beside it (it would wait for the drain anyway).
  *
+ * <p><b>Order.</b> When the next command is a copy or a resident run and a later streamed GEMM depends on no command
+ * still held (the next token block's GEMM, {@link BlockLane}), that GEMM goes first and the copies and runs after it:
+ * the stream of one block runs beside the DSP work of the other. GEMMs never pass each other's dependences either.
+ *
  * <p><b>Budget.</b> The copies and runs moved beside a streamed GEMM are estimated at their controller cycles
  * ({@code dspin}/{@code dspout}: a line a cycle; a run: its issued instructions) until they fill the stream's beats
  * ({@code K} W rows of {@code ceil(N/line)} beats, half for INT4, 0.625 for 2:4); candidates are searched among the
@@ -39,10 +43,16 @@ final class BlockInterleaver implements CommandSink {
   private final MachineParams p;
   private final List<Event> window = new ArrayList<>();
   private long moved;
+  private long hoisted;
 
   BlockInterleaver(CommandSink out, MachineParams p) {
     this.out = out;
     this.p = p;
+  }
+
+  /** Streamed GEMMs started before earlier copies or runs so far. */
+  long hoisted() {
+    return hoisted;
   }
 
   /** Commands moved beside a streamed GEMM so far. */
@@ -107,32 +117,67 @@ final class BlockInterleaver implements CommandSink {
     out.layerEnd(layer);
   }
 
-  /** Schedules and passes on every command held (the stream's end, a barrier or a layer boundary). */
+  /**
+   * Schedules and passes on every command held (the stream's end, a barrier or a layer boundary): in program order,
+   * except that when the next command is a copy or a resident run, the first streamed GEMM after it that depends on
+   * no command still held goes first (its stream then runs beside that work), and after each streamed GEMM the
+   * copies and resident runs that may go beside it follow it ({@link #fillBeside}).
+   */
   void flush() {
     int n = window.size();
     boolean[] done = new boolean[n];
-    for (int i = 0; i < n; i++) {
-      if (done[i]) {
-        continue;
+    int cursor = 0;
+    while (true) {
+      while (cursor < n && done[cursor]) {
+        cursor++;
       }
-      Event e = window.get(i);
+      if (cursor == n) {
+        break;
+      }
+      int pick = window.get(cursor).beside ? readyStream(cursor, done) : -1;
+      if (pick < 0) {
+        pick = cursor;
+      } else {
+        hoisted++;
+      }
+      Event e = window.get(pick);
       e.replay.accept(out);
-      done[i] = true;
+      done[pick] = true;
       if (e.streamed != null) {
-        fillBeside(e, i, done);
+        fillBeside(e, cursor, done);
       }
     }
     window.clear();
   }
 
-  /** Moves the copies and resident runs after {@code gemm} (at {@code at}) that may go beside its W stream. */
-  private void fillBeside(Event gemm, int at, boolean[] done) {
+  /** The first streamed GEMM from {@code from} that depends on none of the commands before it still held, or −1. */
+  private int readyStream(int from, boolean[] done) {
+    Ranges skipped = new Ranges();
+    int end = Math.min(window.size(), from + SCAN);
+    for (int j = from; j < end; j++) {
+      if (done[j]) {
+        continue;
+      }
+      Event c = window.get(j);
+      if (c.streamed != null && !skipped.conflicts(c.footprint)) {
+        return j;
+      }
+      skipped.add(c.footprint);
+      if (skipped.all) {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
+  /** Moves the held copies and resident runs from {@code from} that may go beside {@code gemm}'s W stream. */
+  private void fillBeside(Event gemm, int from, boolean[] done) {
     long budget = streamBeats(gemm.streamed);
     Ranges skipped = new Ranges();
     CommandFootprint results = new CommandFootprint(gemm.footprint.accesses().stream()
         .filter(a -> a.write() && a.state() == CommandFootprint.State.SPAD).toList());
-    int end = Math.min(window.size(), at + 1 + SCAN);
-    for (int j = at + 1; j < end && budget > 0; j++) {
+    int end = Math.min(window.size(), from + SCAN);
+    for (int j = from; j < end && budget > 0 && !skipped.all; j++) {
       if (done[j]) {
         continue;
       }

@@ -192,7 +192,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave);
     }
-    int chunk = NpuDecoder.prefillChunk(p);
+    int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
       // a chunked prefill (NpuDecoder#prefill): one program per chunk of maxM tokens
       PhaseCost total = null;

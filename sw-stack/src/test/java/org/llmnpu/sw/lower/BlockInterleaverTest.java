@@ -59,7 +59,7 @@ class BlockInterleaverTest {
   private static void assertSameResults(ModelWeights w, String format, int block, int[] prompt) {
     MachineParams m = FusedLoweringTest.machine(format);
     int context = 48;
-    LoweredModel model = WeightFormats.lower(w, format, m, context, m.maxM());
+    LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
     NpuDecoder sequential = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder interleaved = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
     interleaved.lowering().interleave(true);
@@ -75,8 +75,9 @@ class BlockInterleaverTest {
     assertTrue(i.counter(Counter.CYCLES) <= s.counter(Counter.CYCLES), i.counter(Counter.CYCLES) + " vs "
         + s.counter(Counter.CYCLES));
     assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
-    System.out.printf("%s block %d, %d tokens: sequential %,d cycles, interleaved %,d (%d commands moved in the last"
-        + " program)%n", format, block, prompt.length, s.counter(Counter.CYCLES), i.counter(Counter.CYCLES),
+    System.out.printf("%s block %d, %d tokens: sequential %,d cycles, interleaved %,d (two blocks in flight %s %s, %d"
+        + " commands moved in the last program)%n", format, block, prompt.length, s.counter(Counter.CYCLES),
+        i.counter(Counter.CYCLES), interleaved.lowering().twoBlocksInFlight(), interleaved.lowering().twoBlocksWhyNot(),
         interleaved.lowering().interleavedCommands());
     // the cost model walks the interleaved stream of a prefill that keeps the last token's logits
     NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
