@@ -42,6 +42,8 @@ final class BlockInterleaver implements CommandSink {
   private final CommandSink out;
   private final MachineParams p;
   private final List<Event> window = new ArrayList<>();
+  /** The held commands' footprints, registers resolved ({@link #registersResolved}), while a window is scheduled. */
+  private CommandFootprint[] footprints;
   private long moved;
   private long hoisted;
 
@@ -61,7 +63,16 @@ final class BlockInterleaver implements CommandSink {
   }
 
   private record Event(CommandFootprint footprint, Consumer<CommandSink> replay, boolean beside, long cost,
-                       Command.Gemm streamed) {
+                       Command.Gemm streamed, CommandFootprint.RegisterUse registers, boolean prefetch) {
+    Event(CommandFootprint footprint, Consumer<CommandSink> replay, boolean beside, long cost, Command.Gemm streamed) {
+      this(footprint, replay, beside, cost, streamed, null, false);
+    }
+  }
+
+  /** A run's event: its footprint without registers, and its {@link CommandFootprint.RegisterUse}. */
+  private static Event run(DspProgram program, CommandFootprint f, Consumer<CommandSink> replay, boolean resident) {
+    return new Event(f, replay, resident, resident ? program.issued() : 0, null,
+        CommandFootprint.RegisterUse.of(program), false);
   }
 
   @Override
@@ -69,7 +80,8 @@ final class BlockInterleaver implements CommandSink {
     CommandFootprint f = CommandFootprint.of(c, p);
     boolean beside = c instanceof Command.DspIn || c instanceof Command.DspOut;
     Command.Gemm g = c instanceof Command.Gemm x && x.streamsWeights() ? x : null;
-    window.add(new Event(f, s -> s.command(c), beside, copyCycles(c), g));
+    boolean load = c instanceof Command.Load || c instanceof Command.Load4 || c instanceof Command.LoadMx;
+    window.add(new Event(f, s -> s.command(c), beside, copyCycles(c), g, null, load));
     if (c instanceof Command.Halt || c instanceof Command.Fence || c instanceof Command.Snapshot) {
       flush();
     }
@@ -77,32 +89,29 @@ final class BlockInterleaver implements CommandSink {
 
   @Override
   public void dspRun(long address, DspProgram program) {
-    window.add(new Event(CommandFootprint.ofRun(program, address, 0, p), s -> s.dspRun(address, program), false, 0,
-        null));
+    window.add(run(program, CommandFootprint.ofRun(program, address, 0, p), s -> s.dspRun(address, program), false));
   }
 
   @Override
   public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
-    window.add(new Event(CommandFootprint.ofRun(run, address, 0, p), s -> s.dspRun(address, run, parts), false, 0,
-        null));
+    window.add(run(run, CommandFootprint.ofRun(run, address, 0, p), s -> s.dspRun(address, run, parts), false));
   }
 
   @Override
   public void dspLoad(long address, DspProgram program, long at) {
     window.add(new Event(CommandFootprint.of(new Command.DspLoad(address, program.size(), at), p),
-        s -> s.dspLoad(address, program, at), false, 0, null));
+        s -> s.dspLoad(address, program, at), false, 0, null, null, true));
   }
 
   @Override
   public void dspRunResident(DspProgram program, long entry) {
-    window.add(new Event(CommandFootprint.ofRun(program, -1, entry, p), s -> s.dspRunResident(program, entry), true,
-        program.issued(), null));
+    window.add(run(program, CommandFootprint.ofRun(program, -1, entry, p), s -> s.dspRunResident(program, entry),
+        true));
   }
 
   @Override
   public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry) {
-    window.add(new Event(CommandFootprint.ofRun(run, -1, entry, p), s -> s.dspRunResident(run, parts, entry), true,
-        run.issued(), null));
+    window.add(run(run, CommandFootprint.ofRun(run, -1, entry, p), s -> s.dspRunResident(run, parts, entry), true));
   }
 
   @Override
@@ -125,6 +134,7 @@ final class BlockInterleaver implements CommandSink {
    */
   void flush() {
     int n = window.size();
+    footprints = registersResolved();
     boolean[] done = new boolean[n];
     int cursor = 0;
     while (true) {
@@ -141,6 +151,9 @@ final class BlockInterleaver implements CommandSink {
         hoisted++;
       }
       Event e = window.get(pick);
+      if (e.streamed != null) {
+        loadPrograms(cursor, pick, done);
+      }
       e.replay.accept(out);
       done[pick] = true;
       if (e.streamed != null) {
@@ -148,6 +161,71 @@ final class BlockInterleaver implements CommandSink {
       }
     }
     window.clear();
+  }
+
+  /**
+   * Each held command's footprint with its DSP register accesses: when a run of the window reads a register (or the
+   * element count) it did not write first, every run reads and writes all of them (runs keep their order); else a
+   * register's values leave no run, so runs write only the registers they are the window's last writer of and read
+   * the others they write (a run passes another unless it is the last writer of a register both write: the window's
+   * registers end as in program order, for the runs after it).
+   */
+  private CommandFootprint[] registersResolved() {
+    int n = window.size();
+    boolean exposed = false;
+    int[] lastWriter = new int[CommandFootprint.LENGTH + 1];
+    java.util.Arrays.fill(lastWriter, -1);
+    for (int i = 0; i < n; i++) {
+      CommandFootprint.RegisterUse r = window.get(i).registers;
+      if (r != null) {
+        exposed |= !r.exposed().isEmpty();
+        for (int reg = r.written().nextSetBit(0); reg >= 0; reg = r.written().nextSetBit(reg + 1)) {
+          lastWriter[reg] = i;
+        }
+      }
+    }
+    CommandFootprint[] f = new CommandFootprint[n];
+    for (int i = 0; i < n; i++) {
+      Event e = window.get(i);
+      if (e.registers == null) {
+        f[i] = e.footprint;
+        continue;
+      }
+      List<CommandFootprint.Access> a = new ArrayList<>(e.footprint.accesses());
+      if (exposed) {
+        a.add(new CommandFootprint.Access(CommandFootprint.State.DSP_REGISTERS, 0, CommandFootprint.LENGTH + 1, true));
+      } else {
+        java.util.BitSet w = e.registers.written();
+        for (int reg = w.nextSetBit(0); reg >= 0; reg = w.nextSetBit(reg + 1)) {
+          a.add(new CommandFootprint.Access(CommandFootprint.State.DSP_REGISTERS, reg, reg + 1, lastWriter[reg] == i));
+        }
+      }
+      f[i] = new CommandFootprint(a);
+    }
+    return f;
+  }
+
+  /**
+   * Before a streamed GEMM at {@code gemm}: the loads ({@code load}, {@code load4}, {@code loadmx}, {@code dspld}) held
+   * from {@code from} that depend on no command before them still held (they wait for a W stream anyway), so that the
+   * copies and runs that need their bytes or programs may go beside the stream.
+   */
+  private void loadPrograms(int from, int gemm, boolean[] done) {
+    Ranges skipped = new Ranges();
+    int end = Math.min(window.size(), from + SCAN);
+    for (int j = from; j < end && !skipped.all; j++) {
+      if (done[j] || j == gemm) {
+        continue;
+      }
+      Event c = window.get(j);
+      if (c.prefetch && !skipped.conflicts(footprints[j]) && !footprints[j].conflicts(footprints[gemm])) {
+        c.replay.accept(out);
+        done[j] = true;
+        moved++;
+      } else {
+        skipped.add(footprints[j]);
+      }
+    }
   }
 
   /** The first streamed GEMM from {@code from} that depends on none of the commands before it still held, or −1. */
@@ -159,10 +237,10 @@ final class BlockInterleaver implements CommandSink {
         continue;
       }
       Event c = window.get(j);
-      if (c.streamed != null && !skipped.conflicts(c.footprint)) {
+      if (c.streamed != null && !skipped.conflicts(footprints[j])) {
         return j;
       }
-      skipped.add(c.footprint);
+      skipped.add(footprints[j]);
       if (skipped.all) {
         return -1;
       }
@@ -182,16 +260,17 @@ final class BlockInterleaver implements CommandSink {
         continue;
       }
       Event c = window.get(j);
-      if (c.beside && !skipped.conflicts(c.footprint) && !c.footprint.conflicts(results)) {
+      if (c.beside && !skipped.conflicts(footprints[j]) && !footprints[j].conflicts(results)) {
         c.replay.accept(out);
         done[j] = true;
         budget -= c.cost;
         moved++;
       } else {
-        skipped.add(c.footprint);
+        skipped.add(footprints[j]);
       }
     }
   }
+
 
   /** The W stream's beats: K rows (0.625·K for 2:4) of ceil(N/line) beats, half of them for INT4. */
   private long streamBeats(Command.Gemm g) {

@@ -23,7 +23,10 @@ import org.llmnpu.isa.dsp.DspProgram;
  */
 record CommandFootprint(List<Access> accesses) {
   /** A state of the NPU a command touches. */
-  enum State { SPAD, EXT, DSP_BUFFER, DSP_PROGRAM, DSP_REGISTERS, PPM, ALL }
+  enum State { SPAD, EXT, DSP_BUFFER, DSP_PROGRAM, DSP_REGISTERS, DSP_TABLES, PPM, ALL }
+
+  /** The DSP's registers as {@link State#DSP_REGISTERS} indices: 0..31, then the element count {@code SETLEN} sets. */
+  static final int LENGTH = DspInstruction.REGISTERS;
 
   /** A half-open range {@code [start, end)} of {@code state}, read or written. */
   record Access(State state, long start, long end, boolean write) {
@@ -83,7 +86,7 @@ record CommandFootprint(List<Access> accesses) {
       a.add(write(State.SPAD, x.spad(), x.spadStride(), x.rowElems() * elementBytes(x.format()), x.rows()));
     } else if (c instanceof Command.DspTab x) {
       a.add(new Access(State.EXT, x.ext(), x.ext() + 768, false));
-      a.add(new Access(State.DSP_REGISTERS, 0, 1, true));
+      a.add(new Access(State.DSP_TABLES, 0, 1, true));
     } else if (c instanceof Command.DspLoad x) {
       a.add(new Access(State.EXT, x.prog(), x.prog() + 8 * x.words(), false));
       a.add(new Access(State.DSP_PROGRAM, x.at(), x.at() + x.words(), true));
@@ -105,7 +108,8 @@ record CommandFootprint(List<Access> accesses) {
 
   /**
    * The footprint of a {@code dsprun} of {@code program}: from {@code address} (plain: its words loaded at 0) or
-   * resident from program word {@code entry} ({@code address} −1).
+   * resident from program word {@code entry} ({@code address} −1); its register accesses are not in it
+   * ({@link RegisterUse}, resolved over a window of runs by {@link BlockInterleaver}).
    */
   static CommandFootprint ofRun(DspProgram program, long address, long entry, MachineParams p) {
     List<Access> a = new ArrayList<>();
@@ -116,7 +120,7 @@ record CommandFootprint(List<Access> accesses) {
     } else {
       a.add(new Access(State.DSP_PROGRAM, entry, entry + size, false));
     }
-    a.add(new Access(State.DSP_REGISTERS, 0, 1, true));
+    a.add(new Access(State.DSP_TABLES, 0, 1, false));
     int lanes = p.dsp().lanes();
     long all = (long) p.dsp().rows() * lanes;
     List<DspInstruction> code = program.instructions();
@@ -130,16 +134,71 @@ record CommandFootprint(List<Access> accesses) {
           loopEnd = i + 1 + (in.imm() >>> 16);
           loopCount = Math.max(1, in.imm() & 0xFFFF);
         }
-        case LD, ST -> a.add(new Access(State.DSP_BUFFER, (long) in.imm() * lanes,
-            ((long) in.imm() + count) * lanes, in.op() == DspOp.ST));
-        case LDS, STS -> a.add(new Access(State.DSP_BUFFER, (long) in.imm() * lanes,
-            ((long) in.imm() + (long) (lanes - 1) * (1L << in.aux()) + 1) * lanes, in.op() == DspOp.STS));
+        case LD, ST -> a.add(rows(in.imm(), count, all, lanes, in.op() == DspOp.ST));
+        case LDS, STS -> a.add(rows(in.imm(), (long) (lanes - 1) * (1L << in.aux()) + 1, all, lanes,
+            in.op() == DspOp.STS));
         case LDG, STG -> a.add(new Access(State.DSP_BUFFER, 0, all, in.op() == DspOp.STG));
         default -> {
         }
       }
     }
     return new CommandFootprint(a);
+  }
+
+  /** Buffer rows {@code first … first + count − 1} as elements; every row when they wrap around the buffer. */
+  private static Access rows(int first, long count, long all, int lanes, boolean write) {
+    long start = (long) first * lanes;
+    long end = ((long) first + count) * lanes;
+    return first < 0 || end > all ? new Access(State.DSP_BUFFER, 0, all, write)
+        : new Access(State.DSP_BUFFER, start, end, write);
+  }
+
+  /**
+   * The registers a DSP program writes ({@code written}, the element count as {@link #LENGTH}) and those it reads
+   * before it writes them ({@code exposed}: values a program before it left; a masked write keeps the old value of
+   * the lanes it skips, so it reads its destination; a masked instruction reads the element count), in program text
+   * order (a loop body's later write does not cover an earlier read).
+   */
+  record RegisterUse(java.util.BitSet written, java.util.BitSet exposed) {
+    static RegisterUse of(DspProgram program) {
+      java.util.BitSet written = new java.util.BitSet();
+      java.util.BitSet full = new java.util.BitSet();
+      java.util.BitSet exposed = new java.util.BitSet();
+      for (DspInstruction in : program.instructions()) {
+        DspOp op = in.op();
+        for (int r : reads(in)) {
+          if (!full.get(r)) {
+            exposed.set(r);
+          }
+        }
+        if (in.masked() && !full.get(LENGTH)) {
+          exposed.set(LENGTH);
+        }
+        if (op == DspOp.SETLEN) {
+          written.set(LENGTH);
+          full.set(LENGTH);
+        } else if (op.writesRegister()) {
+          if (in.masked() && !full.get(in.rd())) {
+            exposed.set(in.rd());
+          }
+          written.set(in.rd());
+          if (!in.masked()) {
+            full.set(in.rd());
+          }
+        }
+      }
+      return new RegisterUse(written, exposed);
+    }
+
+    private static int[] reads(DspInstruction in) {
+      return switch (in.op()) {
+        case NOP, HALT, LOOP, SETLEN, LI, LD, LDS -> new int[0];
+        case ST, STS, LDG, ROT, LSHIFT, BCAST, WIDEN, IHALF, EXPO, TSEG, TSTART, TCOEF, NEGABS, ABS ->
+            new int[] {in.ra()};
+        case FMA16, FMA32, SELNEG -> new int[] {in.ra(), in.rb(), in.rc()};
+        default -> new int[] {in.ra(), in.rb()};
+      };
+    }
   }
 
   private static void gemm(Command.Gemm g, List<Access> a) {

@@ -58,6 +58,8 @@ public final class DecoderLowering {
   private final Fusion.Applied applied;
   /** Whether the step's commands pass through a {@link BlockInterleaver} (copies and resident runs beside streams). */
   private boolean interleave;
+  /** Whether a prefill goes two blocks at a time ({@link #twoBlocks}). */
+  private boolean twoBlocks;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -112,10 +114,20 @@ public final class DecoderLowering {
 
   /**
    * With {@code on}, each step's commands pass through a {@link BlockInterleaver}: DSP copies and resident runs move up
-   * beside the streamed GEMMs before them where no data dependence forbids it (same results, fewer cycles or equal).
+   * beside the streamed GEMMs where no data dependence forbids it (same results bit for bit).
    */
   public DecoderLowering interleave(boolean on) {
     this.interleave = on;
+    return this;
+  }
+
+  /**
+   * With {@code on} (and {@link #interleave}), a prefill goes two token blocks at a time over separate buffers
+   * ({@link BlockLane}), layer by layer, so that the interleaver may move one block's DSP work beside the other's
+   * streamed GEMMs; where both blocks' buffers do not fit, one block at a time ({@link #twoBlocksWhyNot}).
+   */
+  public DecoderLowering twoBlocks(boolean on) {
+    this.twoBlocks = on;
     return this;
   }
 
@@ -179,7 +191,7 @@ public final class DecoderLowering {
     }
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
         fusion == Fusion.FULL ? new DspResidency(l.p) : null);
-    BlockLane two = interleave && tokens.length > l.blockMax ? secondLane() : null;
+    BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
@@ -230,12 +242,12 @@ public final class DecoderLowering {
 
   /** Why two blocks are not in flight ({@link #twoBlocksInFlight} false), or "". */
   public String twoBlocksWhyNot() {
-    return !interleave ? "not interleaved" : twoBlocksInFlight() ? "" : secondWhyNot;
+    return !interleave || !twoBlocks ? "not asked for" : twoBlocksInFlight() ? "" : secondWhyNot;
   }
 
   /** Whether each step's prefill goes two blocks at a time (interleaved, and both blocks' buffers fit). */
   public boolean twoBlocksInFlight() {
-    return interleave && secondLane() != null;
+    return interleave && twoBlocks && secondLane() != null;
   }
 
   /**

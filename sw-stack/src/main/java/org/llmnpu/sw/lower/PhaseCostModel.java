@@ -35,6 +35,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private DecoderLowering lowering;
   /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
   private boolean interleave;
+  private boolean twoBlocks;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -176,9 +177,15 @@ public final class PhaseCostModel extends FeedForwardWalk {
 
   /** The steps of the lowering whose commands pass through a {@link BlockInterleaver} ({@code on}), as the programs'. */
   public PhaseCostModel interleave(boolean on) {
+    return interleave(on, false);
+  }
+
+  /** As above, with two token blocks in flight ({@link DecoderLowering#twoBlocks}) when {@code twoBlocks}. */
+  public PhaseCostModel interleave(boolean on, boolean twoBlocks) {
     this.interleave = on;
+    this.twoBlocks = twoBlocks;
     if (lowering != null) {
-      lowering.interleave(on);
+      lowering.interleave(on).twoBlocks(twoBlocks);
     }
     return this;
   }
@@ -190,7 +197,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
-      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
+          .twoBlocks(twoBlocks);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
