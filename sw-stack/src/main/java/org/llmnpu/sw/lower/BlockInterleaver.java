@@ -47,9 +47,18 @@ final class BlockInterleaver implements CommandSink {
   private long moved;
   private long hoisted;
 
-  BlockInterleaver(CommandSink out, MachineParams p) {
+  /** Whether loads start before a streamed GEMM ({@link #loadPrograms}): with two blocks in flight. */
+  private final boolean prefetch;
+
+  /**
+   * @param prefetch start the held loads a streamed GEMM's later work needs before it (two blocks in flight, where the
+   *                 next block's vectors and programs come in; in a single block's program measured to cost a few
+   *                 cycles more, 65 on stories260K's 40-token prefill)
+   */
+  BlockInterleaver(CommandSink out, MachineParams p, boolean prefetch) {
     this.out = out;
     this.p = p;
+    this.prefetch = prefetch;
   }
 
   /** Streamed GEMMs started before earlier copies or runs so far. */
@@ -151,7 +160,7 @@ final class BlockInterleaver implements CommandSink {
         hoisted++;
       }
       Event e = window.get(pick);
-      if (e.streamed != null) {
+      if (e.streamed != null && prefetch) {
         loadPrograms(cursor, pick, done);
       }
       e.replay.accept(out);

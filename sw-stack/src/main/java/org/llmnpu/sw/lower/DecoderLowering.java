@@ -185,13 +185,13 @@ public final class DecoderLowering {
     }
     // at full, consecutive DSP runs go as joined programs (one program load each, DspChain), and a run whose program
     // is intact in the DSP's program memory runs resident, loading nothing (DspResidency)
-    BlockInterleaver interleaver = interleave ? new BlockInterleaver(sink, l.p) : null;
+    BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
+    BlockInterleaver interleaver = interleave ? new BlockInterleaver(sink, l.p, two != null) : null;
     if (interleaver != null) {
       sink = interleaver;
     }
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
         fusion == Fusion.FULL ? new DspResidency(l.p) : null);
-    BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
