@@ -175,7 +175,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return total == null ? end : end.plus(total, 1);
   }
 
-  /** The steps of the lowering whose commands pass through a {@link BlockInterleaver} ({@code on}), as the programs'. */
+  /** The steps of the lowering whose commands pass through a {@link BlockInterleaver} ({@code on}), as programs'. */
   public PhaseCostModel interleave(boolean on) {
     return interleave(on, false);
   }
