@@ -54,6 +54,12 @@ public final class NpuClockGates {
    * every line the scratchpad's read port showed and the conversion pipeline behind it switched on every DMA store.
    */
   static final String DSP_IN_CHUNK = "dspInChunk";
+  /**
+   * The gates of the {@code dspin} conversion's stages 2 and 3 (the magnitudes and copies; the rounders), open in the
+   * cycle a chunk enters them, one and two cycles after it moved: as many cycles as {@link #DSP_IN_CHUNK}'s.
+   */
+  static final String DSP_IN_CONVERT = "dspInConvert";
+  static final String DSP_IN_ROUND = "dspInRound";
 
   /**
    * The gate of the predecode's product registers ({@link NpuPredecode}, {@code predecode_product*}), open in the
@@ -142,7 +148,7 @@ public final class NpuClockGates {
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
       case org.llmnpu.rtl.mac.GemmEngine.ARRAY_GATE -> Optional.of(Counter.ARRAY_CYCLES);
-      case "dspUnit", DSP_IN_CHUNK -> Optional.of(Counter.DSP_CYCLES);
+      case "dspUnit", DSP_IN_CHUNK, DSP_IN_CONVERT, DSP_IN_ROUND -> Optional.of(Counter.DSP_CYCLES);
       case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
       case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH, PREDECODE_PRODUCTS ->
           Optional.of(Counter.COMMANDS);

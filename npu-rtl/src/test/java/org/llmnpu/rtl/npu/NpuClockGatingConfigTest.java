@@ -57,10 +57,10 @@ class NpuClockGatingConfigTest {
     // the GEMM engine's the MAC array's, with its PEs' 2·rows − 1 wavefront gates and rows row-shadow gates
     int queue = small.commandQueueDepth() > 1 ? 1 : 0;
     int array = 1 + (2 * small.rows() - 1) + small.rows();
-    // and the dspin conversion's chunk register, the DSP's tables, the predecode's products, the fetcher's assembly
+    // and the dspin conversion's three stages (chunk register, magnitudes, rounders), the DSP's tables, the predecode's products, the fetcher's assembly
     // (two or more beats a command) and the counters' high parts
     int assembly = small.machine().beatsPerCommand() > 1 ? 1 : 0;
-    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array + 1 + 3 + assembly, banks.size());
+    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array + 3 + 3 + assembly, banks.size());
     assertEquals(java.util.Set.of(NpuClockGates.COUNTER_CARRIES), banks.stream()
         .filter(b -> b.path().endsWith(NpuClockGates.COUNTER_HIGHS))
         .map(b -> NpuClockGates.enableKey(b.path()).orElseThrow()).collect(java.util.stream.Collectors.toSet()));
