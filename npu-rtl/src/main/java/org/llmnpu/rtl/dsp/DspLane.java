@@ -147,7 +147,7 @@ final class DspLane extends DspLaneUnits {
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
     UInt result = wire("result", uint(32));
-    Bool writes = writesRegister();
+    Bool writes = writesRegister(op, fma32, permute);
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     Bool writeBack = wire("writeBack", enabled.and(writes));
     Operands o = operands(r -> mux(writeBack.and(rd.eq(r)), result, registers.readAsync(r)));
@@ -192,7 +192,7 @@ final class DspLane extends DspLaneUnits {
 
     when(writeBack, () -> registers.write(rd, result));
 
-    Bool store = wire("store", enabled.and(storeOp()));
+    Bool store = wire("store", enabled.and(storeOp(op, permute)));
     UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
     UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
@@ -210,7 +210,7 @@ final class DspLane extends DspLaneUnits {
     registers.init(new long[DspInstruction.REGISTERS]);
     // execute N: the instruction's write-back (result below)
     UInt result = wire("result", uint(32));
-    Bool writes = writesRegister();
+    Bool writes = writesRegister(op, fma32, permute);
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     UInt simple = wire("simple", uint(32));
     Bool late1 = lateOp(op, fma32);
@@ -297,19 +297,11 @@ final class DspLane extends DspLaneUnits {
         mux(fromConvert, convert.result, late))));
     when(writeBack[n], () -> registers.write(rdAt[n], result));
 
-    Bool store = wire("store", enabled.and(storeOp()));
+    Bool store = wire("store", enabled.and(storeOp(op, permute)));
     UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
     UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
-  }
-
-  /**
-   * The pipelined units this lane is built with, in {@link #pipeEnable}'s bit order: every {@link DspPipe}, FMA32
-   * only with {@code fma32}.
-   */
-  static java.util.List<DspPipe> pipes(boolean fma32) {
-    return java.util.Arrays.stream(DspPipe.values()).filter(p -> p != DspPipe.FMA32 || fma32).toList();
   }
 
   /**
@@ -379,18 +371,6 @@ final class DspLane extends DspLaneUnits {
       d = regNext(name + j, d);
     }
     return d;
-  }
-
-  /** Whether {@code op} writes rd, among the ops this lane is built with ({@link DspOp#writesRegister()}). */
-  private Bool writesRegister() {
-    Bool w = op.ge(DspOp.LI.code()).and(op.le((fma32 ? DspOp.FMA32 : DspOp.FMA16).code())).and(op.ne(DspOp.ST.code()));
-    return permute ? w.or(op.eq(DspOp.LDS.code())).or(op.eq(DspOp.ROT.code())).or(op.eq(DspOp.LDG.code())) : w;
-  }
-
-  /** Whether {@code op} writes the buffer (ST; STS and STG with {@code permute}). */
-  private Bool storeOp() {
-    Bool st = op.eq(DspOp.ST.code());
-    return permute ? st.or(op.eq(DspOp.STS.code())).or(op.eq(DspOp.STG.code())) : st;
   }
 
   /** Bits of the registered rc operand: 16 (FP16 addend, sign), 32 with the FP32 FMA. */
