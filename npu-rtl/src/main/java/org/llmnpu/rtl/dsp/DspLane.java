@@ -85,6 +85,13 @@ final class DspLane extends DspLaneUnits {
    * of the unit in execute 1..N − 1, from the {@link VectorDsp}); else null.
    */
   final UInt pipeEnable;
+  /**
+   * With gated pipelined units: an instruction issues this cycle (execute 1 is valid in the next), the clock enable of
+   * the operand registers' gate {@value #OPERAND_GATE} (read only by an instruction in execute 1); else null.
+   */
+  final Bool issue;
+  /** The clock gate of the lane's operand registers ({@code a, b, c} and the broadcast source). */
+  static final String OPERAND_GATE = "laneOperands";
 
   DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute) {
     this(rows, rowBits, segments, stages, fma32, permute, ClockGating.OFF);
@@ -98,6 +105,7 @@ final class DspLane extends DspLaneUnits {
   DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute, ClockGating pipeGating) {
     this.pipeGating = stages > 1 ? pipeGating : ClockGating.OFF;
     this.pipeEnable = this.pipeGating == ClockGating.OFF ? null : in("pipeEnable", uint(pipes(fma32).size()));
+    this.issue = this.pipeGating == ClockGating.OFF ? null : in("issue", bool());
     this.rows = rows;
     this.segments = segments;
     this.stages = stages;
@@ -127,11 +135,22 @@ final class DspLane extends DspLaneUnits {
    */
   private Operands operands(java.util.function.Function<UInt, UInt> read) {
     UInt forwardA = read.apply(ra);
-    UInt a = regNext("a", forwardA);
-    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
-    UInt b = regNext("b", read.apply(rb));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
-    UInt c = regNext("c", read.apply(rc).lsbs(cWidth()));
+    UInt[] abc = new UInt[3];
+    Runnable registers = () -> {
+      abc[0] = regNext("a", forwardA);
+      broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
+      abc[1] = regNext("b", read.apply(rb));
+      // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
+      abc[2] = regNext("c", read.apply(rc).lsbs(cWidth()));
+    };
+    if (issue == null) {
+      registers.run();
+    } else {
+      clockGatedPipeline(OPERAND_GATE, issue, pipeGating, registers);
+    }
+    UInt a = abc[0];
+    UInt b = abc[1];
+    UInt c = abc[2];
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);

@@ -82,6 +82,11 @@ public final class NpuClockGates {
    * low part carried and when a term wider than the low part counts (a GEMM's MACs): charged {@link #COUNTER_CARRIES}.
    */
   static final String COUNTER_HIGHS = "counterHighs";
+  /**
+   * The gate of each DSP lane's operand registers ({@code a, b, c}, the broadcast source; {@code DspLane}), inside the
+   * DSP's gate, open in the cycles an instruction issues: charged {@link Counter#DSP_INSTRUCTIONS}.
+   */
+  static final String LANE_OPERANDS = "laneOperands";
   /** The energy model's key of {@link #COUNTER_HIGHS}'s open cycles ({@link #counterCarries}). */
   public static final String COUNTER_CARRIES = "counterCarries";
 
@@ -153,6 +158,7 @@ public final class NpuClockGates {
       case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH, PREDECODE_PRODUCTS ->
           Optional.of(Counter.COMMANDS);
       case COMMAND_ASSEMBLY, DSP_TABLES -> Optional.of(Counter.EXT_READ_BEATS);
+      case LANE_OPERANDS -> Optional.of(Counter.DSP_INSTRUCTIONS);
       default -> Optional.empty();
     };
   }
