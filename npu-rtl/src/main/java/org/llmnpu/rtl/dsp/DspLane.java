@@ -301,14 +301,14 @@ final class DspLane extends DspLaneUnits {
     // execute 1: every other operation, carried to execute N
     simple.set(simpleResult(a, b, c, loaded));
     // which unit's rounded result execute N takes (one-hot, decided in execute 1)
-    Bool fromHalf = delay("fromHalf", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+    Bool fromHalf = delay("fromHalf", stages, inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
         .or(op.eq(DspOp.EQ16.code())));
-    Bool fromSingle = delay("fromSingle", inRange(op, DspOp.ADD32, DspOp.MUL32));
-    Bool fromConvert = delay("fromConvert", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
-    Bool fromFused = delay("fromFused", op.eq(DspOp.FMA16.code()));
+    Bool fromSingle = delay("fromSingle", stages, inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = delay("fromConvert", stages, inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = delay("fromFused", stages, op.eq(DspOp.FMA16.code()));
     UInt late = mux(fromFused, fused.result.resize(32), simpleAt[n]);
     if (fma32) {
-      late = mux(delay("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+      late = mux(delay("fromFused32", stages, op.eq(DspOp.FMA32.code())), fused32, late);
     }
 
     // execute N: select and write back
@@ -381,15 +381,6 @@ final class DspLane extends DspLaneUnits {
       s.is(DspOp.BCAST.code(), () -> target.set(broadcastIn));
       s.otherwise(() -> target.set(uintLit(0, 32)));
     });
-  }
-
-  /** {@code v} delayed to execute N (N − 1 registers). */
-  private Bool delay(String name, Bool v) {
-    Bool d = v;
-    for (int j = 2; j <= stages; j++) {
-      d = regNext(name + j, d);
-    }
-    return d;
   }
 
   /** Bits of the registered rc operand: 16 (FP16 addend, sign), 32 with the FP32 FMA. */

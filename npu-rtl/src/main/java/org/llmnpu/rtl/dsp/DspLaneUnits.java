@@ -55,6 +55,15 @@ abstract class DspLaneUnits extends HwModule {
     return permute ? st.or(op.eq(DspOp.STS.code())).or(op.eq(DspOp.STG.code())) : st;
   }
 
+  /** {@code v} delayed to execute N of {@code stages} (N − 1 registers, {@code <name>2..<name>N}). */
+  Bool delay(String name, int stages, Bool v) {
+    Bool d = v;
+    for (int j = 2; j <= stages; j++) {
+      d = regNext(name + j, d);
+    }
+    return d;
+  }
+
   /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */
   static Bool lateOp(UInt op, boolean fma32) {
     Bool any = boolLit(false);

@@ -23,8 +23,9 @@ import org.llmnpu.rtl.mx.RoundMode;
  * with shift 0, so exact). Stage 1 registers the chunk, stage 2 each element's {@code |q|} and sign, stage 3 is
  * inside each slot's {@link FloatRounder} (split after its normalization), each stage on a clock gate open only in
  * the cycle a chunk enters it ({@link NpuClockGates#DSP_IN_CHUNK}, {@link NpuClockGates#DSP_IN_CONVERT},
- * {@link NpuClockGates#DSP_IN_ROUND}), so the pipeline holds still while other units read the scratchpad; {@link #values}, {@link #mask},
- * {@link #address} and {@link #write} are the buffer window write (no mask for a one-element window) of stage 3, three cycles after the chunk's read.
+ * {@link NpuClockGates#DSP_IN_ROUND}), so the pipeline holds still while other units read the scratchpad;
+ * {@link #values}, {@link #mask}, {@link #address} and {@link #write} are the buffer window write (no mask for a
+ * one-element window) of stage 3, three cycles after the chunk's read.
  * Slot i reads bytes {@code 4i..4i+3} (INT32, {@code i < min(line / 4, lanes)}), {@code 2i, 2i+1} (FP16,
  * {@code i < min(line / 2, lanes)}) or byte i (INT8): only the INT32 slots carry a 32-bit magnitude; the others'
  * rounders take the 8-bit magnitude of an INT8.

@@ -204,7 +204,10 @@ public final class NpuCounters extends HwModule {
     amounts.computeIfAbsent(c, k -> new ArrayList<>()).add(amount);
   }
 
-  /** Counter {@code c}'s low register, its update and its high part's {@code hi} and carry's {@code cy}: cleared on {@link #clear}, else incremented by its terms; its value. */
+  /**
+   * Counter {@code c}'s low register and the update of it, its high part {@code hi} and carry {@code cy}: cleared on
+   * {@link #clear}, else incremented by its terms; its value.
+   */
   private UInt counter(Counter c, UInt hi, UInt cy) {
     String name = c.key();
     UInt lo = regInit(name + "_low", uint(LOW), 0);
