@@ -51,7 +51,11 @@ public final class NpuEnergyShape {
         + "counters leave out; the DSP lanes' pipelined units (their own gates inside the DSP's) are charged N − 1 "
         + "cycles per operation they issued, an upper bound (operations in flight together share cycles); the banks "
         + "written at most once per command (command register, landing register, queue slots, snapshot latch) one "
-        + "cycle per command decoded; the MAC array (its own gate inside the GEMM engine's) in the array's cycles, "
+        + "cycle per command decoded, and so the predecode's products (clocked when a command arrives); the fetcher's "
+        + "assembly register and the DSP's tables one cycle per external read beat, the counters' high parts one per "
+        + "command and carry (counterCarries), the dspin conversion's stages in the DSP's cycles, each DSP lane's "
+        + "operand registers one cycle per DSP instruction issued; "
+        + "the MAC array (its own gate inside the GEMM engine's) in the array's cycles, "
         + "its PEs' wavefront and row-shadow gates one cycle per input vector the engine took (arrayVectors, an "
         + "upper bound).");
     return out;
