@@ -52,8 +52,12 @@ abstract class AttentionWalk extends KeyWalk {
       resultIn(c.dim(), qkvN);
       if (pinned) {
         runPinned("qkv pinned", () -> qkvPrograms(qRows, kRows));
+        // the lowering's moves differ only in the token's rows, four row bases: one rewritten program
+        boolean shared = sharedRuns;
+        sharedRuns = true;
         run("q move", () -> r.moveElements(0, 2 * nq, 0));
         run("q scale move", () -> r.moveElements(0, lanes, 0));
+        sharedRuns = shared;
       } else {
         run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
         if (!chainRuns) {

@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
  * A scheduling pass over the lowering's command stream (a {@link CommandSink} in front of the program builder or the
@@ -104,6 +105,18 @@ final class BlockInterleaver implements CommandSink {
   @Override
   public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
     window.add(run(run, CommandFootprint.ofRun(run, address, 0, p), s -> s.dspRun(address, run, parts), false));
+  }
+
+  @Override
+  public void dspRun(long address, DspProgram run, List<DspProgram> parts, DspRunParameters params) {
+    window.add(run(run, CommandFootprint.ofRun(run, params, address, 0, p), s -> s.dspRun(address, run, parts, params),
+        false));
+  }
+
+  @Override
+  public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry, DspRunParameters params) {
+    window.add(run(run, CommandFootprint.ofRun(run, params, -1, entry, p),
+        s -> s.dspRunResident(run, parts, entry, params), true));
   }
 
   @Override

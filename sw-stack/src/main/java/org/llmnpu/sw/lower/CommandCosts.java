@@ -41,15 +41,17 @@ abstract class CommandCosts {
   /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
   DspResidency residency;
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
-  /** The identity of each held run ({@link #sharedRuns}), in order. */
-  private final List<Object> pendingIdentities = new java.util.ArrayList<>();
+  /** Whether each held run is {@link #sharedRuns}, in order. */
+  private final List<Boolean> pendingShared = new java.util.ArrayList<>();
   /**
-   * Whether the runs issued now are the same program for every token and head, as the lowering's are (true: a run is
-   * known by its instructions, and one intact in the program memory runs resident, {@link #residency}); false (the
-   * default): each run is its own program, as the lowering's are where they name a token's or head's buffer rows that
-   * the walk's programs do not.
+   * Whether the runs issued now are, rewritten for run parameters ({@link DspRunParameterizer}), the same program for
+   * every token and head, as the lowering's are (true: a run is known by its rewritten program, and one intact in the
+   * program memory runs resident, {@link #residency}); false (the default): each run is its own program, as the
+   * lowering's are where the buffer rows of a token or head move in ways the four row bases do not follow.
    */
   boolean sharedRuns;
+  /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
+  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> rewritten = new HashMap<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
   /** The operator the commands issued now belong to ({@link #operator}). */
@@ -307,13 +309,13 @@ abstract class CommandCosts {
       }
       for (DspProgram program : compiledPrograms.get(key)) {
         pendingRuns.add(program);
-        pendingIdentities.add(identity(program));
+        pendingShared.add(sharedRuns);
       }
     } else {
       flushRuns();
       List<DspProgram> programs = compiledPrograms.get(key);
       for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i), identity(programs.get(i)));
+        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : new Object());
       }
     }
   }
@@ -327,12 +329,19 @@ abstract class CommandCosts {
     flushRuns();
     List<DspProgram> parts = compiledPrograms.get(key);
     DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), run.instructions(), true);
+    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), identity(run), true);
   }
 
-  /** A run's identity for {@link #residency}: its instructions when {@link #sharedRuns}, else its own. */
+  /**
+   * A shared run's identity for {@link #residency}: the instructions of its program rewritten for run parameters, as
+   * the lowering's stream keys its residency ({@link CommandStream}, {@link DspRunParameterizer}).
+   */
   private Object identity(DspProgram program) {
-    return sharedRuns ? program.instructions() : new Object();
+    if (residency == null) {
+      return program;
+    }
+    return rewritten.computeIfAbsent(program.instructions(),
+        code -> DspRunParameterizer.of(program, p.dsp().rows()).program().instructions());
   }
 
   /**
@@ -384,13 +393,13 @@ abstract class CommandCosts {
     int part = 0;
     for (List<DspProgram> parts : groups) {
       // a joined run is the same program again only if every part is
-      List<Object> identity = List.copyOf(pendingIdentities.subList(part, part + parts.size()));
+      boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
       part += parts.size();
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), identity);
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : new Object());
     }
     pendingRuns.clear();
-    pendingIdentities.clear();
+    pendingShared.clear();
     operator = current;
   }
 

@@ -7,6 +7,7 @@ import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
  * What one command reads and writes, as ranges of the NPU's state, for {@link BlockInterleaver}'s dependence test:
@@ -112,6 +113,12 @@ record CommandFootprint(List<Access> accesses) {
    * ({@link RegisterUse}, resolved over a window of runs by {@link BlockInterleaver}).
    */
   static CommandFootprint ofRun(DspProgram program, long address, long entry, MachineParams p) {
+    return ofRun(program, DspRunParameters.NONE, address, entry, p);
+  }
+
+  /** As above for a program run with {@code params} (a row instruction's row is its immediate plus its base). */
+  static CommandFootprint ofRun(DspProgram program, DspRunParameters params, long address, long entry,
+                                MachineParams p) {
     List<Access> a = new ArrayList<>();
     int size = program.size();
     if (address >= 0) {
@@ -134,8 +141,8 @@ record CommandFootprint(List<Access> accesses) {
           loopEnd = i + 1 + (in.imm() >>> 16);
           loopCount = Math.max(1, in.imm() & 0xFFFF);
         }
-        case LD, ST -> a.add(rows(in.imm(), count, all, lanes, in.op() == DspOp.ST));
-        case LDS, STS -> a.add(rows(in.imm(), (long) (lanes - 1) * (1L << in.aux()) + 1, all, lanes,
+        case LD, ST -> a.add(rows(row(in, params, p), count, all, lanes, in.op() == DspOp.ST));
+        case LDS, STS -> a.add(rows(row(in, params, p), (long) (lanes - 1) * (1L << in.aux()) + 1, all, lanes,
             in.op() == DspOp.STS));
         case LDG, STG -> a.add(new Access(State.DSP_BUFFER, 0, all, in.op() == DspOp.STG));
         default -> {
@@ -143,6 +150,12 @@ record CommandFootprint(List<Access> accesses) {
       }
     }
     return new CommandFootprint(a);
+  }
+
+  /** The buffer row {@code in} (a row instruction) names first, run with {@code params}. */
+  private static int row(DspInstruction in, DspRunParameters params, MachineParams p) {
+    int offset = params.offsetOf(in);
+    return offset == 0 ? in.imm() : Math.floorMod(in.imm() + offset, p.dsp().rows());
   }
 
   /** Buffer rows {@code first … first + count − 1} as elements; every row when they wrap around the buffer. */

@@ -2,6 +2,7 @@ package org.llmnpu.sw.lower;
 
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
  * Where the lowering's commands go, in program order: a program builder ({@link CommandStream#program}), or
@@ -29,6 +30,19 @@ interface CommandSink {
   /** A {@code dsprun} of {@code run}, the programs {@code parts} joined ({@link DspChain}), at {@code address}. */
   default void dspRun(long address, DspProgram run, java.util.List<DspProgram> parts) {
     dspRun(address, run);
+  }
+
+  /**
+   * A resident {@code dsprun} of {@code run}, a program rewritten for run parameters ({@link DspRunParameterizer}) of
+   * the programs {@code parts} (as the lowering compiled them, joined: {@link DspChain}), handing it {@code params}.
+   */
+  default void dspRunResident(DspProgram run, java.util.List<DspProgram> parts, long entry, DspRunParameters params) {
+    dspRunResident(run, parts, entry);
+  }
+
+  /** A loading {@code dsprun} of {@code run} rewritten for run parameters, as above, at {@code address}. */
+  default void dspRun(long address, DspProgram run, java.util.List<DspProgram> parts, DspRunParameters params) {
+    dspRun(address, run, parts);
   }
 
   /** The commands of layer {@code layer} of a block start here. */

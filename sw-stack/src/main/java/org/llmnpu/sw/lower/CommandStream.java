@@ -6,12 +6,14 @@ import java.util.function.ToLongFunction;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
  * The lowering's command emitter: typed commands (named as {@link Program.Builder}'s methods) handed to a
  * {@link CommandSink} one by one. {@link #program} is the sink that encodes them into a {@link Program}. A
  * {@code dsprun} is placed in external memory by the pool; with {@code chainRuns} ({@code --fusion full}) the
- * consecutive ones wait for the next other command and go as joined programs ({@link DspChain}).
+ * consecutive ones wait for the next other command and go as joined programs ({@link DspChain}); with residency every
+ * run's program is rewritten to take its rows and lengths from its {@code dsprun} ({@link DspRunParameterizer}).
  */
 final class CommandStream {
   private final CommandSink sink;
@@ -21,6 +23,8 @@ final class CommandStream {
   private final List<DspProgram> pending = new ArrayList<>();
   /** Resident programs (null: every run loads its program, a plain {@code dsprun}). */
   private final DspResidency residency;
+  /** The DSP buffer's rows (run parameters' row bases are taken mod them). */
+  private final int bufferRows;
 
   CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns) {
     this(sink, pool, programDepth, chainRuns, null);
@@ -38,6 +42,7 @@ final class CommandStream {
     this.programDepth = programDepth;
     this.chainRuns = chainRuns;
     this.residency = residency;
+    this.bufferRows = residency == null ? 0 : residency.rows();
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */
@@ -61,6 +66,16 @@ final class CommandStream {
       @Override
       public void dspRunResident(DspProgram program, long entry) {
         builder.dspRunResident(entry);
+      }
+
+      @Override
+      public void dspRun(long address, DspProgram run, List<DspProgram> parts, DspRunParameters params) {
+        builder.dspRun(address, run.size(), 0, params);
+      }
+
+      @Override
+      public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry, DspRunParameters params) {
+        builder.dspRunResident(entry, params);
       }
     };
   }
@@ -127,11 +142,13 @@ final class CommandStream {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    DspResidency.Use use = residency.pin(run.instructions(), run);
+    DspRunParameterizer.Parameterized rewritten = DspRunParameterizer.of(run, bufferRows);
+    DspProgram program = rewritten.program();
+    DspResidency.Use use = residency.pin(program.instructions(), program);
     if (use.load()) {
-      sink.dspLoad(pool.applyAsLong(run), run, use.entry());
+      sink.dspLoad(pool.applyAsLong(program), program, use.entry());
     }
-    sink.dspRunResident(run, parts, use.entry());
+    sink.dspRunResident(program, parts, use.entry(), rewritten.parameters());
   }
 
   /** Whether runs are resident where they can be ({@link DspResidency}). */
@@ -139,21 +156,27 @@ final class CommandStream {
     return residency != null;
   }
 
-  /** A run of {@code run} (the programs {@code parts} joined): plain, or resident (loaded first if it is not). */
+  /**
+   * A run of {@code run} (the programs {@code parts} joined): plain, or with residency its program rewritten for run
+   * parameters ({@link DspRunParameterizer}: the rewritten program is the run's identity, so runs that differ only in
+   * rows and lengths share it) and run plain or resident (loaded first if it is not).
+   */
   private void run(DspProgram run, List<DspProgram> parts) {
     if (residency == null) {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    DspResidency.Use use = residency.use(run);
+    DspRunParameterizer.Parameterized rewritten = DspRunParameterizer.of(run, bufferRows);
+    DspProgram program = rewritten.program();
+    DspResidency.Use use = residency.use(program);
     if (use.plain()) {
-      sink.dspRun(pool.applyAsLong(run), run, parts);
+      sink.dspRun(pool.applyAsLong(program), program, parts, rewritten.parameters());
       return;
     }
     if (use.load()) {
-      sink.dspLoad(pool.applyAsLong(run), run, use.entry());
+      sink.dspLoad(pool.applyAsLong(program), program, use.entry());
     }
-    sink.dspRunResident(run, parts, use.entry());
+    sink.dspRunResident(program, parts, use.entry(), rewritten.parameters());
   }
 
   private void flushRuns() {

@@ -30,6 +30,7 @@ import org.llmnpu.isa.dsp.DspProgram;
 final class DspResidency {
   private final int depth;
   private final int lineWords;
+  private final int rows;
   /** Whether a program that comes again after being overwritten is loaded again by a {@code dspld}. */
   private final boolean reload;
   /** Intact placements: a program's identity (its instructions, {@link #use(Object, DspProgram)}) → {first word, words}. */
@@ -46,8 +47,14 @@ final class DspResidency {
   DspResidency(MachineParams p, boolean reload) {
     this.reload = reload;
     this.depth = p.dsp().programDepth();
+    this.rows = p.dsp().rows();
     this.lineWords = Math.max(1, p.lineBytes() / 8);
     this.top = depth;
+  }
+
+  /** The DSP buffer's rows (a run's program is rewritten for them, {@link DspRunParameterizer}). */
+  int rows() {
+    return rows;
   }
 
   /**

@@ -143,11 +143,16 @@ abstract class PhaseWalk extends CommandCosts {
   void residual(int k) {
     resultIn(k, c.dim());
     xIn();
+    // the lowering's residual runs differ only in the token's scale row, a row base: one rewritten program
+    boolean shared = sharedRuns;
+    sharedRuns = true;
     if (keepsX) {
       run("residual scale in place", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 4));
+      sharedRuns = shared;
       return;
     }
     run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    sharedRuns = shared;
     dspOut(1, c.dim(), FP16);
   }
 

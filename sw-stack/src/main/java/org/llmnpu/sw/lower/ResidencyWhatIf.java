@@ -8,6 +8,7 @@ import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
@@ -70,6 +71,7 @@ public final class ResidencyWhatIf {
     List<Integer> layers = new ArrayList<>();
     // the programs the lowering keeps in the program memory (CommandStream#dspRunPinned): the ones it loads by dspld
     java.util.Set<List<DspInstruction>> pinned = new java.util.HashSet<>();
+    java.util.Set<List<DspInstruction>> loaded = new java.util.HashSet<>();
     int[] layer = {-1};
     lowering.emit(new int[tokens], pos0, false, new CommandSink() {
       @Override
@@ -89,7 +91,16 @@ public final class ResidencyWhatIf {
 
       @Override
       public void dspLoad(long address, DspProgram program, long at) {
-        pinned.add(program.instructions());
+        loaded.add(program.instructions());
+      }
+
+      @Override
+      public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry, DspRunParameters params) {
+        // the stream loads rewritten programs (DspRunParameterizer): the pinned run is known by its parts here
+        if (loaded.contains(run.instructions())) {
+          pinned.add((parts.size() == 1 ? parts.get(0) : DspChain.join(parts)).instructions());
+        }
+        dspRun(0, run, parts);
       }
 
       @Override

@@ -16,6 +16,7 @@ import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspInterpreter;
 import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
 import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.model.ModelConfig;
 
@@ -64,7 +65,11 @@ class DspRunParameterizerTest {
     return i;
   }
 
-  /** The joined runs of the 16-token prefill, as the lowering issues them. */
+  private static DspProgram joined(List<DspProgram> parts) {
+    return parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+  }
+
+  /** The joined runs of the 16-token prefill as the lowering compiles them (before it rewrites them for parameters). */
   private static List<DspProgram> runs(ModelConfig c, MachineParams p) {
     LoweredModel layout = LoweredModel.layoutOnly(c, p, 18, 18, WeightFormats.bits("int8"), WeightFormats.group("int8"),
         WeightFormats.sparsity("int8"), WeightFormats.mx("int8"));
@@ -87,6 +92,16 @@ class DspRunParameterizerTest {
       @Override
       public void dspRunResident(DspProgram program, long entry) {
         runs.add(program);
+      }
+
+      @Override
+      public void dspRun(long address, DspProgram run, List<DspProgram> parts, DspRunParameters params) {
+        runs.add(joined(parts));
+      }
+
+      @Override
+      public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry, DspRunParameters params) {
+        runs.add(joined(parts));
       }
     });
     return runs;
