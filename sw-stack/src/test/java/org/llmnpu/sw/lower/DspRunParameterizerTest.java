@@ -56,6 +56,40 @@ class DspRunParameterizerTest {
     assertNotEquals(0, rewritten.size());
   }
 
+  /**
+   * The program the lowering encodes at {@code full} hands its runs their parameters ({@code dsprun} words 4..6): its
+   * resident runs carry row bases; at {@code vertical} (no residency) no run does.
+   */
+  @Test
+  void theEncodedProgramCarriesTheParametersAtFullOnly() throws Exception {
+    ModelConfig c = ModelCatalog.load("stories260K", 1).config();
+    MachineParams p = NpuTargets.defaultNpu();
+    int[] full = parameterizedRuns(c, p, Fusion.FULL);
+    int[] vertical = parameterizedRuns(c, p, Fusion.VERTICAL);
+    assertTrue(full[1] > 100, "resident runs with parameters: " + full[1]);
+    assertTrue(full[0] > full[1], "plain runs with parameters too: " + full[0]);
+    assertEquals(0, vertical[0] + vertical[1]);
+  }
+
+  /** {dsprun commands with parameters, resident ones among them} of the 16-token prefill encoded at {@code fusion}. */
+  private static int[] parameterizedRuns(ModelConfig c, MachineParams p, Fusion fusion) {
+    LoweredModel layout = LoweredModel.layoutOnly(c, p, 18, 18, WeightFormats.bits("int8"), WeightFormats.group("int8"),
+        WeightFormats.sparsity("int8"), WeightFormats.mx("int8"));
+    org.llmnpu.isa.Program.Builder builder = org.llmnpu.isa.Program.builder();
+    new DecoderLowering(layout, 16, program -> layout.dspPool, fusion).emit(new int[16], 0, false,
+        CommandStream.program(builder));
+    org.llmnpu.isa.Program program = builder.build();
+    int[] counts = new int[2];
+    for (int i = 0; i < program.size(); i++) {
+      if (org.llmnpu.isa.CommandCodec.decode(program.words(i)).orElseThrow() instanceof Command.DspRun r
+          && !r.parameters().equals(DspRunParameters.NONE)) {
+        counts[0]++;
+        counts[1] += r.resident() ? 1 : 0;
+      }
+    }
+    return counts;
+  }
+
   private static DspInterpreter dsp(MachineParams.DspParams d, long seed) {
     DspInterpreter i = new DspInterpreter(d.lanes(), d.rows(), DspMath.DEFAULT).pipeline(d.pipeline());
     Random rnd = new Random(seed);
