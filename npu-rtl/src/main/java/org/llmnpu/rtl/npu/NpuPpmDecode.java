@@ -30,6 +30,13 @@ final class NpuPpmDecode {
   final UInt m;
   final UInt n;
   final UInt linesPerRow;
+  /** {@code ppmcfg}: the parameter bank it writes (word 4; above 1 fails BAD_SHAPE, {@link NpuPredecode}). */
+  final Bool cfgBank;
+  /**
+   * A {@code ppmcfg} that writes the bank the last dispatched GEMM's PPM reads: it waits for the back-end; any other
+   * goes beside it ({@link NpuControl}).
+   */
+  final Bool cfgBankBusy;
 
   NpuPpmDecode(NpuController npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries, int itemBits) {
     int line = p.lineBytes();
@@ -57,6 +64,9 @@ final class NpuPpmDecode {
         uintLit((tableBytes + line - 1) / line, 16), cfgBeats));
     items = npu.wireOf("decode_ppmItems", org.llmnpu.hdl.Hw.mux(isPpuTab, uintLit(tableEntries, itemBits),
         channels.lsbs(itemBits)));
+    cfgBank = npu.wireOf("decode_ppmCfgBank", w.get(4).lsbs(1).eq(1));
+    cfgBankBusy = npu.wireOf("decode_ppmCfgBankBusy", npu.io(npu.back.ppmReads)
+        .and(npu.io(npu.back.ppmBank).eq(cfgBank)));
     linesPerRow = npu.wireOf("decode_ppmLines", n.resize(18).shiftLeft(2).resize(18).add(line - 1)
         .shiftRight(lineShift).resize(16));
   }
