@@ -144,11 +144,7 @@ class FusedGemmPpmCosimTest {
         .load(0x12000, 16, 512, 16, 9, 5)
         .gemm(5, 9, 4, 512, 16, 256, 16, 2048, 16).ppm(2048, 16, 1536, line, 5, 4)
         .store(0x20000, 16, 1024, 16, 11, 5).store(0x21000, line, 1536, line, line, 5).halt().build();
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
-    String what = Disassembler.disassemble(prog);
-    assertEquals(ErrorCause.NONE, o.golden().error(), what);
-    assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
-    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+    ProgramCosim.Outcome o = runExact(prog, image);
     assertEquals(5L * 11 + 5L * 4, o.rtl().counters().get(Counter.PPM_ELEMENTS));
   }
 
@@ -185,13 +181,19 @@ class FusedGemmPpmCosimTest {
         .ppmCfg(0x8400 + 16 * n, n, 0, secondBank)
         .add(new Command.Gemm(m, k, n, 0, k, 1024, n, 2560, n, Command.DENSE, 0, 0, 0, 1 + secondBank))
         .store(0x20000, n, 1536, n, n, 2 * m).halt().build();
+    ProgramCosim.Outcome o = runExact(prog, image);
+    assertEquals(o.modelCycles(), o.rtlCycles(), Disassembler.disassemble(prog));
+    assertEquals(2L * m * n, o.rtl().counters().get(Counter.PPM_ELEMENTS));
+    return o.rtlCycles();
+  }
+
+  /** Runs {@code prog} on the RTL and the golden: no error, the same memory and every counter equal. */
+  private static ProgramCosim.Outcome runExact(Program prog, byte[] image) {
     ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
     String what = Disassembler.disassemble(prog);
     assertEquals(ErrorCause.NONE, o.golden().error(), what);
     assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-    assertEquals(o.modelCycles(), o.rtlCycles(), what);
-    assertEquals(2L * m * n, o.rtl().counters().get(Counter.PPM_ELEMENTS));
-    return o.rtlCycles();
+    return o;
   }
 }
