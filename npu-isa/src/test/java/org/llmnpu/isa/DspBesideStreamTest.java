@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,22 +61,10 @@ class DspBesideStreamTest {
   void aDspInBesideTheStreamEndsTheProgramEarlierWithTheSameResults() {
     byte[] mem = new byte[1 << 20];
     new Random(7).nextBytes(mem);
-    IsaSimulator.Result[] r = new IsaSimulator.Result[2];
-    for (int after = 0; after < 2; after++) {
-      Program.Builder b = Program.builder().load(0x8000, 64, 0, 64, 64, 8)
-          .gemmStreamed(8, 64, 64, 0, 64, 0x10000, 64, 4096, 256, false);
-      if (after == 1) {
-        b.fence();
-      }
-      // the X codes into the DSP buffer and back out as FP16: beside the stream, or after the GEMM
-      b.dspIn(0, 64, 64, 8, 0, Command.FMT_INT8, 0).dspOut(8192, 128, 64, 8, 0, Command.FMT_FP16)
-          .store(0x40000, 128, 8192, 128, 128, 8).store(0x41000, 256, 4096, 256, 256, 8).halt();
-      Program prog = b.build();
-      byte[] image = mem.clone();
-      System.arraycopy(prog.bytes(), 0, image, 0, prog.bytes().length);
-      r[after] = IsaSimulator.run(P, image, 0);
-      assertEquals(ErrorCause.NONE, r[after].error());
-    }
+    // the X codes into the DSP buffer and back out as FP16: beside the stream, or after the GEMM
+    IsaSimulator.Result[] r = besideAndFenced(mem, b -> b.load(0x8000, 64, 0, 64, 64, 8),
+        b -> b.dspIn(0, 64, 64, 8, 0, Command.FMT_INT8, 0).dspOut(8192, 128, 64, 8, 0, Command.FMT_FP16)
+            .store(0x40000, 128, 8192, 128, 128, 8));
     assertArrayEquals(Arrays.copyOfRange(r[1].memory(), 0x40000, 0x42000),
         Arrays.copyOfRange(r[0].memory(), 0x40000, 0x42000));
     long beside = r[0].counter(Counter.CYCLES);
@@ -93,27 +82,39 @@ class DspBesideStreamTest {
         mem[0x9000 + 8 * i + j] = (byte) (fill[i] >>> (8 * j));
       }
     }
-    IsaSimulator.Result[] r = new IsaSimulator.Result[2];
-    for (int after = 0; after < 2; after++) {
-      Program.Builder b = Program.builder().dspLoad(0x9000, fill.length, 32).load(0x8000, 64, 0, 64, 64, 8)
-          .gemmStreamed(8, 64, 64, 0, 64, 0x10000, 64, 4096, 256, false);
-      if (after == 1) {
-        b.fence();
-      }
-      b.dspRunResident(32).dspOut(8192, 128, 64, 4, 0, Command.FMT_FP16)
-          .store(0x40000, 128, 8192, 128, 128, 4).store(0x41000, 256, 4096, 256, 256, 8).halt();
-      Program prog = b.build();
-      byte[] image = mem.clone();
-      System.arraycopy(prog.bytes(), 0, image, 0, prog.bytes().length);
-      r[after] = IsaSimulator.run(P, image, 0);
-      assertEquals(ErrorCause.NONE, r[after].error());
-    }
+    IsaSimulator.Result[] r = besideAndFenced(mem,
+        b -> b.dspLoad(0x9000, fill.length, 32).load(0x8000, 64, 0, 64, 64, 8),
+        b -> b.dspRunResident(32).dspOut(8192, 128, 64, 4, 0, Command.FMT_FP16).store(0x40000, 128, 8192, 128, 128, 4));
     assertArrayEquals(Arrays.copyOfRange(r[1].memory(), 0x40000, 0x42000),
         Arrays.copyOfRange(r[0].memory(), 0x40000, 0x42000));
     assertEquals(0x3C00, (r[0].memory()[0x40000] & 0xFF) | (r[0].memory()[0x40001] & 0xFF) << 8, "the run's fill");
     long beside = r[0].counter(Counter.CYCLES);
     long fenced = r[1].counter(Counter.CYCLES);
     assertTrue(beside + 50 < fenced, "beside " + beside + " vs fenced " + fenced);
+  }
+
+  /**
+   * Runs {@code setup}, a streamed GEMM, then {@code dspWork} and the GEMM's store: [0] with the DSP work beside the
+   * stream, [1] with a fence before it.
+   */
+  private static IsaSimulator.Result[] besideAndFenced(byte[] mem, Consumer<Program.Builder> setup,
+      Consumer<Program.Builder> dspWork) {
+    IsaSimulator.Result[] r = new IsaSimulator.Result[2];
+    for (int after = 0; after < 2; after++) {
+      Program.Builder b = Program.builder();
+      setup.accept(b);
+      b.gemmStreamed(8, 64, 64, 0, 64, 0x10000, 64, 4096, 256, false);
+      if (after == 1) {
+        b.fence();
+      }
+      dspWork.accept(b);
+      Program prog = b.store(0x41000, 256, 4096, 256, 256, 8).halt().build();
+      byte[] image = mem.clone();
+      System.arraycopy(prog.bytes(), 0, image, 0, prog.bytes().length);
+      r[after] = IsaSimulator.run(P, image, 0);
+      assertEquals(ErrorCause.NONE, r[after].error());
+    }
+    return r;
   }
 
   /** A DSP program that stores FP16 {@code value} into buffer rows 0..rows-1, then HALT. */
