@@ -129,10 +129,7 @@ class FusedGemmPpmCosimTest {
   @Test
   void fusedGemmAndPpmShareThePpm() {
     MachineParams p = rtl.config().machine();
-    byte[] image = new byte[(int) p.extMemBytes()];
-    new Random(8).nextBytes(image);
-    byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
-    System.arraycopy(table, 0, image, 0x8000, table.length);
+    byte[] image = siluImage(8);
     for (int j = 0; j < 12; j++) {
       System.arraycopy(IsaSimulator.ppmRecord(50 * j - 300, QuantizedMultiplier.fromScale(0.002 * (j + 1)), j - 6), 0,
           image, 0x8400 + 16 * j, 16);
@@ -163,11 +160,7 @@ class FusedGemmPpmCosimTest {
   }
 
   private static long twoBankProgramCycles(int secondBank) {
-    MachineParams p = rtl.config().machine();
-    byte[] image = new byte[(int) p.extMemBytes()];
-    new Random(11).nextBytes(image);
-    byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
-    System.arraycopy(table, 0, image, 0x8000, table.length);
+    byte[] image = siluImage(11);
     for (int j = 0; j < 64; j++) {
       System.arraycopy(IsaSimulator.ppmRecord(40 * j - 900, QuantizedMultiplier.fromScale(0.0015 * (1 + j % 7)), j % 9 - 4),
           0, image, 0x8400 + 16 * j, 16);
@@ -195,5 +188,14 @@ class FusedGemmPpmCosimTest {
     assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
     return o;
+  }
+
+  /** A random memory image of the RTL's NPU (seed {@code seed}) with the fitted SiLU table at 0x8000. */
+  private static byte[] siluImage(long seed) {
+    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    new Random(seed).nextBytes(image);
+    byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
+    System.arraycopy(table, 0, image, 0x8000, table.length);
+    return image;
   }
 }
