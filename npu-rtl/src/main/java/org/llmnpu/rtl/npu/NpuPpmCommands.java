@@ -18,8 +18,9 @@ import org.llmnpu.isa.Opcode;
  * the last item ({@code ppmcfg}: channel {@code first + i} for record i); {@code ppm} walks its source rows one
  * line a cycle into the PPM (PPM_RUN), then waits for the last codes (PPM_DRAIN): line q of row i leaves the PPM
  * as {@code line/4} codes written with byte enables at {@code dst + i·dstStride + q·line/4} (masked to N). The PPM's
- * input is shared with the GEMM back-end's fused drain ({@link NpuBackEnd}), which never runs during these
- * commands (they wait for the back-end). Cycles: {@code org.llmnpu.isa.CycleModel} ({@code ppmLoad}, {@code ppm}).
+ * input is shared with the GEMM back-end's fused drain ({@link NpuBackEnd}), which never runs during a {@code ppm}
+ * or {@code pputab} (they wait for the back-end); a {@code ppmcfg} may run beside it when it writes the parameter
+ * bank ({@code ppm_bank}, word 4) the drain does not read. Cycles: {@code org.llmnpu.isa.CycleModel} ({@code ppmLoad}, {@code ppm}).
  */
 final class NpuPpmCommands {
   final NpuPpm unit;
