@@ -82,10 +82,6 @@ final class NpuDecode {
   private final int lineShift;
   private final int line;
 
-  /** The command is a {@code ppmcfg} of parameter bank 0 / 1 (stored with it, {@link NpuPredecode#ppmCfgBanks}). */
-  final Bool ppmCfgBank0;
-  final Bool ppmCfgBank1;
-
   NpuDecode(NpuController npu, MachineParams p, List<UInt> w, UInt predecoded) {
     this.npu = npu;
     line = p.lineBytes();
@@ -180,9 +176,6 @@ final class NpuDecode {
         NpuPredecode.DMA_SPAD_END).resize(WIDE));
     int resultEnd0 = NpuPredecode.resultEnd(p);
     resultEnd = npu.wireOf("decode_resultEnd", predecoded.slice(resultEnd0 + endBits - 1, resultEnd0).resize(WIDE));
-    int banks0 = NpuPredecode.ppmCfgBanks(p);
-    ppmCfgBank0 = npu.wireOf("decode_ppmCfgBank0", predecoded.slice(banks0, banks0).eq(1));
-    ppmCfgBank1 = npu.wireOf("decode_ppmCfgBank1", predecoded.slice(banks0 + 1, banks0 + 1).eq(1));
     int copyEnd0 = NpuPredecode.copySpadEnd(p);
     copySpadEnd = npu.wireOf("decode_copySpadEnd", predecoded.slice(copyEnd0 + endBits - 1, copyEnd0).resize(WIDE));
   }

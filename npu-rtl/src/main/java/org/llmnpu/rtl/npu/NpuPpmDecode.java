@@ -33,11 +33,10 @@ final class NpuPpmDecode {
   /** {@code ppmcfg}: the parameter bank it writes (word 4; above 1 fails BAD_SHAPE, {@link NpuPredecode}). */
   final Bool cfgBank;
   /**
-   * A {@code ppmcfg} that writes a bank the last dispatched GEMM's PPM does not read: it goes beside the back-end
-   * ({@link NpuControl}); one of the bank it reads waits for the back-end. From registers only: the predecoded
-   * bank bits ({@link NpuDecode#ppmCfgBank0}) and the back-end's held bank.
+   * A {@code ppmcfg} that writes the bank the last dispatched GEMM's PPM reads: it waits for the back-end; any other
+   * goes beside it ({@link NpuControl}).
    */
-  final Bool cfgBankFree;
+  final Bool cfgBankBusy;
 
   NpuPpmDecode(NpuController npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries, int itemBits) {
     int line = p.lineBytes();
@@ -66,10 +65,8 @@ final class NpuPpmDecode {
     items = npu.wireOf("decode_ppmItems", org.llmnpu.hdl.Hw.mux(isPpuTab, uintLit(tableEntries, itemBits),
         channels.lsbs(itemBits)));
     cfgBank = npu.wireOf("decode_ppmCfgBank", w.get(4).lsbs(1).eq(1));
-    Bool reads = npu.io(npu.back.ppmReads);
-    Bool bank1 = npu.io(npu.back.ppmBank);
-    cfgBankFree = npu.wireOf("decode_ppmCfgBankFree", npu.dec.ppmCfgBank0.and(reads.and(bank1.not()).not())
-        .or(npu.dec.ppmCfgBank1.and(reads.and(bank1).not())));
+    cfgBankBusy = npu.wireOf("decode_ppmCfgBankBusy", npu.io(npu.back.ppmReads)
+        .and(npu.io(npu.back.ppmBank).eq(cfgBank)));
     linesPerRow = npu.wireOf("decode_ppmLines", n.resize(18).shiftLeft(2).resize(18).add(line - 1)
         .shiftRight(lineShift).resize(16));
   }

@@ -76,14 +76,6 @@ public final class NpuPredecode extends HwModule {
 
   /** Bits stored per command. */
   static int width(MachineParams p) {
-    return 4 + 3 * endBits(p) + 2;
-  }
-
-  /**
-   * The first of the two last bits: the command is a {@code ppmcfg} of parameter bank 0, then one of bank 1 (so the
-   * dispatch's bank check starts from registers, off the opcode decode's path).
-   */
-  static int ppmCfgBanks(MachineParams p) {
     return 4 + 3 * endBits(p);
   }
 
@@ -235,9 +227,7 @@ public final class NpuPredecode extends HwModule {
     Bool badExt = isDma.and(dmaExt).or(isGemm.and(gemmExt)).or(isDspTab.and(tabExt))
         .or(isDspRun.and(words.ne(0)).or(isDspLd).and(runExt)).or(isSnapshot.and(snapExt))
         .or(ppmExt);
-    Bool cfgBank1 = w.get(4).lsbs(1).eq(1);
-    bits.set(cat(wire("ppmCfgBank1", isPpmCfg.and(cfgBank1)), wire("ppmCfgBank0", isPpmCfg.and(cfgBank1.not())),
-        wire("copySpadEnd", copySpadEnd.stored(endBits)), wire("resultEnd", resultEnd.stored(endBits)),
+    bits.set(cat(wire("copySpadEnd", copySpadEnd.stored(endBits)), wire("resultEnd", resultEnd.stored(endBits)),
         wire("dmaSpadEnd", dmaSpadEnd.stored(endBits)),
         badExt, badDsp, badSpad, badShape).asUInt());
   }
