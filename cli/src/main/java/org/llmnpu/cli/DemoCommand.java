@@ -79,6 +79,7 @@ public final class DemoCommand implements Callable<Integer> {
     System.out.printf(java.util.Locale.ROOT, "jobs: %.1f s wall, %.1f s CPU (user+sys of the JVM and its tools), load "
         + "average %s%n", o.run().seconds(), o.run().cpuSeconds(), loadAverage());
     o.jobLines().forEach(System.out::println);
+    System.out.println("schedule of the jobs' CPU times: " + o.schedule());
     if (o.result() == null) {
       o.run().failures().forEach(f -> System.err.println("npu demo: " + f.id() + " failed: " + f.cause()));
       return 1;

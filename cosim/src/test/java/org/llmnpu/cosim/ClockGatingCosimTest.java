@@ -69,7 +69,8 @@ class ClockGatingCosimTest {
         on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path).filter(p -> !p.contains(".")).toList());
     // the banks written at most once per command, each on its own gate
     assertEquals(java.util.Set.of("ctrl.commandRegister", "fetch.landedCommand", "fetch.commandQueue",
-        "snapshot.snapshotLatch"), on.gatedBanks().stream().map(VerilogDesign.GatedBankInfo::path)
+        "snapshot.snapshotLatch", "predecode.predecodeProducts"), on.gatedBanks().stream()
+        .map(VerilogDesign.GatedBankInfo::path)
         .filter(p -> org.llmnpu.rtl.npu.NpuClockGates.enableKey(p).orElse("").equals("commands"))
         .collect(java.util.stream.Collectors.toSet()));
     // inside the DSP's gate: one per lane and pipelined unit (FP16, FMA16, FP32, convert)

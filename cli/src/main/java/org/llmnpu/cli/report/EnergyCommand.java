@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.llmnpu.cli.NpuParameters;
-import org.llmnpu.cosim.report.NpuReportPipeline;
+import org.llmnpu.cosim.report.NpuEnergyShape;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyTable;
@@ -87,7 +87,7 @@ public final class EnergyCommand implements Callable<Integer> {
         out.println(line);
         out.flush();
       }).gemm(rows, cols, m, k, n, seed).dsp(lanes, 256, seed).ppm(PPM_LANES, seed).pim(pim, pim, 1, seed)
-          .npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed);
+          .npu(npu, NpuEnergyShape.PPM_INPUT_LANES.applyAsInt(npu), seed);
       EnergyTable t = c.table();
       OutputDirectory dir = OutputDirectory.open("energy-table", "-o", output, force);
       dir.write("energy.json", t.json());

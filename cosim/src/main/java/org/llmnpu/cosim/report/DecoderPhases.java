@@ -12,6 +12,7 @@ import org.llmnpu.cosim.decoder.DecoderRun;
 import org.llmnpu.sw.lower.DecoderGemms;
 import org.llmnpu.sw.lower.GemmProgram;
 import org.llmnpu.isa.Counter;
+import org.llmnpu.rtl.npu.NpuClockGates;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
@@ -83,6 +84,7 @@ public final class DecoderPhases {
       }
       counters.put(ARRAY_VECTORS, r.arrayVectors(phase));
       counters.putAll(org.llmnpu.rtl.npu.NpuClockGates.pipeCycles(r.dspPipeIssues(phase), rtl.config().dspStages()));
+      counters.put(NpuClockGates.COUNTER_CARRIES, NpuClockGates.counterCarries(counters));
       boolean exact = steps.stream().allMatch(DecoderRun.Step::bitExact);
       int tokens = phase.equals("prefill") ? promptTokens : steps.size();
       int commands = steps.stream().mapToInt(DecoderRun.Step::commands).sum();
@@ -129,6 +131,7 @@ public final class DecoderPhases {
     }
     counters.put(ARRAY_VECTORS, GemmVectors.ofProgram(b.image(), 0, counters.get(Counter.COMMANDS.key()),
         rtl.config().rows()));
+    counters.put(NpuClockGates.COUNTER_CARRIES, NpuClockGates.counterCarries(counters));
     return new PhaseRun(phase, tokens, source, true, counters, o.bitExact() && o.statusMatches(), o.rtlCycles(),
         o.modelCycles(), o.counterMismatches().keySet().stream().map(Counter::key).toList());
   }

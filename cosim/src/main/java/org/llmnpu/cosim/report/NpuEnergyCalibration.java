@@ -259,7 +259,7 @@ public final class NpuEnergyCalibration {
 
   private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle, NpuDataPathActivity activity) {
     // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
-    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuReportPipeline.PPM_INPUT_LANES.applyAsInt(npu), seed, activity)
+    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuEnergyShape.PPM_INPUT_LANES.applyAsInt(npu), seed, activity)
         .table();
   }
 

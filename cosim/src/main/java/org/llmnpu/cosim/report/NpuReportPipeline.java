@@ -26,13 +26,10 @@ import org.llmnpu.reports.npu.NpuReport;
 import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.npu.UnitAreaSplit;
 import org.llmnpu.reports.ppa.InstanceDesigns;
-import org.llmnpu.reports.ppa.ModuleAreas;
 import org.llmnpu.reports.ppa.NodeScaling;
 import org.llmnpu.reports.ppa.PpaFlow;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
-import org.llmnpu.reports.ppa.SynthesisResult;
-import org.llmnpu.rtl.mac.GemmBackend;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.soc.SocReportSection;
@@ -90,48 +87,6 @@ public final class NpuReportPipeline {
     return org.llmnpu.rtl.npu.NpuParameter.valuesOf(c, true);
   }
 
-  /**
-   * The NPU's gated units for the idle energy: each clock gate's flip-flops, the synthesized flip-flops in the share
-   * of the generator's register bits on its clock (synthesis keeps or drops flip-flops alike across the design),
-   * and the counter of the cycles it is open ({@code NpuClockGates}).
-   */
-  static List<EnergyEstimate.GatedUnit> gatedUnits(org.llmnpu.hdl.emit.VerilogDesign design, PpaResult npu,
-                                                   List<String> notes) {
-    List<EnergyEstimate.GatedUnit> out = new ArrayList<>();
-    if (design.gatedBanks().isEmpty() || design.registerBits() == 0) {
-      return out;
-    }
-    long ffs = npu.synthesis().flipFlops();
-    StringBuilder text = new StringBuilder();
-    Map<String, long[]> byCounter = new java.util.LinkedHashMap<>();
-    for (var b : design.gatedBanks()) {
-      String counter = org.llmnpu.rtl.npu.NpuClockGates.enableKey(b.path()).orElseThrow(() ->
-          new IllegalStateException("clock gate " + b.path() + " has no enable counter (NpuClockGates)"));
-      long bankFfs = Math.round((double) ffs * b.registerBits() / design.registerBits());
-      out.add(new EnergyEstimate.GatedUnit(b.path(), bankFfs, counter));
-      byCounter.merge(counter, new long[] {1, bankFfs}, (x, y) -> new long[] {x[0] + y[0], x[1] + y[1]});
-    }
-    // one entry per counter: the lanes' pipelined units have a gate each, the same counter
-    byCounter.forEach((counter, n) -> text.append(String.format(Locale.ROOT, "%s%s %,d flip-flops (clock open in %s)",
-        text.length() == 0 ? "" : "; ", n[0] == 1 ? pathOf(design, counter) : n[0] + " gates", n[1], counter)));
-    notes.add("Clock gating: " + text + "; the other flip-flops are clocked every cycle, and each gating cell counts "
-        + "as " + Fmt.num(EnergyEstimate.GATE_CELL_FLIP_FLOPS) + " flip-flops' idle every cycle. The DSP's and PPM's "
-        + "gates stay open a few cycles after their commands (pipelines settling, NpuClockGates), which their "
-        + "counters leave out; the DSP lanes' pipelined units (their own gates inside the DSP's) are charged N − 1 "
-        + "cycles per operation they issued, an upper bound (operations in flight together share cycles); the banks "
-        + "written at most once per command (command register, landing register, queue slots, snapshot latch) one "
-        + "cycle per command decoded; the MAC array (its own gate inside the GEMM engine's) in the array's cycles, "
-        + "its PEs' wavefront and row-shadow gates one cycle per input vector the engine took (arrayVectors, an "
-        + "upper bound).");
-    return out;
-  }
-
-  /** The path of the one gate whose counter is {@code counter}. */
-  private static String pathOf(org.llmnpu.hdl.emit.VerilogDesign design, String counter) {
-    return design.gatedBanks().stream().map(org.llmnpu.hdl.emit.VerilogDesign.GatedBankInfo::path)
-        .filter(p -> org.llmnpu.rtl.npu.NpuClockGates.enableKey(p).orElse("").equals(counter)).findFirst().orElseThrow();
-  }
-
   /** The co-simulated programs and decoder phases, and whether all were bit-exact with the model's cycles. */
   public record Cosim(List<NpuReport.CyclePoint> points, List<DecoderPhases.PhaseRun> phases, boolean passed) {
     public Cosim {
@@ -149,7 +104,7 @@ public final class NpuReportPipeline {
     VerilogDesign emitted = Verilog.emit(top);
     PpaResult npu = topPpa(c, emitted, o.ppa(), log);
     step("PPA of each unit the NPU top instantiates: its share of the top's synthesis, or its own (cached)");
-    List<NpuReport.Unit> units = units(top, emitted, npu, o.ppa(), log);
+    List<NpuReport.Unit> units = NpuUnits.units(top, emitted, npu, o.ppa(), log);
     step("co-simulation on the RTL (Verilator) against the golden ISA simulator");
     Cosim cosim = cosim();
     step("energy: counters x energy table");
@@ -249,7 +204,7 @@ public final class NpuReportPipeline {
   }
 
   private static InstanceDesigns.Unit engineUnit(Npu top, VerilogDesign emitted) {
-    return InstanceDesigns.of(top, emitted).stream().filter(u -> isEngine(top, u.instances())).findFirst()
+    return InstanceDesigns.of(top, emitted).stream().filter(u -> NpuUnits.isEngine(top, u.instances())).findFirst()
         .orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units"));
   }
 
@@ -295,7 +250,7 @@ public final class NpuReportPipeline {
     // idle: every flip-flop of the NPU top (its synthesis) on every cycle; a table without the per-flip-flop
     // figure (written before it existed) gives the GEMM engine's idle alone, and the page says so
     boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
-    EnergyEstimate.Shape shape = shape(c, emitted, npu, table, runClockNs, notes);
+    EnergyEstimate.Shape shape = NpuEnergyShape.shape(c, emitted, npu, table, runClockNs, notes);
     if (!wholeIdle) {
       notes.add("The energy table has no IDLE_FLIP_FLOP entry: idle is charged for the GEMM engine alone (MAC_IDLE), "
           + "a lower bound of the NPU's idle energy; recalibrate the table (npu report energy) to charge every "
@@ -356,30 +311,6 @@ public final class NpuReportPipeline {
     return new Result(report, phases, pass);
   }
 
-  /**
-   * The NPU's shape for the energy estimate: its scratchpad line and bank, DSP lanes, PPU, PiM rows, PPM lanes on the
-   * read port and, when the table has {@code IDLE_FLIP_FLOP}, the NPU top's flip-flops (its synthesis) with its gated
-   * units ({@link #gatedUnits}, whose note goes to {@code notes}).
-   */
-  public static EnergyEstimate.Shape shape(NpuConfig c, VerilogDesign emitted, PpaResult npu, EnergyTable table,
-                                    double runClockNs, List<String> notes) {
-    MachineParams mp = c.machine();
-    boolean wholeIdle = table.entries().containsKey(EnergyAction.IDLE_FLIP_FLOP);
-    return new EnergyEstimate.Shape(8 * mp.lineBytes(), mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false,
-        runClockNs, mp.dsp().lanes())
-        .withFlipFlops(wholeIdle ? npu.synthesis().flipFlops() : 0).withPpu(c.ppu())
-        .withPimRows(c.engineTiming().pim() ? c.rows() : 0).withPpmInputLanes(PPM_INPUT_LANES.applyAsInt(c))
-        .withGatedUnits(wholeIdle ? gatedUnits(emitted, npu, notes) : List.of());
-  }
-
-  /**
-   * PPM lanes the NPU drives straight from the scratchpad read port, which every line another unit reads would move
-   * through like an element: none. {@code NpuPpm} feeds the PPM {@code ppm_fedLine}, the line only in the cycles a
-   * {@code ppm} or a fused GEMM's drain feeds it and 0 in all others, so the other units' reads stop at that
-   * isolation and the PPM's inputs hold while its clock is gated ({@code ClockGatingCosimTest} checks they hold).
-   */
-  public static final java.util.function.ToIntFunction<NpuConfig> PPM_INPUT_LANES = c -> 0;
-
   IsaSimulator.Result golden(MachineParams mp, List<DecoderGemms.Gemm> gemms, boolean int4) {
     GemmProgram.Built b = GemmProgram.build(mp, gemms, int4, o.seed());
     IsaSimulator.Result r = IsaSimulator.run(mp, b.image(), 0);
@@ -412,86 +343,6 @@ public final class NpuReportPipeline {
         + (dspOnly ? " (the npu top does not implement the Vector DSP counters yet; these programs use no DSP "
         + "command, so the golden values are 0)" : "") + ". Memory images, status and total cycles are compared "
         + "separately.";
-  }
-
-  /** Display names of the top's instances, by the end of their instance name; others keep the instance name. */
-  private static final List<Map.Entry<String, String>> UNIT_NAMES = List.of(Map.entry("gemm", "GEMM engine"),
-      Map.entry("ppm", "PPM (bias, requant, PPU)"), Map.entry("dsp_convert", "DSP input converter"),
-      Map.entry("dsp", "Vector DSP"), Map.entry("spad", "scratchpad"), Map.entry("back", "GEMM back-end (drain)"),
-      Map.entry("predecode", "fetch predecode"), Map.entry("load4", "INT4 load unpacker"),
-      Map.entry("loadMx", "MX load decoders"), Map.entry("counters", "counters"), Map.entry("snapshot", "snapshot"),
-      Map.entry("watchdog", "watchdog"), Map.entry("fetch", "fetcher (command queue)"),
-      Map.entry("dma", "DMA (walks, memory-port arbiter)"),
-      Map.entry("ctrl", "controller (state machine, decode, GEMM/DSP/PPM control)"));
-
-  static String unitName(List<String> instances) {
-    String first = instances.get(0);
-    String name = UNIT_NAMES.stream().filter(e -> first.equals(e.getKey()) || first.endsWith("_" + e.getKey()))
-        .map(Map.Entry::getValue).findFirst().orElse(first);
-    return instances.size() == 1 ? name : name + " (" + instances.size() + " instances)";
-  }
-
-  /**
-   * Every unit the NPU top instantiates ({@link InstanceDesigns}: the same Verilog as in the top, so the GEMM engine
-   * — systolic or PiM —, the PPM and the Vector DSP have the NPU's own parameters), by {@link #unit}.
-   */
-  public static List<NpuReport.Unit> units(Npu top, VerilogDesign emitted, PpaResult topPpa, PpaOptions ppa,
-                                           Consumer<String> log) {
-    List<NpuReport.Unit> out = new ArrayList<>();
-    for (InstanceDesigns.Unit u : InstanceDesigns.of(top, emitted)) {
-      out.add(topKeeps(emitted, u) ? share(u, topPpa, log) : unit(u, ppa, log));
-    }
-    return out;
-  }
-
-  /**
-   * Whether the top's synthesis keeps {@code u}'s module as a module (not flattened into the top,
-   * {@code HwModule#flattenInSynthesis}), so that its area is its share of the top's run ({@link #share}); a
-   * flattened unit has no share of its own there and is synthesized on its own ({@link #unit}).
-   */
-  public static boolean topKeeps(VerilogDesign emitted, InstanceDesigns.Unit u) {
-    return !emitted.flattened().contains(u.module());
-  }
-
-  /**
-   * A unit the top keeps as a module: its area, cells and SRAM macros are its share of the top's own hierarchical
-   * synthesis ({@link ModuleAreas}, exact: the same mapped cells the top counts), without timing of its own.
-   */
-  public static NpuReport.Unit share(InstanceDesigns.Unit u, PpaResult topPpa, Consumer<String> log) {
-    String name = unitName(u.instances());
-    SynthesisResult s = ModuleAreas.parse(topPpa.synthesis().yosysLog()).of(u.module(), topPpa.synthesis())
-        .orElseThrow(() -> new IllegalStateException("the NPU top's synthesis log has no section of its unit "
-            + u.module() + " (" + u.instances() + "): was it flattened? (NpuReportPipeline.topKeeps)"));
-    log.accept(String.format(Locale.ROOT, "         %s: %s %s: %.3f mm² std cells, %.3f mm² SRAM (share of the top's "
-        + "synthesis)", name, u.module(), u.instances(), s.chipAreaUm2() / 1e6,
-        PpaResult.share(u.module(), s).sramAreaUm2(NodeScaling.Node.N180) / 1e6));
-    return new NpuReport.Unit(name, u.module(), Map.of(), u.instances(), PpaResult.share(u.module(), s));
-  }
-
-  /** One unit of the NPU top through the PPA flow on its own (Yosys + OpenSTA, cached), with lines of its figures. */
-  public static NpuReport.Unit unit(InstanceDesigns.Unit u, PpaOptions ppa, Consumer<String> log) {
-    String name = unitName(u.instances());
-    log.accept(String.format(Locale.ROOT, "         %s: %s %s", name, u.module(), u.instances()));
-    PpaResult r = PpaFlow.run(u.design(), Map.of(), ppa);
-    log.accept(String.format(Locale.ROOT, "           %.3f mm² std cells, %.3f mm² SRAM, Fmax %.1f MHz (%s -> %s)",
-        r.synthesis().chipAreaUm2() / 1e6, r.sramAreaUm2(NodeScaling.Node.N180) / 1e6, r.timing().fmaxMhz(),
-        r.timing().startpoint(), r.timing().endpoint()));
-    return new NpuReport.Unit(name, u.module(), Map.of(), u.instances(), r);
-  }
-
-  /** Whether a unit with these instances is the NPU's GEMM engine (the top's {@link GemmBackend}, systolic or PiM). */
-  public static boolean isEngine(Npu top, List<String> instances) {
-    return top.ir().children().stream().filter(GemmBackend.class::isInstance).map(ch -> ch.ir().instanceName())
-        .anyMatch(instances::contains);
-  }
-
-  /** The unit that is the NPU's GEMM engine: the top's instance of a {@link GemmBackend}, systolic or PiM. */
-  public static NpuReport.Unit engine(Npu top, List<NpuReport.Unit> units) {
-    List<String> engines = top.ir().children().stream().filter(GemmBackend.class::isInstance)
-        .map(ch -> ch.ir().instanceName()).toList();
-    return units.stream().filter(u -> u.instances().stream().anyMatch(engines::contains)).findFirst()
-        .orElseThrow(() -> new IllegalStateException("the NPU top has no GEMM engine among its units "
-            + units.stream().map(NpuReport.Unit::instances).toList()));
   }
 
   /** Number formatting for messages. */

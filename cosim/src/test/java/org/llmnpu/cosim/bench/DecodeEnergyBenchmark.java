@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.cosim.decoder.DecoderRun;
 import org.llmnpu.cosim.report.NpuEnergyCalibration;
+import org.llmnpu.cosim.report.NpuEnergyShape;
 import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.cosim.demo.NpuDemo;
 import org.llmnpu.hdl.bench.BenchRecord;
@@ -28,7 +29,7 @@ import org.llmnpu.verilator.SimOptions;
  * Issue 31's energy target (a benchmark, not a test; {@code mvn -q -o -pl cosim -am test -Dbench
  * -Dtest=DecodeEnergyBenchmark -Dsurefire.failIfNoSpecifiedTests=false}): stories260K's decode step on the default
  * NPU at 180 nm — energy per token and the clock + leakage share — for each fusion level the lowering has, with the
- * whole-NPU report's own energy table, shape and idle model ({@link NpuReportPipeline#shape}, the table calibrated
+ * whole-NPU report's own energy table, shape and idle model ({@link NpuEnergyShape#shape}, the table calibrated
  * by {@link NpuEnergyCalibration} for the NPU, both from the PPA cache that {@code ./npu report npu} fills). The
  * decode step's counters come from the golden ISA simulator with the cycle model (equal to the RTL's, which the
  * co-simulation tests and the report hold them to), at position 16 ({@link #PROMPT}: the first decode step of
@@ -74,7 +75,7 @@ class DecodeEnergyBenchmark {
         : new NpuReportPipeline(o, System.out::println).energyTable(top, emitted).table();
     double clockNs = Math.max(o.ppa().clockNs(), npu.timing().criticalDelayNs());
     List<String> notes = new ArrayList<>();
-    EnergyEstimate.Shape shape = NpuReportPipeline.shape(c, emitted, npu, table, clockNs, notes);
+    EnergyEstimate.Shape shape = NpuEnergyShape.shape(c, emitted, npu, table, clockNs, notes);
     System.out.printf(Locale.ROOT, "default NPU: %,d flip-flops, Fmax %.1f MHz, cycle %.3f ns; NPU top power (OpenSTA, "
         + "activity %.2f, gated clocks ideal and open) %.1f mW%n", npu.synthesis().flipFlops(), npu.timing().fmaxMhz(),
         clockNs, o.ppa().activity(), npu.power().totalMw());

@@ -19,7 +19,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * -pl cosim -am test -Dbench -Dtest=RegisterBanksBenchmark -Dsurefire.failIfNoSpecifiedTests=false}; no tools): the
  * generator's register bits (memories are SRAM macros, not counted) of every instance of the NPU top, of the Vector
  * DSP's lanes and their execution units, which clock gate each is on (a gate's bits exclude those of the gates nested
- * inside it: the lanes' pipelined units inside the DSP's), and the widest registers of the units clocked every cycle. The idle model ({@code NpuReportPipeline.gatedUnits}) charges each gate's synthesized flip-flops in
+ * inside it: the lanes' pipelined units inside the DSP's), and the widest registers of the units clocked every cycle. The idle model ({@code NpuEnergyShape.gatedUnits}) charges each gate's synthesized flip-flops in
  * this share, so these are the banks a finer gate (issue 31's "per register bank") would take off the clock.
  */
 @ExtendWith(BenchRecord.class)

@@ -58,12 +58,30 @@ class DecoderCosimTest {
 
   /**
    * {@code full} with a 15-token prompt and two decode steps: the prefill's scores {@code Q·Kᵀ} against the K cache
-   * held transposed (its first line of 16 slots written in part), the decode step at slot 15 completing that line
-   * (the 15 earlier tokens restaged from their K rows through a scale-1 TOINT run, the line gathered and written).
+   * held transposed (its first line of 16 slots written in part: 15 slots, an odd count), the decode step at slot 15 completing that line (the 16 slots packed two a staging line from their K
+   * rows, {@code KeyPairs}, the line gathered and written).
    */
   @Test
   void transposedKeysAreBitExactOnTheRtl() throws Exception {
     assertFullStepsBitExactOnTheRtl(15, 3);
+  }
+
+  /**
+   * {@code full} speculative decoding (a 1-layer draft, gamma 2) after a 4-token prompt: each target verification is
+   * a block of 3 tokens starting inside the first line of Kᵀ's slots, so it stages the line's earlier slots from their
+   * K rows with its own (odd and even counts) and writes the line; every step bit-exact, RTL cycles = model.
+   */
+  @Test
+  void verificationBlocksInsideAKeyLineAreBitExactOnTheRtl() throws Exception {
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 4, "int8", DecoderRun.Engine.RTL, 3,
+        1, 2, "full"), SimModes.local());
+    DecoderRun.Speculative sp = r.speculative().orElseThrow();
+    assertTrue(sp.targetPasses() >= 2, sp.targetPasses() + " verifications");
+    for (DecoderRun.Step s : sp.steps()) {
+      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+    }
+    assertTrue(sp.equalsTargetOnly() && sp.equalsGolden());
   }
 
   /** int8 at {@code full}: a {@code promptLen}-token prefill and {@code maxNew − 1} decode steps, each bit-exact. */

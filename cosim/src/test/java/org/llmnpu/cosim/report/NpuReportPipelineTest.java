@@ -33,14 +33,14 @@ class NpuReportPipelineTest {
   /** The units as the pipeline names them, each with a stand-in PPA (its design's top). */
   private static List<NpuReport.Unit> units(Npu top) {
     VerilogDesign d = Verilog.emit(top);
-    return InstanceDesigns.of(top, d).stream().map(u -> new NpuReport.Unit(NpuReportPipeline.unitName(u.instances()),
+    return InstanceDesigns.of(top, d).stream().map(u -> new NpuReport.Unit(NpuUnits.unitName(u.instances()),
         u.module(), Map.of(), u.instances(), ppa(u.design().top()))).toList();
   }
 
   @Test
   void aPimNpusEngineRowIsThePimEngine() {
     Npu top = new Npu(NpuConfig.tiny().withEngine("pim"));
-    NpuReport.Unit engine = NpuReportPipeline.engine(top, units(top));
+    NpuReport.Unit engine = NpuUnits.engine(top, units(top));
     assertEquals("GEMM engine", engine.name());
     assertTrue(engine.block().startsWith("PimGemmBackend") && engine.ppa().design().equals(engine.block()),
         engine.block());
@@ -50,7 +50,7 @@ class NpuReportPipelineTest {
   void aSystolicNpusEngineRowIsTheSystolicEngine() {
     Npu top = new Npu(NpuConfig.tiny());
     List<NpuReport.Unit> units = units(top);
-    assertTrue(NpuReportPipeline.engine(top, units).block().startsWith("GemmEngine"));
+    assertTrue(NpuUnits.engine(top, units).block().startsWith("GemmEngine"));
     List<String> names = units.stream().map(NpuReport.Unit::name).toList();
     assertEquals(names.size(), names.stream().distinct().count(), "one row per unit: " + names);
     assertTrue(names.containsAll(List.of("GEMM engine", "Vector DSP", "PPM (bias, requant, PPU)", "scratchpad")),

@@ -10,6 +10,7 @@ import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.flow.graph.JobOutcome;
 import org.llmnpu.flow.graph.JobRun;
 import org.llmnpu.flow.graph.JobRunner;
+import org.llmnpu.flow.graph.JobSchedule;
 import org.llmnpu.rtl.npu.NpuConfig;
 
 /**
@@ -23,9 +24,11 @@ public final class NpuDemoFlow {
    * What the demo did.
    *
    * @param run    every job's outcome (ran, cached, failed with its cause, skipped)
-   * @param result the demo's result as {@link NpuDemo} gives it, or null when a job failed
+   * @param result   the demo's result as {@link NpuDemo} gives it, or null when a job failed
+   * @param schedule the jobs' CPU times as a schedule on the run's cores, idle ({@link JobSchedule}): what the run
+   *                 takes on this machine unloaded, whatever the load it ran under
    */
-  public record Outcome(JobRun run, NpuDemo.Result result) {
+  public record Outcome(JobRun run, NpuDemo.Result result, JobSchedule schedule) {
     public boolean passed() {
       return result != null && result.passed();
     }
@@ -58,11 +61,12 @@ public final class NpuDemoFlow {
         + "end, as jobs on " + workers + (workers == 1 ? " core" : " cores") + "; cache " + options.ppa().cache().root());
     NpuReportJobs jobs = new NpuReportJobs(options, out);
     JobRun run = new JobRunner(workers, options.ppa().cache(), print, progressPeriod).run(jobs.goals());
+    JobSchedule schedule = JobSchedule.of(jobs.goals(), run, workers);
     if (!run.allOk()) {
-      return new Outcome(run, null);
+      return new Outcome(run, null, schedule);
     }
     NpuDemo.Result r = new NpuDemo.Result(jobs.design(), run.result(jobs.generate()), run.result(jobs.lint()),
         run.result(jobs.report()), run.result(jobs.write()));
-    return new Outcome(run, r);
+    return new Outcome(run, r, schedule);
   }
 }

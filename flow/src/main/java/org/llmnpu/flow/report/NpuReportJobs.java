@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.llmnpu.cosim.report.NpuEnergyCalibration;
 import org.llmnpu.cosim.report.NpuReportPipeline;
+import org.llmnpu.cosim.report.NpuUnits;
 import org.llmnpu.flow.graph.Job;
 import org.llmnpu.flow.graph.JobCodec;
 import org.llmnpu.reports.energy.NpuDataPathActivity;
@@ -41,7 +42,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
  *   <li>{@code synth:npu}: the top through the PPA flow (Yosys, hierarchical, + OpenSTA; the PPA flow's own
  *   content-addressed entries, keyed by Yosys's and OpenSTA's versions, the scripts, the library and the Verilog).
  *   {@code area:<module>}: a unit the top keeps as a module (GEMM engine, PPM, Vector DSP) — its share of the top's
- *   synthesis ({@link NpuReportPipeline#share}: Yosys's per-module stat, no second run, no timing of its own);
+ *   synthesis ({@link NpuUnits#share}: Yosys's per-module stat, no second run, no timing of its own);
  *   {@code synth:<module>}: a unit the top flattens into itself, synthesized and timed on its own.</li>
  *   <li>{@code energy:<block>}: one block's calibration runs (GEMM engine dense, GEMM engine 2:4, DSP, PPM, PiM for a
  *   PiM engine; {@link NpuEnergyCalibration#prepare}), each a job of its own that starts at 0 s beside
@@ -112,11 +113,11 @@ public final class NpuReportJobs {
     for (InstanceDesigns.Unit u : InstanceDesigns.of(top, design)) {
       // a unit the top keeps as a module: its share of the top's own synthesis (no second run); a unit the top
       // flattens into itself: synthesized on its own
-      units.add(NpuReportPipeline.topKeeps(design, u)
+      units.add(NpuUnits.topKeeps(design, u)
           ? Job.uncached("area:" + u.module(), List.of(synthTop), List.of(u.module()),
-              ctx -> NpuReportPipeline.share(u, ctx.get(synthTop), ctx::log))
+              ctx -> NpuUnits.share(u, ctx.get(synthTop), ctx::log))
           : Job.uncached("synth:" + u.module(), List.of(), with(files(u.design()), ppaInputs),
-              ctx -> NpuReportPipeline.unit(u, ppa, ctx::log)));
+              ctx -> NpuUnits.unit(u, ppa, ctx::log)));
     }
     List<String> energyInputs = List.of(opts, ppaInputs, toolkit, verilator);
     for (NpuEnergyCalibration.Block b : NpuEnergyCalibration.Block.values()) {

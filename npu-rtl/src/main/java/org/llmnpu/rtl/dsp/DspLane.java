@@ -85,6 +85,13 @@ final class DspLane extends DspLaneUnits {
    * of the unit in execute 1..N − 1, from the {@link VectorDsp}); else null.
    */
   final UInt pipeEnable;
+  /**
+   * With gated pipelined units: an instruction issues this cycle (execute 1 is valid in the next), the clock enable of
+   * the operand registers' gate {@value #OPERAND_GATE} (read only by an instruction in execute 1); else null.
+   */
+  final Bool issue;
+  /** The clock gate of the lane's operand registers ({@code a, b, c} and the broadcast source). */
+  static final String OPERAND_GATE = "laneOperands";
 
   DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute) {
     this(rows, rowBits, segments, stages, fma32, permute, ClockGating.OFF);
@@ -98,6 +105,7 @@ final class DspLane extends DspLaneUnits {
   DspLane(int rows, int rowBits, int segments, int stages, boolean fma32, boolean permute, ClockGating pipeGating) {
     this.pipeGating = stages > 1 ? pipeGating : ClockGating.OFF;
     this.pipeEnable = this.pipeGating == ClockGating.OFF ? null : in("pipeEnable", uint(pipes(fma32).size()));
+    this.issue = this.pipeGating == ClockGating.OFF ? null : in("issue", bool());
     this.rows = rows;
     this.segments = segments;
     this.stages = stages;
@@ -127,11 +135,22 @@ final class DspLane extends DspLaneUnits {
    */
   private Operands operands(java.util.function.Function<UInt, UInt> read) {
     UInt forwardA = read.apply(ra);
-    UInt a = regNext("a", forwardA);
-    broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
-    UInt b = regNext("b", read.apply(rb));
-    // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
-    UInt c = regNext("c", read.apply(rc).lsbs(cWidth()));
+    UInt[] abc = new UInt[3];
+    Runnable registers = () -> {
+      abc[0] = regNext("a", forwardA);
+      broadcastSource.set(regNext("broadcastA", mux(broadcastIssue, forwardA, uintLit(0, 32))));
+      abc[1] = regNext("b", read.apply(rb));
+      // rc is read as FP16 only (FMA16 addend, SELNEG sign), or in full with the FP32 FMA
+      abc[2] = regNext("c", read.apply(rc).lsbs(cWidth()));
+    };
+    if (issue == null) {
+      registers.run();
+    } else {
+      clockGatedPipeline(OPERAND_GATE, issue, pipeGating, registers);
+    }
+    UInt a = abc[0];
+    UInt b = abc[1];
+    UInt c = abc[2];
     sourceA.set(a);
 
     Mem<UInt> buffer = mem("buffer", uint(16), rows);
@@ -147,7 +166,7 @@ final class DspLane extends DspLaneUnits {
     Mem<UInt> registers = mem("registers", uint(32), DspInstruction.REGISTERS);
     registers.init(new long[DspInstruction.REGISTERS]);
     UInt result = wire("result", uint(32));
-    Bool writes = writesRegister();
+    Bool writes = writesRegister(op, fma32, permute);
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     Bool writeBack = wire("writeBack", enabled.and(writes));
     Operands o = operands(r -> mux(writeBack.and(rd.eq(r)), result, registers.readAsync(r)));
@@ -192,7 +211,7 @@ final class DspLane extends DspLaneUnits {
 
     when(writeBack, () -> registers.write(rd, result));
 
-    Bool store = wire("store", enabled.and(storeOp()));
+    Bool store = wire("store", enabled.and(storeOp(op, permute)));
     UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
     UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
@@ -210,7 +229,7 @@ final class DspLane extends DspLaneUnits {
     registers.init(new long[DspInstruction.REGISTERS]);
     // execute N: the instruction's write-back (result below)
     UInt result = wire("result", uint(32));
-    Bool writes = writesRegister();
+    Bool writes = writesRegister(op, fma32, permute);
     Bool enabled = wire("enabled", execute.and(masked.not().or(elementValid)));
     UInt simple = wire("simple", uint(32));
     Bool late1 = lateOp(op, fma32);
@@ -282,14 +301,14 @@ final class DspLane extends DspLaneUnits {
     // execute 1: every other operation, carried to execute N
     simple.set(simpleResult(a, b, c, loaded));
     // which unit's rounded result execute N takes (one-hot, decided in execute 1)
-    Bool fromHalf = delay("fromHalf", inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
+    Bool fromHalf = delay("fromHalf", stages, inRange(op, DspOp.ADD16, DspOp.MAX16).or(op.eq(DspOp.LT16.code()))
         .or(op.eq(DspOp.EQ16.code())));
-    Bool fromSingle = delay("fromSingle", inRange(op, DspOp.ADD32, DspOp.MUL32));
-    Bool fromConvert = delay("fromConvert", inRange(op, DspOp.WIDEN, DspOp.FROMINT));
-    Bool fromFused = delay("fromFused", op.eq(DspOp.FMA16.code()));
+    Bool fromSingle = delay("fromSingle", stages, inRange(op, DspOp.ADD32, DspOp.MUL32));
+    Bool fromConvert = delay("fromConvert", stages, inRange(op, DspOp.WIDEN, DspOp.FROMINT));
+    Bool fromFused = delay("fromFused", stages, op.eq(DspOp.FMA16.code()));
     UInt late = mux(fromFused, fused.result.resize(32), simpleAt[n]);
     if (fma32) {
-      late = mux(delay("fromFused32", op.eq(DspOp.FMA32.code())), fused32, late);
+      late = mux(delay("fromFused32", stages, op.eq(DspOp.FMA32.code())), fused32, late);
     }
 
     // execute N: select and write back
@@ -297,19 +316,11 @@ final class DspLane extends DspLaneUnits {
         mux(fromConvert, convert.result, late))));
     when(writeBack[n], () -> registers.write(rdAt[n], result));
 
-    Bool store = wire("store", enabled.and(storeOp()));
+    Bool store = wire("store", enabled.and(storeOp(op, permute)));
     UInt storeRow = permute ? mux(op.eq(DspOp.STG.code()), row.add(b.lsbs(row.width())), row) : row;
     UInt writeRow = wire("writeRow", mux(store, storeRow, hostRow));
     UInt writeData = wire("writeData", mux(store, a.lsbs(16), hostData));
     when(store.or(hostWrite), () -> buffer.write(writeRow, writeData));
-  }
-
-  /**
-   * The pipelined units this lane is built with, in {@link #pipeEnable}'s bit order: every {@link DspPipe}, FMA32
-   * only with {@code fma32}.
-   */
-  static java.util.List<DspPipe> pipes(boolean fma32) {
-    return java.util.Arrays.stream(DspPipe.values()).filter(p -> p != DspPipe.FMA32 || fma32).toList();
   }
 
   /**
@@ -370,27 +381,6 @@ final class DspLane extends DspLaneUnits {
       s.is(DspOp.BCAST.code(), () -> target.set(broadcastIn));
       s.otherwise(() -> target.set(uintLit(0, 32)));
     });
-  }
-
-  /** {@code v} delayed to execute N (N − 1 registers). */
-  private Bool delay(String name, Bool v) {
-    Bool d = v;
-    for (int j = 2; j <= stages; j++) {
-      d = regNext(name + j, d);
-    }
-    return d;
-  }
-
-  /** Whether {@code op} writes rd, among the ops this lane is built with ({@link DspOp#writesRegister()}). */
-  private Bool writesRegister() {
-    Bool w = op.ge(DspOp.LI.code()).and(op.le((fma32 ? DspOp.FMA32 : DspOp.FMA16).code())).and(op.ne(DspOp.ST.code()));
-    return permute ? w.or(op.eq(DspOp.LDS.code())).or(op.eq(DspOp.ROT.code())).or(op.eq(DspOp.LDG.code())) : w;
-  }
-
-  /** Whether {@code op} writes the buffer (ST; STS and STG with {@code permute}). */
-  private Bool storeOp() {
-    Bool st = op.eq(DspOp.ST.code());
-    return permute ? st.or(op.eq(DspOp.STS.code())).or(op.eq(DspOp.STG.code())) : st;
   }
 
   /** Bits of the registered rc operand: 16 (FP16 addend, sign), 32 with the FP32 FMA. */

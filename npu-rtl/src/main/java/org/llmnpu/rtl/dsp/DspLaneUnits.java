@@ -11,13 +11,14 @@ import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.isa.dsp.DspFix;
 import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipe;
 import org.llmnpu.rtl.mx.LeadingZeros;
 import org.llmnpu.rtl.vector.Fp32Fma;
 
 /**
  * The lane logic of {@link DspLane} that is not its pipeline: the FP32 FMA path ({@code fma32}), the
  * FP16 comparisons of the table segment search, the exponent extraction ({@code EXPO}), the special
- * cases of {@code FIX} ({@link DspFix}) and the op classes. Each method builds its logic into the lane
+ * cases of {@code FIX} ({@link DspFix}), the op classes and the pipelined units a lane is built with. Each method builds its logic into the lane
  * (the generated Verilog is the lane's).
  */
 abstract class DspLaneUnits extends HwModule {
@@ -32,6 +33,35 @@ abstract class DspLaneUnits extends HwModule {
     unit.b.set(b);
     unit.c.set(c);
     return unit.result;
+  }
+
+  /**
+   * The pipelined units a lane is built with, in {@code DspLane#pipeEnable}'s bit order: every {@link DspPipe}, FMA32
+   * only with {@code fma32}.
+   */
+  static java.util.List<DspPipe> pipes(boolean fma32) {
+    return java.util.Arrays.stream(DspPipe.values()).filter(p -> p != DspPipe.FMA32 || fma32).toList();
+  }
+
+  /** Whether {@code op} writes rd, among the ops a lane is built with ({@link DspOp#writesRegister()}). */
+  static Bool writesRegister(UInt op, boolean fma32, boolean permute) {
+    Bool w = op.ge(DspOp.LI.code()).and(op.le((fma32 ? DspOp.FMA32 : DspOp.FMA16).code())).and(op.ne(DspOp.ST.code()));
+    return permute ? w.or(op.eq(DspOp.LDS.code())).or(op.eq(DspOp.ROT.code())).or(op.eq(DspOp.LDG.code())) : w;
+  }
+
+  /** Whether {@code op} writes the buffer (ST; STS and STG with {@code permute}). */
+  static Bool storeOp(UInt op, boolean permute) {
+    Bool st = op.eq(DspOp.ST.code());
+    return permute ? st.or(op.eq(DspOp.STS.code())).or(op.eq(DspOp.STG.code())) : st;
+  }
+
+  /** {@code v} delayed to execute N of {@code stages} (N − 1 registers, {@code <name>2..<name>N}). */
+  Bool delay(String name, int stages, Bool v) {
+    Bool d = v;
+    for (int j = 2; j <= stages; j++) {
+      d = regNext(name + j, d);
+    }
+    return d;
   }
 
   /** Whether {@code op} is one whose result is rounded in execute 2 ({@link DspOp#roundsLate()}). */

@@ -358,10 +358,12 @@ public final class VectorDsp extends VectorDspPaths {
     UInt unusedStart = uintLit(0x7E00, 16);
     UInt zero16 = uintLit(0, 16);
     // (slot 3 and everything beyond the capacity read as an unused segment: start NaN, coefficient 0)
-    UInt[][][] tables = tableRegisters(tableWe, tableAddr, tableData, segments, c.tableDegree(), tableEntries);
+    UInt[][][] tables = tableRegisters(tableWe, tableAddr, tableData, segments, c.tableDegree(), tableEntries,
+        c.pipeGating());
     // execute stage 1: the fields of the instruction issued in the previous cycle (a bubble after a stall
     // or a stop)
-    exValid.set(running.and(stop.not()).and(hazard.not()));
+    Bool issues = wire("issues", running.and(stop.not()).and(hazard.not()));
+    exValid.set(issues);
     exOp.set(regNext("exOpQ", op));
     exRd.set(regNext("exRdQ", word.slice(57, 53)));
     Bool exMasked = regNext("exMasked", word.bit(37));
@@ -396,6 +398,7 @@ public final class VectorDsp extends VectorDspPaths {
       lane.execute.set(exValid);
       if (pipeOn != null) {
         lane.pipeEnable.set(pipeOn);
+        lane.issue.set(issues);
       }
       lane.op.set(exOp);
       lane.rd.set(exRd);

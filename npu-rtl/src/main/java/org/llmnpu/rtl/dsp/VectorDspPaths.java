@@ -8,6 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
+import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.dsp.DspOp;
@@ -22,11 +23,23 @@ abstract class VectorDspPaths extends HwModule {
   /**
    * Slots 0..2 × {@code segments} × (start, c0..c{degree}) registers, written by the host ({@code entries}
    * per write; entries beyond the capacity in a wide write are dropped: slices of the gated data);
-   * starts reset to NaN (unused), coefficients to 0.
+   * starts reset to NaN (unused), coefficients to 0. They change only in the cycles of a table write: with
+   * {@code gating} ON or CHECKED they are on the clock gate {@value #TABLE_GATE}, open in those cycles.
    */
-  UInt[][][] tableRegisters(Bool write, UInt address, UInt data, int segments, int degree, int entries) {
+  UInt[][][] tableRegisters(Bool write, UInt address, UInt data, int segments, int degree, int entries,
+                            ClockGating gating) {
     UInt[][][] tables = new UInt[VectorDsp.TABLE_SLOTS][segments][degree + 2];
     UInt tableWord = entries == 1 ? data : mux(write, data, uintLit(0, 16 * entries));
+    clockGated(TABLE_GATE, write, gating, () -> tableRegisters(tables, write, address, tableWord, entries));
+    return tables;
+  }
+
+  /** The clock gate of the polynomial tables' registers (written by the host only). */
+  public static final String TABLE_GATE = "tables";
+
+  private void tableRegisters(UInt[][][] tables, Bool write, UInt address, UInt tableWord, int entries) {
+    int segments = tables[0].length;
+    int degree = tables[0][0].length - 2;
     for (int slot = 0; slot < VectorDsp.TABLE_SLOTS; slot++) {
       for (int s = 0; s < segments; s++) {
         for (int f = 0; f <= degree + 1; f++) {
@@ -39,7 +52,6 @@ abstract class VectorDspPaths extends HwModule {
         }
       }
     }
-    return tables;
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */

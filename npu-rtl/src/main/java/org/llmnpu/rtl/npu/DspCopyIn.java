@@ -20,10 +20,12 @@ import org.llmnpu.rtl.mx.RoundMode;
  * The conversion pipeline of a {@code dspin} chunk ({@link NpuDsp}): up to {@code min(line, lanes)} scratchpad
  * elements a cycle become FP16 buffer elements, bit for bit {@code DspUnit.copyIn}'s — FP16 copied, INT8 and INT32
  * {@code q} as {@code Fp16.fromInt(q, 2^shift)} (one rounding, nearest even, subnormals, ±∞ past the range; INT8
- * with shift 0, so exact). Stage 1 registers the chunk (on a clock gate open only in a cycle a chunk moves,
- * {@link NpuClockGates#DSP_IN_CHUNK}, so the pipeline holds still while other units read the scratchpad), stage 2 each element's {@code |q|} and sign, stage 3 is
- * inside each slot's {@link FloatRounder} (split after its normalization); {@link #values}, {@link #mask},
- * {@link #address} and {@link #write} are the buffer window write (no mask for a one-element window) of stage 3, three cycles after the chunk's read.
+ * with shift 0, so exact). Stage 1 registers the chunk, stage 2 each element's {@code |q|} and sign, stage 3 is
+ * inside each slot's {@link FloatRounder} (split after its normalization), each stage on a clock gate open only in
+ * the cycle a chunk enters it ({@link NpuClockGates#DSP_IN_CHUNK}, {@link NpuClockGates#DSP_IN_CONVERT},
+ * {@link NpuClockGates#DSP_IN_ROUND}), so the pipeline holds still while other units read the scratchpad;
+ * {@link #values}, {@link #mask}, {@link #address} and {@link #write} are the buffer window write (no mask for a
+ * one-element window) of stage 3, three cycles after the chunk's read.
  * Slot i reads bytes {@code 4i..4i+3} (INT32, {@code i < min(line / 4, lanes)}), {@code 2i, 2i+1} (FP16,
  * {@code i < min(line / 2, lanes)}) or byte i (INT8): only the INT32 slots carry a 32-bit magnitude; the others'
  * rounders take the 8-bit magnitude of an INT8.
@@ -51,59 +53,74 @@ final class DspCopyIn {
     int slots = NpuDsp.slots(p);
     int wideSlots = (int) CycleModel.dspElementsPerCycle(p, 4);
     int halfSlots = (int) CycleModel.dspElementsPerCycle(p, 2);
-    // the chunk register is clocked only when a chunk moves (its own clock gate): between dspin chunks (a DMA store,
-    // a drain, the PPM reading the same port) the conversion pipeline behind it holds still instead of converting
-    // every line the scratchpad's read port shows
-    UInt[] held = new UInt[1];
-    // (a pipeline bank: its value is read only in the cycle after a chunk moves, when dsp_in1_write is high)
-    npu.gatedPipelineOf(NpuClockGates.DSP_IN_CHUNK, copyIn, () -> held[0] = npu.regNextOf("dsp_in1_chunk", chunk));
-    UInt chunk1 = held[0];
-    UInt format1 = npu.regNextOf("dsp_in1_format", format);
-    UInt shift1 = npu.regNextOf("dsp_in1_shift", shift);
+    // every stage is a pipeline bank on a clock gate open only in the cycle its data advances (a chunk moves, then
+    // dsp_in1_write, then dsp_in2_write): between dspin chunks (a DMA store, a drain, the PPM reading the same port)
+    // the conversion pipeline holds still instead of converting every line the scratchpad's read port shows
+    UInt[] s1 = new UInt[5];
+    npu.gatedPipelineOf(NpuClockGates.DSP_IN_CHUNK, copyIn, () -> {
+      s1[0] = npu.regNextOf("dsp_in1_chunk", chunk);
+      s1[1] = npu.regNextOf("dsp_in1_format", format);
+      s1[2] = npu.regNextOf("dsp_in1_shift", shift);
+      s1[3] = npu.regNextOf("dsp_in1_element_index", bufferElement);
+      s1[4] = slots == 1 ? null : npu.regNextOf("dsp_in1_count", count);
+    });
+    UInt chunk1 = s1[0];
+    UInt format1 = s1[1];
     Bool write1 = npu.reg0Next("dsp_in1_write", copyIn);
-    UInt address1 = npu.regNextOf("dsp_in1_element_index", bufferElement);
+    Bool write2 = npu.reg0Next("dsp_in2_write", write1);
     Bool int8 = format1.eq(1);
-    UInt shift2 = npu.regNextOf("dsp_in2_shift", shift1);
-    Bool copied3 = npu.regNextOf("dsp_in3_copied", npu.regNextOf("dsp_in2_copied", format1.eq(0)));
-    List<HwValue> codes = new ArrayList<>();
-    for (int i = 0; i < slots; i++) {
-      UInt b = chunk1.slice(8 * i + 7, 8 * i);
-      FloatRounder rounder;
-      if (i < wideSlots) {
+    // stage 2: each slot's |q| and sign, the FP16 copies
+    List<HwValue> stage2 = new ArrayList<>();
+    npu.gatedPipelineOf(NpuClockGates.DSP_IN_CONVERT, write1, () -> {
+      stage2.add(npu.regNextOf("dsp_in2_shift", s1[2]));
+      stage2.add(npu.regNextOf("dsp_in2_copied", format1.eq(0)));
+      stage2.add(npu.regNextOf("dsp_in2_element_index", s1[3]));
+      stage2.add(s1[4] == null ? null : npu.regNextOf("dsp_in2_count", s1[4]));
+      for (int i = 0; i < slots; i++) {
+        UInt b = chunk1.slice(8 * i + 7, 8 * i);
         // q·2^shift = (−1)^s·|q|·2^shift, rounded once to FP16
-        UInt q = mux(int8, b.asSInt().resize(32).asUInt(), chunk1.slice(32 * i + 31, 32 * i));
-        Bool negative = q.bit(31);
-        rounder = npu.instanceOf("dsp_convert" + i, new FloatRounder(new FloatRounder.Config(32,
-            shift.width(), FpLayout.FP16, RoundMode.NEAREST_EVEN, false), true, true));
-        rounder.magnitude.set(npu.regNextOf("dsp_in2_magnitude" + i, mux(negative, uintLit(0, 32).sub(q), q)));
-        rounder.negative.set(npu.regNextOf("dsp_in2_negative" + i, negative));
-        rounder.exponent.set(shift2.asSInt());
-      } else {
-        Bool negative = b.bit(7);
-        rounder = npu.instanceOf("dsp_convert" + i, new FloatRounder(new FloatRounder.Config(8,
-            shift.width(), FpLayout.FP16, RoundMode.NEAREST_EVEN, false), true, true));
-        rounder.magnitude.set(npu.regNextOf("dsp_in2_magnitude" + i, mux(negative, uintLit(0, 8).sub(b), b)));
-        rounder.negative.set(npu.regNextOf("dsp_in2_negative" + i, negative));
-        rounder.exponent.set(sintLit(0, shift.width()));
+        UInt q = i < wideSlots ? mux(int8, b.asSInt().resize(32).asUInt(), chunk1.slice(32 * i + 31, 32 * i)) : b;
+        Bool negative = q.bit(q.width() - 1);
+        stage2.add(npu.regNextOf("dsp_in2_magnitude" + i, mux(negative, uintLit(0, q.width()).sub(q), q)));
+        stage2.add(npu.regNextOf("dsp_in2_negative" + i, negative));
+        stage2.add(i < halfSlots ? npu.regNextOf("dsp_in2_copy" + i, chunk1.slice(16 * i + 15, 16 * i)) : null);
       }
-      UInt code = rounder.code;
-      if (i < halfSlots) {
-        UInt copy = chunk1.slice(16 * i + 15, 16 * i);
-        UInt copy3 = npu.regNextOf("dsp_in3_copy" + i, npu.regNextOf("dsp_in2_copy" + i, copy));
-        code = mux(copied3, copy3, code);
+    });
+    // stage 3: inside each slot's rounder, and the copies, flags and window beside it
+    List<HwValue> codes = new ArrayList<>();
+    HwValue[] s3 = new HwValue[3];
+    npu.gatedPipelineOf(NpuClockGates.DSP_IN_ROUND, write2, () -> {
+      Bool copied3 = npu.regNextOf("dsp_in3_copied", (Bool) stage2.get(1));
+      s3[0] = npu.regNextOf("dsp_in3_element_index", (UInt) stage2.get(2));
+      s3[1] = stage2.get(3) == null ? null : npu.regNextOf("dsp_in3_count", (UInt) stage2.get(3));
+      UInt shift2 = (UInt) stage2.get(0);
+      for (int i = 0; i < slots; i++) {
+        int at = 4 + 3 * i;
+        boolean wide = i < wideSlots;
+        FloatRounder rounder = npu.instanceOf("dsp_convert" + i, new FloatRounder(new FloatRounder.Config(
+            wide ? 32 : 8, shift.width(), FpLayout.FP16, RoundMode.NEAREST_EVEN, false), true, true));
+        rounder.magnitude.set((UInt) stage2.get(at));
+        rounder.negative.set((Bool) stage2.get(at + 1));
+        rounder.exponent.set(wide ? shift2.asSInt() : sintLit(0, shift.width()));
+        UInt code = rounder.code;
+        if (stage2.get(at + 2) != null) {
+          code = mux(copied3, npu.regNextOf("dsp_in3_copy" + i, (UInt) stage2.get(at + 2)), code);
+        }
+        codes.add(code);
       }
-      codes.add(npu.wireOf("dsp_inValue" + i, code));
+    });
+    for (int i = 0; i < slots; i++) {
+      codes.set(i, npu.wireOf("dsp_inValue" + i, codes.get(i)));
     }
     values = npu.wireOf("dsp_inValues", catLsbFirst(codes).asUInt());
-    write = npu.reg0Next("dsp_in3_write", npu.reg0Next("dsp_in2_write", write1));
-    address = npu.regNextOf("dsp_in3_element_index", npu.regNextOf("dsp_in2_element_index", address1));
+    write = npu.reg0Next("dsp_in3_write", write2);
+    address = (UInt) s3[0];
     if (slots == 1) {
       // a one-element window writes its element whole: the buffer has no mask port
       mask = null;
       return;
     }
-    UInt count1 = npu.regNextOf("dsp_in1_count", count);
-    UInt count3 = npu.regNextOf("dsp_in3_count", npu.regNextOf("dsp_in2_count", count1));
+    UInt count3 = (UInt) s3[1];
     List<HwValue> enables = new ArrayList<>();
     for (int i = 0; i < slots; i++) {
       enables.add(uintLit(i, count3.width()).lt(count3));

@@ -237,6 +237,7 @@ public final class Npu extends HwModule {
     for (int i = 0; i < u.fetch.arriving.size(); i++) {
       u.predecode.arriving.get(i).set(u.fetch.arriving.get(i));
     }
+    u.predecode.arrives.set(u.fetch.arrival);
     u.predecode.landedOpcode.set(u.fetch.landedOpcode);
     u.predecode.landedFields.set(u.fetch.landedFields);
     u.fetch.predecoded.set(u.predecode.bits);

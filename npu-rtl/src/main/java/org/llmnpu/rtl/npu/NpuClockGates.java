@@ -54,6 +54,54 @@ public final class NpuClockGates {
    * every line the scratchpad's read port showed and the conversion pipeline behind it switched on every DMA store.
    */
   static final String DSP_IN_CHUNK = "dspInChunk";
+  /**
+   * The gates of the {@code dspin} conversion's stages 2 and 3 (the magnitudes and copies; the rounders), open in the
+   * cycle a chunk enters them, one and two cycles after it moved: as many cycles as {@link #DSP_IN_CHUNK}'s.
+   */
+  static final String DSP_IN_CONVERT = "dspInConvert";
+  static final String DSP_IN_ROUND = "dspInRound";
+
+  /**
+   * The gate of the predecode's product registers ({@link NpuPredecode}, {@code predecode_product*}), open in the
+   * cycle a command's last beat arrives: charged {@link Counter#COMMANDS}, as the landing register.
+   */
+  static final String PREDECODE_PRODUCTS = "predecodeProducts";
+  /**
+   * The gate of the fetcher's assembly register (a command's beats before its last), open in the cycles such a beat
+   * arrives: charged {@link Counter#EXT_READ_BEATS} (an upper bound: every one is a read beat).
+   */
+  static final String COMMAND_ASSEMBLY = "commandAssembly";
+  /**
+   * The gate of the Vector DSP's polynomial tables ({@code VectorDspPaths#TABLE_GATE}), open in the cycles a
+   * {@code dsptab} beat writes them: charged {@link Counter#EXT_READ_BEATS} (an upper bound: every one is a read
+   * beat).
+   */
+  static final String DSP_TABLES = org.llmnpu.rtl.dsp.VectorDsp.TABLE_GATE;
+  /**
+   * The gate of the performance counters' high parts ({@link NpuCounters}), open in a clear, in the cycle after a
+   * low part carried and when a term wider than the low part counts (a GEMM's MACs): charged {@link #COUNTER_CARRIES}.
+   */
+  static final String COUNTER_HIGHS = "counterHighs";
+  /**
+   * The gate of each DSP lane's operand registers ({@code a, b, c}, the broadcast source; {@code DspLane}), inside the
+   * DSP's gate, open in the cycles an instruction issues: charged {@link Counter#DSP_INSTRUCTIONS}.
+   */
+  static final String LANE_OPERANDS = "laneOperands";
+  /** The energy model's key of {@link #COUNTER_HIGHS}'s open cycles ({@link #counterCarries}). */
+  public static final String COUNTER_CARRIES = "counterCarries";
+
+  /**
+   * An upper bound of the cycles {@link #COUNTER_HIGHS} is open over a run whose counters ended at {@code counters}
+   * (by {@link Counter#key}): one per command decoded (a GEMM's wide MAC terms count at most once per command) plus
+   * each counter's carries into its high part, {@code floor(value / 2^24)}.
+   */
+  public static long counterCarries(java.util.Map<String, Long> counters) {
+    long sum = counters.getOrDefault(Counter.COMMANDS.key(), 0L);
+    for (Counter c : Counter.values()) {
+      sum += counters.getOrDefault(c.key(), 0L) >>> NpuCounters.LOW;
+    }
+    return sum;
+  }
 
   private NpuClockGates() {
   }
@@ -72,6 +120,9 @@ public final class NpuClockGates {
     }
     if (local.matches("(" + MacArray.WAVEFRONT_GATE + "|" + MacArray.SHADOW_GATE + ")[0-9]+")) {
       return Optional.of(ARRAY_VECTORS);
+    }
+    if (local.equals(COUNTER_HIGHS)) {
+      return Optional.of(COUNTER_CARRIES);
     }
     return enableCounter(local).map(Counter::key);
   }
@@ -102,9 +153,12 @@ public final class NpuClockGates {
     return switch (name) {
       case "gemmEngine" -> Optional.of(Counter.GEMM_CYCLES);
       case org.llmnpu.rtl.mac.GemmEngine.ARRAY_GATE -> Optional.of(Counter.ARRAY_CYCLES);
-      case "dspUnit", DSP_IN_CHUNK -> Optional.of(Counter.DSP_CYCLES);
+      case "dspUnit", DSP_IN_CHUNK, DSP_IN_CONVERT, DSP_IN_ROUND -> Optional.of(Counter.DSP_CYCLES);
       case "ppmUnit" -> Optional.of(Counter.PPM_CYCLES);
-      case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH -> Optional.of(Counter.COMMANDS);
+      case COMMAND_REGISTER, LANDED_COMMAND, COMMAND_QUEUE, SNAPSHOT_LATCH, PREDECODE_PRODUCTS ->
+          Optional.of(Counter.COMMANDS);
+      case COMMAND_ASSEMBLY, DSP_TABLES -> Optional.of(Counter.EXT_READ_BEATS);
+      case LANE_OPERANDS -> Optional.of(Counter.DSP_INSTRUCTIONS);
       default -> Optional.empty();
     };
   }

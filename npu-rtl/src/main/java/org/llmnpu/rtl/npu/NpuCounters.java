@@ -149,10 +149,30 @@ public final class NpuCounters extends HwModule {
     add(Counter.PPM_ELEMENTS, ppmRow, ppmLanes);
     count(Counter.PPM_CYCLES, ppmCycle);
 
+    // a high part changes only in the cycle after its low part carried, with a term wider than the low part, or
+    // on a clear: all high parts on one clock gate (NpuClockGates#COUNTER_HIGHS) open in those cycles
+    Map<Counter, UInt> carries = new EnumMap<>(Counter.class);
+    Bool highWrite = clear;
+    for (Counter counter : Counter.values()) {
+      UInt cy = regInit(counter.key() + "_carry", uint(CARRY), 0);
+      carries.put(counter, cy);
+      highWrite = highWrite.or(cy.ne(0));
+      for (int i = 0; i < amounts.get(counter).size(); i++) {
+        if (amounts.get(counter).get(i).width() > LOW) {
+          highWrite = highWrite.or(conditions.get(counter).get(i));
+        }
+      }
+    }
+    Map<Counter, UInt> highs = new EnumMap<>(Counter.class);
+    clockGated(NpuClockGates.COUNTER_HIGHS, wire("highWrite", highWrite), c.clockGatingMode(), () -> {
+      for (Counter counter : Counter.values()) {
+        highs.put(counter, regInit(counter.key() + "_high", uint(HIGH), 0));
+      }
+    });
     List<HwValue> all = new ArrayList<>();
     UInt selected = uintLit(0, 64);
     for (Counter counter : Counter.values()) {
-      UInt v = counter(counter);
+      UInt v = counter(counter, highs.get(counter), carries.get(counter));
       all.add(v);
       selected = mux(select.eq(counter.ordinal()), v.resize(64), selected);
     }
@@ -184,12 +204,13 @@ public final class NpuCounters extends HwModule {
     amounts.computeIfAbsent(c, k -> new ArrayList<>()).add(amount);
   }
 
-  /** Counter {@code c}'s registers and update: cleared on {@link #clear}, else incremented by its terms; its value. */
-  private UInt counter(Counter c) {
+  /**
+   * Counter {@code c}'s low register and the update of it, its high part {@code hi} and carry {@code cy}: cleared on
+   * {@link #clear}, else incremented by its terms; its value.
+   */
+  private UInt counter(Counter c, UInt hi, UInt cy) {
     String name = c.key();
     UInt lo = regInit(name + "_low", uint(LOW), 0);
-    UInt hi = regInit(name + "_high", uint(HIGH), 0);
-    UInt cy = regInit(name + "_carry", uint(CARRY), 0);
     UInt v = wire(name, cat(hi.add(cy.resize(HIGH)), lo).asUInt());
     List<Bool> cond = conditions.get(c);
     List<UInt> amt = amounts.get(c);

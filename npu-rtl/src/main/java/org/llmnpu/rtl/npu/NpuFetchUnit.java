@@ -94,6 +94,8 @@ public final class NpuFetchUnit extends HwModule {
   public final List<UInt> arriving = new ArrayList<>();
   public final UInt landedOpcode = out(uint(8));
   public final UInt landedFields = out(uint(224));
+  /** The arriving command's last beat arrives this cycle (it lands in the next), to {@link NpuPredecode#arrives}. */
+  public final Bool arrival = out(bool());
   /** {@link NpuPredecode#bits} of the landing command. */
   public final UInt predecoded;
   private final NpuConfig config;
@@ -141,8 +143,15 @@ public final class NpuFetchUnit extends HwModule {
     Bool fetchResp = wire("resp", responseValid.and(dmaResponse.not()));
     Bool useful = wire("useful", fetchResp.and(drop.eq(0)));
     UInt received = beatsPerCommand == 1 ? null : regInit("received", uint(bitsToHold(beatsPerCommand)), 0);
-    UInt assembly = beatsPerCommand == 1 ? null : regInit("assembly", uint(256 - lineBits), 0);
     Bool arrives = wire("arrives", beatsPerCommand == 1 ? useful : useful.and(received.eq(beatsPerCommand - 1)));
+    // the beats before a command's last, written only when one arrives: on a clock gate (NpuClockGates)
+    Bool assemble = wire("assemble", useful.and(arrives.not()));
+    UInt[] assembling = new UInt[1];
+    if (beatsPerCommand > 1) {
+      clockGated(NpuClockGates.COMMAND_ASSEMBLY, assemble, c.clockGatingMode(),
+          () -> assembling[0] = regInit("assembly", uint(256 - lineBits), 0));
+    }
+    UInt assembly = assembling[0];
     UInt arrived = wire("arrived", beatsPerCommand == 1 ? responseData.resize(256)
         : cat(responseData.resize(lineBits), assembly).asUInt());
     Bool complete = regInit("landedValid", bool(), 0);
@@ -157,6 +166,7 @@ public final class NpuFetchUnit extends HwModule {
       int i = arriving.indexOf(word) + 1;
       word.set(arrived.slice(32 * i + word.width() - 1, 32 * i));
     }
+    arrival.set(arrives);
     landedOpcode.set(landed.lsbs(8));
     landedFields.set(landed.msbs(224));
 
@@ -201,8 +211,8 @@ public final class NpuFetchUnit extends HwModule {
       pending.set(pending.add(mux(started, uintLit(1, 1), uintLit(0, 1))).sub(mux(take, uintLit(1, 1),
           uintLit(0, 1))));
       if (received != null) {
+        when(assemble, () -> assembly.set(arrived.slice(255, lineBits)));
         when(useful, () -> {
-          assembly.set(arrived.slice(255, lineBits));
           when(arrives, () -> received.set(received.sub(received))).otherwise(() -> received.set(received.add(1)));
         });
       }

@@ -1,6 +1,7 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
+import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
@@ -63,6 +64,12 @@ public final class NpuPredecode extends HwModule {
   /** The same command one cycle later (the landing register): its opcode and words 1..7 ({@code landed[255:32]}). */
   public final UInt landedOpcode = in(uint(8));
   public final UInt landedFields = in(uint(224));
+  /**
+   * The arriving command's last beat arrives this cycle: the products' registers ({@code predecode_product*}) take
+   * a value only then (they are read only in the next cycle, the landing cycle), on the clock gate
+   * {@link NpuClockGates#PREDECODE_PRODUCTS} this opens.
+   */
+  public final Bool arrives = in(bool());
   /** The checks and ends of {@link #landed}, laid out as above. */
   public final UInt bits;
   private final int lineShift;
@@ -112,7 +119,10 @@ public final class NpuPredecode extends HwModule {
     long spadLimit = p.spadBytes();
     long extLimit = p.extMemBytes();
     long dspLimit = p.dsp().elements();
-    List<Product> products = products(p, early, w, spadLimit, extLimit, dspLimit);
+    List<List<Product>> gatedProducts = new ArrayList<>();
+    clockGatedPipeline(NpuClockGates.PREDECODE_PRODUCTS, arrives, c.clockGatingMode(),
+        () -> gatedProducts.add(products(p, early, w, spadLimit, extLimit, dspLimit)));
+    List<Product> products = gatedProducts.get(0);
     UInt op = w.get(0).lsbs(8);
     Bool isLoad4 = op.eq(Opcode.LOAD4.code());
     Bool isLoadMx = op.eq(Opcode.LOADMX.code());

@@ -57,8 +57,18 @@ class NpuClockGatingConfigTest {
     // the GEMM engine's the MAC array's, with its PEs' 2·rows − 1 wavefront gates and rows row-shadow gates
     int queue = small.commandQueueDepth() > 1 ? 1 : 0;
     int array = 1 + (2 * small.rows() - 1) + small.rows();
-    // and the dspin conversion's chunk register
-    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array + 1, banks.size());
+    // and the dspin conversion's three stages (chunk register, magnitudes, rounders), the DSP's tables, the
+    // predecode's products, the fetcher's assembly (two or more beats a command), the counters' high parts and each
+    // DSP lane's operand registers
+    int assembly = small.machine().beatsPerCommand() > 1 ? 1 : 0;
+    assertEquals(3 + 4 * small.dspLanes() + 3 + queue + array + 3 + 3 + assembly + small.dspLanes(), banks.size());
+    assertEquals(java.util.Set.of(NpuClockGates.COUNTER_CARRIES), banks.stream()
+        .filter(b -> b.path().endsWith(NpuClockGates.COUNTER_HIGHS))
+        .map(b -> NpuClockGates.enableKey(b.path()).orElseThrow()).collect(java.util.stream.Collectors.toSet()));
+    assertEquals(small.dspLanes(), banks.stream()
+        .filter(b -> b.path().matches("dspPath_dsp\\.lane_[0-9]+\\.laneOperands") && NpuClockGates.enableKey(b.path()).orElse("").equals(Counter.DSP_INSTRUCTIONS.key())).count());
+    assertEquals(1 + assembly, banks.stream()
+        .filter(b -> NpuClockGates.enableKey(b.path()).orElse("").equals(Counter.EXT_READ_BEATS.key())).count());
     assertTrue(banks.stream().anyMatch(b -> b.path().endsWith(NpuClockGates.DSP_IN_CHUNK)
         && NpuClockGates.enableKey(b.path()).orElse("").equals(Counter.DSP_CYCLES.key())));
     assertEquals(Counter.ARRAY_CYCLES.key(), NpuClockGates.enableKey("gemm.macArray").orElseThrow());
@@ -66,7 +76,7 @@ class NpuClockGatingConfigTest {
     assertEquals(NpuClockGates.ARRAY_VECTORS, NpuClockGates.enableKey("gemm.array.shadowRow3").orElseThrow());
     assertTrue(NpuClockGates.enableKey("gemm.array.wavefront").isEmpty());
     java.util.Set<String> perCommand = new java.util.HashSet<>(java.util.List.of("ctrl.commandRegister",
-        "fetch.landedCommand", "snapshot.snapshotLatch"));
+        "fetch.landedCommand", "snapshot.snapshotLatch", "predecode.predecodeProducts"));
     if (queue == 1) {
       perCommand.add("fetch.commandQueue");
     }

@@ -5,13 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.llmnpu.hdl.tools.ProcessCleanup;
 import org.llmnpu.reports.activity.SimulatedActivity;
 
@@ -26,8 +23,6 @@ import org.llmnpu.reports.activity.SimulatedActivity;
  */
 public final class OpenSta {
   private static final long TIMEOUT_SECONDS = 3600;
-  private static final Pattern PATH_LINE = Pattern.compile(
-      "^\\s*(-?[0-9.]+)\\s+(-?[0-9.]+)\\s+[\\^v]\\s+(\\S+)\\s+\\(([^)]*)\\)\\s*$");
 
   private final Path liberty;
   private final ContentCache cache;
@@ -163,7 +158,7 @@ public final class OpenSta {
         global = true;
       }
     }
-    PowerResult power = parsePower(out, o, global);
+    PowerResult power = StaReports.parsePower(out, o, global);
     String cutNote = (global ? "" : readNote)
         + (cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
         : tied ? "; constants driven from held tie ports for OpenSTA 2.0.17" : "")
@@ -175,7 +170,7 @@ public final class OpenSta {
       power = new PowerResult(power.activity(), power.activityModel() + cutNote, power.portActivities(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
     }
-    return new StaResult(parseTiming(out, o.clockNs(), clockPort, netlist), power);
+    return new StaResult(StaReports.parseTiming(out, o.clockNs(), clockPort, netlist), power);
   }
 
   /**
@@ -325,106 +320,4 @@ public final class OpenSta {
       ProcessCleanup.keep(work); // deleted above on success; a failed run's files stay for inspection
     }
   }
-
-  static TimingResult parseTiming(String out, double clockNs, String clockPort, GateNetlist netlist) {
-    String report = worstPath(section(out, "==== timing", "==== power"));
-    if (report.contains("No paths found")) {
-      throw new ToolFailure("sta", "OpenSTA found no timing path (is the design purely constant?)", List.of());
-    }
-    String start = field(report, "Startpoint: ");
-    String end = field(report, "Endpoint: ");
-    String startInst = start.split(" ")[0];
-    String endInst = end.split(" ")[0];
-    Set<String> gates = new LinkedHashSet<>();
-    double arrival = Double.NaN;
-    for (String line : report.split("\n")) {
-      if (line.contains("data arrival time")) {
-        arrival = Double.parseDouble(line.strip().split("\\s+")[0]);
-        break;
-      }
-      Matcher m = PATH_LINE.matcher(line);
-      if (m.matches() && m.group(3).contains("/")) {
-        String inst = m.group(3).substring(0, m.group(3).lastIndexOf('/'));
-        if (!inst.equals(startInst) && !inst.equals(endInst)) {
-          gates.add(inst);
-        }
-      }
-    }
-    Matcher slack = Pattern.compile("(?m)^\\s*(-?[0-9.]+)\\s+slack \\((MET|VIOLATED)\\)").matcher(report);
-    if (!slack.find() || Double.isNaN(arrival)) {
-      throw new ToolFailure("sta", "cannot read the critical path from OpenSTA's report", List.of(report.strip()));
-    }
-    double slackNs = Double.parseDouble(slack.group(1));
-    double critical = clockNs - slackNs;
-    return new TimingResult(clockNs, clockPort, describe(start, startInst, netlist), describe(end, endInst, netlist),
-        gates.size(), arrival, slackNs, critical, 1000.0 / critical);
-  }
-
-  /**
-   * The path of least slack in a report of one path per group: a design with clock gates has the group
-   * {@code **clock_gating_default**} (a gate's latch to its AND, half a period) besides the clock's, and OpenSTA
-   * may list it first.
-   */
-  static String worstPath(String report) {
-    String[] blocks = report.split("(?m)(?=^Startpoint: )");
-    Pattern slackLine = Pattern.compile("(?m)^\\s*(-?[0-9.]+)\\s+slack \\((MET|VIOLATED)\\)");
-    String worst = null;
-    double least = Double.POSITIVE_INFINITY;
-    for (String b : blocks) {
-      Matcher m = slackLine.matcher(b);
-      if (b.startsWith("Startpoint: ") && m.find() && Double.parseDouble(m.group(1)) < least) {
-        least = Double.parseDouble(m.group(1));
-        worst = b;
-      }
-    }
-    return worst == null ? report : worst;
-  }
-
-  private static String describe(String reportField, String inst, GateNetlist netlist) {
-    String kind = reportField.substring(inst.length()).strip();
-    String register = netlist.registerAt(inst);
-    if (register != null) {
-      return "register " + register + " (" + inst + ")";
-    }
-    if (kind.contains("input port") || kind.contains("output port")) {
-      return (kind.contains("input") ? "input " : "output ") + inst;
-    }
-    return inst + " " + kind;
-  }
-
-  static PowerResult parsePower(String out, PpaOptions o, boolean global) {
-    String report = section(out, "==== power", null);
-    for (String line : report.split("\n")) {
-      String[] f = line.strip().split("\\s+");
-      if (f.length >= 5 && f[0].equals("Total")) {
-        return new PowerResult(o.activity(), global ? PowerResult.GLOBAL : PowerResult.INPUTS,
-            global ? new TreeMap<>() : new TreeMap<>(o.portActivities()), watt(f[1]), watt(f[2]), watt(f[3]),
-            watt(f[4]));
-      }
-    }
-    throw new ToolFailure("sta", "cannot read the power report from OpenSTA", List.of(report.strip()));
-  }
-
-  private static double watt(String w) {
-    return Double.parseDouble(w) * 1e3;
-  }
-
-  private static String section(String out, String from, String to) {
-    int a = out.indexOf(from);
-    int b = to == null ? -1 : out.indexOf(to);
-    if (a < 0) {
-      throw new ToolFailure("sta", "OpenSTA output lacks the section '" + from + "'", List.of());
-    }
-    return b > a ? out.substring(a, b) : out.substring(a);
-  }
-
-  private static String field(String report, String label) {
-    for (String line : report.split("\n")) {
-      if (line.startsWith(label)) {
-        return line.substring(label.length()).strip();
-      }
-    }
-    throw new ToolFailure("sta", "OpenSTA's timing report has no '" + label.strip() + "' line", List.of());
-  }
-
 }

@@ -85,9 +85,9 @@ class ClockGatePpaTest {
         + "Endpoint: _3_ (rising edge-triggered flip-flop clocked by clk)\n"
         + "Path Group: clk\n"
         + "             0.0523   slack (MET)\n";
-    String worst = OpenSta.worstPath(report);
+    String worst = StaReports.worstPath(report);
     assertTrue(worst.startsWith("Startpoint: _4_") && worst.contains("0.0523"), worst);
-    assertEquals("no paths", OpenSta.worstPath("no paths"));
+    assertEquals("no paths", StaReports.worstPath("no paths"));
   }
 
   @Test

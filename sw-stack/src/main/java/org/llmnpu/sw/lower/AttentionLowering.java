@@ -69,9 +69,6 @@ final class AttentionLowering {
     if (batched != null) {
       b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
     }
-    if (kT != null) {
-      kT.restage(n, pos);
-    }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
     // at full with the static input scale, every token's scale, RoPE and quantization is one program (the q codes and
@@ -105,8 +102,8 @@ final class AttentionLowering {
         b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
       }
       if (kT != null) {
-        // the codes in the K row's order: head-major ones wait flat at rAcc after keyRowOut
-        kT.scatter(t, n, pos, batched.headMajorKeys ? l.rAcc : l.rKQ);
+        // a line of slots complete: its K rows (the K row's order) to Kᵀ
+        kT.scatter(t, n, pos);
       }
       b.dspOut(l.sKC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);

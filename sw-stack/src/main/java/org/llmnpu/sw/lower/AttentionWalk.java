@@ -39,9 +39,6 @@ abstract class AttentionWalk extends KeyWalk {
     }
     boolean keyLines = writesKeyLines(n, pos);
     int early = pos % line;
-    if (keyLines) {
-      keyRestage(early);
-    }
     // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
     boolean pinned = chainRuns && residency != null && epilogue
         && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
@@ -387,9 +384,23 @@ abstract class AttentionWalk extends KeyWalk {
       softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
       probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
     }
+    java.util.List<DspProgram> quantizations = r.quantizeRuns(probabilities);
+    if (fusion == Fusion.FULL) {
+      // as BatchedAttention#headGroupProbabilities: the scale folded into SoftMax, the heads merged (AttentionSoftmax);
+      // rows as the lowering's, apart: the query scale row 0, the K scales from row 1, each head's three vectors after
+      int rows = r.rows(s);
+      java.util.List<AttentionSoftmax.Head> heads = new java.util.ArrayList<>();
+      for (int i = 0; i < group; i++) {
+        int base = 1 + rows + 3 * rows * i;
+        heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
+      }
+      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.scaledSoftmaxes(heads, s, quantizations));
+      runs.addAll(quantizations);
+      return runs;
+    }
     java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(scoreScales));
     runs.addAll(r.mergedKernels(softmaxes));
-    runs.addAll(r.quantizeRuns(probabilities));
+    runs.addAll(quantizations);
     return runs;
   }
 

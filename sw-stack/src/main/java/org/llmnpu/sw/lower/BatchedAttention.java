@@ -3,7 +3,6 @@ package org.llmnpu.sw.lower;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.isa.Command;
-import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
@@ -261,19 +260,18 @@ final class BatchedAttention {
     short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
     int group = Math.min(l.headGroup, c.heads() - h0);
     List<DspQuantizer.Vector> probabilities = new ArrayList<>();
-    List<DspProgram> scoreScales = new ArrayList<>();
-    List<DspProgram> softmaxes = new ArrayList<>();
+    List<AttentionSoftmax.Head> heads = new ArrayList<>();
     for (int i = 0; i < group; i++) {
       int h = h0 + i;
       scoresIn.accept(i);
-      scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
-      softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+      heads.add(new AttentionSoftmax.Head(l.rSc + i * sRows, l.rDQ + t, l.rDKV, scoreScale, l.rSc2 + i * sRows,
+          l.rP + i * sRows));
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
       probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
     }
-    runAll(r.merged(scoreScales));
-    runAll(r.mergedKernels(softmaxes));
-    runAll(r.quantizeRuns(probabilities));
+    List<DspProgram> quantizations = r.quantizeRuns(probabilities);
+    runAll(r.scaledSoftmaxes(heads, s, quantizations));
+    runAll(quantizations);
     for (int i = 0; i < group; i++) {
       b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
           Command.FMT_INT8);

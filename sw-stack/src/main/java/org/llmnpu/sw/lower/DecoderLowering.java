@@ -48,11 +48,20 @@ import org.llmnpu.isa.dsp.DspProgram;
 public final class DecoderLowering {
   private final LoweringLayout l;
   private final LoweringEmitter e;
-  private final AttentionLowering attention;
-  private final FeedForwardLowering feedForward;
-  private final LmHeadLowering lmHead;
+  /** The first block's buffers and emitters. */
+  private final BlockLane lane;
+  /** A second block's (two blocks in flight, {@link #interleave}); null until asked for or when they do not fit. */
+  private BlockLane second;
+  private boolean secondTried;
+  private String secondWhyNot = "";
   private final Fusion fusion;
   private final Fusion.Applied applied;
+  /** Whether the step's commands pass through a {@link BlockInterleaver} (copies and resident runs beside streams). */
+  private boolean interleave;
+  /** Whether a prefill goes two blocks at a time ({@link #twoBlocks}). */
+  private boolean twoBlocks;
+  /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
+  private long interleaved;
 
   /**
    * @param pool places a DSP program in external memory and returns its address (the same program
@@ -71,11 +80,9 @@ public final class DecoderLowering {
         model.mxFormat);
     fusion = applied.applied();
     this.fusion = fusion;
-    this.l = new LoweringLayout(model, blockMax, fusion != Fusion.NONE);
-    this.e = new LoweringEmitter(l, pool, fusion);
-    this.attention = new AttentionLowering(e, fusion);
-    this.feedForward = new FeedForwardLowering(e, fusion == Fusion.FULL);
-    this.lmHead = new LmHeadLowering(e);
+    this.lane = new BlockLane(new LoweringLayout(model, blockMax, fusion != Fusion.NONE), pool, fusion);
+    this.l = lane.l;
+    this.e = lane.e;
   }
 
   /**
@@ -103,6 +110,30 @@ public final class DecoderLowering {
   /** The level asked for, the one applied and each fusion not applied, with why. */
   public Fusion.Applied fusionApplied() {
     return applied;
+  }
+
+  /**
+   * With {@code on}, each step's commands pass through a {@link BlockInterleaver}: DSP copies and resident runs move up
+   * beside the streamed GEMMs where no data dependence forbids it (same results bit for bit).
+   */
+  public DecoderLowering interleave(boolean on) {
+    this.interleave = on;
+    return this;
+  }
+
+  /**
+   * With {@code on} (and {@link #interleave}), a prefill goes two token blocks at a time over separate buffers
+   * ({@link BlockLane}), layer by layer, so that the interleaver may move one block's DSP work beside the other's
+   * streamed GEMMs; where both blocks' buffers do not fit, one block at a time ({@link #twoBlocksWhyNot}).
+   */
+  public DecoderLowering twoBlocks(boolean on) {
+    this.twoBlocks = on;
+    return this;
+  }
+
+  /** Commands the last step's interleaver moved beside a streamed GEMM (0 without {@link #interleave}). */
+  public long interleavedCommands() {
+    return interleaved;
   }
 
   /** Scratchpad bytes the lowering uses. */
@@ -154,80 +185,105 @@ public final class DecoderLowering {
     }
     // at full, consecutive DSP runs go as joined programs (one program load each, DspChain), and a run whose program
     // is intact in the DSP's program memory runs resident, loading nothing (DspResidency)
+    BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
+    BlockInterleaver interleaver = interleave ? new BlockInterleaver(sink, l.p, two != null) : null;
+    if (interleaver != null) {
+      sink = interleaver;
+    }
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
         fusion == Fusion.FULL ? new DspResidency(l.p) : null);
-    e.b = b;
     b.dspTab(m.tables);
-    b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());
-    b.load(m.zeros, 0, l.sZERO, l.line, l.line, l.zeroBytes / l.line);
-    b.dspIn(l.sZERO, 0, l.zeroBytes / 2, 1, l.rO, Command.FMT_FP16, 0);
-    for (int start = 0; start < tokens.length; start += l.blockMax) {
+    lane.stepStart(b);
+    if (two != null) {
+      two.stepStart(b);
+    }
+    for (int start = 0; start < tokens.length; ) {
       int n = Math.min(l.blockMax, tokens.length - start);
-      int[] block = java.util.Arrays.copyOfRange(tokens, start, start + n);
-      boolean[] want = new boolean[n];
-      int[] row = new int[n];
-      for (int t = 0; t < n; t++) {
-        int i = start + t;
-        want[t] = allLogits || i == tokens.length - 1;
-        row[t] = allLogits ? i : 0;
+      int n2 = two == null ? 0 : Math.min(l.blockMax, tokens.length - start - n);
+      if (n2 == 0) {
+        blocks(tokens, start, n, 0, pos0, allLogits, layers, null);
+      } else {
+        blocks(tokens, start, n, n2, pos0, allLogits, layers, two);
       }
-      block(block, pos0 + start, want, row, layers);
+      start += n + n2;
     }
     b.halt();
-    e.b = null;
-  }
-
-  private void block(int[] tokens, int pos, boolean[] want, int[] logitRow, int layers) {
-    LoweredModel m = l.m;
-    int n = tokens.length;
-    var b = e.b;
-    e.blockStart(n);
-    for (int t = 0; t < n; t++) {
-      b.load(m.embedding + (long) tokens[t] * m.embeddingStride, l.line, l.sXR + (long) t * l.xrStride, l.line,
-          2L * l.c.dim(), 1);
+    lane.stepEnd();
+    if (two != null) {
+      two.stepEnd();
     }
-    for (int layer = 0; layer < layers; layer++) {
-      b.layerStart(layer);
-      if (e.groupScaledStream()) {
-        // the norms and the channel vectors; the group vectors are the unfused program's
-        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.vQkv, 1);
-        b.load(m.layerVectors[layer] + 2L * m.vQkvC, l.line, l.sVEC + 2L * m.vQkvC, l.line,
-            2L * (m.layerVectorElems - m.vQkvC), 1);
-      } else {
-        b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.groupVectorElems, 1);
-      }
-      e.vecIn(m.vG1, l.c.dim(), l.rG1);
-      e.vecIn(m.vG2, l.c.dim(), l.rG2);
-      scalesIn(m.vQkv, m.vQkvC, l.c.dim(), m.qkvN, l.rWsQkv);
-      scalesIn(m.vO, m.vOC, m.oK, l.c.dim(), l.rWsO);
-      if (e.epilogue == null) {
-        // through the PPM the gate's weight scales are in its ppmcfg records
-        scalesIn(m.vW1, m.vW1C, l.c.dim(), l.c.hiddenDim(), l.rWs1);
-      }
-      scalesIn(m.vW3, m.vW3C, l.c.dim(), l.c.hiddenDim(), l.rWs3);
-      scalesIn(m.vW2, m.vW2C, l.c.hiddenDim(), l.c.dim(), l.rWs2);
-      e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
-      attention.emit(layer, n, pos);
-      e.inputScale = 0;
-      feedForward.emit(layer, n);
-      b.layerEnd(layer);
-    }
-    e.inputScale = e.epilogue == null ? 0 : e.epilogue.lmIn();
-    lmHead.emit(n, want, logitRow);
-    e.inputScale = 0;
+    interleaved = interleaver == null ? 0 : interleaver.moved();
   }
 
   /**
-   * A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block; with
-   * group-scaled streamed weights its per-channel vector at {@code channelOffset}.
+   * The lane of a second block in flight, made on first use (its regions after all of the first lane's); null when
+   * the scratchpad or the DSP do not hold both blocks' buffers.
    */
-  private void scalesIn(int offset, int channelOffset, int k, int n, int row) {
-    if (e.groupScaledStream()) {
-      e.vecIn(channelOffset, n, row);
-      return;
+  private BlockLane secondLane() {
+    if (!secondTried) {
+      secondTried = true;
+      try {
+        second = lane.second(e.pool, fusion);
+      } catch (IllegalArgumentException tooLarge) {
+        secondWhyNot = "a second block's buffers do not fit: " + tooLarge.getMessage();
+      }
     }
-    for (int g = 0; g < l.m.groups(k); g++) {
-      e.vecIn(offset + g * LoweredModel.groupStride(n), n, row + g * l.r.rows(n));
+    return second;
+  }
+
+  /**
+   * Tokens per program of a chunked prefill ({@link NpuDecoder#prefill}): the engine's maxM, or two of them when two
+   * blocks of maxM are in flight ({@link #twoBlocksInFlight}) and a step may take that many tokens.
+   */
+  public int prefillChunk() {
+    int maxM = l.p.maxM();
+    return twoBlocksInFlight() && l.m.maxStepTokens >= 2 * maxM && l.blockMax == maxM ? 2 * maxM : maxM;
+  }
+
+  /** Why two blocks are not in flight ({@link #twoBlocksInFlight} false), or "". */
+  public String twoBlocksWhyNot() {
+    return !interleave || !twoBlocks ? "not asked for" : twoBlocksInFlight() ? "" : secondWhyNot;
+  }
+
+  /** Whether each step's prefill goes two blocks at a time (interleaved, and both blocks' buffers fit). */
+  public boolean twoBlocksInFlight() {
+    return interleave && twoBlocks && secondLane() != null;
+  }
+
+  /**
+   * The block of {@code n} tokens from {@code start} (lane one) and, with {@code two}, the next {@code n2} tokens
+   * (lane two) layer by layer: each layer's commands of the first block, then of the second, whose attention reads
+   * the K/V rows the first stored (the cache's causal order); then both LM heads.
+   */
+  private void blocks(int[] tokens, int start, int n, int n2, int pos0, boolean allLogits, int layers,
+                      BlockLane two) {
+    var b = e.b;
+    lane.embed(java.util.Arrays.copyOfRange(tokens, start, start + n));
+    if (two != null) {
+      two.embed(java.util.Arrays.copyOfRange(tokens, start + n, start + n + n2));
     }
+    for (int layer = 0; layer < layers; layer++) {
+      b.layerStart(layer);
+      lane.layer(layer, n, pos0 + start);
+      if (two != null) {
+        two.layer(layer, n2, pos0 + start + n);
+      }
+      b.layerEnd(layer);
+    }
+    head(lane, tokens.length, start, n, allLogits);
+    if (two != null) {
+      head(two, tokens.length, start + n, n2, allLogits);
+    }
+  }
+
+  private static void head(BlockLane lane, int length, int start, int n, boolean allLogits) {
+    boolean[] want = new boolean[n];
+    int[] row = new int[n];
+    for (int t = 0; t < n; t++) {
+      int i = start + t;
+      want[t] = allLogits || i == length - 1;
+      row[t] = allLogits ? i : 0;
+    }
+    lane.head(n, want, row);
   }
 }

@@ -219,7 +219,7 @@ final class DspMerge {
 
   /** One program for all of {@code programs} when they merge (see the class), else {@code programs}. */
   static List<DspProgram> merge(List<DspProgram> programs, int programDepth) {
-    if (programs.size() < 2 || !sameShape(programs)) {
+    if (programs.size() < 2 || !sameShape(programs, false)) {
       return programs;
     }
     List<DspInstruction> first = programs.get(0).instructions();
@@ -300,7 +300,7 @@ final class DspMerge {
    * Whether instruction i is the same in every program and issued once: SETLEN, HALT, or an LI of a register
    * nothing else writes (a constant).
    */
-  private static boolean shared(List<DspProgram> programs, int i) {
+  static boolean shared(List<DspProgram> programs, int i) {
     List<DspInstruction> code = programs.get(0).instructions();
     DspInstruction in = code.get(i);
     if (in.op() != DspOp.SETLEN && in.op() != DspOp.LI && in.op() != DspOp.HALT) {
@@ -319,8 +319,8 @@ final class DspMerge {
     return true;
   }
 
-  /** Same length, no loops, the same instructions up to the rows of loads and stores. */
-  private static boolean sameShape(List<DspProgram> programs) {
+  /** Same length, no loops (unless {@code loops}: the same ones), the same instructions up to the rows of loads and stores. */
+  static boolean sameShape(List<DspProgram> programs, boolean loops) {
     List<DspInstruction> first = programs.get(0).instructions();
     for (DspProgram p : programs) {
       List<DspInstruction> code = p.instructions();
@@ -331,7 +331,7 @@ final class DspMerge {
         DspInstruction a = first.get(i);
         DspInstruction b = code.get(i);
         boolean memory = a.op() == DspOp.LD || a.op() == DspOp.ST;
-        if (a.op() == DspOp.LOOP || a.op() != b.op() || a.rd() != b.rd() || a.ra() != b.ra() || a.rb() != b.rb()
+        if (a.op() == DspOp.LOOP && !loops || a.op() != b.op() || a.rd() != b.rd() || a.ra() != b.ra() || a.rb() != b.rb()
             || a.rc() != b.rc() || a.masked() != b.masked() || a.aux() != b.aux() || !memory && a.imm() != b.imm()) {
           return false;
         }

@@ -118,6 +118,24 @@ final class DspRoutines {
     return memo(List.of("mergedKernels", List.copyOf(programs)), () -> compileMergedKernels(programs));
   }
 
+  /**
+   * Attention's score scale and SoftMax of a head group ({@link AttentionSoftmax}): the heads' fused programs merged,
+   * or the separate {@link #scale} and SoftMax runs where those cost less before {@code after} (the quantization).
+   */
+  List<DspProgram> scaledSoftmaxes(List<AttentionSoftmax.Head> heads, int len, List<DspProgram> after) {
+    return memo(List.of("scaledSoftmaxes", List.copyOf(heads), len, List.copyOf(after)), () -> {
+      List<DspProgram> scales = new ArrayList<>();
+      List<DspProgram> softmaxes = new ArrayList<>();
+      for (AttentionSoftmax.Head h : heads) {
+        scales.add(scale(h.scores(), len, h.scaleRow(), h.vec(), h.c(), -1, h.x()));
+        softmaxes.add(kernel(DspKernel.SOFTMAX, len, new int[] {h.x()}, new int[] {h.out()}));
+      }
+      List<DspProgram> separate = new ArrayList<>(merged(scales));
+      separate.addAll(mergedKernels(softmaxes));
+      return AttentionSoftmax.runs(heads, len, lanes, eps, pipeline, programDepth, separate, after);
+    });
+  }
+
   /** See the class comment: {@code y = ((a·s)·v)·c + r}, each operand optional (negative row, null constant). */
   DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
     return memo(java.util.Arrays.asList("scale", in, len, scaleRow, vec, c, res, out),
@@ -151,6 +169,11 @@ final class DspRoutines {
     });
     a.setLength(lanes).store(scaleRow, dr);
     return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
+  }
+
+  /** Two tokens' K codes packed into one FP16 element a dimension ({@link KeyPairs}); {@code odd} negative: one. */
+  DspProgram keyPair(int even, int odd, int len, int out) {
+    return memo(List.of("keyPair", even, odd, len, out), () -> KeyPairs.compile(this, even, odd, len, out));
   }
 
   /** See the class comment. */

@@ -9,7 +9,7 @@ import org.llmnpu.isa.MachineParams;
  * INT32 scores per query, which one {@code dspin} takes into the DSP, instead of {@code Sᵀ = K·Qᵀ} and its scatters.
  *
  * <p><b>Layouts.</b> {@code Kᵀ} row {@code e} is element e of the DSP's flat K vector (the evens of every KV head,
- * then the odds: {@link KeyColumns#scatter} keeps that order), so KV head g's evens are rows {@code g·half ..} and its
+ * then the odds: {@link KeyColumns#pairs} keeps it), so KV head g's evens are rows {@code g·half ..} and its
  * odds rows {@code nk + g·half ..}. X holds, per token t and head h, the query's evens on one row and its odds on the
  * next ({@link #xRow} bytes each, line-aligned): head h's scores are two GEMMs, the evens' and then the odds'
  * accumulating ({@code accumulate = 1}), M = the block's tokens (X rows {@code heads·2·xRow} apart), K = half,

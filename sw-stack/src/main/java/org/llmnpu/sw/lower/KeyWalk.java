@@ -5,8 +5,8 @@ import org.llmnpu.sw.model.ModelConfig;
 
 /**
  * The K cache held transposed in {@link PhaseCostModel}'s extrapolated walk, as {@link TransposedKeys} keeps it: Kᵀ's
- * lines in before a block, the restaged earlier tokens of its first line, each token's scatter, a line's gather and
- * row writes as its last token arrives, the lines stored ({@link AttentionWalk} places them in its command order).
+ * lines in before a block, a line's slots staged in pairs from their K rows, gathered and written as its last token
+ * arrives, the lines stored ({@link AttentionWalk} places them in its command order).
  */
 abstract class KeyWalk extends PhaseWalk {
   KeyWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
@@ -19,7 +19,8 @@ abstract class KeyWalk extends PhaseWalk {
    * where the NPU allows (the walk takes the scratchpad to hold the regions for the block).
    */
   boolean keyScores() {
-    return fusion == Fusion.FULL && blockMax >= 2 && TransposedKeys.fits(c, p);
+    return fusion == Fusion.FULL && blockMax >= 2 && TransposedKeys.fits(c, p)
+        && TransposedKeys.pairRows(p, r.rows(c.kvDim()), scoreRows());
   }
 
   /** As {@code TransposedKeys#writes}: a block of two tokens or more, or a lone token completing a line of slots. */
@@ -35,40 +36,55 @@ abstract class KeyWalk extends PhaseWalk {
     }
   }
 
-  /** As {@code KeyColumns#scatter}: a token's K codes to kvDim one-element staging lines. */
-  private void keyScatter() {
-    dspOut(c.kvDim(), 1, FP16);
-  }
-
-  /** As {@code TransposedKeys#restage}: the {@code early} earlier tokens of the block's first line, from K rows. */
-  void keyRestage(int early) {
-    for (int t = 0; t < early; t++) {
-      dspIn(1, c.kvDim(), INT8);
-      run(java.util.List.of("restage", c.kvDim()),
-          () -> r.quantizeStatic(0, c.kvDim(), -1, (short) 0x3C00, 1, 2, (short) 0x3C00));
-      keyScatter();
-    }
-  }
-
-  /** As {@code TransposedKeys#scatter}: slot {@code slot}'s codes staged; the last of a line of slots writes it. */
+  /**
+   * As {@code TransposedKeys#scatter}: the last slot of a line of slots stages the line's slots in pairs from their K
+   * rows ({@code KeyColumns#pairs}) and writes the line.
+   */
   void keyScatter(int slot, int n, int pos) {
-    keyScatter();
     int first = slot - slot % line;
     int count = Math.min(first + line, pos + n) - first;
-    if (slot == first + count - 1) {
-      keyLineWrite(count);
+    if (slot != first + count - 1) {
+      return;
     }
+    int kvDim = c.kvDim();
+    int kvRows = r.rows(kvDim);
+    int chunk = TransposedKeys.pairChunk(kvDim, lanes, kvRows, scoreRows());
+    for (int j0 = 0; j0 < count / 2; j0 += chunk) {
+      int k = Math.min(chunk, count / 2 - j0);
+      dspIn(k, kvDim, INT8);
+      dspIn(k, kvDim, INT8);
+      run(java.util.List.of("keyPair", kvDim, k), () -> r.keyPair(0, k * kvRows, k * kvDim, 0));
+      for (int i = 0; i < k; i++) {
+        dspOut(kvDim, 1, FP16);
+      }
+    }
+    if (count % 2 == 1) {
+      dspIn(1, kvDim, INT8);
+      run(java.util.List.of("keyPair", kvDim, 0), () -> r.keyPair(0, -1, kvDim, 0));
+      dspOut(kvDim, 1, FP16);
+    }
+    keyLineWrite(count);
   }
 
-  /** As {@code KeyColumns#write}: a line's {@code count} staged tokens gathered and written as kvDim rows. */
+  /** As {@code KeyColumns#write}: a line's {@code count} staged codes gathered and written as kvDim rows. */
   private void keyLineWrite(int count) {
     int kvDim = c.kvDim();
+    int pairs = KeyColumns.pairs(count);
+    boolean odd = count % 2 == 1;
     long dspElements = 3L * scoreRows() * lanes;
-    int rows = (int) Math.min(kvDim, Math.min(MachineParams.MAX_DMA_ROWS / count, dspElements / count));
+    long budget = odd ? (dspElements / lanes - 1) * lanes : dspElements;
+    int rows = (int) Math.min(kvDim, Math.min(MachineParams.MAX_DMA_ROWS / pairs, budget / (2L * pairs)));
     for (int d0 = 0; d0 < kvDim; d0 += rows) {
       int dc = Math.min(rows, kvDim - d0);
-      dspIn((long) dc * count, 1, FP16);
-      dspOut(dc, count, INT8);
+      dspIn((long) dc * pairs, 1, FP16);
+      dspOut(dc, pairs, FP16);
+      if (odd) {
+        dspIn(dc, count, INT8);
+        int len = dc * count;
+        run(java.util.List.of("keyUnpack", len),
+            () -> r.quantizeStatic(0, len, -1, (short) 0x3C00, 0, r.rows(len), (short) 0x3C00));
+        dspOut(dc, count, INT8);
+      }
     }
   }
 

@@ -17,6 +17,8 @@ final class LoweringLayout {
   final int lanes;
   final int line;
   final int blockMax;
+  /** Whether the weights stream from memory (no staging region). */
+  private final boolean streamed;
   final int half;
   final int nq;
   final int nk;
@@ -113,6 +115,22 @@ final class LoweringLayout {
    *                 no weight staging region
    */
   LoweringLayout(LoweredModel model, int blockMax, boolean streamed) {
+    this(model, blockMax, streamed, 0, 0);
+  }
+
+  /**
+   * A second token block's buffers ({@link BlockPair}): every region of {@code first}'s kind placed after all of
+   * {@code first}'s (the regions its emitters added too), so two blocks' commands may interleave; the constructor names
+   * the first resource that does not fit both.
+   */
+  LoweringLayout(LoweringLayout first) {
+    this(first.m, first.blockMax, first.streamed, first.spadNext, first.dspNext);
+  }
+
+  private LoweringLayout(LoweredModel model, int blockMax, boolean streamed, int spadBase, int dspBase) {
+    this.spadNext = spadBase;
+    this.dspNext = dspBase;
+    this.streamed = streamed;
     this.m = model;
     this.c = model.config();
     this.p = model.machine();

@@ -80,7 +80,7 @@ public final class NpuDecoder {
    * the sum over the chunks' programs (run one after the other), its commands too.
    */
   public Step prefill(int[] tokens, boolean allLogits) {
-    int chunk = prefillChunk(model.machine());
+    int chunk = lowering.prefillChunk();
     if (tokens.length <= chunk) {
       return feed(tokens, allLogits, "prefill");
     }

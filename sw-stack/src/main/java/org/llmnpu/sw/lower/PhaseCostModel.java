@@ -33,6 +33,9 @@ import org.llmnpu.sw.model.ModelConfig;
 public final class PhaseCostModel extends FeedForwardWalk {
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
+  /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
+  private boolean interleave;
+  private boolean twoBlocks;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -172,6 +175,21 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return total == null ? end : end.plus(total, 1);
   }
 
+  /** The steps of the lowering whose commands pass through a {@link BlockInterleaver} ({@code on}), as programs'. */
+  public PhaseCostModel interleave(boolean on) {
+    return interleave(on, false);
+  }
+
+  /** As above, with two token blocks in flight ({@link DecoderLowering#twoBlocks}) when {@code twoBlocks}. */
+  public PhaseCostModel interleave(boolean on, boolean twoBlocks) {
+    this.interleave = on;
+    this.twoBlocks = twoBlocks;
+    if (lowering != null) {
+      lowering.interleave(on).twoBlocks(twoBlocks);
+    }
+    return this;
+  }
+
   /**
    * The exact step: {@link DecoderLowering} emits the step's commands for the model's layout (token ids do not change
    * a command) into a {@link CommandCostSink}, the same stream its program builder encodes.
@@ -179,9 +197,10 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
-      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
+          .twoBlocks(twoBlocks);
     }
-    int chunk = NpuDecoder.prefillChunk(p);
+    int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
       // a chunked prefill (NpuDecoder#prefill): one program per chunk of maxM tokens
       PhaseCost total = null;

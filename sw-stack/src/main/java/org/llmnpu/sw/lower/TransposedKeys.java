@@ -11,20 +11,21 @@ import org.llmnpu.sw.model.ModelConfig;
  * Sᵀ = K·Qᵀ} with its one-element scatters and gathers of every query code and score.
  *
  * <p><b>Keeping {@code Kᵀ}.</b> Kᵀ takes whole lines of slots ({@link KeyColumns}). Per layer: Kᵀ's lines before the
- * block's line come in ({@code load}, kvDim rows); each fresh token's K codes are scattered as they are quantized
- * ({@link #scatter}, the order of the K row: flat, or head-major after {@link BatchedAttention#keyRowOut}), the
- * {@code pos mod line} earlier tokens of the block's first line restaged from their K rows before them; each line of
- * slots is written as its last token is scattered (the staging holds one line), and the lines stored. A lone token (a decode step, scored by its GEMVs over the K rows) does this
- * only when it completes a line of slots, so that every complete line in memory is current for the next block.
+ * block's line come in ({@code load}, kvDim rows); when a line of slots' last token has its K row in the scratchpad
+ * ({@link #scatter}), the line's slots go to the staging two at a time from their K rows (the K row's order: flat, or
+ * head-major after {@link BatchedAttention#keyRowOut}; the {@code pos mod line} earlier tokens of the block's first
+ * line included) and the line is written (the staging holds one line), and the lines stored. A lone token (a decode
+ * step, scored by its GEMVs over the K rows) does this only when it completes a line of slots, so that every complete
+ * line in memory is current for the next block.
  *
  * <p><b>Numerics.</b> The scores are the same INT32 dot products as the GEMVs' and take the same INT32 → FP16
  * {@code dspin} with the scores' shift: the logits equal the batched scores' and the GEMVs' bit for bit where the
  * scores GEMV is one K chunk (kvDim ≤ maxK, or head-major windows). Where kvDim > maxK the GEMVs sum FP16 partials of
  * K chunks in FP32, while {@code Q·Kᵀ} (K = half a head) is exact in INT32, so the logits may differ there.
  *
- * <p><b>Cycles.</b> Per token: the scatter (kvDim one-element rows), the queries' two {@code dspout}s; per restaged
- * token its {@code dspin}, a scale-1 {@code TOINT} run and the scatter; per line of slots the gather ({@code kvDim}
- * one-element rows a slot) and kvDim row writes; per block the Kᵀ load and store; per head and N tile of slots two GEMMs per M tile;
+ * <p><b>Cycles.</b> Per token the queries' two {@code dspout}s; per pair of slots of a line its two K rows in, the
+ * pack run and the staging (kvDim one-element rows); per line of slots the gather ({@code kvDim} one-element rows a
+ * pair) and kvDim row writes; per block the Kᵀ load and store; per head and N tile of slots two GEMMs per M tile;
  * per query one {@code dspin} of its scores.
  */
 final class TransposedKeys {
@@ -63,7 +64,7 @@ final class TransposedKeys {
    */
   static TransposedKeys of(BatchedAttention a) {
     LoweringLayout l = a.e.l;
-    if (!fits(l.c, l.p)) {
+    if (!fits(l.c, l.p) || !pairRows(l.p, l.r.rows(l.c.kvDim()), l.scoreRows)) {
       return null;
     }
     long fixed = fixedBytes(l);
@@ -86,6 +87,23 @@ final class TransposedKeys {
         && (half % p.dsp().lanes() == 0 || p.dsp().lanes() <= xRow);
   }
 
+  /**
+   * Whether the score rows ({@code rSc}, {@code rSc2}, {@code rP}: {@code 3·scoreRows}) hold a pair's two K rows
+   * ({@link KeyColumns#pairs}) and a line's codes with the unpacking run's scale row.
+   */
+  static boolean pairRows(MachineParams p, int kvRows, int scoreRows) {
+    return 2 * kvRows <= 3 * scoreRows
+        && (3L * scoreRows - 1) * p.dsp().lanes() >= 2L * KeyColumns.pairs(p.lineBytes());
+  }
+
+  /**
+   * Pairs of slots one pack run takes: as many as the score rows ({@code 3·scoreRows}) hold two K rows of, where kvDim
+   * is a multiple of the lanes (the K rows then lie whole rows apart in the DSP), else one.
+   */
+  static int pairChunk(int kvDim, int lanes, int kvRows, int scoreRows) {
+    return kvDim % lanes == 0 ? Math.max(1, 3 * scoreRows / (2 * kvRows)) : 1;
+  }
+
   /** The most tokens a {@code Kᵀ} write stages: a line of slots. */
   private static int stageTokens(LoweringLayout l) {
     return l.line;
@@ -105,35 +123,33 @@ final class TransposedKeys {
   }
 
   /**
-   * Before the block's tokens are quantized: the {@code pos mod line} earlier tokens of its first line restaged from
-   * their K rows in {@code sKC} (DSP rows {@code rSc}, {@code rSc2}, {@code rP}: free until the scores).
+   * After block token t's K row is in the scratchpad: if it is the last slot of a line of slots the block leaves
+   * written, that line's slots (from the line's first, earlier tokens included) staged in pairs from their K rows
+   * ({@link KeyColumns#pairs}, {@link #pairChunk} pairs a run, through DSP rows from {@code rSc}: free until the
+   * scores) and the line written
+   * ({@link KeyColumns#write}).
    */
-  void restage(int n, int pos) {
-    if (!writes(n, pos)) {
-      return;
-    }
-    int first = pos - pos % l.line;
-    int count = lineTokens(first, n, pos);
-    for (int slot = first; slot < pos; slot++) {
-      columns.restage(e.b, l.r, l.sKC + (long) slot * l.m.kvBytes, slot - first, count, l.rSc, l.rSc2, l.rP);
-    }
-  }
-
-  /**
-   * Block token t's K codes (flat or head-major at DSP row {@code src}, the K row's order) to the staging; the last
-   * token of a line of slots writes the line's columns ({@link KeyColumns#write}, through DSP rows from {@code rSc}).
-   */
-  void scatter(int t, int n, int pos, int src) {
+  void scatter(int t, int n, int pos) {
     if (!writes(n, pos)) {
       return;
     }
     int slot = pos + t;
     int first = slot - slot % l.line;
     int count = lineTokens(first, n, pos);
-    columns.scatter(e.b, slot - first, count, src);
-    if (slot == first + count - 1) {
-      columns.write(e.b, count, l.rSc, sKT, kTStride, first);
+    if (slot != first + count - 1) {
+      return;
     }
+    int kvRows = l.r.rows(l.c.kvDim());
+    int chunk = pairChunk(l.c.kvDim(), l.lanes, kvRows, l.scoreRows);
+    long kRow0 = l.sKC + (long) first * l.m.kvBytes;
+    for (int j0 = 0; j0 < count / 2; j0 += chunk) {
+      int k = Math.min(chunk, count / 2 - j0);
+      columns.pairs(e.b, l.r, kRow0 + 2L * j0 * l.m.kvBytes, l.m.kvBytes, j0, k, count, l.rSc, l.rSc + k * kvRows);
+    }
+    if (count % 2 == 1) {
+      columns.pairs(e.b, l.r, kRow0 + (count - 1L) * l.m.kvBytes, l.m.kvBytes, count / 2, 1, count, l.rSc, -1);
+    }
+    columns.write(e.b, l.r, count, l.rSc, sKT, kTStride, first);
   }
 
   /** After the block's tokens: the Kᵀ lines the block wrote stored (kvDim rows). */

@@ -1,0 +1,209 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.llmnpu.isa.dsp.DspAssembler;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspKernels;
+import org.llmnpu.isa.dsp.DspLayout;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipeline;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * Attention's score scale and SoftMax of a head group in one run at {@code --fusion full} (issue 32): per head the
+ * scale {@code x = ((a·q)·k)·c} ({@link DspRoutines#scale}: the query's scale row q, the slots' K scales k, the
+ * constant {@code c = 2^−σ/√headDim}) folded into SoftMax's max pass, then the group's programs merged into one whose
+ * loops run every head's row in turn ({@link DspLoopMerge}).
+ *
+ * <p><b>Numerics.</b> Every element sees the instructions of the separate scale and {@link DspKernels} SoftMax runs
+ * in their order, each rounded to FP16 as there: x is stored to the same rows, its max reduced, and the rest of the
+ * SoftMax kernel (exp pass, sum, reciprocal, normalization) is the one-stage-execute kernel's code as it is. The
+ * probabilities equal the separate runs' bit for bit.
+ *
+ * <p><b>Cycles.</b> The separate runs are the scale (a pass over the rows), the SoftMax kernel compiled for the
+ * pipeline (rows interleaved in its element-wise passes; its reductions, trees and reciprocal one dependent chain
+ * that stalls {@code executeStages − 1} cycles an instruction), each loaded by its own {@code dsprun} (three runs for
+ * three heads on the stated 32-lane NPU at 128 slots). Merged, the heads' chains interleave, so a dependent
+ * instruction issues {@code heads} slots after its producer: with three heads on four execute stages it waits one
+ * cycle instead of three; and the scale pass's loads and stores of the scores vanish into the max pass. A group
+ * whose merged program does not fit the program memory (or its registers) runs in fewer merged parts, and where the
+ * separate runs cost fewer cycles ({@link #runs}) they are kept.
+ */
+final class AttentionSoftmax {
+  /**
+   * One head's operands (DSP rows): its FP16 scores, the query's broadcast scale row, the slots' K scales, the FP16
+   * constant, the scaled scores x (the scale's output, SoftMax's input), the probabilities.
+   */
+  record Head(int scores, int scaleRow, int vec, short c, int x, int out) {
+  }
+
+  private AttentionSoftmax() {
+  }
+
+  /**
+   * The runs of the group {@code heads} over {@code len} slots: the fused heads merged
+   * ({@link #fused}), or {@code separate} (the scale and SoftMax runs as emitted before) when those, chained with
+   * {@code after} (the runs that follow: the quantization), take fewer {@code dsprun}s or, as many, fewer cycles.
+   */
+  static List<DspProgram> runs(List<Head> heads, int len, int lanes, float eps, DspPipeline pipeline, int depth,
+      List<DspProgram> separate, List<DspProgram> after) {
+    List<DspProgram> each = new ArrayList<>();
+    for (Head h : heads) {
+      each.add(fused(h, len, lanes, eps));
+    }
+    List<DspProgram> merged = DspLoopMerge.mergeRuns(each, depth);
+    return cost(merged, after, pipeline, depth) < cost(separate, after, pipeline, depth) ? merged : separate;
+  }
+
+  /** Runs after chaining (high part) and their cycles: what the stream's {@code dsprun}s of {@code runs, after} cost. */
+  private static long cost(List<DspProgram> runs, List<DspProgram> after, DspPipeline pipeline, int depth) {
+    List<DspProgram> all = new ArrayList<>(runs);
+    all.addAll(after);
+    long cycles = 0;
+    List<DspProgram> chained = DspChain.chain(all, depth);
+    for (DspProgram p : chained) {
+      cycles += p.cycles(pipeline);
+    }
+    return (long) chained.size() << 40 | cycles;
+  }
+
+  /**
+   * One head's scale and SoftMax as one program: the one-stage-execute SoftMax kernel relocated to rows {@code x →
+   * out}, its max pass reading the scores and storing x as the scale does.
+   */
+  static DspProgram fused(Head h, int len, int lanes, float eps) {
+    DspProgram kernel = DspKernels.compile(DspKernel.SOFTMAX, len, lanes, eps, DspMath.DEFAULT,
+        DspKernels.Options.DEFAULT);
+    DspLayout layout = new DspLayout(DspKernel.SOFTMAX, len, lanes);
+    List<DspInstruction> code = kernel.instructions();
+    if (code.get(code.size() - 1).op() != DspOp.HALT) {
+      throw new IllegalStateException("SoftMax kernel does not end with HALT");
+    }
+    int loop = 0;
+    while (code.get(loop).op() != DspOp.LOOP) {
+      loop++;
+    }
+    DspInstruction load = code.get(loop + 1);
+    DspInstruction max = code.get(loop + 2);
+    if ((code.get(loop).imm() >>> 16) != 2 || load.op() != DspOp.LD || max.op() != DspOp.MAX16 || !max.masked()
+        || load.imm() != layout.inputBase(0)) {
+      throw new IllegalStateException("SoftMax kernel's max pass is not LD, masked MAX16: " + code.subList(loop,
+          loop + 3));
+    }
+    TreeSet<Integer> used = new TreeSet<>();
+    for (DspInstruction in : code) {
+      used.addAll(List.of(in.rd(), in.ra(), in.rb(), in.rc()));
+    }
+    List<Integer> free = new ArrayList<>();
+    for (int r = DspInstruction.REGISTERS - 1; r >= 0 && free.size() < 3; r--) {
+      if (!used.contains(r)) {
+        free.add(r);
+      }
+    }
+    int q = free.get(0);
+    int k = free.get(1);
+    int cr = free.get(2);
+    int x = load.rd();
+    DspAssembler a = new DspAssembler();
+    a.emitAll(relocated(code.subList(0, loop), layout, h));
+    a.li(cr, h.c() & 0xFFFF);
+    if (h.scaleRow() >= 0) {
+      a.load(q, h.scaleRow());
+    }
+    a.loop(code.get(loop).imm() & 0xFFFF, () -> {
+      // DspRoutines#scale's row: ((a·q)·k)·c, rounded after each step, stored to x; then SoftMax's max
+      a.load(x, h.scores());
+      if (h.scaleRow() >= 0) {
+        a.op(DspOp.MUL16, x, x, q);
+      }
+      if (h.vec() >= 0) {
+        a.load(k, h.vec()).op(DspOp.MUL16, x, x, k);
+      }
+      a.op(DspOp.MUL16, x, x, cr).store(h.x(), x);
+      a.emitAll(List.of(max));
+    });
+    // the kernel's rest without its HALT (finish ends the program with one)
+    a.emitAll(relocated(code.subList(loop + 3, code.size() - 1), layout, h));
+    return new DspProgram("scaled softmax len " + len + " @" + h.scores() + "*" + h.scaleRow() + "*" + h.vec() + "->"
+        + h.x() + "->" + h.out(), constantsSunk(a.finish("").instructions()));
+  }
+
+  /**
+   * {@code code} with each constant (an {@code LI} before the first loop to a register nothing else writes) loaded
+   * just before its first reader (before the loop holding it), and dropped when nothing reads it: the same values
+   * where they are read, fewer registers live at once, so that more heads' copies fit ({@link DspLoopMerge}).
+   */
+  static List<DspInstruction> constantsSunk(List<DspInstruction> code) {
+    int firstLoop = 0;
+    while (firstLoop < code.size() && code.get(firstLoop).op() != DspOp.LOOP) {
+      firstLoop++;
+    }
+    int[] loopStart = new int[code.size()];
+    for (int i = 0; i < code.size(); i++) {
+      loopStart[i] = i;
+      if (code.get(i).op() == DspOp.LOOP) {
+        int end = i + (code.get(i).imm() >>> 16);
+        for (int k = i; k <= end && k < code.size(); k++) {
+          loopStart[k] = i;
+        }
+        i = end;
+      }
+    }
+    java.util.Map<Integer, List<DspInstruction>> before = new java.util.HashMap<>();
+    java.util.Set<Integer> moved = new java.util.HashSet<>();
+    for (int i = 0; i < firstLoop; i++) {
+      DspInstruction li = code.get(i);
+      if (li.op() != DspOp.LI || writes(code, li.rd()) != 1) {
+        continue;
+      }
+      moved.add(i);
+      for (int k = i + 1; k < code.size(); k++) {
+        if (reads(code.get(k), li.rd())) {
+          before.computeIfAbsent(loopStart[k], x -> new ArrayList<>()).add(li);
+          break;
+        }
+      }
+    }
+    List<DspInstruction> out = new ArrayList<>();
+    for (int i = 0; i < code.size(); i++) {
+      out.addAll(before.getOrDefault(i, List.of()));
+      if (!moved.contains(i)) {
+        out.add(code.get(i));
+      }
+    }
+    return out;
+  }
+
+  private static int writes(List<DspInstruction> code, int r) {
+    int n = 0;
+    for (DspInstruction in : code) {
+      n += in.op().writesRegister() && in.rd() == r ? 1 : 0;
+    }
+    return n;
+  }
+
+  private static boolean reads(DspInstruction in, int r) {
+    DspOp op = in.op();
+    return op.readsA() && in.ra() == r || op.readsB() && in.rb() == r || op.readsC() && in.rc() == r
+        || op.writesRegister() && in.masked() && in.rd() == r;
+  }
+
+  private static List<DspInstruction> relocated(List<DspInstruction> code, DspLayout layout, Head h) {
+    List<DspInstruction> out = new ArrayList<>();
+    for (DspInstruction i : code) {
+      if (i.op() == DspOp.LD || i.op() == DspOp.ST) {
+        int row = i.imm();
+        int in = layout.inputBase(0);
+        int rel = row >= in && row < in + layout.inputRows() ? h.x() + row - in : h.out() + row - layout.outputBase(0);
+        out.add(new DspInstruction(i.op(), i.rd(), i.ra(), i.rb(), i.rc(), i.masked(), i.aux(), rel));
+      } else {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+}

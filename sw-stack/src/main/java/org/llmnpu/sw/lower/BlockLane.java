@@ -1,0 +1,109 @@
+package org.llmnpu.sw.lower;
+
+import java.util.function.ToLongFunction;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * One token block's buffers ({@link LoweringLayout}) and the emitters that write its commands: a block's embedding
+ * rows, each layer (its vectors, attention, feed-forward) and its LM head, as {@link DecoderLowering} emits them. The
+ * lowering holds one lane, and a second one over separate buffers when two blocks are in flight ({@link #second}),
+ * so that one block's commands never touch the other's scratchpad bytes or DSP rows and {@link BlockInterleaver} may
+ * move them beside each other's streamed GEMMs.
+ */
+final class BlockLane {
+  final LoweringLayout l;
+  final LoweringEmitter e;
+  private final AttentionLowering attention;
+  private final FeedForwardLowering feedForward;
+  private final LmHeadLowering lmHead;
+
+  BlockLane(LoweringLayout l, ToLongFunction<DspProgram> pool, Fusion fusion) {
+    this.l = l;
+    this.e = new LoweringEmitter(l, pool, fusion);
+    this.attention = new AttentionLowering(e, fusion);
+    this.feedForward = new FeedForwardLowering(e, fusion == Fusion.FULL);
+    this.lmHead = new LmHeadLowering(e);
+  }
+
+  /**
+   * A lane over buffers placed after every region of this one (its emitters' too); the layout's error naming the
+   * resource when the scratchpad or the DSP's rows do not hold both.
+   */
+  BlockLane second(ToLongFunction<DspProgram> pool, Fusion fusion) {
+    return new BlockLane(new LoweringLayout(l), pool, fusion);
+  }
+
+  /** The step's constant buffers: the zero query rows and the zero vector (scratchpad and DSP). */
+  void stepStart(CommandStream b) {
+    LoweredModel m = l.m;
+    e.b = b;
+    b.load(m.zeros, 0, l.sWQ, l.line, l.line, (long) l.c.heads() * l.c.kvDim());
+    b.load(m.zeros, 0, l.sZERO, l.line, l.line, l.zeroBytes / l.line);
+    b.dspIn(l.sZERO, 0, l.zeroBytes / 2, 1, l.rO, Command.FMT_FP16, 0);
+  }
+
+  /** The step is over. */
+  void stepEnd() {
+    e.b = null;
+  }
+
+  /** A block of {@code tokens}: their embedding rows. */
+  void embed(int[] tokens) {
+    LoweredModel m = l.m;
+    e.blockStart(tokens.length);
+    for (int t = 0; t < tokens.length; t++) {
+      e.b.load(m.embedding + (long) tokens[t] * m.embeddingStride, l.line, l.sXR + (long) t * l.xrStride, l.line,
+          2L * l.c.dim(), 1);
+    }
+  }
+
+  /** Layer {@code layer} of the block of {@code n} tokens at positions {@code pos…}. */
+  void layer(int layer, int n, int pos) {
+    LoweredModel m = l.m;
+    var b = e.b;
+    if (e.groupScaledStream()) {
+      // the norms and the channel vectors; the group vectors are the unfused program's
+      b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.vQkv, 1);
+      b.load(m.layerVectors[layer] + 2L * m.vQkvC, l.line, l.sVEC + 2L * m.vQkvC, l.line,
+          2L * (m.layerVectorElems - m.vQkvC), 1);
+    } else {
+      b.load(m.layerVectors[layer], l.line, l.sVEC, l.line, 2L * m.groupVectorElems, 1);
+    }
+    e.vecIn(m.vG1, l.c.dim(), l.rG1);
+    e.vecIn(m.vG2, l.c.dim(), l.rG2);
+    scalesIn(m.vQkv, m.vQkvC, l.c.dim(), m.qkvN, l.rWsQkv);
+    scalesIn(m.vO, m.vOC, m.oK, l.c.dim(), l.rWsO);
+    if (e.epilogue == null) {
+      // through the PPM the gate's weight scales are in its ppmcfg records
+      scalesIn(m.vW1, m.vW1C, l.c.dim(), l.c.hiddenDim(), l.rWs1);
+    }
+    scalesIn(m.vW3, m.vW3C, l.c.dim(), l.c.hiddenDim(), l.rWs3);
+    scalesIn(m.vW2, m.vW2C, l.c.hiddenDim(), l.c.dim(), l.rWs2);
+    e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
+    attention.emit(layer, n, pos);
+    e.inputScale = 0;
+    feedForward.emit(layer, n);
+  }
+
+  /** The block's LM head: logits of token t to row {@code logitRow[t]} where {@code want[t]}. */
+  void head(int n, boolean[] want, int[] logitRow) {
+    e.inputScale = e.epilogue == null ? 0 : e.epilogue.lmIn();
+    lmHead.emit(n, want, logitRow);
+    e.inputScale = 0;
+  }
+
+  /**
+   * A K×N block weight's scale vectors (one, or one per group) to DSP rows from {@code row}, a group a row block; with
+   * group-scaled streamed weights its per-channel vector at {@code channelOffset}.
+   */
+  private void scalesIn(int offset, int channelOffset, int k, int n, int row) {
+    if (e.groupScaledStream()) {
+      e.vecIn(channelOffset, n, row);
+      return;
+    }
+    for (int g = 0; g < l.m.groups(k); g++) {
+      e.vecIn(offset + g * LoweredModel.groupStride(n), n, row + g * l.r.rows(n));
+    }
+  }
+}

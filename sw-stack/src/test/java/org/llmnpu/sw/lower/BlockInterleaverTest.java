@@ -1,0 +1,160 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.SyntheticWeights;
+
+/**
+ * The interleaved program ({@link BlockInterleaver}) against the sequential one on the golden simulator: every logit
+ * bit for bit the same, the cycles never more, and the cost model's counters those of the interleaved program; a
+ * copy that reads another command's output never moves above it.
+ */
+class BlockInterleaverTest {
+  /** 40 tokens: three chunk programs of maxM 16 on the default NPU, each of two blocks of 8 (the last one 8). */
+  static int[] prompt(int length, int vocab, long seed) {
+    Random r = new Random(seed);
+    int[] t = new int[length];
+    t[0] = 1;
+    for (int i = 1; i < length; i++) {
+      t[i] = 2 + r.nextInt(vocab - 2);
+    }
+    return t;
+  }
+
+  /**
+   * The default NPU with a 1024-row DSP buffer: on the default one (512 rows) stories260K's second block's buffers do
+   * not fit ({@link #onTheDefaultNpuTheSecondBlockDoesNotFitAndTheDspRowsAreNamed}).
+   */
+  static MachineParams twoBlockNpu(String format) {
+    MachineParams m = FusedLoweringTest.machine(format);
+    MachineParams.DspParams d = m.dsp();
+    return m.withDsp(new MachineParams.DspParams(d.lanes(), 2 * d.rows(), d.programDepth(), d.tableSegments(),
+        d.tableDegree(), d.maxRunCycles(), d.executeStages()));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"int8, 8, 40, false", "s2_4, 16, 40, false", "int8, 8, 40, true", "int8, 16, 40, true",
+      "int8, 8, 16, true", "int4, 8, 40, true", "s2_4, 8, 40, true"})
+  void interleavedPrefillGivesTheSequentialLogitsOnStories260K(String format, int block, int tokens,
+                                                               boolean twoBlocks) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = twoBlocks ? twoBlockNpu(format) : FusedLoweringTest.machine(format);
+    assertSameResults(w, m, format, block, prompt(tokens, w.config().vocabSize(), 7), twoBlocks);
+  }
+
+  @Test
+  void onTheDefaultNpuTheSecondBlockDoesNotFitAndTheDspRowsAreNamed() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, "int8", m, 48, 2 * m.maxM());
+    NpuDecoder d = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
+    d.lowering().interleave(true).twoBlocks(true);
+    assertTrue(!d.lowering().twoBlocksInFlight());
+    assertTrue(d.lowering().twoBlocksWhyNot().contains("DSP buffer rows"), d.lowering().twoBlocksWhyNot());
+  }
+
+  @Test
+  void interleavedPrefillGivesTheSequentialLogitsOnRandomShapes() {
+    Random r = new Random(32);
+    for (int trial = 0; trial < 3; trial++) {
+      int kvHeads = 1 + r.nextInt(2);
+      int heads = kvHeads * (1 + r.nextInt(2));
+      int headDim = 32;
+      int dim = heads * headDim;
+      int hidden = 8 * (4 + r.nextInt(12)) + 4;
+      ModelConfig c = new ModelConfig(dim, hidden, 2, heads, kvHeads, 64, 64);
+      ModelWeights w = SyntheticWeights.generate(c, 100 + trial);
+      assertSameResults(w, twoBlockNpu("int8"), "int8", 4 + 4 * r.nextInt(2),
+          prompt(20 + r.nextInt(12), c.vocabSize(), trial), true);
+    }
+  }
+
+  private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
+                                        boolean twoBlocks) {
+    int context = 48;
+    LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
+    NpuDecoder sequential = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder interleaved = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    interleaved.lowering().interleave(true).twoBlocks(twoBlocks);
+    NpuDecoder.Step s = sequential.prefill(prompt, true);
+    NpuDecoder.Step i = interleaved.prefill(prompt, true);
+    assertEquals(s.logits().length, i.logits().length);
+    for (int t = 0; t < s.logits().length; t++) {
+      assertArrayEquals(s.logits()[t], i.logits()[t], "logits of token " + t);
+    }
+    NpuDecoder.Step sd = sequential.decode(prompt[3]);
+    NpuDecoder.Step id = interleaved.decode(prompt[3]);
+    assertArrayEquals(sd.logits()[0], id.logits()[0], "decode logits");
+    if (twoBlocks) {
+      // two blocks in flight: their programs' runs share 256 program words (each lane's programs name its own rows),
+      // so more of them load: the cycles are reported, not bounded
+      assertTrue(interleaved.lowering().twoBlocksInFlight(), interleaved.lowering().twoBlocksWhyNot());
+    } else {
+      assertTrue(i.counter(Counter.CYCLES) <= s.counter(Counter.CYCLES), i.counter(Counter.CYCLES) + " vs "
+          + s.counter(Counter.CYCLES));
+      assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
+    }
+    System.out.printf("%s block %d, %d tokens: sequential %,d cycles, interleaved %,d (two blocks in flight %s%s, %d"
+        + " commands moved in the last program)%n", format, block, prompt.length, s.counter(Counter.CYCLES),
+        i.counter(Counter.CYCLES), interleaved.lowering().twoBlocksInFlight(),
+        twoBlocks ? " " + interleaved.lowering().twoBlocksWhyNot() : "",
+        interleaved.lowering().interleavedCommands());
+    // the cost model walks the interleaved stream of a prefill that keeps the last token's logits
+    NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    last.lowering().interleave(true).twoBlocks(twoBlocks);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
+        .interleave(true, twoBlocks);
+    PhaseCostModelTest.assertEveryCounterEqual(last.prefill(prompt, false),
+        cost.step(prompt.length, 0, w.config().layers()));
+  }
+
+  @Test
+  void aCopyNeverMovesAboveTheCommandWhoseOutputItReads() {
+    MachineParams m = NpuTargets.defaultNpu();
+    java.util.List<Command> seen = new java.util.ArrayList<>();
+    BlockInterleaver pass = new BlockInterleaver(new CommandSink() {
+      @Override
+      public void command(Command c) {
+        seen.add(c);
+      }
+
+      @Override
+      public void dspRun(long address, org.llmnpu.isa.dsp.DspProgram program) {
+      }
+
+      @Override
+      public void dspLoad(long address, org.llmnpu.isa.dsp.DspProgram program, long at) {
+      }
+
+      @Override
+      public void dspRunResident(org.llmnpu.isa.dsp.DspProgram program, long entry) {
+      }
+    }, m, true);
+    int line = m.lineBytes();
+    Command gemm = new Command.Gemm(16, 64, 64, 0, 64, 1 << 20, 64, 4096, 256, 0, 0, 1, 0, 0);
+    Command load = new Command.Load(1 << 21, line, 16384, line, line, 4);
+    Command reads = new Command.DspIn(16384, line, line / 2, 4, 0, Command.FMT_FP16, 0);
+    Command free = new Command.DspIn(20480, line, line / 2, 4, 64, Command.FMT_FP16, 0);
+    Command results = new Command.DspIn(4096, 256, 64, 1, 128, Command.FMT_INT32, 0);
+    for (Command c : List.of(gemm, load, reads, free, results, new Command.Halt())) {
+      pass.command(c);
+    }
+    // the load goes before the stream (it would wait for it), the copies that need no result of the GEMM go beside it
+    // in their order, the one reading the GEMM's results stays after it
+    assertEquals(List.of(load, gemm, reads, free, results, new Command.Halt()), seen);
+    assertEquals(3, pass.moved());
+  }
+}

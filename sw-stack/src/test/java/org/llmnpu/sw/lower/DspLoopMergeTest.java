@@ -1,0 +1,70 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.dsp.DspAssembler;
+import org.llmnpu.isa.dsp.DspInterpreter;
+import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipeline;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.numerics.fp16.Fp16;
+
+/** {@link DspLoopMerge} merges looped programs with disjoint rows bit-exactly and refuses what would change results. */
+class DspLoopMergeTest {
+  /** Sum of squares of {@code rows} rows at {@code in}, broadcast to row {@code out}; x·2 stored to {@code in + rows}. */
+  private static DspProgram program(int in, int rows, int out) {
+    DspAssembler a = new DspAssembler();
+    a.li(1, 0x4000).li(2, 0).setLength(rows * 4);
+    a.loop(rows, () -> a.load(3, in).op(DspOp.MUL16, 4, 3, 3).masked(DspOp.ADD16, 2, 2, 4)
+        .op(DspOp.MUL16, 5, 3, 1).store(in + rows, 5));
+    a.store(out, 2);
+    return a.finish("sq " + in);
+  }
+
+  @Test
+  void mergedEqualsSeparateRunsAndTakesFewerCycles() {
+    List<DspProgram> programs = List.of(program(0, 3, 20), program(6, 3, 21), program(12, 3, 22));
+    DspProgram merged = DspLoopMerge.merge(programs, 256);
+    assertNotNull(merged);
+    DspInterpreter a = dsp();
+    DspInterpreter b = dsp();
+    long separate = 0;
+    for (DspProgram p : programs) {
+      a.run(p);
+      separate += a.cycles();
+    }
+    b.run(merged);
+    for (int e = 0; e < 32 * 4; e++) {
+      assertEquals(a.read(e), b.read(e), "element " + e);
+    }
+    assertEquals(merged.cycles(DspPipeline.FOUR_STAGE_EXECUTE), b.cycles());
+    org.junit.jupiter.api.Assertions.assertTrue(b.cycles() < separate, b.cycles() + " vs " + separate);
+  }
+
+  @Test
+  void refusesOverlappingRowsAndCarriedValues() {
+    assertNull(DspLoopMerge.merge(List.of(program(0, 3, 20), program(3, 3, 21)), 256), "copy 1 reads copy 0's x·2");
+    DspAssembler a = new DspAssembler();
+    a.li(1, 0).li(2, 0x3C00).setLength(4);
+    // r1 read before the body writes it: iteration i reads iteration i − 1's value
+    a.loop(3, () -> a.op(DspOp.ADD16, 3, 1, 2).op(DspOp.MUL16, 1, 3, 2).store(0, 3));
+    DspProgram carried0 = a.finish("carried");
+    DspAssembler c = new DspAssembler();
+    c.li(1, 0).li(2, 0x3C00).setLength(4);
+    c.loop(3, () -> c.op(DspOp.ADD16, 3, 1, 2).op(DspOp.MUL16, 1, 3, 2).store(8, 3));
+    assertNull(DspLoopMerge.merge(List.of(carried0, c.finish("carried")), 256));
+  }
+
+  private static DspInterpreter dsp() {
+    DspInterpreter d = new DspInterpreter(4, 32, DspMath.DEFAULT).pipeline(DspPipeline.FOUR_STAGE_EXECUTE);
+    for (int e = 0; e < 32 * 4; e++) {
+      d.write(e, Fp16.fromDouble((e * 37 % 101 - 50) / 7.0));
+    }
+    return d;
+  }
+}
