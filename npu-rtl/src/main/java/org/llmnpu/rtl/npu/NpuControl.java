@@ -54,7 +54,7 @@ final class NpuControl {
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
         idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear), mux(dec.isDspOut,
         idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
-        .or(ppm.dec.isPpmCfg.and(ppm.dec.cfgBankBusy.not())))))));
+        .or(ppm.dec.cfgBeside))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
     // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command
     // waits for the stream's last W write
