@@ -125,7 +125,6 @@ public final class PpmChains {
     long records = RECORDS;
     long ext = DATA;
     long half = p.spadBytes() / 2;
-    int recordsPerLine = Math.max(1, line / 16);
     Runnable pendingStore = null;
     for (int g = 0; g < gemms; g++) {
       int n = ns.length > 0 ? ns[r.nextInt(ns.length)] : 1 + r.nextInt(p.maxN());
@@ -145,6 +144,12 @@ public final class PpmChains {
       long extW = RandomPrograms.roundUp(extX + m * xStride, line);
       long extQ = RandomPrograms.roundUp(extW + k * wStride, line);
       ext = RandomPrograms.roundUp(extQ + m * qStride, line) + line;
+      // the GEMM's parameter bank; overlapped, its ppmcfg right after the previous GEMM: beside that GEMM's
+      // back-end when the banks differ, after it when they are the same
+      int bank = r.nextInt(2);
+      if (overlapped) {
+        configure(p, r, image, b, records, n, k, bank);
+      }
       b.load(extX, xStride, x, xStride, k, m);
       boolean streamW = streamed && g % 2 == 1;
       if (!streamW) {
@@ -153,24 +158,12 @@ public final class PpmChains {
       if (pendingStore != null) {
         pendingStore.run();
       }
-      double scale = 60.0 / (Math.sqrt(k) * 5500.0) * (0.5 + r.nextDouble());
-      for (int j = 0; j < n; j++) {
-        byte[] rec = IsaSimulator.ppmRecord(r.nextInt(20001) - 10000,
-            QuantizedMultiplier.fromScale(scale * (0.7 + 0.6 * r.nextDouble())), r.nextInt(41) - 20);
-        System.arraycopy(rec, 0, image, (int) records + 16 * j, rec.length);
-      }
-      // one to three groups of consecutive channels, each starting on a line of records
-      int groups = 1 + r.nextInt(3);
-      int first = 0;
-      for (int i = 0; i < groups && first < n; i++) {
-        int count = i == groups - 1 ? n - first
-            : Math.min(n - first, recordsPerLine * (1 + r.nextInt(Math.max(1, n / recordsPerLine))));
-        b.ppmCfg(records + 16L * first, count, first);
-        first += count;
+      if (!overlapped) {
+        configure(p, r, image, b, records, n, k, bank);
       }
       records = RandomPrograms.roundUp(records + 16L * n, line);
-      b.add(streamW ? new Command.Gemm(m, k, n, x, xStride, extW, wStride, q, qStride, Command.DENSE, 0, 1, 0, 1)
-          : new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1));
+      b.add(streamW ? new Command.Gemm(m, k, n, x, xStride, extW, wStride, q, qStride, Command.DENSE, 0, 1, 0, 1 + bank)
+          : new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1 + bank));
       if (!overlapped) {
         b.fence();
       }
@@ -193,6 +186,30 @@ public final class PpmChains {
     byte[] code = prog.bytes();
     System.arraycopy(code, 0, image, 0, code.length);
     return new RandomPrograms.Case(image, prog, 0);
+  }
+
+  /**
+   * Random records of {@code n} channels at {@code records} and one to three {@code ppmcfg}s of consecutive channels
+   * into parameter bank {@code bank}, each group starting on a line of records.
+   */
+  private static void configure(MachineParams p, Random r, byte[] image, Program.Builder b, long records, int n, int k,
+                                int bank) {
+    int recordsPerLine = Math.max(1, p.lineBytes() / 16);
+    double scale = 60.0 / (Math.sqrt(k) * 5500.0) * (0.5 + r.nextDouble());
+    for (int j = 0; j < n; j++) {
+      byte[] rec = IsaSimulator.ppmRecord(r.nextInt(20001) - 10000,
+          QuantizedMultiplier.fromScale(scale * (0.7 + 0.6 * r.nextDouble())), r.nextInt(41) - 20);
+      System.arraycopy(rec, 0, image, (int) records + 16 * j, rec.length);
+    }
+    // one to three groups of consecutive channels, each starting on a line of records
+    int groups = 1 + r.nextInt(3);
+    int first = 0;
+    for (int i = 0; i < groups && first < n; i++) {
+      int count = i == groups - 1 ? n - first
+          : Math.min(n - first, recordsPerLine * (1 + r.nextInt(Math.max(1, n / recordsPerLine))));
+      b.ppmCfg(records + 16L * first, count, first, bank);
+      first += count;
+    }
   }
 
   private static byte[] randomImage(MachineParams p, Random r) {

@@ -114,6 +114,7 @@ class FusedGemmPpmCosimTest {
         {Program.builder().ppmCfg(0x8400, 4, p.ppmChannels() - 3), ErrorCause.BAD_SHAPE, 0},
         {Program.builder().ppmCfg(0x8400, p.ppmChannels() + 1), ErrorCause.BAD_SHAPE, 0},
         {Program.builder().ppmCfg(0x8400, 2, 0xFFFF_FFFFL), ErrorCause.BAD_SHAPE, 0},
+        {Program.builder().ppmCfg(0x8400, 2, 0, 2), ErrorCause.BAD_SHAPE, 0},
     };
     byte[] image = new byte[(int) p.extMemBytes()];
     byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.GELU, PpuFormat.DEFAULT));
@@ -128,10 +129,7 @@ class FusedGemmPpmCosimTest {
   @Test
   void fusedGemmAndPpmShareThePpm() {
     MachineParams p = rtl.config().machine();
-    byte[] image = new byte[(int) p.extMemBytes()];
-    new Random(8).nextBytes(image);
-    byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
-    System.arraycopy(table, 0, image, 0x8000, table.length);
+    byte[] image = siluImage(8);
     for (int j = 0; j < 12; j++) {
       System.arraycopy(IsaSimulator.ppmRecord(50 * j - 300, QuantizedMultiplier.fromScale(0.002 * (j + 1)), j - 6), 0,
           image, 0x8400 + 16 * j, 16);
@@ -143,11 +141,61 @@ class FusedGemmPpmCosimTest {
         .load(0x12000, 16, 512, 16, 9, 5)
         .gemm(5, 9, 4, 512, 16, 256, 16, 2048, 16).ppm(2048, 16, 1536, line, 5, 4)
         .store(0x20000, 16, 1024, 16, 11, 5).store(0x21000, line, 1536, line, line, 5).halt().build();
+    ProgramCosim.Outcome o = runExact(prog, image);
+    assertEquals(5L * 11 + 5L * 4, o.rtl().counters().get(Counter.PPM_ELEMENTS));
+  }
+
+  /**
+   * Two fused GEMMs over the same X and W with the parameters of two {@code ppmcfg}s: the second {@code ppmcfg} right
+   * after the first GEMM. Into the other bank ({@code ppm=2}) it loads its 32 records beside the first GEMM's
+   * 1024-line drain; into the same bank it waits for that drain. Both bit-exact with the golden, every counter and
+   * the cycle count equal to the model's, and the bank version the faster by at least the load's length.
+   */
+  @Test
+  void ppmcfgOfTheOtherBankGoesBesideTheRunningGemm() {
+    long beside = twoBankProgramCycles(1);
+    long after = twoBankProgramCycles(0);
+    // 32 records of 16 bytes on 4-byte lines: 128 beats, each at least one cycle
+    assertTrue(after - beside >= 128, "same bank " + after + " cycles, other bank " + beside);
+  }
+
+  private static long twoBankProgramCycles(int secondBank) {
+    byte[] image = siluImage(11);
+    for (int j = 0; j < 64; j++) {
+      System.arraycopy(IsaSimulator.ppmRecord(40 * j - 900, QuantizedMultiplier.fromScale(0.0015 * (1 + j % 7)), j % 9 - 4),
+          0, image, 0x8400 + 16 * j, 16);
+    }
+    int m = 32;
+    int k = 16;
+    int n = 32;
+    Program prog = Program.builder().ppuTab(0x8000).load(0x10000, k, 0, k, k, m).load(0x11000, n, 1024, n, n, k)
+        .ppmCfg(0x8400, n, 0, 0)
+        .add(new Command.Gemm(m, k, n, 0, k, 1024, n, 1536, n, Command.DENSE, 0, 0, 0, 1))
+        .ppmCfg(0x8400 + 16 * n, n, 0, secondBank)
+        .add(new Command.Gemm(m, k, n, 0, k, 1024, n, 2560, n, Command.DENSE, 0, 0, 0, 1 + secondBank))
+        .store(0x20000, n, 1536, n, n, 2 * m).halt().build();
+    ProgramCosim.Outcome o = runExact(prog, image);
+    assertEquals(o.modelCycles(), o.rtlCycles(), Disassembler.disassemble(prog));
+    assertEquals(2L * m * n, o.rtl().counters().get(Counter.PPM_ELEMENTS));
+    return o.rtlCycles();
+  }
+
+  /** Runs {@code prog} on the RTL and the golden: no error, the same memory and every counter equal. */
+  private static ProgramCosim.Outcome runExact(Program prog, byte[] image) {
     ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
     String what = Disassembler.disassemble(prog);
     assertEquals(ErrorCause.NONE, o.golden().error(), what);
     assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-    assertEquals(5L * 11 + 5L * 4, o.rtl().counters().get(Counter.PPM_ELEMENTS));
+    return o;
+  }
+
+  /** A random memory image of the RTL's NPU (seed {@code seed}) with the fitted SiLU table at 0x8000. */
+  private static byte[] siluImage(long seed) {
+    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    new Random(seed).nextBytes(image);
+    byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
+    System.arraycopy(table, 0, image, 0x8000, table.length);
+    return image;
   }
 }

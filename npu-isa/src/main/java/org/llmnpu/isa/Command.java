@@ -105,8 +105,8 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * scratchpad; {@code wInt4} (bit 20, only with {@code wStream}) 1 says the streamed W bytes each hold two
    * signed INT4 entries, 2 (bit 22 instead) that they are group-scaled INT4 ({@link StreamedWeights}: each group of
    * 32 W rows preceded by two rows of per-column multipliers, the entries widened to INT8 on the stream);
-   * {@code ppm} (bit 21) 1 routes the results through the PPM (per-column parameters) and
-   * writes INT8 codes to Y instead of INT32.
+   * {@code ppm} (bit 21) 1 routes the results through the PPM (per-column parameters of parameter bank 0) and
+   * writes INT8 codes to Y instead of INT32; 2 (bits 21 and 23) does so with parameter bank 1 ({@link PpmCfg}).
    */
   record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
               long sparsity, long accumulate, long wStream, long wInt4, long ppm) implements Command {
@@ -150,6 +150,11 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
     /** Whether the results go through the PPM and land as INT8 codes (word 2 bit 21). */
     public boolean throughPpm() {
       return ppm != 0;
+    }
+
+    /** The PPM parameter bank a {@code ppm=1} (0) or {@code ppm=2} (1, word 2 bit 23) GEMM reads. */
+    public int ppmBank() {
+      return ppm == 2 ? 1 : 0;
     }
 
     /** Whether any fused-datapath flag is set. */
@@ -392,12 +397,19 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * {@code ext} (line-aligned): bytes 0..3 the INT32 bias (little-endian), 4..7 the Q0.31 multiplier (bits 30:0;
    * 0 or 2^30..2^31−1), byte 8 the shift (bits 5:0, signed, −31..31, positive = left), byte 9 the output zero
    * point (INT8), bytes 10..15 ignored. The other channels keep their values (0 after reset). {@code first}
-   * (word 3) is 0 unless given.
+   * (word 3) is 0 unless given. The PPM holds two such <b>parameter banks</b>: {@code bank} (word 4, 0 or 1,
+   * default 0) is the one written; a {@code gemm ppm=1} reads bank 0, {@code ppm=2} bank 1, a {@code ppm} bank 0. A
+   * {@code ppmcfg} of the bank the running GEMM's PPM does not read goes beside that GEMM's back-end.
    */
-  record PpmCfg(long ext, long channels, long first) implements Command {
-    /** Channels 0..channels−1. */
+  record PpmCfg(long ext, long channels, long first, long bank) implements Command {
+    /** Channels 0..channels−1 of bank 0. */
     public PpmCfg(long ext, long channels) {
       this(ext, channels, 0);
+    }
+
+    /** Channels first..first+channels−1 of bank 0. */
+    public PpmCfg(long ext, long channels, long first) {
+      this(ext, channels, first, 0);
     }
 
     @Override

@@ -115,7 +115,7 @@ final class CommandChecks {
       if (!p.hasPpm()) {
         return ErrorCause.UNSUPPORTED;
       }
-      if (pc.channels() < 1 || pc.first() + pc.channels() > PpmUnit.channels(p)) {
+      if (pc.channels() < 1 || pc.first() + pc.channels() > PpmUnit.channels(p) || pc.bank() > 1) {
         return ErrorCause.BAD_SHAPE;
       }
       return extRange(pc.ext(), Command.PPM_RECORD_BYTES * pc.channels());

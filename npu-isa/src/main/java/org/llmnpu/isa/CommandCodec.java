@@ -143,6 +143,7 @@ public final class CommandCodec {
       w[1] = (int) field(pc.ext(), 32, "ppmcfg ext");
       w[2] = (int) field(pc.channels(), 32, "ppmcfg channels");
       w[3] = (int) field(pc.first(), 32, "ppmcfg first");
+      w[4] = (int) field(pc.bank(), 32, "ppmcfg bank");
       return w;
     }
 
@@ -171,7 +172,7 @@ public final class CommandCodec {
       w[2] = (int) (field(g.n(), 16, "gemm n") | field(g.accumulate(), 1, "gemm accumulate") << 16
           | g.sparsity() << 17 | field(g.wStream(), 1, "gemm wStream") << 19 | (field(g.wInt4(), 2, "gemm wInt4") & 1) << 20
           | (g.wInt4() >> 1) << 22
-          | field(g.ppm(), 1, "gemm ppm") << 21);
+          | ppmBits(g.ppm()));
       w[3] = (int) field(g.x(), 32, "gemm x");
       w[4] = (int) field(g.w(), 32, "gemm w");
       w[5] = (int) field(g.y(), 32, "gemm y");
@@ -189,6 +190,14 @@ public final class CommandCodec {
     public int[] visitHalt(Command.Halt h) {
       return w;
     }
+  }
+
+  /** Word 2's PPM bits of a GEMM: {@code ppm} 1 sets bit 21, 2 bits 21 and 23 (parameter bank 1). */
+  private static int ppmBits(long ppm) {
+    if (ppm < 0 || ppm > 2) {
+      throw new IllegalArgumentException("gemm ppm must be 0, 1 (PPM, parameter bank 0) or 2 (PPM, bank 1), got " + ppm);
+    }
+    return ppm == 0 ? 0 : 1 << 21 | (int) (ppm - 1) << 23;
   }
 
   private static int[] dma(int[] w, long ext, long extStride, long spad, long spadStride, long rowBytes, long rows,
@@ -221,7 +230,7 @@ public final class CommandCodec {
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
           w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3, (w[2] >>> 16) & 1, (w[2] >>> 19) & 1,
           (w[2] >>> 20) & 1 | ((w[2] >>> 22) & 1) << 1,
-          (w[2] >>> 21) & 1);
+          ((w[2] >>> 21) & 1) == 0 ? 0 : 1 + ((w[2] >>> 23) & 1));
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));
       case DSPTAB -> new Command.DspTab(u(w[1]));
@@ -232,7 +241,7 @@ public final class CommandCodec {
           org.llmnpu.isa.dsp.DspRunParameters.ofWords(u(w[4]), u(w[5]), u(w[6])));
       case DSPLD -> new Command.DspLoad(u(w[1]), u(w[2]), u(w[3]));
       case SNAPSHOT -> new Command.Snapshot(u(w[1]));
-      case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]), u(w[3]));
+      case PPMCFG -> new Command.PpmCfg(u(w[1]), u(w[2]), u(w[3]), u(w[4]));
       case PPUTAB -> new Command.PpuTab(u(w[1]));
       case PPM -> new Command.Ppm(u(w[1]), u(w[2]), u(w[3]), u(w[4]), w[5] & 0xFFFF, w[5] >>> 16);
       case FENCE -> new Command.Fence();

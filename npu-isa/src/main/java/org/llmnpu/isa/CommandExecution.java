@@ -162,8 +162,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
 
   @Override
   public Optional<ErrorCause> visitPpmCfg(Command.PpmCfg cfg) {
-    cycles.dispatch(false, false);
-    ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels(), (int) cfg.first());
+    cycles.dispatchPpmCfg((int) cfg.bank());
+    ppm.configure(mem, (int) cfg.ext(), (int) cfg.channels(), (int) cfg.first(), (int) cfg.bank());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats(Command.PPM_RECORD_BYTES * cfg.channels(), 1);
     cycles.ppmLoad(cfg.channels(), Command.PPM_RECORD_BYTES);
     return GO_ON;
@@ -322,7 +322,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
           g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
     }
     if (g.throughPpm()) {
-      cycles.drainThroughPpm();
+      cycles.drainThroughPpm(g.ppmBank());
     }
   }
 

@@ -237,6 +237,20 @@ public final class CycleModel {
   }
 
   /**
+   * The dispatch of a {@code ppmcfg} of parameter bank {@code bank}: while the running GEMM's PPM reads that bank
+   * ({@link #drainThroughPpm(int)}) it waits until the back-end is idle, as every PPM command; otherwise it goes
+   * beside the back-end as a {@link #dispatchBeside} (it reads its records over the memory port, so after a streamed
+   * GEMM's last W write, and writes only the other bank of the PPM's parameter memory).
+   */
+  public void dispatchPpmCfg(int bank) {
+    if (backPending && ppmBank == bank) {
+      dispatch(false, false);
+    } else {
+      dispatchBeside();
+    }
+  }
+
+  /**
    * The dispatch of a resident {@code dsprun} (words 0): as {@link #dispatchBeside}, and it goes beside a streamed
    * GEMM's W stream too: it loads nothing over the memory port and uses none of the DMA's walks.
    */
@@ -428,6 +442,7 @@ public final class CycleModel {
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
+    ppmBank = -1;
     gemmCycles += copy + 1;
     arrayCycles += engine + 1;
     now = backStart + 1;
@@ -512,6 +527,7 @@ public final class CycleModel {
     drainCandidate = backStart + 1 + engine;
     drainLines = m * ((4L * n + line - 1) / line);
     backPending = true;
+    ppmBank = -1;
     // the X copy and GEMM_START lie inside the back-end's run (the engine ends after the last K tile is in)
     gemmCycles += 1;
     arrayCycles += engine + 1;
@@ -544,8 +560,17 @@ public final class CycleModel {
    * {@code L} cycles later than without the flag.
    */
   public void drainThroughPpm() {
-    drainTail = p.ppmLatency();
+    drainThroughPpm(0);
   }
+
+  /** As {@link #drainThroughPpm()}, the PPM reading parameter bank {@code bank} ({@code ppm=1}: 0, {@code ppm=2}: 1). */
+  public void drainThroughPpm(int bank) {
+    drainTail = p.ppmLatency();
+    ppmBank = bank;
+  }
+
+  /** The parameter bank the pending GEMM's PPM reads, −1 when its results do not go through the PPM. */
+  private int ppmBank = -1;
 
   /**
    * Cycles of a GEMM's W copy into the engine: {@code ceil(N / rows)} N tiles of {@code ceil(K / R)}

@@ -96,7 +96,8 @@ public final class Disassembler {
 
     @Override
     public String visitPpmCfg(Command.PpmCfg pc) {
-      return line(pc, pc.ext(), pc.channels()) + (pc.first() != 0 ? " first=" + pc.first() : "");
+      return line(pc, pc.ext(), pc.channels()) + (pc.first() != 0 || pc.bank() != 0 ? " first=" + pc.first() : "")
+          + (pc.bank() != 0 ? " bank=" + pc.bank() : "");
     }
 
     @Override
@@ -113,7 +114,7 @@ public final class Disassembler {
     public String visitGemm(Command.Gemm g) {
       return line(g, g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride())
           + (g.sparsity() != Command.DENSE ? " sparsity=" + g.sparsity() : "") + (g.accumulates() ? " accumulate=1" : "")
-          + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=1" : "");
+          + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=" + g.ppm() : "");
     }
 
     @Override

@@ -11,9 +11,10 @@ import org.llmnpu.numerics.requant.RequantParams;
 
 /**
  * The golden PPM state of the NPU and the semantics of {@link Command.PpmCfg}, {@link Command.PpuTab}
- * and {@link Command.Ppm} and of a {@link Command.Gemm} with {@code ppm=1}: {@link #channels(MachineParams)}
- * channels of per-channel parameters (bias, Q0.31 multiplier, shift, zero point; all 0 after reset; channel j serves
- * output column j) and, with the PPU, one C-LUT of the {@link PpuFormat#DEFAULT} shape
+ * and {@link Command.Ppm} and of a {@link Command.Gemm} with {@code ppm=1}: two parameter banks ({@link #BANKS}) of
+ * {@link #channels(MachineParams)} channels of per-channel parameters (bias, Q0.31 multiplier, shift, zero point; all 0
+ * after reset; channel j serves output column j; a {@code ppmcfg} writes its {@code bank}, a {@code gemm ppm=1} reads
+ * bank 0, {@code ppm=2} bank 1, a {@code ppm} bank 0) and, with the PPU, one C-LUT of the {@link PpuFormat#DEFAULT} shape
  * (16 segments, degree 2, 16-bit coefficients). Each element is {@code numerics}'
  * {@link Ppm#process(int, int, RequantParams, PpuTable)} with activation NONE and INT8 output, then the
  * table on a PPU NPU: the reference the RTL ({@code npu-rtl} {@code NpuPpm}) equals bit for bit.
@@ -27,11 +28,14 @@ final class PpmUnit {
   /** The C-LUT shape of the NPU's PPU. */
   static final PpuFormat FORMAT = PpuFormat.DEFAULT;
 
+  /** Parameter banks: a {@code ppmcfg} fills one while a GEMM's PPM reads the other. */
+  static final int BANKS = 2;
+
   private final int lanes;
-  private final int[] bias;
-  private final int[] multiplier;
-  private final int[] shift;
-  private final int[] zeroPoint;
+  private final int[][] bias;
+  private final int[][] multiplier;
+  private final int[][] shift;
+  private final int[][] zeroPoint;
   private PpuTable table;
 
   /** Channels of the NPU's parameter memory ({@link MachineParams#ppmChannels()}). */
@@ -41,10 +45,10 @@ final class PpmUnit {
 
   PpmUnit(int lanes) {
     this.lanes = lanes;
-    bias = new int[lanes];
-    multiplier = new int[lanes];
-    shift = new int[lanes];
-    zeroPoint = new int[lanes];
+    bias = new int[BANKS][lanes];
+    multiplier = new int[BANKS][lanes];
+    shift = new int[BANKS][lanes];
+    zeroPoint = new int[BANKS][lanes];
   }
 
   /** Entries of the C-LUT: segments−1 boundaries, (segments+1)·(degree+1) coefficients and fracBits. */
@@ -61,15 +65,15 @@ final class PpmUnit {
     return table != null;
   }
 
-  /** {@link Command.PpmCfg}: channels first..first+channels−1 from the records at {@code ext}. */
-  void configure(byte[] mem, int ext, int channels, int first) {
+  /** {@link Command.PpmCfg}: channels first..first+channels−1 of {@code bank} from the records at {@code ext}. */
+  void configure(byte[] mem, int ext, int channels, int first, int bank) {
     for (int r = 0; r < channels; r++) {
       int a = ext + Command.PPM_RECORD_BYTES * r;
       int j = first + r;
-      bias[j] = word(mem, a);
-      multiplier[j] = word(mem, a + 4) & 0x7FFF_FFFF;
-      shift[j] = (mem[a + 8] << 26) >> 26;
-      zeroPoint[j] = mem[a + 9];
+      bias[bank][j] = word(mem, a);
+      multiplier[bank][j] = word(mem, a + 4) & 0x7FFF_FFFF;
+      shift[bank][j] = (mem[a + 8] << 26) >> 26;
+      zeroPoint[bank][j] = mem[a + 9];
     }
   }
 
@@ -100,42 +104,45 @@ final class PpmUnit {
     }
   }
 
-  /** {@link Command.Ppm} on the scratchpad; {@code withPpu}: apply the table. */
+  /** {@link Command.Ppm} on the scratchpad (parameter bank 0); {@code withPpu}: apply the table. */
   void run(byte[] spad, Command.Ppm c, boolean withPpu) {
-    RequantParams[] params = params((int) c.n(), "ppm");
+    RequantParams[] params = params((int) c.n(), 0, "ppm");
     for (long i = 0; i < c.m(); i++) {
       int from = (int) (c.src() + i * c.srcStride());
       int to = (int) (c.dst() + i * c.dstStride());
       for (int j = 0; j < c.n(); j++) {
         int acc = word(spad, from + 4 * j);
-        spad[to + j] = (byte) Ppm.process(acc, bias[j], params[j], withPpu ? table : null);
+        spad[to + j] = (byte) Ppm.process(acc, bias[0][j], params[j], withPpu ? table : null);
       }
     }
   }
 
   /**
    * A {@link Command.Gemm} with {@code ppm=1}: row m of {@code acc} (the INT32 results the GEMM would have written)
-   * becomes N INT8 codes at {@code y + m·yStride}, column n through channel n; bytes past N unchanged.
+   * becomes N INT8 codes at {@code y + m·yStride}, column n through channel n of the GEMM's parameter bank
+   * ({@link Command.Gemm#ppmBank()}); bytes past N unchanged.
    */
   void epilogue(byte[] spad, Command.Gemm g, int[][] acc, boolean withPpu) {
-    RequantParams[] params = params((int) g.n(), "gemm ppm=1 channel");
+    int bank = g.ppmBank();
+    RequantParams[] params = params((int) g.n(), bank, "gemm ppm=" + g.ppm() + " channel");
     for (int i = 0; i < g.m(); i++) {
       int to = (int) (g.y() + i * g.yStride());
       for (int j = 0; j < g.n(); j++) {
-        spad[to + j] = (byte) Ppm.process(acc[i][j], bias[j], params[j], withPpu ? table : null);
+        spad[to + j] = (byte) Ppm.process(acc[i][j], bias[bank][j], params[j], withPpu ? table : null);
       }
     }
   }
 
-  /** The requantizer parameters of channels 0..n−1 (refusing records outside its range, naming {@code what}). */
-  private RequantParams[] params(int n, String what) {
+  /** The requantizer parameters of channels 0..n−1 of {@code bank} (refusing records outside its range, naming {@code what}). */
+  private RequantParams[] params(int n, int bank, String what) {
     RequantParams[] params = new RequantParams[n];
     for (int j = 0; j < n; j++) {
       try {
-        params[j] = new RequantParams(new QuantizedMultiplier(multiplier[j], shift[j]), zeroPoint[j], OutputFormat.INT8,
+        params[j] = new RequantParams(new QuantizedMultiplier(multiplier[bank][j], shift[bank][j]), zeroPoint[bank][j],
+            OutputFormat.INT8,
             Activation.NONE, 0);
       } catch (IllegalArgumentException e) {
-        throw new IllegalStateException(what + " " + j + ": parameters outside the requantizer's range (results "
+        throw new IllegalStateException(what + " " + j + " (bank " + bank + "): parameters outside the requantizer's range (results "
             + "undefined on the NPU): " + e.getMessage(), e);
       }
     }

@@ -100,6 +100,11 @@ public final class Program {
       return add(new Command.PpmCfg(ext, channels, first));
     }
 
+    /** {@code ppmcfg} of channels {@code first .. first+channels−1} of parameter bank {@code bank} (0 or 1). */
+    public Builder ppmCfg(long ext, long channels, long first, long bank) {
+      return add(new Command.PpmCfg(ext, channels, first, bank));
+    }
+
     public Builder ppuTab(long ext) {
       return add(new Command.PpuTab(ext));
     }

@@ -54,6 +54,8 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool accumulateIn = in(bool());
   /** The dispatched GEMM routes its results through the PPM ({@code ppm=1}). */
   public final Bool ppmIn = in(bool());
+  /** Its PPM parameter bank ({@code ppm=2}: 1). */
+  public final Bool ppmBankIn = in(bool());
   /** The PPM's codes of a fed line are valid (L cycles after it was fed). */
   public final Bool ppmOutValid = in(bool());
   /** The PPM's {@code line/4} codes, repeated in each quarter of a line. */
@@ -84,6 +86,10 @@ public final class NpuBackEnd extends WalkerHostModule {
   /** A fused drain ends a result row this cycle: N elements through the PPM (the counters' ppmElements). */
   public final Bool ppmRowFed = out(bool());
   public final Bool idle = out(bool());
+  /** The parameter bank the last dispatched GEMM's PPM reads (held after it). */
+  public final Bool ppmBank = out(bool());
+  /** The last dispatched GEMM goes through the PPM (held after it): with {@link #ppmBank}, the bank a ppmcfg may not write. */
+  public final Bool ppmReads = out(bool());
   /** The engine runs (RUN and not done). */
   public final Bool running = out(bool());
   public final Bool drainStarts = out(bool());
@@ -120,6 +126,9 @@ public final class NpuBackEnd extends WalkerHostModule {
     UInt state = regInit("state", uint(2), 0);
     Bool accumulate = regInit("accumulate", bool(), 0);
     Bool throughPpm = regInit("throughPpm", bool(), 0);
+    Bool bankReg = regInit("ppmBankReg", bool(), 0);
+    ppmBank.set(bankReg);
+    ppmReads.set(throughPpm);
     Walker[] walk = new Walker[1];
     section("drainWalk", () -> walk[0] = new Walker(this, Npu.ADDR, 16, false));
     Walker drain = walk[0];
@@ -205,6 +214,7 @@ public final class NpuBackEnd extends WalkerHostModule {
       yStride.set(resultStride);
       accumulate.set(accumulateIn);
       throughPpm.set(ppmIn);
+      bankReg.set(ppmBankIn);
       resultLo.set(mux(accumulateIn, uintLit(0, 52), resultAddress.resize(52)));
       resultHi.set(mux(accumulateIn, uintLit((1L << 52) - 1, 52), resultEnd));
     });

@@ -18,7 +18,8 @@ import org.llmnpu.isa.Opcode;
  * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE or DSPIN that reads
  * none of the running GEMM's result bytes at once, a DSPOUT that writes none of them when no drain writes the
  * scratchpad (it then holds the drain's start while it writes, as a LOAD), DSPRUN and DSPTAB at once (they touch
- * no scratchpad byte), every other command when the GEMM back-end is
+ * no scratchpad byte), a PPMCFG of the parameter bank the running GEMM's PPM does not read at once (it writes only
+ * that bank), every other command when the GEMM back-end is
  * idle (in-order results; the engine's buffers are free) — and, while a streamed GEMM's W beats still run
  * ({@link NpuWeightStream}: they hold the memory port and the DMA's walks), only a DSPIN or DSPOUT goes beside them,
  * every other command waiting for the stream's last W write; it waits in WAIT until then. A state
@@ -52,7 +53,8 @@ final class NpuControl {
     // (as a LOAD: not while a drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
         idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear), mux(dec.isDspOut,
-        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle))))));
+        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
+        .or(ppm.dec.cfgBeside))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
     // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command
     // waits for the stream's last W write

@@ -1,10 +1,12 @@
 package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.boolLit;
+import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.ErrorCause;
@@ -70,6 +72,19 @@ final class NpuFetch {
     }
     opcode = npu.wireOf("opcode", words.get(0).lsbs(8));
     return new NpuDecode(npu, npu.p, words, cmdPredecoded);
+  }
+
+  /**
+   * A flag of the controller's command computed a cycle early, so that DECODE and WAIT read it from registers:
+   * {@code flag} of the offered command (registered in the cycle the controller takes it: DECODE's value) and of
+   * the held command (registered every cycle: WAIT's value). Other inputs of {@code flag} are sampled a cycle before
+   * they are used: it must read only state that does not change in the cycle before a DECODE or within a WAIT.
+   */
+  Bool registeredFlag(String name, Function<UInt, Bool> flag) {
+    Bool fresh = npu.reg0Next(name + "_fresh", take);
+    Bool offered = npu.reg0Next(name + "_offered", flag.apply(npu.io(unit.commands.payload.command)));
+    Bool held = npu.reg0Next(name + "_held", flag.apply(cmd));
+    return npu.wireOf(name, mux(fresh, offered, held));
   }
 
   /** No memory read is outstanding (the fetch's or the controller's). */

@@ -43,6 +43,11 @@ import org.llmnpu.rtl.ppm.PpmConfig;
 final class NpuPpm {
   /** The input register (inside {@link LinePpm}) between the scratchpad read or drain and the requantizer. */
   static final int INPUT_LATENCY = 1;
+  /**
+   * Parameter banks: a {@code ppmcfg} writes its {@code bank} while a fused GEMM's drain reads the other
+   * ({@code gemm ppm=1} bank 0, {@code ppm=2} bank 1; a {@code ppm} bank 0).
+   */
+  static final int BANKS = 2;
   /** An item (channel record or table entry) enters the PPM this cycle. */
   final Bool item;
   /** The controller may issue a memory request of a {@code ppmcfg}/{@code pputab} this cycle. */
@@ -68,7 +73,7 @@ final class NpuPpm {
 
   /** The PPM module of an NPU of configuration {@code c} (also the block {@code npu-ppm}). */
   static LinePpm module(NpuConfig c) {
-    return new LinePpm(config(c.machine(), c.ppu()), c.machine().ppmChannels());
+    return new LinePpm(config(c.machine(), c.ppu()), c.machine().ppmChannels(), BANKS);
   }
 
   /**
@@ -78,14 +83,16 @@ final class NpuPpm {
    * @param memData  the beat
    * @param fire     a memory request is accepted
    * @param channel  the channel of the record this cycle ({@code ppmcfg})
+   * @param cfgBank  the parameter bank the {@code ppmcfg} writes
    * @param index    the index of the item this cycle (the C-LUT address of a {@code pputab})
    * @param feed     an INT32 line enters the PPM this cycle
    * @param feedLine the line
    * @param feedGroup its group (line index within its row)
+   * @param feedBank the parameter bank it reads
    * @param clear    a program starts: forget the loaded table
    */
   NpuPpm(NpuController npu, NpuConfig c, Bool clear, Bool loading, Bool table, Bool beat, UInt memData, Bool fire,
-         UInt channel, UInt index, Bool feed, UInt feedLine, UInt feedGroup) {
+         UInt channel, Bool cfgBank, UInt index, Bool feed, UInt feedLine, UInt feedGroup, Bool feedBank) {
     MachineParams p = c.machine();
     boolean ppu = c.ppu();
     int line = p.lineBytes();
@@ -147,6 +154,7 @@ final class NpuPpm {
     item = npu.wireOf("ppm_item", loading.and(mux(table, beat.or(active), recordValid)));
     npu.io(ppm.cfgWrite).set(item.and(table.not()));
     npu.io(ppm.cfgChannel).set(channel.resize(npu.io(ppm.cfgChannel).width()));
+    npu.io(ppm.cfgBank).set(cfgBank);
     npu.io(ppm.cfgBias).set(record.slice(31, 0).asSInt());
     npu.io(ppm.cfgMultiplier).set(record.slice(62, 32));
     npu.io(ppm.cfgShift).set(record.slice(69, 64).asSInt());
@@ -176,6 +184,7 @@ final class NpuPpm {
     // ------------------------------------------------------------ one INT32 line a cycle into the lanes
     // between lines the inputs are 0, so the PPM's input registers hold while its clock is gated
     npu.io(ppm.inValid).set(feed);
+    npu.io(ppm.inBank).set(feed.and(feedBank));
     npu.io(ppm.inGroup).set(mux(feed, feedGroup.resize(npu.io(ppm.inGroup).width()), uintLit(0, npu.io(ppm.inGroup).width())));
     UInt fed = npu.wireOf("ppm_fedLine", mux(feed, feedLine, uintLit(0, feedLine.width())));
     for (int j = 0; j < lanes; j++) {

@@ -18,8 +18,9 @@ import org.llmnpu.isa.Opcode;
  * the last item ({@code ppmcfg}: channel {@code first + i} for record i); {@code ppm} walks its source rows one
  * line a cycle into the PPM (PPM_RUN), then waits for the last codes (PPM_DRAIN): line q of row i leaves the PPM
  * as {@code line/4} codes written with byte enables at {@code dst + i·dstStride + q·line/4} (masked to N). The PPM's
- * input is shared with the GEMM back-end's fused drain ({@link NpuBackEnd}), which never runs during these
- * commands (they wait for the back-end). Cycles: {@code org.llmnpu.isa.CycleModel} ({@code ppmLoad}, {@code ppm}).
+ * input is shared with the GEMM back-end's fused drain ({@link NpuBackEnd}), which never runs during a {@code ppm}
+ * or {@code pputab} (they wait for the back-end); a {@code ppmcfg} may run beside it when it writes the parameter
+ * bank ({@code ppm_bank}, word 4) the drain does not read. Cycles: {@code org.llmnpu.isa.CycleModel} ({@code ppmLoad}, {@code ppm}).
  */
 final class NpuPpmCommands {
   final NpuPpm unit;
@@ -35,6 +36,8 @@ final class NpuPpmCommands {
   private final Bool table;
   private final UInt index;
   private final UInt first;
+  /** The parameter bank the {@code ppmcfg} writes (word 4). */
+  private final Bool bank;
   private final UInt items;
   private final UInt lastLine;
   private final UInt outLine;
@@ -50,6 +53,7 @@ final class NpuPpmCommands {
     table = npu.reg0("ppm_isTable", bool());
     index = npu.reg0("ppm_index", uint(itemBits));
     first = npu.reg0("ppm_first", uint(itemBits));
+    bank = npu.reg0("ppm_bank", bool());
     items = npu.reg0("ppm_items", uint(itemBits));
     lanes = npu.reg0("ppm_n", uint(bitsToHold(npu.p.rows())));
     lastLine = npu.reg0("ppm_lastLine", uint(2));
@@ -64,11 +68,14 @@ final class NpuPpmCommands {
     UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, npu.io(npu.spad.readData), npu.io(back.ppmLine)));
     UInt groupOfRun = sp.beat.lsbs(2).resize(npu.io(back.ppmGroup).width());
     UInt feedGroup = npu.wireOf("ppm_feedGroup", mux(npu.inPpmRun, groupOfRun, npu.io(back.ppmGroup)));
+    // a ppm reads bank 0, a fused drain its GEMM's bank
+    Bool feedBank = npu.wireOf("ppm_feedBank", npu.inPpmRun.not().and(npu.io(back.ppmBank)));
     // first + index < ppmChannels (the decode's range check): the channel port's width
     int channelBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(npu.p.ppmChannels() - 1));
     UInt channel = npu.wireOf("ppm_channel", first.add(index).resize(channelBits));
     unit = npu.section2("ppmPath", () -> new NpuPpm(npu, c, npu.inState(Npu.State.IDLE).and(npu.start),
-        inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, channel, index, feed, feedLine, feedGroup));
+        inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, channel, bank, index, feed, feedLine,
+        feedGroup, feedBank));
     dec = new NpuPpmDecode(npu, npu.p, npu.fetch.words, npu.fetch.opcode.eq(Opcode.GEMM.code()), unit.tableLoaded,
         unit.config.lutEntries(), itemBits);
     write = npu.wireOf("ppm_write", unit.outValid.and(npu.inPpmRun.or(npu.inPpmDrain)));
@@ -90,6 +97,7 @@ final class NpuPpmCommands {
     items.set(dec.items);
     index.set(index.sub(index));
     first.set(mux(dec.isPpuTab, first.sub(first), npu.fetch.words.get(3).resize(first.width())));
+    bank.set(dec.cfgBank);
   }
 
   /** Statements of the dispatch of a {@code ppm}. */

@@ -30,6 +30,15 @@ final class NpuPpmDecode {
   final UInt m;
   final UInt n;
   final UInt linesPerRow;
+  /** {@code ppmcfg}: the parameter bank it writes (word 4; above 1 fails BAD_SHAPE, {@link NpuPredecode}). */
+  final Bool cfgBank;
+  /**
+   * A {@code ppmcfg} that writes a bank the last dispatched GEMM's PPM does not read: it goes beside the back-end
+   * ({@link NpuControl}); one of the bank that PPM reads waits for it. From registers
+   * ({@link NpuFetch#registeredFlag}), off the dispatch decision's path from the command register: the back-end's
+   * bank registers change only at a GEMM's dispatch, after which the controller is in GEMM_X, never in DECODE.
+   */
+  final Bool cfgBeside;
 
   NpuPpmDecode(NpuController npu, MachineParams p, List<UInt> w, Bool isGemm, Bool tableLoaded, int tableEntries, int itemBits) {
     int line = p.lineBytes();
@@ -57,6 +66,11 @@ final class NpuPpmDecode {
         uintLit((tableBytes + line - 1) / line, 16), cfgBeats));
     items = npu.wireOf("decode_ppmItems", org.llmnpu.hdl.Hw.mux(isPpuTab, uintLit(tableEntries, itemBits),
         channels.lsbs(itemBits)));
+    cfgBank = npu.wireOf("decode_ppmCfgBank", w.get(4).lsbs(1).eq(1));
+    Bool reads = npu.io(npu.back.ppmReads);
+    Bool bank = npu.io(npu.back.ppmBank);
+    cfgBeside = npu.fetch.registeredFlag("decode_ppmCfgBeside", c -> c.lsbs(8).eq(Opcode.PPMCFG.code())
+        .and(reads.and(bank.eq(c.slice(128, 128).eq(1))).not()));
     linesPerRow = npu.wireOf("decode_ppmLines", n.resize(18).shiftLeft(2).resize(18).add(line - 1)
         .shiftRight(lineShift).resize(16));
   }

@@ -208,7 +208,7 @@ public final class NpuPredecode extends HwModule {
     UInt ppmM = w.get(5).lsbs(16);
     UInt ppmN = w.get(5).slice(31, 16);
     UInt cfgEnd = channels.resize(33).add(w.get(3).resize(33));
-    Bool ppmShape = isPpmCfg.and(channels.eq(0).or(cfgEnd.gt(p.ppmChannels())))
+    Bool ppmShape = isPpmCfg.and(channels.eq(0).or(cfgEnd.gt(p.ppmChannels())).or(w.get(4).gt(1)))
         .or(isPpm.and(ppmM.eq(0).or(ppmN.eq(0)).or(ppmN.gt(p.rows())))).or(isGemm.and(w.get(2).slice(18, 17).eq(3)));
     Bool ppmSpad = isPpm.and(misaligned(w.get(1)).or(misaligned(w.get(2))).or(misaligned(w.get(3)))
         .or(misaligned(w.get(4)))

@@ -45,6 +45,7 @@ final class NpuUnitPorts {
     npu.io(npu.back.resultEnd).set(npu.dec.resultEnd);
     npu.io(npu.back.accumulateIn).set(npu.dec.accumulate);
     npu.io(npu.back.ppmIn).set(npu.wireOf("decode_gemmPpm", npu.fetch.words.get(2).slice(21, 21).eq(1)));
+    npu.io(npu.back.ppmBankIn).set(npu.wireOf("decode_gemmPpmBank", npu.fetch.words.get(2).slice(23, 23).eq(1)));
     npu.io(npu.back.m).set(npu.gemm.m);
     npu.io(npu.back.n).set(npu.gemm.n);
     // the scratchpad's one write port: a LOAD's or DSPOUT's writes hold the drain's start

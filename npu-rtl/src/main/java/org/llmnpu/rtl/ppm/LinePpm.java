@@ -39,6 +39,10 @@ import org.llmnpu.hdl.Vec;
  * write only while no element is in flight); with the PPU the C-LUT port {@code lutWrite}, {@code lutAddress},
  * {@code lutData} ({@link PpuLut}). The parameter memory is not reset (a channel is undefined until written); the
  * C-LUT and the valid pipeline are.
+ *
+ * <p><b>Parameter banks</b> ({@code banks} 2, the NPU's): each lane's memory holds two banks of its channels, word
+ * {@code bank·2^groupBits + group}; the channel port writes bank {@code cfgBank}, the input reads bank {@code inBank}
+ * (with {@code inGroup}), so that one bank is written while elements read the other.
  */
 public final class LinePpm extends HwModule {
   /** Bits of one channel record in the parameter memory. */
@@ -59,14 +63,24 @@ public final class LinePpm extends HwModule {
   public final Bool lutWrite;
   public final UInt lutAddress;
   public final SInt lutData;
+  /** With two banks: the bank the channel port writes, the bank the input reads (else null). */
+  public final Bool cfgBank;
+  public final Bool inBank;
   private final PpmConfig config;
   private final int channels;
+  private final int banks;
+
+  /** One parameter bank. */
+  public LinePpm(PpmConfig c, int channels) {
+    this(c, channels, 1);
+  }
 
   /**
    * @param c        lanes ({@code cols}, a power of two), activation NONE or PPU, INT8 output, stages
    * @param channels channels of the parameter memory, 1..65536
+   * @param banks    parameter banks, 1 or 2
    */
-  public LinePpm(PpmConfig c, int channels) {
+  public LinePpm(PpmConfig c, int channels, int banks) {
     if (Integer.bitCount(c.cols()) != 1) {
       throw new IllegalArgumentException("cols (lanes) must be a power of two, got " + c.cols());
     }
@@ -77,8 +91,12 @@ public final class LinePpm extends HwModule {
     if (channels < 1 || channels > 65536) {
       throw new IllegalArgumentException("channels must be in 1..65536, got " + channels);
     }
+    if (banks != 1 && banks != 2) {
+      throw new IllegalArgumentException("banks must be 1 or 2, got " + banks);
+    }
     config = c;
     this.channels = channels;
+    this.banks = banks;
     int lanes = c.cols();
     int laneShift = Integer.numberOfTrailingZeros(lanes);
     int depth = depth(c, channels);
@@ -90,6 +108,8 @@ public final class LinePpm extends HwModule {
     lutWrite = c.hasPpu() ? in(bool()) : null;
     lutAddress = c.hasPpu() ? in(uint(c.lutAddressBits())) : null;
     lutData = c.hasPpu() ? in(sint(c.coeffBits())) : null;
+    cfgBank = banks == 2 ? in(bool()) : null;
+    inBank = banks == 2 ? in(bool()) : null;
 
     PpuLut lut = null;
     if (c.hasPpu()) {
@@ -100,14 +120,16 @@ public final class LinePpm extends HwModule {
     }
     UInt record = wire("cfgRecord", cat(cfgZeroPoint, cfgShift, cfgMultiplier, cfgBias).asUInt());
     UInt cfgLane = laneShift == 0 ? null : wire("cfgLane", cfgChannel.resize(laneShift));
-    UInt cfgAddress = wire("cfgAddress", cfgChannel.resize(laneShift + groupBits).shiftRight(laneShift)
-        .resize(groupBits));
+    UInt cfgGroup = cfgChannel.resize(laneShift + groupBits).shiftRight(laneShift).resize(groupBits);
+    UInt cfgAddress = wire("cfgAddress", banks == 2 ? cat(cfgBank, cfgGroup).asUInt() : cfgGroup);
+    UInt readAddress = banks == 2 ? wire("readAddress", cat(inBank, inGroup).asUInt()) : inGroup;
+    int words = banks == 2 ? (1 << groupBits) + depth : depth;
     for (int j = 0; j < lanes; j++) {
       int lane = j;
-      Mem<UInt> params = mem("params" + j, uint(RECORD_BITS), depth);
+      Mem<UInt> params = mem("params" + j, uint(RECORD_BITS), words);
       Bool selected = laneShift == 0 ? cfgWrite : cfgWrite.and(cfgLane.eq(lane));
       when(selected, () -> params.write(cfgAddress, record));
-      UInt p = params.readSync(inGroup);
+      UInt p = params.readSync(readAddress);
       RequantUnit requant = instance("requant_" + j, new RequantUnit(8, c.activation(), c.requantStages(), true));
       requant.acc.set(regNext("acc" + j, inAcc.get(j)));
       requant.bias.set(p.slice(31, 0).asSInt());
@@ -148,6 +170,6 @@ public final class LinePpm extends HwModule {
 
   @Override
   public String moduleName() {
-    return config.moduleName().replaceFirst("^Ppm_", "LinePpm_") + "_ch" + channels;
+    return config.moduleName().replaceFirst("^Ppm_", "LinePpm_") + "_ch" + channels + (banks == 2 ? "_b2" : "");
   }
 }

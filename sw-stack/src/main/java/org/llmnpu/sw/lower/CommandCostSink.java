@@ -217,7 +217,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
       cm.gemm(m, k, n, (int) g.wRows(), sparse, yStart, yEnd);
     }
     if (g.throughPpm()) {
-      cm.drainThroughPpm();
+      cm.drainThroughPpm(g.ppmBank());
     }
     return null;
   }
@@ -286,7 +286,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
 
   @Override
   public Void visitPpmCfg(Command.PpmCfg cfg) {
-    cm.dispatch(false, false);
+    cm.dispatchPpmCfg((int) cfg.bank());
     add(Counter.EXT_READ_BEATS, beats(Command.PPM_RECORD_BYTES * cfg.channels(), 1));
     cm.ppmLoad(cfg.channels(), Command.PPM_RECORD_BYTES);
     return null;

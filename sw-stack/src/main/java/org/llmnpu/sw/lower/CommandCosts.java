@@ -464,10 +464,10 @@ abstract class CommandCosts {
   }
 
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
-  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse) {
+  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank) {
     streamedGemm(m, k, n, int4, sparse, false, true);
     add(Counter.PPM_ELEMENTS, (long) m * n);
-    cm.drainThroughPpm();
+    cm.drainThroughPpm(bank);
     noteBesideWindow();
   }
 
@@ -476,5 +476,16 @@ abstract class CommandCosts {
     command(false, "ppmcfg");
     add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
     cm.ppmLoad(items, itemBytes);
+  }
+
+  /** A {@code ppmcfg} of {@code items} 16-byte records into parameter bank {@code bank} (beside a GEMM reading the other). */
+  final void ppmCfg(long items, int bank) {
+    flushRuns();
+    charge("ppmcfg");
+    add(Counter.COMMANDS, 1);
+    cm.fetchAndDecode();
+    dispatch(() -> cm.dispatchPpmCfg(bank));
+    add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
+    cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
   }
 }

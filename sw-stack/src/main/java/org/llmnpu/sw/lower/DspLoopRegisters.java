@@ -87,11 +87,8 @@ final class DspLoopRegisters {
       if (r[0] >= 0) {
         int v = defValue[i];
         if (defAt.get(v) == i) {
-          int p = 0;
-          while (p < busy.length && busy[p]) {
-            p++;
-          }
-          if (p == busy.length) {
+          int p = firstFree(busy);
+          if (p < 0) {
             return null;
           }
           phys[v] = p;
@@ -134,5 +131,15 @@ final class DspLoopRegisters {
       }
     }
     return false;
+  }
+
+  /** The first register not in use, or −1 when every one is. */
+  static int firstFree(boolean[] busy) {
+    for (int r = 0; r < busy.length; r++) {
+      if (!busy[r]) {
+        return r;
+      }
+    }
+    return -1;
   }
 }

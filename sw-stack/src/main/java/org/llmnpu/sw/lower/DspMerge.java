@@ -120,11 +120,8 @@ final class DspMerge {
       if (defValue[i] >= 0) {
         int v = defValue[i];
         if (phys[v] < 0) {
-          int r = 0;
-          while (r < busy.length && busy[r]) {
-            r++;
-          }
-          if (r == busy.length) {
+          int r = DspLoopRegisters.firstFree(busy);
+          if (r < 0) {
             return null;
           }
           phys[v] = r;

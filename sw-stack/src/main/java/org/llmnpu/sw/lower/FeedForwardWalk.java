@@ -147,8 +147,9 @@ abstract class FeedForwardWalk extends AttentionWalk {
     ppmLoad(66, 2);
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
       int nn = Math.min(tile, c.hiddenDim() - j0);
-      ppmLoad(nn, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
-      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparse);
+      int bank = LoweringEmitter.ppmBank(j0, tile);
+      ppmCfg(nn, bank);
+      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparse, bank);
     }
     // up: INT32 results without the PPM
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {

@@ -366,7 +366,7 @@ final class LoweringEmitter {
   }
   /**
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
-   * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0) and
+   * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0, into parameter bank {@link #ppmBank}) and
    * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
    * {@code yStride} apart; with {@code records} negative no PPM: the columns' INT32 results to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
    * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
@@ -378,12 +378,21 @@ final class LoweringEmitter {
     boolean ppm = records >= 0;
     for (int j0 = 0; j0 < cols; j0 += tile) {
       int nn = Math.min(tile, cols - j0);
+      int bank = ppmBank(j0, tile);
       if (ppm) {
-        b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0));
+        b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0, bank));
       }
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride,
-          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 : 0));
+          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0));
     }
+  }
+
+  /**
+   * The PPM parameter bank of the N tile starting at column {@code j0} ({@code tile} columns a tile): tiles alternate
+   * banks, so that a tile's {@code ppmcfg} fills one bank while the previous tile's GEMM drains through the other.
+   */
+  static int ppmBank(int j0, int tile) {
+    return j0 / tile % 2;
   }
 }
