@@ -65,11 +65,6 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
     boolean sparse = sp.sparse();
     int entry = a.weightEntryBits();
     int gap = Math.max(cols - 1, 1);
-    Bool running = ctl.running();
-    Bool launch = ctl.launch();
-    Bool pending = ctl.pending();
-    Bool loaderStarts = ctl.loaderStarts();
-    Bool streamStarts = ctl.streamStarts();
     // Loader: one PE row of the next pass's weights per cycle into the shadow registers.
     section("loader", () -> {
       Bool loading = regInit("busy", bool(), 0);
@@ -78,10 +73,10 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
       // reset to its idle value (saturated), so an idle engine's registers do not change (its clock may be gated)
       UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), gap);
       Bool tileIn = tilesIn != null ? wire("tileIn", tilesIn.passReady(loadPass, c)) : boolLit(true);
-      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap))
-          .and(tileIn));
-      Bool active = wire("active", loaderStarts.or(loading));
-      UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
+      ctl.loaderStarts().set(ctl.running().and(loading.not()).and(finished.not()).and(ctl.pending().not())
+          .and(streamAge.ge(gap)).and(tileIn));
+      Bool active = wire("active", ctl.loaderStarts().or(loading));
+      UInt rowNow = wire("rowNow", mux(ctl.loaderStarts(), uintLit(0, c.rowBits()), row));
       UInt kw = loadPass.kRemain;
       // N:M: the K tile's groups ceil(kRemain / M), N PE rows each.
       UInt nmRows = sparse ? kw.addExpand(uintLit(sp.group() - 1, kw.width())).shiftRight(sp.indexBits())
@@ -102,7 +97,7 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
       array.weightRow.set(rowNow);
       Bool lastRow = wire("lastRow", rowNow.eq(rows - 1));
       loadPass.advance.set(active.and(lastRow));
-      when(launch, () -> {
+      when(ctl.launch(), () -> {
         loading.set(boolLit(false));
         finished.set(boolLit(false));
         streamAge.set(uintLit(gap, streamAge.width()));
@@ -112,7 +107,7 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
           row.set(rowNow.add(1));
           when(lastRow.and(loadPass.lastPass), () -> finished.set(boolLit(true)));
         });
-        when(streamStarts, () -> streamAge.set(uintLit(1, streamAge.width())))
+        when(ctl.streamStarts(), () -> streamAge.set(uintLit(1, streamAge.width())))
             .elseWhen(streamAge.lt(gap), () -> streamAge.set(streamAge.add(1)));
       });
     });
@@ -128,20 +123,14 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
     MacArrayConfig a = c.array();
     int rows = a.rows();
     int cols = a.cols();
-    Bool running = ctl.running();
-    Bool doneQ = ctl.doneQ();
-    Bool launch = ctl.launch();
-    Bool pending = ctl.pending();
-    Bool loaderStarts = ctl.loaderStarts();
-    Bool streamStarts = ctl.streamStarts();
     // Streamer: one activation row (beat) per cycle, with the tag that tells the periphery what to do.
     section("streamer", () -> {
       Bool streaming = regInit("busy", bool(), 0);
       UInt beat = regInit("beat", uint(bitsToHold(a.mTile() - 1)), 0);
       Bool finished = regInit("finished", bool(), 0);
-      streamStarts.set(running.and(streaming.not()).and(finished.not()).and(pending));
-      Bool active = wire("active", streamStarts.or(streaming));
-      UInt beatNow = wire("beatNow", mux(streamStarts, uintLit(0, beat.width()), beat));
+      ctl.streamStarts().set(ctl.running().and(streaming.not()).and(finished.not()).and(ctl.pending()));
+      Bool active = wire("active", ctl.streamStarts().or(streaming));
+      UInt beatNow = wire("beatNow", mux(ctl.streamStarts(), uintLit(0, beat.width()), beat));
       int rowWidth = Math.max(c.mBits(), beatNow.width());
       UInt mRow = wire("mRow", streamPass.mBase.resize(rowWidth).add(beatNow.resize(rowWidth)).resize(c.mBits()));
       UInt xAt = cat(mRow, streamPass.kTile).asUInt();
@@ -150,7 +139,7 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
         array.acts.get(lane).set(word.slice(8 * lane + 7, 8 * lane).asSInt());
       }
       Bool lastBeat = wire("lastBeat", beatNow.resize(streamPass.mCount.width()).eq(streamPass.mCount.sub(1)));
-      array.tileStart.set(streamStarts);
+      array.tileStart.set(ctl.streamStarts());
       array.tag.valid.set(active);
       array.tag.bankIndex.set(beatNow);
       array.tag.firstInGroup.set(streamPass.firstInGroup);
@@ -159,9 +148,9 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
       array.tag.finalGroup.set(streamPass.finalGroup);
       array.tag.psumAddress.set(cat(mRow, streamPass.nTile).asUInt());
       array.colCount.set(streamPass.colCount);
-      array.clear.set(launch);
+      array.clear.set(ctl.launch());
       streamPass.advance.set(active.and(lastBeat));
-      when(launch, () -> {
+      when(ctl.launch(), () -> {
         streaming.set(boolLit(false));
         finished.set(boolLit(false));
       }).otherwise(() -> when(active, () -> {
@@ -169,21 +158,21 @@ abstract class GemmEngineSequencer extends GemmEngineDatapath {
         beat.set(beatNow.add(1));
         when(lastBeat.and(streamPass.lastPass), () -> finished.set(boolLit(true)));
       }));
-      when(launch, () -> pending.set(boolLit(false)))
-          .elseWhen(loaderStarts, () -> pending.set(boolLit(true)))
-          .elseWhen(streamStarts, () -> pending.set(boolLit(false)));
+      when(ctl.launch(), () -> ctl.pending().set(boolLit(false)))
+          .elseWhen(ctl.loaderStarts(), () -> ctl.pending().set(boolLit(true)))
+          .elseWhen(ctl.streamStarts(), () -> ctl.pending().set(boolLit(false)));
 
       // Drain: the last beat reaches the last column rows + cols − 1 cycles after it was presented.
       UInt drain = regInit("drain", uint(bitsToHold(rows + cols)), 0);
-      when(launch, () -> drain.set(uintLit(0, drain.width())))
-          .elseWhen(finished.and(running), () -> drain.set(drain.add(1)));
+      when(ctl.launch(), () -> drain.set(uintLit(0, drain.width())))
+          .elseWhen(finished.and(ctl.running()), () -> drain.set(drain.add(1)));
       Bool drained = wire("drained", finished.and(drain.eq(rows + cols - 2)));
-      when(launch, () -> {
-        running.set(boolLit(true));
-        doneQ.set(boolLit(false));
-      }).elseWhen(running.and(drained), () -> {
-        running.set(boolLit(false));
-        doneQ.set(boolLit(true));
+      when(ctl.launch(), () -> {
+        ctl.running().set(boolLit(true));
+        ctl.doneQ().set(boolLit(false));
+      }).elseWhen(ctl.running().and(drained), () -> {
+        ctl.running().set(boolLit(false));
+        ctl.doneQ().set(boolLit(true));
       });
     });
 
