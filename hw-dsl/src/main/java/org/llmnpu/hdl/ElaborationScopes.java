@@ -35,31 +35,26 @@ final class ElaborationScopes {
 
   /** Runs {@code body} with its statements going into {@code block}. */
   void inBlock(List<Stmt> block, Runnable body) {
-    blocks.push(block);
-    try {
-      body.run();
-    } finally {
-      blocks.pop();
-    }
+    within(blocks, block, body);
   }
 
   /** Runs {@code body} inside the section {@code name} (explicit names prefixed with {@code name_}). */
   void inSection(String name, Runnable body) {
-    sections.push(name);
-    try {
-      body.run();
-    } finally {
-      sections.pop();
-    }
+    within(sections, name, body);
   }
 
   /** Runs {@code body} with its registers and memories in {@code domain}. */
   void inDomain(ClockDomain domain, Runnable body) {
-    domains.push(domain);
+    within(domains, domain, body);
+  }
+
+  /** Runs {@code body} with {@code top} on {@code stack}, popped again when it returns or throws. */
+  private static <T> void within(Deque<T> stack, T top, Runnable body) {
+    stack.push(top);
     try {
       body.run();
     } finally {
-      domains.pop();
+      stack.pop();
     }
   }
 
