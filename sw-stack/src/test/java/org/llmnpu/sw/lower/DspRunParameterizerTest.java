@@ -90,7 +90,7 @@ class DspRunParameterizerTest {
     return counts;
   }
 
-  private static DspInterpreter dsp(MachineParams.DspParams d, long seed) {
+  static DspInterpreter dsp(MachineParams.DspParams d, long seed) {
     DspInterpreter i = new DspInterpreter(d.lanes(), d.rows(), DspMath.DEFAULT).pipeline(d.pipeline());
     Random rnd = new Random(seed);
     for (int e = 0; seed != 0 && e < d.rows() * d.lanes(); e++) {
@@ -104,7 +104,7 @@ class DspRunParameterizerTest {
   }
 
   /** The joined runs of the 16-token prefill as the lowering compiles them (before it rewrites them for parameters). */
-  private static List<DspProgram> runs(ModelConfig c, MachineParams p) {
+  static List<DspProgram> runs(ModelConfig c, MachineParams p) {
     LoweredModel layout = LoweredModel.layoutOnly(c, p, 18, 18, WeightFormats.bits("int8"), WeightFormats.group("int8"),
         WeightFormats.sparsity("int8"), WeightFormats.mx("int8"));
     DecoderLowering lowering = new DecoderLowering(layout, 16, program -> layout.dspPool, Fusion.FULL);
