@@ -161,7 +161,7 @@ abstract class AttentionWalk extends KeyWalk {
   /** The lowering's head groups at {@code --fusion full} ({@link HeadGroups#atFull}, from the layout's three). */
   int fullGroup() {
     if (fullGroup == 0) {
-      fullGroup = HeadGroups.atFull(r, DspQuantizer.MAX_VECTORS, maxContext, p.dsp().programDepth());
+      fullGroup = HeadGroups.atFull(r, DspQuantizer.MAX_VECTORS, c.heads(), maxContext, p);
     }
     return fullGroup;
   }

@@ -81,7 +81,7 @@ final class BatchedAttention {
     var c = l.c;
     int line = l.line;
     groupSize = c.groupSize();
-    headGroup = HeadGroups.atFull(l.r, l.headGroup, l.m.maxContext(), l.p.dsp().programDepth());
+    headGroup = HeadGroups.atFull(l.r, l.headGroup, c.heads(), l.m.maxContext(), l.p);
     int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
     boolean inDsp = freeRows >= c.heads();
     batchTokens = inDsp ? Math.min(l.blockMax, freeRows / c.heads()) : l.blockMax;

@@ -10,9 +10,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * program where it fits the program memory, and that program, rewritten for run parameters ({@link DspRunForms}), is
  * the same for every head group and query: it stays resident. Three heads (the most the quantization takes, as many as
  * the layout's score rows hold) do not join on the default NPU (326 words at 16 lanes over up to 16 slots: the SoftMax
- * run of 218 and the quantization of 108 overwrite each other's words at every query), two do (223), so the groups are
- * the largest number of heads up to the layout's whose run, over the model's longest context, is one program; the
- * layout's when none is.
+ * run of 218 and the quantization of 108 overwrite each other's words at every query), two do (223). Over longer
+ * contexts the three-head merge's shorter interlock waits outweigh the loads, so the group is chosen by the cycles of
+ * all heads' runs over the model's longest context ({@link #atFull}).
  *
  * <p>Cycles: stories260K's 8 heads in groups of two run 4 joined programs a query, resident from the layer's third
  * on, instead of 5 loading runs (3 + 3 + 2: the three-head groups' SoftMax and quantization two runs each); the
@@ -24,16 +24,30 @@ final class HeadGroups {
   }
 
   /**
-   * The heads a group holds at {@code --fusion full}: the most, up to {@code rowsGroup} (the layout's), whose joined
-   * probability run over {@code maxContext} slots fits {@code depth} words; {@code rowsGroup} when none does.
+   * The heads a group holds at {@code --fusion full}: of 1 .. {@code rowsGroup} (the layout's), the one whose groups'
+   * probability runs over {@code maxContext} slots cost the fewest cycles for all {@code heads}: a group's runs joined
+   * into one program run resident (their issue cycles), runs that do not join each load their program every time
+   * (issue cycles and program beats). Ties keep the larger group.
    */
-  static int atFull(DspRoutines r, int rowsGroup, int maxContext, int depth) {
+  static int atFull(DspRoutines r, int rowsGroup, int heads, int maxContext, org.llmnpu.isa.MachineParams p) {
+    int depth = p.dsp().programDepth();
+    int best = rowsGroup;
+    long bestCycles = Long.MAX_VALUE;
     for (int group = rowsGroup; group >= 1; group--) {
-      if (DspChain.chain(programs(r, group, maxContext), depth).size() == 1) {
-        return group;
+      long cycles = 0;
+      for (int h0 = 0; h0 < heads; h0 += group) {
+        List<DspProgram> runs = DspChain.chain(programs(r, Math.min(group, heads - h0), maxContext), depth);
+        for (DspProgram run : runs) {
+          cycles += run.cycles(p.dsp().pipeline()) + (runs.size() == 1 ? 0 : (8L * run.size() + p.lineBytes() - 1)
+              / p.lineBytes());
+        }
+      }
+      if (cycles < bestCycles) {
+        best = group;
+        bestCycles = cycles;
       }
     }
-    return rowsGroup;
+    return best;
   }
 
   /**
