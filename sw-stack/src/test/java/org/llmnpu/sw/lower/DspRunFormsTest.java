@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspAssembler;
 import org.llmnpu.isa.dsp.DspInstruction;
-import org.llmnpu.isa.dsp.DspInterpreter;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.model.ModelConfig;
@@ -42,17 +41,7 @@ class DspRunFormsTest {
       if (!checked.computeIfAbsent(run.instructions(), k -> new HashSet<>()).add(q.program().instructions())) {
         continue;
       }
-      DspInterpreter a = DspRunParameterizerTest.dsp(d, rnd.nextLong());
-      DspInterpreter b = DspRunParameterizerTest.dsp(d, 0).parameters(q.parameters());
-      for (int e = 0; e < d.rows() * d.lanes(); e++) {
-        b.write(e, a.read(e));
-      }
-      assertTrue(a.run(run.instructions(), 1L << 24, 0));
-      assertTrue(b.run(q.program().instructions(), 1L << 24, 0));
-      assertEquals(a.cycles(), b.cycles(), run.name());
-      for (int e = 0; e < d.rows() * d.lanes(); e++) {
-        assertEquals(a.read(e), b.read(e), run.name() + " element " + e);
-      }
+      DspRunParameterizerTest.assertSameRun(d, run, q, rnd.nextLong());
     }
     assertTrue(byForms.size() * 2 < plain.size(), byForms.size() + " programs by form, " + plain.size() + " plain");
   }

@@ -40,17 +40,7 @@ class DspRunParameterizerTest {
     for (DspProgram run : distinct.values()) {
       DspRunParameterizer.Parameterized q = DspRunParameterizer.of(run, d.rows());
       rewritten.add(q.program().instructions());
-      DspInterpreter a = dsp(d, rnd.nextLong());
-      DspInterpreter b = dsp(d, 0).parameters(q.parameters());
-      for (int e = 0; e < d.rows() * d.lanes(); e++) {
-        b.write(e, a.read(e));
-      }
-      assertTrue(a.run(run.instructions(), 1L << 24, 0));
-      assertTrue(b.run(q.program().instructions(), 1L << 24, 0));
-      assertEquals(a.cycles(), b.cycles(), run.name());
-      for (int e = 0; e < d.rows() * d.lanes(); e++) {
-        assertEquals(a.read(e), b.read(e), run.name() + " element " + e);
-      }
+      assertSameRun(d, run, q, rnd.nextLong());
     }
     assertTrue(rewritten.size() < distinct.size(), rewritten.size() + " rewritten of " + distinct.size());
     assertNotEquals(0, rewritten.size());
@@ -90,7 +80,22 @@ class DspRunParameterizerTest {
     return counts;
   }
 
-  static DspInterpreter dsp(MachineParams.DspParams d, long seed) {
+  /** {@code run} and {@code q} with its parameters leave the golden DSP's buffer (random from {@code seed}) alike. */
+  static void assertSameRun(MachineParams.DspParams d, DspProgram run, DspRunParameterizer.Parameterized q, long seed) {
+    DspInterpreter a = dsp(d, seed);
+    DspInterpreter b = dsp(d, 0).parameters(q.parameters());
+    for (int e = 0; e < d.rows() * d.lanes(); e++) {
+      b.write(e, a.read(e));
+    }
+    assertTrue(a.run(run.instructions(), 1L << 24, 0));
+    assertTrue(b.run(q.program().instructions(), 1L << 24, 0));
+    assertEquals(a.cycles(), b.cycles(), run.name());
+    for (int e = 0; e < d.rows() * d.lanes(); e++) {
+      assertEquals(a.read(e), b.read(e), run.name() + " element " + e);
+    }
+  }
+
+  private static DspInterpreter dsp(MachineParams.DspParams d, long seed) {
     DspInterpreter i = new DspInterpreter(d.lanes(), d.rows(), DspMath.DEFAULT).pipeline(d.pipeline());
     Random rnd = new Random(seed);
     for (int e = 0; seed != 0 && e < d.rows() * d.lanes(); e++) {
