@@ -17,9 +17,10 @@ import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspPipe;
+import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
- * Parts of the {@link VectorDsp} outside its issue logic: the program memory, the polynomial table registers written
+ * Parts of the {@link VectorDsp} outside its issue logic: the program memory (and its predecoded run-parameter flags), the polynomial table registers written
  * by the host and their selection at issue, the lanes' neighbour connections (LSHIFT, BCAST), the pipelined units'
  * clock enables, and the buffer permutations of {@code permute} (the skewed rows of {@code LDS}/
  * {@code STS} at issue, the lane rotation of {@code ROT} in execute 1). Each method builds its logic
@@ -81,25 +82,78 @@ abstract class VectorDspPaths extends HwModule {
   /**
    * The instruction word at {@code pc} (read asynchronously) from a program memory of {@code depth} 64-bit words,
    * written by the host {@code words} words at a time: one memory for one word, else W memories of depth / W words
-   * (word i in memory i mod W, row i / W; {@code mask} bit j enables word j of a write).
+   * (word i in memory i mod W, row i / W; {@code mask} bit j enables word j of a write). With W &gt; 1 the register
+   * fields ra, rb and rc (bits 52..38), which address every lane's register file, are selected among the W memories
+   * by {@code fieldSelectN}, a copy of {@code pc}'s low bits held inverted in a register of its own
+   * ({@link #wordSelectCopy}): their select then drives 15 multiplexers, not the 64 of the word and {@code pc}'s
+   * other loads (on the default NPU a chain of buffers ahead of the register-file read).
    */
-  UInt programWord(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
+  UInt programWord(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc, UInt fieldSelectN) {
+    List<UInt> columns = programMemory("program", 64, depth, words, we, address, data, mask, pc, w -> w);
+    UInt read = selectColumn(columns, pc, false, 63, 0);
     if (words == 1) {
-      Mem<UInt> program = mem("program", uint(64), depth);
-      program.init(new long[depth]);
-      when(we, () -> program.write(address, data));
-      return program.readAsync(pc);
+      return read;
     }
-    int pcBits = pc.width();
+    return cat(read.slice(63, 53), selectColumn(columns, fieldSelectN, true, 52, 38), read.lsbs(38)).asUInt();
+  }
+
+  /**
+   * The register that holds the inverted low {@code wordBits} bits of the program counter ({@code fieldSelectN} of
+   * {@link #programWord}); reset to all ones (pc 0). Every assignment of the pc sets it too ({@code jumpCopy}). It is
+   * stored inverted so that synthesis keeps it apart from the pc's own bits.
+   */
+  UInt wordSelectCopy(int wordBits) {
+    return wordBits == 0 ? null : regInit("pcWordSelectN", uint(wordBits), (1 << wordBits) - 1);
+  }
+
+  /**
+   * The run-parameter flags of the instruction at {@code pc}, predecoded when the host writes the program (a
+   * memory of 3 bits beside each program word, written and read like {@link #programWord}): bit 0 = {@code rc[4]} of
+   * a row instruction or {@code SETLEN} (its immediate adds a run parameter, {@link DspRunParameters}), bits 2..1 =
+   * its base k = {@code rc[1:0]} (0 without the flag). The row and length paths take these from their own read, so
+   * the program word's {@code rc} field, which addresses every lane's register file, carries no extra load.
+   */
+  UInt runParameterFlags(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
+    List<UInt> columns = programMemory("programRunFlags", 3, depth, words, we, address, data, mask, pc, w -> {
+      Bool flag = w.bit(42).and(opIn(w.slice(63, 58), o -> o.addressesRows() || o == DspOp.SETLEN));
+      return cat(w.bit(39).and(flag), w.bit(38).and(flag), flag).asUInt();
+    });
+    return selectColumn(columns, pc, false, 2, 0);
+  }
+
+  /** The read of each of the program's W memories (one for W = 1) at {@code pc}, storing {@code stored(word)}. */
+  private List<UInt> programMemory(String name, int width, int depth, int words, Bool we, UInt address, UInt data,
+                                   UInt mask, UInt pc, java.util.function.UnaryOperator<UInt> stored) {
+    List<UInt> columns = new ArrayList<>();
+    if (words == 1) {
+      Mem<UInt> program = mem(name, uint(width), depth);
+      program.init(new long[depth]);
+      UInt value = stored.apply(data);
+      when(we, () -> program.write(address, value));
+      columns.add(program.readAsync(pc));
+      return columns;
+    }
     int wordBits = Integer.numberOfTrailingZeros(words);
-    UInt read = uintLit(0, 64);
     for (int j = 0; j < words; j++) {
-      Mem<UInt> column = mem("program" + j, uint(64), depth / words);
+      Mem<UInt> column = mem(name + j, uint(width), depth / words);
       column.init(new long[depth / words]);
-      UInt part = data.slice(64 * j + 63, 64 * j);
+      UInt part = stored.apply(data.slice(64 * j + 63, 64 * j));
       when(we.and(mask.bit(j)), () -> column.write(address, part));
-      UInt row = pc.slice(pcBits - 1, wordBits);
-      read = mux(pc.lsbs(wordBits).eq(j), column.readAsync(row), read);
+      columns.add(column.readAsync(pc.slice(pc.width() - 1, wordBits)));
+    }
+    return columns;
+  }
+
+  /** Bits hi..lo of the column that {@code select}'s low bits (inverted when {@code inverted}) name. */
+  private static UInt selectColumn(List<UInt> columns, UInt select, boolean inverted, int hi, int lo) {
+    if (columns.size() == 1) {
+      return columns.get(0).slice(hi, lo);
+    }
+    int wordBits = Integer.numberOfTrailingZeros(columns.size());
+    int all = columns.size() - 1;
+    UInt read = uintLit(0, hi - lo + 1);
+    for (int j = 0; j < columns.size(); j++) {
+      read = mux(select.lsbs(wordBits).eq(inverted ? all & ~j : j), columns.get(j).slice(hi, lo), read);
     }
     return read;
   }
@@ -211,18 +265,18 @@ abstract class VectorDspPaths extends HwModule {
   }
 
   /**
-   * What the issuing instruction {@code word} adds to its row immediate: row base {@code rc[1:0]} when {@code rc[4]} is
-   * set, else 0; plus {@code index} (null: nothing). The sums of the bases and {@code index} come from registers, in
-   * parallel with the program memory's read: the word only selects one, then its immediate is added.
+   * What the issuing instruction adds to its row immediate: row base k when its predecoded {@code flags}
+   * ({@link #runParameterFlags}) are set, else 0; plus {@code index} (null: nothing). The sums of the bases and
+   * {@code index} come from registers, in parallel with the program memory's read: the flags only select one, then
+   * the immediate is added.
    */
-  UInt rowOffset(UInt word, UInt[] run, int rowBits, UInt index) {
+  UInt rowOffset(UInt flags, UInt[] run, int rowBits, UInt index) {
     UInt[] b = new UInt[4];
     for (int k = 0; k < 4; k++) {
       b[k] = index == null ? run[k] : run[k].add(index);
     }
-    UInt rc = word.slice(42, 38);
-    UInt base = mux(rc.bit(1), mux(rc.bit(0), b[3], b[2]), mux(rc.bit(0), b[1], b[0]));
-    return wire("rowOffset", mux(rc.bit(4), base, index == null ? uintLit(0, rowBits) : index));
+    UInt base = mux(flags.bit(2), mux(flags.bit(1), b[3], b[2]), mux(flags.bit(1), b[1], b[0]));
+    return wire("rowOffset", mux(flags.bit(0), base, index == null ? uintLit(0, rowBits) : index));
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */
