@@ -158,6 +158,16 @@ abstract class AttentionWalk extends KeyWalk {
     });
   }
 
+  /** The lowering's head groups at {@code --fusion full} ({@link HeadGroups#atFull}, from the layout's three). */
+  int fullGroup() {
+    if (fullGroup == 0) {
+      fullGroup = HeadGroups.atFull(r, DspQuantizer.MAX_VECTORS, c.heads(), maxContext, p);
+    }
+    return fullGroup;
+  }
+
+  private int fullGroup;
+
   /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
   int scoreK(int g) {
     return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
@@ -184,8 +194,8 @@ abstract class AttentionWalk extends KeyWalk {
     int queries = gs * nb;
     int sMax = pos + ts + nb;
     int chunk = (int) Math.min(p.maxM(), (long) scoreRows() * lanes / queries);
-    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
-      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+    for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
+      int group = Math.min(fullGroup(), c.heads() - h0);
       operator("attention scores");
       for (int t = 0; t < nb; t++) {
         if (half % lanes != 0) {
@@ -236,8 +246,8 @@ abstract class AttentionWalk extends KeyWalk {
       dspOut(c.heads(), elems, INT8);
     }
     int sMax = pos + ts + nb;
-    for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
-      int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+    for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
+      int group = Math.min(fullGroup(), c.heads() - h0);
       operator("attention scores");
       for (int i = 0; i < group; i++) {
         for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
@@ -313,8 +323,8 @@ abstract class AttentionWalk extends KeyWalk {
         dspOut(2 * c.heads(), half, FP16);
         dspIn(2 * c.heads(), lanes, FP16);
       }
-      for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
-        int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
+        int group = Math.min(fullGroup(), c.heads() - h0);
         groupProbabilities(h0, group, s);
         for (int i = 0; i < group; i++) {
           dspOut(1, s, INT8);
@@ -347,8 +357,8 @@ abstract class AttentionWalk extends KeyWalk {
           headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
         }
       }
-      for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
-        int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
+      for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
+        int group = Math.min(fullGroup(), c.heads() - h0);
         for (int i = 0; i < group && !allIn; i++) {
           int h = h0 + i;
           headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
@@ -390,17 +400,8 @@ abstract class AttentionWalk extends KeyWalk {
     }
     java.util.List<DspProgram> quantizations = r.quantizeRuns(probabilities);
     if (fusion == Fusion.FULL) {
-      // as BatchedAttention#headGroupProbabilities: the scale folded into SoftMax, the heads merged (AttentionSoftmax);
-      // rows as the lowering's, apart: the query scale row 0, the K scales from row 1, each head's three vectors after
-      int rows = r.rows(s);
-      java.util.List<AttentionSoftmax.Head> heads = new java.util.ArrayList<>();
-      for (int i = 0; i < group; i++) {
-        int base = 1 + rows + 3 * rows * i;
-        heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
-      }
-      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.scaledSoftmaxes(heads, s, quantizations));
-      runs.addAll(quantizations);
-      return runs;
+      // as BatchedAttention#headGroupProbabilities: the scale folded into SoftMax, the heads merged (AttentionSoftmax)
+      return HeadGroups.programs(r, group, s);
     }
     java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(scoreScales));
     runs.addAll(r.mergedKernels(softmaxes));

@@ -30,6 +30,8 @@ final class BatchedAttention {
   final LoweringEmitter e;
   private final LoweringLayout l;
   final int groupSize;
+  /** Heads whose probabilities run together ({@link HeadGroups#atFull}): one resident program where it fits. */
+  final int headGroup;
   /** INT8 probabilities: a row per query of the block ({@link #queryRow}), a byte per slot. */
   private final int sProbs;
   private final int probStride;
@@ -79,6 +81,7 @@ final class BatchedAttention {
     var c = l.c;
     int line = l.line;
     groupSize = c.groupSize();
+    headGroup = HeadGroups.atFull(l.r, l.headGroup, c.heads(), l.m.maxContext(), l.p);
     int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
     boolean inDsp = freeRows >= c.heads();
     batchTokens = inDsp ? Math.min(l.blockMax, freeRows / c.heads()) : l.blockMax;
@@ -210,7 +213,7 @@ final class BatchedAttention {
     boolean aligned = half % l.lanes == 0;
     int sigmaS = LoweredModel.shift(c.kvDim());
     int sRows = l.r.rows(l.m.maxContext());
-    for (int first = 0; first < c.heads(); first += l.headGroup) {
+    for (int first = 0; first < c.heads(); first += headGroup) {
       int h0 = first;
       headGroupProbabilities(t, t0, s, h0, i -> {
         int h = h0 + i;
@@ -258,7 +261,7 @@ final class BatchedAttention {
     int sRows = r.rows(l.m.maxContext());
     int sigmaS = LoweredModel.shift(c.kvDim());
     short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
-    int group = Math.min(l.headGroup, c.heads() - h0);
+    int group = Math.min(headGroup, c.heads() - h0);
     List<DspQuantizer.Vector> probabilities = new ArrayList<>();
     List<AttentionSoftmax.Head> heads = new ArrayList<>();
     for (int i = 0; i < group; i++) {
@@ -335,8 +338,8 @@ final class BatchedAttention {
     for (int h = 0; h < c.heads() && allIn; h++) {
       headOutputIn(h, t, pv, sigmaP);
     }
-    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
-      int group = Math.min(l.headGroup, c.heads() - h0);
+    for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
+      int group = Math.min(headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;

@@ -142,9 +142,9 @@ final class BatchedScores {
     int oddsAt = rQt + l.r.rows(half * queries);
     int rSt = l.rSc2;
     int chunk = (int) Math.min(l.p.maxM(), (long) l.scoreRows * l.lanes / queries);
-    for (int first = 0; first < c.heads(); first += l.headGroup) {
+    for (int first = 0; first < c.heads(); first += a.headGroup) {
       int h0 = first;
-      int group = Math.min(l.headGroup, c.heads() - h0);
+      int group = Math.min(a.headGroup, c.heads() - h0);
       int g0 = h0 / a.groupSize;
       int g1 = (h0 + group - 1) / a.groupSize;
       for (int t = ts; t < ts + nb; t++) {

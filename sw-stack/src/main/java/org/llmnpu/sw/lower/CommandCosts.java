@@ -50,6 +50,9 @@ abstract class CommandCosts {
    * lowering's are where the buffer rows of a token or head move in ways the four row bases do not follow.
    */
   boolean sharedRuns;
+  /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
+  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
+  private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
   /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
   private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> rewritten = new HashMap<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
@@ -82,6 +85,7 @@ abstract class CommandCosts {
     if (residency != null) {
       residency.clear();
     }
+    formsSeen.clear();
     chargedKey = null;
     chargedFrom = 0;
     besideWindow = 0;
@@ -315,7 +319,7 @@ abstract class CommandCosts {
       flushRuns();
       List<DspProgram> programs = compiledPrograms.get(key);
       for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : new Object());
+        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : formIdentity(programs.get(i)));
       }
     }
   }
@@ -342,6 +346,18 @@ abstract class CommandCosts {
     }
     return rewritten.computeIfAbsent(program.instructions(),
         code -> DspRunParameterizer.of(program, p.dsp().rows()).program().instructions());
+  }
+
+  /**
+   * A run not shared by {@link DspRunParameterizer}'s rule, known as the lowering's stream knows it
+   * ({@link DspRunForms}): its own program the first time its form comes in the layer, then the form's one program.
+   */
+  private Object formIdentity(DspProgram run) {
+    if (residency == null) {
+      return new Object();
+    }
+    Object form = forms.computeIfAbsent(run.instructions(), code -> DspRunForms.form(run));
+    return formsSeen.add(form) ? new Object() : form;
   }
 
   /**
@@ -380,6 +396,7 @@ abstract class CommandCosts {
     if (residency != null) {
       residency.clear();
     }
+    formsSeen.clear();
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */
@@ -396,7 +413,7 @@ abstract class CommandCosts {
       boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
       part += parts.size();
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : new Object());
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : formIdentity(run));
     }
     pendingRuns.clear();
     pendingShared.clear();

@@ -25,6 +25,8 @@ final class CommandStream {
   private final DspResidency residency;
   /** The DSP buffer's rows (run parameters' row bases are taken mod them). */
   private final int bufferRows;
+  /** Each run's rewriting for run parameters, against the step's first run of its form ({@link DspRunForms}). */
+  private final DspRunForms forms;
 
   CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns) {
     this(sink, pool, programDepth, chainRuns, null);
@@ -43,6 +45,7 @@ final class CommandStream {
     this.chainRuns = chainRuns;
     this.residency = residency;
     this.bufferRows = residency == null ? 0 : residency.rows();
+    this.forms = residency == null ? null : new DspRunForms(bufferRows);
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */
@@ -166,7 +169,7 @@ final class CommandStream {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    DspRunParameterizer.Parameterized rewritten = DspRunParameterizer.of(run, bufferRows);
+    DspRunParameterizer.Parameterized rewritten = forms.rewrite(run, q -> residency.entryOf(q) >= 0);
     DspProgram program = rewritten.program();
     DspResidency.Use use = residency.use(program);
     if (use.plain()) {
@@ -194,6 +197,7 @@ final class CommandStream {
     flushRuns();
     if (residency != null) {
       residency.clear();
+      forms.clear();
     }
     sink.layerStart(layer);
   }

@@ -111,6 +111,11 @@ final class DspResidency {
     return at == null ? -1 : at[0];
   }
 
+  /** Whether the program known by {@code identity} is intact in the program memory. */
+  boolean intact(Object identity) {
+    return placed.containsKey(identity);
+  }
+
   /** Whether {@code program} ran before (since the last {@link #clear}). */
   boolean seen(DspProgram program) {
     return seen.contains(program.instructions());

@@ -20,8 +20,8 @@ import org.llmnpu.sw.model.ModelConfig;
  *   <li>its instructions with every {@code LD}/{@code ST} row and {@code SETLEN} length set to 0: routines that take
  *       their rows and lengths at run time (a row base and a length from the command or a register; not built), so a
  *       routine is one program for every token and head (an upper bound), or</li>
- *   <li>its joined run rewritten for the ISA's run parameters, four row bases and a length
- *       ({@link DspRunParameterizer}: what a lowering with {@code dsprun} parameters would key its residency on),</li>
+ *   <li>its joined run rewritten for the ISA's run parameters, four row bases and a length, as the lowering's stream
+ *       rewrites it ({@link DspRunParameterizer}, or against its form's first run: {@link DspRunForms}),</li>
  * </ul>
  * for a program memory of {@code depth} words, with or without the {@code dspld} re-load of a program overwritten
  * before it came again; the runs the lowering keeps in the program memory ({@link CommandStream#dspRunPinned}) kept
@@ -51,7 +51,7 @@ public final class ResidencyWhatIf {
     COMPILED_IN("compiled in"),
     /** Every LD/ST row and SETLEN length a parameter (an upper bound: as many parameters as the program has). */
     RUN_TIME("at run time"),
-    /** The ISA's run parameters: four row bases and a length per run ({@link DspRunParameterizer}). */
+    /** The ISA's run parameters: four row bases and a length per run, as the stream rewrites runs ({@link DspRunForms}). */
     FOUR_BASES("4 bases + length");
 
     private final String label;
@@ -140,6 +140,7 @@ public final class ResidencyWhatIf {
     MachineParams q = p.withDsp(new MachineParams.DspParams(d.lanes(), d.rows(), depth, d.tableSegments(),
         d.tableDegree(), d.maxRunCycles(), d.executeStages()));
     DspResidency residency = new DspResidency(q, reload);
+    DspRunForms forms = new DspRunForms(p.dsp().rows());
     int resident = 0;
     int loads = 0;
     long beats = 0;
@@ -150,12 +151,14 @@ public final class ResidencyWhatIf {
         // as the stream: placements are forgotten where a layer (or the part outside the layers) starts
         layer = layers.get(i);
         residency.clear();
+        forms.clear();
       }
       List<DspProgram> parts = runs.get(i);
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
       List<Object> identity = new ArrayList<>();
       if (at == RowsAt.FOUR_BASES) {
-        identity.add(DspRunParameterizer.of(run, p.dsp().rows()).program().instructions());
+        // as the stream rewrites them (DspRunForms)
+        identity.add(forms.rewrite(run, x -> residency.intact(List.of(x.instructions()))).program().instructions());
       } else {
         for (DspProgram part : parts) {
           identity.add(at == RowsAt.RUN_TIME ? withoutRowsAndLengths(part.instructions()) : part.instructions());

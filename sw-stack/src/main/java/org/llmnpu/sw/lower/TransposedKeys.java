@@ -191,8 +191,8 @@ final class TransposedKeys {
     int sMax = pos + ts + nb;
     int sRows = l.r.rows(l.m.maxContext());
     int sigmaS = LoweredModel.shift(c.kvDim());
-    for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
-      int group = Math.min(l.headGroup, c.heads() - h0);
+    for (int h0 = 0; h0 < c.heads(); h0 += a.headGroup) {
+      int group = Math.min(a.headGroup, c.heads() - h0);
       for (int i = 0; i < group; i++) {
         scores.scores(e.b, h0 + i, nb, sMax, sKT, kTStride, i);
       }

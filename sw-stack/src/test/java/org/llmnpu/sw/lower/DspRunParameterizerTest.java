@@ -40,17 +40,7 @@ class DspRunParameterizerTest {
     for (DspProgram run : distinct.values()) {
       DspRunParameterizer.Parameterized q = DspRunParameterizer.of(run, d.rows());
       rewritten.add(q.program().instructions());
-      DspInterpreter a = dsp(d, rnd.nextLong());
-      DspInterpreter b = dsp(d, 0).parameters(q.parameters());
-      for (int e = 0; e < d.rows() * d.lanes(); e++) {
-        b.write(e, a.read(e));
-      }
-      assertTrue(a.run(run.instructions(), 1L << 24, 0));
-      assertTrue(b.run(q.program().instructions(), 1L << 24, 0));
-      assertEquals(a.cycles(), b.cycles(), run.name());
-      for (int e = 0; e < d.rows() * d.lanes(); e++) {
-        assertEquals(a.read(e), b.read(e), run.name() + " element " + e);
-      }
+      assertSameRun(d, run, q, rnd.nextLong());
     }
     assertTrue(rewritten.size() < distinct.size(), rewritten.size() + " rewritten of " + distinct.size());
     assertNotEquals(0, rewritten.size());
@@ -90,6 +80,21 @@ class DspRunParameterizerTest {
     return counts;
   }
 
+  /** {@code run} and {@code q} with its parameters leave the golden DSP's buffer (random from {@code seed}) alike. */
+  static void assertSameRun(MachineParams.DspParams d, DspProgram run, DspRunParameterizer.Parameterized q, long seed) {
+    DspInterpreter a = dsp(d, seed);
+    DspInterpreter b = dsp(d, 0).parameters(q.parameters());
+    for (int e = 0; e < d.rows() * d.lanes(); e++) {
+      b.write(e, a.read(e));
+    }
+    assertTrue(a.run(run.instructions(), 1L << 24, 0));
+    assertTrue(b.run(q.program().instructions(), 1L << 24, 0));
+    assertEquals(a.cycles(), b.cycles(), run.name());
+    for (int e = 0; e < d.rows() * d.lanes(); e++) {
+      assertEquals(a.read(e), b.read(e), run.name() + " element " + e);
+    }
+  }
+
   private static DspInterpreter dsp(MachineParams.DspParams d, long seed) {
     DspInterpreter i = new DspInterpreter(d.lanes(), d.rows(), DspMath.DEFAULT).pipeline(d.pipeline());
     Random rnd = new Random(seed);
@@ -104,7 +109,7 @@ class DspRunParameterizerTest {
   }
 
   /** The joined runs of the 16-token prefill as the lowering compiles them (before it rewrites them for parameters). */
-  private static List<DspProgram> runs(ModelConfig c, MachineParams p) {
+  static List<DspProgram> runs(ModelConfig c, MachineParams p) {
     LoweredModel layout = LoweredModel.layoutOnly(c, p, 18, 18, WeightFormats.bits("int8"), WeightFormats.group("int8"),
         WeightFormats.sparsity("int8"), WeightFormats.mx("int8"));
     DecoderLowering lowering = new DecoderLowering(layout, 16, program -> layout.dspPool, Fusion.FULL);
