@@ -190,8 +190,10 @@ public final class DecoderLowering {
     if (interleaver != null) {
       sink = interleaver;
     }
+    // with two blocks in flight a program that comes again after being overwritten (the other lane's run of the same
+    // parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs resident
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
-        fusion == Fusion.FULL ? new DspResidency(l.p) : null);
+        fusion == Fusion.FULL ? new DspResidency(l.p, two != null) : null);
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
@@ -224,6 +226,10 @@ public final class DecoderLowering {
       secondTried = true;
       try {
         second = lane.second(e.pool, fusion);
+        secondWhyNot = LaneBatching.whyNot(lane.attentionBatching(), second.attentionBatching());
+        if (!secondWhyNot.isEmpty()) {
+          second = null;
+        }
       } catch (IllegalArgumentException tooLarge) {
         secondWhyNot = "a second block's buffers do not fit: " + tooLarge.getMessage();
       }
