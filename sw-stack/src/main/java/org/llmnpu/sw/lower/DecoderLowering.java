@@ -124,7 +124,8 @@ public final class DecoderLowering {
   /**
    * With {@code on} (and {@link #interleave}), a prefill goes two token blocks at a time over separate buffers
    * ({@link BlockLane}), layer by layer, so that the interleaver may move one block's DSP work beside the other's
-   * streamed GEMMs; where both blocks' buffers do not fit, one block at a time ({@link #twoBlocksWhyNot}).
+   * streamed GEMMs; where both blocks' buffers do not fit, or the second block's attention would go in smaller batches
+   * than the first's ({@link LaneBatching}), one block at a time ({@link #twoBlocksWhyNot}).
    */
   public DecoderLowering twoBlocks(boolean on) {
     this.twoBlocks = on;
@@ -219,7 +220,8 @@ public final class DecoderLowering {
 
   /**
    * The lane of a second block in flight, made on first use (its regions after all of the first lane's); null when
-   * the scratchpad or the DSP do not hold both blocks' buffers.
+   * the scratchpad or the DSP do not hold both blocks' buffers, or its attention batches fewer tokens
+   * ({@link LaneBatching}).
    */
   private BlockLane secondLane() {
     if (!secondTried) {

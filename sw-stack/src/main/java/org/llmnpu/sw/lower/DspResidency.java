@@ -17,8 +17,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  *       placement overlapping {@code 0..size−1}.</li>
  * </ul>
  * So a run never costs more than without residency, and a program run again before another one overwrote it loads
- * nothing. With {@code reload} (not the lowering's policy: measured, it costs more than it saves on stories260K, whose
- * repeated programs are next to each other, see the sw-stack README) a program that comes again after being overwritten
+ * nothing. With {@code reload} (the lowering's policy only with two token blocks in flight, where the other lane's run of
+ * the same parameterized program comes after others overwrote it; in one block's program measured to cost more than it
+ * saves on stories260K, whose repeated programs are next to each other, see the sw-stack README) a program that comes again after being overwritten
  * is loaded by a {@code dspld} at a word placed from the top of the memory down (a multiple of a line's words,
  * {@code max(1, line / 8)}, as {@code dspld}'s {@code at} must be; when the top region is used up it starts again from
  * the top, forgetting what was there), then runs resident.
