@@ -65,7 +65,9 @@ import org.llmnpu.hdl.Vec;
  *
  * <p><b>Run parameters</b> ({@link DspRunParameters}): {@code run_bases} and {@code run_length} are sampled with
  * {@code start}; a row instruction with {@code rc[4]} set adds row base {@code rc[1:0]} to its immediate, a
- * {@code SETLEN} with {@code rc[4]} adds the length. They cost no cycle: one resident program serves every run.
+ * {@code SETLEN} with {@code rc[4]} adds the length. They cost no cycle: one resident program serves every run. Whether
+ * and which parameter an instruction reads is predecoded when the program is written (3 bits beside each program
+ * word), so the issue path selects it without loading the {@code rc} field that addresses the lanes' register files.
  *
  * <p><b>Wide host ports</b> ({@link #VectorDsp(Config, int, int)}, for a bus of several words): with
  * {@code progWords} = W, a program write stores W consecutive words (row {@code prog_addr} of W
@@ -247,6 +249,8 @@ public final class VectorDsp extends VectorDspPaths {
 
     UInt pcWire = wire("pcNext", uint(pcBits));
     UInt word = programWord(c.programDepth(), progWords, progWe, progAddr, progData, progMask, pcWire);
+    UInt runFlags = wire("runFlags",
+        runParameterFlags(c.programDepth(), progWords, progWe, progAddr, progData, progMask, pcWire));
 
     // control
     Bool running = regInit("running", bool(), 0);
@@ -312,7 +316,7 @@ public final class VectorDsp extends VectorDspPaths {
         idx.set(uintLit(0, 16));
         pc.set(next);
       }).otherwise(() -> pc.set(next));
-      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm.add(mux(word.bit(42), run[4], uintLit(0, 32)))));
+      when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm.add(mux(runFlags.bit(0), run[4], uintLit(0, 32)))));
     });
 
     // tables: slots 0..2 × tableSegments × (start, c0..c{tableDegree}) registers
@@ -338,9 +342,9 @@ public final class VectorDsp extends VectorDspPaths {
 
     // lanes
     // a row instruction's immediate plus the run's row base rc[1:0] when rc[4] is set (DspRunParameters), plus idx
-    UInt rowImm = c.permute() ? wire("rowImm", imm.lsbs(rowBits).add(rowOffset(word, run, rowBits, null))) : null;
+    UInt rowImm = c.permute() ? wire("rowImm", imm.lsbs(rowBits).add(rowOffset(runFlags, run, rowBits, null))) : null;
     UInt row = c.permute() ? null
-        : wire("row", regNext("exRow", imm.lsbs(rowBits).add(rowOffset(word, run, rowBits, idx.resize(rowBits)))));
+        : wire("row", regNext("exRow", imm.lsbs(rowBits).add(rowOffset(runFlags, run, rowBits, idx.resize(rowBits)))));
     UInt hostRow = bufAddr.msbs(rowBits);
     UInt pipeOn = split && c.pipeGating() != ClockGating.OFF ? pipeEnables(exValid, exOp, stages, built) : null;
     List<DspLane> lanes = new ArrayList<>();

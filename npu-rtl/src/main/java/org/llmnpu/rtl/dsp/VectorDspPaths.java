@@ -17,9 +17,10 @@ import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspPipe;
+import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
- * Parts of the {@link VectorDsp} outside its issue logic: the program memory, the polynomial table registers written
+ * Parts of the {@link VectorDsp} outside its issue logic: the program memory (and its predecoded run-parameter flags), the polynomial table registers written
  * by the host and their selection at issue, the lanes' neighbour connections (LSHIFT, BCAST), the pipelined units'
  * clock enables, and the buffer permutations of {@code permute} (the skewed rows of {@code LDS}/
  * {@code STS} at issue, the lane rotation of {@code ROT} in execute 1). Each method builds its logic
@@ -84,19 +85,39 @@ abstract class VectorDspPaths extends HwModule {
    * (word i in memory i mod W, row i / W; {@code mask} bit j enables word j of a write).
    */
   UInt programWord(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
+    return programMemory("program", 64, depth, words, we, address, data, mask, pc, w -> w);
+  }
+
+  /**
+   * The run-parameter flags of the instruction at {@code pc}, predecoded when the host writes the program (a
+   * memory of 3 bits beside each program word, written and read like {@link #programWord}): bit 0 = {@code rc[4]} of
+   * a row instruction or {@code SETLEN} (its immediate adds a run parameter, {@link DspRunParameters}), bits 2..1 =
+   * its base k = {@code rc[1:0]} (0 without the flag). The row and length paths take these from their own read, so
+   * the program word's {@code rc} field, which addresses every lane's register file, carries no extra load.
+   */
+  UInt runParameterFlags(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
+    return programMemory("programRunFlags", 3, depth, words, we, address, data, mask, pc, w -> {
+      Bool flag = w.bit(42).and(opIn(w.slice(63, 58), o -> o.addressesRows() || o == DspOp.SETLEN));
+      return cat(w.bit(39).and(flag), w.bit(38).and(flag), flag).asUInt();
+    });
+  }
+
+  private UInt programMemory(String name, int width, int depth, int words, Bool we, UInt address, UInt data,
+                             UInt mask, UInt pc, java.util.function.UnaryOperator<UInt> stored) {
     if (words == 1) {
-      Mem<UInt> program = mem("program", uint(64), depth);
+      Mem<UInt> program = mem(name, uint(width), depth);
       program.init(new long[depth]);
-      when(we, () -> program.write(address, data));
+      UInt value = stored.apply(data);
+      when(we, () -> program.write(address, value));
       return program.readAsync(pc);
     }
     int pcBits = pc.width();
     int wordBits = Integer.numberOfTrailingZeros(words);
-    UInt read = uintLit(0, 64);
+    UInt read = uintLit(0, width);
     for (int j = 0; j < words; j++) {
-      Mem<UInt> column = mem("program" + j, uint(64), depth / words);
+      Mem<UInt> column = mem(name + j, uint(width), depth / words);
       column.init(new long[depth / words]);
-      UInt part = data.slice(64 * j + 63, 64 * j);
+      UInt part = stored.apply(data.slice(64 * j + 63, 64 * j));
       when(we.and(mask.bit(j)), () -> column.write(address, part));
       UInt row = pc.slice(pcBits - 1, wordBits);
       read = mux(pc.lsbs(wordBits).eq(j), column.readAsync(row), read);
@@ -211,18 +232,18 @@ abstract class VectorDspPaths extends HwModule {
   }
 
   /**
-   * What the issuing instruction {@code word} adds to its row immediate: row base {@code rc[1:0]} when {@code rc[4]} is
-   * set, else 0; plus {@code index} (null: nothing). The sums of the bases and {@code index} come from registers, in
-   * parallel with the program memory's read: the word only selects one, then its immediate is added.
+   * What the issuing instruction adds to its row immediate: row base k when its predecoded {@code flags}
+   * ({@link #runParameterFlags}) are set, else 0; plus {@code index} (null: nothing). The sums of the bases and
+   * {@code index} come from registers, in parallel with the program memory's read: the flags only select one, then
+   * the immediate is added.
    */
-  UInt rowOffset(UInt word, UInt[] run, int rowBits, UInt index) {
+  UInt rowOffset(UInt flags, UInt[] run, int rowBits, UInt index) {
     UInt[] b = new UInt[4];
     for (int k = 0; k < 4; k++) {
       b[k] = index == null ? run[k] : run[k].add(index);
     }
-    UInt rc = word.slice(42, 38);
-    UInt base = mux(rc.bit(1), mux(rc.bit(0), b[3], b[2]), mux(rc.bit(0), b[1], b[0]));
-    return wire("rowOffset", mux(rc.bit(4), base, index == null ? uintLit(0, rowBits) : index));
+    UInt base = mux(flags.bit(2), mux(flags.bit(1), b[3], b[2]), mux(flags.bit(1), b[1], b[0]));
+    return wire("rowOffset", mux(flags.bit(0), base, index == null ? uintLit(0, rowBits) : index));
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */
