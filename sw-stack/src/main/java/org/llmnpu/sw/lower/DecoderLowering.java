@@ -191,8 +191,8 @@ public final class DecoderLowering {
     if (interleaver != null) {
       sink = interleaver;
     }
-    // with two blocks in flight a program that comes again after being overwritten (the other lane's run of the same
-    // parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs resident
+    // with two blocks in flight a second block's run whose program the first block ran and another overwrote since (the
+    // same parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs resident
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
         fusion == Fusion.FULL ? new DspResidency(l.p, two != null) : null);
     b.dspTab(m.tables);
@@ -274,7 +274,9 @@ public final class DecoderLowering {
       b.layerStart(layer);
       lane.layer(layer, n, pos0 + start);
       if (two != null) {
+        b.secondLane(true);
         two.layer(layer, n2, pos0 + start + n);
+        b.secondLane(false);
       }
       b.layerEnd(layer);
     }
