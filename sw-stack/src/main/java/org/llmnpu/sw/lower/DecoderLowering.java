@@ -191,10 +191,11 @@ public final class DecoderLowering {
     if (interleaver != null) {
       sink = interleaver;
     }
-    // with two blocks in flight a second block's run whose program the first block ran and another overwrote since (the
-    // same parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs resident
+    // with two blocks in flight a second block's run whose program the first block ran and another overwrote since
+    // (the same parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs
+    // resident beside it
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
-        fusion == Fusion.FULL ? new DspResidency(l.p, two != null) : null);
+        fusion == Fusion.FULL ? new DspResidency(l.p, two != null, true) : null);
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
