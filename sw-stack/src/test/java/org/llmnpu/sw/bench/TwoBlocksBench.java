@@ -15,24 +15,30 @@ import org.llmnpu.sw.model.ModelConfig;
 /**
  * Two token blocks in flight ({@code DecoderLowering#twoBlocks}) against one block at a time, stories260K INT8 at
  * {@code --fusion full}: the prefill of P tokens (context P + 2) on the default NPU (512 DSP rows) and on the same NPU
- * with a 1024-row DSP buffer, for blocks of 8 and 16 tokens, one block at a time, with the interleaving pass alone
- * and with two blocks in flight, from {@link PhaseCostModel}'s exact steps (equal to the golden counters by
+ * with a 1024- and a 2048-row DSP buffer, for blocks of 8 and 16 tokens, one block at a time, with the interleaving
+ * pass alone and with two blocks in flight, from {@link PhaseCostModel}'s exact steps (equal to the golden counters by
  * {@code BlockInterleaverTest}, and the RTL's cycles by {@code TwoBlocksCosimTest}). Run with {@code mvn -q -pl
  * sw-stack -am test -Dbench -Dtest='TwoBlocksBench' -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(BenchRecord.class)
 class TwoBlocksBench {
+  private static MachineParams withRows(MachineParams p, int rows) {
+    MachineParams.DspParams d = p.dsp();
+    return p.withDsp(new MachineParams.DspParams(d.lanes(), rows, d.programDepth(), d.tableSegments(),
+        d.tableDegree(), d.maxRunCycles(), d.executeStages()));
+  }
+
   @Test
   void stories260KTwoBlocksInFlight() throws Exception {
     ModelConfig c = ModelCatalog.load("stories260K", 1).config();
     MachineParams base = NpuTargets.defaultNpu();
     MachineParams.DspParams d = base.dsp();
-    MachineParams wide = base.withDsp(new MachineParams.DspParams(d.lanes(), 2 * d.rows(), d.programDepth(),
-        d.tableSegments(), d.tableDegree(), d.maxRunCycles(), d.executeStages()));
+    MachineParams wide = withRows(base, 2 * d.rows());
+    MachineParams wider = withRows(base, 4 * d.rows());
     System.out.println("| DSP rows | prompt | block | one block | interleaved | two blocks | two/one | MACs equal | "
         + "two blocks in flight |");
     System.out.println("|---:|---:|---:|---:|---:|---:|---:|---|---|");
-    for (MachineParams p : new MachineParams[] {base, wide}) {
+    for (MachineParams p : new MachineParams[] {base, wide, wider}) {
       for (int prompt : new int[] {16, 64}) {
         for (int block : new int[] {8, 16}) {
           PhaseCost[] cost = new PhaseCost[3];
