@@ -248,7 +248,8 @@ public final class VectorDsp extends VectorDspPaths {
     bufAddr = in("buf_addr", uint(rowBits + laneBits));
 
     UInt pcWire = wire("pcNext", uint(pcBits));
-    UInt word = programWord(c.programDepth(), progWords, progWe, progAddr, progData, progMask, pcWire);
+    UInt pcSelectN = wordSelectCopy(wordBits);
+    UInt word = programWord(c.programDepth(), progWords, progWe, progAddr, progData, progMask, pcWire, pcSelectN);
     UInt runFlags = wire("runFlags",
         runParameterFlags(c.programDepth(), progWords, progWe, progAddr, progData, progMask, pcWire));
 
@@ -256,6 +257,13 @@ public final class VectorDsp extends VectorDspPaths {
     Bool running = regInit("running", bool(), 0);
     Bool doneQ = regInit("doneQ", bool(), 0);
     UInt pc = regInit("pc", uint(pcBits), 0);
+    // every jump sets the pc and its inverted word-select copy (programWord)
+    java.util.function.Consumer<UInt> jump = to -> {
+      pc.set(to);
+      if (pcSelectN != null) {
+        pcSelectN.set(to.lsbs(wordBits).not());
+      }
+    };
     Bool looping = regInit("looping", bool(), 0);
     UInt loopStart = regInit("loopStart", uint(pcBits), 0);
     UInt loopEnd = regInit("loopEnd", uint(pcBits), 0);
@@ -291,7 +299,7 @@ public final class VectorDsp extends VectorDspPaths {
     when(running.not(), () -> when(start, () -> {
       running.set(boolLit(true));
       doneQ.set(boolLit(false));
-      pc.set(entry);
+      jump.accept(entry);
       looping.set(boolLit(false));
       idx.set(uintLit(0, 16));
       len.set(uintLit(0, 32));
@@ -307,15 +315,15 @@ public final class VectorDsp extends VectorDspPaths {
         loopEnd.set(pc.add(imm.slice(31, 16).resize(pcBits)));
         loopCount.set(imm.lsbs(16));
         idx.set(uintLit(0, 16));
-        pc.set(next);
+        jump.accept(next);
       }).elseWhen(atLoopEnd.and(again), () -> {
         idx.set(idx.add(uintLit(1, 16)));
-        pc.set(loopStart);
+        jump.accept(loopStart);
       }).elseWhen(atLoopEnd, () -> {
         looping.set(boolLit(false));
         idx.set(uintLit(0, 16));
-        pc.set(next);
-      }).otherwise(() -> pc.set(next));
+        jump.accept(next);
+      }).otherwise(() -> jump.accept(next));
       when(op.eq(DspOp.SETLEN.code()).and(hazard.not()), () -> len.set(imm.add(mux(runFlags.bit(0), run[4], uintLit(0, 32)))));
     });
 

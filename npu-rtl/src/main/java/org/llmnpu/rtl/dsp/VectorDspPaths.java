@@ -82,10 +82,28 @@ abstract class VectorDspPaths extends HwModule {
   /**
    * The instruction word at {@code pc} (read asynchronously) from a program memory of {@code depth} 64-bit words,
    * written by the host {@code words} words at a time: one memory for one word, else W memories of depth / W words
-   * (word i in memory i mod W, row i / W; {@code mask} bit j enables word j of a write).
+   * (word i in memory i mod W, row i / W; {@code mask} bit j enables word j of a write). With W &gt; 1 the register
+   * fields ra, rb and rc (bits 52..38), which address every lane's register file, are selected among the W memories
+   * by {@code fieldSelectN}, a copy of {@code pc}'s low bits held inverted in a register of its own
+   * ({@link #wordSelectCopy}): their select then drives 15 multiplexers, not the 64 of the word and {@code pc}'s
+   * other loads (on the default NPU a chain of buffers ahead of the register-file read).
    */
-  UInt programWord(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
-    return programMemory("program", 64, depth, words, we, address, data, mask, pc, w -> w);
+  UInt programWord(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc, UInt fieldSelectN) {
+    List<UInt> columns = programMemory("program", 64, depth, words, we, address, data, mask, pc, w -> w);
+    UInt read = selectColumn(columns, pc, false, 63, 0);
+    if (words == 1) {
+      return read;
+    }
+    return cat(read.slice(63, 53), selectColumn(columns, fieldSelectN, true, 52, 38), read.lsbs(38)).asUInt();
+  }
+
+  /**
+   * The register that holds the inverted low {@code wordBits} bits of the program counter ({@code fieldSelectN} of
+   * {@link #programWord}); reset to all ones (pc 0). Every assignment of the pc sets it too ({@code jumpCopy}). It is
+   * stored inverted so that synthesis keeps it apart from the pc's own bits.
+   */
+  UInt wordSelectCopy(int wordBits) {
+    return wordBits == 0 ? null : regInit("pcWordSelectN", uint(wordBits), (1 << wordBits) - 1);
   }
 
   /**
@@ -96,31 +114,46 @@ abstract class VectorDspPaths extends HwModule {
    * the program word's {@code rc} field, which addresses every lane's register file, carries no extra load.
    */
   UInt runParameterFlags(int depth, int words, Bool we, UInt address, UInt data, UInt mask, UInt pc) {
-    return programMemory("programRunFlags", 3, depth, words, we, address, data, mask, pc, w -> {
+    List<UInt> columns = programMemory("programRunFlags", 3, depth, words, we, address, data, mask, pc, w -> {
       Bool flag = w.bit(42).and(opIn(w.slice(63, 58), o -> o.addressesRows() || o == DspOp.SETLEN));
       return cat(w.bit(39).and(flag), w.bit(38).and(flag), flag).asUInt();
     });
+    return selectColumn(columns, pc, false, 2, 0);
   }
 
-  private UInt programMemory(String name, int width, int depth, int words, Bool we, UInt address, UInt data,
-                             UInt mask, UInt pc, java.util.function.UnaryOperator<UInt> stored) {
+  /** The read of each of the program's W memories (one for W = 1) at {@code pc}, storing {@code stored(word)}. */
+  private List<UInt> programMemory(String name, int width, int depth, int words, Bool we, UInt address, UInt data,
+                                   UInt mask, UInt pc, java.util.function.UnaryOperator<UInt> stored) {
+    List<UInt> columns = new ArrayList<>();
     if (words == 1) {
       Mem<UInt> program = mem(name, uint(width), depth);
       program.init(new long[depth]);
       UInt value = stored.apply(data);
       when(we, () -> program.write(address, value));
-      return program.readAsync(pc);
+      columns.add(program.readAsync(pc));
+      return columns;
     }
-    int pcBits = pc.width();
     int wordBits = Integer.numberOfTrailingZeros(words);
-    UInt read = uintLit(0, width);
     for (int j = 0; j < words; j++) {
       Mem<UInt> column = mem(name + j, uint(width), depth / words);
       column.init(new long[depth / words]);
       UInt part = stored.apply(data.slice(64 * j + 63, 64 * j));
       when(we.and(mask.bit(j)), () -> column.write(address, part));
-      UInt row = pc.slice(pcBits - 1, wordBits);
-      read = mux(pc.lsbs(wordBits).eq(j), column.readAsync(row), read);
+      columns.add(column.readAsync(pc.slice(pc.width() - 1, wordBits)));
+    }
+    return columns;
+  }
+
+  /** Bits hi..lo of the column that {@code select}'s low bits (inverted when {@code inverted}) name. */
+  private static UInt selectColumn(List<UInt> columns, UInt select, boolean inverted, int hi, int lo) {
+    if (columns.size() == 1) {
+      return columns.get(0).slice(hi, lo);
+    }
+    int wordBits = Integer.numberOfTrailingZeros(columns.size());
+    int all = columns.size() - 1;
+    UInt read = uintLit(0, hi - lo + 1);
+    for (int j = 0; j < columns.size(); j++) {
+      read = mux(select.lsbs(wordBits).eq(inverted ? all & ~j : j), columns.get(j).slice(hi, lo), read);
     }
     return read;
   }
