@@ -23,7 +23,10 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * copy that reads another command's output never moves above it.
  */
 class BlockInterleaverTest {
-  /** 40 tokens: three chunk programs of maxM 16 on the default NPU, each of two blocks of 8 (the last one 8). */
+  /**
+   * 40 tokens: three chunk programs of maxM 16 on the default NPU, each of two blocks of 8 (the last one 8); 28 tokens:
+   * the second chunk's second block ragged (8 + 4).
+   */
   static int[] prompt(int length, int vocab, long seed) {
     Random r = new Random(seed);
     int[] t = new int[length];
@@ -47,7 +50,7 @@ class BlockInterleaverTest {
 
   @ParameterizedTest
   @CsvSource({"int8, 8, 40, false", "s2_4, 16, 40, false", "int8, 8, 40, true", "int8, 8, 16, true",
-      "int4, 8, 40, true", "s2_4, 8, 40, true"})
+      "int4, 8, 40, true", "s2_4, 8, 40, true", "int8, 8, 28, true"})
   void interleavedPrefillGivesTheSequentialLogitsOnStories260K(String format, int block, int tokens,
                                                                boolean twoBlocks) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
