@@ -32,6 +32,11 @@ final class AttentionLowering {
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
   }
 
+  /** {@link BatchedAttention#batching}, or {0, 0} without the batched core. */
+  int[] batching() {
+    return batched == null ? new int[2] : batched.batching();
+  }
+
   /** Scratchpad bytes of one slot's cos/sin row in {@link #sRope}. */
   private int ropeRowBytes() {
     return LoweredModel.roundUp(4 * l.nq, l.line);

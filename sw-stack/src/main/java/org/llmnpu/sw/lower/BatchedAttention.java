@@ -104,6 +104,14 @@ final class BatchedAttention {
   }
 
   /**
+   * The tokens whose attention goes as one batch ({@link #batchTokens}) and, of them, whose scores go as one GEMM:
+   * what a layout's free DSP rows and scratchpad bytes allowed (a lane placed after another has fewer of both).
+   */
+  int[] batching() {
+    return new int[] {batchTokens, keyScores != null ? keyScores.scoreTokens : scores != null ? scores.scoreTokens : 1};
+  }
+
+  /**
    * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the scores are one K chunk,
    * the keys' halves fill whole DSP rows and a half fits a line as FP16 (the staging of {@link #keyRowOut}).
    */

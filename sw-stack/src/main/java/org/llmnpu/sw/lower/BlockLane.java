@@ -34,6 +34,11 @@ final class BlockLane {
     return new BlockLane(new LoweringLayout(l), pool, fusion);
   }
 
+  /** The lane's attention batching ({@link BatchedAttention#batching}): {tokens a batch, tokens a scores GEMM}. */
+  int[] attentionBatching() {
+    return attention.batching();
+  }
+
   /** The step's constant buffers: the zero query rows and the zero vector (scratchpad and DSP). */
   void stepStart(CommandStream b) {
     LoweredModel m = l.m;

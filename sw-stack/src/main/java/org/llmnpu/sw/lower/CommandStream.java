@@ -193,6 +193,14 @@ final class CommandStream {
     pending.clear();
   }
 
+  /** From here the runs are a second token block's ({@code on}) or the first's ({@link DspResidency#secondLane}). */
+  void secondLane(boolean on) {
+    flushRuns();
+    if (residency != null) {
+      residency.secondLane(on);
+    }
+  }
+
   void layerStart(int layer) {
     flushRuns();
     if (residency != null) {

@@ -124,7 +124,8 @@ public final class DecoderLowering {
   /**
    * With {@code on} (and {@link #interleave}), a prefill goes two token blocks at a time over separate buffers
    * ({@link BlockLane}), layer by layer, so that the interleaver may move one block's DSP work beside the other's
-   * streamed GEMMs; where both blocks' buffers do not fit, one block at a time ({@link #twoBlocksWhyNot}).
+   * streamed GEMMs; where both blocks' buffers do not fit, or the second block's attention would go in smaller batches
+   * than the first's ({@link LaneBatching}), one block at a time ({@link #twoBlocksWhyNot}).
    */
   public DecoderLowering twoBlocks(boolean on) {
     this.twoBlocks = on;
@@ -190,8 +191,11 @@ public final class DecoderLowering {
     if (interleaver != null) {
       sink = interleaver;
     }
+    // with two blocks in flight a second block's run whose program the first block ran and another overwrote since
+    // (the same parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs
+    // resident beside it
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
-        fusion == Fusion.FULL ? new DspResidency(l.p) : null);
+        fusion == Fusion.FULL ? new DspResidency(l.p, two != null, true) : null);
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
@@ -217,13 +221,18 @@ public final class DecoderLowering {
 
   /**
    * The lane of a second block in flight, made on first use (its regions after all of the first lane's); null when
-   * the scratchpad or the DSP do not hold both blocks' buffers.
+   * the scratchpad or the DSP do not hold both blocks' buffers, or its attention batches fewer tokens
+   * ({@link LaneBatching}).
    */
   private BlockLane secondLane() {
     if (!secondTried) {
       secondTried = true;
       try {
         second = lane.second(e.pool, fusion);
+        secondWhyNot = LaneBatching.whyNot(lane.attentionBatching(), second.attentionBatching());
+        if (!secondWhyNot.isEmpty()) {
+          second = null;
+        }
       } catch (IllegalArgumentException tooLarge) {
         secondWhyNot = "a second block's buffers do not fit: " + tooLarge.getMessage();
       }
@@ -266,7 +275,9 @@ public final class DecoderLowering {
       b.layerStart(layer);
       lane.layer(layer, n, pos0 + start);
       if (two != null) {
+        b.secondLane(true);
         two.layer(layer, n2, pos0 + start + n);
+        b.secondLane(false);
       }
       b.layerEnd(layer);
     }

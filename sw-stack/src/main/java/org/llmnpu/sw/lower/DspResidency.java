@@ -17,7 +17,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  *       placement overlapping {@code 0..size−1}.</li>
  * </ul>
  * So a run never costs more than without residency, and a program run again before another one overwrote it loads
- * nothing. With {@code reload} (not the lowering's policy: measured, it costs more than it saves on stories260K, whose
+ * nothing. With {@code reload} (the lowering's policy only with two token blocks in flight, for the second block's
+ * runs, whose parameterized programs are the first block's and come after others overwrote them: {@link #secondLane}
+ * with {@code secondLaneOnly}; in one block's program measured to cost more than it saves on stories260K, whose
  * repeated programs are next to each other, see the sw-stack README) a program that comes again after being overwritten
  * is loaded by a {@code dspld} at a word placed from the top of the memory down (a multiple of a line's words,
  * {@code max(1, line / 8)}, as {@code dspld}'s {@code at} must be; when the top region is used up it starts again from
@@ -37,6 +39,10 @@ final class DspResidency {
   private final Map<Object, int[]> placed = new HashMap<>();
   private final Set<Object> seen = new HashSet<>();
   private int top;
+  /** Whether only a second token block's runs re-load ({@link #secondLane}). */
+  private final boolean secondLaneOnly;
+  /** Whether the runs now are a second token block's ({@link #secondLane}). */
+  private boolean secondLane;
 
   /** The lowering's policy: resident while intact, else a plain run (never a {@code dspld}). */
   DspResidency(MachineParams p) {
@@ -45,6 +51,15 @@ final class DspResidency {
 
   /** With {@code reload}: a program that comes again after being overwritten is placed by a {@code dspld}. */
   DspResidency(MachineParams p, boolean reload) {
+    this(p, reload, false);
+  }
+
+  /**
+   * With {@code secondLaneOnly} (two token blocks in flight): only the second block's runs are placed by a
+   * {@code dspld} when their program comes again ({@link #secondLane}), the first block's go plain.
+   */
+  DspResidency(MachineParams p, boolean reload, boolean secondLaneOnly) {
+    this.secondLaneOnly = secondLaneOnly;
     this.reload = reload;
     this.depth = p.dsp().programDepth();
     this.rows = p.dsp().rows();
@@ -82,7 +97,7 @@ final class DspResidency {
     if (at != null) {
       return new Use(false, false, at[0]);
     }
-    if (!reload || !seen.contains(identity)) {
+    if (!reload || (secondLaneOnly && !secondLane) || !seen.contains(identity)) {
       evict(0, program.size());
       placed.put(identity, new int[] {0, program.size()});
       seen.add(identity);
@@ -148,6 +163,17 @@ final class DspResidency {
     placed.put(identity, new int[] {at, size});
     top = at;
     return at;
+  }
+
+  /**
+   * From here the runs are a second token block's ({@code on}) or the first's. With {@code secondLaneOnly} only
+   * a second block's run re-loads (its program is the first block's run of the same routine, parameterized); the
+   * first block's runs go plain as without {@code reload}. So a reload never hinges on two routines' programs being equal by chance
+   * (the cost model's layout-only programs carry placeholder constants where the lowering's carry calibrated scales),
+   * and the cost model makes the lowering's choices.
+   */
+  void secondLane(boolean on) {
+    secondLane = on;
   }
 
   /** Forgets every placement and every program seen (the program memory's contents are not relied on from here). */

@@ -190,6 +190,11 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
+  /** Why the last exact step did not go two blocks at a time ({@link DecoderLowering#twoBlocksWhyNot}), or "". */
+  public String twoBlocksWhyNot() {
+    return lowering == null ? "not asked for" : lowering.twoBlocksWhyNot();
+  }
+
   /**
    * The exact step: {@link DecoderLowering} emits the step's commands for the model's layout (token ids do not change
    * a command) into a {@link CommandCostSink}, the same stream its program builder encodes.

@@ -1,0 +1,63 @@
+package org.llmnpu.cosim.decoder;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Command;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.Fusion;
+import org.llmnpu.sw.lower.LoweredModel;
+import org.llmnpu.sw.lower.NpuDecoder;
+import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.sw.lower.WeightFormats;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * Two token blocks in flight on the RTL: stories260K int8 at {@code --fusion full} on the default NPU built with a
+ * 1024-row DSP buffer (where both blocks' buffers fit), a 16-token prefill as one program of two blocks of 8 whose
+ * commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld} and run
+ * resident beside the first block's W streams) and one decode step: memory, status and every counter equal to the
+ * golden, RTL cycles = model, and the logits those of the sequential program bit for bit.
+ */
+class TwoBlocksCosimTest {
+  @Test
+  void twoBlocksInFlightAreBitExactOnTheRtl() throws Exception {
+    NpuConfig config = NpuConfig.defaults().toBuilder().dspRows(1024).build();
+    ModelWeights w = WeightFormats.prepare(ModelCatalog.load("stories260K", Optional.empty(), 1), "int8");
+    int[] prompt = new int[16];
+    prompt[0] = 1;
+    for (int i = 1; i < prompt.length; i++) {
+      prompt[i] = 2 + (i * 37) % (w.config().vocabSize() - 2);
+    }
+    LoweredModel model = new LoweredModel(w, config.machine(), prompt.length + 2, prompt.length, 8, 0, Command.DENSE);
+    NpuDecoder sequential = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder.Step sp = sequential.prefill(prompt, false);
+    NpuDecoder.Step sd = sequential.decode(prompt[3]);
+    try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
+      StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
+      NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
+      npu.lowering().interleave(true).twoBlocks(true);
+      assertTrue(npu.lowering().twoBlocksInFlight(), npu.lowering().twoBlocksWhyNot());
+      NpuDecoder.Step p = npu.prefill(prompt, false);
+      DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
+      NpuDecoder.Step d = npu.decode(prompt[3]);
+      DecoderRun.Step decode = recorder.step(d.phase(), d, false);
+      assertTrue(npu.lowering().interleavedCommands() >= 0);
+      for (DecoderRun.Step s : new DecoderRun.Step[] {prefill, decode}) {
+        assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+        assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+      }
+      assertArrayEquals(sp.logits()[0], p.logits()[0], "prefill logits");
+      assertArrayEquals(sd.logits()[0], d.logits()[0], "decode logits");
+      assertEquals(sp.counter(Counter.MACS), p.counter(Counter.MACS));
+      System.out.printf("two blocks in flight on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
+          prefill.rtlCycles(), sp.counter(Counter.CYCLES), decode.rtlCycles());
+    }
+  }
+}
