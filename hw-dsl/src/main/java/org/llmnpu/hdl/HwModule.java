@@ -1,9 +1,7 @@
 package org.llmnpu.hdl;
 
 import java.math.BigInteger;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.function.Consumer;
 import org.llmnpu.hdl.ir.Literal;
@@ -17,6 +15,11 @@ import org.llmnpu.hdl.ir.Stmt;
  * with {@code java.lang.Module}). A subclass declares its ports as fields (their Java field
  * names become the Verilog names) and describes its logic in its constructor with the
  * methods below. See hw-dsl/README.md for the guide.
+ *
+ * <p>The methods here are the generator's vocabulary; the work is done by package-private helpers:
+ * {@link SignalDeclarations} (ports, wires, registers, memories and their names), {@link ElaborationScopes}
+ * (the current statement block, sections and clock domain) and {@link GatedBankBuilder} (register banks on
+ * gated clocks).
  */
 public abstract class HwModule {
   final List<Signal> signals = new ArrayList<>();
@@ -26,21 +29,18 @@ public abstract class HwModule {
   final List<Stmt> body = new ArrayList<>();
   final List<SimulationCheck> simulationChecks = new ArrayList<>();
   final List<GatedBank> gatedBanks = new ArrayList<>();
-  private final Deque<List<Stmt>> blocks = new ArrayDeque<>();
-  private final Deque<String> scopes = new ArrayDeque<>();
-  private final Deque<ClockDomain> domains = new ArrayDeque<>();
   final ClockDomain mainDomain;
+  final ElaborationScopes scopes;
+  private final SignalDeclarations declarations = new SignalDeclarations(this);
   final SourceLocation createdAt = SourceLocation.ofModuleCreation(getClass());
   HwModule parent;
   String instanceName;
   /** The variable or field the parent's code stores this instance in, or null. */
   String instanceVariable;
-  private int domainPorts;
 
   protected HwModule() {
-    blocks.push(body);
     mainDomain = new ClockDomain(this, "", ClockDomain.ResetKind.SYNC, ClockDomain.Polarity.HIGH, false);
-    domains.push(mainDomain);
+    scopes = new ElaborationScopes(body, mainDomain);
   }
 
   /** Verilog module name; override to encode parameters (e.g. {@code Fifo_w8_d16}). */
@@ -102,26 +102,12 @@ public abstract class HwModule {
   }
 
   <T extends Data> T port(String name, T type, boolean output) {
-    SourceLocation.CallSite site = SourceLocation.callSite();
-    for (Leaves.Leaf leaf : Leaves.of(type)) {
-      Role role = (output ^ leaf.flipped()) ? Role.OUTPUT : Role.INPUT;
-      Signal s = bindLeaf(leaf, role, name, null, null, site);
-      ports.add(s);
-    }
-    return type;
+    return declarations.port(name, type, output);
   }
 
-  /**
-   * A clock, reset or enable input. These come first in the port list, in the order the
-   * domains were made, each domain's clock before its reset before its enable.
-   */
+  /** A clock, reset or enable input ({@link SignalDeclarations#domainPort}). */
   Bool makeDomainPort(String name) {
-    Bool b = new Bool(null);
-    Signal s = new Signal(Role.INPUT, 1, Kind.BOOL, this, SourceLocation.here(), name, null, null);
-    b.bind(s);
-    signals.add(s);
-    ports.add(domainPorts++, s);
-    return b;
+    return declarations.domainPort(name);
   }
 
   /** A combinational signal of the given type. */
@@ -194,46 +180,12 @@ public abstract class HwModule {
   }
 
   <T extends Data> T declare(String name, T type, Role role, Literal resetValue) {
-    SourceLocation.CallSite site = SourceLocation.callSite();
-    ClockDomain domain = role == Role.REG ? currentDomain() : null;
-    if (domain != null) {
-      domain.clock();
-    }
-    for (Leaves.Leaf leaf : Leaves.of(type)) {
-      bindLeaf(leaf, role, name, domain, resetValue, site);
-    }
-    return type;
-  }
-
-  private Signal bindLeaf(Leaves.Leaf leaf, Role role, String name, ClockDomain domain, Literal resetValue,
-                          SourceLocation.CallSite site) {
-    HwValue v = leaf.value();
-    if (name != null && name.isEmpty() && leaf.path().isEmpty()) {
-      throw new ElaborationException(site.location(), "the empty port name is only for bundles (their fields name the ports)");
-    }
-    String hint = name == null ? null : name.isEmpty() ? scopedName(leaf.path().substring(1))
-        : scopedName(name) + leaf.path();
-    Signal s = new Signal(role, v.width(), v.kind(), this, site.location(), hint, domain, resetValue);
-    s.aggregatePath = leaf.path();
-    s.variable = site.variable() == null ? null : scopedName(site.variable());
-    v.bind(s);
-    signals.add(s);
-    return s;
+    return declarations.declare(name, type, role, resetValue);
   }
 
   /** A memory of {@code depth} words of the given type, clocked by the current domain. */
   protected final <T extends HwValue> Mem<T> mem(String name, T type, int depth) {
-    if (depth < 1) {
-      throw new ElaborationException(SourceLocation.here(), "memory depth must be >= 1, got " + depth);
-    }
-    SourceLocation.CallSite site = SourceLocation.callSite();
-    ClockDomain domain = currentDomain();
-    domain.clock();
-    MemoryNode node = new MemoryNode(this, type.width(), depth, type.kind(), domain, site.location(),
-        name == null ? null : scopedName(name));
-    node.variable = site.variable() == null ? null : scopedName(site.variable());
-    memories.add(node);
-    return new Mem<>(this, node, type);
+    return declarations.memory(name, type, depth);
   }
 
   // ---- hierarchy -----------------------------------------------------------------------
@@ -304,12 +256,7 @@ public abstract class HwModule {
 
   /** A named section: explicit names given inside are prefixed with {@code name_}. */
   protected final void section(String name, Runnable body) {
-    scopes.push(name);
-    try {
-      body.run();
-    } finally {
-      scopes.pop();
-    }
+    scopes.inSection(name, body);
   }
 
   /** Creates a clock domain with its own ports {@code <prefix>_clk}, reset and enable. */
@@ -357,12 +304,7 @@ public abstract class HwModule {
     if (domain.owner != this) {
       throw new ElaborationException(SourceLocation.here(), "clock domain belongs to another module");
     }
-    domains.push(domain);
-    try {
-      body.run();
-    } finally {
-      domains.pop();
-    }
+    scopes.inDomain(domain, body);
   }
 
   /**
@@ -399,41 +341,7 @@ public abstract class HwModule {
   }
 
   private void gate(String bank, Bool enable, ClockGating mode, boolean pipeline, Runnable body) {
-    java.util.Objects.requireNonNull(mode, "mode");
-    if (mode == ClockGating.OFF) {
-      body.run();
-      return;
-    }
-    ClockDomain outer = currentDomain();
-    String name = scopedName(bank);
-    Bool on = wire(bank + "_clockEnable", enable.or(outer.resetActive()));
-    ClockDomain gated = new ClockDomain(this, "", outer.resetKind, outer.polarity, false);
-    gated.reset = outer.reset();
-    if (mode == ClockGating.ON || pipeline) {
-      ClockGateCell cell = instance(bank + "_clockGate", new ClockGateCell());
-      cell.clk.set(outer.clock());
-      cell.enable.set(on);
-      gated.clock = wire(bank + "_gatedClock", cell.gated_clk);
-    } else {
-      gated.clock = outer.clock();
-    }
-    int childrenBefore = children.size();
-    domains.push(gated);
-    try {
-      body.run();
-    } finally {
-      domains.pop();
-    }
-    List<HwModule> inside = new ArrayList<>(children.subList(childrenBefore, children.size()));
-    inside.removeIf(c -> c instanceof ClockGateCell);
-    // the registers of gates nested inside (an instance's own banks) are on those gates' clocks, not this one's
-    long bits = signals.stream().filter(s -> s.role == Role.REG && s.domain == gated).mapToLong(s -> s.width).sum()
-        + inside.stream().mapToLong(HwModule::registerBits).sum()
-        - inside.stream().mapToLong(HwModule::gatedRegisterBits).sum();
-    gatedBanks.add(new GatedBank(name, mode, bits));
-    if (mode == ClockGating.CHECKED && !pipeline) {
-      GateCheck.add(this, on, name, bank, s -> s.domain == gated, inside);
-    }
+    GatedBankBuilder.build(this, bank, enable, mode, pipeline, body);
   }
 
   /** Register bits on the gated banks of this module and of its instances, all levels down (each bank's own). */
@@ -464,26 +372,19 @@ public abstract class HwModule {
   }
 
   ClockDomain currentDomain() {
-    return domains.peek();
+    return scopes.domain();
   }
 
   List<Stmt> currentBlock() {
-    return blocks.peek();
+    return scopes.block();
   }
 
   void runIn(List<Stmt> block, Runnable body) {
-    blocks.push(block);
-    try {
-      body.run();
-    } finally {
-      blocks.pop();
-    }
+    scopes.inBlock(block, body);
   }
 
   String scopedName(String name) {
-    StringBuilder sb = new StringBuilder();
-    scopes.descendingIterator().forEachRemaining(s -> sb.append(s).append('_'));
-    return sb.append(name).toString();
+    return scopes.scopedName(name);
   }
 
   /** The elaborated contents of this module, for the emitter and checks. */

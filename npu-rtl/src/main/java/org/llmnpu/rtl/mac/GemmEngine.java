@@ -1,22 +1,13 @@
 package org.llmnpu.rtl.mac;
 
-import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
-import static org.llmnpu.hdl.Hw.boolLit;
-import static org.llmnpu.hdl.Hw.cat;
-import static org.llmnpu.hdl.Hw.catLsbFirst;
-import static org.llmnpu.hdl.Hw.mux;
-import static org.llmnpu.hdl.Hw.sint;
-import static org.llmnpu.hdl.Hw.sintLit;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.Mem;
-import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
 
 /**
@@ -80,8 +71,11 @@ import org.llmnpu.hdl.UInt;
  * partial-sum pipes, which the ungated array clocks with whatever the X buffer's read port shows, are read only
  * under a valid tag. Inside it the PEs' registers are on gates by wavefront and by row ({@link MacArray}'s clock
  * gates). Results and cycles are those of the ungated engine; the enables add no cycle.
+ *
+ * <p>This class holds the ports of the variants and wires the parts: {@link GemmEngineDatapath} (X and W buffers,
+ * the gated array, the psum memories) and {@link GemmEngineSequencer} (loader, streamer, drain).
  */
-public final class GemmEngine extends GemmBackend {
+public final class GemmEngine extends GemmEngineSequencer {
   /**
    * With {@link #withDenseMode}: high for a dense GEMM on this N:M array, given as an N:M GEMM of
    * {@code k = 2K} whose X words hold each K tile's {@code rows} activations zero-interleaved (group g's lanes
@@ -238,43 +232,14 @@ public final class GemmEngine extends GemmBackend {
     wPairWrite = pairs ? in("wPairWrite", bool()) : null;
     wDataHigh = pairs ? in("wDataHigh", uint(load.wData.width())) : null;
     wPairOrder = weightStream ? in("wPairOrder", bool()) : null;
-    int rows = a.rows();
-    int cols = a.cols();
-    WeightSparsity sp = a.sparsity();
-    boolean sparse = sp.sparse();
-    int entry = a.weightEntryBits();
-    int gap = Math.max(cols - 1, 1);
-    UInt m = load.m;
-    UInt k = load.k;
-    UInt n = load.n;
-    UInt xAddress = load.xAddress;
-
-    List<Mem<UInt>> xBuffer = new ArrayList<>();
-    if (denseMode) {
-      int half = 4 * a.kPerTile();
-      xBuffer.add(mem("xBufferLo", uint(half), 1 << xAddress.width()));
-      xBuffer.add(mem("xBufferHi", uint(half), 1 << xAddress.width()));
-      when(load.xWrite.and(xHalves.bit(0)), () -> xBuffer.get(0).write(xAddress, load.xData.lsbs(half)));
-      when(load.xWrite.and(xHalves.bit(1)), () -> xBuffer.get(1).write(xAddress, load.xData.msbs(half)));
-    } else {
-      xBuffer.add(mem("xBuffer", uint(8 * a.kPerTile()), 1 << xAddress.width()));
-      when(load.xWrite, () -> xBuffer.get(0).write(xAddress, load.xData));
-    }
-    List<Mem<UInt>> wBuffer = denseMode ? null : pairs ? parityWeightBuffer(entry) : weightBuffer(entry);
-    SplitWeights split = denseMode ? new SplitWeights(cols, sp.indexBits(),
-        weightStream ? (sp.group() == 4 ? 4 : 2) : 1) : null;
-    if (denseMode) {
-      split.build();
-    } else if (pairs) {
-      writeParityWeightBuffer(wBuffer, wPairWrite, wDataHigh);
-    } else {
-      writeWeightBuffer(wBuffer);
-    }
+    List<Mem<UInt>> xBuffer = activationBuffer(a, denseMode, xHalves);
+    WeightStore weights = weightStore(a, denseMode, pairs, weightStream, wIndexWrite, wMetaWrite, wValuesOnly,
+        wPairWrite, wDataHigh);
 
     Bool running = regInit("running", bool(), 0);
     Bool doneQ = regInit("doneQ", bool(), 0);
     Bool launch = wire("launch", start.and(running.not()));
-    MacArray array = gatedArray(a, c, running.or(launch));
+    MacArray array = gatedArray(a, c, running.or(launch), arrayGating);
     PassIterator loadPass = instance("loadPass", new PassIterator(c, weightStream));
     PassIterator streamPass = instance("streamPass", new PassIterator(c, weightStream));
     for (PassIterator it : List.of(loadPass, streamPass)) {
@@ -282,126 +247,19 @@ public final class GemmEngine extends GemmBackend {
         it.pairOrder.set(wPairOrder);
       }
       it.restart.set(launch);
-      it.m.set(m);
-      it.k.set(k);
-      it.n.set(n);
+      it.m.set(load.m);
+      it.k.set(load.k);
+      it.n.set(load.n);
     }
     Bool pending = regInit("pending", bool(), 0);
     Bool loaderStarts = wire("loaderStarts", bool());
     Bool streamStarts = wire("streamStarts", bool());
 
-    // Loader: one PE row of the next pass's weights per cycle into the shadow registers.
-    section("loader", () -> {
-      Bool loading = regInit("busy", bool(), 0);
-      UInt row = regInit("row", uint(c.rowBits()), 0);
-      Bool finished = regInit("finished", bool(), 0);
-      // reset to its idle value (saturated), so an idle engine's registers do not change (its clock may be gated)
-      UInt streamAge = regInit("streamAge", uint(bitsToHold(gap)), gap);
-      Bool tileIn = weightStream ? wire("tileIn", weightTileIn(loadPass, c)) : boolLit(true);
-      loaderStarts.set(running.and(loading.not()).and(finished.not()).and(pending.not()).and(streamAge.ge(gap))
-          .and(tileIn));
-      Bool active = wire("active", loaderStarts.or(loading));
-      UInt rowNow = wire("rowNow", mux(loaderStarts, uintLit(0, c.rowBits()), row));
-      UInt kw = loadPass.kRemain;
-      // N:M: the K tile's groups ceil(kRemain / M), N PE rows each.
-      UInt nmRows = sparse ? kw.addExpand(uintLit(sp.group() - 1, kw.width())).shiftRight(sp.indexBits())
-          .shiftLeft(Integer.numberOfTrailingZeros(sp.kept())) : kw;
-      UInt validRows = wire("validRows", denseMode
-          ? mux(denseWeights, kw.shiftRight(1).resize(nmRows.width()), nmRows) : nmRows);
-      Bool rowInK = wire("rowInK", rowNow.resize(Math.max(rowNow.width(), validRows.width()))
-          .lt(validRows.resize(Math.max(rowNow.width(), validRows.width()))));
-      UInt word = wire("word", denseMode ? split.read(cat(loadPass.nTile, loadPass.kTile, rowNow).asUInt())
-          : pairs ? readParityWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow)
-          : readWeightRow(wBuffer, loadPass.nTile, loadPass.kTile, rowNow));
-      for (int col = 0; col < cols; col++) {
-        SInt value = word.slice(entry * col + 7, entry * col).asSInt();
-        array.weightEntry.get(col).set(mux(rowInK, value, sintLit(0, 8)));
-        if (sparse) {
-          array.weightIndex.get(col).set(word.slice(entry * col + 7 + sp.indexBits(), entry * col + 8));
-        }
-      }
-      array.weightLoad.set(active);
-      array.weightRow.set(rowNow);
-      Bool lastRow = wire("lastRow", rowNow.eq(rows - 1));
-      loadPass.advance.set(active.and(lastRow));
-      when(launch, () -> {
-        loading.set(boolLit(false));
-        finished.set(boolLit(false));
-        streamAge.set(uintLit(gap, streamAge.width()));
-      }).otherwise(() -> {
-        when(active, () -> {
-          loading.set(lastRow.not());
-          row.set(rowNow.add(1));
-          when(lastRow.and(loadPass.lastPass), () -> finished.set(boolLit(true)));
-        });
-        when(streamStarts, () -> streamAge.set(uintLit(1, streamAge.width())))
-            .elseWhen(streamAge.lt(gap), () -> streamAge.set(streamAge.add(1)));
-      });
-    });
-    // Streamer: one activation row (beat) per cycle, with the tag that tells the periphery what to do.
-    section("streamer", () -> {
-      Bool streaming = regInit("busy", bool(), 0);
-      UInt beat = regInit("beat", uint(bitsToHold(a.mTile() - 1)), 0);
-      Bool finished = regInit("finished", bool(), 0);
-      streamStarts.set(running.and(streaming.not()).and(finished.not()).and(pending));
-      Bool active = wire("active", streamStarts.or(streaming));
-      UInt beatNow = wire("beatNow", mux(streamStarts, uintLit(0, beat.width()), beat));
-      int rowWidth = Math.max(c.mBits(), beatNow.width());
-      UInt mRow = wire("mRow", streamPass.mBase.resize(rowWidth).add(beatNow.resize(rowWidth)).resize(c.mBits()));
-      UInt xAt = cat(mRow, streamPass.kTile).asUInt();
-      UInt word = wire("word", xBuffer.size() == 1 ? xBuffer.get(0).readAsync(xAt)
-          : cat(xBuffer.get(1).readAsync(xAt), xBuffer.get(0).readAsync(xAt)).asUInt());
-      for (int lane = 0; lane < a.kPerTile(); lane++) {
-        array.acts.get(lane).set(word.slice(8 * lane + 7, 8 * lane).asSInt());
-      }
-      Bool lastBeat = wire("lastBeat", beatNow.resize(streamPass.mCount.width()).eq(streamPass.mCount.sub(1)));
-      array.tileStart.set(streamStarts);
-      array.tag.valid.set(active);
-      array.tag.bankIndex.set(beatNow);
-      array.tag.firstInGroup.set(streamPass.firstInGroup);
-      array.tag.readback.set(streamPass.readback);
-      array.tag.lastInGroup.set(streamPass.lastInGroup);
-      array.tag.finalGroup.set(streamPass.finalGroup);
-      array.tag.psumAddress.set(cat(mRow, streamPass.nTile).asUInt());
-      array.colCount.set(streamPass.colCount);
-      array.clear.set(launch);
-      streamPass.advance.set(active.and(lastBeat));
-      when(launch, () -> {
-        streaming.set(boolLit(false));
-        finished.set(boolLit(false));
-      }).otherwise(() -> when(active, () -> {
-        streaming.set(lastBeat.not());
-        beat.set(beatNow.add(1));
-        when(lastBeat.and(streamPass.lastPass), () -> finished.set(boolLit(true)));
-      }));
-      when(launch, () -> pending.set(boolLit(false)))
-          .elseWhen(loaderStarts, () -> pending.set(boolLit(true)))
-          .elseWhen(streamStarts, () -> pending.set(boolLit(false)));
-
-      // Drain: the last beat reaches the last column rows + cols − 1 cycles after it was presented.
-      UInt drain = regInit("drain", uint(bitsToHold(rows + cols)), 0);
-      when(launch, () -> drain.set(uintLit(0, drain.width())))
-          .elseWhen(finished.and(running), () -> drain.set(drain.add(1)));
-      Bool drained = wire("drained", finished.and(drain.eq(rows + cols - 2)));
-      when(launch, () -> {
-        running.set(boolLit(true));
-        doneQ.set(boolLit(false));
-      }).elseWhen(running.and(drained), () -> {
-        running.set(boolLit(false));
-        doneQ.set(boolLit(true));
-      });
-    });
-
-    List<SInt> yLanes = new ArrayList<>();
-    for (int col = 0; col < cols; col++) {
-      Mem<SInt> psum = mem("psum_" + col, sint(a.accWidth()), 1 << yAddress.width());
-      int cc = col;
-      when(array.writeValid.get(col), () -> psum.write(array.writeAddress.get(cc), array.writeData.get(cc)));
-      array.readbackData.get(col).set(psum.readAsync(array.readbackAddress.get(col)));
-      yLanes.add(psum.readAsync(yAddress));
-    }
-    yData.set(catLsbFirst(yLanes));
-
+    Control ctl = new Control(running, doneQ, launch, pending, loaderStarts, streamStarts);
+    loader(c, ctl, loadPass, array, weights, denseWeights,
+        weightStream ? new TilesIn(wFullTiles, wPartialEnd, wKTiles, xKTiles) : null);
+    streamer(c, ctl, streamPass, array, xBuffer);
+    resultMemories(a, array);
     UInt cycleCount = regInit("cycleCount", uint(32), 0);
     when(launch, () -> cycleCount.set(uintLit(0, 32))).elseWhen(running, () -> cycleCount.set(cycleCount.add(1)));
     busy.set(running);
@@ -410,119 +268,6 @@ public final class GemmEngine extends GemmBackend {
     psumWritebacks.set(array.psumWritebacks);
     psumReadbacks.set(array.psumReadbacks);
     cycles.set(cycleCount);
-  }
-
-  /**
-   * The MAC array, on its own clock gate when {@link #arrayGating} is not OFF: open while {@code run} and for
-   * {@code rows + cols} cycles after reset (class comment).
-   */
-  private MacArray gatedArray(MacArrayConfig a, GemmEngineConfig c, Bool run) {
-    MacArray[] array = new MacArray[1];
-    Runnable body = () -> array[0] = instance("array", new MacArray(a, c.mBits() + c.nTileBits(), arrayGating));
-    if (arrayGating == ClockGating.OFF) {
-      body.run();
-      return array[0];
-    }
-    int warmCycles = a.rows() + a.cols();
-    UInt warm = regInit("arrayWarm", uint(bitsToHold(warmCycles)), 0);
-    Bool warming = wire("arrayWarming", warm.ne(warmCycles));
-    when(warming, () -> warm.set(warm.add(1)));
-    clockGatedPipeline(ARRAY_GATE, run.or(warming), arrayGating, body);
-    return array[0];
-  }
-
-  /**
-   * The load pass's W tile is in the buffer (streamed weights: {@link #wFullTiles}, {@link #wKTiles}) and so are its
-   * K tile's X words ({@link #xKTiles}).
-   */
-  private Bool weightTileIn(PassIterator loadPass, GemmEngineConfig c) {
-    int tileCountBits = c.nTileBits() + 1;
-    UInt nTile = loadPass.nTile.resize(tileCountBits);
-    UInt kTile = loadPass.kTile.resize(c.kTileBits() + 1);
-    return nTile.lt(wFullTiles).or(nTile.lt(wPartialEnd).and(kTile.lt(wKTiles))).and(kTile.lt(xKTiles));
-  }
-
-  /**
-   * The W buffer of the dense mode: values and indices in two memories, so a metadata row writes indices only; the
-   * indices in {@code banks} memories (entry row {@code a} in bank {@code a mod banks} at {@code a / banks}), so a
-   * packed metadata line ({@link #wMetaWrite}) writes {@code banks} rows at once.
-   */
-  private final class SplitWeights {
-    private final int cols;
-    private final int indexBits;
-    private final int banks;
-    private Mem<UInt> values;
-    private final List<Mem<UInt>> indices = new ArrayList<>();
-
-    SplitWeights(int cols, int indexBits, int banks) {
-      this.cols = cols;
-      this.indexBits = indexBits;
-      this.banks = banks;
-    }
-
-    void build() {
-      int depth = 1 << load.wAddress.width();
-      values = mem("wValues", uint(8 * cols), depth);
-      int e = 8 + indexBits;
-      List<UInt> v = new ArrayList<>();
-      List<UInt> ix = new ArrayList<>();
-      for (int c = 0; c < cols; c++) {
-        v.add(load.wData.slice(e * c + 7, e * c));
-        ix.add(load.wData.slice(e * c + e - 1, e * c + 8));
-      }
-      UInt valueWord = catLsbFirst(v).asUInt();
-      UInt indexWord = catLsbFirst(ix).asUInt();
-      when(load.wWrite, () -> values.write(load.wAddress, valueWord));
-      if (banks == 1) {
-        indices.add(mem("wIndex", uint(indexBits * cols), depth));
-        when(load.wWrite.or(wIndexWrite), () -> indices.get(0).write(load.wAddress, indexWord));
-        return;
-      }
-      int shift = Integer.numberOfTrailingZeros(banks);
-      int fieldBits = 8 / banks;
-      UInt groupAddress = load.wAddress.slice(load.wAddress.width() - 1, shift);
-      UInt bank = load.wAddress.lsbs(shift);
-      for (int i = 0; i < banks; i++) {
-        Mem<UInt> m = mem("wIndex_" + i, uint(indexBits * cols), depth / banks);
-        indices.add(m);
-        List<UInt> fields = new ArrayList<>();
-        for (int c = 0; c < cols; c++) {
-          fields.add(load.wData.slice(8 * c + fieldBits * i + indexBits - 1, 8 * c + fieldBits * i));
-        }
-        UInt metaWord = catLsbFirst(fields).asUInt();
-        int bankIndex = i;
-        when(wMetaWrite, () -> m.write(groupAddress, metaWord))
-            .elseWhen(load.wWrite.and(wValuesOnly.not()).or(wIndexWrite).and(bank.eq(bankIndex)),
-                () -> m.write(groupAddress, indexWord));
-      }
-    }
-
-    /** The index word of the entry row at {@code address}. */
-    private UInt readIndex(UInt address) {
-      if (banks == 1) {
-        return indices.get(0).readAsync(address);
-      }
-      int shift = Integer.numberOfTrailingZeros(banks);
-      UInt groupAddress = address.slice(address.width() - 1, shift);
-      UInt bank = address.lsbs(shift);
-      UInt word = indices.get(0).readAsync(groupAddress);
-      for (int i = 1; i < banks; i++) {
-        word = mux(bank.eq(i), indices.get(i).readAsync(groupAddress), word);
-      }
-      return word;
-    }
-
-    /** The entries ({@code value, index}) of the PE row at {@code address}, as one {@code wBuffer} word. */
-    UInt read(UInt address) {
-      UInt valueWord = values.readAsync(address);
-      UInt indexWord = readIndex(address);
-      List<UInt> entries = new ArrayList<>();
-      for (int c = 0; c < cols; c++) {
-        entries.add(cat(indexWord.slice(indexBits * c + indexBits - 1, indexBits * c),
-            valueWord.slice(8 * c + 7, 8 * c)).asUInt());
-      }
-      return catLsbFirst(entries).asUInt();
-    }
   }
 
   @Override
