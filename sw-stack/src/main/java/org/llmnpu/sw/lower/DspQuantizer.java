@@ -152,7 +152,10 @@ final class DspQuantizer {
         });
       }
     }
-    setLength(lanes);
+    // the scale rows at full lanes, said even when the vectors' length is the lanes: then every length's program has
+    // the same form (DspRunForms), and one resident program serves every query's probabilities
+    a.setLength(lanes);
+    length = lanes;
     for (int j = 0; j < n; j++) {
       a.store(vectors.get(j).scaleRow(), d(j));
     }

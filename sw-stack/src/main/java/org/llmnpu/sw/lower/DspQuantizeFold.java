@@ -1,0 +1,130 @@
+package org.llmnpu.sw.lower;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspProgram;
+import org.llmnpu.isa.dsp.DspRunParameters;
+
+/**
+ * A static INT8 quantization ({@link DspRoutines#quantizeStatic}) folded into the straight-line program that produces
+ * its input ({@code --fusion full}: the merged RMSNorms of two tokens, {@link LoweringEmitter#residualNormQuantizePair}).
+ * Separate, the producer stores each row of its output and the quantization loads it back, times the constant
+ * {@code k} and rounds it ({@code TOINT}), and stores the codes and the broadcast scale {@code d}; and the two programs
+ * are two {@code dsprun}s that, next to the residual's scales (the pair 234 words, the quantization 34), overflow the
+ * 256-word program memory, so each run loads the other's words again. Folded: right after the producer's last store
+ * of each input row, {@code TOINT} of the same register (the value the quantization would load) into a register of its
+ * own, and before the {@code HALT} the length at full lanes, the codes' stores and the scale rows' stores. The
+ * producer's own stores stay, so the buffer ends as after the two runs, bit for bit (a row's code is {@code TOINT} of the
+ * same FP16 value by the same {@code k}); the codes' stores are deferred to the end so that none waits for its
+ * {@code TOINT} in the pipeline. About 20 words instead of the quantization's 34, and one run: the residual, the two
+ * RMSNorms and the codes fit the program memory together, and with {@link DspRunForms} one resident program serves
+ * every pair of a layer.
+ *
+ * <p>Applies where the quantization's rows are whole rows ({@code len} a multiple of the lanes) stored by the
+ * producer under a length of at least the lanes (every lane written, as the quantization's stores write them), the
+ * producer has no loop, and enough registers are free (one a row, and the constants); else {@link #fold} answers null
+ * and the two programs run as they are.
+ */
+final class DspQuantizeFold {
+  private DspQuantizeFold() {
+  }
+
+  /**
+   * One vector's static quantization as {@link DspRoutines#quantizeStatic} without a vector operand: {@code len}
+   * elements from row {@code in}, codes {@code saturate(rint(x·k))} to {@code out}, {@code d} broadcast to
+   * {@code scaleRow}.
+   */
+  record Codes(int in, int len, short k, int out, int scaleRow, short d) {
+  }
+
+  /** {@code producer} with {@code codes} folded in, or null where the fold does not apply (see the class comment). */
+  static DspProgram fold(DspProgram producer, List<Codes> codes, int lanes) {
+    List<DspInstruction> in = producer.instructions();
+    if (in.isEmpty() || in.get(in.size() - 1).op() != DspOp.HALT) {
+      return null;
+    }
+    boolean[] used = new boolean[DspInstruction.REGISTERS];
+    // the producer's last store of every buffer row, and the length it was stored under
+    Map<Integer, Integer> lastStore = new HashMap<>();
+    Map<Integer, Integer> lengthAt = new HashMap<>();
+    int length = -1;
+    for (int n = 0; n < in.size() - 1; n++) {
+      DspInstruction i = in.get(n);
+      if (i.op() == DspOp.LOOP || i.op() == DspOp.HALT || i.op().permutes() || i.rc() >= DspRunParameters.RC_PARAMETER && i.op().addressesRows()) {
+        return null;
+      }
+      used[i.rd()] = used[i.ra()] = used[i.rb()] = true;
+      if (i.op().readsC()) {
+        used[i.rc()] = true;
+      }
+      if (i.op() == DspOp.SETLEN) {
+        length = i.imm();
+      } else if (i.op() == DspOp.ST) {
+        lastStore.put(i.imm(), n);
+        lengthAt.put(i.imm(), length);
+      }
+    }
+    List<Integer> free = new ArrayList<>();
+    for (int r = 1; r < DspInstruction.REGISTERS; r++) {
+      if (!used[r]) {
+        free.add(r);
+      }
+    }
+    // the constants (one register per distinct value), then a register per folded row
+    Map<Short, Integer> constant = new LinkedHashMap<>();
+    Map<Integer, int[]> rowCode = new HashMap<>(); // producer index → {code register, out row, k register}
+    List<int[]> stores = new ArrayList<>(); // {out row, code register}
+    int next = 0;
+    for (Codes c : codes) {
+      if (c.len() % lanes != 0 || c.len() < lanes) {
+        return null;
+      }
+      for (short v : new short[] {c.k(), c.d()}) {
+        if (!constant.containsKey(v)) {
+          if (next == free.size()) {
+            return null;
+          }
+          constant.put(v, free.get(next++));
+        }
+      }
+      for (int row = 0; row < c.len() / lanes; row++) {
+        Integer at = lastStore.get(c.in() + row);
+        if (at == null || lengthAt.get(c.in() + row) < lanes || rowCode.containsKey(at) || next == free.size()) {
+          return null;
+        }
+        int reg = free.get(next++);
+        rowCode.put(at, new int[] {reg, c.out() + row, constant.get(c.k())});
+        stores.add(new int[] {c.out() + row, reg});
+      }
+    }
+    List<DspInstruction> out = new ArrayList<>();
+    constant.forEach((v, r) -> out.add(new DspInstruction(DspOp.LI, r, 0, 0, 0, false, 0, v & 0xFFFF)));
+    for (int n = 0; n < in.size() - 1; n++) {
+      DspInstruction i = in.get(n);
+      out.add(i);
+      int[] code = rowCode.get(n);
+      if (code != null) {
+        out.add(new DspInstruction(DspOp.TOINT, code[0], i.ra(), code[2], 0, false, 0, 0));
+      }
+    }
+    out.add(new DspInstruction(DspOp.SETLEN, 0, 0, 0, 0, false, 0, lanes));
+    for (int[] s : stores) {
+      out.add(new DspInstruction(DspOp.ST, 0, s[1], 0, 0, true, 0, s[0]));
+    }
+    for (Codes c : codes) {
+      out.add(new DspInstruction(DspOp.ST, 0, constant.get(c.d()), 0, 0, true, 0, c.scaleRow()));
+    }
+    out.add(in.get(in.size() - 1));
+    StringBuilder name = new StringBuilder(producer.name());
+    for (Codes c : codes) {
+      name.append(" [quantizeStatic ").append(c.len()).append(" @").append(c.in()).append("->").append(c.out())
+          .append('/').append(c.scaleRow()).append(']');
+    }
+    return new DspProgram(name.toString(), out);
+  }
+}
