@@ -42,6 +42,16 @@ final class DspQuantizeFold {
   record Codes(int in, int len, short k, int out, int scaleRow, short d) {
   }
 
+  /** The key of a quantization's {@code k} among the constants: its 16 bits. */
+  private static int kKey(Codes c) {
+    return c.k() & 0xFFFF;
+  }
+
+  /** The key of its {@code d}: its 16 bits, apart from every {@code k}. */
+  private static int dKey(Codes c) {
+    return 0x10000 | c.d() & 0xFFFF;
+  }
+
   /** {@code producer} with {@code codes} folded in, or null where the fold does not apply (see the class comment). */
   static DspProgram fold(DspProgram producer, List<Codes> codes, int lanes) {
     List<DspInstruction> in = producer.instructions();
@@ -75,8 +85,9 @@ final class DspQuantizeFold {
         free.add(r);
       }
     }
-    // the constants (one register per distinct value), then a register per folded row
-    Map<Short, Integer> constant = new LinkedHashMap<>();
+    // the constants (a register per distinct k and per distinct d, even where a k equals a d: the program's shape
+    // must not hang on the values, which the cost model's layout-only lowering does not have), then one a folded row
+    Map<Integer, Integer> constant = new LinkedHashMap<>();
     Map<Integer, int[]> rowCode = new HashMap<>(); // producer index → {code register, out row, k register}
     List<int[]> stores = new ArrayList<>(); // {out row, code register}
     int next = 0;
@@ -84,7 +95,7 @@ final class DspQuantizeFold {
       if (c.len() % lanes != 0 || c.len() < lanes) {
         return null;
       }
-      for (short v : new short[] {c.k(), c.d()}) {
+      for (int v : new int[] {kKey(c), dKey(c)}) {
         if (!constant.containsKey(v)) {
           if (next == free.size()) {
             return null;
@@ -98,7 +109,7 @@ final class DspQuantizeFold {
           return null;
         }
         int reg = free.get(next++);
-        rowCode.put(at, new int[] {reg, c.out() + row, constant.get(c.k())});
+        rowCode.put(at, new int[] {reg, c.out() + row, constant.get(kKey(c))});
         stores.add(new int[] {c.out() + row, reg});
       }
     }
@@ -117,7 +128,7 @@ final class DspQuantizeFold {
       out.add(new DspInstruction(DspOp.ST, 0, s[1], 0, 0, true, 0, s[0]));
     }
     for (Codes c : codes) {
-      out.add(new DspInstruction(DspOp.ST, 0, constant.get(c.d()), 0, 0, true, 0, c.scaleRow()));
+      out.add(new DspInstruction(DspOp.ST, 0, constant.get(dKey(c)), 0, 0, true, 0, c.scaleRow()));
     }
     out.add(in.get(in.size() - 1));
     StringBuilder name = new StringBuilder(producer.name());

@@ -135,7 +135,11 @@ final class DspQuantizer {
         a.aux(DspOp.TOINT, 0, x(j), x(j), y(j)).store(v.out(), x(j));
       }
     }
-    for (int j = 0; j < n; j++) {
+    boolean together = jointCodes(vectors);
+    if (together) {
+      codesTogether(vectors);
+    }
+    for (int j = 0; j < n && !together; j++) {
       Vector v = vectors.get(j);
       int rows = routines.rows(v.len());
       if (rows > 1) {
@@ -165,6 +169,56 @@ final class DspQuantizer {
           .append("->").append(v.out()).append('/').append(v.scaleRow());
     }
     return a.finish(name.toString());
+  }
+
+  /**
+   * Whether the vectors' codes passes go as one ({@link #codesTogether}): two or more vectors of one length over more
+   * than one row (two tokens' SwiGLU products, a head group's probabilities over several rows).
+   */
+  private boolean jointCodes(List<Vector> vectors) {
+    int len = vectors.get(0).len();
+    return vectors.size() > 1 && routines.rows(len) > 1 && vectors.stream().allMatch(v -> v.len() == len);
+  }
+
+  /**
+   * The codes passes of vectors of one length as one pass whose row body holds every vector's instructions for that
+   * row, the vectors alternating instruction by instruction (their chains hide each other's latency), interleaved
+   * {@code ceil(K / vectors)} rows deep (K the DSP's interleave depth) instead of K rows deep a vector: each element
+   * sees the instructions of its own pass in the same order, in about half the program words (so that two tokens'
+   * SwiGLU scales and this quantization join in the 256-word program memory).
+   */
+  private void codesTogether(List<Vector> vectors) {
+    int n = vectors.size();
+    int len = vectors.get(0).len();
+    List<Integer> free = new ArrayList<>();
+    for (int r = 0; r < DspInstruction.REGISTERS; r++) {
+      if (r > C075 && r >= acc(n)) {
+        free.add(r);
+      }
+    }
+    setLength(len);
+    int depth = Math.max(2, (routines.interleaveRows() + n - 1) / n);
+    routines.rowPass(a, routines.rows(len), len, free, depth, () -> {
+      for (int j = 0; j < n; j++) {
+        a.load(x(j), vectors.get(j).in());
+      }
+      for (int j = 0; j < n; j++) {
+        if (vectors.get(j).vec() >= 0) {
+          a.load(t(j), vectors.get(j).vec());
+        }
+      }
+      for (int j = 0; j < n; j++) {
+        if (vectors.get(j).vec() >= 0) {
+          a.op(DspOp.MUL16, x(j), x(j), t(j));
+        }
+      }
+      for (int j = 0; j < n; j++) {
+        a.aux(DspOp.TOINT, 0, x(j), x(j), y(j));
+      }
+      for (int j = 0; j < n; j++) {
+        a.store(vectors.get(j).out(), x(j));
+      }
+    });
   }
 
   /**
