@@ -113,6 +113,9 @@ abstract class FeedForwardWalk extends AttentionWalk {
       resultIn(oK, c.dim());
       dspIn(1, c.dim(), FP16);
     }
+    // with the static input scale the fold makes the residual, RMSNorms and codes one program that the lowering's
+    // run parameters share between pairs (the moving scale rows are among its first rows, DspRunParameterizer)
+    sharedRuns = epilogue;
     runAll(java.util.List.of("feed-forward norm pair", epilogue), () -> {
       java.util.List<DspProgram> scales = new java.util.ArrayList<>();
       java.util.List<DspProgram> norms = new java.util.ArrayList<>();
@@ -125,6 +128,7 @@ abstract class FeedForwardWalk extends AttentionWalk {
       runs.addAll(normsQuantizedPair(r.mergedKernels(norms)));
       return runs;
     });
+    sharedRuns = false;
     for (int i = 0; i < 2; i++) {
       dspOut(1, c.dim(), FP16);
       dspOut(1, c.dim(), INT8);
