@@ -90,7 +90,11 @@ final class DspQuantizer {
       throw new IllegalArgumentException("quantize takes 1.." + MAX_VECTORS + " vectors, got " + n);
     }
     int stages = routines.executeStages();
-    for (int j = 0; j < n; j++) {
+    boolean sameLength = vectors.stream().allMatch(v -> v.len() == vectors.get(0).len());
+    if (n > 1 && sameLength) {
+      absmaxTogether(vectors);
+    }
+    for (int j = 0; j < n && !(n > 1 && sameLength); j++) {
       Vector v = vectors.get(j);
       int x = x(j);
       int t = t(j);
@@ -128,7 +132,17 @@ final class DspQuantizer {
         fill(constants, i == treeLength - 1 ? constants.size() : shadow);
       }
     }
-    for (int j = 0; j < n; j++) {
+    if (n > 1 && sameLength && routines.rows(vectors.get(0).len()) == 1) {
+      // one-row vectors of one length: every TOINT, then every store (none waits for its TOINT in the pipeline)
+      setLength(vectors.get(0).len());
+      for (int j = 0; j < n; j++) {
+        a.aux(DspOp.TOINT, 0, x(j), x(j), y(j));
+      }
+      for (int j = 0; j < n; j++) {
+        a.store(vectors.get(j).out(), x(j));
+      }
+    }
+    for (int j = 0; j < n && !(n > 1 && sameLength); j++) {
       Vector v = vectors.get(j);
       if (routines.rows(v.len()) == 1) {
         setLength(v.len());
@@ -169,6 +183,42 @@ final class DspQuantizer {
           .append("->").append(v.out()).append('/').append(v.scaleRow());
     }
     return a.finish(name.toString());
+  }
+
+  /**
+   * The absmax passes of vectors of one length as one pass (a loop over the rows, straight-line code for one row)
+   * whose body holds every vector's instructions for the row, the vectors alternating instruction by instruction: each
+   * vector's maximum is taken over its rows in the same order as in its own pass (the same values), and the vectors'
+   * dependent instructions hide each other's latency. One row's products stay in the vectors' x registers for the codes.
+   */
+  private void absmaxTogether(List<Vector> vectors) {
+    int n = vectors.size();
+    int len = vectors.get(0).len();
+    for (int j = 0; j < n; j++) {
+      a.li(acc(j), 0);
+    }
+    setLength(len);
+    routines.rowPass(a, routines.rows(len), len, List.of(), false, () -> {
+      for (int j = 0; j < n; j++) {
+        a.load(x(j), vectors.get(j).in());
+      }
+      for (int j = 0; j < n; j++) {
+        if (vectors.get(j).vec() >= 0) {
+          a.load(t(j), vectors.get(j).vec());
+        }
+      }
+      for (int j = 0; j < n; j++) {
+        if (vectors.get(j).vec() >= 0) {
+          a.op(DspOp.MUL16, x(j), x(j), t(j));
+        }
+      }
+      for (int j = 0; j < n; j++) {
+        a.op(DspOp.ABS, t(j), x(j), 0);
+      }
+      for (int j = 0; j < n; j++) {
+        a.masked(DspOp.MAX16, acc(j), acc(j), t(j));
+      }
+    });
   }
 
   /**
