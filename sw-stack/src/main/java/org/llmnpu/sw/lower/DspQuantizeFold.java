@@ -52,6 +52,22 @@ final class DspQuantizeFold {
     return 0x10000 | c.d() & 0xFFFF;
   }
 
+  /**
+   * The runs of {@code norms} (straight-line programs producing the vectors) followed by the static quantization of
+   * each of {@code codes}: one program with the quantizations folded in where {@link #fold} applies to a single
+   * producer, else the producers and the quantizations merged ({@link DspRoutines#mergedKernels}). Same buffer either way.
+   */
+  static List<DspProgram> runs(DspRoutines r, List<DspProgram> norms, List<Codes> codes) {
+    DspProgram folded = norms.size() == 1 ? fold(norms.get(0), codes, r.lanes()) : null;
+    if (folded != null && folded.size() <= r.programDepth()) {
+      return List.of(folded);
+    }
+    List<DspProgram> runs = new ArrayList<>(norms);
+    runs.addAll(r.mergedKernels(codes.stream()
+        .map(c -> r.quantizeStatic(c.in(), c.len(), -1, c.k(), c.out(), c.scaleRow(), c.d())).toList()));
+    return runs;
+  }
+
   /** {@code producer} with {@code codes} folded in, or null where the fold does not apply (see the class comment). */
   static DspProgram fold(DspProgram producer, List<Codes> codes, int lanes) {
     List<DspInstruction> in = producer.instructions();

@@ -199,19 +199,7 @@ final class DspQuantizer {
     }
     setLength(len);
     routines.rowPass(a, routines.rows(len), len, List.of(), false, () -> {
-      for (int j = 0; j < n; j++) {
-        a.load(x(j), vectors.get(j).in());
-      }
-      for (int j = 0; j < n; j++) {
-        if (vectors.get(j).vec() >= 0) {
-          a.load(t(j), vectors.get(j).vec());
-        }
-      }
-      for (int j = 0; j < n; j++) {
-        if (vectors.get(j).vec() >= 0) {
-          a.op(DspOp.MUL16, x(j), x(j), t(j));
-        }
-      }
+      productsTogether(vectors);
       for (int j = 0; j < n; j++) {
         a.op(DspOp.ABS, t(j), x(j), 0);
       }
@@ -219,6 +207,24 @@ final class DspQuantizer {
         a.masked(DspOp.MAX16, acc(j), acc(j), t(j));
       }
     });
+  }
+
+  /** A row body's start for vectors together: each vector's x (times its vector operand) in its x register. */
+  private void productsTogether(List<Vector> vectors) {
+    int n = vectors.size();
+    for (int j = 0; j < n; j++) {
+      a.load(x(j), vectors.get(j).in());
+    }
+    for (int j = 0; j < n; j++) {
+      if (vectors.get(j).vec() >= 0) {
+        a.load(t(j), vectors.get(j).vec());
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      if (vectors.get(j).vec() >= 0) {
+        a.op(DspOp.MUL16, x(j), x(j), t(j));
+      }
+    }
   }
 
   /**
@@ -249,19 +255,7 @@ final class DspQuantizer {
     setLength(len);
     int depth = Math.max(2, (routines.interleaveRows() + n - 1) / n);
     routines.rowPass(a, routines.rows(len), len, free, depth, () -> {
-      for (int j = 0; j < n; j++) {
-        a.load(x(j), vectors.get(j).in());
-      }
-      for (int j = 0; j < n; j++) {
-        if (vectors.get(j).vec() >= 0) {
-          a.load(t(j), vectors.get(j).vec());
-        }
-      }
-      for (int j = 0; j < n; j++) {
-        if (vectors.get(j).vec() >= 0) {
-          a.op(DspOp.MUL16, x(j), x(j), t(j));
-        }
-      }
+      productsTogether(vectors);
       for (int j = 0; j < n; j++) {
         a.aux(DspOp.TOINT, 0, x(j), x(j), y(j));
       }

@@ -171,24 +171,6 @@ final class DspRoutines {
     return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
   }
 
-  /**
-   * The runs of {@code norms} (straight-line programs producing the vectors) followed by the static quantization of
-   * each of {@code codes}: one program with the quantizations folded in where {@link DspQuantizeFold} applies to a
-   * single producer, else the producers and the quantizations merged ({@link #mergedKernels}). Same buffer either way.
-   */
-  List<DspProgram> quantizedStatic(List<DspProgram> norms, List<DspQuantizeFold.Codes> codes) {
-    return memo(List.of("quantizedStatic", List.copyOf(norms), List.copyOf(codes)), () -> {
-      DspProgram folded = norms.size() == 1 ? DspQuantizeFold.fold(norms.get(0), codes, lanes) : null;
-      if (folded != null && folded.size() <= programDepth) {
-        return List.of(folded);
-      }
-      List<DspProgram> runs = new ArrayList<>(norms);
-      runs.addAll(mergedKernels(codes.stream()
-          .map(c -> quantizeStatic(c.in(), c.len(), -1, c.k(), c.out(), c.scaleRow(), c.d())).toList()));
-      return runs;
-    });
-  }
-
   /** Two tokens' K codes packed into one FP16 element a dimension ({@link KeyPairs}); {@code odd} negative: one. */
   DspProgram keyPair(int even, int odd, int len, int out) {
     return memo(List.of("keyPair", even, odd, len, out), () -> KeyPairs.compile(this, even, odd, len, out));
@@ -236,6 +218,11 @@ final class DspRoutines {
     }
     DspProgram run = pinned.size() == 1 ? pinned.get(0) : DspChain.join(pinned);
     return run.size() + otherWords <= programDepth;
+  }
+
+  /** Words of the DSP's program memory. */
+  int programDepth() {
+    return programDepth;
   }
 
   int lanes() {

@@ -97,7 +97,7 @@ abstract class FeedForwardWalk extends AttentionWalk {
    */
   java.util.List<DspProgram> normsQuantizedPair(java.util.List<DspProgram> norms) {
     if (epilogue) {
-      return r.quantizedStatic(norms, java.util.List.of(
+      return DspQuantizeFold.runs(r, norms, java.util.List.of(
           new DspQuantizeFold.Codes(2, c.dim(), (short) 0x3C00, 3, 1, (short) 0x3C00),
           new DspQuantizeFold.Codes(10, c.dim(), (short) 0x3C00, 11, 1, (short) 0x3C00)));
     }

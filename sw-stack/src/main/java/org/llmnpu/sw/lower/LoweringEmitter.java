@@ -150,17 +150,14 @@ final class LoweringEmitter {
     }
   }
 
-  /**
-   * The runs {@code norms} of two tokens' RMSNorms, then their dim-wide outputs to INT8 codes in shared runs: with the
-   * static scale ({@link #inputScale} set) folded into the RMSNorms' program where it applies ({@link DspQuantizeFold}).
-   */
+  /** The two tokens' RMSNorm runs {@code norms}, then their codes in shared runs (static: {@link DspQuantizeFold}). */
   private void normsQuantizedPair(List<DspProgram> norms, int in0, int in1, int out0, int out1, int scaleRow,
                                   int scaleRow1) {
     int dim = l.c.dim();
     if (inputScale > 0) {
       short k = half(1 / inputScale);
       short d = half(inputScale);
-      l.r.quantizedStatic(norms, List.of(new DspQuantizeFold.Codes(in0, dim, k, out0, scaleRow, d),
+      DspQuantizeFold.runs(l.r, norms, List.of(new DspQuantizeFold.Codes(in0, dim, k, out0, scaleRow, d),
           new DspQuantizeFold.Codes(in1, dim, k, out1, scaleRow1, d))).forEach(this::run);
     } else {
       norms.forEach(this::run);

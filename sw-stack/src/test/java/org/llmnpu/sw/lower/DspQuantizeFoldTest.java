@@ -62,7 +62,7 @@ class DspQuantizeFoldTest {
     short d = Fp16.fromDouble(0.031);
     List<DspQuantizeFold.Codes> codes = List.of(new DspQuantizeFold.Codes(rows, dim, k, 5 * rows, ROWS - 2, d),
         new DspQuantizeFold.Codes(3 * rows, dim, k, 6 * rows, ROWS - 1, d));
-    List<DspProgram> folded = r.quantizedStatic(norms, codes);
+    List<DspProgram> folded = DspQuantizeFold.runs(r, norms, codes);
     // on 16 lanes (the default NPU) the two RMSNorms merge into one straight-line program and take the codes; on 4 they
     // stay two programs (with loops) and the quantizations run after them as they are
     boolean folds = lanes == 16;
