@@ -81,7 +81,8 @@ final class DspQuantizeFold {
     int length = -1;
     for (int n = 0; n < in.size() - 1; n++) {
       DspInstruction i = in.get(n);
-      if (i.op() == DspOp.LOOP || i.op() == DspOp.HALT || i.op().permutes() || i.rc() >= DspRunParameters.RC_PARAMETER && i.op().addressesRows()) {
+      boolean parameterRow = i.op().addressesRows() && i.rc() >= DspRunParameters.RC_PARAMETER;
+      if (i.op() == DspOp.LOOP || i.op() == DspOp.HALT || i.op().permutes() || parameterRow) {
         return null;
       }
       used[i.rd()] = used[i.ra()] = used[i.rb()] = true;
