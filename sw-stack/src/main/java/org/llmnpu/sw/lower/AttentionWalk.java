@@ -288,12 +288,15 @@ abstract class AttentionWalk extends KeyWalk {
   }
 
   /**
-   * As {@link BatchedAttention} ({@code --fusion full}) with the block's tokens in one batch (the stated NPU's DSP
-   * holding a probability scale row per query): per token the scores GEMVs and DSP runs of {@link #attention}, each
-   * query's probabilities to its P row; per KV head one P·V GEMM over the block's queries; per token the outputs.
+   * As {@link BatchedAttention} ({@code --fusion full}): the block's tokens in batches of {@link #attentionBatching}'s
+   * tokens (a probability scale row per query in the DSP's free rows), per batch the scores (a sub-batch's queries in
+   * one GEMM per KV head where they batch, else per token the scores GEMVs and DSP runs of {@link #attention}, each
+   * query's probabilities to its P row), per KV head one P·V GEMM over the batch's queries, per token the outputs.
    */
   void batchedAttention(int n, int pos, boolean firstLayer) {
     boolean batched = batchedScores(n);
+    int[] batching = attentionBatching();
+    int batchTokens = batching[0];
     if (firstLayer) {
       for (int g = 0; g < c.kvHeads(); g++) {
         load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
@@ -305,41 +308,57 @@ abstract class AttentionWalk extends KeyWalk {
           rows = Math.max(rows, scoreK(g));
         }
         for (int g = 0; g < c.kvHeads(); g++) {
-          // rows as wide as a batch of the block's most tokens (the lowering's batch: the DSP holding their scales)
-          load(rows, LoweredModel.roundUp((long) c.groupSize() * blockMax, line));
+          // rows as wide as a batch's queries (BatchedScores#qtStride)
+          load(rows, LoweredModel.roundUp((long) c.groupSize() * batchTokens, line));
         }
       }
     }
     boolean transposed = keyScores() && n >= 2;
-    if (batched) {
-      scoresBatched(0, n, pos);
-    } else if (transposed) {
-      keyScoresBatched(0, n, pos);
-    }
-    for (int t = 0; t < n && !batched && !transposed; t++) {
-      int s = pos + t + 1;
-      if (half % lanes != 0) {
-        // as BatchedAttention: the query halves to rows of their own through the scratchpad
-        dspOut(2 * c.heads(), half, FP16);
-        dspIn(2 * c.heads(), lanes, FP16);
-      }
-      for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
-        int group = Math.min(fullGroup(), c.heads() - h0);
-        groupProbabilities(h0, group, s);
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
+    for (int t0 = 0; t0 < n; t0 += batchTokens) {
+      int nb = Math.min(batchTokens, n - t0);
+      int step = (batched || transposed) && batching[1] >= 2 ? batching[1] : 1;
+      for (int ts = t0; ts < t0 + nb; ts += step) {
+        int count = Math.min(step, t0 + nb - ts);
+        if (count >= 2 && transposed) {
+          keyScoresBatched(ts, count, pos);
+        } else if (count >= 2) {
+          scoresBatched(ts, count, pos);
+        } else {
+          tokenProbabilities(pos + ts + 1);
         }
       }
+      valueProducts(n, t0, nb, pos);
     }
+  }
+
+  /** A lone token's queries over {@code s} slots at {@code --fusion full}: the scores GEMVs and runs, the P rows. */
+  private void tokenProbabilities(int s) {
+    if (half % lanes != 0) {
+      // as BatchedAttention: the query halves to rows of their own through the scratchpad
+      dspOut(2 * c.heads(), half, FP16);
+      dspIn(2 * c.heads(), lanes, FP16);
+    }
+    for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
+      int group = Math.min(fullGroup(), c.heads() - h0);
+      groupProbabilities(h0, group, s);
+      for (int i = 0; i < group; i++) {
+        dspOut(1, s, INT8);
+      }
+    }
+  }
+
+  /** The P·V GEMMs of the batch of {@code nb} tokens from {@code t0} of a block of {@code n}, then its outputs. */
+  private void valueProducts(int n, int t0, int nb, int pos) {
     operator("attention P·V GEMM");
-    KSplit pv = split(pos + n);
+    KSplit pv = split(pos + t0 + nb);
+    int gs = c.groupSize();
     for (int g = 0; g < c.kvHeads(); g++) {
       int first = c.headDim() * g;
-      int queries = c.groupSize() * n;
+      int queries = gs * nb;
       for (int ci = 0; ci < pv.count(); ci++) {
         for (int m0 = 0; m0 < queries; m0 += p.maxM()) {
-          // KV head g's queries, rows g·queries + m0 .. of K chunk ci's outputs (BatchedAttention#queryRow)
-          resultTag = outputRow(ci, g * queries + m0);
+          // KV head g's queries of the batch, rows (g·n + t0)·groupSize + m0 .. of K chunk ci's outputs
+          resultTag = outputRow(ci, (long) (g * n + t0) * gs + m0);
           resultRows = Math.min(p.maxM(), queries - m0);
           gemm(Math.min(p.maxM(), queries - m0), pv.length(ci), first % line + c.headDim(), false);
         }
@@ -348,10 +367,9 @@ abstract class AttentionWalk extends KeyWalk {
     resultTag = RESULTS;
     resultRows = 1;
     operator("attention outputs");
-    for (int t = 0; t < n; t++) {
+    for (int t = t0; t < t0 + nb; t++) {
       // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
       boolean allIn = !pv.combined();
-      int gs = c.groupSize();
       if (allIn) {
         for (int h = 0; h < c.heads(); h++) {
           headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
@@ -369,6 +387,26 @@ abstract class AttentionWalk extends KeyWalk {
       dspOut(1, oK, INT8);
     }
   }
+
+  /**
+   * The lowering's attention batching ({@link BatchedAttention#batching}: tokens a batch, tokens a scores GEMM) where
+   * it lays the model out; else (a model the lowering cannot lay out) the block's tokens in one batch and one scores
+   * GEMM, the stated NPU's DSP taken to hold a probability scale row per query.
+   */
+  int[] attentionBatching() {
+    if (batching == null) {
+      try {
+        LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+        batching = new BlockLane(new LoweringLayout(layout, blockMax, true), program -> layout.dspPool, fusion)
+            .attentionBatching();
+      } catch (IllegalArgumentException cannotLayOut) {
+        batching = new int[] {blockMax, blockMax};
+      }
+    }
+    return batching;
+  }
+
+  private int[] batching;
 
   /** The walk's address of row {@code row} of K chunk ci's P·V outputs ({@link CommandCosts#RESULTS}). */
   static long outputRow(int ci, long row) {
