@@ -10,7 +10,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * RMSNorm (at full with the O residual before it, two tokens in shared runs where the DSP holds them), the W1/W3
  * GEMMs (the gate through the PPM where {@link PpmEpilogues#applies}), SwiGLU, the W2 GEMM and the residual.
  */
-abstract class FeedForwardWalk extends AttentionWalk {
+abstract class FeedForwardWalk extends BatchedAttentionWalk {
   FeedForwardWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                   int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
