@@ -220,6 +220,11 @@ final class DspRoutines {
     return run.size() + otherWords <= programDepth;
   }
 
+  /** Words of the DSP's program memory. */
+  int programDepth() {
+    return programDepth;
+  }
+
   int lanes() {
     return lanes;
   }
@@ -332,13 +337,29 @@ final class DspRoutines {
    * {@code interleave} and the DSP is pipelined, else a plain loop. The length is {@code len} before and after.
    */
   void rowPass(DspAssembler a, int rows, int len, List<Integer> free, boolean interleave, Runnable body) {
-    if (rows == 1) {
+    if (interleave && options.interleave()) {
+      rowPass(a, rows, len, free, options.interleaveRows(), body);
+    } else if (rows == 1) {
       body.run();
-    } else if (interleave && options.interleave()) {
-      DspInterleave.emit(a, a.capture(body), rows, lanes, len, free, options.interleaveRows());
     } else {
       a.loop(rows, body);
     }
+  }
+
+  /** As above, interleaved {@code copies} rows deep on a pipelined DSP. */
+  void rowPass(DspAssembler a, int rows, int len, List<Integer> free, int copies, Runnable body) {
+    if (rows == 1) {
+      body.run();
+    } else if (options.interleave()) {
+      DspInterleave.emit(a, a.capture(body), rows, lanes, len, free, copies);
+    } else {
+      a.loop(rows, body);
+    }
+  }
+
+  /** Rows a row pass interleaves on this DSP ({@link DspKernels.Options#interleaveRows()}). */
+  int interleaveRows() {
+    return options.interleaveRows();
   }
 
   /**
