@@ -18,11 +18,13 @@ import org.llmnpu.hdl.tools.DesignChecks;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.NpuReportWriter;
 import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.ppa.InstanceDesigns;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.soc.SocReportSection;
 
 /**
  * The whole-NPU report ({@code npu report npu}, {@code npu demo}) as a job graph:
@@ -33,7 +35,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * synth:&lt;unit&gt; (units the top flattens) ──────────┤
  * energy:npu-sim, synth:npu ─► energy:npu-&lt;run&gt; ×4 ─┐
  * energy:&lt;block&gt; (gemm-dense, gemm-2-4, dsp, ppm, pim) ─┴► energy ─┤
- * cosim ──────────────────────────────────────────┴► report ─► write   (write: npu demo)
+ * cosim, trends, soc ─────────────────────────────┴► report ─► write   (write: npu demo)
  * </pre>
  *
  * <ul>
@@ -51,10 +53,14 @@ import org.llmnpu.rtl.npu.NpuConfig;
  *   OpenSTA power on the top's netlist once {@code synth:npu} and the simulations are done, side by side;
  *   {@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
  *   {@link NpuEnergyCalibration}, cached under the engines' Verilog, tools, clock and seed) from those runs, which it
- *   finds in the PPA cache (repeating only the blocks' short simulations), so no worker sits waiting for the top's
- *   synthesis and the four whole-NPU power runs share the cores.</li>
+ *   takes from this process's memo of simulated runs' OpenSTA results (the PPA flow's; another process would find
+ *   their tool runs in the PPA cache), repeating only the blocks' short simulations, so no worker sits waiting for
+ *   the top's synthesis and the four whole-NPU power runs share the cores.</li>
  *   <li>{@code cosim}: random programs and the decoder's phases on the RTL in Verilator against the golden ISA
  *   simulator (cached: the Verilog, the options, the toolkit's build and Verilator's version).</li>
+ *   <li>{@code trends}: the seed trends of the cycle model and the recorded benchmarks (all but the sparsity row,
+ *   which needs the energy table; {@link NpuReportPipeline#modelTrends}); {@code soc}: the SoC section (the soc
+ *   model): neither needs another job, so they run beside the syntheses, not after the energy table.</li>
  *   <li>{@code report}: area split, energy per token, roofline, seed trends, SoC section; {@code write}: the report
  *   files in {@code OUT/report} (written atomically by {@link OutputDirectory}).</li>
  * </ul>
@@ -74,6 +80,8 @@ public final class NpuReportJobs {
   private final List<Job<Boolean>> npuPowers = new ArrayList<>();
   private final Job<NpuEnergyCalibration.Table> energy;
   private final Job<NpuReportPipeline.Cosim> cosim;
+  private final Job<NpuReportPipeline.ModelTrends> trends;
+  private final Job<SocSection> soc;
   private final Job<NpuReportPipeline.Result> report;
   private final Job<Path> write;
 
@@ -145,12 +153,15 @@ public final class NpuReportJobs {
         .energyTable(top, design, ctx.get(npuActivity).orElse(null)));
     cosim = Job.cached("cosim", List.of(), with(verilog, opts, toolkit, verilator),
         JobCodec.json(NpuReportPipeline.Cosim.class), ctx -> new NpuReportPipeline(options, ctx::log).cosim());
-    List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim));
+    trends = Job.uncached("trends", List.of(), List.of(opts, toolkit),
+        ctx -> new NpuReportPipeline(options, ctx::log).modelTrends());
+    soc = Job.uncached("soc", List.of(), List.of(toolkit), ctx -> SocReportSection.build());
+    List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim, trends, soc));
     reportDeps.addAll(units);
     report = Job.uncached("report", reportDeps, List.of(opts, toolkit), ctx -> {
       List<NpuReport.Unit> us = units.stream().map(ctx::get).toList();
       return new NpuReportPipeline(options, ctx::log).assemble(design, ctx.get(synthTop), us, ctx.get(cosim),
-          ctx.get(energy));
+          ctx.get(energy), ctx.get(trends), ctx.get(soc));
     });
     Path reportDir = out.resolve("report");
     write = Job.uncached("write", List.of(report), List.of(reportDir.toString()), ctx -> {
@@ -164,7 +175,8 @@ public final class NpuReportJobs {
   /**
    * The jobs to run, on the critical path first: the top's synthesis, then what follows it (the NPU's power runs, the
    * table), the NPU's simulations (their Verilator build is also the co-simulation's), the blocks' calibration runs,
-   * the co-simulation, the units, then the rest. The runner starts ready jobs in this order.
+   * the co-simulation, the seed trends and the SoC section, the units, then the rest. The runner starts ready jobs in
+   * this order.
    */
   public List<Job<?>> goals() {
     List<Job<?>> g = new ArrayList<>(List.of(synthTop));
@@ -173,6 +185,8 @@ public final class NpuReportJobs {
     g.add(npuActivity);
     g.addAll(energyBlocks);
     g.add(cosim);
+    g.add(trends);
+    g.add(soc);
     g.addAll(units);
     g.add(generate);
     g.add(lint);
