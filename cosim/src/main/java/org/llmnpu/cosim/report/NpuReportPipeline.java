@@ -18,6 +18,7 @@ import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
@@ -163,24 +164,28 @@ public final class NpuReportPipeline {
    * engine is the NPU's GEMM engine ({@link #isEngine}) synthesized on its own, for its flip-flops.
    */
   public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted) {
-    return energyTable(top, emitted, null);
+    return energyTable(top, emitted, null, Map.of());
   }
 
-  /** {@link #energyTable(Npu, VerilogDesign)} on the NPU data paths' simulations made ahead ({@link #npuActivity}). */
-  public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted, NpuDataPathActivity activity) {
+  /**
+   * {@link #energyTable(Npu, VerilogDesign)} on the NPU data paths' simulations made ahead ({@link #npuActivity}) and
+   * the blocks' calibrations made ahead ({@link #energyBlock}; those missing are calibrated here).
+   */
+  public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted, NpuDataPathActivity activity,
+                                                Map<NpuEnergyCalibration.Block, Calibration> blocks) {
     NpuConfig c = o.config();
     InstanceDesigns.Unit engine = engineUnit(top, emitted);
     return calibration().table(o.energyTable(), c, engine.module(),
-        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c), activity);
+        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c), activity, blocks);
   }
 
   /**
    * One block's energy-calibration runs (GEMM engine dense or 2:4, DSP, PPM, PiM) ahead of {@link #energyTable}
    * ({@link NpuEnergyCalibration#prepare}); nothing when the table is given or cached.
    *
-   * @return true when runs were made
+   * @return the block's calibration when its runs were made
    */
-  public boolean energyBlock(Npu top, VerilogDesign emitted, NpuEnergyCalibration.Block block) {
+  public Optional<Calibration> energyBlock(Npu top, VerilogDesign emitted, NpuEnergyCalibration.Block block) {
     NpuConfig c = o.config();
     return calibration().prepare(o.energyTable(), c, engineUnit(top, emitted).module(), pimBitsPerCycle(c), block);
   }

@@ -36,16 +36,13 @@ class SimulatedRunMemoTest {
     Random rnd = new Random(seed);
     Path vcd;
     try (Simulator s = Simulators.start(DESIGN, o)) {
-      s.poke("load", 1);
-      for (int i = 0; i < 2; i++) {
-        s.poke("weights_0", rnd.nextInt(256));
-        s.poke("weights_1", rnd.nextInt(256));
-        s.step();
-      }
-      s.poke("load", 0);
-      for (int i = 0; i < cycles; i++) {
-        s.poke("acts_0", rnd.nextInt(256));
-        s.poke("acts_1", rnd.nextInt(256));
+      // two cycles loading the weights, then the activations, a random byte per lane and cycle
+      for (int cycle = 0; cycle < 2 + cycles; cycle++) {
+        boolean loading = cycle < 2;
+        s.poke("load", loading ? 1 : 0);
+        for (int lane = 0; lane < 2; lane++) {
+          s.poke((loading ? "weights_" : "acts_") + lane, rnd.nextInt(256));
+        }
         s.step();
       }
       vcd = s.waveFile();
