@@ -188,12 +188,12 @@ abstract class CommandCosts {
   }
 
   /** A DSP copy's fetch and dispatch: beside a running GEMM unless it reads result buffer {@code tag} (0: none). */
-  private void copyCommand(boolean in, long tag) {
+  private void copyCommand(boolean in, long tag, long tagEnd) {
     flushRuns();
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    dispatch(() -> cm.dispatchDspCopy(in, tag, tag + 1));
+    dispatch(() -> cm.dispatchDspCopy(in, tag, tagEnd));
   }
 
   final void command(boolean isLoad, String kind) {
@@ -272,7 +272,12 @@ abstract class CommandCosts {
 
   /** As above; an INT32 one reads result buffer {@code tag} ({@link #RESULTS}). */
   final void dspIn(long rows, long elems, int elemBytes, long tag) {
-    copyCommand(true, elemBytes == 4 ? tag : 0);
+    dspIn(rows, elems, elemBytes, tag, tag + 1);
+  }
+
+  /** As above; an INT32 one reads the results in {@code [tag, tagEnd)} (rows of several GEMMs' results). */
+  final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
+    copyCommand(true, elemBytes == 4 ? tag : 0, elemBytes == 4 ? tagEnd : 1);
     add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, elemBytes, true);
@@ -280,7 +285,7 @@ abstract class CommandCosts {
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    copyCommand(false, 0);
+    copyCommand(false, 0, 1);
     add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
     add(Counter.DSP_ELEMENTS, rows * elems);
     cm.dspCopy(rows, elems, elemBytes, false);
