@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.estimate.ModelShapes;
@@ -46,11 +48,13 @@ class HeadOutputRunsTest {
     assertEquals(c.heads(), HeadOutputRuns.runs(c, 16, 16, 6, outStride, 2, 0, c.heads()).size());
   }
 
-  @Test
-  void mergedOutputsGiveTheUnfusedLogitsAndTheCostModelFollows() throws Exception {
+  /** For INT8 and {@code int4-g32} weights: a KV head's two query heads a dspin, logits = vertical's, cost model = golden. */
+  @ParameterizedTest
+  @ValueSource(strings = {"int8", "int4-g32"})
+  void mergedOutputsGiveTheUnfusedLogitsAndTheCostModelFollows(String format) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = NpuTargets.defaultNpu().withDsp(new MachineParams.DspParams(8, 1024, 256, 12, 2, 1L << 24));
-    LoweredModel model = WeightFormats.lower(w, "int8", m, 24, 12);
+    LoweredModel model = WeightFormats.lower(w, format, m, 24, 12);
     int[] prompt = new int[12];
     for (int i = 0; i < prompt.length; i++) {
       prompt[i] = (37 * i + 11) % w.config().vocabSize();
@@ -59,7 +63,7 @@ class HeadOutputRunsTest {
     NpuDecoder full = new NpuDecoder(model, 6, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder.Step p1 = full.prefill(prompt, false);
     assertArrayEquals(vertical.prefill(prompt, false).logits()[0], p1.logits()[0], "prefill logits");
-    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, "int8", Fusion.FULL);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, Fusion.FULL);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(prompt.length, 0, w.config().layers()));
     // the program's P·V results come in two heads a dspin: a KV head's two query rows
     org.llmnpu.isa.Program.Builder builder = org.llmnpu.isa.Program.builder();
@@ -74,6 +78,7 @@ class HeadOutputRunsTest {
         merged++;
       }
     }
-    assertTrue(merged >= w.config().layers() * prompt.length * w.config().kvHeads(), "merged dspins: " + merged);
+    assertTrue(merged >= w.config().layers() * prompt.length * w.config().kvHeads(), format + " merged dspins: "
+        + merged);
   }
 }
