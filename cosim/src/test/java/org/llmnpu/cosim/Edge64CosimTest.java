@@ -1,0 +1,132 @@
+package org.llmnpu.cosim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.llmnpu.cosim.decoder.DecoderRun;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.Disassembler;
+import org.llmnpu.isa.ErrorCause;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.verilator.SimModes;
+
+/**
+ * The NPU with {@code npu estimate --preset edge-64}'s structure on the RTL against the golden ISA simulator and the
+ * cycle model: a 64-byte scratchpad line and memory beat (64 B/cycle), a 64-lane Vector DSP of 4 execute stages
+ * (the 64-lane sequencer, its 8-word program port and the DSP copy paths at 64 elements a line), the PPU, the systolic
+ * engine streaming weights, under edge-64's memory latency of 100 cycles and a short one. Random programs over every
+ * path edge-64's lowering uses: GEMMs with scratchpad and streamed INT8/INT4 weights; GEMM → DSP chains with
+ * {@code dspld} + resident {@code dsprun} and DSP commands beside streamed GEMMs; GEMM → PPM chains; streamed
+ * {@code gemm wStream=1 ppm=1} with {@code ppmcfg}s into both parameter banks; multi-row, strided {@code dspin} /
+ * {@code dspout} of every element type (the shapes of the K halves' strided {@code dspout}s and of the multi-head
+ * {@code dspin}s of {@code HeadOutputRuns}). Every run: memory image (which holds the stored scratchpad results),
+ * status and every counter equal, RTL cycles = {@code CycleModel}.
+ *
+ * <p>Sizes, each as small as the paths allow ({@link #EDGE64}): {@code rows = 64} because the NPU binds the
+ * scratchpad line and the memory beat to the array's rows ({@code NpuParameter.ROWS}), so a 64-byte line is a 64×64
+ * array; the 64 lanes and 4 stages and 512 program words are edge-64's (the lane count sets the copy width
+ * {@code min(line / elementBytes, lanes)} and the program port's words a beat; 512 words hold the random kernels);
+ * 16 banks are edge-64's. The rest only sets memory depths, not datapaths: a 256 KiB scratchpad (the generators place
+ * operands in its halves), 128 DSP rows (8 Ki elements, more than a random chain's working set), the default GEMM
+ * limits (64×512×128: larger GEMMs are tiled by programs), a 16-row M tile, 16 MiB of memory.
+ *
+ * <p>stories260K's decoder is not lowered for this NPU: the lowering needs {@code heads·headDim/2} and
+ * {@code kvHeads·headDim/2} (32 and 16) to be multiples of the DSP lanes (RoPE's rotation layout), which 64 lanes
+ * are not ({@link #storiesDecoderNeedsRopeHalvesAMultipleOfTheLanes}); LLaMA-2-7B's (2048, 2048) are.
+ *
+ * <p>One Verilator model serves the class: every timing is a simulation parameter of the same RTL (the harness's
+ * model cache returns the build for the second timing), each model started once and closed after the class.
+ */
+class Edge64CosimTest {
+  /** The smallest NPU with edge-64's structure, at edge-64's memory timing (latency 100, 64 B/cycle). */
+  static final NpuConfig EDGE64 = NpuConfig.builder().rows(64).spadKiB(256).spadBanks(16).extMemMiB(16).mTile(16)
+      .memory(100, 64).watchdogCycles(4096).dspLanes(64).dspRows(128).dspProgramDepth(512).dspStages(4)
+      .engine("systolic").weightRowsPerCycle(1).ppu(true).build();
+  /** Edge-64's timing and a short latency with a beat every other cycle (32 B/cycle). */
+  private static final int[][] TIMINGS = {{100, 64}, {7, 32}};
+  private static final Map<NpuConfig, NpuRtl> MODELS = new LinkedHashMap<>();
+
+  /** One random program of a kind: the generator's case for a machine, a random source and a program index. */
+  private interface Kind {
+    RandomPrograms.Case generate(org.llmnpu.isa.MachineParams p, Random r, int index);
+  }
+
+  private static NpuRtl model(NpuConfig c) {
+    return MODELS.computeIfAbsent(c, k -> NpuRtl.start(k, SimModes.local()));
+  }
+
+  @AfterAll
+  static void stop() {
+    MODELS.values().forEach(NpuRtl::close);
+    MODELS.clear();
+  }
+
+  @Test
+  void gemmsWithStreamedWeightsAreBitExactWithModelCycles() {
+    runAll("GEMMs", 3, Counter.MACS,
+        (p, r, i) -> RandomPrograms.generate(p, r, 1 + r.nextInt(3), i % 2 == 1, true));
+  }
+
+  @Test
+  void gemmToDspChainsWithResidentProgramsAreBitExactWithModelCycles() {
+    runAll("GEMM -> DSP", 3, Counter.DSP_INSTRUCTIONS, (p, r, i) -> DspChains.generate(p, r, 2, i % 2 == 1));
+  }
+
+  @Test
+  void gemmToPpmChainsAreBitExactWithModelCycles() {
+    runAll("GEMM -> PPM", 2, Counter.PPM_ELEMENTS, (p, r, i) -> PpmChains.generate(p, r, 2, i % 2 == 1));
+  }
+
+  @Test
+  void streamedFusedGemmsWithBothParameterBanksAreBitExactWithModelCycles() {
+    runAll("gemm wStream=1 ppm=1", 3, Counter.PPM_ELEMENTS,
+        (p, r, i) -> PpmChains.generateFused(p, r, 2 + r.nextInt(2), i % 2 == 1, true, 1, 37, 64, 65, 128));
+  }
+
+  @Test
+  void stridedMultiRowDspCopiesAreBitExactWithModelCycles() {
+    runAll("dspin/dspout", 3, Counter.DSP_ELEMENTS, (p, r, i) -> DspLineRateCosimTest.copies(p, r, 12));
+  }
+
+  /**
+   * The lowering refuses stories260K on a 64-lane DSP with a message naming the rule, before any model is built (the
+   * decoder cosim on this NPU needs the lowering to lay out RoPE halves narrower than the lanes first).
+   */
+  @Test
+  void storiesDecoderNeedsRopeHalvesAMultipleOfTheLanes() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DecoderRun.run(
+        new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3, 0, 0, "full"), EDGE64,
+        SimModes.local()));
+    assertTrue(e.getMessage().contains("must be multiples of the DSP lanes 64"), e.getMessage());
+  }
+
+  /** {@code programs} programs of {@code kind} under each timing; each must touch {@code used}. */
+  private static void runAll(String name, int programs, Counter used, Kind kind) {
+    for (int[] timing : TIMINGS) {
+      NpuConfig c = EDGE64.withMemory(timing[0], timing[1]);
+      NpuRtl rtl = model(c);
+      Random r = new Random(name.hashCode() * 31L + timing[0]);
+      for (int i = 0; i < programs; i++) {
+        long started = System.nanoTime();
+        RandomPrograms.Case t = kind.generate(c.machine(), r, i);
+        ProgramCosim.Outcome o = ProgramCosim.run(rtl, t.image(), t.programAddress());
+        String what = name + ", latency " + timing[0] + ", " + timing[1] + " B/cycle, program " + i + ":\n"
+            + Disassembler.disassemble(t.program());
+        assertEquals(ErrorCause.NONE, o.golden().error(), what);
+        assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
+        assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
+        assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+        assertEquals(o.modelCycles(), o.rtlCycles(), what);
+        assertTrue(o.rtl().counters().get(used) > 0, what);
+        System.out.printf("edge64 %s, latency %d, %d B/cycle, program %d: %d cycles, %.1f s%n", name, timing[0],
+            timing[1], i, o.rtlCycles(), (System.nanoTime() - started) / 1e9);
+      }
+    }
+  }
+}
