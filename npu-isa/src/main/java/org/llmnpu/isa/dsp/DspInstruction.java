@@ -55,8 +55,8 @@ public record DspInstruction(DspOp op, int rd, int ra, int rb, int rc, boolean m
   /**
    * The hash of the instruction word ({@link #encode}, one-to-one on valid instructions, so equal instructions hash
    * equally). The record's own hash would take {@code op}'s identity hash, which Java 17 does not cache: the
-   * lowering's cost model keys maps by whole programs ({@code CommandCosts}, {@code DspChain}) and spent about a
-   * quarter of its time there; the word's hash is also the same in every JVM.
+   * lowering's cost model keys maps by whole programs ({@code CommandCosts}, {@code DspChain}): a quarter of JFR's
+   * samples of {@code SeedTrendsTest} were there. The word's hash is also the same in every JVM.
    */
   @Override
   public int hashCode() {
