@@ -45,6 +45,8 @@ final class BlockInterleaver implements CommandSink {
   private final List<Event> window = new ArrayList<>();
   /** The held commands' footprints, registers resolved ({@link #registersResolved}), while a window is scheduled. */
   private CommandFootprint[] footprints;
+  /** The window's dependences of streamed GEMMs ({@link #readyStream}), while a window is scheduled. */
+  private StreamBlockers blockers;
   private long moved;
   private long hoisted;
 
@@ -157,6 +159,7 @@ final class BlockInterleaver implements CommandSink {
   void flush() {
     int n = window.size();
     footprints = registersResolved();
+    blockers = new StreamBlockers(footprints, SCAN);
     boolean[] done = new boolean[n];
     int cursor = 0;
     while (true) {
@@ -250,21 +253,21 @@ final class BlockInterleaver implements CommandSink {
     }
   }
 
-  /** The first streamed GEMM from {@code from} that depends on none of the commands before it still held, or −1. */
+  /**
+   * The first streamed GEMM from {@code from} that depends on none of the commands before it still held, or −1 (also
+   * when a held command that orders everything comes first). Every command before {@code from} has been passed on.
+   */
   private int readyStream(int from, boolean[] done) {
-    Ranges skipped = new Ranges();
     int end = Math.min(window.size(), from + SCAN);
     for (int j = from; j < end; j++) {
       if (done[j]) {
         continue;
       }
-      Event c = window.get(j);
-      if (c.streamed != null && !skipped.conflicts(footprints[j])) {
-        return j;
-      }
-      skipped.add(footprints[j]);
-      if (skipped.all) {
+      if (blockers.ordersAll(j)) {
         return -1;
+      }
+      if (window.get(j).streamed != null && blockers.ready(j, done)) {
+        return j;
       }
     }
     return -1;
