@@ -74,8 +74,10 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
       // stated port by port, so that the input default below reaches only pins that are not ports
       portGroups.computeIfAbsent(key(Math.min(1, meanIn), 0.5), k -> new ArrayList<>()).addAll(undumped);
     }
-    StringBuilder tcl = new StringBuilder();
-    tcl.append("set_power_activity -input -activity ").append(fmt(Math.min(1, meanIn))).append('\n');
+    // OpenSTA 2.0.17 gives its -input default to every pin without an activity of its own, not only to ports; in a
+    // simulated run every input bit, register, SRAM read-data bit and constant has its own (OpenSta#simulatedPower),
+    // so the default is 0: a pin nothing states does not switch, rather than switch at an invented rate
+    StringBuilder tcl = new StringBuilder("set_power_activity -input -activity 0\n");
     portGroups.forEach((k, bits) -> chunks(bits).forEach(c -> tcl.append("foreach p [get_ports {")
         .append(String.join(" ", c)).append("}] { sta::set_power_input_port_activity $p ").append(k).append(" }\n")));
     // set_power_activity -pins is broken in this OpenSTA (it calls an undefined get_pins_error and
@@ -84,19 +86,6 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
         .append(String.join(" ", c)).append("}] { sta::set_power_pin_activity $p ").append(k).append(" }\n")));
     return new ActivityAnnotation(tcl.toString(), ffs.size(), annotatedFfs, inputs.size(), annotatedInputs, meanIn,
         annotatedFfs == 0 ? 0 : regSum / annotatedFfs, run.cycles());
-  }
-
-  /**
-   * The same commands with {@code activity} toggles per cycle, instead of the run's mean input activity, on every pin
-   * without its own: the read data of SRAM macros (black boxes, through which OpenSTA propagates nothing), flip-flops
-   * the run did not name, and whatever other pin OpenSTA 2.0.17 gives its {@code -input} default (every input port
-   * bit has its own value here, the ones the run did not dump at the run's mean input activity). Measured on the
-   * whole default NPU's loads/stores calibration run with its read data driven from ports: with the mean input
-   * activity (0.188) as that default OpenSTA gave 5,519 mW, with 0 2,150 mW (idle 2,076 mW), while the read data's
-   * own fan-out cone drew 262 mW of the 5,519.
-   */
-  public String tclWithDefault(double activity) {
-    return "set_power_activity -input -activity " + fmt(Math.min(1, activity)) + tcl.substring(tcl.indexOf('\n'));
   }
 
   /** The options for one (activity, duty) pair; activity capped at 2 (a bit toggling twice a cycle). */

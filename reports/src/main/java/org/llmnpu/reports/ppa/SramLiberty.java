@@ -12,17 +12,42 @@ import java.util.TreeSet;
  * for an asynchronous read port). So paths into and out of a macro are timed up to its pins,
  * and the macro's own access time is not included. Macros have no power in this library;
  * {@link SramModel} estimates it separately.
+ *
+ * <p>Each read-data bit is its own function ({@code function : "RD_DATA[i]"}, one {@code pin} group per bit: Debian's
+ * OpenSTA 2.0.17 gives a bus's function to the bus, not to its bits). OpenSTA's activity propagation evaluates the
+ * function of every output pin it reaches and dereferences it without a check, so an output without one — the read
+ * data, reached through an asynchronous port's address arc — crashed {@code report_power} with a segmentation
+ * fault (checked on a one-macro netlist; source of OpenSTA c018cb2, {@code PropActivityVisitor::visit}). A bit that is
+ * its own function keeps the activity set on its pin ({@code sta::set_power_pin_activity}), else takes OpenSTA's
+ * default, and passes it to the logic it drives. Timing is unchanged (the function is not a timing arc).
+ * {@link #powerLibrary} adds, for power runs only, arcs from the address to the data of every read port.
  */
 public final class SramLiberty {
   private SramLiberty() {
   }
 
-  /** The library text for the given macros (one cell per macro type). */
+  /** The library text for the given macros (one cell per macro type), for timing and stated-activity power. */
   public static String library(List<SramMacro> macros) {
+    return library(macros, false);
+  }
+
+  /**
+   * The library for the power run of a simulated activity: as {@link #library}, and every read port's data has a
+   * zero-delay arc from each bit of its address (or read enable), which OpenSTA's activity propagation follows to it
+   * and which gives it the address's clock. Without it the propagation skipped a clocked port's data (it does not
+   * follow clock-to-output arcs), and an asynchronous port's data whose width differs from its address's had no
+   * arc at all ({@code related_pin} pairs bus bits one to one; OpenSTA drops the arc with a warning), so that logic
+   * fed only by read data found no clock and drew nothing. Timing is taken from a run with {@link #library}.
+   */
+  static String powerLibrary(List<SramMacro> macros) {
+    return library(macros, true);
+  }
+
+  private static String library(List<SramMacro> macros, boolean forPower) {
     TreeSet<Integer> widths = new TreeSet<>();
     List<String> cells = new ArrayList<>();
     for (SramMacro m : macros) {
-      cells.add(cell(m, widths));
+      cells.add(cell(m, widths, forPower));
     }
     StringBuilder s = new StringBuilder();
     s.append("library (llmnpu_sram_macros) {\n")
@@ -44,7 +69,7 @@ public final class SramLiberty {
     return s.append("}\n").toString();
   }
 
-  private static String cell(SramMacro m, TreeSet<Integer> widths) {
+  private static String cell(SramMacro m, TreeSet<Integer> widths, boolean forPower) {
     String writeClock = m.writePorts() == 1 ? "WR_CLK" : null;
     String readClock = m.readPorts() == 1 && m.readClocked() ? "RD_CLK" : writeClock;
     StringBuilder s = new StringBuilder("  cell (" + m.cellType() + ") {\n    area : 0;\n");
@@ -55,8 +80,15 @@ public final class SramLiberty {
     pin(s, widths, "RD_ARST", r, "input", "");
     pin(s, widths, "RD_SRST", r, "input", "");
     pin(s, widths, "RD_ADDR", r * m.addressBits(), "input", m.readClocked() ? setup(readClock) : "");
-    String readArc = m.readClocked() ? arc(readClock, "rising_edge") : arc("RD_ADDR", "combinational");
-    pin(s, widths, "RD_DATA", r * m.width(), "output", readArc);
+    String readArc = m.readClocked() ? arc(readClock, "rising_edge") : "";
+    if (forPower) {
+      // every address bit to every data bit (related_bus_pins; related_pin pairs bus bits one to one and drops the arc
+      // when the widths differ), followed by the activity propagation, and giving the data the address's clock
+      readArc += arc(m.addressBits() > 0 ? "RD_ADDR" : "RD_EN", "combinational", "related_bus_pins");
+    } else if (!m.readClocked()) {
+      readArc += arc("RD_ADDR", "combinational");
+    }
+    pin(s, widths, "RD_DATA", r * m.width(), "output", readArc + ownFunction("RD_DATA", r * m.width()));
     pin(s, widths, "WR_CLK", w, "input", w == 1 ? "    clock : true;\n" : "");
     pin(s, widths, "WR_EN", w * m.width(), "input", setup(writeClock));
     pin(s, widths, "WR_ADDR", w * m.addressBits(), "input", setup(writeClock));
@@ -87,11 +119,29 @@ public final class SramLiberty {
         + "      fall_constraint (scalar) { values (\"0.0\"); }\n    }\n";
   }
 
+  /** Each bit of an output its own function: {@code pin (RD_DATA[3]) { function : "RD_DATA[3]"; }}. */
+  private static String ownFunction(String name, int bits) {
+    if (bits == 1) {
+      return "      function : \"" + name + "\";\n";
+    }
+    StringBuilder s = new StringBuilder();
+    for (int i = bits - 1; i >= 0; i--) {
+      s.append("      pin (").append(name).append('[').append(i).append("]) { function : \"").append(name).append('[')
+          .append(i).append("]\"; }\n");
+    }
+    return s.toString();
+  }
+
   private static String arc(String from, String type) {
+    return arc(from, type, "related_pin");
+  }
+
+  private static String arc(String from, String type, String relation) {
     if (from == null) {
       return "";
     }
-    return "    timing () {\n      related_pin : \"" + from + "\";\n      timing_type : " + type + ";\n"
+    String sense = type.equals("combinational") ? "      timing_sense : non_unate;\n" : "";
+    return "    timing () {\n      " + relation + " : \"" + from + "\";\n      timing_type : " + type + ";\n" + sense
         + "      cell_rise (scalar) { values (\"0.0\"); }\n      cell_fall (scalar) { values (\"0.0\"); }\n"
         + "      rise_transition (scalar) { values (\"0.1\"); }\n"
         + "      fall_transition (scalar) { values (\"0.1\"); }\n    }\n";
