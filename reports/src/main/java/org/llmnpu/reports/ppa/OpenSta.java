@@ -65,12 +65,44 @@ public final class OpenSta {
     } else {
       s.append(statedActivity(o));
     }
-    s.append("puts \"==== power\"\nreport_power -digits 6\n");
+    s.append("puts \"==== power\"\n").append(REPORT_POWER);
     if (!gatedTcl.isEmpty()) {
       s.append(GatedClocks.REPORT);
     }
     return s.toString();
   }
+
+  /**
+   * {@code report_power}, and should its Tcl arithmetic meet a NaN, the design's total summed over the instances with
+   * a NaN component counted as 0 (and their number printed). OpenSTA 2.0.17 computes an instance's internal power from
+   * the ratio of an input's activity to the output's ({@code Power::findInternalPower}); down a long AND chain of
+   * rarely-high signals the propagated activities underflow (10^-33 toggles/s on the 1-lane DSP's loads/stores run),
+   * the ratio overflows, and the cell's internal power is NaN although its activity is nil.
+   */
+  static final String REPORT_POWER = """
+      if {[catch {report_power -digits 6} llmnpu_error]} {
+        if {![string match "*non-numeric floating-point*" $llmnpu_error]} { error $llmnpu_error }
+        set llmnpu_corner [sta::cmd_corner]
+        set llmnpu_sum {0.0 0.0 0.0}
+        set llmnpu_nan 0
+        foreach llmnpu_inst [get_cells *] {
+          set llmnpu_parts {}
+          set llmnpu_bad 0
+          foreach llmnpu_v [lrange [sta::instance_power $llmnpu_inst $llmnpu_corner] 0 2] {
+            if {[string match -nocase "*nan*" $llmnpu_v] || [string match -nocase "*inf*" $llmnpu_v]} {
+              set llmnpu_v 0.0
+              set llmnpu_bad 1
+            }
+            lappend llmnpu_parts $llmnpu_v
+          }
+          incr llmnpu_nan $llmnpu_bad
+          set llmnpu_sum [lmap a $llmnpu_sum b $llmnpu_parts {expr {$a + $b}}]
+        }
+        lassign $llmnpu_sum llmnpu_i llmnpu_s llmnpu_l
+        puts [format "Total %.6e %.6e %.6e %.6e" $llmnpu_i $llmnpu_s $llmnpu_l [expr {$llmnpu_i + $llmnpu_s + $llmnpu_l}]]
+        puts "==== NaN cells $llmnpu_nan"
+      }
+      """;
 
   /** Runs timing and power on a synthesized design. */
   public StaResult run(String top, SynthesisResult synth, PpaOptions o) {
@@ -130,7 +162,10 @@ public final class OpenSta {
       global = true;
     }
     PowerResult power = StaReports.parsePower(out, o, global);
-    String cutNote = (global ? "" : readNote) + (gated.isEmpty() ? "" : gated.describe(duties, GatedClocks.movedPins(out)));
+    java.util.regex.Matcher nan = java.util.regex.Pattern.compile("(?m)^==== NaN cells (\\d+)$").matcher(out);
+    String cutNote = (global ? "" : readNote) + (gated.isEmpty() ? "" : gated.describe(duties, GatedClocks.movedPins(out)))
+        + (nan.find() ? "; " + nan.group(1) + " cells' internal power NaN in OpenSTA 2.0.17 (activity underflow), "
+        + "counted as 0" : "");
     if (annotation != null && !global) {
       power = new PowerResult(annotation.meanInputActivity(), annotation.describe() + cutNote, new TreeMap<>(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());

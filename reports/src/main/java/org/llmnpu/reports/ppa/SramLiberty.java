@@ -13,14 +13,16 @@ import java.util.TreeSet;
  * and the macro's own access time is not included. Macros have no power in this library;
  * {@link SramModel} estimates it separately.
  *
- * <p>Each read-data bit is its own function ({@code function : "RD_DATA[i]"}, one {@code pin} group per bit: Debian's
- * OpenSTA 2.0.17 gives a bus's function to the bus, not to its bits). OpenSTA's activity propagation evaluates the
- * function of every output pin it reaches and dereferences it without a check, so an output without one — the read
- * data, reached through an asynchronous port's address arc — crashed {@code report_power} with a segmentation
- * fault (checked on a one-macro netlist; source of OpenSTA c018cb2, {@code PropActivityVisitor::visit}). A bit that is
- * its own function keeps the activity set on its pin ({@code sta::set_power_pin_activity}), else takes OpenSTA's
- * default, and passes it to the logic it drives. Timing is unchanged (the function is not a timing arc).
- * {@link #powerLibrary} adds, for power runs only, arcs from the address to the data of every read port.
+ * <p>{@link #powerLibrary} is the library of a simulated run's power analysis (on the netlist with its constants
+ * tied, {@link ConstantTies}): each read-data bit is its own function ({@code pin (RD_DATA[3]) { function :
+ * "RD_DATA[3]"; }}; Debian's OpenSTA 2.0.17 gives a bus's function to the bus, not to its bits). OpenSTA's activity
+ * propagation evaluates the function of every output pin it reaches without checking that there is one, so the read
+ * data, reached through an asynchronous port's address arcs, crashed {@code report_power} with a segmentation fault
+ * (source of OpenSTA c018cb2, {@code PropActivityVisitor::visit}; checked on a one-macro netlist). A bit that is its
+ * own function keeps the activity set on its pin ({@code sta::set_power_pin_activity}) and passes it to the logic it
+ * drives. Not in the timing library: OpenSTA times an instance with constant pins (an asynchronous port's
+ * {@code RD_CLK} tied to 0) by its outputs' functions, and one that does not depend on the address disables the
+ * address-to-data arcs.
  */
 public final class SramLiberty {
   private SramLiberty() {
@@ -32,12 +34,11 @@ public final class SramLiberty {
   }
 
   /**
-   * The library for the power run of a simulated activity: as {@link #library}, and every read port's data has a
-   * zero-delay arc from each bit of its address (or read enable), which OpenSTA's activity propagation follows to it
-   * and which gives it the address's clock. Without it the propagation skipped a clocked port's data (it does not
-   * follow clock-to-output arcs), and an asynchronous port's data whose width differs from its address's had no
-   * arc at all ({@code related_pin} pairs bus bits one to one; OpenSTA drops the arc with a warning), so that logic
-   * fed only by read data found no clock and drew nothing. Timing is taken from a run with {@link #library}.
+   * The library for the power run of a simulated activity: as {@link #library}, with every read-data bit its own
+   * function, and an asynchronous read port's data reached from every address bit ({@code related_bus_pins}):
+   * {@code related_pin} pairs bus bits one to one and OpenSTA drops the arc with a warning when the widths differ,
+   * so that data had no arc, no clock, and the logic fed only by it drew nothing. A clocked read port's data keeps
+   * its clock-to-output arc, which the propagation does not follow (open: the logic behind it takes the default).
    */
   static String powerLibrary(List<SramMacro> macros) {
     return library(macros, true);
@@ -80,15 +81,9 @@ public final class SramLiberty {
     pin(s, widths, "RD_ARST", r, "input", "");
     pin(s, widths, "RD_SRST", r, "input", "");
     pin(s, widths, "RD_ADDR", r * m.addressBits(), "input", m.readClocked() ? setup(readClock) : "");
-    String readArc = m.readClocked() ? arc(readClock, "rising_edge") : "";
-    if (forPower) {
-      // every address bit to every data bit (related_bus_pins; related_pin pairs bus bits one to one and drops the arc
-      // when the widths differ), followed by the activity propagation, and giving the data the address's clock
-      readArc += arc(m.addressBits() > 0 ? "RD_ADDR" : "RD_EN", "combinational", "related_bus_pins");
-    } else if (!m.readClocked()) {
-      readArc += arc("RD_ADDR", "combinational");
-    }
-    pin(s, widths, "RD_DATA", r * m.width(), "output", readArc + ownFunction("RD_DATA", r * m.width()));
+    String readArc = m.readClocked() ? arc(readClock, "rising_edge")
+        : arc("RD_ADDR", "combinational", forPower ? "related_bus_pins" : "related_pin");
+    pin(s, widths, "RD_DATA", r * m.width(), "output", readArc + (forPower ? ownFunction("RD_DATA", r * m.width()) : ""));
     pin(s, widths, "WR_CLK", w, "input", w == 1 ? "    clock : true;\n" : "");
     pin(s, widths, "WR_EN", w * m.width(), "input", setup(writeClock));
     pin(s, widths, "WR_ADDR", w * m.addressBits(), "input", setup(writeClock));
@@ -140,8 +135,7 @@ public final class SramLiberty {
     if (from == null) {
       return "";
     }
-    String sense = type.equals("combinational") ? "      timing_sense : non_unate;\n" : "";
-    return "    timing () {\n      " + relation + " : \"" + from + "\";\n      timing_type : " + type + ";\n" + sense
+    return "    timing () {\n      " + relation + " : \"" + from + "\";\n      timing_type : " + type + ";\n"
         + "      cell_rise (scalar) { values (\"0.0\"); }\n      cell_fall (scalar) { values (\"0.0\"); }\n"
         + "      rise_transition (scalar) { values (\"0.1\"); }\n"
         + "      fall_transition (scalar) { values (\"0.1\"); }\n    }\n";
