@@ -38,7 +38,7 @@ public final class CosimDspCommand implements Callable<Integer> {
   int promptLen;
   @Option(names = "--layer", defaultValue = "1", description = "With --inputs model: the decoder layer recorded (default ${DEFAULT-VALUE}).")
   int layer;
-  @Option(names = "--lanes", defaultValue = "8", description = "SIMD lanes: 1, 2, 4, 8, 16 or 32 (default ${DEFAULT-VALUE}).")
+  @Option(names = "--lanes", defaultValue = "8", description = "SIMD lanes: 1, 2, 4, 8, 16, 32 or 64 (default ${DEFAULT-VALUE}).")
   int lanes;
   @Option(names = "--stages", defaultValue = "4", description = "Execute stages of the DSP, 1..4 (default "
       + "${DEFAULT-VALUE}, as vector-dsp and the NPU: the depth that meets the 5.75 ns target clock); with 2..4 the "
@@ -84,8 +84,8 @@ public final class CosimDspCommand implements Callable<Integer> {
       if (len < 1 || len > 65536) {
         throw new IllegalArgumentException("--len: " + len + " is not allowed; allowed: 1..65536");
       }
-      if (lanes < 1 || lanes > 32 || Integer.bitCount(lanes) != 1) {
-        throw new IllegalArgumentException("--lanes: " + lanes + " is not allowed; allowed: 1, 2, 4, 8, 16, 32");
+      if (lanes < 1 || lanes > 64 || Integer.bitCount(lanes) != 1) {
+        throw new IllegalArgumentException("--lanes: " + lanes + " is not allowed; allowed: 1, 2, 4, 8, 16, 32, 64");
       }
       if (stages < 1 || stages > 4) {
         throw new IllegalArgumentException("--stages: " + stages + " is not allowed; allowed: 1, 2, 3, 4");

@@ -81,6 +81,18 @@ public final class NpuEnergyCalibration {
    */
   public Table table(Path energyTable, NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
                     int pimBitsPerCycle, NpuDataPathActivity activity) {
+    return table(energyTable, npu, engineModule, engine, pimBitsPerCycle, activity, Map.of());
+  }
+
+  /**
+   * {@link #table(Path, NpuConfig, String, Supplier, int, NpuDataPathActivity)} with the blocks' runs already made
+   * ({@link #prepare}, a job per block): when every block's part is given and the GEMM engine's halves measured their
+   * entries, the table takes them as they are ({@link Calibration#merged}) instead of repeating the blocks'
+   * simulations; otherwise (a part missing, or one that needs the whole calibration's fallback) it calibrates the
+   * blocks itself.
+   */
+  public Table table(Path energyTable, NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
+                    int pimBitsPerCycle, NpuDataPathActivity activity, Map<Block, Calibration> blocks) {
     if (energyTable != null) {
       try {
         return new Table(EnergyTable.fromJson(Files.readString(energyTable), "--energy-table " + energyTable),
@@ -89,7 +101,7 @@ public final class NpuEnergyCalibration {
         throw new IllegalArgumentException("--energy-table: cannot read " + energyTable + ": " + e.getMessage(), e);
       }
     }
-    String[] cached = calibratedTable(npu, engineModule, engine, pimBitsPerCycle, activity);
+    String[] cached = calibratedTable(npu, engineModule, engine, pimBitsPerCycle, activity, blocks);
     return new Table(EnergyTable.fromJson(cached[0], "cached energy calibration"), cached[1]);
   }
 
@@ -114,12 +126,13 @@ public final class NpuEnergyCalibration {
    * OpenSTA runs are found in the cache by their activity). A block whose activity OpenSTA cannot propagate is left to
    * the table, which falls back.
    *
-   * @return true when runs were made, false when there was nothing to do
+   * @return the block's calibration when its runs were made, empty when there was nothing to do or they failed
    */
-  public boolean prepare(Path energyTable, NpuConfig npu, String engineModule, int pimBitsPerCycle, Block block) {
+  public Optional<Calibration> prepare(Path energyTable, NpuConfig npu, String engineModule, int pimBitsPerCycle,
+                                       Block block) {
     if (!calibrates(energyTable, npu, engineModule, pimBitsPerCycle)
         || (block == Block.PIM && pimBitsPerCycle == 0)) {
-      return false;
+      return Optional.empty();
     }
     int r = npu.rows();
     Calibration c = new Calibration(ppa, sim, line -> log.accept("  " + line.strip()));
@@ -135,8 +148,9 @@ public final class NpuEnergyCalibration {
       }
     } catch (IllegalStateException e) {
       log.accept("  " + e.getMessage() + " (the table falls back when it is asked for)");
+      return Optional.empty();
     }
-    return true;
+    return Optional.of(c);
   }
 
   /**
@@ -213,7 +227,7 @@ public final class NpuEnergyCalibration {
    * versions, the library, the clock and the seed, and a warm run skips the simulations.
    */
   private String[] calibratedTable(NpuConfig npu, String engineModule, Supplier<PpaResult> engine,
-                                   int pimBitsPerCycle, NpuDataPathActivity activity) {
+                                   int pimBitsPerCycle, NpuDataPathActivity activity, Map<Block, Calibration> blocks) {
     int r = npu.rows();
     String key = tableKey(npu, engineModule, pimBitsPerCycle);
     var hit = ppa.cache().get(key);
@@ -224,7 +238,7 @@ public final class NpuEnergyCalibration {
     EnergyTable table;
     String source;
     try {
-      table = calibrate(r, npu, pimBitsPerCycle, activity);
+      table = calibrate(r, npu, pimBitsPerCycle, activity, blocks);
       source = String.format(Locale.ROOT, "calibrated on a %dx%d GEMM engine and the NPU's own data paths at %s "
           + "ns (Verilator activity, OpenSTA), like npu report energy --rows %d --cols %d", r, r, Fmt.num(ppa.clockNs()), r, r);
     } catch (IllegalStateException e) {
@@ -233,7 +247,8 @@ public final class NpuEnergyCalibration {
       }
       log.accept("  " + e.getMessage() + "; calibrating on an " + FALLBACK_ROWS + "x" + FALLBACK_ROWS
           + " engine instead");
-      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle, activity), engine.get(), e.getMessage());
+      table = scaledIdle(calibrate(FALLBACK_ROWS, npu, pimBitsPerCycle, activity, Map.of()), engine.get(),
+          e.getMessage());
       source = String.format(Locale.ROOT, "calibrated on an %dx%d GEMM engine at %s ns (the %dx%d engine's "
           + "activity crashed OpenSTA), idle per cycle scaled to the NPU's engine by flip-flops", FALLBACK_ROWS,
           FALLBACK_ROWS, Fmt.num(ppa.clockNs()), r, r);
@@ -257,10 +272,23 @@ public final class NpuEnergyCalibration {
   /** Largest PiM macro the calibration synthesizes (its energy is per row of a column operation). */
   static final int PIM_CALIBRATION_ROWS = 8;
 
-  private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle, NpuDataPathActivity activity) {
+  private EnergyTable calibrate(int r, NpuConfig npu, int pimBitsPerCycle, NpuDataPathActivity activity,
+                                Map<Block, Calibration> parts) {
+    List<Block> needed = new ArrayList<>(List.of(Block.GEMM_DENSE, Block.GEMM_2_4, Block.DSP, Block.PPM));
+    if (pimBitsPerCycle > 0) {
+      needed.add(Block.PIM);
+    }
+    Calibration blocks;
+    if (r == npu.rows() && parts.keySet().containsAll(needed) && parts.get(Block.GEMM_DENSE).measuredGemmDense()
+        && parts.get(Block.GEMM_2_4).measuredGemm24()) {
+      log.accept("  the blocks' runs from their own jobs (" + needed + ")");
+      blocks = Calibration.merged(ppa, sim, line -> log.accept("  " + line.strip()),
+          needed.stream().map(parts::get).toList());
+    } else {
+      blocks = blocks(r, npu, pimBitsPerCycle);
+    }
     // the NPU's own data paths (DMA, scratchpad port, command fetch), on the reported NPU itself
-    return blocks(r, npu, pimBitsPerCycle).npu(npu, NpuEnergyShape.PPM_INPUT_LANES.applyAsInt(npu), seed, activity)
-        .table();
+    return blocks.npu(npu, NpuEnergyShape.PPM_INPUT_LANES.applyAsInt(npu), seed, activity).table();
   }
 
   /**

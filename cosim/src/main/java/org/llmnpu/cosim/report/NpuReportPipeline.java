@@ -18,6 +18,7 @@ import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.EnergyAction;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
@@ -163,24 +164,28 @@ public final class NpuReportPipeline {
    * engine is the NPU's GEMM engine ({@link #isEngine}) synthesized on its own, for its flip-flops.
    */
   public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted) {
-    return energyTable(top, emitted, null);
+    return energyTable(top, emitted, null, Map.of());
   }
 
-  /** {@link #energyTable(Npu, VerilogDesign)} on the NPU data paths' simulations made ahead ({@link #npuActivity}). */
-  public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted, NpuDataPathActivity activity) {
+  /**
+   * {@link #energyTable(Npu, VerilogDesign)} on the NPU data paths' simulations made ahead ({@link #npuActivity}) and
+   * the blocks' calibrations made ahead ({@link #energyBlock}; those missing are calibrated here).
+   */
+  public NpuEnergyCalibration.Table energyTable(Npu top, VerilogDesign emitted, NpuDataPathActivity activity,
+                                                Map<NpuEnergyCalibration.Block, Calibration> blocks) {
     NpuConfig c = o.config();
     InstanceDesigns.Unit engine = engineUnit(top, emitted);
     return calibration().table(o.energyTable(), c, engine.module(),
-        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c), activity);
+        () -> PpaFlow.run(engine.design(), Map.of(), o.ppa()), pimBitsPerCycle(c), activity, blocks);
   }
 
   /**
    * One block's energy-calibration runs (GEMM engine dense or 2:4, DSP, PPM, PiM) ahead of {@link #energyTable}
    * ({@link NpuEnergyCalibration#prepare}); nothing when the table is given or cached.
    *
-   * @return true when runs were made
+   * @return the block's calibration when its runs were made
    */
-  public boolean energyBlock(Npu top, VerilogDesign emitted, NpuEnergyCalibration.Block block) {
+  public Optional<Calibration> energyBlock(Npu top, VerilogDesign emitted, NpuEnergyCalibration.Block block) {
     NpuConfig c = o.config();
     return calibration().prepare(o.energyTable(), c, engineUnit(top, emitted).module(), pimBitsPerCycle(c), block);
   }
@@ -218,6 +223,34 @@ public final class NpuReportPipeline {
    */
   public Result assemble(VerilogDesign emitted, PpaResult npu, List<NpuReport.Unit> units, Cosim cosim,
                          NpuEnergyCalibration.Table energyTable) {
+    return assemble(emitted, npu, units, cosim, energyTable, null, null);
+  }
+
+  /**
+   * The seed trends that need neither the energy table nor the co-simulation (the cycle model's and the recorded
+   * benchmarks', all but the sparsity row) and the seed-004 figures: a job graph makes them while the NPU is
+   * synthesized and its energy calibrated.
+   */
+  public record ModelTrends(List<NpuReport.Trend> rows, List<NpuReport.Figure> figures) {
+    public ModelTrends {
+      rows = List.copyOf(rows);
+      figures = List.copyOf(figures);
+    }
+  }
+
+  /** {@link ModelTrends} of this report's NPU, model and prompt. */
+  public ModelTrends modelTrends() {
+    BenchResults bench = BenchResults.locate();
+    return new ModelTrends(SeedTrends.modelRows(o.config().machine(), ModelConfig.stories260K(), o.promptTokens(),
+        this::golden, o.config().engineTiming(), bench), new DllmTrends(bench).figures());
+  }
+
+  /**
+   * {@link #assemble(VerilogDesign, PpaResult, List, Cosim, NpuEnergyCalibration.Table)} with the seed trends of the
+   * models and the SoC section made ahead (null: made here).
+   */
+  public Result assemble(VerilogDesign emitted, PpaResult npu, List<NpuReport.Unit> units, Cosim cosim,
+                         NpuEnergyCalibration.Table energyTable, ModelTrends modelTrends, SocSection socSection) {
     if (t0 == 0) {
       t0 = System.nanoTime();
     }
@@ -298,12 +331,12 @@ public final class NpuReportPipeline {
         Math.min(c.memBytesPerCycle(), mp.lineBytes()), roof);
 
     step("seed trends");
-    BenchResults bench = BenchResults.locate();
+    ModelTrends models = modelTrends != null ? modelTrends : modelTrends();
     List<NpuReport.Trend> trends = new SeedTrends(mp, model, o.promptTokens(), table, shape, energies, this::golden,
-        c.engineTiming(), bench).rows();
-    List<NpuReport.Figure> trendFigures = new DllmTrends(bench).figures();
+        c.engineTiming(), BenchResults.locate()).withSparsity(models.rows());
+    List<NpuReport.Figure> trendFigures = models.figures();
     step("the NPU inside a heterogeneous SoC (soc model: sd8gen3 stages, LLaMA-3-8B partition plan)");
-    SocSection soc = SocReportSection.build();
+    SocSection soc = socSection != null ? socSection : SocReportSection.build();
     NpuReport report = new NpuReport("NPU report: npu " + c.rows() + "x" + c.rows() + ", " + c.spadKiB()
         + " KiB scratchpad", cfg, o.ppa().clockNs(), npu, units, split, points, table, tableSource, energies, roofline,
         trends, notes, soc, trendFigures);

@@ -70,8 +70,30 @@ final class SeedTrends {
   }
 
   List<NpuReport.Trend> rows() {
+    return withSparsity(modelRows());
+  }
+
+  /**
+   * The rows that need neither the energy table nor the phases' counters (the cycle model's and the recorded
+   * benchmarks'), in {@link #rows}'s order after its first row, the sparsity row: a job graph makes them while the
+   * energy table is calibrated, and the report puts the sparsity row before them ({@link #withSparsity}).
+   */
+  static List<NpuReport.Trend> modelRows(MachineParams mp, ModelConfig model, int prompt, Golden golden,
+                                         EngineTiming engine, BenchResults bench) {
+    // no table, shape or phases: modelRows() does not read them
+    return new SeedTrends(mp, model, prompt, null, null, List.of(), golden, engine, bench).modelRows();
+  }
+
+  /** The sparsity row (the energy table and phases of this report) then {@code modelRows}: {@link #rows}. */
+  List<NpuReport.Trend> withSparsity(List<NpuReport.Trend> modelRows) {
     List<NpuReport.Trend> out = new ArrayList<>();
     out.add(sparsity());
+    out.addAll(modelRows);
+    return out;
+  }
+
+  private List<NpuReport.Trend> modelRows() {
+    List<NpuReport.Trend> out = new ArrayList<>();
     out.add(guarded("INT8 → INT4 weights: decode vs prefill gain",
         "decode gains far more than prefill (decode is memory-bound)", this::int4));
     out.add(fusion());

@@ -92,6 +92,25 @@ class SeedTrendsTest {
     return new SeedTrends(MP, ModelConfig.stories260K(), prompt, table, shape, List.of(), golden, engine, bench).rows();
   }
 
+  /**
+   * The rows a job graph makes ahead of the energy table (modelRows: neither table nor phases) behind the sparsity
+   * row give the same list as the rows made in one go, row for row.
+   */
+  @Test
+  void theModelRowsMadeAheadBehindTheSparsityRowAreTheRowsMadeInOneGo() throws Exception {
+    BenchResults bench = bench("ahead", swFigures("1.200"));
+    EnergyEstimate.Shape shape = new EnergyEstimate.Shape(8 * MP.lineBytes(), 256, false, 5, MP.dsp().lanes());
+    SeedTrends.Golden golden = (mp, gemms, int4) -> IsaSimulator.run(mp, GemmProgram.build(mp, gemms, int4, 1).image(), 0);
+    List<NpuReport.Trend> ahead = SeedTrends.modelRows(MP, ModelConfig.stories260K(), 8, golden, EngineTiming.SYSTOLIC,
+        bench);
+    List<NpuReport.Trend> joined = new SeedTrends(MP, ModelConfig.stories260K(), 8, table(2.8), shape, List.of(),
+        golden, EngineTiming.SYSTOLIC, bench).withSparsity(ahead);
+    List<NpuReport.Trend> oneGo = rows(8, table(2.8), EngineTiming.SYSTOLIC, bench);
+    assertEquals(oneGo.size() - 1, ahead.size());
+    assertTrue(joined.get(0).finding().startsWith("2:4 sparsity"), joined.get(0).finding());
+    assertEquals(oneGo, joined);
+  }
+
   private static NpuReport.Trend row(List<NpuReport.Trend> rows, String findingStart) {
     return rows.stream().filter(t -> t.finding().startsWith(findingStart)).findFirst().orElseThrow();
   }

@@ -2,8 +2,10 @@ package org.llmnpu.flow.report;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.llmnpu.cosim.report.NpuEnergyCalibration;
@@ -11,6 +13,7 @@ import org.llmnpu.cosim.report.NpuReportPipeline;
 import org.llmnpu.cosim.report.NpuUnits;
 import org.llmnpu.flow.graph.Job;
 import org.llmnpu.flow.graph.JobCodec;
+import org.llmnpu.reports.energy.Calibration;
 import org.llmnpu.reports.energy.NpuDataPathActivity;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
@@ -18,11 +21,13 @@ import org.llmnpu.hdl.tools.DesignChecks;
 import org.llmnpu.reports.OutputDirectory;
 import org.llmnpu.reports.html.NpuReportWriter;
 import org.llmnpu.reports.npu.NpuReport;
+import org.llmnpu.reports.npu.SocSection;
 import org.llmnpu.reports.ppa.InstanceDesigns;
 import org.llmnpu.reports.ppa.PpaOptions;
 import org.llmnpu.reports.ppa.PpaResult;
 import org.llmnpu.rtl.npu.Npu;
 import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.soc.SocReportSection;
 
 /**
  * The whole-NPU report ({@code npu report npu}, {@code npu demo}) as a job graph:
@@ -33,7 +38,7 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * synth:&lt;unit&gt; (units the top flattens) ──────────┤
  * energy:npu-sim, synth:npu ─► energy:npu-&lt;run&gt; ×4 ─┐
  * energy:&lt;block&gt; (gemm-dense, gemm-2-4, dsp, ppm, pim) ─┴► energy ─┤
- * cosim ──────────────────────────────────────────┴► report ─► write   (write: npu demo)
+ * cosim, trends, soc ─────────────────────────────┴► report ─► write   (write: npu demo)
  * </pre>
  *
  * <ul>
@@ -50,11 +55,16 @@ import org.llmnpu.rtl.npu.NpuConfig;
  *   GEMMs; {@link NpuEnergyCalibration#npuActivity}), which need no synthesis; {@code energy:npu-<run>}: each run's
  *   OpenSTA power on the top's netlist once {@code synth:npu} and the simulations are done, side by side;
  *   {@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
- *   {@link NpuEnergyCalibration}, cached under the engines' Verilog, tools, clock and seed) from those runs, which it
- *   finds in the PPA cache (repeating only the blocks' short simulations), so no worker sits waiting for the top's
- *   synthesis and the four whole-NPU power runs share the cores.</li>
+ *   {@link NpuEnergyCalibration}, cached under the engines' Verilog, tools, clock and seed) from those runs: the
+ *   blocks' calibrations as their jobs made them ({@code Calibration.merged}), the whole-NPU power runs from this
+ *   process's memo of simulated runs' OpenSTA results (the PPA flow's; another process would find their tool runs in
+ *   the PPA cache), so no worker sits waiting for the top's synthesis, the four whole-NPU power runs share the cores,
+ *   and the table repeats none of them.</li>
  *   <li>{@code cosim}: random programs and the decoder's phases on the RTL in Verilator against the golden ISA
  *   simulator (cached: the Verilog, the options, the toolkit's build and Verilator's version).</li>
+ *   <li>{@code trends}: the seed trends of the cycle model and the recorded benchmarks (all but the sparsity row,
+ *   which needs the energy table; {@link NpuReportPipeline#modelTrends}); {@code soc}: the SoC section (the soc
+ *   model): neither needs another job, so they run beside the syntheses, not after the energy table.</li>
  *   <li>{@code report}: area split, energy per token, roofline, seed trends, SoC section; {@code write}: the report
  *   files in {@code OUT/report} (written atomically by {@link OutputDirectory}).</li>
  * </ul>
@@ -69,11 +79,14 @@ public final class NpuReportJobs {
   private final Job<List<String>> lint;
   private final Job<PpaResult> synthTop;
   private final List<Job<NpuReport.Unit>> units = new ArrayList<>();
-  private final List<Job<Boolean>> energyBlocks = new ArrayList<>();
+  private final Map<NpuEnergyCalibration.Block, Job<Optional<Calibration>>> energyBlocks =
+      new EnumMap<>(NpuEnergyCalibration.Block.class);
   private final Job<Optional<NpuDataPathActivity>> npuActivity;
   private final List<Job<Boolean>> npuPowers = new ArrayList<>();
   private final Job<NpuEnergyCalibration.Table> energy;
   private final Job<NpuReportPipeline.Cosim> cosim;
+  private final Job<NpuReportPipeline.ModelTrends> trends;
+  private final Job<SocSection> soc;
   private final Job<NpuReportPipeline.Result> report;
   private final Job<Path> write;
 
@@ -122,7 +135,7 @@ public final class NpuReportJobs {
     List<String> energyInputs = List.of(opts, ppaInputs, toolkit, verilator);
     for (NpuEnergyCalibration.Block b : NpuEnergyCalibration.Block.values()) {
       if (b != NpuEnergyCalibration.Block.PIM || c.engineTiming().pim()) {
-        energyBlocks.add(Job.uncached("energy:" + slug(b.name()), List.of(), energyInputs,
+        energyBlocks.put(b, Job.uncached("energy:" + slug(b.name()), List.of(), energyInputs,
             ctx -> new NpuReportPipeline(options, ctx::log).energyBlock(top, design, b)));
       }
     }
@@ -137,20 +150,28 @@ public final class NpuReportJobs {
             return a.isPresent();
           }));
     }
-    List<Job<?>> energyDeps = new ArrayList<>(energyBlocks);
+    List<Job<?>> energyDeps = new ArrayList<>(energyBlocks.values());
     energyDeps.addAll(npuPowers);
     energyDeps.add(npuActivity);
     energyDeps.add(synthTop);
-    energy = Job.uncached("energy", energyDeps, energyInputs, ctx -> new NpuReportPipeline(options, ctx::log)
-        .energyTable(top, design, ctx.get(npuActivity).orElse(null)));
+    energy = Job.uncached("energy", energyDeps, energyInputs, ctx -> {
+      // the blocks' calibrations their jobs made, taken as they are (NpuEnergyCalibration#table)
+      Map<NpuEnergyCalibration.Block, Calibration> made = new EnumMap<>(NpuEnergyCalibration.Block.class);
+      energyBlocks.forEach((b, job) -> ctx.get(job).ifPresent(cal -> made.put(b, cal)));
+      return new NpuReportPipeline(options, ctx::log).energyTable(top, design, ctx.get(npuActivity).orElse(null),
+          made);
+    });
     cosim = Job.cached("cosim", List.of(), with(verilog, opts, toolkit, verilator),
         JobCodec.json(NpuReportPipeline.Cosim.class), ctx -> new NpuReportPipeline(options, ctx::log).cosim());
-    List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim));
+    trends = Job.uncached("trends", List.of(), List.of(opts, toolkit),
+        ctx -> new NpuReportPipeline(options, ctx::log).modelTrends());
+    soc = Job.uncached("soc", List.of(), List.of(toolkit), ctx -> SocReportSection.build());
+    List<Job<?>> reportDeps = new ArrayList<>(List.of(synthTop, energy, cosim, trends, soc));
     reportDeps.addAll(units);
     report = Job.uncached("report", reportDeps, List.of(opts, toolkit), ctx -> {
       List<NpuReport.Unit> us = units.stream().map(ctx::get).toList();
       return new NpuReportPipeline(options, ctx::log).assemble(design, ctx.get(synthTop), us, ctx.get(cosim),
-          ctx.get(energy));
+          ctx.get(energy), ctx.get(trends), ctx.get(soc));
     });
     Path reportDir = out.resolve("report");
     write = Job.uncached("write", List.of(report), List.of(reportDir.toString()), ctx -> {
@@ -164,15 +185,18 @@ public final class NpuReportJobs {
   /**
    * The jobs to run, on the critical path first: the top's synthesis, then what follows it (the NPU's power runs, the
    * table), the NPU's simulations (their Verilator build is also the co-simulation's), the blocks' calibration runs,
-   * the co-simulation, the units, then the rest. The runner starts ready jobs in this order.
+   * the co-simulation, the seed trends and the SoC section, the units, then the rest. The runner starts ready jobs in
+   * this order.
    */
   public List<Job<?>> goals() {
     List<Job<?>> g = new ArrayList<>(List.of(synthTop));
     g.addAll(npuPowers);
     g.add(energy);
     g.add(npuActivity);
-    g.addAll(energyBlocks);
+    g.addAll(energyBlocks.values());
     g.add(cosim);
+    g.add(trends);
+    g.add(soc);
     g.addAll(units);
     g.add(generate);
     g.add(lint);

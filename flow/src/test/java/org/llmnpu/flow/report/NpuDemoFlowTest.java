@@ -89,6 +89,12 @@ class NpuDemoFlowTest {
     String split = report.notes().stream().filter(n -> n.startsWith("Area split:")).findFirst().orElseThrow();
     assertTrue(split.contains("share of the top's own hierarchical synthesis"), split);
     assertTrue(ids.indexOf("report") > ids.indexOf("cosim") && ids.indexOf("write") > ids.indexOf("report"));
+    // the seed trends of the models and the SoC section are jobs of their own, made before the report
+    assertTrue(ids.indexOf("report") > ids.indexOf("trends") && ids.indexOf("report") > ids.indexOf("soc"), ids.toString());
+    assertTrue(indexOf(lines, "report: done in") > indexOf(lines, "trends: done in")
+        && indexOf(lines, "report: done in") > indexOf(lines, "soc: done in"), String.join("\n", lines));
+    assertTrue(report.trends().size() > 1 && report.trends().get(0).finding().startsWith("2:4 sparsity"),
+        "the sparsity row, then the models' rows");
     // the calibration in parts: each block's runs and the NPU's simulations from the start, each whole-NPU power run
     // once the top is synthesized and the simulations are done, the table after all of them (no worker waits)
     List<String> blocks = List.of("energy:gemm-dense", "energy:gemm-2-4", "energy:dsp", "energy:ppm");

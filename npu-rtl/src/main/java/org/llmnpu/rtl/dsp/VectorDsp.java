@@ -11,7 +11,6 @@ import org.llmnpu.isa.dsp.DspRunParameters;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
-import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.log2Ceil;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
@@ -21,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.ClockGating;
-import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.hdl.Vec;
 
@@ -80,7 +78,7 @@ public final class VectorDsp extends VectorDspPaths {
   /** Table slots with registers: 0 exp, 1 reciprocal, 2 rsqrt (slot 3 reads as an empty table). */
   public static final int TABLE_SLOTS = 3;
   /**
-   * @param lanes SIMD lanes, a power of two in 1..32
+   * @param lanes SIMD lanes, a power of two in 1..64 (64: one FP16 result a column of a 64-wide MAC array)
    * @param rows buffer rows (elements per lane), a power of two in 16..65536
    * @param programDepth instruction words, a power of two in 16..4096
    * @param tableSegments segments per polynomial table, 1..16 [12: the rsqrt table needs 12]
@@ -134,7 +132,7 @@ public final class VectorDsp extends VectorDspPaths {
       if (executeStages < 1 || executeStages > 4) {
         throw new IllegalArgumentException("executeStages must be 1, 2, 3 or 4, got " + executeStages);
       }
-      check("lanes", lanes, 1, 32);
+      check("lanes", lanes, 1, 64);
       check("rows", rows, 16, 65536);
       check("programDepth", programDepth, 16, 4096);
       if (tableSegments < 1 || tableSegments > DspTable.MAX_SEGMENTS) {
@@ -393,12 +391,7 @@ public final class VectorDsp extends VectorDspPaths {
     if (c.permute()) {
       rotate(lanes, laneBits == 0 ? null : regNext("exRotate", imm.add(idx.resize(32)).lsbs(laneBits)));
     }
-    List<HwValue> window = new ArrayList<>();
-    for (int i = 0; i < bufWindow; i++) {
-      UInt element = DspBufferWindow.read(lanes, i, bufAddr, laneBits);
-      window.add(i < wideReads ? element : element.lsbs(8));
-    }
-    bufRdata.set(catLsbFirst(window).asUInt());
+    bufRdata.set(windowRead(lanes, bufAddr, laneBits, bufWindow, wideReads));
   }
 
   /** The configuration. */

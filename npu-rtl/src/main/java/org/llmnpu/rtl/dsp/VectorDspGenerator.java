@@ -13,7 +13,7 @@ public final class VectorDspGenerator extends DeclaredGenerator {
     super("vector-dsp", "programmable FP16/FP32 SIMD DSP: softmax, norms, activations, RoPE, exp/recip/rsqrt, "
         + "reductions; bit-exact with the numerics kernels",
         List.of(
-            ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes (power of two)"),
+            ParamSpec.integer("lanes", 8, 1, 64, "SIMD lanes (power of two)"),
             ParamSpec.integer("rows", 512, 16, 65536, "buffer rows of lanes FP16 elements (power of two)"),
             ParamSpec.integer("programDepth", 256, 16, 4096, "instruction words (power of two)"),
             ParamSpec.integer("tableSegments", 12, 1, 16, "segments per polynomial table"),

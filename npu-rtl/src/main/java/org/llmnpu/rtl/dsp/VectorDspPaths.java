@@ -3,6 +3,7 @@ package org.llmnpu.rtl.dsp;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.cat;
+import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -14,6 +15,7 @@ import org.llmnpu.hdl.ClockGating;
 import org.llmnpu.hdl.Mem;
 import org.llmnpu.hdl.Vec;
 import org.llmnpu.hdl.HwModule;
+import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspPipe;
@@ -277,6 +279,23 @@ abstract class VectorDspPaths extends HwModule {
     }
     UInt base = mux(flags.bit(2), mux(flags.bit(1), b[3], b[2]), mux(flags.bit(1), b[1], b[0]));
     return wire("rowOffset", mux(flags.bit(0), base, index == null ? uintLit(0, rowBits) : index));
+  }
+
+  /**
+   * The buffer window's read ({@code buf_rdata}): window element i (lane {@code (x + i) mod lanes}) at bits
+   * {@code 16i..} for the first {@code wideReads}, then the low byte of each of the others. The selections all land on
+   * the port's one line; Verilator refuses a line of more than 40,000 tokens, which a 64-element window over 64 lanes
+   * passes, so a window of more selections than 32 x 32 names each element's read.
+   */
+  UInt windowRead(List<DspLane> lanes, UInt bufAddr, int laneBits, int bufWindow, int wideReads) {
+    boolean namedReads = bufWindow * lanes.size() > 32 * 32;
+    List<HwValue> window = new ArrayList<>();
+    for (int i = 0; i < bufWindow; i++) {
+      UInt read = DspBufferWindow.read(lanes, i, bufAddr, laneBits);
+      UInt element = i < wideReads ? read : read.lsbs(8);
+      window.add(namedReads ? wire("bufWindowRead_" + i, element) : element);
+    }
+    return catLsbFirst(window).asUInt();
   }
 
   /** ROT: lane l takes operand a of lane (l + k) mod lanes (a barrel rotation of the vector by {@code k}). */

@@ -66,6 +66,15 @@ final class NpuDsp {
     return Math.max(1, line / 8);
   }
 
+  /**
+   * The Vector DSP of an NPU of configuration {@code c} (also the block {@code npu-dsp}): its program port a line of
+   * program words, its table port a line of FP16 entries, its buffer window the copy datapath's slots.
+   */
+  static VectorDsp module(NpuConfig c) {
+    int line = c.machine().lineBytes();
+    return new VectorDsp(c.dsp(), programWords(line), line / 2, slots(c.machine()), wideReads(c.machine()));
+  }
+
   /** Element slots of the copy datapath and of the DSP's buffer window: {@code min(line, lanes)}. */
   static int slots(MachineParams p) {
     return Math.min(p.lineBytes(), p.dsp().lanes());

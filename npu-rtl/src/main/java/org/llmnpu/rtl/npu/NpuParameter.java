@@ -47,7 +47,7 @@ public enum NpuParameter {
       c -> c.memBytesPerCycle()),
   WATCHDOG_CYCLES("watchdogCycles", Group.MEMORY, "watchdogCycles", range(2, 1 << 24), "4096", true,
       "cycles a memory wait may last before the NPU halts with a watchdog error", c -> c.watchdogCycles()),
-  DSP_LANES("dspLanes", Group.DSP, "lanes", powersOfTwo(1, 32), "16", true,
+  DSP_LANES("dspLanes", Group.DSP, "lanes", powersOfTwo(1, 64), "16", true,
       "Vector DSP lanes (FP16 elements a buffer row holds)", c -> c.dspLanes()),
   DSP_ROWS("dspRows", Group.DSP, "rows", powersOfTwo(16, 65536), "512", true,
       "Vector DSP buffer rows", c -> c.dspRows()),

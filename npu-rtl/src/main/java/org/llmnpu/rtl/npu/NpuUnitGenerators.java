@@ -95,6 +95,14 @@ public abstract class NpuUnitGenerators implements BlockGenerator {
     }
   }
 
+  /** {@code npu-dsp}: the NPU's Vector DSP ({@link org.llmnpu.rtl.dsp.VectorDsp}, as {@link NpuDsp} builds it). */
+  public static final class Dsp extends NpuUnitGenerators {
+    public Dsp() {
+      super("dsp", "the NPU's Vector DSP (dspLanes FP16 lanes, dspStages execute stages) with its line-wide program "
+          + "and table ports and the copy datapath's buffer window", NpuDsp::module);
+    }
+  }
+
   /** {@code npu-predecode}: {@link NpuPredecode}. */
   public static final class Predecode extends NpuUnitGenerators {
     public Predecode() {

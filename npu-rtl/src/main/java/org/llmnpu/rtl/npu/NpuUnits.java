@@ -31,15 +31,13 @@ final class NpuUnits {
   private final Map<HwModule, String> names = new IdentityHashMap<>();
 
   NpuUnits(NpuConfig c) {
-    int line = c.machine().lineBytes();
     fetch = named("fetch", new NpuFetchUnit(c));
     dma = named("dma", new NpuDmaUnit(c));
     spad = named("spad", new NpuScratchpad(c));
     back = named("back", new NpuBackEnd(c));
     watchdog = named("watchdog", new NpuWatchdog(c));
     engine = named("gemm", c.gemmEngine());
-    dsp = named("dsp", new VectorDsp(c.dsp(), NpuDsp.programWords(line), line / 2,
-        NpuDsp.slots(c.machine()), NpuDsp.wideReads(c.machine())));
+    dsp = named("dsp", NpuDsp.module(c));
     ppm = named("ppm", NpuPpm.module(c));
     load4 = named("load4", new NpuLoad4(c));
     loadMx = c.mxLoad() ? named("loadMx", new NpuLoadMx(c)) : null;

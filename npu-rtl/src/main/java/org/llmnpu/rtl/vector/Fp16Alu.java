@@ -63,7 +63,7 @@ public final class Fp16Alu extends HwModule {
   private static final int EXPONENT_BITS = 8;
 
   /**
-   * Lanes (1..32), output latency (0 or 1), and {@code stages} internal pipeline registers (0..3;
+   * Lanes (1..64), output latency (0 or 1), and {@code stages} internal pipeline registers (0..3;
    * see the class comment), each one more cycle of latency.
    */
   public record Config(int lanes, int latency, int stages) {
@@ -78,8 +78,8 @@ public final class Fp16Alu extends HwModule {
     }
 
     public Config {
-      if (lanes < 1 || lanes > 32) {
-        throw new IllegalArgumentException("lanes must be in 1..32, got " + lanes);
+      if (lanes < 1 || lanes > 64) {
+        throw new IllegalArgumentException("lanes must be in 1..64, got " + lanes);
       }
       if (latency < 0 || latency > 1) {
         throw new IllegalArgumentException("latency must be 0 or 1, got " + latency);
@@ -204,7 +204,7 @@ public final class Fp16Alu extends HwModule {
     public Generator() {
       super("fp16-alu", "SIMD FP16 add/sub/mul/min/max/lt/eq, bit-exact with Fp16 (RNE, subnormals, canonical NaN)",
           List.of(
-              ParamSpec.integer("lanes", 8, 1, 32, "SIMD lanes"),
+              ParamSpec.integer("lanes", 8, 1, 64, "SIMD lanes"),
               ParamSpec.integer("latency", 1, 0, 1, "0: combinational; 1: registered results"),
               FpStages.param()),
           p -> new Fp16Alu(new Config(p.getInt("lanes"), p.getInt("latency"), p.getInt("stages"))));

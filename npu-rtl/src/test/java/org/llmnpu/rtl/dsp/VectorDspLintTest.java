@@ -25,7 +25,7 @@ class VectorDspLintTest {
   }
 
   @ParameterizedTest(name = "executeStages={0} lanes={1}")
-  @CsvSource({"2, 2", "2, 8", "3, 2", "3, 8", "4, 2", "4, 16"})
+  @CsvSource({"2, 2", "2, 8", "3, 2", "3, 8", "4, 2", "4, 16", "4, 64"})
   void pipelinedExecuteIsLintClean(String executeStages, String lanes) {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",
@@ -33,7 +33,7 @@ class VectorDspLintTest {
   }
 
   @ParameterizedTest(name = "fma32 and permute, executeStages={0} lanes={1}")
-  @CsvSource({"1, 1", "2, 2", "1, 8", "2, 16", "3, 2", "4, 8"})
+  @CsvSource({"1, 1", "2, 2", "1, 8", "2, 16", "3, 2", "4, 8", "4, 64"})
   void fma32AndPermuteAreLintClean(String executeStages, String lanes) {
     BlockGenerator g = BlockRegistry.find("vector-dsp");
     DesignAssertions.assertLintClean(g.build(Params.resolve(g, Map.of("lanes", lanes, "rows", "16",

@@ -16,7 +16,7 @@ import org.llmnpu.verilator.SimModes;
 /**
  * The {@code vector-dsp} RTL runs every compiled kernel bit for bit equal to the numerics golden
  * kernel, on ragged and exact lengths and corner-case inputs (very large logits, near-zero
- * variance, ±0, ±∞, NaN), at 1, 8 and 16 lanes; every run's cycle counter equals
+ * variance, ±0, ±∞, NaN), at 1, 8, 16 and 64 lanes; every run's cycle counter equals
  * {@link DspCycleFormula}; exp, reciprocal, rsqrt, SiLU and GeLU match on all 65,536 FP16 inputs.
  */
 class VectorDspTest {
@@ -29,6 +29,14 @@ class VectorDspTest {
    */
   static VectorDsp.Config eightLanes(int executeStages, boolean extended) {
     return new VectorDsp.Config(8, 512, 512, 12, 2, executeStages, extended, extended);
+  }
+
+  /**
+   * The DSP of a 64-wide MAC array ({@code edge-64}'s {@code dspLanes}): 64 lanes, 4 execute stages with the pipelined
+   * units on clock gates (as the NPU builds it), 512 rows and program words (the conformance test's dumps).
+   */
+  static VectorDsp.Config sixtyFourLanes() {
+    return new VectorDsp.Config(64, 512, 512, 12, 2, 4, false, false, org.llmnpu.hdl.ClockGating.ON);
   }
 
   static Simulator start(VectorDsp.Config config) {
@@ -95,6 +103,26 @@ class VectorDspTest {
             for (int style = 0; style < 3; style++) {
               check(driver, kernel, len, lanes, DspGolden.inputs(kernel, len, style, 5L * len + style + lanes));
             }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Every kernel on 64 lanes: one element, exactly one row, ragged past a row and several rows, in the three input
+   * styles (random, large logits and near-zero variance, the specials), bit for bit and cycle for cycle.
+   */
+  @Test
+  void everyKernelAtSixtyFourLanesEqualsTheGoldenAndTheCycleFormula() {
+    VectorDsp.Config config = sixtyFourLanes();
+    try (Simulator sim = start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      for (DspKernel kernel : DspKernel.values()) {
+        for (int len : new int[] {1, 64, 100, 300}) {
+          int l = kernel == DspKernel.ROPE ? 2 * len : len;
+          for (int style = 0; style < 3; style++) {
+            check(driver, kernel, l, 64, DspGolden.inputs(kernel, l, style, 13L * len + style), config.pipeline());
           }
         }
       }

@@ -42,10 +42,10 @@ class NpuConfigTest {
     assertTrue(e.getMessage().startsWith("spadKiB must be a power of two"), e.getMessage());
     Files.writeString(yaml, "dspLanes: 12\n");
     e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
-    assertTrue(e.getMessage().contains("dspLanes must be a power of two in 1..32, got 12"), e.getMessage());
-    Files.writeString(yaml, "dspLanes: 64\n");
+    assertTrue(e.getMessage().contains("dspLanes must be a power of two in 1..64, got 12"), e.getMessage());
+    Files.writeString(yaml, "dspLanes: 128\n");
     e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
-    assertTrue(e.getMessage().contains("dspLanes must be a power of two in 1..32, got 64"), e.getMessage());
+    assertTrue(e.getMessage().contains("dspLanes must be a power of two in 1..64, got 128"), e.getMessage());
     Files.writeString(yaml, "dspProgramDepth: 8\n");
     e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
     assertTrue(e.getMessage().contains("dspProgramDepth must be a power of two in 16..4096, got 8"), e.getMessage());

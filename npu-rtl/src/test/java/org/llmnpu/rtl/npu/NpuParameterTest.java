@@ -100,7 +100,7 @@ class NpuParameterTest {
         nested);
     Files.writeString(yaml, "dsp:\n  lanes: 12\n");
     String value = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml)).getMessage();
-    assertTrue(value.contains("dspLanes must be a power of two in 1..32, got 12"), value);
+    assertTrue(value.contains("dspLanes must be a power of two in 1..64, got 12"), value);
     Files.writeString(yaml, "rows: [8]\n");
     String list = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml)).getMessage();
     assertTrue(list.contains("rows must be a single value"), list);

@@ -24,7 +24,7 @@ import org.llmnpu.hdl.gen.Params;
 class NpuUnitsLintTest {
   static final List<String> UNITS = List.of("npu-counters", "npu-watchdog", "npu-snapshot", "npu-scratchpad",
       "npu-backend", "npu-predecode", "npu-load4", "npu-loadmx", "npu-ppm", "npu-controller",
-      "npu-fetch", "npu-dma");
+      "npu-fetch", "npu-dma", "npu-dsp");
 
   private static final List<NpuConfig> CONFIGS = List.of(NpuConfig.small(), NpuConfig.defaults(),
       NpuConfig.small().withWeightRowsPerCycle(4), NpuConfig.small().withSparsity("2:4"),
@@ -38,6 +38,18 @@ class NpuUnitsLintTest {
           new NpuFetchUnit(c), new NpuDmaUnit(c))) {
         DesignAssertions.assertLintClean(unit, false);
       }
+    }
+  }
+
+  /**
+   * The DSP of a 64-wide array with 64 lanes (edge-64's): a 64-element buffer window (a 64-byte line of INT8, half of
+   * it read whole as FP16), an 8-word program port, a 32-entry table port; and 64 lanes behind a 16-byte line.
+   */
+  @Test
+  void aSixtyFourLaneDspIsLintCleanBehindWideAndNarrowLines() {
+    for (int rows : new int[] {64, 16}) {
+      NpuConfig c = NpuConfig.defaults().toBuilder().rows(rows).dspLanes(64).dspRows(1024).dspProgramDepth(512).build();
+      DesignAssertions.assertLintClean(NpuDsp.module(c), false);
     }
   }
 

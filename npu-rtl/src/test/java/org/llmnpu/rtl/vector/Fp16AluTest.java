@@ -98,7 +98,7 @@ class Fp16AluTest {
   @Test
   void configRejectsOutOfRangeParameters() {
     assertThrows(IllegalArgumentException.class, () -> new Fp16Alu.Config(0, 1));
-    assertThrows(IllegalArgumentException.class, () -> new Fp16Alu.Config(33, 1));
+    assertThrows(IllegalArgumentException.class, () -> new Fp16Alu.Config(65, 1));
     assertThrows(IllegalArgumentException.class, () -> new Fp16Alu.Config(8, 2));
   }
 

@@ -1,6 +1,7 @@
 package org.llmnpu.reports.energy;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -38,6 +39,36 @@ public final class Calibration {
 
   public Calibration(PpaOptions ppa, SimOptions sim, Consumer<String> log) {
     this.runs = new CalibrationRuns(ppa, sim, log);
+  }
+
+  /**
+   * The blocks' calibrations made apart — {@link #gemmDense}, {@link #gemm24}, {@link #dsp}, {@link #ppm}, {@link #pim},
+   * each on a calibration of its own, as a job graph makes them side by side — as one, parts in that order: their
+   * entries, the actions they could not measure, their idle runs (pooled for {@code IDLE_FLIP_FLOP} in this order)
+   * and their runs' powers. That is what {@link #gemm}, then {@link #dsp}, {@link #ppm} (and {@link #pim}) on one
+   * calibration give when both GEMM halves measured their entries ({@link #measuredGemmDense},
+   * {@link #measuredGemm24}); the NPU's data paths ({@link #npu}) follow on the result.
+   */
+  public static Calibration merged(PpaOptions ppa, SimOptions sim, Consumer<String> log, List<Calibration> parts) {
+    Calibration c = new Calibration(ppa, sim, log);
+    for (Calibration p : parts) {
+      c.entries.putAll(p.entries);
+      c.notMeasured.putAll(p.notMeasured);
+      c.runs.idleRuns.putAll(p.runs.idleRuns);
+      c.runs.powers.putAll(p.runs.powers);
+    }
+    return c;
+  }
+
+  /** True when {@link #gemmDense}'s entries (MAC_IDLE, MAC, PSUM_WRITEBACK) were measured. */
+  public boolean measuredGemmDense() {
+    return entries.containsKey(EnergyAction.MAC_IDLE) && entries.containsKey(EnergyAction.MAC)
+        && entries.containsKey(EnergyAction.PSUM_WRITEBACK);
+  }
+
+  /** True when {@link #gemm24}'s MAC_2_4 was measured (not left to {@link #gemm}'s fallback). */
+  public boolean measuredGemm24() {
+    return entries.containsKey(EnergyAction.MAC_2_4);
   }
 
   /** The table of what has been calibrated so far, with the external memory figure. */

@@ -27,14 +27,18 @@ public final class PpaFlow {
 
   /**
    * PPA with the switching activity of a simulated run of this design (its VCD read by
-   * {@link SimulatedActivity#read}); null means the options' stated activity.
+   * {@link SimulatedActivity#read}); null means the options' stated activity. A simulated run this JVM made before
+   * with the same inputs is taken from {@link SimulatedRunMemo}, not redone.
    */
   public static PpaResult run(VerilogDesign design, Map<String, String> params, PpaOptions options,
       SimulatedActivity activity) {
     SynthesisResult synth = new YosysSynthesis(options.liberty(), options.cache(), options.flatten(),
         Math.round(options.clockNs() * 1000)).run(design);
-    OpenSta.StaResult sta = new OpenSta(options.liberty(), options.cache()).run(design.top(), synth, options,
-        activity);
+    OpenSta openSta = new OpenSta(options.liberty(), options.cache());
+    // a simulated run this JVM made before (a job graph's power run, then the table that reads it) is not redone
+    OpenSta.StaResult sta = activity == null ? openSta.run(design.top(), synth, options)
+        : SimulatedRunMemo.get(design.top(), synth, options, activity,
+            () -> openSta.run(design.top(), synth, options, activity));
     CachedTiming.put(design, options, sta.timing());
     return new PpaResult(design.top(), params, synth, sta.timing(), sta.power());
   }

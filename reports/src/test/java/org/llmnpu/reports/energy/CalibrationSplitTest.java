@@ -47,6 +47,14 @@ class CalibrationSplitTest {
     assertEquals(w.get(EnergyAction.MAC_2_4), sparse.table().entries().get(EnergyAction.MAC_2_4));
     assertTrue(!dense.table().entries().containsKey(EnergyAction.MAC_2_4)
         && !sparse.table().entries().containsKey(EnergyAction.MAC), "each half makes only its own engine's entries");
+    // the halves as their jobs made them, merged, then the data paths: the whole's table and runs, no block run made
+    // again (a job graph's energy table)
+    assertTrue(dense.measuredGemmDense() && !dense.measuredGemm24() && sparse.measuredGemm24()
+        && !sparse.measuredGemmDense());
+    Calibration merged = Calibration.merged(TestDesigns.options(), SimModes.local(), log::add, List.of(dense, sparse));
+    assertEquals(dense.powers().size() + sparse.powers().size(), merged.powers().size());
+    assertEquals(whole.table().json(), merged.npu(npu, npu.rows() / 2, 3, activity).table().json());
+    assertEquals(whole.powers(), merged.powers());
     assertThrows(IllegalArgumentException.class, () -> new NpuDataPathActivity(npu, 3, List.of()));
   }
 }

@@ -172,7 +172,7 @@ class NpuEstimateTest {
         .getMessage();
     assertTrue(field.contains("unknown NPU parameter 'arrayRows'") && field.contains("rows"), field);
     Path invalid = dir.resolve("invalid.yaml");
-    Files.writeString(invalid, "dspLanes: 64\n");
+    Files.writeString(invalid, "dspLanes: 128\n");
     String lanes = assertThrows(IllegalArgumentException.class, () -> EstimateTarget.load("edge-64", invalid))
         .getMessage();
     assertTrue(lanes.startsWith("--config") && lanes.contains("dspLanes"), lanes);

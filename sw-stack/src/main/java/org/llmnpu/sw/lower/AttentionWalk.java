@@ -7,7 +7,7 @@ import org.llmnpu.sw.model.ModelConfig;
 
 /**
  * The attention of {@link PhaseCostModel}'s extrapolated walk: Q/K/V scaled, RoPE and the K/V rows out, then per
- * token ({@link AttentionLowering}) or, at {@code --fusion full}, per block ({@link BatchedAttention}) the scores
+ * token ({@link AttentionLowering}) or, at {@code --fusion full}, per block ({@link BatchedAttentionWalk}) the scores
  * GEMVs, scale, SoftMax and quantization runs, the P·V GEMMs and the outputs dequantized and quantized.
  */
 abstract class AttentionWalk extends KeyWalk {
@@ -184,98 +184,6 @@ abstract class AttentionWalk extends KeyWalk {
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
   }
 
-  /**
-   * As {@code BatchedAttention#scoresBatched} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: per
-   * head group the queries scattered a code a line, per KV head {@code Qᵀ} gathered, {@code Sᵀ} in M chunks scattered
-   * a score a line, then per token each query's scores gathered, the runs and the P rows.
-   */
-  void scoresBatched(int ts, int nb, int pos) {
-    int gs = c.groupSize();
-    int queries = gs * nb;
-    int sMax = pos + ts + nb;
-    int chunk = (int) Math.min(p.maxM(), (long) scoreRows() * lanes / queries);
-    for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
-      int group = Math.min(fullGroup(), c.heads() - h0);
-      operator("attention scores");
-      for (int t = 0; t < nb; t++) {
-        if (half % lanes != 0) {
-          dspOut(2 * c.heads(), half, FP16);
-          dspIn(2 * c.heads(), lanes, FP16);
-        }
-        for (int i = 0; i < group; i++) {
-          dspOut(half, 1, FP16);
-          dspOut(half, 1, FP16);
-        }
-      }
-      for (int g = h0 / gs; g <= (h0 + group - 1) / gs; g++) {
-        dspIn((long) half * queries, 1, FP16);
-        dspIn((long) half * queries, 1, FP16);
-        dspOut(half, queries, INT8);
-        dspOut(half, queries, INT8);
-        for (int m0 = 0; m0 < sMax; m0 += chunk) {
-          int mm = Math.min(chunk, sMax - m0);
-          gemm(mm, scoreK(g), queries, false);
-          dspIn(mm, queries, INT32);
-          dspOut((long) mm * queries, 1, FP16);
-        }
-      }
-      for (int t = ts; t < ts + nb; t++) {
-        int s = pos + t + 1;
-        groupProbabilities(group, s, i -> dspIn(s, 1, FP16));
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
-      }
-    }
-  }
-
-  /**
-   * As {@code TransposedKeys#emit} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: each token's
-   * query halves to X, then per head group each head's {@code Q·Kᵀ} (evens, then odds accumulating, per N tile of
-   * maxN slots and M tile of maxM tokens), then per token the group's scores in, the runs and the P rows.
-   */
-  void keyScoresBatched(int ts, int nb, int pos) {
-    operator("attention scores");
-    int elems = half % lanes == 0 ? half : lanes;
-    for (int t = 0; t < nb; t++) {
-      if (half % lanes != 0) {
-        dspOut(2 * c.heads(), half, FP16);
-        dspIn(2 * c.heads(), lanes, FP16);
-      }
-      dspOut(c.heads(), elems, INT8);
-      dspOut(c.heads(), elems, INT8);
-    }
-    int sMax = pos + ts + nb;
-    for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
-      int group = Math.min(fullGroup(), c.heads() - h0);
-      operator("attention scores");
-      for (int i = 0; i < group; i++) {
-        for (int n0 = 0; n0 < sMax; n0 += p.maxN()) {
-          int nn = Math.min(p.maxN(), sMax - n0);
-          for (int m0 = 0; m0 < nb; m0 += p.maxM()) {
-            int mm = Math.min(p.maxM(), nb - m0);
-            gemm(mm, half, nn, false);
-            accumulatingGemm(mm, half, nn);
-          }
-        }
-      }
-      for (int t = ts; t < ts + nb; t++) {
-        int s = pos + t + 1;
-        groupProbabilities(group, s, i -> dspIn(1, s, INT32));
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
-      }
-    }
-  }
-
-  /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
-  boolean batchedScores(int n) {
-    int queries = c.groupSize() * n;
-    return !keyScores() && fusion == Fusion.FULL && n >= 2 && BatchedScores.fits(c, p, split(scoreK(0)), queries)
-        && 2 * r.rows(half * queries) <= scoreRows() && (long) scoreRows() * lanes >= queries;
-  }
-
   /** A head group's P·V results dequantized (merged as the lowering does). */
   void outputScales(int group) {
     runAll(java.util.List.of("output scales", group), () -> {
@@ -287,106 +195,8 @@ abstract class AttentionWalk extends KeyWalk {
     });
   }
 
-  /**
-   * As {@link BatchedAttention} ({@code --fusion full}) with the block's tokens in one batch (the stated NPU's DSP
-   * holding a probability scale row per query): per token the scores GEMVs and DSP runs of {@link #attention}, each
-   * query's probabilities to its P row; per KV head one P·V GEMM over the block's queries; per token the outputs.
-   */
-  void batchedAttention(int n, int pos, boolean firstLayer) {
-    boolean batched = batchedScores(n);
-    if (firstLayer) {
-      for (int g = 0; g < c.kvHeads(); g++) {
-        load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
-      }
-      if (batched) {
-        // each KV head's Qᵀ zeroed: its score K rows (head dim wide, else its window or kvDim)
-        int rows = 0;
-        for (int g = 0; g < c.kvHeads(); g++) {
-          rows = Math.max(rows, scoreK(g));
-        }
-        for (int g = 0; g < c.kvHeads(); g++) {
-          // rows as wide as a batch of the block's most tokens (the lowering's batch: the DSP holding their scales)
-          load(rows, LoweredModel.roundUp((long) c.groupSize() * blockMax, line));
-        }
-      }
-    }
-    boolean transposed = keyScores() && n >= 2;
-    if (batched) {
-      scoresBatched(0, n, pos);
-    } else if (transposed) {
-      keyScoresBatched(0, n, pos);
-    }
-    for (int t = 0; t < n && !batched && !transposed; t++) {
-      int s = pos + t + 1;
-      if (half % lanes != 0) {
-        // as BatchedAttention: the query halves to rows of their own through the scratchpad
-        dspOut(2 * c.heads(), half, FP16);
-        dspIn(2 * c.heads(), lanes, FP16);
-      }
-      for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
-        int group = Math.min(fullGroup(), c.heads() - h0);
-        groupProbabilities(h0, group, s);
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
-      }
-    }
-    operator("attention P·V GEMM");
-    KSplit pv = split(pos + n);
-    for (int g = 0; g < c.kvHeads(); g++) {
-      int first = c.headDim() * g;
-      int queries = c.groupSize() * n;
-      for (int ci = 0; ci < pv.count(); ci++) {
-        for (int m0 = 0; m0 < queries; m0 += p.maxM()) {
-          // KV head g's queries, rows g·queries + m0 .. of K chunk ci's outputs (BatchedAttention#queryRow)
-          resultTag = outputRow(ci, g * queries + m0);
-          resultRows = Math.min(p.maxM(), queries - m0);
-          gemm(Math.min(p.maxM(), queries - m0), pv.length(ci), first % line + c.headDim(), false);
-        }
-      }
-    }
-    resultTag = RESULTS;
-    resultRows = 1;
-    operator("attention outputs");
-    for (int t = 0; t < n; t++) {
-      // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
-      boolean allIn = !pv.combined();
-      int gs = c.groupSize();
-      if (allIn) {
-        for (int h = 0; h < c.heads(); h++) {
-          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
-        }
-      }
-      for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
-        int group = Math.min(fullGroup(), c.heads() - h0);
-        for (int i = 0; i < group && !allIn; i++) {
-          int h = h0 + i;
-          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
-        }
-        outputScales(group);
-      }
-      run("attention quantize", () -> r.quantize(0, oK, -1, 0, 0));
-      dspOut(1, oK, INT8);
-    }
-  }
-
-  /** The walk's address of row {@code row} of K chunk ci's P·V outputs ({@link CommandCosts#RESULTS}). */
-  static long outputRow(int ci, long row) {
-    return (RESULTS + ci) << 32 | row;
-  }
-
-  /** As {@code BatchedAttention#headOutputIn}: query row {@code row}'s P·V result of each K chunk. */
-  void headOutputIn(KSplit pv, int h, int row) {
-    if (!pv.combined()) {
-      dspIn(1, c.headDim(), INT32, outputRow(0, row));
-      return;
-    }
-    for (int ci = 0; ci < pv.count(); ci++) {
-      dspIn(1, c.headDim(), INT32, outputRow(ci, row));
-    }
-    run(java.util.List.of("sum partials", pv.count(), c.headDim(), -1),
-        () -> r.sumPartials(0, pv.count(), r.rows(c.headDim()), c.headDim(), -1, 0));
-  }
+  /** The block's attention at {@code --fusion full} ({@link BatchedAttentionWalk}). */
+  abstract void batchedAttention(int n, int pos, boolean firstLayer);
 
   /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, quantization (merged as the lowering does). */
   java.util.List<DspProgram> scoresPrograms(int group, int s) {

@@ -350,7 +350,8 @@ abstract class CommandCosts {
 
   /**
    * A run not shared by {@link DspRunParameterizer}'s rule, known as the lowering's stream knows it
-   * ({@link DspRunForms}): its own program the first time its form comes in the layer, then the form's one program.
+   * ({@link DspRunForms}): its own program the first time its form comes in the step, then the form's one program (in
+   * a later layer too: the lowering rewrites a layer's first run of a form as the layer before's later ones).
    */
   private Object formIdentity(DspProgram run) {
     if (residency == null) {
@@ -390,13 +391,15 @@ abstract class CommandCosts {
     cm.dspRun(0, program[1]);
   }
 
-  /** A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten. */
+  /**
+   * A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten; the forms
+   * seen are kept (the lowering's {@link DspRunForms} keeps what moves in each form from layer to layer).
+   */
   final void layerStarts() {
     flushRuns();
     if (residency != null) {
       residency.clear();
     }
-    formsSeen.clear();
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */

@@ -90,7 +90,11 @@ final class DspQuantizer {
       throw new IllegalArgumentException("quantize takes 1.." + MAX_VECTORS + " vectors, got " + n);
     }
     int stages = routines.executeStages();
-    for (int j = 0; j < n; j++) {
+    boolean sameLength = vectors.stream().allMatch(v -> v.len() == vectors.get(0).len());
+    if (n > 1 && sameLength) {
+      absmaxTogether(vectors);
+    }
+    for (int j = 0; j < n && !(n > 1 && sameLength); j++) {
       Vector v = vectors.get(j);
       int x = x(j);
       int t = t(j);
@@ -128,14 +132,28 @@ final class DspQuantizer {
         fill(constants, i == treeLength - 1 ? constants.size() : shadow);
       }
     }
-    for (int j = 0; j < n; j++) {
+    if (n > 1 && sameLength && routines.rows(vectors.get(0).len()) == 1) {
+      // one-row vectors of one length: every TOINT, then every store (none waits for its TOINT in the pipeline)
+      setLength(vectors.get(0).len());
+      for (int j = 0; j < n; j++) {
+        a.aux(DspOp.TOINT, 0, x(j), x(j), y(j));
+      }
+      for (int j = 0; j < n; j++) {
+        a.store(vectors.get(j).out(), x(j));
+      }
+    }
+    for (int j = 0; j < n && !(n > 1 && sameLength); j++) {
       Vector v = vectors.get(j);
       if (routines.rows(v.len()) == 1) {
         setLength(v.len());
         a.aux(DspOp.TOINT, 0, x(j), x(j), y(j)).store(v.out(), x(j));
       }
     }
-    for (int j = 0; j < n; j++) {
+    boolean together = jointCodes(vectors);
+    if (together) {
+      codesTogether(vectors);
+    }
+    for (int j = 0; j < n && !together; j++) {
       Vector v = vectors.get(j);
       int rows = routines.rows(v.len());
       if (rows > 1) {
@@ -152,7 +170,10 @@ final class DspQuantizer {
         });
       }
     }
-    setLength(lanes);
+    // the scale rows at full lanes, said even when the vectors' length is the lanes: then every length's program has
+    // the same form (DspRunForms), and one resident program serves every query's probabilities
+    a.setLength(lanes);
+    length = lanes;
     for (int j = 0; j < n; j++) {
       a.store(vectors.get(j).scaleRow(), d(j));
     }
@@ -162,6 +183,86 @@ final class DspQuantizer {
           .append("->").append(v.out()).append('/').append(v.scaleRow());
     }
     return a.finish(name.toString());
+  }
+
+  /**
+   * The absmax passes of vectors of one length as one pass (a loop over the rows, straight-line code for one row)
+   * whose body holds every vector's instructions for the row, the vectors alternating instruction by instruction: each
+   * vector's maximum is taken over its rows in the same order as in its own pass (the same values), and the vectors'
+   * dependent instructions hide each other's latency. One row's products stay in the vectors' x registers for the codes.
+   */
+  private void absmaxTogether(List<Vector> vectors) {
+    int n = vectors.size();
+    int len = vectors.get(0).len();
+    for (int j = 0; j < n; j++) {
+      a.li(acc(j), 0);
+    }
+    setLength(len);
+    routines.rowPass(a, routines.rows(len), len, List.of(), false, () -> {
+      productsTogether(vectors);
+      for (int j = 0; j < n; j++) {
+        a.op(DspOp.ABS, t(j), x(j), 0);
+      }
+      for (int j = 0; j < n; j++) {
+        a.masked(DspOp.MAX16, acc(j), acc(j), t(j));
+      }
+    });
+  }
+
+  /** A row body's start for vectors together: each vector's x (times its vector operand) in its x register. */
+  private void productsTogether(List<Vector> vectors) {
+    int n = vectors.size();
+    for (int j = 0; j < n; j++) {
+      a.load(x(j), vectors.get(j).in());
+    }
+    for (int j = 0; j < n; j++) {
+      if (vectors.get(j).vec() >= 0) {
+        a.load(t(j), vectors.get(j).vec());
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      if (vectors.get(j).vec() >= 0) {
+        a.op(DspOp.MUL16, x(j), x(j), t(j));
+      }
+    }
+  }
+
+  /**
+   * Whether the vectors' codes passes go as one ({@link #codesTogether}): two or more vectors of one length over more
+   * than one row (two tokens' SwiGLU products, a head group's probabilities over several rows).
+   */
+  private boolean jointCodes(List<Vector> vectors) {
+    int len = vectors.get(0).len();
+    return vectors.size() > 1 && routines.rows(len) > 1 && vectors.stream().allMatch(v -> v.len() == len);
+  }
+
+  /**
+   * The codes passes of vectors of one length as one pass whose row body holds every vector's instructions for that
+   * row, the vectors alternating instruction by instruction (their chains hide each other's latency), interleaved
+   * {@code ceil(K / vectors)} rows deep (K the DSP's interleave depth) instead of K rows deep a vector: each element
+   * sees the instructions of its own pass in the same order, in about half the program words (so that two tokens'
+   * SwiGLU scales and this quantization join in the 256-word program memory).
+   */
+  private void codesTogether(List<Vector> vectors) {
+    int n = vectors.size();
+    int len = vectors.get(0).len();
+    List<Integer> free = new ArrayList<>();
+    for (int r = 0; r < DspInstruction.REGISTERS; r++) {
+      if (r > C075 && r >= acc(n)) {
+        free.add(r);
+      }
+    }
+    setLength(len);
+    int depth = Math.max(2, (routines.interleaveRows() + n - 1) / n);
+    routines.rowPass(a, routines.rows(len), len, free, depth, () -> {
+      productsTogether(vectors);
+      for (int j = 0; j < n; j++) {
+        a.aux(DspOp.TOINT, 0, x(j), x(j), y(j));
+      }
+      for (int j = 0; j < n; j++) {
+        a.store(vectors.get(j).out(), x(j));
+      }
+    });
   }
 
   /**

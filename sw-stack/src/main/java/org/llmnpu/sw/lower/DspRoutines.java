@@ -46,13 +46,13 @@ import org.llmnpu.isa.dsp.DspProgram;
  * than one row.
  */
 final class DspRoutines {
-  /** Registers scale and sumPartials never use: the interleaved copies' registers. */
-  private static final List<Integer> SCALE_FREE = registers(6, 31);
   private final int lanes;
   private final DspPipeline pipeline;
   private final int programDepth;
   private final float eps;
   private final DspKernels.Options options;
+  /** The programs written here: scale, static quantization, scatter, sumPartials, and their row passes. */
+  private final DspRowPrograms rowPrograms;
 
   /**
    * Routines for the DSP {@code dsp}: its lanes, and its kernels compiled with
@@ -65,14 +65,7 @@ final class DspRoutines {
     this.options = dsp.kernelOptions();
     this.pipeline = dsp.pipeline();
     this.programDepth = dsp.programDepth();
-  }
-
-  private static List<Integer> registers(int first, int last) {
-    List<Integer> r = new ArrayList<>();
-    for (int i = first; i <= last; i++) {
-      r.add(i);
-    }
-    return r;
+    this.rowPrograms = new DspRowPrograms(lanes, options);
   }
 
   /**
@@ -139,7 +132,7 @@ final class DspRoutines {
   /** See the class comment: {@code y = ((a·s)·v)·c + r}, each operand optional (negative row, null constant). */
   DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
     return memo(java.util.Arrays.asList("scale", in, len, scaleRow, vec, c, res, out),
-        () -> compileScale(in, len, scaleRow, vec, c, res, out));
+        () -> rowPrograms.scale(in, len, scaleRow, vec, c, res, out));
   }
 
   /**
@@ -149,26 +142,7 @@ final class DspRoutines {
    */
   DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
     return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, d),
-        () -> compileQuantizeStatic(in, len, vec, k, out, scaleRow, d));
-  }
-
-  private DspProgram compileQuantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
-    DspAssembler a = new DspAssembler();
-    final int kr = 1;
-    final int dr = 2;
-    final int x = 3;
-    final int v = 4;
-    a.li(kr, k & 0xFFFF).li(dr, d & 0xFFFF);
-    a.setLength(len);
-    rowPass(a, rows(len), len, SCALE_FREE, true, () -> {
-      a.load(x, in);
-      if (vec >= 0) {
-        a.load(v, vec).op(DspOp.MUL16, x, x, v);
-      }
-      a.aux(DspOp.TOINT, 0, x, x, kr).store(out, x);
-    });
-    a.setLength(lanes).store(scaleRow, dr);
-    return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
+        () -> rowPrograms.quantizeStatic(in, len, vec, k, out, scaleRow, d));
   }
 
   /** Two tokens' K codes packed into one FP16 element a dimension ({@link KeyPairs}); {@code odd} negative: one. */
@@ -178,13 +152,13 @@ final class DspRoutines {
 
   /** See the class comment. */
   DspProgram scatter(int in, int heads, int half, int out) {
-    return memo(List.of("scatter", in, heads, half, out), () -> compileScatter(in, heads, half, out));
+    return memo(List.of("scatter", in, heads, half, out), () -> rowPrograms.scatter(in, heads, half, out));
   }
 
   /** See the class comment. */
   DspProgram sumPartials(int in, int parts, int partRows, int len, int scales, int out) {
     return memo(List.of("sumPartials", in, parts, partRows, len, scales, out),
-        () -> compileSumPartials(in, parts, partRows, len, scales, out));
+        () -> rowPrograms.sumPartials(in, parts, partRows, len, scales, out));
   }
 
   /**
@@ -218,6 +192,11 @@ final class DspRoutines {
     }
     DspProgram run = pinned.size() == 1 ? pinned.get(0) : DspChain.join(pinned);
     return run.size() + otherWords <= programDepth;
+  }
+
+  /** Words of the DSP's program memory. */
+  int programDepth() {
+    return programDepth;
   }
 
   int lanes() {
@@ -325,116 +304,19 @@ final class DspRoutines {
     return pipeline.executeStages();
   }
 
-  /**
-   * A pass over {@code rows} rows whose body handles each row on its own: straight-line code for one row
-   * (the same instructions without the {@code LOOP}; idx is 0 either way), rows interleaved
-   * ({@link DspInterleave}, as many per iteration as the options say, in the registers {@code free}) when
-   * {@code interleave} and the DSP is pipelined, else a plain loop. The length is {@code len} before and after.
-   */
+  /** As {@link DspRowPrograms#rowPass(DspAssembler, int, int, List, boolean, Runnable)}. */
   void rowPass(DspAssembler a, int rows, int len, List<Integer> free, boolean interleave, Runnable body) {
-    if (rows == 1) {
-      body.run();
-    } else if (interleave && options.interleave()) {
-      DspInterleave.emit(a, a.capture(body), rows, lanes, len, free, options.interleaveRows());
-    } else {
-      a.loop(rows, body);
-    }
+    rowPrograms.rowPass(a, rows, len, free, interleave, body);
   }
 
-  /**
-   * {@code out = ((in · s) · vec) · c + res} over {@code len} elements; {@code s} is row
-   * {@code scaleRow} (lane by lane, a broadcast value), each of scaleRow, vec, res is skipped when
-   * negative and c when it is {@code null}.
-   */
-  private DspProgram compileScale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
-    DspAssembler a = new DspAssembler();
-    final int k = 1;
-    final int s = 2;
-    final int x = 3;
-    final int v = 4;
-    final int r = 5;
-    if (c != null) {
-      a.li(k, c & 0xFFFF);
-    }
-    if (scaleRow >= 0) {
-      a.load(s, scaleRow);
-    }
-    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
-    rowPass(a, rows(len), len, SCALE_FREE, true, () -> {
-      a.load(x, in);
-      if (scaleRow >= 0) {
-        a.op(DspOp.MUL16, x, x, s);
-      }
-      if (vec >= 0) {
-        a.load(v, vec).op(DspOp.MUL16, x, x, v);
-      }
-      if (c != null) {
-        a.op(DspOp.MUL16, x, x, k);
-      }
-      if (res >= 0) {
-        a.load(r, res).op(DspOp.ADD16, x, x, r);
-      }
-      a.store(out, x);
-    });
-    return a.finish("scale " + len + " @" + in + "*" + scaleRow + "*" + vec + "*" + c + "+" + res + "->" + out);
+  /** As {@link DspRowPrograms#rowPass(DspAssembler, int, int, List, int, Runnable)}. */
+  void rowPass(DspAssembler a, int rows, int len, List<Integer> free, int copies, Runnable body) {
+    rowPrograms.rowPass(a, rows, len, free, copies, body);
   }
 
-  /**
-   * Moves the half-vectors of {@code heads} heads, {@code half} elements each, of two parts (evens
-   * then odds, each {@code heads·half} elements from row {@code in}) to lanes 0.. of rows
-   * {@code out + part·heads + h}. Needs {@code lanes} to be a multiple of {@code half}.
-   */
-  private DspProgram compileScatter(int in, int heads, int half, int out) {
-    if (lanes % half != 0) {
-      throw new IllegalArgumentException("head half-dimension " + half + " must divide the DSP lanes " + lanes);
-    }
-    DspAssembler a = new DspAssembler();
-    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, lanes);
-    int partRows = rows(heads * half);
-    for (int part = 0; part < 2; part++) {
-      for (int h = 0; h < heads; h++) {
-        int element = h * half;
-        int row = in + part * partRows + element / lanes;
-        int shift = element % lanes;
-        a.load(1, row);
-        for (int b = 1; b < lanes; b <<= 1) {
-          if ((shift & b) != 0) {
-            a.emit(DspOp.LSHIFT, 1, 1, 0, 0, false, 0, b);
-          }
-        }
-        a.store(out + part * heads + h, 1);
-      }
-    }
-    return a.finish("scatter " + heads + "x" + half + " @" + in + "->" + out);
+  /** Rows a row pass interleaves on this DSP ({@link DspKernels.Options#interleaveRows()}). */
+  int interleaveRows() {
+    return options.interleaveRows();
   }
 
-  /**
-   * {@code out = fp16(Σ_{c < parts} widen(in_c) · widen(scale_c))} over {@code len} elements, part c
-   * at rows {@code in + c·partRows} and its scale vector at {@code scales + c·partRows} (no
-   * products when {@code scales} is negative); FP32 accumulation (WIDEN, MUL32, ADD32), one
-   * rounding to FP16 (NARROW by 2^0); only lanes below {@code len} are written.
-   */
-  private DspProgram compileSumPartials(int in, int parts, int partRows, int len, int scales, int out) {
-    DspAssembler a = new DspAssembler();
-    final int zero = 1;
-    final int acc = 2;
-    final int x = 3;
-    final int s = 4;
-    a.li(zero, 0);
-    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, len);
-    rowPass(a, partRows, len, SCALE_FREE, true, () -> {
-      for (int c = 0; c < parts; c++) {
-        int target = c == 0 ? acc : x;
-        a.load(target, in + c * partRows).op(DspOp.WIDEN, target, target, 0);
-        if (scales >= 0) {
-          a.load(s, scales + c * partRows).op(DspOp.WIDEN, s, s, 0).op(DspOp.MUL32, target, target, s);
-        }
-        if (c > 0) {
-          a.op(DspOp.ADD32, acc, acc, x);
-        }
-      }
-      a.op(DspOp.NARROW, acc, acc, zero).store(out, acc);
-    });
-    return a.finish("sum " + parts + "x" + len + " @" + in + (scales >= 0 ? "*" + scales : "") + "->" + out);
-  }
 }

@@ -25,15 +25,20 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  *
  * <p>The choice per run: the {@link DspRunParameterizer} rewriting when its program is intact in the program memory
  * (as before); else the rewriting against the reference (the first of its form keeps the plain rewriting and becomes
- * the reference). The cost model's walk follows the same rule without rows ({@link CommandCosts}: a run that is not
- * shared by {@link DspRunParameterizer} is its own program the first time in the layer, the shared one afterwards).
+ * the reference, unless an earlier layer's runs of its shape already said what moves: {@link #moving} is kept from
+ * layer to layer). The cost model's walk follows the same rule without rows ({@link CommandCosts}: a run that is not
+ * shared by {@link DspRunParameterizer} is its own program the first time in the step, the shared one afterwards).
  * A rewritten program run with its parameters does exactly what the original does: rows are taken mod the buffer's.
  */
 final class DspRunForms {
   private final int rows;
   /** The layer's first program of each form ({@link #form}). */
   private final Map<List<DspInstruction>, DspProgram> references = new HashMap<>();
-  /** What moves in each form, once a run differed from the reference. */
+  /**
+   * What moves in each form's shape ({@link #shape}), once a run differed from its reference: kept from layer to layer
+   * (a layer's runs of a routine move as the layer before's did), so that from the second layer on the first run of a
+   * form is already rewritten as the later ones are, and loads the program they run resident.
+   */
   private final Map<List<DspInstruction>, Moving> moving = new HashMap<>();
 
   /** For a DSP buffer of {@code rows} rows (a power of two). */
@@ -52,17 +57,15 @@ final class DspRunForms {
       return plain;
     }
     List<DspInstruction> form = form(program);
+    List<DspInstruction> shape = shape(form);
     DspProgram reference = references.putIfAbsent(form, program);
-    if (reference == null) {
-      return plain;
-    }
-    Moving m = moving.get(form);
+    Moving m = moving.get(shape);
     if (m == null) {
-      m = Moving.of(program, reference, rows);
+      m = reference == null ? null : Moving.of(program, reference, rows);
       if (m == null) {
         return plain;
       }
-      moving.put(form, m);
+      moving.put(shape, m);
     }
     return m.unshareable() ? plain : m.rewrite(program, rows);
   }
@@ -73,6 +76,16 @@ final class DspRunForms {
     for (DspInstruction i : program.instructions()) {
       boolean variable = i.op().addressesRows() || i.op() == DspOp.SETLEN;
       out.add(variable ? new DspInstruction(i.op(), i.rd(), i.ra(), i.rb(), 0, i.masked(), i.aux(), 0) : i);
+    }
+    return out;
+  }
+
+  /** A form with its constants ({@code LI} immediates) cleared too: a routine's form in every layer. */
+  static List<DspInstruction> shape(List<DspInstruction> form) {
+    List<DspInstruction> out = new ArrayList<>(form.size());
+    for (DspInstruction i : form) {
+      out.add(i.op() == DspOp.LI ? new DspInstruction(i.op(), i.rd(), i.ra(), i.rb(), i.rc(), i.masked(), i.aux(), 0)
+          : i);
     }
     return out;
   }
@@ -148,9 +161,8 @@ final class DspRunForms {
     }
   }
 
-  /** Forgets the references and what moves (a layer's start: its programs' constants are the layer's own). */
+  /** Forgets the references (a layer's start: its programs' constants are the layer's own), not what moves. */
   void clear() {
     references.clear();
-    moving.clear();
   }
 }

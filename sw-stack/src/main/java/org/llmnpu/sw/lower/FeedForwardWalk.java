@@ -10,7 +10,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * RMSNorm (at full with the O residual before it, two tokens in shared runs where the DSP holds them), the W1/W3
  * GEMMs (the gate through the PPM where {@link PpmEpilogues#applies}), SwiGLU, the W2 GEMM and the residual.
  */
-abstract class FeedForwardWalk extends AttentionWalk {
+abstract class FeedForwardWalk extends BatchedAttentionWalk {
   FeedForwardWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                   int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
@@ -82,26 +82,29 @@ abstract class FeedForwardWalk extends AttentionWalk {
     // with the static input scale the lowering's pair programs are the same for every pair (LoweringEmitter#xScaleRow)
     sharedRuns = epilogue;
     runAll(java.util.List.of("norm pair", epilogue), () -> {
-      java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(java.util.List.of(
+      return normsQuantizedPair(r.mergedKernels(java.util.List.of(
           r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 1}, new int[] {2}),
           r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {8, 9}, new int[] {10}))));
-      runs.addAll(quantizePair());
-      return runs;
     });
     sharedRuns = false;
     dspOut(1, c.dim(), INT8);
     dspOut(1, c.dim(), INT8);
   }
 
-  /** As {@link LoweringEmitter}'s two dim-wide quantizations in shared runs. */
-  java.util.List<DspProgram> quantizePair() {
+  /**
+   * As {@link LoweringEmitter}'s two tokens' RMSNorm runs {@code norms} and their dim-wide quantizations in shared runs
+   * (the static ones folded into the RMSNorms' program where {@link DspQuantizeFold} applies).
+   */
+  java.util.List<DspProgram> normsQuantizedPair(java.util.List<DspProgram> norms) {
     if (epilogue) {
-      return r.mergedKernels(java.util.List.of(
-          r.quantizeStatic(2, c.dim(), -1, (short) 0x3C00, 3, 1, (short) 0x3C00),
-          r.quantizeStatic(10, c.dim(), -1, (short) 0x3C00, 11, 1, (short) 0x3C00)));
+      return DspQuantizeFold.runs(r, norms, java.util.List.of(
+          new DspQuantizeFold.Codes(2, c.dim(), (short) 0x3C00, 3, 1, (short) 0x3C00),
+          new DspQuantizeFold.Codes(10, c.dim(), (short) 0x3C00, 11, 1, (short) 0x3C00)));
     }
-    return r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
-        new DspQuantizer.Vector(10, c.dim(), -1, 11, 9)));
+    java.util.List<DspProgram> runs = new java.util.ArrayList<>(norms);
+    runs.addAll(r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
+        new DspQuantizer.Vector(10, c.dim(), -1, 11, 9))));
+    return runs;
   }
 
   /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
@@ -110,6 +113,9 @@ abstract class FeedForwardWalk extends AttentionWalk {
       resultIn(oK, c.dim());
       dspIn(1, c.dim(), FP16);
     }
+    // with the static input scale the fold makes the residual, RMSNorms and codes one program that the lowering's
+    // run parameters share between pairs (the moving scale rows are among its first rows, DspRunParameterizer)
+    sharedRuns = epilogue;
     runAll(java.util.List.of("feed-forward norm pair", epilogue), () -> {
       java.util.List<DspProgram> scales = new java.util.ArrayList<>();
       java.util.List<DspProgram> norms = new java.util.ArrayList<>();
@@ -119,10 +125,10 @@ abstract class FeedForwardWalk extends AttentionWalk {
         norms.add(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {base, base + 1}, new int[] {base + 2}));
       }
       java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
-      runs.addAll(r.mergedKernels(norms));
-      runs.addAll(quantizePair());
+      runs.addAll(normsQuantizedPair(r.mergedKernels(norms)));
       return runs;
     });
+    sharedRuns = false;
     for (int i = 0; i < 2; i++) {
       dspOut(1, c.dim(), FP16);
       dspOut(1, c.dim(), INT8);

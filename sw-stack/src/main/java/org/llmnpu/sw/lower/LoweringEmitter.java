@@ -143,22 +143,24 @@ final class LoweringEmitter {
       b.dspIn(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][0], Command.FMT_FP16, 0);
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][0], gamma}, new int[] {at[i][1]}));
     }
-    l.r.mergedKernels(norms).forEach(this::run);
-    quantizePair(at[0][1], at[1][1], at[0][2], at[1][2], scaleRow, nextScaleRow(scaleRow));
+    normsQuantizedPair(l.r.mergedKernels(norms), at[0][1], at[1][1], at[0][2], at[1][2], scaleRow,
+        nextScaleRow(scaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][2], Command.FMT_INT8);
     }
   }
 
-  /** Two dim-wide vectors to INT8 codes (static scale when {@link #inputScale} is set) in shared runs. */
-  private void quantizePair(int in0, int in1, int out0, int out1, int scaleRow, int scaleRow1) {
+  /** The two tokens' RMSNorm runs {@code norms}, then their codes in shared runs (static: {@link DspQuantizeFold}). */
+  private void normsQuantizedPair(List<DspProgram> norms, int in0, int in1, int out0, int out1, int scaleRow,
+                                  int scaleRow1) {
     int dim = l.c.dim();
     if (inputScale > 0) {
-      l.r.mergedKernels(List.of(
-          l.r.quantizeStatic(in0, dim, -1, half(1 / inputScale), out0, scaleRow, half(inputScale)),
-          l.r.quantizeStatic(in1, dim, -1, half(1 / inputScale), out1, scaleRow1, half(inputScale))))
-          .forEach(this::run);
+      short k = half(1 / inputScale);
+      short d = half(inputScale);
+      DspQuantizeFold.runs(l.r, norms, List.of(new DspQuantizeFold.Codes(in0, dim, k, out0, scaleRow, d),
+          new DspQuantizeFold.Codes(in1, dim, k, out1, scaleRow1, d))).forEach(this::run);
     } else {
+      norms.forEach(this::run);
       l.r.quantizeRuns(List.of(new DspQuantizer.Vector(in0, dim, -1, out0, scaleRow),
           new DspQuantizer.Vector(in1, dim, -1, out1, scaleRow1))).forEach(this::run);
     }
@@ -193,8 +195,8 @@ final class LoweringEmitter {
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][2], gamma}, new int[] {at[i][3]}));
     }
     l.r.mergedKernels(scales).forEach(this::run);
-    l.r.mergedKernels(norms).forEach(this::run);
-    quantizePair(at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow, nextScaleRow(normScaleRow));
+    normsQuantizedPair(l.r.mergedKernels(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
+        nextScaleRow(normScaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][4], Command.FMT_INT8);

@@ -8,8 +8,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * The shapes and shared command sequences of {@link PhaseCostModel}'s extrapolated walk: the model's and the
  * lowering's derived sizes, the block GEMMs as {@link LoweringEmitter} tiles them (K chunks, N tiles, streamed
  * weights), their results into the DSP ({@code dspin} per K chunk and {@code sumPartials}), the residual and the
- * RMSNorm with its quantization. {@link AttentionWalk} and {@link FeedForwardWalk} add the phases' commands;
- * every command is costed by {@link CommandCosts} on {@code npu-isa}'s cycle model.
+ * RMSNorm with its quantization. {@link AttentionWalk}, {@link BatchedAttentionWalk} and {@link FeedForwardWalk} add
+ * the phases' commands; every command is costed by {@link CommandCosts} on {@code npu-isa}'s cycle model.
  */
 abstract class PhaseWalk extends CommandCosts {
   /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */

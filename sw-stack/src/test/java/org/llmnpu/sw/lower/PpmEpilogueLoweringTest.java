@@ -85,11 +85,12 @@ class PpmEpilogueLoweringTest {
 
   /**
    * At {@code full} the walk joins consecutive DSP runs as the lowering's command stream does ({@link DspChain}): with a
-   * prompt that is one batch of the batched attention (8 tokens) and a decode step, every counter equal, and fewer
-   * commands than at {@code vertical}.
+   * prompt that is one batch of the batched attention (8 tokens), a 16-token prefill block (two batches: the program
+   * residency across them) and a decode step, every counter equal, and fewer commands than at {@code vertical}.
    */
-  @Test
-  void theExtrapolatedWalkJoinsDspRunsAsTheLoweringDoes() throws Exception {
+  @ParameterizedTest
+  @CsvSource({"8, 0", "16, 0", "1, 16"})
+  void theExtrapolatedWalkJoinsDspRunsAsTheLoweringDoes(int tokens, int position) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = NpuTargets.defaultNpu();
     PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
@@ -98,11 +99,9 @@ class PpmEpilogueLoweringTest {
         Fusion.FULL);
     PhaseCostModel vertical = new PhaseCostModel(w.config(), m, 18, 16, false, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
         Fusion.VERTICAL);
-    for (int[] s : new int[][] {{8, 0}, {1, 16}}) {
-      PhaseCost e = exact.step(s[0], s[1], 5);
-      assertEquals(e, walk.step(s[0], s[1], 5));
-      assertTrue(e.counter(Counter.COMMANDS) < vertical.step(s[0], s[1], 5).counter(Counter.COMMANDS));
-    }
+    PhaseCost e = exact.step(tokens, position, 5);
+    assertEquals(e, walk.step(tokens, position, 5));
+    assertTrue(e.counter(Counter.COMMANDS) < vertical.step(tokens, position, 5).counter(Counter.COMMANDS));
   }
 
   @Test
