@@ -14,7 +14,8 @@ import org.llmnpu.reports.activity.SimulatedActivity;
  * OpenSTA propagates them through the combinational logic between. Registers are matched by
  * the net name on their Q pin, which Yosys keeps from the RTL ({@code pe_1_2/psum_q[31]} ↔
  * the VCD's {@code pe_1_2.psum_q[31]}). Input bits the run did not dump take the mean input
- * activity of the run.
+ * activity of the run, flip-flops whose register it did not dump (or whose Q net has no name) its mean register
+ * activity (duty 1/2); both counts are in {@link #describe}.
  *
  * @param tcl                 the {@code set_power_activity} commands
  * @param flipFlops           flip-flops in the netlist
@@ -32,8 +33,9 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
   /** A one-line description for reports. */
   public String describe() {
     return String.format(Locale.ROOT, "simulated: %d cycles; %d of %d flip-flops and %d of %d input bits annotated "
-            + "(mean %.4f and %.4f toggles/cycle), propagated through the logic by OpenSTA", cycles,
-        annotatedFlipFlops, flipFlops, annotatedInputs, inputBits, meanRegisterActivity, meanInputActivity);
+            + "(mean %.4f and %.4f toggles/cycle; the other %d flip-flops and %d input bits at those means), "
+            + "propagated through the logic by OpenSTA", cycles, annotatedFlipFlops, flipFlops, annotatedInputs,
+        inputBits, meanRegisterActivity, meanInputActivity, flipFlops - annotatedFlipFlops, inputBits - annotatedInputs);
   }
 
   static ActivityAnnotation of(GateNetlist netlist, SimulatedActivity run, String clockPort) {
@@ -57,17 +59,23 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
     Map<String, String> ffs = netlist.flipFlops();
     int annotatedFfs = 0;
     double regSum = 0;
+    List<String> unnamed = new ArrayList<>();
     for (var e : ffs.entrySet()) {
-      if (e.getValue() == null) {
-        continue;
-      }
-      String bit = e.getValue().replace('/', '.');
-      double a = run.activity(bit);
+      String bit = e.getValue() == null ? null : e.getValue().replace('/', '.');
+      double a = bit == null ? -1 : run.activity(bit);
       if (a >= 0) {
         annotatedFfs++;
         regSum += a;
         pinGroups.computeIfAbsent(key(a, run.duty(bit)), k -> new ArrayList<>()).add(e.getKey() + "/Q");
+      } else {
+        unnamed.add(e.getKey() + "/Q");
       }
+    }
+    double meanReg = annotatedFfs == 0 ? 0 : regSum / annotatedFfs;
+    if (!unnamed.isEmpty()) {
+      // a flip-flop whose register the run did not dump (its Q net lost its RTL name) switches like the run's average
+      // register; stated, since OpenSTA keeps a flip-flop's own activity in the power run (FlopPowerCells)
+      pinGroups.computeIfAbsent(key(meanReg, 0.5), k -> new ArrayList<>()).addAll(unnamed);
     }
     double meanIn = annotatedInputs == 0 ? 0 : inputSum / annotatedInputs;
     if (!undumped.isEmpty()) {
@@ -85,7 +93,7 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
     pinGroups.forEach((k, pins) -> chunks(pins).forEach(c -> tcl.append("foreach p [get_pins {")
         .append(String.join(" ", c)).append("}] { sta::set_power_pin_activity $p ").append(k).append(" }\n")));
     return new ActivityAnnotation(tcl.toString(), ffs.size(), annotatedFfs, inputs.size(), annotatedInputs, meanIn,
-        annotatedFfs == 0 ? 0 : regSum / annotatedFfs, run.cycles());
+        meanReg, run.cycles());
   }
 
   /** The options for one (activity, duty) pair; activity capped at 2 (a bit toggling twice a cycle). */

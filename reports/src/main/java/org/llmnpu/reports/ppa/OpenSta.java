@@ -192,11 +192,12 @@ public final class OpenSta {
     if (!tied.equals(synth.netlist())) {
       activity.append(ConstantTies.activityTcl());
     }
+    String powerNetlist = FlopPowerCells.netlist(tied, FlopPowerCells.flipFlopCells(lib));
     boolean hasMacros = !sramLib.isEmpty();
     String full = script(top, hasMacros, constraints, o, false, "", "");
     String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, synth.netlist());
-    String power = cachedRun(script(top, hasMacros, constraints, o, false, activity.toString(), gatedTcl), lib,
-        powerSramLib, tied);
+    String power = cachedRun(script(top, hasMacros, constraints, o, false, activity.toString(), gatedTcl),
+        FlopPowerCells.library(lib), powerSramLib, powerNetlist);
     return timing + power.substring(power.indexOf("==== power"));
   }
 

@@ -38,7 +38,8 @@ public final class SramLiberty {
    * function, and an asynchronous read port's data reached from every address bit ({@code related_bus_pins}):
    * {@code related_pin} pairs bus bits one to one and OpenSTA drops the arc with a warning when the widths differ,
    * so that data had no arc, no clock, and the logic fed only by it drew nothing. A clocked read port's data keeps
-   * its clock-to-output arc, which the propagation does not follow (open: the logic behind it takes the default).
+   * its clock-to-output arc, which the propagation does not follow, and is reached instead from an added unconnected
+   * input pin ({@link FlopPowerCells#SEED_PIN}, a root of the search, as for the flip-flops' power copies).
    */
   static String powerLibrary(List<SramMacro> macros) {
     return library(macros, true);
@@ -83,6 +84,12 @@ public final class SramLiberty {
     pin(s, widths, "RD_ADDR", r * m.addressBits(), "input", m.readClocked() ? setup(readClock) : "");
     String readArc = m.readClocked() ? arc(readClock, "rising_edge")
         : arc("RD_ADDR", "combinational", forPower ? "related_bus_pins" : "related_pin");
+    if (forPower && m.readClocked()) {
+      // OpenSTA's activity search does not cross the clock-to-output arc: the added unconnected pin is a root of the
+      // search, and its arc leads the search to the read data (no setup check: not taken for a latch)
+      pin(s, widths, FlopPowerCells.SEED_PIN, 1, "input", "");
+      readArc += arc(FlopPowerCells.SEED_PIN, "combinational");
+    }
     pin(s, widths, "RD_DATA", r * m.width(), "output", readArc + (forPower ? ownFunction("RD_DATA", r * m.width()) : ""));
     pin(s, widths, "WR_CLK", w, "input", w == 1 ? "    clock : true;\n" : "");
     pin(s, widths, "WR_EN", w * m.width(), "input", setup(writeClock));
