@@ -207,6 +207,11 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
+  /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
+  public long walkMovedCommands() {
+    return walkOrder == null ? 0 : walkOrder.moved();
+  }
+
   /** Why the last exact step did not go two blocks at a time ({@link DecoderLowering#twoBlocksWhyNot}), or "". */
   public String twoBlocksWhyNot() {
     return lowering == null ? "not asked for" : lowering.twoBlocksWhyNot();
