@@ -20,7 +20,8 @@ import org.llmnpu.sw.lower.CommandFootprint.State;
  *       results (one range per result buffer, {@link CommandCosts#resultTag}), one range for every other scratchpad
  *       byte it uses (x, codes, vectors: written by its loads and {@code dspout}s, read by its GEMMs and
  *       {@code dspin}s) and one range for all its DSP buffer rows (every {@code dspin} and run writes it);</li>
- *   <li>the K/V cache is one range both blocks share: every command of the K/V and attention operators writes it
+ *   <li>the K/V cache is one range both blocks share: every command of the K/V and attention operators (not the
+ *       RMSNorm before them) writes it
  *       (the second block's attention reads the rows the first block stores);</li>
  *   <li>the DSP's program memory by the words the walk's residency places ({@link DspResidency}), its registers by each
  *       run's {@link CommandFootprint.RegisterUse}, its tables and the PPM as one state each; a command the walk
@@ -62,7 +63,8 @@ final class WalkSchedule {
 
   /** Whether commands of {@code operator} (a profile row) touch the K/V cache. */
   private static boolean cache(String operator) {
-    return operator.startsWith("attention") || operator.contains("K/V") || operator.contains("KV");
+    return operator.startsWith("attention") && !operator.equals("attention RMSNorm") || operator.contains("K/V")
+        || operator.contains("KV");
   }
 
   private long base() {
