@@ -1,14 +1,10 @@
 package org.llmnpu.sw.lower;
 
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.EngineRecurrence;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
 import org.llmnpu.numerics.gemm.TiledGemmConfig;
@@ -18,50 +14,23 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
  * its work fed to {@code npu-isa}'s {@link CycleModel}, and the counts the golden ISA simulator keeps for it (DRAM
  * beats and DMA bytes, scratchpad line reads and writes, MACs, partial-sum write-backs, DSP instructions and
  * elements, commands; the command words the cycle model's fetcher reads, also ahead of the program, are added by
- * {@link CycleModel#fill}).
- *
- * <p>DSP programs depend on shapes only, and a step runs the same few thousand of them again and again (every
- * layer, every token): each is compiled once per key and its size, cycles and issued instructions kept.
+ * {@link CycleModel#fill}). The DSP runs are {@link DspRunCosts}' (its subclass): they may be held to be joined,
+ * and every other command first issues the held ones ({@link #flushRuns}).
  */
 abstract class CommandCosts {
   final MachineParams p;
   final int line;
   CycleModel cm;
   private long[] counts;
-  private final Map<Object, List<long[]>> compiled = new HashMap<>();
   private final TiledGemmConfig denseTiles;
   private final TiledGemmConfig sparseTiles;
   /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
   private final TiledGemmConfig pairTiles;
-  /** The programs behind each key of {@link #compiled}, for joined runs. */
-  private final Map<Object, List<DspProgram>> compiledPrograms = new HashMap<>();
-  private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
-  /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
-  boolean chainRuns;
-  /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
-  DspResidency residency;
-  private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
-  /** Whether each held run is {@link #sharedRuns}, in order. */
-  private final List<Boolean> pendingShared = new java.util.ArrayList<>();
-  /**
-   * Whether the runs issued now are, rewritten for run parameters ({@link DspRunParameterizer}), the same program for
-   * every token and head, as the lowering's are (true: a run is known by its rewritten program, and one intact in the
-   * program memory runs resident, {@link #residency}); false (the default): each run is its own program, as the
-   * lowering's are where the buffer rows of a token or head move in ways the four row bases do not follow.
-   */
-  boolean sharedRuns;
-  /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
-  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
-  private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
-  /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
-  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> rewritten = new HashMap<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
   /** The operator the commands issued now belong to ({@link #operator}). */
   private String operator = "other";
   private String chargedKey;
-  /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
-  private String pendingOperator;
   private long chargedFrom;
   /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
   private long besideWindow;
@@ -83,11 +52,7 @@ abstract class CommandCosts {
   final void reset() {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
-    pendingRuns.clear();
-    if (residency != null) {
-      residency.clear();
-    }
-    formsSeen.clear();
+    clearRuns();
     chargedKey = null;
     chargedFrom = 0;
     besideWindow = 0;
@@ -102,8 +67,14 @@ abstract class CommandCosts {
     return backEndWaits;
   }
 
+  /** Issues the held DSP runs ({@link DspRunCosts}): before any other command, and before a snapshot. */
+  abstract void flushRuns();
+
+  /** Forgets the held runs, the resident placements and the run forms seen (a fresh program). */
+  abstract void clearRuns();
+
   /** {@code cost}, run later under the operator of now (a command held by {@link #walkOrder}). */
-  private Runnable held(Runnable cost) {
+  final Runnable held(Runnable cost) {
     String of = operator;
     return () -> {
       String current = operator;
@@ -153,6 +124,11 @@ abstract class CommandCosts {
     operator = name;
   }
 
+  /** The operator the commands issued now belong to. */
+  final String operator() {
+    return operator;
+  }
+
   /** The profile so far: "operator / kind" → {cycles, commands} (empty when not started). */
   final Map<String, long[]> profile() {
     charge(null);
@@ -185,7 +161,7 @@ abstract class CommandCosts {
     return new PhaseCost(c, line);
   }
 
-  private void add(Counter c, long v) {
+  final void add(Counter c, long v) {
     counts[c.ordinal()] += v;
   }
 
@@ -211,11 +187,11 @@ abstract class CommandCosts {
   }
 
   /** A DSP copy's fetch and dispatch: beside a running GEMM unless it reads result buffer {@code tag} (0: none). */
-  private void copyCommand(boolean in, long tag) {
+  private void copyCommand(boolean in, long tag, long tagEnd) {
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    dispatch(() -> cm.dispatchDspCopy(in, tag, tag + 1));
+    dispatch(() -> cm.dispatchDspCopy(in, tag, tagEnd));
   }
 
   /** A command costed as {@code kind} ("other": one that orders everything when the walk is interleaved). */
@@ -238,7 +214,7 @@ abstract class CommandCosts {
     }
   }
 
-  private void issue(boolean isLoad, String kind) {
+  final void issue(boolean isLoad, String kind) {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
@@ -250,7 +226,7 @@ abstract class CommandCosts {
   }
 
   /** A resident {@code dsprun}'s fetch and dispatch: beside a running GEMM and its W stream. */
-  private void issueResidentRun() {
+  final void issueResidentRun() {
     charge("dsprun");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
@@ -294,6 +270,7 @@ abstract class CommandCosts {
     });
   }
 
+
   /**
    * The walk's stand-in for scratchpad ranges (the DSP copies beside a GEMM, {@code CycleModel#dispatchDspCopy}): a
    * GEMM's results are buffer {@link #resultTag} (range {@code [tag, tag + 1)}); a {@code dspin} of INT32 reads the
@@ -314,9 +291,15 @@ abstract class CommandCosts {
 
   /** As above; an INT32 one reads result buffer {@code tag} ({@link #RESULTS}). */
   final void dspIn(long rows, long elems, int elemBytes, long tag) {
-    long reads = elemBytes == 4 ? tag : 0;
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, true, rows, elems, elemBytes, reads, c), () -> {
-      copyCommand(true, reads);
+    dspIn(rows, elems, elemBytes, tag, tag + 1);
+  }
+
+  /** As above; an INT32 one reads the results in {@code [tag, tagEnd)} (rows of several GEMMs' results). */
+  final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
+    long from = elemBytes == 4 ? tag : 0;
+    long to = elemBytes == 4 ? tagEnd : 1;
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, true, rows, elems, elemBytes, from, to, c), () -> {
+      copyCommand(true, from, to);
       add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
       add(Counter.DSP_ELEMENTS, rows * elems);
       cm.dspCopy(rows, elems, elemBytes, true);
@@ -325,172 +308,12 @@ abstract class CommandCosts {
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, false, rows, elems, elemBytes, 0, c), () -> {
-      copyCommand(false, 0);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, false, rows, elems, elemBytes, 0, 1, c), () -> {
+      copyCommand(false, 0, 1);
       add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
       add(Counter.DSP_ELEMENTS, rows * elems);
       cm.dspCopy(rows, elems, elemBytes, false);
     });
-  }
-
-  /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
-  final List<long[]> programs(Object key, Supplier<List<DspProgram>> compile) {
-    return compiled.computeIfAbsent(key, k -> {
-      List<DspProgram> programs = compile.get();
-      compiledPrograms.put(k, programs);
-      return programs.stream().map(this::summary).toList();
-    });
-  }
-
-  private long[] summary(DspProgram program) {
-    return new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()};
-  }
-
-  /** One program, compiled once per {@code key}. */
-  final void run(Object key, Supplier<DspProgram> compile) {
-    runAll(key, () -> List.of(compile.get()));
-  }
-
-  /** The programs of {@code key} ({@link #programs}), each a {@code dsprun}, or held to be joined. */
-  final void runAll(Object key, Supplier<List<DspProgram>> compile) {
-    List<long[]> summaries = programs(key, compile);
-    if (chainRuns) {
-      if (pendingRuns.isEmpty()) {
-        pendingOperator = operator;
-      }
-      for (DspProgram program : compiledPrograms.get(key)) {
-        pendingRuns.add(program);
-        pendingShared.add(sharedRuns);
-      }
-    } else {
-      flushRuns();
-      List<DspProgram> programs = compiledPrograms.get(key);
-      for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : formIdentity(programs.get(i)));
-      }
-    }
-  }
-
-  /**
-   * The programs of {@code key} ({@link #programs}) as {@link CommandStream#dspRunPinned} runs them: after the held
-   * runs, joined, kept in the program memory (a {@code dspld} the first time in a layer, then resident).
-   */
-  final void runPinned(Object key, Supplier<List<DspProgram>> compile) {
-    programs(key, compile);
-    flushRuns();
-    List<DspProgram> parts = compiledPrograms.get(key);
-    DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), identity(run), true);
-  }
-
-  /**
-   * A shared run's identity for {@link #residency}: the instructions of its program rewritten for run parameters, as
-   * the lowering's stream keys its residency ({@link CommandStream}, {@link DspRunParameterizer}).
-   */
-  private Object identity(DspProgram program) {
-    if (residency == null) {
-      return program;
-    }
-    return rewritten.computeIfAbsent(program.instructions(),
-        code -> DspRunParameterizer.of(program, p.dsp().rows()).program().instructions());
-  }
-
-  /**
-   * A run not shared by {@link DspRunParameterizer}'s rule, known as the lowering's stream knows it
-   * ({@link DspRunForms}): its own program the first time its form comes in the step, then the form's one program (in
-   * a later layer too: the lowering rewrites a layer's first run of a form as the layer before's later ones).
-   */
-  private Object formIdentity(DspProgram run) {
-    if (residency == null) {
-      return new Object();
-    }
-    Object form = forms.computeIfAbsent(run.instructions(), code -> DspRunForms.form(run));
-    return formsSeen.add(form) ? new Object() : form;
-  }
-
-  /**
-   * A run of {@code run} ({size, cycles, issued}) known by {@code identity}: a plain {@code dsprun}, or resident as
-   * {@link CommandStream}.
-   */
-  private void costRun(DspProgram run, long[] program, Object identity) {
-    costRun(run, program, identity, false);
-  }
-
-  /** As above; {@code pin}: a run the stream keeps in the program memory ({@link DspResidency#pin}). */
-  private void costRun(DspProgram run, long[] program, Object identity, boolean pin) {
-    long beats = (8L * program[0] + line - 1) / line;
-    DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
-        : pin ? residency.pin(identity, run) : residency.use(identity, run);
-    if (use.plain()) {
-      costRun(run, -1, () -> {
-        issue(false, "dsprun");
-        add(Counter.EXT_READ_BEATS, beats);
-        add(Counter.DSP_INSTRUCTIONS, program[2]);
-        cm.dspRun(beats, program[1]);
-      });
-      return;
-    }
-    if (use.load()) {
-      Runnable load = () -> {
-        issue(false, "dspld");
-        add(Counter.EXT_READ_BEATS, beats);
-        cm.dspLoad(beats);
-      };
-      if (walkOrder != null) {
-        walkOrder.programLoad(use.entry(), run.size(), held(load));
-      } else {
-        load.run();
-      }
-    }
-    costRun(run, use.entry(), () -> {
-      issueResidentRun();
-      add(Counter.DSP_INSTRUCTIONS, program[2]);
-      cm.dspRun(0, program[1]);
-    });
-  }
-
-  /** A run of {@code run} (plain: {@code entry} −1), costed now or held by {@link #walkOrder}. */
-  private void costRun(DspProgram run, int entry, Runnable cost) {
-    if (walkOrder != null) {
-      walkOrder.run(operator, run, entry, held(cost));
-    } else {
-      cost.run();
-    }
-  }
-
-  /**
-   * A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten; the forms
-   * seen are kept (the lowering's {@link DspRunForms} keeps what moves in each form from layer to layer).
-   */
-  final void layerStarts() {
-    flushRuns();
-    if (walkOrder != null) {
-      walkOrder.flush();
-    }
-    if (residency != null) {
-      residency.clear();
-    }
-  }
-
-  /** The held runs as the lowering joins them ({@link DspChain}). */
-  final void flushRuns() {
-    if (pendingRuns.isEmpty()) {
-      return;
-    }
-    List<List<DspProgram>> groups = DspChain.groups(pendingRuns, p.dsp().programDepth());
-    String current = operator;
-    operator = pendingOperator;
-    int part = 0;
-    for (List<DspProgram> parts : groups) {
-      // a joined run is the same program again only if every part is
-      boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
-      part += parts.size();
-      DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : formIdentity(run));
-    }
-    pendingRuns.clear();
-    pendingShared.clear();
-    operator = current;
   }
 
   /**
@@ -563,7 +386,6 @@ abstract class CommandCosts {
     cm.gemm(m, k, n, wRows, sparse, tag, tag + tagRows);
     noteBesideWindow();
   }
-
   /**
    * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, and the cycle
    * model takes its results as every scratchpad byte ({@code CommandCostSink#visitGemm}), so the next copy waits for it.
@@ -607,4 +429,5 @@ abstract class CommandCosts {
       cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
     });
   }
+
 }

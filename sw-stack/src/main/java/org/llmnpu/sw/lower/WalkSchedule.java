@@ -108,12 +108,12 @@ final class WalkSchedule {
 
   /**
    * A {@code dspin} ({@code in}) or {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes}
-   * bytes; an INT32 {@code dspin} reads result buffer {@code tag} (0: none).
+   * bytes; an INT32 {@code dspin} reads result buffers {@code [tag, tagEnd)} (tag 0: none).
    */
-  void copy(String operator, boolean in, long rows, long elems, int elemBytes, long tag, Runnable cost) {
+  void copy(String operator, boolean in, long rows, long elems, int elemBytes, long tag, long tagEnd, Runnable cost) {
     List<Access> a = new ArrayList<>();
     a.add(dspRows(in));
-    a.add(in && tag != 0 ? results(tag, 1, false) : operands(!in));
+    a.add(in && tag != 0 ? results(tag, Math.max(1, tagEnd - tag), false) : operands(!in));
     addCache(a, operator);
     int lanes = p.dsp().lanes();
     long estimate = in ? rows * ((elems + Math.min(p.lineBytes() / elemBytes, lanes) - 1)
