@@ -36,6 +36,8 @@ abstract class CommandCosts {
   private long besideWindow;
   /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
   private long backEndWaits;
+  /** The interleaver's order for the walk's commands ({@link WalkSchedule}); null: each costed as it comes. */
+  WalkSchedule walkOrder;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -70,6 +72,17 @@ abstract class CommandCosts {
 
   /** Forgets the held runs, the resident placements and the run forms seen (a fresh program). */
   abstract void clearRuns();
+
+  /** {@code cost}, run later under the operator of now (a command held by {@link #walkOrder}). */
+  final Runnable held(Runnable cost) {
+    String of = operator;
+    return () -> {
+      String current = operator;
+      operator = of;
+      cost.run();
+      operator = current;
+    };
+  }
 
   /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
   private void dispatch(Runnable how) {
@@ -140,6 +153,9 @@ abstract class CommandCosts {
   /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
   final PhaseCost snapshot() {
     flushRuns();
+    if (walkOrder != null) {
+      walkOrder.flush();
+    }
     long[] c = counts.clone();
     cm.fill(c);
     return new PhaseCost(c, line);
@@ -155,8 +171,15 @@ abstract class CommandCosts {
 
   /** The {@code dsptab} of {@code beats} beats (its command already counted). */
   final void dspTable(long beats) {
-    add(Counter.EXT_READ_BEATS, beats);
-    cm.dspTable(beats);
+    Runnable cost = () -> {
+      add(Counter.EXT_READ_BEATS, beats);
+      cm.dspTable(beats);
+    };
+    if (walkOrder != null) {
+      walkOrder.barrier(held(cost));
+    } else {
+      cost.run();
+    }
   }
 
   final void command(boolean isLoad) {
@@ -165,16 +188,30 @@ abstract class CommandCosts {
 
   /** A DSP copy's fetch and dispatch: beside a running GEMM unless it reads result buffer {@code tag} (0: none). */
   private void copyCommand(boolean in, long tag, long tagEnd) {
-    flushRuns();
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     dispatch(() -> cm.dispatchDspCopy(in, tag, tagEnd));
   }
 
+  /** A command costed as {@code kind} ("other": one that orders everything when the walk is interleaved). */
   final void command(boolean isLoad, String kind) {
     flushRuns();
-    issue(isLoad, kind);
+    if (walkOrder != null) {
+      walkOrder.barrier(held(() -> issue(isLoad, kind)));
+    } else {
+      issue(isLoad, kind);
+    }
+  }
+
+  /** Costs {@code cost} now, or holds it in {@link #walkOrder} as {@code hold} says (after the runs held to be joined). */
+  private void cost(java.util.function.BiConsumer<String, Runnable> hold, Runnable cost) {
+    flushRuns();
+    if (walkOrder != null) {
+      hold.accept(operator, held(cost));
+    } else {
+      cost.run();
+    }
   }
 
   final void issue(boolean isLoad, String kind) {
@@ -197,36 +234,42 @@ abstract class CommandCosts {
   }
 
   final void load(long rows, long rowBytes) {
-    command(true);
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats);
-    cm.load(beats);
+    cost(walkOrder == null ? null : walkOrder::load, () -> {
+      issue(true, "load");
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.SPAD_WRITES, beats);
+      cm.load(beats);
+    });
   }
 
   /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
   final void load4(long rows, long rowBytes) {
-    command(true, "load4");
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
-    cm.load4(beats);
+    cost(walkOrder == null ? null : walkOrder::load, () -> {
+      issue(true, "load4");
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
+      cm.load4(beats);
+    });
   }
 
   final void store(long rows, long rowBytes) {
-    flushRuns();
-    charge("store");
-    add(Counter.COMMANDS, 1);
-    cm.fetchAndDecode();
-    dispatch(() -> cm.dispatch(false, true));
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_STORE_BYTES, rows * rowBytes);
-    add(Counter.EXT_WRITE_BEATS, beats);
-    add(Counter.SPAD_READS, beats);
-    cm.store(beats);
+    cost(walkOrder == null ? null : walkOrder::store, () -> {
+      charge("store");
+      add(Counter.COMMANDS, 1);
+      cm.fetchAndDecode();
+      dispatch(() -> cm.dispatch(false, true));
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_STORE_BYTES, rows * rowBytes);
+      add(Counter.EXT_WRITE_BEATS, beats);
+      add(Counter.SPAD_READS, beats);
+      cm.store(beats);
+    });
   }
+
 
   /**
    * The walk's stand-in for scratchpad ranges (the DSP copies beside a GEMM, {@code CycleModel#dispatchDspCopy}): a
@@ -253,18 +296,24 @@ abstract class CommandCosts {
 
   /** As above; an INT32 one reads the results in {@code [tag, tagEnd)} (rows of several GEMMs' results). */
   final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
-    copyCommand(true, elemBytes == 4 ? tag : 0, elemBytes == 4 ? tagEnd : 1);
-    add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
-    add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, elemBytes, true);
+    long from = elemBytes == 4 ? tag : 0;
+    long to = elemBytes == 4 ? tagEnd : 1;
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, true, rows, elems, elemBytes, from, to, c), () -> {
+      copyCommand(true, from, to);
+      add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
+      add(Counter.DSP_ELEMENTS, rows * elems);
+      cm.dspCopy(rows, elems, elemBytes, true);
+    });
   }
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    copyCommand(false, 0, 1);
-    add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
-    add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, elemBytes, false);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, false, rows, elems, elemBytes, 0, 1, c), () -> {
+      copyCommand(false, 0, 1);
+      add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
+      add(Counter.DSP_ELEMENTS, rows * elems);
+      cm.dspCopy(rows, elems, elemBytes, false);
+    });
   }
 
   /**
@@ -277,12 +326,23 @@ abstract class CommandCosts {
 
   /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
-    streamedGemm(m, k, n, int4, sparse, groupScaled, false);
+    streamedGemm(m, k, n, int4, sparse, groupScaled, false, () -> { });
   }
 
   private void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
-                            boolean ppmDrain) {
-    command(false, "gemm wStream");
+                            boolean ppmDrain, Runnable drain) {
+    long tag = resultTag;
+    long tagRows = resultRows;
+    long streamBeats = (sparse ? (k * 5L + 7) / 8 : k) * (((int4 ? (n + 1L) / 2 : n) + line - 1) / line);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.gemm(op, tag, tagRows, streamBeats, ppmDrain, c), () -> {
+      streamedGemmCost(m, k, n, int4, sparse, groupScaled, ppmDrain, tag, tagRows);
+      drain.run();
+    });
+  }
+
+  private void streamedGemmCost(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
+                                boolean ppmDrain, long tag, long tagRows) {
+    issue(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
@@ -294,14 +354,28 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, resultTag, resultTag + resultRows);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, tag, tag + tagRows);
     if (!ppmDrain) {
       noteBesideWindow();
     }
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
-    command(false, "gemm");
+    gemm(m, k, n, sparse, () -> { });
+  }
+
+  /** As above; {@code after}: more of the same command's cost. */
+  private void gemm(int m, int k, int n, boolean sparse, Runnable after) {
+    long tag = resultTag;
+    long tagRows = resultRows;
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.gemm(op, tag, tagRows, -1, false, c), () -> {
+      gemmCost(m, k, n, sparse, tag, tagRows);
+      after.run();
+    });
+  }
+
+  private void gemmCost(int m, int k, int n, boolean sparse, long tag, long tagRows) {
+    issue(false, "gemm");
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;
     add(Counter.MACS, sparse ? (long) m * n * (wRows / 2) : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
@@ -309,7 +383,7 @@ abstract class CommandCosts {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
-    cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
+    cm.gemm(m, k, n, wRows, sparse, tag, tag + tagRows);
     noteBesideWindow();
   }
   /**
@@ -321,35 +395,39 @@ abstract class CommandCosts {
     long rows = resultRows;
     resultTag = 0;
     resultRows = Long.MAX_VALUE;
-    gemm(m, k, n, false);
+    gemm(m, k, n, false, () -> add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line)));
     resultTag = tag;
     resultRows = rows;
-    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
   }
 
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank) {
-    streamedGemm(m, k, n, int4, sparse, false, true);
-    add(Counter.PPM_ELEMENTS, (long) m * n);
-    cm.drainThroughPpm(bank);
-    noteBesideWindow();
+    streamedGemm(m, k, n, int4, sparse, false, true, () -> {
+      add(Counter.PPM_ELEMENTS, (long) m * n);
+      cm.drainThroughPpm(bank);
+      noteBesideWindow();
+    });
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
   final void ppmLoad(long items, int itemBytes) {
-    command(false, "ppmcfg");
-    add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
-    cm.ppmLoad(items, itemBytes);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.ppm(c), () -> {
+      issue(false, "ppmcfg");
+      add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
+      cm.ppmLoad(items, itemBytes);
+    });
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records into parameter bank {@code bank} (beside a GEMM reading the other). */
   final void ppmCfg(long items, int bank) {
-    flushRuns();
-    charge("ppmcfg");
-    add(Counter.COMMANDS, 1);
-    cm.fetchAndDecode();
-    dispatch(() -> cm.dispatchPpmCfg(bank));
-    add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
-    cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.ppm(c), () -> {
+      charge("ppmcfg");
+      add(Counter.COMMANDS, 1);
+      cm.fetchAndDecode();
+      dispatch(() -> cm.dispatchPpmCfg(bank));
+      add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
+      cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+    });
   }
+
 }

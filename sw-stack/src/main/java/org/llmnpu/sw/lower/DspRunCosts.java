@@ -137,20 +137,40 @@ abstract class DspRunCosts extends CommandCosts {
     DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
         : pin ? residency.pin(identity, run) : residency.use(identity, run);
     if (use.plain()) {
-      issue(false, "dsprun");
-      add(Counter.EXT_READ_BEATS, beats);
-      add(Counter.DSP_INSTRUCTIONS, program[2]);
-      cm.dspRun(beats, program[1]);
+      costRun(run, -1, () -> {
+        issue(false, "dsprun");
+        add(Counter.EXT_READ_BEATS, beats);
+        add(Counter.DSP_INSTRUCTIONS, program[2]);
+        cm.dspRun(beats, program[1]);
+      });
       return;
     }
     if (use.load()) {
-      issue(false, "dspld");
-      add(Counter.EXT_READ_BEATS, beats);
-      cm.dspLoad(beats);
+      Runnable load = () -> {
+        issue(false, "dspld");
+        add(Counter.EXT_READ_BEATS, beats);
+        cm.dspLoad(beats);
+      };
+      if (walkOrder != null) {
+        walkOrder.programLoad(use.entry(), run.size(), held(load));
+      } else {
+        load.run();
+      }
     }
-    issueResidentRun();
-    add(Counter.DSP_INSTRUCTIONS, program[2]);
-    cm.dspRun(0, program[1]);
+    costRun(run, use.entry(), () -> {
+      issueResidentRun();
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(0, program[1]);
+    });
+  }
+
+  /** A run of {@code run} (plain: {@code entry} −1), costed now or held by {@link #walkOrder}. */
+  private void costRun(DspProgram run, int entry, Runnable cost) {
+    if (walkOrder != null) {
+      walkOrder.run(operator(), run, entry, held(cost));
+    } else {
+      cost.run();
+    }
   }
 
   /**
@@ -159,6 +179,9 @@ abstract class DspRunCosts extends CommandCosts {
    */
   final void layerStarts() {
     flushRuns();
+    if (walkOrder != null) {
+      walkOrder.flush();
+    }
     if (residency != null) {
       residency.clear();
     }
