@@ -57,7 +57,10 @@ image_done() {
 }
 trap 'image_done || true' EXIT
 export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_CHECKS_DISABLE=true
-mvn -B -q install "$@"
+# Two modules at a time (-T 2) where the reactor allows it: sw-stack (pure Java, one test JVM, about 3 min) runs
+# beside verilator-harness, spinal-ip, pim-macro and npu-rtl instead of after them, using the core a one-JVM
+# module leaves idle. From reports on the modules form a chain (reports, soc, cosim, flow, cli), one at a time.
+mvn -B -q -T 2 install "$@"
 trap - EXIT
 image_done
 echo "test.sh: all tests passed"

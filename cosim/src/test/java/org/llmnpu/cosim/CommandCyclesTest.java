@@ -10,7 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Counter;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.NpuConfig;
@@ -58,12 +58,12 @@ class CommandCyclesTest {
       assertTrue(out.bitExact());
       assertEquals(Map.of(), RandomProgramCosimTest.mismatches(out));
     }
-    long engine = CycleModel.engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
+    long engine = CycleFormulas.engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
     assertEquals(engine + 1, o.rtl().counters().get(Counter.ARRAY_CYCLES), "array = engine recurrence + start");
     long kTiles = (k + p.rows() - 1) / p.rows();
     long nTiles = (n + p.rows() - 1) / p.rows();
     long drain = m * ((4L * n + line - 1) / line);
-    assertEquals(m * kTiles + CycleModel.weightCopyCycles(p, k, n) + 1 + (engine + 1) + drain,
+    assertEquals(m * kTiles + CycleFormulas.weightCopyCycles(p, k, n) + 1 + (engine + 1) + drain,
         o.rtl().counters().get(Counter.GEMM_CYCLES),
         "copy + start + run until done + drain");
     // Beats of the two loads at one per cycle (interval 1 here), then the latency and one cycle.

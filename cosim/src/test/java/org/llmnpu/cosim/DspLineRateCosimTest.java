@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.Disassembler;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
@@ -78,7 +78,7 @@ class DspLineRateCosimTest {
       boolean in = r.nextBoolean();
       int format = in ? r.nextInt(3) : r.nextInt(2);
       int size = format == Command.FMT_INT32 ? 4 : format == Command.FMT_INT8 ? 1 : 2;
-      long e = CycleModel.dspElementsPerCycle(p, size);
+      long e = CycleFormulas.dspElementsPerCycle(p, size);
       long lineElems = line / size;
       long[] lengths = {1, e - 1, e, e + 1, lineElems, lineElems + 1, 37, 172, 1 + r.nextInt(3 * (int) lineElems)};
       long rowElems = Math.max(1, lengths[r.nextInt(lengths.length)]);

@@ -8,7 +8,7 @@ import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Counter;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.Disassembler;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
@@ -70,7 +70,7 @@ class WeightRowsCosimTest {
     long kTiles = (k + line - 1) / line;
     long nTiles = (n + line - 1) / line;
     long wCopy = nTiles * ((k + r - 1) / r);
-    assertEquals(wCopy, CycleModel.weightCopyCycles(p, k, n));
+    assertEquals(wCopy, CycleFormulas.weightCopyCycles(p, k, n));
     long engine = rtl.config().engineTiming().engineCycles(p, m, k, n);
     long drain = m * ((4L * n + line - 1) / line);
     assertEquals(m * kTiles + wCopy + 1 + (engine + 1) + drain, o.rtl().counters().get(Counter.GEMM_CYCLES),

@@ -126,7 +126,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     } else {
       cycles.dispatchBeside();
     }
-    long beats = CycleModel.dspProgramBeats(p, r.words());
+    long beats = CycleFormulas.dspProgramBeats(p, r.words());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     dsp.load(mem, (int) r.prog(), (int) r.words(), 0);
     long run = dsp.run((int) r.entry(), r.parameters());
@@ -146,7 +146,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   @Override
   public Optional<ErrorCause> visitDspLoad(Command.DspLoad l) {
     cycles.dispatchBeside();
-    long beats = CycleModel.dspProgramBeats(p, l.words());
+    long beats = CycleFormulas.dspProgramBeats(p, l.words());
     counters[Counter.EXT_READ_BEATS.ordinal()] += beats;
     dsp.load(mem, (int) l.prog(), (int) l.words(), (int) l.at());
     cycles.dspLoad(beats);

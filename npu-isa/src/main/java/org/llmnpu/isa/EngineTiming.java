@@ -40,7 +40,7 @@ public record EngineTiming(boolean pim, int bitsPerCycle) {
 
   /**
    * Cycles from the first cycle after the engine's start until its {@code done} is high. Systolic:
-   * {@link CycleModel#engineCycles}. PiM ({@code rows × rows} macro, one bitcell bank): every pass
+   * {@link CycleFormulas#engineCycles}. PiM ({@code rows × rows} macro, one bitcell bank): every pass
    * (N tile, M chunk, K tile) writes its {@code rows} weight rows and then streams its {@code Mc}
    * vectors at {@code C = ceil(8 / bitsPerCycle)} cycles each, the first in the last write cycle;
    * the next pass's writes start right after the last vector's last chunk, and done follows the last
@@ -49,7 +49,7 @@ public record EngineTiming(boolean pim, int bitsPerCycle) {
    */
   public long engineCycles(MachineParams p, int m, int k, int n) {
     if (!pim) {
-      return CycleModel.engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
+      return CycleFormulas.engineCycles(p.rows(), p.rows(), p.mTile(), m, k, n);
     }
     long rows = p.rows();
     long nTiles = (n + rows - 1) / rows;

@@ -177,7 +177,7 @@ class PpmAndSparseCommandTest {
       assertEquals((long) m * n * kept * groups, res.counter(Counter.MACS));
       assertEquals((long) m * k * n, res.counter(Counter.DENSE_MACS));
       long kTiles = (k + 7) / 8;
-      assertEquals(CycleModel.engineCyclesOverKTiles(4, 4, 8, m, kTiles, n) + 1, res.counter(Counter.ARRAY_CYCLES));
+      assertEquals(CycleFormulas.engineCyclesOverKTiles(4, 4, 8, m, kTiles, n) + 1, res.counter(Counter.ARRAY_CYCLES));
     }
   }
 

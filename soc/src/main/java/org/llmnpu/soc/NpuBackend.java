@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.reports.energy.EnergyEstimate;
 import org.llmnpu.reports.energy.EnergyTable;
@@ -31,7 +31,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * — and the rest of its cycles to the work on the array — the matrix products and attention's QKᵀ and PV products.
  * Within a pool each operator's standalone cycle-model cost sets its share (matrix products: {@link NpuGemmCost};
  * attention's products: per head on {@link NpuGemmCost}; DSP work: its FP16 rows into and out of the DSP at the
- * copies' line rate, {@link CycleModel#dspCopyCycles}, plus its operations over the lanes), scaled so that the
+ * copies' line rate, {@link CycleFormulas#dspCopyCycles}, plus its operations over the lanes), scaled so that the
  * pool adds up to the program's cycles in it. A runtime that submits one graph per operator (llama.cpp's NPU
  * backend, seed 001) pays the dispatch per operator on top.
  */
@@ -145,7 +145,7 @@ public final class NpuBackend {
 
   /**
    * One call of {@code op} run alone on the NPU: matrix products on the cycle model ({@link NpuGemmCost}); DSP work
-   * as its FP16 rows copied in and out at the copies' line rate ({@link CycleModel#dspCopyCycles}; an add reads two
+   * as its FP16 rows copied in and out at the copies' line rate ({@link CycleFormulas#dspCopyCycles}; an add reads two
    * rows) plus its operations over the lanes; attention's softmax reads and writes its scores the same way and
    * takes five operations an element.
    */
@@ -158,13 +158,13 @@ public final class NpuBackend {
         int keys = (int) Math.max(1, op.ctx() / op.m());
         double products = 2.0 * c.heads() * new NpuGemmCost(gemm.machine(), false).cycles(op.m(), c.headDim(), keys);
         long rows = (long) c.heads() * op.m();
-        double softmax = 2.0 * CycleModel.dspCopyCycles(p, rows, keys, FP16_BYTES) + 1
+        double softmax = 2.0 * CycleFormulas.dspCopyCycles(p, rows, keys, FP16_BYTES) + 1
             + (double) rows * keys * 5.0 / lanes;
         yield new Standalone(products, softmax);
       }
       default -> {
         int inputs = op.kind() == Operator.Kind.ADD ? 2 : 1;
-        double copies = (inputs + 1.0) * CycleModel.dspCopyCycles(p, op.m(), op.n(), FP16_BYTES) + inputs;
+        double copies = (inputs + 1.0) * CycleFormulas.dspCopyCycles(p, op.m(), op.n(), FP16_BYTES) + inputs;
         yield new Standalone(0, copies + op.ops(c.headDim(), c.heads()) / lanes);
       }
     };

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.isa.IsaSimulator;
@@ -198,8 +199,8 @@ final class SeedTrends {
       long dense = 0;
       long sparse = 0;
       for (DecoderGemms.Gemm g : DecoderGemms.phase(model, tokens[i], ctx[i])) {
-        dense += CycleModel.engineCycles(mp.rows(), mp.rows(), mp.mTile(), g.m(), g.k(), g.n());
-        sparse += CycleModel.engineCyclesOverKTiles(mp.rows(), mp.rows(), mp.mTile(), g.m(),
+        dense += CycleFormulas.engineCycles(mp.rows(), mp.rows(), mp.mTile(), g.m(), g.k(), g.n());
+        sparse += CycleFormulas.engineCyclesOverKTiles(mp.rows(), mp.rows(), mp.mTile(), g.m(),
             (g.k() + 2L * mp.rows() - 1) / (2L * mp.rows()), g.n());
       }
       speedUp[i] = (double) dense / sparse;

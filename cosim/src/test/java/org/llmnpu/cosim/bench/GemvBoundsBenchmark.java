@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Counter;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.IsaSimulator;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
@@ -50,7 +50,7 @@ class GemvBoundsBenchmark {
             long w = 0x1000 + (t % 2) * 0x8000L;
             b.load(0x200000 + t * (long) tile, n, w, tile, tile, k);
             b.gemm(1, k, tile, 0, 256, w, tile, 0x20000 + (t % 2) * 0x1000L, 4L * tile);
-            wCopy += CycleModel.weightCopyCycles(p, k, tile);
+            wCopy += CycleFormulas.weightCopyCycles(p, k, tile);
           }
           if (t > 0) {
             b.store(0x400000 + (t - 1) * 4L * tile, 4L * n, 0x20000 + ((t - 1) % 2) * 0x1000L, 4L * tile, 4L * tile,

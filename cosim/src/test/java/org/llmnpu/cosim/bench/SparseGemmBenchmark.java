@@ -9,7 +9,7 @@ import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.verilator.SimModes;
@@ -49,7 +49,7 @@ class SparseGemmBenchmark {
       System.out.printf("%-6s speedup: array %.2fx, GEMM unit %.2fx, program %.2fx (dense-array model: array %d)%n",
           sparsity, (double) figures[0][0] / figures[1][0], (double) figures[0][1] / figures[1][1],
           (double) figures[0][2] / figures[1][2],
-          CycleModel.engineCycles(16, 16, p.mTile(), m, k, n) + 1);
+          CycleFormulas.engineCycles(16, 16, p.mTile(), m, k, n) + 1);
     }
   }
 }

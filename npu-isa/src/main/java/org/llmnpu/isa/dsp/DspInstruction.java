@@ -52,6 +52,17 @@ public record DspInstruction(DspOp op, int rd, int ra, int rb, int rc, boolean m
         (int) (word >>> 38) & 31, ((word >>> 37) & 1) != 0, (int) (word >>> 33) & 15, (int) word);
   }
 
+  /**
+   * The hash of the instruction word ({@link #encode}, one-to-one on valid instructions, so equal instructions hash
+   * equally). The record's own hash would take {@code op}'s identity hash, which Java 17 does not cache: the
+   * lowering's cost model keys maps by whole programs ({@code CommandCosts}, {@code DspChain}): a quarter of JFR's
+   * samples of {@code SeedTrendsTest} were there. The word's hash is also the same in every JVM.
+   */
+  @Override
+  public int hashCode() {
+    return Long.hashCode(encode());
+  }
+
   @Override
   public String toString() {
     return String.format("%-7s rd=r%d ra=r%d rb=r%d rc=r%d%s aux=%d imm=0x%08x", op, rd, ra, rb, rc,

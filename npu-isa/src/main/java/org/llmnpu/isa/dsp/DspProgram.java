@@ -10,7 +10,7 @@ import java.util.List;
  */
 public record DspProgram(String name, List<DspInstruction> instructions) {
   public DspProgram {
-    instructions = List.copyOf(instructions);
+    instructions = InstructionList.copyOf(instructions);
     if (instructions.isEmpty() || instructions.get(instructions.size() - 1).op() != DspOp.HALT) {
       throw new IllegalArgumentException("program " + name + " must end with HALT");
     }

@@ -128,20 +128,7 @@ public final class VectorDsp extends VectorDspPaths {
     }
 
     public Config {
-      java.util.Objects.requireNonNull(pipeGating, "pipeGating");
-      if (executeStages < 1 || executeStages > 4) {
-        throw new IllegalArgumentException("executeStages must be 1, 2, 3 or 4, got " + executeStages);
-      }
-      check("lanes", lanes, 1, 64);
-      check("rows", rows, 16, 65536);
-      check("programDepth", programDepth, 16, 4096);
-      if (tableSegments < 1 || tableSegments > DspTable.MAX_SEGMENTS) {
-        throw new IllegalArgumentException("tableSegments must be in 1.." + DspTable.MAX_SEGMENTS + ", got " + tableSegments);
-      }
-      if (tableDegree < 0 || tableDegree >= DspTable.MAX_COEFFICIENTS) {
-        throw new IllegalArgumentException("tableDegree must be in 0.." + (DspTable.MAX_COEFFICIENTS - 1) + ", got "
-            + tableDegree);
-      }
+      checkConfig(lanes, rows, programDepth, tableSegments, tableDegree, executeStages, pipeGating);
     }
 
     /** Tables of 12 segments of degree 2, the size of the numerics tables. */
@@ -152,12 +139,6 @@ public final class VectorDsp extends VectorDspPaths {
     /** The pipeline organisation the cycle counts follow. */
     public DspPipeline pipeline() {
       return DspPipeline.ofExecuteStages(executeStages);
-    }
-
-    private static void check(String name, int v, int lo, int hi) {
-      if (v < lo || v > hi || Integer.bitCount(v) != 1) {
-        throw new IllegalArgumentException(name + " must be a power of two in " + lo + ".." + hi + ", got " + v);
-      }
     }
   }
 

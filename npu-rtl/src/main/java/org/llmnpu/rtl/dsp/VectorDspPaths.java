@@ -20,15 +20,41 @@ import org.llmnpu.hdl.UInt;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspPipe;
 import org.llmnpu.isa.dsp.DspRunParameters;
+import org.llmnpu.isa.dsp.DspTable;
 
 /**
  * Parts of the {@link VectorDsp} outside its issue logic: the program memory (and its predecoded run-parameter flags), the polynomial table registers written
  * by the host and their selection at issue, the lanes' neighbour connections (LSHIFT, BCAST), the pipelined units'
  * clock enables, and the buffer permutations of {@code permute} (the skewed rows of {@code LDS}/
  * {@code STS} at issue, the lane rotation of {@code ROT} in execute 1). Each method builds its logic
- * into the DSP (the generated Verilog is the DSP's).
+ * into the DSP (the generated Verilog is the DSP's). And the checks of its configuration and host ports.
  */
 abstract class VectorDspPaths extends HwModule {
+  /** The parameters of a {@link VectorDsp.Config}, checked: each message names the parameter and its allowed values. */
+  static void checkConfig(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, int executeStages,
+                          ClockGating pipeGating) {
+    java.util.Objects.requireNonNull(pipeGating, "pipeGating");
+    if (executeStages < 1 || executeStages > 4) {
+      throw new IllegalArgumentException("executeStages must be 1, 2, 3 or 4, got " + executeStages);
+    }
+    checkPowerOfTwo("lanes", lanes, 1, 64);
+    checkPowerOfTwo("rows", rows, 16, 65536);
+    checkPowerOfTwo("programDepth", programDepth, 16, 4096);
+    if (tableSegments < 1 || tableSegments > DspTable.MAX_SEGMENTS) {
+      throw new IllegalArgumentException("tableSegments must be in 1.." + DspTable.MAX_SEGMENTS + ", got " + tableSegments);
+    }
+    if (tableDegree < 0 || tableDegree >= DspTable.MAX_COEFFICIENTS) {
+      throw new IllegalArgumentException("tableDegree must be in 0.." + (DspTable.MAX_COEFFICIENTS - 1) + ", got "
+          + tableDegree);
+    }
+  }
+
+  private static void checkPowerOfTwo(String name, int v, int lo, int hi) {
+    if (v < lo || v > hi || Integer.bitCount(v) != 1) {
+      throw new IllegalArgumentException(name + " must be a power of two in " + lo + ".." + hi + ", got " + v);
+    }
+  }
+
   /** The host ports' widths of {@link VectorDsp#VectorDsp(VectorDsp.Config, int, int, int, int)}, checked. */
   static void checkPorts(VectorDsp.Config c, int progWords, int tableEntries, int bufWindow, int wideReads) {
     if (bufWindow < 1 || bufWindow > c.lanes() || Integer.bitCount(bufWindow) != 1) {

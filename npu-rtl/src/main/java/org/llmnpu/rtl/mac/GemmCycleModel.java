@@ -20,7 +20,7 @@ public final class GemmCycleModel {
    * then {@code S_last + Mc_last − 1 + rows + cols}.
    */
   public static long cycles(MacArrayConfig a, int m, int k, int n) {
-    return org.llmnpu.isa.CycleModel.engineCyclesOverKTiles(a.rows(), a.cols(), a.mTile(), m, kTiles(a, k), n);
+    return org.llmnpu.isa.CycleFormulas.engineCyclesOverKTiles(a.rows(), a.cols(), a.mTile(), m, kTiles(a, k), n);
   }
 
   /**

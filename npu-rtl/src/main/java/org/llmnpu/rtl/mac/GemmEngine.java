@@ -49,7 +49,7 @@ import org.llmnpu.hdl.UInt;
  * still be filling when the engine starts; pass j's loader then also waits until the ports {@link #wFullTiles},
  * {@link #wPartialEnd}, {@link #wKTiles} show its W tile, from cycle {@code R_j}: {@code P_0 = max(0, R_0)},
  * {@code S_0 = P_0 + 1}, {@code P_{j+1} = max(P_j + rows, S_j + gap, R_{j+1})} ({@code
- * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). The X buffer may fill while the engine
+ * org.llmnpu.isa.CycleFormulas#engineCyclesOverKTiles} with a {@code PassReady}). The X buffer may fill while the engine
  * runs too: the loader also waits for {@link #xKTiles} to show the pass's K tile, so {@code R_j} is the later of the
  * W tile's and the X K tile's first cycle ({@code org.llmnpu.isa.CycleModel#streamedGemm}: the NPU's X copy, K tile
  * by K tile, from the engine's start). With {@link #wPairOrder} the passes
@@ -172,7 +172,7 @@ public final class GemmEngine extends GemmEngineSequencer {
    * A dense engine whose W buffer may fill while it runs (the NPU's streamed weights): the ports
    * {@link #wFullTiles}, {@link #wPartialEnd}, {@link #wKTiles} say which W tiles are in, and pass j's loader waits
    * until its tile is: {@code P_j ≥ R_j}, the first cycle in which the ports show it ({@code
-   * org.llmnpu.isa.CycleModel#engineCyclesOverKTiles} with a {@code PassReady}). With every tile in at start, the
+   * org.llmnpu.isa.CycleFormulas#engineCyclesOverKTiles} with a {@code PassReady}). With every tile in at start, the
    * cycles of the plain engine. With more than one N tile the W buffer is two banks by N-tile parity and
    * {@link #wPairWrite} writes two N tiles' rows in one cycle.
    */

@@ -10,7 +10,7 @@ import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.mx.FloatRounder;
 import org.llmnpu.rtl.mx.FpLayout;
@@ -51,8 +51,8 @@ final class DspCopyIn {
   DspCopyIn(NpuController npu, MachineParams p, UInt chunk, UInt format, UInt shift, Bool copyIn,
             UInt bufferElement, UInt count) {
     int slots = NpuDsp.slots(p);
-    int wideSlots = (int) CycleModel.dspElementsPerCycle(p, 4);
-    int halfSlots = (int) CycleModel.dspElementsPerCycle(p, 2);
+    int wideSlots = (int) CycleFormulas.dspElementsPerCycle(p, 4);
+    int halfSlots = (int) CycleFormulas.dspElementsPerCycle(p, 2);
     // every stage is a pipeline bank on a clock gate open only in the cycle its data advances (a chunk moves, then
     // dsp_in1_write, then dsp_in2_write): between dspin chunks (a DMA store, a drain, the PPM reading the same port)
     // the conversion pipeline holds still instead of converting every line the scratchpad's read port shows

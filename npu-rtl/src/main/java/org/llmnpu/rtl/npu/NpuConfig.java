@@ -7,7 +7,6 @@ import org.llmnpu.isa.EngineTiming;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.dsp.VectorDsp;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
-import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
 import org.llmnpu.rtl.ppm.PpmConfig;
 
@@ -56,7 +55,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
           + " clockGating (one of on, off, checked); use NpuConfig.builder()");
     }
     // a KiB holds whole lines in every bank: rows·spadBanks ≤ 64·16 = 1024 bytes, both powers of two
-    gemm(engineConfig);
+    engineConfig.gemm();
   }
 
   private NpuConfig(NpuConfigBuilder b) {
@@ -287,11 +286,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
 
   /** The ISA code of {@link #sparsity} ({@code Command.DENSE}, {@code S2_4}, {@code S4_8}). */
   public int sparsityCode() {
-    return switch (weightSparsity()) {
-      case NONE -> org.llmnpu.isa.Command.DENSE;
-      case S2_4 -> org.llmnpu.isa.Command.S2_4;
-      case S4_8 -> org.llmnpu.isa.Command.S4_8;
-    };
+    return engineConfig.sparsityCode();
   }
 
   /**
@@ -325,18 +320,9 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
         16, 2, 16);
   }
 
-  /**
-   * The engine's parameters. An N:M engine gets {@code maxK·2}: it runs a dense GEMM of K as an N:M one of
-   * {@code 2K} (see {@link NpuGemm}), and its K tiles of {@code 2·rows} then cover the dense tiles of {@code rows}.
-   */
+  /** The engine's parameters ({@link NpuEngineConfig#gemm}). */
   public GemmEngineConfig gemm() {
-    return gemm(engineConfig);
-  }
-
-  private static GemmEngineConfig gemm(NpuEngineConfig e) {
-    WeightSparsity sp = e.sparsity();
-    return new GemmEngineConfig(new MacArrayConfig(e.rows(), e.rows(), e.accWidth(), e.mTile(), e.icAccumDepth(), sp),
-        e.maxM(), sp.sparse() ? 2 * e.maxK() : e.maxK(), e.maxN());
+    return engineConfig.gemm();
   }
 
   /** The GEMM engine's timing for the golden cycle model ({@code npu-isa}). */

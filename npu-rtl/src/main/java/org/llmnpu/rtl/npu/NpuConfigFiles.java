@@ -19,9 +19,13 @@ import java.util.Map;
  * name ({@code rows: 8}, {@code dspLanes: 4}, the form of every file so far), and nested, a group per record of
  * {@link NpuConfig} ({@code engine: {kind: pim, rows: 8}}, {@code dsp: {lanes: 4}}; {@code clockGating} stays at the
  * top). Absent parameters keep the builder's values (the defaults for {@link #load}). An unknown key is an error
- * naming it and the allowed keys; a bad value is an error naming the parameter and its allowed values.
+ * naming it and the allowed keys; a bad value is an error naming the parameter and its allowed values. A file may
+ * also state {@code clockMhz} (see {@link #clockMhz}), which sets no NPU parameter.
  */
 public final class NpuConfigFiles {
+  /** The one key a configuration file may hold besides the NPU's parameters: the clock that turns cycles into time. */
+  public static final String CLOCK_MHZ = "clockMhz";
+
   private NpuConfigFiles() {
   }
 
@@ -74,14 +78,16 @@ public final class NpuConfigFiles {
       String key = field.getKey();
       JsonNode value = field.getValue();
       NpuParameter.Group group = group(key);
-      if (value.isObject() && group != null) {
+      if (key.equals(CLOCK_MHZ)) {
+        clockMhz(value, where);
+      } else if (value.isObject() && group != null) {
         applyGroup(b, group, value, where);
       } else if (NpuParameter.keys().contains(key)) {
         b.set(NpuParameter.of(key), scalar(key, value, where));
       } else {
         throw new IllegalArgumentException(where + ": unknown NPU parameter '" + key + "'; allowed: "
             + String.join(", ", NpuParameter.keys()) + " (flat), or the groups memory, fetch, engine, dsp, ppm"
-            + " (nested)");
+            + " (nested), and " + CLOCK_MHZ);
       }
     }
   }
@@ -96,6 +102,22 @@ public final class NpuConfigFiles {
               .toList())));
       b.set(p, scalar(group.key() + "." + p.nestedName() + " (" + p.key() + ")", field.getValue(), where));
     }
+  }
+
+  /**
+   * The clock a configuration file may state ({@code clockMhz}, as the shipped {@code edge-64} preset does): it only
+   * turns cycles into seconds (estimates, the decoder's report), so it sets no NPU parameter; it must be a positive
+   * number.
+   *
+   * @return the clock in MHz
+   * @throws IllegalArgumentException naming the key and what is allowed
+   */
+  public static double clockMhz(JsonNode value, String where) {
+    if (value == null || !value.isNumber() || !(value.asDouble() > 0) || Double.isInfinite(value.asDouble())) {
+      throw new IllegalArgumentException(where + ": " + CLOCK_MHZ + " must be a positive number of MHz, got "
+          + (value == null ? "nothing" : value.toString()));
+    }
+    return value.asDouble();
   }
 
   private static NpuParameter.Group group(String key) {

@@ -12,7 +12,7 @@ import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.rtl.dsp.VectorDsp;
 
@@ -28,7 +28,7 @@ import org.llmnpu.rtl.dsp.VectorDsp;
  *       (the low half is held one beat). A loading {@code dsprun}'s run starts in the cycle the last word is written
  *       (at its {@code entry}); a resident one (no words) starts in its dispatch cycle.</li>
  *   <li>{@code dspin}: a chunk of up to {@code E = min(line / elementBytes, lanes)} elements a cycle
- *       ({@code org.llmnpu.isa.CycleModel#dspElementsPerCycle}): the chunk's scratchpad line (asynchronous read),
+ *       ({@code org.llmnpu.isa.CycleFormulas#dspElementsPerCycle}): the chunk's scratchpad line (asynchronous read),
  *       the chunk at its byte offset (a multiple of {@code G = min(line, lanes)} bytes, so the selection is a
  *       {@code line / G}-way multiplexer), each element converted to FP16 — INT8 and INT32 {@code q} as
  *       {@code q·2^shift} rounded once (round to nearest even, subnormals, ±∞ past the range:
@@ -85,7 +85,7 @@ final class NpuDsp {
    * reads the low byte (INT8).
    */
   static int wideReads(MachineParams p) {
-    return (int) CycleModel.dspElementsPerCycle(p, 2);
+    return (int) CycleFormulas.dspElementsPerCycle(p, 2);
   }
 
   /**

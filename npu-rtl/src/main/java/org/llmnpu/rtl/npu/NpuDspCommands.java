@@ -9,7 +9,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 import java.util.List;
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.UInt;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
 
@@ -143,7 +143,7 @@ final class NpuDspCommands {
     UInt last = null;
     UInt full = null;
     for (int k = 0; k < 3; k++) {
-      int e = (int) CycleModel.dspElementsPerCycle(p, bytes[k]);
+      int e = (int) CycleFormulas.dspElementsPerCycle(p, bytes[k]);
       int eShift = Integer.numberOfTrailingZeros(e);
       UInt s = uintLit((long) e * bytes[k], Npu.ADDR);
       UInt c = rowElems.resize(17).add(e - 1).shiftRight(eShift).resize(16);

@@ -10,6 +10,8 @@ import static org.llmnpu.rtl.npu.NpuParameter.ROWS;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.llmnpu.rtl.mac.GemmEngineConfig;
+import org.llmnpu.rtl.mac.MacArrayConfig;
 import org.llmnpu.rtl.mac.WeightSparsity;
 
 /**
@@ -67,6 +69,24 @@ public record NpuEngineConfig(NpuEngineKind kind, int rows, int mTile, int accWi
       throw new IllegalArgumentException("weightRowsPerCycle must be one of " + allowed + " (powers of two up to"
           + " min(rows, " + NpuConfig.MAX_WEIGHT_ROWS_PER_CYCLE + "), rows = " + rows + "), got " + weightRowsPerCycle);
     }
+  }
+
+  /**
+   * The engine's parameters. An N:M engine gets {@code maxK·2}: it runs a dense GEMM of K as an N:M one of
+   * {@code 2K} (see {@link NpuGemm}), and its K tiles of {@code 2·rows} then cover the dense tiles of {@code rows}.
+   */
+  public GemmEngineConfig gemm() {
+    return new GemmEngineConfig(new MacArrayConfig(rows, rows, accWidth, mTile, icAccumDepth, sparsity), maxM,
+        sparsity.sparse() ? 2 * maxK : maxK, maxN);
+  }
+
+  /** The ISA code of {@link #sparsity} ({@code Command.DENSE}, {@code S2_4}, {@code S4_8}). */
+  public int sparsityCode() {
+    return switch (sparsity) {
+      case NONE -> org.llmnpu.isa.Command.DENSE;
+      case S2_4 -> org.llmnpu.isa.Command.S2_4;
+      case S4_8 -> org.llmnpu.isa.Command.S4_8;
+    };
   }
 
   /** The configuration name of an N:M mode: {@code dense}, {@code 2:4} or {@code 4:8}. */

@@ -33,7 +33,7 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * for {@code j < E}, else 0); dense W row k goes to PE row {@code k mod rows} of K tile {@code k / rows} with index
  * {@code k mod E}, and the engine zeroes the PE rows past K ({@code denseWeights}). The engine's K tiles of
  * {@code 2·rows} are then exactly the dense array's tiles of {@code rows}: same products, same partial-sum
- * write-backs, same cycles ({@code CycleModel.engineCycles} with {@code ceil(K/rows)} K tiles).
+ * write-backs, same cycles ({@code CycleFormulas.engineCycles} with {@code ceil(K/rows)} K tiles).
  *
  * <p><b>Past K.</b> In both modes the X bytes of the last line at K positions {@code ≥ K} are written as zero,
  * so W entries whose position falls past K (N:M's last group; stale rows) add nothing, as in the golden model.

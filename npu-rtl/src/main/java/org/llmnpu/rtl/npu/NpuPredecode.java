@@ -7,6 +7,8 @@ import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
+import static org.llmnpu.rtl.npu.PredecodeSums.PIECE;
+import static org.llmnpu.rtl.npu.PredecodeSums.sum;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +20,8 @@ import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.MxLoad;
 import org.llmnpu.isa.Opcode;
+import org.llmnpu.rtl.npu.PredecodeSums.Product;
+import org.llmnpu.rtl.npu.PredecodeSums.Sum;
 
 /**
  * The range checks of DECODE, computed while a command lands instead of in DECODE. The checks that depend only
@@ -244,63 +248,6 @@ public final class NpuPredecode extends HwModule {
 
   private Bool misaligned(UInt v) {
     return v.lsbs(lineShift).ne(0);
-  }
-
-  /**
-   * A registered product {@code (x − 1)·y} ({@code minus} = y's low e bits) or {@code x·y} ({@code minus} null)
-   * for a check against a limit below {@code 2^e}: {@code over} = the product is at least {@code y ≥ 2^e}, else
-   * the product is the sum of {@code terms} (the registered partial products of x's two bytes and y's low e bits
-   * in pieces of at most {@link #PIECE} bits, each shifted to its place) less {@code minus}.
-   */
-  private record Product(Bool over, List<UInt> terms, UInt minus) {}
-
-  /** Bits of y per partial product: 8 × 11-bit products, whose 19-bit final carry chains fit the cycle. */
-  private static final int PIECE = 11;
-
-  /** {@code Σ terms} against {@code limit}: {@code high} = some term is {@code ≥ 2^e}, else {@code sum} is exact. */
-  private record Sum(long limit, Bool high, UInt sum) {
-    /** The sum is above the limit. */
-    Bool exceeds() {
-      return high.or(sum.gt(uintLit(limit, sum.width())));
-    }
-
-    /** The sum in {@code bits} bits, all ones when it does not fit below all ones. */
-    UInt stored(int bits) {
-      UInt ones = uintLit((1L << bits) - 1, bits);
-      if (sum.width() <= bits) {
-        return mux(high, ones, sum.resize(bits));
-      }
-      return mux(high.or(sum.msbs(sum.width() - bits).orR()), ones, sum.lsbs(bits));
-    }
-  }
-
-  /** The sum of {@code product} (may be null) and {@code terms}, from their low bits (class comment). */
-  private static Sum sum(long limit, Product product, UInt... terms) {
-    int e = bitsToHold(limit);
-    Bool high = boolLit(false);
-    List<UInt> low = new ArrayList<>();
-    for (UInt t : terms) {
-      high = high.or(t.width() > e ? t.msbs(t.width() - e).orR() : boolLit(false));
-      low.add(t.lsbs(Math.min(e, t.width())));
-    }
-    if (product != null) {
-      // (x − 1)·y = x·y − y: partial products of x·y up to 2^(e+1) (past it (x − 1)·y ≥ 2^e), minus y's low e bits
-      int bound = product.minus() == null ? e : e + 1;
-      high = high.or(product.over());
-      for (UInt t : product.terms()) {
-        high = high.or(t.width() > bound ? t.msbs(t.width() - bound).orR() : boolLit(false));
-        low.add(t.lsbs(Math.min(bound, t.width())));
-      }
-    }
-    int sumBits = e + 1 + (64 - Long.numberOfLeadingZeros(low.size() - 1));
-    UInt total = uintLit(0, sumBits);
-    for (UInt t : low) {
-      total = total.add(t.resize(sumBits));
-    }
-    if (product != null && product.minus() != null) {
-      total = total.sub(product.minus().resize(sumBits));
-    }
-    return new Sum(limit, high, total);
   }
 
   /**

@@ -8,13 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.sim.Simulator;
 import org.llmnpu.verilator.Simulators;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.EngineRecurrence;
 
 /**
  * {@link GemmEngine#withWeightStream} alone in Verilator: with its scoreboard ports showing N tile nt from engine
  * cycle {@code R_nt} (random, increasing), the results are the golden GEMM's and the cycles are the recurrence
- * with {@code P_j ≥ R_j} ({@code CycleModel.engineCyclesOverKTiles} with a {@code PassReady}); with every tile in
+ * with {@code P_j ≥ R_j} ({@code CycleFormulas.engineCyclesOverKTiles} with a {@code PassReady}); with every tile in
  * at start, the plain engine's cycles.
  */
 class GemmStreamedWeightsTest {
@@ -35,10 +35,10 @@ class GemmStreamedWeightsTest {
         int n = sh[2];
         Run run = run(d, rnd, sh, false);
         assertGolden(a, run);
-        long expected = CycleModel.engineCyclesOverKTiles(4, 4, 8, m, (k + 3) / 4, n,
+        long expected = CycleFormulas.engineCyclesOverKTiles(4, 4, 8, m, (k + 3) / 4, n,
             (nt, kt) -> run.ready()[(int) nt]);
         assertEquals(expected, run.result().cycles(), run.what());
-        delayed += expected - CycleModel.engineCycles(4, 4, 8, m, k, n);
+        delayed += expected - CycleFormulas.engineCycles(4, 4, 8, m, k, n);
         GemmEngineDriver.Result all = d.runDenseStreamed(run.x(), run.w(), new long[run.ready().length]);
         GemmEngineBitExactTest.assertMatchesGolden(a, run.x(), run.w(), all, run.what() + ", every tile in at start");
       }

@@ -26,6 +26,14 @@ class NpuConfigTest {
     Files.writeString(json, "{\"maxM\": 32, \"memBytesPerCycle\": 8}");
     assertEquals(32, NpuConfig.load(json).maxM());
     assertEquals(2, NpuConfig.load(json).machine().beatInterval());
+    // a stated clock (as in the estimate's presets) sets no NPU parameter; it must be a positive number
+    Files.writeString(yaml, "rows: 8\nclockMhz: 1000\n");
+    assertEquals(8, NpuConfig.load(yaml).rows());
+    Files.writeString(yaml, "rows: 8\nspadKiB: 64\nmemLatency: 10\nclockMhz: 250.5\n");
+    assertEquals(c, NpuConfig.load(yaml));
+    Files.writeString(yaml, "clockMhz: fast\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NpuConfig.load(yaml));
+    assertTrue(e.getMessage().contains("clockMhz must be a positive number of MHz, got \"fast\""), e.getMessage());
   }
 
   @Test

@@ -30,7 +30,7 @@ public record EstimateTarget(String name, NpuConfig npu, double clockMhz, String
   public static final List<String> PRESETS = List.of("edge-64");
 
   /** The one field of a target that is not an NPU parameter. */
-  static final String CLOCK = "clockMhz";
+  static final String CLOCK = NpuConfigFiles.CLOCK_MHZ;
 
   public EstimateTarget {
     if (!(clockMhz >= 1 && clockMhz <= 100_000)) {

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.soc.HostCosts;
@@ -220,7 +221,7 @@ public final class ShadowPipeline {
       }
     }
     long cycles = EstimationProgram.cycles(p, EstimationProgram.plan(p, shapes, false).program());
-    long dsp = l.heads() * (2 * CycleModel.dspCopyCycles(p, n, n, 2)
+    long dsp = l.heads() * (2 * CycleFormulas.dspCopyCycles(p, n, n, 2)
         + 4L * n * n / Math.max(1, p.dsp().lanes()));
     return (cycles + dsp) / clockHz + submission();
   }

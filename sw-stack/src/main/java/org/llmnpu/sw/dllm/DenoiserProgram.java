@@ -3,7 +3,7 @@ package org.llmnpu.sw.dllm;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.llmnpu.isa.CycleModel;
+import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.shadow.EstimationProgram;
@@ -95,13 +95,13 @@ public final class DenoiserProgram {
   }
 
   /**
-   * The MAC array's own cycles for the pass's GEMMs ({@code CycleModel.engineCycles}: W in at the start, no DMA): the
+   * The MAC array's own cycles for the pass's GEMMs ({@code CycleFormulas.engineCycles}: W in at the start, no DMA): the
    * array's staircase without the rows' loads and stores, which the program's {@link #gemmCycles} adds per row.
    */
   public static long engineCycles(MachineParams p, ModelConfig c, int rows, int context, int logitRows) {
     long sum = 0;
     for (EstimationProgram.Shape s : gemms(p, c, rows, context, logitRows)) {
-      sum += CycleModel.engineCycles(p.rows(), p.rows(), p.mTile(), s.m(), s.d(), s.n());
+      sum += CycleFormulas.engineCycles(p.rows(), p.rows(), p.mTile(), s.m(), s.d(), s.n());
     }
     return sum;
   }

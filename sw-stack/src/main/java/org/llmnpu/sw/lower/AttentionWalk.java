@@ -67,9 +67,10 @@ abstract class AttentionWalk extends KeyWalk {
         runAll("qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
       if (wide) {
-        for (int g = 0; g < 2 * c.kvHeads(); g++) {
-          dspOut(1, half, INT8);
-        }
+        // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every
+        // head (a head a whole row) in one dspout of kvHeads rows, spadStride the head dim; the odds, half a head on
+        dspOut(c.kvHeads(), half, INT8);
+        dspOut(c.kvHeads(), half, INT8);
       } else if (headMajorKeys) {
         // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
         dspOut(c.kvHeads(), half, FP16);

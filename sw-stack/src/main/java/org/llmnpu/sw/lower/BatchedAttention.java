@@ -343,15 +343,18 @@ final class BatchedAttention {
     short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
     // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
     boolean allIn = !pv.combined() && sProbScales < 0;
-    for (int h = 0; h < c.heads() && allIn; h++) {
-      headOutputIn(h, t, pv, sigmaP);
+    if (allIn) {
+      headOutputsIn(0, c.heads(), t, pv, sigmaP);
     }
     for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
       int group = Math.min(headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
+      if (!allIn && !pv.combined()) {
+        headOutputsIn(h0, group, t, pv, sigmaP);
+      }
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
-        if (!allIn) {
+        if (pv.combined()) {
           headOutputIn(h, t, pv, sigmaP);
         }
         int scale = scaleRow(h, t, t0);
@@ -370,9 +373,17 @@ final class BatchedAttention {
 
   /** Query (h, t)'s P·V result to its FP16 output rows. */
   private void headOutputIn(int h, int t, KSplit pv, int sigmaP) {
-    int col = l.c.headDim() * (h / groupSize) % l.line;
-    e.partialsIn(pv, sOut + (long) queryRow(h, t) * outStride + 4L * col, outChunkBytes, outStride, l.c.headDim(), 1,
-        l.rO + h * l.hdRows, sigmaP, -1);
+    e.partialsIn(pv, sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), outChunkBytes,
+        outStride, l.c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+  }
+
+  /** One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}). */
+  private void headOutputsIn(int h0, int count, int t, KSplit pv, int sigmaP) {
+    for (long[] run : HeadOutputRuns.runs(l.c, l.lanes, l.line, l.blockMax, outStride, t, h0, count)) {
+      int h = (int) run[0];
+      e.partialsIn(pv, sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), outChunkBytes,
+          (int) run[2], l.c.headDim(), (int) run[1], l.rO + h * l.hdRows, sigmaP, -1);
+    }
   }
 
   private void runAll(List<DspProgram> programs) {

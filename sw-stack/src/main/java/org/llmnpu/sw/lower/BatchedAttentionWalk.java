@@ -192,8 +192,13 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join
       boolean allIn = !pv.combined();
       if (allIn) {
-        for (int h = 0; h < c.heads(); h++) {
-          headOutputIn(pv, h, (h / gs * n + t) * gs + h % gs);
+        // as BatchedAttention#headOutputsIn: heads whose result rows lie evenly apart in one dspin
+        long outStride = LoweredModel.roundUp(4L * (c.headDim() + line), line);
+        for (long[] run : HeadOutputRuns.runs(c, lanes, line, blockMax, outStride, t, 0, c.heads())) {
+          int h = (int) run[0];
+          int last = h + (int) run[1] - 1;
+          dspIn(run[1], c.headDim(), INT32, outputRow(0, (h / gs * n + t) * gs + h % gs),
+              outputRow(0, (last / gs * n + t) * gs + last % gs) + 1);
         }
       }
       for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {

@@ -1,14 +1,10 @@
 package org.llmnpu.sw.lower;
 
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.EngineRecurrence;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.gemm.Sparsity;
 import org.llmnpu.numerics.gemm.TiledGemm;
 import org.llmnpu.numerics.gemm.TiledGemmConfig;
@@ -18,55 +14,30 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
  * its work fed to {@code npu-isa}'s {@link CycleModel}, and the counts the golden ISA simulator keeps for it (DRAM
  * beats and DMA bytes, scratchpad line reads and writes, MACs, partial-sum write-backs, DSP instructions and
  * elements, commands; the command words the cycle model's fetcher reads, also ahead of the program, are added by
- * {@link CycleModel#fill}).
- *
- * <p>DSP programs depend on shapes only, and a step runs the same few thousand of them again and again (every
- * layer, every token): each is compiled once per key and its size, cycles and issued instructions kept.
+ * {@link CycleModel#fill}). The DSP runs are {@link DspRunCosts}' (its subclass): they may be held to be joined,
+ * and every other command first issues the held ones ({@link #flushRuns}).
  */
 abstract class CommandCosts {
   final MachineParams p;
   final int line;
   CycleModel cm;
   private long[] counts;
-  private final Map<Object, List<long[]>> compiled = new HashMap<>();
   private final TiledGemmConfig denseTiles;
   private final TiledGemmConfig sparseTiles;
   /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
   private final TiledGemmConfig pairTiles;
-  /** The programs behind each key of {@link #compiled}, for joined runs. */
-  private final Map<Object, List<DspProgram>> compiledPrograms = new HashMap<>();
-  private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
-  /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
-  boolean chainRuns;
-  /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
-  DspResidency residency;
-  private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
-  /** Whether each held run is {@link #sharedRuns}, in order. */
-  private final List<Boolean> pendingShared = new java.util.ArrayList<>();
-  /**
-   * Whether the runs issued now are, rewritten for run parameters ({@link DspRunParameterizer}), the same program for
-   * every token and head, as the lowering's are (true: a run is known by its rewritten program, and one intact in the
-   * program memory runs resident, {@link #residency}); false (the default): each run is its own program, as the
-   * lowering's are where the buffer rows of a token or head move in ways the four row bases do not follow.
-   */
-  boolean sharedRuns;
-  /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
-  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
-  private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
-  /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
-  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> rewritten = new HashMap<>();
   /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
   private Map<String, long[]> profile;
   /** The operator the commands issued now belong to ({@link #operator}). */
   private String operator = "other";
   private String chargedKey;
-  /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
-  private String pendingOperator;
   private long chargedFrom;
   /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
   private long besideWindow;
   /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
   private long backEndWaits;
+  /** The interleaver's order for the walk's commands ({@link WalkSchedule}); null: each costed as it comes. */
+  WalkSchedule walkOrder;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -81,11 +52,7 @@ abstract class CommandCosts {
   final void reset() {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
-    pendingRuns.clear();
-    if (residency != null) {
-      residency.clear();
-    }
-    formsSeen.clear();
+    clearRuns();
     chargedKey = null;
     chargedFrom = 0;
     besideWindow = 0;
@@ -98,6 +65,23 @@ abstract class CommandCosts {
    */
   final long backEndWaits() {
     return backEndWaits;
+  }
+
+  /** Issues the held DSP runs ({@link DspRunCosts}): before any other command, and before a snapshot. */
+  abstract void flushRuns();
+
+  /** Forgets the held runs, the resident placements and the run forms seen (a fresh program). */
+  abstract void clearRuns();
+
+  /** {@code cost}, run later under the operator of now (a command held by {@link #walkOrder}). */
+  final Runnable held(Runnable cost) {
+    String of = operator;
+    return () -> {
+      String current = operator;
+      operator = of;
+      cost.run();
+      operator = current;
+    };
   }
 
   /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
@@ -140,6 +124,11 @@ abstract class CommandCosts {
     operator = name;
   }
 
+  /** The operator the commands issued now belong to. */
+  final String operator() {
+    return operator;
+  }
+
   /** The profile so far: "operator / kind" → {cycles, commands} (empty when not started). */
   final Map<String, long[]> profile() {
     charge(null);
@@ -164,12 +153,15 @@ abstract class CommandCosts {
   /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
   final PhaseCost snapshot() {
     flushRuns();
+    if (walkOrder != null) {
+      walkOrder.flush();
+    }
     long[] c = counts.clone();
     cm.fill(c);
     return new PhaseCost(c, line);
   }
 
-  private void add(Counter c, long v) {
+  final void add(Counter c, long v) {
     counts[c.ordinal()] += v;
   }
 
@@ -179,8 +171,15 @@ abstract class CommandCosts {
 
   /** The {@code dsptab} of {@code beats} beats (its command already counted). */
   final void dspTable(long beats) {
-    add(Counter.EXT_READ_BEATS, beats);
-    cm.dspTable(beats);
+    Runnable cost = () -> {
+      add(Counter.EXT_READ_BEATS, beats);
+      cm.dspTable(beats);
+    };
+    if (walkOrder != null) {
+      walkOrder.barrier(held(cost));
+    } else {
+      cost.run();
+    }
   }
 
   final void command(boolean isLoad) {
@@ -188,20 +187,34 @@ abstract class CommandCosts {
   }
 
   /** A DSP copy's fetch and dispatch: beside a running GEMM unless it reads result buffer {@code tag} (0: none). */
-  private void copyCommand(boolean in, long tag) {
-    flushRuns();
+  private void copyCommand(boolean in, long tag, long tagEnd) {
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
-    dispatch(() -> cm.dispatchDspCopy(in, tag, tag + 1));
+    dispatch(() -> cm.dispatchDspCopy(in, tag, tagEnd));
   }
 
+  /** A command costed as {@code kind} ("other": one that orders everything when the walk is interleaved). */
   final void command(boolean isLoad, String kind) {
     flushRuns();
-    issue(isLoad, kind);
+    if (walkOrder != null) {
+      walkOrder.barrier(held(() -> issue(isLoad, kind)));
+    } else {
+      issue(isLoad, kind);
+    }
   }
 
-  private void issue(boolean isLoad, String kind) {
+  /** Costs {@code cost} now, or holds it in {@link #walkOrder} as {@code hold} says (after the runs held to be joined). */
+  private void cost(java.util.function.BiConsumer<String, Runnable> hold, Runnable cost) {
+    flushRuns();
+    if (walkOrder != null) {
+      hold.accept(operator, held(cost));
+    } else {
+      cost.run();
+    }
+  }
+
+  final void issue(boolean isLoad, String kind) {
     charge(kind);
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
@@ -213,7 +226,7 @@ abstract class CommandCosts {
   }
 
   /** A resident {@code dsprun}'s fetch and dispatch: beside a running GEMM and its W stream. */
-  private void issueResidentRun() {
+  final void issueResidentRun() {
     charge("dsprun");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
@@ -221,36 +234,42 @@ abstract class CommandCosts {
   }
 
   final void load(long rows, long rowBytes) {
-    command(true);
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats);
-    cm.load(beats);
+    cost(walkOrder == null ? null : walkOrder::load, () -> {
+      issue(true, "load");
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.SPAD_WRITES, beats);
+      cm.load(beats);
+    });
   }
 
   /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
   final void load4(long rows, long rowBytes) {
-    command(true, "load4");
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
-    cm.load4(beats);
+    cost(walkOrder == null ? null : walkOrder::load, () -> {
+      issue(true, "load4");
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
+      cm.load4(beats);
+    });
   }
 
   final void store(long rows, long rowBytes) {
-    flushRuns();
-    charge("store");
-    add(Counter.COMMANDS, 1);
-    cm.fetchAndDecode();
-    dispatch(() -> cm.dispatch(false, true));
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_STORE_BYTES, rows * rowBytes);
-    add(Counter.EXT_WRITE_BEATS, beats);
-    add(Counter.SPAD_READS, beats);
-    cm.store(beats);
+    cost(walkOrder == null ? null : walkOrder::store, () -> {
+      charge("store");
+      add(Counter.COMMANDS, 1);
+      cm.fetchAndDecode();
+      dispatch(() -> cm.dispatch(false, true));
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_STORE_BYTES, rows * rowBytes);
+      add(Counter.EXT_WRITE_BEATS, beats);
+      add(Counter.SPAD_READS, beats);
+      cm.store(beats);
+    });
   }
+
 
   /**
    * The walk's stand-in for scratchpad ranges (the DSP copies beside a GEMM, {@code CycleModel#dispatchDspCopy}): a
@@ -272,155 +291,29 @@ abstract class CommandCosts {
 
   /** As above; an INT32 one reads result buffer {@code tag} ({@link #RESULTS}). */
   final void dspIn(long rows, long elems, int elemBytes, long tag) {
-    copyCommand(true, elemBytes == 4 ? tag : 0);
-    add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
-    add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, elemBytes, true);
+    dspIn(rows, elems, elemBytes, tag, tag + 1);
+  }
+
+  /** As above; an INT32 one reads the results in {@code [tag, tagEnd)} (rows of several GEMMs' results). */
+  final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
+    long from = elemBytes == 4 ? tag : 0;
+    long to = elemBytes == 4 ? tagEnd : 1;
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, true, rows, elems, elemBytes, from, to, c), () -> {
+      copyCommand(true, from, to);
+      add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
+      add(Counter.DSP_ELEMENTS, rows * elems);
+      cm.dspCopy(rows, elems, elemBytes, true);
+    });
   }
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    copyCommand(false, 0);
-    add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
-    add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, elemBytes, false);
-  }
-
-  /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
-  final List<long[]> programs(Object key, Supplier<List<DspProgram>> compile) {
-    return compiled.computeIfAbsent(key, k -> {
-      List<DspProgram> programs = compile.get();
-      compiledPrograms.put(k, programs);
-      return programs.stream().map(this::summary).toList();
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, false, rows, elems, elemBytes, 0, 1, c), () -> {
+      copyCommand(false, 0, 1);
+      add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
+      add(Counter.DSP_ELEMENTS, rows * elems);
+      cm.dspCopy(rows, elems, elemBytes, false);
     });
-  }
-
-  private long[] summary(DspProgram program) {
-    return new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()};
-  }
-
-  /** One program, compiled once per {@code key}. */
-  final void run(Object key, Supplier<DspProgram> compile) {
-    runAll(key, () -> List.of(compile.get()));
-  }
-
-  /** The programs of {@code key} ({@link #programs}), each a {@code dsprun}, or held to be joined. */
-  final void runAll(Object key, Supplier<List<DspProgram>> compile) {
-    List<long[]> summaries = programs(key, compile);
-    if (chainRuns) {
-      if (pendingRuns.isEmpty()) {
-        pendingOperator = operator;
-      }
-      for (DspProgram program : compiledPrograms.get(key)) {
-        pendingRuns.add(program);
-        pendingShared.add(sharedRuns);
-      }
-    } else {
-      flushRuns();
-      List<DspProgram> programs = compiledPrograms.get(key);
-      for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : formIdentity(programs.get(i)));
-      }
-    }
-  }
-
-  /**
-   * The programs of {@code key} ({@link #programs}) as {@link CommandStream#dspRunPinned} runs them: after the held
-   * runs, joined, kept in the program memory (a {@code dspld} the first time in a layer, then resident).
-   */
-  final void runPinned(Object key, Supplier<List<DspProgram>> compile) {
-    programs(key, compile);
-    flushRuns();
-    List<DspProgram> parts = compiledPrograms.get(key);
-    DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), identity(run), true);
-  }
-
-  /**
-   * A shared run's identity for {@link #residency}: the instructions of its program rewritten for run parameters, as
-   * the lowering's stream keys its residency ({@link CommandStream}, {@link DspRunParameterizer}).
-   */
-  private Object identity(DspProgram program) {
-    if (residency == null) {
-      return program;
-    }
-    return rewritten.computeIfAbsent(program.instructions(),
-        code -> DspRunParameterizer.of(program, p.dsp().rows()).program().instructions());
-  }
-
-  /**
-   * A run not shared by {@link DspRunParameterizer}'s rule, known as the lowering's stream knows it
-   * ({@link DspRunForms}): its own program the first time its form comes in the step, then the form's one program (in
-   * a later layer too: the lowering rewrites a layer's first run of a form as the layer before's later ones).
-   */
-  private Object formIdentity(DspProgram run) {
-    if (residency == null) {
-      return new Object();
-    }
-    Object form = forms.computeIfAbsent(run.instructions(), code -> DspRunForms.form(run));
-    return formsSeen.add(form) ? new Object() : form;
-  }
-
-  /**
-   * A run of {@code run} ({size, cycles, issued}) known by {@code identity}: a plain {@code dsprun}, or resident as
-   * {@link CommandStream}.
-   */
-  private void costRun(DspProgram run, long[] program, Object identity) {
-    costRun(run, program, identity, false);
-  }
-
-  /** As above; {@code pin}: a run the stream keeps in the program memory ({@link DspResidency#pin}). */
-  private void costRun(DspProgram run, long[] program, Object identity, boolean pin) {
-    long beats = (8L * program[0] + line - 1) / line;
-    DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
-        : pin ? residency.pin(identity, run) : residency.use(identity, run);
-    if (use.plain()) {
-      issue(false, "dsprun");
-      add(Counter.EXT_READ_BEATS, beats);
-      add(Counter.DSP_INSTRUCTIONS, program[2]);
-      cm.dspRun(beats, program[1]);
-      return;
-    }
-    if (use.load()) {
-      issue(false, "dspld");
-      add(Counter.EXT_READ_BEATS, beats);
-      cm.dspLoad(beats);
-    }
-    issueResidentRun();
-    add(Counter.DSP_INSTRUCTIONS, program[2]);
-    cm.dspRun(0, program[1]);
-  }
-
-  /**
-   * A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten; the forms
-   * seen are kept (the lowering's {@link DspRunForms} keeps what moves in each form from layer to layer).
-   */
-  final void layerStarts() {
-    flushRuns();
-    if (residency != null) {
-      residency.clear();
-    }
-  }
-
-  /** The held runs as the lowering joins them ({@link DspChain}). */
-  private void flushRuns() {
-    if (pendingRuns.isEmpty()) {
-      return;
-    }
-    List<List<DspProgram>> groups = DspChain.groups(pendingRuns, p.dsp().programDepth());
-    String current = operator;
-    operator = pendingOperator;
-    int part = 0;
-    for (List<DspProgram> parts : groups) {
-      // a joined run is the same program again only if every part is
-      boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
-      part += parts.size();
-      DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : formIdentity(run));
-    }
-    pendingRuns.clear();
-    pendingShared.clear();
-    operator = current;
   }
 
   /**
@@ -433,12 +326,23 @@ abstract class CommandCosts {
 
   /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
-    streamedGemm(m, k, n, int4, sparse, groupScaled, false);
+    streamedGemm(m, k, n, int4, sparse, groupScaled, false, () -> { });
   }
 
   private void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
-                            boolean ppmDrain) {
-    command(false, "gemm wStream");
+                            boolean ppmDrain, Runnable drain) {
+    long tag = resultTag;
+    long tagRows = resultRows;
+    long streamBeats = (sparse ? (k * 5L + 7) / 8 : k) * (((int4 ? (n + 1L) / 2 : n) + line - 1) / line);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.gemm(op, tag, tagRows, streamBeats, ppmDrain, c), () -> {
+      streamedGemmCost(m, k, n, int4, sparse, groupScaled, ppmDrain, tag, tagRows);
+      drain.run();
+    });
+  }
+
+  private void streamedGemmCost(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
+                                boolean ppmDrain, long tag, long tagRows) {
+    issue(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
@@ -450,14 +354,28 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, resultTag, resultTag + resultRows);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, tag, tag + tagRows);
     if (!ppmDrain) {
       noteBesideWindow();
     }
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
-    command(false, "gemm");
+    gemm(m, k, n, sparse, () -> { });
+  }
+
+  /** As above; {@code after}: more of the same command's cost. */
+  private void gemm(int m, int k, int n, boolean sparse, Runnable after) {
+    long tag = resultTag;
+    long tagRows = resultRows;
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.gemm(op, tag, tagRows, -1, false, c), () -> {
+      gemmCost(m, k, n, sparse, tag, tagRows);
+      after.run();
+    });
+  }
+
+  private void gemmCost(int m, int k, int n, boolean sparse, long tag, long tagRows) {
+    issue(false, "gemm");
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;
     add(Counter.MACS, sparse ? (long) m * n * (wRows / 2) : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
@@ -465,7 +383,7 @@ abstract class CommandCosts {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
-    cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
+    cm.gemm(m, k, n, wRows, sparse, tag, tag + tagRows);
     noteBesideWindow();
   }
   /**
@@ -477,35 +395,39 @@ abstract class CommandCosts {
     long rows = resultRows;
     resultTag = 0;
     resultRows = Long.MAX_VALUE;
-    gemm(m, k, n, false);
+    gemm(m, k, n, false, () -> add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line)));
     resultTag = tag;
     resultRows = rows;
-    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
   }
 
   /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank) {
-    streamedGemm(m, k, n, int4, sparse, false, true);
-    add(Counter.PPM_ELEMENTS, (long) m * n);
-    cm.drainThroughPpm(bank);
-    noteBesideWindow();
+    streamedGemm(m, k, n, int4, sparse, false, true, () -> {
+      add(Counter.PPM_ELEMENTS, (long) m * n);
+      cm.drainThroughPpm(bank);
+      noteBesideWindow();
+    });
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
   final void ppmLoad(long items, int itemBytes) {
-    command(false, "ppmcfg");
-    add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
-    cm.ppmLoad(items, itemBytes);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.ppm(c), () -> {
+      issue(false, "ppmcfg");
+      add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
+      cm.ppmLoad(items, itemBytes);
+    });
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records into parameter bank {@code bank} (beside a GEMM reading the other). */
   final void ppmCfg(long items, int bank) {
-    flushRuns();
-    charge("ppmcfg");
-    add(Counter.COMMANDS, 1);
-    cm.fetchAndDecode();
-    dispatch(() -> cm.dispatchPpmCfg(bank));
-    add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
-    cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+    cost(walkOrder == null ? null : (op, c) -> walkOrder.ppm(c), () -> {
+      charge("ppmcfg");
+      add(Counter.COMMANDS, 1);
+      cm.fetchAndDecode();
+      dispatch(() -> cm.dispatchPpmCfg(bank));
+      add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
+      cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+    });
   }
+
 }

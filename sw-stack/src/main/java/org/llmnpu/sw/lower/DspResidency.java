@@ -25,7 +25,7 @@ import org.llmnpu.isa.dsp.DspProgram;
  * {@code max(1, line / 8)}, as {@code dspld}'s {@code at} must be; when the top region is used up it starts again from
  * the top, forgetting what was there), then runs resident.
  *
- * <p>The lowering ({@link CommandStream}) and the cost model's walk ({@link CommandCosts}) hold one each and
+ * <p>The lowering ({@link CommandStream}) and the cost model's walk ({@link DspRunCosts}) hold one each and
  * {@link #clear} it at the same points (a program's start, each layer's start: so every layer costs the same), so both
  * see the same loads and resident runs.
  */
@@ -82,7 +82,7 @@ final class DspResidency {
 
   /**
    * The run of {@code program} now, by the policy of the class comment, the placements updated as the run leaves them:
-   * the one decision {@link CommandStream} emits and {@link CommandCosts} costs.
+   * the one decision {@link CommandStream} emits and {@link DspRunCosts} costs.
    */
   Use use(DspProgram program) {
     return use(program.instructions(), program);
@@ -90,7 +90,7 @@ final class DspResidency {
 
   /**
    * As above for a program known by {@code identity}: equal identities are the same instructions (the cost model's
-   * walk names a run by the identity the lowering's program has, {@link CommandCosts#sharedRuns}).
+   * walk names a run by the identity the lowering's program has, {@link DspRunCosts#sharedRuns}).
    */
   Use use(Object identity, DspProgram program) {
     int[] at = placed.get(identity);

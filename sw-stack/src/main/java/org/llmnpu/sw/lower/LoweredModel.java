@@ -1,9 +1,6 @@
 package org.llmnpu.sw.lower;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.model.ModelConfig;
@@ -36,16 +33,18 @@ import org.llmnpu.sw.model.ModelWeights;
  * e-th code of the K row, byte j slot j, written a line of slots at a time ({@link KeyColumns}); the scores of a block
  * take it as their W ({@link KeyScores}).
  */
-public final class LoweredModel {
+public final class LoweredModel extends WeightGeometry {
   /** Bytes reserved for the command stream at address 0. */
   public static final long PROGRAM_BYTES = 2L << 20;
 
   private final ModelConfig c;
   private final MachineParams machine;
   private final int maxContext;
-  private final int line;
-  private final Map<Long, String> regions = new TreeMap<>();
-  private long next = PROGRAM_BYTES;
+  /** The kinds of second layout a block weight may have ({@link MemoryRegions#allocCopy}). */
+  private static final String STREAMED = "streamed 2:4";
+  private static final String GROUP_SCALED = "group-scaled";
+  /** Regions start line-aligned (DMA and streamed GEMM operands), at least every 32 bytes (a command). */
+  private final MemoryRegions regions = new MemoryRegions(PROGRAM_BYTES, Math.max(32, line));
   final long tables;
   final long zeros;
   final long embedding;
@@ -99,12 +98,8 @@ public final class LoweredModel {
   final int vW3C;
   final int vW2C;
   /**
-   * Whether the block weights also have a group-scaled INT4 copy for the streamed GEMMs ({@code gemm wInt4=2},
-   * {@code npu-isa StreamedWeights}): {@code int4-g32} on an NPU that streams weights, when the K chunks start at
-   * multiples of 32. Each group's INT4 codes are kept; its scale {@code s_g} becomes the multiplier
-   * {@code u_g = rint(255·s_g / s_max)} (0..255, {@code s_max} the column's largest group scale) of the column's
-   * scale {@code s_c = 16·s_max / 255}, so the load path hands the array the INT8 weight {@code (q·u_g + 8) >> 4}
-   * and the DSP dequantizes the GEMM's INT32 result once per channel with {@code s_c}, as for {@code int4}.
+   * Whether the block weights also have a group-scaled INT4 copy for the streamed GEMMs ({@code gemm wInt4=2}; the
+   * rule and the copy's numerics: {@link WeightGeometry#groupScaledStream(MachineParams, int, int, int, int)}).
    */
   final boolean groupScaledStream;
   final int layerVectorElems;
@@ -112,14 +107,6 @@ public final class LoweredModel {
   final int groupVectorElems;
   final int vLm;
   private final byte[] image;
-  final int bits;
-  /** Rows of K per weight-quantization group (0: one scale per output channel). */
-  final int weightGroup;
-  /** The {@code loadmx} format of MX block weights ({@code MxLoad.E4M3} for mxfp8), or -1 (integer weights). */
-  final int mxFormat;
-  /** N:M mode of the block weights' GEMMs ({@link Command#DENSE} or {@link Command#S2_4}). */
-  final int sparsity;
-
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
    * {@code maxContext} slots and logits for up to {@code maxStepTokens} tokens per step.
@@ -195,52 +182,11 @@ public final class LoweredModel {
 
   private LoweredModel(ModelConfig c, ModelWeights weights, MachineParams machine, int maxContext, int maxStepTokens,
                        int weightBits, int weightGroup, int sparsity, int mxFormat) {
+    super(machine, weightBits, weightGroup, sparsity, mxFormat);
     this.c = c;
-    if (mxFormat >= 0 && sparsity != Command.DENSE) {
-      throw new IllegalArgumentException("MX weights are dense, got sparsity " + sparsity);
-    }
-    if (mxFormat >= 0) {
-      org.llmnpu.isa.MxLoad.type(mxFormat);
-      if (weightBits != 8 || weightGroup != org.llmnpu.numerics.mx.MxBlock.SIZE) {
-        throw new IllegalArgumentException("MX weights need weightBits 8 and weightGroup "
-            + org.llmnpu.numerics.mx.MxBlock.SIZE + ", got " + weightBits + " and " + weightGroup);
-      }
-      if (!machine.mxLoad()) {
-        throw new IllegalArgumentException("MX weights need an NPU with MX decoding on the load path (mxLoad = true;"
-            + " npu-rtl NpuConfig.withMxLoad, -p mxLoad=true)");
-      }
-    }
-    this.mxFormat = mxFormat;
-
-    if (sparsity != Command.DENSE && sparsity != Command.S2_4) {
-      throw new IllegalArgumentException("sparsity must be 0 (dense) or 1 (2:4), got " + sparsity);
-    }
-    if (sparsity == Command.S2_4 && (weightBits != 8 || weightGroup != 0)) {
-      throw new IllegalArgumentException("2:4-sparse weights are INT8 per channel: weightBits 8 and weightGroup 0, got "
-          + weightBits + " and " + weightGroup);
-    }
-    if (sparsity != Command.DENSE && machine.lineBytes() % 4 != 0) {
-      throw new IllegalArgumentException("2:4-sparse weights need a line (" + machine.lineBytes() + " bytes) that is a "
-          + "multiple of 4: K chunks must start at group boundaries");
-    }
-    if (sparsity != Command.DENSE && machine.sparsity() != sparsity) {
-      throw new IllegalArgumentException("2:4-sparse weights need an NPU whose MAC array is built for 2:4 "
-          + "(MachineParams.sparsity 1, e.g. NpuTargets.sparse24()), got sparsity " + machine.sparsity());
-    }
-    this.sparsity = sparsity;
-    if (weightBits != 8 && weightBits != 4) {
-      throw new IllegalArgumentException("weightBits must be 8 or 4, got " + weightBits);
-    }
-    if (weightGroup != 0 && (weightGroup % machine.lineBytes() != 0 || weightGroup > machine.maxK())) {
-      throw new IllegalArgumentException("weightGroup must be 0 (per channel) or a multiple of the line ("
-          + machine.lineBytes() + " bytes) not above maxK " + machine.maxK() + ", got " + weightGroup);
-    }
-    this.bits = weightBits;
-    this.weightGroup = weightGroup;
     this.machine = machine;
     this.maxContext = maxContext;
     this.maxStepTokens = maxStepTokens;
-    this.line = machine.lineBytes();
     int lanes = machine.dsp().lanes();
     if (maxContext < 1 || maxContext > c.maxSeqLen()) {
       throw new IllegalArgumentException("maxContext must be in 1.." + c.maxSeqLen() + ", got " + maxContext);
@@ -295,23 +241,23 @@ public final class LoweredModel {
     layerVectorElems = v;
     vLm = pad8(c.dim());
 
-    tables = alloc("dsp tables", 768);
-    zeros = alloc("zeros", 4096);
+    tables = regions.alloc("dsp tables", 768);
+    zeros = regions.alloc("zeros", 4096);
     embeddingStride = roundUp(2 * c.dim(), line);
-    embedding = alloc("embedding", (long) c.vocabSize() * embeddingStride);
+    embedding = regions.alloc("embedding", (long) c.vocabSize() * embeddingStride);
     ropeStride = roundUp(4 * c.heads() * half, line);
-    rope = alloc("rope table", (long) maxContext * ropeStride);
+    rope = regions.alloc("rope table", (long) maxContext * ropeStride);
     layerVectors = new long[c.layers()];
     wQkv = new long[c.layers()];
     wO = new long[c.layers()];
     w13 = new long[c.layers()];
     w2 = new long[c.layers()];
     for (int l = 0; l < c.layers(); l++) {
-      layerVectors[l] = alloc("layers[" + l + "] norms and scales", 2L * layerVectorElems);
-      wQkv[l] = alloc("layers[" + l + "].wqkv", matrixBytes(c.dim(), qkvN));
-      wO[l] = alloc("layers[" + l + "].wo", matrixBytes(oK, c.dim()));
-      w13[l] = alloc("layers[" + l + "].w13", matrixBytes(c.dim(), w13N));
-      w2[l] = alloc("layers[" + l + "].w2", matrixBytes(c.hiddenDim(), c.dim()));
+      layerVectors[l] = regions.alloc("layers[" + l + "] norms and scales", 2L * layerVectorElems);
+      wQkv[l] = regions.alloc("layers[" + l + "].wqkv", matrixBytes(c.dim(), qkvN));
+      wO[l] = regions.alloc("layers[" + l + "].wo", matrixBytes(oK, c.dim()));
+      w13[l] = regions.alloc("layers[" + l + "].w13", matrixBytes(c.dim(), w13N));
+      w2[l] = regions.alloc("layers[" + l + "].w2", matrixBytes(c.hiddenDim(), c.dim()));
       if (groupScaledStream) {
         groupScaledCopy(wQkv[l], "layers[" + l + "].wqkv group-scaled", c.dim(), qkvN);
         groupScaledCopy(wO[l], "layers[" + l + "].wo group-scaled", oK, c.dim());
@@ -325,16 +271,16 @@ public final class LoweredModel {
         streamedCopy(w2[l], "layers[" + l + "].w2 streamed", c.hiddenDim(), c.dim());
       }
     }
-    finalVectors = alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
-    lmHead = alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
+    finalVectors = regions.alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
+    lmHead = regions.alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
     kvBytes = roundUp(c.kvDim(), line) + line;
-    kCache = alloc("k cache", (long) c.layers() * maxContext * kvBytes);
-    vCache = alloc("v cache", (long) c.layers() * maxContext * kvBytes);
+    kCache = regions.alloc("k cache", (long) c.layers() * maxContext * kvBytes);
+    vCache = regions.alloc("v cache", (long) c.layers() * maxContext * kvBytes);
     kTStride = roundUp(maxContext, line);
-    kTCache = alloc("k cache transposed", (long) c.layers() * c.kvDim() * kTStride);
+    kTCache = regions.alloc("k cache transposed", (long) c.layers() * c.kvDim() * kTStride);
     logitsStride = roundUp(2 * c.vocabSize(), line);
-    logits = alloc("logits", (long) maxStepTokens * logitsStride);
-    dspPool = alloc("dsp programs", 0);
+    logits = regions.alloc("logits", (long) maxStepTokens * logitsStride);
+    dspPool = regions.alloc("dsp programs", 0);
     epilogues = new PpmEpilogues(this, line, machine.extMemBytes());
     dspPoolEnd = epilogues.base;
     source = weights;
@@ -369,11 +315,8 @@ public final class LoweredModel {
     return staticScales;
   }
 
-  /** Where the streamed layout of each 2:4 block weight lives, by the address of its staged layout. */
-  private final Map<Long, Long> streamed = new java.util.HashMap<>();
-
   private void streamedCopy(long staged, String name, int k, int n) {
-    streamed.put(staged, alloc(name, streamedSparseBytes(k, n)));
+    regions.allocCopy(STREAMED, staged, name, streamedSparseBytes(k, n));
   }
 
   /**
@@ -384,138 +327,16 @@ public final class LoweredModel {
    * {@code load}/{@code load4} read.
    */
   long streamedSparse(long staged) {
-    Long at = streamed.get(staged);
-    if (at == null) {
-      throw new IllegalStateException("no streamed 2:4 layout for the weight at " + staged);
-    }
-    return at;
+    return regions.copyOf(STREAMED, staged, "no streamed 2:4 layout for the weight at ");
   }
-
-  /** Bytes from a streamed 2:4 weight's start to its K chunk {@code chunk} (K×N, chunks of {@link #split}). */
-  long streamedSparseOffset(int k, int n, int chunk) {
-    KSplit ks = split(k);
-    long rows = 0;
-    for (int c = 0; c < chunk; c++) {
-      int v = SparseRows.values(ks.length(c));
-      rows += v + (v + 3) / 4;
-    }
-    return rows * extStride(n);
-  }
-
-  /**
-   * Whether block weights of {@code bits}, {@code group} and MX format {@code mxFormat} get group-scaled copies on
-   * {@code p} ({@link #groupScaledStream}): INT4 in groups of 32, an NPU that streams weights, K chunks (of block
-   * weights up to {@code maxK} rows of K) starting at group boundaries.
-   */
-  static boolean groupScaledStream(MachineParams p, int bits, int group, int mxFormat, int maxK) {
-    int line = p.lineBytes();
-    return bits == 4 && group == org.llmnpu.isa.StreamedWeights.SCALE_GROUP && mxFormat < 0 && p.weightStream()
-        && (p.maxK() / line * line % group == 0 || maxK <= p.maxK());
-  }
-
-  /** The first element of the channel vectors after {@code groupVectorsEnd} elements: the next line. */
-  static int channelVectorStart(int groupVectorsEnd, int line) {
-    return roundUp(groupVectorsEnd, Math.max(1, line / 2));
-  }
-
-  /** Where the group-scaled copy of each block weight lives, by the address of its staged layout. */
-  private final Map<Long, Long> groupScaled = new java.util.HashMap<>();
 
   private void groupScaledCopy(long staged, String name, int k, int n) {
-    groupScaled.put(staged, alloc(name, groupScaledRow(k) * extStride(n)));
+    regions.allocCopy(GROUP_SCALED, staged, name, groupScaledRow(k) * extStride(n));
   }
 
   /** The group-scaled copy ({@link #groupScaledStream}) of the block weight whose staged layout is at {@code staged}. */
   long groupScaled(long staged) {
-    Long at = groupScaled.get(staged);
-    if (at == null) {
-      throw new IllegalStateException("no group-scaled copy of the weight at " + staged);
-    }
-    return at;
-  }
-
-  /**
-   * Rows of a group-scaled copy before W row {@code k0} (a group start; K for the whole copy): {@code k0} INT4 rows
-   * and two multiplier rows a group ({@code npu-isa StreamedWeights}).
-   */
-  static long groupScaledRow(int k0) {
-    return k0 + 2L * ((k0 + org.llmnpu.isa.StreamedWeights.SCALE_GROUP - 1) / org.llmnpu.isa.StreamedWeights.SCALE_GROUP);
-  }
-
-  /** Bytes of a K×N 2:4 block weight's whole streamed layout (every K chunk, {@link #streamedSparseOffset}). */
-  long streamedSparseBytes(int k, int n) {
-    return streamedSparseOffset(k, n, split(k).count());
-  }
-
-  /** Scale vectors of a block weight over K: its groups, or 1 (per channel). */
-  int groups(int k) {
-    return weightGroup > 0 ? (k + weightGroup - 1) / weightGroup : 1;
-  }
-
-  /** Elements from one group's scale vector of an N-wide weight to the next group's. */
-  static int groupStride(int n) {
-    return pad8(n);
-  }
-
-  private long alloc(String name, long bytes) {
-    long at = next;
-    regions.put(at, name);
-    // regions start line-aligned (DMA and streamed GEMM operands), at least every 32 bytes (a command)
-    next = at + roundUp(bytes, Math.max(32, line));
-    return at;
-  }
-
-  static int roundUp(long n, int to) {
-    return (int) ((n + to - 1) / to * to);
-  }
-
-  private static int pad8(int n) {
-    return roundUp(n, 8);
-  }
-
-  /** Rows of a K×N block weight in memory and in the scratchpad: K, or {@code roundUp(K, 4)} 2:4-compressed. */
-  int weightRows(int k) {
-    return sparsity == Command.S2_4 ? roundUp(k, 4) : k;
-  }
-
-  /** Memory bytes of a K×N block weight (2:4: value rows, then INT4-packed metadata rows). */
-  long matrixBytes(int k, int n) {
-    if (sparsity == Command.S2_4) {
-      return sparseMetaOffset(k, n) + (long) SparseRows.values(k) * metaStride(n);
-    }
-    return (long) weightRows(k) * extStride(n);
-  }
-
-  /** Bytes from a 2:4 block weight's first value row to its first metadata row in memory. */
-  long sparseMetaOffset(int k, int n) {
-    return (long) SparseRows.values(k) * extStride(n);
-  }
-
-  /** Memory row stride of the packed metadata rows: {@link SparseRows#metaBytes} line-padded. */
-  int metaStride(int n) {
-    return roundUp(SparseRows.metaBytes(n), line);
-  }
-
-  /** How a GEMM over K is cut into chunks on this machine ({@link KSplit#of}: the largest line multiple not above maxK). */
-  KSplit split(int k) {
-    return KSplit.of(k, machine.maxK(), machine.maxK() / line * line);
-  }
-
-  /** Scratchpad row stride of a block weight with N columns (INT8 after {@code load4}). */
-  int spadStride(int n) {
-    return roundUp(n, bits == 4 ? 2 * line : line);
-  }
-
-  /** Memory row stride of a block weight with N columns (half the scratchpad's for INT4). */
-  int extStride(int n) {
-    return bits == 4 ? spadStride(n) / 2 : spadStride(n);
-  }
-
-  /** The σ of a GEMM over K: INT32 results times 2^σ are below 2^15 for any INT8 operands. */
-  static int shift(int k) {
-    long worst = 127L * 127L * k;
-    int bits = 64 - Long.numberOfLeadingZeros(worst - 1);
-    return 15 - bits;
+    return regions.copyOf(GROUP_SCALED, staged, "no group-scaled copy of the weight at ");
   }
 
   public ModelConfig config() {
@@ -558,13 +379,7 @@ public final class LoweredModel {
     if (address >= logits && address < logits + (long) maxStepTokens * logitsStride) {
       return "logits of token " + (address - logits) / logitsStride;
     }
-    String name = "unused";
-    for (Map.Entry<Long, String> e : regions.entrySet()) {
-      if (e.getKey() <= address) {
-        name = e.getValue();
-      }
-    }
-    return name;
+    return regions.nameAt(address);
   }
 
   /** DRAM bytes of the INT8 weights and FP16 scales/norms one token's step reads (all layers + head). */
@@ -579,6 +394,6 @@ public final class LoweredModel {
 
   /** Named regions by start address (for reports). */
   public List<String> regionNames() {
-    return new ArrayList<>(regions.values());
+    return regions.names();
   }
 }

@@ -139,6 +139,12 @@ public final class PhaseCostModel extends FeedForwardWalk {
       return lowered(tokens, pos0, costedLayers);
     }
     reset();
+    boolean two = walkTwoBlocks(tokens, pos0);
+    walkOrder = interleave ? new WalkSchedule(p, two) : null;
+    if (fusion == Fusion.FULL) {
+      // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld
+      residency = new DspResidency(p, two, true);
+    }
     operator("setup");
     command(false);
     dspTable(768 / line);
@@ -148,24 +154,34 @@ public final class PhaseCostModel extends FeedForwardWalk {
     dspIn(1, zeroBytes / 2, FP16);
     PhaseCost total = null;
     int layers = Math.min(costedLayers, c.layers());
-    for (int start = 0; start < tokens; start += blockMax) {
+    for (int start = 0; start < tokens; ) {
       int n = Math.min(blockMax, tokens - start);
+      int n2 = two ? Math.min(blockMax, tokens - start - n) : 0;
       int pos = pos0 + start;
       keepsX = fusion == Fusion.FULL && n == 1;
       xInDsp = false;
       operator("setup");
-      for (int t = 0; t < n; t++) {
+      for (int t = 0; t < n + n2; t++) {
+        lane(t < n ? 0 : 1);
         load(1, 2L * c.dim());
       }
       for (int l = 0; l < layers; l++) {
         PhaseCost before = snapshot();
-        layer(n, pos, l == 0);
+        lane(0);
+        layer(n, pos, l == 0, true);
+        if (n2 > 0) {
+          // the second block's layer (DecoderLowering#blocks): its attention reads the K/V rows the first stored
+          lane(1);
+          layer(n2, pos + n, l == 0, false);
+          lane(0);
+        }
         if (l == layers - 1 && layers < c.layers()) {
           PhaseCost one = snapshot().minus(before);
           total = total == null ? one.scale(c.layers() - layers) : total.plus(one, c.layers() - layers);
         }
       }
-      if (start + n == tokens) {
+      start += n + n2;
+      if (start == tokens) {
         operator("lm head");
         lmHead(1);
       }
@@ -189,6 +205,11 @@ public final class PhaseCostModel extends FeedForwardWalk {
       lowering.interleave(on).twoBlocks(twoBlocks);
     }
     return this;
+  }
+
+  /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
+  public long walkMovedCommands() {
+    return walkOrder == null ? 0 : walkOrder.moved();
   }
 
   /** Why the last exact step did not go two blocks at a time ({@link DecoderLowering#twoBlocksWhyNot}), or "". */
@@ -227,8 +248,30 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return sink.cost();
   }
 
-  private void layer(int n, int pos, boolean firstLayer) {
-    layerStarts();
+  /** The commands from now on are token block {@code lane}'s (two blocks in flight: 1 for the second). */
+  private void lane(int lane) {
+    flushRuns();
+    if (walkOrder != null) {
+      walkOrder.lane(lane);
+    }
+    if (residency != null) {
+      residency.secondLane(lane == 1);
+    }
+  }
+
+  /**
+   * Whether the extrapolated walk's step goes two token blocks at a time ({@link #interleave} with two blocks, a
+   * prefill of more than one block at {@code --fusion full}, whose streamed GEMMs the second block's work goes beside).
+   */
+  boolean walkTwoBlocks(int tokens, int pos0) {
+    return interleave && twoBlocks && tokens > blockMax && fusion == Fusion.FULL;
+  }
+
+  /** A layer of a block; {@code starts}: a new window of the interleaver (not the second block in flight's layer). */
+  private void layer(int n, int pos, boolean firstLayer, boolean starts) {
+    if (starts) {
+      layerStarts();
+    }
     operator("layer vectors, KV cache");
     if (groupScaled) {
       load(1, 2L * 2 * pad8(c.dim()));

@@ -11,7 +11,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * RMSNorm with its quantization. {@link AttentionWalk}, {@link BatchedAttentionWalk} and {@link FeedForwardWalk} add
  * the phases' commands; every command is costed by {@link CommandCosts} on {@code npu-isa}'s cycle model.
  */
-abstract class PhaseWalk extends CommandCosts {
+abstract class PhaseWalk extends DspRunCosts {
   /** Bytes of an element a {@code dspin}/{@code dspout} moves, by its format. */
   static final int INT8 = 1;
   static final int FP16 = 2;

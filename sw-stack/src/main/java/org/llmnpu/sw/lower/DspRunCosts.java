@@ -1,0 +1,220 @@
+package org.llmnpu.sw.lower;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspProgram;
+
+/**
+ * The DSP runs of {@link CommandCosts}' accounting: each {@code dsprun} (or {@code dspld} and resident run) costed as
+ * the lowering's command stream issues it — plain, joined with the runs after it ({@link #chainRuns},
+ * {@link DspChain}) or kept in the program memory ({@link #residency}, known by the identity the lowering's program
+ * has: {@link #sharedRuns}, {@link DspRunForms}).
+ *
+ * <p>DSP programs depend on shapes only, and a step runs the same few thousand of them again and again (every
+ * layer, every token): each is compiled once per key and its size, cycles and issued instructions kept.
+ */
+abstract class DspRunCosts extends CommandCosts {
+  private final Map<Object, List<long[]>> compiled = new HashMap<>();
+  /** The programs behind each key of {@link #compiled}, for joined runs. */
+  private final Map<Object, List<DspProgram>> compiledPrograms = new HashMap<>();
+  private final Map<DspProgram, long[]> joinedCosts = new HashMap<>();
+  /** Consecutive runs joined as the lowering's command stream joins them at {@code --fusion full} ({@link DspChain}). */
+  boolean chainRuns;
+  /** Resident programs as the lowering's command stream keeps them at {@code --fusion full} (null: plain runs). */
+  DspResidency residency;
+  private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
+  /** Whether each held run is {@link #sharedRuns}, in order. */
+  private final List<Boolean> pendingShared = new java.util.ArrayList<>();
+  /**
+   * Whether the runs issued now are, rewritten for run parameters ({@link DspRunParameterizer}), the same program for
+   * every token and head, as the lowering's are (true: a run is known by its rewritten program, and one intact in the
+   * program memory runs resident, {@link #residency}); false (the default): each run is its own program, as the
+   * lowering's are where the buffer rows of a token or head move in ways the four row bases do not follow.
+   */
+  boolean sharedRuns;
+  /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
+  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
+  private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
+  /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
+  private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> rewritten = new HashMap<>();
+  /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
+  private String pendingOperator;
+
+  DspRunCosts(MachineParams p) {
+    super(p);
+  }
+
+  /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
+  final List<long[]> programs(Object key, Supplier<List<DspProgram>> compile) {
+    return compiled.computeIfAbsent(key, k -> {
+      List<DspProgram> programs = compile.get();
+      compiledPrograms.put(k, programs);
+      return programs.stream().map(this::summary).toList();
+    });
+  }
+
+  private long[] summary(DspProgram program) {
+    return new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()};
+  }
+
+  /** One program, compiled once per {@code key}. */
+  final void run(Object key, Supplier<DspProgram> compile) {
+    runAll(key, () -> List.of(compile.get()));
+  }
+
+  /** The programs of {@code key} ({@link #programs}), each a {@code dsprun}, or held to be joined. */
+  final void runAll(Object key, Supplier<List<DspProgram>> compile) {
+    List<long[]> summaries = programs(key, compile);
+    if (chainRuns) {
+      if (pendingRuns.isEmpty()) {
+        pendingOperator = operator();
+      }
+      for (DspProgram program : compiledPrograms.get(key)) {
+        pendingRuns.add(program);
+        pendingShared.add(sharedRuns);
+      }
+    } else {
+      flushRuns();
+      List<DspProgram> programs = compiledPrograms.get(key);
+      for (int i = 0; i < summaries.size(); i++) {
+        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : formIdentity(programs.get(i)));
+      }
+    }
+  }
+
+  /**
+   * The programs of {@code key} ({@link #programs}) as {@link CommandStream#dspRunPinned} runs them: after the held
+   * runs, joined, kept in the program memory (a {@code dspld} the first time in a layer, then resident).
+   */
+  final void runPinned(Object key, Supplier<List<DspProgram>> compile) {
+    programs(key, compile);
+    flushRuns();
+    List<DspProgram> parts = compiledPrograms.get(key);
+    DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+    costRun(run, joinedCosts.computeIfAbsent(run, this::summary), identity(run), true);
+  }
+
+  /**
+   * A shared run's identity for {@link #residency}: the instructions of its program rewritten for run parameters, as
+   * the lowering's stream keys its residency ({@link CommandStream}, {@link DspRunParameterizer}).
+   */
+  private Object identity(DspProgram program) {
+    if (residency == null) {
+      return program;
+    }
+    return rewritten.computeIfAbsent(program.instructions(),
+        code -> DspRunParameterizer.of(program, p.dsp().rows()).program().instructions());
+  }
+
+  /**
+   * A run not shared by {@link DspRunParameterizer}'s rule, known as the lowering's stream knows it
+   * ({@link DspRunForms}): its own program the first time its form comes in the step, then the form's one program (in
+   * a later layer too: the lowering rewrites a layer's first run of a form as the layer before's later ones).
+   */
+  private Object formIdentity(DspProgram run) {
+    if (residency == null) {
+      return new Object();
+    }
+    Object form = forms.computeIfAbsent(run.instructions(), code -> DspRunForms.form(run));
+    return formsSeen.add(form) ? new Object() : form;
+  }
+
+  /**
+   * A run of {@code run} ({size, cycles, issued}) known by {@code identity}: a plain {@code dsprun}, or resident as
+   * {@link CommandStream}.
+   */
+  private void costRun(DspProgram run, long[] program, Object identity) {
+    costRun(run, program, identity, false);
+  }
+
+  /** As above; {@code pin}: a run the stream keeps in the program memory ({@link DspResidency#pin}). */
+  private void costRun(DspProgram run, long[] program, Object identity, boolean pin) {
+    long beats = (8L * program[0] + line - 1) / line;
+    DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
+        : pin ? residency.pin(identity, run) : residency.use(identity, run);
+    if (use.plain()) {
+      costRun(run, -1, () -> {
+        issue(false, "dsprun");
+        add(Counter.EXT_READ_BEATS, beats);
+        add(Counter.DSP_INSTRUCTIONS, program[2]);
+        cm.dspRun(beats, program[1]);
+      });
+      return;
+    }
+    if (use.load()) {
+      Runnable load = () -> {
+        issue(false, "dspld");
+        add(Counter.EXT_READ_BEATS, beats);
+        cm.dspLoad(beats);
+      };
+      if (walkOrder != null) {
+        walkOrder.programLoad(use.entry(), run.size(), held(load));
+      } else {
+        load.run();
+      }
+    }
+    costRun(run, use.entry(), () -> {
+      issueResidentRun();
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(0, program[1]);
+    });
+  }
+
+  /** A run of {@code run} (plain: {@code entry} −1), costed now or held by {@link #walkOrder}. */
+  private void costRun(DspProgram run, int entry, Runnable cost) {
+    if (walkOrder != null) {
+      walkOrder.run(operator(), run, entry, held(cost));
+    } else {
+      cost.run();
+    }
+  }
+
+  /**
+   * A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten; the forms
+   * seen are kept (the lowering's {@link DspRunForms} keeps what moves in each form from layer to layer).
+   */
+  final void layerStarts() {
+    flushRuns();
+    if (walkOrder != null) {
+      walkOrder.flush();
+    }
+    if (residency != null) {
+      residency.clear();
+    }
+  }
+
+  /** The held runs as the lowering joins them ({@link DspChain}). */
+  @Override
+  final void flushRuns() {
+    if (pendingRuns.isEmpty()) {
+      return;
+    }
+    List<List<DspProgram>> groups = DspChain.groups(pendingRuns, p.dsp().programDepth());
+    String current = operator();
+    operator(pendingOperator);
+    int part = 0;
+    for (List<DspProgram> parts : groups) {
+      // a joined run is the same program again only if every part is
+      boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
+      part += parts.size();
+      DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : formIdentity(run));
+    }
+    pendingRuns.clear();
+    pendingShared.clear();
+    operator(current);
+  }
+
+  @Override
+  final void clearRuns() {
+    pendingRuns.clear();
+    if (residency != null) {
+      residency.clear();
+    }
+    formsSeen.clear();
+  }
+}
