@@ -26,7 +26,7 @@ class CalibrationTest {
         // the smallest DSP (1 lane, 16 rows), whose loads/stores run crashed Debian's OpenSTA 2.0.17 until the SRAM
         // library gave the read data a function (SramLiberty)
         .gemm(2, 2, 4, 8, 4, 1).dsp(1, 16, 1).ppm(1, 1).pim(2, 2, 1, 1)
-        .npu(TestDesigns.tinyNpu(), TestDesigns.tinyNpu().rows() / 2, 1);
+        .npu(TestDesigns.tinyNpu(), TestDesigns.NPU_PPM_INPUT_LANES, 1);
     EnergyTable t = c.table();
     for (EnergyAction a : EnergyAction.values()) {
       if (a == EnergyAction.NPU_SPAD_BYTE && t.notMeasured().containsKey(a)) {
