@@ -295,8 +295,8 @@ public final class NpuEnergyCalibration {
 
   /**
    * The table of the blocks alone — the same GEMM engine, DSP, PPM (and PiM macro) calibrations as {@link #table},
-   * through the same cache of tool runs — without the NPU's own data paths ({@code NPU_BUSY_CYCLE}, {@code NPU_COMMAND}, {@code NPU_DMA_BYTE},
-   * {@code NPU_SPAD_BYTE}, which need the whole NPU simulated with waves and five OpenSTA runs of it): an estimate
+   * through the same cache of tool runs — without the NPU's own data paths ({@code NPU_BUSY_CYCLE},
+   * {@code NPU_COMMAND}, {@code NPU_DMA_BYTE}, {@code NPU_SPAD_BYTE}, which need the whole NPU simulated with waves and five OpenSTA runs of it): an estimate
    * with it leaves out the data paths' energy, a lower bound.
    */
   public EnergyTable blocksOnly(NpuConfig npu, int pimBitsPerCycle) {
