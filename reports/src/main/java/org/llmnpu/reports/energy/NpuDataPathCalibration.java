@@ -190,13 +190,14 @@ final class NpuDataPathCalibration {
     // the GEMM program left less than the table already charges for its scratchpad reads (the PPM lanes on the
     // read port): the scratchpad side cannot be separated, so the loads and stores carry it per DMA byte
     c.put(EnergyAction.NPU_DMA_BYTE, r[0] / a[0][0], String.format(Locale.ROOT, "%s; %s less its busy cycles, "
-        + "commands and what the table already charges, per DMA byte, its scratchpad line reads and writes included (the 2x2 solution "
-        + "with %s gave %.4g pJ per DMA byte and %.4g per scratchpad byte, not physical)", on, describe(dma, mp),
-        describe(gemm, mp), perDmaByte, perSpadByte));
+        + "commands and what the table already charges, per DMA byte, "
+        + "its scratchpad line reads and writes included (the 2x2 solution with %s gave %.4g pJ per DMA byte and "
+        + "%.4g per scratchpad byte, not physical)", on, describe(dma, mp), describe(gemm, mp), perDmaByte,
+        perSpadByte));
     c.notMeasured(EnergyAction.NPU_SPAD_BYTE, String.format(Locale.ROOT, "not separable from NPU_DMA_BYTE on %s: the "
-        + "GEMM program's energy above idle less its busy cycles and commands is at or below what the table already charges for it "
-        + "(%s), so the DMA byte carries the scratchpad side of loads and stores and GEMM operand traffic adds nothing "
-        + "beyond the PPM lanes on the read port", d.top(), describe(gemm, mp)));
+        + "GEMM program's energy above idle less its busy cycles and commands is at or below what the table already "
+        + "charges for it (%s), so the DMA byte carries the scratchpad side of loads and stores and GEMM operand "
+        + "traffic adds nothing beyond the PPM lanes on the read port", d.top(), describe(gemm, mp)));
   }
 
   /**
