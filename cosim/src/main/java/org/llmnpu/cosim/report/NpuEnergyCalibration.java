@@ -215,12 +215,11 @@ public final class NpuEnergyCalibration {
   }
 
   /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 11 (GEMM engine, 2-lane Vector DSP "
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 10 (GEMM engine, 2-lane Vector DSP "
       + "of the NPU's stages, 2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop, the "
       + "NPU's own data paths on the NPU with its gated clocks ideal and open in every run; constants tied for OpenSTA; "
       + "SRAM read data with its own activity on the macro pins, every run on OpenSTA's first attempt, input default 0; "
-      + "flip-flop outputs and clocked read data reach the logic they drive; NPU_BUSY_CYCLE from two fence programs, "
-      + "the second on a slower memory, the data paths less busy cycles)";
+      + "flip-flop outputs and clocked read data reach the logic they drive)";
 
   /**
    * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),
@@ -295,8 +294,8 @@ public final class NpuEnergyCalibration {
 
   /**
    * The table of the blocks alone — the same GEMM engine, DSP, PPM (and PiM macro) calibrations as {@link #table},
-   * through the same cache of tool runs — without the NPU's own data paths ({@code NPU_BUSY_CYCLE},
-   * {@code NPU_COMMAND}, {@code NPU_DMA_BYTE}, {@code NPU_SPAD_BYTE}, which need the whole NPU simulated with waves and five OpenSTA runs of it): an estimate
+   * through the same cache of tool runs — without the NPU's own data paths ({@code NPU_COMMAND}, {@code NPU_DMA_BYTE},
+   * {@code NPU_SPAD_BYTE}, which need the whole NPU simulated with waves and four OpenSTA runs of it): an estimate
    * with it leaves out the data paths' energy, a lower bound.
    */
   public EnergyTable blocksOnly(NpuConfig npu, int pimBitsPerCycle) {

@@ -36,7 +36,7 @@ import org.llmnpu.soc.SocReportSection;
  * generate ─► lint                          (npu demo)
  * synth:npu ─► area:&lt;unit&gt; (units the top keeps) ─┐
  * synth:&lt;unit&gt; (units the top flattens) ──────────┤
- * energy:npu-sim, synth:npu ─► energy:npu-&lt;run&gt; ×5 ─┐
+ * energy:npu-sim, synth:npu ─► energy:npu-&lt;run&gt; ×4 ─┐
  * energy:&lt;block&gt; (gemm-dense, gemm-2-4, dsp, ppm, pim) ─┴► energy ─┤
  * cosim, trends, soc ─────────────────────────────┴► report ─► write   (write: npu demo)
  * </pre>
@@ -51,8 +51,8 @@ import org.llmnpu.soc.SocReportSection;
  *   {@code synth:<module>}: a unit the top flattens into itself, synthesized and timed on its own.</li>
  *   <li>{@code energy:<block>}: one block's calibration runs (GEMM engine dense, GEMM engine 2:4, DSP, PPM, PiM for a
  *   PiM engine; {@link NpuEnergyCalibration#prepare}), each a job of its own that starts at 0 s beside
- *   {@code synth:npu}; {@code energy:npu-sim}: the NPU data paths' five Verilator runs (idle, fences, fences on a
- *   slower memory, loads/stores, GEMMs; {@link NpuEnergyCalibration#npuActivity}), which need no synthesis; {@code energy:npu-<run>}: each run's
+ *   {@code synth:npu}; {@code energy:npu-sim}: the NPU data paths' four Verilator runs (idle, fences, loads/stores,
+ *   GEMMs; {@link NpuEnergyCalibration#npuActivity}), which need no synthesis; {@code energy:npu-<run>}: each run's
  *   OpenSTA power on the top's netlist once {@code synth:npu} and the simulations are done, side by side;
  *   {@code energy}: the energy table (read from a file, or calibrated on the NPU's engine size and data paths:
  *   {@link NpuEnergyCalibration}, cached under the engines' Verilog, tools, clock and seed) from those runs: the

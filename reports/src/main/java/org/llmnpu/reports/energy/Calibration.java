@@ -171,7 +171,7 @@ public final class Calibration {
   }
 
   /**
-   * Calibrates {@code NPU_BUSY_CYCLE}, {@code NPU_COMMAND}, {@code NPU_DMA_BYTE} and {@code NPU_SPAD_BYTE} on the NPU of {@code config}
+   * Calibrates {@code NPU_COMMAND}, {@code NPU_DMA_BYTE} and {@code NPU_SPAD_BYTE} on the NPU of {@code config}
    * itself ({@link NpuDataPathCalibration}); call it after {@link #gemm} (and {@link #ppm}, {@link #pim} as the NPU
    * has them): what the table already charges for its programs is subtracted. {@code ppmInputLanes}: the PPM lanes
    * the NPU wires to the scratchpad read port without isolation ({@link EnergyEstimate.Shape#ppmInputLanes}).
@@ -191,7 +191,7 @@ public final class Calibration {
           + "programs run GEMMs, whose energy is subtracted");
     }
     return guarded(() -> NpuDataPathCalibration.run(this, runs, config, ppmInputLanes, seed, activity),
-        "NPU data-path", EnergyAction.NPU_BUSY_CYCLE, EnergyAction.NPU_COMMAND, EnergyAction.NPU_DMA_BYTE, EnergyAction.NPU_SPAD_BYTE);
+        "NPU data-path", EnergyAction.NPU_COMMAND, EnergyAction.NPU_DMA_BYTE, EnergyAction.NPU_SPAD_BYTE);
   }
 
   /**
@@ -207,7 +207,7 @@ public final class Calibration {
   /**
    * The OpenSTA power run of {@code activity}'s run {@code index} ({@link NpuDataPathActivity#RUNS}) on the NPU's
    * netlist, into the PPA cache, where {@link #npu(NpuConfig, int, long, NpuDataPathActivity)} finds it: each of the
-   * five whole-NPU power runs can be a job of its own.
+   * four whole-NPU power runs can be a job of its own.
    */
   public void npuPower(NpuDataPathActivity activity, int index) {
     NpuDataPathCalibration.power(runs, activity, index);

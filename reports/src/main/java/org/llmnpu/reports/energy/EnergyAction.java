@@ -22,8 +22,6 @@ public enum EnergyAction {
   DSP_IDLE("vector-dsp", "Vector DSP idle", "per cycle on but not running (clock, leakage)"),
   IDLE_FLIP_FLOP("npu", "idle, per flip-flop", "per flip-flop per cycle (clock and leakage of a design that holds "
       + "still); the NPU is charged its flip-flops on every cycle"),
-  NPU_BUSY_CYCLE("npu", "NPU busy cycle", "per cycle the NPU runs a program (its cycles counter, start to done), "
-      + "above the idle cycle: controller state, counters, watchdog and fetch registers, whatever the units do"),
   NPU_COMMAND("npu", "command fetch and decode", "per command the NPU fetches and decodes (command words from "
       + "external memory, queue, decode, dispatch)"),
   NPU_DMA_BYTE("npu", "DMA data path", "per byte a load or store moves between external memory and the scratchpad "

@@ -20,8 +20,6 @@ import org.llmnpu.reports.ppa.NodeScaling;
  *                     unit's line read through their pipelines: registers without enables)
  *   scratchpad SRAM = (spadReads + spadWrites) · E_sram(line bits, bank words)
  *   external memory = (dmaLoadBytes + dmaStoreBytes) · E(DRAM_BYTE)
- *   NPU busy cycles = cycles · E(NPU_BUSY_CYCLE)                       (the NPU's cycles counter counts only
- *                     the cycles it runs a program, start to done: its busy cycles; idle cycles are not in it)
  *   NPU commands    = commands · E(NPU_COMMAND)                        (fetch, queue, decode)
  *   NPU DMA         = (dmaLoadBytes + dmaStoreBytes) · E(NPU_DMA_BYTE)   (DMA engine, memory port)
  *   NPU scratchpad port = (spadReads + spadWrites) · line bytes · E(NPU_SPAD_BYTE)   (muxing, line registers,
@@ -196,9 +194,6 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
     double dmaBytes = get(counters, "dmaLoadBytes") + get(counters, "dmaStoreBytes");
     u.put(SRAM_UNIT, lines * line);
     u.put(DRAM_UNIT, dmaBytes * t.pj(EnergyAction.DRAM_BYTE, node));
-    if (t.entries().containsKey(EnergyAction.NPU_BUSY_CYCLE)) {
-      u.put(BUSY_UNIT, get(counters, "cycles") * t.pj(EnergyAction.NPU_BUSY_CYCLE, node));
-    }
     if (t.entries().containsKey(EnergyAction.NPU_COMMAND)) {
       u.put("NPU commands", get(counters, "commands") * t.pj(EnergyAction.NPU_COMMAND, node));
     }
@@ -260,8 +255,6 @@ public record EnergyEstimate(NodeScaling.Node node, Map<String, Double> byUnitPj
   public static final String IDLE_UNIT = "clock, leakage";
   public static final String SRAM_UNIT = "scratchpad SRAM";
   public static final String DRAM_UNIT = "external memory";
-  /** The unit name of the NPU's busy cycles ({@code NPU_BUSY_CYCLE}) in {@link #byUnitPj}. */
-  public static final String BUSY_UNIT = "NPU busy cycles";
 
   /** The derived count of input vectors the GEMM engine took (see the class comment). */
   public static final String ARRAY_VECTORS = org.llmnpu.rtl.npu.NpuClockGates.ARRAY_VECTORS;

@@ -21,61 +21,45 @@ import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.rtl.npu.NpuDriver;
 
 /**
- * The NPU's own data paths ({@link Calibration#npu}), measured on the NPU itself: {@code NPU_BUSY_CYCLE} (per cycle
- * the NPU runs a program, above its idle cycle: controller state, counters, watchdog, fetch registers),
- * {@code NPU_COMMAND} (per command fetched and decoded), {@code NPU_DMA_BYTE} (per byte a load or store moves: the
- * DMA engine, the external-memory port and its registers) and {@code NPU_SPAD_BYTE} (per byte of a scratchpad line
- * read or written by any unit: address and data muxing, bank select, the units' line registers and operand-load
- * ports). Four programs run on the NPU's RTL with the waves dumped from {@code start} to {@code finished} — 64
- * fences; the same 64 fences with the external memory's read latency {@value #SLOW_MEMORY_EXTRA_LATENCY} cycles
- * longer (the memory is the simulation's model: same Verilog, same commands, more cycles per command); loads and
- * stores of a quarter of the scratchpad at a time, twice each way; one GEMM's operands loaded, the GEMM run 8 times,
- * its result stored — and for each
+ * The NPU's own data paths ({@link Calibration#npu}), measured on the NPU itself: {@code NPU_DMA_BYTE} (per byte a
+ * load or store moves: the DMA engine, the external-memory port and its registers), {@code NPU_SPAD_BYTE} (per
+ * byte of a scratchpad line read or written by any unit: address and data muxing, bank select, the units' line
+ * registers and operand-load ports) and {@code NPU_COMMAND} (per command fetched and decoded). Three programs run
+ * on the NPU's RTL with the waves dumped from {@code start} to {@code finished} — 64 fences; loads and stores of a
+ * quarter of the scratchpad at a time, twice each way; one GEMM's operands loaded, the GEMM run 8 times, its
+ * result stored — and for each
  *
  * <pre>
  *   R = E_run − P_idle · T · cycles − (the actions the estimate already charges: MACs or PiM columns, psum
  *       write-backs, PPM terms; {@link EnergyEstimate} on the same counters)
  * </pre>
  *
- * with P_idle the NPU clocked with nothing to do (its own run). A run's residual is
- * {@code busyCycles · E_busy + commands · E_cmd + dmaBytes · E_dma + spadBytes · E_spad}, busy cycles being the
- * RTL's {@code cycles} counter (it counts only while the NPU runs a program). The two fence programs differ only in
- * busy cycles, so {@code NPU_BUSY_CYCLE = (R_slow − R_fences) / (cycles_slow − cycles_fences)} and
- * {@code NPU_COMMAND = (R_fences − cycles_fences · E_busy) / commands}; the other two, less their busy cycles and
- * commands, give {@code NPU_DMA_BYTE} and {@code NPU_SPAD_BYTE} from the 2×2 system
+ * with P_idle the NPU clocked with nothing to do (its own run). The fences give {@code NPU_COMMAND = R / commands};
+ * the other two, less their commands, give {@code NPU_DMA_BYTE} and {@code NPU_SPAD_BYTE} from the 2×2 system
  * {@code R = dmaBytes · E_dma + (spadReads + spadWrites) · lineBytes · E_spad}. The counters are the RTL's, checked
  * against the golden ISA simulator's.
  */
 final class NpuDataPathCalibration {
   /** Fences of the command program. */
   static final int FENCES = 64;
-  /**
-   * Cycles the slow-memory fence program's external memory takes longer per read than the NPU's ({@code memLatency},
-   * a parameter of the simulation's memory model, not of the RTL).
-   */
-  static final int SLOW_MEMORY_EXTRA_LATENCY = 32;
   /** Times the GEMM program runs its GEMM on the loaded operands. */
   static final int GEMM_REPEATS = 8;
 
   private NpuDataPathCalibration() {
   }
 
-  /**
-   * One program's counters and the energy it leaves to the NPU's data paths; {@code busyCycles} is the RTL's cycles
-   * counter, the dumped window ({@code run.cycles()}) may be a cycle or two longer.
-   */
-  private record Residual(String name, Map<String, Long> counters, double pj, Measured run, long busyCycles) {
+  /** One program's counters and the energy it leaves to the NPU's data paths. */
+  private record Residual(String name, Map<String, Long> counters, double pj, Measured run) {
     double count(String key) {
       return counters.getOrDefault(key, 0L);
     }
   }
 
-  /** The runs' names, in run order: the NPU clocked idle, then the four programs. */
-  static final List<String> RUNS = List.of("NPU idle", "NPU fences", "NPU fences, slow memory", "NPU loads/stores",
-      "NPU GEMM x" + GEMM_REPEATS);
+  /** The runs' names, in run order: the NPU clocked idle, then the three programs. */
+  static final List<String> RUNS = List.of("NPU idle", "NPU fences", "NPU loads/stores", "NPU GEMM x" + GEMM_REPEATS);
 
   /**
-   * The simulation half of {@link #run}: the idle run and the four programs on the NPU's RTL in Verilator with their
+   * The simulation half of {@link #run}: the idle run and the three programs on the NPU's RTL in Verilator with their
    * waves, the programs' counters checked against the golden ISA simulator's — no synthesis and no power run, so a
    * job graph can make it while the NPU is still being synthesized.
    */
@@ -96,15 +80,9 @@ final class NpuDataPathCalibration {
       s.step(CalibrationRuns.IDLE_CYCLES);
       s.waves(false);
     }), Map.of()));
-    Program.Builder fences = Program.builder();
-    for (int i = 0; i < FENCES; i++) {
-      fences.fence();
-    }
-    Program fenceProgram = fences.halt().build();
-    out.add(program(runs, d, config, RUNS.get(1), fenceProgram, seed));
-    out.add(program(runs, d, slowMemory(config), RUNS.get(2), fenceProgram, seed));
-    out.add(program(runs, d, config, RUNS.get(3), dmaProgram(mp), seed));
-    out.add(program(runs, d, config, RUNS.get(4), gemmProgram(mp, gemmShape(mp)), seed));
+    out.add(program(runs, d, config, RUNS.get(1), fenceProgram(), seed));
+    out.add(program(runs, d, config, RUNS.get(2), dmaProgram(mp), seed));
+    out.add(program(runs, d, config, RUNS.get(3), gemmProgram(mp, gemmShape(mp)), seed));
     return new NpuDataPathActivity(config, seed, out);
   }
 
@@ -139,38 +117,13 @@ final class NpuDataPathCalibration {
         mp.spadBytes() / mp.lineBytes() / mp.spadBanks(), false, runs.ppa.clockNs(), 0).withPpu(config.ppu())
         .withPimRows(config.engineTiming().pim() ? config.rows() : 0).withPpmInputLanes(ppmInputLanes);
     Residual cmd = residual(runs, d, sims.runs().get(1), idle, known, shape, 0);
-    Residual slow = residual(runs, d, sims.runs().get(2), idle, known, shape, 0);
-    Residual dma = residual(runs, d, sims.runs().get(3), idle, known, shape, 0);
+    Residual dma = residual(runs, d, sims.runs().get(2), idle, known, shape, 0);
     int[] g = gemmShape(mp);
     long vectors = (long) GEMM_REPEATS * g[0] * ceil(g[1], mp.rows()) * ceil(g[2], mp.rows());
-    Residual gemm = residual(runs, d, sims.runs().get(4), idle, known, shape, vectors);
+    Residual gemm = residual(runs, d, sims.runs().get(3), idle, known, shape, vectors);
     String commands = Counter.COMMANDS.key();
-    String on = String.format(Locale.ROOT, "OpenSTA with the activity of %s (%dx%d, %d-byte lines) at %.3g ns, idle "
-        + "%.3f mW (its own run)", d.top(), mp.rows(), mp.rows(), mp.lineBytes(), runs.ppa.clockNs(), idle.mw());
-    double[] split = busyAndCommand(cmd, slow);
-    double perBusyCycle = split[0];
-    double perCommand = split[1];
-    if (perBusyCycle > 0 && perCommand > 0) {
-      c.put(EnergyAction.NPU_BUSY_CYCLE, perBusyCycle, String.format(Locale.ROOT, "%s; (%s less %s) / their busy "
-          + "cycles' difference: %.4g pJ over %d cycles; same commands, only the memory's read latency differs (+%d "
-          + "cycles)", on, describe(slow, mp), cmd.name(), slow.pj() - cmd.pj(), slow.busyCycles() - cmd.busyCycles(),
-          SLOW_MEMORY_EXTRA_LATENCY));
-      c.put(EnergyAction.NPU_COMMAND, perCommand, String.format(Locale.ROOT, "%s; %s less its busy cycles at "
-          + "NPU_BUSY_CYCLE, per command (%.0f)", on, describe(cmd, mp), cmd.count(commands)));
-    } else {
-      // the two fence programs do not separate a cycle's cost from a command's: the commands carry the whole
-      perBusyCycle = 0;
-      perCommand = cmd.pj() / cmd.count(commands);
-      c.notMeasured(EnergyAction.NPU_BUSY_CYCLE, String.format(Locale.ROOT, "not separable from NPU_COMMAND on %s: "
-          + "the fence programs' solution is %.4g pJ per busy cycle and %.4g pJ per command (%s; %s), so the fences' "
-          + "whole residual is charged per command", d.top(), split[0], split[1], describe(cmd, mp),
-          describe(slow, mp)));
-      c.put(EnergyAction.NPU_COMMAND, perCommand, String.format(Locale.ROOT, "%s; %s: %.3f mW over %d cycles, %.0f "
-          + "commands, above idle (busy cycles not separable)", on, cmd.name(), cmd.run().mw(), cmd.run().cycles(),
-          cmd.count(commands)));
-    }
-    double[] r = {dma.pj() - perCommand * dma.count(commands) - perBusyCycle * dma.busyCycles(),
-        gemm.pj() - perCommand * gemm.count(commands) - perBusyCycle * gemm.busyCycles()};
+    double perCommand = cmd.pj() / cmd.count(commands);
+    double[] r = {dma.pj() - perCommand * dma.count(commands), gemm.pj() - perCommand * gemm.count(commands)};
     double[][] a = {{dmaBytes(dma), spadBytes(dma, mp)}, {dmaBytes(gemm), spadBytes(gemm, mp)}};
     double det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
     if (Math.abs(det) < 1e-6 * Math.abs(a[0][0] * a[1][1])) {
@@ -179,9 +132,13 @@ final class NpuDataPathCalibration {
     }
     double perDmaByte = (r[0] * a[1][1] - r[1] * a[0][1]) / det;
     double perSpadByte = (a[0][0] * r[1] - a[1][0] * r[0]) / det;
+    String on = String.format(Locale.ROOT, "OpenSTA with the activity of %s (%dx%d, %d-byte lines) at %.3g ns, idle "
+        + "%.3f mW (its own run)", d.top(), mp.rows(), mp.rows(), mp.lineBytes(), runs.ppa.clockNs(), idle.mw());
+    c.put(EnergyAction.NPU_COMMAND, perCommand, String.format(Locale.ROOT, "%s; %s: %.3f mW over %d cycles, %.0f "
+        + "commands, above idle", on, cmd.name(), cmd.run().mw(), cmd.run().cycles(), cmd.count(commands)));
     if (perSpadByte > 0 && perDmaByte > 0) {
       c.put(EnergyAction.NPU_DMA_BYTE, perDmaByte, String.format(Locale.ROOT, "%s; solved with NPU_SPAD_BYTE from %s "
-          + "and %s, less their busy cycles, commands and what the table already charges", on, describe(dma, mp),
+          + "and %s, less their commands and what the table already charges", on, describe(dma, mp),
           describe(gemm, mp)));
       c.put(EnergyAction.NPU_SPAD_BYTE, perSpadByte, String.format(Locale.ROOT, "%s; solved with NPU_DMA_BYTE from "
           + "the same two programs (%s and %s)", on, dma.name(), gemm.name()));
@@ -189,34 +146,14 @@ final class NpuDataPathCalibration {
     }
     // the GEMM program left less than the table already charges for its scratchpad reads (the PPM lanes on the
     // read port): the scratchpad side cannot be separated, so the loads and stores carry it per DMA byte
-    c.put(EnergyAction.NPU_DMA_BYTE, r[0] / a[0][0], String.format(Locale.ROOT, "%s; %s less its busy cycles, "
-        + "commands and what the table already charges, per DMA byte, "
-        + "its scratchpad line reads and writes included (the 2x2 solution with %s gave %.4g pJ per DMA byte and "
-        + "%.4g per scratchpad byte, not physical)", on, describe(dma, mp), describe(gemm, mp), perDmaByte,
-        perSpadByte));
+    c.put(EnergyAction.NPU_DMA_BYTE, r[0] / a[0][0], String.format(Locale.ROOT, "%s; %s less its commands and what "
+        + "the table already charges, per DMA byte, its scratchpad line reads and writes included (the 2x2 solution "
+        + "with %s gave %.4g pJ per DMA byte and %.4g per scratchpad byte, not physical)", on, describe(dma, mp),
+        describe(gemm, mp), perDmaByte, perSpadByte));
     c.notMeasured(EnergyAction.NPU_SPAD_BYTE, String.format(Locale.ROOT, "not separable from NPU_DMA_BYTE on %s: the "
-        + "GEMM program's energy above idle less its busy cycles and commands is at or below what the table already "
-        + "charges for it (%s), so the DMA byte carries the scratchpad side of loads and stores and GEMM operand "
-        + "traffic adds nothing beyond the PPM lanes on the read port", d.top(), describe(gemm, mp)));
-  }
-
-  /**
-   * {busy cycle, command} from the two fence programs: the same commands, {@code slow} with more busy cycles; both
-   * NaN when the busy cycles do not differ.
-   */
-  private static double[] busyAndCommand(Residual fences, Residual slow) {
-    double cycles = slow.busyCycles() - fences.busyCycles();
-    if (cycles <= 0 || slow.count(Counter.COMMANDS.key()) != fences.count(Counter.COMMANDS.key())) {
-      return new double[] {Double.NaN, Double.NaN};
-    }
-    double perCycle = (slow.pj() - fences.pj()) / cycles;
-    return new double[] {perCycle, (fences.pj() - perCycle * fences.busyCycles())
-        / fences.count(Counter.COMMANDS.key())};
-  }
-
-  /** {@code config} with the external memory's read latency {@value #SLOW_MEMORY_EXTRA_LATENCY} cycles longer. */
-  static NpuConfig slowMemory(NpuConfig config) {
-    return config.toBuilder().memLatency(config.memLatency() + SLOW_MEMORY_EXTRA_LATENCY).build();
+        + "GEMM program's energy above idle less its commands is at or below what the table already charges for it "
+        + "(%s), so the DMA byte carries the scratchpad side of loads and stores and GEMM operand traffic adds nothing "
+        + "beyond the PPM lanes on the read port", d.top(), describe(gemm, mp)));
   }
 
   private static double dmaBytes(Residual r) {
@@ -228,17 +165,16 @@ final class NpuDataPathCalibration {
   }
 
   private static String describe(Residual r, MachineParams mp) {
-    return String.format(Locale.ROOT, "%s (%.3f mW over %d cycles, %d busy, %.0f commands, %.0f DMA bytes, %.0f "
-        + "scratchpad bytes, %.4g pJ left)", r.name(), r.run().mw(), r.run().cycles(), r.busyCycles(),
-        r.count(Counter.COMMANDS.key()), dmaBytes(r), spadBytes(r, mp), r.pj());
+    return String.format(Locale.ROOT, "%s (%.3f mW over %d cycles, %.0f DMA bytes, %.0f scratchpad bytes, %.4g pJ "
+        + "left)", r.name(), r.run().mw(), r.run().cycles(), dmaBytes(r), spadBytes(r, mp), r.pj());
   }
 
   /**
    * Runs {@code p} on the NPU with waves from start to finished and checks the RTL's counters against the golden
    * ISA simulator's.
    */
-  private static NpuDataPathActivity.Run program(CalibrationRuns runs, VerilogDesign d, NpuConfig config,
-                                                 String name, Program p, long seed) {
+  static NpuDataPathActivity.Run program(CalibrationRuns runs, VerilogDesign d, NpuConfig config,
+                                         String name, Program p, long seed) {
     MachineParams mp = config.machine();
     byte[] image = new byte[(int) mp.extMemBytes()];
     Random rnd = new Random(seed);
@@ -280,13 +216,21 @@ final class NpuDataPathCalibration {
     Measured run = runs.power(d, r.name(), r.activity());
     CalibrationRuns.requireSimulated(run);
     Map<String, Long> counters = new LinkedHashMap<>(r.counters());
-    long busy = counters.getOrDefault(Counter.CYCLES.key(), run.cycles());
     counters.put(EnergyEstimate.ARRAY_VECTORS, arrayVectors);
     counters.put(Counter.CYCLES.key(), run.cycles());
     EnergyEstimate e = EnergyEstimate.of(known, NodeScaling.Node.N180, counters, shape.withFlipFlops(0));
     double charged = e.totalPj() - e.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0)
         - e.byUnitPj().getOrDefault(EnergyEstimate.SRAM_UNIT, 0.0) - e.byUnitPj().getOrDefault(EnergyEstimate.DRAM_UNIT, 0.0);
-    return new Residual(r.name(), counters, CalibrationRuns.aboveIdle(run, idle) - charged, run, busy);
+    return new Residual(r.name(), counters, CalibrationRuns.aboveIdle(run, idle) - charged, run);
+  }
+
+  /** {@value #FENCES} fences and a halt: the command program. */
+  static Program fenceProgram() {
+    Program.Builder fences = Program.builder();
+    for (int i = 0; i < FENCES; i++) {
+      fences.fence();
+    }
+    return fences.halt().build();
   }
 
   /** Loads and stores of a quarter of the scratchpad at a time (rows of 4 lines), twice each way. */

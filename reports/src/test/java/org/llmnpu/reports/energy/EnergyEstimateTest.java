@@ -52,7 +52,7 @@ class EnergyEstimateTest {
   }
 
   @Test
-  void theNpusDataPathsArePerBusyCyclePerCommandPerDmaBytePerScratchpadByte() {
+  void theNpusDataPathsArePerCommandPerDmaBytePerScratchpadByte() {
     Map<String, Long> c = Map.of("commands", 7L, "spadReads", 4L, "spadWrites", 6L, "dmaLoadBytes", 30L,
         "dmaStoreBytes", 20L, "cycles", 100L);
     var shape = new EnergyEstimate.Shape(128, 1024, false, 5.0);
@@ -60,17 +60,14 @@ class EnergyEstimateTest {
     assertFalse(without.byUnitPj().containsKey("NPU DMA"), "only when the table has the NPU's data paths");
     Map<EnergyAction, EnergyTable.Entry> m = new EnumMap<>(table().entries());
     m.put(EnergyAction.NPU_COMMAND, new EnergyTable.Entry(EnergyAction.NPU_COMMAND, 50.0, "test"));
-    m.put(EnergyAction.NPU_BUSY_CYCLE, new EnergyTable.Entry(EnergyAction.NPU_BUSY_CYCLE, 2.0, "test"));
     m.put(EnergyAction.NPU_DMA_BYTE, new EnergyTable.Entry(EnergyAction.NPU_DMA_BYTE, 3.0, "test"));
     m.put(EnergyAction.NPU_SPAD_BYTE, new EnergyTable.Entry(EnergyAction.NPU_SPAD_BYTE, 0.5, "test"));
     EnergyEstimate e = EnergyEstimate.of(new EnergyTable(m), NodeScaling.Node.N180, c, shape);
     assertEquals(7 * 50, e.byUnitPj().get("NPU commands"), 1e-9);
-    // the cycles counter counts the NPU's busy cycles only (start to done)
-    assertEquals(100 * 2, e.byUnitPj().get(EnergyEstimate.BUSY_UNIT), 1e-9);
     assertEquals(50 * 3, e.byUnitPj().get("NPU DMA"), 1e-9);
     // 10 lines of 128 bits = 16 bytes each
     assertEquals(10 * 16 * 0.5, e.byUnitPj().get("NPU scratchpad port"), 1e-9);
-    assertEquals(without.totalPj() + 200 + 350 + 150 + 80, e.totalPj(), 1e-9);
+    assertEquals(without.totalPj() + 350 + 150 + 80, e.totalPj(), 1e-9);
     EnergyEstimate n45 = EnergyEstimate.of(new EnergyTable(m), NodeScaling.Node.N45, c, shape);
     assertEquals(150 * EnergyTable.scale(NodeScaling.Node.N45), n45.byUnitPj().get("NPU DMA"), 1e-9);
   }
