@@ -140,7 +140,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     }
     reset();
     boolean two = walkTwoBlocks(tokens, pos0);
-    walkOrder = interleave ? new WalkSchedule(p, two) : null;
+    order = interleave ? new WalkSchedule(p, two) : CostOrder.NOW;
     if (fusion == Fusion.FULL) {
       // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld
       residency = new DspResidency(p, two, true);
@@ -209,7 +209,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
 
   /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
   public long walkMovedCommands() {
-    return walkOrder == null ? 0 : walkOrder.moved();
+    return order.moved();
   }
 
   /** Why the last exact step did not go two blocks at a time ({@link DecoderLowering#twoBlocksWhyNot}), or "". */
@@ -251,9 +251,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
   /** The commands from now on are token block {@code lane}'s (two blocks in flight: 1 for the second). */
   private void lane(int lane) {
     flushRuns();
-    if (walkOrder != null) {
-      walkOrder.lane(lane);
-    }
+    order.lane(lane);
     if (residency != null) {
       residency.secondLane(lane == 1);
     }
