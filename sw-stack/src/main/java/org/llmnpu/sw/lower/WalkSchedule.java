@@ -64,10 +64,13 @@ final class WalkSchedule implements CostOrder {
     return schedule.moved();
   }
 
-  /** Whether commands of {@code operator} (a profile row) touch the K/V cache. */
-  private static boolean cache(String operator) {
+  /**
+   * Whether commands of {@code operator} (a profile row) touch the K/V cache: the K/V rows out, the cache's loads and
+   * stores and the attention (not the RMSNorm before it, not the QKV GEMM, whose results are the block's).
+   */
+  static boolean cache(String operator) {
     return operator.startsWith("attention") && !operator.equals("attention RMSNorm") || operator.contains("K/V")
-        || operator.contains("KV");
+        || operator.contains("KV cache");
   }
 
   private long base() {
