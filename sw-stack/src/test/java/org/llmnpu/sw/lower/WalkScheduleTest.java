@@ -42,10 +42,13 @@ class WalkScheduleTest {
     PhaseCostModel two = model(w, m, true).interleave(true, true);
     PhaseCost interleaved = two.step(tokens, 0, 5);
     PhaseCost one = model(w, m, true).interleave(true, false).step(tokens, 0, 5);
+    // DecoderLowering#skewed: both blocks' QKV GEMMs first, then each block's rest of the layer
+    PhaseCost skewed = model(w, m, true).interleave(true, true).skewed(true).step(tokens, 0, 5);
     for (Counter c : new Counter[] {Counter.MACS, Counter.DENSE_MACS, Counter.DMA_LOAD_BYTES, Counter.DMA_STORE_BYTES,
         Counter.DSP_ELEMENTS, Counter.DSP_INSTRUCTIONS, Counter.SPAD_READS, Counter.SPAD_WRITES}) {
       assertEquals(sequential.counter(c), interleaved.counter(c), c.name());
       assertEquals(sequential.counter(c), one.counter(c), c.name());
+      assertEquals(sequential.counter(c), skewed.counter(c), c.name());
     }
     // the second block's runs re-load their programs by a dspld (DspResidency#secondLane): more commands, not fewer
     assertTrue(interleaved.counter(Counter.COMMANDS) > sequential.counter(Counter.COMMANDS));
