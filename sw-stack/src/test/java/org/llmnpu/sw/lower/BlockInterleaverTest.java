@@ -86,6 +86,14 @@ class BlockInterleaverTest {
     assertTrue(eight.lowering().twoBlocksInFlight(), eight.lowering().twoBlocksWhyNot());
   }
 
+  /** Two blocks in flight skewed ({@link DecoderLowering#skewed}) on a GQA shape with a ragged hidden size. */
+  @Test
+  void skewedPrefillGivesTheSequentialLogitsOnAGqaShape() {
+    ModelConfig c = new ModelConfig(128, 172, 2, 4, 2, 64, 64);
+    ModelWeights w = SyntheticWeights.generate(c, 7);
+    assertSameResults(w, twoBlockNpu("int8"), "int8", 8, prompt(26, c.vocabSize(), 3), true, true);
+  }
+
   @Test
   void interleavedPrefillGivesTheSequentialLogitsOnRandomShapes() {
     Random r = new Random(32);
