@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Optional;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
@@ -23,11 +24,13 @@ import org.llmnpu.verilator.SimModes;
  * 1024-row DSP buffer (where both blocks' buffers fit), a 16-token prefill as one program of two blocks of 8 whose
  * commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld} and run
  * resident beside the first block's W streams) and one decode step: memory, status and every counter equal to the
- * golden, RTL cycles = model, and the logits those of the sequential program bit for bit.
+ * golden, RTL cycles = model, and the logits those of the sequential program bit for bit; layer by layer and skewed
+ * ({@code DecoderLowering#skewed}: both blocks' QKV GEMMs first).
  */
 class TwoBlocksCosimTest {
-  @Test
-  void twoBlocksInFlightAreBitExactOnTheRtl() throws Exception {
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed) throws Exception {
     NpuConfig config = NpuConfig.defaults().toBuilder().dspRows(1024).build();
     ModelWeights w = WeightFormats.prepare(ModelCatalog.load("stories260K", Optional.empty(), 1), "int8");
     int[] prompt = new int[16];
@@ -42,7 +45,7 @@ class TwoBlocksCosimTest {
     try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
       StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
       NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      npu.lowering().interleave(true).twoBlocks(true);
+      npu.lowering().interleave(true).twoBlocks(true).skewed(skewed);
       assertTrue(npu.lowering().twoBlocksInFlight(), npu.lowering().twoBlocksWhyNot());
       NpuDecoder.Step p = npu.prefill(prompt, false);
       DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
@@ -56,8 +59,8 @@ class TwoBlocksCosimTest {
       assertArrayEquals(sp.logits()[0], p.logits()[0], "prefill logits");
       assertArrayEquals(sd.logits()[0], d.logits()[0], "decode logits");
       assertEquals(sp.counter(Counter.MACS), p.counter(Counter.MACS));
-      System.out.printf("two blocks in flight on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
-          prefill.rtlCycles(), sp.counter(Counter.CYCLES), decode.rtlCycles());
+      System.out.printf("two blocks in flight%s on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
+          skewed ? " skewed" : "", prefill.rtlCycles(), sp.counter(Counter.CYCLES), decode.rtlCycles());
     }
   }
 }

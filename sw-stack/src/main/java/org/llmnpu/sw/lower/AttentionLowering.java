@@ -44,21 +44,43 @@ final class AttentionLowering {
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
   void emit(int layer, int n, int pos) {
+    cacheIn(layer, n, pos);
+    emitHead(layer, n);
+    emitAfterQkv(layer, n, pos);
+  }
+
+  /** The rest of the layer after {@link #emitHead}: the cache's rows in, then as {@link #emit} after the QKV GEMM. */
+  void emitTail(int layer, int n, int pos) {
+    cacheIn(layer, n, pos);
+    emitAfterQkv(layer, n, pos);
+  }
+
+  /** The cache's rows {@code [0, pos)} of layer {@code layer} into the scratchpad (and their Kᵀ lines). */
+  private void cacheIn(int layer, int n, int pos) {
     var b = e.b;
     var m = l.m;
-    var c = l.c;
-    var r = l.r;
-    int line = l.line;
-    long kBase = m.kCache + (long) layer * m.maxContext() * m.kvBytes;
-    long vBase = m.vCache + (long) layer * m.maxContext() * m.kvBytes;
     if (pos > 0) {
-      b.load(kBase, m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
-      b.load(vBase, m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
+      b.load(kBase(layer), m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
+      b.load(vBase(layer), m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
     }
-    TransposedKeys kT = batched == null ? null : batched.keyScores;
-    if (kT != null) {
-      kT.loadLines(layer, n, pos);
+    if (batched != null && batched.keyScores != null) {
+      batched.keyScores.loadLines(layer, n, pos);
     }
+  }
+
+  private long kBase(int layer) {
+    return l.m.kCache + (long) layer * l.m.maxContext() * l.m.kvBytes;
+  }
+
+  private long vBase(int layer) {
+    return l.m.vCache + (long) layer * l.m.maxContext() * l.m.kvBytes;
+  }
+
+  /**
+   * Every token's RMSNorm and quantization, then the QKV GEMM: they read no K/V row, so with a skewed pair of blocks
+   * ({@link DecoderLowering#skewed}) they go before the other block's K/V rows are stored ({@link #emitTail} after).
+   */
+  void emitHead(int layer, int n) {
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
@@ -68,8 +90,20 @@ final class AttentionLowering {
         e.normQuantize(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
       }
     }
-    e.weight(m.wQkv[layer], c.dim(), m.qkvN);
-    e.gemmTiled(n, c.dim(), m.qkvN, l.sXS, l.xsStride);
+    e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
+    e.gemmTiled(n, l.c.dim(), l.m.qkvN, l.sXS, l.xsStride);
+  }
+
+  /** After the QKV GEMM: each token's scale, RoPE, quantization and K/V rows, the attention and the O GEMM. */
+  private void emitAfterQkv(int layer, int n, int pos) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    long kBase = kBase(layer);
+    long vBase = vBase(layer);
+    TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     if (batched != null) {
       b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);

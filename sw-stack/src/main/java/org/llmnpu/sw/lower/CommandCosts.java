@@ -26,18 +26,10 @@ abstract class CommandCosts {
   private final TiledGemmConfig sparseTiles;
   /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
   private final TiledGemmConfig pairTiles;
-  /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
-  private Map<String, long[]> profile;
-  /** The operator the commands issued now belong to ({@link #operator}). */
-  private String operator = "other";
-  private String chargedKey;
-  private long chargedFrom;
-  /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
-  private long besideWindow;
-  /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
-  private long backEndWaits;
-  /** The interleaver's order for the walk's commands ({@link WalkSchedule}); null: each costed as it comes. */
-  WalkSchedule walkOrder;
+  /** Where the cycles go ({@link #profile}, {@link #besideWindow}, {@link #backEndWaits}). */
+  private final CostProfile where = new CostProfile();
+  /** The order the costed commands reach the cycle model in: {@link CostOrder#NOW}, or a {@link WalkSchedule}. */
+  CostOrder order = CostOrder.NOW;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -53,10 +45,7 @@ abstract class CommandCosts {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
     clearRuns();
-    chargedKey = null;
-    chargedFrom = 0;
-    besideWindow = 0;
-    backEndWaits = 0;
+    where.reset();
   }
 
   /**
@@ -64,7 +53,7 @@ abstract class CommandCosts {
    * (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at most.
    */
   final long backEndWaits() {
-    return backEndWaits;
+    return where.backEndWaits();
   }
 
   /** Issues the held DSP runs ({@link DspRunCosts}): before any other command, and before a snapshot. */
@@ -73,26 +62,28 @@ abstract class CommandCosts {
   /** Forgets the held runs, the resident placements and the run forms seen (a fresh program). */
   abstract void clearRuns();
 
-  /** {@code cost}, run later under the operator of now (a command held by {@link #walkOrder}). */
+  /** {@code cost}, run (now or later, as {@link #order} says) under the operator of now. */
   final Runnable held(Runnable cost) {
-    String of = operator;
+    String of = where.operator();
     return () -> {
-      String current = operator;
-      operator = of;
+      String current = where.operator();
+      where.operator(of);
       cost.run();
-      operator = current;
+      where.operator(current);
     };
+  }
+
+  /** {@code cost} {@link #held} after the runs held to be joined are issued (before any other command). */
+  private Runnable costed(Runnable cost) {
+    flushRuns();
+    return held(cost);
   }
 
   /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
   private void dispatch(Runnable how) {
     long decoded = cm.now();
     how.run();
-    long waited = cm.now() - decoded;
-    backEndWaits += waited;
-    if (profile != null && chargedKey != null) {
-      profile.get(chargedKey)[2] += waited;
-    }
+    where.waited(cm.now() - decoded);
   }
 
   /**
@@ -104,11 +95,11 @@ abstract class CommandCosts {
    * write).
    */
   final long besideWindow() {
-    return besideWindow;
+    return where.besideWindow();
   }
 
   private void noteBesideWindow() {
-    besideWindow += cm.backEndIdleFrom() - cm.now();
+    where.beside(cm.backEndIdleFrom() - cm.now());
   }
 
   /**
@@ -116,46 +107,36 @@ abstract class CommandCosts {
    * {@link CommandKindProfile}) under "operator / kind" ({@link #operator}); {@link #profile()} reads them.
    */
   final void startProfile() {
-    profile = new java.util.TreeMap<>();
+    where.start();
   }
 
   /** The commands issued from now on belong to {@code name} (a profile row's first half). */
   final void operator(String name) {
-    operator = name;
+    where.operator(name);
   }
 
   /** The operator the commands issued now belong to. */
   final String operator() {
-    return operator;
+    return where.operator();
   }
 
-  /** The profile so far: "operator / kind" → {cycles, commands} (empty when not started). */
+  /** The profile so far: "operator / kind" → {cycles, commands, waited} (empty when not started). */
   final Map<String, long[]> profile() {
     charge(null);
-    return profile == null ? Map.of() : profile;
+    return where.rows();
   }
 
-  /** Charges the previous command's cycles to its key and starts {@code next}'s. */
-  private void charge(String next) {
-    if (profile == null || cm == null) {
-      return;
-    }
-    if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[3])[0] += cm.now() - chargedFrom;
-    }
-    chargedFrom = cm.now();
-    chargedKey = next == null ? null : operator + " / " + next;
-    if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[3])[1]++;
+  /** Charges the previous command's cycles to its row and starts {@code kind}'s (null: none). */
+  private void charge(String kind) {
+    if (cm != null) {
+      where.charge(kind, cm.now());
     }
   }
 
   /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
   final PhaseCost snapshot() {
     flushRuns();
-    if (walkOrder != null) {
-      walkOrder.flush();
-    }
+    order.flush();
     long[] c = counts.clone();
     cm.fill(c);
     return new PhaseCost(c, line);
@@ -171,15 +152,10 @@ abstract class CommandCosts {
 
   /** The {@code dsptab} of {@code beats} beats (its command already counted). */
   final void dspTable(long beats) {
-    Runnable cost = () -> {
+    order.barrier(held(() -> {
       add(Counter.EXT_READ_BEATS, beats);
       cm.dspTable(beats);
-    };
-    if (walkOrder != null) {
-      walkOrder.barrier(held(cost));
-    } else {
-      cost.run();
-    }
+    }));
   }
 
   final void command(boolean isLoad) {
@@ -196,22 +172,7 @@ abstract class CommandCosts {
 
   /** A command costed as {@code kind} ("other": one that orders everything when the walk is interleaved). */
   final void command(boolean isLoad, String kind) {
-    flushRuns();
-    if (walkOrder != null) {
-      walkOrder.barrier(held(() -> issue(isLoad, kind)));
-    } else {
-      issue(isLoad, kind);
-    }
-  }
-
-  /** Costs {@code cost} now, or holds it in {@link #walkOrder} as {@code hold} says (after the runs held to be joined). */
-  private void cost(java.util.function.BiConsumer<String, Runnable> hold, Runnable cost) {
-    flushRuns();
-    if (walkOrder != null) {
-      hold.accept(operator, held(cost));
-    } else {
-      cost.run();
-    }
+    order.barrier(costed(() -> issue(isLoad, kind)));
   }
 
   final void issue(boolean isLoad, String kind) {
@@ -234,30 +195,30 @@ abstract class CommandCosts {
   }
 
   final void load(long rows, long rowBytes) {
-    cost(walkOrder == null ? null : walkOrder::load, () -> {
+    order.load(operator(), costed(() -> {
       issue(true, "load");
       long beats = beats(rows, rowBytes);
       add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
       add(Counter.EXT_READ_BEATS, beats);
       add(Counter.SPAD_WRITES, beats);
       cm.load(beats);
-    });
+    }));
   }
 
   /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
   final void load4(long rows, long rowBytes) {
-    cost(walkOrder == null ? null : walkOrder::load, () -> {
+    order.load(operator(), costed(() -> {
       issue(true, "load4");
       long beats = beats(rows, rowBytes);
       add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
       add(Counter.EXT_READ_BEATS, beats);
       add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
       cm.load4(beats);
-    });
+    }));
   }
 
   final void store(long rows, long rowBytes) {
-    cost(walkOrder == null ? null : walkOrder::store, () -> {
+    order.store(operator(), costed(() -> {
       charge("store");
       add(Counter.COMMANDS, 1);
       cm.fetchAndDecode();
@@ -267,7 +228,7 @@ abstract class CommandCosts {
       add(Counter.EXT_WRITE_BEATS, beats);
       add(Counter.SPAD_READS, beats);
       cm.store(beats);
-    });
+    }));
   }
 
 
@@ -298,22 +259,22 @@ abstract class CommandCosts {
   final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
     long from = elemBytes == 4 ? tag : 0;
     long to = elemBytes == 4 ? tagEnd : 1;
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, true, rows, elems, elemBytes, from, to, c), () -> {
+    order.copy(operator(), true, rows, elems, elemBytes, from, to, costed(() -> {
       copyCommand(true, from, to);
       add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
       add(Counter.DSP_ELEMENTS, rows * elems);
       cm.dspCopy(rows, elems, elemBytes, true);
-    });
+    }));
   }
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.copy(op, false, rows, elems, elemBytes, 0, 1, c), () -> {
+    order.copy(operator(), false, rows, elems, elemBytes, 0, 1, costed(() -> {
       copyCommand(false, 0, 1);
       add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
       add(Counter.DSP_ELEMENTS, rows * elems);
       cm.dspCopy(rows, elems, elemBytes, false);
-    });
+    }));
   }
 
   /**
@@ -334,10 +295,10 @@ abstract class CommandCosts {
     long tag = resultTag;
     long tagRows = resultRows;
     long streamBeats = (sparse ? (k * 5L + 7) / 8 : k) * (((int4 ? (n + 1L) / 2 : n) + line - 1) / line);
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.gemm(op, tag, tagRows, streamBeats, ppmDrain, c), () -> {
+    order.gemm(operator(), tag, tagRows, streamBeats, ppmDrain, costed(() -> {
       streamedGemmCost(m, k, n, int4, sparse, groupScaled, ppmDrain, tag, tagRows);
       drain.run();
-    });
+    }));
   }
 
   private void streamedGemmCost(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
@@ -368,10 +329,10 @@ abstract class CommandCosts {
   private void gemm(int m, int k, int n, boolean sparse, Runnable after) {
     long tag = resultTag;
     long tagRows = resultRows;
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.gemm(op, tag, tagRows, -1, false, c), () -> {
+    order.gemm(operator(), tag, tagRows, -1, false, costed(() -> {
       gemmCost(m, k, n, sparse, tag, tagRows);
       after.run();
-    });
+    }));
   }
 
   private void gemmCost(int m, int k, int n, boolean sparse, long tag, long tagRows) {
@@ -411,23 +372,23 @@ abstract class CommandCosts {
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
   final void ppmLoad(long items, int itemBytes) {
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.ppm(c), () -> {
+    order.ppm(costed(() -> {
       issue(false, "ppmcfg");
       add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
       cm.ppmLoad(items, itemBytes);
-    });
+    }));
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records into parameter bank {@code bank} (beside a GEMM reading the other). */
   final void ppmCfg(long items, int bank) {
-    cost(walkOrder == null ? null : (op, c) -> walkOrder.ppm(c), () -> {
+    order.ppm(costed(() -> {
       charge("ppmcfg");
       add(Counter.COMMANDS, 1);
       cm.fetchAndDecode();
       dispatch(() -> cm.dispatchPpmCfg(bank));
       add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
       cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
-    });
+    }));
   }
 
 }

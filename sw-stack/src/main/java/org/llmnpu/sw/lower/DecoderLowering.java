@@ -60,6 +60,8 @@ public final class DecoderLowering {
   private boolean interleave;
   /** Whether a prefill goes two blocks at a time ({@link #twoBlocks}). */
   private boolean twoBlocks;
+  /** Whether two blocks in flight go skewed ({@link #skewed}). */
+  private boolean skewed;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -129,6 +131,18 @@ public final class DecoderLowering {
    */
   public DecoderLowering twoBlocks(boolean on) {
     this.twoBlocks = on;
+    return this;
+  }
+
+  /**
+   * With {@code on} (and {@link #twoBlocks} in flight), each layer of the pair goes skewed: the first block's RMSNorm
+   * and QKV GEMM, the second block's, then the rest of the first block's layer, then the rest of the second's (each
+   * reading the cache's rows after its QKV GEMM, so the second block's see the first's): the first block's QKV
+   * post-processing may then go beside the second block's QKV streams, and the second's beside the first's O and
+   * feed-forward streams (software pipelining by blocks; inside a block every consumer of a GEMM reads whole rows).
+   */
+  public DecoderLowering skewed(boolean on) {
+    this.skewed = on;
     return this;
   }
 
@@ -273,11 +287,22 @@ public final class DecoderLowering {
     }
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
-      lane.layer(layer, n, pos0 + start);
-      if (two != null) {
+      if (two != null && skewed) {
+        lane.layerHead(layer, n);
         b.secondLane(true);
-        two.layer(layer, n2, pos0 + start + n);
+        two.layerHead(layer, n2);
         b.secondLane(false);
+        lane.layerTail(layer, n, pos0 + start);
+        b.secondLane(true);
+        two.layerTail(layer, n2, pos0 + start + n);
+        b.secondLane(false);
+      } else {
+        lane.layer(layer, n, pos0 + start);
+        if (two != null) {
+          b.secondLane(true);
+          two.layer(layer, n2, pos0 + start + n);
+          b.secondLane(false);
+        }
       }
       b.layerEnd(layer);
     }

@@ -151,11 +151,7 @@ abstract class DspRunCosts extends CommandCosts {
         add(Counter.EXT_READ_BEATS, beats);
         cm.dspLoad(beats);
       };
-      if (walkOrder != null) {
-        walkOrder.programLoad(use.entry(), run.size(), held(load));
-      } else {
-        load.run();
-      }
+      order.programLoad(use.entry(), run.size(), held(load));
     }
     costRun(run, use.entry(), () -> {
       issueResidentRun();
@@ -164,13 +160,9 @@ abstract class DspRunCosts extends CommandCosts {
     });
   }
 
-  /** A run of {@code run} (plain: {@code entry} −1), costed now or held by {@link #walkOrder}. */
+  /** A run of {@code run} (plain: {@code entry} −1), costed in {@link #order}. */
   private void costRun(DspProgram run, int entry, Runnable cost) {
-    if (walkOrder != null) {
-      walkOrder.run(operator(), run, entry, held(cost));
-    } else {
-      cost.run();
-    }
+    order.run(operator(), run, entry, held(cost));
   }
 
   /**
@@ -179,9 +171,7 @@ abstract class DspRunCosts extends CommandCosts {
    */
   final void layerStarts() {
     flushRuns();
-    if (walkOrder != null) {
-      walkOrder.flush();
-    }
+    order.flush();
     if (residency != null) {
       residency.clear();
     }

@@ -37,6 +37,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
   /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
   private boolean interleave;
   private boolean twoBlocks;
+  /** Whether two blocks in flight go skewed ({@link #skewed}). */
+  private boolean skewed;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -140,7 +142,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     }
     reset();
     boolean two = walkTwoBlocks(tokens, pos0);
-    walkOrder = interleave ? new WalkSchedule(p, two) : null;
+    order = interleave ? new WalkSchedule(p, two) : CostOrder.NOW;
     if (fusion == Fusion.FULL) {
       // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld
       residency = new DspResidency(p, two, true);
@@ -168,12 +170,24 @@ public final class PhaseCostModel extends FeedForwardWalk {
       for (int l = 0; l < layers; l++) {
         PhaseCost before = snapshot();
         lane(0);
-        layer(n, pos, l == 0, true);
-        if (n2 > 0) {
-          // the second block's layer (DecoderLowering#blocks): its attention reads the K/V rows the first stored
+        if (n2 > 0 && skewed) {
+          // DecoderLowering#skewed: both blocks' heads, then each block's tail
+          layerHead(n, true);
           lane(1);
-          layer(n2, pos + n, l == 0, false);
+          layerHead(n2, false);
           lane(0);
+          layerTail(n, pos, l == 0);
+          lane(1);
+          layerTail(n2, pos + n, l == 0);
+          lane(0);
+        } else {
+          layer(n, pos, l == 0, true);
+          if (n2 > 0) {
+            // the second block's layer (DecoderLowering#blocks): its attention reads the K/V rows the first stored
+            lane(1);
+            layer(n2, pos + n, l == 0, false);
+            lane(0);
+          }
         }
         if (l == layers - 1 && layers < c.layers()) {
           PhaseCost one = snapshot().minus(before);
@@ -207,9 +221,21 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
+  /**
+   * Two blocks in flight ({@link #interleave}) skewed as {@link DecoderLowering#skewed}: per layer both blocks'
+   * RMSNorm and QKV GEMM, then the rest of each block's layer.
+   */
+  public PhaseCostModel skewed(boolean on) {
+    this.skewed = on;
+    if (lowering != null) {
+      lowering.skewed(on);
+    }
+    return this;
+  }
+
   /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
   public long walkMovedCommands() {
-    return walkOrder == null ? 0 : walkOrder.moved();
+    return order.moved();
   }
 
   /** Why the last exact step did not go two blocks at a time ({@link DecoderLowering#twoBlocksWhyNot}), or "". */
@@ -225,7 +251,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks);
+          .twoBlocks(twoBlocks).skewed(skewed);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
@@ -251,9 +277,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
   /** The commands from now on are token block {@code lane}'s (two blocks in flight: 1 for the second). */
   private void lane(int lane) {
     flushRuns();
-    if (walkOrder != null) {
-      walkOrder.lane(lane);
-    }
+    order.lane(lane);
     if (residency != null) {
       residency.secondLane(lane == 1);
     }
@@ -269,6 +293,27 @@ public final class PhaseCostModel extends FeedForwardWalk {
 
   /** A layer of a block; {@code starts}: a new window of the interleaver (not the second block in flight's layer). */
   private void layer(int n, int pos, boolean firstLayer, boolean starts) {
+    vectorsIn(starts);
+    cacheIn(n, pos);
+    qkv(n);
+    afterQkv(n, pos, firstLayer);
+  }
+
+  /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
+  private void layerHead(int n, boolean starts) {
+    vectorsIn(starts);
+    qkv(n);
+  }
+
+  /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
+  private void layerTail(int n, int pos, boolean firstLayer) {
+    operator("layer vectors, KV cache");
+    cacheIn(n, pos);
+    afterQkv(n, pos, firstLayer);
+  }
+
+  /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
+  private void vectorsIn(boolean starts) {
     if (starts) {
       layerStarts();
     }
@@ -292,11 +337,18 @@ public final class PhaseCostModel extends FeedForwardWalk {
         dspIn(1, kn[1], FP16);
       }
     }
+  }
+
+  /** The cache's rows {@code [0, pos)} into the scratchpad ({@link AttentionLowering}). */
+  private void cacheIn(int n, int pos) {
     if (pos > 0) {
       load(pos, kvBytes);
       load(pos, kvBytes);
     }
     keyLinesIn(n, pos);
+  }
+
+  private void qkv(int n) {
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
@@ -308,6 +360,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
     }
     operator("QKV GEMM");
     gemms(n, c.dim(), qkvN);
+  }
+
+  private void afterQkv(int n, int pos, boolean firstLayer) {
     qkvRopeKvOut(n, pos);
     attend(n, pos, firstLayer);
     operator("O GEMM");

@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * (a {@code dspin}, {@code dspout} or resident {@code dsprun}), their estimated controller cycles there, a streamed
  * GEMM's W beats, a run's {@link CommandFootprint.RegisterUse} and whether they are a load that may start before a
  * stream. The lowering's interleaver fills it from the commands it is given (footprints from their addresses); the
- * cost model's extrapolated walk ({@link CommandCosts#interleaveWalk}) from the commands it costs (footprints from the
- * walk's stand-in ranges, {@link WalkFootprints}), so both order their commands by the same rules.
+ * cost model's extrapolated walk ({@link WalkSchedule}, the {@link CostOrder} of {@link CommandCosts}) from the
+ * commands it costs (footprints from the walk's stand-in ranges), so both order their commands by the same rules.
  *
  * <p>The rules (see {@link BlockInterleaver}): program order, except that when the next command may go beside a stream
  * and a later streamed GEMM depends on no command still held, that GEMM goes first; before a streamed GEMM (with

@@ -29,7 +29,7 @@ import org.llmnpu.sw.lower.CommandFootprint.State;
  * </ul>
  * The budget beside a stream (its W beats) and each copy's and resident run's estimate are the interleaver's.
  */
-final class WalkSchedule {
+final class WalkSchedule implements CostOrder {
   /** The scratchpad stand-ins: per lane a span of this many, results from 0, the other bytes at {@link #OPERANDS}. */
   private static final long LANE_SPAN = 1L << 40;
   private static final long OPERANDS = LANE_SPAN / 2;
@@ -47,24 +47,30 @@ final class WalkSchedule {
   }
 
   /** The commands from now on are block {@code lane}'s (0 or 1). */
-  void lane(int lane) {
+  @Override
+  public void lane(int lane) {
     this.lane = lane;
   }
 
   /** Costs every held command in the interleaver's order (a window's end). */
-  void flush() {
+  @Override
+  public void flush() {
     schedule.flush();
   }
 
   /** Commands moved beside a streamed GEMM (or loads started before one) so far. */
-  long moved() {
+  @Override
+  public long moved() {
     return schedule.moved();
   }
 
-  /** Whether commands of {@code operator} (a profile row) touch the K/V cache. */
-  private static boolean cache(String operator) {
+  /**
+   * Whether commands of {@code operator} (a profile row) touch the K/V cache: the K/V rows out, the cache's loads and
+   * stores and the attention (not the RMSNorm before it, not the QKV GEMM, whose results are the block's).
+   */
+  static boolean cache(String operator) {
     return operator.startsWith("attention") && !operator.equals("attention RMSNorm") || operator.contains("K/V")
-        || operator.contains("KV");
+        || operator.contains("KV cache");
   }
 
   private long base() {
@@ -93,24 +99,25 @@ final class WalkSchedule {
   }
 
   /** A {@code load}/{@code load4} into the scratchpad (a load may start before a stream). */
-  void load(String operator, Runnable cost) {
+  @Override
+  public void load(String operator, Runnable cost) {
     List<Access> a = new ArrayList<>(List.of(operands(true)));
     addCache(a, operator);
     hold(a, cost, false, 0, -1, null, true);
   }
 
   /** A {@code store} from the scratchpad. */
-  void store(String operator, Runnable cost) {
+  @Override
+  public void store(String operator, Runnable cost) {
     List<Access> a = new ArrayList<>(List.of(operands(false), new Access(State.EXT, 0, 1, true)));
     addCache(a, operator);
     hold(a, cost, false, 0, -1, null, false);
   }
 
-  /**
-   * A {@code dspin} ({@code in}) or {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes}
-   * bytes; an INT32 {@code dspin} reads result buffers {@code [tag, tagEnd)} (tag 0: none).
-   */
-  void copy(String operator, boolean in, long rows, long elems, int elemBytes, long tag, long tagEnd, Runnable cost) {
+  /** Reads its result buffers or writes the lane's other bytes, writes the lane's DSP rows; estimated by lines. */
+  @Override
+  public void copy(String operator, boolean in, long rows, long elems, int elemBytes, long tag, long tagEnd,
+                   Runnable cost) {
     List<Access> a = new ArrayList<>();
     a.add(dspRows(in));
     a.add(in && tag != 0 ? results(tag, Math.max(1, tagEnd - tag), false) : operands(!in));
@@ -122,11 +129,9 @@ final class WalkSchedule {
     hold(a, cost, true, estimate, -1, null, false);
   }
 
-  /**
-   * A GEMM writing result buffer {@code tag} ({@code rows} rows); a streamed one's W beats {@code streamBeats} (−1: its
-   * weights are in the scratchpad); {@code ppm}: its results drain through the PPM.
-   */
-  void gemm(String operator, long tag, long rows, long streamBeats, boolean ppm, Runnable cost) {
+  /** Reads the lane's other bytes, writes its result buffer (through the PPM: reads it, writes the lane's bytes). */
+  @Override
+  public void gemm(String operator, long tag, long rows, long streamBeats, boolean ppm, Runnable cost) {
     List<Access> a = new ArrayList<>(List.of(operands(false), results(tag, rows, true)));
     if (ppm) {
       a.add(new Access(State.PPM, 0, 1, false));
@@ -137,7 +142,8 @@ final class WalkSchedule {
   }
 
   /** A {@code ppmcfg} or {@code pputab}. */
-  void ppm(Runnable cost) {
+  @Override
+  public void ppm(Runnable cost) {
     hold(List.of(new Access(State.PPM, 0, 1, true)), cost, false, 0, -1, null, false);
   }
 
@@ -145,7 +151,8 @@ final class WalkSchedule {
    * A {@code dsprun} of {@code program}: plain ({@code entry} −1: its words loaded at 0) or resident from word
    * {@code entry}.
    */
-  void run(String operator, DspProgram program, int entry, Runnable cost) {
+  @Override
+  public void run(String operator, DspProgram program, int entry, Runnable cost) {
     List<Access> a = new ArrayList<>();
     a.add(entry < 0 ? new Access(State.DSP_PROGRAM, 0, program.size(), true)
         : new Access(State.DSP_PROGRAM, entry, entry + program.size(), false));
@@ -157,12 +164,14 @@ final class WalkSchedule {
   }
 
   /** A {@code dspld} of {@code words} program words at {@code at} (may start before a stream). */
-  void programLoad(int at, long words, Runnable cost) {
+  @Override
+  public void programLoad(int at, long words, Runnable cost) {
     hold(List.of(new Access(State.DSP_PROGRAM, at, at + words, true)), cost, false, 0, -1, null, true);
   }
 
   /** A command that orders everything (the step's first and last, the DSP's tables). */
-  void barrier(Runnable cost) {
+  @Override
+  public void barrier(Runnable cost) {
     hold(CommandFootprint.barrier().accesses(), cost, false, 0, -1, null, false);
   }
 

@@ -1,8 +1,10 @@
 package org.llmnpu.sw.lower;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
@@ -40,14 +42,33 @@ class WalkScheduleTest {
     PhaseCostModel two = model(w, m, true).interleave(true, true);
     PhaseCost interleaved = two.step(tokens, 0, 5);
     PhaseCost one = model(w, m, true).interleave(true, false).step(tokens, 0, 5);
+    // DecoderLowering#skewed: both blocks' QKV GEMMs first, then each block's rest of the layer
+    PhaseCost skewed = model(w, m, true).interleave(true, true).skewed(true).step(tokens, 0, 5);
     for (Counter c : new Counter[] {Counter.MACS, Counter.DENSE_MACS, Counter.DMA_LOAD_BYTES, Counter.DMA_STORE_BYTES,
         Counter.DSP_ELEMENTS, Counter.DSP_INSTRUCTIONS, Counter.SPAD_READS, Counter.SPAD_WRITES}) {
       assertEquals(sequential.counter(c), interleaved.counter(c), c.name());
       assertEquals(sequential.counter(c), one.counter(c), c.name());
+      assertEquals(sequential.counter(c), skewed.counter(c), c.name());
     }
     // the second block's runs re-load their programs by a dspld (DspResidency#secondLane): more commands, not fewer
     assertTrue(interleaved.counter(Counter.COMMANDS) > sequential.counter(Counter.COMMANDS));
     assertEquals(sequential.counter(Counter.COMMANDS), one.counter(Counter.COMMANDS));
     assertTrue(two.walkMovedCommands() > 0, "nothing moved beside a W stream");
+  }
+
+  /**
+   * The K/V cache's stand-in range is written by the K/V and attention operators only: the QKV GEMM ("QKV" holds
+   * "KV") writing it held every K/V-out command of the other block behind its streams.
+   */
+  @Test
+  void onlyTheKvAndAttentionOperatorsTouchTheCache() {
+    for (String op : new String[] {"QKV scale, RoPE, K/V out", "layer vectors, KV cache", "attention scores",
+        "attention scale, SoftMax", "attention P·V GEMM", "attention outputs"}) {
+      assertTrue(WalkSchedule.cache(op), op);
+    }
+    for (String op : new String[] {"QKV GEMM", "attention RMSNorm", "O GEMM", "W1/W3 GEMM", "SwiGLU", "W2 GEMM",
+        "residual, FFN RMSNorm", "lm head", "setup"}) {
+      assertFalse(WalkSchedule.cache(op), op);
+    }
   }
 }

@@ -58,7 +58,8 @@ class PrefillProfileBench {
 
   /**
    * The same prefill with the walk in the interleaver's order ({@code PhaseCostModel#interleave}, {@code WalkSchedule}):
-   * one block at a time, then two blocks in flight layer by layer, against today's order; by operator, and the layer's
+   * one block at a time, then two blocks in flight layer by layer, then skewed (both blocks' QKV GEMMs first), against
+   * today's order; by operator, and the layer's
    * cycles against its MACs ({@link #summary}). Opt-in in the estimate (sw-stack README, "The 7B walk in the
    * interleaver's order").
    */
@@ -68,17 +69,18 @@ class PrefillProfileBench {
       EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, new ArrayList<>());
       MachineParams p = t.npu().machine();
       ModelConfig c = ModelShapes.of("llama-2-7b").config();
-      for (int mode = 0; mode < 3; mode++) {
+      for (int mode = 0; mode < 4; mode++) {
         PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
             WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
             WeightFormats.mx(quant), Fusion.FULL);
         if (mode > 0) {
-          cost.interleave(true, mode == 2);
+          cost.interleave(true, mode >= 2).skewed(mode == 3);
         }
         Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
         Map<String, long[]> ops = byOperator(rows);
         System.out.printf(Locale.ROOT, "%n%s, %s: layer 0 plus setup and LM head %,d cycles, %,d commands%n", quant,
-            new String[] {"program order", "interleaved, one block at a time", "interleaved, two blocks in flight"}[mode],
+            new String[] {"program order", "interleaved, one block at a time", "interleaved, two blocks in flight",
+                "interleaved, two blocks in flight skewed (DecoderLowering#skewed)"}[mode],
             rows.values().stream().mapToLong(v -> v[0]).sum(), rows.values().stream().mapToLong(v -> v[1]).sum());
         summary(c, p, ops);
       }
