@@ -19,9 +19,10 @@ import org.llmnpu.verilator.SimModes;
  * Each program here must therefore execute only its own words ({@link DspChainsProgramMemoryTest}) and then matches
  * the golden on a reused model: memory, status, every counter and the cycles. On the small NPU with 512 program words
  * (the depth at which the generator used to reuse its kernel area within one program and load a later stage's
- * program, truncated, for an earlier stage) this failed before the fix: program 1 counted other DSP instructions and
- * cycles than the golden (the edge64 report's finding 1), and some programs' golden ran into the DSP watchdog
- * (finding 3).
+ * program, truncated, for an earlier stage) this failed before the fix: the second program (seed 3), run on the model
+ * the first had used, finished on the RTL while the golden, running NOPs where the RTL had the first program's words,
+ * spun to WATCHDOG (the edge64 report's findings 1 and 3: other DSP counts on a reused model, a golden DSP run that
+ * never halts).
  */
 class ReusedDspModelCosimTest {
   /** The small NPU with the program memory of edge-64 (512 words). */
