@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.numerics.gemm.Sparsity;
-import org.llmnpu.numerics.gemm.TiledGemm;
-import org.llmnpu.numerics.gemm.TiledGemmConfig;
 import org.llmnpu.numerics.ppu.Ppm;
 import org.llmnpu.numerics.ppu.PpuFitter;
 import org.llmnpu.numerics.ppu.PpuFormat;
@@ -92,16 +89,7 @@ class GatedGemmCommandTest {
         byte[] mem = image(r, prog, params, bias);
         IsaSimulator.Result res = IsaSimulator.run(machine(ppu), mem, 0);
         assertEquals(ErrorCause.NONE, res.error());
-        byte[][] x = new byte[m][k];
-        byte[][] w = new byte[k][n];
-        for (int i = 0; i < m; i++) {
-          System.arraycopy(mem, X + 64 * i, x[i], 0, k);
-        }
-        for (int i = 0; i < k; i++) {
-          System.arraycopy(mem, W + 64 * i, w[i], 0, n);
-        }
-        int[][] acc = TiledGemm.run(new TiledGemmConfig(4, 4, 8, 32, TiledGemmConfig.ALL_K_TILES, Sparsity.NONE), x, w)
-            .y();
+        int[][] acc = GemmPpmCommandTest.accumulators(mem, X, W, m, k, n);
         int saturated = 0;
         for (int i = 0; i < m; i++) {
           for (int j = 0; j < 64; j++) {

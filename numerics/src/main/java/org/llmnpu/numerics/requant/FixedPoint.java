@@ -43,10 +43,7 @@ public final class FixedPoint {
         if (exponent < 0 || exponent > 31) {
             throw new IllegalArgumentException("exponent must be in [0, 31], got " + exponent);
         }
-        long mask = (1L << exponent) - 1;
-        long remainder = x & mask;
-        long threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-        return (x >> exponent) + (remainder > threshold ? 1 : 0);
+        return (int) roundingDivideByPOT((long) x, exponent);
     }
 
     /**
