@@ -17,7 +17,7 @@ package org.llmnpu.numerics.requant;
  * ({@link #params}). Why the gate multiplies after the Q0.31 multiplier and not the accumulator: the PPM keeps its one
  * 32×31-bit multiplier per lane and adds a 32×8-bit one and a wider final shift, instead of a 41×31-bit multiplier;
  * {@code t} carries 32 bits, so the intermediate rounding adds at most {@code |gate|/256 ≤ 1/2} LSB before the final
- * rounding (result within 1 LSB of the exact {@code acc·gate·M·2^(shift−38)}, PpmTest holds it).
+ * rounding (result within 1 LSB of the exact {@code acc·gate·M·2^(shift−38)}, GatedRequantizerTest holds it).
  */
 public final class GatedRequantizer {
     /** Fraction bits of the gate code: the code stands for {@code gate / 2^7}. */
