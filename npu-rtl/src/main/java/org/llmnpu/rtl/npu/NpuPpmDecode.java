@@ -55,8 +55,10 @@ final class NpuPpmDecode {
         : p.sparsity() == Command.S4_8 ? sparsity.eq(Command.S2_4) : sparsity.eq(Command.S2_4).or(sparsity.eq(Command.S4_8));
     Bool gemmPpm = isGemm.and(w.get(2).slice(21, 21).eq(1));
     Bool noTable = p.ppu() ? isPpm.or(gemmPpm).and(tableLoaded.not()) : isPpuTab;
-    // gemm gate=1 (word 2 bit 24, the SwiGLU gate through the PPM): the golden's UNSUPPORTED without ppmGate
-    Bool gated = isGemm.and(w.get(2).slice(24, 24).eq(1));
+    // gemm gate=1 (word 2 bit 24, the SwiGLU gate through the PPM): the golden's UNSUPPORTED without ppmGate; from a
+    // register computed a cycle early (NpuFetch#registeredFlag), off the decode's paths
+    Bool gated = npu.fetch.registeredFlag("decode_gemmGated", c -> c.lsbs(8).eq(Opcode.GEMM.code())
+        .and(c.slice(2 * 32 + 24, 2 * 32 + 24).eq(1)));
     unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)).or(gated));
 
     UInt channels = w.get(2);
