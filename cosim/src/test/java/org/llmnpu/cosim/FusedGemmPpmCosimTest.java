@@ -115,6 +115,11 @@ class FusedGemmPpmCosimTest {
         {Program.builder().ppmCfg(0x8400, p.ppmChannels() + 1), ErrorCause.BAD_SHAPE, 0},
         {Program.builder().ppmCfg(0x8400, 2, 0xFFFF_FFFFL), ErrorCause.BAD_SHAPE, 0},
         {Program.builder().ppmCfg(0x8400, 2, 0, 2), ErrorCause.BAD_SHAPE, 0},
+        // the SwiGLU gate (gemm gate=1): no NPU built here has the PPM's gate operand (MachineParams.ppmGate)
+        {Program.builder().ppuTab(0x8000).add(new Command.Gemm(1, 4, 4, 0, 8, 64, 4, 128, 16, Command.DENSE, 0, 0, 0,
+            1, 1)), ErrorCause.UNSUPPORTED, 1},
+        {Program.builder().add(new Command.Gemm(1, 4, 4, 0, 8, 64, 4, 128, 16, Command.DENSE, 0, 0, 0, 0, 1)),
+            ErrorCause.UNSUPPORTED, 0},
     };
     byte[] image = new byte[(int) p.extMemBytes()];
     byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.GELU, PpuFormat.DEFAULT));

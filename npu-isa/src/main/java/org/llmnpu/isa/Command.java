@@ -106,10 +106,19 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
    * signed INT4 entries, 2 (bit 22 instead) that they are group-scaled INT4 ({@link StreamedWeights}: each group of
    * 32 W rows preceded by two rows of per-column multipliers, the entries widened to INT8 on the stream);
    * {@code ppm} (bit 21) 1 routes the results through the PPM (per-column parameters of parameter bank 0) and
-   * writes INT8 codes to Y instead of INT32; 2 (bits 21 and 23) does so with parameter bank 1 ({@link PpmCfg}).
+   * writes INT8 codes to Y instead of INT32; 2 (bits 21 and 23) does so with parameter bank 1 ({@link PpmCfg});
+   * {@code gate} (bit 24, only with {@code ppm}) 1 multiplies each result in the PPM by the INT8 gate code already at its
+   * Y byte (the SwiGLU gate, in place: {@code numerics.ppu.Ppm.processGated}; an NPU with
+   * {@link MachineParams#ppmGate()}).
    */
   record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
-              long sparsity, long accumulate, long wStream, long wInt4, long ppm) implements Command {
+              long sparsity, long accumulate, long wStream, long wInt4, long ppm, long gate) implements Command {
+    /** A GEMM without the gate operand. */
+    public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+                long sparsity, long accumulate, long wStream, long wInt4, long ppm) {
+      this(m, k, n, x, xStride, w, wStride, y, yStride, sparsity, accumulate, wStream, wInt4, ppm, 0);
+    }
+
     /** A GEMM without the fused-datapath flags. */
     public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
                 long sparsity, long accumulate) {
@@ -157,9 +166,14 @@ public sealed interface Command permits Command.Load, Command.Store, Command.Gem
       return ppm == 2 ? 1 : 0;
     }
 
+    /** Whether the PPM multiplies each result by the gate code at its Y byte (word 2 bit 24, the SwiGLU gate). */
+    public boolean gated() {
+      return gate != 0;
+    }
+
     /** Whether any fused-datapath flag is set. */
     public boolean fused() {
-      return wStream != 0 || wInt4 != 0 || ppm != 0;
+      return wStream != 0 || wInt4 != 0 || ppm != 0 || gate != 0;
     }
 
     @Override

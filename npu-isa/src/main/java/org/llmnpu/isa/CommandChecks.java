@@ -146,8 +146,11 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
-      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded)) {
-        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table)
+      if (g.gated() && !p.ppmGate()) {
+        return ErrorCause.UNSUPPORTED; // the gate operand needs a PPM built with it
+      }
+      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded && !g.gated())) {
+        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table unless gated)
       }
       if (g.streamsWeights() && !(p.weightStream() && engine.weightStream()
           && (g.sparsity() == Command.DENSE || !g.int4Weights()))) {
@@ -166,8 +169,8 @@ final class CommandChecks {
           || g.groupScaledWeights() && g.k() > StreamedWeights.MAX_GROUP_SCALED_K) {
         return ErrorCause.BAD_SHAPE; // INT4 only on the stream; word 2 bits 20 and 22 not both; 16-bit stream rows
       }
-      if (g.throughPpm() && g.accumulates()) {
-        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into
+      if (g.throughPpm() && g.accumulates() || g.gated() && !g.throughPpm()) {
+        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into; the gate is a PPM operand
       }
       if (g.streamsWeights()) {
         return checkStreamedGemm(g);

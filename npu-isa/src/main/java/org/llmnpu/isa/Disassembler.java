@@ -114,7 +114,8 @@ public final class Disassembler {
     public String visitGemm(Command.Gemm g) {
       return line(g, g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride())
           + (g.sparsity() != Command.DENSE ? " sparsity=" + g.sparsity() : "") + (g.accumulates() ? " accumulate=1" : "")
-          + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=" + g.ppm() : "");
+          + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=" + g.ppm() : "")
+          + (g.gated() ? " gate=1" : "");
     }
 
     @Override

@@ -169,7 +169,7 @@ final class AttentionLowering {
       return;
     }
     for (int t = 0; t < n; t++) {
-      e.residual(t, l.rDO + t, l.rWsO);
+      e.residual(t, l.rDO + t, null, l.rWsO);
     }
   }
 

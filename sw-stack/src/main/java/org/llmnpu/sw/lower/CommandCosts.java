@@ -361,13 +361,24 @@ abstract class CommandCosts {
     resultRows = rows;
   }
 
-  /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
-  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank) {
+  /**
+   * A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1
+   * ppm=1}); {@code gate}: times the gate codes at Y ({@code gate=1}), whose drain reads a gate line a row per line of
+   * codes over the read port, its results then every scratchpad byte (as {@link #accumulatingGemm}).
+   */
+  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank, boolean gate) {
+    long tag = resultTag;
+    long rows = resultRows;
+    resultTag = gate ? 0 : tag;
+    resultRows = gate ? Long.MAX_VALUE : rows;
     streamedGemm(m, k, n, int4, sparse, false, true, () -> {
       add(Counter.PPM_ELEMENTS, (long) m * n);
+      add(Counter.SPAD_READS, gate ? m * ((n + (long) line - 1) / line) : 0);
       cm.drainThroughPpm(bank);
       noteBesideWindow();
     });
+    resultTag = tag;
+    resultRows = rows;
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */

@@ -32,10 +32,7 @@ final class LoweringEmitter {
   private boolean streamedGroupScaled;
   private int streamedK;
 
-  /**
-   * The static scale of the next {@link #normQuantize} (its GEMM's calibrated input scale), or 0: dynamic. Set by the
-   * parts for the sites the PPM epilogue makes static ({@link StaticScales}).
-   */
+  /** The static scale of the next {@link #normQuantize} (its GEMM's calibrated {@link StaticScales}), or 0: dynamic. */
   double inputScale;
   /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
   final StaticScales epilogue;
@@ -116,7 +113,7 @@ final class LoweringEmitter {
    */
   void residualNormQuantize(int t, int scaleRow, int wsRow, int gamma, int normScaleRow, long xs) {
     if (keepsX()) {
-      residual(t, scaleRow, wsRow);
+      residual(t, scaleRow, null, wsRow);
       normQuantize(t, gamma, normScaleRow, xs);
       return;
     }
@@ -203,16 +200,16 @@ final class LoweringEmitter {
     }
   }
 
-  /** x_t += dequantize(Y_t) (a dim-wide result of the last block GEMM). */
-  void residual(int t, int scaleRow, int wsRow) {
+  /** x_t += dequantize(Y_t) (a dim-wide result of the last block GEMM); the scale at {@code scaleRow}, or {@code c}. */
+  void residual(int t, int scaleRow, Short c, int wsRow) {
     int dim = l.c.dim();
     resultIn((long) t * l.yStride, dim, l.rAcc, wsRow);
     xIn(t);
     if (keepsX()) {
-      run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX));
+      run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), c, l.rX, l.rX));
       return;
     }
-    run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX2));
+    run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), c, l.rX, l.rX2));
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
   }
 
@@ -369,12 +366,13 @@ final class LoweringEmitter {
   /**
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
    * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0, into parameter bank {@link #ppmBank}) and
-   * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
-   * {@code yStride} apart; with {@code records} negative no PPM: the columns' INT32 results to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
+   * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows {@code yStride} apart
+   * ({@code gate}: times the gate code at that byte, {@code gate=1}); with {@code records} negative no PPM: INT32 results
+   * to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
    * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
    */
   void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
-               int xStride, long y, long records) {
+               int xStride, long y, long records, boolean gate) {
     int unit = int4 ? 2 * l.line : l.line;
     int tile = Math.max(unit, l.p.maxN() / unit * unit);
     boolean ppm = records >= 0;
@@ -386,7 +384,7 @@ final class LoweringEmitter {
       }
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride,
-          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0));
+          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0));
     }
   }
 

@@ -141,17 +141,24 @@ abstract class PhaseWalk extends DspRunCosts {
 
   /** The residual after a block GEMM over {@code k}. */
   void residual(int k) {
+    residual(k, false);
+  }
+
+  /** As {@link #residual(int)}; {@code constantScale}: the input scale a constant, not a row (a static W2 input scale). */
+  void residual(int k, boolean constantScale) {
+    int scaleRow = constantScale ? -1 : 1;
+    Short constant = constantScale ? (short) 0x3C00 : null;
     resultIn(k, c.dim());
     xIn();
     // the lowering's residual runs differ only in the token's scale row, a row base: one rewritten program
     boolean shared = sharedRuns;
     sharedRuns = true;
     if (keepsX) {
-      run("residual scale in place", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 4));
+      run("residual scale in place", () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 4));
       sharedRuns = shared;
       return;
     }
-    run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    run("residual scale", () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 5));
     sharedRuns = shared;
     dspOut(1, c.dim(), FP16);
   }

@@ -7,6 +7,8 @@ import org.llmnpu.numerics.ppu.PpuFitter;
 import org.llmnpu.numerics.ppu.PpuFormat;
 import org.llmnpu.numerics.ppu.PpuTable;
 import org.llmnpu.numerics.ppu.QuantSpec;
+import org.llmnpu.numerics.requant.GatedRequantizer;
+import org.llmnpu.numerics.requant.OutputFormat;
 import org.llmnpu.numerics.requant.QuantizedMultiplier;
 import org.llmnpu.sw.model.ModelWeights;
 
@@ -23,6 +25,10 @@ import org.llmnpu.sw.model.ModelWeights;
  *   static scale, the column's weight scale as the DSP path uses it — FP16 {@code s_n·2^-σ} times {@code 2^σ} — and
  *   the gate's static output scale), zero point 0. The up (W3) columns leave the array as INT32 and the DSP
  *   dequantizes them (an identity table and two {@code ppmcfg}s a layer cost more than that).</li>
+ *   <li>on an NPU whose PPM has the gate operand ({@link #gated}, {@code MachineParams.ppmGate}), per up column a
+ *   {@code ppmcfg} record of the gated requantization ({@code gemm ppm=1 gate=1}: up's INT32 times the SiLU code already
+ *   at the Y byte, {@code numerics} {@code GatedRequantizer}): multiplier {@code 128·s_x·s_n·s_silu / s_h}, {@code s_h}
+ *   the W2 input's static scale ({@link StaticScales.Site#W2_IN}), bias and zero point 0.</li>
  * </ul>
  * The static scales are {@link StaticScales}, calibrated when a fused decoder first needs the data
  * ({@link LoweredModel#epilogueScales}); a layout without weights uses placeholders (same commands).
@@ -37,6 +43,8 @@ final class PpmEpilogues {
   private final LoweredModel m;
   /** Whether the epilogue applies to this model and machine (see the class comment). */
   final boolean applies;
+  /** Whether the up columns' records of the gated PPM are written too (an NPU whose PPM has the gate operand). */
+  final boolean gated;
   /** First W3 column of the aligned W1|W3 copy. */
   final int h3;
   /** Columns of the aligned copy. */
@@ -52,12 +60,13 @@ final class PpmEpilogues {
     var c = model.config();
     var p = model.machine();
     applies = applies(p, c.dim(), model.weightGroup, model.sparsity, model.mxFormat);
+    gated = applies && p.ppmGate();
     h3 = LoweredModel.roundUp(c.hiddenDim(), 2 * line);
     n13 = h3 + c.hiddenDim();
     tableBytes = LoweredModel.roundUp(IsaSimulator.ppuTableBytes(), line);
     w13Bytes = LoweredModel.roundUp(model.sparsity == Command.S2_4 ? model.streamedSparseBytes(c.dim(), n13)
         : model.matrixBytes(c.dim(), n13), line);
-    layerBytes = w13Bytes + tableBytes + LoweredModel.roundUp((long) c.hiddenDim() * Command.PPM_RECORD_BYTES, line);
+    layerBytes = w13Bytes + tableBytes + (gated ? 2 : 1) * recordBytes(c.hiddenDim(), line);
     base = applies ? (top - layerBytes * c.layers()) / line * line : top;
   }
 
@@ -112,6 +121,15 @@ final class PpmEpilogues {
     return siluTable(layer) + tableBytes;
   }
 
+  /** The up columns' gated records ({@link #gated} only): after the gate's. */
+  long upRecords(int layer) {
+    return gateRecords(layer) + recordBytes(m.config().hiddenDim(), m.machine().lineBytes());
+  }
+
+  private static long recordBytes(int channels, int line) {
+    return LoweredModel.roundUp((long) channels * Command.PPM_RECORD_BYTES, line);
+  }
+
   /** Writes every layer's data into {@code image} (weights and their scales already written) for {@code scales}. */
   void write(byte[] image, ModelWeights w, StaticScales scales) {
     var c = m.config();
@@ -127,6 +145,12 @@ final class PpmEpilogues {
       for (int n = 0; n < c.hiddenDim(); n++) {
         put(image, gateRecords(l) + (long) n * Command.PPM_RECORD_BYTES,
             record(sx * weightScale(image, vectors + 2L * (m.vW1 + n), sigma) / sGate));
+        if (gated) {
+          var params = GatedRequantizer.params(sx * weightScale(image, vectors + 2L * (m.vW3 + n), sigma), sSilu,
+              scales.of(StaticScales.Site.W2_IN, l), 0, OutputFormat.INT8);
+          put(image, upRecords(l) + (long) n * Command.PPM_RECORD_BYTES,
+              IsaSimulator.ppmRecord(0, params.multiplier(), 0));
+        }
       }
     }
   }

@@ -14,8 +14,9 @@ import org.llmnpu.sw.model.Transformer;
  * Calibrated <i>static</i> activation scales of the fused lowering's quantization sites (the PPM's requantization
  * multiplier is fixed per column, so a GEMM whose epilogue runs on the PPM needs its input's and its output's scales
  * known before the program runs). Per layer: the QKV input and the W1|W3 input (RMSNorm outputs), the gate
- * pre-activation (the SiLU table's input), SiLU(gate) and up; the LM-head input once. (The W2 input stays dynamic:
- * a static scale there lost too much accuracy, see {@link FeedForwardLowering}.)
+ * pre-activation (the SiLU table's input), SiLU(gate), up and the W2 input {@code SiLU(gate)·up} (used only where the
+ * SwiGLU gate runs through the PPM, {@code gemm gate=1}: elsewhere the W2 input keeps its dynamic per-token scale); the
+ * LM-head input once.
  *
  * <p>Each scale is {@code absmax / 127} (symmetric INT8, zero point 0) of the site's values over a calibration set:
  * {@link #CALIBRATION_SEQUENCES} sequences of {@link #CALIBRATION_LENGTH} tokens sampled from the FP32 model with
@@ -24,6 +25,10 @@ import org.llmnpu.sw.model.Transformer;
  * and on stories260K clipping the largest activations cost more accuracy than the resolution it buys. A tiny floor
  * ({@code 2^-8/127}, as the dynamic quantizer's) keeps a silent site's scale positive. Computed in a
  * few seconds for stories260K, cached by content ({@link StaticScalesCache}).
+ *
+ * <p>The W2 input is the exception: its values are heavy-tailed (a product of two activations), so its scale is the
+ * clipping point that minimizes the calibration set's squared quantization error, {@code argmin_c Σ (x − Q_c(x))²} over
+ * {@code c} = absmax·2^(−i/8), i = 0..63 ({@link #clippedScale}), not its absmax.
  */
 public final class StaticScales {
   /** Sequences of the calibration set. */
@@ -33,7 +38,7 @@ public final class StaticScales {
   private static final double FLOOR = Math.scalb(1.0, -8) / 127;
 
   /** The per-layer sites. */
-  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP }
+  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP, W2_IN }
 
   private final double[][] scales;
   private final double lmIn;
@@ -59,7 +64,7 @@ public final class StaticScales {
   public static StaticScales calibrate(ModelWeights w) {
     int length = Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen());
     String set = "sampled " + CALIBRATION_SEQUENCES + "x" + length + " seed " + SampledSequences.CALIBRATION_SEED
-        + " absmax";
+        + " absmax, W2 input mse-clipped";
     return StaticScalesCache.get(w, set, () -> calibrate(w, SampledSequences.sample(new Transformer(w),
         CALIBRATION_SEQUENCES, length, SampledSequences.CALIBRATION_SEED)));
   }
@@ -109,11 +114,16 @@ public final class StaticScales {
     ModelConfig c = w.config();
     double[][] absmax = new double[c.layers()][Site.values().length];
     double[] lm = new double[1];
+    List<List<float[]>> hidden = new ArrayList<>();
+    for (int l = 0; l < c.layers(); l++) {
+      hidden.add(new ArrayList<>());
+    }
     for (int[] seq : sequences) {
       QuantSiteForward.run(w, w.layers(), w.lmHead(), seq, (site, layer, x) -> {
         switch (site) {
           case QKV_IN -> note(absmax[layer], Site.QKV_IN, x);
           case W13_IN -> feedForward(w.layers()[layer], absmax[layer], x);
+          case W2_IN -> hidden.get(layer).add(x.clone());
           case LM_IN -> lm[0] = Math.max(lm[0], max(x));
           default -> {
           }
@@ -127,6 +137,7 @@ public final class StaticScales {
       for (int i = 0; i < s[l].length; i++) {
         s[l][i] = Math.max(FLOOR, absmax[l][i] / 127);
       }
+      s[l][Site.W2_IN.ordinal()] = Math.max(FLOOR, clippedScale(hidden.get(l)));
     }
     return new StaticScales(s, Math.max(FLOOR, lm[0] / 127));
   }
@@ -142,6 +153,34 @@ public final class StaticScales {
       silu[i] = Ops.silu(gate[i]);
     }
     note(absmax, Site.SILU, silu);
+  }
+
+  /**
+   * The symmetric INT8 scale {@code c/127} whose clipping point {@code c} among absmax·2^(−i/8), i = 0..63, gives the
+   * least squared error {@code Σ (x − clamp(round(x/s), −127, 127)·s)²} over every value of {@code vectors}.
+   */
+  static double clippedScale(List<float[]> vectors) {
+    double absmax = 0;
+    for (float[] v : vectors) {
+      absmax = Math.max(absmax, max(v));
+    }
+    double best = absmax / 127;
+    double bestError = Double.POSITIVE_INFINITY;
+    for (int i = 0; i < 64 && absmax > 0; i++) {
+      double scale = absmax * Math.pow(2, -i / 8.0) / 127;
+      double error = 0;
+      for (float[] v : vectors) {
+        for (float x : v) {
+          double q = Math.max(-127, Math.min(127, Math.rint(x / scale)));
+          error += (x - q * scale) * (x - q * scale);
+        }
+      }
+      if (error < bestError) {
+        bestError = error;
+        best = scale;
+      }
+    }
+    return best;
   }
 
   private static void note(double[] absmax, Site site, float[] x) {

@@ -14,7 +14,9 @@ import org.llmnpu.sw.model.ModelWeights;
  * The integer path's accuracy against FP32 on held-out sequences sampled from stories260K, per fusion level and
  * weight format, on the golden simulator: top-1 agreement and KL(FP32 ‖ NPU) over every position (teacher-forced,
  * one prefill program per sequence with every token's logits). A benchmark (minutes), not a test:
- * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracyBench [sequences] [length]}.
+ * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracyBench [sequences] [length] [formats, comma-separated]}. The row
+ * {@code full+gate} runs {@code full} on the same NPU with the PPM's gate operand ({@code MachineParams.ppmGate}): the
+ * SwiGLU gate through the PPM with the W2 input's static scale.
  */
 public final class FusionAccuracyBench {
   private FusionAccuracyBench() {
@@ -23,13 +25,14 @@ public final class FusionAccuracyBench {
   public static void main(String[] args) throws Exception {
     int count = args.length > 0 ? Integer.parseInt(args[0]) : 2;
     int length = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+    String[] formats = args.length > 2 ? args[2].split(",") : new String[] {"int8", "int4", "int4-g32", "s2_4"};
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     System.out.printf(Locale.ROOT, "held-out: %d sequences x %d tokens (seed 2000000)%n", count, length);
     System.out.println("| weights | fusion | top-1 agreement | KL (nats) |");
     System.out.println("|---|---|---:|---:|");
     // int8, int4 (per channel) and s2_4 take the PPM epilogue at vertical/full; int4-g32 streams its group-scaled
     // INT4 copies there (one scale per channel on the DSP)
-    for (String format : new String[] {"int8", "int4", "int4-g32", "s2_4"}) {
+    for (String format : formats) {
       MachineParams m = (WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
           : NpuTargets.defaultNpu()).withMxLoad(WeightFormats.mx(format) >= 0);
       for (Fusion f : new Fusion[] {Fusion.NONE, Fusion.VERTICAL, Fusion.FULL}) {
@@ -37,6 +40,10 @@ public final class FusionAccuracyBench {
         System.out.printf(Locale.ROOT, "| %s | %s | %.4f | %.5f |%n", format, f.optionValue(), c.top1Agreement(),
             c.klDivergence());
       }
+      LogitComparison gated = IntegerPathAccuracy.evaluate(w, format, m.withPpmGate(true), count, length, 2_000_000L,
+          Fusion.FULL);
+      System.out.printf(Locale.ROOT, "| %s | full+gate | %.4f | %.5f |%n", format, gated.top1Agreement(),
+          gated.klDivergence());
     }
   }
 }

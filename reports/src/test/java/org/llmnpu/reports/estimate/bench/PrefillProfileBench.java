@@ -303,13 +303,13 @@ class PrefillProfileBench {
    * GEMMs (weights streamed) and the rest.
    */
   /** A layer's block GEMMs' cycles at one MAC a PE a cycle. */
-  private static long ideal(ModelConfig c, MachineParams p) {
+  static long ideal(ModelConfig c, MachineParams p) {
     long qkvN = c.dim() + 2L * c.kvDim();
     long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
     return blockMacs / ((long) p.rows() * p.rows());
   }
 
-  private static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
+  static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
     long layer = 0;
     long gemms = 0;
     for (Map.Entry<String, long[]> e : ops.entrySet()) {
@@ -363,7 +363,7 @@ class PrefillProfileBench {
         ideal / (layer - hideCopies * (double) layer / total), ideal / (layer - hideAll * (double) layer / total));
   }
 
-  private static Map<String, long[]> byOperator(Map<String, long[]> rows) {
+  static Map<String, long[]> byOperator(Map<String, long[]> rows) {
     Map<String, long[]> ops = new TreeMap<>();
     rows.forEach((k, v) -> {
       long[] o = ops.computeIfAbsent(k.substring(0, k.indexOf(" / ")), x -> new long[2]);
@@ -373,7 +373,7 @@ class PrefillProfileBench {
     return ops;
   }
 
-  private static void print(String quant, Map<String, long[]> rows, Map<String, long[]> ops) {
+  static void print(String quant, Map<String, long[]> rows, Map<String, long[]> ops) {
     long total = rows.values().stream().mapToLong(v -> v[0]).sum();
     System.out.printf(Locale.ROOT, "%n%s, 256-token prefill, layer 0 of 32 plus setup and LM head: %,d cycles%n",
         quant, total);
