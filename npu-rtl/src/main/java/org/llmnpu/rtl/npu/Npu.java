@@ -229,6 +229,9 @@ public final class Npu extends HwModule {
     u.engine.yAddress.set(u.back.yAddress);
     u.back.oldLine.set(u.spad.drainOldLine);
     u.spad.drainReads.set(u.back.drainReads);
+    if (u.spad.drainReadLine != null) {
+      u.spad.drainReadLine.set(u.back.drainReadLine);
+    }
     u.spad.drain.connectFrom(u.back.write);
     u.spad.load4Second.connectFrom(u.load4.second);
     u.spad.load4First.connectFrom(u.load4.first);

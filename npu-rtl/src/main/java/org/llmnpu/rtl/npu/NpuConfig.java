@@ -249,6 +249,11 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return ppmConfig.ppu();
   }
 
+  /** {@code ppmGate}: the PPM's gate operand ({@code gemm ppm=1 gate=1}). */
+  public boolean ppmGate() {
+    return ppmConfig.gate();
+  }
+
   public boolean mxLoad() {
     return memoryConfig.mxLoad();
   }
@@ -308,7 +313,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
         accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
         dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),
-        commandQueueDepth());
+        commandQueueDepth()).withPpmGate(ppmGate());
   }
 
   /**

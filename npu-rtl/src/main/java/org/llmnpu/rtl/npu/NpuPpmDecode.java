@@ -54,12 +54,18 @@ final class NpuPpmDecode {
     Bool sparse = p.sparsity() == Command.S2_4 ? sparsity.eq(Command.S4_8)
         : p.sparsity() == Command.S4_8 ? sparsity.eq(Command.S2_4) : sparsity.eq(Command.S2_4).or(sparsity.eq(Command.S4_8));
     Bool gemmPpm = isGemm.and(w.get(2).slice(21, 21).eq(1));
-    Bool noTable = p.ppu() ? isPpm.or(gemmPpm).and(tableLoaded.not()) : isPpuTab;
     // gemm gate=1 (word 2 bit 24, the SwiGLU gate through the PPM): the golden's UNSUPPORTED without ppmGate; from a
     // register computed a cycle early (NpuFetch#registeredFlag), off the decode's paths
     Bool gated = npu.fetch.registeredFlag("decode_gemmGated", c -> c.lsbs(8).eq(Opcode.GEMM.code())
         .and(c.slice(2 * 32 + 24, 2 * 32 + 24).eq(1)));
-    unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)).or(gated));
+    if (p.ppmGate()) {
+      // with the gate operand a gated GEMM needs no table (the PPU is bypassed)
+      Bool noTable = isPpm.or(gemmPpm.and(gated.not())).and(tableLoaded.not());
+      unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)));
+    } else {
+      Bool noTable = p.ppu() ? isPpm.or(gemmPpm).and(tableLoaded.not()) : isPpuTab;
+      unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)).or(gated));
+    }
 
     UInt channels = w.get(2);
     m = npu.wireOf("decode_ppmM", w.get(5).lsbs(16));

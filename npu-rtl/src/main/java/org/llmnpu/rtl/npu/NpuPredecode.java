@@ -165,6 +165,10 @@ public final class NpuPredecode extends HwModule {
     UInt wStride = w.get(6).slice(31, 16).resize(32);
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()))
         .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
+    if (p.ppmGate()) {
+      // the gate is a PPM operand: gate=1 without ppm=1 is BAD_SHAPE (without ppmGate the decode's UNSUPPORTED)
+      gemmShape = gemmShape.or(w.get(2).slice(24, 24).eq(1).and(gemmPpm.not()));
+    }
     UInt[] kBytes = lineBytesOf(k);
     UInt[] nBytes = lineBytesOf(n);
     UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
