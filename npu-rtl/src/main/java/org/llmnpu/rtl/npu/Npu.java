@@ -273,7 +273,7 @@ public final class Npu extends HwModule {
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
-        + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
+        + (config.ppu() ? "" : "_noppu") + (config.ppmGate() ? "_gate" : "") + (config.mxLoad() ? "_mx" : "")
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
         + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
         + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages())

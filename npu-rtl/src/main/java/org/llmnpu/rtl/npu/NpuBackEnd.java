@@ -138,11 +138,11 @@ public final class NpuBackEnd extends WalkerHostModule {
     int depth = org.llmnpu.rtl.ppm.LinePpm.depth(NpuPpm.config(c.machine(), c.ppu()), c.machine().ppmChannels());
     ppmGroup = out(uint(Math.max(1, org.llmnpu.hdl.Hw.log2Ceil(depth))));
     boolean gate = c.ppmGate();
-    gatedIn = gate ? in(bool()) : null;
-    drainReadLine = gate ? out(uint(lineAddrBits)) : null;
-    ppmGates = gate ? out(uint(8 * lanes)) : null;
-    ppmGated = gate ? out(bool()) : null;
-    drainReadCounted = gate ? out(bool()) : null;
+    gatedIn = gate ? in("gatedIn", bool()) : null;
+    drainReadLine = gate ? out("drainReadLine", uint(lineAddrBits)) : null;
+    ppmGates = gate ? out("ppmGates", uint(8 * lanes)) : null;
+    ppmGated = gate ? out("ppmGated", bool()) : null;
+    drainReadCounted = gate ? out("drainReadCounted", bool()) : null;
 
     UInt yAddr = regInit("gemmY", uint(Npu.ADDR), 0);
     UInt yStride = regInit("gemmYStride", uint(Npu.ADDR), 0);

@@ -355,7 +355,7 @@ public final class NpuPredecode extends HwModule {
   public String moduleName() {
     return "NpuPredecode_l" + p.lineBytes() + "_s" + p.spadBytes() / 1024 + "k_e" + p.extMemBytes() / (1024 * 1024)
         + "m_M" + p.maxM() + "_K" + p.maxK() + "_N" + p.maxN() + "_d" + p.dsp().elements() + "p"
-        + p.dsp().programDepth() + (ppu ? "" : "_noppu")
+        + p.dsp().programDepth() + (ppu ? "" : "_noppu") + (p.ppmGate() ? "_gate" : "")
         + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity());
   }
 

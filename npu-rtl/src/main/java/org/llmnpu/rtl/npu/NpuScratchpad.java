@@ -74,7 +74,7 @@ public final class NpuScratchpad extends HwModule {
     ppm = slave(new SpadWrite(line, lineAddrBits));
     load = slave(new SpadWrite(line, 0));
     walkLine = in(uint(lineAddrBits));
-    drainReadLine = gate ? in(uint(lineAddrBits)) : null;
+    drainReadLine = gate ? in("drainReadLine", uint(lineAddrBits)) : null;
     readData = out(uint(8 * line));
     drainOldLine = out(uint(8 * line));
     for (int i = 1; i <= extraReadPorts; i++) {
