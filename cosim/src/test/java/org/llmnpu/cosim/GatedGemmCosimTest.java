@@ -95,6 +95,11 @@ class GatedGemmCosimTest {
         // gate=1 with accumulate: codes cannot be accumulated into
         {Program.builder().ppmCfg(0x8400, 4).add(new Command.Gemm(1, 4, 4, 0, 8, 64, 4, 128, 16, Command.DENSE, 1, 0, 0,
             1, 1)), ErrorCause.BAD_SHAPE, 1},
+        // overlapping gated rows (yStride 16 < N 20), and yStride 0
+        {Program.builder().ppmCfg(0x8400, 20).add(new Command.Gemm(2, 4, 20, 0, 8, 64, 20, 128, 16, Command.DENSE, 0, 0,
+            0, 1, 1)), ErrorCause.BAD_SHAPE, 1},
+        {Program.builder().ppmCfg(0x8400, 4).add(new Command.Gemm(3, 4, 4, 0, 8, 64, 4, 128, 0, Command.DENSE, 0, 0,
+            0, 2, 1)), ErrorCause.BAD_SHAPE, 1},
         // Y rows past the scratchpad
         {Program.builder().ppmCfg(0x8400, 4).add(new Command.Gemm(2, 4, 32, 0, 8, 64, 32, spad - 36, 32,
             Command.DENSE, 0, 0, 0, 1, 1)), ErrorCause.SPAD_ADDRESS, 1},

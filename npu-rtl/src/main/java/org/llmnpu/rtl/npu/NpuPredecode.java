@@ -167,7 +167,10 @@ public final class NpuPredecode extends HwModule {
         .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
     if (p.ppmGate()) {
       // the gate is a PPM operand: gate=1 without ppm=1 is BAD_SHAPE (without ppmGate the decode's UNSUPPORTED)
-      gemmShape = gemmShape.or(w.get(2).slice(24, 24).eq(1).and(gemmPpm.not()));
+      // and a gated GEMM's rows may not overlap (M > 1, yStride < N): its gates are read before the codes are written
+      Bool gate = w.get(2).slice(24, 24).eq(1);
+      gemmShape = gemmShape.or(gate.and(gemmPpm.not()))
+          .or(gate.and(m.gt(1)).and(w.get(7).lt(n.resize(32))));
     }
     UInt[] kBytes = lineBytesOf(k);
     UInt[] nBytes = lineBytesOf(n);
