@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,11 +52,7 @@ class GatedGemmCosimTest {
       RandomPrograms.Case t = PpmChains.generateFused(p, r, 2 + r.nextInt(2), i % 2 == 1, i % 3 != 0, true, ns);
       ProgramCosim.Outcome o = ProgramCosim.run(target, t.image(), t.programAddress());
       String what = "program " + i + ":\n" + Disassembler.disassemble(t.program());
-      assertEquals(ErrorCause.NONE, o.golden().error(), what);
-      assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
-      assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-      assertEquals(o.modelCycles(), o.rtlCycles(), what);
+      ProgramErrorCases.assertExact(o, what);
       gatedGemms += what.lines().filter(l -> l.contains("gate=1")).count();
     }
     assertTrue(gatedGemms >= programs, "gated GEMMs: " + gatedGemms);
@@ -107,11 +102,7 @@ class GatedGemmCosimTest {
         {Program.builder().ppmCfg(0x8400, 4).add(new Command.Gemm(1, 4, 4, 0, 8, 64, 4, 128, 16, Command.DENSE, 0, 0,
             0, 1, 0)), ErrorCause.UNSUPPORTED, 1},
     };
-    byte[] image = new byte[(int) p.extMemBytes()];
-    for (int j = 0; j < p.ppmChannels(); j++) {
-      System.arraycopy(IsaSimulator.ppmRecord(j, QuantizedMultiplier.fromScale(0.01), 1), 0, image, 0x8400 + 16 * j, 16);
-    }
-    ProgramErrorCases.assertEachHaltsWithItsError(rtl, image, cases);
+    ProgramErrorCases.assertEachHaltsWithItsError(rtl, ProgramErrorCases.ppmRecordsImage(p), cases);
   }
 
   /** A gated GEMM with no table loaded, every gate code −128, and saturating parameters: the corners in one run. */
@@ -138,12 +129,7 @@ class GatedGemmCosimTest {
         .add(new Command.Gemm(m, k, n, 0, 16, 256, 16, 1024, 16, Command.DENSE, 0, 0, 0, 2, 1))
         .store(0x20000, 16, 1024, 16, n, m).halt().build();
     ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
-    String what = Disassembler.disassemble(prog);
-    assertEquals(ErrorCause.NONE, o.golden().error(), what);
-    assertTrue(o.statusMatches(), what);
-    assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
-    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-    assertEquals(o.modelCycles(), o.rtlCycles(), what);
+    ProgramErrorCases.assertExact(o, Disassembler.disassemble(prog));
     assertEquals((long) m * n, o.rtl().counters().get(Counter.PPM_ELEMENTS));
   }
 }

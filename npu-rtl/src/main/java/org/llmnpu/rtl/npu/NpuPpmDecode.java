@@ -13,7 +13,8 @@ import org.llmnpu.isa.Opcode;
  * The DECODE of {@code ppmcfg}, {@code pputab} and {@code ppm}, and of the GEMM's sparsity field, as
  * {@code org.llmnpu.isa.IsaSimulator} makes it: {@link #unsupported} ({@code pputab} without the PPU,
  * {@code ppm} or {@code gemm ppm=1} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's,
- * a {@code gemm gate=1}: no NPU built here has the PPM's gate operand, {@code MachineParams.ppmGate}), and the
+ * a {@code gemm gate=1} on an NPU without the PPM's gate operand, {@code ppmGate}; with it a gated GEMM needs no
+ * table), and the
  * operands the controller latches. Their shape, scratchpad and memory range checks are computed when the
  * command arrives ({@link NpuPredecode}).
  */
