@@ -111,7 +111,7 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool gatedIn;
   /** Gated only (else null): the line the drain reads (the gate's or, accumulating, the one it overwrites). */
   public final UInt drainReadLine;
-  /** Gated only (else null): the fed line's gate codes ({@code line/4} INT8, 0 between lines), and whether it has them. */
+  /** Gated only (else null): the fed line's gate codes ({@code line/4} INT8, 0 between lines), and their valid. */
   public final UInt ppmGates;
   public final Bool ppmGated;
   /** Gated only (else null): a drain read the counters count (an accumulating line, or a gate line once). */

@@ -135,10 +135,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return builder().build();
   }
 
-  /**
-   * A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of
-   * 128 rows and 256 program words whose runs may take 2^16 cycles.
-   */
+  /** For tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of 128 rows, 2^16-cycle runs. */
   public static NpuConfig small() {
     return builder().rows(4).spadKiB(4).spadBanks(2).extMemMiB(1).mTile(8).maxK(128).maxN(64).memory(3, 4)
         .watchdogCycles(256).dspLanes(4).dspRows(128).dspMaxRunCycles(1L << 16).build();
@@ -249,7 +246,6 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return ppmConfig.ppu();
   }
 
-  /** {@code ppmGate}: the PPM's gate operand ({@code gemm ppm=1 gate=1}). */
   public boolean ppmGate() {
     return ppmConfig.gate();
   }

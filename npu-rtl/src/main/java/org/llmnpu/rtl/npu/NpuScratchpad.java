@@ -30,10 +30,11 @@ import org.llmnpu.isa.MachineParams;
  * {@link #drainReads} (the accumulate-into drain reads the old line it overwrites); {@link #drainOldLine} is the
  * same data selected by the bank bits of the drain's line (equal to {@link #readData} while {@link #drainReads}),
  * so the drain's bank select does not wait for the read address multiplexer. With {@code ppmGate} the drain reads
- * {@link #drainReadLine} instead of its write line (a gated drain reads the gate line of the codes it feeds). {@code extraReadPorts} more ports
- * ({@link #extraReadLines}, {@link #extraReadData}) serve the GEMM's W copy of several rows a cycle. All reads
- * are asynchronous (data in the cycle of the address: latency 0); a write shows from the next cycle. Each bank is
- * one memory in the Verilog, so the PPA flow black-boxes it as an SRAM macro (with its read ports).
+ * {@link #drainReadLine} instead of its write line (a gated drain reads the gate line of the codes it feeds).
+ * {@code extraReadPorts} more ports ({@link #extraReadLines}, {@link #extraReadData}) serve the GEMM's W copy of
+ * several rows a cycle. All reads are asynchronous (data in the cycle of the address: latency 0); a write shows from
+ * the next cycle. Each bank is one memory in the Verilog, so the PPA flow black-boxes it as an SRAM macro (with its
+ * read ports).
  */
 public final class NpuScratchpad extends HwModule {
   public final SpadWrite drain;

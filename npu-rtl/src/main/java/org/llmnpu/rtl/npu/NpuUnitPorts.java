@@ -95,7 +95,9 @@ final class NpuUnitPorts {
       npu.io(k.weightCopy).set(npu.inState(Npu.State.GEMM_W));
       npu.io(k.weightLines).set(npu.gemm.weightLinesRead());
     }
-    npu.io(k.drainRead).set(npu.io(npu.back.drainReadCounted != null ? npu.back.drainReadCounted : npu.back.drainReads));
+    // with ppmGate: a gate line counts once for its 4 drain lines
+    Bool drainRead = npu.back.drainReadCounted != null ? npu.back.drainReadCounted : npu.back.drainReads;
+    npu.io(k.drainRead).set(npu.io(drainRead));
     // dspout writes a line chunk by chunk: one line write when it starts a line
     npu.io(k.spadWrite).set(npu.io(npu.spad.write).and(npu.inDspOut.and(unit.lineStart.not()).not()));
     npu.io(k.fetchCycle).set(npu.inFetch.or(npu.inState(Npu.State.DECODE)));
