@@ -172,6 +172,11 @@ final class CommandChecks {
       if (g.throughPpm() && g.accumulates() || g.gated() && !g.throughPpm()) {
         return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into; the gate is a PPM operand
       }
+      if (g.gated() && g.m() > 1 && g.yStride() < g.n()) {
+        // overlapping gated rows: a row's gate bytes would be the codes of the row before, which the hardware's
+        // pipelined PPM writes after it has read them
+        return ErrorCause.BAD_SHAPE;
+      }
       if (g.streamsWeights()) {
         return checkStreamedGemm(g);
       }

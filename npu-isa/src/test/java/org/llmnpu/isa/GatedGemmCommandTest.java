@@ -152,6 +152,15 @@ class GatedGemmCommandTest {
         {machine(false), gemm(1, 4, 4, 0, 1), ErrorCause.BAD_SHAPE},
         {machine(false), new Command.Gemm(1, 4, 4, 0, 64, 1024, 64, Y, 64, Command.DENSE, 1, 0, 0, 1, 1),
             ErrorCause.BAD_SHAPE},
+        // gated rows may not overlap (M > 1 and yStride < N); one row, or rows just apart, may
+        {machine(false), new Command.Gemm(2, 4, 4, 0, 64, 1024, 64, Y, 0, Command.DENSE, 0, 0, 0, 1, 1),
+            ErrorCause.BAD_SHAPE},
+        {machine(false), new Command.Gemm(2, 4, 20, 0, 64, 1024, 64, Y, 16, Command.DENSE, 0, 0, 0, 1, 1),
+            ErrorCause.BAD_SHAPE},
+        {machine(false), new Command.Gemm(2, 4, 16, 0, 64, 1024, 64, Y, 16, Command.DENSE, 0, 0, 0, 1, 1),
+            ErrorCause.NONE},
+        {machine(false), new Command.Gemm(1, 4, 4, 0, 64, 1024, 64, Y, 0, Command.DENSE, 0, 0, 0, 1, 1),
+            ErrorCause.NONE},
         // Y (and so the gate rows) N bytes a row, line-aligned
         {machine(false), new Command.Gemm(2, 4, 32, 0, 64, 1024, 64, 4096 - 64 - 28, 64, Command.DENSE, 0, 0, 0, 1, 1),
             ErrorCause.SPAD_ADDRESS},

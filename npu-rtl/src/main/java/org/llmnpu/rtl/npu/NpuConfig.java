@@ -135,10 +135,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return builder().build();
   }
 
-  /**
-   * A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of
-   * 128 rows and 256 program words whose runs may take 2^16 cycles.
-   */
+  /** For tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of 128 rows, 2^16-cycle runs. */
   public static NpuConfig small() {
     return builder().rows(4).spadKiB(4).spadBanks(2).extMemMiB(1).mTile(8).maxK(128).maxN(64).memory(3, 4)
         .watchdogCycles(256).dspLanes(4).dspRows(128).dspMaxRunCycles(1L << 16).build();
@@ -249,6 +246,10 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return ppmConfig.ppu();
   }
 
+  public boolean ppmGate() {
+    return ppmConfig.gate();
+  }
+
   public boolean mxLoad() {
     return memoryConfig.mxLoad();
   }
@@ -308,7 +309,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
         accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
         dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),
-        commandQueueDepth());
+        commandQueueDepth()).withPpmGate(ppmGate());
   }
 
   /**

@@ -160,6 +160,11 @@ public final class NpuConfigBuilder {
     return set(PPU, Boolean.toString(on));
   }
 
+  /** {@code ppmGate}: the PPM's gate operand ({@code gemm ppm=1 gate=1}); needs {@code ppu}. */
+  public NpuConfigBuilder ppmGate(boolean on) {
+    return set(NpuParameter.PPM_GATE, Boolean.toString(on));
+  }
+
   /** {@code bus}: {@code native} or {@code axi}. */
   public NpuConfigBuilder bus(String bus) {
     return set(NpuParameter.BUS, bus);
@@ -199,7 +204,7 @@ public final class NpuConfigBuilder {
         number(DSP_MAX_RUN_CYCLES), integer(DSP_STAGES));
     ClockGating gating = ClockGating.parse(CLOCK_GATING.key(), CLOCK_GATING.canonical(values.get(CLOCK_GATING)));
     return new NpuConfig(memory, new NpuFetchConfig(integer(COMMAND_QUEUE_DEPTH)), engine, dsp,
-        new NpuPpmConfig(bool(PPU)), gating);
+        new NpuPpmConfig(bool(PPU), bool(NpuParameter.PPM_GATE)), gating);
   }
 
   /** The value as a number; its range is checked by the record that holds it. */

@@ -65,6 +65,9 @@ public enum NpuParameter {
       c -> c.weightRowsPerCycle()),
   PPU("ppu", Group.PPM, "ppu", bool(), "true", true,
       "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built", c -> c.ppu()),
+  PPM_GATE("ppmGate", Group.PPM, "gate", bool(), "false", true,
+      "the PPM's gate operand (gemm ppm=1 gate=1, the SwiGLU gate: each result times the INT8 code at its Y byte, "
+          + "read by the drain); needs ppu", c -> c.ppmGate()),
   MX_LOAD("mxLoad", Group.MEMORY, "mxLoad", bool(), "false", true,
       "MX element decoding on the load path (loadmx: E4M3, E5M2, INT8 elements to INT8 codes)", c -> c.mxLoad()),
   SPARSITY("sparsity", Group.ENGINE, "sparsity", choice(List.of("dense", "2:4", "4:8"),

@@ -165,6 +165,13 @@ public final class NpuPredecode extends HwModule {
     UInt wStride = w.get(6).slice(31, 16).resize(32);
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()))
         .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
+    if (p.ppmGate()) {
+      // the gate is a PPM operand: gate=1 without ppm=1 is BAD_SHAPE (without ppmGate the decode's UNSUPPORTED)
+      // and a gated GEMM's rows may not overlap (M > 1, yStride < N): its gates are read before the codes are written
+      Bool gate = w.get(2).slice(24, 24).eq(1);
+      gemmShape = gemmShape.or(gate.and(gemmPpm.not()))
+          .or(gate.and(m.gt(1)).and(w.get(7).lt(n.resize(32))));
+    }
     UInt[] kBytes = lineBytesOf(k);
     UInt[] nBytes = lineBytesOf(n);
     UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
@@ -351,7 +358,7 @@ public final class NpuPredecode extends HwModule {
   public String moduleName() {
     return "NpuPredecode_l" + p.lineBytes() + "_s" + p.spadBytes() / 1024 + "k_e" + p.extMemBytes() / (1024 * 1024)
         + "m_M" + p.maxM() + "_K" + p.maxK() + "_N" + p.maxN() + "_d" + p.dsp().elements() + "p"
-        + p.dsp().programDepth() + (ppu ? "" : "_noppu")
+        + p.dsp().programDepth() + (ppu ? "" : "_noppu") + (p.ppmGate() ? "_gate" : "")
         + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity());
   }
 

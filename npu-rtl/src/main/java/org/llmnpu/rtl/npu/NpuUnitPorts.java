@@ -45,6 +45,9 @@ final class NpuUnitPorts {
     npu.io(npu.back.resultEnd).set(npu.dec.resultEnd);
     npu.io(npu.back.accumulateIn).set(npu.dec.accumulate);
     npu.io(npu.back.ppmIn).set(npu.wireOf("decode_gemmPpm", npu.fetch.words.get(2).slice(21, 21).eq(1)));
+    if (npu.back.gatedIn != null) {
+      npu.io(npu.back.gatedIn).set(npu.wireOf("decode_gemmGate", npu.fetch.words.get(2).slice(24, 24).eq(1)));
+    }
     npu.io(npu.back.ppmBankIn).set(npu.wireOf("decode_gemmPpmBank", npu.fetch.words.get(2).slice(23, 23).eq(1)));
     npu.io(npu.back.m).set(npu.gemm.m);
     npu.io(npu.back.n).set(npu.gemm.n);
@@ -92,7 +95,9 @@ final class NpuUnitPorts {
       npu.io(k.weightCopy).set(npu.inState(Npu.State.GEMM_W));
       npu.io(k.weightLines).set(npu.gemm.weightLinesRead());
     }
-    npu.io(k.drainRead).set(npu.io(npu.back.drainReads));
+    // with ppmGate: a gate line counts once for its 4 drain lines
+    Bool drainRead = npu.back.drainReadCounted != null ? npu.back.drainReadCounted : npu.back.drainReads;
+    npu.io(k.drainRead).set(npu.io(drainRead));
     // dspout writes a line chunk by chunk: one line write when it starts a line
     npu.io(k.spadWrite).set(npu.io(npu.spad.write).and(npu.inDspOut.and(unit.lineStart.not()).not()));
     npu.io(k.fetchCycle).set(npu.inFetch.or(npu.inState(Npu.State.DECODE)));

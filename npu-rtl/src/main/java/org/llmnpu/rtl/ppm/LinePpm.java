@@ -130,7 +130,7 @@ public final class LinePpm extends HwModule {
     lutData = c.hasPpu() ? in(sint(c.coeffBits())) : null;
     cfgBank = banks == 2 ? in(bool()) : null;
     inBank = banks == 2 ? in(bool()) : null;
-    inGate = gated ? in(Vec.of(lanes, () -> sint(8))) : null;
+    inGate = gated ? in("inGate", Vec.of(lanes, () -> sint(8))) : null;
     inGated = gated ? in(bool()) : null;
     Bool gatedOut = gated ? delayedFlag(inGated, latency()) : null;
 
