@@ -26,7 +26,7 @@ abstract class CommandCosts {
   private final TiledGemmConfig sparseTiles;
   /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
   private final TiledGemmConfig pairTiles;
-  /** Where the cycles go ({@link #profile}, {@link #besideWindow}, {@link #backEndWaits}). */
+  /** Where the cycles go ({@link #profile}, {@link CostProfile#besideWindow}, {@link CostProfile#backEndWaits}). */
   private final CostProfile where = new CostProfile();
   /** The order the costed commands reach the cycle model in: {@link CostOrder#NOW}, or a {@link WalkSchedule}. */
   CostOrder order = CostOrder.NOW;
@@ -48,12 +48,9 @@ abstract class CommandCosts {
     where.reset();
   }
 
-  /**
-   * The cycles since {@link #reset} in which the controller had a decoded command but waited for a GEMM's back-end
-   * (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at most.
-   */
-  final long backEndWaits() {
-    return where.backEndWaits();
+  /** Where the cycles went since {@link #reset}: the profile rows, the beside window and the back-end waits. */
+  final CostProfile where() {
+    return where;
   }
 
   /** Issues the held DSP runs ({@link DspRunCosts}): before any other command, and before a snapshot. */
@@ -86,28 +83,8 @@ abstract class CommandCosts {
     where.waited(cm.now() - decoded);
   }
 
-  /**
-   * The cycles since {@link #reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's passes, the
-   * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
-   * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
-   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
-   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
-   * write).
-   */
-  final long besideWindow() {
-    return where.besideWindow();
-  }
-
   private void noteBesideWindow() {
     where.beside(cm.backEndIdleFrom() - cm.now());
-  }
-
-  /**
-   * Keeps, from now on, each command's cycles (by how far it advanced the program's end, as
-   * {@link CommandKindProfile}) under "operator / kind" ({@link #operator}); {@link #profile()} reads them.
-   */
-  final void startProfile() {
-    where.start();
   }
 
   /** The commands issued from now on belong to {@code name} (a profile row's first half). */

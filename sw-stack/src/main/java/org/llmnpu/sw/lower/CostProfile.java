@@ -76,10 +76,23 @@ final class CostProfile {
     return rows == null ? Map.of() : rows;
   }
 
+  /**
+   * The cycles since {@link CommandCosts#reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's
+   * passes, the drain) still ran after the controller had taken the next command: summed over the GEMMs, each
+   * {@code CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
+   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
+   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
+   * write).
+   */
   long besideWindow() {
     return besideWindow;
   }
 
+  /**
+   * The cycles since {@link CommandCosts#reset} in which the controller had a decoded command but waited for a GEMM's
+   * back-end (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at
+   * most.
+   */
   long backEndWaits() {
     return backEndWaits;
   }

@@ -108,23 +108,23 @@ public final class PhaseCostModel extends FeedForwardWalk {
           + "(CommandKindProfile profiles the lowering's own programs)");
     }
     reset();
-    startProfile();
+    where().start();
     step(tokens, pos0, costedLayers);
     return profile();
   }
 
   /**
    * The GEMM back-ends' cycles beside the controller in the last extrapolated {@link #step} or {@link #profile}
-   * ({@link CommandCosts#besideWindow}): the bound on what software pipelining (other blocks' DSP work under a
+   * ({@link CostProfile#besideWindow}): the bound on what software pipelining (other blocks' DSP work under a
    * GEMM) could hide in that step's command order and NPU.
    */
   public long besideWindowCycles() {
-    return besideWindow();
+    return where().besideWindow();
   }
 
-  /** The part of {@link #besideWindowCycles} the controller spent waiting ({@link CommandCosts#backEndWaits}). */
+  /** The part of {@link #besideWindowCycles} the controller spent waiting ({@link CostProfile#backEndWaits}). */
   public long backEndWaitCycles() {
-    return backEndWaits();
+    return where().backEndWaits();
   }
 
   /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
