@@ -26,13 +26,7 @@ class KeyColumnsTest {
     MachineParams p = NpuTargets.defaultNpu();
     int line = p.lineBytes();
     Random r = new Random(seed);
-    byte[][] codes = new byte[n][kvDim];
-    byte[] extremes = {127, -128, -127, -1, 0};
-    for (byte[] row : codes) {
-      for (int d = 0; d < kvDim; d++) {
-        row[d] = r.nextInt(4) == 0 ? extremes[r.nextInt(extremes.length)] : (byte) (r.nextInt(256) - 128);
-      }
-    }
+    byte[][] codes = codes(r, n, kvDim);
     int ktStride = LoweredModel.roundUp(ctx, line);
     byte[] before = new byte[kvDim * ktStride];
     r.nextBytes(before);
@@ -41,20 +35,8 @@ class KeyColumnsTest {
     long spadKt = spadRows + (long) n * rowStride;
     long stage = spadKt + before.length;
     byte[] image = new byte[(int) p.extMemBytes()];
-    java.util.Map<org.llmnpu.isa.dsp.DspProgram, Long> placed = new java.util.HashMap<>();
-    java.util.function.ToLongFunction<org.llmnpu.isa.dsp.DspProgram> pool = prog -> placed.computeIfAbsent(prog,
-        q -> {
-          long at = POOL + 0x1000L * placed.size();
-          long[] words = q.words();
-          for (int i = 0; i < words.length; i++) {
-            for (int k = 0; k < 8; k++) {
-              image[(int) (at + 8L * i + k)] = (byte) (words[i] >>> (8 * k));
-            }
-          }
-          return at;
-        });
     Program.Builder pb = Program.builder();
-    CommandStream b = new CommandStream(CommandStream.program(pb), pool, p.dsp().programDepth(), false);
+    CommandStream b = new CommandStream(CommandStream.program(pb), pool(image), p.dsp().programDepth(), false);
     DspRoutines routines = new DspRoutines(p.dsp(), 1e-5f);
     KeyColumns kc = new KeyColumns(p, kvDim, stage, n, dspElements);
     int vecRows = LoweredModel.roundUp(kvDim, p.dsp().lanes()) / p.dsp().lanes();
@@ -86,6 +68,33 @@ class KeyColumnsTest {
         assertEquals(want, run.memory()[(int) (KT_OUT + (long) d * ktStride + j)], "Kᵀ row " + d + " slot " + j);
       }
     }
+  }
+
+  /** n K rows of kvDim random INT8 codes, a quarter of them the extremes 127, −128, −127, −1, 0. */
+  static byte[][] codes(Random r, int n, int kvDim) {
+    byte[][] codes = new byte[n][kvDim];
+    byte[] extremes = {127, -128, -127, -1, 0};
+    for (byte[] row : codes) {
+      for (int d = 0; d < kvDim; d++) {
+        row[d] = r.nextInt(4) == 0 ? extremes[r.nextInt(extremes.length)] : (byte) (r.nextInt(256) - 128);
+      }
+    }
+    return codes;
+  }
+
+  /** Places each DSP program once in {@code image}, 4 KiB apart from {@link #POOL}, and gives its address. */
+  static java.util.function.ToLongFunction<org.llmnpu.isa.dsp.DspProgram> pool(byte[] image) {
+    java.util.Map<org.llmnpu.isa.dsp.DspProgram, Long> placed = new java.util.HashMap<>();
+    return prog -> placed.computeIfAbsent(prog, q -> {
+      long at = POOL + 0x1000L * placed.size();
+      long[] words = q.words();
+      for (int i = 0; i < words.length; i++) {
+        for (int k = 0; k < 8; k++) {
+          image[(int) (at + 8L * i + k)] = (byte) (words[i] >>> (8 * k));
+        }
+      }
+      return at;
+    });
   }
 
   @Test
