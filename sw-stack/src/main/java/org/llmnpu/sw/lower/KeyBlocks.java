@@ -31,7 +31,7 @@ import org.llmnpu.isa.dsp.DspProgram;
  * for the transpose) and the {@code dspout} {@code c·ceil(line/E_INT8)}. LLaMA-2-7B on edge-64 (line = lanes = 64,
  * kvDim 4,096): per line of slots 4,096 + 8·(1,544 + 1,536 + …) + 4,096 cycles against the pairs' ≈ 260 k.
  */
-final class KeyBlocks {
+public final class KeyBlocks {
   private static final short ONE = (short) 0x3C00;
   private static final List<Integer> FREE = free();
 
@@ -69,7 +69,7 @@ final class KeyBlocks {
    * c×line output fit {@code dspRows}; 0 where Kᵀ cannot go by blocks: a DSP without permute, a line not a multiple
    * of the lanes, kvDim not a multiple of the line, or too few rows.
    */
-  static int columns(MachineParams p, int kvDim, int dspRows) {
+  public static int columns(MachineParams p, int kvDim, int dspRows) {
     int line = p.lineBytes();
     int lanes = p.dsp().lanes();
     if (!p.dsp().permute() || line % lanes != 0 || kvDim < line || kvDim % line != 0) {
@@ -107,6 +107,20 @@ final class KeyBlocks {
       b.dspRun(program);
       b.dspOut(kT + first + (long) d0 * kTStride, kTStride, line, columns, out, Command.FMT_INT8);
     }
+  }
+
+  /**
+   * {@link #write}'s commands appended to {@code program} (for programs outside a lowered model: tests, tools): DSP
+   * programs placed by {@code pool}, compiled for {@code p}'s DSP.
+   *
+   * @throws IllegalArgumentException where {@link #columns} is 0 or the slots are not a line's
+   */
+  public static void emit(org.llmnpu.isa.Program.Builder program, java.util.function.ToLongFunction<DspProgram> pool,
+                          MachineParams p, int kvDim, int dspRows, long kRow0, long kRowStride, int count, int in,
+                          long kT, long kTStride, int first) {
+    CommandStream b = new CommandStream(CommandStream.program(program), pool, p.dsp().programDepth(), false);
+    new KeyBlocks(p, kvDim, dspRows).write(b, new DspRoutines(p.dsp(), 1e-5f), kRow0, kRowStride, count, in, kT,
+        kTStride, first);
   }
 
   /**
