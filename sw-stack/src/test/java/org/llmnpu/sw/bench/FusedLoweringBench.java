@@ -51,14 +51,19 @@ class FusedLoweringBench {
             decode.cycles() / (double) noneDecode, prefill.counter(Counter.DSP_CYCLES),
             prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
       }
-      // what-if: the default NPU with the PPM's gate operand (MachineParams.ppmGate; no NPU built has it yet)
-      PhaseCostModel gate = PhaseCostModel.forFormat(c, p.withPpmGate(true), prompt + 2, PROMPT, "int8", Fusion.FULL);
-      PhaseCost prefill = gate.step(prompt, 0, c.layers());
-      PhaseCost decode = gate.step(1, prompt, c.layers());
-      System.out.printf("| `--fusion full`, SwiGLU gate through the PPM (ppmGate) | %,d (%.3fx) | %,d (%.3fx) | %,d | %,d "
-          + "| %,d |%n", prefill.cycles(), prefill.cycles() / (double) nonePrefill, decode.cycles(),
-          decode.cycles() / (double) noneDecode, prefill.counter(Counter.DSP_CYCLES),
-          prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
+      // the default NPU with the PPM's gate operand (NPU parameter ppmGate), and with the DSP's permutations
+      // (dspPermute: Kᵀ by blocks)
+      String[] labels = {"SwiGLU gate through the PPM (ppmGate)", "Kᵀ by the DSP's permute (dspPermute)"};
+      MachineParams[] npus = {p.withPpmGate(true), p.withDsp(p.dsp().withPermute(true))};
+      for (int i = 0; i < npus.length; i++) {
+        PhaseCostModel cost = PhaseCostModel.forFormat(c, npus[i], prompt + 2, PROMPT, "int8", Fusion.FULL);
+        PhaseCost prefill = cost.step(prompt, 0, c.layers());
+        PhaseCost decode = cost.step(1, prompt, c.layers());
+        System.out.printf("| `--fusion full`, %s | %,d (%.3fx) | %,d (%.3fx) | %,d | %,d | %,d |%n", labels[i],
+            prefill.cycles(), prefill.cycles() / (double) nonePrefill, decode.cycles(),
+            decode.cycles() / (double) noneDecode, prefill.counter(Counter.DSP_CYCLES),
+            prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
+      }
       System.out.println("(prefill gemm unit: `gemmCycles`, the GEMM unit busy — operand copy, array, drain; no command "
           + "order can hide more DSP work under the GEMMs than this)");
     }
