@@ -28,8 +28,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * <p><b>Cycles</b> per chunk (E the elements a copy moves a cycle, {@code dspCopyCycles}): the {@code dspin}
  * {@code count·ceil(c/E_INT8)}, the run's program ({@code DspProgram#cycles}: a row pass of {@code count·c/lanes} rows
  * of LD, TOINT, ST interleaved; {@code (line − count)·c/lanes} stores; {@code 1 + (line/lanes)·(c/lanes)·(3·lanes + 1)}
- * for the transpose) and the {@code dspout} {@code c·ceil(line/E_INT8)}. LLaMA-2-7B on edge-64 (line = lanes = 64,
- * kvDim 4,096): per line of slots 4,096 + 8·(1,544 + 1,536 + …) + 4,096 cycles against the pairs' ≈ 260 k.
+ * for the transpose) and the {@code dspout} {@code c·ceil(line/E_INT8)}. LLaMA-2-7B on edge-64 + {@code dspPermute}
+ * (line = lanes = 64, kvDim 4,096, chunks of 512, 8 a line of slots): a 256-token layer's "QKV scale, RoPE, K/V out"
+ * 2,413,833 → 1,397,811 cycles, the layer 21,531,482 → 20,515,460 ({@code PrefillProfileBench}, 2026-12-06).
  */
 public final class KeyBlocks {
   private static final short ONE = (short) 0x3C00;

@@ -21,9 +21,6 @@ import org.llmnpu.isa.dsp.DspProgram;
  * documented sum.
  */
 class KeyBlocksTest {
-  private static final long KT_IN = 2 << 20;
-  private static final long KT_OUT = 3 << 20;
-  private static final long ROWS = 4 << 20;
 
   private static MachineParams permuteNpu() {
     MachineParams p = NpuTargets.defaultNpu();
@@ -46,24 +43,15 @@ class KeyBlocksTest {
         p.dsp().programDepth(), false);
     DspRoutines routines = new DspRoutines(p.dsp(), 1e-5f);
     KeyBlocks kb = new KeyBlocks(p, kvDim, dspRows);
-    b.load(ROWS, rowStride, 0, rowStride, rowStride, count);
-    b.load(KT_IN, ktStride, spadKt, ktStride, ktStride, kvDim);
+    b.load(KeyColumnsTest.ROWS, rowStride, 0, rowStride, rowStride, count);
+    b.load(KeyColumnsTest.KT_IN, ktStride, spadKt, ktStride, ktStride, kvDim);
     kb.write(b, routines, 0, rowStride, count, 7, spadKt, ktStride, first);
-    b.store(KT_OUT, ktStride, spadKt, ktStride, ktStride, kvDim);
-    b.halt();
-    byte[] program = pb.build().bytes();
-    System.arraycopy(program, 0, image, 0, program.length);
-    for (int t = 0; t < count; t++) {
-      System.arraycopy(codes[t], 0, image, (int) (ROWS + (long) t * rowStride), kvDim);
-    }
-    System.arraycopy(before, 0, image, (int) KT_IN, before.length);
-    IsaSimulator.Result run = IsaSimulator.run(p, image, 0);
-    assertEquals(ErrorCause.NONE, run.error());
+    byte[] kt = KeyColumnsTest.runKt(p, image, b, pb, codes, rowStride, before, ktStride);
     for (int d = 0; d < kvDim; d++) {
       for (int j = 0; j < ktStride; j++) {
         byte want = j >= first + count && j < first + line ? 0
             : j >= first && j < first + count ? codes[j - first][d] : before[d * ktStride + j];
-        assertEquals(want, run.memory()[(int) (KT_OUT + (long) d * ktStride + j)], "Kᵀ row " + d + " slot " + j);
+        assertEquals(want, kt[d * ktStride + j], "Kᵀ row " + d + " slot " + j);
       }
     }
     return kb.columns();
@@ -125,20 +113,20 @@ class KeyBlocksTest {
   private static int run(MachineParams p) {
     DspProgram prog = new DspRoutines(p.dsp(), 1e-5f).keyBlock(16, 16, 16, 0, 16);
     byte[] image = new byte[(int) p.extMemBytes()];
-    image[(int) ROWS + 1] = 1;
+    image[(int) KeyColumnsTest.ROWS + 1] = 1;
     Program.Builder pb = Program.builder();
     CommandStream b = new CommandStream(CommandStream.program(pb), KeyColumnsTest.pool(image),
         p.dsp().programDepth(), false);
-    b.load(ROWS, 16, 0, 16, 16, 16);
+    b.load(KeyColumnsTest.ROWS, 16, 0, 16, 16, 16);
     b.dspIn(0, 16, 16, 16, 0, Command.FMT_INT8, 0);
     b.dspRun(prog);
     b.dspOut(4096, 16, 16, 16, 16, Command.FMT_INT8);
-    b.store(KT_OUT, 16, 4096, 16, 16, 16);
+    b.store(KeyColumnsTest.KT_OUT, 16, 4096, 16, 16, 16);
     b.halt();
     byte[] program = pb.build().bytes();
     System.arraycopy(program, 0, image, 0, program.length);
     IsaSimulator.Result result = IsaSimulator.run(p, image, 0);
     assertEquals(ErrorCause.NONE, result.error());
-    return result.memory()[(int) KT_OUT + 16];
+    return result.memory()[(int) KeyColumnsTest.KT_OUT + 16];
   }
 }

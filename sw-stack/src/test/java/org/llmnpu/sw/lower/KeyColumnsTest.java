@@ -13,9 +13,9 @@ import org.llmnpu.isa.Program;
 
 /** {@link KeyColumns} on the golden ISA simulator: a block's K rows land as Kᵀ columns, nothing else changes. */
 class KeyColumnsTest {
-  private static final long KT_IN = 2 << 20;
-  private static final long KT_OUT = 3 << 20;
-  private static final long ROWS = 4 << 20;
+  static final long KT_IN = 2 << 20;
+  static final long KT_OUT = 3 << 20;
+  static final long ROWS = 4 << 20;
   private static final long POOL = 5 << 20;
 
   /**
@@ -52,22 +52,35 @@ class KeyColumnsTest {
       kc.pairs(b, routines, spadRows + (n - 1L) * rowStride, rowStride, n / 2, 1, n, 0, -1);
     }
     kc.write(b, routines, n, 2 * vecRows, spadKt, ktStride, first);
-    b.store(KT_OUT, ktStride, spadKt, ktStride, ktStride, kvDim);
+    byte[] kt = runKt(p, image, b, pb, codes, rowStride, before, ktStride);
+    for (int d = 0; d < kvDim; d++) {
+      for (int j = 0; j < ktStride; j++) {
+        byte want = j >= first && j < first + n ? codes[j - first][d] : before[d * ktStride + j];
+        assertEquals(want, kt[d * ktStride + j], "Kᵀ row " + d + " slot " + j);
+      }
+    }
+  }
+
+  /**
+   * Ends {@code b}'s program ({@code pb}) with the store of Kᵀ (in the scratchpad right after the K rows, kvDim rows
+   * of {@code ktStride}) to {@link #KT_OUT} and HALT, places it at address 0 of
+   * {@code image} with the K rows {@code codes} at {@link #ROWS} ({@code rowStride} apart) and Kᵀ's old bytes
+   * {@code before} at {@link #KT_IN}, runs it on the golden simulator of {@code p} and gives the Kᵀ it stored.
+   */
+  static byte[] runKt(MachineParams p, byte[] image, CommandStream b, Program.Builder pb, byte[][] codes,
+                      int rowStride, byte[] before, int ktStride) {
+    int kvDim = before.length / ktStride;
+    b.store(KT_OUT, ktStride, codes.length * (long) rowStride, ktStride, ktStride, kvDim);
     b.halt();
     byte[] program = pb.build().bytes();
     System.arraycopy(program, 0, image, 0, program.length);
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < codes.length; t++) {
       System.arraycopy(codes[t], 0, image, (int) (ROWS + (long) t * rowStride), kvDim);
     }
     System.arraycopy(before, 0, image, (int) KT_IN, before.length);
     IsaSimulator.Result run = IsaSimulator.run(p, image, 0);
     assertEquals(ErrorCause.NONE, run.error());
-    for (int d = 0; d < kvDim; d++) {
-      for (int j = 0; j < ktStride; j++) {
-        byte want = j >= first && j < first + n ? codes[j - first][d] : before[d * ktStride + j];
-        assertEquals(want, run.memory()[(int) (KT_OUT + (long) d * ktStride + j)], "Kᵀ row " + d + " slot " + j);
-      }
-    }
+    return java.util.Arrays.copyOfRange(run.memory(), (int) KT_OUT, (int) KT_OUT + before.length);
   }
 
   /** n K rows of kvDim random INT8 codes, a quarter of them the extremes 127, −128, −127, −1, 0. */
