@@ -30,18 +30,18 @@ class PrefillProfileBench {
 
   @Test
   void llama2SevenBPrefillByOperator() {
-    for (String npu : new String[] {"", " on edge-64 + dspPermute (Kᵀ by blocks)"}) {
+    for (String npu : new String[] {" on edge-64 -p dspPermute=false (Kᵀ by pairs)", ""}) {
       for (String quant : new String[] {"int8", "s2_4"}) {
         prefillByOperator(quant, npu);
       }
     }
   }
 
-  /** {@link #llama2SevenBPrefillByOperator} for one weight format on edge-64 ({@code npu} empty) or with permute. */
+  /** {@link #llama2SevenBPrefillByOperator} for one weight format on edge-64 ({@code npu} empty) or without permute. */
   private static void prefillByOperator(String quant, String npu) {
     List<String> notes = new ArrayList<>();
     EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null,
-        npu.isEmpty() ? Map.of() : Map.of("dspPermute", "true")), quant, notes);
+        npu.isEmpty() ? Map.of() : Map.of("dspPermute", "false")), quant, notes);
     MachineParams p = t.npu().machine();
     ModelConfig c = ModelShapes.of("llama-2-7b").config();
     PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
