@@ -51,11 +51,12 @@ class FusedLoweringBench {
             decode.cycles() / (double) noneDecode, prefill.counter(Counter.DSP_CYCLES),
             prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
       }
-      // what-if: the default NPU with the PPM's gate operand (MachineParams.ppmGate; no NPU built has it yet)
+      // the default NPU built with the NPU parameter ppmGate (npu-rtl's NpuConfig ppmGate: true has this machine;
+      // GatedSwigluDecoderCosimTest runs stories260K on it bit-exact with RTL cycles = this model)
       PhaseCostModel gate = PhaseCostModel.forFormat(c, p.withPpmGate(true), prompt + 2, PROMPT, "int8", Fusion.FULL);
       PhaseCost prefill = gate.step(prompt, 0, c.layers());
       PhaseCost decode = gate.step(1, prompt, c.layers());
-      System.out.printf("| `--fusion full`, SwiGLU gate through the PPM (ppmGate) | %,d (%.3fx) | %,d (%.3fx) | %,d | %,d "
+      System.out.printf("| `--fusion full`, NPU built with ppmGate (SwiGLU gate through the PPM) | %,d (%.3fx) | %,d (%.3fx) | %,d | %,d "
           + "| %,d |%n", prefill.cycles(), prefill.cycles() / (double) nonePrefill, decode.cycles(),
           decode.cycles() / (double) noneDecode, prefill.counter(Counter.DSP_CYCLES),
           prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
