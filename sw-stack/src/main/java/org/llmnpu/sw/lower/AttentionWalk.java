@@ -16,19 +16,26 @@ abstract class AttentionWalk extends KeyWalk {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
   }
 
-  /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
+  /** q, k and v quantized with static scales ({@link DecoderLowering#staticQkv}; where the PPM epilogues apply). */
+  boolean staticQkv;
+
   /** As {@link AttentionLowering}'s: the token's QKV scale, the RoPE of q and k, the quantization of q, k, v. */
   private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows) {
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
     programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
     programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-    programs.addAll(r.quantizeRuns(java.util.List.of(
+    programs.addAll(AttentionLowering.quantizations(r, java.util.List.of(
         new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
-        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
+        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)), staticQkv() ? new double[] {1, 1, 1} : null));
     return programs;
   }
 
+  private boolean staticQkv() {
+    return staticQkv && epilogue;
+  }
+
+  /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
   void qkvRopeKvOut(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
@@ -51,7 +58,7 @@ abstract class AttentionWalk extends KeyWalk {
       }
       resultIn(c.dim(), qkvN);
       if (pinned) {
-        runPinned("qkv pinned", () -> qkvPrograms(qRows, kRows));
+        runPinned(staticQkv() ? "qkv pinned, static" : "qkv pinned", () -> qkvPrograms(qRows, kRows));
         // the lowering's moves differ only in the token's rows, four row bases: one rewritten program
         boolean shared = sharedRuns;
         sharedRuns = true;
@@ -64,7 +71,7 @@ abstract class AttentionWalk extends KeyWalk {
           load(1, 4L * nq);
           dspIn(1, 2L * nq, FP16);
         }
-        runAll("qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
+        runAll(staticQkv() ? "qkv rope, static quantize" : "qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
       if (wide) {
         // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every

@@ -36,6 +36,11 @@ final class LoweringEmitter {
   double inputScale;
   /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
   final StaticScales epilogue;
+  /**
+   * Whether q, k and v are quantized with their calibrated static scales ({@link DecoderLowering#staticQkv}; only where
+   * {@link #epilogue} is set), else each token's dynamic absmax.
+   */
+  boolean staticQkv;
 
   /**
    * At {@code --fusion full} a one-token block (a decode step) keeps x in its DSP rows from the first RMSNorm to the

@@ -72,10 +72,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         WeightFormats.sparsity(format), WeightFormats.mx(format), fusion);
   }
 
-  /**
-   * As above with block weights quantized in groups of {@code weightGroup} rows of K (0: per
-   * channel) and block GEMMs of N:M mode {@code sparsity} ({@code Command.DENSE} or {@code S2_4}).
-   */
+  /** As above, weights in groups of {@code weightGroup} rows of K (0: per channel), N:M mode {@code sparsity}. */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity) {
     this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, -1);
@@ -233,6 +230,15 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
+  /** q, k and v quantized with static scales, in the exact step and the walk ({@link DecoderLowering#staticQkv}). */
+  public PhaseCostModel staticQkv(boolean on) {
+    this.staticQkv = on;
+    if (lowering != null) {
+      lowering.staticQkv(on);
+    }
+    return this;
+  }
+
   /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
   public long walkMovedCommands() {
     return order.moved();
@@ -251,7 +257,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed);
+          .twoBlocks(twoBlocks).skewed(skewed).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
