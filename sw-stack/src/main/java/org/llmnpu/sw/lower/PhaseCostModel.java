@@ -124,11 +124,6 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return where().backEndWaits();
   }
 
-  /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
-  public boolean wideHeads() {
-    return wide;
-  }
-
   /**
    * A step of {@code tokens} tokens after {@code pos0} stored ones, {@code layers} of the model's
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
@@ -230,12 +225,17 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
-  /** q, k and v quantized with static scales, in the exact step and the walk ({@link DecoderLowering#staticQkv}). */
-  public PhaseCostModel staticQkv(boolean on) {
-    this.staticQkv = on;
-    if (lowering != null) {
-      lowering.staticQkv(on);
+  /**
+   * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv}); {@code tiledPost}:
+   * the walk's what-if {@link AttentionWalk#qkvPostTiled} (the lowering does not emit it: refused on exact steps).
+   */
+  public PhaseCostModel staticQkv(boolean on, boolean tiledPost) {
+    if (tiledPost && !extrapolate) {
+      throw new IllegalStateException("tiledPost: a what-if of the extrapolated walk; the lowering does not emit it");
     }
+    staticQkv = on;
+    tiledQkvPost = tiledPost;
+    lowering = null; // rebuilt with the option by the next exact step
     return this;
   }
 
@@ -364,8 +364,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         normQuantize();
       }
     }
-    operator("QKV GEMM");
-    gemms(n, c.dim(), qkvN);
+    qkvGemms(n);
   }
 
   private void afterQkv(int n, int pos, boolean firstLayer) {

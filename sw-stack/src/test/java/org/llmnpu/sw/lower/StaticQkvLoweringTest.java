@@ -2,6 +2,7 @@ package org.llmnpu.sw.lower;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,7 @@ class StaticQkvLoweringTest {
       PpmEpilogueLoweringTest.assertClose(p0.logits()[0], p1.logits()[0], 0.3);
       PpmEpilogueLoweringTest.assertClose(d0.logits()[0], d1.logits()[0], 0.3);
     }
-    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, Fusion.FULL).staticQkv(true);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 6, format, Fusion.FULL).staticQkv(true, false);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, layers));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, layers));
   }
@@ -68,14 +69,42 @@ class StaticQkvLoweringTest {
     ModelWeights w = stories();
     MachineParams m = sparsity == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24() : NpuTargets.defaultNpu();
     PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, bits, 0, sparsity, -1, Fusion.FULL)
-        .staticQkv(true);
+        .staticQkv(true, false);
     PhaseCostModel walk = new PhaseCostModel(w.config(), m, 18, 16, true, bits, 0, sparsity, -1, Fusion.FULL)
-        .staticQkv(true);
+        .staticQkv(true, false);
     PhaseCost dynamic = new PhaseCostModel(w.config(), m, 18, 16, true, bits, 0, sparsity, -1, Fusion.FULL)
         .step(tokens, position, 5);
     PhaseCost e = exact.step(tokens, position, 5);
     assertEquals(e, walk.step(tokens, position, 5));
     assertTrue(e.counter(Counter.DSP_INSTRUCTIONS) < dynamic.counter(Counter.DSP_INSTRUCTIONS));
+  }
+
+  /**
+   * The walk's what-if of a tile-by-tile QKV post ({@link AttentionWalk#qkvPostTiled}) on a shape of several QKV tiles
+   * of whole heads: fewer cycles than the per-token post with the same static scales, the same MACs and weight bytes;
+   * where a tile would split a head (stories260K's) the walk keeps the per-token post; an exact step refuses it.
+   */
+  @Test
+  void theTiledQkvPostIsAWhatIfOfTheWalkThatGoesBesideTheStreams() {
+    MachineParams m = NpuTargets.defaultNpu();
+    org.llmnpu.sw.model.ModelConfig c = new org.llmnpu.sw.model.ModelConfig(256, 512, 2, 4, 2, 64, 64);
+    PhaseCostModel perToken = new PhaseCostModel(c, m, 33, 16, true, 8, 0, 0, -1, Fusion.FULL).staticQkv(true, false);
+    PhaseCostModel tiled = new PhaseCostModel(c, m, 33, 16, true, 8, 0, 0, -1, Fusion.FULL).staticQkv(true, true);
+    assertTrue(tiled.qkvPostTiled(), "4 tiles of 128 columns, heads of 64");
+    PhaseCost a = perToken.step(32, 0, 2);
+    PhaseCost b = tiled.step(32, 0, 2);
+    assertTrue(b.cycles() < a.cycles(), b.cycles() + " vs " + a.cycles());
+    assertEquals(a.macs(), b.macs());
+    assertEquals(a.counter(Counter.DMA_LOAD_BYTES), b.counter(Counter.DMA_LOAD_BYTES));
+    System.out.printf("tiled QKV post (what-if), dim 256, 32 tokens: %d -> %d cycles%n", a.cycles(), b.cycles());
+    ModelWeights w = stories();
+    PhaseCostModel storiesTiled = new PhaseCostModel(w.config(), m, 18, 16, true, 8, 0, 0, -1, Fusion.FULL)
+        .staticQkv(true, true);
+    assertTrue(!storiesTiled.qkvPostTiled());
+    assertEquals(new PhaseCostModel(w.config(), m, 18, 16, true, 8, 0, 0, -1, Fusion.FULL).staticQkv(true, false)
+        .step(16, 0, 5), storiesTiled.step(16, 0, 5));
+    PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, 8, 0, 0, -1, Fusion.FULL);
+    assertThrows(IllegalStateException.class, () -> exact.staticQkv(true, true));
   }
 
   /** The calibrated q, k and v scales: positive, per layer, and clipped (at most the calibration set's absmax/127). */
