@@ -62,9 +62,9 @@ abstract class AttentionWalk extends KeyWalk {
   }
 
   /** The QKV GEMM's tiles: with {@link #qkvPostTiled} each followed by the tile before's post ({@link #qkvTiled}). */
-  void qkvGemms(int n) {
+  void qkvGemms(int n, int pos) {
     if (qkvPostTiled()) {
-      qkvTiled(n);
+      qkvTiled(n, pos);
     } else {
       operator("QKV GEMM");
       gemms(n, c.dim(), qkvN);
@@ -77,7 +77,7 @@ abstract class AttentionWalk extends KeyWalk {
    * results in ({@code n} rows), one resident run (dequantize, RoPE for q and k, static quantization), and its K or V
    * codes out to the cache rows (q codes stay in the DSP's rows for the attention).
    */
-  private void qkvTiled(int n) {
+  private void qkvTiled(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     load(n, 4L * nq);
     dspIn(n, half, FP16);
@@ -92,6 +92,12 @@ abstract class AttentionWalk extends KeyWalk {
       resultTag = RESULTS;
       if (j > 0) {
         qkvTilePost(n, j - 1, tile);
+      }
+      if (j > 0 && (j - 1) * tile == c.dim() + c.kvDim() - tile && writesKeyLines(n, pos)) {
+        // the block's K codes are out: its Kᵀ lines (TransposedKeys) beside the V tiles' streams
+        for (int t = 0; t < n; t++) {
+          keyScatter(pos + t, n, pos);
+        }
       }
     }
     qkvTilePost(n, tiles - 1, tile);
@@ -137,10 +143,7 @@ abstract class AttentionWalk extends KeyWalk {
     boolean keyLines = writesKeyLines(n, pos);
     int early = pos % line;
     if (qkvPostTiled()) {
-      // the codes are out tile by tile (qkvTiled); the K/V rows' static scales, one dspout each
-      for (int t = 0; t < n && keyLines; t++) {
-        keyScatter(pos + t, n, pos);
-      }
+      // the codes and Kᵀ's lines are out tile by tile (qkvTiled); the K/V rows' static scales, one dspout each
       dspOut(n, 1, FP16);
       dspOut(n, 1, FP16);
       kvStored(n, pos, keyLines, early);

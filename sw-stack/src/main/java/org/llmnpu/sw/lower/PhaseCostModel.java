@@ -164,9 +164,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
         lane(0);
         if (n2 > 0 && skewed) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
-          layerHead(n, true);
+          layerHead(n, pos, true);
           lane(1);
-          layerHead(n2, false);
+          layerHead(n2, pos + n, false);
           lane(0);
           layerTail(n, pos, l == 0);
           lane(1);
@@ -301,14 +301,14 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private void layer(int n, int pos, boolean firstLayer, boolean starts) {
     vectorsIn(starts);
     cacheIn(n, pos);
-    qkv(n);
+    qkv(n, pos);
     afterQkv(n, pos, firstLayer);
   }
 
   /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
-  private void layerHead(int n, boolean starts) {
+  private void layerHead(int n, int pos, boolean starts) {
     vectorsIn(starts);
-    qkv(n);
+    qkv(n, pos);
   }
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
@@ -354,7 +354,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     keyLinesIn(n, pos);
   }
 
-  private void qkv(int n) {
+  private void qkv(int n, int pos) {
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
@@ -364,7 +364,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         normQuantize();
       }
     }
-    qkvGemms(n);
+    qkvGemms(n, pos);
   }
 
   private void afterQkv(int n, int pos, boolean firstLayer) {

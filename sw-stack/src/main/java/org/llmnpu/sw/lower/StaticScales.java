@@ -169,13 +169,18 @@ public final class StaticScales {
    * least squared error {@code Σ (x − clamp(round(x/s), −127, 127)·s)²} over every value of {@code vectors}.
    */
   static double clippedScale(List<float[]> vectors) {
+    return clippedScaleOrAbsmax(vectors, true);
+  }
+
+  /** As {@link #clippedScale}; without {@code clipped} the absmax's ({@code i = 0} only). */
+  static double clippedScaleOrAbsmax(List<float[]> vectors, boolean clipped) {
     double absmax = 0;
     for (float[] v : vectors) {
       absmax = Math.max(absmax, max(v));
     }
     double best = absmax / 127;
     double bestError = Double.POSITIVE_INFINITY;
-    for (int i = 0; i < 64 && absmax > 0; i++) {
+    for (int i = 0; i < (clipped ? 64 : 1) && absmax > 0; i++) {
       double scale = absmax * Math.pow(2, -i / 8.0) / 127;
       double error = 0;
       for (float[] v : vectors) {
