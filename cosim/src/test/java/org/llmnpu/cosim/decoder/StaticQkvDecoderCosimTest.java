@@ -3,18 +3,13 @@ package org.llmnpu.cosim.decoder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
-import org.llmnpu.sw.lower.WeightFormats;
-import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.verilator.SimModes;
 
 /**
@@ -27,13 +22,8 @@ class StaticQkvDecoderCosimTest {
   @Test
   void staticQkvPrefillAndDecodeAreBitExactOnTheRtl() throws Exception {
     NpuConfig config = NpuConfig.defaults();
-    ModelWeights w = WeightFormats.prepare(ModelCatalog.load("stories260K", Optional.empty(), 1), "int8");
     int[] prompt = new int[8];
-    prompt[0] = 1;
-    for (int i = 1; i < prompt.length; i++) {
-      prompt[i] = 2 + (i * 37) % (w.config().vocabSize() - 2);
-    }
-    LoweredModel model = new LoweredModel(w, config.machine(), prompt.length + 2, prompt.length, 8, 0, Command.DENSE);
+    LoweredModel model = TwoBlocksCosimTest.storiesInt8(config, prompt);
     NpuDecoder dynamic = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder.Step dp = dynamic.prefill(prompt, false);
     NpuDecoder.Step dd = dynamic.decode(prompt[3]);
