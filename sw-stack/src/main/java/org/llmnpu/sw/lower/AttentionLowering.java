@@ -199,8 +199,9 @@ final class AttentionLowering {
   }
 
   /**
-   * The runs quantizing {@code vectors} (q, k, v): the dynamic absmax runs ({@link DspRoutines#quantizeRuns}), or with
-   * {@code scales} each vector's static quantization ({@code x·(1/s)} rounded and saturated, {@code s} to its scale row).
+   * The runs quantizing {@code vectors} (q, k, v): the dynamic absmax runs ({@link DspRoutines#quantizeRuns}), or
+   * with {@code scales} each vector's static quantization ({@code x·(1/s)} rounded and saturated, {@code s} to its
+   * scale row).
    */
   static java.util.List<org.llmnpu.isa.dsp.DspProgram> quantizations(DspRoutines r,
       java.util.List<DspQuantizer.Vector> vectors, double[] scales) {

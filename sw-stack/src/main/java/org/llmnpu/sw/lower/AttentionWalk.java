@@ -174,7 +174,8 @@ abstract class AttentionWalk extends KeyWalk {
           load(1, 4L * nq);
           dspIn(1, 2L * nq, FP16);
         }
-        runAll(staticQkv() ? "qkv rope, static quantize" : "qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
+        runAll(staticQkv() ? "qkv rope, static quantize" : "qkv rope, quantize",
+            () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
       if (wide) {
         // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every

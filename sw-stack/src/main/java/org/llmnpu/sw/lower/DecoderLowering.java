@@ -147,8 +147,8 @@ public final class DecoderLowering {
   }
 
   /**
-   * With {@code on}, where the GEMM epilogues run on the PPM (their {@link StaticScales} calibrated), q and k after RoPE
-   * and v are quantized with their calibrated static per-tensor scales ({@link StaticScales.Site#Q}, {@code K},
+   * With {@code on}, where the GEMM epilogues run on the PPM (their {@link StaticScales} calibrated), q and k after
+   * RoPE and v are quantized with their calibrated static per-tensor scales ({@link StaticScales.Site#Q}, {@code K},
    * {@code V}) instead of each token's absmax: no token's codes then depend on a reduction over its whole q, k or v.
    * The same commands but for the quantization runs ({@code quantizeStatic}'s). Off by default.
    */

@@ -62,7 +62,7 @@ public final class IntegerPathAccuracy {
     return evaluate(weights, format, machine, count, length, seed, fusion, false);
   }
 
-  /** As above, q, k and v with their calibrated static scales when {@code staticQkv} ({@link DecoderLowering#staticQkv}). */
+  /** As above, q, k and v with calibrated static scales when {@code staticQkv} ({@link DecoderLowering#staticQkv}). */
   public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
                                          int length, long seed, Fusion fusion, boolean staticQkv) {
     return evaluate(weights, WeightFormats.lower(weights, format, machine, length, length), count, length, seed,

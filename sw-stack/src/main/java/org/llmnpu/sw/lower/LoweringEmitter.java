@@ -36,10 +36,7 @@ final class LoweringEmitter {
   double inputScale;
   /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
   final StaticScales epilogue;
-  /**
-   * Whether q, k and v are quantized with their calibrated static scales ({@link DecoderLowering#staticQkv}; only where
-   * {@link #epilogue} is set), else each token's dynamic absmax.
-   */
+  /** q, k and v quantized with calibrated static scales ({@link DecoderLowering#staticQkv}; with {@link #epilogue}). */
   boolean staticQkv;
 
   /**

@@ -226,8 +226,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
   }
 
   /**
-   * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv}); {@code tiledPost}:
-   * the walk's what-if {@link AttentionWalk#qkvPostTiled} (the lowering does not emit it: refused on exact steps).
+   * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv});
+   * {@code tiledPost}: the walk's what-if {@link AttentionWalk#qkvPostTiled} (the lowering does not emit it: refused on exact steps).
    */
   public PhaseCostModel staticQkv(boolean on, boolean tiledPost) {
     if (tiledPost && !extrapolate) {

@@ -15,8 +15,8 @@ import org.llmnpu.sw.model.Transformer;
  * multiplier is fixed per column, so a GEMM whose epilogue runs on the PPM needs its input's and its output's scales
  * known before the program runs). Per layer: the QKV input and the W1|W3 input (RMSNorm outputs), the gate
  * pre-activation (the SiLU table's input), SiLU(gate), up and the W2 input {@code SiLU(gate)·up} (used only where the
- * SwiGLU gate runs through the PPM, {@code gemm gate=1}: elsewhere the W2 input keeps its dynamic per-token scale); q and
- * k after RoPE and v, one scale a tensor each (used only with {@link DecoderLowering#staticQkv}: elsewhere each token's
+ * SwiGLU gate runs through the PPM, {@code gemm gate=1}: elsewhere the W2 input keeps its dynamic per-token scale);
+ * q and k after RoPE and v, one scale a tensor each (used only with {@link DecoderLowering#staticQkv}: elsewhere each token's
  * q, k and v keep their dynamic absmax scale); the LM-head input once.
  *
  * <p>Each scale is {@code absmax / 127} (symmetric INT8, zero point 0) of the site's values over a calibration set:
@@ -28,7 +28,8 @@ import org.llmnpu.sw.model.Transformer;
  * few seconds for stories260K, cached by content ({@link StaticScalesCache}).
  *
  * <p>The W2 input, q, k and v are the exception (the W2 input's values are heavy-tailed, a product of two activations;
- * q, k and v one scale over every token, head and channel), so their scale is the clipping point that minimizes the calibration set's squared quantization error, {@code argmin_c Σ (x − Q_c(x))²} over
+ * q, k and v one scale over every token, head and channel), so their scale is the clipping point that minimizes the
+ * calibration set's squared quantization error, {@code argmin_c Σ (x − Q_c(x))²} over
  * {@code c} = absmax·2^(−i/8), i = 0..63 ({@link #clippedScale}), not its absmax.
  */
 public final class StaticScales {

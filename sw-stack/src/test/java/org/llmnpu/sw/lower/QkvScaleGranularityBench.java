@@ -15,8 +15,8 @@ import org.llmnpu.sw.model.Transformer;
  * every other value FP32, on the held-out set ({@code FusionAccuracyBench}'s: sequences sampled with seed 2,000,000),
  * top-1 agreement and KL(FP32 ‖ quantized) over every position. Rows: each token's absmax (the lowering's dynamic
  * quantization), and static scales calibrated on {@link StaticScales}' calibration set per tensor, per head and per
- * channel, each at the absmax and MSE-clipped ({@link StaticScales#clippedScale}). Isolates the q/k/v quantization's own
- * error from the rest of the integer path. Benchmark (seconds):
+ * channel, each at the absmax and MSE-clipped ({@link StaticScales#clippedScale}). Isolates the q/k/v quantization's
+ * own error from the rest of the integer path. Benchmark (seconds):
  * {@code java -cp … org.llmnpu.sw.lower.QkvScaleGranularityBench [sequences] [length]}.
  */
 public final class QkvScaleGranularityBench {

@@ -21,11 +21,11 @@ import org.llmnpu.sw.model.ModelConfig;
  * What static q/k/v scales ({@code DecoderLowering#staticQkv}) and, with them, a tile-independent QKV post buy
  * LLaMA-2-7B's 256-token prefill on {@code edge-64} at {@code --fusion full}, on the extrapolated walk
  * ({@link PhaseCostModel}, as {@link CycleEstimator} runs it): per token with dynamic scales (today), per token with
- * static scales, and the what-if {@link PhaseCostModel#staticQkv} with {@code tiledPost} (each QKV tile's dequantize, RoPE and static
- * quantization right after the next tile's GEMM, beside its W stream; the lowering does not emit it yet), each on
- * {@code edge-64} and with the PPM's gate operand ({@code ppmGate}). Then the tiled layer by operator. Issue 32's
- * targets: int8 prefill MAC utilization ≥ 0.70, s2_4 TTFT ≤ 0.60× int8's. Benchmark: {@code mvn -q -pl reports -am test
- * -Dbench -Dtest=TiledQkvPostBench -Dsurefire.failIfNoSpecifiedTests=false}.
+ * static scales, and the what-if {@link PhaseCostModel#staticQkv} with {@code tiledPost} (each QKV tile's dequantize,
+ * RoPE and static quantization right after the next tile's GEMM, beside its W stream; the lowering does not emit it
+ * yet), each on {@code edge-64} and with the PPM's gate operand ({@code ppmGate}). Then the tiled layer by operator.
+ * Issue 32's targets: int8 prefill MAC utilization ≥ 0.70, s2_4 TTFT ≤ 0.60× int8's. Benchmark:
+ * {@code mvn -q -pl reports -am test -Dbench -Dtest=TiledQkvPostBench -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(BenchRecord.class)
 class TiledQkvPostBench {
@@ -47,7 +47,8 @@ class TiledQkvPostBench {
   void llama2SevenBPrefillWithATiledQkvPost() {
     ModelShapes.Shape shape = ModelShapes.of("llama-2-7b");
     ModelConfig c = shape.config();
-    System.out.println("| quant | NPU | QKV post | prefill cycles | one layer | prefillMacUtilization | TTFT vs int8 |");
+    System.out.println("| quant | NPU | QKV post | prefill cycles | one layer | prefillMacUtilization "
+        + "| TTFT vs int8 |");
     System.out.println("|---|---|---|---:|---:|---:|---:|");
     long[][] int8 = new long[2][MODES.length];
     for (String quant : new String[] {"int8", "s2_4"}) {
