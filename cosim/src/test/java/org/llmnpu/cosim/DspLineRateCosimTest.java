@@ -71,8 +71,10 @@ class DspLineRateCosimTest {
     long half = p.spadBytes() / 2;
     long ext = 0x10000;
     Program.Builder b = Program.builder();
-    // the whole scratchpad, so the stored upper half is the same in the golden and in an RTL that ran other programs
-    b.load(ext, 2 * half, 0, 2 * half, 2 * half, 1);
+    // the whole scratchpad, so the stored upper half is the same in the golden and in an RTL that ran other programs;
+    // in rows of at most 32 KiB (a DMA row is at most MAX_DMA_ROWS bytes)
+    long loadRow = Math.min(2 * half, 1 << 15);
+    b.load(ext, loadRow, 0, loadRow, loadRow, 2 * half / loadRow);
     b.dspIn(0, 0, elements, 1, 0, Command.FMT_FP16, 0);
     for (int j = 0; j < copies; j++) {
       boolean in = r.nextBoolean();
@@ -103,7 +105,8 @@ class DspLineRateCosimTest {
         b.dspOut(half + spad, stride, rowElems, rows, dspRow, format);
       }
     }
-    b.store(ext + 0x20000, half, half, half, half, 1);
+    long storeRow = Math.min(half, 1 << 15);
+    b.store(ext + 0x20000, storeRow, half, storeRow, storeRow, half / storeRow);
     if (r.nextBoolean()) {
       b.snapshot(ext + 0x40000);
     }

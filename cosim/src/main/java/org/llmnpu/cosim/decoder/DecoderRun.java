@@ -270,6 +270,12 @@ public final class DecoderRun {
             + " layers: draft=layers1..layers" + layers + ", got draft=layers" + o.draftLayers());
       }
     }
+    if (o.engine() == Engine.RTL) {
+      // the lowering's refusals (e.g. a DSP wider than the model's RoPE halves allow) before the model build, which
+      // takes minutes for a large NPU
+      lower(o, WeightFormats.prepare(ModelCatalog.load(o.model(), Optional.empty(), 1), o.quant()),
+          target(o.quant(), config.machine(), true));
+    }
     DecoderRtl rtl = o.engine() == Engine.RTL ? DecoderRtl.start(config, sim) : null;
     try {
       return run(o, config, rtl);
@@ -291,16 +297,10 @@ public final class DecoderRun {
     Transformer fp32 = new Transformer(w);
     int[] prompt = o.promptLen() == 1 ? new int[] {SampledSequences.BOS}
         : SampledSequences.sample(fp32, 1, o.promptLen(), o.seed())[0];
-    int context = o.promptLen() + o.maxNew();
-    if (context > w.config().maxSeqLen()) {
-      throw new IllegalArgumentException("prompt-len + max-new must be at most the model's " + w.config().maxSeqLen()
-          + " tokens, got " + context);
-    }
-    int prefillTokens = Math.min(o.promptLen(), NpuDecoder.prefillChunk(machine));
-    int stepTokens = o.draftLayers() > 0 ? Math.max(prefillTokens, o.gamma() + 1) : prefillTokens;
     ModelWeights prepared = WeightFormats.prepare(w, o.quant());
-    LoweredModel model = new LoweredModel(prepared, machine, context, stepTokens, WeightFormats.bits(o.quant()),
-        WeightFormats.group(o.quant()), WeightFormats.sparsity(o.quant()), WeightFormats.mx(o.quant()));
+    LoweredModel model = lower(o, prepared, machine);
+    int context = o.promptLen() + o.maxNew();
+    int stepTokens = stepTokens(o, machine);
     List<Step> steps = new ArrayList<>();
     StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
     NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder,
@@ -331,6 +331,23 @@ public final class DecoderRun {
         : Optional.of(SpeculativeRun.run(o, prepared, model, stepTokens, config.engineTiming(), rtl, prompt, tokens,
             steps));
     return new Result(o, machine, prompt, tokens, fp32Tokens, steps, acc, spec, npu.lowering().fusionApplied());
+  }
+
+  /** The tokens of the largest step: the prefill's first chunk, or with a draft a verification block. */
+  private static int stepTokens(Options o, MachineParams machine) {
+    int prefillTokens = Math.min(o.promptLen(), NpuDecoder.prefillChunk(machine));
+    return o.draftLayers() > 0 ? Math.max(prefillTokens, o.gamma() + 1) : prefillTokens;
+  }
+
+  /** {@code prepared} lowered for {@code machine} and a context of prompt-len + max-new (the lowering's checks throw). */
+  private static LoweredModel lower(Options o, ModelWeights prepared, MachineParams machine) {
+    int context = o.promptLen() + o.maxNew();
+    if (context > prepared.config().maxSeqLen()) {
+      throw new IllegalArgumentException("prompt-len + max-new must be at most the model's "
+          + prepared.config().maxSeqLen() + " tokens, got " + context);
+    }
+    return new LoweredModel(prepared, machine, context, stepTokens(o, machine), WeightFormats.bits(o.quant()),
+        WeightFormats.group(o.quant()), WeightFormats.sparsity(o.quant()), WeightFormats.mx(o.quant()));
   }
 
   /**

@@ -28,17 +28,22 @@ import org.llmnpu.verilator.SimModes;
  * ({@code DecoderLowering#skewed}: both blocks' QKV GEMMs first).
  */
 class TwoBlocksCosimTest {
-  @ParameterizedTest
-  @ValueSource(booleans = {false, true})
-  void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed) throws Exception {
-    NpuConfig config = NpuConfig.defaults().toBuilder().dspRows(1024).build();
+  /** stories260K int8 lowered for {@code config}'s machine and a context of the prompt + 2; fills {@code prompt}. */
+  static LoweredModel storiesInt8(NpuConfig config, int[] prompt) throws Exception {
     ModelWeights w = WeightFormats.prepare(ModelCatalog.load("stories260K", Optional.empty(), 1), "int8");
-    int[] prompt = new int[16];
     prompt[0] = 1;
     for (int i = 1; i < prompt.length; i++) {
       prompt[i] = 2 + (i * 37) % (w.config().vocabSize() - 2);
     }
-    LoweredModel model = new LoweredModel(w, config.machine(), prompt.length + 2, prompt.length, 8, 0, Command.DENSE);
+    return new LoweredModel(w, config.machine(), prompt.length + 2, prompt.length, 8, 0, Command.DENSE);
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed) throws Exception {
+    NpuConfig config = NpuConfig.defaults().toBuilder().dspRows(1024).build();
+    int[] prompt = new int[16];
+    LoweredModel model = storiesInt8(config, prompt);
     NpuDecoder sequential = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder.Step sp = sequential.prefill(prompt, false);
     NpuDecoder.Step sd = sequential.decode(prompt[3]);

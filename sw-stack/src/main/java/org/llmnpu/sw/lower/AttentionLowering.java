@@ -110,12 +110,14 @@ final class AttentionLowering {
     }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
+    double[] qkvScales = e.staticQkv && e.epilogue != null ? new double[] {e.epilogue.of(StaticScales.Site.Q, layer),
+        e.epilogue.of(StaticScales.Site.K, layer), e.epilogue.of(StaticScales.Site.V, layer)} : null;
     // at full with the static input scale, every token's scale, RoPE and quantization is one program (the q codes and
     // scale staged in rAcc's rows, which the scale has read, then moved to the token's rows before anything else
     // writes rAcc): kept in the program memory
     boolean pinned = batched != null && b.resident() && e.inputScale > 0
         && 2 * qRows + 1 <= r.rows(Math.max(m.qkvN, Math.max(c.hiddenDim(), c.dim())))
-        && r.pins(n, qkvPrograms(qRows, kRows, 0, true), moveWords());
+        && r.pins(n, qkvPrograms(qRows, kRows, 0, true, qkvScales), moveWords());
     for (int t = 0; t < n; t++) {
       int slot = pos + t;
       if (batched != null) {
@@ -124,16 +126,16 @@ final class AttentionLowering {
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       if (batched == null) {
-        var programs = qkvPrograms(qRows, kRows, t, false);
+        var programs = qkvPrograms(qRows, kRows, t, false, qkvScales);
         e.run(programs.get(0));
         ropeIn(slot);
         programs.subList(1, programs.size()).forEach(e::run);
       } else if (pinned) {
-        b.dspRunPinned(qkvPrograms(qRows, kRows, t, true));
+        b.dspRunPinned(qkvPrograms(qRows, kRows, t, true, qkvScales));
         e.run(r.moveElements(l.rAcc, 2 * l.nq, l.rQQ + t * 2 * qRows));
         e.run(r.moveElements(l.rAcc + 2 * qRows, r.lanes(), l.rDQ + t));
       } else {
-        qkvPrograms(qRows, kRows, t, false).forEach(e::run);
+        qkvPrograms(qRows, kRows, t, false, qkvScales).forEach(e::run);
       }
       if (batched != null && batched.headMajorKeys) {
         batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
@@ -175,9 +177,11 @@ final class AttentionLowering {
 
   /**
    * Token t's scale of its QKV results, the RoPE of q and k and the quantization of q, k, v: the q codes and scale to
-   * the token's rows, or with {@code staged} to rAcc's rows (the same programs for every token).
+   * the token's rows, or with {@code staged} to rAcc's rows (the same programs for every token); q, k and v quantized
+   * with the static scales {@code qkvScales} (q, k, v; {@link DecoderLowering#staticQkv}) when not null.
    */
-  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged) {
+  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged,
+                                                                     double[] qkvScales) {
     var r = l.r;
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
@@ -185,12 +189,32 @@ final class AttentionLowering {
         new int[] {l.rQ, l.rQ + qRows}));
     programs.add(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
         l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
-    programs.addAll(r.quantizeRuns(java.util.List.of(
+    var vectors = java.util.List.of(
         new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
             staged ? l.rAcc + 2 * qRows : l.rDQ + t),
         new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
-        new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV))));
+        new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV));
+    programs.addAll(quantizations(r, vectors, qkvScales));
     return programs;
+  }
+
+  /**
+   * The runs quantizing {@code vectors} (q, k, v): the dynamic absmax runs ({@link DspRoutines#quantizeRuns}), or
+   * with {@code scales} each vector's static quantization ({@code x·(1/s)} rounded and saturated, {@code s} to its
+   * scale row).
+   */
+  static java.util.List<org.llmnpu.isa.dsp.DspProgram> quantizations(DspRoutines r,
+      java.util.List<DspQuantizer.Vector> vectors, double[] scales) {
+    if (scales == null) {
+      return r.quantizeRuns(vectors);
+    }
+    java.util.List<org.llmnpu.isa.dsp.DspProgram> runs = new java.util.ArrayList<>();
+    for (int i = 0; i < vectors.size(); i++) {
+      var v = vectors.get(i);
+      runs.add(r.quantizeStatic(v.in(), v.len(), v.vec(), LoweringEmitter.half(1 / scales[i]), v.out(), v.scaleRow(),
+          LoweringEmitter.half(scales[i])));
+    }
+    return runs;
   }
 
   /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */

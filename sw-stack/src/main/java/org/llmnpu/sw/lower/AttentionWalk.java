@@ -16,29 +16,139 @@ abstract class AttentionWalk extends KeyWalk {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
   }
 
-  /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
+  /** q, k and v quantized with static scales ({@link DecoderLowering#staticQkv}; where the PPM epilogues apply). */
+  boolean staticQkv;
+
   /** As {@link AttentionLowering}'s: the token's QKV scale, the RoPE of q and k, the quantization of q, k, v. */
   private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows) {
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
     programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
     programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-    programs.addAll(r.quantizeRuns(java.util.List.of(
+    programs.addAll(AttentionLowering.quantizations(r, java.util.List.of(
         new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
-        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
+        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)), staticQkv() ? new double[] {1, 1, 1} : null));
     return programs;
   }
 
+  private boolean staticQkv() {
+    return staticQkv && epilogue;
+  }
+
+  /**
+   * A what-if of the extrapolated walk only ({@link PhaseCostModel#tiledQkvPost}): each QKV tile's post-processing
+   * right after the next tile's GEMM, so that it can go beside that GEMM's W stream.
+   */
+  boolean tiledQkvPost;
+  /** The two result buffers the QKV tiles alternate between ({@link #tiledQkvPost}). */
+  private static final long QKV_TILES = RESULTS + 1_000;
+
+  /** The QKV GEMM's stream tile (as {@link PhaseWalk#gemms}): whole pairs of lines for INT4. */
+  private int qkvTile() {
+    int unit = bits == 4 ? 2 * line : line;
+    return Math.max(unit, p.maxN() / unit * unit);
+  }
+
+  /**
+   * Whether the QKV post goes tile by tile ({@link #tiledQkvPost}): static q/k/v scales at {@code --fusion full} with
+   * resident runs on a walk that streams weights, the QKV GEMM one K chunk, and every tile whole heads of one of q,
+   * k, v (a column order of Wqkv that keeps each head's RoPE pairs in its tile: evens, then odds of the tile's heads).
+   */
+  boolean qkvPostTiled() {
+    int tile = qkvTile();
+    return tiledQkvPost && staticQkv() && chainRuns && residency != null && extrapolate && fusion != Fusion.NONE
+        && weightSplit(c.dim()).count() == 1 && tile % c.headDim() == 0 && c.dim() % tile == 0
+        && c.kvDim() % tile == 0;
+  }
+
+  /** The QKV GEMM's tiles: with {@link #qkvPostTiled} each followed by the tile before's post ({@link #qkvTiled}). */
+  void qkvGemms(int n, int pos) {
+    if (qkvPostTiled()) {
+      qkvTiled(n, pos);
+    } else {
+      operator("QKV GEMM");
+      gemms(n, c.dim(), qkvN);
+    }
+  }
+
+  /**
+   * The QKV GEMM tile by tile ({@link #qkvPostTiled}): the block's cos/sin rows in (every head's are the same), then
+   * per tile j its streamed GEMM into result buffer {@code j mod 2} followed by tile j−1's post: the tile's INT32
+   * results in ({@code n} rows), one resident run (dequantize, RoPE for q and k, static quantization), and its K or V
+   * codes out to the cache rows (q codes stay in the DSP's rows for the attention).
+   */
+  private void qkvTiled(int n, int pos) {
+    operator("QKV scale, RoPE, K/V out");
+    load(n, 4L * nq);
+    dspIn(n, half, FP16);
+    dspIn(n, half, FP16);
+    int tile = qkvTile();
+    int tiles = (qkvN + tile - 1) / tile;
+    for (int j = 0; j < tiles; j++) {
+      operator("QKV GEMM");
+      resultTag = QKV_TILES + j % 2;
+      streamedGemm(n, c.dim(), Math.min(tile, qkvN - j * tile), bits == 4, sparsity != org.llmnpu.isa.Command.DENSE,
+          bits == 4 && groupScaled);
+      resultTag = RESULTS;
+      if (j > 0) {
+        qkvTilePost(n, j - 1, tile);
+      }
+      if (j > 0 && (j - 1) * tile == c.dim() + c.kvDim() - tile && writesKeyLines(n, pos)) {
+        // the block's K codes are out: its Kᵀ lines (TransposedKeys) beside the V tiles' streams
+        for (int t = 0; t < n; t++) {
+          keyScatter(pos + t, n, pos);
+        }
+      }
+    }
+    qkvTilePost(n, tiles - 1, tile);
+  }
+
+  private void qkvTilePost(int n, int j, int tile) {
+    operator("QKV scale, RoPE, K/V out");
+    int cols = Math.min(tile, qkvN - j * tile);
+    int part = j * tile < c.dim() ? 0 : j * tile < c.dim() + c.kvDim() ? 1 : 2;
+    int len = n * cols;
+    dspIn(n, cols, INT32, QKV_TILES + j % 2);
+    runPinned(java.util.List.of("qkv tile post", part, len), () -> {
+      java.util.List<DspProgram> programs = new java.util.ArrayList<>();
+      programs.add(r.scale(0, len, -1, channelScales(), (short) 0x3C00, -1, 3));
+      int halfRows = r.rows(len / 2);
+      if (part < 2) {
+        programs.add(r.kernel(DspKernel.ROPE, len, new int[] {3, 3 + halfRows, 1, 1 + halfRows},
+            new int[] {5, 5 + halfRows}));
+      }
+      // each part its own static scale: another constant, another program
+      short k = (short) (0x3C00 + part);
+      programs.add(r.quantizeStatic(part < 2 ? 5 : 3, len, -1, k, 7, 8, (short) 0x3C00));
+      return programs;
+    });
+    if (part == 1) {
+      // the K codes head-major as in the per-token order: each head's evens, then its odds
+      dspOut((long) n * (cols / c.headDim()), half, INT8);
+      dspOut((long) n * (cols / c.headDim()), half, INT8);
+    } else if (part == 2) {
+      dspOut(n, cols, INT8);
+    }
+  }
+
+  /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
   void qkvRopeKvOut(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
-    if (chainRuns) {
-      // as AttentionLowering at full: the block's cos/sin rows in one load
+    if (chainRuns && !qkvPostTiled()) {
+      // as AttentionLowering at full: the block's cos/sin rows in one load (tiled: before the QKV GEMM)
       load(n, 4L * nq);
     }
     boolean keyLines = writesKeyLines(n, pos);
     int early = pos % line;
+    if (qkvPostTiled()) {
+      // the codes and Kᵀ's lines are out tile by tile (qkvTiled); the K/V rows' static scales, one dspout each
+      dspOut(n, 1, FP16);
+      dspOut(n, 1, FP16);
+      kvStored(n, pos, keyLines, early);
+      return;
+    }
     // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
     boolean pinned = chainRuns && residency != null && epilogue
         && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
@@ -51,7 +161,7 @@ abstract class AttentionWalk extends KeyWalk {
       }
       resultIn(c.dim(), qkvN);
       if (pinned) {
-        runPinned("qkv pinned", () -> qkvPrograms(qRows, kRows));
+        runPinned(staticQkv() ? "qkv pinned, static" : "qkv pinned", () -> qkvPrograms(qRows, kRows));
         // the lowering's moves differ only in the token's rows, four row bases: one rewritten program
         boolean shared = sharedRuns;
         sharedRuns = true;
@@ -64,7 +174,8 @@ abstract class AttentionWalk extends KeyWalk {
           load(1, 4L * nq);
           dspIn(1, 2L * nq, FP16);
         }
-        runAll("qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
+        runAll(staticQkv() ? "qkv rope, static quantize" : "qkv rope, quantize",
+            () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
       if (wide) {
         // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every
@@ -87,6 +198,10 @@ abstract class AttentionWalk extends KeyWalk {
       dspOut(1, c.kvDim(), INT8);
       dspOut(1, 1, FP16);
     }
+    kvStored(n, pos, keyLines, early);
+  }
+
+  private void kvStored(int n, int pos, boolean keyLines, int early) {
     operator("layer vectors, KV cache");
     store(n, kvBytes);
     store(n, kvBytes);

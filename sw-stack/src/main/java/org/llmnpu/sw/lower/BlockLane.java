@@ -31,7 +31,9 @@ final class BlockLane {
    * resource when the scratchpad or the DSP's rows do not hold both.
    */
   BlockLane second(ToLongFunction<DspProgram> pool, Fusion fusion) {
-    return new BlockLane(new LoweringLayout(l), pool, fusion);
+    BlockLane second = new BlockLane(new LoweringLayout(l), pool, fusion);
+    second.e.staticQkv = e.staticQkv;
+    return second;
   }
 
   /** The lane's attention batching ({@link BatchedAttention#batching}): {tokens a batch, tokens a scores GEMM}. */

@@ -146,6 +146,20 @@ public final class DecoderLowering {
     return this;
   }
 
+  /**
+   * With {@code on}, where the GEMM epilogues run on the PPM (their {@link StaticScales} calibrated), q and k after
+   * RoPE and v are quantized with their calibrated static per-tensor scales ({@link StaticScales.Site#Q}, {@code K},
+   * {@code V}) instead of each token's absmax: no token's codes then depend on a reduction over its whole q, k or v.
+   * The same commands but for the quantization runs ({@code quantizeStatic}'s). Off by default.
+   */
+  public DecoderLowering staticQkv(boolean on) {
+    lane.e.staticQkv = on;
+    if (second != null) {
+      second.e.staticQkv = on;
+    }
+    return this;
+  }
+
   /** Commands the last step's interleaver moved beside a streamed GEMM (0 without {@link #interleave}). */
   public long interleavedCommands() {
     return interleaved;

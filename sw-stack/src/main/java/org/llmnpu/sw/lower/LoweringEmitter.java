@@ -36,6 +36,8 @@ final class LoweringEmitter {
   double inputScale;
   /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
   final StaticScales epilogue;
+  /** q, k and v quantized with calibrated static scales ({@link DecoderLowering#staticQkv}; with {@link #epilogue}). */
+  boolean staticQkv;
 
   /**
    * At {@code --fusion full} a one-token block (a decode step) keeps x in its DSP rows from the first RMSNorm to the

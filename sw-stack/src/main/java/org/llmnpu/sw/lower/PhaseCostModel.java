@@ -72,10 +72,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         WeightFormats.sparsity(format), WeightFormats.mx(format), fusion);
   }
 
-  /**
-   * As above with block weights quantized in groups of {@code weightGroup} rows of K (0: per
-   * channel) and block GEMMs of N:M mode {@code sparsity} ({@code Command.DENSE} or {@code S2_4}).
-   */
+  /** As above, weights in groups of {@code weightGroup} rows of K (0: per channel), N:M mode {@code sparsity}. */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity) {
     this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, -1);
@@ -127,11 +124,6 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return where().backEndWaits();
   }
 
-  /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
-  public boolean wideHeads() {
-    return wide;
-  }
-
   /**
    * A step of {@code tokens} tokens after {@code pos0} stored ones, {@code layers} of the model's
    * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
@@ -172,9 +164,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
         lane(0);
         if (n2 > 0 && skewed) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
-          layerHead(n, true);
+          layerHead(n, pos, true);
           lane(1);
-          layerHead(n2, false);
+          layerHead(n2, pos + n, false);
           lane(0);
           layerTail(n, pos, l == 0);
           lane(1);
@@ -233,6 +225,20 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
+  /**
+   * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv});
+   * {@code tiledPost}: the walk's what-if {@link AttentionWalk#qkvPostTiled} (the lowering does not emit it: refused on exact steps).
+   */
+  public PhaseCostModel staticQkv(boolean on, boolean tiledPost) {
+    if (tiledPost && !extrapolate) {
+      throw new IllegalStateException("tiledPost: a what-if of the extrapolated walk; the lowering does not emit it");
+    }
+    staticQkv = on;
+    tiledQkvPost = tiledPost;
+    lowering = null; // rebuilt with the option by the next exact step
+    return this;
+  }
+
   /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
   public long walkMovedCommands() {
     return order.moved();
@@ -251,7 +257,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed);
+          .twoBlocks(twoBlocks).skewed(skewed).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
@@ -295,14 +301,14 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private void layer(int n, int pos, boolean firstLayer, boolean starts) {
     vectorsIn(starts);
     cacheIn(n, pos);
-    qkv(n);
+    qkv(n, pos);
     afterQkv(n, pos, firstLayer);
   }
 
   /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
-  private void layerHead(int n, boolean starts) {
+  private void layerHead(int n, int pos, boolean starts) {
     vectorsIn(starts);
-    qkv(n);
+    qkv(n, pos);
   }
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
@@ -348,7 +354,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     keyLinesIn(n, pos);
   }
 
-  private void qkv(int n) {
+  private void qkv(int n, int pos) {
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
@@ -358,8 +364,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         normQuantize();
       }
     }
-    operator("QKV GEMM");
-    gemms(n, c.dim(), qkvN);
+    qkvGemms(n, pos);
   }
 
   private void afterQkv(int n, int pos, boolean firstLayer) {

@@ -15,8 +15,9 @@ import org.llmnpu.sw.model.Transformer;
  * multiplier is fixed per column, so a GEMM whose epilogue runs on the PPM needs its input's and its output's scales
  * known before the program runs). Per layer: the QKV input and the W1|W3 input (RMSNorm outputs), the gate
  * pre-activation (the SiLU table's input), SiLU(gate), up and the W2 input {@code SiLU(gate)·up} (used only where the
- * SwiGLU gate runs through the PPM, {@code gemm gate=1}: elsewhere the W2 input keeps its dynamic per-token scale); the
- * LM-head input once.
+ * SwiGLU gate runs through the PPM, {@code gemm gate=1}: elsewhere the W2 input keeps its dynamic per-token scale);
+ * q and k after RoPE and v, one scale a tensor each (used only with {@link DecoderLowering#staticQkv}: elsewhere each token's
+ * q, k and v keep their dynamic absmax scale); the LM-head input once.
  *
  * <p>Each scale is {@code absmax / 127} (symmetric INT8, zero point 0) of the site's values over a calibration set:
  * {@link #CALIBRATION_SEQUENCES} sequences of {@link #CALIBRATION_LENGTH} tokens sampled from the FP32 model with
@@ -26,8 +27,9 @@ import org.llmnpu.sw.model.Transformer;
  * ({@code 2^-8/127}, as the dynamic quantizer's) keeps a silent site's scale positive. Computed in a
  * few seconds for stories260K, cached by content ({@link StaticScalesCache}).
  *
- * <p>The W2 input is the exception: its values are heavy-tailed (a product of two activations), so its scale is the
- * clipping point that minimizes the calibration set's squared quantization error, {@code argmin_c Σ (x − Q_c(x))²} over
+ * <p>The W2 input, q, k and v are the exception (the W2 input's values are heavy-tailed, a product of two activations;
+ * q, k and v one scale over every token, head and channel), so their scale is the clipping point that minimizes the
+ * calibration set's squared quantization error, {@code argmin_c Σ (x − Q_c(x))²} over
  * {@code c} = absmax·2^(−i/8), i = 0..63 ({@link #clippedScale}), not its absmax.
  */
 public final class StaticScales {
@@ -38,7 +40,10 @@ public final class StaticScales {
   private static final double FLOOR = Math.scalb(1.0, -8) / 127;
 
   /** The per-layer sites. */
-  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP, W2_IN }
+  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP, W2_IN, Q, K, V }
+
+  /** The sites whose scale is MSE-clipped ({@link #clippedScale}) rather than absmax. */
+  private static final java.util.EnumSet<Site> CLIPPED = java.util.EnumSet.of(Site.W2_IN, Site.Q, Site.K, Site.V);
 
   private final double[][] scales;
   private final double lmIn;
@@ -64,7 +69,7 @@ public final class StaticScales {
   public static StaticScales calibrate(ModelWeights w) {
     int length = Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen());
     String set = "sampled " + CALIBRATION_SEQUENCES + "x" + length + " seed " + SampledSequences.CALIBRATION_SEED
-        + " absmax, W2 input mse-clipped";
+        + " absmax, W2 input and q/k/v mse-clipped";
     return StaticScalesCache.get(w, set, () -> calibrate(w, SampledSequences.sample(new Transformer(w),
         CALIBRATION_SEQUENCES, length, SampledSequences.CALIBRATION_SEED)));
   }
@@ -114,16 +119,19 @@ public final class StaticScales {
     ModelConfig c = w.config();
     double[][] absmax = new double[c.layers()][Site.values().length];
     double[] lm = new double[1];
-    List<List<float[]>> hidden = new ArrayList<>();
+    List<java.util.Map<Site, List<float[]>>> clipped = new ArrayList<>();
     for (int l = 0; l < c.layers(); l++) {
-      hidden.add(new ArrayList<>());
+      clipped.add(new java.util.EnumMap<>(Site.class));
+      for (Site site : CLIPPED) {
+        clipped.get(l).put(site, new ArrayList<>());
+      }
     }
     for (int[] seq : sequences) {
       QuantSiteForward.run(w, w.layers(), w.lmHead(), seq, (site, layer, x) -> {
         switch (site) {
           case QKV_IN -> note(absmax[layer], Site.QKV_IN, x);
           case W13_IN -> feedForward(w.layers()[layer], absmax[layer], x);
-          case W2_IN -> hidden.get(layer).add(x.clone());
+          case W2_IN, Q, K, V -> clipped.get(layer).get(Site.valueOf(site.name())).add(x.clone());
           case LM_IN -> lm[0] = Math.max(lm[0], max(x));
           default -> {
           }
@@ -137,7 +145,9 @@ public final class StaticScales {
       for (int i = 0; i < s[l].length; i++) {
         s[l][i] = Math.max(FLOOR, absmax[l][i] / 127);
       }
-      s[l][Site.W2_IN.ordinal()] = Math.max(FLOOR, clippedScale(hidden.get(l)));
+      for (Site site : CLIPPED) {
+        s[l][site.ordinal()] = Math.max(FLOOR, clippedScale(clipped.get(l).get(site)));
+      }
     }
     return new StaticScales(s, Math.max(FLOOR, lm[0] / 127));
   }
@@ -160,13 +170,18 @@ public final class StaticScales {
    * least squared error {@code Σ (x − clamp(round(x/s), −127, 127)·s)²} over every value of {@code vectors}.
    */
   static double clippedScale(List<float[]> vectors) {
+    return clippedScaleOrAbsmax(vectors, true);
+  }
+
+  /** As {@link #clippedScale}; without {@code clipped} the absmax's ({@code i = 0} only). */
+  static double clippedScaleOrAbsmax(List<float[]> vectors, boolean clipped) {
     double absmax = 0;
     for (float[] v : vectors) {
       absmax = Math.max(absmax, max(v));
     }
     double best = absmax / 127;
     double bestError = Double.POSITIVE_INFINITY;
-    for (int i = 0; i < 64 && absmax > 0; i++) {
+    for (int i = 0; i < (clipped ? 64 : 1) && absmax > 0; i++) {
       double scale = absmax * Math.pow(2, -i / 8.0) / 127;
       double error = 0;
       for (float[] v : vectors) {

@@ -16,7 +16,8 @@ import org.llmnpu.sw.model.ModelWeights;
  * one prefill program per sequence with every token's logits). A benchmark (minutes), not a test:
  * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracyBench [sequences] [length] [formats, comma-separated]}. The row
  * {@code full+gate} runs {@code full} on the same NPU with the PPM's gate operand ({@code MachineParams.ppmGate}): the
- * SwiGLU gate through the PPM with the W2 input's static scale.
+ * SwiGLU gate through the PPM with the W2 input's static scale. The rows {@code +static q/k/v} quantize q, k and v with
+ * their calibrated static per-tensor scales ({@code DecoderLowering#staticQkv}) instead of each token's absmax.
  */
 public final class FusionAccuracyBench {
   private FusionAccuracyBench() {
@@ -44,6 +45,12 @@ public final class FusionAccuracyBench {
           Fusion.FULL);
       System.out.printf(Locale.ROOT, "| %s | full+gate | %.4f | %.5f |%n", format, gated.top1Agreement(),
           gated.klDivergence());
+      for (MachineParams staticOn : new MachineParams[] {m, m.withPpmGate(true)}) {
+        LogitComparison s = IntegerPathAccuracy.evaluate(w, format, staticOn, count, length, 2_000_000L, Fusion.FULL,
+            true);
+        System.out.printf(Locale.ROOT, "| %s | %s | %.4f | %.5f |%n", format,
+            staticOn.ppmGate() ? "full+gate+static q/k/v" : "full+static q/k/v", s.top1Agreement(), s.klDivergence());
+      }
     }
   }
 }

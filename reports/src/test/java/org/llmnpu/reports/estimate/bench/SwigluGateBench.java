@@ -9,6 +9,7 @@ import org.llmnpu.hdl.bench.BenchRecord;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.reports.estimate.EstimateTarget;
 import org.llmnpu.reports.estimate.NpuEstimate;
+import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.estimate.CycleEstimate;
 import org.llmnpu.sw.estimate.CycleEstimator;
 import org.llmnpu.sw.estimate.ModelShapes;
@@ -18,12 +19,13 @@ import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
- * What the SwiGLU gate through the PPM ({@code gemm ppm=1 gate=1}, {@code MachineParams.ppmGate}) buys LLaMA-2-7B's
- * 256-token prefill on {@code edge-64} at {@code --fusion full}: the estimate ({@link CycleEstimator}, as
- * {@code ./npu estimate --model llama-2-7b --preset edge-64 --prompt-len 256 --quant Q --fusion full} computes it) on the
- * preset's NPU and on the same NPU with the gate operand (a what-if: no NPU built has it yet), then the gated layer by
- * operator ({@link PrefillProfileBench#print}). Issue 32's targets: int8 prefill MAC utilization ≥ 0.70, s2_4 TTFT ≤
- * 0.60× int8's. Benchmark: {@code mvn -q -pl reports -am test -Dbench -Dtest=SwigluGateBench
+ * What the SwiGLU gate through the PPM ({@code gemm ppm=1 gate=1}) buys LLaMA-2-7B's 256-token prefill on
+ * {@code edge-64} at {@code --fusion full}: the estimate ({@link CycleEstimator}, as {@code ./npu estimate --model
+ * llama-2-7b --preset edge-64 --prompt-len 256 --quant Q --fusion full} computes it) on the preset's NPU and on the same
+ * NPU built with the NPU parameter {@code ppmGate} (its {@code NpuConfig} with {@code ppmGate: true}; the gated PPM is
+ * RTL-validated: {@code GatedGemmCosimTest} and {@code GatedSwigluDecoderCosimTest} run it bit-exact with RTL cycles =
+ * this cycle model), then the gated layer by operator ({@link PrefillProfileBench#print}). Issue 32's targets: int8
+ * prefill MAC utilization ≥ 0.70, s2_4 TTFT ≤ 0.60× int8's. Benchmark: {@code mvn -q -pl reports -am test -Dbench -Dtest=SwigluGateBench
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(BenchRecord.class)
@@ -38,10 +40,10 @@ class SwigluGateBench {
     System.out.println("|---|---|---:|---:|---:|");
     long[] int8 = new long[2];
     for (String quant : new String[] {"int8", "s2_4"}) {
-      MachineParams p = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, new ArrayList<>()).npu()
-          .machine();
+      NpuConfig npu = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, new ArrayList<>()).npu();
       for (int gate = 0; gate < 2; gate++) {
-        CycleEstimate e = CycleEstimator.estimate(shape, p.withPpmGate(gate == 1), quant, PROMPT, Fusion.FULL);
+        MachineParams p = npu.toBuilder().ppmGate(gate == 1).build().machine();
+        CycleEstimate e = CycleEstimator.estimate(shape, p, quant, PROMPT, Fusion.FULL);
         long cycles = e.prefill().cycles();
         if (quant.equals("int8")) {
           int8[gate] = cycles;
@@ -52,9 +54,11 @@ class SwigluGateBench {
       }
     }
     System.out.println("targets: int8 prefillMacUtilization >= 0.70, s2_4 TTFT <= 0.60x");
+    System.out.println("edge-64 + ppmGate: the preset's NPU built with the NPU parameter ppmGate (RTL-validated: "
+        + "GatedGemmCosimTest, GatedSwigluDecoderCosimTest)");
     for (String quant : new String[] {"int8", "s2_4"}) {
       MachineParams p = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, new ArrayList<>()).npu()
-          .machine().withPpmGate(true);
+          .toBuilder().ppmGate(true).build().machine();
       PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
           WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
           WeightFormats.mx(quant), Fusion.FULL);
