@@ -23,8 +23,8 @@ import org.llmnpu.verilator.SimModes;
 
 /**
  * Kᵀ by the Vector DSP's permutations on the RTL: the default NPU built with {@code dspPermute} (one Verilated model
- * for the class). Random lines of K rows (whole and part lines, chunked and not, INT8 extremes) written as Kᵀ columns by
- * {@link KeyBlocks}' commands ({@code dspin} INT8, a TOINT + zero + transpose run, {@code dspout} INT8): memory,
+ * for the class). Random lines of K rows (whole and part lines, chunked and not, INT8 extremes) written as Kᵀ columns
+ * by {@link KeyBlocks}' commands ({@code dspin} INT8, a TOINT + zero + transpose run, {@code dspout} INT8): memory,
  * status and every counter equal the golden's, RTL cycles = the cycle model's, and the golden's Kᵀ holds the codes;
  * and stories260K at {@code --fusion full} (a 16-token prefill, one whole line of slots a layer, and a decode step)
  * bit-exact with cycles = model, its tokens those of the default NPU (Kᵀ by pairs).
