@@ -22,7 +22,7 @@ final class DspUnit {
 
   DspUnit(MachineParams.DspParams p) {
     this.p = p;
-    this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT).pipeline(p.pipeline());
+    this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT).pipeline(p.pipeline()).permute(p.permute());
     this.program = new DspInstruction[p.programDepth()];
     Arrays.fill(program, DspInstruction.decode(0));
     // After reset the tables are empty (every start NaN, every coefficient 0), as the hardware's registers.

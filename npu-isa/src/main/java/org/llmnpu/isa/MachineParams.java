@@ -140,9 +140,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
    * @param executeStages  the DSP's execute stages, 1..4 ({@link DspPipeline}): its interlock stalls count in every
    *                       {@code dsprun}'s cycles, and programs for it are best compiled with
    *                       {@code DspKernels.Options.forPipeline(pipeline(), false)}
+   * @param permute        the DSP has the buffer permutations ({@code LDS}, {@code STS}, {@code ROT}, {@code LDG},
+   *                       {@code STG}: {@code DspPermutations}); without them those opcodes execute as NOPs, as the
+   *                       hardware built without them does (npu-rtl's {@code dspPermute})
    */
   public record DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles,
-                          int executeStages) {
+                          int executeStages, boolean permute) {
     /**
      * The default NPU's DSP: 16 lanes, 512 rows (16 KiB), 256 program words, 12 segments of degree 2, runs of at
      * most 2^24 cycles, 4 execute stages (the DSP that meets the NPU's target clock of 5.75 ns at 180 nm).
@@ -152,6 +155,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     /** A DSP with one execute stage (no interlock stalls). */
     public DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles) {
       this(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, 1);
+    }
+
+    /** A DSP without the buffer permutations. */
+    public DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles,
+                     int executeStages) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, executeStages, false);
     }
 
     /** Only what the simulator needs to run; the ranges belong to {@code npu-rtl}'s {@code NpuConfig}. */
@@ -184,7 +193,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
 
     /** The same DSP with {@code stages} execute stages (1..4). */
     public DspParams withExecuteStages(int stages) {
-      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, stages);
+      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, stages, permute);
+    }
+
+    /** The same DSP with ({@code true}) or without the buffer permutations (see {@link #permute}). */
+    public DspParams withPermute(boolean on) {
+      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, executeStages, on);
     }
   }
 

@@ -277,6 +277,7 @@ public final class Npu extends HwModule {
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
         + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
         + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages())
+        + (config.dspPermute() ? "_perm" : "")
         + (config.clockGating().equals(NpuConfig.DEFAULT_CLOCK_GATING) ? "" : "_cg" + config.clockGating());
   }
 

@@ -159,9 +159,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return new NpuConfigBuilder(this);
   }
 
-  // flat views of the nested records, one per NpuParameter
-
-  public int rows() {
+  public int rows() { // the flat views of the nested records, one per NpuParameter
     return engineConfig.rows();
   }
 
@@ -233,6 +231,10 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return dspConfig.stages();
   }
 
+  public boolean dspPermute() {
+    return dspConfig.permute();
+  }
+
   /** {@code systolic}, {@code pim}, {@code pim-k2}, {@code pim-k4} or {@code pim-k8}. */
   public String engine() {
     return engineConfig.kind().key();
@@ -296,7 +298,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
    */
   public VectorDsp.Config dsp() {
     return new VectorDsp.Config(dspLanes(), dspRows(), dspProgramDepth(), DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-        dspStages()).withPipeGating(clockGatingMode());
+        dspStages(), false, dspPermute()).withPipeGating(clockGatingMode());
   }
 
   /**
@@ -305,7 +307,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
    */
   public MachineParams machine() {
     MachineParams.DspParams dspParams = new MachineParams.DspParams(dspLanes(), dspRows(), dspProgramDepth(),
-        DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspMaxRunCycles(), dspStages());
+        DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspMaxRunCycles(), dspStages(), dspPermute());
     return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
         accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
         dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),

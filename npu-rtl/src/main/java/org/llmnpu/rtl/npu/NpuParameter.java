@@ -58,6 +58,9 @@ public enum NpuParameter {
   DSP_STAGES("dspStages", Group.DSP, "stages", range(1, 4), "4", true,
       "Vector DSP execute stages (4 meets the 5.75 ns target clock; its interlock stalls count in dsprun's cycles)",
       c -> c.dspStages()),
+  DSP_PERMUTE("dspPermute", Group.DSP, "permute", bool(), "false", true,
+      "the Vector DSP's buffer permutations (LDS/STS skewed rows, ROT lane rotation, LDG/STG row gather/scatter): "
+          + "Kᵀ a lanes×lanes block at a time (3·lanes + 1 cycles) instead of one element a row", c -> c.dspPermute()),
   ENGINE("engine", Group.ENGINE, "kind", choice(NpuEngineKind.keys(), Map.of()), "systolic", true,
       "GEMM engine: the systolic MAC array, or the PiM macro (bit-serial, or k input bits a cycle)", c -> c.engine()),
   WEIGHT_ROWS_PER_CYCLE("weightRowsPerCycle", Group.ENGINE, "weightRowsPerCycle", powersOfTwo(1, 16), "1", true,

@@ -150,6 +150,12 @@ final class DspRoutines {
     return memo(List.of("keyPair", even, odd, len, out), () -> KeyPairs.compile(this, even, odd, len, out));
   }
 
+  /** A line of slots' K codes transposed, {@code c} dimensions of them ({@link KeyBlocks#program}). */
+  DspProgram keyBlock(int line, int count, int c, int in, int out) {
+    return memo(List.of("keyBlock", line, count, c, in, out),
+        () -> KeyBlocks.program(this, line, lanes, count, c, in, out));
+  }
+
   /** See the class comment. */
   DspProgram scatter(int in, int heads, int half, int out) {
     return memo(List.of("scatter", in, heads, half, out), () -> rowPrograms.scatter(in, heads, half, out));

@@ -66,6 +66,9 @@ class FusedLoweringBench {
           Fusion.FULL).staticQkv(true, false), prompt, nonePrefill, noneDecode);
       row("`--fusion full`, NPU built with ppmGate, static q/k/v scales", PhaseCostModel.forFormat(c, p.withPpmGate(true),
           prompt + 2, PROMPT, "int8", Fusion.FULL).staticQkv(true, false), prompt, nonePrefill, noneDecode);
+      row("`--fusion full`, NPU built with dspPermute (Kᵀ by the DSP's transpose)", PhaseCostModel.forFormat(c,
+          p.withDsp(p.dsp().withPermute(true)), prompt + 2, PROMPT, "int8", Fusion.FULL), prompt, nonePrefill,
+          noneDecode);
       System.out.println("(prefill gemm unit: `gemmCycles`, the GEMM unit busy — operand copy, array, drain; no command "
           + "order can hide more DSP work under the GEMMs than this)");
     }

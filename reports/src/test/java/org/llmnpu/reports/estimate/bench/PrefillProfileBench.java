@@ -30,30 +30,38 @@ class PrefillProfileBench {
 
   @Test
   void llama2SevenBPrefillByOperator() {
-    for (String quant : new String[] {"int8", "s2_4"}) {
-      List<String> notes = new ArrayList<>();
-      EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, notes);
-      MachineParams p = t.npu().machine();
-      ModelConfig c = ModelShapes.of("llama-2-7b").config();
-      PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
-          WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
-          WeightFormats.mx(quant), Fusion.FULL);
-      Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
-      Map<String, long[]> ops = byOperator(rows);
-      print(quant, rows, ops);
-      summary(c, p, ops);
-      System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
-          + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
-          + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
-          + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
-          cost.backEndWaitCycles());
-      besideBound(rows, cost.besideWindowCycles(), ideal(c, p));
-      System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
-      rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
-          .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
-          .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
-              e.getValue()[2], e.getValue()[2] / (double) e.getValue()[0]));
+    for (String npu : new String[] {" on edge-64 -p dspPermute=false (Kᵀ by pairs)", ""}) {
+      for (String quant : new String[] {"int8", "s2_4"}) {
+        prefillByOperator(quant, npu);
+      }
     }
+  }
+
+  /** {@link #llama2SevenBPrefillByOperator} for one weight format on edge-64 ({@code npu} empty) or without permute. */
+  private static void prefillByOperator(String quant, String npu) {
+    List<String> notes = new ArrayList<>();
+    EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null,
+        npu.isEmpty() ? Map.of() : Map.of("dspPermute", "false")), quant, notes);
+    MachineParams p = t.npu().machine();
+    ModelConfig c = ModelShapes.of("llama-2-7b").config();
+    PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+        WeightFormats.mx(quant), Fusion.FULL);
+    Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
+    Map<String, long[]> ops = byOperator(rows);
+    print(quant + npu, rows, ops);
+    summary(c, p, ops);
+    System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
+        + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
+        + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
+        + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
+        cost.backEndWaitCycles());
+    besideBound(rows, cost.besideWindowCycles(), ideal(c, p));
+    System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
+    rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
+        .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
+        .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
+            e.getValue()[2], e.getValue()[2] / (double) e.getValue()[0]));
   }
 
   /**
