@@ -106,8 +106,11 @@ final class NpuUnitPorts {
         .or(npu.gemm.inStream).or(npu.io(npu.back.idle).not()));
     npu.io(k.arrayCycle).set(npu.gemm.engineStarts().or(npu.io(npu.back.running)));
     npu.io(k.memStall).set(npu.mem_req_valid.and(npu.mem_req_ready.not()));
-    npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
-        .and(npu.dsp.runExpired.not()));
+    // an issue (the DSP's interlock decoded from its execute stages, the run's limit) registered before the counter's
+    // adder, as dspElement: the counter takes it a cycle late, which no reader sees (the run's last issue is at the
+    // latest in the cycle that leaves DSP_RUN; a snapshot's first cycle or DONE is two cycles later at the earliest)
+    npu.io(k.dspInstruction).set(npu.reg0Next("counters_dspInstruction", npu.inDspRun.and(npu.io(unit.dsp.busy))
+        .and(npu.io(unit.dsp.stalled).not()).and(npu.dsp.runExpired.not())));
     // a copy's element count (its row's last chunk compared on the DMA's walk) registered before the counter's adder:
     // the counter takes it a cycle late, which no reader sees (a copy is followed by DSP_DRAIN and FETCH)
     npu.io(k.dspElement).set(npu.reg0Next("counters_dspElement", npu.inDspIn.or(npu.inDspOut)));

@@ -73,6 +73,17 @@ public final class IntegerPathAccuracy {
     return evaluate(weights, model, count, length, seed, Fusion.NONE, false);
   }
 
+  /**
+   * As above with the W2 input smoothed at strength {@code w2Smoothing} (≤ 0: not smoothed) where the gated path
+   * smooths it ({@link PpmEpilogues#stored}, whose own strength is 0.5): for measuring that choice.
+   */
+  public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
+                                         int length, long seed, Fusion fusion, double w2Smoothing) {
+    LoweredModel model = WeightFormats.lower(weights, format, machine, length, length);
+    model.epilogues.w2Smoothing = w2Smoothing;
+    return evaluate(weights, model, count, length, seed, fusion);
+  }
+
   private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed,
                                           Fusion fusion, boolean staticQkv) {
     Transformer fp32 = new Transformer(weights);

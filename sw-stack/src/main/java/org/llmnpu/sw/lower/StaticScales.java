@@ -70,8 +70,13 @@ public final class StaticScales {
     int length = Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen());
     String set = "sampled " + CALIBRATION_SEQUENCES + "x" + length + " seed " + SampledSequences.CALIBRATION_SEED
         + " absmax, W2 input and q/k/v mse-clipped";
-    return StaticScalesCache.get(w, set, () -> calibrate(w, SampledSequences.sample(new Transformer(w),
-        CALIBRATION_SEQUENCES, length, SampledSequences.CALIBRATION_SEED)));
+    return StaticScalesCache.get(w, set, () -> calibrate(w, calibrationSequences(w)));
+  }
+
+  /** The calibration set of {@link #calibrate(ModelWeights)}, sampled from the FP32 model of {@code w}. */
+  static int[][] calibrationSequences(ModelWeights w) {
+    return SampledSequences.sample(new Transformer(w), CALIBRATION_SEQUENCES,
+        Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen()), SampledSequences.CALIBRATION_SEED);
   }
 
   /** The scales as text lines (a layer a line, then the LM-head input's), each value exact ({@link Double#toHexString}). */

@@ -14,10 +14,13 @@ import org.llmnpu.sw.model.ModelWeights;
  * The integer path's accuracy against FP32 on held-out sequences sampled from stories260K, per fusion level and
  * weight format, on the golden simulator: top-1 agreement and KL(FP32 ‖ NPU) over every position (teacher-forced,
  * one prefill program per sequence with every token's logits). A benchmark (minutes), not a test:
- * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracyBench [sequences] [length] [formats, comma-separated]}. The row
- * {@code full+gate} runs {@code full} on the same NPU with the PPM's gate operand ({@code MachineParams.ppmGate}): the
- * SwiGLU gate through the PPM with the W2 input's static scale. The rows {@code +static q/k/v} quantize q, k and v with
- * their calibrated static per-tensor scales ({@code DecoderLowering#staticQkv}) instead of each token's absmax.
+ * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracyBench [sequences] [length] [formats, comma-separated]
+ * [W2 smoothing strengths, comma-separated]}. The row {@code full+gate} runs {@code full} on the same NPU with the PPM's
+ * gate operand ({@code MachineParams.ppmGate}): the SwiGLU gate through the PPM with the W2 input's static scale, the
+ * W2 input smoothed per channel at 8-bit weights (SmoothQuant α = 0.5, {@code PpmEpilogues#stored}); the optional
+ * fourth argument adds a {@code full+gate α=…} row per strength ({@code 0}: not smoothed). The rows
+ * {@code +static q/k/v} quantize q, k and v with their calibrated static per-tensor scales
+ * ({@code DecoderLowering#staticQkv}) instead of each token's absmax.
  */
 public final class FusionAccuracyBench {
   private FusionAccuracyBench() {
@@ -50,6 +53,12 @@ public final class FusionAccuracyBench {
             true);
         System.out.printf(Locale.ROOT, "| %s | %s | %.4f | %.5f |%n", format,
             staticOn.ppmGate() ? "full+gate+static q/k/v" : "full+static q/k/v", s.top1Agreement(), s.klDivergence());
+      }
+      for (String alpha : args.length > 3 ? args[3].split(",") : new String[0]) {
+        LogitComparison a = IntegerPathAccuracy.evaluate(w, format, m.withPpmGate(true), count, length, 2_000_000L,
+            Fusion.FULL, Double.parseDouble(alpha));
+        System.out.printf(Locale.ROOT, "| %s | full+gate α=%s | %.4f | %.5f |%n", format, alpha, a.top1Agreement(),
+            a.klDivergence());
       }
     }
   }

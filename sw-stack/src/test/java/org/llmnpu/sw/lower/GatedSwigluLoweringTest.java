@@ -1,8 +1,11 @@
 package org.llmnpu.sw.lower;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Counter;
@@ -53,6 +56,16 @@ class GatedSwigluLoweringTest {
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), gated(format), 24, 6, format, Fusion.FULL);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, layers));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, layers));
+  }
+
+  /** The gated NPU's layout stores 8-bit weights with the W2 input smoothed; INT4 and the ungated NPU's as given. */
+  @Test
+  void theGatedLayoutSmoothsTheW2InputOfEightBitWeights() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    assertNotSame(w, WeightFormats.lower(w, "int8", gated("int8"), 24, 16).epilogues.stored(w));
+    assertNotSame(w, WeightFormats.lower(w, "s2_4", gated("s2_4"), 24, 16).epilogues.stored(w));
+    assertSame(w, WeightFormats.lower(w, "int4", gated("int4"), 24, 16).epilogues.stored(w));
+    assertSame(w, WeightFormats.lower(w, "int8", FusedLoweringTest.machine("int8"), 24, 16).epilogues.stored(w));
   }
 
   /** The extrapolated walk (7B estimates) has the same gated feed-forward: every counter equal on stories260K. */
