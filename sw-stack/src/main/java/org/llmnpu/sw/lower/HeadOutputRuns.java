@@ -39,25 +39,14 @@ final class HeadOutputRuns {
   static List<long[]> runs(ModelConfig c, int lanes, int line, int blockMax, long outStride, int t, int h0,
                            int count) {
     List<long[]> runs = new ArrayList<>();
-    boolean wholeRows = c.headDim() % lanes == 0;
-    int h = h0;
-    while (h < h0 + count) {
-      long first = offset(c, line, blockMax, outStride, h, t);
-      int k = 1;
-      long stride = outStride;
-      if (wholeRows && h + 1 < h0 + count) {
-        long next = offset(c, line, blockMax, outStride, h + 1, t) - first;
-        if (next > 0 && next % line == 0) {
-          stride = next;
-          k = 2;
-          while (h + k < h0 + count
-              && offset(c, line, blockMax, outStride, h + k, t) - first == (long) k * stride) {
-            k++;
-          }
-        }
+    if (c.headDim() % lanes != 0) {
+      for (int h = h0; h < h0 + count; h++) {
+        runs.add(new long[] {h, 1, outStride});
       }
-      runs.add(new long[] {h, k, stride});
-      h += k;
+      return runs;
+    }
+    for (long[] run : EvenRuns.of(h0, count, h -> offset(c, line, blockMax, outStride, h, t), line)) {
+      runs.add(new long[] {run[0], run[1], run[1] == 1 ? outStride : run[2]});
     }
     return runs;
   }
