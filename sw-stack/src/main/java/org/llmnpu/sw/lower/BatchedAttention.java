@@ -369,13 +369,13 @@ final class BatchedAttention {
     // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
     boolean allIn = !pv.combined() && sProbScales < 0;
     if (allIn) {
-      headOutputsIn(0, c.heads(), t, pv, sigmaP);
+      headOutputsIn(0, c.heads(), t, sigmaP);
     }
     for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
       int group = Math.min(headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
       if (!allIn && !pv.combined()) {
-        headOutputsIn(h0, group, t, pv, sigmaP);
+        headOutputsIn(h0, group, t, sigmaP);
       }
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
@@ -402,12 +402,15 @@ final class BatchedAttention {
         outStride, l.c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
   }
 
-  /** One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}). */
-  private void headOutputsIn(int h0, int count, int t, KSplit pv, int sigmaP) {
+  /**
+   * One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}; a
+   * head at its rows {@code rO + h·hdRows}, through the DSP row stride where a head is not whole rows).
+   */
+  private void headOutputsIn(int h0, int count, int t, int sigmaP) {
     for (long[] run : HeadOutputRuns.runs(l.c, l.lanes, l.line, l.blockMax, outStride, t, h0, count)) {
       int h = (int) run[0];
-      e.partialsIn(pv, sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), outChunkBytes,
-          (int) run[2], l.c.headDim(), (int) run[1], l.rO + h * l.hdRows, sigmaP, -1);
+      e.b.dspIn(sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), run[2], l.c.headDim(),
+          run[1], l.rO + h * l.hdRows, Command.FMT_INT32, sigmaP, run[3]);
     }
   }
 
