@@ -179,6 +179,50 @@ class MalformedProgramTest {
         ErrorCause.DSP_ADDRESS)), "the cases reach every outcome: " + seen);
   }
 
+  /**
+   * {@code dspin}/{@code dspout} with a DSP row stride around the buffer's end: the last row ending at the last
+   * element, one element or a row either side, rows that overlap (a row longer than its stride) or just fit, strides
+   * whose product with the rows passes the buffer's row bits (up to 65535) — RTL = golden (cause, command, counters,
+   * memory), and every outcome reached.
+   */
+  @Test
+  void stridedDspCopiesAtTheBufferEndAreTheGoldenModels() {
+    MachineParams mp = rtl.config().machine();
+    int lanes = mp.dsp().lanes();
+    int bufferRows = mp.dsp().rows();
+    Random r = new Random(32);
+    java.util.Set<ErrorCause> seen = java.util.EnumSet.noneOf(ErrorCause.class);
+    for (int i = 0; i < 60; i++) {
+      long rows = pick(r, 1, 2, 3, 1 + r.nextInt(64), 1 + r.nextInt(0xFFFF));
+      long stride = pick(r, 1, 2, 1 + r.nextInt(8), bufferRows, 0xFFFF, 1 + r.nextInt(bufferRows));
+      long elems = pick(r, 1, lanes, stride * lanes, stride * lanes + 1, 1 + r.nextInt(3 * lanes));
+      elems = Math.max(1, Math.min(elems, 1024 / Math.max(1, Math.min(rows, 64))));
+      long delta = pick(r, -1, 0, 1, 0, lanes, -lanes);
+      // the last row's end: (dst + (rows − 1)·stride)·lanes + elems = the buffer's elements + delta
+      long lastRowStart = mp.dsp().elements() + delta - elems;
+      long dst = Math.floorMod(Math.floorDiv(lastRowStart, lanes) - (rows - 1) * stride, 1L << 32);
+      int format = r.nextInt(2);
+      Program.Builder b = Program.builder();
+      if (i % 2 == 0) {
+        b.dspIn(0, 0, elems, rows, dst, format, 0, stride);
+      } else {
+        b.dspOut(0, 0, elems, rows, dst, format, stride);
+      }
+      Program prog = b.halt().build();
+      byte[] image = new byte[(int) mp.extMemBytes()];
+      RandomPrograms.place(image, prog, 0);
+      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+      String what = "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog);
+      assertEquals(o.golden().error(), o.rtl().error(), what);
+      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
+      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
+      seen.add(o.golden().error());
+    }
+    assertTrue(seen.containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.DSP_ADDRESS)),
+        "the cases reach both outcomes: " + seen);
+  }
+
   private static long pick(Random r, long... choices) {
     return choices[r.nextInt(choices.length)];
   }

@@ -72,12 +72,12 @@ final class CommandChecks {
     @Override
     public ErrorCause visitDspIn(Command.DspIn d) {
       boolean shape = d.format() <= Command.FMT_INT32 && d.shift() >= -24 && d.shift() <= 15;
-      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), shape);
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.dstStride(), d.format(), shape);
     }
 
     @Override
     public ErrorCause visitDspOut(Command.DspOut d) {
-      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format(),
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.srcStride(), d.format(),
           d.format() <= Command.FMT_INT8);
     }
 
@@ -236,8 +236,8 @@ final class CommandChecks {
   }
 
   /** Shape (1..65535 rows and elements, a defined format), scratchpad range, DSP buffer range, in that order. */
-  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow, long format,
-                                  boolean shapeOk) {
+  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow,
+                                  long dspStride, long format, boolean shapeOk) {
     if (!shapeOk || rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowElems < 1 || rowElems > MachineParams.MAX_DMA_ROWS) {
       return ErrorCause.BAD_SHAPE;
     }
@@ -245,7 +245,9 @@ final class CommandChecks {
     if ((spadAddr | spadStride) % p.lineBytes() != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
       return ErrorCause.SPAD_ADDRESS;
     }
-    if (dspRow * p.dsp().lanes() + rows * rowElems > p.dsp().elements()) {
+    int lanes = p.dsp().lanes();
+    if (DspCopyRows.end(lanes, dspRow, dspStride, rowElems, rows) > p.dsp().elements()
+        || DspCopyRows.overlaps(lanes, dspStride, rowElems, rows)) {
       return ErrorCause.DSP_ADDRESS;
     }
     return ErrorCause.NONE;

@@ -101,6 +101,7 @@ public final class CommandCodec {
         throw new IllegalArgumentException("dspin shift must be in -128..127 (the NPU accepts -24..15), got " + d.shift());
       }
       w[5] = (int) (field(d.format(), 8, "dspin format") | (d.shift() & 0xFF) << 8);
+      w[6] = (int) field(d.dstStride(), 16, "dspin dstStride");
       return w;
     }
 
@@ -111,6 +112,7 @@ public final class CommandCodec {
       w[3] = (int) (field(d.rowElems(), 16, "dspout rowElems") | field(d.rows(), 16, "dspout rows") << 16);
       w[4] = (int) field(d.src(), 32, "dspout src");
       w[5] = (int) field(d.format(), 8, "dspout format");
+      w[6] = (int) field(d.srcStride(), 16, "dspout srcStride");
       return w;
     }
 
@@ -236,8 +238,9 @@ public final class CommandCodec {
       case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));
       case DSPTAB -> new Command.DspTab(u(w[1]));
       case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
-          (byte) (w[5] >>> 8));
-      case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
+          (byte) (w[5] >>> 8), w[6] & 0xFFFF);
+      case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
+          w[6] & 0xFFFF);
       case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]), u(w[3]),
           org.llmnpu.isa.dsp.DspRunParameters.ofWords(u(w[4]), u(w[5]), u(w[6])));
       case DSPLD -> new Command.DspLoad(u(w[1]), u(w[2]), u(w[3]));

@@ -67,12 +67,14 @@ public final class Disassembler {
 
     @Override
     public String visitDspIn(Command.DspIn d) {
-      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift());
+      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift())
+          + (d.dstStride() != 0 ? " dstStride=" + d.dstStride() : "");
     }
 
     @Override
     public String visitDspOut(Command.DspOut d) {
-      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format());
+      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format())
+          + (d.srcStride() != 0 ? " srcStride=" + d.srcStride() : "");
     }
 
     @Override

@@ -39,10 +39,18 @@ public sealed interface DspCommands permits Command {
    * after the other, so a matrix becomes a flat vector). {@code format}: {@link #FMT_FP16} (2 bytes,
    * copied), {@link #FMT_INT8} (1 byte, exact), {@link #FMT_INT32} (4 bytes little-endian: the FP16
    * nearest to {@code v·2^shift}, ties to even, overflow to ±∞, as {@code Fp16.fromInt(v, 2^shift)}).
-   * {@code shift} is in −24..15 (only used with INT32).
+   * {@code shift} is in −24..15 (only used with INT32). {@code dstStride} (word 6 bits 15:0, default 0): 0 packs the
+   * rows flat as above; k ≥ 1 puts row r at buffer row {@code dst + r·k} instead (element
+   * {@code (dst + r·k)·lanes + e}: each row from lane 0, k rows apart; rows may not overlap, {@code rowElems ≤ k·lanes}
+   * when {@code rows > 1}).
    */
-  record DspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift)
+  record DspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift, long dstStride)
       implements Command {
+    /** The flat (unstrided) form: {@code dstStride} 0. */
+    public DspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift) {
+      this(spad, spadStride, rowElems, rows, dst, format, shift, 0);
+    }
+
     @Override
     public Opcode opcode() {
       return Opcode.DSPIN;
@@ -63,9 +71,17 @@ public sealed interface DspCommands permits Command {
    * DSP buffer → scratchpad, the reverse of {@link DspIn}: element {@code src·lanes + r·rowElems + e}
    * goes to row r, element e, at {@code spad + r·spadStride}. {@code format}: {@link #FMT_FP16} (the
    * 2-byte element) or {@link #FMT_INT8} (the element's low byte, as a DSP {@code TOINT} to INT8
-   * leaves it). Bytes of the scratchpad rows beyond {@code rowElems} elements are left unchanged.
+   * leaves it). Bytes of the scratchpad rows beyond {@code rowElems} elements are left unchanged. {@code srcStride}
+   * (word 6 bits 15:0, default 0) as {@link DspIn}'s {@code dstStride}: k ≥ 1 reads row r from buffer row
+   * {@code src + r·k}, lane 0 on.
    */
-  record DspOut(long spad, long spadStride, long rowElems, long rows, long src, long format) implements Command {
+  record DspOut(long spad, long spadStride, long rowElems, long rows, long src, long format, long srcStride)
+      implements Command {
+    /** The flat (unstrided) form: {@code srcStride} 0. */
+    public DspOut(long spad, long spadStride, long rowElems, long rows, long src, long format) {
+      this(spad, spadStride, rowElems, rows, src, format, 0);
+    }
+
     @Override
     public Opcode opcode() {
       return Opcode.DSPOUT;

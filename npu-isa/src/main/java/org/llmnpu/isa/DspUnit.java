@@ -72,9 +72,9 @@ final class DspUnit {
   /** Executes a {@link Command.DspIn} whose checks passed. */
   void copyIn(byte[] spad, Command.DspIn c) {
     int size = elementBytes(c.format());
-    int element = (int) (c.dst() * p.lanes());
     for (int r = 0; r < c.rows(); r++) {
       int row = (int) (c.spad() + r * c.spadStride());
+      int element = (int) DspCopyRows.rowStart(p.lanes(), c.dst(), c.dstStride(), c.rowElems(), r);
       for (int e = 0; e < c.rowElems(); e++, element++) {
         int a = row + e * size;
         short v;
@@ -94,9 +94,9 @@ final class DspUnit {
   /** Executes a {@link Command.DspOut} whose checks passed. */
   void copyOut(byte[] spad, Command.DspOut c) {
     int size = elementBytes(c.format());
-    int element = (int) (c.src() * p.lanes());
     for (int r = 0; r < c.rows(); r++) {
       int row = (int) (c.spad() + r * c.spadStride());
+      int element = (int) DspCopyRows.rowStart(p.lanes(), c.src(), c.srcStride(), c.rowElems(), r);
       for (int e = 0; e < c.rowElems(); e++, element++) {
         short v = dsp.read(element);
         if (size == 2) {

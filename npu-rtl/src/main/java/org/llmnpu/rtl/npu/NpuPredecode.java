@@ -205,7 +205,17 @@ public final class NpuPredecode extends HwModule {
     Sum copySpadEnd = sum(spadLimit, products.get(5), w.get(1), copyRowBytes);
     Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2))).or(copySpadEnd.exceeds());
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
-    Bool copyDsp = sum(dspLimit, products.get(6), w.get(4).shiftLeft(laneShift)).exceeds();
+    // DSP row stride (word 6 bits 15:0): 0 packs the rows flat (dst·lanes + rows·rowElems); k ≥ 1 puts row r at
+    // buffer row dst + r·k, so its last element is (dst + (rows − 1)·k)·lanes + rowElems (product 10 in rows, shifted
+    // to elements), and its rows may not overlap (rows > 1 and rowElems > k·lanes) — both DSP_ADDRESS
+    UInt copyStride = w.get(6).lsbs(16);
+    Bool strided = copyStride.ne(0);
+    Bool copyDspFlat = sum(dspLimit, products.get(6), w.get(4).shiftLeft(laneShift)).exceeds();
+    Bool copyDspStrided = sum(dspLimit, toElements(products.get(10), laneShift), w.get(4).shiftLeft(laneShift),
+        copyElems).exceeds();
+    Bool copyOverlap = copyRows.gt(1).and(copyElems.resize(16 + laneShift)
+        .gt(copyStride.resize(16 + laneShift).shiftLeft(laneShift).resize(16 + laneShift)));
+    Bool copyDsp = mux(strided, copyDspStrided.or(copyOverlap), copyDspFlat);
 
     // dsptab ext; dsprun prog, words; snapshot ext
     Bool tabExt = misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), uintLit(768, 10)).exceeds());
@@ -284,11 +294,21 @@ public final class NpuPredecode extends HwModule {
     return new Product(rows.over().or(reg0Next("product9g_over", over)), terms, rows.minus());
   }
 
+  /** A product in DSP rows as one in buffer elements ({@code lanes = 2^laneShift}): every term and y shifted. */
+  private static Product toElements(Product rows, int laneShift) {
+    List<UInt> terms = new ArrayList<>();
+    for (UInt t : rows.terms()) {
+      terms.add(t.shiftLeft(laneShift));
+    }
+    return new Product(rows.over(), terms, rows.minus().shiftLeft(laneShift));
+  }
+
   /**
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
-   * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
+   * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride, 10 copy (rows − 1)·DSP row stride (in DSP rows); each
+   * against the limit of its check (scratchpad, memory, DSP buffer elements, DSP rows). A factor
    * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
    * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
    */
@@ -311,11 +331,11 @@ public final class NpuPredecode extends HwModule {
     UInt streamRows = mode == Command.DENSE ? k : wire("streamRows", mux(nmStream,
         valueRows.add(valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16)).resize(16),
         k));
-    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows);
-    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6};
-    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16};
-    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32, 16};
-    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad, ext};
+    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows, copyRows);
+    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6, 6};
+    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16, 0};
+    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32, 16, 16};
+    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad, ext, p.dsp().rows()};
     List<Product> out = new ArrayList<>();
     for (int i = 0; i < xs.size(); i++) {
       int e = bitsToHold(limits[i]);

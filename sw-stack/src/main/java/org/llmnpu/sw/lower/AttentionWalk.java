@@ -258,7 +258,7 @@ abstract class AttentionWalk extends KeyWalk {
 
   /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
   void groupProbabilities(int h0, int group, int s) {
-    groupProbabilities(group, s, i -> {
+    groupProbabilities(group, s, heads -> headByHead(heads, i -> {
       int k = scoreK((h0 + i) / c.groupSize());
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
@@ -271,7 +271,7 @@ abstract class AttentionWalk extends KeyWalk {
       }
       resultTag = RESULTS;
       partialsIn(ks, s, 1, -1);
-    });
+    }));
   }
 
   /** The lowering's head groups at {@code --fusion full} ({@link HeadGroups#atFull}, from the layout's three). */
@@ -289,15 +289,34 @@ abstract class AttentionWalk extends KeyWalk {
     return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
   }
 
-  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} each query's scores, then the runs. */
+  /**
+   * As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} (given the group's heads) the queries' scores,
+   * then the runs.
+   */
   void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
-    for (int i = 0; i < group; i++) {
-      operator("attention scores");
-      scoresIn.accept(i);
-    }
+    operator("attention scores");
+    scoresIn.accept(group);
     // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
     operator("attention scale, SoftMax");
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
+  }
+
+  /** {@code perHead} for heads {@code 0 .. group − 1}, each under the scores' operator (as the lowering's order). */
+  void headByHead(int group, java.util.function.IntConsumer perHead) {
+    for (int i = 0; i < group; i++) {
+      operator("attention scores");
+      perHead.accept(i);
+    }
+  }
+
+  /**
+   * As {@code BatchedAttention#headGroupProbabilities}' P rows: token t's queries of heads {@code h0 ..}, a
+   * {@code dspout} of {@code s} INT8 codes per run of evenly spaced P rows.
+   */
+  void probabilityRowsOut(int t, int h0, int group, int s) {
+    for (long[] run : BatchedAttention.probabilityRowRuns(c, blockMax, t, h0, group)) {
+      dspOut(run[1], s, INT8);
+    }
   }
 
   /** A head group's P·V results dequantized (merged as the lowering does). */

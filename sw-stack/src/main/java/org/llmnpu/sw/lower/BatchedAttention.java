@@ -199,7 +199,20 @@ final class BatchedAttention {
 
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */
   private int queryRow(int h, int t) {
-    return (h / groupSize * l.blockMax + t) * groupSize + h % groupSize;
+    return queryRow(l.c, l.blockMax, h, t);
+  }
+
+  /** Row of query (h, t) in P and O for blocks of up to {@code blockMax} tokens. */
+  static int queryRow(org.llmnpu.sw.model.ModelConfig c, int blockMax, int h, int t) {
+    return (h / c.groupSize() * blockMax + t) * c.groupSize() + h % c.groupSize();
+  }
+
+  /**
+   * Token t's P rows of heads {@code h0 .. h0 + group − 1} as runs that one {@code dspout} each writes: {first head,
+   * heads, row step} (P rows evenly apart; a lone head's step 0). One query head per KV head: the whole group.
+   */
+  static List<long[]> probabilityRowRuns(org.llmnpu.sw.model.ModelConfig c, int blockMax, int t, int h0, int group) {
+    return EvenRuns.of(h0, group, h -> queryRow(c, blockMax, h, t), 1);
   }
 
   /** Row of query (h, t)'s probability scale in the batch from token t0. */
@@ -223,7 +236,7 @@ final class BatchedAttention {
     int sRows = l.r.rows(l.m.maxContext());
     for (int first = 0; first < c.heads(); first += headGroup) {
       int h0 = first;
-      headGroupProbabilities(t, t0, s, h0, i -> {
+      headGroupProbabilities(t, t0, s, h0, group -> headByHead(group, i -> {
         int h = h0 + i;
         int g = h / groupSize;
         long wq = l.sWQ + (long) h * l.wqBytes;
@@ -233,7 +246,7 @@ final class BatchedAttention {
         b.dspOut(wq + (long) oddsRow(g) * line, line, 1, half, odds, Command.FMT_INT8);
         scoresGemv(wq, s, g);
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
-      });
+      }));
     }
   }
 
@@ -256,10 +269,19 @@ final class BatchedAttention {
     return headMajorKeys ? scoreWindowOffset(g) + l.half : l.nk + l.half * g;
   }
 
+  /** {@code perHead} for heads {@code 0 .. group − 1} of a group, in order. */
+  static void headByHead(int group, java.util.function.IntConsumer perHead) {
+    for (int i = 0; i < group; i++) {
+      perHead.accept(i);
+    }
+  }
+
   /**
    * Token t's queries of heads {@code h0 .. h0 + group − 1} (a head group) over {@code s} slots: {@code scoresIn}
-   * puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows}, then the group's scores are scaled, SoftMax and
-   * quantized with the V scales folded in (shared runs); each query's codes to its P row, its scale to its scale row.
+   * (given the group's heads) puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows} (a DSP row stride of
+   * {@code sRows}), then the group's scores are scaled, SoftMax and quantized with the V scales folded in (shared
+   * runs); the queries' codes to their P rows (a {@code dspout} per run of evenly spaced P rows, DSP row stride
+   * {@code sRows}: {@link #probabilityRowRuns}), each scale to its scale row.
    */
   void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
     var b = e.b;
@@ -272,9 +294,9 @@ final class BatchedAttention {
     int group = Math.min(headGroup, c.heads() - h0);
     List<DspQuantizer.Vector> probabilities = new ArrayList<>();
     List<AttentionSoftmax.Head> heads = new ArrayList<>();
+    scoresIn.accept(group);
     for (int i = 0; i < group; i++) {
       int h = h0 + i;
-      scoresIn.accept(i);
       heads.add(new AttentionSoftmax.Head(l.rSc + i * sRows, l.rDQ + t, l.rDKV, scoreScale, l.rSc2 + i * sRows,
           l.rP + i * sRows));
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
@@ -283,9 +305,12 @@ final class BatchedAttention {
     List<DspProgram> quantizations = r.quantizeRuns(probabilities);
     runAll(r.scaledSoftmaxes(heads, s, quantizations));
     runAll(quantizations);
+    for (long[] run : probabilityRowRuns(c, l.blockMax, t, h0, group)) {
+      int i = (int) run[0] - h0;
+      b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],
+          l.rPQ + i * sRows, Command.FMT_INT8, run[1] > 1 ? sRows : 0);
+    }
     for (int i = 0; i < group; i++) {
-      b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
-          Command.FMT_INT8);
       if (sProbScales >= 0) {
         b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
       }
@@ -344,13 +369,13 @@ final class BatchedAttention {
     // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
     boolean allIn = !pv.combined() && sProbScales < 0;
     if (allIn) {
-      headOutputsIn(0, c.heads(), t, pv, sigmaP);
+      headOutputsIn(0, c.heads(), t, sigmaP);
     }
     for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
       int group = Math.min(headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
       if (!allIn && !pv.combined()) {
-        headOutputsIn(h0, group, t, pv, sigmaP);
+        headOutputsIn(h0, group, t, sigmaP);
       }
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
@@ -377,12 +402,15 @@ final class BatchedAttention {
         outStride, l.c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
   }
 
-  /** One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}). */
-  private void headOutputsIn(int h0, int count, int t, KSplit pv, int sigmaP) {
+  /**
+   * One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}; a
+   * head at its rows {@code rO + h·hdRows}, through the DSP row stride where a head is not whole rows).
+   */
+  private void headOutputsIn(int h0, int count, int t, int sigmaP) {
     for (long[] run : HeadOutputRuns.runs(l.c, l.lanes, l.line, l.blockMax, outStride, t, h0, count)) {
       int h = (int) run[0];
-      e.partialsIn(pv, sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), outChunkBytes,
-          (int) run[2], l.c.headDim(), (int) run[1], l.rO + h * l.hdRows, sigmaP, -1);
+      e.b.dspIn(sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), run[2], l.c.headDim(),
+          run[1], l.rO + h * l.hdRows, Command.FMT_INT32, sigmaP, run[3]);
     }
   }
 

@@ -52,10 +52,8 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       }
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
-        groupProbabilities(group, s, i -> dspIn(s, 1, FP16));
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
+        groupProbabilities(group, s, heads -> headByHead(heads, i -> dspIn(s, 1, FP16)));
+        probabilityRowsOut(t, h0, group, s);
       }
     }
   }
@@ -92,10 +90,9 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       }
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
-        groupProbabilities(group, s, i -> dspIn(1, s, INT32));
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
+        // as KeyScores#groupScoresIn: the group's scores in one dspin (a DSP row stride)
+        groupProbabilities(group, s, heads -> dspIn(heads, s, INT32));
+        probabilityRowsOut(t, h0, group, s);
       }
     }
   }
@@ -145,15 +142,15 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
         } else if (count >= 2) {
           scoresBatched(ts, count, pos);
         } else {
-          tokenProbabilities(pos + ts + 1);
+          tokenProbabilities(ts, pos + ts + 1);
         }
       }
       valueProducts(n, t0, nb, pos);
     }
   }
 
-  /** A lone token's queries over {@code s} slots at {@code --fusion full}: the scores GEMVs and runs, the P rows. */
-  private void tokenProbabilities(int s) {
+  /** Block token t's queries over {@code s} slots at {@code --fusion full}: the scores GEMVs and runs, the P rows. */
+  private void tokenProbabilities(int t, int s) {
     if (half % lanes != 0) {
       // as BatchedAttention: the query halves to rows of their own through the scratchpad
       dspOut(2 * c.heads(), half, FP16);
@@ -162,9 +159,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
       int group = Math.min(fullGroup(), c.heads() - h0);
       groupProbabilities(h0, group, s);
-      for (int i = 0; i < group; i++) {
-        dspOut(1, s, INT8);
-      }
+      probabilityRowsOut(t, h0, group, s);
     }
   }
 

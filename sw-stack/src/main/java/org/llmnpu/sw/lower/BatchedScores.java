@@ -177,12 +177,12 @@ final class BatchedScores {
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         int tt = t;
-        a.headGroupProbabilities(t, t0, s, h0, i -> {
+        a.headGroupProbabilities(t, t0, s, h0, heads -> BatchedAttention.headByHead(heads, i -> {
           int h = h0 + i;
           long scores = sScores
               + ((long) (h / a.groupSize - g0) * l.m.maxContext() * queries + column(h, tt, ts)) * line;
           b.dspIn(scores, queryStride, 1, s, l.rSc + i * sRows, Command.FMT_FP16, 0);
-        });
+        }));
       }
     }
   }

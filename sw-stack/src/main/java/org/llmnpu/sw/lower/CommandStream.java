@@ -124,6 +124,16 @@ final class CommandStream {
     add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format));
   }
 
+  /** A {@code dspin} whose row r goes to DSP row {@code dst + r·dstStride} (0: packed flat). */
+  void dspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift, long dstStride) {
+    add(new Command.DspIn(spad, spadStride, rowElems, rows, dst, format, shift, dstStride));
+  }
+
+  /** A {@code dspout} whose row r comes from DSP row {@code src + r·srcStride} (0: packed flat). */
+  void dspOut(long spad, long spadStride, long rowElems, long rows, long src, long format, long srcStride) {
+    add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format, srcStride));
+  }
+
   /** A {@code dsprun} of {@code program} (placed by the pool), or held to be joined with the next ones. */
   void dspRun(DspProgram program) {
     if (chainRuns) {

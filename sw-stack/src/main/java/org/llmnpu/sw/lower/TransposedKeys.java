@@ -194,7 +194,8 @@ final class TransposedKeys {
   /**
    * The probabilities of tokens {@code ts .. ts + nb − 1} of the batch from {@code t0} (2 ≤ nb ≤ {@link
    * #scoreTokens}): each token's query halves to X, then per head group each head's {@code Q·Kᵀ} over the sub-batch's
-   * slots into a Y slot of its own, then per token the group's scores in ({@code dspin} of its causal slots) and the
+   * slots into a Y slot of its own, then per token the group's scores in (one {@code dspin} of its causal slots, a Y
+   * slot a row, DSP row stride {@code sRows}: {@link KeyScores#groupScoresIn}) and the
    * same runs as the GEMVs' ({@link BatchedAttention#headGroupProbabilities}).
    */
   void emit(int ts, int nb, int t0, int pos) {
@@ -220,7 +221,7 @@ final class TransposedKeys {
         int s = pos + t + 1;
         int tt = t - ts;
         a.headGroupProbabilities(t, t0, s, h0,
-            i -> scores.scoresIn(e.b, tt, s, l.rSc + i * sRows, sigmaS, i));
+            heads -> scores.groupScoresIn(e.b, tt, s, l.rSc, sigmaS, heads, sRows));
       }
     }
   }
