@@ -44,7 +44,7 @@ final class LoweringEmitter {
    * round trip per residual and norm; the residual's run joins the next norm's). Same arithmetic, same results.
    */
   private final boolean residentX;
-  /** Whether the block has one token ({@link #residentX}; {@link #blockStart}), and whether its x is in {@code l.rX}. */
+  /** Whether the block has one token ({@link #residentX}; {@link #blockStart}), and whether its x is in l.rX. */
   private boolean oneTokenBlock;
   private boolean xInDsp;
 
@@ -288,13 +288,13 @@ final class LoweringEmitter {
   /**
    * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's chunks (chunk c's
    * partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight, chunk c's compressed rows starting
-   * at row {@code k0} (see {@link LoweredModel}); gemmColumns: only columns {@code [from, to)}, from on a tile.
+   * at row {@code k0} (see {@link LoweredModel}); gemmColumns: columns [from, to) (from on a tile) to y0 + c·yChunkBytes
    */
   void gemmTiled(int mRows, int k, int n, long x, int xStride) {
-    gemmColumns(mRows, k, n, 0, n, x, xStride);
+    gemmColumns(mRows, k, n, 0, n, x, xStride, l.sY, l.yStride);
   }
 
-  void gemmColumns(int mRows, int k, int n, int from, int to, long x, int xStride) {
+  void gemmColumns(int mRows, int k, int n, int from, int to, long x, int xStride, long y0, int yStride) {
     if (split.k() != k) {
       throw new IllegalStateException("GEMM K " + k + " is not the staged weight's K " + split.k());
     }
@@ -303,16 +303,16 @@ final class LoweringEmitter {
       int k0 = split.start(c);
       for (int n0 = from; n0 < to; n0 += tile) {
         int nn = Math.min(tile, to - n0);
-        long y = l.sY + c * l.yChunkBytes + 4L * n0;
+        long y = y0 + c * l.yChunkBytes + 4L * (n0 - from);
         if (stream) {
           long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c)
               : (streamedGroupScaled ? LoweredModel.groupScaledRow(k0) : k0) * wStride;
           long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
-          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
+          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, yStride,
               sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0));
         } else {
           b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
-              l.yStride, sparsity);
+              yStride, sparsity);
         }
       }
     }

@@ -124,7 +124,7 @@ final class QkvTiles {
     return null;
   }
 
-  /** The order for {@code c} on tiles of {@code tile} columns; {@link IllegalArgumentException} with the reason if none. */
+  /** The order for {@code c} on tiles of {@code tile} columns, or {@link IllegalArgumentException} with the reason. */
   static QkvTiles of(ModelConfig c, int tile, int lanes) {
     String why = whyNot(c, tile, lanes);
     if (why != null) {

@@ -9,9 +9,10 @@ import org.llmnpu.isa.dsp.DspKernel;
  * {@link QkvTiles}) with static q/k/v scales ({@link DecoderLowering#staticQkv}) at {@code --fusion full}.
  *
  * <p>Order: the block's cos/sin rows in (one load), the QKV weight staged, then GEMM 0, and for j = 1…T−1 GEMM j
- * followed by tile j−1's post; tile T−1's post last. A tile's post, per token t of the block:
+ * followed by tile j−1's post; tile T−1's post last. Tile j's results go to Y buffer {@code j mod 2} ({@link #buffer}).
+ * A tile's post, per token t of the block:
  * <ul>
- *   <li>the tile's INT32 results of token t in (one {@code dspin}, K chunks summed as {@link LoweringEmitter#resultIn});
+ *   <li>the tile's INT32 results of token t in (a {@code dspin}, K chunks summed as {@link LoweringEmitter#resultIn});
  *   <li>if it holds q or k heads, token t's cos and sin of the tile's widest segment's pairs (one {@code dspin} of two
  *       rows: every head's RoPE angles are the same);
  *   <li>dequantized ({@code (acc·x scale)·channel scale}, the channel scales in the tile's column order);
@@ -55,6 +56,9 @@ final class TiledQkvPost {
       return "the QKV GEMM's tile is " + e.streamTile() + " columns, the weight's order is for " + tiles.tile();
     }
     int line = l.line;
+    if (2L * l.blockMax * 4 * tiles.tile() > l.yChunkBytes) {
+      return "two tiles' results of a block do not fit a K chunk's Y region";
+    }
     if (tiles.tile() % l.lanes != 0 || 2 * l.nq % line != 0) {
       return "a tile (" + tiles.tile() + ") must be whole DSP rows and 2·nq (" + 2 * l.nq + ") whole lines of "
           + line + " bytes";
@@ -94,7 +98,8 @@ final class TiledQkvPost {
     for (int j = 0; j <= tiles.count(); j++) {
       if (j < tiles.count()) {
         int from = j * tiles.tile();
-        e.gemmColumns(n, l.c.dim(), m.qkvN, from, Math.min(m.qkvN, from + tiles.tile()), l.sXS, l.xsStride);
+        e.gemmColumns(n, l.c.dim(), m.qkvN, from, Math.min(m.qkvN, from + tiles.tile()), l.sXS, l.xsStride,
+            l.sY + buffer(j), 4 * tiles.tile());
       }
       if (j > 0) {
         post(j - 1, n, pos, s);
@@ -114,6 +119,14 @@ final class TiledQkvPost {
     }
   }
 
+  /**
+   * Where in each K chunk's Y region tile j's results go: two buffers of the block's rows ({@code 4·tile} bytes
+   * each), alternating, so that tile j's {@code dspin}s touch none of tile j+1's results and go beside its GEMM.
+   */
+  private long buffer(int j) {
+    return j % 2 * (long) l.blockMax * 4 * tiles.tile();
+  }
+
   /** Tile j's post for every token of the block (class comment). */
   private void post(int j, int n, int pos, double[] s) {
     var b = e.b;
@@ -128,7 +141,7 @@ final class TiledQkvPost {
     int sin = l.rCs + r.rows(pairs);
     for (int t = 0; t < n; t++) {
       long slot = pos + t;
-      e.resultIn((long) t * l.yStride + 4L * col0, width, l.rAcc, l.rWsQkv);
+      e.resultIn(buffer(j) + 4L * t * tiles.tile(), width, l.rAcc, l.rWsQkv);
       if (pairs > 0) {
         b.dspIn(sRope + (long) t * ropeRowBytes, 2L * l.nq, pairs, 2, l.rCs, Command.FMT_FP16, 0);
       }
