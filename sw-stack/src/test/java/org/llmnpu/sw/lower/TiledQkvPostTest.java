@@ -136,6 +136,31 @@ class TiledQkvPostTest {
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, prompt.length, w.config().layers()));
   }
 
+  /**
+   * The extrapolated walk (7B estimates) emits the tiled post's commands as the lowering does: every counter equal but
+   * the program loads' — which of the post's runs find their program resident is the walk's approximation of
+   * {@link DspRunForms} — and so cycles, within 0.5 %.
+   */
+  @ParameterizedTest
+  @CsvSource({"8, 0, 8, 0, 32", "8, 0, 16, 0, 32", "8, 0, 1, 16, 32", "4, 0, 16, 0, 32", "8, 1, 16, 0, 32",
+      "8, 0, 16, 0, 64"})
+  void theExtrapolatedWalkFollowsTheTiledLowering(int bits, int sparsity, int tokens, int position, int maxN) {
+    MachineParams m = withMaxN(sparsity == Command.S2_4 ? NpuTargets.sparse24() : NpuTargets.defaultNpu(), maxN);
+    ModelConfig c = stories().config();
+    PhaseCost exact = new PhaseCostModel(c, m, 18, 16, false, bits, 0, sparsity, -1, Fusion.FULL)
+        .staticQkv(true, true).step(tokens, position, 2);
+    PhaseCostModel walkModel = new PhaseCostModel(c, m, 18, 16, true, bits, 0, sparsity, -1, Fusion.FULL)
+        .staticQkv(true, true);
+    assertTrue(walkModel.qkvPostTiled());
+    PhaseCost walk = walkModel.step(tokens, position, 2);
+    for (Counter k : Counter.values()) {
+      if (k != Counter.CYCLES && k != Counter.EXT_READ_BEATS && k != Counter.DSP_CYCLES) {
+        assertEquals(exact.counter(k), walk.counter(k), k.key());
+      }
+    }
+    assertEquals(exact.cycles(), walk.cycles(), 0.005 * exact.cycles());
+  }
+
   @Test
   void aTileOrderedModelNeedsStaticScales() {
     MachineParams m = withMaxN(NpuTargets.defaultNpu(), 32);
