@@ -1,9 +1,7 @@
 package org.llmnpu.cosim.decoder;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.llmnpu.isa.Counter;
@@ -12,7 +10,6 @@ import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * stories260K int8 at {@code --fusion full} with static q/k/v scales and the QKV post tile by tile
@@ -33,23 +30,11 @@ class TiledQkvPostCosimTest {
     NpuDecoder.Step pd = perToken.decode(prompt[3]);
     LoweredModel model = TwoBlocksCosimTest.storiesInt8(config, prompt);
     assertNull(model.orderQkvByTiles());
-    try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
-      StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
-      NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      npu.lowering().staticQkv(true);
-      NpuDecoder.Step p = npu.prefill(prompt, false);
-      DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
-      NpuDecoder.Step d = npu.decode(prompt[3]);
-      DecoderRun.Step decode = recorder.step(d.phase(), d, false);
-      for (DecoderRun.Step s : new DecoderRun.Step[] {prefill, decode}) {
-        assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-        assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-      }
-      assertArrayEquals(pp.logits()[0], p.logits()[0]);
-      assertArrayEquals(pd.logits()[0], d.logits()[0]);
-      System.out.printf("tiled QKV post on the RTL (maxN 32): prefill %,d cycles (per-token post %,d), decode %,d"
-          + " (per-token %,d)%n", prefill.rtlCycles(), pp.counter(Counter.CYCLES), decode.rtlCycles(),
-          pd.counter(Counter.CYCLES));
-    }
+    StaticQkvDecoderCosimTest.RtlSteps rtl = StaticQkvDecoderCosimTest.staticQkvOnTheRtl(config, model, prompt);
+    assertArrayEquals(pp.logits()[0], rtl.prefill().logits()[0]);
+    assertArrayEquals(pd.logits()[0], rtl.decode().logits()[0]);
+    System.out.printf("tiled QKV post on the RTL (maxN 32): prefill %,d cycles (per-token post %,d), decode %,d"
+        + " (per-token %,d)%n", rtl.prefillCycles(), pp.counter(Counter.CYCLES), rtl.decodeCycles(),
+        pd.counter(Counter.CYCLES));
   }
 }

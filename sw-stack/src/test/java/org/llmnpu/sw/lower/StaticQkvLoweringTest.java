@@ -21,7 +21,7 @@ import org.llmnpu.sw.model.ModelWeights;
 class StaticQkvLoweringTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
-  private static ModelWeights stories() {
+  static ModelWeights stories() {
     try {
       return ModelCatalog.load("stories260K", 1);
     } catch (Exception e) {

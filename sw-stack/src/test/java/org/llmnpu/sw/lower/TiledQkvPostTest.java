@@ -14,7 +14,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.SyntheticWeights;
@@ -29,11 +28,7 @@ class TiledQkvPostTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
   private static ModelWeights stories() {
-    try {
-      return ModelCatalog.load("stories260K", 1);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return StaticQkvLoweringTest.stories();
   }
 
   /** {@code m} with GEMMs of at most {@code maxN} columns. */
