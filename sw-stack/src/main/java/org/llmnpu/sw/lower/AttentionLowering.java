@@ -19,6 +19,8 @@ final class AttentionLowering {
   private final BatchedAttention batched;
   /** At {@code --fusion full} the cos/sin rows of the block's slots (one load a layer), else -1. */
   private final int sRope;
+  /** For a model with Wqkv ordered per tile ({@link LoweredModel#orderQkvByTiles}) the tiled QKV post, else null. */
+  private final TiledQkvPost tiledPost;
 
   AttentionLowering(LoweringEmitter emitter) {
     this(emitter, Fusion.NONE);
@@ -30,6 +32,7 @@ final class AttentionLowering {
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
+    this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
   }
 
   /** {@link BatchedAttention#batching}, or {0, 0} without the batched core. */
@@ -45,6 +48,12 @@ final class AttentionLowering {
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
   void emit(int layer, int n, int pos) {
     cacheIn(layer, n, pos);
+    if (tiledPost != null) {
+      norms(n);
+      tiledPost.emit(layer, n, pos);
+      afterKvRows(layer, n, pos);
+      return;
+    }
     emitHead(layer, n);
     emitAfterQkv(layer, n, pos);
   }
@@ -81,6 +90,16 @@ final class AttentionLowering {
    * ({@link DecoderLowering#skewed}) they go before the other block's K/V rows are stored ({@link #emitTail} after).
    */
   void emitHead(int layer, int n) {
+    if (tiledPost != null) {
+      throw new IllegalStateException("the tiled QKV post (LoweredModel#orderQkvByTiles) goes one block at a time");
+    }
+    norms(n);
+    e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
+    e.gemmTiled(n, l.c.dim(), l.m.qkvN, l.sXS, l.xsStride);
+  }
+
+  /** Every token's RMSNorm and quantization into the QKV GEMM's X rows. */
+  private void norms(int n) {
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
@@ -90,8 +109,6 @@ final class AttentionLowering {
         e.normQuantize(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
       }
     }
-    e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
-    e.gemmTiled(n, l.c.dim(), l.m.qkvN, l.sXS, l.xsStride);
   }
 
   /** After the QKV GEMM: each token's scale, RoPE, quantization and K/V rows, the attention and the O GEMM. */
@@ -101,8 +118,6 @@ final class AttentionLowering {
     var c = l.c;
     var r = l.r;
     int line = l.line;
-    long kBase = kBase(layer);
-    long vBase = vBase(layer);
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     if (batched != null) {
@@ -150,6 +165,18 @@ final class AttentionLowering {
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
       b.dspOut(l.sVC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDV, Command.FMT_FP16);
     }
+    afterKvRows(layer, n, pos);
+  }
+
+  /** After the block's K/V rows are in the scratchpad: they are stored, then the attention and the O GEMM. */
+  private void afterKvRows(int layer, int n, int pos) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    long kBase = kBase(layer);
+    long vBase = vBase(layer);
+    TransposedKeys kT = batched == null ? null : batched.keyScores;
+    int kvPad = LoweredModel.roundUp(c.kvDim(), l.line);
     b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     if (kT != null) {

@@ -35,12 +35,9 @@ abstract class AttentionWalk extends KeyWalk {
     return staticQkv && epilogue;
   }
 
-  /**
-   * A what-if of the extrapolated walk only ({@link PhaseCostModel#tiledQkvPost}): each QKV tile's post-processing
-   * right after the next tile's GEMM, so that it can go beside that GEMM's W stream.
-   */
+  /** The QKV post tile by tile ({@link PhaseCostModel#staticQkv}, {@link TiledQkvPost}) where the shape allows. */
   boolean tiledQkvPost;
-  /** The two result buffers the QKV tiles alternate between ({@link #tiledQkvPost}). */
+  /** The result buffers of the QKV tiles: {@code QKV_TILES + 2·chunk + j mod 2} ({@link TiledQkvPost#buffer}). */
   private static final long QKV_TILES = RESULTS + 1_000;
 
   /** The QKV GEMM's stream tile (as {@link PhaseWalk#gemms}): whole pairs of lines for INT4. */
@@ -50,15 +47,32 @@ abstract class AttentionWalk extends KeyWalk {
   }
 
   /**
-   * Whether the QKV post goes tile by tile ({@link #tiledQkvPost}): static q/k/v scales at {@code --fusion full} with
-   * resident runs on a walk that streams weights, the QKV GEMM one K chunk, and every tile whole heads of one of q,
-   * k, v (a column order of Wqkv that keeps each head's RoPE pairs in its tile: evens, then odds of the tile's heads).
+   * Whether the QKV post goes tile by tile ({@link #tiledQkvPost}) as {@link TiledQkvPost} emits it: static q/k/v
+   * scales at {@code --fusion full}, per-channel weight scales, Wqkv ordered per tile ({@link QkvTiles#whyNot}), and
+   * the lowering's other conditions ({@link TiledQkvPost#whyNot}) on this shape.
    */
   boolean qkvPostTiled() {
     int tile = qkvTile();
-    return tiledQkvPost && staticQkv() && chainRuns && residency != null && extrapolate && fusion != Fusion.NONE
-        && weightSplit(c.dim()).count() == 1 && tile % c.headDim() == 0 && c.dim() % tile == 0
-        && c.kvDim() % tile == 0;
+    if (!tiledQkvPost || !staticQkv() || fusion != Fusion.FULL || channelScales() < 0
+        || QkvTiles.whyNot(c, tile, lanes) != null || 2 * nq % line != 0 || 8L * tile > (long) qkvYStride()) {
+      return false;
+    }
+    QkvTiles tiles = QkvTiles.of(c, tile, lanes);
+    for (int j = 0; j < tiles.count(); j++) {
+      for (QkvTiles.Segment s : tiles.segments(j)) {
+        long at = s.part() == QkvTiles.V || headMajorKeys ? (long) s.head() * c.headDim() : (long) s.head() * half;
+        if (s.part() != QkvTiles.Q && (at % line != 0 || !headMajorKeys && nk % line != 0)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** {@link LoweringLayout#yStride}: a block row of the GEMM results. */
+  private int qkvYStride() {
+    return LoweredModel.roundUp(4 * Math.max(Math.max(qkvN, c.hiddenDim() + LoweredModel.roundUp(c.hiddenDim(),
+        Math.max(1, line / 4))), c.vocabSize()), line);
   }
 
   /** The QKV GEMM's tiles: with {@link #qkvPostTiled} each followed by the tile before's post ({@link #qkvTiled}). */
@@ -71,63 +85,119 @@ abstract class AttentionWalk extends KeyWalk {
     }
   }
 
-  /**
-   * The QKV GEMM tile by tile ({@link #qkvPostTiled}): the block's cos/sin rows in (every head's are the same), then
-   * per tile j its streamed GEMM into result buffer {@code j mod 2} followed by tile j−1's post: the tile's INT32
-   * results in ({@code n} rows), one resident run (dequantize, RoPE for q and k, static quantization), and its K or V
-   * codes out to the cache rows (q codes stay in the DSP's rows for the attention).
-   */
+  /** As {@link TiledQkvPost#emit}: the cos/sin rows in, GEMM j then tile j−1's post, the K/V scale rows out. */
   private void qkvTiled(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     load(n, 4L * nq);
-    dspIn(n, half, FP16);
-    dspIn(n, half, FP16);
-    int tile = qkvTile();
-    int tiles = (qkvN + tile - 1) / tile;
-    for (int j = 0; j < tiles; j++) {
-      operator("QKV GEMM");
-      resultTag = QKV_TILES + j % 2;
-      streamedGemm(n, c.dim(), Math.min(tile, qkvN - j * tile), bits == 4, sparsity != org.llmnpu.isa.Command.DENSE,
-          bits == 4 && groupScaled);
-      resultTag = RESULTS;
-      if (j > 0) {
-        qkvTilePost(n, j - 1, tile);
+    QkvTiles tiles = QkvTiles.of(c, qkvTile(), lanes);
+    int lastKeys = -1;
+    for (int j = 0; j < tiles.count(); j++) {
+      lastKeys = tiles.holdsKeys(j) ? j : lastKeys;
+    }
+    KSplit ks = weightSplit(c.dim());
+    for (int j = 0; j <= tiles.count(); j++) {
+      if (j < tiles.count()) {
+        operator("QKV GEMM");
+        for (int ci = 0; ci < ks.count(); ci++) {
+          resultTag = QKV_TILES + 2 * ci + j % 2;
+          streamedGemm(n, ks.length(ci), Math.min(tiles.tile(), qkvN - j * tiles.tile()), bits == 4,
+              sparsity != org.llmnpu.isa.Command.DENSE, bits == 4 && groupScaled);
+        }
+        resultTag = RESULTS;
       }
-      if (j > 0 && (j - 1) * tile == c.dim() + c.kvDim() - tile && writesKeyLines(n, pos)) {
-        // the block's K codes are out: its Kᵀ lines (TransposedKeys) beside the V tiles' streams
-        for (int t = 0; t < n; t++) {
-          keyScatter(pos + t, n, pos);
+      if (j > 0) {
+        qkvTilePost(tiles, j - 1, n, ks);
+        if (j - 1 == lastKeys && writesKeyLines(n, pos)) {
+          for (int t = 0; t < n; t++) {
+            keyScatter(pos + t, n, pos);
+          }
         }
       }
     }
-    qkvTilePost(n, tiles - 1, tile);
+    for (int t = 0; t < n; t++) {
+      dspOut(1, 1, FP16);
+      dspOut(1, 1, FP16);
+    }
   }
 
-  private void qkvTilePost(int n, int j, int tile) {
+  /**
+   * As {@link TiledQkvPost}'s post of tile j, every token: the lowering's programs on rows laid out as
+   * {@link LoweringLayout}'s (so that runs differ from token to token and tile to tile in the same rows), the static
+   * scales a constant per part.
+   */
+  private void qkvTilePost(QkvTiles tiles, int j, int n, KSplit ks) {
     operator("QKV scale, RoPE, K/V out");
-    int cols = Math.min(tile, qkvN - j * tile);
-    int part = j * tile < c.dim() ? 0 : j * tile < c.dim() + c.kvDim() ? 1 : 2;
-    int len = n * cols;
-    dspIn(n, cols, INT32, QKV_TILES + j % 2);
-    runPinned(java.util.List.of("qkv tile post", part, len), () -> {
-      java.util.List<DspProgram> programs = new java.util.ArrayList<>();
-      programs.add(r.scale(0, len, -1, channelScales(), (short) 0x3C00, -1, 3));
-      int halfRows = r.rows(len / 2);
-      if (part < 2) {
-        programs.add(r.kernel(DspKernel.ROPE, len, new int[] {3, 3 + halfRows, 1, 1 + halfRows},
-            new int[] {5, 5 + halfRows}));
+    int width = Math.min(tiles.tile(), qkvN - j * tiles.tile());
+    int pairs = 0;
+    for (QkvTiles.Segment seg : tiles.segments(j)) {
+      pairs = seg.part() == QkvTiles.V ? pairs : Math.max(pairs, seg.heads() * half);
+    }
+    int maxPairs = pairs;
+    int qRows = r.rows(nq);
+    int kRows = r.rows(nk);
+    int rWs = r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())));
+    int rQkv = rWs + r.rows(qkvN);
+    int rCs = rQkv + r.rows(qkvN);
+    int rQ = rCs + 2 * qRows;
+    int rK = rQ + 2 * qRows;
+    int rQQ = rK + 2 * kRows;
+    int rDQ = rQQ + blockMax * 2 * qRows;
+    int rKQ = rDQ + blockMax;
+    int rDK = rKQ + 2 * kRows;
+    int rVQ = rDK + 1;
+    int rDV = rVQ + r.rows(c.kvDim());
+    int rDX = rDV + 1;
+    int col0 = j * tiles.tile();
+    for (int t = 0; t < n; t++) {
+      int token = t;
+      for (int ci = 0; ci < ks.count(); ci++) {
+        dspIn(1, width, INT32, QKV_TILES + 2 * ci + j % 2);
       }
-      // each part its own static scale: another constant, another program
-      short k = (short) (0x3C00 + part);
-      programs.add(r.quantizeStatic(part < 2 ? 5 : 3, len, -1, k, 7, 8, (short) 0x3C00));
-      return programs;
-    });
-    if (part == 1) {
-      // the K codes head-major as in the per-token order: each head's evens, then its odds
-      dspOut((long) n * (cols / c.headDim()), half, INT8);
-      dspOut((long) n * (cols / c.headDim()), half, INT8);
-    } else if (part == 2) {
-      dspOut(n, cols, INT8);
+      if (ks.combined()) {
+        run(java.util.List.of("sum partials", ks.count(), width, -1),
+            () -> r.sumPartials(0, ks.count(), r.rows(width), width, -1, 0));
+      }
+      if (maxPairs > 0) {
+        dspIn(2, maxPairs, FP16);
+      }
+      run(java.util.List.of("qkv tile scale", width, col0),
+          () -> r.scale(0, width, rDX, rWs + col0 / lanes, null, -1, rQkv));
+      for (QkvTiles.Segment seg : tiles.segments(j)) {
+        int len = seg.heads() * half;
+        int in = rQkv + seg.offset() / lanes;
+        short k = (short) (0x3C00 + seg.part());
+        if (seg.part() == QkvTiles.V) {
+          int v0 = seg.head() * c.headDim() / lanes;
+          run(java.util.List.of("qkv tile v", len, in, v0, k),
+              () -> r.quantizeStatic(in, 2 * len, -1, k, rVQ + v0, rDV, (short) 0x3C00));
+          dspOut(1, 2L * len, INT8);
+          continue;
+        }
+        boolean q = seg.part() == QkvTiles.Q;
+        int rows = q ? qRows : kRows;
+        int rope = q ? rQ : rK;
+        int head = seg.head() * half / lanes;
+        int sinRow = rCs + r.rows(maxPairs);
+        run(java.util.List.of("qkv tile rope", len, in, sinRow, rope + head, rows), () -> r.kernel(DspKernel.ROPE,
+            2 * len, new int[] {in, in + len / lanes, rCs, sinRow}, new int[] {rope + head, rope + rows + head}));
+        int codes = q ? rQQ + token * 2 * rows : rKQ;
+        int scaleRow = q ? rDQ + token : rDK;
+        for (int odd = 0; odd < 2; odd++) {
+          int at = odd * rows + head;
+          run(java.util.List.of("qkv tile quantize", len, rope + at, codes + at, scaleRow, k),
+              () -> r.quantizeStatic(rope + at, len, -1, k, codes + at, scaleRow, (short) 0x3C00));
+        }
+        if (!q && headMajorKeys) {
+          // BatchedAttention#keyRowOut of the segment's heads
+          dspOut(seg.heads(), half, FP16);
+          dspOut(seg.heads(), half, FP16);
+          dspIn(2L * seg.heads(), half, FP16);
+          dspOut(1, 2L * len, INT8);
+        } else if (!q) {
+          dspOut(1, len, INT8);
+          dspOut(1, len, INT8);
+        }
+      }
     }
   }
 
@@ -143,9 +213,7 @@ abstract class AttentionWalk extends KeyWalk {
     boolean keyLines = writesKeyLines(n, pos);
     int early = pos % line;
     if (qkvPostTiled()) {
-      // the codes and Kᵀ's lines are out tile by tile (qkvTiled); the K/V rows' static scales, one dspout each
-      dspOut(n, 1, FP16);
-      dspOut(n, 1, FP16);
+      // the codes, Kᵀ's lines and the K/V rows' static scales are out (qkvTiled)
       kvStored(n, pos, keyLines, early);
       return;
     }

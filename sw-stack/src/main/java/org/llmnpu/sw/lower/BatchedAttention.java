@@ -139,13 +139,19 @@ final class BatchedAttention {
    * next token's); written as INT8 codes. The codes are the same, only their places in the row change.
    */
   void keyRowOut(long spad) {
+    keyRowOut(spad, 0, l.c.kvHeads());
+  }
+
+  /** {@link #keyRowOut} of KV heads {@code first..first+heads-1} only ({@link TiledQkvPost}: one QKV tile's). */
+  void keyRowOut(long spad, int first, int heads) {
     var b = e.b;
     int line = l.line;
-    int kvHeads = l.c.kvHeads();
-    b.dspOut(sKeyStage, 2L * line, l.half, kvHeads, l.rKQ, Command.FMT_FP16);
-    b.dspOut(sKeyStage + line, 2L * line, l.half, kvHeads, l.rKQ + l.nk / l.lanes, Command.FMT_FP16);
-    b.dspIn(sKeyStage, line, l.half, 2 * kvHeads, l.rAcc, Command.FMT_FP16, 0);
-    b.dspOut(spad, line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
+    long stage = sKeyStage + 2L * first * line;
+    int evens = l.rKQ + first * l.half / l.lanes;
+    b.dspOut(stage, 2L * line, l.half, heads, evens, Command.FMT_FP16);
+    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.nk / l.lanes, Command.FMT_FP16);
+    b.dspIn(stage, line, l.half, 2 * heads, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(spad + (long) first * l.c.headDim(), line, heads * l.c.headDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */

@@ -340,6 +340,22 @@ public final class LoweredModel extends WeightGeometry {
     return regions.copyOf(GROUP_SCALED, staged, "no group-scaled copy of the weight at ");
   }
 
+  /** Wqkv's columns per QKV tile ({@link #orderQkvByTiles}), or null: the default order (class comment). */
+  QkvTiles qkvTiles;
+
+  /**
+   * Lays Wqkv's columns and their scales out per tile of the QKV GEMM ({@link QkvTiles}) for the tiled QKV post
+   * ({@link TiledQkvPost}; its lowering needs static q/k/v scales), or keeps the default order and says why not.
+   */
+  public String orderQkvByTiles() {
+    String why = QkvTiles.whyNot(c, QkvTiles.streamTile(machine, bits), machine.dsp().lanes());
+    qkvTiles = why != null ? null : QkvTiles.of(c, QkvTiles.streamTile(machine, bits), machine.dsp().lanes());
+    for (int l = 0; image != null && qkvTiles != null && l < c.layers(); l++) {
+      new WeightImage(this, image).writeQkv(source.layers()[l], l);
+    }
+    return why;
+  }
+
   public ModelConfig config() {
     return c;
   }
@@ -362,25 +378,7 @@ public final class LoweredModel extends WeightGeometry {
 
   /** The region an external-memory address falls in (e.g. "layers[2].w13", "k cache layer 1 slot 5"). */
   public String describe(long address) {
-    if (address < PROGRAM_BYTES) {
-      return "command stream";
-    }
-    if (address >= kCache && address < kCache + (long) c.layers() * maxContext * kvBytes) {
-      long slot = (address - kCache) / kvBytes;
-      return "k cache layer " + slot / maxContext + " slot " + slot % maxContext;
-    }
-    if (address >= vCache && address < vCache + (long) c.layers() * maxContext * kvBytes) {
-      long slot = (address - vCache) / kvBytes;
-      return "v cache layer " + slot / maxContext + " slot " + slot % maxContext;
-    }
-    if (address >= kTCache && address < kTCache + (long) c.layers() * c.kvDim() * kTStride) {
-      long row = (address - kTCache) / kTStride;
-      return "k cache transposed layer " + row / c.kvDim() + " row " + row % c.kvDim();
-    }
-    if (address >= logits && address < logits + (long) maxStepTokens * logitsStride) {
-      return "logits of token " + (address - logits) / logitsStride;
-    }
-    return regions.nameAt(address);
+    return AddressNames.describe(this, regions, address);
   }
 
   /** DRAM bytes of the INT8 weights and FP16 scales/norms one token's step reads (all layers + head). */

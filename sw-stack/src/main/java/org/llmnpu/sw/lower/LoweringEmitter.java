@@ -9,9 +9,8 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
 
 /**
- * The command-emitting helpers the parts of the lowering share: DSP program runs, vector staging,
- * RMSNorm + quantization of a token, the residual add of a GEMM result, weight staging and the
- * tiled GEMM. Holds the program being built.
+ * The command-emitting helpers the lowering's parts share: DSP runs, vector staging, a token's RMSNorm and
+ * quantization, a GEMM result's residual add, weight staging and the tiled GEMM; holds the program being built.
  */
 final class LoweringEmitter {
   final LoweringLayout l;
@@ -45,9 +44,8 @@ final class LoweringEmitter {
    * round trip per residual and norm; the residual's run joins the next norm's). Same arithmetic, same results.
    */
   private final boolean residentX;
-  /** Whether the block being emitted has one token ({@link #residentX}; {@link #blockStart}). */
+  /** Whether the block has one token ({@link #residentX}; {@link #blockStart}), and whether its x is in l.rX. */
   private boolean oneTokenBlock;
-  /** Whether x of the one-token block is in {@code l.rX} (after its first {@code dspin}). */
   private boolean xInDsp;
 
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
@@ -236,9 +234,8 @@ final class LoweringEmitter {
   }
 
   /**
-   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; MX elements
-   * decoded by loadmx; 2:4 per K chunk its value rows (load) and its packed metadata rows widened by
-   * load4 after them.
+   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; MX elements decoded by loadmx; 2:4
+   * per K chunk its value rows (load) and its packed metadata rows widened by load4 after them.
    */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
@@ -283,36 +280,39 @@ final class LoweringEmitter {
       streamed = ext;
       streamedInt4 = false;
       streamedGroupScaled = false;
-      sparsity = Command.DENSE;
     } else {
       b.load(ext, wStride, l.sWT, wStride, wStride, k);
     }
   }
 
   /**
-   * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's
-   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight,
-   * chunk c's compressed rows starting at row {@code k0} (see {@link LoweredModel}).
+   * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's chunks (chunk c's
+   * partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight, chunk c's compressed rows starting
+   * at row {@code k0} (see {@link LoweredModel}); gemmColumns: columns [from, to) (from on a tile) to y0 + c·yChunkBytes
    */
   void gemmTiled(int mRows, int k, int n, long x, int xStride) {
+    gemmColumns(mRows, k, n, 0, n, x, xStride, l.sY, l.yStride);
+  }
+
+  void gemmColumns(int mRows, int k, int n, int from, int to, long x, int xStride, long y0, int yStride) {
     if (split.k() != k) {
       throw new IllegalStateException("GEMM K " + k + " is not the staged weight's K " + split.k());
     }
     int tile = streamTile();
     for (int c = 0; c < split.count(); c++) {
       int k0 = split.start(c);
-      for (int n0 = 0; n0 < n; n0 += tile) {
-        int nn = Math.min(tile, n - n0);
-        long y = l.sY + c * l.yChunkBytes + 4L * n0;
+      for (int n0 = from; n0 < to; n0 += tile) {
+        int nn = Math.min(tile, to - n0);
+        long y = y0 + c * l.yChunkBytes + 4L * (n0 - from);
         if (stream) {
           long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c)
               : (streamedGroupScaled ? LoweredModel.groupScaledRow(k0) : k0) * wStride;
           long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
-          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
+          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, yStride,
               sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0));
         } else {
           b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
-              l.yStride, sparsity);
+              yStride, sparsity);
         }
       }
     }
@@ -322,16 +322,16 @@ final class LoweringEmitter {
    * Columns per GEMM: maxN in whole lines (the W tile's start stays line-aligned), for streamed INT4 rows in whole
    * pairs of lines (its byte offset n0/2 too).
    */
-  private int streamTile() {
+  int streamTile() {
     int unit = stream && streamedInt4 ? 2 * l.line : l.line;
     int tile = l.p.maxN() / unit * unit;
     return tile < 1 ? l.p.maxN() : tile;
   }
 
   /**
-   * {@code elems} INT32 results of the last block GEMM, from byte {@code offset} of its Y region,
-   * to FP16 DSP rows from {@code dst}: K chunks summed, group-quantized weights dequantized with
-   * their group scales (at {@code wsRow}, one block of rows per group).
+   * {@code elems} INT32 results of the last block GEMM, from byte {@code offset} of its Y region, to FP16 DSP rows from
+   * {@code dst}: K chunks summed, group-quantized weights dequantized with their group scales (at {@code wsRow}, one
+   * block of rows per group).
    */
   void resultIn(long offset, int elems, int dst, int wsRow) {
     partialsIn(split, l.sY + offset, l.yChunkBytes, l.line, elems, 1, dst, split.sigma(), split.grouped() ? wsRow : -1);
@@ -348,10 +348,10 @@ final class LoweringEmitter {
   }
 
   /**
-   * A GEMM result ({@code rows} × {@code elems} INT32 at {@code y}, row stride {@code stride}) to
-   * FP16 DSP rows from {@code dst} with {@code dspin}'s shift {@code sigma}: one {@code dspin}, or
-   * each K chunk's partial (at {@code y + c·chunkBytes}) to the staging rows and
-   * {@link DspRoutines#sumPartials} (times the group scales at {@code scales} when not negative).
+   * A GEMM result ({@code rows} × {@code elems} INT32 at {@code y}, row stride {@code stride}) to FP16 DSP rows from
+   * {@code dst} with {@code dspin}'s shift {@code sigma}: one {@code dspin}, or each K chunk's partial (at {@code y +
+   * c·chunkBytes}) to the staging rows and {@link DspRoutines#sumPartials} (times the group scales at {@code scales}
+   * when not negative).
    */
   void partialsIn(KSplit ks, long y, long chunkBytes, int stride, int elems, int rows, int dst, int sigma, int scales) {
     if (!ks.combined()) {

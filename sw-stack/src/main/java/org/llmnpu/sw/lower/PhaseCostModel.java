@@ -227,12 +227,10 @@ public final class PhaseCostModel extends FeedForwardWalk {
 
   /**
    * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv});
-   * {@code tiledPost}: the walk's what-if {@link AttentionWalk#qkvPostTiled} (the lowering does not emit it: refused on exact steps).
+   * {@code tiledPost}: the QKV post tile by tile where Wqkv can be ordered per tile ({@link TiledQkvPost}; exact steps
+   * lower a layout so ordered, {@link LoweredModel#orderQkvByTiles}; the walk: {@link AttentionWalk#qkvPostTiled}).
    */
   public PhaseCostModel staticQkv(boolean on, boolean tiledPost) {
-    if (tiledPost && !extrapolate) {
-      throw new IllegalStateException("tiledPost: a what-if of the extrapolated walk; the lowering does not emit it");
-    }
     staticQkv = on;
     tiledQkvPost = tiledPost;
     lowering = null; // rebuilt with the option by the next exact step
@@ -256,6 +254,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+      if (tiledQkvPost && staticQkv) {
+        layout.orderQkvByTiles();
+      }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
           .twoBlocks(twoBlocks).skewed(skewed).staticQkv(staticQkv);
     }

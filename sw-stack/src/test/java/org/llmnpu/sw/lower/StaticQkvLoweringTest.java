@@ -2,7 +2,6 @@ package org.llmnpu.sw.lower;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -22,7 +21,7 @@ import org.llmnpu.sw.model.ModelWeights;
 class StaticQkvLoweringTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
-  private static ModelWeights stories() {
+  static ModelWeights stories() {
     try {
       return ModelCatalog.load("stories260K", 1);
     } catch (Exception e) {
@@ -80,12 +79,12 @@ class StaticQkvLoweringTest {
   }
 
   /**
-   * The walk's what-if of a tile-by-tile QKV post ({@link AttentionWalk#qkvPostTiled}) on a shape of several QKV tiles
-   * of whole heads: fewer cycles than the per-token post with the same static scales, the same MACs and weight bytes;
-   * where a tile would split a head (stories260K's) the walk keeps the per-token post; an exact step refuses it.
+   * The tile-by-tile QKV post ({@link TiledQkvPost}) in the walk on a shape of several QKV tiles of whole heads: the
+   * same MACs and weight bytes as the per-token post with the same static scales; where a tile cannot hold whole heads
+   * on whole DSP rows (stories260K with maxN 16) the walk keeps the per-token post.
    */
   @Test
-  void theTiledQkvPostIsAWhatIfOfTheWalkThatGoesBesideTheStreams() {
+  void theTiledQkvPostKeepsTheWorkAndFallsBackWhereTilesSplitHeads() {
     MachineParams m = NpuTargets.defaultNpu();
     org.llmnpu.sw.model.ModelConfig c = new org.llmnpu.sw.model.ModelConfig(256, 512, 2, 4, 2, 64, 64);
     PhaseCostModel perToken = new PhaseCostModel(c, m, 33, 16, true, 8, 0, 0, -1, Fusion.FULL).staticQkv(true, false);
@@ -93,18 +92,16 @@ class StaticQkvLoweringTest {
     assertTrue(tiled.qkvPostTiled(), "4 tiles of 128 columns, heads of 64");
     PhaseCost a = perToken.step(32, 0, 2);
     PhaseCost b = tiled.step(32, 0, 2);
-    assertTrue(b.cycles() < a.cycles(), b.cycles() + " vs " + a.cycles());
     assertEquals(a.macs(), b.macs());
     assertEquals(a.counter(Counter.DMA_LOAD_BYTES), b.counter(Counter.DMA_LOAD_BYTES));
-    System.out.printf("tiled QKV post (what-if), dim 256, 32 tokens: %d -> %d cycles%n", a.cycles(), b.cycles());
+    System.out.printf("tiled QKV post, dim 256, 32 tokens: %d -> %d cycles%n", a.cycles(), b.cycles());
     ModelWeights w = stories();
-    PhaseCostModel storiesTiled = new PhaseCostModel(w.config(), m, 18, 16, true, 8, 0, 0, -1, Fusion.FULL)
+    MachineParams narrow = TiledQkvPostTest.withMaxN(m, 16);
+    PhaseCostModel storiesTiled = new PhaseCostModel(w.config(), narrow, 18, 16, true, 8, 0, 0, -1, Fusion.FULL)
         .staticQkv(true, true);
     assertTrue(!storiesTiled.qkvPostTiled());
-    assertEquals(new PhaseCostModel(w.config(), m, 18, 16, true, 8, 0, 0, -1, Fusion.FULL).staticQkv(true, false)
+    assertEquals(new PhaseCostModel(w.config(), narrow, 18, 16, true, 8, 0, 0, -1, Fusion.FULL).staticQkv(true, false)
         .step(16, 0, 5), storiesTiled.step(16, 0, 5));
-    PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, 8, 0, 0, -1, Fusion.FULL);
-    assertThrows(IllegalStateException.class, () -> exact.staticQkv(true, true));
   }
 
   /** The calibrated q, k and v scales: positive, per layer, and clipped (at most the calibration set's absmax/127). */

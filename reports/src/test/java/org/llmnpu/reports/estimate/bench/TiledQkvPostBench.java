@@ -18,19 +18,20 @@ import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
- * What static q/k/v scales ({@code DecoderLowering#staticQkv}) and, with them, a tile-independent QKV post buy
+ * What static q/k/v scales ({@code DecoderLowering#staticQkv}) and, with them, the tile-by-tile QKV post buy
  * LLaMA-2-7B's 256-token prefill on {@code edge-64} at {@code --fusion full}, on the extrapolated walk
  * ({@link PhaseCostModel}, as {@link CycleEstimator} runs it): per token with dynamic scales (today), per token with
- * static scales, and the what-if {@link PhaseCostModel#staticQkv} with {@code tiledPost} (each QKV tile's dequantize,
- * RoPE and static quantization right after the next tile's GEMM, beside its W stream; the lowering does not emit it
- * yet), each on {@code edge-64} and with the PPM's gate operand ({@code ppmGate}). Then the tiled layer by operator.
+ * static scales, and {@link PhaseCostModel#staticQkv} with {@code tiledPost} (Wqkv ordered per tile, each QKV tile's
+ * dequantize, RoPE and static quantization, token by token, right after the next tile's GEMM: the walk of what the
+ * lowering emits, {@code TiledQkvPost}), each on {@code edge-64} and with the PPM's gate operand ({@code ppmGate}).
+ * Then the tiled layer by operator.
  * Issue 32's targets: int8 prefill MAC utilization ≥ 0.70, s2_4 TTFT ≤ 0.60× int8's. Benchmark:
  * {@code mvn -q -pl reports -am test -Dbench -Dtest=TiledQkvPostBench -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(BenchRecord.class)
 class TiledQkvPostBench {
   private static final int PROMPT = 256;
-  private static final String[] MODES = {"dynamic q/k/v", "static q/k/v", "static, tiled post (what-if)"};
+  private static final String[] MODES = {"dynamic q/k/v", "static q/k/v", "static, tiled post"};
 
   private static PhaseCostModel walk(ModelConfig c, MachineParams p, String quant, int mode) {
     return new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true, WeightFormats.bits(quant),

@@ -1,0 +1,40 @@
+package org.llmnpu.cosim.decoder;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import org.junit.jupiter.api.Test;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.rtl.npu.NpuConfig;
+import org.llmnpu.sw.lower.Fusion;
+import org.llmnpu.sw.lower.LoweredModel;
+import org.llmnpu.sw.lower.NpuDecoder;
+import org.llmnpu.sw.lower.NpuEngine;
+
+/**
+ * stories260K int8 at {@code --fusion full} with static q/k/v scales and the QKV post tile by tile
+ * ({@code LoweredModel#orderQkvByTiles}) on the default NPU built with maxN 32, so that the QKV GEMM is four tiles
+ * ({@code [q heads 0..3] [q heads 4..7] [k] [v]}): an 8-token prefill and a decode step on the RTL in Verilator
+ * against the golden ISA simulator — memory, status and every counter equal, RTL cycles = the cycle model's — and the
+ * same logits as the per-token post's program on the golden.
+ */
+class TiledQkvPostCosimTest {
+  @Test
+  void tiledQkvPostIsBitExactOnTheRtl() throws Exception {
+    NpuConfig config = NpuConfig.defaults().toBuilder().maxN(32).build();
+    int[] prompt = new int[8];
+    LoweredModel perTokenModel = TwoBlocksCosimTest.storiesInt8(config, prompt);
+    NpuDecoder perToken = new NpuDecoder(perTokenModel, 8, NpuEngine.GOLDEN, Fusion.FULL);
+    perToken.lowering().staticQkv(true);
+    NpuDecoder.Step pp = perToken.prefill(prompt, false);
+    NpuDecoder.Step pd = perToken.decode(prompt[3]);
+    LoweredModel model = TwoBlocksCosimTest.storiesInt8(config, prompt);
+    assertNull(model.orderQkvByTiles());
+    StaticQkvDecoderCosimTest.RtlSteps rtl = StaticQkvDecoderCosimTest.staticQkvOnTheRtl(config, model, prompt);
+    assertArrayEquals(pp.logits()[0], rtl.prefill().logits()[0]);
+    assertArrayEquals(pd.logits()[0], rtl.decode().logits()[0]);
+    System.out.printf("tiled QKV post on the RTL (maxN 32): prefill %,d cycles (per-token post %,d), decode %,d"
+        + " (per-token %,d)%n", rtl.prefillCycles(), pp.counter(Counter.CYCLES), rtl.decodeCycles(),
+        pd.counter(Counter.CYCLES));
+  }
+}
