@@ -81,7 +81,7 @@ public final class IntegerPathAccuracy {
                                          int length, long seed, Fusion fusion, double w2Smoothing) {
     LoweredModel model = WeightFormats.lower(weights, format, machine, length, length);
     model.epilogues.w2Smoothing = w2Smoothing;
-    return evaluate(weights, model, count, length, seed, fusion);
+    return evaluate(weights, model, count, length, seed, fusion, false);
   }
 
   private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed,
