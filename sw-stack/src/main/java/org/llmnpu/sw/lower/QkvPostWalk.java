@@ -113,9 +113,95 @@ abstract class QkvPostWalk extends KeyWalk {
         }
       }
     }
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < n && blockQkvPost() == null; t++) {
       dspOut(1, 1, FP16);
       dspOut(1, 1, FP16);
+    }
+  }
+
+  private BlockQkvPost blockQkvPost;
+  private boolean blockQkvPostTried;
+
+  /**
+   * The lowering's block-wide post ({@link BlockQkvPost}) on this shape, laid out as the lowering lays it out (its
+   * programs, on the lowering's rows, are the walk's), or null: the post goes token by token.
+   */
+  BlockQkvPost blockQkvPost() {
+    if (!blockQkvPostTried) {
+      blockQkvPostTried = true;
+      try {
+        LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+        if (layout.orderQkvByTiles() == null) {
+          LoweringEmitter e = new LoweringEmitter(new LoweringLayout(layout, blockMax, true), prog -> layout.dspPool,
+              fusion);
+          blockQkvPost = new AttentionLowering(e, fusion).blockQkvPost();
+        }
+      } catch (IllegalArgumentException cannotLayOut) {
+        blockQkvPost = null;
+      }
+    }
+    return blockQkvPost;
+  }
+
+  /** As {@link BlockQkvPost#post}: tile j's post a group of tokens at a time, its programs the lowering's. */
+  private void qkvBlockTilePost(BlockQkvPost post, QkvTiles tiles, int j, int n, KSplit ks) {
+    operator("QKV scale, RoPE, K/V out");
+    int width = Math.min(tiles.tile(), qkvN - j * tiles.tile());
+    int rows = width / lanes;
+    int pairRows = BlockQkvPost.pairRows(c, tiles, lanes);
+    for (int t0 = 0; t0 < n; t0 += post.groupTokens) {
+      int g = Math.min(post.groupTokens, n - t0);
+      if (j == 0 || n > post.groupTokens) {
+        for (int i = 0; i < 2 * pairRows; i++) {
+          dspIn(g, lanes, FP16);
+        }
+      }
+      for (int ci = 0; ci < (ks.combined() ? ks.count() : 1); ci++) {
+        for (int rho = 0; rho < rows; rho++) {
+          dspIn(g, lanes, INT32, QKV_TILES + 2 * ci + j % 2);
+        }
+      }
+      if (ks.combined()) {
+        run(java.util.List.of("block qkv sum", rows, g), () -> post.sumProgram(rows, g));
+      }
+      for (int rho = 0; rho < rows; rho++) {
+        dspIn(g, lanes, FP16);
+      }
+      int t = t0;
+      run(java.util.List.of("block qkv scale", width, g), () -> post.scaleProgram(width, g));
+      for (QkvTiles.Segment seg : tiles.segments(j)) {
+        int segRows = seg.heads() * half / lanes;
+        short k = (short) (0x3C00 + seg.part());
+        if (seg.part() != QkvTiles.V) {
+          run(java.util.List.of("block qkv rope", seg, g), () -> post.ropeProgram(seg, g));
+        }
+        run(java.util.List.of("block qkv quantize", seg, t, g), () -> post.quantizeProgram(seg, t, g, k,
+            (short) 0x3C00));
+        if (seg.part() == QkvTiles.Q) {
+          for (int i = 0; i < 2 * segRows; i++) {
+            dspOut(g, lanes, FP16);
+          }
+          dspIn(g, (long) segRows * lanes, FP16);
+          dspIn(g, (long) segRows * lanes, FP16);
+        } else if (seg.part() == QkvTiles.V || !headMajorKeys || half % lanes == 0) {
+          for (int i = 0; i < 2 * segRows; i++) {
+            dspOut(g, lanes, INT8);
+          }
+        } else {
+          for (int i = 0; i < segRows; i++) {
+            dspOut((long) g * (lanes / half), half, FP16);
+            dspOut((long) g * (lanes / half), half, FP16);
+            dspIn(2L * g * (lanes / half), half, FP16);
+            dspOut(g, 2L * lanes, INT8);
+          }
+        }
+      }
+      if (j == post.lastKeys()) {
+        dspOut(g, 1, FP16);
+      }
+      if (j == tiles.count() - 1) {
+        dspOut(g, 1, FP16);
+      }
     }
   }
 
@@ -125,6 +211,11 @@ abstract class QkvPostWalk extends KeyWalk {
    * scales a constant per part.
    */
   private void qkvTilePost(QkvTiles tiles, int j, int n, KSplit ks) {
+    BlockQkvPost block = blockQkvPost();
+    if (block != null) {
+      qkvBlockTilePost(block, tiles, j, n, ks);
+      return;
+    }
     operator("QKV scale, RoPE, K/V out");
     int width = Math.min(tiles.tile(), qkvN - j * tiles.tile());
     int pairs = 0;

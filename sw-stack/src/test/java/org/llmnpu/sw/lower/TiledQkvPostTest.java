@@ -104,8 +104,8 @@ class TiledQkvPostTest {
     sameLogitsAndExactCost(w, "int8", withMaxN(NpuTargets.defaultNpu(), 64), prompt, 8, 32);
   }
 
-  private static void sameLogitsAndExactCost(ModelWeights w, String format, MachineParams m, int[] prompt, int block,
-                                             int context) {
+  static void sameLogitsAndExactCost(ModelWeights w, String format, MachineParams m, int[] prompt, int block,
+                                     int context) {
     NpuDecoder perToken = new NpuDecoder(WeightFormats.lower(w, format, m, context, 16), block, NpuEngine.GOLDEN,
         Fusion.FULL);
     perToken.lowering().staticQkv(true);
