@@ -56,46 +56,77 @@ final class BlockQkvPost {
   /** The first token of the group whose cos/sin rows the DSP holds (−1: none yet this layer). */
   private int cosFor = -1;
 
+  /** The programs' DSP, its lanes, headDim/2, and the rows of the static x scale and of the q scales. */
+  private final DspRoutines r;
+  private final int lanes;
+  private final int half;
+  private final int rDX;
+  private final int rDQ;
+
+  /** The lowering's post on {@code emitter}'s layout: its rows the attention's score rows, its stage its own. */
   BlockQkvPost(LoweringEmitter emitter, QkvTiles tiles, boolean headMajorKeys, int sRope, int ropeRowBytes) {
+    this(emitter, emitter.l.c, emitter.l.p, emitter.l.r, tiles, headMajorKeys, emitter.l.weightSplit(emitter.l.c.dim()),
+        emitter.l.blockMax, emitter.l.scoreRows, new int[] {emitter.l.rDX, emitter.l.rDQ, emitter.l.rSc},
+        shapeWhyNot(emitter.l.c, emitter.l.p, tiles, headMajorKeys, 2L * emitter.l.m.vQkv),
+        emitter.l.p.spadBytes() - (long) emitter.l.spadBytesUsed(), sRope, ropeRowBytes);
+  }
+
+  /**
+   * The walk's post on a shape the lowering cannot lay out (an extrapolated model): the lowering's groups and programs,
+   * on rows {@code rows} = {rDX, rDQ, rSc} of its own; it emits no command.
+   */
+  BlockQkvPost(ModelConfig c, MachineParams p, DspRoutines r, QkvTiles tiles, boolean headMajorKeys, KSplit ks,
+               int blockMax, int scoreRows, int[] rows) {
+    this(null, c, p, r, tiles, headMajorKeys, ks, blockMax, scoreRows, rows, shapeWhyNot(c, p, tiles, headMajorKeys, 0),
+        Long.MAX_VALUE, -1, 0);
+  }
+
+  private BlockQkvPost(LoweringEmitter emitter, ModelConfig c, MachineParams p, DspRoutines r, QkvTiles tiles,
+                       boolean headMajorKeys, KSplit ks, int blockMax, int scoreRows, int[] rows, String shapeWhyNot,
+                       long spadFree, int sRope, int ropeRowBytes) {
     this.e = emitter;
-    this.l = emitter.l;
+    this.l = emitter == null ? null : emitter.l;
+    this.r = r;
+    this.lanes = p.dsp().lanes();
+    this.half = c.headDim() / 2;
+    this.rDX = rows[0];
+    this.rDQ = rows[1];
     this.tiles = tiles;
     this.headMajorKeys = headMajorKeys;
     this.sRope = sRope;
     this.ropeRowBytes = ropeRowBytes;
-    this.ks = l.weightSplit(l.c.dim());
-    String why = shapeWhyNot(l.c, l.p, tiles, headMajorKeys, 2L * l.m.vQkv);
-    int perToken = rowsPerToken(l.c, l.p, tiles, ks);
+    this.ks = ks;
+    String why = shapeWhyNot;
+    int perToken = rowsPerToken(c, p, tiles, ks);
     // the attention's score and probability rows (rSc, rSc2, rP: consecutive, free outside the attention's score runs
     // and the Kᵀ staging after the last K tile, which no RoPE follows), as LoweringLayout#rPair reuses them
-    int free = 3 * l.scoreRows;
-    int g = groupTokens(free, perToken, l.blockMax, l.lanes);
+    int free = 3 * scoreRows;
+    int g = groupTokens(free, perToken, blockMax, lanes);
     if (why == null && g < 1) {
       why = "the DSP's " + free + " score rows hold no token's tile post (" + perToken + " rows a token)";
     }
-    long stage = (long) g * stageBytesPerToken(l.c, l.p, tiles);
-    if (why == null && l.spadBytesUsed() + stage > l.p.spadBytes()) {
-      why = "the scratchpad's free " + (l.p.spadBytes() - l.spadBytesUsed()) + " bytes do not hold its stage of "
-          + stage + " bytes";
+    long stage = (long) g * stageBytesPerToken(c, p, tiles);
+    if (why == null && stage > spadFree) {
+      why = "the scratchpad's free " + spadFree + " bytes do not hold its stage of " + stage + " bytes";
     }
     this.whyNot = why;
     this.groupTokens = why == null ? g : 0;
-    int rows = r().rows(tiles.tile()) * groupTokens;
-    int pairRows = pairRows(l.c, tiles, l.lanes) * groupTokens;
+    int tileRows = r.rows(tiles.tile()) * groupTokens;
+    int pairRows = pairRows(c, tiles, lanes) * groupTokens;
     int chunks = ks.combined() ? ks.count() : 0;
-    int scaleRows = (groupTokens + l.lanes - 1) / l.lanes;
-    this.rA = l.rSc;
-    this.rPart = rA + rows;
-    this.rVec = rPart + chunks * rows;
-    this.rCos = rVec + rows;
+    int scaleRows = (groupTokens + lanes - 1) / lanes;
+    this.rA = rows[2];
+    this.rPart = rA + tileRows;
+    this.rVec = rPart + chunks * tileRows;
+    this.rCos = rVec + tileRows;
     this.rSin = rCos + pairRows;
     this.rKS = rSin + pairRows;
     this.rVS = rKS + scaleRows;
-    this.sStage = why == null ? l.spadRegion(stage, "the block-wide QKV post's stage") : -1;
+    this.sStage = why == null && emitter != null ? l.spadRegion(stage, "the block-wide QKV post's stage") : -1;
   }
 
   private DspRoutines r() {
-    return l.r;
+    return r;
   }
 
   /**
@@ -175,7 +206,6 @@ final class BlockQkvPost {
 
   /** Tokens t0.. of the group's cos and sin rows, pair row i of token t at {@code rCos + i·g + t}. */
   private void cosSinIn(int t0, int g) {
-    int lanes = l.lanes;
     for (int i = 0; i < pairRows(l.c, tiles, lanes); i++) {
       long at = sRope + (long) t0 * ropeRowBytes + 2L * i * lanes;
       e.b.dspIn(at, ropeRowBytes, lanes, g, rCos + i * g, Command.FMT_FP16, 0);
@@ -185,7 +215,6 @@ final class BlockQkvPost {
 
   private void group(int j, int t0, int g, int pos, long y, double[] s) {
     var b = e.b;
-    int lanes = l.lanes;
     int col0 = j * tiles.tile();
     int width = Math.min(tiles.tile(), l.m.qkvN - col0);
     int rows = width / lanes;
@@ -252,20 +281,20 @@ final class BlockQkvPost {
 
   /** The K chunks' partials of a tile of {@code rows} DSP rows a token summed ({@link DspRoutines#sumPartials}). */
   DspProgram sumProgram(int rows, int g) {
-    return r().sumPartials(rPart, ks.count(), rows * g, rows * g * l.lanes, -1, rA);
+    return r.sumPartials(rPart, ks.count(), rows * g, rows * g * lanes, -1, rA);
   }
 
   /** A tile of {@code width} columns dequantized: {@code (acc·x scale)·channel scale} (the static x scale), in place. */
   DspProgram scaleProgram(int width, int g) {
-    return r().scale(rA, g * width, l.rDX, rVec, null, -1, rA);
+    return r.scale(rA, g * width, rDX, rVec, null, -1, rA);
   }
 
   /** A q or k segment's RoPE over the group (evens, odds, cos, sin: each a block of rows), in place. */
   DspProgram ropeProgram(QkvTiles.Segment seg, int g) {
-    int at = rA + seg.offset() / l.lanes * g;
-    int len = seg.heads() * l.half;
-    int evens = len / l.lanes * g;
-    return r().kernel(DspKernel.ROPE, 2 * len * g, new int[] {at, at + evens, rCos, rSin}, new int[] {at, at + evens});
+    int at = rA + seg.offset() / lanes * g;
+    int len = seg.heads() * half;
+    int evens = len / lanes * g;
+    return r.kernel(DspKernel.ROPE, 2 * len * g, new int[] {at, at + evens, rCos, rSin}, new int[] {at, at + evens});
   }
 
   /**
@@ -273,17 +302,16 @@ final class BlockQkvPost {
    * scale rows {@code rDQ + t0 ..} (one a token), or the K or V scale rows (as many as the slots' scale {@code dspout} reads).
    */
   DspProgram quantizeProgram(QkvTiles.Segment seg, int t0, int g, short k, short d) {
-    int at = rA + seg.offset() / l.lanes * g;
-    int len = seg.heads() * l.half;
-    int scaleRows = (g + l.lanes - 1) / l.lanes;
-    int row = seg.part() == QkvTiles.Q ? l.rDQ + t0 : seg.part() == QkvTiles.K ? rKS : rVS;
-    return r().quantizeStatic(at, 2 * len * g, -1, k, at, row, seg.part() == QkvTiles.Q ? g : scaleRows, d);
+    int at = rA + seg.offset() / lanes * g;
+    int len = seg.heads() * half;
+    int scaleRows = (g + lanes - 1) / lanes;
+    int row = seg.part() == QkvTiles.Q ? rDQ + t0 : seg.part() == QkvTiles.K ? rKS : rVS;
+    return r.quantizeStatic(at, 2 * len * g, -1, k, at, row, seg.part() == QkvTiles.Q ? g : scaleRows, d);
   }
 
   /** A q segment's codes (raw FP16 elements) to rows {@code rQQ + t·2·qRows + head} of tokens t0.. (class comment). */
   private void queriesOut(QkvTiles.Segment seg, int at, int segRows, int t0, int g) {
     var b = e.b;
-    int lanes = l.lanes;
     int qRows = r().rows(l.nq);
     long stride = 4L * segRows * lanes;
     for (int i = 0; i < 2 * segRows; i++) {
@@ -299,8 +327,6 @@ final class BlockQkvPost {
   /** A k segment's codes to the cache rows from {@code row0} (g slots): flat, or head-major (class comment). */
   private void keysOut(QkvTiles.Segment seg, int at, int segRows, long row0, int g) {
     var b = e.b;
-    int lanes = l.lanes;
-    int half = l.half;
     int headDim = l.c.headDim();
     long kvBytes = l.m.kvBytes;
     for (int i = 0; i < segRows; i++) {

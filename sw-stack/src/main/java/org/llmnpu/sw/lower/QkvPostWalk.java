@@ -130,14 +130,23 @@ abstract class QkvPostWalk extends KeyWalk {
     if (!blockQkvPostTried) {
       blockQkvPostTried = true;
       try {
-        LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+        // one layer: the buffers do not depend on the layer count, and the extrapolated models' images exceed the
+        // NPU's 32-bit memory
+        ModelConfig one = new ModelConfig(c.dim(), c.hiddenDim(), 1, c.heads(), c.kvHeads(), c.vocabSize(),
+            c.maxSeqLen(), c.ropeTheta(), c.normEps());
+        LoweredModel layout = LoweredModel.layoutOnly(one, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
         if (layout.orderQkvByTiles() == null) {
           LoweringEmitter e = new LoweringEmitter(new LoweringLayout(layout, blockMax, true), prog -> layout.dspPool,
               fusion);
           blockQkvPost = new AttentionLowering(e, fusion).blockQkvPost();
         }
       } catch (IllegalArgumentException cannotLayOut) {
-        blockQkvPost = null;
+        // an extrapolated model: the lowering's groups in score rows sized as LoweringLayout sizes them
+        int scoreRows = Math.max(r.rows(Math.max(maxContext, c.vocabSize())),
+            DspQuantizer.MAX_VECTORS * r.rows(maxContext));
+        BlockQkvPost post = new BlockQkvPost(c, p, r, QkvTiles.of(c, qkvTile(), lanes), headMajorKeys,
+            weightSplit(c.dim()), blockMax, scoreRows, new int[] {0, 1, 1 + blockMax});
+        blockQkvPost = post.whyNot == null ? post : null;
       }
     }
     return blockQkvPost;
