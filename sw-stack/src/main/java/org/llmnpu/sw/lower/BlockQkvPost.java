@@ -125,6 +125,25 @@ final class BlockQkvPost {
     this.sStage = why == null && emitter != null ? l.spadRegion(stage, "the block-wide QKV post's stage") : -1;
   }
 
+  /**
+   * The lowering's post for shape {@code c} on {@code p} ({@code format}: weight bits, group, sparsity, MX format), laid
+   * out on one layer (the buffers do not depend on the layer count, and extrapolated models' images exceed the NPU's
+   * 32-bit memory), or null where Wqkv is not ordered per tile or the post does not apply; {@link
+   * IllegalArgumentException} where the lowering cannot lay the model out.
+   */
+  static BlockQkvPost ofLayout(ModelConfig c, MachineParams p, int maxContext, int blockMax, int[] format,
+                               Fusion fusion) {
+    ModelConfig one = new ModelConfig(c.dim(), c.hiddenDim(), 1, c.heads(), c.kvHeads(), c.vocabSize(), c.maxSeqLen(),
+        c.ropeTheta(), c.normEps());
+    LoweredModel layout = LoweredModel.layoutOnly(one, p, maxContext, maxContext, format[0], format[1], format[2],
+        format[3]);
+    if (layout.orderQkvByTiles() != null) {
+      return null;
+    }
+    LoweringEmitter e = new LoweringEmitter(new LoweringLayout(layout, blockMax, true), prog -> layout.dspPool, fusion);
+    return new AttentionLowering(e, fusion).blockQkvPost();
+  }
+
   private DspRoutines r() {
     return r;
   }

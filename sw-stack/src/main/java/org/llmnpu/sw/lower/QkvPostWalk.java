@@ -74,6 +74,26 @@ abstract class QkvPostWalk extends KeyWalk {
         Math.max(1, line / 4))), c.vocabSize()), line);
   }
 
+  /**
+   * How the walk's QKV post goes, in words: static or each token's q/k/v scales, per token or tile by tile (the block's
+   * tokens a group at a time, {@link BlockQkvPost}).
+   */
+  public String qkvPost() {
+    if (!staticQkv()) {
+      return "q/k/v scales each token's absmax" + (staticQkv ? " (static scales need the PPM epilogues)" : "")
+          + ", post per token";
+    }
+    String scales = "q/k/v scales static (calibrated per tensor and layer: DecoderLowering#staticQkv; the cycles do not "
+        + "depend on their values, the accuracy does)";
+    if (!qkvPostTiled()) {
+      return scales + ", post per token (" + (tiledQkvPost ? "Wqkv cannot be ordered per tile on this NPU or shape"
+          : "tile by tile not asked for") + ")";
+    }
+    BlockQkvPost block = blockQkvPost();
+    return scales + ", post tile by tile beside the next tile's GEMM, " + (block == null ? "token by token"
+        : "for " + block.groupTokens + " tokens at once");
+  }
+
   /** The QKV GEMM's tiles: with {@link #qkvPostTiled} each followed by the tile before's post ({@link #qkvTiled}). */
   void qkvGemms(int n, int pos) {
     if (qkvPostTiled()) {
@@ -130,16 +150,8 @@ abstract class QkvPostWalk extends KeyWalk {
     if (!blockQkvPostTried) {
       blockQkvPostTried = true;
       try {
-        // one layer: the buffers do not depend on the layer count, and the extrapolated models' images exceed the
-        // NPU's 32-bit memory
-        ModelConfig one = new ModelConfig(c.dim(), c.hiddenDim(), 1, c.heads(), c.kvHeads(), c.vocabSize(),
-            c.maxSeqLen(), c.ropeTheta(), c.normEps());
-        LoweredModel layout = LoweredModel.layoutOnly(one, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
-        if (layout.orderQkvByTiles() == null) {
-          LoweringEmitter e = new LoweringEmitter(new LoweringLayout(layout, blockMax, true), prog -> layout.dspPool,
-              fusion);
-          blockQkvPost = new AttentionLowering(e, fusion).blockQkvPost();
-        }
+        blockQkvPost = BlockQkvPost.ofLayout(c, p, maxContext, blockMax, new int[] {bits, group, sparsity, mxFormat},
+            fusion);
       } catch (IllegalArgumentException cannotLayOut) {
         // an extrapolated model: the lowering's groups in score rows sized as LoweringLayout sizes them
         int scoreRows = Math.max(r.rows(Math.max(maxContext, c.vocabSize())),
