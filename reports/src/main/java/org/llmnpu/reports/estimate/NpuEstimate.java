@@ -34,8 +34,8 @@ import org.llmnpu.sw.lower.WeightFormats;
  */
 public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fusion, Energy energy, List<String> notes) {
   /**
-   * Allowed {@code --qkv-scales} values: {@code dynamic} (each token's absmax, the default) or {@code static} (calibrated
-   * per-tensor scales and the QKV post tile by tile, {@link CycleEstimator#estimate(ModelShapes.Shape,
+   * Allowed {@code --qkv-scales} values: {@code dynamic} (each token's absmax, the default) or {@code static}
+   * (calibrated per-tensor scales and the QKV post tile by tile, {@link CycleEstimator#estimate(ModelShapes.Shape,
    * org.llmnpu.isa.MachineParams, String, int, Fusion, boolean)}).
    */
   public static final List<String> QKV_SCALES = List.of("dynamic", "static");

@@ -21,7 +21,8 @@ import org.llmnpu.sw.model.ModelConfig;
  *       the QKV GEMM is K-split (then one {@code sumPartials});
  *   <li>the channel scales: per tile row a {@code dspin} of g rows × lanes FP16 with scratchpad row stride 0 (row ρ of
  *       the tile's scales replicated to every token);
- *   <li>the group's cos and sin rows (per pair row i, g rows × lanes FP16, token-strided in the RoPE rows), once a layer;
+ *   <li>the group's cos and sin rows (per pair row i, g rows × lanes FP16, token-strided in the RoPE rows), once a
+ *       layer;
  *   <li>q codes to each token's rows ({@code rQQ + t·2·qRows}): per segment row a {@code dspout} FP16 (raw) of g rows
  *       into a token-major stage, and per half one strided {@code dspin} of g rows (DSP stride {@code 2·qRows});
  *   <li>K and V codes: per segment row one {@code dspout} INT8 of g rows at the cache's row stride (head-major K with
@@ -31,7 +32,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * </ul>
  * The q scale rows {@code rDQ + t} and the K/V scale rows are written by the quantization runs ({@code d} broadcast to
  * as many rows as tokens). Its DSP rows are the attention's score rows, which the Kᵀ staging after the last K tile
- * reuses: only V tiles, which need no cos/sin rows, follow it. Cycles: the commands above, priced as every other command by the cost model.
+ * reuses: only V tiles, which need no cos/sin rows, follow it. Cycles: the commands above, priced as every other
+ * command by the cost model.
  */
 final class BlockQkvPost {
   private final LoweringEmitter e;
@@ -126,10 +128,10 @@ final class BlockQkvPost {
   }
 
   /**
-   * The lowering's post for shape {@code c} on {@code p} ({@code format}: weight bits, group, sparsity, MX format), laid
-   * out on one layer (the buffers do not depend on the layer count, and extrapolated models' images exceed the NPU's
-   * 32-bit memory), or null where Wqkv is not ordered per tile or the post does not apply; {@link
-   * IllegalArgumentException} where the lowering cannot lay the model out.
+   * The lowering's post for shape {@code c} on {@code p} ({@code format}: weight bits, group, sparsity, MX format),
+   * laid out on one layer (the buffers do not depend on the layer count, and extrapolated models' images exceed the
+   * NPU's 32-bit memory), or null where Wqkv is not ordered per tile or the post does not apply;
+   * {@link IllegalArgumentException} where the lowering cannot lay the model out.
    */
   static BlockQkvPost ofLayout(ModelConfig c, MachineParams p, int maxContext, int blockMax, int[] format,
                                Fusion fusion) {
@@ -303,7 +305,7 @@ final class BlockQkvPost {
     return r.sumPartials(rPart, ks.count(), rows * g, rows * g * lanes, -1, rA);
   }
 
-  /** A tile of {@code width} columns dequantized: {@code (acc·x scale)·channel scale} (the static x scale), in place. */
+  /** A tile of {@code width} columns dequantized, {@code (acc·x scale)·channel scale} (static x scale), in place. */
   DspProgram scaleProgram(int width, int g) {
     return r.scale(rA, g * width, rDX, rVec, null, -1, rA);
   }
@@ -318,7 +320,8 @@ final class BlockQkvPost {
 
   /**
    * A segment's static quantization ({@code k = 1/s}, {@code d = s}) over the group, in place; {@code d} to the q
-   * scale rows {@code rDQ + t0 ..} (one a token), or the K or V scale rows (as many as the slots' scale {@code dspout} reads).
+   * scale rows {@code rDQ + t0 ..} (one a token), or the K or V scale rows (as many as the slots' scale
+   * {@code dspout} reads).
    */
   DspProgram quantizeProgram(QkvTiles.Segment seg, int t0, int g, short k, short d) {
     int at = rA + seg.offset() / lanes * g;

@@ -144,7 +144,10 @@ final class DspRoutines {
     return quantizeStatic(in, len, vec, k, out, scaleRow, 1, d);
   }
 
-  /** As above, {@code d} broadcast to {@code scaleRows} rows from {@code scaleRow} (a block's tokens, {@link BlockQkvPost}). */
+  /**
+   * As above, {@code d} broadcast to {@code scaleRows} rows from {@code scaleRow} (a block's tokens,
+   * {@link BlockQkvPost}).
+   */
   DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, int scaleRows, short d) {
     return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, scaleRows, d),
         () -> rowPrograms.quantizeStatic(in, len, vec, k, out, scaleRow, scaleRows, d));

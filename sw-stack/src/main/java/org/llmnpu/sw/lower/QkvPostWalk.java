@@ -83,8 +83,8 @@ abstract class QkvPostWalk extends KeyWalk {
       return "q/k/v scales each token's absmax" + (staticQkv ? " (static scales need the PPM epilogues)" : "")
           + ", post per token";
     }
-    String scales = "q/k/v scales static (calibrated per tensor and layer: DecoderLowering#staticQkv; the cycles do not "
-        + "depend on their values, the accuracy does)";
+    String scales = "q/k/v scales static (calibrated per tensor and layer: DecoderLowering#staticQkv; the cycles do "
+        + "not depend on their values, the accuracy does)";
     if (!qkvPostTiled()) {
       return scales + ", post per token (" + (tiledQkvPost ? "Wqkv cannot be ordered per tile on this NPU or shape"
           : "tile by tile not asked for") + ")";
@@ -328,7 +328,8 @@ abstract class QkvPostWalk extends KeyWalk {
       kvStored(n, pos, keyLines, early);
       return;
     }
-    // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
+    // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program
+    // memory
     boolean pinned = chainRuns && residency != null && epilogue
         && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
         && r.pins(n, qkvPrograms(qRows, kRows), DspChain.join(java.util.List.of(r.moveElements(0, 2 * nq, 0),

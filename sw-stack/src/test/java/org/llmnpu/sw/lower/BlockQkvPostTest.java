@@ -15,8 +15,9 @@ import org.llmnpu.sw.model.SyntheticWeights;
 
 /**
  * The block-wide QKV post ({@link BlockQkvPost}): where it applies, where it splits the block into groups of tokens
- * (the DSP's rows), where it refuses; there the logits bit-equal to the per-token post's and the cost model exact on the
- * golden counters, as {@link TiledQkvPostTest} checks them wherever it applies (and the walk against the exact step).
+ * (the DSP's rows), where it refuses; there the logits bit-equal to the per-token post's and the cost model exact on
+ * the golden counters, as {@link TiledQkvPostTest} checks them wherever it applies (and the walk against the exact
+ * step).
  */
 class BlockQkvPostTest {
   private static final ModelConfig GQA = new ModelConfig(128, 172, 2, 4, 2, 64, 64);
