@@ -23,7 +23,15 @@ import org.llmnpu.sw.lower.PhaseCost;
  */
 public record CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
                             CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,
-                            PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion) {
+                            PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion, String qkvPost) {
+  /** An estimate with each token's q/k/v scales (the default). */
+  public CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
+                       CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,
+                       PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion) {
+    this(shape, machine, quant, promptLen, staging, stagingReason, block, prefill, decode, fusion,
+        "q/k/v scales each token's absmax, post per token");
+  }
+
   /** MACs the array can do per cycle (rows × columns). */
   public long macsPerCycle() {
     return (long) machine.rows() * machine.rows();

@@ -64,6 +64,16 @@ public final class CycleEstimator {
    */
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
                                        Fusion fusion) {
+    return estimate(shape, p, quant, promptLen, fusion, false);
+  }
+
+  /**
+   * As above; {@code staticQkv}: q, k and v quantized with calibrated static scales and the QKV post tile by tile
+   * where Wqkv can be ordered per tile ({@link PhaseCostModel#staticQkv}; said in {@link CycleEstimate#qkvPost}). The
+   * named shapes have no weights: the scales' values change no command, only the accuracy, which needs them calibrated.
+   */
+  public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
+                                       Fusion fusion, boolean staticQkv) {
     check(shape.config(), p, quant, promptLen);
     ModelConfig c = shape.config();
     Fusion.Applied applied = fusion.on(p, c.dim(), WeightFormats.bits(quant), WeightFormats.group(quant),
@@ -77,14 +87,14 @@ public final class CycleEstimator {
     }
     PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
         WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-        applied.applied());
+        applied.applied()).staticQkv(staticQkv, staticQkv);
     // one block at a time, in program order: the walk's interleaved two-block order (PhaseCostModel#interleave) is
     // not yet exact against the lowering's and gains 0.25 % of a 7B layer (sw-stack README, "The 7B walk in the
     // interleaver's order")
     PhaseCost prefill = cost.step(promptLen, 0, c.layers());
     PhaseCost decode = cost.step(1, promptLen, c.layers());
     return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode,
-        applied);
+        applied, cost.qkvPost());
   }
 
   /**
