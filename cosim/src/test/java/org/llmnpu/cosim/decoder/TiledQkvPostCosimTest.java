@@ -13,15 +13,16 @@ import org.llmnpu.sw.lower.NpuEngine;
 
 /**
  * stories260K int8 at {@code --fusion full} with static q/k/v scales and the QKV post tile by tile
- * ({@code LoweredModel#orderQkvByTiles}) on the default NPU built with maxN 32, so that the QKV GEMM is four tiles
- * ({@code [q heads 0..3] [q heads 4..7] [k] [v]}): an 8-token prefill and a decode step on the RTL in Verilator
- * against the golden ISA simulator — memory, status and every counter equal, RTL cycles = the cycle model's — and the
- * same logits as the per-token post's program on the golden.
+ * ({@code LoweredModel#orderQkvByTiles}) on an NPU built with maxN 32 ({@link FeaturedNpu}, shared with the other
+ * feature tests), so that the QKV GEMM is four tiles ({@code [q heads 0..3] [q heads 4..7] [k] [v]}); with the NPU's
+ * permutations the tile that completes K also writes Kᵀ by blocks. An 8-token prefill and a decode step on the RTL in
+ * Verilator against the golden ISA simulator — memory, status and every counter equal, RTL cycles = the cycle model's —
+ * and the same logits as the per-token post's program on the golden.
  */
 class TiledQkvPostCosimTest {
   @Test
   void tiledQkvPostIsBitExactOnTheRtl() throws Exception {
-    NpuConfig config = NpuConfig.defaults().toBuilder().maxN(32).build();
+    NpuConfig config = FeaturedNpu.CONFIG;
     int[] prompt = new int[8];
     LoweredModel perTokenModel = TwoBlocksCosimTest.storiesInt8(config, prompt);
     NpuDecoder perToken = new NpuDecoder(perTokenModel, 8, NpuEngine.GOLDEN, Fusion.FULL);
