@@ -14,7 +14,8 @@ import org.llmnpu.verilator.SimModes;
  * DSP SwiGLU), a 4-token prefill and a decode step on the RTL in Verilator against the golden ISA simulator: memory,
  * status and every counter equal, RTL cycles = the cycle model's. The gated lowering runs twice the PPM elements of the
  * ungated one on the same NPU without the gate (W3's results go through the PPM too), so the gate is in use; the NPU's
- * other features (Kᵀ by permutations, maxN 32, 1024 DSP rows) are the same on both sides of that comparison.
+ * other features (Kᵀ by permutations, maxN 32, 1024 DSP rows, the MX decoder) are the same on both sides of that
+ * comparison.
  */
 class GatedSwigluDecoderCosimTest {
   @Test
