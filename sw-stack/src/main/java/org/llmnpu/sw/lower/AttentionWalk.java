@@ -90,7 +90,7 @@ abstract class AttentionWalk extends QkvPostWalk {
 
   /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
   int scoreK(int g) {
-    return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+    return wide ? c.headDim() : headMajorKeys ? BatchedAttentionLayout.scoreWindowK(c, line, g) : c.kvDim();
   }
 
   /**
@@ -118,7 +118,7 @@ abstract class AttentionWalk extends QkvPostWalk {
    * {@code dspout} of {@code s} INT8 codes per run of evenly spaced P rows.
    */
   void probabilityRowsOut(int t, int h0, int group, int s) {
-    for (long[] run : BatchedAttention.probabilityRowRuns(c, blockMax, t, h0, group)) {
+    for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, blockMax, t, h0, group)) {
       dspOut(run[1], s, INT8);
     }
   }
