@@ -223,6 +223,68 @@ class MalformedProgramTest {
         "the cases reach both outcomes: " + seen);
   }
 
+  /**
+   * The two scratchpad ends whose row bytes the predecode selects as the command arrives (a registered term of its
+   * products 2 and 5): {@code dspin} (FP16, INT8, INT32) and {@code dspout} (FP16, INT8) whose last scratchpad row
+   * ends at the scratchpad's end, a line or a byte either side, and GEMMs with {@code ppm=1} (a Y row of N INT8
+   * codes) whose result ends there — RTL = golden (cause, command, counters, memory), and each kind reaches both
+   * outcomes.
+   */
+  @Test
+  void copyAndPpmResultEndsAtTheScratchpadEndAreTheGoldenModels() {
+    MachineParams mp = rtl.config().machine();
+    long spad = mp.spadBytes();
+    int line = mp.lineBytes();
+    Random r = new Random(44);
+    Map<String, java.util.Set<ErrorCause>> seen = new java.util.TreeMap<>();
+    for (int i = 0; i < 72; i++) {
+      long rows = pick(r, 1, 2, 1 + r.nextInt(8), 1 + r.nextInt(32));
+      long stride = line * pick(r, 1, 2, 1 + r.nextInt(16));
+      long lines = pick(r, 1, 2, 4);
+      long delta = pick(r, -line, -1, 0, 1, line, 0);
+      long base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
+      Program.Builder b = Program.builder();
+      String kind;
+      if (i % 3 < 2) {
+        int format = r.nextInt(i % 3 == 0 ? 3 : 2);
+        int elementBytes = format == 2 ? 4 : format == 1 ? 1 : 2;
+        // the last row ends at the scratchpad's end + delta (rounded up to an element); the copy fits the DSP buffer
+        long elems = Math.max(1, Math.floorDiv(lines * line + delta + elementBytes - 1, elementBytes));
+        rows = Math.min(rows, mp.dsp().elements() / elems);
+        base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
+        kind = (i % 3 == 0 ? "dspin" : "dspout") + " format " + format;
+        if (i % 3 == 0) {
+          b.dspIn(base, stride, elems, rows, 0, format, 0);
+        } else {
+          b.dspOut(base, stride, elems, rows, 0, format);
+        }
+      } else {
+        long n = Math.max(1, Math.min(mp.maxN(), lines * line + delta));
+        rows = Math.min(rows, mp.maxM());
+        base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
+        kind = "gemm ppm=1";
+        b.ppuTab(0x20000).add(new org.llmnpu.isa.Command.Gemm(rows, 4, n, 0, line, 64, line, base, stride,
+            org.llmnpu.isa.Command.DENSE, 0, 0, 0, 1));
+      }
+      Program prog = b.halt().build();
+      byte[] image = new byte[(int) mp.extMemBytes()];
+      RandomPrograms.place(image, prog, 0);
+      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+      String what = "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog);
+      assertEquals(o.golden().error(), o.rtl().error(), what);
+      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
+      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
+      seen.computeIfAbsent(kind.split(" format")[0], k -> java.util.EnumSet.noneOf(ErrorCause.class))
+          .add(o.golden().error());
+    }
+    for (var e : seen.entrySet()) {
+      assertTrue(e.getValue().containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.SPAD_ADDRESS)),
+          e.getKey() + " reaches both outcomes: " + e.getValue());
+    }
+    assertEquals(java.util.Set.of("dspin", "dspout", "gemm ppm=1"), seen.keySet());
+  }
+
   private static long pick(Random r, long... choices) {
     return choices[r.nextInt(choices.length)];
   }
