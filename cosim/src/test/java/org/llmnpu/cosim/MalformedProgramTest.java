@@ -259,15 +259,15 @@ class MalformedProgramTest {
           b.dspOut(base, stride, elems, rows, 0, format);
         }
       } else {
-        long n = Math.max(1, Math.min(mp.maxN(), lines * line + delta));
+        long n = Math.max(1, Math.min(Math.min(mp.maxN(), mp.ppmChannels()), lines * line + delta));
         rows = Math.min(rows, mp.maxM());
         base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
         kind = "gemm ppm=1";
-        b.ppuTab(0x20000).add(new org.llmnpu.isa.Command.Gemm(rows, 4, n, 0, line, 64, line, base, stride,
-            org.llmnpu.isa.Command.DENSE, 0, 0, 0, 1));
+        b.ppuTab(PPU_TABLE).ppmCfg(PPM_RECORDS, mp.ppmChannels()).add(new org.llmnpu.isa.Command.Gemm(rows, 4, n, 0,
+            line, 64, line, base, stride, org.llmnpu.isa.Command.DENSE, 0, 0, 0, 1));
       }
       Program prog = b.halt().build();
-      byte[] image = new byte[(int) mp.extMemBytes()];
+      byte[] image = ppmImage(mp);
       RandomPrograms.place(image, prog, 0);
       ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
       String what = "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog);
@@ -283,6 +283,22 @@ class MalformedProgramTest {
           e.getKey() + " reaches both outcomes: " + e.getValue());
     }
     assertEquals(java.util.Set.of("dspin", "dspout", "gemm ppm=1"), seen.keySet());
+  }
+
+  private static final int PPU_TABLE = 0x20000;
+  private static final int PPM_RECORDS = 0x20400;
+
+  /** An empty memory image with a fitted GELU table at {@link #PPU_TABLE} and a record a PPM channel after it. */
+  private static byte[] ppmImage(MachineParams mp) {
+    byte[] image = new byte[(int) mp.extMemBytes()];
+    byte[] table = org.llmnpu.isa.IsaSimulator.ppuTableImage(org.llmnpu.numerics.ppu.PpuFitter.fit(
+        org.llmnpu.numerics.ppu.PpuFunction.GELU, org.llmnpu.numerics.ppu.PpuFormat.DEFAULT));
+    System.arraycopy(table, 0, image, PPU_TABLE, table.length);
+    for (int j = 0; j < mp.ppmChannels(); j++) {
+      System.arraycopy(org.llmnpu.isa.IsaSimulator.ppmRecord(j,
+          org.llmnpu.numerics.requant.QuantizedMultiplier.fromScale(0.01), 1), 0, image, PPM_RECORDS + 16 * j, 16);
+    }
+    return image;
   }
 
   private static long pick(Random r, long... choices) {
