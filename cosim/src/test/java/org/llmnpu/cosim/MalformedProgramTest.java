@@ -166,14 +166,8 @@ class MalformedProgramTest {
       }
       Program prog = b.halt().build();
       byte[] image = new byte[(int) mem];
-      RandomPrograms.place(image, prog, 0);
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
-      String what = "case " + i + ": " + java.util.Arrays.toString(prog.words(prog.size() - 2));
-      assertEquals(o.golden().error(), o.rtl().error(), what);
-      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
-      seen.add(o.golden().error());
+      seen.add(goldenAndRtlAgree(prog, image, "case " + i + ": "
+          + java.util.Arrays.toString(prog.words(prog.size() - 2))));
     }
     assertTrue(seen.containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.SPAD_ADDRESS, ErrorCause.EXT_ADDRESS,
         ErrorCause.DSP_ADDRESS)), "the cases reach every outcome: " + seen);
@@ -210,14 +204,7 @@ class MalformedProgramTest {
       }
       Program prog = b.halt().build();
       byte[] image = new byte[(int) mp.extMemBytes()];
-      RandomPrograms.place(image, prog, 0);
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
-      String what = "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog);
-      assertEquals(o.golden().error(), o.rtl().error(), what);
-      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
-      seen.add(o.golden().error());
+      seen.add(goldenAndRtlAgree(prog, image, "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog)));
     }
     assertTrue(seen.containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.DSP_ADDRESS)),
         "the cases reach both outcomes: " + seen);
@@ -268,21 +255,29 @@ class MalformedProgramTest {
       }
       Program prog = b.halt().build();
       byte[] image = ppmImage(mp);
-      RandomPrograms.place(image, prog, 0);
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
-      String what = "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog);
-      assertEquals(o.golden().error(), o.rtl().error(), what);
-      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
-      seen.computeIfAbsent(kind.split(" format")[0], k -> java.util.EnumSet.noneOf(ErrorCause.class))
-          .add(o.golden().error());
+      ErrorCause cause = goldenAndRtlAgree(prog, image, "case " + i + ": "
+          + org.llmnpu.isa.Disassembler.disassemble(prog));
+      seen.computeIfAbsent(kind.split(" format")[0], k -> java.util.EnumSet.noneOf(ErrorCause.class)).add(cause);
     }
     for (var e : seen.entrySet()) {
       assertTrue(e.getValue().containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.SPAD_ADDRESS)),
           e.getKey() + " reaches both outcomes: " + e.getValue());
     }
     assertEquals(java.util.Set.of("dspin", "dspout", "gemm ppm=1"), seen.keySet());
+  }
+
+  /**
+   * Runs {@code prog} placed at 0 in {@code image} on the RTL and the golden model and asserts they agree (cause,
+   * command, counters, memory); the golden's cause.
+   */
+  private static ErrorCause goldenAndRtlAgree(Program prog, byte[] image, String what) {
+    RandomPrograms.place(image, prog, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    assertEquals(o.golden().error(), o.rtl().error(), what);
+    assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+    assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
+    return o.golden().error();
   }
 
   private static final int PPU_TABLE = 0x20000;
