@@ -9,6 +9,8 @@ import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 import static org.llmnpu.rtl.npu.PredecodeSums.PIECE;
 import static org.llmnpu.rtl.npu.PredecodeSums.sum;
+import static org.llmnpu.rtl.npu.PredecodeSums.toElements;
+import static org.llmnpu.rtl.npu.PredecodeSums.withTerm;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -174,8 +176,8 @@ public final class NpuPredecode extends HwModule {
     }
     UInt[] kBytes = lineBytesOf(k);
     UInt[] nBytes = lineBytesOf(n);
-    UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
-    Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
+    // the Y row's bytes (N INT8 codes with ppm=1, else N INT32) are a registered term of product 2
+    Sum resultEnd = sum(spadLimit, products.get(2), w.get(5));
     // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
     Bool wStream = w.get(2).slice(19, 19).eq(1);
     Bool wInt4 = w.get(2).slice(20, 20).eq(1).or(w.get(2).slice(22, 22).eq(1));
@@ -200,9 +202,8 @@ public final class NpuPredecode extends HwModule {
     Bool shiftOk = shift.le(15).or(shift.ge(0xE8));
     Bool formatOk = mux(isDspIn, format.le(2).and(shiftOk), format.le(1));
     Bool copyShape = formatOk.not().or(copyRows.eq(0)).or(copyElems.eq(0));
-    UInt copyRowBytes = mux(format.eq(2), copyElems.shiftLeft(2), mux(format.eq(1),
-        copyElems.resize(18), copyElems.shiftLeft(1).resize(18)));
-    Sum copySpadEnd = sum(spadLimit, products.get(5), w.get(1), copyRowBytes);
+    // the copy's row bytes (rowElems × 1, 2 or 4 by its format) are a registered term of product 5
+    Sum copySpadEnd = sum(spadLimit, products.get(5), w.get(1));
     Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2))).or(copySpadEnd.exceeds());
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
     // DSP row stride (word 6 bits 15:0): 0 packs the rows flat (dst·lanes + rows·rowElems); k ≥ 1 puts row r at
@@ -294,15 +295,6 @@ public final class NpuPredecode extends HwModule {
     return new Product(rows.over().or(reg0Next("product9g_over", over)), terms, rows.minus());
   }
 
-  /** A product in DSP rows as one in buffer elements ({@code lanes = 2^laneShift}): every term and y shifted. */
-  private static Product toElements(Product rows, int laneShift) {
-    List<UInt> terms = new ArrayList<>();
-    for (UInt t : rows.terms()) {
-      terms.add(t.shiftLeft(laneShift));
-    }
-    return new Product(rows.over(), terms, rows.minus().shiftLeft(laneShift));
-  }
-
   /**
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
@@ -310,7 +302,9 @@ public final class NpuPredecode extends HwModule {
    * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride, 10 copy (rows − 1)·DSP row stride (in DSP rows); each
    * against the limit of its check (scratchpad, memory, DSP buffer elements, DSP rows). A factor
    * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
-   * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
+   * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first). Products 2 and 5
+   * carry one more registered term, the row's bytes of their end (the Y row: N, or 4·N without ppm=1; the copy's
+   * scratchpad row: rowElems × 2, 1 or 4 by its format FP16, INT8, INT32), so those ends' sums start from registers.
    */
   private List<Product> products(MachineParams p, List<UInt> w, List<UInt> landed, long spad, long ext, long dsp) {
     UInt rows = w.get(6).lsbs(16);
@@ -357,6 +351,14 @@ public final class NpuPredecode extends HwModule {
       out.add(new Product(reg0Next("product" + i + "_over", over), terms, minus));
     }
     out.set(9, groupScaledRows(out.get(9), w, k, nmStream, ext));
+    // the row bytes of the two ends the store scoreboard reads, selected here so their sums start from registers
+    UInt n = w.get(2).lsbs(16);
+    out.set(2, withTerm(out.get(2), reg0Next("product2_yBytes",
+        mux(w.get(2).slice(21, 21).eq(1), n.resize(18), n.shiftLeft(2)))));
+    UInt elems = w.get(3).lsbs(16);
+    UInt format = w.get(5).lsbs(8);
+    out.set(5, withTerm(out.get(5), reg0Next("product5_rowBytes", mux(format.eq(2), elems.shiftLeft(2),
+        mux(format.eq(1), elems.resize(18), elems.shiftLeft(1).resize(18))))));
     return out;
   }
 

@@ -150,7 +150,7 @@ public final class OpenSta {
       if (annotation != null) {
         out = simulatedPower(top, constraints, o, annotation, reads, gatedTcl, synth, lib, sramLib);
       } else {
-        out = cachedRun(script(top, hasMacros, constraints, o, false, null, gatedTcl), lib, sramLib, synth.netlist());
+        out = statedPower(top, constraints, o, gatedTcl, synth.netlist(), lib, sramLib);
       }
     } catch (ToolFailure e) {
       if (!powerFailed(e)) {
@@ -177,6 +177,39 @@ public final class OpenSta {
   }
 
   /**
+   * Timing and power with the options' stated activity: timing of the netlist as synthesized, power of the netlist with
+   * its constants driven from the two held tie ports ({@link ConstantTies}), as for a simulated run. Left as literals,
+   * the constants crash OpenSTA 2.0.17's activity propagation on large netlists (a segmentation fault in
+   * {@code report_power}: the default NPU since the strided DSP copies, 2026-12-06, whose propagation then fell back to
+   * one activity on every net), and they would toggle at the {@code -input} default.
+   */
+  private String statedPower(String top, TimingConstraints constraints, PpaOptions o, String gatedTcl, String netlist,
+      String lib, String sramLib) {
+    boolean hasMacros = !sramLib.isEmpty();
+    String tied = ConstantTies.tied(netlist);
+    if (tied.equals(netlist)) {
+      return cachedRun(script(top, hasMacros, constraints, o, false, null, gatedTcl), lib, sramLib, netlist);
+    }
+    String activity = statedActivity(o) + ConstantTies.activityTcl();
+    return timingThenPower(top, constraints, o, activity, gatedTcl, netlist, lib, sramLib, tied, lib, sramLib);
+  }
+
+  /**
+   * The timing report of {@code netlist} (the run {@code script} cut before the power) followed by the power of
+   * {@code powerNetlist} with {@code activityTcl} and its libraries.
+   */
+  private String timingThenPower(String top, TimingConstraints constraints, PpaOptions o, String activityTcl,
+      String gatedTcl, String netlist, String lib, String sramLib, String powerNetlist, String powerLib,
+      String powerSramLib) {
+    boolean hasMacros = !sramLib.isEmpty();
+    String full = script(top, hasMacros, constraints, o, false, "", "");
+    String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, netlist);
+    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), powerLib,
+        powerSramLib, powerNetlist);
+    return timing + power.substring(power.indexOf("==== power"));
+  }
+
+  /**
    * Timing and power of a simulated run: timing of the netlist as synthesized, power with every sequential output's
    * and constant's activity stated, so that no pin takes OpenSTA's {@code -input} default — input ports and
    * flip-flops from the run ({@link ActivityAnnotation}; OpenSTA derives a flip-flop's output from its D input), the
@@ -193,12 +226,8 @@ public final class OpenSta {
       activity.append(ConstantTies.activityTcl());
     }
     String powerNetlist = FlopPowerCells.netlist(tied, FlopPowerCells.flipFlopCells(lib));
-    boolean hasMacros = !sramLib.isEmpty();
-    String full = script(top, hasMacros, constraints, o, false, "", "");
-    String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, synth.netlist());
-    String power = cachedRun(script(top, hasMacros, constraints, o, false, activity.toString(), gatedTcl),
-        FlopPowerCells.library(lib), powerSramLib, powerNetlist);
-    return timing + power.substring(power.indexOf("==== power"));
+    return timingThenPower(top, constraints, o, activity.toString(), gatedTcl, synth.netlist(), lib, sramLib,
+        powerNetlist, FlopPowerCells.library(lib), powerSramLib);
   }
 
   /**
