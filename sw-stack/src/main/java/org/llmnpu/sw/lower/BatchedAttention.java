@@ -308,9 +308,7 @@ final class BatchedAttention {
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
       probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
     }
-    List<DspProgram> quantizations = r.quantizeRuns(probabilities);
-    runAll(r.scaledSoftmaxes(heads, s, quantizations));
-    runAll(quantizations);
+    runAll(r.probabilityRuns(heads, probabilities, s));
     for (long[] run : probabilityRowRuns(c, l.blockMax, t, h0, group)) {
       int i = (int) run[0] - h0;
       b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],

@@ -88,6 +88,81 @@ class DspRoutinesTest {
     assertTrue(2 * stalls[1] < stalls[0], "stalls " + stalls[1] + " against " + stalls[0] + " plain");
   }
 
+  /**
+   * RMSNorm's sum of squares software-pipelined ({@link DspSumRotation}) leaves the buffer bit for bit as the kernel
+   * does, over whole rows (rotated) and ragged ones (as it is), and takes at most 5 cycles a row on the four-stage DSP
+   * instead of 10; the lowering's RMSNorm ({@link DspRoutines#kernel}) is the rotated one.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16, 64})
+  void rmsNormSumOfSquaresRotatedEqualsTheKernel(int lanes) {
+    MachineParams.DspParams dsp = new MachineParams.DspParams(lanes, ROWS, 256, 12, 2, 1L << 24, 4);
+    for (int len : new int[] {2 * lanes, 3 * lanes, 64 * lanes, 172}) {
+      int rows = (len + lanes - 1) / lanes;
+      DspProgram kernel = org.llmnpu.isa.dsp.DspKernels.compile(DspKernel.RMSNORM, len, lanes, 1e-5f, DspMath.DEFAULT,
+          dsp.kernelOptions());
+      DspProgram rotated = DspSumRotation.rotated(kernel, lanes);
+      short[] buffer = randomBuffer(lanes, 3 + len);
+      long[] before = new long[2];
+      long[] after = new long[2];
+      assertArrayEquals(run(lanes, buffer, List.of(kernel), before), run(lanes, buffer, List.of(rotated), after),
+          "len " + len);
+      boolean whole = len % lanes == 0 && rows >= 3;
+      assertTrue(whole ? before[0] - after[0] >= 5L * (rows - 2) : rotated == kernel,
+          "len " + len + ": " + after[0] + " cycles against " + before[0]);
+      DspProgram lowered = routines(lanes, 4).kernel(DspKernel.RMSNORM, len, new int[] {0, rows}, new int[] {2 * rows});
+      assertTrue(lowered.name().endsWith("(sum of squares rotated)") == whole, lowered.name());
+    }
+  }
+
+  /**
+   * The SwiGLU product computed in the quantization's absmax pass ({@link DspQuantizer.Product}) gives the codes and
+   * scales of the separate runs it replaces (up's scale, SiLU's scale, the quantization of their product), for one
+   * token and two in one run, ragged lengths too; in fewer cycles.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16, 64})
+  void productQuantizationEqualsScalesThenQuantization(int lanes) {
+    short c = (short) 0x2E66;
+    for (int len : new int[] {3, 20, 172}) {
+      int rows = (len + lanes - 1) / lanes;
+      int vec = 10 * rows;
+      for (int n = 1; n <= 2; n++) {
+        List<DspProgram> separate = new ArrayList<>();
+        List<DspQuantizer.Vector> old = new ArrayList<>();
+        List<DspQuantizer.Vector> products = new ArrayList<>();
+        DspRoutines r = routines(lanes, 4);
+        for (int i = 0; i < n; i++) {
+          int gate = 5 * rows * i;
+          int acc = gate + rows;
+          int up = gate + 2 * rows;
+          int sw = gate + 3 * rows;
+          int out = gate + 4 * rows;
+          separate.add(r.scale(acc, len, ROWS - 1 - i, vec, null, -1, up));
+          separate.add(r.scale(gate, len, -1, -1, c, -1, sw));
+          old.add(new DspQuantizer.Vector(sw, len, up, out, ROWS - 4 - i));
+          products.add(new DspQuantizer.Vector(up, len, -1, out, ROWS - 4 - i,
+              new DspQuantizer.Product(gate, c, acc, ROWS - 1 - i, vec)));
+        }
+        separate.addAll(r.quantizeRuns(old));
+        short[] buffer = randomBuffer(lanes, 5 + len + n);
+        long[] before = new long[2];
+        long[] after = new long[2];
+        short[] expected = run(lanes, buffer, separate, before);
+        short[] actual = run(lanes, buffer, r.quantizeRuns(products), after);
+        for (int i = 0; i < n; i++) {
+          int out = (5 * rows * i + 4 * rows) * lanes;
+          assertArrayEquals(java.util.Arrays.copyOfRange(expected, out, out + len),
+              java.util.Arrays.copyOfRange(actual, out, out + len), "codes, len " + len + ", vector " + i);
+          int scale = (ROWS - 4 - i) * lanes;
+          assertArrayEquals(java.util.Arrays.copyOfRange(expected, scale, scale + lanes),
+              java.util.Arrays.copyOfRange(actual, scale, scale + lanes), "scale, len " + len + ", vector " + i);
+        }
+        assertTrue(after[0] < before[0], "len " + len + " x" + n + ": " + after[0] + " cycles against " + before[0]);
+      }
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {4, 16})
   void scaleAndSumPartialsInterleavedEqualPlain(int lanes) {
