@@ -374,6 +374,13 @@ final class BatchedAttention {
     boolean allIn = !pv.combined() && sProbScales < 0;
     if (allIn) {
       headOutputsIn(0, c.heads(), t, sigmaP);
+      // every head's dequantization and the output's quantization in one run (HeadOutputCodes) where it applies
+      DspProgram codes = r.outputCodes(l.rO, c.heads(), l.hdRows, scaleRow(0, t, t0), pvScale, l.rOF, l.rOQ, l.rDO + t);
+      if (codes != null) {
+        e.run(codes);
+        e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
+        return;
+      }
     }
     for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
       int group = Math.min(headGroup, c.heads() - h0);

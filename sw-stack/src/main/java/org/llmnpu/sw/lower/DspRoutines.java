@@ -143,6 +143,15 @@ final class DspRoutines {
     });
   }
 
+  /**
+   * A token's attention outputs dequantized and quantized in one run ({@link HeadOutputCodes}), or null where that
+   * does not apply (then the heads' {@link #scale} runs and a {@link #quantize}).
+   */
+  DspProgram outputCodes(int in, int heads, int rowsPerHead, int scales, short c, int of, int out, int scaleRow) {
+    return memo(java.util.Arrays.asList("outputCodes", in, heads, rowsPerHead, scales, c, of, out, scaleRow),
+        () -> HeadOutputCodes.program(this, in, heads, rowsPerHead, scales, c, of, out, scaleRow));
+  }
+
   /** See the class comment: {@code y = ((a·s)·v)·c + r}, each operand optional (negative row, null constant). */
   DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
     return memo(java.util.Arrays.asList("scale", in, len, scaleRow, vec, c, res, out),

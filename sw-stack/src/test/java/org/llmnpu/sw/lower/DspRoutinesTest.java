@@ -116,6 +116,41 @@ class DspRoutinesTest {
   }
 
   /**
+   * A token's attention outputs dequantized and quantized in one run ({@link HeadOutputCodes}) give the separate runs'
+   * dequantized rows, codes and scale bit for bit (heads of one and two rows, 4 to 64 lanes), in fewer cycles.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16, 64})
+  void outputCodesEqualScalesThenQuantization(int lanes) {
+    for (int[] shape : new int[][] {{8, 1}, {32, 2}, {3, 2}}) {
+      int heads = shape[0];
+      int perHead = shape[1];
+      int rows = heads * perHead;
+      DspRoutines r = new DspRoutines(new MachineParams.DspParams(lanes, ROWS, 512, 12, 2, 1L << 24, 4), 1e-5f);
+      short c = (short) 0x1C00;
+      int scales = 3 * rows;
+      List<DspProgram> separate = new ArrayList<>();
+      for (int h = 0; h < heads; h++) {
+        separate.add(r.scale(h * perHead, perHead * lanes, scales + h, -1, c, -1, rows + h * perHead));
+      }
+      separate.add(r.quantize(rows, rows * lanes, -1, 2 * rows, ROWS - 1));
+      DspProgram fused = r.outputCodes(0, heads, perHead, scales, c, rows, 2 * rows, ROWS - 1);
+      short[] buffer = randomBuffer(lanes, 23 + lanes + heads);
+      long[] before = new long[2];
+      long[] after = new long[2];
+      short[] expected = run(lanes, buffer, separate, before);
+      short[] actual = run(lanes, buffer, List.of(fused), after);
+      for (int at : new int[] {rows * lanes, 2 * rows * lanes}) {
+        assertArrayEquals(java.util.Arrays.copyOfRange(expected, at, at + rows * lanes),
+            java.util.Arrays.copyOfRange(actual, at, at + rows * lanes), heads + "x" + perHead + " rows at " + at);
+      }
+      assertArrayEquals(java.util.Arrays.copyOfRange(expected, (ROWS - 1) * lanes, ROWS * lanes),
+          java.util.Arrays.copyOfRange(actual, (ROWS - 1) * lanes, ROWS * lanes), "scale row");
+      assertTrue(after[0] < before[0], heads + "x" + perHead + ": " + after[0] + " cycles against " + before[0]);
+    }
+  }
+
+  /**
    * The SwiGLU product computed in the quantization's absmax pass ({@link DspQuantizer.Product}) gives the codes and
    * scales of the separate runs it replaces (up's scale, SiLU's scale, the quantization of their product), for one
    * token and two in one run, ragged lengths too; in fewer cycles.
