@@ -270,9 +270,7 @@ final class BatchedAttention {
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
       probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
     }
-    List<DspProgram> quantizations = r.quantizeRuns(probabilities);
-    runAll(r.scaledSoftmaxes(heads, s, quantizations));
-    runAll(quantizations);
+    runAll(r.probabilityRuns(heads, probabilities, s));
     for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, l.blockMax, t, h0, group)) {
       int i = (int) run[0] - h0;
       b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],
@@ -339,6 +337,13 @@ final class BatchedAttention {
     boolean allIn = !pv.combined() && sProbScales < 0;
     if (allIn) {
       headOutputsIn(0, c.heads(), t, sigmaP);
+      // every head's dequantization and the output's quantization in one run (HeadOutputCodes) where it applies
+      DspProgram codes = r.outputCodes(l.rO, c.heads(), l.hdRows, scaleRow(0, t, t0), pvScale, l.rOF, l.rOQ, l.rDO + t);
+      if (codes != null) {
+        e.run(codes);
+        e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
+        return;
+      }
     }
     for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
       int group = Math.min(headGroup, c.heads() - h0);

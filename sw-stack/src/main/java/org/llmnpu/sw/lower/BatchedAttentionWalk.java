@@ -195,6 +195,14 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
           dspIn(run[1], c.headDim(), INT32, outputRow(0, (h / gs * n + t) * gs + h % gs),
               outputRow(0, (last / gs * n + t) * gs + last % gs) + 1);
         }
+        // as BatchedAttention#outputs: the heads' dequantization and the output's quantization in one run
+        int hdRows = r.rows(c.headDim());
+        int rows = c.heads() * hdRows;
+        if (r.outputCodes(0, c.heads(), hdRows, rows, (short) 0x3C00, rows + c.heads(), 0, 0) != null) {
+          run("output codes", () -> r.outputCodes(0, c.heads(), hdRows, rows, (short) 0x3C00, rows + c.heads(), 0, 0));
+          dspOut(1, oK, INT8);
+          continue;
+        }
       }
       for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
         int group = Math.min(fullGroup(), c.heads() - h0);

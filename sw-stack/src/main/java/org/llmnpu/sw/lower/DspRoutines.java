@@ -129,6 +129,29 @@ final class DspRoutines {
     });
   }
 
+  /**
+   * All of a head group's probability runs ({@link AttentionSoftmax#runsWithCodes}): each head's scale, SoftMax and the
+   * quantization of {@code probabilities} (one vector a head, the head's probabilities times the V scales) in one
+   * program, the heads merged; or the separate {@link #scaledSoftmaxes} and {@link #quantizeRuns} where those cost less.
+   */
+  List<DspProgram> probabilityRuns(List<AttentionSoftmax.Head> heads, List<DspQuantizer.Vector> probabilities, int len) {
+    return memo(List.of("probabilityRuns", List.copyOf(heads), List.copyOf(probabilities), len), () -> {
+      List<DspProgram> quantizations = quantizeRuns(probabilities);
+      List<DspProgram> separate = new ArrayList<>(scaledSoftmaxes(heads, len, quantizations));
+      separate.addAll(quantizations);
+      return AttentionSoftmax.runsWithCodes(heads, probabilities, len, lanes, eps, pipeline, programDepth, separate);
+    });
+  }
+
+  /**
+   * A token's attention outputs dequantized and quantized in one run ({@link HeadOutputCodes}), or null where that
+   * does not apply (then the heads' {@link #scale} runs and a {@link #quantize}).
+   */
+  DspProgram outputCodes(int in, int heads, int rowsPerHead, int scales, short c, int of, int out, int scaleRow) {
+    return memo(java.util.Arrays.asList("outputCodes", in, heads, rowsPerHead, scales, c, of, out, scaleRow),
+        () -> HeadOutputCodes.program(this, in, heads, rowsPerHead, scales, c, of, out, scaleRow));
+  }
+
   /** See the class comment: {@code y = ((a·s)·v)·c + r}, each operand optional (negative row, null constant). */
   DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
     return memo(java.util.Arrays.asList("scale", in, len, scaleRow, vec, c, res, out),
@@ -234,7 +257,11 @@ final class DspRoutines {
         code.add(i);
       }
     }
-    return new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->" + java.util.Arrays.toString(out), code);
+    DspProgram relocated = new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->"
+        + java.util.Arrays.toString(out), code);
+    // RMSNorm's sum of squares, one dependent chain a row, software-pipelined where the DSP's interlock would wait
+    return kernel == DspKernel.RMSNORM && pipeline.executeStages() > 1 ? DspSumRotation.rotated(relocated, lanes)
+        : relocated;
   }
 
   private static int relocate(DspLayout layout, int row, int[] in, int[] out) {

@@ -44,8 +44,21 @@ abstract class DspRunCosts extends CommandCosts {
   /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
   private String pendingOperator;
 
+  /** Where {@link #recordDspRuns} records the runs costed (null: nowhere). */
+  private Map<String, Map<DspProgram, Long>> recordedRuns;
+
   DspRunCosts(MachineParams p) {
     super(p);
+  }
+
+  /**
+   * From now on, every {@code dsprun} costed (plain, joined or resident: the program the run executes) counted into
+   * {@code runs} by profile operator and program, in the order first run; {@code null} stops. What a
+   * {@link PhaseCostModel#profile}'s DSP rows are made of: each program's cycles and instructions a run
+   * ({@link DspProgram#cycles}, {@link DspProgram#issued}) times its runs.
+   */
+  public final void recordDspRuns(Map<String, Map<DspProgram, Long>> runs) {
+    recordedRuns = runs;
   }
 
   /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
@@ -162,6 +175,9 @@ abstract class DspRunCosts extends CommandCosts {
 
   /** A run of {@code run} (plain: {@code entry} −1), costed in {@link #order}. */
   private void costRun(DspProgram run, int entry, Runnable cost) {
+    if (recordedRuns != null) {
+      recordedRuns.computeIfAbsent(operator(), k -> new java.util.LinkedHashMap<>()).merge(run, 1L, Long::sum);
+    }
     order.run(operator(), run, entry, held(cost));
   }
 

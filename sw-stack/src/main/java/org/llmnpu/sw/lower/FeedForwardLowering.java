@@ -171,24 +171,19 @@ final class FeedForwardLowering {
     for (int t = 0; t < n; t += rPair >= 0 && t + 1 < n ? 2 : 1) {
       // token t in the layout's rows; with rPair, token t + 1 in its own, the two tokens' programs in shared runs
       int pair = rPair >= 0 && t + 1 < n ? 2 : 1;
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> ups = new java.util.ArrayList<>();
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> silus = new java.util.ArrayList<>();
       java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
       for (int i = 0; i < pair; i++) {
         int gate = i == 0 ? l.rGate : rPair;
         int acc = i == 0 ? l.rAcc3 : rPair + hRows;
-        int up = i == 0 ? l.rUp : rPair + 2 * hRows;
-        int sw = i == 0 ? l.rSw : rPair + 3 * hRows;
+        int h = i == 0 ? l.rUp : rPair + 2 * hRows;
         int xq = i == 0 ? l.rXQ : rPair + 4 * hRows;
         long y = l.sY + (long) (t + i) * l.yStride;
         b.dspIn(y, line, hidden, 1, gate, Command.FMT_INT8, 0);
         b.dspIn(y + upCodes, line, hidden, 1, acc, Command.FMT_INT32, sigma);
-        ups.add(r.scale(acc, hidden, e.xScaleRow(t + i), l.rWs3, null, -1, up));
-        silus.add(r.scale(gate, hidden, -1, -1, siluScale, -1, sw));
-        codes.add(new DspQuantizer.Vector(sw, hidden, up, xq, l.rDH + t + i));
+        // h = SiLU(gate)·up computed in the quantization's absmax pass (DspQuantizer.Product), stored at h
+        codes.add(new DspQuantizer.Vector(h, hidden, -1, xq, l.rDH + t + i,
+            new DspQuantizer.Product(gate, siluScale, acc, e.xScaleRow(t + i), l.rWs3)));
       }
-      r.merged(ups).forEach(e::run);
-      r.merged(silus).forEach(e::run);
       r.quantizeRuns(codes).forEach(e::run);
       for (int i = 0; i < pair; i++) {
         b.dspOut(l.sXS + (long) (t + i) * l.xsStride, line, hidden, 1, i == 0 ? l.rXQ : rPair + 4 * hRows,

@@ -205,19 +205,14 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         dspIn(1, c.hiddenDim(), INT32);
       }
       runAll(java.util.List.of("feed-forward DSP runs", pair), () -> {
-        java.util.List<DspProgram> ups = new java.util.ArrayList<>();
-        java.util.List<DspProgram> silus = new java.util.ArrayList<>();
+        // as FeedForwardLowering: SiLU(gate)·up in the quantization's absmax pass, W3's channel scales one row
         java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
         for (int i = 0; i < pair; i++) {
           int base = 8 * i;
-          ups.add(r.scale(base, c.hiddenDim(), base + 1, base + 2, null, -1, base + 4));
-          silus.add(r.scale(base, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, base + 3));
-          codes.add(new DspQuantizer.Vector(base, c.hiddenDim(), base + 1, base, base));
+          codes.add(new DspQuantizer.Vector(base + 4, c.hiddenDim(), -1, base, base,
+              new DspQuantizer.Product(base, (short) 0x3C00, base + 1, base + 2, 3)));
         }
-        java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(ups));
-        runs.addAll(r.merged(silus));
-        runs.addAll(r.quantizeRuns(codes));
-        return runs;
+        return r.quantizeRuns(codes);
       });
       for (int i = 0; i < pair; i++) {
         dspOut(1, c.hiddenDim(), INT8);
