@@ -41,6 +41,10 @@ abstract class DspRunCosts extends CommandCosts {
   private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
   /** The forms' first runs in the step by their instructions ({@link #formIdentity}): one program in both blocks. */
   private final Map<Object, Object> firstRuns = new HashMap<>();
+  /** The forms, each once ({@link #forms}' values). */
+  private final Map<Object, Object> canonicalForms = new HashMap<>();
+  /** Each form's identity in each block ({@link #formIdentity}), by the form (one object per form, {@link #forms}). */
+  private final Map<Object, Object[]> laneForms = new java.util.IdentityHashMap<>();
   /** The token block whose runs are costed now (0, or 1 for a second block in flight). */
   int runLane;
   /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
@@ -123,12 +127,14 @@ abstract class DspRunCosts extends CommandCosts {
     if (residency == null) {
       return new Object();
     }
-    Object form = forms.computeIfAbsent(run.instructions(), code -> DspRunForms.form(run));
+    // one object per form (equal forms of other instructions too), so that laneForms may know it by identity
+    Object form = forms.computeIfAbsent(run.instructions(),
+        code -> canonicalForms.computeIfAbsent(DspRunForms.form(run), f -> f));
     // per token block in flight (CommandStream#lane): a block's first run of the form is its plain rewriting, one
     // program in both blocks where their first runs are the same program (not where, say, their lengths differ); its
     // later ones keep the rows that do not move from token to token, which are the block's own
-    return formsSeen.add(List.of(form, runLane)) ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object())
-        : List.of(form, runLane);
+    Object identity = laneForms.computeIfAbsent(form, f -> new Object[] {new Object(), new Object()})[runLane];
+    return formsSeen.add(identity) ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object()) : identity;
   }
 
   /**
