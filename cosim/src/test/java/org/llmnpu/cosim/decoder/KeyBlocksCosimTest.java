@@ -22,15 +22,17 @@ import org.llmnpu.sw.lower.KeyBlocks;
 import org.llmnpu.verilator.SimModes;
 
 /**
- * Kᵀ by the Vector DSP's permutations on the RTL: the default NPU built with {@code dspPermute} (one Verilated model
- * for the class). Random lines of K rows (whole and part lines, chunked and not, INT8 extremes) written as Kᵀ columns
- * by {@link KeyBlocks}' commands ({@code dspin} INT8, a TOINT + zero + transpose run, {@code dspout} INT8): memory,
- * status and every counter equal the golden's, RTL cycles = the cycle model's, and the golden's Kᵀ holds the codes;
- * and stories260K at {@code --fusion full} (a 16-token prefill, one whole line of slots a layer, and a decode step)
- * bit-exact with cycles = model, its tokens those of the default NPU (Kᵀ by pairs).
+ * Kᵀ by the Vector DSP's permutations on the RTL: an NPU built with {@code dspPermute} ({@link FeaturedNpu}, one
+ * Verilated model for the class, shared with the other feature tests; its other features do not touch the
+ * {@link KeyBlocks} commands that the first test issues by hand). Random lines of K rows (whole and part lines,
+ * chunked and not, INT8 extremes) written as Kᵀ columns by {@link KeyBlocks}' commands ({@code dspin} INT8, a TOINT +
+ * zero + transpose run, {@code dspout} INT8): memory, status and every counter equal the golden's, RTL cycles = the
+ * cycle model's, and the golden's Kᵀ holds the codes; and stories260K at {@code --fusion full} (a 16-token prefill,
+ * one whole line of slots a layer, and a decode step) bit-exact with cycles = model, its tokens those of the same NPU
+ * without the permutations (Kᵀ by pairs) and its prefill faster: the lowering writes Kᵀ by blocks there.
  */
 class KeyBlocksCosimTest {
-  private static final NpuConfig PERMUTE = NpuConfig.defaults().toBuilder().dspPermute(true).build();
+  private static final NpuConfig PERMUTE = FeaturedNpu.CONFIG;
   private static final long K_ROWS = 1 << 20;
   private static final long KT_IN = 2 << 20;
   private static final long KT_OUT = 3 << 20;
@@ -104,14 +106,14 @@ class KeyBlocksCosimTest {
     DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8", DecoderRun.Engine.RTL,
         3, 0, 0, "full"), rtl);
     DecoderRun.Result pairs = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8",
-        DecoderRun.Engine.GOLDEN, 3, 0, 0, "full"), NpuConfig.defaults(), SimModes.local());
+        DecoderRun.Engine.GOLDEN, 3, 0, 0, "full"), PERMUTE.toBuilder().dspPermute(false).build(), SimModes.local());
     assertEquals(2, r.steps().size());
     assertArrayEquals(pairs.tokens(), r.tokens(), "tokens with Kᵀ by blocks and by pairs");
     for (int i = 0; i < r.steps().size(); i++) {
       DecoderRun.Step s = r.steps().get(i);
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-      System.out.printf("dspPermute %s: %d RTL cycles (default NPU, Kᵀ by pairs: %d)%n", s.phase(), s.rtlCycles(),
+      System.out.printf("dspPermute %s: %d RTL cycles (without permute, Kᵀ by pairs: %d)%n", s.phase(), s.rtlCycles(),
           pairs.steps().get(i).counter(Counter.CYCLES));
     }
     assertTrue(r.steps().get(0).rtlCycles() < pairs.steps().get(0).counter(Counter.CYCLES), "prefill cycles");

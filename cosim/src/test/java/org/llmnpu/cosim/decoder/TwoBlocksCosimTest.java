@@ -20,11 +20,12 @@ import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.verilator.SimModes;
 
 /**
- * Two token blocks in flight on the RTL: stories260K int8 at {@code --fusion full} on the default NPU built with a
- * 1024-row DSP buffer (where both blocks' buffers fit), a 16-token prefill as one program of two blocks of 8 whose
- * commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld} and run
- * resident beside the first block's W streams) and one decode step: memory, status and every counter equal to the
- * golden, RTL cycles = model, and the logits those of the sequential program bit for bit; layer by layer and skewed
+ * Two token blocks in flight on the RTL: stories260K int8 at {@code --fusion full} on an NPU built with a 1024-row DSP
+ * buffer, where both blocks' buffers fit ({@link FeaturedNpu}, shared with the other feature tests, whose gate,
+ * permutations and maxN 32 the sequential program below uses as well), a 16-token prefill as one program of two blocks
+ * of 8 whose commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld}
+ * and run resident beside the first block's W streams) and one decode step: memory, status and every counter equal to
+ * the golden, RTL cycles = model, and the logits those of the sequential program bit for bit; layer by layer and skewed
  * ({@code DecoderLowering#skewed}: both blocks' QKV GEMMs first).
  */
 class TwoBlocksCosimTest {
@@ -41,7 +42,7 @@ class TwoBlocksCosimTest {
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed) throws Exception {
-    NpuConfig config = NpuConfig.defaults().toBuilder().dspRows(1024).build();
+    NpuConfig config = FeaturedNpu.CONFIG;
     int[] prompt = new int[16];
     LoweredModel model = storiesInt8(config, prompt);
     NpuDecoder sequential = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);

@@ -24,7 +24,7 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
  * lowering, stated with every result.
  *
- * <p>At {@code --fusion full} a prefill of more than one block goes with two token blocks in flight, skewed
+ * <p>At {@code --fusion full} (each token's q/k/v scales) a prefill of more than one block goes with two token blocks in flight, skewed
  * ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed}: the lowering's {@code DecoderLowering#skewed}
  * program, whose commands the walk orders exactly as the lowering's interleaver does), where the lowering holds both
  * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
@@ -72,6 +72,16 @@ public final class CycleEstimator {
    */
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
                                        Fusion fusion) {
+    return estimate(shape, p, quant, promptLen, fusion, false);
+  }
+
+  /**
+   * As above; {@code staticQkv}: q, k and v quantized with calibrated static scales and the QKV post tile by tile
+   * where Wqkv can be ordered per tile ({@link PhaseCostModel#staticQkv}; said in {@link CycleEstimate#qkvPost}). The
+   * named shapes have no weights: the scales' values change no command, only the accuracy, which needs them calibrated.
+   */
+  public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
+                                       Fusion fusion, boolean staticQkv) {
     check(shape.config(), p, quant, promptLen);
     ModelConfig c = shape.config();
     Fusion.Applied applied = fusion.on(p, c.dim(), WeightFormats.bits(quant), WeightFormats.group(quant),
@@ -85,11 +95,11 @@ public final class CycleEstimator {
     }
     PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
         WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-        applied.applied());
+        applied.applied()).staticQkv(staticQkv, staticQkv);
     PhaseCost prefill = cost.step(promptLen, 0, c.layers());
     PhaseCost decode = cost.step(1, promptLen, c.layers());
     String order = ONE_BLOCK;
-    if (applied.applied() == Fusion.FULL && promptLen > block) {
+    if (applied.applied() == Fusion.FULL && promptLen > block && !staticQkv) {
       // two token blocks in flight, skewed (DecoderLowering#skewed), where the lowering holds both and it is faster:
       // the walk's order is the lowering's program's (WalkScheduleTest), its layers from the second on cost the same
       PhaseCostModel two = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
@@ -106,7 +116,7 @@ public final class CycleEstimator {
       }
     }
     return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode,
-        applied, order);
+        applied, cost.qkvPost(), order);
   }
 
   /** The prefill's order of token blocks ({@link CycleEstimate#prefillOrder}): one at a time. */

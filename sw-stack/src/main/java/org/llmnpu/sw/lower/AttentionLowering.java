@@ -35,6 +35,11 @@ final class AttentionLowering {
     this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
   }
 
+  /** The block-wide QKV post of a model with Wqkv ordered per tile, where its shape allows ({@link BlockQkvPost}). */
+  BlockQkvPost blockQkvPost() {
+    return tiledPost == null ? null : tiledPost.blockPost();
+  }
+
   /** {@link BatchedAttention#batching}, or {0, 0} without the batched core. */
   int[] batching() {
     return batched == null ? new int[2] : batched.batching();

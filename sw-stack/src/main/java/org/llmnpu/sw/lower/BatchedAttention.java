@@ -61,8 +61,9 @@ final class BatchedAttention {
   private final int halfStride;
   /**
    * Whether the K cache holds each KV head's codes contiguous (evens then odds of the head, {@link #keyRowOut}), so
-   * that a query's scores GEMV covers only the line-aligned window holding its KV head ({@link #scoreWindow}) instead
-   * of all kvDim rows: on stories260K K = 8 or 16 (one K tile of the array) instead of 32 (two).
+   * that a query's scores GEMV covers only the line-aligned window holding its KV head
+   * ({@link BatchedAttentionLayout#scoreWindowStart}) instead of all kvDim rows: on stories260K K = 8 or 16 (one K
+   * tile of the array) instead of 32 (two).
    */
   final boolean headMajorKeys;
   /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
@@ -96,7 +97,7 @@ final class BatchedAttention {
     halfStride = LoweredModel.roundUp(2 * l.lanes, line);
     sQueryHalves = l.half % l.lanes == 0 ? -1
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
-    headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
+    headMajorKeys = BatchedAttentionLayout.headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
     keyScores = TransposedKeys.of(this);
     BatchedScores batched = keyScores == null ? new BatchedScores(this) : null;
@@ -109,25 +110,6 @@ final class BatchedAttention {
    */
   int[] batching() {
     return new int[] {batchTokens, keyScores != null ? keyScores.scoreTokens : scores != null ? scores.scoreTokens : 1};
-  }
-
-  /**
-   * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the scores are one K chunk,
-   * the keys' halves fill whole DSP rows and a half fits a line as FP16 (the staging of {@link #keyRowOut}).
-   */
-  static boolean headMajorKeys(org.llmnpu.sw.model.ModelConfig c, org.llmnpu.isa.MachineParams p, KSplit scoreSplit) {
-    int half = c.headDim() / 2;
-    return scoreSplit.count() == 1 && c.kvHeads() * half % p.dsp().lanes() == 0 && 2 * half <= p.lineBytes();
-  }
-
-  /** With head-major keys: the first byte of KV head g's line window in a K row (its codes start in that line). */
-  static int scoreWindowStart(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
-    return g * c.headDim() / line * line;
-  }
-
-  /** With head-major keys: the scores GEMV's K for a query of KV head g (its window up to the head's last code). */
-  static int scoreWindowK(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
-    return (g + 1) * c.headDim() - scoreWindowStart(c, line, g);
   }
 
   /**
@@ -156,7 +138,7 @@ final class BatchedAttention {
 
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
   int scoreWindowOffset(int g) {
-    return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(l.c, l.line, g) : l.half * g;
+    return headMajorKeys ? g * l.c.headDim() - BatchedAttentionLayout.scoreWindowStart(l.c, l.line, g) : l.half * g;
   }
 
   /**
@@ -205,20 +187,7 @@ final class BatchedAttention {
 
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */
   private int queryRow(int h, int t) {
-    return queryRow(l.c, l.blockMax, h, t);
-  }
-
-  /** Row of query (h, t) in P and O for blocks of up to {@code blockMax} tokens. */
-  static int queryRow(org.llmnpu.sw.model.ModelConfig c, int blockMax, int h, int t) {
-    return (h / c.groupSize() * blockMax + t) * c.groupSize() + h % c.groupSize();
-  }
-
-  /**
-   * Token t's P rows of heads {@code h0 .. h0 + group − 1} as runs that one {@code dspout} each writes: {first head,
-   * heads, row step} (P rows evenly apart; a lone head's step 0). One query head per KV head: the whole group.
-   */
-  static List<long[]> probabilityRowRuns(org.llmnpu.sw.model.ModelConfig c, int blockMax, int t, int h0, int group) {
-    return EvenRuns.of(h0, group, h -> queryRow(c, blockMax, h, t), 1);
+    return BatchedAttentionLayout.queryRow(l.c, l.blockMax, h, t);
   }
 
   /** Row of query (h, t)'s probability scale in the batch from token t0. */
@@ -242,7 +211,7 @@ final class BatchedAttention {
     int sRows = l.r.rows(l.m.maxContext());
     for (int first = 0; first < c.heads(); first += headGroup) {
       int h0 = first;
-      headGroupProbabilities(t, t0, s, h0, group -> headByHead(group, i -> {
+      headGroupProbabilities(t, t0, s, h0, group -> BatchedAttentionLayout.headByHead(group, i -> {
         int h = h0 + i;
         int g = h / groupSize;
         long wq = l.sWQ + (long) h * l.wqBytes;
@@ -275,19 +244,12 @@ final class BatchedAttention {
     return headMajorKeys ? scoreWindowOffset(g) + l.half : l.nk + l.half * g;
   }
 
-  /** {@code perHead} for heads {@code 0 .. group − 1} of a group, in order. */
-  static void headByHead(int group, java.util.function.IntConsumer perHead) {
-    for (int i = 0; i < group; i++) {
-      perHead.accept(i);
-    }
-  }
-
   /**
    * Token t's queries of heads {@code h0 .. h0 + group − 1} (a head group) over {@code s} slots: {@code scoresIn}
    * (given the group's heads) puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows} (a DSP row stride of
    * {@code sRows}), then the group's scores are scaled, SoftMax and quantized with the V scales folded in (shared
    * runs); the queries' codes to their P rows (a {@code dspout} per run of evenly spaced P rows, DSP row stride
-   * {@code sRows}: {@link #probabilityRowRuns}), each scale to its scale row.
+   * {@code sRows}: {@link BatchedAttentionLayout#probabilityRowRuns}), each scale to its scale row.
    */
   void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
     var b = e.b;
@@ -311,7 +273,7 @@ final class BatchedAttention {
     List<DspProgram> quantizations = r.quantizeRuns(probabilities);
     runAll(r.scaledSoftmaxes(heads, s, quantizations));
     runAll(quantizations);
-    for (long[] run : probabilityRowRuns(c, l.blockMax, t, h0, group)) {
+    for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, l.blockMax, t, h0, group)) {
       int i = (int) run[0] - h0;
       b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],
           l.rPQ + i * sRows, Command.FMT_INT8, run[1] > 1 ? sRows : 0);
@@ -329,10 +291,11 @@ final class BatchedAttention {
    */
   private void scoresGemv(long wq, int s, int g) {
     if (headMajorKeys) {
-      int k = scoreWindowK(l.c, l.line, g);
+      int k = BatchedAttentionLayout.scoreWindowK(l.c, l.line, g);
+      int window = BatchedAttentionLayout.scoreWindowStart(l.c, l.line, g);
       for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
         int mm = Math.min(l.p.maxM(), s - m0);
-        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + scoreWindowStart(l.c, l.line, g), l.m.kvBytes, wq, l.line,
+        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + window, l.m.kvBytes, wq, l.line,
             l.sYS + (long) m0 * l.line, l.line);
       }
       return;

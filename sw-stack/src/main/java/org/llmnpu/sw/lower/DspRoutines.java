@@ -141,8 +141,16 @@ final class DspRoutines {
    * {@code scaleRow}. No absmax pass: the scale is a calibrated constant ({@link StaticScales}).
    */
   DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
-    return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, d),
-        () -> rowPrograms.quantizeStatic(in, len, vec, k, out, scaleRow, d));
+    return quantizeStatic(in, len, vec, k, out, scaleRow, 1, d);
+  }
+
+  /**
+   * As above, {@code d} broadcast to {@code scaleRows} rows from {@code scaleRow} (a block's tokens,
+   * {@link BlockQkvPost}).
+   */
+  DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, int scaleRows, short d) {
+    return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, scaleRows, d),
+        () -> rowPrograms.quantizeStatic(in, len, vec, k, out, scaleRow, scaleRows, d));
   }
 
   /** Two tokens' K codes packed into one FP16 element a dimension ({@link KeyPairs}); {@code odd} negative: one. */

@@ -26,9 +26,8 @@ final class HeadOutputRuns {
 
   /** Byte offset of query (h, t)'s P·V result row in a K chunk's results (rows {@code outStride} bytes apart). */
   static long offset(ModelConfig c, int line, int blockMax, long outStride, int h, int t) {
-    int gs = c.groupSize();
-    long row = (long) (h / gs * blockMax + t) * gs + h % gs;
-    int col = c.headDim() * (h / gs) % line;
+    long row = BatchedAttentionLayout.queryRow(c, blockMax, h, t);
+    int col = c.headDim() * (h / c.groupSize()) % line;
     return row * outStride + 4L * col;
   }
 

@@ -237,7 +237,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
   /**
    * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv});
    * {@code tiledPost}: the QKV post tile by tile where Wqkv can be ordered per tile ({@link TiledQkvPost}; exact steps
-   * lower a layout so ordered, {@link LoweredModel#orderQkvByTiles}; the walk: {@link AttentionWalk#qkvPostTiled}).
+   * lower a layout so ordered, {@link LoweredModel#orderQkvByTiles}; the walk: {@link QkvPostWalk#qkvPostTiled}).
    */
   public PhaseCostModel staticQkv(boolean on, boolean tiledPost) {
     staticQkv = on;

@@ -20,7 +20,10 @@ abstract class PhaseWalk extends DspRunCosts {
   final DspRoutines r;
   final int lanes;
   final boolean wide;
-  /** As {@link BatchedAttention#headMajorKeys}: at full the K rows head-major and each scores GEMV over its window. */
+  /**
+   * As {@link BatchedAttentionLayout#headMajorKeys}: at full the K rows head-major and each scores GEMV over its
+   * window.
+   */
   final boolean headMajorKeys;
   /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
   boolean keepsX;
@@ -78,7 +81,8 @@ abstract class PhaseWalk extends DspRunCosts {
     this.nk = c.kvHeads() * half;
     this.hdRows = r.rows(c.headDim());
     this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
-    this.headMajorKeys = !wide && this.fusion == Fusion.FULL && BatchedAttention.headMajorKeys(c, p, split(c.kvDim()));
+    this.headMajorKeys = !wide && this.fusion == Fusion.FULL
+        && BatchedAttentionLayout.headMajorKeys(c, p, split(c.kvDim()));
     this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
     this.qkvN = c.dim() + 2 * c.kvDim();

@@ -53,11 +53,19 @@ public final class StaticScales {
     this.lmIn = lmIn;
   }
 
-  /** Every scale 1 (a layout without weights: the command stream does not depend on the scales' values). */
+  /**
+   * Every scale 1 (a layout without weights: the command stream does not depend on the scales' values), but q, k and
+   * v's a distinct FP16 value per layer and site ({@code 1 + (3·layer + site)/1024}), as calibrated ones are: they are
+   * constants of the QKV post's DSP programs, so which of those programs repeat, and stay in the program memory, is the
+   * calibrated model's ({@link BlockQkvPost}'s decode steps).
+   */
   static StaticScales placeholder(ModelConfig c) {
     double[][] s = new double[c.layers()][Site.values().length];
-    for (double[] row : s) {
-      Arrays.fill(row, 1.0);
+    for (int layer = 0; layer < s.length; layer++) {
+      Arrays.fill(s[layer], 1.0);
+      for (Site site : new Site[] {Site.Q, Site.K, Site.V}) {
+        s[layer][site.ordinal()] = 1 + (3.0 * layer + site.ordinal() - Site.Q.ordinal()) / 1024;
+      }
     }
     return new StaticScales(s, 1.0);
   }

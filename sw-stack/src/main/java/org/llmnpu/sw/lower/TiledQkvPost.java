@@ -35,6 +35,9 @@ final class TiledQkvPost {
   private final int sRope;
   private final int ropeRowBytes;
 
+  /** The block-wide post ({@link BlockQkvPost}; used where its {@link BlockQkvPost#whyNot} is null), or none. */
+  private final BlockQkvPost blockPost;
+
   TiledQkvPost(LoweringEmitter emitter, BatchedAttention batched, int sRope, int ropeRowBytes) {
     this.e = emitter;
     this.l = emitter.l;
@@ -42,6 +45,27 @@ final class TiledQkvPost {
     this.tiles = l.m.qkvTiles;
     this.sRope = sRope;
     this.ropeRowBytes = ropeRowBytes;
+    this.blockPost = batched == null ? null
+        : new BlockQkvPost(emitter, tiles, batched.headMajorKeys, sRope, ropeRowBytes);
+  }
+
+  /**
+   * Why the tiles' posts go token by token ({@link #post}) and not for a group of the block's tokens at once
+   * ({@link BlockQkvPost}), or null.
+   */
+  String blockWhyNot() {
+    if (blockPost == null) {
+      return "it needs --fusion full";
+    }
+    if (blockPost.whyNot != null) {
+      return blockPost.whyNot;
+    }
+    return e.inputScale > 0 ? null : "the QKV input's scale is each token's own (no static input scale)";
+  }
+
+  /** The block-wide post where its shape allows ({@link BlockQkvPost#whyNot} null), else null. */
+  BlockQkvPost blockPost() {
+    return blockPost == null || blockPost.whyNot != null ? null : blockPost;
   }
 
   /** Why this lowering cannot emit the tiled post for the model's per-tile Wqkv, or null. */
@@ -95,14 +119,22 @@ final class TiledQkvPost {
     for (int j = 0; j < tiles.count(); j++) {
       lastKeys = tiles.holdsKeys(j) ? j : lastKeys;
     }
+    boolean wide = blockWhyNot() == null;
+    if (wide) {
+      blockPost.layerStart();
+    }
     for (int j = 0; j <= tiles.count(); j++) {
       if (j < tiles.count()) {
         int from = j * tiles.tile();
         e.gemmColumns(n, l.c.dim(), m.qkvN, from, Math.min(m.qkvN, from + tiles.tile()), l.sXS, l.xsStride,
             l.sY + buffer(j), 4 * tiles.tile());
       }
-      if (j > 0) {
+      if (j > 0 && wide) {
+        blockPost.post(j - 1, n, pos, l.sY + buffer(j - 1), s);
+      } else if (j > 0) {
         post(j - 1, n, pos, s);
+      }
+      if (j > 0) {
         if (j - 1 == lastKeys && batched.keyScores != null) {
           // the block's K rows are complete: its lines of Kᵀ
           for (int t = 0; t < n; t++) {
@@ -112,6 +144,10 @@ final class TiledQkvPost {
       }
     }
     int kvPad = LoweredModel.roundUp(l.c.kvDim(), l.line);
+    if (wide) {
+      // the K/V scale rows went out with their tiles' posts
+      return;
+    }
     for (int t = 0; t < n; t++) {
       long slot = pos + t;
       b.dspOut(l.sKC + slot * m.kvBytes + kvPad, l.line, 1, 1, l.rDK, Command.FMT_FP16);

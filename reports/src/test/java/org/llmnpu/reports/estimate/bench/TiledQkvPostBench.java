@@ -22,8 +22,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * LLaMA-2-7B's 256-token prefill on {@code edge-64} at {@code --fusion full}, on the extrapolated walk
  * ({@link PhaseCostModel}, as {@link CycleEstimator} runs it): per token with dynamic scales (today), per token with
  * static scales, and {@link PhaseCostModel#staticQkv} with {@code tiledPost} (Wqkv ordered per tile, each QKV tile's
- * dequantize, RoPE and static quantization, token by token, right after the next tile's GEMM: the walk of what the
- * lowering emits, {@code TiledQkvPost}), each on {@code edge-64} and with the PPM's gate operand ({@code ppmGate}).
+ * dequantize, RoPE and static quantization right after the next tile's GEMM, for the block's 64 tokens at once: one
+ * scale, one RoPE and one quantization run per segment, {@code BlockQkvPost}; the walk of what the lowering emits,
+ * {@code TiledQkvPost}), each on {@code edge-64} and with the PPM's gate operand ({@code ppmGate}).
  * Then the tiled layer by operator.
  * Issue 32's targets: int8 prefill MAC utilization ≥ 0.70, s2_4 TTFT ≤ 0.60× int8's. Benchmark:
  * {@code mvn -q -pl reports -am test -Dbench -Dtest=TiledQkvPostBench -Dsurefire.failIfNoSpecifiedTests=false}.
