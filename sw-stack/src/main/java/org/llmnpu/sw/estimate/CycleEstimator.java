@@ -24,13 +24,13 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
  * lowering, stated with every result.
  *
- * <p>At {@code --fusion full} (each token's q/k/v scales) a prefill of more than one block goes with two token blocks in flight, skewed
- * ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed}: the lowering's {@code DecoderLowering#skewed}
- * program, whose commands the walk orders exactly as the lowering's interleaver does), where the lowering holds both
- * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
- * says which, and why not). Its walk costs layer 0 and layer 1 and scales layer 1 to the rest: from the second layer
- * on every layer of the walk costs the same (the resident programs and the interleaver's window start afresh at each
- * layer; 7B int8: 2 and 3 layers costed give the same cycles).
+ * <p>At {@code --fusion full} (each token's q/k/v scales) a prefill of more than one block goes with two token blocks
+ * in flight, skewed ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed}: the lowering's
+ * {@code DecoderLowering#skewed} program, whose commands the walk orders exactly as the lowering's interleaver does),
+ * where the lowering holds both blocks' buffers and that prefill takes fewer cycles than one block at a time
+ * ({@link CycleEstimate#prefillOrder} says which, and why not). Its walk costs layer 0 and layer 1 and scales layer 1
+ * to the rest: from the second layer on every layer of the walk costs the same (the resident programs and the
+ * interleaver's window start afresh at each layer; 7B int8: 2 and 3 layers costed give the same cycles).
  */
 public final class CycleEstimator {
   /** Weight formats the cost model reproduces exactly (tests against the golden counters). */

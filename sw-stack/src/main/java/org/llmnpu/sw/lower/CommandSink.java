@@ -45,7 +45,7 @@ interface CommandSink {
     dspRun(address, run, parts);
   }
 
-  /** The commands from here are token block {@code lane}'s (0, or 1 for a second block in flight, {@link BlockLane}). */
+  /** The commands from here are token block {@code lane}'s (0; 1: a second block in flight, {@link BlockLane}). */
   default void lane(int lane) {
   }
 

@@ -51,7 +51,8 @@ final class CommandStream {
     this.chainRuns = chainRuns;
     this.residency = residency;
     this.bufferRows = residency == null ? 0 : residency.rows();
-    this.forms = residency == null ? null : new DspRunForms[] {new DspRunForms(bufferRows), new DspRunForms(bufferRows)};
+    this.forms = residency == null ? null
+        : new DspRunForms[] {new DspRunForms(bufferRows), new DspRunForms(bufferRows)};
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */

@@ -17,8 +17,8 @@ import org.llmnpu.sw.lower.CommandFootprint.State;
  * <ul>
  *   <li>a lane's scratchpad is one range: its loads, {@code dspout}s and GEMMs write it, its stores, {@code dspin}s and
  *       GEMMs read it (a GEMM of the lane's therefore orders every scratchpad access of the lane);</li>
- *   <li>a lane's DSP buffer rows are one range: its {@code dspin}s and runs write it, its {@code dspout}s read it; a run
- *       with a data-dependent gather or scatter ({@code LDG}/{@code STG}, every row) writes both lanes';</li>
+ *   <li>a lane's DSP buffer rows are one range: its {@code dspin}s and runs write it, its {@code dspout}s read it;
+ *       a run with a data-dependent gather or scatter ({@code LDG}/{@code STG}, every row) writes both lanes';</li>
  *   <li>external memory: the bytes a step writes (the K/V cache, Kᵀ, the logits) are one range, every store writes it
  *       and every load from it reads it; what a step only reads (weights, vectors, programs, tables) is no range;</li>
  *   <li>the program memory's words, the DSP's registers ({@link CommandFootprint.RegisterUse}) and tables, the PPM: as

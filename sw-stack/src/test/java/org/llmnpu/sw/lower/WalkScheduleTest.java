@@ -34,8 +34,8 @@ class WalkScheduleTest {
 
   /**
    * Two token blocks in flight, layer by layer or skewed: the walk orders its commands as the lowering's interleaver
-   * does (both by {@link LaneFootprints}) and every counter — cycles, commands, the {@code dspld}s of the second block
-   * — equals the lowering's program's, on stories260K (int8, int4, s2_4; ragged last blocks) and on a GQA shape of
+   * does (both by {@link LaneFootprints}) and every counter (cycles, commands, the second block's {@code dspld}s)
+   * equals the lowering's program's, on stories260K (int8, int4, s2_4; ragged last blocks) and on a GQA shape of
    * hidden 172 (4 heads, 2 KV heads; int8, s2_4).
    */
   @ParameterizedTest
@@ -56,7 +56,8 @@ class WalkScheduleTest {
     PhaseCostModel walk = model(c, m, format, true).interleave(true, true).skewed(skewed);
     PhaseCost walked = walk.step(tokens, 0, c.layers());
     PhaseCost sequential = model(c, m, format, true).step(tokens, 0, c.layers());
-    System.out.printf("%s %s %d tokens, two blocks%s: lowering %,d cycles (%,d commands), walk %,d; one block at a time "
+    System.out.printf("%s %s %d tokens, two blocks%s: lowering %,d cycles (%,d commands), walk %,d; one block at a "
+        + "time "
         + "%,d%n", shape, format, tokens, skewed ? " skewed" : "", exact.cycles(), exact.counter(Counter.COMMANDS),
         walked.cycles(), sequential.cycles());
     for (Counter k : Counter.values()) {
