@@ -87,7 +87,7 @@ public final class CycleEstimator {
     Fusion.Applied applied = fusion.on(p, c.dim(), WeightFormats.bits(quant), WeightFormats.group(quant),
         WeightFormats.sparsity(quant), WeightFormats.mx(quant));
     int maxContext = promptLen + 1;
-    Layout layout = loweringLayout(c, p, quant, promptLen);
+    Layout layout = loweringLayout(c, p, quant, promptLen, applied.applied());
     int block = layout.block();
     Staging staging = block > 0 ? Staging.LOWERING : Staging.STREAMED;
     if (staging == Staging.STREAMED) {
@@ -158,10 +158,10 @@ public final class CycleEstimator {
   }
 
   /**
-   * The prefill block of the lowering's own program when the lowered model fits {@code p} (the largest block up to
-   * maxM that lays out), else 0 and the reason.
+   * The prefill block of the lowering's own program at fusion level {@code fusion} when the lowered model fits
+   * {@code p} (the largest block up to maxM that lays out), else 0 and the reason.
    */
-  static Layout loweringLayout(ModelConfig c, MachineParams p, String quant, int promptLen) {
+  static Layout loweringLayout(ModelConfig c, MachineParams p, String quant, int promptLen, Fusion fusion) {
     long params = parameters(c);
     if (params > LAYOUT_CHECK_PARAMETERS) {
       return new Layout(0, String.format(java.util.Locale.ROOT, "the model's %.3g G parameters are beyond what the "
@@ -170,7 +170,7 @@ public final class CycleEstimator {
     }
     try {
       LoweredModel model = WeightFormats.lower(SyntheticWeights.generate(c, 1), quant, p, promptLen + 1, promptLen);
-      return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen)), "");
+      return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen), fusion), "");
     } catch (IllegalArgumentException e) {
       return new Layout(0, "the lowering cannot lay this model out on this NPU: " + e.getMessage());
     }

@@ -104,6 +104,23 @@ public final class DecoderLowering {
     return 1;
   }
 
+  /**
+   * As {@link #largestBlock(LoweredModel, int)} for the programs of fusion level {@code fusion}, whose buffers may need
+   * more (the batched attention's at {@code full}): the largest block at which the lowering lays them out.
+   */
+  public static int largestBlock(LoweredModel model, int upTo, Fusion fusion) {
+    for (int block = largestBlock(model, upTo); block > 1; block--) {
+      try {
+        new DecoderLowering(model, block, program -> 0L, fusion);
+        return block;
+      } catch (IllegalArgumentException e) {
+        // try a smaller block
+      }
+    }
+    new DecoderLowering(model, 1, program -> 0L, fusion);
+    return 1;
+  }
+
   /** The fusion level of the programs (the one asked for, or {@link Fusion#NONE} where the NPU cannot stream). */
   public Fusion fusion() {
     return fusion;

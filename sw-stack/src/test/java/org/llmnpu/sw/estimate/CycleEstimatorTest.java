@@ -95,6 +95,25 @@ class CycleEstimatorTest {
     assertEquals(everyLayer.cycles() < oneBlock, e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_SKEWED));
   }
 
+  /**
+   * The block is the largest whose buffers lay out at the fusion level costed: on a 2048-row DSP stories260K's 100-token
+   * prompt lays out unfused in blocks of 64, but the fused lowering's batched attention needs more scratchpad.
+   */
+  @Test
+  void theBlockIsTheLargestTheFusedLoweringLaysOut() {
+    MachineParams d = NpuTargets.defaultNpu();
+    MachineParams.DspParams dsp = d.dsp();
+    MachineParams p = d.withDsp(new MachineParams.DspParams(dsp.lanes(), 2048, dsp.programDepth(),
+        dsp.tableSegments(), dsp.tableDegree(), dsp.maxRunCycles(), dsp.executeStages(), dsp.permute()));
+    CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("stories260K"), p, "int8", 100,
+        org.llmnpu.sw.lower.Fusion.FULL);
+    assertEquals(CycleEstimator.Staging.LOWERING, e.staging());
+    assertTrue(e.block() < 64, "block " + e.block());
+    assertTrue(e.prefill().cycles() > 0);
+    System.out.printf("stories260K, 100 tokens, 2048-row DSP, full: blocks of %d, %,d cycles, %s%n", e.block(),
+        e.prefill().cycles(), e.prefillOrder());
+  }
+
   @Test
   void namedShapesArePublishedOnes() {
     ModelConfig l3 = ModelShapes.of("llama-3-8b").config();
