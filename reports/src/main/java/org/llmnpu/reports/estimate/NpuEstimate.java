@@ -115,9 +115,11 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     notes.add(0, "staging: " + c.staging().meaning + (c.stagingReason().isEmpty() ? "" : ", because "
         + c.stagingReason()));
     notes.add(1, "fusion: " + c.fusion().summary());
+    int at = 2;
     if (o.qkvScales().equals("static")) {
-      notes.add(2, "qkv: " + c.qkvPost());
+      notes.add(at++, "qkv: " + c.qkvPost());
     }
+    notes.add(at, "prefill: " + c.prefillOrder());
     Energy energy = null;
     if (table != null) {
       NodeScaling.Node node = NodeScaling.Node.valueOf("N" + o.nodeNm());

@@ -42,9 +42,40 @@ final class BlockInterleaver implements CommandSink {
    *                 cycles more, 65 on stories260K's 40-token prefill)
    */
   BlockInterleaver(CommandSink out, MachineParams p, boolean prefetch) {
+    this(out, p, prefetch, null);
+  }
+
+  /**
+   * As above; with {@code written} (two token blocks in flight: the external bytes {from, to} a step writes) each
+   * command's footprint also holds its {@link LaneFootprints} ranges, so that the window goes in the order the cost
+   * model's walk gives it ({@link WalkSchedule}).
+   */
+  BlockInterleaver(CommandSink out, MachineParams p, boolean prefetch, long[] written) {
     this.out = out;
     this.p = p;
     this.schedule = new StreamSchedule(prefetch);
+    this.written = written;
+  }
+
+  /** The external bytes a step writes, with lane ranges; null: exact footprints only. */
+  private final long[] written;
+  /** The token block of the commands now ({@link #lane}). */
+  private int lane;
+
+  @Override
+  public void lane(int lane) {
+    this.lane = lane;
+  }
+
+  /** {@code c}'s footprint, with its lane ranges when two blocks are in flight. */
+  private CommandFootprint footprint(Command c) {
+    CommandFootprint exact = CommandFootprint.of(c, p);
+    return written == null ? exact : LaneFootprints.with(exact, c, lane, written[0], written[1]);
+  }
+
+  /** A run's footprint ({@link CommandFootprint#ofRun}), with its lane ranges when two blocks are in flight. */
+  private CommandFootprint runFootprint(CommandFootprint exact, DspProgram program, long entry) {
+    return written == null ? exact : LaneFootprints.withRun(exact, program, entry, lane);
   }
 
   /** Streamed GEMMs started before earlier copies or runs so far. */
@@ -66,7 +97,7 @@ final class BlockInterleaver implements CommandSink {
 
   @Override
   public void command(Command c) {
-    CommandFootprint f = CommandFootprint.of(c, p);
+    CommandFootprint f = footprint(c);
     boolean beside = c instanceof Command.DspIn || c instanceof Command.DspOut;
     Command.Gemm g = c instanceof Command.Gemm x && x.streamsWeights() ? x : null;
     boolean load = c instanceof Command.Load || c instanceof Command.Load4 || c instanceof Command.LoadMx;
@@ -79,41 +110,44 @@ final class BlockInterleaver implements CommandSink {
 
   @Override
   public void dspRun(long address, DspProgram program) {
-    schedule.add(run(program, CommandFootprint.ofRun(program, address, 0, p), s -> s.dspRun(address, program), false));
+    schedule.add(run(program, runFootprint(CommandFootprint.ofRun(program, address, 0, p), program, -1),
+        s -> s.dspRun(address, program), false));
   }
 
   @Override
   public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
-    schedule.add(run(run, CommandFootprint.ofRun(run, address, 0, p), s -> s.dspRun(address, run, parts), false));
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, address, 0, p), run, -1),
+        s -> s.dspRun(address, run, parts), false));
   }
 
   @Override
   public void dspRun(long address, DspProgram run, List<DspProgram> parts, DspRunParameters params) {
-    schedule.add(run(run, CommandFootprint.ofRun(run, params, address, 0, p), s -> s.dspRun(address, run, parts, params),
-        false));
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, params, address, 0, p), run, -1),
+        s -> s.dspRun(address, run, parts, params), false));
   }
 
   @Override
   public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry, DspRunParameters params) {
-    schedule.add(run(run, CommandFootprint.ofRun(run, params, -1, entry, p),
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, params, -1, entry, p), run, entry),
         s -> s.dspRunResident(run, parts, entry, params), true));
   }
 
   @Override
   public void dspLoad(long address, DspProgram program, long at) {
-    schedule.add(new StreamSchedule.Item(CommandFootprint.of(new Command.DspLoad(address, program.size(), at), p),
+    schedule.add(new StreamSchedule.Item(footprint(new Command.DspLoad(address, program.size(), at)),
         () -> out.dspLoad(address, program, at), false, 0, -1, null, true));
   }
 
   @Override
   public void dspRunResident(DspProgram program, long entry) {
-    schedule.add(run(program, CommandFootprint.ofRun(program, -1, entry, p), s -> s.dspRunResident(program, entry),
-        true));
+    schedule.add(run(program, runFootprint(CommandFootprint.ofRun(program, -1, entry, p), program, entry),
+        s -> s.dspRunResident(program, entry), true));
   }
 
   @Override
   public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry) {
-    schedule.add(run(run, CommandFootprint.ofRun(run, -1, entry, p), s -> s.dspRunResident(run, parts, entry), true));
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, -1, entry, p), run, entry),
+        s -> s.dspRunResident(run, parts, entry), true));
   }
 
   @Override

@@ -172,7 +172,16 @@ abstract class CommandCosts {
   }
 
   final void load(long rows, long rowBytes) {
-    order.load(operator(), costed(() -> {
+    load(rows, rowBytes, false);
+  }
+
+  /** A {@code load} from the external bytes a step writes (the K/V cache's rows, Kᵀ's lines). */
+  final void cacheLoad(long rows, long rowBytes) {
+    load(rows, rowBytes, true);
+  }
+
+  private void load(long rows, long rowBytes, boolean fromWritten) {
+    order.load(operator(), fromWritten, costed(() -> {
       issue(true, "load");
       long beats = beats(rows, rowBytes);
       add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
@@ -184,7 +193,7 @@ abstract class CommandCosts {
 
   /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
   final void load4(long rows, long rowBytes) {
-    order.load(operator(), costed(() -> {
+    order.load(operator(), false, costed(() -> {
       issue(true, "load4");
       long beats = beats(rows, rowBytes);
       add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
@@ -221,6 +230,15 @@ abstract class CommandCosts {
   long resultTag = RESULTS;
   /** Rows of the GEMMs issued from now on from {@link #resultTag} (1 unless a row-exact region is named). */
   long resultRows = 1;
+  /** Added to the result tags now: a second block in flight has its own buffers ({@link BlockLane}). */
+  long laneTags;
+  /** A lane's result buffers ({@link #laneTags}) lie this far apart. */
+  static final long LANE_TAGS = 1L << 40;
+
+  /** Result buffer {@code tag} of the block issuing now (0, every result, stays 0). */
+  private long laneTag(long tag) {
+    return tag == 0 ? 0 : tag + laneTags;
+  }
 
   /** A {@code dspin} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (FP16 2, INT32 4). */
   final void dspIn(long rows, long elems, int elemBytes) {
@@ -234,8 +252,8 @@ abstract class CommandCosts {
 
   /** As above; an INT32 one reads the results in {@code [tag, tagEnd)} (rows of several GEMMs' results). */
   final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
-    long from = elemBytes == 4 ? tag : 0;
-    long to = elemBytes == 4 ? tagEnd : 1;
+    long from = elemBytes == 4 ? laneTag(tag) : 0;
+    long to = elemBytes == 4 ? laneTag(tagEnd) : 1;
     order.copy(operator(), true, rows, elems, elemBytes, from, to, costed(() -> {
       copyCommand(true, from, to);
       add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
@@ -269,7 +287,7 @@ abstract class CommandCosts {
 
   private void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
                             boolean ppmDrain, Runnable drain) {
-    long tag = resultTag;
+    long tag = laneTag(resultTag);
     long tagRows = resultRows;
     long streamBeats = (sparse ? (k * 5L + 7) / 8 : k) * (((int4 ? (n + 1L) / 2 : n) + line - 1) / line);
     order.gemm(operator(), tag, tagRows, streamBeats, ppmDrain, costed(() -> {
@@ -304,7 +322,7 @@ abstract class CommandCosts {
 
   /** As above; {@code after}: more of the same command's cost. */
   private void gemm(int m, int k, int n, boolean sparse, Runnable after) {
-    long tag = resultTag;
+    long tag = laneTag(resultTag);
     long tagRows = resultRows;
     order.gemm(operator(), tag, tagRows, -1, false, costed(() -> {
       gemmCost(m, k, n, sparse, tag, tagRows);

@@ -13,8 +13,11 @@ interface CostOrder {
   CostOrder NOW = new CostOrder() {
   };
 
-  /** A {@code load}/{@code load4} of {@code operator} (a profile row) into the scratchpad. */
-  default void load(String operator, Runnable cost) {
+  /**
+   * A {@code load}/{@code load4} of {@code operator} (a profile row) into the scratchpad; {@code fromWritten}: from
+   * the external bytes a step writes (the K/V cache, Kᵀ).
+   */
+  default void load(String operator, boolean fromWritten, Runnable cost) {
     cost.run();
   }
 

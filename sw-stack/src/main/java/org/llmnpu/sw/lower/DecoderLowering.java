@@ -104,6 +104,23 @@ public final class DecoderLowering {
     return 1;
   }
 
+  /**
+   * As {@link #largestBlock(LoweredModel, int)} for the programs of fusion level {@code fusion}, whose buffers may need
+   * more (the batched attention's at {@code full}): the largest block at which the lowering lays them out.
+   */
+  public static int largestBlock(LoweredModel model, int upTo, Fusion fusion) {
+    for (int block = largestBlock(model, upTo); block > 1; block--) {
+      try {
+        new DecoderLowering(model, block, program -> 0L, fusion);
+        return block;
+      } catch (IllegalArgumentException e) {
+        // try a smaller block
+      }
+    }
+    new DecoderLowering(model, 1, program -> 0L, fusion);
+    return 1;
+  }
+
   /** The fusion level of the programs (the one asked for, or {@link Fusion#NONE} where the NPU cannot stream). */
   public Fusion fusion() {
     return fusion;
@@ -215,7 +232,9 @@ public final class DecoderLowering {
     // at full, consecutive DSP runs go as joined programs (one program load each, DspChain), and a run whose program
     // is intact in the DSP's program memory runs resident, loading nothing (DspResidency)
     BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
-    BlockInterleaver interleaver = interleave ? new BlockInterleaver(sink, l.p, two != null) : null;
+    // two blocks in flight: ordered by the lane ranges the cost model's walk orders its commands by (LaneFootprints)
+    BlockInterleaver interleaver = !interleave ? null : two == null ? new BlockInterleaver(sink, l.p, false)
+        : new BlockInterleaver(sink, l.p, true, new long[] {m.kCache, m.dspPool});
     if (interleaver != null) {
       sink = interleaver;
     }
@@ -227,7 +246,9 @@ public final class DecoderLowering {
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
+      b.lane(1);
       two.stepStart(b);
+      b.lane(0);
     }
     for (int start = 0; start < tokens.length; ) {
       int n = Math.min(l.blockMax, tokens.length - start);
@@ -297,7 +318,9 @@ public final class DecoderLowering {
     var b = e.b;
     lane.embed(java.util.Arrays.copyOfRange(tokens, start, start + n));
     if (two != null) {
+      b.lane(1);
       two.embed(java.util.Arrays.copyOfRange(tokens, start + n, start + n + n2));
+      b.lane(0);
     }
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
@@ -322,7 +345,9 @@ public final class DecoderLowering {
     }
     head(lane, tokens.length, start, n, allLogits);
     if (two != null) {
+      b.lane(1);
       head(two, tokens.length, start + n, n2, allLogits);
+      b.lane(0);
     }
   }
 

@@ -37,7 +37,7 @@ abstract class KeyWalk extends PhaseWalk {
   void keyLinesIn(int n, int pos) {
     int first = pos - pos % line;
     if (keyScores() && n >= 2 && first > 0) {
-      load(c.kvDim(), first);
+      cacheLoad(c.kvDim(), first);
     }
   }
 

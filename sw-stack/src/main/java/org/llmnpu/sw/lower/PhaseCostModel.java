@@ -142,10 +142,15 @@ public final class PhaseCostModel extends FeedForwardWalk {
     operator("setup");
     command(false);
     dspTable(768 / line);
-    load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
-    int zeroBytes = c.heads() * hdRows * lanes * 2;
-    load(zeroBytes / line, line);
-    dspIn(1, zeroBytes / 2, FP16);
+    for (int lane = 0; lane < (two ? 2 : 1); lane++) {
+      // each block's constant buffers (BlockLane#stepStart)
+      orderLane(lane);
+      load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
+      int zeroBytes = c.heads() * hdRows * lanes * 2;
+      load(zeroBytes / line, line);
+      dspIn(1, zeroBytes / 2, FP16);
+    }
+    orderLane(0);
     PhaseCost total = null;
     int layers = Math.min(costedLayers, c.layers());
     for (int start = 0; start < tokens; ) {
@@ -156,7 +161,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
       xInDsp = false;
       operator("setup");
       for (int t = 0; t < n + n2; t++) {
-        lane(t < n ? 0 : 1);
+        orderLane(t < n ? 0 : 1);
         load(1, 2L * c.dim());
       }
       for (int l = 0; l < layers; l++) {
@@ -181,6 +186,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
             lane(0);
           }
         }
+        layerEnds();
         if (l == layers - 1 && layers < c.layers()) {
           PhaseCost one = snapshot().minus(before);
           total = total == null ? one.scale(c.layers() - layers) : total.plus(one, c.layers() - layers);
@@ -188,8 +194,11 @@ public final class PhaseCostModel extends FeedForwardWalk {
       }
       start += n + n2;
       if (start == tokens) {
+        // the last token's block (DecoderLowering#blocks: the first block wants no logits when a second follows)
+        orderLane(n2 > 0 ? 1 : 0);
         operator("lm head");
         lmHead(1);
+        orderLane(0);
       }
     }
     operator("setup");
@@ -281,15 +290,6 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return sink.cost();
   }
 
-  /** The commands from now on are token block {@code lane}'s (two blocks in flight: 1 for the second). */
-  private void lane(int lane) {
-    flushRuns();
-    order.lane(lane);
-    if (residency != null) {
-      residency.secondLane(lane == 1);
-    }
-  }
-
   /**
    * Whether the extrapolated walk's step goes two token blocks at a time ({@link #interleave} with two blocks, a
    * prefill of more than one block at {@code --fusion full}, whose streamed GEMMs the second block's work goes beside).
@@ -349,8 +349,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
   /** The cache's rows {@code [0, pos)} into the scratchpad ({@link AttentionLowering}). */
   private void cacheIn(int n, int pos) {
     if (pos > 0) {
-      load(pos, kvBytes);
-      load(pos, kvBytes);
+      cacheLoad(pos, kvBytes);
+      cacheLoad(pos, kvBytes);
     }
     keyLinesIn(n, pos);
   }

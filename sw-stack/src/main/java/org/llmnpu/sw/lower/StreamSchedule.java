@@ -39,6 +39,11 @@ final class StreamSchedule {
   private CommandFootprint[] footprints;
   /** The window's dependences of streamed GEMMs ({@link #readyStream}), while a window is scheduled. */
   private StreamBlockers blockers;
+  /**
+   * The window's streamed GEMMs and commands that order everything, in program order: the only commands
+   * {@link #readyStream} stops at (it passes over the others), while a window is scheduled.
+   */
+  private int[] candidates;
   private long moved;
   private long hoisted;
 
@@ -80,6 +85,8 @@ final class StreamSchedule {
     int n = window.size();
     footprints = registersResolved();
     blockers = new StreamBlockers(footprints, SCAN);
+    candidates = java.util.stream.IntStream.range(0, n)
+        .filter(i -> window.get(i).streamBeats >= 0 || blockers.ordersAll(i)).toArray();
     boolean[] done = new boolean[n];
     int cursor = 0;
     while (true) {
@@ -176,7 +183,9 @@ final class StreamSchedule {
   /** The first streamed GEMM from {@code from} that depends on none of the commands before it still held, or −1. */
   private int readyStream(int from, boolean[] done) {
     int end = Math.min(window.size(), from + SCAN);
-    for (int j = from; j < end; j++) {
+    int k = java.util.Arrays.binarySearch(candidates, from);
+    for (k = k < 0 ? -k - 1 : k; k < candidates.length && candidates[k] < end; k++) {
+      int j = candidates[k];
       if (done[j]) {
         continue;
       }
