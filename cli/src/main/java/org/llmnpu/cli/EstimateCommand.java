@@ -42,6 +42,10 @@ public final class EstimateCommand implements Callable<Integer> {
       + "round trips); what the NPU or the format cannot fuse runs unfused, named with why in the notes "
       + "(default ${DEFAULT-VALUE})")
   String fusion;
+  @Option(names = "--qkv-scales", defaultValue = "dynamic", description = "dynamic (each token's absmax) or static "
+      + "(calibrated per-tensor q/k/v scales, with the QKV post tile by tile where the NPU allows: the cycles of a "
+      + "model whose scales are calibrated; the named shapes have none) (default ${DEFAULT-VALUE})")
+  String qkvScales;
   @Option(names = "--bandwidth-gbs", paramLabel = "<GB/s>", description = "external-memory bandwidth replacing the "
       + "preset's: whole bytes per cycle dividing the line")
   String bandwidthGbs;
@@ -62,7 +66,7 @@ public final class EstimateCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try {
       NpuEstimate e = NpuEstimate.run(new NpuEstimate.Options(model, preset, config, promptLen, quant, fusion,
-          bandwidth(), energyTable, node, NpuParameters.parse("npu", params)));
+          bandwidth(), energyTable, node, NpuParameters.parse("npu", params), qkvScales));
       out.print(json ? EstimateOutput.json(e) : EstimateOutput.text(e));
       out.flush();
       return 0;

@@ -32,6 +32,7 @@ class EstimateCommandTest {
   void badOptionsExitWithTwoNamingTheOption() {
     String[][] cases = {
         {"--fusion", "partial", "--fusion: 'partial' is not allowed; allowed: none, vertical, full"},
+        {"--qkv-scales", "per-head", "--qkv-scales: 'per-head' is not allowed; allowed: dynamic, static"},
         {"--quant", "int2", "--quant: 'int2' is not allowed; allowed: int8, int4, int4-g32, s2_4, mxfp8"},
         {"--bandwidth-gbs", "fast", "--bandwidth-gbs: 'fast' is not a positive number of GB/s"},
         {"--bandwidth-gbs", "40", "--bandwidth-gbs: 40 is not allowed on edge-64"},

@@ -29,7 +29,11 @@ import org.llmnpu.isa.dsp.DspProgram;
  * memory and run resident from an entry near its end (the program counter wraps).
  */
 public final class DspChains {
-  /** Where the DSP table image and the DSP programs sit in memory. */
+  /**
+   * Where the DSP table image and the DSP programs sit in memory: the stages' kernels one after the other from
+   * {@link #KERNEL} (then in the data space when {@link #QUANTIZE} is reached), their quantizing programs in slots from
+   * {@link #QUANTIZE}: no stage's program is written over another stage's.
+   */
   static final long TABLES = 0x8000;
   static final long KERNEL = 0x9000;
   static final long QUANTIZE = 0xA000;
@@ -57,7 +61,7 @@ public final class DspChains {
     Program.Builder b = Program.builder();
     b.dspTab(TABLES);
     long ext = DATA;
-    long kernelAt = KERNEL;
+    long nextKernel = KERNEL;
     for (int s = 0; s < stages; s++) {
       DspKernel kernel = KERNELS.get(r.nextInt(KERNELS.size()));
       int m = 1 + r.nextInt(Math.min(p.maxM(), 5));
@@ -94,6 +98,17 @@ public final class DspChains {
       long extOut = roundUp(extSide + 2L * len, line);
       long extOut8 = roundUp(extOut + m * outStride, line);
       ext = roundUp(extOut8 + m * out8Stride, line) + line;
+      // Every stage's programs get memory of their own: the image is written once, before the run, so a program
+      // written over an earlier stage's would be the one that stage loads (truncated to its own length).
+      long kernelAt = nextKernel;
+      if (kernelAt + 8L * program.size() <= QUANTIZE) {
+        nextKernel = roundUp(kernelAt + 8L * program.size() + line, line);
+      } else {
+        kernelAt = ext;
+        ext = roundUp(ext + 8L * program.size(), line) + line;
+      }
+      long slotBytes = roundUp(BESIDE_BYTES, line);
+      long quantizeAt = QUANTIZE + slotBytes * (s % Math.max(1, Math.min(BESIDE_SLOTS, (BESIDE - QUANTIZE) / slotBytes)));
       if (ext > p.extMemBytes()) {
         break;
       }
@@ -156,18 +171,14 @@ public final class DspChains {
       b.store(extOut, outStride, out, outStride, 2L * outElems, outRows);
       if (r.nextBoolean()) {
         DspProgram quantize = quantize(outLen, layout.outputRows(), layout.outputBase(0), 0x4800 + r.nextInt(0x400));
-        writeDspProgram(image, QUANTIZE, quantize);
+        writeDspProgram(image, quantizeAt, quantize);
         if (r.nextBoolean()) {
-          b.dspLoad(QUANTIZE, quantize.size(), 0).dspRunResident(0);
+          b.dspLoad(quantizeAt, quantize.size(), 0).dspRunResident(0);
         } else {
-          b.dspRun(QUANTIZE, quantize.size());
+          b.dspRun(quantizeAt, quantize.size());
         }
         b.dspOut(out8, out8Stride, outElems, outRows, layout.outputBase(0), Command.FMT_INT8);
         b.store(extOut8, out8Stride, out8, out8Stride, outElems, outRows);
-      }
-      kernelAt = roundUp(kernelAt + 8L * program.size() + line, line);
-      if (kernelAt + 8L * p.dsp().programDepth() > QUANTIZE) {
-        kernelAt = KERNEL;
       }
     }
     if (r.nextBoolean()) {

@@ -117,11 +117,27 @@ public final class PpmChains {
    */
   public static RandomPrograms.Case generateFused(MachineParams p, Random r, int gemms, boolean overlapped,
                                                   boolean streamed, int... ns) {
+    return generateFused(p, r, gemms, overlapped, streamed, false, ns);
+  }
+
+  /**
+   * As {@link #generateFused(MachineParams, Random, int, boolean, boolean, int...)}; with {@code gated} (an NPU with
+   * {@code MachineParams.ppmGate}) most GEMMs are {@code gate=1}: a load of their gate codes into the Y rows first
+   * (random codes, an eighth of them −128, 127, 0 or −1), half the streamed ones with INT4 weights, a quarter of the
+   * programs with multipliers 64 times larger (saturated codes), and a third with no {@code pputab} at all (then every
+   * GEMM is gated: a gated GEMM needs no table).
+   */
+  public static RandomPrograms.Case generateFused(MachineParams p, Random r, int gemms, boolean overlapped,
+                                                  boolean streamed, boolean gated, int... ns) {
     byte[] image = randomImage(p, r);
     int line = p.lineBytes();
     int rows = p.rows();
     Program.Builder b = Program.builder();
-    loadTable(p, r, image, b);
+    boolean noTable = gated && r.nextInt(3) == 0;
+    double gain = gated && r.nextInt(4) == 0 ? 64 : 1;
+    if (!noTable) {
+      loadTable(p, r, image, b);
+    }
     long records = RECORDS;
     long ext = DATA;
     long half = p.spadBytes() / 2;
@@ -148,7 +164,7 @@ public final class PpmChains {
       // back-end when the banks differ, after it when they are the same
       int bank = r.nextInt(2);
       if (overlapped) {
-        configure(p, r, image, b, records, n, k, bank);
+        configure(p, r, image, b, records, n, k, bank, gain);
       }
       b.load(extX, xStride, x, xStride, k, m);
       boolean streamW = streamed && g % 2 == 1;
@@ -159,11 +175,19 @@ public final class PpmChains {
         pendingStore.run();
       }
       if (!overlapped) {
-        configure(p, r, image, b, records, n, k, bank);
+        configure(p, r, image, b, records, n, k, bank, gain);
       }
       records = RandomPrograms.roundUp(records + 16L * n, line);
-      b.add(streamW ? new Command.Gemm(m, k, n, x, xStride, extW, wStride, q, qStride, Command.DENSE, 0, 1, 0, 1 + bank)
-          : new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1 + bank));
+      int gate = gated && (noTable || r.nextInt(4) != 0) ? 1 : 0;
+      if (gate == 1) {
+        // the gate codes, in place in the Y rows the codes overwrite
+        gateCodes(r, image, extQ, qStride, n, m);
+        b.load(extQ, qStride, q, qStride, n, m);
+      }
+      int int4 = streamW && gated && r.nextBoolean() ? 1 : 0;
+      b.add(streamW ? new Command.Gemm(m, k, n, x, xStride, extW, wStride, q, qStride, Command.DENSE, 0, 1, int4,
+          1 + bank, gate)
+          : new Command.Gemm(m, k, n, x, xStride, w, wStride, q, qStride, Command.DENSE, 0, 0, 0, 1 + bank, gate));
       if (!overlapped) {
         b.fence();
       }
@@ -193,9 +217,9 @@ public final class PpmChains {
    * into parameter bank {@code bank}, each group starting on a line of records.
    */
   private static void configure(MachineParams p, Random r, byte[] image, Program.Builder b, long records, int n, int k,
-                                int bank) {
+                                int bank, double gain) {
     int recordsPerLine = Math.max(1, p.lineBytes() / 16);
-    double scale = 60.0 / (Math.sqrt(k) * 5500.0) * (0.5 + r.nextDouble());
+    double scale = gain * 60.0 / (Math.sqrt(k) * 5500.0) * (0.5 + r.nextDouble());
     for (int j = 0; j < n; j++) {
       byte[] rec = IsaSimulator.ppmRecord(r.nextInt(20001) - 10000,
           QuantizedMultiplier.fromScale(scale * (0.7 + 0.6 * r.nextDouble())), r.nextInt(41) - 20);
@@ -209,6 +233,18 @@ public final class PpmChains {
           : Math.min(n - first, recordsPerLine * (1 + r.nextInt(Math.max(1, n / recordsPerLine))));
       b.ppmCfg(records + 16L * first, count, first, bank);
       first += count;
+    }
+  }
+
+  /** Rows of random gate codes in the image at {@code ext}, an eighth of them a corner code (−128, 127, 0, −1). */
+  private static void gateCodes(Random r, byte[] image, long ext, long stride, int n, int m) {
+    byte[] corners = {-128, 127, 0, -1};
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        if (r.nextInt(8) == 0) {
+          image[(int) (ext + i * stride + j)] = corners[r.nextInt(corners.length)];
+        }
+      }
     }
   }
 

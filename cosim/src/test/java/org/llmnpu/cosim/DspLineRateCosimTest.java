@@ -23,7 +23,8 @@ import org.llmnpu.verilator.SimModes;
  * {@code dspin}/{@code dspout} at line rate ({@code min(line / elementBytes, lanes)} elements a cycle) on the RTL
  * against the golden and the cycle model: random copies of every element type (FP16, INT8, INT32 with every shift
  * class) with one element a row, row lengths just below, at and above a chunk and a line, ragged ones (37, 172),
- * several rows with strides (0, tight, padded), at any buffer row — on three NPUs: 4-byte lines with a 4-lane DSP
+ * several rows with strides (0, tight, padded), at any buffer row, packed flat in the buffer or with a DSP row stride
+ * (1, the rows a row spans, more; the last row at the buffer's last rows) — on four NPUs: 4-byte lines with a 4-lane DSP
  * and with an 8-lane DSP (the window narrower than the lanes), 16-byte lines with a 4-lane DSP (several chunks a
  * line) and with a 16-lane DSP (the default NPU's line and lanes).
  */
@@ -89,20 +90,29 @@ class DspLineRateCosimTest {
       long padded = (rowBytes + line - 1) / line * line;
       long[] strides = {0, padded, padded + line};
       long stride = rows == 1 ? padded : strides[r.nextInt(strides.length)];
+      // the DSP side: flat (stride 0) or a DSP row stride of 1, of the rows a row spans (tight) or more
+      long spans = (rowElems + lanes - 1) / lanes;
+      long[] dspStrides = {0, 0, 1, spans, spans + 1 + r.nextInt(3)};
+      long dspStride = dspStrides[r.nextInt(dspStrides.length)];
+      if (rows > 1 && rowElems > dspStride * lanes && dspStride != 0) {
+        dspStride = spans;
+      }
       long span = (rows - 1) * stride + rowBytes;
-      if (span > half || rows * rowElems > elements) {
+      long bufferElems = dspStride == 0 ? rows * rowElems : (rows - 1) * dspStride * lanes + rowElems;
+      if (span > half || bufferElems > elements) {
         j--;
         continue;
       }
       long spad = (long) r.nextInt((int) ((half - span) / line) + 1) * line;
       long bufferRows = elements / lanes;
-      long lastRow = (elements - rows * rowElems) / lanes;
-      long dspRow = r.nextInt((int) Math.min(bufferRows, lastRow + 1));
+      long lastRow = (elements - bufferElems) / lanes;
+      // a strided copy's last row at the buffer's last rows every other time
+      long dspRow = dspStride != 0 && r.nextBoolean() ? lastRow : r.nextInt((int) Math.min(bufferRows, lastRow + 1));
       if (in) {
         int shift = format == Command.FMT_INT32 ? -24 + r.nextInt(40) : 0;
-        b.dspIn(spad, stride, rowElems, rows, dspRow, format, shift);
+        b.dspIn(spad, stride, rowElems, rows, dspRow, format, shift, dspStride);
       } else {
-        b.dspOut(half + spad, stride, rowElems, rows, dspRow, format);
+        b.dspOut(half + spad, stride, rowElems, rows, dspRow, format, dspStride);
       }
     }
     long storeRow = Math.min(half, 1 << 15);

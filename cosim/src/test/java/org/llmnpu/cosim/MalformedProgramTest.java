@@ -166,17 +166,134 @@ class MalformedProgramTest {
       }
       Program prog = b.halt().build();
       byte[] image = new byte[(int) mem];
-      RandomPrograms.place(image, prog, 0);
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
-      String what = "case " + i + ": " + java.util.Arrays.toString(prog.words(prog.size() - 2));
-      assertEquals(o.golden().error(), o.rtl().error(), what);
-      assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
-      assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
-      assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
-      seen.add(o.golden().error());
+      seen.add(goldenAndRtlAgree(prog, image, "case " + i + ": "
+          + java.util.Arrays.toString(prog.words(prog.size() - 2))));
     }
     assertTrue(seen.containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.SPAD_ADDRESS, ErrorCause.EXT_ADDRESS,
         ErrorCause.DSP_ADDRESS)), "the cases reach every outcome: " + seen);
+  }
+
+  /**
+   * {@code dspin}/{@code dspout} with a DSP row stride around the buffer's end: the last row ending at the last
+   * element, one element or a row either side, rows that overlap (a row longer than its stride) or just fit, strides
+   * whose product with the rows passes the buffer's row bits (up to 65535) — RTL = golden (cause, command, counters,
+   * memory), and every outcome reached.
+   */
+  @Test
+  void stridedDspCopiesAtTheBufferEndAreTheGoldenModels() {
+    MachineParams mp = rtl.config().machine();
+    int lanes = mp.dsp().lanes();
+    int bufferRows = mp.dsp().rows();
+    Random r = new Random(32);
+    java.util.Set<ErrorCause> seen = java.util.EnumSet.noneOf(ErrorCause.class);
+    for (int i = 0; i < 60; i++) {
+      long rows = pick(r, 1, 2, 3, 1 + r.nextInt(64), 1 + r.nextInt(0xFFFF));
+      long stride = pick(r, 1, 2, 1 + r.nextInt(8), bufferRows, 0xFFFF, 1 + r.nextInt(bufferRows));
+      long elems = pick(r, 1, lanes, stride * lanes, stride * lanes + 1, 1 + r.nextInt(3 * lanes));
+      elems = Math.max(1, Math.min(elems, 1024 / Math.max(1, Math.min(rows, 64))));
+      long delta = pick(r, -1, 0, 1, 0, lanes, -lanes);
+      // the last row's end: (dst + (rows − 1)·stride)·lanes + elems = the buffer's elements + delta
+      long lastRowStart = mp.dsp().elements() + delta - elems;
+      long dst = Math.floorMod(Math.floorDiv(lastRowStart, lanes) - (rows - 1) * stride, 1L << 32);
+      int format = r.nextInt(2);
+      Program.Builder b = Program.builder();
+      if (i % 2 == 0) {
+        b.dspIn(0, 0, elems, rows, dst, format, 0, stride);
+      } else {
+        b.dspOut(0, 0, elems, rows, dst, format, stride);
+      }
+      Program prog = b.halt().build();
+      byte[] image = new byte[(int) mp.extMemBytes()];
+      seen.add(goldenAndRtlAgree(prog, image, "case " + i + ": " + org.llmnpu.isa.Disassembler.disassemble(prog)));
+    }
+    assertTrue(seen.containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.DSP_ADDRESS)),
+        "the cases reach both outcomes: " + seen);
+  }
+
+  /**
+   * The two scratchpad ends whose row bytes the predecode selects as the command arrives (a registered term of its
+   * products 2 and 5): {@code dspin} (FP16, INT8, INT32) and {@code dspout} (FP16, INT8) whose last scratchpad row
+   * ends at the scratchpad's end, a line or a byte either side, and GEMMs with {@code ppm=1} (a Y row of N INT8
+   * codes) whose result ends there — RTL = golden (cause, command, counters, memory), and each kind reaches both
+   * outcomes.
+   */
+  @Test
+  void copyAndPpmResultEndsAtTheScratchpadEndAreTheGoldenModels() {
+    MachineParams mp = rtl.config().machine();
+    long spad = mp.spadBytes();
+    int line = mp.lineBytes();
+    Random r = new Random(44);
+    Map<String, java.util.Set<ErrorCause>> seen = new java.util.TreeMap<>();
+    for (int i = 0; i < 72; i++) {
+      long rows = pick(r, 1, 2, 1 + r.nextInt(8), 1 + r.nextInt(32));
+      long stride = line * pick(r, 1, 2, 1 + r.nextInt(16));
+      long lines = pick(r, 1, 2, 4);
+      long delta = pick(r, -line, -1, 0, 1, line, 0);
+      long base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
+      Program.Builder b = Program.builder();
+      String kind;
+      if (i % 3 < 2) {
+        int format = r.nextInt(i % 3 == 0 ? 3 : 2);
+        int elementBytes = format == 2 ? 4 : format == 1 ? 1 : 2;
+        // the last row ends at the scratchpad's end + delta (rounded up to an element); the copy fits the DSP buffer
+        long elems = Math.max(1, Math.floorDiv(lines * line + delta + elementBytes - 1, elementBytes));
+        rows = Math.min(rows, mp.dsp().elements() / elems);
+        base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
+        kind = (i % 3 == 0 ? "dspin" : "dspout") + " format " + format;
+        if (i % 3 == 0) {
+          b.dspIn(base, stride, elems, rows, 0, format, 0);
+        } else {
+          b.dspOut(base, stride, elems, rows, 0, format);
+        }
+      } else {
+        long n = Math.max(1, Math.min(Math.min(mp.maxN(), mp.ppmChannels()), lines * line + delta));
+        rows = Math.min(rows, mp.maxM());
+        base = Math.floorMod(spad - (rows - 1) * stride - lines * line, 1L << 32);
+        kind = "gemm ppm=1";
+        b.ppuTab(PPU_TABLE).ppmCfg(PPM_RECORDS, mp.ppmChannels()).add(new org.llmnpu.isa.Command.Gemm(rows, 4, n, 0,
+            line, 64, line, base, stride, org.llmnpu.isa.Command.DENSE, 0, 0, 0, 1));
+      }
+      Program prog = b.halt().build();
+      byte[] image = ppmImage(mp);
+      ErrorCause cause = goldenAndRtlAgree(prog, image, "case " + i + ": "
+          + org.llmnpu.isa.Disassembler.disassemble(prog));
+      seen.computeIfAbsent(kind.split(" format")[0], k -> java.util.EnumSet.noneOf(ErrorCause.class)).add(cause);
+    }
+    for (var e : seen.entrySet()) {
+      assertTrue(e.getValue().containsAll(java.util.List.of(ErrorCause.NONE, ErrorCause.SPAD_ADDRESS)),
+          e.getKey() + " reaches both outcomes: " + e.getValue());
+    }
+    assertEquals(java.util.Set.of("dspin", "dspout", "gemm ppm=1"), seen.keySet());
+  }
+
+  /**
+   * Runs {@code prog} placed at 0 in {@code image} on the RTL and the golden model and asserts they agree (cause,
+   * command, counters, memory); the golden's cause.
+   */
+  private static ErrorCause goldenAndRtlAgree(Program prog, byte[] image, String what) {
+    RandomPrograms.place(image, prog, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    assertEquals(o.golden().error(), o.rtl().error(), what);
+    assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
+    assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
+    assertTrue(o.bitExact(), what + ": first difference at " + o.firstDifference());
+    return o.golden().error();
+  }
+
+  private static final int PPU_TABLE = 0x20000;
+  private static final int PPM_RECORDS = 0x20400;
+
+  /** An empty memory image with a fitted GELU table at {@link #PPU_TABLE} and a record a PPM channel after it. */
+  private static byte[] ppmImage(MachineParams mp) {
+    byte[] image = new byte[(int) mp.extMemBytes()];
+    byte[] table = org.llmnpu.isa.IsaSimulator.ppuTableImage(org.llmnpu.numerics.ppu.PpuFitter.fit(
+        org.llmnpu.numerics.ppu.PpuFunction.GELU, org.llmnpu.numerics.ppu.PpuFormat.DEFAULT));
+    System.arraycopy(table, 0, image, PPU_TABLE, table.length);
+    for (int j = 0; j < mp.ppmChannels(); j++) {
+      System.arraycopy(org.llmnpu.isa.IsaSimulator.ppmRecord(j,
+          org.llmnpu.numerics.requant.QuantizedMultiplier.fromScale(0.01), 1), 0, image, PPM_RECORDS + 16 * j, 16);
+    }
+    return image;
   }
 
   private static long pick(Random r, long... choices) {

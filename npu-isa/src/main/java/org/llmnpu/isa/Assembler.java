@@ -81,8 +81,9 @@ public final class Assembler {
   }
 
   /** Operands that may be left out, with their default (the last operands of their command). */
-  static final Map<Opcode, Map<String, Long>> OPTIONAL = Map.of(Opcode.GEMM, orderedDefaults("sparsity", "accumulate", "wStream", "wInt4", "ppm"),
-      Opcode.PPMCFG, orderedDefaults("first", "bank"), Opcode.DSPRUN, orderedDefaults("entry", "base0", "base1", "base2", "base3", "len"));
+  static final Map<Opcode, Map<String, Long>> OPTIONAL = Map.of(Opcode.GEMM, orderedDefaults("sparsity", "accumulate", "wStream", "wInt4", "ppm", "gate"),
+      Opcode.PPMCFG, orderedDefaults("first", "bank"), Opcode.DSPRUN, orderedDefaults("entry", "base0", "base1", "base2", "base3", "len"),
+      Opcode.DSPIN, orderedDefaults("dstStride"), Opcode.DSPOUT, orderedDefaults("srcStride"));
 
   /** Optional operands in this order, each defaulting to 0. */
   private static Map<String, Long> orderedDefaults(String... names) {
@@ -226,15 +227,15 @@ public final class Assembler {
         case LOAD -> b.load(v[0], v[1], v[2], v[3], v[4], v[5]);
         case STORE -> b.store(v[0], v[1], v[2], v[3], v[4], v[5]);
         case GEMM -> b.add(new Command.Gemm(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
-            v[11], v[12], v[13]));
+            v[11], v[12], v[13], v[14]));
         case PPMCFG -> b.ppmCfg(v[0], v[1], v[2], v[3]);
         case PPUTAB -> b.ppuTab(v[0]);
         case PPM -> b.ppm(v[0], v[1], v[2], v[3], v[4], v[5]);
         case LOAD4 -> b.add(new Command.Load4(v[0], v[1], v[2], v[3], v[4], v[5]));
         case LOADMX -> b.add(new Command.LoadMx(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         case DSPTAB -> b.add(new Command.DspTab(v[0]));
-        case DSPIN -> b.add(new Command.DspIn(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
-        case DSPOUT -> b.add(new Command.DspOut(v[0], v[1], v[2], v[3], v[4], v[5]));
+        case DSPIN -> b.add(new Command.DspIn(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]));
+        case DSPOUT -> b.add(new Command.DspOut(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
         case DSPRUN -> b.add(new Command.DspRun(v[0], v[1], v[2], new org.llmnpu.isa.dsp.DspRunParameters((int) v[3],
             (int) v[4], (int) v[5], (int) v[6], (int) v[7])));
         case DSPLD -> b.add(new Command.DspLoad(v[0], v[1], v[2]));

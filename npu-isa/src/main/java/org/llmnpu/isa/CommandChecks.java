@@ -72,12 +72,12 @@ final class CommandChecks {
     @Override
     public ErrorCause visitDspIn(Command.DspIn d) {
       boolean shape = d.format() <= Command.FMT_INT32 && d.shift() >= -24 && d.shift() <= 15;
-      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), shape);
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.dstStride(), d.format(), shape);
     }
 
     @Override
     public ErrorCause visitDspOut(Command.DspOut d) {
-      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format(),
+      return checkDspCopy(d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.srcStride(), d.format(),
           d.format() <= Command.FMT_INT8);
     }
 
@@ -146,8 +146,11 @@ final class CommandChecks {
 
     @Override
     public ErrorCause visitGemm(Command.Gemm g) {
-      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded)) {
-        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table)
+      if (g.gated() && !p.ppmGate()) {
+        return ErrorCause.UNSUPPORTED; // the gate operand needs a PPM built with it
+      }
+      if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded && !g.gated())) {
+        return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table unless gated)
       }
       if (g.streamsWeights() && !(p.weightStream() && engine.weightStream()
           && (g.sparsity() == Command.DENSE || !g.int4Weights()))) {
@@ -166,8 +169,13 @@ final class CommandChecks {
           || g.groupScaledWeights() && g.k() > StreamedWeights.MAX_GROUP_SCALED_K) {
         return ErrorCause.BAD_SHAPE; // INT4 only on the stream; word 2 bits 20 and 22 not both; 16-bit stream rows
       }
-      if (g.throughPpm() && g.accumulates()) {
-        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into
+      if (g.throughPpm() && g.accumulates() || g.gated() && !g.throughPpm()) {
+        return ErrorCause.BAD_SHAPE; // INT8 codes cannot be accumulated into; the gate is a PPM operand
+      }
+      if (g.gated() && g.m() > 1 && g.yStride() < g.n()) {
+        // overlapping gated rows: a row's gate bytes would be the codes of the row before, which the hardware's
+        // pipelined PPM writes after it has read them
+        return ErrorCause.BAD_SHAPE;
       }
       if (g.streamsWeights()) {
         return checkStreamedGemm(g);
@@ -228,8 +236,8 @@ final class CommandChecks {
   }
 
   /** Shape (1..65535 rows and elements, a defined format), scratchpad range, DSP buffer range, in that order. */
-  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow, long format,
-                                  boolean shapeOk) {
+  private ErrorCause checkDspCopy(long spadAddr, long spadStride, long rowElems, long rows, long dspRow,
+                                  long dspStride, long format, boolean shapeOk) {
     if (!shapeOk || rows < 1 || rows > MachineParams.MAX_DMA_ROWS || rowElems < 1 || rowElems > MachineParams.MAX_DMA_ROWS) {
       return ErrorCause.BAD_SHAPE;
     }
@@ -237,7 +245,9 @@ final class CommandChecks {
     if ((spadAddr | spadStride) % p.lineBytes() != 0 || spadAddr + (rows - 1) * spadStride + rowBytes > p.spadBytes()) {
       return ErrorCause.SPAD_ADDRESS;
     }
-    if (dspRow * p.dsp().lanes() + rows * rowElems > p.dsp().elements()) {
+    int lanes = p.dsp().lanes();
+    if (DspCopyRows.end(lanes, dspRow, dspStride, rowElems, rows) > p.dsp().elements()
+        || DspCopyRows.overlaps(lanes, dspStride, rowElems, rows)) {
       return ErrorCause.DSP_ADDRESS;
     }
     return ErrorCause.NONE;

@@ -9,7 +9,8 @@ import java.util.Optional;
  * word  LOAD / STORE            GEMM
  *  0    opcode[7:0]             opcode[7:0]
  *  1    ext (bytes)             M[15:0] | K[31:16]
- *  2    extStride (bytes)       N[15:0] | accumulate[16] | sparsity[18:17]
+ *  2    extStride (bytes)       N[15:0] | accumulate[16] | sparsity[18:17] | wStream[19] | wInt4[20], [22]
+ *                               | ppm[21], bank[23] | gate[24]
  *  3    spad (bytes)            x (scratchpad bytes)
  *  4    spadStride (bytes)      w
  *  5    rowBytes                y
@@ -100,6 +101,7 @@ public final class CommandCodec {
         throw new IllegalArgumentException("dspin shift must be in -128..127 (the NPU accepts -24..15), got " + d.shift());
       }
       w[5] = (int) (field(d.format(), 8, "dspin format") | (d.shift() & 0xFF) << 8);
+      w[6] = (int) field(d.dstStride(), 16, "dspin dstStride");
       return w;
     }
 
@@ -110,6 +112,7 @@ public final class CommandCodec {
       w[3] = (int) (field(d.rowElems(), 16, "dspout rowElems") | field(d.rows(), 16, "dspout rows") << 16);
       w[4] = (int) field(d.src(), 32, "dspout src");
       w[5] = (int) field(d.format(), 8, "dspout format");
+      w[6] = (int) field(d.srcStride(), 16, "dspout srcStride");
       return w;
     }
 
@@ -172,7 +175,7 @@ public final class CommandCodec {
       w[2] = (int) (field(g.n(), 16, "gemm n") | field(g.accumulate(), 1, "gemm accumulate") << 16
           | g.sparsity() << 17 | field(g.wStream(), 1, "gemm wStream") << 19 | (field(g.wInt4(), 2, "gemm wInt4") & 1) << 20
           | (g.wInt4() >> 1) << 22
-          | ppmBits(g.ppm()));
+          | ppmBits(g.ppm()) | field(g.gate(), 1, "gemm gate") << 24);
       w[3] = (int) field(g.x(), 32, "gemm x");
       w[4] = (int) field(g.w(), 32, "gemm w");
       w[5] = (int) field(g.y(), 32, "gemm y");
@@ -230,13 +233,14 @@ public final class CommandCodec {
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
           w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3, (w[2] >>> 16) & 1, (w[2] >>> 19) & 1,
           (w[2] >>> 20) & 1 | ((w[2] >>> 22) & 1) << 1,
-          ((w[2] >>> 21) & 1) == 0 ? 0 : 1 + ((w[2] >>> 23) & 1));
+          ((w[2] >>> 21) & 1) == 0 ? 0 : 1 + ((w[2] >>> 23) & 1), (w[2] >>> 24) & 1);
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));
       case DSPTAB -> new Command.DspTab(u(w[1]));
       case DSPIN -> new Command.DspIn(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
-          (byte) (w[5] >>> 8));
-      case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF);
+          (byte) (w[5] >>> 8), w[6] & 0xFFFF);
+      case DSPOUT -> new Command.DspOut(u(w[1]), u(w[2]), w[3] & 0xFFFF, w[3] >>> 16, u(w[4]), w[5] & 0xFF,
+          w[6] & 0xFFFF);
       case DSPRUN -> new Command.DspRun(u(w[1]), u(w[2]), u(w[3]),
           org.llmnpu.isa.dsp.DspRunParameters.ofWords(u(w[4]), u(w[5]), u(w[6])));
       case DSPLD -> new Command.DspLoad(u(w[1]), u(w[2]), u(w[3]));

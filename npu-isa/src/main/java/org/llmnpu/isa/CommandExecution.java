@@ -314,12 +314,17 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     if (g.accumulates()) {
       counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
     }
+    if (g.gated()) {
+      // one gate line (line bytes of codes) a row per line/4 columns: read once for its 4 drain lines
+      counters[Counter.SPAD_READS.ordinal()] += m * nTiles;
+    }
+    boolean drainReads = g.accumulates() || g.gated();
     if (g.streamsWeights()) {
-      streamedGemm(g, m, k, n);
+      streamedGemm(g, m, k, n, drainReads);
     } else {
-      // An accumulating GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
-      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.accumulates() ? 0 : g.y(),
-          g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+      // An accumulating or gated GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
+      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, drainReads ? 0 : g.y(),
+          drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
     }
     if (g.throughPpm()) {
       cycles.drainThroughPpm(g.ppmBank());
@@ -327,13 +332,13 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   }
 
   /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
-  private void streamedGemm(Command.Gemm g, int m, int k, int n) {
+  private void streamedGemm(Command.Gemm g, int m, int k, int n, boolean drainReads) {
     long columns = StreamedWeights.beatColumns(g, p.lineBytes());
     long rows = StreamedWeights.rows(g);
     counters[Counter.EXT_READ_BEATS.ordinal()] += columns * rows;
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
     cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows, g.groupScaledWeights(),
-        g.accumulates() ? 0 : g.y(), g.accumulates() ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+        drainReads ? 0 : g.y(), drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
   }
 
   /** Operations each of the DSP's pipelined units issued so far, by {@link org.llmnpu.isa.dsp.DspPipe} ordinal (a copy). */

@@ -150,7 +150,7 @@ public final class CycleModel {
   /**
    * The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [{@code start}, {@code end}):
    * one that touches none of the running GEMM's result bytes goes beside the back-end — a {@code dspin} at once
-   * (it reads over the scratchpad's read port, which a drain uses only when it accumulates, and then its result
+   * (it reads over the scratchpad's read port, which a drain uses only when it accumulates or gates, and then its result
    * range is the whole scratchpad), a {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds
    * the drain's start while it writes: one write port, {@link #dspCopy}); one that touches them waits until the
    * back-end is idle. Neither waits for a streamed GEMM's W stream: the copies walk the scratchpad over the GEMM's

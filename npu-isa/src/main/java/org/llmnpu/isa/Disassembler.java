@@ -67,12 +67,14 @@ public final class Disassembler {
 
     @Override
     public String visitDspIn(Command.DspIn d) {
-      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift());
+      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.dst(), d.format(), d.shift())
+          + (d.dstStride() != 0 ? " dstStride=" + d.dstStride() : "");
     }
 
     @Override
     public String visitDspOut(Command.DspOut d) {
-      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format());
+      return line(d, d.spad(), d.spadStride(), d.rowElems(), d.rows(), d.src(), d.format())
+          + (d.srcStride() != 0 ? " srcStride=" + d.srcStride() : "");
     }
 
     @Override
@@ -114,7 +116,8 @@ public final class Disassembler {
     public String visitGemm(Command.Gemm g) {
       return line(g, g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride())
           + (g.sparsity() != Command.DENSE ? " sparsity=" + g.sparsity() : "") + (g.accumulates() ? " accumulate=1" : "")
-          + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=" + g.ppm() : "");
+          + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=" + g.ppm() : "")
+          + (g.gated() ? " gate=1" : "");
     }
 
     @Override

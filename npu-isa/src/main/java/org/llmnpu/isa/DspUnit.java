@@ -22,7 +22,7 @@ final class DspUnit {
 
   DspUnit(MachineParams.DspParams p) {
     this.p = p;
-    this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT).pipeline(p.pipeline());
+    this.dsp = new DspInterpreter(p.lanes(), p.rows(), DspMath.DEFAULT).pipeline(p.pipeline()).permute(p.permute());
     this.program = new DspInstruction[p.programDepth()];
     Arrays.fill(program, DspInstruction.decode(0));
     // After reset the tables are empty (every start NaN, every coefficient 0), as the hardware's registers.
@@ -72,9 +72,9 @@ final class DspUnit {
   /** Executes a {@link Command.DspIn} whose checks passed. */
   void copyIn(byte[] spad, Command.DspIn c) {
     int size = elementBytes(c.format());
-    int element = (int) (c.dst() * p.lanes());
     for (int r = 0; r < c.rows(); r++) {
       int row = (int) (c.spad() + r * c.spadStride());
+      int element = (int) DspCopyRows.rowStart(p.lanes(), c.dst(), c.dstStride(), c.rowElems(), r);
       for (int e = 0; e < c.rowElems(); e++, element++) {
         int a = row + e * size;
         short v;
@@ -94,9 +94,9 @@ final class DspUnit {
   /** Executes a {@link Command.DspOut} whose checks passed. */
   void copyOut(byte[] spad, Command.DspOut c) {
     int size = elementBytes(c.format());
-    int element = (int) (c.src() * p.lanes());
     for (int r = 0; r < c.rows(); r++) {
       int row = (int) (c.spad() + r * c.spadStride());
+      int element = (int) DspCopyRows.rowStart(p.lanes(), c.src(), c.srcStride(), c.rowElems(), r);
       for (int e = 0; e < c.rowElems(); e++, element++) {
         short v = dsp.read(element);
         if (size == 2) {

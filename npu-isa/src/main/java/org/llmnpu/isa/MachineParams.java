@@ -40,11 +40,32 @@ import org.llmnpu.isa.dsp.DspPipeline;
  *                       controller runs and up to {@code commandQueueDepth − 1} the fetcher reads ahead (1 = no
  *                       prefetch: a command is read after the previous one is done); only cycles and the fetch's
  *                       memory reads depend on it ({@link CycleModel}). The constructors without it give 1
+ * @param ppmGate        the PPM has the gate operand: a {@code gemm ppm=1 gate=1} multiplies each result by the INT8
+ *                       gate code already at its Y byte (the SwiGLU gate; else {@link ErrorCause#UNSUPPORTED}); needs a
+ *                       PPM. The constructors without it give {@code false}
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                            int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth) {
+                            int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
+                            boolean ppmGate) {
+
+  /** A machine whose PPM has no gate operand ({@code ppmGate} false). */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
+                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
+        commandQueueDepth, false);
+  }
+
+  /** The same machine with ({@code true}) or without the PPM's gate operand (see {@link #ppmGate}). */
+  public MachineParams withPpmGate(boolean gate) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
+        mxLoad, commandQueueDepth, gate);
+  }
 
   /** A machine that reads no command ahead ({@code commandQueueDepth} 1). */
   public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
@@ -59,7 +80,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withCommandQueueDepth(int depth) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, depth);
+        mxLoad, depth, ppmGate);
   }
 
   /** A machine without MX decoding on the load path. */
@@ -75,7 +96,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMxLoad(boolean mx) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx,
-        commandQueueDepth);
+        commandQueueDepth, ppmGate);
   }
 
   /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
@@ -90,7 +111,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad,
-        commandQueueDepth);
+        commandQueueDepth, ppmGate);
   }
 
   /** Whether the NPU has a PPM. */
@@ -119,9 +140,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
    * @param executeStages  the DSP's execute stages, 1..4 ({@link DspPipeline}): its interlock stalls count in every
    *                       {@code dsprun}'s cycles, and programs for it are best compiled with
    *                       {@code DspKernels.Options.forPipeline(pipeline(), false)}
+   * @param permute        the DSP has the buffer permutations ({@code LDS}, {@code STS}, {@code ROT}, {@code LDG},
+   *                       {@code STG}: {@code DspPermutations}); without them those opcodes execute as NOPs, as the
+   *                       hardware built without them does (npu-rtl's {@code dspPermute})
    */
   public record DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles,
-                          int executeStages) {
+                          int executeStages, boolean permute) {
     /**
      * The default NPU's DSP: 16 lanes, 512 rows (16 KiB), 256 program words, 12 segments of degree 2, runs of at
      * most 2^24 cycles, 4 execute stages (the DSP that meets the NPU's target clock of 5.75 ns at 180 nm).
@@ -131,6 +155,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     /** A DSP with one execute stage (no interlock stalls). */
     public DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles) {
       this(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, 1);
+    }
+
+    /** A DSP without the buffer permutations. */
+    public DspParams(int lanes, int rows, int programDepth, int tableSegments, int tableDegree, long maxRunCycles,
+                     int executeStages) {
+      this(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, executeStages, false);
     }
 
     /** Only what the simulator needs to run; the ranges belong to {@code npu-rtl}'s {@code NpuConfig}. */
@@ -163,7 +193,12 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
 
     /** The same DSP with {@code stages} execute stages (1..4). */
     public DspParams withExecuteStages(int stages) {
-      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, stages);
+      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, stages, permute);
+    }
+
+    /** The same DSP with ({@code true}) or without the buffer permutations (see {@link #permute}). */
+    public DspParams withPermute(boolean on) {
+      return new DspParams(lanes, rows, programDepth, tableSegments, tableDegree, maxRunCycles, executeStages, on);
     }
   }
 
@@ -203,6 +238,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
         "weightRowsPerCycle must be a power of two in 1.." + rows + " (rows), got " + weightRowsPerCycle);
     require(ppmLatency >= 0, "ppmLatency must be >= 0 (0 = no PPM), got " + ppmLatency);
     require(!ppu || ppmLatency > 0, "ppu needs a PPM (ppmLatency > 0)");
+    require(!ppmGate || ppmLatency > 0, "ppmGate needs a PPM (ppmLatency > 0)");
     require(sparsity >= Command.DENSE && sparsity <= Command.S4_8,
         "sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + sparsity);
     require(commandQueueDepth >= 1, "commandQueueDepth must be >= 1 (1 = no prefetch), got " + commandQueueDepth);
@@ -238,20 +274,20 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth);
+        commandQueueDepth, ppmGate);
   }
 
   /** The same machine with another Vector DSP. */
   public MachineParams withDsp(DspParams d) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, d, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth);
+        commandQueueDepth, ppmGate);
   }
 
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth);
+        commandQueueDepth, ppmGate);
   }
 }

@@ -120,7 +120,8 @@ final class PpmUnit {
   /**
    * A {@link Command.Gemm} with {@code ppm=1}: row m of {@code acc} (the INT32 results the GEMM would have written)
    * becomes N INT8 codes at {@code y + m·yStride}, column n through channel n of the GEMM's parameter bank
-   * ({@link Command.Gemm#ppmBank()}); bytes past N unchanged.
+   * ({@link Command.Gemm#ppmBank()}); bytes past N unchanged. With {@code gate=1} the Y byte's old value is the
+   * element's INT8 gate code: code = {@link Ppm#processGated} (no table), written in its place.
    */
   void epilogue(byte[] spad, Command.Gemm g, int[][] acc, boolean withPpu) {
     int bank = g.ppmBank();
@@ -128,7 +129,9 @@ final class PpmUnit {
     for (int i = 0; i < g.m(); i++) {
       int to = (int) (g.y() + i * g.yStride());
       for (int j = 0; j < g.n(); j++) {
-        spad[to + j] = (byte) Ppm.process(acc[i][j], bias[bank][j], params[j], withPpu ? table : null);
+        spad[to + j] = (byte) (g.gated()
+            ? Ppm.processGated(acc[i][j], spad[to + j], bias[bank][j], params[j])
+            : Ppm.process(acc[i][j], bias[bank][j], params[j], withPpu ? table : null));
       }
     }
   }

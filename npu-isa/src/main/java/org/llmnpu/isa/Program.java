@@ -143,6 +143,17 @@ public final class Program {
       return add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format));
     }
 
+    /** A {@code dspin} whose row r goes to DSP row {@code dst + r·dstStride} ({@code dstStride} 0: packed flat). */
+    public Builder dspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift,
+                         long dstStride) {
+      return add(new Command.DspIn(spad, spadStride, rowElems, rows, dst, format, shift, dstStride));
+    }
+
+    /** A {@code dspout} whose row r comes from DSP row {@code src + r·srcStride} ({@code srcStride} 0: packed flat). */
+    public Builder dspOut(long spad, long spadStride, long rowElems, long rows, long src, long format, long srcStride) {
+      return add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format, srcStride));
+    }
+
     public Builder dspRun(long prog, long words) {
       return add(new Command.DspRun(prog, words));
     }

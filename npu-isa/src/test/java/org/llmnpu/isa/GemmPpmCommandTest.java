@@ -83,16 +83,7 @@ class GemmPpmCommandTest {
         byte[] mem = image(r, prog, params, bias, table);
         IsaSimulator.Result res = IsaSimulator.run(machine(ppu), mem, 0);
         assertEquals(ErrorCause.NONE, res.error());
-        byte[][] x = new byte[m][k];
-        byte[][] w = new byte[k][n];
-        for (int i = 0; i < m; i++) {
-          System.arraycopy(mem, X + 64 * i, x[i], 0, k);
-        }
-        for (int i = 0; i < k; i++) {
-          System.arraycopy(mem, W + 64 * i, w[i], 0, n);
-        }
-        int[][] acc = TiledGemm.run(new TiledGemmConfig(4, 4, 8, 32, TiledGemmConfig.ALL_K_TILES, Sparsity.NONE), x, w)
-            .y();
+        int[][] acc = accumulators(mem, X, W, m, k, n);
         int[][] q = Ppm.process(acc, bias, params, table);
         // the store reads the scratchpad's Y rows, which held the random image's bytes past N (load of X/W aside)
         IsaSimulator.Result plain = IsaSimulator.run(machine(ppu), image(new Random(31 * n + (ppu ? 1 : 0)),
@@ -114,6 +105,22 @@ class GemmPpmCommandTest {
         assertEquals(plain.counter(Counter.PPM_CYCLES), res.counter(Counter.PPM_CYCLES));
       }
     }
+  }
+
+  /**
+   * The INT32 results of the GEMM of X (M×K at memory {@code x}, rows 64 bytes apart) and W (K×N at {@code w}, rows 64
+   * bytes apart) on the test machine's 4×4 array ({@code TiledGemm}).
+   */
+  static int[][] accumulators(byte[] mem, int x, int w, int m, int k, int n) {
+    byte[][] xs = new byte[m][k];
+    byte[][] ws = new byte[k][n];
+    for (int i = 0; i < m; i++) {
+      System.arraycopy(mem, x + 64 * i, xs[i], 0, k);
+    }
+    for (int i = 0; i < k; i++) {
+      System.arraycopy(mem, w + 64 * i, ws[i], 0, n);
+    }
+    return TiledGemm.run(new TiledGemmConfig(4, 4, 8, 32, TiledGemmConfig.ALL_K_TILES, Sparsity.NONE), xs, ws).y();
   }
 
   @Test

@@ -78,6 +78,13 @@ public final class TestDesigns {
     return NpuConfig.tiny();
   }
 
+  /**
+   * PPM lanes the NPU wires to the scratchpad read port without isolation, as the estimate charges them (cosim's
+   * {@code NpuEnergyShape.PPM_INPUT_LANES}): none, the NPU feeds its PPM {@code ppm_fedLine}, 0 between the lines it
+   * requantizes. The calibration tests pass it to {@code Calibration.npu} so that they calibrate what is estimated.
+   */
+  public static final int NPU_PPM_INPUT_LANES = 0;
+
   /** The {@code npu} generator's parameters of {@link #tinyNpu}. */
   public static Map<String, String> tinyNpuParams() {
     return org.llmnpu.rtl.npu.NpuParameter.valuesOf(tinyNpu(), true);

@@ -54,7 +54,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "1", description = "Prompt seed (default ${DEFAULT-VALUE}).")
   long seed;
   @Option(names = "--clock-mhz", description = "Clock for TTFT/TPOT, MHz (default: this NPU's Fmax when its PPA "
-      + "result is cached, from ./npu report ppa npu at 5.75 or 5 ns; else 174.1, the default NPU's Fmax at 180 nm, "
+      + "result is cached, from ./npu report ppa npu at 5.75 or 5 ns; else 173.9, the default NPU's Fmax at 180 nm, "
       + "said to be assumed).")
   Double clockMhz;
   @Option(names = "--speculative", description = "Greedy speculative decoding besides the plain run, on the same engine "

@@ -215,10 +215,11 @@ public final class NpuEnergyCalibration {
   }
 
   /** Bumped when the calibration or its fallback changes, so older cached tables are not reused. */
-  private static final String CALIBRATION_VERSION = "npu-report energy calibration 8 (GEMM engine, 2-lane Vector DSP "
+  private static final String CALIBRATION_VERSION = "npu-report energy calibration 10 (GEMM engine, 2-lane Vector DSP "
       + "of the NPU's stages, 2-lane PPM with and without the PPU, PiM macro for PiM engines, idle per flip-flop, the "
       + "NPU's own data paths on the NPU with its gated clocks ideal and open in every run; constants tied for OpenSTA; "
-      + "SRAM read data with its own activity, not OpenSTA's input default)";
+      + "SRAM read data with its own activity on the macro pins, every run on OpenSTA's first attempt, input default 0; "
+      + "flip-flop outputs and clocked read data reach the logic they drive)";
 
   /**
    * The energy table calibrated on the NPU's array size ({@link #calibrate}, with the fallback),

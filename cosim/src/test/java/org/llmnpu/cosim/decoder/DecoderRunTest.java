@@ -3,13 +3,20 @@ package org.llmnpu.cosim.decoder;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.lower.NpuTargets;
 import org.llmnpu.verilator.SimOptions;
+import org.llmnpu.verilator.SimOptions.Mode;
+import org.llmnpu.verilator.SimOptions.Waves;
 
 /** The decoder on the golden ISA simulator (no RTL). */
 class DecoderRunTest {
@@ -109,5 +116,25 @@ class DecoderRunTest {
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> new DecoderRun.Options("stories260K", 4, 4, "fp4", DecoderRun.Engine.GOLDEN, 1)).getMessage()
         .matches("quant must be one of .*int4-g32, s2_4.*"));
+  }
+
+  /**
+   * An RTL run of a model the lowering refuses fails with the lowering's message before the NPU is built (a build of
+   * this NPU, edge-64's structure with a 64-lane DSP, takes about 11 minutes on a loaded machine): stories260K's RoPE
+   * halves (32 and 16 elements) are not multiples of 64 lanes. The simulation options point the model cache at a
+   * file, so a build that started anyway would fail with another error instead of the lowering's.
+   */
+  @Test
+  void anRtlRunRefusesAModelTheLoweringRefusesBeforeBuildingTheNpu(@TempDir Path dir) throws Exception {
+    NpuConfig edge64Shaped = NpuConfig.builder().rows(64).spadKiB(256).spadBanks(16).extMemMiB(16).mTile(16)
+        .memory(100, 64).watchdogCycles(1 << 20).dspLanes(64).dspRows(256).dspProgramDepth(512).dspStages(4)
+        .engine("systolic").weightRowsPerCycle(1).ppu(true).build();
+    Path notADirectory = Files.createFile(dir.resolve("not-a-directory"));
+    SimOptions noBuild = new SimOptions(Mode.LOCAL, Waves.NONE, Duration.ofSeconds(10), notADirectory,
+        SimOptions.DEFAULT_IMAGE, notADirectory);
+    IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(
+        IllegalArgumentException.class, () -> DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8",
+            DecoderRun.Engine.RTL, 3, 0, 0, "full"), edge64Shaped, noBuild)));
+    assertTrue(e.getMessage().contains("must be multiples of the DSP lanes 64"), e.getMessage());
   }
 }

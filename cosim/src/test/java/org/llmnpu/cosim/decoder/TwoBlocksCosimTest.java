@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Optional;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
@@ -19,30 +20,38 @@ import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.verilator.SimModes;
 
 /**
- * Two token blocks in flight on the RTL: stories260K int8 at {@code --fusion full} on the default NPU built with a
- * 1024-row DSP buffer (where both blocks' buffers fit), a 16-token prefill as one program of two blocks of 8 whose
- * commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld} and run
- * resident beside the first block's W streams) and one decode step: memory, status and every counter equal to the
- * golden, RTL cycles = model, and the logits those of the sequential program bit for bit.
+ * Two token blocks in flight on the RTL: stories260K int8 at {@code --fusion full} on an NPU built with a 1024-row DSP
+ * buffer, where both blocks' buffers fit ({@link FeaturedNpu}, shared with the other feature tests, whose gate,
+ * permutations and maxN 32 the sequential program below uses as well), a 16-token prefill as one program of two blocks
+ * of 8 whose commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld}
+ * and run resident beside the first block's W streams) and one decode step: memory, status and every counter equal to
+ * the golden, RTL cycles = model, and the logits those of the sequential program bit for bit; layer by layer and skewed
+ * ({@code DecoderLowering#skewed}: both blocks' QKV GEMMs first).
  */
 class TwoBlocksCosimTest {
-  @Test
-  void twoBlocksInFlightAreBitExactOnTheRtl() throws Exception {
-    NpuConfig config = NpuConfig.defaults().toBuilder().dspRows(1024).build();
+  /** stories260K int8 lowered for {@code config}'s machine and a context of the prompt + 2; fills {@code prompt}. */
+  static LoweredModel storiesInt8(NpuConfig config, int[] prompt) throws Exception {
     ModelWeights w = WeightFormats.prepare(ModelCatalog.load("stories260K", Optional.empty(), 1), "int8");
-    int[] prompt = new int[16];
     prompt[0] = 1;
     for (int i = 1; i < prompt.length; i++) {
       prompt[i] = 2 + (i * 37) % (w.config().vocabSize() - 2);
     }
-    LoweredModel model = new LoweredModel(w, config.machine(), prompt.length + 2, prompt.length, 8, 0, Command.DENSE);
+    return new LoweredModel(w, config.machine(), prompt.length + 2, prompt.length, 8, 0, Command.DENSE);
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed) throws Exception {
+    NpuConfig config = FeaturedNpu.CONFIG;
+    int[] prompt = new int[16];
+    LoweredModel model = storiesInt8(config, prompt);
     NpuDecoder sequential = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder.Step sp = sequential.prefill(prompt, false);
     NpuDecoder.Step sd = sequential.decode(prompt[3]);
     try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
       StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
       NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      npu.lowering().interleave(true).twoBlocks(true);
+      npu.lowering().interleave(true).twoBlocks(true).skewed(skewed);
       assertTrue(npu.lowering().twoBlocksInFlight(), npu.lowering().twoBlocksWhyNot());
       NpuDecoder.Step p = npu.prefill(prompt, false);
       DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
@@ -56,8 +65,8 @@ class TwoBlocksCosimTest {
       assertArrayEquals(sp.logits()[0], p.logits()[0], "prefill logits");
       assertArrayEquals(sd.logits()[0], d.logits()[0], "decode logits");
       assertEquals(sp.counter(Counter.MACS), p.counter(Counter.MACS));
-      System.out.printf("two blocks in flight on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
-          prefill.rtlCycles(), sp.counter(Counter.CYCLES), decode.rtlCycles());
+      System.out.printf("two blocks in flight%s on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
+          skewed ? " skewed" : "", prefill.rtlCycles(), sp.counter(Counter.CYCLES), decode.rtlCycles());
     }
   }
 }

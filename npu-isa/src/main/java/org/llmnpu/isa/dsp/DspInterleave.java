@@ -39,6 +39,18 @@ public final class DspInterleave {
     return Math.max(k, 1);
   }
 
+  /**
+   * The register that copy {@code copy} (0 .. K−1) of {@link #emit}'s interleaved body uses for {@code register}: the
+   * registers the body writes, in order of first write, are renamed to {@code free} in turn, copy j's from index
+   * {@code (j − 1)·written}; copy 0 and every register the body does not write keep their own. So a caller can give the
+   * copies of an accumulator their start values before the pass and combine them after it.
+   */
+  public static int renamed(List<DspInstruction> body, List<Integer> free, int copy, int register) {
+    List<Integer> written = written(body);
+    int i = written.indexOf(register);
+    return copy == 0 || i < 0 ? register : free.get((copy - 1) * written.size() + i);
+  }
+
   private static List<Integer> written(List<DspInstruction> body) {
     List<Integer> rds = new ArrayList<>();
     for (DspInstruction in : body) {

@@ -31,9 +31,18 @@ public final class DspPermutations {
    * multiples of {@code lanes} and {@code r/lanes}, {@code c/lanes} powers of two.
    */
   public static DspProgram transpose(int r, int c, int lanes, int src, int dst) {
+    DspAssembler a = new DspAssembler();
+    transpose(a, r, c, lanes, src, dst);
+    return a.finish("transpose " + r + "x" + c + " lanes " + lanes);
+  }
+
+  /**
+   * Appends {@link #transpose}'s instructions but the HALT to {@code a} ({@code SETLEN r·c}, then the blocks' loops:
+   * {@code 1 + (r/lanes)·(c/lanes)·(3·lanes + 1)} cycles), for a program that prepares or follows the transpose.
+   */
+  public static void transpose(DspAssembler a, int r, int c, int lanes, int src, int dst) {
     int rowStride = check("c", c, lanes);
     int colStride = check("r", r, lanes);
-    DspAssembler a = new DspAssembler();
     a.setLength(r * c);
     for (int bi = 0; bi < r / lanes; bi++) {
       for (int bj = 0; bj < c / lanes; bj++) {
@@ -44,7 +53,6 @@ public final class DspPermutations {
             .emit(DspOp.STS, 0, X, 0, 0, true, log2(colStride), to));
       }
     }
-    return a.finish("transpose " + r + "x" + c + " lanes " + lanes);
   }
 
   /** Cycles of {@link #transpose} on either pipeline. */

@@ -229,6 +229,9 @@ public final class Npu extends HwModule {
     u.engine.yAddress.set(u.back.yAddress);
     u.back.oldLine.set(u.spad.drainOldLine);
     u.spad.drainReads.set(u.back.drainReads);
+    if (u.spad.drainReadLine != null) {
+      u.spad.drainReadLine.set(u.back.drainReadLine);
+    }
     u.spad.drain.connectFrom(u.back.write);
     u.spad.load4Second.connectFrom(u.load4.second);
     u.spad.load4First.connectFrom(u.load4.first);
@@ -270,10 +273,11 @@ public final class Npu extends HwModule {
         + "_K" + config.maxK() + "_N" + config.maxN() + dsp
         + (config.engine().equals("systolic") ? "" : "_" + config.engine().replace('-', '_'))
         + (config.weightRowsPerCycle() == 1 ? "" : "_w" + config.weightRowsPerCycle())
-        + (config.ppu() ? "" : "_noppu") + (config.mxLoad() ? "_mx" : "")
+        + (config.ppu() ? "" : "_noppu") + (config.ppmGate() ? "_gate" : "") + (config.mxLoad() ? "_mx" : "")
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
         + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
         + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages())
+        + (config.dspPermute() ? "_perm" : "")
         + (config.clockGating().equals(NpuConfig.DEFAULT_CLOCK_GATING) ? "" : "_cg" + config.clockGating());
   }
 

@@ -37,6 +37,14 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * {@code y + m·yStride + q·line/4} (a second walk, advanced by each output; a row's last line masked to N). After
  * the drain's last line the back-end waits in TAIL for the last codes, then is idle.
  *
+ * <p><b>Gated</b> ({@code gemm ppm=1 gate=1}, {@link #gatedIn} at dispatch; built only with {@code ppmGate}): a third
+ * walk, in step with the drain, gives the Y bytes of each fed line's codes, {@code y + m·yStride + q·line/4}; the
+ * drain reads that line over the scratchpad's read port ({@link #drainReadLine}, {@link #drainReads}, the data on
+ * {@link #oldLine}) as the accumulate-into drain reads its old line, and the line's quarter goes to the PPM with the
+ * results ({@link #ppmGates}, {@link #ppmGated}): the INT8 gate codes each result is multiplied by, which its code
+ * then overwrites in place. The scoreboard holds the whole scratchpad, as an accumulating drain's. No added cycle; the
+ * counters count one read a row per 4 drain lines ({@link #drainReadCounted}: the line holds the codes of 4 lines).
+ *
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
  * engine's done that is not a load's or a dspout's ({@link #loadBusy}), and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
  */
@@ -99,6 +107,15 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool storeClear = out(bool());
   /** A DSPIN or DSPOUT of {@link #copyStart} .. {@link #copyEnd} touches none of the running GEMM's results. */
   public final Bool copyClear = out(bool());
+  /** Gated only (else null): the dispatched GEMM has {@code gate=1}. */
+  public final Bool gatedIn;
+  /** Gated only (else null): the line the drain reads (the gate's or, accumulating, the one it overwrites). */
+  public final UInt drainReadLine;
+  /** Gated only (else null): the fed line's gate codes ({@code line/4} INT8, 0 between lines), and their valid. */
+  public final UInt ppmGates;
+  public final Bool ppmGated;
+  /** Gated only (else null): a drain read the counters count (an accumulating line, or a gate line once). */
+  public final Bool drainReadCounted;
   private final NpuConfig config;
 
   /** The back-end of an NPU of configuration {@code c} (its engine's shape, its lines). */
@@ -120,6 +137,12 @@ public final class NpuBackEnd extends WalkerHostModule {
     int laneShift = Integer.numberOfTrailingZeros(lanes);
     int depth = org.llmnpu.rtl.ppm.LinePpm.depth(NpuPpm.config(c.machine(), c.ppu()), c.machine().ppmChannels());
     ppmGroup = out(uint(Math.max(1, org.llmnpu.hdl.Hw.log2Ceil(depth))));
+    boolean gate = c.ppmGate();
+    gatedIn = gate ? in("gatedIn", bool()) : null;
+    drainReadLine = gate ? out("drainReadLine", uint(lineAddrBits)) : null;
+    ppmGates = gate ? out("ppmGates", uint(8 * lanes)) : null;
+    ppmGated = gate ? out("ppmGated", bool()) : null;
+    drainReadCounted = gate ? out("drainReadCounted", bool()) : null;
 
     UInt yAddr = regInit("gemmY", uint(Npu.ADDR), 0);
     UInt yStride = regInit("gemmYStride", uint(Npu.ADDR), 0);
@@ -142,6 +165,15 @@ public final class NpuBackEnd extends WalkerHostModule {
     Walker codes = outWalk[0];
     codes.shape(yStride, uintLit(lanes, Npu.ADDR), rows, beats);
     UInt codeRemainder = regInit("code_remainder", uint(laneShift + 1), 0);
+    // gated: the gate codes of drain line q of row m at y + m·yStride + q·line/4, walked in step with the drain
+    Walker gateWalk = null;
+    Bool gated = gate ? regInit("gated", bool(), 0) : null;
+    if (gate) {
+      Walker[] gw = new Walker[1];
+      section("gateWalk", () -> gw[0] = new Walker(this, Npu.ADDR, 16, false));
+      gateWalk = gw[0];
+      gateWalk.shape(yStride, uintLit(lanes, Npu.ADDR), rows, beats);
+    }
 
     // Drain: line q of a result row holds outputs q·rows/4 .. of N tile q/4.
     int nTileBits = gc.nTileBits();
@@ -193,7 +225,25 @@ public final class NpuBackEnd extends WalkerHostModule {
         drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
     write.data.set(mux(throughPpm, ppmCodes, mux(accumulate, accumulated, results)));
     write.mask.set(mux(throughPpm, codeMask, mux(drain.lastInRow(), drainEndMask, ones)));
-    drainReads.set(inDrain.and(accumulate));
+    if (gate) {
+      // the gate line's quarter (lanes bytes at a multiple of lanes: y and yStride are line-aligned)
+      UInt gateQuarter = wire("gate_quarter", gateWalk.address.slice(lineShift - 1, lineShift - 2));
+      List<UInt> gateParts = new ArrayList<>();
+      for (int q = 0; q < 4; q++) {
+        gateParts.add(oldLine.slice(8 * lanes * (q + 1) - 1, 8 * lanes * q));
+      }
+      UInt gateCodes = wire("gate_codes", mux(gateQuarter.eq(0), gateParts.get(0), mux(gateQuarter.eq(1),
+          gateParts.get(1), mux(gateQuarter.eq(2), gateParts.get(2), gateParts.get(3)))));
+      Bool gatedFeed = wire("gate_feed", inDrain.and(gated));
+      drainReads.set(inDrain.and(accumulate.or(gated)));
+      drainReadLine.set(mux(gated, gateWalk.address.slice(lineShift + lineAddrBits - 1, lineShift),
+          drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
+      ppmGated.set(gatedFeed);
+      ppmGates.set(mux(gatedFeed, gateCodes, uintLit(0, 8 * lanes)));
+      drainReadCounted.set(inDrain.and(accumulate.or(gated.and(gateQuarter.eq(0)))));
+    } else {
+      drainReads.set(inDrain.and(accumulate));
+    }
     ppmFeed.set(inDrain.and(throughPpm));
     ppmLine.set(results);
     ppmGroup.set(drain.beat.resize(ppmGroup.width()));
@@ -215,15 +265,24 @@ public final class NpuBackEnd extends WalkerHostModule {
       accumulate.set(accumulateIn);
       throughPpm.set(ppmIn);
       bankReg.set(ppmBankIn);
-      resultLo.set(mux(accumulateIn, uintLit(0, 52), resultAddress.resize(52)));
-      resultHi.set(mux(accumulateIn, uintLit((1L << 52) - 1, 52), resultEnd));
+      // an accumulating (or gated) drain reads Y over the read port: the whole scratchpad is held
+      Bool readsY = gate ? accumulateIn.or(gatedIn) : accumulateIn;
+      if (gate) {
+        gated.set(gatedIn);
+      }
+      resultLo.set(mux(readsY, uintLit(0, 52), resultAddress.resize(52)));
+      resultHi.set(mux(readsY, uintLit((1L << 52) - 1, 52), resultEnd));
     });
 
+    Walker gw0 = gateWalk;
     switchOn(state, s -> s
         .is(State.IDLE.ordinal(), () -> when(gemmStart, () -> state.set(st(State.RUN))))
         .is(State.RUN.ordinal(), () -> when(starts, () -> {
           drain.begin(yAddr);
           codes.begin(yAddr);
+          if (gate) {
+            gw0.begin(yAddr);
+          }
           codeRemainder.set(n.resize(laneShift + 1).lsbs(laneShift + 1).and(uintLit((1 << laneShift) - 1, laneShift + 1)));
           rows.set(m.resize(16));
           beats.set(n.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16));
@@ -232,6 +291,9 @@ public final class NpuBackEnd extends WalkerHostModule {
         }))
         .is(State.DRAIN.ordinal(), () -> {
           drain.advance();
+          if (gate) {
+            gw0.advance();
+          }
           when(codeWrite, codes::advance);
           when(drain.last(), () -> state.set(mux(throughPpm, st(State.TAIL), st(State.IDLE))));
         })
@@ -256,6 +318,6 @@ public final class NpuBackEnd extends WalkerHostModule {
   public String moduleName() {
     GemmEngineConfig gc = config.gemm();
     return "NpuBackEnd_l" + config.machine().lineBytes() + "_s" + config.spadKiB() + "k_a" + config.accWidth()
-        + "_M" + gc.maxM() + "_N" + gc.maxN();
+        + "_M" + gc.maxM() + "_N" + gc.maxN() + (config.ppmGate() ? "_g" : "");
   }
 }

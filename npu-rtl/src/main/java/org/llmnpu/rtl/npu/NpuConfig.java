@@ -135,10 +135,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return builder().build();
   }
 
-  /**
-   * A small configuration for tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of
-   * 128 rows and 256 program words whose runs may take 2^16 cycles.
-   */
+  /** For tests: 4×4 array, 4 KiB scratchpad in 2 banks, 1 MiB memory, a 4-lane DSP of 128 rows, 2^16-cycle runs. */
   public static NpuConfig small() {
     return builder().rows(4).spadKiB(4).spadBanks(2).extMemMiB(1).mTile(8).maxK(128).maxN(64).memory(3, 4)
         .watchdogCycles(256).dspLanes(4).dspRows(128).dspMaxRunCycles(1L << 16).build();
@@ -162,9 +159,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return new NpuConfigBuilder(this);
   }
 
-  // flat views of the nested records, one per NpuParameter
-
-  public int rows() {
+  public int rows() { // the flat views of the nested records, one per NpuParameter
     return engineConfig.rows();
   }
 
@@ -236,6 +231,10 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return dspConfig.stages();
   }
 
+  public boolean dspPermute() {
+    return dspConfig.permute();
+  }
+
   /** {@code systolic}, {@code pim}, {@code pim-k2}, {@code pim-k4} or {@code pim-k8}. */
   public String engine() {
     return engineConfig.kind().key();
@@ -247,6 +246,10 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
 
   public boolean ppu() {
     return ppmConfig.ppu();
+  }
+
+  public boolean ppmGate() {
+    return ppmConfig.gate();
   }
 
   public boolean mxLoad() {
@@ -295,7 +298,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
    */
   public VectorDsp.Config dsp() {
     return new VectorDsp.Config(dspLanes(), dspRows(), dspProgramDepth(), DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-        dspStages()).withPipeGating(clockGatingMode());
+        dspStages(), false, dspPermute()).withPipeGating(clockGatingMode());
   }
 
   /**
@@ -304,11 +307,11 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
    */
   public MachineParams machine() {
     MachineParams.DspParams dspParams = new MachineParams.DspParams(dspLanes(), dspRows(), dspProgramDepth(),
-        DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspMaxRunCycles(), dspStages());
+        DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspMaxRunCycles(), dspStages(), dspPermute());
     return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
         accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
         dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),
-        commandQueueDepth());
+        commandQueueDepth()).withPpmGate(ppmGate());
   }
 
   /**

@@ -143,6 +143,11 @@ public final class NpuConfigBuilder {
     return set(DSP_STAGES, stages);
   }
 
+  /** {@code dspPermute}: the Vector DSP's buffer permutations (Kᵀ by lanes×lanes blocks). */
+  public NpuConfigBuilder dspPermute(boolean on) {
+    return set(NpuParameter.DSP_PERMUTE, Boolean.toString(on));
+  }
+
   /** The GEMM engine: one of {@link NpuConfig#ENGINES}. */
   public NpuConfigBuilder engine(String e) {
     return set(ENGINE, e);
@@ -158,6 +163,11 @@ public final class NpuConfigBuilder {
 
   public NpuConfigBuilder ppu(boolean on) {
     return set(PPU, Boolean.toString(on));
+  }
+
+  /** {@code ppmGate}: the PPM's gate operand ({@code gemm ppm=1 gate=1}); needs {@code ppu}. */
+  public NpuConfigBuilder ppmGate(boolean on) {
+    return set(NpuParameter.PPM_GATE, Boolean.toString(on));
   }
 
   /** {@code bus}: {@code native} or {@code axi}. */
@@ -196,10 +206,10 @@ public final class NpuConfigBuilder {
         integer(ROWS), integer(M_TILE), integer(ACC_WIDTH), integer(IC_ACCUM_DEPTH), integer(MAX_M), integer(MAX_K),
         integer(MAX_N), NpuEngineConfig.sparsityOf(values.get(SPARSITY)), integer(WEIGHT_ROWS_PER_CYCLE));
     NpuDspConfig dsp = new NpuDspConfig(integer(DSP_LANES), integer(DSP_ROWS), integer(DSP_PROGRAM_DEPTH),
-        number(DSP_MAX_RUN_CYCLES), integer(DSP_STAGES));
+        number(DSP_MAX_RUN_CYCLES), integer(DSP_STAGES), bool(NpuParameter.DSP_PERMUTE));
     ClockGating gating = ClockGating.parse(CLOCK_GATING.key(), CLOCK_GATING.canonical(values.get(CLOCK_GATING)));
     return new NpuConfig(memory, new NpuFetchConfig(integer(COMMAND_QUEUE_DEPTH)), engine, dsp,
-        new NpuPpmConfig(bool(PPU)), gating);
+        new NpuPpmConfig(bool(PPU), bool(NpuParameter.PPM_GATE)), gating);
   }
 
   /** The value as a number; its range is checked by the record that holds it. */

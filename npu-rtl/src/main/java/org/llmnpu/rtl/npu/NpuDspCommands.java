@@ -18,7 +18,9 @@ import org.llmnpu.isa.MachineParams;
  * (started with the last program word, stopped after {@code dspMaxRunCycles} cycles: WATCHDOG)
  * and the element copies {@code dspin} / {@code dspout}: a chunk of up to {@code E = min(line / elementBytes,
  * lanes)} elements a cycle over the GEMM's operand walk ({@link NpuGemm#xWalk}, step {@code E·elementBytes} bytes, {@code ceil(rowElems / E)}
- * steps a row, the row's last chunk the rest), the buffer element counting up by the chunk's elements. Cycles:
+ * steps a row, the row's last chunk the rest), the buffer element counting up by the chunk's elements; with a DSP row
+ * stride k (word 6, {@code Command.DspIn#dstStride}) the next row starts at lane 0 of the row k rows on instead
+ * ({@link #rowStart} + {@code k·lanes}), in the same cycle as the flat count. Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code dsprun}, {@code dspin}, {@code dspout}).
  */
 final class NpuDspCommands {
@@ -26,6 +28,13 @@ final class NpuDspCommands {
   final UInt format;
   final UInt shift;
   final UInt element;
+  /**
+   * A strided copy's first buffer element of the current row and its row step {@code k·lanes} (in the buffer's element
+   * bits: every element a copy touches is below the buffer's size), and whether the copy is strided (k ≠ 0).
+   */
+  final UInt rowStart;
+  private final UInt rowStep;
+  private final Bool strided;
   /** Elements of a full chunk and of a row's last chunk (set at dispatch). */
   final UInt chunkElems;
   final UInt lastElems;
@@ -58,6 +67,10 @@ final class NpuDspCommands {
     format = npu.reg0("dsp_format", uint(2));
     shift = npu.reg0("dsp_shift", uint(6));
     element = npu.reg0("dsp_bufferElement", uint(32));
+    int elementBits = bitsToHold(p.dsp().elements() - 1);
+    rowStart = npu.reg0("dsp_rowStart", uint(elementBits));
+    rowStep = npu.reg0("dsp_rowStep", uint(elementBits));
+    strided = npu.reg0("dsp_strided", org.llmnpu.hdl.Hw.bool());
     int countBits = bitsToHold(NpuDsp.slots(p));
     chunkElems = npu.reg0("dsp_chunkElems", uint(countBits));
     lastElems = npu.reg0("dsp_lastElems", uint(countBits));
@@ -162,6 +175,11 @@ final class NpuDspCommands {
     format.set(f);
     shift.set(dec.shift);
     element.set(dec.bufferStart);
+    int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
+    UInt stride = w.get(6).lsbs(16);
+    rowStart.set(dec.bufferStart.lsbs(rowStart.width()));
+    rowStep.set(stride.resize(16 + laneShift).shiftLeft(laneShift).resize(16 + laneShift).lsbs(rowStep.width()));
+    strided.set(stride.ne(0));
     npu.state.set(mux(dec.isDspIn, Npu.st(Npu.State.DSP_IN), Npu.st(Npu.State.DSP_OUT)));
   }
 
@@ -177,7 +195,11 @@ final class NpuDspCommands {
    */
   void copyStep(boolean in) {
     npu.gemm.xWalk.advance();
-    element.set(element.add(count.resize(32)));
+    UInt nextRow = rowStart.add(rowStep);
+    npu.whenElse(strided.and(npu.gemm.xWalk.lastInRow()), () -> {
+      rowStart.set(nextRow);
+      element.set(nextRow.resize(32));
+    }, () -> element.set(element.add(count.resize(32))));
     npu.whenDo(npu.gemm.xWalk.last(), in ? () -> npu.state.set(Npu.st(Npu.State.DSP_DRAIN)) : npu.fetch::nextViaFetch);
   }
 }

@@ -17,13 +17,21 @@ import static org.llmnpu.rtl.npu.NpuParameter.DSP_STAGES;
  * @param stages       {@code dspStages}: execute stages ({@link org.llmnpu.isa.dsp.DspPipeline}); 4 pipelines the FP
  *                     units so that the DSP meets the 5.75 ns target clock, and a {@code dsprun}'s cycles then include
  *                     the interlock's stalls
+ * @param permute      {@code dspPermute}: the buffer permutations ({@code LDS}, {@code STS}, {@code ROT}, {@code LDG},
+ *                     {@code STG}; {@code VectorDsp.Config#permute}); without them those opcodes execute as NOPs on
+ *                     the hardware and in the golden ({@code MachineParams.DspParams#permute})
  */
-public record NpuDspConfig(int lanes, int rows, int programDepth, long maxRunCycles, int stages) {
+public record NpuDspConfig(int lanes, int rows, int programDepth, long maxRunCycles, int stages, boolean permute) {
   public NpuDspConfig {
     DSP_LANES.check(lanes);
     DSP_ROWS.check(rows);
     DSP_PROGRAM_DEPTH.check(programDepth);
     DSP_MAX_RUN_CYCLES.check(maxRunCycles);
     DSP_STAGES.check(stages);
+  }
+
+  /** A DSP without the buffer permutations. */
+  public NpuDspConfig(int lanes, int rows, int programDepth, long maxRunCycles, int stages) {
+    this(lanes, rows, programDepth, maxRunCycles, stages, false);
   }
 }

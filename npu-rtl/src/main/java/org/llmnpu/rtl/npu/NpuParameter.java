@@ -58,6 +58,9 @@ public enum NpuParameter {
   DSP_STAGES("dspStages", Group.DSP, "stages", range(1, 4), "4", true,
       "Vector DSP execute stages (4 meets the 5.75 ns target clock; its interlock stalls count in dsprun's cycles)",
       c -> c.dspStages()),
+  DSP_PERMUTE("dspPermute", Group.DSP, "permute", bool(), "false", true,
+      "the Vector DSP's buffer permutations (LDS/STS skewed rows, ROT lane rotation, LDG/STG row gather/scatter): "
+          + "Kᵀ a lanes×lanes block at a time (3·lanes + 1 cycles) instead of one element a row", c -> c.dspPermute()),
   ENGINE("engine", Group.ENGINE, "kind", choice(NpuEngineKind.keys(), Map.of()), "systolic", true,
       "GEMM engine: the systolic MAC array, or the PiM macro (bit-serial, or k input bits a cycle)", c -> c.engine()),
   WEIGHT_ROWS_PER_CYCLE("weightRowsPerCycle", Group.ENGINE, "weightRowsPerCycle", powersOfTwo(1, 16), "1", true,
@@ -65,6 +68,9 @@ public enum NpuParameter {
       c -> c.weightRowsPerCycle()),
   PPU("ppu", Group.PPM, "ppu", bool(), "true", true,
       "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built", c -> c.ppu()),
+  PPM_GATE("ppmGate", Group.PPM, "gate", bool(), "false", true,
+      "the PPM's gate operand (gemm ppm=1 gate=1, the SwiGLU gate: each result times the INT8 code at its Y byte, "
+          + "read by the drain); needs ppu", c -> c.ppmGate()),
   MX_LOAD("mxLoad", Group.MEMORY, "mxLoad", bool(), "false", true,
       "MX element decoding on the load path (loadmx: E4M3, E5M2, INT8 elements to INT8 codes)", c -> c.mxLoad()),
   SPARSITY("sparsity", Group.ENGINE, "sparsity", choice(List.of("dense", "2:4", "4:8"),

@@ -73,7 +73,7 @@ final class NpuPpm {
 
   /** The PPM module of an NPU of configuration {@code c} (also the block {@code npu-ppm}). */
   static LinePpm module(NpuConfig c) {
-    return new LinePpm(config(c.machine(), c.ppu()), c.machine().ppmChannels(), BANKS);
+    return new LinePpm(config(c.machine(), c.ppu()), c.machine().ppmChannels(), BANKS, c.ppmGate());
   }
 
   /**
@@ -189,6 +189,14 @@ final class NpuPpm {
     UInt fed = npu.wireOf("ppm_fedLine", mux(feed, feedLine, uintLit(0, feedLine.width())));
     for (int j = 0; j < lanes; j++) {
       npu.io(ppm.inAcc.get(j)).set(fed.slice(32 * j + 31, 32 * j).asSInt());
+    }
+    if (c.ppmGate()) {
+      // a gated drain's line comes with the gate codes at its Y bytes (the back-end's gate read; 0 between lines)
+      npu.io(ppm.inGated).set(npu.io(npu.back.ppmGated));
+      UInt gates = npu.io(npu.back.ppmGates);
+      for (int j = 0; j < lanes; j++) {
+        npu.io(ppm.inGate.get(j)).set(gates.slice(8 * j + 7, 8 * j).asSInt());
+      }
     }
     outValid = npu.io(ppm.outValid);
     List<HwValue> codes = new ArrayList<>();

@@ -12,7 +12,9 @@ import org.llmnpu.isa.Opcode;
 /**
  * The DECODE of {@code ppmcfg}, {@code pputab} and {@code ppm}, and of the GEMM's sparsity field, as
  * {@code org.llmnpu.isa.IsaSimulator} makes it: {@link #unsupported} ({@code pputab} without the PPU,
- * {@code ppm} or {@code gemm ppm=1} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's), and the
+ * {@code ppm} or {@code gemm ppm=1} on a PPU before any {@code pputab}, a 2:4 or 4:8 GEMM whose mode is not the array's,
+ * a {@code gemm gate=1} on an NPU without the PPM's gate operand, {@code ppmGate}; with it a gated GEMM needs no
+ * table), and the
  * operands the controller latches. Their shape, scratchpad and memory range checks are computed when the
  * command arrives ({@link NpuPredecode}).
  */
@@ -53,8 +55,18 @@ final class NpuPpmDecode {
     Bool sparse = p.sparsity() == Command.S2_4 ? sparsity.eq(Command.S4_8)
         : p.sparsity() == Command.S4_8 ? sparsity.eq(Command.S2_4) : sparsity.eq(Command.S2_4).or(sparsity.eq(Command.S4_8));
     Bool gemmPpm = isGemm.and(w.get(2).slice(21, 21).eq(1));
-    Bool noTable = p.ppu() ? isPpm.or(gemmPpm).and(tableLoaded.not()) : isPpuTab;
-    unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)));
+    // gemm gate=1 (word 2 bit 24, the SwiGLU gate through the PPM): the golden's UNSUPPORTED without ppmGate; from a
+    // register computed a cycle early (NpuFetch#registeredFlag), off the decode's paths
+    Bool gated = npu.fetch.registeredFlag("decode_gemmGated", c -> c.lsbs(8).eq(Opcode.GEMM.code())
+        .and(c.slice(2 * 32 + 24, 2 * 32 + 24).eq(1)));
+    if (p.ppmGate()) {
+      // with the gate operand a gated GEMM needs no table (the PPU is bypassed)
+      Bool noTable = isPpm.or(gemmPpm.and(gated.not())).and(tableLoaded.not());
+      unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)));
+    } else {
+      Bool noTable = p.ppu() ? isPpm.or(gemmPpm).and(tableLoaded.not()) : isPpuTab;
+      unsupported = npu.wireOf("decode_unsupported", noTable.or(isGemm.and(sparse)).or(gated));
+    }
 
     UInt channels = w.get(2);
     m = npu.wireOf("decode_ppmM", w.get(5).lsbs(16));

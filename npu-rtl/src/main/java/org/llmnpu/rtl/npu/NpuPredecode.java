@@ -9,6 +9,8 @@ import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 import static org.llmnpu.rtl.npu.PredecodeSums.PIECE;
 import static org.llmnpu.rtl.npu.PredecodeSums.sum;
+import static org.llmnpu.rtl.npu.PredecodeSums.toElements;
+import static org.llmnpu.rtl.npu.PredecodeSums.withTerm;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -165,10 +167,17 @@ public final class NpuPredecode extends HwModule {
     UInt wStride = w.get(6).slice(31, 16).resize(32);
     Bool gemmShape = m.eq(0).or(m.gt(p.maxM())).or(k.eq(0)).or(k.gt(p.maxK())).or(n.eq(0)).or(n.gt(p.maxN()))
         .or(gemmPpm.and(w.get(2).slice(16, 16).eq(1)));
+    if (p.ppmGate()) {
+      // the gate is a PPM operand: gate=1 without ppm=1 is BAD_SHAPE (without ppmGate the decode's UNSUPPORTED)
+      // and a gated GEMM's rows may not overlap (M > 1, yStride < N): its gates are read before the codes are written
+      Bool gate = w.get(2).slice(24, 24).eq(1);
+      gemmShape = gemmShape.or(gate.and(gemmPpm.not()))
+          .or(gate.and(m.gt(1)).and(w.get(7).lt(n.resize(32))));
+    }
     UInt[] kBytes = lineBytesOf(k);
     UInt[] nBytes = lineBytesOf(n);
-    UInt yBytes = mux(gemmPpm, n.resize(18), n.shiftLeft(2));
-    Sum resultEnd = sum(spadLimit, products.get(2), w.get(5), yBytes);
+    // the Y row's bytes (N INT8 codes with ppm=1, else N INT32) are a registered term of product 2
+    Sum resultEnd = sum(spadLimit, products.get(2), w.get(5));
     // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
     Bool wStream = w.get(2).slice(19, 19).eq(1);
     Bool wInt4 = w.get(2).slice(20, 20).eq(1).or(w.get(2).slice(22, 22).eq(1));
@@ -193,12 +202,21 @@ public final class NpuPredecode extends HwModule {
     Bool shiftOk = shift.le(15).or(shift.ge(0xE8));
     Bool formatOk = mux(isDspIn, format.le(2).and(shiftOk), format.le(1));
     Bool copyShape = formatOk.not().or(copyRows.eq(0)).or(copyElems.eq(0));
-    UInt copyRowBytes = mux(format.eq(2), copyElems.shiftLeft(2), mux(format.eq(1),
-        copyElems.resize(18), copyElems.shiftLeft(1).resize(18)));
-    Sum copySpadEnd = sum(spadLimit, products.get(5), w.get(1), copyRowBytes);
+    // the copy's row bytes (rowElems × 1, 2 or 4 by its format) are a registered term of product 5
+    Sum copySpadEnd = sum(spadLimit, products.get(5), w.get(1));
     Bool copySpad = misaligned(w.get(1)).or(misaligned(w.get(2))).or(copySpadEnd.exceeds());
     int laneShift = Integer.numberOfTrailingZeros(p.dsp().lanes());
-    Bool copyDsp = sum(dspLimit, products.get(6), w.get(4).shiftLeft(laneShift)).exceeds();
+    // DSP row stride (word 6 bits 15:0): 0 packs the rows flat (dst·lanes + rows·rowElems); k ≥ 1 puts row r at
+    // buffer row dst + r·k, so its last element is (dst + (rows − 1)·k)·lanes + rowElems (product 10 in rows, shifted
+    // to elements), and its rows may not overlap (rows > 1 and rowElems > k·lanes) — both DSP_ADDRESS
+    UInt copyStride = w.get(6).lsbs(16);
+    Bool strided = copyStride.ne(0);
+    Bool copyDspFlat = sum(dspLimit, products.get(6), w.get(4).shiftLeft(laneShift)).exceeds();
+    Bool copyDspStrided = sum(dspLimit, toElements(products.get(10), laneShift), w.get(4).shiftLeft(laneShift),
+        copyElems).exceeds();
+    Bool copyOverlap = copyRows.gt(1).and(copyElems.resize(16 + laneShift)
+        .gt(copyStride.resize(16 + laneShift).shiftLeft(laneShift).resize(16 + laneShift)));
+    Bool copyDsp = mux(strided, copyDspStrided.or(copyOverlap), copyDspFlat);
 
     // dsptab ext; dsprun prog, words; snapshot ext
     Bool tabExt = misaligned(w.get(1)).or(sum(extLimit, null, w.get(1), uintLit(768, 10)).exceeds());
@@ -281,9 +299,12 @@ public final class NpuPredecode extends HwModule {
    * The products of the operand sums, computed from the arriving command's words and registered: 0 DMA
    * (rows − 1)·spadStride, 1 DMA (rows − 1)·extStride, 2 GEMM (M − 1)·resultStride, 3 (M − 1)·xStride,
    * 4 (W rows − 1)·wStride, 5 copy (rows − 1)·spadStride, 6 copy rows·rowElems, 7 PPM (M − 1)·srcStride,
-   * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride; each against the limit of its check (scratchpad, memory, DSP buffer). A factor
+   * 8 (M − 1)·dstStride, 9 streamed W (rows − 1)·wStride, 10 copy (rows − 1)·DSP row stride (in DSP rows); each
+   * against the limit of its check (scratchpad, memory, DSP buffer elements, DSP rows). A factor
    * {@code (x − 1)} is formed as {@code x·y − y} (no decrement before the multiply; {@code y} from the landed
-   * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first).
+   * words): x ≥ 1 whenever the check matters (x = 0 is a bad shape, which DECODE reports first). Products 2 and 5
+   * carry one more registered term, the row's bytes of their end (the Y row: N, or 4·N without ppm=1; the copy's
+   * scratchpad row: rowElems × 2, 1 or 4 by its format FP16, INT8, INT32), so those ends' sums start from registers.
    */
   private List<Product> products(MachineParams p, List<UInt> w, List<UInt> landed, long spad, long ext, long dsp) {
     UInt rows = w.get(6).lsbs(16);
@@ -304,11 +325,11 @@ public final class NpuPredecode extends HwModule {
     UInt streamRows = mode == Command.DENSE ? k : wire("streamRows", mux(nmStream,
         valueRows.add(valueRows.resize(17).add((1 << fieldShift) - 1).shiftRight(fieldShift).resize(16)).resize(16),
         k));
-    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows);
-    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6};
-    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16};
-    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32, 16};
-    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad, ext};
+    List<UInt> xs = List.of(rows, rows, m, m, wRows, copyRows, copyRows, ppmM, ppmM, streamRows, copyRows);
+    int[] yWord = {4, 2, 7, 6, 6, 2, 3, 2, 4, 6, 6};
+    int[] yLow = {0, 0, 0, 0, 16, 0, 0, 0, 0, 16, 0};
+    int[] yWidth = {32, 32, 32, 16, 16, 32, 16, 32, 32, 16, 16};
+    long[] limits = {spad, ext, spad, spad, spad, spad, dsp, spad, spad, ext, p.dsp().rows()};
     List<Product> out = new ArrayList<>();
     for (int i = 0; i < xs.size(); i++) {
       int e = bitsToHold(limits[i]);
@@ -330,6 +351,14 @@ public final class NpuPredecode extends HwModule {
       out.add(new Product(reg0Next("product" + i + "_over", over), terms, minus));
     }
     out.set(9, groupScaledRows(out.get(9), w, k, nmStream, ext));
+    // the row bytes of the two ends the store scoreboard reads, selected here so their sums start from registers
+    UInt n = w.get(2).lsbs(16);
+    out.set(2, withTerm(out.get(2), reg0Next("product2_yBytes",
+        mux(w.get(2).slice(21, 21).eq(1), n.resize(18), n.shiftLeft(2)))));
+    UInt elems = w.get(3).lsbs(16);
+    UInt format = w.get(5).lsbs(8);
+    out.set(5, withTerm(out.get(5), reg0Next("product5_rowBytes", mux(format.eq(2), elems.shiftLeft(2),
+        mux(format.eq(1), elems.resize(18), elems.shiftLeft(1).resize(18))))));
     return out;
   }
 
@@ -351,7 +380,7 @@ public final class NpuPredecode extends HwModule {
   public String moduleName() {
     return "NpuPredecode_l" + p.lineBytes() + "_s" + p.spadBytes() / 1024 + "k_e" + p.extMemBytes() / (1024 * 1024)
         + "m_M" + p.maxM() + "_K" + p.maxK() + "_N" + p.maxN() + "_d" + p.dsp().elements() + "p"
-        + p.dsp().programDepth() + (ppu ? "" : "_noppu")
+        + p.dsp().programDepth() + (ppu ? "" : "_noppu") + (p.ppmGate() ? "_gate" : "")
         + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity());
   }
 

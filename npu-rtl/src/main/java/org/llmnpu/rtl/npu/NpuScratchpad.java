@@ -29,10 +29,12 @@ import org.llmnpu.isa.MachineParams;
  * <p><b>Reads.</b> {@link #readData} is line {@link #walkLine}, or the {@link #drain}'s line while
  * {@link #drainReads} (the accumulate-into drain reads the old line it overwrites); {@link #drainOldLine} is the
  * same data selected by the bank bits of the drain's line (equal to {@link #readData} while {@link #drainReads}),
- * so the drain's bank select does not wait for the read address multiplexer. {@code extraReadPorts} more ports
- * ({@link #extraReadLines}, {@link #extraReadData}) serve the GEMM's W copy of several rows a cycle. All reads
- * are asynchronous (data in the cycle of the address: latency 0); a write shows from the next cycle. Each bank is
- * one memory in the Verilog, so the PPA flow black-boxes it as an SRAM macro (with its read ports).
+ * so the drain's bank select does not wait for the read address multiplexer. With {@code ppmGate} the drain reads
+ * {@link #drainReadLine} instead of its write line (a gated drain reads the gate line of the codes it feeds).
+ * {@code extraReadPorts} more ports ({@link #extraReadLines}, {@link #extraReadData}) serve the GEMM's W copy of
+ * several rows a cycle. All reads are asynchronous (data in the cycle of the address: latency 0); a write shows from
+ * the next cycle. Each bank is one memory in the Verilog, so the PPA flow black-boxes it as an SRAM macro (with its
+ * read ports).
  */
 public final class NpuScratchpad extends HwModule {
   public final SpadWrite drain;
@@ -45,6 +47,8 @@ public final class NpuScratchpad extends HwModule {
   public final UInt walkLine;
   /** The drain reads its line (instead of {@link #walkLine}). */
   public final Bool drainReads = in(bool());
+  /** With {@code ppmGate} (else null): the line the drain reads; without it the drain reads its write line. */
+  public final UInt drainReadLine;
   /** A line is written this cycle (some request is valid). */
   public final Bool write = out(bool());
   public final UInt readData;
@@ -53,11 +57,13 @@ public final class NpuScratchpad extends HwModule {
   public final List<UInt> extraReadData = new ArrayList<>();
   private final MachineParams p;
   private final int extraReadPorts;
+  private final boolean gate;
 
   /** The scratchpad of configuration {@code c}, with {@code c.weightRowsPerCycle() − 1} extra read ports. */
   public NpuScratchpad(NpuConfig c) {
     p = c.machine();
     extraReadPorts = c.weightRowsPerCycle() - 1;
+    gate = c.ppmGate();
     int line = p.lineBytes();
     int spadLines = p.spadBytes() / line;
     int bankBits = Integer.numberOfTrailingZeros(p.spadBanks());
@@ -69,6 +75,7 @@ public final class NpuScratchpad extends HwModule {
     ppm = slave(new SpadWrite(line, lineAddrBits));
     load = slave(new SpadWrite(line, 0));
     walkLine = in(uint(lineAddrBits));
+    drainReadLine = gate ? in("drainReadLine", uint(lineAddrBits)) : null;
     readData = out(uint(8 * line));
     drainOldLine = out(uint(8 * line));
     for (int i = 1; i <= extraReadPorts; i++) {
@@ -76,7 +83,8 @@ public final class NpuScratchpad extends HwModule {
       extraReadData.add(out("readData" + i, uint(8 * line)));
     }
 
-    UInt readLine = wire("readLine", mux(drainReads, drain.line, walkLine));
+    UInt drainLine = gate ? drainReadLine : drain.line;
+    UInt readLine = wire("readLine", mux(drainReads, drainLine, walkLine));
     write.set(load.valid.or(drain.valid).or(load4First.valid).or(load4Second.valid)
         .or(dspOut.valid).or(ppm.valid));
     UInt writeLine = wire("writeLine", mux(drain.valid, drain.line, mux(load4Second.valid, load4Second.line,
@@ -106,7 +114,7 @@ public final class NpuScratchpad extends HwModule {
       }
     }
     readData.set(select(bankRead, readLine, bankBits));
-    drainOldLine.set(select(bankRead, drain.line, bankBits));
+    drainOldLine.set(select(bankRead, drainLine, bankBits));
     for (int i = 0; i < extraReadPorts; i++) {
       extraReadData.get(i).set(select(extraBankRead.get(i), extraReadLines.get(i), bankBits));
     }
@@ -121,7 +129,7 @@ public final class NpuScratchpad extends HwModule {
   @Override
   public String moduleName() {
     return "NpuScratchpad_l" + p.lineBytes() + "_s" + p.spadBytes() / 1024 + "k_b" + p.spadBanks()
-        + (extraReadPorts == 0 ? "" : "_r" + (extraReadPorts + 1));
+        + (extraReadPorts == 0 ? "" : "_r" + (extraReadPorts + 1)) + (gate ? "_g" : "");
   }
 
   /** A byte mask of {@code bytes} ones (a 64-bit literal of ones does not fit a signed long). */

@@ -45,6 +45,9 @@ final class NpuUnitPorts {
     npu.io(npu.back.resultEnd).set(npu.dec.resultEnd);
     npu.io(npu.back.accumulateIn).set(npu.dec.accumulate);
     npu.io(npu.back.ppmIn).set(npu.wireOf("decode_gemmPpm", npu.fetch.words.get(2).slice(21, 21).eq(1)));
+    if (npu.back.gatedIn != null) {
+      npu.io(npu.back.gatedIn).set(npu.wireOf("decode_gemmGate", npu.fetch.words.get(2).slice(24, 24).eq(1)));
+    }
     npu.io(npu.back.ppmBankIn).set(npu.wireOf("decode_gemmPpmBank", npu.fetch.words.get(2).slice(23, 23).eq(1)));
     npu.io(npu.back.m).set(npu.gemm.m);
     npu.io(npu.back.n).set(npu.gemm.n);
@@ -92,7 +95,9 @@ final class NpuUnitPorts {
       npu.io(k.weightCopy).set(npu.inState(Npu.State.GEMM_W));
       npu.io(k.weightLines).set(npu.gemm.weightLinesRead());
     }
-    npu.io(k.drainRead).set(npu.io(npu.back.drainReads));
+    // with ppmGate: a gate line counts once for its 4 drain lines
+    Bool drainRead = npu.back.drainReadCounted != null ? npu.back.drainReadCounted : npu.back.drainReads;
+    npu.io(k.drainRead).set(npu.io(drainRead));
     // dspout writes a line chunk by chunk: one line write when it starts a line
     npu.io(k.spadWrite).set(npu.io(npu.spad.write).and(npu.inDspOut.and(unit.lineStart.not()).not()));
     npu.io(k.fetchCycle).set(npu.inFetch.or(npu.inState(Npu.State.DECODE)));
@@ -101,8 +106,11 @@ final class NpuUnitPorts {
         .or(npu.gemm.inStream).or(npu.io(npu.back.idle).not()));
     npu.io(k.arrayCycle).set(npu.gemm.engineStarts().or(npu.io(npu.back.running)));
     npu.io(k.memStall).set(npu.mem_req_valid.and(npu.mem_req_ready.not()));
-    npu.io(k.dspInstruction).set(npu.inDspRun.and(npu.io(unit.dsp.busy)).and(npu.io(unit.dsp.stalled).not())
-        .and(npu.dsp.runExpired.not()));
+    // an issue (the DSP's interlock decoded from its execute stages, the run's limit) registered before the counter's
+    // adder, as dspElement: the counter takes it a cycle late, which no reader sees (the run's last issue is at the
+    // latest in the cycle that leaves DSP_RUN; a snapshot's first cycle or DONE is two cycles later at the earliest)
+    npu.io(k.dspInstruction).set(npu.reg0Next("counters_dspInstruction", npu.inDspRun.and(npu.io(unit.dsp.busy))
+        .and(npu.io(unit.dsp.stalled).not()).and(npu.dsp.runExpired.not())));
     // a copy's element count (its row's last chunk compared on the DMA's walk) registered before the counter's adder:
     // the counter takes it a cycle late, which no reader sees (a copy is followed by DSP_DRAIN and FETCH)
     npu.io(k.dspElement).set(npu.reg0Next("counters_dspElement", npu.inDspIn.or(npu.inDspOut)));

@@ -48,6 +48,25 @@ final class PredecodeSums {
     }
   }
 
+  /**
+   * {@code product} with one more registered term (non-negative, so the sum stays exact: a term at or past
+   * {@code 2^(e+1)} alone exceeds the limit).
+   */
+  static Product withTerm(Product product, UInt term) {
+    List<UInt> terms = new ArrayList<>(product.terms());
+    terms.add(term);
+    return new Product(product.over(), terms, product.minus());
+  }
+
+  /** A product in DSP rows as one in buffer elements ({@code lanes = 2^laneShift}): every term and y shifted. */
+  static Product toElements(Product rows, int laneShift) {
+    List<UInt> terms = new ArrayList<>();
+    for (UInt t : rows.terms()) {
+      terms.add(t.shiftLeft(laneShift));
+    }
+    return new Product(rows.over(), terms, rows.minus().shiftLeft(laneShift));
+  }
+
   /** The sum of {@code product} (may be null) and {@code terms}, from their low bits ({@link NpuPredecode}'s class comment). */
   static Sum sum(long limit, Product product, UInt... terms) {
     int e = bitsToHold(limit);

@@ -43,6 +43,12 @@ import org.llmnpu.hdl.Vec;
  * <p><b>Parameter banks</b> ({@code banks} 2, the NPU's): each lane's memory holds two banks of its channels, word
  * {@code bank·2^groupBits + group}; the channel port writes bank {@code cfgBank}, the input reads bank {@code inBank}
  * (with {@code inGroup}), so that one bank is written while elements read the other.
+ *
+ * <p><b>Gated</b> (the SwiGLU gate, {@code gemm ppm=1 gate=1}; with the PPU only): inputs {@code inGate_0..} (the
+ * elements' INT8 gate codes) and {@code inGated}; each lane's requantizer is gated ({@link RequantUnit}), and an
+ * element that came with {@code inGated} leaves as its {@code gatedQ} instead of the PPU's code
+ * ({@code org.llmnpu.numerics.ppu.Ppm.processGated}), delayed to the same {@link #latency()}: the gated code is ready
+ * {@code stages + 3} cycles after the requantizer's input, the PPU's {@link PpmConfig#latency()} after it.
  */
 public final class LinePpm extends HwModule {
   /** Bits of one channel record in the parameter memory. */
@@ -66,9 +72,13 @@ public final class LinePpm extends HwModule {
   /** With two banks: the bank the channel port writes, the bank the input reads (else null). */
   public final Bool cfgBank;
   public final Bool inBank;
+  /** Gated only (else null): the elements' gate codes and whether they go through the gate. */
+  public final Vec<SInt> inGate;
+  public final Bool inGated;
   private final PpmConfig config;
   private final int channels;
   private final int banks;
+  private final boolean gated;
 
   /** One parameter bank. */
   public LinePpm(PpmConfig c, int channels) {
@@ -81,6 +91,15 @@ public final class LinePpm extends HwModule {
    * @param banks    parameter banks, 1 or 2
    */
   public LinePpm(PpmConfig c, int channels, int banks) {
+    this(c, channels, banks, false);
+  }
+
+  /** {@code gated}: with the gate inputs (see the class comment; needs the PPU). */
+  public LinePpm(PpmConfig c, int channels, int banks, boolean gated) {
+    if (gated && !c.hasPpu()) {
+      throw new IllegalArgumentException("a gated PPM needs the PPU (activation ppu), got "
+          + c.activation().name().toLowerCase(Locale.ROOT));
+    }
     if (Integer.bitCount(c.cols()) != 1) {
       throw new IllegalArgumentException("cols (lanes) must be a power of two, got " + c.cols());
     }
@@ -97,6 +116,7 @@ public final class LinePpm extends HwModule {
     config = c;
     this.channels = channels;
     this.banks = banks;
+    this.gated = gated;
     int lanes = c.cols();
     int laneShift = Integer.numberOfTrailingZeros(lanes);
     int depth = depth(c, channels);
@@ -110,6 +130,9 @@ public final class LinePpm extends HwModule {
     lutData = c.hasPpu() ? in(sint(c.coeffBits())) : null;
     cfgBank = banks == 2 ? in(bool()) : null;
     inBank = banks == 2 ? in(bool()) : null;
+    inGate = gated ? in("inGate", Vec.of(lanes, () -> sint(8))) : null;
+    inGated = gated ? in(bool()) : null;
+    Bool gatedOut = gated ? delayedFlag(inGated, latency()) : null;
 
     PpuLut lut = null;
     if (c.hasPpu()) {
@@ -130,8 +153,12 @@ public final class LinePpm extends HwModule {
       Bool selected = laneShift == 0 ? cfgWrite : cfgWrite.and(cfgLane.eq(lane));
       when(selected, () -> params.write(cfgAddress, record));
       UInt p = params.readSync(readAddress);
-      RequantUnit requant = instance("requant_" + j, new RequantUnit(8, c.activation(), c.requantStages(), true));
+      RequantUnit requant = instance("requant_" + j, new RequantUnit(8, c.activation(), c.requantStages(), true,
+          gated));
       requant.acc.set(regNext("acc" + j, inAcc.get(j)));
+      if (gated) {
+        requant.gate.set(regNext("gate" + j, inGate.get(j)));
+      }
       requant.bias.set(p.slice(31, 0).asSInt());
       requant.multiplier.set(p.slice(62, 32));
       requant.shift.set(p.slice(68, 63).asSInt());
@@ -142,7 +169,15 @@ public final class LinePpm extends HwModule {
         PpuUnit ppu = instance("ppu_" + j, new PpuUnit(c));
         ppu.q.set(requant.q);
         lut.connect(ppu);
-        outData.get(j).set(ppu.y);
+        if (gated) {
+          SInt gatedCode = requant.gatedQ;
+          for (int d = 1; d <= c.latency() - requant.gatedLatency(); d++) {
+            gatedCode = regNext("gatedCode" + j + "_d" + d, gatedCode);
+          }
+          outData.get(j).set(org.llmnpu.hdl.Hw.mux(gatedOut, gatedCode, ppu.y));
+        } else {
+          outData.get(j).set(ppu.y);
+        }
       }
     }
     Bool valid = inValid;
@@ -152,6 +187,17 @@ public final class LinePpm extends HwModule {
       valid = next;
     }
     outValid.set(valid);
+  }
+
+  /** {@code flag} delayed {@code cycles} registers (reset to 0). */
+  private Bool delayedFlag(Bool flag, int cycles) {
+    Bool v = flag;
+    for (int stage = 1; stage <= cycles; stage++) {
+      Bool next = regInit("gated_q" + stage, bool(), 0);
+      next.set(v);
+      v = next;
+    }
+    return v;
   }
 
   /** Words of each lane's parameter memory: {@code ceil(channels / lanes)}. */
@@ -170,6 +216,7 @@ public final class LinePpm extends HwModule {
 
   @Override
   public String moduleName() {
-    return config.moduleName().replaceFirst("^Ppm_", "LinePpm_") + "_ch" + channels + (banks == 2 ? "_b2" : "");
+    return config.moduleName().replaceFirst("^Ppm_", "LinePpm_") + "_ch" + channels + (banks == 2 ? "_b2" : "")
+        + (gated ? "_g" : "");
   }
 }

@@ -8,6 +8,7 @@ import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SInt;
 import org.llmnpu.hdl.UInt;
@@ -42,6 +43,16 @@ import org.llmnpu.hdl.UInt;
  * the channel inputs belong to the element presented with them (as {@code acc}) and travel with it, each delayed
  * to the stage that uses it (the multiplier by 2, the right shift by {@code stages − 2}, the zero point and six
  * code by {@code stages − 1} cycles), so every cycle may carry another channel ({@link LinePpm}).
+ *
+ * <p><b>Gated</b> (streamed only; the SwiGLU gate, {@code org.llmnpu.numerics.requant.GatedRequantizer}): a second
+ * output {@link #gatedQ}, 3 cycles after {@link #q}, {@code clamp(roundingDivideByPOT(t · gate, right + 7) + zeroPoint)}
+ * with {@code t} the doubling high multiply's INT32 ({@code high}) and {@code gate} the element's INT8 gate code
+ * (delayed with it to that stage): stage {@code stages − 1} registers the two partial products of t's 16-bit halves by
+ * the gate (16×8, as the multiplier's slices), stage {@code stages} their 40-bit sum, {@code stages + 1} and
+ * {@code + 2} the rounding shift by {@code right + 7} (the right shift's register plus 7, delayed with the element),
+ * split as the PPU's (barrel shift keeping the round and sticky bits, then the incrementer), {@code stages + 3} the
+ * zero point and clamp to INT8. Measured alone (Yosys + OpenSTA, osu018, 5.75 ns, default 8 stages): see npu-rtl
+ * README.
  */
 public final class RequantUnit extends HwModule {
   /** Width of the exact sums of partial products: |biased| < 2^31 times a 16-bit slice group. */
@@ -55,10 +66,15 @@ public final class RequantUnit extends HwModule {
   /** RELU6 upper bound; present only with activation RELU6. */
   public final SInt sixCode;
   public final SInt q;
+  /** The gate code (gated only, else null). */
+  public final SInt gate;
+  /** The gated code, {@link #gatedLatency()} cycles after the input (gated only, else null). */
+  public final SInt gatedQ;
   private final int outBits;
   private final PpmConfig.Activation activation;
   private final int stages;
   private final boolean streamed;
+  private final boolean gated;
 
   /** A lane whose channel inputs are held between elements. */
   public RequantUnit(int outBits, PpmConfig.Activation activation, int stages) {
@@ -67,6 +83,16 @@ public final class RequantUnit extends HwModule {
 
   /** {@code streamed}: the channel inputs come with each element (see the class comment). */
   public RequantUnit(int outBits, PpmConfig.Activation activation, int stages, boolean streamed) {
+    this(outBits, activation, stages, streamed, false);
+  }
+
+  /** {@code gated}: with the gate input and {@link #gatedQ} (streamed, INT8 output, activation NONE or PPU). */
+  public RequantUnit(int outBits, PpmConfig.Activation activation, int stages, boolean streamed, boolean gated) {
+    if (gated && (!streamed || outBits != 8 || activation == PpmConfig.Activation.RELU
+        || activation == PpmConfig.Activation.RELU6)) {
+      throw new IllegalArgumentException("gated needs a streamed lane with outBits 8 and activation none or ppu, got "
+          + "streamed " + streamed + ", outBits " + outBits + ", activation " + activation);
+    }
     if (!PpmConfig.REQUANT_STAGE_CHOICES.contains(stages)) {
       throw new IllegalArgumentException("requantStages must be one of 6, 7, 8, got " + stages);
     }
@@ -74,9 +100,12 @@ public final class RequantUnit extends HwModule {
     this.activation = activation;
     this.stages = stages;
     this.streamed = streamed;
+    this.gated = gated;
     zeroPoint = in(sint(outBits));
+    gate = gated ? in(sint(8)) : null;
     sixCode = activation == PpmConfig.Activation.RELU6 ? in(sint(outBits)) : null;
     q = out(sint(outBits));
+    gatedQ = gated ? out(sint(8)) : null;
 
     UInt shiftAmount = shift.asUInt().lsbs(PpmConfig.SHIFT_BITS);
     UInt leftShift = regNext("leftShiftAmount", mux(shift.gt(0), shiftAmount, uintLit(0, PpmConfig.SHIFT_BITS)));
@@ -97,6 +126,36 @@ public final class RequantUnit extends HwModule {
     SInt upper = activation == PpmConfig.Activation.RELU6 ? delayed("sixCode", sixCode, stages - 1)
         : sintLit(formatMax, outBits);
     q.set(regNext("clamped", FixedPointHw.clamp(withZero, low, upper)));
+    if (gated) {
+      gatedTail(high, delayed("gate", gate, stages - 2), regNext("gateRightShift", regNext("gateRightShift_d0",
+          rightShift).resize(PpmConfig.SHIFT_BITS + 1).add(GATE_FRACTION_BITS)), zeroPointNow);
+    }
+  }
+
+  /** Fraction bits of the gate code (Q0.7), added to the right shift. */
+  private static final int GATE_FRACTION_BITS = 7;
+
+  /**
+   * {@link #gatedQ} from {@code high} (stage {@code stages − 2}) and the element's gate code at that stage: partial
+   * products, their 40-bit sum, the rounding shift by {@code right + 7}, zero point and clamp (see the class comment).
+   */
+  private void gatedTail(SInt high, SInt gateNow, UInt gateRight, SInt zeroPointEarly) {
+    SInt lowProduct = regNext("gateProduct_low", high.asUInt().lsbs(16).toSInt().mul(gateNow));
+    SInt highProduct = regNext("gateProduct_high", high.msbs(16).mul(gateNow));
+    SInt product = regNext("gateProduct", highProduct.resize(40).shiftLeft(16).resize(40).add(lowProduct.resize(40)));
+    // the rounding shift by up to 38 bits split over two stages (barrel shift keeping the round bit and the sticky
+    // bit, then the incrementer), as one stage it does not meet the target clock
+    SInt floorWithRound = regNext("gateFloor", FixedPointHw.floorShiftKeepingRoundBit(product, gateRight));
+    Bool sticky = regNext("gateSticky", FixedPointHw.stickyBelowRoundBit(product, gateRight));
+    SInt gatedRounded = regNext("gateRounded", FixedPointHw.roundUpFromRoundBit(floorWithRound, sticky));
+    SInt zp = delayed("gateZeroPoint", zeroPointEarly, 3);
+    SInt withZero = wire("gateWithZero", gatedRounded.addExpand(zp.resize(40)));
+    gatedQ.set(regNext("gateClamped", FixedPointHw.clamp(withZero, sintLit(-128, 8), sintLit(127, 8))));
+  }
+
+  /** Cycles from an element's inputs to its {@link #gatedQ}: {@code stages + 3}. */
+  public int gatedLatency() {
+    return stages + 3;
   }
 
   /**
@@ -152,6 +211,7 @@ public final class RequantUnit extends HwModule {
 
   @Override
   public String moduleName() {
-    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase() + "_r" + stages + (streamed ? "_s" : "");
+    return "PpmRequant_o" + outBits + "_" + activation.name().toLowerCase() + "_r" + stages + (streamed ? "_s" : "")
+        + (gated ? "_g" : "");
   }
 }

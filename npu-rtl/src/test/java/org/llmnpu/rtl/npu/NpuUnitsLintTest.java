@@ -42,15 +42,18 @@ class NpuUnitsLintTest {
   }
 
   /**
-   * The DSP of a 64-wide array with 64 lanes (edge-64's): a 64-element buffer window (a 64-byte line of INT8, half of
-   * it read whole as FP16), an 8-word program port, a 32-entry table port; and 64 lanes behind a 16-byte line.
+   * The DSP of a 64-wide array with 64 lanes (edge-64's, with its buffer permutations {@code dspPermute}): a
+   * 64-element buffer window (a 64-byte line of INT8, half of it read whole as FP16), an 8-word program port, a
+   * 32-entry table port; and 64 lanes behind a 16-byte line (without them); and the default NPU's DSP with them.
    */
   @Test
   void aSixtyFourLaneDspIsLintCleanBehindWideAndNarrowLines() {
     for (int rows : new int[] {64, 16}) {
-      NpuConfig c = NpuConfig.defaults().toBuilder().rows(rows).dspLanes(64).dspRows(1024).dspProgramDepth(512).build();
+      NpuConfig c = NpuConfig.defaults().toBuilder().rows(rows).dspLanes(64).dspRows(1024).dspProgramDepth(512)
+          .dspPermute(rows == 64).build();
       DesignAssertions.assertLintClean(NpuDsp.module(c), false);
     }
+    DesignAssertions.assertLintClean(NpuDsp.module(NpuConfig.defaults().toBuilder().dspPermute(true).build()), false);
   }
 
   @Test

@@ -23,7 +23,8 @@ import org.llmnpu.verilator.Simulators;
  * different channel group every cycle — random and corner accumulators, biases and parameters (multipliers 0, 2^30,
  * 2^31 − 1, shifts −31..31, zero points at the ends), channels written in random order, with and without the PPU,
  * at every requantizer depth, bubbles in the input — and {@code outValid} is {@code inValid} delayed by
- * {@link LinePpm#latency()} in every cycle.
+ * {@link LinePpm#latency()} in every cycle. The gated PPM (the SwiGLU gate) too: elements with and without
+ * {@code inGated} mixed cycle by cycle, each equal to {@code Ppm.processGated} or {@code Ppm.process}.
  */
 class LinePpmTest {
   record Case(PpmConfig config, int channels) {
@@ -44,14 +45,29 @@ class LinePpmTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void everyGroupOfEveryCycleEqualsPpmProcess(Case c) {
+    run(c, false);
+  }
+
+  static Stream<Case> gatedCases() {
+    return Stream.of(new Case(PpmConfig.of(4, 8, PpmConfig.Activation.PPU), 37),
+        new Case(PpmConfig.of(2, 8, PpmConfig.Activation.PPU).withStages(7, 3), 8));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("gatedCases")
+  void gatedAndUngatedElementsMixedEqualProcessGatedAndProcess(Case c) {
+    run(c, true);
+  }
+
+  private static void run(Case c, boolean gated) {
     PpmConfig config = c.config();
     int lanes = config.cols();
     int depth = LinePpm.depth(config, c.channels());
-    LinePpm module = new LinePpm(config, c.channels());
+    LinePpm module = new LinePpm(config, c.channels(), 1, gated);
     DesignAssertions.assertLintClean(module, false);
     RequantCases cases = new RequantCases(c.channels() * 31L + lanes, config);
     Random rnd = cases.random();
-    try (Simulator sim = Simulators.start(Verilog.emit(new LinePpm(config, c.channels())),
+    try (Simulator sim = Simulators.start(Verilog.emit(new LinePpm(config, c.channels(), 1, gated)),
         PpmToolchain.localSimulation())) {
       sim.reset(2);
       PpuTable table = null;
@@ -79,13 +95,14 @@ class LinePpmTest {
           sim.step();
         }
         sim.poke("cfgWrite", 0);
-        stream(sim, module.latency(), lanes, depth, c.channels(), bias, params, table, rnd, cases, 200);
+        stream(sim, module.latency(), lanes, depth, c.channels(), bias, params, table, rnd, cases, 200, gated);
       }
     }
   }
 
   private static void stream(Simulator sim, int latency, int lanes, int depth, int channels, int[] bias,
-                             RequantParams[] params, PpuTable table, Random rnd, RequantCases cases, int elements) {
+                             RequantParams[] params, PpuTable table, Random rnd, RequantCases cases, int elements,
+                             boolean gated) {
     List<int[]> expected = new ArrayList<>();
     List<Boolean> sent = new ArrayList<>();
     int cycle = 0;
@@ -97,11 +114,20 @@ class LinePpmTest {
       int[] want = new int[lanes];
       sim.poke("inValid", valid ? 1 : 0);
       sim.poke("inGroup", group);
+      boolean gate = gated && rnd.nextBoolean();
+      if (gated) {
+        sim.poke("inGated", gate ? 1 : 0);
+      }
       for (int j = 0; j < lanes; j++) {
         int acc = cases.accumulator();
+        int code = rnd.nextInt(8) == 0 ? -128 : rnd.nextInt(256) - 128;
         sim.poke("inAcc_" + j, acc);
+        if (gated) {
+          sim.poke("inGate_" + j, code);
+        }
         int ch = group * lanes + j;
-        want[j] = ch < channels ? Ppm.process(acc, bias[ch], params[ch], table) : Integer.MIN_VALUE;
+        want[j] = ch >= channels ? Integer.MIN_VALUE : gate ? Ppm.processGated(acc, code, bias[ch], params[ch])
+            : Ppm.process(acc, bias[ch], params[ch], table);
       }
       if (valid) {
         expected.add(want);

@@ -1,5 +1,6 @@
 package org.llmnpu.numerics.ppu;
 
+import org.llmnpu.numerics.requant.GatedRequantizer;
 import org.llmnpu.numerics.requant.RequantParams;
 import org.llmnpu.numerics.requant.Requantizer;
 
@@ -18,6 +19,14 @@ public final class Ppm {
     public static int process(int acc, int bias, RequantParams params, PpuTable table) {
         int q = Requantizer.requantize(acc, bias, params);
         return table == null ? q : PpuEvaluator.evaluate(table, q);
+    }
+
+    /**
+     * One gated element (the SwiGLU gate, {@code gemm ppm=1 gate=1}): {@link GatedRequantizer#requantize} of the
+     * accumulator times the INT8 gate code; no table (the gate's own activation was applied where it was made).
+     */
+    public static int processGated(int acc, int gate, int bias, RequantParams params) {
+        return GatedRequantizer.requantize(acc, gate, bias, params);
     }
 
     /** An M×N accumulator matrix with per-column (output channel) bias and parameters, one shared table or null. */

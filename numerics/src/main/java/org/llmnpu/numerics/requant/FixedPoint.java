@@ -43,6 +43,17 @@ public final class FixedPoint {
         if (exponent < 0 || exponent > 31) {
             throw new IllegalArgumentException("exponent must be in [0, 31], got " + exponent);
         }
+        return (int) roundingDivideByPOT((long) x, exponent);
+    }
+
+    /**
+     * {@link #roundingDivideByPOT(int, int)} on a wider signed value: {@code x / 2^exponent} rounded to nearest, ties
+     * away from zero, for {@code exponent} in [0, 62] (the gated PPM's final shift of a 41-bit product).
+     */
+    public static long roundingDivideByPOT(long x, int exponent) {
+        if (exponent < 0 || exponent > 62) {
+            throw new IllegalArgumentException("exponent must be in [0, 62], got " + exponent);
+        }
         long mask = (1L << exponent) - 1;
         long remainder = x & mask;
         long threshold = (mask >> 1) + (x < 0 ? 1 : 0);

@@ -80,11 +80,7 @@ final class NpuDataPathCalibration {
       s.step(CalibrationRuns.IDLE_CYCLES);
       s.waves(false);
     }), Map.of()));
-    Program.Builder fences = Program.builder();
-    for (int i = 0; i < FENCES; i++) {
-      fences.fence();
-    }
-    out.add(program(runs, d, config, RUNS.get(1), fences.halt().build(), seed));
+    out.add(program(runs, d, config, RUNS.get(1), fenceProgram(), seed));
     out.add(program(runs, d, config, RUNS.get(2), dmaProgram(mp), seed));
     out.add(program(runs, d, config, RUNS.get(3), gemmProgram(mp, gemmShape(mp)), seed));
     return new NpuDataPathActivity(config, seed, out);
@@ -177,8 +173,8 @@ final class NpuDataPathCalibration {
    * Runs {@code p} on the NPU with waves from start to finished and checks the RTL's counters against the golden
    * ISA simulator's.
    */
-  private static NpuDataPathActivity.Run program(CalibrationRuns runs, VerilogDesign d, NpuConfig config,
-                                                 String name, Program p, long seed) {
+  static NpuDataPathActivity.Run program(CalibrationRuns runs, VerilogDesign d, NpuConfig config,
+                                         String name, Program p, long seed) {
     MachineParams mp = config.machine();
     byte[] image = new byte[(int) mp.extMemBytes()];
     Random rnd = new Random(seed);
@@ -226,6 +222,15 @@ final class NpuDataPathCalibration {
     double charged = e.totalPj() - e.byUnitPj().getOrDefault(EnergyEstimate.IDLE_UNIT, 0.0)
         - e.byUnitPj().getOrDefault(EnergyEstimate.SRAM_UNIT, 0.0) - e.byUnitPj().getOrDefault(EnergyEstimate.DRAM_UNIT, 0.0);
     return new Residual(r.name(), counters, CalibrationRuns.aboveIdle(run, idle) - charged, run);
+  }
+
+  /** {@value #FENCES} fences and a halt: the command program. */
+  static Program fenceProgram() {
+    Program.Builder fences = Program.builder();
+    for (int i = 0; i < FENCES; i++) {
+      fences.fence();
+    }
+    return fences.halt().build();
   }
 
   /** Loads and stores of a quarter of the scratchpad at a time (rows of 4 lines), twice each way. */

@@ -29,7 +29,8 @@ public final class EstimateOutput {
     npu.put("name", e.target().name()).put("source", e.target().source()).put("clockMhz", e.target().clockMhz())
         .put("rows", n.rows()).put("macsPerCycle", c.macsPerCycle()).put("memBytesPerCycle", n.memBytesPerCycle())
         .put("bandwidthGbs", e.target().bandwidthGbs()).put("memLatency", n.memLatency()).put("spadKiB", n.spadKiB())
-        .put("dspLanes", n.dspLanes()).put("dspStages", n.dspStages()).put("sparsity", n.sparsity())
+        .put("dspLanes", n.dspLanes()).put("dspStages", n.dspStages()).put("dspPermute", n.dspPermute())
+        .put("sparsity", n.sparsity())
         .put("mxLoad", n.mxLoad()).put("commandQueueDepth", n.commandQueueDepth());
     root.put("quant", c.quant()).put("fusion", e.fusion()).put("promptLen", c.promptLen())
         .put("decodePosition", c.promptLen()).put("staging", c.staging().name().toLowerCase(Locale.ROOT))
@@ -72,9 +73,10 @@ public final class EstimateOutput {
     NpuConfig n = e.target().npu();
     StringBuilder s = new StringBuilder();
     s.append(String.format(Locale.ROOT, "%s on %s: %dx%d array at %s MHz, %d B/cycle (%s GB/s), latency %d cycles, "
-            + "%d-lane DSP (%d stages), sparsity %s%n", c.shape().name(), e.target().name(), n.rows(), n.rows(),
+            + "%d-lane DSP (%d stages%s), %ssparsity %s%n", c.shape().name(), e.target().name(), n.rows(), n.rows(),
         EstimateTarget.fmt(e.target().clockMhz()), n.memBytesPerCycle(), EstimateTarget.fmt(e.target().bandwidthGbs()),
-        n.memLatency(), n.dspLanes(), n.dspStages(), n.sparsity()));
+        n.memLatency(), n.dspLanes(), n.dspStages(), n.dspPermute() ? ", permute" : "", n.ppmGate() ? "PPM gate, " : "",
+        n.sparsity()));
     s.append(String.format(Locale.ROOT, "  %s weights, fusion %s, %d-token prompt (blocks of %d), decode at position "
         + "%d%n", c.quant(), e.fusion(), c.promptLen(), c.block(), c.promptLen()));
     s.append(String.format(Locale.ROOT, "  TTFT                          %12.4f s      (%,d cycles)%n", e.ttftS(),

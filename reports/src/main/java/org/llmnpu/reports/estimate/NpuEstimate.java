@@ -33,6 +33,12 @@ import org.llmnpu.sw.lower.WeightFormats;
  * @param notes   what the figures assume, for the reader
  */
 public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fusion, Energy energy, List<String> notes) {
+  /**
+   * Allowed {@code --qkv-scales} values: {@code dynamic} (each token's absmax, the default) or {@code static}
+   * (calibrated per-tensor scales and the QKV post tile by tile, {@link CycleEstimator#estimate(ModelShapes.Shape,
+   * org.llmnpu.isa.MachineParams, String, int, Fusion, boolean)}).
+   */
+  public static final List<String> QKV_SCALES = List.of("dynamic", "static");
   /** Allowed {@code --fusion} values ({@link Fusion}). */
   public static final List<String> FUSIONS = Fusion.NAMES;
   /** Allowed {@code --node} values (nm). */
@@ -58,9 +64,20 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
    * @param params       NPU parameters by name ({@code -p name=value}) over the preset's and the file's
    */
   public record Options(String model, String preset, Path config, int promptLen, String quant, String fusion,
-                        Double bandwidthGbs, Path energyTable, int nodeNm, Map<String, String> params) {
+                        Double bandwidthGbs, Path energyTable, int nodeNm, Map<String, String> params,
+                        String qkvScales) {
     public Options {
       params = Map.copyOf(params);
+      if (!QKV_SCALES.contains(qkvScales)) {
+        throw new IllegalArgumentException("--qkv-scales: '" + qkvScales + "' is not allowed; allowed: "
+            + String.join(", ", QKV_SCALES));
+      }
+    }
+
+    /** Options with each token's q/k/v scales ({@code --qkv-scales dynamic}). */
+    public Options(String model, String preset, Path config, int promptLen, String quant, String fusion,
+                   Double bandwidthGbs, Path energyTable, int nodeNm, Map<String, String> params) {
+      this(model, preset, config, promptLen, quant, fusion, bandwidthGbs, energyTable, nodeNm, params, "dynamic");
     }
 
     /** Options without {@code -p} parameters. */
@@ -93,10 +110,16 @@ public record NpuEstimate(EstimateTarget target, CycleEstimate cycles, String fu
     }
     List<String> notes = new ArrayList<>();
     target = withUnitsFor(target, o.quant(), notes);
-    CycleEstimate c = CycleEstimator.estimate(shape, target.npu().machine(), o.quant(), o.promptLen(), fusion);
+    CycleEstimate c = CycleEstimator.estimate(shape, target.npu().machine(), o.quant(), o.promptLen(), fusion,
+        o.qkvScales().equals("static"));
     notes.add(0, "staging: " + c.staging().meaning + (c.stagingReason().isEmpty() ? "" : ", because "
         + c.stagingReason()));
     notes.add(1, "fusion: " + c.fusion().summary());
+    int at = 2;
+    if (o.qkvScales().equals("static")) {
+      notes.add(at++, "qkv: " + c.qkvPost());
+    }
+    notes.add(at, "prefill: " + c.prefillOrder());
     Energy energy = null;
     if (table != null) {
       NodeScaling.Node node = NodeScaling.Node.valueOf("N" + o.nodeNm());

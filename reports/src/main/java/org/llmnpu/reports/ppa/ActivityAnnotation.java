@@ -14,7 +14,8 @@ import org.llmnpu.reports.activity.SimulatedActivity;
  * OpenSTA propagates them through the combinational logic between. Registers are matched by
  * the net name on their Q pin, which Yosys keeps from the RTL ({@code pe_1_2/psum_q[31]} ↔
  * the VCD's {@code pe_1_2.psum_q[31]}). Input bits the run did not dump take the mean input
- * activity of the run.
+ * activity of the run, flip-flops whose register it did not dump (or whose Q net has no name) its mean register
+ * activity (duty 1/2); both counts are in {@link #describe}.
  *
  * @param tcl                 the {@code set_power_activity} commands
  * @param flipFlops           flip-flops in the netlist
@@ -32,8 +33,9 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
   /** A one-line description for reports. */
   public String describe() {
     return String.format(Locale.ROOT, "simulated: %d cycles; %d of %d flip-flops and %d of %d input bits annotated "
-            + "(mean %.4f and %.4f toggles/cycle), propagated through the logic by OpenSTA", cycles,
-        annotatedFlipFlops, flipFlops, annotatedInputs, inputBits, meanRegisterActivity, meanInputActivity);
+            + "(mean %.4f and %.4f toggles/cycle; the other %d flip-flops and %d input bits at those means), "
+            + "propagated through the logic by OpenSTA", cycles, annotatedFlipFlops, flipFlops, annotatedInputs,
+        inputBits, meanRegisterActivity, meanInputActivity, flipFlops - annotatedFlipFlops, inputBits - annotatedInputs);
   }
 
   static ActivityAnnotation of(GateNetlist netlist, SimulatedActivity run, String clockPort) {
@@ -57,25 +59,33 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
     Map<String, String> ffs = netlist.flipFlops();
     int annotatedFfs = 0;
     double regSum = 0;
+    List<String> unnamed = new ArrayList<>();
     for (var e : ffs.entrySet()) {
-      if (e.getValue() == null) {
-        continue;
-      }
-      String bit = e.getValue().replace('/', '.');
-      double a = run.activity(bit);
+      String bit = e.getValue() == null ? null : e.getValue().replace('/', '.');
+      double a = bit == null ? -1 : run.activity(bit);
       if (a >= 0) {
         annotatedFfs++;
         regSum += a;
         pinGroups.computeIfAbsent(key(a, run.duty(bit)), k -> new ArrayList<>()).add(e.getKey() + "/Q");
+      } else {
+        unnamed.add(e.getKey() + "/Q");
       }
+    }
+    double meanReg = annotatedFfs == 0 ? 0 : regSum / annotatedFfs;
+    if (!unnamed.isEmpty()) {
+      // a flip-flop whose register the run did not dump (its Q net lost its RTL name) switches like the run's average
+      // register; stated, since OpenSTA keeps a flip-flop's own activity in the power run (FlopPowerCells)
+      pinGroups.computeIfAbsent(key(meanReg, 0.5), k -> new ArrayList<>()).addAll(unnamed);
     }
     double meanIn = annotatedInputs == 0 ? 0 : inputSum / annotatedInputs;
     if (!undumped.isEmpty()) {
       // stated port by port, so that the input default below reaches only pins that are not ports
       portGroups.computeIfAbsent(key(Math.min(1, meanIn), 0.5), k -> new ArrayList<>()).addAll(undumped);
     }
-    StringBuilder tcl = new StringBuilder();
-    tcl.append("set_power_activity -input -activity ").append(fmt(Math.min(1, meanIn))).append('\n');
+    // OpenSTA 2.0.17 gives its -input default to every pin without an activity of its own, not only to ports; in a
+    // simulated run every input bit, register, SRAM read-data bit and constant has its own (OpenSta#simulatedPower),
+    // so the default is 0: a pin nothing states does not switch, rather than switch at an invented rate
+    StringBuilder tcl = new StringBuilder("set_power_activity -input -activity 0\n");
     portGroups.forEach((k, bits) -> chunks(bits).forEach(c -> tcl.append("foreach p [get_ports {")
         .append(String.join(" ", c)).append("}] { sta::set_power_input_port_activity $p ").append(k).append(" }\n")));
     // set_power_activity -pins is broken in this OpenSTA (it calls an undefined get_pins_error and
@@ -83,20 +93,7 @@ public record ActivityAnnotation(String tcl, int flipFlops, int annotatedFlipFlo
     pinGroups.forEach((k, pins) -> chunks(pins).forEach(c -> tcl.append("foreach p [get_pins {")
         .append(String.join(" ", c)).append("}] { sta::set_power_pin_activity $p ").append(k).append(" }\n")));
     return new ActivityAnnotation(tcl.toString(), ffs.size(), annotatedFfs, inputs.size(), annotatedInputs, meanIn,
-        annotatedFfs == 0 ? 0 : regSum / annotatedFfs, run.cycles());
-  }
-
-  /**
-   * The same commands with {@code activity} toggles per cycle, instead of the run's mean input activity, on every pin
-   * without its own: the read data of SRAM macros (black boxes, through which OpenSTA propagates nothing), flip-flops
-   * the run did not name, and whatever other pin OpenSTA 2.0.17 gives its {@code -input} default (every input port
-   * bit has its own value here, the ones the run did not dump at the run's mean input activity). Measured on the
-   * whole default NPU's loads/stores calibration run with its read data driven from ports: with the mean input
-   * activity (0.188) as that default OpenSTA gave 5,519 mW, with 0 2,150 mW (idle 2,076 mW), while the read data's
-   * own fan-out cone drew 262 mW of the 5,519.
-   */
-  public String tclWithDefault(double activity) {
-    return "set_power_activity -input -activity " + fmt(Math.min(1, activity)) + tcl.substring(tcl.indexOf('\n'));
+        meanReg, run.cycles());
   }
 
   /** The options for one (activity, duty) pair; activity capped at 2 (a bit toggling twice a cycle). */

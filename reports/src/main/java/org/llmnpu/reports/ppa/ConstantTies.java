@@ -4,16 +4,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A workaround for Debian's OpenSTA (2.0.17, 2019), which segfaults in {@code report_power} while
- * propagating switching activity through a flattened netlist whose constant nets feed logic.
- * Yosys writes every constant as a literal ({@code assign _0123_[4] = 1'h0;}, {@code .RD_EN(1'h1)});
- * on the 8×8 2:4 GEMM engine, for example, OpenSTA crashes with a stated input activity alone,
- * and the same netlist with those literals driven from input ports does not.
+ * The constants of a netlist held still for OpenSTA's power analysis of a simulated run. Yosys writes every constant
+ * as a literal ({@code assign _0123_[4] = 1'h0;}, {@code .RD_EN(1'h1)}); Debian's OpenSTA (2.0.17) gives the pins of
+ * a literal its {@code set_power_activity -input} default (activity and duty 1/2: checked on a two-gate netlist,
+ * where an AND with a constant-1 input passed on half its other input's toggles plus half the default, instead of all
+ * of the other input's), not the constant's.
  *
- * <p>For power analysis only, every literal is replaced by bits of two added input ports,
- * {@link #TIE0} and {@link #TIE1}, which {@link #activityTcl()} holds still (activity 0, duty 0
- * and 1). A constant does not toggle either way, so the power is that of the original netlist;
- * timing is analysed on the unmodified netlist (the ties would be timed as inputs).
+ * <p>For power analysis only, every literal is replaced by bits of two added input ports, {@link #TIE0} and {@link
+ * #TIE1}, which {@link #activityTcl()} holds still (activity 0, duty 0 and 1), so the logic behind a constant sees
+ * its value; timing is analysed on the unmodified netlist (the ties would be timed as inputs).
+ *
+ * <p>Every radix Yosys writes is tied (hex, binary, decimal, octal). A literal left in the netlist is a constant to
+ * OpenSTA's logic simulation, which then disables the arcs it masks for levelization while the activity search still
+ * follows them: the search put a vertex into the level it was iterating, and {@code report_power} crashed depending
+ * on that level's vector capacity (the 1-lane Vector DSP's {@code 32'd0}, found 2026-12-06).
  */
 final class ConstantTies {
   /** The added input port every 0 bit is driven from. */
@@ -22,7 +26,7 @@ final class ConstantTies {
   static final String TIE1 = "llmnpu_tie1";
 
   private static final Pattern HEADER = Pattern.compile("(?s)\\bmodule\\s+(\\\\\\S+ |[\\w$]+)\\s*\\((.*?)\\);");
-  private static final Pattern LITERAL = Pattern.compile("(?<![\\w$\\\\.])(\\d+)'([hb])([0-9a-fA-F]+)\\b");
+  private static final Pattern LITERAL = Pattern.compile("(?<![\\w$\\\\.])(\\d+)'([hbdo])([0-9a-fA-F]+)\\b");
 
   private ConstantTies() {
   }
@@ -61,7 +65,13 @@ final class ConstantTies {
 
   /** {@code {tie, tie, ...}} for a literal of {@code width} bits, most significant first. */
   static String bits(int width, String radix, String digits) {
-    java.math.BigInteger v = new java.math.BigInteger(digits, radix.equals("h") ? 16 : 2);
+    int base = switch (radix) {
+      case "h" -> 16;
+      case "d" -> 10;
+      case "o" -> 8;
+      default -> 2;
+    };
+    java.math.BigInteger v = new java.math.BigInteger(digits, base);
     if (width == 1) {
       return v.testBit(0) ? TIE1 : TIE0;
     }

@@ -9,19 +9,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A workaround for Debian's OpenSTA (2.0.17, 2019), which segfaults propagating switching
- * activity forward from the output of an SRAM black box into logic (seen on the GEMM
- * engine's activation buffer; the same netlist without that connection is fine). For power
- * analysis only, the read-data outputs of every SRAM macro are disconnected, and the input
- * pins their nets drove get the activity those nets had — from a simulated run where the net
- * has an RTL name, else a stated activity — so OpenSTA propagates onward from there, as from
- * primary inputs. Timing is analysed on the unmodified netlist.
+ * The SRAM macro instances of a gate netlist as {@link YosysSynthesis} writes it, with the net bits on each of their
+ * pins ({@link #instances}), for the activity of their read data in a simulated run ({@link MacroReadActivity}).
  */
 final class MacroOutputs {
   private static final Pattern MODULE = Pattern.compile("(?s)\\bmodule\\s+(\\\\\\S+ |[\\w$]+)\\s*\\((.*?)\\bendmodule\\b");
   private static final Pattern MACRO = Pattern.compile(
       "(?s)\\n(\\s*)(LLMNPU_SRAM_\\S+)\\s+(\\\\\\S+ |[\\w$.\\[\\]]+)\\s*\\((.*?)\\n\\s*\\);");
-  private static final Pattern RD_DATA = Pattern.compile("(?s)\\.RD_DATA\\((.*?)\\)\\s*(,|$)");
   private static final Pattern PIN = Pattern.compile("(?s)\\.(\\w+)\\((.*?)\\)\\s*(?=,\\s*\\.|$)");
   private static final Pattern LITERAL = Pattern.compile("^(\\d+)'[hbdo][0-9a-fA-FxXzZ_]+$");
   private static final Pattern DECL = Pattern.compile(
@@ -31,87 +25,6 @@ final class MacroOutputs {
       "^(\\\\\\S+ ?|[\\w$.]+)\\s*(?:\\[(\\d+)(?::(\\d+))?\\])?$");
 
   private MacroOutputs() {
-  }
-
-  /** The netlist with every SRAM macro's {@code RD_DATA} left unconnected. */
-  static String disconnected(String netlist) {
-    Matcher m = MACRO.matcher(netlist);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      String body = RD_DATA.matcher(m.group(4)).replaceAll(".RD_DATA()$2");
-      m.appendReplacement(out, Matcher.quoteReplacement("\n" + m.group(1) + m.group(2) + " " + m.group(3) + " ("
-          + body + "\n" + m.group(1) + ");"));
-    }
-    m.appendTail(out);
-    return out.toString();
-  }
-
-  /** The prefix of the input ports {@link #drivenFromPorts} adds, one per read-data bit: {@code llmnpu_rd<i>}. */
-  static final String READ_PORT = "llmnpu_rd";
-
-  private static final Pattern HEADER = Pattern.compile("(?s)\\bmodule\\s+(\\\\\\S+ |[\\w$]+)\\s*\\((.*?)\\);");
-  private static final Pattern SIMPLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*");
-  private static final Pattern BIT = Pattern.compile("^(.*?)(\\[\\d+\\])?$");
-
-  /**
-   * The netlist (one flattened module, as {@link YosysSynthesis} writes it) with every macro's {@code RD_DATA} left
-   * unconnected and each of {@code bits} (net bits as {@link #instances} names them) driven instead from an added
-   * input port {@value #READ_PORT}{@code <i>}, {@code i} its index in {@code bits}: OpenSTA then propagates the
-   * activity set on those ports like any input's (a net the cut left undriven would crash its propagation).
-   */
-  static String drivenFromPorts(String netlist, List<String> bits) {
-    String cut = disconnected(netlist);
-    Matcher h = HEADER.matcher(cut);
-    if (!h.find()) {
-      throw new IllegalArgumentException("no module header in the netlist");
-    }
-    StringBuilder ports = new StringBuilder();
-    StringBuilder decls = new StringBuilder();
-    StringBuilder assigns = new StringBuilder();
-    for (int i = 0; i < bits.size(); i++) {
-      ports.append(", ").append(READ_PORT).append(i);
-      decls.append("\n  input ").append(READ_PORT).append(i).append(';');
-      assigns.append("  assign ").append(escaped(bits.get(i))).append(" = ").append(READ_PORT).append(i)
-          .append(";\n");
-    }
-    int end = cut.lastIndexOf("endmodule");
-    return cut.substring(0, h.start(2)) + h.group(2) + ports + ");" + decls + cut.substring(h.end(), end) + assigns
-        + cut.substring(end);
-  }
-
-  /** A net bit as Verilog writes it: {@code \\gemm.yData [3]} for {@code gemm.yData[3]}, {@code _07_} as it is. */
-  static String escaped(String bit) {
-    Matcher m = BIT.matcher(bit);
-    m.matches();
-    String base = m.group(1);
-    String index = m.group(2) == null ? "" : m.group(2);
-    return (SIMPLE.matcher(base).matches() ? base : "\\" + base + " ") + index;
-  }
-
-  /**
-   * The net bits the macros' {@code RD_DATA} drove, per module that holds macros: the net
-   * names as declared there ({@code streamer_word[3]}, {@code _3418_[0]}, a one-bit net
-   * without index).
-   */
-  static Map<String, List<String>> drivenBits(String netlist) {
-    Map<String, List<String>> out = new LinkedHashMap<>();
-    Matcher mod = MODULE.matcher(netlist);
-    while (mod.find()) {
-      String body = mod.group(2);
-      Map<String, int[]> widths = widths(body);
-      List<String> bits = new ArrayList<>();
-      Matcher m = MACRO.matcher(body);
-      while (m.find()) {
-        Matcher rd = RD_DATA.matcher(m.group(4));
-        if (rd.find()) {
-          bits.addAll(expand(rd.group(1).strip(), widths));
-        }
-      }
-      if (!bits.isEmpty()) {
-        out.put(GateNetlist.unescape(mod.group(1)), bits);
-      }
-    }
-    return out;
   }
 
   /**
@@ -149,10 +62,6 @@ final class MacroOutputs {
       widths.put(name, d.group(1) == null ? null : new int[] {Integer.parseInt(d.group(1)), Integer.parseInt(d.group(2))});
     }
     return widths;
-  }
-
-  private static List<String> expand(String expr, Map<String, int[]> widths) {
-    return expand(expr, widths, false);
   }
 
   private static List<String> expand(String expr, Map<String, int[]> widths, boolean constantsAsNull) {

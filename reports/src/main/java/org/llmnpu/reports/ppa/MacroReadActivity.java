@@ -7,15 +7,16 @@ import java.util.Map;
 import org.llmnpu.reports.activity.SimulatedActivity;
 
 /**
- * The switching activity of the SRAM macros' read data in a simulated run, for OpenSTA's power analysis of the
- * netlist with those outputs cut and each bit driven from an added input port ({@link MacroOutputs#drivenFromPorts})
- * that holds the bit's activity, from which OpenSTA propagates it onward.
+ * The switching activity of the SRAM macros' read data in a simulated run, for OpenSTA's power analysis: each read-data
+ * pin gets the bit's activity ({@code sta::set_power_pin_activity}), which OpenSTA passes to the logic it drives (the
+ * power library makes each bit its own function and gives clocked read ports an arc the propagation follows:
+ * {@link SramLiberty#powerLibrary}).
  *
- * <p>Why: the macros are black boxes without a logic function, so OpenSTA 2.0.17 does not propagate activity through
- * them. Left connected, their read data takes OpenSTA's default, the {@code set_power_activity -input} activity —
- * in a simulated run the mean toggle rate of the input ports — whatever the macro did: while a DMA streams random
- * bytes through the memory port, the read data of every idle unit's register files and buffers "toggled" at that
- * rate into its datapath, and the whole NPU's loads/stores run charged that switching to the DMA.
+ * <p>Why: the macros are black boxes without a logic function, so OpenSTA 2.0.17 cannot derive their outputs'
+ * activity. Without one of their own, their read data took OpenSTA's default, the {@code set_power_activity -input}
+ * activity, whatever the macro did: while a DMA streamed random bytes through the memory port, the read data of every
+ * idle unit's register files and buffers "toggled" at that rate into its datapath, and the whole NPU's loads/stores
+ * run charged that switching to the DMA.
  *
  * <p>Each read-data bit gets, in this order:
  * <ol>
@@ -33,8 +34,11 @@ final class MacroReadActivity {
   private MacroReadActivity() {
   }
 
-  /** The activity of one read-data bit and where it came from. */
-  record Bit(String net, double activity, double duty, boolean simulated) {
+  /**
+   * The activity of one read-data bit and where it came from: {@code net} the net it drives (path from the top),
+   * {@code pin} the macro's pin ({@code u.registers/RD_DATA[3]}).
+   */
+  record Bit(String net, String pin, double activity, double duty, boolean simulated) {
   }
 
   /**
@@ -69,6 +73,7 @@ final class MacroReadActivity {
     double writes = writesPerCycle(inst.pins().getOrDefault("WR_EN", List.of()), prefix, run, unknownActivity);
     int w = data.size() / ports;
     int a = addr.size() / ports;
+    String pinPrefix = prefix + inst.name() + "/RD_DATA";
     for (int p = 0; p < ports; p++) {
       // Yosys concatenates the ports most significant first: port p is the p-th slice from the end
       double addressToggles = 0;
@@ -79,14 +84,17 @@ final class MacroReadActivity {
         }
       }
       double estimate = 0.5 * Math.min(1, addressToggles + writes);
-      for (String bit : data.subList(data.size() - (p + 1) * w, data.size() - p * w)) {
+      for (int j = data.size() - (p + 1) * w; j < data.size() - p * w; j++) {
+        String bit = data.get(j);
         if (bit == null) {
           continue;
         }
         String net = prefix + bit;
         double t = run.activity(net.replace('/', '.'));
         double d = run.duty(net.replace('/', '.'));
-        out.add(new Bit(net, t < 0 ? estimate : Math.min(2, t), d < 0 ? 0.5 : d, t >= 0));
+        // the pin list is most significant first: element j is pin bit size - 1 - j
+        String pin = data.size() == 1 ? pinPrefix : pinPrefix + "[" + (data.size() - 1 - j) + "]";
+        out.add(new Bit(net, pin, t < 0 ? estimate : Math.min(2, t), d < 0 ? 0.5 : d, t >= 0));
       }
     }
   }
@@ -102,33 +110,21 @@ final class MacroReadActivity {
     return max;
   }
 
-  /**
-   * OpenSTA commands giving each read-data bit's activity to the input port that drives it in
-   * {@link MacroOutputs#drivenFromPorts} (the i-th bit's port {@code llmnpu_rd<i>}).
-   */
+  /** OpenSTA commands giving each read-data pin its bit's activity and duty. */
   static String tcl(List<Bit> bits) {
-    // OpenSTA 2.0.17 propagates a port's activity only from a port with an input delay to the clock (checked on a
-    // hand netlist: without it the logic behind the port drew nothing whatever its activity); the constraints give
-    // the design's own inputs theirs
-    StringBuilder s = new StringBuilder(bits.isEmpty() ? "" : "set_input_delay 0 -clock clk [get_ports {"
-        + MacroOutputs.READ_PORT + "*}]\n");
-    for (int i = 0; i < bits.size(); i++) {
-      s.append(String.format(Locale.ROOT, "sta::set_power_input_port_activity [get_ports %s%d] %.4f %.4f%n",
-          MacroOutputs.READ_PORT, i, bits.get(i).activity(), bits.get(i).duty()));
+    StringBuilder s = new StringBuilder();
+    for (Bit b : bits) {
+      s.append(String.format(Locale.ROOT, "sta::set_power_pin_activity [get_pins {%s}] %.4f %.4f%n", b.pin(),
+          b.activity(), b.duty()));
     }
     return s.toString();
-  }
-
-  /** The netlist for the power run: the macros' read data driven from one added input port per bit. */
-  static String powerNetlist(String netlist, List<Bit> bits) {
-    return MacroOutputs.drivenFromPorts(netlist, bits.stream().map(Bit::net).toList());
   }
 
   /** A one-line note for the power report: how many read-data bits were simulated, how many estimated. */
   static String describe(List<Bit> bits) {
     long simulated = bits.stream().filter(Bit::simulated).count();
     double mean = bits.stream().mapToDouble(Bit::activity).average().orElse(0);
-    return String.format(Locale.ROOT, "; SRAM read data cut for OpenSTA, %d bits from the run and %d estimated from "
-        + "their ports' address and write activity (mean %.4f toggles/cycle)", simulated, bits.size() - simulated, mean);
+    return String.format(Locale.ROOT, "; SRAM read data: %d bits from the run and %d estimated from their ports' "
+        + "address and write activity (mean %.4f toggles/cycle)", simulated, bits.size() - simulated, mean);
   }
 }

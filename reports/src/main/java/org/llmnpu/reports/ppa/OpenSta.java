@@ -65,12 +65,44 @@ public final class OpenSta {
     } else {
       s.append(statedActivity(o));
     }
-    s.append("puts \"==== power\"\nreport_power -digits 6\n");
+    s.append("puts \"==== power\"\n").append(REPORT_POWER);
     if (!gatedTcl.isEmpty()) {
       s.append(GatedClocks.REPORT);
     }
     return s.toString();
   }
+
+  /**
+   * {@code report_power}, and should its Tcl arithmetic meet a NaN, the design's total summed over the instances with
+   * a NaN component counted as 0 (and their number printed). OpenSTA 2.0.17 computes an instance's internal power from
+   * the ratio of an input's activity to the output's ({@code Power::findInternalPower}); down a long AND chain of
+   * rarely-high signals the propagated activities underflow (10^-33 toggles/s on the 1-lane DSP's loads/stores run),
+   * the ratio overflows, and the cell's internal power is NaN although its activity is nil.
+   */
+  static final String REPORT_POWER = """
+      if {[catch {report_power -digits 6} llmnpu_error]} {
+        if {![string match "*non-numeric floating-point*" $llmnpu_error]} { error $llmnpu_error }
+        set llmnpu_corner [sta::cmd_corner]
+        set llmnpu_sum {0.0 0.0 0.0}
+        set llmnpu_nan 0
+        foreach llmnpu_inst [get_cells *] {
+          set llmnpu_parts {}
+          set llmnpu_bad 0
+          foreach llmnpu_v [lrange [sta::instance_power $llmnpu_inst $llmnpu_corner] 0 2] {
+            if {[string match -nocase "*nan*" $llmnpu_v] || [string match -nocase "*inf*" $llmnpu_v]} {
+              set llmnpu_v 0.0
+              set llmnpu_bad 1
+            }
+            lappend llmnpu_parts $llmnpu_v
+          }
+          incr llmnpu_nan $llmnpu_bad
+          set llmnpu_sum [lmap a $llmnpu_sum b $llmnpu_parts {expr {$a + $b}}]
+        }
+        lassign $llmnpu_sum llmnpu_i llmnpu_s llmnpu_l
+        puts [format "Total %.6e %.6e %.6e %.6e" $llmnpu_i $llmnpu_s $llmnpu_l [expr {$llmnpu_i + $llmnpu_s + $llmnpu_l}]]
+        puts "==== NaN cells $llmnpu_nan"
+      }
+      """;
 
   /** Runs timing and power on a synthesized design. */
   public StaResult run(String top, SynthesisResult synth, PpaOptions o) {
@@ -100,7 +132,6 @@ public final class OpenSta {
     String sramLib = hasMacros ? SramLiberty.library(synth.macros()) : "";
     String lib = YosysSynthesis.read(liberty);
     ActivityAnnotation annotation = run == null ? null : ActivityAnnotation.of(netlist, run, clockPort);
-    String activityTcl = annotation == null ? null : annotation.tcl();
     GatedClocks gated = GatedClocks.of(synth.netlist());
     for (String bank : o.gateDuties().keySet()) {
       if (!gated.banks().contains(bank)) {
@@ -112,65 +143,33 @@ public final class OpenSta {
     String gatedTcl = gated.isEmpty() ? "" : gated.tcl(o.clockNs(), duties);
     String out;
     boolean global = false;
-    boolean cut = false;
-    boolean tied = false;
-    String readNote = "";
-    String powerNetlist = synth.netlist();
+    List<MacroReadActivity.Bit> reads = annotation == null || !hasMacros ? List.of()
+        : MacroReadActivity.bits(synth.netlist(), netlist, synth.macros(), run, annotation.meanRegisterActivity());
+    String readNote = reads.isEmpty() ? "" : MacroReadActivity.describe(reads);
     try {
-      if (annotation != null && hasMacros) {
-        // a simulated run: the macros' read data gets its own activity (MacroReadActivity), not OpenSTA's default
-        List<MacroReadActivity.Bit> reads = MacroReadActivity.bits(synth.netlist(), netlist, synth.macros(), run,
-            annotation.meanRegisterActivity());
-        readNote = MacroReadActivity.describe(reads);
-        // OpenSTA's -input default also reaches pins that have no activity of their own, not only ports: on the whole
-        // NPU's loads/stores run the mean input activity as that default drew 5.5 W against 2.15 W at 0 (reports
-        // README). Stating the run's mean register activity instead made the blocks' calibration differences go
-        // negative (PPU_LOOKUP -52 pJ in CalibrationTest), so this run keeps the mean input activity: open.
-        activityTcl = activityTcl + MacroReadActivity.tcl(reads);
-        powerNetlist = MacroReadActivity.powerNetlist(synth.netlist(), reads);
-        out = timingAndPower(top, constraints, o, activityTcl, gatedTcl, lib, sramLib, synth.netlist(), powerNetlist);
+      if (annotation != null) {
+        out = simulatedPower(top, constraints, o, annotation, reads, gatedTcl, synth, lib, sramLib);
       } else {
-        out = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
-            synth.netlist());
+        out = statedPower(top, constraints, o, gatedTcl, synth.netlist(), lib, sramLib);
       }
     } catch (ToolFailure e) {
       if (!powerFailed(e)) {
         throw e;
       }
-      out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
-          powerNetlist);
-      if (out == null && !readNote.isEmpty()) {
-        // OpenSTA crashed on the netlist with the read data driven from ports (the whole NPU): the read data (and
-        // any flip-flop the run did not name) at the run's mean register activity, not its mean input activity
-        readNote = String.format(java.util.Locale.ROOT, "; SRAM read data at the run's mean register activity, %.4f "
-            + "toggles/cycle (the netlist with read-data ports crashed OpenSTA 2.0.17)",
-            annotation.meanRegisterActivity());
-        activityTcl = annotation.tclWithDefault(annotation.meanRegisterActivity());
-        out = withConstantsTied(top, hasMacros, constraints, o, activityTcl, gatedTcl, synth, lib, sramLib,
-            synth.netlist());
-      }
-      tied = out != null;
-      if (out == null && hasMacros) {
-        out = withMacroOutputsCut(top, constraints, o, activityTcl, gatedTcl, netlist, synth, run, annotation, lib,
-            sramLib);
-        cut = out != null;
-      }
-      if (out == null) {
-        // OpenSTA 2.0.17 segfaults propagating input activities through some netlists; the
-        // same activity on every net does not crash, and the report says which was used
-        out = cachedRun(script(top, hasMacros, constraints, o, true, null, gatedTcl), lib, sramLib, synth.netlist());
-        global = true;
-      }
+      // not seen since the SRAM library gives every read-data bit a function (SramLiberty); should OpenSTA 2.0.17
+      // still fail, the same activity on every net does not crash it, and the report says which was used
+      out = cachedRun(script(top, hasMacros, constraints, o, true, null, gatedTcl), lib, sramLib, synth.netlist());
+      global = true;
     }
     PowerResult power = StaReports.parsePower(out, o, global);
-    String cutNote = (global ? "" : readNote)
-        + (cut ? "; SRAM read data cut for OpenSTA 2.0.17, the pins it drove given its activity"
-        : tied ? "; constants driven from held tie ports for OpenSTA 2.0.17" : "")
-        + (gated.isEmpty() ? "" : gated.describe(duties, GatedClocks.movedPins(out)));
+    java.util.regex.Matcher nan = java.util.regex.Pattern.compile("(?m)^==== NaN cells (\\d+)$").matcher(out);
+    String cutNote = (global ? "" : readNote) + (gated.isEmpty() ? "" : gated.describe(duties, GatedClocks.movedPins(out)))
+        + (nan.find() ? "; " + nan.group(1) + " cells' internal power NaN in OpenSTA 2.0.17 (activity underflow), "
+        + "counted as 0" : "");
     if (annotation != null && !global) {
       power = new PowerResult(annotation.meanInputActivity(), annotation.describe() + cutNote, new TreeMap<>(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
-    } else if (cut || tied || !readNote.isEmpty() || !gated.isEmpty()) {
+    } else if (!cutNote.isEmpty()) {
       power = new PowerResult(power.activity(), power.activityModel() + cutNote, power.portActivities(),
           power.internalMw(), power.switchingMw(), power.leakageMw(), power.totalMw());
     }
@@ -178,75 +177,57 @@ public final class OpenSta {
   }
 
   /**
-   * Timing of the netlist as it is, and power of the netlist with its constants driven from two
-   * held input ports ({@link ConstantTies}); null if OpenSTA crashes even so.
+   * Timing and power with the options' stated activity: timing of the netlist as synthesized, power of the netlist with
+   * its constants driven from the two held tie ports ({@link ConstantTies}), as for a simulated run. Left as literals,
+   * the constants crash OpenSTA 2.0.17's activity propagation on large netlists (a segmentation fault in
+   * {@code report_power}: the default NPU since the strided DSP copies, 2026-12-06, whose propagation then fell back to
+   * one activity on every net), and they would toggle at the {@code -input} default.
    */
-  private String withConstantsTied(String top, boolean hasMacros, TimingConstraints constraints, PpaOptions o,
-      String activityTcl, String gatedTcl, SynthesisResult synth, String lib, String sramLib, String powerNetlist) {
-    String tiedNetlist = ConstantTies.tied(powerNetlist);
-    if (tiedNetlist.equals(powerNetlist)) {
-      return null;
+  private String statedPower(String top, TimingConstraints constraints, PpaOptions o, String gatedTcl, String netlist,
+      String lib, String sramLib) {
+    boolean hasMacros = !sramLib.isEmpty();
+    String tied = ConstantTies.tied(netlist);
+    if (tied.equals(netlist)) {
+      return cachedRun(script(top, hasMacros, constraints, o, false, null, gatedTcl), lib, sramLib, netlist);
     }
-    String activity = (activityTcl != null ? activityTcl : statedActivity(o)) + ConstantTies.activityTcl();
-    try {
-      return timingAndPower(top, constraints, o, activity, gatedTcl, lib, sramLib, synth.netlist(), tiedNetlist);
-    } catch (ToolFailure e) {
-      if (powerFailed(e)) {
-        return null;
-      }
-      throw e;
-    }
+    String activity = statedActivity(o) + ConstantTies.activityTcl();
+    return timingThenPower(top, constraints, o, activity, gatedTcl, netlist, lib, sramLib, tied, lib, sramLib);
   }
 
   /**
-   * Timing of {@code netlist} as it is and power of {@code powerNetlist} (the same netlist changed for OpenSTA's power
-   * analysis only) with {@code activityTcl}: the timing run's timing section and the power run's power.
+   * The timing report of {@code netlist} (the run {@code script} cut before the power) followed by the power of
+   * {@code powerNetlist} with {@code activityTcl} and its libraries.
    */
-  private String timingAndPower(String top, TimingConstraints constraints, PpaOptions o, String activityTcl,
-      String gatedTcl, String lib, String sramLib, String netlist, String powerNetlist) {
+  private String timingThenPower(String top, TimingConstraints constraints, PpaOptions o, String activityTcl,
+      String gatedTcl, String netlist, String lib, String sramLib, String powerNetlist, String powerLib,
+      String powerSramLib) {
     boolean hasMacros = !sramLib.isEmpty();
     String full = script(top, hasMacros, constraints, o, false, "", "");
     String timing = cachedRun(full.substring(0, full.indexOf("puts \"==== power\"")), lib, sramLib, netlist);
-    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), lib, sramLib,
-        powerNetlist);
+    String power = cachedRun(script(top, hasMacros, constraints, o, false, activityTcl, gatedTcl), powerLib,
+        powerSramLib, powerNetlist);
     return timing + power.substring(power.indexOf("==== power"));
   }
 
   /**
-   * Timing of the netlist as it is, and power of the netlist with the SRAM macros' read data
-   * cut ({@link MacroOutputs}), the pins that data drove getting its activity; null if OpenSTA
-   * crashes even so. The output is the timing run's timing section and the power run's power.
+   * Timing and power of a simulated run: timing of the netlist as synthesized, power with every sequential output's
+   * and constant's activity stated, so that no pin takes OpenSTA's {@code -input} default — input ports and
+   * flip-flops from the run ({@link ActivityAnnotation}; OpenSTA derives a flip-flop's output from its D input), the
+   * SRAM read data from the run or its ports' activity ({@link MacroReadActivity}, with {@link
+   * SramLiberty#powerLibrary}), and the constants driven from two held tie ports ({@link ConstantTies}: OpenSTA 2.0.17
+   * gives a literal constant's pins its {@code -input} default, toggling at that rate with duty 1/2).
    */
-  private String withMacroOutputsCut(String top, TimingConstraints constraints, PpaOptions o,
-      String activityTcl, String gatedTcl, GateNetlist netlist, SynthesisResult synth, SimulatedActivity run,
-      ActivityAnnotation annotation, String lib, String sramLib) {
-    String full = script(top, true, constraints, o, false, "", "");
-    String timingOnly = full.substring(0, full.indexOf("puts \"==== power\""));
-    double fallback = annotation == null ? o.activity() : annotation.meanRegisterActivity();
-    StringBuilder loads = new StringBuilder(activityTcl != null ? activityTcl : statedActivity(o));
-    for (var e : MacroOutputs.drivenBits(synth.netlist()).entrySet()) {
-      for (String prefix : netlist.prefixesOf(e.getKey())) {
-        for (String bit : e.getValue()) {
-          String net = prefix + bit;
-          double a = run == null ? -1 : run.activity(net.replace('/', '.'));
-          double d = run == null ? -1 : run.duty(net.replace('/', '.'));
-          loads.append(String.format(java.util.Locale.ROOT, "foreach p [get_pins -of_objects [get_nets {%s}]] "
-              + "{ if {[get_property $p direction] == \"input\"} { sta::set_power_pin_activity $p %.4f %.4f } }%n",
-              net, a < 0 ? fallback : Math.min(2, a), d < 0 ? 0.5 : d));
-        }
-      }
+  private String simulatedPower(String top, TimingConstraints constraints, PpaOptions o, ActivityAnnotation annotation,
+      List<MacroReadActivity.Bit> reads, String gatedTcl, SynthesisResult synth, String lib, String sramLib) {
+    StringBuilder activity = new StringBuilder(annotation.tcl()).append(MacroReadActivity.tcl(reads));
+    String powerSramLib = synth.macros().isEmpty() ? sramLib : SramLiberty.powerLibrary(synth.macros());
+    String tied = ConstantTies.tied(synth.netlist());
+    if (!tied.equals(synth.netlist())) {
+      activity.append(ConstantTies.activityTcl());
     }
-    try {
-      String timing = cachedRun(timingOnly, lib, sramLib, synth.netlist());
-      String power = cachedRun(script(top, true, constraints, o, false, loads.toString(), gatedTcl), lib, sramLib,
-          MacroOutputs.disconnected(synth.netlist()));
-      return timing + power.substring(power.indexOf("==== power"));
-    } catch (ToolFailure e) {
-      if (powerFailed(e)) {
-        return null;
-      }
-      throw e;
-    }
+    String powerNetlist = FlopPowerCells.netlist(tied, FlopPowerCells.flipFlopCells(lib));
+    return timingThenPower(top, constraints, o, activity.toString(), gatedTcl, synth.netlist(), lib, sramLib,
+        powerNetlist, FlopPowerCells.library(lib), powerSramLib);
   }
 
   /**

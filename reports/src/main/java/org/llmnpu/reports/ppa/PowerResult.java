@@ -5,7 +5,8 @@ import java.util.SortedMap;
 /**
  * Standard-cell power from OpenSTA's {@code report_power} at the constrained clock, with a
  * stated switching activity (this OpenSTA has no VCD/SAIF reader): the activity is set on every
- * data input port and OpenSTA propagates it through the logic. SRAM macros are excluded.
+ * data input port and OpenSTA propagates it through the logic; the netlist's constants are held still (driven from
+ * two tie ports at activity 0, {@code ConstantTies}). SRAM macros are excluded.
  *
  * @param activity       switching activity: toggles per clock cycle
  * @param activityModel  where the activity was set: {@link #INPUTS} (propagated by OpenSTA), or

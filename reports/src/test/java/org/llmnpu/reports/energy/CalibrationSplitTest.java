@@ -33,10 +33,10 @@ class CalibrationSplitTest {
     for (int i = 0; i < NpuDataPathActivity.RUNS.size(); i++) {
       parts.npuPower(activity, i);
     }
-    EnergyTable split = parts.gemm(2, 2, 4, 8, 4, 3).npu(npu, npu.rows() / 2, 3, activity).table();
+    EnergyTable split = parts.gemm(2, 2, 4, 8, 4, 3).npu(npu, TestDesigns.NPU_PPM_INPUT_LANES, 3, activity).table();
 
     Calibration whole = new Calibration(TestDesigns.options(), SimModes.local(), log::add).gemm(2, 2, 4, 8, 4, 3)
-        .npu(npu, npu.rows() / 2, 3);
+        .npu(npu, TestDesigns.NPU_PPM_INPUT_LANES, 3);
     assertEquals(whole.table().json(), split.json(), String.join("\n", log));
     assertEquals(whole.powers(), parts.powers());
     // each engine's half gives the whole's entries of that engine
@@ -53,7 +53,7 @@ class CalibrationSplitTest {
         && !sparse.measuredGemmDense());
     Calibration merged = Calibration.merged(TestDesigns.options(), SimModes.local(), log::add, List.of(dense, sparse));
     assertEquals(dense.powers().size() + sparse.powers().size(), merged.powers().size());
-    assertEquals(whole.table().json(), merged.npu(npu, npu.rows() / 2, 3, activity).table().json());
+    assertEquals(whole.table().json(), merged.npu(npu, TestDesigns.NPU_PPM_INPUT_LANES, 3, activity).table().json());
     assertEquals(whole.powers(), merged.powers());
     assertThrows(IllegalArgumentException.class, () -> new NpuDataPathActivity(npu, 3, List.of()));
   }

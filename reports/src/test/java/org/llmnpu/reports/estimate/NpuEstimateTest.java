@@ -152,6 +152,31 @@ class NpuEstimateTest {
     assertTrue(json.contains("\"fusionApplied\" : \"none\"") && json.contains("fusionNotApplied"), json);
   }
 
+  /**
+   * {@code --qkv-scales static}: the cycles of static q/k/v scales, with the QKV post tile by tile, a group of the
+   * block's tokens at once, where Wqkv can be ordered per tile (stories260K on the default NPU with maxN 32: four
+   * tiles); the notes say which post it is and that the scales need calibrating (the default's notes are unchanged).
+   */
+  @Test
+  void staticQkvScalesTakeTheBlockWideTiledPostAndSaySo(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("npu.yaml");
+    Files.writeString(config, DEFAULT_NPU.replace("maxN: 128", "maxN: 32"));
+    NpuEstimate dynamic = NpuEstimate.run(new NpuEstimate.Options("stories260K", "edge-64", config, 12, "int8", "full",
+        null, null, 7, Map.of(), "dynamic"));
+    NpuEstimate tiled = NpuEstimate.run(new NpuEstimate.Options("stories260K", "edge-64", config, 12, "int8", "full",
+        null, null, 7, Map.of(), "static"));
+    assertTrue(dynamic.notes().stream().noneMatch(n -> n.startsWith("qkv:")), "the default's notes as before");
+    assertEquals("q/k/v scales each token's absmax, post per token", dynamic.cycles().qkvPost());
+    String note = tiled.notes().get(2);
+    assertTrue(note.startsWith("qkv: q/k/v scales static (calibrated") && note.contains("post tile by tile beside the "
+        + "next tile's GEMM, for 12 tokens at once"), note);
+    assertEquals(dynamic.cycles().prefill().macs(), tiled.cycles().prefill().macs());
+    assertTrue(tiled.cycles().prefill().cycles() != dynamic.cycles().prefill().cycles());
+    String bad = assertThrows(IllegalArgumentException.class, () -> new NpuEstimate.Options("stories260K", "edge-64",
+        config, 12, "int8", "full", null, null, 7, Map.of(), "per-head")).getMessage();
+    assertTrue(bad.startsWith("--qkv-scales") && bad.contains("allowed: dynamic, static"), bad);
+  }
+
   @Test
   void badOptionsAreRefusedNamingTheOptionAndTheAllowedValues(@TempDir Path dir) throws Exception {
     String fusion2 = assertThrows(IllegalArgumentException.class, () -> NpuEstimate.run(

@@ -37,6 +37,17 @@ class ConstantTiesTest {
   }
 
   @Test
+  void decimalAndOctalLiteralsAreTiedToo() {
+    // Yosys writes an all-zero bus as 32'd0 (the Vector DSP's shift input); left as a literal it was a constant to
+    // OpenSTA's simulation, whose disabled arcs the activity search still followed into the level it was iterating
+    String t = ConstantTies.tied("module D(y, w);\n  output [3:0] y;\n  output [2:0] w;\n  assign y = 4'd9;\n"
+        + "  assign w = 3'o5;\nendmodule\n");
+    assertTrue(t.contains("assign y = {llmnpu_tie1, llmnpu_tie0, llmnpu_tie0, llmnpu_tie1};"), t);
+    assertTrue(t.contains("assign w = {llmnpu_tie1, llmnpu_tie0, llmnpu_tie1};"), t);
+    assertFalse(t.contains("'d") || t.contains("'o"), t);
+  }
+
+  @Test
   void aNetlistWithoutConstantsIsReturnedAsItIs() {
     String plain = "module U(a, y);\n  input a;\n  output y;\n  INVX1 i (.A(a), .Y(y));\nendmodule\n";
     assertSame(plain, ConstantTies.tied(plain));

@@ -16,7 +16,8 @@ import org.llmnpu.reports.activity.SimulatedActivity.BitStats;
  * The SRAM macros' read data in a simulated run: a bit the run dumped keeps its own toggles; an anonymous bit is
  * estimated from its own read port's address toggles and the array's writes (so an idle register file's outputs
  * stay still however busy the rest of the design is); constants in the address are skipped; the ports of a
- * two-port macro are sliced as Yosys concatenates them (port 0 least significant).
+ * two-port macro are sliced as Yosys concatenates them (port 0 least significant); each bit's activity goes on its
+ * macro pin.
  */
 class MacroReadActivityTest {
   private static final String NETLIST = """
@@ -96,20 +97,16 @@ class MacroReadActivityTest {
   }
 
   @Test
-  void thePowerNetlistDrivesEachReadBitFromItsOwnPort() {
-    List<String> bits = List.of("u.named[1]", "_07_[0]", "_09_");
-    String n = MacroOutputs.drivenFromPorts(NETLIST, bits);
-    assertTrue(n.startsWith("module top(clk, a, q, llmnpu_rd0, llmnpu_rd1, llmnpu_rd2);"), n);
-    assertTrue(n.contains("input llmnpu_rd2;"), n);
-    assertTrue(n.contains("assign \\u.named [1] = llmnpu_rd0;\n  assign _07_[0] = llmnpu_rd1;\n"
-        + "  assign _09_ = llmnpu_rd2;\nendmodule"), n);
-    assertFalse(n.contains(".RD_DATA({"), n);
-    assertEquals(2, n.split("\\.RD_DATA\\(\\)", -1).length - 1);
-    // their activities, on ports with an input delay (OpenSTA propagates none from a port without)
-    String tcl = MacroReadActivity.tcl(List.of(new MacroReadActivity.Bit("u.named[1]", 0.25, 0.5, true),
-        new MacroReadActivity.Bit("_09_", 0, 0.5, false)));
-    assertEquals("set_input_delay 0 -clock clk [get_ports {llmnpu_rd*}]\n"
-        + "sta::set_power_input_port_activity [get_ports llmnpu_rd0] 0.2500 0.5000\n"
-        + "sta::set_power_input_port_activity [get_ports llmnpu_rd1] 0.0000 0.5000\n", tcl);
+  void eachReadBitIsNamedByItsMacroPinAndGetsItsActivityThere() {
+    Map<String, MacroReadActivity.Bit> b = bits(Map.of("u.named[1]", new long[] {25, 500}), 0.3);
+    // RD_DATA({ _07_, \\u.named  }) of the two-port registers: _07_ is RD_DATA[3:2], u.named RD_DATA[1:0]
+    assertEquals("u.registers/RD_DATA[3]", b.get("_07_[1]").pin());
+    assertEquals("u.registers/RD_DATA[2]", b.get("_07_[0]").pin());
+    assertEquals("u.registers/RD_DATA[0]", b.get("u.named[0]").pin());
+    assertEquals("u.buffer/RD_DATA[1]", b.get("_09_").pin());
+    assertEquals("u.buffer/RD_DATA[0]", b.get("q[3]").pin());
+    String tcl = MacroReadActivity.tcl(List.of(b.get("u.named[1]"), b.get("_09_")));
+    assertEquals("sta::set_power_pin_activity [get_pins {u.registers/RD_DATA[1]}] 0.2500 0.5000\n"
+        + "sta::set_power_pin_activity [get_pins {u.buffer/RD_DATA[1]}] 0.4500 0.5000\n", tcl);
   }
 }

@@ -20,10 +20,22 @@ import org.llmnpu.sw.lower.PhaseCost;
  * @param prefill   every counter of the prefill's program (the prompt, the LM head of its last token)
  * @param decode    every counter of the decode step's program
  * @param fusion    the fusion level asked for, the one costed and each fusion not applied, with why
+ * @param qkvPost   how q, k and v are scaled and post-processed ({@code --qkv-scales})
+ * @param prefillOrder how the prefill's token blocks go ({@link CycleEstimator#ONE_BLOCK} or
+ *                  {@link CycleEstimator#TWO_BLOCKS_SKEWED}), and why not two where they were tried
  */
 public record CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
                             CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,
-                            PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion) {
+                            PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion, String qkvPost,
+                            String prefillOrder) {
+  /** An estimate with each token's q/k/v scales (the default), one token block at a time. */
+  public CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
+                       CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,
+                       PhaseCost decode, org.llmnpu.sw.lower.Fusion.Applied fusion) {
+    this(shape, machine, quant, promptLen, staging, stagingReason, block, prefill, decode, fusion,
+        "q/k/v scales each token's absmax, post per token", CycleEstimator.ONE_BLOCK);
+  }
+
   /** MACs the array can do per cycle (rows × columns). */
   public long macsPerCycle() {
     return (long) machine.rows() * machine.rows();

@@ -23,6 +23,14 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * {@code maxN}-column tiles (load a tile, GEMM it), with the K cache holding heads contiguous when the head
  * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
  * lowering, stated with every result.
+ *
+ * <p>At {@code --fusion full} (each token's q/k/v scales) a prefill of more than one block goes with two token blocks
+ * in flight, skewed ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed}: the lowering's
+ * {@code DecoderLowering#skewed} program, whose commands the walk orders exactly as the lowering's interleaver does),
+ * where the lowering holds both blocks' buffers and that prefill takes fewer cycles than one block at a time
+ * ({@link CycleEstimate#prefillOrder} says which, and why not). Its walk costs layer 0 and layer 1 and scales layer 1
+ * to the rest: from the second layer on every layer of the walk costs the same (the resident programs and the
+ * interleaver's window start afresh at each layer; 7B int8: 2 and 3 layers costed give the same cycles).
  */
 public final class CycleEstimator {
   /** Weight formats the cost model reproduces exactly (tests against the golden counters). */
@@ -64,12 +72,22 @@ public final class CycleEstimator {
    */
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
                                        Fusion fusion) {
+    return estimate(shape, p, quant, promptLen, fusion, false);
+  }
+
+  /**
+   * As above; {@code staticQkv}: q, k and v quantized with calibrated static scales and the QKV post tile by tile
+   * where Wqkv can be ordered per tile ({@link PhaseCostModel#staticQkv}; said in {@link CycleEstimate#qkvPost}). The
+   * named shapes have no weights: the scales' values change no command, only the accuracy, which needs them calibrated.
+   */
+  public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
+                                       Fusion fusion, boolean staticQkv) {
     check(shape.config(), p, quant, promptLen);
     ModelConfig c = shape.config();
     Fusion.Applied applied = fusion.on(p, c.dim(), WeightFormats.bits(quant), WeightFormats.group(quant),
         WeightFormats.sparsity(quant), WeightFormats.mx(quant));
     int maxContext = promptLen + 1;
-    Layout layout = loweringLayout(c, p, quant, promptLen);
+    Layout layout = loweringLayout(c, p, quant, promptLen, applied.applied());
     int block = layout.block();
     Staging staging = block > 0 ? Staging.LOWERING : Staging.STREAMED;
     if (staging == Staging.STREAMED) {
@@ -77,12 +95,35 @@ public final class CycleEstimator {
     }
     PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
         WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-        applied.applied());
+        applied.applied()).staticQkv(staticQkv, staticQkv);
     PhaseCost prefill = cost.step(promptLen, 0, c.layers());
     PhaseCost decode = cost.step(1, promptLen, c.layers());
+    String order = ONE_BLOCK;
+    if (applied.applied() == Fusion.FULL && promptLen > block && !staticQkv) {
+      // two token blocks in flight, skewed (DecoderLowering#skewed), where the lowering holds both and it is faster:
+      // the walk's order is the lowering's program's (WalkScheduleTest), its layers from the second on cost the same
+      PhaseCostModel two = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
+          WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
+          applied.applied()).interleave(true, true).skewed(true);
+      PhaseCost skewed = two.step(promptLen, 0, staging == Staging.STREAMED ? Math.min(2, c.layers()) : c.layers());
+      boolean inFlight = staging == Staging.STREAMED || two.twoBlocksWhyNot().isEmpty();
+      if (inFlight && skewed.cycles() < prefill.cycles()) {
+        prefill = skewed;
+        order = TWO_BLOCKS_SKEWED;
+      } else {
+        order += inFlight ? " (two blocks in flight, skewed, are not faster: " + skewed.cycles() + " cycles)"
+            : " (two blocks in flight: " + two.twoBlocksWhyNot() + ")";
+      }
+    }
     return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode,
-        applied);
+        applied, cost.qkvPost(), order);
   }
+
+  /** The prefill's order of token blocks ({@link CycleEstimate#prefillOrder}): one at a time. */
+  public static final String ONE_BLOCK = "one token block at a time";
+  /** The prefill's order with two token blocks in flight, skewed, where it is faster. */
+  public static final String TWO_BLOCKS_SKEWED = "two token blocks in flight, skewed (each block's QKV GEMM streams "
+      + "beside the other's DSP work; DecoderLowering#skewed)";
 
   /**
    * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it
@@ -117,10 +158,10 @@ public final class CycleEstimator {
   }
 
   /**
-   * The prefill block of the lowering's own program when the lowered model fits {@code p} (the largest block up to
-   * maxM that lays out), else 0 and the reason.
+   * The prefill block of the lowering's own program at fusion level {@code fusion} when the lowered model fits
+   * {@code p} (the largest block up to maxM that lays out), else 0 and the reason.
    */
-  static Layout loweringLayout(ModelConfig c, MachineParams p, String quant, int promptLen) {
+  static Layout loweringLayout(ModelConfig c, MachineParams p, String quant, int promptLen, Fusion fusion) {
     long params = parameters(c);
     if (params > LAYOUT_CHECK_PARAMETERS) {
       return new Layout(0, String.format(java.util.Locale.ROOT, "the model's %.3g G parameters are beyond what the "
@@ -129,7 +170,7 @@ public final class CycleEstimator {
     }
     try {
       LoweredModel model = WeightFormats.lower(SyntheticWeights.generate(c, 1), quant, p, promptLen + 1, promptLen);
-      return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen)), "");
+      return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen), fusion), "");
     } catch (IllegalArgumentException e) {
       return new Layout(0, "the lowering cannot lay this model out on this NPU: " + e.getMessage());
     }

@@ -1,5 +1,6 @@
 package org.llmnpu.sw.eval;
 
+import org.llmnpu.sw.model.Ops;
 import org.llmnpu.sw.model.Transformer;
 
 /**
@@ -56,7 +57,7 @@ public record HeldOutEvaluation(double perplexity, double fp32Perplexity, double
                 nll -= logSoftmax(t, seq[p + 1]);
                 refNll -= logSoftmax(r, seq[p + 1]);
                 kl += LogitComparison.klDivergence(r, t);
-                agree += argmax(r) == argmax(t) ? 1 : 0;
+                agree += Ops.argmax(r) == Ops.argmax(t) ? 1 : 0;
                 for (int i = 0; i < r.length; i++) {
                     signal += (double) r[i] * r[i];
                     noise += ((double) r[i] - t[i]) * ((double) r[i] - t[i]);
@@ -92,15 +93,5 @@ public record HeldOutEvaluation(double perplexity, double fp32Perplexity, double
             sum += Math.exp(v - max);
         }
         return logits[token] - max - Math.log(sum);
-    }
-
-    private static int argmax(float[] x) {
-        int best = 0;
-        for (int i = 1; i < x.length; i++) {
-            if (x[i] > x[best]) {
-                best = i;
-            }
-        }
-        return best;
     }
 }

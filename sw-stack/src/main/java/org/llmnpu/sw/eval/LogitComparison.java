@@ -1,5 +1,7 @@
 package org.llmnpu.sw.eval;
 
+import org.llmnpu.sw.model.Ops;
+
 /**
  * Agreement of a model's logits with FP32 reference logits over a set of positions:
  * <ul>
@@ -27,7 +29,7 @@ public record LogitComparison(double snrDb, double klDivergence, double top1Agre
                 noise += ((double) r[i] - t[i]) * ((double) r[i] - t[i]);
             }
             kl += klDivergence(r, t);
-            agree += argmax(r) == argmax(t) ? 1 : 0;
+            agree += Ops.argmax(r) == Ops.argmax(t) ? 1 : 0;
         }
         double snr = noise == 0 ? Double.POSITIVE_INFINITY : 10 * Math.log10(signal / noise);
         return new LogitComparison(snr, kl / reference.length, agree / (double) reference.length, reference.length);
@@ -56,15 +58,5 @@ public record LogitComparison(double snrDb, double klDivergence, double top1Agre
             s += Math.exp(v - max);
         }
         return max + Math.log(s);
-    }
-
-    private static int argmax(float[] x) {
-        int best = 0;
-        for (int i = 1; i < x.length; i++) {
-            if (x[i] > x[best]) {
-                best = i;
-            }
-        }
-        return best;
     }
 }

@@ -19,6 +19,8 @@ final class AttentionLowering {
   private final BatchedAttention batched;
   /** At {@code --fusion full} the cos/sin rows of the block's slots (one load a layer), else -1. */
   private final int sRope;
+  /** For a model with Wqkv ordered per tile ({@link LoweredModel#orderQkvByTiles}) the tiled QKV post, else null. */
+  private final TiledQkvPost tiledPost;
 
   AttentionLowering(LoweringEmitter emitter) {
     this(emitter, Fusion.NONE);
@@ -30,6 +32,12 @@ final class AttentionLowering {
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
+    this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
+  }
+
+  /** The block-wide QKV post of a model with Wqkv ordered per tile, where its shape allows ({@link BlockQkvPost}). */
+  BlockQkvPost blockQkvPost() {
+    return tiledPost == null ? null : tiledPost.blockPost();
   }
 
   /** {@link BatchedAttention#batching}, or {0, 0} without the batched core. */
@@ -44,21 +52,59 @@ final class AttentionLowering {
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
   void emit(int layer, int n, int pos) {
+    cacheIn(layer, n, pos);
+    if (tiledPost != null) {
+      norms(n);
+      tiledPost.emit(layer, n, pos);
+      afterKvRows(layer, n, pos);
+      return;
+    }
+    emitHead(layer, n);
+    emitAfterQkv(layer, n, pos);
+  }
+
+  /** The rest of the layer after {@link #emitHead}: the cache's rows in, then as {@link #emit} after the QKV GEMM. */
+  void emitTail(int layer, int n, int pos) {
+    cacheIn(layer, n, pos);
+    emitAfterQkv(layer, n, pos);
+  }
+
+  /** The cache's rows {@code [0, pos)} of layer {@code layer} into the scratchpad (and their Kᵀ lines). */
+  private void cacheIn(int layer, int n, int pos) {
     var b = e.b;
     var m = l.m;
-    var c = l.c;
-    var r = l.r;
-    int line = l.line;
-    long kBase = m.kCache + (long) layer * m.maxContext() * m.kvBytes;
-    long vBase = m.vCache + (long) layer * m.maxContext() * m.kvBytes;
     if (pos > 0) {
-      b.load(kBase, m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
-      b.load(vBase, m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
+      b.load(kBase(layer), m.kvBytes, l.sKC, m.kvBytes, m.kvBytes, pos);
+      b.load(vBase(layer), m.kvBytes, l.sVC, m.kvBytes, m.kvBytes, pos);
     }
-    TransposedKeys kT = batched == null ? null : batched.keyScores;
-    if (kT != null) {
-      kT.loadLines(layer, n, pos);
+    if (batched != null && batched.keyScores != null) {
+      batched.keyScores.loadLines(layer, n, pos);
     }
+  }
+
+  private long kBase(int layer) {
+    return l.m.kCache + (long) layer * l.m.maxContext() * l.m.kvBytes;
+  }
+
+  private long vBase(int layer) {
+    return l.m.vCache + (long) layer * l.m.maxContext() * l.m.kvBytes;
+  }
+
+  /**
+   * Every token's RMSNorm and quantization, then the QKV GEMM: they read no K/V row, so with a skewed pair of blocks
+   * ({@link DecoderLowering#skewed}) they go before the other block's K/V rows are stored ({@link #emitTail} after).
+   */
+  void emitHead(int layer, int n) {
+    if (tiledPost != null) {
+      throw new IllegalStateException("the tiled QKV post (LoweredModel#orderQkvByTiles) goes one block at a time");
+    }
+    norms(n);
+    e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
+    e.gemmTiled(n, l.c.dim(), l.m.qkvN, l.sXS, l.xsStride);
+  }
+
+  /** Every token's RMSNorm and quantization into the QKV GEMM's X rows. */
+  private void norms(int n) {
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
@@ -68,20 +114,30 @@ final class AttentionLowering {
         e.normQuantize(t, l.rG1, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
       }
     }
-    e.weight(m.wQkv[layer], c.dim(), m.qkvN);
-    e.gemmTiled(n, c.dim(), m.qkvN, l.sXS, l.xsStride);
+  }
+
+  /** After the QKV GEMM: each token's scale, RoPE, quantization and K/V rows, the attention and the O GEMM. */
+  private void emitAfterQkv(int layer, int n, int pos) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    var r = l.r;
+    int line = l.line;
+    TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     if (batched != null) {
       b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
     }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
+    double[] qkvScales = e.staticQkv && e.epilogue != null ? new double[] {e.epilogue.of(StaticScales.Site.Q, layer),
+        e.epilogue.of(StaticScales.Site.K, layer), e.epilogue.of(StaticScales.Site.V, layer)} : null;
     // at full with the static input scale, every token's scale, RoPE and quantization is one program (the q codes and
     // scale staged in rAcc's rows, which the scale has read, then moved to the token's rows before anything else
     // writes rAcc): kept in the program memory
     boolean pinned = batched != null && b.resident() && e.inputScale > 0
         && 2 * qRows + 1 <= r.rows(Math.max(m.qkvN, Math.max(c.hiddenDim(), c.dim())))
-        && r.pins(n, qkvPrograms(qRows, kRows, 0, true), moveWords());
+        && r.pins(n, qkvPrograms(qRows, kRows, 0, true, qkvScales), moveWords());
     for (int t = 0; t < n; t++) {
       int slot = pos + t;
       if (batched != null) {
@@ -90,16 +146,16 @@ final class AttentionLowering {
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       if (batched == null) {
-        var programs = qkvPrograms(qRows, kRows, t, false);
+        var programs = qkvPrograms(qRows, kRows, t, false, qkvScales);
         e.run(programs.get(0));
         ropeIn(slot);
         programs.subList(1, programs.size()).forEach(e::run);
       } else if (pinned) {
-        b.dspRunPinned(qkvPrograms(qRows, kRows, t, true));
+        b.dspRunPinned(qkvPrograms(qRows, kRows, t, true, qkvScales));
         e.run(r.moveElements(l.rAcc, 2 * l.nq, l.rQQ + t * 2 * qRows));
         e.run(r.moveElements(l.rAcc + 2 * qRows, r.lanes(), l.rDQ + t));
       } else {
-        qkvPrograms(qRows, kRows, t, false).forEach(e::run);
+        qkvPrograms(qRows, kRows, t, false, qkvScales).forEach(e::run);
       }
       if (batched != null && batched.headMajorKeys) {
         batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
@@ -114,6 +170,18 @@ final class AttentionLowering {
       b.dspOut(l.sVC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rVQ, Command.FMT_INT8);
       b.dspOut(l.sVC + (long) slot * m.kvBytes + kvPad, line, 1, 1, l.rDV, Command.FMT_FP16);
     }
+    afterKvRows(layer, n, pos);
+  }
+
+  /** After the block's K/V rows are in the scratchpad: they are stored, then the attention and the O GEMM. */
+  private void afterKvRows(int layer, int n, int pos) {
+    var b = e.b;
+    var m = l.m;
+    var c = l.c;
+    long kBase = kBase(layer);
+    long vBase = vBase(layer);
+    TransposedKeys kT = batched == null ? null : batched.keyScores;
+    int kvPad = LoweredModel.roundUp(c.kvDim(), l.line);
     b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
     if (kT != null) {
@@ -135,15 +203,17 @@ final class AttentionLowering {
       return;
     }
     for (int t = 0; t < n; t++) {
-      e.residual(t, l.rDO + t, l.rWsO);
+      e.residual(t, l.rDO + t, null, l.rWsO);
     }
   }
 
   /**
    * Token t's scale of its QKV results, the RoPE of q and k and the quantization of q, k, v: the q codes and scale to
-   * the token's rows, or with {@code staged} to rAcc's rows (the same programs for every token).
+   * the token's rows, or with {@code staged} to rAcc's rows (the same programs for every token); q, k and v quantized
+   * with the static scales {@code qkvScales} (q, k, v; {@link DecoderLowering#staticQkv}) when not null.
    */
-  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged) {
+  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged,
+                                                                     double[] qkvScales) {
     var r = l.r;
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
@@ -151,12 +221,32 @@ final class AttentionLowering {
         new int[] {l.rQ, l.rQ + qRows}));
     programs.add(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
         l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
-    programs.addAll(r.quantizeRuns(java.util.List.of(
+    var vectors = java.util.List.of(
         new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
             staged ? l.rAcc + 2 * qRows : l.rDQ + t),
         new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
-        new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV))));
+        new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV));
+    programs.addAll(quantizations(r, vectors, qkvScales));
     return programs;
+  }
+
+  /**
+   * The runs quantizing {@code vectors} (q, k, v): the dynamic absmax runs ({@link DspRoutines#quantizeRuns}), or
+   * with {@code scales} each vector's static quantization ({@code x·(1/s)} rounded and saturated, {@code s} to its
+   * scale row).
+   */
+  static java.util.List<org.llmnpu.isa.dsp.DspProgram> quantizations(DspRoutines r,
+      java.util.List<DspQuantizer.Vector> vectors, double[] scales) {
+    if (scales == null) {
+      return r.quantizeRuns(vectors);
+    }
+    java.util.List<org.llmnpu.isa.dsp.DspProgram> runs = new java.util.ArrayList<>();
+    for (int i = 0; i < vectors.size(); i++) {
+      var v = vectors.get(i);
+      runs.add(r.quantizeStatic(v.in(), v.len(), v.vec(), LoweringEmitter.half(1 / scales[i]), v.out(), v.scaleRow(),
+          LoweringEmitter.half(scales[i])));
+    }
+    return runs;
   }
 
   /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */

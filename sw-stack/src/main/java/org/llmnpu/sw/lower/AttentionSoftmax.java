@@ -59,6 +59,82 @@ final class AttentionSoftmax {
     return cost(merged, after, pipeline, depth) < cost(separate, after, pipeline, depth) ? merged : separate;
   }
 
+  /**
+   * The runs of the group {@code heads} and their probabilities' quantization {@code probabilities} (one vector a
+   * head, in order) over {@code len} slots: the heads' {@link #withCodes} programs merged ({@link DspLoopMerge}), or
+   * {@code separate} (the {@link #runs} and the quantization runs after them) where those take fewer {@code dsprun}s or,
+   * as many, fewer cycles.
+   */
+  static List<DspProgram> runsWithCodes(List<Head> heads, List<DspQuantizer.Vector> probabilities, int len, int lanes,
+      float eps, DspPipeline pipeline, int depth, List<DspProgram> separate) {
+    List<DspProgram> each = new ArrayList<>();
+    for (int i = 0; i < heads.size(); i++) {
+      each.add(withCodes(heads.get(i), probabilities.get(i), len, lanes, eps));
+    }
+    List<DspProgram> merged = DspLoopMerge.mergeRuns(each, depth);
+    return cost(merged, List.of(), pipeline, depth) < cost(separate, List.of(), pipeline, depth) ? merged : separate;
+  }
+
+  /**
+   * One head's scale, SoftMax and probability quantization as one program: {@link #fused} with its normalization pass
+   * ({@code p = e·r}) turned into the quantization's absmax pass of {@code x = p·v} ({@code v} the vector's V scales),
+   * which stores x over the probabilities' rows for the codes pass, then the quantization's scalar chain
+   * ({@link DspQuantChain}), the codes ({@code TOINT}) and d broadcast to the vector's scale row. Each value is the
+   * separate runs': p as the SoftMax kernel rounds it, then {@link DspQuantizer}'s instructions in its order (the
+   * codes pass reads the stored x instead of multiplying p·v again: the same FP16 value). Per row 13 instructions
+   * instead of the normalization's 3 and the quantization's 5 + 5; one run instead of two.
+   */
+  static DspProgram withCodes(Head h, DspQuantizer.Vector v, int len, int lanes, float eps) {
+    if (v.len() != len || v.in() != h.out() || v.vec() < 0 || v.product() != null) {
+      throw new IllegalArgumentException("the quantized vector must be the head's probabilities times a vector: " + v);
+    }
+    DspProgram softmax = fused(h, len, lanes, eps);
+    List<DspInstruction> code = softmax.instructions();
+    int norm = code.size() - 5;
+    DspInstruction loop = code.get(norm);
+    DspInstruction load = code.get(norm + 1);
+    DspInstruction mul = code.get(norm + 2);
+    if (loop.op() != DspOp.LOOP || loop.imm() >>> 16 != 3 || load.op() != DspOp.LD || mul.op() != DspOp.MUL16
+        || code.get(norm + 3).op() != DspOp.ST) {
+      throw new IllegalStateException("the SoftMax program does not end with its normalization pass: "
+          + code.subList(norm, code.size()));
+    }
+    int rows = loop.imm() & 0xFFFF;
+    int x = load.rd();
+    int y = mul.rd();
+    int r = mul.rb();
+    // the chain's values in registers dead after the reciprocal (the kernel's sums and temporaries), its 0 and 2 the
+    // kernel's constants; the other constants in registers the program never names, so that merged heads share them
+    TreeSet<Integer> named = new TreeSet<>();
+    for (DspInstruction in : code) {
+      named.addAll(List.of(in.rd(), in.ra(), in.rb(), in.rc()));
+    }
+    List<Integer> constants = new ArrayList<>();
+    for (int reg = 1; reg < DspInstruction.REGISTERS && constants.size() < 4; reg++) {
+      if (!named.contains(reg) && reg != 13 && reg != 14 && (reg < 23 || reg > 26)) {
+        constants.add(reg);
+      }
+    }
+    for (int reg = 27; constants.size() < 4; reg++) {
+      if (!constants.contains(reg)) {
+        constants.add(reg);
+      }
+    }
+    DspQuantChain.Registers c = new DspQuantChain.Registers(13, 14, 23, 24, 25, 26, 0, 5, constants.get(0),
+        constants.get(1), constants.get(2), constants.get(3));
+    DspAssembler a = new DspAssembler();
+    a.emitAll(code.subList(0, norm));
+    a.li(c.acc(), 0).li(c.c127(), DspQuantChain.CONSTANTS[2]).li(c.inv127(), DspQuantChain.CONSTANTS[3])
+        .li(c.guard(), DspQuantChain.CONSTANTS[4]).li(c.c075(), DspQuantChain.CONSTANTS[5]);
+    a.loop(rows, () -> a.load(x, load.imm()).op(DspOp.MUL16, y, x, r).load(c.t(), v.vec()).op(DspOp.MUL16, y, y, c.t())
+        .store(h.out(), y).op(DspOp.ABS, c.t(), y, 0).masked(DspOp.MAX16, c.acc(), c.acc(), c.t()));
+    DspQuantChain.emit(a, lanes, c);
+    a.loop(rows, () -> a.load(y, h.out()).aux(DspOp.TOINT, 0, y, y, c.y()).store(v.out(), y));
+    a.setLength(lanes).store(v.scaleRow(), c.d());
+    return new DspProgram("quantized " + softmax.name() + " *" + v.vec() + "->" + v.out() + "/" + v.scaleRow(),
+        a.finish("").instructions());
+  }
+
   /** Runs after chaining (high part) and their cycles: what the stream's {@code dsprun}s of {@code runs, after} cost. */
   private static long cost(List<DspProgram> runs, List<DspProgram> after, DspPipeline pipeline, int depth) {
     List<DspProgram> all = new ArrayList<>(runs);

@@ -6,95 +6,14 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
 /**
- * The attention of {@link PhaseCostModel}'s extrapolated walk: Q/K/V scaled, RoPE and the K/V rows out, then per
+ * The attention of {@link PhaseCostModel}'s extrapolated walk after the QKV post ({@link QkvPostWalk}): per
  * token ({@link AttentionLowering}) or, at {@code --fusion full}, per block ({@link BatchedAttentionWalk}) the scores
  * GEMVs, scale, SoftMax and quantization runs, the P·V GEMMs and the outputs dequantized and quantized.
  */
-abstract class AttentionWalk extends KeyWalk {
+abstract class AttentionWalk extends QkvPostWalk {
   AttentionWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                 int weightBits, int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
-  }
-
-  /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
-  /** As {@link AttentionLowering}'s: the token's QKV scale, the RoPE of q and k, the quantization of q, k, v. */
-  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows) {
-    java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
-    programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-    programs.addAll(r.quantizeRuns(java.util.List.of(
-        new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
-        new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0))));
-    return programs;
-  }
-
-  void qkvRopeKvOut(int n, int pos) {
-    operator("QKV scale, RoPE, K/V out");
-    int qRows = r.rows(nq);
-    int kRows = r.rows(nk);
-    if (chainRuns) {
-      // as AttentionLowering at full: the block's cos/sin rows in one load
-      load(n, 4L * nq);
-    }
-    boolean keyLines = writesKeyLines(n, pos);
-    int early = pos % line;
-    // as AttentionLowering: at full with the static input scale the token's programs are one, kept in the program memory
-    boolean pinned = chainRuns && residency != null && epilogue
-        && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
-        && r.pins(n, qkvPrograms(qRows, kRows), DspChain.join(java.util.List.of(r.moveElements(0, 2 * nq, 0),
-            r.moveElements(0, lanes, 0))).size());
-    for (int t = 0; t < n; t++) {
-      if (chainRuns) {
-        // the token's cos/sin row first, so that the runs after it join
-        dspIn(1, 2L * nq, FP16);
-      }
-      resultIn(c.dim(), qkvN);
-      if (pinned) {
-        runPinned("qkv pinned", () -> qkvPrograms(qRows, kRows));
-        // the lowering's moves differ only in the token's rows, four row bases: one rewritten program
-        boolean shared = sharedRuns;
-        sharedRuns = true;
-        run("q move", () -> r.moveElements(0, 2 * nq, 0));
-        run("q scale move", () -> r.moveElements(0, lanes, 0));
-        sharedRuns = shared;
-      } else {
-        run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-        if (!chainRuns) {
-          load(1, 4L * nq);
-          dspIn(1, 2L * nq, FP16);
-        }
-        runAll("qkv rope, quantize", () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
-      }
-      if (wide) {
-        // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every
-        // head (a head a whole row) in one dspout of kvHeads rows, spadStride the head dim; the odds, half a head on
-        dspOut(c.kvHeads(), half, INT8);
-        dspOut(c.kvHeads(), half, INT8);
-      } else if (headMajorKeys) {
-        // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
-        dspOut(c.kvHeads(), half, FP16);
-        dspOut(c.kvHeads(), half, FP16);
-        dspIn(2L * c.kvHeads(), half, FP16);
-        dspOut(1, c.kvDim(), INT8);
-      } else {
-        dspOut(1, c.kvDim(), INT8);
-      }
-      if (keyLines) {
-        keyScatter(pos + t, n, pos);
-      }
-      dspOut(1, 1, FP16);
-      dspOut(1, c.kvDim(), INT8);
-      dspOut(1, 1, FP16);
-    }
-    operator("layer vectors, KV cache");
-    store(n, kvBytes);
-    store(n, kvBytes);
-    if (keyLines) {
-      store(c.kvDim(), LoweredModel.roundUp(pos + n, line) - (pos - early));
-    }
-    dspIn(pos + n, 1, FP16);
-    dspIn(pos + n, 1, FP16);
   }
 
   /** The block's attention after its K/V rows are stored: per token, or batched at {@code --fusion full}. */
@@ -143,7 +62,7 @@ abstract class AttentionWalk extends KeyWalk {
 
   /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
   void groupProbabilities(int h0, int group, int s) {
-    groupProbabilities(group, s, i -> {
+    groupProbabilities(group, s, heads -> headByHead(heads, i -> {
       int k = scoreK((h0 + i) / c.groupSize());
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
@@ -156,7 +75,7 @@ abstract class AttentionWalk extends KeyWalk {
       }
       resultTag = RESULTS;
       partialsIn(ks, s, 1, -1);
-    });
+    }));
   }
 
   /** The lowering's head groups at {@code --fusion full} ({@link HeadGroups#atFull}, from the layout's three). */
@@ -171,18 +90,37 @@ abstract class AttentionWalk extends KeyWalk {
 
   /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
   int scoreK(int g) {
-    return wide ? c.headDim() : headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
+    return wide ? c.headDim() : headMajorKeys ? BatchedAttentionLayout.scoreWindowK(c, line, g) : c.kvDim();
   }
 
-  /** As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} each query's scores, then the runs. */
+  /**
+   * As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} (given the group's heads) the queries' scores,
+   * then the runs.
+   */
   void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
-    for (int i = 0; i < group; i++) {
-      operator("attention scores");
-      scoresIn.accept(i);
-    }
+    operator("attention scores");
+    scoresIn.accept(group);
     // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
     operator("attention scale, SoftMax");
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
+  }
+
+  /** {@code perHead} for heads {@code 0 .. group − 1}, each under the scores' operator (as the lowering's order). */
+  void headByHead(int group, java.util.function.IntConsumer perHead) {
+    for (int i = 0; i < group; i++) {
+      operator("attention scores");
+      perHead.accept(i);
+    }
+  }
+
+  /**
+   * As {@code BatchedAttention#headGroupProbabilities}' P rows: token t's queries of heads {@code h0 ..}, a
+   * {@code dspout} of {@code s} INT8 codes per run of evenly spaced P rows.
+   */
+  void probabilityRowsOut(int t, int h0, int group, int s) {
+    for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, blockMax, t, h0, group)) {
+      dspOut(run[1], s, INT8);
+    }
   }
 
   /** A head group's P·V results dequantized (merged as the lowering does). */

@@ -61,8 +61,9 @@ final class BatchedAttention {
   private final int halfStride;
   /**
    * Whether the K cache holds each KV head's codes contiguous (evens then odds of the head, {@link #keyRowOut}), so
-   * that a query's scores GEMV covers only the line-aligned window holding its KV head ({@link #scoreWindow}) instead
-   * of all kvDim rows: on stories260K K = 8 or 16 (one K tile of the array) instead of 32 (two).
+   * that a query's scores GEMV covers only the line-aligned window holding its KV head
+   * ({@link BatchedAttentionLayout#scoreWindowStart}) instead of all kvDim rows: on stories260K K = 8 or 16 (one K
+   * tile of the array) instead of 32 (two).
    */
   final boolean headMajorKeys;
   /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
@@ -96,7 +97,7 @@ final class BatchedAttention {
     halfStride = LoweredModel.roundUp(2 * l.lanes, line);
     sQueryHalves = l.half % l.lanes == 0 ? -1
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
-    headMajorKeys = headMajorKeys(c, l.p, l.scoreSplit);
+    headMajorKeys = BatchedAttentionLayout.headMajorKeys(c, l.p, l.scoreSplit);
     sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
     keyScores = TransposedKeys.of(this);
     BatchedScores batched = keyScores == null ? new BatchedScores(this) : null;
@@ -112,25 +113,6 @@ final class BatchedAttention {
   }
 
   /**
-   * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the scores are one K chunk,
-   * the keys' halves fill whole DSP rows and a half fits a line as FP16 (the staging of {@link #keyRowOut}).
-   */
-  static boolean headMajorKeys(org.llmnpu.sw.model.ModelConfig c, org.llmnpu.isa.MachineParams p, KSplit scoreSplit) {
-    int half = c.headDim() / 2;
-    return scoreSplit.count() == 1 && c.kvHeads() * half % p.dsp().lanes() == 0 && 2 * half <= p.lineBytes();
-  }
-
-  /** With head-major keys: the first byte of KV head g's line window in a K row (its codes start in that line). */
-  static int scoreWindowStart(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
-    return g * c.headDim() / line * line;
-  }
-
-  /** With head-major keys: the scores GEMV's K for a query of KV head g (its window up to the head's last code). */
-  static int scoreWindowK(org.llmnpu.sw.model.ModelConfig c, int line, int g) {
-    return (g + 1) * c.headDim() - scoreWindowStart(c, line, g);
-  }
-
-  /**
    * Writes the quantized K vector of one token (flat at DSP row {@code l.rKQ}: the evens of every KV head, then the
    * odds) to the K cache row at {@code spad} head-major: per KV head its {@code half} evens, then its odds. The DSP
    * cannot move lanes up, so the vector goes through the scratchpad: the evens and the odds as FP16 (the codes' raw
@@ -139,18 +121,24 @@ final class BatchedAttention {
    * next token's); written as INT8 codes. The codes are the same, only their places in the row change.
    */
   void keyRowOut(long spad) {
+    keyRowOut(spad, 0, l.c.kvHeads());
+  }
+
+  /** {@link #keyRowOut} of KV heads {@code first..first+heads-1} only ({@link TiledQkvPost}: one QKV tile's). */
+  void keyRowOut(long spad, int first, int heads) {
     var b = e.b;
     int line = l.line;
-    int kvHeads = l.c.kvHeads();
-    b.dspOut(sKeyStage, 2L * line, l.half, kvHeads, l.rKQ, Command.FMT_FP16);
-    b.dspOut(sKeyStage + line, 2L * line, l.half, kvHeads, l.rKQ + l.nk / l.lanes, Command.FMT_FP16);
-    b.dspIn(sKeyStage, line, l.half, 2 * kvHeads, l.rAcc, Command.FMT_FP16, 0);
-    b.dspOut(spad, line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
+    long stage = sKeyStage + 2L * first * line;
+    int evens = l.rKQ + first * l.half / l.lanes;
+    b.dspOut(stage, 2L * line, l.half, heads, evens, Command.FMT_FP16);
+    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.nk / l.lanes, Command.FMT_FP16);
+    b.dspIn(stage, line, l.half, 2 * heads, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(spad + (long) first * l.c.headDim(), line, heads * l.c.headDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
   int scoreWindowOffset(int g) {
-    return headMajorKeys ? g * l.c.headDim() - scoreWindowStart(l.c, l.line, g) : l.half * g;
+    return headMajorKeys ? g * l.c.headDim() - BatchedAttentionLayout.scoreWindowStart(l.c, l.line, g) : l.half * g;
   }
 
   /**
@@ -199,7 +187,7 @@ final class BatchedAttention {
 
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */
   private int queryRow(int h, int t) {
-    return (h / groupSize * l.blockMax + t) * groupSize + h % groupSize;
+    return BatchedAttentionLayout.queryRow(l.c, l.blockMax, h, t);
   }
 
   /** Row of query (h, t)'s probability scale in the batch from token t0. */
@@ -223,7 +211,7 @@ final class BatchedAttention {
     int sRows = l.r.rows(l.m.maxContext());
     for (int first = 0; first < c.heads(); first += headGroup) {
       int h0 = first;
-      headGroupProbabilities(t, t0, s, h0, i -> {
+      headGroupProbabilities(t, t0, s, h0, group -> BatchedAttentionLayout.headByHead(group, i -> {
         int h = h0 + i;
         int g = h / groupSize;
         long wq = l.sWQ + (long) h * l.wqBytes;
@@ -233,7 +221,7 @@ final class BatchedAttention {
         b.dspOut(wq + (long) oddsRow(g) * line, line, 1, half, odds, Command.FMT_INT8);
         scoresGemv(wq, s, g);
         e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
-      });
+      }));
     }
   }
 
@@ -258,8 +246,10 @@ final class BatchedAttention {
 
   /**
    * Token t's queries of heads {@code h0 .. h0 + group − 1} (a head group) over {@code s} slots: {@code scoresIn}
-   * puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows}, then the group's scores are scaled, SoftMax and
-   * quantized with the V scales folded in (shared runs); each query's codes to its P row, its scale to its scale row.
+   * (given the group's heads) puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows} (a DSP row stride of
+   * {@code sRows}), then the group's scores are scaled, SoftMax and quantized with the V scales folded in (shared
+   * runs); the queries' codes to their P rows (a {@code dspout} per run of evenly spaced P rows, DSP row stride
+   * {@code sRows}: {@link BatchedAttentionLayout#probabilityRowRuns}), each scale to its scale row.
    */
   void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
     var b = e.b;
@@ -272,20 +262,21 @@ final class BatchedAttention {
     int group = Math.min(headGroup, c.heads() - h0);
     List<DspQuantizer.Vector> probabilities = new ArrayList<>();
     List<AttentionSoftmax.Head> heads = new ArrayList<>();
+    scoresIn.accept(group);
     for (int i = 0; i < group; i++) {
       int h = h0 + i;
-      scoresIn.accept(i);
       heads.add(new AttentionSoftmax.Head(l.rSc + i * sRows, l.rDQ + t, l.rDKV, scoreScale, l.rSc2 + i * sRows,
           l.rP + i * sRows));
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
       probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
     }
-    List<DspProgram> quantizations = r.quantizeRuns(probabilities);
-    runAll(r.scaledSoftmaxes(heads, s, quantizations));
-    runAll(quantizations);
+    runAll(r.probabilityRuns(heads, probabilities, s));
+    for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, l.blockMax, t, h0, group)) {
+      int i = (int) run[0] - h0;
+      b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],
+          l.rPQ + i * sRows, Command.FMT_INT8, run[1] > 1 ? sRows : 0);
+    }
     for (int i = 0; i < group; i++) {
-      b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, probStride, s, 1, l.rPQ + i * sRows,
-          Command.FMT_INT8);
       if (sProbScales >= 0) {
         b.dspOut(sProbScales + (long) queryRow(h0 + i, t) * line, line, 1, 1, l.rDP + i, Command.FMT_FP16);
       }
@@ -298,10 +289,11 @@ final class BatchedAttention {
    */
   private void scoresGemv(long wq, int s, int g) {
     if (headMajorKeys) {
-      int k = scoreWindowK(l.c, l.line, g);
+      int k = BatchedAttentionLayout.scoreWindowK(l.c, l.line, g);
+      int window = BatchedAttentionLayout.scoreWindowStart(l.c, l.line, g);
       for (int m0 = 0; m0 < s; m0 += l.p.maxM()) {
         int mm = Math.min(l.p.maxM(), s - m0);
-        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + scoreWindowStart(l.c, l.line, g), l.m.kvBytes, wq, l.line,
+        e.b.gemm(mm, k, 1, l.sKC + (long) m0 * l.m.kvBytes + window, l.m.kvBytes, wq, l.line,
             l.sYS + (long) m0 * l.line, l.line);
       }
       return;
@@ -344,13 +336,20 @@ final class BatchedAttention {
     // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
     boolean allIn = !pv.combined() && sProbScales < 0;
     if (allIn) {
-      headOutputsIn(0, c.heads(), t, pv, sigmaP);
+      headOutputsIn(0, c.heads(), t, sigmaP);
+      // every head's dequantization and the output's quantization in one run (HeadOutputCodes) where it applies
+      DspProgram codes = r.outputCodes(l.rO, c.heads(), l.hdRows, scaleRow(0, t, t0), pvScale, l.rOF, l.rOQ, l.rDO + t);
+      if (codes != null) {
+        e.run(codes);
+        e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
+        return;
+      }
     }
     for (int h0 = 0; h0 < c.heads(); h0 += headGroup) {
       int group = Math.min(headGroup, c.heads() - h0);
       List<DspProgram> outputScales = new ArrayList<>();
       if (!allIn && !pv.combined()) {
-        headOutputsIn(h0, group, t, pv, sigmaP);
+        headOutputsIn(h0, group, t, sigmaP);
       }
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
@@ -377,12 +376,15 @@ final class BatchedAttention {
         outStride, l.c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
   }
 
-  /** One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}). */
-  private void headOutputsIn(int h0, int count, int t, KSplit pv, int sigmaP) {
+  /**
+   * One-chunk P·V results of token t's heads {@code h0 .. h0 + count − 1}, a dspin per run ({@link HeadOutputRuns}; a
+   * head at its rows {@code rO + h·hdRows}, through the DSP row stride where a head is not whole rows).
+   */
+  private void headOutputsIn(int h0, int count, int t, int sigmaP) {
     for (long[] run : HeadOutputRuns.runs(l.c, l.lanes, l.line, l.blockMax, outStride, t, h0, count)) {
       int h = (int) run[0];
-      e.partialsIn(pv, sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), outChunkBytes,
-          (int) run[2], l.c.headDim(), (int) run[1], l.rO + h * l.hdRows, sigmaP, -1);
+      e.b.dspIn(sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), run[2], l.c.headDim(),
+          run[1], l.rO + h * l.hdRows, Command.FMT_INT32, sigmaP, run[3]);
     }
   }
 

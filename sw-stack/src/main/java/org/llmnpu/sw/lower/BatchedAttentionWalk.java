@@ -52,10 +52,8 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       }
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
-        groupProbabilities(group, s, i -> dspIn(s, 1, FP16));
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
+        groupProbabilities(group, s, heads -> headByHead(heads, i -> dspIn(s, 1, FP16)));
+        probabilityRowsOut(t, h0, group, s);
       }
     }
   }
@@ -92,10 +90,9 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       }
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
-        groupProbabilities(group, s, i -> dspIn(1, s, INT32));
-        for (int i = 0; i < group; i++) {
-          dspOut(1, s, INT8);
-        }
+        // as KeyScores#groupScoresIn: the group's scores in one dspin (a DSP row stride)
+        groupProbabilities(group, s, heads -> dspIn(heads, s, INT32));
+        probabilityRowsOut(t, h0, group, s);
       }
     }
   }
@@ -145,15 +142,15 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
         } else if (count >= 2) {
           scoresBatched(ts, count, pos);
         } else {
-          tokenProbabilities(pos + ts + 1);
+          tokenProbabilities(ts, pos + ts + 1);
         }
       }
       valueProducts(n, t0, nb, pos);
     }
   }
 
-  /** A lone token's queries over {@code s} slots at {@code --fusion full}: the scores GEMVs and runs, the P rows. */
-  private void tokenProbabilities(int s) {
+  /** Block token t's queries over {@code s} slots at {@code --fusion full}: the scores GEMVs and runs, the P rows. */
+  private void tokenProbabilities(int t, int s) {
     if (half % lanes != 0) {
       // as BatchedAttention: the query halves to rows of their own through the scratchpad
       dspOut(2 * c.heads(), half, FP16);
@@ -162,9 +159,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
       int group = Math.min(fullGroup(), c.heads() - h0);
       groupProbabilities(h0, group, s);
-      for (int i = 0; i < group; i++) {
-        dspOut(1, s, INT8);
-      }
+      probabilityRowsOut(t, h0, group, s);
     }
   }
 
@@ -199,6 +194,14 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
           int last = h + (int) run[1] - 1;
           dspIn(run[1], c.headDim(), INT32, outputRow(0, (h / gs * n + t) * gs + h % gs),
               outputRow(0, (last / gs * n + t) * gs + last % gs) + 1);
+        }
+        // as BatchedAttention#outputs: the heads' dequantization and the output's quantization in one run
+        int hdRows = r.rows(c.headDim());
+        int rows = c.heads() * hdRows;
+        if (r.outputCodes(0, c.heads(), hdRows, rows, (short) 0x3C00, rows + c.heads(), 0, 0) != null) {
+          run("output codes", () -> r.outputCodes(0, c.heads(), hdRows, rows, (short) 0x3C00, rows + c.heads(), 0, 0));
+          dspOut(1, oK, INT8);
+          continue;
         }
       }
       for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {

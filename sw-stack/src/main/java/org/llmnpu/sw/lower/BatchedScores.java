@@ -101,7 +101,7 @@ final class BatchedScores {
   private int maxWindowK() {
     int k = 0;
     for (int g = 0; g < l.c.kvHeads(); g++) {
-      k = Math.max(k, BatchedAttention.scoreWindowK(l.c, l.line, g));
+      k = Math.max(k, BatchedAttentionLayout.scoreWindowK(l.c, l.line, g));
     }
     return k;
   }
@@ -164,8 +164,8 @@ final class BatchedScores {
         b.dspIn(codes + half * queryStride, line, 1, (long) half * queries, oddsAt, Command.FMT_FP16, 0);
         b.dspOut(qt + (long) a.scoreWindowOffset(g) * qtStride, qtStride, queries, half, rQt, Command.FMT_INT8);
         b.dspOut(qt + (long) a.oddsRow(g) * qtStride, qtStride, queries, half, oddsAt, Command.FMT_INT8);
-        int k = a.headMajorKeys ? BatchedAttention.scoreWindowK(c, line, g) : c.kvDim();
-        long x = l.sKC + (a.headMajorKeys ? BatchedAttention.scoreWindowStart(c, line, g) : 0);
+        int k = a.headMajorKeys ? BatchedAttentionLayout.scoreWindowK(c, line, g) : c.kvDim();
+        long x = l.sKC + (a.headMajorKeys ? BatchedAttentionLayout.scoreWindowStart(c, line, g) : 0);
         long scores = sScores + (long) (g - g0) * l.m.maxContext() * queryStride;
         for (int m0 = 0; m0 < sMax; m0 += chunk) {
           int mm = Math.min(chunk, sMax - m0);
@@ -177,12 +177,12 @@ final class BatchedScores {
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         int tt = t;
-        a.headGroupProbabilities(t, t0, s, h0, i -> {
+        a.headGroupProbabilities(t, t0, s, h0, heads -> BatchedAttentionLayout.headByHead(heads, i -> {
           int h = h0 + i;
           long scores = sScores
               + ((long) (h / a.groupSize - g0) * l.m.maxContext() * queries + column(h, tt, ts)) * line;
           b.dspIn(scores, queryStride, 1, s, l.rSc + i * sRows, Command.FMT_FP16, 0);
-        });
+        }));
       }
     }
   }

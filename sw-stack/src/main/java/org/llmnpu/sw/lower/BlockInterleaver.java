@@ -1,11 +1,6 @@
 package org.llmnpu.sw.lower;
 
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.function.Consumer;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspProgram;
@@ -34,24 +29,12 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  * <p><b>Budget.</b> The copies and runs moved beside a streamed GEMM are estimated at their controller cycles
  * ({@code dspin}/{@code dspout}: a line a cycle; a run: its issued instructions) until they fill the stream's beats
  * ({@code K} W rows of {@code ceil(N/line)} beats, half for INT4, 0.625 for 2:4); candidates are searched among the
- * next {@link #SCAN} commands. The budget only chooses which moves to make; it does not change their results.
+ * next {@link StreamSchedule#SCAN} commands. The budget only chooses which moves to make; it does not change their results.
  */
 final class BlockInterleaver implements CommandSink {
-  /** Commands searched after a streamed GEMM for work to move beside it. */
-  static final int SCAN = 4096;
-
   private final CommandSink out;
   private final MachineParams p;
-  private final List<Event> window = new ArrayList<>();
-  /** The held commands' footprints, registers resolved ({@link #registersResolved}), while a window is scheduled. */
-  private CommandFootprint[] footprints;
-  /** The window's dependences of streamed GEMMs ({@link #readyStream}), while a window is scheduled. */
-  private StreamBlockers blockers;
-  private long moved;
-  private long hoisted;
-
-  /** Whether loads start before a streamed GEMM ({@link #loadPrograms}): with two blocks in flight. */
-  private final boolean prefetch;
+  private final StreamSchedule schedule;
 
   /**
    * @param prefetch start the held loads a streamed GEMM's later work needs before it (two blocks in flight, where the
@@ -59,41 +42,67 @@ final class BlockInterleaver implements CommandSink {
    *                 cycles more, 65 on stories260K's 40-token prefill)
    */
   BlockInterleaver(CommandSink out, MachineParams p, boolean prefetch) {
+    this(out, p, prefetch, null);
+  }
+
+  /**
+   * As above; with {@code written} (two token blocks in flight: the external bytes {from, to} a step writes) each
+   * command's footprint also holds its {@link LaneFootprints} ranges, so that the window goes in the order the cost
+   * model's walk gives it ({@link WalkSchedule}).
+   */
+  BlockInterleaver(CommandSink out, MachineParams p, boolean prefetch, long[] written) {
     this.out = out;
     this.p = p;
-    this.prefetch = prefetch;
+    this.schedule = new StreamSchedule(prefetch);
+    this.written = written;
+  }
+
+  /** The external bytes a step writes, with lane ranges; null: exact footprints only. */
+  private final long[] written;
+  /** The token block of the commands now ({@link #lane}). */
+  private int lane;
+
+  @Override
+  public void lane(int lane) {
+    this.lane = lane;
+  }
+
+  /** {@code c}'s footprint, with its lane ranges when two blocks are in flight. */
+  private CommandFootprint footprint(Command c) {
+    CommandFootprint exact = CommandFootprint.of(c, p);
+    return written == null ? exact : LaneFootprints.with(exact, c, lane, written[0], written[1]);
+  }
+
+  /** A run's footprint ({@link CommandFootprint#ofRun}), with its lane ranges when two blocks are in flight. */
+  private CommandFootprint runFootprint(CommandFootprint exact, DspProgram program, long entry) {
+    return written == null ? exact : LaneFootprints.withRun(exact, program, entry, lane);
   }
 
   /** Streamed GEMMs started before earlier copies or runs so far. */
   long hoisted() {
-    return hoisted;
+    return schedule.hoisted();
   }
 
   /** Commands moved beside a streamed GEMM so far. */
   long moved() {
-    return moved;
+    return schedule.moved();
   }
 
-  private record Event(CommandFootprint footprint, Consumer<CommandSink> replay, boolean beside, long cost,
-                       Command.Gemm streamed, CommandFootprint.RegisterUse registers, boolean prefetch) {
-    Event(CommandFootprint footprint, Consumer<CommandSink> replay, boolean beside, long cost, Command.Gemm streamed) {
-      this(footprint, replay, beside, cost, streamed, null, false);
-    }
-  }
-
-  /** A run's event: its footprint without registers, and its {@link CommandFootprint.RegisterUse}. */
-  private static Event run(DspProgram program, CommandFootprint f, Consumer<CommandSink> replay, boolean resident) {
-    return new Event(f, replay, resident, resident ? program.issued() : 0, null,
+  /** A run's item: its footprint without registers, and its {@link CommandFootprint.RegisterUse}. */
+  private StreamSchedule.Item run(DspProgram program, CommandFootprint f, java.util.function.Consumer<CommandSink> replay,
+                                  boolean resident) {
+    return new StreamSchedule.Item(f, () -> replay.accept(out), resident, resident ? program.issued() : 0, -1,
         CommandFootprint.RegisterUse.of(program), false);
   }
 
   @Override
   public void command(Command c) {
-    CommandFootprint f = CommandFootprint.of(c, p);
+    CommandFootprint f = footprint(c);
     boolean beside = c instanceof Command.DspIn || c instanceof Command.DspOut;
     Command.Gemm g = c instanceof Command.Gemm x && x.streamsWeights() ? x : null;
     boolean load = c instanceof Command.Load || c instanceof Command.Load4 || c instanceof Command.LoadMx;
-    window.add(new Event(f, s -> s.command(c), beside, copyCycles(c), g, null, load));
+    schedule.add(new StreamSchedule.Item(f, () -> out.command(c), beside, copyCycles(c), g == null ? -1 : streamBeats(g),
+        null, load));
     if (c instanceof Command.Halt || c instanceof Command.Fence || c instanceof Command.Snapshot) {
       flush();
     }
@@ -101,41 +110,44 @@ final class BlockInterleaver implements CommandSink {
 
   @Override
   public void dspRun(long address, DspProgram program) {
-    window.add(run(program, CommandFootprint.ofRun(program, address, 0, p), s -> s.dspRun(address, program), false));
+    schedule.add(run(program, runFootprint(CommandFootprint.ofRun(program, address, 0, p), program, -1),
+        s -> s.dspRun(address, program), false));
   }
 
   @Override
   public void dspRun(long address, DspProgram run, List<DspProgram> parts) {
-    window.add(run(run, CommandFootprint.ofRun(run, address, 0, p), s -> s.dspRun(address, run, parts), false));
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, address, 0, p), run, -1),
+        s -> s.dspRun(address, run, parts), false));
   }
 
   @Override
   public void dspRun(long address, DspProgram run, List<DspProgram> parts, DspRunParameters params) {
-    window.add(run(run, CommandFootprint.ofRun(run, params, address, 0, p), s -> s.dspRun(address, run, parts, params),
-        false));
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, params, address, 0, p), run, -1),
+        s -> s.dspRun(address, run, parts, params), false));
   }
 
   @Override
   public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry, DspRunParameters params) {
-    window.add(run(run, CommandFootprint.ofRun(run, params, -1, entry, p),
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, params, -1, entry, p), run, entry),
         s -> s.dspRunResident(run, parts, entry, params), true));
   }
 
   @Override
   public void dspLoad(long address, DspProgram program, long at) {
-    window.add(new Event(CommandFootprint.of(new Command.DspLoad(address, program.size(), at), p),
-        s -> s.dspLoad(address, program, at), false, 0, null, null, true));
+    schedule.add(new StreamSchedule.Item(footprint(new Command.DspLoad(address, program.size(), at)),
+        () -> out.dspLoad(address, program, at), false, 0, -1, null, true));
   }
 
   @Override
   public void dspRunResident(DspProgram program, long entry) {
-    window.add(run(program, CommandFootprint.ofRun(program, -1, entry, p), s -> s.dspRunResident(program, entry),
-        true));
+    schedule.add(run(program, runFootprint(CommandFootprint.ofRun(program, -1, entry, p), program, entry),
+        s -> s.dspRunResident(program, entry), true));
   }
 
   @Override
   public void dspRunResident(DspProgram run, List<DspProgram> parts, long entry) {
-    window.add(run(run, CommandFootprint.ofRun(run, -1, entry, p), s -> s.dspRunResident(run, parts, entry), true));
+    schedule.add(run(run, runFootprint(CommandFootprint.ofRun(run, -1, entry, p), run, entry),
+        s -> s.dspRunResident(run, parts, entry), true));
   }
 
   @Override
@@ -150,152 +162,10 @@ final class BlockInterleaver implements CommandSink {
     out.layerEnd(layer);
   }
 
-  /**
-   * Schedules and passes on every command held (the stream's end, a barrier or a layer boundary): in program order,
-   * except that when the next command is a copy or a resident run, the first streamed GEMM after it that depends on
-   * no command still held goes first (its stream then runs beside that work), and after each streamed GEMM the
-   * copies and resident runs that may go beside it follow it ({@link #fillBeside}).
-   */
+  /** Schedules and passes on every command held ({@link StreamSchedule#flush}). */
   void flush() {
-    int n = window.size();
-    footprints = registersResolved();
-    blockers = new StreamBlockers(footprints, SCAN);
-    boolean[] done = new boolean[n];
-    int cursor = 0;
-    while (true) {
-      while (cursor < n && done[cursor]) {
-        cursor++;
-      }
-      if (cursor == n) {
-        break;
-      }
-      int pick = window.get(cursor).beside ? readyStream(cursor, done) : -1;
-      if (pick < 0) {
-        pick = cursor;
-      } else {
-        hoisted++;
-      }
-      Event e = window.get(pick);
-      if (e.streamed != null && prefetch) {
-        loadPrograms(cursor, pick, done);
-      }
-      e.replay.accept(out);
-      done[pick] = true;
-      if (e.streamed != null) {
-        fillBeside(e, cursor, done);
-      }
-    }
-    window.clear();
+    schedule.flush();
   }
-
-  /**
-   * Each held command's footprint with its DSP register accesses: when a run of the window reads a register (or the
-   * element count) it did not write first, every run reads and writes all of them (runs keep their order); else a
-   * register's values leave no run, so runs write only the registers they are the window's last writer of and read
-   * the others they write (a run passes another unless it is the last writer of a register both write: the window's
-   * registers end as in program order, for the runs after it).
-   */
-  private CommandFootprint[] registersResolved() {
-    int n = window.size();
-    boolean exposed = false;
-    int[] lastWriter = new int[CommandFootprint.LENGTH + 1];
-    java.util.Arrays.fill(lastWriter, -1);
-    for (int i = 0; i < n; i++) {
-      CommandFootprint.RegisterUse r = window.get(i).registers;
-      if (r != null) {
-        exposed |= !r.exposed().isEmpty();
-        for (int reg = r.written().nextSetBit(0); reg >= 0; reg = r.written().nextSetBit(reg + 1)) {
-          lastWriter[reg] = i;
-        }
-      }
-    }
-    CommandFootprint[] f = new CommandFootprint[n];
-    for (int i = 0; i < n; i++) {
-      Event e = window.get(i);
-      if (e.registers == null) {
-        f[i] = e.footprint;
-        continue;
-      }
-      List<CommandFootprint.Access> a = new ArrayList<>(e.footprint.accesses());
-      if (exposed) {
-        a.add(new CommandFootprint.Access(CommandFootprint.State.DSP_REGISTERS, 0, CommandFootprint.LENGTH + 1, true));
-      } else {
-        java.util.BitSet w = e.registers.written();
-        for (int reg = w.nextSetBit(0); reg >= 0; reg = w.nextSetBit(reg + 1)) {
-          a.add(new CommandFootprint.Access(CommandFootprint.State.DSP_REGISTERS, reg, reg + 1, lastWriter[reg] == i));
-        }
-      }
-      f[i] = new CommandFootprint(a);
-    }
-    return f;
-  }
-
-  /**
-   * Before a streamed GEMM at {@code gemm}: the loads ({@code load}, {@code load4}, {@code loadmx}, {@code dspld}) held
-   * from {@code from} that depend on no command before them still held (they wait for a W stream anyway), so that the
-   * copies and runs that need their bytes or programs may go beside the stream.
-   */
-  private void loadPrograms(int from, int gemm, boolean[] done) {
-    Ranges skipped = new Ranges();
-    int end = Math.min(window.size(), from + SCAN);
-    for (int j = from; j < end && !skipped.all; j++) {
-      if (done[j] || j == gemm) {
-        continue;
-      }
-      Event c = window.get(j);
-      if (c.prefetch && !skipped.conflicts(footprints[j]) && !footprints[j].conflicts(footprints[gemm])) {
-        c.replay.accept(out);
-        done[j] = true;
-        moved++;
-      } else {
-        skipped.add(footprints[j]);
-      }
-    }
-  }
-
-  /**
-   * The first streamed GEMM from {@code from} that depends on none of the commands before it still held, or −1 (also
-   * when a held command that orders everything comes first). Every command before {@code from} has been passed on.
-   */
-  private int readyStream(int from, boolean[] done) {
-    int end = Math.min(window.size(), from + SCAN);
-    for (int j = from; j < end; j++) {
-      if (done[j]) {
-        continue;
-      }
-      if (blockers.ordersAll(j)) {
-        return -1;
-      }
-      if (window.get(j).streamed != null && blockers.ready(j, done)) {
-        return j;
-      }
-    }
-    return -1;
-  }
-
-  /** Moves the held copies and resident runs from {@code from} that may go beside {@code gemm}'s W stream. */
-  private void fillBeside(Event gemm, int from, boolean[] done) {
-    long budget = streamBeats(gemm.streamed);
-    Ranges skipped = new Ranges();
-    CommandFootprint results = new CommandFootprint(gemm.footprint.accesses().stream()
-        .filter(a -> a.write() && a.state() == CommandFootprint.State.SPAD).toList());
-    int end = Math.min(window.size(), from + SCAN);
-    for (int j = from; j < end && budget > 0 && !skipped.all; j++) {
-      if (done[j]) {
-        continue;
-      }
-      Event c = window.get(j);
-      if (c.beside && !skipped.conflicts(footprints[j]) && !footprints[j].conflicts(results)) {
-        c.replay.accept(out);
-        done[j] = true;
-        budget -= c.cost;
-        moved++;
-      } else {
-        skipped.add(footprints[j]);
-      }
-    }
-  }
-
 
   /** The W stream's beats: K rows (0.625·K for 2:4) of ceil(N/line) beats, half of them for INT4. */
   private long streamBeats(Command.Gemm g) {
@@ -316,65 +186,5 @@ final class BlockInterleaver implements CommandSink {
       return x.rows() * ((x.rowElems() + per - 1) / per);
     }
     return 0;
-  }
-
-  /** The union of skipped commands' accesses: per state, the ranges read and the ranges written. */
-  private static final class Ranges {
-    private final Map<CommandFootprint.State, TreeMap<Long, Long>> reads = new EnumMap<>(CommandFootprint.State.class);
-    private final Map<CommandFootprint.State, TreeMap<Long, Long>> writes =
-        new EnumMap<>(CommandFootprint.State.class);
-    private boolean all;
-
-    void add(CommandFootprint f) {
-      for (CommandFootprint.Access a : f.accesses()) {
-        if (a.state() == CommandFootprint.State.ALL) {
-          all = true;
-          continue;
-        }
-        insert((a.write() ? writes : reads).computeIfAbsent(a.state(), s -> new TreeMap<>()), a.start(), a.end());
-      }
-    }
-
-    boolean conflicts(CommandFootprint f) {
-      if (all) {
-        return true;
-      }
-      for (CommandFootprint.Access a : f.accesses()) {
-        if (a.state() == CommandFootprint.State.ALL) {
-          return true;
-        }
-        if (overlaps(writes.get(a.state()), a.start(), a.end())
-            || (a.write() && overlaps(reads.get(a.state()), a.start(), a.end()))) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    private static boolean overlaps(TreeMap<Long, Long> set, long start, long end) {
-      if (set == null || start >= end) {
-        return false;
-      }
-      Map.Entry<Long, Long> below = set.lowerEntry(end);
-      return below != null && below.getValue() > start;
-    }
-
-    private static void insert(TreeMap<Long, Long> set, long start, long end) {
-      if (start >= end) {
-        return;
-      }
-      Map.Entry<Long, Long> e = set.floorEntry(start);
-      if (e != null && e.getValue() >= start) {
-        start = e.getKey();
-        end = Math.max(end, e.getValue());
-      }
-      Map.Entry<Long, Long> next = set.ceilingEntry(start);
-      while (next != null && next.getKey() <= end) {
-        end = Math.max(end, next.getValue());
-        set.remove(next.getKey());
-        next = set.ceilingEntry(start);
-      }
-      set.put(start, end);
-    }
   }
 }

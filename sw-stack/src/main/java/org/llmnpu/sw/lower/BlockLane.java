@@ -31,7 +31,9 @@ final class BlockLane {
    * resource when the scratchpad or the DSP's rows do not hold both.
    */
   BlockLane second(ToLongFunction<DspProgram> pool, Fusion fusion) {
-    return new BlockLane(new LoweringLayout(l), pool, fusion);
+    BlockLane second = new BlockLane(new LoweringLayout(l), pool, fusion);
+    second.e.staticQkv = e.staticQkv;
+    return second;
   }
 
   /** The lane's attention batching ({@link BatchedAttention#batching}): {tokens a batch, tokens a scores GEMM}. */
@@ -65,6 +67,38 @@ final class BlockLane {
 
   /** Layer {@code layer} of the block of {@code n} tokens at positions {@code pos…}. */
   void layer(int layer, int n, int pos) {
+    vectorsIn(layer);
+    e.inputScale = qkvInputScale(layer);
+    attention.emit(layer, n, pos);
+    e.inputScale = 0;
+    feedForward.emit(layer, n);
+  }
+
+  /**
+   * The head of layer {@code layer} for a skewed pair of blocks ({@link DecoderLowering#skewed}): the layer's vectors,
+   * the RMSNorm and the QKV GEMM ({@link AttentionLowering#emitHead}); {@link #layerTail} does the rest.
+   */
+  void layerHead(int layer, int n) {
+    vectorsIn(layer);
+    e.inputScale = qkvInputScale(layer);
+    attention.emitHead(layer, n);
+    e.inputScale = 0;
+  }
+
+  /** The rest of layer {@code layer} after {@link #layerHead}: the attention from the cache's rows in, the feed-forward. */
+  void layerTail(int layer, int n, int pos) {
+    e.inputScale = qkvInputScale(layer);
+    attention.emitTail(layer, n, pos);
+    e.inputScale = 0;
+    feedForward.emit(layer, n);
+  }
+
+  private double qkvInputScale(int layer) {
+    return e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
+  }
+
+  /** The layer's norm weights and weight scale vectors into their DSP rows. */
+  private void vectorsIn(int layer) {
     LoweredModel m = l.m;
     var b = e.b;
     if (e.groupScaledStream()) {
@@ -85,10 +119,6 @@ final class BlockLane {
     }
     scalesIn(m.vW3, m.vW3C, l.c.dim(), l.c.hiddenDim(), l.rWs3);
     scalesIn(m.vW2, m.vW2C, l.c.hiddenDim(), l.c.dim(), l.rWs2);
-    e.inputScale = e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
-    attention.emit(layer, n, pos);
-    e.inputScale = 0;
-    feedForward.emit(layer, n);
   }
 
   /** The block's LM head: logits of token t to row {@code logitRow[t]} where {@code want[t]}. */

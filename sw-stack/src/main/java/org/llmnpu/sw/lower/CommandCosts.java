@@ -26,16 +26,10 @@ abstract class CommandCosts {
   private final TiledGemmConfig sparseTiles;
   /** A GEMM the engine runs in N-tile pairs (streamed INT4): one K tile a group ({@code EngineRecurrence.icAccumDepth}). */
   private final TiledGemmConfig pairTiles;
-  /** Where the cycles go ({@link #profile}): cycles and commands per "operator / command kind"; null when off. */
-  private Map<String, long[]> profile;
-  /** The operator the commands issued now belong to ({@link #operator}). */
-  private String operator = "other";
-  private String chargedKey;
-  private long chargedFrom;
-  /** Controller cycles the GEMMs' back-ends ran on after the controller took the next command ({@link #besideWindow}). */
-  private long besideWindow;
-  /** Controller cycles spent waiting for a GEMM's back-end before a command could start ({@link #backEndWaits}). */
-  private long backEndWaits;
+  /** Where the cycles go ({@link #profile}, {@link CostProfile#besideWindow}, {@link CostProfile#backEndWaits}). */
+  private final CostProfile where = new CostProfile();
+  /** The order the costed commands reach the cycle model in: {@link CostOrder#NOW}, or a {@link WalkSchedule}. */
+  CostOrder order = CostOrder.NOW;
 
   CommandCosts(MachineParams p) {
     this.p = p;
@@ -51,18 +45,12 @@ abstract class CommandCosts {
     cm = new CycleModel(p);
     counts = new long[Counter.values().length];
     clearRuns();
-    chargedKey = null;
-    chargedFrom = 0;
-    besideWindow = 0;
-    backEndWaits = 0;
+    where.reset();
   }
 
-  /**
-   * The cycles since {@link #reset} in which the controller had a decoded command but waited for a GEMM's back-end
-   * (the {@link #besideWindow} left unused): what a command order with other work ready there could gain at most.
-   */
-  final long backEndWaits() {
-    return backEndWaits;
+  /** Where the cycles went since {@link #reset}: the profile rows, the beside window and the back-end waits. */
+  final CostProfile where() {
+    return where;
   }
 
   /** Issues the held DSP runs ({@link DspRunCosts}): before any other command, and before a snapshot. */
@@ -71,75 +59,61 @@ abstract class CommandCosts {
   /** Forgets the held runs, the resident placements and the run forms seen (a fresh program). */
   abstract void clearRuns();
 
+  /** {@code cost}, run (now or later, as {@link #order} says) under the operator of now. */
+  final Runnable held(Runnable cost) {
+    String of = where.operator();
+    return () -> {
+      String current = where.operator();
+      where.operator(of);
+      cost.run();
+      where.operator(current);
+    };
+  }
+
+  /** {@code cost} {@link #held} after the runs held to be joined are issued (before any other command). */
+  private Runnable costed(Runnable cost) {
+    flushRuns();
+    return held(cost);
+  }
+
   /** Dispatches the decoded command ({@code how}) and counts the cycles it waited. */
   private void dispatch(Runnable how) {
     long decoded = cm.now();
     how.run();
-    long waited = cm.now() - decoded;
-    backEndWaits += waited;
-    if (profile != null && chargedKey != null) {
-      profile.get(chargedKey)[2] += waited;
-    }
-  }
-
-  /**
-   * The cycles since {@link #reset} in which a GEMM's back-end (a streamed GEMM's W stream, the engine's passes, the
-   * drain) still ran after the controller had taken the next command: summed over the GEMMs, each
-   * {@link CycleModel#backEndIdleFrom} − the controller's release. The most DSP work any command order could put
-   * beside the GEMMs (the npu-isa Overlap rules: a command goes beside the back-end; beside a W stream only a
-   * {@code dspin}, a {@code dspout} or a resident {@code dsprun}, every other command after the stream's last W
-   * write).
-   */
-  final long besideWindow() {
-    return besideWindow;
+    where.waited(cm.now() - decoded);
   }
 
   private void noteBesideWindow() {
-    besideWindow += cm.backEndIdleFrom() - cm.now();
-  }
-
-  /**
-   * Keeps, from now on, each command's cycles (by how far it advanced the program's end, as
-   * {@link CommandKindProfile}) under "operator / kind" ({@link #operator}); {@link #profile()} reads them.
-   */
-  final void startProfile() {
-    profile = new java.util.TreeMap<>();
+    where.beside(cm.backEndIdleFrom() - cm.now());
   }
 
   /** The commands issued from now on belong to {@code name} (a profile row's first half). */
   final void operator(String name) {
-    operator = name;
+    where.operator(name);
   }
 
   /** The operator the commands issued now belong to. */
   final String operator() {
-    return operator;
+    return where.operator();
   }
 
-  /** The profile so far: "operator / kind" → {cycles, commands} (empty when not started). */
+  /** The profile so far: "operator / kind" → {cycles, commands, waited} (empty when not started). */
   final Map<String, long[]> profile() {
     charge(null);
-    return profile == null ? Map.of() : profile;
+    return where.rows();
   }
 
-  /** Charges the previous command's cycles to its key and starts {@code next}'s. */
-  private void charge(String next) {
-    if (profile == null || cm == null) {
-      return;
-    }
-    if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[3])[0] += cm.now() - chargedFrom;
-    }
-    chargedFrom = cm.now();
-    chargedKey = next == null ? null : operator + " / " + next;
-    if (chargedKey != null) {
-      profile.computeIfAbsent(chargedKey, k -> new long[3])[1]++;
+  /** Charges the previous command's cycles to its row and starts {@code kind}'s (null: none). */
+  private void charge(String kind) {
+    if (cm != null) {
+      where.charge(kind, cm.now());
     }
   }
 
   /** The counts so far with the cycle model's counters (and its fetcher's reads) filled in. */
   final PhaseCost snapshot() {
     flushRuns();
+    order.flush();
     long[] c = counts.clone();
     cm.fill(c);
     return new PhaseCost(c, line);
@@ -155,8 +129,10 @@ abstract class CommandCosts {
 
   /** The {@code dsptab} of {@code beats} beats (its command already counted). */
   final void dspTable(long beats) {
-    add(Counter.EXT_READ_BEATS, beats);
-    cm.dspTable(beats);
+    order.barrier(held(() -> {
+      add(Counter.EXT_READ_BEATS, beats);
+      cm.dspTable(beats);
+    }));
   }
 
   final void command(boolean isLoad) {
@@ -165,16 +141,15 @@ abstract class CommandCosts {
 
   /** A DSP copy's fetch and dispatch: beside a running GEMM unless it reads result buffer {@code tag} (0: none). */
   private void copyCommand(boolean in, long tag, long tagEnd) {
-    flushRuns();
     charge(in ? "dspin" : "dspout");
     add(Counter.COMMANDS, 1);
     cm.fetchAndDecode();
     dispatch(() -> cm.dispatchDspCopy(in, tag, tagEnd));
   }
 
+  /** A command costed as {@code kind} ("other": one that orders everything when the walk is interleaved). */
   final void command(boolean isLoad, String kind) {
-    flushRuns();
-    issue(isLoad, kind);
+    order.barrier(costed(() -> issue(isLoad, kind)));
   }
 
   final void issue(boolean isLoad, String kind) {
@@ -197,36 +172,51 @@ abstract class CommandCosts {
   }
 
   final void load(long rows, long rowBytes) {
-    command(true);
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats);
-    cm.load(beats);
+    load(rows, rowBytes, false);
+  }
+
+  /** A {@code load} from the external bytes a step writes (the K/V cache's rows, Kᵀ's lines). */
+  final void cacheLoad(long rows, long rowBytes) {
+    load(rows, rowBytes, true);
+  }
+
+  private void load(long rows, long rowBytes, boolean fromWritten) {
+    order.load(operator(), fromWritten, costed(() -> {
+      issue(true, "load");
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.SPAD_WRITES, beats);
+      cm.load(beats);
+    }));
   }
 
   /** A {@code load4} of {@code rows} source rows of {@code rowBytes} bytes (each byte two scratchpad bytes). */
   final void load4(long rows, long rowBytes) {
-    command(true, "load4");
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.EXT_READ_BEATS, beats);
-    add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
-    cm.load4(beats);
+    order.load(operator(), false, costed(() -> {
+      issue(true, "load4");
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
+      add(Counter.EXT_READ_BEATS, beats);
+      add(Counter.SPAD_WRITES, beats(rows, 2 * rowBytes));
+      cm.load4(beats);
+    }));
   }
 
   final void store(long rows, long rowBytes) {
-    flushRuns();
-    charge("store");
-    add(Counter.COMMANDS, 1);
-    cm.fetchAndDecode();
-    dispatch(() -> cm.dispatch(false, true));
-    long beats = beats(rows, rowBytes);
-    add(Counter.DMA_STORE_BYTES, rows * rowBytes);
-    add(Counter.EXT_WRITE_BEATS, beats);
-    add(Counter.SPAD_READS, beats);
-    cm.store(beats);
+    order.store(operator(), costed(() -> {
+      charge("store");
+      add(Counter.COMMANDS, 1);
+      cm.fetchAndDecode();
+      dispatch(() -> cm.dispatch(false, true));
+      long beats = beats(rows, rowBytes);
+      add(Counter.DMA_STORE_BYTES, rows * rowBytes);
+      add(Counter.EXT_WRITE_BEATS, beats);
+      add(Counter.SPAD_READS, beats);
+      cm.store(beats);
+    }));
   }
+
 
   /**
    * The walk's stand-in for scratchpad ranges (the DSP copies beside a GEMM, {@code CycleModel#dispatchDspCopy}): a
@@ -240,6 +230,15 @@ abstract class CommandCosts {
   long resultTag = RESULTS;
   /** Rows of the GEMMs issued from now on from {@link #resultTag} (1 unless a row-exact region is named). */
   long resultRows = 1;
+  /** Added to the result tags now: a second block in flight has its own buffers ({@link BlockLane}). */
+  long laneTags;
+  /** A lane's result buffers ({@link #laneTags}) lie this far apart. */
+  static final long LANE_TAGS = 1L << 40;
+
+  /** Result buffer {@code tag} of the block issuing now (0, every result, stays 0). */
+  private long laneTag(long tag) {
+    return tag == 0 ? 0 : tag + laneTags;
+  }
 
   /** A {@code dspin} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (FP16 2, INT32 4). */
   final void dspIn(long rows, long elems, int elemBytes) {
@@ -253,18 +252,24 @@ abstract class CommandCosts {
 
   /** As above; an INT32 one reads the results in {@code [tag, tagEnd)} (rows of several GEMMs' results). */
   final void dspIn(long rows, long elems, int elemBytes, long tag, long tagEnd) {
-    copyCommand(true, elemBytes == 4 ? tag : 0, elemBytes == 4 ? tagEnd : 1);
-    add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
-    add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, elemBytes, true);
+    long from = elemBytes == 4 ? laneTag(tag) : 0;
+    long to = elemBytes == 4 ? laneTag(tagEnd) : 1;
+    order.copy(operator(), true, rows, elems, elemBytes, from, to, costed(() -> {
+      copyCommand(true, from, to);
+      add(Counter.SPAD_READS, beats(rows, elems * elemBytes));
+      add(Counter.DSP_ELEMENTS, rows * elems);
+      cm.dspCopy(rows, elems, elemBytes, true);
+    }));
   }
 
   /** A {@code dspout} of {@code rows} rows of {@code elems} elements of {@code elemBytes} bytes (INT8 1, FP16 2). */
   final void dspOut(long rows, long elems, int elemBytes) {
-    copyCommand(false, 0, 1);
-    add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
-    add(Counter.DSP_ELEMENTS, rows * elems);
-    cm.dspCopy(rows, elems, elemBytes, false);
+    order.copy(operator(), false, rows, elems, elemBytes, 0, 1, costed(() -> {
+      copyCommand(false, 0, 1);
+      add(Counter.SPAD_WRITES, beats(rows, elems * elemBytes));
+      add(Counter.DSP_ELEMENTS, rows * elems);
+      cm.dspCopy(rows, elems, elemBytes, false);
+    }));
   }
 
   /**
@@ -277,12 +282,23 @@ abstract class CommandCosts {
 
   /** As above; {@code groupScaled}: group-scaled INT4 ({@code wInt4=2}, two multiplier rows a group of 32). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled) {
-    streamedGemm(m, k, n, int4, sparse, groupScaled, false);
+    streamedGemm(m, k, n, int4, sparse, groupScaled, false, () -> { });
   }
 
   private void streamedGemm(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
-                            boolean ppmDrain) {
-    command(false, "gemm wStream");
+                            boolean ppmDrain, Runnable drain) {
+    long tag = laneTag(resultTag);
+    long tagRows = resultRows;
+    long streamBeats = (sparse ? (k * 5L + 7) / 8 : k) * (((int4 ? (n + 1L) / 2 : n) + line - 1) / line);
+    order.gemm(operator(), tag, tagRows, streamBeats, ppmDrain, costed(() -> {
+      streamedGemmCost(m, k, n, int4, sparse, groupScaled, ppmDrain, tag, tagRows);
+      drain.run();
+    }));
+  }
+
+  private void streamedGemmCost(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
+                                boolean ppmDrain, long tag, long tagRows) {
+    issue(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
     add(Counter.MACS, sparse ? (long) m * n * values : (long) m * k * n);
@@ -294,14 +310,28 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, resultTag, resultTag + resultRows);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, tag, tag + tagRows);
     if (!ppmDrain) {
       noteBesideWindow();
     }
   }
 
   final void gemm(int m, int k, int n, boolean sparse) {
-    command(false, "gemm");
+    gemm(m, k, n, sparse, () -> { });
+  }
+
+  /** As above; {@code after}: more of the same command's cost. */
+  private void gemm(int m, int k, int n, boolean sparse, Runnable after) {
+    long tag = laneTag(resultTag);
+    long tagRows = resultRows;
+    order.gemm(operator(), tag, tagRows, -1, false, costed(() -> {
+      gemmCost(m, k, n, sparse, tag, tagRows);
+      after.run();
+    }));
+  }
+
+  private void gemmCost(int m, int k, int n, boolean sparse, long tag, long tagRows) {
+    issue(false, "gemm");
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;
     add(Counter.MACS, sparse ? (long) m * n * (wRows / 2) : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
@@ -309,7 +339,7 @@ abstract class CommandCosts {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
-    cm.gemm(m, k, n, wRows, sparse, resultTag, resultTag + resultRows);
+    cm.gemm(m, k, n, wRows, sparse, tag, tag + tagRows);
     noteBesideWindow();
   }
   /**
@@ -321,35 +351,50 @@ abstract class CommandCosts {
     long rows = resultRows;
     resultTag = 0;
     resultRows = Long.MAX_VALUE;
-    gemm(m, k, n, false);
+    gemm(m, k, n, false, () -> add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line)));
     resultTag = tag;
     resultRows = rows;
-    add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
   }
 
-  /** A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1 ppm=1}). */
-  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank) {
-    streamedGemm(m, k, n, int4, sparse, false, true);
-    add(Counter.PPM_ELEMENTS, (long) m * n);
-    cm.drainThroughPpm(bank);
-    noteBesideWindow();
+  /**
+   * A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1
+   * ppm=1}); {@code gate}: times the gate codes at Y ({@code gate=1}), whose drain reads a gate line a row per line of
+   * codes over the read port, its results then every scratchpad byte (as {@link #accumulatingGemm}).
+   */
+  final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank, boolean gate) {
+    long tag = resultTag;
+    long rows = resultRows;
+    resultTag = gate ? 0 : tag;
+    resultRows = gate ? Long.MAX_VALUE : rows;
+    streamedGemm(m, k, n, int4, sparse, false, true, () -> {
+      add(Counter.PPM_ELEMENTS, (long) m * n);
+      add(Counter.SPAD_READS, gate ? m * ((n + (long) line - 1) / line) : 0);
+      cm.drainThroughPpm(bank);
+      noteBesideWindow();
+    });
+    resultTag = tag;
+    resultRows = rows;
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
   final void ppmLoad(long items, int itemBytes) {
-    command(false, "ppmcfg");
-    add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
-    cm.ppmLoad(items, itemBytes);
+    order.ppm(costed(() -> {
+      issue(false, "ppmcfg");
+      add(Counter.EXT_READ_BEATS, beats(1, items * itemBytes));
+      cm.ppmLoad(items, itemBytes);
+    }));
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records into parameter bank {@code bank} (beside a GEMM reading the other). */
   final void ppmCfg(long items, int bank) {
-    flushRuns();
-    charge("ppmcfg");
-    add(Counter.COMMANDS, 1);
-    cm.fetchAndDecode();
-    dispatch(() -> cm.dispatchPpmCfg(bank));
-    add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
-    cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+    order.ppm(costed(() -> {
+      charge("ppmcfg");
+      add(Counter.COMMANDS, 1);
+      cm.fetchAndDecode();
+      dispatch(() -> cm.dispatchPpmCfg(bank));
+      add(Counter.EXT_READ_BEATS, beats(1, items * org.llmnpu.isa.Command.PPM_RECORD_BYTES));
+      cm.ppmLoad(items, org.llmnpu.isa.Command.PPM_RECORD_BYTES);
+    }));
   }
+
 }

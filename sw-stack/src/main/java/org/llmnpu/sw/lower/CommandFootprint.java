@@ -3,6 +3,7 @@ package org.llmnpu.sw.lower;
 import java.util.ArrayList;
 import java.util.List;
 import org.llmnpu.isa.Command;
+import org.llmnpu.isa.DspCopyRows;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
@@ -80,10 +81,12 @@ record CommandFootprint(List<Access> accesses) {
       long bytes = elementBytes(x.format());
       a.add(read(State.SPAD, x.spad(), x.spadStride(), x.rowElems() * bytes, x.rows()));
       long first = x.dst() * p.dsp().lanes();
-      a.add(new Access(State.DSP_BUFFER, first, first + x.rows() * x.rowElems(), true));
+      a.add(new Access(State.DSP_BUFFER, first,
+          DspCopyRows.end(p.dsp().lanes(), x.dst(), x.dstStride(), x.rowElems(), x.rows()), true));
     } else if (c instanceof Command.DspOut x) {
       long first = x.src() * p.dsp().lanes();
-      a.add(new Access(State.DSP_BUFFER, first, first + x.rows() * x.rowElems(), false));
+      a.add(new Access(State.DSP_BUFFER, first,
+          DspCopyRows.end(p.dsp().lanes(), x.src(), x.srcStride(), x.rowElems(), x.rows()), false));
       a.add(write(State.SPAD, x.spad(), x.spadStride(), x.rowElems() * elementBytes(x.format()), x.rows()));
     } else if (c instanceof Command.DspTab x) {
       a.add(new Access(State.EXT, x.ext(), x.ext() + 768, false));

@@ -45,6 +45,10 @@ interface CommandSink {
     dspRun(address, run, parts);
   }
 
+  /** The commands from here are token block {@code lane}'s (0; 1: a second block in flight, {@link BlockLane}). */
+  default void lane(int lane) {
+  }
+
   /** The commands of layer {@code layer} of a block start here. */
   default void layerStart(int layer) {
   }

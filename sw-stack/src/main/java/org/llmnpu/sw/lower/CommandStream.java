@@ -25,8 +25,14 @@ final class CommandStream {
   private final DspResidency residency;
   /** The DSP buffer's rows (run parameters' row bases are taken mod them). */
   private final int bufferRows;
-  /** Each run's rewriting for run parameters, against the step's first run of its form ({@link DspRunForms}). */
-  private final DspRunForms forms;
+  /**
+   * Each run's rewriting for run parameters, against the step's first run of its form ({@link DspRunForms}), one per
+   * token block in flight ({@link #lane}): a second block's runs are the first's with every row moved by its rows'
+   * offset, so they are rewritten as the first block's are (a plain rewriting is then the first block's program).
+   */
+  private final DspRunForms[] forms;
+  /** The token block of the commands now ({@link #lane}). */
+  private int lane;
 
   CommandStream(CommandSink sink, ToLongFunction<DspProgram> pool, int programDepth, boolean chainRuns) {
     this(sink, pool, programDepth, chainRuns, null);
@@ -45,7 +51,8 @@ final class CommandStream {
     this.chainRuns = chainRuns;
     this.residency = residency;
     this.bufferRows = residency == null ? 0 : residency.rows();
-    this.forms = residency == null ? null : new DspRunForms(bufferRows);
+    this.forms = residency == null ? null
+        : new DspRunForms[] {new DspRunForms(bufferRows), new DspRunForms(bufferRows)};
   }
 
   /** A sink that encodes into {@code builder} (a {@code dsprun} by its address and word count). */
@@ -124,6 +131,16 @@ final class CommandStream {
     add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format));
   }
 
+  /** A {@code dspin} whose row r goes to DSP row {@code dst + r·dstStride} (0: packed flat). */
+  void dspIn(long spad, long spadStride, long rowElems, long rows, long dst, long format, long shift, long dstStride) {
+    add(new Command.DspIn(spad, spadStride, rowElems, rows, dst, format, shift, dstStride));
+  }
+
+  /** A {@code dspout} whose row r comes from DSP row {@code src + r·srcStride} (0: packed flat). */
+  void dspOut(long spad, long spadStride, long rowElems, long rows, long src, long format, long srcStride) {
+    add(new Command.DspOut(spad, spadStride, rowElems, rows, src, format, srcStride));
+  }
+
   /** A {@code dsprun} of {@code program} (placed by the pool), or held to be joined with the next ones. */
   void dspRun(DspProgram program) {
     if (chainRuns) {
@@ -169,7 +186,7 @@ final class CommandStream {
       sink.dspRun(pool.applyAsLong(run), run, parts);
       return;
     }
-    DspRunParameterizer.Parameterized rewritten = forms.rewrite(run, q -> residency.entryOf(q) >= 0);
+    DspRunParameterizer.Parameterized rewritten = forms[lane].rewrite(run, q -> residency.entryOf(q) >= 0);
     DspProgram program = rewritten.program();
     DspResidency.Use use = residency.use(program);
     if (use.plain()) {
@@ -195,17 +212,28 @@ final class CommandStream {
 
   /** From here the runs are a second token block's ({@code on}) or the first's ({@link DspResidency#secondLane}). */
   void secondLane(boolean on) {
-    flushRuns();
+    lane(on ? 1 : 0);
     if (residency != null) {
       residency.secondLane(on);
     }
+  }
+
+  /**
+   * The commands from here are token block {@code lane}'s ({@link CommandSink#lane}; the held runs go first, as the
+   * previous block's), without changing how its runs load ({@link #secondLane}).
+   */
+  void lane(int lane) {
+    flushRuns();
+    this.lane = lane;
+    sink.lane(lane);
   }
 
   void layerStart(int layer) {
     flushRuns();
     if (residency != null) {
       residency.clear();
-      forms.clear();
+      forms[0].clear();
+      forms[1].clear();
     }
     sink.layerStart(layer);
   }

@@ -60,6 +60,8 @@ public final class DecoderLowering {
   private boolean interleave;
   /** Whether a prefill goes two blocks at a time ({@link #twoBlocks}). */
   private boolean twoBlocks;
+  /** Whether two blocks in flight go skewed ({@link #skewed}). */
+  private boolean skewed;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -102,6 +104,23 @@ public final class DecoderLowering {
     return 1;
   }
 
+  /**
+   * As {@link #largestBlock(LoweredModel, int)} for the programs of fusion level {@code fusion}, whose buffers may need
+   * more (the batched attention's at {@code full}): the largest block at which the lowering lays them out.
+   */
+  public static int largestBlock(LoweredModel model, int upTo, Fusion fusion) {
+    for (int block = largestBlock(model, upTo); block > 1; block--) {
+      try {
+        new DecoderLowering(model, block, program -> 0L, fusion);
+        return block;
+      } catch (IllegalArgumentException e) {
+        // try a smaller block
+      }
+    }
+    new DecoderLowering(model, 1, program -> 0L, fusion);
+    return 1;
+  }
+
   /** The fusion level of the programs (the one asked for, or {@link Fusion#NONE} where the NPU cannot stream). */
   public Fusion fusion() {
     return fusion;
@@ -129,6 +148,32 @@ public final class DecoderLowering {
    */
   public DecoderLowering twoBlocks(boolean on) {
     this.twoBlocks = on;
+    return this;
+  }
+
+  /**
+   * With {@code on} (and {@link #twoBlocks} in flight), each layer of the pair goes skewed: the first block's RMSNorm
+   * and QKV GEMM, the second block's, then the rest of the first block's layer, then the rest of the second's (each
+   * reading the cache's rows after its QKV GEMM, so the second block's see the first's): the first block's QKV
+   * post-processing may then go beside the second block's QKV streams, and the second's beside the first's O and
+   * feed-forward streams (software pipelining by blocks; inside a block every consumer of a GEMM reads whole rows).
+   */
+  public DecoderLowering skewed(boolean on) {
+    this.skewed = on;
+    return this;
+  }
+
+  /**
+   * With {@code on}, where the GEMM epilogues run on the PPM (their {@link StaticScales} calibrated), q and k after
+   * RoPE and v are quantized with their calibrated static per-tensor scales ({@link StaticScales.Site#Q}, {@code K},
+   * {@code V}) instead of each token's absmax: no token's codes then depend on a reduction over its whole q, k or v.
+   * The same commands but for the quantization runs ({@code quantizeStatic}'s). Off by default.
+   */
+  public DecoderLowering staticQkv(boolean on) {
+    lane.e.staticQkv = on;
+    if (second != null) {
+      second.e.staticQkv = on;
+    }
     return this;
   }
 
@@ -187,7 +232,9 @@ public final class DecoderLowering {
     // at full, consecutive DSP runs go as joined programs (one program load each, DspChain), and a run whose program
     // is intact in the DSP's program memory runs resident, loading nothing (DspResidency)
     BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
-    BlockInterleaver interleaver = interleave ? new BlockInterleaver(sink, l.p, two != null) : null;
+    // two blocks in flight: ordered by the lane ranges the cost model's walk orders its commands by (LaneFootprints)
+    BlockInterleaver interleaver = !interleave ? null : two == null ? new BlockInterleaver(sink, l.p, false)
+        : new BlockInterleaver(sink, l.p, true, new long[] {m.kCache, m.dspPool});
     if (interleaver != null) {
       sink = interleaver;
     }
@@ -199,7 +246,9 @@ public final class DecoderLowering {
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {
+      b.lane(1);
       two.stepStart(b);
+      b.lane(0);
     }
     for (int start = 0; start < tokens.length; ) {
       int n = Math.min(l.blockMax, tokens.length - start);
@@ -269,21 +318,36 @@ public final class DecoderLowering {
     var b = e.b;
     lane.embed(java.util.Arrays.copyOfRange(tokens, start, start + n));
     if (two != null) {
+      b.lane(1);
       two.embed(java.util.Arrays.copyOfRange(tokens, start + n, start + n + n2));
+      b.lane(0);
     }
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
-      lane.layer(layer, n, pos0 + start);
-      if (two != null) {
+      if (two != null && skewed) {
+        lane.layerHead(layer, n);
         b.secondLane(true);
-        two.layer(layer, n2, pos0 + start + n);
+        two.layerHead(layer, n2);
         b.secondLane(false);
+        lane.layerTail(layer, n, pos0 + start);
+        b.secondLane(true);
+        two.layerTail(layer, n2, pos0 + start + n);
+        b.secondLane(false);
+      } else {
+        lane.layer(layer, n, pos0 + start);
+        if (two != null) {
+          b.secondLane(true);
+          two.layer(layer, n2, pos0 + start + n);
+          b.secondLane(false);
+        }
       }
       b.layerEnd(layer);
     }
     head(lane, tokens.length, start, n, allLogits);
     if (two != null) {
+      b.lane(1);
       head(two, tokens.length, start + n, n2, allLogits);
+      b.lane(0);
     }
   }
 

@@ -2,11 +2,12 @@ package org.llmnpu.sw.lower;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.llmnpu.isa.dsp.DspAssembler;
 import org.llmnpu.isa.dsp.DspInstruction;
+import org.llmnpu.isa.dsp.DspInterleave;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspProgram;
-import org.llmnpu.numerics.fp16.Fp16;
 
 /**
  * The program of {@link DspRoutines#quantize}: dynamic symmetric INT8 quantization of one to three FP16
@@ -24,12 +25,37 @@ import org.llmnpu.numerics.fp16.Fp16;
  * quantization on its own, in the same order: results are those of separate runs.
  */
 final class DspQuantizer {
-  /** One vector: {@code len} elements at row {@code in} (times {@code vec} when ≥ 0), codes to {@code out}, d to {@code scaleRow}. */
-  record Vector(int in, int len, int vec, int out, int scaleRow) {
+  /**
+   * One vector: {@code len} elements at row {@code in} (times {@code vec} when ≥ 0), codes to {@code out}, d to
+   * {@code scaleRow}; or, with {@code product}, elements computed in the absmax pass ({@link Product}) and stored to
+   * {@code in} for the codes pass ({@code vec} then −1).
+   */
+  record Vector(int in, int len, int vec, int out, int scaleRow, Product product) {
+    /** A vector loaded from {@code in}. */
+    Vector(int in, int len, int vec, int out, int scaleRow) {
+      this(in, len, vec, out, scaleRow, null);
+    }
+
+    Vector {
+      if (product != null && vec >= 0) {
+        throw new IllegalArgumentException("a product vector takes no vec operand, got vec " + vec);
+      }
+    }
+  }
+
+  /**
+   * The SwiGLU product the absmax pass computes instead of loading ({@code --fusion vertical|full}'s hidden vector,
+   * {@link FeedForwardLowering}): {@code x = (gate · c) · ((acc · s) · v)}, each product rounded to FP16, with the
+   * gate's SiLU codes at row {@code gate}, the FP16 constant {@code c}, up's dequantized INT32 results at row
+   * {@code acc}, the token's broadcast input-scale row {@code s} and W3's channel scales at row {@code v}: the values the
+   * separate runs {@code scale(acc, s, v)} (up), {@code scale(gate, c)} (SiLU) and the quantization's {@code sw · up}
+   * give, in their order (FP16 products commute exactly). The absmax pass stores x to the vector's {@code in} rows and
+   * the codes pass reads it back: per row 10 instructions and 3 instead of the separate runs' 5, 3, 5 and 5.
+   */
+  record Product(int gate, short c, int acc, int scaleRow, int vec) {
   }
 
   static final int MAX_VECTORS = 3;
-  private static final short GUARD = 0x1C00; // 2^-8
   private static final int ZERO = 0;
   private static final int TWO = 1;
   private static final int C127 = 2;
@@ -91,10 +117,17 @@ final class DspQuantizer {
     }
     int stages = routines.executeStages();
     boolean sameLength = vectors.stream().allMatch(v -> v.len() == vectors.get(0).len());
-    if (n > 1 && sameLength) {
+    boolean products = vectors.stream().anyMatch(v -> v.product() != null);
+    if (products && !(sameLength && vectors.stream().allMatch(v -> v.product() != null))) {
+      throw new IllegalArgumentException("product vectors are quantized only with product vectors of one length: "
+          + vectors);
+    }
+    if (products) {
+      absmaxOfProducts(vectors);
+    } else if (n > 1 && sameLength) {
       absmaxTogether(vectors);
     }
-    for (int j = 0; j < n && !(n > 1 && sameLength); j++) {
+    for (int j = 0; j < n && !(n > 1 && sameLength) && !products; j++) {
       Vector v = vectors.get(j);
       int x = x(j);
       int t = t(j);
@@ -111,9 +144,10 @@ final class DspQuantizer {
       });
     }
     // the constants wait in the interlock's shadow of the reduction tree (they are not FP results)
-    List<int[]> constants = new ArrayList<>(List.of(new int[] {ZERO, 0}, new int[] {TWO, 0x4000},
-        new int[] {C127, Fp16.fromFloat(127f) & 0xFFFF}, new int[] {INV127, Fp16.fromDouble(1.0 / 127) & 0xFFFF},
-        new int[] {GUARD_REG, GUARD}, new int[] {C075, 0x3A00}));
+    List<int[]> constants = new ArrayList<>();
+    for (int k = 0; k < DspQuantChain.CONSTANTS.length; k++) {
+      constants.add(new int[] {ZERO + k, DspQuantChain.CONSTANTS[k]});
+    }
     int shadow = Math.max(0, stages - n);
     fill(constants, shadow);
     List<List<DspInstruction>> chains = new ArrayList<>();
@@ -209,6 +243,62 @@ final class DspQuantizer {
     });
   }
 
+  /**
+   * The absmax pass of product vectors of one length ({@link Product}): a pass over the rows (straight-line code for
+   * one row) whose body computes every vector's x, stores it to the vector's {@code in} row and folds |x| into its
+   * maximum, the vectors alternating step by step, W3's channel scales loaded once a row where the vectors share them;
+   * on a pipelined DSP rows interleaved as the row passes are ({@link DspInterleave}), so that the chain of three
+   * dependent products waits less. One row's x stays in the x registers for the codes.
+   */
+  private void absmaxOfProducts(List<Vector> vectors) {
+    int n = vectors.size();
+    int len = vectors.get(0).len();
+    int rows = routines.rows(len);
+    boolean sharedVec = vectors.stream().allMatch(v -> v.product().vec() == vectors.get(0).product().vec());
+    for (int j = 0; j < n; j++) {
+      Product p = vectors.get(j).product();
+      a.li(acc(j), 0).li(neg(j), p.c() & 0xFFFF).load(d(j), p.scaleRow());
+    }
+    setLength(len);
+    Runnable body = () -> productRow(vectors, sharedVec);
+    List<DspInstruction> code = a.capture(body);
+    List<Integer> free = new ArrayList<>();
+    for (int r = acc(n); r < DspInstruction.REGISTERS; r++) {
+      free.add(r);
+    }
+    // rows interleaved on a pipelined DSP, each copy with its own maxima (max is exact in any order): started at 0 and
+    // folded into the vectors' after the pass
+    int copies = rows > 1 && routines.executeStages() > 1
+        ? DspInterleave.copiesThatFit(code, routines.interleaveRows(), free) : 1;
+    for (int k = 1; k < copies; k++) {
+      for (int j = 0; j < n; j++) {
+        a.li(DspInterleave.renamed(code, free, k, acc(j)), 0);
+      }
+    }
+    routines.rowPass(a, rows, len, free, copies, body);
+    for (int k = 1; k < copies; k++) {
+      for (int j = 0; j < n; j++) {
+        a.op(DspOp.MAX16, acc(j), acc(j), DspInterleave.renamed(code, free, k, acc(j)));
+      }
+    }
+  }
+
+  /** One row of {@link #absmaxOfProducts}: every vector's x, stored, and |x| folded into its maximum. */
+  private void productRow(List<Vector> vectors, boolean sharedVec) {
+    int n = vectors.size();
+    java.util.function.Consumer<java.util.function.IntConsumer> each = step -> IntStream.range(0, n).forEach(step);
+    each.accept(j -> a.load(x(j), vectors.get(j).product().acc()));
+    IntStream.range(0, sharedVec ? 1 : n).forEach(j -> a.load(t(j), vectors.get(j).product().vec()));
+    each.accept(j -> a.load(e(j), vectors.get(j).product().gate()));
+    each.accept(j -> a.op(DspOp.MUL16, x(j), x(j), d(j)));
+    each.accept(j -> a.op(DspOp.MUL16, e(j), e(j), neg(j)));
+    each.accept(j -> a.op(DspOp.MUL16, x(j), x(j), t(sharedVec ? 0 : j)));
+    each.accept(j -> a.op(DspOp.MUL16, x(j), e(j), x(j)));
+    each.accept(j -> a.store(vectors.get(j).in(), x(j)));
+    each.accept(j -> a.op(DspOp.ABS, t(j), x(j), 0));
+    each.accept(j -> a.masked(DspOp.MAX16, acc(j), acc(j), t(j)));
+  }
+
   /** A row body's start for vectors together: each vector's x (times its vector operand) in its x register. */
   private void productsTogether(List<Vector> vectors) {
     int n = vectors.size();
@@ -270,24 +360,8 @@ final class DspQuantizer {
    * steps and 127/absmax (in y).
    */
   private List<DspInstruction> chain(int j) {
-    int acc = acc(j);
-    int t = t(j);
-    int y = y(j);
-    int e = e(j);
-    int neg = neg(j);
-    return a.capture(() -> {
-      for (int width = lanes; width > 1; width /= 2) {
-        a.emit(DspOp.LSHIFT, t, acc, 0, 0, false, 0, width / 2);
-        a.op(DspOp.MAX16, acc, acc, t);
-      }
-      a.op(DspOp.BCAST, acc, acc, 0).op(DspOp.MAX16, acc, acc, GUARD_REG);
-      a.aux(DspOp.EXPO, 0, e, acc, 0).op(DspOp.NEGABS, neg, acc, 0).op(DspOp.ISUB, e, ZERO, e)
-          .op(DspOp.SCALB16, y, C075, e).op(DspOp.MUL16, d(j), acc, INV127);
-      for (int i = 0; i < 4; i++) {
-        a.fma(t, neg, y, TWO).op(DspOp.MUL16, y, y, t);
-      }
-      a.op(DspOp.MUL16, y, y, C127);
-    });
+    return a.capture(() -> DspQuantChain.emit(a, lanes, new DspQuantChain.Registers(acc(j), t(j), e(j), neg(j), d(j),
+        y(j), ZERO, TWO, C127, INV127, GUARD_REG, C075)));
   }
 
   /** Registers free in vector j's codes pass: neither constants, nor any vector's d and 127/absmax, nor j's x and t. */

@@ -129,6 +129,29 @@ final class DspRoutines {
     });
   }
 
+  /**
+   * All of a head group's probability runs ({@link AttentionSoftmax#runsWithCodes}): each head's scale, SoftMax and the
+   * quantization of {@code probabilities} (one vector a head, the head's probabilities times the V scales) in one
+   * program, the heads merged; or the separate {@link #scaledSoftmaxes} and {@link #quantizeRuns} where those cost less.
+   */
+  List<DspProgram> probabilityRuns(List<AttentionSoftmax.Head> heads, List<DspQuantizer.Vector> probabilities, int len) {
+    return memo(List.of("probabilityRuns", List.copyOf(heads), List.copyOf(probabilities), len), () -> {
+      List<DspProgram> quantizations = quantizeRuns(probabilities);
+      List<DspProgram> separate = new ArrayList<>(scaledSoftmaxes(heads, len, quantizations));
+      separate.addAll(quantizations);
+      return AttentionSoftmax.runsWithCodes(heads, probabilities, len, lanes, eps, pipeline, programDepth, separate);
+    });
+  }
+
+  /**
+   * A token's attention outputs dequantized and quantized in one run ({@link HeadOutputCodes}), or null where that
+   * does not apply (then the heads' {@link #scale} runs and a {@link #quantize}).
+   */
+  DspProgram outputCodes(int in, int heads, int rowsPerHead, int scales, short c, int of, int out, int scaleRow) {
+    return memo(java.util.Arrays.asList("outputCodes", in, heads, rowsPerHead, scales, c, of, out, scaleRow),
+        () -> HeadOutputCodes.program(this, in, heads, rowsPerHead, scales, c, of, out, scaleRow));
+  }
+
   /** See the class comment: {@code y = ((a·s)·v)·c + r}, each operand optional (negative row, null constant). */
   DspProgram scale(int in, int len, int scaleRow, int vec, Short c, int res, int out) {
     return memo(java.util.Arrays.asList("scale", in, len, scaleRow, vec, c, res, out),
@@ -141,13 +164,27 @@ final class DspRoutines {
    * {@code scaleRow}. No absmax pass: the scale is a calibrated constant ({@link StaticScales}).
    */
   DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
-    return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, d),
-        () -> rowPrograms.quantizeStatic(in, len, vec, k, out, scaleRow, d));
+    return quantizeStatic(in, len, vec, k, out, scaleRow, 1, d);
+  }
+
+  /**
+   * As above, {@code d} broadcast to {@code scaleRows} rows from {@code scaleRow} (a block's tokens,
+   * {@link BlockQkvPost}).
+   */
+  DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, int scaleRows, short d) {
+    return memo(List.of("quantizeStatic", in, len, vec, k, out, scaleRow, scaleRows, d),
+        () -> rowPrograms.quantizeStatic(in, len, vec, k, out, scaleRow, scaleRows, d));
   }
 
   /** Two tokens' K codes packed into one FP16 element a dimension ({@link KeyPairs}); {@code odd} negative: one. */
   DspProgram keyPair(int even, int odd, int len, int out) {
     return memo(List.of("keyPair", even, odd, len, out), () -> KeyPairs.compile(this, even, odd, len, out));
+  }
+
+  /** A line of slots' K codes transposed, {@code c} dimensions of them ({@link KeyBlocks#program}). */
+  DspProgram keyBlock(int line, int count, int c, int in, int out) {
+    return memo(List.of("keyBlock", line, count, c, in, out),
+        () -> KeyBlocks.program(this, line, lanes, count, c, in, out));
   }
 
   /** See the class comment. */
@@ -220,7 +257,11 @@ final class DspRoutines {
         code.add(i);
       }
     }
-    return new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->" + java.util.Arrays.toString(out), code);
+    DspProgram relocated = new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->"
+        + java.util.Arrays.toString(out), code);
+    // RMSNorm's sum of squares, one dependent chain a row, software-pipelined where the DSP's interlock would wait
+    return kernel == DspKernel.RMSNORM && pipeline.executeStages() > 1 ? DspSumRotation.rotated(relocated, lanes)
+        : relocated;
   }
 
   private static int relocate(DspLayout layout, int row, int[] in, int[] out) {

@@ -105,8 +105,8 @@ final class DspRowPrograms {
     return a.finish("scale " + len + " @" + in + "*" + scaleRow + "*" + vec + "*" + c + "+" + res + "->" + out);
   }
 
-  /** See {@link DspRoutines#quantizeStatic}. */
-  DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, short d) {
+  /** See {@link DspRoutines#quantizeStatic}; {@code d} to rows {@code scaleRow .. scaleRow + scaleRows − 1}. */
+  DspProgram quantizeStatic(int in, int len, int vec, short k, int out, int scaleRow, int scaleRows, short d) {
     DspAssembler a = new DspAssembler();
     final int kr = 1;
     final int dr = 2;
@@ -121,8 +121,13 @@ final class DspRowPrograms {
       }
       a.aux(DspOp.TOINT, 0, x, x, kr).store(out, x);
     });
-    a.setLength(lanes).store(scaleRow, dr);
-    return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow);
+    if (scaleRows == 1) {
+      a.setLength(lanes).store(scaleRow, dr);
+    } else {
+      a.setLength(lanes * scaleRows).loop(scaleRows, () -> a.store(scaleRow, dr));
+    }
+    return a.finish("quantizeStatic " + len + " @" + in + (vec >= 0 ? "*" + vec : "") + "->" + out + "/" + scaleRow
+        + (scaleRows == 1 ? "" : "x" + scaleRows));
   }
 
   /**

@@ -39,13 +39,34 @@ abstract class DspRunCosts extends CommandCosts {
   /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
   private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
   private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
+  /** The forms' first runs in the step by their instructions ({@link #formIdentity}): one program in both blocks. */
+  private final Map<Object, Object> firstRuns = new HashMap<>();
+  /** The forms, each once ({@link #forms}' values). */
+  private final Map<Object, Object> canonicalForms = new HashMap<>();
+  /** Each form's identity in each block ({@link #formIdentity}), by the form (one object per form, {@link #forms}). */
+  private final Map<Object, Object[]> laneForms = new java.util.IdentityHashMap<>();
+  /** The token block whose runs are costed now (0, or 1 for a second block in flight). */
+  int runLane;
   /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
   private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> rewritten = new HashMap<>();
   /** The operator of the held runs ({@link #pendingRuns}): they are charged to it when they are issued. */
   private String pendingOperator;
 
+  /** Where {@link #recordDspRuns} records the runs costed (null: nowhere). */
+  private Map<String, Map<DspProgram, Long>> recordedRuns;
+
   DspRunCosts(MachineParams p) {
     super(p);
+  }
+
+  /**
+   * From now on, every {@code dsprun} costed (plain, joined or resident: the program the run executes) counted into
+   * {@code runs} by profile operator and program, in the order first run; {@code null} stops. What a
+   * {@link PhaseCostModel#profile}'s DSP rows are made of: each program's cycles and instructions a run
+   * ({@link DspProgram#cycles}, {@link DspProgram#issued}) times its runs.
+   */
+  public final void recordDspRuns(Map<String, Map<DspProgram, Long>> runs) {
+    recordedRuns = runs;
   }
 
   /** The programs {@code compile} gives, compiled the first time {@code key} is asked for: {size, cycles, issued}. */
@@ -119,8 +140,14 @@ abstract class DspRunCosts extends CommandCosts {
     if (residency == null) {
       return new Object();
     }
-    Object form = forms.computeIfAbsent(run.instructions(), code -> DspRunForms.form(run));
-    return formsSeen.add(form) ? new Object() : form;
+    // one object per form (equal forms of other instructions too), so that laneForms may know it by identity
+    Object form = forms.computeIfAbsent(run.instructions(),
+        code -> canonicalForms.computeIfAbsent(DspRunForms.form(run), f -> f));
+    // per token block in flight (CommandStream#lane): a block's first run of the form is its plain rewriting, one
+    // program in both blocks where their first runs are the same program (not where, say, their lengths differ); its
+    // later ones keep the rows that do not move from token to token, which are the block's own
+    Object identity = laneForms.computeIfAbsent(form, f -> new Object[] {new Object(), new Object()})[runLane];
+    return formsSeen.add(identity) ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object()) : identity;
   }
 
   /**
@@ -137,20 +164,35 @@ abstract class DspRunCosts extends CommandCosts {
     DspResidency.Use use = residency == null ? DspResidency.Use.PLAIN
         : pin ? residency.pin(identity, run) : residency.use(identity, run);
     if (use.plain()) {
-      issue(false, "dsprun");
-      add(Counter.EXT_READ_BEATS, beats);
-      add(Counter.DSP_INSTRUCTIONS, program[2]);
-      cm.dspRun(beats, program[1]);
+      costRun(run, -1, () -> {
+        issue(false, "dsprun");
+        add(Counter.EXT_READ_BEATS, beats);
+        add(Counter.DSP_INSTRUCTIONS, program[2]);
+        cm.dspRun(beats, program[1]);
+      });
       return;
     }
     if (use.load()) {
-      issue(false, "dspld");
-      add(Counter.EXT_READ_BEATS, beats);
-      cm.dspLoad(beats);
+      Runnable load = () -> {
+        issue(false, "dspld");
+        add(Counter.EXT_READ_BEATS, beats);
+        cm.dspLoad(beats);
+      };
+      order.programLoad(use.entry(), run.size(), held(load));
     }
-    issueResidentRun();
-    add(Counter.DSP_INSTRUCTIONS, program[2]);
-    cm.dspRun(0, program[1]);
+    costRun(run, use.entry(), () -> {
+      issueResidentRun();
+      add(Counter.DSP_INSTRUCTIONS, program[2]);
+      cm.dspRun(0, program[1]);
+    });
+  }
+
+  /** A run of {@code run} (plain: {@code entry} −1), costed in {@link #order}. */
+  private void costRun(DspProgram run, int entry, Runnable cost) {
+    if (recordedRuns != null) {
+      recordedRuns.computeIfAbsent(operator(), k -> new java.util.LinkedHashMap<>()).merge(run, 1L, Long::sum);
+    }
+    order.run(operator(), run, entry, held(cost));
   }
 
   /**
@@ -159,9 +201,36 @@ abstract class DspRunCosts extends CommandCosts {
    */
   final void layerStarts() {
     flushRuns();
+    order.flush();
     if (residency != null) {
       residency.clear();
     }
+  }
+
+  /** The commands from now on are token block {@code lane}'s (two blocks in flight: 1 for the second). */
+  final void lane(int lane) {
+    orderLane(lane);
+    if (residency != null) {
+      residency.secondLane(lane == 1);
+    }
+  }
+
+  /**
+   * As {@link #lane}, but its runs load as before ({@link CommandStream#lane}: a block's constants, its LM head): the
+   * held runs go as the previous block's, the order ({@link CostOrder#lane}), the run identities ({@link #runLane}) and
+   * the result buffers ({@link #laneTags}) are the block's from here.
+   */
+  final void orderLane(int lane) {
+    flushRuns();
+    order.lane(lane);
+    runLane = lane;
+    laneTags = lane * LANE_TAGS;
+  }
+
+  /** A layer ends: the held runs go, and the interleaver's window with them (as the lowering's layer end). */
+  final void layerEnds() {
+    flushRuns();
+    order.flush();
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */
@@ -193,5 +262,6 @@ abstract class DspRunCosts extends CommandCosts {
       residency.clear();
     }
     formsSeen.clear();
+    firstRuns.clear();
   }
 }

@@ -5,7 +5,9 @@ import org.llmnpu.isa.dsp.DspKernel;
 
 /**
  * The feed-forward half of a layer for a block of tokens: RMSNorm → INT8 → fused W1|W3 GEMM →
- * dequantize both → SiLU·gate (the DSP's {@code swiglu}) → INT8 → W2 GEMM + residual.
+ * dequantize both → SiLU·gate (the DSP's {@code swiglu}) → INT8 → W2 GEMM + residual; with the PPM epilogue
+ * ({@link #emitThroughPpm}), and at {@code --fusion full} on an NPU whose PPM has the gate operand with the SwiGLU gate
+ * through the PPM too ({@link #emitGated}).
  */
 final class FeedForwardLowering {
   private final LoweringEmitter e;
@@ -48,6 +50,10 @@ final class FeedForwardLowering {
 
   /** Layer {@code layer} for block tokens {@code 0..n-1}. */
   void emit(int layer, int n) {
+    if (e.epilogue != null && gated()) {
+      emitGated(layer, n);
+      return;
+    }
     if (e.epilogue != null) {
       emitThroughPpm(layer, n);
       return;
@@ -75,9 +81,61 @@ final class FeedForwardLowering {
     e.weight(m.w2[layer], c.hiddenDim(), c.dim());
     e.gemmTiled(n, c.hiddenDim(), c.dim(), l.sXS, l.xsStride);
     for (int t = 0; t < n; t++) {
-      e.residual(t, l.rDH + t, l.rWs2);
+      e.residual(t, l.rDH + t, null, l.rWs2);
     }
   }
+
+  /**
+   * Whether the SwiGLU gate goes through the PPM ({@link #emitGated}): at {@code --fusion full} (the attention half
+   * leaves its residual here) when the epilogue's gated records exist ({@link PpmEpilogues#gated}) and a Y row holds
+   * W2's INT32 results and the hidden codes after them ({@link #gatedCodes}).
+   */
+  boolean gated() {
+    return withResidual && l.m.epilogues.gated && gatedCodes(l) + l.c.hiddenDim() <= l.yStride;
+  }
+
+  /**
+   * Byte offset in a Y row of the gated feed-forward's hidden codes: after the {@code 4·dim} bytes of W2's INT32
+   * results, line-aligned (W2's N tiles write their results while later tiles still read the codes as X).
+   */
+  static long gatedCodes(LoweringLayout l) {
+    return LoweredModel.roundUp(4L * l.c.dim(), l.line);
+  }
+
+  /**
+   * The feed-forward with the SwiGLU gate through the PPM ({@code gemm ppm=1 gate=1}): RMSNorm → INT8 with the static
+   * scale → W1 columns through the PPM with the SiLU table: INT8 codes of SiLU(gate) at {@code sY + }{@link #gatedCodes}
+   * (token t's row {@code yStride} apart) → W3 columns through the gated PPM onto the same bytes, each code
+   * {@code requantize(up_acc · silu_code)} to the W2 input's static scale ({@link StaticScales.Site#W2_IN},
+   * {@code numerics} {@code GatedRequantizer}) → the W2 GEMM reading those codes as X → residual with the static scale
+   * as a constant. Nothing runs on the DSP between the GEMMs: no {@code dspin}/{@code dspout}, no scaling, no
+   * quantization; what differs from {@link #emitThroughPpm} is the arithmetic of h = SiLU(gate)·up: up's INT32 times
+   * the SiLU code in fixed point instead of FP16 on the DSP, and h's scale static instead of its per-token absmax.
+   */
+  private void emitGated(int layer, int n) {
+    var m = l.m;
+    int hidden = l.c.hiddenDim();
+    StaticScales s = e.epilogue;
+    PpmEpilogues ep = m.epilogues;
+    e.inputScale = s.of(StaticScales.Site.W13_IN, layer);
+    normQuantizeAll(n);
+    e.inputScale = 0;
+    long w = ep.w13(layer);
+    int stride = m.extStride(ep.n13);
+    long codes = l.sY + gatedCodes(l);
+    e.b.add(new Command.PpuTab(ep.siluTable(layer)));
+    e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, 0, hidden, l.sXS, l.xsStride, codes,
+        ep.gateRecords(layer), false);
+    e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, codes,
+        ep.upRecords(layer), true);
+    e.weight(m.w2[layer], hidden, l.c.dim());
+    e.gemmTiled(n, hidden, l.c.dim(), codes, l.yStride);
+    Short d = LoweringEmitter.half(s.of(StaticScales.Site.W2_IN, layer));
+    for (int t = 0; t < n; t++) {
+      e.residual(t, -1, d, l.rWs2);
+    }
+  }
+
   /**
    * The fused feed-forward ({@code --fusion vertical}, {@link PpmEpilogues}): RMSNorm → INT8 with the calibrated static
    * scale → W1 columns through the PPM with the SiLU table (INT8 codes of SiLU(gate)) and W3 columns as INT32 (no
@@ -102,9 +160,10 @@ final class FeedForwardLowering {
     int stride = m.extStride(ep.n13);
     long upCodes = LoweredModel.roundUp(hidden, line);
     b.add(new Command.PpuTab(ep.siluTable(layer)));
-    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, 0, hidden, l.sXS, l.xsStride, l.sY, ep.gateRecords(layer));
+    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, 0, hidden, l.sXS, l.xsStride, l.sY, ep.gateRecords(layer),
+        false);
     // up without the PPM (no identity table, no ppmcfg): INT32 results, dequantized on the DSP as at none
-    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, -1);
+    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, -1, false);
     // SiLU(gate)·up in real units, quantized with its own absmax: a static W2 input scale cost 0.07 nats of KL
     short siluScale = LoweringEmitter.half(s.of(StaticScales.Site.SILU, layer));
     int sigma = LoweredModel.shift(c.dim());
@@ -112,24 +171,19 @@ final class FeedForwardLowering {
     for (int t = 0; t < n; t += rPair >= 0 && t + 1 < n ? 2 : 1) {
       // token t in the layout's rows; with rPair, token t + 1 in its own, the two tokens' programs in shared runs
       int pair = rPair >= 0 && t + 1 < n ? 2 : 1;
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> ups = new java.util.ArrayList<>();
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> silus = new java.util.ArrayList<>();
       java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
       for (int i = 0; i < pair; i++) {
         int gate = i == 0 ? l.rGate : rPair;
         int acc = i == 0 ? l.rAcc3 : rPair + hRows;
-        int up = i == 0 ? l.rUp : rPair + 2 * hRows;
-        int sw = i == 0 ? l.rSw : rPair + 3 * hRows;
+        int h = i == 0 ? l.rUp : rPair + 2 * hRows;
         int xq = i == 0 ? l.rXQ : rPair + 4 * hRows;
         long y = l.sY + (long) (t + i) * l.yStride;
         b.dspIn(y, line, hidden, 1, gate, Command.FMT_INT8, 0);
         b.dspIn(y + upCodes, line, hidden, 1, acc, Command.FMT_INT32, sigma);
-        ups.add(r.scale(acc, hidden, e.xScaleRow(t + i), l.rWs3, null, -1, up));
-        silus.add(r.scale(gate, hidden, -1, -1, siluScale, -1, sw));
-        codes.add(new DspQuantizer.Vector(sw, hidden, up, xq, l.rDH + t + i));
+        // h = SiLU(gate)·up computed in the quantization's absmax pass (DspQuantizer.Product), stored at h
+        codes.add(new DspQuantizer.Vector(h, hidden, -1, xq, l.rDH + t + i,
+            new DspQuantizer.Product(gate, siluScale, acc, e.xScaleRow(t + i), l.rWs3)));
       }
-      r.merged(ups).forEach(e::run);
-      r.merged(silus).forEach(e::run);
       r.quantizeRuns(codes).forEach(e::run);
       for (int i = 0; i < pair; i++) {
         b.dspOut(l.sXS + (long) (t + i) * l.xsStride, line, hidden, 1, i == 0 ? l.rXQ : rPair + 4 * hRows,
@@ -141,7 +195,7 @@ final class FeedForwardLowering {
     // the static input scale set until here: the up dequantizations read its one row (LoweringEmitter#xScaleRow)
     e.inputScale = 0;
     for (int t = 0; t < n; t++) {
-      e.residual(t, l.rDH + t, l.rWs2);
+      e.residual(t, l.rDH + t, null, l.rWs2);
     }
   }
 }

@@ -8,7 +8,8 @@ import org.llmnpu.sw.model.ModelConfig;
 /**
  * The feed-forward of {@link PhaseCostModel}'s extrapolated walk ({@link FeedForwardLowering}): each token's
  * RMSNorm (at full with the O residual before it, two tokens in shared runs where the DSP holds them), the W1/W3
- * GEMMs (the gate through the PPM where {@link PpmEpilogues#applies}), SwiGLU, the W2 GEMM and the residual.
+ * GEMMs (the gate through the PPM where {@link PpmEpilogues#applies}), SwiGLU, the W2 GEMM and the residual; at full
+ * on an NPU whose PPM has the gate operand the SwiGLU gate through the PPM too ({@link #feedForwardGated}).
  */
 abstract class FeedForwardWalk extends BatchedAttentionWalk {
   FeedForwardWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
@@ -18,6 +19,10 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
 
   /** After the O GEMM (and, unfused, the residuals): the block's feed-forward. */
   void feedForward(int n) {
+    if (epilogue && chainRuns && p.ppmGate()) {
+      feedForwardGated(n);
+      return;
+    }
     if (epilogue) {
       feedForwardThroughPpm(n);
       return;
@@ -135,8 +140,8 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     }
   }
 
-  /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
-  void feedForwardThroughPpm(int n) {
+  /** The fused feed-forward's RMSNorms of the block's n tokens, two at a time where {@link #feedForwardPairs}. */
+  private void feedForwardNorms(int n) {
     boolean pairs = feedForwardPairs();
     for (int t = 0; t < n; t++) {
       if (pairs && t + 1 < n && !keepsX) {
@@ -146,17 +151,48 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         feedForwardNorm();
       }
     }
+  }
+
+  /** As {@link LoweringEmitter#gemmPpm}: per N tile a {@code ppmcfg} and a streamed GEMM through the PPM. */
+  private void ppmGemms(int n, boolean gate) {
+    int unit = bits == 4 ? 2 * line : line;
+    int tile = Math.max(unit, p.maxN() / unit * unit);
+    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      int nn = Math.min(tile, c.hiddenDim() - j0);
+      int bank = LoweringEmitter.ppmBank(j0, tile);
+      ppmCfg(nn, bank);
+      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE, bank, gate);
+    }
+  }
+
+  /**
+   * As {@link FeedForwardLowering}'s gated feed-forward: SiLU(gate) codes through the PPM, up through the gated PPM onto
+   * them, the W2 GEMM, the residuals with the W2 input's static scale as a constant; no DSP work between the GEMMs.
+   */
+  void feedForwardGated(int n) {
+    feedForwardNorms(n);
+    operator("W1/W3 GEMM");
+    ppmLoad(66, 2);
+    ppmGemms(n, false);
+    ppmGemms(n, true);
+    operator("W2 GEMM");
+    gemms(n, c.hiddenDim(), c.dim());
+    operator("residual, FFN RMSNorm");
+    for (int t = 0; t < n; t++) {
+      residual(c.hiddenDim(), true);
+    }
+  }
+
+  /** As {@link FeedForwardLowering}'s PPM epilogue ({@link PpmEpilogues}): gate and up through the PPM, streamed. */
+  void feedForwardThroughPpm(int n) {
+    boolean pairs = feedForwardPairs();
+    feedForwardNorms(n);
     operator("W1/W3 GEMM");
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
     boolean sparse = sparsity != org.llmnpu.isa.Command.DENSE;
     ppmLoad(66, 2);
-    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
-      int nn = Math.min(tile, c.hiddenDim() - j0);
-      int bank = LoweringEmitter.ppmBank(j0, tile);
-      ppmCfg(nn, bank);
-      streamedPpmGemm(n, c.dim(), nn, bits == 4, sparse, bank);
-    }
+    ppmGemms(n, false);
     // up: INT32 results without the PPM
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
@@ -169,19 +205,14 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         dspIn(1, c.hiddenDim(), INT32);
       }
       runAll(java.util.List.of("feed-forward DSP runs", pair), () -> {
-        java.util.List<DspProgram> ups = new java.util.ArrayList<>();
-        java.util.List<DspProgram> silus = new java.util.ArrayList<>();
+        // as FeedForwardLowering: SiLU(gate)·up in the quantization's absmax pass, W3's channel scales one row
         java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
         for (int i = 0; i < pair; i++) {
           int base = 8 * i;
-          ups.add(r.scale(base, c.hiddenDim(), base + 1, base + 2, null, -1, base + 4));
-          silus.add(r.scale(base, c.hiddenDim(), -1, -1, (short) 0x3C00, -1, base + 3));
-          codes.add(new DspQuantizer.Vector(base, c.hiddenDim(), base + 1, base, base));
+          codes.add(new DspQuantizer.Vector(base + 4, c.hiddenDim(), -1, base, base,
+              new DspQuantizer.Product(base, (short) 0x3C00, base + 1, base + 2, 3)));
         }
-        java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(ups));
-        runs.addAll(r.merged(silus));
-        runs.addAll(r.quantizeRuns(codes));
-        return runs;
+        return r.quantizeRuns(codes);
       });
       for (int i = 0; i < pair; i++) {
         dspOut(1, c.hiddenDim(), INT8);

@@ -17,7 +17,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * <p>Cycles: stories260K's 8 heads in groups of two run 4 joined programs a query, resident from the layer's third
  * on, instead of 5 loading runs (3 + 3 + 2: the three-head groups' SoftMax and quantization two runs each); the
  * probabilities are the same bit for bit (each head's instructions are those of its own run, {@link AttentionSoftmax},
- * {@link DspQuantizer}). The 16-token prefill on the default NPU: 345,490 → 329,285 cycles.
+ * {@link DspQuantizer}). The 16-token prefill on the default NPU: 345,490 → 329,285 cycles. Since 2026-12-06 a head's
+ * quantization can be part of its SoftMax program ({@link AttentionSoftmax#withCodes}, the heads merged into one
+ * program: {@link DspRoutines#probabilityRuns}), where that costs fewer cycles than the two programs.
  */
 final class HeadGroups {
   private HeadGroups() {
@@ -53,7 +55,8 @@ final class HeadGroups {
   /**
    * A group of {@code group} heads' runs over {@code s} slots at {@code --fusion full}, rows apart (the query scale row
    * 0, the K scales from row 1, each head's three vectors after): the scale folded into SoftMax, the heads merged
-   * ({@link AttentionSoftmax}), then their quantization, as {@code BatchedAttention#headGroupProbabilities} runs them.
+   * ({@link AttentionSoftmax}) with their quantization, as {@code BatchedAttention#headGroupProbabilities} runs them
+   * ({@link DspRoutines#probabilityRuns}).
    */
   static List<DspProgram> programs(DspRoutines r, int group, int s) {
     int rows = r.rows(s);
@@ -62,11 +65,8 @@ final class HeadGroups {
     for (int i = 0; i < group; i++) {
       int base = 1 + rows + 3 * rows * i;
       heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
-      probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
+      probabilities.add(new DspQuantizer.Vector(base + 2 * rows, s, 1, base, 1 + rows + 3 * rows * group + i));
     }
-    List<DspProgram> quantizations = r.quantizeRuns(probabilities);
-    List<DspProgram> runs = new ArrayList<>(r.scaledSoftmaxes(heads, s, quantizations));
-    runs.addAll(quantizations);
-    return runs;
+    return r.probabilityRuns(heads, probabilities, s);
   }
 }

@@ -10,10 +10,11 @@ import org.llmnpu.sw.model.ModelConfig;
  * ({@code queryRow(h, t)·outStride + 4·col}: a row per query, KV head g's queries a block of {@code blockMax·groupSize}
  * rows, the head's columns from {@code col = headDim·g mod line}) and goes to DSP rows from {@code rO + h·hdRows}.
  *
- * <p>A {@code dspin} of several rows writes them as one flat vector, so heads {@code h .. h + k − 1} go in one
- * {@code dspin} of k rows of headDim elements exactly when a head's results fill whole DSP rows (head dim a multiple of
- * the lanes: head h + 1 then starts at row {@code rO + (h + 1)·hdRows}, as one by one) and their rows lie evenly apart
- * (the {@code dspin}'s spadStride, a multiple of the line as every address is). With one query head per KV head
+ * <p>A {@code dspin} of several rows writes them as one flat vector, so heads {@code h .. h + k − 1} go in one flat
+ * {@code dspin} of k rows of headDim elements when a head's results fill whole DSP rows (head dim a multiple of
+ * the lanes: head h + 1 then starts at row {@code rO + (h + 1)·hdRows}, as one by one), and otherwise in one
+ * {@code dspin} with the DSP row stride {@code hdRows} (2026-12-06: each head from lane 0 of its own rows), wherever
+ * their rows lie evenly apart (the {@code dspin}'s spadStride, a multiple of the line as every address is). With one query head per KV head
  * (LLaMA-2-7B) that is every head of a token, {@code blockMax·outStride} apart: one {@code dspin} where there were
  * {@code heads}; with grouped queries a KV head's {@code groupSize} heads, a row apart. The values and their DSP rows are
  * those of the one-head {@code dspin}s (the same INT32 → FP16 conversion with the same shift); only the commands
@@ -25,39 +26,25 @@ final class HeadOutputRuns {
 
   /** Byte offset of query (h, t)'s P·V result row in a K chunk's results (rows {@code outStride} bytes apart). */
   static long offset(ModelConfig c, int line, int blockMax, long outStride, int h, int t) {
-    int gs = c.groupSize();
-    long row = (long) (h / gs * blockMax + t) * gs + h % gs;
-    int col = c.headDim() * (h / gs) % line;
+    long row = BatchedAttentionLayout.queryRow(c, blockMax, h, t);
+    int col = c.headDim() * (h / c.groupSize()) % line;
     return row * outStride + 4L * col;
   }
 
   /**
    * Token t's heads {@code h0 .. h0 + count − 1} in runs that one {@code dspin} each takes: {first head, heads,
-   * spadStride} (a lone head's stride {@code outStride}, as before). Heads merge only where {@code headDim} is a
-   * multiple of {@code lanes}.
+   * spadStride, DSP row stride} (a lone head's spadStride {@code outStride}, as before). Where a head's results fill
+   * whole DSP rows the flat vector already puts each head at its rows (DSP row stride 0); else a run of several heads
+   * takes the DSP row stride {@code ceil(headDim / lanes)}, the rows between two heads' starts.
    */
   static List<long[]> runs(ModelConfig c, int lanes, int line, int blockMax, long outStride, int t, int h0,
                            int count) {
     List<long[]> runs = new ArrayList<>();
-    boolean wholeRows = c.headDim() % lanes == 0;
-    int h = h0;
-    while (h < h0 + count) {
-      long first = offset(c, line, blockMax, outStride, h, t);
-      int k = 1;
-      long stride = outStride;
-      if (wholeRows && h + 1 < h0 + count) {
-        long next = offset(c, line, blockMax, outStride, h + 1, t) - first;
-        if (next > 0 && next % line == 0) {
-          stride = next;
-          k = 2;
-          while (h + k < h0 + count
-              && offset(c, line, blockMax, outStride, h + k, t) - first == (long) k * stride) {
-            k++;
-          }
-        }
-      }
-      runs.add(new long[] {h, k, stride});
-      h += k;
+    long hdRows = (c.headDim() + lanes - 1) / lanes;
+    for (long[] run : EvenRuns.of(h0, count, h -> offset(c, line, blockMax, outStride, h, t), line)) {
+      boolean lone = run[1] == 1;
+      runs.add(new long[] {run[0], run[1], lone ? outStride : run[2],
+          lone || c.headDim() % lanes == 0 ? 0 : hdRows});
     }
     return runs;
   }

@@ -59,16 +59,33 @@ public final class IntegerPathAccuracy {
   /** As above with the programs lowered at fusion level {@code fusion}. */
   public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
                                          int length, long seed, Fusion fusion) {
+    return evaluate(weights, format, machine, count, length, seed, fusion, false);
+  }
+
+  /** As above, q, k and v with calibrated static scales when {@code staticQkv} ({@link DecoderLowering#staticQkv}). */
+  public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
+                                         int length, long seed, Fusion fusion, boolean staticQkv) {
     return evaluate(weights, WeightFormats.lower(weights, format, machine, length, length), count, length, seed,
-        fusion);
+        fusion, staticQkv);
   }
 
   private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed) {
-    return evaluate(weights, model, count, length, seed, Fusion.NONE);
+    return evaluate(weights, model, count, length, seed, Fusion.NONE, false);
+  }
+
+  /**
+   * As above with the W2 input smoothed at strength {@code w2Smoothing} (≤ 0: not smoothed) where the gated path
+   * smooths it ({@link PpmEpilogues#stored}, whose own strength is 0.5): for measuring that choice.
+   */
+  public static LogitComparison evaluate(ModelWeights weights, String format, MachineParams machine, int count,
+                                         int length, long seed, Fusion fusion, double w2Smoothing) {
+    LoweredModel model = WeightFormats.lower(weights, format, machine, length, length);
+    model.epilogues.w2Smoothing = w2Smoothing;
+    return evaluate(weights, model, count, length, seed, fusion, false);
   }
 
   private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed,
-                                          Fusion fusion) {
+                                          Fusion fusion, boolean staticQkv) {
     Transformer fp32 = new Transformer(weights);
     int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
     float[][] reference = new float[count * length][];
@@ -76,6 +93,7 @@ public final class IntegerPathAccuracy {
     for (int s = 0; s < count; s++) {
       float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
       NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN, fusion);
+      decoder.lowering().staticQkv(staticQkv);
       float[][] got = decoder.prefill(sequences[s], true).logits();
       for (int i = 0; i < length; i++) {
         reference[s * length + i] = ref[i];

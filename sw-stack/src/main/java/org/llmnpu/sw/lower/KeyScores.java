@@ -22,7 +22,8 @@ import org.llmnpu.isa.MachineParams;
  * FP16 values. A query of slot {@code pos + t} reads only its first {@code pos + t + 1} scores (the causal mask).
  *
  * <p><b>Cycles.</b> Per token one or two {@code dspout}s of the queries ({@link #queriesOut}); per head and N tile of
- * the slots two GEMMs per M tile of maxM tokens; per query one {@code dspin} of its scores.
+ * the slots two GEMMs per M tile of maxM tokens; per token and head group one {@code dspin} of its heads' scores
+ * ({@link #groupScoresIn}, a DSP row stride).
  */
 final class KeyScores {
   private final MachineParams p;
@@ -148,5 +149,19 @@ final class KeyScores {
   /** As above from Y slot {@code ySlot}. */
   void scoresIn(CommandStream b, int t, int s, int dst, int shift, int ySlot) {
     b.dspIn(sY + ySlot * (maxTokens * yStride) + t * yStride, yStride, s, 1, dst, Command.FMT_INT32, shift);
+  }
+
+  /**
+   * Token t's first {@code s} scores of Y slots {@code 0 .. heads − 1} (a head group's heads) in one {@code dspin}:
+   * slot i's to DSP row {@code dst + i·dstRows} (the {@code dspin}'s DSP row stride; {@code s ≤ dstRows·lanes}), the
+   * same values and rows as {@code heads} one-slot {@link #scoresIn}s, in {@code heads·ceil(s/E) + 1} cycles.
+   */
+  void groupScoresIn(CommandStream b, int t, int s, int dst, int shift, int heads, int dstRows) {
+    if (heads < 1 || (heads > 1 && (long) dstRows * p.dsp().lanes() < s)) {
+      throw new IllegalArgumentException("KeyScores: " + heads + " heads' " + s + " scores need 1.. heads and DSP rows "
+          + "of at least " + s + " elements apart, got " + dstRows + " rows of " + p.dsp().lanes() + " lanes");
+    }
+    b.dspIn(sY + t * yStride, (long) maxTokens * yStride, s, heads, dst, Command.FMT_INT32, shift,
+        heads > 1 ? dstRows : 0);
   }
 }

@@ -20,7 +20,12 @@ abstract class KeyWalk extends PhaseWalk {
    */
   boolean keyScores() {
     return fusion == Fusion.FULL && blockMax >= 2 && TransposedKeys.fits(c, p)
-        && TransposedKeys.pairRows(p, r.rows(c.kvDim()), scoreRows());
+        && (keyBlockColumns() > 0 || TransposedKeys.pairRows(p, r.rows(c.kvDim()), scoreRows()));
+  }
+
+  /** As {@code TransposedKeys#byBlocks}: the dimensions a chunk of {@link KeyBlocks} transposes, 0 without permute. */
+  private int keyBlockColumns() {
+    return KeyBlocks.columns(p, c.kvDim(), 3 * scoreRows());
   }
 
   /** As {@code TransposedKeys#writes}: a block of two tokens or more, or a lone token completing a line of slots. */
@@ -32,13 +37,13 @@ abstract class KeyWalk extends PhaseWalk {
   void keyLinesIn(int n, int pos) {
     int first = pos - pos % line;
     if (keyScores() && n >= 2 && first > 0) {
-      load(c.kvDim(), first);
+      cacheLoad(c.kvDim(), first);
     }
   }
 
   /**
    * As {@code TransposedKeys#scatter}: the last slot of a line of slots stages the line's slots in pairs from their K
-   * rows ({@code KeyColumns#pairs}) and writes the line.
+   * rows ({@code KeyColumns#pairs}) and writes the line, or with permute transposes them ({@code KeyBlocks#write}).
    */
   void keyScatter(int slot, int n, int pos) {
     int first = slot - slot % line;
@@ -47,6 +52,16 @@ abstract class KeyWalk extends PhaseWalk {
       return;
     }
     int kvDim = c.kvDim();
+    int columns = keyBlockColumns();
+    if (columns > 0) {
+      int out = line * columns / lanes;
+      for (int d0 = 0; d0 < kvDim; d0 += columns) {
+        dspIn(count, columns, INT8);
+        run(java.util.List.of("keyBlock", count, columns), () -> r.keyBlock(line, count, columns, 0, out));
+        dspOut(columns, line, INT8);
+      }
+      return;
+    }
     int kvRows = r.rows(kvDim);
     int chunk = TransposedKeys.pairChunk(kvDim, lanes, kvRows, scoreRows());
     for (int j0 = 0; j0 < count / 2; j0 += chunk) {

@@ -72,7 +72,8 @@ public final class LoweredModel extends WeightGeometry {
   final long dspPoolEnd;
   /** The fused lowering's PPM epilogue data at the memory's top ({@link PpmEpilogues}). */
   final PpmEpilogues epilogues;
-  private final ModelWeights source;
+  private final ModelWeights weights;
+  private ModelWeights source; // the weights the image stores (PpmEpilogues#stored), set with it on first use
   private StaticScales staticScales;
   // shapes
   final int half;
@@ -106,7 +107,7 @@ public final class LoweredModel extends WeightGeometry {
   /** Elements of a layer's vectors before the channel vectors: what the unfused program loads and uses. */
   final int groupVectorElems;
   final int vLm;
-  private final byte[] image;
+  private byte[] image;
   /**
    * Lays out {@code weights} (INT8 per channel) for {@code machine}, with a KV cache of
    * {@code maxContext} slots and logits for up to {@code maxStepTokens} tokens per step.
@@ -283,33 +284,33 @@ public final class LoweredModel extends WeightGeometry {
     dspPool = regions.alloc("dsp programs", 0);
     epilogues = new PpmEpilogues(this, line, machine.extMemBytes());
     dspPoolEnd = epilogues.base;
-    source = weights;
     if (dspPool + (64L << 10) > dspPoolEnd) {
       throw new IllegalArgumentException("the model needs " + dspPool + " bytes of external memory but the NPU has "
           + machine.extMemBytes());
     }
-    if (weights == null) {
-      image = null;
-    } else {
+    this.weights = weights;
+  }
+
+  /** The memory image, written on first use: a layout only asked for commands never quantizes its weights. */
+  private synchronized byte[] memory() {
+    if (image == null && weights != null) {
+      source = epilogues.stored(weights);
       image = new byte[(int) machine.extMemBytes()];
-      new WeightImage(this, image).write(weights);
+      new WeightImage(this, image).write(source);
     }
+    return image;
   }
 
   /**
-   * The static activation scales of the fused lowering's PPM epilogues: on first use calibrated on the FP32 model
-   * ({@link StaticScales#calibrate}) and the epilogue data written into the memory image ({@link PpmEpilogues});
-   * placeholders for a layout without weights (the commands do not depend on the values).
+   * The static scales of the PPM epilogues: on first use calibrated on the stored FP32 weights ({@link StaticScales})
+   * and the epilogue data written into the image ({@link PpmEpilogues}); placeholders for a layout without weights.
    */
   synchronized StaticScales epilogueScales() {
     if (staticScales == null) {
-      if (source == null) {
-        staticScales = StaticScales.placeholder(c);
-      } else {
-        staticScales = StaticScales.calibrate(source);
-        if (epilogues.applies) {
-          epilogues.write(image, source, staticScales);
-        }
+      byte[] mem = memory();
+      staticScales = mem == null ? StaticScales.placeholder(c) : StaticScales.calibrate(source);
+      if (mem != null && epilogues.applies) {
+        epilogues.write(mem, source, staticScales);
       }
     }
     return staticScales;
@@ -339,6 +340,22 @@ public final class LoweredModel extends WeightGeometry {
     return regions.copyOf(GROUP_SCALED, staged, "no group-scaled copy of the weight at ");
   }
 
+  /** Wqkv's columns per QKV tile ({@link #orderQkvByTiles}), or null: the default order (class comment). */
+  QkvTiles qkvTiles;
+
+  /**
+   * Lays Wqkv's columns and their scales out per tile of the QKV GEMM ({@link QkvTiles}) for the tiled QKV post
+   * ({@link TiledQkvPost}; its lowering needs static q/k/v scales), or keeps the default order and says why not.
+   */
+  public String orderQkvByTiles() {
+    String why = QkvTiles.whyNot(c, QkvTiles.streamTile(machine, bits), machine.dsp().lanes());
+    qkvTiles = why != null ? null : QkvTiles.of(c, QkvTiles.streamTile(machine, bits), machine.dsp().lanes());
+    for (int l = 0; image != null && qkvTiles != null && l < c.layers(); l++) {
+      new WeightImage(this, image).writeQkv(source.layers()[l], l);
+    }
+    return why;
+  }
+
   public ModelConfig config() {
     return c;
   }
@@ -353,7 +370,7 @@ public final class LoweredModel extends WeightGeometry {
 
   /** A fresh copy of the memory image (weights, tables, empty cache). */
   public byte[] image() {
-    if (image == null) {
+    if (memory() == null) {
       throw new IllegalStateException("a layout without weights has no memory image");
     }
     return image.clone();
@@ -361,25 +378,7 @@ public final class LoweredModel extends WeightGeometry {
 
   /** The region an external-memory address falls in (e.g. "layers[2].w13", "k cache layer 1 slot 5"). */
   public String describe(long address) {
-    if (address < PROGRAM_BYTES) {
-      return "command stream";
-    }
-    if (address >= kCache && address < kCache + (long) c.layers() * maxContext * kvBytes) {
-      long slot = (address - kCache) / kvBytes;
-      return "k cache layer " + slot / maxContext + " slot " + slot % maxContext;
-    }
-    if (address >= vCache && address < vCache + (long) c.layers() * maxContext * kvBytes) {
-      long slot = (address - vCache) / kvBytes;
-      return "v cache layer " + slot / maxContext + " slot " + slot % maxContext;
-    }
-    if (address >= kTCache && address < kTCache + (long) c.layers() * c.kvDim() * kTStride) {
-      long row = (address - kTCache) / kTStride;
-      return "k cache transposed layer " + row / c.kvDim() + " row " + row % c.kvDim();
-    }
-    if (address >= logits && address < logits + (long) maxStepTokens * logitsStride) {
-      return "logits of token " + (address - logits) / logitsStride;
-    }
-    return regions.nameAt(address);
+    return AddressNames.describe(this, regions, address);
   }
 
   /** DRAM bytes of the INT8 weights and FP16 scales/norms one token's step reads (all layers + head). */

@@ -9,9 +9,8 @@ import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
 
 /**
- * The command-emitting helpers the parts of the lowering share: DSP program runs, vector staging,
- * RMSNorm + quantization of a token, the residual add of a GEMM result, weight staging and the
- * tiled GEMM. Holds the program being built.
+ * The command-emitting helpers the lowering's parts share: DSP runs, vector staging, a token's RMSNorm and
+ * quantization, a GEMM result's residual add, weight staging and the tiled GEMM; holds the program being built.
  */
 final class LoweringEmitter {
   final LoweringLayout l;
@@ -32,13 +31,12 @@ final class LoweringEmitter {
   private boolean streamedGroupScaled;
   private int streamedK;
 
-  /**
-   * The static scale of the next {@link #normQuantize} (its GEMM's calibrated input scale), or 0: dynamic. Set by the
-   * parts for the sites the PPM epilogue makes static ({@link StaticScales}).
-   */
+  /** The static scale of the next {@link #normQuantize} (its GEMM's calibrated {@link StaticScales}), or 0: dynamic. */
   double inputScale;
   /** The calibrated static scales when the GEMM epilogues run on the PPM ({@link PpmEpilogues}), else null. */
   final StaticScales epilogue;
+  /** q, k and v quantized with calibrated static scales ({@link DecoderLowering#staticQkv}; with {@link #epilogue}). */
+  boolean staticQkv;
 
   /**
    * At {@code --fusion full} a one-token block (a decode step) keeps x in its DSP rows from the first RMSNorm to the
@@ -46,9 +44,8 @@ final class LoweringEmitter {
    * round trip per residual and norm; the residual's run joins the next norm's). Same arithmetic, same results.
    */
   private final boolean residentX;
-  /** Whether the block being emitted has one token ({@link #residentX}; {@link #blockStart}). */
+  /** Whether the block has one token ({@link #residentX}; {@link #blockStart}), and whether its x is in l.rX. */
   private boolean oneTokenBlock;
-  /** Whether x of the one-token block is in {@code l.rX} (after its first {@code dspin}). */
   private boolean xInDsp;
 
   LoweringEmitter(LoweringLayout layout, ToLongFunction<DspProgram> pool, Fusion fusion) {
@@ -116,7 +113,7 @@ final class LoweringEmitter {
    */
   void residualNormQuantize(int t, int scaleRow, int wsRow, int gamma, int normScaleRow, long xs) {
     if (keepsX()) {
-      residual(t, scaleRow, wsRow);
+      residual(t, scaleRow, null, wsRow);
       normQuantize(t, gamma, normScaleRow, xs);
       return;
     }
@@ -203,16 +200,16 @@ final class LoweringEmitter {
     }
   }
 
-  /** x_t += dequantize(Y_t) (a dim-wide result of the last block GEMM). */
-  void residual(int t, int scaleRow, int wsRow) {
+  /** x_t += dequantize(Y_t) (a dim-wide result of the last block GEMM); the scale at {@code scaleRow}, or {@code c}. */
+  void residual(int t, int scaleRow, Short c, int wsRow) {
     int dim = l.c.dim();
     resultIn((long) t * l.yStride, dim, l.rAcc, wsRow);
     xIn(t);
     if (keepsX()) {
-      run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX));
+      run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), c, l.rX, l.rX));
       return;
     }
-    run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), null, l.rX, l.rX2));
+    run(l.r.scale(l.rAcc, dim, scaleRow, channelScales(wsRow), c, l.rX, l.rX2));
     b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
   }
 
@@ -237,9 +234,8 @@ final class LoweringEmitter {
   }
 
   /**
-   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; MX elements
-   * decoded by loadmx; 2:4 per K chunk its value rows (load) and its packed metadata rows widened by
-   * load4 after them.
+   * Stages a block weight: INT4 widened by load4 when the model's weights are 4-bit; MX elements decoded by loadmx; 2:4
+   * per K chunk its value rows (load) and its packed metadata rows widened by load4 after them.
    */
   void weight(long ext, int k, int n) {
     split = l.weightSplit(k);
@@ -284,36 +280,39 @@ final class LoweringEmitter {
       streamed = ext;
       streamedInt4 = false;
       streamedGroupScaled = false;
-      sparsity = Command.DENSE;
     } else {
       b.load(ext, wStride, l.sWT, wStride, wStride, k);
     }
   }
 
   /**
-   * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's
-   * chunks (chunk c's partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight,
-   * chunk c's compressed rows starting at row {@code k0} (see {@link LoweredModel}).
+   * Y[M×N] = X · W (W staged in sWT), N tiled to the machine's maxN, K in the staged weight's chunks (chunk c's
+   * partial results at {@code sY + c·yChunkBytes}); sparse GEMMs for a 2:4 weight, chunk c's compressed rows starting
+   * at row {@code k0} (see {@link LoweredModel}); gemmColumns: columns [from, to) (from on a tile) to y0 + c·yChunkBytes
    */
   void gemmTiled(int mRows, int k, int n, long x, int xStride) {
+    gemmColumns(mRows, k, n, 0, n, x, xStride, l.sY, l.yStride);
+  }
+
+  void gemmColumns(int mRows, int k, int n, int from, int to, long x, int xStride, long y0, int yStride) {
     if (split.k() != k) {
       throw new IllegalStateException("GEMM K " + k + " is not the staged weight's K " + split.k());
     }
     int tile = streamTile();
     for (int c = 0; c < split.count(); c++) {
       int k0 = split.start(c);
-      for (int n0 = 0; n0 < n; n0 += tile) {
-        int nn = Math.min(tile, n - n0);
-        long y = l.sY + c * l.yChunkBytes + 4L * n0;
+      for (int n0 = from; n0 < to; n0 += tile) {
+        int nn = Math.min(tile, to - n0);
+        long y = y0 + c * l.yChunkBytes + 4L * (n0 - from);
         if (stream) {
           long chunk = sparsity == Command.S2_4 ? l.m.streamedSparseOffset(streamedK, n, c)
               : (streamedGroupScaled ? LoweredModel.groupScaledRow(k0) : k0) * wStride;
           long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
-          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, l.yStride,
+          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, yStride,
               sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0));
         } else {
           b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
-              l.yStride, sparsity);
+              yStride, sparsity);
         }
       }
     }
@@ -323,16 +322,16 @@ final class LoweringEmitter {
    * Columns per GEMM: maxN in whole lines (the W tile's start stays line-aligned), for streamed INT4 rows in whole
    * pairs of lines (its byte offset n0/2 too).
    */
-  private int streamTile() {
+  int streamTile() {
     int unit = stream && streamedInt4 ? 2 * l.line : l.line;
     int tile = l.p.maxN() / unit * unit;
     return tile < 1 ? l.p.maxN() : tile;
   }
 
   /**
-   * {@code elems} INT32 results of the last block GEMM, from byte {@code offset} of its Y region,
-   * to FP16 DSP rows from {@code dst}: K chunks summed, group-quantized weights dequantized with
-   * their group scales (at {@code wsRow}, one block of rows per group).
+   * {@code elems} INT32 results of the last block GEMM, from byte {@code offset} of its Y region, to FP16 DSP rows from
+   * {@code dst}: K chunks summed, group-quantized weights dequantized with their group scales (at {@code wsRow}, one
+   * block of rows per group).
    */
   void resultIn(long offset, int elems, int dst, int wsRow) {
     partialsIn(split, l.sY + offset, l.yChunkBytes, l.line, elems, 1, dst, split.sigma(), split.grouped() ? wsRow : -1);
@@ -349,10 +348,10 @@ final class LoweringEmitter {
   }
 
   /**
-   * A GEMM result ({@code rows} × {@code elems} INT32 at {@code y}, row stride {@code stride}) to
-   * FP16 DSP rows from {@code dst} with {@code dspin}'s shift {@code sigma}: one {@code dspin}, or
-   * each K chunk's partial (at {@code y + c·chunkBytes}) to the staging rows and
-   * {@link DspRoutines#sumPartials} (times the group scales at {@code scales} when not negative).
+   * A GEMM result ({@code rows} × {@code elems} INT32 at {@code y}, row stride {@code stride}) to FP16 DSP rows from
+   * {@code dst} with {@code dspin}'s shift {@code sigma}: one {@code dspin}, or each K chunk's partial (at {@code y +
+   * c·chunkBytes}) to the staging rows and {@link DspRoutines#sumPartials} (times the group scales at {@code scales}
+   * when not negative).
    */
   void partialsIn(KSplit ks, long y, long chunkBytes, int stride, int elems, int rows, int dst, int sigma, int scales) {
     if (!ks.combined()) {
@@ -369,12 +368,13 @@ final class LoweringEmitter {
   /**
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
    * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0, into parameter bank {@link #ppmBank}) and
-   * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows
-   * {@code yStride} apart; with {@code records} negative no PPM: the columns' INT32 results to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
+   * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows {@code yStride} apart
+   * ({@code gate}: times the gate code at that byte, {@code gate=1}); with {@code records} negative no PPM: INT32 results
+   * to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
    * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
    */
   void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
-               int xStride, long y, long records) {
+               int xStride, long y, long records, boolean gate) {
     int unit = int4 ? 2 * l.line : l.line;
     int tile = Math.max(unit, l.p.maxN() / unit * unit);
     boolean ppm = records >= 0;
@@ -386,7 +386,7 @@ final class LoweringEmitter {
       }
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride,
-          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0));
+          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0));
     }
   }
 

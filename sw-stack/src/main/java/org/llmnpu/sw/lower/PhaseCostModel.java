@@ -37,6 +37,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
   /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
   private boolean interleave;
   private boolean twoBlocks;
+  /** Whether two blocks in flight go skewed ({@link #skewed}). */
+  private boolean skewed;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -70,10 +72,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         WeightFormats.sparsity(format), WeightFormats.mx(format), fusion);
   }
 
-  /**
-   * As above with block weights quantized in groups of {@code weightGroup} rows of K (0: per
-   * channel) and block GEMMs of N:M mode {@code sparsity} ({@code Command.DENSE} or {@code S2_4}).
-   */
+  /** As above, weights in groups of {@code weightGroup} rows of K (0: per channel), N:M mode {@code sparsity}. */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate,
                         int weightBits, int weightGroup, int sparsity) {
     this(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, -1);
@@ -106,28 +105,23 @@ public final class PhaseCostModel extends FeedForwardWalk {
           + "(CommandKindProfile profiles the lowering's own programs)");
     }
     reset();
-    startProfile();
+    where().start();
     step(tokens, pos0, costedLayers);
     return profile();
   }
 
   /**
    * The GEMM back-ends' cycles beside the controller in the last extrapolated {@link #step} or {@link #profile}
-   * ({@link CommandCosts#besideWindow}): the bound on what software pipelining (other blocks' DSP work under a
+   * ({@link CostProfile#besideWindow}): the bound on what software pipelining (other blocks' DSP work under a
    * GEMM) could hide in that step's command order and NPU.
    */
   public long besideWindowCycles() {
-    return besideWindow();
+    return where().besideWindow();
   }
 
-  /** The part of {@link #besideWindowCycles} the controller spent waiting ({@link CommandCosts#backEndWaits}). */
+  /** The part of {@link #besideWindowCycles} the controller spent waiting ({@link CostProfile#backEndWaits}). */
   public long backEndWaitCycles() {
-    return backEndWaits();
-  }
-
-  /** Whether heads are stored contiguous in the K cache (head dim a multiple of the line). */
-  public boolean wideHeads() {
-    return wide;
+    return where().backEndWaits();
   }
 
   /**
@@ -139,35 +133,72 @@ public final class PhaseCostModel extends FeedForwardWalk {
       return lowered(tokens, pos0, costedLayers);
     }
     reset();
+    boolean two = walkTwoBlocks(tokens, pos0);
+    order = interleave ? new WalkSchedule(p, two) : CostOrder.NOW;
+    if (fusion == Fusion.FULL) {
+      // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld
+      residency = new DspResidency(p, two, true);
+    }
     operator("setup");
     command(false);
     dspTable(768 / line);
-    load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
-    int zeroBytes = c.heads() * hdRows * lanes * 2;
-    load(zeroBytes / line, line);
-    dspIn(1, zeroBytes / 2, FP16);
+    for (int lane = 0; lane < (two ? 2 : 1); lane++) {
+      // each block's constant buffers (BlockLane#stepStart)
+      orderLane(lane);
+      load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
+      int zeroBytes = c.heads() * hdRows * lanes * 2;
+      load(zeroBytes / line, line);
+      dspIn(1, zeroBytes / 2, FP16);
+    }
+    orderLane(0);
     PhaseCost total = null;
     int layers = Math.min(costedLayers, c.layers());
-    for (int start = 0; start < tokens; start += blockMax) {
+    for (int start = 0; start < tokens; ) {
       int n = Math.min(blockMax, tokens - start);
+      int n2 = two ? Math.min(blockMax, tokens - start - n) : 0;
       int pos = pos0 + start;
       keepsX = fusion == Fusion.FULL && n == 1;
       xInDsp = false;
       operator("setup");
-      for (int t = 0; t < n; t++) {
+      for (int t = 0; t < n + n2; t++) {
+        orderLane(t < n ? 0 : 1);
         load(1, 2L * c.dim());
       }
       for (int l = 0; l < layers; l++) {
         PhaseCost before = snapshot();
-        layer(n, pos, l == 0);
+        lane(0);
+        if (n2 > 0 && skewed) {
+          // DecoderLowering#skewed: both blocks' heads, then each block's tail
+          layerHead(n, pos, true);
+          lane(1);
+          layerHead(n2, pos + n, false);
+          lane(0);
+          layerTail(n, pos, l == 0);
+          lane(1);
+          layerTail(n2, pos + n, l == 0);
+          lane(0);
+        } else {
+          layer(n, pos, l == 0, true);
+          if (n2 > 0) {
+            // the second block's layer (DecoderLowering#blocks): its attention reads the K/V rows the first stored
+            lane(1);
+            layer(n2, pos + n, l == 0, false);
+            lane(0);
+          }
+        }
+        layerEnds();
         if (l == layers - 1 && layers < c.layers()) {
           PhaseCost one = snapshot().minus(before);
           total = total == null ? one.scale(c.layers() - layers) : total.plus(one, c.layers() - layers);
         }
       }
-      if (start + n == tokens) {
+      start += n + n2;
+      if (start == tokens) {
+        // the last token's block (DecoderLowering#blocks: the first block wants no logits when a second follows)
+        orderLane(n2 > 0 ? 1 : 0);
         operator("lm head");
         lmHead(1);
+        orderLane(0);
       }
     }
     operator("setup");
@@ -191,6 +222,35 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return this;
   }
 
+  /**
+   * Two blocks in flight ({@link #interleave}) skewed as {@link DecoderLowering#skewed}: per layer both blocks'
+   * RMSNorm and QKV GEMM, then the rest of each block's layer.
+   */
+  public PhaseCostModel skewed(boolean on) {
+    this.skewed = on;
+    if (lowering != null) {
+      lowering.skewed(on);
+    }
+    return this;
+  }
+
+  /**
+   * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv});
+   * {@code tiledPost}: the QKV post tile by tile where Wqkv can be ordered per tile ({@link TiledQkvPost}; exact steps
+   * lower a layout so ordered, {@link LoweredModel#orderQkvByTiles}; the walk: {@link QkvPostWalk#qkvPostTiled}).
+   */
+  public PhaseCostModel staticQkv(boolean on, boolean tiledPost) {
+    staticQkv = on;
+    tiledQkvPost = tiledPost;
+    lowering = null; // rebuilt with the option by the next exact step
+    return this;
+  }
+
+  /** Commands the last extrapolated step's interleaver order moved beside a W stream or started before one (0: off). */
+  public long walkMovedCommands() {
+    return order.moved();
+  }
+
   /** Why the last exact step did not go two blocks at a time ({@link DecoderLowering#twoBlocksWhyNot}), or "". */
   public String twoBlocksWhyNot() {
     return lowering == null ? "not asked for" : lowering.twoBlocksWhyNot();
@@ -203,8 +263,11 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private PhaseCost lowered(int tokens, int pos0, int costedLayers) {
     if (lowering == null) {
       LoweredModel layout = LoweredModel.layoutOnly(c, p, maxContext, maxContext, bits, group, sparsity, mxFormat);
+      if (tiledQkvPost && staticQkv) {
+        layout.orderQkvByTiles();
+      }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks);
+          .twoBlocks(twoBlocks).skewed(skewed).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
@@ -227,8 +290,40 @@ public final class PhaseCostModel extends FeedForwardWalk {
     return sink.cost();
   }
 
-  private void layer(int n, int pos, boolean firstLayer) {
-    layerStarts();
+  /**
+   * Whether the extrapolated walk's step goes two token blocks at a time ({@link #interleave} with two blocks, a
+   * prefill of more than one block at {@code --fusion full}, whose streamed GEMMs the second block's work goes beside).
+   */
+  boolean walkTwoBlocks(int tokens, int pos0) {
+    return interleave && twoBlocks && tokens > blockMax && fusion == Fusion.FULL;
+  }
+
+  /** A layer of a block; {@code starts}: a new window of the interleaver (not the second block in flight's layer). */
+  private void layer(int n, int pos, boolean firstLayer, boolean starts) {
+    vectorsIn(starts);
+    cacheIn(n, pos);
+    qkv(n, pos);
+    afterQkv(n, pos, firstLayer);
+  }
+
+  /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
+  private void layerHead(int n, int pos, boolean starts) {
+    vectorsIn(starts);
+    qkv(n, pos);
+  }
+
+  /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
+  private void layerTail(int n, int pos, boolean firstLayer) {
+    operator("layer vectors, KV cache");
+    cacheIn(n, pos);
+    afterQkv(n, pos, firstLayer);
+  }
+
+  /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
+  private void vectorsIn(boolean starts) {
+    if (starts) {
+      layerStarts();
+    }
     operator("layer vectors, KV cache");
     if (groupScaled) {
       load(1, 2L * 2 * pad8(c.dim()));
@@ -249,11 +344,18 @@ public final class PhaseCostModel extends FeedForwardWalk {
         dspIn(1, kn[1], FP16);
       }
     }
+  }
+
+  /** The cache's rows {@code [0, pos)} into the scratchpad ({@link AttentionLowering}). */
+  private void cacheIn(int n, int pos) {
     if (pos > 0) {
-      load(pos, kvBytes);
-      load(pos, kvBytes);
+      cacheLoad(pos, kvBytes);
+      cacheLoad(pos, kvBytes);
     }
     keyLinesIn(n, pos);
+  }
+
+  private void qkv(int n, int pos) {
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
@@ -263,8 +365,10 @@ public final class PhaseCostModel extends FeedForwardWalk {
         normQuantize();
       }
     }
-    operator("QKV GEMM");
-    gemms(n, c.dim(), qkvN);
+    qkvGemms(n, pos);
+  }
+
+  private void afterQkv(int n, int pos, boolean firstLayer) {
     qkvRopeKvOut(n, pos);
     attend(n, pos, firstLayer);
     operator("O GEMM");

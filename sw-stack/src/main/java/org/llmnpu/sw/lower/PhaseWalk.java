@@ -20,7 +20,10 @@ abstract class PhaseWalk extends DspRunCosts {
   final DspRoutines r;
   final int lanes;
   final boolean wide;
-  /** As {@link BatchedAttention#headMajorKeys}: at full the K rows head-major and each scores GEMV over its window. */
+  /**
+   * As {@link BatchedAttentionLayout#headMajorKeys}: at full the K rows head-major and each scores GEMV over its
+   * window.
+   */
   final boolean headMajorKeys;
   /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
   boolean keepsX;
@@ -78,7 +81,8 @@ abstract class PhaseWalk extends DspRunCosts {
     this.nk = c.kvHeads() * half;
     this.hdRows = r.rows(c.headDim());
     this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
-    this.headMajorKeys = !wide && this.fusion == Fusion.FULL && BatchedAttention.headMajorKeys(c, p, split(c.kvDim()));
+    this.headMajorKeys = !wide && this.fusion == Fusion.FULL
+        && BatchedAttentionLayout.headMajorKeys(c, p, split(c.kvDim()));
     this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
     this.qkvN = c.dim() + 2 * c.kvDim();
@@ -141,17 +145,24 @@ abstract class PhaseWalk extends DspRunCosts {
 
   /** The residual after a block GEMM over {@code k}. */
   void residual(int k) {
+    residual(k, false);
+  }
+
+  /** As {@link #residual(int)}; {@code constantScale}: the input scale a constant, not a row (a static W2 input scale). */
+  void residual(int k, boolean constantScale) {
+    int scaleRow = constantScale ? -1 : 1;
+    Short constant = constantScale ? (short) 0x3C00 : null;
     resultIn(k, c.dim());
     xIn();
     // the lowering's residual runs differ only in the token's scale row, a row base: one rewritten program
     boolean shared = sharedRuns;
     sharedRuns = true;
     if (keepsX) {
-      run("residual scale in place", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 4));
+      run("residual scale in place", () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 4));
       sharedRuns = shared;
       return;
     }
-    run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
+    run("residual scale", () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 5));
     sharedRuns = shared;
     dspOut(1, c.dim(), FP16);
   }

@@ -138,7 +138,7 @@ public final class ResidencyWhatIf {
                             MachineParams p, int depth, RowsAt at, boolean reload) {
     MachineParams.DspParams d = p.dsp();
     MachineParams q = p.withDsp(new MachineParams.DspParams(d.lanes(), d.rows(), depth, d.tableSegments(),
-        d.tableDegree(), d.maxRunCycles(), d.executeStages()));
+        d.tableDegree(), d.maxRunCycles(), d.executeStages(), d.permute()));
     DspResidency residency = new DspResidency(q, reload);
     DspRunForms forms = new DspRunForms(p.dsp().rows());
     int resident = 0;

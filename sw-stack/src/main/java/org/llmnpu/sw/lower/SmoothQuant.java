@@ -1,5 +1,8 @@
 package org.llmnpu.sw.lower;
 
+import java.util.EnumSet;
+import java.util.Set;
+import org.llmnpu.sw.lower.QuantSiteForward.Site;
 import org.llmnpu.sw.model.LayerWeights;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
@@ -12,14 +15,29 @@ import org.llmnpu.sw.model.ModelWeights;
  * multiplied by it, so the FP32 function is unchanged. The divisions are folded where they cost
  * nothing: into the RMSNorm gains (inputs of Q/K/V and of W1|W3), into the rows of W3 (the SwiGLU
  * output, input of W2), into the rows of Wv (the attention output, input of Wo; one factor per KV
- * head channel, shared by the query heads of its group).
+ * head channel, shared by the query heads of its group). {@link #apply(ModelWeights, int[][], double, Set)} smooths
+ * only the sites it names (e.g. the W2 input alone, whose static scale the SwiGLU gate through the PPM needs).
  */
 public final class SmoothQuant {
   private SmoothQuant() {
   }
 
-  /** The smoothed weights of {@code w} calibrated on {@code calibration} token sequences. */
+  /** The GEMM inputs that can be smoothed. */
+  public static final Set<Site> SITES = Set.copyOf(EnumSet.of(Site.QKV_IN, Site.WO_IN, Site.W13_IN, Site.W2_IN));
+
+  /** The smoothed weights of {@code w} calibrated on {@code calibration} token sequences (every site). */
   public static ModelWeights apply(ModelWeights w, int[][] calibration, double alpha) {
+    return apply(w, calibration, alpha, SITES);
+  }
+
+  /**
+   * The weights of {@code w} smoothed at the GEMM inputs {@code sites} (a subset of {@link #SITES}) only, calibrated
+   * on {@code calibration} token sequences; the other sites' weights are unchanged.
+   */
+  public static ModelWeights apply(ModelWeights w, int[][] calibration, double alpha, Set<Site> sites) {
+    if (!SITES.containsAll(sites)) {
+      throw new IllegalArgumentException("sites must be among " + SITES + ", got " + sites);
+    }
     ModelConfig c = w.config();
     int layers = c.layers();
     float[][] aQkv = new float[layers][c.dim()];
@@ -43,15 +61,15 @@ public final class SmoothQuant {
       float[][] w2 = copy(lw.w2());
       float[][] w3 = copy(lw.w3());
       for (int j = 0; j < c.dim(); j++) {
-        double s = factor(aQkv[l][j], colMax(j, wq, wk, wv), alpha);
+        double s = sites.contains(Site.QKV_IN) ? factor(aQkv[l][j], colMax(j, wq, wk, wv), alpha) : 1;
         g1[j] /= (float) s;
         scaleCol(j, s, wq, wk, wv);
-        double t = factor(aW13[l][j], colMax(j, w1, w3), alpha);
+        double t = sites.contains(Site.W13_IN) ? factor(aW13[l][j], colMax(j, w1, w3), alpha) : 1;
         g2[j] /= (float) t;
         scaleCol(j, t, w1, w3);
       }
       for (int j = 0; j < c.hiddenDim(); j++) {
-        double s = factor(aW2[l][j], colMax(j, w2), alpha);
+        double s = sites.contains(Site.W2_IN) ? factor(aW2[l][j], colMax(j, w2), alpha) : 1;
         for (int k = 0; k < c.dim(); k++) {
           w3[j][k] /= (float) s;
         }
@@ -65,7 +83,7 @@ public final class SmoothQuant {
             a = Math.max(a, aWo[l][h * hd + i]);
             m = Math.max(m, colMax(h * hd + i, wo));
           }
-          double s = factor(a, m, alpha);
+          double s = sites.contains(Site.WO_IN) ? factor(a, m, alpha) : 1;
           for (int k = 0; k < c.dim(); k++) {
             wv[g * hd + i][k] /= (float) s;
           }

@@ -14,8 +14,10 @@ import org.llmnpu.sw.model.Transformer;
  * Calibrated <i>static</i> activation scales of the fused lowering's quantization sites (the PPM's requantization
  * multiplier is fixed per column, so a GEMM whose epilogue runs on the PPM needs its input's and its output's scales
  * known before the program runs). Per layer: the QKV input and the W1|W3 input (RMSNorm outputs), the gate
- * pre-activation (the SiLU table's input), SiLU(gate) and up; the LM-head input once. (The W2 input stays dynamic:
- * a static scale there lost too much accuracy, see {@link FeedForwardLowering}.)
+ * pre-activation (the SiLU table's input), SiLU(gate), up and the W2 input {@code SiLU(gate)·up} (used only where the
+ * SwiGLU gate runs through the PPM, {@code gemm gate=1}: elsewhere the W2 input keeps its dynamic per-token scale);
+ * q and k after RoPE and v, one scale a tensor each (used only with {@link DecoderLowering#staticQkv}: elsewhere each token's
+ * q, k and v keep their dynamic absmax scale); the LM-head input once.
  *
  * <p>Each scale is {@code absmax / 127} (symmetric INT8, zero point 0) of the site's values over a calibration set:
  * {@link #CALIBRATION_SEQUENCES} sequences of {@link #CALIBRATION_LENGTH} tokens sampled from the FP32 model with
@@ -24,6 +26,11 @@ import org.llmnpu.sw.model.Transformer;
  * and on stories260K clipping the largest activations cost more accuracy than the resolution it buys. A tiny floor
  * ({@code 2^-8/127}, as the dynamic quantizer's) keeps a silent site's scale positive. Computed in a
  * few seconds for stories260K, cached by content ({@link StaticScalesCache}).
+ *
+ * <p>The W2 input, q, k and v are the exception (the W2 input's values are heavy-tailed, a product of two activations;
+ * q, k and v one scale over every token, head and channel), so their scale is the clipping point that minimizes the
+ * calibration set's squared quantization error, {@code argmin_c Σ (x − Q_c(x))²} over
+ * {@code c} = absmax·2^(−i/8), i = 0..63 ({@link #clippedScale}), not its absmax.
  */
 public final class StaticScales {
   /** Sequences of the calibration set. */
@@ -33,7 +40,10 @@ public final class StaticScales {
   private static final double FLOOR = Math.scalb(1.0, -8) / 127;
 
   /** The per-layer sites. */
-  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP }
+  public enum Site { QKV_IN, W13_IN, GATE, SILU, UP, W2_IN, Q, K, V }
+
+  /** The sites whose scale is MSE-clipped ({@link #clippedScale}) rather than absmax. */
+  private static final java.util.EnumSet<Site> CLIPPED = java.util.EnumSet.of(Site.W2_IN, Site.Q, Site.K, Site.V);
 
   private final double[][] scales;
   private final double lmIn;
@@ -43,11 +53,19 @@ public final class StaticScales {
     this.lmIn = lmIn;
   }
 
-  /** Every scale 1 (a layout without weights: the command stream does not depend on the scales' values). */
+  /**
+   * Every scale 1 (a layout without weights: the command stream does not depend on the scales' values), but q, k and
+   * v's a distinct FP16 value per layer and site ({@code 1 + (3·layer + site)/1024}), as calibrated ones are: they are
+   * constants of the QKV post's DSP programs, so which of those programs repeat, and stay in the program memory, is the
+   * calibrated model's ({@link BlockQkvPost}'s decode steps).
+   */
   static StaticScales placeholder(ModelConfig c) {
     double[][] s = new double[c.layers()][Site.values().length];
-    for (double[] row : s) {
-      Arrays.fill(row, 1.0);
+    for (int layer = 0; layer < s.length; layer++) {
+      Arrays.fill(s[layer], 1.0);
+      for (Site site : new Site[] {Site.Q, Site.K, Site.V}) {
+        s[layer][site.ordinal()] = 1 + (3.0 * layer + site.ordinal() - Site.Q.ordinal()) / 1024;
+      }
     }
     return new StaticScales(s, 1.0);
   }
@@ -59,9 +77,14 @@ public final class StaticScales {
   public static StaticScales calibrate(ModelWeights w) {
     int length = Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen());
     String set = "sampled " + CALIBRATION_SEQUENCES + "x" + length + " seed " + SampledSequences.CALIBRATION_SEED
-        + " absmax";
-    return StaticScalesCache.get(w, set, () -> calibrate(w, SampledSequences.sample(new Transformer(w),
-        CALIBRATION_SEQUENCES, length, SampledSequences.CALIBRATION_SEED)));
+        + " absmax, W2 input and q/k/v mse-clipped";
+    return StaticScalesCache.get(w, set, () -> calibrate(w, calibrationSequences(w)));
+  }
+
+  /** The calibration set of {@link #calibrate(ModelWeights)}, sampled from the FP32 model of {@code w}. */
+  static int[][] calibrationSequences(ModelWeights w) {
+    return SampledSequences.sample(new Transformer(w), CALIBRATION_SEQUENCES,
+        Math.min(CALIBRATION_LENGTH, w.config().maxSeqLen()), SampledSequences.CALIBRATION_SEED);
   }
 
   /** The scales as text lines (a layer a line, then the LM-head input's), each value exact ({@link Double#toHexString}). */
@@ -109,11 +132,19 @@ public final class StaticScales {
     ModelConfig c = w.config();
     double[][] absmax = new double[c.layers()][Site.values().length];
     double[] lm = new double[1];
+    List<java.util.Map<Site, List<float[]>>> clipped = new ArrayList<>();
+    for (int l = 0; l < c.layers(); l++) {
+      clipped.add(new java.util.EnumMap<>(Site.class));
+      for (Site site : CLIPPED) {
+        clipped.get(l).put(site, new ArrayList<>());
+      }
+    }
     for (int[] seq : sequences) {
       QuantSiteForward.run(w, w.layers(), w.lmHead(), seq, (site, layer, x) -> {
         switch (site) {
           case QKV_IN -> note(absmax[layer], Site.QKV_IN, x);
           case W13_IN -> feedForward(w.layers()[layer], absmax[layer], x);
+          case W2_IN, Q, K, V -> clipped.get(layer).get(Site.valueOf(site.name())).add(x.clone());
           case LM_IN -> lm[0] = Math.max(lm[0], max(x));
           default -> {
           }
@@ -126,6 +157,9 @@ public final class StaticScales {
       s[l] = new double[absmax[l].length];
       for (int i = 0; i < s[l].length; i++) {
         s[l][i] = Math.max(FLOOR, absmax[l][i] / 127);
+      }
+      for (Site site : CLIPPED) {
+        s[l][site.ordinal()] = Math.max(FLOOR, clippedScale(clipped.get(l).get(site)));
       }
     }
     return new StaticScales(s, Math.max(FLOOR, lm[0] / 127));
@@ -142,6 +176,39 @@ public final class StaticScales {
       silu[i] = Ops.silu(gate[i]);
     }
     note(absmax, Site.SILU, silu);
+  }
+
+  /**
+   * The symmetric INT8 scale {@code c/127} whose clipping point {@code c} among absmax·2^(−i/8), i = 0..63, gives the
+   * least squared error {@code Σ (x − clamp(round(x/s), −127, 127)·s)²} over every value of {@code vectors}.
+   */
+  static double clippedScale(List<float[]> vectors) {
+    return clippedScaleOrAbsmax(vectors, true);
+  }
+
+  /** As {@link #clippedScale}; without {@code clipped} the absmax's ({@code i = 0} only). */
+  static double clippedScaleOrAbsmax(List<float[]> vectors, boolean clipped) {
+    double absmax = 0;
+    for (float[] v : vectors) {
+      absmax = Math.max(absmax, max(v));
+    }
+    double best = absmax / 127;
+    double bestError = Double.POSITIVE_INFINITY;
+    for (int i = 0; i < (clipped ? 64 : 1) && absmax > 0; i++) {
+      double scale = absmax * Math.pow(2, -i / 8.0) / 127;
+      double error = 0;
+      for (float[] v : vectors) {
+        for (float x : v) {
+          double q = Math.max(-127, Math.min(127, Math.rint(x / scale)));
+          error += (x - q * scale) * (x - q * scale);
+        }
+      }
+      if (error < bestError) {
+        bestError = error;
+        best = scale;
+      }
+    }
+    return best;
   }
 
   private static void note(double[] absmax, Site site, float[] x) {

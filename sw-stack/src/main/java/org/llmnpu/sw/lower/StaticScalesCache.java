@@ -30,7 +30,7 @@ import org.llmnpu.sw.model.ModelWeights;
  * calibration: the scales are computed and used.
  */
 final class StaticScalesCache {
-  private static final String VERSION = "static-scales v1";
+  private static final String VERSION = "static-scales v3";
   private static final Map<String, StaticScales> MEMORY = new ConcurrentHashMap<>();
 
   private StaticScalesCache() {

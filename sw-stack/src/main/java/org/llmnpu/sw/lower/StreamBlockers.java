@@ -1,7 +1,7 @@
 package org.llmnpu.sw.lower;
 
 /**
- * The dependences {@link BlockInterleaver} asks about while it schedules a window: which held command orders
+ * The dependences {@link StreamSchedule} asks about while it schedules a window: which held command orders
  * everything (a {@link CommandFootprint.State#ALL} access), and for a streamed GEMM the earlier commands of the
  * window it may not pass. A streamed GEMM may start before the held commands ahead of it when none of them is still
  * held among its blockers: the same answer as testing it against the union of their accesses (a non-empty range of a

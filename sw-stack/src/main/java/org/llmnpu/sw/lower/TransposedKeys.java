@@ -14,7 +14,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * block's line come in ({@code load}, kvDim rows); when a line of slots' last token has its K row in the scratchpad
  * ({@link #scatter}), the line's slots go to the staging two at a time from their K rows (the K row's order: flat, or
  * head-major after {@link BatchedAttention#keyRowOut}; the {@code pos mod line} earlier tokens of the block's first
- * line included) and the line is written (the staging holds one line), and the lines stored. A lone token (a decode
+ * line included) and the line is written (the staging holds one line), and the lines stored. On an NPU whose DSP has
+ * {@code dspPermute} (and the score rows hold a line×line matrix twice) the line's K rows are transposed instead, a
+ * chunk of dimensions at a time ({@link KeyBlocks}), with no staging region. A lone token (a decode
  * step, scored by its GEMVs over the K rows) does this only when it completes a line of slots, so that every complete
  * line in memory is current for the next block.
  *
@@ -36,7 +38,10 @@ final class TransposedKeys {
   final int scoreTokens;
   private final int sKT;
   private final int kTStride;
+  /** The pairs' staging ({@link KeyColumns}), or null where Kᵀ goes by blocks. */
   private final KeyColumns columns;
+  /** Kᵀ by lanes×lanes blocks on a DSP with permute ({@link KeyBlocks}), or null. */
+  private final KeyBlocks blocks;
   private final KeyScores scores;
 
   private TransposedKeys(BatchedAttention a, int scoreTokens) {
@@ -48,9 +53,15 @@ final class TransposedKeys {
     var p = l.p;
     kTStride = l.m.kTStride;
     sKT = l.spadRegion((long) c.kvDim() * kTStride, "the K cache transposed");
-    int stageTokens = stageTokens(l);
-    int stage = l.spadRegion(KeyColumns.stageBytes(p, c.kvDim(), stageTokens), "the K columns' staging lines");
-    columns = new KeyColumns(p, c.kvDim(), stage, stageTokens, 3 * l.scoreRows * l.lanes);
+    if (byBlocks(l)) {
+      blocks = new KeyBlocks(p, c.kvDim(), 3 * l.scoreRows);
+      columns = null;
+    } else {
+      int stageTokens = stageTokens(l);
+      int stage = l.spadRegion(KeyColumns.stageBytes(p, c.kvDim(), stageTokens), "the K columns' staging lines");
+      columns = new KeyColumns(p, c.kvDim(), stage, stageTokens, 3 * l.scoreRows * l.lanes);
+      blocks = null;
+    }
     int sX = l.spadRegion(KeyScores.xBytes(p, c.heads(), c.headDim(), scoreTokens), "the scores' queries");
     int sY = l.spadRegion(l.headGroup * KeyScores.yBytes(p, scoreTokens, l.m.maxContext()), "the scores");
     scores = new KeyScores(p, c.heads(), c.kvHeads(), c.headDim(), a.headMajorKeys, sX, sY, scoreTokens,
@@ -64,7 +75,7 @@ final class TransposedKeys {
    */
   static TransposedKeys of(BatchedAttention a) {
     LoweringLayout l = a.e.l;
-    if (!fits(l.c, l.p) || !pairRows(l.p, l.r.rows(l.c.kvDim()), l.scoreRows)) {
+    if (!fits(l.c, l.p) || !byBlocks(l) && !pairRows(l.p, l.r.rows(l.c.kvDim()), l.scoreRows)) {
       return null;
     }
     long fixed = fixedBytes(l);
@@ -94,6 +105,11 @@ final class TransposedKeys {
   static boolean pairRows(MachineParams p, int kvRows, int scoreRows) {
     return 2 * kvRows <= 3 * scoreRows
         && (3L * scoreRows - 1) * p.dsp().lanes() >= 2L * KeyColumns.pairs(p.lineBytes());
+  }
+
+  /** Whether Kᵀ's lines go by blocks ({@link KeyBlocks}: a DSP with permute, the score rows holding a chunk). */
+  private static boolean byBlocks(LoweringLayout l) {
+    return KeyBlocks.columns(l.p, l.c.kvDim(), 3 * l.scoreRows) > 0;
   }
 
   /**
@@ -139,9 +155,13 @@ final class TransposedKeys {
     if (slot != first + count - 1) {
       return;
     }
+    long kRow0 = l.sKC + (long) first * l.m.kvBytes;
+    if (blocks != null) {
+      blocks.write(e.b, l.r, kRow0, l.m.kvBytes, count, l.rSc, sKT, kTStride, first);
+      return;
+    }
     int kvRows = l.r.rows(l.c.kvDim());
     int chunk = pairChunk(l.c.kvDim(), l.lanes, kvRows, l.scoreRows);
-    long kRow0 = l.sKC + (long) first * l.m.kvBytes;
     for (int j0 = 0; j0 < count / 2; j0 += chunk) {
       int k = Math.min(chunk, count / 2 - j0);
       columns.pairs(e.b, l.r, kRow0 + 2L * j0 * l.m.kvBytes, l.m.kvBytes, j0, k, count, l.rSc, l.rSc + k * kvRows);
@@ -174,7 +194,8 @@ final class TransposedKeys {
   /**
    * The probabilities of tokens {@code ts .. ts + nb − 1} of the batch from {@code t0} (2 ≤ nb ≤ {@link
    * #scoreTokens}): each token's query halves to X, then per head group each head's {@code Q·Kᵀ} over the sub-batch's
-   * slots into a Y slot of its own, then per token the group's scores in ({@code dspin} of its causal slots) and the
+   * slots into a Y slot of its own, then per token the group's scores in (one {@code dspin} of its causal slots, a Y
+   * slot a row, DSP row stride {@code sRows}: {@link KeyScores#groupScoresIn}) and the
    * same runs as the GEMVs' ({@link BatchedAttention#headGroupProbabilities}).
    */
   void emit(int ts, int nb, int t0, int pos) {
@@ -200,13 +221,14 @@ final class TransposedKeys {
         int s = pos + t + 1;
         int tt = t - ts;
         a.headGroupProbabilities(t, t0, s, h0,
-            i -> scores.scoresIn(e.b, tt, s, l.rSc + i * sRows, sigmaS, i));
+            heads -> scores.groupScoresIn(e.b, tt, s, l.rSc, sigmaS, heads, sRows));
       }
     }
   }
 
   /** Scratchpad bytes Kᵀ's regions take besides the scores' X and Y (for {@link BatchedAttention}'s free count). */
   static long fixedBytes(LoweringLayout l) {
-    return (long) l.c.kvDim() * l.m.kTStride + KeyColumns.stageBytes(l.p, l.c.kvDim(), stageTokens(l));
+    return (long) l.c.kvDim() * l.m.kTStride
+        + (byBlocks(l) ? 0 : KeyColumns.stageBytes(l.p, l.c.kvDim(), stageTokens(l)));
   }
 }

@@ -68,12 +68,8 @@ final class WeightImage {
       LayerWeights lw = w.layers()[l];
       putVector(m.layerVectors[l] + 2L * m.vG1, lw.attnNorm());
       putVector(m.layerVectors[l] + 2L * m.vG2, lw.ffnNorm());
-      float[][] qkv = new float[m.qkvN][];
-      for (int col = 0; col < m.qkvN; col++) {
-        qkv[col] = qkvRow(lw, col);
-      }
+      writeQkv(lw, l);
       long vectors = m.layerVectors[l];
-      putMatrix(m.wQkv[l], vectors + 2L * m.vQkv, qkv, c.dim(), null, m.qkvN, vectors + 2L * m.vQkvC);
       float[][] wo = new float[c.dim()][];
       for (int n = 0; n < c.dim(); n++) {
         wo[n] = new float[m.oK];
@@ -114,7 +110,20 @@ final class WeightImage {
     }
   }
 
-  /** The llama2.c output row of fused-QKV column {@code col}. */
+  /**
+   * Layer l's fused QKV weight and its scales, its columns in the model's order: the default one, or per QKV tile
+   * ({@link LoweredModel#orderQkvByTiles}, {@link QkvTiles}).
+   */
+  void writeQkv(LayerWeights lw, int l) {
+    float[][] qkv = new float[m.qkvN][];
+    for (int col = 0; col < m.qkvN; col++) {
+      qkv[col] = qkvRow(lw, m.qkvTiles == null ? col : m.qkvTiles.defaultColumn(col));
+    }
+    long vectors = m.layerVectors[l];
+    putMatrix(m.wQkv[l], vectors + 2L * m.vQkv, qkv, c.dim(), null, m.qkvN, vectors + 2L * m.vQkvC);
+  }
+
+  /** The llama2.c output row of fused-QKV column {@code col} in the default order. */
   private float[] qkvRow(LayerWeights lw, int col) {
     int nq = c.heads() * half;
     int nk = c.kvHeads() * half;

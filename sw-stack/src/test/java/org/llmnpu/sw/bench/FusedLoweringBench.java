@@ -28,6 +28,14 @@ class FusedLoweringBench {
   private static final int PROMPT = 16;
   private static final int CONTEXT = PROMPT + 2;
 
+  private static void row(String name, PhaseCostModel cost, int prompt, long nonePrefill, long noneDecode) {
+    PhaseCost prefill = cost.step(prompt, 0, Integer.MAX_VALUE);
+    PhaseCost decode = cost.step(1, prompt, Integer.MAX_VALUE);
+    System.out.printf("| %s | %,d (%.3fx) | %,d (%.3fx) | %,d | %,d | %,d |%n", name, prefill.cycles(),
+        prefill.cycles() / (double) nonePrefill, decode.cycles(), decode.cycles() / (double) noneDecode,
+        prefill.counter(Counter.DSP_CYCLES), prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
+  }
+
   @Test
   void stories260KCyclesPerFusionLevel() throws Exception {
     ModelConfig c = ModelCatalog.load("stories260K", 1).config();
@@ -51,6 +59,16 @@ class FusedLoweringBench {
             decode.cycles() / (double) noneDecode, prefill.counter(Counter.DSP_CYCLES),
             prefill.counter(Counter.GEMM_CYCLES), prefill.counter(Counter.COMMANDS));
       }
+      // the default NPU with the PPM's gate operand (npu-rtl ppmGate), and q/k/v with static scales (an option)
+      row("`--fusion full`, NPU built with ppmGate (SwiGLU gate through the PPM)", PhaseCostModel.forFormat(c, p.withPpmGate(true),
+          prompt + 2, PROMPT, "int8", Fusion.FULL), prompt, nonePrefill, noneDecode);
+      row("`--fusion full`, static q/k/v scales", PhaseCostModel.forFormat(c, p, prompt + 2, PROMPT, "int8",
+          Fusion.FULL).staticQkv(true, false), prompt, nonePrefill, noneDecode);
+      row("`--fusion full`, NPU built with ppmGate, static q/k/v scales", PhaseCostModel.forFormat(c, p.withPpmGate(true),
+          prompt + 2, PROMPT, "int8", Fusion.FULL).staticQkv(true, false), prompt, nonePrefill, noneDecode);
+      row("`--fusion full`, NPU built with dspPermute (Kᵀ by the DSP's transpose)", PhaseCostModel.forFormat(c,
+          p.withDsp(p.dsp().withPermute(true)), prompt + 2, PROMPT, "int8", Fusion.FULL), prompt, nonePrefill,
+          noneDecode);
       System.out.println("(prefill gemm unit: `gemmCycles`, the GEMM unit busy — operand copy, array, drain; no command "
           + "order can hide more DSP work under the GEMMs than this)");
     }

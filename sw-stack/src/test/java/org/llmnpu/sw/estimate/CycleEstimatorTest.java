@@ -18,6 +18,8 @@ import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
 import org.llmnpu.sw.lower.NpuTargets;
+import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.ModelWeights;
@@ -67,6 +69,49 @@ class CycleEstimatorTest {
     long weights = 2L * (1024L * 3072 + 1024L * 1024 + 3L * 1024 * 2816) + 4096L * 1024;
     assertTrue(e.decode().counter(Counter.DMA_LOAD_BYTES) > weights, "decode loads " + e.decode().readBytes());
     assertTrue(e.decodeDramBytesPerToken() < 1.1 * weights, "decode moves " + e.decodeDramBytesPerToken());
+  }
+
+  /**
+   * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, where
+   * that is faster: its walk costs two layers and scales the second to the rest, as costing every layer does.
+   */
+  @Test
+  void aStreamedPrefillOfSeveralBlocksGoesTwoBlocksSkewedWhereThatIsFaster() {
+    ModelConfig c = new ModelConfig(1024, 2816, 4, 8, 8, 4096, 2048);
+    MachineParams p = NpuTargets.defaultNpu();
+    CycleEstimate e = CycleEstimator.estimate(new ModelShapes.Shape("mid", c, "test"), p, "int8", 128,
+        org.llmnpu.sw.lower.Fusion.FULL);
+    assertEquals(CycleEstimator.Staging.STREAMED, e.staging());
+    PhaseCostModel one = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
+        org.llmnpu.sw.lower.Fusion.FULL);
+    PhaseCostModel two = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
+        org.llmnpu.sw.lower.Fusion.FULL).interleave(true, true).skewed(true);
+    PhaseCost everyLayer = two.step(128, 0, c.layers());
+    assertEquals(everyLayer, two.step(128, 0, 2), "layers from the second on cost the same");
+    long oneBlock = one.step(128, 0, c.layers()).cycles();
+    System.out.printf("mid, 128 tokens in blocks of %d: one block at a time %,d cycles, two skewed %,d (%s)%n",
+        e.block(), oneBlock, everyLayer.cycles(), e.prefillOrder());
+    assertEquals(Math.min(oneBlock, everyLayer.cycles()), e.prefill().cycles());
+    assertEquals(everyLayer.cycles() < oneBlock, e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_SKEWED));
+  }
+
+  /**
+   * The block is the largest whose buffers lay out at the fusion level costed: on a 2048-row DSP stories260K's 100-token
+   * prompt lays out unfused in blocks of 64, but the fused lowering's batched attention needs more scratchpad.
+   */
+  @Test
+  void theBlockIsTheLargestTheFusedLoweringLaysOut() {
+    MachineParams d = NpuTargets.defaultNpu();
+    MachineParams.DspParams dsp = d.dsp();
+    MachineParams p = d.withDsp(new MachineParams.DspParams(dsp.lanes(), 2048, dsp.programDepth(),
+        dsp.tableSegments(), dsp.tableDegree(), dsp.maxRunCycles(), dsp.executeStages(), dsp.permute()));
+    CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("stories260K"), p, "int8", 100,
+        org.llmnpu.sw.lower.Fusion.FULL);
+    assertEquals(CycleEstimator.Staging.LOWERING, e.staging());
+    assertTrue(e.block() < 64, "block " + e.block());
+    assertTrue(e.prefill().cycles() > 0);
+    System.out.printf("stories260K, 100 tokens, 2048-row DSP, full: blocks of %d, %,d cycles, %s%n", e.block(),
+        e.prefill().cycles(), e.prefillOrder());
   }
 
   @Test

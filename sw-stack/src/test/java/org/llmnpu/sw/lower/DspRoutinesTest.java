@@ -88,6 +88,116 @@ class DspRoutinesTest {
     assertTrue(2 * stalls[1] < stalls[0], "stalls " + stalls[1] + " against " + stalls[0] + " plain");
   }
 
+  /**
+   * RMSNorm's sum of squares software-pipelined ({@link DspSumRotation}) leaves the buffer bit for bit as the kernel
+   * does, over whole rows (rotated) and ragged ones (as it is), and takes at most 5 cycles a row on the four-stage DSP
+   * instead of 10; the lowering's RMSNorm ({@link DspRoutines#kernel}) is the rotated one.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16, 64})
+  void rmsNormSumOfSquaresRotatedEqualsTheKernel(int lanes) {
+    MachineParams.DspParams dsp = new MachineParams.DspParams(lanes, ROWS, 256, 12, 2, 1L << 24, 4);
+    for (int len : new int[] {2 * lanes, 3 * lanes, 64 * lanes, 172}) {
+      int rows = (len + lanes - 1) / lanes;
+      DspProgram kernel = org.llmnpu.isa.dsp.DspKernels.compile(DspKernel.RMSNORM, len, lanes, 1e-5f, DspMath.DEFAULT,
+          dsp.kernelOptions());
+      DspProgram rotated = DspSumRotation.rotated(kernel, lanes);
+      short[] buffer = randomBuffer(lanes, 3 + len);
+      long[] before = new long[2];
+      long[] after = new long[2];
+      assertArrayEquals(run(lanes, buffer, List.of(kernel), before), run(lanes, buffer, List.of(rotated), after),
+          "len " + len);
+      boolean whole = len % lanes == 0 && rows >= 3;
+      assertTrue(whole ? before[0] - after[0] >= 5L * (rows - 2) : rotated == kernel,
+          "len " + len + ": " + after[0] + " cycles against " + before[0]);
+      DspProgram lowered = routines(lanes, 4).kernel(DspKernel.RMSNORM, len, new int[] {0, rows}, new int[] {2 * rows});
+      assertTrue(lowered.name().endsWith("(sum of squares rotated)") == whole, lowered.name());
+    }
+  }
+
+  /**
+   * A token's attention outputs dequantized and quantized in one run ({@link HeadOutputCodes}) give the separate runs'
+   * dequantized rows, codes and scale bit for bit (heads of one and two rows, 4 to 64 lanes), in fewer cycles.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16, 64})
+  void outputCodesEqualScalesThenQuantization(int lanes) {
+    for (int[] shape : new int[][] {{8, 1}, {32, 2}, {3, 2}}) {
+      int heads = shape[0];
+      int perHead = shape[1];
+      int rows = heads * perHead;
+      DspRoutines r = new DspRoutines(new MachineParams.DspParams(lanes, ROWS, 512, 12, 2, 1L << 24, 4), 1e-5f);
+      short c = (short) 0x1C00;
+      int scales = 3 * rows;
+      List<DspProgram> separate = new ArrayList<>();
+      for (int h = 0; h < heads; h++) {
+        separate.add(r.scale(h * perHead, perHead * lanes, scales + h, -1, c, -1, rows + h * perHead));
+      }
+      separate.add(r.quantize(rows, rows * lanes, -1, 2 * rows, ROWS - 1));
+      DspProgram fused = r.outputCodes(0, heads, perHead, scales, c, rows, 2 * rows, ROWS - 1);
+      short[] buffer = randomBuffer(lanes, 23 + lanes + heads);
+      long[] before = new long[2];
+      long[] after = new long[2];
+      short[] expected = run(lanes, buffer, separate, before);
+      short[] actual = run(lanes, buffer, List.of(fused), after);
+      for (int at : new int[] {rows * lanes, 2 * rows * lanes}) {
+        assertArrayEquals(java.util.Arrays.copyOfRange(expected, at, at + rows * lanes),
+            java.util.Arrays.copyOfRange(actual, at, at + rows * lanes), heads + "x" + perHead + " rows at " + at);
+      }
+      assertArrayEquals(java.util.Arrays.copyOfRange(expected, (ROWS - 1) * lanes, ROWS * lanes),
+          java.util.Arrays.copyOfRange(actual, (ROWS - 1) * lanes, ROWS * lanes), "scale row");
+      assertTrue(after[0] < before[0], heads + "x" + perHead + ": " + after[0] + " cycles against " + before[0]);
+    }
+  }
+
+  /**
+   * The SwiGLU product computed in the quantization's absmax pass ({@link DspQuantizer.Product}) gives the codes and
+   * scales of the separate runs it replaces (up's scale, SiLU's scale, the quantization of their product), for one
+   * token and two in one run, ragged lengths too; in fewer cycles.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 16, 64})
+  void productQuantizationEqualsScalesThenQuantization(int lanes) {
+    short c = (short) 0x2E66;
+    for (int len : new int[] {3, 20, 172}) {
+      int rows = (len + lanes - 1) / lanes;
+      int vec = 10 * rows;
+      for (int n = 1; n <= 2; n++) {
+        List<DspProgram> separate = new ArrayList<>();
+        List<DspQuantizer.Vector> old = new ArrayList<>();
+        List<DspQuantizer.Vector> products = new ArrayList<>();
+        DspRoutines r = routines(lanes, 4);
+        for (int i = 0; i < n; i++) {
+          int gate = 5 * rows * i;
+          int acc = gate + rows;
+          int up = gate + 2 * rows;
+          int sw = gate + 3 * rows;
+          int out = gate + 4 * rows;
+          separate.add(r.scale(acc, len, ROWS - 1 - i, vec, null, -1, up));
+          separate.add(r.scale(gate, len, -1, -1, c, -1, sw));
+          old.add(new DspQuantizer.Vector(sw, len, up, out, ROWS - 4 - i));
+          products.add(new DspQuantizer.Vector(up, len, -1, out, ROWS - 4 - i,
+              new DspQuantizer.Product(gate, c, acc, ROWS - 1 - i, vec)));
+        }
+        separate.addAll(r.quantizeRuns(old));
+        short[] buffer = randomBuffer(lanes, 5 + len + n);
+        long[] before = new long[2];
+        long[] after = new long[2];
+        short[] expected = run(lanes, buffer, separate, before);
+        short[] actual = run(lanes, buffer, r.quantizeRuns(products), after);
+        for (int i = 0; i < n; i++) {
+          int out = (5 * rows * i + 4 * rows) * lanes;
+          assertArrayEquals(java.util.Arrays.copyOfRange(expected, out, out + len),
+              java.util.Arrays.copyOfRange(actual, out, out + len), "codes, len " + len + ", vector " + i);
+          int scale = (ROWS - 4 - i) * lanes;
+          assertArrayEquals(java.util.Arrays.copyOfRange(expected, scale, scale + lanes),
+              java.util.Arrays.copyOfRange(actual, scale, scale + lanes), "scale, len " + len + ", vector " + i);
+        }
+        assertTrue(after[0] < before[0], "len " + len + " x" + n + ": " + after[0] + " cycles against " + before[0]);
+      }
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {4, 16})
   void scaleAndSumPartialsInterleavedEqualPlain(int lanes) {

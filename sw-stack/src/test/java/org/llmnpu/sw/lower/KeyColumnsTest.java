@@ -13,9 +13,9 @@ import org.llmnpu.isa.Program;
 
 /** {@link KeyColumns} on the golden ISA simulator: a block's K rows land as Kᵀ columns, nothing else changes. */
 class KeyColumnsTest {
-  private static final long KT_IN = 2 << 20;
-  private static final long KT_OUT = 3 << 20;
-  private static final long ROWS = 4 << 20;
+  static final long KT_IN = 2 << 20;
+  static final long KT_OUT = 3 << 20;
+  static final long ROWS = 4 << 20;
   private static final long POOL = 5 << 20;
 
   /**
@@ -26,13 +26,7 @@ class KeyColumnsTest {
     MachineParams p = NpuTargets.defaultNpu();
     int line = p.lineBytes();
     Random r = new Random(seed);
-    byte[][] codes = new byte[n][kvDim];
-    byte[] extremes = {127, -128, -127, -1, 0};
-    for (byte[] row : codes) {
-      for (int d = 0; d < kvDim; d++) {
-        row[d] = r.nextInt(4) == 0 ? extremes[r.nextInt(extremes.length)] : (byte) (r.nextInt(256) - 128);
-      }
-    }
+    byte[][] codes = codes(r, n, kvDim);
     int ktStride = LoweredModel.roundUp(ctx, line);
     byte[] before = new byte[kvDim * ktStride];
     r.nextBytes(before);
@@ -41,20 +35,8 @@ class KeyColumnsTest {
     long spadKt = spadRows + (long) n * rowStride;
     long stage = spadKt + before.length;
     byte[] image = new byte[(int) p.extMemBytes()];
-    java.util.Map<org.llmnpu.isa.dsp.DspProgram, Long> placed = new java.util.HashMap<>();
-    java.util.function.ToLongFunction<org.llmnpu.isa.dsp.DspProgram> pool = prog -> placed.computeIfAbsent(prog,
-        q -> {
-          long at = POOL + 0x1000L * placed.size();
-          long[] words = q.words();
-          for (int i = 0; i < words.length; i++) {
-            for (int k = 0; k < 8; k++) {
-              image[(int) (at + 8L * i + k)] = (byte) (words[i] >>> (8 * k));
-            }
-          }
-          return at;
-        });
     Program.Builder pb = Program.builder();
-    CommandStream b = new CommandStream(CommandStream.program(pb), pool, p.dsp().programDepth(), false);
+    CommandStream b = new CommandStream(CommandStream.program(pb), pool(image), p.dsp().programDepth(), false);
     DspRoutines routines = new DspRoutines(p.dsp(), 1e-5f);
     KeyColumns kc = new KeyColumns(p, kvDim, stage, n, dspElements);
     int vecRows = LoweredModel.roundUp(kvDim, p.dsp().lanes()) / p.dsp().lanes();
@@ -70,22 +52,62 @@ class KeyColumnsTest {
       kc.pairs(b, routines, spadRows + (n - 1L) * rowStride, rowStride, n / 2, 1, n, 0, -1);
     }
     kc.write(b, routines, n, 2 * vecRows, spadKt, ktStride, first);
-    b.store(KT_OUT, ktStride, spadKt, ktStride, ktStride, kvDim);
+    byte[] kt = runKt(p, image, b, pb, codes, rowStride, before, ktStride);
+    for (int d = 0; d < kvDim; d++) {
+      for (int j = 0; j < ktStride; j++) {
+        byte want = j >= first && j < first + n ? codes[j - first][d] : before[d * ktStride + j];
+        assertEquals(want, kt[d * ktStride + j], "Kᵀ row " + d + " slot " + j);
+      }
+    }
+  }
+
+  /**
+   * Ends {@code b}'s program ({@code pb}) with the store of Kᵀ (in the scratchpad right after the K rows, kvDim rows
+   * of {@code ktStride}) to {@link #KT_OUT} and HALT, places it at address 0 of
+   * {@code image} with the K rows {@code codes} at {@link #ROWS} ({@code rowStride} apart) and Kᵀ's old bytes
+   * {@code before} at {@link #KT_IN}, runs it on the golden simulator of {@code p} and gives the Kᵀ it stored.
+   */
+  static byte[] runKt(MachineParams p, byte[] image, CommandStream b, Program.Builder pb, byte[][] codes,
+                      int rowStride, byte[] before, int ktStride) {
+    int kvDim = before.length / ktStride;
+    b.store(KT_OUT, ktStride, codes.length * (long) rowStride, ktStride, ktStride, kvDim);
     b.halt();
     byte[] program = pb.build().bytes();
     System.arraycopy(program, 0, image, 0, program.length);
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < codes.length; t++) {
       System.arraycopy(codes[t], 0, image, (int) (ROWS + (long) t * rowStride), kvDim);
     }
     System.arraycopy(before, 0, image, (int) KT_IN, before.length);
     IsaSimulator.Result run = IsaSimulator.run(p, image, 0);
     assertEquals(ErrorCause.NONE, run.error());
-    for (int d = 0; d < kvDim; d++) {
-      for (int j = 0; j < ktStride; j++) {
-        byte want = j >= first && j < first + n ? codes[j - first][d] : before[d * ktStride + j];
-        assertEquals(want, run.memory()[(int) (KT_OUT + (long) d * ktStride + j)], "Kᵀ row " + d + " slot " + j);
+    return java.util.Arrays.copyOfRange(run.memory(), (int) KT_OUT, (int) KT_OUT + before.length);
+  }
+
+  /** n K rows of kvDim random INT8 codes, a quarter of them the extremes 127, −128, −127, −1, 0. */
+  static byte[][] codes(Random r, int n, int kvDim) {
+    byte[][] codes = new byte[n][kvDim];
+    byte[] extremes = {127, -128, -127, -1, 0};
+    for (byte[] row : codes) {
+      for (int d = 0; d < kvDim; d++) {
+        row[d] = r.nextInt(4) == 0 ? extremes[r.nextInt(extremes.length)] : (byte) (r.nextInt(256) - 128);
       }
     }
+    return codes;
+  }
+
+  /** Places each DSP program once in {@code image}, 4 KiB apart from {@link #POOL}, and gives its address. */
+  static java.util.function.ToLongFunction<org.llmnpu.isa.dsp.DspProgram> pool(byte[] image) {
+    java.util.Map<org.llmnpu.isa.dsp.DspProgram, Long> placed = new java.util.HashMap<>();
+    return prog -> placed.computeIfAbsent(prog, q -> {
+      long at = POOL + 0x1000L * placed.size();
+      long[] words = q.words();
+      for (int i = 0; i < words.length; i++) {
+        for (int k = 0; k < 8; k++) {
+          image[(int) (at + 8L * i + k)] = (byte) (words[i] >>> (8 * k));
+        }
+      }
+      return at;
+    });
   }
 
   @Test

@@ -46,7 +46,7 @@ class DspSizeWhatIfBench {
       for (int[] size : sizes) {
         MachineParams.DspParams d = preset.dsp();
         MachineParams p = preset.withDsp(new MachineParams.DspParams(size[0], (int) (elements / size[0]), size[1],
-            d.tableSegments(), d.tableDegree(), d.maxRunCycles(), d.executeStages()));
+            d.tableSegments(), d.tableDegree(), d.maxRunCycles(), d.executeStages(), d.permute()));
         CycleEstimate e = CycleEstimator.estimate(ModelShapes.of("llama-2-7b"), p, quant, PROMPT, Fusion.FULL);
         double ttft = e.prefill().cycles() / (t.clockMhz() * 1e6);
         double tpot = e.decode().cycles() / (t.clockMhz() * 1e6);

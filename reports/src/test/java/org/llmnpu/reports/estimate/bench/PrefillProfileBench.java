@@ -30,29 +30,68 @@ class PrefillProfileBench {
 
   @Test
   void llama2SevenBPrefillByOperator() {
+    for (String npu : new String[] {" on edge-64 -p dspPermute=false (Kᵀ by pairs)", ""}) {
+      for (String quant : new String[] {"int8", "s2_4"}) {
+        prefillByOperator(quant, npu);
+      }
+    }
+  }
+
+  /** {@link #llama2SevenBPrefillByOperator} for one weight format on edge-64 ({@code npu} empty) or without permute. */
+  private static void prefillByOperator(String quant, String npu) {
+    List<String> notes = new ArrayList<>();
+    EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null,
+        npu.isEmpty() ? Map.of() : Map.of("dspPermute", "false")), quant, notes);
+    MachineParams p = t.npu().machine();
+    ModelConfig c = ModelShapes.of("llama-2-7b").config();
+    PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+        WeightFormats.mx(quant), Fusion.FULL);
+    Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
+    Map<String, long[]> ops = byOperator(rows);
+    print(quant + npu, rows, ops);
+    summary(c, p, ops);
+    System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
+        + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
+        + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
+        + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
+        cost.backEndWaitCycles());
+    besideBound(rows, cost.besideWindowCycles(), ideal(c, p));
+    System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
+    rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
+        .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
+        .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
+            e.getValue()[2], e.getValue()[2] / (double) e.getValue()[0]));
+  }
+
+  /**
+   * The same prefill with the walk in the interleaver's order ({@code PhaseCostModel#interleave}, {@code WalkSchedule}):
+   * one block at a time, then two blocks in flight layer by layer, then skewed (both blocks' QKV GEMMs first), against
+   * today's order; by operator, and the layer's
+   * cycles against its MACs ({@link #summary}). Opt-in in the estimate (sw-stack README, "The 7B walk in the
+   * interleaver's order").
+   */
+  @Test
+  void llama2SevenBTwoBlocksInFlightWalk() {
     for (String quant : new String[] {"int8", "s2_4"}) {
-      List<String> notes = new ArrayList<>();
-      EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, notes);
+      EstimateTarget t = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null), quant, new ArrayList<>());
       MachineParams p = t.npu().machine();
       ModelConfig c = ModelShapes.of("llama-2-7b").config();
-      PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
-          WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
-          WeightFormats.mx(quant), Fusion.FULL);
-      Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
-      Map<String, long[]> ops = byOperator(rows);
-      print(quant, rows, ops);
-      summary(c, p, ops);
-      System.out.printf(Locale.ROOT, "GEMM back-ends beside the controller (layer 0 plus LM head; "
-          + "PhaseCostModel#besideWindowCycles, the most DSP work any command order could hide under these GEMMs, "
-          + "whose W streams run beside the controller, which takes only dspin, dspout and resident dsprun during them): %,d cycles; of them the controller waited for the back-end "
-          + "(what a software-pipelined order could still gain): %,d cycles%n", cost.besideWindowCycles(),
-          cost.backEndWaitCycles());
-      besideBound(rows, cost.besideWindowCycles(), ideal(c, p));
-      System.out.println("| operator / command kind that waited | commands | waited | of its cycles |\n|---|---:|---:|---:|");
-      rows.entrySet().stream().filter(e -> e.getValue()[2] > 0)
-          .sorted((a, b) -> Long.compare(b.getValue()[2], a.getValue()[2])).limit(8)
-          .forEach(e -> System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.3f |%n", e.getKey(), e.getValue()[1],
-              e.getValue()[2], e.getValue()[2] / (double) e.getValue()[0]));
+      for (int mode = 0; mode < 4; mode++) {
+        PhaseCostModel cost = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+            WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+            WeightFormats.mx(quant), Fusion.FULL);
+        if (mode > 0) {
+          cost.interleave(true, mode >= 2).skewed(mode == 3);
+        }
+        Map<String, long[]> rows = cost.profile(PROMPT, 0, 1);
+        Map<String, long[]> ops = byOperator(rows);
+        System.out.printf(Locale.ROOT, "%n%s, %s: layer 0 plus setup and LM head %,d cycles, %,d commands%n", quant,
+            new String[] {"program order", "interleaved, one block at a time", "interleaved, two blocks in flight",
+                "interleaved, two blocks in flight skewed (DecoderLowering#skewed)"}[mode],
+            rows.values().stream().mapToLong(v -> v[0]).sum(), rows.values().stream().mapToLong(v -> v[1]).sum());
+        summary(c, p, ops);
+      }
     }
   }
 
@@ -272,13 +311,13 @@ class PrefillProfileBench {
    * GEMMs (weights streamed) and the rest.
    */
   /** A layer's block GEMMs' cycles at one MAC a PE a cycle. */
-  private static long ideal(ModelConfig c, MachineParams p) {
+  static long ideal(ModelConfig c, MachineParams p) {
     long qkvN = c.dim() + 2L * c.kvDim();
     long blockMacs = (long) PROMPT * ((long) c.dim() * qkvN + (long) c.dim() * c.dim() + 3L * c.dim() * c.hiddenDim());
     return blockMacs / ((long) p.rows() * p.rows());
   }
 
-  private static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
+  static void summary(ModelConfig c, MachineParams p, Map<String, long[]> ops) {
     long layer = 0;
     long gemms = 0;
     for (Map.Entry<String, long[]> e : ops.entrySet()) {
@@ -332,7 +371,7 @@ class PrefillProfileBench {
         ideal / (layer - hideCopies * (double) layer / total), ideal / (layer - hideAll * (double) layer / total));
   }
 
-  private static Map<String, long[]> byOperator(Map<String, long[]> rows) {
+  static Map<String, long[]> byOperator(Map<String, long[]> rows) {
     Map<String, long[]> ops = new TreeMap<>();
     rows.forEach((k, v) -> {
       long[] o = ops.computeIfAbsent(k.substring(0, k.indexOf(" / ")), x -> new long[2]);
@@ -342,7 +381,7 @@ class PrefillProfileBench {
     return ops;
   }
 
-  private static void print(String quant, Map<String, long[]> rows, Map<String, long[]> ops) {
+  static void print(String quant, Map<String, long[]> rows, Map<String, long[]> ops) {
     long total = rows.values().stream().mapToLong(v -> v[0]).sum();
     System.out.printf(Locale.ROOT, "%n%s, 256-token prefill, layer 0 of 32 plus setup and LM head: %,d cycles%n",
         quant, total);
