@@ -97,7 +97,7 @@ class Edge64CosimTest {
    * kernel and its resident run went on into words nobody wrote: at latency 100 program 1's wrapped run (entry 104)
    * ran into word 148 — NOPs in the golden and on a fresh model, the previous run's words on a reused one (the
    * edge64 report's finding 1: +20 DSP instructions, +109 cycles); at latency 7 program 2's run from entry 504 ran
-   * into word 7 and never met a {@code HALT}: the golden ran 2^24 NOP instructions and halted with {@code WATCHDOG}
+   * into word 7 and never met a {@code HALT}: the golden ran 2^24 DSP instructions and halted with {@code WATCHDOG}
    * (finding 2: not a long wait but a run without end, which the RTL, at some 10^5 cycles a second, spent minutes on).
    * Both programs fail this check with the old generator.
    */
