@@ -69,7 +69,7 @@ public final class DspKernels {
   public static final int PROLOGUE = 13;
 
   private static final int FP32_EXPONENT = 1;
-  private static final int NO_REGISTER = -1;
+  private static final int NO_REGISTER = DspSumOfSquares.PLAIN;
 
   private final DspAssembler a = new DspAssembler();
   /** Registers the kernel never uses (the interleaved copies' registers), ascending. */
@@ -102,10 +102,8 @@ public final class DspKernels {
    * @param interleaveRows rows per iteration with {@code interleave}, 2..4 (2 unless given): K rows hide
    *                   an interlock of up to K execute stages; a pass whose K copies' registers do not
    *                   fit runs with fewer ({@link #rowsPerIteration}, the same for every pass of a kernel)
-   * @param rotateSumOfSquares software-pipeline RMSNorm's sum of squares ({@link DspSumOfSquares}: 5 instead of
-   *                   10 cycles a row on the four-stage DSP, same sum) where it applies: without {@code fma32},
-   *                   a whole number of rows, at least three, and a register left free. Not part of
-   *                   {@link #forPipeline}: {@link DspCycleFormula}'s tables count the programs without it
+   * @param rotateSumOfSquares software-pipeline RMSNorm's sum of squares where it applies ({@link DspSumOfSquares};
+   *                   not in {@link #forPipeline}: {@link DspCycleFormula}'s tables count the programs without it)
    */
   public record Options(boolean fma32, boolean interleave, int interleaveRows, boolean rotateSumOfSquares) {
     /** The default DSP's programs. */
@@ -171,14 +169,8 @@ public final class DspKernels {
   /** The program of {@code kernel} compiled with {@code options} (same results as the default program). */
   public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
     String name = kernel.cliName() + " len " + len + " lanes " + lanes;
-    DspProgram program = compiling(kernel, len, lanes, eps, math, options, NO_REGISTER).a.finish(name);
-    if (!DspSumOfSquares.rotates(kernel, len, lanes, options)) {
-      return program;
-    }
-    // the squares go to a register the rest of the program leaves free (the rotation changes nothing else)
-    int squares = DspSumOfSquares.highestFreeRegister(program);
-    return squares == NO_REGISTER ? program
-        : compiling(kernel, len, lanes, eps, math, options, squares).a.finish(name + " (sum of squares rotated)");
+    return DspSumOfSquares.compile(kernel, len, lanes, options, squares -> compiling(kernel, len, lanes, eps, math,
+        options, squares).a.finish(squares == NO_REGISTER ? name : name + " (sum of squares rotated)"));
   }
 
   /** The compiler after compiling: every interleaved pass with the same rows per iteration (what fits in all). */

@@ -4,6 +4,8 @@ import static org.llmnpu.isa.dsp.DspOp.ADD32;
 import static org.llmnpu.isa.dsp.DspOp.MUL32;
 import static org.llmnpu.isa.dsp.DspOp.WIDEN;
 
+import java.util.function.IntFunction;
+
 /**
  * RMSNorm's sum of squares software-pipelined for a DSP with several execute stages
  * ({@link DspKernels.Options#rotateSumOfSquares()}, issue 32). The plain pass is a loop whose body handles one row,
@@ -22,7 +24,25 @@ import static org.llmnpu.isa.dsp.DspOp.WIDEN;
  * register is free for the squares (m, the highest one the rest of the program does not name).
  */
 final class DspSumOfSquares {
+  /** The register argument of {@link #compile}'s compiler that asks for the plain pass. */
+  static final int PLAIN = -1;
+
   private DspSumOfSquares() {
+  }
+
+  /**
+   * What {@code compiler} compiles with the squares in the register it is given ({@link #PLAIN}: the plain pass): the
+   * plain program where the rotation does not apply or no register is free, else the rotated one, its squares in the
+   * highest register the plain program leaves free (the rotation changes nothing else in the program).
+   */
+  static DspProgram compile(DspKernel kernel, int len, int lanes, DspKernels.Options options,
+      IntFunction<DspProgram> compiler) {
+    DspProgram plain = compiler.apply(PLAIN);
+    if (!rotates(kernel, len, lanes, options)) {
+      return plain;
+    }
+    int squares = highestFreeRegister(plain);
+    return squares == PLAIN ? plain : compiler.apply(squares);
   }
 
   /** Whether {@code kernel} of {@code len} elements on {@code lanes} lanes gets the rotated pass with {@code options}. */
@@ -42,8 +62,8 @@ final class DspSumOfSquares {
     a.masked(ADD32, sum, sum, squares).op(MUL32, squares, w, w).masked(ADD32, sum, sum, squares);
   }
 
-  /** The highest register (above 0) no instruction of {@code program} names, or −1. */
-  static int highestFreeRegister(DspProgram program) {
+  /** The highest register (above 0) no instruction of {@code program} names, or {@link #PLAIN}: none. */
+  private static int highestFreeRegister(DspProgram program) {
     boolean[] used = new boolean[DspInstruction.REGISTERS];
     for (DspInstruction in : program.instructions()) {
       used[in.rd()] = used[in.ra()] = used[in.rb()] = used[in.rc()] = true;
@@ -53,6 +73,6 @@ final class DspSumOfSquares {
         return r;
       }
     }
-    return -1;
+    return PLAIN;
   }
 }
