@@ -57,12 +57,14 @@ final class DspRoutines {
   /**
    * Routines for the DSP {@code dsp}: its lanes, and its kernels compiled with
    * {@link org.llmnpu.isa.MachineParams.DspParams#kernelOptions()} (on a pipelined DSP rows interleaved as
-   * deep as the execute stages, so that the interlock finds independent work; same results).
+   * deep as the execute stages, so that the interlock finds independent work; same results) and, on a pipelined DSP,
+   * RMSNorm's sum of squares rotated ({@link DspKernels.Options#rotateSumOfSquares()}: one dependent chain a row
+   * otherwise; same sum).
    */
   DspRoutines(org.llmnpu.isa.MachineParams.DspParams dsp, float eps) {
     this.lanes = dsp.lanes();
     this.eps = eps;
-    this.options = dsp.kernelOptions();
+    this.options = dsp.kernelOptions().withSumOfSquaresRotated(dsp.executeStages() > 1);
     this.pipeline = dsp.pipeline();
     this.programDepth = dsp.programDepth();
     this.rowPrograms = new DspRowPrograms(lanes, options);
@@ -257,11 +259,8 @@ final class DspRoutines {
         code.add(i);
       }
     }
-    DspProgram relocated = new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->"
-        + java.util.Arrays.toString(out), code);
-    // RMSNorm's sum of squares, one dependent chain a row, software-pipelined where the DSP's interlock would wait
-    return kernel == DspKernel.RMSNORM && pipeline.executeStages() > 1 ? DspSumRotation.rotated(relocated, lanes)
-        : relocated;
+    return new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->" + java.util.Arrays.toString(out),
+        code);
   }
 
   private static int relocate(DspLayout layout, int row, int[] in, int[] out) {
