@@ -98,8 +98,8 @@ class Edge64CosimTest {
    * ran into word 148 — NOPs in the golden and on a fresh model, the previous run's words on a reused one (the
    * edge64 report's finding 1: +20 DSP instructions, +109 cycles); at latency 7 program 2's run from entry 504 ran
    * into word 7 and never met a {@code HALT}: the golden ran 2^24 DSP instructions and halted with {@code WATCHDOG}
-   * (finding 2: not a long wait but a run without end, which the RTL, at some 10^5 cycles a second, spent minutes on).
-   * Both programs fail this check with the old generator.
+   * (finding 2: not a long wait but a run without end, on which the RTL with edge-64's watchdog spent minutes). Both
+   * programs fail this check with the old generator (checked 2026-12-06).
    */
   @Test
   void everyDspChainExecutesOnlyWordsItsProgramWrote() {
