@@ -302,21 +302,33 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private void layer(int n, int pos, boolean firstLayer, boolean starts) {
     vectorsIn(starts);
     cacheIn(n, pos);
-    qkv(n, pos);
+    qkv(n, pos, false);
     afterQkv(n, pos, firstLayer);
   }
 
-  /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
+  /** The layer's vectors, RMSNorm and QKV GEMM (with the tiled post, its posts too; {@link BlockLane#layerHead}). */
   private void layerHead(int n, int pos, boolean starts) {
     vectorsIn(starts);
-    qkv(n, pos);
+    qkv(n, pos, keysAfterCache(pos));
   }
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
   private void layerTail(int n, int pos, boolean firstLayer) {
     operator("layer vectors, KV cache");
     cacheIn(n, pos);
+    if (keysAfterCache(pos)) {
+      operator("QKV scale, RoPE, K/V out");
+      tiledKeyLines(n, pos);
+    }
     afterQkv(n, pos, firstLayer);
+  }
+
+  /**
+   * As {@code AttentionLowering#keysAfterCache}: with the tiled post in a skewed head, whether the block's first line
+   * of Kᵀ holds earlier slots (then staged in the tail, after the cache's rows).
+   */
+  private boolean keysAfterCache(int pos) {
+    return qkvPostTiled() && pos % line != 0;
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
@@ -355,7 +367,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     keyLinesIn(n, pos);
   }
 
-  private void qkv(int n, int pos) {
+  private void qkv(int n, int pos, boolean keysLater) {
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
@@ -365,7 +377,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         normQuantize();
       }
     }
-    qkvGemms(n, pos);
+    qkvGemms(n, pos, keysLater);
   }
 
   private void afterQkv(int n, int pos, boolean firstLayer) {
