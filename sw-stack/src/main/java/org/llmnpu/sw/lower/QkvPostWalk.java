@@ -95,14 +95,7 @@ abstract class QkvPostWalk extends KeyWalk {
   }
 
   /** The QKV GEMM's tiles: with {@link #qkvPostTiled} each followed by the tile before's post ({@link #qkvTiled}). */
-  void qkvGemms(int n, int pos) {
-    qkvGemms(n, pos, false);
-  }
-
-  /**
-   * As above; {@code keysLater}: the tiled post leaves Kᵀ's lines to {@link #tiledKeyLines} (a skewed head whose
-   * block's first line of Kᵀ holds earlier slots: {@code AttentionLowering#emitHead}).
-   */
+  /** {@code keysLater}: the tiled post leaves Kᵀ's lines to {@link #tiledKeysInTail} ({@link #keysAfterCache}). */
   void qkvGemms(int n, int pos, boolean keysLater) {
     if (qkvPostTiled()) {
       qkvTiled(n, pos, keysLater);
@@ -145,14 +138,6 @@ abstract class QkvPostWalk extends KeyWalk {
     }
   }
 
-  /** As {@code TiledQkvPost#keyLines}: every token's lines of Kᵀ, where the lowering keeps Kᵀ. */
-  void tiledKeyLines(int n, int pos) {
-    if (writesKeyLines(n, pos)) {
-      for (int t = 0; t < n; t++) {
-        keyScatter(pos + t, n, pos);
-      }
-    }
-  }
 
   private BlockQkvPost blockQkvPost;
   private boolean blockQkvPostTried;
