@@ -131,6 +131,11 @@ public final class DecoderLowering {
     return applied;
   }
 
+  /** Whether q, k and v go with static scales: asked ({@link #staticQkv}) and the PPM epilogues' scales apply. */
+  public boolean staticQkvApplied() {
+    return lane.e.staticQkv && lane.e.epilogue != null;
+  }
+
   /**
    * With {@code on}, each step's commands pass through a {@link BlockInterleaver}: DSP copies and resident runs move up
    * beside the streamed GEMMs where no data dependence forbids it (same results bit for bit).
