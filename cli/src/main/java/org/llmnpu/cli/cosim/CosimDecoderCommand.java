@@ -181,7 +181,8 @@ public final class CosimDecoderCommand implements Callable<Integer> {
           r.tokens().length, rtl ? "RTL (Verilator) vs the golden ISA simulator" : "golden ISA simulator");
       System.out.printf("  %s%n", r.fusion().summary());
       if (qkvScales.equals("static")) {
-        System.out.println("  q/k/v scales: static (calibrated per tensor and layer on sequences sampled from the model)");
+        System.out.println("  q/k/v scales: static (calibrated per tensor and layer on sequences sampled from the "
+            + "model)");
       }
       System.out.printf("  prompt: %s%n  tokens: %s%n  fp32 greedy: %s%n", Arrays.toString(r.prompt()),
           Arrays.toString(r.tokens()), Arrays.toString(r.fp32Tokens()));

@@ -317,8 +317,8 @@ public final class DecoderRun {
     NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder,
         Fusion.parse(o.fusion()));
     if (o.qkvScales().equals("static") && !npu.lowering().staticQkv(true).staticQkvApplied()) {
-      throw new IllegalArgumentException("--qkv-scales static: the static scales are calibrated with the PPM epilogues, "
-          + "which do not apply here (" + npu.lowering().fusionApplied().summary() + ")");
+      throw new IllegalArgumentException("--qkv-scales static: the static scales are calibrated with the PPM "
+          + "epilogues, which do not apply here (" + npu.lowering().fusionApplied().summary() + ")");
     }
     DenseKvCache kv = fp32.newCache(context);
     float[][] refPrompt = fp32.forwardAll(prompt, kv);
