@@ -55,18 +55,37 @@ final class AttentionLowering {
     cacheIn(layer, n, pos);
     if (tiledPost != null) {
       norms(n);
-      tiledPost.emit(layer, n, pos);
+      tiledPost.emit(layer, n, pos, false);
       afterKvRows(layer, n, pos);
       return;
     }
-    emitHead(layer, n);
+    emitHead(layer, n, pos);
     emitAfterQkv(layer, n, pos);
   }
 
-  /** The rest of the layer after {@link #emitHead}: the cache's rows in, then as {@link #emit} after the QKV GEMM. */
+  /**
+   * The rest of the layer after {@link #emitHead}: the cache's rows in, then as {@link #emit} after the QKV GEMM (with
+   * the tiled post: after it, Kᵀ's lines first where the head left them, {@link #keysAfterCache}).
+   */
   void emitTail(int layer, int n, int pos) {
     cacheIn(layer, n, pos);
+    if (tiledPost != null) {
+      if (keysAfterCache(pos)) {
+        tiledPost.keyLines(n, pos);
+      }
+      afterKvRows(layer, n, pos);
+      return;
+    }
     emitAfterQkv(layer, n, pos);
+  }
+
+  /**
+   * With the tiled post in a skewed head ({@link #emitHead}): whether the block's first line of Kᵀ holds slots before
+   * its own, whose K rows come into the scratchpad with the cache's rows in the tail, so that the line is staged there
+   * ({@link TiledQkvPost#keyLines}; the same copies, after the cache's rows instead of after the last K tile).
+   */
+  private boolean keysAfterCache(int pos) {
+    return pos % l.line != 0;
   }
 
   /** The cache's rows {@code [0, pos)} of layer {@code layer} into the scratchpad (and their Kᵀ lines). */
@@ -93,10 +112,15 @@ final class AttentionLowering {
   /**
    * Every token's RMSNorm and quantization, then the QKV GEMM: they read no K/V row, so with a skewed pair of blocks
    * ({@link DecoderLowering#skewed}) they go before the other block's K/V rows are stored ({@link #emitTail} after).
+   * With the tiled post (static q/k/v scales) the head is the QKV GEMM with its tiles' posts, which write the block's
+   * own K/V rows and Kᵀ's lines in the scratchpad (not the stored cache; those of a line shared with earlier slots
+   * wait for the tail, {@link #keysAfterCache}).
    */
-  void emitHead(int layer, int n) {
+  void emitHead(int layer, int n, int pos) {
     if (tiledPost != null) {
-      throw new IllegalStateException("the tiled QKV post (LoweredModel#orderQkvByTiles) goes one block at a time");
+      norms(n);
+      tiledPost.emit(layer, n, pos, keysAfterCache(pos));
+      return;
     }
     norms(n);
     e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);

@@ -17,10 +17,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * weights) and a chunked prefill (a prompt longer than maxM: one program per chunk, {@link NpuDecoder#prefill}).
  *
  * <p><b>Extrapolated steps</b> (shapes the lowering cannot lay out: models beyond the NPU's memory) still walk the
- * lowering's command order by hand (the walk: {@link PhaseWalk}, {@link KeyWalk}, {@link AttentionWalk},
- * {@link BatchedAttentionWalk}, {@link FeedForwardWalk}),
- * with two changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile; with a fusion level,
- * streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
+ * lowering's command order by hand (the walk: {@link PhaseWalk} to {@link FeedForwardWalk}), with two changes a larger
+ * NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile;
+ * with a fusion level, streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
  * multiple of the line the K cache holds each head contiguous, so the scores GEMV has K = head dim (not kvDim with
  * zero rows). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
  * scratchpad), which would retire this walk.
@@ -302,20 +301,21 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private void layer(int n, int pos, boolean firstLayer, boolean starts) {
     vectorsIn(starts);
     cacheIn(n, pos);
-    qkv(n, pos);
+    qkv(n, pos, false);
     afterQkv(n, pos, firstLayer);
   }
 
-  /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
+  /** The layer's vectors, RMSNorm and QKV GEMM (with the tiled post, its posts too; {@link BlockLane#layerHead}). */
   private void layerHead(int n, int pos, boolean starts) {
     vectorsIn(starts);
-    qkv(n, pos);
+    qkv(n, pos, keysAfterCache(pos));
   }
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
   private void layerTail(int n, int pos, boolean firstLayer) {
     operator("layer vectors, KV cache");
     cacheIn(n, pos);
+    tiledKeysInTail(n, pos);
     afterQkv(n, pos, firstLayer);
   }
 
@@ -355,7 +355,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
     keyLinesIn(n, pos);
   }
 
-  private void qkv(int n, int pos) {
+  private void qkv(int n, int pos, boolean keysLater) {
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
       if (feedForwardPairs() && t + 1 < n) {
@@ -365,7 +365,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         normQuantize();
       }
     }
-    qkvGemms(n, pos);
+    qkvGemms(n, pos, keysLater);
   }
 
   private void afterQkv(int n, int pos, boolean firstLayer) {
