@@ -1,5 +1,7 @@
 package org.llmnpu.reports.estimate.bench;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.Locale;
 import java.util.Map;
@@ -45,6 +47,7 @@ class TokenBlockBench {
         + "| layer cycles (program order) | GEMM rows | MACs/GEMM cycles | attention scores + SoftMax + P·V | rest |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     double[] int8 = new double[SETTINGS.length];
+    double[] ttft = new double[SETTINGS.length];
     for (String quant : new String[] {"int8", "s2_4"}) {
       for (int i = 0; i < SETTINGS.length; i++) {
         Map<String, String> params = params(SETTINGS[i], SETTINGS[i][2]);
@@ -81,7 +84,9 @@ class TokenBlockBench {
             quant, SETTINGS[i][0], SETTINGS[i][1], SETTINGS[i][2], e.ttftS(), e.cycles().prefillMacUtilization(),
             e.ttftS() / int8[i], layer,
             gemms, PrefillProfileBench.ideal(c, p) / (double) gemms, attention, layer - gemms);
+        ttft[i] = e.ttftS();
       }
+      assertTrue(ttft[1] > ttft[0] && ttft[2] < ttft[0], quant + ": blocks of 128 lose with mTile 64 and win with 128");
     }
   }
 
@@ -96,6 +101,7 @@ class TokenBlockBench {
     System.out.println("| quant | M | mTile | N | back-end cycles | passes at the array's rate | ratio | X copy | drain |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     int k = 4096;
+    Map<String, Long> shorterMTile = new java.util.HashMap<>();
     for (String quant : new String[] {"int8", "s2_4"}) {
       for (int[] block : BLOCKS) {
         for (int n : new int[] {256, 1024}) {
@@ -110,6 +116,12 @@ class TokenBlockBench {
           model.streamedGemm(block[0], k, n, false, nmRows, 0, 0);
           long cycles = model.backEndIdleFrom() - start;
           long passes = (long) block[0] * k * n / ((long) p.rows() * p.rows()) / (sparse ? 2 : 1);
+          String shape = quant + " " + block[0] + "x" + k + "x" + n;
+          if (block[0] > block[1]) {
+            shorterMTile.put(shape, cycles);
+          } else if (shorterMTile.containsKey(shape)) {
+            assertTrue(shorterMTile.get(shape) > cycles, shape + ": with mTile < M the first chunk waits for X");
+          }
           System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %,d | %,d | %.3f | %,d | %,d |%n", quant, block[0],
               block[1], n, cycles, passes, passes / (double) cycles, (long) block[0] * (k / p.rows()),
               (long) block[0] * ((4L * n + p.lineBytes() - 1) / p.lineBytes()));
