@@ -81,7 +81,8 @@ public final class Assembler {
   }
 
   /** Operands that may be left out, with their default (the last operands of their command). */
-  static final Map<Opcode, Map<String, Long>> OPTIONAL = Map.of(Opcode.GEMM, orderedDefaults("sparsity", "accumulate", "wStream", "wInt4", "ppm", "gate"),
+  static final Map<Opcode, Map<String, Long>> OPTIONAL = Map.of(Opcode.GEMM, orderedDefaults("sparsity", "accumulate", "wStream", "wInt4", "ppm", "gate",
+      "xKeep"),
       Opcode.PPMCFG, orderedDefaults("first", "bank"), Opcode.DSPRUN, orderedDefaults("entry", "base0", "base1", "base2", "base3", "len"),
       Opcode.DSPIN, orderedDefaults("dstStride"), Opcode.DSPOUT, orderedDefaults("srcStride"));
 
@@ -227,7 +228,7 @@ public final class Assembler {
         case LOAD -> b.load(v[0], v[1], v[2], v[3], v[4], v[5]);
         case STORE -> b.store(v[0], v[1], v[2], v[3], v[4], v[5]);
         case GEMM -> b.add(new Command.Gemm(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
-            v[11], v[12], v[13], v[14]));
+            v[11], v[12], v[13], v[14], v[15]));
         case PPMCFG -> b.ppmCfg(v[0], v[1], v[2], v[3]);
         case PPUTAB -> b.ppuTab(v[0]);
         case PPM -> b.ppm(v[0], v[1], v[2], v[3], v[4], v[5]);

@@ -21,7 +21,12 @@ final class CommandChecks {
 
   /** The checks of the class comment for one decoded command; {@code ppuTableLoaded}: a PPU table was loaded. */
   ErrorCause check(Command c, boolean ppuTableLoaded) {
-    return c.accept(new Checks(ppuTableLoaded));
+    return check(c, ppuTableLoaded, new HeldX());
+  }
+
+  /** As {@link #check(Command, boolean)} with the engine's X buffer holding {@code heldX} (a {@code gemm xKeep=1}). */
+  ErrorCause check(Command c, boolean ppuTableLoaded, HeldX heldX) {
+    return c.accept(new Checks(ppuTableLoaded, heldX));
   }
 
   /**
@@ -31,9 +36,11 @@ final class CommandChecks {
    */
   private final class Checks implements Command.Visitor<ErrorCause> {
     private final boolean ppuTableLoaded;
+    private final HeldX heldX;
 
-    Checks(boolean ppuTableLoaded) {
+    Checks(boolean ppuTableLoaded, HeldX heldX) {
       this.ppuTableLoaded = ppuTableLoaded;
+      this.heldX = heldX;
     }
 
     @Override
@@ -149,6 +156,9 @@ final class CommandChecks {
       if (g.gated() && !p.ppmGate()) {
         return ErrorCause.UNSUPPORTED; // the gate operand needs a PPM built with it
       }
+      if (g.keepsX() && !(p.xKeep() && engine.weightStream())) {
+        return ErrorCause.UNSUPPORTED; // a kept X buffer: the systolic engine of an NPU built with xKeep
+      }
       if (g.throughPpm() && (!p.hasPpm() || p.ppu() && !ppuTableLoaded && !g.gated())) {
         return ErrorCause.UNSUPPORTED; // the epilogue needs the PPM (and, on a PPU NPU, a loaded table unless gated)
       }
@@ -164,6 +174,9 @@ final class CommandChecks {
       }
       if (g.m() < 1 || g.m() > p.maxM() || g.k() < 1 || g.k() > p.maxK() || g.n() < 1 || g.n() > p.maxN()) {
         return ErrorCause.BAD_SHAPE;
+      }
+      if (g.keepsX() && !heldX.fits(g)) {
+        return ErrorCause.BAD_SHAPE; // the X buffer holds no copy of this M, K and sparsity
       }
       if (g.int4Weights() && !g.streamsWeights() || g.wInt4() > 2
           || g.groupScaledWeights() && g.k() > StreamedWeights.MAX_GROUP_SCALED_K) {
@@ -181,10 +194,9 @@ final class CommandChecks {
         return checkStreamedGemm(g);
       }
       long line = p.lineBytes();
-      long kTiles = (g.k() + line - 1) / line;
       long nTiles = (g.n() + line - 1) / line;
-      boolean aligned = (g.x() | g.xStride() | g.w() | g.wStride() | g.y() | g.yStride()) % line == 0;
-      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
+      boolean aligned = (g.w() | g.wStride() | g.y() | g.yStride()) % line == 0 && xAligned(g);
+      boolean inside = xInside(g)
           && g.w() + (g.wRows() - 1) * g.wStride() + nTiles * line <= p.spadBytes()
           && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
       return aligned && inside ? ErrorCause.NONE : ErrorCause.SPAD_ADDRESS;
@@ -197,9 +209,8 @@ final class CommandChecks {
      */
     private ErrorCause checkStreamedGemm(Command.Gemm g) {
       long line = p.lineBytes();
-      long kTiles = (g.k() + line - 1) / line;
-      boolean aligned = (g.x() | g.xStride() | g.y() | g.yStride()) % line == 0;
-      boolean inside = g.x() + (g.m() - 1) * g.xStride() + kTiles * line <= p.spadBytes()
+      boolean aligned = (g.y() | g.yStride()) % line == 0 && xAligned(g);
+      boolean inside = xInside(g)
           && g.y() + (g.m() - 1) * g.yStride() + yRowBytes(g) <= p.spadBytes();
       if (!aligned || !inside) {
         return ErrorCause.SPAD_ADDRESS;
@@ -208,6 +219,17 @@ final class CommandChecks {
       return extAligned && g.w() + (StreamedWeights.rows(g) - 1) * g.wStride() + StreamedWeights.rowBytes(g)
           <= p.extMemBytes()
           ? ErrorCause.NONE : ErrorCause.EXT_ADDRESS;
+    }
+
+    /** X's operands line-aligned; a {@code gemm xKeep=1} reads no X from the scratchpad, so its X is not checked. */
+    private boolean xAligned(Command.Gemm g) {
+      return g.keepsX() || (g.x() | g.xStride()) % p.lineBytes() == 0;
+    }
+
+    /** X's M rows of {@code ceil(K/line)} lines inside the scratchpad (not checked with {@code xKeep}). */
+    private boolean xInside(Command.Gemm g) {
+      long line = p.lineBytes();
+      return g.keepsX() || g.x() + (g.m() - 1) * g.xStride() + (g.k() + line - 1) / line * line <= p.spadBytes();
     }
 
     @Override

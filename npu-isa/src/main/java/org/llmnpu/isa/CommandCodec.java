@@ -10,7 +10,7 @@ import java.util.Optional;
  *  0    opcode[7:0]             opcode[7:0]
  *  1    ext (bytes)             M[15:0] | K[31:16]
  *  2    extStride (bytes)       N[15:0] | accumulate[16] | sparsity[18:17] | wStream[19] | wInt4[20], [22]
- *                               | ppm[21], bank[23] | gate[24]
+ *                               | ppm[21], bank[23] | gate[24] | xKeep[25]
  *  3    spad (bytes)            x (scratchpad bytes)
  *  4    spadStride (bytes)      w
  *  5    rowBytes                y
@@ -175,7 +175,8 @@ public final class CommandCodec {
       w[2] = (int) (field(g.n(), 16, "gemm n") | field(g.accumulate(), 1, "gemm accumulate") << 16
           | g.sparsity() << 17 | field(g.wStream(), 1, "gemm wStream") << 19 | (field(g.wInt4(), 2, "gemm wInt4") & 1) << 20
           | (g.wInt4() >> 1) << 22
-          | ppmBits(g.ppm()) | field(g.gate(), 1, "gemm gate") << 24);
+          | ppmBits(g.ppm()) | field(g.gate(), 1, "gemm gate") << 24
+          | field(g.xKeep(), 1, "gemm xKeep") << 25);
       w[3] = (int) field(g.x(), 32, "gemm x");
       w[4] = (int) field(g.w(), 32, "gemm w");
       w[5] = (int) field(g.y(), 32, "gemm y");
@@ -233,7 +234,8 @@ public final class CommandCodec {
       case GEMM -> new Command.Gemm(w[1] & 0xFFFF, w[1] >>> 16, w[2] & 0xFFFF, u(w[3]), w[6] & 0xFFFF, u(w[4]),
           w[6] >>> 16, u(w[5]), u(w[7]), (w[2] >>> 17) & 3, (w[2] >>> 16) & 1, (w[2] >>> 19) & 1,
           (w[2] >>> 20) & 1 | ((w[2] >>> 22) & 1) << 1,
-          ((w[2] >>> 21) & 1) == 0 ? 0 : 1 + ((w[2] >>> 23) & 1), (w[2] >>> 24) & 1);
+          ((w[2] >>> 21) & 1) == 0 ? 0 : 1 + ((w[2] >>> 23) & 1), (w[2] >>> 24) & 1,
+          (w[2] >>> 25) & 1);
       case LOAD4 -> new Command.Load4(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]));
       case LOADMX -> new Command.LoadMx(u(w[1]), u(w[2]), u(w[3]), u(w[4]), u(w[5]), u(w[6]), u(w[7]));
       case DSPTAB -> new Command.DspTab(u(w[1]));

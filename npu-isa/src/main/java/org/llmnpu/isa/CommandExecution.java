@@ -25,6 +25,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   private final PpmUnit ppm;
   /** Operations each of the DSP's pipelined units issued (not a hardware counter; the energy model's clock gates). */
   private final long[] dspPipeIssues = new long[org.llmnpu.isa.dsp.DspPipe.values().length];
+  private final HeldX heldX = new HeldX();
 
   /** Executes on {@code mem} and {@code spad}, counting into {@code counters} and {@code cycles}. */
   CommandExecution(MachineParams p, byte[] mem, byte[] spad, long[] counters, CycleModel cycles, DspUnit dsp,
@@ -271,10 +272,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     int m = (int) g.m();
     int k = (int) g.k();
     int n = (int) g.n();
-    byte[][] x = new byte[m][k];
-    for (int i = 0; i < m; i++) {
-      System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, k);
-    }
+    byte[][] x = g.keepsX() ? heldX.rows() : copyX(g);
     byte[][] w = g.streamsWeights() ? StreamedWeights.read(mem, g) : SparseWeights.dense(spad, g);
     Sparsity mode = g.sparsity() == Command.S2_4 ? Sparsity.S2_4 : g.sparsity() == Command.S4_8 ? Sparsity.S4_8
         : Sparsity.NONE;
@@ -309,7 +307,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.MACS.ordinal()] += g.sparsity() == Command.DENSE ? (long) m * k * n : (long) m * n * g.kept() * groups;
     counters[Counter.DENSE_MACS.ordinal()] += (long) m * k * n;
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
-    counters[Counter.SPAD_READS.ordinal()] += m * kTiles + (g.streamsWeights() ? 0 : g.wRows() * nTiles);
+    counters[Counter.SPAD_READS.ordinal()] += (g.keepsX() ? 0 : m * kTiles) + (g.streamsWeights() ? 0 : g.wRows() * nTiles);
     counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
     if (g.accumulates()) {
       counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
@@ -323,12 +321,22 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
       streamedGemm(g, m, k, n, drainReads);
     } else {
       // An accumulating or gated GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
-      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, drainReads ? 0 : g.y(),
+      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.keepsX(), drainReads ? 0 : g.y(),
           drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
     }
     if (g.throughPpm()) {
       cycles.drainThroughPpm(g.ppmBank());
     }
+  }
+
+  /** The X copy of a GEMM without {@code xKeep}: its M rows of K INT8 from the scratchpad, now in the X buffer. */
+  private byte[][] copyX(Command.Gemm g) {
+    byte[][] x = new byte[(int) g.m()][(int) g.k()];
+    for (int i = 0; i < x.length; i++) {
+      System.arraycopy(spad, (int) (g.x() + i * g.xStride()), x[i], 0, x[i].length);
+    }
+    heldX.copy(x, g);
+    return x;
   }
 
   /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
@@ -338,7 +346,12 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.EXT_READ_BEATS.ordinal()] += columns * rows;
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
     cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows, g.groupScaledWeights(),
-        drainReads ? 0 : g.y(), drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+        g.keepsX(), drainReads ? 0 : g.y(), drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+  }
+
+  /** The engine's X buffer as the last X copy left it (what a {@code gemm xKeep=1} reads). */
+  HeldX heldX() {
+    return heldX;
   }
 
   /** Operations each of the DSP's pipelined units issued so far, by {@link org.llmnpu.isa.dsp.DspPipe} ordinal (a copy). */

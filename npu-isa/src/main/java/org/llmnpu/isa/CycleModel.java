@@ -319,7 +319,12 @@ public final class CycleModel {
    * with N:M, whose passes cover {@code 2·rows} of K).
    */
   public void gemm(int m, int k, int n, int wRows, boolean sparse, long yStart, long yEnd) {
-    gemm(m, k, n, wRows, sparse);
+    gemm(m, k, n, wRows, sparse, false, yStart, yEnd);
+  }
+
+  /** As {@link #gemm(int, int, int, int, boolean, long, long)}; {@code keepX}: no X copy ({@code xKeep=1}). */
+  public void gemm(int m, int k, int n, int wRows, boolean sparse, boolean keepX, long yStart, long yEnd) {
+    now = back.gemm(now, m, k, n, wRows, sparse, keepX);
     back.results(yStart, yEnd);
   }
 
@@ -329,11 +334,7 @@ public final class CycleModel {
    * controller is not in a LOAD.
    */
   public void gemm(int m, int k, int n) {
-    gemm(m, k, n, k, false);
-  }
-
-  private void gemm(int m, int k, int n, int wRows, boolean sparse) {
-    now = back.gemm(now, m, k, n, wRows, sparse);
+    now = back.gemm(now, m, k, n, k, false, false);
   }
 
   /**
@@ -354,7 +355,13 @@ public final class CycleModel {
    */
   public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, boolean groupScaled, long yStart,
                            long yEnd) {
-    now = back.streamedGemm(now, this::issue, m, k, n, int4, nmRows, groupScaled, yStart, yEnd);
+    streamedGemm(m, k, n, int4, nmRows, groupScaled, false, yStart, yEnd);
+  }
+
+  /** As above; {@code keepX}: no X copy ({@code xKeep=1}): the controller is free the cycle after GEMM_START. */
+  public void streamedGemm(int m, int k, int n, boolean int4, long nmRows, boolean groupScaled, boolean keepX,
+                           long yStart, long yEnd) {
+    now = back.streamedGemm(now, this::issue, m, k, n, int4, nmRows, groupScaled, keepX, yStart, yEnd);
   }
 
   /**

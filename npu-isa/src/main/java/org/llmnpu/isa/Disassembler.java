@@ -117,7 +117,7 @@ public final class Disassembler {
       return line(g, g.m(), g.k(), g.n(), g.x(), g.xStride(), g.w(), g.wStride(), g.y(), g.yStride())
           + (g.sparsity() != Command.DENSE ? " sparsity=" + g.sparsity() : "") + (g.accumulates() ? " accumulate=1" : "")
           + (g.streamsWeights() ? " wStream=1" : "") + (g.int4Weights() ? " wInt4=" + g.wInt4() : "") + (g.throughPpm() ? " ppm=" + g.ppm() : "")
-          + (g.gated() ? " gate=1" : "");
+          + (g.gated() ? " gate=1" : "") + (g.keepsX() ? " xKeep=1" : "");
     }
 
     @Override

@@ -107,15 +107,18 @@ final class GemmBackEnd {
     ppmBank = bank;
   }
 
-  /** A GEMM from cycle {@code now} with a W copy of {@code wRows} rows; returns the controller's next cycle. */
-  long gemm(long now, int m, int k, int n, int wRows, boolean sparse) {
+  /**
+   * A GEMM from cycle {@code now} with a W copy of {@code wRows} rows, after its X copy of {@code M·ceil(K/rows)} lines
+   * unless {@code keepX} ({@code xKeep=1}: X is in the engine's buffer); returns the controller's next cycle.
+   */
+  long gemm(long now, int m, int k, int n, int wRows, boolean sparse, boolean keepX) {
     int line = p.lineBytes();
     long kTiles = (k + (long) p.rows() - 1) / p.rows();
     long engineRun = sparse
         ? CycleFormulas.engineCyclesOverKTiles(p.rows(), p.rows(), p.mTile(), m,
             (k + 2L * p.rows() - 1) / (2L * p.rows()), n)
         : engine.engineCycles(p, m, k, n);
-    long copy = m * kTiles + CycleFormulas.weightCopyCycles(p, wRows, n);
+    long copy = (keepX ? 0 : m * kTiles) + CycleFormulas.weightCopyCycles(p, wRows, n);
     backStart = now + copy;
     drainCandidate = backStart + 1 + engineRun;
     drainLines = m * ((4L * n + line - 1) / line);
@@ -152,15 +155,17 @@ final class GemmBackEnd {
    * C·nmRows} beats, a column's metadata before its values, so the pass of N tile {@code nt}, K tile {@code kt}
    * needs beat {@code nt·nmRows + ceil(S/P) + min(S, (kt + 1)·rows) − 1} (a K tile of {@code 2·rows} K has
    * {@code rows} value rows); the engine runs {@code ceil(K / 2·rows)} K tiles.
+   * With {@code keepX} ({@code xKeep=1}) there is no X copy: GEMM_START is the command's first cycle {@code e}, the
+   * controller takes the next command in {@code e + 1}, and every K tile's X is ready ({@code X = 0}).
    * Starts from cycle {@code now}; {@code issue} issues the W beats over the controller's memory port. Returns the
    * controller's next cycle.
    */
   long streamedGemm(long now, BeatIssue issue, int m, int k, int n, boolean int4, long nmRows, boolean groupScaled,
-                    long yStart, long yEnd) {
+                    boolean keepX, long yStart, long yEnd) {
     int line = p.lineBytes();
     int rows = p.rows();
     long kTiles = (k + (long) rows - 1) / rows;
-    long copy = m * kTiles;
+    long copy = keepX ? 0 : m * kTiles;
     // the engine starts in the X copy's first cycle; the controller's GEMM_START follows the copy
     backStart = now;
     long controllerStart = now + copy;
@@ -187,7 +192,7 @@ final class GemmBackEnd {
       long wReady = first + beat * interval + written - backStart;
       // the X copy's K tile kt is in from engine cycle (kt + 1)·M − 1 (its last line in cycle backStart + (kt+1)·M − 1);
       // an N:M GEMM's K tile is two lines of K: min(2kt + 2, kTiles)·M − 1
-      long xReady = (nmRows > 0 ? Math.min(2 * kt + 2, kTiles) : kt + 1) * m - 1;
+      long xReady = keepX ? 0 : (nmRows > 0 ? Math.min(2 * kt + 2, kTiles) : kt + 1) * m - 1;
       return Math.max(wReady, xReady);
     };
     long engineKTiles = nmRows > 0 ? (k + 2L * rows - 1) / (2L * rows) : kTiles;

@@ -27,10 +27,19 @@ public sealed interface GemmCommands permits Command {
    * writes INT8 codes to Y instead of INT32; 2 (bits 21 and 23) does so with parameter bank 1 ({@link PpmCfg});
    * {@code gate} (bit 24, only with {@code ppm}) 1 multiplies each result in the PPM by the INT8 gate code already at its
    * Y byte (the SwiGLU gate, in place: {@code numerics.ppu.Ppm.processGated}; an NPU with
-   * {@link MachineParams#ppmGate()}).
+   * {@link MachineParams#ppmGate()}); {@code xKeep} (bit 25) 1 copies no X: the passes use the engine's X buffer as the
+   * last X copy left it ({@code x} and {@code xStride} are not read; {@link HeldX}; an NPU with
+   * {@link MachineParams#xKeep()}).
    */
   record Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
-              long sparsity, long accumulate, long wStream, long wInt4, long ppm, long gate) implements Command {
+              long sparsity, long accumulate, long wStream, long wInt4, long ppm, long gate, long xKeep)
+      implements Command {
+    /** A GEMM that copies its X ({@code xKeep} 0). */
+    public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
+                long sparsity, long accumulate, long wStream, long wInt4, long ppm, long gate) {
+      this(m, k, n, x, xStride, w, wStride, y, yStride, sparsity, accumulate, wStream, wInt4, ppm, gate, 0);
+    }
+
     /** A GEMM without the gate operand. */
     public Gemm(long m, long k, long n, long x, long xStride, long w, long wStride, long y, long yStride,
                 long sparsity, long accumulate, long wStream, long wInt4, long ppm) {
@@ -87,6 +96,16 @@ public sealed interface GemmCommands permits Command {
     /** Whether the PPM multiplies each result by the gate code at its Y byte (word 2 bit 24, the SwiGLU gate). */
     public boolean gated() {
       return gate != 0;
+    }
+
+    /** Whether the GEMM uses the X the engine's X buffer holds instead of copying X (word 2 bit 25). */
+    public boolean keepsX() {
+      return xKeep != 0;
+    }
+
+    /** The same GEMM with {@code xKeep} set to {@code keep} (1: use the X buffer as the last X copy left it). */
+    public Gemm withXKeep(long keep) {
+      return new Gemm(m, k, n, x, xStride, w, wStride, y, yStride, sparsity, accumulate, wStream, wInt4, ppm, gate, keep);
     }
 
     /** Whether any fused-datapath flag is set. */

@@ -128,7 +128,7 @@ public final class IsaSimulator {
         return finish(ErrorCause.UNDEFINED_OPCODE, index);
       }
       Command c = decoded.get();
-      ErrorCause fault = checks.check(c, ppm.tableLoaded());
+      ErrorCause fault = checks.check(c, ppm.tableLoaded(), execution.heldX());
       if (fault != ErrorCause.NONE) {
         cycles.decodeFault();
         return finish(fault, index);

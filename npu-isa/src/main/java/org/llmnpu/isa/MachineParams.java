@@ -43,12 +43,33 @@ import org.llmnpu.isa.dsp.DspPipeline;
  * @param ppmGate        the PPM has the gate operand: a {@code gemm ppm=1 gate=1} multiplies each result by the INT8
  *                       gate code already at its Y byte (the SwiGLU gate; else {@link ErrorCause#UNSUPPORTED}); needs a
  *                       PPM. The constructors without it give {@code false}
+ * @param xKeep          the GEMM engine keeps its X buffer across GEMMs: a {@code gemm xKeep=1} copies no X and uses
+ *                       the X the last X copy left there ({@link HeldX}; else {@link ErrorCause#UNSUPPORTED}). The
+ *                       constructors without it give {@code false}
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
                             int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
-                            boolean ppmGate) {
+                            boolean ppmGate, boolean xKeep) {
+
+  /** A machine whose GEMMs always copy X ({@code xKeep} false). */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
+                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
+                       boolean ppmGate) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
+        commandQueueDepth, ppmGate, false);
+  }
+
+  /** The same machine with ({@code true}) or without a kept X buffer (see {@link #xKeep}). */
+  public MachineParams withXKeep(boolean keep) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
+        mxLoad, commandQueueDepth, ppmGate, keep);
+  }
 
   /** A machine whose PPM has no gate operand ({@code ppmGate} false). */
   public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
@@ -64,7 +85,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withPpmGate(boolean gate) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, gate);
+        mxLoad, commandQueueDepth, gate, xKeep);
   }
 
   /** A machine that reads no command ahead ({@code commandQueueDepth} 1). */
@@ -80,7 +101,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withCommandQueueDepth(int depth) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, depth, ppmGate);
+        mxLoad, depth, ppmGate, xKeep);
   }
 
   /** A machine without MX decoding on the load path. */
@@ -96,7 +117,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMxLoad(boolean mx) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx,
-        commandQueueDepth, ppmGate);
+        commandQueueDepth, ppmGate, xKeep);
   }
 
   /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
@@ -111,7 +132,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad,
-        commandQueueDepth, ppmGate);
+        commandQueueDepth, ppmGate, xKeep);
   }
 
   /** Whether the NPU has a PPM. */
@@ -274,20 +295,20 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate);
+        commandQueueDepth, ppmGate, xKeep);
   }
 
   /** The same machine with another Vector DSP. */
   public MachineParams withDsp(DspParams d) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, d, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate);
+        commandQueueDepth, ppmGate, xKeep);
   }
 
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate);
+        commandQueueDepth, ppmGate, xKeep);
   }
 }
