@@ -128,8 +128,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
 
   /**
    * The default NPU: 16×16 array, 256 KiB scratchpad in 4 banks, 16 MiB memory, latency 32, 16 B/cycle, a 16-lane DSP
-   * of 512 rows and 256 program words; GEMM tiles up to 64×512×128 (engine buffers 32 + 64 KiB, results 32 KiB;
-   * larger GEMMs are tiled by the program).
+   * of 512 rows and 256 program words; GEMM tiles up to 64×512×128 (larger GEMMs are tiled by the program).
    */
   public static NpuConfig defaults() {
     return builder().build();
@@ -143,8 +142,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
 
   /**
    * {@link #small()} with a 2 KiB scratchpad, a 1-lane DSP of 16 rows and 16 program words, no PPU: the NPU the PPA,
-   * calibration and {@code npu report npu} tests share (one synthesis, about 4 minutes at 180 nm).
-   */
+   * calibration and {@code npu report npu} tests share (one synthesis, about 4 minutes at 180 nm). */
   public static NpuConfig tiny() {
     return small().toBuilder().spadKiB(2).dspLanes(1).dspRows(16).dspProgramDepth(16).ppu(false).build();
   }
@@ -252,6 +250,10 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return ppmConfig.gate();
   }
 
+  public boolean xKeep() {
+    return engineConfig.xKeep();
+  }
+
   public boolean mxLoad() {
     return memoryConfig.mxLoad();
   }
@@ -311,7 +313,7 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
         accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
         dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),
-        commandQueueDepth()).withPpmGate(ppmGate());
+        commandQueueDepth()).withPpmGate(ppmGate()).withXKeep(xKeep());
   }
 
   /**
@@ -350,8 +352,6 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
   public boolean weightStream() {
     return machine().weightStream() && engineTiming().weightStream();
   }
-
-  // the same NPU with one part changed
 
   /** The same NPU with or without the PPU. */
   public NpuConfig withPpu(boolean on) {

@@ -170,6 +170,11 @@ public final class NpuConfigBuilder {
     return set(NpuParameter.PPM_GATE, Boolean.toString(on));
   }
 
+  /** {@code xKeep}: the engine keeps its X buffer across GEMMs ({@code gemm xKeep=1}); needs the systolic engine. */
+  public NpuConfigBuilder xKeep(boolean on) {
+    return set(NpuParameter.X_KEEP, Boolean.toString(on));
+  }
+
   /** {@code bus}: {@code native} or {@code axi}. */
   public NpuConfigBuilder bus(String bus) {
     return set(NpuParameter.BUS, bus);
@@ -204,7 +209,8 @@ public final class NpuConfigBuilder {
         NpuParameter.BUS.canonical(values.get(NpuParameter.BUS)));
     NpuEngineConfig engine = new NpuEngineConfig(NpuEngineKind.of(ENGINE.canonical(values.get(ENGINE))),
         integer(ROWS), integer(M_TILE), integer(ACC_WIDTH), integer(IC_ACCUM_DEPTH), integer(MAX_M), integer(MAX_K),
-        integer(MAX_N), NpuEngineConfig.sparsityOf(values.get(SPARSITY)), integer(WEIGHT_ROWS_PER_CYCLE));
+        integer(MAX_N), NpuEngineConfig.sparsityOf(values.get(SPARSITY)), integer(WEIGHT_ROWS_PER_CYCLE),
+        bool(NpuParameter.X_KEEP));
     NpuDspConfig dsp = new NpuDspConfig(integer(DSP_LANES), integer(DSP_ROWS), integer(DSP_PROGRAM_DEPTH),
         number(DSP_MAX_RUN_CYCLES), integer(DSP_STAGES), bool(NpuParameter.DSP_PERMUTE));
     ClockGating gating = ClockGating.parse(CLOCK_GATING.key(), CLOCK_GATING.canonical(values.get(CLOCK_GATING)));

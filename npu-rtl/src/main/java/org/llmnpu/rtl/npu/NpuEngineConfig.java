@@ -30,10 +30,15 @@ import org.llmnpu.rtl.mac.WeightSparsity;
  * @param maxN               {@code maxN}
  * @param sparsity           {@code sparsity}: {@code dense}, {@code 2:4} or {@code 4:8}
  * @param weightRowsPerCycle {@code weightRowsPerCycle}: W rows copied from the scratchpad into the engine a cycle
+ * @param xKeep              {@code xKeep}: the X buffer is kept across GEMMs ({@code gemm xKeep=1}; systolic only)
  */
 public record NpuEngineConfig(NpuEngineKind kind, int rows, int mTile, int accWidth, int icAccumDepth, int maxM,
-                              int maxK, int maxN, WeightSparsity sparsity, int weightRowsPerCycle) {
+                              int maxK, int maxN, WeightSparsity sparsity, int weightRowsPerCycle, boolean xKeep) {
   public NpuEngineConfig {
+    if (xKeep && kind != NpuEngineKind.SYSTOLIC) {
+      throw new IllegalArgumentException("xKeep needs engine systolic (the PiM macro's X path keeps no X buffer), got"
+          + " engine " + (kind == null ? null : kind.key()));
+    }
     if (kind == null) {
       throw new IllegalArgumentException("engine must be one of " + String.join(", ", NpuEngineKind.keys())
           + ", got null");

@@ -66,6 +66,9 @@ public enum NpuParameter {
   WEIGHT_ROWS_PER_CYCLE("weightRowsPerCycle", Group.ENGINE, "weightRowsPerCycle", powersOfTwo(1, 16), "1", true,
       "W rows a GEMM copies into the engine a cycle (scratchpad read ports; at most rows)",
       c -> c.weightRowsPerCycle()),
+  X_KEEP("xKeep", Group.ENGINE, "xKeep", bool(), "false", true,
+      "the engine keeps its X buffer across GEMMs: gemm xKeep=1 copies no X (the N tiles after the first of the same X; "
+          + "needs engine systolic)", c -> c.xKeep()),
   PPU("ppu", Group.PPM, "ppu", bool(), "true", true,
       "the PPM's PPU (table nonlinearity after requantization); the PPM itself is always built", c -> c.ppu()),
   PPM_GATE("ppmGate", Group.PPM, "gate", bool(), "false", true,

@@ -59,7 +59,7 @@ class NpuParameterTest {
         .icAccumDepth(3).maxM(32).maxK(1024).maxN(256).memory(9, 4).watchdogCycles(999).dspLanes(8).dspRows(256)
         .dspProgramDepth(128).dspMaxRunCycles(1L << 32).dspStages(2).dspPermute(true)
         .engine("systolic").weightRowsPerCycle(1).ppu(false).mxLoad(true).sparsity("2:4").commandQueueDepth(2)
-        .clockGating("checked").bus("axi").build();
+        .clockGating("checked").bus("axi").xKeep(true).build();
     for (NpuParameter p : NpuParameter.values()) {
       // ppmGate needs ppu, which this configuration turns off: its round trip is below
       if (p != NpuParameter.ENGINE && p != NpuParameter.WEIGHT_ROWS_PER_CYCLE && p != NpuParameter.PPM_GATE) {
