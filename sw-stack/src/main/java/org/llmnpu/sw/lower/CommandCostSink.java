@@ -196,7 +196,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     add(Counter.DENSE_MACS, (long) m * k * n);
     add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(EngineRecurrence.pairOrder(p, g) ? pairTiles
         : sparse ? sparseTiles : denseTiles, m, k, n));
-    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line)
+    add(Counter.SPAD_READS, (g.keepsX() ? 0 : m * ((k + (long) line - 1) / line))
         + (g.streamsWeights() ? 0 : g.wRows() * ((n + (long) line - 1) / line)));
     add(Counter.SPAD_WRITES, m * drainLines);
     if (g.accumulates()) {
@@ -217,9 +217,9 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
       long rows = StreamedWeights.rows(g);
       add(Counter.EXT_READ_BEATS, StreamedWeights.beatColumns(g, line) * rows);
       add(Counter.DMA_LOAD_BYTES, rows * StreamedWeights.rowBytes(g));
-      cm.streamedGemm(m, k, n, g.int4Weights(), sparse ? rows : 0, g.groupScaledWeights(), yStart, yEnd);
+      cm.streamedGemm(m, k, n, g.int4Weights(), sparse ? rows : 0, g.groupScaledWeights(), g.keepsX(), yStart, yEnd);
     } else {
-      cm.gemm(m, k, n, (int) g.wRows(), sparse, yStart, yEnd);
+      cm.gemm(m, k, n, (int) g.wRows(), sparse, g.keepsX(), yStart, yEnd);
     }
     if (g.throughPpm()) {
       cm.drainThroughPpm(g.ppmBank());

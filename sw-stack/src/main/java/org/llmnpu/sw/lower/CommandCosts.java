@@ -217,7 +217,6 @@ abstract class CommandCosts {
     }));
   }
 
-
   /**
    * The walk's stand-in for scratchpad ranges (the DSP copies beside a GEMM, {@code CycleModel#dispatchDspCopy}): a
    * GEMM's results are buffer {@link #resultTag} (range {@code [tag, tag + 1)}); a {@code dspin} of INT32 reads the
@@ -230,6 +229,8 @@ abstract class CommandCosts {
   long resultTag = RESULTS;
   /** Rows of the GEMMs issued from now on from {@link #resultTag} (1 unless a row-exact region is named). */
   long resultRows = 1;
+  /** The GEMMs issued from now on copy no X ({@code gemm xKeep=1}: an N tile after the first of the same X). */
+  boolean keepX;
   /** Added to the result tags now: a second block in flight has its own buffers ({@link BlockLane}). */
   long laneTags;
   /** A lane's result buffers ({@link #laneTags}) lie this far apart. */
@@ -272,10 +273,7 @@ abstract class CommandCosts {
     }));
   }
 
-  /**
-   * A GEMM whose W streams from memory ({@code gemm wStream=1}; {@code int4}: {@code wInt4=1}; {@code sparse}: 2:4
-   * value rows and packed positions, {@code npu-isa StreamedWeights}).
-   */
+  /** A GEMM whose W streams from memory ({@code gemm wStream=1}; {@code int4}: {@code wInt4=1}; {@code sparse}: 2:4). */
   final void streamedGemm(int m, int k, int n, boolean int4, boolean sparse) {
     streamedGemm(m, k, n, int4, sparse, false);
   }
@@ -290,14 +288,15 @@ abstract class CommandCosts {
     long tag = laneTag(resultTag);
     long tagRows = resultRows;
     long streamBeats = (sparse ? (k * 5L + 7) / 8 : k) * (((int4 ? (n + 1L) / 2 : n) + line - 1) / line);
+    boolean keep = keepX;
     order.gemm(operator(), tag, tagRows, streamBeats, ppmDrain, costed(() -> {
-      streamedGemmCost(m, k, n, int4, sparse, groupScaled, ppmDrain, tag, tagRows);
+      streamedGemmCost(m, k, n, int4, sparse, groupScaled, ppmDrain, keep, tag, tagRows);
       drain.run();
     }));
   }
 
   private void streamedGemmCost(int m, int k, int n, boolean int4, boolean sparse, boolean groupScaled,
-                                boolean ppmDrain, long tag, long tagRows) {
+                                boolean ppmDrain, boolean keep, long tag, long tagRows) {
     issue(false, "gemm wStream");
     long values = sparse ? 2L * ((k + 3) / 4) : k;
     long rows = sparse ? values + (values + 3) / 4 : groupScaled ? LoweredModel.groupScaledRow(k) : k;
@@ -308,9 +307,9 @@ abstract class CommandCosts {
     long rowBytes = int4 ? (n + 1L) / 2 : n;
     add(Counter.EXT_READ_BEATS, (rowBytes + line - 1) / line * rows);
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
-    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line));
+    add(Counter.SPAD_READS, keep ? 0 : m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, tag, tag + tagRows);
+    cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, keep, tag, tag + tagRows);
     if (!ppmDrain) {
       noteBesideWindow();
     }
@@ -324,22 +323,23 @@ abstract class CommandCosts {
   private void gemm(int m, int k, int n, boolean sparse, Runnable after) {
     long tag = laneTag(resultTag);
     long tagRows = resultRows;
+    boolean keep = keepX;
     order.gemm(operator(), tag, tagRows, -1, false, costed(() -> {
-      gemmCost(m, k, n, sparse, tag, tagRows);
+      gemmCost(m, k, n, sparse, keep, tag, tagRows);
       after.run();
     }));
   }
 
-  private void gemmCost(int m, int k, int n, boolean sparse, long tag, long tagRows) {
+  private void gemmCost(int m, int k, int n, boolean sparse, boolean keep, long tag, long tagRows) {
     issue(false, "gemm");
     int wRows = sparse ? 4 * ((k + 3) / 4) : k;
     add(Counter.MACS, sparse ? (long) m * n * (wRows / 2) : (long) m * k * n);
     add(Counter.DENSE_MACS, (long) m * k * n);
     add(Counter.PSUM_WRITEBACKS, TiledGemm.psumWritebacks(sparse ? sparseTiles : denseTiles, m, k, n));
     long drainLines = (4L * n + line - 1) / line;
-    add(Counter.SPAD_READS, m * ((k + (long) line - 1) / line) + wRows * ((n + (long) line - 1) / line));
+    add(Counter.SPAD_READS, (keep ? 0 : m * ((k + (long) line - 1) / line)) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
-    cm.gemm(m, k, n, wRows, sparse, tag, tag + tagRows);
+    cm.gemm(m, k, n, wRows, sparse, keep, tag, tag + tagRows);
     noteBesideWindow();
   }
   /**

@@ -13,8 +13,8 @@ import org.llmnpu.isa.dsp.DspRunParameters;
 /**
  * What one command reads and writes, as ranges of the NPU's state, for {@link BlockInterleaver}'s dependence test:
  * scratchpad bytes, external-memory bytes, Vector DSP buffer elements, DSP program-memory words, and three
- * whole-unit states (the DSP's registers, length and tables; the PPM's channel parameters and table; everything, for a
- * barrier). Two commands may swap only when no range of one overlaps a range of the other on the same state with at
+ * whole-unit states (the DSP's registers, length and tables; the PPM's channel parameters and table; the engine's X buffer,
+ * {@link #xBuffer}; everything, for a barrier). Two commands may swap only when no range of one overlaps a range of the other on the same state with at
  * least one of them writing it.
  *
  * <p>Every range is a superset of the bytes the golden ({@code IsaSimulator}) touches: a strided access counts from
@@ -25,7 +25,15 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  */
 record CommandFootprint(List<Access> accesses) {
   /** A state of the NPU a command touches. */
-  enum State { SPAD, EXT, DSP_BUFFER, DSP_PROGRAM, DSP_REGISTERS, DSP_TABLES, PPM, ALL }
+  enum State { SPAD, EXT, DSP_BUFFER, DSP_PROGRAM, DSP_REGISTERS, DSP_TABLES, PPM, X_BUFFER, ALL }
+
+  /**
+   * A GEMM's use of the engine's X buffer on an NPU that keeps it ({@code MachineParams.xKeep}): written, so that GEMMs
+   * keep their program order and a {@code gemm xKeep=1} reads the copy of the GEMM before it in the program.
+   */
+  static Access xBuffer() {
+    return new Access(State.X_BUFFER, 0, 1, true);
+  }
 
   /** The DSP's registers as {@link State#DSP_REGISTERS} indices: 0..31, then the element count {@code SETLEN} sets. */
   static final int LENGTH = DspInstruction.REGISTERS;
@@ -77,6 +85,9 @@ record CommandFootprint(List<Access> accesses) {
       a.add(write(State.EXT, x.ext(), x.extStride(), x.rowBytes(), x.rows()));
     } else if (c instanceof Command.Gemm g) {
       gemm(g, a);
+      if (p.xKeep()) {
+        a.add(xBuffer());
+      }
     } else if (c instanceof Command.DspIn x) {
       long bytes = elementBytes(x.format());
       a.add(read(State.SPAD, x.spad(), x.spadStride(), x.rowElems() * bytes, x.rows()));

@@ -161,8 +161,10 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
       int nn = Math.min(tile, c.hiddenDim() - j0);
       int bank = LoweringEmitter.ppmBank(j0, tile);
       ppmCfg(nn, bank);
+      keepX = p.xKeep() && j0 > 0; // as LoweringEmitter#gemmPpm
       streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE, bank, gate);
     }
+    keepX = false;
   }
 
   /**
@@ -195,8 +197,10 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     ppmGemms(n, false);
     // up: INT32 results without the PPM
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+      keepX = p.xKeep() && j0 > 0; // as LoweringEmitter#gemmPpm
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
+    keepX = false;
     operator("SwiGLU");
     for (int t = 0; t < n; t += pairs && t + 1 < n ? 2 : 1) {
       int pair = pairs && t + 1 < n ? 2 : 1;

@@ -309,10 +309,10 @@ final class LoweringEmitter {
               : (streamedGroupScaled ? LoweredModel.groupScaledRow(k0) : k0) * wStride;
           long w = streamed + chunk + (streamedInt4 ? n0 / 2 : n0);
           b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, w, wStride, y, yStride,
-              sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0));
+              sparsity, 0, 1, streamedGroupScaled ? 2 : streamedInt4 ? 1 : 0, 0, 0, l.keepsX(n0 > from)));
         } else {
-          b.gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0, wStride, y,
-              yStride, sparsity);
+          b.add(new Command.Gemm(mRows, split.length(c), nn, x + k0, xStride, l.sWT + (long) k0 * wStride + n0,
+              wStride, y, yStride, sparsity, 0, 0, 0, 0, 0, l.keepsX(n0 > from)));
         }
       }
     }
@@ -385,8 +385,8 @@ final class LoweringEmitter {
         b.add(new Command.PpmCfg(records + (long) j0 * Command.PPM_RECORD_BYTES, nn, 0, bank));
       }
       int col = col0 + j0;
-      b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride,
-          y + (ppm ? j0 : 4L * j0), l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0));
+      b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + (ppm ? j0 : 4L * j0),
+          l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0, l.keepsX(j0 > 0)));
     }
   }
 

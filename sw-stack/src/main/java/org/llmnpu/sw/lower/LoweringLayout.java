@@ -317,4 +317,12 @@ final class LoweringLayout {
   int dspRowsUsed() {
     return dspNext;
   }
+
+  /**
+   * A GEMM's {@code xKeep}: 1 for an N tile after the first of the same X ({@code laterTile}, no other GEMM between) on
+   * an NPU that keeps its X buffer ({@code MachineParams.xKeep}), else 0.
+   */
+  long keepsX(boolean laterTile) {
+    return p.xKeep() && laterTile ? 1 : 0;
+  }
 }

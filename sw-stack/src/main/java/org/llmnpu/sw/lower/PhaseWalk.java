@@ -225,10 +225,12 @@ abstract class PhaseWalk extends DspRunCosts {
       for (int ci = 0; ci < ks.count(); ci++) {
         resultTag = RESULTS + ci;
         for (int n0 = 0; n0 < n; n0 += streamTile) {
+          keepX = p.xKeep() && n0 > 0; // as LoweringLayout#keepsX
           streamedGemm(m, ks.length(ci), Math.min(streamTile, n - n0), b == 4, sparse, b == 4 && groupScaled);
         }
       }
       resultTag = RESULTS;
+      keepX = false;
       return;
     }
     int tile = Math.max(line, p.maxN() / line * line);
@@ -237,10 +239,12 @@ abstract class PhaseWalk extends DspRunCosts {
       for (int ci = 0; ci < ks.count(); ci++) {
         resultTag = RESULTS + ci;
         for (int n0 = 0; n0 < n; n0 += tile) {
+          keepX = p.xKeep() && n0 > 0;
           gemm(m, ks.length(ci), Math.min(tile, n - n0), sparse);
         }
       }
       resultTag = RESULTS;
+      keepX = false;
       return;
     }
     for (int n0 = 0; n0 < n; n0 += tile) {

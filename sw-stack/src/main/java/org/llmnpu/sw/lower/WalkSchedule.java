@@ -75,7 +75,11 @@ final class WalkSchedule implements CostOrder {
   /** A GEMM (through the PPM: it reads the PPM's parameters). */
   @Override
   public void gemm(String operator, long tag, long rows, long streamBeats, boolean ppm, Runnable cost) {
-    hold(LaneFootprints.gemm(lane, ppm), cost, false, 0, streamBeats, null, false);
+    List<Access> a = new java.util.ArrayList<>(LaneFootprints.gemm(lane, ppm));
+    if (p.xKeep()) {
+      a.add(CommandFootprint.xBuffer()); // as CommandFootprint#of: GEMMs keep their order on an xKeep NPU
+    }
+    hold(a, cost, false, 0, streamBeats, null, false);
   }
 
   /** A {@code ppmcfg} or {@code pputab}. */
