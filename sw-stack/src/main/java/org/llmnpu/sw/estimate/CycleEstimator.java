@@ -25,12 +25,13 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * lowering, stated with every result.
  *
  * <p>At {@code --fusion full} (each token's q/k/v scales) a prefill of more than one block goes with two token blocks
- * in flight, skewed ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed}: the lowering's
- * {@code DecoderLowering#skewed} program, whose commands the walk orders exactly as the lowering's interleaver does),
- * where the lowering holds both blocks' buffers and that prefill takes fewer cycles than one block at a time
- * ({@link CycleEstimate#prefillOrder} says which, and why not). Its walk costs layer 0 and layer 1 and scales layer 1
- * to the rest: from the second layer on every layer of the walk costs the same (the resident programs and the
- * interleaver's window start afresh at each layer; 7B int8: 2 and 3 layers costed give the same cycles).
+ * in flight, skewed, in windows across layers ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed},
+ * {@link PhaseCostModel#acrossLayers}: the lowering's {@code DecoderLowering#skewed} and {@code #acrossLayers}
+ * program, whose commands the walk orders exactly as the lowering's interleaver does), where the lowering holds both
+ * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
+ * says which, and why not). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer costed drains
+ * the window, and from the second layer on every layer of the walk costs the same (7B int8: 2 and 3 layers asked for
+ * give the same cycles).
  */
 public final class CycleEstimator {
   /** Weight formats the cost model reproduces exactly (tests against the golden counters). */
@@ -100,11 +101,12 @@ public final class CycleEstimator {
     PhaseCost decode = cost.step(1, promptLen, c.layers());
     String order = ONE_BLOCK;
     if (applied.applied() == Fusion.FULL && promptLen > block && !staticQkv) {
-      // two token blocks in flight, skewed (DecoderLowering#skewed), where the lowering holds both and it is faster:
+      // two token blocks in flight, skewed, in windows across layers (DecoderLowering#skewed, #acrossLayers), where
+      // the lowering holds both and it is faster:
       // the walk's order is the lowering's program's (WalkScheduleTest), its layers from the second on cost the same
       PhaseCostModel two = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
           WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-          applied.applied()).interleave(true, true).skewed(true);
+          applied.applied()).interleave(true, true).skewed(true).acrossLayers(true);
       PhaseCost skewed = two.step(promptLen, 0, staging == Staging.STREAMED ? Math.min(2, c.layers()) : c.layers());
       boolean inFlight = staging == Staging.STREAMED || two.twoBlocksWhyNot().isEmpty();
       if (inFlight && skewed.cycles() < prefill.cycles()) {
@@ -122,8 +124,8 @@ public final class CycleEstimator {
   /** The prefill's order of token blocks ({@link CycleEstimate#prefillOrder}): one at a time. */
   public static final String ONE_BLOCK = "one token block at a time";
   /** The prefill's order with two token blocks in flight, skewed, where it is faster. */
-  public static final String TWO_BLOCKS_SKEWED = "two token blocks in flight, skewed (each block's QKV GEMM streams "
-      + "beside the other's DSP work; DecoderLowering#skewed)";
+  public static final String TWO_BLOCKS_SKEWED = "two token blocks in flight, skewed, in windows across layers (each "
+      + "block's QKV GEMM streams beside the other's DSP work; DecoderLowering#skewed, #acrossLayers)";
 
   /**
    * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it

@@ -72,8 +72,9 @@ class CycleEstimatorTest {
   }
 
   /**
-   * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, where
-   * that is faster: its walk costs two layers and scales the second to the rest, as costing every layer does.
+   * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, in
+   * windows across layers, where that is faster: its walk costs three layers and scales the second to the rest (the
+   * third drains the window), as costing every layer does.
    */
   @Test
   void aStreamedPrefillOfSeveralBlocksGoesTwoBlocksSkewedWhereThatIsFaster() {
@@ -85,8 +86,9 @@ class CycleEstimatorTest {
     PhaseCostModel one = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
         org.llmnpu.sw.lower.Fusion.FULL);
     PhaseCostModel two = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
-        org.llmnpu.sw.lower.Fusion.FULL).interleave(true, true).skewed(true);
+        org.llmnpu.sw.lower.Fusion.FULL).interleave(true, true).skewed(true).acrossLayers(true);
     PhaseCost everyLayer = two.step(128, 0, c.layers());
+    // in windows across layers the last layer drains the window: layers 0-2 costed, layer 1 stands for layer 2's
     assertEquals(everyLayer, two.step(128, 0, 2), "layers from the second on cost the same");
     long oneBlock = one.step(128, 0, c.layers()).cycles();
     System.out.printf("mid, 128 tokens in blocks of %d: one block at a time %,d cycles, two skewed %,d (%s)%n",

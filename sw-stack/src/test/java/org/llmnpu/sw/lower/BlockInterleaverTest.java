@@ -9,6 +9,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
@@ -49,14 +50,17 @@ class BlockInterleaverTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"int8, 8, 40, false, false", "s2_4, 16, 40, false, false", "int8, 8, 40, true, false",
-      "int8, 8, 16, true, false", "int4, 8, 40, true, false", "s2_4, 8, 40, true, false", "int8, 8, 28, true, false",
-      "int8, 8, 40, true, true", "int4, 8, 16, true, true", "s2_4, 8, 28, true, true"})
+  @CsvSource({"int8, 8, 40, false, false, false", "s2_4, 16, 40, false, false, false",
+      "int8, 8, 40, true, false, false", "int8, 8, 16, true, false, false", "int4, 8, 40, true, false, false",
+      "s2_4, 8, 40, true, false, false", "int8, 8, 28, true, false, false", "int8, 8, 40, true, true, false", "int4, 8, 16, true, true, false",
+      "s2_4, 8, 28, true, true, false", "int8, 8, 40, true, true, true", "int8, 8, 16, true, true, true",
+      "int4, 8, 40, true, true, true", "s2_4, 8, 28, true, true, true", "int8, 8, 28, true, false, true"})
   void interleavedPrefillGivesTheSequentialLogitsOnStories260K(String format, int block, int tokens,
-                                                               boolean twoBlocks, boolean skewed) throws Exception {
+                                                               boolean twoBlocks, boolean skewed, boolean acrossLayers)
+      throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = twoBlocks ? twoBlockNpu(format) : FusedLoweringTest.machine(format);
-    assertSameResults(w, m, format, block, prompt(tokens, w.config().vocabSize(), 7), twoBlocks, skewed);
+    assertSameResults(w, m, format, block, prompt(tokens, w.config().vocabSize(), 7), twoBlocks, skewed, acrossLayers);
   }
 
   @Test
@@ -86,12 +90,16 @@ class BlockInterleaverTest {
     assertTrue(eight.lowering().twoBlocksInFlight(), eight.lowering().twoBlocksWhyNot());
   }
 
-  /** Two blocks in flight skewed ({@link DecoderLowering#skewed}) on a GQA shape with a ragged hidden size. */
-  @Test
-  void skewedPrefillGivesTheSequentialLogitsOnAGqaShape() {
+  /**
+   * Two blocks in flight skewed ({@link DecoderLowering#skewed}), and in windows across layers
+   * ({@link DecoderLowering#acrossLayers}), on a GQA shape with a ragged hidden size.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void skewedPrefillGivesTheSequentialLogitsOnAGqaShape(boolean acrossLayers) {
     ModelConfig c = new ModelConfig(128, 172, 2, 4, 2, 64, 64);
     ModelWeights w = SyntheticWeights.generate(c, 7);
-    assertSameResults(w, twoBlockNpu("int8"), "int8", 8, prompt(26, c.vocabSize(), 3), true, true);
+    assertSameResults(w, twoBlockNpu("int8"), "int8", 8, prompt(26, c.vocabSize(), 3), true, true, acrossLayers);
   }
 
   @Test
@@ -112,16 +120,16 @@ class BlockInterleaverTest {
 
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
                                         boolean twoBlocks) {
-    assertSameResults(w, m, format, block, prompt, twoBlocks, false);
+    assertSameResults(w, m, format, block, prompt, twoBlocks, false, false);
   }
 
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
-                                        boolean twoBlocks, boolean skewed) {
+                                        boolean twoBlocks, boolean skewed, boolean acrossLayers) {
     int context = 48;
     LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
     NpuDecoder sequential = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder interleaved = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    interleaved.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed);
+    interleaved.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     NpuDecoder.Step s = sequential.prefill(prompt, true);
     NpuDecoder.Step i = interleaved.prefill(prompt, true);
     assertEquals(s.logits().length, i.logits().length);
@@ -141,17 +149,18 @@ class BlockInterleaverTest {
     }
     // both lanes batch their attention as one block does (LaneBatching), so the GEMMs and their MACs are the same
     assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
-    System.out.printf("%s block %d, %d tokens%s: sequential %,d cycles, interleaved %,d (two blocks in flight %s%s, %d"
-        + " commands moved in the last program)%n", format, block, prompt.length, skewed ? " skewed" : "",
+    System.out.printf("%s block %d, %d tokens%s%s: sequential %,d cycles, interleaved %,d (two blocks in flight %s%s, "
+        + "%d commands moved in the last program)%n", format, block, prompt.length, skewed ? " skewed" : "",
+        acrossLayers ? " across layers" : "",
         s.counter(Counter.CYCLES),
         i.counter(Counter.CYCLES), interleaved.lowering().twoBlocksInFlight(),
         twoBlocks ? " " + interleaved.lowering().twoBlocksWhyNot() : "",
         interleaved.lowering().interleavedCommands());
     // the cost model walks the interleaved stream of a prefill that keeps the last token's logits
     NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    last.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed);
+    last.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
-        .interleave(true, twoBlocks).skewed(skewed);
+        .interleave(true, twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModelTest.assertEveryCounterEqual(last.prefill(prompt, false),
         cost.step(prompt.length, 0, w.config().layers()));
   }

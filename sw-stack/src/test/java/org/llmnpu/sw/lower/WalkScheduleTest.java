@@ -36,33 +36,56 @@ class WalkScheduleTest {
    * Two token blocks in flight, layer by layer or skewed: the walk orders its commands as the lowering's interleaver
    * does (both by {@link LaneFootprints}) and every counter (cycles, commands, the second block's {@code dspld}s)
    * equals the lowering's program's, on stories260K (int8, int4, s2_4; ragged last blocks) and on a GQA shape of
-   * hidden 172 (4 heads, 2 KV heads; int8, s2_4).
+   * hidden 172 (4 heads, 2 KV heads; int8, s2_4). In windows across layers ({@link DecoderLowering#acrossLayers}, also
+   * with 2 of 5 layers costed and the rest added as the last one did) the work counters are equal and the cycles within
+   * 0.3 % (the program loads, below).
    */
   @ParameterizedTest
-  @CsvSource({"stories260K, int8, 16, true", "stories260K, int8, 16, false", "stories260K, int8, 40, true",
-      "stories260K, int8, 28, false", "stories260K, int4, 16, true", "stories260K, s2_4, 28, true",
-      "gqa, int8, 26, true", "gqa, int8, 16, false", "gqa, s2_4, 26, true"})
-  void inTheTwoBlockOrdersTheWalkEqualsTheLowering(String shape, String format, int tokens, boolean skewed)
-      throws Exception {
+  @CsvSource({"stories260K, int8, 16, true, false, 5", "stories260K, int8, 16, false, false, 5",
+      "stories260K, int8, 40, true, false, 5", "stories260K, int8, 28, false, false, 5",
+      "stories260K, int4, 16, true, false, 5", "stories260K, s2_4, 28, true, false, 5",
+      "gqa, int8, 26, true, false, 2", "gqa, int8, 16, false, false, 2", "gqa, s2_4, 26, true, false, 2",
+      "stories260K, int8, 16, true, true, 5", "stories260K, int8, 40, true, true, 5",
+      "stories260K, int8, 40, true, true, 2", "stories260K, int8, 28, false, true, 5",
+      "stories260K, int4, 16, true, true, 5", "stories260K, s2_4, 28, true, true, 5",
+      "gqa, int8, 26, true, true, 2", "gqa, s2_4, 26, true, true, 2"})
+  void inTheTwoBlockOrdersTheWalkEqualsTheLowering(String shape, String format, int tokens, boolean skewed,
+                                                   boolean acrossLayers, int costedLayers) throws Exception {
     // the GQA shape: 4 heads of 16, 2 KV heads, hidden 172 (with a vocabulary of 64 its DSP rows lie so that the
     // lowering's plain rewriting shares one attention RMSNorm run between two tokens where the walk does not, in
     // program order already: the walk does not know the lowering's rows)
     ModelConfig c = shape.equals("gqa") ? new ModelConfig(64, 172, 2, 4, 2, 512, 512)
         : ModelCatalog.load("stories260K", 1).config();
     MachineParams m = BlockInterleaverTest.twoBlockNpu(format);
-    PhaseCostModel lowering = model(c, m, format, false).interleave(true, true).skewed(skewed);
-    PhaseCost exact = lowering.step(tokens, 0, c.layers());
+    PhaseCostModel lowering = model(c, m, format, false).interleave(true, true).skewed(skewed)
+        .acrossLayers(acrossLayers);
+    PhaseCost exact = lowering.step(tokens, 0, costedLayers);
     assertEquals("", lowering.twoBlocksWhyNot(), "two blocks fit the lowering");
-    PhaseCostModel walk = model(c, m, format, true).interleave(true, true).skewed(skewed);
-    PhaseCost walked = walk.step(tokens, 0, c.layers());
-    PhaseCost sequential = model(c, m, format, true).step(tokens, 0, c.layers());
-    System.out.printf("%s %s %d tokens, two blocks%s: lowering %,d cycles (%,d commands), walk %,d; one block at a "
-        + "time "
-        + "%,d%n", shape, format, tokens, skewed ? " skewed" : "", exact.cycles(), exact.counter(Counter.COMMANDS),
+    PhaseCostModel walk = model(c, m, format, true).interleave(true, true).skewed(skewed).acrossLayers(acrossLayers);
+    PhaseCost walked = walk.step(tokens, 0, costedLayers);
+    PhaseCost sequential = model(c, m, format, true).step(tokens, 0, costedLayers);
+    System.out.printf("%s %s %d tokens, two blocks%s%s, %d layers costed: lowering %,d cycles (%,d commands), walk "
+        + "%,d; one block at a time %,d%n", shape, format, tokens, skewed ? " skewed" : "",
+        acrossLayers ? " across layers" : "", costedLayers, exact.cycles(), exact.counter(Counter.COMMANDS),
         walked.cycles(), sequential.cycles());
-    for (Counter k : Counter.values()) {
-      assertEquals(exact.counter(k), walked.counter(k), k.key());
+    // in windows across layers the program memory's placements stay from layer to layer, and the walk's programs do
+    // not carry every per-layer constant the lowering's do (the static input scales of its quantizations but those of
+    // the RMSNorms'): which programs a later layer finds resident may differ, so the program loads (commands, their
+    // beats, fetch and DSP cycles) and the cycles are bounded (0.3 %), the work counters exact
+    java.util.Set<Counter> loads = acrossLayers ? java.util.EnumSet.of(Counter.CYCLES, Counter.COMMANDS,
+        Counter.EXT_READ_BEATS, Counter.FETCH_CYCLES, Counter.DSP_CYCLES) : java.util.EnumSet.noneOf(Counter.class);
+    if (acrossLayers) {
+      assertTrue(Math.abs(walked.cycles() - exact.cycles()) <= 3 * exact.cycles() / 1000, "walk " + walked.cycles()
+          + " cycles, lowering " + exact.cycles());
     }
+    StringBuilder differ = new StringBuilder();
+    for (Counter k : Counter.values()) {
+      if (exact.counter(k) != walked.counter(k) && !loads.contains(k)) {
+        differ.append(' ').append(k.key()).append(' ').append(exact.counter(k)).append(" != ")
+            .append(walked.counter(k));
+      }
+    }
+    assertEquals("", differ.toString(), "the walk's counters against the lowering's");
     assertTrue(walk.walkMovedCommands() > 0, "nothing moved beside a W stream");
   }
 
