@@ -47,7 +47,7 @@ final class AttentionLowering {
 
   /** Scratchpad bytes of one slot's cos/sin row in {@link #sRope}. */
   private int ropeRowBytes() {
-    return LoweredModel.roundUp(4 * l.nq, l.line);
+    return l.ropeRowBytes;
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
@@ -126,7 +126,7 @@ final class AttentionLowering {
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     if (batched != null) {
-      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
+      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.qSpan, n);
     }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
@@ -142,7 +142,7 @@ final class AttentionLowering {
       int slot = pos + t;
       if (batched != null) {
         // at full the cos/sin row comes first, so that the dequantization, RoPE and quantization runs join
-        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.qSpan, 1, l.rCs, Command.FMT_FP16, 0);
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       if (batched == null) {
@@ -152,7 +152,7 @@ final class AttentionLowering {
         programs.subList(1, programs.size()).forEach(e::run);
       } else if (pinned) {
         b.dspRunPinned(qkvPrograms(qRows, kRows, t, true, qkvScales));
-        e.run(r.moveElements(l.rAcc, 2 * l.nq, l.rQQ + t * 2 * qRows));
+        e.run(r.moveElements(l.rAcc, 2 * l.qSpan, l.rQQ + t * 2 * qRows));
         e.run(r.moveElements(l.rAcc + 2 * qRows, r.lanes(), l.rDQ + t));
       } else {
         qkvPrograms(qRows, kRows, t, false, qkvScales).forEach(e::run);
@@ -160,7 +160,7 @@ final class AttentionLowering {
       if (batched != null && batched.headMajorKeys) {
         batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
       } else {
-        b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+        keyRowOut(l.sKC + (long) slot * m.kvBytes);
       }
       if (kT != null) {
         // a line of slots complete: its K rows (the K row's order) to Kᵀ
@@ -217,14 +217,15 @@ final class AttentionLowering {
     var r = l.r;
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
+    // RoPE and the quantizations over the halves padded to whole rows (LoweredModel#qSpan): the padding is zeros
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.qSpan, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
         new int[] {l.rQ, l.rQ + qRows}));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
-        l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.kSpan, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows,
+        l.rCs, l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
     var vectors = java.util.List.of(
-        new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
+        new DspQuantizer.Vector(l.rQ, 2 * l.qSpan, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
             staged ? l.rAcc + 2 * qRows : l.rDQ + t),
-        new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
+        new DspQuantizer.Vector(l.rK, 2 * l.kSpan, -1, l.rKQ, l.rDK),
         new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV));
     programs.addAll(quantizations(r, vectors, qkvScales));
     return programs;
@@ -251,14 +252,27 @@ final class AttentionLowering {
 
   /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */
   private int moveWords() {
-    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.nq, 0), l.r.moveElements(0, l.r.lanes(), 0)))
+    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.qSpan, 0), l.r.moveElements(0, l.r.lanes(), 0)))
         .size();
   }
 
   /** The cos/sin row of cache slot {@code slot} → DSP rows rCs (through sVEC). */
   private void ropeIn(int slot) {
-    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.nq, 1);
-    e.b.dspIn(l.sVEC, l.line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.qSpan, 1);
+    e.b.dspIn(l.sVEC, l.line, 2L * l.qSpan, 1, l.rCs, Command.FMT_FP16, 0);
+  }
+
+  /**
+   * The K row's codes (evens then odds, kvDim INT8) from rKQ to the scratchpad at {@code at}: one {@code dspout}, or
+   * where the halves are padded to whole rows ({@link LoweredModel#kSpan}) one a half.
+   */
+  private void keyRowOut(long at) {
+    if (l.kSpan == l.nk) {
+      e.b.dspOut(at, l.line, l.c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+    } else {
+      e.b.dspOut(at, l.line, l.nk, 1, l.rKQ, Command.FMT_INT8);
+      e.b.dspOut(at + l.nk, l.line, l.nk, 1, l.rKQ + l.r.rows(l.nk), Command.FMT_INT8);
+    }
   }
 
   /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */

@@ -131,7 +131,7 @@ final class BatchedAttention {
     long stage = sKeyStage + 2L * first * line;
     int evens = l.rKQ + first * l.half / l.lanes;
     b.dspOut(stage, 2L * line, l.half, heads, evens, Command.FMT_FP16);
-    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.nk / l.lanes, Command.FMT_FP16);
+    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.r.rows(l.nk), Command.FMT_FP16);
     b.dspIn(stage, line, l.half, 2 * heads, l.rAcc, Command.FMT_FP16, 0);
     b.dspOut(spad + (long) first * l.c.headDim(), line, heads * l.c.headDim(), 1, l.rAcc, Command.FMT_INT8);
   }
@@ -232,8 +232,15 @@ final class BatchedAttention {
    */
   int queriesIn(int t) {
     int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
-    if (l.half % l.lanes != 0) {
+    if (l.half % l.lanes != 0 && l.qSpan == l.nq) {
       e.b.dspOut(sQueryHalves, halfStride, l.half, 2L * l.c.heads(), qq, Command.FMT_FP16);
+    } else if (l.half % l.lanes != 0) {
+      // the odds start on the row after the evens' padding (LoweredModel#qSpan): a dspout a half
+      e.b.dspOut(sQueryHalves, halfStride, l.half, l.c.heads(), qq, Command.FMT_FP16);
+      e.b.dspOut(sQueryHalves + (long) l.c.heads() * halfStride, halfStride, l.half, l.c.heads(), qq + l.r.rows(l.nq),
+          Command.FMT_FP16);
+    }
+    if (l.half % l.lanes != 0) {
       e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
     }
     return qq;

@@ -19,7 +19,12 @@ import org.llmnpu.sw.model.ModelWeights;
  * are one GEMM (horizontal fusion) with columns {@code [q evens | q odds | k evens | k odds | v]}:
  * the even and odd members of each RoPE pair are split so that RoPE is the DSP's half-split
  * {@code rope} kernel over all heads at once (the permutation is the same for q and k, so
- * q·k is unchanged). W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
+ * q·k is unchanged). Each of the four RoPE parts is padded with zero columns to whole DSP rows
+ * ({@link #qSpan}, {@link #kSpan}; no padding where heads·headDim/2 and kvHeads·headDim/2 are
+ * multiples of the lanes, e.g. LLaMA-2-7B on 64 lanes; stories260K on 64 lanes: 32 + 32 of q, 48 + 48
+ * of k), and so is each half of a RoPE table row (cos then sin, {@code qSpan} each): the padding
+ * lanes compute zeros the quantizations' absmax does not see, and costs what the GEMM, the DSP runs
+ * and the loads do on the wider rows. W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
  * Wo's input rows are padded per head to a whole DSP row (zero rows), the layout of the attention
  * output on the DSP. The LM head is the classifier, transposed, in INT8. Other block-weight formats:
  * INT4 (two codes a byte), INT4 in groups of K rows, 2:4-sparse INT8 (compressed rows with
@@ -77,6 +82,14 @@ public final class LoweredModel extends WeightGeometry {
   private StaticScales staticScales;
   // shapes
   final int half;
+  /**
+   * Elements the q evens (and the q odds, and each half of the cos/sin rows) take in the QKV results: heads·headDim/2
+   * rounded up to whole DSP rows, so that RoPE's four operands start on rows ({@link #qkvN}).
+   */
+  final int qSpan;
+  /** As {@link #qSpan} for k: kvHeads·headDim/2 rounded up to whole DSP rows. */
+  final int kSpan;
+  /** Columns of the fused QKV GEMM: {@code 2·qSpan + 2·kSpan + kvDim} (the padding columns are zero). */
   final int qkvN;
   final int oK;
   final int h3Offset;
@@ -193,15 +206,13 @@ public final class LoweredModel extends WeightGeometry {
       throw new IllegalArgumentException("maxContext must be in 1.." + c.maxSeqLen() + ", got " + maxContext);
     }
     half = c.headDim() / 2;
-    if ((c.heads() * half) % lanes != 0 || (c.kvHeads() * half) % lanes != 0) {
-      throw new IllegalArgumentException("heads·headDim/2 (" + c.heads() * half + ") and kvHeads·headDim/2 ("
-          + c.kvHeads() * half + ") must be multiples of the DSP lanes " + lanes);
-    }
     if (half % lanes != 0 && lanes % half != 0) {
       throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
           + " or be a multiple of them");
     }
-    qkvN = c.dim() + 2 * c.kvDim();
+    qSpan = roundUp(c.heads() * half, lanes);
+    kSpan = roundUp(c.kvHeads() * half, lanes);
+    qkvN = 2 * qSpan + 2 * kSpan + c.kvDim();
     oK = c.heads() * roundUp(c.headDim(), lanes);
     h3Offset = roundUp(c.hiddenDim(), Math.max(1, line / 4));
     w13N = h3Offset + c.hiddenDim();
@@ -246,7 +257,7 @@ public final class LoweredModel extends WeightGeometry {
     zeros = regions.alloc("zeros", 4096);
     embeddingStride = roundUp(2 * c.dim(), line);
     embedding = regions.alloc("embedding", (long) c.vocabSize() * embeddingStride);
-    ropeStride = roundUp(4 * c.heads() * half, line);
+    ropeStride = roundUp(4 * qSpan, line);
     rope = regions.alloc("rope table", (long) maxContext * ropeStride);
     layerVectors = new long[c.layers()];
     wQkv = new long[c.layers()];
