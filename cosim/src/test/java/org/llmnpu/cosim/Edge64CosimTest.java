@@ -41,9 +41,9 @@ import org.llmnpu.verilator.SimModes;
  * (2^20 cycles). The memories do not set the build's cost: of the 6.2 MB of Verilog, the 64×64 MAC array is 4.0 MB
  * and the 64-lane DSP 1.0 MB (a 64 KiB scratchpad and 64 DSP rows save 3 KB), so the class keeps them.
  *
- * <p>stories260K's decoder is not lowered for this NPU: the lowering needs {@code heads·headDim/2} and
- * {@code kvHeads·headDim/2} (32 and 16) to be multiples of the DSP lanes (RoPE's rotation layout), which 64 lanes
- * are not ({@link #storiesDecoderNeedsRopeHalvesAMultipleOfTheLanes}); LLaMA-2-7B's (2048, 2048) are.
+ * <p>stories260K's decoder is not lowered for this NPU ({@link #storiesDecoderNeedsPvResultsOnALine}): its RoPE halves
+ * of 32 and 16 elements, narrower than the 64 lanes, are padded to whole DSP rows, but with a 64-byte line the P·V
+ * results of its odd KV heads (headDim 8) start 32 bytes into a scratchpad line; LLaMA-2-7B's (headDim 128) do not.
  *
  * <p>One Verilator model serves the class: every timing is a simulation parameter of the same RTL (the harness's
  * model cache returns the build for the second timing), each model started once and closed after the class.
@@ -150,18 +150,19 @@ class Edge64CosimTest {
   }
 
   /**
-   * The lowering refuses stories260K on a 64-lane DSP with a message naming the rule, and an RTL decoder run refuses
-   * before it builds the model (a build of this NPU takes about 10 minutes; the NPU here differs from {@link #EDGE64}
-   * in its DSP rows, so no cached model answers). The decoder cosim on this NPU needs the lowering to lay out RoPE
-   * halves narrower than the lanes first.
+   * The lowering refuses stories260K on this NPU with a message naming the rule, and an RTL decoder run refuses before
+   * it builds the model (the NPU here differs from {@link #EDGE64} in its DSP rows, so no cached model answers). The
+   * RoPE halves narrower than the 64 lanes are laid out ({@code LoweredModel}'s {@code qSpan}, padded to whole rows);
+   * what stops it is the 64-byte line: the P·V results of KV head 1 (headDim 8) start 32 bytes into a Y line, where no
+   * {@code dspin} may start.
    */
   @Test
-  void storiesDecoderNeedsRopeHalvesAMultipleOfTheLanes() {
+  void storiesDecoderNeedsPvResultsOnALine() {
     NpuConfig uncached = EDGE64.toBuilder().dspRows(256).build();
     IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(
         IllegalArgumentException.class, () -> DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8",
             DecoderRun.Engine.RTL, 3, 0, 0, "full"), uncached, SimModes.local())));
-    assertTrue(e.getMessage().contains("must be multiples of the DSP lanes 64"), e.getMessage());
+    assertTrue(e.getMessage().contains("4·headDim (32) must be a multiple of the line"), e.getMessage());
   }
 
   /** {@code programs} programs of {@code kind} under each timing on the class's model; each must touch {@code used}. */

@@ -120,8 +120,8 @@ class DecoderRunTest {
 
   /**
    * An RTL run of a model the lowering refuses fails with the lowering's message before the NPU is built (a build of
-   * this NPU, edge-64's structure with a 64-lane DSP, takes about 11 minutes on a loaded machine): stories260K's RoPE
-   * halves (32 and 16 elements) are not multiples of 64 lanes. The simulation options point the model cache at a
+   * this NPU, edge-64's structure with a 64-lane DSP, takes about 11 minutes on a loaded machine): with its 64-byte
+   * line the P·V results of stories260K's KV head 1 (headDim 8) start 32 bytes into a line. The simulation options point the model cache at a
    * file, so a build that started anyway would fail with another error instead of the lowering's.
    */
   @Test
@@ -135,6 +135,6 @@ class DecoderRunTest {
     IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(
         IllegalArgumentException.class, () -> DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8",
             DecoderRun.Engine.RTL, 3, 0, 0, "full"), edge64Shaped, noBuild)));
-    assertTrue(e.getMessage().contains("must be multiples of the DSP lanes 64"), e.getMessage());
+    assertTrue(e.getMessage().contains("4·headDim (32) must be a multiple of the line"), e.getMessage());
   }
 }

@@ -21,6 +21,8 @@ final class AttentionLowering {
   private final int sRope;
   /** For a model with Wqkv ordered per tile ({@link LoweredModel#orderQkvByTiles}) the tiled QKV post, else null. */
   private final TiledQkvPost tiledPost;
+  /** Where the K halves are padded to whole rows ({@link LoweredModel#kSpan}): two staging lines ({@link #keyRowOut}). */
+  private final int sKeyHalves;
 
   AttentionLowering(LoweringEmitter emitter) {
     this(emitter, Fusion.NONE);
@@ -33,6 +35,8 @@ final class AttentionLowering {
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
     this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
+    this.sKeyHalves = l.kSpan == l.nk ? -1
+        : l.spadRegion(2L * LoweredModel.roundUp(2L * l.nk, l.line), "the K row's halves joined");
   }
 
   /** The block-wide QKV post of a model with Wqkv ordered per tile, where its shape allows ({@link BlockQkvPost}). */
@@ -264,15 +268,21 @@ final class AttentionLowering {
 
   /**
    * The K row's codes (evens then odds, kvDim INT8) from rKQ to the scratchpad at {@code at}: one {@code dspout}, or
-   * where the halves are padded to whole rows ({@link LoweredModel#kSpan}) one a half.
+   * where the halves are padded to whole rows ({@link LoweredModel#kSpan}) first joined: each half out as raw FP16 to
+   * a line of {@link #sKeyHalves} of its own, both read back as one flat vector at rAcc (free after the
+   * dequantization, as {@link BatchedAttention#keyRowOut} uses it), then that vector out.
    */
   private void keyRowOut(long at) {
+    var b = e.b;
     if (l.kSpan == l.nk) {
-      e.b.dspOut(at, l.line, l.c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
-    } else {
-      e.b.dspOut(at, l.line, l.nk, 1, l.rKQ, Command.FMT_INT8);
-      e.b.dspOut(at + l.nk, l.line, l.nk, 1, l.rKQ + l.r.rows(l.nk), Command.FMT_INT8);
+      b.dspOut(at, l.line, l.c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      return;
     }
+    long halfBytes = LoweredModel.roundUp(2L * l.nk, l.line);
+    b.dspOut(sKeyHalves, halfBytes, l.nk, 1, l.rKQ, Command.FMT_FP16);
+    b.dspOut(sKeyHalves + halfBytes, halfBytes, l.nk, 1, l.rKQ + l.r.rows(l.nk), Command.FMT_FP16);
+    b.dspIn(sKeyHalves, halfBytes, l.nk, 2, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(at, l.line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
   /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */

@@ -210,6 +210,14 @@ public final class LoweredModel extends WeightGeometry {
       throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
           + " or be a multiple of them");
     }
+    if (c.kvHeads() > 1 && 4 * c.headDim() % line != 0) {
+      // P·V of KV head g is a GEMM over the line-aligned V window holding its columns, whose INT32 results for the
+      // head start 4·(headDim·g mod line) bytes into a Y line, where a dspin must start on a line
+      throw new IllegalArgumentException("the P·V results of KV head 1 start " + 4 * (c.headDim() % line)
+          + " bytes into a " + line + "-byte scratchpad line, where the DSP cannot read them: with " + c.kvHeads()
+          + " KV heads, 4·headDim (" + 4 * c.headDim() + ") must be a multiple of the line (a line of at most "
+          + 4 * Integer.lowestOneBit(c.headDim()) + " bytes for headDim " + c.headDim() + ")");
+    }
     qSpan = roundUp(c.heads() * half, lanes);
     kSpan = roundUp(c.kvHeads() * half, lanes);
     qkvN = 2 * qSpan + 2 * kSpan + c.kvDim();
@@ -218,19 +226,19 @@ public final class LoweredModel extends WeightGeometry {
     w13N = h3Offset + c.hiddenDim();
     int v = 0;
     vG1 = v;
-    v += pad8(c.dim());
+    v += padVector(c.dim());
     vG2 = v;
-    v += pad8(c.dim());
+    v += padVector(c.dim());
     vQkv = v;
-    v += groups(c.dim()) * pad8(qkvN);
+    v += groups(c.dim()) * padVector(qkvN);
     vO = v;
-    v += groups(oK) * pad8(c.dim());
+    v += groups(oK) * padVector(c.dim());
     vW1 = v;
-    v += groups(c.dim()) * pad8(c.hiddenDim());
+    v += groups(c.dim()) * padVector(c.hiddenDim());
     vW3 = v;
-    v += groups(c.dim()) * pad8(c.hiddenDim());
+    v += groups(c.dim()) * padVector(c.hiddenDim());
     vW2 = v;
-    v += groups(c.hiddenDim()) * pad8(c.dim());
+    v += groups(c.hiddenDim()) * padVector(c.dim());
     groupScaledStream = groupScaledStream(machine, weightBits, weightGroup, mxFormat,
         Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
     int vectorsBefore = v;
@@ -238,20 +246,20 @@ public final class LoweredModel extends WeightGeometry {
     // the channel vectors start on a line, so that a fused step loads the norms and them without the group vectors
     v = groupScaledStream ? channelVectorStart(v, line) : v;
     vQkvC = v;
-    v += groupScaledStream ? pad8(qkvN) : 0;
+    v += groupScaledStream ? padVector(qkvN) : 0;
     vOC = v;
-    v += groupScaledStream ? pad8(c.dim()) : 0;
+    v += groupScaledStream ? padVector(c.dim()) : 0;
     vW1C = v;
-    v += groupScaledStream ? pad8(c.hiddenDim()) : 0;
+    v += groupScaledStream ? padVector(c.hiddenDim()) : 0;
     vW3C = v;
-    v += groupScaledStream ? pad8(c.hiddenDim()) : 0;
+    v += groupScaledStream ? padVector(c.hiddenDim()) : 0;
     vW2C = v;
-    v += groupScaledStream ? pad8(c.dim()) : 0;
+    v += groupScaledStream ? padVector(c.dim()) : 0;
     if (!groupScaledStream && v != vectorsBefore) {
       throw new IllegalStateException("vector block grew without group-scaled copies");
     }
     layerVectorElems = v;
-    vLm = pad8(c.dim());
+    vLm = padVector(c.dim());
 
     tables = regions.alloc("dsp tables", 768);
     zeros = regions.alloc("zeros", 4096);
@@ -283,7 +291,7 @@ public final class LoweredModel extends WeightGeometry {
         streamedCopy(w2[l], "layers[" + l + "].w2 streamed", c.hiddenDim(), c.dim());
       }
     }
-    finalVectors = regions.alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
+    finalVectors = regions.alloc("final norm and LM scales", 2L * (vLm + padVector(c.vocabSize())));
     lmHead = regions.alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
     kvBytes = roundUp(c.kvDim(), line) + line;
     kCache = regions.alloc("k cache", (long) c.layers() * maxContext * kvBytes);
@@ -399,7 +407,7 @@ public final class LoweredModel extends WeightGeometry {
       n += 2L * groupVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
           + matrixBytes(c.hiddenDim(), c.dim());
     }
-    return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
+    return n + 2L * (vLm + padVector(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
   }
 
   /** Named regions by start address (for reports). */

@@ -154,7 +154,7 @@ final class WeightImage {
       return;
     }
     int group = weightGroup > 0 ? weightGroup : k;
-    putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, LoweredModel.groupStride(vecLen));
+    putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, m.groupStride(vecLen));
     if (m.groupScaledStream && channelScales >= 0) {
       putGroupScaled(at, scales, rows.length, k, split, vecLen, channelScales);
     }
@@ -171,7 +171,7 @@ final class WeightImage {
     long copy = m.groupScaled(at);
     int groups = (k + weightGroup - 1) / weightGroup;
     int sigmaGroup = LoweredModel.shift(weightGroup);
-    int vecStride = LoweredModel.groupStride(vecLen);
+    int vecStride = m.groupStride(vecLen);
     int[] channelSplit = split == null ? null : new int[] {split[0], m.vW3C - m.vW1C};
     for (int col = 0; col < n; col++) {
       long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;
