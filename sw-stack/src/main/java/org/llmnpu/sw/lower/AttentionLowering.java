@@ -357,7 +357,14 @@ final class AttentionLowering {
           b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
               l.sYO + ci * l.yoChunkBytes, line);
         }
-        e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+        if (4 * col % line == 0) {
+          e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+        } else {
+          // the head's results start off a line (a line of 64 bytes or more): read from the line with the columns
+          // before them, then moved down to lane 0 (LoweredModel's P·V rule: they fit the head's rows)
+          e.partialsIn(pv, l.sYO, l.yoChunkBytes, line, col + c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+          e.run(r.shiftDown(l.rO + h * l.hdRows, col));
+        }
         outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1,
             l.rOF + h * l.hdRows));
       }

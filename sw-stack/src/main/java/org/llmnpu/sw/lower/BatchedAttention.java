@@ -82,6 +82,14 @@ final class BatchedAttention {
     var c = l.c;
     int line = l.line;
     groupSize = c.groupSize();
+    for (int g = 1; g < c.kvHeads(); g++) {
+      if (4 * (c.headDim() * g % line) % line != 0) {
+        throw new IllegalArgumentException("--fusion full: the P·V results of KV head " + g + " start "
+            + 4 * (c.headDim() * g % line) + " bytes into a " + line + "-byte scratchpad line, where the batched "
+            + "attention's dspin cannot read them (4·headDim " + 4 * c.headDim() + " must be a multiple of the line); "
+            + "--fusion none or vertical reads them with the columns before them");
+      }
+    }
     headGroup = HeadGroups.atFull(l.r, l.headGroup, c.heads(), l.m.maxContext(), l.p);
     int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
     boolean inDsp = freeRows >= c.heads();

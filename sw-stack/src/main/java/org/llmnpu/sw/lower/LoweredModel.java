@@ -210,13 +210,18 @@ public final class LoweredModel extends WeightGeometry {
       throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
           + " or be a multiple of them");
     }
-    if (c.kvHeads() > 1 && 4 * c.headDim() % line != 0) {
-      // P·V of KV head g is a GEMM over the line-aligned V window holding its columns, whose INT32 results for the
-      // head start 4·(headDim·g mod line) bytes into a Y line, where a dspin must start on a line
-      throw new IllegalArgumentException("the P·V results of KV head 1 start " + 4 * (c.headDim() % line)
-          + " bytes into a " + line + "-byte scratchpad line, where the DSP cannot read them: with " + c.kvHeads()
-          + " KV heads, 4·headDim (" + 4 * c.headDim() + ") must be a multiple of the line (a line of at most "
-          + 4 * Integer.lowestOneBit(c.headDim()) + " bytes for headDim " + c.headDim() + ")");
+    for (int g = 1; g < c.kvHeads(); g++) {
+      // P·V of KV head g is a GEMM over the line-aligned V window holding its columns; where its INT32 results start
+      // off a Y line (4·col bytes in) the DSP reads them with the columns before them and moves them down, so those
+      // must fit the head's DSP rows
+      int col = c.headDim() * g % line;
+      if (4 * col % line != 0 && col + c.headDim() > roundUp(c.headDim(), lanes)) {
+        throw new IllegalArgumentException("the P·V results of KV head " + g + " start " + 4 * col + " bytes into a "
+            + line + "-byte scratchpad line, and with the " + col + " columns before them (" + (col + c.headDim())
+            + ") they do not fit the head's DSP rows (" + roundUp(c.headDim(), lanes) + " elements): 4·headDim ("
+            + 4 * c.headDim() + ") must be a multiple of the line, or headDim·g mod line + headDim at most the head's"
+            + " rows");
+      }
     }
     qSpan = roundUp(c.heads() * half, lanes);
     kSpan = roundUp(c.kvHeads() * half, lanes);

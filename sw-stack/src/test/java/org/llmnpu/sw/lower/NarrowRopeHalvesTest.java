@@ -79,4 +79,39 @@ class NarrowRopeHalvesTest {
         lanes, fusion, model.qSpan, model.kSpan, model.qkvN, pre.counter(org.llmnpu.isa.Counter.CYCLES),
         dec.counter(org.llmnpu.isa.Counter.CYCLES));
   }
+
+  /**
+   * stories260K on a 64-byte line with 64 lanes and 128 DSP rows (edge-64's structure, cosim's {@code Edge64CosimTest}
+   * NPU), unfused: the layer vectors and DSP programs start on lines, the padded K halves are joined through staging
+   * lines, and the P·V results of the odd KV heads (32 bytes into a line) are read with the columns before them and
+   * moved down. Golden = cost model on every counter, and the logits equal the default NPU's (16-byte line, 16 lanes)
+   * bit for bit.
+   */
+  @org.junit.jupiter.api.Test
+  void onASixtyFourByteLineTheLogitsAreTheDefaultNpus() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    ModelConfig c = w.config();
+    MachineParams m = new MachineParams(64, 64, 256 * 1024, 16, 16L << 20, 16, 32, 0, 64, 512, 128, 100, 64, 1 << 20,
+        new MachineParams.DspParams(64, 128, 512, 12, 2, 1L << 24, 4));
+    LoweredModel model = new LoweredModel(w, m, CONTEXT, 8);
+    int block = DecoderLowering.largestBlock(model, 16);
+    int[] six = {1, 403, 407, 261, 378, 301};
+    NpuDecoder npu = new NpuDecoder(model, block, NpuEngine.GOLDEN);
+    NpuDecoder.Step pre = npu.prefill(java.util.Arrays.copyOf(six, 5), false);
+    NpuDecoder.Step dec = npu.decode(six[5]);
+    PhaseCostModel cost = new PhaseCostModel(c, m, CONTEXT, block, false);
+    PhaseCostModelTest.assertEveryCounterEqual(pre, cost.step(5, 0, c.layers()));
+    PhaseCostModelTest.assertEveryCounterEqual(dec, cost.step(1, 5, c.layers()));
+    NpuDecoder reference = new NpuDecoder(new LoweredModel(w, NpuTargets.defaultNpu(), CONTEXT, 8), 8,
+        NpuEngine.GOLDEN);
+    float[][] expected = reference.prefill(six, true).logits();
+    NpuDecoder whole = new NpuDecoder(model, block, NpuEngine.GOLDEN);
+    float[][] got = whole.prefill(six, true).logits();
+    for (int i = 0; i < six.length; i++) {
+      assertArrayEquals(expected[i], got[i], "position " + i);
+    }
+    assertArrayEquals(expected[5], dec.logits()[0], "the decode step");
+    System.out.printf("64-byte line, 64 lanes, block %d: prefill %,d cycles, decode %,d%n", block,
+        pre.counter(org.llmnpu.isa.Counter.CYCLES), dec.counter(org.llmnpu.isa.Counter.CYCLES));
+  }
 }
