@@ -31,6 +31,9 @@ final class AttentionLowering {
   AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
+    if (fusion == Fusion.FULL) {
+      HeadWindows.requireBatched(l.c, l.line);
+    }
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
@@ -357,11 +360,10 @@ final class AttentionLowering {
           b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
               l.sYO + ci * l.yoChunkBytes, line);
         }
-        if (4 * col % line == 0) {
+        if (HeadWindows.onALine(c, line, g)) {
           e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
         } else {
-          // the head's results start off a line (a line of 64 bytes or more): read from the line with the columns
-          // before them, then moved down to lane 0 (LoweredModel's P·V rule: they fit the head's rows)
+          // the head's results start off a line: read with the columns before them, then moved down (HeadWindows)
           e.partialsIn(pv, l.sYO, l.yoChunkBytes, line, col + c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
           e.run(r.shiftDown(l.rO + h * l.hdRows, col));
         }

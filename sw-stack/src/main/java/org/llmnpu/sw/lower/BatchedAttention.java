@@ -82,14 +82,6 @@ final class BatchedAttention {
     var c = l.c;
     int line = l.line;
     groupSize = c.groupSize();
-    for (int g = 1; g < c.kvHeads(); g++) {
-      if (4 * (c.headDim() * g % line) % line != 0) {
-        throw new IllegalArgumentException("--fusion full: the P·V results of KV head " + g + " start "
-            + 4 * (c.headDim() * g % line) + " bytes into a " + line + "-byte scratchpad line, where the batched "
-            + "attention's dspin cannot read them (4·headDim " + 4 * c.headDim() + " must be a multiple of the line); "
-            + "--fusion none or vertical reads them with the columns before them");
-      }
-    }
     headGroup = HeadGroups.atFull(l.r, l.headGroup, c.heads(), l.m.maxContext(), l.p);
     int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
     boolean inDsp = freeRows >= c.heads();
@@ -235,20 +227,17 @@ final class BatchedAttention {
 
   /**
    * Token t's queries as DSP rows: each head's evens then odds flat from row {@code qq} (returned) when a half fills
-   * whole rows; else first, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
-   * evens, {@code l.rQS + heads + h} the odds), as raw FP16 bits (the codes are TOINT results).
+   * whole rows; else also, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
+   * evens, {@code l.rQS + heads + h} the odds; raw FP16 bits), a dspout a half if {@link LoweredModel#qSpan} pads.
    */
   int queriesIn(int t) {
     int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
-    if (l.half % l.lanes != 0 && l.qSpan == l.nq) {
-      e.b.dspOut(sQueryHalves, halfStride, l.half, 2L * l.c.heads(), qq, Command.FMT_FP16);
-    } else if (l.half % l.lanes != 0) {
-      // the odds start on the row after the evens' padding (LoweredModel#qSpan): a dspout a half
-      e.b.dspOut(sQueryHalves, halfStride, l.half, l.c.heads(), qq, Command.FMT_FP16);
-      e.b.dspOut(sQueryHalves + (long) l.c.heads() * halfStride, halfStride, l.half, l.c.heads(), qq + l.r.rows(l.nq),
-          Command.FMT_FP16);
-    }
     if (l.half % l.lanes != 0) {
+      int parts = l.qSpan == l.nq ? 1 : 2;
+      for (int p = 0; p < parts; p++) {
+        e.b.dspOut(sQueryHalves + (long) p * l.c.heads() * halfStride, halfStride, l.half, 2L * l.c.heads() / parts,
+            qq + p * l.r.rows(l.nq), Command.FMT_FP16);
+      }
       e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
     }
     return qq;

@@ -19,12 +19,10 @@ import org.llmnpu.sw.model.ModelWeights;
  * are one GEMM (horizontal fusion) with columns {@code [q evens | q odds | k evens | k odds | v]}:
  * the even and odd members of each RoPE pair are split so that RoPE is the DSP's half-split
  * {@code rope} kernel over all heads at once (the permutation is the same for q and k, so
- * q·k is unchanged). Each of the four RoPE parts is padded with zero columns to whole DSP rows
- * ({@link #qSpan}, {@link #kSpan}; no padding where heads·headDim/2 and kvHeads·headDim/2 are
- * multiples of the lanes, e.g. LLaMA-2-7B on 64 lanes; stories260K on 64 lanes: 32 + 32 of q, 48 + 48
- * of k), and so is each half of a RoPE table row (cos then sin, {@code qSpan} each): the padding
- * lanes compute zeros the quantizations' absmax does not see, and costs what the GEMM, the DSP runs
- * and the loads do on the wider rows. W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
+ * q·k is unchanged). Each RoPE part, and each half (cos, sin) of a RoPE table row, is padded with zero
+ * columns to whole DSP rows ({@link #qSpan}, {@link #kSpan}; none where the halves are whole rows): the
+ * padding lanes compute zeros, which no absmax sees, at the cost of the wider GEMM, DSP runs and loads.
+ * W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
  * Wo's input rows are padded per head to a whole DSP row (zero rows), the layout of the attention
  * output on the DSP. The LM head is the classifier, transposed, in INT8. Other block-weight formats:
  * INT4 (two codes a byte), INT4 in groups of K rows, 2:4-sparse INT8 (compressed rows with
@@ -82,14 +80,9 @@ public final class LoweredModel extends WeightGeometry {
   private StaticScales staticScales;
   // shapes
   final int half;
-  /**
-   * Elements the q evens (and the q odds, and each half of the cos/sin rows) take in the QKV results: heads·headDim/2
-   * rounded up to whole DSP rows, so that RoPE's four operands start on rows ({@link #qkvN}).
-   */
+  /** Elements of the q (k) evens, odds and cos/sin halves: heads·headDim/2 (kvHeads·) padded to DSP rows. */
   final int qSpan;
-  /** As {@link #qSpan} for k: kvHeads·headDim/2 rounded up to whole DSP rows. */
   final int kSpan;
-  /** Columns of the fused QKV GEMM: {@code 2·qSpan + 2·kSpan + kvDim} (the padding columns are zero). */
   final int qkvN;
   final int oK;
   final int h3Offset;
@@ -206,23 +199,7 @@ public final class LoweredModel extends WeightGeometry {
       throw new IllegalArgumentException("maxContext must be in 1.." + c.maxSeqLen() + ", got " + maxContext);
     }
     half = c.headDim() / 2;
-    if (half % lanes != 0 && lanes % half != 0) {
-      throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
-          + " or be a multiple of them");
-    }
-    for (int g = 1; g < c.kvHeads(); g++) {
-      // P·V of KV head g is a GEMM over the line-aligned V window holding its columns; where its INT32 results start
-      // off a Y line (4·col bytes in) the DSP reads them with the columns before them and moves them down, so those
-      // must fit the head's DSP rows
-      int col = c.headDim() * g % line;
-      if (4 * col % line != 0 && col + c.headDim() > roundUp(c.headDim(), lanes)) {
-        throw new IllegalArgumentException("the P·V results of KV head " + g + " start " + 4 * col + " bytes into a "
-            + line + "-byte scratchpad line, and with the " + col + " columns before them (" + (col + c.headDim())
-            + ") they do not fit the head's DSP rows (" + roundUp(c.headDim(), lanes) + " elements): 4·headDim ("
-            + 4 * c.headDim() + ") must be a multiple of the line, or headDim·g mod line + headDim at most the head's"
-            + " rows");
-      }
-    }
+    HeadWindows.requireUnfused(c, line, lanes);
     qSpan = roundUp(c.heads() * half, lanes);
     kSpan = roundUp(c.kvHeads() * half, lanes);
     qkvN = 2 * qSpan + 2 * kSpan + c.kvDim();
