@@ -42,7 +42,8 @@ import org.llmnpu.verilator.SimModes;
  * <p>stories260K's decoder runs on it too ({@link #storiesDecoderPrefillAndDecodeStepAreBitExactWithModelCycles},
  * {@code --fusion none}): its RoPE halves of 32 and 16 elements, narrower than the 64 lanes, padded to whole DSP rows,
  * and the P·V results of its odd KV heads (headDim 8), 32 bytes into a 64-byte line, read with the columns before
- * them. At {@code --fusion full} the batched attention refuses them ({@link #storiesBatchedAttentionNeedsPvResultsOnALine}).
+ * them. At {@code --fusion full} the batched attention refuses them
+ * ({@link #storiesBatchedAttentionNeedsPvResultsOnALine}).
  *
  * <p>One Verilator model serves the class: every timing is a simulation parameter of the same RTL (the harness's
  * model cache returns the build for the second timing), each model started once and closed after the class.
