@@ -20,7 +20,12 @@ abstract class AttentionWalk extends QkvPostWalk {
     // as AttentionLowering#afterKvRows: the V scales to the codes' weights (ValueScaleBound), whatever the fusion
     String before = operator();
     operator("attention scale, SoftMax");
+    // one run a layer and block, known by its program rewritten for run parameters as the lowering's stream knows it
+    // (DspRunParameterizer: its rows the run's parameters, one program in both blocks in flight)
+    boolean shared = sharedRuns;
+    sharedRuns = true;
     run(java.util.List.of("value weights", pos + n), () -> r.valueWeights(1, pos + n));
+    sharedRuns = shared;
     operator(before);
     if (fusion == Fusion.FULL) {
       operator("layer vectors, KV cache");
