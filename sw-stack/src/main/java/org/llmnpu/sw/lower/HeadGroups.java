@@ -18,8 +18,8 @@ import org.llmnpu.isa.dsp.DspProgram;
  * on, instead of 5 loading runs (3 + 3 + 2: the three-head groups' SoftMax and quantization two runs each); the
  * probabilities are the same bit for bit (each head's instructions are those of its own run, {@link AttentionSoftmax},
  * {@link DspQuantizer}). The 16-token prefill on the default NPU: 345,490 → 329,285 cycles. Since 2026-12-06 a head's
- * quantization can be part of its SoftMax program ({@link AttentionSoftmax#withCodes}, the heads merged into one
- * program: {@link DspRoutines#probabilityRuns}), where that costs fewer cycles than the two programs.
+ * codes come out of its SoftMax program against the token's V-scale bound ({@link AttentionSoftmax#withCodes},
+ * {@link ValueScaleBound}; the heads merged into one program where that costs less: {@link DspRoutines#probabilityRuns}).
  */
 final class HeadGroups {
   private HeadGroups() {

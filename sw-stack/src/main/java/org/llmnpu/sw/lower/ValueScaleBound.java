@@ -40,10 +40,11 @@ import org.llmnpu.isa.dsp.DspProgram;
  * {@code max(e·u)/127}: the same where the slot with e = 1 has the token's largest V scale, coarser by {@code B_t/u}
  * where it has a smaller one (stories260K: 0.56 bits on average).
  *
- * <p><b>Cycles</b> (a pipelined DSP, rows interleaved where the pass allows): weights 1 + 3·rows(n) + 1; a token's
- * bound 7 + 2·rows(s) + 2·log2(lanes) + 20 + 5 (its max pass one dependent chain); each query head's SoftMax run 4
- * instructions a row more in its exp pass, and 4 in place of its normalization pass, absmax pass (7 a row), chain and
- * codes pass (3 a row).
+ * <p><b>Cycles</b> (edge-64's 64-lane four-stage DSP): the weights run 18 cycles at 256 slots; a token's bound 45
+ * instructions, 95 cycles at up to 64 slots to 108 at 256 (its max pass, reduction tree and Newton steps one
+ * dependent chain: about half of it interlock waits); each query head's SoftMax run 3 instructions a row more in its
+ * exp pass and none of the normalization pass (3 a row), absmax pass (7 a row), chain (≈ 37) and codes pass (3 a row).
+ * The 7B layer's SoftMax runs (256-token prefill): 1,638,144 → 1,232,379 cycles ({@code DspRunAnatomyBench}).
  */
 final class ValueScaleBound {
   /** K: the power of two the scale carries and the output's dequantization takes off again. */
