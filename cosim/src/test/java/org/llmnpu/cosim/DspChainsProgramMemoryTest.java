@@ -26,9 +26,7 @@ class DspChainsProgramMemoryTest {
   @Test
   void everyDspRunExecutesOnlyWordsItsProgramWrote() {
     List<NpuConfig> configs = List.of(NpuConfig.small(), ReusedDspModelCosimTest.SMALL_512_WORDS,
-        NpuConfig.builder().rows(64).spadKiB(256).spadBanks(16).extMemMiB(16).mTile(16).memory(100, 64)
-            .watchdogCycles(1 << 20).dspLanes(64).dspRows(128).dspProgramDepth(512).dspStages(4)
-            .engine("systolic").weightRowsPerCycle(1).ppu(true).build());
+        Edge64CosimTest.EDGE64);
     List<String> bad = new ArrayList<>();
     for (NpuConfig c : configs) {
       for (int seed = 0; seed < 24; seed++) {

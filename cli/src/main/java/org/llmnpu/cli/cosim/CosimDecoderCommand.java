@@ -48,6 +48,10 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       + "through the PPM), full (+ attention without round trips); what the NPU or the format cannot fuse runs "
       + "unfused, each such fusion named with why in the output (default ${DEFAULT-VALUE}).")
   String fusion;
+  @Option(names = "--qkv-scales", defaultValue = "dynamic", description = "dynamic (each token's absmax) or static "
+      + "(per-tensor q/k/v scales calibrated on sequences sampled from the model, where the PPM epilogues apply; "
+      + "the accuracy against FP32 below says what they cost this model) (default ${DEFAULT-VALUE}).")
+  String qkvScales;
   @Option(names = "--engine", defaultValue = "golden", description = "golden (ISA simulator) or rtl (Verilator vs "
       + "golden, step by step; default ${DEFAULT-VALUE}).")
   String engine;
@@ -81,7 +85,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       };
       given = clockMhz == null ? null : DecoderClock.given(clockMhz);
       int[] spec = speculative == null ? new int[] {0, 0} : parseSpeculative(speculative);
-      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1], fusion);
+      options = new DecoderRun.Options(model, promptLen, maxNew, quant, e, seed, spec[0], spec[1], fusion, qkvScales);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
       return 2;
@@ -115,6 +119,7 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       root.put("quant", quant);
       root.put("fusion", fusion);
       root.put("fusionApplied", r.fusion().applied().optionValue());
+      root.put("qkvScales", qkvScales);
       r.fusion().notApplied().forEach(root.withArray("fusionNotApplied")::add);
       root.put("engine", engine.toLowerCase(Locale.ROOT));
       ArrayNode p = root.putArray("prompt");
@@ -175,6 +180,10 @@ public final class CosimDecoderCommand implements Callable<Integer> {
       System.out.printf("%s, %s weights, prompt %d tokens, %d new, on the %s%n", model, quant, r.prompt().length,
           r.tokens().length, rtl ? "RTL (Verilator) vs the golden ISA simulator" : "golden ISA simulator");
       System.out.printf("  %s%n", r.fusion().summary());
+      if (qkvScales.equals("static")) {
+        System.out.println("  q/k/v scales: static (calibrated per tensor and layer on sequences sampled from the "
+            + "model)");
+      }
       System.out.printf("  prompt: %s%n  tokens: %s%n  fp32 greedy: %s%n", Arrays.toString(r.prompt()),
           Arrays.toString(r.tokens()), Arrays.toString(r.fp32Tokens()));
       if (rtl) {

@@ -151,6 +151,29 @@ class CosimDecoderCommandTest {
     assertTrue(err.contains("--fusion: 'horizontal' is not allowed; allowed: none, vertical, full"), err);
   }
 
+  /**
+   * {@code --qkv-scales static}: the run with calibrated per-tensor q/k/v scales (its accuracy against FP32 is the
+   * user's check of them); refused where the PPM epilogues' scales do not apply and with speculative decoding.
+   */
+  @Test
+  void staticQkvScalesRunWhereThePpmEpiloguesApplyAndAreRefusedElse() throws Exception {
+    JsonNode j = new ObjectMapper().readTree(CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "4",
+        "--max-new", "2", "--qkv-scales", "static", "--json"));
+    assertEquals("static", j.get("qkvScales").asText());
+    JsonNode d = new ObjectMapper().readTree(CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "4",
+        "--max-new", "2", "--json"));
+    assertEquals("dynamic", d.get("qkvScales").asText());
+    assertTrue(j.get("klDivergence").asDouble() != d.get("klDivergence").asDouble(), "other q/k/v codes");
+    String text = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2", "--qkv-scales",
+        "static");
+    assertTrue(text.contains("  q/k/v scales: static (calibrated"), text);
+    String none = CliRun.capture(false, 2, "cosim", "decoder", "--fusion", "none", "--qkv-scales", "static");
+    assertTrue(none.contains("--qkv-scales static") && none.contains("PPM epilogues"), none);
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--qkv-scales", "fixed").contains("--qkv-scales"));
+    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--qkv-scales", "static", "--speculative",
+        "draft=layers1,gamma=2").contains("speculative"));
+  }
+
   @Test
   void textNamesThePhases() {
     String out = CliRun.capture(true, 0, "cosim", "decoder", "--prompt-len", "2", "--max-new", "2");

@@ -54,9 +54,16 @@ public final class DecoderRun {
    * @param gamma     tokens the draft proposes per target pass
    * @param fusion    the lowering's fusion level ({@link Fusion#NAMES}); a prompt longer than the engine's maxM is a
    *                  chunked prefill (one program per maxM tokens, {@link NpuDecoder#prefill})
+   * @param qkvScales {@code dynamic} (each token's absmax) or {@code static} ({@code DecoderLowering#staticQkv})
    */
   public record Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed,
-                        int draftLayers, int gamma, String fusion) {
+                        int draftLayers, int gamma, String fusion, String qkvScales) {
+    /** Each token's q/k/v scales ({@code --qkv-scales dynamic}). */
+    public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed, int draftLayers,
+                   int gamma, String fusion) {
+      this(model, promptLen, maxNew, quant, engine, seed, draftLayers, gamma, fusion, "dynamic");
+    }
+
     public Options(String model, int promptLen, int maxNew, String quant, Engine engine, long seed) {
       this(model, promptLen, maxNew, quant, engine, seed, 0, 0);
     }
@@ -87,6 +94,10 @@ public final class DecoderRun {
       }
       if (!QUANTS.contains(quant)) {
         throw new IllegalArgumentException("quant must be one of " + QUANTS + ", got '" + quant + "'");
+      }
+      if (!List.of("dynamic", "static").contains(qkvScales) || qkvScales.equals("static") && draftLayers > 0) {
+        throw new IllegalArgumentException("qkv-scales must be dynamic or static (static not with speculative "
+            + "decoding), got '" + qkvScales + "'" + (draftLayers > 0 ? " with speculative decoding" : ""));
       }
     }
   }
@@ -305,6 +316,10 @@ public final class DecoderRun {
     StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
     NpuDecoder npu = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), recorder,
         Fusion.parse(o.fusion()));
+    if (o.qkvScales().equals("static") && !npu.lowering().staticQkv(true).staticQkvApplied()) {
+      throw new IllegalArgumentException("--qkv-scales static: the static scales are calibrated with the PPM "
+          + "epilogues, which do not apply here (" + npu.lowering().fusionApplied().summary() + ")");
+    }
     DenseKvCache kv = fp32.newCache(context);
     float[][] refPrompt = fp32.forwardAll(prompt, kv);
     List<float[]> ref = new ArrayList<>();

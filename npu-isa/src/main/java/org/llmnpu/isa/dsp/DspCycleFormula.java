@@ -62,6 +62,11 @@ package org.llmnpu.isa.dsp;
  * those interleaved by N rows ({@link DspKernels.Options#forPipeline}; SoftMax, SiLU, GeLU and SwiGLU
  * fit only 2 copies in the registers, exp, reciprocal and rsqrt 3). Every table is the static count
  * of the compiled programs ({@link DspProgram#cycles(DspPipeline)}), which equals the RTL's counter.
+ *
+ * <p>With {@link DspKernels.Options#rotateSumOfSquares()}, where it applies (RMSNorm without {@code fma32}, a whole
+ * number R ≥ 3 of rows: {@link DspSumOfSquares}), RMSNorm's cycles are those of the same options without it plus
+ * {@code d0 + d1·R}: {@code (0, 0)} with one execute stage (1 + 4·R instructions either way, no stall),
+ * {@code (1, −2)} with two, {@code (4, −4)} with three and {@code (4, −5)} with four (10 → 5 cycles a row).
  */
 public final class DspCycleFormula {
   private DspCycleFormula() {
@@ -123,6 +128,9 @@ public final class DspCycleFormula {
     },
   };
 
+  /** [pipeline]: {d0, d1} of RMSNorm's rotated sum of squares (class comment). */
+  private static final int[][] ROTATED_SUM = {{0, 0}, {1, -2}, {4, -4}, {4, -5}};
+
   /** The {a, b, c} of the class table for the default DSP. */
   public static int[] coefficients(DspKernel kernel) {
     return coefficients(kernel, DspPipeline.DEFAULT);
@@ -169,6 +177,16 @@ public final class DspCycleFormula {
   /** Cycles of the program compiled with {@code options} on a DSP with {@code pipeline}. */
   public static long cycles(DspKernel kernel, int len, int lanes, DspPipeline pipeline, DspKernels.Options options) {
     long rows = new DspLayout(kernel, len, lanes).inputRows();
+    long rotation = 0;
+    if (DspSumOfSquares.rotates(kernel, len, lanes, options)) {
+      int[] d = ROTATED_SUM[pipeline.ordinal()];
+      rotation = d[0] + d[1] * rows;
+    }
+    return rotation + cyclesWithoutRotation(kernel, rows, lanes, pipeline, options);
+  }
+
+  private static long cyclesWithoutRotation(DspKernel kernel, long rows, int lanes, DspPipeline pipeline,
+      DspKernels.Options options) {
     if (options.interleave()) {
       int[] c = interleavedCoefficients(kernel, pipeline, options);
       int k = c.length - 2;

@@ -69,6 +69,7 @@ public final class DspKernels {
   public static final int PROLOGUE = 13;
 
   private static final int FP32_EXPONENT = 1;
+  private static final int NO_REGISTER = DspSumOfSquares.PLAIN;
 
   private final DspAssembler a = new DspAssembler();
   /** Registers the kernel never uses (the interleaved copies' registers), ascending. */
@@ -78,6 +79,8 @@ public final class DspKernels {
   /** The fewest copies that fit over the passes emitted so far. */
   private int fitted = Integer.MAX_VALUE;
   private int length;
+  /** The register of RMSNorm's rotated sum of squares ({@link DspSumOfSquares}), or {@link #NO_REGISTER}: not rotated. */
+  private int squares = NO_REGISTER;
   private final DspLayout layout;
   private final DspMath math;
   /** exp, reciprocal, rsqrt and x·sigmoid(v) emitted into {@link #a}. */
@@ -99,14 +102,21 @@ public final class DspKernels {
    * @param interleaveRows rows per iteration with {@code interleave}, 2..4 (2 unless given): K rows hide
    *                   an interlock of up to K execute stages; a pass whose K copies' registers do not
    *                   fit runs with fewer ({@link #rowsPerIteration}, the same for every pass of a kernel)
+   * @param rotateSumOfSquares software-pipeline RMSNorm's sum of squares where it applies ({@link DspSumOfSquares};
+   *                   not in {@link #forPipeline}: {@link DspCycleFormula}'s tables count the programs without it)
    */
-  public record Options(boolean fma32, boolean interleave, int interleaveRows) {
+  public record Options(boolean fma32, boolean interleave, int interleaveRows, boolean rotateSumOfSquares) {
     /** The default DSP's programs. */
     public static final Options DEFAULT = new Options(false, false);
 
     /** Two rows per iteration with {@code interleave}. */
     public Options(boolean fma32, boolean interleave) {
       this(fma32, interleave, 2);
+    }
+
+    /** RMSNorm's sum of squares not rotated. */
+    public Options(boolean fma32, boolean interleave, int interleaveRows) {
+      this(fma32, interleave, interleaveRows, false);
     }
 
     public Options {
@@ -118,6 +128,11 @@ public final class DspKernels {
     /** The options for a DSP with {@code pipeline}: interleaved, as many rows per iteration as execute stages (at least 2). */
     public static Options forPipeline(DspPipeline pipeline, boolean fma32) {
       return new Options(fma32, true, Math.max(2, pipeline.executeStages()));
+    }
+
+    /** These options with RMSNorm's sum of squares rotated ({@code on}) or not. */
+    public Options withSumOfSquaresRotated(boolean on) {
+      return new Options(fma32, interleave, interleaveRows, on);
     }
   }
 
@@ -131,7 +146,7 @@ public final class DspKernels {
     }
     // 64 elements on 8 lanes: the registers a kernel uses do not depend on the length (the trees use
     // S6 at any lane count above 1, and the fit is decided with S6 reserved)
-    DspKernels k = compiling(kernel, 64, 8, 1e-5f, DspMath.DEFAULT, options);
+    DspKernels k = compiling(kernel, 64, 8, 1e-5f, DspMath.DEFAULT, options, NO_REGISTER);
     return Math.min(k.fitted, options.interleaveRows());
   }
 
@@ -153,21 +168,23 @@ public final class DspKernels {
 
   /** The program of {@code kernel} compiled with {@code options} (same results as the default program). */
   public static DspProgram compile(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
-    DspKernels k = compiling(kernel, len, lanes, eps, math, options);
-    return k.a.finish(kernel.cliName() + " len " + len + " lanes " + lanes);
+    String name = kernel.cliName() + " len " + len + " lanes " + lanes;
+    return DspSumOfSquares.compile(kernel, len, lanes, options, squares -> compiling(kernel, len, lanes, eps, math,
+        options, squares).a.finish(squares == NO_REGISTER ? name : name + " (sum of squares rotated)"));
   }
 
   /** The compiler after compiling: every interleaved pass with the same rows per iteration (what fits in all). */
-  private static DspKernels compiling(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options) {
-    DspKernels k = compiling(kernel, len, lanes, eps, math, options, options.interleaveRows());
+  private static DspKernels compiling(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options,
+      int squares) {
+    DspKernels k = compiling(kernel, len, lanes, eps, math, options, options.interleaveRows(), squares);
     if (k.fitted < options.interleaveRows()) {
-      k = compiling(kernel, len, lanes, eps, math, options, k.fitted);
+      k = compiling(kernel, len, lanes, eps, math, options, k.fitted, squares);
     }
     return k;
   }
 
   private static DspKernels compiling(DspKernel kernel, int len, int lanes, float eps, DspMath math, Options options,
-      int copies) {
+      int copies, int squares) {
     if (lanes < 1 || Integer.bitCount(lanes) != 1) {
       throw new IllegalArgumentException("lanes must be a power of two, got " + lanes);
     }
@@ -177,6 +194,7 @@ public final class DspKernels {
     DspKernels k = new DspKernels(new DspLayout(kernel, len, lanes), math, options);
     k.length = kernel == DspKernel.ROPE ? len / 2 : len;
     k.copies = copies;
+    k.squares = squares;
     Set<Integer> used = null;
     if (options.interleave()) {
       // the registers of the plain program past its prologue: the rest are free (at 2 lanes or more,
@@ -305,6 +323,8 @@ public final class DspKernels {
     a.li(S1, 0);
     if (options.fma32()) {
       a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).fma32(S1, W, W, S1, true));
+    } else if (squares != NO_REGISTER) {
+      DspSumOfSquares.emitRotated(a, in(0), rows(), X, W, squares, S1);
     } else {
       a.loop(rows(), () -> a.load(X, in(0)).op(WIDEN, W, X, 0).op(MUL32, W, W, W).masked(ADD32, S1, S1, W));
     }

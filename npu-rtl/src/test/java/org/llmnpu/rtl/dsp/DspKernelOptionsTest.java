@@ -17,13 +17,15 @@ import org.llmnpu.isa.dsp.DspProgram;
 /**
  * The programs compiled with {@link DspKernels.Options} equal the numerics golden kernels bit for
  * bit in the instruction-set interpreter (every kernel, ragged and exact lengths, 1, 8 and 16
- * lanes, three input styles), and for each pipeline the interpreter's cycles, the program's static
- * count and {@link DspCycleFormula} agree.
+ * lanes, three input styles; RMSNorm's sum of squares rotated or not), and for each pipeline the interpreter's
+ * cycles, the program's static count and {@link DspCycleFormula} agree.
  */
 class DspKernelOptionsTest {
   static final float EPS = DspProgramTest.EPS;
   static final List<DspKernels.Options> OPTIONS = List.of(new DspKernels.Options(true, false),
-      new DspKernels.Options(false, true), new DspKernels.Options(true, true));
+      new DspKernels.Options(false, true), new DspKernels.Options(true, true),
+      new DspKernels.Options(false, false).withSumOfSquaresRotated(true),
+      new DspKernels.Options(false, true).withSumOfSquaresRotated(true));
 
   /** Runs the program in the interpreter, checks its cycles against the formula, returns the outputs. */
   static short[][] run(DspKernel kernel, int len, int lanes, short[][] in, DspKernels.Options options,
@@ -62,6 +64,7 @@ class DspKernelOptionsTest {
       for (boolean fma32 : new boolean[] {false, true}) {
         check(DspKernels.Options.forPipeline(pipeline, fma32), pipeline);
       }
+      check(DspKernels.Options.forPipeline(pipeline, false).withSumOfSquaresRotated(true), pipeline);
     }
   }
 
@@ -82,6 +85,25 @@ class DspKernelOptionsTest {
         }
       }
     }
+  }
+
+  @Test
+  void rmsNormSumOfSquaresIsRotatedOverWholeRowsOfThreeOrMoreWithoutFma32() {
+    DspKernels.Options four = DspKernels.Options.forPipeline(DspPipeline.FOUR_STAGE_EXECUTE, false);
+    for (int len : new int[] {8, 16, 24, 33, 130, 4096}) {
+      boolean whole = len % 8 == 0 && len / 8 >= 3;
+      DspProgram plain = DspKernels.compile(DspKernel.RMSNORM, len, 8, EPS, DspMath.DEFAULT, four);
+      DspProgram rotated = DspKernels.compile(DspKernel.RMSNORM, len, 8, EPS, DspMath.DEFAULT,
+          four.withSumOfSquaresRotated(true));
+      assertEquals(whole, rotated.name().endsWith("(sum of squares rotated)"), rotated.name());
+      assertEquals(whole ? plain.size() + 8 : plain.size(), rotated.size(), rotated.name());
+      assertEquals(whole ? 4 - 5L * (len / 8) : 0, rotated.cycles(DspPipeline.FOUR_STAGE_EXECUTE)
+          - plain.cycles(DspPipeline.FOUR_STAGE_EXECUTE), rotated.name());
+    }
+    // with fma32 the square and the add are one instruction: nothing to rotate
+    DspKernels.Options fused = DspKernels.Options.forPipeline(DspPipeline.FOUR_STAGE_EXECUTE, true);
+    assertEquals(DspKernels.compile(DspKernel.RMSNORM, 64, 8, EPS, DspMath.DEFAULT, fused),
+        DspKernels.compile(DspKernel.RMSNORM, 64, 8, EPS, DspMath.DEFAULT, fused.withSumOfSquaresRotated(true)));
   }
 
   @Test

@@ -49,6 +49,29 @@ class VectorDspOptionsTest {
     }
   }
 
+  /**
+   * RMSNorm with its sum of squares rotated ({@link DspKernels.Options#rotateSumOfSquares()}, the lowering's program on
+   * a pipelined DSP) on the four-stage RTL as the NPU builds it (no {@code fma32}): bit for bit the golden, cycles =
+   * {@link DspCycleFormula} (whole rows of 3, 8 and 25 rows rotated; one row and a ragged length as compiled).
+   */
+  @org.junit.jupiter.api.Test
+  void rmsNormWithItsSumOfSquaresRotatedEqualsTheGoldenAndTheFormulaOnTheRtl() {
+    VectorDsp.Config config = VectorDspTest.eightLanes(4, false);
+    DspKernels.Options options = DspKernels.Options.forPipeline(config.pipeline(), false).withSumOfSquaresRotated(true);
+    try (Simulator sim = VectorDspTest.start(config)) {
+      VectorDspDriver driver = new VectorDspDriver(sim, config, DspMath.DEFAULT);
+      for (int len : new int[] {1, 24, 64, 172, 200}) {
+        for (int style = 0; style < 3; style++) {
+          short[][] in = DspGolden.inputs(DspKernel.RMSNORM, len, style, 29L * len + style);
+          VectorDspDriver.Run run = driver.run(DspKernel.RMSNORM, len, EPS, DspMath.DEFAULT, in, options);
+          assertArrayEquals(DspGolden.expected(DspKernel.RMSNORM, in, EPS, 8)[0], run.outputs()[0], "len " + len);
+          assertEquals(DspCycleFormula.cycles(DspKernel.RMSNORM, len, 8, config.pipeline(), options), run.cycles(),
+              "rmsnorm cycles at len " + len);
+        }
+      }
+    }
+  }
+
   @org.junit.jupiter.api.Test
   void badStageAndRowCountsAreRefusedNamingTheParameter() {
     IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,

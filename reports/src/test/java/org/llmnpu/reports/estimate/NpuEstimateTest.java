@@ -59,6 +59,9 @@ class NpuEstimateTest {
     assertEquals(100, t.npu().memLatency());
     assertEquals(64, t.bandwidthGbs());
     assertEquals(16, t.withBandwidthGbs(16).npu().machine().memBytesPerCycle());
+    assertEquals(128, t.npu().maxM(), "token blocks of 128");
+    assertEquals(t.npu().maxM(), t.npu().mTile(), "a block of 2·mTile waits for the X copy, which goes K tile by K "
+        + "tile over all M rows (TokenBlockBench)");
   }
 
   /**

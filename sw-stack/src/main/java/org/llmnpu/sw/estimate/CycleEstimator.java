@@ -10,12 +10,16 @@ import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
-import org.llmnpu.sw.model.SyntheticWeights;
 
 /**
  * Estimates a prefill and the decode step after it on an NPU from the model's shape: {@link PhaseCostModel} walks
- * the command sequence the lowering emits through {@code npu-isa}'s cycle model, every layer costed (no scaling), so
- * that every counter equals the golden simulator's for the same program (the test runs both on stories260K).
+ * the command sequence the lowering emits through {@code npu-isa}'s cycle model, every layer of the lowering's own
+ * program costed (no scaling), so that every counter equals the golden simulator's for the same program (the test runs
+ * both on stories260K); the extrapolated walk of a streamed model costs layers 0 and 1 of a prefill and scales layer 1
+ * to the rest (from the second layer on every layer of the walk costs the same: its resident programs and the
+ * interleaver's window start afresh at each layer; every counter equal to costing every layer for LLaMA-2-7B,
+ * LLaMA-3-8B and Qwen2.5-1.5B on edge-64 in int8, int4-g32, s2_4 and mxfp8 at each fusion level, static q/k/v too).
+ * Estimates are kept within a JVM by what they depend on (the shape, the NPU, the options; {@link #CACHED_ESTIMATES}).
  *
  * <p>Weights reach the array in one of two ways ({@link Staging}): as the lowering does today (each block weight
  * loaded whole into the scratchpad, then its GEMM tiles), when the lowered model fits the NPU — checked by laying it
@@ -24,14 +28,15 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
  * lowering, stated with every result.
  *
- * <p>At {@code --fusion full} (each token's q/k/v scales) a prefill of more than one block goes with two token blocks
- * in flight, skewed, in windows across layers ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed},
+ * <p>At {@code --fusion full} a prefill of more than one block goes with two token blocks in flight, skewed, in
+ * windows across layers ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed},
  * {@link PhaseCostModel#acrossLayers}: the lowering's {@code DecoderLowering#skewed} and {@code #acrossLayers}
  * program, whose commands the walk orders exactly as the lowering's interleaver does), where the lowering holds both
  * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
- * says which, and why not). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer costed drains
- * the window, and from the second layer on every layer of the walk costs the same (7B int8: 2 and 3 layers asked for
- * give the same cycles).
+ * says which, and why not), with each token's q/k/v scales and with static ones (the tiled QKV post in each block's
+ * head: {@code DecoderLowering#skewed}). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer
+ * costed drains the window, and from the second layer on every layer of the walk costs the same (7B int8: 2 and 3
+ * layers asked for give the same cycles).
  */
 public final class CycleEstimator {
   /** Weight formats the cost model reproduces exactly (tests against the golden counters). */
@@ -84,6 +89,44 @@ public final class CycleEstimator {
   public static CycleEstimate estimate(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
                                        Fusion fusion, boolean staticQkv) {
     check(shape.config(), p, quant, promptLen);
+    Key key = new Key(shape.config(), p, quant, promptLen, fusion, staticQkv);
+    CycleEstimate known;
+    synchronized (CACHE) {
+      known = CACHE.get(key);
+    }
+    if (known == null) {
+      known = costed(shape, p, quant, promptLen, fusion, staticQkv);
+      synchronized (CACHE) {
+        CACHE.put(key, known);
+      }
+    }
+    return known.shape().equals(shape) ? known : new CycleEstimate(shape, p, quant, promptLen, known.staging(),
+        known.stagingReason(), known.block(), known.prefill(), known.decode(), known.fusion(), known.qkvPost(),
+        known.prefillOrder());
+  }
+
+  /** What an estimate depends on: the model's shape (not its name), the NPU, and the options. */
+  private record Key(ModelConfig config, MachineParams machine, String quant, int promptLen, Fusion fusion,
+                     boolean staticQkv) {
+  }
+
+  /** Estimates kept within a JVM, least recently used dropped beyond this many. */
+  static final int CACHED_ESTIMATES = 256;
+
+  /**
+   * The estimates costed so far in this JVM, by {@link Key}: the same inputs give the same estimate (the walk is
+   * deterministic), and the report's jobs ask the same one several times (a stage analysis per phase, the trends per
+   * table row).
+   */
+  private static final java.util.Map<Key, CycleEstimate> CACHE = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(java.util.Map.Entry<Key, CycleEstimate> eldest) {
+      return size() > CACHED_ESTIMATES;
+    }
+  };
+
+  private static CycleEstimate costed(ModelShapes.Shape shape, MachineParams p, String quant, int promptLen,
+                                      Fusion fusion, boolean staticQkv) {
     ModelConfig c = shape.config();
     Fusion.Applied applied = fusion.on(p, c.dim(), WeightFormats.bits(quant), WeightFormats.group(quant),
         WeightFormats.sparsity(quant), WeightFormats.mx(quant));
@@ -94,20 +137,20 @@ public final class CycleEstimator {
     if (staging == Staging.STREAMED) {
       block = Math.min(p.maxM(), promptLen);
     }
-    PhaseCostModel cost = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
-        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-        applied.applied()).staticQkv(staticQkv, staticQkv);
-    PhaseCost prefill = cost.step(promptLen, 0, c.layers());
+    PhaseCostModel cost = costModel(c, p, maxContext, block, staging, quant, applied.applied())
+        .staticQkv(staticQkv, staticQkv);
+    // the extrapolated walk's layers from the second on cost the same (its resident programs start afresh at each
+    // layer): two layers costed and the second scaled give every layer's counters
+    int walked = staging == Staging.STREAMED ? Math.min(2, c.layers()) : c.layers();
+    PhaseCost prefill = cost.step(promptLen, 0, walked);
     PhaseCost decode = cost.step(1, promptLen, c.layers());
     String order = ONE_BLOCK;
-    if (applied.applied() == Fusion.FULL && promptLen > block && !staticQkv) {
+    if (applied.applied() == Fusion.FULL && promptLen > block) {
       // two token blocks in flight, skewed, in windows across layers (DecoderLowering#skewed, #acrossLayers), where
-      // the lowering holds both and it is faster:
-      // the walk's order is the lowering's program's (WalkScheduleTest), its layers from the second on cost the same
-      PhaseCostModel two = new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED,
-          WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant),
-          applied.applied()).interleave(true, true).skewed(true).acrossLayers(true);
-      PhaseCost skewed = two.step(promptLen, 0, staging == Staging.STREAMED ? Math.min(2, c.layers()) : c.layers());
+      // the lowering holds both and it is faster: the walk's order is the lowering's program's (WalkScheduleTest)
+      PhaseCostModel two = costModel(c, p, maxContext, block, staging, quant, applied.applied())
+          .staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true).acrossLayers(true);
+      PhaseCost skewed = two.step(promptLen, 0, walked);
       boolean inFlight = staging == Staging.STREAMED || two.twoBlocksWhyNot().isEmpty();
       if (inFlight && skewed.cycles() < prefill.cycles()) {
         prefill = skewed;
@@ -119,6 +162,13 @@ public final class CycleEstimator {
     }
     return new CycleEstimate(shape, p, quant, promptLen, staging, layout.reason(), block, prefill, decode,
         applied, cost.qkvPost(), order);
+  }
+
+  /** The cost model of the format {@code quant} at fusion level {@code fusion}, walked where {@code staging} streams. */
+  private static PhaseCostModel costModel(ModelConfig c, MachineParams p, int maxContext, int block, Staging staging,
+                                          String quant, Fusion fusion) {
+    return new PhaseCostModel(c, p, maxContext, block, staging == Staging.STREAMED, WeightFormats.bits(quant),
+        WeightFormats.group(quant), WeightFormats.sparsity(quant), WeightFormats.mx(quant), fusion);
   }
 
   /** The prefill's order of token blocks ({@link CycleEstimate#prefillOrder}): one at a time. */
@@ -171,7 +221,9 @@ public final class CycleEstimator {
           LAYOUT_CHECK_PARAMETERS / 1_000_000));
     }
     try {
-      LoweredModel model = WeightFormats.lower(SyntheticWeights.generate(c, 1), quant, p, promptLen + 1, promptLen);
+      // the layout alone: the estimate's exact step costs a layout without weights too (PhaseCostModel), and an NPU's
+      // external memory may be beyond a memory image (edge-64: 4 GiB)
+      LoweredModel model = WeightFormats.layout(c, quant, p, promptLen + 1, promptLen);
       return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen), fusion), "");
     } catch (IllegalArgumentException e) {
       return new Layout(0, "the lowering cannot lay this model out on this NPU: " + e.getMessage());

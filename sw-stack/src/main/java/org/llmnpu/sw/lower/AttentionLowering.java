@@ -21,6 +21,8 @@ final class AttentionLowering {
   private final int sRope;
   /** For a model with Wqkv ordered per tile ({@link LoweredModel#orderQkvByTiles}) the tiled QKV post, else null. */
   private final TiledQkvPost tiledPost;
+  /** Where the K halves are padded to whole rows ({@link LoweredModel#kSpan}): two staging lines ({@link #keyRowOut}). */
+  private final int sKeyHalves;
 
   AttentionLowering(LoweringEmitter emitter) {
     this(emitter, Fusion.NONE);
@@ -29,10 +31,15 @@ final class AttentionLowering {
   AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
+    if (fusion == Fusion.FULL) {
+      HeadWindows.requireBatched(l.c, l.line);
+    }
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
     this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
+    this.sKeyHalves = l.kSpan == l.nk ? -1
+        : l.spadRegion(2L * LoweredModel.roundUp(2L * l.nk, l.line), "the K row's halves joined");
   }
 
   /** The block-wide QKV post of a model with Wqkv ordered per tile, where its shape allows ({@link BlockQkvPost}). */
@@ -47,7 +54,7 @@ final class AttentionLowering {
 
   /** Scratchpad bytes of one slot's cos/sin row in {@link #sRope}. */
   private int ropeRowBytes() {
-    return LoweredModel.roundUp(4 * l.nq, l.line);
+    return l.ropeRowBytes;
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
@@ -55,18 +62,37 @@ final class AttentionLowering {
     cacheIn(layer, n, pos);
     if (tiledPost != null) {
       norms(n);
-      tiledPost.emit(layer, n, pos);
+      tiledPost.emit(layer, n, pos, false);
       afterKvRows(layer, n, pos);
       return;
     }
-    emitHead(layer, n);
+    emitHead(layer, n, pos);
     emitAfterQkv(layer, n, pos);
   }
 
-  /** The rest of the layer after {@link #emitHead}: the cache's rows in, then as {@link #emit} after the QKV GEMM. */
+  /**
+   * The rest of the layer after {@link #emitHead}: the cache's rows in, then as {@link #emit} after the QKV GEMM (with
+   * the tiled post: after it, Kᵀ's lines first where the head left them, {@link #keysAfterCache}).
+   */
   void emitTail(int layer, int n, int pos) {
     cacheIn(layer, n, pos);
+    if (tiledPost != null) {
+      if (keysAfterCache(pos)) {
+        tiledPost.keyLines(n, pos);
+      }
+      afterKvRows(layer, n, pos);
+      return;
+    }
     emitAfterQkv(layer, n, pos);
+  }
+
+  /**
+   * With the tiled post in a skewed head ({@link #emitHead}): whether the block's first line of Kᵀ holds slots before
+   * its own, whose K rows come into the scratchpad with the cache's rows in the tail, so that the line is staged there
+   * ({@link TiledQkvPost#keyLines}; the same copies, after the cache's rows instead of after the last K tile).
+   */
+  private boolean keysAfterCache(int pos) {
+    return pos % l.line != 0;
   }
 
   /** The cache's rows {@code [0, pos)} of layer {@code layer} into the scratchpad (and their Kᵀ lines). */
@@ -93,10 +119,15 @@ final class AttentionLowering {
   /**
    * Every token's RMSNorm and quantization, then the QKV GEMM: they read no K/V row, so with a skewed pair of blocks
    * ({@link DecoderLowering#skewed}) they go before the other block's K/V rows are stored ({@link #emitTail} after).
+   * With the tiled post (static q/k/v scales) the head is the QKV GEMM with its tiles' posts, which write the block's
+   * own K/V rows and Kᵀ's lines in the scratchpad (not the stored cache; those of a line shared with earlier slots
+   * wait for the tail, {@link #keysAfterCache}).
    */
-  void emitHead(int layer, int n) {
+  void emitHead(int layer, int n, int pos) {
     if (tiledPost != null) {
-      throw new IllegalStateException("the tiled QKV post (LoweredModel#orderQkvByTiles) goes one block at a time");
+      norms(n);
+      tiledPost.emit(layer, n, pos, keysAfterCache(pos));
+      return;
     }
     norms(n);
     e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
@@ -126,7 +157,7 @@ final class AttentionLowering {
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     if (batched != null) {
-      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
+      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.qSpan, n);
     }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
@@ -142,7 +173,7 @@ final class AttentionLowering {
       int slot = pos + t;
       if (batched != null) {
         // at full the cos/sin row comes first, so that the dequantization, RoPE and quantization runs join
-        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.qSpan, 1, l.rCs, Command.FMT_FP16, 0);
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       if (batched == null) {
@@ -152,7 +183,7 @@ final class AttentionLowering {
         programs.subList(1, programs.size()).forEach(e::run);
       } else if (pinned) {
         b.dspRunPinned(qkvPrograms(qRows, kRows, t, true, qkvScales));
-        e.run(r.moveElements(l.rAcc, 2 * l.nq, l.rQQ + t * 2 * qRows));
+        e.run(r.moveElements(l.rAcc, 2 * l.qSpan, l.rQQ + t * 2 * qRows));
         e.run(r.moveElements(l.rAcc + 2 * qRows, r.lanes(), l.rDQ + t));
       } else {
         qkvPrograms(qRows, kRows, t, false, qkvScales).forEach(e::run);
@@ -160,7 +191,7 @@ final class AttentionLowering {
       if (batched != null && batched.headMajorKeys) {
         batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
       } else {
-        b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+        keyRowOut(l.sKC + (long) slot * m.kvBytes);
       }
       if (kT != null) {
         // a line of slots complete: its K rows (the K row's order) to Kᵀ
@@ -189,6 +220,8 @@ final class AttentionLowering {
     }
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
+    // the V scales to the probability codes' weights (ValueScaleBound), whatever the fusion: the same codes
+    e.run(l.r.valueWeights(l.rDVV, pos + n));
     if (batched != null) {
       batched.emit(n, pos, layer == 0);
     } else {
@@ -217,14 +250,15 @@ final class AttentionLowering {
     var r = l.r;
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
+    // RoPE and the quantizations over the halves padded to whole rows (LoweredModel#qSpan): the padding is zeros
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.qSpan, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
         new int[] {l.rQ, l.rQ + qRows}));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
-        l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.kSpan, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows,
+        l.rCs, l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
     var vectors = java.util.List.of(
-        new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
+        new DspQuantizer.Vector(l.rQ, 2 * l.qSpan, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
             staged ? l.rAcc + 2 * qRows : l.rDQ + t),
-        new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
+        new DspQuantizer.Vector(l.rK, 2 * l.kSpan, -1, l.rKQ, l.rDK),
         new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV));
     programs.addAll(quantizations(r, vectors, qkvScales));
     return programs;
@@ -251,14 +285,33 @@ final class AttentionLowering {
 
   /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */
   private int moveWords() {
-    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.nq, 0), l.r.moveElements(0, l.r.lanes(), 0)))
+    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.qSpan, 0), l.r.moveElements(0, l.r.lanes(), 0)))
         .size();
   }
 
   /** The cos/sin row of cache slot {@code slot} → DSP rows rCs (through sVEC). */
   private void ropeIn(int slot) {
-    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.nq, 1);
-    e.b.dspIn(l.sVEC, l.line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.qSpan, 1);
+    e.b.dspIn(l.sVEC, l.line, 2L * l.qSpan, 1, l.rCs, Command.FMT_FP16, 0);
+  }
+
+  /**
+   * The K row's codes (evens then odds, kvDim INT8) from rKQ to the scratchpad at {@code at}: one {@code dspout}, or
+   * where the halves are padded to whole rows ({@link LoweredModel#kSpan}) first joined: each half out as raw FP16 to
+   * a line of {@link #sKeyHalves} of its own, both read back as one flat vector at rAcc (free after the
+   * dequantization, as {@link BatchedAttention#keyRowOut} uses it), then that vector out.
+   */
+  private void keyRowOut(long at) {
+    var b = e.b;
+    if (l.kSpan == l.nk) {
+      b.dspOut(at, l.line, l.c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      return;
+    }
+    long halfBytes = LoweredModel.roundUp(2L * l.nk, l.line);
+    b.dspOut(sKeyHalves, halfBytes, l.nk, 1, l.rKQ, Command.FMT_FP16);
+    b.dspOut(sKeyHalves + halfBytes, halfBytes, l.nk, 1, l.rKQ + l.r.rows(l.nk), Command.FMT_FP16);
+    b.dspIn(sKeyHalves, halfBytes, l.nk, 2, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(at, l.line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
   /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */
@@ -279,13 +332,14 @@ final class AttentionLowering {
     int sigmaS = LoweredModel.shift(c.kvDim());
     int sigmaP = LoweredModel.shift(m.maxContext());
     short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
-    short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
     int sRows = r.rows(m.maxContext());
+    // the token's V-scale bound over its own slots (ValueScaleBound), for every head group's codes
+    ValueScaleBound.emit(e, s, l.rBound);
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
       java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
       java.util.List<org.llmnpu.isa.dsp.DspProgram> scoreScales = new java.util.ArrayList<>();
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> softmaxes = new java.util.ArrayList<>();
+      java.util.List<AttentionSoftmax.Head> softmaxes = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         int g = h / c.groupSize();
@@ -305,18 +359,15 @@ final class AttentionLowering {
         }
         e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
-        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+        softmaxes.add(unscaled(l.rSc2 + i * sRows, l.rP + i * sRows));
         probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));
       }
       // the group's scores scaled, and their SoftMax, in shared runs when their programs merge
       for (var program : r.merged(scoreScales)) {
         e.run(program);
       }
-      for (var program : r.mergedKernels(softmaxes)) {
-        e.run(program);
-      }
-      // the group's probabilities quantized in one run: their scalar chains hide each other's latency
-      for (var program : r.quantizeRuns(probabilities)) {
+      // then their SoftMax and codes against the token's bound (AttentionSoftmax#withCodes), merged where it pays
+      for (var program : r.probabilityRuns(softmaxes, probabilities, l.rBound, s)) {
         e.run(program);
       }
       java.util.List<org.llmnpu.isa.dsp.DspProgram> outputScales = new java.util.ArrayList<>();
@@ -333,9 +384,15 @@ final class AttentionLowering {
           b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
               l.sYO + ci * l.yoChunkBytes, line);
         }
-        e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
-        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1,
-            l.rOF + h * l.hdRows));
+        if (HeadWindows.onALine(c, line, g)) {
+          e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+        } else {
+          // the head's results start off a line: read with the columns before them, then moved down (HeadWindows)
+          e.partialsIn(pv, l.sYO, l.yoChunkBytes, line, col + c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+          e.run(r.shiftDown(l.rO + h * l.hdRows, col));
+        }
+        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP + i, -1,
+            ValueScaleBound.OUTPUT_SCALE, -1, l.rOF + h * l.hdRows));
       }
       // the group's head outputs dequantized in one run when their programs merge
       for (var program : r.merged(outputScales)) {
@@ -344,5 +401,14 @@ final class AttentionLowering {
     }
     e.run(r.quantize(l.rOF, m.oK, -1, l.rOQ, l.rDO + t));
     b.dspOut(l.sXO + (long) t * l.xoStride, line, m.oK, 1, l.rOQ, Command.FMT_INT8);
+  }
+
+  /**
+   * A head's SoftMax over its scaled scores at {@code x} (computed by its own scale run) into {@code out}: the scale
+   * folded into the SoftMax program with no operand but the constant 1 ({@code x·1 = x} in FP16), so that the codes
+   * are {@link AttentionSoftmax#withCodes}' as at {@code --fusion full}.
+   */
+  static AttentionSoftmax.Head unscaled(int x, int out) {
+    return new AttentionSoftmax.Head(x, -1, -1, (short) 0x3C00, x, out);
   }
 }

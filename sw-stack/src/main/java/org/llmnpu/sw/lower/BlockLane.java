@@ -76,12 +76,13 @@ final class BlockLane {
 
   /**
    * The head of layer {@code layer} for a skewed pair of blocks ({@link DecoderLowering#skewed}): the layer's vectors,
-   * the RMSNorm and the QKV GEMM ({@link AttentionLowering#emitHead}); {@link #layerTail} does the rest.
+   * the RMSNorm and the QKV GEMM (with the tiled QKV post, its posts too; {@link AttentionLowering#emitHead}) of the
+   * block at positions {@code pos…}; {@link #layerTail} does the rest.
    */
-  void layerHead(int layer, int n) {
+  void layerHead(int layer, int n, int pos) {
     vectorsIn(layer);
     e.inputScale = qkvInputScale(layer);
-    attention.emitHead(layer, n);
+    attention.emitHead(layer, n, pos);
     e.inputScale = 0;
   }
 
@@ -138,7 +139,7 @@ final class BlockLane {
       return;
     }
     for (int g = 0; g < l.m.groups(k); g++) {
-      e.vecIn(offset + g * LoweredModel.groupStride(n), n, row + g * l.r.rows(n));
+      e.vecIn(offset + g * l.m.groupStride(n), n, row + g * l.r.rows(n));
     }
   }
 }

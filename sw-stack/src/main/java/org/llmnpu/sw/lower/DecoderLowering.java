@@ -133,6 +133,11 @@ public final class DecoderLowering {
     return applied;
   }
 
+  /** Whether q, k and v go with static scales: asked ({@link #staticQkv}) and the PPM epilogues' scales apply. */
+  public boolean staticQkvApplied() {
+    return lane.e.staticQkv && lane.e.epilogue != null;
+  }
+
   /**
    * With {@code on}, each step's commands pass through a {@link BlockInterleaver}: DSP copies and resident runs move up
    * beside the streamed GEMMs where no data dependence forbids it (same results bit for bit).
@@ -159,6 +164,9 @@ public final class DecoderLowering {
    * reading the cache's rows after its QKV GEMM, so the second block's see the first's): the first block's QKV
    * post-processing may then go beside the second block's QKV streams, and the second's beside the first's O and
    * feed-forward streams (software pipelining by blocks; inside a block every consumer of a GEMM reads whole rows).
+   * With the tiled QKV post ({@link #staticQkv}, Wqkv ordered per tile) each head is the QKV GEMM with its tiles'
+   * posts (the block's K/V rows and Kᵀ's lines into its own scratchpad; the cache's rows come in its tail), so that
+   * the first block's attention and feed-forward go beside the second block's QKV streams too.
    */
   public DecoderLowering skewed(boolean on) {
     this.skewed = on;
@@ -342,9 +350,9 @@ public final class DecoderLowering {
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (two != null && skewed) {
-        lane.layerHead(layer, n);
+        lane.layerHead(layer, n, pos0 + start);
         b.secondLane(true);
-        two.layerHead(layer, n2);
+        two.layerHead(layer, n2, pos0 + start + n);
         b.secondLane(false);
         lane.layerTail(layer, n, pos0 + start);
         b.secondLane(true);

@@ -57,12 +57,14 @@ final class DspRoutines {
   /**
    * Routines for the DSP {@code dsp}: its lanes, and its kernels compiled with
    * {@link org.llmnpu.isa.MachineParams.DspParams#kernelOptions()} (on a pipelined DSP rows interleaved as
-   * deep as the execute stages, so that the interlock finds independent work; same results).
+   * deep as the execute stages, so that the interlock finds independent work; same results) and, on a pipelined DSP,
+   * RMSNorm's sum of squares rotated ({@link DspKernels.Options#rotateSumOfSquares()}: one dependent chain a row
+   * otherwise; same sum).
    */
   DspRoutines(org.llmnpu.isa.MachineParams.DspParams dsp, float eps) {
     this.lanes = dsp.lanes();
     this.eps = eps;
-    this.options = dsp.kernelOptions();
+    this.options = dsp.kernelOptions().withSumOfSquaresRotated(dsp.executeStages() > 1);
     this.pipeline = dsp.pipeline();
     this.programDepth = dsp.programDepth();
     this.rowPrograms = new DspRowPrograms(lanes, options);
@@ -130,17 +132,25 @@ final class DspRoutines {
   }
 
   /**
-   * All of a head group's probability runs ({@link AttentionSoftmax#runsWithCodes}): each head's scale, SoftMax and the
-   * quantization of {@code probabilities} (one vector a head, the head's probabilities times the V scales) in one
-   * program, the heads merged; or the separate {@link #scaledSoftmaxes} and {@link #quantizeRuns} where those cost less.
+   * All of a head group's probability runs ({@link AttentionSoftmax#runsWithCodes}): each head's scale, SoftMax and
+   * probability codes against the token's V-scale bound (the weights at each vector's {@code vec} rows, y and f at rows
+   * {@code bound} and {@code bound + 1}: {@link #tokenBound}) in one program, the heads merged where that costs less.
    */
-  List<DspProgram> probabilityRuns(List<AttentionSoftmax.Head> heads, List<DspQuantizer.Vector> probabilities, int len) {
-    return memo(List.of("probabilityRuns", List.copyOf(heads), List.copyOf(probabilities), len), () -> {
-      List<DspProgram> quantizations = quantizeRuns(probabilities);
-      List<DspProgram> separate = new ArrayList<>(scaledSoftmaxes(heads, len, quantizations));
-      separate.addAll(quantizations);
-      return AttentionSoftmax.runsWithCodes(heads, probabilities, len, lanes, eps, pipeline, programDepth, separate);
-    });
+  List<DspProgram> probabilityRuns(List<AttentionSoftmax.Head> heads, List<DspQuantizer.Vector> probabilities,
+      int bound, int len) {
+    return memo(List.of("probabilityRuns", List.copyOf(heads), List.copyOf(probabilities), bound, len),
+        () -> AttentionSoftmax.runsWithCodes(heads, probabilities, bound, len, lanes, eps, pipeline, programDepth));
+  }
+
+  /** The V scales turned into the bound's weights in place ({@link ValueScaleBound#weightsProgram}). */
+  DspProgram valueWeights(int scales, int len) {
+    return memo(List.of("valueWeights", scales, len), () -> ValueScaleBound.weightsProgram(this, scales, len));
+  }
+
+  /** A token's V-scale bound over {@code len} slots ({@link ValueScaleBound#tokenProgram}). */
+  DspProgram tokenBound(int weights, int len, int boundRow, short factor) {
+    return memo(List.of("tokenBound", weights, len, boundRow, factor),
+        () -> ValueScaleBound.tokenProgram(this, weights, len, boundRow, factor));
   }
 
   /**
@@ -185,6 +195,11 @@ final class DspRoutines {
   DspProgram keyBlock(int line, int count, int c, int in, int out) {
     return memo(List.of("keyBlock", line, count, c, in, out),
         () -> KeyBlocks.program(this, line, lanes, count, c, in, out));
+  }
+
+  /** Row {@code row} moved {@code shift} lanes down in place, zeros above ({@link DspRowPrograms#shiftDown}). */
+  DspProgram shiftDown(int row, int shift) {
+    return memo(List.of("shiftDown", row, shift), () -> rowPrograms.shiftDown(row, shift));
   }
 
   /** See the class comment. */
@@ -257,11 +272,8 @@ final class DspRoutines {
         code.add(i);
       }
     }
-    DspProgram relocated = new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->"
-        + java.util.Arrays.toString(out), code);
-    // RMSNorm's sum of squares, one dependent chain a row, software-pipelined where the DSP's interlock would wait
-    return kernel == DspKernel.RMSNORM && pipeline.executeStages() > 1 ? DspSumRotation.rotated(relocated, lanes)
-        : relocated;
+    return new DspProgram(p.name() + " @" + java.util.Arrays.toString(in) + "->" + java.util.Arrays.toString(out),
+        code);
   }
 
   private static int relocate(DspLayout layout, int row, int[] in, int[] out) {

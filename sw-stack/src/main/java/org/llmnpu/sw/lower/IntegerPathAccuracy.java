@@ -1,5 +1,7 @@
 package org.llmnpu.sw.lower;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.sw.eval.LogitComparison;
 import org.llmnpu.sw.eval.SampledSequences;
@@ -84,22 +86,46 @@ public final class IntegerPathAccuracy {
     return evaluate(weights, model, count, length, seed, fusion, false);
   }
 
+  /**
+   * As {@link #evaluate(ModelWeights, String, MachineParams, int, int, long, Fusion, boolean)}, one comparison per
+   * sequence (its {@code length} positions), in the sequences' order: for the spread across sequences and paired
+   * differences between two variants on the same sequences.
+   */
+  public static List<LogitComparison> perSequence(ModelWeights weights, String format, MachineParams machine,
+                                                  int count, int length, long seed, Fusion fusion, boolean staticQkv) {
+    float[][][][] logits = logits(weights, WeightFormats.lower(weights, format, machine, length, length), count,
+        length, seed, fusion, staticQkv);
+    List<LogitComparison> out = new ArrayList<>();
+    for (int s = 0; s < count; s++) {
+      out.add(LogitComparison.compare(logits[0][s], logits[1][s]));
+    }
+    return out;
+  }
+
   private static LogitComparison evaluate(ModelWeights weights, LoweredModel model, int count, int length, long seed,
                                           Fusion fusion, boolean staticQkv) {
-    Transformer fp32 = new Transformer(weights);
-    int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
+    float[][][][] logits = logits(weights, model, count, length, seed, fusion, staticQkv);
     float[][] reference = new float[count * length][];
     float[][] npu = new float[count * length][];
     for (int s = 0; s < count; s++) {
-      float[][] ref = fp32.forwardAll(sequences[s], fp32.newCache(length));
-      NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN, fusion);
-      decoder.lowering().staticQkv(staticQkv);
-      float[][] got = decoder.prefill(sequences[s], true).logits();
-      for (int i = 0; i < length; i++) {
-        reference[s * length + i] = ref[i];
-        npu[s * length + i] = got[i];
-      }
+      System.arraycopy(logits[0][s], 0, reference, s * length, length);
+      System.arraycopy(logits[1][s], 0, npu, s * length, length);
     }
     return LogitComparison.compare(reference, npu);
+  }
+
+  /** {@code [0]}: the FP32 logits, {@code [1]}: the NPU's, per sequence and position. */
+  private static float[][][][] logits(ModelWeights weights, LoweredModel model, int count, int length, long seed,
+                                      Fusion fusion, boolean staticQkv) {
+    Transformer fp32 = new Transformer(weights);
+    int[][] sequences = SampledSequences.sample(fp32, count, length, seed);
+    float[][][][] out = new float[2][count][][];
+    for (int s = 0; s < count; s++) {
+      out[0][s] = fp32.forwardAll(sequences[s], fp32.newCache(length));
+      NpuDecoder decoder = new NpuDecoder(model, DecoderLowering.largestBlock(model, 16), NpuEngine.GOLDEN, fusion);
+      decoder.lowering().staticQkv(staticQkv);
+      out[1][s] = decoder.prefill(sequences[s], true).logits();
+    }
+    return out;
   }
 }

@@ -33,6 +33,34 @@ abstract class KeyWalk extends PhaseWalk {
     return keyScores() && (n >= 2 || (pos + n) % line == 0);
   }
 
+  /** Whether the QKV post goes tile by tile ({@code QkvPostWalk#qkvPostTiled}). */
+  abstract boolean qkvPostTiled();
+
+  /**
+   * As {@code AttentionLowering#keysAfterCache}: with the tiled post in a skewed head, whether the block's first line
+   * of Kᵀ holds earlier slots, whose K rows come with the cache's rows in the tail ({@link #tiledKeysInTail}).
+   */
+  boolean keysAfterCache(int pos) {
+    return qkvPostTiled() && pos % line != 0;
+  }
+
+  /** In a skewed tail after the cache's rows: the Kᵀ lines the head left ({@link #keysAfterCache}). */
+  void tiledKeysInTail(int n, int pos) {
+    if (keysAfterCache(pos)) {
+      operator("QKV scale, RoPE, K/V out");
+      tiledKeyLines(n, pos);
+    }
+  }
+
+  /** As {@code TiledQkvPost#keyLines}: every token's lines of Kᵀ, where the lowering keeps Kᵀ. */
+  void tiledKeyLines(int n, int pos) {
+    if (writesKeyLines(n, pos)) {
+      for (int t = 0; t < n; t++) {
+        keyScatter(pos + t, n, pos);
+      }
+    }
+  }
+
   /** As {@code TransposedKeys#loadLines}: Kᵀ's complete lines before the block's first line, kvDim rows. */
   void keyLinesIn(int n, int pos) {
     int first = pos - pos % line;

@@ -19,20 +19,21 @@ abstract class LayerWalk extends FeedForwardWalk {
   final void layer(int n, int pos, boolean firstLayer, boolean starts) {
     vectorsIn(starts);
     cacheIn(n, pos);
-    qkv(n, pos);
+    qkv(n, pos, false);
     afterQkv(n, pos, firstLayer);
   }
 
-  /** The layer's vectors, RMSNorm and QKV GEMM ({@link BlockLane#layerHead}). */
+  /** The layer's vectors, RMSNorm and QKV GEMM (with the tiled post, its posts too; {@link BlockLane#layerHead}). */
   final void layerHead(int n, int pos, boolean starts) {
     vectorsIn(starts);
-    qkv(n, pos);
+    qkv(n, pos, keysAfterCache(pos));
   }
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
   final void layerTail(int n, int pos, boolean firstLayer) {
     operator("layer vectors, KV cache");
     cacheIn(n, pos);
+    tiledKeysInTail(n, pos);
     afterQkv(n, pos, firstLayer);
   }
 
@@ -72,7 +73,8 @@ abstract class LayerWalk extends FeedForwardWalk {
     keyLinesIn(n, pos);
   }
 
-  final void qkv(int n, int pos) {
+  /** {@code keysLater}: the tiled post leaves Kᵀ's lines to the tail ({@link #tiledKeysInTail}). */
+  final void qkv(int n, int pos, boolean keysLater) {
     quantSite = StaticScales.Site.QKV_IN;
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
@@ -83,7 +85,7 @@ abstract class LayerWalk extends FeedForwardWalk {
         normQuantize();
       }
     }
-    qkvGemms(n, pos);
+    qkvGemms(n, pos, keysLater);
   }
 
   final void afterQkv(int n, int pos, boolean firstLayer) {

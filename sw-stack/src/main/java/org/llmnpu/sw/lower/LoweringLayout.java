@@ -22,6 +22,11 @@ final class LoweringLayout {
   final int half;
   final int nq;
   final int nk;
+  /** {@link LoweredModel#qSpan}, {@link LoweredModel#kSpan}: nq and nk padded to whole DSP rows. */
+  final int qSpan;
+  final int kSpan;
+  /** Scratchpad bytes of one slot's cos/sin row (FP16 cos then sin, {@link #qSpan} each), line-padded. */
+  final int ropeRowBytes;
   final int hdRows;
   // scratchpad (bytes)
   private int spadNext;
@@ -80,6 +85,11 @@ final class LoweringLayout {
   final int rPQ;
   final int rDKV;
   final int rDVV;
+  /**
+   * A token's V-scale bound, y then f ({@link ValueScaleBound#tokenProgram}), a broadcast row each: the SwiGLU rows
+   * {@link #rSw}, free during the attention.
+   */
+  final int rBound;
   final int rDP;
   final int rO;
   final int rOF;
@@ -140,6 +150,9 @@ final class LoweringLayout {
     this.half = c.headDim() / 2;
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;
+    this.qSpan = model.qSpan;
+    this.kSpan = model.kSpan;
+    this.ropeRowBytes = LoweredModel.roundUp(4 * qSpan, line);
     this.hdRows = r.rows(c.headDim());
     if (blockMax < 1 || blockMax > p.maxM()) {
       throw new IllegalArgumentException("blockMax must be in 1.." + p.maxM() + " (maxM), got " + blockMax);
@@ -244,6 +257,8 @@ final class LoweringLayout {
     rGate = dsp(r.rows(c.hiddenDim()));
     rUp = dsp(r.rows(c.hiddenDim()));
     rSw = dsp(r.rows(c.hiddenDim()));
+    // the SwiGLU rows are free during the attention: they hold a token's V-scale bound there
+    rBound = r.rows(c.hiddenDim()) >= ValueScaleBound.ROWS ? rSw : dsp(ValueScaleBound.ROWS);
     rPart = dsp(partRows);
     // the scores and probabilities of up to three heads at once (their DSP programs share runs), as many as fit
     int sRows = r.rows(model.maxContext());

@@ -17,10 +17,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * weights) and a chunked prefill (a prompt longer than maxM: one program per chunk, {@link NpuDecoder#prefill}).
  *
  * <p><b>Extrapolated steps</b> (shapes the lowering cannot lay out: models beyond the NPU's memory) still walk the
- * lowering's command order by hand (the walk: {@link PhaseWalk}, {@link KeyWalk}, {@link AttentionWalk},
- * {@link BatchedAttentionWalk}, {@link FeedForwardWalk}),
- * with two changes a larger NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile; with a fusion level,
- * streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
+ * lowering's command order by hand (the walk: {@link PhaseWalk} to {@link LayerWalk}), with two changes a larger
+ * NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile;
+ * with a fusion level, streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
  * multiple of the line the K cache holds each head contiguous, so the scores GEMV has K = head dim (not kvDim with
  * zero rows). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
  * scratchpad), which would retire this walk.

@@ -133,8 +133,9 @@ abstract class PhaseWalk extends DspRunCosts {
     return group > 0 && !groupScaled ? -1 : 2;
   }
 
-  static int pad8(int n) {
-    return LoweredModel.roundUp(n, 8);
+  /** As {@link LoweredModel}'s vector padding ({@code WeightGeometry#padVector}). */
+  int pad8(int n) {
+    return WeightGeometry.padVector(n, line);
   }
 
   void normQuantize() {

@@ -95,9 +95,10 @@ abstract class QkvPostWalk extends KeyWalk {
   }
 
   /** The QKV GEMM's tiles: with {@link #qkvPostTiled} each followed by the tile before's post ({@link #qkvTiled}). */
-  void qkvGemms(int n, int pos) {
+  /** {@code keysLater}: the tiled post leaves Kᵀ's lines to {@link #tiledKeysInTail} ({@link #keysAfterCache}). */
+  void qkvGemms(int n, int pos, boolean keysLater) {
     if (qkvPostTiled()) {
-      qkvTiled(n, pos);
+      qkvTiled(n, pos, keysLater);
     } else {
       operator("QKV GEMM");
       gemms(n, c.dim(), qkvN);
@@ -105,7 +106,7 @@ abstract class QkvPostWalk extends KeyWalk {
   }
 
   /** As {@link TiledQkvPost#emit}: the cos/sin rows in, GEMM j then tile j−1's post, the K/V scale rows out. */
-  private void qkvTiled(int n, int pos) {
+  private void qkvTiled(int n, int pos, boolean keysLater) {
     operator("QKV scale, RoPE, K/V out");
     load(n, 4L * nq);
     QkvTiles tiles = QkvTiles.of(c, qkvTile(), lanes);
@@ -126,10 +127,8 @@ abstract class QkvPostWalk extends KeyWalk {
       }
       if (j > 0) {
         qkvTilePost(tiles, j - 1, n, ks);
-        if (j - 1 == lastKeys && writesKeyLines(n, pos)) {
-          for (int t = 0; t < n; t++) {
-            keyScatter(pos + t, n, pos);
-          }
+        if (j - 1 == lastKeys && !keysLater) {
+          tiledKeyLines(n, pos);
         }
       }
     }
@@ -138,6 +137,7 @@ abstract class QkvPostWalk extends KeyWalk {
       dspOut(1, 1, FP16);
     }
   }
+
 
   private BlockQkvPost blockQkvPost;
   private boolean blockQkvPostTried;

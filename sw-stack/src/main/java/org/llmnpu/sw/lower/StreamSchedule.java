@@ -269,6 +269,9 @@ final class StreamSchedule {
         return;
       }
       Map.Entry<Long, Long> e = set.floorEntry(start);
+      if (e != null && e.getValue() >= end) {
+        return; // already covered (most skipped commands repeat a lane's ranges)
+      }
       if (e != null && e.getValue() >= start) {
         start = e.getKey();
         end = Math.max(end, e.getValue());

@@ -99,8 +99,11 @@ final class TiledQkvPost {
     return null;
   }
 
-  /** The block's QKV GEMM and post for layer {@code layer}, tokens {@code 0..n-1} at positions {@code pos..}. */
-  void emit(int layer, int n, int pos) {
+  /**
+   * The block's QKV GEMM and post for layer {@code layer}, tokens {@code 0..n-1} at positions {@code pos..};
+   * {@code keysLater}: Kᵀ's lines are left to {@link #keyLines} (a skewed head whose first line holds earlier slots).
+   */
+  void emit(int layer, int n, int pos, boolean keysLater) {
     String why = whyNot();
     if (why != null) {
       throw new IllegalStateException("the model's Wqkv is ordered per QKV tile, but the tiled QKV post cannot be"
@@ -135,11 +138,9 @@ final class TiledQkvPost {
         post(j - 1, n, pos, s);
       }
       if (j > 0) {
-        if (j - 1 == lastKeys && batched.keyScores != null) {
+        if (j - 1 == lastKeys && !keysLater) {
           // the block's K rows are complete: its lines of Kᵀ
-          for (int t = 0; t < n; t++) {
-            batched.keyScores.scatter(t, n, pos);
-          }
+          keyLines(n, pos);
         }
       }
     }
@@ -152,6 +153,15 @@ final class TiledQkvPost {
       long slot = pos + t;
       b.dspOut(l.sKC + slot * m.kvBytes + kvPad, l.line, 1, 1, l.rDK, Command.FMT_FP16);
       b.dspOut(l.sVC + slot * m.kvBytes + kvPad, l.line, 1, 1, l.rDV, Command.FMT_FP16);
+    }
+  }
+
+  /** Every token's lines of Kᵀ (where the lowering keeps Kᵀ), from the K rows in the scratchpad. */
+  void keyLines(int n, int pos) {
+    if (batched.keyScores != null) {
+      for (int t = 0; t < n; t++) {
+        batched.keyScores.scatter(t, n, pos);
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package org.llmnpu.sw.runtime;
 
+import java.util.function.IntFunction;
 import org.llmnpu.sw.model.KvStore;
 import org.llmnpu.sw.model.Transformer;
 import org.llmnpu.sw.sample.Sampler;
@@ -22,16 +23,7 @@ public final class Generators {
         for (int token : prompt) {
             logits = model.forward(token, kv.length(), kv);
         }
-        int[] out = new int[maxNew];
-        float[][] outLogits = new float[maxNew][];
-        for (int i = 0; i < maxNew; i++) {
-            outLogits[i] = logits;
-            out[i] = sampler.sample(logits);
-            if (i + 1 < maxNew) {
-                logits = model.forward(out[i], kv.length(), kv);
-            }
-        }
-        return new Generation(out, outLogits, (System.nanoTime() - t0) / 1e9);
+        return sampled(logits, token -> model.forward(token, kv.length(), kv), maxNew, sampler, t0);
     }
 
     public static Generation staticShape(StaticShapeRuntime runtime, int[] prompt, int maxNew, Sampler sampler) {
@@ -41,14 +33,22 @@ public final class Generators {
                     + " decode steps but the static shape allows SLR = " + runtime.shape().slr());
         }
         long t0 = System.nanoTime();
-        float[] logits = runtime.prefill(prompt);
+        return sampled(runtime.prefill(prompt), runtime::decode, maxNew, sampler, t0);
+    }
+
+    /**
+     * {@code maxNew} tokens sampled from {@code logits} (the prompt's last) and then from what {@code decode} gives for
+     * each sampled token but the last; the wall time counted from {@code t0}.
+     */
+    private static Generation sampled(float[] logits, IntFunction<float[]> decode, int maxNew, Sampler sampler,
+            long t0) {
         int[] out = new int[maxNew];
         float[][] outLogits = new float[maxNew][];
         for (int i = 0; i < maxNew; i++) {
             outLogits[i] = logits;
             out[i] = sampler.sample(logits);
             if (i + 1 < maxNew) {
-                logits = runtime.decode(out[i]);
+                logits = decode.apply(out[i]);
             }
         }
         return new Generation(out, outLogits, (System.nanoTime() - t0) / 1e9);

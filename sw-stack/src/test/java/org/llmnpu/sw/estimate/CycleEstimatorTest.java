@@ -74,27 +74,56 @@ class CycleEstimatorTest {
   /**
    * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, in
    * windows across layers, where that is faster: its walk costs three layers and scales the second to the rest (the
-   * third drains the window), as costing every layer does.
+   * third drains the window), as costing every layer does (one block at a time: two layers); with each token's q/k/v
+   * scales and with static ones (the tiled post in each block's head).
    */
-  @Test
-  void aStreamedPrefillOfSeveralBlocksGoesTwoBlocksSkewedWhereThatIsFaster() {
-    ModelConfig c = new ModelConfig(1024, 2816, 4, 8, 8, 4096, 2048);
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+  void aStreamedPrefillOfSeveralBlocksGoesTwoBlocksSkewedWhereThatIsFaster(boolean staticQkv) {
+    // static scales need the PPM epilogues: W1|W3's K (dim) one GEMM on the default NPU (maxK 512)
+    ModelConfig c = staticQkv ? new ModelConfig(512, 1408, 4, 8, 8, 16384, 2048)
+        : new ModelConfig(1024, 2816, 4, 8, 8, 4096, 2048);
     MachineParams p = NpuTargets.defaultNpu();
     CycleEstimate e = CycleEstimator.estimate(new ModelShapes.Shape("mid", c, "test"), p, "int8", 128,
-        org.llmnpu.sw.lower.Fusion.FULL);
+        org.llmnpu.sw.lower.Fusion.FULL, staticQkv);
     assertEquals(CycleEstimator.Staging.STREAMED, e.staging());
     PhaseCostModel one = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
-        org.llmnpu.sw.lower.Fusion.FULL);
+        org.llmnpu.sw.lower.Fusion.FULL).staticQkv(staticQkv, staticQkv);
     PhaseCostModel two = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
-        org.llmnpu.sw.lower.Fusion.FULL).interleave(true, true).skewed(true).acrossLayers(true);
+        org.llmnpu.sw.lower.Fusion.FULL).staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true)
+        .acrossLayers(true);
     PhaseCost everyLayer = two.step(128, 0, c.layers());
     // in windows across layers the last layer drains the window: layers 0-2 costed, layer 1 stands for layer 2's
     assertEquals(everyLayer, two.step(128, 0, 2), "layers from the second on cost the same");
-    long oneBlock = one.step(128, 0, c.layers()).cycles();
-    System.out.printf("mid, 128 tokens in blocks of %d: one block at a time %,d cycles, two skewed %,d (%s)%n",
-        e.block(), oneBlock, everyLayer.cycles(), e.prefillOrder());
+    PhaseCost oneEveryLayer = one.step(128, 0, c.layers());
+    assertEquals(oneEveryLayer, one.step(128, 0, 2), "one block at a time too");
+    long oneBlock = oneEveryLayer.cycles();
+    System.out.printf("mid, 128 tokens in blocks of %d, q/k/v %s: one block at a time %,d cycles, two skewed %,d (%s;"
+        + " %s)%n", e.block(), staticQkv ? "static" : "dynamic", oneBlock, everyLayer.cycles(), e.prefillOrder(),
+        e.qkvPost());
     assertEquals(Math.min(oneBlock, everyLayer.cycles()), e.prefill().cycles());
     assertEquals(everyLayer.cycles() < oneBlock, e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_SKEWED));
+  }
+
+  /**
+   * An estimate is kept within the JVM by what it depends on (the shape, not its name; the NPU; the options): asked
+   * again it is the same costs, under the caller's shape; another option costs afresh.
+   */
+  @Test
+  void anEstimateIsKeptByWhatItDependsOnUnderTheCallersShape() {
+    ModelConfig c = new ModelConfig(1024, 2816, 2, 8, 8, 4096, 2048);
+    MachineParams p = NpuTargets.defaultNpu();
+    CycleEstimate a = CycleEstimator.estimate(new ModelShapes.Shape("a", c, "test"), p, "int8", 8);
+    CycleEstimate b = CycleEstimator.estimate(new ModelShapes.Shape("b", c, "another source"), p, "int8", 8);
+    assertEquals("b", b.shape().name());
+    assertEquals("another source", b.shape().source());
+    org.junit.jupiter.api.Assertions.assertSame(a.prefill(), b.prefill(), "kept, not costed again");
+    org.junit.jupiter.api.Assertions.assertSame(a.decode(), b.decode());
+    CycleEstimate longer = CycleEstimator.estimate(new ModelShapes.Shape("a", c, "test"), p, "int8", 9);
+    assertTrue(longer.prefill().cycles() > a.prefill().cycles());
+    CycleEstimate otherNpu = CycleEstimator.estimate(new ModelShapes.Shape("a", c, "test"), p.withCommandQueueDepth(1),
+        "int8", 8);
+    org.junit.jupiter.api.Assertions.assertNotSame(a.prefill(), otherNpu.prefill());
   }
 
   /**

@@ -75,14 +75,15 @@ class BlockInterleaverTest {
   }
 
   @Test
-  void whereTheSecondBlockWouldBatchItsAttentionInSmallerBatchesOneBlockGoesAtATime() throws Exception {
+  void whereTheSecondBlocksAttentionWouldRunWorseOneBlockGoesAtATime() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = twoBlockNpu("int8");
     LoweredModel model = WeightFormats.lower(w, "int8", m, 48, 2 * m.maxM());
     NpuDecoder d = new NpuDecoder(model, 16, NpuEngine.GOLDEN, Fusion.FULL);
     d.lowering().interleave(true).twoBlocks(true);
     assertTrue(!d.lowering().twoBlocksInFlight());
-    assertTrue(d.lowering().twoBlocksWhyNot().contains("attention would batch 4 tokens"),
+    // the second lane's rows hold neither a scale row per query nor the tokens' V-scale bounds (ValueScaleBound)
+    assertTrue(d.lowering().twoBlocksWhyNot().contains("each head group computing its token's V-scale bound again"),
         d.lowering().twoBlocksWhyNot());
     assertEquals(m.maxM(), d.lowering().prefillChunk());
     NpuDecoder eight = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
@@ -100,6 +101,24 @@ class BlockInterleaverTest {
     ModelConfig c = new ModelConfig(128, 172, 2, 4, 2, 64, 64);
     ModelWeights w = SyntheticWeights.generate(c, 7);
     assertSameResults(w, twoBlockNpu("int8"), "int8", 8, prompt(26, c.vocabSize(), 3), true, true, acrossLayers);
+  }
+
+  /**
+   * Static q/k/v scales ({@link DecoderLowering#staticQkv}), two blocks skewed (some rows in windows across layers):
+   * with the per-token post (maxN 128) and
+   * with the tiled post in each block's head (maxN 32, Wqkv ordered per tile; the second block's first Kᵀ line holds
+   * the first block's slots and is staged in its tail), the logits of the sequential static program bit for bit.
+   */
+  @ParameterizedTest
+  @CsvSource({"int8, 16, 128, false, false", "int8, 40, 128, false, false", "int8, 16, 32, true, false",
+      "int8, 40, 32, true, false", "int4, 16, 32, true, false", "s2_4, 28, 32, true, false",
+      "int8, 40, 128, false, true", "int8, 40, 32, true, true", "s2_4, 28, 32, true, true"})
+  void skewedPrefillWithStaticQkvScalesGivesTheSequentialLogits(String format, int tokens, int maxN, boolean tiled,
+                                                                boolean acrossLayers) throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    MachineParams m = TiledQkvPostTest.withMaxN(twoBlockNpu(format), maxN);
+    assertSameResults(w, m, format, 8, prompt(tokens, w.config().vocabSize(), 7), true, true, acrossLayers,
+        tiled ? 2 : 1);
   }
 
   @Test
@@ -125,10 +144,24 @@ class BlockInterleaverTest {
 
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
                                         boolean twoBlocks, boolean skewed, boolean acrossLayers) {
+    assertSameResults(w, m, format, block, prompt, twoBlocks, skewed, acrossLayers, 0);
+  }
+
+  /**
+   * {@code acrossLayers}: two blocks in flight in windows across layers; {@code qkv}: 0 each token's q/k/v scales, 1
+   * static ones with the per-token post, 2 with the tiled post.
+   */
+  private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
+                                        boolean twoBlocks, boolean skewed, boolean acrossLayers, int qkv) {
     int context = 48;
     LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
+    if (qkv == 2) {
+      assertEquals(null, model.orderQkvByTiles(), "Wqkv ordered per tile");
+    }
     NpuDecoder sequential = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
     NpuDecoder interleaved = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    sequential.lowering().staticQkv(qkv > 0);
+    interleaved.lowering().staticQkv(qkv > 0);
     interleaved.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     NpuDecoder.Step s = sequential.prefill(prompt, true);
     NpuDecoder.Step i = interleaved.prefill(prompt, true);
@@ -149,18 +182,20 @@ class BlockInterleaverTest {
     }
     // both lanes batch their attention as one block does (LaneBatching), so the GEMMs and their MACs are the same
     assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
-    System.out.printf("%s block %d, %d tokens%s%s: sequential %,d cycles, interleaved %,d (two blocks in flight %s%s, "
-        + "%d commands moved in the last program)%n", format, block, prompt.length, skewed ? " skewed" : "",
+    System.out.printf("%s block %d, %d tokens%s%s%s: sequential %,d cycles, interleaved %,d (two blocks in flight "
+        + "%s%s, %d commands moved in the last program)%n", format, block, prompt.length, skewed ? " skewed" : "",
         acrossLayers ? " across layers" : "",
+        qkv == 0 ? "" : qkv == 1 ? ", static q/k/v, maxN " + m.maxN() : ", static q/k/v, tiled post, maxN " + m.maxN(),
         s.counter(Counter.CYCLES),
         i.counter(Counter.CYCLES), interleaved.lowering().twoBlocksInFlight(),
         twoBlocks ? " " + interleaved.lowering().twoBlocksWhyNot() : "",
         interleaved.lowering().interleavedCommands());
     // the cost model walks the interleaved stream of a prefill that keeps the last token's logits
     NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    last.lowering().staticQkv(qkv > 0);
     last.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
-        .interleave(true, twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
+        .staticQkv(qkv > 0, qkv == 2).interleave(true, twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModelTest.assertEveryCounterEqual(last.prefill(prompt, false),
         cost.step(prompt.length, 0, w.config().layers()));
   }

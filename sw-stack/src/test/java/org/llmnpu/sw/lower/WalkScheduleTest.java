@@ -56,36 +56,74 @@ class WalkScheduleTest {
     // program order already: the walk does not know the lowering's rows)
     ModelConfig c = shape.equals("gqa") ? new ModelConfig(64, 172, 2, 4, 2, 512, 512)
         : ModelCatalog.load("stories260K", 1).config();
-    MachineParams m = BlockInterleaverTest.twoBlockNpu(format);
-    PhaseCostModel lowering = model(c, m, format, false).interleave(true, true).skewed(skewed)
-        .acrossLayers(acrossLayers);
+    assertWalkEqualsLowering(c, BlockInterleaverTest.twoBlockNpu(format), format, tokens, skewed, acrossLayers,
+        costedLayers, false, false);
+  }
+
+  /**
+   * As above with static q/k/v scales ({@link DecoderLowering#staticQkv}) on stories260K: the per-token post, every
+   * counter equal; at maxN 32 and 64 the tiled QKV post ({@link TiledQkvPost}, each block's posts in its skewed head;
+   * the second block's first Kᵀ line holds the first block's slots, staged in its tail), every counter but the program
+   * loads' ({@link #PROGRAM_LOADS}: the tiled walk's residency is approximate one block at a time already), cycles
+   * within 0.5 %; in windows across layers (the estimate's order) the program loads bounded as above.
+   */
+  @ParameterizedTest
+  @CsvSource({"int8, 16, 128, true, false, false", "int8, 40, 128, true, false, false",
+      "int8, 16, 32, true, true, false", "int8, 40, 32, true, true, false", "int8, 28, 64, true, true, false",
+      "int8, 16, 32, false, true, false", "int4, 16, 32, true, true, false", "s2_4, 28, 32, true, true, false",
+      "int8, 40, 128, true, false, true", "int8, 40, 32, true, true, true", "s2_4, 28, 32, true, true, true"})
+  void withStaticQkvScalesTheTwoBlockOrdersOfTheWalkEqualTheLowering(String format, int tokens, int maxN,
+                                                                      boolean skewed, boolean tiled,
+                                                                      boolean acrossLayers) throws Exception {
+    MachineParams m = TiledQkvPostTest.withMaxN(BlockInterleaverTest.twoBlockNpu(format), maxN);
+    assertWalkEqualsLowering(ModelCatalog.load("stories260K", 1).config(), m, format, tokens, skewed, acrossLayers, 5,
+        true, tiled);
+  }
+
+  /** The counters a DSP program load moves: its {@code dspld} command, words fetched and read, DSP and fetch cycles. */
+  private static final java.util.Set<Counter> PROGRAM_LOADS = java.util.EnumSet.of(Counter.CYCLES, Counter.COMMANDS,
+      Counter.EXT_READ_BEATS, Counter.DSP_CYCLES, Counter.FETCH_CYCLES);
+
+  private static void assertWalkEqualsLowering(ModelConfig c, MachineParams m, String format, int tokens,
+                                               boolean skewed, boolean acrossLayers, int costedLayers,
+                                               boolean staticQkv, boolean tiled) {
+    PhaseCostModel lowering = model(c, m, format, false).staticQkv(staticQkv, tiled).interleave(true, true)
+        .skewed(skewed).acrossLayers(acrossLayers);
     PhaseCost exact = lowering.step(tokens, 0, costedLayers);
     assertEquals("", lowering.twoBlocksWhyNot(), "two blocks fit the lowering");
-    PhaseCostModel walk = model(c, m, format, true).interleave(true, true).skewed(skewed).acrossLayers(acrossLayers);
+    PhaseCostModel walk = model(c, m, format, true).staticQkv(staticQkv, tiled).interleave(true, true).skewed(skewed)
+        .acrossLayers(acrossLayers);
     PhaseCost walked = walk.step(tokens, 0, costedLayers);
-    PhaseCost sequential = model(c, m, format, true).step(tokens, 0, costedLayers);
-    System.out.printf("%s %s %d tokens, two blocks%s%s, %d layers costed: lowering %,d cycles (%,d commands), walk "
-        + "%,d; one block at a time %,d%n", shape, format, tokens, skewed ? " skewed" : "",
-        acrossLayers ? " across layers" : "", costedLayers, exact.cycles(), exact.counter(Counter.COMMANDS),
-        walked.cycles(), sequential.cycles());
+    PhaseCost sequential = model(c, m, format, true).staticQkv(staticQkv, tiled).step(tokens, 0, costedLayers);
+    System.out.printf("%s %s %d tokens, maxN %d, q/k/v %s, two blocks%s%s, %d layers costed: lowering %,d cycles (%,d "
+        + "commands), walk %,d; one block at a time %,d%n", c.dim() == 64 && c.heads() == 4 ? "gqa" : "stories260K",
+        format, tokens, m.maxN(), staticQkv ? tiled ? "static, tiled post" : "static" : "dynamic",
+        skewed ? " skewed" : "", acrossLayers ? " across layers" : "", costedLayers, exact.cycles(),
+        exact.counter(Counter.COMMANDS), walked.cycles(), sequential.cycles());
     // in windows across layers the program memory's placements stay from layer to layer, and the walk's programs do
     // not carry every per-layer constant the lowering's do (the static input scales of its quantizations but those of
-    // the RMSNorms'): which programs a later layer finds resident may differ, so the program loads (commands, their
-    // beats, fetch and DSP cycles) and the cycles are bounded (0.3 %), the work counters exact
-    java.util.Set<Counter> loads = acrossLayers ? java.util.EnumSet.of(Counter.CYCLES, Counter.COMMANDS,
-        Counter.EXT_READ_BEATS, Counter.FETCH_CYCLES, Counter.DSP_CYCLES) : java.util.EnumSet.noneOf(Counter.class);
-    if (acrossLayers) {
-      assertTrue(Math.abs(walked.cycles() - exact.cycles()) <= 3 * exact.cycles() / 1000, "walk " + walked.cycles()
-          + " cycles, lowering " + exact.cycles());
-    }
+    // the RMSNorms'): which programs a later layer finds resident may differ, so the program loads are bounded, the
+    // work counters exact; the tiled post's walk differs from the lowering in which programs it finds resident already
+    // one block at a time (TiledQkvPostTest#theExtrapolatedWalkFollowsTheTiledLowering), so in the second block's
+    // dsplds; with both (static q/k/v, tiled post, across layers) the GEMM unit's cycles differ too (by 84 and 200 of
+    // 218 k and 136 k: a program load that differs shares the external port with a W stream the GEMM waits
+    // for, likely), so they are bounded with the cycles
+    boolean loadsBounded = acrossLayers || tiled;
+    boolean gemmBounded = acrossLayers && tiled;
     StringBuilder differ = new StringBuilder();
     for (Counter k : Counter.values()) {
-      if (exact.counter(k) != walked.counter(k) && !loads.contains(k)) {
+      if (exact.counter(k) != walked.counter(k) && !(loadsBounded && PROGRAM_LOADS.contains(k))
+          && !(gemmBounded && k == Counter.GEMM_CYCLES)) {
         differ.append(' ').append(k.key()).append(' ').append(exact.counter(k)).append(" != ")
             .append(walked.counter(k));
       }
     }
     assertEquals("", differ.toString(), "the walk's counters against the lowering's");
+    double bound = tiled ? 0.005 : acrossLayers ? 0.003 : 0;
+    assertEquals(exact.cycles(), walked.cycles(), bound * exact.cycles(), "walk " + walked.cycles() + " cycles, "
+        + "lowering " + exact.cycles());
+    assertEquals(exact.counter(Counter.GEMM_CYCLES), walked.counter(Counter.GEMM_CYCLES),
+        bound * exact.counter(Counter.GEMM_CYCLES), "GEMM unit cycles");
     assertTrue(walk.walkMovedCommands() > 0, "nothing moved beside a W stream");
   }
 

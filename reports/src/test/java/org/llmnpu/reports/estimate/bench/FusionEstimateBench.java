@@ -40,7 +40,8 @@ class FusionEstimateBench {
    * Issue 32's prefill targets at {@code --fusion full}, 64 GB/s: int8's prefill MAC utilization (≥ 0.70) and the 2:4
    * against int8 TTFT ratio (≤ 0.60×), as {@code ./npu estimate … --quant int8|s2_4 --json} computes them, on edge-64
    * without the DSP's permutations ({@code -p dspPermute=false}: Kᵀ by pairs of one-element rows), without the SwiGLU
-   * gate through the PPM ({@code -p ppmGate=false}: h back through the DSP) and as shipped (both).
+   * gate through the PPM ({@code -p ppmGate=false}: h back through the DSP), as shipped (both), and as shipped with
+   * calibrated static q/k/v scales ({@code --qkv-scales static}: the tiled QKV post, two blocks skewed where faster).
    */
   @Test
   void llama2SevenBPrefillTargets() {
@@ -50,16 +51,18 @@ class FusionEstimateBench {
     npus.put("edge-64 -p dspPermute=false", java.util.Map.of("dspPermute", "false"));
     npus.put("edge-64 -p ppmGate=false", java.util.Map.of("ppmGate", "false"));
     npus.put("edge-64 (dspPermute, ppmGate)", java.util.Map.of());
+    npus.put("edge-64 (dspPermute, ppmGate) --qkv-scales static", java.util.Map.of());
     for (var npu : npus.entrySet()) {
       double[] int8 = null;
       for (String quant : new String[] {"int8", "s2_4"}) {
         NpuEstimate e = NpuEstimate.run(new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, quant, "full",
-            64.0, null, 7, npu.getValue()));
+            64.0, null, 7, npu.getValue(), npu.getKey().endsWith("static") ? "static" : "dynamic"));
         if (int8 == null) {
           int8 = new double[] {e.ttftS(), e.tpotS()};
         }
         System.out.printf(Locale.ROOT, "| %s | %s | %.4f | %.4f | %.4f | %.3fx | %.3fx |%n", npu.getKey(), quant,
             e.ttftS(), e.tpotS(), e.cycles().prefillMacUtilization(), e.ttftS() / int8[0], e.tpotS() / int8[1]);
+        System.out.printf("  prefill: %s%n", e.cycles().prefillOrder());
       }
     }
     System.out.println("targets: int8 prefillMacUtilization >= 0.70, s2_4 TTFT <= 0.60x, TPOT <= 0.70x");
