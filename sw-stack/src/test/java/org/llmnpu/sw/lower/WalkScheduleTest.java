@@ -105,9 +105,9 @@ class WalkScheduleTest {
     // the RMSNorms'): which programs a later layer finds resident may differ, so the program loads are bounded, the
     // work counters exact; the tiled post's walk differs from the lowering in which programs it finds resident already
     // one block at a time (TiledQkvPostTest#theExtrapolatedWalkFollowsTheTiledLowering), so in the second block's
-    // dsplds; with both (static q/k/v, tiled post, across layers) the GEMM unit's cycles differ too (by 84 and 200 of
-    // 218 k and 136 k: a program load that differs shares the external port with a W stream the GEMM waits
-    // for, likely), so they are bounded with the cycles
+    // dsplds; with both (static q/k/v, tiled post, across layers) the GEMM unit's cycles differ too (a program load
+    // that differs shares the external port with a W stream the GEMM waits for, likely), so they are bounded with the
+    // cycles
     boolean loadsBounded = acrossLayers || tiled;
     boolean gemmBounded = acrossLayers && tiled;
     StringBuilder differ = new StringBuilder();
