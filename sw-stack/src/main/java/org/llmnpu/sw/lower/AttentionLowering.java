@@ -360,16 +360,10 @@ final class AttentionLowering {
         probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));
       }
       // the group's scores scaled, and their SoftMax, in shared runs when their programs merge
-      for (var program : r.merged(scoreScales)) {
-        e.run(program);
-      }
-      for (var program : r.mergedKernels(softmaxes)) {
-        e.run(program);
-      }
+      r.merged(scoreScales).forEach(e::run);
+      r.mergedKernels(softmaxes).forEach(e::run);
       // the group's probabilities quantized in one run: their scalar chains hide each other's latency
-      for (var program : r.quantizeRuns(probabilities)) {
-        e.run(program);
-      }
+      r.quantizeRuns(probabilities).forEach(e::run);
       java.util.List<org.llmnpu.isa.dsp.DspProgram> outputScales = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
@@ -384,20 +378,17 @@ final class AttentionLowering {
           b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
               l.sYO + ci * l.yoChunkBytes, line);
         }
-        if (HeadWindows.onALine(c, line, g)) {
-          e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
-        } else {
-          // the head's results start off a line: read with the columns before them, then moved down (HeadWindows)
-          e.partialsIn(pv, l.sYO, l.yoChunkBytes, line, col + c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
-          e.run(r.shiftDown(l.rO + h * l.hdRows, col));
+        // results off a line are read with the `lead` columns before them, then moved down (HeadWindows)
+        int lead = HeadWindows.onALine(c, line, g) ? 0 : col;
+        int rows = l.rO + h * l.hdRows;
+        e.partialsIn(pv, l.sYO + 4L * (col - lead), l.yoChunkBytes, line, lead + c.headDim(), 1, rows, sigmaP, -1);
+        if (lead > 0) {
+          e.run(r.shiftDown(rows, lead));
         }
-        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1,
-            l.rOF + h * l.hdRows));
+        outputScales.add(r.scale(rows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1, l.rOF + h * l.hdRows));
       }
       // the group's head outputs dequantized in one run when their programs merge
-      for (var program : r.merged(outputScales)) {
-        e.run(program);
-      }
+      r.merged(outputScales).forEach(e::run);
     }
     e.run(r.quantize(l.rOF, m.oK, -1, l.rOQ, l.rDO + t));
     b.dspOut(l.sXO + (long) t * l.xoStride, line, m.oK, 1, l.rOQ, Command.FMT_INT8);
