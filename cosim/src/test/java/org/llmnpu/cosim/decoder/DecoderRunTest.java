@@ -120,13 +120,13 @@ class DecoderRunTest {
 
   /**
    * An RTL run of a model the lowering refuses fails with the lowering's message before the NPU is built (a build of
-   * this NPU, edge-64's structure with a 64-lane DSP, takes about 11 minutes on a loaded machine): stories260K's RoPE
-   * halves (32 and 16 elements) are not multiples of 64 lanes. The simulation options point the model cache at a
+   * this NPU, edge-64's structure with a 64-lane DSP, takes about 11 minutes on a loaded machine): here 2 MiB of
+   * external memory, which the 2 MiB command area alone fills. The simulation options point the model cache at a
    * file, so a build that started anyway would fail with another error instead of the lowering's.
    */
   @Test
   void anRtlRunRefusesAModelTheLoweringRefusesBeforeBuildingTheNpu(@TempDir Path dir) throws Exception {
-    NpuConfig edge64Shaped = NpuConfig.builder().rows(64).spadKiB(256).spadBanks(16).extMemMiB(16).mTile(16)
+    NpuConfig edge64Shaped = NpuConfig.builder().rows(64).spadKiB(256).spadBanks(16).extMemMiB(2).mTile(16)
         .memory(100, 64).watchdogCycles(1 << 20).dspLanes(64).dspRows(256).dspProgramDepth(512).dspStages(4)
         .engine("systolic").weightRowsPerCycle(1).ppu(true).build();
     Path notADirectory = Files.createFile(dir.resolve("not-a-directory"));
@@ -135,6 +135,6 @@ class DecoderRunTest {
     IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(
         IllegalArgumentException.class, () -> DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8",
             DecoderRun.Engine.RTL, 3, 0, 0, "full"), edge64Shaped, noBuild)));
-    assertTrue(e.getMessage().contains("must be multiples of the DSP lanes 64"), e.getMessage());
+    assertTrue(e.getMessage().contains("bytes of external memory but the NPU has 2097152"), e.getMessage());
   }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
@@ -25,8 +25,9 @@ import org.llmnpu.verilator.SimModes;
  * permutations and maxN 32 the sequential program below uses as well), a 16-token prefill as one program of two blocks
  * of 8 whose commands the interleaver reorders (the second block's parameterized DSP programs reloaded by {@code dspld}
  * and run resident beside the first block's W streams) and one decode step: memory, status and every counter equal to
- * the golden, RTL cycles = model, and the logits those of the sequential program bit for bit; layer by layer and skewed
- * ({@code DecoderLowering#skewed}: both blocks' QKV GEMMs first).
+ * the golden, RTL cycles = model, and the logits those of the sequential program bit for bit; layer by layer, skewed
+ * ({@code DecoderLowering#skewed}: both blocks' QKV GEMMs first) and skewed in windows across layers
+ * ({@code DecoderLowering#acrossLayers}: the program memory's placements kept from layer to layer).
  */
 class TwoBlocksCosimTest {
   /** stories260K int8 lowered for {@code config}'s machine and a context of the prompt + 2; fills {@code prompt}. */
@@ -40,8 +41,8 @@ class TwoBlocksCosimTest {
   }
 
   @ParameterizedTest
-  @ValueSource(booleans = {false, true})
-  void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed) throws Exception {
+  @CsvSource({"false, false", "true, false", "true, true"})
+  void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed, boolean acrossLayers) throws Exception {
     NpuConfig config = FeaturedNpu.CONFIG;
     int[] prompt = new int[16];
     LoweredModel model = storiesInt8(config, prompt);
@@ -51,7 +52,7 @@ class TwoBlocksCosimTest {
     try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
       StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
       NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      npu.lowering().interleave(true).twoBlocks(true).skewed(skewed);
+      npu.lowering().interleave(true).twoBlocks(true).skewed(skewed).acrossLayers(acrossLayers);
       assertTrue(npu.lowering().twoBlocksInFlight(), npu.lowering().twoBlocksWhyNot());
       NpuDecoder.Step p = npu.prefill(prompt, false);
       DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
@@ -65,8 +66,9 @@ class TwoBlocksCosimTest {
       assertArrayEquals(sp.logits()[0], p.logits()[0], "prefill logits");
       assertArrayEquals(sd.logits()[0], d.logits()[0], "decode logits");
       assertEquals(sp.counter(Counter.MACS), p.counter(Counter.MACS));
-      System.out.printf("two blocks in flight%s on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
-          skewed ? " skewed" : "", prefill.rtlCycles(), sp.counter(Counter.CYCLES), decode.rtlCycles());
+      System.out.printf("two blocks in flight%s%s on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
+          skewed ? " skewed" : "", acrossLayers ? " across layers" : "", prefill.rtlCycles(), sp.counter(Counter.CYCLES),
+          decode.rtlCycles());
     }
   }
 }

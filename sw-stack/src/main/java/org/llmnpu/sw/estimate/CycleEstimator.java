@@ -10,7 +10,6 @@ import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
-import org.llmnpu.sw.model.SyntheticWeights;
 
 /**
  * Estimates a prefill and the decode step after it on an NPU from the model's shape: {@link PhaseCostModel} walks
@@ -29,12 +28,15 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
  * lowering, stated with every result.
  *
- * <p>At {@code --fusion full} a prefill of more than one block goes with two token blocks in flight, skewed
- * ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed}: the lowering's {@code DecoderLowering#skewed}
- * program, whose commands the walk orders exactly as the lowering's interleaver does),
- * where the lowering holds both blocks' buffers and that prefill takes fewer cycles than one block at a time
- * ({@link CycleEstimate#prefillOrder} says which, and why not), with each token's q/k/v scales and with static ones
- * (the tiled QKV post in each block's head: {@code DecoderLowering#skewed}).
+ * <p>At {@code --fusion full} a prefill of more than one block goes with two token blocks in flight, skewed, in
+ * windows across layers ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed},
+ * {@link PhaseCostModel#acrossLayers}: the lowering's {@code DecoderLowering#skewed} and {@code #acrossLayers}
+ * program, whose commands the walk orders exactly as the lowering's interleaver does), where the lowering holds both
+ * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
+ * says which, and why not), with each token's q/k/v scales and with static ones (the tiled QKV post in each block's
+ * head: {@code DecoderLowering#skewed}). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer
+ * costed drains the window, and from the second layer on every layer of the walk costs the same (7B int8: 2 and 3
+ * layers asked for give the same cycles).
  */
 public final class CycleEstimator {
   /** Weight formats the cost model reproduces exactly (tests against the golden counters). */
@@ -144,10 +146,10 @@ public final class CycleEstimator {
     PhaseCost decode = cost.step(1, promptLen, c.layers());
     String order = ONE_BLOCK;
     if (applied.applied() == Fusion.FULL && promptLen > block) {
-      // two token blocks in flight, skewed (DecoderLowering#skewed), where the lowering holds both and it is faster:
-      // the walk's order is the lowering's program's (WalkScheduleTest)
+      // two token blocks in flight, skewed, in windows across layers (DecoderLowering#skewed, #acrossLayers), where
+      // the lowering holds both and it is faster: the walk's order is the lowering's program's (WalkScheduleTest)
       PhaseCostModel two = costModel(c, p, maxContext, block, staging, quant, applied.applied())
-          .staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true);
+          .staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true).acrossLayers(true);
       PhaseCost skewed = two.step(promptLen, 0, walked);
       boolean inFlight = staging == Staging.STREAMED || two.twoBlocksWhyNot().isEmpty();
       if (inFlight && skewed.cycles() < prefill.cycles()) {
@@ -172,8 +174,8 @@ public final class CycleEstimator {
   /** The prefill's order of token blocks ({@link CycleEstimate#prefillOrder}): one at a time. */
   public static final String ONE_BLOCK = "one token block at a time";
   /** The prefill's order with two token blocks in flight, skewed, where it is faster. */
-  public static final String TWO_BLOCKS_SKEWED = "two token blocks in flight, skewed (each block's QKV GEMM streams "
-      + "beside the other's DSP work; DecoderLowering#skewed)";
+  public static final String TWO_BLOCKS_SKEWED = "two token blocks in flight, skewed, in windows across layers (each "
+      + "block's QKV GEMM streams beside the other's DSP work; DecoderLowering#skewed, #acrossLayers)";
 
   /**
    * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it
@@ -219,7 +221,9 @@ public final class CycleEstimator {
           LAYOUT_CHECK_PARAMETERS / 1_000_000));
     }
     try {
-      LoweredModel model = WeightFormats.lower(SyntheticWeights.generate(c, 1), quant, p, promptLen + 1, promptLen);
+      // the layout alone: the estimate's exact step costs a layout without weights too (PhaseCostModel), and an NPU's
+      // external memory may be beyond a memory image (edge-64: 4 GiB)
+      LoweredModel model = WeightFormats.layout(c, quant, p, promptLen + 1, promptLen);
       return new Layout(DecoderLowering.largestBlock(model, Math.min(p.maxM(), promptLen), fusion), "");
     } catch (IllegalArgumentException e) {
       return new Layout(0, "the lowering cannot lay this model out on this NPU: " + e.getMessage());

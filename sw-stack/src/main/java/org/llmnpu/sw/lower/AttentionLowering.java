@@ -21,6 +21,8 @@ final class AttentionLowering {
   private final int sRope;
   /** For a model with Wqkv ordered per tile ({@link LoweredModel#orderQkvByTiles}) the tiled QKV post, else null. */
   private final TiledQkvPost tiledPost;
+  /** Where the K halves are padded to whole rows ({@link LoweredModel#kSpan}): two staging lines ({@link #keyRowOut}). */
+  private final int sKeyHalves;
 
   AttentionLowering(LoweringEmitter emitter) {
     this(emitter, Fusion.NONE);
@@ -29,10 +31,15 @@ final class AttentionLowering {
   AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
+    if (fusion == Fusion.FULL) {
+      HeadWindows.requireBatched(l.c, l.line);
+    }
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
     this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
+    this.sKeyHalves = l.kSpan == l.nk ? -1
+        : l.spadRegion(2L * LoweredModel.roundUp(2L * l.nk, l.line), "the K row's halves joined");
   }
 
   /** The block-wide QKV post of a model with Wqkv ordered per tile, where its shape allows ({@link BlockQkvPost}). */
@@ -47,7 +54,7 @@ final class AttentionLowering {
 
   /** Scratchpad bytes of one slot's cos/sin row in {@link #sRope}. */
   private int ropeRowBytes() {
-    return LoweredModel.roundUp(4 * l.nq, l.line);
+    return l.ropeRowBytes;
   }
 
   /** Layer {@code layer} for block tokens {@code 0..n-1} at positions {@code pos..}; the cache holds {@code [0, pos)}. */
@@ -150,7 +157,7 @@ final class AttentionLowering {
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
     if (batched != null) {
-      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.nq, n);
+      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.qSpan, n);
     }
     int qRows = r.rows(l.nq);
     int kRows = r.rows(l.nk);
@@ -166,7 +173,7 @@ final class AttentionLowering {
       int slot = pos + t;
       if (batched != null) {
         // at full the cos/sin row comes first, so that the dequantization, RoPE and quantization runs join
-        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+        b.dspIn(sRope + (long) t * ropeRowBytes(), line, 2L * l.qSpan, 1, l.rCs, Command.FMT_FP16, 0);
       }
       e.resultIn((long) t * l.yStride, m.qkvN, l.rAcc, l.rWsQkv);
       if (batched == null) {
@@ -176,7 +183,7 @@ final class AttentionLowering {
         programs.subList(1, programs.size()).forEach(e::run);
       } else if (pinned) {
         b.dspRunPinned(qkvPrograms(qRows, kRows, t, true, qkvScales));
-        e.run(r.moveElements(l.rAcc, 2 * l.nq, l.rQQ + t * 2 * qRows));
+        e.run(r.moveElements(l.rAcc, 2 * l.qSpan, l.rQQ + t * 2 * qRows));
         e.run(r.moveElements(l.rAcc + 2 * qRows, r.lanes(), l.rDQ + t));
       } else {
         qkvPrograms(qRows, kRows, t, false, qkvScales).forEach(e::run);
@@ -184,7 +191,7 @@ final class AttentionLowering {
       if (batched != null && batched.headMajorKeys) {
         batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
       } else {
-        b.dspOut(l.sKC + (long) slot * m.kvBytes, line, c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+        keyRowOut(l.sKC + (long) slot * m.kvBytes);
       }
       if (kT != null) {
         // a line of slots complete: its K rows (the K row's order) to Kᵀ
@@ -241,14 +248,15 @@ final class AttentionLowering {
     var r = l.r;
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nq, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
+    // RoPE and the quantizations over the halves padded to whole rows (LoweredModel#qSpan): the padding is zeros
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.qSpan, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
         new int[] {l.rQ, l.rQ + qRows}));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * l.nk, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows, l.rCs,
-        l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * l.kSpan, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows,
+        l.rCs, l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
     var vectors = java.util.List.of(
-        new DspQuantizer.Vector(l.rQ, 2 * l.nq, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
+        new DspQuantizer.Vector(l.rQ, 2 * l.qSpan, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
             staged ? l.rAcc + 2 * qRows : l.rDQ + t),
-        new DspQuantizer.Vector(l.rK, 2 * l.nk, -1, l.rKQ, l.rDK),
+        new DspQuantizer.Vector(l.rK, 2 * l.kSpan, -1, l.rKQ, l.rDK),
         new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV));
     programs.addAll(quantizations(r, vectors, qkvScales));
     return programs;
@@ -275,14 +283,33 @@ final class AttentionLowering {
 
   /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */
   private int moveWords() {
-    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.nq, 0), l.r.moveElements(0, l.r.lanes(), 0)))
+    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.qSpan, 0), l.r.moveElements(0, l.r.lanes(), 0)))
         .size();
   }
 
   /** The cos/sin row of cache slot {@code slot} → DSP rows rCs (through sVEC). */
   private void ropeIn(int slot) {
-    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.nq, 1);
-    e.b.dspIn(l.sVEC, l.line, 2L * l.nq, 1, l.rCs, Command.FMT_FP16, 0);
+    e.b.load(l.m.rope + (long) slot * l.m.ropeStride, l.line, l.sVEC, l.line, 4L * l.qSpan, 1);
+    e.b.dspIn(l.sVEC, l.line, 2L * l.qSpan, 1, l.rCs, Command.FMT_FP16, 0);
+  }
+
+  /**
+   * The K row's codes (evens then odds, kvDim INT8) from rKQ to the scratchpad at {@code at}: one {@code dspout}, or
+   * where the halves are padded to whole rows ({@link LoweredModel#kSpan}) first joined: each half out as raw FP16 to
+   * a line of {@link #sKeyHalves} of its own, both read back as one flat vector at rAcc (free after the
+   * dequantization, as {@link BatchedAttention#keyRowOut} uses it), then that vector out.
+   */
+  private void keyRowOut(long at) {
+    var b = e.b;
+    if (l.kSpan == l.nk) {
+      b.dspOut(at, l.line, l.c.kvDim(), 1, l.rKQ, Command.FMT_INT8);
+      return;
+    }
+    long halfBytes = LoweredModel.roundUp(2L * l.nk, l.line);
+    b.dspOut(sKeyHalves, halfBytes, l.nk, 1, l.rKQ, Command.FMT_FP16);
+    b.dspOut(sKeyHalves + halfBytes, halfBytes, l.nk, 1, l.rKQ + l.r.rows(l.nk), Command.FMT_FP16);
+    b.dspIn(sKeyHalves, halfBytes, l.nk, 2, l.rAcc, Command.FMT_FP16, 0);
+    b.dspOut(at, l.line, l.c.kvDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
   /** Attention of block token t over {@code s} slots, all heads; its quantized output to sXO row t. */
@@ -333,16 +360,10 @@ final class AttentionLowering {
         probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));
       }
       // the group's scores scaled, and their SoftMax, in shared runs when their programs merge
-      for (var program : r.merged(scoreScales)) {
-        e.run(program);
-      }
-      for (var program : r.mergedKernels(softmaxes)) {
-        e.run(program);
-      }
+      r.merged(scoreScales).forEach(e::run);
+      r.mergedKernels(softmaxes).forEach(e::run);
       // the group's probabilities quantized in one run: their scalar chains hide each other's latency
-      for (var program : r.quantizeRuns(probabilities)) {
-        e.run(program);
-      }
+      r.quantizeRuns(probabilities).forEach(e::run);
       java.util.List<org.llmnpu.isa.dsp.DspProgram> outputScales = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
@@ -357,14 +378,17 @@ final class AttentionLowering {
           b.gemm(1, pv.length(ci), col + c.headDim(), l.sXP + k0, line, l.sVC + off + (long) k0 * m.kvBytes, m.kvBytes,
               l.sYO + ci * l.yoChunkBytes, line);
         }
-        e.partialsIn(pv, l.sYO + 4L * col, l.yoChunkBytes, line, c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
-        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1,
-            l.rOF + h * l.hdRows));
+        // results off a line are read with the `lead` columns before them, then moved down (HeadWindows)
+        int lead = HeadWindows.onALine(c, line, g) ? 0 : col;
+        int rows = l.rO + h * l.hdRows;
+        e.partialsIn(pv, l.sYO + 4L * (col - lead), l.yoChunkBytes, line, lead + c.headDim(), 1, rows, sigmaP, -1);
+        if (lead > 0) {
+          e.run(r.shiftDown(rows, lead));
+        }
+        outputScales.add(r.scale(rows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1, l.rOF + h * l.hdRows));
       }
       // the group's head outputs dequantized in one run when their programs merge
-      for (var program : r.merged(outputScales)) {
-        e.run(program);
-      }
+      r.merged(outputScales).forEach(e::run);
     }
     e.run(r.quantize(l.rOF, m.oK, -1, l.rOQ, l.rDO + t));
     b.dspOut(l.sXO + (long) t * l.xoStride, line, m.oK, 1, l.rOQ, Command.FMT_INT8);

@@ -131,7 +131,7 @@ final class BatchedAttention {
     long stage = sKeyStage + 2L * first * line;
     int evens = l.rKQ + first * l.half / l.lanes;
     b.dspOut(stage, 2L * line, l.half, heads, evens, Command.FMT_FP16);
-    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.nk / l.lanes, Command.FMT_FP16);
+    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.r.rows(l.nk), Command.FMT_FP16);
     b.dspIn(stage, line, l.half, 2 * heads, l.rAcc, Command.FMT_FP16, 0);
     b.dspOut(spad + (long) first * l.c.headDim(), line, heads * l.c.headDim(), 1, l.rAcc, Command.FMT_INT8);
   }
@@ -227,13 +227,17 @@ final class BatchedAttention {
 
   /**
    * Token t's queries as DSP rows: each head's evens then odds flat from row {@code qq} (returned) when a half fills
-   * whole rows; else first, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
-   * evens, {@code l.rQS + heads + h} the odds), as raw FP16 bits (the codes are TOINT results).
+   * whole rows; else also, through the scratchpad, each half to lane 0 of a row of its own ({@code l.rQS + h} the
+   * evens, {@code l.rQS + heads + h} the odds; raw FP16 bits), a dspout a half if {@link LoweredModel#qSpan} pads.
    */
   int queriesIn(int t) {
     int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
     if (l.half % l.lanes != 0) {
-      e.b.dspOut(sQueryHalves, halfStride, l.half, 2L * l.c.heads(), qq, Command.FMT_FP16);
+      int parts = l.qSpan == l.nq ? 1 : 2;
+      for (int p = 0; p < parts; p++) {
+        e.b.dspOut(sQueryHalves + (long) p * l.c.heads() * halfStride, halfStride, l.half, 2L * l.c.heads() / parts,
+            qq + p * l.r.rows(l.nq), Command.FMT_FP16);
+      }
       e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
     }
     return qq;

@@ -50,7 +50,7 @@ final class BatchedScores {
     qtBytes = (long) (a.headMajorKeys ? maxWindowK() : c.kvDim()) * qtStride;
     // the most tokens whose queries' scores fit the scratchpad's free bytes (at least two, else per-query GEMVs)
     long free = l.p.spadBytes() - l.spadBytesUsed() - c.kvHeads() * qtBytes
-        - (long) l.blockMax * LoweredModel.roundUp(4 * l.nq, line) - 4L * line;
+        - (long) l.blockMax * l.ropeRowBytes - 4L * line;
     int tokens = fits(c, l.p, l.scoreSplit, a.groupSize * a.batchTokens) ? a.batchTokens : 0;
     while (tokens >= 2 && scoresBytes(a.groupSize * tokens) > free) {
       tokens--;

@@ -150,16 +150,36 @@ final class BlockInterleaver implements CommandSink {
         s -> s.dspRunResident(run, parts, entry), true));
   }
 
+  /**
+   * With {@code on} (two blocks in flight, {@link DecoderLowering#acrossLayers}) a layer boundary does not end the
+   * window: it is held as a marker of no footprint, passed on where the order reaches it, so that one block's next
+   * layer may go beside the other block's last streams of this one.
+   */
+  BlockInterleaver acrossLayers(boolean on) {
+    this.acrossLayers = on;
+    return this;
+  }
+
+  /** Whether layer boundaries are markers in the window rather than its ends ({@link #acrossLayers}). */
+  private boolean acrossLayers;
+
   @Override
   public void layerStart(int layer) {
-    flush();
-    out.layerStart(layer);
+    boundary(() -> out.layerStart(layer));
   }
 
   @Override
   public void layerEnd(int layer) {
-    flush();
-    out.layerEnd(layer);
+    boundary(() -> out.layerEnd(layer));
+  }
+
+  private void boundary(Runnable mark) {
+    if (acrossLayers) {
+      schedule.add(new StreamSchedule.Item(new CommandFootprint(List.of()), mark, false, 0, -1, null, false));
+    } else {
+      flush();
+      mark.run();
+    }
   }
 
   /** Schedules and passes on every command held ({@link StreamSchedule#flush}). */

@@ -139,7 +139,7 @@ final class BlockLane {
       return;
     }
     for (int g = 0; g < l.m.groups(k); g++) {
-      e.vecIn(offset + g * LoweredModel.groupStride(n), n, row + g * l.r.rows(n));
+      e.vecIn(offset + g * l.m.groupStride(n), n, row + g * l.r.rows(n));
     }
   }
 }

@@ -228,10 +228,22 @@ final class CommandStream {
     sink.lane(lane);
   }
 
+  /**
+   * With {@code on} (two blocks in flight in a window across layers, {@link DecoderLowering#acrossLayers}) a layer's
+   * start keeps the resident placements: the interleaver orders the program words across the boundary too.
+   */
+  void keepResidencyAcrossLayers(boolean on) {
+    keepResidency = on;
+  }
+
+  private boolean keepResidency;
+
   void layerStart(int layer) {
     flushRuns();
     if (residency != null) {
-      residency.clear();
+      if (!keepResidency) {
+        residency.clear();
+      }
       forms[0].clear();
       forms[1].clear();
     }

@@ -67,6 +67,15 @@ interface CostOrder {
   default void flush() {
   }
 
+  /**
+   * A point of the stream that orders nothing (a layer's start or end in a window across layers,
+   * {@link DecoderLowering#acrossLayers}): {@code at} runs where the order reaches it, after every command before it
+   * that has not moved past it.
+   */
+  default void marker(Runnable at) {
+    at.run();
+  }
+
   /** The commands from now on are token block {@code lane}'s (0, or 1 for the second block in flight). */
   default void lane(int lane) {
   }

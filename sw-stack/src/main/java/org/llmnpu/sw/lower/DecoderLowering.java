@@ -62,6 +62,8 @@ public final class DecoderLowering {
   private boolean twoBlocks;
   /** Whether two blocks in flight go skewed ({@link #skewed}). */
   private boolean skewed;
+  /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers}). */
+  private boolean acrossLayers;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -172,6 +174,18 @@ public final class DecoderLowering {
   }
 
   /**
+   * With {@code on} (and {@link #twoBlocks} in flight), a layer's end does not end the interleaver's window: its
+   * boundaries are markers of no footprint ({@link BlockInterleaver#acrossLayers}), so that the first block's next
+   * layer (its vectors, RMSNorm, QKV GEMM: they read only its own rows and the layer's weights) goes beside the second
+   * block's last streams of this layer, and the second block's last DSP work beside the first block's next QKV
+   * streams. The commands and their order within each block are the same; only the window is longer.
+   */
+  public DecoderLowering acrossLayers(boolean on) {
+    this.acrossLayers = on;
+    return this;
+  }
+
+  /**
    * With {@code on}, where the GEMM epilogues run on the PPM (their {@link StaticScales} calibrated), q and k after
    * RoPE and v are quantized with their calibrated static per-tensor scales ({@link StaticScales.Site#Q}, {@code K},
    * {@code V}) instead of each token's absmax: no token's codes then depend on a reduction over its whole q, k or v.
@@ -242,15 +256,18 @@ public final class DecoderLowering {
     BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
     // two blocks in flight: ordered by the lane ranges the cost model's walk orders its commands by (LaneFootprints)
     BlockInterleaver interleaver = !interleave ? null : two == null ? new BlockInterleaver(sink, l.p, false)
-        : new BlockInterleaver(sink, l.p, true, new long[] {m.kCache, m.dspPool});
+        : new BlockInterleaver(sink, l.p, true, new long[] {m.kCache, m.dspPool}).acrossLayers(acrossLayers);
     if (interleaver != null) {
       sink = interleaver;
     }
     // with two blocks in flight a second block's run whose program the first block ran and another overwrote since
     // (the same parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs
     // resident beside it
+    // in a window across layers both blocks' runs re-load by a dspld and the placements stay from layer to layer
+    boolean across = two != null && acrossLayers;
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
-        fusion == Fusion.FULL ? new DspResidency(l.p, two != null, true) : null);
+        fusion == Fusion.FULL ? new DspResidency(l.p, two != null, !across) : null);
+    b.keepResidencyAcrossLayers(across);
     b.dspTab(m.tables);
     lane.stepStart(b);
     if (two != null) {

@@ -19,14 +19,17 @@ import org.llmnpu.isa.dsp.DspProgram;
  * So a run never costs more than without residency, and a program run again before another one overwrote it loads
  * nothing. With {@code reload} (the lowering's policy only with two token blocks in flight, for the second block's
  * runs, whose parameterized programs are the first block's and come after others overwrote them: {@link #secondLane}
- * with {@code secondLaneOnly}; in one block's program measured to cost more than it saves on stories260K, whose
+ * with {@code secondLaneOnly}; for both blocks' runs in windows across layers, {@code DecoderLowering#acrossLayers},
+ * where the placements stay from layer to layer; in one block's program measured to cost more than it saves on
+ * stories260K, whose
  * repeated programs are next to each other, see the sw-stack README) a program that comes again after being overwritten
  * is loaded by a {@code dspld} at a word placed from the top of the memory down (a multiple of a line's words,
  * {@code max(1, line / 8)}, as {@code dspld}'s {@code at} must be; when the top region is used up it starts again from
  * the top, forgetting what was there), then runs resident.
  *
  * <p>The lowering ({@link CommandStream}) and the cost model's walk ({@link DspRunCosts}) hold one each and
- * {@link #clear} it at the same points (a program's start, each layer's start: so every layer costs the same), so both
+ * {@link #clear} it at the same points (a program's start, each layer's start but in windows across layers: so every
+ * layer costs the same), so both
  * see the same loads and resident runs.
  */
 final class DspResidency {

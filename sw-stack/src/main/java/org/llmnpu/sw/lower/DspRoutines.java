@@ -189,6 +189,11 @@ final class DspRoutines {
         () -> KeyBlocks.program(this, line, lanes, count, c, in, out));
   }
 
+  /** Row {@code row} moved {@code shift} lanes down in place, zeros above ({@link DspRowPrograms#shiftDown}). */
+  DspProgram shiftDown(int row, int shift) {
+    return memo(List.of("shiftDown", row, shift), () -> rowPrograms.shiftDown(row, shift));
+  }
+
   /** See the class comment. */
   DspProgram scatter(int in, int heads, int half, int out) {
     return memo(List.of("scatter", in, heads, half, out), () -> rowPrograms.scatter(in, heads, half, out));

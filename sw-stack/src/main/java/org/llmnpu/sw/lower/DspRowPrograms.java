@@ -160,6 +160,23 @@ final class DspRowPrograms {
   }
 
   /**
+   * Row {@code row} moved {@code shift} lanes down in place (lane i takes lane i + shift, the top {@code shift} lanes
+   * zeros): LSHIFT by the powers of two of {@code shift}, as {@link #scatter}.
+   */
+  DspProgram shiftDown(int row, int shift) {
+    DspAssembler a = new DspAssembler();
+    a.emit(DspOp.SETLEN, 0, 0, 0, 0, false, 0, lanes);
+    a.load(1, row);
+    for (int b = 1; b < lanes; b <<= 1) {
+      if ((shift & b) != 0) {
+        a.emit(DspOp.LSHIFT, 1, 1, 0, 0, false, 0, b);
+      }
+    }
+    a.store(row, 1);
+    return a.finish("shift " + row + " down " + shift);
+  }
+
+  /**
    * {@code out = fp16(Σ_{c < parts} widen(in_c) · widen(scale_c))} over {@code len} elements, part c
    * at rows {@code in + c·partRows} and its scale vector at {@code scales + c·partRows} (no
    * products when {@code scales} is negative); FP32 accumulation (WIDEN, MUL32, ADD32), one

@@ -39,6 +39,14 @@ abstract class DspRunCosts extends CommandCosts {
   /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
   private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
   private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
+  /**
+   * The forms a block ran again in one layer ({@link #formIdentity}): the lowering learned what moves in them
+   * ({@link DspRunForms}), so a later layer's first run is the shared program; a form run once a layer keeps its plain
+   * program (what a window across layers, which keeps the placements, sees).
+   */
+  private final java.util.Set<Object> formsMoving = new java.util.HashSet<>();
+  /** The forms run in the layer now. */
+  private final java.util.Set<Object> formsInLayer = new java.util.HashSet<>();
   /** The forms' first runs in the step by their instructions ({@link #formIdentity}): one program in both blocks. */
   private final Map<Object, Object> firstRuns = new HashMap<>();
   /** The forms, each once ({@link #forms}' values). */
@@ -147,7 +155,13 @@ abstract class DspRunCosts extends CommandCosts {
     // program in both blocks where their first runs are the same program (not where, say, their lengths differ); its
     // later ones keep the rows that do not move from token to token, which are the block's own
     Object identity = laneForms.computeIfAbsent(form, f -> new Object[] {new Object(), new Object()})[runLane];
-    return formsSeen.add(identity) ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object()) : identity;
+    boolean firstInStep = formsSeen.add(identity);
+    boolean firstInLayer = formsInLayer.add(identity);
+    if (!firstInLayer) {
+      formsMoving.add(identity);
+    }
+    return firstInStep || (firstInLayer && !formsMoving.contains(identity))
+        ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object()) : identity;
   }
 
   /**
@@ -196,14 +210,31 @@ abstract class DspRunCosts extends CommandCosts {
   }
 
   /**
-   * A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten; the forms
-   * seen are kept (the lowering's {@link DspRunForms} keeps what moves in each form from layer to layer).
+   * A layer starts: the held runs go, and (as the lowering's stream) the resident placements are forgotten (not in a
+   * window across layers, {@link #acrossLayers}: they stay, as the program memory does); the forms seen are kept (the
+   * lowering's {@link DspRunForms} keeps what moves in each form from layer to layer).
    */
   final void layerStarts() {
     flushRuns();
-    order.flush();
-    if (residency != null) {
+    boundary();
+    formsInLayer.clear();
+    if (residency != null && !acrossLayers) {
       residency.clear();
+    }
+  }
+
+  /**
+   * Whether a layer boundary is a marker in the interleaver's window rather than its end (two blocks in flight,
+   * {@link DecoderLowering#acrossLayers}).
+   */
+  boolean acrossLayers;
+
+  /** A layer boundary: the window's end, or, in a window across layers, a marker in it ({@link CostOrder#marker}). */
+  private void boundary() {
+    if (acrossLayers) {
+      order.marker(() -> { });
+    } else {
+      order.flush();
     }
   }
 
@@ -230,7 +261,7 @@ abstract class DspRunCosts extends CommandCosts {
   /** A layer ends: the held runs go, and the interleaver's window with them (as the lowering's layer end). */
   final void layerEnds() {
     flushRuns();
-    order.flush();
+    boundary();
   }
 
   /** The held runs as the lowering joins them ({@link DspChain}). */
@@ -262,6 +293,8 @@ abstract class DspRunCosts extends CommandCosts {
       residency.clear();
     }
     formsSeen.clear();
+    formsMoving.clear();
+    formsInLayer.clear();
     firstRuns.clear();
   }
 }

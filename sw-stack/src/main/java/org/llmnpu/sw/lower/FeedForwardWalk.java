@@ -86,7 +86,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     dspIn(1, c.dim(), FP16);
     // with the static input scale the lowering's pair programs are the same for every pair (LoweringEmitter#xScaleRow)
     sharedRuns = epilogue;
-    runAll(java.util.List.of("norm pair", epilogue), () -> {
+    runAll(java.util.List.of("norm pair", epilogue, staticScale(quantSite)), () -> {
       return normsQuantizedPair(r.mergedKernels(java.util.List.of(
           r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 1}, new int[] {2}),
           r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {8, 9}, new int[] {10}))));
@@ -102,9 +102,11 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
    */
   java.util.List<DspProgram> normsQuantizedPair(java.util.List<DspProgram> norms) {
     if (epilogue) {
-      return DspQuantizeFold.runs(r, norms, java.util.List.of(
-          new DspQuantizeFold.Codes(2, c.dim(), (short) 0x3C00, 3, 1, (short) 0x3C00),
-          new DspQuantizeFold.Codes(10, c.dim(), (short) 0x3C00, 11, 1, (short) 0x3C00)));
+      double s = staticScale(quantSite);
+      short k = LoweringEmitter.half(1 / s);
+      short d = LoweringEmitter.half(s);
+      return DspQuantizeFold.runs(r, norms, java.util.List.of(new DspQuantizeFold.Codes(2, c.dim(), k, 3, 1, d),
+          new DspQuantizeFold.Codes(10, c.dim(), k, 11, 1, d)));
     }
     java.util.List<DspProgram> runs = new java.util.ArrayList<>(norms);
     runs.addAll(r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
@@ -121,7 +123,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     // with the static input scale the fold makes the residual, RMSNorms and codes one program that the lowering's
     // run parameters share between pairs (the moving scale rows are among its first rows, DspRunParameterizer)
     sharedRuns = epilogue;
-    runAll(java.util.List.of("feed-forward norm pair", epilogue), () -> {
+    runAll(java.util.List.of("feed-forward norm pair", epilogue, staticScale(quantSite)), () -> {
       java.util.List<DspProgram> scales = new java.util.ArrayList<>();
       java.util.List<DspProgram> norms = new java.util.ArrayList<>();
       for (int i = 0; i < 2; i++) {

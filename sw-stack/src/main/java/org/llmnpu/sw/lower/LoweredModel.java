@@ -19,7 +19,10 @@ import org.llmnpu.sw.model.ModelWeights;
  * are one GEMM (horizontal fusion) with columns {@code [q evens | q odds | k evens | k odds | v]}:
  * the even and odd members of each RoPE pair are split so that RoPE is the DSP's half-split
  * {@code rope} kernel over all heads at once (the permutation is the same for q and k, so
- * q·k is unchanged). W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
+ * q·k is unchanged). Each RoPE part, and each half (cos, sin) of a RoPE table row, is padded with zero
+ * columns to whole DSP rows ({@link #qSpan}, {@link #kSpan}; none where the halves are whole rows): the
+ * padding lanes compute zeros, which no absmax sees, at the cost of the wider GEMM, DSP runs and loads.
+ * W1 and W3 are one GEMM too, W3's columns starting at a multiple of four.
  * Wo's input rows are padded per head to a whole DSP row (zero rows), the layout of the attention
  * output on the DSP. The LM head is the classifier, transposed, in INT8. Other block-weight formats:
  * INT4 (two codes a byte), INT4 in groups of K rows, 2:4-sparse INT8 (compressed rows with
@@ -77,6 +80,9 @@ public final class LoweredModel extends WeightGeometry {
   private StaticScales staticScales;
   // shapes
   final int half;
+  /** Elements of the q (k) evens, odds and cos/sin halves: heads·headDim/2 (kvHeads·) padded to DSP rows. */
+  final int qSpan;
+  final int kSpan;
   final int qkvN;
   final int oK;
   final int h3Offset;
@@ -193,33 +199,28 @@ public final class LoweredModel extends WeightGeometry {
       throw new IllegalArgumentException("maxContext must be in 1.." + c.maxSeqLen() + ", got " + maxContext);
     }
     half = c.headDim() / 2;
-    if ((c.heads() * half) % lanes != 0 || (c.kvHeads() * half) % lanes != 0) {
-      throw new IllegalArgumentException("heads·headDim/2 (" + c.heads() * half + ") and kvHeads·headDim/2 ("
-          + c.kvHeads() * half + ") must be multiples of the DSP lanes " + lanes);
-    }
-    if (half % lanes != 0 && lanes % half != 0) {
-      throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
-          + " or be a multiple of them");
-    }
-    qkvN = c.dim() + 2 * c.kvDim();
+    HeadWindows.requireUnfused(c, line, lanes);
+    qSpan = roundUp(c.heads() * half, lanes);
+    kSpan = roundUp(c.kvHeads() * half, lanes);
+    qkvN = 2 * qSpan + 2 * kSpan + c.kvDim();
     oK = c.heads() * roundUp(c.headDim(), lanes);
     h3Offset = roundUp(c.hiddenDim(), Math.max(1, line / 4));
     w13N = h3Offset + c.hiddenDim();
     int v = 0;
     vG1 = v;
-    v += pad8(c.dim());
+    v += padVector(c.dim());
     vG2 = v;
-    v += pad8(c.dim());
+    v += padVector(c.dim());
     vQkv = v;
-    v += groups(c.dim()) * pad8(qkvN);
+    v += groups(c.dim()) * padVector(qkvN);
     vO = v;
-    v += groups(oK) * pad8(c.dim());
+    v += groups(oK) * padVector(c.dim());
     vW1 = v;
-    v += groups(c.dim()) * pad8(c.hiddenDim());
+    v += groups(c.dim()) * padVector(c.hiddenDim());
     vW3 = v;
-    v += groups(c.dim()) * pad8(c.hiddenDim());
+    v += groups(c.dim()) * padVector(c.hiddenDim());
     vW2 = v;
-    v += groups(c.hiddenDim()) * pad8(c.dim());
+    v += groups(c.hiddenDim()) * padVector(c.dim());
     groupScaledStream = groupScaledStream(machine, weightBits, weightGroup, mxFormat,
         Math.max(c.dim(), Math.max(oK, c.hiddenDim())));
     int vectorsBefore = v;
@@ -227,26 +228,26 @@ public final class LoweredModel extends WeightGeometry {
     // the channel vectors start on a line, so that a fused step loads the norms and them without the group vectors
     v = groupScaledStream ? channelVectorStart(v, line) : v;
     vQkvC = v;
-    v += groupScaledStream ? pad8(qkvN) : 0;
+    v += groupScaledStream ? padVector(qkvN) : 0;
     vOC = v;
-    v += groupScaledStream ? pad8(c.dim()) : 0;
+    v += groupScaledStream ? padVector(c.dim()) : 0;
     vW1C = v;
-    v += groupScaledStream ? pad8(c.hiddenDim()) : 0;
+    v += groupScaledStream ? padVector(c.hiddenDim()) : 0;
     vW3C = v;
-    v += groupScaledStream ? pad8(c.hiddenDim()) : 0;
+    v += groupScaledStream ? padVector(c.hiddenDim()) : 0;
     vW2C = v;
-    v += groupScaledStream ? pad8(c.dim()) : 0;
+    v += groupScaledStream ? padVector(c.dim()) : 0;
     if (!groupScaledStream && v != vectorsBefore) {
       throw new IllegalStateException("vector block grew without group-scaled copies");
     }
     layerVectorElems = v;
-    vLm = pad8(c.dim());
+    vLm = padVector(c.dim());
 
     tables = regions.alloc("dsp tables", 768);
     zeros = regions.alloc("zeros", 4096);
     embeddingStride = roundUp(2 * c.dim(), line);
     embedding = regions.alloc("embedding", (long) c.vocabSize() * embeddingStride);
-    ropeStride = roundUp(4 * c.heads() * half, line);
+    ropeStride = roundUp(4 * qSpan, line);
     rope = regions.alloc("rope table", (long) maxContext * ropeStride);
     layerVectors = new long[c.layers()];
     wQkv = new long[c.layers()];
@@ -272,7 +273,7 @@ public final class LoweredModel extends WeightGeometry {
         streamedCopy(w2[l], "layers[" + l + "].w2 streamed", c.hiddenDim(), c.dim());
       }
     }
-    finalVectors = regions.alloc("final norm and LM scales", 2L * (vLm + pad8(c.vocabSize())));
+    finalVectors = regions.alloc("final norm and LM scales", 2L * (vLm + padVector(c.vocabSize())));
     lmHead = regions.alloc("lm head", (long) c.dim() * roundUp(c.vocabSize(), line));
     kvBytes = roundUp(c.kvDim(), line) + line;
     kCache = regions.alloc("k cache", (long) c.layers() * maxContext * kvBytes);
@@ -388,7 +389,7 @@ public final class LoweredModel extends WeightGeometry {
       n += 2L * groupVectorElems + matrixBytes(c.dim(), qkvN) + matrixBytes(oK, c.dim()) + matrixBytes(c.dim(), w13N)
           + matrixBytes(c.hiddenDim(), c.dim());
     }
-    return n + 2L * (vLm + pad8(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
+    return n + 2L * (vLm + padVector(c.vocabSize())) + (long) c.dim() * roundUp(c.vocabSize(), line);
   }
 
   /** Named regions by start address (for reports). */

@@ -22,6 +22,11 @@ final class LoweringLayout {
   final int half;
   final int nq;
   final int nk;
+  /** {@link LoweredModel#qSpan}, {@link LoweredModel#kSpan}: nq and nk padded to whole DSP rows. */
+  final int qSpan;
+  final int kSpan;
+  /** Scratchpad bytes of one slot's cos/sin row (FP16 cos then sin, {@link #qSpan} each), line-padded. */
+  final int ropeRowBytes;
   final int hdRows;
   // scratchpad (bytes)
   private int spadNext;
@@ -140,6 +145,9 @@ final class LoweringLayout {
     this.half = c.headDim() / 2;
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;
+    this.qSpan = model.qSpan;
+    this.kSpan = model.kSpan;
+    this.ropeRowBytes = LoweredModel.roundUp(4 * qSpan, line);
     this.hdRows = r.rows(c.headDim());
     if (blockMax < 1 || blockMax > p.maxM()) {
       throw new IllegalArgumentException("blockMax must be in 1.." + p.maxM() + " (maxM), got " + blockMax);

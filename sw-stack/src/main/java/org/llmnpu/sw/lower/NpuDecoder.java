@@ -200,7 +200,8 @@ public final class NpuDecoder {
         image[(int) (address + 8L * i + k)] = (byte) (words[i] >>> (8 * k));
       }
     }
-    poolNext = LoweredModel.roundUp(address + 8L * words.length, 32);
+    // programs start on a command (32 bytes) and on a memory line, which the DSP's program fetch reads whole
+    poolNext = LoweredModel.roundUp(address + 8L * words.length, Math.max(32, model.machine().lineBytes()));
     placed.put(key, address);
     return address;
   }

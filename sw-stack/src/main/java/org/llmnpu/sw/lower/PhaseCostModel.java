@@ -17,7 +17,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * weights) and a chunked prefill (a prompt longer than maxM: one program per chunk, {@link NpuDecoder#prefill}).
  *
  * <p><b>Extrapolated steps</b> (shapes the lowering cannot lay out: models beyond the NPU's memory) still walk the
- * lowering's command order by hand (the walk: {@link PhaseWalk} to {@link FeedForwardWalk}), with two changes a larger
+ * lowering's command order by hand (the walk: {@link PhaseWalk} to {@link LayerWalk}), with two changes a larger
  * NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile;
  * with a fusion level, streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
  * multiple of the line the K cache holds each head contiguous, so the scores GEMV has K = head dim (not kvDim with
@@ -30,7 +30,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * instructions and elements). A step costs every layer it is asked to ({@link #step}: the rest scaled from the last
  * one costed); DSP programs are compiled once per operands.
  */
-public final class PhaseCostModel extends FeedForwardWalk {
+public final class PhaseCostModel extends LayerWalk {
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
   /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
@@ -38,6 +38,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
   private boolean twoBlocks;
   /** Whether two blocks in flight go skewed ({@link #skewed}). */
   private boolean skewed;
+  /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers(boolean)}). */
+  private boolean across;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -131,12 +133,36 @@ public final class PhaseCostModel extends FeedForwardWalk {
     if (!extrapolate) {
       return lowered(tokens, pos0, costedLayers);
     }
+    if (across && walkTwoBlocks(tokens, pos0)) {
+      return marginal(costedLayers, k -> walk(tokens, pos0, k, k));
+    }
+    return walk(tokens, pos0, costedLayers, c.layers());
+  }
+
+  /**
+   * A step of the model's layers from steps of {@code emitted.apply(k)} layers, in windows across layers: a layer's
+   * commands mix with its neighbours', so the layers not costed cost what one more layer adds to the step
+   * ({@code k + 1} layers' step minus {@code k}'s, k at least 2; from the second layer on every layer adds the same).
+   */
+  private PhaseCost marginal(int costedLayers, java.util.function.IntFunction<PhaseCost> emitted) {
+    int k = Math.max(2, costedLayers);
+    if (k + 1 >= c.layers()) {
+      return emitted.apply(c.layers());
+    }
+    PhaseCost some = emitted.apply(k);
+    PhaseCost more = emitted.apply(k + 1);
+    return more.plus(more.minus(some), c.layers() - k - 1);
+  }
+
+  /** The walk of {@link #step}, {@code costedLayers} layers costed and the last scaled to {@code modelLayers}. */
+  private PhaseCost walk(int tokens, int pos0, int costedLayers, int modelLayers) {
     reset();
     boolean two = walkTwoBlocks(tokens, pos0);
     order = interleave ? new WalkSchedule(p, two) : CostOrder.NOW;
     if (fusion == Fusion.FULL) {
-      // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld
-      residency = new DspResidency(p, two, true);
+      // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld (in a
+      // window across layers both blocks' runs)
+      residency = new DspResidency(p, two, !(two && across));
     }
     operator("setup");
     command(false);
@@ -151,7 +177,8 @@ public final class PhaseCostModel extends FeedForwardWalk {
     }
     orderLane(0);
     PhaseCost total = null;
-    int layers = Math.min(costedLayers, c.layers());
+    acrossLayers = two && across;
+    int layers = Math.min(costedLayers, modelLayers);
     for (int start = 0; start < tokens; ) {
       int n = Math.min(blockMax, tokens - start);
       int n2 = two ? Math.min(blockMax, tokens - start - n) : 0;
@@ -164,7 +191,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
         load(1, 2L * c.dim());
       }
       for (int l = 0; l < layers; l++) {
-        PhaseCost before = snapshot();
+        // in a window across layers a snapshot would end the window (and such a step scales nothing, #marginal)
+        PhaseCost before = acrossLayers ? null : snapshot();
+        walkLayer = l;
         lane(0);
         if (n2 > 0 && skewed) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
@@ -186,9 +215,9 @@ public final class PhaseCostModel extends FeedForwardWalk {
           }
         }
         layerEnds();
-        if (l == layers - 1 && layers < c.layers()) {
+        if (l == layers - 1 && layers < modelLayers) {
           PhaseCost one = snapshot().minus(before);
-          total = total == null ? one.scale(c.layers() - layers) : total.plus(one, c.layers() - layers);
+          total = total == null ? one.scale(modelLayers - layers) : total.plus(one, modelLayers - layers);
         }
       }
       start += n + n2;
@@ -234,6 +263,19 @@ public final class PhaseCostModel extends FeedForwardWalk {
   }
 
   /**
+   * Two blocks in flight ({@link #interleave}) in windows across layers as {@link DecoderLowering#acrossLayers}: a
+   * step of fewer layers costed than the model's costs k and k + 1 layers (k at least 2) and adds, per layer not
+   * costed, what the last one added.
+   */
+  public PhaseCostModel acrossLayers(boolean on) {
+    this.across = on;
+    if (lowering != null) {
+      lowering.acrossLayers(on);
+    }
+    return this;
+  }
+
+  /**
    * q, k and v with static scales in the exact step and the walk ({@link DecoderLowering#staticQkv});
    * {@code tiledPost}: the QKV post tile by tile where Wqkv can be ordered per tile ({@link TiledQkvPost}; exact steps
    * lower a layout so ordered, {@link LoweredModel#orderQkvByTiles}; the walk: {@link QkvPostWalk#qkvPostTiled}).
@@ -266,7 +308,7 @@ public final class PhaseCostModel extends FeedForwardWalk {
         layout.orderQkvByTiles();
       }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed).staticQkv(staticQkv);
+          .twoBlocks(twoBlocks).skewed(skewed).acrossLayers(across).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
@@ -282,9 +324,17 @@ public final class PhaseCostModel extends FeedForwardWalk {
   }
 
   private PhaseCost program(int tokens, int pos0, int costedLayers) {
+    if (across && lowering.twoBlocksInFlight() && tokens > blockMax) {
+      return marginal(costedLayers, k -> program(tokens, pos0, k, k));
+    }
+    return program(tokens, pos0, costedLayers, c.layers());
+  }
+
+  /** The program of {@code costedLayers} layers, the last scaled to {@code modelLayers}. */
+  private PhaseCost program(int tokens, int pos0, int costedLayers, int modelLayers) {
     CommandCostSink sink = new CommandCostSink(p, programCosts);
-    int layers = Math.max(1, Math.min(costedLayers, c.layers()));
-    sink.scaleLayers(layers, c.layers());
+    int layers = Math.max(1, Math.min(costedLayers, modelLayers));
+    sink.scaleLayers(layers, modelLayers);
     lowering.emit(new int[tokens], pos0, false, sink, layers);
     return sink.cost();
   }
@@ -295,106 +345,5 @@ public final class PhaseCostModel extends FeedForwardWalk {
    */
   boolean walkTwoBlocks(int tokens, int pos0) {
     return interleave && twoBlocks && tokens > blockMax && fusion == Fusion.FULL;
-  }
-
-  /** A layer of a block; {@code starts}: a new window of the interleaver (not the second block in flight's layer). */
-  private void layer(int n, int pos, boolean firstLayer, boolean starts) {
-    vectorsIn(starts);
-    cacheIn(n, pos);
-    qkv(n, pos, false);
-    afterQkv(n, pos, firstLayer);
-  }
-
-  /** The layer's vectors, RMSNorm and QKV GEMM (with the tiled post, its posts too; {@link BlockLane#layerHead}). */
-  private void layerHead(int n, int pos, boolean starts) {
-    vectorsIn(starts);
-    qkv(n, pos, keysAfterCache(pos));
-  }
-
-  /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
-  private void layerTail(int n, int pos, boolean firstLayer) {
-    operator("layer vectors, KV cache");
-    cacheIn(n, pos);
-    tiledKeysInTail(n, pos);
-    afterQkv(n, pos, firstLayer);
-  }
-
-  /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
-  private void vectorsIn(boolean starts) {
-    if (starts) {
-      layerStarts();
-    }
-    operator("layer vectors, KV cache");
-    if (groupScaled) {
-      load(1, 2L * 2 * pad8(c.dim()));
-      load(1, 2L * (layerVectorElems - channelVectors));
-    } else {
-      load(1, 2L * groupVectorsEnd);
-    }
-    dspIn(1, c.dim(), FP16);
-    dspIn(1, c.dim(), FP16);
-    int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
-        {c.hiddenDim(), c.dim()}};
-    for (int v = 0; v < scaleVectors.length; v++) {
-      int[] kn = scaleVectors[v];
-      if (v == 2 && epilogue) {
-        continue; // W1's scales are in the gate's ppmcfg records
-      }
-      for (int g = 0; g < scaleVectors(kn[0]); g++) {
-        dspIn(1, kn[1], FP16);
-      }
-    }
-  }
-
-  /** The cache's rows {@code [0, pos)} into the scratchpad ({@link AttentionLowering}). */
-  private void cacheIn(int n, int pos) {
-    if (pos > 0) {
-      cacheLoad(pos, kvBytes);
-      cacheLoad(pos, kvBytes);
-    }
-    keyLinesIn(n, pos);
-  }
-
-  private void qkv(int n, int pos, boolean keysLater) {
-    operator("attention RMSNorm");
-    for (int t = 0; t < n; t++) {
-      if (feedForwardPairs() && t + 1 < n) {
-        normQuantizePair();
-        t++;
-      } else {
-        normQuantize();
-      }
-    }
-    qkvGemms(n, pos, keysLater);
-  }
-
-  private void afterQkv(int n, int pos, boolean firstLayer) {
-    qkvRopeKvOut(n, pos);
-    attend(n, pos, firstLayer);
-    operator("O GEMM");
-    gemms(n, oK, c.dim());
-    operator("residual, FFN RMSNorm");
-    if (!chainRuns) {
-      for (int t = 0; t < n; t++) {
-        residual(oK);
-      }
-    }
-    feedForward(n);
-  }
-
-  private void lmHead(int count) {
-    load(1, 2L * (pad8(c.dim()) + c.vocabSize()));
-    dspIn(1, c.dim(), FP16);
-    dspIn(1, c.vocabSize(), FP16);
-    for (int i = 0; i < count; i++) {
-      normQuantize();
-    }
-    gemms(count, c.dim(), c.vocabSize(), 8, split(c.dim()), false);
-    for (int i = 0; i < count; i++) {
-      partialsIn(split(c.dim()), 1, c.vocabSize(), -1);
-      run("logits scale", () -> r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
-      dspOut(1, c.vocabSize(), FP16);
-      store(1, 2L * c.vocabSize());
-    }
   }
 }

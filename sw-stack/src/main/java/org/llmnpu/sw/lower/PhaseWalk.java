@@ -27,6 +27,14 @@ abstract class PhaseWalk extends DspRunCosts {
   final boolean headMajorKeys;
   /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
   boolean keepsX;
+  /**
+   * The layer the walk emits now and the static scale site its RMSNorms' quantizations are for (null: the LM head's
+   * input): their DSP programs carry the layout-only scale of that site and layer ({@link StaticScales#placeholder},
+   * as the lowering's layout-only programs do), so which of them repeat from layer to layer is the lowering's.
+   */
+  int walkLayer;
+  StaticScales.Site quantSite;
+  private final StaticScales placeholders;
   boolean xInDsp;
   final boolean stream;
   final int half;
@@ -70,6 +78,7 @@ abstract class PhaseWalk extends DspRunCosts {
     this.extrapolate = extrapolate;
     this.mxFormat = mxFormat;
     this.c = c;
+    this.placeholders = StaticScales.placeholder(c);
     this.bits = weightBits;
     this.group = weightGroup;
     this.sparsity = sparsity;
@@ -124,8 +133,9 @@ abstract class PhaseWalk extends DspRunCosts {
     return group > 0 && !groupScaled ? -1 : 2;
   }
 
-  static int pad8(int n) {
-    return LoweredModel.roundUp(n, 8);
+  /** As {@link LoweredModel}'s vector padding ({@code WeightGeometry#padVector}). */
+  int pad8(int n) {
+    return WeightGeometry.padVector(n, line);
   }
 
   void normQuantize() {
@@ -134,10 +144,21 @@ abstract class PhaseWalk extends DspRunCosts {
     dspOut(1, c.dim(), INT8);
   }
 
+  /**
+   * The layout-only static scale of {@code site} at {@link #walkLayer} (null: the LM head's input, 1) in a window
+   * across layers, whose placements stay from layer to layer; else 1 (within a layer the sites' programs are told
+   * apart by their shape).
+   */
+  final double staticScale(StaticScales.Site site) {
+    return site == null || !acrossLayers ? 1 : placeholders.of(site, walkLayer);
+  }
+
   void normQuantizeRuns() {
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
-      run("dim static quantize", () -> r.quantizeStatic(0, c.dim(), -1, (short) 0x3C00, 0, 0, (short) 0x3C00));
+      double s = staticScale(quantSite);
+      run(java.util.List.of("dim static quantize", s), () -> r.quantizeStatic(0, c.dim(), -1,
+          LoweringEmitter.half(1 / s), 0, 0, LoweringEmitter.half(s)));
     } else {
       run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
     }
@@ -158,11 +179,12 @@ abstract class PhaseWalk extends DspRunCosts {
     boolean shared = sharedRuns;
     sharedRuns = true;
     if (keepsX) {
-      run("residual scale in place", () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 4));
+      run("residual scale in place " + constant,
+          () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 4));
       sharedRuns = shared;
       return;
     }
-    run("residual scale", () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 5));
+    run("residual scale " + constant, () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 5));
     sharedRuns = shared;
     dspOut(1, c.dim(), FP16);
   }

@@ -1,7 +1,6 @@
 package org.llmnpu.sw.lower;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.model.LayerWeights;
@@ -54,17 +53,20 @@ public final class StaticScales {
   }
 
   /**
-   * Every scale 1 (a layout without weights: the command stream does not depend on the scales' values), but q, k and
-   * v's a distinct FP16 value per layer and site ({@code 1 + (3·layer + site)/1024}), as calibrated ones are: they are
-   * constants of the QKV post's DSP programs, so which of those programs repeat, and stay in the program memory, is the
-   * calibrated model's ({@link BlockQkvPost}'s decode steps).
+   * A distinct FP16 value per layer and site (a layout without weights: the command stream does not depend on the
+   * scales' values), as calibrated ones are: q, k and v's {@code 1 + (3·layer + site)/1024}, the others'
+   * {@code 1 − (6·layer + site + 1)/2048}. They are constants of DSP programs (the QKV post's, the GEMM inputs'
+   * quantizations), so which of those programs repeat, and stay in the program memory, is the calibrated model's
+   * ({@link BlockQkvPost}'s decode steps; the placements kept from layer to layer in a window across layers,
+   * {@link DecoderLowering#acrossLayers}).
    */
   static StaticScales placeholder(ModelConfig c) {
     double[][] s = new double[c.layers()][Site.values().length];
     for (int layer = 0; layer < s.length; layer++) {
-      Arrays.fill(s[layer], 1.0);
-      for (Site site : new Site[] {Site.Q, Site.K, Site.V}) {
-        s[layer][site.ordinal()] = 1 + (3.0 * layer + site.ordinal() - Site.Q.ordinal()) / 1024;
+      for (Site site : Site.values()) {
+        int q = site.ordinal() - Site.Q.ordinal();
+        s[layer][site.ordinal()] = q >= 0 ? 1 + (3.0 * layer + q) / 1024
+            : 1 - (6.0 * layer + site.ordinal() + 1) / 2048;
       }
     }
     return new StaticScales(s, 1.0);

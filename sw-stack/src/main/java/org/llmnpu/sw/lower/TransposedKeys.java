@@ -81,7 +81,7 @@ final class TransposedKeys {
     long fixed = fixedBytes(l);
     // the P·V results and RoPE rows that BatchedAttention and AttentionLowering place after these regions
     long free = l.p.spadBytes() - l.spadBytesUsed() - fixed - 8L * l.line
-        - (long) l.blockMax * LoweredModel.roundUp(4 * l.nq, l.line);
+        - (long) l.blockMax * l.ropeRowBytes;
     int tokens = a.batchTokens;
     while (tokens >= 2 && KeyScores.xBytes(l.p, l.c.heads(), l.c.headDim(), tokens)
         + l.headGroup * KeyScores.yBytes(l.p, tokens, l.m.maxContext()) > free) {

@@ -105,6 +105,12 @@ final class WalkSchedule implements CostOrder {
     hold(LaneFootprints.programLoad(at, words), cost, false, 0, -1, null, true);
   }
 
+  /** A layer's start or end in a window across layers: an item of no footprint. */
+  @Override
+  public void marker(Runnable at) {
+    hold(List.of(), at, false, 0, -1, null, false);
+  }
+
   /** A command that orders everything (the step's first and last, the DSP's tables). */
   @Override
   public void barrier(Runnable cost) {

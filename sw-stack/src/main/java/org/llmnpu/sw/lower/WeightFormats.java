@@ -54,6 +54,17 @@ public final class WeightFormats {
     return format.equals("s2_4") ? org.llmnpu.isa.Command.S2_4 : org.llmnpu.isa.Command.DENSE;
   }
 
+  /**
+   * The layout alone of a model of shape {@code c} in {@code format} on {@code machine} (every address and shape, no
+   * weights and no memory image, so also for an NPU whose external memory is beyond a Java array): the same layout
+   * {@link #lower} gives, for whether and in which blocks the lowering lays the model out.
+   */
+  public static LoweredModel layout(org.llmnpu.sw.model.ModelConfig c, String format,
+                                    org.llmnpu.isa.MachineParams machine, int maxContext, int maxStepTokens) {
+    return LoweredModel.layoutOnly(c, machine, maxContext, maxStepTokens, bits(format), group(format),
+        sparsity(format), mx(format));
+  }
+
   /** {@code fp32} prepared for {@code format} and laid out for {@code machine}. */
   public static LoweredModel lower(ModelWeights fp32, String format, org.llmnpu.isa.MachineParams machine, int maxContext,
                                    int maxStepTokens) {

@@ -73,8 +73,17 @@ abstract class WeightGeometry {
     return (int) ((n + to - 1) / to * to);
   }
 
-  static int pad8(int n) {
-    return roundUp(n, 8);
+  /**
+   * {@code n} FP16 elements rounded up to where the next vector of a layer's vector block may start: a multiple of 8
+   * and of a line ({@code line/2} elements), since each vector goes to the DSP with a {@code dspin} from a line.
+   */
+  int padVector(int n) {
+    return padVector(n, line);
+  }
+
+  /** As {@link #padVector(int)} for a {@code line}-byte line. */
+  static int padVector(int n, int line) {
+    return roundUp(n, Math.max(8, line / 2));
   }
 
   /** Rows of a K×N block weight in memory and in the scratchpad: K, or {@code roundUp(K, 4)} 2:4-compressed. */
@@ -173,7 +182,7 @@ abstract class WeightGeometry {
   }
 
   /** Elements from one group's scale vector of an N-wide weight to the next group's. */
-  static int groupStride(int n) {
-    return pad8(n);
+  int groupStride(int n) {
+    return padVector(n);
   }
 }

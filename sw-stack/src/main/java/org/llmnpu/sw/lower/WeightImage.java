@@ -52,7 +52,6 @@ final class WeightImage {
         putHalf(m.embedding + (long) tok * m.embeddingStride + 2L * i, w.tokenEmbedding()[tok][i]);
       }
     }
-    int nq = c.heads() * half;
     for (int pos = 0; pos < m.maxContext(); pos++) {
       for (int h = 0; h < c.heads(); h++) {
         for (int j = 0; j < half; j++) {
@@ -60,7 +59,7 @@ final class WeightImage {
           double angle = pos * freq;
           long row = m.rope + (long) pos * m.ropeStride;
           putHalf(row + 2L * (h * half + j), (float) Math.cos(angle));
-          putHalf(row + 2L * (nq + h * half + j), (float) Math.sin(angle));
+          putHalf(row + 2L * (m.qSpan + h * half + j), (float) Math.sin(angle));
         }
       }
     }
@@ -123,22 +122,24 @@ final class WeightImage {
     putMatrix(m.wQkv[l], vectors + 2L * m.vQkv, qkv, c.dim(), null, m.qkvN, vectors + 2L * m.vQkvC);
   }
 
-  /** The llama2.c output row of fused-QKV column {@code col} in the default order. */
+  /**
+   * The llama2.c output row of fused-QKV column {@code col} in the default order, null for a padding column (the
+   * q and k halves padded to whole DSP rows, {@link LoweredModel#qSpan}).
+   */
   private float[] qkvRow(LayerWeights lw, int col) {
-    int nq = c.heads() * half;
-    int nk = c.kvHeads() * half;
-    if (col < 2 * nq) {
-      int part = col / nq;
-      int i = col % nq;
-      return lw.wq()[(i / half) * c.headDim() + 2 * (i % half) + part];
+    if (col < 2 * m.qSpan) {
+      return pairRow(lw.wq(), col / m.qSpan, col % m.qSpan, c.heads());
     }
-    col -= 2 * nq;
-    if (col < 2 * nk) {
-      int part = col / nk;
-      int i = col % nk;
-      return lw.wk()[(i / half) * c.headDim() + 2 * (i % half) + part];
+    col -= 2 * m.qSpan;
+    if (col < 2 * m.kSpan) {
+      return pairRow(lw.wk(), col / m.kSpan, col % m.kSpan, c.kvHeads());
     }
-    return lw.wv()[col - 2 * nk];
+    return lw.wv()[col - 2 * m.kSpan];
+  }
+
+  /** Row of {@code w} of RoPE pair {@code i}'s member {@code part} (0 even, 1 odd), null past {@code heads}' pairs. */
+  private float[] pairRow(float[][] w, int part, int i, int heads) {
+    return i < heads * half ? w[(i / half) * c.headDim() + 2 * (i % half) + part] : null;
   }
 
   /**
@@ -153,7 +154,7 @@ final class WeightImage {
       return;
     }
     int group = weightGroup > 0 ? weightGroup : k;
-    putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, LoweredModel.groupStride(vecLen));
+    putMatrix(at, scales, rows, k, LoweredModel.shift(group), split, bits, group, m.groupStride(vecLen));
     if (m.groupScaledStream && channelScales >= 0) {
       putGroupScaled(at, scales, rows.length, k, split, vecLen, channelScales);
     }
@@ -170,7 +171,7 @@ final class WeightImage {
     long copy = m.groupScaled(at);
     int groups = (k + weightGroup - 1) / weightGroup;
     int sigmaGroup = LoweredModel.shift(weightGroup);
-    int vecStride = LoweredModel.groupStride(vecLen);
+    int vecStride = m.groupStride(vecLen);
     int[] channelSplit = split == null ? null : new int[] {split[0], m.vW3C - m.vW1C};
     for (int col = 0; col < n; col++) {
       long scaleAt = split != null && col >= split[0] ? scales + 2L * (split[1] + col - split[0]) : scales + 2L * col;

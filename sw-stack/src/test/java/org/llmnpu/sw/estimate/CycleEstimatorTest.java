@@ -72,9 +72,10 @@ class CycleEstimatorTest {
   }
 
   /**
-   * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, where
-   * that is faster: its walk costs two layers and scales the second to the rest, as costing every layer does (one
-   * block at a time too); with each token's q/k/v scales and with static ones (the tiled post in each block's head).
+   * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, in
+   * windows across layers, where that is faster: its walk costs three layers and scales the second to the rest (the
+   * third drains the window), as costing every layer does (one block at a time: two layers); with each token's q/k/v
+   * scales and with static ones (the tiled post in each block's head).
    */
   @ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
@@ -89,8 +90,10 @@ class CycleEstimatorTest {
     PhaseCostModel one = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
         org.llmnpu.sw.lower.Fusion.FULL).staticQkv(staticQkv, staticQkv);
     PhaseCostModel two = new PhaseCostModel(c, p, 129, e.block(), true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
-        org.llmnpu.sw.lower.Fusion.FULL).staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true);
+        org.llmnpu.sw.lower.Fusion.FULL).staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true)
+        .acrossLayers(true);
     PhaseCost everyLayer = two.step(128, 0, c.layers());
+    // in windows across layers the last layer drains the window: layers 0-2 costed, layer 1 stands for layer 2's
     assertEquals(everyLayer, two.step(128, 0, 2), "layers from the second on cost the same");
     PhaseCost oneEveryLayer = one.step(128, 0, c.layers());
     assertEquals(oneEveryLayer, one.step(128, 0, 2), "one block at a time too");

@@ -9,6 +9,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
@@ -49,14 +50,17 @@ class BlockInterleaverTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"int8, 8, 40, false, false", "s2_4, 16, 40, false, false", "int8, 8, 40, true, false",
-      "int8, 8, 16, true, false", "int4, 8, 40, true, false", "s2_4, 8, 40, true, false", "int8, 8, 28, true, false",
-      "int8, 8, 40, true, true", "int4, 8, 16, true, true", "s2_4, 8, 28, true, true"})
+  @CsvSource({"int8, 8, 40, false, false, false", "s2_4, 16, 40, false, false, false",
+      "int8, 8, 40, true, false, false", "int8, 8, 16, true, false, false", "int4, 8, 40, true, false, false",
+      "s2_4, 8, 40, true, false, false", "int8, 8, 28, true, false, false", "int8, 8, 40, true, true, false", "int4, 8, 16, true, true, false",
+      "s2_4, 8, 28, true, true, false", "int8, 8, 40, true, true, true", "int8, 8, 16, true, true, true",
+      "int4, 8, 40, true, true, true", "s2_4, 8, 28, true, true, true", "int8, 8, 28, true, false, true"})
   void interleavedPrefillGivesTheSequentialLogitsOnStories260K(String format, int block, int tokens,
-                                                               boolean twoBlocks, boolean skewed) throws Exception {
+                                                               boolean twoBlocks, boolean skewed, boolean acrossLayers)
+      throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = twoBlocks ? twoBlockNpu(format) : FusedLoweringTest.machine(format);
-    assertSameResults(w, m, format, block, prompt(tokens, w.config().vocabSize(), 7), twoBlocks, skewed);
+    assertSameResults(w, m, format, block, prompt(tokens, w.config().vocabSize(), 7), twoBlocks, skewed, acrossLayers);
   }
 
   @Test
@@ -86,27 +90,34 @@ class BlockInterleaverTest {
     assertTrue(eight.lowering().twoBlocksInFlight(), eight.lowering().twoBlocksWhyNot());
   }
 
-  /** Two blocks in flight skewed ({@link DecoderLowering#skewed}) on a GQA shape with a ragged hidden size. */
-  @Test
-  void skewedPrefillGivesTheSequentialLogitsOnAGqaShape() {
+  /**
+   * Two blocks in flight skewed ({@link DecoderLowering#skewed}), and in windows across layers
+   * ({@link DecoderLowering#acrossLayers}), on a GQA shape with a ragged hidden size.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void skewedPrefillGivesTheSequentialLogitsOnAGqaShape(boolean acrossLayers) {
     ModelConfig c = new ModelConfig(128, 172, 2, 4, 2, 64, 64);
     ModelWeights w = SyntheticWeights.generate(c, 7);
-    assertSameResults(w, twoBlockNpu("int8"), "int8", 8, prompt(26, c.vocabSize(), 3), true, true);
+    assertSameResults(w, twoBlockNpu("int8"), "int8", 8, prompt(26, c.vocabSize(), 3), true, true, acrossLayers);
   }
 
   /**
-   * Static q/k/v scales ({@link DecoderLowering#staticQkv}), two blocks skewed: with the per-token post (maxN 128) and
+   * Static q/k/v scales ({@link DecoderLowering#staticQkv}), two blocks skewed (some rows in windows across layers):
+   * with the per-token post (maxN 128) and
    * with the tiled post in each block's head (maxN 32, Wqkv ordered per tile; the second block's first Kᵀ line holds
    * the first block's slots and is staged in its tail), the logits of the sequential static program bit for bit.
    */
   @ParameterizedTest
-  @CsvSource({"int8, 16, 128, false", "int8, 40, 128, false", "int8, 16, 32, true", "int8, 40, 32, true",
-      "int4, 16, 32, true", "s2_4, 28, 32, true"})
-  void skewedPrefillWithStaticQkvScalesGivesTheSequentialLogits(String format, int tokens, int maxN, boolean tiled)
-      throws Exception {
+  @CsvSource({"int8, 16, 128, false, false", "int8, 40, 128, false, false", "int8, 16, 32, true, false",
+      "int8, 40, 32, true, false", "int4, 16, 32, true, false", "s2_4, 28, 32, true, false",
+      "int8, 40, 128, false, true", "int8, 40, 32, true, true", "s2_4, 28, 32, true, true"})
+  void skewedPrefillWithStaticQkvScalesGivesTheSequentialLogits(String format, int tokens, int maxN, boolean tiled,
+                                                                boolean acrossLayers) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     MachineParams m = TiledQkvPostTest.withMaxN(twoBlockNpu(format), maxN);
-    assertSameResults(w, m, format, 8, prompt(tokens, w.config().vocabSize(), 7), true, true, tiled ? 2 : 1);
+    assertSameResults(w, m, format, 8, prompt(tokens, w.config().vocabSize(), 7), true, true, acrossLayers,
+        tiled ? 2 : 1);
   }
 
   @Test
@@ -127,17 +138,20 @@ class BlockInterleaverTest {
 
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
                                         boolean twoBlocks) {
-    assertSameResults(w, m, format, block, prompt, twoBlocks, false);
+    assertSameResults(w, m, format, block, prompt, twoBlocks, false, false);
   }
 
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
-                                        boolean twoBlocks, boolean skewed) {
-    assertSameResults(w, m, format, block, prompt, twoBlocks, skewed, 0);
+                                        boolean twoBlocks, boolean skewed, boolean acrossLayers) {
+    assertSameResults(w, m, format, block, prompt, twoBlocks, skewed, acrossLayers, 0);
   }
 
-  /** {@code qkv}: 0 each token's q/k/v scales, 1 static ones with the per-token post, 2 with the tiled post. */
+  /**
+   * {@code acrossLayers}: two blocks in flight in windows across layers; {@code qkv}: 0 each token's q/k/v scales, 1
+   * static ones with the per-token post, 2 with the tiled post.
+   */
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
-                                        boolean twoBlocks, boolean skewed, int qkv) {
+                                        boolean twoBlocks, boolean skewed, boolean acrossLayers, int qkv) {
     int context = 48;
     LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
     if (qkv == 2) {
@@ -147,7 +161,7 @@ class BlockInterleaverTest {
     NpuDecoder interleaved = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
     sequential.lowering().staticQkv(qkv > 0);
     interleaved.lowering().staticQkv(qkv > 0);
-    interleaved.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed);
+    interleaved.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     NpuDecoder.Step s = sequential.prefill(prompt, true);
     NpuDecoder.Step i = interleaved.prefill(prompt, true);
     assertEquals(s.logits().length, i.logits().length);
@@ -167,8 +181,9 @@ class BlockInterleaverTest {
     }
     // both lanes batch their attention as one block does (LaneBatching), so the GEMMs and their MACs are the same
     assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
-    System.out.printf("%s block %d, %d tokens%s%s: sequential %,d cycles, interleaved %,d (two blocks in flight %s%s, %d"
-        + " commands moved in the last program)%n", format, block, prompt.length, skewed ? " skewed" : "",
+    System.out.printf("%s block %d, %d tokens%s%s%s: sequential %,d cycles, interleaved %,d (two blocks in flight "
+        + "%s%s, %d commands moved in the last program)%n", format, block, prompt.length, skewed ? " skewed" : "",
+        acrossLayers ? " across layers" : "",
         qkv == 0 ? "" : qkv == 1 ? ", static q/k/v, maxN " + m.maxN() : ", static q/k/v, tiled post, maxN " + m.maxN(),
         s.counter(Counter.CYCLES),
         i.counter(Counter.CYCLES), interleaved.lowering().twoBlocksInFlight(),
@@ -177,9 +192,9 @@ class BlockInterleaverTest {
     // the cost model walks the interleaved stream of a prefill that keeps the last token's logits
     NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
     last.lowering().staticQkv(qkv > 0);
-    last.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed);
+    last.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
-        .staticQkv(qkv > 0, qkv == 2).interleave(true, twoBlocks).skewed(skewed);
+        .staticQkv(qkv > 0, qkv == 2).interleave(true, twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModelTest.assertEveryCounterEqual(last.prefill(prompt, false),
         cost.step(prompt.length, 0, w.config().layers()));
   }

@@ -36,37 +36,48 @@ class WalkScheduleTest {
    * Two token blocks in flight, layer by layer or skewed: the walk orders its commands as the lowering's interleaver
    * does (both by {@link LaneFootprints}) and every counter (cycles, commands, the second block's {@code dspld}s)
    * equals the lowering's program's, on stories260K (int8, int4, s2_4; ragged last blocks) and on a GQA shape of
-   * hidden 172 (4 heads, 2 KV heads; int8, s2_4).
+   * hidden 172 (4 heads, 2 KV heads; int8, s2_4). In windows across layers ({@link DecoderLowering#acrossLayers}, also
+   * with 2 of 5 layers costed and the rest added as the last one did) the work counters are equal and the cycles within
+   * 0.3 % (the program loads, below).
    */
   @ParameterizedTest
-  @CsvSource({"stories260K, int8, 16, true", "stories260K, int8, 16, false", "stories260K, int8, 40, true",
-      "stories260K, int8, 28, false", "stories260K, int4, 16, true", "stories260K, s2_4, 28, true",
-      "gqa, int8, 26, true", "gqa, int8, 16, false", "gqa, s2_4, 26, true"})
-  void inTheTwoBlockOrdersTheWalkEqualsTheLowering(String shape, String format, int tokens, boolean skewed)
-      throws Exception {
+  @CsvSource({"stories260K, int8, 16, true, false, 5", "stories260K, int8, 16, false, false, 5",
+      "stories260K, int8, 40, true, false, 5", "stories260K, int8, 28, false, false, 5",
+      "stories260K, int4, 16, true, false, 5", "stories260K, s2_4, 28, true, false, 5",
+      "gqa, int8, 26, true, false, 2", "gqa, int8, 16, false, false, 2", "gqa, s2_4, 26, true, false, 2",
+      "stories260K, int8, 16, true, true, 5", "stories260K, int8, 40, true, true, 5",
+      "stories260K, int8, 40, true, true, 2", "stories260K, int8, 28, false, true, 5",
+      "stories260K, int4, 16, true, true, 5", "stories260K, s2_4, 28, true, true, 5",
+      "gqa, int8, 26, true, true, 2", "gqa, s2_4, 26, true, true, 2"})
+  void inTheTwoBlockOrdersTheWalkEqualsTheLowering(String shape, String format, int tokens, boolean skewed,
+                                                   boolean acrossLayers, int costedLayers) throws Exception {
     // the GQA shape: 4 heads of 16, 2 KV heads, hidden 172 (with a vocabulary of 64 its DSP rows lie so that the
     // lowering's plain rewriting shares one attention RMSNorm run between two tokens where the walk does not, in
     // program order already: the walk does not know the lowering's rows)
     ModelConfig c = shape.equals("gqa") ? new ModelConfig(64, 172, 2, 4, 2, 512, 512)
         : ModelCatalog.load("stories260K", 1).config();
-    assertWalkEqualsLowering(c, BlockInterleaverTest.twoBlockNpu(format), format, tokens, skewed, false, false);
+    assertWalkEqualsLowering(c, BlockInterleaverTest.twoBlockNpu(format), format, tokens, skewed, acrossLayers,
+        costedLayers, false, false);
   }
 
   /**
    * As above with static q/k/v scales ({@link DecoderLowering#staticQkv}) on stories260K: the per-token post, every
    * counter equal; at maxN 32 and 64 the tiled QKV post ({@link TiledQkvPost}, each block's posts in its skewed head;
    * the second block's first Kᵀ line holds the first block's slots, staged in its tail), every counter but the program
-   * loads' ({@link #PROGRAM_LOADS}: the tiled walk's residency is approximate one block at a time already), cycles within
-   * 0.5 %.
+   * loads' ({@link #PROGRAM_LOADS}: the tiled walk's residency is approximate one block at a time already), cycles
+   * within 0.5 %; in windows across layers (the estimate's order) the program loads bounded as above.
    */
   @ParameterizedTest
-  @CsvSource({"int8, 16, 128, true, false", "int8, 40, 128, true, false", "int8, 16, 32, true, true",
-      "int8, 40, 32, true, true", "int8, 28, 64, true, true", "int8, 16, 32, false, true", "int4, 16, 32, true, true",
-      "s2_4, 28, 32, true, true"})
+  @CsvSource({"int8, 16, 128, true, false, false", "int8, 40, 128, true, false, false",
+      "int8, 16, 32, true, true, false", "int8, 40, 32, true, true, false", "int8, 28, 64, true, true, false",
+      "int8, 16, 32, false, true, false", "int4, 16, 32, true, true, false", "s2_4, 28, 32, true, true, false",
+      "int8, 40, 128, true, false, true", "int8, 40, 32, true, true, true", "s2_4, 28, 32, true, true, true"})
   void withStaticQkvScalesTheTwoBlockOrdersOfTheWalkEqualTheLowering(String format, int tokens, int maxN,
-                                                                      boolean skewed, boolean tiled) throws Exception {
+                                                                      boolean skewed, boolean tiled,
+                                                                      boolean acrossLayers) throws Exception {
     MachineParams m = TiledQkvPostTest.withMaxN(BlockInterleaverTest.twoBlockNpu(format), maxN);
-    assertWalkEqualsLowering(ModelCatalog.load("stories260K", 1).config(), m, format, tokens, skewed, true, tiled);
+    assertWalkEqualsLowering(ModelCatalog.load("stories260K", 1).config(), m, format, tokens, skewed, acrossLayers, 5,
+        true, tiled);
   }
 
   /** The counters a DSP program load moves: its {@code dspld} command, words fetched and read, DSP and fetch cycles. */
@@ -74,26 +85,45 @@ class WalkScheduleTest {
       Counter.EXT_READ_BEATS, Counter.DSP_CYCLES, Counter.FETCH_CYCLES);
 
   private static void assertWalkEqualsLowering(ModelConfig c, MachineParams m, String format, int tokens,
-                                               boolean skewed, boolean staticQkv, boolean tiled) {
+                                               boolean skewed, boolean acrossLayers, int costedLayers,
+                                               boolean staticQkv, boolean tiled) {
     PhaseCostModel lowering = model(c, m, format, false).staticQkv(staticQkv, tiled).interleave(true, true)
-        .skewed(skewed);
-    PhaseCost exact = lowering.step(tokens, 0, c.layers());
+        .skewed(skewed).acrossLayers(acrossLayers);
+    PhaseCost exact = lowering.step(tokens, 0, costedLayers);
     assertEquals("", lowering.twoBlocksWhyNot(), "two blocks fit the lowering");
-    PhaseCostModel walk = model(c, m, format, true).staticQkv(staticQkv, tiled).interleave(true, true).skewed(skewed);
-    PhaseCost walked = walk.step(tokens, 0, c.layers());
-    PhaseCost sequential = model(c, m, format, true).staticQkv(staticQkv, tiled).step(tokens, 0, c.layers());
-    System.out.printf("%s %s %d tokens, maxN %d, q/k/v %s, two blocks%s: lowering %,d cycles (%,d commands), walk %,d;"
-        + " one block at a time %,d%n", c.dim() == 64 && c.heads() == 4 ? "gqa" : "stories260K", format, tokens,
-        m.maxN(), staticQkv ? tiled ? "static, tiled post" : "static" : "dynamic", skewed ? " skewed" : "",
-        exact.cycles(), exact.counter(Counter.COMMANDS), walked.cycles(), sequential.cycles());
+    PhaseCostModel walk = model(c, m, format, true).staticQkv(staticQkv, tiled).interleave(true, true).skewed(skewed)
+        .acrossLayers(acrossLayers);
+    PhaseCost walked = walk.step(tokens, 0, costedLayers);
+    PhaseCost sequential = model(c, m, format, true).staticQkv(staticQkv, tiled).step(tokens, 0, costedLayers);
+    System.out.printf("%s %s %d tokens, maxN %d, q/k/v %s, two blocks%s%s, %d layers costed: lowering %,d cycles (%,d "
+        + "commands), walk %,d; one block at a time %,d%n", c.dim() == 64 && c.heads() == 4 ? "gqa" : "stories260K",
+        format, tokens, m.maxN(), staticQkv ? tiled ? "static, tiled post" : "static" : "dynamic",
+        skewed ? " skewed" : "", acrossLayers ? " across layers" : "", costedLayers, exact.cycles(),
+        exact.counter(Counter.COMMANDS), walked.cycles(), sequential.cycles());
+    // in windows across layers the program memory's placements stay from layer to layer, and the walk's programs do
+    // not carry every per-layer constant the lowering's do (the static input scales of its quantizations but those of
+    // the RMSNorms'): which programs a later layer finds resident may differ, so the program loads are bounded, the
+    // work counters exact; the tiled post's walk differs from the lowering in which programs it finds resident already
+    // one block at a time (TiledQkvPostTest#theExtrapolatedWalkFollowsTheTiledLowering), so in the second block's
+    // dsplds; with both (static q/k/v, tiled post, across layers) the GEMM unit's cycles differ too (a program load
+    // that differs shares the external port with a W stream the GEMM waits for, likely), so they are bounded with the
+    // cycles
+    boolean loadsBounded = acrossLayers || tiled;
+    boolean gemmBounded = acrossLayers && tiled;
+    StringBuilder differ = new StringBuilder();
     for (Counter k : Counter.values()) {
-      if (!tiled || !PROGRAM_LOADS.contains(k)) {
-        assertEquals(exact.counter(k), walked.counter(k), k.key());
+      if (exact.counter(k) != walked.counter(k) && !(loadsBounded && PROGRAM_LOADS.contains(k))
+          && !(gemmBounded && k == Counter.GEMM_CYCLES)) {
+        differ.append(' ').append(k.key()).append(' ').append(exact.counter(k)).append(" != ")
+            .append(walked.counter(k));
       }
     }
-    // the tiled post's walk differs from the lowering in which programs it finds resident already one block at a time
-    // (TiledQkvPostTest#theExtrapolatedWalkFollowsTheTiledLowering), so in the second block's dsplds too
-    assertEquals(exact.cycles(), walked.cycles(), 0.005 * exact.cycles());
+    assertEquals("", differ.toString(), "the walk's counters against the lowering's");
+    double bound = tiled ? 0.005 : acrossLayers ? 0.003 : 0;
+    assertEquals(exact.cycles(), walked.cycles(), bound * exact.cycles(), "walk " + walked.cycles() + " cycles, "
+        + "lowering " + exact.cycles());
+    assertEquals(exact.counter(Counter.GEMM_CYCLES), walked.counter(Counter.GEMM_CYCLES),
+        bound * exact.counter(Counter.GEMM_CYCLES), "GEMM unit cycles");
     assertTrue(walk.walkMovedCommands() > 0, "nothing moved beside a W stream");
   }
 

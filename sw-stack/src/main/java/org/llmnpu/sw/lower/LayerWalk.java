@@ -1,0 +1,122 @@
+package org.llmnpu.sw.lower;
+
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * A layer of one token block in {@link PhaseCostModel}'s extrapolated walk, in the lowering's order
+ * ({@link BlockLane#layer}): the layer's vectors into the DSP, the cache's rows in, every token's RMSNorm and
+ * quantization, the QKV GEMM, the QKV post, the attention, the O GEMM and the feed-forward ({@link FeedForwardWalk});
+ * split as {@link BlockLane#layerHead} and {@link BlockLane#layerTail} for a skewed pair of blocks; and the LM head.
+ */
+abstract class LayerWalk extends FeedForwardWalk {
+  LayerWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate, int weightBits,
+            int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
+    super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
+  }
+
+  /** A layer of a block; {@code starts}: a new window of the interleaver (not the second block in flight's layer). */
+  final void layer(int n, int pos, boolean firstLayer, boolean starts) {
+    vectorsIn(starts);
+    cacheIn(n, pos);
+    qkv(n, pos, false);
+    afterQkv(n, pos, firstLayer);
+  }
+
+  /** The layer's vectors, RMSNorm and QKV GEMM (with the tiled post, its posts too; {@link BlockLane#layerHead}). */
+  final void layerHead(int n, int pos, boolean starts) {
+    vectorsIn(starts);
+    qkv(n, pos, keysAfterCache(pos));
+  }
+
+  /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
+  final void layerTail(int n, int pos, boolean firstLayer) {
+    operator("layer vectors, KV cache");
+    cacheIn(n, pos);
+    tiledKeysInTail(n, pos);
+    afterQkv(n, pos, firstLayer);
+  }
+
+  /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
+  final void vectorsIn(boolean starts) {
+    if (starts) {
+      layerStarts();
+    }
+    operator("layer vectors, KV cache");
+    if (groupScaled) {
+      load(1, 2L * 2 * pad8(c.dim()));
+      load(1, 2L * (layerVectorElems - channelVectors));
+    } else {
+      load(1, 2L * groupVectorsEnd);
+    }
+    dspIn(1, c.dim(), FP16);
+    dspIn(1, c.dim(), FP16);
+    int[][] scaleVectors = {{c.dim(), qkvN}, {oK, c.dim()}, {c.dim(), c.hiddenDim()}, {c.dim(), c.hiddenDim()},
+        {c.hiddenDim(), c.dim()}};
+    for (int v = 0; v < scaleVectors.length; v++) {
+      int[] kn = scaleVectors[v];
+      if (v == 2 && epilogue) {
+        continue; // W1's scales are in the gate's ppmcfg records
+      }
+      for (int g = 0; g < scaleVectors(kn[0]); g++) {
+        dspIn(1, kn[1], FP16);
+      }
+    }
+  }
+
+  /** The cache's rows {@code [0, pos)} into the scratchpad ({@link AttentionLowering}). */
+  final void cacheIn(int n, int pos) {
+    if (pos > 0) {
+      cacheLoad(pos, kvBytes);
+      cacheLoad(pos, kvBytes);
+    }
+    keyLinesIn(n, pos);
+  }
+
+  /** {@code keysLater}: the tiled post leaves Kᵀ's lines to the tail ({@link #tiledKeysInTail}). */
+  final void qkv(int n, int pos, boolean keysLater) {
+    quantSite = StaticScales.Site.QKV_IN;
+    operator("attention RMSNorm");
+    for (int t = 0; t < n; t++) {
+      if (feedForwardPairs() && t + 1 < n) {
+        normQuantizePair();
+        t++;
+      } else {
+        normQuantize();
+      }
+    }
+    qkvGemms(n, pos, keysLater);
+  }
+
+  final void afterQkv(int n, int pos, boolean firstLayer) {
+    quantSite = StaticScales.Site.W13_IN;
+    qkvRopeKvOut(n, pos);
+    attend(n, pos, firstLayer);
+    operator("O GEMM");
+    gemms(n, oK, c.dim());
+    operator("residual, FFN RMSNorm");
+    if (!chainRuns) {
+      for (int t = 0; t < n; t++) {
+        residual(oK);
+      }
+    }
+    feedForward(n);
+  }
+
+  final void lmHead(int count) {
+    quantSite = null;
+    load(1, 2L * (pad8(c.dim()) + c.vocabSize()));
+    dspIn(1, c.dim(), FP16);
+    dspIn(1, c.vocabSize(), FP16);
+    for (int i = 0; i < count; i++) {
+      normQuantize();
+    }
+    gemms(count, c.dim(), c.vocabSize(), 8, split(c.dim()), false);
+    for (int i = 0; i < count; i++) {
+      partialsIn(split(c.dim()), 1, c.vocabSize(), -1);
+      run("logits scale", () -> r.scale(0, c.vocabSize(), 1, 2, null, -1, 3));
+      dspOut(1, c.vocabSize(), FP16);
+      store(1, 2L * c.vocabSize());
+    }
+  }
+}
