@@ -106,7 +106,7 @@ abstract class CommandCosts {
   /** Charges the previous command's cycles to its row and starts {@code kind}'s (null: none). */
   private void charge(String kind) {
     if (cm != null) {
-      where.charge(kind, cm.now());
+      where.charge(kind, cm.now(), cm.backEndIdleFrom());
     }
   }
 
@@ -309,7 +309,9 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, keep ? 0 : m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
+    long start = cm.now();
     cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, keep, tag, tag + tagRows);
+    where.backEndStarted(start, cm.backEndIdleFrom());
     if (!ppmDrain) {
       noteBesideWindow();
     }
@@ -339,7 +341,9 @@ abstract class CommandCosts {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.SPAD_READS, (keep ? 0 : m * ((k + (long) line - 1) / line)) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
+    long start = cm.now();
     cm.gemm(m, k, n, wRows, sparse, keep, tag, tag + tagRows);
+    where.backEndStarted(start, cm.backEndIdleFrom());
     noteBesideWindow();
   }
   /**

@@ -112,6 +112,35 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   /**
+   * One steady layer of an extrapolated prefill in windows across layers ({@link #acrossLayers}, two blocks in flight):
+   * the walk of {@code k + 1} layers minus that of {@code k} (k = 2, as {@link #step} scales), its counters and its
+   * {@link #profile} rows ("operator / kind" → {cycles, commands, waited, cycles with no GEMM back-end running}).
+   */
+  public LayerProfile layerProfile(int tokens, int pos0) {
+    if (!extrapolate || !across || !walkTwoBlocks(tokens, pos0)) {
+      throw new IllegalStateException("layerProfile: an extrapolated step of two blocks in windows across layers");
+    }
+    java.util.Map<String, long[]> rows = new java.util.TreeMap<>();
+    PhaseCost[] costs = new PhaseCost[2];
+    for (int i = 0; i < 2; i++) {
+      where().start();
+      costs[i] = walk(tokens, pos0, 2 + i, 2 + i);
+      int sign = i == 0 ? -1 : 1;
+      profile().forEach((key, v) -> {
+        long[] sum = rows.computeIfAbsent(key, x -> new long[v.length]);
+        for (int j = 0; j < v.length; j++) {
+          sum[j] += sign * v[j];
+        }
+      });
+    }
+    return new LayerProfile(costs[1].minus(costs[0]), rows);
+  }
+
+  /** {@link #layerProfile}'s result: a layer's counters and its profile rows. */
+  public record LayerProfile(PhaseCost cost, java.util.Map<String, long[]> rows) {
+  }
+
+  /**
    * The GEMM back-ends' cycles beside the controller in the last extrapolated {@link #step} or {@link #profile}
    * ({@link CostProfile#besideWindow}): the bound on what software pipelining (other blocks' DSP work under a
    * GEMM) could hide in that step's command order and NPU.

@@ -1,0 +1,80 @@
+package org.llmnpu.reports.estimate.bench;
+
+import java.util.ArrayList;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.llmnpu.hdl.bench.BenchRecord;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.reports.estimate.EstimateTarget;
+import org.llmnpu.reports.estimate.NpuEstimate;
+import org.llmnpu.sw.estimate.ModelShapes;
+import org.llmnpu.sw.lower.Fusion;
+import org.llmnpu.sw.lower.PhaseCost;
+import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.WeightFormats;
+import org.llmnpu.sw.model.ModelConfig;
+
+/**
+ * What bounds a steady layer of LLaMA-2-7B's 256-token prefill on {@code edge-64} ({@code --fusion full}, two token
+ * blocks of 128 in flight, skewed, in windows across layers: the estimate's order) for int8 and 2:4, with and without
+ * {@code -p xKeep=true}: {@link PhaseCostModel#layerProfile} (3 layers' walk minus 2's). The NPU has two timelines:
+ * the controller (every command, the DSP's copies and runs too: a {@code dsprun} holds it) and the GEMM back-end (the
+ * engine's passes, a streamed GEMM's W stream and X copy, the drain). A layer's cycles T = back-end busy B + back-end
+ * idle I; the controller waits W of B for the back-end and works B − W beside it. So I is the controller's work on the
+ * critical path (the rows printed by it), W the back-end's. B split: the engine's passes (executed MACs at
+ * rows² a cycle), the rest of the engine's run (passes waiting for W beats or X lines, pipeline fill), and
+ * the drain with what else the back-end counts ({@code gemmCycles − arrayCycles}). Benchmark: {@code mvn -q -o -pl
+ * reports -am test -Dbench -Dtest=LayerBoundBench -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+@ExtendWith(BenchRecord.class)
+class LayerBoundBench {
+  private static final int PROMPT = 256;
+
+  @Test
+  void llama2SevenBSteadyLayerBound() {
+    Assumptions.assumeTrue(BenchRecord.enabled(), "benchmark: run with -Dbench");
+    ModelConfig c = ModelShapes.of("llama-2-7b").config();
+    System.out.println("| quant | xKeep | layer T | back-end busy B | passes | engine waits, fill | drain etc. "
+        + "| controller waits W | back-end idle I | controller busy T − W | of it fetch |\n"
+        + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    StringBuilder detail = new StringBuilder();
+    for (String quant : new String[] {"s2_4", "int8"}) {
+      for (String depth : new String[] {"4", "16"}) {
+      for (boolean keep : new boolean[] {false, true}) {
+        MachineParams p = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null,
+            Map.of("xKeep", Boolean.toString(keep), "commandQueueDepth", depth)), quant, new ArrayList<>()).npu().machine();
+        PhaseCostModel.LayerProfile layer = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+            WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+            WeightFormats.mx(quant), Fusion.FULL).interleave(true, true).skewed(true).acrossLayers(true)
+            .layerProfile(PROMPT, 0);
+        PhaseCost cost = layer.cost();
+        long t = cost.cycles();
+        long waits = column(layer.rows(), 2);
+        long idle = column(layer.rows(), 3);
+        long passes = cost.counter(Counter.MACS) / ((long) p.rows() * p.rows());
+        long array = cost.arrayCycles();
+        System.out.printf(Locale.ROOT, "| %s q%s | %s | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d |%n", quant, depth, keep,
+            t, t - idle, passes, array - passes, cost.gemmCycles() - array, waits, idle, t - waits, cost.counter(Counter.FETCH_CYCLES));
+        if (!depth.equals("4")) continue;
+        detail.append(String.format(Locale.ROOT, "%n%s, xKeep %s: the layer's commands by operator / kind "
+            + "(controller cycles charged, of them waiting for the back-end, and run with the back-end idle)%n"
+            + "| operator / kind | commands | cycles | waited | back-end idle |%n|---|---:|---:|---:|---:|%n", quant,
+            keep));
+        layer.rows().entrySet().stream().filter(e -> e.getValue()[0] != 0)
+            .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
+            .forEach(e -> detail.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d |%n", e.getKey(),
+                e.getValue()[1], e.getValue()[0], e.getValue()[2], e.getValue()[3])));
+      }
+      }
+    }
+    System.out.print(detail);
+  }
+
+  private static long column(Map<String, long[]> rows, int j) {
+    return rows.values().stream().mapToLong(v -> v[j]).sum();
+  }
+}
