@@ -80,7 +80,7 @@ abstract class CommandCosts {
   private void dispatch(Runnable how) {
     long decoded = cm.now();
     how.run();
-    where.waited(cm.now() - decoded);
+    where.waited(cm.now() - decoded, cm.now());
   }
 
   private void noteBesideWindow() {
@@ -309,9 +309,7 @@ abstract class CommandCosts {
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, keep ? 0 : m * ((k + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
-    long start = cm.now();
     cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, keep, tag, tag + tagRows);
-    where.backEndStarted(start, cm.backEndIdleFrom());
     if (!ppmDrain) {
       noteBesideWindow();
     }
@@ -341,9 +339,7 @@ abstract class CommandCosts {
     long drainLines = (4L * n + line - 1) / line;
     add(Counter.SPAD_READS, (keep ? 0 : m * ((k + (long) line - 1) / line)) + wRows * ((n + (long) line - 1) / line));
     add(Counter.SPAD_WRITES, m * drainLines);
-    long start = cm.now();
     cm.gemm(m, k, n, wRows, sparse, keep, tag, tag + tagRows);
-    where.backEndStarted(start, cm.backEndIdleFrom());
     noteBesideWindow();
   }
   /**

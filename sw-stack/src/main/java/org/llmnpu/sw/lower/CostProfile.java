@@ -9,7 +9,7 @@ import java.util.TreeMap;
  * back-end; and over the program the window the GEMMs' back-ends ran beside the controller and the part of it the
  * controller spent waiting ({@link PhaseCostModel#besideWindowCycles}, {@link PhaseCostModel#backEndWaitCycles});
  * and per row the cycles of its commands in which no GEMM back-end ran (the controller alone on the critical path:
- * {@link #backEndStarted}, each command's span against the last GEMM's back-end run).
+ * {@link #waited}, each command's span against the last GEMM's back-end run).
  */
 final class CostProfile {
   /** "operator / kind" → {cycles, commands, waited, back-end idle}; null while off ({@link #start}). */
@@ -78,23 +78,20 @@ final class CostProfile {
     }
   }
 
-  /** The command being charged waited {@code cycles} for a GEMM's back-end before it could start. */
-  void waited(long cycles) {
+  /**
+   * The command being charged waited {@code cycles} for a GEMM's back-end before it could start, in cycle
+   * {@code start}; a GEMM's back-end starts there (its X copy, a streamed GEMM's W stream and engine run).
+   */
+  void waited(long cycles, long start) {
+    if (chargedKey != null && chargedKey.contains(" / gemm")) {
+      lastFrom = busyFrom;
+      lastUntil = Math.min(busyUntil, start);
+      busyFrom = start;
+    }
     backEndWaits += cycles;
     if (rows != null && chargedKey != null) {
       rows.get(chargedKey)[2] += cycles;
     }
-  }
-
-  /**
-   * A GEMM's back-end started in cycle {@code start} (its command's first execution cycle: the X copy, a streamed
-   * GEMM's W stream and engine run from there) and is idle from {@code idleFrom} as far as known now.
-   */
-  void backEndStarted(long start, long idleFrom) {
-    lastFrom = busyFrom;
-    lastUntil = Math.min(busyUntil, start);
-    busyFrom = start;
-    busyUntil = idleFrom;
   }
 
   /** A GEMM's back-end runs {@code cycles} after the controller took the next command. */

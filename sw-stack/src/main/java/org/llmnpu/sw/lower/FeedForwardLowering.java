@@ -125,9 +125,10 @@ final class FeedForwardLowering {
     long codes = l.sY + gatedCodes(l);
     e.b.add(new Command.PpuTab(ep.siluTable(layer)));
     e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, 0, hidden, l.sXS, l.xsStride, codes,
-        ep.gateRecords(layer), false);
+        ep.gateRecords(layer), false, false);
+    // up right after the gate's last tile: the same X (kept with xKeep)
     e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, codes,
-        ep.upRecords(layer), true);
+        ep.upRecords(layer), true, true);
     e.weight(m.w2[layer], hidden, l.c.dim());
     e.gemmTiled(n, hidden, l.c.dim(), codes, l.yStride);
     Short d = LoweringEmitter.half(s.of(StaticScales.Site.W2_IN, layer));
@@ -161,9 +162,10 @@ final class FeedForwardLowering {
     long upCodes = LoweredModel.roundUp(hidden, line);
     b.add(new Command.PpuTab(ep.siluTable(layer)));
     e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, 0, hidden, l.sXS, l.xsStride, l.sY, ep.gateRecords(layer),
-        false);
+        false, false);
     // up without the PPM (no identity table, no ppmcfg): INT32 results, dequantized on the DSP as at none
-    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, -1, false);
+    e.gemmPpm(n, c.dim(), w, stride, int4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, l.sY + upCodes, -1, false,
+        true);
     // SiLU(gate)·up in real units, quantized with its own absmax: a static W2 input scale cost 0.07 nats of KL
     short siluScale = LoweringEmitter.half(s.of(StaticScales.Site.SILU, layer));
     int sigma = LoweredModel.shift(c.dim());

@@ -155,7 +155,10 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     }
   }
 
-  /** As {@link LoweringEmitter#gemmPpm}: per N tile a {@code ppmcfg} and a streamed GEMM through the PPM. */
+  /**
+   * As {@link LoweringEmitter#gemmPpm}: per N tile a {@code ppmcfg} and a streamed GEMM through the PPM; the gated (up)
+   * GEMMs follow the gate's last tile with the same X ({@code sameX}).
+   */
   private void ppmGemms(int n, boolean gate) {
     int unit = bits == 4 ? 2 * line : line;
     int tile = Math.max(unit, p.maxN() / unit * unit);
@@ -163,7 +166,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
       int nn = Math.min(tile, c.hiddenDim() - j0);
       int bank = LoweringEmitter.ppmBank(j0, tile);
       ppmCfg(nn, bank);
-      keepX = p.xKeep() && j0 > 0; // as LoweringEmitter#gemmPpm
+      keepX = p.xKeep() && (gate || j0 > 0); // as LoweringEmitter#gemmPpm
       streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE, bank, gate);
     }
     keepX = false;
@@ -199,7 +202,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     ppmGemms(n, false);
     // up: INT32 results without the PPM
     for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
-      keepX = p.xKeep() && j0 > 0; // as LoweringEmitter#gemmPpm
+      keepX = p.xKeep(); // as LoweringEmitter#gemmPpm: after the gate's last tile, the same X
       streamedGemm(n, c.dim(), Math.min(tile, c.hiddenDim() - j0), bits == 4, sparse);
     }
     keepX = false;

@@ -367,14 +367,14 @@ final class LoweringEmitter {
   }
   /**
    * Columns {@code col0 .. col0+cols−1} of the streamed weight at {@code w} (row stride {@code stride}, one K chunk)
-   * through the PPM: per N tile a {@code ppmcfg} of its columns' records (from {@code records}, channels from 0, into parameter bank {@link #ppmBank}) and
-   * a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}), rows {@code yStride} apart
-   * ({@code gate}: times the gate code at that byte, {@code gate=1}); with {@code records} negative no PPM: INT32 results
-   * to {@code y + 4j}. {@code col0} is a multiple of the tile (line-aligned W, INT4 pairs too). With
-   * {@code sparsity} 2:4 the weight is in the streamed 2:4 layout (a column's value and position bytes at its index).
+   * through the PPM: per N tile a {@code ppmcfg} of its columns' records ({@code records}, channels from 0, bank
+   * {@link #ppmBank}) and a {@code gemm wStream=1 ppm=1} writing INT8 codes to {@code y + j} (column {@code col0 + j}),
+   * rows {@code yStride} apart ({@code gate}: times the gate code at that byte, {@code gate=1}); with {@code records}
+   * negative no PPM: INT32 results to {@code y + 4j}. {@code col0}: a multiple of the tile. 2:4 W in the streamed
+   * 2:4 layout. {@code sameX}: the GEMM just before read this X (W1's last tile: with xKeep the first tile keeps it).
    */
   void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
-               int xStride, long y, long records, boolean gate) {
+               int xStride, long y, long records, boolean gate, boolean sameX) {
     int unit = int4 ? 2 * l.line : l.line;
     int tile = Math.max(unit, l.p.maxN() / unit * unit);
     boolean ppm = records >= 0;
@@ -386,7 +386,7 @@ final class LoweringEmitter {
       }
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + (ppm ? j0 : 4L * j0),
-          l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0, l.keepsX(j0 > 0)));
+          l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0, l.keepsX(sameX || j0 > 0)));
     }
   }
 

@@ -17,17 +17,20 @@ import org.llmnpu.sw.model.ModelWeights;
  * X is a {@code gemm xKeep=1} ({@link LoweringLayout#keepsX}), on stories260K (W1/W3, the LM head: more than one
  * {@code maxN} tile), golden ISA simulator: the logits are bit for bit the copying NPU's, the X lines are not read
  * again, the program takes no more cycles, and the cost model (the lowering's command stream and the extrapolated walk)
- * equals the golden counters.
+ * equals the golden counters. W3's first tile keeps the X of W1's last (through the PPM, with and without the SwiGLU
+ * gate: {@code gate} true).
  */
 class XKeepLoweringTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
 
   @ParameterizedTest
-  @CsvSource({"int8, FULL", "int4, FULL", "s2_4, FULL", "int8, NONE", "s2_4, VERTICAL"})
-  void laterNTilesKeepXWithTheSameLogitsAndTheCostModelFollows(String format, Fusion fusion) throws Exception {
+  @CsvSource({"int8, FULL, false", "int4, FULL, false", "s2_4, FULL, false", "int8, NONE, false",
+      "s2_4, VERTICAL, false", "int8, FULL, true", "s2_4, FULL, true"})
+  void laterNTilesKeepXWithTheSameLogitsAndTheCostModelFollows(String format, Fusion fusion, boolean gate)
+      throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     int layers = w.config().layers();
-    MachineParams copying = FusedLoweringTest.machine(format);
+    MachineParams copying = FusedLoweringTest.machine(format).withPpmGate(gate);
     MachineParams keeping = copying.withXKeep(true);
     NpuDecoder copy = new NpuDecoder(WeightFormats.lower(w, format, copying, 24, 16), 6, NpuEngine.GOLDEN, fusion);
     LoweredModel kept = WeightFormats.lower(w, format, keeping, 24, 16);
@@ -44,7 +47,8 @@ class XKeepLoweringTest {
     assertTrue(p1.counter(Counter.CYCLES) <= p0.counter(Counter.CYCLES), p1.counter(Counter.CYCLES) + " vs "
         + p0.counter(Counter.CYCLES));
     assertTrue(d1.counter(Counter.CYCLES) <= d0.counter(Counter.CYCLES));
-    System.out.printf("%s %s xKeep: prefill %d -> %d cycles, decode %d -> %d%n", format, fusion,
+    System.out.printf("%s %s%s xKeep: prefill %d -> %d cycles, decode %d -> %d%n", format, fusion,
+        gate ? " gate" : "",
         p0.counter(Counter.CYCLES), p1.counter(Counter.CYCLES), d0.counter(Counter.CYCLES), d1.counter(Counter.CYCLES));
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), keeping, 24, 6, format, fusion);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, layers));
@@ -53,11 +57,13 @@ class XKeepLoweringTest {
 
   /** The extrapolated walk (7B estimates) keeps X where the lowering does: every counter equal on stories260K. */
   @ParameterizedTest
-  @CsvSource({"8, 0, 16, 0, FULL", "8, 0, 1, 16, FULL", "4, 0, 16, 0, FULL", "8, 1, 16, 0, FULL", "4, 0, 1, 16, FULL"})
-  void theExtrapolatedWalkKeepsXWhereTheLoweringDoes(int bits, int sparsity, int tokens, int position, Fusion fusion)
-      throws Exception {
+  @CsvSource({"8, 0, 16, 0, FULL, false", "8, 0, 1, 16, FULL, false", "4, 0, 16, 0, FULL, false",
+      "8, 1, 16, 0, FULL, false", "4, 0, 1, 16, FULL, false", "8, 0, 16, 0, FULL, true", "8, 1, 16, 0, FULL, true"})
+  void theExtrapolatedWalkKeepsXWhereTheLoweringDoes(int bits, int sparsity, int tokens, int position, Fusion fusion,
+                                                     boolean gate) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = (sparsity == Command.S2_4 ? NpuTargets.sparse24() : NpuTargets.defaultNpu()).withXKeep(true);
+    MachineParams m = (sparsity == Command.S2_4 ? NpuTargets.sparse24() : NpuTargets.defaultNpu()).withXKeep(true)
+        .withPpmGate(gate);
     PhaseCostModel exact = new PhaseCostModel(w.config(), m, 18, 16, false, bits, 0, sparsity, -1, fusion);
     PhaseCostModel walk = new PhaseCostModel(w.config(), m, 18, 16, true, bits, 0, sparsity, -1, fusion);
     assertEquals(exact.step(tokens, position, 5), walk.step(tokens, position, 5));

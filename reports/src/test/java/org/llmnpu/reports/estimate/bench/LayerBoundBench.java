@@ -43,7 +43,7 @@ class LayerBoundBench {
         + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     StringBuilder detail = new StringBuilder();
     for (String quant : new String[] {"s2_4", "int8"}) {
-      for (String depth : new String[] {"4", "16"}) {
+      for (String depth : new String[] {"4"}) {
       for (boolean keep : new boolean[] {false, true}) {
         MachineParams p = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null,
             Map.of("xKeep", Boolean.toString(keep), "commandQueueDepth", depth)), quant, new ArrayList<>()).npu().machine();
