@@ -41,7 +41,8 @@ class FusionEstimateBench {
    * against int8 TTFT ratio (≤ 0.60×), as {@code ./npu estimate … --quant int8|s2_4 --json} computes them, on edge-64
    * without the DSP's permutations ({@code -p dspPermute=false}: Kᵀ by pairs of one-element rows), without the SwiGLU
    * gate through the PPM ({@code -p ppmGate=false}: h back through the DSP), as shipped (both), and as shipped with
-   * calibrated static q/k/v scales ({@code --qkv-scales static}: the tiled QKV post, two blocks skewed where faster).
+   * calibrated static q/k/v scales ({@code --qkv-scales static}: the tiled QKV post, two blocks skewed where faster),
+   * and as shipped on an NPU that keeps its X buffer ({@code -p xKeep=true}, npu-isa README "Kept X").
    */
   @Test
   void llama2SevenBPrefillTargets() {
@@ -52,6 +53,7 @@ class FusionEstimateBench {
     npus.put("edge-64 -p ppmGate=false", java.util.Map.of("ppmGate", "false"));
     npus.put("edge-64 (dspPermute, ppmGate)", java.util.Map.of());
     npus.put("edge-64 (dspPermute, ppmGate) --qkv-scales static", java.util.Map.of());
+    npus.put("edge-64 (dspPermute, ppmGate) -p xKeep=true", java.util.Map.of("xKeep", "true"));
     for (var npu : npus.entrySet()) {
       double[] int8 = null;
       for (String quant : new String[] {"int8", "s2_4"}) {

@@ -37,41 +37,60 @@ class LayerBoundBench {
   @Test
   void llama2SevenBSteadyLayerBound() {
     Assumptions.assumeTrue(BenchRecord.enabled(), "benchmark: run with -Dbench");
-    ModelConfig c = ModelShapes.of("llama-2-7b").config();
-    System.out.println("| quant | xKeep | layer T | back-end busy B | passes | engine waits, fill | drain etc. "
-        + "| controller waits W | back-end idle I | controller busy T − W | of it fetch |\n"
-        + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    System.out.println("| quant | NPU | layer T | back-end busy B | passes | engine waits, fill | drain etc. "
+        + "| controller waits W | back-end idle I | controller busy T − W | of it fetch | max(B, T − W) |\n"
+        + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     StringBuilder detail = new StringBuilder();
-    for (String quant : new String[] {"s2_4", "int8"}) {
-      for (String depth : new String[] {"4"}) {
+    long[] int8 = new long[2];
+    for (String quant : new String[] {"int8", "s2_4"}) {
       for (boolean keep : new boolean[] {false, true}) {
-        MachineParams p = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null,
-            Map.of("xKeep", Boolean.toString(keep), "commandQueueDepth", depth)), quant, new ArrayList<>()).npu().machine();
-        PhaseCostModel.LayerProfile layer = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
-            WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
-            WeightFormats.mx(quant), Fusion.FULL).interleave(true, true).skewed(true).acrossLayers(true)
-            .layerProfile(PROMPT, 0);
-        PhaseCost cost = layer.cost();
-        long t = cost.cycles();
-        long waits = column(layer.rows(), 2);
-        long idle = column(layer.rows(), 3);
-        long passes = cost.counter(Counter.MACS) / ((long) p.rows() * p.rows());
-        long array = cost.arrayCycles();
-        System.out.printf(Locale.ROOT, "| %s q%s | %s | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d |%n", quant, depth, keep,
-            t, t - idle, passes, array - passes, cost.gemmCycles() - array, waits, idle, t - waits, cost.counter(Counter.FETCH_CYCLES));
-        if (!depth.equals("4")) continue;
-        detail.append(String.format(Locale.ROOT, "%n%s, xKeep %s: the layer's commands by operator / kind "
-            + "(controller cycles charged, of them waiting for the back-end, and run with the back-end idle)%n"
-            + "| operator / kind | commands | cycles | waited | back-end idle |%n|---|---:|---:|---:|---:|%n", quant,
-            keep));
-        layer.rows().entrySet().stream().filter(e -> e.getValue()[0] != 0)
-            .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
-            .forEach(e -> detail.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d |%n", e.getKey(),
-                e.getValue()[1], e.getValue()[0], e.getValue()[2], e.getValue()[3])));
-      }
+        long[] bound = layer(quant, Map.of("xKeep", Boolean.toString(keep)), detail);
+        if (quant.equals("int8") && keep) {
+          int8 = bound;
+        } else if (keep) {
+          System.out.printf(Locale.ROOT, "s2_4 against int8 (xKeep): layer %.3fx; with every controller command beside "
+              + "the back-end (max(B, T − W) each) %.3fx%n", bound[0] / (double) int8[0], bound[1] / (double) int8[1]);
+        }
       }
     }
+    // what-if: a deeper command queue (the fetcher reads no command while a W stream holds the memory port)
+    layer("s2_4", Map.of("xKeep", "true", "commandQueueDepth", "16"), null);
+    // what-if: twice the program memory (the RMSNorm pairs and their quantizations fit: 586 words)
+    layer("int8", Map.of("xKeep", "true", "dspProgramDepth", "1024"), null);
+    layer("s2_4", Map.of("xKeep", "true", "dspProgramDepth", "1024"), null);
     System.out.print(detail);
+  }
+
+  /** Prints the layer's row (and, with {@code detail}, its commands by operator / kind); returns {T, max(B, T − W)}. */
+  private static long[] layer(String quant, Map<String, String> params, StringBuilder detail) {
+    ModelConfig c = ModelShapes.of("llama-2-7b").config();
+    MachineParams p = NpuEstimate.withUnitsFor(EstimateTarget.load("edge-64", null, params), quant,
+        new ArrayList<>()).npu().machine();
+    PhaseCostModel.LayerProfile layer = new PhaseCostModel(c, p, PROMPT + 1, Math.min(p.maxM(), PROMPT), true,
+        WeightFormats.bits(quant), WeightFormats.group(quant), WeightFormats.sparsity(quant),
+        WeightFormats.mx(quant), Fusion.FULL).interleave(true, true).skewed(true).acrossLayers(true)
+        .layerProfile(PROMPT, 0);
+    PhaseCost cost = layer.cost();
+    long t = cost.cycles();
+    long waits = column(layer.rows(), 2);
+    long idle = column(layer.rows(), 3);
+    long passes = cost.counter(Counter.MACS) / ((long) p.rows() * p.rows());
+    long array = cost.arrayCycles();
+    String npu = "edge-64 " + new java.util.TreeMap<>(params).toString().replaceAll("[{}]", "");
+    long bound = Math.max(t - idle, t - waits);
+    System.out.printf(Locale.ROOT, "| %s | %s | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %,d |%n", quant,
+        npu, t, t - idle, passes, array - passes, cost.gemmCycles() - array, waits, idle, t - waits,
+        cost.counter(Counter.FETCH_CYCLES), bound);
+    if (detail != null) {
+      detail.append(String.format(Locale.ROOT, "%n%s, %s: the layer's commands by operator / kind (controller cycles "
+          + "charged, of them waiting for the back-end, and run with the back-end idle)%n"
+          + "| operator / kind | commands | cycles | waited | back-end idle |%n|---|---:|---:|---:|---:|%n", quant, npu));
+      layer.rows().entrySet().stream().filter(e -> e.getValue()[0] != 0)
+          .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
+          .forEach(e -> detail.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %,d |%n", e.getKey(),
+              e.getValue()[1], e.getValue()[0], e.getValue()[2], e.getValue()[3])));
+    }
+    return new long[] {t, bound};
   }
 
   private static long column(Map<String, long[]> rows, int j) {
