@@ -213,8 +213,12 @@ final class AttentionLowering {
     long vBase = vBase(layer);
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), l.line);
-    b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
-    b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
+    for (long[] cache : new long[][] {{kBase, l.sKC}, {vBase, l.sVC}}) {
+      long row = (long) pos * m.kvBytes;
+      for (int[] run : KvRowStores.runs(c.kvDim(), l.line)) {
+        b.store(cache[0] + row + run[0], m.kvBytes, cache[1] + row + run[0], m.kvBytes, run[1], n);
+      }
+    }
     if (kT != null) {
       kT.storeLines(layer, n, pos);
     }
