@@ -2,7 +2,6 @@ package org.llmnpu.cosim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
@@ -45,8 +44,7 @@ import org.llmnpu.verilator.SimModes;
  * <p>stories260K's decoder runs on it too ({@link #storiesDecoderPrefillAndDecodeStepAreBitExactWithModelCycles},
  * {@code --fusion none}): its RoPE halves of 32 and 16 elements, narrower than the 64 lanes, padded to whole DSP rows,
  * and the P·V results of its odd KV heads (headDim 8), 32 bytes into a 64-byte line, read with the columns before
- * them. At {@code --fusion full} the batched attention refuses them
- * ({@link #storiesBatchedAttentionNeedsPvResultsOnALine}).
+ * them; at {@code --fusion full} too ({@link #storiesFusedDecoderPrefillAndDecodeStepAreBitExactWithModelCycles}).
  *
  * <p>One Verilator model serves the class: every timing is a simulation parameter of the same RTL (the harness's
  * model cache returns the build for the second timing), each model started once and closed after the class.
@@ -182,17 +180,26 @@ class Edge64CosimTest {
   }
 
   /**
-   * At {@code --fusion full} the lowering refuses stories260K on this NPU with a message naming the rule (checked
-   * on the golden, no model): the batched attention reads the P·V results of a KV head with one {@code dspin} from
-   * where they start, 32 bytes into a 64-byte line for the odd KV heads.
+   * stories260K's decoder at {@code --fusion full} on this NPU (INT8, {@link DecoderRun} on the class's model, last,
+   * with the unfused case): the batched attention reads the P·V results of the odd KV heads, 32 bytes into a 64-byte
+   * line, with the columns before them, a run of a KV head's query heads a {@code dspin}, and moves them down; the
+   * PPM's fused GEMMs. A 4-token prefill and one decode step bit-exact with the golden on every counter, RTL cycles =
+   * the cycle model's.
    */
   @Test
-  void storiesBatchedAttentionNeedsPvResultsOnALine() throws Exception {
-    var model = new org.llmnpu.sw.lower.LoweredModel(org.llmnpu.sw.io.ModelCatalog.load("stories260K", 1),
-        EDGE64.machine(), 6, 4);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new org.llmnpu.sw.lower.NpuDecoder(
-        model, 1, org.llmnpu.sw.lower.NpuEngine.GOLDEN, org.llmnpu.sw.lower.Fusion.FULL));
-    assertTrue(e.getMessage().contains("4·headDim 32 must be a multiple of the line"), e.getMessage());
+  @Order(Integer.MAX_VALUE)
+  void storiesFusedDecoderPrefillAndDecodeStepAreBitExactWithModelCycles() throws Exception {
+    long started = System.nanoTime();
+    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
+        0, 0, "full"), model(EDGE64));
+    assertEquals(2, r.steps().size());
+    for (DecoderRun.Step s : r.steps()) {
+      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
+      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
+      System.out.printf("edge64 stories260K full %s, %d tokens: %d commands, %d cycles%n", s.phase(), s.tokens(),
+          s.commands(), s.rtlCycles());
+    }
+    System.out.printf("edge64 stories260K full prefill + decode: %.1f s%n", (System.nanoTime() - started) / 1e9);
   }
 
   /** {@code programs} programs of {@code kind} under each timing on the class's model; each must touch {@code used}. */

@@ -31,9 +31,6 @@ final class AttentionLowering {
   AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
-    if (fusion == Fusion.FULL) {
-      HeadWindows.requireBatched(l.c, l.line);
-    }
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
@@ -386,9 +383,7 @@ final class AttentionLowering {
         int lead = HeadWindows.onALine(c, line, g) ? 0 : col;
         int rows = l.rO + h * l.hdRows;
         e.partialsIn(pv, l.sYO + 4L * (col - lead), l.yoChunkBytes, line, lead + c.headDim(), 1, rows, sigmaP, -1);
-        if (lead > 0) {
-          e.run(r.shiftDown(rows, lead));
-        }
+        r.headsDown(rows, l.hdRows, 1, lead).forEach(e::run);
         outputScales.add(r.scale(rows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1, l.rOF + h * l.hdRows));
       }
       // the group's head outputs dequantized in one run when their programs merge

@@ -78,20 +78,14 @@ class UnwrittenStateTest {
     }
   }
 
-  /** Edge-64's structure as cosim's {@code Edge64CosimTest} builds it: 64-byte line, 64 lanes, 128 DSP rows. */
-  static MachineParams edge64Structure() {
-    return new MachineParams(64, 64, 256 * 1024, 16, 16L << 20, 16, 32, 0, 64, 512, 128, 100, 64, 1 << 20,
-        new MachineParams.DspParams(64, 128, 512, 12, 2, 1L << 24, 4));
-  }
-
   @ParameterizedTest
   @CsvSource({"stories260K, 16, none", "stories260K, 32, none", "stories260K, 64, none", "stories260K, 16, full",
       "stories260K, 64, full", "gqa, 16, none", "gqa, 32, none", "gqa, 64, none", "gqa, 64, full",
-      "stories260K, edge64, none", "gqa, edge64, none"})
+      "stories260K, edge64, none", "gqa, edge64, none", "stories260K, edge64, full", "gqa, edge64, full"})
   void everyProgramReadsOnlyWhatItWrote(String shape, String dsp, String fusion) throws Exception {
     ModelWeights w = shape.equals("gqa") ? SyntheticWeights.generate(NarrowRopeHalvesTest.GQA, 7)
         : ModelCatalog.load("stories260K", 1);
-    MachineParams m = dsp.equals("edge64") ? edge64Structure()
+    MachineParams m = dsp.equals("edge64") ? NarrowRopeHalvesTest.edge64Structure()
         : NarrowRopeHalvesTest.withLanes(Integer.parseInt(dsp));
     LoweredModel model = new LoweredModel(w, m, CONTEXT, 8);
     ComparingEngine engine = new ComparingEngine(model);
