@@ -166,17 +166,7 @@ class Edge64CosimTest {
   @Test
   @Order(Integer.MAX_VALUE)
   void storiesDecoderPrefillAndDecodeStepAreBitExactWithModelCycles() throws Exception {
-    long started = System.nanoTime();
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "none"), model(EDGE64));
-    assertEquals(2, r.steps().size());
-    for (DecoderRun.Step s : r.steps()) {
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-      System.out.printf("edge64 stories260K %s, %d tokens: %d commands, %d cycles%n", s.phase(), s.tokens(),
-          s.commands(), s.rtlCycles());
-    }
-    System.out.printf("edge64 stories260K prefill + decode: %.1f s%n", (System.nanoTime() - started) / 1e9);
+    storiesDecoderIsBitExactWithModelCycles("none");
   }
 
   /**
@@ -189,17 +179,23 @@ class Edge64CosimTest {
   @Test
   @Order(Integer.MAX_VALUE)
   void storiesFusedDecoderPrefillAndDecodeStepAreBitExactWithModelCycles() throws Exception {
+    storiesDecoderIsBitExactWithModelCycles("full");
+  }
+
+  /** stories260K INT8 at {@code fusion} on the class's model: a 4-token prefill and a decode step, bit-exact. */
+  private static void storiesDecoderIsBitExactWithModelCycles(String fusion) throws Exception {
     long started = System.nanoTime();
     DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "full"), model(EDGE64));
+        0, 0, fusion), model(EDGE64));
     assertEquals(2, r.steps().size());
     for (DecoderRun.Step s : r.steps()) {
       assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
       assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-      System.out.printf("edge64 stories260K full %s, %d tokens: %d commands, %d cycles%n", s.phase(), s.tokens(),
-          s.commands(), s.rtlCycles());
+      System.out.printf("edge64 stories260K fusion %s %s, %d tokens: %d commands, %d cycles%n", fusion, s.phase(),
+          s.tokens(), s.commands(), s.rtlCycles());
     }
-    System.out.printf("edge64 stories260K full prefill + decode: %.1f s%n", (System.nanoTime() - started) / 1e9);
+    System.out.printf("edge64 stories260K fusion %s prefill + decode: %.1f s%n", fusion,
+        (System.nanoTime() - started) / 1e9);
   }
 
   /** {@code programs} programs of {@code kind} under each timing on the class's model; each must touch {@code used}. */
