@@ -69,6 +69,17 @@ final class DspUnit {
     return image;
   }
 
+  /**
+   * Fills the memories without reset — the program memory (random instruction words), the buffer and the registers —
+   * with values from {@code r}, as an earlier program may have left them ({@link IsaSimulator#runOnStaleState}).
+   */
+  void scramble(java.util.Random r) {
+    for (int i = 0; i < program.length; i++) {
+      program[i] = DspInstruction.decode(r.nextLong());
+    }
+    dsp.scramble(r);
+  }
+
   /** Executes a {@link Command.DspIn} whose checks passed. */
   void copyIn(byte[] spad, Command.DspIn c) {
     int size = elementBytes(c.format());

@@ -106,6 +106,28 @@ public final class IsaSimulator {
     return sim.execute(programAddress);
   }
 
+  /**
+   * As {@link #run(MachineParams, EngineTiming, byte[], long)} on an NPU whose memories without reset hold values an
+   * earlier program left: the scratchpad, the Vector DSP's buffer, registers and program memory and the PPM's
+   * parameter banks start with values drawn from {@code seed} instead of the golden's zeros and {@code NOP}s (the
+   * tables and the PPU's table keep their reset state: they are registers with reset). A program that reads only what
+   * it wrote itself — the NPU's contract (npu-isa README, "The DSP's state") — gives {@link #run}'s result for every
+   * seed; one whose memory image, counters or halt differ reads state it never wrote, and on a reused RTL model it
+   * differs from the golden.
+   */
+  public static Result runOnStaleState(MachineParams p, EngineTiming engine, byte[] memory, long programAddress,
+                                       long seed) {
+    if (memory.length != p.extMemBytes()) {
+      throw new IllegalArgumentException("memory image has " + memory.length + " bytes, extMemBytes is " + p.extMemBytes());
+    }
+    IsaSimulator sim = new IsaSimulator(p, engine, memory.clone());
+    java.util.Random stale = new java.util.Random(seed);
+    stale.nextBytes(sim.spad);
+    sim.dsp.scramble(stale);
+    sim.ppm.scramble(stale);
+    return sim.execute(programAddress);
+  }
+
   private Result execute(long programAddress) {
     long pc = programAddress;
     cycles.begin(programAddress);

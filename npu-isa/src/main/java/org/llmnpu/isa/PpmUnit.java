@@ -77,6 +77,18 @@ final class PpmUnit {
     }
   }
 
+  /**
+   * Fills both parameter banks with records drawn from {@code r} (as a {@code ppmcfg} of random records would): the
+   * values an earlier program may have left in these memories without reset ({@link IsaSimulator#runOnStaleState}).
+   */
+  void scramble(java.util.Random r) {
+    byte[] records = new byte[Command.PPM_RECORD_BYTES * lanes];
+    for (int bank = 0; bank < BANKS; bank++) {
+      r.nextBytes(records);
+      configure(records, 0, lanes, 0, bank);
+    }
+  }
+
   /** {@link Command.PpuTab}: the C-LUT from the image at {@code ext}. */
   void loadTable(byte[] mem, int ext) {
     int s = FORMAT.segments();

@@ -94,6 +94,23 @@ public final class DspInterpreter {
     return issuedByPipe.clone();
   }
 
+  /**
+   * Fills the buffer (16-bit elements) and the registers with values from {@code r}: the state an earlier program may
+   * have left in these memories without reset, where the interpreter starts with zeros.
+   */
+  public void scramble(java.util.Random r) {
+    for (int[] row : buffer) {
+      for (int l = 0; l < row.length; l++) {
+        row[l] = r.nextInt() & 0xFFFF;
+      }
+    }
+    for (int[] lane : regs) {
+      for (int k = 0; k < lane.length; k++) {
+        lane[k] = r.nextInt();
+      }
+    }
+  }
+
   public void write(int element, short value) {
     buffer[element / lanes][element % lanes] = value & 0xFFFF;
   }

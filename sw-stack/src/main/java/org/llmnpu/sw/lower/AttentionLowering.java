@@ -31,9 +31,6 @@ final class AttentionLowering {
   AttentionLowering(LoweringEmitter emitter, Fusion fusion) {
     this.e = emitter;
     this.l = emitter.l;
-    if (fusion == Fusion.FULL) {
-      HeadWindows.requireBatched(l.c, l.line);
-    }
     this.batched = fusion == Fusion.FULL ? new BatchedAttention(emitter) : null;
     this.sRope = batched == null ? -1
         : l.spadRegion((long) l.blockMax * ropeRowBytes(), "the block's RoPE cos/sin rows");
@@ -213,8 +210,12 @@ final class AttentionLowering {
     long vBase = vBase(layer);
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), l.line);
-    b.store(kBase + (long) pos * m.kvBytes, m.kvBytes, l.sKC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
-    b.store(vBase + (long) pos * m.kvBytes, m.kvBytes, l.sVC + (long) pos * m.kvBytes, m.kvBytes, m.kvBytes, n);
+    for (long[] cache : new long[][] {{kBase, l.sKC}, {vBase, l.sVC}}) {
+      long row = (long) pos * m.kvBytes;
+      for (int[] run : KvRowStores.runs(c.kvDim(), l.line)) {
+        b.store(cache[0] + row + run[0], m.kvBytes, cache[1] + row + run[0], m.kvBytes, run[1], n);
+      }
+    }
     if (kT != null) {
       kT.storeLines(layer, n, pos);
     }
@@ -382,9 +383,7 @@ final class AttentionLowering {
         int lead = HeadWindows.onALine(c, line, g) ? 0 : col;
         int rows = l.rO + h * l.hdRows;
         e.partialsIn(pv, l.sYO + 4L * (col - lead), l.yoChunkBytes, line, lead + c.headDim(), 1, rows, sigmaP, -1);
-        if (lead > 0) {
-          e.run(r.shiftDown(rows, lead));
-        }
+        r.headsDown(rows, l.hdRows, 1, lead).forEach(e::run);
         outputScales.add(r.scale(rows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1, l.rOF + h * l.hdRows));
       }
       // the group's head outputs dequantized in one run when their programs merge

@@ -274,7 +274,7 @@ final class BatchedAttention {
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
       probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
     }
-    runAll(r.probabilityRuns(heads, probabilities, s));
+    r.probabilityRuns(heads, probabilities, s).forEach(e::run);
     for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, l.blockMax, t, h0, group)) {
       int i = (int) run[0] - h0;
       b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],
@@ -368,7 +368,7 @@ final class BatchedAttention {
         outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, pvScale, -1,
             l.rOF + h * l.hdRows));
       }
-      runAll(r.merged(outputScales));
+      r.merged(outputScales).forEach(e::run);
     }
     e.run(r.quantize(l.rOF, l.m.oK, -1, l.rOQ, l.rDO + t));
     e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
@@ -376,8 +376,10 @@ final class BatchedAttention {
 
   /** Query (h, t)'s P·V result to its FP16 output rows. */
   private void headOutputIn(int h, int t, KSplit pv, int sigmaP) {
+    int lead = HeadOutputRuns.lead(l.c, l.line, h);
     e.partialsIn(pv, sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), outChunkBytes,
-        outStride, l.c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+        outStride, lead + l.c.headDim(), 1, l.rO + h * l.hdRows, sigmaP, -1);
+    l.r.headsDown(l.rO + h * l.hdRows, l.hdRows, 1, lead).forEach(e::run);
   }
 
   /**
@@ -387,14 +389,10 @@ final class BatchedAttention {
   private void headOutputsIn(int h0, int count, int t, int sigmaP) {
     for (long[] run : HeadOutputRuns.runs(l.c, l.lanes, l.line, l.blockMax, outStride, t, h0, count)) {
       int h = (int) run[0];
-      e.b.dspIn(sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), run[2], l.c.headDim(),
+      int lead = HeadOutputRuns.lead(l.c, l.line, h);
+      e.b.dspIn(sOut + HeadOutputRuns.offset(l.c, l.line, l.blockMax, outStride, h, t), run[2], lead + l.c.headDim(),
           run[1], l.rO + h * l.hdRows, Command.FMT_INT32, sigmaP, run[3]);
-    }
-  }
-
-  private void runAll(List<DspProgram> programs) {
-    for (DspProgram program : programs) {
-      e.run(program);
+      l.r.headsDown(l.rO + h * l.hdRows, l.hdRows, (int) run[1], lead).forEach(e::run);
     }
   }
 }

@@ -192,8 +192,10 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
         for (long[] run : HeadOutputRuns.runs(c, lanes, line, blockMax, outStride, t, 0, c.heads())) {
           int h = (int) run[0];
           int last = h + (int) run[1] - 1;
-          dspIn(run[1], c.headDim(), INT32, outputRow(0, (h / gs * n + t) * gs + h % gs),
+          int lead = HeadOutputRuns.lead(c, line, h);
+          dspIn(run[1], lead + c.headDim(), INT32, outputRow(0, (h / gs * n + t) * gs + h % gs),
               outputRow(0, (last / gs * n + t) * gs + last % gs) + 1);
+          headsDown((int) run[1], lead);
         }
         // as BatchedAttention#outputs: the heads' dequantization and the output's quantization in one run
         int hdRows = r.rows(c.headDim());
@@ -244,14 +246,24 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
 
   /** As {@code BatchedAttention#headOutputIn}: query row {@code row}'s P·V result of each K chunk. */
   void headOutputIn(KSplit pv, int h, int row) {
+    int lead = HeadOutputRuns.lead(c, line, h);
+    int elems = lead + c.headDim();
     if (!pv.combined()) {
-      dspIn(1, c.headDim(), INT32, outputRow(0, row));
-      return;
+      dspIn(1, elems, INT32, outputRow(0, row));
+    } else {
+      for (int ci = 0; ci < pv.count(); ci++) {
+        dspIn(1, elems, INT32, outputRow(ci, row));
+      }
+      run(java.util.List.of("sum partials", pv.count(), elems, -1),
+          () -> r.sumPartials(0, pv.count(), r.rows(elems), elems, -1, 0));
     }
-    for (int ci = 0; ci < pv.count(); ci++) {
-      dspIn(1, c.headDim(), INT32, outputRow(ci, row));
+    headsDown(1, lead);
+  }
+
+  /** As {@code DspRoutines#headsDown}: {@code heads} heads read with {@code lead} columns before them moved down. */
+  private void headsDown(int heads, int lead) {
+    for (int i = 0; i < heads && lead > 0; i++) {
+      run(java.util.List.of("shift down", lead), () -> r.shiftDown(0, lead));
     }
-    run(java.util.List.of("sum partials", pv.count(), c.headDim(), -1),
-        () -> r.sumPartials(0, pv.count(), r.rows(c.headDim()), c.headDim(), -1, 0));
   }
 }

@@ -194,6 +194,15 @@ final class DspRoutines {
     return memo(List.of("shiftDown", row, shift), () -> rowPrograms.shiftDown(row, shift));
   }
 
+  /**
+   * Heads read with {@code lead} columns before their results ({@link HeadWindows}), each at row {@code row + i·hdRows}
+   * for i below {@code heads}: each moved down {@code lead} lanes ({@link #shiftDown}); none where {@code lead} is 0.
+   */
+  List<DspProgram> headsDown(int row, int hdRows, int heads, int lead) {
+    return lead == 0 ? List.of()
+        : java.util.stream.IntStream.range(0, heads).mapToObj(i -> shiftDown(row + i * hdRows, lead)).toList();
+  }
+
   /** See the class comment. */
   DspProgram scatter(int in, int heads, int half, int out) {
     return memo(List.of("scatter", in, heads, half, out), () -> rowPrograms.scatter(in, heads, half, out));

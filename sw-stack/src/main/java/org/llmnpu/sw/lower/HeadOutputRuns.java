@@ -18,17 +18,30 @@ import org.llmnpu.sw.model.ModelConfig;
  * (LLaMA-2-7B) that is every head of a token, {@code blockMax·outStride} apart: one {@code dspin} where there were
  * {@code heads}; with grouped queries a KV head's {@code groupSize} heads, a row apart. The values and their DSP rows are
  * those of the one-head {@code dspin}s (the same INT32 → FP16 conversion with the same shift); only the commands
- * differ: {@code k·ceil(headDim/E) + 1} cycles and one dispatch instead of k of each.
+ * differ: {@code k·ceil(headDim/E) + 1} cycles and one dispatch instead of k of each. Results that start off a line
+ * ({@link #lead}) are read with the columns before them, in runs of heads of the same lead.
  */
 final class HeadOutputRuns {
   private HeadOutputRuns() {
   }
 
-  /** Byte offset of query (h, t)'s P·V result row in a K chunk's results (rows {@code outStride} bytes apart). */
+  /**
+   * Byte offset where query (h, t)'s P·V results are read in a K chunk's results (rows {@code outStride} bytes apart):
+   * from its first result, or where that is off a line, from the {@link #lead} columns before it (the row's start).
+   */
   static long offset(ModelConfig c, int line, int blockMax, long outStride, int h, int t) {
     long row = BatchedAttentionLayout.queryRow(c, blockMax, h, t);
     int col = c.headDim() * (h / c.groupSize()) % line;
-    return row * outStride + 4L * col;
+    return row * outStride + 4L * (col - lead(c, line, h));
+  }
+
+  /**
+   * Columns read before query head h's results ({@link HeadWindows}): 0 where they start on a line, else their column
+   * in the line (stories260K's odd KV heads on a 64-byte line: 8), moved down in the DSP afterwards.
+   */
+  static int lead(ModelConfig c, int line, int h) {
+    int g = h / c.groupSize();
+    return HeadWindows.onALine(c, line, g) ? 0 : HeadWindows.column(c, line, g);
   }
 
   /**
@@ -41,10 +54,20 @@ final class HeadOutputRuns {
                            int count) {
     List<long[]> runs = new ArrayList<>();
     long hdRows = (c.headDim() + lanes - 1) / lanes;
-    for (long[] run : EvenRuns.of(h0, count, h -> offset(c, line, blockMax, outStride, h, t), line)) {
-      boolean lone = run[1] == 1;
-      runs.add(new long[] {run[0], run[1], lone ? outStride : run[2],
-          lone || c.headDim() % lanes == 0 ? 0 : hdRows});
+    // a run's heads share their lead (the elements each dspin row takes)
+    int from = h0;
+    while (from < h0 + count) {
+      int lead = lead(c, line, from);
+      int to = from + 1;
+      while (to < h0 + count && lead(c, line, to) == lead) {
+        to++;
+      }
+      boolean wholeRows = lead + c.headDim() == hdRows * lanes;
+      for (long[] run : EvenRuns.of(from, to - from, h -> offset(c, line, blockMax, outStride, h, t), line)) {
+        boolean lone = run[1] == 1;
+        runs.add(new long[] {run[0], run[1], lone ? outStride : run[2], lone || wholeRows ? 0 : hdRows});
+      }
+      from = to;
     }
     return runs;
   }

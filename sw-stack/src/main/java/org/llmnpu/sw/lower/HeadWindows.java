@@ -9,9 +9,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * the line-aligned window of the cached V rows that holds its columns (from column {@code headDim·g} rounded down to
  * the line), so the head's INT32 results start {@link #column} columns, {@code 4·column} bytes, into a Y line. A
  * {@code dspin} starts on a line: on lines up to 32 bytes (headDim a multiple of 8) they always do; on longer lines,
- * where they do not (stories260K's odd KV heads on a 64-byte line: 32 bytes in), the unfused lowering reads the
- * columns before them too and moves them down to lane 0 ({@link DspRoutines#shiftDown}), which needs them to fit the
- * head's DSP rows; the batched attention ({@code --fusion full}) reads them in place and refuses such a shape.
+ * where they do not (stories260K's odd KV heads on a 64-byte line: 32 bytes in), the lowering reads the columns before
+ * them too and moves them down to lane 0 ({@link DspRoutines#headsDown}), which needs them to fit one DSP row: the
+ * unfused lowering head by head, the batched attention ({@code --fusion full}) in {@link HeadOutputRuns}' runs.
  */
 final class HeadWindows {
   private HeadWindows() {
@@ -34,43 +34,21 @@ final class HeadWindows {
       throw new IllegalArgumentException("headDim/2 (" + half + ") must divide the DSP lanes " + lanes
           + " or be a multiple of them");
     }
-    require(unfusedWhyNot(c, line, lanes));
-  }
-
-  /** Throws {@link IllegalArgumentException} with {@link #batchedWhyNot}'s reason, if any. */
-  static void requireBatched(ModelConfig c, int line) {
-    require(batchedWhyNot(c, line));
-  }
-
-  private static void require(String whyNot) {
+    String whyNot = pvResultsWhyNot(c, line, lanes);
     if (whyNot != null) {
       throw new IllegalArgumentException(whyNot);
     }
   }
 
-  /** Why the unfused lowering cannot read some KV head's P·V results into its DSP rows, or null. */
-  static String unfusedWhyNot(ModelConfig c, int line, int lanes) {
-    int headElems = LoweredModel.roundUp(c.headDim(), lanes);
+  /** Why the lowering cannot read some KV head's P·V results into its DSP row, or null. */
+  static String pvResultsWhyNot(ModelConfig c, int line, int lanes) {
     for (int g = 1; g < c.kvHeads(); g++) {
       int col = column(c, line, g);
-      if (!onALine(c, line, g) && col + c.headDim() > headElems) {
+      if (!onALine(c, line, g) && col + c.headDim() > lanes) {
         return "the P·V results of KV head " + g + " start " + 4 * col + " bytes into a " + line + "-byte scratchpad "
-            + "line, and with the " + col + " columns before them (" + (col + c.headDim()) + ") they do not fit the "
-            + "head's DSP rows (" + headElems + " elements): 4·headDim (" + 4 * c.headDim() + ") must be a multiple of "
-            + "the line, or headDim·g mod line + headDim at most the head's rows";
-      }
-    }
-    return null;
-  }
-
-  /** Why the batched attention cannot read some KV head's P·V results (they start off a line), or null. */
-  static String batchedWhyNot(ModelConfig c, int line) {
-    for (int g = 1; g < c.kvHeads(); g++) {
-      if (!onALine(c, line, g)) {
-        return "--fusion full: the P·V results of KV head " + g + " start " + 4 * column(c, line, g) + " bytes into a "
-            + line + "-byte scratchpad line, where the batched attention's dspin cannot read them (4·headDim "
-            + 4 * c.headDim() + " must be a multiple of the line); --fusion none or vertical reads them with the "
-            + "columns before them";
+            + "line, and with the " + col + " columns before them (" + (col + c.headDim()) + ") they do not fit one "
+            + "DSP row (" + lanes + " lanes), in which they are moved down: 4·headDim (" + 4 * c.headDim() + ") must be "
+            + "a multiple of the line, or headDim·g mod line + headDim at most the lanes";
       }
     }
     return null;

@@ -27,6 +27,19 @@ public interface NpuEngine {
    */
   Run run(MachineParams machine, byte[] image, long programAddress, String label);
 
+  /**
+   * The golden ISA simulator on an NPU whose memories without reset (scratchpad, DSP buffer, registers and program
+   * memory, PPM parameter banks) start with values drawn from {@code seed} ({@code IsaSimulator.runOnStaleState}): a
+   * lowering whose runs here differ from {@link #GOLDEN}'s reads state its program never wrote.
+   */
+  static NpuEngine goldenOnStaleState(long seed) {
+    return (machine, image, programAddress, label) -> {
+      IsaSimulator.Result r = IsaSimulator.runOnStaleState(machine, org.llmnpu.isa.EngineTiming.SYSTOLIC, image,
+          programAddress, seed);
+      return new Run(r.memory(), r.counters(), r.error(), r.errorCommand());
+    };
+  }
+
   /** The golden ISA simulator. */
   NpuEngine GOLDEN = (machine, image, programAddress, label) -> {
     IsaSimulator.Result r = IsaSimulator.run(machine, image, programAddress);

@@ -383,10 +383,13 @@ abstract class QkvPostWalk extends KeyWalk {
 
   private void kvStored(int n, int pos, boolean keyLines, int early) {
     operator("layer vectors, KV cache");
-    store(n, kvBytes);
-    store(n, kvBytes);
+    for (int cache = 0; cache < 2; cache++) {
+      for (int[] run : KvRowStores.runs(c.kvDim(), line)) {
+        store(n, run[1]);
+      }
+    }
     if (keyLines) {
-      store(c.kvDim(), LoweredModel.roundUp(pos + n, line) - (pos - early));
+      store(c.kvDim(), pos + n - (pos - early));
     }
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);

@@ -178,7 +178,7 @@ final class TransposedKeys {
       return;
     }
     int first = pos - pos % l.line;
-    long bytes = LoweredModel.roundUp(pos + n, l.line) - first;
+    long bytes = pos + n - first;  // the slots the lines hold so far: the rest of a line's bytes no command wrote
     e.b.store(layerBase(layer) + first, kTStride, sKT + first, kTStride, bytes, l.c.kvDim());
   }
 

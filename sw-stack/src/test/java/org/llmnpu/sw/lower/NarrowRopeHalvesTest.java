@@ -81,37 +81,48 @@ class NarrowRopeHalvesTest {
   }
 
   /**
-   * stories260K on a 64-byte line with 64 lanes and 128 DSP rows (edge-64's structure, cosim's {@code Edge64CosimTest}
-   * NPU), unfused: the layer vectors and DSP programs start on lines, the padded K halves are joined through staging
-   * lines, and the P·V results of the odd KV heads (32 bytes into a line) are read with the columns before them and
-   * moved down. Golden = cost model on every counter, and the logits equal the default NPU's (16-byte line, 16 lanes)
-   * bit for bit.
+   * Edge-64's structure as cosim's {@code Edge64CosimTest} builds it: 64-byte line, 64 lanes, 128 DSP rows, the PPM
+   * with its PPU (the default NPU's PPM latency).
    */
-  @org.junit.jupiter.api.Test
-  void onASixtyFourByteLineTheLogitsAreTheDefaultNpus() throws Exception {
+  static MachineParams edge64Structure() {
+    return new MachineParams(64, 64, 256 * 1024, 16, 16L << 20, 16, 32, 0, 64, 512, 128, 100, 64, 1 << 20,
+        new MachineParams.DspParams(64, 128, 512, 12, 2, 1L << 24, 4))
+        .withUnits(NpuTargets.defaultNpu().ppmLatency(), true, org.llmnpu.isa.Command.DENSE);
+  }
+
+  /**
+   * stories260K on a 64-byte line with 64 lanes and 128 DSP rows (edge-64's structure, cosim's {@code Edge64CosimTest}
+   * NPU), unfused and at {@code --fusion full}: the layer vectors and DSP programs start on lines, the padded K halves
+   * are joined through staging lines, and the P·V results of the odd KV heads (32 bytes into a line) are read with the
+   * columns before them and moved down (at full, the batched attention's runs of heads). Golden = cost model on every
+   * counter, and the logits equal the default NPU's (16-byte line, 16 lanes) at the same fusion level bit for bit.
+   */
+  @ParameterizedTest
+  @CsvSource({"none", "full"})
+  void onASixtyFourByteLineTheLogitsAreTheDefaultNpus(String fusion) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     ModelConfig c = w.config();
-    MachineParams m = new MachineParams(64, 64, 256 * 1024, 16, 16L << 20, 16, 32, 0, 64, 512, 128, 100, 64, 1 << 20,
-        new MachineParams.DspParams(64, 128, 512, 12, 2, 1L << 24, 4));
+    MachineParams m = edge64Structure();
     LoweredModel model = new LoweredModel(w, m, CONTEXT, 8);
-    int block = DecoderLowering.largestBlock(model, 16);
+    Fusion f = Fusion.parse(fusion);
+    int block = DecoderLowering.largestBlock(model, 16, f);
     int[] six = {1, 403, 407, 261, 378, 301};
-    NpuDecoder npu = new NpuDecoder(model, block, NpuEngine.GOLDEN);
+    NpuDecoder npu = new NpuDecoder(model, block, NpuEngine.GOLDEN, f);
     NpuDecoder.Step pre = npu.prefill(java.util.Arrays.copyOf(six, 5), false);
     NpuDecoder.Step dec = npu.decode(six[5]);
-    PhaseCostModel cost = new PhaseCostModel(c, m, CONTEXT, block, false);
+    PhaseCostModel cost = new PhaseCostModel(c, m, CONTEXT, block, false, 8, 0, org.llmnpu.isa.Command.DENSE, -1, f);
     PhaseCostModelTest.assertEveryCounterEqual(pre, cost.step(5, 0, c.layers()));
     PhaseCostModelTest.assertEveryCounterEqual(dec, cost.step(1, 5, c.layers()));
     NpuDecoder reference = new NpuDecoder(new LoweredModel(w, NpuTargets.defaultNpu(), CONTEXT, 8), 8,
-        NpuEngine.GOLDEN);
+        NpuEngine.GOLDEN, f);
     float[][] expected = reference.prefill(six, true).logits();
-    NpuDecoder whole = new NpuDecoder(model, block, NpuEngine.GOLDEN);
+    NpuDecoder whole = new NpuDecoder(model, block, NpuEngine.GOLDEN, f);
     float[][] got = whole.prefill(six, true).logits();
     for (int i = 0; i < six.length; i++) {
       assertArrayEquals(expected[i], got[i], "position " + i);
     }
     assertArrayEquals(expected[5], dec.logits()[0], "the decode step");
-    System.out.printf("64-byte line, 64 lanes, block %d: prefill %,d cycles, decode %,d%n", block,
+    System.out.printf("64-byte line, 64 lanes, fusion %s, block %d: prefill %,d cycles, decode %,d%n", fusion, block,
         pre.counter(org.llmnpu.isa.Counter.CYCLES), dec.counter(org.llmnpu.isa.Counter.CYCLES));
   }
 }

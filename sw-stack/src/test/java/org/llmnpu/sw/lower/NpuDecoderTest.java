@@ -70,7 +70,11 @@ class NpuDecoderTest {
     NpuDecoder.Step d = npu.decode(300);
     byte[] after = npu.image();
     int layers = weights.config().layers();
-    long cacheBytes = 2L * layers * model.kvBytes;
+    // per K and V row the codes and the scale, not the line padding no command wrote (KvRowStores)
+    long rowBytes = java.util.Arrays.stream(KvRowStores.runs(weights.config().kvDim(), model.machine().lineBytes()))
+        .mapToLong(run -> run[1]).sum();
+    assertEquals(weights.config().kvDim() + 2, rowBytes);
+    long cacheBytes = 2L * layers * rowBytes;
     assertEquals(cacheBytes + 2L * weights.config().vocabSize(), d.counter(Counter.DMA_STORE_BYTES));
     for (int l = 0; l < layers; l++) {
       for (long base : new long[] {model.kCache, model.vCache}) {
