@@ -38,13 +38,14 @@ abstract class DspRunCosts extends CommandCosts {
   boolean sharedRuns;
   /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
   private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
-  private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
   /**
-   * The forms a block ran again in one layer ({@link #formIdentity}): the lowering learned what moves in them
-   * ({@link DspRunForms}), so a later layer's first run is the shared program; a form run once a layer keeps its plain
-   * program (what a window across layers, which keeps the placements, sees).
+   * The shapes ({@link DspRunForms#shape}: a form with its constants cleared) of the forms a block ran again in one
+   * layer, per block ({@link #laneShapes}): the lowering learned what moves in them ({@link DspRunForms}: kept by shape
+   * from layer to layer), so from then on the first run of any form of that shape in a layer (a later layer's, whose
+   * constants are its own, or another form of the shape in this layer) is the form's shared program; a shape run once a
+   * layer keeps its plain program.
    */
-  private final java.util.Set<Object> formsMoving = new java.util.HashSet<>();
+  private final java.util.Set<Object> shapesMoving = new java.util.HashSet<>();
   /** The forms run in the layer now. */
   private final java.util.Set<Object> formsInLayer = new java.util.HashSet<>();
   /** The forms' first runs in the step by their instructions ({@link #formIdentity}): one program in both blocks. */
@@ -53,6 +54,10 @@ abstract class DspRunCosts extends CommandCosts {
   private final Map<Object, Object> canonicalForms = new HashMap<>();
   /** Each form's identity in each block ({@link #formIdentity}), by the form (one object per form, {@link #forms}). */
   private final Map<Object, Object[]> laneForms = new java.util.IdentityHashMap<>();
+  /** Each form's shape's identity in each block ({@link #shapesMoving}), by the form. */
+  private final Map<Object, Object[]> laneShapes = new java.util.IdentityHashMap<>();
+  /** The shapes, each once, for {@link #laneShapes}. */
+  private final Map<Object, Object[]> shapes = new HashMap<>();
   /** The token block whose runs are costed now (0, or 1 for a second block in flight). */
   int runLane;
   /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
@@ -155,13 +160,13 @@ abstract class DspRunCosts extends CommandCosts {
     // program in both blocks where their first runs are the same program (not where, say, their lengths differ); its
     // later ones keep the rows that do not move from token to token, which are the block's own
     Object identity = laneForms.computeIfAbsent(form, f -> new Object[] {new Object(), new Object()})[runLane];
-    boolean firstInStep = formsSeen.add(identity);
-    boolean firstInLayer = formsInLayer.add(identity);
-    if (!firstInLayer) {
-      formsMoving.add(identity);
+    @SuppressWarnings("unchecked")
+    Object shape = laneShapes.computeIfAbsent(form, f -> shapes.computeIfAbsent(
+        DspRunForms.shape((List<org.llmnpu.isa.dsp.DspInstruction>) f), s -> new Object[] {new Object(), new Object()}))[runLane];
+    if (!formsInLayer.add(identity)) {
+      shapesMoving.add(shape);
     }
-    return firstInStep || (firstInLayer && !formsMoving.contains(identity))
-        ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object()) : identity;
+    return shapesMoving.contains(shape) ? identity : firstRuns.computeIfAbsent(run.instructions(), f -> new Object());
   }
 
   /**
@@ -292,8 +297,7 @@ abstract class DspRunCosts extends CommandCosts {
     if (residency != null) {
       residency.clear();
     }
-    formsSeen.clear();
-    formsMoving.clear();
+    shapesMoving.clear();
     formsInLayer.clear();
     firstRuns.clear();
   }
