@@ -29,6 +29,17 @@ abstract class DspRunCosts extends CommandCosts {
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
   /** Whether each held run is {@link #sharedRuns}, in order. */
   private final List<Boolean> pendingShared = new java.util.ArrayList<>();
+  /** Whether each held run is on the lowering's rows ({@link #layoutRows}), in order. */
+  private final List<Boolean> pendingLayoutRows = new java.util.ArrayList<>();
+  /**
+   * Whether the runs issued now are the lowering's own programs, on its DSP rows (the tiled QKV post's,
+   * {@link QkvPostWalk}): such a run is rewritten as the lowering's stream rewrites it, by a {@link DspRunForms} per
+   * block ({@link #layoutForms}), so which of them run resident is the lowering's exactly (two tiles' runs that are the
+   * same program run resident, as in the lowering).
+   */
+  boolean layoutRows;
+  /** The rewritings of the {@link #layoutRows} runs, one per token block in flight (as {@link CommandStream}'s). */
+  private DspRunForms[] layoutForms;
   /**
    * Whether the runs issued now are, rewritten for run parameters ({@link DspRunParameterizer}), the same program for
    * every token and head, as the lowering's are (true: a run is known by its rewritten program, and one intact in the
@@ -110,12 +121,14 @@ abstract class DspRunCosts extends CommandCosts {
       for (DspProgram program : compiledPrograms.get(key)) {
         pendingRuns.add(program);
         pendingShared.add(sharedRuns);
+        pendingLayoutRows.add(layoutRows);
       }
     } else {
       flushRuns();
       List<DspProgram> programs = compiledPrograms.get(key);
       for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : formIdentity(programs.get(i)));
+        DspProgram program = programs.get(i);
+        costRun(program, summaries.get(i), sharedRuns ? identity(program) : runIdentity(program, layoutRows));
       }
     }
   }
@@ -142,6 +155,20 @@ abstract class DspRunCosts extends CommandCosts {
     }
     return rewritten.computeIfAbsent(program.instructions(),
         code -> DspRunParameterizer.of(program, p.dsp().rows()).program().instructions());
+  }
+
+  /**
+   * The identity of a run not shared by {@link DspRunParameterizer}'s rule: on the lowering's rows ({@code rows},
+   * {@link #layoutRows}) its program rewritten as {@link CommandStream} rewrites it, else {@link #formIdentity}.
+   */
+  private Object runIdentity(DspProgram run, boolean rows) {
+    if (!rows || residency == null) {
+      return formIdentity(run);
+    }
+    if (layoutForms == null) {
+      layoutForms = new DspRunForms[] {new DspRunForms(p.dsp().rows()), new DspRunForms(p.dsp().rows())};
+    }
+    return layoutForms[runLane].rewrite(run, q -> residency.intact(q.instructions())).program().instructions();
   }
 
   /**
@@ -223,6 +250,11 @@ abstract class DspRunCosts extends CommandCosts {
     flushRuns();
     boundary();
     formsInLayer.clear();
+    if (layoutForms != null) {
+      // as CommandStream#layerStart: the layer's references are its own
+      layoutForms[0].clear();
+      layoutForms[1].clear();
+    }
     if (residency != null && !acrossLayers) {
       residency.clear();
     }
@@ -282,18 +314,23 @@ abstract class DspRunCosts extends CommandCosts {
     for (List<DspProgram> parts : groups) {
       // a joined run is the same program again only if every part is
       boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
+      boolean rows = !pendingLayoutRows.subList(part, part + parts.size()).contains(false);
       part += parts.size();
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : formIdentity(run));
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : runIdentity(run, rows));
     }
     pendingRuns.clear();
     pendingShared.clear();
+    pendingLayoutRows.clear();
     operator(current);
   }
 
   @Override
   final void clearRuns() {
     pendingRuns.clear();
+    pendingShared.clear();
+    pendingLayoutRows.clear();
+    layoutForms = null;
     if (residency != null) {
       residency.clear();
     }

@@ -153,6 +153,14 @@ abstract class PhaseWalk extends DspRunCosts {
     return site == null || !acrossLayers ? 1 : placeholders.of(site, walkLayer);
   }
 
+  /**
+   * The layout-only static scale of {@code site} at {@link #walkLayer} ({@link StaticScales#placeholder}): the constant
+   * the lowering's layout-only programs carry, for the runs the walk emits as the lowering's own ({@link #layoutRows}).
+   */
+  final double layerScale(StaticScales.Site site) {
+    return placeholders.of(site, walkLayer);
+  }
+
   void normQuantizeRuns() {
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
