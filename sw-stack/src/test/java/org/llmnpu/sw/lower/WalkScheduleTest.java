@@ -83,6 +83,23 @@ class WalkScheduleTest {
   }
 
   /**
+   * As above on an NPU whose PPM has the gate operand (edge-64's: the 7B estimate's feed-forward,
+   * {@link FeedForwardWalk#feedForwardGated}, the residual after W2 with the W2 input's static scale as a constant), with
+   * dynamic and static q/k/v scales: every counter equal.
+   */
+  @ParameterizedTest
+  @CsvSource({"int8, 16, true, false, false", "int8, 40, true, true, false", "int8, 28, false, true, false",
+      "s2_4, 28, true, true, false", "int4, 16, true, true, false", "int8, 40, true, true, true",
+      "s2_4, 28, true, true, true"})
+  void withThePpmGateTheTwoBlockOrdersOfTheWalkEqualTheLowering(String format, int tokens, boolean skewed,
+                                                                boolean acrossLayers, boolean staticQkv)
+      throws Exception {
+    MachineParams m = BlockInterleaverTest.twoBlockNpu(format).withPpmGate(true);
+    assertWalkEqualsLowering(ModelCatalog.load("stories260K", 1).config(), m, format, tokens, skewed, acrossLayers, 5,
+        staticQkv, false);
+  }
+
+  /**
    * The counters the tiled QKV post's command order moves (open: the interleaver holds the second block's first
    * RMSNorm inputs after the first block's tile posts in the lowering, while the walk's lane-wide footprints let them go
    * beside the first block's QKV tiles; every command, program load and unit's work is the same): the cycles and the
