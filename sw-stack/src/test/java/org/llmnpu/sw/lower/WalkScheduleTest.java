@@ -85,16 +85,19 @@ class WalkScheduleTest {
   /**
    * As above on an NPU whose PPM has the gate operand (edge-64's: the 7B estimate's feed-forward,
    * {@link FeedForwardWalk#feedForwardGated}, the residual after W2 with the W2 input's static scale as a constant), with
-   * dynamic and static q/k/v scales: every counter equal.
+   * dynamic and static q/k/v scales, also with the DSP's buffer permutations (edge-64's {@code dspPermute}: Kᵀ a block
+   * at a time, {@link KeyBlocks}): every counter equal.
    */
   @ParameterizedTest
-  @CsvSource({"int8, 16, true, false, false", "int8, 40, true, true, false", "int8, 28, false, true, false",
-      "s2_4, 28, true, true, false", "int4, 16, true, true, false", "int8, 40, true, true, true",
-      "s2_4, 28, true, true, true"})
+  @CsvSource({"int8, 16, true, false, false, false", "int8, 40, true, true, false, false",
+      "int8, 28, false, true, false, false", "s2_4, 28, true, true, false, false", "int4, 16, true, true, false, false",
+      "int8, 40, true, true, true, false", "s2_4, 28, true, true, true, false", "int8, 40, true, true, false, true",
+      "s2_4, 28, true, true, false, true", "int8, 40, true, true, true, true"})
   void withThePpmGateTheTwoBlockOrdersOfTheWalkEqualTheLowering(String format, int tokens, boolean skewed,
-                                                                boolean acrossLayers, boolean staticQkv)
-      throws Exception {
-    MachineParams m = BlockInterleaverTest.twoBlockNpu(format).withPpmGate(true);
+                                                                boolean acrossLayers, boolean staticQkv,
+                                                                boolean permute) throws Exception {
+    MachineParams gated = BlockInterleaverTest.twoBlockNpu(format).withPpmGate(true);
+    MachineParams m = gated.withDsp(gated.dsp().withPermute(permute));
     assertWalkEqualsLowering(ModelCatalog.load("stories260K", 1).config(), m, format, tokens, skewed, acrossLayers, 5,
         staticQkv, false);
   }
