@@ -15,6 +15,12 @@ import org.llmnpu.numerics.gemm.TiledGemm;
  * and a loaded table, the GEMM's N:M sparsity, MX decoding for {@code loadmx}); shape (DMA: 1 ≤ rows, rowBytes ≤ 65535; GEMM: 1 ≤ M, K, N ≤
  * maxM, maxK, maxN); scratchpad range and line alignment; external-memory range and alignment.
  * Fetching a command past the end of memory halts with {@link ErrorCause#EXT_ADDRESS}.
+ *
+ * <p>The memory image is the NPU's whole external memory, or a <em>bounded image</em>: its first bytes (an NPU with more
+ * external memory than a JVM array holds, e.g. 4 GiB, runs a program that uses less). Addresses are checked against the
+ * NPU's memory as always; a command that passes those checks but reaches beyond a bounded image (or a fetch from
+ * beyond it) stops the run with an {@link IllegalStateException} naming the command: the NPU would not fault there,
+ * so the simulator cannot say what it would do.
  */
 public final class IsaSimulator {
   /**
@@ -50,6 +56,8 @@ public final class IsaSimulator {
   private final DspUnit dsp;
   private final PpmUnit ppm;
   private final CommandChecks checks;
+  /** The address checks against a bounded image's end (null: the image is the whole memory). */
+  private final CommandChecks imageChecks;
   private final CommandExecution execution;
 
   private IsaSimulator(MachineParams p, EngineTiming engine, byte[] memory) {
@@ -60,6 +68,8 @@ public final class IsaSimulator {
     this.dsp = new DspUnit(p.dsp());
     this.ppm = new PpmUnit(PpmUnit.channels(p));
     this.checks = new CommandChecks(p, engine);
+    this.imageChecks = memory.length < p.extMemBytes() ? new CommandChecks(p.withExtMemBytes(memory.length), engine)
+        : null;
     this.execution = new CommandExecution(p, memory, spad, counters, cycles, dsp, ppm);
   }
 
@@ -88,7 +98,8 @@ public final class IsaSimulator {
 
   /**
    * Runs the program at {@code programAddress} (a multiple of 32) of a copy of {@code memory}
-   * ({@code extMemBytes} long) until halt or an error.
+   * ({@code extMemBytes} long, or a bounded image: its first bytes, a multiple of the line; class comment) until halt
+   * or an error.
    */
   public static Result run(MachineParams p, byte[] memory, long programAddress) {
     return run(p, EngineTiming.SYSTOLIC, memory, programAddress);
@@ -99,8 +110,9 @@ public final class IsaSimulator {
    * same results (every engine computes {@code TiledGemm}), that engine's cycle counters.
    */
   public static Result run(MachineParams p, EngineTiming engine, byte[] memory, long programAddress) {
-    if (memory.length != p.extMemBytes()) {
-      throw new IllegalArgumentException("memory image has " + memory.length + " bytes, extMemBytes is " + p.extMemBytes());
+    if (memory.length > p.extMemBytes() || memory.length % p.lineBytes() != 0) {
+      throw new IllegalArgumentException("memory image has " + memory.length + " bytes: at most extMemBytes "
+          + p.extMemBytes() + " and a multiple of the line (" + p.lineBytes() + ")");
     }
     IsaSimulator sim = new IsaSimulator(p, engine, memory.clone());
     return sim.execute(programAddress);
@@ -140,6 +152,9 @@ public final class IsaSimulator {
         cycles.fetchFault();
         return finish(ErrorCause.WATCHDOG, index);
       }
+      if (pc + Command.BYTES > mem.length) {
+        throw beyondImage("command " + index + " is fetched from " + pc);
+      }
       // the fetch's beats (also those read ahead) are the cycle model's: CycleModel.fill adds them
       cycles.fetchAndDecode();
       counters[Counter.COMMANDS.ordinal()]++;
@@ -155,12 +170,20 @@ public final class IsaSimulator {
         cycles.decodeFault();
         return finish(fault, index);
       }
+      if (imageChecks != null && imageChecks.check(c, ppm.tableLoaded()) == ErrorCause.EXT_ADDRESS) {
+        throw beyondImage("command " + index + " (" + c + ") addresses external memory");
+      }
       Optional<ErrorCause> stop = c.accept(execution);
       if (stop.isPresent()) {
         return finish(stop.get(), stop.get() == ErrorCause.NONE ? 0 : index);
       }
     }
     throw new IllegalStateException("program ran " + MAX_COMMANDS + " commands without halting");
+  }
+
+  private IllegalStateException beyondImage(String what) {
+    return new IllegalStateException(what + " beyond the bounded memory image's " + mem.length + " bytes (the NPU has "
+        + p.extMemBytes() + "): the simulator holds only the image it was given, so it cannot run this program");
   }
 
   private Result finish(ErrorCause error, int index) {

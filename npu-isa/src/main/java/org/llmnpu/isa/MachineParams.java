@@ -305,6 +305,13 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
         commandQueueDepth, ppmGate, xKeep);
   }
 
+  /** The same machine with {@code bytes} of external memory. */
+  public MachineParams withExtMemBytes(long bytes) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, bytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
+        mxLoad, commandQueueDepth, ppmGate);
+  }
+
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,

@@ -1,6 +1,9 @@
 package org.llmnpu.isa;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -59,5 +62,34 @@ class IsaSimulatorTest {
     long load = 5 + 3 + 1;        // 6 beats: last issued at +5, datum at +8, next fetch at +9
     assertEquals(fetch + load + fetch, r.counter(Counter.CYCLES));
     assertEquals(load, r.counter(Counter.DMA_CYCLES));
+  }
+
+  /**
+   * An NPU with 3 GiB of external memory (more than a JVM array) runs on a bounded image, its first bytes: a program
+   * inside it gives the results and counters of the whole-memory run; one that reaches beyond it (the NPU's address
+   * checks pass) stops with an error naming the command; an address beyond the NPU's memory is the NPU's fault as ever.
+   */
+  @Test
+  void aBoundedImageRunsAsTheWholeMemoryAndStopsBeyondIt() {
+    MachineParams big = P.withExtMemBytes(3L << 30);
+    byte[] mem = new byte[1 << 20];
+    new Random(3).nextBytes(mem);
+    Program prog = Program.builder().load(0x1000, 16, 0, 8, 7, 5).load(0x2000, 8, 64, 8, 6, 7)
+        .gemm(5, 7, 6, 0, 8, 64, 8, 256, 32).store(0x3000, 32, 256, 32, 24, 5).halt().build();
+    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
+    IsaSimulator.Result whole = IsaSimulator.run(P, mem, 0);
+    IsaSimulator.Result bounded = IsaSimulator.run(big, mem, 0);
+    assertEquals(ErrorCause.NONE, bounded.error());
+    assertArrayEquals(whole.memory(), bounded.memory());
+    assertArrayEquals(whole.counters(), bounded.counters());
+
+    Program beyond = Program.builder().load(0x1000, 16, 0, 8, 7, 5).store(2L << 30, 16, 0, 8, 7, 5).halt().build();
+    System.arraycopy(beyond.bytes(), 0, mem, 0, beyond.bytes().length);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> IsaSimulator.run(big, mem, 0));
+    assertTrue(e.getMessage().contains("command 1") && e.getMessage().contains("1048576 bytes"), e.getMessage());
+    Program outside = Program.builder().store((3L << 30) + 0x1000, 16, 0, 8, 7, 5).halt().build();
+    System.arraycopy(outside.bytes(), 0, mem, 0, outside.bytes().length);
+    assertEquals(ErrorCause.EXT_ADDRESS, IsaSimulator.run(big, mem, 0).error());
+    assertThrows(IllegalArgumentException.class, () -> IsaSimulator.run(big, new byte[1001], 0));
   }
 }

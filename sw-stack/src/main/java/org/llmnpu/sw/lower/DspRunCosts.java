@@ -29,6 +29,17 @@ abstract class DspRunCosts extends CommandCosts {
   private final List<DspProgram> pendingRuns = new java.util.ArrayList<>();
   /** Whether each held run is {@link #sharedRuns}, in order. */
   private final List<Boolean> pendingShared = new java.util.ArrayList<>();
+  /** Whether each held run is on the lowering's rows ({@link #layoutRows}), in order. */
+  private final List<Boolean> pendingLayoutRows = new java.util.ArrayList<>();
+  /**
+   * Whether the runs issued now are the lowering's own programs, on its DSP rows (the tiled QKV post's,
+   * {@link QkvPostWalk}): such a run is rewritten as the lowering's stream rewrites it, by a {@link DspRunForms} per
+   * block ({@link #layoutForms}), so which of them run resident is the lowering's exactly (two tiles' runs that are the
+   * same program run resident, as in the lowering).
+   */
+  boolean layoutRows;
+  /** The rewritings of the {@link #layoutRows} runs, one per token block in flight (as {@link CommandStream}'s). */
+  private DspRunForms[] layoutForms;
   /**
    * Whether the runs issued now are, rewritten for run parameters ({@link DspRunParameterizer}), the same program for
    * every token and head, as the lowering's are (true: a run is known by its rewritten program, and one intact in the
@@ -38,13 +49,14 @@ abstract class DspRunCosts extends CommandCosts {
   boolean sharedRuns;
   /** The runs' forms ({@link DspRunForms#form}) by their instructions, and the forms run in this layer. */
   private final Map<List<org.llmnpu.isa.dsp.DspInstruction>, Object> forms = new HashMap<>();
-  private final java.util.Set<Object> formsSeen = new java.util.HashSet<>();
   /**
-   * The forms a block ran again in one layer ({@link #formIdentity}): the lowering learned what moves in them
-   * ({@link DspRunForms}), so a later layer's first run is the shared program; a form run once a layer keeps its plain
-   * program (what a window across layers, which keeps the placements, sees).
+   * The shapes ({@link DspRunForms#shape}: a form with its constants cleared) of the forms a block ran again in one
+   * layer, per block ({@link #laneShapes}): the lowering learned what moves in them ({@link DspRunForms}: kept by shape
+   * from layer to layer), so from then on the first run of any form of that shape in a layer (a later layer's, whose
+   * constants are its own, or another form of the shape in this layer) is the form's shared program; a shape run once a
+   * layer keeps its plain program.
    */
-  private final java.util.Set<Object> formsMoving = new java.util.HashSet<>();
+  private final java.util.Set<Object> shapesMoving = new java.util.HashSet<>();
   /** The forms run in the layer now. */
   private final java.util.Set<Object> formsInLayer = new java.util.HashSet<>();
   /** The forms' first runs in the step by their instructions ({@link #formIdentity}): one program in both blocks. */
@@ -53,6 +65,10 @@ abstract class DspRunCosts extends CommandCosts {
   private final Map<Object, Object> canonicalForms = new HashMap<>();
   /** Each form's identity in each block ({@link #formIdentity}), by the form (one object per form, {@link #forms}). */
   private final Map<Object, Object[]> laneForms = new java.util.IdentityHashMap<>();
+  /** Each form's shape's identity in each block ({@link #shapesMoving}), by the form. */
+  private final Map<Object, Object[]> laneShapes = new java.util.IdentityHashMap<>();
+  /** The shapes, each once, for {@link #laneShapes}. */
+  private final Map<Object, Object[]> shapes = new HashMap<>();
   /** The token block whose runs are costed now (0, or 1 for a second block in flight). */
   int runLane;
   /** The programs rewritten for run parameters ({@link #identity}), by the original's instructions. */
@@ -105,12 +121,14 @@ abstract class DspRunCosts extends CommandCosts {
       for (DspProgram program : compiledPrograms.get(key)) {
         pendingRuns.add(program);
         pendingShared.add(sharedRuns);
+        pendingLayoutRows.add(layoutRows);
       }
     } else {
       flushRuns();
       List<DspProgram> programs = compiledPrograms.get(key);
       for (int i = 0; i < summaries.size(); i++) {
-        costRun(programs.get(i), summaries.get(i), sharedRuns ? identity(programs.get(i)) : formIdentity(programs.get(i)));
+        DspProgram program = programs.get(i);
+        costRun(program, summaries.get(i), sharedRuns ? identity(program) : runIdentity(program, layoutRows));
       }
     }
   }
@@ -140,6 +158,20 @@ abstract class DspRunCosts extends CommandCosts {
   }
 
   /**
+   * The identity of a run not shared by {@link DspRunParameterizer}'s rule: on the lowering's rows ({@code rows},
+   * {@link #layoutRows}) its program rewritten as {@link CommandStream} rewrites it, else {@link #formIdentity}.
+   */
+  private Object runIdentity(DspProgram run, boolean rows) {
+    if (!rows || residency == null) {
+      return formIdentity(run);
+    }
+    if (layoutForms == null) {
+      layoutForms = new DspRunForms[] {new DspRunForms(p.dsp().rows()), new DspRunForms(p.dsp().rows())};
+    }
+    return layoutForms[runLane].rewrite(run, q -> residency.intact(q.instructions())).program().instructions();
+  }
+
+  /**
    * A run not shared by {@link DspRunParameterizer}'s rule, known as the lowering's stream knows it
    * ({@link DspRunForms}): its own program the first time its form comes in the step, then the form's one program (in
    * a later layer too: the lowering rewrites a layer's first run of a form as the layer before's later ones).
@@ -155,13 +187,13 @@ abstract class DspRunCosts extends CommandCosts {
     // program in both blocks where their first runs are the same program (not where, say, their lengths differ); its
     // later ones keep the rows that do not move from token to token, which are the block's own
     Object identity = laneForms.computeIfAbsent(form, f -> new Object[] {new Object(), new Object()})[runLane];
-    boolean firstInStep = formsSeen.add(identity);
-    boolean firstInLayer = formsInLayer.add(identity);
-    if (!firstInLayer) {
-      formsMoving.add(identity);
+    @SuppressWarnings("unchecked")
+    Object shape = laneShapes.computeIfAbsent(form, f -> shapes.computeIfAbsent(
+        DspRunForms.shape((List<org.llmnpu.isa.dsp.DspInstruction>) f), s -> new Object[] {new Object(), new Object()}))[runLane];
+    if (!formsInLayer.add(identity)) {
+      shapesMoving.add(shape);
     }
-    return firstInStep || (firstInLayer && !formsMoving.contains(identity))
-        ? firstRuns.computeIfAbsent(run.instructions(), f -> new Object()) : identity;
+    return shapesMoving.contains(shape) ? identity : firstRuns.computeIfAbsent(run.instructions(), f -> new Object());
   }
 
   /**
@@ -218,6 +250,11 @@ abstract class DspRunCosts extends CommandCosts {
     flushRuns();
     boundary();
     formsInLayer.clear();
+    if (layoutForms != null) {
+      // as CommandStream#layerStart: the layer's references are its own
+      layoutForms[0].clear();
+      layoutForms[1].clear();
+    }
     if (residency != null && !acrossLayers) {
       residency.clear();
     }
@@ -277,23 +314,27 @@ abstract class DspRunCosts extends CommandCosts {
     for (List<DspProgram> parts : groups) {
       // a joined run is the same program again only if every part is
       boolean shared = !pendingShared.subList(part, part + parts.size()).contains(false);
+      boolean rows = !pendingLayoutRows.subList(part, part + parts.size()).contains(false);
       part += parts.size();
       DspProgram run = parts.size() == 1 ? parts.get(0) : DspChain.join(parts);
-      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : formIdentity(run));
+      costRun(run, joinedCosts.computeIfAbsent(run, this::summary), shared ? identity(run) : runIdentity(run, rows));
     }
     pendingRuns.clear();
     pendingShared.clear();
+    pendingLayoutRows.clear();
     operator(current);
   }
 
   @Override
   final void clearRuns() {
     pendingRuns.clear();
+    pendingShared.clear();
+    pendingLayoutRows.clear();
+    layoutForms = null;
     if (residency != null) {
       residency.clear();
     }
-    formsSeen.clear();
-    formsMoving.clear();
+    shapesMoving.clear();
     formsInLayer.clear();
     firstRuns.clear();
   }

@@ -213,13 +213,15 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         dspIn(1, c.hiddenDim(), INT8);
         dspIn(1, c.hiddenDim(), INT32);
       }
-      runAll(java.util.List.of("feed-forward DSP runs", pair), () -> {
+      // SiLU's output scale: the layer's in a window across layers (PhaseWalk#staticScale), as the lowering's
+      short silu = LoweringEmitter.half(staticScale(StaticScales.Site.SILU));
+      runAll(java.util.List.of("feed-forward DSP runs", pair, silu), () -> {
         // as FeedForwardLowering: SiLU(gate)·up in the quantization's absmax pass, W3's channel scales one row
         java.util.List<DspQuantizer.Vector> codes = new java.util.ArrayList<>();
         for (int i = 0; i < pair; i++) {
           int base = 8 * i;
           codes.add(new DspQuantizer.Vector(base + 4, c.hiddenDim(), -1, base, base,
-              new DspQuantizer.Product(base, (short) 0x3C00, base + 1, base + 2, 3)));
+              new DspQuantizer.Product(base, silu, base + 1, base + 2, 3)));
         }
         return r.quantizeRuns(codes);
       });

@@ -283,7 +283,7 @@ public final class LoweredModel extends WeightGeometry {
     logitsStride = roundUp(2 * c.vocabSize(), line);
     logits = regions.alloc("logits", (long) maxStepTokens * logitsStride);
     dspPool = regions.alloc("dsp programs", 0);
-    epilogues = new PpmEpilogues(this, line, machine.extMemBytes());
+    epilogues = new PpmEpilogues(this, line, dspPool);
     dspPoolEnd = epilogues.base;
     if (dspPool + (64L << 10) > dspPoolEnd) {
       throw new IllegalArgumentException("the model needs " + dspPool + " bytes of external memory but the NPU has "
@@ -292,11 +292,11 @@ public final class LoweredModel extends WeightGeometry {
     this.weights = weights;
   }
 
-  /** The memory image, written on first use: a layout only asked for commands never quantizes its weights. */
+  /** The memory image up to the layout's top ({@link MemoryImage}), written on first use (a layout only: never). */
   private synchronized byte[] memory() {
     if (image == null && weights != null) {
       source = epilogues.stored(weights);
-      image = new byte[(int) machine.extMemBytes()];
+      image = new byte[MemoryImage.length(epilogues.top, machine)];
       new WeightImage(this, image).write(source);
     }
     return image;

@@ -153,6 +153,14 @@ abstract class PhaseWalk extends DspRunCosts {
     return site == null || !acrossLayers ? 1 : placeholders.of(site, walkLayer);
   }
 
+  /**
+   * The layout-only static scale of {@code site} at {@link #walkLayer} ({@link StaticScales#placeholder}): the constant
+   * the lowering's layout-only programs carry, for the runs the walk emits as the lowering's own ({@link #layoutRows}).
+   */
+  final double layerScale(StaticScales.Site site) {
+    return placeholders.of(site, walkLayer);
+  }
+
   void normQuantizeRuns() {
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
@@ -169,10 +177,13 @@ abstract class PhaseWalk extends DspRunCosts {
     residual(k, false);
   }
 
-  /** As {@link #residual(int)}; {@code constantScale}: the input scale a constant, not a row (a static W2 input scale). */
+  /**
+   * As {@link #residual(int)}; {@code constantScale}: the input scale a constant, not a row (the W2 input's static scale:
+   * the layer's in a window across layers, {@link #staticScale}, as the lowering's gated feed-forward has it).
+   */
   void residual(int k, boolean constantScale) {
     int scaleRow = constantScale ? -1 : 1;
-    Short constant = constantScale ? (short) 0x3C00 : null;
+    Short constant = constantScale ? LoweringEmitter.half(staticScale(StaticScales.Site.W2_IN)) : null;
     resultIn(k, c.dim());
     xIn();
     // the lowering's residual runs differ only in the token's scale row, a row base: one rewritten program

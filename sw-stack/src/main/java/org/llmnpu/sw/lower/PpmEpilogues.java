@@ -58,10 +58,13 @@ final class PpmEpilogues {
   private final int tableBytes;
   private final long w13Bytes;
   private final long layerBytes;
-  /** Start of the data (the external memory's top when it does not apply). */
+  /** Start of the data (the layout's top when it does not apply). */
   final long base;
+  /** The layout's top of external memory ({@link MemoryImage#top}): the data ends there, and the memory image. */
+  final long top;
 
-  PpmEpilogues(LoweredModel model, int line, long top) {
+  /** The data below the top of the layout whose regions end at {@code regionsEnd} ({@link MemoryImage#top}). */
+  PpmEpilogues(LoweredModel model, int line, long regionsEnd) {
     this.m = model;
     var c = model.config();
     var p = model.machine();
@@ -73,6 +76,8 @@ final class PpmEpilogues {
     w13Bytes = LoweredModel.roundUp(model.sparsity == Command.S2_4 ? model.streamedSparseBytes(c.dim(), n13)
         : model.matrixBytes(c.dim(), n13), line);
     layerBytes = w13Bytes + tableBytes + (gated ? 2 : 1) * recordBytes(c.hiddenDim(), line);
+    long bytes = applies ? layerBytes * c.layers() + line : 0;
+    top = MemoryImage.top(p, regionsEnd, bytes);
     base = applies ? (top - layerBytes * c.layers()) / line * line : top;
   }
 

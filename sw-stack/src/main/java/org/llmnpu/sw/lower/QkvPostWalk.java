@@ -183,21 +183,25 @@ abstract class QkvPostWalk extends KeyWalk {
         }
       }
       if (ks.combined()) {
+        layoutRows = true;
         run(java.util.List.of("block qkv sum", rows, g), () -> post.sumProgram(rows, g));
+        layoutRows = false;
       }
       for (int rho = 0; rho < rows; rho++) {
         dspIn(g, lanes, FP16);
       }
       int t = t0;
+      layoutRows = true;
       run(java.util.List.of("block qkv scale", width, g), () -> post.scaleProgram(width, g));
       for (QkvTiles.Segment seg : tiles.segments(j)) {
         int segRows = seg.heads() * half / lanes;
-        short k = (short) (0x3C00 + seg.part());
+        short[] kd = qkvScale(seg.part());
         if (seg.part() != QkvTiles.V) {
           run(java.util.List.of("block qkv rope", seg, g), () -> post.ropeProgram(seg, g));
         }
-        run(java.util.List.of("block qkv quantize", seg, t, g), () -> post.quantizeProgram(seg, t, g, k,
-            (short) 0x3C00));
+        run(java.util.List.of("block qkv quantize", seg, t, g, kd[0]), () -> post.quantizeProgram(seg, t, g, kd[0],
+            kd[1]));
+        layoutRows = false;
         if (seg.part() == QkvTiles.Q) {
           for (int i = 0; i < 2 * segRows; i++) {
             dspOut(g, lanes, FP16);
@@ -271,16 +275,20 @@ abstract class QkvPostWalk extends KeyWalk {
       if (maxPairs > 0) {
         dspIn(2, maxPairs, FP16);
       }
+      layoutRows = true;
       run(java.util.List.of("qkv tile scale", width, col0),
           () -> r.scale(0, width, rDX, rWs + col0 / lanes, null, -1, rQkv));
       for (QkvTiles.Segment seg : tiles.segments(j)) {
         int len = seg.heads() * half;
         int in = rQkv + seg.offset() / lanes;
-        short k = (short) (0x3C00 + seg.part());
+        short[] kd = qkvScale(seg.part());
+        short k = kd[0];
+        layoutRows = true;
         if (seg.part() == QkvTiles.V) {
           int v0 = seg.head() * c.headDim() / lanes;
           run(java.util.List.of("qkv tile v", len, in, v0, k),
-              () -> r.quantizeStatic(in, 2 * len, -1, k, rVQ + v0, rDV, (short) 0x3C00));
+              () -> r.quantizeStatic(in, 2 * len, -1, k, rVQ + v0, rDV, kd[1]));
+          layoutRows = false;
           dspOut(1, 2L * len, INT8);
           continue;
         }
@@ -296,8 +304,9 @@ abstract class QkvPostWalk extends KeyWalk {
         for (int odd = 0; odd < 2; odd++) {
           int at = odd * rows + head;
           run(java.util.List.of("qkv tile quantize", len, rope + at, codes + at, scaleRow, k),
-              () -> r.quantizeStatic(rope + at, len, -1, k, codes + at, scaleRow, (short) 0x3C00));
+              () -> r.quantizeStatic(rope + at, len, -1, k, codes + at, scaleRow, kd[1]));
         }
+        layoutRows = false;
         if (!q && headMajorKeys) {
           // BatchedAttention#keyRowOut of the segment's heads
           dspOut(seg.heads(), half, FP16);
@@ -310,6 +319,16 @@ abstract class QkvPostWalk extends KeyWalk {
         }
       }
     }
+  }
+
+  /**
+   * The tiled post's quantization constants {k, d} of q, k or v ({@code part}, {@link QkvTiles#Q}...): the layer's
+   * layout-only static scale and its reciprocal, as {@link TiledQkvPost}'s programs carry them.
+   */
+  private short[] qkvScale(int part) {
+    double s = layerScale(new StaticScales.Site[] {StaticScales.Site.Q, StaticScales.Site.K,
+        StaticScales.Site.V}[part]);
+    return new short[] {LoweringEmitter.half(1 / s), LoweringEmitter.half(s)};
   }
 
   /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */

@@ -18,9 +18,9 @@ import org.llmnpu.sw.model.ModelWeights;
 /**
  * The extrapolated walk in the interleaver's order ({@link WalkSchedule}) on stories260K where the lowering holds two
  * token blocks' buffers (a 1024-row DSP, context 48, blocks of 8): in program order the walk equals the lowering on
- * every counter; in the interleaver's order (one block, two blocks in flight) it does the same work — MACs, DMA
- * bytes, DSP elements and instructions — in another order. Its cycles are not yet the lowering's (sw-stack README,
- * "The 7B walk in the interleaver's order": the walk's stand-in footprints are a lane wide).
+ * every counter; in the interleaver's order with two blocks in flight (layer by layer, skewed, in windows across layers)
+ * it equals the lowering's program on every counter too, but for the tiled QKV post's command order (below); one block
+ * in the interleaver's order does the same work — MACs, DMA bytes, DSP elements and instructions — in another order.
  */
 class WalkScheduleTest {
   private static PhaseCostModel model(ModelWeights w, MachineParams m, boolean extrapolate) {
@@ -36,9 +36,11 @@ class WalkScheduleTest {
    * Two token blocks in flight, layer by layer or skewed: the walk orders its commands as the lowering's interleaver
    * does (both by {@link LaneFootprints}) and every counter (cycles, commands, the second block's {@code dspld}s)
    * equals the lowering's program's, on stories260K (int8, int4, s2_4; ragged last blocks) and on a GQA shape of
-   * hidden 172 (4 heads, 2 KV heads; int8, s2_4). In windows across layers ({@link DecoderLowering#acrossLayers}, also
-   * with 2 of 5 layers costed and the rest added as the last one did) the work counters are equal and the cycles within
-   * 0.3 % (the program loads, below).
+   * hidden 172 (4 heads, 2 KV heads; int8, s2_4), also in windows across layers ({@link DecoderLowering#acrossLayers},
+   * also with 2 of 5 layers costed and the rest added as the last one did): the walk's programs carry the per-layer
+   * constants the lowering's do (the static input scales of the RMSNorms' quantizations, SiLU's output scale) and know
+   * a run's moving rows by its shape as {@link DspRunForms} does, so a later layer finds the lowering's programs
+   * resident.
    */
   @ParameterizedTest
   @CsvSource({"stories260K, int8, 16, true, false, 5", "stories260K, int8, 16, false, false, 5",
@@ -63,9 +65,9 @@ class WalkScheduleTest {
   /**
    * As above with static q/k/v scales ({@link DecoderLowering#staticQkv}) on stories260K: the per-token post, every
    * counter equal; at maxN 32 and 64 the tiled QKV post ({@link TiledQkvPost}, each block's posts in its skewed head;
-   * the second block's first Kᵀ line holds the first block's slots, staged in its tail), every counter but the program
-   * loads' ({@link #PROGRAM_LOADS}: the tiled walk's residency is approximate one block at a time already), cycles
-   * within 0.5 %; in windows across layers (the estimate's order) the program loads bounded as above.
+   * the second block's first Kᵀ line holds the first block's slots, staged in its tail; its runs are the lowering's
+   * programs on its rows, rewritten as the lowering's stream rewrites them), every counter but the cycles and the fetch
+   * cycles ({@link #ORDER}), the cycles within 0.05 %; in windows across layers (the estimate's order) the same.
    */
   @ParameterizedTest
   @CsvSource({"int8, 16, 128, true, false, false", "int8, 40, 128, true, false, false",
@@ -80,9 +82,35 @@ class WalkScheduleTest {
         true, tiled);
   }
 
-  /** The counters a DSP program load moves: its {@code dspld} command, words fetched and read, DSP and fetch cycles. */
-  private static final java.util.Set<Counter> PROGRAM_LOADS = java.util.EnumSet.of(Counter.CYCLES, Counter.COMMANDS,
-      Counter.EXT_READ_BEATS, Counter.DSP_CYCLES, Counter.FETCH_CYCLES);
+  /**
+   * As above on an NPU whose PPM has the gate operand (edge-64's: the 7B estimate's feed-forward,
+   * {@link FeedForwardWalk#feedForwardGated}, the residual after W2 with the W2 input's static scale as a constant), with
+   * dynamic and static q/k/v scales, also with the DSP's buffer permutations (edge-64's {@code dspPermute}: Kᵀ a block
+   * at a time, {@link KeyBlocks}): every counter equal.
+   */
+  @ParameterizedTest
+  @CsvSource({"int8, 16, true, false, false, false", "int8, 40, true, true, false, false",
+      "int8, 28, false, true, false, false", "s2_4, 28, true, true, false, false", "int4, 16, true, true, false, false",
+      "int8, 40, true, true, true, false", "s2_4, 28, true, true, true, false", "int8, 40, true, true, false, true",
+      "s2_4, 28, true, true, false, true", "int8, 40, true, true, true, true"})
+  void withThePpmGateTheTwoBlockOrdersOfTheWalkEqualTheLowering(String format, int tokens, boolean skewed,
+                                                                boolean acrossLayers, boolean staticQkv,
+                                                                boolean permute) throws Exception {
+    MachineParams gated = BlockInterleaverTest.twoBlockNpu(format).withPpmGate(true);
+    MachineParams m = gated.withDsp(gated.dsp().withPermute(permute));
+    assertWalkEqualsLowering(ModelCatalog.load("stories260K", 1).config(), m, format, tokens, skewed, acrossLayers, 5,
+        staticQkv, false);
+  }
+
+  /**
+   * The counters the tiled QKV post's command order moves: the cycles and the command fetch's (every command, program
+   * load and unit's work is the same). In the lowering the interleaver holds the second block's first RMSNorm inputs
+   * after the first block's tile posts: {@link CommandFootprint} counts a strided copy's last row as a whole stride, so
+   * the first block's K-row staging {@code dspout} (32 rows of 8 bytes at stride 32, its last row 16 bytes before the
+   * second block's x rows) reaches 16 bytes into them, a false dependence the walk's lane ranges do not have (open: a
+   * footprint ending at the last row's line would change the lowering's order, to be checked on the RTL).
+   */
+  private static final java.util.Set<Counter> ORDER = java.util.EnumSet.of(Counter.CYCLES, Counter.FETCH_CYCLES);
 
   private static void assertWalkEqualsLowering(ModelConfig c, MachineParams m, String format, int tokens,
                                                boolean skewed, boolean acrossLayers, int costedLayers,
@@ -100,30 +128,16 @@ class WalkScheduleTest {
         format, tokens, m.maxN(), staticQkv ? tiled ? "static, tiled post" : "static" : "dynamic",
         skewed ? " skewed" : "", acrossLayers ? " across layers" : "", costedLayers, exact.cycles(),
         exact.counter(Counter.COMMANDS), walked.cycles(), sequential.cycles());
-    // in windows across layers the program memory's placements stay from layer to layer, and the walk's programs do
-    // not carry every per-layer constant the lowering's do (the static input scales of its quantizations but those of
-    // the RMSNorms'): which programs a later layer finds resident may differ, so the program loads are bounded, the
-    // work counters exact; the tiled post's walk differs from the lowering in which programs it finds resident already
-    // one block at a time (TiledQkvPostTest#theExtrapolatedWalkFollowsTheTiledLowering), so in the second block's
-    // dsplds; with both (static q/k/v, tiled post, across layers) the GEMM unit's cycles differ too (a program load
-    // that differs shares the external port with a W stream the GEMM waits for, likely), so they are bounded with the
-    // cycles
-    boolean loadsBounded = acrossLayers || tiled;
-    boolean gemmBounded = acrossLayers && tiled;
     StringBuilder differ = new StringBuilder();
     for (Counter k : Counter.values()) {
-      if (exact.counter(k) != walked.counter(k) && !(loadsBounded && PROGRAM_LOADS.contains(k))
-          && !(gemmBounded && k == Counter.GEMM_CYCLES)) {
+      if (exact.counter(k) != walked.counter(k) && !(tiled && ORDER.contains(k))) {
         differ.append(' ').append(k.key()).append(' ').append(exact.counter(k)).append(" != ")
             .append(walked.counter(k));
       }
     }
     assertEquals("", differ.toString(), "the walk's counters against the lowering's");
-    double bound = tiled ? 0.005 : acrossLayers ? 0.003 : 0;
-    assertEquals(exact.cycles(), walked.cycles(), bound * exact.cycles(), "walk " + walked.cycles() + " cycles, "
-        + "lowering " + exact.cycles());
-    assertEquals(exact.counter(Counter.GEMM_CYCLES), walked.counter(Counter.GEMM_CYCLES),
-        bound * exact.counter(Counter.GEMM_CYCLES), "GEMM unit cycles");
+    assertEquals(exact.cycles(), walked.cycles(), (tiled ? 0.0005 : 0) * exact.cycles(), "walk " + walked.cycles()
+        + " cycles, lowering " + exact.cycles());
     assertTrue(walk.walkMovedCommands() > 0, "nothing moved beside a W stream");
   }
 
