@@ -44,7 +44,7 @@ import org.llmnpu.isa.dsp.DspProgram;
  * instructions, 95 cycles at up to 64 slots to 108 at 256 (its max pass, reduction tree and Newton steps one
  * dependent chain: about half of it interlock waits); each query head's SoftMax run 3 instructions a row more in its
  * exp pass and none of the normalization pass (3 a row), absmax pass (7 a row), chain (≈ 37) and codes pass (3 a row).
- * The 7B layer's SoftMax runs (256-token prefill): 1,638,144 → 1,232,379 cycles ({@code DspRunAnatomyBench}).
+ * The 7B layer's SoftMax runs (256-token prefill): 1,638,144 → 1,232,353 cycles ({@code DspRunAnatomyBench}, 2026-12-06 17:10 UTC).
  */
 final class ValueScaleBound {
   /** K: the power of two the scale carries and the output's dequantization takes off again. */
