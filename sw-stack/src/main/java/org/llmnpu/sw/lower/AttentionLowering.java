@@ -221,6 +221,8 @@ final class AttentionLowering {
     }
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
+    // the V scales to the probability codes' weights (ValueScaleBound), whatever the fusion: the same codes
+    e.run(l.r.valueWeights(l.rDVV, pos + n));
     if (batched != null) {
       batched.emit(n, pos, layer == 0);
     } else {
@@ -331,13 +333,14 @@ final class AttentionLowering {
     int sigmaS = LoweredModel.shift(c.kvDim());
     int sigmaP = LoweredModel.shift(m.maxContext());
     short scoreScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaS) / Math.sqrt(c.headDim()));
-    short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
     int sRows = r.rows(m.maxContext());
+    // the token's V-scale bound over its own slots (ValueScaleBound), for every head group's codes
+    ValueScaleBound.emit(e, s, l.rBound);
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
       java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
       java.util.List<org.llmnpu.isa.dsp.DspProgram> scoreScales = new java.util.ArrayList<>();
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> softmaxes = new java.util.ArrayList<>();
+      java.util.List<AttentionSoftmax.Head> softmaxes = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         int g = h / c.groupSize();
@@ -357,14 +360,13 @@ final class AttentionLowering {
         }
         e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
-        softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {l.rSc2 + i * sRows}, new int[] {l.rP + i * sRows}));
+        softmaxes.add(AttentionSoftmax.Head.unscaled(l.rSc2 + i * sRows, l.rP + i * sRows));
         probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));
       }
       // the group's scores scaled, and their SoftMax, in shared runs when their programs merge
       r.merged(scoreScales).forEach(e::run);
-      r.mergedKernels(softmaxes).forEach(e::run);
-      // the group's probabilities quantized in one run: their scalar chains hide each other's latency
-      r.quantizeRuns(probabilities).forEach(e::run);
+      // then their SoftMax and codes against the token's bound (AttentionSoftmax#withCodes), merged where it pays
+      r.probabilityRuns(softmaxes, probabilities, l.rBound, s).forEach(e::run);
       java.util.List<org.llmnpu.isa.dsp.DspProgram> outputScales = new java.util.ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
@@ -384,7 +386,8 @@ final class AttentionLowering {
         int rows = l.rO + h * l.hdRows;
         e.partialsIn(pv, l.sYO + 4L * (col - lead), l.yoChunkBytes, line, lead + c.headDim(), 1, rows, sigmaP, -1);
         r.headsDown(rows, l.hdRows, 1, lead).forEach(e::run);
-        outputScales.add(r.scale(rows, l.hdRows * l.lanes, l.rDP + i, -1, pvScale, -1, l.rOF + h * l.hdRows));
+        outputScales.add(r.scale(rows, l.hdRows * l.lanes, l.rDP + i, -1, ValueScaleBound.OUTPUT_SCALE, -1,
+            l.rOF + h * l.hdRows));
       }
       // the group's head outputs dequantized in one run when their programs merge
       r.merged(outputScales).forEach(e::run);

@@ -39,6 +39,14 @@ final class AttentionSoftmax {
    * constant, the scaled scores x (the scale's output, SoftMax's input), the probabilities.
    */
   record Head(int scores, int scaleRow, int vec, short c, int x, int out) {
+    /**
+     * A head's SoftMax over its scaled scores at {@code x} (computed by its own scale run) into {@code out}: the
+     * scale folded into the SoftMax program with no operand but the constant 1 ({@code x·1 = x} in FP16), so that the
+     * codes are {@link AttentionSoftmax#withCodes}' as at {@code --fusion full}.
+     */
+    static Head unscaled(int x, int out) {
+      return new Head(x, -1, -1, (short) 0x3C00, x, out);
+    }
   }
 
   private AttentionSoftmax() {
@@ -60,79 +68,83 @@ final class AttentionSoftmax {
   }
 
   /**
-   * The runs of the group {@code heads} and their probabilities' quantization {@code probabilities} (one vector a
-   * head, in order) over {@code len} slots: the heads' {@link #withCodes} programs merged ({@link DspLoopMerge}), or
-   * {@code separate} (the {@link #runs} and the quantization runs after them) where those take fewer {@code dsprun}s or,
-   * as many, fewer cycles.
+   * The runs of the group {@code heads} and their probabilities' codes {@code probabilities} (one vector a head, in
+   * order) over {@code len} slots: the heads' {@link #withCodes} programs merged ({@link DspLoopMerge}), or each its own
+   * run where that takes fewer {@code dsprun}s or, as many, fewer cycles (the same values either way).
    */
-  static List<DspProgram> runsWithCodes(List<Head> heads, List<DspQuantizer.Vector> probabilities, int len, int lanes,
-      float eps, DspPipeline pipeline, int depth, List<DspProgram> separate) {
+  static List<DspProgram> runsWithCodes(List<Head> heads, List<DspQuantizer.Vector> probabilities, int bound, int len,
+      int lanes, float eps, DspPipeline pipeline, int depth) {
     List<DspProgram> each = new ArrayList<>();
     for (int i = 0; i < heads.size(); i++) {
-      each.add(withCodes(heads.get(i), probabilities.get(i), len, lanes, eps));
+      each.add(withCodes(heads.get(i), probabilities.get(i), bound, len, lanes, eps));
     }
     List<DspProgram> merged = DspLoopMerge.mergeRuns(each, depth);
-    return cost(merged, List.of(), pipeline, depth) < cost(separate, List.of(), pipeline, depth) ? merged : separate;
+    return cost(merged, List.of(), pipeline, depth) <= cost(each, List.of(), pipeline, depth) ? merged : each;
   }
 
   /**
-   * One head's scale, SoftMax and probability quantization as one program: {@link #fused} with its normalization pass
-   * ({@code p = e·r}) turned into the quantization's absmax pass of {@code x = p·v} ({@code v} the vector's V scales),
-   * which stores x over the probabilities' rows for the codes pass, then the quantization's scalar chain
-   * ({@link DspQuantChain}), the codes ({@code TOINT}) and d broadcast to the vector's scale row. Each value is the
-   * separate runs': p as the SoftMax kernel rounds it, then {@link DspQuantizer}'s instructions in its order (the
-   * codes pass reads the stored x instead of multiplying p·v again: the same FP16 value). Per row 13 instructions
-   * instead of the normalization's 3 and the quantization's 5 + 5; one run instead of two.
+   * One head's scale, SoftMax and probability codes as one program, the codes straight out of the exp pass against the
+   * token's V-scale bound ({@link ValueScaleBound}): {@link #fused} with its exp pass storing
+   * {@code TOINT(fp16(e_j · u_j) · y)} (the vector's {@code vec} rows hold the weights {@code u_j}, row {@code bound}
+   * the token's {@code y}, its {@code out} rows take the codes) instead of e, and its normalization pass replaced by
+   * the query's scale {@code fp16(r · f)} ({@code r = 1/Σe} as the kernel computes it, {@code f} at row
+   * {@code bound + 1}) broadcast to the vector's scale row. e, Σe and r are the SoftMax kernel's bit for bit; per row
+   * 3 instructions more in the exp pass ({@code y} loaded before it, one register merged heads share:
+   * {@link DspLoopMerge}) and no normalization, absmax or codes pass (the vector's {@code in} rows, the
+   * probabilities', are not written).
    */
-  static DspProgram withCodes(Head h, DspQuantizer.Vector v, int len, int lanes, float eps) {
-    if (v.len() != len || v.in() != h.out() || v.vec() < 0 || v.product() != null) {
-      throw new IllegalArgumentException("the quantized vector must be the head's probabilities times a vector: " + v);
+  static DspProgram withCodes(Head h, DspQuantizer.Vector v, int bound, int len, int lanes, float eps) {
+    if (v.len() != len || v.in() != h.out() || v.vec() < 0 || v.product() != null || bound < 0) {
+      throw new IllegalArgumentException("the codes must be the head's probabilities against the V weights and a "
+          + "bound row, got " + v + ", bound row " + bound);
     }
     DspProgram softmax = fused(h, len, lanes, eps);
     List<DspInstruction> code = softmax.instructions();
     int norm = code.size() - 5;
     DspInstruction loop = code.get(norm);
-    DspInstruction load = code.get(norm + 1);
     DspInstruction mul = code.get(norm + 2);
-    if (loop.op() != DspOp.LOOP || loop.imm() >>> 16 != 3 || load.op() != DspOp.LD || mul.op() != DspOp.MUL16
-        || code.get(norm + 3).op() != DspOp.ST) {
+    if (loop.op() != DspOp.LOOP || loop.imm() >>> 16 != 3 || code.get(norm + 1).op() != DspOp.LD
+        || mul.op() != DspOp.MUL16 || code.get(norm + 3).op() != DspOp.ST) {
       throw new IllegalStateException("the SoftMax program does not end with its normalization pass: "
           + code.subList(norm, code.size()));
     }
-    int rows = loop.imm() & 0xFFFF;
-    int x = load.rd();
-    int y = mul.rd();
     int r = mul.rb();
-    // the chain's values in registers dead after the reciprocal (the kernel's sums and temporaries), its 0 and 2 the
-    // kernel's constants; the other constants in registers the program never names, so that merged heads share them
+    int exp = norm - 1;
+    while (code.get(exp).op() != DspOp.LOOP) {
+      exp--;
+    }
+    int body = code.get(exp).imm() >>> 16;
+    int store = exp + 1;
+    while (store <= exp + body && !(code.get(store).op() == DspOp.ST && code.get(store).imm() == h.out())) {
+      store++;
+    }
+    if (store > exp + body || exp + body >= norm) {
+      throw new IllegalStateException("the SoftMax program's exp pass does not store e: " + code.subList(exp, norm));
+    }
     TreeSet<Integer> named = new TreeSet<>();
     for (DspInstruction in : code) {
       named.addAll(List.of(in.rd(), in.ra(), in.rb(), in.rc()));
     }
-    List<Integer> constants = new ArrayList<>();
-    for (int reg = 1; reg < DspInstruction.REGISTERS && constants.size() < 4; reg++) {
-      if (!named.contains(reg) && reg != 13 && reg != 14 && (reg < 23 || reg > 26)) {
-        constants.add(reg);
-      }
+    int w = 0;
+    while (named.contains(w)) {
+      w++;
     }
-    for (int reg = 27; constants.size() < 4; reg++) {
-      if (!constants.contains(reg)) {
-        constants.add(reg);
-      }
+    int yreg = w + 1;
+    while (named.contains(yreg)) {
+      yreg++;
     }
-    DspQuantChain.Registers c = new DspQuantChain.Registers(13, 14, 23, 24, 25, 26, 0, 5, constants.get(0),
-        constants.get(1), constants.get(2), constants.get(3));
+    int e = code.get(store).ra();
     DspAssembler a = new DspAssembler();
-    a.emitAll(code.subList(0, norm));
-    a.li(c.acc(), 0).li(c.c127(), DspQuantChain.CONSTANTS[2]).li(c.inv127(), DspQuantChain.CONSTANTS[3])
-        .li(c.guard(), DspQuantChain.CONSTANTS[4]).li(c.c075(), DspQuantChain.CONSTANTS[5]);
-    a.loop(rows, () -> a.load(x, load.imm()).op(DspOp.MUL16, y, x, r).load(c.t(), v.vec()).op(DspOp.MUL16, y, y, c.t())
-        .store(h.out(), y).op(DspOp.ABS, c.t(), y, 0).masked(DspOp.MAX16, c.acc(), c.acc(), c.t()));
-    DspQuantChain.emit(a, lanes, c);
-    a.loop(rows, () -> a.load(y, h.out()).aux(DspOp.TOINT, 0, y, y, c.y()).store(v.out(), y));
-    a.setLength(lanes).store(v.scaleRow(), c.d());
-    return new DspProgram("quantized " + softmax.name() + " *" + v.vec() + "->" + v.out() + "/" + v.scaleRow(),
-        a.finish("").instructions());
+    a.emitAll(code.subList(0, exp));
+    // y before the exp pass: the same row and register in every head's copy, so merged heads share it (DspLoopMerge)
+    a.load(yreg, bound);
+    a.emit(DspOp.LOOP, 0, 0, 0, 0, false, 0, (body + 3) << 16 | code.get(exp).imm() & 0xFFFF);
+    a.emitAll(code.subList(exp + 1, store));
+    a.load(w, v.vec()).op(DspOp.MUL16, w, e, w).aux(DspOp.TOINT, 0, w, w, yreg).store(v.out(), w);
+    a.emitAll(code.subList(store + 1, norm));
+    a.load(w, bound + 1).op(DspOp.MUL16, w, r, w).setLength(lanes).store(v.scaleRow(), w);
+    return new DspProgram("bounded " + softmax.name() + " *" + v.vec() + "->" + v.out() + "/" + v.scaleRow() + "*"
+        + bound, a.finish("").instructions());
   }
 
   /** Runs after chaining (high part) and their cycles: what the stream's {@code dsprun}s of {@code runs, after} cost. */

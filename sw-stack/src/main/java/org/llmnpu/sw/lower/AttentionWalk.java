@@ -1,7 +1,6 @@
 package org.llmnpu.sw.lower;
 
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.sw.model.ModelConfig;
 
@@ -18,6 +17,16 @@ abstract class AttentionWalk extends QkvPostWalk {
 
   /** The block's attention after its K/V rows are stored: per token, or batched at {@code --fusion full}. */
   void attend(int n, int pos, boolean firstLayer) {
+    // as AttentionLowering#afterKvRows: the V scales to the codes' weights (ValueScaleBound), whatever the fusion
+    String before = operator();
+    operator("attention scale, SoftMax");
+    // one run a layer and block, known by its program rewritten for run parameters as the lowering's stream knows it
+    // (DspRunParameterizer: its rows the run's parameters, one program in both blocks in flight)
+    boolean shared = sharedRuns;
+    sharedRuns = true;
+    run(java.util.List.of("value weights", pos + n), () -> r.valueWeights(1, pos + n));
+    sharedRuns = shared;
+    operator(before);
     if (fusion == Fusion.FULL) {
       operator("layer vectors, KV cache");
       batchedAttention(n, pos, firstLayer);
@@ -30,11 +39,13 @@ abstract class AttentionWalk extends QkvPostWalk {
 
   void attention(int s) {
     scatterQueries();
+    // as AttentionLowering#heads: the token's V-scale bound before its head groups
+    tokenBound(s);
     // the lowering's groups of heads (LoweringLayout.headGroup): three whenever the DSP's rows hold their
     // probabilities, as on the NPUs this model is compared on and extrapolates to
     for (int h0 = 0; h0 < c.heads(); h0 += DspQuantizer.MAX_VECTORS) {
       int group = Math.min(DspQuantizer.MAX_VECTORS, c.heads() - h0);
-      groupProbabilities(h0, group, s);
+      groupProbabilities(h0, group, s, false);
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         dspOut(1, s, INT8);
@@ -60,9 +71,12 @@ abstract class AttentionWalk extends QkvPostWalk {
     }
   }
 
-  /** A head group's queries over {@code s} slots: their scores GEMVs, then scale, SoftMax and quantization runs. */
-  void groupProbabilities(int h0, int group, int s) {
-    groupProbabilities(group, s, heads -> headByHead(heads, i -> {
+  /**
+   * A head group's queries over {@code s} slots: their scores GEMVs, then (with {@code bound}) the token's V-scale
+   * bound, then the scale, SoftMax and codes runs.
+   */
+  void groupProbabilities(int h0, int group, int s, boolean bound) {
+    groupProbabilities(group, s, bound, heads -> headByHead(heads, i -> {
       int k = scoreK((h0 + i) / c.groupSize());
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
@@ -97,11 +111,14 @@ abstract class AttentionWalk extends QkvPostWalk {
    * As {@code BatchedAttention#headGroupProbabilities}: {@code scoresIn} (given the group's heads) the queries' scores,
    * then the runs.
    */
-  void groupProbabilities(int group, int s, java.util.function.IntConsumer scoresIn) {
+  void groupProbabilities(int group, int s, boolean bound, java.util.function.IntConsumer scoresIn) {
     operator("attention scores");
     scoresIn.accept(group);
-    // the group's scores scaled, their SoftMax and the probabilities quantized, in shared runs
+    // the group's scores scaled, their SoftMax and the probabilities coded, in shared runs
     operator("attention scale, SoftMax");
+    if (bound) {
+      tokenBound(s);
+    }
     runAll(java.util.List.of("scores", group, s), () -> scoresPrograms(group, s));
   }
 
@@ -137,25 +154,26 @@ abstract class AttentionWalk extends QkvPostWalk {
   /** The block's attention at {@code --fusion full} ({@link BatchedAttentionWalk}). */
   abstract void batchedAttention(int n, int pos, boolean firstLayer);
 
-  /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, quantization (merged as the lowering does). */
+  /** The DSP runs between a head group's scores and its P·V: scale, SoftMax, codes (merged as the lowering does). */
   java.util.List<DspProgram> scoresPrograms(int group, int s) {
-    java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
-    java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
-    java.util.List<DspProgram> softmaxes = new java.util.ArrayList<>();
-    for (int i = 0; i < group; i++) {
-      scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
-      softmaxes.add(r.kernel(DspKernel.SOFTMAX, s, new int[] {8 * i + 4}, new int[] {8 * i + 5}));
-      probabilities.add(new DspQuantizer.Vector(0, s, 1, 0, 0));
-    }
-    java.util.List<DspProgram> quantizations = r.quantizeRuns(probabilities);
     if (fusion == Fusion.FULL) {
       // as BatchedAttention#headGroupProbabilities: the scale folded into SoftMax, the heads merged (AttentionSoftmax)
-      return HeadGroups.programs(r, group, s);
+      return HeadGroups.programs(r, group, s, true);
+    }
+    // as AttentionLowering#heads: the scale runs, then SoftMax with the codes (the same codes as at full)
+    java.util.List<DspProgram> scoreScales = new java.util.ArrayList<>();
+    for (int i = 0; i < group; i++) {
+      scoreScales.add(r.scale(8 * i, s, 1, 2, (short) 0x3C00, -1, 8 * i + 3));
     }
     java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.merged(scoreScales));
-    runs.addAll(r.mergedKernels(softmaxes));
-    runs.addAll(quantizations);
+    runs.addAll(HeadGroups.programs(r, group, s, false));
     return runs;
+  }
+
+  /** A token's V-scale bound over its {@code s} slots ({@link ValueScaleBound#tokenProgram}). */
+  void tokenBound(int s) {
+    run(java.util.List.of("token bound", s), () -> r.tokenBound(1, s, 0,
+        ValueScaleBound.factor(LoweredModel.shift(maxContext))));
   }
 
 }

@@ -22,9 +22,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * codes and the scores are transposed through rows of one element a line ({@link #scoresBatched}). See the README.
  *
  * <p><b>Numerics.</b> Every INT32 P·V result equals the per-token GEMV's (the same integer dot product; zero
- * probabilities add nothing), and the DSP programs are the same per query, so the logits equal {@code --fusion
- * none}'s bit for bit, except where a P·V over more than maxK slots is split into K chunks at the batch's slot
- * count rather than the query's (a chunk of zero probabilities more, summed in FP32: the same value).
+ * probabilities add nothing), and the DSP programs compute the same values per query (its codes against its token's
+ * own V-scale bound, {@link ValueScaleBound}), so the logits equal {@code --fusion none}'s bit for bit (a P·V over
+ * more than maxK slots split at the batch's slot count: a chunk of zero probabilities more, the same FP32 sum).
  */
 final class BatchedAttention {
   final LoweringEmitter e;
@@ -46,10 +46,11 @@ final class BatchedAttention {
   final int batchTokens;
   /** A broadcast row per query of a batch, {@code (t − t0)·heads + h}: its probabilities' dequantization scale. */
   private final int rProbScales;
+  /** With those, each batch token's V-scale bound kept for its head groups; else -1 (each in l.rBound again). */
+  private final int rTokenBounds;
   /**
-   * When the DSP has fewer free rows than heads: each query's scale waits in the scratchpad instead, a line per query
-   * ({@link #queryRow}; {@code dspout} of one FP16, then {@code dspin} of it {@code lanes} times with stride 0, a
-   * broadcast row again), -1 otherwise.
+   * When the DSP has fewer free rows than heads and two bound rows: each query's scale waits in the scratchpad, a line
+   * per query ({@link #queryRow}; a {@code dspout} of one FP16, a {@code dspin} of it with stride 0), -1 otherwise.
    */
   private final int sProbScales;
   /**
@@ -84,14 +85,15 @@ final class BatchedAttention {
     groupSize = c.groupSize();
     headGroup = HeadGroups.atFull(l.r, l.headGroup, c.heads(), l.m.maxContext(), l.p);
     int freeRows = l.p.dsp().rows() - l.dspRowsUsed();
-    boolean inDsp = freeRows >= c.heads();
-    batchTokens = inDsp ? Math.min(l.blockMax, freeRows / c.heads()) : l.blockMax;
+    boolean inDsp = freeRows >= c.heads() + ValueScaleBound.ROWS;
+    batchTokens = inDsp ? Math.min(l.blockMax, freeRows / (c.heads() + ValueScaleBound.ROWS)) : l.blockMax;
     probStride = LoweredModel.roundUp(l.m.maxContext(), line);
     sProbs = l.spadRegion((long) c.heads() * l.blockMax * probStride, "the batched attention's probabilities");
     outStride = LoweredModel.roundUp(4L * (c.headDim() + line), line);
     outChunkBytes = (long) c.heads() * l.blockMax * outStride;
     sOut = l.spadRegion(outChunkBytes * l.pvSplit.count(), "the batched attention's P·V results");
     rProbScales = inDsp ? l.dspRegion(c.heads() * batchTokens, "the batched attention's probability scales") : -1;
+    rTokenBounds = inDsp ? l.dspRegion(ValueScaleBound.ROWS * batchTokens, "the batch tokens' V-scale bounds") : -1;
     sProbScales = inDsp ? -1 : l.spadRegion((long) c.heads() * l.blockMax * line,
         "the batched attention's probability scales");
     halfStride = LoweredModel.roundUp(2 * l.lanes, line);
@@ -105,11 +107,12 @@ final class BatchedAttention {
   }
 
   /**
-   * The tokens whose attention goes as one batch ({@link #batchTokens}) and, of them, whose scores go as one GEMM:
-   * what a layout's free DSP rows and scratchpad bytes allowed (a lane placed after another has fewer of both).
+   * Tokens a batch ({@link #batchTokens}), of them tokens a scores GEMM, 1 where a token's V-scale bound is kept (else
+   * 0): what a layout's free DSP rows and scratchpad bytes allowed (a lane placed after another has fewer of both).
    */
   int[] batching() {
-    return new int[] {batchTokens, keyScores != null ? keyScores.scoreTokens : scores != null ? scores.scoreTokens : 1};
+    return new int[] {batchTokens, keyScores != null ? keyScores.scoreTokens : scores != null ? scores.scoreTokens : 1,
+        rTokenBounds >= 0 ? 1 : 0};
   }
 
   /**
@@ -196,9 +199,8 @@ final class BatchedAttention {
   }
 
   /**
-   * Token t's queries over its {@code s} causal slots, as the unbatched path: per head its scores GEMV (the K cache
-   * as X, the query a weight column), then in head groups the scores scaled, SoftMax, quantized with the V scales
-   * folded in (shared runs); each query's codes to its P row, its scale to its scale row.
+   * Token t's queries over its {@code s} causal slots, as the unbatched path: per head its scores GEMV, then in head
+   * groups {@link #headGroupProbabilities}; each query's codes to its P row, its scale to its scale row.
    */
   private void probabilities(int t, int t0, int s) {
     var b = e.b;
@@ -249,11 +251,10 @@ final class BatchedAttention {
   }
 
   /**
-   * Token t's queries of heads {@code h0 .. h0 + group − 1} (a head group) over {@code s} slots: {@code scoresIn}
-   * (given the group's heads) puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows} (a DSP row stride of
-   * {@code sRows}), then the group's scores are scaled, SoftMax and quantized with the V scales folded in (shared
-   * runs); the queries' codes to their P rows (a {@code dspout} per run of evenly spaced P rows, DSP row stride
-   * {@code sRows}: {@link BatchedAttentionLayout#probabilityRowRuns}), each scale to its scale row.
+   * Token t's queries of heads {@code h0 .. h0 + group − 1} over {@code s} slots: {@code scoresIn} (given the group)
+   * puts head {@code h0 + i}'s FP16 scores at {@code l.rSc + i·sRows}, then the token's V-scale bound (the first group,
+   * or each where it is not kept: {@link #rTokenBounds}), the scores scaled, SoftMax and coded against it (shared runs);
+   * the codes to their P rows ({@link BatchedAttentionLayout#probabilityRowRuns}), each scale to its scale row.
    */
   void headGroupProbabilities(int t, int t0, int s, int h0, java.util.function.IntConsumer scoresIn) {
     var b = e.b;
@@ -274,7 +275,11 @@ final class BatchedAttention {
       int scale = sProbScales < 0 ? scaleRow(h, t, t0) : l.rDP + i;
       probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, scale));
     }
-    r.probabilityRuns(heads, probabilities, s).forEach(e::run);
+    int bound = rTokenBounds < 0 ? l.rBound : rTokenBounds + ValueScaleBound.ROWS * (t - t0);
+    if (rTokenBounds < 0 || h0 == 0) {
+      ValueScaleBound.emit(e, s, bound);
+    }
+    r.probabilityRuns(heads, probabilities, bound, s).forEach(e::run);
     for (long[] run : BatchedAttentionLayout.probabilityRowRuns(c, l.blockMax, t, h0, group)) {
       int i = (int) run[0] - h0;
       b.dspOut(sProbs + (long) queryRow(h0 + i, t) * probStride, Math.max(1, run[2]) * probStride, s, run[1],
@@ -336,13 +341,13 @@ final class BatchedAttention {
     var c = l.c;
     var r = l.r;
     int sigmaP = LoweredModel.shift(l.m.maxContext());
-    short pvScale = LoweringEmitter.half(Math.scalb(1.0, -sigmaP));
     // one-chunk results with their scales in the DSP: every head's in first, so that the groups' runs join
     boolean allIn = !pv.combined() && sProbScales < 0;
     if (allIn) {
       headOutputsIn(0, c.heads(), t, sigmaP);
       // every head's dequantization and the output's quantization in one run (HeadOutputCodes) where it applies
-      DspProgram codes = r.outputCodes(l.rO, c.heads(), l.hdRows, scaleRow(0, t, t0), pvScale, l.rOF, l.rOQ, l.rDO + t);
+      DspProgram codes = r.outputCodes(l.rO, c.heads(), l.hdRows, scaleRow(0, t, t0), ValueScaleBound.OUTPUT_SCALE, l.rOF,
+          l.rOQ, l.rDO + t);
       if (codes != null) {
         e.run(codes);
         e.b.dspOut(l.sXO + (long) t * l.xoStride, l.line, l.m.oK, 1, l.rOQ, Command.FMT_INT8);
@@ -365,8 +370,8 @@ final class BatchedAttention {
           scale = l.rDP + i;
           e.b.dspIn(sProbScales + (long) queryRow(h, t) * l.line, 0, 1, l.lanes, scale, Command.FMT_FP16, 0);
         }
-        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, pvScale, -1,
-            l.rOF + h * l.hdRows));
+        outputScales.add(r.scale(l.rO + h * l.hdRows, l.hdRows * l.lanes, scale, -1, ValueScaleBound.OUTPUT_SCALE,
+            -1, l.rOF + h * l.hdRows));
       }
       r.merged(outputScales).forEach(e::run);
     }

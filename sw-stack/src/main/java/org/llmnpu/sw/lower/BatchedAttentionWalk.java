@@ -52,7 +52,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       }
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
-        groupProbabilities(group, s, heads -> headByHead(heads, i -> dspIn(s, 1, FP16)));
+        groupProbabilities(group, s, boundAt(h0), heads -> headByHead(heads, i -> dspIn(s, 1, FP16)));
         probabilityRowsOut(t, h0, group, s);
       }
     }
@@ -91,10 +91,18 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         // as KeyScores#groupScoresIn: the group's scores in one dspin (a DSP row stride)
-        groupProbabilities(group, s, heads -> dspIn(heads, s, INT32));
+        groupProbabilities(group, s, boundAt(h0), heads -> dspIn(heads, s, INT32));
         probabilityRowsOut(t, h0, group, s);
       }
     }
+  }
+
+  /**
+   * Whether the head group from {@code h0} computes its token's V-scale bound, as {@code
+   * BatchedAttention#headGroupProbabilities}: the first group, or every group where the bounds are not kept.
+   */
+  private boolean boundAt(int h0) {
+    return h0 == 0 || attentionBatching()[2] == 0;
   }
 
   /** Whether the walk batches the scores as the lowering does where its regions fit ({@code BatchedAttention}). */
@@ -158,7 +166,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     }
     for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
       int group = Math.min(fullGroup(), c.heads() - h0);
-      groupProbabilities(h0, group, s);
+      groupProbabilities(h0, group, s, boundAt(h0));
       probabilityRowsOut(t, h0, group, s);
     }
   }
@@ -221,8 +229,9 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
 
   /**
    * The lowering's attention batching ({@link BatchedAttention#batching}: tokens a batch, tokens a scores GEMM) where
-   * it lays the model out; else (a model the lowering cannot lay out) the block's tokens in one batch and one scores
-   * GEMM, the stated NPU's DSP taken to hold a probability scale row per query.
+   * it lays the model out, and whether it keeps a token's V-scale bound for all its head groups; else (a model the
+   * lowering cannot lay out) the block's tokens in one batch and one scores GEMM, the stated NPU's DSP taken to hold a
+   * probability scale row per query and the bounds.
    */
   int[] attentionBatching() {
     if (batching == null) {
@@ -231,7 +240,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
         batching = new BlockLane(new LoweringLayout(layout, blockMax, true), program -> layout.dspPool, fusion)
             .attentionBatching();
       } catch (IllegalArgumentException cannotLayOut) {
-        batching = new int[] {blockMax, blockMax};
+        batching = new int[] {blockMax, blockMax, 1};
       }
     }
     return batching;

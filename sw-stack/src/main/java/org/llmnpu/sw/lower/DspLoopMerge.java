@@ -15,7 +15,7 @@ import org.llmnpu.isa.dsp.DspProgram;
  * interlock waits N − 1 cycles less; then every value given a register anew (one per live value, a linear scan over
  * the code with loops: a value read in a loop but defined before it lives to the loop's end), so that the copies fit
  * the 32 registers. Instructions every copy has identically ({@code SETLEN}, an {@code LI} of a constant, {@code
- * HALT}) are issued once.
+ * HALT}, an {@code LD} outside the loops of a row no copy writes into a register nothing else writes) are issued once.
  *
  * <p><b>Same results.</b> Each copy runs its own instructions in its own order with the same idx; no copy writes a
  * row another reads or writes ({@link DspLoopRows}), so the copies' memory operations commute; a register read before
@@ -60,8 +60,9 @@ final class DspLoopMerge {
       return null;
     }
     Set<Integer> constants = new HashSet<>();
+    Set<Integer> sharedLoads = sharedLoads(programs);
     for (int i = 0; i < first.size(); i++) {
-      if (first.get(i).op() == DspOp.LI && DspMerge.shared(programs, i)) {
+      if (first.get(i).op() == DspOp.LI && DspMerge.shared(programs, i) || sharedLoads.contains(i)) {
         constants.add(first.get(i).rd());
       }
     }
@@ -83,7 +84,7 @@ final class DspLoopMerge {
         regs.add(new int[] {-1, -1, -1, -1});
         continue;
       }
-      boolean shared = DspMerge.shared(programs, i);
+      boolean shared = DspMerge.shared(programs, i) || sharedLoads.contains(i);
       for (int j = 0; j < (shared ? 1 : n); j++) {
         DspInstruction c = programs.get(j).instructions().get(i);
         int base = VIRTUAL * j;
@@ -115,6 +116,37 @@ final class DspLoopMerge {
       name.append(" [").append(p.name()).append(']');
     }
     return new DspProgram(name.toString(), out);
+  }
+
+  /**
+   * The {@code LD}s issued once for all copies: outside every loop, the same instruction in every copy, its register
+   * written by nothing else. The copies read the same row, which none writes ({@link DspLoopRows#disjoint}: a row one
+   * copy writes another may not read), so each would load the same value (the token's bound, read by every head).
+   */
+  private static Set<Integer> sharedLoads(List<DspProgram> programs) {
+    List<DspInstruction> first = programs.get(0).instructions();
+    Set<Integer> loads = new HashSet<>();
+    int loopEnd = -1;
+    for (int i = 0; i < first.size(); i++) {
+      DspInstruction in = first.get(i);
+      if (in.op() == DspOp.LOOP) {
+        loopEnd = i + (in.imm() >>> 16);
+      }
+      if (in.op() != DspOp.LD || i <= loopEnd) {
+        continue;
+      }
+      boolean same = true;
+      for (DspProgram p : programs) {
+        same &= p.instructions().get(i).equals(in);
+      }
+      for (int k = 0; k < first.size() && same; k++) {
+        same = k == i || !(first.get(k).op().writesRegister() && first.get(k).rd() == in.rd());
+      }
+      if (same) {
+        loads.add(i);
+      }
+    }
+    return loads;
   }
 
   private static int virtual(int r, int base, Set<Integer> constants) {

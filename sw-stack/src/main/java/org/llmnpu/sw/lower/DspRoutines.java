@@ -132,17 +132,25 @@ final class DspRoutines {
   }
 
   /**
-   * All of a head group's probability runs ({@link AttentionSoftmax#runsWithCodes}): each head's scale, SoftMax and the
-   * quantization of {@code probabilities} (one vector a head, the head's probabilities times the V scales) in one
-   * program, the heads merged; or the separate {@link #scaledSoftmaxes} and {@link #quantizeRuns} where those cost less.
+   * All of a head group's probability runs ({@link AttentionSoftmax#runsWithCodes}): each head's scale, SoftMax and
+   * probability codes against the token's V-scale bound (the weights at each vector's {@code vec} rows, y and f at rows
+   * {@code bound} and {@code bound + 1}: {@link #tokenBound}) in one program, the heads merged where that costs less.
    */
-  List<DspProgram> probabilityRuns(List<AttentionSoftmax.Head> heads, List<DspQuantizer.Vector> probabilities, int len) {
-    return memo(List.of("probabilityRuns", List.copyOf(heads), List.copyOf(probabilities), len), () -> {
-      List<DspProgram> quantizations = quantizeRuns(probabilities);
-      List<DspProgram> separate = new ArrayList<>(scaledSoftmaxes(heads, len, quantizations));
-      separate.addAll(quantizations);
-      return AttentionSoftmax.runsWithCodes(heads, probabilities, len, lanes, eps, pipeline, programDepth, separate);
-    });
+  List<DspProgram> probabilityRuns(List<AttentionSoftmax.Head> heads, List<DspQuantizer.Vector> probabilities,
+      int bound, int len) {
+    return memo(List.of("probabilityRuns", List.copyOf(heads), List.copyOf(probabilities), bound, len),
+        () -> AttentionSoftmax.runsWithCodes(heads, probabilities, bound, len, lanes, eps, pipeline, programDepth));
+  }
+
+  /** The V scales turned into the bound's weights in place ({@link ValueScaleBound#weightsProgram}). */
+  DspProgram valueWeights(int scales, int len) {
+    return memo(List.of("valueWeights", scales, len), () -> ValueScaleBound.weightsProgram(this, scales, len));
+  }
+
+  /** A token's V-scale bound over {@code len} slots ({@link ValueScaleBound#tokenProgram}). */
+  DspProgram tokenBound(int weights, int len, int boundRow, short factor) {
+    return memo(List.of("tokenBound", weights, len, boundRow, factor),
+        () -> ValueScaleBound.tokenProgram(this, weights, len, boundRow, factor));
   }
 
   /**

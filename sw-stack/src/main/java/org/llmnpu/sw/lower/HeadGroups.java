@@ -18,8 +18,8 @@ import org.llmnpu.isa.dsp.DspProgram;
  * on, instead of 5 loading runs (3 + 3 + 2: the three-head groups' SoftMax and quantization two runs each); the
  * probabilities are the same bit for bit (each head's instructions are those of its own run, {@link AttentionSoftmax},
  * {@link DspQuantizer}). The 16-token prefill on the default NPU: 345,490 → 329,285 cycles. Since 2026-12-06 a head's
- * quantization can be part of its SoftMax program ({@link AttentionSoftmax#withCodes}, the heads merged into one
- * program: {@link DspRoutines#probabilityRuns}), where that costs fewer cycles than the two programs.
+ * codes come out of its SoftMax program against the token's V-scale bound ({@link AttentionSoftmax#withCodes},
+ * {@link ValueScaleBound}; the heads merged into one program where that costs less: {@link DspRoutines#probabilityRuns}).
  */
 final class HeadGroups {
   private HeadGroups() {
@@ -38,7 +38,7 @@ final class HeadGroups {
     for (int group = rowsGroup; group >= 1; group--) {
       long cycles = 0;
       for (int h0 = 0; h0 < heads; h0 += group) {
-        List<DspProgram> runs = DspChain.chain(programs(r, Math.min(group, heads - h0), maxContext), depth);
+        List<DspProgram> runs = DspChain.chain(programs(r, Math.min(group, heads - h0), maxContext, true), depth);
         for (DspProgram run : runs) {
           cycles += run.cycles(p.dsp().pipeline()) + (runs.size() == 1 ? 0 : (8L * run.size() + p.lineBytes() - 1)
               / p.lineBytes());
@@ -53,20 +53,23 @@ final class HeadGroups {
   }
 
   /**
-   * A group of {@code group} heads' runs over {@code s} slots at {@code --fusion full}, rows apart (the query scale row
-   * 0, the K scales from row 1, each head's three vectors after): the scale folded into SoftMax, the heads merged
-   * ({@link AttentionSoftmax}) with their quantization, as {@code BatchedAttention#headGroupProbabilities} runs them
+   * A group of {@code group} heads' runs over {@code s} slots, rows apart (the query scale row 0, the K scales and V
+   * weights from row 1, each head's three vectors after, the token's bound after the scale rows): with {@code scaled}
+   * the scale folded into SoftMax as at {@code --fusion full}, else SoftMax over scores a scale run has scaled
+   * ({@link AttentionLowering#unscaled}); the heads merged ({@link AttentionSoftmax}) with their codes, as
+   * {@code BatchedAttention#headGroupProbabilities} and {@code AttentionLowering#heads} run them
    * ({@link DspRoutines#probabilityRuns}).
    */
-  static List<DspProgram> programs(DspRoutines r, int group, int s) {
+  static List<DspProgram> programs(DspRoutines r, int group, int s, boolean scaled) {
     int rows = r.rows(s);
     List<DspQuantizer.Vector> probabilities = new ArrayList<>();
     List<AttentionSoftmax.Head> heads = new ArrayList<>();
     for (int i = 0; i < group; i++) {
       int base = 1 + rows + 3 * rows * i;
-      heads.add(new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows));
+      heads.add(scaled ? new AttentionSoftmax.Head(base, 0, 1, (short) 0x3C00, base + rows, base + 2 * rows)
+          : AttentionSoftmax.Head.unscaled(base + rows, base + 2 * rows));
       probabilities.add(new DspQuantizer.Vector(base + 2 * rows, s, 1, base, 1 + rows + 3 * rows * group + i));
     }
-    return r.probabilityRuns(heads, probabilities, s);
+    return r.probabilityRuns(heads, probabilities, 1 + rows + 3 * rows * group + group, s);
   }
 }

@@ -85,6 +85,11 @@ final class LoweringLayout {
   final int rPQ;
   final int rDKV;
   final int rDVV;
+  /**
+   * A token's V-scale bound, y then f ({@link ValueScaleBound#tokenProgram}), a broadcast row each: the SwiGLU rows
+   * {@link #rSw}, free during the attention.
+   */
+  final int rBound;
   final int rDP;
   final int rO;
   final int rOF;
@@ -252,6 +257,8 @@ final class LoweringLayout {
     rGate = dsp(r.rows(c.hiddenDim()));
     rUp = dsp(r.rows(c.hiddenDim()));
     rSw = dsp(r.rows(c.hiddenDim()));
+    // the SwiGLU rows are free during the attention: they hold a token's V-scale bound there
+    rBound = r.rows(c.hiddenDim()) >= ValueScaleBound.ROWS ? rSw : dsp(ValueScaleBound.ROWS);
     rPart = dsp(partRows);
     // the scores and probabilities of up to three heads at once (their DSP programs share runs), as many as fit
     int sRows = r.rows(model.maxContext());

@@ -16,11 +16,13 @@ import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.sw.model.Transformer;
 
 /**
- * {@link FusionAccuracyBench}'s int8 rows {@code full} and {@code full+gate} on the held-out set, each sequence on its
- * own: top-1 and KL per sequence, then all positions together (the bench's figure; with sequences of one length also
- * the mean of the sequences' KL) with the sequences' KL standard deviation and the standard error of their mean, so that a change's KL can be judged against the spread
- * across the sequences. A benchmark (about a minute for 8 × 64 tokens), not a test:
- * {@code java -cp … org.llmnpu.sw.bench.FusionAccuracySpreadBench [sequences] [length]}.
+ * {@link FusionAccuracyBench}'s rows {@code full} and {@code full+gate} (int8, or the weight format given) on the
+ * held-out set, each sequence on its own: top-1 and KL per sequence, then all positions together (the bench's figure;
+ * with sequences of one length also the mean of the sequences' KL) with the sequences' KL standard deviation and the
+ * standard error of their mean, so that a change's KL can be judged against the spread across the sequences. Two
+ * builds' per-sequence figures (the same sequences) pair for a paired difference. A benchmark (about a minute for
+ * 8 × 64 tokens), not a test: {@code java -cp … org.llmnpu.sw.bench.FusionAccuracySpreadBench [sequences] [length]
+ * [format]}.
  */
 public final class FusionAccuracySpreadBench {
   private FusionAccuracySpreadBench() {
@@ -29,16 +31,18 @@ public final class FusionAccuracySpreadBench {
   public static void main(String[] args) throws Exception {
     int count = args.length > 0 ? Integer.parseInt(args[0]) : 8;
     int length = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+    String format = args.length > 2 ? args[2] : "int8";
     ModelWeights w = ModelCatalog.load("stories260K", 1);
     Transformer fp32 = new Transformer(w);
     int[][] sequences = SampledSequences.sample(fp32, count, length, SampledSequences.EVALUATION_SEED);
-    System.out.printf(Locale.ROOT, "held-out: %d sequences x %d tokens (seed %d), int8%n", count, length,
-        SampledSequences.EVALUATION_SEED);
+    System.out.printf(Locale.ROOT, "held-out: %d sequences x %d tokens (seed %d), %s%n", count, length,
+        SampledSequences.EVALUATION_SEED, format);
     System.out.println("| fusion | top-1 | KL (nats) | KL SD of sequences | SE of mean | per sequence top-1/KL |");
     System.out.println("|---|---:|---:|---:|---:|---|");
-    MachineParams npu = NpuTargets.defaultNpu();
+    MachineParams npu = WeightFormats.sparsity(format) == org.llmnpu.isa.Command.S2_4 ? NpuTargets.sparse24()
+        : NpuTargets.defaultNpu();
     for (MachineParams m : new MachineParams[] {npu, npu.withPpmGate(true)}) {
-      LoweredModel model = WeightFormats.lower(w, "int8", m, length, length);
+      LoweredModel model = WeightFormats.lower(w, format, m, length, length);
       float[][] reference = new float[count * length][];
       float[][] got = new float[count * length][];
       double[] kl = new double[count];
@@ -54,7 +58,7 @@ public final class FusionAccuracySpreadBench {
         }
         LogitComparison one = LogitComparison.compare(ref, logits);
         kl[s] = one.klDivergence();
-        each.append(String.format(Locale.ROOT, " %.3f/%.4f", one.top1Agreement(), one.klDivergence()));
+        each.append(String.format(Locale.ROOT, " %.4f/%.5f", one.top1Agreement(), one.klDivergence()));
       }
       double mean = 0;
       for (double k : kl) {

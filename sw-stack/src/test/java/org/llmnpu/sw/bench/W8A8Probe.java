@@ -16,38 +16,11 @@ public final class W8A8Probe {
   static boolean[] on = new boolean[10];
 
   static float[] fq(float[] x, int site) {
-    if (!on[site]) {
-      return x.clone();
-    }
-    double m = 0;
-    for (float v : x) {
-      m = Math.max(m, Math.abs(v));
-    }
-    double s = Math.max(m, 1.0 / 256) / 127;
-    float[] y = new float[x.length];
-    for (int i = 0; i < x.length; i++) {
-      y[i] = (float) (Math.max(-127, Math.min(127, Math.rint(x[i] / s))) * s);
-    }
-    return y;
+    return on[site] ? FakeQuant.activation(x) : x.clone();
   }
 
   static float[][] fqw(float[][] w) {
-    if (!on[9]) {
-      return w;
-    }
-    float[][] o = new float[w.length][];
-    for (int i = 0; i < w.length; i++) {
-      double m = 0;
-      for (float v : w[i]) {
-        m = Math.max(m, Math.abs(v));
-      }
-      double s = m > 0 ? m / 127 : 1;
-      o[i] = new float[w[i].length];
-      for (int k = 0; k < w[i].length; k++) {
-        o[i][k] = (float) (Math.rint(w[i][k] / s) * s);
-      }
-    }
-    return o;
+    return on[9] ? FakeQuant.weights(w, 127) : w;
   }
 
   static float[][] run(ModelWeights w, int[] seq) {

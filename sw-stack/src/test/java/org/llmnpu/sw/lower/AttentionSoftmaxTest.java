@@ -81,69 +81,6 @@ class AttentionSoftmaxTest {
     }
   }
 
-  /**
-   * A head group's scale, SoftMax and probability quantization in one merged program per group
-   * ({@link DspRoutines#probabilityRuns}, {@link AttentionSoftmax#withCodes}) gives the codes, scale rows and scaled
-   * scores of the separate runs bit for bit (ragged lengths, one to three heads, 16 to 64 lanes); on edge-64's DSP
-   * (64 lanes, 512 words) the heads of more than one row merge into one run of fewer cycles than the separate runs.
-   */
-  @ParameterizedTest
-  @CsvSource({"16,1,1", "16,17,2", "16,100,3", "32,129,2", "32,256,3", "64,1,3", "64,65,3", "64,200,3", "64,256,3",
-      "4,37,3"})
-  void quantizedProbabilitiesEqualSeparateRuns(int lanes, int len, int group) {
-    var dsp = new MachineParams.DspParams(lanes, ROWS, lanes == 64 ? 512 : 256, 12, 2, 1L << 32, 4);
-    DspRoutines r = new DspRoutines(dsp, 1e-5f);
-    int rows = r.rows(len);
-    List<AttentionSoftmax.Head> heads = new ArrayList<>();
-    List<DspQuantizer.Vector> probabilities = new ArrayList<>();
-    short c = Fp16.fromDouble(Math.scalb(1.0, -7) / Math.sqrt(64));
-    int codes = 1 + rows + 3 * rows * group;
-    int vScales = ROWS - 4 - rows;
-    for (int i = 0; i < group; i++) {
-      int base = 1 + rows + 3 * rows * i;
-      heads.add(new AttentionSoftmax.Head(base, 0, 1, c, base + rows, base + 2 * rows));
-      probabilities.add(new DspQuantizer.Vector(base + 2 * rows, len, vScales, codes + rows * i, ROWS - 2 - i));
-    }
-    List<DspProgram> quantizations = r.quantizeRuns(probabilities);
-    List<DspProgram> separate = new ArrayList<>(r.scaledSoftmaxes(heads, len, quantizations));
-    separate.addAll(quantizations);
-    List<DspProgram> now = r.probabilityRuns(heads, probabilities, len);
-    Random rnd = new Random(7L * len + lanes + group);
-    short[] buffer = new short[ROWS * lanes];
-    for (int e = 0; e < lanes; e++) {
-      buffer[e] = Fp16.fromDouble(0.01 + rnd.nextDouble());
-    }
-    for (int e = 0; e < rows * lanes; e++) {
-      buffer[lanes + e] = Fp16.fromDouble(0.001 + rnd.nextDouble() * 0.05);
-      buffer[vScales * lanes + e] = Fp16.fromDouble(0.002 + rnd.nextDouble() * 0.03);
-    }
-    for (AttentionSoftmax.Head h : heads) {
-      for (int e = 0; e < len; e++) {
-        buffer[h.scores() * lanes + e] = Fp16.fromDouble(rnd.nextGaussian() * 2000);
-      }
-    }
-    short[] expect = run(lanes, buffer, separate, new long[1]);
-    short[] got = run(lanes, buffer, now, new long[1]);
-    for (int i = 0; i < group; i++) {
-      int at = (codes + rows * i) * lanes;
-      assertArrayEquals(java.util.Arrays.copyOfRange(expect, at, at + len), java.util.Arrays.copyOfRange(got, at,
-          at + len), "codes of head " + i);
-      at = (ROWS - 2 - i) * lanes;
-      assertArrayEquals(java.util.Arrays.copyOfRange(expect, at, at + lanes), java.util.Arrays.copyOfRange(got, at,
-          at + lanes), "scale row of head " + i);
-      at = heads.get(i).x() * lanes;
-      assertArrayEquals(java.util.Arrays.copyOfRange(expect, at, at + len), java.util.Arrays.copyOfRange(got, at,
-          at + len), "scaled scores of head " + i);
-    }
-    if (lanes == 64 && group > 1) {
-      long before = DspChain.chain(separate, 512).stream().mapToLong(p -> p.cycles(dsp.pipeline())).sum();
-      long after = DspChain.chain(now, 512).stream().mapToLong(p -> p.cycles(dsp.pipeline())).sum();
-      // one-row heads keep the separate straight-line runs where those cost less (AttentionSoftmax.runsWithCodes)
-      assertTrue(len > lanes ? now.size() == 1 && after < before : after <= before,
-          now.size() + " runs, " + after + " cycles against " + before);
-    }
-  }
-
   @ParameterizedTest
   @CsvSource({"64", "128", "256"})
   void statedNpuGroupTakesFewerRunsAndCycles(int len) {

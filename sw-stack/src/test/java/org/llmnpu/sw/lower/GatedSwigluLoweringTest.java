@@ -10,6 +10,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.eval.LogitComparison;
+import org.llmnpu.sw.eval.SampledSequences;
 import org.llmnpu.sw.io.ModelCatalog;
 import org.llmnpu.sw.model.ModelWeights;
 
@@ -22,6 +24,10 @@ import org.llmnpu.sw.model.ModelWeights;
  */
 class GatedSwigluLoweringTest {
   private static final int[] PROMPT = FusedLoweringTest.PROMPT;
+  private static final int HELD_OUT_SEQUENCES = 6;
+  private static final int HELD_OUT_LENGTH = 32;
+  private static final double INT4_KL_MARGIN = 0.15;
+  private static final double INT4_TOP1_MARGIN = 0.05;
 
   private static MachineParams gated(String format) {
     return FusedLoweringTest.machine(format).withPpmGate(true);
@@ -49,13 +55,41 @@ class GatedSwigluLoweringTest {
     assertTrue(p1.counter(Counter.DSP_ELEMENTS) < p0.counter(Counter.DSP_ELEMENTS));
     System.out.printf("%s full: prefill %d -> %d cycles, decode %d -> %d%n", format, p0.counter(Counter.CYCLES),
         p1.counter(Counter.CYCLES), d0.counter(Counter.CYCLES), d1.counter(Counter.CYCLES));
-    if (!format.equals("s2_4")) {
+    if (format.equals("int8")) {  // INT4: theGatedInt4PathIsAsCloseToFp32AsTheDspPathOnHeldOutTokens
       PpmEpilogueLoweringTest.assertClose(p0.logits()[0], p1.logits()[0], 0.3);
       PpmEpilogueLoweringTest.assertClose(d0.logits()[0], d1.logits()[0], 0.3);
     }
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), gated(format), 24, 6, format, Fusion.FULL);
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(PROMPT.length, 0, layers));
     PhaseCostModelTest.assertEveryCounterEqual(d1, cost.step(1, PROMPT.length, layers));
+  }
+
+  /**
+   * INT4 (per channel, codes −7..7) on stories260K is far from FP32 (about 3.1 nats KL, top-1 ≈ 0.17 on held-out
+   * tokens), so one prompt's top token is not a criterion: on {@link #PROMPT}'s last token both paths' KL to FP32 is
+   * 4.7–6.5 nats and their top tokens (466 or 407, FP32's 306) change with any rounding of the attention. The gated
+   * path is held to the DSP path's accuracy instead, paired on {@value #HELD_OUT_SEQUENCES} × {@value #HELD_OUT_LENGTH}
+   * held-out tokens (sampled from the FP32 model, the benches' evaluation seed): its mean KL to FP32 within
+   * {@value #INT4_KL_MARGIN} nats of the DSP path's (the paired per-sequence difference's SD is about 0.075 nats on
+   * 32 × 64 tokens: the margin is about 5 standard errors of this test's mean), and its top-1 agreement with FP32 within
+   * {@value #INT4_TOP1_MARGIN} of the DSP path's. It fails a gated path whose W2 input scale is a quarter of the
+   * calibrated one (KL 2.96 → 3.70; at a half, 3.03, it passes).
+   */
+  @Test
+  void theGatedInt4PathIsAsCloseToFp32AsTheDspPathOnHeldOutTokens() throws Exception {
+    ModelWeights w = ModelCatalog.load("stories260K", 1);
+    LogitComparison[] paths = new LogitComparison[2];
+    for (int gate = 0; gate < 2; gate++) {
+      paths[gate] = IntegerPathAccuracy.evaluate(w, "int4", FusedLoweringTest.machine("int4").withPpmGate(gate == 1),
+          HELD_OUT_SEQUENCES, HELD_OUT_LENGTH, SampledSequences.EVALUATION_SEED, Fusion.FULL);
+    }
+    System.out.printf("int4 full, %d x %d held-out tokens: KL %.4f (DSP path) -> %.4f (gate), top-1 %.4f -> %.4f%n",
+        HELD_OUT_SEQUENCES, HELD_OUT_LENGTH, paths[0].klDivergence(), paths[1].klDivergence(),
+        paths[0].top1Agreement(), paths[1].top1Agreement());
+    assertTrue(paths[1].klDivergence() <= paths[0].klDivergence() + INT4_KL_MARGIN, "gated KL "
+        + paths[1].klDivergence() + " vs the DSP path's " + paths[0].klDivergence());
+    assertTrue(paths[1].top1Agreement() >= paths[0].top1Agreement() - INT4_TOP1_MARGIN, "gated top-1 "
+        + paths[1].top1Agreement() + " vs the DSP path's " + paths[0].top1Agreement());
   }
 
   /** The gated NPU's layout stores 8-bit weights with the W2 input smoothed; INT4 and the ungated NPU's as given. */
