@@ -39,10 +39,7 @@ final class BatchedAttention {
   private final int sOut;
   private final int outStride;
   private final long outChunkBytes;
-  /**
-   * Tokens whose queries share the GEMMs: as many as the DSP buffer holds probability scale rows for, or the block
-   * when the scales wait in the scratchpad.
-   */
+  /** Tokens whose queries share the GEMMs: as many as the DSP holds scale rows for, or the block (scales in spad). */
   final int batchTokens;
   /** A broadcast row per query of a batch, {@code (t − t0)·heads + h}: its probabilities' dequantization scale. */
   private final int rProbScales;
@@ -71,10 +68,7 @@ final class BatchedAttention {
   private final int sKeyStage;
   /** The scores as {@code Q·Kᵀ} against the K cache held transposed, where the NPU and the scratchpad allow; else null. */
   final TransposedKeys keyScores;
-  /**
-   * Else the scores as one GEMM per KV head over a sub-batch's queries, where the scratchpad holds them; else null
-   * (each query's GEMVs).
-   */
+  /** Else one scores GEMM per KV head over a sub-batch's queries where the scratchpad holds them; else null (GEMVs). */
   final BatchedScores scores;
 
   BatchedAttention(LoweringEmitter emitter) {
