@@ -11,7 +11,6 @@ import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * stories260K's decoder with the X kept across N tiles on the RTL ({@link FeaturedNpu}, built with {@code xKeep}): the
@@ -32,26 +31,17 @@ class KeptXDecoderCosimTest {
         Fusion.FULL);
     NpuDecoder.Step cp = golden.prefill(prompt, false);
     NpuDecoder.Step cd = golden.decode(prompt[3]);
-    try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
-      StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
-      NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      NpuDecoder.Step p = npu.prefill(prompt, false);
-      DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
-      NpuDecoder.Step d = npu.decode(prompt[3]);
-      DecoderRun.Step decode = recorder.step(d.phase(), d, false);
-      for (DecoderRun.Step s : new DecoderRun.Step[] {prefill, decode}) {
-        assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-        assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-      }
-      assertArrayEquals(cp.logits()[0], p.logits()[0], "prefill logits");
-      assertArrayEquals(cd.logits()[0], d.logits()[0], "decode logits");
-      assertEquals(cp.counter(Counter.MACS), p.counter(Counter.MACS));
-      assertTrue(p.counter(Counter.SPAD_READS) < cp.counter(Counter.SPAD_READS), "prefill: X copies skipped");
-      assertTrue(d.counter(Counter.SPAD_READS) < cd.counter(Counter.SPAD_READS), "decode: X copies skipped");
-      System.out.printf("stories260K int8 full on the RTL with xKeep: prefill %,d cycles (copying X %,d), %,d scratchpad "
-          + "reads (%,d); decode %,d cycles (%,d), %,d reads (%,d)%n", prefill.rtlCycles(), cp.counter(Counter.CYCLES),
-          p.counter(Counter.SPAD_READS), cp.counter(Counter.SPAD_READS), decode.rtlCycles(),
-          cd.counter(Counter.CYCLES), d.counter(Counter.SPAD_READS), cd.counter(Counter.SPAD_READS));
-    }
+    StaticQkvDecoderCosimTest.RtlSteps rtl = StaticQkvDecoderCosimTest.onTheRtl(config, model, prompt, false);
+    NpuDecoder.Step p = rtl.prefill();
+    NpuDecoder.Step d = rtl.decode();
+    assertArrayEquals(cp.logits()[0], p.logits()[0], "prefill logits");
+    assertArrayEquals(cd.logits()[0], d.logits()[0], "decode logits");
+    assertEquals(cp.counter(Counter.MACS), p.counter(Counter.MACS));
+    assertTrue(p.counter(Counter.SPAD_READS) < cp.counter(Counter.SPAD_READS), "prefill: X copies skipped");
+    assertTrue(d.counter(Counter.SPAD_READS) < cd.counter(Counter.SPAD_READS), "decode: X copies skipped");
+    System.out.printf("stories260K int8 full on the RTL with xKeep: prefill %,d cycles (copying X %,d), %,d scratchpad "
+        + "reads (%,d); decode %,d cycles (%,d), %,d reads (%,d)%n", rtl.prefillCycles(), cp.counter(Counter.CYCLES),
+        p.counter(Counter.SPAD_READS), cp.counter(Counter.SPAD_READS), rtl.decodeCycles(), cd.counter(Counter.CYCLES),
+        d.counter(Counter.SPAD_READS), cd.counter(Counter.SPAD_READS));
   }
 }
