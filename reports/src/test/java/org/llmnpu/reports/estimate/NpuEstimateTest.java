@@ -223,9 +223,15 @@ class NpuEstimateTest {
     String lanes = assertThrows(IllegalArgumentException.class, () -> EstimateTarget.load("edge-64", invalid))
         .getMessage();
     assertTrue(lanes.startsWith("--config") && lanes.contains("dspLanes"), lanes);
+    // edge-64 keeps X (xKeep), which the PiM engine cannot: the file must turn it off to reach the estimate's refusal
+    Path kept = dir.resolve("pim-kept.yaml");
+    Files.writeString(kept, "engine: pim\n");
+    String keep = assertThrows(IllegalArgumentException.class,
+        () -> NpuEstimate.run(options("stories260K", kept, 8, "int8", null))).getMessage();
+    assertTrue(keep.startsWith("--config") && keep.contains("xKeep needs engine systolic"), keep);
     String pim = assertThrows(IllegalArgumentException.class, () -> {
       Path p = dir.resolve("pim.yaml");
-      Files.writeString(p, "engine: pim\n");
+      Files.writeString(p, "engine: pim\nxKeep: false\n");
       NpuEstimate.run(options("stories260K", p, 8, "int8", null));
     }).getMessage();
     assertTrue(pim.contains("engine pim") && pim.contains("allowed: engine systolic"), pim);
