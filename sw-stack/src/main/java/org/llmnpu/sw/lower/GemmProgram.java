@@ -21,7 +21,10 @@ import org.llmnpu.isa.Program;
  * are stored as packed INT4 and brought in with {@code load4}, which widens them to INT8.
  */
 public final class GemmProgram {
-  /** The image with the program at address 0. */
+  /**
+   * The image with the program at address 0: the NPU's whole external memory, or on an NPU with more than a byte array
+   * holds (edge-64: 4 GiB) the bounded image of the program's data ({@link MemoryImage#dataImageLength}).
+   */
   public record Built(byte[] image, Program program, int tiles, long macs) {
   }
 
@@ -57,8 +60,7 @@ public final class GemmProgram {
     }
     long programBytes = (4L * tiles.size() + 1) * Command.BYTES;
     long ext = up(programBytes, 1 << 16);
-    byte[] image = new byte[(int) p.extMemBytes()];
-    Random rnd = new Random(seed);
+    List<long[]> operands = new ArrayList<>();
     Program.Builder b = Program.builder();
     Command.Store deferred = null;
     int toggle = 0;
@@ -88,8 +90,8 @@ public final class GemmProgram {
         throw new IllegalArgumentException("the decoder's operands need more than the NPU's " + (p.extMemBytes() >> 20)
             + " MiB of external memory (extMemMiB); use fewer prompt tokens or more memory");
       }
-      randomRows(image, rnd, extX, extXStride, t.k, t.m);
-      randomRows(image, rnd, extW, extWStride, wRow, t.k);
+      operands.add(new long[] {extX, extXStride, t.k, t.m});
+      operands.add(new long[] {extW, extWStride, wRow, t.k});
       b.load(extX, extXStride, x, xStride, t.k, t.m);
       if (t.int4) {
         b.load4(extW, extWStride, w, wStride, wRow, t.k);
@@ -109,16 +111,21 @@ public final class GemmProgram {
     }
     b.halt();
     Program prog = b.build();
+    byte[] image = new byte[MemoryImage.dataImageLength(p, ext)];
+    Random rnd = new Random(seed);
+    for (long[] o : operands) {
+      randomRows(image, rnd, o[0], o[1], o[2], o[3]);
+    }
     byte[] code = prog.bytes();
     System.arraycopy(code, 0, image, 0, code.length);
     return new Built(image, prog, tiles.size(), macs);
   }
 
   private static void randomRows(byte[] image, Random rnd, long at, long stride, long rowBytes, long rows) {
-    byte[] row = new byte[(int) rowBytes];
+    byte[] row = new byte[Math.toIntExact(rowBytes)];
     for (long r = 0; r < rows; r++) {
       rnd.nextBytes(row);
-      System.arraycopy(row, 0, image, (int) (at + r * stride), row.length);
+      System.arraycopy(row, 0, image, Math.toIntExact(at + r * stride), row.length);
     }
   }
 

@@ -12,8 +12,11 @@ import org.llmnpu.isa.MachineParams;
  * which the golden simulator runs as the beginning of the NPU's memory ({@code IsaSimulator#run}: a command that
  * reaches beyond it is an error of the run, not of the NPU). Programs and results are the same as on an NPU with just
  * that much memory; only the DSP pool's and the epilogue data's addresses differ from a whole-memory layout.
+ *
+ * <p>Programs without DSP programs or epilogue data ({@code GemmProgram}, {@code EstimationProgram}) bound their
+ * image with {@link #dataImageLength}: the whole memory, or on a larger NPU their data rounded up to the line.
  */
-final class MemoryImage {
+public final class MemoryImage {
   /** The largest image: a JVM byte array holds up to {@code Integer.MAX_VALUE − 8} bytes; a multiple of 4 KiB. */
   static final long MAX_BYTES = (Integer.MAX_VALUE - 8L) / 4096 * 4096;
   /** The DSP program pool of a bounded image (external-memory bytes for the programs the steps place). */
@@ -33,6 +36,21 @@ final class MemoryImage {
     }
     long line = machine.lineBytes();
     return Math.min(end, (regionsEnd + BOUNDED_POOL_BYTES + epilogueBytes + line - 1) / line * line);
+  }
+
+  /**
+   * The length of the image of a program whose data (commands, operands, results) ends at {@code dataEnd} and that
+   * places no DSP programs and no epilogue data: the NPU's whole external memory when a byte array holds it ({@link
+   * #MAX_BYTES}), else {@code dataEnd} rounded up to the line (a bounded image); an error when that is too large too.
+   */
+  public static int dataImageLength(MachineParams machine, long dataEnd) {
+    long end = machine.extMemBytes();
+    if (dataEnd > end) {
+      throw new IllegalArgumentException("the program's data ends at byte " + dataEnd + ", past the NPU's " + end
+          + " bytes of external memory (extMemMiB)");
+    }
+    long line = machine.lineBytes();
+    return length(end <= MAX_BYTES ? end : Math.min(end, (dataEnd + line - 1) / line * line), machine);
   }
 
   /** The length of the image of a layout whose top is {@code top}, or an error when no byte array holds it. */

@@ -7,6 +7,7 @@ import org.llmnpu.isa.CommandCodec;
 import org.llmnpu.isa.CycleModel;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
+import org.llmnpu.sw.lower.MemoryImage;
 
 /**
  * ShadowNPU's importance estimation as one {@code npu-isa} program: a list of tasks, each the dense INT8 product
@@ -145,14 +146,16 @@ public final class EstimationProgram {
 
   /**
    * The memory image of a plan: the program at 0, each task's query codes {@code q[t]} ({@code m × d}) and key
-   * codes {@code k[t]} ({@code n × d}, written transposed).
+   * codes {@code k[t]} ({@code n × d}, written transposed). The image is the NPU's whole external memory, or on an
+   * NPU with more than a byte array holds (edge-64: 4 GiB) the bounded image of the plan's data ({@link
+   * MemoryImage#dataImageLength}), which the golden simulator runs as the memory's beginning.
    */
   public static byte[] image(MachineParams p, Plan plan, List<byte[][]> q, List<byte[][]> k) {
     if (q.size() != plan.placements().size() || k.size() != plan.placements().size()) {
       throw new IllegalArgumentException("need the codes of " + plan.placements().size() + " tasks, got "
           + q.size() + " and " + k.size());
     }
-    byte[] image = new byte[(int) p.extMemBytes()];
+    byte[] image = new byte[MemoryImage.dataImageLength(p, plan.end())];
     byte[] code = plan.program().bytes();
     System.arraycopy(code, 0, image, 0, code.length);
     for (int t = 0; t < q.size(); t++) {

@@ -54,6 +54,40 @@ class EstimationProgramTest {
     assertEquals(run.counter(Counter.CYCLES), EstimationProgram.cycles(p, plan.program()));
   }
 
+  /**
+   * On an NPU with more external memory than a JVM array holds (edge-64 has 4 GiB) the image is bounded to the plan's
+   * data ({@code MemoryImage.dataImageLength}); the golden run gives the scores and every counter of the 16 MiB NPU.
+   */
+  @Test
+  void aGoldenRunOnFourGibibytesEqualsTheSameRunOnSixteenMebibytes() {
+    MachineParams small = NpuTargets.defaultNpu();
+    MachineParams big = small.withExtMemBytes(4L << 30);
+    Random r = new Random(39);
+    List<EstimationProgram.Shape> shapes = List.of(new EstimationProgram.Shape(33, 300, 8),
+        new EstimationProgram.Shape(8, 77, 64));
+    List<byte[][]> q = new ArrayList<>();
+    List<byte[][]> k = new ArrayList<>();
+    for (EstimationProgram.Shape s : shapes) {
+      q.add(codes(r, s.m(), s.d(), false));
+      k.add(codes(r, s.n(), s.d(), false));
+    }
+    EstimationProgram.Plan plan = EstimationProgram.plan(big, shapes);
+    byte[] image = EstimationProgram.image(big, plan, q, k);
+    assertTrue(image.length >= plan.end() && image.length < plan.end() + big.lineBytes(), image.length + " bytes");
+    IsaSimulator.Result run = IsaSimulator.run(big, image, 0);
+    IsaSimulator.Result whole = IsaSimulator.run(small, EstimationProgram.image(small, plan, q, k), 0);
+    assertEquals(ErrorCause.NONE, run.error());
+    for (int t = 0; t < shapes.size(); t++) {
+      int[][] want = HeadQuantizer.scores(q.get(t), k.get(t));
+      int[][] got = EstimationProgram.scores(run.memory(), plan, t);
+      for (int i = 0; i < want.length; i++) {
+        assertArrayEquals(want[i], got[i], "task " + t + " row " + i);
+      }
+    }
+    assertArrayEquals(whole.counters(), run.counters());
+    assertEquals(run.counter(Counter.CYCLES), EstimationProgram.cycles(big, plan.program()));
+  }
+
   @Test
   void aHeadDimensionPastMaxKAndAnOversizedContextAreRefused() {
     MachineParams p = NpuTargets.defaultNpu();
