@@ -27,6 +27,19 @@ class EstimationProgramTest {
     return c;
   }
 
+  /** The run ended without error and each task's scores read back are the INT8 dot products of its codes. */
+  private static void assertScores(IsaSimulator.Result run, EstimationProgram.Plan plan, List<byte[][]> q,
+      List<byte[][]> k) {
+    assertEquals(ErrorCause.NONE, run.error());
+    for (int t = 0; t < q.size(); t++) {
+      int[][] want = HeadQuantizer.scores(q.get(t), k.get(t));
+      int[][] got = EstimationProgram.scores(run.memory(), plan, t);
+      for (int i = 0; i < want.length; i++) {
+        assertArrayEquals(want[i], got[i], "task " + t + " row " + i);
+      }
+    }
+  }
+
   @Test
   void raggedAndMergedTasksGiveTheExactDotProductsAndTheWalkedCycles() {
     MachineParams p = NpuTargets.defaultNpu();
@@ -42,14 +55,7 @@ class EstimationProgramTest {
     }
     EstimationProgram.Plan plan = EstimationProgram.plan(p, shapes);
     IsaSimulator.Result run = IsaSimulator.run(p, EstimationProgram.image(p, plan, q, k), 0);
-    assertEquals(ErrorCause.NONE, run.error());
-    for (int t = 0; t < shapes.size(); t++) {
-      int[][] want = HeadQuantizer.scores(q.get(t), k.get(t));
-      int[][] got = EstimationProgram.scores(run.memory(), plan, t);
-      for (int i = 0; i < want.length; i++) {
-        assertArrayEquals(want[i], got[i], "task " + t + " row " + i);
-      }
-    }
+    assertScores(run, plan, q, k);
     assertEquals(plan.macs(), run.counter(Counter.MACS));
     assertEquals(run.counter(Counter.CYCLES), EstimationProgram.cycles(p, plan.program()));
   }
@@ -76,14 +82,7 @@ class EstimationProgramTest {
     assertTrue(image.length >= plan.end() && image.length < plan.end() + big.lineBytes(), image.length + " bytes");
     IsaSimulator.Result run = IsaSimulator.run(big, image, 0);
     IsaSimulator.Result whole = IsaSimulator.run(small, EstimationProgram.image(small, plan, q, k), 0);
-    assertEquals(ErrorCause.NONE, run.error());
-    for (int t = 0; t < shapes.size(); t++) {
-      int[][] want = HeadQuantizer.scores(q.get(t), k.get(t));
-      int[][] got = EstimationProgram.scores(run.memory(), plan, t);
-      for (int i = 0; i < want.length; i++) {
-        assertArrayEquals(want[i], got[i], "task " + t + " row " + i);
-      }
-    }
+    assertScores(run, plan, q, k);
     assertArrayEquals(whole.counters(), run.counters());
     assertEquals(run.counter(Counter.CYCLES), EstimationProgram.cycles(big, plan.program()));
   }
