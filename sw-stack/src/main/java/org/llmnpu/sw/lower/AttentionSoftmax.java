@@ -63,7 +63,7 @@ final class AttentionSoftmax {
     for (Head h : heads) {
       each.add(fused(h, len, lanes, eps));
     }
-    List<DspProgram> merged = DspLoopMerge.mergeRuns(each, depth);
+    List<DspProgram> merged = scheduled(DspLoopMerge.mergeRuns(each, depth), pipeline);
     return cost(merged, after, pipeline, depth) < cost(separate, after, pipeline, depth) ? merged : separate;
   }
 
@@ -78,8 +78,17 @@ final class AttentionSoftmax {
     for (int i = 0; i < heads.size(); i++) {
       each.add(withCodes(heads.get(i), probabilities.get(i), bound, len, lanes, eps));
     }
-    List<DspProgram> merged = DspLoopMerge.mergeRuns(each, depth);
+    List<DspProgram> merged = scheduled(DspLoopMerge.mergeRuns(each, depth), pipeline);
     return cost(merged, List.of(), pipeline, depth) <= cost(each, List.of(), pipeline, depth) ? merged : each;
+  }
+
+  /** Each of {@code runs} reordered for the interlock where that saves cycles ({@link DspListSchedule}). */
+  private static List<DspProgram> scheduled(List<DspProgram> runs, DspPipeline pipeline) {
+    List<DspProgram> out = new ArrayList<>();
+    for (DspProgram p : runs) {
+      out.add(DspListSchedule.schedule(p, pipeline));
+    }
+    return out;
   }
 
   /**
@@ -129,10 +138,10 @@ final class AttentionSoftmax {
     while (named.contains(w)) {
       w++;
     }
-    int yreg = w + 1;
-    while (named.contains(yreg)) {
-      yreg++;
-    }
+    int yreg = free(named, w + 1);
+    // u and f each in a register only its load writes, so that merged heads load them once (DspLoopMerge)
+    int ureg = free(named, yreg + 1);
+    int freg = free(named, ureg + 1);
     int e = code.get(store).ra();
     DspAssembler a = new DspAssembler();
     a.emitAll(code.subList(0, exp));
@@ -140,11 +149,23 @@ final class AttentionSoftmax {
     a.load(yreg, bound);
     a.emit(DspOp.LOOP, 0, 0, 0, 0, false, 0, (body + 3) << 16 | code.get(exp).imm() & 0xFFFF);
     a.emitAll(code.subList(exp + 1, store));
-    a.load(w, v.vec()).op(DspOp.MUL16, w, e, w).aux(DspOp.TOINT, 0, w, w, yreg).store(v.out(), w);
+    a.load(ureg, v.vec()).op(DspOp.MUL16, w, e, ureg).aux(DspOp.TOINT, 0, w, w, yreg).store(v.out(), w);
     a.emitAll(code.subList(store + 1, norm));
-    a.load(w, bound + 1).op(DspOp.MUL16, w, r, w).setLength(lanes).store(v.scaleRow(), w);
+    a.load(freg, bound + 1).op(DspOp.MUL16, w, r, freg).setLength(lanes).store(v.scaleRow(), w);
     return new DspProgram("bounded " + softmax.name() + " *" + v.vec() + "->" + v.out() + "/" + v.scaleRow() + "*"
         + bound, a.finish("").instructions());
+  }
+
+  /** The lowest register from {@code from} not in {@code named}. */
+  private static int free(java.util.Set<Integer> named, int from) {
+    int r = from;
+    while (named.contains(r)) {
+      r++;
+    }
+    if (r >= DspInstruction.REGISTERS) {
+      throw new IllegalStateException("the SoftMax program leaves no register for the codes");
+    }
+    return r;
   }
 
   /** Runs after chaining (high part) and their cycles: what the stream's {@code dsprun}s of {@code runs, after} cost. */
