@@ -26,6 +26,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * exact static count ({@link DspProgram#cycles}: the golden's and the RTL's) is lower, else the original.
  */
 final class DspListSchedule {
+  /** Priority variants tried: stall-first, path-first, then stall-first with the paths jittered by a fixed seed. */
+  private static final int VARIANTS = 10;
+
   private DspListSchedule() {
   }
 
@@ -36,9 +39,10 @@ final class DspListSchedule {
     }
     DspProgram best = program;
     long bestCycles = program.cycles(pipeline);
-    for (int mode = 0; mode < 4; mode++) {
-      DspProgram p = new DspProgram(program.name(), schedule(program.instructions(), pipeline, (mode & 1) != 0,
-          (mode & 2) != 0));
+    java.util.Map<Integer, Graph> graphs = new java.util.HashMap<>();
+    for (int mode = 0; mode < 2 * VARIANTS; mode++) {
+      DspProgram p = new DspProgram(program.name(), schedule(program.instructions(), pipeline, mode / 2,
+          (mode & 1) != 0, graphs));
       long cycles = p.cycles(pipeline);
       if (cycles < bestCycles) {
         best = p;
@@ -49,11 +53,12 @@ final class DspListSchedule {
   }
 
   /**
-   * The list-scheduled order: {@code pathFirst} ranks the ready instructions by their path before their stalls;
-   * {@code steady} schedules a loop body against the window its own end leaves (the passes after the first).
+   * The list-scheduled order with priority {@code variant} (0 stalls first, 1 path first, more: stalls first with
+   * jittered paths); {@code steady} schedules a loop body against the window its own end leaves (the passes after
+   * the first); {@code graphs} the stretches' dependence graphs by their first instruction.
    */
-  private static List<DspInstruction> schedule(List<DspInstruction> code, DspPipeline pipeline, boolean pathFirst,
-      boolean steady) {
+  private static List<DspInstruction> schedule(List<DspInstruction> code, DspPipeline pipeline, int variant,
+      boolean steady, java.util.Map<Integer, Graph> graphs) {
     List<DspInstruction> out = new ArrayList<>(code.size());
     DspIssueWindow window = new DspIssueWindow(pipeline);
     int start = 0;
@@ -63,7 +68,10 @@ final class DspListSchedule {
       if (op != DspOp.LOOP && op != DspOp.HALT) {
         continue;
       }
-      out.addAll(stretch(code.subList(start, i), window, pipeline, pathFirst));
+      int from = start;
+      int to = i;
+      out.addAll(stretch(graphs.computeIfAbsent(from, k -> new Graph(code.subList(from, to), pipeline)), window,
+          variant));
       if (end) {
         break;
       }
@@ -71,18 +79,17 @@ final class DspListSchedule {
       window.issue(code.get(i));
       if (op == DspOp.LOOP) {
         int body = Math.min(code.get(i).imm() >>> 16, code.size() - i - 1);
-        List<DspInstruction> b = code.subList(i + 1, i + 1 + body);
+        int first = i + 1;
+        Graph g = graphs.computeIfAbsent(first, k -> new Graph(code.subList(first, first + body), pipeline));
         if (steady) {
-          DspIssueWindow first = new DspIssueWindow(pipeline);
-          out.forEach(first::issue);
-          stretch(b, first, pipeline, pathFirst);
-          List<DspInstruction> again = stretch(b, first, pipeline, pathFirst);
-          for (DspInstruction in : again) {
-            window.issue(in);
-          }
+          DspIssueWindow entry = new DspIssueWindow(pipeline);
+          out.forEach(entry::issue);
+          stretch(g, entry, variant);
+          List<DspInstruction> again = stretch(g, entry, variant);
+          again.forEach(window::issue);
           out.addAll(again);
         } else {
-          out.addAll(stretch(b, window, pipeline, pathFirst));
+          out.addAll(stretch(g, window, variant));
         }
         i += body;
       }
@@ -91,31 +98,55 @@ final class DspListSchedule {
     return out;
   }
 
-  /** One stretch's instructions in list-scheduled order, issued into {@code window}. */
-  private static List<DspInstruction> stretch(List<DspInstruction> code, DspIssueWindow window, DspPipeline pipeline,
-      boolean pathFirst) {
-    int n = code.size();
-    boolean[][] after = new boolean[n][];
-    int[] preds = new int[n];
-    for (int j = 0; j < n; j++) {
-      after[j] = new boolean[n];
-      for (int i = 0; i < j; i++) {
-        if (dependent(code.get(i), code.get(j))) {
-          after[j][i] = true;
-          preds[j]++;
+  /** A stretch's dependences: each instruction's later dependents, its count of earlier ones, its path. */
+  private static final class Graph {
+    final List<DspInstruction> code;
+    final int[][] successors;
+    final int[] preds;
+    final long[] path;
+
+    Graph(List<DspInstruction> code, DspPipeline pipeline) {
+      this.code = code;
+      int n = code.size();
+      List<List<Integer>> succ = new ArrayList<>();
+      preds = new int[n];
+      for (int i = 0; i < n; i++) {
+        succ.add(new ArrayList<>());
+      }
+      for (int j = 0; j < n; j++) {
+        for (int i = 0; i < j; i++) {
+          if (dependent(code.get(i), code.get(j))) {
+            succ.get(i).add(j);
+            preds[j]++;
+          }
         }
       }
-    }
-    long[] path = new long[n];
-    for (int i = n - 1; i >= 0; i--) {
-      long latency = code.get(i).op().roundsLate() ? pipeline.fpLatency() : 1;
-      path[i] = latency;
-      for (int j = i + 1; j < n; j++) {
-        if (after[j][i]) {
+      successors = new int[n][];
+      path = new long[n];
+      for (int i = n - 1; i >= 0; i--) {
+        successors[i] = succ.get(i).stream().mapToInt(Integer::intValue).toArray();
+        long latency = (code.get(i).op().roundsLate() ? pipeline.fpLatency() : 1) * 4L;
+        path[i] = latency;
+        for (int j : successors[i]) {
           path[i] = Math.max(path[i], latency + path[j]);
         }
       }
     }
+  }
+
+  /** One stretch's instructions in list-scheduled order (priority {@code variant}), issued into {@code window}. */
+  private static List<DspInstruction> stretch(Graph g, DspIssueWindow window, int variant) {
+    List<DspInstruction> code = g.code;
+    int n = code.size();
+    int[] preds = g.preds.clone();
+    long[] path = g.path.clone();
+    if (variant >= 2) {
+      java.util.Random jitter = new java.util.Random(variant);
+      for (int i = 0; i < n; i++) {
+        path[i] += jitter.nextInt(6);
+      }
+    }
+    boolean pathFirst = variant == 1;
     boolean[] done = new boolean[n];
     List<DspInstruction> out = new ArrayList<>(n);
     for (int k = 0; k < n; k++) {
@@ -137,10 +168,8 @@ final class DspListSchedule {
       done[best] = true;
       out.add(code.get(best));
       window.issue(code.get(best));
-      for (int j = best + 1; j < n; j++) {
-        if (after[j][best]) {
-          preds[j]--;
-        }
+      for (int j : g.successors[best]) {
+        preds[j]--;
       }
     }
     return out;
