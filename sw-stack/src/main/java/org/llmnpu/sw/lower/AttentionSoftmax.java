@@ -144,9 +144,15 @@ final class AttentionSoftmax {
       w++;
     }
     int yreg = free(named, w + 1);
-    // u and f each in a register only its load writes, so that merged heads load them once (DspLoopMerge)
+    if (yreg < 0) {
+      throw new IllegalStateException("the SoftMax program leaves no register for the codes");
+    }
+    // u and f each in a register only its load writes, so that merged heads load them once (DspLoopMerge); in w
+    // where the program has no register left for them
     int ureg = free(named, yreg + 1);
-    int freg = free(named, ureg + 1);
+    int freg = ureg < 0 ? -1 : free(named, ureg + 1);
+    ureg = ureg < 0 ? w : ureg;
+    freg = freg < 0 ? w : freg;
     int e = code.get(store).ra();
     DspAssembler a = new DspAssembler();
     a.emitAll(code.subList(0, exp));
@@ -161,16 +167,13 @@ final class AttentionSoftmax {
         + bound, a.finish("").instructions());
   }
 
-  /** The lowest register from {@code from} not in {@code named}. */
+  /** The lowest register from {@code from} not in {@code named}, or −1 when there is none. */
   private static int free(java.util.Set<Integer> named, int from) {
     int r = from;
     while (named.contains(r)) {
       r++;
     }
-    if (r >= DspInstruction.REGISTERS) {
-      throw new IllegalStateException("the SoftMax program leaves no register for the codes");
-    }
-    return r;
+    return r < DspInstruction.REGISTERS ? r : -1;
   }
 
   /** Runs after chaining (high part) and their cycles: what the stream's {@code dsprun}s of {@code runs, after} cost. */
