@@ -15,7 +15,7 @@ import org.llmnpu.isa.dsp.DspProgram;
  * interlock waits N − 1 cycles less; then every value given a register anew (one per live value, a linear scan over
  * the code with loops: a value read in a loop but defined before it lives to the loop's end), so that the copies fit
  * the 32 registers. Instructions every copy has identically ({@code SETLEN}, an {@code LI} of a constant, {@code
- * HALT}, an {@code LD} outside the loops of a row no copy writes into a register nothing else writes) are issued once.
+ * HALT}, an {@code LD} of a row no copy writes into a register nothing else writes) are issued once.
  *
  * <p><b>Same results.</b> Each copy runs its own instructions in its own order with the same idx; no copy writes a
  * row another reads or writes ({@link DspLoopRows}), so the copies' memory operations commute; a register read before
@@ -75,7 +75,7 @@ final class DspLoopMerge {
       if (in.op() == DspOp.LOOP) {
         int body = 0;
         for (int k = i + 1; k <= i + (in.imm() >>> 16); k++) {
-          body += DspMerge.shared(programs, k) ? 1 : n;
+          body += DspMerge.shared(programs, k) || sharedLoads.contains(k) ? 1 : n;
         }
         if (body > 0xFFFF) {
           return null;
@@ -119,20 +119,17 @@ final class DspLoopMerge {
   }
 
   /**
-   * The {@code LD}s issued once for all copies: outside every loop, the same instruction in every copy, its register
-   * written by nothing else. The copies read the same row, which none writes ({@link DspLoopRows#disjoint}: a row one
-   * copy writes another may not read), so each would load the same value (the token's bound, read by every head).
+   * The {@code LD}s issued once for all copies: the same instruction in every copy, its register written by nothing
+   * else. The copies read the same row, which none writes ({@link DspLoopRows#disjoint}: a row one copy writes another
+   * may not read), so each would load the same value: outside the loops the token's bound, read by every head; in a
+   * loop's body (the same idx for every copy) the slots' K scales and V weights every head of a token reads.
    */
   private static Set<Integer> sharedLoads(List<DspProgram> programs) {
     List<DspInstruction> first = programs.get(0).instructions();
     Set<Integer> loads = new HashSet<>();
-    int loopEnd = -1;
     for (int i = 0; i < first.size(); i++) {
       DspInstruction in = first.get(i);
-      if (in.op() == DspOp.LOOP) {
-        loopEnd = i + (in.imm() >>> 16);
-      }
-      if (in.op() != DspOp.LD || i <= loopEnd) {
+      if (in.op() != DspOp.LD) {
         continue;
       }
       boolean same = true;

@@ -44,7 +44,16 @@ import org.llmnpu.isa.dsp.DspProgram;
  * instructions, 95 cycles at up to 64 slots to 108 at 256 (its max pass, reduction tree and Newton steps one
  * dependent chain: about half of it interlock waits); each query head's SoftMax run 3 instructions a row more in its
  * exp pass and none of the normalization pass (3 a row), absmax pass (7 a row), chain (≈ 37) and codes pass (3 a row).
- * The 7B layer's SoftMax runs (256-token prefill): 1,638,144 → 1,232,353 cycles ({@code DspRunAnatomyBench}, 2026-12-06 17:10 UTC).
+ * The 7B layer's SoftMax runs (256-token prefill): 1,638,144 → 1,232,353 cycles ({@code DspRunAnatomyBench},
+ * 2026-12-06 17:10 UTC); 1,107,169 with the rows every head reads loaded once and the merged runs list-scheduled ({@link DspListSchedule},
+ * 20:23 UTC).
+ *
+ * <p><b>An exact per-row bound</b> (the row's own {@code max(e·u)} from {@code max_j(x_j + ln u_j)} in the max pass,
+ * {@code ln u_j} written beside the weights) was worked out and not taken: about 7 instructions a row more in a
+ * three-head run's max pass, a second reduction tree and per head an exp for {@code y} and {@code f} before the exp
+ * pass (≈ 140 cycles a three-head run), less the token's bound run: ≈ +0.4 M cycles a 7B layer, all with the GEMM
+ * back-end idle (up to +2.4 % int8, +3.7 % s2_4 TTFT), for the 0.54 bits the paired accuracy runs do not resolve
+ * (sw-stack README).
  */
 final class ValueScaleBound {
   /** K: the power of two the scale carries and the output's dequantization takes off again. */

@@ -14,7 +14,10 @@ import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
 
-/** {@link DspLoopMerge} merges looped programs with disjoint rows bit-exactly and refuses what would change results. */
+/**
+ * {@link DspLoopMerge} merges looped programs with disjoint rows bit-exactly (a row every copy reads loaded once) and
+ * refuses what would change results.
+ */
 class DspLoopMergeTest {
   /** Sum of squares of {@code rows} rows at {@code in}, broadcast to row {@code out}; x·2 stored to {@code in + rows}. */
   private static DspProgram program(int in, int rows, int out) {
@@ -58,6 +61,38 @@ class DspLoopMergeTest {
     c.li(1, 0).li(2, 0x3C00).setLength(4);
     c.loop(3, () -> c.op(DspOp.ADD16, 3, 1, 2).op(DspOp.MUL16, 1, 3, 2).store(8, 3));
     assertNull(DspLoopMerge.merge(List.of(carried0, c.finish("carried")), 256));
+  }
+
+  /**
+   * A row every copy loads in its loop (a weight row none writes, into a register only that load writes) is loaded
+   * once a merged pass, and the results are the separate runs'.
+   */
+  @Test
+  void sharedRowLoadedOnceInTheLoop() {
+    List<DspProgram> programs = new java.util.ArrayList<>();
+    for (int copy = 0; copy < 3; copy++) {
+      int k = copy;
+      DspAssembler a = new DspAssembler();
+      a.li(2, 0).setLength(12);
+      a.loop(3, () -> a.load(3, 4 * k).load(6, 29).op(DspOp.MUL16, 4, 3, 6).masked(DspOp.ADD16, 2, 2, 4)
+          .store(4 * k + 12, 4));
+      a.store(24 + k, 2);
+      programs.add(a.finish("weighted " + k));
+    }
+    DspProgram merged = DspLoopMerge.merge(programs, 256);
+    assertNotNull(merged);
+    long loads = merged.instructions().stream().filter(in -> in.op() == DspOp.LD && in.imm() == 29).count();
+    assertEquals(1, loads, "the shared row's load: " + merged.instructions());
+    DspInterpreter a = dsp();
+    DspInterpreter b = dsp();
+    for (DspProgram p : programs) {
+      a.run(p);
+    }
+    b.run(merged);
+    for (int e = 0; e < 32 * 4; e++) {
+      assertEquals(a.read(e), b.read(e), "element " + e);
+    }
+    assertEquals(merged.cycles(DspPipeline.FOUR_STAGE_EXECUTE), b.cycles());
   }
 
   private static DspInterpreter dsp() {
