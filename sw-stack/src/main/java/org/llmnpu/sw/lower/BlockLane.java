@@ -88,9 +88,22 @@ final class BlockLane {
 
   /** The rest of layer {@code layer} after {@link #layerHead}: the attention from the cache's rows in, the feed-forward. */
   void layerTail(int layer, int n, int pos) {
+    layerTailAttention(layer, n, pos);
+    layerTailFeedForward(layer, n);
+  }
+
+  /**
+   * The attention part of {@link #layerTail}: the cache's rows in, the QKV post where the head left it, the attention,
+   * the O GEMM (and, unfused, its residual) ({@link DecoderLowering#staggered}).
+   */
+  void layerTailAttention(int layer, int n, int pos) {
     e.inputScale = qkvInputScale(layer);
     attention.emitTail(layer, n, pos);
     e.inputScale = 0;
+  }
+
+  /** The feed-forward part of {@link #layerTail}: (at full) the residual with the FFN RMSNorm, W1/W3, W2. */
+  void layerTailFeedForward(int layer, int n) {
     feedForward.emit(layer, n);
   }
 

@@ -31,10 +31,19 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
   final void layerTail(int n, int pos, boolean firstLayer) {
+    layerTailAttention(n, pos, firstLayer);
+    feedForwardHalf(n);
+  }
+
+  /**
+   * The attention part of {@link #layerTail}, up to the O GEMM and, unfused, the residual
+   * ({@link BlockLane#layerTailAttention}).
+   */
+  final void layerTailAttention(int n, int pos, boolean firstLayer) {
     operator("layer vectors, KV cache");
     cacheIn(n, pos);
     tiledKeysInTail(n, pos);
-    afterQkv(n, pos, firstLayer);
+    attentionHalf(n, pos, firstLayer);
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
@@ -89,6 +98,12 @@ abstract class LayerWalk extends FeedForwardWalk {
   }
 
   final void afterQkv(int n, int pos, boolean firstLayer) {
+    attentionHalf(n, pos, firstLayer);
+    feedForwardHalf(n);
+  }
+
+  /** After the QKV GEMM: the QKV post, the attention, the O GEMM and (unfused) its residual. */
+  private void attentionHalf(int n, int pos, boolean firstLayer) {
     quantSite = StaticScales.Site.W13_IN;
     qkvRopeKvOut(n, pos);
     attend(n, pos, firstLayer);
@@ -100,6 +115,15 @@ abstract class LayerWalk extends FeedForwardWalk {
         residual(oK);
       }
     }
+  }
+
+  /**
+   * The feed-forward ({@link BlockLane#layerTailFeedForward}): at full the residual with its RMSNorm, the W1/W3 and W2
+   * GEMMs.
+   */
+  final void feedForwardHalf(int n) {
+    quantSite = StaticScales.Site.W13_IN;
+    operator("residual, FFN RMSNorm");
     feedForward(n);
   }
 

@@ -40,6 +40,8 @@ public final class PhaseCostModel extends LayerWalk {
   private boolean skewed;
   /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers(boolean)}). */
   private boolean across;
+  /** Whether two blocks in flight go staggered ({@link #staggered}). */
+  private boolean staggered;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -224,7 +226,30 @@ public final class PhaseCostModel extends LayerWalk {
         PhaseCost before = acrossLayers ? null : snapshot();
         walkLayer = l;
         lane(0);
-        if (n2 > 0 && skewed) {
+        if (n2 > 0 && staggered) {
+          // DecoderLowering#staggered: each block's head between the other's O GEMM and feed-forward
+          if (l == 0) {
+            layerHead(n, pos, true);
+          } else {
+            layerStarts();
+          }
+          layerTailAttention(n, pos, l == 0);
+          lane(1);
+          layerHead(n2, pos + n, false);
+          lane(0);
+          feedForwardHalf(n);
+          lane(1);
+          layerTailAttention(n2, pos + n, l == 0);
+          lane(0);
+          if (l + 1 < layers) {
+            walkLayer = l + 1; // the next layer's head: its constants
+            layerHead(n, pos, false);
+            walkLayer = l;
+          }
+          lane(1);
+          feedForwardHalf(n2);
+          lane(0);
+        } else if (n2 > 0 && skewed) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
           layerHead(n, pos, true);
           lane(1);
@@ -292,6 +317,18 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   /**
+   * Two blocks in flight ({@link #interleave}) staggered by half a layer as {@link DecoderLowering#staggered} (in place
+   * of {@link #skewed}): each block's vectors, RMSNorm and QKV GEMM between the other block's O GEMM and feed-forward.
+   */
+  public PhaseCostModel staggered(boolean on) {
+    this.staggered = on;
+    if (lowering != null) {
+      lowering.staggered(on);
+    }
+    return this;
+  }
+
+  /**
    * Two blocks in flight ({@link #interleave}) in windows across layers as {@link DecoderLowering#acrossLayers}: a
    * step of fewer layers costed than the model's costs k and k + 1 layers (k at least 2) and adds, per layer not
    * costed, what the last one added.
@@ -337,7 +374,7 @@ public final class PhaseCostModel extends LayerWalk {
         layout.orderQkvByTiles();
       }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed).acrossLayers(across).staticQkv(staticQkv);
+          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).acrossLayers(across).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
