@@ -158,9 +158,14 @@ public final class PhaseCostModel extends LayerWalk {
 
   /**
    * A step of {@code tokens} tokens after {@code pos0} stored ones, {@code layers} of the model's
-   * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
+   * layers costed one by one and the rest scaled from the last one (layers are identical in shape); two blocks
+   * {@link #staggered} outside windows across layers cost every layer.
    */
   public PhaseCost step(int tokens, int pos0, int costedLayers) {
+    if (staggered && !across) {
+      // staggered, a layer's commands hold the first block's next head: a last layer costed and scaled would lack it
+      costedLayers = c.layers();
+    }
     if (!extrapolate) {
       return lowered(tokens, pos0, costedLayers);
     }

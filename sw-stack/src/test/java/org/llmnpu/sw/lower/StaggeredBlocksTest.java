@@ -119,6 +119,25 @@ class StaggeredBlocksTest {
     assertTrue(walk.walkMovedCommands() > 0, "nothing moved beside a W stream");
   }
 
+  /**
+   * Outside windows across layers a staggered layer's commands hold the first block's next head, so a step costs every
+   * layer (a last layer costed and scaled would lack that head); in windows across layers k + 1 layers minus k is one
+   * whole layer, so 2 layers costed give every layer's cycles.
+   */
+  @org.junit.jupiter.api.Test
+  void aStaggeredStepCostsEveryLayerItScales() throws Exception {
+    ModelConfig c = ModelCatalog.load("stories260K", 1).config();
+    MachineParams m = npu("int8", true, true, 0);
+    for (boolean extrapolate : new boolean[] {false, true}) {
+      PhaseCostModel layerByLayer = model(c, m, "int8", extrapolate).interleave(true, true).staggered(true);
+      assertEquals(layerByLayer.step(40, 0, c.layers()), layerByLayer.step(40, 0, 2), "extrapolate " + extrapolate);
+      PhaseCostModel across = model(c, m, "int8", extrapolate).interleave(true, true).staggered(true)
+          .acrossLayers(true);
+      assertEquals(across.step(40, 0, c.layers()).cycles(), across.step(40, 0, 2).cycles(), "extrapolate "
+          + extrapolate + " across layers");
+    }
+  }
+
   private static PhaseCostModel model(ModelConfig c, MachineParams m, String format, boolean extrapolate) {
     return new PhaseCostModel(c, m, 48, 8, extrapolate, WeightFormats.bits(format), WeightFormats.group(format),
         WeightFormats.sparsity(format), WeightFormats.mx(format), Fusion.FULL);
