@@ -107,6 +107,36 @@ final class BlockLane {
     feedForward.emit(layer, n);
   }
 
+  /**
+   * The layers of this block (tokens at {@code pos…}) and {@code second} ({@code pos + n…}) staggered by half a layer
+   * ({@link DecoderLowering#staggered}): per layer this block's attention, the second's head, this block's feed-forward,
+   * the second's attention, this block's next head, the second's feed-forward, between the layer's markers.
+   */
+  void staggered(BlockLane second, int n, int n2, int pos, int layers) {
+    var b = e.b;
+    for (int layer = 0; layer < layers; layer++) {
+      b.layerStart(layer);
+      if (layer == 0) {
+        layerHead(0, n, pos);
+      }
+      layerTailAttention(layer, n, pos);
+      b.secondLane(true);
+      second.layerHead(layer, n2, pos + n);
+      b.secondLane(false);
+      layerTailFeedForward(layer, n);
+      b.secondLane(true);
+      second.layerTailAttention(layer, n2, pos + n);
+      b.secondLane(false);
+      if (layer + 1 < layers) {
+        layerHead(layer + 1, n, pos);
+      }
+      b.secondLane(true);
+      second.layerTailFeedForward(layer, n2);
+      b.secondLane(false);
+      b.layerEnd(layer);
+    }
+  }
+
   private double qkvInputScale(int layer) {
     return e.epilogue == null ? 0 : e.epilogue.of(StaticScales.Site.QKV_IN, layer);
   }

@@ -366,7 +366,7 @@ public final class DecoderLowering {
       b.lane(0);
     }
     if (two != null && staggered) {
-      staggered(n, n2, pos0 + start, layers, two);
+      lane.staggered(two, n, n2, pos0 + start, layers);
     } else {
       for (int layer = 0; layer < layers; layer++) {
         b.layerStart(layer);
@@ -395,32 +395,6 @@ public final class DecoderLowering {
       b.lane(1);
       head(two, tokens.length, start + n, n2, allLogits);
       b.lane(0);
-    }
-  }
-
-  /** The layers of a pair of blocks staggered ({@link #staggered}): blocks at positions {@code pos…}, {@code pos + n…}. */
-  private void staggered(int n, int n2, int pos, int layers, BlockLane two) {
-    var b = e.b;
-    for (int layer = 0; layer < layers; layer++) {
-      b.layerStart(layer);
-      if (layer == 0) {
-        lane.layerHead(0, n, pos);
-      }
-      lane.layerTailAttention(layer, n, pos);
-      b.secondLane(true);
-      two.layerHead(layer, n2, pos + n);
-      b.secondLane(false);
-      lane.layerTailFeedForward(layer, n);
-      b.secondLane(true);
-      two.layerTailAttention(layer, n2, pos + n);
-      b.secondLane(false);
-      if (layer + 1 < layers) {
-        lane.layerHead(layer + 1, n, pos);
-      }
-      b.secondLane(true);
-      two.layerTailFeedForward(layer, n2);
-      b.secondLane(false);
-      b.layerEnd(layer);
     }
   }
 

@@ -46,6 +46,35 @@ abstract class LayerWalk extends FeedForwardWalk {
     attentionHalf(n, pos, firstLayer);
   }
 
+  /**
+   * Layer {@code l} of {@code layers} of two blocks staggered by half a layer (as {@link BlockLane#staggered}): the
+   * first block's attention, the second's head, the first's feed-forward, the second's attention, the first's head of
+   * layer l + 1 (its constants that layer's), the second's feed-forward; the first block's head of layer 0 first.
+   */
+  final void staggeredLayer(int l, int layers, int n, int n2, int pos) {
+    if (l == 0) {
+      layerHead(n, pos, true);
+    } else {
+      layerStarts();
+    }
+    layerTailAttention(n, pos, l == 0);
+    lane(1);
+    layerHead(n2, pos + n, false);
+    lane(0);
+    feedForwardHalf(n);
+    lane(1);
+    layerTailAttention(n2, pos + n, l == 0);
+    lane(0);
+    if (l + 1 < layers) {
+      walkLayer = l + 1;
+      layerHead(n, pos, false);
+      walkLayer = l;
+    }
+    lane(1);
+    feedForwardHalf(n2);
+    lane(0);
+  }
+
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
   final void vectorsIn(boolean starts) {
     if (starts) {

@@ -233,27 +233,7 @@ public final class PhaseCostModel extends LayerWalk {
         lane(0);
         if (n2 > 0 && staggered) {
           // DecoderLowering#staggered: each block's head between the other's O GEMM and feed-forward
-          if (l == 0) {
-            layerHead(n, pos, true);
-          } else {
-            layerStarts();
-          }
-          layerTailAttention(n, pos, l == 0);
-          lane(1);
-          layerHead(n2, pos + n, false);
-          lane(0);
-          feedForwardHalf(n);
-          lane(1);
-          layerTailAttention(n2, pos + n, l == 0);
-          lane(0);
-          if (l + 1 < layers) {
-            walkLayer = l + 1; // the next layer's head: its constants
-            layerHead(n, pos, false);
-            walkLayer = l;
-          }
-          lane(1);
-          feedForwardHalf(n2);
-          lane(0);
+          staggeredLayer(l, layers, n, n2, pos);
         } else if (n2 > 0 && skewed) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
           layerHead(n, pos, true);
