@@ -21,8 +21,9 @@ import org.llmnpu.sw.lower.PhaseCost;
  * @param decode    every counter of the decode step's program
  * @param fusion    the fusion level asked for, the one costed and each fusion not applied, with why
  * @param qkvPost   how q, k and v are scaled and post-processed ({@code --qkv-scales})
- * @param prefillOrder how the prefill's token blocks go ({@link CycleEstimator#ONE_BLOCK} or
- *                  {@link CycleEstimator#TWO_BLOCKS_SKEWED}), and why not two where they were tried
+ * @param prefillOrder how the prefill's token blocks go ({@link CycleEstimator#ONE_BLOCK},
+ *                  {@link CycleEstimator#TWO_BLOCKS_SKEWED} or {@link CycleEstimator#TWO_BLOCKS_STAGGERED}), and why
+ *                  not two where they were tried
  */
 public record CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,
                             CycleEstimator.Staging staging, String stagingReason, int block, PhaseCost prefill,

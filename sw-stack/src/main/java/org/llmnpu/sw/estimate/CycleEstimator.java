@@ -34,7 +34,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * program, whose commands the walk orders exactly as the lowering's interleaver does), where the lowering holds both
  * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
  * says which, and why not), with each token's q/k/v scales and with static ones (the tiled QKV post in each block's
- * head: {@code DecoderLowering#skewed}). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer
+ * head: {@code DecoderLowering#skewed}); with each token's q/k/v scales staggered by half a layer instead where that is
+ * faster still ({@code DecoderLowering#staggered}). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer
  * costed drains the window, and from the second layer on every layer of the walk costs the same (7B int8: 2 and 3
  * layers asked for give the same cycles).
  */
@@ -152,7 +153,15 @@ public final class CycleEstimator {
           .staticQkv(staticQkv, staticQkv).interleave(true, true).skewed(true).acrossLayers(true);
       PhaseCost skewed = two.step(promptLen, 0, walked);
       boolean inFlight = staging == Staging.STREAMED || two.twoBlocksWhyNot().isEmpty();
-      if (inFlight && skewed.cycles() < prefill.cycles()) {
+      // staggered by half a layer (DecoderLowering#staggered) where it is faster still; with each token's q/k/v scales
+      // (with the tiled post the walk's staggered order is one dspld short of the lowering's: StaggeredBlocksTest)
+      PhaseCost staggered = inFlight && !staticQkv ? costModel(c, p, maxContext, block, staging, quant,
+          applied.applied()).interleave(true, true).staggered(true).acrossLayers(true).step(promptLen, 0, walked)
+          : null;
+      if (inFlight && staggered != null && staggered.cycles() < Math.min(skewed.cycles(), prefill.cycles())) {
+        prefill = staggered;
+        order = TWO_BLOCKS_STAGGERED;
+      } else if (inFlight && skewed.cycles() < prefill.cycles()) {
         prefill = skewed;
         order = TWO_BLOCKS_SKEWED;
       } else {
@@ -176,6 +185,11 @@ public final class CycleEstimator {
   /** The prefill's order with two token blocks in flight, skewed, where it is faster. */
   public static final String TWO_BLOCKS_SKEWED = "two token blocks in flight, skewed, in windows across layers (each "
       + "block's QKV GEMM streams beside the other's DSP work; DecoderLowering#skewed, #acrossLayers)";
+
+  /** The prefill's order with two token blocks in flight, staggered by half a layer, where it is faster still. */
+  public static final String TWO_BLOCKS_STAGGERED = "two token blocks in flight, staggered by half a layer, in windows "
+      + "across layers (each block's RMSNorm and QKV GEMM between the other's O GEMM and feed-forward; "
+      + "DecoderLowering#staggered, #acrossLayers)";
 
   /**
    * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it

@@ -88,10 +88,53 @@ final class BlockLane {
 
   /** The rest of layer {@code layer} after {@link #layerHead}: the attention from the cache's rows in, the feed-forward. */
   void layerTail(int layer, int n, int pos) {
+    layerTailAttention(layer, n, pos);
+    layerTailFeedForward(layer, n);
+  }
+
+  /**
+   * The attention part of {@link #layerTail}: the cache's rows in, the QKV post where the head left it, the attention,
+   * the O GEMM (and, unfused, its residual) ({@link DecoderLowering#staggered}).
+   */
+  void layerTailAttention(int layer, int n, int pos) {
     e.inputScale = qkvInputScale(layer);
     attention.emitTail(layer, n, pos);
     e.inputScale = 0;
+  }
+
+  /** The feed-forward part of {@link #layerTail}: (at full) the residual with the FFN RMSNorm, W1/W3, W2. */
+  void layerTailFeedForward(int layer, int n) {
     feedForward.emit(layer, n);
+  }
+
+  /**
+   * The layers of this block (tokens at {@code pos…}) and {@code second} ({@code pos + n…}) staggered by half a layer
+   * ({@link DecoderLowering#staggered}): per layer this block's attention, the second's head, this block's feed-forward,
+   * the second's attention, this block's next head, the second's feed-forward, between the layer's markers.
+   */
+  void staggered(BlockLane second, int n, int n2, int pos, int layers) {
+    var b = e.b;
+    for (int layer = 0; layer < layers; layer++) {
+      b.layerStart(layer);
+      if (layer == 0) {
+        layerHead(0, n, pos);
+      }
+      layerTailAttention(layer, n, pos);
+      b.secondLane(true);
+      second.layerHead(layer, n2, pos + n);
+      b.secondLane(false);
+      layerTailFeedForward(layer, n);
+      b.secondLane(true);
+      second.layerTailAttention(layer, n2, pos + n);
+      b.secondLane(false);
+      if (layer + 1 < layers) {
+        layerHead(layer + 1, n, pos);
+      }
+      b.secondLane(true);
+      second.layerTailFeedForward(layer, n2);
+      b.secondLane(false);
+      b.layerEnd(layer);
+    }
   }
 
   private double qkvInputScale(int layer) {

@@ -231,6 +231,11 @@ abstract class CommandCosts {
   long resultRows = 1;
   /** The GEMMs issued from now on copy no X ({@code gemm xKeep=1}: an N tile after the first of the same X). */
   boolean keepX;
+  /**
+   * A what-if of a dispatch rule the NPU does not have ({@link PhaseCostModel#gatedCopiesWhatIf}): a gated GEMM's
+   * results are its Y rows only, so the DSP copies clear of them go beside it as beside an ungated one.
+   */
+  boolean gatedCopiesWhatIf;
   /** Added to the result tags now: a second block in flight has its own buffers ({@link BlockLane}). */
   long laneTags;
   /** A lane's result buffers ({@link #laneTags}) lie this far apart. */
@@ -364,8 +369,8 @@ abstract class CommandCosts {
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank, boolean gate) {
     long tag = resultTag;
     long rows = resultRows;
-    resultTag = gate ? 0 : tag;
-    resultRows = gate ? Long.MAX_VALUE : rows;
+    resultTag = gate && !gatedCopiesWhatIf ? 0 : tag;
+    resultRows = gate && !gatedCopiesWhatIf ? Long.MAX_VALUE : rows;
     streamedGemm(m, k, n, int4, sparse, false, true, () -> {
       add(Counter.PPM_ELEMENTS, (long) m * n);
       add(Counter.SPAD_READS, gate ? m * ((n + (long) line - 1) / line) : 0);

@@ -64,6 +64,8 @@ public final class DecoderLowering {
   private boolean skewed;
   /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers}). */
   private boolean acrossLayers;
+  /** Whether two blocks in flight go staggered ({@link #staggered}). */
+  private boolean staggered;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -170,6 +172,22 @@ public final class DecoderLowering {
    */
   public DecoderLowering skewed(boolean on) {
     this.skewed = on;
+    return this;
+  }
+
+  /**
+   * With {@code on} (and {@link #twoBlocks} in flight; it takes the place of {@link #skewed}), the pair goes staggered by
+   * half a layer: each block's head ({@link BlockLane#layerHead}: vectors, RMSNorm, QKV GEMM) goes between the other
+   * block's O GEMM and its feed-forward. Per layer L: the first block's attention up to its O GEMM, the second block's
+   * head, the first block's feed-forward, the second block's attention, the first block's head of layer L + 1, the
+   * second block's feed-forward (the first block's head of layer 0 before all; the layer's boundary markers around
+   * those). So each block's residual and FFN RMSNorm find the other block's QKV stream before them, and its attention
+   * RMSNorm the other's O stream, where with {@link #skewed} they follow their own O GEMM with no other block's stream
+   * between. The second block's attention still follows the first's K/V rows (the cache's causal order); inside a
+   * block the commands and their order are the same.
+   */
+  public DecoderLowering staggered(boolean on) {
+    this.staggered = on;
     return this;
   }
 
@@ -347,26 +365,30 @@ public final class DecoderLowering {
       two.embed(java.util.Arrays.copyOfRange(tokens, start + n, start + n + n2));
       b.lane(0);
     }
-    for (int layer = 0; layer < layers; layer++) {
-      b.layerStart(layer);
-      if (two != null && skewed) {
-        lane.layerHead(layer, n, pos0 + start);
-        b.secondLane(true);
-        two.layerHead(layer, n2, pos0 + start + n);
-        b.secondLane(false);
-        lane.layerTail(layer, n, pos0 + start);
-        b.secondLane(true);
-        two.layerTail(layer, n2, pos0 + start + n);
-        b.secondLane(false);
-      } else {
-        lane.layer(layer, n, pos0 + start);
-        if (two != null) {
+    if (two != null && staggered) {
+      lane.staggered(two, n, n2, pos0 + start, layers);
+    } else {
+      for (int layer = 0; layer < layers; layer++) {
+        b.layerStart(layer);
+        if (two != null && skewed) {
+          lane.layerHead(layer, n, pos0 + start);
           b.secondLane(true);
-          two.layer(layer, n2, pos0 + start + n);
+          two.layerHead(layer, n2, pos0 + start + n);
           b.secondLane(false);
+          lane.layerTail(layer, n, pos0 + start);
+          b.secondLane(true);
+          two.layerTail(layer, n2, pos0 + start + n);
+          b.secondLane(false);
+        } else {
+          lane.layer(layer, n, pos0 + start);
+          if (two != null) {
+            b.secondLane(true);
+            two.layer(layer, n2, pos0 + start + n);
+            b.secondLane(false);
+          }
         }
+        b.layerEnd(layer);
       }
-      b.layerEnd(layer);
     }
     head(lane, tokens.length, start, n, allLogits);
     if (two != null) {

@@ -31,10 +31,48 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /** The rest of the layer after {@link #layerHead} ({@link BlockLane#layerTail}). */
   final void layerTail(int n, int pos, boolean firstLayer) {
+    layerTailAttention(n, pos, firstLayer);
+    feedForwardHalf(n);
+  }
+
+  /**
+   * The attention part of {@link #layerTail}, up to the O GEMM and, unfused, the residual
+   * ({@link BlockLane#layerTailAttention}).
+   */
+  final void layerTailAttention(int n, int pos, boolean firstLayer) {
     operator("layer vectors, KV cache");
     cacheIn(n, pos);
     tiledKeysInTail(n, pos);
-    afterQkv(n, pos, firstLayer);
+    attentionHalf(n, pos, firstLayer);
+  }
+
+  /**
+   * Layer {@code l} of {@code layers} of two blocks staggered by half a layer (as {@link BlockLane#staggered}): the
+   * first block's attention, the second's head, the first's feed-forward, the second's attention, the first's head of
+   * layer l + 1 (its constants that layer's), the second's feed-forward; the first block's head of layer 0 first.
+   */
+  final void staggeredLayer(int l, int layers, int n, int n2, int pos) {
+    if (l == 0) {
+      layerHead(n, pos, true);
+    } else {
+      layerStarts();
+    }
+    layerTailAttention(n, pos, l == 0);
+    lane(1);
+    layerHead(n2, pos + n, false);
+    lane(0);
+    feedForwardHalf(n);
+    lane(1);
+    layerTailAttention(n2, pos + n, l == 0);
+    lane(0);
+    if (l + 1 < layers) {
+      walkLayer = l + 1;
+      layerHead(n, pos, false);
+      walkLayer = l;
+    }
+    lane(1);
+    feedForwardHalf(n2);
+    lane(0);
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */
@@ -89,6 +127,12 @@ abstract class LayerWalk extends FeedForwardWalk {
   }
 
   final void afterQkv(int n, int pos, boolean firstLayer) {
+    attentionHalf(n, pos, firstLayer);
+    feedForwardHalf(n);
+  }
+
+  /** After the QKV GEMM: the QKV post, the attention, the O GEMM and (unfused) its residual. */
+  private void attentionHalf(int n, int pos, boolean firstLayer) {
     quantSite = StaticScales.Site.W13_IN;
     qkvRopeKvOut(n, pos);
     attend(n, pos, firstLayer);
@@ -100,6 +144,15 @@ abstract class LayerWalk extends FeedForwardWalk {
         residual(oK);
       }
     }
+  }
+
+  /**
+   * The feed-forward ({@link BlockLane#layerTailFeedForward}): at full the residual with its RMSNorm, the W1/W3 and W2
+   * GEMMs.
+   */
+  final void feedForwardHalf(int n) {
+    quantSite = StaticScales.Site.W13_IN;
+    operator("residual, FFN RMSNorm");
     feedForward(n);
   }
 

@@ -40,6 +40,8 @@ public final class PhaseCostModel extends LayerWalk {
   private boolean skewed;
   /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers(boolean)}). */
   private boolean across;
+  /** Whether two blocks in flight go staggered ({@link #staggered}). */
+  private boolean staggered;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -156,9 +158,14 @@ public final class PhaseCostModel extends LayerWalk {
 
   /**
    * A step of {@code tokens} tokens after {@code pos0} stored ones, {@code layers} of the model's
-   * layers costed one by one and the rest scaled from the last one (layers are identical in shape).
+   * layers costed one by one and the rest scaled from the last one (layers are identical in shape); two blocks
+   * {@link #staggered} outside windows across layers cost every layer.
    */
   public PhaseCost step(int tokens, int pos0, int costedLayers) {
+    if (staggered && !across) {
+      // staggered, a layer's commands hold the first block's next head: a last layer costed and scaled would lack it
+      costedLayers = c.layers();
+    }
     if (!extrapolate) {
       return lowered(tokens, pos0, costedLayers);
     }
@@ -224,7 +231,10 @@ public final class PhaseCostModel extends LayerWalk {
         PhaseCost before = acrossLayers ? null : snapshot();
         walkLayer = l;
         lane(0);
-        if (n2 > 0 && skewed) {
+        if (n2 > 0 && staggered) {
+          // DecoderLowering#staggered: each block's head between the other's O GEMM and feed-forward
+          staggeredLayer(l, layers, n, n2, pos);
+        } else if (n2 > 0 && skewed) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
           layerHead(n, pos, true);
           lane(1);
@@ -292,6 +302,33 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   /**
+   * Two blocks in flight ({@link #interleave}) staggered by half a layer as {@link DecoderLowering#staggered} (in place
+   * of {@link #skewed}): each block's vectors, RMSNorm and QKV GEMM between the other block's O GEMM and feed-forward.
+   */
+  public PhaseCostModel staggered(boolean on) {
+    this.staggered = on;
+    if (lowering != null) {
+      lowering.staggered(on);
+    }
+    return this;
+  }
+
+  /**
+   * A what-if for the extrapolated walk only (the golden and the RTL do not have it, so such a walk is not their
+   * cycles): the DSP copies beside a gated GEMM ({@code gemm ppm=1 gate=1}) go as beside an ungated one, where on the NPU
+   * its scoreboard holds the whole scratchpad from its dispatch until the back-end is idle. It bounds what the rule
+   * change would buy (a DSPIN clear of Y waiting only while the drain runs, holding the drain's start while it reads:
+   * sw-stack README, "Two blocks staggered by half a layer"), the drain hold not counted.
+   */
+  public PhaseCostModel gatedCopiesWhatIf(boolean on) {
+    if (on && !extrapolate) {
+      throw new IllegalStateException("gatedCopiesWhatIf: the extrapolated walk only (exact steps are the golden's)");
+    }
+    gatedCopiesWhatIf = on;
+    return this;
+  }
+
+  /**
    * Two blocks in flight ({@link #interleave}) in windows across layers as {@link DecoderLowering#acrossLayers}: a
    * step of fewer layers costed than the model's costs k and k + 1 layers (k at least 2) and adds, per layer not
    * costed, what the last one added.
@@ -337,7 +374,7 @@ public final class PhaseCostModel extends LayerWalk {
         layout.orderQkvByTiles();
       }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed).acrossLayers(across).staticQkv(staticQkv);
+          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).acrossLayers(across).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {

@@ -69,4 +69,31 @@ class FusionEstimateBench {
     }
     System.out.println("targets: int8 prefillMacUtilization >= 0.70, s2_4 TTFT <= 0.60x, TPOT <= 0.70x");
   }
+
+  /**
+   * The prefill targets as shipped and on the NPU that keeps its X buffer ({@code -p xKeep=true}), int8 and 2:4, with
+   * the prefill order the estimate picks among one block at a time, two blocks skewed and two blocks staggered by half
+   * a layer ({@code DecoderLowering#staggered}), as {@code ./npu estimate --model llama-2-7b --preset edge-64 --quant
+   * int8|s2_4 --json [-p xKeep=true]} computes them.
+   */
+  @Test
+  void llama2SevenBStaggeredPrefill() {
+    System.out.println("| NPU | quant | TTFT s | prefill cycles | prefillMacUtilization | TTFT vs int8 | prefill order |");
+    System.out.println("|---|---|---:|---:|---:|---:|---|");
+    for (boolean keep : new boolean[] {false, true}) {
+      double int8 = 0;
+      for (String quant : new String[] {"int8", "s2_4"}) {
+        NpuEstimate e = NpuEstimate.run(new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, quant, "full",
+            64.0, null, 7, keep ? java.util.Map.of("xKeep", "true") : java.util.Map.of(), "dynamic"));
+        if (int8 == 0) {
+          int8 = e.ttftS();
+        }
+        String order = e.cycles().prefillOrder();
+        System.out.printf(Locale.ROOT, "| edge-64%s | %s | %.4f | %,d | %.4f | %.3fx | %s |%n",
+            keep ? " -p xKeep=true" : "", quant, e.ttftS(), e.cycles().prefill().cycles(),
+            e.cycles().prefillMacUtilization(), e.ttftS() / int8, order.contains("staggered") ? "two blocks staggered"
+                : order.contains("skewed") && !order.startsWith("one") ? "two blocks skewed" : order);
+      }
+    }
+  }
 }
