@@ -47,7 +47,9 @@ class DspInBesideReadingDrainCosimTest {
 
   /** X at 0, scratchpad W at 256 (or streamed from 0x11000), Y at 1024: gated INT8 codes, or INT32 accumulated. */
   private static void readingGemm(Program.Builder b, Random r, boolean gated, boolean streamed, int m, int k, int n) {
-    b.load(0x10000, 16, 0, 16, k, m).load(0x30000, 64, 2048, 64, 64, 8);
+    // the DSP buffer rows the copies' last dspouts read, written first (the RTL keeps the previous program's state)
+    b.load(0x10000, 16, 0, 16, k, m).load(0x30000, 64, 2048, 64, 64, 8)
+        .dspIn(2048, 64, 32, 4, 0, Command.FMT_INT8, 0).dspIn(2048, 64, 16, 4, 64, Command.FMT_INT8, 0);
     if (!streamed) {
       b.load(0x11000, 16, 256, 16, n, k);
     }
@@ -75,6 +77,7 @@ class DspInBesideReadingDrainCosimTest {
       Program.Builder b = Program.builder();
       readingGemm(b, r, gated, streamed, m, k, n);
       int ops = 1 + r.nextInt(3);
+      int outRows = 0;
       for (int j = 0; j < ops; j++) {
         int rows = 1 + r.nextInt(8);
         int kind = j == 0 && r.nextInt(3) > 0 ? 0 : r.nextInt(5);
@@ -82,13 +85,22 @@ class DspInBesideReadingDrainCosimTest {
         switch (kind) {
           case 0 -> b.dspIn(2048, 64, 32, rows, 0, Command.FMT_INT8, 0);
           case 1 -> b.dspIn(1024, gated ? 16 : 64, n, m, 64, gated ? Command.FMT_INT8 : Command.FMT_INT32, 0);
-          case 2 -> b.dspOut(3072, 64, 32, rows, 0, Command.FMT_FP16);
+          case 2 -> {
+            b.dspOut(3072, 64, 32, rows, 0, Command.FMT_FP16);
+            outRows = Math.max(outRows, rows);
+          }
           case 3 -> b.store(0x40000, 64, 2048, 64, 64, rows);
           default -> b.fence();
         }
       }
+      // only bytes this program wrote are stored (the RTL's scratchpad keeps the previous program's bytes)
       b.dspOut(3584, 64, 32, 4, 0, Command.FMT_FP16).dspOut(3840, 64, 16, 4, 64, Command.FMT_FP16)
-          .store(0x20000, 64, 1024, 64, 64, m).store(0x50000, 64, 3072, 64, 64, 16).halt();
+          .store(0x20000, 64, 1024, gated ? 16 : 64, gated ? n : 4L * n, m).store(0x50000, 64, 3584, 64, 64, 4)
+          .store(0x51000, 64, 3840, 64, 32, 4);
+      if (outRows > 0) {
+        b.store(0x52000, 64, 3072, 64, 64, outRows);
+      }
+      b.halt();
       Program prog = b.build();
       ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image(p, i), prog, 0), 0);
       ProgramErrorCases.assertExact(o, "program " + i + ":\n" + Disassembler.disassemble(prog));
