@@ -49,7 +49,7 @@ class DspInBesideReadingDrainCosimTest {
   private static void readingGemm(Program.Builder b, Random r, boolean gated, boolean streamed, int m, int k, int n) {
     // the DSP buffer rows the copies' last dspouts read, written first (the RTL keeps the previous program's state)
     b.load(0x10000, 16, 0, 16, k, m).load(0x30000, 64, 2048, 64, 64, 8)
-        .dspIn(2048, 64, 32, 4, 0, Command.FMT_INT8, 0).dspIn(2048, 64, 16, 4, 64, Command.FMT_INT8, 0);
+        .dspIn(2048, 64, 32, 8, 0, Command.FMT_INT8, 0).dspIn(2048, 64, 16, 4, 64, Command.FMT_INT8, 0);
     if (!streamed) {
       b.load(0x11000, 16, 256, 16, n, k);
     }
