@@ -7,7 +7,8 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
 
 /**
  * What each command does once its checks passed: its dispatch rule ({@link CycleModel#dispatch(boolean, boolean)}:
- * a load waits only for a drain, a store or dspin that reads none of the running GEMM's results goes at once, a
+ * a load waits only for a drain, a store or dspin that reads none of the running GEMM's results goes at once (beside a
+ * drain that reads the scratchpad, {@link CycleModel#drainReadsY}, a store waits and a dspin goes as a load), a
  * dspout that writes none of them goes as a load ({@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
  * ({@link CycleModel#dispatchBeside}; a resident dsprun beside a W stream too, {@link CycleModel#dispatchResidentRun}),
  * every other command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
@@ -318,11 +319,14 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     }
     boolean drainReads = g.accumulates() || g.gated();
     if (g.streamsWeights()) {
-      streamedGemm(g, m, k, n, drainReads);
+      streamedGemm(g, m, k, n);
     } else {
-      // An accumulating or gated GEMM's drain reads Y through the scratchpad's read port: every STORE waits for it.
-      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.keepsX(), drainReads ? 0 : g.y(),
-          drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+      cycles.gemm(m, k, n, (int) g.wRows(), g.sparsity() != Command.DENSE, g.keepsX(), g.y(),
+          g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+    }
+    if (drainReads) {
+      // its drain reads Y through the scratchpad's read port: every STORE waits for it, a DSPIN goes as a LOAD
+      cycles.drainReadsY();
     }
     if (g.throughPpm()) {
       cycles.drainThroughPpm(g.ppmBank());
@@ -340,13 +344,13 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
   }
 
   /** Counters and cycles of a GEMM whose W streams from the memory: W's bytes and beats count as a load's. */
-  private void streamedGemm(Command.Gemm g, int m, int k, int n, boolean drainReads) {
+  private void streamedGemm(Command.Gemm g, int m, int k, int n) {
     long columns = StreamedWeights.beatColumns(g, p.lineBytes());
     long rows = StreamedWeights.rows(g);
     counters[Counter.EXT_READ_BEATS.ordinal()] += columns * rows;
     counters[Counter.DMA_LOAD_BYTES.ordinal()] += rows * StreamedWeights.rowBytes(g);
     cycles.streamedGemm(m, k, n, g.int4Weights(), g.sparsity() == Command.DENSE ? 0 : rows, g.groupScaledWeights(),
-        g.keepsX(), drainReads ? 0 : g.y(), drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
+        g.keepsX(), g.y(), g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
   }
 
   /** The engine's X buffer as the last X copy left it (what a {@code gemm xKeep=1} reads). */

@@ -20,7 +20,9 @@ package org.llmnpu.isa;
  *        cycle (≥ done) in which the controller is not in a LOAD or DSPOUT
  * dispatch  while a streamed GEMM's W stream runs (to its last W write) only a DSPIN, DSPOUT or resident DSPRUN
  *        goes (the others wait for it, then follow these rules); a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
- *        of the running GEMM's result bytes goes at once; a DSPOUT that writes none of them goes as a LOAD
+ *        of the running GEMM's result bytes goes at once — unless that GEMM's drain reads the scratchpad (accumulate,
+ *        gate): then the STORE waits until the back-end is idle and the DSPIN goes as a LOAD, holding the drain's
+ *        start while it reads (its DSP_IN cycles); a DSPOUT that writes none of them goes as a LOAD
  *        (and, like a LOAD, holds the drain's start while it writes); DSPRUN, DSPLD and DSPTAB go at once; any other
  *        command (and a STORE, DSPIN or DSPOUT that touches the results) waits until the back-end is
  *        idle (drain start + drain lines + 1)
@@ -57,8 +59,8 @@ package org.llmnpu.isa;
  *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
  *        drain start + drain lines + L + 1 (the LOAD rule and the other commands wait for that)
  * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
- *        the drain then holds the scratchpad's read port, so a STORE waits for the back-end as the
- *        other commands do (its result range is the whole scratchpad)
+ *        the drain then uses the scratchpad's read port, so a STORE waits for the back-end as the
+ *        other commands do, and a DSPIN clear of Y goes as a LOAD (its result range is its Y range)
  * </pre>
  */
 public final class CycleFormulas {

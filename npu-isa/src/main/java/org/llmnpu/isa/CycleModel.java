@@ -149,17 +149,19 @@ public final class CycleModel {
 
   /**
    * The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [{@code start}, {@code end}):
-   * one that touches none of the running GEMM's result bytes goes beside the back-end — a {@code dspin} at once
-   * (it reads over the scratchpad's read port, which a drain uses only when it accumulates or gates, and then its result
-   * range is the whole scratchpad), a {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds
-   * the drain's start while it writes: one write port, {@link #dspCopy}); one that touches them waits until the
-   * back-end is idle. Neither waits for a streamed GEMM's W stream: the copies walk the scratchpad over the GEMM's
-   * operand walk and touch no memory.
+   * one that touches none of the running GEMM's result bytes goes beside the back-end — a {@code dspin} at once when
+   * the drain reads no scratchpad byte, and as a LOAD when it does (it accumulates or gates, {@link #drainReadsY}: it
+   * waits while that drain starts or runs, and holds the drain's start while it reads, {@link #dspCopy}: one read
+   * port), a {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds the drain's start while it
+   * writes: one write port); one that touches them waits until the back-end is idle. Neither waits for a streamed
+   * GEMM's W stream: the copies walk the scratchpad over the GEMM's operand walk and touch no memory.
    */
   public void dispatchDspCopy(boolean in, long start, long end) {
-    boolean clear = !resultsOverlap(start, end);
-    if (in || !clear) {
-      dispatch(false, clear, false);
+    boolean clear = !back.resultsOverlap(start, end);
+    if (!clear) {
+      dispatch(false, false, false);
+    } else if (in && !back.drainReads()) {
+      dispatch(false, true, false);
     } else {
       dispatch(true, false, false);
     }
@@ -259,9 +261,12 @@ public final class CycleModel {
     dspCycles += cost;
     // the controller then waits in FETCH: no decode straight from the queue
     viaFetch = true;
-    // a dspout writes the scratchpad in each of its cycles: the drain cannot start meanwhile
+    // a dspout writes the scratchpad in each of its cycles: the drain cannot start meanwhile; a dspin reads it in each
+    // of its cycles but the last (DSP_DRAIN), which holds the start of a drain that reads the scratchpad too
     if (!in) {
       back.holdDrain(start, now);
+    } else if (back.drainReads()) {
+      back.holdDrain(start, now - 1);
     }
   }
 
@@ -304,9 +309,21 @@ public final class CycleModel {
     return back.idleFrom(now);
   }
 
-  /** Scratchpad bytes [start, end) of the results of the GEMM the back-end runs, if any. */
+  /**
+   * A STORE of scratchpad bytes [start, end) waits for the back-end: they overlap the results of the GEMM it runs, or
+   * that GEMM's drain reads the scratchpad ({@link #drainReadsY}), whose one read port the STORE would need.
+   */
   public boolean resultsOverlap(long start, long end) {
-    return back.resultsOverlap(start, end);
+    return back.resultsOverlap(start, end) || back.drainReads();
+  }
+
+  /**
+   * The GEMM just modelled drains over the scratchpad's read port too ({@code accumulate=1}: the old Y line;
+   * {@code gate=1}: the gate line of its codes): a STORE waits for its back-end, a {@code dspin} clear of its result
+   * range goes as a LOAD and holds its drain's start ({@link #dispatchDspCopy}). Its result range stays its Y range.
+   */
+  public void drainReadsY() {
+    back.drainReadsY();
   }
 
   /** A GEMM whose results occupy scratchpad bytes [yStart, yEnd); see {@link #gemm(int, int, int)}. */

@@ -33,6 +33,8 @@ final class GemmBackEnd {
   private long resultEnd;
   /** The parameter bank the pending GEMM's PPM reads, −1 when its results do not go through the PPM. */
   private int ppmBank = -1;
+  /** The pending GEMM's drain reads Y over the scratchpad's read port ({@code accumulate=1} or {@code gate=1}). */
+  private boolean drainReads;
 
   GemmBackEnd(MachineParams p, EngineTiming engine) {
     this.p = p;
@@ -96,6 +98,16 @@ final class GemmBackEnd {
     return pending && start < resultEnd && resultStart < end;
   }
 
+  /** The pending GEMM's drain reads its Y lines over the scratchpad's read port (it accumulates or gates). */
+  boolean drainReads() {
+    return pending && drainReads;
+  }
+
+  /** See {@link CycleModel#drainReadsY()}. */
+  void drainReadsY() {
+    drainReads = true;
+  }
+
   void results(long yStart, long yEnd) {
     resultStart = yStart;
     resultEnd = yEnd;
@@ -124,6 +136,7 @@ final class GemmBackEnd {
     drainLines = m * ((4L * n + line - 1) / line);
     pending = true;
     ppmBank = -1;
+    drainReads = false;
     gemmCycles += copy + 1;
     arrayCycles += engineRun + 1;
     return backStart + 1;
@@ -202,6 +215,7 @@ final class GemmBackEnd {
     drainLines = m * ((4L * n + line - 1) / line);
     pending = true;
     ppmBank = -1;
+    drainReads = false;
     // the X copy and GEMM_START lie inside the back-end's run (the engine ends after the last K tile is in)
     gemmCycles += 1;
     arrayCycles += engineRun + 1;

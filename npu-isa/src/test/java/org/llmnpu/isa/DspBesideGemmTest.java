@@ -15,7 +15,9 @@ import org.llmnpu.isa.dsp.DspProgram;
 /**
  * DSP commands beside the GEMM back-end (npu-isa README, Overlap): {@code dsprun} goes at once, a {@code dspin}
  * that reads none of the running GEMM's results goes at once, a {@code dspout} that writes none of them goes as a
- * load and holds the drain's start while it writes, and a copy that touches the results waits for the back-end.
+ * load and holds the drain's start while it writes, and a copy that touches the results waits for the back-end; beside
+ * a drain that reads the scratchpad (accumulate, gate) a {@code dspin} clear of Y goes as a load and holds the
+ * drain's start while it reads, and every store waits.
  */
 class DspBesideGemmTest {
   static final MachineParams P = DspCommandTest.P;
@@ -68,6 +70,56 @@ class DspBesideGemmTest {
     out.fill(o);
     assertTrue(o[Counter.GEMM_CYCLES.ordinal()] > a[Counter.GEMM_CYCLES.ordinal()] + 500,
         "the drain waits for the dspout: " + o[Counter.GEMM_CYCLES.ordinal()] + " vs " + a[Counter.GEMM_CYCLES.ordinal()]);
+  }
+
+  /** As {@link #gemmRunning()}, the GEMM's drain reading Y over the read port (accumulate or gate). */
+  private static CycleModel readingGemmRunning() {
+    CycleModel m = new CycleModel(P);
+    m.fetchAndDecode();
+    m.dispatch(false, false);
+    m.gemm(8, 64, 16, 4096, 4096 + 7 * 64 + 64);
+    m.drainReadsY();
+    m.fetchAndDecode();
+    return m;
+  }
+
+  @Test
+  void besideADrainThatReadsADspInClearOfYGoesAsALoadAndHoldsTheDrainWhileItReadsAStoreWaits() {
+    long decoded = readingGemmRunning().now();
+    CycleModel in = readingGemmRunning();
+    in.dispatchDspCopy(true, 0, 1024);
+    assertEquals(decoded, in.now(), "dspin clear of Y, before the engine is done");
+
+    CycleModel idle = readingGemmRunning();
+    idle.dispatch(false, false);
+    CycleModel waits = readingGemmRunning();
+    waits.dispatchDspCopy(true, 4096 + 64, 4096 + 128);
+    assertEquals(idle.now(), waits.now(), "dspin of Y waits for the back-end");
+    assertTrue(readingGemmRunning().resultsOverlap(0, 64), "a store clear of Y waits: the drain reads the port");
+    assertTrue(!gemmRunning().resultsOverlap(0, 64));
+
+    long[] a = new long[Counter.values().length];
+    idle.fill(a);
+    CycleModel held = readingGemmRunning();
+    held.dispatchDspCopy(true, 8192, 8192 + 64 * 200);
+    held.dspCopy(200, 32, 2, true);  // 800 cycles of reads (then DSP_DRAIN): the engine is done meanwhile
+    long afterCopy = held.now();
+    held.dispatch(false, false);
+    long[] h = new long[Counter.values().length];
+    held.fill(h);
+    long drainLines = 8 * ((4L * 16 + P.lineBytes() - 1) / P.lineBytes());
+    assertEquals(afterCopy - 1 + drainLines + 1, held.now() - 1,
+        "the drain starts in the dspin's DSP_DRAIN cycle, after its last read");
+    assertTrue(h[Counter.GEMM_CYCLES.ordinal()] > a[Counter.GEMM_CYCLES.ordinal()] + 500);
+
+    CycleModel plain = gemmRunning();
+    plain.dispatchDspCopy(true, 8192, 8192 + 64 * 200);
+    plain.dspCopy(200, 32, 2, true);
+    plain.dispatch(false, false);
+    long[] q = new long[Counter.values().length];
+    plain.fill(q);
+    assertEquals(a[Counter.GEMM_CYCLES.ordinal()], q[Counter.GEMM_CYCLES.ordinal()],
+        "a drain that reads no scratchpad byte runs beside the dspin");
   }
 
   /** A random memory image with {@code program} at 0x20000 and the DSP's tables at 0x30000. */

@@ -28,7 +28,9 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * it ({@link #storeClear} for the store's {@link #storeStart} .. {@link #storeEnd}; {@link #copyClear} for a DSP
  * copy's {@link #copyStart} .. {@link #copyEnd}) may go while the back-end runs. A GEMM with the accumulate-into flag drains {@code Y + result} (each 32-bit lane added with wraparound to
  * the old line {@link #oldLine}, which the scratchpad reads in the same cycle, {@link #drainReads}): no extra
- * cycles; its scoreboard range is the whole scratchpad, so every STORE waits for the back-end.
+ * cycles; its scoreboard range is still Y (the bytes it reads and writes), but its drain uses the read port
+ * ({@link #drainReadsY}): every STORE waits for the back-end, and a DSPIN clear of Y goes as a LOAD does (not while
+ * the drain starts or runs) and holds the drain's start while it reads ({@link #loadBusy}).
  *
  * <p><b>Through the PPM</b> ({@code gemm ppm=1}, {@link #ppmIn} at dispatch): the drain reads the same lines, but
  * feeds each to the PPM ({@link #ppmFeed}, {@link #ppmLine}, {@link #ppmGroup} = the line's index in its row: its
@@ -42,11 +44,12 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * drain reads that line over the scratchpad's read port ({@link #drainReadLine}, {@link #drainReads}, the data on
  * {@link #oldLine}) as the accumulate-into drain reads its old line, and the line's quarter goes to the PPM with the
  * results ({@link #ppmGates}, {@link #ppmGated}): the INT8 gate codes each result is multiplied by, which its code
- * then overwrites in place. The scoreboard holds the whole scratchpad, as an accumulating drain's. No added cycle; the
+ * then overwrites in place. The scoreboard holds Y (the gate lines are the Y lines the codes overwrite) and
+ * {@link #drainReadsY}, as an accumulating drain's. No added cycle; the
  * counters count one read a row per 4 drain lines ({@link #drainReadCounted}: the line holds the codes of 4 lines).
  *
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
- * engine's done that is not a load's or a dspout's ({@link #loadBusy}), and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
+ * engine's done that is not a load's or a dspout's (or a dspin's beside a drain that reads: {@link #loadBusy}), and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
  */
 public final class NpuBackEnd extends WalkerHostModule {
   enum State { IDLE, RUN, DRAIN, TAIL }
@@ -74,7 +77,7 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool engineDone = in(bool());
   public final Bits yData;
   public final UInt yAddress;
-  /** A LOAD, LOAD4 or DSPOUT holds the scratchpad's write port. */
+  /** A LOAD, LOAD4 or DSPOUT holds the scratchpad's write port, or a DSPIN its read port beside a {@link #drainReadsY}. */
   public final Bool loadBusy = in(bool());
   /** The scratchpad's data at the drain's line (the accumulate-into drain's old line). */
   public final UInt oldLine;
@@ -107,6 +110,11 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool storeClear = out(bool());
   /** A DSPIN or DSPOUT of {@link #copyStart} .. {@link #copyEnd} touches none of the running GEMM's results. */
   public final Bool copyClear = out(bool());
+  /**
+   * The last dispatched GEMM's drain reads the scratchpad (it accumulates or gates; held after it): a STORE waits for
+   * the back-end, a DSPIN clear of its results goes as a LOAD and holds the drain's start while it reads.
+   */
+  public final Bool drainReadsY = out(bool());
   /** Gated only (else null): the dispatched GEMM has {@code gate=1}. */
   public final Bool gatedIn;
   /** Gated only (else null): the line the drain reads (the gate's or, accumulating, the one it overwrites). */
@@ -257,7 +265,9 @@ public final class NpuBackEnd extends WalkerHostModule {
     // the scoreboard
     UInt resultLo = regInit("resultStart", uint(52), 0);
     UInt resultHi = regInit("resultEnd", uint(52), 0);
-    storeClear.set(storeStart.resize(52).ge(resultHi).or(storeEnd.le(resultLo)));
+    Bool readsYReg = regInit("drainReadsY", bool(), 0);
+    drainReadsY.set(readsYReg);
+    storeClear.set(storeStart.resize(52).ge(resultHi).or(storeEnd.le(resultLo)).and(readsYReg.not()));
     copyClear.set(copyStart.resize(52).ge(resultHi).or(copyEnd.le(resultLo)));
     when(take, () -> {
       yAddr.set(resultAddress);
@@ -265,13 +275,14 @@ public final class NpuBackEnd extends WalkerHostModule {
       accumulate.set(accumulateIn);
       throughPpm.set(ppmIn);
       bankReg.set(ppmBankIn);
-      // an accumulating (or gated) drain reads Y over the read port: the whole scratchpad is held
-      Bool readsY = gate ? accumulateIn.or(gatedIn) : accumulateIn;
+      // an accumulating (or gated) drain reads its Y lines (the old Y, the gate codes) over the read port: the
+      // result range stays Y, and the read port is the drain's (drainReadsY)
       if (gate) {
         gated.set(gatedIn);
       }
-      resultLo.set(mux(readsY, uintLit(0, 52), resultAddress.resize(52)));
-      resultHi.set(mux(readsY, uintLit((1L << 52) - 1, 52), resultEnd));
+      readsYReg.set(gate ? accumulateIn.or(gatedIn) : accumulateIn);
+      resultLo.set(resultAddress.resize(52));
+      resultHi.set(resultEnd);
     });
 
     Walker gw0 = gateWalk;

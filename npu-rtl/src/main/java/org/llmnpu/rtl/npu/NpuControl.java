@@ -49,10 +49,13 @@ final class NpuControl {
     Bool idle = npu.io(npu.back.idle);
     Bool loadMayStart = npu.io(npu.back.loadMayStart);
     Bool copyClear = npu.io(npu.back.copyClear);
-    // beside the back-end: a DSPIN that reads none of its results (as a STORE), a DSPOUT that writes none of them
-    // (as a LOAD: not while a drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
+    Bool drainReadsY = npu.io(npu.back.drainReadsY);
+    // beside the back-end: a DSPIN that reads none of its results (as a STORE; as a LOAD beside a drain that reads the
+    // scratchpad, whose start it then holds while it reads), a DSPOUT that writes none of them (as a LOAD: not while a
+    // drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
-        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear), mux(dec.isDspOut,
+        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear.and(loadMayStart.or(drainReadsY.not()))),
+        mux(dec.isDspOut,
         idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
         .or(ppm.dec.cfgBeside))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go

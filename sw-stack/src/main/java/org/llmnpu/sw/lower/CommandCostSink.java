@@ -208,10 +208,8 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     if (g.gated()) {
       add(Counter.SPAD_READS, m * ((n + (long) line - 1) / line));
     }
-    // an accumulating or gated GEMM's drain holds the scratchpad's read port: its results count as every byte
-    boolean drainReads = g.accumulates() || g.gated();
-    long yStart = drainReads ? 0 : g.y();
-    long yEnd = drainReads ? Long.MAX_VALUE : g.y() + (m - 1) * g.yStride() + (g.throughPpm() ? n : 4L * n);
+    long yStart = g.y();
+    long yEnd = g.y() + (m - 1) * g.yStride() + (g.throughPpm() ? n : 4L * n);
     if (g.streamsWeights()) {
       // W's bytes and beats count as a load's (npu-isa StreamedWeights)
       long rows = StreamedWeights.rows(g);
@@ -223,6 +221,10 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
     }
     if (g.throughPpm()) {
       cm.drainThroughPpm(g.ppmBank());
+    }
+    if (g.accumulates() || g.gated()) {
+      // its drain reads Y over the scratchpad's read port: every STORE waits for it, a DSPIN goes as a LOAD
+      cm.drainReadsY();
     }
     return null;
   }

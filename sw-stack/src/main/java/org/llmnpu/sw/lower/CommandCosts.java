@@ -348,37 +348,32 @@ abstract class CommandCosts {
     noteBesideWindow();
   }
   /**
-   * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, and the cycle
-   * model takes its results as every scratchpad byte ({@code CommandCostSink#visitGemm}), so the next copy waits for it.
+   * A GEMM adding its results to Y ({@code accumulate = 1}): each drain line reads the old Y line too, over the
+   * scratchpad's read port ({@code CycleModel#drainReadsY}: a store waits for it, a copy clear of its results goes as a
+   * load and holds its drain's start while it reads).
    */
   final void accumulatingGemm(int m, int k, int n) {
-    long tag = resultTag;
-    long rows = resultRows;
-    resultTag = 0;
-    resultRows = Long.MAX_VALUE;
-    gemm(m, k, n, false, () -> add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line)));
-    resultTag = tag;
-    resultRows = rows;
+    gemm(m, k, n, false, () -> {
+      add(Counter.SPAD_READS, m * ((4L * n + line - 1) / line));
+      cm.drainReadsY();
+    });
   }
 
   /**
    * A streamed GEMM (2:4 with {@code sparse}) whose results drain through the PPM into INT8 codes ({@code gemm wStream=1
    * ppm=1}); {@code gate}: times the gate codes at Y ({@code gate=1}), whose drain reads a gate line a row per line of
-   * codes over the read port, its results then every scratchpad byte (as {@link #accumulatingGemm}).
+   * codes over the read port (as {@link #accumulatingGemm}: its results keep their tag, {@code CycleModel#drainReadsY}).
    */
   final void streamedPpmGemm(int m, int k, int n, boolean int4, boolean sparse, int bank, boolean gate) {
-    long tag = resultTag;
-    long rows = resultRows;
-    resultTag = gate && !gatedCopiesWhatIf ? 0 : tag;
-    resultRows = gate && !gatedCopiesWhatIf ? Long.MAX_VALUE : rows;
     streamedGemm(m, k, n, int4, sparse, false, true, () -> {
       add(Counter.PPM_ELEMENTS, (long) m * n);
       add(Counter.SPAD_READS, gate ? m * ((n + (long) line - 1) / line) : 0);
       cm.drainThroughPpm(bank);
+      if (gate) {
+        cm.drainReadsY();
+      }
       noteBesideWindow();
     });
-    resultTag = tag;
-    resultRows = rows;
   }
 
   /** A {@code ppmcfg} of {@code items} 16-byte records, or a {@code pputab} (66 entries of 2 bytes). */
