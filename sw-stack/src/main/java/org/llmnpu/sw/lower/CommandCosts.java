@@ -231,11 +231,6 @@ abstract class CommandCosts {
   long resultRows = 1;
   /** The GEMMs issued from now on copy no X ({@code gemm xKeep=1}: an N tile after the first of the same X). */
   boolean keepX;
-  /**
-   * A what-if of a dispatch rule the NPU does not have ({@link PhaseCostModel#gatedCopiesWhatIf}): a gated GEMM's
-   * results are its Y rows only, so the DSP copies clear of them go beside it as beside an ungated one.
-   */
-  boolean gatedCopiesWhatIf;
   /** Added to the result tags now: a second block in flight has its own buffers ({@link BlockLane}). */
   long laneTags;
   /** A lane's result buffers ({@link #laneTags}) lie this far apart. */

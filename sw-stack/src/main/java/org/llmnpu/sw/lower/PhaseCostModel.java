@@ -314,21 +314,6 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   /**
-   * A what-if for the extrapolated walk only (the golden and the RTL do not have it, so such a walk is not their
-   * cycles): the DSP copies beside a gated GEMM ({@code gemm ppm=1 gate=1}) go as beside an ungated one, where on the NPU
-   * its scoreboard holds the whole scratchpad from its dispatch until the back-end is idle. It bounds what the rule
-   * change would buy (a DSPIN clear of Y waiting only while the drain runs, holding the drain's start while it reads:
-   * sw-stack README, "Two blocks staggered by half a layer"), the drain hold not counted.
-   */
-  public PhaseCostModel gatedCopiesWhatIf(boolean on) {
-    if (on && !extrapolate) {
-      throw new IllegalStateException("gatedCopiesWhatIf: the extrapolated walk only (exact steps are the golden's)");
-    }
-    gatedCopiesWhatIf = on;
-    return this;
-  }
-
-  /**
    * Two blocks in flight ({@link #interleave}) in windows across layers as {@link DecoderLowering#acrossLayers}: a
    * step of fewer layers costed than the model's costs k and k + 1 layers (k at least 2) and adds, per layer not
    * costed, what the last one added.
