@@ -78,8 +78,13 @@ final class NpuUnitPorts {
     npu.io(k.writeBeat).set(npu.fire.and(npu.mem_req_write));
     // a streamed GEMM counts its MACs in the cycle after GEMM_START: its product register is ready by then
     Bool gemmStart = npu.inState(Npu.State.GEMM_START);
-    npu.io(k.gemmStart).set(ws == null ? gemmStart : gemmStart.and(ws.streaming.not())
-        .or(npu.reg0Next("gemm_streamStarted", gemmStart.and(ws.streaming))));
+    NpuKeptX keptX = npu.gemm.keptX;
+    // a GEMM that kept X (no GEMM_X: GEMM_START from one cycle after its dispatch) counts them two cycles after
+    Bool copied = keptX.built() ? gemmStart.and(keptX.keeps.not()) : gemmStart;
+    Bool counted = ws == null ? copied : copied.and(ws.streaming.not())
+        .or(npu.reg0Next("gemm_streamStarted", copied.and(ws.streaming)));
+    npu.io(k.gemmStart).set(!keptX.built() ? counted : counted.or(npu.reg0Next("gemm_keptStarted2",
+        npu.reg0Next("gemm_keptStarted", gemmStart.and(keptX.keeps)))));
     npu.io(k.macs).set(npu.gemm.macsRegister());
     npu.io(k.denseMacs).set(npu.gemm.denseMacs());
     npu.io(k.drainStart).set(npu.io(npu.back.drainStarts));
