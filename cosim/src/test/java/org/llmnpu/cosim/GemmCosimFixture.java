@@ -86,7 +86,7 @@ public final class GemmCosimFixture {
    * so a position past K of the last group may carry a non-zero value, which both sides must drop), each
    * byte's bits above {@code log2 G} random.
    */
-  private static void writeCompressed(byte[] image, Random r, Command.Gemm g, int base, long stride) {
+  static void writeCompressed(byte[] image, Random r, Command.Gemm g, int base, long stride) {
     int kept = g.kept();
     int group = g.group();
     long valueRows = g.wRows() / 2;

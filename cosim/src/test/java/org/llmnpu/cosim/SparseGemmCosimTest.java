@@ -24,7 +24,7 @@ import org.llmnpu.verilator.SimModes;
  * {@code M·N·E·ceil(K/G)} next to the dense-equivalent {@code M·K·N}) and the RTL's cycles equal to the
  * cycle model's — and to the engine formula of {@code GemmCycleModel} for the array itself; random
  * overlapped programs of dense GEMMs run on them as on a dense array; a GEMM in the other N:M mode halts
- * with UNSUPPORTED.
+ * with UNSUPPORTED. The 2:4 array is built with {@code xKeep} ({@link KeptXCosimTest} shares it).
  */
 class SparseGemmCosimTest {
   private static final int[][] SHAPES = {
@@ -33,8 +33,10 @@ class SparseGemmCosimTest {
   static NpuConfig config(String sparsity) {
     int rows = sparsity.equals("2:4") ? 8 : 4;
     int depth = sparsity.equals("2:4") ? 0 : 2;
-    return new NpuConfig(rows, 32, 2, 1, 8, 32, depth, 32, 256, 64, 3, rows, 256, 4, 128, 256, 1L << 16,
+    NpuConfig c = new NpuConfig(rows, 32, 2, 1, 8, 32, depth, 32, 256, 64, 3, rows, 256, 4, 128, 256, 1L << 16,
         "systolic", 1, false, false, sparsity);
+    // the 2:4 array keeps its X buffer (xKeep): KeptXCosimTest's N:M programs share this model
+    return sparsity.equals("2:4") ? c.toBuilder().xKeep(true).build() : c;
   }
 
   @ParameterizedTest(name = "sparsity {0}")

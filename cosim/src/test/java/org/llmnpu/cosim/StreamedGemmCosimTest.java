@@ -197,22 +197,7 @@ class StreamedGemmCosimTest {
         long y = m * xStride;
         byte[] image = new byte[(int) p.extMemBytes()];
         r.nextBytes(image);
-        for (int col = 0; col < n; col++) {
-          for (int g = 0; g < groups; g++) {
-            java.util.List<Integer> pos = new java.util.ArrayList<>();
-            for (int i = 0; i < group; i++) {
-              pos.add(i);
-            }
-            java.util.Collections.shuffle(pos, r);
-            for (int e = 0; e < kept; e++) {
-              int row = g * kept + e;
-              int meta = (int) (GemmCosimFixture.EXT_W + (row / fields) * wStride + col);
-              int shift = row % fields * (8 / fields);
-              int mask = ((1 << (8 / fields)) - 1) << shift;
-              image[meta] = (byte) ((image[meta] & ~mask) | ((pos.get(e) | (group == 8 ? r.nextInt(2) << 3 : 0)) << shift));
-            }
-          }
-        }
+        writePackedMetadata(image, r, mode, k, n, (int) GemmCosimFixture.EXT_W, wStride);
         for (int variant = 0; variant < 3; variant++) {
           boolean nm = variant == 0;
           boolean int4 = variant == 2;
@@ -231,6 +216,34 @@ class StreamedGemmCosimTest {
           long rowsRead = nm ? values + metaRows : k;
           assertEquals((long) m * k + rowsRead * (int4 ? (n + 1) / 2 : n), o.rtl().counters().get(Counter.DMA_LOAD_BYTES),
               "X bytes and the streamed W rows");
+        }
+      }
+    }
+  }
+
+  /**
+   * The packed metadata rows of a streamed N:M W ({@code mode} 2:4 or 4:8) of K {@code k} and N {@code n} at
+   * {@code base} (stride {@code wStride}) of {@code image}: per group and column E distinct random positions, with
+   * random unused field bits on 4:8; the value rows after them stay as they are.
+   */
+  static void writePackedMetadata(byte[] image, Random r, int mode, int k, int n, int base, long wStride) {
+    int kept = mode == org.llmnpu.isa.Command.S2_4 ? 2 : 4;
+    int group = 2 * kept;
+    int fields = group == 4 ? 4 : 2;
+    int groups = (k + group - 1) / group;
+    for (int col = 0; col < n; col++) {
+      for (int g = 0; g < groups; g++) {
+        java.util.List<Integer> pos = new java.util.ArrayList<>();
+        for (int i = 0; i < group; i++) {
+          pos.add(i);
+        }
+        java.util.Collections.shuffle(pos, r);
+        for (int e = 0; e < kept; e++) {
+          int row = g * kept + e;
+          int meta = (int) (base + (row / fields) * wStride + col);
+          int shift = row % fields * (8 / fields);
+          int mask = ((1 << (8 / fields)) - 1) << shift;
+          image[meta] = (byte) ((image[meta] & ~mask) | ((pos.get(e) | (group == 8 ? r.nextInt(2) << 3 : 0)) << shift));
         }
       }
     }

@@ -5,7 +5,9 @@ import org.llmnpu.rtl.npu.NpuConfig;
 /**
  * The one full-size NPU that the decoder feature tests share on the RTL: the default NPU built with the PPM's SwiGLU
  * gate ({@code ppmGate}), the Vector DSP's permutations ({@code dspPermute}), maxN 32 (stories260K's QKV GEMM in four
- * tiles), a 1024-row DSP buffer (room for two token blocks' buffers) and the MX block decoder ({@code mxLoad}).
+ * tiles), a 1024-row DSP buffer (room for two token blocks' buffers), the MX block decoder ({@code mxLoad}) and the
+ * kept X buffer ({@code xKeep}: the lowering's GEMMs on the N tiles after the first of one X copy no X;
+ * {@code org.llmnpu.cosim.KeptXCosimTest} runs its random programs on this model too).
  * {@link GatedSwigluDecoderCosimTest}, {@link KeyBlocksCosimTest}, {@link TiledQkvPostCosimTest},
  * {@link TwoBlocksCosimTest} and {@link DecoderMxCosimTest} each used to Verilate a variant of the default NPU with one
  * of these; one configuration gives one Verilog and so one key of the harness's model cache, so a test run builds this
@@ -17,10 +19,10 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * permutations (Kᵀ by pairs), the per-token QKV post, the sequential blocks. On the RTL every program stays bit-exact
  * (memory, status, every counter) with RTL cycles = the cycle model's.
  */
-final class FeaturedNpu {
+public final class FeaturedNpu {
   /** The shared configuration. */
-  static final NpuConfig CONFIG = NpuConfig.defaults().toBuilder().ppmGate(true).dspPermute(true).maxN(32)
-      .dspRows(1024).mxLoad(true).build();
+  public static final NpuConfig CONFIG = NpuConfig.defaults().toBuilder().ppmGate(true).dspPermute(true).maxN(32)
+      .dspRows(1024).mxLoad(true).xKeep(true).build();
 
   private FeaturedNpu() {
   }

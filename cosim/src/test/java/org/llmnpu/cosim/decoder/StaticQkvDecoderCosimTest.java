@@ -44,10 +44,15 @@ class StaticQkvDecoderCosimTest {
    * (memory, status, every counter) with RTL cycles = the cycle model's.
    */
   static RtlSteps staticQkvOnTheRtl(NpuConfig config, LoweredModel model, int[] prompt) throws Exception {
+    return onTheRtl(config, model, prompt, true);
+  }
+
+  /** As {@link #staticQkvOnTheRtl}, with static ({@code staticQkv}) or dynamic q/k/v scales. */
+  static RtlSteps onTheRtl(NpuConfig config, LoweredModel model, int[] prompt, boolean staticQkv) throws Exception {
     try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
       StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
       NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      npu.lowering().staticQkv(true);
+      npu.lowering().staticQkv(staticQkv);
       NpuDecoder.Step p = npu.prefill(prompt, false);
       DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
       NpuDecoder.Step d = npu.decode(prompt[3]);

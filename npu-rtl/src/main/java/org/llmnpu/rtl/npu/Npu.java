@@ -163,10 +163,6 @@ public final class Npu extends HwModule {
   }
 
   public Npu(NpuConfig c) {
-    if (c.xKeep()) {
-      throw new IllegalArgumentException("xKeep true: the kept X buffer (gemm xKeep=1) is in the ISA, the golden and the"
-          + " cycle model (./npu estimate); its RTL is not built yet, so use xKeep false to generate Verilog");
-    }
     config = c;
     int line = c.machine().lineBytes();
     mem_req_wdata = out("mem_req_wdata", uint(8 * line));
@@ -281,7 +277,7 @@ public final class Npu extends HwModule {
         + (config.sparsity().equals("dense") ? "" : "_" + config.sparsity().replace(':', '_'))
         + (config.commandQueueDepth() == NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH ? "" : "_q" + config.commandQueueDepth())
         + (config.dspStages() == NpuConfig.DEFAULT_DSP_STAGES ? "" : "_e" + config.dspStages())
-        + (config.dspPermute() ? "_perm" : "")
+        + (config.dspPermute() ? "_perm" : "") + (config.xKeep() ? "_xkeep" : "")
         + (config.clockGating().equals(NpuConfig.DEFAULT_CLOCK_GATING) ? "" : "_cg" + config.clockGating());
   }
 

@@ -82,14 +82,17 @@ final class NpuControl {
         .elseWhen(ppm.dec.isPpmCfg.or(ppm.dec.isPpuTab), ppm::dispatchLoad)
         .elseWhen(ppm.dec.isPpm, ppm::dispatchRun)
         .otherwise(npu.gemm::dispatch);
+    Bool unsupported = ppm.dec.unsupported.or(dec.mxUnsupported).or(dec.streamUnsupported);
+    NpuKeptX keptX = npu.gemm.keptX;
     npu.switchOf(state, s -> s
         .is(Npu.State.IDLE.ordinal(), () -> npu.whenOf(npu.start, fetch::begin))
         .is(Npu.State.FETCH.ordinal(), () -> fetch.step(bark))
         .is(Npu.State.DECODE.ordinal(), () ->
           npu.whenOf(dec.undefined.and(ppm.dec.defined.not()), () -> npu.fail(ErrorCause.UNDEFINED_OPCODE))
-              .elseWhen(ppm.dec.unsupported.or(dec.mxUnsupported).or(dec.streamUnsupported),
+              .elseWhen(keptX.built() ? unsupported : unsupported.or(keptX.unsupported),
                   () -> npu.fail(ErrorCause.UNSUPPORTED))
-              .elseWhen(dec.badShape, () -> npu.fail(ErrorCause.BAD_SHAPE))
+              .elseWhen(keptX.built() ? dec.badShape.or(keptX.badShape) : dec.badShape,
+                  () -> npu.fail(ErrorCause.BAD_SHAPE))
               .elseWhen(dec.badSpad, () -> npu.fail(ErrorCause.SPAD_ADDRESS))
               .elseWhen(dec.badDsp, () -> npu.fail(ErrorCause.DSP_ADDRESS))
               .elseWhen(dec.badExt, () -> npu.fail(ErrorCause.EXT_ADDRESS))

@@ -32,8 +32,15 @@ import org.llmnpu.isa.Counter;
  * clock, and the counting conditions come late (the DSP's stall, the memory handshake). So each counter is a low
  * part of {@link #LOW} bits, a high part, and the low part's carry out of the previous cycle, added into the high
  * part one cycle later: the value is {@code (high + carry)·2^LOW + low}, formed where it is read, so every read
- * sees the exact count of its cycle. And the conditions do not feed a carry chain: every subset's sum of the
- * amounts is computed from the registers and the amounts alone, and the conditions pick one of them.
+ * sees the exact count of its cycle. The conditions are meant to pick one of the sums of the subsets of the
+ * amounts, each computed from the registers and the amounts alone; but synthesis shares those adders into one whose
+ * operand the conditions gate (Yosys/ABC on the tiny NPU, 2026-12-06: a 24-stage AND chain of the low part's carry,
+ * about 3.5 ns at 180 nm, after the condition), so an event that comes late in the cycle must reach its port from a
+ * register. The controller registers the late ones before the ports where no reader can see the delay
+ * ({@code NpuUnitPorts#counters}): the DMA's read beats ({@link #readBeat}; the fetcher's, {@link #fetchRead}, count
+ * in their cycle), the LOAD, PPM and DSPOUT scratchpad writes ({@link #spadWrite}; the back-end's and load4's,
+ * {@link #backWrite}, in their cycle), a PPM run's rows ({@link #ppmRow}; a {@code gemm ppm=1}'s, {@link
+ * #ppmResultRow}, in their cycle), the DSP's issues and copy elements.
  */
 public final class NpuCounters extends HwModule {
   /** Bits of a counter. */
@@ -58,8 +65,9 @@ public final class NpuCounters extends HwModule {
   public final Bool partialBeat = in(bool());
   /** The bytes of a short beat ({@code rowBytes mod line}). */
   public final UInt remainder;
-  /** A read / write request is accepted by the memory. */
+  /** A read request of the DMA / of the fetcher / a write request is accepted by the memory. */
   public final Bool readBeat = in(bool());
+  public final Bool fetchRead = in(bool());
   public final Bool writeBeat = in(bool());
   /** A GEMM starts, with its MAC count and its dense-equivalent MAC count. */
   public final Bool gemmStart = in(bool());
@@ -75,8 +83,9 @@ public final class NpuCounters extends HwModule {
   public final UInt weightLines;
   /** The accumulate-into drain reads the old line. */
   public final Bool drainRead = in(bool());
-  /** A scratchpad line write. */
+  /** A scratchpad line write of a LOAD, a PPM run or a DSPOUT / of the GEMM back-end or a load4. */
   public final Bool spadWrite = in(bool());
+  public final Bool backWrite = in(bool());
   public final Bool fetchCycle = in(bool());
   public final Bool dmaCycle = in(bool());
   public final Bool gemmCycle = in(bool());
@@ -87,9 +96,14 @@ public final class NpuCounters extends HwModule {
   public final Bool dspElement = in(bool());
   public final UInt dspElements;
   public final Bool dspCycle = in(bool());
-  /** A PPM source row (or a {@code gemm ppm=1} result row) ends: {@link #ppmLanes} elements requantized. */
+  /**
+   * A PPM run's source row ends: {@link #ppmLanes} elements requantized; a {@code gemm ppm=1} result row ends:
+   * {@link #ppmResultLanes}.
+   */
   public final Bool ppmRow = in(bool());
   public final UInt ppmLanes;
+  public final Bool ppmResultRow = in(bool());
+  public final UInt ppmResultLanes;
   public final Bool ppmCycle = in(bool());
   /** The counter read on {@link #value}. */
   public final UInt select = in(uint(5));
@@ -116,6 +130,7 @@ public final class NpuCounters extends HwModule {
     weightCopy = weightRowsPerCycle == 1 ? null : in(bool());
     weightLines = weightRowsPerCycle == 1 ? null : in(uint(groupShift + 1));
     ppmLanes = in(uint(laneBits));
+    ppmResultLanes = in(uint(laneBits));
     dspElements = in(uint(bitsToHold(Math.min(lineBytes, c.machine().dsp().lanes()))));
 
     UInt lineAmount = uintLit(lineBytes, lineShift + 1);
@@ -128,6 +143,7 @@ public final class NpuCounters extends HwModule {
     add(Counter.DMA_STORE_BYTES, storeBeat.and(partialBeat.not()), lineAmount);
     add(Counter.DMA_STORE_BYTES, storeBeat.and(partialBeat), remainder);
     count(Counter.EXT_READ_BEATS, readBeat);
+    count(Counter.EXT_READ_BEATS, fetchRead);
     count(Counter.EXT_WRITE_BEATS, writeBeat);
     add(Counter.MACS, gemmStart, macs);
     add(Counter.PSUM_WRITEBACKS, drainStart, psumWritebacks);
@@ -137,6 +153,7 @@ public final class NpuCounters extends HwModule {
     }
     count(Counter.SPAD_READS, drainRead);
     count(Counter.SPAD_WRITES, spadWrite);
+    count(Counter.SPAD_WRITES, backWrite);
     count(Counter.FETCH_CYCLES, fetchCycle);
     count(Counter.DMA_CYCLES, dmaCycle);
     count(Counter.GEMM_CYCLES, gemmCycle);
@@ -147,6 +164,7 @@ public final class NpuCounters extends HwModule {
     count(Counter.DSP_CYCLES, dspCycle);
     add(Counter.DENSE_MACS, gemmStart, denseMacs);
     add(Counter.PPM_ELEMENTS, ppmRow, ppmLanes);
+    add(Counter.PPM_ELEMENTS, ppmResultRow, ppmResultLanes);
     count(Counter.PPM_CYCLES, ppmCycle);
 
     // a high part changes only in the cycle after its low part carried, with a term wider than the low part, or

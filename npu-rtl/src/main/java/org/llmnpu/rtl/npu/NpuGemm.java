@@ -25,7 +25,8 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * GEMM_W writes W row k's N-tile line into its W buffer ({@code K·ceil(N/rows)} cycles; with
  * {@code R = weightRowsPerCycle > 1}, rows {@code k..k+R−1} together through R scratchpad read ports,
  * {@code ceil(N/rows)·ceil(K/R)} cycles, the rows past K of the last group are don't-cares), and
- * GEMM_START starts the engine of a scratchpad GEMM (one cycle) and hands the run to the {@link NpuBackEnd}. Cycles:
+ * GEMM_START starts the engine of a scratchpad GEMM (one cycle) and hands the run to the {@link NpuBackEnd}. A
+ * {@code gemm xKeep=1} on an NPU built with {@code xKeep} skips GEMM_X ({@link NpuKeptX}). Cycles:
  * {@code org.llmnpu.isa.CycleModel} ({@code gemm}). On an N:M array ({@code NpuConfig.sparsity}) the copies
  * are {@link NpuGemmNm}'s (same cycles: one line a cycle; the W walk covers the value and metadata rows).
  */
@@ -64,6 +65,8 @@ final class NpuGemm {
   private final UInt xKTiles;
   /** The engine starts this cycle ({@link #engineStarts}); built once. */
   private org.llmnpu.hdl.Bool engineStarts;
+  /** The kept X buffer ({@code gemm xKeep=1}): its DECODE flags, held shape and dispatch. */
+  final NpuKeptX keptX;
 
   NpuGemm(NpuController npu) {
     this.npu = npu;
@@ -91,6 +94,7 @@ final class NpuGemm {
       inStream = org.llmnpu.hdl.Hw.boolLit(false);
       stream = null;
     }
+    keptX = new NpuKeptX(npu);
   }
 
   /** The engine and its operand ports, written from the scratchpad walk. */
@@ -158,7 +162,10 @@ final class NpuGemm {
    * The register of the command's MAC count {@code M·macsK·N} (for the {@code macs} counter), off the decode
    * path: the product is taken from the shape registers set at dispatch in two free-running stages
    * ({@code M·macsK}, then {@code ·N}), valid two cycles after dispatch; the counter adds it in GEMM_START, at
-   * least three cycles after dispatch (GEMM_X and GEMM_W take a cycle or more each). No cycle changes.
+   * least three cycles after dispatch (GEMM_X and GEMM_W take a cycle or more each), or a cycle after it (a streamed
+   * GEMM), or two cycles after it (a GEMM that kept X, {@link NpuKeptX}: no GEMM_X, so GEMM_START may be the cycle
+   * after dispatch; the shape registers hold until the next GEMM's dispatch, which waits for the engine). No cycle
+   * changes.
    */
   UInt macsRegister() {
     macs = product("gemm_macs", macsK);
@@ -179,7 +186,10 @@ final class NpuGemm {
     return p;
   }
 
-  /** Statements of the dispatch of a {@code gemm}: shape, results to the back-end, then the X walk. */
+  /**
+   * Statements of the dispatch of a {@code gemm}: shape, results to the back-end, then the X walk (GEMM_X), or with
+   * {@code xKeep=1} the W copy (GEMM_W) or a streamed GEMM's start (GEMM_START).
+   */
   void dispatch() {
     List<UInt> w = npu.fetch.words;
     NpuDecode dec = npu.dec;
@@ -204,7 +214,23 @@ final class NpuGemm {
     if (xKTiles != null) {
       xKTiles.set(uintLit(0, xKTiles.width()));
     }
-    npu.state.set(Npu.st(Npu.State.GEMM_X));
+    if (!keptX.built()) {
+      npu.state.set(Npu.st(Npu.State.GEMM_X));
+      return;
+    }
+    // xKeep=1: no X copy — every K tile's X is in; a streamed GEMM starts now, a scratchpad-W GEMM copies its W
+    keptX.dispatch();
+    org.llmnpu.hdl.Bool keep = keptX.flag();
+    npu.whenOf(keep.not(), () -> npu.state.set(Npu.st(Npu.State.GEMM_X))).otherwise(() -> {
+      if (xKTiles != null) {
+        xKTiles.set(uintLit((1L << xKTiles.width()) - 1, xKTiles.width()));
+      }
+      if (stream == null) {
+        beginWeightCopy();
+      } else {
+        npu.whenElse(dec.wStream, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)), this::beginWeightCopy);
+      }
+    });
   }
 
   /**
@@ -242,8 +268,6 @@ final class NpuGemm {
 
   /** Statements of GEMM_X: one X line a cycle (a streamed GEMM's W beats beside it), then the W walk or the start. */
   void xStep() {
-    NpuDma dma = npu.dma;
-    NpuDecode dec = npu.dec;
     xWalk.advance();
     if (xKTiles != null) {
       // a K tile's last line puts it in (an N:M GEMM's K tile: its odd line of K, or the last line)
@@ -251,19 +275,26 @@ final class NpuGemm {
           : xWalk.lastInRow().and(sparseCommand.not().or(xWalk.row.lsbs(1).eq(1)).or(xWalk.last()));
       npu.whenDo(tileEnds, () -> xKTiles.set(xKTiles.add(1)));
     }
-    Runnable copyW = () -> {
-      // W: nTiles "rows" (stride one line) of ceil(K / R) groups of R lines (step R·wStride).
-      int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
-      dma.sp.begin(npu.fetch.words.get(4));
-      dma.spadStride.set(dma.lineConst);
-      dma.spadStep.set(shift == 0 ? dec.wStride : dec.wStride.shiftLeft(shift).resize(Npu.ADDR));
-      dma.rows.set(dec.nTiles);
-      dma.beats.set(shift == 0 ? dec.wRows : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
-      npu.state.set(Npu.st(Npu.State.GEMM_W));
-    };
     // a streamed GEMM starts the engine right after X; its W stream goes on beside the next commands
-    npu.whenDo(xWalk.last(), stream == null ? copyW
-        : () -> npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)), copyW));
+    npu.whenDo(xWalk.last(), stream == null ? this::beginWeightCopy
+        : () -> npu.whenElse(stream.streaming, () -> npu.state.set(Npu.st(Npu.State.GEMM_START)),
+            this::beginWeightCopy));
+  }
+
+  /**
+   * Statements: the W copy from the scratchpad starts over the DMA's walk (GEMM_W): {@code nTiles} "rows" (stride one
+   * line) of {@code ceil(K / R)} groups of R lines (step {@code R·wStride}).
+   */
+  private void beginWeightCopy() {
+    NpuDma dma = npu.dma;
+    NpuDecode dec = npu.dec;
+    int shift = Integer.numberOfTrailingZeros(npu.config().weightRowsPerCycle());
+    dma.sp.begin(npu.fetch.words.get(4));
+    dma.spadStride.set(dma.lineConst);
+    dma.spadStep.set(shift == 0 ? dec.wStride : dec.wStride.shiftLeft(shift).resize(Npu.ADDR));
+    dma.rows.set(dec.nTiles);
+    dma.beats.set(shift == 0 ? dec.wRows : dec.k.resize(17).add((1 << shift) - 1).shiftRight(shift).resize(16));
+    npu.state.set(Npu.st(Npu.State.GEMM_W));
   }
 
   /**

@@ -181,11 +181,14 @@ public final class NpuPredecode extends HwModule {
     // streamed W (word 2 bit 19): W is checked against the memory, not the scratchpad
     Bool wStream = w.get(2).slice(19, 19).eq(1);
     Bool wInt4 = w.get(2).slice(20, 20).eq(1).or(w.get(2).slice(22, 22).eq(1));
-    Bool gemmSpad = misaligned(w.get(3)).or(misaligned(w.get(5))).or(misaligned(xStride))
+    // with xKeep, a gemm xKeep=1 reads no X: its x and xStride are not checked (NpuKeptX)
+    Bool keptX = p.xKeep() ? NpuKeptX.flagOf(w.get(2)) : null;
+    Bool gemmSpad = NpuKeptX.unlessKept(keptX, misaligned(w.get(3))).or(misaligned(w.get(5)))
+        .or(NpuKeptX.unlessKept(keptX, misaligned(xStride)))
         .or(misaligned(w.get(7)))
         .or(wStream.not().and(misaligned(w.get(4)).or(misaligned(wStride))
             .or(sum(spadLimit, products.get(4), w.get(4), nBytes[0], nBytes[1]).exceeds())))
-        .or(sum(spadLimit, products.get(3), w.get(3), kBytes[0], kBytes[1]).exceeds())
+        .or(NpuKeptX.unlessKept(keptX, sum(spadLimit, products.get(3), w.get(3), kBytes[0], kBytes[1]).exceeds()))
         .or(resultEnd.exceeds());
     // a streamed row's bytes, N or ceil(N/2) (INT4), as two terms: N or floor(N/2), and N's low bit for INT4
     UInt streamRowBytes = mux(wInt4, n.shiftRight(1).resize(16), n);
@@ -381,7 +384,7 @@ public final class NpuPredecode extends HwModule {
     return "NpuPredecode_l" + p.lineBytes() + "_s" + p.spadBytes() / 1024 + "k_e" + p.extMemBytes() / (1024 * 1024)
         + "m_M" + p.maxM() + "_K" + p.maxK() + "_N" + p.maxN() + "_d" + p.dsp().elements() + "p"
         + p.dsp().programDepth() + (ppu ? "" : "_noppu") + (p.ppmGate() ? "_gate" : "")
-        + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity());
+        + (p.sparsity() == Command.DENSE ? "" : "_nm" + p.sparsity()) + (p.xKeep() ? "_xkeep" : "");
   }
 
   /**

@@ -76,12 +76,25 @@ final class NpuUnitPorts {
     Bool rowEnd = ws == null ? sp.lastInRow() : mux(npu.gemm.inStream, ws.lastColumn(), sp.lastInRow());
     npu.io(k.partialBeat).set(npu.wireOf("partialBeat", rowEnd.and(npu.dma.remainderNow().ne(0))));
     npu.io(k.remainder).set(npu.dma.remainderNow());
-    npu.io(k.readBeat).set(npu.fire.and(npu.mem_req_write.not()).or(npu.fetch.fire));
+    // The late events (NpuCounters: synthesis puts a condition at the head of its counter's carry chain) registered
+    // before the counters' adders: the counter takes them a cycle late, which no reader sees. Each occurs only in a
+    // phase of the controller's (LOAD, LOAD4, DSP_TAB, DSP_PROG, PPM_LOAD, PPM_RUN, PPM_DRAIN, DSP_OUT) or in a W
+    // stream, and a reader's cycle follows a dispatch cycle (DECODE or WAIT; a snapshot and a halt wait for the
+    // stream's last W write, which comes at least a memory latency after its last read) or DONE, or ERROR, which a
+    // memory phase enters through the watchdog only after watchdogCycles cycles without a request or response.
+    // The DMA's read beats (its stream's decisions, the stream's pacing), the fetcher's in their cycle.
+    npu.io(k.readBeat).set(npu.reg0Next("counters_readBeat", npu.fire.and(npu.mem_req_write.not())));
+    npu.io(k.fetchRead).set(npu.fetch.fire);
     npu.io(k.writeBeat).set(npu.fire.and(npu.mem_req_write));
     // a streamed GEMM counts its MACs in the cycle after GEMM_START: its product register is ready by then
     Bool gemmStart = npu.inState(Npu.State.GEMM_START);
-    npu.io(k.gemmStart).set(ws == null ? gemmStart : gemmStart.and(ws.streaming.not())
-        .or(npu.reg0Next("gemm_streamStarted", gemmStart.and(ws.streaming))));
+    NpuKeptX keptX = npu.gemm.keptX;
+    // a GEMM that kept X (no GEMM_X: GEMM_START from one cycle after its dispatch) counts them two cycles after
+    Bool copied = keptX.built() ? gemmStart.and(keptX.keeps.not()) : gemmStart;
+    Bool counted = ws == null ? copied : copied.and(ws.streaming.not())
+        .or(npu.reg0Next("gemm_streamStarted", copied.and(ws.streaming)));
+    npu.io(k.gemmStart).set(!keptX.built() ? counted : counted.or(npu.reg0Next("gemm_keptStarted2",
+        npu.reg0Next("gemm_keptStarted", gemmStart.and(keptX.keeps)))));
     npu.io(k.macs).set(npu.gemm.macsRegister());
     npu.io(k.denseMacs).set(npu.gemm.denseMacs());
     npu.io(k.drainStart).set(npu.io(npu.back.drainStarts));
@@ -100,8 +113,14 @@ final class NpuUnitPorts {
     // with ppmGate: a gate line counts once for its 4 drain lines
     Bool drainRead = npu.back.drainReadCounted != null ? npu.back.drainReadCounted : npu.back.drainReads;
     npu.io(k.drainRead).set(npu.io(drainRead));
-    // dspout writes a line chunk by chunk: one line write when it starts a line
-    npu.io(k.spadWrite).set(npu.io(npu.spad.write).and(npu.inDspOut.and(unit.lineStart.not()).not()));
+    // the LOAD's writes (the response's routing between the fetcher and the DMA), the PPM's and the DSPOUT's (which
+    // writes a line chunk by chunk: one line write when it starts a line) registered; the back-end's and load4's
+    // writes in their cycle (the scratchpad has one write port: one of them a cycle)
+    npu.io(k.spadWrite).set(npu.reg0Next("counters_spadWrite", npu.dma.loadWrite.or(npu.ppm.write)
+        .or(npu.inDspOut.and(unit.lineStart))));
+    NpuLoad4 load4 = npu.dma.load4;
+    npu.io(k.backWrite).set(npu.io(npu.back.write.valid).or(npu.io(load4.first.valid))
+        .or(npu.io(load4.second.valid)));
     npu.io(k.fetchCycle).set(npu.inFetch.or(npu.inState(Npu.State.DECODE)));
     npu.io(k.dmaCycle).set(npu.inLoad.or(npu.inStore).or(npu.inLoad4).or(npu.inLoad4End).or(npu.inSnap));
     npu.io(k.gemmCycle).set(npu.state.ge(Npu.st(Npu.State.GEMM_X)).and(npu.state.le(Npu.st(Npu.State.GEMM_START)))
@@ -119,9 +138,13 @@ final class NpuUnitPorts {
     npu.io(k.dspElements).set(npu.regNextOf("counters_dspElements", npu.dsp.count));
     npu.io(k.dspCycle).set(npu.inDspTab.or(npu.inDspProg).or(npu.inDspRun).or(npu.inDspIn).or(npu.inDspOut)
         .or(npu.inState(Npu.State.DSP_DRAIN)));
-    npu.io(k.ppmRow).set(npu.inPpmRun.and(sp.lastInRow()).or(npu.io(npu.back.ppmRowFed)));
+    // a PPM run's row ends on the DMA's walk (its beat compare) registered; a gemm ppm=1 result row in its cycle
     int laneBits = k.ppmLanes.width();
-    npu.io(k.ppmLanes).set(mux(npu.inPpmRun, npu.ppm.lanes.resize(laneBits), npu.gemm.n.resize(laneBits)));
+    npu.io(k.ppmRow).set(npu.reg0Next("counters_ppmRow", npu.inPpmRun.and(sp.lastInRow())));
+    // (its lanes, a register of the dispatch, hold through PPM_DRAIN: the same in the cycle after the row)
+    npu.io(k.ppmLanes).set(npu.ppm.lanes.resize(laneBits));
+    npu.io(k.ppmResultRow).set(npu.io(npu.back.ppmRowFed));
+    npu.io(k.ppmResultLanes).set(npu.gemm.n.resize(laneBits));
     npu.io(k.ppmCycle).set(npu.inPpmLoad.or(npu.inPpmRun).or(npu.inPpmDrain));
   }
 }

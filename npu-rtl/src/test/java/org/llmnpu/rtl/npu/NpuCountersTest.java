@@ -52,7 +52,8 @@ class NpuCountersTest {
         add[Counter.COMMANDS.ordinal()] += flip(sim, r, "decode") ? 1 : 0;
         add[Counter.DMA_LOAD_BYTES.ordinal()] += flip(sim, r, "loadBeat") ? bytes : 0;
         add[Counter.DMA_STORE_BYTES.ordinal()] += flip(sim, r, "storeBeat") ? bytes : 0;
-        add[Counter.EXT_READ_BEATS.ordinal()] += flip(sim, r, "readBeat") ? 1 : 0;
+        add[Counter.EXT_READ_BEATS.ordinal()] += (flip(sim, r, "readBeat") ? 1 : 0)
+            + (flip(sim, r, "fetchRead") ? 1 : 0);
         add[Counter.EXT_WRITE_BEATS.ordinal()] += flip(sim, r, "writeBeat") ? 1 : 0;
         long macs = amount(r, 47);
         long dense = amount(r, 47);
@@ -70,7 +71,7 @@ class NpuCountersTest {
           sim.poke("weightLines", lines);
           add[Counter.SPAD_READS.ordinal()] += flip(sim, r, "weightCopy") ? lines : 0;
         }
-        add[Counter.SPAD_WRITES.ordinal()] += flip(sim, r, "spadWrite") ? 1 : 0;
+        add[Counter.SPAD_WRITES.ordinal()] += (flip(sim, r, "spadWrite") ? 1 : 0) + (flip(sim, r, "backWrite") ? 1 : 0);
         add[Counter.FETCH_CYCLES.ordinal()] += flip(sim, r, "fetchCycle") ? 1 : 0;
         add[Counter.DMA_CYCLES.ordinal()] += flip(sim, r, "dmaCycle") ? 1 : 0;
         add[Counter.GEMM_CYCLES.ordinal()] += flip(sim, r, "gemmCycle") ? 1 : 0;
@@ -84,6 +85,9 @@ class NpuCountersTest {
         int lanes = r.nextInt(c.machine().ppmChannels() + 1);
         sim.poke("ppmLanes", lanes);
         add[Counter.PPM_ELEMENTS.ordinal()] += flip(sim, r, "ppmRow") ? lanes : 0;
+        int resultLanes = r.nextInt(c.machine().ppmChannels() + 1);
+        sim.poke("ppmResultLanes", resultLanes);
+        add[Counter.PPM_ELEMENTS.ordinal()] += flip(sim, r, "ppmResultRow") ? resultLanes : 0;
         add[Counter.PPM_CYCLES.ordinal()] += flip(sim, r, "ppmCycle") ? 1 : 0;
         sim.step();
         for (int k = 0; k < expected.length; k++) {

@@ -62,19 +62,20 @@ class NpuEstimateTest {
     assertEquals(128, t.npu().maxM(), "token blocks of 128");
     assertEquals(t.npu().maxM(), t.npu().mTile(), "a block of 2·mTile waits for the X copy, which goes K tile by K "
         + "tile over all M rows (TokenBlockBench)");
+    assertTrue(t.npu().xKeep(), "the engine keeps its X buffer across the N tiles of one X (KeptXCosimTest)");
   }
 
   /**
-   * {@code -p xKeep=true} (the engine keeps its X buffer: {@code gemm xKeep=1} on each N tile after the first of the
-   * same X): on edge-64 a 2:4 prefill of LLaMA-2-7B no longer waits for an X copy on every 256-column command, its TTFT
-   * drops below 0.70× INT8's (0.739× copying X; 0.668× at 15:04 UTC), while INT8, whose W streams are longer than the X
-   * copy, is unchanged.
+   * {@code xKeep} (the engine keeps its X buffer: {@code gemm xKeep=1} on each N tile after the first of the same X;
+   * edge-64 ships it, {@code -p xKeep=false} copies X every time): on edge-64 a 2:4 prefill of LLaMA-2-7B no longer
+   * waits for an X copy on every 256-column command, its TTFT drops below 0.70× INT8's (0.740× copying X, 0.667× keeping
+   * it, 2026-12-06 17:05–17:13 UTC), while INT8, whose W streams are longer than the X copy, is unchanged.
    */
   @Test
   void keptXShortensTheSparsePrefillOfLlama7B() {
     java.util.function.BiFunction<String, Boolean, Double> ttft = (quant, keep) -> NpuEstimate.run(
         new NpuEstimate.Options("llama-2-7b", "edge-64", null, 256, quant, "full", null, null, 7,
-            keep ? Map.of("xKeep", "true") : Map.of(), "dynamic")).ttftS();
+            Map.of("xKeep", String.valueOf(keep)), "dynamic")).ttftS();
     double int8 = ttft.apply("int8", false);
     double sparse = ttft.apply("s2_4", false);
     double sparseKept = ttft.apply("s2_4", true);
@@ -222,9 +223,15 @@ class NpuEstimateTest {
     String lanes = assertThrows(IllegalArgumentException.class, () -> EstimateTarget.load("edge-64", invalid))
         .getMessage();
     assertTrue(lanes.startsWith("--config") && lanes.contains("dspLanes"), lanes);
+    // edge-64 keeps X (xKeep), which the PiM engine cannot: the file must turn it off to reach the estimate's refusal
+    Path kept = dir.resolve("pim-kept.yaml");
+    Files.writeString(kept, "engine: pim\n");
+    String keep = assertThrows(IllegalArgumentException.class,
+        () -> NpuEstimate.run(options("stories260K", kept, 8, "int8", null))).getMessage();
+    assertTrue(keep.startsWith("--config") && keep.contains("xKeep needs engine systolic"), keep);
     String pim = assertThrows(IllegalArgumentException.class, () -> {
       Path p = dir.resolve("pim.yaml");
-      Files.writeString(p, "engine: pim\n");
+      Files.writeString(p, "engine: pim\nxKeep: false\n");
       NpuEstimate.run(options("stories260K", p, 8, "int8", null));
     }).getMessage();
     assertTrue(pim.contains("engine pim") && pim.contains("allowed: engine systolic"), pim);

@@ -40,9 +40,9 @@ class FusionEstimateBench {
    * Issue 32's prefill targets at {@code --fusion full}, 64 GB/s: int8's prefill MAC utilization (≥ 0.70) and the 2:4
    * against int8 TTFT ratio (≤ 0.60×), as {@code ./npu estimate … --quant int8|s2_4 --json} computes them, on edge-64
    * without the DSP's permutations ({@code -p dspPermute=false}: Kᵀ by pairs of one-element rows), without the SwiGLU
-   * gate through the PPM ({@code -p ppmGate=false}: h back through the DSP), as shipped (both), and as shipped with
-   * calibrated static q/k/v scales ({@code --qkv-scales static}: the tiled QKV post, two blocks skewed where faster),
-   * and as shipped on an NPU that keeps its X buffer ({@code -p xKeep=true}, npu-isa README "Kept X").
+   * gate through the PPM ({@code -p ppmGate=false}: h back through the DSP), copying X on every GEMM
+   * ({@code -p xKeep=false}: no {@code gemm xKeep=1}), as shipped (all three), and as shipped with calibrated static
+   * q/k/v scales ({@code --qkv-scales static}: the tiled QKV post, two blocks skewed where faster).
    */
   @Test
   void llama2SevenBPrefillTargets() {
@@ -51,9 +51,9 @@ class FusionEstimateBench {
     java.util.Map<String, java.util.Map<String, String>> npus = new java.util.LinkedHashMap<>();
     npus.put("edge-64 -p dspPermute=false", java.util.Map.of("dspPermute", "false"));
     npus.put("edge-64 -p ppmGate=false", java.util.Map.of("ppmGate", "false"));
-    npus.put("edge-64 (dspPermute, ppmGate)", java.util.Map.of());
-    npus.put("edge-64 (dspPermute, ppmGate) --qkv-scales static", java.util.Map.of());
-    npus.put("edge-64 (dspPermute, ppmGate) -p xKeep=true", java.util.Map.of("xKeep", "true"));
+    npus.put("edge-64 -p xKeep=false", java.util.Map.of("xKeep", "false"));
+    npus.put("edge-64 (dspPermute, ppmGate, xKeep)", java.util.Map.of());
+    npus.put("edge-64 (dspPermute, ppmGate, xKeep) --qkv-scales static", java.util.Map.of());
     for (var npu : npus.entrySet()) {
       double[] int8 = null;
       for (String quant : new String[] {"int8", "s2_4"}) {
