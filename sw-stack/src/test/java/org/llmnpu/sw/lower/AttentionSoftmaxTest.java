@@ -10,9 +10,7 @@ import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.MachineParams;
-import org.llmnpu.isa.dsp.DspInterpreter;
 import org.llmnpu.isa.dsp.DspKernel;
-import org.llmnpu.isa.dsp.DspMath;
 import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -97,18 +95,6 @@ class AttentionSoftmaxTest {
   }
 
   private static short[] run(int lanes, short[] buffer, List<DspProgram> programs, long[] cycles) {
-    DspInterpreter dsp = new DspInterpreter(lanes, ROWS, DspMath.DEFAULT).pipeline(DspPipeline.FOUR_STAGE_EXECUTE);
-    for (int i = 0; i < buffer.length; i++) {
-      dsp.write(i, buffer[i]);
-    }
-    for (DspProgram p : programs) {
-      dsp.run(p);
-      cycles[0] += dsp.cycles();
-    }
-    short[] out = new short[buffer.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = dsp.read(i);
-    }
-    return out;
+    return DspListScheduleTest.run(lanes, ROWS, DspPipeline.FOUR_STAGE_EXECUTE, buffer, programs, cycles);
   }
 }

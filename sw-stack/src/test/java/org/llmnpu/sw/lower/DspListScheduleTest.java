@@ -150,7 +150,8 @@ class DspListScheduleTest {
     return a.finish(p.name());
   }
 
-  private static short[] run(int lanes, int rows, DspPipeline pipe, short[] buffer, List<DspProgram> programs,
+  /** Runs {@code programs} in turn on a DSP holding {@code buffer}; adds their cycles to {@code cycles[0]}. */
+  static short[] run(int lanes, int rows, DspPipeline pipe, short[] buffer, List<DspProgram> programs,
       long[] cycles) {
     DspInterpreter dsp = new DspInterpreter(lanes, rows, DspMath.DEFAULT).pipeline(pipe);
     for (int i = 0; i < buffer.length; i++) {
