@@ -24,7 +24,7 @@ package org.llmnpu.isa;
  *
  * <p>The cycles of each command kind (load, store, gemm and its variants, the DSP and PPM commands) and the rules
  * by which a command dispatches beside a running GEMM are tabled in {@link CycleFormulas}; the GEMM back-end's
- * state is {@link GemmBackEnd}'s.
+ * state is {@link GemmBackEnd}'s, the dispatch rules that read it {@link DispatchRules}'.
  *
  * {@code cycles} at the end = the cycle in which {@code done} (or the error) is raised.
  */
@@ -39,6 +39,7 @@ public final class CycleModel {
   /** The GEMM back-end (array run and drain), which overlaps with the commands that follow. */
   private final GemmBackEnd back;
   private final CommandFetcher fetcher;
+  private final DispatchRules rules;
   /** The previous command was a DSP copy: the next one is decoded from FETCH, not straight from the queue. */
   private boolean viaFetch;
 
@@ -51,6 +52,7 @@ public final class CycleModel {
     this.p = p;
     back = new GemmBackEnd(p, engine);
     fetcher = new CommandFetcher(p, port);
+    rules = new DispatchRules(back);
   }
 
   public long now() {
@@ -131,40 +133,14 @@ public final class CycleModel {
     dispatch(isLoad, independentStore, true);
   }
 
-  /**
-   * The dispatch rules; {@code waitsForStream}: the command needs the memory port or the DMA's walks, which a
-   * streamed GEMM's W stream holds until its last W write ({@code streamFree}): it goes no earlier than that (every
-   * command but a {@code dspin}/{@code dspout}), and the back-end rules then apply from there.
-   */
+  /** {@link DispatchRules#dispatch}. */
   private void dispatch(boolean isLoad, boolean independentStore, boolean waitsForStream) {
-    long decode = now - 1;
-    long from = waitsForStream ? Math.max(decode, back.streamFree()) : decode;
-    long ready = from;
-    if (back.pending() && !independentStore && (!isLoad || back.drainCandidate() <= from)) {
-      long idleFrom = finishBackEnd();
-      ready = Math.max(from, idleFrom);
-    }
-    now = ready + 1;
+    now = rules.dispatch(now, isLoad, independentStore, waitsForStream);
   }
 
-  /**
-   * The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [{@code start}, {@code end}):
-   * one that touches none of the running GEMM's result bytes goes beside the back-end — a {@code dspin} at once when
-   * the drain reads no scratchpad byte, and as a LOAD when it does (it accumulates or gates, {@link #drainReadsY}: it
-   * waits while that drain starts or runs, and holds the drain's start while it reads, {@link #dspCopy}: one read
-   * port), a {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds the drain's start while it
-   * writes: one write port); one that touches them waits until the back-end is idle. Neither waits for a streamed
-   * GEMM's W stream: the copies walk the scratchpad over the GEMM's operand walk and touch no memory.
-   */
+  /** The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [start, end): {@link DispatchRules#dspCopy}. */
   public void dispatchDspCopy(boolean in, long start, long end) {
-    boolean clear = !back.resultsOverlap(start, end);
-    if (!clear) {
-      dispatch(false, false, false);
-    } else if (in && !back.drainReads()) {
-      dispatch(false, true, false);
-    } else {
-      dispatch(true, false, false);
-    }
+    now = rules.dspCopy(now, in, start, end);
   }
 
   /**
@@ -176,18 +152,9 @@ public final class CycleModel {
     dispatch(false, true);
   }
 
-  /**
-   * The dispatch of a {@code ppmcfg} of parameter bank {@code bank}: while the running GEMM's PPM reads that bank
-   * ({@link #drainThroughPpm(int)}) it waits until the back-end is idle, as every PPM command; otherwise it goes
-   * beside the back-end as a {@link #dispatchBeside} (it reads its records over the memory port, so after a streamed
-   * GEMM's last W write, and writes only the other bank of the PPM's parameter memory).
-   */
+  /** The dispatch of a {@code ppmcfg} of parameter bank {@code bank}: {@link DispatchRules#ppmCfg}. */
   public void dispatchPpmCfg(int bank) {
-    if (back.pending() && back.ppmBank() == bank) {
-      dispatch(false, false);
-    } else {
-      dispatchBeside();
-    }
+    now = rules.ppmCfg(now, bank);
   }
 
   /**
@@ -261,13 +228,7 @@ public final class CycleModel {
     dspCycles += cost;
     // the controller then waits in FETCH: no decode straight from the queue
     viaFetch = true;
-    // a dspout writes the scratchpad in each of its cycles: the drain cannot start meanwhile; a dspin reads it in each
-    // of its cycles but the last (DSP_DRAIN), which holds the start of a drain that reads the scratchpad too
-    if (!in) {
-      back.holdDrain(start, now);
-    } else if (back.drainReads()) {
-      back.holdDrain(start, now - 1);
-    }
+    rules.copied(in, start, now);
   }
 
   /**
@@ -309,21 +270,14 @@ public final class CycleModel {
     return back.idleFrom(now);
   }
 
-  /**
-   * A STORE of scratchpad bytes [start, end) waits for the back-end: they overlap the results of the GEMM it runs, or
-   * that GEMM's drain reads the scratchpad ({@link #drainReadsY}), whose one read port the STORE would need.
-   */
+  /** A STORE of scratchpad bytes [start, end) waits for the back-end: {@link DispatchRules#storeWaits}. */
   public boolean resultsOverlap(long start, long end) {
-    return back.resultsOverlap(start, end) || back.drainReads();
+    return rules.storeWaits(start, end);
   }
 
-  /**
-   * The GEMM just modelled drains over the scratchpad's read port too ({@code accumulate=1}: the old Y line;
-   * {@code gate=1}: the gate line of its codes): a STORE waits for its back-end, a {@code dspin} clear of its result
-   * range goes as a LOAD and holds its drain's start ({@link #dispatchDspCopy}). Its result range stays its Y range.
-   */
+  /** The GEMM just modelled drains over the scratchpad's read port too: {@link DispatchRules#drainReadsY}. */
   public void drainReadsY() {
-    back.drainReadsY();
+    rules.drainReadsY();
   }
 
   /** A GEMM whose results occupy scratchpad bytes [yStart, yEnd); see {@link #gemm(int, int, int)}. */
