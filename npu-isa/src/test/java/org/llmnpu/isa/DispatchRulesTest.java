@@ -1,0 +1,81 @@
+package org.llmnpu.isa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link DispatchRules} on a {@link GemmBackEnd} with one GEMM of 8×64×16 running (results at [4096, 4096 + 512)):
+ * each rule's first cycle against the formulas of the npu-isa README (Overlap) — the back-end is idle in
+ * {@code D + M·ceil(4N/line) + 1} ({@code D} = the drain's start, {@code + L} through the PPM), a command that waits for
+ * it starts the cycle after, one beside it the cycle after its decode.
+ */
+class DispatchRulesTest {
+  static final MachineParams P = DspCommandTest.P;
+  static final long Y = 4096;
+  static final long Y_END = Y + 8 * 64;
+  static final int M = 8;
+  static final int N = 16;
+
+  private final GemmBackEnd back = new GemmBackEnd(P, EngineTiming.SYSTOLIC);
+  private final DispatchRules rules = new DispatchRules(back);
+  /** The controller's first cycle after the GEMM command. */
+  private final long next;
+
+  DispatchRulesTest() {
+    next = back.gemm(10, M, 64, N, 64, false, false);
+    back.results(Y, Y_END);
+  }
+
+  private long lines() {
+    return M * ((4L * N + P.lineBytes() - 1) / P.lineBytes());
+  }
+
+  @Test
+  void aCommandThatWaitsStartsTheCycleAfterTheBackEndIsIdle() {
+    long idle = back.drainCandidate() + lines() + 1;
+    assertEquals(idle, back.idleFrom(next));
+    assertEquals(idle + 1, rules.dispatch(next + 1, false, false, true));
+    assertFalse(back.pending(), "resolved");
+    assertEquals(idle + 5, rules.dispatch(idle + 5, false, false, true), "no GEMM pending: the decode cycle + 1");
+  }
+
+  @Test
+  void aLoadGoesBeforeTheDrainAndHoldsItsStartAndWaitsOnceTheDrainMayStart() {
+    long candidate = back.drainCandidate();
+    assertTrue(candidate > next + 3);
+    assertEquals(next + 1, rules.dispatch(next + 1, true, false, true), "beside the engine");
+    back.holdDrain(next + 1, candidate + 7);
+    assertEquals(candidate + 7, back.drainCandidate(), "held to the load's end");
+    assertEquals(candidate + 7 + lines() + 1 + 1, rules.dispatch(candidate + 8, true, false, true),
+        "a load decoded once the drain may start waits for the back-end");
+  }
+
+  @Test
+  void theStoreRuleReadsTheResultRangeAndTheDrainsReadPort() {
+    assertTrue(rules.storeWaits(Y_END - 1, Y_END + 16));
+    assertFalse(rules.storeWaits(Y_END, Y_END + 64));
+    assertFalse(rules.storeWaits(0, Y));
+    rules.drainReadsY();
+    assertTrue(rules.storeWaits(0, Y), "a drain that reads Y holds the read port");
+  }
+
+  @Test
+  void copiesClearOfTheResultsGoBesideADspoutAsALoadAndCopiesOfThemWait() {
+    long idle = back.drainCandidate() + lines() + 1;
+    assertEquals(next + 1, rules.dspCopy(next + 1, true, 0, Y), "dspin clear of Y");
+    assertEquals(next + 1, rules.dspCopy(next + 1, false, Y_END, Y_END + 64), "dspout clear of Y, before the drain");
+    assertEquals(idle + 1, rules.dspCopy(next + 1, true, Y, Y + 16), "dspin of Y");
+  }
+
+  @Test
+  void aPpmcfgWaitsOnlyForTheBankTheRunningGemmsPpmReads() {
+    back.drainThroughPpm(1);
+    long idle = back.drainCandidate() + lines() + P.ppmLatency() + 1;
+    assertEquals(idle, back.idleFrom(next));
+    assertEquals(next + 1, rules.ppmCfg(next + 1, 0), "the other bank");
+    assertEquals(idle + 1, rules.ppmCfg(next + 1, 1), "the bank its PPM reads");
+  }
+}
