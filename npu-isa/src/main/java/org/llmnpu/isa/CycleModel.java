@@ -138,7 +138,10 @@ public final class CycleModel {
     now = rules.dispatch(now, isLoad, independentStore, waitsForStream);
   }
 
-  /** The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [start, end): {@link DispatchRules#dspCopy}. */
+  /**
+   * The dispatch of a {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [start, end):
+   * {@link DispatchRules#dspCopy}.
+   */
   public void dispatchDspCopy(boolean in, long start, long end) {
     now = rules.dspCopy(now, in, start, end);
   }

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link DispatchRules} on a {@link GemmBackEnd} with one GEMM of 8×64×16 running (results at [4096, 4096 + 512)):
  * each rule's first cycle against the formulas of the npu-isa README (Overlap) — the back-end is idle in
- * {@code D + M·ceil(4N/line) + 1} ({@code D} = the drain's start, {@code + L} through the PPM), a command that waits for
- * it starts the cycle after, one beside it the cycle after its decode.
+ * {@code D + M·ceil(4N/line) + 1} ({@code D} = the drain's start, {@code + L} through the PPM), a command that waits
+ * for it starts the cycle after, one beside it the cycle after its decode.
  */
 class DispatchRulesTest {
   static final MachineParams P = DspCommandTest.P;
