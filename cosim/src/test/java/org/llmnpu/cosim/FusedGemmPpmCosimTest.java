@@ -55,7 +55,8 @@ class FusedGemmPpmCosimTest {
   void fusedGemmsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
     NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
     try (NpuRtl sim = c.equals(NpuConfig.small()) ? null : NpuRtl.start(c, SimModes.local())) {
-      runAll(sim == null ? NPU.rtl() : sim, c.machine(), new Random(latency * 10 + bytesPerCycle), 4, 1, 3, 4, 5, 37, 64);
+      runAll(sim == null ? NPU.rtl() : sim, c.machine(), new Random(latency * 10 + bytesPerCycle), 4, 1, 3, 4, 5, 37,
+          64);
     }
   }
 

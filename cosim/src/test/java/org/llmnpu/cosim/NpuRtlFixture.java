@@ -24,7 +24,8 @@ public final class NpuRtlFixture implements BeforeAllCallback, AfterAllCallback 
 
   public NpuRtlFixture(NpuConfig config) {
     if (config == null) {
-      throw new IllegalArgumentException("config: an NpuConfig, not null (declare the fixture after its configuration)");
+      throw new IllegalArgumentException(
+          "config: an NpuConfig, not null (declare the fixture after its configuration)");
     }
     this.config = config;
   }
