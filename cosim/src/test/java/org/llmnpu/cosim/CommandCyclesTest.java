@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Counter;
@@ -14,7 +13,6 @@ import org.llmnpu.isa.CycleFormulas;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * Each command alone against its formula: a LOAD's DMA cycles, a GEMM's array cycles (the engine
@@ -22,24 +20,13 @@ import org.llmnpu.verilator.SimModes;
  * counters equal to the cycle model exactly.
  */
 class CommandCyclesTest {
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
 
   @ParameterizedTest(name = "M {0}, K {1}, N {2}")
   @CsvSource({"1, 1, 1", "4, 4, 4", "5, 7, 6", "17, 3, 9", "8, 33, 5", "3, 64, 1", "20, 20, 20"})
   void eachCommandAloneTakesItsFormulaCycles(int m, int k, int n) {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     int line = p.lineBytes();
     long xStride = (k + line - 1) / line * line;
     long wStride = (n + line - 1) / line * line;
@@ -52,8 +39,8 @@ class CommandCyclesTest {
         .halt().build();
     Program all = Program.builder().load(0x10000, xStride, 0, xStride, k, m).load(0x20000, wStride, w, wStride, n, k)
         .gemm(m, k, n, 0, xStride, w, wStride, y, yStride).store(0x30000, yStride, y, yStride, 4L * n, m).halt().build();
-    ProgramCosim.Outcome first = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), loads, 0), 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), all, 0), 0);
+    ProgramCosim.Outcome first = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image.clone(), loads, 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image.clone(), all, 0), 0);
     for (ProgramCosim.Outcome out : new ProgramCosim.Outcome[] {first, o}) {
       assertTrue(out.bitExact());
       assertEquals(Map.of(), RandomProgramCosimTest.mismatches(out));

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -15,7 +14,6 @@ import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspAssembler;
 import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * The corners of the DSP commands where hardware and golden must say the same: an undefined DSP
@@ -25,21 +23,10 @@ import org.llmnpu.verilator.SimModes;
  * halts: {@code MalformedProgramTest}.)
  */
 class DspCornerCasesTest {
-  private static NpuRtl rtl;
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
   private static final long PROG = 0x9000;
   private static final long PROG2 = 0xA000;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
 
   @Test
   void undefinedOpcodesWrapsPersistentRegistersAndEmptyTables() {
@@ -66,7 +53,7 @@ class DspCornerCasesTest {
     b.emit(DspOp.ST, 0, 10, 0, 0, false, 0, 128);
     b.loop(3, () -> b.emit(DspOp.ST, 0, 7, 0, 0, false, 0, 2 + 1000 * 128));
     long[] second = b.finish("second").words();
-    int lanes = rtl.config().machine().dsp().lanes();
+    int lanes = NPU.rtl().config().machine().dsp().lanes();
     Program p = Program.builder()
         .load(0x20000, 64, 0, 64, 64, 4)
         .dspIn(0, 64, 32, 4, 0, Command.FMT_INT8, 0)                    // rows 0..31
@@ -81,12 +68,12 @@ class DspCornerCasesTest {
         .store(0x30080, 64, 0x480, 64, 4 * lanes, 1)
         .snapshot(0x40000)
         .halt().build();
-    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    byte[] image = new byte[(int) NPU.rtl().config().machine().extMemBytes()];
     new Random(11).nextBytes(image);
     writeWords(image, PROG, first);
     writeWords(image, PROG2, second);
     RandomPrograms.place(image, p, 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, 0);
     assertTrue(o.statusMatches(), "status " + o.rtl().error() + " vs golden " + o.golden().error());
     assertEquals(ErrorCause.NONE, o.rtl().error());
     assertTrue(o.bitExact(), "first difference at 0x" + Long.toHexString(o.firstDifference()));
@@ -133,11 +120,11 @@ class DspCornerCasesTest {
     }
     b.dspIn(0, 256, 256, 1, 0, Command.FMT_INT8, 0).dspOut(0x400, 512, 256, 1, 0, Command.FMT_FP16)
         .store(out, 512, 0x400, 512, 512, 1).halt();
-    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    byte[] image = new byte[(int) NPU.rtl().config().machine().extMemBytes()];
     new Random(14).nextBytes(image);
     System.arraycopy(data, 0, image, 0x20000, data.length);
     RandomPrograms.place(image, b.build(), 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, 0);
     assertTrue(o.bitExact(), "first difference at 0x" + Long.toHexString(o.firstDifference()));
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));
     assertEquals(ErrorCause.NONE, o.rtl().error());

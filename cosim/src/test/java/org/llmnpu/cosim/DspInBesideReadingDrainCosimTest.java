@@ -3,15 +3,13 @@ package org.llmnpu.cosim;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.Disassembler;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.Program;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * DSP copies and stores beside a GEMM whose drain reads the scratchpad ({@code gemm ppm=1 gate=1}, scratchpad or
@@ -23,19 +21,8 @@ import org.llmnpu.verilator.SimModes;
  * {@code dspin} after a gated GEMM runs beside it (fewer cycles than after a fence) and, long enough, holds its drain.
  */
 class DspInBesideReadingDrainCosimTest {
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(GatedGemmCosimTest.SMALL_GATED, SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(GatedGemmCosimTest.SMALL_GATED);
 
   private static byte[] image(MachineParams p, long seed) {
     byte[] image = ProgramErrorCases.ppmRecordsImage(p);
@@ -65,7 +52,7 @@ class DspInBesideReadingDrainCosimTest {
 
   @Test
   void randomCopiesAndStoresBesideGatedAndAccumulatingDrainsAreExact() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     Random r = new Random(4301);
     int[] kinds = new int[5];
     for (int i = 0; i < 24; i++) {
@@ -102,7 +89,7 @@ class DspInBesideReadingDrainCosimTest {
       }
       b.halt();
       Program prog = b.build();
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image(p, i), prog, 0), 0);
+      ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image(p, i), prog, 0), 0);
       ProgramErrorCases.assertExact(o, "program " + i + ":\n" + Disassembler.disassemble(prog));
     }
     assertTrue(kinds[0] >= 10 && kinds[1] > 0 && kinds[2] > 0 && kinds[3] > 0, java.util.Arrays.toString(kinds));
@@ -110,7 +97,7 @@ class DspInBesideReadingDrainCosimTest {
 
   @Test
   void aDspInClearOfYRunsBesideAGatedStreamAndHoldsItsDrain() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     boolean held = false;
     boolean beside = false;
     for (int rows = 1; rows <= 8; rows++) {
@@ -125,7 +112,7 @@ class DspInBesideReadingDrainCosimTest {
         b.dspIn(2048, 64, 32, rows, 0, Command.FMT_INT8, 0).dspOut(3072, 64, 32, rows, 0, Command.FMT_FP16)
             .store(0x20000, 16, 1024, 16, 16, 4).store(0x50000, 64, 3072, 64, 64, rows).halt();
         Program prog = b.build();
-        ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image(p, 9), prog, 0), 0);
+        ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image(p, 9), prog, 0), 0);
         ProgramErrorCases.assertExact(o, rows + " rows, fenced " + fenced + ":\n" + Disassembler.disassemble(prog));
         cycles[fenced] = o.rtl().counters().get(Counter.CYCLES);
         gemm[fenced] = o.rtl().counters().get(Counter.GEMM_CYCLES);

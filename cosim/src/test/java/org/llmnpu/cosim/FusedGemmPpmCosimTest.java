@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Command;
@@ -33,19 +32,8 @@ import org.llmnpu.verilator.SimModes;
 class FusedGemmPpmCosimTest {
   /** 16-byte lines (four PPM lanes) and N up to 256. */
   static final NpuConfig WIDE_N = new NpuConfig(16, 16, 2, 1, 16, 32, 0, 16, 64, 256, 5, 16, 256, 4, 64, 256, 1L << 16);
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
 
   private static void runAll(NpuRtl target, MachineParams p, Random r, int programs, int... ns) {
     runAll(target, p, r, programs, false, ns);
@@ -67,7 +55,8 @@ class FusedGemmPpmCosimTest {
   void fusedGemmsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
     NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
     try (NpuRtl sim = c.equals(NpuConfig.small()) ? null : NpuRtl.start(c, SimModes.local())) {
-      runAll(sim == null ? rtl : sim, c.machine(), new Random(latency * 10 + bytesPerCycle), 4, 1, 3, 4, 5, 37, 64);
+      runAll(sim == null ? NPU.rtl() : sim, c.machine(), new Random(latency * 10 + bytesPerCycle), 4, 1, 3, 4, 5, 37,
+          64);
     }
   }
 
@@ -77,7 +66,7 @@ class FusedGemmPpmCosimTest {
   void streamedFusedGemmsAreBitExactWithExactCountersAndCycles(int latency, int bytesPerCycle) {
     NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
     try (NpuRtl sim = c.equals(NpuConfig.small()) ? null : NpuRtl.start(c, SimModes.local())) {
-      runAll(sim == null ? rtl : sim, c.machine(), new Random(700 + latency), 4, true, 1, 5, 37, 64);
+      runAll(sim == null ? NPU.rtl() : sim, c.machine(), new Random(700 + latency), 4, true, 1, 5, 37, 64);
     }
   }
 
@@ -98,7 +87,7 @@ class FusedGemmPpmCosimTest {
 
   @Test
   void fusedGemmChecksHaltWithTheGoldensError() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     int spad = p.spadBytes();
     Command fused = new Command.Gemm(1, 4, 4, 0, 8, 64, 4, 128, 16, Command.DENSE, 0, 0, 0, 1);
     Object[][] cases = {
@@ -123,13 +112,13 @@ class FusedGemmPpmCosimTest {
     for (int j = 0; j < p.ppmChannels(); j++) {
       System.arraycopy(IsaSimulator.ppmRecord(j, QuantizedMultiplier.fromScale(0.01), 1), 0, image, 0x8400 + 16 * j, 16);
     }
-    ProgramErrorCases.assertEachHaltsWithItsError(rtl, image, cases);
+    ProgramErrorCases.assertEachHaltsWithItsError(NPU.rtl(), image, cases);
   }
 
   /** A fused GEMM after channel groups loaded in reverse order and a legacy {@code ppm} sharing the PPM. */
   @Test
   void fusedGemmAndPpmShareThePpm() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     byte[] image = siluImage(8);
     for (int j = 0; j < 12; j++) {
       System.arraycopy(IsaSimulator.ppmRecord(50 * j - 300, QuantizedMultiplier.fromScale(0.002 * (j + 1)), j - 6), 0,
@@ -183,7 +172,7 @@ class FusedGemmPpmCosimTest {
 
   /** Runs {@code prog} on the RTL and the golden: no error, the same memory and every counter equal. */
   private static ProgramCosim.Outcome runExact(Program prog, byte[] image) {
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image, prog, 0), 0);
     String what = Disassembler.disassemble(prog);
     assertEquals(ErrorCause.NONE, o.golden().error(), what);
     assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
@@ -193,7 +182,7 @@ class FusedGemmPpmCosimTest {
 
   /** A random memory image of the RTL's NPU (seed {@code seed}) with the fitted SiLU table at 0x8000. */
   private static byte[] siluImage(long seed) {
-    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    byte[] image = new byte[(int) NPU.rtl().config().machine().extMemBytes()];
     new Random(seed).nextBytes(image);
     byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
     System.arraycopy(table, 0, image, 0x8000, table.length);

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.Disassembler;
@@ -30,19 +29,8 @@ import org.llmnpu.verilator.SimModes;
 class GatedGemmCosimTest {
   /** The smallest NPU with a PPU, with the gate operand. */
   static final NpuConfig SMALL_GATED = NpuConfig.small().toBuilder().ppmGate(true).build();
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(SMALL_GATED, SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(SMALL_GATED);
 
   private static void runAll(NpuRtl target, Random r, int programs, int... ns) {
     MachineParams p = target.config().machine();
@@ -60,7 +48,7 @@ class GatedGemmCosimTest {
 
   @Test
   void gatedGemmsAreBitExactWithExactCountersAndCycles() {
-    runAll(rtl, new Random(3101), 8, 1, 3, 4, 5, 37, 64);
+    runAll(NPU.rtl(), new Random(3101), 8, 1, 3, 4, 5, 37, 64);
   }
 
   @Test
@@ -81,7 +69,7 @@ class GatedGemmCosimTest {
 
   @Test
   void gatedGemmChecksHaltWithTheGoldensError() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     int spad = p.spadBytes();
     Object[][] cases = {
         // gate=1 without ppm=1: the gate is a PPM operand
@@ -102,13 +90,13 @@ class GatedGemmCosimTest {
         {Program.builder().ppmCfg(0x8400, 4).add(new Command.Gemm(1, 4, 4, 0, 8, 64, 4, 128, 16, Command.DENSE, 0, 0,
             0, 1, 0)), ErrorCause.UNSUPPORTED, 1},
     };
-    ProgramErrorCases.assertEachHaltsWithItsError(rtl, ProgramErrorCases.ppmRecordsImage(p), cases);
+    ProgramErrorCases.assertEachHaltsWithItsError(NPU.rtl(), ProgramErrorCases.ppmRecordsImage(p), cases);
   }
 
   /** A gated GEMM with no table loaded, every gate code −128, and saturating parameters: the corners in one run. */
   @Test
   void gateMinus128AndSaturationWithoutATable() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     byte[] image = new byte[(int) p.extMemBytes()];
     new Random(77).nextBytes(image);
     int m = 5;
@@ -128,7 +116,7 @@ class GatedGemmCosimTest {
         .ppmCfg(0x8400, n, 0, 1).load(0x12000, 16, 1024, 16, n, m)
         .add(new Command.Gemm(m, k, n, 0, 16, 256, 16, 1024, 16, Command.DENSE, 0, 0, 0, 2, 1))
         .store(0x20000, 16, 1024, 16, n, m).halt().build();
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image, prog, 0), 0);
     ProgramErrorCases.assertExact(o, Disassembler.disassemble(prog));
     assertEquals((long) m * n, o.rtl().counters().get(Counter.PPM_ELEMENTS));
   }

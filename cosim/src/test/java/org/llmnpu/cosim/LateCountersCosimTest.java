@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -19,7 +18,6 @@ import org.llmnpu.numerics.ppu.PpuFormat;
 import org.llmnpu.numerics.ppu.PpuFunction;
 import org.llmnpu.numerics.requant.QuantizedMultiplier;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * The counters' late events, which the controller registers before the counters' adders so that the NPU meets its
@@ -30,19 +28,8 @@ import org.llmnpu.verilator.SimModes;
  * equal to the golden's and the cycle model's.
  */
 class LateCountersCosimTest {
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
 
   @Test
   void aSnapshotRightAfterEachCommandSeesItsLastEvents() {
@@ -70,7 +57,7 @@ class LateCountersCosimTest {
 
   /** One command (with what it needs before it) of each kind with late events, on the shared NPU. */
   private static java.util.List<Program.Builder> commands() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     int line = p.lineBytes();
     int channels = p.rows();
     int lanes = p.dsp().lanes();
@@ -94,7 +81,7 @@ class LateCountersCosimTest {
   }
 
   private static ProgramCosim.Outcome run(Program prog) {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     byte[] image = new byte[(int) p.extMemBytes()];
     new Random(29).nextBytes(image);
     byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.SILU, PpuFormat.DEFAULT));
@@ -103,7 +90,7 @@ class LateCountersCosimTest {
       byte[] rec = IsaSimulator.ppmRecord(j * 100 - 150, QuantizedMultiplier.fromScale(0.001 * (j + 1)), j - 2);
       System.arraycopy(rec, 0, image, 0x8400 + 16 * j, 16);
     }
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image, prog, 0), 0);
     String what = org.llmnpu.isa.Disassembler.disassemble(prog);
     assertEquals(ErrorCause.NONE, o.golden().error(), what);
     assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());

@@ -7,18 +7,17 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.Program;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
-import org.llmnpu.isa.Program;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.rtl.npu.NpuDriver;
 import org.llmnpu.verilator.SimModes;
@@ -29,19 +28,8 @@ import org.llmnpu.verilator.SimModes;
  * counters and cycles up to the halt.
  */
 class MalformedProgramTest {
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
 
   static Stream<Arguments> cases() {
     long mem = NpuConfig.small().machine().extMemBytes();
@@ -116,12 +104,12 @@ class MalformedProgramTest {
     Program.Builder b = Program.builder();
     body.accept(b);
     Program prog = b.build();
-    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    byte[] image = new byte[(int) NPU.rtl().config().machine().extMemBytes()];
     new Random(3).nextBytes(image);
     // "Runs off the end": place the program in the last two command slots.
     long at = what.startsWith("program without halt") ? image.length - 2L * 32 : 0;
     RandomPrograms.place(image, prog, at);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, at);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, at);
     assertEquals(cause, o.golden().error(), what + ": golden cause");
     assertEquals(index, o.golden().errorCommand(), what + ": golden command");
     assertEquals(cause, o.rtl().error(), what + ": RTL cause");
@@ -137,7 +125,7 @@ class MalformedProgramTest {
    */
   @Test
   void rangeChecksAtTheirLimitsAreTheGoldenModels() {
-    MachineParams mp = rtl.config().machine();
+    MachineParams mp = NPU.rtl().config().machine();
     long spad = mp.spadBytes();
     long mem = mp.extMemBytes();
     int line = mp.lineBytes();
@@ -181,7 +169,7 @@ class MalformedProgramTest {
    */
   @Test
   void stridedDspCopiesAtTheBufferEndAreTheGoldenModels() {
-    MachineParams mp = rtl.config().machine();
+    MachineParams mp = NPU.rtl().config().machine();
     int lanes = mp.dsp().lanes();
     int bufferRows = mp.dsp().rows();
     Random r = new Random(32);
@@ -219,7 +207,7 @@ class MalformedProgramTest {
    */
   @Test
   void copyAndPpmResultEndsAtTheScratchpadEndAreTheGoldenModels() {
-    MachineParams mp = rtl.config().machine();
+    MachineParams mp = NPU.rtl().config().machine();
     long spad = mp.spadBytes();
     int line = mp.lineBytes();
     Random r = new Random(44);
@@ -272,7 +260,7 @@ class MalformedProgramTest {
    */
   private static ErrorCause goldenAndRtlAgree(Program prog, byte[] image, String what) {
     RandomPrograms.place(image, prog, 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, 0);
     assertEquals(o.golden().error(), o.rtl().error(), what);
     assertEquals(o.golden().errorCommand(), o.rtl().errorCommand(), what);
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), what);
@@ -302,7 +290,7 @@ class MalformedProgramTest {
 
   @Test
   void dspProgramThatNeverHaltsStopsAtTheRunLimit() {
-    MachineParams mp = rtl.config().machine();
+    MachineParams mp = NPU.rtl().config().machine();
     int depth = mp.dsp().programDepth();
     // A loop from the last words across the end of the program memory; no HALT anywhere: the run stops
     // after dspMaxRunCycles (2^16 on the small NPU) instructions with WATCHDOG, not a hang.
@@ -314,7 +302,7 @@ class MalformedProgramTest {
     new Random(12).nextBytes(image);
     DspCornerCasesTest.writeWords(image, 0x9000, code);
     RandomPrograms.place(image, p, 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, 0);
     assertTrue(o.bitExact(), "first difference at 0x" + Long.toHexString(o.firstDifference()));
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));
     assertEquals(ErrorCause.WATCHDOG, o.rtl().error());
@@ -324,7 +312,7 @@ class MalformedProgramTest {
 
   @Test
   void aStallingDspProgramThatNeverHaltsCountsItsIssuesNotItsStalls() {
-    MachineParams mp = rtl.config().machine();
+    MachineParams mp = NPU.rtl().config().machine();
     int depth = mp.dsp().programDepth();
     // Two dependent FP adds among NOPs, around the program memory forever: with more than one execute
     // stage each add waits for the other's result, so the run limit comes after fewer issues.
@@ -336,7 +324,7 @@ class MalformedProgramTest {
     new Random(13).nextBytes(image);
     DspCornerCasesTest.writeWords(image, 0x9000, code);
     RandomPrograms.place(image, p, 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, 0);
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));
     assertEquals(ErrorCause.WATCHDOG, o.rtl().error());
     // per pass through the memory: depth issues and the second add's wait of executeStages - 1 cycles

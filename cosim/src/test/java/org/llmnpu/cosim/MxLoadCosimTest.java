@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.llmnpu.isa.ErrorCause;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.MxLoad;
@@ -25,19 +24,8 @@ import org.llmnpu.verilator.SimModes;
  * simulator, every counter (cycles included) equal to the golden/model; the error statuses.
  */
 class MxLoadCosimTest {
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small().withMxLoad(true), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small().withMxLoad(true));
 
   private static void assertPasses(ProgramCosim.Outcome o) {
     assertTrue(o.bitExact(), "first difference at " + o.firstDifference());
@@ -47,7 +35,7 @@ class MxLoadCosimTest {
 
   @Test
   void everyElementByteOfEveryFormat() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     byte[] image = new byte[(int) p.extMemBytes()];
     for (int i = 0; i < 256; i++) {
       image[0x10000 + i] = (byte) i;
@@ -57,7 +45,7 @@ class MxLoadCosimTest {
       // 256 bytes as 11 rows of 23 (ragged: 23 = 5 lines + 3 bytes), then back to memory
       b.loadmx(0x10000, 24, 0, 32, 23, 11, format).store(0x20000 + 0x400L * format, 32, 0, 32, 23, 11);
     }
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, b.halt().build(), 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image, b.halt().build(), 0), 0);
     assertPasses(o);
     for (int format = 0; format <= MxLoad.LAST; format++) {
       for (int r = 0; r < 11; r++) {
@@ -71,7 +59,7 @@ class MxLoadCosimTest {
 
   @Test
   void quantizedBlocksFeedGemmsWhileDrainsOverlap() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     Random rnd = new Random(14);
     for (int trial = 0; trial < 6; trial++) {
       int format = trial % 2 == 0 ? MxLoad.E4M3 : trial == 5 ? MxLoad.INT8 : MxLoad.E5M2;
@@ -115,20 +103,20 @@ class MxLoadCosimTest {
           .store(0x50000, 48, y, 48, 4L * n, m)
           .store(0x60000, wStride, 0xC00, wStride, n, k)
           .halt().build();
-      assertPasses(ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0));
+      assertPasses(ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image, prog, 0), 0));
     }
   }
 
   @Test
   void errors() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     byte[] image = new byte[(int) p.extMemBytes()];
     Program badFormat = Program.builder().loadmx(0x1000, 4, 0, 4, 4, 1, 3).halt().build();
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), badFormat, 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image.clone(), badFormat, 0), 0);
     assertPasses(o);
     assertEquals(ErrorCause.BAD_SHAPE, o.rtl().error());
     Program misaligned = Program.builder().load(0x1000, 4, 0, 4, 4, 1).loadmx(0x1002, 4, 0, 4, 4, 1, 0).halt().build();
-    o = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), misaligned, 0), 0);
+    o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image.clone(), misaligned, 0), 0);
     assertPasses(o);
     assertEquals(ErrorCause.EXT_ADDRESS, o.rtl().error());
     assertEquals(1, o.rtl().errorCommand());

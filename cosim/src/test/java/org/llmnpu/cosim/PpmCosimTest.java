@@ -11,9 +11,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.Assembler;
@@ -38,19 +37,8 @@ import org.llmnpu.verilator.SimModes;
  * N:M GEMMs on this dense array halt with their error; the shipped example runs bit-exact.
  */
 class PpmCosimTest {
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
 
   @ParameterizedTest(name = "latency {0}, {1} B/cycle")
   @CsvSource({"3, 4", "1, 4", "9, 1", "5, 2"})
@@ -58,7 +46,7 @@ class PpmCosimTest {
     NpuConfig c = NpuConfig.small().withMemory(latency, bytesPerCycle);
     Random r = new Random(latency * 10 + bytesPerCycle);
     try (NpuRtl sim = c.equals(NpuConfig.small()) ? null : NpuRtl.start(c, SimModes.local())) {
-      NpuRtl target = sim == null ? rtl : sim;
+      NpuRtl target = sim == null ? NPU.rtl() : sim;
       for (int i = 0; i < 4; i++) {
         RandomPrograms.Case t = PpmChains.generate(c.machine(), r, 1 + r.nextInt(2), i % 2 == 1);
         ProgramCosim.Outcome o = ProgramCosim.run(target, t.image(), t.programAddress());
@@ -113,7 +101,7 @@ class PpmCosimTest {
 
   @Test
   void eachPpmCommandAloneTakesItsFormulaCycles() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     int line = p.lineBytes();
     int lat = p.memLatency();
     int latency = p.ppmLatency();
@@ -131,7 +119,7 @@ class PpmCosimTest {
         Program prog = Program.builder().load(0x10000, 16 * line, 0, 16 * line, 4 * channels, m)
             .ppuTab(0x8000).ppmCfg(0x8400, channels).ppm(0, 16L * line, p.spadBytes() / 2, line, m, channels).halt()
             .build();
-        ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image.clone(), prog, 0), 0);
+        ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image.clone(), prog, 0), 0);
         assertTrue(o.bitExact(), Disassembler.disassemble(prog));
         assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o), Disassembler.disassemble(prog));
         long perBeat = Math.max(1, line / 16);
@@ -161,7 +149,7 @@ class PpmCosimTest {
    */
   @Test
   void shiftsAtBothEndsOfTheirRangeRequantizeBitExact() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     int line = p.lineBytes();
     QuantizedMultiplier[] lanes = {
         QuantizedMultiplier.fromScale(0x1.fffffffffffffp+29),
@@ -187,7 +175,7 @@ class PpmCosimTest {
     Program prog = Program.builder().load(0x10000, 16L * line, 0, 16L * line, 4L * channels, rows).ppuTab(0x8000)
         .ppmCfg(0x8400, channels).ppm(0, 16L * line, results, line, rows, channels)
         .store(0x20000, line, results, line, channels, rows).halt().build();
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, RandomPrograms.place(image, prog, 0), 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image, prog, 0), 0);
     String what = Disassembler.disassemble(prog);
     assertEquals(ErrorCause.NONE, o.golden().error(), what);
     assertTrue(o.bitExact(), what + "first differing byte at 0x" + Long.toHexString(o.firstDifference()));
@@ -196,7 +184,7 @@ class PpmCosimTest {
 
   @Test
   void malformedPpmCommandsHaltWithTheirError() {
-    MachineParams p = rtl.config().machine();
+    MachineParams p = NPU.rtl().config().machine();
     long mem = p.extMemBytes();
     Object[][] cases = {
         {Program.builder().fence().ppm(0, 16, 64, 4, 1, 1), ErrorCause.UNSUPPORTED, 1},
@@ -216,17 +204,17 @@ class PpmCosimTest {
     byte[] image = new byte[(int) p.extMemBytes()];
     byte[] table = IsaSimulator.ppuTableImage(PpuFitter.fit(PpuFunction.TANH, PpuFormat.DEFAULT));
     System.arraycopy(table, 0, image, 0x8000, table.length);
-    ProgramErrorCases.assertEachHaltsWithItsError(rtl, image, cases);
+    ProgramErrorCases.assertEachHaltsWithItsError(NPU.rtl(), image, cases);
   }
 
   @Test
   void shippedPpmExampleIsBitExact() throws Exception {
     Path example = Path.of(System.getProperty("llmnpu.repoRoot", ".."), "npu-isa", "examples", "gemm-ppm-gelu.npu");
     Assembler.Assembled a = Assembler.assemble(Files.readString(example), example.toString());
-    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    byte[] image = new byte[(int) NPU.rtl().config().machine().extMemBytes()];
     new Random(5).nextBytes(image);
     a.place(image);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, a.origin());
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, a.origin());
     assertEquals(ErrorCause.NONE, o.rtl().error());
     assertTrue(o.bitExact());
     assertEquals(Map.of(), RandomProgramCosimTest.mismatches(o));

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -17,7 +16,6 @@ import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.isa.dsp.DspRunParameters;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * Resident DSP programs on the Verilated NPU against the golden and the cycle model: {@code dspld} at offsets, a
@@ -26,22 +24,11 @@ import org.llmnpu.verilator.SimModes;
  * range and shape errors.
  */
 class ResidentDspProgramCosimTest {
-  private static NpuRtl rtl;
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
   private static final long PROG_A = 0x9000;
   private static final long PROG_B = 0xA000;
   private static final long PROG_C = 0xB000;
-
-  @BeforeAll
-  static void start() {
-    rtl = NpuRtl.start(NpuConfig.small(), SimModes.local());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
 
   /** Stores {@code value} (FP16 code) in rows {@code row..row+rows-1} of the buffer (all lanes), then HALT. */
   private static DspProgram fill(int value, int row, int rows) {
@@ -54,12 +41,12 @@ class ResidentDspProgramCosimTest {
 
   @Test
   void residentRunsAfterOtherLoadsWrapAndEntries() {
-    int depth = rtl.config().machine().dsp().programDepth();
-    int lanes = rtl.config().machine().dsp().lanes();
+    int depth = NPU.rtl().config().machine().dsp().programDepth();
+    int lanes = NPU.rtl().config().machine().dsp().lanes();
     DspProgram a = fill(0x3C00, 0, 2);
     DspProgram b = fill(0x4000, 2, 2);
     DspProgram c = fill(0x4200, 4, 2);
-    int h = Math.max(1, rtl.config().machine().lineBytes() / 8);
+    int h = Math.max(1, NPU.rtl().config().machine().lineBytes() / 8);
     Program p = Program.builder()
         .dspLoad(PROG_A, a.size(), 64)                                  // a at 64
         .dspRun(PROG_B, b.size())                                       // b loaded at 0 and run
@@ -164,7 +151,7 @@ class ResidentDspProgramCosimTest {
    */
   @Test
   void parameterizedProgramRunsResidentWithEachRunsRowsAndLength() {
-    int lanes = rtl.config().machine().dsp().lanes();
+    int lanes = NPU.rtl().config().machine().dsp().lanes();
     int p = DspRunParameters.RC_PARAMETER;
     DspAssembler asm = new DspAssembler();
     asm.emit(DspOp.SETLEN, 0, 0, 0, p, false, 0, 0);
@@ -200,9 +187,9 @@ class ResidentDspProgramCosimTest {
 
   @Test
   void rangesAndShapesHaltAsTheGolden() {
-    int depth = rtl.config().machine().dsp().programDepth();
+    int depth = NPU.rtl().config().machine().dsp().programDepth();
     DspProgram a = fill(0x3C00, 0, 1);
-    int lineWords = Math.max(1, rtl.config().machine().lineBytes() / 8);
+    int lineWords = Math.max(1, NPU.rtl().config().machine().lineBytes() / 8);
     Program[] cases = {
         Program.builder().fence().dspLoad(PROG_A, 4, depth - 2).halt().build(),
         Program.builder().fence().dspLoad(PROG_A, 1, lineWords > 1 ? lineWords + 1 : depth).halt().build(),
@@ -221,11 +208,11 @@ class ResidentDspProgramCosimTest {
   }
 
   private static ProgramCosim.Outcome run(Program p, Map<Long, DspProgram> programs) {
-    byte[] image = new byte[(int) rtl.config().machine().extMemBytes()];
+    byte[] image = new byte[(int) NPU.rtl().config().machine().extMemBytes()];
     new Random(21).nextBytes(image);
     programs.forEach((at, prog) -> DspCornerCasesTest.writeWords(image, at, prog.words()));
     RandomPrograms.place(image, p, 0);
-    ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, 0);
+    ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, 0);
     String what = org.llmnpu.isa.Disassembler.disassemble(p);
     assertTrue(o.statusMatches(), what + "status " + o.rtl().error() + " vs golden " + o.golden().error());
     assertTrue(o.bitExact(), what + "first difference at 0x" + Long.toHexString(o.firstDifference()));

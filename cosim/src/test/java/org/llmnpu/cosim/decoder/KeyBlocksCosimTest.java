@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.llmnpu.cosim.NpuRtl;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.llmnpu.cosim.NpuRtlFixture;
 import org.llmnpu.cosim.ProgramCosim;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.ErrorCause;
@@ -38,19 +37,8 @@ class KeyBlocksCosimTest {
   private static final long KT_OUT = 3 << 20;
   private static final long POOL = 4 << 20;
   private static final long PROGRAM = 5 << 20;
-  private static NpuRtl rtl;
-
-  @BeforeAll
-  static void build() {
-    rtl = NpuRtl.start(PERMUTE, SimModes.local());
-  }
-
-  @AfterAll
-  static void close() {
-    if (rtl != null) {
-      rtl.close();
-    }
-  }
+  @RegisterExtension
+  static final NpuRtlFixture NPU = new NpuRtlFixture(PERMUTE);
 
   @Test
   void randomLinesOfKeyRowsLandAsKeyColumnsBitExactWithModelCycles() {
@@ -84,7 +72,7 @@ class KeyBlocksCosimTest {
       b.store(KT_OUT, ctx, spadKt, ctx, ctx, kvDim).halt();
       byte[] program = b.build().bytes();
       System.arraycopy(program, 0, image, (int) PROGRAM, program.length);
-      ProgramCosim.Outcome o = ProgramCosim.run(rtl, image, PROGRAM);
+      ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), image, PROGRAM);
       String what = "kvDim " + kvDim + ", " + count + " slots from " + first + ", " + k[2] + " DSP rows";
       assertEquals(ErrorCause.NONE, o.golden().error(), what);
       assertTrue(o.statusMatches(), what + ": rtl " + o.rtl().error());
@@ -104,7 +92,7 @@ class KeyBlocksCosimTest {
   @Test
   void stories260KPrefillAndDecodeWithKeyBlocksAreBitExactOnTheRtl() throws Exception {
     DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8", DecoderRun.Engine.RTL,
-        3, 0, 0, "full"), rtl);
+        3, 0, 0, "full"), NPU.rtl());
     DecoderRun.Result pairs = DecoderRun.run(new DecoderRun.Options("stories260K", 16, 2, "int8",
         DecoderRun.Engine.GOLDEN, 3, 0, 0, "full"), PERMUTE.toBuilder().dspPermute(false).build(), SimModes.local());
     assertEquals(2, r.steps().size());

@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.llmnpu.flow.exec.LocalExecutor;
@@ -31,17 +33,41 @@ import org.llmnpu.rtl.npu.NpuParameter;
 /**
  * Sweeps run end to end through the local executor, each point a real process: objectives equal to what
  * {@code npu estimate} and the PPA flow give for the point, the report's files, failures and reruns.
- * The tiny NPU's synthesis at 10 ns is shared with the PPA cache (cold: about 4 CPU minutes, once).
+ * The points synthesize the tiny NPU at 5 ns in the tests' shared PPA cache ({@code target/ppa-test-cache} at the
+ * reactor's root, passed to the points' processes by {@link DseRun#javaCommand}): the synthesis reports'
+ * {@code NpuBlockPpaTest} and {@code CalibrationTest} made (the same Verilog, clock and flow), so a cold build does not
+ * synthesize it again here (at 10 ns, in a cache of its own, it took about 4 CPU minutes, once).
  */
 class DseRunTest {
+  /** The synthesis clock of the points, the reports tests' ({@code PpaOptions.defaults()}). */
+  private static final double CLOCK_NS = 5;
+  private static String cacheBefore;
+
   @TempDir Path dir;
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
   private final PrintStream progress = new PrintStream(log, true, StandardCharsets.UTF_8);
 
+  @BeforeAll
+  static void useTheSharedPpaCache() {
+    cacheBefore = System.getProperty("llmnpu.ppa.cache");
+    String root = System.getProperty("llmnpu.repoRoot");
+    System.setProperty("llmnpu.ppa.cache", (root == null || root.isBlank() ? Path.of("") : Path.of(root))
+        .toAbsolutePath().resolve(Path.of("target", "ppa-test-cache")).toString());
+  }
+
+  @AfterAll
+  static void restoreThePpaCache() {
+    if (cacheBefore == null) {
+      System.clearProperty("llmnpu.ppa.cache");
+    } else {
+      System.setProperty("llmnpu.ppa.cache", cacheBefore);
+    }
+  }
+
   private SweepFile sweep(String objectives, String parameters) throws Exception {
     Path file = dir.resolve("sweep.yaml");
     Files.writeString(file, "name: test\nbase: {config: " + SweepFileTest.EXAMPLES.resolve("tiny-npu.yaml") + "}\n"
-        + "model: stories260K\nworkload: {promptLen: 16}\nsynthesis: {clockNs: 10}\nnode: 7\n"
+        + "model: stories260K\nworkload: {promptLen: 16}\nsynthesis: {clockNs: " + CLOCK_NS + "}\nnode: 7\n"
         + "energyTable: " + SweepFileTest.EXAMPLES.resolve("../../soc/src/main/resources/org/llmnpu/soc/npu-energy.json").normalize() + "\n"
         + "objectives: " + objectives + "\nparameters: " + parameters + "\n");
     return SweepFile.read(file);
@@ -59,7 +85,7 @@ class DseRunTest {
     List<SweepPoint> points = SweepPoints.of(s);
     Map<String, String> rtl = NpuParameter.valuesOf(points.get(0).target().npu(), true);
     PpaResult ppa = PpaFlow.run(BlockDesigns.of(BlockRegistry.find("npu")).design(rtl), rtl,
-        PpaOptions.defaults().withClockNs(10));
+        PpaOptions.defaults().withClockNs(CLOCK_NS));
     double area = (ppa.synthesis().chipAreaUm2() * NodeScaling.area(NodeScaling.Node.N7)
         + ppa.sramAreaUm2(NodeScaling.Node.N7)) / 1e6;
     List<double[]> vectors = new ArrayList<>();
@@ -76,7 +102,7 @@ class DseRunTest {
       assertEquals(e.energyPerTokenJ(), o.get("energyPerTokenJ").asDouble());
       assertEquals(area, o.get("areaMm2").asDouble(), 1e-12);
       assertEquals(String.valueOf(2 * (i + 1)), p.get("configuration").get("memBytesPerCycle").asText());
-      assertTrue(p.get("sources").get("areaMm2").asText().contains("clock 10 ns"), p.toString());
+      assertTrue(p.get("sources").get("areaMm2").asText().contains("clock 5 ns"), p.toString());
       vectors.add(new double[] {o.get("areaMm2").asDouble(), o.get("energyPerTokenJ").asDouble(),
           o.get("tpotS").asDouble(), o.get("ttftS").asDouble()});
     }

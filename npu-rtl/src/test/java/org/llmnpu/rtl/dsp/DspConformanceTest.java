@@ -25,6 +25,11 @@ import org.llmnpu.hdl.sim.Simulator;
  * units on clock gates of their own ({@code pipeGating}), whose registers then advance only with their operations;
  * on 8 lanes, and on 64 (the DSP of a 64-wide MAC array: the cross-lane ops LSHIFT, BCAST and ROT over all of them,
  * lengths past the last lane).
+ *
+ * <p>Every configuration is a Verilator build of its own, which is most of the class's time in a cold build (617 s
+ * cold, 32 s with the models cached, 2026-12-06). The gated 4-stage DSP without fma32 and permute is the 64-lane case's
+ * structure, so on 8 lanes the gated 4-stage case runs with them: the model {@code VectorDspOptionsTest} builds (until
+ * 2026-12-06 it ran without them, a build no other class made).
  */
 class DspConformanceTest {
   private static final int ROWS = 512;
@@ -33,7 +38,7 @@ class DspConformanceTest {
       0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x4A00, 0xCC80, 0xD100};
   @ParameterizedTest(name = "{0} execute stage(s), {1} programs, fma32 and permute {2}, pipelined units' gates {3}")
   @CsvSource({"1, 60, false, off", "2, 40, false, off", "3, 40, false, off", "4, 40, false, off", "1, 15, true, off",
-      "2, 15, true, off", "3, 15, true, off", "4, 15, true, off", "4, 40, false, on", "2, 15, true, on",
+      "2, 15, true, off", "3, 15, true, off", "4, 15, true, off", "4, 40, true, on", "2, 15, true, on",
       "4, 15, true, checked"})
   void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs, boolean extended, String gating) {
     VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, extended)

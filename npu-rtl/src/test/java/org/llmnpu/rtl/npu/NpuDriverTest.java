@@ -32,7 +32,10 @@ class NpuDriverTest {
 
   @BeforeAll
   static void startModel() {
-    sim = Simulators.start(Verilog.emit(new Npu(TINY)), SimModes.local());
+    // the traced build with no wave file: the model reports' energy calibration, the NPU report's co-simulation and
+    // the demo flow run on this NPU, so a cold build compiles the tiny NPU once (untraced it was a second build)
+    sim = Simulators.start(Verilog.emit(new Npu(TINY)),
+        SimModes.local().withWaves(org.llmnpu.verilator.SimOptions.Waves.VCD_OFF));
     npu = new NpuDriver(sim, TINY);
   }
 

@@ -147,21 +147,38 @@ class BlockInterleaverTest {
     assertSameResults(w, m, format, block, prompt, twoBlocks, skewed, acrossLayers, 0);
   }
 
+  /** The context the interleaving tests lower their models for. */
+  static final int CONTEXT = 48;
+
+  /**
+   * {@code w} lowered for {@code format} on {@code m} at {@link #CONTEXT} with room for two blocks of {@code maxM}
+   * tokens; with the tiled QKV post ({@code qkv} 2) Wqkv is ordered per tile.
+   */
+  static LoweredModel lowered(ModelWeights w, String format, MachineParams m, int qkv) {
+    LoweredModel model = WeightFormats.lower(w, format, m, CONTEXT, 2 * m.maxM());
+    if (qkv == 2) {
+      assertEquals(null, model.orderQkvByTiles(), "Wqkv ordered per tile");
+    }
+    return model;
+  }
+
+  /** A golden decoder of {@code model} with full fusion; q/k/v scales per token ({@code qkv} 0) or static. */
+  static NpuDecoder decoder(LoweredModel model, int block, int qkv) {
+    NpuDecoder d = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    d.lowering().staticQkv(qkv > 0);
+    return d;
+  }
+
   /**
    * {@code acrossLayers}: two blocks in flight in windows across layers; {@code qkv}: 0 each token's q/k/v scales, 1
    * static ones with the per-token post, 2 with the tiled post.
    */
   private static void assertSameResults(ModelWeights w, MachineParams m, String format, int block, int[] prompt,
                                         boolean twoBlocks, boolean skewed, boolean acrossLayers, int qkv) {
-    int context = 48;
-    LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
-    if (qkv == 2) {
-      assertEquals(null, model.orderQkvByTiles(), "Wqkv ordered per tile");
-    }
-    NpuDecoder sequential = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    NpuDecoder interleaved = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    sequential.lowering().staticQkv(qkv > 0);
-    interleaved.lowering().staticQkv(qkv > 0);
+    int context = CONTEXT;
+    LoweredModel model = lowered(w, format, m, qkv);
+    NpuDecoder sequential = decoder(model, block, qkv);
+    NpuDecoder interleaved = decoder(model, block, qkv);
     interleaved.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     NpuDecoder.Step s = sequential.prefill(prompt, true);
     NpuDecoder.Step i = interleaved.prefill(prompt, true);
@@ -191,8 +208,7 @@ class BlockInterleaverTest {
         twoBlocks ? " " + interleaved.lowering().twoBlocksWhyNot() : "",
         interleaved.lowering().interleavedCommands());
     // the cost model walks the interleaved stream of a prefill that keeps the last token's logits
-    NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    last.lowering().staticQkv(qkv > 0);
+    NpuDecoder last = decoder(model, block, qkv);
     last.lowering().interleave(true).twoBlocks(twoBlocks).skewed(skewed).acrossLayers(acrossLayers);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
         .staticQkv(qkv > 0, qkv == 2).interleave(true, twoBlocks).skewed(skewed).acrossLayers(acrossLayers);

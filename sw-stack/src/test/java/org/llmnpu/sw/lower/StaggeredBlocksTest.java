@@ -43,17 +43,13 @@ class StaggeredBlocksTest {
     ModelWeights w = shape.equals("gqa") ? SyntheticWeights.generate(new ModelConfig(128, 172, 2, 4, 2, 64, 64), 7)
         : ModelCatalog.load("stories260K", 1);
     MachineParams m = npu(format, gate, xKeep, qkv == 2 ? 32 : 0);
-    int context = 48;
+    int context = BlockInterleaverTest.CONTEXT;
     int block = 8;
     int[] prompt = BlockInterleaverTest.prompt(tokens, w.config().vocabSize(), 7);
-    LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
-    if (qkv == 2) {
-      assertEquals(null, model.orderQkvByTiles(), "Wqkv ordered per tile");
-    }
-    NpuDecoder one = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    NpuDecoder staggered = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    one.lowering().staticQkv(qkv > 0);
-    staggered.lowering().staticQkv(qkv > 0).interleave(true).twoBlocks(true).staggered(true)
+    LoweredModel model = BlockInterleaverTest.lowered(w, format, m, qkv);
+    NpuDecoder one = BlockInterleaverTest.decoder(model, block, qkv);
+    NpuDecoder staggered = BlockInterleaverTest.decoder(model, block, qkv);
+    staggered.lowering().interleave(true).twoBlocks(true).staggered(true)
         .acrossLayers(acrossLayers);
     NpuDecoder.Step s = one.prefill(prompt, true);
     NpuDecoder.Step i = staggered.prefill(prompt, true);
@@ -63,14 +59,14 @@ class StaggeredBlocksTest {
     }
     assertArrayEquals(one.decode(prompt[3]).logits()[0], staggered.decode(prompt[3]).logits()[0], "decode logits");
     assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
-    NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    last.lowering().staticQkv(qkv > 0).interleave(true).twoBlocks(true).staggered(true).acrossLayers(acrossLayers);
+    NpuDecoder last = BlockInterleaverTest.decoder(model, block, qkv);
+    last.lowering().interleave(true).twoBlocks(true).staggered(true).acrossLayers(acrossLayers);
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
         .staticQkv(qkv > 0, qkv == 2).interleave(true, true).staggered(true).acrossLayers(acrossLayers);
     NpuDecoder.Step golden = last.prefill(prompt, false);
     PhaseCostModelTest.assertEveryCounterEqual(golden, cost.step(prompt.length, 0, w.config().layers()));
-    NpuDecoder skewed = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
-    skewed.lowering().staticQkv(qkv > 0).interleave(true).twoBlocks(true).skewed(true).acrossLayers(acrossLayers);
+    NpuDecoder skewed = BlockInterleaverTest.decoder(model, block, qkv);
+    skewed.lowering().interleave(true).twoBlocks(true).skewed(true).acrossLayers(acrossLayers);
     System.out.printf("staggered %s %s %d tokens%s%s%s, q/k/v %d: one block %,d cycles, skewed %,d, staggered %,d%n",
         shape, format, tokens, gate ? " gate" : "", xKeep ? " xKeep" : "", acrossLayers ? " across layers" : "", qkv,
         s.counter(Counter.CYCLES), skewed.prefill(prompt, false).counter(Counter.CYCLES),
