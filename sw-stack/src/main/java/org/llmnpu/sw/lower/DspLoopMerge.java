@@ -18,9 +18,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * HALT}, an {@code LD} of a row no copy writes into a register nothing else writes) are issued once.
  *
  * <p><b>Same results.</b> Each copy runs its own instructions in its own order with the same idx; no copy writes a
- * row another reads or writes ({@link DspLoopRows}), so the copies' memory operations commute; a register read before
- * it is written in a loop's body (a value carried to the next iteration other than a masked accumulator) or before
- * the program writes it makes the merge refuse. Null (not merged) when the shapes differ, the registers do not
+ * row another reads or writes ({@link DspLoopRows}), so the copies' memory operations commute; a value carried to the
+ * next iteration keeps one register in each copy ({@link DspLoopRegisters}); a register read before the program writes
+ * it makes the merge refuse. Null (not merged) when the shapes differ, the registers do not
  * suffice or the program memory does not hold the result.
  */
 final class DspLoopMerge {

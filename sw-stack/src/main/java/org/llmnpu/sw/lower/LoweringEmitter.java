@@ -140,7 +140,7 @@ final class LoweringEmitter {
       b.dspIn(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][0], Command.FMT_FP16, 0);
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][0], gamma}, new int[] {at[i][1]}));
     }
-    normsQuantizedPair(l.r.mergedKernels(norms), at[0][1], at[1][1], at[0][2], at[1][2], scaleRow,
+    normsQuantizedPair(l.r.mergedNorms(norms), at[0][1], at[1][1], at[0][2], at[1][2], scaleRow,
         nextScaleRow(scaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][2], Command.FMT_INT8);
@@ -192,7 +192,7 @@ final class LoweringEmitter {
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][2], gamma}, new int[] {at[i][3]}));
     }
     l.r.mergedKernels(scales).forEach(this::run);
-    normsQuantizedPair(l.r.mergedKernels(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
+    normsQuantizedPair(l.r.mergedNorms(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
         nextScaleRow(normScaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
