@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.MachineParams;
@@ -13,6 +14,9 @@ import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.SyntheticWeights;
 
 /**
  * {@link DspRoutines#mergedNorms}: two tokens' RMSNorms (the weight shared) as one program, loops merged with their
@@ -52,9 +56,38 @@ class MergedNormsTest {
     long joined = DspChain.join(norms).cycles(pipe);
     long statics = runs.stream().mapToLong(p -> p.cycles(pipe)).sum();
     assertEquals(statics, merged[0], "the golden counts the static cycles");
-    System.out.println("XXX " + dim + " " + lanes + " " + stages + ": " + joined + " -> " + statics + " words " + DspChain.join(norms).size() + " -> " + runs.stream().mapToInt(DspProgram::size).sum() + " " + separate[0]);
     if (merges) {
       assertTrue(statics < joined, statics + " cycles against " + joined + " joined");
     }
+  }
+
+  /**
+   * A model whose RMSNorms loop on the default NPU's DSP (dim 128 over 16 lanes, four execute stages; hidden 256 so
+   * that the fused feed-forward takes two tokens at a time): the prefill at {@code full} runs merged RMSNorm pairs,
+   * its logits are the vertical level's, and the cost model (whose walk compiles the pairs on rows of its own) follows
+   * the golden on every counter, prefill and decode.
+   */
+  @Test
+  void loweringRunsThePairsAndTheCostModelFollows() {
+    ModelWeights w = SyntheticWeights.generate(new ModelConfig(128, 256, 2, 4, 2, 512, 4096), 3);
+    MachineParams m = NpuTargets.defaultNpu();
+    LoweredModel model = WeightFormats.lower(w, "int8", m, 24, 16);
+    int[] prompt = {1, 403, 407, 261, 378, 300, 12, 99};
+    NpuDecoder vertical = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.VERTICAL);
+    NpuDecoder full = new NpuDecoder(model, 8, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder.Step p0 = vertical.prefill(prompt, false);
+    NpuDecoder.Step p1 = full.prefill(prompt, false);
+    assertArrayEquals(p0.logits()[0], p1.logits()[0], "prefill logits");
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8", Fusion.FULL);
+    java.util.Map<String, java.util.Map<DspProgram, Long>> runs = new java.util.LinkedHashMap<>();
+    PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(prompt.length, 0, w.config().layers()));
+    PhaseCostModel walk = new PhaseCostModel(w.config(), m, 24, 8, true, WeightFormats.bits("int8"),
+        WeightFormats.group("int8"), WeightFormats.sparsity("int8"), WeightFormats.mx("int8"), Fusion.FULL);
+    walk.recordDspRuns(runs);
+    walk.profile(prompt.length, 0, 1);
+    assertTrue(runs.values().stream().flatMap(r -> r.keySet().stream())
+        .anyMatch(p -> p.name().contains("merged [rmsnorm") && p.instructions().stream()
+            .anyMatch(i -> i.op() == org.llmnpu.isa.dsp.DspOp.LOOP)), "merged RMSNorm pairs with loops run");
+    PhaseCostModelTest.assertEveryCounterEqual(full.decode(301), cost.step(1, prompt.length, w.config().layers()));
   }
 }
