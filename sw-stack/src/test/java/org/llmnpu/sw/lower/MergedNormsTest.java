@@ -9,6 +9,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Counter;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspPipeline;
@@ -64,8 +65,9 @@ class MergedNormsTest {
   /**
    * A model whose RMSNorms loop on the default NPU's DSP (dim 128 over 16 lanes, four execute stages; hidden 256 so
    * that the fused feed-forward takes two tokens at a time): the prefill at {@code full} runs merged RMSNorm pairs,
-   * its logits are the vertical level's, and the cost model (whose walk compiles the pairs on rows of its own) follows
-   * the golden on every counter, prefill and decode.
+   * its logits are the vertical level's, the cost model follows the golden on every counter, prefill and decode, and
+   * the walk (the estimate's cost model, which compiles the pairs on rows of its own) counts the lowering's DSP cycles
+   * and instructions.
    */
   @Test
   void loweringRunsThePairsAndTheCostModelFollows() {
@@ -81,13 +83,25 @@ class MergedNormsTest {
     PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8", Fusion.FULL);
     java.util.Map<String, java.util.Map<DspProgram, Long>> runs = new java.util.LinkedHashMap<>();
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(prompt.length, 0, w.config().layers()));
-    PhaseCostModel walk = new PhaseCostModel(w.config(), m, 24, 8, true, WeightFormats.bits("int8"),
-        WeightFormats.group("int8"), WeightFormats.sparsity("int8"), WeightFormats.mx("int8"), Fusion.FULL);
+    PhaseCostModel walk = walk(w.config(), m);
+    PhaseCost lowered = PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8", Fusion.FULL).step(prompt.length, 0, 2);
+    PhaseCost walked = walk.step(prompt.length, 0, 2);
+    // the DSP's counters (this shape's walk differs from the lowering in a few of its copies, with or without the pairs)
+    for (Counter k : new Counter[] {Counter.DSP_CYCLES, Counter.DSP_INSTRUCTIONS, Counter.DSP_ELEMENTS}) {
+      assertEquals(lowered.counter(k), walked.counter(k), "the walk's " + k.key() + " against the lowering's");
+    }
+    walk = walk(w.config(), m);
     walk.recordDspRuns(runs);
     walk.profile(prompt.length, 0, 1);
     assertTrue(runs.values().stream().flatMap(r -> r.keySet().stream())
         .anyMatch(p -> p.name().contains("merged [rmsnorm") && p.instructions().stream()
             .anyMatch(i -> i.op() == org.llmnpu.isa.dsp.DspOp.LOOP)), "merged RMSNorm pairs with loops run");
     PhaseCostModelTest.assertEveryCounterEqual(full.decode(301), cost.step(1, prompt.length, w.config().layers()));
+  }
+
+  /** The extrapolating cost model (the estimate's: the walk compiles its own programs) at full, int8. */
+  private static PhaseCostModel walk(ModelConfig c, MachineParams m) {
+    return new PhaseCostModel(c, m, 24, 8, true, WeightFormats.bits("int8"), WeightFormats.group("int8"),
+        WeightFormats.sparsity("int8"), WeightFormats.mx("int8"), Fusion.FULL);
   }
 }
