@@ -392,6 +392,11 @@ final class DspRoutines {
     return pipeline.executeStages();
   }
 
+  /** The DSP's pipeline (its execute stages, the interlock's). */
+  DspPipeline pipeline() {
+    return pipeline;
+  }
+
   /** As {@link DspRowPrograms#rowPass(DspAssembler, int, int, List, boolean, Runnable)}. */
   void rowPass(DspAssembler a, int rows, int len, List<Integer> free, boolean interleave, Runnable body) {
     rowPrograms.rowPass(a, rows, len, free, interleave, body);

@@ -63,6 +63,54 @@ class MergedNormsTest {
   }
 
   /**
+   * The pair's static quantizations folded into the merged program's loops ({@link DspLoopQuantizeFold}, via
+   * {@link DspQuantizeFold#runs}): the buffer as the two RMSNorm kernels and the two quantizations run one after the
+   * other leave it, bit for bit; golden = static cycles; where it folds (whole rows) one run, fewer cycles than the
+   * merged RMSNorms and the quantizations' own run.
+   */
+  @ParameterizedTest
+  @CsvSource({"4096,64,4,true", "4096,64,2,true", "288,64,4,false", "256,16,4,true", "768,32,4,true", "100,8,4,false",
+      "4096,64,1,false"})
+  void quantizationsFoldIntoTheLoops(int dim, int lanes, int stages, boolean folds) {
+    var dsp = new MachineParams.DspParams(lanes, 4096, 512, 12, 2, 1L << 32, stages);
+    DspPipeline pipe = dsp.pipeline();
+    DspRoutines r = new DspRoutines(dsp, 1e-5f);
+    int v = r.rows(dim);
+    int gamma = 10 * v;
+    List<DspProgram> norms = List.of(
+        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * v, gamma}, new int[] {3 * v}),
+        r.kernel(DspKernel.RMSNORM, dim, new int[] {7 * v, gamma}, new int[] {8 * v}));
+    short k = Fp16.fromDouble(1 / 0.031);
+    short d = Fp16.fromDouble(0.031);
+    List<DspQuantizeFold.Codes> codes = List.of(new DspQuantizeFold.Codes(3 * v, dim, k, 4 * v, 11 * v, d),
+        new DspQuantizeFold.Codes(8 * v, dim, k, 9 * v, 11 * v, d));
+    List<DspProgram> separate = new java.util.ArrayList<>(norms);
+    for (DspQuantizeFold.Codes c : codes) {
+      separate.add(r.quantizeStatic(c.in(), c.len(), -1, c.k(), c.out(), c.scaleRow(), c.d()));
+    }
+    List<DspProgram> merged = r.mergedNorms(norms);
+    List<DspProgram> runs = DspQuantizeFold.runs(r, merged, codes);
+    assertEquals(folds, runs.size() == 1, runs.size() + " runs");
+    Random rnd = new Random(dim * 5L + lanes + stages);
+    short[] buffer = new short[12 * v * lanes];
+    for (int e = 0; e < buffer.length; e++) {
+      buffer[e] = Fp16.fromDouble(rnd.nextGaussian() * (e < 10 * v * lanes ? 3 : 0.5));
+    }
+    long[] golden = new long[1];
+    assertArrayEquals(DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, separate, new long[1]),
+        DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, runs, golden));
+    long statics = runs.stream().mapToLong(p -> p.cycles(pipe)).sum();
+    assertEquals(statics, golden[0], "the golden counts the static cycles");
+    if (folds) {
+      long before = merged.stream().mapToLong(p -> p.cycles(pipe)).sum() + r.mergedKernels(separate.subList(2, 4))
+          .stream().mapToLong(p -> p.cycles(pipe)).sum();
+      assertTrue(statics < before, statics + " cycles against " + before);
+      System.out.printf("pair of %d over %d lanes, %d stages: %,d cycles folded, %,d as two runs%n", dim, lanes,
+          stages, statics, before);
+    }
+  }
+
+  /**
    * A model whose RMSNorms loop on the default NPU's DSP (dim 128 over 16 lanes, four execute stages; hidden 256 so
    * that the fused feed-forward takes two tokens at a time): the prefill at {@code full} runs merged RMSNorm pairs,
    * its logits are the vertical level's, the cost model follows the golden on every counter, prefill and decode, and
