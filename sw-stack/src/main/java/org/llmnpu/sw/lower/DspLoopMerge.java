@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
@@ -48,6 +49,24 @@ final class DspLoopMerge {
       }
     }
     return runs;
+  }
+
+  /**
+   * {@code programs} merged into one program and reordered for the interlock ({@link DspListSchedule}) where that costs
+   * fewer cycles than {@code runs} (their runs as they are) joined and fits {@code programDepth}, else {@code runs}.
+   */
+  static List<DspProgram> scheduledRun(List<DspProgram> programs, List<DspProgram> runs, DspPipeline pipeline,
+      int programDepth) {
+    if (runs.size() < 2 || pipeline.executeStages() <= 1) {
+      return runs;
+    }
+    DspProgram merged = merge(programs, programDepth);
+    if (merged == null) {
+      return runs;
+    }
+    DspProgram scheduled = DspListSchedule.schedule(merged, pipeline);
+    return scheduled.size() <= programDepth && scheduled.cycles(pipeline) < DspChain.join(runs).cycles(pipeline)
+        ? List.of(scheduled) : runs;
   }
 
   /** One program for all of {@code programs} (see the class), or null. */

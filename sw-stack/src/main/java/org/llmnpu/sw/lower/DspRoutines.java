@@ -114,29 +114,14 @@ final class DspRoutines {
   }
 
   /**
-   * Two tokens' RMSNorm runs ({@link DspKernel#RMSNORM} of one shape, their input, weight and output rows apart) as
-   * {@link #mergedKernels} runs them, or, where those stay separate (the kernels have loops: {@code dim} over the lanes),
-   * one program ({@link DspLoopMerge}: the copies interleaved instruction by instruction, the weight rows they share
-   * loaded once, registers allocated anew) reordered for the interlock ({@link DspListSchedule}), where that costs fewer
-   * cycles than the separate programs joined ({@link DspChain}) and fits the program memory. Each norm's sum of squares,
-   * reduction tree and reciprocal square root is one dependent chain; two of them fill each other's waits. The same
-   * instructions of each copy in an order that keeps every dependence: the same results bit for bit.
+   * Two tokens' RMSNorm runs (one shape, rows apart) as {@link #mergedKernels} runs them, or where those stay separate
+   * (the kernels loop) one program ({@link DspLoopMerge#scheduledRun}: interleaved, the shared weight rows loaded once,
+   * reordered by {@link DspListSchedule}) where that costs fewer cycles and fits. Each norm's sum of squares, tree and
+   * reciprocal square root is one dependent chain; two fill each other's waits. Same results bit for bit.
    */
   List<DspProgram> mergedNorms(List<DspProgram> norms) {
-    return memo(List.of("mergedNorms", List.copyOf(norms)), () -> {
-      List<DspProgram> runs = mergedKernels(norms);
-      if (runs.size() < 2 || pipeline.executeStages() <= 1) {
-        return runs;
-      }
-      DspProgram merged = DspLoopMerge.merge(norms, programDepth);
-      if (merged == null) {
-        return runs;
-      }
-      DspProgram scheduled = DspListSchedule.schedule(merged, pipeline);
-      DspProgram joined = DspChain.join(runs);
-      return scheduled.size() <= programDepth && scheduled.cycles(pipeline) < joined.cycles(pipeline)
-          ? List.of(scheduled) : runs;
-    });
+    return memo(List.of("mergedNorms", List.copyOf(norms)),
+        () -> DspLoopMerge.scheduledRun(norms, mergedKernels(norms), pipeline, programDepth));
   }
 
   /**
@@ -392,7 +377,6 @@ final class DspRoutines {
     return pipeline.executeStages();
   }
 
-  /** The DSP's pipeline (its execute stages, the interlock's). */
   DspPipeline pipeline() {
     return pipeline;
   }

@@ -171,7 +171,7 @@ final class LoweringEmitter {
   /**
    * {@link #residualNormQuantize} of tokens t and t + 1 of a block of several tokens, token t + 1's five dim-wide
    * vectors (result, x, new x, RMSNorm, codes) at DSP rows from {@code pairRows}: the two tokens' residual scales,
-   * RMSNorms and quantizations in shared runs ({@link DspRoutines#mergedKernels}, {@link DspRoutines#quantizeRuns}),
+   * RMSNorms and quantizations in shared runs ({@link DspRoutines#mergedKernels}, {@link DspRoutines#mergedNorms}),
    * the same values as one token after the other. Token t + 1 uses the scale rows
    * after t's ({@code scaleRow + 1}, {@code normScaleRow + 1}) and writes its codes {@code xsStride} after t's.
    */
