@@ -142,8 +142,9 @@ class MergedNormsTest {
     walk.recordDspRuns(runs);
     walk.profile(prompt.length, 0, 1);
     assertTrue(runs.values().stream().flatMap(r -> r.keySet().stream())
-        .anyMatch(p -> p.name().contains("merged [rmsnorm") && p.instructions().stream()
-            .anyMatch(i -> i.op() == org.llmnpu.isa.dsp.DspOp.LOOP)), "merged RMSNorm pairs with loops run");
+        .anyMatch(p -> p.name().startsWith("merged [rmsnorm") && p.name().contains("] [quantizeStatic")
+            && p.instructions().stream().anyMatch(i -> i.op() == org.llmnpu.isa.dsp.DspOp.LOOP)),
+        "merged RMSNorm pairs with loops and their codes run");
     PhaseCostModelTest.assertEveryCounterEqual(full.decode(301), cost.step(1, prompt.length, w.config().layers()));
   }
 
