@@ -15,8 +15,8 @@ import org.llmnpu.isa.dsp.DspOp;
  * says (the next iteration writes it again before reading it). A value carried across iterations (a body reads a
  * register before writing it unmasked later in the body: a software-pipelined loop, {@link
  * org.llmnpu.isa.dsp.DspSumOfSquares}) is one value from its definition before the loop to at least the body's end,
- * the body's writes of it updating it in place, as a masked accumulator is: one register for all of them, as in the code
- * as written. Refused (null): a register read before any write, or more live values than the 32 registers.
+ * the body's writes of it updating it in place, as a masked accumulator is: one register for all of them, as in the
+ * code as written. Refused (null): a register read before any write, or more live values than the 32 registers.
  */
 final class DspLoopRegisters {
   private DspLoopRegisters() {

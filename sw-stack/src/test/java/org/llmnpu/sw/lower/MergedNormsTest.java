@@ -132,7 +132,8 @@ class MergedNormsTest {
     java.util.Map<String, java.util.Map<DspProgram, Long>> runs = new java.util.LinkedHashMap<>();
     PhaseCostModelTest.assertEveryCounterEqual(p1, cost.step(prompt.length, 0, w.config().layers()));
     PhaseCostModel walk = walk(w.config(), m);
-    PhaseCost lowered = PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8", Fusion.FULL).step(prompt.length, 0, 2);
+    PhaseCost lowered = PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8", Fusion.FULL)
+        .step(prompt.length, 0, 2);
     PhaseCost walked = walk.step(prompt.length, 0, 2);
     // the DSP's counters (this shape's walk differs from the lowering in a few of its copies, with or without the pairs)
     for (Counter k : new Counter[] {Counter.DSP_CYCLES, Counter.DSP_INSTRUCTIONS, Counter.DSP_ELEMENTS}) {
