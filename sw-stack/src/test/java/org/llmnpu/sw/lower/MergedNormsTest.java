@@ -111,6 +111,46 @@ class MergedNormsTest {
   }
 
   /**
+   * {@link DspLoopQuantizeFold} on a hand-written producer whose loop stores the input rows masked: under a length that
+   * covers every pass's row it folds, bit-exact against the producer and the quantization run one after the other;
+   * where the last pass's row is stored on one lane only (what the quantization would load is the rest of the row as
+   * it was) it refuses; and where the store's rows reach outside the quantization's input it refuses.
+   */
+  @Test
+  void loopFoldOnlyWhereEveryInputRowIsStoredWhole() {
+    int lanes = 4;
+    var dsp = new MachineParams.DspParams(lanes, 64, 256, 12, 2, 1L << 32, 4);
+    DspRoutines r = new DspRoutines(dsp, 1e-5f);
+    short k = Fp16.fromDouble(5.0);
+    List<DspQuantizeFold.Codes> codes =
+        List.of(new DspQuantizeFold.Codes(8, 4 * lanes, k, 16, 24, Fp16.fromDouble(0.2)));
+    assertTrue(DspLoopQuantizeFold.fold(producer(4 * lanes, 4, 8), codes, lanes) != null, "whole rows");
+    assertEquals(null, DspLoopQuantizeFold.fold(producer(3 * lanes + 1, 4, 8), codes, lanes), "last row on one lane");
+    assertEquals(null, DspLoopQuantizeFold.fold(producer(4 * lanes, 5, 7), codes, lanes), "rows outside the codes'");
+    DspProgram whole = producer(4 * lanes, 4, 8);
+    DspProgram folded = DspListSchedule.schedule(DspLoopQuantizeFold.fold(whole, codes, lanes), dsp.pipeline());
+    Random rnd = new Random(5);
+    short[] buffer = new short[32 * lanes];
+    for (int e = 0; e < buffer.length; e++) {
+      buffer[e] = Fp16.fromDouble(rnd.nextGaussian() * 8);
+    }
+    long[] cycles = new long[1];
+    assertArrayEquals(DspListScheduleTest.run(lanes, 32, dsp.pipeline(), buffer, List.of(whole,
+        r.quantizeStatic(8, 4 * lanes, -1, k, 16, 24, Fp16.fromDouble(0.2))), new long[1]),
+        DspListScheduleTest.run(lanes, 32, dsp.pipeline(), buffer, List.of(folded), cycles));
+    assertEquals(folded.cycles(dsp.pipeline()), cycles[0], "the golden counts the static cycles");
+  }
+
+  /** x·1.5 of rows 0.. stored masked to rows {@code out}.. over {@code passes} passes under length {@code len}. */
+  private static DspProgram producer(int len, int passes, int out) {
+    org.llmnpu.isa.dsp.DspAssembler a = new org.llmnpu.isa.dsp.DspAssembler();
+    a.li(1, Fp16.fromDouble(1.5) & 0xFFFF).setLength(len);
+    a.loop(passes, () -> a.load(2, 0).op(org.llmnpu.isa.dsp.DspOp.MUL16, 3, 2, 1)
+        .emit(org.llmnpu.isa.dsp.DspOp.ST, 0, 3, 0, 0, true, 0, out));
+    return a.finish("producer");
+  }
+
+  /**
    * A model whose RMSNorms loop on the default NPU's DSP (dim 128 over 16 lanes, four execute stages; hidden 256 so
    * that the fused feed-forward takes two tokens at a time): the prefill at {@code full} runs merged RMSNorm pairs,
    * its logits are the vertical level's, the cost model follows the golden on every counter, prefill and decode, and
@@ -135,7 +175,7 @@ class MergedNormsTest {
     PhaseCost lowered = PhaseCostModel.forFormat(w.config(), m, 24, 8, "int8", Fusion.FULL)
         .step(prompt.length, 0, 2);
     PhaseCost walked = walk.step(prompt.length, 0, 2);
-    // the DSP's counters (this shape's walk differs from the lowering in a few of its copies, with or without the pairs)
+    // the DSP's counters (this shape's walk differs from the lowering in a few copies, with or without the pairs)
     for (Counter k : new Counter[] {Counter.DSP_CYCLES, Counter.DSP_INSTRUCTIONS, Counter.DSP_ELEMENTS}) {
       assertEquals(lowered.counter(k), walked.counter(k), "the walk's " + k.key() + " against the lowering's");
     }
