@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspOp;
+import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 
 /**
@@ -18,9 +19,9 @@ import org.llmnpu.isa.dsp.DspProgram;
  * HALT}, an {@code LD} of a row no copy writes into a register nothing else writes) are issued once.
  *
  * <p><b>Same results.</b> Each copy runs its own instructions in its own order with the same idx; no copy writes a
- * row another reads or writes ({@link DspLoopRows}), so the copies' memory operations commute; a register read before
- * it is written in a loop's body (a value carried to the next iteration other than a masked accumulator) or before
- * the program writes it makes the merge refuse. Null (not merged) when the shapes differ, the registers do not
+ * row another reads or writes ({@link DspLoopRows}), so the copies' memory operations commute; a value carried to the
+ * next iteration keeps one register in each copy ({@link DspLoopRegisters}); a register read before the program writes
+ * it makes the merge refuse. Null (not merged) when the shapes differ, the registers do not
  * suffice or the program memory does not hold the result.
  */
 final class DspLoopMerge {
@@ -48,6 +49,24 @@ final class DspLoopMerge {
       }
     }
     return runs;
+  }
+
+  /**
+   * {@code programs} merged into one program and reordered for the interlock ({@link DspListSchedule}) where that costs
+   * fewer cycles than {@code runs} (their runs as they are) joined and fits {@code programDepth}, else {@code runs}.
+   */
+  static List<DspProgram> scheduledRun(List<DspProgram> programs, List<DspProgram> runs, DspPipeline pipeline,
+      int programDepth) {
+    if (runs.size() < 2 || pipeline.executeStages() <= 1) {
+      return runs;
+    }
+    DspProgram merged = merge(programs, programDepth);
+    if (merged == null) {
+      return runs;
+    }
+    DspProgram scheduled = DspListSchedule.schedule(merged, pipeline);
+    return scheduled.size() <= programDepth && scheduled.cycles(pipeline) < DspChain.join(runs).cycles(pipeline)
+        ? List.of(scheduled) : runs;
   }
 
   /** One program for all of {@code programs} (see the class), or null. */

@@ -12,9 +12,11 @@ import org.llmnpu.isa.dsp.DspOp;
  * value (an unmasked write; a masked write updates its value in place) gets the lowest physical register free from
  * its definition to its last read, a linear scan over the code as written. Loops: a value read in a loop's body but
  * defined before it lives to the body's end (every iteration reads it); a value written in a body lives as the scan
- * says (the next iteration writes it again before reading it). Refused (null): a register read before any write, a
- * body that reads a register before writing it unmasked later in the body (a value carried across iterations other
- * than a masked accumulator), or more live values than the 32 registers.
+ * says (the next iteration writes it again before reading it). A value carried across iterations (a body reads a
+ * register before writing it unmasked later in the body: a software-pipelined loop, {@link
+ * org.llmnpu.isa.dsp.DspSumOfSquares}) is one value from its definition before the loop to at least the body's end,
+ * the body's writes of it updating it in place, as a masked accumulator is: one register for all of them, as in the
+ * code as written. Refused (null): a register read before any write, or more live values than the 32 registers.
  */
 final class DspLoopRegisters {
   private DspLoopRegisters() {
@@ -32,6 +34,7 @@ final class DspLoopRegisters {
     List<Integer> lastUse = new ArrayList<>();
     int[][] useValue = new int[size][4];
     int[] defValue = new int[size];
+    java.util.Set<List<Integer>> carried = new java.util.HashSet<>();
     for (int i = 0; i < size; i++) {
       int[] r = regs.get(i);
       boolean masked = code.get(i).masked() && r[0] >= 0;
@@ -46,8 +49,9 @@ final class DspLoopRegisters {
           return null;
         }
         if (loopOf[i] >= 0 && defAt.get(v) < loopOf[i] && writtenInBody(code, regs, loopOf[i], vr)) {
-          // the first iteration reads the value from before the loop, the next ones the body's: carried
-          return null;
+          // the first iteration reads the value from before the loop, the next ones the body's: carried, so the body's
+          // writes of vr update this value in place (one register, as in the code as written)
+          carried.add(List.of(loopOf[i], vr));
         }
         useValue[i][k % 4] = v;
         lastUse.set(v, Math.max(lastUse.get(v), i));
@@ -59,6 +63,8 @@ final class DspLoopRegisters {
       if (r[0] >= 0) {
         if (masked) {
           defValue[i] = useValue[i][0];
+        } else if (loopOf[i] >= 0 && carried.contains(List.of(loopOf[i], r[0]))) {
+          defValue[i] = current.get(r[0]);
         } else {
           defValue[i] = defAt.size();
           defAt.add(i);

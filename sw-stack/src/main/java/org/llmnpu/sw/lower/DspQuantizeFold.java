@@ -53,9 +53,11 @@ final class DspQuantizeFold {
   }
 
   /**
-   * The runs of {@code norms} (straight-line programs producing the vectors) followed by the static quantization of
-   * each of {@code codes}: one program with the quantizations folded in where {@link #fold} applies to a single
-   * producer, else the producers and the quantizations merged ({@link DspRoutines#mergedKernels}). Same buffer either way.
+   * The runs of {@code norms} (programs producing the vectors) followed by the static quantization of each of
+   * {@code codes}: one program with the quantizations folded in where {@link #fold} applies to a single producer, or
+   * for a producer with loops {@link DspLoopQuantizeFold} (reordered by {@link DspListSchedule}) where that costs fewer
+   * cycles than the two runs, else the producers and the quantizations merged ({@link DspRoutines#mergedKernels}).
+   * Same buffer either way.
    */
   static List<DspProgram> runs(DspRoutines r, List<DspProgram> norms, List<Codes> codes) {
     DspProgram folded = norms.size() == 1 ? fold(norms.get(0), codes, r.lanes()) : null;
@@ -65,6 +67,14 @@ final class DspQuantizeFold {
     List<DspProgram> runs = new ArrayList<>(norms);
     runs.addAll(r.mergedKernels(codes.stream()
         .map(c -> r.quantizeStatic(c.in(), c.len(), -1, c.k(), c.out(), c.scaleRow(), c.d())).toList()));
+    DspProgram looped = norms.size() == 1 ? DspLoopQuantizeFold.fold(norms.get(0), codes, r.lanes()) : null;
+    if (looped != null) {
+      looped = DspListSchedule.schedule(looped, r.pipeline());
+      long separate = runs.stream().mapToLong(p -> p.cycles(r.pipeline())).sum();
+      if (looped.size() <= r.programDepth() && looped.cycles(r.pipeline()) < separate) {
+        return List.of(looped);
+      }
+    }
     return runs;
   }
 

@@ -114,6 +114,17 @@ final class DspRoutines {
   }
 
   /**
+   * Two tokens' RMSNorm runs (one shape, rows apart) as {@link #mergedKernels} runs them, or where those stay separate
+   * (the kernels loop) one program ({@link DspLoopMerge#scheduledRun}: interleaved, the shared weight rows loaded once,
+   * reordered by {@link DspListSchedule}) where that costs fewer cycles and fits. Each norm's sum of squares, tree and
+   * reciprocal square root is one dependent chain; two fill each other's waits. Same results bit for bit.
+   */
+  List<DspProgram> mergedNorms(List<DspProgram> norms) {
+    return memo(List.of("mergedNorms", List.copyOf(norms)),
+        () -> DspLoopMerge.scheduledRun(norms, mergedKernels(norms), pipeline, programDepth));
+  }
+
+  /**
    * Attention's score scale and SoftMax of a head group ({@link AttentionSoftmax}): the heads' fused programs merged,
    * or the separate {@link #scale} and SoftMax runs where those cost less before {@code after} (the quantization).
    */
@@ -364,6 +375,10 @@ final class DspRoutines {
 
   int executeStages() {
     return pipeline.executeStages();
+  }
+
+  DspPipeline pipeline() {
+    return pipeline;
   }
 
   /** As {@link DspRowPrograms#rowPass(DspAssembler, int, int, List, boolean, Runnable)}. */

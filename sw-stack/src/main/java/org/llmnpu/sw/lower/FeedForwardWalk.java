@@ -87,9 +87,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     // with the static input scale the lowering's pair programs are the same for every pair (LoweringEmitter#xScaleRow)
     sharedRuns = epilogue;
     runAll(java.util.List.of("norm pair", epilogue, staticScale(quantSite)), () -> {
-      return normsQuantizedPair(r.mergedKernels(java.util.List.of(
-          r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 1}, new int[] {2}),
-          r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {8, 9}, new int[] {10}))));
+      return normsQuantizedPair(r.mergedNorms(java.util.List.of(norm(0), norm(1))));
     });
     sharedRuns = false;
     dspOut(1, c.dim(), INT8);
@@ -105,13 +103,35 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
       double s = staticScale(quantSite);
       short k = LoweringEmitter.half(1 / s);
       short d = LoweringEmitter.half(s);
-      return DspQuantizeFold.runs(r, norms, java.util.List.of(new DspQuantizeFold.Codes(2, c.dim(), k, 3, 1, d),
-          new DspQuantizeFold.Codes(10, c.dim(), k, 11, 1, d)));
+      return DspQuantizeFold.runs(r, norms, java.util.List.of(
+          new DspQuantizeFold.Codes(pairRow(0, NORM), c.dim(), k, pairRow(0, CODES), pairRow(2, 0), d),
+          new DspQuantizeFold.Codes(pairRow(1, NORM), c.dim(), k, pairRow(1, CODES), pairRow(2, 0), d)));
     }
     java.util.List<DspProgram> runs = new java.util.ArrayList<>(norms);
-    runs.addAll(r.quantizeRuns(java.util.List.of(new DspQuantizer.Vector(2, c.dim(), -1, 3, 1),
-        new DspQuantizer.Vector(10, c.dim(), -1, 11, 9))));
+    runs.addAll(r.quantizeRuns(java.util.List.of(
+        new DspQuantizer.Vector(pairRow(0, NORM), c.dim(), -1, pairRow(0, CODES), pairRow(2, 0)),
+        new DspQuantizer.Vector(pairRow(1, NORM), c.dim(), -1, pairRow(1, CODES), pairRow(2, 0) + 1))));
     return runs;
+  }
+
+  /**
+   * The DSP rows of a pair's dim-wide vectors in the walk's programs, apart as the lowering's are (rows matter to
+   * {@link DspRoutines#mergedNorms} and {@link DspListSchedule}: which loads the copies share, which rows a store
+   * orders): token {@code token}'s vector {@code vector} (of five: result, x, NEW_X, NORM, CODES); token 2's the shared
+   * rows (the scale rows, then the RMSNorm weight).
+   */
+  private int pairRow(int token, int vector) {
+    return (token * 5 + vector) * r.rows(c.dim());
+  }
+
+  private static final int NEW_X = 2;
+  private static final int NORM = 3;
+  private static final int CODES = 4;
+
+  /** Token {@code token}'s RMSNorm of its new x into NORM, the weight shared, on the {@link #pairRow} rows. */
+  private DspProgram norm(int token) {
+    return r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {pairRow(token, NEW_X), pairRow(2, 1)},
+        new int[] {pairRow(token, NORM)});
   }
 
   /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
@@ -129,10 +149,10 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
       for (int i = 0; i < 2; i++) {
         int base = 8 * i;
         scales.add(r.scale(base, c.dim(), base + 1, channelScales(), null, base + 4, base + 5));
-        norms.add(r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {base, base + 1}, new int[] {base + 2}));
+        norms.add(norm(i));
       }
       java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
-      runs.addAll(normsQuantizedPair(r.mergedKernels(norms)));
+      runs.addAll(normsQuantizedPair(r.mergedNorms(norms)));
       return runs;
     });
     sharedRuns = false;

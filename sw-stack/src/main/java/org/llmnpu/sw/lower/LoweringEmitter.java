@@ -140,7 +140,7 @@ final class LoweringEmitter {
       b.dspIn(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][0], Command.FMT_FP16, 0);
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][0], gamma}, new int[] {at[i][1]}));
     }
-    normsQuantizedPair(l.r.mergedKernels(norms), at[0][1], at[1][1], at[0][2], at[1][2], scaleRow,
+    normsQuantizedPair(l.r.mergedNorms(norms), at[0][1], at[1][1], at[0][2], at[1][2], scaleRow,
         nextScaleRow(scaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][2], Command.FMT_INT8);
@@ -171,7 +171,7 @@ final class LoweringEmitter {
   /**
    * {@link #residualNormQuantize} of tokens t and t + 1 of a block of several tokens, token t + 1's five dim-wide
    * vectors (result, x, new x, RMSNorm, codes) at DSP rows from {@code pairRows}: the two tokens' residual scales,
-   * RMSNorms and quantizations in shared runs ({@link DspRoutines#mergedKernels}, {@link DspRoutines#quantizeRuns}),
+   * RMSNorms and quantizations in shared runs ({@link DspRoutines#mergedKernels}, {@link DspRoutines#mergedNorms}),
    * the same values as one token after the other. Token t + 1 uses the scale rows
    * after t's ({@code scaleRow + 1}, {@code normScaleRow + 1}) and writes its codes {@code xsStride} after t's.
    */
@@ -192,7 +192,7 @@ final class LoweringEmitter {
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][2], gamma}, new int[] {at[i][3]}));
     }
     l.r.mergedKernels(scales).forEach(this::run);
-    normsQuantizedPair(l.r.mergedKernels(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
+    normsQuantizedPair(l.r.mergedNorms(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
         nextScaleRow(normScaleRow));
     for (int i = 0; i < 2; i++) {
       b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
