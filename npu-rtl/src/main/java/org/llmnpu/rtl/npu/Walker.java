@@ -3,6 +3,7 @@ package org.llmnpu.rtl.npu;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwValue;
@@ -117,8 +118,10 @@ final class Walker {
     }
     address.set(base);
     rowBase.set(base);
-    row.set(row.sub(row));
-    beat.set(beat.sub(beat));
+    // constants, not row − row: Yosys's opt_share merges a subtraction that shares the row+1 adder's operand into
+    // one adder with a muxed operand, which puts the begin select (late: a dispatch decision) before the carry chain
+    row.set(uintLit(0, row.width()));
+    beat.set(uintLit(0, beat.width()));
     if (finished != null) {
       finished.set(boolLit(false));
     }
@@ -134,7 +137,7 @@ final class Walker {
       UInt next = rowBase.add(rowStride);
       rowBase.set(next);
       address.set(next);
-      beat.set(beat.sub(beat));
+      beat.set(uintLit(0, beat.width()));
       row.set(row.add(1));
       if (finished != null) {
         npu.whenElse(last(), () -> finished.set(boolLit(true)), () -> { });
