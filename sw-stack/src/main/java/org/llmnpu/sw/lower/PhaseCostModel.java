@@ -314,6 +314,18 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   /**
+   * With {@link #staggered}, the second block's QKV GEMM woven into the first's attention as {@link
+   * DecoderLowering#woven} (exact and extrapolated walks alike).
+   */
+  public PhaseCostModel woven(boolean on) {
+    this.woven = on;
+    if (lowering != null) {
+      lowering.woven(on);
+    }
+    return this;
+  }
+
+  /**
    * A what-if for the extrapolated walk only (the golden and the RTL do not have it, so such a walk is not their
    * cycles): the DSP copies beside a gated GEMM ({@code gemm ppm=1 gate=1}) go as beside an ungated one, where on the NPU
    * its scoreboard holds the whole scratchpad from its dispatch until the back-end is idle. It bounds what the rule
@@ -374,7 +386,7 @@ public final class PhaseCostModel extends LayerWalk {
         layout.orderQkvByTiles();
       }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).acrossLayers(across).staticQkv(staticQkv);
+          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).woven(woven).acrossLayers(across).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
