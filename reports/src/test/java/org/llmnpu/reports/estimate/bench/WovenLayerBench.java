@@ -32,19 +32,27 @@ class WovenLayerBench {
   @Test
   void llama2SevenBWovenLayer() {
     Assumptions.assumeTrue(BenchRecord.enabled(), "benchmark: run with -Dbench");
+    StringBuilder detail = new StringBuilder();
     System.out.println("| quant | order | layer T | back-end idle I | of it SoftMax runs |\n|---|---|---:|---:|---:|");
     for (boolean gatedCopies : new boolean[] {false, true}) {
       long[][] t = new long[2][2];
       for (int woven = 0; woven < 2; woven++) {
         t[woven][0] = layer("int8", woven == 1, gatedCopies);
         t[woven][1] = layer("s2_4", woven == 1, gatedCopies);
+        if (!gatedCopies) {
+          detail.append(rows);
+        }
       }
       System.out.printf(Locale.ROOT, "%ss2_4 against int8 (xKeep), layer T: staggered %.4fx, woven %.4fx; woven "
           + "against staggered: int8 %.4fx, s2_4 %.4fx%n", gatedCopies ? "gated copies what-if: " : "",
           t[0][1] / (double) t[0][0], t[1][1] / (double) t[1][0], t[1][0] / (double) t[0][0],
           t[1][1] / (double) t[0][1]);
     }
+    System.out.print(detail);
   }
+
+  /** The last s2_4 layer's commands by operator / kind with the back-end idle, the ten largest. */
+  private static String rows = "";
 
   private static long layer(String quant, boolean woven, boolean gatedCopies) {
     ModelConfig c = ModelShapes.of("llama-2-7b").config();
@@ -58,6 +66,14 @@ class WovenLayerBench {
     long idle = layer.rows().values().stream().mapToLong(v -> v[3]).sum();
     long softmax = layer.rows().entrySet().stream().filter(e -> e.getKey().contains("SoftMax"))
         .mapToLong(e -> e.getValue()[3]).sum();
+    StringBuilder top = new StringBuilder(String.format(Locale.ROOT, "%n%s staggered%s: the layer's commands by operator "
+        + "/ kind run with the back-end idle, the ten largest%n| operator / kind | commands | cycles | back-end idle |%n"
+        + "|---|---:|---:|---:|%n", quant, woven ? ", woven" : ""));
+    layer.rows().entrySet().stream().filter(e -> e.getValue()[3] != 0)
+        .sorted((a, b) -> Long.compare(b.getValue()[3], a.getValue()[3])).limit(10)
+        .forEach(e -> top.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d |%n", e.getKey(), e.getValue()[1],
+            e.getValue()[0], e.getValue()[3])));
+    rows = top.toString();
     System.out.printf(Locale.ROOT, "| %s | staggered%s%s | %,d | %,d | %,d |%n", quant, woven ? ", woven" : "",
         gatedCopies ? ", gated copies what-if" : "", t, idle, softmax);
     return t;
