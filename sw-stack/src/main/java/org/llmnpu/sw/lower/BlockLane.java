@@ -110,19 +110,25 @@ final class BlockLane {
   /**
    * The layers of this block (tokens at {@code pos…}) and {@code second} ({@code pos + n…}) staggered by half a layer
    * ({@link DecoderLowering#staggered}): per layer this block's attention, the second's head, this block's feed-forward,
-   * the second's attention, this block's next head, the second's feed-forward, between the layer's markers.
+   * the second's attention, this block's next head, the second's feed-forward, between the layer's markers. With
+   * {@code woven} ({@link DecoderLowering#woven}) the second's head is woven into this block's attention
+   * ({@link #wovenAttention}).
    */
-  void staggered(BlockLane second, int n, int n2, int pos, int layers) {
+  void staggered(BlockLane second, int n, int n2, int pos, int layers, boolean woven) {
     var b = e.b;
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (layer == 0) {
         layerHead(0, n, pos);
       }
-      layerTailAttention(layer, n, pos);
-      b.secondLane(true);
-      second.layerHead(layer, n2, pos + n);
-      b.secondLane(false);
+      if (woven && second.attention.weavesHead()) {
+        wovenAttention(second, layer, n, n2, pos);
+      } else {
+        layerTailAttention(layer, n, pos);
+        b.secondLane(true);
+        second.layerHead(layer, n2, pos + n);
+        b.secondLane(false);
+      }
       layerTailFeedForward(layer, n);
       b.secondLane(true);
       second.layerTailAttention(layer, n2, pos + n);
@@ -135,6 +141,35 @@ final class BlockLane {
       b.secondLane(false);
       b.layerEnd(layer);
     }
+  }
+
+  /**
+   * This block's attention of layer {@code layer} with the second block's head woven in ({@link QkvWeave}): the
+   * second's vectors, RMSNorms and staged QKV weight first, then this block's attention with a piece of the second's
+   * QKV N tiles after each head group's scores GEMMs, the tiles left after it.
+   */
+  private void wovenAttention(BlockLane second, int layer, int n, int n2, int pos) {
+    var b = e.b;
+    b.secondLane(true);
+    second.vectorsIn(layer);
+    second.e.inputScale = second.qkvInputScale(layer);
+    QkvWeave weave = new QkvWeave(second.attention.emitHeadNorms(layer, n2), attention.weaveSlots(n));
+    b.secondLane(false);
+    attention.weave(() -> {
+      int[] tiles = weave.next();
+      if (tiles[0] < tiles[1]) {
+        b.secondLane(true);
+        second.attention.qkvTiles(n2, tiles[0], tiles[1]);
+        b.secondLane(false);
+      }
+    });
+    layerTailAttention(layer, n, pos);
+    attention.weave(null);
+    int[] rest = weave.rest();
+    b.secondLane(true);
+    second.attention.qkvTiles(n2, rest[0], rest[1]);
+    second.e.inputScale = 0;
+    b.secondLane(false);
   }
 
   private double qkvInputScale(int layer) {

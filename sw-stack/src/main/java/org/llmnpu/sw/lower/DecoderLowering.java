@@ -66,6 +66,8 @@ public final class DecoderLowering {
   private boolean acrossLayers;
   /** Whether two blocks in flight go staggered ({@link #staggered}). */
   private boolean staggered;
+  /** Whether the staggered pair weaves the second block's QKV GEMM into the first's attention ({@link #woven}). */
+  private boolean woven;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -188,6 +190,19 @@ public final class DecoderLowering {
    */
   public DecoderLowering staggered(boolean on) {
     this.staggered = on;
+    return this;
+  }
+
+  /**
+   * With {@code on} (and {@link #staggered}), each layer's second-block head is woven into the first block's attention
+   * ({@link QkvWeave}): the second block's vectors and RMSNorms before the first's attention, its QKV GEMM's N tiles in
+   * pieces, one after each head group's batched scores GEMMs (before that group's SoftMax, which so goes beside the
+   * piece's stream), the tiles left after the attention; a piece's first tile copies its X again. Not with the tiled
+   * QKV post (static q/k/v: that head stays whole). The commands of each block are the same; their order across the
+   * blocks and the X copies differ.
+   */
+  public DecoderLowering woven(boolean on) {
+    this.woven = on;
     return this;
   }
 
@@ -366,7 +381,7 @@ public final class DecoderLowering {
       b.lane(0);
     }
     if (two != null && staggered) {
-      lane.staggered(two, n, n2, pos0 + start, layers);
+      lane.staggered(two, n, n2, pos0 + start, layers, woven);
     } else {
       for (int layer = 0; layer < layers; layer++) {
         b.layerStart(layer);

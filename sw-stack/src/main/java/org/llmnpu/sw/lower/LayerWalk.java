@@ -10,6 +10,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * split as {@link BlockLane#layerHead} and {@link BlockLane#layerTail} for a skewed pair of blocks; and the LM head.
  */
 abstract class LayerWalk extends FeedForwardWalk {
+  /** Whether the staggered layers weave the second block's QKV GEMM into the first's attention ({@link #wovenAttention}). */
+  boolean woven;
+
   LayerWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate, int weightBits,
             int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
@@ -57,10 +60,14 @@ abstract class LayerWalk extends FeedForwardWalk {
     } else {
       layerStarts();
     }
-    layerTailAttention(n, pos, l == 0);
-    lane(1);
-    layerHead(n2, pos + n, false);
-    lane(0);
+    if (woven && !qkvPostTiled()) {
+      wovenAttention(n, n2, pos, l == 0);
+    } else {
+      layerTailAttention(n, pos, l == 0);
+      lane(1);
+      layerHead(n2, pos + n, false);
+      lane(0);
+    }
     feedForwardHalf(n);
     lane(1);
     layerTailAttention(n2, pos + n, l == 0);
@@ -72,6 +79,37 @@ abstract class LayerWalk extends FeedForwardWalk {
     }
     lane(1);
     feedForwardHalf(n2);
+    lane(0);
+  }
+
+  /**
+   * As {@code BlockLane#wovenAttention} ({@link DecoderLowering#woven}): the second block's vectors and RMSNorms, the
+   * first block's attention with a piece of the second's QKV N tiles after each head group's scores GEMMs
+   * ({@link QkvWeave}), the tiles left after it.
+   */
+  private void wovenAttention(int n, int n2, int pos, boolean firstLayer) {
+    lane(1);
+    vectorsIn(false);
+    qkvNorms(n2);
+    QkvWeave pieces = new QkvWeave(streamTiles(qkvN), weaveSlots(n));
+    lane(0);
+    weave = () -> {
+      int[] tiles = pieces.next();
+      if (tiles[0] < tiles[1]) {
+        String before = operator();
+        lane(1);
+        operator("QKV GEMM");
+        gemmTiles(n2, c.dim(), qkvN, tiles[0], tiles[1]);
+        lane(0);
+        operator(before);
+      }
+    };
+    layerTailAttention(n, pos, firstLayer);
+    weave = null;
+    int[] rest = pieces.rest();
+    lane(1);
+    operator("QKV GEMM");
+    gemmTiles(n2, c.dim(), qkvN, rest[0], rest[1]);
     lane(0);
   }
 
@@ -113,6 +151,12 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /** {@code keysLater}: the tiled post leaves Kᵀ's lines to the tail ({@link #tiledKeysInTail}). */
   final void qkv(int n, int pos, boolean keysLater) {
+    qkvNorms(n);
+    qkvGemms(n, pos, keysLater);
+  }
+
+  /** Every token's RMSNorm and quantization into the QKV GEMM's X ({@link #qkv} before its GEMM). */
+  private void qkvNorms(int n) {
     quantSite = StaticScales.Site.QKV_IN;
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
@@ -123,7 +167,6 @@ abstract class LayerWalk extends FeedForwardWalk {
         normQuantize();
       }
     }
-    qkvGemms(n, pos, keysLater);
   }
 
   final void afterQkv(int n, int pos, boolean firstLayer) {

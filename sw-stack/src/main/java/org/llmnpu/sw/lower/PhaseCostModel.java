@@ -314,6 +314,18 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   /**
+   * With {@link #staggered}, the second block's QKV GEMM woven into the first's attention as {@link
+   * DecoderLowering#woven} (exact and extrapolated walks alike).
+   */
+  public PhaseCostModel woven(boolean on) {
+    this.woven = on;
+    if (lowering != null) {
+      lowering.woven(on);
+    }
+    return this;
+  }
+
+  /**
    * Two blocks in flight ({@link #interleave}) in windows across layers as {@link DecoderLowering#acrossLayers}: a
    * step of fewer layers costed than the model's costs k and k + 1 layers (k at least 2) and adds, per layer not
    * costed, what the last one added.
@@ -359,7 +371,7 @@ public final class PhaseCostModel extends LayerWalk {
         layout.orderQkvByTiles();
       }
       lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).acrossLayers(across).staticQkv(staticQkv);
+          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).woven(woven).acrossLayers(across).staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {

@@ -1,0 +1,117 @@
+package org.llmnpu.sw.lower;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.llmnpu.isa.Counter;
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.model.ModelConfig;
+import org.llmnpu.sw.model.ModelWeights;
+import org.llmnpu.sw.model.SyntheticWeights;
+
+/**
+ * Two staggered token blocks with the second block's QKV GEMM woven into the first's attention
+ * ({@link DecoderLowering#woven}, {@link QkvWeave}): on the golden simulator the program gives the logits of one block
+ * at a time bit for bit (prefill and the decode step after it) and the cost model's counters are the golden's; the
+ * extrapolated walk equals the lowering's program on every counter (stories260K and a GQA shape with a ragged hidden
+ * size; INT8, INT4, 2:4; with the PPM gate, static q/k/v scales, xKeep; layer by layer and in windows across layers;
+ * with the tiled QKV post the head is not woven, the staggered order's).
+ */
+class WovenBlocksTest {
+  private static MachineParams npu(String format, boolean gate, boolean xKeep, int maxN) {
+    MachineParams m = BlockInterleaverTest.twoBlockNpu(format);
+    m = maxN > 0 ? TiledQkvPostTest.withMaxN(m, maxN) : m;
+    return m.withPpmGate(gate).withXKeep(xKeep);
+  }
+
+  /** The golden: {@code qkv} 0 each token's q/k/v scales, 1 static ones, 2 static with the tiled post (maxN 32). */
+  @ParameterizedTest
+  @CsvSource({"stories260K, int8, 40, false, false, false, 0", "stories260K, s2_4, 28, false, true, true, 0",
+      "stories260K, int8, 40, true, true, true, 0", "stories260K, s2_4, 28, true, true, false, 0",
+      "stories260K, int4, 16, false, true, false, 0", "stories260K, int8, 40, true, true, true, 1",
+      "stories260K, s2_4, 28, false, true, true, 2", "gqa, int8, 26, true, true, true, 0"})
+  void wovenPrefillGivesTheOneBlockLogitsAndTheModelsCounters(String shape, String format, int tokens, boolean gate,
+                                                              boolean xKeep, boolean acrossLayers, int qkv)
+      throws Exception {
+    ModelWeights w = shape.equals("gqa") ? SyntheticWeights.generate(new ModelConfig(128, 172, 2, 4, 2, 64, 64), 7)
+        : ModelCatalog.load("stories260K", 1);
+    MachineParams m = npu(format, gate, xKeep, qkv == 2 ? 32 : 0);
+    int context = 48;
+    int block = 8;
+    int[] prompt = BlockInterleaverTest.prompt(tokens, w.config().vocabSize(), 7);
+    LoweredModel model = WeightFormats.lower(w, format, m, context, 2 * m.maxM());
+    if (qkv == 2) {
+      assertEquals(null, model.orderQkvByTiles(), "Wqkv ordered per tile");
+    }
+    NpuDecoder one = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    NpuDecoder woven = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    one.lowering().staticQkv(qkv > 0);
+    woven.lowering().staticQkv(qkv > 0).interleave(true).twoBlocks(true).staggered(true).woven(true)
+        .acrossLayers(acrossLayers);
+    NpuDecoder.Step s = one.prefill(prompt, true);
+    NpuDecoder.Step i = woven.prefill(prompt, true);
+    assertTrue(woven.lowering().twoBlocksInFlight(), woven.lowering().twoBlocksWhyNot());
+    for (int t = 0; t < s.logits().length; t++) {
+      assertArrayEquals(s.logits()[t], i.logits()[t], "logits of token " + t);
+    }
+    assertArrayEquals(one.decode(prompt[3]).logits()[0], woven.decode(prompt[3]).logits()[0], "decode logits");
+    assertEquals(s.counter(Counter.MACS), i.counter(Counter.MACS));
+    NpuDecoder last = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    last.lowering().staticQkv(qkv > 0).interleave(true).twoBlocks(true).staggered(true).woven(true)
+        .acrossLayers(acrossLayers);
+    PhaseCostModel cost = PhaseCostModel.forFormat(w.config(), m, context, block, format, Fusion.FULL)
+        .staticQkv(qkv > 0, qkv == 2).interleave(true, true).staggered(true).woven(true).acrossLayers(acrossLayers);
+    NpuDecoder.Step golden = last.prefill(prompt, false);
+    PhaseCostModelTest.assertEveryCounterEqual(golden, cost.step(prompt.length, 0, w.config().layers()));
+    NpuDecoder staggered = new NpuDecoder(model, block, NpuEngine.GOLDEN, Fusion.FULL);
+    staggered.lowering().staticQkv(qkv > 0).interleave(true).twoBlocks(true).staggered(true)
+        .acrossLayers(acrossLayers);
+    System.out.printf("woven %s %s %d tokens%s%s%s, q/k/v %d: one block %,d cycles, staggered %,d, woven %,d%n",
+        shape, format, tokens, gate ? " gate" : "", xKeep ? " xKeep" : "", acrossLayers ? " across layers" : "", qkv,
+        s.counter(Counter.CYCLES), staggered.prefill(prompt, false).counter(Counter.CYCLES),
+        golden.counter(Counter.CYCLES));
+  }
+
+  /** The walk in the woven order against the lowering's program, every counter. */
+  @ParameterizedTest
+  @CsvSource({"stories260K, int8, 16, false, false, false, 0", "stories260K, int8, 40, false, false, true, 0",
+      "stories260K, s2_4, 28, false, true, true, 0", "stories260K, int4, 16, false, true, true, 0",
+      "stories260K, int8, 40, true, true, true, 0", "stories260K, s2_4, 28, true, true, false, 0",
+      "stories260K, s2_4, 28, true, true, true, 1", "gqa, int8, 26, false, false, true, 0",
+      "gqa, s2_4, 26, true, true, true, 0"})
+  void wovenTheWalkEqualsTheLowering(String shape, String format, int tokens, boolean gate, boolean xKeep,
+                                     boolean acrossLayers, int qkv) throws Exception {
+    ModelConfig c = shape.equals("gqa") ? new ModelConfig(64, 172, 2, 4, 2, 512, 512)
+        : ModelCatalog.load("stories260K", 1).config();
+    MachineParams m = npu(format, gate, xKeep, 0);
+    PhaseCostModel lowering = model(c, m, format, false).staticQkv(qkv > 0, false).interleave(true, true)
+        .staggered(true).woven(true).acrossLayers(acrossLayers);
+    PhaseCost exact = lowering.step(tokens, 0, 5);
+    assertEquals("", lowering.twoBlocksWhyNot(), "two blocks fit the lowering");
+    PhaseCostModel walk = model(c, m, format, true).staticQkv(qkv > 0, false).interleave(true, true)
+        .staggered(true).woven(true).acrossLayers(acrossLayers);
+    PhaseCost walked = walk.step(tokens, 0, 5);
+    PhaseCost staggered = model(c, m, format, true).staticQkv(qkv > 0, false).interleave(true, true)
+        .staggered(true).acrossLayers(acrossLayers).step(tokens, 0, 5);
+    StringBuilder differ = new StringBuilder();
+    for (Counter k : Counter.values()) {
+      if (exact.counter(k) != walked.counter(k)) {
+        differ.append(' ').append(k.key()).append(' ').append(exact.counter(k)).append(" != ")
+            .append(walked.counter(k));
+      }
+    }
+    System.out.printf("woven walk %s %s %d tokens%s%s%s, q/k/v %d: lowering %,d cycles, walk %,d (staggered %,d)%n",
+        shape, format, tokens, gate ? " gate" : "", xKeep ? " xKeep" : "", acrossLayers ? " across layers" : "", qkv,
+        exact.cycles(), walked.cycles(), staggered.cycles());
+    assertEquals("", differ.toString(), "the walk's counters against the lowering's");
+  }
+
+  private static PhaseCostModel model(ModelConfig c, MachineParams m, String format, boolean extrapolate) {
+    return new PhaseCostModel(c, m, 48, 8, extrapolate, WeightFormats.bits(format), WeightFormats.group(format),
+        WeightFormats.sparsity(format), WeightFormats.mx(format), Fusion.FULL);
+  }
+}
