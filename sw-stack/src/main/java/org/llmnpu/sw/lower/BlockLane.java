@@ -111,17 +111,17 @@ final class BlockLane {
    * The layers of this block (tokens at {@code pos…}) and {@code second} ({@code pos + n…}) staggered by half a layer
    * ({@link DecoderLowering#staggered}): per layer this block's attention, the second's head, this block's feed-forward,
    * the second's attention, this block's next head, the second's feed-forward, between the layer's markers. With
-   * {@code woven} ({@link DecoderLowering#woven}) the second's head is woven into this block's attention
+   * {@code weave} {@link PrefillOrder.Weave#QKV} the second's head is woven into this block's attention
    * ({@link #wovenAttention}).
    */
-  void staggered(BlockLane second, int n, int n2, int pos, int layers, boolean woven) {
+  void staggered(BlockLane second, int n, int n2, int pos, int layers, PrefillOrder.Weave weave) {
     var b = e.b;
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (layer == 0) {
         layerHead(0, n, pos);
       }
-      if (woven && second.attention.weavesHead()) {
+      if (weave == PrefillOrder.Weave.QKV && second.attention.weavesHead()) {
         wovenAttention(second, layer, n, n2, pos);
       } else {
         layerTailAttention(layer, n, pos);

@@ -10,8 +10,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * split as {@link BlockLane#layerHead} and {@link BlockLane#layerTail} for a skewed pair of blocks; and the LM head.
  */
 abstract class LayerWalk extends FeedForwardWalk {
-  /** Whether the staggered layers weave the second block's QKV GEMM into the first's attention ({@link #wovenAttention}). */
-  boolean woven;
+  /** Which stream the staggered layers weave into a block's attention ({@link PrefillOrder#weave}). */
+  PrefillOrder.Weave weaving = PrefillOrder.Weave.NONE;
 
   LayerWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate, int weightBits,
             int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
@@ -60,7 +60,7 @@ abstract class LayerWalk extends FeedForwardWalk {
     } else {
       layerStarts();
     }
-    if (woven && !qkvPostTiled()) {
+    if (weaving == PrefillOrder.Weave.QKV && !qkvPostTiled()) {
       wovenAttention(n, n2, pos, l == 0);
     } else {
       layerTailAttention(n, pos, l == 0);
