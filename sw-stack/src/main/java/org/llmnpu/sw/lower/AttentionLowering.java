@@ -156,7 +156,7 @@ final class AttentionLowering {
     }
   }
 
-  /** Head groups of batched scores this block's attention of {@code n} tokens has ({@link QkvWeave#slots}). */
+  /** Head groups of batched scores this block's attention of {@code n} tokens has ({@link TileWeave#slots}). */
   int weaveSlots(int n) {
     return batched == null ? 0 : batched.weaveSlots(n);
   }

@@ -183,7 +183,7 @@ final class BatchedAttention {
   }
 
   /**
-   * The second block's QKV pieces woven into this block's attention ({@link QkvWeave}, {@link DecoderLowering#woven}),
+   * The second block's QKV pieces woven into this block's attention ({@link TileWeave}, {@link DecoderLowering#woven}),
    * run after each head group's batched scores GEMMs; null: none.
    */
   Runnable weave;
@@ -195,10 +195,10 @@ final class BatchedAttention {
     }
   }
 
-  /** Head groups of batched scores in a block of {@code n} tokens: {@link QkvWeave#slots} of {@link #batching}. */
+  /** Head groups of batched scores in a block of {@code n} tokens: {@link TileWeave#slots} of {@link #batching}. */
   int weaveSlots(int n) {
     int[] bt = batching();
-    return QkvWeave.slots(n, bt[0], bt[1], l.c.heads(), headGroup);
+    return TileWeave.slots(n, bt[0], bt[1], l.c.heads(), headGroup);
   }
 
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */

@@ -15,7 +15,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
   }
 
-  /** The second block's woven QKV pieces ({@link QkvWeave}, as {@code BatchedAttention#weave}); null: none. */
+  /** The second block's woven QKV pieces ({@link TileWeave}, as {@code BatchedAttention#weave}); null: none. */
   Runnable weave;
 
   /** Head groups of batched scores in a block of {@code n} tokens, as {@link #batchedAttention} goes. */
@@ -25,7 +25,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     }
     int[] batching = attentionBatching();
     boolean any = batchedScores(n) || (keyScores() && n >= 2);
-    return QkvWeave.slots(n, batching[0], any && batching[1] >= 2 ? batching[1] : 1, c.heads(), fullGroup());
+    return TileWeave.slots(n, batching[0], any && batching[1] >= 2 ? batching[1] : 1, c.heads(), fullGroup());
   }
 
   private void weaveSlot() {

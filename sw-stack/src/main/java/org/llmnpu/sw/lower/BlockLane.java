@@ -112,7 +112,8 @@ final class BlockLane {
    * ({@link DecoderLowering#staggered}): per layer this block's attention, the second's head, this block's feed-forward,
    * the second's attention, this block's next head, the second's feed-forward, between the layer's markers. With
    * {@code weave} {@link PrefillOrder.Weave#QKV} the second's head is woven into this block's attention
-   * ({@link #wovenAttention}).
+   * ({@link #wovenAttention}); with {@link PrefillOrder.Weave#GATED} this block's gated W1/W3 GEMMs into the second's
+   * attention ({@link #wovenFeedForward}).
    */
   void staggered(BlockLane second, int n, int n2, int pos, int layers, PrefillOrder.Weave weave) {
     var b = e.b;
@@ -129,10 +130,14 @@ final class BlockLane {
         second.layerHead(layer, n2, pos + n);
         b.secondLane(false);
       }
-      layerTailFeedForward(layer, n);
-      b.secondLane(true);
-      second.layerTailAttention(layer, n2, pos + n);
-      b.secondLane(false);
+      if (weave == PrefillOrder.Weave.GATED && feedForward.weavesGated()) {
+        wovenFeedForward(second, layer, n, n2, pos);
+      } else {
+        layerTailFeedForward(layer, n);
+        b.secondLane(true);
+        second.layerTailAttention(layer, n2, pos + n);
+        b.secondLane(false);
+      }
       if (layer + 1 < layers) {
         layerHead(layer + 1, n, pos);
       }
@@ -144,7 +149,7 @@ final class BlockLane {
   }
 
   /**
-   * This block's attention of layer {@code layer} with the second block's head woven in ({@link QkvWeave}): the
+   * This block's attention of layer {@code layer} with the second block's head woven in ({@link TileWeave}): the
    * second's vectors, RMSNorms and staged QKV weight first, then this block's attention with a piece of the second's
    * QKV N tiles after each head group's scores GEMMs, the tiles left after it.
    */
@@ -153,7 +158,7 @@ final class BlockLane {
     b.secondLane(true);
     second.vectorsIn(layer);
     second.e.inputScale = second.qkvInputScale(layer);
-    QkvWeave weave = new QkvWeave(second.attention.emitHeadNorms(layer, n2), attention.weaveSlots(n));
+    TileWeave weave = new TileWeave(second.attention.emitHeadNorms(layer, n2), attention.weaveSlots(n));
     b.secondLane(false);
     attention.weave(() -> {
       int[] tiles = weave.next();
@@ -170,6 +175,32 @@ final class BlockLane {
     second.attention.qkvTiles(n2, rest[0], rest[1]);
     second.e.inputScale = 0;
     b.secondLane(false);
+  }
+
+  /**
+   * This block's gated feed-forward of layer {@code layer} woven into the second block's attention ({@link TileWeave}):
+   * this block's residuals, RMSNorms and SiLU table first, then the second's attention with a piece of this block's
+   * W1/W3 N tiles after each of its head groups' scores GEMMs, the tiles left after it, then this block's W2 GEMM and
+   * residuals.
+   */
+  private void wovenFeedForward(BlockLane second, int layer, int n, int n2, int pos) {
+    var b = e.b;
+    TileWeave weave = new TileWeave(feedForward.emitGatedNorms(layer, n), second.attention.weaveSlots(n2));
+    second.attention.weave(() -> {
+      int[] tiles = weave.next();
+      if (tiles[0] < tiles[1]) {
+        b.secondLane(false);
+        feedForward.gatedTiles(layer, n, tiles[0], tiles[1]);
+        b.secondLane(true);
+      }
+    });
+    b.secondLane(true);
+    second.layerTailAttention(layer, n2, pos + n);
+    b.secondLane(false);
+    second.attention.weave(null);
+    int[] rest = weave.rest();
+    feedForward.gatedTiles(layer, n, rest[0], rest[1]);
+    feedForward.emitGatedDown(layer, n);
   }
 
   private double qkvInputScale(int layer) {

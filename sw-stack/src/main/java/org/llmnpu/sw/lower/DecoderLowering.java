@@ -168,6 +168,11 @@ public final class DecoderLowering {
     return order(order.withWeave(on ? PrefillOrder.Weave.QKV : PrefillOrder.Weave.NONE));
   }
 
+  /** {@link PrefillOrder.Weave#GATED} when {@code on}, else none. */
+  public DecoderLowering wovenGated(boolean on) {
+    return order(order.withWeave(on ? PrefillOrder.Weave.GATED : PrefillOrder.Weave.NONE));
+  }
+
   /** {@link PrefillOrder#acrossLayers}. */
   public DecoderLowering acrossLayers(boolean on) {
     return order(order.withAcrossLayers(on));

@@ -68,10 +68,14 @@ abstract class LayerWalk extends FeedForwardWalk {
       layerHead(n2, pos + n, false);
       lane(0);
     }
-    feedForwardHalf(n);
-    lane(1);
-    layerTailAttention(n2, pos + n, l == 0);
-    lane(0);
+    if (weaving == PrefillOrder.Weave.GATED && weavesGated()) {
+      wovenFeedForward(n, n2, pos, l == 0);
+    } else {
+      feedForwardHalf(n);
+      lane(1);
+      layerTailAttention(n2, pos + n, l == 0);
+      lane(0);
+    }
     if (l + 1 < layers) {
       walkLayer = l + 1;
       layerHead(n, pos, false);
@@ -85,13 +89,13 @@ abstract class LayerWalk extends FeedForwardWalk {
   /**
    * As {@code BlockLane#wovenAttention} ({@link DecoderLowering#woven}): the second block's vectors and RMSNorms, the
    * first block's attention with a piece of the second's QKV N tiles after each head group's scores GEMMs
-   * ({@link QkvWeave}), the tiles left after it.
+   * ({@link TileWeave}), the tiles left after it.
    */
   private void wovenAttention(int n, int n2, int pos, boolean firstLayer) {
     lane(1);
     vectorsIn(false);
     qkvNorms(n2);
-    QkvWeave pieces = new QkvWeave(streamTiles(qkvN), weaveSlots(n));
+    TileWeave pieces = new TileWeave(streamTiles(qkvN), weaveSlots(n));
     lane(0);
     weave = () -> {
       int[] tiles = pieces.next();
@@ -111,6 +115,36 @@ abstract class LayerWalk extends FeedForwardWalk {
     operator("QKV GEMM");
     gemmTiles(n2, c.dim(), qkvN, rest[0], rest[1]);
     lane(0);
+  }
+
+  /**
+   * As {@code BlockLane#wovenFeedForward} ({@link PrefillOrder.Weave#GATED}): the first block's FFN RMSNorms and SiLU
+   * table, the second block's attention with a piece of the first's W1/W3 N tiles after each head group's scores GEMMs
+   * ({@link TileWeave}), the tiles left, the first's W2 GEMM and residuals after it.
+   */
+  private void wovenFeedForward(int n, int n2, int pos, boolean firstLayer) {
+    quantSite = StaticScales.Site.W13_IN;
+    operator("residual, FFN RMSNorm");
+    TileWeave pieces = new TileWeave(feedForwardGatedNorms(n), weaveSlots(n2));
+    weave = () -> {
+      int[] tiles = pieces.next();
+      if (tiles[0] < tiles[1]) {
+        String before = operator();
+        lane(0);
+        operator("W1/W3 GEMM");
+        gatedTiles(n, tiles[0], tiles[1]);
+        lane(1);
+        operator(before);
+      }
+    };
+    lane(1);
+    layerTailAttention(n2, pos + n, firstLayer);
+    lane(0);
+    weave = null;
+    int[] rest = pieces.rest();
+    operator("W1/W3 GEMM");
+    gatedTiles(n, rest[0], rest[1]);
+    gatedDown(n);
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */

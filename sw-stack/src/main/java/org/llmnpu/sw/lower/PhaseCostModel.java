@@ -302,6 +302,11 @@ public final class PhaseCostModel extends LayerWalk {
     return order(prefill.withWeave(on ? PrefillOrder.Weave.QKV : PrefillOrder.Weave.NONE));
   }
 
+  /** {@link PrefillOrder.Weave#GATED} when {@code on}, else none ({@link DecoderLowering#wovenGated}). */
+  public PhaseCostModel wovenGated(boolean on) {
+    return order(prefill.withWeave(on ? PrefillOrder.Weave.GATED : PrefillOrder.Weave.NONE));
+  }
+
   /**
    * {@link PrefillOrder#acrossLayers}: a step of fewer layers costed than the model's costs k and k + 1 layers (k at
    * least 2) and adds, per layer not costed, what the last one added.

@@ -32,12 +32,21 @@ public record PrefillOrder(boolean interleave, boolean twoBlocks, boolean skewed
     /** None: each block's attention alone. */
     NONE,
     /**
-     * The second block's QKV GEMM ({@link QkvWeave}): its vectors and RMSNorms before the first block's attention,
+     * The second block's QKV GEMM ({@link TileWeave}): its vectors and RMSNorms before the first block's attention,
      * its QKV N tiles in pieces, one after each head group's batched scores GEMMs (before that group's SoftMax), the
      * tiles left after the attention; a piece's first tile copies its X again. Not with the tiled QKV post.
      * Measured slower on the 7B layer (sw-stack README, "Woven, measured and not kept").
      */
-    QKV
+    QKV,
+    /**
+     * The first block's gated W1/W3 GEMMs ({@code gemm ppm=1 gate=1}, {@link FeedForwardLowering#gatedTiles}) into the
+     * second block's attention of the same layer, which follows them in the staggered order: the first block's
+     * residuals, FFN RMSNorms and SiLU table before the second's attention, its W1/W3 N tiles (W1's, then W3's) in
+     * pieces, one after each head group's batched scores GEMMs, the tiles left, W2 and the residuals after the
+     * attention (before the first block's next head, which reads those residuals); a piece's first tile copies X
+     * again. Only where the feed-forward is gated (at full, the PPM's gate operand and its records); else staggered.
+     */
+    GATED
   }
 
   /** One block at a time, no interleaver: the lowering's default. */

@@ -1,20 +1,21 @@
 package org.llmnpu.sw.lower;
 
 /**
- * The second block's QKV GEMM woven into the first block's attention ({@link DecoderLowering#woven}): its N tiles cut
- * into as many pieces as the attention has head groups of batched scores ({@code slots}), piece i the tiles
+ * The other block's GEMM stream woven into a block's attention ({@link PrefillOrder.Weave}: the second block's QKV
+ * GEMM into the first block's attention, or the first block's gated W1/W3 GEMMs into the second block's): the stream's
+ * N tiles cut into as many pieces as the attention has head groups of batched scores ({@code slots}), piece i the tiles
  * {@code [i·T/slots, (i+1)·T/slots)} of T, each emitted after its head group's scores GEMMs and before that group's
  * SoftMax; the tiles no slot took (all of them when the attention has no batched scores) after the attention. A piece's
  * first tile copies its X again (a scores GEMM wrote the X buffer since); its later tiles keep it. Both the lowering
  * ({@link BlockLane#staggered}) and the walk ({@link LayerWalk#staggeredLayer}) cut the same pieces.
  */
-final class QkvWeave {
+final class TileWeave {
   private final int tiles;
   private final int slots;
   private int next;
 
-  /** {@code tiles} of the QKV GEMM (its N in stream tiles) over {@code slots} head groups (≥ 0). */
-  QkvWeave(int tiles, int slots) {
+  /** {@code tiles} of the woven stream (its N in stream tiles) over {@code slots} head groups (≥ 0). */
+  TileWeave(int tiles, int slots) {
     if (tiles < 1 || slots < 0) {
       throw new IllegalArgumentException("tiles " + tiles + " (>= 1) or slots " + slots + " (>= 0)");
     }
