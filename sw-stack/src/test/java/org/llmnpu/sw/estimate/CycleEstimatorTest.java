@@ -105,12 +105,18 @@ class CycleEstimatorTest {
     long staggered = staticQkv ? Long.MAX_VALUE : new PhaseCostModel(c, p, 129, e.block(), true, 8, 0,
         org.llmnpu.isa.Command.DENSE, -1, org.llmnpu.sw.lower.Fusion.FULL).interleave(true, true).staggered(true)
         .acrossLayers(true).step(128, 0, 2).cycles();
-    System.out.printf("  staggered %,d%n", staggered);
-    long best = Math.min(oneBlock, Math.min(everyLayer.cycles(), staggered));
+    // and that with the gated W1/W3 GEMMs woven into the other block's attention where the feed-forward goes gated
+    long woven = staticQkv || !p.ppmGate() ? Long.MAX_VALUE : new PhaseCostModel(c, p, 129, e.block(), true, 8, 0,
+        org.llmnpu.isa.Command.DENSE, -1, org.llmnpu.sw.lower.Fusion.FULL).order(new org.llmnpu.sw.lower.PrefillOrder(
+            true, true, false, true, true, org.llmnpu.sw.lower.PrefillOrder.Weave.GATED)).step(128, 0, 2).cycles();
+    System.out.printf("  staggered %,d, woven gated %,d%n", staggered, woven);
+    long best = Math.min(Math.min(oneBlock, woven), Math.min(everyLayer.cycles(), staggered));
     assertEquals(best, e.prefill().cycles());
-    assertEquals(best == staggered && staggered < Math.min(oneBlock, everyLayer.cycles()),
+    assertEquals(best == woven && woven < Math.min(Math.min(oneBlock, staggered), everyLayer.cycles()),
+        e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_WOVEN_GATED));
+    assertEquals(best == staggered && staggered < Math.min(oneBlock, everyLayer.cycles()) && staggered <= woven,
         e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_STAGGERED));
-    assertEquals(best == everyLayer.cycles() && everyLayer.cycles() < oneBlock && best < staggered,
+    assertEquals(best == everyLayer.cycles() && everyLayer.cycles() < oneBlock && best < staggered && best < woven,
         e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_SKEWED));
   }
 
