@@ -185,7 +185,10 @@ final class BlockLane {
    */
   private void wovenFeedForward(BlockLane second, int layer, int n, int n2, int pos) {
     var b = e.b;
-    TileWeave weave = new TileWeave(feedForward.emitGatedNorms(layer, n), second.attention.weaveSlots(n2));
+    int count = feedForward.emitGatedNorms(layer, n);
+    TileWeave weave = new TileWeave(count, second.attention.weaveSlots(n2), TileWeave.gatedLead(count));
+    int[] lead = weave.lead();
+    feedForward.gatedTiles(layer, n, lead[0], lead[1]);
     second.attention.weave(() -> {
       int[] tiles = weave.next();
       if (tiles[0] < tiles[1]) {

@@ -125,7 +125,10 @@ abstract class LayerWalk extends FeedForwardWalk {
   private void wovenFeedForward(int n, int n2, int pos, boolean firstLayer) {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
-    TileWeave pieces = new TileWeave(feedForwardGatedNorms(n), weaveSlots(n2));
+    int count = feedForwardGatedNorms(n);
+    TileWeave pieces = new TileWeave(count, weaveSlots(n2), TileWeave.gatedLead(count));
+    int[] lead = pieces.lead();
+    gatedTiles(n, lead[0], lead[1]);
     weave = () -> {
       int[] tiles = pieces.next();
       if (tiles[0] < tiles[1]) {
