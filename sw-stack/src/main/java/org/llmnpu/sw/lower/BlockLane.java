@@ -113,16 +113,26 @@ final class BlockLane {
    * the second's attention, this block's next head, the second's feed-forward, between the layer's markers. With
    * {@code weave} {@link PrefillOrder.Weave#QKV} the second's head is woven into this block's attention
    * ({@link #wovenAttention}); with {@link PrefillOrder.Weave#GATED} this block's gated W1/W3 GEMMs into the second's
-   * attention ({@link #wovenFeedForward}).
+   * attention and the second's into this block's attention of the next layer ({@link #beginGated},
+   * {@link #finishGated}).
    */
   void staggered(BlockLane second, int n, int n2, int pos, int layers, PrefillOrder.Weave weave) {
     var b = e.b;
+    boolean gated = weave == PrefillOrder.Weave.GATED && feedForward.weavesGated();
+    GatedWeave pending = null;
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (layer == 0) {
         layerHead(0, n, pos);
       }
-      if (weave == PrefillOrder.Weave.QKV && second.attention.weavesHead()) {
+      if (pending != null) {
+        // the second block's feed-forward of the layer before, woven into this block's attention
+        finishGated(pending, this, false, layer, n, pos);
+        pending = null;
+        b.secondLane(true);
+        second.layerHead(layer, n2, pos + n);
+        b.secondLane(false);
+      } else if (weave == PrefillOrder.Weave.QKV && second.attention.weavesHead()) {
         wovenAttention(second, layer, n, n2, pos);
       } else {
         layerTailAttention(layer, n, pos);
@@ -130,8 +140,9 @@ final class BlockLane {
         second.layerHead(layer, n2, pos + n);
         b.secondLane(false);
       }
-      if (weave == PrefillOrder.Weave.GATED && feedForward.weavesGated()) {
-        wovenFeedForward(second, layer, n, n2, pos);
+      if (gated) {
+        finishGated(beginGated(this, false, layer, n, second.attention.weaveSlots(n2)), second, true, layer, n2,
+            pos + n);
       } else {
         layerTailFeedForward(layer, n);
         b.secondLane(true);
@@ -142,7 +153,11 @@ final class BlockLane {
         layerHead(layer + 1, n, pos);
       }
       b.secondLane(true);
-      second.layerTailFeedForward(layer, n2);
+      if (gated && layer + 1 < layers) {
+        pending = beginGated(second, true, layer, n2, attention.weaveSlots(n));
+      } else {
+        second.layerTailFeedForward(layer, n2);
+      }
       b.secondLane(false);
       b.layerEnd(layer);
     }
@@ -177,33 +192,44 @@ final class BlockLane {
     b.secondLane(false);
   }
 
+  /** A gated feed-forward begun ({@link #beginGated}) whose other W1/W3 tiles go into the next attention. */
+  private record GatedWeave(BlockLane lane, boolean second, int layer, int n, TileWeave weave) {}
+
   /**
-   * This block's gated feed-forward of layer {@code layer} woven into the second block's attention ({@link TileWeave}):
-   * this block's residuals, RMSNorms and SiLU table first, then the second's attention with a piece of this block's
-   * W1/W3 N tiles after each of its head groups' scores GEMMs, the tiles left after it, then this block's W2 GEMM and
-   * residuals.
+   * {@code ffn}'s gated feed-forward of layer {@code layer} begun (its lane set by the caller): the residuals, RMSNorms
+   * and SiLU table, the lead W1/W3 tiles ({@link TileWeave#gatedLead}); the rest cut for {@code slots} head groups.
    */
-  private void wovenFeedForward(BlockLane second, int layer, int n, int n2, int pos) {
-    var b = e.b;
-    int count = feedForward.emitGatedNorms(layer, n);
-    TileWeave weave = new TileWeave(count, second.attention.weaveSlots(n2), TileWeave.gatedLead(count));
+  private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots) {
+    int count = ffn.feedForward.emitGatedNorms(layer, n);
+    TileWeave weave = new TileWeave(count, slots, TileWeave.gatedLead(count));
     int[] lead = weave.lead();
-    feedForward.gatedTiles(layer, n, lead[0], lead[1]);
-    second.attention.weave(() -> {
-      int[] tiles = weave.next();
+    ffn.feedForward.gatedTiles(layer, n, lead[0], lead[1]);
+    return new GatedWeave(ffn, second, layer, n, weave);
+  }
+
+  /**
+   * {@code att}'s attention of layer {@code layer} ({@code n} tokens at {@code pos}; {@code attSecond}: its lane) with a
+   * piece of {@code g}'s W1/W3 N tiles after each head group's scores GEMMs ({@link TileWeave}), then {@code g}'s
+   * tiles left, W2 GEMM and residuals; ends in the first lane.
+   */
+  private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos) {
+    var b = e.b;
+    att.attention.weave(() -> {
+      int[] tiles = g.weave().next();
       if (tiles[0] < tiles[1]) {
-        b.secondLane(false);
-        feedForward.gatedTiles(layer, n, tiles[0], tiles[1]);
-        b.secondLane(true);
+        b.secondLane(g.second());
+        g.lane().feedForward.gatedTiles(g.layer(), g.n(), tiles[0], tiles[1]);
+        b.secondLane(attSecond);
       }
     });
-    b.secondLane(true);
-    second.layerTailAttention(layer, n2, pos + n);
+    b.secondLane(attSecond);
+    att.layerTailAttention(layer, n, pos);
+    att.attention.weave(null);
+    b.secondLane(g.second());
+    int[] rest = g.weave().rest();
+    g.lane().feedForward.gatedTiles(g.layer(), g.n(), rest[0], rest[1]);
+    g.lane().feedForward.emitGatedDown(g.layer(), g.n());
     b.secondLane(false);
-    second.attention.weave(null);
-    int[] rest = weave.rest();
-    feedForward.gatedTiles(layer, n, rest[0], rest[1]);
-    feedForward.emitGatedDown(layer, n);
   }
 
   private double qkvInputScale(int layer) {

@@ -55,12 +55,21 @@ abstract class LayerWalk extends FeedForwardWalk {
    * layer l + 1 (its constants that layer's), the second's feed-forward; the first block's head of layer 0 first.
    */
   final void staggeredLayer(int l, int layers, int n, int n2, int pos) {
+    boolean gated = weaving == PrefillOrder.Weave.GATED && weavesGated();
     if (l == 0) {
       layerHead(n, pos, true);
+      pendingGated = null;
     } else {
       layerStarts();
     }
-    if (weaving == PrefillOrder.Weave.QKV && !qkvPostTiled()) {
+    if (pendingGated != null) {
+      // the second block's feed-forward of the layer before, woven into the first block's attention
+      finishGated(pendingGated, 1, n2, l - 1, 0, n, pos, l == 0);
+      pendingGated = null;
+      lane(1);
+      layerHead(n2, pos + n, false);
+      lane(0);
+    } else if (weaving == PrefillOrder.Weave.QKV && !qkvPostTiled()) {
       wovenAttention(n, n2, pos, l == 0);
     } else {
       layerTailAttention(n, pos, l == 0);
@@ -68,8 +77,8 @@ abstract class LayerWalk extends FeedForwardWalk {
       layerHead(n2, pos + n, false);
       lane(0);
     }
-    if (weaving == PrefillOrder.Weave.GATED && weavesGated()) {
-      wovenFeedForward(n, n2, pos, l == 0);
+    if (gated) {
+      finishGated(beginGated(n, weaveSlots(n2)), 0, n, l, 1, n2, pos + n, l == 0);
     } else {
       feedForwardHalf(n);
       lane(1);
@@ -82,7 +91,11 @@ abstract class LayerWalk extends FeedForwardWalk {
       walkLayer = l;
     }
     lane(1);
-    feedForwardHalf(n2);
+    if (gated && l + 1 < layers) {
+      pendingGated = beginGated(n2, weaveSlots(n));
+    } else {
+      feedForwardHalf(n2);
+    }
     lane(0);
   }
 
@@ -117,37 +130,53 @@ abstract class LayerWalk extends FeedForwardWalk {
     lane(0);
   }
 
+  /** The second block's gated feed-forward begun at the end of the layer before ({@code BlockLane#staggered}); null. */
+  private TileWeave pendingGated;
+
   /**
-   * As {@code BlockLane#wovenFeedForward} ({@link PrefillOrder.Weave#GATED}): the first block's FFN RMSNorms and SiLU
-   * table, the second block's attention with a piece of the first's W1/W3 N tiles after each head group's scores GEMMs
-   * ({@link TileWeave}), the tiles left, the first's W2 GEMM and residuals after it.
+   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, the lead W1/W3 tiles; the rest cut
+   * for {@code slots} head groups.
    */
-  private void wovenFeedForward(int n, int n2, int pos, boolean firstLayer) {
+  private TileWeave beginGated(int n, int slots) {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
     int count = feedForwardGatedNorms(n);
-    TileWeave pieces = new TileWeave(count, weaveSlots(n2), TileWeave.gatedLead(count));
+    TileWeave pieces = new TileWeave(count, slots, TileWeave.gatedLead(count));
     int[] lead = pieces.lead();
     gatedTiles(n, lead[0], lead[1]);
+    return pieces;
+  }
+
+  /**
+   * As {@code BlockLane#finishGated}: lane {@code attLane}'s attention ({@code attN} tokens at {@code attPos}) with a
+   * piece of lane {@code ffnLane}'s W1/W3 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each head
+   * group's scores GEMMs, then its tiles left, W2 GEMM and residuals; ends in lane 0.
+   */
+  private void finishGated(TileWeave pieces, int ffnLane, int ffnN, int ffnLayer, int attLane, int attN, int attPos,
+                           boolean firstLayer) {
     weave = () -> {
       int[] tiles = pieces.next();
       if (tiles[0] < tiles[1]) {
         String before = operator();
-        lane(0);
+        lane(ffnLane);
         operator("W1/W3 GEMM");
-        gatedTiles(n, tiles[0], tiles[1]);
-        lane(1);
+        gatedTiles(ffnN, tiles[0], tiles[1]);
+        lane(attLane);
         operator(before);
       }
     };
-    lane(1);
-    layerTailAttention(n2, pos + n, firstLayer);
-    lane(0);
+    lane(attLane);
+    layerTailAttention(attN, attPos, firstLayer);
     weave = null;
+    lane(ffnLane);
+    int layer = walkLayer;
+    walkLayer = ffnLayer;
     int[] rest = pieces.rest();
     operator("W1/W3 GEMM");
-    gatedTiles(n, rest[0], rest[1]);
-    gatedDown(n);
+    gatedTiles(ffnN, rest[0], rest[1]);
+    gatedDown(ffnN);
+    walkLayer = layer;
+    lane(0);
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */

@@ -23,7 +23,8 @@ package org.llmnpu.sw.lower;
  * @param acrossLayers (two blocks in flight) a layer's end does not end the interleaver's window: its boundaries are
  *                     markers of no footprint ({@link BlockInterleaver#acrossLayers})
  * @param weave        (with {@code staggered}) which of the other block's GEMM streams is woven into a block's
- *                     attention, a piece of N tiles after each head group's batched scores GEMMs ({@link Weave})
+ *                     attention, a piece of N tiles after each head group's batched scores GEMMs ({@link Weave}):
+ *                     {@link Weave#GATED} measured faster (sw-stack README), {@link Weave#QKV} slower
  */
 public record PrefillOrder(boolean interleave, boolean twoBlocks, boolean skewed, boolean staggered,
                            boolean acrossLayers, Weave weave) {
@@ -39,11 +40,13 @@ public record PrefillOrder(boolean interleave, boolean twoBlocks, boolean skewed
      */
     QKV,
     /**
-     * The first block's gated W1/W3 GEMMs ({@code gemm ppm=1 gate=1}, {@link FeedForwardLowering#gatedTiles}) into the
-     * second block's attention of the same layer, which follows them in the staggered order: the first block's
-     * residuals, FFN RMSNorms and SiLU table before the second's attention, its W1/W3 N tiles (W1's, then W3's) in
-     * pieces, one after each head group's batched scores GEMMs, the tiles left, W2 and the residuals after the
-     * attention (before the first block's next head, which reads those residuals); a piece's first tile copies X
+     * The gated W1/W3 GEMMs ({@code gemm ppm=1 gate=1}, {@link FeedForwardLowering#gatedTiles}) of the feed-forward
+     * before an attention in the staggered order woven into it: the first block's of layer L into the second block's
+     * attention of L, the second block's of L into the first block's attention of L + 1 (the last layer's not woven).
+     * The feed-forward's residuals, RMSNorms and SiLU table and its first {@link TileWeave#gatedLead} N tiles (W1's,
+     * then W3's) go where the staggered order has them (beside the other block's QKV post), the other tiles in pieces,
+     * one after each head group's batched scores GEMMs of that attention (beside its SoftMax), the tiles left, W2 and
+     * the residuals after it (before that block's next head, which reads the residuals); a piece's first tile copies X
      * again. Only where the feed-forward is gated (at full, the PPM's gate operand and its records); else staggered.
      */
     GATED
