@@ -77,8 +77,9 @@ final class TileWeave {
    * The gated weave's lead ({@link PrefillOrder.Weave#GATED}): of the W1/W3 GEMMs' {@code tiles} (W1's, then W3's) the
    * first two thirds go before the other block's attention, so that its QKV post (scale, RoPE, K/V rows: DSP work the
    * interleaver moves beside them) keeps a W stream; the last third is woven beside its SoftMax. Measured on the steady
-   * LLaMA-2-7B layer (edge-64, xKeep, 2:4; the first block's weave alone, sw-stack README): no lead 10,634,827 cycles, a quarter 10,462,648, a half
-   * 10,378,239, two thirds (0.65) 10,340,433, three quarters 10,368,013, 0.95 10,497,111; staggered 10,531,654.
+   * LLaMA-2-7B layer (edge-64, xKeep, 2:4; the first block's weave alone, sw-stack README): no lead 10,634,827
+   * cycles, a quarter 10,462,648, a half 10,378,239, 0.65 10,340,433, three quarters 10,368,013, 0.95 10,497,111;
+   * staggered 10,531,654.
    */
   static int gatedLead(int tiles) {
     return (int) (2L * tiles / 3);
