@@ -15,12 +15,13 @@ import org.llmnpu.sw.model.SyntheticWeights;
 
 /**
  * Two staggered token blocks with the other block's GEMM stream woven into a block's attention ({@link TileWeave}):
- * the second block's QKV GEMM into the first's ({@link PrefillOrder.Weave#QKV}), the first block's gated W1/W3 GEMMs
- * into the second's ({@link PrefillOrder.Weave#GATED}; without the PPM gate the staggered order's). On the golden simulator the program gives the logits of one block
- * at a time bit for bit (prefill and the decode step after it) and the cost model's counters are the golden's; the
+ * the second block's QKV GEMM into the first's ({@link PrefillOrder.Weave#QKV}), or each block's gated W1/W3 GEMMs
+ * into the other block's attention that follows ({@link PrefillOrder.Weave#GATED}; without the PPM gate the staggered
+ * order's). On the golden simulator the program gives the logits of one block at a time bit for bit (prefill and the
+ * decode step after it) and the cost model's counters are the golden's; the
  * extrapolated walk equals the lowering's program on every counter (stories260K and a GQA shape with a ragged hidden
  * size; INT8, INT4, 2:4; with the PPM gate, static q/k/v scales, xKeep; layer by layer and in windows across layers;
- * with the tiled QKV post the head is not woven, the staggered order's).
+ * with the tiled QKV post the QKV head is not woven, the staggered order's, while the gated weave still applies).
  */
 class WovenBlocksTest {
   private static MachineParams npu(String format, boolean gate, boolean xKeep, int maxN) {
