@@ -22,7 +22,8 @@ import org.llmnpu.sw.lower.PhaseCost;
  * @param fusion    the fusion level asked for, the one costed and each fusion not applied, with why
  * @param qkvPost   how q, k and v are scaled and post-processed ({@code --qkv-scales})
  * @param prefillOrder how the prefill's token blocks go ({@link CycleEstimator#ONE_BLOCK},
- *                  {@link CycleEstimator#TWO_BLOCKS_SKEWED} or {@link CycleEstimator#TWO_BLOCKS_STAGGERED}), and why
+ *                  {@link CycleEstimator#TWO_BLOCKS_SKEWED}, {@link CycleEstimator#TWO_BLOCKS_STAGGERED} or
+ *                  {@link CycleEstimator#TWO_BLOCKS_WOVEN_GATED}), and why
  *                  not two where they were tried
  */
 public record CycleEstimate(ModelShapes.Shape shape, MachineParams machine, String quant, int promptLen,

@@ -8,6 +8,7 @@ import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.PhaseCost;
 import org.llmnpu.sw.lower.PhaseCostModel;
+import org.llmnpu.sw.lower.PrefillOrder;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelConfig;
 
@@ -35,7 +36,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * blocks' buffers and that prefill takes fewer cycles than one block at a time ({@link CycleEstimate#prefillOrder}
  * says which, and why not), with each token's q/k/v scales and with static ones (the tiled QKV post in each block's
  * head: {@code DecoderLowering#skewed}); with each token's q/k/v scales staggered by half a layer instead where that is
- * faster still ({@code DecoderLowering#staggered}). Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer
+ * faster still ({@code DecoderLowering#staggered}), and that with each block's gated W1/W3 GEMMs woven into the
+ * other block's attention that follows where the feed-forward goes gated and that is faster still ({@code PrefillOrder.Weave#GATED}).
+ * Its walk costs layers 0 to 2 and scales layer 1 to the rest: the last layer
  * costed drains the window, and from the second layer on every layer of the walk costs the same (7B int8: 2 and 3
  * layers asked for give the same cycles).
  */
@@ -158,7 +161,15 @@ public final class CycleEstimator {
       PhaseCost staggered = inFlight && !staticQkv ? costModel(c, p, maxContext, block, staging, quant,
           applied.applied()).interleave(true, true).staggered(true).acrossLayers(true).step(promptLen, 0, walked)
           : null;
-      if (inFlight && staggered != null && staggered.cycles() < Math.min(skewed.cycles(), prefill.cycles())) {
+      // staggered with each block's gated W1/W3 GEMMs woven into the other block's attention that follows
+      // (PrefillOrder.Weave#GATED) where the feed-forward goes gated and that is faster still
+      PhaseCost woven = staggered != null && p.ppmGate() ? costModel(c, p, maxContext, block, staging, quant,
+          applied.applied()).order(new PrefillOrder(true, true, false, true, true, PrefillOrder.Weave.GATED))
+          .step(promptLen, 0, walked) : null;
+      if (woven != null && woven.cycles() < Math.min(staggered.cycles(), Math.min(skewed.cycles(), prefill.cycles()))) {
+        prefill = woven;
+        order = TWO_BLOCKS_WOVEN_GATED;
+      } else if (inFlight && staggered != null && staggered.cycles() < Math.min(skewed.cycles(), prefill.cycles())) {
         prefill = staggered;
         order = TWO_BLOCKS_STAGGERED;
       } else if (inFlight && skewed.cycles() < prefill.cycles()) {
@@ -190,6 +201,14 @@ public final class CycleEstimator {
   public static final String TWO_BLOCKS_STAGGERED = "two token blocks in flight, staggered by half a layer, in windows "
       + "across layers (each block's RMSNorm and QKV GEMM between the other's O GEMM and feed-forward; "
       + "DecoderLowering#staggered, #acrossLayers)";
+
+  /**
+   * The prefill's order staggered with each block's gated W1/W3 GEMMs woven into the other block's attention that
+   * follows, where it is faster still.
+   */
+  public static final String TWO_BLOCKS_WOVEN_GATED = "two token blocks in flight, staggered by half a layer, in "
+      + "windows across layers, each block's gated W1/W3 GEMMs woven into the other block's attention that follows "
+      + "(a piece of N tiles beside each head group's SoftMax; DecoderLowering#staggered, PrefillOrder.Weave#GATED)";
 
   /**
    * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it

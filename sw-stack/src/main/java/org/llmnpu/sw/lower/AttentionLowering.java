@@ -131,6 +131,43 @@ final class AttentionLowering {
     e.gemmTiled(n, l.c.dim(), l.m.qkvN, l.sXS, l.xsStride);
   }
 
+  /** Whether this head can be woven ({@link DecoderLowering#woven}): its QKV GEMM without the tiled post. */
+  boolean weavesHead() {
+    return tiledPost == null;
+  }
+
+  /**
+   * {@link #emitHead} up to its QKV GEMM, woven: every token's RMSNorm and quantization, the QKV weight staged; returns
+   * the GEMM's N tiles for {@link #qkvTiles}.
+   */
+  int emitHeadNorms(int layer, int n) {
+    norms(n);
+    e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
+    return (l.m.qkvN + e.streamTile() - 1) / e.streamTile();
+  }
+
+  /** The QKV GEMM's N tiles {@code [from, to)} after {@link #emitHeadNorms} (all of them: as {@link #emitHead}'s). */
+  void qkvTiles(int n, int from, int to) {
+    int tile = e.streamTile();
+    int c0 = from * tile;
+    int c1 = Math.min(to * tile, l.m.qkvN);
+    if (c0 < c1) {
+      e.gemmColumns(n, l.c.dim(), l.m.qkvN, c0, c1, l.sXS, l.xsStride, l.sY + 4L * c0, l.yStride);
+    }
+  }
+
+  /** Head groups of batched scores this block's attention of {@code n} tokens has ({@link TileWeave#slots}). */
+  int weaveSlots(int n) {
+    return batched == null ? 0 : batched.weaveSlots(n);
+  }
+
+  /** The pieces to run after each head group's scores GEMMs ({@link BatchedAttention#weave}); null: none. */
+  void weave(Runnable pieces) {
+    if (batched != null) {
+      batched.weave = pieces;
+    }
+  }
+
   /** Every token's RMSNorm and quantization into the QKV GEMM's X rows. */
   private void norms(int n) {
     for (int t = 0; t < n; t++) {

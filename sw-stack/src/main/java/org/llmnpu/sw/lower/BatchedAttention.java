@@ -182,6 +182,25 @@ final class BatchedAttention {
     }
   }
 
+  /**
+   * The second block's QKV pieces woven into this block's attention ({@link TileWeave}, {@link DecoderLowering#woven}),
+   * run after each head group's batched scores GEMMs; null: none.
+   */
+  Runnable weave;
+
+  /** A head group's scores GEMMs are out: the woven piece, if any ({@link #weave}). */
+  void weaveSlot() {
+    if (weave != null) {
+      weave.run();
+    }
+  }
+
+  /** Head groups of batched scores in a block of {@code n} tokens: {@link TileWeave#slots} of {@link #batching}. */
+  int weaveSlots(int n) {
+    int[] bt = batching();
+    return TileWeave.slots(n, bt[0], bt[1], l.c.heads(), headGroup);
+  }
+
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */
   private int queryRow(int h, int t) {
     return BatchedAttentionLayout.queryRow(l.c, l.blockMax, h, t);

@@ -15,6 +15,25 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
   }
 
+  /** The second block's woven QKV pieces ({@link TileWeave}, as {@code BatchedAttention#weave}); null: none. */
+  Runnable weave;
+
+  /** Head groups of batched scores in a block of {@code n} tokens, as {@link #batchedAttention} goes. */
+  int weaveSlots(int n) {
+    if (fusion != Fusion.FULL) {
+      return 0;
+    }
+    int[] batching = attentionBatching();
+    boolean any = batchedScores(n) || (keyScores() && n >= 2);
+    return TileWeave.slots(n, batching[0], any && batching[1] >= 2 ? batching[1] : 1, c.heads(), fullGroup());
+  }
+
+  private void weaveSlot() {
+    if (weave != null) {
+      weave.run();
+    }
+  }
+
   /**
    * As {@code BatchedAttention#scoresBatched} for the tokens {@code ts .. ts + nb − 1} of a block at {@code pos}: per
    * head group the queries scattered a code a line, per KV head {@code Qᵀ} gathered, {@code Sᵀ} in M chunks scattered
@@ -50,6 +69,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
           dspOut((long) mm * queries, 1, FP16);
         }
       }
+      weaveSlot();
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         groupProbabilities(group, s, boundAt(h0), heads -> headByHead(heads, i -> dspIn(s, 1, FP16)));
@@ -88,6 +108,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
           }
         }
       }
+      weaveSlot();
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         // as KeyScores#groupScoresIn: the group's scores in one dspin (a DSP row stride)

@@ -110,31 +110,126 @@ final class BlockLane {
   /**
    * The layers of this block (tokens at {@code pos…}) and {@code second} ({@code pos + n…}) staggered by half a layer
    * ({@link DecoderLowering#staggered}): per layer this block's attention, the second's head, this block's feed-forward,
-   * the second's attention, this block's next head, the second's feed-forward, between the layer's markers.
+   * the second's attention, this block's next head, the second's feed-forward, between the layer's markers. With
+   * {@code weave} {@link PrefillOrder.Weave#QKV} the second's head is woven into this block's attention
+   * ({@link #wovenAttention}); with {@link PrefillOrder.Weave#GATED} this block's gated W1/W3 GEMMs into the second's
+   * attention and the second's into this block's attention of the next layer ({@link #beginGated},
+   * {@link #finishGated}).
    */
-  void staggered(BlockLane second, int n, int n2, int pos, int layers) {
+  void staggered(BlockLane second, int n, int n2, int pos, int layers, PrefillOrder.Weave weave) {
     var b = e.b;
+    boolean gated = weave == PrefillOrder.Weave.GATED && feedForward.weavesGated();
+    GatedWeave pending = null;
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (layer == 0) {
         layerHead(0, n, pos);
       }
-      layerTailAttention(layer, n, pos);
-      b.secondLane(true);
-      second.layerHead(layer, n2, pos + n);
-      b.secondLane(false);
-      layerTailFeedForward(layer, n);
-      b.secondLane(true);
-      second.layerTailAttention(layer, n2, pos + n);
-      b.secondLane(false);
+      if (pending != null) {
+        // the second block's feed-forward of the layer before, woven into this block's attention
+        finishGated(pending, this, false, layer, n, pos);
+        pending = null;
+        b.secondLane(true);
+        second.layerHead(layer, n2, pos + n);
+        b.secondLane(false);
+      } else if (weave == PrefillOrder.Weave.QKV && second.attention.weavesHead()) {
+        wovenAttention(second, layer, n, n2, pos);
+      } else {
+        layerTailAttention(layer, n, pos);
+        b.secondLane(true);
+        second.layerHead(layer, n2, pos + n);
+        b.secondLane(false);
+      }
+      if (gated) {
+        finishGated(beginGated(this, false, layer, n, second.attention.weaveSlots(n2)), second, true, layer, n2,
+            pos + n);
+      } else {
+        layerTailFeedForward(layer, n);
+        b.secondLane(true);
+        second.layerTailAttention(layer, n2, pos + n);
+        b.secondLane(false);
+      }
       if (layer + 1 < layers) {
         layerHead(layer + 1, n, pos);
       }
       b.secondLane(true);
-      second.layerTailFeedForward(layer, n2);
+      if (gated && layer + 1 < layers) {
+        pending = beginGated(second, true, layer, n2, attention.weaveSlots(n));
+      } else {
+        second.layerTailFeedForward(layer, n2);
+      }
       b.secondLane(false);
       b.layerEnd(layer);
     }
+  }
+
+  /**
+   * This block's attention of layer {@code layer} with the second block's head woven in ({@link TileWeave}): the
+   * second's vectors, RMSNorms and staged QKV weight first, then this block's attention with a piece of the second's
+   * QKV N tiles after each head group's scores GEMMs, the tiles left after it.
+   */
+  private void wovenAttention(BlockLane second, int layer, int n, int n2, int pos) {
+    var b = e.b;
+    b.secondLane(true);
+    second.vectorsIn(layer);
+    second.e.inputScale = second.qkvInputScale(layer);
+    TileWeave weave = new TileWeave(second.attention.emitHeadNorms(layer, n2), attention.weaveSlots(n));
+    b.secondLane(false);
+    attention.weave(() -> {
+      int[] tiles = weave.next();
+      if (tiles[0] < tiles[1]) {
+        b.secondLane(true);
+        second.attention.qkvTiles(n2, tiles[0], tiles[1]);
+        b.secondLane(false);
+      }
+    });
+    layerTailAttention(layer, n, pos);
+    attention.weave(null);
+    int[] rest = weave.rest();
+    b.secondLane(true);
+    second.attention.qkvTiles(n2, rest[0], rest[1]);
+    second.e.inputScale = 0;
+    b.secondLane(false);
+  }
+
+  /** A gated feed-forward begun ({@link #beginGated}) whose other W1/W3 tiles go into the next attention. */
+  private record GatedWeave(BlockLane lane, boolean second, int layer, int n, TileWeave weave) {}
+
+  /**
+   * {@code ffn}'s gated feed-forward of layer {@code layer} begun (its lane set by the caller): the residuals, RMSNorms
+   * and SiLU table, the lead W1/W3 tiles ({@link TileWeave#gatedLead}); the rest cut for {@code slots} head groups.
+   */
+  private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots) {
+    int count = ffn.feedForward.emitGatedNorms(layer, n);
+    TileWeave weave = new TileWeave(count, slots, TileWeave.gatedLead(count));
+    int[] lead = weave.lead();
+    ffn.feedForward.gatedTiles(layer, n, lead[0], lead[1]);
+    return new GatedWeave(ffn, second, layer, n, weave);
+  }
+
+  /**
+   * {@code att}'s attention of layer {@code layer} ({@code n} tokens at {@code pos}; {@code attSecond}: its lane) with a
+   * piece of {@code g}'s W1/W3 N tiles after each head group's scores GEMMs ({@link TileWeave}), then {@code g}'s
+   * tiles left, W2 GEMM and residuals; ends in the first lane.
+   */
+  private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos) {
+    var b = e.b;
+    att.attention.weave(() -> {
+      int[] tiles = g.weave().next();
+      if (tiles[0] < tiles[1]) {
+        b.secondLane(g.second());
+        g.lane().feedForward.gatedTiles(g.layer(), g.n(), tiles[0], tiles[1]);
+        b.secondLane(attSecond);
+      }
+    });
+    b.secondLane(attSecond);
+    att.layerTailAttention(layer, n, pos);
+    att.attention.weave(null);
+    b.secondLane(g.second());
+    int[] rest = g.weave().rest();
+    g.lane().feedForward.gatedTiles(g.layer(), g.n(), rest[0], rest[1]);
+    g.lane().feedForward.emitGatedDown(g.layer(), g.n());
+    b.secondLane(false);
   }
 
   private double qkvInputScale(int layer) {

@@ -56,16 +56,8 @@ public final class DecoderLowering {
   private String secondWhyNot = "";
   private final Fusion fusion;
   private final Fusion.Applied applied;
-  /** Whether the step's commands pass through a {@link BlockInterleaver} (copies and resident runs beside streams). */
-  private boolean interleave;
-  /** Whether a prefill goes two blocks at a time ({@link #twoBlocks}). */
-  private boolean twoBlocks;
-  /** Whether two blocks in flight go skewed ({@link #skewed}). */
-  private boolean skewed;
-  /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers}). */
-  private boolean acrossLayers;
-  /** Whether two blocks in flight go staggered ({@link #staggered}). */
-  private boolean staggered;
+  /** The prefill's order ({@link #order}). */
+  private PrefillOrder order = PrefillOrder.DEFAULT;
   /** Commands the last step's {@link BlockInterleaver} moved beside a streamed GEMM. */
   private long interleaved;
 
@@ -140,67 +132,50 @@ public final class DecoderLowering {
     return lane.e.staticQkv && lane.e.epilogue != null;
   }
 
-  /**
-   * With {@code on}, each step's commands pass through a {@link BlockInterleaver}: DSP copies and resident runs move up
-   * beside the streamed GEMMs where no data dependence forbids it (same results bit for bit).
-   */
+  /** The prefill's order ({@link PrefillOrder}: interleaver, two blocks in flight, skewed or staggered, windows). */
+  public DecoderLowering order(PrefillOrder o) {
+    this.order = java.util.Objects.requireNonNull(o, "order");
+    return this;
+  }
+
+  /** The prefill's order ({@link #order(PrefillOrder)}). */
+  public PrefillOrder order() {
+    return order;
+  }
+
+  /** {@link PrefillOrder#interleave}. */
   public DecoderLowering interleave(boolean on) {
-    this.interleave = on;
-    return this;
+    return order(order.withInterleave(on));
   }
 
-  /**
-   * With {@code on} (and {@link #interleave}), a prefill goes two token blocks at a time over separate buffers
-   * ({@link BlockLane}), layer by layer, so that the interleaver may move one block's DSP work beside the other's
-   * streamed GEMMs; where both blocks' buffers do not fit, or the second block's attention would go in smaller batches
-   * than the first's ({@link LaneBatching}), one block at a time ({@link #twoBlocksWhyNot}).
-   */
+  /** {@link PrefillOrder#twoBlocks}. */
   public DecoderLowering twoBlocks(boolean on) {
-    this.twoBlocks = on;
-    return this;
+    return order(order.withTwoBlocks(on));
   }
 
-  /**
-   * With {@code on} (and {@link #twoBlocks} in flight), each layer of the pair goes skewed: the first block's RMSNorm
-   * and QKV GEMM, the second block's, then the rest of the first block's layer, then the rest of the second's (each
-   * reading the cache's rows after its QKV GEMM, so the second block's see the first's): the first block's QKV
-   * post-processing may then go beside the second block's QKV streams, and the second's beside the first's O and
-   * feed-forward streams (software pipelining by blocks; inside a block every consumer of a GEMM reads whole rows).
-   * With the tiled QKV post ({@link #staticQkv}, Wqkv ordered per tile) each head is the QKV GEMM with its tiles'
-   * posts (the block's K/V rows and Kᵀ's lines into its own scratchpad; the cache's rows come in its tail), so that
-   * the first block's attention and feed-forward go beside the second block's QKV streams too.
-   */
+  /** {@link PrefillOrder#skewed}. */
   public DecoderLowering skewed(boolean on) {
-    this.skewed = on;
-    return this;
+    return order(order.withSkewed(on));
   }
 
-  /**
-   * With {@code on} (and {@link #twoBlocks} in flight; it takes the place of {@link #skewed}), the pair goes staggered by
-   * half a layer: each block's head ({@link BlockLane#layerHead}: vectors, RMSNorm, QKV GEMM) goes between the other
-   * block's O GEMM and its feed-forward. Per layer L: the first block's attention up to its O GEMM, the second block's
-   * head, the first block's feed-forward, the second block's attention, the first block's head of layer L + 1, the
-   * second block's feed-forward (the first block's head of layer 0 before all; the layer's boundary markers around
-   * those). So each block's residual and FFN RMSNorm find the other block's QKV stream before them, and its attention
-   * RMSNorm the other's O stream, where with {@link #skewed} they follow their own O GEMM with no other block's stream
-   * between. The second block's attention still follows the first's K/V rows (the cache's causal order); inside a
-   * block the commands and their order are the same.
-   */
+  /** {@link PrefillOrder#staggered}. */
   public DecoderLowering staggered(boolean on) {
-    this.staggered = on;
-    return this;
+    return order(order.withStaggered(on));
   }
 
-  /**
-   * With {@code on} (and {@link #twoBlocks} in flight), a layer's end does not end the interleaver's window: its
-   * boundaries are markers of no footprint ({@link BlockInterleaver#acrossLayers}), so that the first block's next
-   * layer (its vectors, RMSNorm, QKV GEMM: they read only its own rows and the layer's weights) goes beside the second
-   * block's last streams of this layer, and the second block's last DSP work beside the first block's next QKV
-   * streams. The commands and their order within each block are the same; only the window is longer.
-   */
+  /** {@link PrefillOrder.Weave#QKV} when {@code on}, else none. */
+  public DecoderLowering woven(boolean on) {
+    return order(order.withWeave(on ? PrefillOrder.Weave.QKV : PrefillOrder.Weave.NONE));
+  }
+
+  /** {@link PrefillOrder.Weave#GATED} when {@code on}, else none. */
+  public DecoderLowering wovenGated(boolean on) {
+    return order(order.withWeave(on ? PrefillOrder.Weave.GATED : PrefillOrder.Weave.NONE));
+  }
+
+  /** {@link PrefillOrder#acrossLayers}. */
   public DecoderLowering acrossLayers(boolean on) {
-    this.acrossLayers = on;
-    return this;
+    return order(order.withAcrossLayers(on));
   }
 
   /**
@@ -271,10 +246,10 @@ public final class DecoderLowering {
     }
     // at full, consecutive DSP runs go as joined programs (one program load each, DspChain), and a run whose program
     // is intact in the DSP's program memory runs resident, loading nothing (DspResidency)
-    BlockLane two = interleave && twoBlocks && tokens.length > l.blockMax ? secondLane() : null;
+    BlockLane two = order.twoBlocksAsked() && tokens.length > l.blockMax ? secondLane() : null;
     // two blocks in flight: ordered by the lane ranges the cost model's walk orders its commands by (LaneFootprints)
-    BlockInterleaver interleaver = !interleave ? null : two == null ? new BlockInterleaver(sink, l.p, false)
-        : new BlockInterleaver(sink, l.p, true, new long[] {m.kCache, m.dspPool}).acrossLayers(acrossLayers);
+    BlockInterleaver interleaver = !order.interleave() ? null : two == null ? new BlockInterleaver(sink, l.p, false)
+        : new BlockInterleaver(sink, l.p, true, new long[] {m.kCache, m.dspPool}).acrossLayers(order.acrossLayers());
     if (interleaver != null) {
       sink = interleaver;
     }
@@ -282,7 +257,7 @@ public final class DecoderLowering {
     // (the same parameterized routine) is placed by a dspld, which the interleaver starts before a W stream, and runs
     // resident beside it
     // in a window across layers both blocks' runs re-load by a dspld and the placements stay from layer to layer
-    boolean across = two != null && acrossLayers;
+    boolean across = two != null && order.acrossLayers();
     CommandStream b = new CommandStream(sink, e.pool, l.p.dsp().programDepth(), fusion == Fusion.FULL,
         fusion == Fusion.FULL ? new DspResidency(l.p, two != null, !across) : null);
     b.keepResidencyAcrossLayers(across);
@@ -343,12 +318,12 @@ public final class DecoderLowering {
 
   /** Why two blocks are not in flight ({@link #twoBlocksInFlight} false), or "". */
   public String twoBlocksWhyNot() {
-    return !interleave || !twoBlocks ? "not asked for" : twoBlocksInFlight() ? "" : secondWhyNot;
+    return !order.twoBlocksAsked() ? "not asked for" : twoBlocksInFlight() ? "" : secondWhyNot;
   }
 
   /** Whether each step's prefill goes two blocks at a time (interleaved, and both blocks' buffers fit). */
   public boolean twoBlocksInFlight() {
-    return interleave && twoBlocks && secondLane() != null;
+    return order.twoBlocksAsked() && secondLane() != null;
   }
 
   /**
@@ -365,12 +340,12 @@ public final class DecoderLowering {
       two.embed(java.util.Arrays.copyOfRange(tokens, start + n, start + n + n2));
       b.lane(0);
     }
-    if (two != null && staggered) {
-      lane.staggered(two, n, n2, pos0 + start, layers);
+    if (two != null && order.staggered()) {
+      lane.staggered(two, n, n2, pos0 + start, layers, order.weave());
     } else {
       for (int layer = 0; layer < layers; layer++) {
         b.layerStart(layer);
-        if (two != null && skewed) {
+        if (two != null && order.skewed()) {
           lane.layerHead(layer, n, pos0 + start);
           b.secondLane(true);
           two.layerHead(layer, n2, pos0 + start + n);

@@ -113,25 +113,59 @@ final class FeedForwardLowering {
    * the SiLU code in fixed point instead of FP16 on the DSP, and h's scale static instead of its per-token absmax.
    */
   private void emitGated(int layer, int n) {
-    var m = l.m;
-    int hidden = l.c.hiddenDim();
-    StaticScales s = e.epilogue;
-    PpmEpilogues ep = m.epilogues;
-    e.inputScale = s.of(StaticScales.Site.W13_IN, layer);
+    int tiles = emitGatedNorms(layer, n);
+    gatedTiles(layer, n, 0, tiles);
+    emitGatedDown(layer, n);
+  }
+
+  /** Whether this feed-forward's W1/W3 GEMMs can be woven into another block's attention: gated ({@link #emitGated}). */
+  boolean weavesGated() {
+    return e.epilogue != null && gated();
+  }
+
+  /**
+   * {@link #emitGated} up to its W1/W3 GEMMs: the residuals, RMSNorms and codes, the SiLU table; returns the W1/W3
+   * GEMMs' N tiles (W1's then W3's) for {@link #gatedTiles}.
+   */
+  int emitGatedNorms(int layer, int n) {
+    e.inputScale = e.epilogue.of(StaticScales.Site.W13_IN, layer);
     normQuantizeAll(n);
     e.inputScale = 0;
+    e.b.add(new Command.PpuTab(l.m.epilogues.siluTable(layer)));
+    return 2 * e.ppmTiles(l.c.hiddenDim(), l.m.bits == 4);
+  }
+
+  /**
+   * The W1/W3 GEMMs' N tiles {@code [from, to)} of {@link #emitGatedNorms}'s (W1's tiles first, then W3's, each W3 tile
+   * after W1's tile of the same columns, whose SiLU codes it gates): the first tile of the range copies X, the later
+   * ones keep it (with xKeep; a woven piece follows other GEMMs that wrote the X buffer).
+   */
+  void gatedTiles(int layer, int n, int from, int to) {
+    var m = l.m;
+    int hidden = l.c.hiddenDim();
+    PpmEpilogues ep = m.epilogues;
     long w = ep.w13(layer);
     int stride = m.extStride(ep.n13);
     long codes = l.sY + gatedCodes(l);
-    e.b.add(new Command.PpuTab(ep.siluTable(layer)));
-    e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, 0, hidden, l.sXS, l.xsStride, codes,
-        ep.gateRecords(layer), false, false);
-    // up right after the gate's last tile: the same X (kept with xKeep)
-    e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, codes,
-        ep.upRecords(layer), true, true);
-    e.weight(m.w2[layer], hidden, l.c.dim());
+    int half = e.ppmTiles(hidden, m.bits == 4);
+    if (from < Math.min(to, half)) {
+      e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, 0, hidden, l.sXS, l.xsStride, codes,
+          ep.gateRecords(layer), false, false, from, Math.min(to, half));
+    }
+    if (Math.max(from, half) < to) {
+      // up right after the gate's last tile of the range: the same X (kept with xKeep)
+      e.gemmPpm(n, l.c.dim(), w, stride, m.bits == 4, m.sparsity, ep.h3, hidden, l.sXS, l.xsStride, codes,
+          ep.upRecords(layer), true, from < half, Math.max(from, half) - half, to - half);
+    }
+  }
+
+  /** {@link #emitGated} after its W1/W3 GEMMs: the W2 GEMM of the hidden codes and the residuals. */
+  void emitGatedDown(int layer, int n) {
+    int hidden = l.c.hiddenDim();
+    long codes = l.sY + gatedCodes(l);
+    e.weight(l.m.w2[layer], hidden, l.c.dim());
     e.gemmTiled(n, hidden, l.c.dim(), codes, l.yStride);
-    Short d = LoweringEmitter.half(s.of(StaticScales.Site.W2_IN, layer));
+    Short d = LoweringEmitter.half(e.epilogue.of(StaticScales.Site.W2_IN, layer));
     for (int t = 0; t < n; t++) {
       e.residual(t, -1, d, l.rWs2);
     }

@@ -180,16 +180,32 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
    * GEMMs follow the gate's last tile with the same X ({@code sameX}).
    */
   private void ppmGemms(int n, boolean gate) {
-    int unit = bits == 4 ? 2 * line : line;
-    int tile = Math.max(unit, p.maxN() / unit * unit);
-    for (int j0 = 0; j0 < c.hiddenDim(); j0 += tile) {
+    ppmGemms(n, gate, gate, 0, ppmTiles());
+  }
+
+  /** As above, the N tiles {@code [from, to)}: the first keeps X with {@code sameX}, the later ones always. */
+  private void ppmGemms(int n, boolean gate, boolean sameX, int from, int to) {
+    int tile = ppmTile();
+    for (int i = from; i < to; i++) {
+      int j0 = i * tile;
       int nn = Math.min(tile, c.hiddenDim() - j0);
       int bank = LoweringEmitter.ppmBank(j0, tile);
       ppmCfg(nn, bank);
-      keepX = p.xKeep() && (gate || j0 > 0); // as LoweringEmitter#gemmPpm
+      keepX = p.xKeep() && (sameX || i > from); // as LoweringEmitter#gemmPpm
       streamedPpmGemm(n, c.dim(), nn, bits == 4, sparsity != org.llmnpu.isa.Command.DENSE, bank, gate);
     }
     keepX = false;
+  }
+
+  /** Columns of a PPM GEMM's N tile, as {@link LoweringEmitter#ppmTile}. */
+  private int ppmTile() {
+    int unit = bits == 4 ? 2 * line : line;
+    return Math.max(unit, p.maxN() / unit * unit);
+  }
+
+  /** N tiles of the hidden size in {@link #ppmGemms}. */
+  private int ppmTiles() {
+    return (c.hiddenDim() + ppmTile() - 1) / ppmTile();
   }
 
   /**
@@ -197,11 +213,37 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
    * them, the W2 GEMM, the residuals with the W2 input's static scale as a constant; no DSP work between the GEMMs.
    */
   void feedForwardGated(int n) {
+    int tiles = feedForwardGatedNorms(n);
+    gatedTiles(n, 0, tiles);
+    gatedDown(n);
+  }
+
+  /** Whether the feed-forward goes gated ({@link #feedForwardGated}), as {@link FeedForwardLowering#weavesGated}. */
+  boolean weavesGated() {
+    return epilogue && chainRuns && p.ppmGate();
+  }
+
+  /** As {@link FeedForwardLowering#emitGatedNorms}: the RMSNorms and the SiLU table; the W1/W3 GEMMs' N tiles. */
+  int feedForwardGatedNorms(int n) {
     feedForwardNorms(n);
     operator("W1/W3 GEMM");
     ppmLoad(66, 2);
-    ppmGemms(n, false);
-    ppmGemms(n, true);
+    return 2 * ppmTiles();
+  }
+
+  /** As {@link FeedForwardLowering#gatedTiles}: the W1/W3 GEMMs' N tiles {@code [from, to)}, W1's then W3's. */
+  void gatedTiles(int n, int from, int to) {
+    int half = ppmTiles();
+    if (from < Math.min(to, half)) {
+      ppmGemms(n, false, false, from, Math.min(to, half));
+    }
+    if (Math.max(from, half) < to) {
+      ppmGemms(n, true, from < half, Math.max(from, half) - half, to - half);
+    }
+  }
+
+  /** As {@link FeedForwardLowering#emitGatedDown}: the W2 GEMM and the residuals. */
+  void gatedDown(int n) {
     operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
     operator("residual, FFN RMSNorm");

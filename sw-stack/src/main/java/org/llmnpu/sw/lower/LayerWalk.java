@@ -10,6 +10,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * split as {@link BlockLane#layerHead} and {@link BlockLane#layerTail} for a skewed pair of blocks; and the LM head.
  */
 abstract class LayerWalk extends FeedForwardWalk {
+  /** Which stream the staggered layers weave into a block's attention ({@link PrefillOrder#weave}). */
+  PrefillOrder.Weave weaving = PrefillOrder.Weave.NONE;
+
   LayerWalk(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate, int weightBits,
             int weightGroup, int sparsity, int mxFormat, Fusion fusion) {
     super(c, p, maxContext, blockMax, extrapolate, weightBits, weightGroup, sparsity, mxFormat, fusion);
@@ -52,26 +55,127 @@ abstract class LayerWalk extends FeedForwardWalk {
    * layer l + 1 (its constants that layer's), the second's feed-forward; the first block's head of layer 0 first.
    */
   final void staggeredLayer(int l, int layers, int n, int n2, int pos) {
+    boolean gated = weaving == PrefillOrder.Weave.GATED && weavesGated();
     if (l == 0) {
       layerHead(n, pos, true);
+      pendingGated = null;
     } else {
       layerStarts();
     }
-    layerTailAttention(n, pos, l == 0);
-    lane(1);
-    layerHead(n2, pos + n, false);
-    lane(0);
-    feedForwardHalf(n);
-    lane(1);
-    layerTailAttention(n2, pos + n, l == 0);
-    lane(0);
+    if (pendingGated != null) {
+      // the second block's feed-forward of the layer before, woven into the first block's attention
+      finishGated(pendingGated, 1, n2, l - 1, 0, n, pos, l == 0);
+      pendingGated = null;
+      lane(1);
+      layerHead(n2, pos + n, false);
+      lane(0);
+    } else if (weaving == PrefillOrder.Weave.QKV && !qkvPostTiled()) {
+      wovenAttention(n, n2, pos, l == 0);
+    } else {
+      layerTailAttention(n, pos, l == 0);
+      lane(1);
+      layerHead(n2, pos + n, false);
+      lane(0);
+    }
+    if (gated) {
+      finishGated(beginGated(n, weaveSlots(n2)), 0, n, l, 1, n2, pos + n, l == 0);
+    } else {
+      feedForwardHalf(n);
+      lane(1);
+      layerTailAttention(n2, pos + n, l == 0);
+      lane(0);
+    }
     if (l + 1 < layers) {
       walkLayer = l + 1;
       layerHead(n, pos, false);
       walkLayer = l;
     }
     lane(1);
-    feedForwardHalf(n2);
+    if (gated && l + 1 < layers) {
+      pendingGated = beginGated(n2, weaveSlots(n));
+    } else {
+      feedForwardHalf(n2);
+    }
+    lane(0);
+  }
+
+  /**
+   * As {@code BlockLane#wovenAttention} ({@link DecoderLowering#woven}): the second block's vectors and RMSNorms, the
+   * first block's attention with a piece of the second's QKV N tiles after each head group's scores GEMMs
+   * ({@link TileWeave}), the tiles left after it.
+   */
+  private void wovenAttention(int n, int n2, int pos, boolean firstLayer) {
+    lane(1);
+    vectorsIn(false);
+    qkvNorms(n2);
+    TileWeave pieces = new TileWeave(streamTiles(qkvN), weaveSlots(n));
+    lane(0);
+    weave = () -> {
+      int[] tiles = pieces.next();
+      if (tiles[0] < tiles[1]) {
+        String before = operator();
+        lane(1);
+        operator("QKV GEMM");
+        gemmTiles(n2, c.dim(), qkvN, tiles[0], tiles[1]);
+        lane(0);
+        operator(before);
+      }
+    };
+    layerTailAttention(n, pos, firstLayer);
+    weave = null;
+    int[] rest = pieces.rest();
+    lane(1);
+    operator("QKV GEMM");
+    gemmTiles(n2, c.dim(), qkvN, rest[0], rest[1]);
+    lane(0);
+  }
+
+  /** The second block's gated feed-forward begun at the end of the layer before ({@code BlockLane#staggered}); null. */
+  private TileWeave pendingGated;
+
+  /**
+   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, the lead W1/W3 tiles; the rest cut
+   * for {@code slots} head groups.
+   */
+  private TileWeave beginGated(int n, int slots) {
+    quantSite = StaticScales.Site.W13_IN;
+    operator("residual, FFN RMSNorm");
+    int count = feedForwardGatedNorms(n);
+    TileWeave pieces = new TileWeave(count, slots, TileWeave.gatedLead(count));
+    int[] lead = pieces.lead();
+    gatedTiles(n, lead[0], lead[1]);
+    return pieces;
+  }
+
+  /**
+   * As {@code BlockLane#finishGated}: lane {@code attLane}'s attention ({@code attN} tokens at {@code attPos}) with a
+   * piece of lane {@code ffnLane}'s W1/W3 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each head
+   * group's scores GEMMs, then its tiles left, W2 GEMM and residuals; ends in lane 0.
+   */
+  private void finishGated(TileWeave pieces, int ffnLane, int ffnN, int ffnLayer, int attLane, int attN, int attPos,
+                           boolean firstLayer) {
+    weave = () -> {
+      int[] tiles = pieces.next();
+      if (tiles[0] < tiles[1]) {
+        String before = operator();
+        lane(ffnLane);
+        operator("W1/W3 GEMM");
+        gatedTiles(ffnN, tiles[0], tiles[1]);
+        lane(attLane);
+        operator(before);
+      }
+    };
+    lane(attLane);
+    layerTailAttention(attN, attPos, firstLayer);
+    weave = null;
+    lane(ffnLane);
+    int layer = walkLayer;
+    walkLayer = ffnLayer;
+    int[] rest = pieces.rest();
+    operator("W1/W3 GEMM");
+    gatedTiles(ffnN, rest[0], rest[1]);
+    gatedDown(ffnN);
+    walkLayer = layer;
     lane(0);
   }
 
@@ -113,6 +217,12 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /** {@code keysLater}: the tiled post leaves Kᵀ's lines to the tail ({@link #tiledKeysInTail}). */
   final void qkv(int n, int pos, boolean keysLater) {
+    qkvNorms(n);
+    qkvGemms(n, pos, keysLater);
+  }
+
+  /** Every token's RMSNorm and quantization into the QKV GEMM's X ({@link #qkv} before its GEMM). */
+  private void qkvNorms(int n) {
     quantSite = StaticScales.Site.QKV_IN;
     operator("attention RMSNorm");
     for (int t = 0; t < n; t++) {
@@ -123,7 +233,6 @@ abstract class LayerWalk extends FeedForwardWalk {
         normQuantize();
       }
     }
-    qkvGemms(n, pos, keysLater);
   }
 
   final void afterQkv(int n, int pos, boolean firstLayer) {

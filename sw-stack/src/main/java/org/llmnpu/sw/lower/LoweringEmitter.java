@@ -375,10 +375,20 @@ final class LoweringEmitter {
    */
   void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
                int xStride, long y, long records, boolean gate, boolean sameX) {
-    int unit = int4 ? 2 * l.line : l.line;
-    int tile = Math.max(unit, l.p.maxN() / unit * unit);
+    gemmPpm(mRows, k, w, stride, int4, sparsity, col0, cols, x, xStride, y, records, gate, sameX, 0,
+        ppmTiles(cols, int4));
+  }
+
+  /**
+   * As above, its N tiles {@code [from, to)} only ({@link #ppmTiles}): the first of them keeps X with {@code sameX},
+   * the later ones always (a woven piece, {@link TileWeave}).
+   */
+  void gemmPpm(int mRows, int k, long w, int stride, boolean int4, int sparsity, int col0, int cols, long x,
+               int xStride, long y, long records, boolean gate, boolean sameX, int from, int to) {
+    int tile = ppmTile(int4);
     boolean ppm = records >= 0;
-    for (int j0 = 0; j0 < cols; j0 += tile) {
+    for (int i = from; i < to; i++) {
+      int j0 = i * tile;
       int nn = Math.min(tile, cols - j0);
       int bank = ppmBank(j0, tile);
       if (ppm) {
@@ -386,8 +396,19 @@ final class LoweringEmitter {
       }
       int col = col0 + j0;
       b.add(new Command.Gemm(mRows, k, nn, x, xStride, w + (int4 ? col / 2 : col), stride, y + (ppm ? j0 : 4L * j0),
-          l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0, l.keepsX(sameX || j0 > 0)));
+          l.yStride, sparsity, 0, 1, int4 ? 1 : 0, ppm ? 1 + bank : 0, gate ? 1 : 0, l.keepsX(sameX || i > from)));
     }
+  }
+
+  /** Columns of one N tile of {@link #gemmPpm}. */
+  int ppmTile(boolean int4) {
+    int unit = int4 ? 2 * l.line : l.line;
+    return Math.max(unit, l.p.maxN() / unit * unit);
+  }
+
+  /** N tiles of {@code cols} columns in {@link #gemmPpm}. */
+  int ppmTiles(int cols, boolean int4) {
+    return (cols + ppmTile(int4) - 1) / ppmTile(int4);
   }
 
   /**

@@ -33,15 +33,8 @@ import org.llmnpu.sw.model.ModelConfig;
 public final class PhaseCostModel extends LayerWalk {
   /** The lowering of the model's layout (no weights), built on the first exact step. */
   private DecoderLowering lowering;
-  /** Whether the steps' commands pass through a {@link BlockInterleaver} ({@link #interleave}). */
-  private boolean interleave;
-  private boolean twoBlocks;
-  /** Whether two blocks in flight go skewed ({@link #skewed}). */
-  private boolean skewed;
-  /** Whether two blocks in flight go in windows across layers ({@link #acrossLayers(boolean)}). */
-  private boolean across;
-  /** Whether two blocks in flight go staggered ({@link #staggered}). */
-  private boolean staggered;
+  /** The prefill's order ({@link #order(PrefillOrder)}), as the lowering's ({@link DecoderLowering#order}). */
+  private PrefillOrder prefill = PrefillOrder.DEFAULT;
   /** Each DSP program's {size, cycles, issued}, shared by the steps. */
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
@@ -119,7 +112,7 @@ public final class PhaseCostModel extends LayerWalk {
    * {@link #profile} rows ("operator / kind" → {cycles, commands, waited, cycles with no GEMM back-end running}).
    */
   public LayerProfile layerProfile(int tokens, int pos0) {
-    if (!extrapolate || !across || !walkTwoBlocks(tokens, pos0)) {
+    if (!extrapolate || !prefill.acrossLayers() || !walkTwoBlocks(tokens, pos0)) {
       throw new IllegalStateException("layerProfile: an extrapolated step of two blocks in windows across layers");
     }
     java.util.Map<String, long[]> rows = new java.util.TreeMap<>();
@@ -162,14 +155,14 @@ public final class PhaseCostModel extends LayerWalk {
    * {@link #staggered} outside windows across layers cost every layer.
    */
   public PhaseCost step(int tokens, int pos0, int costedLayers) {
-    if (staggered && !across) {
+    if (prefill.staggered() && !prefill.acrossLayers()) {
       // staggered, a layer's commands hold the first block's next head: a last layer costed and scaled would lack it
       costedLayers = c.layers();
     }
     if (!extrapolate) {
       return lowered(tokens, pos0, costedLayers);
     }
-    if (across && walkTwoBlocks(tokens, pos0)) {
+    if (prefill.acrossLayers() && walkTwoBlocks(tokens, pos0)) {
       return marginal(costedLayers, k -> walk(tokens, pos0, k, k));
     }
     return walk(tokens, pos0, costedLayers, c.layers());
@@ -194,11 +187,11 @@ public final class PhaseCostModel extends LayerWalk {
   private PhaseCost walk(int tokens, int pos0, int costedLayers, int modelLayers) {
     reset();
     boolean two = walkTwoBlocks(tokens, pos0);
-    order = interleave ? new WalkSchedule(p, two) : CostOrder.NOW;
+    order = prefill.interleave() ? new WalkSchedule(p, two) : CostOrder.NOW;
     if (fusion == Fusion.FULL) {
       // as DecoderLowering: with two blocks in flight the second block's runs re-load their programs by a dspld (in a
       // window across layers both blocks' runs)
-      residency = new DspResidency(p, two, !(two && across));
+      residency = new DspResidency(p, two, !(two && prefill.acrossLayers()));
     }
     operator("setup");
     command(false);
@@ -213,7 +206,8 @@ public final class PhaseCostModel extends LayerWalk {
     }
     orderLane(0);
     PhaseCost total = null;
-    acrossLayers = two && across;
+    acrossLayers = two && prefill.acrossLayers();
+    weaving = prefill.weave();
     int layers = Math.min(costedLayers, modelLayers);
     for (int start = 0; start < tokens; ) {
       int n = Math.min(blockMax, tokens - start);
@@ -231,10 +225,10 @@ public final class PhaseCostModel extends LayerWalk {
         PhaseCost before = acrossLayers ? null : snapshot();
         walkLayer = l;
         lane(0);
-        if (n2 > 0 && staggered) {
+        if (n2 > 0 && prefill.staggered()) {
           // DecoderLowering#staggered: each block's head between the other's O GEMM and feed-forward
           staggeredLayer(l, layers, n, n2, pos);
-        } else if (n2 > 0 && skewed) {
+        } else if (n2 > 0 && prefill.skewed()) {
           // DecoderLowering#skewed: both blocks' heads, then each block's tail
           layerHead(n, pos, true);
           lane(1);
@@ -274,56 +268,51 @@ public final class PhaseCostModel extends LayerWalk {
     return total == null ? end : end.plus(total, 1);
   }
 
-  /** The steps of the lowering whose commands pass through a {@link BlockInterleaver} ({@code on}), as programs'. */
+  /** The prefill's order ({@link PrefillOrder}), in the exact steps (the lowering's) and the walk alike. */
+  public PhaseCostModel order(PrefillOrder o) {
+    prefill = java.util.Objects.requireNonNull(o, "order");
+    if (lowering != null) {
+      lowering.order(o);
+    }
+    return this;
+  }
+
+  /** {@link PrefillOrder#interleave}, one block at a time. */
   public PhaseCostModel interleave(boolean on) {
     return interleave(on, false);
   }
 
-  /** As above, with two token blocks in flight ({@link DecoderLowering#twoBlocks}) when {@code twoBlocks}. */
+  /** {@link PrefillOrder#interleave}, with {@link PrefillOrder#twoBlocks} as {@code twoBlocks}. */
   public PhaseCostModel interleave(boolean on, boolean twoBlocks) {
-    this.interleave = on;
-    this.twoBlocks = twoBlocks;
-    if (lowering != null) {
-      lowering.interleave(on).twoBlocks(twoBlocks);
-    }
-    return this;
+    return order(prefill.withInterleave(on).withTwoBlocks(twoBlocks));
   }
 
-  /**
-   * Two blocks in flight ({@link #interleave}) skewed as {@link DecoderLowering#skewed}: per layer both blocks'
-   * RMSNorm and QKV GEMM, then the rest of each block's layer.
-   */
+  /** {@link PrefillOrder#skewed}. */
   public PhaseCostModel skewed(boolean on) {
-    this.skewed = on;
-    if (lowering != null) {
-      lowering.skewed(on);
-    }
-    return this;
+    return order(prefill.withSkewed(on));
   }
 
-  /**
-   * Two blocks in flight ({@link #interleave}) staggered by half a layer as {@link DecoderLowering#staggered} (in place
-   * of {@link #skewed}): each block's vectors, RMSNorm and QKV GEMM between the other block's O GEMM and feed-forward.
-   */
+  /** {@link PrefillOrder#staggered} (in place of {@link #skewed}). */
   public PhaseCostModel staggered(boolean on) {
-    this.staggered = on;
-    if (lowering != null) {
-      lowering.staggered(on);
-    }
-    return this;
+    return order(prefill.withStaggered(on));
+  }
+
+  /** {@link PrefillOrder.Weave#QKV} when {@code on}, else none ({@link DecoderLowering#woven}). */
+  public PhaseCostModel woven(boolean on) {
+    return order(prefill.withWeave(on ? PrefillOrder.Weave.QKV : PrefillOrder.Weave.NONE));
+  }
+
+  /** {@link PrefillOrder.Weave#GATED} when {@code on}, else none ({@link DecoderLowering#wovenGated}). */
+  public PhaseCostModel wovenGated(boolean on) {
+    return order(prefill.withWeave(on ? PrefillOrder.Weave.GATED : PrefillOrder.Weave.NONE));
   }
 
   /**
-   * Two blocks in flight ({@link #interleave}) in windows across layers as {@link DecoderLowering#acrossLayers}: a
-   * step of fewer layers costed than the model's costs k and k + 1 layers (k at least 2) and adds, per layer not
-   * costed, what the last one added.
+   * {@link PrefillOrder#acrossLayers}: a step of fewer layers costed than the model's costs k and k + 1 layers (k at
+   * least 2) and adds, per layer not costed, what the last one added.
    */
   public PhaseCostModel acrossLayers(boolean on) {
-    this.across = on;
-    if (lowering != null) {
-      lowering.acrossLayers(on);
-    }
-    return this;
+    return order(prefill.withAcrossLayers(on));
   }
 
   /**
@@ -358,8 +347,8 @@ public final class PhaseCostModel extends LayerWalk {
       if (tiledQkvPost && staticQkv) {
         layout.orderQkvByTiles();
       }
-      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).interleave(interleave)
-          .twoBlocks(twoBlocks).skewed(skewed).staggered(staggered).acrossLayers(across).staticQkv(staticQkv);
+      lowering = new DecoderLowering(layout, blockMax, program -> layout.dspPool, fusion).order(prefill)
+          .staticQkv(staticQkv);
     }
     int chunk = lowering.prefillChunk();
     if (pos0 == 0 && tokens > chunk) {
@@ -375,7 +364,7 @@ public final class PhaseCostModel extends LayerWalk {
   }
 
   private PhaseCost program(int tokens, int pos0, int costedLayers) {
-    if (across && lowering.twoBlocksInFlight() && tokens > blockMax) {
+    if (prefill.acrossLayers() && lowering.twoBlocksInFlight() && tokens > blockMax) {
       return marginal(costedLayers, k -> program(tokens, pos0, k, k));
     }
     return program(tokens, pos0, costedLayers, c.layers());
@@ -395,6 +384,6 @@ public final class PhaseCostModel extends LayerWalk {
    * prefill of more than one block at {@code --fusion full}, whose streamed GEMMs the second block's work goes beside).
    */
   boolean walkTwoBlocks(int tokens, int pos0) {
-    return interleave && twoBlocks && tokens > blockMax && fusion == Fusion.FULL;
+    return prefill.twoBlocksAsked() && tokens > blockMax && fusion == Fusion.FULL;
   }
 }

@@ -249,6 +249,44 @@ abstract class PhaseWalk extends DspRunCosts {
     gemms(m, k, n, bits, weightSplit(k), sparsity != org.llmnpu.isa.Command.DENSE);
   }
 
+  /** N tiles of a streamed GEMM of N {@code n} at {@code --fusion} other than none ({@link LoweringEmitter#streamTile}). */
+  int streamTiles(int n) {
+    return (n + streamTile(bits) - 1) / streamTile(bits);
+  }
+
+  private int streamTile(int b) {
+    int unit = b == 4 ? 2 * line : line;
+    return Math.max(unit, p.maxN() / unit * unit);
+  }
+
+  /**
+   * As {@link #gemms(int, int, int)}, its N tiles {@code [from, to)} only ({@link AttentionLowering#qkvTiles}: chunks
+   * outside, the range's tiles inside, the first keeping no X); at {@code --fusion none} only all of them.
+   */
+  void gemmTiles(int m, int k, int n, int from, int to) {
+    if (fusion == Fusion.NONE) {
+      if (from != 0 || to < streamTiles(n)) {
+        throw new IllegalStateException("tiles " + from + ".." + to + " of " + streamTiles(n) + ": at fusion none all");
+      }
+      gemms(m, k, n);
+      return;
+    }
+    KSplit ks = weightSplit(k);
+    int tile = streamTile(bits);
+    int c0 = from * tile;
+    int c1 = Math.min(to * tile, n);
+    for (int ci = 0; ci < ks.count() && c0 < c1; ci++) {
+      resultTag = RESULTS + ci;
+      for (int n0 = c0; n0 < c1; n0 += tile) {
+        keepX = p.xKeep() && n0 > c0; // as LoweringLayout#keepsX
+        streamedGemm(m, ks.length(ci), Math.min(tile, c1 - n0), bits == 4, sparsity != org.llmnpu.isa.Command.DENSE,
+            bits == 4 && groupScaled);
+      }
+    }
+    resultTag = RESULTS;
+    keepX = false;
+  }
+
   /** As {@link LoweringEmitter#weight} and {@link LoweringEmitter#gemmTiled}: chunks outside, N tiles inside. */
   void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
     if (fusion != Fusion.NONE) {

@@ -75,15 +75,16 @@ class CycleEstimatorTest {
    * A streamed prefill of more than one block at {@code --fusion full} goes with two blocks in flight, skewed, in
    * windows across layers, where that is faster: its walk costs three layers and scales the second to the rest (the
    * third drains the window), as costing every layer does (one block at a time: two layers); with each token's q/k/v
-   * scales and with static ones (the tiled post in each block's head).
+   * scales and with static ones (the tiled post in each block's head); with the PPM gate, staggered with the gated
+   * W1/W3 GEMMs woven into the other block's attention where that is faster still.
    */
   @ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
-  void aStreamedPrefillOfSeveralBlocksGoesTwoBlocksSkewedWhereThatIsFaster(boolean staticQkv) {
-    // static scales need the PPM epilogues: W1|W3's K (dim) one GEMM on the default NPU (maxK 512)
-    ModelConfig c = staticQkv ? new ModelConfig(512, 1408, 4, 8, 8, 16384, 2048)
+  @org.junit.jupiter.params.provider.CsvSource({"false, false", "true, false", "false, true"})
+  void aStreamedPrefillOfSeveralBlocksGoesTwoBlocksSkewedWhereThatIsFaster(boolean staticQkv, boolean gate) {
+    // static scales and the gate need the PPM epilogues: W1|W3's K (dim) one GEMM on the default NPU (maxK 512)
+    ModelConfig c = staticQkv || gate ? new ModelConfig(512, 1408, 4, 8, 8, 16384, 2048)
         : new ModelConfig(1024, 2816, 4, 8, 8, 4096, 2048);
-    MachineParams p = NpuTargets.defaultNpu();
+    MachineParams p = NpuTargets.defaultNpu().withPpmGate(gate);
     CycleEstimate e = CycleEstimator.estimate(new ModelShapes.Shape("mid", c, "test"), p, "int8", 128,
         org.llmnpu.sw.lower.Fusion.FULL, staticQkv);
     assertEquals(CycleEstimator.Staging.STREAMED, e.staging());
@@ -105,12 +106,18 @@ class CycleEstimatorTest {
     long staggered = staticQkv ? Long.MAX_VALUE : new PhaseCostModel(c, p, 129, e.block(), true, 8, 0,
         org.llmnpu.isa.Command.DENSE, -1, org.llmnpu.sw.lower.Fusion.FULL).interleave(true, true).staggered(true)
         .acrossLayers(true).step(128, 0, 2).cycles();
-    System.out.printf("  staggered %,d%n", staggered);
-    long best = Math.min(oneBlock, Math.min(everyLayer.cycles(), staggered));
+    // and that with the gated W1/W3 GEMMs woven into the other block's attention where the feed-forward goes gated
+    long woven = staticQkv || !p.ppmGate() ? Long.MAX_VALUE : new PhaseCostModel(c, p, 129, e.block(), true, 8, 0,
+        org.llmnpu.isa.Command.DENSE, -1, org.llmnpu.sw.lower.Fusion.FULL).order(new org.llmnpu.sw.lower.PrefillOrder(
+            true, true, false, true, true, org.llmnpu.sw.lower.PrefillOrder.Weave.GATED)).step(128, 0, 2).cycles();
+    System.out.printf("  staggered %,d, woven gated %,d%n", staggered, woven);
+    long best = Math.min(Math.min(oneBlock, woven), Math.min(everyLayer.cycles(), staggered));
     assertEquals(best, e.prefill().cycles());
-    assertEquals(best == staggered && staggered < Math.min(oneBlock, everyLayer.cycles()),
+    assertEquals(best == woven && woven < Math.min(Math.min(oneBlock, staggered), everyLayer.cycles()),
+        e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_WOVEN_GATED));
+    assertEquals(best == staggered && staggered < Math.min(oneBlock, everyLayer.cycles()) && staggered <= woven,
         e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_STAGGERED));
-    assertEquals(best == everyLayer.cycles() && everyLayer.cycles() < oneBlock && best < staggered,
+    assertEquals(best == everyLayer.cycles() && everyLayer.cycles() < oneBlock && best < staggered && best < woven,
         e.prefillOrder().equals(CycleEstimator.TWO_BLOCKS_SKEWED));
   }
 
