@@ -31,14 +31,11 @@ class MergedNormsTest {
   @CsvSource({"4096,64,4,true", "4096,64,2,true", "288,64,4,true", "172,16,4,true", "64,16,4,false", "100,8,4,true",
       "768,32,4,true"})
   void pairBitExactAndFewerCycles(int dim, int lanes, int stages, boolean merges) {
-    var dsp = new MachineParams.DspParams(lanes, 4096, 512, 12, 2, 1L << 32, stages);
-    DspPipeline pipe = dsp.pipeline();
-    DspRoutines r = new DspRoutines(dsp, 1e-5f);
-    int v = r.rows(dim);
-    int gamma = 10 * v;
-    List<DspProgram> norms = List.of(
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * v, gamma}, new int[] {3 * v}),
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {7 * v, gamma}, new int[] {8 * v}));
+    NormPair pair = NormPair.of(dim, lanes, stages);
+    DspPipeline pipe = pair.pipe();
+    DspRoutines r = pair.routines();
+    int v = pair.v();
+    List<DspProgram> norms = pair.norms();
     List<DspProgram> runs = r.mergedNorms(norms);
     if (merges) {
       assertEquals(1, runs.size(), "one run");
@@ -46,10 +43,7 @@ class MergedNormsTest {
       assertTrue(runs.get(0).size() <= 512);
     }
     Random rnd = new Random(dim * 7L + lanes + stages);
-    short[] buffer = new short[11 * v * lanes];
-    for (int e = 0; e < buffer.length; e++) {
-      buffer[e] = Fp16.fromDouble(rnd.nextGaussian() * (e < 10 * v * lanes ? 3 : 0.5));
-    }
+    short[] buffer = pair.buffer(11, rnd);
     long[] separate = new long[1];
     long[] merged = new long[1];
     short[] expected = DspListScheduleTest.run(lanes, 11 * v, pipe, buffer, norms, separate);
@@ -72,14 +66,11 @@ class MergedNormsTest {
   @CsvSource({"4096,64,4,true", "4096,64,2,true", "288,64,4,false", "256,16,4,true", "768,32,4,true", "100,8,4,false",
       "4096,64,1,false"})
   void quantizationsFoldIntoTheLoops(int dim, int lanes, int stages, boolean folds) {
-    var dsp = new MachineParams.DspParams(lanes, 4096, 512, 12, 2, 1L << 32, stages);
-    DspPipeline pipe = dsp.pipeline();
-    DspRoutines r = new DspRoutines(dsp, 1e-5f);
-    int v = r.rows(dim);
-    int gamma = 10 * v;
-    List<DspProgram> norms = List.of(
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * v, gamma}, new int[] {3 * v}),
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {7 * v, gamma}, new int[] {8 * v}));
+    NormPair pair = NormPair.of(dim, lanes, stages);
+    DspPipeline pipe = pair.pipe();
+    DspRoutines r = pair.routines();
+    int v = pair.v();
+    List<DspProgram> norms = pair.norms();
     short k = Fp16.fromDouble(1 / 0.031);
     short d = Fp16.fromDouble(0.031);
     List<DspQuantizeFold.Codes> codes = List.of(new DspQuantizeFold.Codes(3 * v, dim, k, 4 * v, 11 * v, d),
@@ -92,10 +83,7 @@ class MergedNormsTest {
     List<DspProgram> runs = DspQuantizeFold.runs(r, merged, codes);
     assertEquals(folds, runs.size() == 1, runs.size() + " runs");
     Random rnd = new Random(dim * 5L + lanes + stages);
-    short[] buffer = new short[12 * v * lanes];
-    for (int e = 0; e < buffer.length; e++) {
-      buffer[e] = Fp16.fromDouble(rnd.nextGaussian() * (e < 10 * v * lanes ? 3 : 0.5));
-    }
+    short[] buffer = pair.buffer(12, rnd);
     long[] golden = new long[1];
     assertArrayEquals(DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, separate, new long[1]),
         DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, runs, golden));
@@ -193,5 +181,31 @@ class MergedNormsTest {
   private static PhaseCostModel walk(ModelConfig c, MachineParams m) {
     return new PhaseCostModel(c, m, 24, 8, true, WeightFormats.bits("int8"), WeightFormats.group("int8"),
         WeightFormats.sparsity("int8"), WeightFormats.mx("int8"), Fusion.FULL);
+  }
+
+  /**
+   * Two RMSNorm kernels over {@code dim} (inputs at rows 2v and 7v, outputs at 3v and 8v, one gamma at 10v) on a DSP of
+   * {@code lanes} lanes and {@code stages} execute stages with 512 program words; v = rows of one vector.
+   */
+  private record NormPair(DspRoutines routines, DspPipeline pipe, int v, List<DspProgram> norms) {
+    static NormPair of(int dim, int lanes, int stages) {
+      var dsp = new MachineParams.DspParams(lanes, 4096, 512, 12, 2, 1L << 32, stages);
+      DspRoutines r = new DspRoutines(dsp, 1e-5f);
+      int v = r.rows(dim);
+      int gamma = 10 * v;
+      return new NormPair(r, dsp.pipeline(), v, List.of(
+          r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * v, gamma}, new int[] {3 * v}),
+          r.kernel(DspKernel.RMSNORM, dim, new int[] {7 * v, gamma}, new int[] {8 * v})));
+    }
+
+    /** A buffer of {@code vectors}·v rows: the first 10·v rows (inputs, gamma) of spread 3, the rest 0.5. */
+    short[] buffer(int vectors, Random rnd) {
+      int lanes = routines.lanes();
+      short[] buffer = new short[vectors * v * lanes];
+      for (int e = 0; e < buffer.length; e++) {
+        buffer[e] = Fp16.fromDouble(rnd.nextGaussian() * (e < 10 * v * lanes ? 3 : 0.5));
+      }
+      return buffer;
+    }
   }
 }
