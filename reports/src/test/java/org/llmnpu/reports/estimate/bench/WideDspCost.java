@@ -28,7 +28,7 @@ import org.llmnpu.reports.ppa.PpaSweep;
  * quadratic in the side through those points, evaluated at 64). The DSP buffer's SRAM (a model) holds the same bits at
  * every option, so only the standard cells and their power change. Benchmark:
  * {@code mvn -q -o -pl reports -am test -Dbench -Dtest='DspSizeWhatIfBench#vectorDspCostPerLanes'
- * -Dsurefire.failIfNoSpecifiedTests=false} (cold, each synthesis is 10-40 minutes on the loaded 2-core machine: the
+ * -Dsurefire.failIfNoSpecifiedTests=false} (cold, each synthesis is 13-65 minutes on the loaded 2-core machine: the
  * CLI commands above fill the same PPA cache entries).
  */
 final class WideDspCost {
