@@ -27,7 +27,9 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * −2,889, dspCycles +441), so the test holds it to 0.5 %. On stories260K it leaves out the lowering's q/k padding
  * (fewer MACs, 595,706 cycles against 670,297): there only the lowering's cost model, which {@code CycleEstimator} takes
  * for a shape whose lowering fits, is exact. At 64 and 32 lanes the 7B-like shape's two blocks do not fit the test NPU's
- * 256 KiB scratchpad, so the walk's gap was not compared there.
+ * 256 KiB scratchpad, so the woven walk was not compared there; in the one-block order (cost models only, 2026-12-07)
+ * the walk is further off at 64 lanes, where it takes its extrapolation-only per-head layout ({@code PhaseWalk#wide}),
+ * than at 128: one token 82,166 against 83,470 cycles (−1.6 %) at 64 lanes, equal at 128.
  */
 class WideDspTest {
   /** The two-block test NPU for {@code format} with kept X and the PPM gate, its DSP {@code lanes} wide (1,024 rows). */
