@@ -58,7 +58,7 @@ final class BlockLane {
   /** A block of {@code tokens}: their embedding rows. */
   void embed(int[] tokens) {
     LoweredModel m = l.m;
-    e.blockStart(tokens.length);
+    e.norms.blockStart(tokens.length);
     for (int t = 0; t < tokens.length; t++) {
       e.b.load(m.embedding + (long) tokens[t] * m.embeddingStride, l.line, l.sXR + (long) t * l.xrStride, l.line,
           2L * l.c.dim(), 1);

@@ -30,7 +30,7 @@ final class FeedForwardLowering {
   private void normQuantizeAll(int n) {
     for (int t = 0; t < n; t++) {
       if (rPair >= 0 && t + 1 < n) {
-        e.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride,
+        e.norms.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride,
             l.xsStride, rPair);
         t++;
       } else {
@@ -42,7 +42,7 @@ final class FeedForwardLowering {
   /** Token t's x → RMSNorm → INT8 to sXS row t, after adding the Wo result when the attention half left it. */
   private void normQuantize(int t) {
     if (withResidual) {
-      e.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
+      e.norms.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
     } else {
       e.normQuantize(t, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
     }

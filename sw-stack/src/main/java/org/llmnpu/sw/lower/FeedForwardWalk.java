@@ -49,7 +49,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
 
   /**
    * The feed-forward's RMSNorm of a token; at full with the Wo residual before it in the same runs, as
-   * {@link LoweringEmitter#residualNormQuantize}.
+   * {@link NormEmitter#residualNormQuantize}.
    */
   void feedForwardNorm() {
     if (!chainRuns) {
@@ -80,7 +80,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     return chainRuns && 3 * scoreRows >= 5 * ((Math.max(c.hiddenDim(), c.dim()) + lanes - 1) / lanes);
   }
 
-  /** Two tokens' {@link #normQuantize} in shared runs, as {@link LoweringEmitter#normQuantizePair}. */
+  /** Two tokens' {@link #normQuantize} in shared runs, as {@link NormEmitter#normQuantizePair}. */
   void normQuantizePair() {
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
@@ -134,7 +134,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         new int[] {pairRow(token, NORM)});
   }
 
-  /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
+  /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link NormEmitter#residualNormQuantizePair}. */
   void feedForwardNormPair() {
     for (int i = 0; i < 2; i++) {
       resultIn(oK, c.dim());
