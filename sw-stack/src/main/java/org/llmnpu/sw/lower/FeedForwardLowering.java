@@ -161,10 +161,19 @@ final class FeedForwardLowering {
 
   /** {@link #emitGated} after its W1/W3 GEMMs: the W2 GEMM of the hidden codes and the residuals. */
   void emitGatedDown(int layer, int n) {
+    emitGatedDownGemm(layer, n);
+    emitGatedResiduals(layer, n);
+  }
+
+  /** {@link #emitGatedDown}'s W2 GEMM. */
+  void emitGatedDownGemm(int layer, int n) {
     int hidden = l.c.hiddenDim();
-    long codes = l.sY + gatedCodes(l);
     e.weight(l.m.w2[layer], hidden, l.c.dim());
-    e.gemmTiled(n, hidden, l.c.dim(), codes, l.yStride);
+    e.gemmTiled(n, hidden, l.c.dim(), l.sY + gatedCodes(l), l.yStride);
+  }
+
+  /** {@link #emitGatedDown}'s residuals, after its W2 GEMM (the W2 input's static scale a constant). */
+  void emitGatedResiduals(int layer, int n) {
     Short d = LoweringEmitter.half(e.epilogue.of(StaticScales.Site.W2_IN, layer));
     for (int t = 0; t < n; t++) {
       e.residual(t, -1, d, l.rWs2);

@@ -134,6 +134,9 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         new int[] {pairRow(token, NORM)});
   }
 
+  /** The feed-forward's residual and RMSNorm pairs go pinned, as {@link NormEmitter#pinPairs}. */
+  boolean pinPairs;
+
   /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link NormEmitter#residualNormQuantizePair}. */
   void feedForwardNormPair() {
     for (int i = 0; i < 2; i++) {
@@ -143,7 +146,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     // with the static input scale the fold makes the residual, RMSNorms and codes one program that the lowering's
     // run parameters share between pairs (the moving scale rows are among its first rows, DspRunParameterizer)
     sharedRuns = epilogue;
-    runAll(java.util.List.of("feed-forward norm pair", epilogue, staticScale(quantSite)), () -> {
+    java.util.function.Supplier<java.util.List<DspProgram>> compile = () -> {
       java.util.List<DspProgram> scales = new java.util.ArrayList<>();
       java.util.List<DspProgram> norms = new java.util.ArrayList<>();
       for (int i = 0; i < 2; i++) {
@@ -154,7 +157,14 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
       java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
       runs.addAll(normsQuantizedPair(r.mergedNorms(norms)));
       return runs;
-    });
+    };
+    Object key = java.util.List.of("feed-forward norm pair", epilogue, staticScale(quantSite));
+    // as NormEmitter#pinsPairs: kept in the program memory
+    if (pinPairs && chainRuns && residency != null && epilogue && r.pins(2, compiledPrograms(key, compile), 0)) {
+      runPinned(key, compile);
+    } else {
+      runAll(key, compile);
+    }
     sharedRuns = false;
     for (int i = 0; i < 2; i++) {
       dspOut(1, c.dim(), FP16);
@@ -244,8 +254,18 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
 
   /** As {@link FeedForwardLowering#emitGatedDown}: the W2 GEMM and the residuals. */
   void gatedDown(int n) {
+    gatedDownGemm(n);
+    gatedResiduals(n);
+  }
+
+  /** {@link #gatedDown}'s W2 GEMM. */
+  void gatedDownGemm(int n) {
     operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
+  }
+
+  /** {@link #gatedDown}'s residuals, the W2 input's static scale a constant. */
+  void gatedResiduals(int n) {
     operator("residual, FFN RMSNorm");
     for (int t = 0; t < n; t++) {
       residual(c.hiddenDim(), true);

@@ -25,6 +25,11 @@ final class NormEmitter {
   /** Whether the block has one token ({@link #residentX}; {@link #blockStart}), and whether its x is in l.rX. */
   private boolean oneTokenBlock;
   private boolean xInDsp;
+  /**
+   * Whether the residual and RMSNorm pairs with a static input scale go as one run kept in the program memory
+   * ({@link CommandStream#dspRunPinned}, {@link PrefillOrder.Weave#GATED_NORMS}).
+   */
+  boolean pinPairs;
 
   NormEmitter(LoweringEmitter e, boolean residentX) {
     this.e = e;
@@ -91,26 +96,26 @@ final class NormEmitter {
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][0], gamma}, new int[] {at[i][1]}));
     }
     normsQuantizedPair(l.r.mergedNorms(norms), at[0][1], at[1][1], at[0][2], at[1][2], scaleRow,
-        nextScaleRow(scaleRow));
+        nextScaleRow(scaleRow)).forEach(e::run);
     for (int i = 0; i < 2; i++) {
       e.b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][2], Command.FMT_INT8);
     }
   }
 
   /** The two tokens' RMSNorm runs {@code norms}, then their codes in shared runs (static: {@link DspQuantizeFold}). */
-  private void normsQuantizedPair(List<DspProgram> norms, int in0, int in1, int out0, int out1, int scaleRow,
+  private List<DspProgram> normsQuantizedPair(List<DspProgram> norms, int in0, int in1, int out0, int out1, int scaleRow,
                                   int scaleRow1) {
     int dim = l.c.dim();
     if (e.inputScale > 0) {
       short k = LoweringEmitter.half(1 / e.inputScale);
       short d = LoweringEmitter.half(e.inputScale);
-      DspQuantizeFold.runs(l.r, norms, List.of(new DspQuantizeFold.Codes(in0, dim, k, out0, scaleRow, d),
-          new DspQuantizeFold.Codes(in1, dim, k, out1, scaleRow1, d))).forEach(e::run);
-    } else {
-      norms.forEach(e::run);
-      l.r.quantizeRuns(List.of(new DspQuantizer.Vector(in0, dim, -1, out0, scaleRow),
-          new DspQuantizer.Vector(in1, dim, -1, out1, scaleRow1))).forEach(e::run);
+      return DspQuantizeFold.runs(l.r, norms, List.of(new DspQuantizeFold.Codes(in0, dim, k, out0, scaleRow, d),
+          new DspQuantizeFold.Codes(in1, dim, k, out1, scaleRow1, d)));
     }
+    List<DspProgram> runs = new ArrayList<>(norms);
+    runs.addAll(l.r.quantizeRuns(List.of(new DspQuantizer.Vector(in0, dim, -1, out0, scaleRow),
+        new DspQuantizer.Vector(in1, dim, -1, out1, scaleRow1))));
+    return runs;
   }
 
   /** The input-scale row of the token after the one whose row is {@code scaleRow} ({@link #xScaleRow}). */
@@ -141,9 +146,14 @@ final class NormEmitter {
       scales.add(l.r.scale(at[i][0], dim, scaleRow + i, e.channelScales(wsRow), null, at[i][1], at[i][2]));
       norms.add(l.r.kernel(DspKernel.RMSNORM, dim, new int[] {at[i][2], gamma}, new int[] {at[i][3]}));
     }
-    l.r.mergedKernels(scales).forEach(e::run);
-    normsQuantizedPair(l.r.mergedNorms(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
-        nextScaleRow(normScaleRow));
+    List<DspProgram> runs = new ArrayList<>(l.r.mergedKernels(scales));
+    runs.addAll(normsQuantizedPair(l.r.mergedNorms(norms), at[0][3], at[1][3], at[0][4], at[1][4], normScaleRow,
+        nextScaleRow(normScaleRow)));
+    if (pinsPairs(runs)) {
+      e.b.dspRunPinned(runs);
+    } else {
+      runs.forEach(e::run);
+    }
     for (int i = 0; i < 2; i++) {
       e.b.dspOut(l.sXR + (long) (t + i) * l.xrStride, l.line, dim, 1, at[i][2], Command.FMT_FP16);
       e.b.dspOut(xs + i * xsStride, l.line, dim, 1, at[i][4], Command.FMT_INT8);
@@ -161,6 +171,15 @@ final class NormEmitter {
     }
     e.run(l.r.scale(l.rAcc, dim, scaleRow, e.channelScales(wsRow), c, l.rX, l.rX2));
     e.b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
+  }
+
+  /**
+   * Whether a residual and RMSNorm pair's {@code runs} go pinned ({@link #pinPairs}): with residency and the static
+   * input scale (the same program for every pair but for its scale rows, which are run parameters), where the joined
+   * program fits the program memory.
+   */
+  private boolean pinsPairs(List<DspProgram> runs) {
+    return pinPairs && e.b.resident() && e.inputScale > 0 && l.r.pins(2, runs, 0);
   }
 
   /** Whether x stays in the DSP ({@link #residentX}) in this block. */
