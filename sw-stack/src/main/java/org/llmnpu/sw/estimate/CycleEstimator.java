@@ -166,7 +166,8 @@ public final class CycleEstimator {
       PhaseCost woven = staggered != null && p.ppmGate() ? costModel(c, p, maxContext, block, staging, quant,
           applied.applied()).order(new PrefillOrder(true, true, false, true, true, PrefillOrder.Weave.GATED))
           .step(promptLen, 0, walked) : null;
-      // and with the residual and RMSNorm pairs pinned and each feed-forward begun early (PrefillOrder.Weave#GATED_NORMS)
+      // and with the residual and RMSNorm pairs pinned and each feed-forward begun early
+      // (PrefillOrder.Weave#GATED_NORMS)
       PhaseCost wovenNorms = woven != null ? costModel(c, p, maxContext, block, staging, quant, applied.applied())
           .order(new PrefillOrder(true, true, false, true, true, PrefillOrder.Weave.GATED_NORMS))
           .step(promptLen, 0, walked) : null;

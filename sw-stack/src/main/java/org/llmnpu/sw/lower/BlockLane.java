@@ -229,7 +229,8 @@ final class BlockLane {
    */
   private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots, boolean lead) {
     int count = ffn.feedForward.emitGatedNorms(layer, n);
-    GatedWeave g = new GatedWeave(ffn, second, layer, n, new TileWeave(count, slots, TileWeave.gatedLead(count)), false);
+    TileWeave weave = new TileWeave(count, slots, TileWeave.gatedLead(count));
+    GatedWeave g = new GatedWeave(ffn, second, layer, n, weave, false);
     return lead ? g.withLead() : g;
   }
 

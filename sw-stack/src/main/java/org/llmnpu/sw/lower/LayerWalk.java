@@ -150,8 +150,8 @@ abstract class LayerWalk extends FeedForwardWalk {
   /** The second block's gated feed-forward begun at the end of the layer before ({@code BlockLane#staggered}); null. */
   private TileWeave pendingGated;
   /**
-   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, with {@code lead} the lead W1/W3 tiles;
-   * the rest cut for {@code slots} head groups.
+   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, with {@code lead} the lead W1/W3
+   * tiles; the rest cut for {@code slots} head groups.
    */
   private TileWeave beginGated(int n, int slots, boolean lead) {
     quantSite = StaticScales.Site.W13_IN;

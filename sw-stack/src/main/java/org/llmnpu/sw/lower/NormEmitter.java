@@ -102,9 +102,12 @@ final class NormEmitter {
     }
   }
 
-  /** The two tokens' RMSNorm runs {@code norms}, then their codes in shared runs (static: {@link DspQuantizeFold}). */
-  private List<DspProgram> normsQuantizedPair(List<DspProgram> norms, int in0, int in1, int out0, int out1, int scaleRow,
-                                  int scaleRow1) {
+  /**
+   * The two tokens' RMSNorm runs {@code norms}, then their codes in shared runs (static: {@link DspQuantizeFold}): the
+   * programs, for the caller to run ({@link #pinsPairs}).
+   */
+  private List<DspProgram> normsQuantizedPair(List<DspProgram> norms, int in0, int in1, int out0, int out1,
+                                              int scaleRow, int scaleRow1) {
     int dim = l.c.dim();
     if (e.inputScale > 0) {
       short k = LoweringEmitter.half(1 / e.inputScale);
