@@ -58,7 +58,7 @@ final class BlockLane {
   /** A block of {@code tokens}: their embedding rows. */
   void embed(int[] tokens) {
     LoweredModel m = l.m;
-    e.blockStart(tokens.length);
+    e.norms.blockStart(tokens.length);
     for (int t = 0; t < tokens.length; t++) {
       e.b.load(m.embedding + (long) tokens[t] * m.embeddingStride, l.line, l.sXR + (long) t * l.xrStride, l.line,
           2L * l.c.dim(), 1);
@@ -114,20 +114,31 @@ final class BlockLane {
    * {@code weave} {@link PrefillOrder.Weave#QKV} the second's head is woven into this block's attention
    * ({@link #wovenAttention}); with {@link PrefillOrder.Weave#GATED} this block's gated W1/W3 GEMMs into the second's
    * attention and the second's into this block's attention of the next layer ({@link #beginGated},
-   * {@link #finishGated}).
+   * {@link #finishGated}); with {@link PrefillOrder.Weave#GATED_NORMS} the residual and RMSNorm pairs pinned in the
+   * program memory ({@link NormEmitter#pinPairs}) and this block's feed-forward begun (its norms, not its tiles) after
+   * the second's W2 GEMM of the layer before, before that GEMM's residuals.
    */
   void staggered(BlockLane second, int n, int n2, int pos, int layers, PrefillOrder.Weave weave) {
     var b = e.b;
-    boolean gated = weave == PrefillOrder.Weave.GATED && feedForward.weavesGated();
+    boolean gated = weave.gated() && feedForward.weavesGated();
+    boolean early = gated && weave == PrefillOrder.Weave.GATED_NORMS;
+    e.norms.pinPairs = early;
+    second.e.norms.pinPairs = early;
     GatedWeave pending = null;
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (layer == 0) {
         layerHead(0, n, pos);
       }
+      GatedWeave begun = null;
       if (pending != null) {
-        // the second block's feed-forward of the layer before, woven into this block's attention
-        finishGated(pending, this, false, layer, n, pos);
+        // the second block's feed-forward of the layer before, woven into this block's attention; with the early
+        // begin this block's feed-forward of this layer begun after the second's W2 GEMM, before its residuals
+        int l = layer;
+        GatedWeave[] first = new GatedWeave[1];
+        finishGated(pending, this, false, layer, n, pos, !early ? null : () -> first[0] = beginGated(this, false, l, n,
+            second.attention.weaveSlots(n2), false));
+        begun = first[0];
         pending = null;
         b.secondLane(true);
         second.layerHead(layer, n2, pos + n);
@@ -141,8 +152,9 @@ final class BlockLane {
         b.secondLane(false);
       }
       if (gated) {
-        finishGated(beginGated(this, false, layer, n, second.attention.weaveSlots(n2)), second, true, layer, n2,
-            pos + n);
+        GatedWeave g = begun == null ? beginGated(this, false, layer, n, second.attention.weaveSlots(n2), true)
+            : begun.withLead();
+        finishGated(g, second, true, layer, n2, pos + n, null);
       } else {
         layerTailFeedForward(layer, n);
         b.secondLane(true);
@@ -154,13 +166,15 @@ final class BlockLane {
       }
       b.secondLane(true);
       if (gated && layer + 1 < layers) {
-        pending = beginGated(second, true, layer, n2, attention.weaveSlots(n));
+        pending = beginGated(second, true, layer, n2, attention.weaveSlots(n), true);
       } else {
         second.layerTailFeedForward(layer, n2);
       }
       b.secondLane(false);
       b.layerEnd(layer);
     }
+    e.norms.pinPairs = false;
+    second.e.norms.pinPairs = false;
   }
 
   /**
@@ -192,27 +206,42 @@ final class BlockLane {
     b.secondLane(false);
   }
 
-  /** A gated feed-forward begun ({@link #beginGated}) whose other W1/W3 tiles go into the next attention. */
-  private record GatedWeave(BlockLane lane, boolean second, int layer, int n, TileWeave weave) {}
+  /**
+   * A gated feed-forward begun ({@link #beginGated}) whose other W1/W3 tiles go into the next attention; {@code lead}:
+   * whether its lead tiles went too (begun early without them, {@link PrefillOrder.Weave#GATED_NORMS}: not yet).
+   */
+  private record GatedWeave(BlockLane lane, boolean second, int layer, int n, TileWeave weave, boolean lead) {
+    /** This with its lead tiles emitted (in the lane now) where they have not gone yet. */
+    GatedWeave withLead() {
+      if (lead) {
+        return this;
+      }
+      int[] tiles = weave.lead();
+      lane.feedForward.gatedTiles(layer, n, tiles[0], tiles[1]);
+      return new GatedWeave(lane, second, layer, n, weave, true);
+    }
+  }
 
   /**
    * {@code ffn}'s gated feed-forward of layer {@code layer} begun (its lane set by the caller): the residuals, RMSNorms
-   * and SiLU table, the lead W1/W3 tiles ({@link TileWeave#gatedLead}); the rest cut for {@code slots} head groups.
+   * and SiLU table, with {@code lead} the lead W1/W3 tiles ({@link TileWeave#gatedLead}); the rest cut for
+   * {@code slots} head groups.
    */
-  private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots) {
+  private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots, boolean lead) {
     int count = ffn.feedForward.emitGatedNorms(layer, n);
     TileWeave weave = new TileWeave(count, slots, TileWeave.gatedLead(count));
-    int[] lead = weave.lead();
-    ffn.feedForward.gatedTiles(layer, n, lead[0], lead[1]);
-    return new GatedWeave(ffn, second, layer, n, weave);
+    GatedWeave g = new GatedWeave(ffn, second, layer, n, weave, false);
+    return lead ? g.withLead() : g;
   }
 
   /**
    * {@code att}'s attention of layer {@code layer} ({@code n} tokens at {@code pos}; {@code attSecond}: its lane) with a
    * piece of {@code g}'s W1/W3 N tiles after each head group's scores GEMMs ({@link TileWeave}), then {@code g}'s
-   * tiles left, W2 GEMM and residuals; ends in the first lane.
+   * tiles left, W2 GEMM and residuals; ends in the first lane. {@code beforeResiduals} (not null): emitted in the first
+   * lane between the W2 GEMM and its residuals (the first block's feed-forward begun early).
    */
-  private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos) {
+  private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos,
+                           Runnable beforeResiduals) {
     var b = e.b;
     att.attention.weave(() -> {
       int[] tiles = g.weave().next();
@@ -228,7 +257,13 @@ final class BlockLane {
     b.secondLane(g.second());
     int[] rest = g.weave().rest();
     g.lane().feedForward.gatedTiles(g.layer(), g.n(), rest[0], rest[1]);
-    g.lane().feedForward.emitGatedDown(g.layer(), g.n());
+    g.lane().feedForward.emitGatedDownGemm(g.layer(), g.n());
+    if (beforeResiduals != null) {
+      b.secondLane(false);
+      beforeResiduals.run();
+      b.secondLane(g.second());
+    }
+    g.lane().feedForward.emitGatedResiduals(g.layer(), g.n());
     b.secondLane(false);
   }
 

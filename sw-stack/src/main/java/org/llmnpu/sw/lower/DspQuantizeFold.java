@@ -12,7 +12,7 @@ import org.llmnpu.isa.dsp.DspRunParameters;
 
 /**
  * A static INT8 quantization ({@link DspRoutines#quantizeStatic}) folded into the straight-line program that produces
- * its input ({@code --fusion full}: the merged RMSNorms of two tokens, {@link LoweringEmitter#residualNormQuantizePair}).
+ * its input ({@code --fusion full}: the merged RMSNorms of two tokens, {@link NormEmitter#residualNormQuantizePair}).
  * Separate, the producer stores each row of its output and the quantization loads it back, times the constant
  * {@code k} and rounds it ({@code TOINT}), and stores the codes and the broadcast scale {@code d}; and the two programs
  * are two {@code dsprun}s that, next to the residual's scales (the pair 234 words, the quantization 34), overflow the

@@ -102,6 +102,12 @@ abstract class DspRunCosts extends CommandCosts {
     });
   }
 
+  /** The programs of {@code key} ({@link #programs}) themselves. */
+  final List<DspProgram> compiledPrograms(Object key, Supplier<List<DspProgram>> compile) {
+    programs(key, compile);
+    return compiledPrograms.get(key);
+  }
+
   private long[] summary(DspProgram program) {
     return new long[] {program.size(), program.cycles(p.dsp().pipeline()), program.issued()};
   }

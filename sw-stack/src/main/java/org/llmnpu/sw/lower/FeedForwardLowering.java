@@ -30,7 +30,7 @@ final class FeedForwardLowering {
   private void normQuantizeAll(int n) {
     for (int t = 0; t < n; t++) {
       if (rPair >= 0 && t + 1 < n) {
-        e.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride,
+        e.norms.residualNormQuantizePair(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride,
             l.xsStride, rPair);
         t++;
       } else {
@@ -42,7 +42,7 @@ final class FeedForwardLowering {
   /** Token t's x → RMSNorm → INT8 to sXS row t, after adding the Wo result when the attention half left it. */
   private void normQuantize(int t) {
     if (withResidual) {
-      e.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
+      e.norms.residualNormQuantize(t, l.rDO + t, l.rWsO, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
     } else {
       e.normQuantize(t, l.rG2, e.xScaleRow(t), l.sXS + (long) t * l.xsStride);
     }
@@ -161,10 +161,19 @@ final class FeedForwardLowering {
 
   /** {@link #emitGated} after its W1/W3 GEMMs: the W2 GEMM of the hidden codes and the residuals. */
   void emitGatedDown(int layer, int n) {
+    emitGatedDownGemm(layer, n);
+    emitGatedResiduals(layer, n);
+  }
+
+  /** {@link #emitGatedDown}'s W2 GEMM. */
+  void emitGatedDownGemm(int layer, int n) {
     int hidden = l.c.hiddenDim();
-    long codes = l.sY + gatedCodes(l);
     e.weight(l.m.w2[layer], hidden, l.c.dim());
-    e.gemmTiled(n, hidden, l.c.dim(), codes, l.yStride);
+    e.gemmTiled(n, hidden, l.c.dim(), l.sY + gatedCodes(l), l.yStride);
+  }
+
+  /** {@link #emitGatedDown}'s residuals, after its W2 GEMM (the W2 input's static scale a constant). */
+  void emitGatedResiduals(int layer, int n) {
     Short d = LoweringEmitter.half(e.epilogue.of(StaticScales.Site.W2_IN, layer));
     for (int t = 0; t < n; t++) {
       e.residual(t, -1, d, l.rWs2);

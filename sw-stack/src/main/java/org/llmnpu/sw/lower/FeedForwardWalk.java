@@ -49,7 +49,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
 
   /**
    * The feed-forward's RMSNorm of a token; at full with the Wo residual before it in the same runs, as
-   * {@link LoweringEmitter#residualNormQuantize}.
+   * {@link NormEmitter#residualNormQuantize}.
    */
   void feedForwardNorm() {
     if (!chainRuns) {
@@ -80,7 +80,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     return chainRuns && 3 * scoreRows >= 5 * ((Math.max(c.hiddenDim(), c.dim()) + lanes - 1) / lanes);
   }
 
-  /** Two tokens' {@link #normQuantize} in shared runs, as {@link LoweringEmitter#normQuantizePair}. */
+  /** Two tokens' {@link #normQuantize} in shared runs, as {@link NormEmitter#normQuantizePair}. */
   void normQuantizePair() {
     dspIn(1, c.dim(), FP16);
     dspIn(1, c.dim(), FP16);
@@ -134,7 +134,10 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
         new int[] {pairRow(token, NORM)});
   }
 
-  /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link LoweringEmitter#residualNormQuantizePair}. */
+  /** The feed-forward's residual and RMSNorm pairs go pinned, as {@link NormEmitter#pinPairs}. */
+  boolean pinPairs;
+
+  /** Two tokens' {@link #feedForwardNorm} in shared runs, as {@link NormEmitter#residualNormQuantizePair}. */
   void feedForwardNormPair() {
     for (int i = 0; i < 2; i++) {
       resultIn(oK, c.dim());
@@ -143,7 +146,7 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     // with the static input scale the fold makes the residual, RMSNorms and codes one program that the lowering's
     // run parameters share between pairs (the moving scale rows are among its first rows, DspRunParameterizer)
     sharedRuns = epilogue;
-    runAll(java.util.List.of("feed-forward norm pair", epilogue, staticScale(quantSite)), () -> {
+    java.util.function.Supplier<java.util.List<DspProgram>> compile = () -> {
       java.util.List<DspProgram> scales = new java.util.ArrayList<>();
       java.util.List<DspProgram> norms = new java.util.ArrayList<>();
       for (int i = 0; i < 2; i++) {
@@ -154,7 +157,14 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
       java.util.List<DspProgram> runs = new java.util.ArrayList<>(r.mergedKernels(scales));
       runs.addAll(normsQuantizedPair(r.mergedNorms(norms)));
       return runs;
-    });
+    };
+    Object key = java.util.List.of("feed-forward norm pair", epilogue, staticScale(quantSite));
+    // as NormEmitter#pinsPairs: kept in the program memory
+    if (pinPairs && chainRuns && residency != null && epilogue && r.pins(2, compiledPrograms(key, compile), 0)) {
+      runPinned(key, compile);
+    } else {
+      runAll(key, compile);
+    }
     sharedRuns = false;
     for (int i = 0; i < 2; i++) {
       dspOut(1, c.dim(), FP16);
@@ -244,8 +254,18 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
 
   /** As {@link FeedForwardLowering#emitGatedDown}: the W2 GEMM and the residuals. */
   void gatedDown(int n) {
+    gatedDownGemm(n);
+    gatedResiduals(n);
+  }
+
+  /** {@link #gatedDown}'s W2 GEMM. */
+  void gatedDownGemm(int n) {
     operator("W2 GEMM");
     gemms(n, c.hiddenDim(), c.dim());
+  }
+
+  /** {@link #gatedDown}'s residuals, the W2 input's static scale a constant. */
+  void gatedResiduals(int n) {
     operator("residual, FFN RMSNorm");
     for (int t = 0; t < n; t++) {
       residual(c.hiddenDim(), true);

@@ -55,16 +55,24 @@ abstract class LayerWalk extends FeedForwardWalk {
    * layer l + 1 (its constants that layer's), the second's feed-forward; the first block's head of layer 0 first.
    */
   final void staggeredLayer(int l, int layers, int n, int n2, int pos) {
-    boolean gated = weaving == PrefillOrder.Weave.GATED && weavesGated();
+    boolean gated = weaving.gated() && weavesGated();
+    boolean early = gated && weaving == PrefillOrder.Weave.GATED_NORMS;
+    pinPairs = early;
     if (l == 0) {
       layerHead(n, pos, true);
       pendingGated = null;
     } else {
       layerStarts();
     }
+    TileWeave begun = null;
     if (pendingGated != null) {
-      // the second block's feed-forward of the layer before, woven into the first block's attention
-      finishGated(pendingGated, 1, n2, l - 1, 0, n, pos, l == 0);
+      // the second block's feed-forward of the layer before, woven into the first block's attention (with the early
+      // begin the first block's feed-forward of this layer begun after its W2 GEMM, before its residuals)
+      TileWeave[] first = new TileWeave[1];
+      finishGated(pendingGated, 1, n2, l - 1, 0, n, pos, l == 0, !early ? null : () -> {
+        first[0] = beginGated(n, weaveSlots(n2), false);
+      });
+      begun = first[0];
       pendingGated = null;
       lane(1);
       layerHead(n2, pos + n, false);
@@ -78,7 +86,15 @@ abstract class LayerWalk extends FeedForwardWalk {
       lane(0);
     }
     if (gated) {
-      finishGated(beginGated(n, weaveSlots(n2)), 0, n, l, 1, n2, pos + n, l == 0);
+      TileWeave pieces = begun;
+      if (pieces == null) {
+        pieces = beginGated(n, weaveSlots(n2), true);
+      } else {
+        operator("W1/W3 GEMM");
+        int[] lead = pieces.lead();
+        gatedTiles(n, lead[0], lead[1]);
+      }
+      finishGated(pieces, 0, n, l, 1, n2, pos + n, l == 0, null);
     } else {
       feedForwardHalf(n);
       lane(1);
@@ -92,11 +108,12 @@ abstract class LayerWalk extends FeedForwardWalk {
     }
     lane(1);
     if (gated && l + 1 < layers) {
-      pendingGated = beginGated(n2, weaveSlots(n));
+      pendingGated = beginGated(n2, weaveSlots(n), true);
     } else {
       feedForwardHalf(n2);
     }
     lane(0);
+    pinPairs = false;
   }
 
   /**
@@ -132,28 +149,30 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /** The second block's gated feed-forward begun at the end of the layer before ({@code BlockLane#staggered}); null. */
   private TileWeave pendingGated;
-
   /**
-   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, the lead W1/W3 tiles; the rest cut
-   * for {@code slots} head groups.
+   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, with {@code lead} the lead W1/W3
+   * tiles; the rest cut for {@code slots} head groups.
    */
-  private TileWeave beginGated(int n, int slots) {
+  private TileWeave beginGated(int n, int slots, boolean lead) {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
     int count = feedForwardGatedNorms(n);
     TileWeave pieces = new TileWeave(count, slots, TileWeave.gatedLead(count));
-    int[] lead = pieces.lead();
-    gatedTiles(n, lead[0], lead[1]);
+    if (lead) {
+      int[] tiles = pieces.lead();
+      gatedTiles(n, tiles[0], tiles[1]);
+    }
     return pieces;
   }
 
   /**
    * As {@code BlockLane#finishGated}: lane {@code attLane}'s attention ({@code attN} tokens at {@code attPos}) with a
    * piece of lane {@code ffnLane}'s W1/W3 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each head
-   * group's scores GEMMs, then its tiles left, W2 GEMM and residuals; ends in lane 0.
+   * group's scores GEMMs, then its tiles left, W2 GEMM and residuals; ends in lane 0. {@code beforeResiduals} (not
+   * null): walked in lane 0 at the layer now between the W2 GEMM and its residuals.
    */
   private void finishGated(TileWeave pieces, int ffnLane, int ffnN, int ffnLayer, int attLane, int attN, int attPos,
-                           boolean firstLayer) {
+                           boolean firstLayer, Runnable beforeResiduals) {
     weave = () -> {
       int[] tiles = pieces.next();
       if (tiles[0] < tiles[1]) {
@@ -174,7 +193,15 @@ abstract class LayerWalk extends FeedForwardWalk {
     int[] rest = pieces.rest();
     operator("W1/W3 GEMM");
     gatedTiles(ffnN, rest[0], rest[1]);
-    gatedDown(ffnN);
+    gatedDownGemm(ffnN);
+    if (beforeResiduals != null) {
+      walkLayer = layer;
+      lane(0);
+      beforeResiduals.run();
+      lane(ffnLane);
+      walkLayer = ffnLayer;
+    }
+    gatedResiduals(ffnN);
     walkLayer = layer;
     lane(0);
   }
