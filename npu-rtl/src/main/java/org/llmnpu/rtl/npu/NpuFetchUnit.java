@@ -35,7 +35,9 @@ import org.llmnpu.isa.MachineParams;
  * read past a {@code halt} never fault).
  *
  * <p><b>Responses.</b> They come back in order; a response belongs to the fetcher unless the DMA has reads
- * outstanding ({@link #dmaRead} counts them) and no fetch read is older than them ({@link #dmaResponse}). Responses
+ * outstanding ({@link #dmaRead} counts them: the count {@code dmaOutstanding} takes a read a cycle late, from the
+ * flip-flop {@code dmaReadLast}, which counts meanwhile, so the late read decision meets no adder) and no fetch read is
+ * older than them ({@link #dmaResponse}). Responses
  * of reads still outstanding at a new start are dropped. {@link #quiet}: no read of either is outstanding.
  *
  * <p><b>Landing and the queue.</b> A complete command lands in a register for one cycle (while the
