@@ -102,7 +102,7 @@ final class NpuDspCommands {
     npu.io(unit.dsp.runBases).set(mux(residentStart, rowBases(w), runBases));
     npu.io(unit.dsp.runLength).set(mux(residentStart, w.get(6), runLength));
     npu.io(unit.dsp.stop).set(npu.inDspRun.and(runExpired).and(halted.not()));
-    npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(runCount.sub(runCount)));
+    npu.whenElse(npu.inDspRun, () -> runCount.set(runCount.add(1)), () -> runCount.set(uintLit(0, runCount.width())));
   }
 
   /**

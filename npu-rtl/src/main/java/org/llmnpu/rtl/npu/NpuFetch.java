@@ -3,6 +3,7 @@ package org.llmnpu.rtl.npu;
 import static org.llmnpu.hdl.Hw.boolLit;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -101,8 +102,8 @@ final class NpuFetch {
 
   /** Statements of IDLE on start: run the program at {@code programAddress} (the fetcher restarts there). */
   void begin() {
-    index.set(index.sub(index));
-    cause.set(cause.sub(cause));
+    index.set(uintLit(0, index.width()));
+    cause.set(uintLit(0, cause.width()));
     npu.state.set(Npu.st(Npu.State.FETCH));
   }
 

@@ -35,7 +35,9 @@ import org.llmnpu.isa.MachineParams;
  * read past a {@code halt} never fault).
  *
  * <p><b>Responses.</b> They come back in order; a response belongs to the fetcher unless the DMA has reads
- * outstanding ({@link #dmaRead} counts them) and no fetch read is older than them ({@link #dmaResponse}). Responses
+ * outstanding ({@link #dmaRead} counts them: the count {@code dmaOutstanding} takes a read a cycle late, from the
+ * flip-flop {@code dmaReadLast}, which counts meanwhile, so the late read decision meets no adder) and no fetch read is
+ * older than them ({@link #dmaResponse}). Responses
  * of reads still outstanding at a new start are dropped. {@link #quiet}: no read of either is outstanding.
  *
  * <p><b>Landing and the queue.</b> A complete command lands in a register for one cycle (while the
@@ -123,9 +125,15 @@ public final class NpuFetchUnit extends HwModule {
     UInt outstanding = regInit("outstanding", uint(outBits), 0);
     UInt older = regInit("older", uint(outBits), 0);
     UInt drop = regInit("drop", uint(outBits), 0);
+    // the DMA's reads outstanding = dmaOutstanding + dmaReadLast: the read (late, the DMA's request decision) goes
+    // straight into a flip-flop and is counted a cycle later, from registers (a response comes a cycle after its
+    // read at the earliest, and sees the read in dmaReadLast)
     UInt dmaOutstanding = regInit("dmaOutstanding", uint(21), 0);
-    dmaResponse.set(responseValid.and(older.eq(0)).and(dmaOutstanding.ne(0)));
-    quiet.set(outstanding.eq(0).and(dmaOutstanding.eq(0)));
+    Bool dmaReadLast = regInit("dmaReadLast", bool(), 0);
+    dmaReadLast.set(dmaRead);
+    Bool noDmaRead = wire("noDmaRead", dmaOutstanding.eq(0).and(dmaReadLast.not()));
+    dmaResponse.set(responseValid.and(older.eq(0)).and(noDmaRead.not()));
+    quiet.set(outstanding.eq(0).and(noDmaRead));
     // pc + 32 > memory, as pc > memory − 32 (no adder ahead of the request's valid and the counters it feeds)
     Bool fault = wire("fault", pc.resize(Npu.WIDE).gt(uintLit(p.extMemBytes() - 32, Npu.WIDE))
         .or(pc.lsbs(5).ne(0)));
@@ -173,9 +181,9 @@ public final class NpuFetchUnit extends HwModule {
     UInt outNext = wire("outstandingNext", outstanding.add(mux(fire, uintLit(1, 1), uintLit(0, 1)))
         .sub(mux(fetchResp, uintLit(1, 1), uintLit(0, 1))));
     outstanding.set(outNext);
-    when(dmaOutstanding.eq(0), () -> older.set(outNext))
+    when(noDmaRead, () -> older.set(outNext))
         .otherwise(() -> when(fetchResp, () -> older.set(older.sub(1))));
-    dmaOutstanding.set(dmaOutstanding.add(mux(dmaRead, uintLit(1, 1), uintLit(0, 1)))
+    dmaOutstanding.set(dmaOutstanding.add(mux(dmaReadLast, uintLit(1, 1), uintLit(0, 1)))
         .sub(mux(dmaResponse, uintLit(1, 1), uintLit(0, 1))));
     Bool started = fire.and(beat.eq(0));
     CommandQueue queue = depth > 1 ? new CommandQueue(depth, predecodeBits, complete, take) : null;
@@ -194,26 +202,27 @@ public final class NpuFetchUnit extends HwModule {
     when(begin, () -> {
       drop.set(outNext);
       pc.set(programAddress);
-      beat.set(beat.sub(beat));
-      pending.set(pending.sub(pending));
+      beat.set(uintLit(0, beat.width()));
+      pending.set(uintLit(0, pending.width()));
       if (queue != null) {
         queue.clear();
       }
       if (received != null) {
-        received.set(received.sub(received));
+        received.set(uintLit(0, received.width()));
       }
     }).otherwise(() -> {
       when(fetchResp.and(drop.ne(0)), () -> drop.set(drop.sub(1)));
       when(fire, () -> when(beat.eq(beatsPerCommand - 1), () -> {
         pc.set(pc.add(32));
-        beat.set(beat.sub(beat));
+        beat.set(uintLit(0, beat.width()));
       }).otherwise(() -> beat.set(beat.add(1))));
       pending.set(pending.add(mux(started, uintLit(1, 1), uintLit(0, 1))).sub(mux(take, uintLit(1, 1),
           uintLit(0, 1))));
       if (received != null) {
         when(assemble, () -> assembly.set(arrived.slice(255, lineBits)));
         when(useful, () -> {
-          when(arrives, () -> received.set(received.sub(received))).otherwise(() -> received.set(received.add(1)));
+          when(arrives, () -> received.set(uintLit(0, received.width())))
+              .otherwise(() -> received.set(received.add(1)));
         });
       }
       if (queue != null) {
@@ -260,9 +269,9 @@ public final class NpuFetchUnit extends HwModule {
     }
 
     void clear() {
-      count.set(count.sub(count));
-      head.set(head.sub(head));
-      tail.set(tail.sub(tail));
+      count.set(uintLit(0, count.width()));
+      head.set(uintLit(0, head.width()));
+      tail.set(uintLit(0, tail.width()));
     }
 
     /** Statements: push the landed command unless the controller takes it, pop what the controller takes. */
@@ -283,7 +292,7 @@ public final class NpuFetchUnit extends HwModule {
     }
 
     private UInt wrap(UInt slot) {
-      return mux(slot.eq(depth - 2), slot.sub(slot), slot.add(1));
+      return mux(slot.eq(depth - 2), uintLit(0, slot.width()), slot.add(1));
     }
   }
 

@@ -95,8 +95,8 @@ final class NpuPpmCommands {
     npu.dma.stream(dec.loadBeats, Npu.State.PPM_LOAD);
     table.set(dec.isPpuTab);
     items.set(dec.items);
-    index.set(index.sub(index));
-    first.set(mux(dec.isPpuTab, first.sub(first), npu.fetch.words.get(3).resize(first.width())));
+    index.set(uintLit(0, index.width()));
+    first.set(mux(dec.isPpuTab, uintLit(0, first.width()), npu.fetch.words.get(3).resize(first.width())));
     bank.set(dec.cfgBank);
   }
 
@@ -111,9 +111,9 @@ final class NpuPpmCommands {
     dma.beats.set(dec.linesPerRow);
     lanes.set(dec.n.resize(lanes.width()));
     lastLine.set(dec.linesPerRow.sub(1).lsbs(2));
-    outLine.set(outLine.sub(outLine));
+    outLine.set(uintLit(0, outLine.width()));
     m.set(dec.m);
-    outRow.set(outRow.sub(outRow));
+    outRow.set(uintLit(0, outRow.width()));
     dst.set(w.get(3));
     dstStride.set(w.get(4));
     npu.state.set(Npu.st(Npu.State.PPM_RUN));
@@ -146,7 +146,7 @@ final class NpuPpmCommands {
 
   private void nextOutput() {
     npu.whenElse(outLine.eq(lastLine), () -> {
-      outLine.set(outLine.sub(outLine));
+      outLine.set(uintLit(0, outLine.width()));
       dst.set(dst.add(dstStride));
       outRow.set(outRow.add(1));
     }, () -> outLine.set(outLine.add(1)));

@@ -3,6 +3,7 @@ package org.llmnpu.rtl.npu;
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
 import static org.llmnpu.hdl.Hw.uint;
+import static org.llmnpu.hdl.Hw.uintLit;
 
 import org.llmnpu.hdl.Bool;
 import org.llmnpu.hdl.HwModule;
@@ -39,7 +40,7 @@ public final class NpuWatchdog extends HwModule {
         .or(is(Npu.State.LOAD4)).or(is(Npu.State.DSP_TAB)).or(is(Npu.State.DSP_PROG)).or(is(Npu.State.SNAPSHOT))
         .or(is(Npu.State.PPM_LOAD)).or(is(Npu.State.WAIT).and(streaming)));
     expired.set(watchdog.eq(cycles));
-    when(progress.or(waiting.not()), () -> watchdog.set(watchdog.sub(watchdog)))
+    when(progress.or(waiting.not()), () -> watchdog.set(uintLit(0, watchdog.width())))
         .otherwise(() -> watchdog.set(watchdog.add(1)));
   }
 
