@@ -54,7 +54,8 @@ class CommandPrefetchCosimTest {
   @Test
   void prefetchHidesTheFetchLatencyOfSmallCommands() {
     NpuConfig queued = NpuConfig.small().withMemory(LATENCY, 4);
-    NpuConfig single = queued.withCommandQueueDepth(1);
+    NpuConfig single = SharedNpus.SMALL_REDUCED.withMemory(LATENCY, 4);
+    assertEquals(1, single.commandQueueDepth());
     assertEquals(NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH, queued.commandQueueDepth());
     byte[] image = new byte[(int) queued.machine().extMemBytes()];
     new Random(13).nextBytes(image);
