@@ -13,13 +13,12 @@ import org.llmnpu.rtl.npu.NpuConfig;
  *
  * <p>Until 2026-12-07 these were twelve configurations of their own: a small NPU each with the SwiGLU gate
  * (GatedGemmCosimTest), with {@code loadmx} (MxLoadCosimTest), with checked clock gates (ClockGatingCosimTest), with
- * an 8-lane DSP (DspLineRateCosimTest),
- * without the PPU (PpmCosimTest, FusedGemmPpmCosimTest), with 512 DSP program words (ReusedDspModelCosimTest) and with
- * one command slot (CommandPrefetchCosimTest); the 16-byte-line NPU with N up to 32 (DspWideLinesCosimTest,
+ * an 8-lane DSP (DspLineRateCosimTest), without the PPU (PpmCosimTest, FusedGemmPpmCosimTest), with 512 DSP program
+ * words (ReusedDspModelCosimTest) and with one command slot (CommandPrefetchCosimTest); the 16-byte-line NPU with N up to 32 (DspWideLinesCosimTest,
  * DspLineRateCosimTest), up to 256 (FusedGemmPpmCosimTest) and up to 256 with the gate (GatedGemmCosimTest); and the
  * small NPU with {@code pim-k4} once with 2 weight rows a cycle (WeightRowsCosimTest) and once with 16-bit psums and
- * a write-back per K tile (PimEngineProgramCosimTest). Every small NPU build costs about 20 s of CPU and every
- * 16-byte-line one about 25 s (Verilator 5.006, -O1, 2026-12-07).
+ * a write-back per K tile (PimEngineProgramCosimTest). A small NPU's build costs 19–25 s of CPU and a 16-byte-line
+ * one's 26–30 s (user+sys, Verilator 5.006 at -O1, 2026-12-07).
  */
 public final class SharedNpus {
   /**
