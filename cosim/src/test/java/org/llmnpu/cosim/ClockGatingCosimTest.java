@@ -36,7 +36,8 @@ class ClockGatingCosimTest {
 
   @Test
   void everyEnableIsRightOnRandomGemmDspAndPpmPrograms() {
-    NpuConfig c = NpuConfig.small().withClockGating("checked").withMemory(3, 4);
+    NpuConfig c = SharedNpus.SMALL_FEATURED.withMemory(3, 4);
+    assertEquals(org.llmnpu.hdl.ClockGating.CHECKED, c.clockGatingMode());
     Random r = new Random(2026);
     Map<String, Generator> kinds = new java.util.LinkedHashMap<>();
     kinds.put("GEMM", RandomPrograms::generate);

@@ -15,8 +15,9 @@ import org.llmnpu.verilator.SimModes;
 
 /**
  * Command prefetch ({@code commandQueueDepth}): a program of many small commands with a long memory latency runs
- * in fewer cycles on the small NPU with its default queue of 4 commands than with a queue of 1 (no prefetch), both
- * bit-exact with the golden ISA simulator and with every counter and the total cycles equal to the cycle model;
+ * in fewer cycles on the small NPU with its default queue of 4 commands than with a queue of 1 (no prefetch; the shared
+ * {@link SharedNpus#SMALL_REDUCED}, whose other differences, no PPU and 512 DSP words, these DMA and GEMM commands do
+ * not use), both bit-exact with the golden ISA simulator and with every counter and the total cycles equal to the cycle model;
  * a program whose {@code halt} sits in the last command slot of the memory ends without an error although the
  * fetcher reads ahead.
  */
@@ -54,7 +55,8 @@ class CommandPrefetchCosimTest {
   @Test
   void prefetchHidesTheFetchLatencyOfSmallCommands() {
     NpuConfig queued = NpuConfig.small().withMemory(LATENCY, 4);
-    NpuConfig single = queued.withCommandQueueDepth(1);
+    NpuConfig single = SharedNpus.SMALL_REDUCED.withMemory(LATENCY, 4);
+    assertEquals(1, single.commandQueueDepth());
     assertEquals(NpuConfig.DEFAULT_COMMAND_QUEUE_DEPTH, queued.commandQueueDepth());
     byte[] image = new byte[(int) queued.machine().extMemBytes()];
     new Random(13).nextBytes(image);

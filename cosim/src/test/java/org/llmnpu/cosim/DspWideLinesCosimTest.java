@@ -18,8 +18,8 @@ import org.llmnpu.verilator.SimModes;
  * scratchpad line on {@code dspin}; in order and overlapped, under two memory timings.
  */
 class DspWideLinesCosimTest {
-  /** 16×16 array, 16 KiB scratchpad, a 4-lane DSP: the smallest NPU with the default line. */
-  static final NpuConfig WIDE = new NpuConfig(16, 16, 2, 1, 16, 32, 0, 16, 64, 32, 5, 16, 256, 4, 64, 256, 1L << 16);
+  /** 16×16 array, 16 KiB scratchpad, a 4-lane DSP: the smallest NPU with the default line (shared). */
+  static final NpuConfig WIDE = SharedNpus.WIDE_LINES;
 
   @Test
   void chainsAreBitExactWithExactCountersAndCycles() {

@@ -1,6 +1,7 @@
 package org.llmnpu.cosim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
@@ -31,7 +32,7 @@ import org.llmnpu.verilator.SimModes;
  */
 class FusedGemmPpmCosimTest {
   /** 16-byte lines (four PPM lanes) and N up to 256. */
-  static final NpuConfig WIDE_N = new NpuConfig(16, 16, 2, 1, 16, 32, 0, 16, 64, 256, 5, 16, 256, 4, 64, 256, 1L << 16);
+  static final NpuConfig WIDE_N = SharedNpus.WIDE_LINES;
   @RegisterExtension
   static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small());
 
@@ -72,7 +73,8 @@ class FusedGemmPpmCosimTest {
 
   @Test
   void withoutThePpuFusedGemmsRequantizeOnly() {
-    NpuConfig c = NpuConfig.small().withPpu(false);
+    NpuConfig c = SharedNpus.SMALL_REDUCED;
+    assertFalse(c.ppu());
     try (NpuRtl sim = NpuRtl.start(c, SimModes.local())) {
       runAll(sim, c.machine(), new Random(41), 4);
     }

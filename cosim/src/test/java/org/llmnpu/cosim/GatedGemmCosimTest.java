@@ -27,8 +27,8 @@ import org.llmnpu.verilator.SimModes;
  * read); the gated GEMM's checks halt with the golden's error.
  */
 class GatedGemmCosimTest {
-  /** The smallest NPU with a PPU, with the gate operand. */
-  static final NpuConfig SMALL_GATED = NpuConfig.small().toBuilder().ppmGate(true).build();
+  /** The smallest NPU with a PPU, with the gate operand (shared: also with loadmx and checked clock gates). */
+  static final NpuConfig SMALL_GATED = SharedNpus.SMALL_FEATURED;
   @RegisterExtension
   static final NpuRtlFixture NPU = new NpuRtlFixture(SMALL_GATED);
 
@@ -53,7 +53,8 @@ class GatedGemmCosimTest {
 
   @Test
   void wideLinesGateAQuarterOfTheLineRead() {
-    NpuConfig c = FusedGemmPpmCosimTest.WIDE_N.toBuilder().ppmGate(true).build();
+    NpuConfig c = SharedNpus.WIDE_LINES;
+    assertTrue(c.machine().ppmGate());
     try (NpuRtl sim = NpuRtl.start(c, SimModes.local())) {
       runAll(sim, new Random(3202), 6, 37, 172, 1, 16, 17, 255);
     }

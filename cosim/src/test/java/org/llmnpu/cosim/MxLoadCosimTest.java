@@ -25,7 +25,7 @@ import org.llmnpu.verilator.SimModes;
  */
 class MxLoadCosimTest {
   @RegisterExtension
-  static final NpuRtlFixture NPU = new NpuRtlFixture(NpuConfig.small().withMxLoad(true));
+  static final NpuRtlFixture NPU = new NpuRtlFixture(SharedNpus.SMALL_FEATURED);
 
   private static void assertPasses(ProgramCosim.Outcome o) {
     assertTrue(o.bitExact(), "first difference at " + o.firstDifference());

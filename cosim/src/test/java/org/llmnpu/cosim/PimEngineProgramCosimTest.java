@@ -28,7 +28,11 @@ class PimEngineProgramCosimTest {
   @ParameterizedTest(name = "engine {0}, accWidth {1}, icAccumDepth {2}")
   @CsvSource({"pim, 32, 0", "pim-k4, 16, 1"})
   void randomProgramsAreBitExactWithExactCountersAndCycles(String engine, int accWidth, int depth) {
-    NpuConfig c = new NpuConfig(4, 4, 2, 1, 8, accWidth, depth, 64, 128, 64, 3, 4, 256, 4, 128, 256, 1L << 16, engine);
+    // pim-k4: the shared model, which also takes two weight rows a cycle (WeightRowsCosimTest)
+    NpuConfig c = engine.equals("pim-k4") ? SharedNpus.SMALL_PIM_K4
+        : new NpuConfig(4, 4, 2, 1, 8, accWidth, depth, 64, 128, 64, 3, 4, 256, 4, 128, 256, 1L << 16, engine);
+    assertEquals(accWidth, c.accWidth());
+    assertEquals(depth, c.icAccumDepth());
     Random r = new Random(accWidth * 7 + depth);
     try (NpuRtl rtl = NpuRtl.start(c, SimModes.local())) {
       for (int i = 0; i < 4; i++) {

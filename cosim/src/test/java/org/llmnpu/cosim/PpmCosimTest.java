@@ -1,6 +1,7 @@
 package org.llmnpu.cosim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -62,7 +63,8 @@ class PpmCosimTest {
 
   @Test
   void withoutThePpuTheChainsRequantizeOnlyAndPputabIsUnsupported() {
-    NpuConfig c = NpuConfig.small().withPpu(false);
+    NpuConfig c = SharedNpus.SMALL_REDUCED;
+    assertFalse(c.ppu());
     Random r = new Random(17);
     try (NpuRtl sim = NpuRtl.start(c, SimModes.local())) {
       for (int i = 0; i < 3; i++) {

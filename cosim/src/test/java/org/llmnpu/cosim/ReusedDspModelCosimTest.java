@@ -25,8 +25,8 @@ import org.llmnpu.verilator.SimModes;
  * never halts).
  */
 class ReusedDspModelCosimTest {
-  /** The small NPU with the program memory of edge-64 (512 words). */
-  static final NpuConfig SMALL_512_WORDS = NpuConfig.small().toBuilder().dspProgramDepth(512).build();
+  /** The small NPU with the program memory of edge-64 (512 words); shared: also without the PPU, one command slot. */
+  static final NpuConfig SMALL_512_WORDS = SharedNpus.SMALL_REDUCED;
 
   @Test
   void dspChainsAfterOtherChainsOnOneModelAreBitExactWithModelCounters() {

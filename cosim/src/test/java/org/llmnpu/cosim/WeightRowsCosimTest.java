@@ -17,7 +17,8 @@ import org.llmnpu.verilator.SimModes;
 
 /**
  * {@code weightRowsPerCycle} 2 and 4 on the small NPU (4×4 array; the GEMM's W copy moves R rows a
- * cycle through R scratchpad read ports into R W-buffer banks), and 2 with the PiM engine: random
+ * cycle through R scratchpad read ports into R W-buffer banks), and 2 with the PiM engine (the shared
+ * {@link SharedNpus#SMALL_PIM_K4}: 16-bit psums, a write-back per K tile): random
  * DMA → GEMM → DMA programs, in order and overlapped, under two memory timings, are bit-exact with the
  * golden ISA simulator with every counter and the total cycles equal to the cycle model; and each
  * GEMM alone takes its formula's controller cycles, {@code M·ceil(K/rows) + ceil(N/rows)·ceil(K/R) + 1}.
@@ -27,7 +28,9 @@ class WeightRowsCosimTest {
   @ParameterizedTest(name = "weightRowsPerCycle {0}, engine {1}")
   @CsvSource({"2, systolic", "4, systolic", "2, pim-k4"})
   void randomProgramsAndLoneGemmsAreBitExactAndCycleExact(int rowsPerCycle, String engine) {
-    NpuConfig c = NpuConfig.small().withEngine(engine).withWeightRowsPerCycle(rowsPerCycle);
+    NpuConfig c = engine.equals("pim-k4") ? SharedNpus.SMALL_PIM_K4
+        : NpuConfig.small().withEngine(engine).withWeightRowsPerCycle(rowsPerCycle);
+    assertEquals(rowsPerCycle, c.weightRowsPerCycle());
     Random r = new Random(rowsPerCycle * 100 + engine.length());
     for (int[] timing : new int[][] {{3, 4}, {5, 2}}) {
       NpuConfig t = c.withMemory(timing[0], timing[1]);

@@ -18,8 +18,10 @@ class DspCosimRunTest {
   @ParameterizedTest(name = "{0} len {1} lanes {2} stages {3}")
   // two kernels and lane counts: the run's path (sizing, build, run, compare, formula); every kernel at 1, 8 and 16
   // lanes is checked against the golden in npu-rtl's VectorDspTest; the default 4 execute stages (interleaved, a
-  // tail of rows past the last group) and the one-stage DSP
-  @CsvSource({"softmax, 128, 8, 4", "rope, 64, 4, 4", "rmsnorm, 72, 8, 4", "silu, 40, 8, 1"})
+  // tail of rows past the last group, a ragged last row) and the one-stage DSP. The 8-lane 4-stage runs, these two and
+  // the model's softmax over 40 positions below, all fit the 16-row DSP that DspCosimRun sizes for them: one model
+  // (until 2026-12-07 softmax 128 and rmsnorm 72 took a 32-row one, a build of its own)
+  @CsvSource({"softmax, 52, 8, 4", "rope, 64, 4, 4", "rmsnorm, 36, 8, 4", "silu, 40, 8, 1"})
   void kernelIsBitExactWithinItsBoundAndTakesTheFormulaCycles(String kernel, int len, int lanes, int stages) {
     DspCosimRun.Outcome o = DspCosimRun.run(DspKernel.byName(kernel), len, lanes, stages, 1e-5f, 1,
         WaveCapture.none());

@@ -29,7 +29,11 @@ import org.llmnpu.hdl.sim.Simulator;
  * <p>Every configuration is a Verilator build of its own, which is most of the class's time in a cold build (617 s
  * cold, 32 s with the models cached, 2026-12-06). The gated 4-stage DSP without fma32 and permute is the 64-lane case's
  * structure, so on 8 lanes the gated 4-stage case runs with them: the model {@code VectorDspOptionsTest} builds (until
- * 2026-12-06 it ran without them, a build no other class made).
+ * 2026-12-06 it ran without them, a build no other class made). Since 2026-12-07 that case runs with the gates
+ * {@code checked} (the ungated design, stopped at the first register that changes while its enable is low: every
+ * enable that {@code on} would have made wrong fails here), and the 15-program {@code checked} case, the first 15 of
+ * the same seed's 40 programs, is gone; the gate cells themselves ({@code on}) run on 8 lanes at 2 stages and on the
+ * 64-lane DSP at 4. One 8-lane build fewer (about 20 s of CPU).
  */
 class DspConformanceTest {
   private static final int ROWS = 512;
@@ -38,8 +42,7 @@ class DspConformanceTest {
       0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x4A00, 0xCC80, 0xD100};
   @ParameterizedTest(name = "{0} execute stage(s), {1} programs, fma32 and permute {2}, pipelined units' gates {3}")
   @CsvSource({"1, 60, false, off", "2, 40, false, off", "3, 40, false, off", "4, 40, false, off", "1, 15, true, off",
-      "2, 15, true, off", "3, 15, true, off", "4, 15, true, off", "4, 40, true, on", "2, 15, true, on",
-      "4, 15, true, checked"})
+      "2, 15, true, off", "3, 15, true, off", "4, 15, true, off", "4, 40, true, checked", "2, 15, true, on"})
   void randomProgramsOfEveryOpMatchTheInterpreter(int executeStages, int programs, boolean extended, String gating) {
     VectorDsp.Config config = VectorDspTest.eightLanes(executeStages, extended)
         .withPipeGating(org.llmnpu.hdl.ClockGating.parse("gating", gating));
