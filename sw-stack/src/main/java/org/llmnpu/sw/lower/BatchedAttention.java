@@ -68,6 +68,8 @@ final class BatchedAttention {
   private final int sKeyStage;
   /** The scores as {@code Q·Kᵀ} against the K cache held transposed, where the NPU and the scratchpad allow; else null. */
   final TransposedKeys keyScores;
+  /** The other block's pieces woven after each head group's scores GEMMs ({@link AttentionWeave}). */
+  final AttentionWeave.Pieces weave = new AttentionWeave.Pieces();
   /** Else one scores GEMM per KV head over a sub-batch's queries where the scratchpad holds them; else null (GEMVs). */
   final BatchedScores scores;
 
@@ -180,25 +182,6 @@ final class BatchedAttention {
         outputs(t, t0, pv);
       }
     }
-  }
-
-  /**
-   * The second block's QKV pieces woven into this block's attention ({@link TileWeave}, {@link DecoderLowering#woven}),
-   * run after each head group's batched scores GEMMs; null: none.
-   */
-  Runnable weave;
-
-  /** A head group's scores GEMMs are out: the woven piece, if any ({@link #weave}). */
-  void weaveSlot() {
-    if (weave != null) {
-      weave.run();
-    }
-  }
-
-  /** Head groups of batched scores in a block of {@code n} tokens: {@link TileWeave#slots} of {@link #batching}. */
-  int weaveSlots(int n) {
-    int[] bt = batching();
-    return TileWeave.slots(n, bt[0], bt[1], l.c.heads(), headGroup);
   }
 
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */

@@ -132,7 +132,7 @@ final class BlockLane {
         b.secondLane(true);
         second.layerHead(layer, n2, pos + n);
         b.secondLane(false);
-      } else if (weave == PrefillOrder.Weave.QKV && second.attention.weavesHead()) {
+      } else if (weave == PrefillOrder.Weave.QKV && second.attention.weave.weavesHead()) {
         wovenAttention(second, layer, n, n2, pos);
       } else {
         layerTailAttention(layer, n, pos);
@@ -141,7 +141,7 @@ final class BlockLane {
         b.secondLane(false);
       }
       if (gated) {
-        finishGated(beginGated(this, false, layer, n, second.attention.weaveSlots(n2)), second, true, layer, n2,
+        finishGated(beginGated(this, false, layer, n, second.attention.weave.slots(n2)), second, true, layer, n2,
             pos + n);
       } else {
         layerTailFeedForward(layer, n);
@@ -154,7 +154,7 @@ final class BlockLane {
       }
       b.secondLane(true);
       if (gated && layer + 1 < layers) {
-        pending = beginGated(second, true, layer, n2, attention.weaveSlots(n));
+        pending = beginGated(second, true, layer, n2, attention.weave.slots(n));
       } else {
         second.layerTailFeedForward(layer, n2);
       }
@@ -173,21 +173,21 @@ final class BlockLane {
     b.secondLane(true);
     second.vectorsIn(layer);
     second.e.inputScale = second.qkvInputScale(layer);
-    TileWeave weave = new TileWeave(second.attention.emitHeadNorms(layer, n2), attention.weaveSlots(n));
+    TileWeave weave = new TileWeave(second.attention.weave.headNorms(layer, n2), attention.weave.slots(n));
     b.secondLane(false);
-    attention.weave(() -> {
+    attention.weave.pieces(() -> {
       int[] tiles = weave.next();
       if (tiles[0] < tiles[1]) {
         b.secondLane(true);
-        second.attention.qkvTiles(n2, tiles[0], tiles[1]);
+        second.attention.weave.qkvTiles(n2, tiles[0], tiles[1]);
         b.secondLane(false);
       }
     });
     layerTailAttention(layer, n, pos);
-    attention.weave(null);
+    attention.weave.pieces(null);
     int[] rest = weave.rest();
     b.secondLane(true);
-    second.attention.qkvTiles(n2, rest[0], rest[1]);
+    second.attention.weave.qkvTiles(n2, rest[0], rest[1]);
     second.e.inputScale = 0;
     b.secondLane(false);
   }
@@ -214,7 +214,7 @@ final class BlockLane {
    */
   private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos) {
     var b = e.b;
-    att.attention.weave(() -> {
+    att.attention.weave.pieces(() -> {
       int[] tiles = g.weave().next();
       if (tiles[0] < tiles[1]) {
         b.secondLane(g.second());
@@ -224,7 +224,7 @@ final class BlockLane {
     });
     b.secondLane(attSecond);
     att.layerTailAttention(layer, n, pos);
-    att.attention.weave(null);
+    att.attention.weave.pieces(null);
     b.secondLane(g.second());
     int[] rest = g.weave().rest();
     g.lane().feedForward.gatedTiles(g.layer(), g.n(), rest[0], rest[1]);
