@@ -192,43 +192,31 @@ final class BlockLane {
     b.secondLane(false);
   }
 
-  /** A gated feed-forward begun ({@link #beginGated}) whose other W1/W3 tiles go into the next attention. */
-  private record GatedWeave(BlockLane lane, boolean second, int layer, int n, TileWeave weave) {}
-
-  /**
-   * {@code ffn}'s gated feed-forward of layer {@code layer} begun (its lane set by the caller): the residuals, RMSNorms
-   * and SiLU table, the lead W1/W3 tiles ({@link TileWeave#gatedLead}); the rest cut for {@code slots} head groups.
-   */
+  /** {@code ffn}'s gated feed-forward of layer {@code layer} begun ({@link GatedWeave#begin}; its lane set before). */
   private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots) {
-    int count = ffn.feedForward.emitGatedNorms(layer, n);
-    TileWeave weave = new TileWeave(count, slots, TileWeave.gatedLead(count));
-    int[] lead = weave.lead();
-    ffn.feedForward.gatedTiles(layer, n, lead[0], lead[1]);
-    return new GatedWeave(ffn, second, layer, n, weave);
+    return GatedWeave.begin(ffn, ffn.feedForward, second, layer, n, slots);
   }
 
   /**
    * {@code att}'s attention of layer {@code layer} ({@code n} tokens at {@code pos}; {@code attSecond}: its lane) with a
-   * piece of {@code g}'s W1/W3 N tiles after each head group's scores GEMMs ({@link TileWeave}), then {@code g}'s
-   * tiles left, W2 GEMM and residuals; ends in the first lane.
+   * piece of {@code g}'s W1/W3 and W2 N tiles after each head group's scores GEMMs ({@link GatedWeave}), then {@code
+   * g}'s tiles left and residuals; ends in the first lane.
    */
   private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos) {
     var b = e.b;
     att.attention.weave.pieces(() -> {
-      int[] tiles = g.weave().next();
+      int[] tiles = g.weave.next();
       if (tiles[0] < tiles[1]) {
-        b.secondLane(g.second());
-        g.lane().feedForward.gatedTiles(g.layer(), g.n(), tiles[0], tiles[1]);
+        b.secondLane(g.second);
+        g.tiles(g.lane.feedForward, tiles[0], tiles[1]);
         b.secondLane(attSecond);
       }
     });
     b.secondLane(attSecond);
     att.layerTailAttention(layer, n, pos);
     att.attention.weave.pieces(null);
-    b.secondLane(g.second());
-    int[] rest = g.weave().rest();
-    g.lane().feedForward.gatedTiles(g.layer(), g.n(), rest[0], rest[1]);
-    g.lane().feedForward.emitGatedDown(g.layer(), g.n());
+    b.secondLane(g.second);
+    g.finish(g.lane.feedForward);
     b.secondLane(false);
   }
 

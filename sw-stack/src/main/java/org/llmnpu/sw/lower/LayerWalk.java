@@ -134,14 +134,15 @@ abstract class LayerWalk extends FeedForwardWalk {
   private TileWeave pendingGated;
 
   /**
-   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, the lead W1/W3 tiles; the rest cut
-   * for {@code slots} head groups.
+   * As {@link GatedWeave#begin}: the feed-forward's RMSNorms and SiLU table, the lead W1/W3 tiles; the rest of the
+   * W1/W3 tiles and W2's cut for {@code slots} head groups.
    */
   private TileWeave beginGated(int n, int slots) {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
     int count = feedForwardGatedNorms(n);
-    TileWeave pieces = new TileWeave(count, slots, TileWeave.gatedLead(count));
+    gatedCount = count;
+    TileWeave pieces = new TileWeave(count + w2Woven(), slots, TileWeave.gatedLead(count));
     int[] lead = pieces.lead();
     gatedTiles(n, lead[0], lead[1]);
     return pieces;
@@ -149,8 +150,8 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /**
    * As {@code BlockLane#finishGated}: lane {@code attLane}'s attention ({@code attN} tokens at {@code attPos}) with a
-   * piece of lane {@code ffnLane}'s W1/W3 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each head
-   * group's scores GEMMs, then its tiles left, W2 GEMM and residuals; ends in lane 0.
+   * piece of lane {@code ffnLane}'s W1/W3 and W2 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each
+   * head group's scores GEMMs, then its tiles left and residuals; ends in lane 0.
    */
   private void finishGated(TileWeave pieces, int ffnLane, int ffnN, int ffnLayer, int attLane, int attN, int attPos,
                            boolean firstLayer) {
@@ -159,8 +160,7 @@ abstract class LayerWalk extends FeedForwardWalk {
       if (tiles[0] < tiles[1]) {
         String before = operator();
         lane(ffnLane);
-        operator("W1/W3 GEMM");
-        gatedTiles(ffnN, tiles[0], tiles[1]);
+        ffnTiles(ffnN, tiles);
         lane(attLane);
         operator(before);
       }
@@ -172,11 +172,35 @@ abstract class LayerWalk extends FeedForwardWalk {
     int layer = walkLayer;
     walkLayer = ffnLayer;
     int[] rest = pieces.rest();
-    operator("W1/W3 GEMM");
-    gatedTiles(ffnN, rest[0], rest[1]);
-    gatedDown(ffnN);
+    ffnTiles(ffnN, rest);
+    // as FeedForwardWalk#gatedDown after its W2 GEMM (GatedWeave#finish)
+    operator("residual, FFN RMSNorm");
+    for (int t = 0; t < ffnN; t++) {
+      residual(c.hiddenDim(), true);
+    }
     walkLayer = layer;
     lane(0);
+  }
+
+  /** W2's N tiles, woven after the W1/W3 tiles as {@link GatedWeave}'s. */
+  private int w2Woven() {
+    return streamTiles(c.dim());
+  }
+
+  /** The W1/W3 tiles of the gated feed-forward begun last ({@link #beginGated}; the same for both lanes). */
+  private int gatedCount;
+
+  /** As {@link GatedWeave#tiles}: the stream's tiles {@code [from, to)}, W1/W3's, then W2's. */
+  private void ffnTiles(int n, int[] tiles) {
+    int count = gatedCount;
+    if (tiles[0] < Math.min(tiles[1], count)) {
+      operator("W1/W3 GEMM");
+      gatedTiles(n, tiles[0], Math.min(tiles[1], count));
+    }
+    if (Math.max(tiles[0], count) < tiles[1]) {
+      operator("W2 GEMM");
+      gemmTiles(n, c.hiddenDim(), c.dim(), Math.max(tiles[0], count) - count, tiles[1] - count);
+    }
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */

@@ -2,7 +2,8 @@ package org.llmnpu.sw.lower;
 
 /**
  * The other block's GEMM stream woven into a block's attention ({@link PrefillOrder.Weave}: the second block's QKV
- * GEMM into the first block's attention, or the first block's gated W1/W3 GEMMs into the second block's): the stream's
+ * GEMM into the first block's attention, or the first block's gated W1/W3 and W2 GEMMs into the second block's,
+ * {@link GatedWeave}): the stream's
  * N tiles cut into as many pieces as the attention has head groups of batched scores ({@code slots}), piece i the tiles
  * {@code [i·T/slots, (i+1)·T/slots)} of T, each emitted after its head group's scores GEMMs and before that group's
  * SoftMax; the tiles no slot took (all of them when the attention has no batched scores) after the attention. A piece's
@@ -76,7 +77,10 @@ final class TileWeave {
   /**
    * The gated weave's lead ({@link PrefillOrder.Weave#GATED}): of the W1/W3 GEMMs' {@code tiles} (W1's, then W3's) the
    * first two thirds go before the other block's attention, so that its QKV post (scale, RoPE, K/V rows: DSP work the
-   * interleaver moves beside them) keeps a W stream; the last third is woven beside its SoftMax. Measured on the steady
+   * interleaver moves beside them) keeps a W stream; the last third, then W2's tiles ({@link GatedWeave}), is woven
+   * beside its SoftMax. With W2's tiles woven too, 2/3 stays the best lead for 2:4 (layer below: 0.5 9,752,425 cycles,
+   * 2/3 9,511,529, 0.8 9,532,416, all 9,613,627); int8 is flat (14,745,799 / 14,753,807 / 14,864,811 / 14,895,879).
+   * Measured before W2 was woven, on the steady
    * LLaMA-2-7B layer (edge-64, xKeep, 2:4; the first block's weave alone, sw-stack README): no lead 10,634,827
    * cycles, a quarter 10,462,648, a half 10,378,239, 0.65 10,340,433, three quarters 10,368,013, 0.95 10,497,111;
    * staggered 10,531,654.
