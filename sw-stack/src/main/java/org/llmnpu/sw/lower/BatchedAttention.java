@@ -178,6 +178,8 @@ final class BatchedAttention {
       for (int g = 0; g < c.kvHeads(); g++) {
         valueProducts(g, t0, nb, pv);
       }
+      // the batch's outputs slot: a woven piece beside its outputs' runs (TileWeave#slots)
+      weave.slot();
       for (int t = t0; t < t0 + nb; t++) {
         outputs(t, t0, pv);
       }
