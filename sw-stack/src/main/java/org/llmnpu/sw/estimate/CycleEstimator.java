@@ -213,11 +213,11 @@ public final class CycleEstimator {
       + "DecoderLowering#staggered, #acrossLayers)";
 
   /**
-   * The prefill's order staggered with each block's gated W1/W3 GEMMs woven into the other block's attention that
-   * follows, where it is faster still.
+   * The prefill's order staggered with each block's gated W1/W3 and W2 GEMMs woven into the other block's attention
+   * that follows, where it is faster still.
    */
   public static final String TWO_BLOCKS_WOVEN_GATED = "two token blocks in flight, staggered by half a layer, in "
-      + "windows across layers, each block's gated W1/W3 GEMMs woven into the other block's attention that follows "
+      + "windows across layers, each block's gated W1/W3 and W2 GEMMs woven into the other block's attention that follows "
       + "(a piece of N tiles beside each head group's SoftMax; DecoderLowering#staggered, PrefillOrder.Weave#GATED)";
 
   /**

@@ -1,7 +1,10 @@
 package org.llmnpu.sw.lower;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspProgram;
 
 /**
  * The attention half of a layer for a block of tokens: RMSNorm → INT8 → fused QKV GEMM →
@@ -21,6 +24,8 @@ final class AttentionLowering {
   private final int sRope;
   /** For a model with Wqkv ordered per tile ({@link LoweredModel#orderQkvByTiles}) the tiled QKV post, else null. */
   private final TiledQkvPost tiledPost;
+  /** The weave hooks ({@link AttentionWeave}). */
+  final AttentionWeave weave;
   /** Where the K halves are padded to whole rows ({@link LoweredModel#kSpan}): two staging lines ({@link #keyRowOut}). */
   private final int sKeyHalves;
 
@@ -37,6 +42,12 @@ final class AttentionLowering {
     this.tiledPost = l.m.qkvTiles == null ? null : new TiledQkvPost(emitter, batched, sRope, ropeRowBytes());
     this.sKeyHalves = l.kSpan == l.nk ? -1
         : l.spadRegion(2L * LoweredModel.roundUp(2L * l.nk, l.line), "the K row's halves joined");
+    this.weave = new AttentionWeave(emitter, this, batched);
+  }
+
+  /** The tiled QKV post, or null ({@link AttentionWeave#weavesHead}). */
+  TiledQkvPost tiledPost() {
+    return tiledPost;
   }
 
   /** The block-wide QKV post of a model with Wqkv ordered per tile, where its shape allows ({@link BlockQkvPost}). */
@@ -131,45 +142,8 @@ final class AttentionLowering {
     e.gemmTiled(n, l.c.dim(), l.m.qkvN, l.sXS, l.xsStride);
   }
 
-  /** Whether this head can be woven ({@link DecoderLowering#woven}): its QKV GEMM without the tiled post. */
-  boolean weavesHead() {
-    return tiledPost == null;
-  }
-
-  /**
-   * {@link #emitHead} up to its QKV GEMM, woven: every token's RMSNorm and quantization, the QKV weight staged; returns
-   * the GEMM's N tiles for {@link #qkvTiles}.
-   */
-  int emitHeadNorms(int layer, int n) {
-    norms(n);
-    e.weight(l.m.wQkv[layer], l.c.dim(), l.m.qkvN);
-    return (l.m.qkvN + e.streamTile() - 1) / e.streamTile();
-  }
-
-  /** The QKV GEMM's N tiles {@code [from, to)} after {@link #emitHeadNorms} (all of them: as {@link #emitHead}'s). */
-  void qkvTiles(int n, int from, int to) {
-    int tile = e.streamTile();
-    int c0 = from * tile;
-    int c1 = Math.min(to * tile, l.m.qkvN);
-    if (c0 < c1) {
-      e.gemmColumns(n, l.c.dim(), l.m.qkvN, c0, c1, l.sXS, l.xsStride, l.sY + 4L * c0, l.yStride);
-    }
-  }
-
-  /** Head groups of batched scores this block's attention of {@code n} tokens has ({@link TileWeave#slots}). */
-  int weaveSlots(int n) {
-    return batched == null ? 0 : batched.weaveSlots(n);
-  }
-
-  /** The pieces to run after each head group's scores GEMMs ({@link BatchedAttention#weave}); null: none. */
-  void weave(Runnable pieces) {
-    if (batched != null) {
-      batched.weave = pieces;
-    }
-  }
-
   /** Every token's RMSNorm and quantization into the QKV GEMM's X rows. */
-  private void norms(int n) {
+  void norms(int n) {
     for (int t = 0; t < n; t++) {
       if (batched != null && l.rPair >= 0 && t + 1 < n) {
         // at full two tokens' RMSNorms and quantizations share runs
@@ -283,47 +257,27 @@ final class AttentionLowering {
    * the token's rows, or with {@code staged} to rAcc's rows (the same programs for every token); q, k and v quantized
    * with the static scales {@code qkvScales} (q, k, v; {@link DecoderLowering#staticQkv}) when not null.
    */
-  private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged,
-                                                                     double[] qkvScales) {
+  private List<DspProgram> qkvPrograms(int qRows, int kRows, int t, boolean staged, double[] qkvScales) {
     var r = l.r;
-    java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
+    List<DspProgram> programs = new ArrayList<>();
     programs.add(r.scale(l.rAcc, l.m.qkvN, e.xScaleRow(t), e.channelScales(l.rWsQkv), null, -1, l.rQkv));
     // RoPE and the quantizations over the halves padded to whole rows (LoweredModel#qSpan): the padding is zeros
     programs.add(r.kernel(DspKernel.ROPE, 2 * l.qSpan, new int[] {l.rQkv, l.rQkv + qRows, l.rCs, l.rCs + qRows},
         new int[] {l.rQ, l.rQ + qRows}));
     programs.add(r.kernel(DspKernel.ROPE, 2 * l.kSpan, new int[] {l.rQkv + 2 * qRows, l.rQkv + 2 * qRows + kRows,
         l.rCs, l.rCs + qRows}, new int[] {l.rK, l.rK + kRows}));
-    var vectors = java.util.List.of(
+    var vectors = List.of(
         new DspQuantizer.Vector(l.rQ, 2 * l.qSpan, -1, staged ? l.rAcc : l.rQQ + t * 2 * qRows,
             staged ? l.rAcc + 2 * qRows : l.rDQ + t),
         new DspQuantizer.Vector(l.rK, 2 * l.kSpan, -1, l.rKQ, l.rDK),
         new DspQuantizer.Vector(l.rQkv + 2 * qRows + 2 * kRows, l.c.kvDim(), -1, l.rVQ, l.rDV));
-    programs.addAll(quantizations(r, vectors, qkvScales));
+    programs.addAll(QkvQuantizations.of(r, vectors, qkvScales));
     return programs;
-  }
-
-  /**
-   * The runs quantizing {@code vectors} (q, k, v): the dynamic absmax runs ({@link DspRoutines#quantizeRuns}), or
-   * with {@code scales} each vector's static quantization ({@code x·(1/s)} rounded and saturated, {@code s} to its
-   * scale row).
-   */
-  static java.util.List<org.llmnpu.isa.dsp.DspProgram> quantizations(DspRoutines r,
-      java.util.List<DspQuantizer.Vector> vectors, double[] scales) {
-    if (scales == null) {
-      return r.quantizeRuns(vectors);
-    }
-    java.util.List<org.llmnpu.isa.dsp.DspProgram> runs = new java.util.ArrayList<>();
-    for (int i = 0; i < vectors.size(); i++) {
-      var v = vectors.get(i);
-      runs.add(r.quantizeStatic(v.in(), v.len(), v.vec(), LoweringEmitter.half(1 / scales[i]), v.out(), v.scaleRow(),
-          LoweringEmitter.half(scales[i])));
-    }
-    return runs;
   }
 
   /** Words of the two moves of the staged q codes and scale to the token's rows, joined. */
   private int moveWords() {
-    return DspChain.join(java.util.List.of(l.r.moveElements(0, 2 * l.qSpan, 0), l.r.moveElements(0, l.r.lanes(), 0)))
+    return DspChain.join(List.of(l.r.moveElements(0, 2 * l.qSpan, 0), l.r.moveElements(0, l.r.lanes(), 0)))
         .size();
   }
 
@@ -375,9 +329,9 @@ final class AttentionLowering {
     ValueScaleBound.emit(e, s, l.rBound);
     for (int h0 = 0; h0 < c.heads(); h0 += l.headGroup) {
       int group = Math.min(l.headGroup, c.heads() - h0);
-      java.util.List<DspQuantizer.Vector> probabilities = new java.util.ArrayList<>();
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> scoreScales = new java.util.ArrayList<>();
-      java.util.List<AttentionSoftmax.Head> softmaxes = new java.util.ArrayList<>();
+      List<DspQuantizer.Vector> probabilities = new ArrayList<>();
+      List<DspProgram> scoreScales = new ArrayList<>();
+      List<AttentionSoftmax.Head> softmaxes = new ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         int g = h / c.groupSize();
@@ -404,7 +358,7 @@ final class AttentionLowering {
       r.merged(scoreScales).forEach(e::run);
       // then their SoftMax and codes against the token's bound (AttentionSoftmax#withCodes), merged where it pays
       r.probabilityRuns(softmaxes, probabilities, l.rBound, s).forEach(e::run);
-      java.util.List<org.llmnpu.isa.dsp.DspProgram> outputScales = new java.util.ArrayList<>();
+      List<DspProgram> outputScales = new ArrayList<>();
       for (int i = 0; i < group; i++) {
         int h = h0 + i;
         int g = h / c.groupSize();

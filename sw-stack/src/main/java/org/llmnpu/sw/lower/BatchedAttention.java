@@ -68,6 +68,8 @@ final class BatchedAttention {
   private final int sKeyStage;
   /** The scores as {@code Q·Kᵀ} against the K cache held transposed, where the NPU and the scratchpad allow; else null. */
   final TransposedKeys keyScores;
+  /** The other block's pieces woven after each head group's scores GEMMs ({@link AttentionWeave}). */
+  final AttentionWeave.Pieces weave = new AttentionWeave.Pieces();
   /** Else one scores GEMM per KV head over a sub-batch's queries where the scratchpad holds them; else null (GEMVs). */
   final BatchedScores scores;
 
@@ -176,29 +178,12 @@ final class BatchedAttention {
       for (int g = 0; g < c.kvHeads(); g++) {
         valueProducts(g, t0, nb, pv);
       }
+      // the batch's outputs slot: a woven piece beside its outputs' runs (TileWeave#slots)
+      weave.slot();
       for (int t = t0; t < t0 + nb; t++) {
         outputs(t, t0, pv);
       }
     }
-  }
-
-  /**
-   * The second block's QKV pieces woven into this block's attention ({@link TileWeave}, {@link DecoderLowering#woven}),
-   * run after each head group's batched scores GEMMs; null: none.
-   */
-  Runnable weave;
-
-  /** A head group's scores GEMMs are out: the woven piece, if any ({@link #weave}). */
-  void weaveSlot() {
-    if (weave != null) {
-      weave.run();
-    }
-  }
-
-  /** Head groups of batched scores in a block of {@code n} tokens: {@link TileWeave#slots} of {@link #batching}. */
-  int weaveSlots(int n) {
-    int[] bt = batching();
-    return TileWeave.slots(n, bt[0], bt[1], l.c.heads(), headGroup);
   }
 
   /** Row of query (h, t) in P and O: a KV head's queries of the block together, token-major. */

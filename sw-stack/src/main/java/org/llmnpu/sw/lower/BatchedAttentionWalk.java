@@ -211,6 +211,8 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
     }
     resultTag = RESULTS;
     resultRows = 1;
+    // as BatchedAttention#emit: the batch's outputs slot (TileWeave#slots)
+    weaveSlot();
     operator("attention outputs");
     for (int t = t0; t < t0 + nb; t++) {
       // as BatchedAttention#outputs: one-chunk results all in first, so that the groups' runs join

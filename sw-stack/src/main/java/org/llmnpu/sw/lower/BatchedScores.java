@@ -174,7 +174,7 @@ final class BatchedScores {
           b.dspOut(scores + m0 * queryStride, line, 1, (long) mm * queries, rSt, Command.FMT_FP16);
         }
       }
-      a.weaveSlot();
+      a.weave.slot();
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         int tt = t;

@@ -137,13 +137,13 @@ final class BlockLane {
         int l = layer;
         GatedWeave[] first = new GatedWeave[1];
         finishGated(pending, this, false, layer, n, pos, !early ? null : () -> first[0] = beginGated(this, false, l, n,
-            second.attention.weaveSlots(n2), false));
+            second.attention.weave.slots(n2), false));
         begun = first[0];
         pending = null;
         b.secondLane(true);
         second.layerHead(layer, n2, pos + n);
         b.secondLane(false);
-      } else if (weave == PrefillOrder.Weave.QKV && second.attention.weavesHead()) {
+      } else if (weave == PrefillOrder.Weave.QKV && second.attention.weave.weavesHead()) {
         wovenAttention(second, layer, n, n2, pos);
       } else {
         layerTailAttention(layer, n, pos);
@@ -152,7 +152,7 @@ final class BlockLane {
         b.secondLane(false);
       }
       if (gated) {
-        GatedWeave g = begun == null ? beginGated(this, false, layer, n, second.attention.weaveSlots(n2), true)
+        GatedWeave g = begun == null ? beginGated(this, false, layer, n, second.attention.weave.slots(n2), true)
             : begun.withLead();
         finishGated(g, second, true, layer, n2, pos + n, null);
       } else {
@@ -166,7 +166,7 @@ final class BlockLane {
       }
       b.secondLane(true);
       if (gated && layer + 1 < layers) {
-        pending = beginGated(second, true, layer, n2, attention.weaveSlots(n), true);
+        pending = beginGated(second, true, layer, n2, attention.weave.slots(n), true);
       } else {
         second.layerTailFeedForward(layer, n2);
       }
@@ -187,83 +187,62 @@ final class BlockLane {
     b.secondLane(true);
     second.vectorsIn(layer);
     second.e.inputScale = second.qkvInputScale(layer);
-    TileWeave weave = new TileWeave(second.attention.emitHeadNorms(layer, n2), attention.weaveSlots(n));
+    TileWeave weave = new TileWeave(second.attention.weave.headNorms(layer, n2), attention.weave.slots(n));
     b.secondLane(false);
-    attention.weave(() -> {
+    attention.weave.pieces(() -> {
       int[] tiles = weave.next();
       if (tiles[0] < tiles[1]) {
         b.secondLane(true);
-        second.attention.qkvTiles(n2, tiles[0], tiles[1]);
+        second.attention.weave.qkvTiles(n2, tiles[0], tiles[1]);
         b.secondLane(false);
       }
     });
     layerTailAttention(layer, n, pos);
-    attention.weave(null);
+    attention.weave.pieces(null);
     int[] rest = weave.rest();
     b.secondLane(true);
-    second.attention.qkvTiles(n2, rest[0], rest[1]);
+    second.attention.weave.qkvTiles(n2, rest[0], rest[1]);
     second.e.inputScale = 0;
     b.secondLane(false);
   }
 
   /**
-   * A gated feed-forward begun ({@link #beginGated}) whose other W1/W3 tiles go into the next attention; {@code lead}:
-   * whether its lead tiles went too (begun early without them, {@link PrefillOrder.Weave#GATED_NORMS}: not yet).
-   */
-  private record GatedWeave(BlockLane lane, boolean second, int layer, int n, TileWeave weave, boolean lead) {
-    /** This with its lead tiles emitted (in the lane now) where they have not gone yet. */
-    GatedWeave withLead() {
-      if (lead) {
-        return this;
-      }
-      int[] tiles = weave.lead();
-      lane.feedForward.gatedTiles(layer, n, tiles[0], tiles[1]);
-      return new GatedWeave(lane, second, layer, n, weave, true);
-    }
-  }
-
-  /**
-   * {@code ffn}'s gated feed-forward of layer {@code layer} begun (its lane set by the caller): the residuals, RMSNorms
-   * and SiLU table, with {@code lead} the lead W1/W3 tiles ({@link TileWeave#gatedLead}); the rest cut for
-   * {@code slots} head groups.
+   * {@code ffn}'s gated feed-forward of layer {@code layer} begun ({@link GatedWeave#begin}; its lane set before);
+   * {@code lead}: with its lead W1/W3 tiles (without: {@link PrefillOrder.Weave#GATED_NORMS}'s early begin, the lead
+   * tiles follow by {@link GatedWeave#withLead}).
    */
   private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots, boolean lead) {
-    int count = ffn.feedForward.emitGatedNorms(layer, n);
-    TileWeave weave = new TileWeave(count, slots, TileWeave.gatedLead(count));
-    GatedWeave g = new GatedWeave(ffn, second, layer, n, weave, false);
-    return lead ? g.withLead() : g;
+    return GatedWeave.begin(ffn, ffn.feedForward, second, layer, n, slots, lead);
   }
 
   /**
    * {@code att}'s attention of layer {@code layer} ({@code n} tokens at {@code pos}; {@code attSecond}: its lane) with a
-   * piece of {@code g}'s W1/W3 N tiles after each head group's scores GEMMs ({@link TileWeave}), then {@code g}'s
-   * tiles left, W2 GEMM and residuals; ends in the first lane. {@code beforeResiduals} (not null): emitted in the first
-   * lane between the W2 GEMM and its residuals (the first block's feed-forward begun early).
+   * piece of {@code g}'s W1/W3 and W2 N tiles after each head group's scores GEMMs ({@link GatedWeave}), then {@code
+   * g}'s tiles left and residuals; ends in the first lane. {@code beforeResiduals} (not null): emitted in the first
+   * lane between the W2 GEMM's last tile and its residuals (the first block's feed-forward begun early).
    */
   private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos,
                            Runnable beforeResiduals) {
     var b = e.b;
-    att.attention.weave(() -> {
-      int[] tiles = g.weave().next();
+    att.attention.weave.pieces(() -> {
+      int[] tiles = g.weave.next();
       if (tiles[0] < tiles[1]) {
-        b.secondLane(g.second());
-        g.lane().feedForward.gatedTiles(g.layer(), g.n(), tiles[0], tiles[1]);
+        b.secondLane(g.second);
+        g.tiles(g.lane.feedForward, tiles[0], tiles[1]);
         b.secondLane(attSecond);
       }
     });
     b.secondLane(attSecond);
     att.layerTailAttention(layer, n, pos);
-    att.attention.weave(null);
-    b.secondLane(g.second());
-    int[] rest = g.weave().rest();
-    g.lane().feedForward.gatedTiles(g.layer(), g.n(), rest[0], rest[1]);
-    g.lane().feedForward.emitGatedDownGemm(g.layer(), g.n());
+    att.attention.weave.pieces(null);
+    b.secondLane(g.second);
+    g.rest(g.lane.feedForward);
     if (beforeResiduals != null) {
       b.secondLane(false);
       beforeResiduals.run();
-      b.secondLane(g.second());
+      b.secondLane(g.second);
     }
-    g.lane().feedForward.emitGatedResiduals(g.layer(), g.n());
+    g.residuals();
     b.secondLane(false);
   }
 

@@ -150,14 +150,15 @@ abstract class LayerWalk extends FeedForwardWalk {
   /** The second block's gated feed-forward begun at the end of the layer before ({@code BlockLane#staggered}); null. */
   private TileWeave pendingGated;
   /**
-   * As {@code BlockLane#beginGated}: the feed-forward's RMSNorms and SiLU table, with {@code lead} the lead W1/W3
-   * tiles; the rest cut for {@code slots} head groups.
+   * As {@link GatedWeave#begin}: the feed-forward's RMSNorms and SiLU table, with {@code lead} the lead W1/W3 tiles;
+   * the rest of the W1/W3 tiles and W2's cut for {@code slots} head groups.
    */
   private TileWeave beginGated(int n, int slots, boolean lead) {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
     int count = feedForwardGatedNorms(n);
-    TileWeave pieces = new TileWeave(count, slots, TileWeave.gatedLead(count));
+    gatedCount = count;
+    TileWeave pieces = new TileWeave(count + w2Woven(), slots, TileWeave.gatedLead(count));
     if (lead) {
       int[] tiles = pieces.lead();
       gatedTiles(n, tiles[0], tiles[1]);
@@ -167,9 +168,9 @@ abstract class LayerWalk extends FeedForwardWalk {
 
   /**
    * As {@code BlockLane#finishGated}: lane {@code attLane}'s attention ({@code attN} tokens at {@code attPos}) with a
-   * piece of lane {@code ffnLane}'s W1/W3 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each head
-   * group's scores GEMMs, then its tiles left, W2 GEMM and residuals; ends in lane 0. {@code beforeResiduals} (not
-   * null): walked in lane 0 at the layer now between the W2 GEMM and its residuals.
+   * piece of lane {@code ffnLane}'s W1/W3 and W2 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each
+   * head group's scores GEMMs, then its tiles left and residuals; ends in lane 0. {@code beforeResiduals} (not null):
+   * walked in lane 0 at the layer now between W2's last tile and its residuals.
    */
   private void finishGated(TileWeave pieces, int ffnLane, int ffnN, int ffnLayer, int attLane, int attN, int attPos,
                            boolean firstLayer, Runnable beforeResiduals) {
@@ -178,8 +179,7 @@ abstract class LayerWalk extends FeedForwardWalk {
       if (tiles[0] < tiles[1]) {
         String before = operator();
         lane(ffnLane);
-        operator("W1/W3 GEMM");
-        gatedTiles(ffnN, tiles[0], tiles[1]);
+        ffnTiles(ffnN, tiles);
         lane(attLane);
         operator(before);
       }
@@ -191,9 +191,7 @@ abstract class LayerWalk extends FeedForwardWalk {
     int layer = walkLayer;
     walkLayer = ffnLayer;
     int[] rest = pieces.rest();
-    operator("W1/W3 GEMM");
-    gatedTiles(ffnN, rest[0], rest[1]);
-    gatedDownGemm(ffnN);
+    ffnTiles(ffnN, rest);
     if (beforeResiduals != null) {
       walkLayer = layer;
       lane(0);
@@ -201,9 +199,31 @@ abstract class LayerWalk extends FeedForwardWalk {
       lane(ffnLane);
       walkLayer = ffnLayer;
     }
+    // as GatedWeave#residuals
     gatedResiduals(ffnN);
     walkLayer = layer;
     lane(0);
+  }
+
+  /** W2's N tiles, woven after the W1/W3 tiles as {@link GatedWeave}'s. */
+  private int w2Woven() {
+    return streamTiles(c.dim());
+  }
+
+  /** The W1/W3 tiles of the gated feed-forward begun last ({@link #beginGated}; the same for both lanes). */
+  private int gatedCount;
+
+  /** As {@link GatedWeave#tiles}: the stream's tiles {@code [from, to)}, W1/W3's, then W2's. */
+  private void ffnTiles(int n, int[] tiles) {
+    int count = gatedCount;
+    if (tiles[0] < Math.min(tiles[1], count)) {
+      operator("W1/W3 GEMM");
+      gatedTiles(n, tiles[0], Math.min(tiles[1], count));
+    }
+    if (Math.max(tiles[0], count) < tiles[1]) {
+      operator("W2 GEMM");
+      gemmTiles(n, c.hiddenDim(), c.dim(), Math.max(tiles[0], count) - count, tiles[1] - count);
+    }
   }
 
   /** The layer's vectors into the DSP; {@code starts}: a new window of the interleaver. */

@@ -260,7 +260,7 @@ abstract class PhaseWalk extends DspRunCosts {
   }
 
   /**
-   * As {@link #gemms(int, int, int)}, its N tiles {@code [from, to)} only ({@link AttentionLowering#qkvTiles}: chunks
+   * As {@link #gemms(int, int, int)}, its N tiles {@code [from, to)} only ({@link AttentionWeave#qkvTiles}: chunks
    * outside, the range's tiles inside, the first keeping no X); at {@code --fusion none} only all of them.
    */
   void gemmTiles(int m, int k, int n, int from, int to) {

@@ -44,10 +44,11 @@ public record PrefillOrder(boolean interleave, boolean twoBlocks, boolean skewed
      * before an attention in the staggered order woven into it: the first block's of layer L into the second block's
      * attention of L, the second block's of L into the first block's attention of L + 1 (the last layer's not woven).
      * The feed-forward's residuals, RMSNorms and SiLU table and its first {@link TileWeave#gatedLead} N tiles (W1's,
-     * then W3's) go where the staggered order has them (beside the other block's QKV post), the other tiles in pieces,
-     * one after each head group's batched scores GEMMs of that attention (beside its SoftMax), the tiles left, W2 and
-     * the residuals after it (before that block's next head, which reads the residuals); a piece's first tile copies X
-     * again. Only where the feed-forward is gated (at full, the PPM's gate operand and its records); else staggered.
+     * then W3's) go where the staggered order has them (beside the other block's QKV post), the other tiles and then
+     * W2's N tiles ({@link GatedWeave}) in pieces, one after each head group's batched scores GEMMs of that attention
+     * (beside its SoftMax), the tiles left and the residuals after it (before that block's next head, which reads the
+     * residuals); a piece's first tile copies X again. Only where the feed-forward is gated (at full, the PPM's gate
+     * operand and its records); else staggered.
      */
     GATED,
     /**

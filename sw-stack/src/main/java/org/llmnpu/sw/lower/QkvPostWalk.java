@@ -24,7 +24,7 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
     programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
     programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
     programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
-    programs.addAll(AttentionLowering.quantizations(r, java.util.List.of(
+    programs.addAll(QkvQuantizations.of(r, java.util.List.of(
         new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
         new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)), staticQkv() ? new double[] {1, 1, 1} : null));
     return programs;

@@ -217,7 +217,7 @@ final class TransposedKeys {
       for (int i = 0; i < group; i++) {
         scores.scores(e.b, h0 + i, nb, sMax, sKT, kTStride, i);
       }
-      a.weaveSlot();
+      a.weave.slot();
       for (int t = ts; t < ts + nb; t++) {
         int s = pos + t + 1;
         int tt = t - ts;
