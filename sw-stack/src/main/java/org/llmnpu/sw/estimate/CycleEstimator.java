@@ -161,7 +161,7 @@ public final class CycleEstimator {
       PhaseCost staggered = inFlight && !staticQkv ? costModel(c, p, maxContext, block, staging, quant,
           applied.applied()).interleave(true, true).staggered(true).acrossLayers(true).step(promptLen, 0, walked)
           : null;
-      // staggered with each block's gated W1/W3 GEMMs woven into the other block's attention that follows
+      // staggered with each block's gated W1/W3 and W2 GEMMs woven into the other block's attention that follows
       // (PrefillOrder.Weave#GATED) where the feed-forward goes gated and that is faster still
       PhaseCost woven = staggered != null && p.ppmGate() ? costModel(c, p, maxContext, block, staging, quant,
           applied.applied()).order(new PrefillOrder(true, true, false, true, true, PrefillOrder.Weave.GATED))
@@ -225,8 +225,9 @@ public final class CycleEstimator {
    * pinned in the program memory and each feed-forward begun early, where it is faster still.
    */
   public static final String TWO_BLOCKS_WOVEN_GATED_NORMS = "two token blocks in flight, staggered by half a layer, "
-      + "in windows across layers, each block's gated W1/W3 GEMMs woven into the other block's attention that follows, "
-      + "its RMSNorm pairs pinned in the DSP program memory beside the other block's W2 GEMM "
+      + "in windows across layers, each block's gated W1/W3 and W2 GEMMs woven into the other block's attention that "
+      + "follows, its residual and RMSNorm pairs pinned in the DSP program memory and begun after the other block's W2 "
+      + "tiles "
       + "(DecoderLowering#staggered, PrefillOrder.Weave#GATED_NORMS)";
 
   /**
