@@ -13,7 +13,7 @@ import org.llmnpu.isa.dsp.DspProgram;
  * + residual. Numerics as described in {@link DecoderLowering}. At {@code --fusion full} the part after the K/V
  * rows are stored is {@link BatchedAttention} (one P·V GEMM per KV head over a batch's queries; same logits), the
  * cos/sin rows of the block's slots come in one load, and the Wo residual is left to the feed-forward half, which adds
- * it together with its RMSNorm ({@link LoweringEmitter#residualNormQuantize}).
+ * it together with its RMSNorm ({@link NormEmitter#residualNormQuantize}).
  */
 final class AttentionLowering {
   private final LoweringEmitter e;
@@ -244,7 +244,7 @@ final class AttentionLowering {
     e.weight(m.wO[layer], m.oK, c.dim());
     e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);
     if (batched != null) {
-      // at full the feed-forward half adds the Wo results with its RMSNorm (LoweringEmitter.residualNormQuantize)
+      // at full the feed-forward half adds the Wo results with its RMSNorm (NormEmitter.residualNormQuantize)
       return;
     }
     for (int t = 0; t < n; t++) {
