@@ -52,7 +52,8 @@ final class NpuPpmCommands {
     int itemBits = bitsToHold(Math.max(npu.p.ppmChannels(), NpuPpm.config(npu.p, c.ppu()).lutEntries()));
     table = npu.reg0("ppm_isTable", bool());
     index = npu.reg0("ppm_index", uint(itemBits));
-    first = npu.reg0("ppm_first", uint(itemBits));
+    // first only offsets the channel (first + index, the channel port's width): a register as wide as the channel
+    first = npu.reg0("ppm_first", uint(Math.min(itemBits, channelBits(npu))));
     bank = npu.reg0("ppm_bank", bool());
     items = npu.reg0("ppm_items", uint(itemBits));
     lanes = npu.reg0("ppm_n", uint(bitsToHold(npu.p.rows())));
@@ -71,8 +72,7 @@ final class NpuPpmCommands {
     // a ppm reads bank 0, a fused drain its GEMM's bank
     Bool feedBank = npu.wireOf("ppm_feedBank", npu.inPpmRun.not().and(npu.io(back.ppmBank)));
     // first + index < ppmChannels (the decode's range check): the channel port's width
-    int channelBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(npu.p.ppmChannels() - 1));
-    UInt channel = npu.wireOf("ppm_channel", first.add(index).resize(channelBits));
+    UInt channel = npu.wireOf("ppm_channel", first.resize(itemBits).add(index).resize(channelBits(npu)));
     unit = npu.section2("ppmPath", () -> new NpuPpm(npu, c, npu.inState(Npu.State.IDLE).and(npu.start),
         inLoad, table, inLoad.and(npu.resp), npu.mem_resp_data, npu.fire, channel, bank, index, feed, feedLine,
         feedGroup, feedBank));
@@ -150,5 +150,10 @@ final class NpuPpmCommands {
       dst.set(dst.add(dstStride));
       outRow.set(outRow.add(1));
     }, () -> outLine.set(outLine.add(1)));
+  }
+
+  /** The PPM channel port's width: {@code first + index < ppmChannels} (the decode's range check). */
+  private static int channelBits(NpuController npu) {
+    return Math.max(1, 32 - Integer.numberOfLeadingZeros(npu.p.ppmChannels() - 1));
   }
 }
