@@ -26,15 +26,15 @@ import org.llmnpu.verilator.SimModes;
  * several rows with strides (0, tight, padded), at any buffer row, packed flat in the buffer or with a DSP row stride
  * (1, the rows a row spans, more; the last row at the buffer's last rows) — on four NPUs: 4-byte lines with a 4-lane DSP
  * and with an 8-lane DSP (the window narrower than the lanes), 16-byte lines with a 4-lane DSP (several chunks a
- * line) and with a 16-lane DSP (the default NPU's line and lanes). The 8-lane and the 16-byte-line 4-lane NPUs are
- * {@link SharedNpus}' models (with options these copies do not use).
+ * line) and with a 16-lane DSP (the default NPU's line and lanes).
  */
 class DspLineRateCosimTest {
   static Stream<Arguments> npus() {
     NpuConfig wide = DspWideLinesCosimTest.WIDE;
     return Stream.of(
         Arguments.of("line 4, 4 lanes", NpuConfig.small()),
-        Arguments.of("line 4, 8 lanes", SharedNpus.SMALL_FEATURED),
+        Arguments.of("line 4, 8 lanes", new NpuConfig(4, 4, 2, 1, 8, 32, 0, 64, 128, 64, 3, 4, 256, 8, 64, 256,
+            1L << 16)),
         Arguments.of("line 16, 4 lanes", wide),
         Arguments.of("line 16, 16 lanes", new NpuConfig(16, 16, 2, 1, 16, 32, 0, 16, 64, 32, 5, 16, 256, 16, 64, 256,
             1L << 16)));

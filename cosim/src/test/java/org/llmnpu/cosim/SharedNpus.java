@@ -11,10 +11,10 @@ import org.llmnpu.rtl.npu.NpuConfig;
  * simulator and the cycle model take the whole configuration, so every bit-exact and cycle-exact check still holds
  * for the NPU it runs on.
  *
- * <p>Until 2026-12-07 these were twelve configurations of their own: a small NPU each with the SwiGLU gate
- * (GatedGemmCosimTest), with {@code loadmx} (MxLoadCosimTest), with checked clock gates (ClockGatingCosimTest), with
- * an 8-lane DSP (DspLineRateCosimTest), without the PPU (PpmCosimTest, FusedGemmPpmCosimTest), with 512 DSP program
- * words (ReusedDspModelCosimTest) and with one command slot (CommandPrefetchCosimTest); the 16-byte-line NPU with N up to 32 (DspWideLinesCosimTest,
+ * <p>Until 2026-12-07 these were seven configurations of their own: a small NPU each with the SwiGLU gate
+ * (GatedGemmCosimTest), with {@code loadmx} (MxLoadCosimTest), with checked clock gates (ClockGatingCosimTest),
+ * without the PPU (PpmCosimTest, FusedGemmPpmCosimTest), with 512 DSP program words (ReusedDspModelCosimTest) and with
+ * one command slot (CommandPrefetchCosimTest); the 16-byte-line NPU with N up to 32 (DspWideLinesCosimTest,
  * DspLineRateCosimTest), up to 256 (FusedGemmPpmCosimTest) and up to 256 with the gate (GatedGemmCosimTest); and the
  * small NPU with {@code pim-k4} once with 2 weight rows a cycle (WeightRowsCosimTest) and once with 16-bit psums and
  * a write-back per K tile (PimEngineProgramCosimTest). A small NPU's build costs 19–25 s of CPU and a 16-byte-line
@@ -22,13 +22,12 @@ import org.llmnpu.rtl.npu.NpuConfig;
  */
 public final class SharedNpus {
   /**
-   * The small NPU ({@link NpuConfig#small()}: 4×4 array, 4-byte lines) with an 8-lane DSP of 64 rows (the DSP's
-   * window narrower than its lanes), the SwiGLU gate operand ({@code ppmGate}), {@code loadmx} decoding
-   * ({@code mxLoad}) and every clock gate checked ({@code checked}: the ungated design, whose simulation stops at the
-   * first register that changes while its enable is low, so an enable that {@code on} would make wrong fails).
+   * The small NPU ({@link NpuConfig#small()}: 4×4 array, 4-byte lines, a 4-lane DSP) with the SwiGLU gate operand
+   * ({@code ppmGate}), {@code loadmx} decoding ({@code mxLoad}) and every clock gate checked ({@code checked}: a unit
+   * whose gate is off has registers that change freely, so a wrong enable shows as a bit-exactness failure).
    */
-  public static final NpuConfig SMALL_FEATURED = NpuConfig.small().toBuilder().dspLanes(8).dspRows(64).ppmGate(true)
-      .mxLoad(true).clockGating("checked").build();
+  public static final NpuConfig SMALL_FEATURED = NpuConfig.small().toBuilder().ppmGate(true).mxLoad(true)
+      .clockGating("checked").build();
 
   /**
    * The small NPU with the options turned the other way: no PPU (the PPM requantizes only), one command slot (no
