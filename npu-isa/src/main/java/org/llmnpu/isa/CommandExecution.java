@@ -309,7 +309,8 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
     counters[Counter.DENSE_MACS.ordinal()] += (long) m * k * n;
     counters[Counter.PSUM_WRITEBACKS.ordinal()] += r.psumWritebacks();
     counters[Counter.SPAD_READS.ordinal()] += (g.keepsX() ? 0 : m * kTiles) + (g.streamsWeights() ? 0 : g.wRows() * nTiles);
-    counters[Counter.SPAD_WRITES.ordinal()] += m * drainLines;
+    // through the PPM: one line of codes per PPM input (a wide PPM's: a whole N tile of a row, line codes)
+    counters[Counter.SPAD_WRITES.ordinal()] += g.throughPpm() ? p.ppmDrainLines(m, n) : m * drainLines;
     if (g.accumulates()) {
       counters[Counter.SPAD_READS.ordinal()] += m * drainLines;
     }

@@ -22,6 +22,9 @@ final class GemmBackEnd {
   private long backStart;
   private long drainCandidate;
   private long drainLines;
+  /** The pending GEMM's M and N (a drain through a {@link MachineParams#ppmWide} PPM takes {@code M·ceil(N/line)} lines). */
+  private long drainM;
+  private long drainN;
   /** Cycles the back-end stays busy after its last drain line: the PPM latency for a GEMM with {@code ppm=1}. */
   private long drainTail;
   /**
@@ -116,6 +119,7 @@ final class GemmBackEnd {
   /** See {@link CycleModel#drainThroughPpm(int)}. */
   void drainThroughPpm(int bank) {
     drainTail = p.ppmLatency();
+    drainLines = p.ppmDrainLines(drainM, drainN);
     ppmBank = bank;
   }
 
@@ -134,6 +138,8 @@ final class GemmBackEnd {
     backStart = now + copy;
     drainCandidate = backStart + 1 + engineRun;
     drainLines = m * ((4L * n + line - 1) / line);
+    drainM = m;
+    drainN = n;
     pending = true;
     ppmBank = -1;
     drainReads = false;
@@ -213,6 +219,8 @@ final class GemmBackEnd {
     long engineRun = EngineRecurrence.cycles(rows, rows, p.mTile(), m, engineKTiles, n, ready, pairs);
     drainCandidate = backStart + 1 + engineRun;
     drainLines = m * ((4L * n + line - 1) / line);
+    drainM = m;
+    drainN = n;
     pending = true;
     ppmBank = -1;
     drainReads = false;

@@ -46,12 +46,50 @@ import org.llmnpu.isa.dsp.DspPipeline;
  * @param xKeep          the GEMM engine keeps its X buffer across GEMMs: a {@code gemm xKeep=1} copies no X and uses
  *                       the X the last X copy left there ({@link HeldX}; else {@link ErrorCause#UNSUPPORTED}). The
  *                       constructors without it give {@code false}
+ * @param ppmWide        the PPM has {@code lineBytes} lanes instead of {@code lineBytes / 4} ({@link #ppmLanes()}): a
+ *                       {@code gemm ppm=1}'s drain reads a whole N tile of a row ({@code line} INT32 results) a cycle
+ *                       and writes its {@code line} INT8 codes as one line, {@code M·ceil(N/line)} drain cycles instead
+ *                       of {@code M·ceil(4N/line)} (same codes, same bytes); a {@code ppm} command is unchanged. The
+ *                       constructors without it give {@code false}
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
                             int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
-                            boolean ppmGate, boolean xKeep) {
+                            boolean ppmGate, boolean xKeep, boolean ppmWide) {
+
+  /** A machine whose PPM has {@code lineBytes / 4} lanes ({@code ppmWide} false). */
+  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
+                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
+                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
+                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
+                       boolean ppmGate, boolean xKeep) {
+    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
+        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
+        commandQueueDepth, ppmGate, xKeep, false);
+  }
+
+  /** The same machine with a PPM of {@code lineBytes} lanes ({@code true}) or {@code lineBytes / 4} (see {@link #ppmWide}). */
+  public MachineParams withPpmWide(boolean wide) {
+    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
+        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
+        mxLoad, commandQueueDepth, ppmGate, xKeep, wide);
+  }
+
+  /** The PPM's lanes (INT32 results in, INT8 codes out a cycle): {@code lineBytes} if {@link #ppmWide}, else {@code max(1, lineBytes / 4)}. */
+  public int ppmLanes() {
+    return ppmWide ? lineBytes : Math.max(1, lineBytes / 4);
+  }
+
+  /**
+   * Drain cycles of a {@code gemm ppm=1} of {@code m} rows and {@code n} columns: one PPM input a cycle,
+   * {@code m·ceil(4n / line)} with {@code line/4} lanes, {@code m·ceil(n / line)} with a {@link #ppmWide} PPM (the
+   * back-end is idle {@link #ppmLatency()} cycles after its last one). Also its scratchpad line writes.
+   */
+  public long ppmDrainLines(long m, long n) {
+    long perRow = ppmWide ? n : 4 * n;
+    return m * ((perRow + lineBytes - 1) / lineBytes);
+  }
 
   /** A machine whose GEMMs always copy X ({@code xKeep} false). */
   public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
@@ -68,7 +106,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withXKeep(boolean keep) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, ppmGate, keep);
+        mxLoad, commandQueueDepth, ppmGate, keep, ppmWide);
   }
 
   /** A machine whose PPM has no gate operand ({@code ppmGate} false). */
@@ -85,7 +123,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withPpmGate(boolean gate) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, gate, xKeep);
+        mxLoad, commandQueueDepth, gate, xKeep, ppmWide);
   }
 
   /** A machine that reads no command ahead ({@code commandQueueDepth} 1). */
@@ -101,7 +139,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withCommandQueueDepth(int depth) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, depth, ppmGate, xKeep);
+        mxLoad, depth, ppmGate, xKeep, ppmWide);
   }
 
   /** A machine without MX decoding on the load path. */
@@ -117,7 +155,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMxLoad(boolean mx) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx,
-        commandQueueDepth, ppmGate, xKeep);
+        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 
   /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
@@ -132,7 +170,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep);
+        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 
   /** Whether the NPU has a PPM. */
@@ -260,6 +298,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     require(ppmLatency >= 0, "ppmLatency must be >= 0 (0 = no PPM), got " + ppmLatency);
     require(!ppu || ppmLatency > 0, "ppu needs a PPM (ppmLatency > 0)");
     require(!ppmGate || ppmLatency > 0, "ppmGate needs a PPM (ppmLatency > 0)");
+    require(!ppmWide || ppmLatency > 0, "ppmWide needs a PPM (ppmLatency > 0)");
     require(sparsity >= Command.DENSE && sparsity <= Command.S4_8,
         "sparsity must be 0 (dense), 1 (2:4) or 2 (4:8), got " + sparsity);
     require(commandQueueDepth >= 1, "commandQueueDepth must be >= 1 (1 = no prefetch), got " + commandQueueDepth);
@@ -295,27 +334,27 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public MachineParams withMemory(int latency, int bytesPerCycle) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep);
+        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 
   /** The same machine with another Vector DSP. */
   public MachineParams withDsp(DspParams d) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, d, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep);
+        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 
   /** The same machine with {@code bytes} of external memory. */
   public MachineParams withExtMemBytes(long bytes) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, bytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, ppmGate);
+        mxLoad, commandQueueDepth, ppmGate, false, ppmWide);
   }
 
   /** The same machine with another W copy width (W rows per cycle). */
   public MachineParams withWeightRowsPerCycle(int r) {
     return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
         maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep);
+        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 }

@@ -30,21 +30,21 @@ class GatedGemmCommandTest {
   /** Y (and the gate codes) in the scratchpad, past W's rows. */
   private static final int Y = 3072;
 
-  private static MachineParams machine(boolean ppu) {
+  static MachineParams machine(boolean ppu) {
     return PpmAndSparseCommandTest.machine(ppu, Command.DENSE).withPpmGate(true);
   }
 
-  private static RequantParams params(Random r) {
+  static RequantParams params(Random r) {
     return new RequantParams(QuantizedMultiplier.fromScale(Math.scalb(1 + r.nextDouble(), -4 - r.nextInt(12))),
         r.nextInt(40) - 20, OutputFormat.INT8, Activation.NONE, 0);
   }
 
-  private static Command.Gemm gemm(int m, int k, int n, long ppm, long gate) {
+  static Command.Gemm gemm(int m, int k, int n, long ppm, long gate) {
     return new Command.Gemm(m, k, n, 0, 64, 1024, 64, Y, 64, Command.DENSE, 0, 0, 0, ppm, gate);
   }
 
   /** Loads X, W and the gate codes (into Y's rows), the channel records, (the table), the GEMM, stores Y. */
-  private static Program program(int m, int k, int n, boolean ppu, Command.Gemm g, long storeFrom) {
+  static Program program(int m, int k, int n, boolean ppu, Command.Gemm g, long storeFrom) {
     Program.Builder b = Program.builder().load(X, 64, 0, 64, k, m).load(W, 64, 1024, 64, n, k)
         .load(GATE, 64, Y, 64, 64, m).ppmCfg(RECORDS, n, 0, g.ppmBank());
     if (ppu) {
@@ -53,7 +53,7 @@ class GatedGemmCommandTest {
     return b.add(g).store(OUT, 64, storeFrom, 64, 64, m).halt().build();
   }
 
-  private static byte[] image(Random r, Program prog, RequantParams[] params, int[] bias) {
+  static byte[] image(Random r, Program prog, RequantParams[] params, int[] bias) {
     byte[] mem = new byte[1 << 20];
     r.nextBytes(mem);
     // corner gate codes in the first rows: −128, 127, 0, −1

@@ -198,7 +198,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
         : sparse ? sparseTiles : denseTiles, m, k, n));
     add(Counter.SPAD_READS, (g.keepsX() ? 0 : m * ((k + (long) line - 1) / line))
         + (g.streamsWeights() ? 0 : g.wRows() * ((n + (long) line - 1) / line)));
-    add(Counter.SPAD_WRITES, m * drainLines);
+    add(Counter.SPAD_WRITES, g.throughPpm() ? p.ppmDrainLines(m, n) : m * drainLines);
     if (g.accumulates()) {
       add(Counter.SPAD_READS, m * drainLines);
     }

@@ -308,7 +308,7 @@ abstract class CommandCosts {
     add(Counter.EXT_READ_BEATS, (rowBytes + line - 1) / line * rows);
     add(Counter.DMA_LOAD_BYTES, rows * rowBytes);
     add(Counter.SPAD_READS, keep ? 0 : m * ((k + (long) line - 1) / line));
-    add(Counter.SPAD_WRITES, m * ((4L * n + line - 1) / line));
+    add(Counter.SPAD_WRITES, ppmDrain ? p.ppmDrainLines(m, n) : m * ((4L * n + line - 1) / line));
     cm.streamedGemm(m, k, n, int4, sparse ? rows : 0, groupScaled, keep, tag, tag + tagRows);
     if (!ppmDrain) {
       noteBesideWindow();
