@@ -48,8 +48,18 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * {@link #drainReadsY}, as an accumulating drain's. No added cycle; the
  * counters count one read a row per 4 drain lines ({@link #drainReadCounted}: the line holds the codes of 4 lines).
  *
+ * <p><b>Wide PPM</b> ({@code ppmWide}: the PPM has {@code line} lanes): a fused drain reads a whole N tile of a
+ * result row a cycle (the engine's {@code line} per-column result memories at one address, {@link #yAddress} = row,
+ * tile) and feeds its {@code line} INT32 results ({@link #ppmLine}, {@link #ppmGroup} = the tile) to the PPM; the
+ * {@code line} codes come back {@code L} cycles later and are written as one line at {@code y + m·yStride + t·line}
+ * (a row's last line masked to N). Gated, the gate walk reads the whole line of gate codes at the same address, one
+ * counted read a drain line. Same codes and bytes; {@code M·ceil(N / line)} drain cycles instead of
+ * {@code M·ceil(4N / line)}. A drain of INT32 results (no PPM) is unchanged.
+ *
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
- * engine's done that is not a load's or a dspout's (or a dspin's beside a drain that reads: {@link #loadBusy}), and takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM.
+ * engine's done that is not a load's or a dspout's (or a dspin's beside a drain that reads: {@link #loadBusy}), and
+ * takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM ({@code MachineParams.ppmDrainLines}: with a wide
+ * PPM {@code M·ceil(N / line) + L}).
  */
 public final class NpuBackEnd extends WalkerHostModule {
   enum State { IDLE, RUN, DRAIN, TAIL }
@@ -140,8 +150,9 @@ public final class NpuBackEnd extends WalkerHostModule {
     oldLine = in(uint(8 * line));
     write = master(new SpadWrite(line, lineAddrBits));
     ppmCodes = in(uint(8 * line));
-    ppmLine = out(uint(8 * line));
     int lanes = NpuPpm.lanes(c.machine());
+    boolean wide = c.ppmWide();
+    ppmLine = out(uint(32 * lanes));
     int laneShift = Integer.numberOfTrailingZeros(lanes);
     int depth = org.llmnpu.rtl.ppm.LinePpm.depth(NpuPpm.config(c.machine(), c.ppu()), c.machine().ppmChannels());
     ppmGroup = out(uint(Math.max(1, org.llmnpu.hdl.Hw.log2Ceil(depth))));
@@ -187,6 +198,10 @@ public final class NpuBackEnd extends WalkerHostModule {
     int nTileBits = gc.nTileBits();
     UInt quarter = wire("drain_quarter", drain.beat.lsbs(2));
     UInt drainTile = nTileBits == 0 ? drain.beat : wire("drain_tile", drain.beat.slice(nTileBits + 1, 2));
+    if (wide && nTileBits > 0) {
+      // a wide PPM's drain reads one N tile of a row a cycle: its beat is the tile
+      drainTile = wire("drain_ppmTile", mux(throughPpm, drain.beat.resize(nTileBits), drainTile));
+    }
     yAddress.set(NpuGemm.join(drain.row, gc.mBits(), drainTile, nTileBits));
     int acc = c.accWidth();
     int per = line / 4;
@@ -198,6 +213,15 @@ public final class NpuBackEnd extends WalkerHostModule {
         outs.add(yData.slice(acc * col + acc - 1, acc * col).asSInt().resize(32));
       }
       quarters.add(wire("drain_line" + q, catLsbFirst(outs).asUInt()));
+    }
+    // a wide PPM's input: the tile's line results, each sign-extended to INT32
+    UInt tileResults = null;
+    if (wide) {
+      List<HwValue> all = new ArrayList<>();
+      for (int col = 0; col < lanes; col++) {
+        all.add(yData.slice(acc * col + acc - 1, acc * col).asSInt().resize(32));
+      }
+      tileResults = wire("drain_tileResults", catLsbFirst(all).asUInt());
     }
     UInt results = wire("drain_results", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
         mux(quarter.eq(2), quarters.get(2), quarters.get(3)))));
@@ -226,7 +250,7 @@ public final class NpuBackEnd extends WalkerHostModule {
     Bits partialLanes = NpuScratchpad.allBytes(lanes).shiftRight(uintLit(lanes, laneShift + 1).sub(codeRemainder))
         .asUInt().resize(line).asBits();
     Bits codeLanes = wire("code_lanes", mux(codes.lastInRow().and(codeRemainder.ne(0)), partialLanes, laneBytes));
-    UInt codeOffset = lineShift == 0 ? uintLit(0, 1) : codes.address.lsbs(lineShift);
+    UInt codeOffset = lineShift == 0 || wide ? uintLit(0, 1) : codes.address.lsbs(lineShift);
     Bits codeMask = wire("code_mask", codeLanes.shiftLeft(codeOffset));
     write.valid.set(mux(throughPpm, codeWrite, inDrain));
     write.line.set(mux(throughPpm, codes.address.slice(lineShift + lineAddrBits - 1, lineShift),
@@ -235,25 +259,32 @@ public final class NpuBackEnd extends WalkerHostModule {
     write.mask.set(mux(throughPpm, codeMask, mux(drain.lastInRow(), drainEndMask, ones)));
     if (gate) {
       // the gate line's quarter (lanes bytes at a multiple of lanes: y and yStride are line-aligned)
-      UInt gateQuarter = wire("gate_quarter", gateWalk.address.slice(lineShift - 1, lineShift - 2));
-      List<UInt> gateParts = new ArrayList<>();
-      for (int q = 0; q < 4; q++) {
-        gateParts.add(oldLine.slice(8 * lanes * (q + 1) - 1, 8 * lanes * q));
+      // (wide: the whole gate line, one a drain line)
+      UInt gateQuarter = wide ? null : wire("gate_quarter", gateWalk.address.slice(lineShift - 1, lineShift - 2));
+      UInt gateCodes;
+      if (wide) {
+        gateCodes = oldLine;
+      } else {
+        List<UInt> gateParts = new ArrayList<>();
+        for (int q = 0; q < 4; q++) {
+          gateParts.add(oldLine.slice(8 * lanes * (q + 1) - 1, 8 * lanes * q));
+        }
+        gateCodes = wire("gate_codes", mux(gateQuarter.eq(0), gateParts.get(0), mux(gateQuarter.eq(1),
+            gateParts.get(1), mux(gateQuarter.eq(2), gateParts.get(2), gateParts.get(3)))));
       }
-      UInt gateCodes = wire("gate_codes", mux(gateQuarter.eq(0), gateParts.get(0), mux(gateQuarter.eq(1),
-          gateParts.get(1), mux(gateQuarter.eq(2), gateParts.get(2), gateParts.get(3)))));
       Bool gatedFeed = wire("gate_feed", inDrain.and(gated));
       drainReads.set(inDrain.and(accumulate.or(gated)));
       drainReadLine.set(mux(gated, gateWalk.address.slice(lineShift + lineAddrBits - 1, lineShift),
           drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
       ppmGated.set(gatedFeed);
       ppmGates.set(mux(gatedFeed, gateCodes, uintLit(0, 8 * lanes)));
-      drainReadCounted.set(inDrain.and(accumulate.or(gated.and(gateQuarter.eq(0)))));
+      drainReadCounted.set(wide ? inDrain.and(accumulate.or(gated))
+          : inDrain.and(accumulate.or(gated.and(gateQuarter.eq(0)))));
     } else {
       drainReads.set(inDrain.and(accumulate));
     }
     ppmFeed.set(inDrain.and(throughPpm));
-    ppmLine.set(results);
+    ppmLine.set(wide ? tileResults : results);
     ppmGroup.set(drain.beat.resize(ppmGroup.width()));
     ppmRowFed.set(inDrain.and(throughPpm).and(drain.lastInRow()));
     idle.set(state.eq(st(State.IDLE)));
@@ -296,7 +327,10 @@ public final class NpuBackEnd extends WalkerHostModule {
           }
           codeRemainder.set(n.resize(laneShift + 1).lsbs(laneShift + 1).and(uintLit((1 << laneShift) - 1, laneShift + 1)));
           rows.set(m.resize(16));
-          beats.set(n.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16));
+          UInt lines = n.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16);
+          // a wide PPM's drain: ceil(N / line) N tiles a row
+          beats.set(wide ? mux(throughPpm, n.resize(19).add(line - 1).shiftRight(lineShift).resize(16), lines)
+              : lines);
           remainder.set(n.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
           state.set(st(State.DRAIN));
         }))
@@ -329,6 +363,6 @@ public final class NpuBackEnd extends WalkerHostModule {
   public String moduleName() {
     GemmEngineConfig gc = config.gemm();
     return "NpuBackEnd_l" + config.machine().lineBytes() + "_s" + config.spadKiB() + "k_a" + config.accWidth()
-        + "_M" + gc.maxM() + "_N" + gc.maxN() + (config.ppmGate() ? "_g" : "");
+        + "_M" + gc.maxM() + "_N" + gc.maxN() + (config.ppmGate() ? "_g" : "") + (config.ppmWide() ? "_w" : "");
   }
 }

@@ -250,6 +250,11 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return ppmConfig.gate();
   }
 
+  /** {@code ppmWide}: the PPM has {@code rows} lanes ({@link NpuPpmConfig#wide}). */
+  public boolean ppmWide() {
+    return ppmConfig.wide();
+  }
+
   public boolean xKeep() {
     return engineConfig.xKeep();
   }
@@ -313,15 +318,15 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
         accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
         dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),
-        commandQueueDepth()).withPpmGate(ppmGate()).withXKeep(xKeep());
+        commandQueueDepth()).withPpmGate(ppmGate()).withXKeep(xKeep()).withPpmWide(ppmWide());
   }
 
   /**
-   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle), INT8 codes, the default PPU table shape when
+   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle; {@code rows} with {@code ppmWide}), INT8 codes, the default PPU table shape when
    * {@code ppu}, else requantization alone.
    */
   public PpmConfig ppm() {
-    return new PpmConfig(Math.max(1, rows() / 4), 8, ppu() ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE,
+    return new PpmConfig(ppmWide() ? rows() : Math.max(1, rows() / 4), 8, ppu() ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE,
         16, 2, 16);
   }
 

@@ -165,6 +165,11 @@ public final class NpuConfigBuilder {
     return set(PPU, Boolean.toString(on));
   }
 
+  /** {@code ppmWide}: a PPM of {@code rows} lanes (a fused drain of one N tile of a row a cycle). */
+  public NpuConfigBuilder ppmWide(boolean on) {
+    return set(NpuParameter.PPM_WIDE, Boolean.toString(on));
+  }
+
   /** {@code ppmGate}: the PPM's gate operand ({@code gemm ppm=1 gate=1}); needs {@code ppu}. */
   public NpuConfigBuilder ppmGate(boolean on) {
     return set(NpuParameter.PPM_GATE, Boolean.toString(on));
@@ -215,7 +220,7 @@ public final class NpuConfigBuilder {
         number(DSP_MAX_RUN_CYCLES), integer(DSP_STAGES), bool(NpuParameter.DSP_PERMUTE));
     ClockGating gating = ClockGating.parse(CLOCK_GATING.key(), CLOCK_GATING.canonical(values.get(CLOCK_GATING)));
     return new NpuConfig(memory, new NpuFetchConfig(integer(COMMAND_QUEUE_DEPTH)), engine, dsp,
-        new NpuPpmConfig(bool(PPU), bool(NpuParameter.PPM_GATE)), gating);
+        new NpuPpmConfig(bool(PPU), bool(NpuParameter.PPM_GATE), bool(NpuParameter.PPM_WIDE)), gating);
   }
 
   /** The value as a number; its range is checked by the record that holds it. */

@@ -74,6 +74,10 @@ public enum NpuParameter {
   PPM_GATE("ppmGate", Group.PPM, "gate", bool(), "false", true,
       "the PPM's gate operand (gemm ppm=1 gate=1, the SwiGLU gate: each result times the INT8 code at its Y byte, "
           + "read by the drain); needs ppu", c -> c.ppmGate()),
+  PPM_WIDE("ppmWide", Group.PPM, "wide", bool(), "false", true,
+      "a PPM of rows lanes instead of rows/4: a gemm ppm=1 drains a whole N tile of a row (rows INT32 results) a cycle "
+          + "and writes its rows INT8 codes as one line, M*ceil(N/rows) drain cycles instead of M*ceil(4N/rows); "
+          + "false keeps rows/4 lanes", c -> c.ppmWide()),
   MX_LOAD("mxLoad", Group.MEMORY, "mxLoad", bool(), "false", true,
       "MX element decoding on the load path (loadmx: E4M3, E5M2, INT8 elements to INT8 codes)", c -> c.mxLoad()),
   SPARSITY("sparsity", Group.ENGINE, "sparsity", choice(List.of("dense", "2:4", "4:8"),

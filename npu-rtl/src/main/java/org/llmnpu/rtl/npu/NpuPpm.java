@@ -19,7 +19,8 @@ import org.llmnpu.rtl.ppm.LinePpm;
 import org.llmnpu.rtl.ppm.PpmConfig;
 
 /**
- * The {@link Npu}'s PPM ({@link LinePpm}: {@code line/4} lanes, one INT32 line a cycle, a parameter memory of
+ * The {@link Npu}'s PPM ({@link LinePpm}: {@code line/4} lanes, one INT32 line a cycle — or, with {@code ppmWide},
+ * {@code line} lanes, one N tile of a fused drain's result row a cycle — a parameter memory of
  * {@link MachineParams#ppmChannels()} channels indexed by output column; INT8 codes, activation NONE or PPU) and the
  * datapaths of {@code ppmcfg}, {@code pputab} and the PPM's input (golden: {@code org.llmnpu.isa.IsaSimulator},
  * numerics {@code Ppm.process}).
@@ -37,6 +38,11 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  *       {@code g·line/4 ..}); {@code L = }{@link LinePpm#latency()} cycles later ({@code MachineParams.ppmLatency()})
  *       its {@code line/4} INT8 codes are on {@link #outData}, repeated in each quarter of the line, for a write
  *       with byte enables.</li>
+ *   <li>With {@code ppmWide} ({@code line} lanes): a fused drain feeds a whole N tile of a result row ({@code line}
+ *       INT32 results, group = the tile) and gets {@code line} codes for one line write; a {@code ppm}'s source line
+ *       ({@code line/4} INT32) is fed to all four quarters of the lanes with group 0, so lane {@code q·line/4 + j}
+ *       holds element j of line q with channel {@code q·line/4 + j}, and the write's byte enables take quarter q of
+ *       the codes: the same codes and cycles as the narrow PPM's.</li>
  * </ul>
  * Cycles: {@code org.llmnpu.isa.CycleModel#ppmLoad}, {@code #ppm} ({@code M·R + L}) and the fused drain.
  */
@@ -66,8 +72,16 @@ final class NpuPpm {
     return new PpmConfig(lanes(p), 8, ppu ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
   }
 
-  /** The PPM's lanes: the INT32 elements of one line. */
+  /**
+   * The PPM's lanes ({@code MachineParams.ppmLanes}): the INT32 elements of one line ({@code line/4}), or with
+   * {@code ppmWide} the line's bytes ({@code line}: one N tile of a result row, a fused drain feeds them a cycle).
+   */
   static int lanes(MachineParams p) {
+    return p.ppmLanes();
+  }
+
+  /** The INT32 elements of one scratchpad line, {@code max(1, line/4)}: a {@code ppm} command's source line. */
+  static int quarter(MachineParams p) {
     return Math.max(1, p.lineBytes() / 4);
   }
 

@@ -2,6 +2,7 @@ package org.llmnpu.rtl.npu;
 
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
+import static org.llmnpu.hdl.Hw.cat;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
@@ -66,8 +67,14 @@ final class NpuPpmCommands {
     Bool inLoad = npu.inPpmLoad;
     NpuBackEnd back = npu.back;
     Bool feed = npu.wireOf("ppm_feed", npu.inPpmRun.or(npu.io(back.ppmFeed)));
-    UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, npu.io(npu.spad.readData), npu.io(back.ppmLine)));
-    UInt groupOfRun = sp.beat.lsbs(2).resize(npu.io(back.ppmGroup).width());
+    // a wide PPM (line lanes) takes a ppm's source line (line/4 INT32) in each quarter of its lanes, group 0
+    int copies = NpuPpm.lanes(npu.p) / NpuPpm.quarter(npu.p);
+    UInt runLine = copies == 1 ? npu.io(npu.spad.readData)
+        : npu.wireOf("ppm_runLine", cat(java.util.Collections.nCopies(copies, npu.io(npu.spad.readData))
+            .toArray(new org.llmnpu.hdl.HwValue[0])).asUInt());
+    UInt feedLine = npu.wireOf("ppm_feedLine", mux(npu.inPpmRun, runLine, npu.io(back.ppmLine)));
+    UInt groupOfRun = copies == 1 ? sp.beat.lsbs(2).resize(npu.io(back.ppmGroup).width())
+        : uintLit(0, npu.io(back.ppmGroup).width());
     UInt feedGroup = npu.wireOf("ppm_feedGroup", mux(npu.inPpmRun, groupOfRun, npu.io(back.ppmGroup)));
     // a ppm reads bank 0, a fused drain its GEMM's bank
     Bool feedBank = npu.wireOf("ppm_feedBank", npu.inPpmRun.not().and(npu.io(back.ppmBank)));
@@ -81,11 +88,11 @@ final class NpuPpmCommands {
     write = npu.wireOf("ppm_write", unit.outValid.and(npu.inPpmRun.or(npu.inPpmDrain)));
     writeLine = npu.wireOf("ppm_writeLine", dst.slice(npu.lineShift + npu.lineAddrBits - 1, npu.lineShift));
     int line = npu.line;
-    int laneShift = Integer.numberOfTrailingZeros(NpuPpm.lanes(npu.p));
+    int laneShift = Integer.numberOfTrailingZeros(NpuPpm.quarter(npu.p));
     Bits ones = NpuScratchpad.allBytes(line);
     int nBits = lanes.width();
     Bits rowMask = npu.wireOf("ppm_rowMask", ones.shiftRight(uintLit(line, nBits + 1).sub(lanes.resize(nBits + 1))));
-    Bits laneBytes = NpuScratchpad.allBytes(NpuPpm.lanes(npu.p)).asUInt().resize(line).asBits();
+    Bits laneBytes = NpuScratchpad.allBytes(NpuPpm.quarter(npu.p)).asUInt().resize(line).asBits();
     UInt offset = outLine.resize(2 + laneShift).shiftLeft(laneShift).resize(2 + laneShift);
     writeMask = npu.wireOf("ppm_writeMask", laneBytes.shiftLeft(offset).and(rowMask));
   }
