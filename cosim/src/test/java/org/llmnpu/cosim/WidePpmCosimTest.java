@@ -105,7 +105,8 @@ class WidePpmCosimTest {
   /**
    * X (M×K) and W (K×N) loaded; Y = X·W as INT32, then Y += X·W (accumulate, X kept); the gate codes loaded into the
    * code rows and a gated fused GEMM with streamed W and kept X (bank 0); an ungated fused GEMM of the scratchpad W
-   * (bank 1, after a table); a {@code ppm} of Y's first {@code min(N, rows)} columns (bank 0); stores of all three.
+   * (bank 1, after a table); a {@code ppm} of Y's first {@code min(N, rows)} columns (bank 0); stores of the bytes
+   * each wrote (the scratchpad's other bytes are undefined on the RTL).
    */
   private static Mixed mixed(MachineParams p, Random r, int m, int k, int n) {
     int line = p.lineBytes();
@@ -138,7 +139,7 @@ class WidePpmCosimTest {
         .add(new Command.Gemm(m, k, n, x, xStride, extW, wStride, q1, qStride, Command.DENSE, 0, 1, 0, 1, 1, 1))
         .add(new Command.Gemm(m, k, n, x, xStride, w, wStride, q2, qStride, Command.DENSE, 0, 0, 0, 2, 0, 1))
         .ppm(y, yStride, q3, qStride, m, lanes)
-        .store(0x40000, yStride, y, yStride, 4L * n, m).store(0x48000, qStride, q1, qStride, qStride, 3L * m)
+        .store(0x40000, yStride, y, yStride, 4L * n, m).store(0x48000, qStride, q1, qStride, n, 2L * m).store(0x4C000, qStride, q3, qStride, lanes, m)
         .halt().build();
     return new Mixed(RandomPrograms.place(image, prog, 0), prog);
   }

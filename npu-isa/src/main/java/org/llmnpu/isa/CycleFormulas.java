@@ -57,7 +57,9 @@ package org.llmnpu.isa;
  * gemm ppm  as gemm, the same M·ceil(4·N / line) drain lines; each INT32 line goes through the PPM
  *        (line / 4 lanes, one line a cycle) and its INT8 codes are written L = the PPM latency cycles later
  *        (line q of a row: its line/4 codes, columns q·line/4 .., with byte enables at y + m·yStride + q·line/4); the back-end is idle from
- *        drain start + drain lines + L + 1 (the LOAD rule and the other commands wait for that)
+ *        drain start + drain lines + L + 1 (the LOAD rule and the other commands wait for that); with a wide PPM
+ *        ({@link MachineParams#ppmWide}, line lanes) M·ceil(N / line) drain lines: a whole N tile of a row a cycle,
+ *        its line codes written as one line at y + m·yStride + t·line ({@link MachineParams#ppmDrainLines})
  * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
  *        the drain then uses the scratchpad's read port, so a STORE waits for the back-end as the
  *        other commands do, and a DSPIN clear of Y goes as a LOAD (its result range is its Y range)

@@ -342,7 +342,8 @@ public final class CycleModel {
    * The GEMM just modelled routes its results through the PPM ({@code ppm=1}): the drain reads each INT32 result
    * line once, as without the flag, and the PPM takes one line a cycle; its INT8 codes reach the scratchpad
    * {@code L =} {@link MachineParams#ppmLatency()} cycles after their line, so the back-end is idle
-   * {@code L} cycles later than without the flag.
+   * {@code L} cycles later than without the flag. With a wide PPM ({@link MachineParams#ppmWide}) the drain reads a
+   * whole N tile of a row a cycle instead: {@code M·ceil(N/line)} drain cycles ({@link MachineParams#ppmDrainLines}).
    */
   public void drainThroughPpm() {
     drainThroughPpm(0);

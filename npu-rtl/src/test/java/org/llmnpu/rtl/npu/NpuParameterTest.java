@@ -59,7 +59,7 @@ class NpuParameterTest {
         .icAccumDepth(3).maxM(32).maxK(1024).maxN(256).memory(9, 4).watchdogCycles(999).dspLanes(8).dspRows(256)
         .dspProgramDepth(128).dspMaxRunCycles(1L << 32).dspStages(2).dspPermute(true)
         .engine("systolic").weightRowsPerCycle(1).ppu(false).mxLoad(true).sparsity("2:4").commandQueueDepth(2)
-        .clockGating("checked").bus("axi").xKeep(true).build();
+        .clockGating("checked").bus("axi").xKeep(true).ppmWide(true).build();
     for (NpuParameter p : NpuParameter.values()) {
       // ppmGate needs ppu, which this configuration turns off: its round trip is below
       if (p != NpuParameter.ENGINE && p != NpuParameter.WEIGHT_ROWS_PER_CYCLE && p != NpuParameter.PPM_GATE) {
@@ -83,6 +83,10 @@ class NpuParameterTest {
         () -> NpuConfig.builder().set(NpuParameter.DSP_PERMUTE, "sometimes").build()).getMessage();
     assertTrue(permute.contains("dspPermute") && permute.contains("true or false"), permute);
     assertTrue(c.dsp().permute() && c.machine().dsp().permute(), "the DSP and the golden's machine carry it");
+    String wide = assertThrows(IllegalArgumentException.class,
+        () -> NpuConfig.builder().set(NpuParameter.PPM_WIDE, "quarter").build()).getMessage();
+    assertTrue(wide.contains("ppmWide") && wide.contains("true or false"), wide);
+    assertTrue(c.machine().ppmWide() && c.ppm().cols() == c.rows(), "the golden's machine and the PPM carry ppmWide");
     NpuConfig gated = NpuConfig.builder().ppmGate(true).build();
     assertNotEquals(NpuParameter.PPM_GATE.defaultValue(), NpuParameter.PPM_GATE.valueIn(gated));
     for (boolean nested : new boolean[] {false, true}) {
