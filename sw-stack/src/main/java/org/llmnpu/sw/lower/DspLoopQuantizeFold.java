@@ -15,9 +15,10 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  * {@link DspRoutines#mergedNorms}: the normalization a loop over the rows): right after each store of an input row,
  * in the loop or not, {@code TOINT} of the stored register by {@code k} into a register of its own and the code's store
  * to the same row of the codes (in a loop the same immediate offset, so each pass stores its own row); at the end the
- * length at full lanes and the scale rows' stores of {@code d}. The producer's instructions and stores stay, so the
- * buffer ends as after the producer and the quantization's run, bit for bit (each code is {@code TOINT} of the FP16
- * value the quantization would load, by the same {@code k}). The registers are allocated anew over the whole program
+ * length at full lanes and the scale rows' stores of {@code d}. Each code is {@code TOINT} of the FP16 value the
+ * quantization would load, by the same {@code k}: the codes and scales are the two runs' bit for bit. The producer's
+ * instructions stay; its stores of the input rows too where {@code keepInput} (the buffer then ends as after the two
+ * runs), else they go ({@link DspQuantizeFold#runs}: scratch rows, one instruction a row). The registers are allocated anew over the whole program
  * ({@link DspLoopRegisters}; null where they do not suffice); the caller reorders it for the interlock.
  *
  * <p>Applies where every input row of the quantizations is stored exactly once in the program (one store instruction
@@ -32,6 +33,15 @@ final class DspLoopQuantizeFold {
 
   /** {@code producer} with {@code codes} folded in (see the class), or null. */
   static DspProgram fold(DspProgram producer, List<DspQuantizeFold.Codes> codes, int lanes) {
+    return fold(producer, codes, lanes, true);
+  }
+
+  /**
+   * As {@link #fold(DspProgram, List, int)}; without {@code keepInput} each folded store of an input row goes (its
+   * {@code TOINT} reads the same register; one instruction less a row), unless the producer loads one of the input rows
+   * ({@link DspQuantizeFold#readsAny}): the rows then hold what they held before the run.
+   */
+  static DspProgram fold(DspProgram producer, List<DspQuantizeFold.Codes> codes, int lanes, boolean keepInput) {
     List<DspInstruction> in = producer.instructions();
     int n = in.size();
     int[] passes = new int[n];
@@ -82,6 +92,7 @@ final class DspLoopQuantizeFold {
         codeOf.put(at, c);
       }
     }
+    boolean drop = !keepInput && !DspQuantizeFold.readsAny(in, codes, lanes);
     // the code on virtual registers: the producer's own as they are, the constants and codes from VIRTUAL up
     Map<Integer, Integer> constant = new LinkedHashMap<>();
     int next = VIRTUAL;
@@ -105,7 +116,7 @@ final class DspLoopQuantizeFold {
         int body = s.imm() >>> 16;
         int folded = 0;
         for (int k = i + 1; k <= i + body && k < n; k++) {
-          folded += codeOf.containsKey(k) ? 2 : 0;
+          folded += codeOf.containsKey(k) ? (drop ? 1 : 2) : 0;
         }
         if (body + folded > 0xFFFF) {
           return null;
@@ -115,8 +126,10 @@ final class DspLoopQuantizeFold {
         continue;
       }
       DspOp op = s.op();
-      add(code, regs, s, new int[] {op.writesRegister() ? s.rd() : -1, op.readsA() ? s.ra() : -1,
-          op.readsB() ? s.rb() : -1, op.readsC() ? s.rc() : -1});
+      if (c == null || !drop) {
+        add(code, regs, s, new int[] {op.writesRegister() ? s.rd() : -1, op.readsA() ? s.ra() : -1,
+            op.readsB() ? s.rb() : -1, op.readsC() ? s.rc() : -1});
+      }
       if (c != null) {
         int v = next++;
         add(code, regs, new DspInstruction(DspOp.TOINT, 0, 0, 0, 0, false, 0, 0),

@@ -18,10 +18,12 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  * are two {@code dsprun}s that, next to the residual's scales (the pair 234 words, the quantization 34), overflow the
  * 256-word program memory, so each run loads the other's words again. Folded: right after the producer's last store
  * of each input row, {@code TOINT} of the same register (the value the quantization would load) into a register of its
- * own, and before the {@code HALT} the length at full lanes, the codes' stores and the scale rows' stores. The
- * producer's own stores stay, so the buffer ends as after the two runs, bit for bit (a row's code is {@code TOINT} of the
- * same FP16 value by the same {@code k}); the codes' stores are deferred to the end so that none waits for its
- * {@code TOINT} in the pipeline. About 20 words instead of the quantization's 34, and one run: the residual, the two
+ * own, and before the {@code HALT} the length at full lanes, the codes' stores and the scale rows' stores. A row's code
+ * is {@code TOINT} of the same FP16 value by the same {@code k}, so the codes and scales are the two runs' bit for bit;
+ * the codes' stores are deferred to the end so that none waits for its {@code TOINT} in the pipeline. The producer's
+ * stores of the codes' input rows go ({@link #runs}: the lowering's RMSNorm rows are scratch, the codes their only
+ * reader; NormEmitter writes them before every read), one instruction a row; those rows then hold what they held before
+ * the run ({@link #fold(DspProgram, List, int)} keeps them, as the two runs leave the buffer). About 20 words instead of the quantization's 34, and one run: the residual, the two
  * RMSNorms and the codes fit the program memory together, and with {@link DspRunForms} one resident program serves
  * every pair of a layer.
  *
@@ -57,17 +59,18 @@ final class DspQuantizeFold {
    * {@code codes}: one program with the quantizations folded in where {@link #fold} applies to a single producer, or
    * for a producer with loops {@link DspLoopQuantizeFold} (reordered by {@link DspListSchedule}) where that costs fewer
    * cycles than the two runs, else the producers and the quantizations merged ({@link DspRoutines#mergedKernels}).
-   * Same buffer either way.
+   * The same codes, scales and other rows either way; a folded run leaves the codes' input rows (the producers' FP16
+   * outputs, scratch) unwritten (2026-12-07: 64 instructions a token of LLaMA-2-7B's RMSNorm pairs on edge-64).
    */
   static List<DspProgram> runs(DspRoutines r, List<DspProgram> norms, List<Codes> codes) {
-    DspProgram folded = norms.size() == 1 ? fold(norms.get(0), codes, r.lanes()) : null;
+    DspProgram folded = norms.size() == 1 ? fold(norms.get(0), codes, r.lanes(), false) : null;
     if (folded != null && folded.size() <= r.programDepth()) {
       return List.of(folded);
     }
     List<DspProgram> runs = new ArrayList<>(norms);
     runs.addAll(r.mergedKernels(codes.stream()
         .map(c -> r.quantizeStatic(c.in(), c.len(), -1, c.k(), c.out(), c.scaleRow(), c.d())).toList()));
-    DspProgram looped = norms.size() == 1 ? DspLoopQuantizeFold.fold(norms.get(0), codes, r.lanes()) : null;
+    DspProgram looped = norms.size() == 1 ? DspLoopQuantizeFold.fold(norms.get(0), codes, r.lanes(), false) : null;
     if (looped != null) {
       looped = DspListSchedule.schedule(looped, r.pipeline());
       long separate = runs.stream().mapToLong(p -> p.cycles(r.pipeline())).sum();
@@ -80,6 +83,15 @@ final class DspQuantizeFold {
 
   /** {@code producer} with {@code codes} folded in, or null where the fold does not apply (see the class comment). */
   static DspProgram fold(DspProgram producer, List<Codes> codes, int lanes) {
+    return fold(producer, codes, lanes, true);
+  }
+
+  /**
+   * As {@link #fold(DspProgram, List, int)}; without {@code keepInput} the producer's folded stores of the codes' input
+   * rows go (their {@code TOINT} reads the same register), unless the producer loads one of those rows
+   * ({@link #readsAny}): the rows then hold what they held before the run.
+   */
+  static DspProgram fold(DspProgram producer, List<Codes> codes, int lanes, boolean keepInput) {
     List<DspInstruction> in = producer.instructions();
     if (in.isEmpty() || in.get(in.size() - 1).op() != DspOp.HALT) {
       return null;
@@ -140,12 +152,15 @@ final class DspQuantizeFold {
         stores.add(new int[] {c.out() + row, reg});
       }
     }
+    boolean drop = !keepInput && !readsAny(in, codes, lanes);
     List<DspInstruction> out = new ArrayList<>();
     constant.forEach((v, r) -> out.add(new DspInstruction(DspOp.LI, r, 0, 0, 0, false, 0, v & 0xFFFF)));
     for (int n = 0; n < in.size() - 1; n++) {
       DspInstruction i = in.get(n);
-      out.add(i);
       int[] code = rowCode.get(n);
+      if (code == null || !drop) {
+        out.add(i);
+      }
       if (code != null) {
         out.add(new DspInstruction(DspOp.TOINT, code[0], i.ra(), code[2], 0, false, 0, 0));
       }
@@ -164,5 +179,35 @@ final class DspQuantizeFold {
           .append('/').append(c.scaleRow()).append(']');
     }
     return new DspProgram(name.toString(), out);
+  }
+
+  /**
+   * Whether an instruction of {@code code} reads a buffer row of the codes' inputs: an {@code LD} of one (in a loop of
+   * count c, rows {@code imm .. imm + c − 1}), or any other row-reading op (the permutations, which read rows a register
+   * chooses).
+   */
+  static boolean readsAny(List<DspInstruction> code, List<Codes> codes, int lanes) {
+    int loopEnd = -1;
+    int count = 1;
+    for (int i = 0; i < code.size(); i++) {
+      DspInstruction s = code.get(i);
+      if (i > loopEnd) {
+        count = 1;
+      }
+      if (s.op() == DspOp.LOOP) {
+        count = Math.max(1, s.imm() & 0xFFFF);
+        loopEnd = i + (s.imm() >>> 16);
+      } else if (s.op() == DspOp.LDS || s.op() == DspOp.LDG) {
+        return true;
+      } else if (s.op() == DspOp.LD) {
+        for (Codes c : codes) {
+          int rows = (c.len() + lanes - 1) / lanes;
+          if (s.imm() < c.in() + rows && s.imm() + count > c.in()) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 }

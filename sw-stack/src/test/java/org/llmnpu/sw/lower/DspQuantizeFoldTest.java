@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.MachineParams;
+import org.llmnpu.isa.dsp.DspInstruction;
 import org.llmnpu.isa.dsp.DspInterpreter;
 import org.llmnpu.isa.dsp.DspKernel;
 import org.llmnpu.isa.dsp.DspMath;
+import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -72,11 +75,64 @@ class DspQuantizeFoldTest {
     for (long seed = 1; seed <= 3; seed++) {
       long[] a = new long[1];
       long[] b = new long[1];
-      assertArrayEquals(run(lanes, seed, separate, a), run(lanes, seed, folded, b));
+      short[] expected = run(lanes, seed, separate, a);
+      if (folds) {
+        // the RMSNorms' FP16 rows (scratch, read by nothing but the codes) are not stored: as before the run
+        expected = unwritten(expected, run(lanes, seed, List.of(), new long[1]), codes, lanes);
+      }
+      assertArrayEquals(expected, run(lanes, seed, folded, b));
       assertTrue(!folds || b[0] < a[0], "folded " + b[0] + " cycles against " + a[0]);
     }
     int words = separate.stream().mapToInt(DspProgram::size).sum();
     assertTrue(!folds || folded.get(0).size() < words - 10, folded.get(0).size() + " words against " + words);
+  }
+
+  /**
+   * {@link DspQuantizeFold#fold} keeping its input ({@code keepInput}, the three-argument form): the buffer of the
+   * separate runs bit for bit, the RMSNorms' FP16 rows too; without it one store a row fewer, and those rows as they
+   * were.
+   */
+  @Test
+  void foldKeepsOrLeavesTheInputRows() {
+    int lanes = 16;
+    DspRoutines r = routines(lanes);
+    int dim = 64;
+    int rows = dim / lanes;
+    List<DspProgram> norms = r.mergedKernels(List.of(
+        r.kernel(DspKernel.RMSNORM, dim, new int[] {0, 4 * rows}, new int[] {rows}),
+        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * rows, 4 * rows}, new int[] {3 * rows})));
+    assertEquals(1, norms.size(), "one straight-line program");
+    DspProgram norm = norms.get(0);
+    short k = Fp16.fromDouble(9.0);
+    short d = Fp16.fromDouble(0.11);
+    List<DspQuantizeFold.Codes> codes = List.of(new DspQuantizeFold.Codes(rows, dim, k, 5 * rows, ROWS - 2, d),
+        new DspQuantizeFold.Codes(3 * rows, dim, k, 6 * rows, ROWS - 1, d));
+    List<DspProgram> separate = new ArrayList<>(norms);
+    codes.forEach(c -> separate.add(r.quantizeStatic(c.in(), c.len(), -1, c.k(), c.out(), c.scaleRow(), c.d())));
+    DspProgram kept = DspQuantizeFold.fold(norm, codes, lanes);
+    DspProgram left = DspQuantizeFold.fold(norm, codes, lanes, false);
+    assertEquals(kept.size() - 2 * rows, left.size(), "one store a row fewer");
+    short[] expected = run(lanes, 7, separate, new long[1]);
+    assertArrayEquals(expected, run(lanes, 7, List.of(kept), new long[1]));
+    assertArrayEquals(unwritten(expected, run(lanes, 7, List.of(), new long[1]), codes, lanes),
+        run(lanes, 7, List.of(left), new long[1]));
+    // a producer that loads one of the input rows keeps its stores
+    List<DspInstruction> code = new ArrayList<>(norm.instructions().subList(0, norm.size() - 1));
+    code.add(new DspInstruction(DspOp.LD, 1, 0, 0, 0, false, 0, rows + 1));
+    code.add(norm.instructions().get(norm.size() - 1));
+    DspProgram reads = new DspProgram("reads", code);
+    assertEquals(DspQuantizeFold.fold(reads, codes, lanes).size(), DspQuantizeFold.fold(reads, codes, lanes, false)
+        .size(), "kept where the producer reads an input row");
+  }
+
+  /** {@code after} with the codes' input rows as in {@code before} (the rows a folded run leaves unwritten). */
+  static short[] unwritten(short[] after, short[] before, List<DspQuantizeFold.Codes> codes, int lanes) {
+    short[] out = after.clone();
+    for (DspQuantizeFold.Codes c : codes) {
+      int rows = (c.len() + lanes - 1) / lanes;
+      System.arraycopy(before, c.in() * lanes, out, c.in() * lanes, rows * lanes);
+    }
+    return out;
   }
 
   @ParameterizedTest

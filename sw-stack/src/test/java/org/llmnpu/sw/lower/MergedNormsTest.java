@@ -59,8 +59,9 @@ class MergedNormsTest {
   /**
    * The pair's static quantizations folded into the merged program's loops ({@link DspLoopQuantizeFold}, via
    * {@link DspQuantizeFold#runs}): the buffer as the two RMSNorm kernels and the two quantizations run one after the
-   * other leave it, bit for bit; golden = static cycles; where it folds (whole rows) one run, fewer cycles than the
-   * merged RMSNorms and the quantizations' own run.
+   * other leave it, bit for bit, but for the RMSNorms' FP16 rows, which the folded run does not store (they hold what
+   * they held before); golden = static cycles; where it folds (whole rows) one run, fewer cycles than the merged
+   * RMSNorms and the quantizations' own run.
    */
   @ParameterizedTest
   @CsvSource({"4096,64,4,true", "4096,64,2,true", "288,64,4,false", "256,16,4,true", "768,32,4,true", "100,8,4,false",
@@ -85,8 +86,12 @@ class MergedNormsTest {
     Random rnd = new Random(dim * 5L + lanes + stages);
     short[] buffer = pair.buffer(12, rnd);
     long[] golden = new long[1];
-    assertArrayEquals(DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, separate, new long[1]),
-        DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, runs, golden));
+    short[] expected = DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, separate, new long[1]);
+    if (folds) {
+      // folded, the RMSNorms' FP16 rows (scratch: the codes are their only reader) are not stored: as before the run
+      expected = DspQuantizeFoldTest.unwritten(expected, buffer, codes, lanes);
+    }
+    assertArrayEquals(expected, DspListScheduleTest.run(lanes, 12 * v, pipe, buffer, runs, golden));
     long statics = runs.stream().mapToLong(p -> p.cycles(pipe)).sum();
     assertEquals(statics, golden[0], "the golden counts the static cycles");
     if (folds) {
