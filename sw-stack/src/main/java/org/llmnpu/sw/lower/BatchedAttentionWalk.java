@@ -149,7 +149,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
         load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
       }
       if (batched) {
-        // each KV head's Qᵀ zeroed: its score K rows (head dim wide, else its window or kvDim)
+        // each KV head's Qᵀ zeroed: its score K rows (its window with head-major keys, else kvDim)
         int rows = 0;
         for (int g = 0; g < c.kvHeads(); g++) {
           rows = Math.max(rows, scoreK(g));

@@ -19,12 +19,13 @@ abstract class PhaseWalk extends DspRunCosts {
   final ModelConfig c;
   final DspRoutines r;
   final int lanes;
-  final boolean wide;
   /**
    * As {@link BatchedAttentionLayout#headMajorKeys}: at full the K rows head-major and each scores GEMV over its
    * window.
    */
   final boolean headMajorKeys;
+  /** With head-major keys, whether the K rows go out directly ({@link BatchedAttentionLayout#directKeys}). */
+  final boolean directKeys;
   /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
   boolean keepsX;
   /**
@@ -89,9 +90,8 @@ abstract class PhaseWalk extends DspRunCosts {
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;
     this.hdRows = r.rows(c.headDim());
-    this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
-    this.headMajorKeys = !wide && this.fusion == Fusion.FULL
-        && BatchedAttentionLayout.headMajorKeys(c, p, split(c.kvDim()));
+    this.headMajorKeys = this.fusion == Fusion.FULL && BatchedAttentionLayout.headMajorKeys(c, p, split(c.kvDim()));
+    this.directKeys = headMajorKeys && BatchedAttentionLayout.directKeys(c, p);
     this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
     this.qkvN = c.dim() + 2 * c.kvDim();

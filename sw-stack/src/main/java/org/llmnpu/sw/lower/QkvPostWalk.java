@@ -141,13 +141,12 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
         runAll(staticQkv() ? "qkv rope, static quantize" : "qkv rope, quantize",
             () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
-      if (wide) {
-        // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every
-        // head (a head a whole row) in one dspout of kvHeads rows, spadStride the head dim; the odds, half a head on
+      if (directKeys) {
+        // KeyRows, direct: every KV head's evens in one dspout of kvHeads rows (the head dim apart), the odds likewise
         dspOut(c.kvHeads(), half, INT8);
         dspOut(c.kvHeads(), half, INT8);
       } else if (headMajorKeys) {
-        // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
+        // KeyRows, staged: the evens and the odds a half to a line, read back interleaved, written
         dspOut(c.kvHeads(), half, FP16);
         dspOut(c.kvHeads(), half, FP16);
         dspIn(2L * c.kvHeads(), half, FP16);

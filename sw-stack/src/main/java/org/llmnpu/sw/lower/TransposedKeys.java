@@ -13,7 +13,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * <p><b>Keeping {@code Kᵀ}.</b> Kᵀ takes whole lines of slots ({@link KeyColumns}). Per layer: Kᵀ's lines before the
  * block's line come in ({@code load}, kvDim rows); when a line of slots' last token has its K row in the scratchpad
  * ({@link #scatter}), the line's slots go to the staging two at a time from their K rows (the K row's order: flat, or
- * head-major after {@link BatchedAttention#keyRowOut}; the {@code pos mod line} earlier tokens of the block's first
+ * head-major after {@link KeyRows}; the {@code pos mod line} earlier tokens of the block's first
  * line included) and the line is written (the staging holds one line), and the lines stored. On an NPU whose DSP has
  * {@code dspPermute} (and the score rows hold a line×line matrix twice) the line's K rows are transposed instead, a
  * chunk of dimensions at a time ({@link KeyBlocks}), with no staging region. A lone token (a decode
