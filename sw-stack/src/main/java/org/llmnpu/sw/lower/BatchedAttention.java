@@ -212,7 +212,7 @@ final class BatchedAttention {
    * evens, {@code l.rQS + heads + h} the odds; raw FP16 bits), a dspout a half if {@link LoweredModel#qSpan} pads.
    */
   int queriesIn(int t) {
-    int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
+    int qq = queryRows(t);
     if (l.half % l.lanes != 0) {
       int parts = l.qSpan == l.nq ? 1 : 2;
       for (int p = 0; p < parts; p++) {
@@ -222,6 +222,11 @@ final class BatchedAttention {
       e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
     }
     return qq;
+  }
+
+  /** Token t's queries as DSP rows: each head's evens then odds flat from the row returned (its odds rows(nq) on). */
+  int queryRows(int t) {
+    return l.rQQ + t * 2 * l.r.rows(l.nq);
   }
 
   /** Row of the query's first odd in its KV head g's scores weight (the per-query column or {@code Qᵀ}). */

@@ -70,7 +70,7 @@ final class TransposedKeys {
 
   /**
    * The scores against {@code Kᵀ} for this layout, or null where they do not apply: K = half a head above maxK, more
-   * K rows than a command moves, a DSP row wider than an X row, N tiles not whole lines, or the scratchpad's free
+   * K rows than a command moves, N tiles not whole lines, or the scratchpad's free
    * bytes holding the regions for fewer than two tokens.
    */
   static TransposedKeys of(BatchedAttention a) {
@@ -93,9 +93,7 @@ final class TransposedKeys {
   /** Whether a model's scores can take {@code Kᵀ} as W on this NPU, regions aside. */
   static boolean fits(ModelConfig c, MachineParams p) {
     int half = c.headDim() / 2;
-    int xRow = LoweredModel.roundUp(half, p.lineBytes());
-    return half <= p.maxK() && c.kvDim() <= MachineParams.MAX_DMA_ROWS && p.maxN() % p.lineBytes() == 0
-        && (half % p.dsp().lanes() == 0 || p.dsp().lanes() <= xRow);
+    return half <= p.maxK() && c.kvDim() <= MachineParams.MAX_DMA_ROWS && p.maxN() % p.lineBytes() == 0;
   }
 
   /**
@@ -200,14 +198,10 @@ final class TransposedKeys {
    */
   void emit(int ts, int nb, int t0, int pos) {
     var c = l.c;
-    boolean aligned = l.half % l.lanes == 0;
     for (int t = ts; t < ts + nb; t++) {
-      int qq = a.queriesIn(t);
-      if (aligned) {
-        scores.queriesOut(e.b, t - ts, qq, qq + l.nq / l.lanes, false);
-      } else {
-        scores.queriesOut(e.b, t - ts, l.rQS, l.rQS + c.heads(), true);
-      }
+      // the query halves flat from their DSP rows: every head's evens in one dspout, its odds in another
+      int qq = a.queryRows(t);
+      scores.queriesOut(e.b, t - ts, qq, qq + l.r.rows(l.nq), false);
     }
     int sMax = pos + ts + nb;
     int sRows = l.r.rows(l.m.maxContext());
