@@ -19,18 +19,13 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * {@code DspSizeWhatIfBench} asks of LLaMA-2-7B on edge-64 at 128 lanes: the woven program gives the logits of one block
  * at a time bit for bit, and the cost model's counters are the golden simulator's. Shapes: a LLaMA-2-7B-like one (head
  * dim 128, so 128 lanes exceed a RoPE half of 64 as on the 7B; FFN 344 = 11008/32, ragged against 128 lanes); and
- * stories260K (dim 288, heads·half 144: ragged against 64 and 128 lanes), whose lowering pads the q/k halves to whole
- * DSP rows (more QKV MACs).
+ * stories260K (heads·half 32: ragged against 64 and 128 lanes), whose lowering pads the q/k halves to whole DSP rows
+ * (more QKV MACs), as the walk does since 2026-12-07 ({@code PhaseWalk#qSpan}).
  *
- * <p>The extrapolated walk, which the 7B estimate takes, is <b>not exact</b> at 128 lanes: on the 7B-like shape its
- * MACs are the golden's but it issues one command more (24 tokens, two blocks woven: cycles 441,370 against 441,766
- * int8, −0.09 %; 366,169 against 365,150 s2_4 with permutations, +0.28 %; also extReadBeats +219, fetchCycles −3,178 /
- * −2,889, dspCycles +441), so the test holds it to 0.5 %. On stories260K it leaves out the lowering's q/k padding
- * (fewer MACs, 595,706 cycles against 670,297): there only the lowering's cost model, which {@code CycleEstimator} takes
- * for a shape whose lowering fits, is exact. At 64 and 32 lanes the 7B-like shape's two blocks do not fit the test NPU's
- * 256 KiB scratchpad, so the woven walk was not compared there; in the one-block order (cost models only, 2026-12-07)
- * the walk is further off at 64 lanes, where it takes its extrapolation-only per-head layout ({@code PhaseWalk#wide}),
- * than at 128: one token 82,166 against 83,470 cycles (−1.6 %) at 64 lanes, equal at 128.
+ * <p>The extrapolated walk, which the 7B estimate takes, is near, not exact, in the woven order: MACs equal, cycles
+ * within 0.5 % (2026-12-07: the 7B-like s2_4 case 293,395 against 292,736, +0.23 %; stories260K 511,559 against
+ * 514,116, −0.50 %, 8 commands fewer in the walk at 128 lanes, none at 16). Its one-token steps are exact. The gap is
+ * not the attention layout's ({@link #directHeadMajorKeysAreExact}).
  */
 class WideDspTest {
   /** The two-block test NPU for {@code format} with kept X and the PPM gate, its DSP {@code lanes} wide (1,024 rows). */
