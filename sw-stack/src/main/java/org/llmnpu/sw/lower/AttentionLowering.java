@@ -197,7 +197,7 @@ final class AttentionLowering {
         qkvPrograms(qRows, kRows, t, false, qkvScales).forEach(e::run);
       }
       if (batched != null && batched.headMajorKeys) {
-        batched.keyRowOut(l.sKC + (long) slot * m.kvBytes);
+        batched.keys.out(l.sKC + (long) slot * m.kvBytes);
       } else {
         keyRowOut(l.sKC + (long) slot * m.kvBytes);
       }
@@ -291,7 +291,7 @@ final class AttentionLowering {
    * The K row's codes (evens then odds, kvDim INT8) from rKQ to the scratchpad at {@code at}: one {@code dspout}, or
    * where the halves are padded to whole rows ({@link LoweredModel#kSpan}) first joined: each half out as raw FP16 to
    * a line of {@link #sKeyHalves} of its own, both read back as one flat vector at rAcc (free after the
-   * dequantization, as {@link BatchedAttention#keyRowOut} uses it), then that vector out.
+   * dequantization, as {@link KeyRows} uses it), then that vector out.
    */
   private void keyRowOut(long at) {
     var b = e.b;

@@ -102,9 +102,9 @@ abstract class AttentionWalk extends QkvPostWalk {
 
   private int fullGroup;
 
-  /** The K of KV head g's scores: its head (wide), its line window (head-major keys) or kvDim. */
+  /** The K of KV head g's scores: its line window (head-major keys) or kvDim. */
   int scoreK(int g) {
-    return wide ? c.headDim() : headMajorKeys ? BatchedAttentionLayout.scoreWindowK(c, line, g) : c.kvDim();
+    return headMajorKeys ? BatchedAttentionLayout.scoreWindowK(c, line, g) : c.kvDim();
   }
 
   /**

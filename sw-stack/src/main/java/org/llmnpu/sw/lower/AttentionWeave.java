@@ -4,8 +4,8 @@ package org.llmnpu.sw.lower;
  * The weave hooks of a block's attention ({@link PrefillOrder.Weave}, {@link TileWeave}): the QKV head split so that
  * another block's attention can carry its GEMM tiles ({@link #headNorms}, {@link #qkvTiles}), and the slots where the
  * other block's pieces run inside this attention ({@link #slots}, {@link #pieces}; run by {@link Pieces#slot} after each
- * head group's batched scores GEMMs). Only the order of commands changes; their values are the same
- * ({@code WovenBlocksTest}).
+ * head group's batched scores GEMMs and by {@link Pieces#batch} after each batch's P·V GEMMs). Only the order of
+ * commands changes; their values are the same ({@code WovenBlocksTest}).
  */
 final class AttentionWeave {
   private final LoweringEmitter e;
@@ -38,6 +38,16 @@ final class AttentionWeave {
       if (pieces != null) {
         pieces.run();
       }
+    }
+
+    /**
+     * A batch's P·V GEMMs ({@code valueProducts}), then its outputs slot, then its outputs' runs ({@code outputs}):
+     * the woven piece goes beside the outputs' DSP runs ({@link TileWeave#slots} counts it).
+     */
+    void batch(Runnable valueProducts, Runnable outputs) {
+      valueProducts.run();
+      slot();
+      outputs.run();
     }
   }
 

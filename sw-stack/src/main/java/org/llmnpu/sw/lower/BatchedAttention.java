@@ -58,14 +58,16 @@ final class BatchedAttention {
   private final int sQueryHalves;
   private final int halfStride;
   /**
-   * Whether the K cache holds each KV head's codes contiguous (evens then odds of the head, {@link #keyRowOut}), so
+   * Whether the K cache holds each KV head's codes contiguous (evens then odds of the head, {@link KeyRows}), so
    * that a query's scores GEMV covers only the line-aligned window holding its KV head
    * ({@link BatchedAttentionLayout#scoreWindowStart}) instead of all kvDim rows: on stories260K K = 8 or 16 (one K
    * tile of the array) instead of 32 (two).
    */
   final boolean headMajorKeys;
-  /** Scratchpad lines through which a K row is re-laid out head by head ({@link #keyRowOut}), -1 without. */
-  private final int sKeyStage;
+  /** The K rows written head-major ({@link KeyRows}), null without. */
+  final KeyRows keys;
+  /** The scores' K split: one chunk (a KV head's window) with head-major keys, else the layout's over kvDim. */
+  final KSplit scoreSplit;
   /** The scores as {@code Q·Kᵀ} against the K cache held transposed, where the NPU and the scratchpad allow; else null. */
   final TransposedKeys keyScores;
   /** The other block's pieces woven after each head group's scores GEMMs ({@link AttentionWeave}). */
@@ -96,7 +98,8 @@ final class BatchedAttention {
     sQueryHalves = l.half % l.lanes == 0 ? -1
         : l.spadRegion(2L * c.heads() * halfStride, "the batched attention's query halves");
     headMajorKeys = BatchedAttentionLayout.headMajorKeys(c, l.p, l.scoreSplit);
-    sKeyStage = headMajorKeys ? l.spadRegion(2L * c.kvHeads() * line, "the K rows' head-major staging") : -1;
+    keys = headMajorKeys ? new KeyRows(e) : null;
+    scoreSplit = headMajorKeys ? l.split(BatchedAttentionLayout.maxWindowK(c, line)) : l.scoreSplit;
     keyScores = TransposedKeys.of(this);
     BatchedScores batched = keyScores == null ? new BatchedScores(this) : null;
     scores = batched != null && batched.applies ? batched : null;
@@ -109,30 +112,6 @@ final class BatchedAttention {
   int[] batching() {
     return new int[] {batchTokens, keyScores != null ? keyScores.scoreTokens : scores != null ? scores.scoreTokens : 1,
         rTokenBounds >= 0 ? 1 : 0};
-  }
-
-  /**
-   * Writes the quantized K vector of one token (flat at DSP row {@code l.rKQ}: the evens of every KV head, then the
-   * odds) to the K cache row at {@code spad} head-major: per KV head its {@code half} evens, then its odds. The DSP
-   * cannot move lanes up, so the vector goes through the scratchpad: the evens and the odds as FP16 (the codes' raw
-   * 16 bits), {@code half} to a line, interleaved line by line (head g's evens on line 2g, its odds on 2g + 1); read
-   * back {@code half} a line into one flat vector (at {@code l.rAcc}, free between the Q/K/V dequantization and the
-   * next token's); written as INT8 codes. The codes are the same, only their places in the row change.
-   */
-  void keyRowOut(long spad) {
-    keyRowOut(spad, 0, l.c.kvHeads());
-  }
-
-  /** {@link #keyRowOut} of KV heads {@code first..first+heads-1} only ({@link TiledQkvPost}: one QKV tile's). */
-  void keyRowOut(long spad, int first, int heads) {
-    var b = e.b;
-    int line = l.line;
-    long stage = sKeyStage + 2L * first * line;
-    int evens = l.rKQ + first * l.half / l.lanes;
-    b.dspOut(stage, 2L * line, l.half, heads, evens, Command.FMT_FP16);
-    b.dspOut(stage + line, 2L * line, l.half, heads, evens + l.r.rows(l.nk), Command.FMT_FP16);
-    b.dspIn(stage, line, l.half, 2 * heads, l.rAcc, Command.FMT_FP16, 0);
-    b.dspOut(spad + (long) first * l.c.headDim(), line, heads * l.c.headDim(), 1, l.rAcc, Command.FMT_INT8);
   }
 
   /** Row of the query's first even in its weight column: its KV head's codes in the scores GEMV's K window. */
@@ -175,14 +154,16 @@ final class BatchedAttention {
         }
       }
       KSplit pv = l.split(pos + t0 + nb);
-      for (int g = 0; g < c.kvHeads(); g++) {
-        valueProducts(g, t0, nb, pv);
-      }
-      // the batch's outputs slot: a woven piece beside its outputs' runs (TileWeave#slots)
-      weave.slot();
-      for (int t = t0; t < t0 + nb; t++) {
-        outputs(t, t0, pv);
-      }
+      int batch = t0;
+      weave.batch(() -> {
+        for (int g = 0; g < c.kvHeads(); g++) {
+          valueProducts(g, batch, nb, pv);
+        }
+      }, () -> {
+        for (int t = batch; t < batch + nb; t++) {
+          outputs(t, batch, pv);
+        }
+      });
     }
   }
 
@@ -220,7 +201,7 @@ final class BatchedAttention {
         b.dspOut(wq + (long) scoreWindowOffset(g) * line, line, 1, half, evens, Command.FMT_INT8);
         b.dspOut(wq + (long) oddsRow(g) * line, line, 1, half, odds, Command.FMT_INT8);
         scoresGemv(wq, s, g);
-        e.partialsIn(l.scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
+        e.partialsIn(scoreSplit, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
       }));
     }
   }
@@ -231,7 +212,7 @@ final class BatchedAttention {
    * evens, {@code l.rQS + heads + h} the odds; raw FP16 bits), a dspout a half if {@link LoweredModel#qSpan} pads.
    */
   int queriesIn(int t) {
-    int qq = l.rQQ + t * 2 * l.r.rows(l.nq);
+    int qq = queryRows(t);
     if (l.half % l.lanes != 0) {
       int parts = l.qSpan == l.nq ? 1 : 2;
       for (int p = 0; p < parts; p++) {
@@ -241,6 +222,11 @@ final class BatchedAttention {
       e.b.dspIn(sQueryHalves, halfStride, l.lanes, 2L * l.c.heads(), l.rQS, Command.FMT_FP16, 0);
     }
     return qq;
+  }
+
+  /** Token t's queries as DSP rows: each head's evens then odds flat from the row returned (its odds rows(nq) on). */
+  int queryRows(int t) {
+    return l.rQQ + t * 2 * l.r.rows(l.nq);
   }
 
   /** Row of the query's first odd in its KV head g's scores weight (the per-query column or {@code Qᵀ}). */

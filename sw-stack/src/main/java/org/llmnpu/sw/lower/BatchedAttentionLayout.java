@@ -23,13 +23,32 @@ final class BatchedAttentionLayout {
   }
 
   /**
-   * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the scores are one K chunk,
-   * the keys' halves fill whole DSP rows and a half fits a line as FP16 (the staging of
-   * {@link BatchedAttention#keyRowOut}).
+   * Whether {@code --fusion full} lays the K cache out head-major on this model and NPU: the keys' halves fill whole
+   * DSP rows, and either a half is whole lines ({@link #directKeys}, the window a head, within maxK) or a half fits a
+   * line as FP16 and the scores over kvDim are one K chunk (the staging of {@link KeyRows}).
    */
   static boolean headMajorKeys(ModelConfig c, MachineParams p, KSplit scoreSplit) {
     int half = c.headDim() / 2;
-    return scoreSplit.count() == 1 && c.kvHeads() * half % p.dsp().lanes() == 0 && 2 * half <= p.lineBytes();
+    return c.kvHeads() * half % p.dsp().lanes() == 0
+        && (directKeys(c, p) || scoreSplit.count() == 1 && 2 * half <= p.lineBytes());
+  }
+
+  /**
+   * Whether head-major K rows go out of the DSP directly ({@link KeyRows}): a half is whole lines (so each head's
+   * window is the head, line-aligned) and a head's scores are one K chunk.
+   */
+  static boolean directKeys(ModelConfig c, MachineParams p) {
+    int half = c.headDim() / 2;
+    return half % p.lineBytes() == 0 && c.headDim() <= p.maxK();
+  }
+
+  /** With head-major keys: the largest {@link #scoreWindowK} of the model's KV heads. */
+  static int maxWindowK(ModelConfig c, int line) {
+    int k = 0;
+    for (int g = 0; g < c.kvHeads(); g++) {
+      k = Math.max(k, scoreWindowK(c, line, g));
+    }
+    return k;
   }
 
   /** With head-major keys: the first byte of KV head g's line window in a K row (its codes start in that line). */

@@ -48,10 +48,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
       int group = Math.min(fullGroup(), c.heads() - h0);
       operator("attention scores");
       for (int t = 0; t < nb; t++) {
-        if (half % lanes != 0) {
-          dspOut(2 * c.heads(), half, FP16);
-          dspIn(2 * c.heads(), lanes, FP16);
-        }
+        queryHalvesIn();
         for (int i = 0; i < group; i++) {
           dspOut(half, 1, FP16);
           dspOut(half, 1, FP16);
@@ -85,14 +82,10 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
    */
   void keyScoresBatched(int ts, int nb, int pos) {
     operator("attention scores");
-    int elems = half % lanes == 0 ? half : lanes;
     for (int t = 0; t < nb; t++) {
-      if (half % lanes != 0) {
-        dspOut(2 * c.heads(), half, FP16);
-        dspIn(2 * c.heads(), lanes, FP16);
-      }
-      dspOut(c.heads(), elems, INT8);
-      dspOut(c.heads(), elems, INT8);
+      // the query halves flat from their DSP rows (TransposedKeys#emit)
+      dspOut(c.heads(), half, INT8);
+      dspOut(c.heads(), half, INT8);
     }
     int sMax = pos + ts + nb;
     for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
@@ -149,7 +142,7 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
         load((long) c.groupSize() * n, LoweredModel.roundUp(pos + n, line));
       }
       if (batched) {
-        // each KV head's Qᵀ zeroed: its score K rows (head dim wide, else its window or kvDim)
+        // each KV head's Qᵀ zeroed: its score K rows (its window with head-major keys, else kvDim)
         int rows = 0;
         for (int g = 0; g < c.kvHeads(); g++) {
           rows = Math.max(rows, scoreK(g));
@@ -180,15 +173,26 @@ abstract class BatchedAttentionWalk extends AttentionWalk {
 
   /** Block token t's queries over {@code s} slots at {@code --fusion full}: the scores GEMVs and runs, the P rows. */
   private void tokenProbabilities(int t, int s) {
-    if (half % lanes != 0) {
-      // as BatchedAttention: the query halves to rows of their own through the scratchpad
-      dspOut(2 * c.heads(), half, FP16);
-      dspIn(2 * c.heads(), lanes, FP16);
-    }
+    queryHalvesIn();
     for (int h0 = 0; h0 < c.heads(); h0 += fullGroup()) {
       int group = Math.min(fullGroup(), c.heads() - h0);
       groupProbabilities(h0, group, s, boundAt(h0));
       probabilityRowsOut(t, h0, group, s);
+    }
+  }
+
+  /**
+   * As {@code BatchedAttention#queriesIn}: where a half is not whole DSP rows, the query halves to rows of their own
+   * through the scratchpad (a {@code dspout} of every half, two where the halves are padded, {@code qSpan}; a
+   * {@code dspin}).
+   */
+  private void queryHalvesIn() {
+    if (half % lanes != 0) {
+      int parts = qSpan == nq ? 1 : 2;
+      for (int part = 0; part < parts; part++) {
+        dspOut(2 * c.heads() / parts, half, FP16);
+      }
+      dspIn(2 * c.heads(), lanes, FP16);
     }
   }
 

@@ -47,11 +47,11 @@ final class BatchedScores {
     int line = l.line;
     kvSlots = kvHeadsPerGroup(c, l.headGroup);
     qtStride = LoweredModel.roundUp((long) a.groupSize * a.batchTokens, line);
-    qtBytes = (long) (a.headMajorKeys ? maxWindowK() : c.kvDim()) * qtStride;
+    qtBytes = (long) (a.headMajorKeys ? BatchedAttentionLayout.maxWindowK(c, line) : c.kvDim()) * qtStride;
     // the most tokens whose queries' scores fit the scratchpad's free bytes (at least two, else per-query GEMVs)
     long free = l.p.spadBytes() - l.spadBytesUsed() - c.kvHeads() * qtBytes
         - (long) l.blockMax * l.ropeRowBytes - 4L * line;
-    int tokens = fits(c, l.p, l.scoreSplit, a.groupSize * a.batchTokens) ? a.batchTokens : 0;
+    int tokens = fits(c, l.p, a.scoreSplit, a.groupSize * a.batchTokens) ? a.batchTokens : 0;
     while (tokens >= 2 && scoresBytes(a.groupSize * tokens) > free) {
       tokens--;
     }
@@ -96,14 +96,6 @@ final class BatchedScores {
     return scoreSplit.count() == 1 && queries <= p.maxN()
         && (long) half * queries <= org.llmnpu.isa.MachineParams.MAX_DMA_ROWS
         && (long) p.maxM() * queries <= org.llmnpu.isa.MachineParams.MAX_DMA_ROWS;
-  }
-
-  private int maxWindowK() {
-    int k = 0;
-    for (int g = 0; g < l.c.kvHeads(); g++) {
-      k = Math.max(k, BatchedAttentionLayout.scoreWindowK(l.c, l.line, g));
-    }
-    return k;
   }
 
   /** Each KV head's {@code Qᵀ} zeroed (a block's first layer): the rows of its window not its head's stay zero. */

@@ -162,8 +162,9 @@ final class BlockQkvPost {
       return "a DSP row of INT8 codes (" + lanes + " bytes) or the QKV channel scales' offset (" + vQkvBytes
           + " bytes) is not whole lines of " + line + " bytes";
     }
-    if (headMajorKeys && half % lanes != 0 && lanes % half != 0) {
-      return "head-major K rows need headDim/2 (" + half + ") a multiple or a divisor of the lanes (" + lanes + ")";
+    if (headMajorKeys && half % lanes != 0 && (lanes % half != 0 || 2 * half > line)) {
+      return "head-major K rows need headDim/2 (" + half + ") a multiple of the lanes (" + lanes + ") or a divisor "
+          + "whose FP16 codes fit a line (" + line + " bytes)";
     }
     return null;
   }

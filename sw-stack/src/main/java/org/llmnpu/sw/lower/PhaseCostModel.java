@@ -199,7 +199,7 @@ public final class PhaseCostModel extends LayerWalk {
     for (int lane = 0; lane < (two ? 2 : 1); lane++) {
       // each block's constant buffers (BlockLane#stepStart)
       orderLane(lane);
-      load((long) c.heads() * (wide ? c.headDim() : c.kvDim()), line);
+      load((long) c.heads() * c.kvDim(), line);
       int zeroBytes = c.heads() * hdRows * lanes * 2;
       load(zeroBytes / line, line);
       dspIn(1, zeroBytes / 2, FP16);

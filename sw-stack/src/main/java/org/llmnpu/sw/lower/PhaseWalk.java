@@ -19,12 +19,13 @@ abstract class PhaseWalk extends DspRunCosts {
   final ModelConfig c;
   final DspRoutines r;
   final int lanes;
-  final boolean wide;
   /**
    * As {@link BatchedAttentionLayout#headMajorKeys}: at full the K rows head-major and each scores GEMV over its
    * window.
    */
   final boolean headMajorKeys;
+  /** With head-major keys, whether the K rows go out directly ({@link BatchedAttentionLayout#directKeys}). */
+  final boolean directKeys;
   /** As {@link LoweringEmitter}'s resident x: at full a one-token block keeps x in the DSP. */
   boolean keepsX;
   /**
@@ -40,6 +41,9 @@ abstract class PhaseWalk extends DspRunCosts {
   final int half;
   final int nq;
   final int nk;
+  /** As {@link LoweredModel#qSpan} and {@link LoweredModel#kSpan}: the q (k) halves padded to whole DSP rows. */
+  final int qSpan;
+  final int kSpan;
   final int hdRows;
   final int oK;
   final int qkvN;
@@ -88,13 +92,15 @@ abstract class PhaseWalk extends DspRunCosts {
     this.half = c.headDim() / 2;
     this.nq = c.heads() * half;
     this.nk = c.kvHeads() * half;
+    this.qSpan = LoweredModel.roundUp(nq, lanes);
+    this.kSpan = LoweredModel.roundUp(nk, lanes);
     this.hdRows = r.rows(c.headDim());
-    this.wide = extrapolate && c.headDim() % line == 0 && half % lanes == 0;
-    this.headMajorKeys = !wide && this.fusion == Fusion.FULL
-        && BatchedAttentionLayout.headMajorKeys(c, p, split(c.kvDim()));
+    this.headMajorKeys = this.fusion == Fusion.FULL && BatchedAttentionLayout.headMajorKeys(c, p, split(c.kvDim()));
+    this.directKeys = headMajorKeys && BatchedAttentionLayout.directKeys(c, p);
     this.stream = extrapolate;
     this.oK = c.heads() * LoweredModel.roundUp(c.headDim(), lanes);
-    this.qkvN = c.dim() + 2 * c.kvDim();
+    // as LoweredModel: [q evens | q odds | k evens | k odds | v], each RoPE half padded to whole DSP rows
+    this.qkvN = 2 * qSpan + 2 * kSpan + c.kvDim();
     this.h3Offset = LoweredModel.roundUp(c.hiddenDim(), Math.max(1, line / 4));
     this.w13N = h3Offset + c.hiddenDim();
     this.kvBytes = LoweredModel.roundUp(c.kvDim(), line) + line;

@@ -22,10 +22,10 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
   private java.util.List<org.llmnpu.isa.dsp.DspProgram> qkvPrograms(int qRows, int kRows) {
     java.util.List<org.llmnpu.isa.dsp.DspProgram> programs = new java.util.ArrayList<>();
     programs.add(r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * nq, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
-    programs.add(r.kernel(DspKernel.ROPE, 2 * nk, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * qSpan, new int[] {0, qRows, 0, 0}, new int[] {0, 0}));
+    programs.add(r.kernel(DspKernel.ROPE, 2 * kSpan, new int[] {0, kRows, 0, 0}, new int[] {0, 0}));
     programs.addAll(QkvQuantizations.of(r, java.util.List.of(
-        new DspQuantizer.Vector(0, 2 * nq, -1, 0, 0), new DspQuantizer.Vector(0, 2 * nk, -1, 0, 0),
+        new DspQuantizer.Vector(0, 2 * qSpan, -1, 0, 0), new DspQuantizer.Vector(0, 2 * kSpan, -1, 0, 0),
         new DspQuantizer.Vector(0, c.kvDim(), -1, 0, 0)), staticQkv() ? new double[] {1, 1, 1} : null));
     return programs;
   }
@@ -103,7 +103,7 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
     int kRows = r.rows(nk);
     if (chainRuns && !qkvPostTiled()) {
       // as AttentionLowering at full: the block's cos/sin rows in one load (tiled: before the QKV GEMM)
-      load(n, 4L * nq);
+      load(n, 4L * qSpan);
     }
     boolean keyLines = writesKeyLines(n, pos);
     int early = pos % line;
@@ -116,12 +116,12 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
     // memory
     boolean pinned = chainRuns && residency != null && epilogue
         && 2 * qRows + 1 <= r.rows(Math.max(qkvN, Math.max(c.hiddenDim(), c.dim())))
-        && r.pins(n, qkvPrograms(qRows, kRows), DspChain.join(java.util.List.of(r.moveElements(0, 2 * nq, 0),
+        && r.pins(n, qkvPrograms(qRows, kRows), DspChain.join(java.util.List.of(r.moveElements(0, 2 * qSpan, 0),
             r.moveElements(0, lanes, 0))).size());
     for (int t = 0; t < n; t++) {
       if (chainRuns) {
         // the token's cos/sin row first, so that the runs after it join
-        dspIn(1, 2L * nq, FP16);
+        dspIn(1, 2L * qSpan, FP16);
       }
       resultIn(c.dim(), qkvN);
       if (pinned) {
@@ -129,28 +129,33 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
         // the lowering's moves differ only in the token's rows, four row bases: one rewritten program
         boolean shared = sharedRuns;
         sharedRuns = true;
-        run("q move", () -> r.moveElements(0, 2 * nq, 0));
+        run("q move", () -> r.moveElements(0, 2 * qSpan, 0));
         run("q scale move", () -> r.moveElements(0, lanes, 0));
         sharedRuns = shared;
       } else {
         run("qkv scale", () -> r.scale(0, qkvN, 1, channelScales(), null, -1, 3));
         if (!chainRuns) {
-          load(1, 4L * nq);
-          dspIn(1, 2L * nq, FP16);
+          load(1, 4L * qSpan);
+          dspIn(1, 2L * qSpan, FP16);
         }
         runAll(staticQkv() ? "qkv rope, static quantize" : "qkv rope, quantize",
             () -> qkvPrograms(qRows, kRows).subList(1, qkvPrograms(qRows, kRows).size()));
       }
-      if (wide) {
-        // the K row head-major (each KV head's evens, then its odds, heads a head apart): the DSP's evens of every
-        // head (a head a whole row) in one dspout of kvHeads rows, spadStride the head dim; the odds, half a head on
+      if (directKeys) {
+        // KeyRows, direct: every KV head's evens in one dspout of kvHeads rows (the head dim apart), the odds likewise
         dspOut(c.kvHeads(), half, INT8);
         dspOut(c.kvHeads(), half, INT8);
       } else if (headMajorKeys) {
-        // BatchedAttention.keyRowOut: the evens and the odds a half to a line, read back interleaved, written
+        // KeyRows, staged: the evens and the odds a half to a line, read back interleaved, written
         dspOut(c.kvHeads(), half, FP16);
         dspOut(c.kvHeads(), half, FP16);
         dspIn(2L * c.kvHeads(), half, FP16);
+        dspOut(1, c.kvDim(), INT8);
+      } else if (kSpan != nk) {
+        // AttentionLowering#keyRowOut: the padded halves joined through the scratchpad, then the row out
+        dspOut(1, nk, FP16);
+        dspOut(1, nk, FP16);
+        dspIn(2, nk, FP16);
         dspOut(1, c.kvDim(), INT8);
       } else {
         dspOut(1, c.kvDim(), INT8);

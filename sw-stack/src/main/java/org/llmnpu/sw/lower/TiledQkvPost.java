@@ -19,7 +19,7 @@ import org.llmnpu.isa.dsp.DspKernel;
  *   <li>per segment: q and k RoPE'd (half-split) into their places of the flat q and k rows, and their evens and
  *       odds quantized with the static scale into token t's q codes (which stay in the DSP for the attention) or the K
  *       codes; v quantized into the V codes;
- *   <li>the tile's K codes (flat, or head-major through {@link BatchedAttention#keyRowOut(long, int, int)}) and V
+ *   <li>the tile's K codes (flat, or head-major through {@link KeyRows#out(long, int, int)}) and V
  *       codes out to token t's cache rows in the scratchpad.
  * </ul>
  * After the tile that completes K, every token's Kᵀ lines ({@link TransposedKeys#scatter}); after the last tile, every
@@ -224,7 +224,7 @@ final class TiledQkvPost {
   /** Segment {@code seg}'s K codes of a token to its cache row at {@code row}: flat or head-major. */
   private void keysOut(long row, QkvTiles.Segment seg, int len, int rows, int head) {
     if (batched.headMajorKeys) {
-      batched.keyRowOut(row, seg.head(), seg.heads());
+      batched.keys.out(row, seg.head(), seg.heads());
       return;
     }
     e.b.dspOut(row + (long) head * l.lanes, l.line, len, 1, l.rKQ + head, Command.FMT_INT8);

@@ -225,8 +225,12 @@ abstract class TiledQkvPostWalk extends KeyWalk {
               () -> r.quantizeStatic(rope + at, len, -1, k, codes + at, scaleRow, kd[1]));
         }
         layoutRows = false;
-        if (!q && headMajorKeys) {
-          // BatchedAttention#keyRowOut of the segment's heads
+        if (!q && directKeys) {
+          // KeyRows#out of the segment's heads, direct
+          dspOut(seg.heads(), half, INT8);
+          dspOut(seg.heads(), half, INT8);
+        } else if (!q && headMajorKeys) {
+          // KeyRows#out of the segment's heads, staged
           dspOut(seg.heads(), half, FP16);
           dspOut(seg.heads(), half, FP16);
           dspIn(2L * seg.heads(), half, FP16);

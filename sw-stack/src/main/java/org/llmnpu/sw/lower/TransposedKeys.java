@@ -13,7 +13,7 @@ import org.llmnpu.sw.model.ModelConfig;
  * <p><b>Keeping {@code Kᵀ}.</b> Kᵀ takes whole lines of slots ({@link KeyColumns}). Per layer: Kᵀ's lines before the
  * block's line come in ({@code load}, kvDim rows); when a line of slots' last token has its K row in the scratchpad
  * ({@link #scatter}), the line's slots go to the staging two at a time from their K rows (the K row's order: flat, or
- * head-major after {@link BatchedAttention#keyRowOut}; the {@code pos mod line} earlier tokens of the block's first
+ * head-major after {@link KeyRows}; the {@code pos mod line} earlier tokens of the block's first
  * line included) and the line is written (the staging holds one line), and the lines stored. On an NPU whose DSP has
  * {@code dspPermute} (and the score rows hold a line×line matrix twice) the line's K rows are transposed instead, a
  * chunk of dimensions at a time ({@link KeyBlocks}), with no staging region. A lone token (a decode
@@ -70,7 +70,7 @@ final class TransposedKeys {
 
   /**
    * The scores against {@code Kᵀ} for this layout, or null where they do not apply: K = half a head above maxK, more
-   * K rows than a command moves, a DSP row wider than an X row, N tiles not whole lines, or the scratchpad's free
+   * K rows than a command moves, N tiles not whole lines, or the scratchpad's free
    * bytes holding the regions for fewer than two tokens.
    */
   static TransposedKeys of(BatchedAttention a) {
@@ -93,9 +93,7 @@ final class TransposedKeys {
   /** Whether a model's scores can take {@code Kᵀ} as W on this NPU, regions aside. */
   static boolean fits(ModelConfig c, MachineParams p) {
     int half = c.headDim() / 2;
-    int xRow = LoweredModel.roundUp(half, p.lineBytes());
-    return half <= p.maxK() && c.kvDim() <= MachineParams.MAX_DMA_ROWS && p.maxN() % p.lineBytes() == 0
-        && (half % p.dsp().lanes() == 0 || p.dsp().lanes() <= xRow);
+    return half <= p.maxK() && c.kvDim() <= MachineParams.MAX_DMA_ROWS && p.maxN() % p.lineBytes() == 0;
   }
 
   /**
@@ -200,14 +198,10 @@ final class TransposedKeys {
    */
   void emit(int ts, int nb, int t0, int pos) {
     var c = l.c;
-    boolean aligned = l.half % l.lanes == 0;
     for (int t = ts; t < ts + nb; t++) {
-      int qq = a.queriesIn(t);
-      if (aligned) {
-        scores.queriesOut(e.b, t - ts, qq, qq + l.nq / l.lanes, false);
-      } else {
-        scores.queriesOut(e.b, t - ts, l.rQS, l.rQS + c.heads(), true);
-      }
+      // the query halves flat from their DSP rows: every head's evens in one dspout, its odds in another
+      int qq = a.queryRows(t);
+      scores.queriesOut(e.b, t - ts, qq, qq + l.r.rows(l.nq), false);
     }
     int sMax = pos + ts + nb;
     int sRows = l.r.rows(l.m.maxContext());

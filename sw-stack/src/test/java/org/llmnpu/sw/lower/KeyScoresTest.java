@@ -23,6 +23,11 @@ class KeyScoresTest {
   }
 
   private static void check(int heads, int kvHeads, int headDim, int n, int s, long seed) {
+    check(heads, kvHeads, headDim, n, s, seed, headDim / 2 % NpuTargets.defaultNpu().dsp().lanes() != 0);
+  }
+
+  /** As above; {@code ownRows}: each query half at lane 0 of a row of its own, else every head's halves flat. */
+  private static void check(int heads, int kvHeads, int headDim, int n, int s, long seed, boolean ownRows) {
     MachineParams p = NpuTargets.defaultNpu();
     int line = p.lineBytes();
     int lanes = p.dsp().lanes();
@@ -30,7 +35,6 @@ class KeyScoresTest {
     int nq = heads * half;
     int nk = kvHeads * half;
     int kvDim = kvHeads * headDim;
-    boolean ownRows = half % lanes != 0;
     Random r = new Random(seed);
     int ktStride = LoweredModel.roundUp(s, line);
     byte[][] kt = new byte[kvDim][s];
@@ -115,6 +119,13 @@ class KeyScoresTest {
     check(4, 2, 8, 3, 13, 2);
   }
 
+  /** The lowering's form ({@code TransposedKeys#emit}): halves of 4 codes read flat from 16-lane DSP rows. */
+  @Test
+  void storiesShapedGqaWithHalvesFlat() {
+    check(8, 4, 8, 5, 16, 1, false);
+    check(4, 2, 8, 3, 13, 2, false);
+  }
+
   @Test
   void wholeRowHalvesAndSlotsPastMaxN() {
     check(2, 1, 32, 3, 150, 3);
@@ -136,7 +147,9 @@ class KeyScoresTest {
     CommandStream b = new CommandStream(CommandStream.program(pb), prog -> 0L, p.dsp().programDepth(), false);
     String s = assertThrows(IllegalArgumentException.class, () -> ks.scores(b, 0, 4, 17, 0, 16)).getMessage();
     assertTrue(s.contains("17 slots"), s);
-    String h = assertThrows(IllegalArgumentException.class, () -> ks.queriesOut(b, 0, 0, 4, false)).getMessage();
-    assertTrue(h.contains("half 4"), h);
+    // halves in rows of their own: a DSP row of 32 lanes does not fit an X row of 16 bytes (a half of 4 codes)
+    KeyScores wide = new KeyScores(WideDspTest.wide("int8", 32, false), 4, 2, 8, 0, 4096, 4, 16);
+    String h = assertThrows(IllegalArgumentException.class, () -> wide.queriesOut(b, 0, 0, 4, true)).getMessage();
+    assertTrue(h.contains("32 lanes"), h);
   }
 }
