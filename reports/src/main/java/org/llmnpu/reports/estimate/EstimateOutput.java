@@ -75,7 +75,8 @@ public final class EstimateOutput {
     s.append(String.format(Locale.ROOT, "%s on %s: %dx%d array at %s MHz, %d B/cycle (%s GB/s), latency %d cycles, "
             + "%d-lane DSP (%d stages%s), %ssparsity %s%n", c.shape().name(), e.target().name(), n.rows(), n.rows(),
         EstimateTarget.fmt(e.target().clockMhz()), n.memBytesPerCycle(), EstimateTarget.fmt(e.target().bandwidthGbs()),
-        n.memLatency(), n.dspLanes(), n.dspStages(), n.dspPermute() ? ", permute" : "", n.ppmGate() ? "PPM gate, " : "",
+        n.memLatency(), n.dspLanes(), n.dspStages(), n.dspPermute() ? ", permute" : "", (n.ppmGate() ? "PPM gate, " : "")
+        + (n.ppmWide() ? "wide PPM, " : ""),
         n.sparsity()));
     s.append(String.format(Locale.ROOT, "  %s weights, fusion %s, %d-token prompt (blocks of %d), decode at position "
         + "%d%n", c.quant(), e.fusion(), c.promptLen(), c.block(), c.promptLen()));
