@@ -166,17 +166,7 @@ public final class CycleEstimator {
       PhaseCost woven = staggered != null && p.ppmGate() ? costModel(c, p, maxContext, block, staging, quant,
           applied.applied()).order(new PrefillOrder(true, true, false, true, true, PrefillOrder.Weave.GATED))
           .step(promptLen, 0, walked) : null;
-      // and with the residual and RMSNorm pairs pinned and each feed-forward begun early
-      // (PrefillOrder.Weave#GATED_NORMS)
-      PhaseCost wovenNorms = woven != null ? costModel(c, p, maxContext, block, staging, quant, applied.applied())
-          .order(new PrefillOrder(true, true, false, true, true, PrefillOrder.Weave.GATED_NORMS))
-          .step(promptLen, 0, walked) : null;
-      if (wovenNorms != null && wovenNorms.cycles() < Math.min(woven.cycles(), Math.min(staggered.cycles(),
-          Math.min(skewed.cycles(), prefill.cycles())))) {
-        prefill = wovenNorms;
-        order = TWO_BLOCKS_WOVEN_GATED_NORMS;
-      } else if (woven != null
-          && woven.cycles() < Math.min(staggered.cycles(), Math.min(skewed.cycles(), prefill.cycles()))) {
+      if (woven != null && woven.cycles() < Math.min(staggered.cycles(), Math.min(skewed.cycles(), prefill.cycles()))) {
         prefill = woven;
         order = TWO_BLOCKS_WOVEN_GATED;
       } else if (inFlight && staggered != null && staggered.cycles() < Math.min(skewed.cycles(), prefill.cycles())) {
@@ -218,17 +208,8 @@ public final class CycleEstimator {
    */
   public static final String TWO_BLOCKS_WOVEN_GATED = "two token blocks in flight, staggered by half a layer, in "
       + "windows across layers, each block's gated W1/W3 and W2 GEMMs woven into the other block's attention that follows "
-      + "(a piece of N tiles beside each head group's SoftMax; DecoderLowering#staggered, PrefillOrder.Weave#GATED)";
-
-  /**
-   * The prefill's order woven as {@link #TWO_BLOCKS_WOVEN_GATED} with the feed-forward's residual and RMSNorm pairs
-   * pinned in the program memory and each feed-forward begun early, where it is faster still.
-   */
-  public static final String TWO_BLOCKS_WOVEN_GATED_NORMS = "two token blocks in flight, staggered by half a layer, "
-      + "in windows across layers, each block's gated W1/W3 and W2 GEMMs woven into the other block's attention that "
-      + "follows, its residual and RMSNorm pairs pinned in the DSP program memory and begun after the other block's W2 "
-      + "tiles "
-      + "(DecoderLowering#staggered, PrefillOrder.Weave#GATED_NORMS)";
+      + "(a piece of N tiles beside each head group's SoftMax; its residual and RMSNorm pairs and W2 residuals pinned "
+      + "in the DSP program memory; DecoderLowering#staggered, PrefillOrder.Weave#GATED)";
 
   /**
    * The checks of {@code --quant} and {@code --prompt-len} for the model, each error naming the option and what it

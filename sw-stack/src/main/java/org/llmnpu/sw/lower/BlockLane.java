@@ -114,31 +114,22 @@ final class BlockLane {
    * {@code weave} {@link PrefillOrder.Weave#QKV} the second's head is woven into this block's attention
    * ({@link #wovenAttention}); with {@link PrefillOrder.Weave#GATED} this block's gated W1/W3 GEMMs into the second's
    * attention and the second's into this block's attention of the next layer ({@link #beginGated},
-   * {@link #finishGated}); with {@link PrefillOrder.Weave#GATED_NORMS} the residual and RMSNorm pairs pinned in the
-   * program memory ({@link NormEmitter#pinPairs}) and this block's feed-forward begun (its norms, not its tiles) after
-   * the second's W2 GEMM of the layer before, before that GEMM's residuals.
+   * {@link #finishGated}), the residual and RMSNorm pairs and the W2 residuals pinned in the program memory
+   * ({@link #pins}).
    */
   void staggered(BlockLane second, int n, int n2, int pos, int layers, PrefillOrder.Weave weave) {
     var b = e.b;
-    boolean gated = weave.gated() && feedForward.weavesGated();
-    boolean early = gated && weave == PrefillOrder.Weave.GATED_NORMS;
-    e.norms.pinPairs = early;
-    second.e.norms.pinPairs = early;
+    boolean gated = weave == PrefillOrder.Weave.GATED && feedForward.weavesGated();
+    pins(second, gated);
     GatedWeave pending = null;
     for (int layer = 0; layer < layers; layer++) {
       b.layerStart(layer);
       if (layer == 0) {
         layerHead(0, n, pos);
       }
-      GatedWeave begun = null;
       if (pending != null) {
-        // the second block's feed-forward of the layer before, woven into this block's attention; with the early
-        // begin this block's feed-forward of this layer begun after the second's W2 GEMM, before its residuals
-        int l = layer;
-        GatedWeave[] first = new GatedWeave[1];
-        finishGated(pending, this, false, layer, n, pos, !early ? null : () -> first[0] = beginGated(this, false, l, n,
-            second.attention.weave.slots(n2), false));
-        begun = first[0];
+        // the second block's feed-forward of the layer before, woven into this block's attention
+        finishGated(pending, this, false, layer, n, pos);
         pending = null;
         b.secondLane(true);
         second.layerHead(layer, n2, pos + n);
@@ -152,9 +143,8 @@ final class BlockLane {
         b.secondLane(false);
       }
       if (gated) {
-        GatedWeave g = begun == null ? beginGated(this, false, layer, n, second.attention.weave.slots(n2), true)
-            : begun.withLead();
-        finishGated(g, second, true, layer, n2, pos + n, null);
+        finishGated(beginGated(this, false, layer, n, second.attention.weave.slots(n2)), second, true, layer, n2,
+            pos + n);
       } else {
         layerTailFeedForward(layer, n);
         b.secondLane(true);
@@ -166,15 +156,30 @@ final class BlockLane {
       }
       b.secondLane(true);
       if (gated && layer + 1 < layers) {
-        pending = beginGated(second, true, layer, n2, attention.weave.slots(n), true);
+        pending = beginGated(second, true, layer, n2, attention.weave.slots(n));
       } else {
         second.layerTailFeedForward(layer, n2);
       }
       b.secondLane(false);
       b.layerEnd(layer);
     }
-    e.norms.pinPairs = false;
-    second.e.norms.pinPairs = false;
+    pins(second, false);
+  }
+
+  /**
+   * Both lanes' residual and RMSNorm pairs ({@link NormEmitter#pinPairs}) and W2 residuals
+   * ({@link NormEmitter#pinResiduals}) kept in the program memory, or not: each layer's first run of these programs
+   * (new ones: the layer's static scales are baked in) then loads them by a {@code dspld}, which the interleaver starts
+   * before the W stream beside it, where a plain first run waited for the stream's end. The gated order's pairs follow
+   * the other block's QKV GEMM, its residuals the other block's O GEMM. On the steady LLaMA-2-7B layer (edge-64 xKeep,
+   * {@code WovenLayerBench}): s2_4 9,395,573 → 9,145,568 cycles, int8 14,531,675 → 14,185,805 (the pairs alone:
+   * 9,243,053 / 14,314,157).
+   */
+  private void pins(BlockLane second, boolean on) {
+    for (BlockLane lane : new BlockLane[] {this, second}) {
+      lane.e.norms.pinPairs = on;
+      lane.e.norms.pinResiduals = on;
+    }
   }
 
   /**
@@ -206,23 +211,17 @@ final class BlockLane {
     b.secondLane(false);
   }
 
-  /**
-   * {@code ffn}'s gated feed-forward of layer {@code layer} begun ({@link GatedWeave#begin}; its lane set before);
-   * {@code lead}: with its lead W1/W3 tiles (without: {@link PrefillOrder.Weave#GATED_NORMS}'s early begin, the lead
-   * tiles follow by {@link GatedWeave#withLead}).
-   */
-  private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots, boolean lead) {
-    return GatedWeave.begin(ffn, ffn.feedForward, second, layer, n, slots, lead);
+  /** {@code ffn}'s gated feed-forward of layer {@code layer} begun ({@link GatedWeave#begin}; its lane set before). */
+  private static GatedWeave beginGated(BlockLane ffn, boolean second, int layer, int n, int slots) {
+    return GatedWeave.begin(ffn, ffn.feedForward, second, layer, n, slots);
   }
 
   /**
    * {@code att}'s attention of layer {@code layer} ({@code n} tokens at {@code pos}; {@code attSecond}: its lane) with a
    * piece of {@code g}'s W1/W3 and W2 N tiles after each head group's scores GEMMs ({@link GatedWeave}), then {@code
-   * g}'s tiles left and residuals; ends in the first lane. {@code beforeResiduals} (not null): emitted in the first
-   * lane between the W2 GEMM's last tile and its residuals (the first block's feed-forward begun early).
+   * g}'s tiles left and residuals; ends in the first lane.
    */
-  private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos,
-                           Runnable beforeResiduals) {
+  private void finishGated(GatedWeave g, BlockLane att, boolean attSecond, int layer, int n, int pos) {
     var b = e.b;
     att.attention.weave.pieces(() -> {
       int[] tiles = g.weave.next();
@@ -237,11 +236,6 @@ final class BlockLane {
     att.attention.weave.pieces(null);
     b.secondLane(g.second);
     g.rest(g.lane.feedForward);
-    if (beforeResiduals != null) {
-      b.secondLane(false);
-      beforeResiduals.run();
-      b.secondLane(g.second);
-    }
     g.residuals();
     b.secondLane(false);
   }

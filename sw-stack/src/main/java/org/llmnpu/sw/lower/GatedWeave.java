@@ -1,5 +1,8 @@
 package org.llmnpu.sw.lower;
 
+import org.llmnpu.isa.MachineParams;
+import org.llmnpu.sw.model.ModelConfig;
+
 /**
  * A block's gated feed-forward woven into the other block's attention ({@link PrefillOrder.Weave#GATED},
  * {@link BlockLane#staggered}): its stream is the W1/W3 GEMMs' N tiles (W1's, then W3's; {@link
@@ -21,8 +24,6 @@ final class GatedWeave {
   private boolean w2Staged;
   /** The lane's feed-forward, which emits the W1/W3 tiles and the residuals. */
   private FeedForwardLowering feedForward;
-  /** Whether the lead W1/W3 tiles went ({@link #withLead}). */
-  private boolean leadDone;
 
   private GatedWeave(BlockLane lane, boolean second, int layer, int n, int count, int slots) {
     this.lane = lane;
@@ -30,45 +31,44 @@ final class GatedWeave {
     this.layer = layer;
     this.n = n;
     this.count = count;
-    this.weave = new TileWeave(count + w2Tiles(lane.l), slots, TileWeave.gatedLead(count));
+    this.weave = new TileWeave(count + w2Tiles(lane.l.p, lane.l.c, lane.l.m.bits), slots, TileWeave.gatedLead(count));
   }
 
   /**
    * {@code lane}'s gated feed-forward of layer {@code layer} begun (its lane set by the caller): the residuals,
-   * RMSNorms and SiLU table ({@code feedForward}'s {@link FeedForwardLowering#emitGatedNorms}), with {@code lead} the
-   * lead W1/W3 tiles (without: they follow by {@link #withLead}); the rest cut for {@code slots} head groups.
+   * RMSNorms and SiLU table ({@code feedForward}'s {@link FeedForwardLowering#emitGatedNorms}), then the lead W1/W3
+   * tiles; the rest cut for {@code slots} head groups.
    */
   static GatedWeave begin(BlockLane lane, FeedForwardLowering feedForward, boolean second, int layer, int n,
-                          int slots, boolean lead) {
+                          int slots) {
     GatedWeave g = new GatedWeave(lane, second, layer, n, feedForward.emitGatedNorms(layer, n), slots);
     g.feedForward = feedForward;
-    return lead ? g.withLead() : g;
+    int[] lead = g.weave.lead();
+    g.tiles(feedForward, lead[0], lead[1]);
+    return g;
   }
 
-  /** This with its lead W1/W3 tiles emitted (in the lane now) where they have not gone yet. */
-  GatedWeave withLead() {
-    if (!leadDone) {
-      int[] lead = weave.lead();
-      tiles(feedForward, lead[0], lead[1]);
-      leadDone = true;
-    }
-    return this;
+  /** W2's N tiles in the stream: its N (dim) in stream tiles ({@link LoweringEmitter#streamTile}). */
+  static int w2Tiles(MachineParams p, ModelConfig c, int bits) {
+    return (c.dim() + LoweringEmitter.streamTile(p, bits == 4) - 1) / LoweringEmitter.streamTile(p, bits == 4);
   }
 
-  /** W2's N tiles in the stream: its N (dim) in stream tiles, as {@link LoweringEmitter#streamTile} for its weight. */
-  static int w2Tiles(LoweringLayout l) {
-    int unit = l.m.bits == 4 ? 2 * l.line : l.line;
-    int tile = l.p.maxN() / unit * unit;
-    tile = tile < 1 ? l.p.maxN() : tile;
-    return (l.c.dim() + tile - 1) / tile;
+  /**
+   * The stream's tiles {@code [from, to)} of a gated feed-forward whose W1/W3 GEMMs have {@code count} tiles, as
+   * {W1/W3 tiles from, to, W2 tiles from, to} (W2's counted from its first; either range may be empty): the split both
+   * {@link #tiles} and the walk ({@code LayerWalk#ffnTiles}) emit.
+   */
+  static int[] split(int count, int from, int to) {
+    return new int[] {from, Math.min(to, count), Math.max(from, count) - count, to - count};
   }
 
   /** The stream's tiles {@code [from, to)}: W1/W3's through {@code feedForward}, then W2's (its weight staged first). */
   void tiles(FeedForwardLowering feedForward, int from, int to) {
-    if (from < Math.min(to, count)) {
-      feedForward.gatedTiles(layer, n, from, Math.min(to, count));
+    int[] split = split(count, from, to);
+    if (split[0] < split[1]) {
+      feedForward.gatedTiles(layer, n, split[0], split[1]);
     }
-    if (Math.max(from, count) < to) {
+    if (split[2] < split[3]) {
       LoweringEmitter e = lane.e;
       LoweringLayout l = lane.l;
       int hidden = l.c.hiddenDim();
@@ -78,8 +78,8 @@ final class GatedWeave {
         w2Staged = true;
       }
       int tile = e.streamTile();
-      int c0 = (Math.max(from, count) - count) * tile;
-      int c1 = Math.min((to - count) * tile, dim);
+      int c0 = split[2] * tile;
+      int c1 = Math.min(split[3] * tile, dim);
       e.gemmColumns(n, hidden, dim, c0, c1, l.sY + FeedForwardLowering.gatedCodes(l), l.yStride, l.sY + 4L * c0,
           l.yStride);
     }

@@ -55,24 +55,19 @@ abstract class LayerWalk extends FeedForwardWalk {
    * layer l + 1 (its constants that layer's), the second's feed-forward; the first block's head of layer 0 first.
    */
   final void staggeredLayer(int l, int layers, int n, int n2, int pos) {
-    boolean gated = weaving.gated() && weavesGated();
-    boolean early = gated && weaving == PrefillOrder.Weave.GATED_NORMS;
-    pinPairs = early;
+    boolean gated = weaving == PrefillOrder.Weave.GATED && weavesGated();
+    // as BlockLane#pins
+    pinPairs = gated;
+    pinResiduals = gated;
     if (l == 0) {
       layerHead(n, pos, true);
       pendingGated = null;
     } else {
       layerStarts();
     }
-    TileWeave begun = null;
     if (pendingGated != null) {
-      // the second block's feed-forward of the layer before, woven into the first block's attention (with the early
-      // begin the first block's feed-forward of this layer begun after its W2 GEMM, before its residuals)
-      TileWeave[] first = new TileWeave[1];
-      finishGated(pendingGated, 1, n2, l - 1, 0, n, pos, l == 0, !early ? null : () -> {
-        first[0] = beginGated(n, weaveSlots(n2), false);
-      });
-      begun = first[0];
+      // the second block's feed-forward of the layer before, woven into the first block's attention
+      finishGated(pendingGated, 1, n2, l - 1, 0, n, pos, l == 0);
       pendingGated = null;
       lane(1);
       layerHead(n2, pos + n, false);
@@ -86,15 +81,7 @@ abstract class LayerWalk extends FeedForwardWalk {
       lane(0);
     }
     if (gated) {
-      TileWeave pieces = begun;
-      if (pieces == null) {
-        pieces = beginGated(n, weaveSlots(n2), true);
-      } else {
-        operator("W1/W3 GEMM");
-        int[] lead = pieces.lead();
-        gatedTiles(n, lead[0], lead[1]);
-      }
-      finishGated(pieces, 0, n, l, 1, n2, pos + n, l == 0, null);
+      finishGated(beginGated(n, weaveSlots(n2)), 0, n, l, 1, n2, pos + n, l == 0);
     } else {
       feedForwardHalf(n);
       lane(1);
@@ -108,12 +95,13 @@ abstract class LayerWalk extends FeedForwardWalk {
     }
     lane(1);
     if (gated && l + 1 < layers) {
-      pendingGated = beginGated(n2, weaveSlots(n), true);
+      pendingGated = beginGated(n2, weaveSlots(n));
     } else {
       feedForwardHalf(n2);
     }
     lane(0);
     pinPairs = false;
+    pinResiduals = false;
   }
 
   /**
@@ -150,30 +138,27 @@ abstract class LayerWalk extends FeedForwardWalk {
   /** The second block's gated feed-forward begun at the end of the layer before ({@code BlockLane#staggered}); null. */
   private TileWeave pendingGated;
   /**
-   * As {@link GatedWeave#begin}: the feed-forward's RMSNorms and SiLU table, with {@code lead} the lead W1/W3 tiles;
-   * the rest of the W1/W3 tiles and W2's cut for {@code slots} head groups.
+   * As {@link GatedWeave#begin}: the feed-forward's RMSNorms and SiLU table, then the lead W1/W3 tiles; the rest of the
+   * W1/W3 tiles and W2's cut for {@code slots} head groups.
    */
-  private TileWeave beginGated(int n, int slots, boolean lead) {
+  private TileWeave beginGated(int n, int slots) {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
     int count = feedForwardGatedNorms(n);
     gatedCount = count;
-    TileWeave pieces = new TileWeave(count + w2Woven(), slots, TileWeave.gatedLead(count));
-    if (lead) {
-      int[] tiles = pieces.lead();
-      gatedTiles(n, tiles[0], tiles[1]);
-    }
+    TileWeave pieces = new TileWeave(count + GatedWeave.w2Tiles(p, c, bits), slots, TileWeave.gatedLead(count));
+    int[] tiles = pieces.lead();
+    gatedTiles(n, tiles[0], tiles[1]);
     return pieces;
   }
 
   /**
    * As {@code BlockLane#finishGated}: lane {@code attLane}'s attention ({@code attN} tokens at {@code attPos}) with a
    * piece of lane {@code ffnLane}'s W1/W3 and W2 tiles (its {@code ffnN} tokens, layer {@code ffnLayer}) after each
-   * head group's scores GEMMs, then its tiles left and residuals; ends in lane 0. {@code beforeResiduals} (not null):
-   * walked in lane 0 at the layer now between W2's last tile and its residuals.
+   * head group's scores GEMMs, then its tiles left and residuals; ends in lane 0.
    */
   private void finishGated(TileWeave pieces, int ffnLane, int ffnN, int ffnLayer, int attLane, int attN, int attPos,
-                           boolean firstLayer, Runnable beforeResiduals) {
+                           boolean firstLayer) {
     weave = () -> {
       int[] tiles = pieces.next();
       if (tiles[0] < tiles[1]) {
@@ -190,39 +175,26 @@ abstract class LayerWalk extends FeedForwardWalk {
     lane(ffnLane);
     int layer = walkLayer;
     walkLayer = ffnLayer;
-    int[] rest = pieces.rest();
-    ffnTiles(ffnN, rest);
-    if (beforeResiduals != null) {
-      walkLayer = layer;
-      lane(0);
-      beforeResiduals.run();
-      lane(ffnLane);
-      walkLayer = ffnLayer;
-    }
+    ffnTiles(ffnN, pieces.rest());
     // as GatedWeave#residuals
     gatedResiduals(ffnN);
     walkLayer = layer;
     lane(0);
   }
 
-  /** W2's N tiles, woven after the W1/W3 tiles as {@link GatedWeave}'s. */
-  private int w2Woven() {
-    return streamTiles(c.dim());
-  }
-
   /** The W1/W3 tiles of the gated feed-forward begun last ({@link #beginGated}; the same for both lanes). */
   private int gatedCount;
 
-  /** As {@link GatedWeave#tiles}: the stream's tiles {@code [from, to)}, W1/W3's, then W2's. */
+  /** As {@link GatedWeave#tiles}: the stream's tiles {@code [from, to)} ({@link GatedWeave#split}). */
   private void ffnTiles(int n, int[] tiles) {
-    int count = gatedCount;
-    if (tiles[0] < Math.min(tiles[1], count)) {
+    int[] split = GatedWeave.split(gatedCount, tiles[0], tiles[1]);
+    if (split[0] < split[1]) {
       operator("W1/W3 GEMM");
-      gatedTiles(n, tiles[0], Math.min(tiles[1], count));
+      gatedTiles(n, split[0], split[1]);
     }
-    if (Math.max(tiles[0], count) < tiles[1]) {
+    if (split[2] < split[3]) {
       operator("W2 GEMM");
-      gemmTiles(n, c.hiddenDim(), c.dim(), Math.max(tiles[0], count) - count, tiles[1] - count);
+      gemmTiles(n, c.hiddenDim(), c.dim(), split[2], split[3]);
     }
   }
 

@@ -2,6 +2,7 @@ package org.llmnpu.sw.lower;
 
 import java.util.function.ToLongFunction;
 import org.llmnpu.isa.Command;
+import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
 
@@ -174,14 +175,21 @@ final class LoweringEmitter {
     }
   }
 
-  /**
-   * Columns per GEMM: maxN in whole lines (the W tile's start stays line-aligned), for streamed INT4 rows in whole
-   * pairs of lines (its byte offset n0/2 too).
-   */
+  /** Columns per GEMM of the weight staged last ({@link #streamTile(MachineParams, boolean)}). */
   int streamTile() {
-    int unit = stream && streamedInt4 ? 2 * l.line : l.line;
-    int tile = l.p.maxN() / unit * unit;
-    return tile < 1 ? l.p.maxN() : tile;
+    return streamTile(l.p, stream && streamedInt4);
+  }
+
+  /**
+   * Columns per streamed GEMM on {@code p}, the one home of the tile width (the lowering's tiles, the walk's
+   * ({@link PhaseWalk#streamTiles}), the woven streams' ({@link GatedWeave}, {@link QkvTiles#streamTile})): maxN in
+   * whole lines (the W tile's start stays line-aligned), for {@code int4} streamed rows in whole pairs of lines (its
+   * byte offset n0/2 too).
+   */
+  static int streamTile(MachineParams p, boolean int4) {
+    int unit = int4 ? 2 * p.lineBytes() : p.lineBytes();
+    int tile = p.maxN() / unit * unit;
+    return tile < 1 ? p.maxN() : tile;
   }
 
   /**

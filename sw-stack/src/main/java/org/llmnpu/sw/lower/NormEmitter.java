@@ -27,9 +27,16 @@ final class NormEmitter {
   private boolean xInDsp;
   /**
    * Whether the residual and RMSNorm pairs with a static input scale go as one run kept in the program memory
-   * ({@link CommandStream#dspRunPinned}, {@link PrefillOrder.Weave#GATED_NORMS}).
+   * ({@link CommandStream#dspRunPinned}, {@link PrefillOrder.Weave#GATED}).
    */
   boolean pinPairs;
+  /**
+   * Whether the residuals with a constant input scale (the gated feed-forward's W2 results, the layer's static scale
+   * baked into the program) go as a run kept in the program memory ({@link CommandStream#dspRunPinned}): a layer's
+   * first residual loads its new program by a {@code dspld}, which the interleaver starts before a W stream, so the
+   * residuals go beside that stream where a plain first run waited for its end ({@link PrefillOrder.Weave#GATED}).
+   */
+  boolean pinResiduals;
 
   NormEmitter(LoweringEmitter e, boolean residentX) {
     this.e = e;
@@ -172,7 +179,12 @@ final class NormEmitter {
       e.run(l.r.scale(l.rAcc, dim, scaleRow, e.channelScales(wsRow), c, l.rX, l.rX));
       return;
     }
-    e.run(l.r.scale(l.rAcc, dim, scaleRow, e.channelScales(wsRow), c, l.rX, l.rX2));
+    DspProgram scale = l.r.scale(l.rAcc, dim, scaleRow, e.channelScales(wsRow), c, l.rX, l.rX2);
+    if (pinResiduals && c != null && e.b.resident()) {
+      e.b.dspRunPinned(List.of(scale));
+    } else {
+      e.run(scale);
+    }
     e.b.dspOut(l.sXR + (long) t * l.xrStride, l.line, dim, 1, l.rX2, Command.FMT_FP16);
   }
 

@@ -183,6 +183,9 @@ abstract class PhaseWalk extends DspRunCosts {
     residual(k, false);
   }
 
+  /** The residuals with a constant input scale go pinned, as {@link NormEmitter#pinResiduals}. */
+  boolean pinResiduals;
+
   /**
    * As {@link #residual(int)}; {@code constantScale}: the input scale a constant, not a row (the W2 input's static scale:
    * the layer's in a window across layers, {@link #staticScale}, as the lowering's gated feed-forward has it).
@@ -201,7 +204,13 @@ abstract class PhaseWalk extends DspRunCosts {
       sharedRuns = shared;
       return;
     }
-    run("residual scale " + constant, () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 5));
+    if (constantScale && pinResiduals && residency != null) {
+      // as NormEmitter#pinResiduals: kept in the program memory
+      runPinned("residual pinned " + constant, () -> java.util.List.of(r.scale(0, c.dim(), scaleRow, channelScales(),
+          constant, 4, 5)));
+    } else {
+      run("residual scale " + constant, () -> r.scale(0, c.dim(), scaleRow, channelScales(), constant, 4, 5));
+    }
     sharedRuns = shared;
     dspOut(1, c.dim(), FP16);
   }
@@ -261,8 +270,7 @@ abstract class PhaseWalk extends DspRunCosts {
   }
 
   private int streamTile(int b) {
-    int unit = b == 4 ? 2 * line : line;
-    return Math.max(unit, p.maxN() / unit * unit);
+    return LoweringEmitter.streamTile(p, b == 4);
   }
 
   /**
@@ -297,8 +305,7 @@ abstract class PhaseWalk extends DspRunCosts {
   void gemms(int m, int k, int n, int b, KSplit ks, boolean sparse) {
     if (fusion != Fusion.NONE) {
       // as LoweringEmitter#gemmTiled with streamed weights: chunks outside, N tiles (whole pairs of lines for INT4)
-      int unit = b == 4 ? 2 * line : line;
-      int streamTile = Math.max(unit, p.maxN() / unit * unit);
+      int streamTile = streamTile(b);
       for (int ci = 0; ci < ks.count(); ci++) {
         resultTag = RESULTS + ci;
         for (int n0 = 0; n0 < n; n0 += streamTile) {

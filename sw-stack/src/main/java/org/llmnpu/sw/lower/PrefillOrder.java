@@ -48,23 +48,11 @@ public record PrefillOrder(boolean interleave, boolean twoBlocks, boolean skewed
      * W2's N tiles ({@link GatedWeave}) in pieces, one after each head group's batched scores GEMMs of that attention
      * (beside its SoftMax), the tiles left and the residuals after it (before that block's next head, which reads the
      * residuals); a piece's first tile copies X again. Only where the feed-forward is gated (at full, the PPM's gate
-     * operand and its records); else staggered.
+     * operand and its records); else staggered. The feed-forward's residual and RMSNorm pairs and its W2 residuals go
+     * as runs kept in the program memory ({@code BlockLane#pins}), so that a layer's first run of each (a new program:
+     * the layer's static scales are baked in) goes beside the other block's QKV or O GEMM stream.
      */
-    GATED,
-    /**
-     * {@link #GATED} with the feed-forward's residual and RMSNorm pairs as one run kept in the program memory
-     * ({@link NormEmitter#pinPairs}: loaded by a {@code dspld}, which the interleaver starts before the other block's
-     * W stream, where a layer's first plain run of the program had to wait for that stream's end) and, from the second
-     * layer, the first block's feed-forward begun (residuals, RMSNorms, SiLU table) right after the second block's W2
-     * GEMM of the layer before, before that GEMM's residuals: so each block's RMSNorms go beside the other block's W2
-     * stream. Measured faster than {@link #GATED} on the steady LLaMA-2-7B layer (sw-stack README).
-     */
-    GATED_NORMS;
-
-    /** Whether the gated W1/W3 GEMMs are woven ({@link #GATED}, {@link #GATED_NORMS}). */
-    public boolean gated() {
-      return this == GATED || this == GATED_NORMS;
-    }
+    GATED
   }
 
   /** One block at a time, no interleaver: the lowering's default. */

@@ -96,10 +96,7 @@ final class QkvTiles {
 
   /** The QKV GEMM's stream tile on {@code machine} for {@code bits}-bit weights (as {@link LoweringEmitter}'s). */
   static int streamTile(MachineParams machine, int bits) {
-    int line = machine.lineBytes();
-    int unit = bits == 4 ? 2 * line : line;
-    int tile = machine.maxN() / unit * unit;
-    return tile < 1 ? machine.maxN() : tile;
+    return LoweringEmitter.streamTile(machine, bits == 4);
   }
 
   /** Why {@code c}'s QKV columns cannot be ordered by tiles of {@code tile} with {@code lanes} DSP lanes, or null. */

@@ -22,9 +22,9 @@ import org.llmnpu.sw.model.ModelConfig;
  * blocks of 128 in flight staggered by half a layer, in windows across layers; {@link PhaseCostModel#layerProfile}):
  * the staggered order against the same with another block's GEMM stream woven into a block's attention
  * ({@link PrefillOrder.Weave}: the second block's QKV GEMM into the first's, or the first block's gated W1/W3 GEMMs into
- * the second's; {@link PrefillOrder.Weave#GATED_NORMS}: that with the RMSNorm pairs pinned beside the other block's W2
- * GEMM), int8 and 2:4, the 2:4 layer against int8's. Per row: the layer's cycles T, the back-end's
- * idle cycles I, of them the attention's SoftMax runs'. Benchmark: {@code mvn -q -o -pl reports -am test -Dbench
+ * the second's, with W2's tiles, the residual and RMSNorm pairs and the W2 residuals pinned), int8 and 2:4, the 2:4
+ * layer against int8's. Per row: the layer's cycles T, the back-end's idle cycles I, of them the attention's SoftMax
+ * runs'. Benchmark: {@code mvn -q -o -pl reports -am test -Dbench
  * -Dtest=WovenLayerBench -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(BenchRecord.class)
