@@ -18,8 +18,9 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  * length at full lanes and the scale rows' stores of {@code d}. Each code is {@code TOINT} of the FP16 value the
  * quantization would load, by the same {@code k}: the codes and scales are the two runs' bit for bit. The producer's
  * instructions stay; its stores of the input rows too where {@code keepInput} (the buffer then ends as after the two
- * runs), else they go ({@link DspQuantizeFold#runs}: scratch rows, one instruction a row). The registers are allocated anew over the whole program
- * ({@link DspLoopRegisters}; null where they do not suffice); the caller reorders it for the interlock.
+ * runs), else they go ({@link DspQuantizeFold#runs}: scratch rows, one instruction a row). The registers are
+ * allocated anew over the whole program ({@link DspLoopRegisters}; null where they do not suffice); the caller
+ * reorders it for the interlock.
  *
  * <p>Applies where every input row of the quantizations is stored exactly once in the program (one store instruction
  * and one pass), on every lane (unmasked, or masked under a length that covers every pass's row), each such store's

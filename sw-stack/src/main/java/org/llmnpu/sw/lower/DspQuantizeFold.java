@@ -23,9 +23,9 @@ import org.llmnpu.isa.dsp.DspRunParameters;
  * the codes' stores are deferred to the end so that none waits for its {@code TOINT} in the pipeline. The producer's
  * stores of the codes' input rows go ({@link #runs}: the lowering's RMSNorm rows are scratch, the codes their only
  * reader; NormEmitter writes them before every read), one instruction a row; those rows then hold what they held before
- * the run ({@link #fold(DspProgram, List, int)} keeps them, as the two runs leave the buffer). About 20 words instead of the quantization's 34, and one run: the residual, the two
- * RMSNorms and the codes fit the program memory together, and with {@link DspRunForms} one resident program serves
- * every pair of a layer.
+ * the run ({@link #fold(DspProgram, List, int)} keeps them, as the two runs leave the buffer). About 20 words instead
+ * of the quantization's 34, and one run: the residual, the two RMSNorms and the codes fit the program memory together,
+ * and with {@link DspRunForms} one resident program serves every pair of a layer.
  *
  * <p>Applies where the quantization's rows are whole rows ({@code len} a multiple of the lanes) stored by the
  * producer under a length of at least the lanes (every lane written, as the quantization's stores write them), the
@@ -182,9 +182,9 @@ final class DspQuantizeFold {
   }
 
   /**
-   * Whether an instruction of {@code code} reads a buffer row of the codes' inputs: an {@code LD} of one (in a loop of
-   * count c, rows {@code imm .. imm + c − 1}), or any other row-reading op (the permutations, which read rows a register
-   * chooses).
+   * Whether an instruction of {@code code} reads a buffer row of the codes' inputs: an {@code LD} of one (in a loop
+   * of count c, rows {@code imm .. imm + c − 1}), or any other row-reading op (the permutations, which read rows a
+   * register chooses).
    */
   static boolean readsAny(List<DspInstruction> code, List<Codes> codes, int lanes) {
     int loopEnd = -1;
