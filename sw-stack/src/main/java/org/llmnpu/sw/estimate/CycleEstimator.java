@@ -25,9 +25,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * <p>Weights reach the array in one of two ways ({@link Staging}): as the lowering does today (each block weight
  * loaded whole into the scratchpad, then its GEMM tiles), when the lowered model fits the NPU — checked by laying it
  * out, which is done for models of up to {@value #LAYOUT_CHECK_PARAMETERS} parameters; otherwise streamed in
- * {@code maxN}-column tiles (load a tile, GEMM it), with the K cache holding heads contiguous when the head
- * dimension is a multiple of the line — the two changes a model beyond the scratchpad needs, not yet in the
- * lowering, stated with every result.
+ * {@code maxN}-column tiles (load a tile, GEMM it) — the change a model beyond the scratchpad needs, not yet in the
+ * lowering, stated with every result (the attention layout is the lowering's own, {@code BatchedAttentionLayout}).
  *
  * <p>At {@code --fusion full} a prefill of more than one block goes with two token blocks in flight, skewed, in
  * windows across layers ({@link PhaseCostModel#interleave}, {@link PhaseCostModel#skewed},
@@ -53,9 +52,9 @@ public final class CycleEstimator {
   public enum Staging {
     /** The lowering's own program: each weight loaded whole, then its GEMM tiles. */
     LOWERING("each block weight loaded whole into the scratchpad, as the lowering does (exact program)"),
-    /** Weights streamed in maxN-column tiles: the lowering's commands with the two changes a larger model needs. */
-    STREAMED("weights streamed in maxN-column tiles (load tile, GEMM tile) and heads contiguous in the K cache when "
-        + "the head dimension is a multiple of the line: the lowering's commands extrapolated");
+    /** Weights streamed in maxN-column tiles: the lowering's commands with the change a larger model needs. */
+    STREAMED("weights streamed in maxN-column tiles (load tile, GEMM tile): the lowering's commands extrapolated, its "
+        + "attention layout included");
 
     public final String meaning;
 

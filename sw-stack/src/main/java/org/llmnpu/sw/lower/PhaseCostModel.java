@@ -17,11 +17,12 @@ import org.llmnpu.sw.model.ModelConfig;
  * weights) and a chunked prefill (a prompt longer than maxM: one program per chunk, {@link NpuDecoder#prefill}).
  *
  * <p><b>Extrapolated steps</b> (shapes the lowering cannot lay out: models beyond the NPU's memory) still walk the
- * lowering's command order by hand (the walk: {@link PhaseWalk} to {@link LayerWalk}), with two changes a larger
- * NPU needs, both stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile;
- * with a fusion level, streamed GEMMs as the lowering emits them) instead of one staging load, and for head dimensions that are a
- * multiple of the line the K cache holds each head contiguous, so the scores GEMV has K = head dim (not kvDim with
- * zero rows). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
+ * lowering's command order by hand (the walk: {@link PhaseWalk} to {@link LayerWalk}), with one change a larger
+ * NPU needs, stated in the result: weights are streamed in N tiles of {@code maxN} columns (load tile, GEMM tile;
+ * with a fusion level, streamed GEMMs as the lowering emits them) instead of one staging load. Its attention layout is
+ * the lowering's ({@link BatchedAttentionLayout}: at full, head-major K rows where a RoPE half is whole lines, so the
+ * scores GEMV has K = head dim, not kvDim with zero rows; until 2026-12-07 the walk took that layout on its own,
+ * {@code wide}, where the lowering did not). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
  * scratchpad), which would retire this walk.
  *
  * <p>Numbers: every NPU counter ({@link PhaseCost#counter}): the cycle counters from the cycle model, the work
@@ -39,9 +40,8 @@ public final class PhaseCostModel extends LayerWalk {
   private final java.util.Map<DspProgram, long[]> programCosts = new java.util.HashMap<>();
 
   /**
-   * @param extrapolate false: exactly the lowering's command sequence; true: with the two changes
-   *                    for larger shapes (weights streamed in maxN-column tiles, heads contiguous in
-   *                    the K cache when the head dimension is a multiple of the line)
+   * @param extrapolate false: exactly the lowering's command sequence; true: with the change for larger shapes
+   *                    (weights streamed in maxN-column tiles)
    */
   public PhaseCostModel(ModelConfig c, MachineParams p, int maxContext, int blockMax, boolean extrapolate) {
     this(c, p, maxContext, blockMax, extrapolate, 8);

@@ -33,7 +33,8 @@ import org.llmnpu.reports.ppa.PpaSweep;
  */
 final class WideDspCost {
   static final int[] MEASURED = {8, 16, 32, 64};
-  static final int[] OPTIONS = {64, 128, 256};
+  /** The options priced with their TTFT (256 lanes dropped 2026-12-07: its estimate was killed for memory). */
+  static final int[] OPTIONS = {64, 128};
   /** The MAC array's sides synthesized ({@code mac-array}, rows = cols, mTile 128 as edge-64's), fitted to 64. */
   static final int[] ARRAY_SIDES = {8, 16, 32};
   private static final double CLOCK_NS = 5.75;
