@@ -88,8 +88,8 @@ final class KeyScores {
 
   /**
    * Token t's query codes ({@code TOINT} results) to its X rows. {@code ownRows} false: every head's evens flat from
-   * DSP row {@code evens}, every head's odds flat from row {@code odds} (a {@code dspout} reads its rows packed one after
-   * the other, so a half need not fill whole DSP rows); true: head h's
+   * DSP row {@code evens}, every head's odds flat from row {@code odds} (a {@code dspout} reads its rows packed one
+   * after the other, so a half need not fill whole DSP rows); true: head h's
    * evens at lane 0 of row {@code evens + h}, its odds of row {@code odds + h} (the lowering's query halves), written
    * a whole DSP row an X row (the lanes past the half land in X bytes no GEMM reads).
    */

@@ -22,8 +22,8 @@ import org.llmnpu.sw.model.ModelConfig;
  * with a fusion level, streamed GEMMs as the lowering emits them) instead of one staging load. Its attention layout is
  * the lowering's ({@link BatchedAttentionLayout}: at full, head-major K rows where a RoPE half is whole lines, so the
  * scores GEMV has K = head dim, not kvDim with zero rows; until 2026-12-07 the walk took that layout on its own,
- * {@code wide}, where the lowering did not). Not done: the lowering itself laying out such models (its whole-block Y and K/V regions exceed the
- * scratchpad), which would retire this walk.
+ * {@code wide}, where the lowering did not). Not done: the lowering itself laying out such models (its whole-block Y
+ * and K/V regions exceed the scratchpad), which would retire this walk.
  *
  * <p>Numbers: every NPU counter ({@link PhaseCost#counter}): the cycle counters from the cycle model, the work
  * counters as the golden simulator counts them (DRAM beats with command and DSP-program fetch, DMA bytes,

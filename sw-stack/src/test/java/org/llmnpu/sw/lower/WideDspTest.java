@@ -88,15 +88,16 @@ class WideDspTest {
 
   /**
    * Head-major K rows written straight out of the DSP ({@link KeyRows}, {@link BatchedAttentionLayout#directKeys}: a
-   * RoPE half whole lines), the layout the 7B estimate's walk takes: on the 7B-like shape at 64 lanes (the edge-64
-   * DSP; a half of 64 codes is four 16-byte lines) and at 128 lanes (a half is half a DSP row), and on a GQA shape
-   * of stories260K's dim and FFN (two query heads over one KV head of 32) on the default NPU, one block of 8 tokens at
-   * {@code --fusion full} and a decode step: the logits equal {@code --fusion vertical}'s (flat K rows, scores over kvDim,
-   * one K chunk: the same integer dot products) bit for bit, and the lowering's cost model is the golden's on every
-   * counter. The walk against the lowering in the woven order (two blocks of 8 tokens; the 7B estimate's order): MACs
-   * equal, cycles within 0.4 %. Its gap is not the layout's: with flat K rows (2026-12-07) the walk was off alike (16
-   * tokens: 1–2 commands fewer, DSP cycles +363 to +482, extReadBeats +201 to +286, fetchCycles −2,030 to −2,238;
-   * cycles 246,456 against 246,708 at 64 lanes, 281,707 against 281,067 at 128, 69,807 against 69,983 on the GQA shape).
+   * RoPE half whole lines), the layout the 7B estimate's walk takes: on the 7B-like shape at 64 lanes (the edge-64 DSP;
+   * a half of 64 codes is four 16-byte lines) and at 128 lanes (a half is half a DSP row), and on a GQA shape of
+   * stories260K's dim and FFN (two query heads over one KV head of 32) on the default NPU, one block of 8 tokens at
+   * {@code --fusion full} and a decode step: the logits equal {@code --fusion vertical}'s (flat K rows, scores over
+   * kvDim, one K chunk: the same integer dot products) bit for bit, and the lowering's cost model is the golden's on
+   * every counter. The walk against the lowering in the woven order (two blocks of 8 tokens; the 7B estimate's order):
+   * MACs equal, cycles within 0.4 %. Its gap is not the layout's: with flat K rows (2026-12-07) the walk was off alike
+   * (16 tokens: 1–2 commands fewer, DSP cycles +363 to +482, extReadBeats +201 to +286, fetchCycles −2,030 to −2,238;
+   * cycles 246,456 against 246,708 at 64 lanes, 281,707 against 281,067 at 128, 69,807 against 69,983 on the GQA
+   * shape).
    */
   @ParameterizedTest
   @CsvSource({"sevenB, 64", "sevenB, 128", "gqa, 16"})
