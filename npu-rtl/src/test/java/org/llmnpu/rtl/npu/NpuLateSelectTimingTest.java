@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,20 @@ class NpuLateSelectTimingTest {
     ToolsForTests.require("yosys", "sta");
     UnitTimingProbe probe = new UnitTimingProbe(new NpuFetchUnit(NpuConfig.tiny()), dir);
     check(probe, "dmaRead");
+  }
+
+  @Test
+  void theXWalksBeginLeavesItsRowAlone() throws IOException {
+    ToolsForTests.require("yosys", "sta");
+    UnitTimingProbe probe = new UnitTimingProbe(new NpuController(NpuConfig.tiny()), dir);
+    List<String> command = List.of("command", "command_predecoded");
+    // the begin's base is a command word: the command register reaches the walk (the probe sees its paths) ...
+    assertTrue(probe.arrivalBetween(command, "xWalk_address").ns() > 0, "no path from the command to xWalk_address");
+    // ... but not its row's incrementer
+    UnitTimingProbe.Arrival a = probe.arrivalBetween(command, "xWalk_row");
+    System.out.printf(Locale.ROOT, "the command register reaches xWalk_row at %.3f ns%n", a.ns());
+    assertTrue(a.ns() <= BOUND_NS, String.format(Locale.ROOT,
+        "the command register reaches xWalk_row at %.3f ns (bound %.1f ns):%n%s", a.ns(), BOUND_NS, a.report()));
   }
 
   private static void check(UnitTimingProbe probe, String port) throws IOException {
