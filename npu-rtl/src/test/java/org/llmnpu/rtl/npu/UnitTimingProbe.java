@@ -8,10 +8,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.llmnpu.hdl.HwModule;
 import org.llmnpu.hdl.SynthesisProbe;
+import org.llmnpu.hdl.ToolsForTests;
 import org.llmnpu.hdl.emit.Verilog;
 import org.llmnpu.hdl.emit.VerilogDesign;
 import org.llmnpu.hdl.tools.ExternalTool;
@@ -26,6 +29,12 @@ final class UnitTimingProbe {
   private final Path dir;
   private final String top;
   private final String lib = SynthesisProbe.OSU018.toString();
+
+  /** Maps the tiny NPU's unit {@code unit} ({@link NpuConfig#tiny}) in {@code dir}; needs Yosys and OpenSTA. */
+  static UnitTimingProbe tiny(Function<NpuConfig, HwModule> unit, Path dir) throws IOException {
+    ToolsForTests.require("yosys", "sta");
+    return new UnitTimingProbe(unit.apply(NpuConfig.tiny()), dir);
+  }
 
   /** Maps {@code unit} in {@code dir}. */
   UnitTimingProbe(HwModule unit, Path dir) throws IOException {
@@ -95,7 +104,14 @@ final class UnitTimingProbe {
   }
 
   /** An arrival time in ns and OpenSTA's report of its path. */
-  record Arrival(double ns, String report) { }
+  record Arrival(double ns, String report) {
+    /** Prints the arrival and fails unless it is at most {@code boundNs}; {@code what} names the path. */
+    void assertWithin(double boundNs, String what) {
+      System.out.printf(Locale.ROOT, "%s at %.3f ns%n", what, ns);
+      assertTrue(ns <= boundNs, String.format(Locale.ROOT, "%s at %.3f ns (bound %.1f ns):%n%s", what, ns, boundNs,
+          report));
+    }
+  }
 
   private String run(List<String> command) {
     ExternalTool.Result r = ExternalTool.run(command, dir, Duration.ofMinutes(20));
