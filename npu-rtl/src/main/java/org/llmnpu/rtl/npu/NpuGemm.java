@@ -82,6 +82,11 @@ final class NpuGemm {
     xStride = npu.reg0("xWalk_stride", uint(Npu.ADDR));
     xStepBytes = npu.reg0("xWalk_step", uint(Npu.ADDR));
     xWalk.shape(xStride, xStepBytes, xRows, xBeats);
+    // the walk runs only in GEMM_X, DSP_IN and DSP_OUT (xStep, NpuDspCommands.copyStep: one step in each of their
+    // cycles; each is entered only from a dispatch, in DECODE or WAIT, which begins the walk): row and beat rest at 0
+    // outside them, so the late dispatch writes only the walk's address (the readers: #xInLastKTile)
+    xWalk.restAtZero(npu.wireOf("xWalk_runs", npu.inState(Npu.State.GEMM_X).or(npu.inState(Npu.State.DSP_IN))
+        .or(npu.inState(Npu.State.DSP_OUT))));
     if (npu.config().weightStream()) {
       // a streamed GEMM's W beats run from the X copy's first cycle until its last W row is written, beside the
       // controller once the engine started (a back-end phase over the DMA's walks)
@@ -261,7 +266,13 @@ final class NpuGemm {
     xBeats.set(beats);
   }
 
-  /** The X copy writes its last line of K (of every X row). */
+  /**
+   * The X copy writes its last line of K (of every X row). Meaningful only in GEMM_X: the walk's row and beat are 0
+   * outside its runs ({@link Walker#restAtZero}), and every reader of them goes with its state — the engine's X
+   * buffer writes ({@code xAddress}, and on an N:M array {@link NpuGemmNm}'s line, halves and K tile, with
+   * {@code xWrite} = GEMM_X), the K tiles counted in {@link #xStep}, and a DSP copy's chunk count ({@link
+   * NpuDspCommands#count}: taken into the DSP's copy pipeline in DSP_IN, written out in DSP_OUT).
+   */
   org.llmnpu.hdl.Bool xInLastKTile() {
     return npu.wireOf("gemm_xLastKTile", xWalk.row.eq(xRows.sub(1)));
   }

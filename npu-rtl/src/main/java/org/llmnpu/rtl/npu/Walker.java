@@ -52,6 +52,8 @@ final class Walker {
   private UInt beats;
   private UInt lastRow;
   private UInt lastBeat;
+  /** {@link #restAtZero}: row and beat are 0 whenever the walk does not run, and a begin leaves them alone. */
+  private boolean rests;
 
   Walker(Host npu, int addressBits, int countBits) {
     this(npu, addressBits, countBits, true);
@@ -96,6 +98,23 @@ final class Walker {
     this.lastBeat = lastBeat;
   }
 
+  /**
+   * Row and beat return to 0 in every cycle in which {@code walking} is false, and {@link #begin} writes only the
+   * address and row base: the begin (a late dispatch decision) then selects no input of the row and beat
+   * incrementers, which see only {@code walking} (early: the controller's state register). Exact when every cycle
+   * of a walk, from the cycle after its begin to its last step, has {@code walking} and calls {@link #advance} (row
+   * and beat then start at 0 and step as before), and no begin comes in a cycle with {@code walking}; row and beat
+   * differ from a walk that holds them only in cycles without {@code walking}, whose readers must ignore them.
+   * Statements (call once, before the walk's other statements).
+   */
+  void restAtZero(Bool walking) {
+    rests = true;
+    npu.whenElse(walking.not(), () -> {
+      row.set(uintLit(0, row.width()));
+      beat.set(uintLit(0, beat.width()));
+    }, () -> { });
+  }
+
   Bool lastInRow() {
     if (remote != null) {
       return remote.lastInRow();
@@ -120,8 +139,10 @@ final class Walker {
     rowBase.set(base);
     // constants, not row − row: Yosys's opt_share merges a subtraction that shares the row+1 adder's operand into
     // one adder with a muxed operand, which puts the begin select (late: a dispatch decision) before the carry chain
-    row.set(uintLit(0, row.width()));
-    beat.set(uintLit(0, beat.width()));
+    if (!rests) {
+      row.set(uintLit(0, row.width()));
+      beat.set(uintLit(0, beat.width()));
+    }
     if (finished != null) {
       finished.set(boolLit(false));
     }

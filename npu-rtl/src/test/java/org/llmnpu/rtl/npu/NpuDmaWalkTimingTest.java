@@ -1,14 +1,10 @@
 package org.llmnpu.rtl.npu;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.llmnpu.hdl.ToolsForTests;
 
 /**
  * The tiny NPU's {@link NpuDmaUnit} alone through the PPA flow's gate mapping and OpenSTA ({@link UnitTimingProbe}): a
@@ -23,17 +19,11 @@ import org.llmnpu.hdl.ToolsForTests;
 class NpuDmaWalkTimingTest {
   private static final double BOUND_NS = 1.5;
 
-  @TempDir
-  Path dir;
-
   @Test
-  void aWalksBeginReachesItsRegistersEarly() throws IOException {
-    ToolsForTests.require("yosys", "sta");
-    UnitTimingProbe probe = new UnitTimingProbe(new NpuDmaUnit(NpuConfig.tiny()), dir);
+  void aWalksBeginReachesItsRegistersEarly(@TempDir Path dir) throws IOException {
+    UnitTimingProbe probe = UnitTimingProbe.tiny(NpuDmaUnit::new, dir);
     for (String port : List.of("extBegin", "spadBegin")) {
-      UnitTimingProbe.Arrival a = probe.arrival(port);
-      assertTrue(a.ns() <= BOUND_NS, String.format(Locale.ROOT,
-          "%s reaches the walk's registers at %.3f ns (bound %.1f ns):%n%s", port, a.ns(), BOUND_NS, a.report()));
+      probe.arrival(port).assertWithin(BOUND_NS, port + " reaches the walk's registers");
     }
   }
 }
