@@ -155,7 +155,6 @@ class DspSizeWhatIfBench {
   private static String shortOrder(CycleEstimate e) {
     String o = e.prefillOrder();
     return o.equals(CycleEstimator.TWO_BLOCKS_WOVEN_GATED) ? "woven"
-        : o.equals(CycleEstimator.TWO_BLOCKS_WOVEN_GATED_NORMS) ? "woven, norms pinned"
         : o.equals(CycleEstimator.TWO_BLOCKS_STAGGERED)
         ? "staggered" : o.equals(CycleEstimator.TWO_BLOCKS_SKEWED) ? "skewed" : "one block";
   }
