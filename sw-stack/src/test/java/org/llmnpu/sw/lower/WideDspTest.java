@@ -93,11 +93,10 @@ class WideDspTest {
    * stories260K's dim and FFN (two query heads over one KV head of 32) on the default NPU, one block of 8 tokens at
    * {@code --fusion full} and a decode step: the logits equal {@code --fusion vertical}'s (flat K rows, scores over
    * kvDim, one K chunk: the same integer dot products) bit for bit, and the lowering's cost model is the golden's on
-   * every counter. The walk against the lowering in the woven order (two blocks of 8 tokens; the 7B estimate's order):
-   * MACs equal, cycles within 0.4 %. Its gap is not the layout's: with flat K rows (2026-12-07) the walk was off alike
-   * (16 tokens: 1–2 commands fewer, DSP cycles +363 to +482, extReadBeats +201 to +286, fetchCycles −2,030 to −2,238;
-   * cycles 246,456 against 246,708 at 64 lanes, 281,707 against 281,067 at 128, 69,807 against 69,983 on the GQA
-   * shape).
+   * every counter. The walk against the lowering in the woven order (two blocks of 8 tokens; the 7B estimate's order)
+   * and a decode step after it: every counter equal. (The walk once took single-token RMSNorm runs and the K pairs'
+   * runs as programs that move from token to token: on these shapes, whose feed-forward goes a token at a time, the
+   * lowering's are one program, so the walk ran a form's second run plain: 2 commands fewer, DSP cycles +420.)
    */
   @ParameterizedTest
   @CsvSource({"sevenB, 64", "sevenB, 128", "gqa, 16"})
@@ -144,9 +143,7 @@ class WideDspTest {
         }
       }
       System.out.println("  the walk's counters that differ from the lowering's:" + differ);
-      // the walk's known gap in the woven order on these shapes (the same with flat K rows): MACs equal, cycles near
-      assertEquals(lowered.counter(Counter.MACS), walked.counter(Counter.MACS), "MACs");
-      assertEquals(lowered.cycles(), walked.cycles(), 0.004 * lowered.cycles(), "the walk's cycles within 0.4 %");
+      assertEquals("", differ.toString(), "the walk's counters against the lowering's");
     }
   }
 }
