@@ -128,8 +128,12 @@ abstract class KeyWalk extends PhaseWalk {
       if (odd) {
         dspIn(dc, count, INT8);
         int len = dc * count;
+        // the lowering's unpacking runs are on the same DSP rows (KeyColumns#write): one program
+        boolean shared = sharedRuns;
+        sharedRuns = true;
         run(java.util.List.of("keyUnpack", len),
             () -> r.quantizeStatic(0, len, -1, (short) 0x3C00, 0, r.rows(len), (short) 0x3C00));
+        sharedRuns = shared;
         dspOut(dc, count, INT8);
       }
     }

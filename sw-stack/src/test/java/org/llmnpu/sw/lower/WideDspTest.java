@@ -96,10 +96,11 @@ class WideDspTest {
    * stories260K's dim and FFN (two query heads over one KV head of 32) on the default NPU, one block of 8 tokens at
    * {@code --fusion full} and a decode step: the logits equal {@code --fusion vertical}'s (flat K rows, scores over
    * kvDim, one K chunk: the same integer dot products) bit for bit, and the lowering's cost model is the golden's on
-   * every counter. The walk against the lowering in the woven order (two blocks of 8 tokens; the 7B estimate's order)
-   * and a decode step after it: every counter equal. (The walk once took single-token RMSNorm runs and the K pairs'
-   * runs as programs that move from token to token: on these shapes, whose feed-forward goes a token at a time, the
-   * lowering's are one program, so the walk ran a form's second run plain: 2 commands fewer, DSP cycles +420.)
+   * every counter. The walk against the lowering in the woven order (two blocks of 8 tokens, the 7B estimate's order;
+   * blocks of 8 and 5) and a decode step after it: every counter equal. (The walk once took single-token RMSNorm runs,
+   * the K pairs' and the odd block's K unpacking runs as programs that move from token to token: on these shapes, whose
+   * feed-forward goes a token at a time, the lowering's are one program, so the walk ran a form's second run plain: 2
+   * commands fewer, DSP cycles +420.)
    */
   @ParameterizedTest
   @CsvSource({"sevenB, 64", "sevenB, 128", "gqa, 16"})
@@ -132,7 +133,8 @@ class WideDspTest {
         Fusion.FULL).order(WOVEN);
     PhaseCostModel walk = new PhaseCostModel(c, two, context, block, true, 8, 0, org.llmnpu.isa.Command.DENSE, -1,
         Fusion.FULL).order(WOVEN);
-    for (int[] step : new int[][] {{2 * block, 0}, {1, 2 * block}}) {
+    // two blocks, a decode step, and blocks of 8 and 5 (an odd block: the lone K slot, Kᵀ's unpacking run)
+    for (int[] step : new int[][] {{2 * block, 0}, {1, 2 * block}, {block + 5, 0}}) {
       PhaseCost lowered = lowering.step(step[0], step[1], c.layers());
       assertEquals("", lowering.twoBlocksWhyNot(), "two blocks fit the lowering");
       PhaseCost walked = walk.step(step[0], step[1], c.layers());
