@@ -63,8 +63,13 @@ abstract class FeedForwardWalk extends BatchedAttentionWalk {
     }
     resultIn(oK, c.dim());
     xIn();
+    // as the pairs' (#feedForwardNormPair): with the static input scale the lowering's residual, RMSNorm and codes
+    // differ from token to token only in the scale row, among the first rows (DspRunParameterizer): one program
+    boolean shared = sharedRuns;
+    sharedRuns = shared || epilogue;
     run("residual scale", () -> r.scale(0, c.dim(), 1, channelScales(), null, 4, 5));
     normQuantizeRuns();
+    sharedRuns = shared;
     dspOut(1, c.dim(), FP16);
     dspOut(1, c.dim(), INT8);
   }

@@ -96,7 +96,11 @@ abstract class KeyWalk extends PhaseWalk {
       int k = Math.min(chunk, count / 2 - j0);
       dspIn(k, kvDim, INT8);
       dspIn(k, kvDim, INT8);
+      // the lowering's pairs of a block go on the same DSP rows (KeyColumns#pairs): one program
+      boolean shared = sharedRuns;
+      sharedRuns = true;
       run(java.util.List.of("keyPair", kvDim, k), () -> r.keyPair(0, k * kvRows, k * kvDim, 0));
+      sharedRuns = shared;
       for (int i = 0; i < k; i++) {
         dspOut(kvDim, 1, FP16);
       }
@@ -124,8 +128,12 @@ abstract class KeyWalk extends PhaseWalk {
       if (odd) {
         dspIn(dc, count, INT8);
         int len = dc * count;
+        // the lowering's unpacking runs are on the same DSP rows (KeyColumns#write): one program
+        boolean shared = sharedRuns;
+        sharedRuns = true;
         run(java.util.List.of("keyUnpack", len),
             () -> r.quantizeStatic(0, len, -1, (short) 0x3C00, 0, r.rows(len), (short) 0x3C00));
+        sharedRuns = shared;
         dspOut(dc, count, INT8);
       }
     }

@@ -168,6 +168,10 @@ abstract class PhaseWalk extends DspRunCosts {
   }
 
   void normQuantizeRuns() {
+    // with the static input scale the lowering's runs (NormEmitter#normQuantizeRuns) are on the same rows every token:
+    // one program, shared as the pairs' are (FeedForwardWalk#normQuantizePair); the dynamic scale row moves
+    boolean shared = sharedRuns;
+    sharedRuns = shared || epilogue;
     run("rmsnorm", () -> r.kernel(DspKernel.RMSNORM, c.dim(), new int[] {0, 0}, new int[] {0}));
     if (epilogue) {
       double s = staticScale(quantSite);
@@ -176,6 +180,7 @@ abstract class PhaseWalk extends DspRunCosts {
     } else {
       run("dim quantize", () -> r.quantize(0, c.dim(), -1, 0, 0));
     }
+    sharedRuns = shared;
   }
 
   /** The residual after a block GEMM over {@code k}. */
