@@ -52,15 +52,20 @@ class DspQuantizeFoldTest {
     return out;
   }
 
+  /** Two RMSNorms of {@code dim} (inputs rows 0 and 2·rows, weight row 4·rows, outputs rows and 3·rows), merged. */
+  private static List<DspProgram> twoRmsNorms(DspRoutines r, int dim, int rows) {
+    return r.mergedKernels(List.of(
+        r.kernel(DspKernel.RMSNORM, dim, new int[] {0, 4 * rows}, new int[] {rows}),
+        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * rows, 4 * rows}, new int[] {3 * rows})));
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {4, 16})
   void staticCodesFoldedIntoTwoRmsNormsEqualTheSeparateRuns(int lanes) {
     DspRoutines r = routines(lanes);
     int dim = 64;
     int rows = dim / lanes;
-    List<DspProgram> norms = r.mergedKernels(List.of(
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {0, 4 * rows}, new int[] {rows}),
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * rows, 4 * rows}, new int[] {3 * rows})));
+    List<DspProgram> norms = twoRmsNorms(r, dim, rows);
     short k = Fp16.fromDouble(1 / 0.031);
     short d = Fp16.fromDouble(0.031);
     List<DspQuantizeFold.Codes> codes = List.of(new DspQuantizeFold.Codes(rows, dim, k, 5 * rows, ROWS - 2, d),
@@ -98,9 +103,7 @@ class DspQuantizeFoldTest {
     DspRoutines r = routines(lanes);
     int dim = 64;
     int rows = dim / lanes;
-    List<DspProgram> norms = r.mergedKernels(List.of(
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {0, 4 * rows}, new int[] {rows}),
-        r.kernel(DspKernel.RMSNORM, dim, new int[] {2 * rows, 4 * rows}, new int[] {3 * rows})));
+    List<DspProgram> norms = twoRmsNorms(r, dim, rows);
     assertEquals(1, norms.size(), "one straight-line program");
     DspProgram norm = norms.get(0);
     short k = Fp16.fromDouble(9.0);
