@@ -261,8 +261,13 @@ abstract class PhaseWalk extends DspRunCosts {
     for (int ci = 0; ci < ks.count(); ci++) {
       dspIn(rows, elems, INT32, clear && ci == ks.count() - 1 ? 0 : RESULTS + ci);
     }
+    // two chunks without scales: the lowering's output row is among the program's first three rows, a run parameter
+    // base (DspRunParameterizer): one program whichever row it writes
+    boolean shared = sharedRuns;
+    sharedRuns = shared || ks.count() == 2 && scales < 0;
     run(java.util.List.of("sum partials", ks.count(), len, scales),
         () -> r.sumPartials(0, ks.count(), r.rows(len), len, scales, 0));
+    sharedRuns = shared;
   }
 
   void gemms(int m, int k, int n) {

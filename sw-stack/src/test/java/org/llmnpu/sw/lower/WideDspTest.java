@@ -22,10 +22,9 @@ import org.llmnpu.sw.model.SyntheticWeights;
  * stories260K (heads·half 32: ragged against 64 and 128 lanes), whose lowering pads the q/k halves to whole DSP rows
  * (more QKV MACs), as the walk does since 2026-12-07 ({@code PhaseWalk#qSpan}).
  *
- * <p>The extrapolated walk, which the 7B estimate takes, equals the golden on every counter on the 7B-like shape in
- * the woven order (292,592 cycles at s2_4, 128 lanes); on stories260K at 128 lanes it is near, not exact: MACs equal,
- * cycles within 0.5 % (2026-12-07: 506,321 against 505,525, +0.16 %, one command fewer in the walk; exact at 16 lanes,
- * {@code WovenBlocksTest}). Its one-token steps are exact.
+ * <p>The extrapolated walk, which the 7B estimate takes, equals the golden on every counter in the woven order
+ * (2026-12-07: 292,592 cycles on the 7B-like shape at s2_4, 128 lanes; 505,525 on stories260K at 128 lanes, where the
+ * walk was one command short, +0.16 %, until it shared the two K chunks' partial sums as the lowering's one program).
  */
 class WideDspTest {
   /** The two-block test NPU for {@code format} with kept X and the PPM gate, its DSP {@code lanes} wide (1,024 rows). */
@@ -70,7 +69,7 @@ class WideDspTest {
     System.out.printf("wide DSP %s %s %d lanes%s: one block %,d cycles, woven %,d, walk %,d%n", shape, format, lanes,
         permute ? " permute" : "", s.counter(Counter.CYCLES), golden.counter(Counter.CYCLES), walked.cycles());
     if (walkNear) {
-      // the walk's counters against the golden's: equal on the 7B-like shape, near on stories260K (see above)
+      // the walk's counters against the golden's: equal
       StringBuilder d = new StringBuilder();
       for (Counter k : Counter.values()) {
         if (golden.counter(k) != walked.counter(k)) {
@@ -78,12 +77,7 @@ class WideDspTest {
         }
       }
       System.out.println("  the walk's counters that differ from the golden's:" + d);
-      if (shape.equals("sevenB")) {
-        assertEquals("", d.toString(), "the walk's counters against the golden's");
-      }
-      org.junit.jupiter.api.Assertions.assertEquals(golden.counter(Counter.MACS), walked.counter(Counter.MACS), "MACs");
-      org.junit.jupiter.api.Assertions.assertEquals(golden.counter(Counter.CYCLES), walked.cycles(),
-          0.005 * golden.counter(Counter.CYCLES), "the walk's cycles within 0.5 % of the golden's");
+      assertEquals("", d.toString(), "the walk's counters against the golden's");
     } else {
       assertTrue(walked.counter(Counter.MACS) < golden.counter(Counter.MACS), "the walk leaves out the q/k padding");
     }
