@@ -77,11 +77,14 @@ public final class OpenSta {
    * a NaN component counted as 0 (and their number printed). OpenSTA 2.0.17 computes an instance's internal power from
    * the ratio of an input's activity to the output's ({@code Power::findInternalPower}); down a long AND chain of
    * rarely-high signals the propagated activities underflow (10^-33 toggles/s on the 1-lane DSP's loads/stores run),
-   * the ratio overflows, and the cell's internal power is NaN although its activity is nil.
+   * the ratio overflows, and the cell's internal power is NaN although its activity is nil. Tcl reports that NaN as
+   * "can't use non-numeric floating-point value" or, where an operation yields it (the tiny NPU's controller since its
+   * X walk rests at 0, 2026-12-07), as "domain error: argument not in valid range".
    */
   static final String REPORT_POWER = """
       if {[catch {report_power -digits 6} llmnpu_error]} {
-        if {![string match "*non-numeric floating-point*" $llmnpu_error]} { error $llmnpu_error }
+        if {![string match "*non-numeric floating-point*" $llmnpu_error]
+            && ![string match "*domain error*" $llmnpu_error]} { error $llmnpu_error }
         set llmnpu_corner [sta::cmd_corner]
         set llmnpu_sum {0.0 0.0 0.0}
         set llmnpu_nan 0
@@ -235,7 +238,8 @@ public final class OpenSta {
    * NaN in {@code report_power}'s arithmetic ("can't use non-numeric floating-point value").
    */
   static boolean powerFailed(ToolFailure e) {
-    return e.crashed() || e.getMessage().contains("non-numeric floating-point value");
+    return e.crashed() || e.getMessage().contains("non-numeric floating-point value")
+        || e.getMessage().contains("domain error: argument not in valid range");
   }
 
   /** The stated activity: every data input, and the per-port values. */
