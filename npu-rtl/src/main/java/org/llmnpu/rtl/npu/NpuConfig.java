@@ -322,12 +322,12 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
   }
 
   /**
-   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle; {@code rows} with {@code ppmWide}), INT8 codes, the default PPU table shape when
-   * {@code ppu}, else requantization alone.
+   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle; {@code rows} with {@code ppmWide}), INT8 codes, the
+   * default PPU table shape when {@code ppu}, else requantization alone.
    */
   public PpmConfig ppm() {
-    return new PpmConfig(ppmWide() ? rows() : Math.max(1, rows() / 4), 8, ppu() ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE,
-        16, 2, 16);
+    int lanes = ppmWide() ? rows() : Math.max(1, rows() / 4);
+    return new PpmConfig(lanes, 8, ppu() ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
   }
 
   /** The engine's parameters ({@link NpuEngineConfig#gemm}). */
