@@ -1,5 +1,6 @@
 package org.llmnpu.isa;
 
+import java.util.function.Consumer;
 import org.llmnpu.isa.dsp.DspKernels;
 import org.llmnpu.isa.dsp.DspPipeline;
 
@@ -39,42 +40,24 @@ import org.llmnpu.isa.dsp.DspPipeline;
  * @param commandQueueDepth commands the NPU's command queue holds, at least 1: the one the
  *                       controller runs and up to {@code commandQueueDepth − 1} the fetcher reads ahead (1 = no
  *                       prefetch: a command is read after the previous one is done); only cycles and the fetch's
- *                       memory reads depend on it ({@link CycleModel}). The constructors without it give 1
+ *                       memory reads depend on it ({@link CycleModel}). {@link #builder()} gives 1
  * @param ppmGate        the PPM has the gate operand: a {@code gemm ppm=1 gate=1} multiplies each result by the INT8
  *                       gate code already at its Y byte (the SwiGLU gate; else {@link ErrorCause#UNSUPPORTED}); needs a
- *                       PPM. The constructors without it give {@code false}
+ *                       PPM. {@link #builder()} gives {@code false}
  * @param xKeep          the GEMM engine keeps its X buffer across GEMMs: a {@code gemm xKeep=1} copies no X and uses
- *                       the X the last X copy left there ({@link HeldX}; else {@link ErrorCause#UNSUPPORTED}). The
- *                       constructors without it give {@code false}
+ *                       the X the last X copy left there ({@link HeldX}; else {@link ErrorCause#UNSUPPORTED}).
+ *                       {@link #builder()} gives {@code false}
  * @param ppmWide        the PPM has {@code lineBytes} lanes instead of {@code lineBytes / 4} ({@link #ppmLanes()}): a
  *                       {@code gemm ppm=1}'s drain reads a whole N tile of a row ({@code line} INT32 results) a cycle
  *                       and writes its {@code line} INT8 codes as one line, {@code M·ceil(N/line)} drain cycles instead
- *                       of {@code M·ceil(4N/line)} (same codes, same bytes); a {@code ppm} command is unchanged. The
- *                       constructors without it give {@code false}
+ *                       of {@code M·ceil(4N/line)} (same codes, same bytes); a {@code ppm} command is unchanged.
+ *                       {@link #builder()} gives {@code false}
  */
 public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
                             int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
                             int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
                             int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
                             boolean ppmGate, boolean xKeep, boolean ppmWide) {
-
-  /** A machine whose PPM has {@code lineBytes / 4} lanes ({@code ppmWide} false). */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
-                       boolean ppmGate, boolean xKeep) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep, false);
-  }
-
-  /** The same machine with a PPM of {@code lineBytes} lanes ({@code true}) or {@code lineBytes / 4} (see {@link #ppmWide}). */
-  public MachineParams withPpmWide(boolean wide) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, ppmGate, xKeep, wide);
-  }
 
   /** The PPM's lanes (INT32 results in, INT8 codes out a cycle): {@code lineBytes} if {@link #ppmWide}, else {@code max(1, lineBytes / 4)}. */
   public int ppmLanes() {
@@ -89,88 +72,6 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   public long ppmDrainLines(long m, long n) {
     long perRow = ppmWide ? n : 4 * n;
     return m * ((perRow + lineBytes - 1) / lineBytes);
-  }
-
-  /** A machine whose GEMMs always copy X ({@code xKeep} false). */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth,
-                       boolean ppmGate) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, false);
-  }
-
-  /** The same machine with ({@code true}) or without a kept X buffer (see {@link #xKeep}). */
-  public MachineParams withXKeep(boolean keep) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, ppmGate, keep, ppmWide);
-  }
-
-  /** A machine whose PPM has no gate operand ({@code ppmGate} false). */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad, int commandQueueDepth) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, false);
-  }
-
-  /** The same machine with ({@code true}) or without the PPM's gate operand (see {@link #ppmGate}). */
-  public MachineParams withPpmGate(boolean gate) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, gate, xKeep, ppmWide);
-  }
-
-  /** A machine that reads no command ahead ({@code commandQueueDepth} 1). */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                       int ppmLatency, boolean ppu, int sparsity, boolean mxLoad) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad, 1);
-  }
-
-  /** The same machine with a command queue of {@code depth} commands (see {@link #commandQueueDepth}). */
-  public MachineParams withCommandQueueDepth(int depth) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, depth, ppmGate, xKeep, ppmWide);
-  }
-
-  /** A machine without MX decoding on the load path. */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle,
-                       int ppmLatency, boolean ppu, int sparsity) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, false);
-  }
-
-  /** The same machine with ({@code true}) or without MX decoding on the load path ({@link Command.LoadMx}). */
-  public MachineParams withMxLoad(boolean mx) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mx,
-        commandQueueDepth, ppmGate, xKeep, ppmWide);
-  }
-
-  /** A machine without a PPM and with a dense array that copies {@code weightRowsPerCycle} W rows a cycle. */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp, int weightRowsPerCycle) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, 0, false, Command.DENSE);
-  }
-
-  /** The same machine with a PPM of {@code latency} cycles (with or without the PPU) and an array built for {@code sparsity}. */
-  public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, latency, withPpu, nmSparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 
   /** Whether the NPU has a PPM. */
@@ -261,22 +162,6 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     }
   }
 
-  /** A machine that copies one W row per cycle. */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles, DspParams dsp) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, dsp, 1);
-  }
-
-  /** A machine with the {@link DspParams#DEFAULT default DSP}. */
-  public MachineParams(int rows, int lineBytes, int spadBytes, int spadBanks, long extMemBytes, int mTile,
-                       int accWidth, int icAccumDepth, int maxM, int maxK, int maxN, int memLatency,
-                       int memBytesPerCycle, int watchdogCycles) {
-    this(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM, maxK, maxN,
-        memLatency, memBytesPerCycle, watchdogCycles, DspParams.DEFAULT);
-  }
-
   /** Largest rows and row bytes of one DMA command, and largest GEMM dimension. */
   public static final int MAX_DMA_ROWS = 65535;
 
@@ -310,6 +195,73 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
     }
   }
 
+  /** A builder of a machine from nothing: see {@link MachineParamsBuilder} for what must be set and the defaults. */
+  public static MachineParamsBuilder builder() {
+    return new MachineParamsBuilder();
+  }
+
+  /** A builder holding this machine, to change several components at once. */
+  public MachineParamsBuilder toBuilder() {
+    return new MachineParamsBuilder(this);
+  }
+
+  /** The same machine with what {@code change} sets: {@code p.with(b -> b.maxN(64).xKeep(true))}. */
+  public MachineParams with(Consumer<MachineParamsBuilder> change) {
+    MachineParamsBuilder b = toBuilder();
+    change.accept(b);
+    return b.build();
+  }
+
+  /** The same machine with another memory timing. */
+  public MachineParams withMemory(int latency, int bytesPerCycle) {
+    return with(b -> b.memLatency(latency).memBytesPerCycle(bytesPerCycle));
+  }
+
+  /** The same machine with another Vector DSP. */
+  public MachineParams withDsp(DspParams d) {
+    return with(b -> b.dsp(d));
+  }
+
+  /** The same machine with {@code bytes} of external memory. */
+  public MachineParams withExtMemBytes(long bytes) {
+    return with(b -> b.extMemBytes(bytes).xKeep(false));
+  }
+
+  /** The same machine with another W copy width (W rows per cycle). */
+  public MachineParams withWeightRowsPerCycle(int r) {
+    return with(b -> b.weightRowsPerCycle(r));
+  }
+
+  /** The same machine with a PPM of {@code latency} cycles (with or without the PPU) and an array built for {@code sparsity}. */
+  public MachineParams withUnits(int latency, boolean withPpu, int nmSparsity) {
+    return with(b -> b.ppmLatency(latency).ppu(withPpu).sparsity(nmSparsity));
+  }
+
+  /** The same machine with ({@code true}) or without MX decoding on the load path ({@link Command.LoadMx}). */
+  public MachineParams withMxLoad(boolean mx) {
+    return with(b -> b.mxLoad(mx));
+  }
+
+  /** The same machine with a command queue of {@code depth} commands (see {@link #commandQueueDepth}). */
+  public MachineParams withCommandQueueDepth(int depth) {
+    return with(b -> b.commandQueueDepth(depth));
+  }
+
+  /** The same machine with ({@code true}) or without the PPM's gate operand (see {@link #ppmGate}). */
+  public MachineParams withPpmGate(boolean gate) {
+    return with(b -> b.ppmGate(gate));
+  }
+
+  /** The same machine with ({@code true}) or without a kept X buffer (see {@link #xKeep}). */
+  public MachineParams withXKeep(boolean keep) {
+    return with(b -> b.xKeep(keep));
+  }
+
+  /** The same machine with a PPM of {@code lineBytes} lanes ({@code true}) or {@code lineBytes / 4} (see {@link #ppmWide}). */
+  public MachineParams withPpmWide(boolean wide) {
+    return with(b -> b.ppmWide(wide));
+  }
+
   /** Cycles between two accepted memory beats: {@code ceil(lineBytes / memBytesPerCycle)}. */
   public int beatInterval() {
     return (lineBytes + memBytesPerCycle - 1) / memBytesPerCycle;
@@ -328,33 +280,5 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
   /** Beats that make up one command: {@code max(1, 32 / lineBytes)}. */
   public int beatsPerCommand() {
     return Math.max(1, Command.BYTES / lineBytes);
-  }
-
-  /** The same machine with another memory timing. */
-  public MachineParams withMemory(int latency, int bytesPerCycle) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, latency, bytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep, ppmWide);
-  }
-
-  /** The same machine with another Vector DSP. */
-  public MachineParams withDsp(DspParams d) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, d, weightRowsPerCycle, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep, ppmWide);
-  }
-
-  /** The same machine with {@code bytes} of external memory. */
-  public MachineParams withExtMemBytes(long bytes) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, bytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, weightRowsPerCycle, ppmLatency, ppu, sparsity,
-        mxLoad, commandQueueDepth, ppmGate, false, ppmWide);
-  }
-
-  /** The same machine with another W copy width (W rows per cycle). */
-  public MachineParams withWeightRowsPerCycle(int r) {
-    return new MachineParams(rows, lineBytes, spadBytes, spadBanks, extMemBytes, mTile, accWidth, icAccumDepth, maxM,
-        maxK, maxN, memLatency, memBytesPerCycle, watchdogCycles, dsp, r, ppmLatency, ppu, sparsity, mxLoad,
-        commandQueueDepth, ppmGate, xKeep, ppmWide);
   }
 }

@@ -14,7 +14,9 @@ import org.llmnpu.numerics.fp16.Fp16;
 
 /** The DSP commands of the golden ISA simulator: conversions on the copies, programs from memory, snapshots. */
 class DspCommandTest {
-  static final MachineParams P = new MachineParams(16, 16, 1 << 16, 4, 1 << 20, 16, 32, 0, 64, 512, 128, 8, 16, 4096);
+  static final MachineParams P = MachineParams.builder().rows(16).lineBytes(16).spadBytes(1 << 16).spadBanks(4)
+      .extMemBytes(1 << 20).mTile(16).accWidth(32).icAccumDepth(0).maxM(64).maxK(512).maxN(128).memLatency(8)
+      .memBytesPerCycle(16).watchdogCycles(4096).build();
 
   @Test
   void softmaxOfGemmScoresRunsFromMemory() {

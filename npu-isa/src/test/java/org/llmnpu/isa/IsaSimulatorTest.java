@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.llmnpu.numerics.gemm.IntGemm;
 
 class IsaSimulatorTest {
-  static final MachineParams P = new MachineParams(4, 4, 4096, 2, 1 << 20, 8, 32, 0, 64, 128, 64, 3, 4, 256);
+  static final MachineParams P = MachineParams.builder().rows(4).lineBytes(4).spadBytes(4096).spadBanks(2)
+      .extMemBytes(1 << 20).mTile(8).accWidth(32).icAccumDepth(0).maxM(64).maxK(128).maxN(64).memLatency(3)
+      .memBytesPerCycle(4).watchdogCycles(256).build();
 
   @Test
   void stridedDmaAndGemmComputeTheDenseProduct() {

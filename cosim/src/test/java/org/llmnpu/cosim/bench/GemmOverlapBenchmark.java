@@ -47,10 +47,8 @@ class GemmOverlapBenchmark {
   /** The edge-64 machine with GEMMs of up to {@code maxM} rows and {@code mem} bytes of memory (0: the preset's). */
   private static MachineParams edge64(int maxM, long mem) {
     MachineParams p = EstimateTarget.load("edge-64", null).npu().machine();
-    return new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), mem > 0 ? mem : p.extMemBytes(),
-        p.mTile(), p.accWidth(),
-        p.icAccumDepth(), maxM, p.maxK(), p.maxN(), p.memLatency(), p.memBytesPerCycle(), p.watchdogCycles(),
-        p.dsp(), p.weightRowsPerCycle(), p.ppmLatency(), p.ppu(), p.sparsity(), p.mxLoad(), p.commandQueueDepth());
+    return p.with(b -> b.extMemBytes(mem > 0 ? mem : p.extMemBytes()).maxM(maxM).ppmGate(false).xKeep(false)
+        .ppmWide(false));
   }
 
   /** {@code count} identical streamed GEMMs, X at scratchpad 0, Y alternating between two buffers after it. */

@@ -42,9 +42,7 @@ class StreamedWeightsBenchmark {
   /** The NPU's machine with room for the operands in its memory. */
   private static MachineParams machine(NpuConfig c) {
     MachineParams p = c.machine();
-    return new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), MEM, p.mTile(), p.accWidth(),
-        p.icAccumDepth(), p.maxM(), p.maxK(), p.maxN(), p.memLatency(), p.memBytesPerCycle(), p.watchdogCycles(),
-        p.dsp(), p.weightRowsPerCycle(), p.ppmLatency(), p.ppu(), p.sparsity(), p.mxLoad(), p.commandQueueDepth());
+    return p.with(b -> b.extMemBytes(MEM).ppmGate(false).xKeep(false).ppmWide(false));
   }
 
   /**

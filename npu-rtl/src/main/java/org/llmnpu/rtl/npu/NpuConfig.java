@@ -315,10 +315,12 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
   public MachineParams machine() {
     MachineParams.DspParams dspParams = new MachineParams.DspParams(dspLanes(), dspRows(), dspProgramDepth(),
         DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspMaxRunCycles(), dspStages(), dspPermute());
-    return new MachineParams(rows(), rows(), spadKiB() * 1024, spadBanks(), extMemMiB() * (1L << 20), mTile(),
-        accWidth(), icAccumDepth(), maxM(), maxK(), maxN(), memLatency(), memBytesPerCycle(), watchdogCycles(),
-        dspParams, weightRowsPerCycle(), ppm().latency() + NpuPpm.INPUT_LATENCY, ppu(), sparsityCode(), mxLoad(),
-        commandQueueDepth()).withPpmGate(ppmGate()).withXKeep(xKeep()).withPpmWide(ppmWide());
+    return MachineParams.builder().rows(rows()).lineBytes(rows()).spadBytes(spadKiB() * 1024).spadBanks(spadBanks())
+        .extMemBytes(extMemMiB() * (1L << 20)).mTile(mTile()).accWidth(accWidth()).icAccumDepth(icAccumDepth())
+        .maxM(maxM()).maxK(maxK()).maxN(maxN()).memLatency(memLatency()).memBytesPerCycle(memBytesPerCycle())
+        .watchdogCycles(watchdogCycles()).dsp(dspParams).weightRowsPerCycle(weightRowsPerCycle())
+        .ppmLatency(ppm().latency() + NpuPpm.INPUT_LATENCY).ppu(ppu()).sparsity(sparsityCode()).mxLoad(mxLoad())
+        .commandQueueDepth(commandQueueDepth()).ppmGate(ppmGate()).xKeep(xKeep()).ppmWide(ppmWide()).build();
   }
 
   /**

@@ -72,8 +72,9 @@ class PimGemmBackendTest {
     assertEquals(g.overflow(), r.overflow(), what + ": overflow flag");
     assertEquals(g.psumWritebacks(), r.psumWritebacks(), what + ": psum write-backs");
     assertEquals(g.psumReadbacks(), r.psumReadbacks(), what + ": psum read-backs");
-    MachineParams p = new MachineParams(a.rows(), a.rows(), 4096, 1, 1 << 20, a.mTile(), a.accWidth(),
-        a.icAccumDepth(), 16, 64, 12, 1, 4, 256);
+    MachineParams p = MachineParams.builder().rows(a.rows()).lineBytes(a.rows()).spadBytes(4096).spadBanks(1)
+        .extMemBytes(1 << 20).mTile(a.mTile()).accWidth(a.accWidth()).icAccumDepth(a.icAccumDepth()).maxM(16).maxK(64)
+        .maxN(12).memLatency(1).memBytesPerCycle(4).watchdogCycles(256).build();
     assertEquals(EngineTiming.pim(bitsPerCycle).engineCycles(p, x.length, w.length, w[0].length), r.cycles(),
         what + ": cycle formula");
   }

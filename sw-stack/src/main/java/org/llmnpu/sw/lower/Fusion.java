@@ -142,10 +142,7 @@ public enum Fusion {
 
   /** Whether one command runs on {@code p} (with a small memory) without UNSUPPORTED. */
   private static boolean runs(MachineParams p, Command c) {
-    MachineParams small = new MachineParams(p.rows(), p.lineBytes(), p.spadBytes(), p.spadBanks(), 1L << 20, p.mTile(),
-        p.accWidth(), p.icAccumDepth(), p.maxM(), p.maxK(), p.maxN(), p.memLatency(), p.memBytesPerCycle(),
-        p.watchdogCycles(), p.dsp(), p.weightRowsPerCycle(), p.ppmLatency(), p.ppu(), p.sparsity(), p.mxLoad(),
-        p.commandQueueDepth());
+    MachineParams small = p.with(b -> b.extMemBytes(1L << 20).ppmGate(false).xKeep(false).ppmWide(false));
     Program.Builder b = Program.builder();
     b.add(c).halt();
     byte[] memory = new byte[(int) small.extMemBytes()];

@@ -22,8 +22,9 @@ public final class NpuTargets {
    * command queue of 4 commands (the fetcher reads up to 3 ahead).
    */
   public static MachineParams defaultNpu() {
-    return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, 512, 128, 32, 16, 4096,
-        MachineParams.DspParams.DEFAULT, 1, DEFAULT_PPM_LATENCY, true, Command.DENSE).withCommandQueueDepth(4);
+    return MachineParams.builder().rows(16).lineBytes(16).spadBytes(256 * 1024).spadBanks(4).extMemBytes(16L << 20)
+        .mTile(16).accWidth(32).icAccumDepth(0).maxM(64).maxK(512).maxN(128).memLatency(32).memBytesPerCycle(16)
+        .watchdogCycles(4096).ppmLatency(DEFAULT_PPM_LATENCY).ppu(true).commandQueueDepth(4).build();
   }
 
   /**

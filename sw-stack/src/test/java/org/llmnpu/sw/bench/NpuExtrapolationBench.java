@@ -31,8 +31,10 @@ class NpuExtrapolationBench {
   }
 
   static MachineParams bigNpu(int bytesPerCycle) {
-    return new MachineParams(64, 64, 8 << 20, 16, 1L << 32, 64, 32, 0, 64, 16384, 256, 100, bytesPerCycle, 1 << 20,
-        new MachineParams.DspParams(64, 16384, 256, 12, 2, 1L << 32));
+    return MachineParams.builder().rows(64).lineBytes(64).spadBytes(8 << 20).spadBanks(16).extMemBytes(1L << 32)
+        .mTile(64).accWidth(32).icAccumDepth(0).maxM(64).maxK(16384).maxN(256).memLatency(100)
+        .memBytesPerCycle(bytesPerCycle).watchdogCycles(1 << 20)
+        .dsp(new MachineParams.DspParams(64, 16384, 256, 12, 2, 1L << 32)).build();
   }
 
   @Test

@@ -116,7 +116,9 @@ class FusedLoweringTest {
   @CsvSource({"vertical", "full"})
   void aPromptLongerThanMaxMIsPrefilledInChunksAsTheDecodeStepsWouldFeedIt(String level) throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 4, 512, 128, 32, 16, 4096);
+    MachineParams m = MachineParams.builder().rows(16).lineBytes(16).spadBytes(256 * 1024).spadBanks(4)
+        .extMemBytes(16L << 20).mTile(16).accWidth(32).icAccumDepth(0).maxM(4).maxK(512).maxN(128).memLatency(32)
+        .memBytesPerCycle(16).watchdogCycles(4096).build();
     LoweredModel model = WeightFormats.lower(w, "int8", m, 16, 4);
     Fusion fusion = Fusion.parse(level);
     int[] prompt = {1, 403, 407, 261, 378, 300, 290, 311, 265, 280};
@@ -218,9 +220,7 @@ class FusedLoweringTest {
   @Test
   void whereKvDimExceedsMaxKTheScoresAreExactAndTheLogitsMayDiffer() throws Exception {
     ModelWeights w = ModelCatalog.load("stories260K", 1);
-    MachineParams m = new MachineParams(16, 16, 512 * 1024, 4, 16L << 20, 16, 32, 0, 64, 16, 128, 32, 16, 4096,
-        MachineParams.DspParams.DEFAULT, 1, NpuTargets.DEFAULT_PPM_LATENCY, true, org.llmnpu.isa.Command.DENSE)
-        .withCommandQueueDepth(4);
+    MachineParams m = NpuTargets.defaultNpu().with(b -> b.spadBytes(512 * 1024).maxK(16));
     LoweredModel model = WeightFormats.lower(w, "int8", m, 24, 16);
     LoweringLayout layout = new LoweringLayout(model, 8, true);
     assertEquals(2, layout.scoreSplit.count(), "the scores GEMV in two K chunks");

@@ -30,7 +30,9 @@ class KTilingTest {
 
   /** The default NPU with another maxK. */
   static MachineParams withMaxK(int maxK) {
-    return new MachineParams(16, 16, 256 * 1024, 4, 16L << 20, 16, 32, 0, 64, maxK, 128, 32, 16, 4096);
+    return MachineParams.builder().rows(16).lineBytes(16).spadBytes(256 * 1024).spadBanks(4).extMemBytes(16L << 20)
+        .mTile(16).accWidth(32).icAccumDepth(0).maxM(64).maxK(maxK).maxN(128).memLatency(32).memBytesPerCycle(16)
+        .watchdogCycles(4096).build();
   }
 
   @Test

@@ -85,9 +85,10 @@ class NarrowRopeHalvesTest {
    * with its PPU (the default NPU's PPM latency).
    */
   static MachineParams edge64Structure() {
-    return new MachineParams(64, 64, 256 * 1024, 16, 16L << 20, 16, 32, 0, 64, 512, 128, 100, 64, 1 << 20,
-        new MachineParams.DspParams(64, 128, 512, 12, 2, 1L << 24, 4))
-        .withUnits(NpuTargets.defaultNpu().ppmLatency(), true, org.llmnpu.isa.Command.DENSE);
+    return MachineParams.builder().rows(64).lineBytes(64).spadBytes(256 * 1024).spadBanks(16).extMemBytes(16L << 20)
+        .mTile(16).accWidth(32).icAccumDepth(0).maxM(64).maxK(512).maxN(128).memLatency(100).memBytesPerCycle(64)
+        .watchdogCycles(1 << 20).dsp(new MachineParams.DspParams(64, 128, 512, 12, 2, 1L << 24, 4))
+        .ppmLatency(NpuTargets.defaultNpu().ppmLatency()).ppu(true).build();
   }
 
   /**

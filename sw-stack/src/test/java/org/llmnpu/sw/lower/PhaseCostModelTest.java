@@ -33,9 +33,10 @@ class PhaseCostModelTest {
   @org.junit.jupiter.params.provider.CsvSource({"16, 32, 16, 16", "16, 4, 2, 16", "16, 100, 16, 16", "8, 16, 8, 4"})
   void matchesTheGoldenOnOtherShapesAndMachines(int rows, int latency, int bytesPerCycle, int lanes) {
     ModelWeights w = org.llmnpu.sw.model.SyntheticWeights.generate(org.llmnpu.sw.model.ModelConfig.tiny(), 5);
-    org.llmnpu.isa.MachineParams m = new org.llmnpu.isa.MachineParams(rows, rows, 256 * 1024, 4, 16L << 20, 16, 32, 0,
-        64, 512, 128, latency, bytesPerCycle, 1 << 20, new org.llmnpu.isa.MachineParams.DspParams(lanes, 2048, 256,
-        12, 2, 1L << 24));
+    org.llmnpu.isa.MachineParams m = org.llmnpu.isa.MachineParams.builder().rows(rows).lineBytes(rows)
+        .spadBytes(256 * 1024).spadBanks(4).extMemBytes(16L << 20).mTile(16).accWidth(32).icAccumDepth(0).maxM(64)
+        .maxK(512).maxN(128).memLatency(latency).memBytesPerCycle(bytesPerCycle).watchdogCycles(1 << 20)
+        .dsp(new org.llmnpu.isa.MachineParams.DspParams(lanes, 2048, 256, 12, 2, 1L << 24)).build();
     LoweredModel model = new LoweredModel(w, m, 12, 8);
     NpuDecoder npu = new NpuDecoder(model, 3, NpuEngine.GOLDEN);
     NpuDecoder.Step pre = npu.prefill(new int[] {1, 5, 9, 200, 7}, false);

@@ -34,10 +34,7 @@ class TiledQkvPostTest {
 
   /** {@code m} with GEMMs of at most {@code maxN} columns. */
   static MachineParams withMaxN(MachineParams m, int maxN) {
-    return new MachineParams(m.rows(), m.lineBytes(), m.spadBytes(), m.spadBanks(), m.extMemBytes(), m.mTile(),
-        m.accWidth(), m.icAccumDepth(), m.maxM(), m.maxK(), maxN, m.memLatency(), m.memBytesPerCycle(),
-        m.watchdogCycles(), m.dsp(), m.weightRowsPerCycle(), m.ppmLatency(), m.ppu(), m.sparsity(), m.mxLoad(),
-        m.commandQueueDepth(), m.ppmGate());
+    return m.with(b -> b.maxN(maxN).xKeep(false).ppmWide(false));
   }
 
   @Test
