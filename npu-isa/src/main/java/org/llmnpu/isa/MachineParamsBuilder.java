@@ -12,9 +12,10 @@ import org.llmnpu.isa.MachineParams.DspParams;
  * {@link DspParams#DEFAULT default DSP}, one W row a cycle, no PPM (so no PPU, gate or wide PPM), a dense array, no MX
  * decoding, no command read ahead ({@code commandQueueDepth} 1), no kept X.
  *
- * <p>A new machine parameter is a record component of {@link MachineParams}, a field here with its default, its setter,
- * its line in {@link #MachineParamsBuilder(MachineParams)} and its argument in {@link #build}; callers that do not set it
- * are unchanged.
+ * <p>A new machine parameter is a record component of {@link MachineParams} (with its {@code @param}), a field here
+ * with its default, its setter, its line in {@link #MachineParamsBuilder(MachineParams)} and its argument in
+ * {@link #build}; callers that do not set it are unchanged (a {@code withX} on the record is optional:
+ * {@code p.with(b -> b.x(v))} reads as well).
  */
 public final class MachineParamsBuilder {
   private static final int UNSET = Integer.MIN_VALUE;

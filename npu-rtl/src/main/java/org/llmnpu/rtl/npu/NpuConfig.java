@@ -16,7 +16,8 @@ import org.llmnpu.rtl.ppm.PpmConfig;
  * values, default and meaning — is declared once, in {@link NpuParameter}; {@link NpuConfigBuilder} sets any of them,
  * {@link NpuConfigFiles} reads YAML/JSON files in the flat form ({@code dspLanes: 8}) or the nested one
  * ({@code dsp: {lanes: 8}}). The flat accessors ({@link #rows()}, {@link #dspLanes()}, ...) read the nested records.
- * The ISA's view of this NPU, {@link MachineParams}, is derived from it ({@link #machine()}).
+ * The ISA's view of this NPU, {@link MachineParams}, and its units' configurations are derived from it
+ * ({@link #machine()}, {@link #dsp()}, {@link #ppm()}: {@link NpuDerived}).
  *
  * @param memoryConfig    the scratchpad, the external memory, the watchdog on memory waits, MX decoding on loads
  * @param fetchConfig     the command fetch
@@ -44,9 +45,6 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
   public static final List<String> ENGINES = NpuEngineKind.keys();
   /** Allowed values of {@code sparsity}. */
   public static final List<String> SPARSITIES = NpuParameter.SPARSITY.domain().choices();
-  /** Table segments and degree of the DSP: the size of the numerics tables (exp, reciprocal, rsqrt). */
-  public static final int DSP_TABLE_SEGMENTS = 12;
-  public static final int DSP_TABLE_DEGREE = 2;
 
   public NpuConfig {
     if (memoryConfig == null || fetchConfig == null || engineConfig == null || dspConfig == null || ppmConfig == null
@@ -299,37 +297,23 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return engineConfig.sparsityCode();
   }
 
-  /**
-   * The Vector DSP inside, its pipelined units on clock gates of their own as {@link #clockGatingMode} builds the
-   * NPU's (the gates nest inside the DSP's).
-   */
+  /** The Vector DSP inside ({@link NpuDerived#dsp}). */
   public VectorDsp.Config dsp() {
-    return new VectorDsp.Config(dspLanes(), dspRows(), dspProgramDepth(), DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE,
-        dspStages(), false, dspPermute()).withPipeGating(clockGatingMode());
+    return NpuDerived.dsp(this);
   }
 
   /**
    * What programs may assume about this NPU (the contract with the golden ISA simulator): the only producer of the
-   * toolkit's {@link MachineParams}, which repeats none of these parameters' defaults or checks.
+   * toolkit's {@link MachineParams}, which repeats none of these parameters' defaults or checks
+   * ({@link NpuDerived#machine}).
    */
   public MachineParams machine() {
-    MachineParams.DspParams dspParams = new MachineParams.DspParams(dspLanes(), dspRows(), dspProgramDepth(),
-        DSP_TABLE_SEGMENTS, DSP_TABLE_DEGREE, dspMaxRunCycles(), dspStages(), dspPermute());
-    return MachineParams.builder().rows(rows()).lineBytes(rows()).spadBytes(spadKiB() * 1024).spadBanks(spadBanks())
-        .extMemBytes(extMemMiB() * (1L << 20)).mTile(mTile()).accWidth(accWidth()).icAccumDepth(icAccumDepth())
-        .maxM(maxM()).maxK(maxK()).maxN(maxN()).memLatency(memLatency()).memBytesPerCycle(memBytesPerCycle())
-        .watchdogCycles(watchdogCycles()).dsp(dspParams).weightRowsPerCycle(weightRowsPerCycle())
-        .ppmLatency(ppm().latency() + NpuPpm.INPUT_LATENCY).ppu(ppu()).sparsity(sparsityCode()).mxLoad(mxLoad())
-        .commandQueueDepth(commandQueueDepth()).ppmGate(ppmGate()).xKeep(xKeep()).ppmWide(ppmWide()).build();
+    return NpuDerived.machine(this);
   }
 
-  /**
-   * The PPM inside: {@code rows/4} lanes (one INT32 line a cycle; {@code rows} with {@code ppmWide}), INT8 codes, the
-   * default PPU table shape when {@code ppu}, else requantization alone.
-   */
+  /** The PPM inside ({@link NpuDerived#ppm}). */
   public PpmConfig ppm() {
-    int lanes = ppmWide() ? rows() : Math.max(1, rows() / 4);
-    return new PpmConfig(lanes, 8, ppu() ? PpmConfig.Activation.PPU : PpmConfig.Activation.NONE, 16, 2, 16);
+    return NpuDerived.ppm(this);
   }
 
   /** The engine's parameters ({@link NpuEngineConfig#gemm}). */
@@ -342,22 +326,17 @@ public record NpuConfig(NpuMemoryConfig memoryConfig, NpuFetchConfig fetchConfig
     return engineConfig.kind().timing();
   }
 
-  /** The GEMM engine this NPU instantiates: the systolic {@link org.llmnpu.rtl.mac.GemmEngine} or the PiM one. */
+  /** The GEMM engine this NPU instantiates ({@link NpuDerived#gemmEngine}). */
   org.llmnpu.rtl.mac.GemmBackend gemmEngine() {
-    EngineTiming t = engineTiming();
-    return t.pim() ? new PimGemmBackend(gemm(), t.bitsPerCycle(), weightRowsPerCycle())
-        : org.llmnpu.rtl.mac.GemmEngine.of(gemm(),
-            weightSparsity().sparse() || weightStream() ? 1 : weightRowsPerCycle(), weightSparsity().sparse(),
-            weightStream(), clockGatingMode());
+    return NpuDerived.gemmEngine(this);
   }
 
   /**
-   * Whether this NPU streams weights from the memory into its GEMM engine ({@code gemm wStream=1}): the systolic
-   * engine with one W row a cycle, dense or N:M ({@code MachineParams.weightStream()} and
-   * {@code EngineTiming.weightStream()}); elsewhere a streamed GEMM halts with UNSUPPORTED.
+   * Whether this NPU streams weights from the memory into its GEMM engine ({@code gemm wStream=1},
+   * {@link NpuDerived#weightStream}); elsewhere a streamed GEMM halts with UNSUPPORTED.
    */
   public boolean weightStream() {
-    return machine().weightStream() && engineTiming().weightStream();
+    return NpuDerived.weightStream(this);
   }
 
   /** The same NPU with or without the PPU. */
