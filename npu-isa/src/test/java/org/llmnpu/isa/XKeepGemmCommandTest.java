@@ -149,13 +149,7 @@ class XKeepGemmCommandTest {
     assertTrue(big.xKeep());
     byte[] mem = new byte[(int) P.extMemBytes()];
     new Random(5).nextBytes(mem);
-    Program prog = program(true, false, true);
-    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
-    IsaSimulator.Result whole = IsaSimulator.run(P, mem, 0);
-    IsaSimulator.Result bounded = IsaSimulator.run(big, mem, 0);
-    assertEquals(ErrorCause.NONE, bounded.error());
-    assertArrayEquals(whole.memory(), bounded.memory());
-    assertArrayEquals(whole.counters(), bounded.counters());
+    IsaSimulatorTest.assertBoundedRunsAsWhole(P, big, program(true, false, true), mem);
 
     Command.Gemm farW = new Command.Gemm(M, K, N, 0, XS, 2L << 30, WS, Y2, YS, Command.DENSE, 0, 1, 0, 0, 0, 1);
     Program beyond = Program.builder().load(X_EXT, XS, 0, XS, K, M).add(gemm(0x100, 0x400, false, true)).add(farW)
