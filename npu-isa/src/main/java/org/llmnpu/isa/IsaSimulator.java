@@ -170,7 +170,8 @@ public final class IsaSimulator {
         cycles.decodeFault();
         return finish(fault, index);
       }
-      if (imageChecks != null && imageChecks.check(c, ppm.tableLoaded()) == ErrorCause.EXT_ADDRESS) {
+      if (imageChecks != null
+          && imageChecks.check(c, ppm.tableLoaded(), execution.heldX()) == ErrorCause.EXT_ADDRESS) {
         throw beyondImage("command " + index + " (" + c + ") addresses external memory");
       }
       Optional<ErrorCause> stop = c.accept(execution);

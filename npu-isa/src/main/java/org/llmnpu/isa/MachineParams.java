@@ -224,7 +224,7 @@ public record MachineParams(int rows, int lineBytes, int spadBytes, int spadBank
 
   /** The same machine with {@code bytes} of external memory. */
   public MachineParams withExtMemBytes(long bytes) {
-    return with(b -> b.extMemBytes(bytes).xKeep(false));
+    return with(b -> b.extMemBytes(bytes));
   }
 
   /** The same machine with another W copy width (W rows per cycle). */

@@ -67,6 +67,19 @@ class IsaSimulatorTest {
   }
 
   /**
+   * {@code prog} in {@code mem} (the whole memory of {@code whole}) runs on {@code big}, a machine with more memory, as a
+   * bounded image to the same memory and counters, without an error.
+   */
+  static void assertBoundedRunsAsWhole(MachineParams whole, MachineParams big, Program prog, byte[] mem) {
+    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
+    IsaSimulator.Result w = IsaSimulator.run(whole, mem, 0);
+    IsaSimulator.Result bounded = IsaSimulator.run(big, mem, 0);
+    assertEquals(ErrorCause.NONE, bounded.error());
+    assertArrayEquals(w.memory(), bounded.memory());
+    assertArrayEquals(w.counters(), bounded.counters());
+  }
+
+  /**
    * An NPU with 3 GiB of external memory (more than a JVM array) runs on a bounded image, its first bytes: a program
    * inside it gives the results and counters of the whole-memory run; one that reaches beyond it (the NPU's address
    * checks pass) stops with an error naming the command; an address beyond the NPU's memory is the NPU's fault as ever.
@@ -78,12 +91,7 @@ class IsaSimulatorTest {
     new Random(3).nextBytes(mem);
     Program prog = Program.builder().load(0x1000, 16, 0, 8, 7, 5).load(0x2000, 8, 64, 8, 6, 7)
         .gemm(5, 7, 6, 0, 8, 64, 8, 256, 32).store(0x3000, 32, 256, 32, 24, 5).halt().build();
-    System.arraycopy(prog.bytes(), 0, mem, 0, prog.bytes().length);
-    IsaSimulator.Result whole = IsaSimulator.run(P, mem, 0);
-    IsaSimulator.Result bounded = IsaSimulator.run(big, mem, 0);
-    assertEquals(ErrorCause.NONE, bounded.error());
-    assertArrayEquals(whole.memory(), bounded.memory());
-    assertArrayEquals(whole.counters(), bounded.counters());
+    assertBoundedRunsAsWhole(P, big, prog, mem);
 
     Program beyond = Program.builder().load(0x1000, 16, 0, 8, 7, 5).store(2L << 30, 16, 0, 8, 7, 5).halt().build();
     System.arraycopy(beyond.bytes(), 0, mem, 0, beyond.bytes().length);

@@ -18,9 +18,18 @@ class MachineParamsBuilderTest {
 
   /** Every component set to a value other than the builder's default (the units of an edge-64-like NPU). */
   private static MachineParams everyUnit() {
-    return sizes().dsp(MachineParams.DspParams.DEFAULT.withPermute(true)).weightRowsPerCycle(1).ppmLatency(9)
+    return sizes().dsp(MachineParams.DspParams.DEFAULT.withPermute(true)).weightRowsPerCycle(4).ppmLatency(9)
         .ppu(true).sparsity(Command.S2_4).mxLoad(true).commandQueueDepth(4).ppmGate(true).xKeep(true).ppmWide(true)
         .build();
+  }
+
+  /** A new record component without its builder setter (named as the component, of its type) fails here. */
+  @Test
+  void everyComponentHasItsSetter() throws NoSuchMethodException {
+    for (java.lang.reflect.RecordComponent rc : MachineParams.class.getRecordComponents()) {
+      assertEquals(MachineParamsBuilder.class,
+          MachineParamsBuilder.class.getMethod(rc.getName(), rc.getType()).getReturnType(), rc.getName());
+    }
   }
 
   @Test
@@ -73,7 +82,7 @@ class MachineParamsBuilderTest {
   void theWithMethodsChangeOneUnitEach() {
     MachineParams p = everyUnit();
     assertEquals(p.with(b -> b.memLatency(3).memBytesPerCycle(4)), p.withMemory(3, 4));
-    assertEquals(p.with(b -> b.weightRowsPerCycle(4)), p.withWeightRowsPerCycle(4));
+    assertEquals(p.with(b -> b.weightRowsPerCycle(2)), p.withWeightRowsPerCycle(2));
     assertEquals(p.with(b -> b.ppmLatency(5).ppu(false).sparsity(Command.S4_8)), p.withUnits(5, false, Command.S4_8));
     assertEquals(p.with(b -> b.commandQueueDepth(2)), p.withCommandQueueDepth(2));
     assertEquals(p.with(b -> b.ppmGate(false)), p.withPpmGate(false));

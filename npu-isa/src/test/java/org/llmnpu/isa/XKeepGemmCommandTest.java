@@ -2,6 +2,7 @@ package org.llmnpu.isa;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -135,6 +136,28 @@ class XKeepGemmCommandTest {
     IsaSimulator.Result r = run(P, first, 1);
     assertEquals(ErrorCause.BAD_SHAPE, r.error());
     assertEquals(0, r.errorCommand());
+  }
+
+  /**
+   * An NPU with more memory than a JVM array (3 GiB) runs on a bounded image, and a kept-X GEMM is checked against the
+   * image's end as any other command: inside it, the whole-memory run's results and counters; its W streamed from
+   * beyond it (the NPU's own checks pass), an error naming the command. {@code withExtMemBytes} keeps {@code xKeep}.
+   */
+  @Test
+  void aBoundedImageChecksAKeptXGemmAsAnyOther() {
+    MachineParams big = P.withExtMemBytes(3L << 30);
+    assertTrue(big.xKeep());
+    byte[] mem = new byte[(int) P.extMemBytes()];
+    new Random(5).nextBytes(mem);
+    IsaSimulatorTest.assertBoundedRunsAsWhole(P, big, program(true, false, true), mem);
+
+    Command.Gemm farW = new Command.Gemm(M, K, N, 0, XS, 2L << 30, WS, Y2, YS, Command.DENSE, 0, 1, 0, 0, 0, 1);
+    Program beyond = Program.builder().load(X_EXT, XS, 0, XS, K, M).add(gemm(0x100, 0x400, false, true)).add(farW)
+        .halt().build();
+    System.arraycopy(beyond.bytes(), 0, mem, 0, beyond.bytes().length);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> IsaSimulator.run(big, mem, 0));
+    assertTrue(e.getMessage().contains("command 2") && e.getMessage().contains("beyond the bounded memory image"),
+        e.getMessage());
   }
 
   @Test

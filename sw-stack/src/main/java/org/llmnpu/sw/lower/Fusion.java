@@ -142,7 +142,7 @@ public enum Fusion {
 
   /** Whether one command runs on {@code p} (with a small memory) without UNSUPPORTED. */
   private static boolean runs(MachineParams p, Command c) {
-    MachineParams small = p.with(b -> b.extMemBytes(1L << 20).ppmGate(false).xKeep(false).ppmWide(false));
+    MachineParams small = p.withExtMemBytes(1L << 20); // the probe uses neither the PPM nor a kept X
     Program.Builder b = Program.builder();
     b.add(c).halt();
     byte[] memory = new byte[(int) small.extMemBytes()];

@@ -34,7 +34,7 @@ class TiledQkvPostTest {
 
   /** {@code m} with GEMMs of at most {@code maxN} columns. */
   static MachineParams withMaxN(MachineParams m, int maxN) {
-    return m.with(b -> b.maxN(maxN).xKeep(false).ppmWide(false));
+    return m.with(b -> b.maxN(maxN));
   }
 
   @Test
