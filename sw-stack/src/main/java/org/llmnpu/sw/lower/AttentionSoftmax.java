@@ -68,8 +68,28 @@ final class AttentionSoftmax {
     for (Head h : heads) {
       each.add(fused(h, len, lanes, eps));
     }
-    List<DspProgram> merged = scheduled(DspLoopMerge.mergeRuns(each, depth), pipeline);
+    List<DspProgram> merged = merged(each, pipeline, depth, after);
     return cost(merged, after, pipeline, depth) < cost(separate, after, pipeline, depth) ? merged : separate;
+  }
+
+  /**
+   * {@code each} merged ({@link DspLoopMerge}) and scheduled, its loops of one pass (scores of one row) as
+   * straight-line code ({@link #singlePassesStraight}) where that costs fewer cycles before {@code after}: the list
+   * scheduler then skews the heads' max pass, trees, exp pass and reciprocals into each other's waits across what were
+   * loop boundaries (7B on edge-64, 3 heads over up to 64 slots: 254 → 246 cycles, 244 → 242 words).
+   */
+  private static List<DspProgram> merged(List<DspProgram> each, DspPipeline pipeline, int depth,
+      List<DspProgram> after) {
+    List<DspProgram> merged = scheduled(DspLoopMerge.mergeRuns(each, depth), pipeline);
+    List<DspProgram> straight = new ArrayList<>();
+    for (DspProgram p : each) {
+      straight.add(singlePassesStraight(p));
+    }
+    if (straight.equals(each)) {
+      return merged;
+    }
+    List<DspProgram> unlooped = scheduled(DspLoopMerge.mergeRuns(straight, depth), pipeline);
+    return cost(unlooped, after, pipeline, depth) < cost(merged, after, pipeline, depth) ? unlooped : merged;
   }
 
   /**
@@ -83,7 +103,7 @@ final class AttentionSoftmax {
     for (int i = 0; i < heads.size(); i++) {
       each.add(withCodes(heads.get(i), probabilities.get(i), bound, len, lanes, eps));
     }
-    List<DspProgram> merged = scheduled(DspLoopMerge.mergeRuns(each, depth), pipeline);
+    List<DspProgram> merged = merged(each, pipeline, depth, List.of());
     return cost(merged, List.of(), pipeline, depth) <= cost(each, List.of(), pipeline, depth) ? merged : each;
   }
 
@@ -165,6 +185,21 @@ final class AttentionSoftmax {
     a.load(freg, bound + 1).op(DspOp.MUL16, w, r, freg).setLength(lanes).store(v.scaleRow(), w);
     return new DspProgram("bounded " + softmax.name() + " *" + v.vec() + "->" + v.out() + "/" + v.scaleRow() + "*"
         + bound, a.finish("").instructions());
+  }
+
+  /**
+   * {@code p} with each loop of one pass ({@code LOOP} count 0 or 1: idx 0, as outside loops; every instruction then
+   * does what it did in the loop) as straight-line code, a word and a cycle fewer each, so that the list scheduler
+   * reorders across it ({@link DspListSchedule} keeps loops and their bodies in place).
+   */
+  static DspProgram singlePassesStraight(DspProgram p) {
+    List<DspInstruction> out = new ArrayList<>();
+    for (DspInstruction in : p.instructions()) {
+      if (in.op() != DspOp.LOOP || (in.imm() & 0xFFFF) > 1) {
+        out.add(in);
+      }
+    }
+    return out.size() == p.size() ? p : new DspProgram(p.name(), out);
   }
 
   /** The lowest register from {@code from} not in {@code named}, or −1 when there is none. */

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.llmnpu.isa.MachineParams;
 import org.llmnpu.isa.dsp.DspKernel;
+import org.llmnpu.isa.dsp.DspOp;
 import org.llmnpu.isa.dsp.DspPipeline;
 import org.llmnpu.isa.dsp.DspProgram;
 import org.llmnpu.numerics.fp16.Fp16;
@@ -19,7 +20,9 @@ import org.llmnpu.numerics.fp16.Fp16;
  * Attention's scale folded into SoftMax and a head group merged into one program ({@link AttentionSoftmax}) leave the
  * DSP buffer bit for bit as the separate scale and SoftMax runs do (ragged lengths, one row to the stated NPU's 256
  * slots on 32 lanes, one to three heads, scores with ties, large magnitudes and −∞-like minima), the golden DSP counts
- * the programs' static cycles, and on the stated NPU's shape the group runs in fewer runs and cycles.
+ * the programs' static cycles, and on the stated NPU's shape the group runs in fewer runs and cycles. A group over one
+ * row ({@link AttentionSoftmax#runsWithCodes}) runs its loops of one pass as straight-line code, in fewer cycles than
+ * looped, its codes and scales those of the heads' own programs bit for bit.
  */
 class AttentionSoftmaxTest {
   private static final int ROWS = 512;
@@ -92,6 +95,63 @@ class AttentionSoftmaxTest {
     assertTrue(newRuns.size() < oldRuns.size() || newCycles < oldCycles,
         len + " slots: " + newRuns.size() + " runs " + newCycles + " cycles, before " + oldRuns.size() + " runs "
             + oldCycles + " cycles");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"64,1,3", "64,17,3", "64,64,3", "64,64,2", "64,65,3", "64,193,3", "16,16,3", "16,9,1", "16,33,2"})
+  void oneRowGroupsRunStraightWithTheSameCodes(int lanes, int len, int group) {
+    var dsp = new MachineParams.DspParams(lanes, 4096, 512, 12, 2, 1L << 32, 4);
+    int rows = (len + lanes - 1) / lanes;
+    short c = Fp16.fromDouble(Math.scalb(1.0, -7) / Math.sqrt(128));
+    int codes = 2 + rows * 3 * group + 2 * rows;
+    int bound = codes + rows * group + group;
+    List<AttentionSoftmax.Head> heads = new ArrayList<>();
+    List<DspQuantizer.Vector> vectors = new ArrayList<>();
+    List<DspProgram> each = new ArrayList<>();
+    for (int i = 0; i < group; i++) {
+      int base = 2 + 2 * rows + 3 * rows * i;
+      heads.add(new AttentionSoftmax.Head(base, 0, 2, c, base + rows, base + 2 * rows));
+      vectors.add(new DspQuantizer.Vector(base + 2 * rows, len, 2 + rows, codes + rows * i, codes + rows * group + i));
+      each.add(AttentionSoftmax.withCodes(heads.get(i), vectors.get(i), bound, len, lanes, 1e-5f));
+    }
+    List<DspProgram> runs = AttentionSoftmax.runsWithCodes(heads, vectors, bound, len, lanes, 1e-5f, dsp.pipeline(),
+        512);
+    boolean looped = runs.stream().anyMatch(p -> p.instructions().stream().anyMatch(i -> i.op() == DspOp.LOOP));
+    assertEquals(rows > 1, looped, "loops of one pass run straight, longer ones stay");
+    long cycles = runs.stream().mapToLong(p -> p.cycles(dsp.pipeline())).sum();
+    List<DspProgram> loopedRuns = DspLoopMerge.mergeRuns(each, 512).stream()
+        .map(p -> DspListSchedule.schedule(p, dsp.pipeline())).toList();
+    long loopedCycles = loopedRuns.stream().mapToLong(p -> p.cycles(dsp.pipeline())).sum();
+    if (rows == 1) {
+      assertTrue(cycles < loopedCycles, cycles + " cycles straight against " + loopedCycles + " looped");
+    }
+    Random rnd = new Random(len * 131L + group + lanes);
+    for (int trial = 0; trial < 3; trial++) {
+      short[] buffer = new short[(bound + 2) * lanes];
+      for (int e = 0; e < lanes; e++) {
+        buffer[e] = Fp16.fromDouble(0.01 + rnd.nextDouble());
+        buffer[bound * lanes + e] = Fp16.fromDouble(40);
+        buffer[(bound + 1) * lanes + e] = Fp16.fromDouble(0.003);
+      }
+      for (int e = 0; e < 2 * rows * lanes; e++) {
+        buffer[2 * lanes + e] = Fp16.fromDouble(0.001 + rnd.nextDouble() * 0.05);
+      }
+      for (int i = 0; i < group; i++) {
+        for (int e = 0; e < len; e++) {
+          double v = switch (trial) {
+            case 0 -> rnd.nextGaussian() * 2000;
+            case 1 -> e % 3 == i ? 30000 : -30000;
+            default -> rnd.nextInt(65504) - 32752;
+          };
+          buffer[(2 + 2 * rows + 3 * rows * i) * lanes + e] = Fp16.fromDouble(v);
+        }
+      }
+      long[] golden = new long[1];
+      assertArrayEquals(DspListScheduleTest.run(lanes, bound + 2, dsp.pipeline(), buffer, each, new long[1]),
+          DspListScheduleTest.run(lanes, bound + 2, dsp.pipeline(), buffer, runs, golden),
+          lanes + " lanes, " + len + " slots, " + group + " heads, trial " + trial);
+      assertEquals(cycles, golden[0], "the golden DSP counts the static cycles");
+    }
   }
 
   private static short[] run(int lanes, short[] buffer, List<DspProgram> programs, long[] cycles) {
