@@ -43,6 +43,7 @@ final class AttentionLowering {
     this.sKeyHalves = l.kSpan == l.nk ? -1
         : l.spadRegion(2L * LoweredModel.roundUp(2L * l.nk, l.line), "the K row's halves joined");
     this.weave = new AttentionWeave(emitter, this, batched);
+    this.stores = new BlockKvStores(emitter);
   }
 
   /** The tiled QKV post, or null ({@link AttentionWeave#weavesHead}). */
@@ -58,6 +59,28 @@ final class AttentionLowering {
   /** {@link BatchedAttention#batching}, or {0, 0} without the batched core. */
   int[] batching() {
     return batched == null ? new int[2] : batched.batching();
+  }
+
+  /** The block's K/V row stores, now or held ({@link BlockKvStores}). */
+  final BlockKvStores stores;
+  /** The program, first position and tokens whose cos/sin rows {@link #sRope} holds. */
+  private CommandStream ropeProgram;
+  private int ropePos;
+  private int ropeTokens;
+
+  /**
+   * Whether {@link #sRope} (the block's own, written by this load only) holds the cos/sin rows of tokens
+   * {@code pos .. pos + n − 1} in program {@code b}: a block's later layers of a step read its first layer's
+   * (the walk's twin: {@code QkvPostWalk#ropeRowsIn}); else they are noted as loaded now.
+   */
+  private boolean ropeRowsIn(CommandStream b, int n, int pos) {
+    if (ropeProgram == b && ropePos == pos && ropeTokens == n) {
+      return true;
+    }
+    ropeProgram = b;
+    ropePos = pos;
+    ropeTokens = n;
+    return false;
   }
 
   /** Scratchpad bytes of one slot's cos/sin row in {@link #sRope}. */
@@ -164,7 +187,7 @@ final class AttentionLowering {
     int line = l.line;
     TransposedKeys kT = batched == null ? null : batched.keyScores;
     int kvPad = LoweredModel.roundUp(c.kvDim(), line);
-    if (batched != null) {
+    if (batched != null && !ropeRowsIn(b, n, pos)) {
       b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes(), 4L * l.qSpan, n);
     }
     int qRows = r.rows(l.nq);
@@ -216,20 +239,9 @@ final class AttentionLowering {
   private void afterKvRows(int layer, int n, int pos) {
     var b = e.b;
     var m = l.m;
-    var c = l.c;
-    long kBase = kBase(layer);
-    long vBase = vBase(layer);
     TransposedKeys kT = batched == null ? null : batched.keyScores;
-    int kvPad = LoweredModel.roundUp(c.kvDim(), l.line);
-    for (long[] cache : new long[][] {{kBase, l.sKC}, {vBase, l.sVC}}) {
-      long row = (long) pos * m.kvBytes;
-      for (int[] run : KvRowStores.runs(c.kvDim(), l.line)) {
-        b.store(cache[0] + row + run[0], m.kvBytes, cache[1] + row + run[0], m.kvBytes, run[1], n);
-      }
-    }
-    if (kT != null) {
-      kT.storeLines(layer, n, pos);
-    }
+    int kvPad = LoweredModel.roundUp(l.c.kvDim(), l.line);
+    stores.store(layer, n, pos, kBase(layer), vBase(layer), kT);
     b.dspIn(l.sKC + kvPad, m.kvBytes, 1, pos + n, l.rDKV, Command.FMT_FP16, 0);
     b.dspIn(l.sVC + kvPad, m.kvBytes, 1, pos + n, l.rDVV, Command.FMT_FP16, 0);
     // the V scales to the probability codes' weights (ValueScaleBound), whatever the fusion: the same codes
@@ -241,8 +253,8 @@ final class AttentionLowering {
         heads(t, pos + t + 1);
       }
     }
-    e.weight(m.wO[layer], m.oK, c.dim());
-    e.gemmTiled(n, m.oK, c.dim(), l.sXO, l.xoStride);
+    e.weight(m.wO[layer], m.oK, l.c.dim());
+    e.gemmTiled(n, m.oK, l.c.dim(), l.sXO, l.xoStride);
     if (batched != null) {
       // at full the feed-forward half adds the Wo results with its RMSNorm (NormEmitter.residualNormQuantize)
       return;

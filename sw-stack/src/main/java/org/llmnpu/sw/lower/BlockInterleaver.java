@@ -102,7 +102,7 @@ final class BlockInterleaver implements CommandSink {
     Command.Gemm g = c instanceof Command.Gemm x && x.streamsWeights() ? x : null;
     boolean load = c instanceof Command.Load || c instanceof Command.Load4 || c instanceof Command.LoadMx;
     schedule.add(new StreamSchedule.Item(f, () -> out.command(c), beside, copyCycles(c), g == null ? -1 : streamBeats(g),
-        null, load));
+        null, load, c instanceof Command.Store));
     if (c instanceof Command.Halt || c instanceof Command.Fence || c instanceof Command.Snapshot) {
       flush();
     }

@@ -14,7 +14,7 @@ import org.llmnpu.isa.dsp.DspProgram;
 final class BlockLane {
   final LoweringLayout l;
   final LoweringEmitter e;
-  private final AttentionLowering attention;
+  final AttentionLowering attention;
   private final FeedForwardLowering feedForward;
   private final LmHeadLowering lmHead;
 
@@ -158,6 +158,7 @@ final class BlockLane {
       if (gated && layer + 1 < layers) {
         pending = beginGated(second, true, layer, n2, attention.weave.slots(n));
       } else {
+        second.attention.stores.emitHeld();
         second.layerTailFeedForward(layer, n2);
       }
       b.secondLane(false);
@@ -179,6 +180,7 @@ final class BlockLane {
     for (BlockLane lane : new BlockLane[] {this, second}) {
       lane.e.norms.pinPairs = on;
       lane.e.norms.pinResiduals = on;
+      lane.attention.stores.defer = on;
     }
   }
 

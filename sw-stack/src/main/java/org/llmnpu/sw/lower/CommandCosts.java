@@ -46,6 +46,11 @@ abstract class CommandCosts {
     counts = new long[Counter.values().length];
     clearRuns();
     where.reset();
+    programStarts();
+  }
+
+  /** A program starts ({@link #reset}): what a walk keeps of the scratchpad's contents is forgotten. */
+  void programStarts() {
   }
 
   /** Where the cycles went since {@link #reset}: the profile rows, the beside window and the back-end waits. */

@@ -43,6 +43,8 @@ final class GatedWeave {
                           int slots) {
     GatedWeave g = new GatedWeave(lane, second, layer, n, feedForward.emitGatedNorms(layer, n), slots);
     g.feedForward = feedForward;
+    // the block's K/V row stores held since its attention: after its norms, beside the other block's QKV GEMM
+    lane.attention.stores.emitHeld();
     int[] lead = g.weave.lead();
     g.tiles(feedForward, lead[0], lead[1]);
     return g;

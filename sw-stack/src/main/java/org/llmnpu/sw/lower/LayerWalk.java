@@ -59,6 +59,7 @@ abstract class LayerWalk extends FeedForwardWalk {
     // as BlockLane#pins
     pinPairs = gated;
     pinResiduals = gated;
+    deferStores = gated;
     if (l == 0) {
       layerHead(n, pos, true);
       pendingGated = null;
@@ -97,11 +98,13 @@ abstract class LayerWalk extends FeedForwardWalk {
     if (gated && l + 1 < layers) {
       pendingGated = beginGated(n2, weaveSlots(n));
     } else {
+      storesDeferred();
       feedForwardHalf(n2);
     }
     lane(0);
     pinPairs = false;
     pinResiduals = false;
+    deferStores = false;
   }
 
   /**
@@ -145,6 +148,8 @@ abstract class LayerWalk extends FeedForwardWalk {
     quantSite = StaticScales.Site.W13_IN;
     operator("residual, FFN RMSNorm");
     int count = feedForwardGatedNorms(n);
+    // as GatedWeave#begin: the lane's K/V row stores held since its attention
+    storesDeferred();
     gatedCount = count;
     TileWeave pieces = new TileWeave(count + GatedWeave.w2Tiles(p, c, bits), slots, TileWeave.gatedLead(count));
     int[] tiles = pieces.lead();

@@ -96,13 +96,70 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
     }
   }
 
+  /** Per lane ({@link #runLane}) the first position and tokens whose cos/sin rows the lane's region holds, or −1. */
+  private final int[][] ropeRows = {{-1, -1}, {-1, -1}};
+
+  /**
+   * As {@code AttentionLowering#ropeRowsIn}: whether the lane's cos/sin region holds tokens {@code pos .. pos + n − 1}
+   * already in this program (a block's later layers of a step); otherwise notes them as loaded now.
+   */
+  private boolean ropeRowsIn(int n, int pos) {
+    int[] held = ropeRows[runLane];
+    if (held[0] == pos && held[1] == n) {
+      return true;
+    }
+    held[0] = pos;
+    held[1] = n;
+    return false;
+  }
+
+  /** As {@link BlockKvStores#defer}: the K/V row stores are held, in pieces, for {@link #storesDeferred}. */
+  boolean deferStores;
+  /** Per lane the deferred store pieces not yet costed. */
+  @SuppressWarnings("unchecked")
+  private final java.util.List<Runnable>[] pendingStores = new java.util.List[] {new java.util.ArrayList<Runnable>(),
+      new java.util.ArrayList<Runnable>()};
+
+  private void hold(java.util.List<Runnable> held, Runnable store) {
+    if (deferStores) {
+      held.add(store);
+    } else {
+      store.run();
+    }
+  }
+
+  /** As {@link BlockKvStores#emitHeld}: the lane's ({@link #runLane}) held store pieces, costed now. */
+  void storesDeferred() {
+    java.util.List<Runnable> held = pendingStores[runLane];
+    if (held.isEmpty()) {
+      return;
+    }
+    String before = operator();
+    operator("layer vectors, KV cache");
+    held.forEach(Runnable::run);
+    held.clear();
+    operator(before);
+  }
+
+  /** A fresh program: no cos/sin rows held, no stores. */
+  @Override
+  void programStarts() {
+    super.programStarts();
+    pendingStores[0].clear();
+    pendingStores[1].clear();
+    for (int[] held : ropeRows) {
+      held[0] = -1;
+      held[1] = -1;
+    }
+  }
+
   /** After the QKV GEMM: each token's Q/K/V scaled, RoPE, quantized and its K/V rows out; the K/V rows stored. */
   void qkvRopeKvOut(int n, int pos) {
     operator("QKV scale, RoPE, K/V out");
     int qRows = r.rows(nq);
     int kRows = r.rows(nk);
-    if (chainRuns && !qkvPostTiled()) {
-      // as AttentionLowering at full: the block's cos/sin rows in one load (tiled: before the QKV GEMM)
+    if (chainRuns && !qkvPostTiled() && !ropeRowsIn(n, pos)) {
+      // as AttentionLowering at full: the block's cos/sin rows in one load (tiled: before the QKV GEMM), once a step
       load(n, 4L * qSpan);
     }
     boolean keyLines = writesKeyLines(n, pos);
@@ -172,13 +229,20 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
 
   private void kvStored(int n, int pos, boolean keyLines, int early) {
     operator("layer vectors, KV cache");
+    // as BlockKvStores#store: at once, or in pieces held for the lane's gated feed-forward (storesDeferred)
+    java.util.List<Runnable> held = pendingStores[runLane];
     for (int cache = 0; cache < 2; cache++) {
       for (int[] run : KvRowStores.runs(c.kvDim(), line)) {
-        store(n, run[1]);
+        for (int[] piece : deferStores ? KvRowStores.pieces(n, run[1], p, n) : new int[][] {{0, n}}) {
+          hold(held, () -> store(piece[1], run[1]));
+        }
       }
     }
     if (keyLines) {
-      store(c.kvDim(), pos + n - (pos - early));
+      long bytes = pos + n - (pos - early);
+      for (int[] piece : deferStores ? KvRowStores.pieces(c.kvDim(), bytes, p, n) : new int[][] {{0, c.kvDim()}}) {
+        hold(held, () -> store(piece[1], bytes));
+      }
     }
     dspIn(pos + n, 1, FP16);
     dspIn(pos + n, 1, FP16);

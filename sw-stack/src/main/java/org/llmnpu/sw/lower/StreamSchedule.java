@@ -30,7 +30,11 @@ final class StreamSchedule {
    * {@code registers} a run's register use (null: not a run); {@code prefetch} a load that may start before a stream.
    */
   record Item(CommandFootprint footprint, Runnable replay, boolean beside, long cost, long streamBeats,
-              CommandFootprint.RegisterUse registers, boolean prefetch) {
+              CommandFootprint.RegisterUse registers, boolean prefetch, boolean late) {
+    Item(CommandFootprint footprint, Runnable replay, boolean beside, long cost, long streamBeats,
+         CommandFootprint.RegisterUse registers, boolean prefetch) {
+      this(footprint, replay, beside, cost, streamBeats, registers, prefetch, false);
+    }
   }
 
   private final List<Item> window = new ArrayList<>();
@@ -219,6 +223,33 @@ final class StreamSchedule {
       } else {
         skipped.add(footprints[j]);
       }
+    }
+    if (prefetch && budget == gemm.streamBeats) {
+      storeAtStreamEnd(results, from, done);
+    }
+  }
+
+  /**
+   * With nothing else beside a streamed GEMM (two blocks in flight): the first held {@code store} from {@code from}
+   * ({@link Item#late}) that depends on no command skipped and reads none of the GEMM's results follows it. It waits
+   * for the W stream's end, which the controller would have waited for anyway, and then runs beside the GEMM's engine
+   * tail and drain (a store goes beside a drain that reads no scratchpad; npu-isa README, Overlap).
+   */
+  private void storeAtStreamEnd(CommandFootprint results, int from, boolean[] done) {
+    Ranges skipped = new Ranges();
+    int end = Math.min(window.size(), from + SCAN);
+    for (int j = from; j < end && !skipped.all; j++) {
+      if (done[j]) {
+        continue;
+      }
+      Item c = window.get(j);
+      if (c.late() && !skipped.conflicts(footprints[j]) && !footprints[j].conflicts(results)) {
+        c.replay.run();
+        done[j] = true;
+        moved++;
+        return;
+      }
+      skipped.add(footprints[j]);
     }
   }
 

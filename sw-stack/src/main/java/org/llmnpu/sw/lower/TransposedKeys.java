@@ -170,14 +170,22 @@ final class TransposedKeys {
     columns.write(e.b, l.r, count, l.rSc, sKT, kTStride, first);
   }
 
-  /** After the block's tokens: the Kᵀ lines the block wrote stored (kvDim rows). */
-  void storeLines(int layer, int n, int pos) {
+  /**
+   * After the block's tokens: rows {@code [r0, r0 + rows)} of the Kᵀ lines the block wrote stored (all kvDim rows, or
+   * a piece, {@link BlockKvStores}).
+   */
+  void storeLines(int layer, int n, int pos, int r0, int rows) {
     if (!writes(n, pos)) {
       return;
     }
-    int first = pos - pos % l.line;
-    long bytes = pos + n - first;  // the slots the lines hold so far: the rest of a line's bytes no command wrote
-    e.b.store(layerBase(layer) + first, kTStride, sKT + first, kTStride, bytes, l.c.kvDim());
+    long bytes = lineBytes(n, pos);  // the slots the lines hold so far: the rest of a line's bytes no command wrote
+    long at = (long) r0 * kTStride + pos - pos % l.line;
+    e.b.store(layerBase(layer) + at, kTStride, sKT + at, kTStride, bytes, rows);
+  }
+
+  /** The bytes a row of {@link #storeLines} stores for block {@code (n, pos)}. */
+  long lineBytes(int n, int pos) {
+    return pos + n - (pos - pos % l.line);
   }
 
   /** Slots of the line from slot {@code first} that block {@code (n, pos)} leaves written: up to its last slot. */

@@ -58,7 +58,8 @@ final class WalkSchedule implements CostOrder {
   /** A {@code store} from the scratchpad. */
   @Override
   public void store(String operator, Runnable cost) {
-    hold(LaneFootprints.store(lane), cost, false, 0, -1, null, false);
+    schedule.add(new StreamSchedule.Item(new CommandFootprint(LaneFootprints.store(lane)), cost, false, 0, -1, null,
+        false, true));
   }
 
   /** A {@code dspin} or {@code dspout}, estimated as the interleaver does: by lines. */

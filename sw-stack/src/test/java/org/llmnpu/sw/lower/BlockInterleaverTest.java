@@ -252,4 +252,74 @@ class BlockInterleaverTest {
     assertEquals(List.of(load, gemm, reads, free, results, new Command.Halt()), seen);
     assertEquals(3, pass.moved());
   }
+
+  /**
+   * Two blocks in flight: a {@code store} of one block follows the other block's streamed GEMM, ahead of the commands
+   * between them, only where nothing else goes beside that GEMM ({@code StreamSchedule#storeAtStreamEnd}); where a copy
+   * does, the store keeps its place.
+   */
+  @Test
+  void aStoreGoesAtAStreamsEndOnlyWhereNothingElseGoesBesideIt() {
+    MachineParams m = NpuTargets.defaultNpu();
+    int line = m.lineBytes();
+    Command g0 = new Command.Gemm(16, 64, 64, 0, 64, 1 << 20, 64, 4096, 256, 0, 0, 1, 0, 0);
+    Command g1 = new Command.Gemm(16, 64, 64, 0, 64, (1 << 20) + 8192, 64, 8192, 256, 0, 0, 1, 0, 0);
+    Command store = new Command.Store(1 << 24, line, 32768, line, line, 8);
+    Command copy = new Command.DspIn(36864, line, line / 2, 4, 256, Command.FMT_FP16, 0);
+    // nothing beside the first stream: the second block's store goes right after it, before the next GEMM
+    assertEquals(List.of(g0, store, g1, new Command.Halt()),
+        interleaved(m, new int[] {0, 0, 1, 1}, g0, g1, store, new Command.Halt()));
+    // a copy of the second block beside the first stream: the store stays after the next GEMM, as in program order
+    assertEquals(List.of(g0, copy, g1, store, new Command.Halt()),
+        interleaved(m, new int[] {0, 0, 1, 1, 1}, g0, g1, copy, store, new Command.Halt()));
+  }
+
+  /** {@code commands}, command i of block {@code lanes[i]}, through a two-block interleaver: the order it passes on. */
+  private static List<Command> interleaved(MachineParams m, int[] lanes, Command... commands) {
+    List<Command> seen = new java.util.ArrayList<>();
+    BlockInterleaver pass = new BlockInterleaver(new CommandSink() {
+      @Override
+      public void command(Command c) {
+        seen.add(c);
+      }
+
+      @Override
+      public void dspRun(long address, org.llmnpu.isa.dsp.DspProgram program) {
+      }
+
+      @Override
+      public void dspLoad(long address, org.llmnpu.isa.dsp.DspProgram program, long at) {
+      }
+
+      @Override
+      public void dspRunResident(org.llmnpu.isa.dsp.DspProgram program, long entry) {
+      }
+    }, m, true, new long[] {1 << 24, 1 << 25});
+    for (int i = 0; i < commands.length; i++) {
+      pass.lane(lanes[i]);
+      pass.command(commands[i]);
+    }
+    return seen;
+  }
+
+  /** A block's K/V row store cut in pieces: every row once, in order, each piece at most half a tile's drain. */
+  @Test
+  void storePiecesCoverTheRowsInOrder() {
+    MachineParams m = NpuTargets.defaultNpu();
+    int line = m.lineBytes();
+    long drain = 128L * ((4L * LoweringEmitter.streamTile(m, false) + line - 1) / line);
+    for (int rows : new int[] {1, 7, 128, 4096}) {
+      for (long rowBytes : new long[] {2, 34, 4098, 128}) {
+        int next = 0;
+        for (int[] piece : KvRowStores.pieces(rows, rowBytes, m, 128)) {
+          assertEquals(next, piece[0]);
+          assertTrue(piece[1] >= 1);
+          long beats = piece[1] * ((rowBytes + line - 1) / line);
+          assertTrue(piece[1] == 1 || beats <= drain / 2, rows + " rows of " + rowBytes + ": " + beats + " beats");
+          next += piece[1];
+        }
+        assertEquals(rows, next);
+      }
+    }
+  }
 }
