@@ -100,7 +100,9 @@ public final class CosimDecoderCommand implements Callable<Integer> {
     try {
       r = DecoderRun.run(options, config, SimOptions.fromEnvironment());
     } catch (IllegalArgumentException | java.io.IOException e) {
-      System.err.println(e.getMessage());
+      // the model is resolved only here: name the option, as the other parameters' errors do
+      String m = e.getMessage();
+      System.err.println(m != null && m.startsWith("model must be") ? "--model: " + m : m);
       return 2;
     }
     boolean rtl = options.engine() == DecoderRun.Engine.RTL;

@@ -212,6 +212,8 @@ class CosimDecoderCommandTest {
     String quant = CliRun.capture(false, 2, "cosim", "decoder", "--quant", "int3");
     assertTrue(quant.contains("--quant") && quant.contains("int4-g32, s2_4"), quant);
     assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--prompt-len", "0").contains("--prompt-len"));
-    assertTrue(CliRun.capture(false, 2, "cosim", "decoder", "--model", "nosuch").toLowerCase().contains("model"));
+    String model = CliRun.capture(false, 2, "cosim", "decoder", "--model", "nosuch");
+    assertTrue(model.contains("--model: ") && model.contains("stories260K, tiny, medium") && model.contains("'nosuch'"),
+        model);
   }
 }
