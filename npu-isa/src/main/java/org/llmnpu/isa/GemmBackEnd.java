@@ -79,6 +79,30 @@ final class GemmBackEnd {
     }
   }
 
+  /**
+   * A DSP copy has the scratchpad's port in cycles [{@code start}, {@code end}) that the pending drain would use (the
+   * RTL's drain pauses while the copy holds the port): a drain that would start in that window starts at
+   * {@code end} ({@link #holdDrain}); a drain that started before it and whose lines (cycles
+   * {@code drainCandidate + 1 .. drainCandidate + drainLines}) reach into it pauses there, so its remaining lines come
+   * {@code end − start} cycles later. A drain through the PPM pauses its feed (its codes in flight still land, in the
+   * {@code L} cycles after their lines): its tail follows its last fed line as before.
+   */
+  void shareDrain(long start, long end) {
+    if (!pending || end <= start) {
+      return;
+    }
+    if (drainCandidate >= start && drainCandidate < end) {
+      drainCandidate = end;
+    } else if (drainCandidate < start && start <= drainCandidate + drainLines) {
+      drainLines += end - start;
+    }
+  }
+
+  /** The pending GEMM drains through the PPM ({@code gemm ppm=1}): its codes land on the write port. */
+  boolean drainsThroughPpm() {
+    return pending && ppmBank >= 0;
+  }
+
   /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
   long finish(long now) {
     if (!pending) {
