@@ -49,14 +49,15 @@ final class NpuControl {
     Bool idle = npu.io(npu.back.idle);
     Bool loadMayStart = npu.io(npu.back.loadMayStart);
     Bool copyClear = npu.io(npu.back.copyClear);
-    Bool drainReadsY = npu.io(npu.back.drainReadsY);
-    // beside the back-end: a DSPIN that reads none of its results (as a STORE; as a LOAD beside a drain that reads the
-    // scratchpad, whose start it then holds while it reads), a DSPOUT that writes none of them (as a LOAD: not while a
-    // drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
+    // beside the back-end: a DSPIN or DSPOUT that touches none of its results (the copy then has the scratchpad's
+    // port and the drain's start waits, or the drain pauses, NpuBackEnd#loadBusy) — a DSPOUT beside a drain through
+    // the PPM as a LOAD (not while that drain starts or runs: its codes land on the write port), DSPRUN, DSPLD and
+    // DSPTAB always
+    Bool ppmDrains = npu.io(npu.back.ppmReads);
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
-        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear.and(loadMayStart.or(drainReadsY.not()))),
+        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear),
         mux(dec.isDspOut,
-        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
+        idle.or(copyClear.and(loadMayStart.or(ppmDrains.not()))), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
         .or(ppm.dec.cfgBeside))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
     // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command

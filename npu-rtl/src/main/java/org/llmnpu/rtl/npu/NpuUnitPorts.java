@@ -51,8 +51,8 @@ final class NpuUnitPorts {
     npu.io(npu.back.ppmBankIn).set(npu.wireOf("decode_gemmPpmBank", npu.fetch.words.get(2).slice(23, 23).eq(1)));
     npu.io(npu.back.m).set(npu.gemm.m);
     npu.io(npu.back.n).set(npu.gemm.n);
-    // the scratchpad's one write port: a LOAD's or DSPOUT's writes hold the drain's start; its one read port: a DSPIN's
-    // reads (DSP_IN) hold the start of a drain that reads the scratchpad
+    // the scratchpad's one write port: a LOAD's or DSPOUT's writes hold the drain's start (a DSPOUT's pause a running
+    // drain); its one read port: a DSPIN's reads (DSP_IN) hold the start of a drain that reads the scratchpad, or pause it
     npu.io(npu.back.loadBusy).set(npu.inState(Npu.State.LOAD).or(npu.inState(Npu.State.LOAD4))
         .or(npu.inState(Npu.State.LOAD4_END)).or(npu.inState(Npu.State.DSP_OUT))
         .or(npu.inState(Npu.State.DSP_IN).and(npu.io(npu.back.drainReadsY))));
