@@ -9,12 +9,13 @@ package org.llmnpu.isa;
  *   <li>every command but a {@code dspin}/{@code dspout} (and a resident {@code dsprun}) needs the memory port or the
  *       DMA's walks, which a streamed GEMM's W stream holds until its last W write ({@code streamFree}): it goes no
  *       earlier than that, and the back-end rules then apply from there;</li>
- *   <li>a LOAD (also a {@code dspout} beside a drain through the PPM) waits while a drain starts or runs (one
- *       scratchpad write port); it holds the drain's start while it writes ({@link #copied});</li>
- *   <li>a {@code dspin} or {@code dspout} that touches none of the running GEMM's result bytes (but a {@code dspout}
- *       beside a drain through the PPM) goes at once; it shares the scratchpad's port with the drain: the copy has
- *       it, and the drain's start is held, or the running drain pauses, for the cycles the copy writes it (a
- *       {@code dspout}) or reads it (a {@code dspin}, when the drain reads the scratchpad too: {@link #copied});</li>
+ *   <li>a LOAD waits while a drain starts or runs (one scratchpad write port); it holds the drain's start while it
+ *       writes;</li>
+ *   <li>a {@code dspin} or {@code dspout} that touches none of the running GEMM's result bytes goes at once (a
+ *       {@code dspout} beside a drain through the PPM once that drain's codes in flight have landed); it shares the
+ *       scratchpad's port with the drain: the copy has it, and the drain's start is held, or the running drain
+ *       pauses, for the cycles the copy writes it (a {@code dspout}; beside a drain through the PPM from its decode)
+ *       or reads it (a {@code dspin}, when the drain reads the scratchpad too: {@link #copied});</li>
  *   <li>a STORE that reads none of the running GEMM's result bytes, and no drain reads the scratchpad
  *       ({@link #storeWaits}), a {@code dsprun}, a {@code dsptab} and a {@code ppmcfg} of the bank the PPM does not
  *       read go at once;</li>
@@ -23,6 +24,11 @@ package org.llmnpu.isa;
  */
 final class DispatchRules {
   private final GemmBackEnd back;
+  /**
+   * The first cycle the last dispatched {@code dspout} held the drain: its decode cycle beside a drain through the
+   * PPM (the feed stops while the codes in flight land), else its first cycle ({@code Long.MAX_VALUE}: that one).
+   */
+  private long heldFrom = Long.MAX_VALUE;
 
   DispatchRules(GemmBackEnd back) {
     this.back = back;
@@ -45,19 +51,22 @@ final class DispatchRules {
 
   /**
    * A {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [{@code start}, {@code end}): one that touches
-   * any of the running GEMM's result bytes waits until the back-end is idle; a {@code dspout} clear of them beside a
-   * drain through the PPM goes as a LOAD (it waits while that drain starts or runs: the PPM's pipeline cannot pause,
-   * its codes land on the write port {@code L} cycles after their lines; it holds the drain's start while it writes);
-   * every other one goes at once, beside the back-end, and shares the scratchpad's port with the drain
-   * ({@link #copied}). Neither waits for a streamed GEMM's W stream: the copies walk the scratchpad over the GEMM's
-   * operand walk and touch no memory.
+   * any of the running GEMM's result bytes waits until the back-end is idle; every other one goes beside the
+   * back-end and shares the scratchpad's port with the drain ({@link #copied}): at once, but a {@code dspout} beside
+   * a drain through the PPM, whose pipeline cannot pause (its codes land on the write port {@code L} cycles after
+   * their lines), stops the drain's feed from its decode cycle and goes once the codes in flight have landed
+   * ({@link GemmBackEnd#codesLanded}). Neither waits for a streamed GEMM's W stream: the copies walk the scratchpad
+   * over the GEMM's operand walk and touch no memory.
    */
   long dspCopy(long now, boolean in, long start, long end) {
+    heldFrom = Long.MAX_VALUE;
     if (back.resultsOverlap(start, end)) {
       return dispatch(now, false, false, false);
     }
+    long decode = now - 1;
     if (!in && back.drainsThroughPpm()) {
-      return dispatch(now, true, false, false);
+      heldFrom = decode;
+      return back.codesLanded(decode) + 1;
     }
     return dispatch(now, false, true, false);
   }
@@ -66,11 +75,12 @@ final class DispatchRules {
    * A DSP copy ran in cycles [{@code start}, {@code end}): a {@code dspout} writes the scratchpad in each of them, a
    * {@code dspin} reads it in each but the last (DSP_DRAIN). The copy has the port: a drain that writes (every drain
    * beside a {@code dspout}) or reads (beside a {@code dspin}: it accumulates or gates) the scratchpad does not start
-   * in those cycles, and a running one pauses for them ({@link GemmBackEnd#shareDrain}).
+   * in those cycles, and a running one pauses for them ({@link GemmBackEnd#shareDrain}); beside a drain through the
+   * PPM a {@code dspout} holds it from its decode cycle ({@link #dspCopy}).
    */
   void copied(boolean in, long start, long end) {
     if (!in) {
-      back.shareDrain(start, end);
+      back.shareDrain(Math.min(start, heldFrom), end);
     } else if (back.drainReads()) {
       back.shareDrain(start, end - 1);
     }

@@ -98,6 +98,21 @@ final class GemmBackEnd {
     }
   }
 
+  /**
+   * The first cycle {@code t ≥ decode} after which no code of the pending drain through the PPM lands: its feed stops
+   * from {@code decode} (a {@code dspout} waits beside it), so its last line fed is
+   * {@code f = min(decode − 1, drainCandidate + drainLines)}, whose codes are written in {@code f + L}:
+   * {@code t = max(decode, f + L)}, or {@code decode} when no line was fed before it (the drain starts in
+   * {@code decode − 1} or later). A {@code dspout} dispatched in {@code t} writes from {@code t + 1}.
+   */
+  long codesLanded(long decode) {
+    if (!drainsThroughPpm() || drainCandidate >= decode - 1) {
+      return decode;
+    }
+    long lastFed = Math.min(decode - 1, drainCandidate + drainLines);
+    return Math.max(decode, lastFed + drainTail);
+  }
+
   /** The pending GEMM drains through the PPM ({@code gemm ppm=1}): its codes land on the write port. */
   boolean drainsThroughPpm() {
     return pending && ppmBank >= 0;

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * for it starts the cycle after, one beside it the cycle after its decode.
  */
 class DispatchRulesTest {
-  static final MachineParams P = DspCommandTest.P;
+  /** {@link DspCommandTest#P} with a PPM of 5 cycles' latency (its codes land 5 cycles after their lines). */
+  static final MachineParams P = DspCommandTest.P.withUnits(5, false, Command.DENSE);
   static final long Y = 4096;
   static final long Y_END = Y + 8 * 64;
   static final int M = 8;
@@ -102,12 +103,38 @@ class DispatchRulesTest {
   }
 
   @Test
-  void aDspoutBesideADrainThroughThePpmStillGoesAsALoad() {
+  void aDspoutBeforeADrainThroughThePpmStartsGoesAtOnceAndHoldsItsStart() {
     back.drainThroughPpm(0);
-    long idle = back.drainCandidate() + lines() + P.ppmLatency() + 1;
-    assertEquals(next + 1, rules.dspCopy(next + 1, false, Y_END, Y_END + 64), "before the drain starts");
-    assertEquals(idle + 1, rules.dspCopy(back.drainCandidate() + 1, false, Y_END, Y_END + 64),
-        "once the drain may start: after its codes (the PPM's pipeline cannot pause)");
+    long candidate = back.drainCandidate();
+    long first = rules.dspCopy(next + 1, false, Y_END, Y_END + 64);
+    assertEquals(next + 1, first);
+    rules.copied(false, first, candidate + 5);
+    assertEquals(candidate + 5, back.drainCandidate());
+  }
+
+  @Test
+  void aDspoutBesideADrainThroughThePpmStopsItsFeedAtDecodeAndGoesOnceItsCodesLanded() {
+    back.drainThroughPpm(0);
+    int latency = P.ppmLatency();
+    assertTrue(latency > 1, "a latency the rule can show");
+    long candidate = back.drainCandidate();
+    long decoded = candidate + 3;
+    long first = rules.dspCopy(decoded + 1, false, Y_END, Y_END + 64);
+    assertEquals(Math.max(decoded, candidate + 2 + latency) + 1, first,
+        "its last fed line (decode − 1)'s codes land, then it writes");
+    rules.copied(false, first, first + 10);
+    assertEquals(candidate + lines() + (first + 10 - decoded) + latency + 1, back.idleFrom(first + 10),
+        "the feed paused from the decode to the dspout's end");
+  }
+
+  @Test
+  void aDspoutInTheTailOfADrainThroughThePpmWaitsForTheLastCodesOnly() {
+    back.drainThroughPpm(0);
+    long lastLine = back.drainCandidate() + lines();
+    long first = rules.dspCopy(lastLine + 2 + 1, false, Y_END, Y_END + 64);
+    assertEquals(Math.max(lastLine + 2, lastLine + P.ppmLatency()) + 1, first);
+    rules.copied(false, first, first + 10);
+    assertEquals(lastLine + P.ppmLatency() + 1, back.idleFrom(first + 10), "nothing left to pause");
   }
 
   @Test

@@ -35,8 +35,9 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * <p><b>Sharing the port with a DSP copy.</b> While a DSPOUT writes the scratchpad, or a DSPIN reads it beside a drain
  * that reads ({@link #loadBusy} in DRAIN), the copy has the port and the drain pauses: no line is written, read or fed
  * to the PPM, and the drain's walks and line count hold; it resumes the cycle after. A drain through the PPM pauses
- * its feed only (its codes in flight still land, on the write port, which a DSPIN does not use: a DSPOUT beside such a
- * drain waits for the back-end, {@code NpuControl}).
+ * its feed only (its codes in flight still land, on the write port, which a DSPIN does not use); a DSPOUT beside such
+ * a drain stops its feed (and its start) from the DSPOUT's decode ({@link #holdFeed}) and dispatches once no code is
+ * in flight ({@link #codesInFlight}, {@code NpuControl}): the drain pauses from the decode to the DSPOUT's end.
  *
  * <p><b>Through the PPM</b> ({@code gemm ppm=1}, {@link #ppmIn} at dispatch): the drain reads the same lines, but
  * feeds each to the PPM ({@link #ppmFeed}, {@link #ppmLine}, {@link #ppmGroup} = the line's index in its row: its
@@ -98,6 +99,13 @@ public final class NpuBackEnd extends WalkerHostModule {
    * the drain does not start, and a running drain pauses (only a DSP copy runs beside one).
    */
   public final Bool loadBusy = in(bool());
+  /**
+   * A DSPOUT clear of the results waits (DECODE, WAIT) beside a drain through the PPM: the drain feeds no line and
+   * does not start, so the codes in flight land before the DSPOUT writes ({@link #codesInFlight}).
+   */
+  public final Bool holdFeed = in(bool());
+  /** A fused drain fed a line in the last {@code L − 1} cycles: its codes land on the write port after this cycle. */
+  public final Bool codesInFlight = out(bool());
   /** The scratchpad's data at the drain's line (the accumulate-into drain's old line). */
   public final UInt oldLine;
   /** A STORE's scratchpad bytes: start (its word 3) and end (exclusive, 52 bits). */
@@ -256,7 +264,7 @@ public final class NpuBackEnd extends WalkerHostModule {
     // reads): the drain pauses, its walks and line count hold; no LOAD runs beside a drain (loadMayStart), and a
     // DSPOUT beside a drain through the PPM waits for the back-end's codes (NpuControl), so in DRAIN loadBusy is a
     // DSP copy the drain may pause for
-    Bool drainMoves = wire("drainMoves", inDrain.and(loadBusy.not()));
+    Bool drainMoves = wire("drainMoves", inDrain.and(loadBusy.not()).and(holdFeed.not()));
     Bool inTail = wire("inTail", state.eq(st(State.TAIL)));
     // the fused drain's writes: the PPM's codes, lanes bytes at the code walk's offset in its line
     Bool codeWrite = wire("codeWrite", ppmOutValid.and(throughPpm).and(inDrain.or(inTail)));
@@ -298,12 +306,24 @@ public final class NpuBackEnd extends WalkerHostModule {
       drainReads.set(drainMoves.and(accumulate));
     }
     ppmFeed.set(drainMoves.and(throughPpm));
+    // the fused drain's feeds of the last L − 1 cycles: a line fed in cycle f has its codes written in f + L, so a
+    // DSPOUT that dispatches in t (writes from t + 1) needs no feed in t − L + 1 .. t − 1 (none in t: holdFeed)
+    Bool inFlight = org.llmnpu.hdl.Hw.boolLit(false);
+    Bool fedBefore = drainMoves.and(throughPpm);
+    for (int age = 1; age < c.machine().ppmLatency(); age++) {
+      Bool fed = regInit("feedAge" + age, bool(), 0);
+      fed.set(fedBefore);
+      inFlight = inFlight.or(fed);
+      fedBefore = fed;
+    }
+    codesInFlight.set(inFlight);
     ppmLine.set(wide ? tileResults : results);
     ppmGroup.set(drain.beat.resize(ppmGroup.width()));
     ppmRowFed.set(drainMoves.and(throughPpm).and(drain.lastInRow()));
     idle.set(state.eq(st(State.IDLE)));
     running.set(state.eq(st(State.RUN)).and(engineDone.not()));
-    Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not()));
+    Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not())
+        .and(holdFeed.not()));
     drainStarts.set(starts);
     loadMayStart.set(inDrain.or(inTail).or(starts).not());
 

@@ -51,13 +51,13 @@ final class NpuControl {
     Bool copyClear = npu.io(npu.back.copyClear);
     // beside the back-end: a DSPIN or DSPOUT that touches none of its results (the copy then has the scratchpad's
     // port and the drain's start waits, or the drain pauses, NpuBackEnd#loadBusy) — a DSPOUT beside a drain through
-    // the PPM as a LOAD (not while that drain starts or runs: its codes land on the write port), DSPRUN, DSPLD and
+    // the PPM once no code is in flight (it holds the feed from its decode, NpuBackEnd#holdFeed), DSPRUN, DSPLD and
     // DSPTAB always
-    Bool ppmDrains = npu.io(npu.back.ppmReads);
+    Bool codesInFlight = npu.io(npu.back.codesInFlight);
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
         idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear),
         mux(dec.isDspOut,
-        idle.or(copyClear.and(loadMayStart.or(ppmDrains.not()))), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
+        idle.or(copyClear.and(codesInFlight.not())), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
         .or(ppm.dec.cfgBeside))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
     // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command
