@@ -135,6 +135,18 @@ class DspCopiesShareTheDrainPortCosimTest {
     return k;
   }
 
+  @Test
+  void everyPhaseOfEveryDrainKindIsExact() {
+    // leads of 0..12 dspin rows (8 cycles each) put a copy of 1 or 3 rows before the engine is done, at the drain's
+    // start, inside it, at its end and in a fused drain's tail (128 drain lines + L)
+    for (Drain d : Drain.values()) {
+      for (int lead = 0; lead <= 12; lead++) {
+        besideAndFenced(d, true, lead, 1 + 2 * (lead % 2));
+        besideAndFenced(d, false, lead, 1 + 2 * (lead % 2));
+      }
+    }
+  }
+
   /** Some lead puts the copy inside the running drain: it pauses the drain and runs beside it. */
   private static void assertPausesSomewhere(Drain d, boolean out) {
     boolean paused = false;
