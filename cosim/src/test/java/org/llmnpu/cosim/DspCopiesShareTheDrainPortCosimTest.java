@@ -19,7 +19,8 @@ import org.llmnpu.numerics.ppu.PpuFunction;
 /**
  * DSP copies beside long GEMM drains (npu-isa README, Overlap): a {@code dspout} clear of the GEMM's Y range goes at
  * once and has the scratchpad's write port — a drain that would start holds its start, a running one pauses for the
- * copy's cycles — except beside a drain through the PPM ({@code ppm=1}), where it goes as a load; a {@code dspin}
+ * copy's cycles; beside a drain through the PPM ({@code ppm=1}) it holds the drain's feed from its decode and goes
+ * once the codes in flight have landed ({@code L} cycles after their lines); a {@code dspin}
  * clear of Y goes at once and, beside a drain that reads the scratchpad ({@code gate=1}, {@code accumulate=1}), has
  * the read port the same way. The image holds a GELU table at 0x8000 and PPM records at 0x8400. Random programs of copies (1..8 rows) after a GEMM of each drain kind — plain INT32,
  * {@code ppm=1}, {@code ppm=1 gate=1}, {@code accumulate=1}, up to 128 drain lines — are bit-exact with the golden

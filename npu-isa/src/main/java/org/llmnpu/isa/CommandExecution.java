@@ -9,8 +9,8 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
  * What each command does once its checks passed: its dispatch rule ({@link CycleModel#dispatch(boolean, boolean)}:
  * a load waits only for a drain, a store that reads none of the running GEMM's results goes at once (beside a drain
  * that reads the scratchpad, {@link CycleModel#drainReadsY}, it waits), a dspin or dspout that touches none of them
- * goes at once and shares the scratchpad's port with the drain (a dspout beside a drain through the PPM goes as a
- * load; {@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
+ * goes at once and shares the scratchpad's port with the drain (a dspout beside a drain through the PPM once the
+ * codes in flight landed; {@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
  * ({@link CycleModel#dispatchBeside}; a resident dsprun beside a W stream too, {@link CycleModel#dispatchResidentRun}),
  * every other command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
  * model. A visit returns {@link #GO_ON} or the cause to stop with ({@link ErrorCause#NONE} at {@code halt}).

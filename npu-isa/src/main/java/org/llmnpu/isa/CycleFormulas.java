@@ -24,8 +24,9 @@ package org.llmnpu.isa;
  *        gate): then it waits until the back-end is idle; a DSPIN or DSPOUT that touches none of them goes at once
  *        and has the scratchpad's port in its cycles (a DSPOUT's writes; a DSPIN's DSP_IN reads beside a drain that
  *        reads): the drain's start is held to the copy's end, a running drain pauses for them (drain lines + the
- *        copy's cycles) — but a DSPOUT beside a drain through the PPM (whose codes land L cycles after their lines)
- *        goes as a LOAD, holding the drain's start while it writes; DSPRUN, DSPLD and DSPTAB go at once; any other
+ *        copy's cycles) — a DSPOUT beside a drain through the PPM (whose codes land L cycles after their lines)
+ *        holds the drain's feed and start from its decode d and goes in max(d, f + L) + 1, f = min(d − 1, drain
+ *        start + drain lines) its last line fed (d + 1 when none was); DSPRUN, DSPLD and DSPTAB go at once; any other
  *        command (and a STORE, DSPIN or DSPOUT that touches the results) waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles

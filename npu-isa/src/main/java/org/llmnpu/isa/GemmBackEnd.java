@@ -85,7 +85,8 @@ final class GemmBackEnd {
    * {@code end} ({@link #holdDrain}); a drain that started before it and whose lines (cycles
    * {@code drainCandidate + 1 .. drainCandidate + drainLines}) reach into it pauses there, so its remaining lines come
    * {@code end − start} cycles later. A drain through the PPM pauses its feed (its codes in flight still land, in the
-   * {@code L} cycles after their lines): its tail follows its last fed line as before.
+   * {@code L} cycles after their lines): its tail follows its last fed line as before; a {@code dspout} beside it
+   * holds it from its decode cycle ({@link #codesLanded}).
    */
   void shareDrain(long start, long end) {
     if (!pending || end <= start) {
