@@ -25,7 +25,8 @@ import org.llmnpu.numerics.ppu.PpuFunction;
  * the read port the same way. The image holds a GELU table at 0x8000 and PPM records at 0x8400. Random programs of copies (1..8 rows) after a GEMM of each drain kind — plain INT32,
  * {@code ppm=1}, {@code ppm=1 gate=1}, {@code accumulate=1}, up to 128 drain lines — are bit-exact with the golden
  * ISA simulator, every counter equal, RTL cycles = {@code CycleModel}'s; and a copy inside a running drain pauses it
- * (more GEMM cycles, fewer cycles in all than after a fence).
+ * for its port cycles (the GEMM that many cycles longer than without the copy). Run with {@code -am}: without it the
+ * cosim module takes npu-isa and npu-rtl from the local Maven repository.
  */
 class DspCopiesShareTheDrainPortCosimTest {
   @RegisterExtension
@@ -148,31 +149,67 @@ class DspCopiesShareTheDrainPortCosimTest {
     }
   }
 
-  /** Some lead puts the copy inside the running drain: it pauses the drain and runs beside it. */
-  private static void assertPausesSomewhere(Drain d, boolean out) {
-    boolean paused = false;
-    for (int lead = 0; lead <= 6 && !paused; lead += 2) {
-      long[] k = besideAndFenced(d, out, lead, 2);
-      paused = k[1] > k[3] && k[0] < k[2];
+  /**
+   * The GEMM cycles a copy of 2 rows adds when it runs after {@code lead} rows of {@code dspin} beside a GEMM of
+   * 8×4×16 (128 drain lines) and before a fence: the same program without the copy is the reference (both exact).
+   */
+  private static long pauseOf(Drain d, boolean out, int lead) {
+    MachineParams p = NPU.rtl().config().machine();
+    long[] gemm = new long[2];
+    for (int with = 0; with < 2; with++) {
+      Program.Builder b = Program.builder();
+      gemm(b, d, 0, 8, 4, 16);
+      b.dspIn(2048, 64, 32, lead, 0, Command.FMT_INT8, 0);
+      if (with == 1) {
+        if (out) {
+          b.dspOut(3072, 64, 32, 2, 0, Command.FMT_FP16);
+        } else {
+          b.dspIn(2048, 64, 32, 2, 0, Command.FMT_INT8, 0);
+        }
+      }
+      Program prog = finish(b.fence(), d, 8, 16, out && with == 1 ? 2 : 0);
+      ProgramCosim.Outcome o = ProgramCosim.run(NPU.rtl(), RandomPrograms.place(image(p, 78), prog, 0), 0);
+      ProgramErrorCases.assertExact(o, d + " lead " + lead + ":\n" + Disassembler.disassemble(prog));
+      gemm[with] = o.rtl().counters().get(Counter.GEMM_CYCLES);
     }
-    assertTrue(paused, d + (out ? " dspout" : " dspin") + ": no copy paused the drain and ran beside it");
+    return gemm[1] - gemm[0];
+  }
+
+  /**
+   * After 6 and 8 rows of {@code dspin} (48, 64 cycles: the engine of K = 4 is done after about 20, the drain of 128
+   * lines runs) a copy of 2 rows runs inside the drain and pauses it for exactly its {@code portCycles}; beside a drain
+   * through the PPM ({@code portCycles} −1) for more than its 32 writing cycles: from its decode, while the codes in
+   * flight land. (Before sharedport such a copy waited for the back-end: 0 more GEMM cycles.)
+   */
+  private static void assertPausedInside(Drain d, boolean out, long portCycles) {
+    for (int lead = 6; lead <= 8; lead += 2) {
+      long pause = pauseOf(d, out, lead);
+      String what = d + (out ? " dspout" : " dspin") + " after " + lead + " rows: the GEMM " + pause + " cycles longer";
+      if (portCycles < 0) {
+        assertTrue(pause > 32, what);
+      } else {
+        assertEquals(portCycles, pause, what);
+      }
+    }
   }
 
   @Test
   void aDspoutInsideAPlainOrAccumulatingDrainPausesItAndRunsBesideIt() {
-    assertPausesSomewhere(Drain.PLAIN, true);
-    assertPausesSomewhere(Drain.ACCUMULATE, true);
+    // 2 rows of 32 FP16 elements, 2 a cycle on 4-byte lines: 32 writing cycles
+    assertPausedInside(Drain.PLAIN, true, 32);
+    assertPausedInside(Drain.ACCUMULATE, true, 32);
   }
 
   @Test
   void aDspinInsideAGatedOrAccumulatingDrainPausesItAndRunsBesideIt() {
-    assertPausesSomewhere(Drain.GATED, false);
-    assertPausesSomewhere(Drain.ACCUMULATE, false);
+    // 2 rows of 32 INT8 elements, 4 a cycle: 16 reading cycles (then DSP_DRAIN)
+    assertPausedInside(Drain.GATED, false, 16);
+    assertPausedInside(Drain.ACCUMULATE, false, 16);
   }
 
   @Test
   void aDspoutInsideADrainThroughThePpmPausesItsFeedAndRunsBesideIt() {
-    assertPausesSomewhere(Drain.PPM, true);
-    assertPausesSomewhere(Drain.GATED, true);
+    assertPausedInside(Drain.PPM, true, -1);
+    assertPausedInside(Drain.GATED, true, -1);
   }
 }

@@ -139,7 +139,7 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool copyClear = out(bool());
   /**
    * The last dispatched GEMM's drain reads the scratchpad (it accumulates or gates; held after it): a STORE waits for
-   * the back-end, a DSPIN clear of its results goes as a LOAD and holds the drain's start while it reads.
+   * the back-end, a DSPIN clear of its results holds the drain's start, or pauses the drain, while it reads.
    */
   public final Bool drainReadsY = out(bool());
   /** Gated only (else null): the dispatched GEMM has {@code gate=1}. */
@@ -307,16 +307,17 @@ public final class NpuBackEnd extends WalkerHostModule {
     }
     ppmFeed.set(drainMoves.and(throughPpm));
     // the fused drain's feeds of the last L − 1 cycles: a line fed in cycle f has its codes written in f + L, so a
-    // DSPOUT that dispatches in t (writes from t + 1) needs no feed in t − L + 1 .. t − 1 (none in t: holdFeed)
-    Bool inFlight = org.llmnpu.hdl.Hw.boolLit(false);
-    Bool fedBefore = drainMoves.and(throughPpm);
-    for (int age = 1; age < c.machine().ppmLatency(); age++) {
-      Bool fed = regInit("feedAge" + age, bool(), 0);
-      fed.set(fedBefore);
-      inFlight = inFlight.or(fed);
-      fedBefore = fed;
+    // DSPOUT that dispatches in t (writes from t + 1) needs no feed in t − L + 1 .. t − 1 (none in t: holdFeed);
+    // a down-counter set to L − 1 by each feed is non-zero exactly then (ceil(log2 L) flip-flops)
+    int latency = c.machine().ppmLatency();
+    if (latency <= 1) {
+      codesInFlight.set(org.llmnpu.hdl.Hw.boolLit(false));
+    } else {
+      UInt flight = regInit("codesInFlight_cycles", uint(bitsToHold(latency - 1)), 0);
+      when(drainMoves.and(throughPpm), () -> flight.set(uintLit(latency - 1, flight.width())))
+          .elseWhen(flight.ne(0), () -> flight.set(flight.sub(1)));
+      codesInFlight.set(flight.ne(0));
     }
-    codesInFlight.set(inFlight);
     ppmLine.set(wide ? tileResults : results);
     ppmGroup.set(drain.beat.resize(ppmGroup.width()));
     ppmRowFed.set(drainMoves.and(throughPpm).and(drain.lastInRow()));

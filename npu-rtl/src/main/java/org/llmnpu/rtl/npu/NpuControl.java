@@ -15,9 +15,10 @@ import org.llmnpu.isa.Opcode;
  * the command's states → DECODE when the next command is queued, else FETCH …, DONE or ERROR; {@link NpuFetch}). DECODE halts on the first failing check of
  * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, then shape, scratchpad, DSP range, memory: these
  * computed on the command's arrival, {@link NpuPredecode}); else the command is dispatched
- * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE or DSPIN that reads
- * none of the running GEMM's result bytes at once, a DSPOUT that writes none of them when no drain writes the
- * scratchpad (it then holds the drain's start while it writes, as a LOAD), DSPRUN and DSPTAB at once (they touch
+ * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads none of the
+ * running GEMM's result bytes at once (unless the drain reads the scratchpad), a DSPIN or DSPOUT that touches none of
+ * them at once (the drain pauses while the copy holds its port; a DSPOUT beside a drain through the PPM once no code is
+ * in flight, {@link NpuBackEnd#holdFeed}), DSPRUN and DSPTAB at once (they touch
  * no scratchpad byte), a PPMCFG of the parameter bank the running GEMM's PPM does not read at once (it writes only
  * that bank), every other command when the GEMM back-end is
  * idle (in-order results; the engine's buffers are free) — and, while a streamed GEMM's W beats still run
