@@ -194,21 +194,21 @@ class DspCopiesShareTheDrainPortCosimTest {
   }
 
   @Test
-  void aDspoutInsideAPlainOrAccumulatingDrainPausesItAndRunsBesideIt() {
+  void aDspoutInsideAPlainOrAccumulatingDrainPausesItForItsWritingCycles() {
     // 2 rows of 32 FP16 elements, 2 a cycle on 4-byte lines: 32 writing cycles
     assertPausedInside(Drain.PLAIN, true, 32);
     assertPausedInside(Drain.ACCUMULATE, true, 32);
   }
 
   @Test
-  void aDspinInsideAGatedOrAccumulatingDrainPausesItAndRunsBesideIt() {
+  void aDspinInsideAGatedOrAccumulatingDrainPausesItForItsReadingCycles() {
     // 2 rows of 32 INT8 elements, 4 a cycle: 16 reading cycles (then DSP_DRAIN)
     assertPausedInside(Drain.GATED, false, 16);
     assertPausedInside(Drain.ACCUMULATE, false, 16);
   }
 
   @Test
-  void aDspoutInsideADrainThroughThePpmPausesItsFeedAndRunsBesideIt() {
+  void aDspoutInsideADrainThroughThePpmPausesItsFeedFromItsDecode() {
     assertPausedInside(Drain.PPM, true, -1);
     assertPausedInside(Drain.GATED, true, -1);
   }
