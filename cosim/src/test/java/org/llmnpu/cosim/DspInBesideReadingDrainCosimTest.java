@@ -13,12 +13,13 @@ import org.llmnpu.isa.Program;
 
 /**
  * DSP copies and stores beside a GEMM whose drain reads the scratchpad ({@code gemm ppm=1 gate=1}, scratchpad or
- * streamed W, and {@code gemm accumulate=1}), npu-isa README, Overlap: a {@code dspin} clear of the GEMM's Y range goes as
- * a load (not while the drain starts or runs) and holds the drain's start while it reads (one read port); a
- * {@code dspin} of Y waits for the back-end; a {@code dspout} clear of Y goes as a load; every {@code store} waits.
+ * streamed W, and {@code gemm accumulate=1}), npu-isa README, Overlap: a {@code dspin} clear of the GEMM's Y range goes
+ * at once and has the read port while it reads — the drain's start is held, a running drain pauses (one read port); a
+ * {@code dspin} of Y waits for the back-end; a {@code dspout} clear of Y pauses the drain too (beside the gated one
+ * from its decode, once the codes in flight landed); every {@code store} waits.
  * Random programs of them (1..8 copied rows, fences between, the copies' data stored through a last {@code dspout})
  * are bit-exact with the golden ISA simulator, every counter equal, RTL cycles = {@code CycleModel}'s; and a
- * {@code dspin} after a gated GEMM runs beside it (fewer cycles than after a fence) and, long enough, holds its drain.
+ * {@code dspin} after a gated GEMM runs beside it (fewer cycles than after a fence) and holds or pauses its drain.
  */
 class DspInBesideReadingDrainCosimTest {
   @RegisterExtension

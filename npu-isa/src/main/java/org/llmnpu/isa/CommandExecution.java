@@ -7,9 +7,10 @@ import org.llmnpu.numerics.gemm.TiledGemmConfig;
 
 /**
  * What each command does once its checks passed: its dispatch rule ({@link CycleModel#dispatch(boolean, boolean)}:
- * a load waits only for a drain, a store or dspin that reads none of the running GEMM's results goes at once (beside a
- * drain that reads the scratchpad, {@link CycleModel#drainReadsY}, a store waits and a dspin goes as a load), a
- * dspout that writes none of them goes as a load ({@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
+ * a load waits only for a drain, a store that reads none of the running GEMM's results goes at once (beside a drain
+ * that reads the scratchpad, {@link CycleModel#drainReadsY}, it waits), a dspin or dspout that touches none of them
+ * goes at once and shares the scratchpad's port with the drain (a dspout beside a drain through the PPM once the
+ * codes in flight landed; {@link CycleModel#dispatchDspCopy}), dsprun and dsptab go at once
  * ({@link CycleModel#dispatchBeside}; a resident dsprun beside a W stream too, {@link CycleModel#dispatchResidentRun}),
  * every other command waits for the back-end), then its effect on the memory, the scratchpad, the counters and the cycle
  * model. A visit returns {@link #GO_ON} or the cause to stop with ({@link ErrorCause#NONE} at {@code halt}).
@@ -326,7 +327,7 @@ final class CommandExecution implements Command.Visitor<Optional<ErrorCause>> {
           g.y() + (m - 1) * g.yStride() + CommandChecks.yRowBytes(g));
     }
     if (drainReads) {
-      // its drain reads Y through the scratchpad's read port: every STORE waits for it, a DSPIN goes as a LOAD
+      // its drain reads Y through the scratchpad's read port: every STORE waits for it, a DSPIN pauses it
       cycles.drainReadsY();
     }
     if (g.throughPpm()) {

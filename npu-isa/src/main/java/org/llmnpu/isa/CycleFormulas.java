@@ -19,11 +19,14 @@ package org.llmnpu.isa;
  *        start + 1 + engine, and the M·ceil(4·N / line) drain writes begin the cycle after the first
  *        cycle (≥ done) in which the controller is not in a LOAD or DSPOUT
  * dispatch  while a streamed GEMM's W stream runs (to its last W write) only a DSPIN, DSPOUT or resident DSPRUN
- *        goes (the others wait for it, then follow these rules); a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE or DSPIN that reads none
+ *        goes (the others wait for it, then follow these rules); a decoded LOAD (LOAD4, LOADMX) waits while a drain starts or runs; a STORE that reads none
  *        of the running GEMM's result bytes goes at once — unless that GEMM's drain reads the scratchpad (accumulate,
- *        gate): then the STORE waits until the back-end is idle and the DSPIN goes as a LOAD, holding the drain's
- *        start while it reads (its DSP_IN cycles); a DSPOUT that writes none of them goes as a LOAD
- *        (and, like a LOAD, holds the drain's start while it writes); DSPRUN, DSPLD and DSPTAB go at once; any other
+ *        gate): then it waits until the back-end is idle; a DSPIN or DSPOUT that touches none of them goes at once
+ *        and has the scratchpad's port in its cycles (a DSPOUT's writes; a DSPIN's DSP_IN reads beside a drain that
+ *        reads): the drain's start is held to the copy's end, a running drain pauses for them (drain lines + the
+ *        copy's cycles) — a DSPOUT beside a drain through the PPM (whose codes land L cycles after their lines)
+ *        holds the drain's feed and start from its decode d and goes in max(d, f + L) + 1, f = min(d − 1, drain
+ *        start + drain lines) its last line fed (d + 1 when none was); DSPRUN, DSPLD and DSPTAB go at once; any other
  *        command (and a STORE, DSPIN or DSPOUT that touches the results) waits until the back-end is
  *        idle (drain start + drain lines + 1)
  * fence, halt  wait for the back-end, then 0 cycles
@@ -62,7 +65,7 @@ package org.llmnpu.isa;
  *        its line codes written as one line at y + m·yStride + t·line ({@link MachineParams#ppmDrainLines})
  * gemm accumulate  as gemm (each drain line reads the old Y line and writes the sum in the same cycle);
  *        the drain then uses the scratchpad's read port, so a STORE waits for the back-end as the
- *        other commands do, and a DSPIN clear of Y goes as a LOAD (its result range is its Y range)
+ *        other commands do, and a DSPIN clear of Y holds its start or pauses it (its result range is its Y range)
  * </pre>
  */
 public final class CycleFormulas {

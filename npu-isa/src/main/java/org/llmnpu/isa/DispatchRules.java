@@ -9,9 +9,13 @@ package org.llmnpu.isa;
  *   <li>every command but a {@code dspin}/{@code dspout} (and a resident {@code dsprun}) needs the memory port or the
  *       DMA's walks, which a streamed GEMM's W stream holds until its last W write ({@code streamFree}): it goes no
  *       earlier than that, and the back-end rules then apply from there;</li>
- *   <li>a LOAD (also a {@code dspout} and a {@code dspin} beside a drain that reads the scratchpad) waits while a
- *       drain starts or runs (one scratchpad write port, resp. read port); it holds the drain's start while it writes
- *       ({@link #copied});</li>
+ *   <li>a LOAD waits while a drain starts or runs (one scratchpad write port); it holds the drain's start while it
+ *       writes;</li>
+ *   <li>a {@code dspin} or {@code dspout} that touches none of the running GEMM's result bytes goes at once (a
+ *       {@code dspout} beside a drain through the PPM once that drain's codes in flight have landed); it shares the
+ *       scratchpad's port with the drain: the copy has it, and the drain's start is held, or the running drain
+ *       pauses, for the cycles the copy writes it (a {@code dspout}; beside a drain through the PPM from its decode)
+ *       or reads it (a {@code dspin}, when the drain reads the scratchpad too: {@link #copied});</li>
  *   <li>a STORE that reads none of the running GEMM's result bytes, and no drain reads the scratchpad
  *       ({@link #storeWaits}), a {@code dsprun}, a {@code dsptab} and a {@code ppmcfg} of the bank the PPM does not
  *       read go at once;</li>
@@ -20,6 +24,11 @@ package org.llmnpu.isa;
  */
 final class DispatchRules {
   private final GemmBackEnd back;
+  /**
+   * The first cycle the last dispatched {@code dspout} held the drain: its decode cycle beside a drain through the
+   * PPM (the feed stops while the codes in flight land), else its first cycle ({@code Long.MAX_VALUE}: that one).
+   */
+  private long heldFrom = Long.MAX_VALUE;
 
   DispatchRules(GemmBackEnd back) {
     this.back = back;
@@ -42,34 +51,38 @@ final class DispatchRules {
 
   /**
    * A {@code dspin} ({@code in}) or {@code dspout} of scratchpad bytes [{@code start}, {@code end}): one that touches
-   * none of the running GEMM's result bytes goes beside the back-end — a {@code dspin} at once when the drain reads
-   * no scratchpad byte, and as a LOAD when it does (it accumulates or gates, {@link #drainReadsY}: it waits while that
-   * drain starts or runs, and holds the drain's start while it reads, {@link #copied}: one read port), a
-   * {@code dspout} as a LOAD (it waits while a drain starts or runs, and holds the drain's start while it writes: one
-   * write port); one that touches them waits until the back-end is idle. Neither waits for a streamed GEMM's W
-   * stream: the copies walk the scratchpad over the GEMM's operand walk and touch no memory.
+   * any of the running GEMM's result bytes waits until the back-end is idle; every other one goes beside the
+   * back-end and shares the scratchpad's port with the drain ({@link #copied}): at once, but a {@code dspout} beside
+   * a drain through the PPM, whose pipeline cannot pause (its codes land on the write port {@code L} cycles after
+   * their lines), stops the drain's feed from its decode cycle and goes once the codes in flight have landed
+   * ({@link GemmBackEnd#codesLanded}). Neither waits for a streamed GEMM's W stream: the copies walk the scratchpad
+   * over the GEMM's operand walk and touch no memory.
    */
   long dspCopy(long now, boolean in, long start, long end) {
-    boolean clear = !back.resultsOverlap(start, end);
-    if (!clear) {
+    heldFrom = Long.MAX_VALUE;
+    if (back.resultsOverlap(start, end)) {
       return dispatch(now, false, false, false);
     }
-    if (in && !back.drainReads()) {
-      return dispatch(now, false, true, false);
+    long decode = now - 1;
+    if (!in && back.drainsThroughPpm()) {
+      heldFrom = decode;
+      return back.codesLanded(decode) + 1;
     }
-    return dispatch(now, true, false, false);
+    return dispatch(now, false, true, false);
   }
 
   /**
-   * A DSP copy ran in cycles [{@code start}, {@code end}): a {@code dspout} writes the scratchpad in each of them, so
-   * a drain cannot start meanwhile; a {@code dspin} reads it in each but the last (DSP_DRAIN), which holds the start
-   * of a drain that reads the scratchpad too.
+   * A DSP copy ran in cycles [{@code start}, {@code end}): a {@code dspout} writes the scratchpad in each of them, a
+   * {@code dspin} reads it in each but the last (DSP_DRAIN). The copy has the port: a drain that writes (every drain
+   * beside a {@code dspout}) or reads (beside a {@code dspin}: it accumulates or gates) the scratchpad does not start
+   * in those cycles, and a running one pauses for them ({@link GemmBackEnd#shareDrain}); beside a drain through the
+   * PPM a {@code dspout} holds it from its decode cycle ({@link #dspCopy}).
    */
   void copied(boolean in, long start, long end) {
     if (!in) {
-      back.holdDrain(start, end);
+      back.shareDrain(Math.min(start, heldFrom), end);
     } else if (back.drainReads()) {
-      back.holdDrain(start, end - 1);
+      back.shareDrain(start, end - 1);
     }
   }
 
@@ -94,8 +107,8 @@ final class DispatchRules {
   /**
    * The GEMM just modelled drains over the scratchpad's read port too ({@code accumulate=1}: the old Y line;
    * {@code gate=1}: the gate line of its codes): a STORE waits for its back-end, a {@code dspin} clear of its result
-   * range goes as a LOAD and holds its drain's start ({@link #dspCopy}, {@link #copied}). Its result range stays its
-   * Y range.
+   * range goes at once and holds its drain's start, or pauses its drain, while it reads ({@link #dspCopy},
+   * {@link #copied}). Its result range stays its Y range.
    */
   void drainReadsY() {
     back.drainReadsY();

@@ -79,6 +79,46 @@ final class GemmBackEnd {
     }
   }
 
+  /**
+   * A DSP copy has the scratchpad's port in cycles [{@code start}, {@code end}) that the pending drain would use (the
+   * RTL's drain pauses while the copy holds the port): a drain that would start in that window starts at
+   * {@code end} ({@link #holdDrain}); a drain that started before it and whose lines (cycles
+   * {@code drainCandidate + 1 .. drainCandidate + drainLines}) reach into it pauses there, so its remaining lines come
+   * {@code end − start} cycles later. A drain through the PPM pauses its feed (its codes in flight still land, in the
+   * {@code L} cycles after their lines): its tail follows its last fed line as before; a {@code dspout} beside it
+   * holds it from its decode cycle ({@link #codesLanded}).
+   */
+  void shareDrain(long start, long end) {
+    if (!pending || end <= start) {
+      return;
+    }
+    if (drainCandidate >= start && drainCandidate < end) {
+      drainCandidate = end;
+    } else if (drainCandidate < start && start <= drainCandidate + drainLines) {
+      drainLines += end - start;
+    }
+  }
+
+  /**
+   * The first cycle {@code t ≥ decode} after which no code of the pending drain through the PPM lands: its feed stops
+   * from {@code decode} (a {@code dspout} waits beside it), so its last line fed is
+   * {@code f = min(decode − 1, drainCandidate + drainLines)}, whose codes are written in {@code f + L}:
+   * {@code t = max(decode, f + L)}, or {@code decode} when no line was fed before it (the drain starts in
+   * {@code decode − 1} or later). A {@code dspout} dispatched in {@code t} writes from {@code t + 1}.
+   */
+  long codesLanded(long decode) {
+    if (!drainsThroughPpm() || drainCandidate >= decode - 1) {
+      return decode;
+    }
+    long lastFed = Math.min(decode - 1, drainCandidate + drainLines);
+    return Math.max(decode, lastFed + drainTail);
+  }
+
+  /** The pending GEMM drains through the PPM ({@code gemm ppm=1}): its codes land on the write port. */
+  boolean drainsThroughPpm() {
+    return pending && ppmBank >= 0;
+  }
+
   /** Resolves a pending back-end run: its drain starts at the candidate cycle; returns the first idle cycle. */
   long finish(long now) {
     if (!pending) {

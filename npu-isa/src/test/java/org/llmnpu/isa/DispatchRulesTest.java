@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * for it starts the cycle after, one beside it the cycle after its decode.
  */
 class DispatchRulesTest {
-  static final MachineParams P = DspCommandTest.P;
+  /** {@link DspCommandTest#P} with a PPM of 5 cycles' latency (its codes land 5 cycles after their lines). */
+  static final MachineParams P = DspCommandTest.P.withUnits(5, false, Command.DENSE);
   static final long Y = 4096;
   static final long Y_END = Y + 8 * 64;
   static final int M = 8;
@@ -63,11 +64,98 @@ class DispatchRulesTest {
   }
 
   @Test
-  void copiesClearOfTheResultsGoBesideADspoutAsALoadAndCopiesOfThemWait() {
+  void copiesClearOfTheResultsGoBesideTheEngineAndCopiesOfThemWait() {
     long idle = back.drainCandidate() + lines() + 1;
     assertEquals(next + 1, rules.dspCopy(next + 1, true, 0, Y), "dspin clear of Y");
     assertEquals(next + 1, rules.dspCopy(next + 1, false, Y_END, Y_END + 64), "dspout clear of Y, before the drain");
     assertEquals(idle + 1, rules.dspCopy(next + 1, true, Y, Y + 16), "dspin of Y");
+  }
+
+  @Test
+  void aDspoutBesideARunningDrainGoesAtOnceAndPausesTheDrainForItsCycles() {
+    long candidate = back.drainCandidate();
+    long decoded = candidate + 3;
+    long first = rules.dspCopy(decoded + 1, false, Y_END, Y_END + 64);
+    assertEquals(decoded + 1, first, "its first cycle: the cycle after its decode, the drain running");
+    rules.copied(false, first, first + 10);
+    assertEquals(candidate, back.drainCandidate(), "the drain's start stays");
+    assertEquals(candidate + lines() + 10 + 1, back.idleFrom(first + 10),
+        "the drain's idle cycle pushed by the dspout's 10 cycles");
+  }
+
+  @Test
+  void aDspoutInTheDrainsLastLineCyclePausesItAndOneAfterItLeavesItAlone() {
+    long candidate = back.drainCandidate();
+    rules.copied(false, candidate + lines(), candidate + lines() + 4);
+    assertEquals(candidate + lines() + 4 + 1, back.idleFrom(next), "the last line waits for the dspout");
+    rules.copied(false, candidate + lines() + 4 + 1, candidate + lines() + 4 + 9);
+    assertEquals(candidate + lines() + 4 + 1, back.idleFrom(next), "a dspout after the last line changes nothing");
+  }
+
+  @Test
+  void aDspoutBeforeTheDrainStartsHoldsTheStartToItsEnd() {
+    long candidate = back.drainCandidate();
+    long first = rules.dspCopy(next + 1, false, Y_END, Y_END + 64);
+    assertEquals(next + 1, first);
+    rules.copied(false, first, candidate + 5);
+    assertEquals(candidate + 5, back.drainCandidate(), "held to the dspout's end");
+    assertEquals(candidate + 5 + lines() + 1, back.idleFrom(next), "then all its lines");
+  }
+
+  @Test
+  void aDspoutBeforeADrainThroughThePpmStartsGoesAtOnceAndHoldsItsStart() {
+    back.drainThroughPpm(0);
+    long candidate = back.drainCandidate();
+    long first = rules.dspCopy(next + 1, false, Y_END, Y_END + 64);
+    assertEquals(next + 1, first);
+    rules.copied(false, first, candidate + 5);
+    assertEquals(candidate + 5, back.drainCandidate());
+  }
+
+  @Test
+  void aDspoutBesideADrainThroughThePpmStopsItsFeedAtDecodeAndGoesOnceItsCodesLanded() {
+    back.drainThroughPpm(0);
+    int latency = P.ppmLatency();
+    assertTrue(latency > 1, "a latency the rule can show");
+    long candidate = back.drainCandidate();
+    long decoded = candidate + 3;
+    long first = rules.dspCopy(decoded + 1, false, Y_END, Y_END + 64);
+    assertEquals(Math.max(decoded, candidate + 2 + latency) + 1, first,
+        "its last fed line (decode − 1)'s codes land, then it writes");
+    rules.copied(false, first, first + 10);
+    assertEquals(candidate + lines() + (first + 10 - decoded) + latency + 1, back.idleFrom(first + 10),
+        "the feed paused from the decode to the dspout's end");
+  }
+
+  @Test
+  void aDspoutInTheTailOfADrainThroughThePpmWaitsForTheLastCodesOnly() {
+    back.drainThroughPpm(0);
+    long lastLine = back.drainCandidate() + lines();
+    long first = rules.dspCopy(lastLine + 2 + 1, false, Y_END, Y_END + 64);
+    assertEquals(Math.max(lastLine + 2, lastLine + P.ppmLatency()) + 1, first);
+    rules.copied(false, first, first + 10);
+    assertEquals(lastLine + P.ppmLatency() + 1, back.idleFrom(first + 10), "nothing left to pause");
+  }
+
+  @Test
+  void aDspinBesideAGatedDrainGoesAtOnceAndPausesItsFeedWhileItReads() {
+    back.drainThroughPpm(0);
+    rules.drainReadsY();
+    long candidate = back.drainCandidate();
+    long decoded = candidate + 2;
+    long first = rules.dspCopy(decoded + 1, true, 0, Y);
+    assertEquals(decoded + 1, first, "beside the running drain");
+    rules.copied(true, first, first + 7);
+    assertEquals(candidate + lines() + 6 + P.ppmLatency() + 1, back.idleFrom(first + 7),
+        "paused for its 6 read cycles (not its DSP_DRAIN cycle)");
+  }
+
+  @Test
+  void aDspinBesideADrainThatReadsNothingLeavesItAlone() {
+    long candidate = back.drainCandidate();
+    long first = rules.dspCopy(candidate + 2, true, 0, Y);
+    rules.copied(true, first, first + 7);
+    assertEquals(candidate + lines() + 1, back.idleFrom(first + 7));
   }
 
   @Test

@@ -14,10 +14,10 @@ import org.llmnpu.isa.dsp.DspProgram;
 
 /**
  * DSP commands beside the GEMM back-end (npu-isa README, Overlap): {@code dsprun} goes at once, a {@code dspin}
- * that reads none of the running GEMM's results goes at once, a {@code dspout} that writes none of them goes as a
- * load and holds the drain's start while it writes, and a copy that touches the results waits for the back-end; beside
- * a drain that reads the scratchpad (accumulate, gate) a {@code dspin} clear of Y goes as a load and holds the
- * drain's start while it reads, and every store waits.
+ * that reads none of the running GEMM's results goes at once, a {@code dspout} that writes none of them goes at once
+ * too (beside a drain through the PPM once its codes in flight landed) and holds the drain's start, or pauses the drain, while it writes,
+ * and a copy that touches the results waits for the back-end; beside a drain that reads the scratchpad (accumulate,
+ * gate) a {@code dspin} clear of Y holds the drain's start, or pauses it, while it reads, and every store waits.
  */
 class DspBesideGemmTest {
   static final MachineParams P = DspCommandTest.P;

@@ -29,8 +29,15 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * copy's {@link #copyStart} .. {@link #copyEnd}) may go while the back-end runs. A GEMM with the accumulate-into flag drains {@code Y + result} (each 32-bit lane added with wraparound to
  * the old line {@link #oldLine}, which the scratchpad reads in the same cycle, {@link #drainReads}): no extra
  * cycles; its scoreboard range is still Y (the bytes it reads and writes), but its drain uses the read port
- * ({@link #drainReadsY}): every STORE waits for the back-end, and a DSPIN clear of Y goes as a LOAD does (not while
- * the drain starts or runs) and holds the drain's start while it reads ({@link #loadBusy}).
+ * ({@link #drainReadsY}): every STORE waits for the back-end, and a DSPIN clear of Y holds the drain's start, or
+ * pauses the running drain, while it reads ({@link #loadBusy}).
+ *
+ * <p><b>Sharing the port with a DSP copy.</b> While a DSPOUT writes the scratchpad, or a DSPIN reads it beside a drain
+ * that reads ({@link #loadBusy} in DRAIN), the copy has the port and the drain pauses: no line is written, read or fed
+ * to the PPM, and the drain's walks and line count hold; it resumes the cycle after. A drain through the PPM pauses
+ * its feed only (its codes in flight still land, on the write port, which a DSPIN does not use); a DSPOUT beside such
+ * a drain stops its feed (and its start) from the DSPOUT's decode ({@link #holdFeed}) and dispatches once no code is
+ * in flight ({@link #codesInFlight}, {@code NpuControl}): the drain pauses from the decode to the DSPOUT's end.
  *
  * <p><b>Through the PPM</b> ({@code gemm ppm=1}, {@link #ppmIn} at dispatch): the drain reads the same lines, but
  * feeds each to the PPM ({@link #ppmFeed}, {@link #ppmLine}, {@link #ppmGroup} = the line's index in its row: its
@@ -59,7 +66,7 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
  * engine's done that is not a load's or a dspout's (or a dspin's beside a drain that reads: {@link #loadBusy}), and
  * takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM ({@code MachineParams.ppmDrainLines}: with a wide
- * PPM {@code M·ceil(N / line) + L}).
+ * PPM {@code M·ceil(N / line) + L}), plus every cycle of a DSP copy that pauses it ({@code GemmBackEnd#shareDrain}).
  */
 public final class NpuBackEnd extends WalkerHostModule {
   enum State { IDLE, RUN, DRAIN, TAIL }
@@ -87,8 +94,18 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool engineDone = in(bool());
   public final Bits yData;
   public final UInt yAddress;
-  /** A LOAD, LOAD4 or DSPOUT holds the scratchpad's write port, or a DSPIN its read port beside a {@link #drainReadsY}. */
+  /**
+   * A LOAD, LOAD4 or DSPOUT holds the scratchpad's write port, or a DSPIN its read port beside a {@link #drainReadsY}:
+   * the drain does not start, and a running drain pauses (only a DSP copy runs beside one).
+   */
   public final Bool loadBusy = in(bool());
+  /**
+   * A DSPOUT clear of the results waits (DECODE, WAIT) beside a drain through the PPM: the drain feeds no line and
+   * does not start, so the codes in flight land before the DSPOUT writes ({@link #codesInFlight}).
+   */
+  public final Bool holdFeed = in(bool());
+  /** A fused drain fed a line in the last {@code L − 1} cycles: its codes land on the write port after this cycle. */
+  public final Bool codesInFlight = out(bool());
   /** The scratchpad's data at the drain's line (the accumulate-into drain's old line). */
   public final UInt oldLine;
   /** A STORE's scratchpad bytes: start (its word 3) and end (exclusive, 52 bits). */
@@ -122,7 +139,7 @@ public final class NpuBackEnd extends WalkerHostModule {
   public final Bool copyClear = out(bool());
   /**
    * The last dispatched GEMM's drain reads the scratchpad (it accumulates or gates; held after it): a STORE waits for
-   * the back-end, a DSPIN clear of its results goes as a LOAD and holds the drain's start while it reads.
+   * the back-end, a DSPIN clear of its results holds the drain's start, or pauses the drain, while it reads.
    */
   public final Bool drainReadsY = out(bool());
   /** Gated only (else null): the dispatched GEMM has {@code gate=1}. */
@@ -243,6 +260,11 @@ public final class NpuBackEnd extends WalkerHostModule {
     Bits drainEndMask = wire("drain_endMask", mux(remainder.eq(0), ones, ones.shiftRight(drainShortBy)));
 
     Bool inDrain = wire("inDrain", state.eq(st(State.DRAIN)));
+    // a DSP copy has the scratchpad's port (loadBusy: a DSPOUT writes it, or a DSPIN reads it beside a drain that
+    // reads): the drain pauses, its walks and line count hold; no LOAD runs beside a drain (loadMayStart), and a
+    // DSPOUT beside a drain through the PPM waits for the back-end's codes (NpuControl), so in DRAIN loadBusy is a
+    // DSP copy the drain may pause for
+    Bool drainMoves = wire("drainMoves", inDrain.and(loadBusy.not()).and(holdFeed.not()));
     Bool inTail = wire("inTail", state.eq(st(State.TAIL)));
     // the fused drain's writes: the PPM's codes, lanes bytes at the code walk's offset in its line
     Bool codeWrite = wire("codeWrite", ppmOutValid.and(throughPpm).and(inDrain.or(inTail)));
@@ -252,7 +274,7 @@ public final class NpuBackEnd extends WalkerHostModule {
     Bits codeLanes = wire("code_lanes", mux(codes.lastInRow().and(codeRemainder.ne(0)), partialLanes, laneBytes));
     UInt codeOffset = lineShift == 0 || wide ? uintLit(0, 1) : codes.address.lsbs(lineShift);
     Bits codeMask = wire("code_mask", codeLanes.shiftLeft(codeOffset));
-    write.valid.set(mux(throughPpm, codeWrite, inDrain));
+    write.valid.set(mux(throughPpm, codeWrite, drainMoves));
     write.line.set(mux(throughPpm, codes.address.slice(lineShift + lineAddrBits - 1, lineShift),
         drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
     write.data.set(mux(throughPpm, ppmCodes, mux(accumulate, accumulated, results)));
@@ -272,24 +294,37 @@ public final class NpuBackEnd extends WalkerHostModule {
         gateCodes = wire("gate_codes", mux(gateQuarter.eq(0), gateParts.get(0), mux(gateQuarter.eq(1),
             gateParts.get(1), mux(gateQuarter.eq(2), gateParts.get(2), gateParts.get(3)))));
       }
-      Bool gatedFeed = wire("gate_feed", inDrain.and(gated));
-      drainReads.set(inDrain.and(accumulate.or(gated)));
+      Bool gatedFeed = wire("gate_feed", drainMoves.and(gated));
+      drainReads.set(drainMoves.and(accumulate.or(gated)));
       drainReadLine.set(mux(gated, gateWalk.address.slice(lineShift + lineAddrBits - 1, lineShift),
           drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
       ppmGated.set(gatedFeed);
       ppmGates.set(mux(gatedFeed, gateCodes, uintLit(0, 8 * lanes)));
-      drainReadCounted.set(wide ? inDrain.and(accumulate.or(gated))
-          : inDrain.and(accumulate.or(gated.and(gateQuarter.eq(0)))));
+      drainReadCounted.set(wide ? drainMoves.and(accumulate.or(gated))
+          : drainMoves.and(accumulate.or(gated.and(gateQuarter.eq(0)))));
     } else {
-      drainReads.set(inDrain.and(accumulate));
+      drainReads.set(drainMoves.and(accumulate));
     }
-    ppmFeed.set(inDrain.and(throughPpm));
+    ppmFeed.set(drainMoves.and(throughPpm));
+    // the fused drain's feeds of the last L − 1 cycles: a line fed in cycle f has its codes written in f + L, so a
+    // DSPOUT that dispatches in t (writes from t + 1) needs no feed in t − L + 1 .. t − 1 (none in t: holdFeed);
+    // a down-counter set to L − 1 by each feed is non-zero exactly then (ceil(log2 L) flip-flops)
+    int latency = c.machine().ppmLatency();
+    if (latency <= 1) {
+      codesInFlight.set(org.llmnpu.hdl.Hw.boolLit(false));
+    } else {
+      UInt flight = regInit("codesInFlight_cycles", uint(bitsToHold(latency - 1)), 0);
+      when(drainMoves.and(throughPpm), () -> flight.set(uintLit(latency - 1, flight.width())))
+          .elseWhen(flight.ne(0), () -> flight.set(flight.sub(1)));
+      codesInFlight.set(flight.ne(0));
+    }
     ppmLine.set(wide ? tileResults : results);
     ppmGroup.set(drain.beat.resize(ppmGroup.width()));
-    ppmRowFed.set(inDrain.and(throughPpm).and(drain.lastInRow()));
+    ppmRowFed.set(drainMoves.and(throughPpm).and(drain.lastInRow()));
     idle.set(state.eq(st(State.IDLE)));
     running.set(state.eq(st(State.RUN)).and(engineDone.not()));
-    Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not()));
+    Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not())
+        .and(holdFeed.not()));
     drainStarts.set(starts);
     loadMayStart.set(inDrain.or(inTail).or(starts).not());
 
@@ -335,12 +370,14 @@ public final class NpuBackEnd extends WalkerHostModule {
           state.set(st(State.DRAIN));
         }))
         .is(State.DRAIN.ordinal(), () -> {
-          drain.advance();
-          if (gate) {
-            gw0.advance();
-          }
+          when(drainMoves, () -> {
+            drain.advance();
+            if (gate) {
+              gw0.advance();
+            }
+            when(drain.last(), () -> state.set(mux(throughPpm, st(State.TAIL), st(State.IDLE))));
+          });
           when(codeWrite, codes::advance);
-          when(drain.last(), () -> state.set(mux(throughPpm, st(State.TAIL), st(State.IDLE))));
         })
         .is(State.TAIL.ordinal(), () -> {
           when(codeWrite, codes::advance);

@@ -15,9 +15,10 @@ import org.llmnpu.isa.Opcode;
  * the command's states → DECODE when the next command is queued, else FETCH …, DONE or ERROR; {@link NpuFetch}). DECODE halts on the first failing check of
  * {@link NpuDecode} and {@link NpuPpmDecode} (opcode, unit/mode, then shape, scratchpad, DSP range, memory: these
  * computed on the command's arrival, {@link NpuPredecode}); else the command is dispatched
- * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE or DSPIN that reads
- * none of the running GEMM's result bytes at once, a DSPOUT that writes none of them when no drain writes the
- * scratchpad (it then holds the drain's start while it writes, as a LOAD), DSPRUN and DSPTAB at once (they touch
+ * when its queue may go — a LOAD or LOAD4 when no drain writes the scratchpad, a STORE that reads none of the
+ * running GEMM's result bytes at once (unless the drain reads the scratchpad), a DSPIN or DSPOUT that touches none of
+ * them at once (the drain pauses while the copy holds its port; a DSPOUT beside a drain through the PPM once no code is
+ * in flight, {@link NpuBackEnd#holdFeed}), DSPRUN and DSPTAB at once (they touch
  * no scratchpad byte), a PPMCFG of the parameter bank the running GEMM's PPM does not read at once (it writes only
  * that bank), every other command when the GEMM back-end is
  * idle (in-order results; the engine's buffers are free) — and, while a streamed GEMM's W beats still run
@@ -49,14 +50,15 @@ final class NpuControl {
     Bool idle = npu.io(npu.back.idle);
     Bool loadMayStart = npu.io(npu.back.loadMayStart);
     Bool copyClear = npu.io(npu.back.copyClear);
-    Bool drainReadsY = npu.io(npu.back.drainReadsY);
-    // beside the back-end: a DSPIN that reads none of its results (as a STORE; as a LOAD beside a drain that reads the
-    // scratchpad, whose start it then holds while it reads), a DSPOUT that writes none of them (as a LOAD: not while a
-    // drain starts or runs, and it holds the drain's start), DSPRUN, DSPLD and DSPTAB always
+    // beside the back-end: a DSPIN or DSPOUT that touches none of its results (the copy then has the scratchpad's
+    // port and the drain's start waits, or the drain pauses, NpuBackEnd#loadBusy) — a DSPOUT beside a drain through
+    // the PPM once no code is in flight (it holds the feed from its decode, NpuBackEnd#holdFeed), DSPRUN, DSPLD and
+    // DSPTAB always
+    Bool codesInFlight = npu.io(npu.back.codesInFlight);
     Bool backEndMayGo = npu.wireOf("backEndMayGo", mux(dma.isLoad.or(dec.isLoad4), loadMayStart, mux(isStore,
-        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear.and(loadMayStart.or(drainReadsY.not()))),
+        idle.or(storeClear), mux(dec.isDspIn, idle.or(copyClear),
         mux(dec.isDspOut,
-        idle.or(copyClear.and(loadMayStart)), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
+        idle.or(copyClear.and(codesInFlight.not())), dec.isDspRun.or(dec.isDspLd).or(dec.isDspTab).or(idle)
         .or(ppm.dec.cfgBeside))))));
     // beside a running W stream (it holds the memory port and the DMA's walks): only DSPIN and DSPOUT, which go
     // over the operand walk and touch no memory, and a resident DSPRUN, which loads nothing; every other command

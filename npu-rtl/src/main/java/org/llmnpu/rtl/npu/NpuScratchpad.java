@@ -20,7 +20,8 @@ import org.llmnpu.isa.MachineParams;
  * <p><b>Write arbiter.</b> One line is written a cycle, with a byte mask: the first valid request of
  * {@link #drain} (GEMM results), {@link #load4Second} (the second line of a {@code load4} beat),
  * {@link #load4First}, {@link #dspOut}, {@link #ppm} and {@link #load} (a load response), in that priority. The
- * controller's dispatch rules keep them apart (a LOAD waits for the drain; the others run in their own controller
+ * controller's dispatch rules keep them apart (a LOAD waits for the drain; a DSPOUT beside a drain pauses it,
+ * {@link NpuBackEnd#loadBusy}, or beside a drain through the PPM waits for it; the others run in their own controller
  * states), so the priority only orders the multiplexers; {@link #load4First}, {@link #dspOut} and {@link #load}
  * write at the DMA's scratchpad walk, {@link #walkLine}. The line is chosen among the requests that carry one
  * (drain, {@link #load4Second}, {@link #ppm}, else the walk's), so {@link #ppm} must not be valid together with

@@ -51,11 +51,18 @@ final class NpuUnitPorts {
     npu.io(npu.back.ppmBankIn).set(npu.wireOf("decode_gemmPpmBank", npu.fetch.words.get(2).slice(23, 23).eq(1)));
     npu.io(npu.back.m).set(npu.gemm.m);
     npu.io(npu.back.n).set(npu.gemm.n);
-    // the scratchpad's one write port: a LOAD's or DSPOUT's writes hold the drain's start; its one read port: a DSPIN's
-    // reads (DSP_IN) hold the start of a drain that reads the scratchpad
+    // the scratchpad's one write port: a LOAD's or DSPOUT's writes hold the drain's start (a DSPOUT's pause a running
+    // drain); its one read port: a DSPIN's reads (DSP_IN) hold the start of a drain that reads the scratchpad, or pause it
     npu.io(npu.back.loadBusy).set(npu.inState(Npu.State.LOAD).or(npu.inState(Npu.State.LOAD4))
         .or(npu.inState(Npu.State.LOAD4_END)).or(npu.inState(Npu.State.DSP_OUT))
         .or(npu.inState(Npu.State.DSP_IN).and(npu.io(npu.back.drainReadsY))));
+    // a DSPOUT clear of the results waiting to dispatch beside a drain through the PPM (not one that faults) stops
+    // its feed and its start (GemmBackEnd#codesLanded)
+    NpuDecode dec = npu.dec;
+    npu.io(npu.back.holdFeed).set(npu.wireOf("dspOut_holdsFeed", npu.inState(Npu.State.DECODE)
+        .or(npu.inState(Npu.State.WAIT)).and(dec.isDspOut).and(npu.io(npu.back.copyClear))
+        .and(npu.io(npu.back.ppmReads)).and(npu.io(npu.back.idle).not())
+        .and(dec.badShape.or(dec.badSpad).or(dec.badDsp).or(dec.badExt).not())));
     npu.io(npu.back.storeStart).set(npu.fetch.words.get(3));
     npu.io(npu.back.storeEnd).set(npu.dec.dmaSpadEnd);
     npu.io(npu.back.copyStart).set(npu.fetch.words.get(1));

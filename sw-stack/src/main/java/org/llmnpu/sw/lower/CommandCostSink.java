@@ -223,7 +223,7 @@ final class CommandCostSink implements CommandSink, Command.Visitor<Void> {
       cm.drainThroughPpm(g.ppmBank());
     }
     if (g.accumulates() || g.gated()) {
-      // its drain reads Y over the scratchpad's read port: every STORE waits for it, a DSPIN goes as a LOAD
+      // its drain reads Y over the scratchpad's read port: every STORE waits for it, a DSPIN pauses it while it reads
       cm.drainReadsY();
     }
     return null;
