@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * and a later streamed GEMM depends on no command still held, that GEMM goes first; before a streamed GEMM (with
  * {@code prefetch}) the held loads that depend on nothing skipped; after it the held copies and resident runs that
  * depend on nothing skipped and touch none of its results, up to its W beats of estimated work; candidates among the
- * next {@link #SCAN} commands.
+ * next {@link #SCAN} commands; with {@code prefetch}, after a streamed GEMM nothing went beside, the first held store
+ * that depends on nothing skipped and reads none of its results ({@link #storeAtStreamEnd}).
  */
 final class StreamSchedule {
   /** Commands searched after a streamed GEMM for work to move beside it. */
@@ -27,7 +28,9 @@ final class StreamSchedule {
 
   /**
    * A held command: {@code replay} passes it on; {@code streamBeats} a streamed GEMM's W beats (−1: not one);
-   * {@code registers} a run's register use (null: not a run); {@code prefetch} a load that may start before a stream.
+   * {@code registers} a run's register use (null: not a run); {@code prefetch} a load that may start before a stream;
+   * {@code late} a {@code store}, which may follow a streamed GEMM that nothing else went beside
+   * ({@link #storeAtStreamEnd}).
    */
   record Item(CommandFootprint footprint, Runnable replay, boolean beside, long cost, long streamBeats,
               CommandFootprint.RegisterUse registers, boolean prefetch, boolean late) {
