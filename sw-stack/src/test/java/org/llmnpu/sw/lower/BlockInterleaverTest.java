@@ -220,24 +220,7 @@ class BlockInterleaverTest {
   void aCopyNeverMovesAboveTheCommandWhoseOutputItReads() {
     MachineParams m = NpuTargets.defaultNpu();
     java.util.List<Command> seen = new java.util.ArrayList<>();
-    BlockInterleaver pass = new BlockInterleaver(new CommandSink() {
-      @Override
-      public void command(Command c) {
-        seen.add(c);
-      }
-
-      @Override
-      public void dspRun(long address, org.llmnpu.isa.dsp.DspProgram program) {
-      }
-
-      @Override
-      public void dspLoad(long address, org.llmnpu.isa.dsp.DspProgram program, long at) {
-      }
-
-      @Override
-      public void dspRunResident(org.llmnpu.isa.dsp.DspProgram program, long entry) {
-      }
-    }, m, true);
+    BlockInterleaver pass = new BlockInterleaver(recording(seen), m, true);
     int line = m.lineBytes();
     Command gemm = new Command.Gemm(16, 64, 64, 0, 64, 1 << 20, 64, 4096, 256, 0, 0, 1, 0, 0);
     Command load = new Command.Load(1 << 21, line, 16384, line, line, 4);
@@ -277,24 +260,7 @@ class BlockInterleaverTest {
   /** {@code commands}, command i of block {@code lanes[i]}, through a two-block interleaver: the order it passes on. */
   private static List<Command> interleaved(MachineParams m, int[] lanes, Command... commands) {
     List<Command> seen = new java.util.ArrayList<>();
-    BlockInterleaver pass = new BlockInterleaver(new CommandSink() {
-      @Override
-      public void command(Command c) {
-        seen.add(c);
-      }
-
-      @Override
-      public void dspRun(long address, org.llmnpu.isa.dsp.DspProgram program) {
-      }
-
-      @Override
-      public void dspLoad(long address, org.llmnpu.isa.dsp.DspProgram program, long at) {
-      }
-
-      @Override
-      public void dspRunResident(org.llmnpu.isa.dsp.DspProgram program, long entry) {
-      }
-    }, m, true, new long[] {1 << 24, 1 << 25});
+    BlockInterleaver pass = new BlockInterleaver(recording(seen), m, true, new long[] {1 << 24, 1 << 25});
     for (int i = 0; i < commands.length; i++) {
       pass.lane(lanes[i]);
       pass.command(commands[i]);
@@ -321,5 +287,27 @@ class BlockInterleaverTest {
         assertEquals(rows, next);
       }
     }
+  }
+
+  /** A sink that keeps the commands it is passed in {@code seen} and ignores the DSP programs. */
+  private static CommandSink recording(List<Command> seen) {
+    return new CommandSink() {
+      @Override
+      public void command(Command c) {
+        seen.add(c);
+      }
+
+      @Override
+      public void dspRun(long address, org.llmnpu.isa.dsp.DspProgram program) {
+      }
+
+      @Override
+      public void dspLoad(long address, org.llmnpu.isa.dsp.DspProgram program, long at) {
+      }
+
+      @Override
+      public void dspRunResident(org.llmnpu.isa.dsp.DspProgram program, long entry) {
+      }
+    };
   }
 }
