@@ -31,6 +31,25 @@ public final class BlockTour {
   }
 
   /**
+   * The tour's parameters of {@code g}: its own entry in {@link #DEMO_PARAMS}; for the NPU's unit blocks
+   * ({@code npu-…}, generated with the {@code npu} parameters) the small NPU's, those the unit declares, so that
+   * no unit is built at the default NPU's size (its 256 KiB scratchpad as flip-flops); none for the others.
+   */
+  static Map<String, String> demoParams(BlockGenerator g) {
+    Map<String, String> own = DEMO_PARAMS.get(g.name());
+    if (own != null || !g.name().startsWith("npu-")) {
+      return own == null ? Map.of() : own;
+    }
+    Map<String, String> small = new java.util.TreeMap<>();
+    DEMO_PARAMS.get("npu").forEach((name, value) -> {
+      if (g.params().stream().anyMatch(p -> p.name().equals(name))) {
+        small.put(name, value);
+      }
+    });
+    return small;
+  }
+
+  /**
    * Tours {@code blocks}, writing each under {@code out} and each printed line (the table, lint findings) to
    * {@code print}; returns the number of blocks with lint findings. A block Yosys refuses throws.
    */
@@ -42,7 +61,7 @@ public final class BlockTour {
     for (BlockGenerator g : blocks) {
       Path dir = out.resolve(g.name());
       long start = System.nanoTime();
-      VerilogDesign d = Verilog.emit(g.build(Params.resolve(g, DEMO_PARAMS.getOrDefault(g.name(), Map.of()))));
+      VerilogDesign d = Verilog.emit(g.build(Params.resolve(g, demoParams(g))));
       double emitMs = (System.nanoTime() - start) / 1e6;
       d.writeTo(dir);
       List<String> lint = DesignChecks.lint(d, dir);

@@ -10,13 +10,36 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.llmnpu.hdl.emit.Verilog;
+import org.llmnpu.hdl.gen.BlockGenerator;
 import org.llmnpu.hdl.gen.BlockRegistry;
+import org.llmnpu.hdl.gen.Params;
 import org.llmnpu.hdl.tools.ExternalTool;
 
 /** The block tour on two small blocks: a table row each, their Verilog written, lint clean, Yosys cells counted. */
 class BlockTourTest {
   @TempDir
   Path tmp;
+
+  /**
+   * The NPU's unit blocks are toured at the small NPU's size, as the {@code npu} block is: the scratchpad unit at the
+   * default NPU's would be 256 KiB of flip-flops, which Yosys does not finish in minutes.
+   */
+  @Test
+  void theNpusUnitsAreTouredAtTheSmallNpusSize() {
+    int units = 0;
+    for (BlockGenerator g : BlockRegistry.all()) {
+      if (g.name().startsWith("npu-")) {
+        units++;
+        Params.resolve(g, BlockTour.demoParams(g));
+      }
+    }
+    assertTrue(units > 10, units + " npu-* unit blocks");
+    BlockGenerator spad = BlockRegistry.find("npu-scratchpad");
+    assertEquals("1", BlockTour.demoParams(spad).get("spadKiB"));
+    String top = Verilog.emit(spad.build(Params.resolve(spad, BlockTour.demoParams(spad)))).top();
+    assertTrue(top.contains("_s1k"), top);
+  }
 
   @Test
   void eachBlockGetsARowWithItsLintFindingsAndCells() throws Exception {
