@@ -93,7 +93,7 @@ final class AttentionLowering {
     cacheIn(layer, n, pos);
     if (tiledPost != null) {
       norms(n);
-      tiledPost.emit(layer, n, pos, false);
+      tiledPost.emit(layer, n, pos, false, ropeRowsIn(e.b, n, pos));
       afterKvRows(layer, n, pos);
       return;
     }
@@ -157,7 +157,7 @@ final class AttentionLowering {
   void emitHead(int layer, int n, int pos) {
     if (tiledPost != null) {
       norms(n);
-      tiledPost.emit(layer, n, pos, keysAfterCache(pos));
+      tiledPost.emit(layer, n, pos, keysAfterCache(pos), ropeRowsIn(e.b, n, pos));
       return;
     }
     norms(n);

@@ -97,21 +97,6 @@ abstract class QkvPostWalk extends TiledQkvPostWalk {
   }
 
   /** Per lane ({@link #runLane}) the first position and tokens whose cos/sin rows the lane's region holds, or −1. */
-  private final int[][] ropeRows = {{-1, -1}, {-1, -1}};
-
-  /**
-   * As {@code AttentionLowering#ropeRowsIn}: whether the lane's cos/sin region holds tokens {@code pos .. pos + n − 1}
-   * already in this program (a block's later layers of a step); otherwise notes them as loaded now.
-   */
-  private boolean ropeRowsIn(int n, int pos) {
-    int[] held = ropeRows[runLane];
-    if (held[0] == pos && held[1] == n) {
-      return true;
-    }
-    held[0] = pos;
-    held[1] = n;
-    return false;
-  }
 
   /** As {@link BlockKvStores#defer}: the K/V row stores are held, in pieces, for {@link #storesDeferred}. */
   boolean deferStores;

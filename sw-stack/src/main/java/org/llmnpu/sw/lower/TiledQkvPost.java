@@ -101,9 +101,10 @@ final class TiledQkvPost {
 
   /**
    * The block's QKV GEMM and post for layer {@code layer}, tokens {@code 0..n-1} at positions {@code pos..};
-   * {@code keysLater}: Kᵀ's lines are left to {@link #keyLines} (a skewed head whose first line holds earlier slots).
+   * {@code keysLater}: Kᵀ's lines are left to {@link #keyLines} (a skewed head whose first line holds earlier slots);
+   * {@code ropeIn}: the region holds these tokens' cos/sin rows already (a block's later layers of a step).
    */
-  void emit(int layer, int n, int pos, boolean keysLater) {
+  void emit(int layer, int n, int pos, boolean keysLater, boolean ropeIn) {
     String why = whyNot();
     if (why != null) {
       throw new IllegalStateException("the model's Wqkv is ordered per QKV tile, but the tiled QKV post cannot be"
@@ -111,7 +112,9 @@ final class TiledQkvPost {
     }
     var b = e.b;
     var m = l.m;
-    b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes, 4L * l.nq, n);
+    if (!ropeIn) {
+      b.load(m.rope + (long) pos * m.ropeStride, m.ropeStride, sRope, ropeRowBytes, 4L * l.nq, n);
+    }
     e.weight(m.wQkv[layer], l.c.dim(), m.qkvN);
     if (e.channelScales(0) < 0) {
       throw new IllegalStateException("the tiled QKV post needs per-channel weight scales, not group-scaled ones");

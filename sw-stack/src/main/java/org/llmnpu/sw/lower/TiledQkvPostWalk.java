@@ -24,10 +24,29 @@ abstract class TiledQkvPostWalk extends KeyWalk {
     return Math.max(unit, p.maxN() / unit * unit);
   }
 
+  /** Per lane the first position and token count whose cos/sin rows the lane's region holds ({@link #ropeRowsIn}). */
+  final int[][] ropeRows = {{-1, -1}, {-1, -1}};
+
+  /**
+   * As {@code AttentionLowering#ropeRowsIn}: whether the lane's cos/sin region holds tokens {@code pos .. pos + n − 1}
+   * already in this program (a block's later layers of a step); otherwise notes them as loaded now.
+   */
+  final boolean ropeRowsIn(int n, int pos) {
+    int[] held = ropeRows[runLane];
+    if (held[0] == pos && held[1] == n) {
+      return true;
+    }
+    held[0] = pos;
+    held[1] = n;
+    return false;
+  }
+
   /** As {@link TiledQkvPost#emit}: the cos/sin rows in, GEMM j then tile j−1's post, the K/V scale rows out. */
   final void qkvTiled(int n, int pos, boolean keysLater) {
     operator("QKV scale, RoPE, K/V out");
-    load(n, 4L * nq);
+    if (!ropeRowsIn(n, pos)) {
+      load(n, 4L * nq);
+    }
     QkvTiles tiles = QkvTiles.of(c, qkvTile(), lanes);
     int lastKeys = -1;
     for (int j = 0; j < tiles.count(); j++) {
