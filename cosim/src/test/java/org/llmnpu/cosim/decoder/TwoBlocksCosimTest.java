@@ -5,16 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.llmnpu.isa.Command;
 import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
 import org.llmnpu.sw.io.ModelCatalog;
+import org.llmnpu.sw.lower.DecoderLowering;
 import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
 import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.lower.NpuEngine;
+import org.llmnpu.sw.lower.PrefillOrder;
 import org.llmnpu.sw.lower.WeightFormats;
 import org.llmnpu.sw.model.ModelWeights;
 import org.llmnpu.verilator.SimModes;
@@ -43,6 +47,29 @@ class TwoBlocksCosimTest {
   @ParameterizedTest
   @CsvSource({"false, false", "true, false", "true, true"})
   void twoBlocksInFlightAreBitExactOnTheRtl(boolean skewed, boolean acrossLayers) throws Exception {
+    onTheRtl(String.format("two blocks in flight%s%s", skewed ? " skewed" : "", acrossLayers ? " across layers" : ""),
+        lowering -> lowering.interleave(true).twoBlocks(true).skewed(skewed).acrossLayers(acrossLayers));
+  }
+
+  /**
+   * The woven order ({@link PrefillOrder.Weave#GATED}, {@link FeaturedNpu}'s PPM gate and kept X making the feed-forward
+   * gated and woven): two blocks of 8 staggered by half a layer, each block's gated W1/W3 and W2 tiles woven into the
+   * other block's attention, its RMSNorm pairs and W2 residuals pinned, its K/V row stores held in pieces and put beside
+   * the other block's QKV GEMM ({@code BlockKvStores}, {@code StreamSchedule#storeAtStreamEnd}), and a decode step that
+   * reads the cache those stores wrote; layer by layer and in windows across layers.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void theWovenGatedOrderIsBitExactOnTheRtl(boolean acrossLayers) throws Exception {
+    onTheRtl("woven GATED" + (acrossLayers ? " across layers" : ""),
+        lowering -> lowering.order(new PrefillOrder(true, true, false, true, acrossLayers, PrefillOrder.Weave.GATED)));
+  }
+
+  /**
+   * The 16-token prefill and a decode step lowered with {@code order} applied, on the RTL: bit-exact, RTL cycles =
+   * model, two blocks in flight, and the logits and MACs of the one-block-at-a-time program.
+   */
+  private static void onTheRtl(String name, Consumer<DecoderLowering> order) throws Exception {
     NpuConfig config = FeaturedNpu.CONFIG;
     int[] prompt = new int[16];
     LoweredModel model = storiesInt8(config, prompt);
@@ -52,7 +79,7 @@ class TwoBlocksCosimTest {
     try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
       StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
       NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      npu.lowering().interleave(true).twoBlocks(true).skewed(skewed).acrossLayers(acrossLayers);
+      order.accept(npu.lowering());
       assertTrue(npu.lowering().twoBlocksInFlight(), npu.lowering().twoBlocksWhyNot());
       NpuDecoder.Step p = npu.prefill(prompt, false);
       DecoderRun.Step prefill = recorder.step(p.phase(), p, false);
@@ -66,9 +93,8 @@ class TwoBlocksCosimTest {
       assertArrayEquals(sp.logits()[0], p.logits()[0], "prefill logits");
       assertArrayEquals(sd.logits()[0], d.logits()[0], "decode logits");
       assertEquals(sp.counter(Counter.MACS), p.counter(Counter.MACS));
-      System.out.printf("two blocks in flight%s%s on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n",
-          skewed ? " skewed" : "", acrossLayers ? " across layers" : "", prefill.rtlCycles(), sp.counter(Counter.CYCLES),
-          decode.rtlCycles());
+      System.out.printf("%s on the RTL: prefill %,d cycles (sequential %,d), decode %,d%n", name, prefill.rtlCycles(),
+          sp.counter(Counter.CYCLES), decode.rtlCycles());
     }
   }
 }
