@@ -278,6 +278,14 @@ public final class CycleModel {
     return rules.storeWaits(start, end);
   }
 
+  /**
+   * The running GEMM's drain reads the scratchpad over its one read port (it accumulates or gates): a STORE clear of
+   * its results waits for the back-end all the same ({@link DispatchRules#storeWaits}).
+   */
+  public boolean drainReadsScratchpad() {
+    return back.drainReads();
+  }
+
   /** The GEMM just modelled drains over the scratchpad's read port too: {@link DispatchRules#drainReadsY}. */
   public void drainReadsY() {
     rules.drainReadsY();

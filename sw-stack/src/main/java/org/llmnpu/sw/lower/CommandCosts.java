@@ -213,10 +213,9 @@ abstract class CommandCosts {
       charge("store");
       add(Counter.COMMANDS, 1);
       cm.fetchAndDecode();
-      // it reads none of a running GEMM's results (the order keeps them apart), but a drain that reads the
-      // scratchpad (gated, CycleModel#drainReadsY) holds the read port: then it waits for the back-end (the empty
-      // range [0, 0) overlaps no result buffer, CycleModel#resultsOverlap)
-      dispatch(() -> cm.dispatch(false, !cm.resultsOverlap(0, 0)));
+      // it reads none of a running GEMM's results (the order keeps them apart); a drain that reads the scratchpad
+      // holds the read port, and then it waits for the back-end
+      dispatch(() -> cm.dispatch(false, !cm.drainReadsScratchpad()));
       long beats = beats(rows, rowBytes);
       add(Counter.DMA_STORE_BYTES, rows * rowBytes);
       add(Counter.EXT_WRITE_BEATS, beats);
