@@ -3,17 +3,12 @@ package org.llmnpu.rtl.npu;
 import static org.llmnpu.hdl.Hw.bits;
 import static org.llmnpu.hdl.Hw.bitsToHold;
 import static org.llmnpu.hdl.Hw.bool;
-import static org.llmnpu.hdl.Hw.cat;
-import static org.llmnpu.hdl.Hw.catLsbFirst;
 import static org.llmnpu.hdl.Hw.mux;
 import static org.llmnpu.hdl.Hw.uint;
 import static org.llmnpu.hdl.Hw.uintLit;
 
-import java.util.ArrayList;
-import java.util.List;
 import org.llmnpu.hdl.Bits;
 import org.llmnpu.hdl.Bool;
-import org.llmnpu.hdl.HwValue;
 import org.llmnpu.hdl.UInt;
 import org.llmnpu.rtl.mac.GemmEngineConfig;
 
@@ -63,12 +58,16 @@ import org.llmnpu.rtl.mac.GemmEngineConfig;
  * counted read a drain line. Same codes and bytes; {@code M·ceil(N / line)} drain cycles instead of
  * {@code M·ceil(4N / line)}. A drain of INT32 results (no PPM) is unchanged.
  *
+ * <p>The drain stage (its walks, the line's results and the accumulate-into sum, the write port, the feed to the
+ * PPM and the gate codes, the codes-in-flight counter) is built by {@link NpuDrainStage} into this module; the
+ * back-end keeps the dispatched GEMM's registers, the IDLE → RUN → DRAIN → TAIL state and the scoreboard.
+ *
  * <p>Cycle formula ({@code org.llmnpu.isa.CycleModel}, Overlap): the drain starts in the first cycle after the
  * engine's done that is not a load's or a dspout's (or a dspin's beside a drain that reads: {@link #loadBusy}), and
  * takes {@code M·ceil(4N / line)} cycles, {@code + L} with the PPM ({@code MachineParams.ppmDrainLines}: with a wide
  * PPM {@code M·ceil(N / line) + L}), plus every cycle of a DSP copy that pauses it ({@code GemmBackEnd#shareDrain}).
  */
-public final class NpuBackEnd extends WalkerHostModule {
+public final class NpuBackEnd extends WalkerHostModule implements NpuDrainStage.Host {
   enum State { IDLE, RUN, DRAIN, TAIL }
 
   /** The controller starts the engine. */
@@ -158,7 +157,6 @@ public final class NpuBackEnd extends WalkerHostModule {
     config = c;
     GemmEngineConfig gc = c.gemm();
     int line = c.machine().lineBytes();
-    int lineShift = Integer.numberOfTrailingZeros(line);
     int lineAddrBits = Integer.numberOfTrailingZeros(c.machine().spadBytes() / line);
     m = in(uint(bitsToHold(gc.maxM())));
     n = in(uint(bitsToHold(gc.maxN())));
@@ -168,9 +166,7 @@ public final class NpuBackEnd extends WalkerHostModule {
     write = master(new SpadWrite(line, lineAddrBits));
     ppmCodes = in(uint(8 * line));
     int lanes = NpuPpm.lanes(c.machine());
-    boolean wide = c.ppmWide();
     ppmLine = out(uint(32 * lanes));
-    int laneShift = Integer.numberOfTrailingZeros(lanes);
     int depth = org.llmnpu.rtl.ppm.LinePpm.depth(NpuPpm.config(c.machine(), c.ppu()), c.machine().ppmChannels());
     ppmGroup = out(uint(Math.max(1, org.llmnpu.hdl.Hw.log2Ceil(depth))));
     boolean gate = c.ppmGate();
@@ -188,139 +184,14 @@ public final class NpuBackEnd extends WalkerHostModule {
     Bool bankReg = regInit("ppmBankReg", bool(), 0);
     ppmBank.set(bankReg);
     ppmReads.set(throughPpm);
-    Walker[] walk = new Walker[1];
-    section("drainWalk", () -> walk[0] = new Walker(this, Npu.ADDR, 16, false));
-    Walker drain = walk[0];
-    UInt rows = regInit("drain_rows", uint(16), 0);
-    UInt beats = regInit("drain_beats", uint(16), 0);
-    UInt remainder = regInit("drain_remainder", uint(lineShift + 1), 0);
-    drain.shape(yStride, uintLit(line, Npu.ADDR), rows, beats);
-    // the PPM's codes: line q of a row lands at y + m·yStride + q·line/4
-    Walker[] outWalk = new Walker[1];
-    section("codeWalk", () -> outWalk[0] = new Walker(this, Npu.ADDR, 16, false));
-    Walker codes = outWalk[0];
-    codes.shape(yStride, uintLit(lanes, Npu.ADDR), rows, beats);
-    UInt codeRemainder = regInit("code_remainder", uint(laneShift + 1), 0);
-    // gated: the gate codes of drain line q of row m at y + m·yStride + q·line/4, walked in step with the drain
-    Walker gateWalk = null;
-    Bool gated = gate ? regInit("gated", bool(), 0) : null;
-    if (gate) {
-      Walker[] gw = new Walker[1];
-      section("gateWalk", () -> gw[0] = new Walker(this, Npu.ADDR, 16, false));
-      gateWalk = gw[0];
-      gateWalk.shape(yStride, uintLit(lanes, Npu.ADDR), rows, beats);
-    }
-
-    // Drain: line q of a result row holds outputs q·rows/4 .. of N tile q/4.
-    int nTileBits = gc.nTileBits();
-    UInt quarter = wire("drain_quarter", drain.beat.lsbs(2));
-    UInt drainTile = nTileBits == 0 ? drain.beat : wire("drain_tile", drain.beat.slice(nTileBits + 1, 2));
-    if (wide && nTileBits > 0) {
-      // a wide PPM's drain reads one N tile of a row a cycle: its beat is the tile
-      drainTile = wire("drain_ppmTile", mux(throughPpm, drain.beat.resize(nTileBits), drainTile));
-    }
-    yAddress.set(NpuGemm.join(drain.row, gc.mBits(), drainTile, nTileBits));
-    int acc = c.accWidth();
-    int per = line / 4;
-    List<UInt> quarters = new ArrayList<>();
-    for (int q = 0; q < 4; q++) {
-      List<HwValue> outs = new ArrayList<>();
-      for (int j = 0; j < per; j++) {
-        int col = q * per + j;
-        outs.add(yData.slice(acc * col + acc - 1, acc * col).asSInt().resize(32));
-      }
-      quarters.add(wire("drain_line" + q, catLsbFirst(outs).asUInt()));
-    }
-    // a wide PPM's input: the tile's line results, each sign-extended to INT32
-    UInt tileResults = null;
-    if (wide) {
-      List<HwValue> all = new ArrayList<>();
-      for (int col = 0; col < lanes; col++) {
-        all.add(yData.slice(acc * col + acc - 1, acc * col).asSInt().resize(32));
-      }
-      tileResults = wire("drain_tileResults", catLsbFirst(all).asUInt());
-    }
-    UInt results = wire("drain_results", mux(quarter.eq(0), quarters.get(0), mux(quarter.eq(1), quarters.get(1),
-        mux(quarter.eq(2), quarters.get(2), quarters.get(3)))));
-    // accumulate-into: old Y (this line, read now) + results, lane by lane, wrapping at 32 bits; a carry-select
-    // sum (both upper halves formed while the lower half's carry ripples), since the old line comes from the
-    // scratchpad's read in the same cycle (its bank selected by the drain's line itself, not the read address mux)
-    List<HwValue> sums = new ArrayList<>();
-    for (int j = 0; j < per; j++) {
-      UInt old = oldLine.slice(32 * j + 31, 32 * j).asUInt();
-      UInt add = results.slice(32 * j + 31, 32 * j).asUInt();
-      UInt low = old.lsbs(16).addExpand(add.lsbs(16));
-      UInt high = old.msbs(16).add(add.msbs(16));
-      UInt highCarried = old.msbs(16).add(add.msbs(16).add(1));
-      sums.add(cat(mux(low.bit(16), highCarried, high), low.lsbs(16)).asUInt());
-    }
-    UInt accumulated = wire("drain_accumulated", catLsbFirst(sums).asUInt());
-    Bits ones = NpuScratchpad.allBytes(line);
-    UInt drainShortBy = wire("drain_shortBy", uintLit(line, lineShift + 1).sub(remainder));
-    Bits drainEndMask = wire("drain_endMask", mux(remainder.eq(0), ones, ones.shiftRight(drainShortBy)));
-
-    Bool inDrain = wire("inDrain", state.eq(st(State.DRAIN)));
-    // a DSP copy has the scratchpad's port (loadBusy: a DSPOUT writes it, or a DSPIN reads it beside a drain that
-    // reads): the drain pauses, its walks and line count hold; no LOAD runs beside a drain (loadMayStart), and a
-    // DSPOUT beside a drain through the PPM waits for the back-end's codes (NpuControl), so in DRAIN loadBusy is a
-    // DSP copy the drain may pause for
-    Bool drainMoves = wire("drainMoves", inDrain.and(loadBusy.not()).and(holdFeed.not()));
-    Bool inTail = wire("inTail", state.eq(st(State.TAIL)));
-    // the fused drain's writes: the PPM's codes, lanes bytes at the code walk's offset in its line
-    Bool codeWrite = wire("codeWrite", ppmOutValid.and(throughPpm).and(inDrain.or(inTail)));
-    Bits laneBytes = NpuScratchpad.allBytes(lanes).asUInt().resize(line).asBits();
-    Bits partialLanes = NpuScratchpad.allBytes(lanes).shiftRight(uintLit(lanes, laneShift + 1).sub(codeRemainder))
-        .asUInt().resize(line).asBits();
-    Bits codeLanes = wire("code_lanes", mux(codes.lastInRow().and(codeRemainder.ne(0)), partialLanes, laneBytes));
-    UInt codeOffset = lineShift == 0 || wide ? uintLit(0, 1) : codes.address.lsbs(lineShift);
-    Bits codeMask = wire("code_mask", codeLanes.shiftLeft(codeOffset));
-    write.valid.set(mux(throughPpm, codeWrite, drainMoves));
-    write.line.set(mux(throughPpm, codes.address.slice(lineShift + lineAddrBits - 1, lineShift),
-        drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
-    write.data.set(mux(throughPpm, ppmCodes, mux(accumulate, accumulated, results)));
-    write.mask.set(mux(throughPpm, codeMask, mux(drain.lastInRow(), drainEndMask, ones)));
-    if (gate) {
-      // the gate line's quarter (lanes bytes at a multiple of lanes: y and yStride are line-aligned)
-      // (wide: the whole gate line, one a drain line)
-      UInt gateQuarter = wide ? null : wire("gate_quarter", gateWalk.address.slice(lineShift - 1, lineShift - 2));
-      UInt gateCodes;
-      if (wide) {
-        gateCodes = oldLine;
-      } else {
-        List<UInt> gateParts = new ArrayList<>();
-        for (int q = 0; q < 4; q++) {
-          gateParts.add(oldLine.slice(8 * lanes * (q + 1) - 1, 8 * lanes * q));
-        }
-        gateCodes = wire("gate_codes", mux(gateQuarter.eq(0), gateParts.get(0), mux(gateQuarter.eq(1),
-            gateParts.get(1), mux(gateQuarter.eq(2), gateParts.get(2), gateParts.get(3)))));
-      }
-      Bool gatedFeed = wire("gate_feed", drainMoves.and(gated));
-      drainReads.set(drainMoves.and(accumulate.or(gated)));
-      drainReadLine.set(mux(gated, gateWalk.address.slice(lineShift + lineAddrBits - 1, lineShift),
-          drain.address.slice(lineShift + lineAddrBits - 1, lineShift)));
-      ppmGated.set(gatedFeed);
-      ppmGates.set(mux(gatedFeed, gateCodes, uintLit(0, 8 * lanes)));
-      drainReadCounted.set(wide ? drainMoves.and(accumulate.or(gated))
-          : drainMoves.and(accumulate.or(gated.and(gateQuarter.eq(0)))));
-    } else {
-      drainReads.set(drainMoves.and(accumulate));
-    }
-    ppmFeed.set(drainMoves.and(throughPpm));
-    // the fused drain's feeds of the last L − 1 cycles: a line fed in cycle f has its codes written in f + L, so a
-    // DSPOUT that dispatches in t (writes from t + 1) needs no feed in t − L + 1 .. t − 1 (none in t: holdFeed);
-    // a down-counter set to L − 1 by each feed is non-zero exactly then (ceil(log2 L) flip-flops)
-    int latency = c.machine().ppmLatency();
-    if (latency <= 1) {
-      codesInFlight.set(org.llmnpu.hdl.Hw.boolLit(false));
-    } else {
-      UInt flight = regInit("codesInFlight_cycles", uint(bitsToHold(latency - 1)), 0);
-      when(drainMoves.and(throughPpm), () -> flight.set(uintLit(latency - 1, flight.width())))
-          .elseWhen(flight.ne(0), () -> flight.set(flight.sub(1)));
-      codesInFlight.set(flight.ne(0));
-    }
-    ppmLine.set(wide ? tileResults : results);
-    ppmGroup.set(drain.beat.resize(ppmGroup.width()));
-    ppmRowFed.set(drainMoves.and(throughPpm).and(drain.lastInRow()));
+    NpuDrainStage stage = new NpuDrainStage(this, c, yStride, state, accumulate, throughPpm);
+    Walker drain = stage.drain;
+    Walker codes = stage.codes;
+    Bool gated = stage.gated;
+    Bool inDrain = stage.inDrain;
+    Bool inTail = stage.inTail;
+    Bool drainMoves = stage.drainMoves;
+    Bool codeWrite = stage.codeWrite;
     idle.set(state.eq(st(State.IDLE)));
     running.set(state.eq(st(State.RUN)).and(engineDone.not()));
     Bool starts = wire("drainStarts", state.eq(st(State.RUN)).and(engineDone).and(loadBusy.not())
@@ -351,22 +222,11 @@ public final class NpuBackEnd extends WalkerHostModule {
       resultHi.set(resultEnd);
     });
 
-    Walker gw0 = gateWalk;
+    Walker gw0 = stage.gateWalk;
     switchOn(state, s -> s
         .is(State.IDLE.ordinal(), () -> when(gemmStart, () -> state.set(st(State.RUN))))
         .is(State.RUN.ordinal(), () -> when(starts, () -> {
-          drain.begin(yAddr);
-          codes.begin(yAddr);
-          if (gate) {
-            gw0.begin(yAddr);
-          }
-          codeRemainder.set(n.resize(laneShift + 1).lsbs(laneShift + 1).and(uintLit((1 << laneShift) - 1, laneShift + 1)));
-          rows.set(m.resize(16));
-          UInt lines = n.resize(19).shiftLeft(2).resize(19).add(line - 1).shiftRight(lineShift).resize(16);
-          // a wide PPM's drain: ceil(N / line) N tiles a row
-          beats.set(wide ? mux(throughPpm, n.resize(19).add(line - 1).shiftRight(lineShift).resize(16), lines)
-              : lines);
-          remainder.set(n.lsbs(lineShift).shiftLeft(2).lsbs(lineShift).resize(lineShift + 1));
+          stage.begin(yAddr, m, n);
           state.set(st(State.DRAIN));
         }))
         .is(State.DRAIN.ordinal(), () -> {
@@ -386,8 +246,23 @@ public final class NpuBackEnd extends WalkerHostModule {
         .otherwise(() -> { }));
   }
 
-  private static UInt st(State s) {
+  static UInt st(State s) {
     return uintLit(s.ordinal(), 2);
+  }
+
+  @Override
+  public <T extends org.llmnpu.hdl.Data> T named(String name, T value) {
+    return wire(name, value);
+  }
+
+  @Override
+  public void inSection(String name, Runnable body) {
+    section(name, body);
+  }
+
+  @Override
+  public When whenThen(Bool cond, Runnable then) {
+    return when(cond, then);
   }
 
   /** Synthesized inside the NPU's top: its paths continue through the other units. */
