@@ -75,9 +75,11 @@ class TiledQkvPostBench {
           }
           // the walk's layers from the second on cost the same (CycleEstimator)
           PhaseCost step = walk(c, p, quant, mode).step(PROMPT, 0, 2);
-          Map<String, long[]> ops = PrefillProfileBench.byOperator(walk(c, p, quant, mode).profile(PROMPT, 0, 1));
-          long layer = ops.entrySet().stream().filter(e -> !e.getKey().equals("setup")
-              && !e.getKey().equals("lm head")).mapToLong(e -> e.getValue()[0]).sum();
+          // one layer: layer 0's profile rows; across layers (the woven order) a steady layer (3 layers' walk minus 2's)
+          long layer = mode == WOVEN ? walk(c, p, quant, mode).layerProfile(PROMPT, 0).cost().cycles()
+              : PrefillProfileBench.byOperator(walk(c, p, quant, mode).profile(PROMPT, 0, 1)).entrySet().stream()
+              .filter(e -> !e.getKey().equals("setup") && !e.getKey().equals("lm head"))
+              .mapToLong(e -> e.getValue()[0]).sum();
           long cycles = step.cycles();
           if (quant.equals("int8")) {
             int8[gate][mode] = cycles;
