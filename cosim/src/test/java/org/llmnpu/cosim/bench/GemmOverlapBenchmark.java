@@ -34,8 +34,8 @@ import org.llmnpu.sw.lower.Fusion;
  * compute-bound one ({@code maxM = 256}) still adds its X copy, which the engine waits for.
  *
  * <p>{@link #llamaPrefillAgainstMaxM}: {@code npu estimate --model llama-2-7b --preset edge-64 --prompt-len 256
- * --quant int8 --fusion full} with the preset's {@code maxM} (64) and with 128 and 256 (a parameter study, the
- * preset is unchanged): prefill MAC utilization, the GEMM unit's and the array's busy cycles against the MACs'
+ * --quant int8 --fusion full} with {@code maxM} 64, the preset's 128 and 256 (a parameter study, the preset is
+ * unchanged; its other fields as shipped): prefill MAC utilization, the GEMM unit's and the array's busy cycles against the MACs'
  * own cycles ({@code MACs / rows²}), and the Vector DSP's share. {@link #storiesPrefillAndDecodeCycles}: stories260K's
  * 16-token prefill and decode step at 16 on the default NPU, unfused and fused.
  */
@@ -44,11 +44,13 @@ class GemmOverlapBenchmark {
   private static final long W_EXT = 1L << 20;
   private static final long MEM = 64L << 20;
 
-  /** The edge-64 machine with GEMMs of up to {@code maxM} rows and {@code mem} bytes of memory (0: the preset's). */
+  /**
+   * The edge-64 machine as shipped ({@code npu estimate}'s loader) with GEMMs of up to {@code maxM} rows and {@code mem}
+   * bytes of memory (0: the preset's).
+   */
   private static MachineParams edge64(int maxM, long mem) {
     MachineParams p = EstimateTarget.load("edge-64", null).npu().machine();
-    return p.with(b -> b.extMemBytes(mem > 0 ? mem : p.extMemBytes()).maxM(maxM).ppmGate(false).xKeep(false)
-        .ppmWide(false));
+    return p.with(b -> b.extMemBytes(mem > 0 ? mem : p.extMemBytes()).maxM(maxM));
   }
 
   /** {@code count} identical streamed GEMMs, X at scratchpad 0, Y alternating between two buffers after it. */

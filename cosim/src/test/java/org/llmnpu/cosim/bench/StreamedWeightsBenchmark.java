@@ -39,10 +39,9 @@ class StreamedWeightsBenchmark {
 
   private enum Path { SCRATCHPAD, STREAMED, STREAMED_INT4, STREAMED_2_4 }
 
-  /** The NPU's machine with room for the operands in its memory. */
+  /** The NPU's machine (its other fields as given: edge-64 as shipped) with room for the operands in its memory. */
   private static MachineParams machine(NpuConfig c) {
-    MachineParams p = c.machine();
-    return p.with(b -> b.extMemBytes(MEM).ppmGate(false).xKeep(false).ppmWide(false));
+    return c.machine().with(b -> b.extMemBytes(MEM));
   }
 
   /**

@@ -20,13 +20,8 @@ import org.llmnpu.verilator.SimModes;
 class DecoderCosimTest {
   @Test
   void prefillAndOneDecodeStepAreBitExactOnTheRtl() throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3),
-        SimModes.local());
-    assertEquals(2, r.steps().size());
-    for (DecoderRun.Step s : r.steps()) {
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-    }
+    DecoderRtlSteps.run("", new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3),
+        DecoderRun.defaultNpu("int8"), 2);
   }
 
   /**
@@ -77,22 +72,14 @@ class DecoderCosimTest {
         1, 2, "full"), SimModes.local());
     DecoderRun.Speculative sp = r.speculative().orElseThrow();
     assertTrue(sp.targetPasses() >= 2, sp.targetPasses() + " verifications");
-    for (DecoderRun.Step s : sp.steps()) {
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-    }
+    DecoderRtlSteps.assertExact("", sp.steps());
     assertTrue(sp.equalsTargetOnly() && sp.equalsGolden());
   }
 
   /** int8 at {@code full}: a {@code promptLen}-token prefill and {@code maxNew − 1} decode steps, each bit-exact. */
   private static void assertFullStepsBitExactOnTheRtl(int promptLen, int maxNew) throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", promptLen, maxNew, "int8",
-        DecoderRun.Engine.RTL, 3, 0, 0, "full"), SimModes.local());
-    assertEquals(maxNew, r.steps().size());
-    for (DecoderRun.Step s : r.steps()) {
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-    }
+    DecoderRtlSteps.run("", new DecoderRun.Options("stories260K", promptLen, maxNew, "int8", DecoderRun.Engine.RTL, 3,
+        0, 0, "full"), DecoderRun.defaultNpu("int8"), maxNew);
   }
 
   /** {@code int4-g32} at {@code full}: every block weight one group-scaled streamed GEMM a K chunk. */
@@ -112,13 +99,10 @@ class DecoderCosimTest {
   }
 
   private static void assertBitExactOnTheRtl(String quant, String fusion, boolean ppm) throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, quant, DecoderRun.Engine.RTL, 3,
-        0, 0, fusion), SimModes.local());
-    assertEquals(2, r.steps().size());
+    DecoderRun.Result r = DecoderRtlSteps.run("", new DecoderRun.Options("stories260K", 4, 2, quant,
+        DecoderRun.Engine.RTL, 3, 0, 0, fusion), DecoderRun.defaultNpu(quant), 2);
     for (DecoderRun.Step s : r.steps()) {
       assertEquals(ppm, s.counter(Counter.PPM_ELEMENTS) > 0, s.phase() + " runs W1 through the PPM");
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
     }
   }
 }

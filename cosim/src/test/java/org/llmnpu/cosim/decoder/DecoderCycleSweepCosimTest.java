@@ -1,11 +1,9 @@
 package org.llmnpu.cosim.decoder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.llmnpu.isa.Counter;
 
 /**
  * The cycle model equals the RTL's cycles on a sweep of NPU configurations ({@link DecoderSweep#ci}:
@@ -23,9 +21,6 @@ class DecoderCycleSweepCosimTest {
   void cycleModelEqualsTheRtl(DecoderSweep.Point p) throws Exception {
     DecoderSweep.Row row = DecoderSweep.run(p, 2, 2);
     assertEquals(2, row.result().steps().size());
-    for (DecoderRun.Step s : row.result().steps()) {
-      assertTrue(s.bitExact(), p.name() + " " + s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), p.name() + " " + s.phase() + " cycles");
-    }
+    DecoderRtlSteps.assertExact(p.name(), row.result().steps());
   }
 }

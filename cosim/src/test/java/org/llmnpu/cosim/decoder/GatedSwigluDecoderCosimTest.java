@@ -21,15 +21,12 @@ class GatedSwigluDecoderCosimTest {
   @Test
   void gatedFeedForwardPrefillAndDecodeAreBitExactOnTheRtl() throws Exception {
     NpuConfig gated = FeaturedNpu.CONFIG;
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "full"), gated, SimModes.local());
+    DecoderRun.Result r = DecoderRtlSteps.run("gated", new DecoderRun.Options("stories260K", 4, 2, "int8",
+        DecoderRun.Engine.RTL, 3, 0, 0, "full"), gated, 2);
     DecoderRun.Result ungated = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8",
         DecoderRun.Engine.GOLDEN, 3, 0, 0, "full"), gated.toBuilder().ppmGate(false).build(), SimModes.local());
-    assertEquals(2, r.steps().size());
     for (int i = 0; i < r.steps().size(); i++) {
       DecoderRun.Step s = r.steps().get(i);
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
       long plain = ungated.steps().get(i).counter(Counter.PPM_ELEMENTS);
       assertTrue(plain > 0, s.phase());
       assertEquals(2 * plain, s.counter(Counter.PPM_ELEMENTS), s.phase() + ": W1 and W3 through the PPM");

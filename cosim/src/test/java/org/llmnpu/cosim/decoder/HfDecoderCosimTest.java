@@ -1,17 +1,12 @@
 package org.llmnpu.cosim.decoder;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.llmnpu.isa.Counter;
 import org.llmnpu.sw.io.hf.HfCheckpoint;
 import org.llmnpu.sw.io.hf.SafetensorsDtype;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.SyntheticWeights;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * A model as users have it — a Hugging Face directory ({@code config.json}, BF16 {@code model.safetensors} in two
@@ -44,12 +39,7 @@ class HfDecoderCosimTest {
   }
 
   private static void assertBitExact(Path dir, String fusion) throws Exception {
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options(dir.toString(), 4, 2, "int8", DecoderRun.Engine.RTL,
-        3, 0, 0, fusion), SimModes.local());
-    assertEquals(2, r.steps().size());
-    for (DecoderRun.Step s : r.steps()) {
-      assertTrue(s.bitExact(), fusion + " " + s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), fusion + " " + s.phase() + " cycles");
-    }
+    DecoderRtlSteps.run(fusion, new DecoderRun.Options(dir.toString(), 4, 2, "int8", DecoderRun.Engine.RTL, 3, 0, 0,
+        fusion), DecoderRun.defaultNpu("int8"), 2);
   }
 }

@@ -31,7 +31,7 @@ class KeptXDecoderCosimTest {
         Fusion.FULL);
     NpuDecoder.Step cp = golden.prefill(prompt, false);
     NpuDecoder.Step cd = golden.decode(prompt[3]);
-    StaticQkvDecoderCosimTest.RtlSteps rtl = StaticQkvDecoderCosimTest.onTheRtl(config, model, prompt, false);
+    DecoderRtlSteps.Run rtl = DecoderRtlSteps.prefillAndDecode(config, model, prompt, l -> l.staticQkv(false));
     NpuDecoder.Step p = rtl.prefill();
     NpuDecoder.Step d = rtl.decode();
     assertArrayEquals(cp.logits()[0], p.logits()[0], "prefill logits");

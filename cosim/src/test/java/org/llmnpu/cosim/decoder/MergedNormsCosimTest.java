@@ -1,17 +1,10 @@
 package org.llmnpu.cosim.decoder;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import org.junit.jupiter.api.Test;
-import org.llmnpu.isa.Counter;
 import org.llmnpu.rtl.npu.NpuConfig;
-import org.llmnpu.sw.lower.Fusion;
 import org.llmnpu.sw.lower.LoweredModel;
-import org.llmnpu.sw.lower.NpuDecoder;
 import org.llmnpu.sw.model.ModelConfig;
 import org.llmnpu.sw.model.SyntheticWeights;
-import org.llmnpu.verilator.SimModes;
 
 /**
  * Two tokens' RMSNorms merged into one list-scheduled program with their static quantizations folded into its loops
@@ -26,13 +19,6 @@ class MergedNormsCosimTest {
     NpuConfig config = DecoderRun.defaultNpu("int8");
     LoweredModel model = new LoweredModel(SyntheticWeights.generate(new ModelConfig(128, 256, 2, 4, 2, 512, 4096), 3),
         config.machine(), 24, 8);
-    try (DecoderRtl rtl = DecoderRtl.start(config, SimModes.local())) {
-      StepRecorder recorder = new StepRecorder(rtl, config.engineTiming(), model, false);
-      NpuDecoder npu = new NpuDecoder(model, 8, recorder, Fusion.FULL);
-      NpuDecoder.Step step = npu.prefill(new int[] {1, 403, 407, 261, 378, 300, 12, 99}, false);
-      DecoderRun.Step s = recorder.step(step.phase(), step, false);
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
-    }
+    DecoderRtlSteps.prefill(config, model, new int[] {1, 403, 407, 261, 378, 300, 12, 99});
   }
 }

@@ -38,7 +38,7 @@ class TiledQkvPostCosimTest {
     NpuDecoder.Step pd = perToken.decode(prompt[3]);
     LoweredModel model = WeightFormats.lower(w, "int8", FeaturedNpu.CONFIG.machine(), 32, 16);
     assertNull(model.orderQkvByTiles());
-    StaticQkvDecoderCosimTest.RtlSteps rtl = StaticQkvDecoderCosimTest.staticQkvOnTheRtl(FeaturedNpu.CONFIG, model, prompt);
+    DecoderRtlSteps.Run rtl = DecoderRtlSteps.prefillAndDecode(FeaturedNpu.CONFIG, model, prompt, l -> l.staticQkv(true));
     assertArrayEquals(pp.logits()[0], rtl.prefill().logits()[0]);
     assertArrayEquals(pd.logits()[0], rtl.decode().logits()[0]);
     System.out.printf("GQA shape, block-wide QKV post in groups on the RTL (feature NPU, maxN 32): prefill %,d cycles"
@@ -57,7 +57,7 @@ class TiledQkvPostCosimTest {
     NpuDecoder.Step pd = perToken.decode(prompt[3]);
     LoweredModel model = TwoBlocksCosimTest.storiesInt8(config, prompt);
     assertNull(model.orderQkvByTiles());
-    StaticQkvDecoderCosimTest.RtlSteps rtl = StaticQkvDecoderCosimTest.staticQkvOnTheRtl(config, model, prompt);
+    DecoderRtlSteps.Run rtl = DecoderRtlSteps.prefillAndDecode(config, model, prompt, l -> l.staticQkv(true));
     assertArrayEquals(pp.logits()[0], rtl.prefill().logits()[0]);
     assertArrayEquals(pd.logits()[0], rtl.decode().logits()[0]);
     System.out.printf("tiled QKV post on the RTL (maxN 32): prefill %,d cycles (per-token post %,d), decode %,d"

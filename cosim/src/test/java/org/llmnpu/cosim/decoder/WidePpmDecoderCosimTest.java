@@ -20,17 +20,14 @@ class WidePpmDecoderCosimTest {
   @Test
   void widePpmPrefillAndDecodeAreBitExactOnTheRtlAndShorter() throws Exception {
     NpuConfig wide = FeaturedNpu.CONFIG.toBuilder().ppmWide(true).build();
-    DecoderRun.Result r = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8", DecoderRun.Engine.RTL, 3,
-        0, 0, "full"), wide, SimModes.local());
+    DecoderRun.Result r = DecoderRtlSteps.run("wide PPM", new DecoderRun.Options("stories260K", 4, 2, "int8",
+        DecoderRun.Engine.RTL, 3, 0, 0, "full"), wide, 2);
     DecoderRun.Result narrow = DecoderRun.run(new DecoderRun.Options("stories260K", 4, 2, "int8",
         DecoderRun.Engine.GOLDEN, 3, 0, 0, "full"), FeaturedNpu.CONFIG, SimModes.local());
-    assertEquals(2, r.steps().size());
     assertArrayEquals(narrow.tokens(), r.tokens(), "the same tokens");
     for (int i = 0; i < r.steps().size(); i++) {
       DecoderRun.Step s = r.steps().get(i);
       DecoderRun.Step n = narrow.steps().get(i);
-      assertTrue(s.bitExact(), s.phase() + ": " + s.difference());
-      assertEquals(s.counter(Counter.CYCLES), s.rtlCycles(), s.phase() + " cycles");
       assertTrue(s.counter(Counter.PPM_ELEMENTS) > 0, s.phase());
       assertEquals(n.counter(Counter.PPM_ELEMENTS), s.counter(Counter.PPM_ELEMENTS), s.phase());
       assertEquals(n.counter(Counter.MACS), s.counter(Counter.MACS), s.phase());
