@@ -352,16 +352,18 @@ final class AttentionLowering {
         int odds = aligned ? qq + (l.nq + h * half) / l.lanes : l.rQS + c.heads() + h;
         b.dspOut(wq + (long) half * g * line, line, 1, half, evens, Command.FMT_INT8);
         b.dspOut(wq + (long) (l.nk + half * g) * line, line, 1, half, odds, Command.FMT_INT8);
-        KSplit ks = l.scoreSplit;
-        for (int ci = 0; ci < ks.count(); ci++) {
-          int k0 = ks.start(ci);
+        // the scores over the head's own windows of the K row (ScoreWindows; the same partials, fewer MACs)
+        List<int[]> windows = ScoreWindows.of(c, l.scoreSplit, line, g);
+        for (int wi = 0; wi < windows.size(); wi++) {
+          int k0 = windows.get(wi)[0];
           for (int m0 = 0; m0 < s; m0 += p.maxM()) {
             int mm = Math.min(p.maxM(), s - m0);
-            b.gemm(mm, ks.length(ci), 1, l.sKC + (long) m0 * m.kvBytes + k0, m.kvBytes, wq + (long) k0 * line, line,
-                l.sYS + ci * l.ysChunkBytes + (long) m0 * line, line);
+            b.gemm(mm, windows.get(wi)[1], 1, l.sKC + (long) m0 * m.kvBytes + k0, m.kvBytes, wq + (long) k0 * line,
+                line, l.sYS + wi * l.ysChunkBytes + (long) m0 * line, line);
           }
         }
-        e.partialsIn(ks, l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS, -1);
+        e.partialsIn(ScoreWindows.partials(windows), l.sYS, l.ysChunkBytes, line, 1, s, l.rSc + i * sRows, sigmaS,
+            -1);
         scoreScales.add(r.scale(l.rSc + i * sRows, s, l.rDQ + t, l.rDKV, scoreScale, -1, l.rSc2 + i * sRows));
         softmaxes.add(AttentionSoftmax.Head.unscaled(l.rSc2 + i * sRows, l.rP + i * sRows));
         probabilities.add(new DspQuantizer.Vector(l.rP + i * sRows, s, l.rDVV, l.rPQ + i * sRows, l.rDP + i));

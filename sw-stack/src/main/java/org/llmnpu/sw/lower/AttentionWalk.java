@@ -77,10 +77,23 @@ abstract class AttentionWalk extends QkvPostWalk {
    */
   void groupProbabilities(int h0, int group, int s, boolean bound) {
     groupProbabilities(group, s, bound, heads -> headByHead(heads, i -> {
-      int k = scoreK((h0 + i) / c.groupSize());
+      int g = (h0 + i) / c.groupSize();
       dspOut(half, 1, INT8);
       dspOut(half, 1, INT8);
-      KSplit ks = split(k);
+      if (fusion != Fusion.FULL) {
+        // as AttentionLowering#heads: the head's own windows of the K row
+        java.util.List<int[]> windows = ScoreWindows.of(c, split(c.kvDim()), line, g);
+        for (int wi = 0; wi < windows.size(); wi++) {
+          resultTag = RESULTS + wi;
+          for (int m0 = 0; m0 < s; m0 += p.maxM()) {
+            gemm(Math.min(p.maxM(), s - m0), windows.get(wi)[1], 1, false);
+          }
+        }
+        resultTag = RESULTS;
+        partialsIn(ScoreWindows.partials(windows), s, 1, -1);
+        return;
+      }
+      KSplit ks = split(scoreK(g));
       for (int ci = 0; ci < ks.count(); ci++) {
         resultTag = RESULTS + ci;
         for (int m0 = 0; m0 < s; m0 += p.maxM()) {
