@@ -51,14 +51,18 @@ class CommandPrefetchCosimTest {
   }
 
   /**
-   * A program whose queue fills: X (8 × 64) and W (64 × 32) loaded, an 8×64×32 GEMM (about 1,000 cycles on the small
-   * NPU's 4×4 array, against 8 cycles of bus a command) and a fence behind it, while which the fetcher reads ahead
-   * until the queue is full; then {@link #manySmallCommands()} and the GEMM's result stored.
+   * A program whose queue fills: X (8 × 64) and W (64 × 32) loaded, an 8×64×32 GEMM and a fence behind it, during
+   * which the fetcher reads ahead until the queue is full; then 80 small GEMMs on the loaded operands (4×8×4, no
+   * memory phase, each longer than its fetch: the queue stays full) and the results stored.
    */
   static Program fillingProgram() {
     Program.Builder b = Program.builder().load(0x50000, 64, 0, 64, 64, 8).load(0x60000, 32, 0x400, 32, 32, 64)
         .gemm(8, 64, 32, 0, 64, 0x400, 32, 0xC00, 128).fence();
-    return smallSteps(b).store(0x70000, 128, 0xC00, 128, 128, 8).halt().build();
+    for (int g = 0; g < 80; g++) {
+      b.gemm(4, 8, 4, 0, 8, 0x100, 4, 0x800 + (g % 2) * 0x100, 16);
+    }
+    return b.store(0x30000, 16, 0x800, 16, 16, 4).store(0x30100, 16, 0x900, 16, 16, 4)
+        .store(0x70000, 128, 0xC00, 128, 128, 8).halt().build();
   }
 
   private static ProgramCosim.Outcome runExact(NpuConfig c, byte[] image, long at, String what) {
@@ -117,14 +121,16 @@ class CommandPrefetchCosimTest {
       Program filling = fillingProgram();
       assertTrue(filling.size() > DEEPEST, "the program outlasts the queue: " + filling.size());
       RandomPrograms.place(image, filling, 0);
-      long deepCycles = runExact(rtl, image, 0, "filling program, depth " + DEEPEST).rtl().counters()
-          .get(Counter.CYCLES);
-      // the queue was full: the golden machine with a queue twice as deep reads further ahead and ends sooner
+      ProgramCosim.Outcome full = runExact(rtl, image, 0, "filling program, depth " + DEEPEST);
+      // the queue was full: each small GEMM takes longer than its fetch, so the fetcher is ahead by the whole queue
+      // when the halt runs, and a golden machine with a queue twice as deep has read more commands past the halt
+      long beats = full.rtl().counters().get(Counter.EXT_READ_BEATS);
       long deeper = IsaSimulator.run(p.withCommandQueueDepth(2 * DEEPEST), deep.engineTiming(), image.clone(), 0)
-          .counter(Counter.CYCLES);
-      System.out.printf("filling program, %d commands: depth %d %d cycles, depth %d (golden) %d%n", filling.size(),
-          DEEPEST, deepCycles, 2 * DEEPEST, deeper);
-      assertTrue(deeper < deepCycles, "depth " + DEEPEST + ": " + deepCycles + " cycles, " + 2 * DEEPEST + ": " + deeper);
+          .counter(Counter.EXT_READ_BEATS);
+      System.out.printf("filling program, %d commands: depth %d %d cycles, %d read beats; depth %d (golden) %d%n",
+          filling.size(), DEEPEST, full.rtl().counters().get(Counter.CYCLES), beats, 2 * DEEPEST, deeper);
+      assertEquals((long) DEEPEST * p.beatsPerCommand(), deeper - beats, "read beats, depth " + DEEPEST + " and "
+          + 2 * DEEPEST);
       for (int i = 0; i < 4; i++) {
         RandomPrograms.Case t = i < 2 ? RandomPrograms.generate(p, r, 1 + r.nextInt(3), i % 2 == 1)
             : DspChains.generate(p, r, 1 + r.nextInt(2), i % 2 == 1);
