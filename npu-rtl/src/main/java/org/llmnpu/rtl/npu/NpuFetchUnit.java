@@ -259,13 +259,22 @@ public final class NpuFetchUnit extends HwModule {
       });
     }
 
-    /** The oldest entry of {@code bank} (the slots or their checks). */
+    /**
+     * The oldest entry of {@code bank} (the slots or their checks): a balanced tree of 2-way muxes on the bits of
+     * {@code head}, {@code ceil(log2(D − 1))} levels (a chain of {@code D − 2} compare-and-muxes would be the
+     * critical path of a deep queue); an odd entry at a level passes up unmuxed ({@code head} never points past the
+     * last slot).
+     */
     UInt oldest(List<UInt> bank) {
-      UInt out = bank.get(0);
-      for (int s = 1; s < bank.size(); s++) {
-        out = mux(head.eq(s), bank.get(s), out);
+      List<UInt> level = new ArrayList<>(bank);
+      for (int bit = 0; level.size() > 1; bit++) {
+        List<UInt> next = new ArrayList<>();
+        for (int i = 0; i < level.size(); i += 2) {
+          next.add(i + 1 < level.size() ? mux(head.bit(bit), level.get(i + 1), level.get(i)) : level.get(i));
+        }
+        level = next;
       }
-      return out;
+      return level.get(0);
     }
 
     void clear() {

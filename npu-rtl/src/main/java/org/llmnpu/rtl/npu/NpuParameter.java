@@ -84,7 +84,7 @@ public enum NpuParameter {
       Map.of("none", "dense", "s2_4", "2:4", "2_4", "2:4", "s4_8", "4:8", "4_8", "4:8")), "dense", true,
       "N:M mode the MAC array is built for (dense GEMMs always run; needs engine systolic, weightRowsPerCycle 1)",
       c -> c.sparsity()),
-  COMMAND_QUEUE_DEPTH("commandQueueDepth", Group.FETCH, "commandQueueDepth", range(1, 16), "4", true,
+  COMMAND_QUEUE_DEPTH("commandQueueDepth", Group.FETCH, "commandQueueDepth", range(1, 64), "4", true,
       "commands in the command queue: the running one and up to depth - 1 read ahead (1 = no prefetch)",
       c -> c.commandQueueDepth()),
   CLOCK_GATING("clockGating", Group.TOP, "clockGating", choice(List.of("on", "off", "checked"),
