@@ -37,13 +37,20 @@ class NpuDecoderTest {
     assertTrue(cmp.top1Agreement() >= 0.8, "top-1 " + cmp.top1Agreement());
     assertTrue(cmp.klDivergence() < 0.05, "KL " + cmp.klDivergence());
     // MACs: per token the block GEMMs (QKV, Wo with head-padded K, W1|W3, W2), per token and head the
-    // scores GEMV over kvDim (other heads' rows zero) and P·V over N = 8 or 16, the LM head per token.
+    // scores GEMV over the line-aligned window of the K row from the line holding its KV head's first even code to
+    // its last odd code (kvDim is one K chunk here; the other heads' rows in it are zero) and P·V over N = 8 or 16,
+    // the LM head per token.
     var c = weights.config();
+    int line = NpuTargets.defaultNpu().lineBytes();
+    int half = c.headDim() / 2;
+    int nk = c.kvDim() / 2;
     long perToken = (long) c.dim() * (c.dim() + 2 * c.kvDim()) + 8L * 16 * c.dim() + (long) c.dim() * 2 * 172 + 172L * c.dim();
     long attention = 0;
     for (int s = 1; s <= PROMPT.length; s++) {
       for (int h = 0; h < c.heads(); h++) {
-        attention += (long) s * c.kvDim() + (long) s * (h / 2 % 2 == 0 ? 8 : 16);
+        int g = h / (c.heads() / c.kvHeads());
+        int window = nk + (g + 1) * half - g * half / line * line;
+        attention += (long) s * window + (long) s * (h / 2 % 2 == 0 ? 8 : 16);
       }
     }
     long expected = c.layers() * (PROMPT.length * perToken + attention) + PROMPT.length * (long) c.dim() * c.vocabSize();
